@@ -1,0 +1,72 @@
+# cutrace top-level build. Each directory owns a build.mk fragment that adds its targets; this
+# file holds what they share: toolchain, flags, dependency checks and the user-facing targets.
+#
+#   make        build everything into build/
+#   make test   build and run the whole suite (ends with "N passed, N failed")
+#   make demo   trace the training-loop workload on the simulated GPU and show its analysis
+#   make bench  speed and size figures (never asserted by make test)
+
+CUDA_HOME ?= /usr/local/cuda
+CUDA_INC  := $(CUDA_HOME)/include
+NVCC      ?= $(CUDA_HOME)/bin/nvcc
+CC        ?= gcc
+PYTHON    ?= python3
+B         := build
+
+ifeq ($(wildcard $(CUDA_INC)/cuda.h),)
+$(error cuda.h not found in $(CUDA_INC): install the CUDA 13 toolkit or set CUDA_HOME=/path/to/cuda)
+endif
+
+WARN      := -Wall -Wextra -Werror
+CFLAGS    ?= -O2 -g
+CFLAGS    += -std=gnu11 $(WARN) -fno-strict-aliasing -I$(CUDA_INC) -Itrace-format
+SANITIZE  := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+PICFLAGS  := -fPIC
+
+# Debian packages the build needs, checked once per build tree.
+DEB_DEPS  := libzstd-dev libunwind-dev
+
+.PHONY: all test demo bench fuzz clean
+all:
+
+$(B)/.deps-ok: Makefile
+	@mkdir -p $(B)
+	@missing=""; for d in $(DEB_DEPS); do \
+	  dpkg-query -W -f='$${Status}' "$$d" 2>/dev/null | grep -q 'ok installed' || \
+	    missing="$$missing $$d"; done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "installing Debian packages:$$missing"; \
+	    (apt-get install -y -qq $$missing >/dev/null 2>&1 || \
+	     { apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq $$missing >/dev/null; }) || \
+	    { echo "error: apt-get install$$missing failed" >&2; exit 1; }; \
+	  else \
+	    echo "error: missing build dependencies; run: sudo apt-get install -y$$missing" >&2; exit 1; \
+	  fi; \
+	fi
+	@touch $@
+
+# Every object depends on the dependency check (order-only) and on its headers (gcc -MMD).
+$(B)/%.o: %.c | $(B)/.deps-ok
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(PICFLAGS) -MMD -MP -c $< -o $@
+
+# The same sources built with sanitizers, for the format library and the analyzer's tests.
+$(B)/asan/%.o: %.c | $(B)/.deps-ok
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SANITIZE) -MMD -MP -c $< -o $@
+
+# tests/build.mk first: it defines ct_test_suite, which the other fragments call.
+include tests/build.mk
+include $(wildcard trace-format/build.mk)
+include $(wildcard preload/build.mk)
+include $(wildcard analyzer/build.mk)
+include $(wildcard tests/fakecuda/build.mk)
+include $(wildcard tests/workloads/build.mk)
+include $(wildcard tests/bench/build.mk)
+include $(sort $(wildcard tests/*/suite.mk))
+
+clean:
+	rm -rf $(B)
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -1,0 +1,141 @@
+/* Test runner, compiled once per suite with -DCT_SUITE=name and -I pointing at the suite's
+ * list.h. Usage: test-SUITE [NAME...] runs all tests or the named ones.
+ * Each test runs in its own process group with a time limit (CT_TEST_TIMEOUT seconds, default
+ * 120) and a fresh temporary directory in CT_TEST_TMPDIR. */
+#define _GNU_SOURCE
+#include "ct_test.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define CT_STR2(x) #x
+#define CT_STR(x) CT_STR2(x)
+
+#define TEST_ENTRY(name) TEST_IMPL(name);
+#include "list.h"
+#undef TEST_ENTRY
+
+typedef struct {
+    const char *name;
+    int (*fn)(void);
+} ct_test_entry;
+
+static const ct_test_entry ct_tests[] = {
+#define TEST_ENTRY(name) {#name, ct_test_##name},
+#include "list.h"
+#undef TEST_ENTRY
+};
+
+static int ct_selected(const char *name, int argc, char **argv)
+{
+    if (argc < 2)
+        return 1;
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], name) == 0)
+            return 1;
+    return 0;
+}
+
+static void ct_rm_rf(const char *dir)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        execlp("rm", "rm", "-rf", dir, (char *)NULL);
+        _exit(127);
+    }
+    if (pid > 0)
+        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+            ;
+}
+
+/* Runs one test in a child; returns 0 pass, 1 fail, 2 skip. */
+static int ct_run_one(const ct_test_entry *t, int timeout_s, double *secs)
+{
+    char tmpl[] = "/tmp/cutrace-test-XXXXXX";
+    if (!mkdtemp(tmpl)) {
+        fprintf(stderr, "mkdtemp: %s\n", strerror(errno));
+        return 1;
+    }
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        setpgid(0, 0);
+        setenv("CT_TEST_TMPDIR", tmpl, 1);
+        if (chdir(tmpl) != 0)
+            _exit(1);
+        alarm((unsigned)timeout_s);
+        int r = t->fn();
+        fflush(NULL);
+        _exit(r == 0 ? 0 : 1);
+    }
+    int st = 0, result;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    kill(-pid, SIGKILL); /* anything the test left running */
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    *secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+        result = 0;
+    else if (WIFEXITED(st) && WEXITSTATUS(st) == CT_TEST_SKIP_CODE)
+        result = 2;
+    else {
+        if (WIFSIGNALED(st))
+            fprintf(stderr, "  %s: killed by signal %d%s\n", t->name, WTERMSIG(st),
+                    WTERMSIG(st) == SIGALRM ? " (time limit)" : "");
+        result = 1;
+    }
+    if (!getenv("CT_KEEP_TMP"))
+        ct_rm_rf(tmpl);
+    else
+        fprintf(stderr, "  %s: kept %s\n", t->name, tmpl);
+    return result;
+}
+
+int main(int argc, char **argv)
+{
+    const char *suite = CT_STR(CT_SUITE);
+    const char *to = getenv("CT_TEST_TIMEOUT");
+    int timeout_s = to ? atoi(to) : 120;
+    if (!getenv("CT_BUILD")) {
+        /* The runner lives in BUILD/tests/; derive BUILD from its own path. */
+        char self[PATH_MAX];
+        ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+        if (n > 0) {
+            self[n] = 0;
+            for (int i = 0; i < 2; i++) {
+                char *slash = strrchr(self, '/');
+                if (slash)
+                    *slash = 0;
+            }
+            setenv("CT_BUILD", self, 1);
+        }
+    }
+    int pass = 0, fail = 0, skip = 0;
+    size_t n = sizeof ct_tests / sizeof ct_tests[0];
+    for (size_t i = 0; i < n; i++) {
+        if (!ct_selected(ct_tests[i].name, argc, argv))
+            continue;
+        double secs = 0;
+        int r = ct_run_one(&ct_tests[i], timeout_s, &secs);
+        if (r == 0) {
+            pass++;
+            printf("ok %s.%s (%.2fs)\n", suite, ct_tests[i].name, secs);
+        } else if (r == 2) {
+            skip++;
+            printf("skip %s.%s\n", suite, ct_tests[i].name);
+        } else {
+            fail++;
+            printf("not ok %s.%s (%.2fs)\n", suite, ct_tests[i].name, secs);
+        }
+        fflush(stdout);
+    }
+    printf("%s: %d passed, %d failed, %d skipped\n", suite, pass, fail, skip);
+    return fail ? 1 : 0;
+}

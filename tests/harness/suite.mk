@@ -1,0 +1,1 @@
+$(eval $(call ct_test_suite,harness,,,))
