@@ -1,0 +1,442 @@
+/* cttrace: the one library that writes and reads cutrace trace files (format: FORMAT.md, which is
+ * normative; this header is its C binding). Used by the tracer (preload/), the analyzer
+ * (analyzer/) and the benchmark generator; there is no second implementation.
+ *
+ * Writer side, three layers:
+ *  - ct_enc: record encoder into a caller-provided buffer. Hot-path safe: no allocation, no
+ *    system call, no lock, no global state. One ct_enc per stream (per thread buffer); a stream's
+ *    timestamps and correlation ids are delta-encoded against its previous record.
+ *  - ct_chunk_build: frames (and zstd-compresses) one encoder buffer into a chunk in a caller
+ *    buffer. Allocates nothing itself; with a NULL ct_zctx it stores the payload uncompressed,
+ *    which is async-signal-safe (for a final flush from a signal handler).
+ *  - ct_writer: owns a file descriptor, writes the file header and chunks. Allocates only in
+ *    ct_writer_open. Not thread-safe: the caller serializes calls (one background thread).
+ *
+ * Reader side: ct_reader opens one or many files and delivers records in time order (or in file
+ * order, for `cutrace dump`), with memory bounded by the writers' flush lag, not by trace length.
+ * It never trusts a length or count from a file. Damage (torn tail, corrupt chunk, missing
+ * chunks, lost records) is reported as warnings through a callback; errors are returned only when
+ * nothing can be read (empty file, not a trace, newer major version, I/O error).
+ *
+ * All functions returning int return 0 (or a count) on success and a negative CT_E_* code on
+ * failure; ct_strerror() names the code. All times are nanoseconds of the writer's
+ * CLOCK_MONOTONIC unless said otherwise. */
+#ifndef CTTRACE_H
+#define CTTRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- versions and limits ------------------------------------------------------------------ */
+
+#define CT_FORMAT_MAJOR 1
+#define CT_FORMAT_MINOR 0
+
+#define CT_FILE_MAGIC "CUTRACE\0"      /* 8 bytes at offset 0 */
+#define CT_FILE_MAGIC_LEN 8
+#define CT_CHUNK_MAGIC 0x4b435443u     /* "CTCK" little-endian */
+#define CT_CHUNK_HEADER_SIZE 88u       /* v1.0 chunk header size */
+#define CT_CHUNK_RAW_MAX (64u << 20)   /* largest decoded chunk payload a reader accepts */
+#define CT_HEADER_BODY_MAX (1u << 20)  /* largest file header field area a reader accepts */
+#define CT_STRING_MAX 65535u           /* longest string a STRING record may carry */
+#define CT_STACK_MAX 512u              /* most frames a STACK record may carry */
+/* Largest encoding of any one record: a maximal STRING or STACK record plus framing. */
+#define CT_REC_MAX_BYTES (CT_STRING_MAX + 64u)
+
+/* ---- errors -------------------------------------------------------------------------------- */
+
+enum {
+    CT_OK = 0,
+    CT_E_IO = -1,        /* a system call failed (errno kept in the message) */
+    CT_E_EMPTY = -2,     /* the file is empty */
+    CT_E_NOT_TRACE = -3, /* the file does not start with CT_FILE_MAGIC */
+    CT_E_VERSION = -4,   /* the file's major version is newer than this library's */
+    CT_E_CORRUPT = -5,   /* the file header is damaged, or nothing recoverable */
+    CT_E_NOMEM = -6,
+    CT_E_FULL = -7,      /* the encoder buffer has no room for the record (nothing written) */
+    CT_E_INVAL = -8,     /* an argument is out of range (e.g. string longer than CT_STRING_MAX) */
+    CT_E_ZSTD = -9,      /* compression failed */
+};
+const char *ct_strerror(int code);
+
+/* ---- record types (wire values; FORMAT.md "Records") -------------------------------------- */
+
+enum ct_rec_type {
+    CT_REC_STRING = 1,  /* interned string definition */
+    CT_REC_FRAME = 2,   /* interned stack frame definition */
+    CT_REC_STACK = 3,   /* interned call stack definition */
+    CT_REC_THREAD = 4,  /* OS thread: tid, name */
+    CT_REC_DEVICE = 5,  /* GPU properties */
+    CT_REC_STREAM = 6,  /* stream creation / destruction */
+    CT_REC_API = 7,     /* one driver or runtime API call */
+    CT_REC_LAUNCH = 8,  /* kernel launch details of an API call */
+    CT_REC_COPY = 9,    /* memcpy / memset details of an API call */
+    CT_REC_GPU = 10,    /* GPU execution interval of a correlation id */
+    CT_REC_MEM = 11,    /* allocation or free */
+    CT_REC_SYNC = 12,   /* host blocked in a synchronization */
+    CT_REC_CPU = 13,    /* host thread CPU time reading */
+    CT_REC_LOSS = 14,   /* records lost */
+    CT_REC_END = 15,    /* the process ended (last record of a complete trace) */
+    /* Reserved for later minor versions; readers of this version skip them as unknown. */
+    CT_REC_NVTX_RANGE = 16,
+    CT_REC_NVTX_MARK = 17,
+    CT_REC_GRAPH_LAUNCH = 18,
+    CT_REC_PYFRAME = 19,
+    CT_REC_TYPE_LIMIT = 20, /* first type number this version does not define */
+    /* Pseudo types, never on the wire, delivered by the reader: */
+    CT_REC_CHUNK = 1000,   /* start of a chunk (only with ct_reader_opts.chunk_records) */
+    CT_REC_UNKNOWN = 1001, /* a record of a type this reader does not know (content skipped) */
+};
+/* "api", "launch", ...; "unknown" for others. */
+const char *ct_rec_type_name(uint32_t type);
+
+/* Enumerations used in records. Values are part of the format; new ones may be added in minor
+ * versions, so consumers treat unknown values like the *_UNKNOWN / *_OTHER value. */
+enum ct_api_flags { CT_API_DRIVER = 1 }; /* set: driver API (cu*); clear: runtime (cuda*) */
+enum ct_mem_kind {                       /* where a copy's source or destination lives */
+    CT_MEMKIND_UNKNOWN = 0, CT_MEMKIND_PAGEABLE = 1, CT_MEMKIND_PINNED = 2,
+    CT_MEMKIND_DEVICE = 3, CT_MEMKIND_MANAGED = 4, CT_MEMKIND_ARRAY = 5,
+};
+enum ct_copy_dir {
+    CT_DIR_UNKNOWN = 0, CT_DIR_HTOD = 1, CT_DIR_DTOH = 2, CT_DIR_DTOD = 3, CT_DIR_HTOH = 4,
+    CT_DIR_PEER = 5,
+};
+enum ct_copy_op { CT_COPY_MEMCPY = 0, CT_COPY_MEMSET = 1 };
+enum ct_copy_flags { CT_COPY_ASYNC = 1, CT_COPY_2D = 2, CT_COPY_3D = 4 };
+enum ct_gpu_kind { CT_GPU_OTHER = 0, CT_GPU_KERNEL = 1, CT_GPU_MEMCPY = 2, CT_GPU_MEMSET = 3 };
+enum ct_alloc_kind {
+    CT_ALLOC_UNKNOWN = 0,
+    CT_ALLOC_DEVICE = 1,        /* cudaMalloc, cuMemAlloc */
+    CT_ALLOC_PINNED = 2,        /* cudaMallocHost, cudaHostAlloc, cuMemHostAlloc */
+    CT_ALLOC_MANAGED = 3,       /* cudaMallocManaged */
+    CT_ALLOC_POOL = 4,          /* stream-ordered: cudaMallocAsync, cuMemAllocFromPoolAsync */
+    CT_ALLOC_VMM_PHYSICAL = 5,  /* cuMemCreate / cuMemRelease */
+    CT_ALLOC_VMM_MAP = 6,       /* cuMemMap / cuMemUnmap */
+    CT_ALLOC_VMM_RESERVE = 7,   /* cuMemAddressReserve / cuMemAddressFree */
+    CT_ALLOC_HOST_REGISTER = 8, /* cudaHostRegister / cudaHostUnregister */
+};
+enum ct_mem_op { CT_MEM_ALLOC = 0, CT_MEM_FREE = 1 };
+enum ct_sync_kind {
+    CT_SYNC_OTHER = 0, CT_SYNC_DEVICE = 1, CT_SYNC_CONTEXT = 2, CT_SYNC_STREAM = 3,
+    CT_SYNC_EVENT = 4, CT_SYNC_STREAM_WAIT_EVENT = 5, CT_SYNC_MEMCPY = 6,
+};
+enum ct_loss_reason {
+    CT_LOSS_OTHER = 0, CT_LOSS_BUFFER_FULL = 1, CT_LOSS_GPU_TIMING = 2, CT_LOSS_WRITE = 3,
+    CT_LOSS_STRINGS = 4,
+};
+enum ct_end_how { CT_END_EXIT = 1, CT_END_SIGNAL = 2, CT_END_ABORT = 3, CT_END_DETACH = 4 };
+enum ct_thread_flags { CT_THREAD_TRACER = 1, CT_THREAD_EXITED = 2 };
+enum ct_stream_op { CT_STREAM_CREATE = 0, CT_STREAM_DESTROY = 1 };
+enum ct_link_kind { CT_LINK_UNKNOWN = 0, CT_LINK_PCIE = 1, CT_LINK_C2C = 2, CT_LINK_INTEGRATED = 3 };
+
+/* ---- records (decoded form; also the encoders' input) ------------------------------------- */
+/* String, frame and stack references are ids (uint32_t, 0 = none) resolved with
+ * ct_reader_string / ct_reader_frame / ct_reader_stack. Interval records are ordered by their
+ * end (ct_rec.ts); `start` is the beginning. Field units are in FORMAT.md. */
+
+typedef struct { uint32_t id; uint32_t len; const char *text; } ct_rec_string;
+typedef struct { uint32_t id; uint32_t function, module; uint64_t offset; } ct_rec_frame;
+typedef struct { uint32_t id; uint32_t nframes; const uint32_t *frames; } ct_rec_stack;
+typedef struct { uint32_t tid; uint32_t name; uint32_t flags; } ct_rec_thread;
+typedef struct {
+    uint32_t device;               /* CUDA ordinal */
+    uint32_t name;                 /* string id */
+    uint8_t uuid[16];
+    uint32_t cc_major, cc_minor;
+    uint32_t sm_count;
+    uint32_t clock_khz;            /* peak SM clock */
+    uint32_t mem_clock_khz;        /* peak memory clock */
+    uint32_t mem_bus_bits;         /* memory bus width */
+    uint64_t mem_bytes;            /* total global memory */
+    uint32_t l2_bytes;
+    uint32_t max_threads_per_sm, regs_per_sm, smem_per_sm, warp_size;
+    uint32_t async_engines, concurrent_kernels;
+    uint32_t link_kind, link_gen, link_width; /* host link: enum ct_link_kind, PCIe gen, lanes */
+    uint32_t pci_domain, pci_bus, pci_device;
+} ct_rec_device;
+typedef struct {
+    uint32_t op;                   /* enum ct_stream_op */
+    uint64_t stream, context;      /* handle values */
+    uint32_t device;
+    uint32_t flags;                /* CUstream flags */
+    int32_t priority;
+} ct_rec_stream;
+typedef struct {
+    uint64_t start;                /* CPU time of entry; the end is ct_rec.ts */
+    uint32_t function;             /* string id of the API function name */
+    uint32_t result;               /* CUresult / cudaError_t */
+    uint64_t corr;                 /* correlation id (nonzero, unique per file) */
+    uint64_t parent;               /* corr of the call this one nests in, 0 if none */
+    uint32_t flags;                /* enum ct_api_flags */
+} ct_rec_api;
+typedef struct {
+    uint64_t corr;
+    uint32_t function;             /* string id of the kernel name (demangled if known) */
+    uint32_t symbol;               /* string id of the mangled symbol, 0 if same as function */
+    uint32_t grid[3], block[3];
+    uint32_t shared_bytes;         /* dynamic shared memory */
+    uint64_t stream, context;
+    uint32_t device;
+    uint32_t flags;
+} ct_rec_launch;
+typedef struct {
+    uint64_t corr;
+    uint32_t op;                   /* enum ct_copy_op */
+    uint32_t dir;                  /* enum ct_copy_dir */
+    uint64_t bytes;
+    uint32_t src_kind, dst_kind;   /* enum ct_mem_kind (memset: dst only) */
+    uint32_t flags;                /* enum ct_copy_flags */
+    uint64_t stream;
+    uint32_t device, peer_device;  /* peer_device: the other device of a peer copy */
+} ct_rec_copy;
+typedef struct {
+    uint64_t start;                /* GPU start on the host clock; the end is ct_rec.ts */
+    uint64_t corr;
+    uint32_t device;
+    uint32_t kind;                 /* enum ct_gpu_kind */
+    uint64_t stream;
+} ct_rec_gpu;
+typedef struct {
+    uint32_t op;                   /* enum ct_mem_op */
+    uint32_t kind;                 /* enum ct_alloc_kind */
+    uint64_t corr;
+    uint64_t address, size;
+    uint32_t device;
+    uint32_t result;
+    uint32_t stack;                /* stack id, 0 if none */
+    uint64_t stream;               /* stream-ordered allocations */
+    uint64_t handle;               /* VMM: CUmemGenericAllocationHandle */
+} ct_rec_mem;
+typedef struct {
+    uint64_t start;                /* entry; the end (ct_rec.ts) minus start is the time blocked */
+    uint64_t corr;
+    uint32_t kind;                 /* enum ct_sync_kind */
+    uint64_t object;               /* stream / event / context handle */
+} ct_rec_sync;
+typedef struct { uint32_t tid; uint64_t user_ns, sys_ns; } ct_rec_cpu;
+typedef struct { uint32_t reason; uint64_t count; uint32_t tid; } ct_rec_loss;
+typedef struct {
+    uint32_t how;                  /* enum ct_end_how */
+    int32_t code;                  /* exit status or signal number */
+    uint64_t records, lost;        /* totals over the process */
+} ct_rec_end;
+
+/* Chunk metadata (FORMAT.md "Chunks"). The writer sets the "in" fields; ct_chunk_build fills
+ * the rest; the reader decodes all of them (delivered as CT_REC_CHUNK). */
+enum ct_chunk_flags {
+    CT_CHUNK_RAW = 1,   /* payload stored uncompressed */
+    CT_CHUNK_GPU = 2,   /* records come from the GPU-timing harvester */
+    CT_CHUNK_FINAL = 4, /* written by the final flush */
+};
+typedef struct {
+    /* in */
+    uint32_t tid;       /* OS tid of the stream (thread buffer) the records come from */
+    uint16_t flags;
+    uint64_t lost;      /* records this stream lost since its previous chunk */
+    uint64_t low_water; /* no record in this or any later chunk of the file has ts < low_water */
+    uint64_t ts_base, corr_base; /* delta bases: from ct_enc_restart (ct_enc_chunk_info) */
+    /* out (set by ct_writer_chunk / ct_chunk_build; read from the file by the reader) */
+    uint64_t seq;       /* chunk sequence number in the file, from 0 */
+    uint64_t t_min, t_max;
+    uint32_t nrecords;
+    uint32_t raw_size, payload_size;
+    uint64_t offset;    /* reader only: file offset of the chunk header */
+} ct_chunk_info;
+
+typedef struct { uint32_t type; uint32_t len; const uint8_t *bytes; } ct_rec_unknown;
+
+typedef struct {
+    uint32_t type;      /* enum ct_rec_type */
+    uint32_t tid;       /* stream tid of the chunk the record came from */
+    uint32_t file;      /* index of the file among those opened */
+    uint32_t pad_;
+    uint64_t ts;        /* ordering time (interval records: the end) */
+    union {
+        ct_rec_string string;
+        ct_rec_frame frame;
+        ct_rec_stack stack;
+        ct_rec_thread thread;
+        ct_rec_device device;
+        ct_rec_stream stream;
+        ct_rec_api api;
+        ct_rec_launch launch;
+        ct_rec_copy copy;
+        ct_rec_gpu gpu;
+        ct_rec_mem mem;
+        ct_rec_sync sync;
+        ct_rec_cpu cpu;
+        ct_rec_loss loss;
+        ct_rec_end end;
+        ct_chunk_info chunk;
+        ct_rec_unknown unknown;
+    } u;
+} ct_rec;
+
+/* ---- encoder (hot path) ------------------------------------------------------------------ */
+
+typedef struct {
+    uint8_t *buf;
+    size_t cap, len;
+    uint64_t prev_ts, prev_corr;   /* delta state */
+    uint64_t ts_base, corr_base;   /* delta state when the current chunk began */
+    uint32_t nrecords;             /* records since the current chunk began */
+} ct_enc;
+
+/* buf/cap: caller memory, kept until the encoder is dropped. Delta state starts at 0. */
+void ct_enc_init(ct_enc *e, void *buf, size_t cap);
+/* Starts a new chunk in the same buffer: len = 0, the bases become the current delta state. */
+void ct_enc_restart(ct_enc *e);
+/* Copies ts_base and corr_base into a chunk info (the other "in" fields are the caller's). */
+void ct_enc_chunk_info(const ct_enc *e, ct_chunk_info *info);
+
+/* Each appends one record and returns 0, or CT_E_FULL (buffer unchanged) or CT_E_INVAL.
+ * ts is the record's ordering time; the interval records (api, gpu, sync) take it from their
+ * end, which is the ts argument, with start in the struct. None allocates or blocks. */
+int ct_enc_string(ct_enc *e, uint64_t ts, uint32_t id, const char *text, size_t len);
+int ct_enc_frame(ct_enc *e, uint64_t ts, const ct_rec_frame *r);
+int ct_enc_stack(ct_enc *e, uint64_t ts, uint32_t id, const uint32_t *frames, uint32_t n);
+int ct_enc_thread(ct_enc *e, uint64_t ts, const ct_rec_thread *r);
+int ct_enc_device(ct_enc *e, uint64_t ts, const ct_rec_device *r);
+int ct_enc_stream(ct_enc *e, uint64_t ts, const ct_rec_stream *r);
+int ct_enc_api(ct_enc *e, uint64_t end, const ct_rec_api *r);
+int ct_enc_launch(ct_enc *e, uint64_t ts, const ct_rec_launch *r);
+int ct_enc_copy(ct_enc *e, uint64_t ts, const ct_rec_copy *r);
+int ct_enc_gpu(ct_enc *e, uint64_t end, const ct_rec_gpu *r);
+int ct_enc_mem(ct_enc *e, uint64_t ts, const ct_rec_mem *r);
+int ct_enc_sync(ct_enc *e, uint64_t end, const ct_rec_sync *r);
+int ct_enc_cpu(ct_enc *e, uint64_t ts, const ct_rec_cpu *r);
+int ct_enc_loss(ct_enc *e, uint64_t ts, const ct_rec_loss *r);
+int ct_enc_end(ct_enc *e, uint64_t ts, const ct_rec_end *r);
+/* Any record in decoded form (r->type, r->ts, r->u): dispatches to the functions above. */
+int ct_enc_rec(ct_enc *e, const ct_rec *r);
+/* A record of arbitrary type whose body after the timestamp is `body` (tests, extensions). */
+int ct_enc_raw(ct_enc *e, uint32_t type, uint64_t ts, const void *body, size_t len);
+
+/* ---- file header ------------------------------------------------------------------------- */
+
+/* Job identity variables recorded from the environment (NULL-terminated list). */
+extern const char *const ct_job_env_vars[];
+
+typedef struct {
+    uint16_t major, minor;         /* set by the reader; the writer writes CT_FORMAT_* */
+    const char *hostname;
+    uint32_t pid, ppid;
+    const char *cmdline;           /* argv, each argument NUL-terminated, cmdline_len bytes */
+    size_t cmdline_len;
+    const char *exe;               /* /proc/self/exe target */
+    const char *boot_id;           /* /proc/sys/kernel/random/boot_id: same id = same clock */
+    uint64_t realtime_ns;          /* CLOCK_REALTIME ... */
+    uint64_t monotonic_ns;         /* ... and CLOCK_MONOTONIC read together */
+    uint64_t clock_uncertainty_ns; /* how far apart the two readings may be */
+    const char *tracer_version;
+    const char *tracer_options;    /* free text, e.g. "CUTRACE_STACKS=1 CUTRACE_GPU_TIMING=1" */
+    size_t nenv;
+    const char *const *env;        /* "NAME=value" for each ct_job_env_vars present */
+} ct_header;
+
+/* Fills h from the running process (hostname, pid, ppid, /proc/self/cmdline, exe, boot id, the
+ * clock pair, job variables), storing strings in scratch (no allocation). version and options
+ * are stored as given. Returns 0, or CT_E_INVAL if scratch is too small (8 KiB + cmdline is
+ * always enough; the command line is cut, never the rest). */
+int ct_header_collect(ct_header *h, const char *version, const char *options, char *scratch,
+                      size_t scratch_len);
+/* Encodes the file header; returns its size, or CT_E_FULL if cap is too small. */
+ssize_t ct_header_encode(const ct_header *h, void *out, size_t cap);
+
+/* ---- chunks ------------------------------------------------------------------------------ */
+
+typedef struct ct_zctx ct_zctx;    /* a zstd compression context (allocates; not hot path) */
+ct_zctx *ct_zctx_new(int level);   /* level: zstd level, 0 for the default (3) */
+void ct_zctx_free(ct_zctx *z);
+
+/* Bytes ct_chunk_build may write for raw_len bytes of records. */
+size_t ct_chunk_bound(size_t raw_len);
+/* Frames the records raw[0..raw_len) (one stream's, as produced by ct_enc) into out: the chunk
+ * header then the payload, compressed with z or stored raw if z is NULL (CT_CHUNK_RAW is then
+ * set in info->flags). Fills info's "out" fields except seq, which the caller sets before the
+ * call. Checks the records' framing and returns CT_E_INVAL if it is broken. Returns the chunk's
+ * size. */
+ssize_t ct_chunk_build(ct_zctx *z, ct_chunk_info *info, const void *raw, size_t raw_len,
+                       void *out, size_t out_cap);
+
+/* ---- writer (file) ------------------------------------------------------------------------ */
+
+typedef struct ct_writer ct_writer;
+typedef struct {
+    int zlevel;             /* 0: default */
+    size_t max_chunk_raw;   /* largest encoder content per chunk; 0: 4 MiB */
+} ct_writer_opts;
+/* Writes the header to fd (which the writer then owns and closes) with one write(). */
+int ct_writer_open_fd(ct_writer **w, int fd, const ct_header *h, const ct_writer_opts *o);
+/* Creates path (O_EXCL) then as above. */
+int ct_writer_open(ct_writer **w, const char *path, const ct_header *h, const ct_writer_opts *o);
+/* Writes e's records as the next chunk (one write()) and restarts e. info->tid, flags, lost and
+ * low_water are the caller's; the rest is filled in. A chunk with no records is written only if
+ * lost > 0. compress = 0 stores the payload raw (async-signal-safe). Returns 0 or CT_E_*. */
+int ct_writer_chunk(ct_writer *w, ct_enc *e, ct_chunk_info *info, int compress);
+uint64_t ct_writer_bytes(const ct_writer *w);   /* bytes written so far */
+int ct_writer_close(ct_writer *w);              /* closes the fd; 0 or CT_E_IO */
+
+/* ---- reader -------------------------------------------------------------------------------- */
+
+typedef struct ct_reader ct_reader;
+/* path: the file; msg: what is wrong and what was done about it. */
+typedef void (*ct_warn_fn)(void *ctx, const char *path, const char *msg);
+
+typedef struct {
+    ct_warn_fn warn;          /* NULL: "cutrace: warning: PATH: MSG" on stderr */
+    void *warn_ctx;
+    int file_order;           /* 1: records in file order (one file only), not time order */
+    int chunk_records;        /* 1: also deliver a CT_REC_CHUNK before each chunk's records */
+    size_t max_pending;       /* per-file bound on buffered chunk bytes; 0: 256 MiB */
+} ct_reader_opts;
+
+typedef struct {
+    uint64_t chunks;          /* chunks read */
+    uint64_t records;         /* records delivered (not counting CT_REC_CHUNK) */
+    uint64_t lost;            /* records the writer lost: chunk counts plus LOSS records */
+    uint64_t chunks_missing;  /* gaps in chunk sequence numbers */
+    uint64_t corrupt_chunks;  /* chunks skipped because damaged */
+    uint64_t skipped_bytes;   /* bytes skipped (damage, resynchronization, torn tail) */
+    uint64_t torn_tail;       /* bytes of an incomplete chunk at the end of the file */
+    uint64_t unknown_records; /* records of unknown types */
+    uint64_t bad_records;     /* malformed records skipped */
+    uint64_t late_records;    /* delivered after a later-timed record (order not kept) */
+    int complete;             /* an END record was read */
+} ct_reader_stats;
+
+/* Opens n files. On error returns CT_E_* and writes "PATH: what was expected, what was found"
+ * into err. Files are merged on the time axis of the first file's CLOCK_MONOTONIC: a file
+ * from another boot (boot_id) is shifted by the difference of the header clock pairs. */
+int ct_reader_open(ct_reader **r, const char *const *paths, size_t n,
+                   const ct_reader_opts *opts, char *err, size_t errlen);
+/* Next record: 1, 0 at the end, or CT_E_IO (message via ct_reader_error). Pointers in *rec
+ * stay valid until the next call; strings, frames and stacks until ct_reader_close. */
+int ct_reader_next(ct_reader *r, ct_rec *rec);
+const char *ct_reader_error(const ct_reader *r);
+size_t ct_reader_nfiles(const ct_reader *r);
+const char *ct_reader_path(const ct_reader *r, uint32_t file);
+const ct_header *ct_reader_header(const ct_reader *r, uint32_t file);
+/* Nanoseconds added to the file's times to place them on the merged axis (0 for file 0). */
+int64_t ct_reader_offset(const ct_reader *r, uint32_t file);
+const ct_reader_stats *ct_reader_stats(const ct_reader *r, uint32_t file);
+/* The text of string id (NUL-terminated), or NULL if its definition was not (yet) read. */
+const char *ct_reader_string(const ct_reader *r, uint32_t file, uint32_t id);
+/* Same, but never NULL: "<string ID>" in tmp when undefined, "" for id 0. */
+#define CT_STRTMP 32
+const char *ct_reader_str(const ct_reader *r, uint32_t file, uint32_t id, char tmp[CT_STRTMP]);
+/* 0 and *out, or CT_E_INVAL if the frame / stack is undefined. */
+int ct_reader_frame(const ct_reader *r, uint32_t file, uint32_t id, ct_rec_frame *out);
+int ct_reader_stack(const ct_reader *r, uint32_t file, uint32_t id, const uint32_t **frames,
+                    uint32_t *n);
+void ct_reader_close(ct_reader *r);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
