@@ -408,7 +408,7 @@ typedef struct {
     uint64_t bad_records;     /* malformed records skipped */
     uint64_t late_records;    /* delivered after a later-timed record (order not kept) */
     int complete;             /* an END record was read */
-} ct_reader_stats;
+} ct_stats;
 
 /* Opens n files. On error returns CT_E_* and writes "PATH: what was expected, what was found"
  * into err. Files are merged on the time axis of the first file's CLOCK_MONOTONIC: a file
@@ -424,7 +424,7 @@ const char *ct_reader_path(const ct_reader *r, uint32_t file);
 const ct_header *ct_reader_header(const ct_reader *r, uint32_t file);
 /* Nanoseconds added to the file's times to place them on the merged axis (0 for file 0). */
 int64_t ct_reader_offset(const ct_reader *r, uint32_t file);
-const ct_reader_stats *ct_reader_stats(const ct_reader *r, uint32_t file);
+const ct_stats *ct_reader_stats(const ct_reader *r, uint32_t file);
 /* The text of string id (NUL-terminated), or NULL if its definition was not (yet) read. */
 const char *ct_reader_string(const ct_reader *r, uint32_t file, uint32_t id);
 /* Same, but never NULL: "<string ID>" in tmp when undefined, "" for id 0. */
