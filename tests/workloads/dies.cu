@@ -1,0 +1,110 @@
+/* dies: does some CUDA work, then ends abruptly with work still queued on the GPU.
+ *
+ *   dies --how abort|term|kill|exit [--steps S] [--step-ms M]
+ *
+ * abort: abort() (SIGABRT); term: kill(getpid(), SIGTERM) with the default disposition; kill:
+ * kill(getpid(), SIGKILL); exit: exit(3) without synchronizing or freeing anything.
+ *
+ * S completed steps [5], each: 1 cudaMemcpyAsync host-to-device of 1048576 bytes, 2 launches of
+ * affine<float> (_Z6affineIfEvPT_S0_S0_i) <<<1024, 256>>>, 1 cudaMemcpyAsync device-to-host of
+ * 1048576 bytes (pinned memory), 1 cudaStreamSynchronize, a check of the results, M ms of host
+ * sleep [20], and a line "dies: step K done" flushed to stdout. Then, without synchronizing:
+ * 3 more launches of affine<float> and 1 cudaMemcpyAsync device-to-host of 1048576 bytes, the
+ * line "dies: dying by HOW with work in flight", and the death.
+ *
+ * What a correct trace shows, for the defaults: 1 cudaMalloc and 1 cudaMallocHost of 1048576
+ * bytes (never freed), 1 stream, 5 complete steps (5 H2D and 5 D2H of 1048576 bytes, 10 kernels,
+ * 5 synchronizations), then 3 kernel launches and 1 D2H issued but never synchronized, and the
+ * end of the process: by SIGABRT, by SIGTERM, by SIGKILL (nothing in the process runs after it,
+ * so the trace ends with what was already written), or by exit status 3. The time span is at
+ * least S * M ms (100 ms). */
+#include <cuda_runtime.h>
+#include <getopt.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include "wl_common.h"
+#include "wl_kernels.h"
+
+#define DIES_ELEMS (1 << 18)
+
+template <typename T> __global__ void affine(T *x, T a, T b, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        x[i] = wl_affine(x[i], a, b);
+}
+
+enum { HOW_ABORT, HOW_TERM, HOW_KILL, HOW_EXIT };
+static const char *const how_names[] = {"abort", "term", "kill", "exit", NULL};
+
+int main(int argc, char **argv)
+{
+    static const struct option longopts[] = {{"how", required_argument, NULL, 'h'},
+                                              {"steps", required_argument, NULL, 's'},
+                                              {"step-ms", required_argument, NULL, 'm'},
+                                              {NULL, 0, NULL, 0}};
+    int how = -1;
+    long long steps = 5, step_ms = 20;
+    int c;
+    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'h': how = wl_parse_choice("--how", optarg, how_names); break;
+        case 's': steps = wl_parse_count("--steps", optarg); break;
+        case 'm': step_ms = wl_parse_count("--step-ms", optarg); break;
+        default: how = -1, optind = argc + 1;
+        }
+    }
+    if (how < 0 || optind != argc) {
+        fprintf(stderr, "usage: dies --how abort|term|kill|exit [--steps S] [--step-ms M]\n");
+        return 2;
+    }
+
+    const int n = DIES_ELEMS;
+    const size_t bytes = (size_t)n * sizeof(float);
+    float *d = NULL, *h = NULL;
+    cudaStream_t s;
+    WL_RT(cudaStreamCreate(&s));
+    WL_RT(cudaMalloc((void **)&d, bytes));
+    WL_RT(cudaMallocHost((void **)&h, bytes));
+    for (long long k = 1; k <= steps; k++) {
+        for (int i = 0; i < n; i++)
+            h[i] = (float)(i % 512);
+        WL_RT(cudaMemcpyAsync(d, h, bytes, cudaMemcpyHostToDevice, s));
+        affine<float><<<n / 256, 256, 0, s>>>(d, 2.0f, 1.0f, n);
+        affine<float><<<n / 256, 256, 0, s>>>(d, 2.0f, (float)k, n);
+        WL_RT(cudaGetLastError());
+        WL_RT(cudaMemcpyAsync(h, d, bytes, cudaMemcpyDeviceToHost, s));
+        WL_RT(cudaStreamSynchronize(s));
+        for (int i = 0; i < n; i++) {
+            float want = wl_affine(wl_affine((float)(i % 512), 2.0f, 1.0f), 2.0f, (float)k);
+            if (h[i] != want)
+                WL_DIE("step %lld: element %d: expected %g, found %g", k, i, want, h[i]);
+        }
+        wl_sleep_ms((double)step_ms);
+        printf("dies: step %lld done\n", k);
+        fflush(stdout);
+    }
+    for (int k = 0; k < 3; k++)
+        affine<float><<<n / 256, 256, 0, s>>>(d, 1.0f, 1.0f, n);
+    WL_RT(cudaMemcpyAsync(h, d, bytes, cudaMemcpyDeviceToHost, s));
+    printf("dies: dying by %s with work in flight\n", how_names[how]);
+    fflush(stdout);
+    switch (how) {
+    case HOW_ABORT: abort();
+    case HOW_TERM: {
+        /* The default disposition even if the parent left SIGTERM ignored or blocked. */
+        sigset_t set;
+        sigemptyset(&set);
+        sigaddset(&set, SIGTERM);
+        signal(SIGTERM, SIG_DFL);
+        sigprocmask(SIG_UNBLOCK, &set, NULL);
+        kill(getpid(), SIGTERM);
+        break;
+    }
+    case HOW_KILL: kill(getpid(), SIGKILL); break;
+    case HOW_EXIT: exit(3);
+    }
+    /* A signal to oneself is delivered before kill() returns; reaching here is a failure. */
+    WL_DIE("still alive after sending %s to myself", how_names[how]);
+}

@@ -1,0 +1,457 @@
+/* train_loop: the shape of a training job. Each iteration a data loader spends --loader-ms on the
+ * host producing a batch (sleeping or computing), the batch is copied to the GPU, a small model
+ * runs forward, loss, backward and optimizer kernels, and the loss comes back for logging.
+ *
+ * Flags (defaults in brackets):
+ *   --iters N            iterations [20]
+ *   --loader-ms X        host time per batch, including filling it [50]
+ *   --loader sleep|compute  how the loader spends it: nanosleep, or a busy loop on the CPU [sleep]
+ *   --batch-bytes B      batch size, a multiple of 4096 [4194304]
+ *   --memory pageable|pinned  host memory of the batch and the loss (malloc or cudaMallocHost)
+ *                        [pageable]
+ *   --prefetch           double-buffer: copy batch i+1 on a second stream while the GPU computes
+ *                        batch i, ordered by events [off]
+ *   --layers L           model depth; kernels per iteration = 5*L + 3 [6]
+ *   --verify             recompute every loss on the CPU and exit 1 on a mismatch
+ *
+ * With the defaults the GPU is starved: 50 ms of loader per iteration against well under 1 ms
+ * of GPU work (33 short kernels and a 4 MiB copy). The well-fed variant is
+ * `--loader-ms 1 --memory pinned --prefetch` with kernels made long through the simulation's
+ * FAKECUDA_KERNEL_NS (or any real GPU work longer than the loader).
+ *
+ * What a correct trace shows, per iteration, on one stream created by cudaStreamCreate ("compute"):
+ *   - 1 cudaMemcpyAsync host-to-device of B bytes from pageable|pinned memory (with --prefetch it
+ *     is issued on a second stream "copy" one iteration ahead: batch 0 before the loop, batch i+1
+ *     during iteration i);
+ *   - 5*L+3 kernel launches, in this order:
+ *       reduce_batch                                   (extern "C": unmangled)
+ *       L x { nn::forward_linear<float>                _ZN2nn14forward_linearIfEEvPT_PKS1_S4_i
+ *             forward_relu }                           _Z12forward_reluPfPKfi
+ *       loss_forward                                   _Z12loss_forwardPfPKfi
+ *       loss_backward                                  _Z13loss_backwardPfPKfi
+ *       L x { backward_relu                            _Z13backward_reluPfPKfS1_i
+ *             nn::backward_linear<float> }             _ZN2nn15backward_linearIfEEvPT_S2_PKS1_S4_S4_i
+ *       L x nn::sgd_update<float>                      _ZN2nn10sgd_updateIfEEvPT_PKS1_i
+ *     grids: reduce_batch and elementwise kernels <<<4, 256>>>, loss_forward <<<1, 256>>>;
+ *   - 1 cudaMemcpyAsync device-to-host of 4 bytes (the loss) on "compute";
+ *   - 1 cudaStreamSynchronize("compute"), during which the host waits for the GPU;
+ *   - with --prefetch also 2 cudaEventRecord and 2 cudaStreamWaitEvent (fewer at the ends: the
+ *     last iteration prefetches nothing);
+ *   - between iterations, a host-side gap of about X ms (the loader) in which the GPU is idle
+ *     unless --prefetch overlaps it with GPU work.
+ * Totals for the defaults: 20 H2D copies of 4194304 bytes (83886080 bytes), 660 kernels, 20 D2H
+ * copies of 4 bytes, 20 stream synchronizations, >= 1000 ms of loader time and >= 1000 ms wall.
+ * Device memory: 2 + 3*L + 2 cudaMalloc allocations, 1 batch buffer (2 with --prefetch), none
+ * freed before the end, then all freed with cudaFree.
+ *
+ * stdout: lines "train_loop: key=value ..." with the parameters, the per-iteration and total
+ * counts above as issued, the measured loader, wait and wall times, and the losses. */
+#include <cuda_runtime.h>
+#include <getopt.h>
+#include <math.h>
+
+#include "wl_common.h"
+#include "wl_kernels.h"
+
+#define TL_THREADS 256
+#define TL_BLOCKS ((WL_TL_WIDTH + TL_THREADS - 1) / TL_THREADS)
+
+/* ---- device code ---- */
+
+static __device__ int tl_index(void) { return blockIdx.x * blockDim.x + threadIdx.x; }
+
+extern "C" __global__ void reduce_batch(float *x, const float *batch, int rows)
+{
+    int j = tl_index();
+    if (j < WL_TL_WIDTH)
+        x[j] = wl_tl_column_mean(batch, rows, j);
+}
+
+namespace nn {
+template <typename T> __global__ void forward_linear(T *y, const T *x, const T *w, int n)
+{
+    int j = tl_index();
+    if (j < n)
+        y[j] = w[j] * x[j];
+}
+
+template <typename T>
+__global__ void backward_linear(T *gx, T *gw, const T *gy, const T *x, const T *w, int n)
+{
+    int j = tl_index();
+    if (j < n) {
+        T g = gy[j];
+        gw[j] = g * x[j];
+        gx[j] = g * w[j];
+    }
+}
+
+template <typename T> __global__ void sgd_update(T *w, const T *gw, int n)
+{
+    int j = tl_index();
+    if (j < n)
+        w[j] = wl_tl_sgd(w[j], gw[j]);
+}
+} // namespace nn
+
+__global__ void forward_relu(float *a, const float *y, int n)
+{
+    int j = tl_index();
+    if (j < n)
+        a[j] = wl_tl_relu(y[j]);
+}
+
+/* One block: a tree sum in shared memory. */
+__global__ void loss_forward(float *loss, const float *a, int n)
+{
+    __shared__ float part[TL_THREADS];
+    float s = 0.0f;
+    for (int j = threadIdx.x; j < n; j += blockDim.x)
+        s += wl_tl_loss_term(a[j]);
+    part[threadIdx.x] = s;
+    __syncthreads();
+    for (int w = blockDim.x / 2; w > 0; w /= 2) {
+        if ((int)threadIdx.x < w)
+            part[threadIdx.x] += part[threadIdx.x + w];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0)
+        *loss = part[0] / (float)n;
+}
+
+__global__ void loss_backward(float *g, const float *a, int n)
+{
+    int j = tl_index();
+    if (j < n)
+        g[j] = wl_tl_loss_grad(a[j], n);
+}
+
+__global__ void backward_relu(float *gy, const float *g, const float *y, int n)
+{
+    int j = tl_index();
+    if (j < n)
+        gy[j] = wl_tl_relu_grad(g[j], y[j]);
+}
+
+/* ---- host code ---- */
+
+enum { LOADER_SLEEP, LOADER_COMPUTE };
+enum { MEM_PAGEABLE, MEM_PINNED };
+static const char *const loader_names[] = {"sleep", "compute", NULL};
+static const char *const memory_names[] = {"pageable", "pinned", NULL};
+
+struct options {
+    long long iters = 20;
+    long long loader_ms = 50;
+    int loader = LOADER_SLEEP;
+    long long batch_bytes = 4 << 20;
+    int memory = MEM_PAGEABLE;
+    int prefetch = 0;
+    int layers = 6;
+    int verify = 0;
+};
+
+/* Device state of the model. Activations a[0..L] (a[0] is the reduced batch), pre-activations
+ * y[0..L-1], weights and their gradients w, gw (L x width each), the backward signal g. */
+struct model {
+    float *w, *gw, *y, *a, *g, *loss;
+};
+
+static long long device_allocs, device_bytes;
+
+template <typename T> static T *dev_alloc(size_t count)
+{
+    T *p = NULL;
+    WL_RT(cudaMalloc((void **)&p, count * sizeof(T)));
+    device_allocs++;
+    device_bytes += (long long)(count * sizeof(T));
+    return p;
+}
+
+static void *host_alloc(size_t bytes, int memory)
+{
+    void *p = NULL;
+    if (memory == MEM_PINNED)
+        WL_RT(cudaMallocHost(&p, bytes));
+    else if (!(p = malloc(bytes)))
+        WL_DIE("malloc(%zu) failed", bytes);
+    return p;
+}
+
+static void host_free(void *p, int memory)
+{
+    if (memory == MEM_PINNED)
+        WL_RT(cudaFreeHost(p));
+    else
+        free(p);
+}
+
+static void fill_batch(float *batch, long long index, int rows)
+{
+    for (int r = 0; r < rows; r++)
+        for (int j = 0; j < WL_TL_WIDTH; j++)
+            batch[(long long)r * WL_TL_WIDTH + j] = wl_tl_batch_value(index, r, j);
+}
+
+/* The data loader: fills the batch, then spends the rest of loader_ms sleeping or recomputing
+ * a checksum of it on the CPU. Returns the milliseconds it took. */
+static double load_batch(float *batch, long long index, int rows, const options &o)
+{
+    double t0 = wl_now_ms();
+    fill_batch(batch, index, rows);
+    if (o.loader == LOADER_SLEEP) {
+        wl_sleep_ms((double)o.loader_ms - (wl_now_ms() - t0));
+    } else {
+        volatile float sink = 0.0f;
+        long long n = (long long)rows * WL_TL_WIDTH;
+        for (long long k = 0; wl_now_ms() - t0 < (double)o.loader_ms; k = (k + 4099) % n)
+            sink = sink * 0.5f + batch[k];
+    }
+    return wl_now_ms() - t0;
+}
+
+/* Enqueues one training step on `s`; records `consumed` once the batch has been read. Returns
+ * the number of kernels launched. */
+static int run_step(const model &m, const float *batch, int rows, int layers, cudaStream_t s,
+                    cudaEvent_t consumed)
+{
+    const int W = WL_TL_WIDTH;
+    int launched = 0;
+    reduce_batch<<<TL_BLOCKS, TL_THREADS, 0, s>>>(m.a, batch, rows);
+    launched++;
+    if (consumed)
+        WL_RT(cudaEventRecord(consumed, s));
+    for (int l = 0; l < layers; l++) {
+        nn::forward_linear<float><<<TL_BLOCKS, TL_THREADS, 0, s>>>(m.y + l * W, m.a + l * W,
+                                                                  m.w + l * W, W);
+        forward_relu<<<TL_BLOCKS, TL_THREADS, 0, s>>>(m.a + (l + 1) * W, m.y + l * W, W);
+        launched += 2;
+    }
+    loss_forward<<<1, TL_THREADS, 0, s>>>(m.loss, m.a + layers * W, W);
+    loss_backward<<<TL_BLOCKS, TL_THREADS, 0, s>>>(m.g, m.a + layers * W, W);
+    launched += 2;
+    for (int l = layers - 1; l >= 0; l--) {
+        backward_relu<<<TL_BLOCKS, TL_THREADS, 0, s>>>(m.g, m.g, m.y + l * W, W);
+        nn::backward_linear<float><<<TL_BLOCKS, TL_THREADS, 0, s>>>(m.g, m.gw + l * W, m.g,
+                                                                   m.a + l * W, m.w + l * W, W);
+        launched += 2;
+    }
+    for (int l = 0; l < layers; l++) {
+        nn::sgd_update<float><<<TL_BLOCKS, TL_THREADS, 0, s>>>(m.w + l * W, m.gw + l * W, W);
+        launched++;
+    }
+    WL_RT(cudaGetLastError());
+    return launched;
+}
+
+/* The same training on the CPU; returns the largest relative difference from `losses`. */
+static double verify_losses(const float *losses, const options &o, int rows)
+{
+    const int W = WL_TL_WIDTH, L = o.layers;
+    size_t n = (size_t)rows * W;
+    float *batch = (float *)malloc(n * sizeof(float));
+    float *w = (float *)malloc((size_t)L * W * sizeof(float));
+    float *gw = (float *)malloc((size_t)L * W * sizeof(float));
+    float *y = (float *)malloc((size_t)L * W * sizeof(float));
+    float *a = (float *)malloc((size_t)(L + 1) * W * sizeof(float));
+    float *g = (float *)malloc((size_t)W * sizeof(float));
+    if (!batch || !w || !gw || !y || !a || !g)
+        WL_DIE("out of host memory for the CPU check");
+    for (int l = 0; l < L; l++)
+        for (int j = 0; j < W; j++)
+            w[l * W + j] = wl_tl_init_weight(l, j);
+    double worst = 0.0;
+    for (long long it = 0; it < o.iters; it++) {
+        fill_batch(batch, it, rows);
+        wl_host_reduce_batch(a, batch, rows);
+        for (int l = 0; l < L; l++) {
+            wl_host_forward_linear(y + l * W, a + l * W, w + l * W, W);
+            wl_host_forward_relu(a + (l + 1) * W, y + l * W, W);
+        }
+        float loss;
+        wl_host_loss_forward(&loss, a + L * W, W);
+        wl_host_loss_backward(g, a + L * W, W);
+        for (int l = L - 1; l >= 0; l--) {
+            wl_host_backward_relu(g, g, y + l * W, W);
+            wl_host_backward_linear(g, gw + l * W, g, a + l * W, w + l * W, W);
+        }
+        for (int l = 0; l < L; l++)
+            wl_host_sgd_update(w + l * W, gw + l * W, W);
+        double err = fabs((double)losses[it] - loss) / fmax(fabs((double)loss), 1e-30);
+        if (!(err <= worst)) /* also catches NaN */
+            worst = err;
+    }
+    free(batch), free(w), free(gw), free(y), free(a), free(g);
+    return worst;
+}
+
+static void usage(void)
+{
+    fprintf(stderr, "usage: train_loop [--iters N] [--loader-ms X] [--loader sleep|compute]\n"
+                    "  [--batch-bytes B] [--memory pageable|pinned] [--prefetch] [--layers L]"
+                    " [--verify]\n");
+    exit(2);
+}
+
+static options parse(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"iters", required_argument, NULL, 'i'},      {"loader-ms", required_argument, NULL, 'm'},
+        {"loader", required_argument, NULL, 'l'},     {"batch-bytes", required_argument, NULL, 'b'},
+        {"memory", required_argument, NULL, 'M'},     {"prefetch", no_argument, NULL, 'p'},
+        {"layers", required_argument, NULL, 'L'},     {"verify", no_argument, NULL, 'v'},
+        {NULL, 0, NULL, 0}};
+    options o;
+    int c;
+    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'i': o.iters = wl_parse_count("--iters", optarg); break;
+        case 'm': o.loader_ms = wl_parse_count("--loader-ms", optarg); break;
+        case 'l': o.loader = wl_parse_choice("--loader", optarg, loader_names); break;
+        case 'b': o.batch_bytes = wl_parse_count("--batch-bytes", optarg); break;
+        case 'M': o.memory = wl_parse_choice("--memory", optarg, memory_names); break;
+        case 'p': o.prefetch = 1; break;
+        case 'L': o.layers = (int)wl_parse_count("--layers", optarg); break;
+        case 'v': o.verify = 1; break;
+        default: usage();
+        }
+    }
+    if (optind != argc)
+        usage();
+    const long long row_bytes = WL_TL_WIDTH * (long long)sizeof(float);
+    if (o.batch_bytes < row_bytes || o.batch_bytes % row_bytes)
+        WL_DIE("--batch-bytes: expected a positive multiple of %lld, found %lld", row_bytes,
+               o.batch_bytes);
+    if (o.iters < 1 || o.layers < 1 || o.layers > 1000)
+        WL_DIE("--iters and --layers: expected >= 1 (layers <= 1000), found %lld and %d",
+               o.iters, o.layers);
+    return o;
+}
+
+int main(int argc, char **argv)
+{
+    options o = parse(argc, argv);
+    const int W = WL_TL_WIDTH, L = o.layers;
+    const int rows = (int)(o.batch_bytes / (W * (long long)sizeof(float)));
+    const int nbuf = o.prefetch ? 2 : 1;
+    double t_start = wl_now_ms();
+
+    model m;
+    m.w = dev_alloc<float>((size_t)L * W);
+    m.gw = dev_alloc<float>((size_t)L * W);
+    m.y = dev_alloc<float>((size_t)L * W);
+    m.a = dev_alloc<float>((size_t)(L + 1) * W);
+    m.g = dev_alloc<float>(W);
+    m.loss = dev_alloc<float>(1);
+    float *d_batch[2] = {NULL, NULL}, *h_batch[2] = {NULL, NULL};
+    for (int b = 0; b < nbuf; b++) {
+        d_batch[b] = dev_alloc<float>((size_t)rows * W);
+        h_batch[b] = (float *)host_alloc((size_t)o.batch_bytes, o.memory);
+    }
+    float *h_loss = (float *)host_alloc(sizeof(float), o.memory);
+    float *losses = (float *)calloc((size_t)o.iters, sizeof(float));
+    float *w0 = (float *)malloc((size_t)L * W * sizeof(float));
+    if (!losses || !w0)
+        WL_DIE("out of host memory");
+    for (int l = 0; l < L; l++)
+        for (int j = 0; j < W; j++)
+            w0[l * W + j] = wl_tl_init_weight(l, j);
+    WL_RT(cudaMemcpy(m.w, w0, (size_t)L * W * sizeof(float), cudaMemcpyHostToDevice));
+    free(w0);
+
+    cudaStream_t compute, copy = NULL;
+    cudaEvent_t copied[2] = {NULL, NULL}, consumed[2] = {NULL, NULL};
+    WL_RT(cudaStreamCreate(&compute));
+    if (o.prefetch) {
+        WL_RT(cudaStreamCreate(&copy));
+        for (int b = 0; b < 2; b++) {
+            WL_RT(cudaEventCreateWithFlags(&copied[b], cudaEventDisableTiming));
+            WL_RT(cudaEventCreateWithFlags(&consumed[b], cudaEventDisableTiming));
+        }
+    }
+
+    long long h2d = 0, kernels = 0, d2h = 0, syncs = 0, records = 0, waits = 0;
+    double loader_total = 0, wait_total = 0;
+    double t_loop = wl_now_ms();
+    if (o.prefetch) {
+        loader_total += load_batch(h_batch[0], 0, rows, o);
+        WL_RT(cudaMemcpyAsync(d_batch[0], h_batch[0], (size_t)o.batch_bytes,
+                              cudaMemcpyHostToDevice, copy));
+        WL_RT(cudaEventRecord(copied[0], copy));
+        h2d++, records++;
+    }
+    for (long long it = 0; it < o.iters; it++) {
+        int cur = o.prefetch ? (int)(it % 2) : 0, nxt = 1 - cur;
+        if (o.prefetch) {
+            WL_RT(cudaStreamWaitEvent(compute, copied[cur], 0));
+            waits++;
+        } else {
+            loader_total += load_batch(h_batch[0], it, rows, o);
+            WL_RT(cudaMemcpyAsync(d_batch[0], h_batch[0], (size_t)o.batch_bytes,
+                                  cudaMemcpyHostToDevice, compute));
+            h2d++;
+        }
+        kernels += run_step(m, d_batch[cur], rows, L, compute, consumed[cur]);
+        records += o.prefetch;
+        WL_RT(cudaMemcpyAsync(h_loss, m.loss, sizeof(float), cudaMemcpyDeviceToHost, compute));
+        d2h++;
+        /* Overlap: the next batch is loaded and copied while the GPU computes this one. Its
+         * buffers were last used two iterations ago, finished by the last synchronization; the
+         * event wait keeps the copy correct even without it. */
+        if (o.prefetch && it + 1 < o.iters) {
+            loader_total += load_batch(h_batch[nxt], it + 1, rows, o);
+            WL_RT(cudaStreamWaitEvent(copy, consumed[nxt], 0));
+            WL_RT(cudaMemcpyAsync(d_batch[nxt], h_batch[nxt], (size_t)o.batch_bytes,
+                                  cudaMemcpyHostToDevice, copy));
+            WL_RT(cudaEventRecord(copied[nxt], copy));
+            waits++, h2d++, records++;
+        }
+        double t0 = wl_now_ms();
+        WL_RT(cudaStreamSynchronize(compute));
+        wait_total += wl_now_ms() - t0;
+        syncs++;
+        losses[it] = *h_loss;
+    }
+    double loop_ms = wl_now_ms() - t_loop;
+
+    if (o.prefetch) {
+        for (int b = 0; b < 2; b++) {
+            WL_RT(cudaEventDestroy(copied[b]));
+            WL_RT(cudaEventDestroy(consumed[b]));
+        }
+        WL_RT(cudaStreamDestroy(copy));
+    }
+    WL_RT(cudaStreamDestroy(compute));
+    for (int b = 0; b < nbuf; b++) {
+        WL_RT(cudaFree(d_batch[b]));
+        host_free(h_batch[b], o.memory);
+    }
+    float *dev_ptrs[] = {m.w, m.gw, m.y, m.a, m.g, m.loss};
+    for (float *p : dev_ptrs)
+        WL_RT(cudaFree(p));
+    host_free(h_loss, o.memory);
+
+    printf("train_loop: iters=%lld loader=%s loader_ms=%lld batch_bytes=%lld memory=%s "
+           "prefetch=%d layers=%d\n",
+           o.iters, loader_names[o.loader], o.loader_ms, o.batch_bytes, memory_names[o.memory],
+           o.prefetch, L);
+    printf("train_loop: per_iter h2d=1 h2d_bytes=%lld kernels=%d d2h=1 d2h_bytes=4 "
+           "stream_syncs=1\n",
+           o.batch_bytes, 5 * L + 3);
+    printf("train_loop: totals h2d=%lld h2d_bytes=%lld kernels=%lld d2h=%lld d2h_bytes=%lld "
+           "stream_syncs=%lld event_records=%lld event_waits=%lld\n",
+           h2d, h2d * o.batch_bytes, kernels, d2h, d2h * (long long)sizeof(float), syncs,
+           records, waits);
+    printf("train_loop: device_allocs=%lld device_bytes=%lld\n", device_allocs, device_bytes);
+    printf("train_loop: loader_ms_total=%.1f sync_wait_ms_total=%.1f loop_ms=%.1f wall_ms=%.1f\n",
+           loader_total, wait_total, loop_ms, wl_now_ms() - t_start);
+    printf("train_loop: loss_first=%.6f loss_last=%.6f\n", losses[0], losses[o.iters - 1]);
+    int status = 0;
+    if (o.verify) {
+        double err = verify_losses(losses, o, rows);
+        status = err <= 1e-4 ? 0 : 1;
+        printf("train_loop: verify=%s max_rel_err=%.3g\n", status ? "FAILED" : "ok", err);
+    }
+    free(losses);
+    return status;
+}
