@@ -16,7 +16,7 @@ TEST_SUITES += $(1)
 $(1)_TEST_OBJS := $$(patsubst %.c,$(B)/$(if $(5),asan/,)%.o,$$(wildcard tests/$(1)/test-*.c))
 $(B)/tests/test-$(1): $$($(1)_TEST_OBJS) $(2) $(if $(5),$(CT_ASAN_HARNESS_OBJS),$(CT_HARNESS_OBJS)) tests/harness/runner.c tests/$(1)/list.h | $(4)
 	@mkdir -p $$(dir $$@)
-	$$(CC) $$(CFLAGS) $(if $(5),$$(SANITIZE),) -DCT_SUITE=$(1) -Itests/harness -Itests/$(1) \
+	$$(CC) $$(CFLAGS) $(if $(5),$$(SANITIZE),) -DCT_SUITE=$(1) -DCT_LIST='"$(CURDIR)/tests/$(1)/list.h"' -Itests/harness -Itests/$(1) \
 	  -o $$@ tests/harness/runner.c $$($(1)_TEST_OBJS) $(2) \
 	  $(if $(5),$(CT_ASAN_HARNESS_OBJS),$(CT_HARNESS_OBJS)) $(3)
 $(B)/tests/test-$(1): CFLAGS += -Itests/harness

@@ -16,8 +16,14 @@
 #define CT_STR2(x) #x
 #define CT_STR(x) CT_STR2(x)
 
+/* The suite's list.h by full path (tests/build.mk sets CT_LIST): a plain "list.h" would find
+ * tests/harness/list.h, next to this file, for every suite. */
+#ifndef CT_LIST
+#define CT_LIST "list.h"
+#endif
+
 #define TEST_ENTRY(name) TEST_IMPL(name);
-#include "list.h"
+#include CT_LIST
 #undef TEST_ENTRY
 
 typedef struct {
@@ -27,7 +33,7 @@ typedef struct {
 
 static const ct_test_entry ct_tests[] = {
 #define TEST_ENTRY(name) {#name, ct_test_##name},
-#include "list.h"
+#include CT_LIST
 #undef TEST_ENTRY
 };
 
