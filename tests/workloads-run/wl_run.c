@@ -60,18 +60,18 @@ int wl_run(ct_test_proc *p, const char *prog, const char *const args[], const ch
 
 double wl_num(const char *out, const char *line, const char *key)
 {
-    size_t ll = strlen(line), kl = strlen(key);
+    char pat[256];
+    snprintf(pat, sizeof pat, " %s=", key);
+    size_t ll = strlen(line);
     for (const char *l = out; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
         if (strncmp(l, line, ll) != 0)
             continue;
-        const char *end = strchr(l, '\n');
-        for (const char *k = l + ll - 1; (k = strstr(k + 1, key)) && (!end || k < end);) {
-            if (k[-1] == ' ' && k[kl] == '=') {
-                char *stop;
-                double v = strtod(k + kl + 1, &stop);
-                if (stop != k + kl + 1)
-                    return v;
-            }
+        const char *end = strchr(l, '\n'), *k = strstr(l, pat);
+        if (k && (!end || k < end)) {
+            char *stop;
+            double v = strtod(k + strlen(pat), &stop);
+            if (stop != k + strlen(pat))
+                return v;
         }
         break;
     }

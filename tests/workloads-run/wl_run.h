@@ -13,7 +13,7 @@
 int wl_run(ct_test_proc *p, const char *prog, const char *const args[], const char *const env[],
            double *wall_ms);
 
-/* The number after "KEY=" on the first line of `out` that starts with `line` (e.g.
+/* The number after " KEY=" on the first line of `out` that starts with `line` (e.g.
  * "train_loop: totals "); NAN, with a message naming both, if there is none. */
 double wl_num(const char *out, const char *line, const char *key);
 

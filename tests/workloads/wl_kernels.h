@@ -46,10 +46,16 @@ WL_HD float wl_tl_init_weight(int layer, int col)
     return 0.9f + (float)((layer * 13 + col * 7) % 23) / 100.0f;
 }
 
+/* Row by row for the cache; each column still sums in row order, as wl_tl_column_mean does. */
 static inline void wl_host_reduce_batch(float *x, const float *batch, int rows)
 {
     for (int j = 0; j < WL_TL_WIDTH; j++)
-        x[j] = wl_tl_column_mean(batch, rows, j);
+        x[j] = 0.0f;
+    for (int r = 0; r < rows; r++)
+        for (int j = 0; j < WL_TL_WIDTH; j++)
+            x[j] += batch[(long long)r * WL_TL_WIDTH + j];
+    for (int j = 0; j < WL_TL_WIDTH; j++)
+        x[j] /= (float)rows;
 }
 static inline void wl_host_forward_linear(float *y, const float *x, const float *w, int n)
 {
