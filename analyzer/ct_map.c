@@ -1,0 +1,237 @@
+#include "ct_map.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t hash_bytes(const void *key, size_t len)
+{
+    const unsigned char *p = key;
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ p[i]) * 1099511628211ull;
+    return h ^ (h >> 29);
+}
+
+static void *xcalloc(size_t n, size_t sz)
+{
+    void *p = calloc(n ? n : 1, sz);
+    if (!p)
+        abort();
+    return p;
+}
+
+void ct_grow(void *arr, size_t *cap, size_t n, size_t sz)
+{
+    if (n <= *cap)
+        return;
+    size_t nc = *cap ? *cap : 8;
+    while (nc < n)
+        nc *= 2;
+    void **a = arr;
+    char *p = realloc(*a, nc * sz);
+    if (!p)
+        abort();
+    memset(p + *cap * sz, 0, (nc - *cap) * sz);
+    *a = p;
+    *cap = nc;
+}
+
+void ct_map_init(ct_map *m)
+{
+    memset(m, 0, sizeof *m);
+    m->cap = 16;
+    m->slots = xcalloc(m->cap, sizeof *m->slots);
+    for (size_t i = 0; i < m->cap; i++)
+        m->slots[i].idx = UINT32_MAX;
+}
+
+void ct_map_free(ct_map *m)
+{
+    for (size_t i = 0; i < m->n; i++)
+        free(m->keys[i]);
+    free(m->keys);
+    free(m->lens);
+    free(m->slots);
+    memset(m, 0, sizeof *m);
+}
+
+static size_t probe(const ct_map *m, uint64_t h, const void *key, size_t len)
+{
+    size_t i = h & (m->cap - 1);
+    for (;;) {
+        const ct_map_slot *s = &m->slots[i];
+        if (s->idx == UINT32_MAX ||
+            (s->hash == h && m->lens[s->idx] == len && memcmp(m->keys[s->idx], key, len) == 0))
+            return i;
+        i = (i + 1) & (m->cap - 1);
+    }
+}
+
+uint32_t ct_map_find(const ct_map *m, const void *key, size_t len)
+{
+    return m->slots[probe(m, hash_bytes(key, len), key, len)].idx;
+}
+
+uint32_t ct_map_get(ct_map *m, const void *key, size_t len, int *added)
+{
+    uint64_t h = hash_bytes(key, len);
+    size_t i = probe(m, h, key, len);
+    if (m->slots[i].idx != UINT32_MAX) {
+        if (added)
+            *added = 0;
+        return m->slots[i].idx;
+    }
+    if (2 * (m->n + 1) > m->cap) {
+        ct_map_slot *old = m->slots;
+        size_t oc = m->cap;
+        m->cap *= 2;
+        m->slots = xcalloc(m->cap, sizeof *m->slots);
+        for (size_t j = 0; j < m->cap; j++)
+            m->slots[j].idx = UINT32_MAX;
+        for (size_t j = 0; j < oc; j++)
+            if (old[j].idx != UINT32_MAX) {
+                size_t k = old[j].hash & (m->cap - 1);
+                while (m->slots[k].idx != UINT32_MAX)
+                    k = (k + 1) & (m->cap - 1);
+                m->slots[k] = old[j];
+            }
+        free(old);
+        i = probe(m, h, key, len);
+    }
+    size_t kc = m->keys_cap;
+    ct_grow(&m->keys, &kc, m->n + 1, sizeof *m->keys);
+    ct_grow(&m->lens, &m->keys_cap, m->n + 1, sizeof *m->lens);
+    m->keys[m->n] = xcalloc(len + 1, 1);
+    memcpy(m->keys[m->n], key, len);
+    m->lens[m->n] = len;
+    m->slots[i].hash = h;
+    m->slots[i].idx = (uint32_t)m->n;
+    if (added)
+        *added = 1;
+    return (uint32_t)m->n++;
+}
+
+static uint64_t mix64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    return x;
+}
+
+void ct_imap_init(ct_imap *m)
+{
+    m->cap = 64;
+    m->n = 0;
+    m->keys = xcalloc(m->cap, sizeof *m->keys);
+    m->vals = xcalloc(m->cap, sizeof *m->vals);
+}
+
+void ct_imap_free(ct_imap *m)
+{
+    free(m->keys);
+    free(m->vals);
+    memset(m, 0, sizeof *m);
+}
+
+static size_t islot(const ct_imap *m, uint64_t key)
+{
+    size_t i = mix64(key) & (m->cap - 1);
+    while (m->keys[i] && m->keys[i] != key)
+        i = (i + 1) & (m->cap - 1);
+    return i;
+}
+
+void ct_imap_put(ct_imap *m, uint64_t key, uint32_t val)
+{
+    if (2 * (m->n + 1) > m->cap) {
+        uint64_t *ok = m->keys;
+        uint32_t *ov = m->vals;
+        size_t oc = m->cap;
+        m->cap *= 2;
+        m->keys = xcalloc(m->cap, sizeof *m->keys);
+        m->vals = xcalloc(m->cap, sizeof *m->vals);
+        for (size_t j = 0; j < oc; j++)
+            if (ok[j]) {
+                size_t k = islot(m, ok[j]);
+                m->keys[k] = ok[j];
+                m->vals[k] = ov[j];
+            }
+        free(ok);
+        free(ov);
+    }
+    size_t i = islot(m, key);
+    if (!m->keys[i]) {
+        m->keys[i] = key;
+        m->n++;
+    }
+    m->vals[i] = val;
+}
+
+int ct_imap_get(const ct_imap *m, uint64_t key, uint32_t *val)
+{
+    size_t i = islot(m, key);
+    if (!m->keys[i])
+        return 0;
+    *val = m->vals[i];
+    return 1;
+}
+
+int ct_imap_del(ct_imap *m, uint64_t key, uint32_t *val)
+{
+    size_t i = islot(m, key);
+    if (!m->keys[i])
+        return 0;
+    if (val)
+        *val = m->vals[i];
+    m->keys[i] = 0;
+    m->n--;
+    /* shift back the entries of the probe run that follows, so lookups never stop early */
+    size_t j = i;
+    for (;;) {
+        j = (j + 1) & (m->cap - 1);
+        if (!m->keys[j])
+            break;
+        size_t home = mix64(m->keys[j]) & (m->cap - 1);
+        /* move j to i if its home is not cyclically in (i, j] */
+        if ((j > i && (home <= i || home > j)) || (j < i && (home <= i && home > j))) {
+            m->keys[i] = m->keys[j];
+            m->vals[i] = m->vals[j];
+            m->keys[j] = 0;
+            i = j;
+        }
+    }
+    return 1;
+}
+
+void ct_pool_init(ct_pool *p, size_t item_size)
+{
+    memset(p, 0, sizeof *p);
+    p->sz = item_size;
+}
+
+void ct_pool_free(ct_pool *p)
+{
+    free(p->items);
+    free(p->free_list);
+    memset(p, 0, sizeof *p);
+}
+
+uint32_t ct_pool_alloc(ct_pool *p)
+{
+    uint32_t idx;
+    if (p->nfree) {
+        idx = p->free_list[--p->nfree];
+    } else {
+        ct_grow(&p->items, &p->cap, p->n + 1, p->sz);
+        idx = (uint32_t)p->n++;
+    }
+    memset(ct_pool_at(p, idx), 0, p->sz);
+    return idx;
+}
+
+void ct_pool_put(ct_pool *p, uint32_t idx)
+{
+    ct_grow(&p->free_list, &p->free_cap, p->nfree + 1, sizeof *p->free_list);
+    p->free_list[p->nfree++] = idx;
+}

@@ -1,0 +1,1130 @@
+#include "ct_model.h"
+
+#include <assert.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const ct_op_names[CT_OP_N] = {"H2D", "D2H", "D2D", "P2P", "H2H", "memset"};
+const char *const ct_hk_names[CT_HK_N] = {"pageable", "pinned", "none"};
+const char *const ct_gap_names[CT_GAP_N] = {"data-loading", "after-sync", "after-sync-copy",
+                                            "launch", "host"};
+
+/* API categories, from the function name (cached per string id). */
+enum { CAT_LAUNCH = 1, CAT_COPY = 2, CAT_SYNCCOPY = 4, CAT_MEM = 8, CAT_SYNC = 16, CAT_KNOWN = 128 };
+
+/* ---- the sweep's time-bucketed queue --------------------------------------------------- */
+
+/* Point types, in the order points of equal time are applied: ends before begins, so that
+ * back-to-back work leaves no gap, and frees before allocations, so a peak is never counted
+ * with memory that was already released. */
+enum { P_GPU_END, P_API_END, P_SYNC_END, P_FREE, P_RATE, P_GPU_BEGIN, P_API_BEGIN, P_SYNC_BEGIN,
+       P_ALLOC, P_FAIL };
+enum { PF_H2D = 1, PF_SYNCCOPY = 2 };
+
+typedef struct {
+    uint64_t t;
+    uint8_t type, dev, flag, kind;
+    uint32_t a;   /* tid, or stack index */
+    uint64_t b;   /* bytes, or rate (double bits), or the result of a failed allocation */
+} ct_pt;
+
+#define BUCKET_SHIFT 20 /* ~1 ms */
+
+typedef struct {
+    ct_pt *v;
+    size_t n, cap;
+} bucket;
+
+struct ct_sweep {
+    bucket *ring;
+    size_t cap;          /* power of two */
+    uint64_t head;       /* bucket index applied next */
+    int started;
+    size_t pending;      /* points queued */
+    uint64_t now;        /* time the state has been advanced to */
+    uint64_t max_dur;    /* longest interval seen */
+    int api_depth, sync_depth;
+    uint32_t last_tid;
+};
+
+static void *xmalloc(size_t n)
+{
+    void *p = calloc(1, n ? n : 1);
+    if (!p)
+        abort();
+    return p;
+}
+
+static int pt_less(const ct_pt *x, const ct_pt *y)
+{
+    return x->t < y->t || (x->t == y->t && x->type < y->type);
+}
+
+static void ring_grow(ct_sweep *s, size_t need)
+{
+    size_t nc = s->cap ? s->cap : 64;
+    while (nc < need)
+        nc *= 2;
+    bucket *nr = xmalloc(nc * sizeof *nr);
+    for (size_t i = 0; i < s->cap; i++) {
+        bucket *b = &s->ring[(s->head + i) & (s->cap - 1)];
+        nr[(s->head + i) & (nc - 1)] = *b;
+    }
+    free(s->ring);
+    s->ring = nr;
+    s->cap = nc;
+}
+
+static void sweep_push(ct_proc *p, ct_pt pt)
+{
+    ct_sweep *s = p->sweep;
+    uint64_t bi = pt.t >> BUCKET_SHIFT;
+    if (!s->started) {
+        s->started = 1;
+        s->head = bi;
+        s->now = pt.t;
+    }
+    if (bi < s->head || pt.t < s->now) {
+        /* older than what has been applied: apply it as early as still possible */
+        p->late_points++;
+        pt.t = s->now > (s->head << BUCKET_SHIFT) ? s->now : s->head << BUCKET_SHIFT;
+        bi = pt.t >> BUCKET_SHIFT;
+    }
+    if (s->pending == 0 && bi > s->head)
+        s->head = bi; /* nothing queued: skip the empty stretch */
+    if (bi - s->head >= s->cap)
+        ring_grow(s, bi - s->head + 1);
+    bucket *b = &s->ring[bi & (s->cap - 1)];
+    ct_grow(&b->v, &b->cap, b->n + 1, sizeof *b->v);
+    /* insertion from the back: points mostly arrive in order */
+    size_t i = b->n++;
+    while (i > 0 && pt_less(&pt, &b->v[i - 1])) {
+        b->v[i] = b->v[i - 1];
+        i--;
+    }
+    b->v[i] = pt;
+    s->pending++;
+}
+
+/* A call being joined: API record + its detail (+ its GPU record for launches and copies). */
+typedef struct {
+    uint64_t corr;
+    uint8_t have_api, have_detail, type; /* type: CT_REC_LAUNCH / COPY / MEM */
+    uint8_t churn;
+    uint64_t api_start, api_end;
+    uint32_t api_idx, tid;
+    union {
+        ct_rec_launch launch;
+        ct_rec_copy copy;
+        struct {
+            uint32_t stack;
+        } mem;
+    } u;
+} callent;
+
+
+/* Live allocation */
+typedef struct {
+    uint64_t size;
+    uint32_t stack;
+    uint8_t dev, churn, kind;
+} liveent;
+
+
+/* ---- processes -------------------------------------------------------------------------- */
+
+static ct_thread *thread_of(ct_proc *p, uint32_t tid)
+{
+    int added;
+    uint32_t i = ct_map_get(&p->thread_idx, &tid, sizeof tid, &added);
+    if (added) {
+        ct_grow(&p->threads, &p->threads_cap, i + 1, sizeof *p->threads);
+        p->threads[i].tid = tid;
+        p->nthreads = i + 1;
+    }
+    return &p->threads[i];
+}
+
+static uint32_t stack_index(ct_proc *p, uint32_t id)
+{
+    if (id == 0)
+        return 0;
+    int added;
+    uint32_t i = ct_map_get(&p->stack_idx, &id, sizeof id, &added) + 1;
+    if (added) {
+        ct_grow(&p->stack_ids, &p->stacks_cap, i + 1, sizeof *p->stack_ids);
+        p->stack_ids[i] = id;
+        p->nstacks = i + 1;
+    }
+    return i;
+}
+
+static const char *env_value(const ct_header *h, const char *name)
+{
+    size_t n = strlen(name);
+    for (size_t i = 0; i < h->nenv; i++)
+        if (strncmp(h->env[i], name, n) == 0 && h->env[i][n] == '=')
+            return h->env[i] + n + 1;
+    return NULL;
+}
+
+static void proc_init(ct_model *m, ct_proc *p, uint32_t file)
+{
+    const ct_header *h = ct_reader_header(m->rd, file);
+    p->file = file;
+    p->rank = -1;
+    snprintf(p->host, sizeof p->host, "%s", h && h->hostname ? h->hostname : "");
+    p->pid = h ? h->pid : 0;
+    if (h && h->cmdline) {
+        size_t n = h->cmdline_len < sizeof p->command - 1 ? h->cmdline_len : sizeof p->command - 1;
+        memcpy(p->command, h->cmdline, n);
+        p->command[n] = 0;
+        while (n > 0 && p->command[n - 1] == 0)
+            n--;
+        for (size_t i = 0; i < n; i++)
+            if (p->command[i] == 0)
+                p->command[i] = ' ';
+    }
+    static const char *const rank_vars[] = {"RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK",
+                                            "PMI_RANK"};
+    for (size_t i = 0; h && i < sizeof rank_vars / sizeof *rank_vars; i++) {
+        const char *v = env_value(h, rank_vars[i]);
+        if (v && *v) {
+            p->rank = atoi(v);
+            break;
+        }
+    }
+    p->stats = ct_reader_stats(m->rd, file);
+    p->t_first = UINT64_MAX;
+    for (int d = 0; d <= CT_MAX_DEV; d++) {
+        ct_series_init(&p->dev[d].util);
+        ct_series_init(&p->dev[d].mem);
+    }
+    ct_map_init(&p->thread_idx);
+    ct_imap_init(&p->corr);
+    ct_pool_init(&p->calls, sizeof(callent));
+    ct_map_init(&p->stack_idx);
+    p->nstacks = 1;
+    ct_grow(&p->stack_ids, &p->stacks_cap, 1, sizeof *p->stack_ids);
+    ct_imap_init(&p->live);
+    ct_pool_init(&p->allocs, sizeof(liveent));
+    ct_map_init(&p->holders);
+    ct_map_init(&p->freed_sizes);
+    ct_map_init(&p->sites);
+    ct_sketch_init(&p->launch_queue);
+    p->sweep = xmalloc(sizeof *p->sweep);
+}
+
+static int dev_slot(uint32_t device)
+{
+    return device < CT_MAX_DEV ? (int)device : CT_MAX_DEV - 1;
+}
+
+void ct_model_init(ct_model *m, const ct_reader *rd, const ct_observer *obs)
+{
+    memset(m, 0, sizeof *m);
+    m->rd = rd;
+    m->obs = obs;
+    m->nprocs = ct_reader_nfiles(rd);
+    m->procs = xmalloc(m->nprocs * sizeof *m->procs);
+    ct_map_init(&m->kernel_names);
+    ct_map_init(&m->variants);
+    ct_map_init(&m->api_names);
+    m->kcache = xmalloc(m->nprocs * sizeof *m->kcache);
+    m->acache = xmalloc(m->nprocs * sizeof *m->acache);
+    m->acat = xmalloc(m->nprocs * sizeof *m->acat);
+    m->kcache_n = xmalloc(m->nprocs * sizeof *m->kcache_n);
+    m->acache_n = xmalloc(m->nprocs * sizeof *m->acache_n);
+    m->t0 = UINT64_MAX;
+    for (size_t i = 0; i < m->nprocs; i++) {
+        proc_init(m, &m->procs[i], (uint32_t)i);
+        if (obs && obs->on_proc)
+            obs->on_proc(obs->ctx, &m->procs[i]);
+    }
+}
+
+/* ---- names ------------------------------------------------------------------------------ */
+
+static uint32_t stat_index(ct_map *names, ct_stat **arr, size_t *cap, const char *name)
+{
+    int added;
+    uint32_t i = ct_map_get(names, name, strlen(name), &added);
+    if (added) {
+        ct_grow(arr, cap, i + 1, sizeof **arr);
+        ct_sketch_init(&(*arr)[i].d);
+    }
+    return i;
+}
+
+static uint32_t cached(ct_model *m, uint32_t file, uint32_t sid, int api)
+{
+    uint32_t **cache = api ? &m->acache[file] : &m->kcache[file];
+    size_t *n = api ? &m->acache_n[file] : &m->kcache_n[file];
+    if (sid < *n && (*cache)[sid])
+        return (*cache)[sid] - 1;
+    char tmp[CT_STRTMP];
+    const char *name = ct_reader_str(m->rd, file, sid, tmp);
+    uint32_t idx = api ? stat_index(&m->api_names, &m->api, &m->api_cap, name)
+                       : stat_index(&m->kernel_names, &m->kernels, &m->kernels_cap, name);
+    if (sid < 1u << 24 && ct_reader_string(m->rd, file, sid)) { /* cache only resolved names */
+        size_t c = *n;
+        ct_grow(cache, &c, sid + 1, sizeof **cache);
+        if (api) {
+            size_t c2 = *n;
+            ct_grow(&m->acat[file], &c2, sid + 1, 1);
+        }
+        *n = c;
+        (*cache)[sid] = idx + 1;
+    }
+    return idx;
+}
+
+static uint8_t api_category(const char *name)
+{
+    uint8_t c = CAT_KNOWN;
+    if (strstr(name, "Launch"))
+        c |= CAT_LAUNCH;
+    if (strstr(name, "Memcpy") || strstr(name, "Memset") || strstr(name, "MemcpyPeer")) {
+        c |= CAT_COPY;
+        if (!strstr(name, "Async"))
+            c |= CAT_SYNCCOPY;
+    }
+    if (strstr(name, "Malloc") || strstr(name, "MemAlloc") || strstr(name, "Free") ||
+        strstr(name, "HostAlloc") || strstr(name, "MemCreate") || strstr(name, "MemRelease") ||
+        strstr(name, "HostRegister") || strstr(name, "HostUnregister"))
+        c |= CAT_MEM;
+    if (strstr(name, "Synchronize"))
+        c |= CAT_SYNC;
+    return c;
+}
+
+static uint8_t api_cat(ct_model *m, uint32_t file, uint32_t sid, uint32_t idx)
+{
+    if (sid < m->acache_n[file]) {
+        uint8_t *c = &m->acat[file][sid];
+        if (!*c)
+            *c = api_category(ct_map_key(&m->api_names, idx));
+        return *c;
+    }
+    return api_category(ct_map_key(&m->api_names, idx));
+}
+
+/* ---- call sites ----------------------------------------------------------------------------- */
+
+static void site_add(ct_proc *p, int kind, uint32_t api_idx, uint32_t stack, uint64_t bytes,
+                     uint64_t ns)
+{
+    uint32_t key[3] = {(uint32_t)kind, api_idx, stack};
+    int added;
+    uint32_t i = ct_map_get(&p->sites, key, sizeof key, &added);
+    if (added)
+        ct_grow(&p->site, &p->site_cap, i + 1, sizeof *p->site);
+    p->site[i].count++;
+    p->site[i].bytes += bytes;
+    p->site[i].ns += ns;
+}
+
+/* ---- the sweep: applying points ----------------------------------------------------------- */
+
+static void split_add(ct_hostsplit *h, const ct_hostsplit *x)
+{
+    h->in_api += x->in_api;
+    h->blocked += x->blocked;
+    h->compute += x->compute;
+    h->wait += x->wait;
+    h->unknown += x->unknown;
+}
+
+/* Advances the state from s->now to t: busy time and idle time by host state. */
+static void advance(ct_proc *p, uint64_t t)
+{
+    ct_sweep *s = p->sweep;
+    if (t <= s->now)
+        return;
+    uint64_t len = t - s->now;
+    ct_hostsplit seg = {0};
+    int seg_done = 0;
+    for (int d = 0; d < CT_MAX_DEV; d++) {
+        ct_dev *dv = &p->dev[d];
+        if (!dv->windowed)
+            continue;
+        if (dv->busy_depth > 0) {
+            dv->busy += len;
+            ct_series_add_interval(&dv->util, s->now, t);
+            continue;
+        }
+        if (!seg_done) {
+            seg_done = 1;
+            if (s->sync_depth > 0) {
+                seg.blocked = len;
+            } else if (s->api_depth > 0) {
+                seg.in_api = len;
+            } else {
+                uint32_t ti;
+                const ct_thread *th = NULL;
+                uint32_t tid = s->last_tid;
+                if (ct_map_count(&p->thread_idx) &&
+                    (ti = ct_map_find(&p->thread_idx, &tid, sizeof tid)) != UINT32_MAX)
+                    th = &p->threads[ti];
+                if (th && th->rate_known) {
+                    double r = th->rate < 0 ? 0 : th->rate > 1 ? 1 : th->rate;
+                    seg.compute = (uint64_t)((double)len * r + 0.5);
+                    seg.wait = len - seg.compute;
+                } else {
+                    seg.unknown = len;
+                }
+            }
+        }
+        split_add(&dv->pend, &seg);
+    }
+    s->now = t;
+}
+
+static void top_insert(ct_dev *dv, const ct_gap *g)
+{
+    int i = dv->ntop < CT_TOP_GAPS ? dv->ntop++ : CT_TOP_GAPS;
+    if (i == CT_TOP_GAPS) {
+        if (g->len <= dv->top[CT_TOP_GAPS - 1].len)
+            return;
+        i = CT_TOP_GAPS - 1;
+    }
+    while (i > 0 && dv->top[i - 1].len < g->len) {
+        dv->top[i] = dv->top[i - 1];
+        i--;
+    }
+    dv->top[i] = *g;
+}
+
+static void gap_end(ct_dev *dv, uint64_t t, int h2d)
+{
+    ct_gap g = {.start = dv->gap_start, .len = t - dv->gap_start, .host = dv->pend};
+    const ct_hostsplit *h = &dv->pend;
+    uint64_t outside = h->compute + h->wait + h->unknown;
+    if (h2d && outside * 2 >= g.len)
+        g.cls = CT_GAP_STARVE;
+    else if (dv->gap_sync)
+        g.cls = CT_GAP_SYNC;
+    else if (dv->gap_synccpy)
+        g.cls = CT_GAP_SYNCCPY;
+    else if (h->in_api * 2 >= g.len)
+        g.cls = CT_GAP_LAUNCH;
+    else
+        g.cls = CT_GAP_HOST;
+    split_add(&dv->idle, h);
+    if (g.len > 0) {
+        dv->gap_ns[g.cls] += g.len;
+        dv->gap_count[g.cls]++;
+        split_add(&dv->gap_host[g.cls], h);
+        top_insert(dv, &g);
+    }
+    memset(&dv->pend, 0, sizeof dv->pend);
+}
+
+/* The largest holders of device slot d's live memory, by call stack. */
+static int snapshot_holders(const ct_proc *p, int d, ct_holder *out)
+{
+    int n = 0;
+    for (uint32_t i = 0; i < ct_map_count(&p->holders); i++) {
+        uint32_t key[2];
+        memcpy(key, ct_map_key(&p->holders, i), sizeof key);
+        if ((int)key[0] != d || p->holder_bytes[i] == 0)
+            continue;
+        ct_holder h = {.stack = key[1], .bytes = p->holder_bytes[i], .count = p->holder_count[i]};
+        int j = n < CT_TOP_STACKS ? n++ : CT_TOP_STACKS;
+        if (j == CT_TOP_STACKS) {
+            if (h.bytes <= out[CT_TOP_STACKS - 1].bytes)
+                continue;
+            j = CT_TOP_STACKS - 1;
+        }
+        while (j > 0 && out[j - 1].bytes < h.bytes) {
+            out[j] = out[j - 1];
+            j--;
+        }
+        out[j] = h;
+    }
+    return n;
+}
+
+static void holder_add(ct_proc *p, int d, uint32_t stack, uint64_t bytes, int sign)
+{
+    uint32_t key[2] = {(uint32_t)d, stack};
+    int added;
+    uint32_t i = ct_map_get(&p->holders, key, sizeof key, &added);
+    if (added) {
+        size_t c = p->holders_cap;
+        ct_grow(&p->holder_bytes, &c, i + 1, sizeof *p->holder_bytes);
+        ct_grow(&p->holder_count, &p->holders_cap, i + 1, sizeof *p->holder_count);
+    }
+    if (sign > 0) {
+        p->holder_bytes[i] += bytes;
+        p->holder_count[i]++;
+    } else {
+        p->holder_bytes[i] -= bytes < p->holder_bytes[i] ? bytes : p->holder_bytes[i];
+        p->holder_count[i] -= p->holder_count[i] > 0;
+    }
+}
+
+static void apply(ct_model *m, ct_proc *p, const ct_pt *pt)
+{
+    ct_sweep *s = p->sweep;
+    advance(p, pt->t);
+    ct_dev *dv = &p->dev[pt->dev];
+    switch (pt->type) {
+    case P_GPU_BEGIN:
+        if (!dv->windowed) {
+            dv->windowed = 1;
+            dv->first_gpu = pt->t;
+        } else if (dv->busy_depth == 0) {
+            gap_end(dv, pt->t, pt->flag & PF_H2D);
+        }
+        dv->busy_depth++;
+        break;
+    case P_GPU_END:
+        if (dv->busy_depth > 0 && --dv->busy_depth == 0) {
+            dv->gap_start = pt->t;
+            dv->gap_sync = dv->gap_synccpy = 0;
+            memset(&dv->pend, 0, sizeof dv->pend);
+        }
+        if (pt->t > dv->last_gpu)
+            dv->last_gpu = pt->t;
+        break;
+    case P_API_BEGIN:
+        s->api_depth++;
+        s->last_tid = pt->a;
+        break;
+    case P_API_END:
+    case P_SYNC_END:
+        if (pt->type == P_API_END)
+            s->api_depth -= s->api_depth > 0;
+        else
+            s->sync_depth -= s->sync_depth > 0;
+        if (pt->type == P_API_END)
+            s->last_tid = pt->a;
+        if (pt->type == P_SYNC_END || (pt->flag & PF_SYNCCOPY))
+            for (int d = 0; d < CT_MAX_DEV; d++)
+                if (p->dev[d].windowed && p->dev[d].busy_depth == 0) {
+                    if (pt->flag & PF_SYNCCOPY)
+                        p->dev[d].gap_synccpy = 1;
+                    else
+                        p->dev[d].gap_sync = 1;
+                }
+        break;
+    case P_SYNC_BEGIN:
+        s->sync_depth++;
+        break;
+    case P_RATE: {
+        ct_thread *th = thread_of(p, pt->a);
+        double r;
+        memcpy(&r, &pt->b, sizeof r);
+        th->rate = r;
+        th->rate_known = 1;
+        break;
+    }
+    case P_ALLOC:
+        dv->in_use += pt->b;
+        dv->allocs++;
+        dv->alloc_bytes += pt->b;
+        holder_add(p, pt->dev, pt->a, pt->b, +1);
+        if (dv->in_use > dv->peak) {
+            dv->peak = dv->in_use;
+            dv->peak_time = pt->t;
+            dv->peak_pending = 1;
+        }
+        ct_series_note(&dv->mem, pt->t, dv->in_use);
+        if (m->obs && m->obs->on_mem)
+            m->obs->on_mem(m->obs->ctx, p, pt->t, pt->dev == CT_HOST_DEV ? -1 : pt->dev, dv->in_use);
+        break;
+    case P_FREE:
+        if (dv->peak_pending) {
+            dv->npeak_holders = snapshot_holders(p, pt->dev, dv->peak_holders);
+            dv->peak_pending = 0;
+        }
+        dv->in_use -= pt->b < dv->in_use ? pt->b : dv->in_use;
+        dv->frees++;
+        holder_add(p, pt->dev, pt->a, pt->b, -1);
+        ct_series_note(&dv->mem, pt->t, dv->in_use);
+        if (m->obs && m->obs->on_mem)
+            m->obs->on_mem(m->obs->ctx, p, pt->t, pt->dev == CT_HOST_DEV ? -1 : pt->dev, dv->in_use);
+        break;
+    case P_FAIL:
+        if (dv->nfails < CT_MAX_FAILS) {
+            ct_fail *f = &dv->fails[dv->nfails];
+            f->time = pt->t;
+            f->requested = pt->b;
+            f->in_use = dv->in_use;
+            f->stack = pt->a;
+            f->kind = pt->kind;
+            f->nholders = snapshot_holders(p, pt->dev, f->holders);
+        }
+        dv->nfails++;
+        break;
+    }
+}
+
+/* Applies every queued point older than `upto`. */
+static void sweep_run(ct_model *m, ct_proc *p, uint64_t upto)
+{
+    ct_sweep *s = p->sweep;
+    while (s->pending > 0 && ((s->head + 1) << BUCKET_SHIFT) <= upto) {
+        bucket *b = &s->ring[s->head & (s->cap - 1)];
+        for (size_t i = 0; i < b->n; i++)
+            apply(m, p, &b->v[i]);
+        s->pending -= b->n;
+        b->n = 0;
+        s->head++;
+    }
+}
+
+static void push_interval(ct_model *m, ct_proc *p, uint64_t a, uint64_t b, int tb, int te,
+                          int dev, int flag, uint32_t tid)
+{
+    ct_sweep *s = p->sweep;
+    if (b < a)
+        a = b;
+    if (b - a > s->max_dur)
+        s->max_dur = b - a;
+    sweep_push(p, (ct_pt){.t = a, .type = (uint8_t)tb, .dev = (uint8_t)dev, .flag = (uint8_t)flag, .a = tid});
+    sweep_push(p, (ct_pt){.t = b, .type = (uint8_t)te, .dev = (uint8_t)dev, .flag = (uint8_t)flag, .a = tid});
+    (void)m;
+}
+
+/* ---- record handlers ---------------------------------------------------------------------- */
+
+static callent *call_get(ct_proc *p, uint64_t corr, int create)
+{
+    uint32_t idx;
+    if (ct_imap_get(&p->corr, corr, &idx))
+        return ct_pool_at(&p->calls, idx);
+    if (!create)
+        return NULL;
+    idx = ct_pool_alloc(&p->calls);
+    ct_imap_put(&p->corr, corr, idx);
+    callent *c = ct_pool_at(&p->calls, idx);
+    c->corr = corr;
+    return c;
+}
+
+static void call_drop(ct_proc *p, uint64_t corr)
+{
+    uint32_t idx;
+    if (ct_imap_del(&p->corr, corr, &idx))
+        ct_pool_put(&p->calls, idx);
+}
+
+static int host_kind(const ct_rec_copy *c)
+{
+    uint32_t k = c->dir == CT_DIR_DTOH ? c->dst_kind : c->dir == CT_DIR_HTOD ? c->src_kind
+                 : c->src_kind == CT_MEMKIND_PAGEABLE || c->dst_kind == CT_MEMKIND_PAGEABLE
+                     ? CT_MEMKIND_PAGEABLE
+                 : c->src_kind == CT_MEMKIND_PINNED || c->dst_kind == CT_MEMKIND_PINNED
+                     ? CT_MEMKIND_PINNED
+                     : CT_MEMKIND_UNKNOWN;
+    if (c->op == CT_COPY_MEMSET)
+        return CT_HK_NONE;
+    return k == CT_MEMKIND_PAGEABLE ? CT_HK_PAGEABLE : k == CT_MEMKIND_PINNED ? CT_HK_PINNED : CT_HK_NONE;
+}
+
+static int copy_op(const ct_rec_copy *c)
+{
+    if (c->op == CT_COPY_MEMSET)
+        return CT_OP_MEMSET;
+    switch (c->dir) {
+    case CT_DIR_HTOD: return CT_OP_H2D;
+    case CT_DIR_DTOH: return CT_OP_D2H;
+    case CT_DIR_PEER: return CT_OP_P2P;
+    case CT_DIR_HTOH: return CT_OP_H2H;
+    default: return CT_OP_D2D;
+    }
+}
+
+/* API and detail of a call are both known: host-side accounting. */
+static void call_host_done(ct_model *m, ct_proc *p, callent *c)
+{
+    uint64_t host_ns = c->api_end - c->api_start;
+    if (c->type == CT_REC_COPY) {
+        const ct_rec_copy *cp = &c->u.copy;
+        int hk = host_kind(cp);
+        if (cp->op == CT_COPY_MEMCPY && (cp->flags & CT_COPY_ASYNC) && hk == CT_HK_PAGEABLE) {
+            p->async_pageable_count++;
+            p->async_pageable_bytes += cp->bytes;
+            p->async_pageable_host_ns += host_ns;
+            site_add(p, CT_SITE_ASYNC_PAGEABLE, c->api_idx, 0, cp->bytes, host_ns);
+        }
+        if (cp->op == CT_COPY_MEMCPY && !(cp->flags & CT_COPY_ASYNC) &&
+            !(cp->dir == CT_DIR_HTOD && cp->bytes <= 65536) && cp->dir != CT_DIR_DTOD) {
+            p->sync_copy_count++;
+            p->sync_copy_bytes += cp->bytes;
+            p->sync_copy_host_ns += host_ns;
+            site_add(p, CT_SITE_SYNC_COPY, c->api_idx, 0, cp->bytes, host_ns);
+        }
+        if (cp->dir == CT_DIR_HTOH)
+            call_drop(p, c->corr); /* no GPU work follows */
+    } else if (c->type == CT_REC_MEM) {
+        if (c->churn) {
+            p->churn_ns += host_ns;
+            site_add(p, CT_SITE_CHURN, c->api_idx, c->u.mem.stack, 0, host_ns);
+        }
+        call_drop(p, c->corr);
+    } else if (c->type == CT_REC_LAUNCH) {
+        p->launches++;
+        p->launch_api_ns += host_ns;
+    }
+    (void)m;
+}
+
+static void on_api(ct_model *m, ct_proc *p, const ct_rec *r)
+{
+    const ct_rec_api *a = &r->u.api;
+    uint32_t idx = cached(m, r->file, a->function, 1);
+    ct_stat *st = &m->api[idx];
+    uint64_t start = a->start <= r->ts ? a->start : r->ts;
+    ct_sketch_add(&st->d, r->ts - start);
+    if (a->result != 0)
+        st->failures++;
+    uint8_t cat = api_cat(m, r->file, a->function, idx);
+    ct_thread *th = thread_of(p, r->tid);
+    th->api_calls++;
+    push_interval(m, p, start, r->ts, P_API_BEGIN, P_API_END, 0, (cat & CAT_SYNCCOPY) ? PF_SYNCCOPY : 0,
+                  r->tid);
+    if (cat & (CAT_LAUNCH | CAT_COPY | CAT_MEM)) {
+        callent *c = call_get(p, a->corr, 0);
+        if (c) {
+            c->have_api = 1;
+            c->api_start = start;
+            c->api_end = r->ts;
+            c->api_idx = idx;
+            c->tid = r->tid;
+            if (c->have_detail)
+                call_host_done(m, p, c);
+        } else {
+            callent *n = call_get(p, a->corr, 1);
+            n->have_api = 1;
+            n->api_start = start;
+            n->api_end = r->ts;
+            n->api_idx = idx;
+            n->tid = r->tid;
+            /* A detail is appended next to its call, so a call of this thread that is still
+             * without one four calls later never gets one (a nested call, a lost record). */
+            int k = (int)(th->api_calls % 4);
+            callent *old = th->recent_corr[k] ? call_get(p, th->recent_corr[k], 0) : NULL;
+            if (old && !old->have_detail)
+                call_drop(p, th->recent_corr[k]);
+            th->recent_corr[k] = a->corr;
+        }
+    }
+    if (m->obs && m->obs->on_api)
+        m->obs->on_api(m->obs->ctx, p, r, ct_map_key(&m->api_names, idx));
+}
+
+/* Detail records (LAUNCH, COPY, MEM) attach to their call. */
+static callent *detail(ct_model *m, ct_proc *p, uint64_t corr, int type)
+{
+    callent *c = call_get(p, corr, 1);
+    c->type = (uint8_t)type;
+    c->have_detail = 1;
+    (void)m;
+    return c;
+}
+
+static void on_gpu(ct_model *m, ct_proc *p, const ct_rec *r)
+{
+    const ct_rec_gpu *g = &r->u.gpu;
+    int d = dev_slot(g->device);
+    ct_dev *dv = &p->dev[d];
+    dv->seen = 1;
+    uint64_t start = g->start <= r->ts ? g->start : r->ts, dur = r->ts - start;
+    callent *c = call_get(p, g->corr, 0);
+    ct_call call = {.corr = g->corr};
+    int flag = 0;
+    if (c && c->have_detail) {
+        call.have_api = c->have_api;
+        call.api_start = c->api_start;
+        call.api_end = c->api_end;
+        call.tid = c->tid;
+        call.api_name = c->have_api ? ct_map_key(&m->api_names, c->api_idx) : NULL;
+    }
+    if (c && c->have_detail && c->type == CT_REC_LAUNCH) {
+        uint32_t k = cached(m, r->file, c->u.launch.function, 0);
+        ct_sketch_add(&m->kernels[k].d, dur);
+        m->gpu_ns_total += dur;
+        dv->kernels++;
+        dv->kernel_ns += dur;
+        call.is_launch = 1;
+        call.launch = &c->u.launch;
+        call.kernel_name = ct_map_key(&m->kernel_names, k);
+        if (c->have_api) {
+            if (start >= c->api_start)
+                ct_sketch_add(&p->launch_queue, start - c->api_start);
+            if (dur < c->api_end - c->api_start)
+                p->short_kernels++;
+        }
+        if (m->variants_on) {
+            char key[512];
+            const ct_rec_launch *l = &c->u.launch;
+            int n = snprintf(key, sizeof key, "%s  <<<(%u,%u,%u),(%u,%u,%u)>>>", call.kernel_name,
+                             l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1],
+                             l->block[2]);
+            (void)n;
+            uint32_t vi = stat_index(&m->variants, &m->variant_stats, &m->variants_cap, key);
+            ct_sketch_add(&m->variant_stats[vi].d, dur);
+        }
+    } else if (c && c->have_detail && c->type == CT_REC_COPY) {
+        const ct_rec_copy *cp = &c->u.copy;
+        int op = copy_op(cp), hk = host_kind(cp);
+        ct_copystat *cs = &m->copies[op][hk];
+        cs->count++;
+        cs->bytes += cp->bytes;
+        cs->ns += dur;
+        if (cs->peak_bps == 0 && dv->have_prop)
+            cs->peak_bps = op == CT_OP_D2D || op == CT_OP_MEMSET ? ct_dev_mem_peak(&dv->prop)
+                                                                 : ct_dev_link_peak(&dv->prop);
+        call.is_copy = 1;
+        call.copy = cp;
+        if (op == CT_OP_H2D || op == CT_OP_D2H) {
+            int dir = op == CT_OP_D2H;
+            if (op == CT_OP_H2D) {
+                flag = PF_H2D;
+                p->h2d_copies++;
+            }
+            if (hk == CT_HK_PINNED) {
+                p->pinned_bytes[d][dir] += cp->bytes;
+                p->pinned_ns[d][dir] += dur;
+            } else if (hk == CT_HK_PAGEABLE) {
+                p->pg_bytes[d][dir] += cp->bytes;
+                p->pg_ns[d][dir] += dur;
+                p->pg_count[d][dir]++;
+                site_add(p, CT_SITE_PAGEABLE, c->have_api ? c->api_idx : UINT32_MAX, 0, cp->bytes,
+                         dur);
+            }
+        }
+    } else {
+        p->unmatched_gpu++;
+    }
+    push_interval(m, p, start, r->ts, P_GPU_BEGIN, P_GPU_END, d, flag, 0);
+    if (m->obs && m->obs->on_gpu)
+        m->obs->on_gpu(m->obs->ctx, p, r, &call);
+    if (c)
+        call_drop(p, g->corr);
+}
+
+static int mem_slot(const ct_rec_mem *mr)
+{
+    switch (mr->kind) {
+    case CT_ALLOC_PINNED:
+    case CT_ALLOC_HOST_REGISTER:
+        return CT_HOST_DEV;
+    case CT_ALLOC_DEVICE:
+    case CT_ALLOC_POOL:
+    case CT_ALLOC_VMM_PHYSICAL:
+    case CT_ALLOC_MANAGED:
+        return dev_slot(mr->device);
+    default:
+        return -1; /* mappings and reservations do not add memory in use */
+    }
+}
+
+static void on_mem(ct_model *m, ct_proc *p, const ct_rec *r)
+{
+    const ct_rec_mem *mr = &r->u.mem;
+    int d = mem_slot(mr);
+    if (d < 0)
+        return;
+    uint32_t stack = stack_index(p, mr->stack);
+    int churn = 0;
+    if (mr->op == CT_MEM_ALLOC) {
+        if (mr->result != 0) {
+            sweep_push(p, (ct_pt){.t = r->ts, .type = P_FAIL, .dev = (uint8_t)d, .a = stack,
+                                  .b = mr->size, .kind = (uint8_t)mr->kind});
+            return;
+        }
+        uint64_t key[2] = {(uint64_t)d, mr->size};
+        if (d != CT_HOST_DEV && ct_map_find(&p->freed_sizes, key, sizeof key) != UINT32_MAX &&
+            mr->kind == CT_ALLOC_DEVICE) {
+            churn = 1;
+            p->churn_allocs++;
+        }
+        uint32_t li = ct_pool_alloc(&p->allocs);
+        liveent *le = ct_pool_at(&p->allocs, li);
+        le->size = mr->size;
+        le->stack = stack;
+        le->dev = (uint8_t)d;
+        le->churn = (uint8_t)churn;
+        le->kind = (uint8_t)mr->kind;
+        uint32_t old;
+        if (ct_imap_del(&p->live, mr->address ? mr->address : mr->handle, &old))
+            ct_pool_put(&p->allocs, old); /* its free was lost: the new block replaces it */
+        ct_imap_put(&p->live, mr->address ? mr->address : mr->handle, li);
+        sweep_push(p, (ct_pt){.t = r->ts, .type = P_ALLOC, .dev = (uint8_t)d, .a = stack, .b = mr->size});
+    } else {
+        uint32_t li;
+        if (!ct_imap_del(&p->live, mr->address ? mr->address : mr->handle, &li)) {
+            p->unknown_frees++;
+            return;
+        }
+        liveent *le = ct_pool_at(&p->allocs, li);
+        uint64_t key[2] = {(uint64_t)le->dev, le->size};
+        ct_map_get(&p->freed_sizes, key, sizeof key, NULL);
+        churn = le->churn;
+        if (churn)
+            p->churn_frees++;
+        sweep_push(p, (ct_pt){.t = r->ts, .type = P_FREE, .dev = le->dev, .a = le->stack, .b = le->size});
+        ct_pool_put(&p->allocs, li);
+    }
+    callent *c = detail(m, p, mr->corr, CT_REC_MEM);
+    c->churn = (uint8_t)churn;
+    c->u.mem.stack = stack;
+    if (c->have_api)
+        call_host_done(m, p, c);
+}
+
+static void on_cpu(ct_model *m, ct_proc *p, const ct_rec *r)
+{
+    ct_thread *th = thread_of(p, r->u.cpu.tid);
+    uint64_t cpu = r->u.cpu.user_ns + r->u.cpu.sys_ns;
+    if (th->have_reading && r->ts > th->last_ts && cpu >= th->last_cpu) {
+        double rate = (double)(cpu - th->last_cpu) / (double)(r->ts - th->last_ts);
+        ct_pt pt = {.t = th->last_ts, .type = P_RATE, .a = th->tid};
+        memcpy(&pt.b, &rate, sizeof rate);
+        sweep_push(p, pt);
+    }
+    th->have_reading = 1;
+    th->last_ts = r->ts;
+    th->last_cpu = cpu;
+    (void)m;
+}
+
+void ct_model_feed(ct_model *m, const ct_rec *r)
+{
+    if (r->file >= m->nprocs)
+        return;
+    ct_proc *p = &m->procs[r->file];
+    m->records++;
+    if (r->type >= CT_REC_TYPE_LIMIT)
+        return;
+    if (r->ts < p->t_first)
+        p->t_first = r->ts;
+    if (r->ts > p->t_last)
+        p->t_last = r->ts;
+    if (r->ts < m->t0)
+        m->t0 = r->ts;
+    switch (r->type) {
+    case CT_REC_THREAD: {
+        ct_thread *th = thread_of(p, r->u.thread.tid);
+        char tmp[CT_STRTMP];
+        snprintf(th->name, sizeof th->name, "%s", ct_reader_str(m->rd, r->file, r->u.thread.name, tmp));
+        if (m->obs && m->obs->on_thread)
+            m->obs->on_thread(m->obs->ctx, p, th);
+        break;
+    }
+    case CT_REC_DEVICE: {
+        ct_dev *dv = &p->dev[dev_slot(r->u.device.device)];
+        dv->seen = 1;
+        dv->prop = r->u.device;
+        dv->have_prop = 1;
+        char tmp[CT_STRTMP];
+        snprintf(dv->name, sizeof dv->name, "%s", ct_reader_str(m->rd, r->file, r->u.device.name, tmp));
+        break;
+    }
+    case CT_REC_STREAM:
+        if (m->obs && m->obs->on_stream && r->u.stream.op == CT_STREAM_CREATE)
+            m->obs->on_stream(m->obs->ctx, p, dev_slot(r->u.stream.device), r->u.stream.stream);
+        break;
+    case CT_REC_API:
+        on_api(m, p, r);
+        break;
+    case CT_REC_LAUNCH: {
+        callent *c = detail(m, p, r->u.launch.corr, CT_REC_LAUNCH);
+        c->u.launch = r->u.launch;
+        if (c->have_api)
+            call_host_done(m, p, c);
+        break;
+    }
+    case CT_REC_COPY: {
+        callent *c = detail(m, p, r->u.copy.corr, CT_REC_COPY);
+        c->u.copy = r->u.copy;
+        if (c->have_api)
+            call_host_done(m, p, c);
+        break;
+    }
+    case CT_REC_GPU:
+        on_gpu(m, p, r);
+        break;
+    case CT_REC_MEM:
+        on_mem(m, p, r);
+        break;
+    case CT_REC_SYNC: {
+        const ct_rec_sync *sy = &r->u.sync;
+        uint64_t start = sy->start <= r->ts ? sy->start : r->ts;
+        if (sy->kind >= CT_SYNC_DEVICE && sy->kind <= CT_SYNC_EVENT) {
+            p->sync_calls++;
+            p->sync_ns += r->ts - start;
+            site_add(p, CT_SITE_SYNC, sy->kind, 0, 0, r->ts - start);
+        }
+        if (sy->kind < 8)
+            p->sync_count_kind[sy->kind]++;
+        if (sy->kind != CT_SYNC_STREAM_WAIT_EVENT)
+            push_interval(m, p, start, r->ts, P_SYNC_BEGIN, P_SYNC_END, 0,
+                          sy->kind == CT_SYNC_MEMCPY ? PF_SYNCCOPY : 0, r->tid);
+        break;
+    }
+    case CT_REC_CPU:
+        on_cpu(m, p, r);
+        break;
+    case CT_REC_END:
+        p->ended = 1;
+        p->end = r->u.end;
+        break;
+    default:
+        break;
+    }
+    ct_sweep *s = p->sweep;
+    uint64_t lag = 2 * s->max_dur > CT_SWEEP_MIN_LAG_NS ? 2 * s->max_dur : CT_SWEEP_MIN_LAG_NS;
+    if (s->pending && r->ts > lag && ((s->head + 1) << BUCKET_SHIFT) <= r->ts - lag)
+        sweep_run(m, p, r->ts - lag);
+}
+
+void ct_model_finish(ct_model *m)
+{
+    for (size_t i = 0; i < m->nprocs; i++) {
+        ct_proc *p = &m->procs[i];
+        sweep_run(m, p, UINT64_MAX);
+        for (int d = 0; d <= CT_MAX_DEV; d++) {
+            ct_dev *dv = &p->dev[d];
+            if (dv->peak_pending) {
+                dv->npeak_holders = snapshot_holders(p, d, dv->peak_holders);
+                dv->peak_pending = 0;
+            }
+        }
+        /* pageable copies re-costed at the pinned bandwidth of the same device and direction,
+         * or the host link's peak where no pinned copy was measured */
+        for (int d = 0; d < CT_MAX_DEV; d++)
+            for (int dir = 0; dir < 2; dir++) {
+                if (!p->pg_count[d][dir])
+                    continue;
+                double bw = p->pinned_ns[d][dir]
+                                ? (double)p->pinned_bytes[d][dir] / (double)p->pinned_ns[d][dir] * 1e9
+                                : p->dev[d].have_prop ? ct_dev_link_peak(&p->dev[d].prop) : 0;
+                uint64_t recost = bw > 0 ? (uint64_t)((double)p->pg_bytes[d][dir] / bw * 1e9)
+                                         : p->pg_ns[d][dir];
+                p->pageable_count += p->pg_count[d][dir];
+                p->pageable_bytes += p->pg_bytes[d][dir];
+                p->pageable_ns += p->pg_ns[d][dir];
+                p->pageable_recost_ns += recost < p->pg_ns[d][dir] ? recost : p->pg_ns[d][dir];
+            }
+    }
+}
+
+static void proc_free(ct_proc *p)
+{
+    free(p->threads);
+    ct_map_free(&p->thread_idx);
+    ct_imap_free(&p->corr);
+    ct_pool_free(&p->calls);
+    ct_map_free(&p->stack_idx);
+    free(p->stack_ids);
+    ct_imap_free(&p->live);
+    ct_pool_free(&p->allocs);
+    ct_map_free(&p->holders);
+    free(p->holder_bytes);
+    free(p->holder_count);
+    ct_map_free(&p->freed_sizes);
+    ct_map_free(&p->sites);
+    free(p->site);
+    ct_sketch_free(&p->launch_queue);
+    if (p->sweep) {
+        for (size_t i = 0; i < p->sweep->cap; i++)
+            free(p->sweep->ring[i].v);
+        free(p->sweep->ring);
+        free(p->sweep);
+    }
+}
+
+static void stats_free(ct_stat *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        ct_sketch_free(&s[i].d);
+    free(s);
+}
+
+void ct_model_free(ct_model *m)
+{
+    for (size_t i = 0; i < m->nprocs; i++) {
+        proc_free(&m->procs[i]);
+        free(m->kcache[i]);
+        free(m->acache[i]);
+        free(m->acat[i]);
+    }
+    free(m->procs);
+    free(m->kcache);
+    free(m->acache);
+    free(m->acat);
+    free(m->kcache_n);
+    free(m->acache_n);
+    stats_free(m->kernels, ct_map_count(&m->kernel_names));
+    stats_free(m->variant_stats, ct_map_count(&m->variants));
+    stats_free(m->api, ct_map_count(&m->api_names));
+    ct_map_free(&m->kernel_names);
+    ct_map_free(&m->variants);
+    ct_map_free(&m->api_names);
+    memset(m, 0, sizeof *m);
+}
+
+const char *ct_model_stack_text(const ct_model *m, const ct_proc *p, uint32_t stack, char *buf,
+                                size_t len, int max_frames)
+{
+    assert(len > 0);
+    buf[0] = 0;
+    if (stack == 0 || stack >= p->nstacks)
+        return buf;
+    const uint32_t *frames;
+    uint32_t n;
+    if (ct_reader_stack(m->rd, p->file, p->stack_ids[stack], &frames, &n) != 0) {
+        snprintf(buf, len, "<stack %u>", p->stack_ids[stack]);
+        return buf;
+    }
+    size_t o = 0;
+    int shown = 0;
+    for (uint32_t i = 0; i < n && shown < max_frames && o + 1 < len; i++) {
+        ct_rec_frame fr;
+        char tmp[CT_STRTMP], tmp2[CT_STRTMP];
+        const char *fn = "?";
+        if (ct_reader_frame(m->rd, p->file, frames[i], &fr) == 0) {
+            fn = ct_reader_str(m->rd, p->file, fr.function, tmp);
+            if (!*fn) {
+                const char *mod = ct_reader_str(m->rd, p->file, fr.module, tmp2);
+                const char *base = strrchr(mod, '/');
+                snprintf(tmp, sizeof tmp, "%.20s+0x%llx", base ? base + 1 : mod,
+                         (unsigned long long)fr.offset);
+                fn = tmp;
+            }
+        }
+        /* the tracer's own frames and the CUDA libraries' say nothing to the user */
+        if (shown == 0 && (strncmp(fn, "ct_", 3) == 0 || strncmp(fn, "cuda", 4) == 0 ||
+                           strncmp(fn, "cu", 2) == 0 || strncmp(fn, "__cuda", 6) == 0))
+            continue;
+        int w = snprintf(buf + o, len - o, "%s%s", shown ? " <- " : "", fn);
+        if (w < 0 || (size_t)w >= len - o)
+            break;
+        o += (size_t)w;
+        shown++;
+    }
+    return buf;
+}
+
+double ct_dev_mem_peak(const ct_rec_device *d)
+{
+    /* DDR: two transfers per memory clock */
+    return (double)d->mem_clock_khz * 1e3 * 2.0 * (double)d->mem_bus_bits / 8.0;
+}
+
+double ct_dev_link_peak(const ct_rec_device *d)
+{
+    /* usable bytes/s per PCIe lane after line encoding, by generation */
+    static const double lane[] = {0, 0.25e9, 0.5e9, 0.985e9, 1.969e9, 3.938e9, 7.563e9};
+    if (d->link_kind != CT_LINK_PCIE && d->link_kind != CT_LINK_UNKNOWN)
+        return 0;
+    if (d->link_gen == 0 || d->link_gen >= sizeof lane / sizeof *lane)
+        return 0;
+    return lane[d->link_gen] * (double)d->link_width;
+}

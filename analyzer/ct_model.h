@@ -1,0 +1,255 @@
+/* The analysis model: one pass over the records of a set of traces (delivered in time order by
+ * the format library's reader) builds per-process state from which every table, the timeline's
+ * joined events and every diagnosis are computed. Memory grows with the live state (calls whose
+ * GPU work is in flight, live allocations, distinct names and call stacks), never with the
+ * number of records.
+ *
+ * How records are joined (FORMAT.md 4.3): an API call, its LAUNCH / COPY / MEM detail and its
+ * GPU interval share a correlation id. Details and API records of a call are adjacent in their
+ * thread's stream; the GPU record comes later, and completes the call.
+ *
+ * The host-versus-GPU breakdown is a sweep over the time axis: each interval (GPU work, API
+ * call, blocking synchronization), CPU-time reading and allocation becomes points that are
+ * sorted in a time-bucketed queue and applied in time order once no record can still start
+ * before them. Records are ordered by their end, so a point is safe once it is older than the
+ * longest interval seen so far: the sweep lags by max(CT_SWEEP_MIN_LAG_NS, 2 x the longest
+ * interval). A point that arrives later than that is applied at the sweep's current time and
+ * counted (ct_proc.late_points). */
+#ifndef CT_MODEL_H
+#define CT_MODEL_H
+
+#include <stdint.h>
+
+#include "cttrace.h"
+#include "ct_map.h"
+#include "ct_series.h"
+#include "ct_sketch.h"
+
+#define CT_MAX_DEV 16            /* devices per process the model follows */
+#define CT_HOST_DEV CT_MAX_DEV   /* slot of pinned host memory in the per-device arrays */
+#define CT_TOP_STACKS 10         /* live allocations grouped by stack, at a peak or an OOM */
+#define CT_TOP_GAPS 10
+#define CT_MAX_FAILS 16          /* failed allocations kept in detail */
+#define CT_SWEEP_MIN_LAG_NS 1000000000ull
+
+/* copy operations, as the tables name them */
+enum { CT_OP_H2D, CT_OP_D2H, CT_OP_D2D, CT_OP_P2P, CT_OP_H2H, CT_OP_MEMSET, CT_OP_N };
+/* host memory kinds of a copy */
+enum { CT_HK_PAGEABLE, CT_HK_PINNED, CT_HK_NONE, CT_HK_N };
+extern const char *const ct_op_names[CT_OP_N];
+extern const char *const ct_hk_names[CT_HK_N];
+
+/* GPU idle gaps, each attributed to one cause (first that applies):
+ *  STARVE  ends with a host-to-device copy and the host spent most of it outside CUDA
+ *  SYNC    a synchronization call returned during the gap (the queue had been drained)
+ *  SYNCCPY a blocking (synchronous) copy returned during the gap
+ *  LAUNCH  the host spent most of it inside CUDA calls (launch overhead)
+ *  HOST    anything else (host work between GPU phases) */
+enum { CT_GAP_STARVE, CT_GAP_SYNC, CT_GAP_SYNCCPY, CT_GAP_LAUNCH, CT_GAP_HOST, CT_GAP_N };
+extern const char *const ct_gap_names[CT_GAP_N];
+
+/* What the host was doing while a device was idle. "unknown" is time outside CUDA on a thread
+ * with no CPU-time readings. */
+typedef struct {
+    uint64_t in_api, blocked, compute, wait, unknown;
+} ct_hostsplit;
+
+typedef struct {
+    uint64_t start, len;
+    int cls;
+    ct_hostsplit host;
+} ct_gap;
+
+typedef struct {
+    uint32_t stack; /* index into ct_proc stacks (0: no stack) */
+    uint64_t bytes, count;
+} ct_holder;
+
+typedef struct {
+    uint64_t time, requested, in_use;
+    uint32_t stack;
+    int kind;       /* enum ct_alloc_kind */
+    uint32_t result;
+    int nholders;
+    ct_holder holders[CT_TOP_STACKS];
+} ct_fail;
+
+/* Per device (and CT_HOST_DEV for pinned host memory) of one process. */
+typedef struct {
+    int seen;
+    ct_rec_device prop;
+    int have_prop;
+    char name[128];
+    /* breakdown (sweep) */
+    int busy_depth;
+    int windowed;                 /* first GPU work seen */
+    uint64_t first_gpu, last_gpu; /* the window */
+    uint64_t busy;
+    ct_hostsplit idle;            /* committed gaps */
+    ct_hostsplit pend;            /* the gap in progress */
+    uint64_t gap_start;
+    int gap_sync, gap_synccpy;    /* a blocking call returned during the gap in progress */
+    uint64_t gap_ns[CT_GAP_N], gap_count[CT_GAP_N];
+    ct_hostsplit gap_host[CT_GAP_N];
+    ct_gap top[CT_TOP_GAPS];
+    int ntop;
+    ct_series util;
+    /* memory */
+    uint64_t in_use, peak, peak_time, allocs, frees, alloc_bytes;
+    int peak_pending;             /* the peak's holders are not yet snapshotted */
+    ct_holder peak_holders[CT_TOP_STACKS];
+    int npeak_holders;
+    ct_series mem;
+    uint64_t nfails;
+    ct_fail fails[CT_MAX_FAILS];
+    /* work counts */
+    uint64_t kernels, kernel_ns;
+} ct_dev;
+
+typedef struct {
+    uint32_t tid;
+    double rate;                  /* CPU seconds per second over the current reading interval */
+    int rate_known;
+    uint64_t last_ts, last_cpu;   /* previous reading */
+    int have_reading;
+    uint64_t api_calls;
+    uint64_t recent_corr[4];      /* last calls still waiting for their detail record */
+    char name[64];
+} ct_thread;
+
+/* Per call-site accumulator for diagnoses (key: diagnosis kind + stack). */
+enum { CT_SITE_PAGEABLE, CT_SITE_ASYNC_PAGEABLE, CT_SITE_SYNC_COPY, CT_SITE_SYNC, CT_SITE_CHURN,
+       CT_SITE_N };
+typedef struct {
+    uint64_t count, bytes, ns;
+} ct_site;
+
+typedef struct ct_sweep ct_sweep;
+
+typedef struct {
+    uint32_t file;
+    char host[256];
+    uint32_t pid;
+    int rank;                     /* -1: none */
+    char command[512];
+    uint64_t t_first, t_last;     /* first and last record times */
+    int ended;                    /* END record seen */
+    ct_rec_end end;
+    const ct_stats *stats;        /* reader's damage counts (valid until the reader closes) */
+    ct_dev dev[CT_MAX_DEV + 1];
+    ct_thread *threads;
+    size_t nthreads, threads_cap;
+    ct_map thread_idx;            /* tid -> index */
+    /* joins */
+    ct_imap corr;                 /* corr -> pool entry */
+    ct_pool calls;
+    /* stack id (file's) -> index, for grouping; index 0 is "no stack" */
+    ct_map stack_idx;
+    uint32_t *stack_ids;          /* index -> file stack id */
+    size_t nstacks, stacks_cap;
+    /* live allocations: address -> pool entry */
+    ct_imap live;
+    ct_pool allocs;
+    ct_map holders;               /* (dev, stack) -> index in holder_bytes */
+    uint64_t *holder_bytes, *holder_count;
+    size_t holders_cap;
+    ct_map freed_sizes;           /* (dev, size) -> index: sizes freed, for churn */
+    /* per-site accumulators */
+    ct_map sites;                 /* (kind, api name index, stack) -> index in site */
+    ct_site *site;
+    size_t site_cap;
+    /* copies detail for diagnoses */
+    uint64_t pageable_count, pageable_bytes, pageable_ns;
+    uint64_t pageable_recost_ns;  /* the same copies at the pinned bandwidth */
+    uint64_t async_pageable_count, async_pageable_bytes, async_pageable_host_ns;
+    uint64_t sync_copy_count, sync_copy_bytes, sync_copy_host_ns;
+    uint64_t sync_calls, sync_ns, sync_count_kind[8];
+    uint64_t churn_allocs, churn_frees, churn_ns, steady_allocs;
+    uint64_t short_kernels;       /* kernels shorter than their launch call */
+    uint64_t launches, launch_api_ns;
+    ct_sketch launch_queue;       /* launch call entry -> kernel start */
+    uint64_t h2d_copies;          /* batches, for starvation recurrence */
+    uint64_t late_points, unmatched_gpu, unknown_frees;
+    /* pinned bandwidth measured per device and direction (bytes, ns), for re-costing */
+    uint64_t pinned_bytes[CT_MAX_DEV][2], pinned_ns[CT_MAX_DEV][2];
+    /* pageable copies per device and direction, re-costed at the end */
+    uint64_t pg_bytes[CT_MAX_DEV][2], pg_ns[CT_MAX_DEV][2], pg_count[CT_MAX_DEV][2];
+    ct_sweep *sweep;
+} ct_proc;
+
+typedef struct {
+    ct_sketch d;
+    uint64_t failures;            /* API only */
+} ct_stat;
+
+typedef struct {
+    uint64_t count, bytes, ns;
+    double peak_bps;              /* of the first device it ran on (0 unknown) */
+} ct_copystat;
+
+/* What a consumer other than the tables (the timeline) may observe as the pass goes. All
+ * pointers are valid during the call only. */
+typedef struct {
+    uint64_t corr, api_start, api_end;
+    uint32_t tid;
+    const char *api_name;
+    int is_launch, is_copy;
+    const ct_rec_launch *launch;  /* is_launch */
+    const ct_rec_copy *copy;      /* is_copy */
+    const char *kernel_name;
+    int have_api;
+} ct_call;
+
+typedef struct {
+    void *ctx;
+    void (*on_api)(void *ctx, ct_proc *p, const ct_rec *r, const char *name);
+    void (*on_gpu)(void *ctx, ct_proc *p, const ct_rec *r, const ct_call *c);
+    void (*on_mem)(void *ctx, ct_proc *p, uint64_t t, int dev, uint64_t in_use);
+    void (*on_proc)(void *ctx, ct_proc *p);
+    void (*on_thread)(void *ctx, ct_proc *p, const ct_thread *t);
+    void (*on_stream)(void *ctx, ct_proc *p, int dev, uint64_t stream);
+} ct_observer;
+
+typedef struct {
+    const ct_reader *rd;
+    ct_proc *procs;
+    size_t nprocs;
+    ct_map kernel_names;          /* name -> index */
+    ct_stat *kernels;
+    size_t kernels_cap;
+    ct_map variants;              /* name\0grid\0block -> index */
+    ct_stat *variant_stats;
+    size_t variants_cap;
+    ct_map api_names;
+    ct_stat *api;
+    size_t api_cap;
+    ct_copystat copies[CT_OP_N][CT_HK_N];
+    uint64_t t0;                  /* earliest time of any record (report times are relative) */
+    uint64_t gpu_ns_total;        /* kernel time, for GPU time % */
+    uint64_t records;
+    /* per-file string id -> kernel / api index + 1 (caches; 0 = not yet looked up) */
+    uint32_t **kcache, **acache;
+    size_t *kcache_n, *acache_n;
+    uint8_t **acat;               /* api category per string id */
+    const ct_observer *obs;
+    int variants_on;              /* also keep per grid/block variant statistics */
+} ct_model;
+
+/* rd stays open until ct_model_free (names and stacks are resolved through it). */
+void ct_model_init(ct_model *m, const ct_reader *rd, const ct_observer *obs);
+void ct_model_feed(ct_model *m, const ct_rec *r);
+/* Flushes the sweeps and computes what needs the whole trace. */
+void ct_model_finish(ct_model *m);
+void ct_model_free(ct_model *m);
+
+/* Text of a process's stack (index from ct_holder.stack etc.), frames joined by " <- ", cut at
+ * max frames; "" for none. */
+const char *ct_model_stack_text(const ct_model *m, const ct_proc *p, uint32_t stack, char *buf,
+                                size_t len, int max_frames);
+/* Peak bandwidths in bytes/s derived from the device's properties (0 if unknown). */
+double ct_dev_mem_peak(const ct_rec_device *d);
+double ct_dev_link_peak(const ct_rec_device *d);
+/* The window of a device: last - first GPU activity (0 if none). */
+static inline uint64_t ct_dev_window(const ct_dev *d) { return d->windowed ? d->last_gpu - d->first_gpu : 0; }
+
+#endif

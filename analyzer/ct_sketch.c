@@ -1,0 +1,105 @@
+#include "ct_sketch.h"
+
+#include <assert.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void ct_sketch_init(ct_sketch *s)
+{
+    memset(s, 0, sizeof *s);
+    s->min = UINT64_MAX;
+}
+
+static unsigned bucket_of(uint64_t v)
+{
+    if (v < 64)
+        return (unsigned)v;
+    unsigned e = 63 - (unsigned)__builtin_clzll(v); /* >= 6 */
+    unsigned m = (unsigned)(v >> (e - 5)) & (CT_SKETCH_SUB - 1);
+    return 64 + (e - 6) * CT_SKETCH_SUB + m;
+}
+
+static uint64_t bucket_mid(unsigned b)
+{
+    if (b < 64)
+        return b;
+    unsigned e = (b - 64) / CT_SKETCH_SUB + 6, m = (b - 64) % CT_SKETCH_SUB;
+    uint64_t width = 1ull << (e - 5);
+    uint64_t lo = (1ull << e) + (uint64_t)m * width;
+    return lo + width / 2;
+}
+
+void ct_sketch_add(ct_sketch *s, uint64_t v)
+{
+    if (s->count < CT_SKETCH_EXACT) {
+        s->exact[s->count] = v;
+    } else {
+        if (!s->hist) {
+            s->hist = calloc(CT_SKETCH_BUCKETS, sizeof *s->hist);
+            if (!s->hist)
+                abort();
+            for (unsigned i = 0; i < CT_SKETCH_EXACT; i++)
+                s->hist[bucket_of(s->exact[i])]++;
+        }
+        s->hist[bucket_of(v)]++;
+    }
+    s->count++;
+    s->sum += v;
+    s->sumsq += (double)v * (double)v;
+    if (v < s->min)
+        s->min = v;
+    if (v > s->max)
+        s->max = v;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+uint64_t ct_sketch_quantile(const ct_sketch *s, double q)
+{
+    if (s->count == 0)
+        return 0;
+    if (q < 0)
+        q = 0;
+    if (q > 1)
+        q = 1;
+    if (!s->hist) {
+        uint64_t v[CT_SKETCH_EXACT];
+        memcpy(v, s->exact, s->count * sizeof *v);
+        qsort(v, s->count, sizeof *v, cmp_u64);
+        /* median of an even count: the mean of the two middle values, as nsys reports */
+        double pos = q * (double)(s->count - 1);
+        size_t lo = (size_t)pos, hi = lo + 1 < s->count ? lo + 1 : lo;
+        double frac = pos - (double)lo;
+        return (uint64_t)llround((double)v[lo] * (1 - frac) + (double)v[hi] * frac);
+    }
+    uint64_t rank = (uint64_t)(q * (double)(s->count - 1)), seen = 0;
+    for (unsigned b = 0; b < CT_SKETCH_BUCKETS; b++) {
+        seen += s->hist[b];
+        if (seen > rank) {
+            uint64_t v = bucket_mid(b);
+            return v < s->min ? s->min : v > s->max ? s->max : v;
+        }
+    }
+    assert(0 && "histogram holds fewer values than its count");
+    return s->max;
+}
+
+double ct_sketch_stddev(const ct_sketch *s)
+{
+    if (s->count < 2)
+        return 0;
+    double n = (double)s->count, mean = (double)s->sum / n;
+    double var = (s->sumsq - n * mean * mean) / (n - 1);
+    return var > 0 ? sqrt(var) : 0;
+}
+
+void ct_sketch_free(ct_sketch *s)
+{
+    free(s->hist);
+    s->hist = NULL;
+}
