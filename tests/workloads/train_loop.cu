@@ -19,11 +19,17 @@
  * `--loader-ms 1 --memory pinned --prefetch` with kernels made long through the simulation's
  * FAKECUDA_KERNEL_NS (or any real GPU work longer than the loader).
  *
- * What a correct trace shows, per iteration, on one stream created by cudaStreamCreate ("compute"):
- *   - 1 cudaMemcpyAsync host-to-device of B bytes from pageable|pinned memory (with --prefetch it
- *     is issued on a second stream "copy" one iteration ahead: batch 0 before the loop, batch i+1
+ * Before the loop: 6 + (1, or 2 with --prefetch) cudaMalloc calls (the model's weights,
+ * gradients, pre-activations, activations, backward signal, loss: (4L + 2) * 4096 + 4 bytes in
+ * all; then one batch buffer of B bytes each), host buffers (cudaMallocHost with --memory pinned:
+ * 1 or 2 of B bytes and 1 of 4 bytes), 1 cudaMemcpy host-to-device of the initial weights
+ * (L * 4096 bytes), 1 stream "compute" (and "copy" with 2 + 2 events with --prefetch).
+ *
+ * What a correct trace shows, per iteration:
+ *   - 1 cudaMemcpyAsync host-to-device of B bytes from pageable|pinned memory on "compute" (with
+ *     --prefetch it is issued on "copy" one iteration ahead: batch 0 before the loop, batch i+1
  *     during iteration i);
- *   - 5*L+3 kernel launches, in this order:
+ *   - 5*L+3 kernel launches on "compute", in this order:
  *       reduce_batch                                   (extern "C": unmangled)
  *       L x { nn::forward_linear<float>                _ZN2nn14forward_linearIfEEvPT_PKS1_S4_i
  *             forward_relu }                           _Z12forward_reluPfPKfi
@@ -32,17 +38,17 @@
  *       L x { backward_relu                            _Z13backward_reluPfPKfS1_i
  *             nn::backward_linear<float> }             _ZN2nn15backward_linearIfEEvPT_S2_PKS1_S4_S4_i
  *       L x nn::sgd_update<float>                      _ZN2nn10sgd_updateIfEEvPT_PKS1_i
- *     grids: reduce_batch and elementwise kernels <<<4, 256>>>, loss_forward <<<1, 256>>>;
+ *     all <<<4, 256>>> except loss_forward <<<1, 256>>>;
  *   - 1 cudaMemcpyAsync device-to-host of 4 bytes (the loss) on "compute";
  *   - 1 cudaStreamSynchronize("compute"), during which the host waits for the GPU;
- *   - with --prefetch also 2 cudaEventRecord and 2 cudaStreamWaitEvent (fewer at the ends: the
- *     last iteration prefetches nothing);
- *   - between iterations, a host-side gap of about X ms (the loader) in which the GPU is idle
- *     unless --prefetch overlaps it with GPU work.
- * Totals for the defaults: 20 H2D copies of 4194304 bytes (83886080 bytes), 660 kernels, 20 D2H
- * copies of 4 bytes, 20 stream synchronizations, >= 1000 ms of loader time and >= 1000 ms wall.
- * Device memory: 2 + 3*L + 2 cudaMalloc allocations, 1 batch buffer (2 with --prefetch), none
- * freed before the end, then all freed with cudaFree.
+ *   - with --prefetch also cudaEventRecord and cudaStreamWaitEvent, 2 of each per iteration
+ *     (in all 2N records and 2N-1 waits: the last iteration prefetches nothing);
+ *   - a host-side gap of about X ms (the loader) in which the GPU is idle, unless --prefetch
+ *     overlaps it with GPU work.
+ * Totals for the defaults (N=20, X=50, B=4194304, L=6, pageable, no prefetch): 20 H2D copies of
+ * 4194304 bytes (83886080 bytes) plus the 24576-byte weights copy, 660 kernels, 20 D2H copies of
+ * 4 bytes, 20 stream synchronizations, 7 allocations of 4300804 bytes in all (all live until the
+ * end, then freed), >= 1000 ms of loader time and >= 1000 ms wall, the GPU busy a few percent.
  *
  * stdout: lines "train_loop: key=value ..." with the parameters, the per-iteration and total
  * counts above as issued, the measured loader, wait and wall times, and the losses. */
