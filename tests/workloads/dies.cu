@@ -2,8 +2,8 @@
  *
  *   dies --how abort|term|kill|exit [--steps S] [--step-ms M]
  *
- * abort: abort() (SIGABRT); term: kill(getpid(), SIGTERM) with the default disposition; kill:
- * kill(getpid(), SIGKILL); exit: exit(3) without synchronizing or freeing anything.
+ * abort: abort() (SIGABRT); term: kill(getpid(), SIGTERM), with no handler of the program's own;
+ * kill: kill(getpid(), SIGKILL); exit: exit(3) without synchronizing or freeing anything.
  *
  * S completed steps [5], each: 1 cudaMemcpyAsync host-to-device of 1048576 bytes, 2 launches of
  * affine<float> (_Z6affineIfEvPT_S0_S0_i) <<<1024, 256>>>, 1 cudaMemcpyAsync device-to-host of
@@ -92,16 +92,9 @@ int main(int argc, char **argv)
     fflush(stdout);
     switch (how) {
     case HOW_ABORT: abort();
-    case HOW_TERM: {
-        /* The default disposition even if the parent left SIGTERM ignored or blocked. */
-        sigset_t set;
-        sigemptyset(&set);
-        sigaddset(&set, SIGTERM);
-        signal(SIGTERM, SIG_DFL);
-        sigprocmask(SIG_UNBLOCK, &set, NULL);
-        kill(getpid(), SIGTERM);
-        break;
-    }
+    /* No handler of its own: whatever disposition the process has (default, or a tracer's)
+     * decides what happens. */
+    case HOW_TERM: kill(getpid(), SIGTERM); break;
     case HOW_KILL: kill(getpid(), SIGKILL); break;
     case HOW_EXIT: exit(3);
     }

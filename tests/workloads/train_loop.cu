@@ -30,14 +30,14 @@
  *     --prefetch it is issued on "copy" one iteration ahead: batch 0 before the loop, batch i+1
  *     during iteration i);
  *   - 5*L+3 kernel launches on "compute", in this order:
- *       reduce_batch                                   (extern "C": unmangled)
- *       L x { nn::forward_linear<float>                _ZN2nn14forward_linearIfEEvPT_PKS1_S4_i
- *             forward_relu }                           _Z12forward_reluPfPKfi
- *       loss_forward                                   _Z12loss_forwardPfPKfi
- *       loss_backward                                  _Z13loss_backwardPfPKfi
- *       L x { backward_relu                            _Z13backward_reluPfPKfS1_i
- *             nn::backward_linear<float> }             _ZN2nn15backward_linearIfEEvPT_S2_PKS1_S4_S4_i
- *       L x nn::sgd_update<float>                      _ZN2nn10sgd_updateIfEEvPT_PKS1_i
+ *       reduce_batch                           (extern "C": unmangled)
+ *       L x { nn::forward_linear<float>        _ZN2nn14forward_linearIfEEvPT_PKS1_S4_i
+ *             forward_relu }                   _Z12forward_reluPfPKfi
+ *       loss_forward                           _Z12loss_forwardPfPKfi
+ *       loss_backward                          _Z13loss_backwardPfPKfi
+ *       L x { backward_relu                    _Z13backward_reluPfPKfS1_i
+ *             nn::backward_linear<float> }     _ZN2nn15backward_linearIfEEvPT_S2_PKS1_S4_S4_i
+ *       L x nn::sgd_update<float>              _ZN2nn10sgd_updateIfEEvPT_PKS1_i
  *     all <<<4, 256>>> except loss_forward <<<1, 256>>>;
  *   - 1 cudaMemcpyAsync device-to-host of 4 bytes (the loss) on "compute";
  *   - 1 cudaStreamSynchronize("compute"), during which the host waits for the GPU;
