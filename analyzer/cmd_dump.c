@@ -1,0 +1,278 @@
+/* `cutrace dump`: every record of one or more traces as one line of text, for debugging the
+ * tracer and the format. By default each file in turn, in file order, with a line per chunk;
+ * --time-order merges the files in time order as the other commands see them.
+ *
+ * Line format: "TS TYPE field=value ...", TS in ns of the (merged) monotonic clock; string ids
+ * are shown resolved and quoted, followed by "#ID". Header lines start with "header". */
+#include "ct_cli.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char *const ct_dump_usage =
+    "usage: cutrace dump [--time-order] FILE...\n"
+    "  Prints the file header, then every chunk and record, one per line.\n"
+    "  --time-order  records of all files merged in time order, without chunk lines\n"
+    "exit status: 0 ok (damage is reported as warnings on stderr), 2 usage, 3 unreadable input\n";
+
+/* Prints s (len bytes) quoted, with C escapes for quotes, backslashes and non-printables. */
+static void ct_dump_quoted(FILE *o, const char *s, size_t len)
+{
+    fputc('"', o);
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '"' || c == '\\')
+            fprintf(o, "\\%c", c);
+        else if (c < 0x20 || c >= 0x7f)
+            fprintf(o, "\\x%02x", c);
+        else
+            fputc(c, o);
+    }
+    fputc('"', o);
+}
+
+typedef struct {
+    FILE *o;
+    const ct_reader *r;
+    uint32_t file;
+} ct_dumper;
+
+static void ct_dump_str(ct_dumper *d, const char *key, uint32_t id)
+{
+    const char *s = id ? ct_reader_string(d->r, d->file, id) : NULL;
+    fprintf(d->o, " %s=", key);
+    if (s)
+        ct_dump_quoted(d->o, s, strlen(s));
+    else if (id)
+        fprintf(d->o, "<string %u>", id);
+    else
+        fputs("-", d->o);
+    if (id)
+        fprintf(d->o, "#%u", id);
+}
+
+static void ct_dump_header(ct_dumper *d)
+{
+    const ct_header *h = ct_reader_header(d->r, d->file);
+    FILE *o = d->o;
+    fprintf(o, "header file=%u path=", d->file);
+    const char *path = ct_reader_path(d->r, d->file);
+    ct_dump_quoted(o, path, strlen(path));
+    fprintf(o, " format=%u.%u\n", h->major, h->minor);
+    fprintf(o, "header host=");
+    ct_dump_quoted(o, h->hostname, strlen(h->hostname));
+    fprintf(o, " pid=%u ppid=%u\n", h->pid, h->ppid);
+    fprintf(o, "header cmdline=");
+    for (size_t i = 0; i < h->cmdline_len;) {
+        size_t n = strnlen(h->cmdline + i, h->cmdline_len - i);
+        if (i)
+            fputc(' ', o);
+        ct_dump_quoted(o, h->cmdline + i, n);
+        i += n + 1;
+    }
+    fprintf(o, "\nheader exe=");
+    ct_dump_quoted(o, h->exe, strlen(h->exe));
+    fprintf(o, " boot_id=");
+    ct_dump_quoted(o, h->boot_id, strlen(h->boot_id));
+    fprintf(o, "\nheader clock realtime_ns=%" PRIu64 " monotonic_ns=%" PRIu64
+               " uncertainty_ns=%" PRIu64 " offset_ns=%" PRId64 "\n",
+            h->realtime_ns, h->monotonic_ns, h->clock_uncertainty_ns,
+            ct_reader_offset(d->r, d->file));
+    fprintf(o, "header tracer=");
+    ct_dump_quoted(o, h->tracer_version, strlen(h->tracer_version));
+    fprintf(o, " options=");
+    ct_dump_quoted(o, h->tracer_options, strlen(h->tracer_options));
+    fputc('\n', o);
+    for (size_t i = 0; i < h->nenv; i++) {
+        fprintf(o, "header env ");
+        ct_dump_quoted(o, h->env[i], strlen(h->env[i]));
+        fputc('\n', o);
+    }
+}
+
+static void ct_dump_record(ct_dumper *d, const ct_rec *rec)
+{
+    FILE *o = d->o;
+    if (rec->type == CT_REC_CHUNK) {
+        const ct_chunk_info *c = &rec->u.chunk;
+        fprintf(o, "chunk seq=%" PRIu64 " offset=%" PRIu64 " tid=%u records=%u lost=%" PRIu64
+                   " t_min=%" PRIu64 " t_max=%" PRIu64 " low_water=%" PRIu64
+                   " raw=%u payload=%u%s%s%s\n",
+                c->seq, c->offset, c->tid, c->nrecords, c->lost, c->t_min, c->t_max,
+                c->low_water, c->raw_size, c->payload_size,
+                (c->flags & CT_CHUNK_RAW) ? " stored" : " zstd",
+                (c->flags & CT_CHUNK_GPU) ? " gpu" : "", (c->flags & CT_CHUNK_FINAL) ? " final" : "");
+        return;
+    }
+    fprintf(o, "%" PRIu64 " %s", rec->ts, ct_rec_type_name(rec->type));
+    if (ct_reader_nfiles(d->r) > 1)
+        fprintf(o, " file=%u", rec->file);
+    fprintf(o, " tid=%u", rec->tid);
+    switch (rec->type) {
+    case CT_REC_STRING:
+        fprintf(o, " id=%u text=", rec->u.string.id);
+        ct_dump_quoted(o, rec->u.string.text, rec->u.string.len);
+        break;
+    case CT_REC_FRAME: {
+        const ct_rec_frame *f = &rec->u.frame;
+        fprintf(o, " id=%u", f->id);
+        ct_dump_str(d, "function", f->function);
+        ct_dump_str(d, "module", f->module);
+        fprintf(o, " offset=0x%" PRIx64, f->offset);
+        break;
+    }
+    case CT_REC_STACK:
+        fprintf(o, " id=%u frames=", rec->u.stack.id);
+        for (uint32_t i = 0; i < rec->u.stack.nframes; i++)
+            fprintf(o, "%s%u", i ? "," : "", rec->u.stack.frames[i]);
+        break;
+    case CT_REC_THREAD:
+        fprintf(o, " thread=%u", rec->u.thread.tid);
+        ct_dump_str(d, "name", rec->u.thread.name);
+        fprintf(o, " flags=%u", rec->u.thread.flags);
+        break;
+    case CT_REC_DEVICE: {
+        const ct_rec_device *v = &rec->u.device;
+        fprintf(o, " device=%u", v->device);
+        ct_dump_str(d, "name", v->name);
+        fprintf(o, " uuid=");
+        for (int i = 0; i < 16; i++)
+            fprintf(o, "%02x", v->uuid[i]);
+        fprintf(o, " cc=%u.%u sms=%u clock_khz=%u mem_clock_khz=%u bus_bits=%u mem_bytes=%" PRIu64
+                   " l2_bytes=%u threads_per_sm=%u regs_per_sm=%u smem_per_sm=%u warp=%u"
+                   " async_engines=%u concurrent_kernels=%u link=%u gen=%u width=%u"
+                   " pci=%04x:%02x:%02x",
+                v->cc_major, v->cc_minor, v->sm_count, v->clock_khz, v->mem_clock_khz,
+                v->mem_bus_bits, v->mem_bytes, v->l2_bytes, v->max_threads_per_sm,
+                v->regs_per_sm, v->smem_per_sm, v->warp_size, v->async_engines,
+                v->concurrent_kernels, v->link_kind, v->link_gen, v->link_width, v->pci_domain,
+                v->pci_bus, v->pci_device);
+        break;
+    }
+    case CT_REC_STREAM: {
+        const ct_rec_stream *s = &rec->u.stream;
+        fprintf(o, " op=%s stream=0x%" PRIx64 " context=0x%" PRIx64 " device=%u flags=%u priority=%d",
+                s->op == CT_STREAM_DESTROY ? "destroy" : "create", s->stream, s->context,
+                s->device, s->flags, s->priority);
+        break;
+    }
+    case CT_REC_API: {
+        const ct_rec_api *a = &rec->u.api;
+        ct_dump_str(d, "fn", a->function);
+        fprintf(o, " start=%" PRIu64 " dur=%" PRIu64 " result=%u corr=%" PRIu64
+                   " parent=%" PRIu64 " %s",
+                a->start, rec->ts - a->start, a->result, a->corr, a->parent,
+                (a->flags & CT_API_DRIVER) ? "driver" : "runtime");
+        break;
+    }
+    case CT_REC_LAUNCH: {
+        const ct_rec_launch *l = &rec->u.launch;
+        fprintf(o, " corr=%" PRIu64, l->corr);
+        ct_dump_str(d, "kernel", l->function);
+        ct_dump_str(d, "symbol", l->symbol);
+        fprintf(o, " grid=%u,%u,%u block=%u,%u,%u shared=%u stream=0x%" PRIx64
+                   " context=0x%" PRIx64 " device=%u flags=%u",
+                l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1], l->block[2],
+                l->shared_bytes, l->stream, l->context, l->device, l->flags);
+        break;
+    }
+    case CT_REC_COPY: {
+        const ct_rec_copy *c = &rec->u.copy;
+        fprintf(o, " corr=%" PRIu64 " op=%s dir=%u bytes=%" PRIu64 " src_kind=%u dst_kind=%u"
+                   " flags=%u stream=0x%" PRIx64 " device=%u peer=%u",
+                c->corr, c->op == CT_COPY_MEMSET ? "memset" : "memcpy", c->dir, c->bytes,
+                c->src_kind, c->dst_kind, c->flags, c->stream, c->device, c->peer_device);
+        break;
+    }
+    case CT_REC_GPU: {
+        const ct_rec_gpu *g = &rec->u.gpu;
+        fprintf(o, " corr=%" PRIu64 " start=%" PRIu64 " dur=%" PRIu64 " device=%u kind=%u"
+                   " stream=0x%" PRIx64,
+                g->corr, g->start, rec->ts - g->start, g->device, g->kind, g->stream);
+        break;
+    }
+    case CT_REC_MEM: {
+        const ct_rec_mem *m = &rec->u.mem;
+        fprintf(o, " op=%s kind=%u corr=%" PRIu64 " address=0x%" PRIx64 " size=%" PRIu64
+                   " device=%u result=%u stack=%u stream=0x%" PRIx64 " handle=0x%" PRIx64,
+                m->op == CT_MEM_FREE ? "free" : "alloc", m->kind, m->corr, m->address, m->size,
+                m->device, m->result, m->stack, m->stream, m->handle);
+        break;
+    }
+    case CT_REC_SYNC: {
+        const ct_rec_sync *s = &rec->u.sync;
+        fprintf(o, " corr=%" PRIu64 " kind=%u start=%" PRIu64 " blocked=%" PRIu64
+                   " object=0x%" PRIx64,
+                s->corr, s->kind, s->start, rec->ts - s->start, s->object);
+        break;
+    }
+    case CT_REC_CPU:
+        fprintf(o, " thread=%u user_ns=%" PRIu64 " sys_ns=%" PRIu64, rec->u.cpu.tid,
+                rec->u.cpu.user_ns, rec->u.cpu.sys_ns);
+        break;
+    case CT_REC_LOSS:
+        fprintf(o, " reason=%u count=%" PRIu64 " thread=%u", rec->u.loss.reason,
+                rec->u.loss.count, rec->u.loss.tid);
+        break;
+    case CT_REC_END:
+        fprintf(o, " how=%u code=%d records=%" PRIu64 " lost=%" PRIu64, rec->u.end.how,
+                rec->u.end.code, rec->u.end.records, rec->u.end.lost);
+        break;
+    default:
+        fprintf(o, " type=%u bytes=%u", rec->u.unknown.type, rec->u.unknown.len);
+        break;
+    }
+    fputc('\n', o);
+}
+
+int ct_cmd_dump(int argc, char **argv)
+{
+    ct_reader_opts opts = {.file_order = 1, .chunk_records = 1};
+    int i = 1;
+    for (; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
+        if (!strcmp(argv[i], "--time-order")) {
+            opts.file_order = 0;
+            opts.chunk_records = 0;
+        } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(ct_dump_usage, stdout);
+            return CT_EXIT_OK;
+        } else if (!strcmp(argv[i], "--")) {
+            i++;
+            break;
+        } else {
+            return ct_cli_usage_error("dump", "unknown option '%s'", argv[i]);
+        }
+    }
+    if (i >= argc)
+        return ct_cli_usage_error("dump", "no trace file given");
+    ct_reader *r;
+    int rc = ct_cli_open(&r, argv + i, (size_t)(argc - i), &opts);
+    if (rc != CT_EXIT_OK)
+        return rc;
+    ct_dumper d = {stdout, r, 0};
+    /* A file's header comes before its first record (file order) or all up front. */
+    uint32_t nfiles = (uint32_t)ct_reader_nfiles(r), headers = 0;
+    ct_rec rec;
+    int n;
+    while ((n = ct_reader_next(r, &rec)) > 0) {
+        for (; headers < nfiles && (!opts.file_order || headers <= rec.file); headers++) {
+            d.file = headers;
+            ct_dump_header(&d);
+        }
+        d.file = rec.file;
+        ct_dump_record(&d, &rec);
+    }
+    for (; headers < nfiles; headers++) {
+        d.file = headers;
+        ct_dump_header(&d);
+    }
+    if (n < 0) {
+        fprintf(stderr, "cutrace: error: %s\n", ct_reader_error(r));
+        rc = CT_EXIT_INPUT;
+    }
+    ct_reader_close(r);
+    if (fflush(stdout) != 0)
+        rc = CT_EXIT_FAIL;
+    return rc;
+}

@@ -1,0 +1,204 @@
+/* Chunk framing (FORMAT.md 3.2) and the file writer. ct_chunk_build and ct_writer_chunk
+ * allocate nothing; with compression off they make only async-signal-safe calls (the CRC, memcpy
+ * and write), so a signal handler can flush through them. */
+#define _GNU_SOURCE
+#include "cttrace.h"
+#include "ct_header.h"
+#include "ct_wire.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <zstd.h>
+
+struct ct_zctx {
+    ZSTD_CCtx *cctx;
+    int level;
+};
+
+ct_zctx *ct_zctx_new(int level)
+{
+    ct_zctx *z = malloc(sizeof *z);
+    if (!z)
+        return NULL;
+    z->cctx = ZSTD_createCCtx();
+    z->level = level ? level : 3;
+    if (!z->cctx) {
+        free(z);
+        return NULL;
+    }
+    return z;
+}
+
+void ct_zctx_free(ct_zctx *z)
+{
+    if (!z)
+        return;
+    ZSTD_freeCCtx(z->cctx);
+    free(z);
+}
+
+size_t ct_chunk_bound(size_t raw_len)
+{
+    size_t zb = ZSTD_COMPRESSBOUND(raw_len);
+    return CT_CHUNK_HEADER_SIZE + (zb > raw_len ? zb : raw_len);
+}
+
+ssize_t ct_chunk_build(ct_zctx *z, ct_chunk_info *info, const void *raw, size_t raw_len,
+                       void *out, size_t out_cap)
+{
+    if (raw_len > CT_CHUNK_RAW_MAX || out_cap < ct_chunk_bound(raw_len))
+        return CT_E_INVAL;
+    ct_scan_result sr;
+    if (ct_scan_records(raw, raw_len, info->ts_base, &sr) != raw_len)
+        return CT_E_INVAL;
+    uint8_t *o = out, *payload = o + CT_CHUNK_HEADER_SIZE;
+    size_t psize = raw_len;
+    int stored_raw = 1;
+    if (z && raw_len > 0) {
+        size_t r = ZSTD_compressCCtx(z->cctx, payload, out_cap - CT_CHUNK_HEADER_SIZE, raw,
+                                     raw_len, z->level);
+        if (ZSTD_isError(r))
+            return CT_E_ZSTD;
+        /* Incompressible records are stored as they are: smaller, and faster to read. */
+        if (r < raw_len) {
+            psize = r;
+            stored_raw = 0;
+        }
+    }
+    if (stored_raw) {
+        memcpy(payload, raw, raw_len);
+        info->flags |= CT_CHUNK_RAW;
+    } else {
+        info->flags &= (uint16_t)~CT_CHUNK_RAW;
+    }
+    info->t_min = sr.t_min;
+    info->t_max = sr.t_max;
+    info->nrecords = sr.nrecords;
+    info->raw_size = (uint32_t)raw_len;
+    info->payload_size = (uint32_t)psize;
+
+    ct_le32(o + 0, CT_CHUNK_MAGIC);
+    ct_le16(o + 4, CT_CHUNK_HEADER_SIZE);
+    ct_le16(o + 6, info->flags);
+    ct_le32(o + 8, info->payload_size);
+    ct_le32(o + 12, info->raw_size);
+    ct_le64(o + 16, info->seq);
+    ct_le32(o + 24, info->tid);
+    ct_le32(o + 28, info->nrecords);
+    ct_le64(o + 32, info->ts_base);
+    ct_le64(o + 40, info->corr_base);
+    ct_le64(o + 48, info->t_min);
+    ct_le64(o + 56, info->t_max);
+    ct_le64(o + 64, info->low_water);
+    ct_le64(o + 72, info->lost);
+    ct_le32(o + 80, ct_crc32c(payload, psize));
+    ct_le32(o + 84, ct_crc32c(o, CT_CHUNK_HEADER_SIZE - 4));
+    return (ssize_t)(CT_CHUNK_HEADER_SIZE + psize);
+}
+
+struct ct_writer {
+    int fd;
+    ct_zctx *z;
+    uint8_t *out;
+    size_t out_cap, max_raw;
+    uint64_t seq, bytes;
+};
+
+static int ct_write_all(int fd, const uint8_t *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return CT_E_IO;
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+int ct_writer_open_fd(ct_writer **wp, int fd, const ct_header *h, const ct_writer_opts *o)
+{
+    *wp = NULL;
+    ct_writer *w = calloc(1, sizeof *w);
+    size_t hcap = ct_header_bound(h);
+    uint8_t *hbuf = malloc(hcap);
+    int rc = CT_E_NOMEM;
+    if (!w || !hbuf)
+        goto fail;
+    w->fd = fd;
+    w->max_raw = o && o->max_chunk_raw ? o->max_chunk_raw : (4u << 20);
+    if (w->max_raw > CT_CHUNK_RAW_MAX) {
+        rc = CT_E_INVAL;
+        goto fail;
+    }
+    w->out_cap = ct_chunk_bound(w->max_raw);
+    w->out = malloc(w->out_cap);
+    w->z = ct_zctx_new(o ? o->zlevel : 0);
+    if (!w->out || !w->z)
+        goto fail;
+    ssize_t n = ct_header_encode(h, hbuf, hcap);
+    if (n < 0) {
+        rc = (int)n;
+        goto fail;
+    }
+    rc = ct_write_all(fd, hbuf, (size_t)n);
+    if (rc < 0)
+        goto fail;
+    w->bytes = (uint64_t)n;
+    free(hbuf);
+    *wp = w;
+    return 0;
+fail:
+    free(hbuf);
+    if (w) {
+        ct_zctx_free(w->z);
+        free(w->out);
+        free(w);
+    }
+    close(fd);
+    return rc;
+}
+
+int ct_writer_open(ct_writer **w, const char *path, const ct_header *h, const ct_writer_opts *o)
+{
+    *w = NULL;
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return CT_E_IO;
+    return ct_writer_open_fd(w, fd, h, o);
+}
+
+int ct_writer_chunk(ct_writer *w, ct_enc *e, ct_chunk_info *info, int compress)
+{
+    if (e->len > w->max_raw)
+        return CT_E_INVAL;
+    if (e->len == 0 && info->lost == 0)
+        return 0;
+    info->seq = w->seq++;
+    ct_enc_chunk_info(e, info);
+    ssize_t n = ct_chunk_build(compress ? w->z : NULL, info, e->buf, e->len, w->out, w->out_cap);
+    ct_enc_restart(e);
+    if (n < 0)
+        return (int)n;
+    int rc = ct_write_all(w->fd, w->out, (size_t)n);
+    if (rc == 0)
+        w->bytes += (uint64_t)n;
+    return rc;
+}
+
+uint64_t ct_writer_bytes(const ct_writer *w) { return w->bytes; }
+
+int ct_writer_close(ct_writer *w)
+{
+    if (!w)
+        return 0;
+    int rc = close(w->fd) == 0 ? 0 : CT_E_IO;
+    ct_zctx_free(w->z);
+    free(w->out);
+    free(w);
+    return rc;
+}

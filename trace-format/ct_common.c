@@ -1,0 +1,125 @@
+/* Pieces both sides of the library use: error and type names, the job-identity variable list,
+ * CRC32C and the record walk of ct_wire.h. */
+#include "cttrace.h"
+#include "ct_wire.h"
+
+const char *ct_strerror(int code)
+{
+    switch (code) {
+    case CT_OK: return "success";
+    case CT_E_IO: return "input/output error";
+    case CT_E_EMPTY: return "empty file";
+    case CT_E_NOT_TRACE: return "not a cutrace trace";
+    case CT_E_VERSION: return "unsupported trace format version";
+    case CT_E_CORRUPT: return "damaged trace";
+    case CT_E_NOMEM: return "out of memory";
+    case CT_E_FULL: return "buffer full";
+    case CT_E_INVAL: return "invalid argument";
+    case CT_E_ZSTD: return "compression failed";
+    default: return "unknown error";
+    }
+}
+
+const char *ct_rec_type_name(uint32_t type)
+{
+    static const char *const names[CT_REC_TYPE_LIMIT] = {
+        [CT_REC_STRING] = "string", [CT_REC_FRAME] = "frame",   [CT_REC_STACK] = "stack",
+        [CT_REC_THREAD] = "thread", [CT_REC_DEVICE] = "device", [CT_REC_STREAM] = "stream",
+        [CT_REC_API] = "api",       [CT_REC_LAUNCH] = "launch", [CT_REC_COPY] = "copy",
+        [CT_REC_GPU] = "gpu",       [CT_REC_MEM] = "mem",       [CT_REC_SYNC] = "sync",
+        [CT_REC_CPU] = "cpu",       [CT_REC_LOSS] = "loss",     [CT_REC_END] = "end",
+        [CT_REC_NVTX_RANGE] = "nvtx-range", [CT_REC_NVTX_MARK] = "nvtx-mark",
+        [CT_REC_GRAPH_LAUNCH] = "graph-launch", [CT_REC_PYFRAME] = "pyframe",
+    };
+    if (type == CT_REC_CHUNK)
+        return "chunk";
+    if (type < CT_REC_TYPE_LIMIT && names[type])
+        return names[type];
+    return "unknown";
+}
+
+const char *const ct_job_env_vars[] = {
+    "SLURM_JOB_ID", "SLURM_PROCID", "SLURM_LOCALID", "SLURM_NODEID", "RANK",
+    "LOCAL_RANK",   "WORLD_SIZE",   "OMPI_COMM_WORLD_RANK", "PMI_RANK", NULL,
+};
+
+/* CRC32C: SSE4.2 instruction when the CPU has it, else a byte table. Both are set up by a
+ * constructor so that the first call may come from a signal handler. */
+static uint32_t ct_crc_table[256];
+static int ct_crc_hw;
+
+__attribute__((constructor)) static void ct_crc_init(void)
+{
+    for (uint32_t i = 0; i < 256; i++) {
+        uint32_t c = i;
+        for (int k = 0; k < 8; k++)
+            c = (c >> 1) ^ (0x82F63B78u & -(c & 1));
+        ct_crc_table[i] = c;
+    }
+#if defined(__x86_64__)
+    __builtin_cpu_init();
+    ct_crc_hw = __builtin_cpu_supports("sse4.2");
+#endif
+}
+
+#if defined(__x86_64__)
+__attribute__((target("sse4.2"))) static uint32_t ct_crc_sse(uint32_t c, const uint8_t *p,
+                                                              size_t len)
+{
+    uint64_t c64 = c;
+    for (; len >= 8; p += 8, len -= 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        c64 = __builtin_ia32_crc32di(c64, w);
+    }
+    c = (uint32_t)c64;
+    for (; len; p++, len--)
+        c = __builtin_ia32_crc32qi(c, *p);
+    return c;
+}
+#endif
+
+uint32_t ct_crc32c(const void *buf, size_t len)
+{
+    const uint8_t *p = buf;
+    uint32_t c = 0xFFFFFFFFu;
+#if defined(__x86_64__)
+    if (ct_crc_hw)
+        return ~ct_crc_sse(c, p, len);
+#endif
+    for (; len; p++, len--)
+        c = (c >> 8) ^ ct_crc_table[(c ^ *p) & 0xff];
+    return ~c;
+}
+
+size_t ct_scan_records(const uint8_t *p, size_t len, uint64_t ts_base, ct_scan_result *out)
+{
+    const uint8_t *start = p, *end = p + len;
+    uint64_t ts = ts_base;
+    out->t_min = UINT64_MAX;
+    out->t_max = 0;
+    out->nrecords = 0;
+    out->sorted = 1;
+    while (p < end) {
+        int bad = 0;
+        const uint8_t *q = p;
+        uint64_t type = ct_get_uv(&q, end, &bad);
+        uint64_t blen = ct_get_uv(&q, end, &bad);
+        if (bad || q == p || type == 0 || blen > (uint64_t)(end - q))
+            break;
+        const uint8_t *body = q;
+        uint64_t nts = ts + (uint64_t)ct_get_sv(&body, q + blen, &bad);
+        if (nts < ts)
+            out->sorted = 0;
+        ts = nts;
+        if (ts < out->t_min)
+            out->t_min = ts;
+        if (ts > out->t_max)
+            out->t_max = ts;
+        out->nrecords++;
+        p = q + blen;
+    }
+    if (out->nrecords == 0)
+        out->t_min = out->t_max = ts_base;
+    return (size_t)(p - start);
+}

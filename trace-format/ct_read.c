@@ -1,0 +1,1271 @@
+/* The reader (FORMAT.md sections 3.3, 4 and 6).
+ *
+ * Per file: chunks are read in file order through a window buffer; each good chunk is
+ * decompressed whole into a cursor, its definitions are registered, and the cursor joins a heap
+ * ordered by the time of its next record. A record is delivered once its time is below the
+ * file's low-water mark (the largest promised by any chunk read so far), so memory holds only
+ * the chunks the writer's lag keeps open. Across files, a second heap picks the file whose next
+ * record is earliest. Every size read from a file is checked before it is used. */
+#define _GNU_SOURCE
+#include "cttrace.h"
+#include "ct_header.h"
+#include "ct_wire.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#define CT_WINDOW_MIN (1u << 20)
+#define CT_DEFAULT_MAX_PENDING ((size_t)256 << 20)
+#define CT_CHUNK_HEADER_MAX 4096u
+
+/* ---- id -> index maps and the definition tables ------------------------------------------ */
+
+typedef struct {
+    uint32_t *keys; /* 0 = empty (ids are nonzero) */
+    uint32_t *vals;
+    size_t cap, n;  /* cap: power of two or 0 */
+} ct_idmap;
+
+static inline size_t ct_id_slot(uint32_t key, size_t cap)
+{
+    return (size_t)((key * 0x9E3779B97F4A7C15ull) >> 32) & (cap - 1);
+}
+
+static const uint32_t *ct_idmap_find(const ct_idmap *m, uint32_t key)
+{
+    if (!m->cap || !key)
+        return NULL;
+    for (size_t i = ct_id_slot(key, m->cap);; i = (i + 1) & (m->cap - 1)) {
+        if (m->keys[i] == key)
+            return &m->vals[i];
+        if (m->keys[i] == 0)
+            return NULL;
+    }
+}
+
+/* Inserts key -> val unless key is present. Returns 1 inserted, 0 present, CT_E_NOMEM. */
+static int ct_idmap_add(ct_idmap *m, uint32_t key, uint32_t val)
+{
+    if (ct_idmap_find(m, key))
+        return 0;
+    if ((m->n + 1) * 2 > m->cap) {
+        size_t ncap = m->cap ? m->cap * 2 : 64;
+        uint32_t *nk = calloc(ncap, sizeof *nk), *nv = malloc(ncap * sizeof *nv);
+        if (!nk || !nv) {
+            free(nk);
+            free(nv);
+            return CT_E_NOMEM;
+        }
+        for (size_t i = 0; i < m->cap; i++) {
+            if (!m->keys[i])
+                continue;
+            size_t j = ct_id_slot(m->keys[i], ncap);
+            while (nk[j])
+                j = (j + 1) & (ncap - 1);
+            nk[j] = m->keys[i];
+            nv[j] = m->vals[i];
+        }
+        free(m->keys);
+        free(m->vals);
+        m->keys = nk;
+        m->vals = nv;
+        m->cap = ncap;
+    }
+    size_t i = ct_id_slot(key, m->cap);
+    while (m->keys[i])
+        i = (i + 1) & (m->cap - 1);
+    m->keys[i] = key;
+    m->vals[i] = val;
+    m->n++;
+    return 1;
+}
+
+static void ct_idmap_free(ct_idmap *m)
+{
+    free(m->keys);
+    free(m->vals);
+}
+
+/* Memory that never moves, for definition texts and frame lists. */
+typedef struct ct_block {
+    struct ct_block *next;
+    size_t used, cap;
+    _Alignas(8) uint8_t data[];
+} ct_block;
+
+static void *ct_arena_alloc(ct_block **head, size_t n)
+{
+    n = (n + 7) & ~(size_t)7;
+    ct_block *b = *head;
+    if (!b || b->cap - b->used < n) {
+        size_t cap = n > (64u << 10) ? n : (64u << 10);
+        b = malloc(sizeof *b + cap);
+        if (!b)
+            return NULL;
+        b->next = *head;
+        b->used = 0;
+        b->cap = cap;
+        *head = b;
+    }
+    void *p = b->data + b->used;
+    b->used += n;
+    return p;
+}
+
+static void ct_arena_free(ct_block *b)
+{
+    while (b) {
+        ct_block *n = b->next;
+        free(b);
+        b = n;
+    }
+}
+
+typedef struct {
+    const char *text;
+    uint32_t len;
+} ct_str_def;
+
+typedef struct {
+    const uint32_t *frames;
+    uint32_t n;
+} ct_stack_def;
+
+/* Grows an array to hold n + 1 elements. */
+static int ct_reserve(void *arrp, size_t *cap, size_t n, size_t elem)
+{
+    if (n < *cap)
+        return 0;
+    size_t ncap = *cap ? *cap * 2 : 64;
+    void *na = realloc(*(void **)arrp, ncap * elem);
+    if (!na)
+        return CT_E_NOMEM;
+    *(void **)arrp = na;
+    *cap = ncap;
+    return 0;
+}
+
+/* ---- per-file state ------------------------------------------------------------------------ */
+
+typedef struct {
+    uint8_t *buf;              /* decoded payload */
+    const uint8_t *p, *end;
+    uint64_t prev_ts, prev_corr;
+    uint64_t seq;
+    uint32_t tid;
+    size_t bytes;              /* counted against max_pending */
+    ct_rec *sorted;            /* records of a chunk not in time order, sorted */
+    size_t nsorted, isorted;
+    ct_chunk_info chunk;       /* delivered first when chunk_pending */
+    int chunk_pending;
+    ct_rec head;               /* next record to deliver */
+} ct_cursor;
+
+typedef struct {
+    ct_reader *r;
+    uint32_t index;
+    char *path;
+    int fd;
+    uint64_t size, pos;
+    ct_header_store hs;
+    int64_t offset;
+    ct_stats st;
+    uint8_t *win;              /* bytes [win_off, win_off + win_len) of the file */
+    size_t win_cap, win_len;
+    uint64_t win_off;
+    ZSTD_DCtx *dctx;
+    ct_cursor **heap;
+    size_t nheap, heap_cap;
+    size_t pending;
+    uint64_t low_water;
+    int eof, finished;
+    uint64_t next_seq;
+    int seq_started;
+    uint64_t last_ts;
+    ct_idmap str_ids, frame_ids, stack_ids;
+    ct_str_def *strs;
+    ct_rec_frame *frames;
+    ct_stack_def *stacks;
+    size_t nstrs, strs_cap, nframes, frames_cap, nstacks, stacks_cap;
+    ct_block *arena;
+} ct_fin;
+
+struct ct_reader {
+    ct_fin *files;
+    size_t n;
+    ct_reader_opts opts;
+    uint32_t *heap;            /* files with a record ready, earliest first */
+    size_t nheap;
+    int started;
+    int64_t last;              /* file whose record was delivered last, -1 if none */
+    char err[1024];
+};
+
+static void ct_warn(ct_fin *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void ct_warn(ct_fin *f, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (f->r->opts.warn)
+        f->r->opts.warn(f->r->opts.warn_ctx, f->path, msg);
+    else
+        fprintf(stderr, "cutrace: warning: %s: %s\n", f->path, msg);
+}
+
+/* Pointer to len bytes at file offset off (the caller checked off + len <= size), or NULL with
+ * the reader's error set. Valid until the next call. */
+static const uint8_t *ct_fin_bytes(ct_fin *f, uint64_t off, size_t len)
+{
+    if (off >= f->win_off && off + len <= f->win_off + f->win_len)
+        return f->win + (off - f->win_off);
+    size_t want = len > CT_WINDOW_MIN ? len : CT_WINDOW_MIN;
+    if (want > f->size - off)
+        want = (size_t)(f->size - off);
+    if (want > f->win_cap) {
+        uint8_t *nw = realloc(f->win, want);
+        if (!nw) {
+            snprintf(f->r->err, sizeof f->r->err, "%s: out of memory reading %zu bytes",
+                     f->path, want);
+            return NULL;
+        }
+        f->win = nw;
+        f->win_cap = want;
+    }
+    size_t got = 0;
+    while (got < want) {
+        ssize_t n = pread(f->fd, f->win + got, want - got, (off_t)(off + got));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            snprintf(f->r->err, sizeof f->r->err, "%s: read at offset %llu failed: %s",
+                     f->path, (unsigned long long)(off + got),
+                     n < 0 ? strerror(errno) : "file shrank while being read");
+            f->win_len = 0;
+            return NULL;
+        }
+        got += (size_t)n;
+    }
+    f->win_off = off;
+    f->win_len = want;
+    return f->win;
+}
+
+/* ---- definitions ---------------------------------------------------------------------------- */
+
+/* Registers a STRING, FRAME or STACK definition (body after dts). A redefinition keeps the
+ * first. Returns 0, or 1 if the body is malformed, or CT_E_NOMEM. */
+static int ct_define(ct_fin *f, uint32_t type, const uint8_t *b, const uint8_t *be)
+{
+    int bad = 0;
+    uint32_t id = ct_get_u32v(&b, be, &bad);
+    if (bad || id == 0)
+        return 1;
+    if (type == CT_REC_STRING) {
+        uint64_t n = ct_get_uv(&b, be, &bad);
+        if (bad || n > CT_STRING_MAX || n > (uint64_t)(be - b))
+            return 1;
+        if (ct_idmap_find(&f->str_ids, id))
+            return 0;
+        char *t = ct_arena_alloc(&f->arena, n + 1);
+        if (!t || ct_reserve(&f->strs, &f->strs_cap, f->nstrs, sizeof *f->strs) < 0)
+            return CT_E_NOMEM;
+        memcpy(t, b, n);
+        t[n] = 0;
+        f->strs[f->nstrs] = (ct_str_def){t, (uint32_t)n};
+        int rc = ct_idmap_add(&f->str_ids, id, (uint32_t)f->nstrs);
+        f->nstrs += rc > 0;
+        return rc < 0 ? rc : 0;
+    }
+    if (type == CT_REC_FRAME) {
+        ct_rec_frame fr = {id, 0, 0, 0};
+        fr.function = ct_get_u32v(&b, be, &bad);
+        fr.module = ct_get_u32v(&b, be, &bad);
+        fr.offset = ct_get_uv(&b, be, &bad);
+        if (bad)
+            return 1;
+        if (ct_idmap_find(&f->frame_ids, id))
+            return 0;
+        if (ct_reserve(&f->frames, &f->frames_cap, f->nframes, sizeof *f->frames) < 0)
+            return CT_E_NOMEM;
+        f->frames[f->nframes] = fr;
+        int rc = ct_idmap_add(&f->frame_ids, id, (uint32_t)f->nframes);
+        f->nframes += rc > 0;
+        return rc < 0 ? rc : 0;
+    }
+    uint64_t n = ct_get_uv(&b, be, &bad);
+    /* Each frame id takes at least one byte: a count above the bytes left is a lie. */
+    if (bad || n > CT_STACK_MAX || n > (uint64_t)(be - b))
+        return 1;
+    if (ct_idmap_find(&f->stack_ids, id))
+        return 0;
+    uint32_t *frames = ct_arena_alloc(&f->arena, (size_t)n * sizeof(uint32_t) + 1);
+    if (!frames)
+        return CT_E_NOMEM;
+    for (uint64_t i = 0; i < n; i++)
+        frames[i] = ct_get_u32v(&b, be, &bad);
+    if (bad)
+        return 1;
+    if (ct_reserve(&f->stacks, &f->stacks_cap, f->nstacks, sizeof *f->stacks) < 0)
+        return CT_E_NOMEM;
+    f->stacks[f->nstacks] = (ct_stack_def){frames, (uint32_t)n};
+    int rc = ct_idmap_add(&f->stack_ids, id, (uint32_t)f->nstacks);
+    f->nstacks += rc > 0;
+    return rc < 0 ? rc : 0;
+}
+
+/* ---- record decoding ------------------------------------------------------------------------ */
+
+static void ct_malformed_rest(ct_fin *f, ct_cursor *c, const char *why)
+{
+    ct_warn(f, "chunk %llu: %s at byte %zu of %zu; rest of the chunk skipped",
+            (unsigned long long)c->seq, why, (size_t)(c->p - c->buf),
+            (size_t)(c->end - c->buf));
+    f->st.bad_records++;
+    c->p = c->end;
+}
+
+static inline uint64_t ct_get_corr(ct_cursor *c, const uint8_t **b, const uint8_t *be, int *bad)
+{
+    c->prev_corr += (uint64_t)ct_get_sv(b, be, bad);
+    return c->prev_corr;
+}
+
+/* Decodes the cursor's next record into *r: 1, or 0 when the chunk is exhausted. Malformed
+ * records are counted and skipped. */
+static int ct_decode(ct_fin *f, ct_cursor *c, ct_rec *r)
+{
+    while (c->p < c->end) {
+        int bad = 0;
+        const uint8_t *p = c->p, *end = c->end;
+        uint64_t type = ct_get_uv(&p, end, &bad);
+        uint64_t len = ct_get_uv(&p, end, &bad);
+        if (bad || type == 0 || len > (uint64_t)(end - p)) {
+            ct_malformed_rest(f, c, type == 0 ? "record type 0" : "record overruns the chunk");
+            return 0;
+        }
+        const uint8_t *b = p, *be = p + len;
+        c->p = be;
+        r->ts = c->prev_ts + (uint64_t)ct_get_sv(&b, be, &bad);
+        c->prev_ts = r->ts;
+        r->tid = c->tid;
+        r->file = f->index;
+        r->pad_ = 0;
+        r->type = (uint32_t)type;
+        const uint32_t *ix;
+        switch (type) {
+        case CT_REC_API: {
+            ct_rec_api *a = &r->u.api;
+            a->start = r->ts - ct_get_uv(&b, be, &bad);
+            a->function = ct_get_u32v(&b, be, &bad);
+            a->result = ct_get_u32v(&b, be, &bad);
+            a->corr = ct_get_corr(c, &b, be, &bad);
+            uint64_t pz = ct_get_uv(&b, be, &bad);
+            a->parent = pz ? a->corr - (uint64_t)ct_unzigzag(pz) : 0;
+            a->flags = ct_get_u32v(&b, be, &bad);
+            break;
+        }
+        case CT_REC_LAUNCH: {
+            ct_rec_launch *l = &r->u.launch;
+            l->corr = ct_get_corr(c, &b, be, &bad);
+            l->function = ct_get_u32v(&b, be, &bad);
+            l->symbol = ct_get_u32v(&b, be, &bad);
+            for (int i = 0; i < 3; i++)
+                l->grid[i] = ct_get_u32v(&b, be, &bad);
+            for (int i = 0; i < 3; i++)
+                l->block[i] = ct_get_u32v(&b, be, &bad);
+            l->shared_bytes = ct_get_u32v(&b, be, &bad);
+            l->stream = ct_get_uv(&b, be, &bad);
+            l->context = ct_get_uv(&b, be, &bad);
+            l->device = ct_get_u32v(&b, be, &bad);
+            l->flags = ct_get_u32v(&b, be, &bad);
+            break;
+        }
+        case CT_REC_GPU: {
+            ct_rec_gpu *g = &r->u.gpu;
+            g->start = r->ts - ct_get_uv(&b, be, &bad);
+            g->corr = ct_get_corr(c, &b, be, &bad);
+            g->device = ct_get_u32v(&b, be, &bad);
+            g->kind = ct_get_u32v(&b, be, &bad);
+            g->stream = ct_get_uv(&b, be, &bad);
+            break;
+        }
+        case CT_REC_COPY: {
+            ct_rec_copy *k = &r->u.copy;
+            k->corr = ct_get_corr(c, &b, be, &bad);
+            k->op = ct_get_u32v(&b, be, &bad);
+            k->dir = ct_get_u32v(&b, be, &bad);
+            k->bytes = ct_get_uv(&b, be, &bad);
+            k->src_kind = ct_get_u32v(&b, be, &bad);
+            k->dst_kind = ct_get_u32v(&b, be, &bad);
+            k->flags = ct_get_u32v(&b, be, &bad);
+            k->stream = ct_get_uv(&b, be, &bad);
+            k->device = ct_get_u32v(&b, be, &bad);
+            k->peer_device = ct_get_u32v(&b, be, &bad);
+            break;
+        }
+        case CT_REC_MEM: {
+            ct_rec_mem *m = &r->u.mem;
+            m->op = ct_get_u32v(&b, be, &bad);
+            m->kind = ct_get_u32v(&b, be, &bad);
+            m->corr = ct_get_corr(c, &b, be, &bad);
+            m->address = ct_get_uv(&b, be, &bad);
+            m->size = ct_get_uv(&b, be, &bad);
+            m->device = ct_get_u32v(&b, be, &bad);
+            m->result = ct_get_u32v(&b, be, &bad);
+            m->stack = ct_get_u32v(&b, be, &bad);
+            m->stream = ct_get_uv(&b, be, &bad);
+            m->handle = ct_get_uv(&b, be, &bad);
+            break;
+        }
+        case CT_REC_SYNC: {
+            ct_rec_sync *s = &r->u.sync;
+            s->start = r->ts - ct_get_uv(&b, be, &bad);
+            s->corr = ct_get_corr(c, &b, be, &bad);
+            s->kind = ct_get_u32v(&b, be, &bad);
+            s->object = ct_get_uv(&b, be, &bad);
+            break;
+        }
+        case CT_REC_STRING:
+            r->u.string.id = ct_get_u32v(&b, be, &bad);
+            ix = ct_idmap_find(&f->str_ids, r->u.string.id);
+            if (ix) {
+                r->u.string.text = f->strs[*ix].text;
+                r->u.string.len = f->strs[*ix].len;
+            } else {
+                bad = 1; /* ct_define refused it */
+            }
+            break;
+        case CT_REC_FRAME:
+            r->u.frame.id = ct_get_u32v(&b, be, &bad);
+            ix = ct_idmap_find(&f->frame_ids, r->u.frame.id);
+            if (ix)
+                r->u.frame = f->frames[*ix];
+            else
+                bad = 1;
+            break;
+        case CT_REC_STACK:
+            r->u.stack.id = ct_get_u32v(&b, be, &bad);
+            ix = ct_idmap_find(&f->stack_ids, r->u.stack.id);
+            if (ix) {
+                r->u.stack.frames = f->stacks[*ix].frames;
+                r->u.stack.nframes = f->stacks[*ix].n;
+            } else {
+                bad = 1;
+            }
+            break;
+        case CT_REC_THREAD:
+            r->u.thread.tid = ct_get_u32v(&b, be, &bad);
+            r->u.thread.name = ct_get_u32v(&b, be, &bad);
+            r->u.thread.flags = ct_get_u32v(&b, be, &bad);
+            break;
+        case CT_REC_DEVICE: {
+            ct_rec_device *d = &r->u.device;
+            d->device = ct_get_u32v(&b, be, &bad);
+            d->name = ct_get_u32v(&b, be, &bad);
+            memset(d->uuid, 0, 16);
+            if (be - b >= 16) {
+                memcpy(d->uuid, b, 16);
+                b += 16;
+            } else {
+                b = be; /* an older writer stopped here: the rest reads as 0 */
+            }
+            uint32_t *u32s[] = {&d->cc_major,      &d->cc_minor,      &d->sm_count,
+                                &d->clock_khz,     &d->mem_clock_khz, &d->mem_bus_bits};
+            for (size_t i = 0; i < sizeof u32s / sizeof u32s[0]; i++)
+                *u32s[i] = ct_get_u32v(&b, be, &bad);
+            d->mem_bytes = ct_get_uv(&b, be, &bad);
+            uint32_t *rest[] = {&d->l2_bytes,      &d->max_threads_per_sm, &d->regs_per_sm,
+                                &d->smem_per_sm,   &d->warp_size,          &d->async_engines,
+                                &d->concurrent_kernels, &d->link_kind,     &d->link_gen,
+                                &d->link_width,    &d->pci_domain,         &d->pci_bus,
+                                &d->pci_device};
+            for (size_t i = 0; i < sizeof rest / sizeof rest[0]; i++)
+                *rest[i] = ct_get_u32v(&b, be, &bad);
+            break;
+        }
+        case CT_REC_STREAM: {
+            ct_rec_stream *s = &r->u.stream;
+            s->op = ct_get_u32v(&b, be, &bad);
+            s->stream = ct_get_uv(&b, be, &bad);
+            s->context = ct_get_uv(&b, be, &bad);
+            s->device = ct_get_u32v(&b, be, &bad);
+            s->flags = ct_get_u32v(&b, be, &bad);
+            int64_t pr = ct_get_sv(&b, be, &bad);
+            if (pr < INT32_MIN || pr > INT32_MAX)
+                bad = 1;
+            s->priority = (int32_t)pr;
+            break;
+        }
+        case CT_REC_CPU:
+            r->u.cpu.tid = ct_get_u32v(&b, be, &bad);
+            r->u.cpu.user_ns = ct_get_uv(&b, be, &bad);
+            r->u.cpu.sys_ns = ct_get_uv(&b, be, &bad);
+            break;
+        case CT_REC_LOSS:
+            r->u.loss.reason = ct_get_u32v(&b, be, &bad);
+            r->u.loss.count = ct_get_uv(&b, be, &bad);
+            r->u.loss.tid = ct_get_u32v(&b, be, &bad);
+            if (!bad)
+                f->st.lost += r->u.loss.count;
+            break;
+        case CT_REC_END: {
+            r->u.end.how = ct_get_u32v(&b, be, &bad);
+            int64_t code = ct_get_sv(&b, be, &bad);
+            if (code < INT32_MIN || code > INT32_MAX)
+                bad = 1;
+            r->u.end.code = (int32_t)code;
+            r->u.end.records = ct_get_uv(&b, be, &bad);
+            r->u.end.lost = ct_get_uv(&b, be, &bad);
+            if (!bad)
+                f->st.complete = 1;
+            break;
+        }
+        default:
+            r->type = CT_REC_UNKNOWN;
+            r->u.unknown.type = type > UINT32_MAX ? UINT32_MAX : (uint32_t)type;
+            r->u.unknown.len = (uint32_t)(be - b);
+            r->u.unknown.bytes = b;
+            f->st.unknown_records++;
+            break;
+        }
+        if (bad) {
+            f->st.bad_records++;
+            continue;
+        }
+        return 1;
+    }
+    return 0;
+}
+
+/* ---- cursors and the per-file heap ----------------------------------------------------------- */
+
+static void ct_cursor_free(ct_cursor *c)
+{
+    free(c->buf);
+    free(c->sorted);
+    free(c);
+}
+
+/* Loads the cursor's next record into head: 1, or 0 if it has none left. */
+static int ct_cursor_next(ct_fin *f, ct_cursor *c)
+{
+    if (c->chunk_pending) {
+        c->chunk_pending = 0;
+        memset(&c->head, 0, sizeof c->head);
+        c->head.type = CT_REC_CHUNK;
+        c->head.ts = c->chunk.t_min;
+        c->head.tid = c->tid;
+        c->head.file = f->index;
+        c->head.u.chunk = c->chunk;
+        return 1;
+    }
+    if (c->sorted) {
+        if (c->isorted == c->nsorted)
+            return 0;
+        c->head = c->sorted[c->isorted++];
+        return 1;
+    }
+    return ct_decode(f, c, &c->head);
+}
+
+static inline int ct_cursor_before(const ct_cursor *a, const ct_cursor *b)
+{
+    return a->head.ts != b->head.ts ? a->head.ts < b->head.ts : a->seq < b->seq;
+}
+
+static void ct_fin_sift_down(ct_fin *f, size_t i)
+{
+    ct_cursor **h = f->heap;
+    for (;;) {
+        size_t l = 2 * i + 1, m = i;
+        if (l < f->nheap && ct_cursor_before(h[l], h[m]))
+            m = l;
+        if (l + 1 < f->nheap && ct_cursor_before(h[l + 1], h[m]))
+            m = l + 1;
+        if (m == i)
+            return;
+        ct_cursor *t = h[i];
+        h[i] = h[m];
+        h[m] = t;
+        i = m;
+    }
+}
+
+static int ct_fin_push(ct_fin *f, ct_cursor *c)
+{
+    if (ct_reserve(&f->heap, &f->heap_cap, f->nheap, sizeof *f->heap) < 0)
+        return CT_E_NOMEM;
+    size_t i = f->nheap++;
+    f->heap[i] = c;
+    while (i > 0 && ct_cursor_before(f->heap[i], f->heap[(i - 1) / 2])) {
+        ct_cursor *t = f->heap[i];
+        f->heap[i] = f->heap[(i - 1) / 2];
+        f->heap[(i - 1) / 2] = t;
+        i = (i - 1) / 2;
+    }
+    return 0;
+}
+
+static int ct_rec_cmp(const void *a, const void *b)
+{
+    const ct_rec *x = a, *y = b;
+    if (x->ts != y->ts)
+        return x->ts < y->ts ? -1 : 1;
+    return x->pad_ < y->pad_ ? -1 : x->pad_ > y->pad_;
+}
+
+/* A chunk whose records are not in time order is decoded whole and sorted (stably: the index
+ * of each record breaks ties). */
+static int ct_cursor_sort(ct_fin *f, ct_cursor *c)
+{
+    size_t cap = 0, n = 0;
+    ct_rec *recs = NULL;
+    for (;;) {
+        if (n >= cap) {
+            if (ct_reserve(&recs, &cap, n, sizeof *recs) < 0) {
+                free(recs);
+                return CT_E_NOMEM;
+            }
+        }
+        if (!ct_decode(f, c, &recs[n]))
+            break;
+        recs[n].pad_ = (uint32_t)n;
+        n++;
+    }
+    qsort(recs, n, sizeof *recs, ct_rec_cmp);
+    for (size_t i = 0; i < n; i++)
+        recs[i].pad_ = 0;
+    c->sorted = recs;
+    c->nsorted = n;
+    c->bytes += cap * sizeof *recs;
+    return 0;
+}
+
+/* ---- chunk loading ------------------------------------------------------------------------ */
+
+typedef enum { CT_HDR_OK, CT_HDR_BAD, CT_HDR_SHORT } ct_hdr_state;
+
+/* Checks the chunk header at off and decodes it into *ci, *hsize and *pcrc (payload CRC). */
+static ct_hdr_state ct_chunk_header(ct_fin *f, uint64_t off, ct_chunk_info *ci,
+                                    uint32_t *hsize, uint32_t *pcrc, int *ioerr)
+{
+    uint64_t avail = f->size - off;
+    if (avail < 8)
+        return CT_HDR_SHORT;
+    const uint8_t *h = ct_fin_bytes(f, off, 8);
+    if (!h) {
+        *ioerr = 1;
+        return CT_HDR_BAD;
+    }
+    uint32_t hs = ct_rd16(h + 4);
+    if (ct_rd32(h) != CT_CHUNK_MAGIC || hs < CT_CHUNK_HEADER_SIZE || hs > CT_CHUNK_HEADER_MAX)
+        return CT_HDR_BAD;
+    if (avail < hs)
+        return CT_HDR_SHORT;
+    h = ct_fin_bytes(f, off, hs);
+    if (!h) {
+        *ioerr = 1;
+        return CT_HDR_BAD;
+    }
+    if (ct_crc32c(h, hs - 4) != ct_rd32(h + hs - 4))
+        return CT_HDR_BAD;
+    memset(ci, 0, sizeof *ci);
+    ci->flags = ct_rd16(h + 6);
+    ci->payload_size = ct_rd32(h + 8);
+    ci->raw_size = ct_rd32(h + 12);
+    ci->seq = ct_rd64(h + 16);
+    ci->tid = ct_rd32(h + 24);
+    ci->nrecords = ct_rd32(h + 28);
+    ci->ts_base = ct_rd64(h + 32);
+    ci->corr_base = ct_rd64(h + 40);
+    ci->t_min = ct_rd64(h + 48);
+    ci->t_max = ct_rd64(h + 56);
+    ci->low_water = ct_rd64(h + 64);
+    ci->lost = ct_rd64(h + 72);
+    ci->offset = off;
+    *hsize = hs;
+    *pcrc = ct_rd32(h + 80);
+    /* A header whose sizes break the limits is treated as damaged, whatever its CRC says. */
+    if (ci->raw_size > CT_CHUNK_RAW_MAX)
+        return CT_HDR_BAD;
+    if ((ci->flags & CT_CHUNK_RAW) ? ci->payload_size != ci->raw_size
+                                   : ci->payload_size > ZSTD_COMPRESSBOUND(ci->raw_size))
+        return CT_HDR_BAD;
+    return CT_HDR_OK;
+}
+
+/* Searches forward from off + 1 for the next valid chunk header; returns its offset or the
+ * file size if there is none. */
+static uint64_t ct_resync(ct_fin *f, uint64_t off, int *ioerr)
+{
+    static const uint8_t magic[4] = {0x43, 0x54, 0x43, 0x4b};
+    uint64_t pos = off + 1;
+    while (pos + 4 <= f->size) {
+        size_t len = f->size - pos > CT_WINDOW_MIN ? CT_WINDOW_MIN : (size_t)(f->size - pos);
+        const uint8_t *w = ct_fin_bytes(f, pos, len);
+        if (!w) {
+            *ioerr = 1;
+            return f->size;
+        }
+        const uint8_t *hit = memmem(w, len, magic, 4);
+        if (!hit) {
+            pos += len - 3; /* a magic may straddle the window edge */
+            if (len < 4)
+                break;
+            continue;
+        }
+        uint64_t cand = pos + (uint64_t)(hit - w);
+        ct_chunk_info ci;
+        uint32_t hs, pcrc;
+        ct_hdr_state s = ct_chunk_header(f, cand, &ci, &hs, &pcrc, ioerr);
+        if (*ioerr)
+            return f->size;
+        if (s == CT_HDR_OK || s == CT_HDR_SHORT)
+            return cand;
+        pos = cand + 1;
+    }
+    return f->size;
+}
+
+static void ct_fin_set_eof(ct_fin *f)
+{
+    f->eof = 1;
+    f->low_water = UINT64_MAX;
+}
+
+/* Registers definitions and checks time order: one pass over type, length and dts. */
+static int ct_prescan(ct_fin *f, ct_cursor *c, int *sorted)
+{
+    const uint8_t *p = c->p, *end = c->end;
+    uint64_t ts = c->prev_ts;
+    *sorted = 1;
+    while (p < end) {
+        int bad = 0;
+        uint64_t type = ct_get_uv(&p, end, &bad);
+        uint64_t len = ct_get_uv(&p, end, &bad);
+        if (bad || len > (uint64_t)(end - p))
+            break; /* ct_decode reports it when it gets there */
+        const uint8_t *b = p, *be = p + len;
+        p = be;
+        uint64_t nts = ts + (uint64_t)ct_get_sv(&b, be, &bad);
+        if (nts < ts)
+            *sorted = 0;
+        ts = nts;
+        if (type == CT_REC_STRING || type == CT_REC_FRAME || type == CT_REC_STACK) {
+            int rc = ct_define(f, (uint32_t)type, b, be);
+            if (rc < 0)
+                return rc;
+        }
+    }
+    return 0;
+}
+
+/* Reads chunks from f->pos until one yields a cursor or the file ends. 0, or CT_E_* (I/O or
+ * memory: the reader's error says what). */
+static int ct_fin_load(ct_fin *f)
+{
+    ct_reader *r = f->r;
+    while (!f->eof) {
+        uint64_t off = f->pos;
+        if (off >= f->size) {
+            ct_fin_set_eof(f);
+            break;
+        }
+        ct_chunk_info ci;
+        uint32_t hs = 0, pcrc = 0;
+        int ioerr = 0;
+        ct_hdr_state s = ct_chunk_header(f, off, &ci, &hs, &pcrc, &ioerr);
+        if (ioerr)
+            return CT_E_IO;
+        if (s == CT_HDR_SHORT ||
+            (s == CT_HDR_OK && (uint64_t)hs + ci.payload_size > f->size - off)) {
+            uint64_t n = f->size - off;
+            ct_warn(f, "incomplete chunk at the end (%llu bytes at offset %llu) ignored: the "
+                       "writer stopped while writing it",
+                    (unsigned long long)n, (unsigned long long)off);
+            f->st.torn_tail = n;
+            f->st.skipped_bytes += n;
+            ct_fin_set_eof(f);
+            break;
+        }
+        if (s == CT_HDR_BAD) {
+            uint64_t next = ct_resync(f, off, &ioerr);
+            if (ioerr)
+                return CT_E_IO;
+            ct_warn(f, "damaged data at offsets %llu..%llu (%llu bytes) skipped%s",
+                    (unsigned long long)off, (unsigned long long)next,
+                    (unsigned long long)(next - off),
+                    next == f->size ? " (up to the end of the file)" : "");
+            f->st.skipped_bytes += next - off;
+            f->pos = next;
+            continue;
+        }
+        uint64_t total = hs + (uint64_t)ci.payload_size;
+        f->pos = off + total;
+        if (f->seq_started && ci.seq > f->next_seq) {
+            ct_warn(f, "chunks %llu..%llu are missing",
+                    (unsigned long long)f->next_seq, (unsigned long long)(ci.seq - 1));
+            f->st.chunks_missing += ci.seq - f->next_seq;
+        }
+        if (!f->seq_started || ci.seq + 1 > f->next_seq)
+            f->next_seq = ci.seq + 1;
+        f->seq_started = 1;
+
+        const uint8_t *payload = ct_fin_bytes(f, off + hs, ci.payload_size);
+        if (!payload)
+            return CT_E_IO;
+        const char *damage = NULL;
+        uint8_t *raw = NULL;
+        if (ct_crc32c(payload, ci.payload_size) != pcrc)
+            damage = "payload checksum mismatch";
+        if (!damage) {
+            raw = malloc(ci.raw_size ? ci.raw_size : 1);
+            if (!raw) {
+                snprintf(r->err, sizeof r->err, "%s: out of memory for a %u-byte chunk",
+                         f->path, ci.raw_size);
+                return CT_E_NOMEM;
+            }
+            if (ci.flags & CT_CHUNK_RAW) {
+                memcpy(raw, payload, ci.raw_size);
+            } else {
+                size_t got = ZSTD_decompressDCtx(f->dctx, raw, ci.raw_size, payload,
+                                                 ci.payload_size);
+                if (ZSTD_isError(got) || got != ci.raw_size)
+                    damage = "payload does not decompress to its recorded size";
+            }
+        }
+        if (damage) {
+            free(raw);
+            ct_warn(f, "chunk %llu at offset %llu (%llu bytes) skipped: %s",
+                    (unsigned long long)ci.seq, (unsigned long long)off,
+                    (unsigned long long)total, damage);
+            f->st.corrupt_chunks++;
+            f->st.skipped_bytes += total;
+            continue;
+        }
+
+        f->st.chunks++;
+        f->st.lost += ci.lost;
+        ci.ts_base += (uint64_t)f->offset;
+        ci.t_min += (uint64_t)f->offset;
+        ci.t_max += (uint64_t)f->offset;
+        uint64_t lw = ci.low_water ? ci.low_water + (uint64_t)f->offset : 0;
+        ci.low_water = lw;
+        if (lw > f->low_water)
+            f->low_water = lw;
+
+        ct_cursor *c = calloc(1, sizeof *c);
+        if (!c) {
+            free(raw);
+            return CT_E_NOMEM;
+        }
+        c->buf = raw;
+        c->p = raw;
+        c->end = raw + ci.raw_size;
+        c->prev_ts = ci.ts_base;
+        c->prev_corr = ci.corr_base;
+        c->seq = ci.seq;
+        c->tid = ci.tid;
+        c->bytes = ci.raw_size;
+        c->chunk = ci;
+        c->chunk_pending = r->opts.file_order && r->opts.chunk_records;
+        int sorted;
+        int rc = ct_prescan(f, c, &sorted);
+        if (rc == 0 && !sorted && !r->opts.file_order)
+            rc = ct_cursor_sort(f, c);
+        if (rc < 0) {
+            ct_cursor_free(c);
+            snprintf(r->err, sizeof r->err, "%s: out of memory", f->path);
+            return rc;
+        }
+        if (!ct_cursor_next(f, c)) {
+            ct_cursor_free(c);
+            continue;
+        }
+        f->pending += c->bytes;
+        rc = ct_fin_push(f, c);
+        if (rc < 0) {
+            ct_cursor_free(c);
+            return rc;
+        }
+        return 0;
+    }
+    return 0;
+}
+
+/* The file's next record in its order, or NULL at its end; *rc < 0 on error. */
+static const ct_rec *ct_fin_peek(ct_fin *f, int *rc)
+{
+    *rc = 0;
+    for (;;) {
+        if (f->nheap > 0) {
+            const ct_cursor *top = f->heap[0];
+            if (f->eof || f->r->opts.file_order || top->head.ts < f->low_water ||
+                f->pending > f->r->opts.max_pending)
+                return &top->head;
+        } else if (f->eof) {
+            return NULL;
+        }
+        *rc = ct_fin_load(f);
+        if (*rc < 0)
+            return NULL;
+    }
+}
+
+/* Advances past the record ct_fin_peek returned. */
+static void ct_fin_pop(ct_fin *f)
+{
+    ct_cursor *c = f->heap[0];
+    if (c->head.type != CT_REC_CHUNK) {
+        if (!f->r->opts.file_order) {
+            if (c->head.ts < f->last_ts)
+                f->st.late_records++;
+            else
+                f->last_ts = c->head.ts;
+        }
+        f->st.records++;
+    }
+    if (ct_cursor_next(f, c)) {
+        ct_fin_sift_down(f, 0);
+        return;
+    }
+    f->pending -= c->bytes;
+    ct_cursor_free(c);
+    f->heap[0] = f->heap[--f->nheap];
+    if (f->nheap)
+        ct_fin_sift_down(f, 0);
+}
+
+static void ct_fin_finish(ct_fin *f)
+{
+    if (f->finished)
+        return;
+    f->finished = 1;
+    if (f->st.lost)
+        ct_warn(f, "%llu records were lost by the tracer (its buffers were full)",
+                (unsigned long long)f->st.lost);
+    if (f->st.late_records)
+        ct_warn(f, "%llu records were delivered out of time order (the writer's low-water "
+                   "marks were wrong or the reader's buffer limit was reached)",
+                (unsigned long long)f->st.late_records);
+    if (!f->st.complete)
+        ct_warn(f, "no end record: the process did not finish writing its trace (killed, or "
+                   "the file is cut)");
+}
+
+/* ---- opening -------------------------------------------------------------------------------- */
+
+static void ct_fin_free(ct_fin *f)
+{
+    for (size_t i = 0; i < f->nheap; i++)
+        ct_cursor_free(f->heap[i]);
+    free(f->heap);
+    if (f->fd >= 0)
+        close(f->fd);
+    ZSTD_freeDCtx(f->dctx);
+    free(f->win);
+    ct_header_store_free(&f->hs);
+    ct_idmap_free(&f->str_ids);
+    ct_idmap_free(&f->frame_ids);
+    ct_idmap_free(&f->stack_ids);
+    free(f->strs);
+    free(f->frames);
+    free(f->stacks);
+    ct_arena_free(f->arena);
+    free(f->path);
+}
+
+/* Opens f->path and reads its header; on error writes the message into err. */
+static int ct_fin_open(ct_fin *f, char *err, size_t errlen)
+{
+    const char *path = f->path;
+    f->fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat sb;
+    if (f->fd < 0 || fstat(f->fd, &sb) < 0) {
+        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        return CT_E_IO;
+    }
+    if (!S_ISREG(sb.st_mode)) {
+        snprintf(err, errlen, "%s: not a regular file: expected a cutrace trace", path);
+        return CT_E_NOT_TRACE;
+    }
+    f->size = (uint64_t)sb.st_size;
+    if (f->size == 0) {
+        snprintf(err, errlen, "%s: empty file (0 bytes): expected a cutrace trace", path);
+        return CT_E_EMPTY;
+    }
+    const uint8_t *h = ct_fin_bytes(f, 0, f->size < 16 ? (size_t)f->size : 16);
+    if (!h) {
+        snprintf(err, errlen, "%s", f->r->err);
+        return CT_E_IO;
+    }
+    if (f->size < CT_FILE_MAGIC_LEN || memcmp(h, CT_FILE_MAGIC, CT_FILE_MAGIC_LEN) != 0) {
+        char found[64] = "";
+        size_t n = f->size < 8 ? (size_t)f->size : 8;
+        for (size_t i = 0; i < n; i++)
+            snprintf(found + 3 * i, sizeof found - 3 * i, "%02x ", h[i]);
+        if (n > 0)
+            found[3 * n - 1] = 0;
+        snprintf(err, errlen,
+                 "%s: not a cutrace trace: expected magic 43 55 54 52 41 43 45 00 "
+                 "(\"CUTRACE\\0\") at offset 0, found %s%s",
+                 path, found, n < 8 ? " (file too short)" : "");
+        return CT_E_NOT_TRACE;
+    }
+    if (f->size < 20) {
+        snprintf(err, errlen, "%s: file header truncated: file has %llu bytes, a header "
+                              "needs at least 20", path, (unsigned long long)f->size);
+        return CT_E_CORRUPT;
+    }
+    unsigned major = ct_rd16(h + 8), minor = ct_rd16(h + 10);
+    uint32_t body = ct_rd32(h + 12);
+    if (major > CT_FORMAT_MAJOR || major == 0) {
+        snprintf(err, errlen,
+                 "%s: trace format %u.%u is %s than this cutrace reads (%d.%d)%s", path, major,
+                 minor, major ? "newer" : "older", CT_FORMAT_MAJOR, CT_FORMAT_MINOR,
+                 major ? "; use a newer cutrace" : "");
+        return CT_E_VERSION;
+    }
+    if (body > CT_HEADER_BODY_MAX || 16 + (uint64_t)body + 4 > f->size) {
+        snprintf(err, errlen, "%s: file header truncated or damaged: it declares %u bytes of "
+                              "fields, the file has %llu bytes", path, body,
+                 (unsigned long long)f->size);
+        return CT_E_CORRUPT;
+    }
+    size_t hlen = 16 + (size_t)body + 4;
+    h = ct_fin_bytes(f, 0, hlen);
+    if (!h) {
+        snprintf(err, errlen, "%s", f->r->err);
+        return CT_E_IO;
+    }
+    if (ct_crc32c(h, hlen - 4) != ct_rd32(h + hlen - 4)) {
+        snprintf(err, errlen, "%s: file header damaged: checksum mismatch", path);
+        return CT_E_CORRUPT;
+    }
+    int rc = ct_header_parse(h, hlen, &f->hs);
+    if (rc < 0) {
+        snprintf(err, errlen, "%s: file header damaged: %s", path,
+                 rc == CT_E_NOMEM ? "out of memory" : "malformed field");
+        return rc;
+    }
+    f->pos = hlen;
+    f->dctx = ZSTD_createDCtx();
+    if (!f->dctx) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        return CT_E_NOMEM;
+    }
+    return 0;
+}
+
+int ct_reader_open(ct_reader **rp, const char *const *paths, size_t n,
+                   const ct_reader_opts *opts, char *err, size_t errlen)
+{
+    *rp = NULL;
+    char dummy[8];
+    if (!err) {
+        err = dummy;
+        errlen = sizeof dummy;
+    }
+    if (n == 0 || n > UINT32_MAX) {
+        snprintf(err, errlen, "no trace file given");
+        return CT_E_INVAL;
+    }
+    ct_reader *r = calloc(1, sizeof *r);
+    if (!r || !(r->files = calloc(n, sizeof *r->files)) ||
+        !(r->heap = calloc(n, sizeof *r->heap))) {
+        snprintf(err, errlen, "out of memory");
+        if (r)
+            free(r->files);
+        free(r);
+        return CT_E_NOMEM;
+    }
+    if (opts)
+        r->opts = *opts;
+    if (!r->opts.max_pending)
+        r->opts.max_pending = CT_DEFAULT_MAX_PENDING;
+    r->last = -1;
+    int rc = 0;
+    for (size_t i = 0; i < n; i++) {
+        ct_fin *f = &r->files[i];
+        f->r = r;
+        f->index = (uint32_t)i;
+        f->fd = -1;
+        r->n = i + 1;
+        f->path = strdup(paths[i]);
+        if (!f->path) {
+            snprintf(err, errlen, "out of memory");
+            rc = CT_E_NOMEM;
+            break;
+        }
+        rc = ct_fin_open(f, err, errlen);
+        if (rc < 0)
+            break;
+        const ct_header *h0 = &r->files[0].hs.h, *h = &f->hs.h;
+        if (i > 0 && !(h->boot_id[0] && strcmp(h->boot_id, h0->boot_id) == 0))
+            f->offset = (int64_t)(h->realtime_ns - h->monotonic_ns) -
+                        (int64_t)(h0->realtime_ns - h0->monotonic_ns);
+    }
+    if (rc < 0) {
+        ct_reader_close(r);
+        return rc;
+    }
+    *rp = r;
+    return 0;
+}
+
+/* ---- merging -------------------------------------------------------------------------------- */
+
+static inline const ct_rec *ct_file_head(const ct_reader *r, uint32_t i)
+{
+    const ct_fin *f = &r->files[i];
+    return &f->heap[0]->head;
+}
+
+static inline int ct_file_before(const ct_reader *r, uint32_t a, uint32_t b)
+{
+    if (!r->opts.file_order) {
+        uint64_t ta = ct_file_head(r, a)->ts, tb = ct_file_head(r, b)->ts;
+        if (ta != tb)
+            return ta < tb;
+    }
+    return a < b;
+}
+
+static void ct_reader_sift_down(ct_reader *r, size_t i)
+{
+    uint32_t *h = r->heap;
+    for (;;) {
+        size_t l = 2 * i + 1, m = i;
+        if (l < r->nheap && ct_file_before(r, h[l], h[m]))
+            m = l;
+        if (l + 1 < r->nheap && ct_file_before(r, h[l + 1], h[m]))
+            m = l + 1;
+        if (m == i)
+            return;
+        uint32_t t = h[i];
+        h[i] = h[m];
+        h[m] = t;
+        i = m;
+    }
+}
+
+int ct_reader_next(ct_reader *r, ct_rec *rec)
+{
+    int rc;
+    if (!r->started) {
+        r->started = 1;
+        for (size_t i = 0; i < r->n; i++) {
+            if (ct_fin_peek(&r->files[i], &rc))
+                r->heap[r->nheap++] = (uint32_t)i;
+            else if (rc < 0)
+                return rc;
+            else
+                ct_fin_finish(&r->files[i]);
+        }
+        for (size_t i = r->nheap / 2; i-- > 0;)
+            ct_reader_sift_down(r, i);
+    } else if (r->last >= 0) {
+        ct_fin *f = &r->files[r->last];
+        ct_fin_pop(f);
+        if (!ct_fin_peek(f, &rc)) {
+            if (rc < 0)
+                return rc;
+            ct_fin_finish(f);
+            r->heap[0] = r->heap[--r->nheap];
+        }
+        ct_reader_sift_down(r, 0);
+    }
+    r->last = -1;
+    if (r->nheap == 0)
+        return 0;
+    r->last = r->heap[0];
+    *rec = *ct_file_head(r, r->heap[0]);
+    return 1;
+}
+
+/* ---- accessors ------------------------------------------------------------------------------ */
+
+const char *ct_reader_error(const ct_reader *r) { return r->err; }
+size_t ct_reader_nfiles(const ct_reader *r) { return r->n; }
+const char *ct_reader_path(const ct_reader *r, uint32_t file)
+{
+    return file < r->n ? r->files[file].path : NULL;
+}
+const ct_header *ct_reader_header(const ct_reader *r, uint32_t file)
+{
+    return file < r->n ? &r->files[file].hs.h : NULL;
+}
+int64_t ct_reader_offset(const ct_reader *r, uint32_t file)
+{
+    return file < r->n ? r->files[file].offset : 0;
+}
+const ct_stats *ct_reader_stats(const ct_reader *r, uint32_t file)
+{
+    return file < r->n ? &r->files[file].st : NULL;
+}
+
+const char *ct_reader_string(const ct_reader *r, uint32_t file, uint32_t id)
+{
+    if (file >= r->n)
+        return NULL;
+    const ct_fin *f = &r->files[file];
+    const uint32_t *ix = ct_idmap_find(&f->str_ids, id);
+    return ix ? f->strs[*ix].text : NULL;
+}
+
+const char *ct_reader_str(const ct_reader *r, uint32_t file, uint32_t id, char tmp[CT_STRTMP])
+{
+    if (id == 0)
+        return "";
+    const char *s = ct_reader_string(r, file, id);
+    if (s)
+        return s;
+    snprintf(tmp, CT_STRTMP, "<string %u>", id);
+    return tmp;
+}
+
+int ct_reader_frame(const ct_reader *r, uint32_t file, uint32_t id, ct_rec_frame *out)
+{
+    if (file >= r->n)
+        return CT_E_INVAL;
+    const ct_fin *f = &r->files[file];
+    const uint32_t *ix = ct_idmap_find(&f->frame_ids, id);
+    if (!ix)
+        return CT_E_INVAL;
+    *out = f->frames[*ix];
+    return 0;
+}
+
+int ct_reader_stack(const ct_reader *r, uint32_t file, uint32_t id, const uint32_t **frames,
+                    uint32_t *n)
+{
+    if (file >= r->n)
+        return CT_E_INVAL;
+    const ct_fin *f = &r->files[file];
+    const uint32_t *ix = ct_idmap_find(&f->stack_ids, id);
+    if (!ix)
+        return CT_E_INVAL;
+    *frames = f->stacks[*ix].frames;
+    *n = f->stacks[*ix].n;
+    return 0;
+}
+
+void ct_reader_close(ct_reader *r)
+{
+    if (!r)
+        return;
+    for (size_t i = 0; i < r->n; i++)
+        ct_fin_free(&r->files[i]);
+    free(r->files);
+    free(r->heap);
+    free(r);
+}

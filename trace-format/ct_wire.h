@@ -1,0 +1,104 @@
+/* Wire primitives shared by the encoder, the chunk framer and the reader (FORMAT.md section 2):
+ * LEB128 varints, zigzag, little-endian fixed-width fields and CRC32C. Internal to the library.
+ *
+ * Writers (ct_put_*) assume the caller checked capacity (at most CT_UV_MAX bytes per varint).
+ * Readers (ct_get_*) never read at or past `end`: a missing value reads as 0 (a trailing field
+ * an older writer did not write) and a value that runs past `end` or beyond 10 bytes sets *bad. */
+#ifndef CT_WIRE_H
+#define CT_WIRE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#define CT_UV_MAX 10
+
+static inline uint8_t *ct_put_uv(uint8_t *p, uint64_t v)
+{
+    while (v >= 0x80) {
+        *p++ = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    *p++ = (uint8_t)v;
+    return p;
+}
+
+static inline uint64_t ct_zigzag(int64_t v) { return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63); }
+static inline int64_t ct_unzigzag(uint64_t v) { return (int64_t)(v >> 1) ^ -(int64_t)(v & 1); }
+
+static inline uint8_t *ct_put_sv(uint8_t *p, int64_t v) { return ct_put_uv(p, ct_zigzag(v)); }
+
+static inline uint64_t ct_get_uv(const uint8_t **pp, const uint8_t *end, int *bad)
+{
+    const uint8_t *p = *pp;
+    if (p >= end)
+        return 0;
+    uint64_t v = *p++;
+    if (v < 0x80) {
+        *pp = p;
+        return v;
+    }
+    v &= 0x7f;
+    for (unsigned shift = 7;; shift += 7) {
+        if (p >= end || shift > 63) {
+            *bad = 1;
+            *pp = end;
+            return 0;
+        }
+        uint8_t b = *p++;
+        v |= (uint64_t)(b & 0x7f) << shift;
+        if (b < 0x80)
+            break;
+    }
+    *pp = p;
+    return v;
+}
+
+static inline uint32_t ct_get_u32v(const uint8_t **pp, const uint8_t *end, int *bad)
+{
+    uint64_t v = ct_get_uv(pp, end, bad);
+    if (v > UINT32_MAX) {
+        *bad = 1;
+        return 0;
+    }
+    return (uint32_t)v;
+}
+
+static inline int64_t ct_get_sv(const uint8_t **pp, const uint8_t *end, int *bad)
+{
+    return ct_unzigzag(ct_get_uv(pp, end, bad));
+}
+
+static inline void ct_le16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
+static inline void ct_le32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+static inline void ct_le64(uint8_t *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+static inline uint16_t ct_rd16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
+static inline uint32_t ct_rd32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+static inline uint64_t ct_rd64(const uint8_t *p) { return ct_rd32(p) | (uint64_t)ct_rd32(p + 4) << 32; }
+
+/* CRC32C (Castagnoli) of buf, as FORMAT.md defines it. Async-signal-safe. */
+uint32_t ct_crc32c(const void *buf, size_t len);
+
+/* Walks the records of one chunk payload (a stream piece starting at ts_base): checks that each
+ * record's type and length fit, and reports the range of record times and the count. Returns
+ * the number of bytes of well-framed records (== len when all are). Used by the writer to fill a
+ * chunk header and to refuse broken encoder output. */
+typedef struct {
+    uint64_t t_min, t_max;
+    uint32_t nrecords;
+    int sorted; /* times never decrease */
+} ct_scan_result;
+size_t ct_scan_records(const uint8_t *p, size_t len, uint64_t ts_base, ct_scan_result *out);
+
+#endif
