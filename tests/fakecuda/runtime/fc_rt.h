@@ -1,0 +1,63 @@
+/* Internals shared by the simulated libcudart.so.13's source files (see README.md).
+ *
+ * Driver access. The runtime reaches the driver only through fc_drv, filled once by fc_rt_init():
+ * dlopen("libcuda.so.1"), dlsym(h, "cuGetProcAddress_v2"), then one request per line of
+ * getprocaddress.txt with NVIDIA's versions and flags, in NVIDIA's order. A slot the driver did
+ * not provide stays NULL; FC_DRV() turns a call through it into CUDA_ERROR_NOT_SUPPORTED.
+ *
+ * Error state, as NVIDIA documents it: every exported call returns through fc_rt_ret() (or
+ * fc_rt_err() for a CUresult), which records a failure as the calling thread's last error
+ * (read by cudaPeekAtLastError, read and cleared by cudaGetLastError). A sticky error (the
+ * context is corrupt: illegal address, launch failure, ...) is process-wide and permanent: every
+ * later call that needs the context returns it, and cudaGetLastError never clears it.
+ *
+ * Contexts. Each thread has a current device (0 until cudaSetDevice). fc_rt_ctx() makes that
+ * device's primary context (retained once per device, on first need) current on the thread. */
+#ifndef FC_RT_H
+#define FC_RT_H
+
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+#include <stddef.h>
+
+#include "fc_rt_drv.h"
+
+/* Marks a hand-written exported function; gen.py stubs every export not so marked. */
+#define FC_EXPORT __attribute__((visibility("default")))
+
+extern fc_rt_driver fc_drv;
+
+#define FC_DRV(fn, ...) ((fn) ? (fn)(__VA_ARGS__) : CUDA_ERROR_NOT_SUPPORTED)
+/* The legacy or the per-thread-default-stream variant of a driver entry point. */
+#define FC_PT(pt, legacy, per_thread) ((pt) ? (per_thread) : (legacy))
+
+/* Loads the driver and calls cuInit once per process; cudaSuccess or why not. */
+cudaError_t fc_rt_init(void);
+/* fc_rt_init, then the sticky error if any, then the current device's primary context. */
+cudaError_t fc_rt_ctx(void);
+/* Returns from the calling API function with fc_rt_ctx()'s failure, recorded. */
+#define FC_CTX()                            \
+    do {                                    \
+        cudaError_t ctx_e_ = fc_rt_ctx();   \
+        if (ctx_e_ != cudaSuccess)          \
+            return fc_rt_ret(ctx_e_);       \
+    } while (0)
+
+/* Records e as the thread's last error if it is a failure (sticky if it is one); returns e. */
+cudaError_t fc_rt_ret(cudaError_t e);
+/* NVIDIA's CUresult -> cudaError_t mapping, then fc_rt_ret. */
+cudaError_t fc_rt_err(CUresult r);
+cudaError_t fc_rt_map(CUresult r);
+/* For generated stubs: records and returns cudaErrorNotSupported. */
+cudaError_t fc_rt_unsupported(const char *api);
+
+typedef struct {
+    int value;
+    int sticky; /* the header says the process must be restarted */
+    const char *name;
+    const char *description;
+} fc_rt_error_desc;
+extern const fc_rt_error_desc fc_rt_error_table[];
+extern const size_t fc_rt_nerrors;
+
+#endif

@@ -1,0 +1,518 @@
+/* Driver loading, error state, devices and contexts, error strings and driver entry points of
+ * the simulated runtime (contract in fc_rt.h). */
+#define _GNU_SOURCE
+#include "fc_rt.h"
+
+#include <assert.h>
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#define FC_MAX_DEVICES 64
+
+fc_rt_driver fc_drv;
+
+static pthread_once_t fc_init_once = PTHREAD_ONCE_INIT;
+static cudaError_t fc_init_error;
+static int fc_ndevices;
+
+static _Atomic int fc_sticky;
+static __thread cudaError_t fc_last;
+
+static pthread_mutex_t fc_ctx_lock = PTHREAD_MUTEX_INITIALIZER;
+static CUcontext _Atomic fc_primary[FC_MAX_DEVICES];
+static __thread int fc_dev;
+static __thread CUcontext fc_bound;
+
+FC_EXPORT const char *fakecuda_runtime_version(void)
+{
+    return "fakecuda libcudart.so.13 (simulated CUDA 13.0 runtime)";
+}
+
+static void fc_load_driver(void)
+{
+    void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    PFN_cuGetProcAddress_v12000 gpa = h ? (PFN_cuGetProcAddress_v12000)dlsym(h, "cuGetProcAddress_v2") : NULL;
+    if (!gpa) {
+        fc_init_error = cudaErrorInsufficientDriver;
+        return;
+    }
+    for (size_t i = 0; i < fc_rt_nrequests; i++) {
+        const fc_rt_request *q = &fc_rt_requests[i];
+        void *fn = NULL;
+        CUdriverProcAddressQueryResult found = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+        CUresult r = gpa(q->symbol, &fn, q->version, q->flags, &found);
+        if (q->offset != FC_RT_NO_SLOT && r == CUDA_SUCCESS && found == CU_GET_PROC_ADDRESS_SUCCESS)
+            memcpy((char *)&fc_drv + q->offset, &fn, sizeof fn);
+    }
+    if (!fc_drv.cuInit_v2000 || !fc_drv.cuDeviceGetCount_v2000) {
+        fc_init_error = cudaErrorInsufficientDriver;
+        return;
+    }
+    CUresult r = fc_drv.cuInit_v2000(0);
+    if (r == CUDA_SUCCESS)
+        r = fc_drv.cuDeviceGetCount_v2000(&fc_ndevices);
+    if (r == CUDA_SUCCESS && fc_ndevices == 0)
+        r = CUDA_ERROR_NO_DEVICE;
+    fc_init_error = fc_rt_map(r);
+    if (fc_ndevices > FC_MAX_DEVICES)
+        fc_ndevices = FC_MAX_DEVICES;
+}
+
+cudaError_t fc_rt_init(void)
+{
+    pthread_once(&fc_init_once, fc_load_driver);
+    return fc_init_error;
+}
+
+static const fc_rt_error_desc *fc_error_desc(int value)
+{
+    for (size_t i = 0; i < fc_rt_nerrors; i++)
+        if (fc_rt_error_table[i].value == value)
+            return &fc_rt_error_table[i];
+    return NULL;
+}
+
+/* The two enums share their values since CUDA 11, except for the few driver results the
+ * runtime has no name for. */
+cudaError_t fc_rt_map(CUresult r)
+{
+    if (r == CUDA_SUCCESS)
+        return cudaSuccess;
+    return fc_error_desc((int)r) ? (cudaError_t)r : cudaErrorUnknown;
+}
+
+cudaError_t fc_rt_ret(cudaError_t e)
+{
+    if (e == cudaSuccess)
+        return e;
+    const fc_rt_error_desc *d = fc_error_desc(e);
+    if (d && d->sticky) {
+        int none = cudaSuccess;
+        atomic_compare_exchange_strong(&fc_sticky, &none, (int)e);
+    }
+    fc_last = e;
+    return e;
+}
+
+cudaError_t fc_rt_err(CUresult r)
+{
+    return fc_rt_ret(fc_rt_map(r));
+}
+
+cudaError_t fc_rt_unsupported(const char *api)
+{
+    (void)api; /* kept in the stub's source so a debugger shows which one was reached */
+    return fc_rt_ret(cudaErrorNotSupported);
+}
+
+/* The primary context of device ordinal d, retained on first need. */
+static cudaError_t fc_primary_ctx(int d, CUcontext *out)
+{
+    CUcontext c = atomic_load(&fc_primary[d]);
+    if (!c) {
+        pthread_mutex_lock(&fc_ctx_lock);
+        c = atomic_load(&fc_primary[d]);
+        CUresult r = CUDA_SUCCESS;
+        CUdevice dev;
+        if (!c) {
+            r = FC_DRV(fc_drv.cuDeviceGet_v2000, &dev, d);
+            if (r == CUDA_SUCCESS)
+                r = FC_DRV(fc_drv.cuDevicePrimaryCtxRetain_v7000, &c, dev);
+            if (r == CUDA_SUCCESS)
+                atomic_store(&fc_primary[d], c);
+        }
+        pthread_mutex_unlock(&fc_ctx_lock);
+        if (r != CUDA_SUCCESS)
+            return fc_rt_map(r);
+    }
+    *out = c;
+    return cudaSuccess;
+}
+
+cudaError_t fc_rt_ctx(void)
+{
+    cudaError_t e = fc_rt_init();
+    if (e != cudaSuccess)
+        return e;
+    int sticky = atomic_load(&fc_sticky);
+    if (sticky != cudaSuccess)
+        return (cudaError_t)sticky;
+    CUcontext c;
+    if ((e = fc_primary_ctx(fc_dev, &c)) != cudaSuccess)
+        return e;
+    if (fc_bound != c) {
+        CUresult r = FC_DRV(fc_drv.cuCtxSetCurrent_v4000, c);
+        if (r != CUDA_SUCCESS)
+            return fc_rt_map(r);
+        fc_bound = c;
+    }
+    return cudaSuccess;
+}
+
+/* ---- errors ---- */
+
+FC_EXPORT cudaError_t CUDARTAPI cudaGetLastError(void)
+{
+    int sticky = atomic_load(&fc_sticky);
+    cudaError_t e = fc_last;
+    fc_last = cudaSuccess;
+    return sticky != cudaSuccess ? (cudaError_t)sticky : e;
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaPeekAtLastError(void)
+{
+    int sticky = atomic_load(&fc_sticky);
+    return sticky != cudaSuccess ? (cudaError_t)sticky : fc_last;
+}
+
+FC_EXPORT const char *CUDARTAPI cudaGetErrorName(cudaError_t error)
+{
+    const fc_rt_error_desc *d = fc_error_desc(error);
+    return d ? d->name : "unrecognized error code";
+}
+
+FC_EXPORT const char *CUDARTAPI cudaGetErrorString(cudaError_t error)
+{
+    const fc_rt_error_desc *d = fc_error_desc(error);
+    return d ? d->description : "unrecognized error code";
+}
+
+/* ---- versions and devices ---- */
+
+FC_EXPORT cudaError_t CUDARTAPI cudaRuntimeGetVersion(int *runtimeVersion)
+{
+    if (!runtimeVersion)
+        return fc_rt_ret(cudaErrorInvalidValue);
+    *runtimeVersion = CUDART_VERSION;
+    return cudaSuccess;
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaDriverGetVersion(int *driverVersion)
+{
+    if (!driverVersion)
+        return fc_rt_ret(cudaErrorInvalidValue);
+    *driverVersion = 0; /* NVIDIA's answer when there is no driver */
+    if (fc_rt_init() == cudaErrorInsufficientDriver)
+        return cudaSuccess;
+    return fc_rt_err(FC_DRV(fc_drv.cuDriverGetVersion_v2020, driverVersion));
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaGetDeviceCount(int *count)
+{
+    if (!count)
+        return fc_rt_ret(cudaErrorInvalidValue);
+    cudaError_t e = fc_rt_init();
+    *count = e == cudaSuccess ? fc_ndevices : 0;
+    return fc_rt_ret(e);
+}
+
+/* Validates a device ordinal; on success *dev is its CUdevice. */
+static cudaError_t fc_device(int ordinal, CUdevice *dev)
+{
+    cudaError_t e = fc_rt_init();
+    if (e != cudaSuccess)
+        return e;
+    if (ordinal < 0 || ordinal >= fc_ndevices)
+        return cudaErrorInvalidDevice;
+    return fc_rt_map(FC_DRV(fc_drv.cuDeviceGet_v2000, dev, ordinal));
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaSetDevice(int device)
+{
+    CUdevice dev;
+    cudaError_t e = fc_device(device, &dev);
+    if (e != cudaSuccess)
+        return fc_rt_ret(e);
+    fc_dev = device;
+    /* Since CUDA 12 cudaSetDevice initializes the device's primary context at once. */
+    return fc_rt_ret(fc_rt_ctx());
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaGetDevice(int *device)
+{
+    if (!device)
+        return fc_rt_ret(cudaErrorInvalidValue);
+    cudaError_t e = fc_rt_init();
+    *device = fc_dev;
+    return fc_rt_ret(e);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaInitDevice(int device, unsigned int deviceFlags, unsigned int flags)
+{
+    CUdevice dev;
+    CUcontext c;
+    cudaError_t e = fc_device(device, &dev);
+    if (e == cudaSuccess && (deviceFlags != 0 || flags != 0))
+        e = cudaErrorInvalidValue; /* flags would need cuDevicePrimaryCtxSetFlags: not simulated */
+    if (e == cudaSuccess)
+        e = fc_primary_ctx(device, &c);
+    return fc_rt_ret(e);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaDeviceSynchronize(void)
+{
+    cudaError_t e = fc_rt_ctx();
+    if (e != cudaSuccess)
+        return fc_rt_ret(e);
+    return fc_rt_err(FC_DRV(fc_drv.cuCtxSynchronize_v2000));
+}
+
+/* Destroys the current device's primary context; the next call that needs one makes a new one.
+ * A sticky error stays: NVIDIA documents that only a new process clears it. */
+FC_EXPORT cudaError_t CUDARTAPI cudaDeviceReset(void)
+{
+    CUdevice dev;
+    int d = fc_dev;
+    cudaError_t e = fc_device(d, &dev);
+    if (e != cudaSuccess)
+        return fc_rt_ret(e);
+    pthread_mutex_lock(&fc_ctx_lock);
+    CUresult r = CUDA_SUCCESS;
+    if (atomic_load(&fc_primary[d])) {
+        r = FC_DRV(fc_drv.cuDevicePrimaryCtxReset_v7000, dev);
+        atomic_store(&fc_primary[d], NULL);
+        fc_bound = NULL;
+    }
+    pthread_mutex_unlock(&fc_ctx_lock);
+    return fc_rt_err(r);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device)
+{
+    CUdevice dev;
+    if (!value)
+        return fc_rt_ret(cudaErrorInvalidValue);
+    cudaError_t e = fc_device(device, &dev);
+    if (e != cudaSuccess)
+        return fc_rt_ret(e);
+    /* cudaDeviceAttr and CUdevice_attribute share their values. */
+    return fc_rt_err(FC_DRV(fc_drv.cuDeviceGetAttribute_v2000, value, (CUdevice_attribute)attr, dev));
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaDeviceGetStreamPriorityRange(int *leastPriority, int *greatestPriority)
+{
+    cudaError_t e = fc_rt_ctx();
+    if (e != cudaSuccess)
+        return fc_rt_ret(e);
+    return fc_rt_err(FC_DRV(fc_drv.cuCtxGetStreamPriorityRange_v5050, leastPriority, greatestPriority));
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaMemGetInfo(size_t *free, size_t *total)
+{
+    cudaError_t e = fc_rt_ctx();
+    if (e != cudaSuccess)
+        return fc_rt_ret(e);
+    return fc_rt_err(FC_DRV(fc_drv.cuMemGetInfo_v3020, free, total));
+}
+
+/* Where each attribute-backed field of cudaDeviceProp lives (the header's layout) and which
+ * driver attribute fills it. */
+typedef struct {
+    size_t offset, size;
+    CUdevice_attribute attr;
+} fc_prop_field;
+
+#define FC_F(field, attr) \
+    {offsetof(struct cudaDeviceProp, field), sizeof(((struct cudaDeviceProp *)0)->field), \
+     CU_DEVICE_ATTRIBUTE_##attr}
+
+static const fc_prop_field fc_prop_fields[] = {
+    FC_F(sharedMemPerBlock, MAX_SHARED_MEMORY_PER_BLOCK),
+    FC_F(regsPerBlock, MAX_REGISTERS_PER_BLOCK),
+    FC_F(warpSize, WARP_SIZE),
+    FC_F(memPitch, MAX_PITCH),
+    FC_F(maxThreadsPerBlock, MAX_THREADS_PER_BLOCK),
+    FC_F(maxThreadsDim[0], MAX_BLOCK_DIM_X),
+    FC_F(maxThreadsDim[1], MAX_BLOCK_DIM_Y),
+    FC_F(maxThreadsDim[2], MAX_BLOCK_DIM_Z),
+    FC_F(maxGridSize[0], MAX_GRID_DIM_X),
+    FC_F(maxGridSize[1], MAX_GRID_DIM_Y),
+    FC_F(maxGridSize[2], MAX_GRID_DIM_Z),
+    FC_F(totalConstMem, TOTAL_CONSTANT_MEMORY),
+    FC_F(major, COMPUTE_CAPABILITY_MAJOR),
+    FC_F(minor, COMPUTE_CAPABILITY_MINOR),
+    FC_F(textureAlignment, TEXTURE_ALIGNMENT),
+    FC_F(texturePitchAlignment, TEXTURE_PITCH_ALIGNMENT),
+    FC_F(multiProcessorCount, MULTIPROCESSOR_COUNT),
+    FC_F(integrated, INTEGRATED),
+    FC_F(canMapHostMemory, CAN_MAP_HOST_MEMORY),
+    FC_F(maxTexture1D, MAXIMUM_TEXTURE1D_WIDTH),
+    FC_F(maxTexture1DMipmap, MAXIMUM_TEXTURE1D_MIPMAPPED_WIDTH),
+    FC_F(maxTexture2D[0], MAXIMUM_TEXTURE2D_WIDTH),
+    FC_F(maxTexture2D[1], MAXIMUM_TEXTURE2D_HEIGHT),
+    FC_F(maxTexture2DMipmap[0], MAXIMUM_TEXTURE2D_MIPMAPPED_WIDTH),
+    FC_F(maxTexture2DMipmap[1], MAXIMUM_TEXTURE2D_MIPMAPPED_HEIGHT),
+    FC_F(maxTexture2DLinear[0], MAXIMUM_TEXTURE2D_LINEAR_WIDTH),
+    FC_F(maxTexture2DLinear[1], MAXIMUM_TEXTURE2D_LINEAR_HEIGHT),
+    FC_F(maxTexture2DLinear[2], MAXIMUM_TEXTURE2D_LINEAR_PITCH),
+    FC_F(maxTexture2DGather[0], MAXIMUM_TEXTURE2D_GATHER_WIDTH),
+    FC_F(maxTexture2DGather[1], MAXIMUM_TEXTURE2D_GATHER_HEIGHT),
+    FC_F(maxTexture3D[0], MAXIMUM_TEXTURE3D_WIDTH),
+    FC_F(maxTexture3D[1], MAXIMUM_TEXTURE3D_HEIGHT),
+    FC_F(maxTexture3D[2], MAXIMUM_TEXTURE3D_DEPTH),
+    FC_F(maxTexture3DAlt[0], MAXIMUM_TEXTURE3D_WIDTH_ALTERNATE),
+    FC_F(maxTexture3DAlt[1], MAXIMUM_TEXTURE3D_HEIGHT_ALTERNATE),
+    FC_F(maxTexture3DAlt[2], MAXIMUM_TEXTURE3D_DEPTH_ALTERNATE),
+    FC_F(maxTextureCubemap, MAXIMUM_TEXTURECUBEMAP_WIDTH),
+    FC_F(maxTexture1DLayered[0], MAXIMUM_TEXTURE1D_LAYERED_WIDTH),
+    FC_F(maxTexture1DLayered[1], MAXIMUM_TEXTURE1D_LAYERED_LAYERS),
+    FC_F(maxTexture2DLayered[0], MAXIMUM_TEXTURE2D_LAYERED_WIDTH),
+    FC_F(maxTexture2DLayered[1], MAXIMUM_TEXTURE2D_LAYERED_HEIGHT),
+    FC_F(maxTexture2DLayered[2], MAXIMUM_TEXTURE2D_LAYERED_LAYERS),
+    FC_F(maxTextureCubemapLayered[0], MAXIMUM_TEXTURECUBEMAP_LAYERED_WIDTH),
+    FC_F(maxTextureCubemapLayered[1], MAXIMUM_TEXTURECUBEMAP_LAYERED_LAYERS),
+    FC_F(maxSurface1D, MAXIMUM_SURFACE1D_WIDTH),
+    FC_F(maxSurface2D[0], MAXIMUM_SURFACE2D_WIDTH),
+    FC_F(maxSurface2D[1], MAXIMUM_SURFACE2D_HEIGHT),
+    FC_F(maxSurface3D[0], MAXIMUM_SURFACE3D_WIDTH),
+    FC_F(maxSurface3D[1], MAXIMUM_SURFACE3D_HEIGHT),
+    FC_F(maxSurface3D[2], MAXIMUM_SURFACE3D_DEPTH),
+    FC_F(maxSurface1DLayered[0], MAXIMUM_SURFACE1D_LAYERED_WIDTH),
+    FC_F(maxSurface1DLayered[1], MAXIMUM_SURFACE1D_LAYERED_LAYERS),
+    FC_F(maxSurface2DLayered[0], MAXIMUM_SURFACE2D_LAYERED_WIDTH),
+    FC_F(maxSurface2DLayered[1], MAXIMUM_SURFACE2D_LAYERED_HEIGHT),
+    FC_F(maxSurface2DLayered[2], MAXIMUM_SURFACE2D_LAYERED_LAYERS),
+    FC_F(maxSurfaceCubemap, MAXIMUM_SURFACECUBEMAP_WIDTH),
+    FC_F(maxSurfaceCubemapLayered[0], MAXIMUM_SURFACECUBEMAP_LAYERED_WIDTH),
+    FC_F(maxSurfaceCubemapLayered[1], MAXIMUM_SURFACECUBEMAP_LAYERED_LAYERS),
+    FC_F(surfaceAlignment, SURFACE_ALIGNMENT),
+    FC_F(concurrentKernels, CONCURRENT_KERNELS),
+    FC_F(ECCEnabled, ECC_ENABLED),
+    FC_F(pciBusID, PCI_BUS_ID),
+    FC_F(pciDeviceID, PCI_DEVICE_ID),
+    FC_F(pciDomainID, PCI_DOMAIN_ID),
+    FC_F(tccDriver, TCC_DRIVER),
+    FC_F(asyncEngineCount, ASYNC_ENGINE_COUNT),
+    FC_F(unifiedAddressing, UNIFIED_ADDRESSING),
+    FC_F(memoryBusWidth, GLOBAL_MEMORY_BUS_WIDTH),
+    FC_F(l2CacheSize, L2_CACHE_SIZE),
+    FC_F(persistingL2CacheMaxSize, MAX_PERSISTING_L2_CACHE_SIZE),
+    FC_F(maxThreadsPerMultiProcessor, MAX_THREADS_PER_MULTIPROCESSOR),
+    FC_F(streamPrioritiesSupported, STREAM_PRIORITIES_SUPPORTED),
+    FC_F(globalL1CacheSupported, GLOBAL_L1_CACHE_SUPPORTED),
+    FC_F(localL1CacheSupported, LOCAL_L1_CACHE_SUPPORTED),
+    FC_F(sharedMemPerMultiprocessor, MAX_SHARED_MEMORY_PER_MULTIPROCESSOR),
+    FC_F(regsPerMultiprocessor, MAX_REGISTERS_PER_MULTIPROCESSOR),
+    FC_F(managedMemory, MANAGED_MEMORY),
+    FC_F(isMultiGpuBoard, MULTI_GPU_BOARD),
+    FC_F(multiGpuBoardGroupID, MULTI_GPU_BOARD_GROUP_ID),
+    FC_F(hostNativeAtomicSupported, HOST_NATIVE_ATOMIC_SUPPORTED),
+    FC_F(pageableMemoryAccess, PAGEABLE_MEMORY_ACCESS),
+    FC_F(concurrentManagedAccess, CONCURRENT_MANAGED_ACCESS),
+    FC_F(computePreemptionSupported, COMPUTE_PREEMPTION_SUPPORTED),
+    FC_F(canUseHostPointerForRegisteredMem, CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM),
+    FC_F(cooperativeLaunch, COOPERATIVE_LAUNCH),
+    FC_F(sharedMemPerBlockOptin, MAX_SHARED_MEMORY_PER_BLOCK_OPTIN),
+    FC_F(pageableMemoryAccessUsesHostPageTables, PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES),
+    FC_F(directManagedMemAccessFromHost, DIRECT_MANAGED_MEM_ACCESS_FROM_HOST),
+    FC_F(maxBlocksPerMultiProcessor, MAX_BLOCKS_PER_MULTIPROCESSOR),
+    FC_F(accessPolicyMaxWindowSize, MAX_ACCESS_POLICY_WINDOW_SIZE),
+    FC_F(reservedSharedMemPerBlock, RESERVED_SHARED_MEMORY_PER_BLOCK),
+    FC_F(hostRegisterSupported, HOST_REGISTER_SUPPORTED),
+    FC_F(sparseCudaArraySupported, SPARSE_CUDA_ARRAY_SUPPORTED),
+    FC_F(hostRegisterReadOnlySupported, READ_ONLY_HOST_REGISTER_SUPPORTED),
+    FC_F(timelineSemaphoreInteropSupported, TIMELINE_SEMAPHORE_INTEROP_SUPPORTED),
+    FC_F(memoryPoolsSupported, MEMORY_POOLS_SUPPORTED),
+    FC_F(gpuDirectRDMASupported, GPU_DIRECT_RDMA_SUPPORTED),
+    FC_F(gpuDirectRDMAFlushWritesOptions, GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS),
+    FC_F(gpuDirectRDMAWritesOrdering, GPU_DIRECT_RDMA_WRITES_ORDERING),
+    FC_F(memoryPoolSupportedHandleTypes, MEMPOOL_SUPPORTED_HANDLE_TYPES),
+    FC_F(deferredMappingCudaArraySupported, DEFERRED_MAPPING_CUDA_ARRAY_SUPPORTED),
+    FC_F(ipcEventSupported, IPC_EVENT_SUPPORTED),
+    FC_F(clusterLaunch, CLUSTER_LAUNCH),
+    FC_F(unifiedFunctionPointers, UNIFIED_FUNCTION_POINTERS),
+    FC_F(deviceNumaConfig, NUMA_CONFIG),
+    FC_F(deviceNumaId, NUMA_ID),
+    FC_F(mpsEnabled, MPS_ENABLED),
+    FC_F(hostNumaId, HOST_NUMA_ID),
+    FC_F(gpuPciDeviceID, GPU_PCI_DEVICE_ID),
+    FC_F(gpuPciSubsystemID, GPU_PCI_SUBSYSTEM_ID),
+    FC_F(hostNumaMultinodeIpcSupported, HOST_NUMA_MULTINODE_IPC_SUPPORTED),
+};
+
+FC_EXPORT cudaError_t CUDARTAPI cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device)
+{
+    CUdevice dev;
+    if (!prop)
+        return fc_rt_ret(cudaErrorInvalidValue);
+    cudaError_t e = fc_device(device, &dev);
+    if (e != cudaSuccess)
+        return fc_rt_ret(e);
+    memset(prop, 0, sizeof *prop);
+    CUresult r = FC_DRV(fc_drv.cuDeviceGetName_v2000, prop->name, (int)sizeof prop->name, dev);
+    if (r == CUDA_SUCCESS)
+        r = FC_DRV(fc_drv.cuDeviceGetUuid_v9020, (CUuuid *)&prop->uuid, dev);
+    if (r == CUDA_SUCCESS)
+        r = FC_DRV(fc_drv.cuDeviceTotalMem_v3020, &prop->totalGlobalMem, dev);
+    for (size_t i = 0; r == CUDA_SUCCESS && i < sizeof fc_prop_fields / sizeof fc_prop_fields[0]; i++) {
+        const fc_prop_field *f = &fc_prop_fields[i];
+        int v = 0;
+        r = FC_DRV(fc_drv.cuDeviceGetAttribute_v2000, &v, f->attr, dev);
+        char *at = (char *)prop + f->offset;
+        if (f->size == sizeof(size_t)) {
+            size_t wide = (size_t)(unsigned)v;
+            memcpy(at, &wide, sizeof wide);
+        } else {
+            assert(f->size == sizeof v);
+            memcpy(at, &v, sizeof v);
+        }
+    }
+    return fc_rt_err(r);
+}
+
+/* ---- driver entry points ---- */
+
+/* flags is cudaEnableDefault / cudaEnableLegacyStream / cudaEnablePerThreadDefaultStream, whose
+ * values are the driver's CU_GET_PROC_ADDRESS_* flags; cudaEnableDefault means per-thread in the
+ * _ptsz exports, which programs built with --default-stream per-thread call. */
+static cudaError_t fc_entry_point(const char *symbol, void **funcPtr, int version,
+                                  unsigned long long flags, enum cudaDriverEntryPointQueryResult *status,
+                                  int pt)
+{
+    if (!symbol || !funcPtr)
+        return fc_rt_ret(cudaErrorInvalidValue);
+    if (flags > cudaEnablePerThreadDefaultStream)
+        return fc_rt_ret(cudaErrorInvalidValue);
+    cudaError_t e = fc_rt_init();
+    if (e != cudaSuccess)
+        return fc_rt_ret(e);
+    if (flags == cudaEnableDefault && pt)
+        flags = cudaEnablePerThreadDefaultStream;
+    CUdriverProcAddressQueryResult found = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+    *funcPtr = NULL;
+    CUresult r = FC_DRV(fc_drv.cuGetProcAddress_v12000, symbol, funcPtr, version, flags, &found);
+    if (status)
+        *status = (enum cudaDriverEntryPointQueryResult)found;
+    /* A symbol the driver lacks is reported through status, not as a failure. */
+    if (r == CUDA_ERROR_NOT_FOUND)
+        return cudaSuccess;
+    return fc_rt_err(r);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaGetDriverEntryPoint(const char *symbol, void **funcPtr, unsigned long long flags,
+                                                        enum cudaDriverEntryPointQueryResult *driverStatus)
+{
+    return fc_entry_point(symbol, funcPtr, CUDART_VERSION, flags, driverStatus, 0);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaGetDriverEntryPoint_ptsz(const char *symbol, void **funcPtr, unsigned long long flags,
+                                                             enum cudaDriverEntryPointQueryResult *driverStatus)
+{
+    return fc_entry_point(symbol, funcPtr, CUDART_VERSION, flags, driverStatus, 1);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaGetDriverEntryPointByVersion(const char *symbol, void **funcPtr, unsigned int cudaVersion,
+                                                                 unsigned long long flags,
+                                                                 enum cudaDriverEntryPointQueryResult *driverStatus)
+{
+    return fc_entry_point(symbol, funcPtr, (int)cudaVersion, flags, driverStatus, 0);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaGetDriverEntryPointByVersion_ptsz(const char *symbol, void **funcPtr,
+                                                                      unsigned int cudaVersion, unsigned long long flags,
+                                                                      enum cudaDriverEntryPointQueryResult *driverStatus)
+{
+    return fc_entry_point(symbol, funcPtr, (int)cudaVersion, flags, driverStatus, 1);
+}

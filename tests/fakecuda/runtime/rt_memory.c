@@ -1,0 +1,415 @@
+/* Allocation, copies and fills of the simulated runtime (contract in fc_rt.h). Each operation has
+ * one implementation taking `pt`: 1 for the _ptds/_ptsz exports that programs built with
+ * --default-stream per-thread call, which use the driver's per-thread entry points. */
+#include "fc_rt.h"
+
+#include <string.h>
+
+/* ---- allocation ---- */
+
+FC_EXPORT cudaError_t CUDARTAPI cudaMalloc(void **devPtr, size_t size)
+{
+    if (!devPtr)
+        return fc_rt_ret(cudaErrorInvalidValue);
+    FC_CTX();
+    CUdeviceptr d = 0;
+    CUresult r = size ? FC_DRV(fc_drv.cuMemAlloc_v3020, &d, size) : CUDA_SUCCESS;
+    *devPtr = (void *)(uintptr_t)d;
+    return fc_rt_err(r);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaMallocPitch(void **devPtr, size_t *pitch, size_t width, size_t height)
+{
+    if (!devPtr || !pitch)
+        return fc_rt_ret(cudaErrorInvalidValue);
+    FC_CTX();
+    CUdeviceptr d = 0;
+    /* 16-byte elements: the strictest alignment the driver accepts. */
+    CUresult r = FC_DRV(fc_drv.cuMemAllocPitch_v3020, &d, pitch, width, height, 16);
+    *devPtr = (void *)(uintptr_t)d;
+    return fc_rt_err(r);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaMallocManaged(void **devPtr, size_t size, unsigned int flags)
+{
+    if (!devPtr)
+        return fc_rt_ret(cudaErrorInvalidValue);
+    FC_CTX();
+    CUdeviceptr d = 0;
+    CUresult r = FC_DRV(fc_drv.cuMemAllocManaged_v6000, &d, size, flags);
+    *devPtr = (void *)(uintptr_t)d;
+    return fc_rt_err(r);
+}
+
+/* cudaFree(NULL) is the documented way to initialize the context, so it does that and succeeds. */
+FC_EXPORT cudaError_t CUDARTAPI cudaFree(void *devPtr)
+{
+    FC_CTX();
+    if (!devPtr)
+        return cudaSuccess;
+    return fc_rt_err(FC_DRV(fc_drv.cuMemFree_v3020, (CUdeviceptr)(uintptr_t)devPtr));
+}
+
+/* cudaHostAlloc flags (Portable 1, Mapped 2, WriteCombined 4) are CU_MEMHOSTALLOC_*'s values. */
+FC_EXPORT cudaError_t CUDARTAPI cudaHostAlloc(void **pHost, size_t size, unsigned int flags)
+{
+    if (!pHost)
+        return fc_rt_ret(cudaErrorInvalidValue);
+    FC_CTX();
+    return fc_rt_err(FC_DRV(fc_drv.cuMemHostAlloc_v2020, pHost, size, flags));
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaMallocHost(void **ptr, size_t size)
+{
+    return cudaHostAlloc(ptr, size, cudaHostAllocDefault);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaFreeHost(void *ptr)
+{
+    FC_CTX();
+    if (!ptr)
+        return cudaSuccess;
+    return fc_rt_err(FC_DRV(fc_drv.cuMemFreeHost_v2000, ptr));
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaHostRegister(void *ptr, size_t size, unsigned int flags)
+{
+    FC_CTX();
+    return fc_rt_err(FC_DRV(fc_drv.cuMemHostRegister_v6050, ptr, size, flags));
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaHostUnregister(void *ptr)
+{
+    FC_CTX();
+    return fc_rt_err(FC_DRV(fc_drv.cuMemHostUnregister_v4000, ptr));
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaHostGetDevicePointer(void **pDevice, void *pHost, unsigned int flags)
+{
+    if (!pDevice)
+        return fc_rt_ret(cudaErrorInvalidValue);
+    FC_CTX();
+    CUdeviceptr d = 0;
+    CUresult r = FC_DRV(fc_drv.cuMemHostGetDevicePointer_v3020, &d, pHost, flags);
+    *pDevice = (void *)(uintptr_t)d;
+    return fc_rt_err(r);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaHostGetFlags(unsigned int *pFlags, void *pHost)
+{
+    FC_CTX();
+    return fc_rt_err(FC_DRV(fc_drv.cuMemHostGetFlags_v2030, pFlags, pHost));
+}
+
+static cudaError_t fc_malloc_async(void **devPtr, size_t size, CUmemoryPool pool, cudaStream_t s, int pt)
+{
+    if (!devPtr)
+        return fc_rt_ret(cudaErrorInvalidValue);
+    FC_CTX();
+    CUdeviceptr d = 0;
+    CUresult r = pool ? FC_DRV(FC_PT(pt, fc_drv.cuMemAllocFromPoolAsync_v11020,
+                                     fc_drv.cuMemAllocFromPoolAsync_v11020_ptsz), &d, size, pool, s)
+                      : FC_DRV(FC_PT(pt, fc_drv.cuMemAllocAsync_v11020, fc_drv.cuMemAllocAsync_v11020_ptsz),
+                               &d, size, s);
+    *devPtr = (void *)(uintptr_t)d;
+    return fc_rt_err(r);
+}
+
+static cudaError_t fc_free_async(void *devPtr, cudaStream_t s, int pt)
+{
+    FC_CTX();
+    return fc_rt_err(FC_DRV(FC_PT(pt, fc_drv.cuMemFreeAsync_v11020, fc_drv.cuMemFreeAsync_v11020_ptsz),
+                            (CUdeviceptr)(uintptr_t)devPtr, s));
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hStream)
+{
+    return fc_malloc_async(devPtr, size, NULL, hStream, 0);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaMallocAsync_ptsz(void **devPtr, size_t size, cudaStream_t hStream)
+{
+    return fc_malloc_async(devPtr, size, NULL, hStream, 1);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream)
+{
+    return memPool ? fc_malloc_async(ptr, size, (CUmemoryPool)memPool, stream, 0) : fc_rt_ret(cudaErrorInvalidValue);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaMallocFromPoolAsync_ptsz(void **ptr, size_t size, cudaMemPool_t memPool,
+                                                             cudaStream_t stream)
+{
+    return memPool ? fc_malloc_async(ptr, size, (CUmemoryPool)memPool, stream, 1) : fc_rt_ret(cudaErrorInvalidValue);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaFreeAsync(void *devPtr, cudaStream_t hStream)
+{
+    return fc_free_async(devPtr, hStream, 0);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaFreeAsync_ptsz(void *devPtr, cudaStream_t hStream)
+{
+    return fc_free_async(devPtr, hStream, 1);
+}
+
+/* ---- pointer attributes and copy direction ---- */
+
+/* The driver's memory type of p; 0 for host memory the driver does not know (pageable). */
+static CUmemorytype fc_memtype(const void *p, int *managed)
+{
+    CUmemorytype type = 0;
+    int is_managed = 0;
+    CUpointer_attribute attrs[] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_IS_MANAGED};
+    void *vals[] = {&type, &is_managed};
+    if (FC_DRV(fc_drv.cuPointerGetAttributes_v7000, 2, attrs, vals, (CUdeviceptr)(uintptr_t)p) != CUDA_SUCCESS)
+        type = 0, is_managed = 0;
+    if (managed)
+        *managed = is_managed;
+    return type;
+}
+
+static int fc_on_device(const void *p)
+{
+    CUmemorytype t = fc_memtype(p, NULL);
+    return t == CU_MEMORYTYPE_DEVICE || t == CU_MEMORYTYPE_UNIFIED;
+}
+
+/* The explicit direction of a copy: cudaMemcpyDefault is resolved from where each pointer lives
+ * (unified addressing), as NVIDIA's runtime does. */
+static cudaError_t fc_direction(enum cudaMemcpyKind kind, void *dst, const void *src, enum cudaMemcpyKind *out)
+{
+    if (kind == cudaMemcpyDefault) {
+        int d = fc_on_device(dst), s = fc_on_device(src);
+        *out = s ? (d ? cudaMemcpyDeviceToDevice : cudaMemcpyDeviceToHost)
+                 : (d ? cudaMemcpyHostToDevice : cudaMemcpyHostToHost);
+        return cudaSuccess;
+    }
+    if ((unsigned)kind > cudaMemcpyDefault)
+        return cudaErrorInvalidMemcpyDirection;
+    *out = kind;
+    return cudaSuccess;
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaPointerGetAttributes(struct cudaPointerAttributes *attributes, const void *ptr)
+{
+    if (!attributes)
+        return fc_rt_ret(cudaErrorInvalidValue);
+    FC_CTX();
+    CUmemorytype type = 0;
+    int managed = 0, ordinal = -1;
+    void *dptr = NULL, *hptr = NULL;
+    CUpointer_attribute attrs[] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_IS_MANAGED,
+                                   CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, CU_POINTER_ATTRIBUTE_DEVICE_POINTER,
+                                   CU_POINTER_ATTRIBUTE_HOST_POINTER};
+    void *vals[] = {&type, &managed, &ordinal, &dptr, &hptr};
+    CUresult r = FC_DRV(fc_drv.cuPointerGetAttributes_v7000, 5, attrs, vals, (CUdeviceptr)(uintptr_t)ptr);
+    if (r != CUDA_SUCCESS && r != CUDA_ERROR_INVALID_VALUE)
+        return fc_rt_err(r);
+    memset(attributes, 0, sizeof *attributes);
+    attributes->device = -1;
+    if (r == CUDA_SUCCESS && type != 0) {
+        attributes->type = managed ? cudaMemoryTypeManaged
+                         : type == CU_MEMORYTYPE_HOST ? cudaMemoryTypeHost : cudaMemoryTypeDevice;
+        attributes->device = ordinal;
+        attributes->devicePointer = dptr;
+        attributes->hostPointer = hptr;
+    } else {
+        attributes->type = cudaMemoryTypeUnregistered;
+    }
+    return cudaSuccess;
+}
+
+/* ---- copies ---- */
+
+static cudaError_t fc_memcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
+                             int async, cudaStream_t s, int pt)
+{
+    FC_CTX();
+    enum cudaMemcpyKind dir;
+    cudaError_t e = fc_direction(kind, dst, src, &dir);
+    if (e != cudaSuccess)
+        return fc_rt_ret(e);
+    if (count == 0)
+        return cudaSuccess;
+    CUdeviceptr d = (CUdeviceptr)(uintptr_t)dst, sp = (CUdeviceptr)(uintptr_t)src;
+    CUresult r;
+    switch (dir) {
+    case cudaMemcpyHostToDevice:
+        r = async ? FC_DRV(FC_PT(pt, fc_drv.cuMemcpyHtoDAsync_v3020, fc_drv.cuMemcpyHtoDAsync_v7000_ptsz),
+                           d, src, count, s)
+                  : FC_DRV(FC_PT(pt, fc_drv.cuMemcpyHtoD_v3020, fc_drv.cuMemcpyHtoD_v7000_ptds), d, src, count);
+        break;
+    case cudaMemcpyDeviceToHost:
+        r = async ? FC_DRV(FC_PT(pt, fc_drv.cuMemcpyDtoHAsync_v3020, fc_drv.cuMemcpyDtoHAsync_v7000_ptsz),
+                           dst, sp, count, s)
+                  : FC_DRV(FC_PT(pt, fc_drv.cuMemcpyDtoH_v3020, fc_drv.cuMemcpyDtoH_v7000_ptds), dst, sp, count);
+        break;
+    case cudaMemcpyDeviceToDevice:
+        r = async ? FC_DRV(FC_PT(pt, fc_drv.cuMemcpyDtoDAsync_v3020, fc_drv.cuMemcpyDtoDAsync_v7000_ptsz),
+                           d, sp, count, s)
+                  : FC_DRV(FC_PT(pt, fc_drv.cuMemcpyDtoD_v3020, fc_drv.cuMemcpyDtoD_v7000_ptds), d, sp, count);
+        break;
+    default: /* host to host: the unified copy, so it is ordered like any other */
+        r = async ? FC_DRV(FC_PT(pt, fc_drv.cuMemcpyAsync_v4000, fc_drv.cuMemcpyAsync_v7000_ptsz), d, sp, count, s)
+                  : FC_DRV(FC_PT(pt, fc_drv.cuMemcpy_v4000, fc_drv.cuMemcpy_v7000_ptds), d, sp, count);
+        break;
+    }
+    return fc_rt_err(r);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
+{
+    return fc_memcpy(dst, src, count, kind, 0, NULL, 0);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaMemcpy_ptds(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
+{
+    return fc_memcpy(dst, src, count, kind, 0, NULL, 1);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
+                                                cudaStream_t stream)
+{
+    return fc_memcpy(dst, src, count, kind, 1, stream, 0);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaMemcpyAsync_ptsz(void *dst, const void *src, size_t count,
+                                                     enum cudaMemcpyKind kind, cudaStream_t stream)
+{
+    return fc_memcpy(dst, src, count, kind, 1, stream, 1);
+}
+
+static void fc_2d_side(CUmemorytype *type, const void **host, CUdeviceptr *dev, const void *p, int on_device)
+{
+    *type = on_device ? CU_MEMORYTYPE_DEVICE : CU_MEMORYTYPE_HOST;
+    if (on_device)
+        *dev = (CUdeviceptr)(uintptr_t)p;
+    else
+        *host = p;
+}
+
+static cudaError_t fc_memcpy2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                               size_t height, enum cudaMemcpyKind kind, int async, cudaStream_t s, int pt)
+{
+    FC_CTX();
+    enum cudaMemcpyKind dir;
+    cudaError_t e = fc_direction(kind, dst, src, &dir);
+    if (e != cudaSuccess)
+        return fc_rt_ret(e);
+    if (width > dpitch || width > spitch)
+        return fc_rt_ret(cudaErrorInvalidPitchValue);
+    if (width == 0 || height == 0)
+        return cudaSuccess;
+    CUDA_MEMCPY2D m;
+    memset(&m, 0, sizeof m);
+    fc_2d_side(&m.srcMemoryType, &m.srcHost, &m.srcDevice, src,
+               dir == cudaMemcpyDeviceToHost || dir == cudaMemcpyDeviceToDevice);
+    fc_2d_side(&m.dstMemoryType, (const void **)&m.dstHost, &m.dstDevice, dst,
+               dir == cudaMemcpyHostToDevice || dir == cudaMemcpyDeviceToDevice);
+    m.srcPitch = spitch;
+    m.dstPitch = dpitch;
+    m.WidthInBytes = width;
+    m.Height = height;
+    CUresult r = async ? FC_DRV(FC_PT(pt, fc_drv.cuMemcpy2DAsync_v3020, fc_drv.cuMemcpy2DAsync_v7000_ptsz), &m, s)
+                       : FC_DRV(FC_PT(pt, fc_drv.cuMemcpy2DUnaligned_v3020, fc_drv.cuMemcpy2DUnaligned_v7000_ptds), &m);
+    return fc_rt_err(r);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                                             size_t height, enum cudaMemcpyKind kind)
+{
+    return fc_memcpy2d(dst, dpitch, src, spitch, width, height, kind, 0, NULL, 0);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaMemcpy2D_ptds(void *dst, size_t dpitch, const void *src, size_t spitch,
+                                                  size_t width, size_t height, enum cudaMemcpyKind kind)
+{
+    return fc_memcpy2d(dst, dpitch, src, spitch, width, height, kind, 0, NULL, 1);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch,
+                                                  size_t width, size_t height, enum cudaMemcpyKind kind,
+                                                  cudaStream_t stream)
+{
+    return fc_memcpy2d(dst, dpitch, src, spitch, width, height, kind, 1, stream, 0);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaMemcpy2DAsync_ptsz(void *dst, size_t dpitch, const void *src, size_t spitch,
+                                                       size_t width, size_t height, enum cudaMemcpyKind kind,
+                                                       cudaStream_t stream)
+{
+    return fc_memcpy2d(dst, dpitch, src, spitch, width, height, kind, 1, stream, 1);
+}
+
+/* ---- fills ---- */
+
+/* A 1D fill is the 2D fill of one row. */
+static cudaError_t fc_memset2d(void *devPtr, size_t pitch, int value, size_t width, size_t height, int async,
+                               cudaStream_t s, int pt)
+{
+    FC_CTX();
+    if (width == 0 || height == 0)
+        return cudaSuccess;
+    CUdeviceptr d = (CUdeviceptr)(uintptr_t)devPtr;
+    unsigned char v = (unsigned char)value;
+    CUresult r;
+    if (height == 1)
+        r = async ? FC_DRV(FC_PT(pt, fc_drv.cuMemsetD8Async_v3020, fc_drv.cuMemsetD8Async_v7000_ptsz), d, v, width, s)
+                  : FC_DRV(FC_PT(pt, fc_drv.cuMemsetD8_v3020, fc_drv.cuMemsetD8_v7000_ptds), d, v, width);
+    else
+        r = async ? FC_DRV(FC_PT(pt, fc_drv.cuMemsetD2D8Async_v3020, fc_drv.cuMemsetD2D8Async_v7000_ptsz), d, pitch,
+                           v, width, height, s)
+                  : FC_DRV(FC_PT(pt, fc_drv.cuMemsetD2D8_v3020, fc_drv.cuMemsetD2D8_v7000_ptds), d, pitch, v, width,
+                           height);
+    return fc_rt_err(r);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaMemset(void *devPtr, int value, size_t count)
+{
+    return fc_memset2d(devPtr, count, value, count, 1, 0, NULL, 0);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaMemset_ptds(void *devPtr, int value, size_t count)
+{
+    return fc_memset2d(devPtr, count, value, count, 1, 0, NULL, 1);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaMemsetAsync(void *devPtr, int value, size_t count, cudaStream_t stream)
+{
+    return fc_memset2d(devPtr, count, value, count, 1, 1, stream, 0);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaMemsetAsync_ptsz(void *devPtr, int value, size_t count, cudaStream_t stream)
+{
+    return fc_memset2d(devPtr, count, value, count, 1, 1, stream, 1);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaMemset2D(void *devPtr, size_t pitch, int value, size_t width, size_t height)
+{
+    return fc_memset2d(devPtr, pitch, value, width, height, 0, NULL, 0);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaMemset2D_ptds(void *devPtr, size_t pitch, int value, size_t width, size_t height)
+{
+    return fc_memset2d(devPtr, pitch, value, width, height, 0, NULL, 1);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaMemset2DAsync(void *devPtr, size_t pitch, int value, size_t width, size_t height,
+                                                  cudaStream_t stream)
+{
+    return fc_memset2d(devPtr, pitch, value, width, height, 1, stream, 0);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaMemset2DAsync_ptsz(void *devPtr, size_t pitch, int value, size_t width,
+                                                       size_t height, cudaStream_t stream)
+{
+    return fc_memset2d(devPtr, pitch, value, width, height, 1, stream, 1);
+}
+
+/* Pure: NVIDIA's returns the described format whatever the device. */
+FC_EXPORT struct cudaChannelFormatDesc CUDARTAPI cudaCreateChannelDesc(int x, int y, int z, int w,
+                                                                       enum cudaChannelFormatKind f)
+{
+    return (struct cudaChannelFormatDesc){x, y, z, w, f};
+}
