@@ -3,3 +3,4 @@
  * command's name; it returns the process exit status (ct_cli.h). Adding a command is one file
  * and one line here. */
 CT_CMD(dump, "print traces record by record as text, for debugging")
+CT_CMD(summary, "tables and diagnoses: kernels, copies, API, VRAM, CPU-vs-GPU breakdown, ranks")

@@ -748,6 +748,8 @@ static void on_gpu(ct_model *m, ct_proc *p, const ct_rec *r)
         uint32_t k = cached(m, r->file, c->u.launch.function, 0);
         ct_sketch_add(&m->kernels[k].d, dur);
         m->gpu_ns_total += dur;
+        ct_grow(&p->kern_ns, &p->kern_cap, k + 1, sizeof *p->kern_ns);
+        p->kern_ns[k] += dur;
         dv->kernels++;
         dv->kernel_ns += dur;
         call.is_launch = 1;
@@ -996,6 +998,12 @@ void ct_model_finish(ct_model *m)
                 dv->peak_pending = 0;
             }
         }
+        size_t best = SIZE_MAX;
+        for (size_t k = 0; k < p->kern_cap; k++)
+            if (p->kern_ns[k] && (best == SIZE_MAX || p->kern_ns[k] > p->kern_ns[best]))
+                best = k;
+        if (best != SIZE_MAX)
+            snprintf(p->top_kernel, sizeof p->top_kernel, "%s", ct_map_key(&m->kernel_names, (uint32_t)best));
         /* pageable copies re-costed at the pinned bandwidth of the same device and direction,
          * or the host link's peak where no pinned copy was measured */
         for (int d = 0; d < CT_MAX_DEV; d++)
@@ -1032,6 +1040,7 @@ static void proc_free(ct_proc *p)
     ct_map_free(&p->sites);
     free(p->site);
     ct_sketch_free(&p->launch_queue);
+    free(p->kern_ns);
     if (p->sweep) {
         for (size_t i = 0; i < p->sweep->cap; i++)
             free(p->sweep->ring[i].v);

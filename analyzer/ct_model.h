@@ -174,6 +174,9 @@ typedef struct {
     uint64_t pinned_bytes[CT_MAX_DEV][2], pinned_ns[CT_MAX_DEV][2];
     /* pageable copies per device and direction, re-costed at the end */
     uint64_t pg_bytes[CT_MAX_DEV][2], pg_ns[CT_MAX_DEV][2], pg_count[CT_MAX_DEV][2];
+    uint64_t *kern_ns;            /* kernel time per kernel index (ct_model.kernels) */
+    size_t kern_cap;
+    char top_kernel[160];         /* the kernel with the most GPU time (set by ct_model_finish) */
     ct_sweep *sweep;
 } ct_proc;
 

@@ -1,0 +1,94 @@
+/* `cutrace summary PATH...`: the tables and diagnoses of ct_report.h, as text or --json. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ct_cli.h"
+#include "ct_diag.h"
+#include "ct_load.h"
+#include "ct_report.h"
+
+static const char usage[] =
+    "usage: cutrace summary [OPTIONS] PATH...\n"
+    "\n"
+    "Tables (run, kernels, copies, CUDA API, VRAM, host-vs-GPU breakdown, ranks) and diagnoses\n"
+    "of the traces in PATH (trace files, or directories holding them: every process and rank).\n"
+    "\n"
+    "  --json             one JSON document (schema: analyzer/JSON.md)\n"
+    "  --min-saving PCT   report a diagnosis only if its estimated saving is at least PCT%% of\n"
+    "                     the window [1]\n"
+    "  --top N            rows per text table, 0 for all [25]\n"
+    "  --variants         also a table per kernel grid/block configuration\n"
+    "  --util-window MS   window of the low-utilization analysis [max(10 ms, window/100)]\n"
+    "\n"
+    "Exit status: 0 done, 2 usage error, 3 unreadable input.\n";
+
+static int parse_num(const char *s, double *out)
+{
+    char *end;
+    *out = strtod(s, &end);
+    return end != s && *end == 0 && *out >= 0;
+}
+
+int ct_cmd_summary(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"json", no_argument, NULL, 'j'},         {"min-saving", required_argument, NULL, 'm'},
+        {"top", required_argument, NULL, 't'},    {"variants", no_argument, NULL, 'v'},
+        {"util-window", required_argument, NULL, 'u'}, {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
+    int json = 0;
+    ct_diag_opts dopt = {.min_saving_pct = 1.0};
+    ct_report_opts ropt = {.top = 25, .diag = &dopt};
+    double x;
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'j':
+            json = 1;
+            break;
+        case 'm':
+            if (!parse_num(optarg, &x) || x > 100)
+                return ct_cli_usage_error("summary", "--min-saving expects a percentage 0..100, got '%s'", optarg);
+            dopt.min_saving_pct = x;
+            break;
+        case 't':
+            if (!parse_num(optarg, &x))
+                return ct_cli_usage_error("summary", "--top expects a row count, got '%s'", optarg);
+            ropt.top = (int)x;
+            break;
+        case 'v':
+            ropt.variants = 1;
+            break;
+        case 'u':
+            if (!parse_num(optarg, &x) || x <= 0)
+                return ct_cli_usage_error("summary", "--util-window expects milliseconds > 0, got '%s'", optarg);
+            dopt.util_window_ns = (uint64_t)(x * 1e6);
+            break;
+        case 'h':
+            fputs(usage, stdout);
+            return CT_EXIT_OK;
+        default:
+            return ct_cli_usage_error("summary", "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind >= argc)
+        return ct_cli_usage_error("summary", "expected at least one trace file or directory");
+    ct_reader *rd;
+    ct_model m;
+    int rc = ct_load("summary", argv + optind, argc - optind, NULL, ropt.variants, &rd, &m);
+    if (rc != CT_EXIT_OK)
+        return rc;
+    ct_diag *dg;
+    int n = ct_diagnose(&m, &dopt, &dg);
+    if (json)
+        ct_report_json(stdout, &m, dg, n, &ropt);
+    else
+        ct_report_text(stdout, &m, dg, n, &ropt);
+    free(dg);
+    ct_load_close(rd, &m);
+    return fflush(stdout) == 0 ? CT_EXIT_OK : CT_EXIT_FAIL;
+}

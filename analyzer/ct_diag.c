@@ -1,0 +1,495 @@
+#include "ct_diag.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ct_out.h"
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+void ct_util_windows(const ct_dev *d, uint64_t want, ct_utilwin *u)
+{
+    memset(u, 0, sizeof *u);
+    const ct_series *s = &d->util;
+    uint64_t win = ct_dev_window(d);
+    if (!d->windowed || !s->started || win == 0)
+        return;
+    if (want == 0)
+        want = win / 100 > 10000000 ? win / 100 : 10000000;
+    uint64_t k = (want + s->width - 1) / s->width;
+    if (k == 0)
+        k = 1;
+    u->width = k * s->width;
+    uint64_t first = d->first_gpu > s->t0 ? (d->first_gpu - s->t0) / s->width : 0;
+    uint64_t last = (d->last_gpu - s->t0) / s->width;
+    if (last >= s->n)
+        last = s->n ? s->n - 1 : 0;
+    for (uint64_t b = first; b <= last && u->n < CT_SERIES_BINS; b += k) {
+        /* the window's span clipped to [first_gpu, last_gpu] */
+        uint64_t lo = s->t0 + b * s->width, hi = lo + u->width;
+        if (lo < d->first_gpu)
+            lo = d->first_gpu;
+        if (hi > d->last_gpu)
+            hi = d->last_gpu;
+        uint64_t busy = 0;
+        for (uint64_t j = b; j < b + k && j <= last; j++)
+            busy += s->sum[j];
+        double span = hi > lo ? (double)(hi - lo) : 1;
+        double x = (double)busy / span;
+        u->util[u->n++] = x > 1 ? 1 : x;
+    }
+    double *tmp = malloc(u->n * sizeof *tmp);
+    if (!tmp)
+        abort();
+    memcpy(tmp, u->util, u->n * sizeof *tmp);
+    qsort(tmp, u->n, sizeof *tmp, cmp_double);
+    u->median = u->n ? tmp[u->n / 2] : 0;
+    free(tmp);
+}
+
+/* ---- building diagnoses ------------------------------------------------------------------- */
+
+typedef struct {
+    const ct_model *m;
+    const ct_diag_opts *o;
+    ct_diag *v;
+    size_t n, cap;
+} diags;
+
+static ct_diag *add(diags *ds, const char *id, const ct_proc *p, int dev, uint64_t saving,
+                    uint64_t window, const char *fix)
+{
+    int exempt = !strcmp(id, "oom");
+    if (!exempt && (window == 0 || (double)saving < ds->o->min_saving_pct / 100.0 * (double)window))
+        return NULL;
+    ct_grow(&ds->v, &ds->cap, ds->n + 1, sizeof *ds->v);
+    ct_diag *d = &ds->v[ds->n++];
+    memset(d, 0, sizeof *d);
+    d->id = id;
+    d->proc = p;
+    d->dev = dev;
+    d->saving_ns = saving;
+    d->window_ns = window;
+    d->fix = fix;
+    double share = window ? (double)saving / (double)window : 1;
+    d->severity = exempt ? "error" : share >= 0.25 ? "high" : share >= 0.05 ? "medium" : "low";
+    return d;
+}
+
+static void ev(ct_diag *d, const char *key, double v, ct_ev_unit u)
+{
+    if (d->nev < CT_DIAG_MAX_EV)
+        d->ev[d->nev++] = (ct_evidence){key, v, u};
+}
+
+static void msg(ct_diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void msg(ct_diag *d, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(d->message, sizeof d->message, fmt, ap);
+    va_end(ap);
+}
+
+static void detail(ct_diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void detail(ct_diag *d, const char *fmt, ...)
+{
+    size_t o = strlen(d->detail);
+    if (o + 1 >= sizeof d->detail)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(d->detail + o, sizeof d->detail - o, fmt, ap);
+    va_end(ap);
+}
+
+/* The process's window: the longest of its devices' (first to last GPU activity). */
+static uint64_t proc_window(const ct_proc *p)
+{
+    uint64_t w = 0;
+    for (int d = 0; d < CT_MAX_DEV; d++)
+        if (ct_dev_window(&p->dev[d]) > w)
+            w = ct_dev_window(&p->dev[d]);
+    return w;
+}
+
+static double pct(uint64_t a, uint64_t b) { return b ? 100.0 * (double)a / (double)b : 0; }
+
+/* Top call sites of one kind, by time: API name (or stack) with counts. */
+static void sites(const ct_model *m, const ct_proc *p, int kind, ct_diag *d)
+{
+    int idx[CT_DIAG_MAX_SITES], n = 0;
+    for (uint32_t i = 0; i < ct_map_count(&p->sites); i++) {
+        uint32_t key[3];
+        memcpy(key, ct_map_key(&p->sites, i), sizeof key);
+        if ((int)key[0] != kind)
+            continue;
+        int j = n < CT_DIAG_MAX_SITES ? n++ : CT_DIAG_MAX_SITES;
+        if (j == CT_DIAG_MAX_SITES) {
+            if (p->site[i].ns <= p->site[idx[j - 1]].ns)
+                continue;
+            j--;
+        }
+        while (j > 0 && p->site[idx[j - 1]].ns < p->site[i].ns) {
+            idx[j] = idx[j - 1];
+            j--;
+        }
+        idx[j] = (int)i;
+    }
+    for (int k = 0; k < n; k++) {
+        uint32_t key[3];
+        memcpy(key, ct_map_key(&p->sites, (uint32_t)idx[k]), sizeof key);
+        const ct_site *s = &p->site[idx[k]];
+        char where[300], b1[32], b2[32];
+        static const char *const sync_kinds[] = {"other", "device", "context", "stream", "event",
+                                                 "stream-wait-event", "implicit (sync copy)", "?"};
+        if (kind == CT_SITE_SYNC)
+            snprintf(where, sizeof where, "%s synchronization", sync_kinds[key[1] < 7 ? key[1] : 7]);
+        else if (key[2])
+            ct_model_stack_text(m, p, key[2], where, sizeof where, 4);
+        else
+            snprintf(where, sizeof where, "%s",
+                     key[1] < ct_map_count(&m->api_names) ? ct_map_key(&m->api_names, key[1])
+                                                          : "(unknown call)");
+        char safe[300];
+        ct_text_safe(safe, sizeof safe, where, 200);
+        if (s->bytes)
+            snprintf(d->sites[d->nsites++], sizeof d->sites[0], "%s: %llu calls, %s, %s", safe,
+                     (unsigned long long)s->count, ct_fmt_bytes(b1, (double)s->bytes),
+                     ct_fmt_ns(b2, (double)s->ns));
+        else
+            snprintf(d->sites[d->nsites++], sizeof d->sites[0], "%s: %llu calls, %s", safe,
+                     (unsigned long long)s->count, ct_fmt_ns(b2, (double)s->ns));
+    }
+}
+
+static void holders_detail(const ct_model *m, const ct_proc *p, ct_diag *d, const ct_holder *h,
+                           int n)
+{
+    for (int i = 0; i < n; i++) {
+        char st[300], b[32];
+        ct_model_stack_text(m, p, h[i].stack, st, sizeof st, 4);
+        char safe[300];
+        ct_text_safe(safe, sizeof safe, *st ? st : "(no call stack)", 200);
+        if (d->nsites < CT_DIAG_MAX_SITES)
+            snprintf(d->sites[d->nsites++], sizeof d->sites[0], "%s: %s in %llu allocation%s",
+                     safe, ct_fmt_bytes(b, (double)h[i].bytes), (unsigned long long)h[i].count,
+                     h[i].count == 1 ? "" : "s");
+    }
+}
+
+static const char *const FIX_STARVE =
+    "overlap loading with GPU work: PyTorch DataLoader(num_workers=N>0, pin_memory=True, "
+    "prefetch_factor=2+, persistent_workers=True); move preprocessing off the main thread (to "
+    "the workers or the GPU); use faster storage or cache the dataset. In CUDA: a loader thread "
+    "filling pinned buffers and cudaMemcpyAsync on a copy stream one batch ahead";
+static const char *const FIX_PAGEABLE =
+    "pin host buffers: DataLoader(pin_memory=True) and tensor.pin_memory() / .to(device, "
+    "non_blocking=True); in CUDA allocate them with cudaHostAlloc / cudaMallocHost, or "
+    "cudaHostRegister existing memory";
+static const char *const FIX_ASYNC_PAGEABLE =
+    "an Async copy from pageable memory is staged synchronously: pin the host buffer "
+    "(cudaHostAlloc, tensor.pin_memory()) so the copy overlaps and the host is not blocked";
+static const char *const FIX_SYNC_COPY =
+    "avoid blocking copies inside the loop: keep values on the GPU (accumulate the loss in a "
+    "GPU tensor and call loss.item() every N steps), use cudaMemcpyAsync into pinned memory and "
+    "an event to read results later";
+static const char *const FIX_SYNC =
+    "remove synchronizations that are not needed (torch.cuda.synchronize(), .item(), .cpu(), "
+    "printing tensors); wait on events for the data you need (cudaEventRecord + "
+    "cudaStreamWaitEvent) instead of cudaDeviceSynchronize / cudaStreamSynchronize";
+static const char *const FIX_CHURN =
+    "reuse device memory: a caching allocator or pool (PyTorch does this by default; avoid "
+    "torch.cuda.empty_cache() in the loop), cudaMallocAsync with a memory pool, or allocate "
+    "buffers once before the loop; cudaFree synchronizes the device";
+static const char *const FIX_LAUNCH =
+    "cut launch overhead: capture the step in a CUDA graph (torch.cuda.graphs / "
+    "cudaStreamBeginCapture + cudaGraphLaunch), torch.compile(mode=\"reduce-overhead\"), fuse "
+    "small kernels, or use larger batches so each kernel does more work";
+static const char *const FIX_GAPS =
+    "find what the host does in these gaps (the timeline shows the calls around them) and move "
+    "it off the critical path or overlap it with queued GPU work";
+static const char *const FIX_LOWUTIL =
+    "look at what runs in these phases (evaluation, checkpointing, logging, data reloading): "
+    "run them asynchronously, less often, or on other workers";
+static const char *const FIX_OOM =
+    "reduce peak memory: smaller batch, activation checkpointing, mixed precision, free "
+    "references to tensors no longer needed; for PyTorch fragmentation set "
+    "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True. A caching allocator shows reserved "
+    "segments, not individual tensors";
+
+static void dev_diagnoses(diags *ds, const ct_proc *p, int d)
+{
+    const ct_model *m = ds->m;
+    const ct_dev *dv = &p->dev[d];
+    uint64_t win = ct_dev_window(dv);
+    if (!win)
+        return;
+    char b1[32], b2[32], b3[32];
+    ct_diag *x;
+
+    /* dataloader-starvation: recurring gaps that end with a batch copy */
+    uint64_t sn = dv->gap_ns[CT_GAP_STARVE], sc = dv->gap_count[CT_GAP_STARVE];
+    if (sc >= 3 &&
+        (x = add(ds, "dataloader-starvation", p, d, sn, win, FIX_STARVE))) {
+        const ct_hostsplit *h = &dv->gap_host[CT_GAP_STARVE];
+        uint64_t outside = h->compute + h->wait + h->unknown;
+        const char *what = h->unknown * 2 > outside
+                               ? "outside CUDA (no CPU readings tell waiting from computing)"
+                           : h->wait >= h->compute
+                               ? "waiting (CPU idle: too few loader workers, slow I/O or storage)"
+                               : "computing (CPU busy: preprocessing on the main thread, Python "
+                                 "overhead)";
+        double bound = dv->busy ? (double)win / (double)dv->busy : 0;
+        msg(x,
+            "GPU %d idle %s (%.1f%% of the window) in %llu gaps before host-to-device batch "
+            "copies; the host was mostly %s. Hiding them would make the run up to %.1fx faster",
+            d, ct_fmt_ns(b1, (double)sn), pct(sn, win), (unsigned long long)sc, what, bound);
+        ev(x, "gaps", (double)sc, CT_EV_COUNT);
+        ev(x, "gap_ns", (double)sn, CT_EV_NS);
+        ev(x, "gap_pct_of_window", pct(sn, win), CT_EV_PCT);
+        ev(x, "avg_gap_ns", (double)sn / (double)sc, CT_EV_NS);
+        ev(x, "host_wait_ns", (double)h->wait, CT_EV_NS);
+        ev(x, "host_compute_ns", (double)h->compute, CT_EV_NS);
+        ev(x, "host_in_cuda_ns", (double)(h->in_api + h->blocked), CT_EV_NS);
+        ev(x, "h2d_batches", (double)p->h2d_copies, CT_EV_COUNT);
+        ev(x, "gpu_busy_ns", (double)dv->busy, CT_EV_NS);
+        ev(x, "max_speedup", bound, CT_EV_RATIO);
+    }
+
+    /* excessive-sync */
+    uint64_t yn = dv->gap_ns[CT_GAP_SYNC];
+    if (p->sync_calls && (x = add(ds, "excessive-sync", p, d, yn, win, FIX_SYNC))) {
+        msg(x,
+            "%llu synchronizations blocked the host %s; GPU %d then sat idle %s (%.1f%% of the "
+            "window) until new work arrived",
+            (unsigned long long)p->sync_calls, ct_fmt_ns(b1, (double)p->sync_ns), d,
+            ct_fmt_ns(b2, (double)yn), pct(yn, win));
+        ev(x, "sync_calls", (double)p->sync_calls, CT_EV_COUNT);
+        ev(x, "device_syncs", (double)p->sync_count_kind[CT_SYNC_DEVICE] + (double)p->sync_count_kind[CT_SYNC_CONTEXT], CT_EV_COUNT);
+        ev(x, "stream_syncs", (double)p->sync_count_kind[CT_SYNC_STREAM], CT_EV_COUNT);
+        ev(x, "event_syncs", (double)p->sync_count_kind[CT_SYNC_EVENT], CT_EV_COUNT);
+        ev(x, "host_blocked_ns", (double)p->sync_ns, CT_EV_NS);
+        ev(x, "idle_after_sync_ns", (double)yn, CT_EV_NS);
+        ev(x, "gaps_after_sync", (double)dv->gap_count[CT_GAP_SYNC], CT_EV_COUNT);
+        sites(m, p, CT_SITE_SYNC, x);
+    }
+
+    /* sync-memcpy */
+    uint64_t cn = dv->gap_ns[CT_GAP_SYNCCPY];
+    if (p->sync_copy_count && (x = add(ds, "sync-memcpy", p, d, cn, win, FIX_SYNC_COPY))) {
+        msg(x,
+            "%llu synchronous copies (%s) blocked the host %s; GPU %d then sat idle %s (%.1f%% "
+            "of the window)",
+            (unsigned long long)p->sync_copy_count, ct_fmt_bytes(b1, (double)p->sync_copy_bytes),
+            ct_fmt_ns(b2, (double)p->sync_copy_host_ns), d, ct_fmt_ns(b3, (double)cn), pct(cn, win));
+        ev(x, "copies", (double)p->sync_copy_count, CT_EV_COUNT);
+        ev(x, "bytes", (double)p->sync_copy_bytes, CT_EV_BYTES);
+        ev(x, "host_blocked_ns", (double)p->sync_copy_host_ns, CT_EV_NS);
+        ev(x, "idle_after_copy_ns", (double)cn, CT_EV_NS);
+        sites(m, p, CT_SITE_SYNC_COPY, x);
+    }
+
+    /* launch-bound */
+    uint64_t ln = dv->gap_ns[CT_GAP_LAUNCH];
+    if (dv->kernels && 2 * p->short_kernels >= dv->kernels &&
+        (x = add(ds, "launch-bound", p, d, ln, win, FIX_LAUNCH))) {
+        double avg_launch = p->launches ? (double)p->launch_api_ns / (double)p->launches : 0;
+        double avg_kernel = (double)dv->kernel_ns / (double)dv->kernels;
+        msg(x,
+            "%llu of %llu kernels on GPU %d ran shorter than their launch call (avg kernel %s, "
+            "avg launch %s); the GPU idled %s (%.1f%% of the window) while the host was launching",
+            (unsigned long long)p->short_kernels, (unsigned long long)dv->kernels, d,
+            ct_fmt_ns(b1, avg_kernel), ct_fmt_ns(b2, avg_launch), ct_fmt_ns(b3, (double)ln),
+            pct(ln, win));
+        ev(x, "kernels", (double)dv->kernels, CT_EV_COUNT);
+        ev(x, "short_kernels", (double)p->short_kernels, CT_EV_COUNT);
+        ev(x, "avg_kernel_ns", avg_kernel, CT_EV_NS);
+        ev(x, "avg_launch_ns", avg_launch, CT_EV_NS);
+        ev(x, "idle_while_launching_ns", (double)ln, CT_EV_NS);
+        ev(x, "launch_gaps", (double)dv->gap_count[CT_GAP_LAUNCH], CT_EV_COUNT);
+    }
+
+    /* gpu-gaps: idle gaps no other diagnosis explains */
+    uint64_t hn = dv->gap_ns[CT_GAP_HOST];
+    if ((x = add(ds, "gpu-gaps", p, d, hn, win, FIX_GAPS))) {
+        msg(x, "GPU %d idle %s (%.1f%% of the window) in %llu gaps while the host ran outside "
+               "CUDA; longest %s",
+            d, ct_fmt_ns(b1, (double)hn), pct(hn, win), (unsigned long long)dv->gap_count[CT_GAP_HOST],
+            ct_fmt_ns(b2, dv->ntop ? (double)dv->top[0].len : 0));
+        ev(x, "gaps", (double)dv->gap_count[CT_GAP_HOST], CT_EV_COUNT);
+        ev(x, "gap_ns", (double)hn, CT_EV_NS);
+        ev(x, "host_compute_ns", (double)dv->gap_host[CT_GAP_HOST].compute, CT_EV_NS);
+        ev(x, "host_wait_ns", (double)dv->gap_host[CT_GAP_HOST].wait, CT_EV_NS);
+        for (int i = 0; i < dv->ntop && i < 5; i++) {
+            const ct_gap *g = &dv->top[i];
+            detail(x, "gap at +%s: %s (%s; host: in CUDA %s, blocked %s, computing %s, waiting %s)\n",
+                   ct_fmt_ns(b1, (double)(g->start - m->t0)), ct_fmt_ns(b2, (double)g->len),
+                   ct_gap_names[g->cls], ct_fmt_ns(b3, (double)g->host.in_api),
+                   ct_fmt_ns((char[32]){0}, (double)g->host.blocked),
+                   ct_fmt_ns((char[32]){0}, (double)g->host.compute),
+                   ct_fmt_ns((char[32]){0}, (double)(g->host.wait + g->host.unknown)));
+        }
+    }
+
+    /* low-gpu-utilization: phases well below the run's typical utilization */
+    ct_utilwin *u = malloc(sizeof *u);
+    if (!u)
+        abort();
+    ct_util_windows(dv, ds->o->util_window_ns, u);
+    if (u->n >= 4) {
+        double lost = 0;
+        uint32_t low = 0;
+        for (uint32_t i = 0; i < u->n; i++)
+            if (u->util[i] < 0.5 && u->util[i] < 0.5 * u->median) {
+                lost += (u->median - u->util[i]) * (double)u->width;
+                low++;
+            }
+        if (low && (x = add(ds, "low-gpu-utilization", p, d, (uint64_t)lost, win, FIX_LOWUTIL))) {
+            msg(x, "GPU %d ran below half its typical utilization (%.0f%%) in %u windows of %s; "
+                   "bringing them to typical would save %s",
+                d, 100 * u->median, low, ct_fmt_ns(b1, (double)u->width), ct_fmt_ns(b2, lost));
+            ev(x, "low_windows", low, CT_EV_COUNT);
+            ev(x, "window_ns", (double)u->width, CT_EV_NS);
+            ev(x, "median_utilization_pct", 100 * u->median, CT_EV_PCT);
+            int shown = 0;
+            for (uint32_t i = 0; i < u->n && shown < 8; i++) {
+                if (!(u->util[i] < 0.5 && u->util[i] < 0.5 * u->median))
+                    continue;
+                uint32_t j = i;
+                while (j + 1 < u->n && u->util[j + 1] < 0.5 && u->util[j + 1] < 0.5 * u->median)
+                    j++;
+                uint64_t a = dv->first_gpu - m->t0 + (uint64_t)i * u->width;
+                detail(x, "low utilization from +%s to +%s\n", ct_fmt_ns(b1, (double)a),
+                       ct_fmt_ns(b2, (double)(a + (uint64_t)(j - i + 1) * u->width)));
+                shown++;
+                i = j;
+            }
+        }
+    }
+    free(u);
+}
+
+static void proc_diagnoses(diags *ds, const ct_proc *p)
+{
+    const ct_model *m = ds->m;
+    uint64_t win = proc_window(p);
+    char b1[32], b2[32], b3[32], b4[32];
+    ct_diag *x;
+
+    for (int d = 0; d < CT_MAX_DEV; d++)
+        dev_diagnoses(ds, p, d);
+
+    /* pageable-memcpy */
+    if (p->pageable_count) {
+        uint64_t saving = p->pageable_ns - p->pageable_recost_ns;
+        if ((x = add(ds, "pageable-memcpy", p, -1, saving, win, FIX_PAGEABLE))) {
+            double got = p->pageable_ns ? (double)p->pageable_bytes / (double)p->pageable_ns : 0;
+            double pin = p->pageable_recost_ns ? (double)p->pageable_bytes / (double)p->pageable_recost_ns : 0;
+            msg(x,
+                "%llu copies of pageable host memory (%s) took %s at %.2f GB/s; pinned they "
+                "would run at %.2f GB/s and save %s (%.1f%% of the window)",
+                (unsigned long long)p->pageable_count, ct_fmt_bytes(b1, (double)p->pageable_bytes),
+                ct_fmt_ns(b2, (double)p->pageable_ns), got, pin, ct_fmt_ns(b3, (double)saving),
+                pct(saving, win));
+            ev(x, "copies", (double)p->pageable_count, CT_EV_COUNT);
+            ev(x, "bytes", (double)p->pageable_bytes, CT_EV_BYTES);
+            ev(x, "time_ns", (double)p->pageable_ns, CT_EV_NS);
+            ev(x, "achieved_gbps", got, CT_EV_GBPS);
+            ev(x, "pinned_gbps", pin, CT_EV_GBPS);
+            ev(x, "pinned_time_ns", (double)p->pageable_recost_ns, CT_EV_NS);
+            sites(m, p, CT_SITE_PAGEABLE, x);
+        }
+    }
+
+    /* async-memcpy-pageable */
+    if (p->async_pageable_count &&
+        (x = add(ds, "async-memcpy-pageable", p, -1, p->async_pageable_host_ns, win, FIX_ASYNC_PAGEABLE))) {
+        msg(x,
+            "%llu asynchronous copies (%s) used pageable memory, so they ran synchronously and "
+            "blocked the host %s (%.1f%% of the window)",
+            (unsigned long long)p->async_pageable_count, ct_fmt_bytes(b1, (double)p->async_pageable_bytes),
+            ct_fmt_ns(b2, (double)p->async_pageable_host_ns), pct(p->async_pageable_host_ns, win));
+        ev(x, "copies", (double)p->async_pageable_count, CT_EV_COUNT);
+        ev(x, "bytes", (double)p->async_pageable_bytes, CT_EV_BYTES);
+        ev(x, "host_blocked_ns", (double)p->async_pageable_host_ns, CT_EV_NS);
+        sites(m, p, CT_SITE_ASYNC_PAGEABLE, x);
+    }
+
+    /* alloc-churn */
+    if (p->churn_allocs &&
+        (x = add(ds, "alloc-churn", p, -1, p->churn_ns, win, FIX_CHURN))) {
+        msg(x,
+            "%llu device allocations re-made a size freed earlier and %llu of them were freed "
+            "again; the host spent %s (%.1f%% of the window) in those calls, and each cudaFree "
+            "synchronizes the device",
+            (unsigned long long)p->churn_allocs, (unsigned long long)p->churn_frees,
+            ct_fmt_ns(b1, (double)p->churn_ns), pct(p->churn_ns, win));
+        ev(x, "allocations", (double)p->churn_allocs, CT_EV_COUNT);
+        ev(x, "frees", (double)p->churn_frees, CT_EV_COUNT);
+        ev(x, "host_ns", (double)p->churn_ns, CT_EV_NS);
+        sites(m, p, CT_SITE_CHURN, x);
+    }
+
+    /* oom: every failed allocation, with what held the memory */
+    for (int d = 0; d <= CT_MAX_DEV; d++) {
+        const ct_dev *dv = &p->dev[d];
+        for (uint64_t i = 0; i < dv->nfails && i < CT_MAX_FAILS; i++) {
+            const ct_fail *f = &dv->fails[i];
+            uint64_t w = win ? win : p->t_last - p->t_first;
+            x = add(ds, "oom", p, d == CT_HOST_DEV ? -1 : d, w, w, FIX_OOM);
+            char where[32];
+            if (d == CT_HOST_DEV)
+                snprintf(where, sizeof where, "pinned host memory");
+            else
+                snprintf(where, sizeof where, "GPU %d", d);
+            uint64_t total = dv->have_prop ? dv->prop.mem_bytes : 0;
+            msg(x,
+                "allocation of %s on %s failed at +%s (error %u) with %s in use%s%s; %llu "
+                "failed allocation%s in all",
+                ct_fmt_bytes(b1, (double)f->requested), where, ct_fmt_ns(b2, (double)(f->time - m->t0)),
+                f->result, ct_fmt_bytes(b3, (double)f->in_use), total ? " of " : "",
+                total ? ct_fmt_bytes(b4, (double)total) : "", (unsigned long long)dv->nfails,
+                dv->nfails == 1 ? "" : "s");
+            ev(x, "requested_bytes", (double)f->requested, CT_EV_BYTES);
+            ev(x, "in_use_bytes", (double)f->in_use, CT_EV_BYTES);
+            if (total)
+                ev(x, "device_bytes", (double)total, CT_EV_BYTES);
+            ev(x, "time_ns", (double)(f->time - m->t0), CT_EV_NS);
+            ev(x, "failed_allocations", (double)dv->nfails, CT_EV_COUNT);
+            if (f->stack) {
+                char st[300], safe[300];
+                ct_model_stack_text(m, p, f->stack, st, sizeof st, 4);
+                detail(x, "failing call: %s\n", ct_text_safe(safe, sizeof safe, st, 200));
+            }
+            holders_detail(m, p, x, f->holders, f->nholders);
+        }
+    }
+}
+
+static int by_saving(const void *a, const void *b)
+{
+    const ct_diag *x = a, *y = b;
+    int ex = !strcmp(x->id, "oom"), ey = !strcmp(y->id, "oom");
+    if (ex != ey)
+        return ey - ex; /* a death comes first */
+    return x->saving_ns < y->saving_ns ? 1 : x->saving_ns > y->saving_ns ? -1 : strcmp(x->id, y->id);
+}
+
+int ct_diagnose(const ct_model *m, const ct_diag_opts *o, ct_diag **out)
+{
+    diags ds = {.m = m, .o = o};
+    for (size_t i = 0; i < m->nprocs; i++)
+        proc_diagnoses(&ds, &m->procs[i]);
+    if (ds.n)
+        qsort(ds.v, ds.n, sizeof *ds.v, by_saving);
+    *out = ds.v;
+    return (int)ds.n;
+}

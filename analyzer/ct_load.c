@@ -1,0 +1,62 @@
+#include "ct_load.h"
+
+#include <stdio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ct_cli.h"
+#include "ct_paths.h"
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int ct_load(const char *cmd, char *const *paths, int npaths, const ct_observer *obs,
+            int variants, ct_reader **rd, ct_model *m)
+{
+    char **files;
+    size_t n;
+    if (ct_paths_expand(cmd, paths, npaths, &files, &n) != 0)
+        return CT_EXIT_INPUT;
+    int rc = ct_cli_open(rd, files, n, NULL);
+    ct_paths_free(files);
+    if (rc != CT_EXIT_OK)
+        return rc;
+    ct_model_init(m, *rd, obs);
+    m->variants_on = variants;
+    int tty = isatty(2);
+    double t0 = now_s(), last = t0;
+    ct_rec r;
+    int got;
+    while ((got = ct_reader_next(*rd, &r)) > 0) {
+        ct_model_feed(m, &r);
+        if (tty && (m->records & 0xFFFFF) == 0) {
+            double t = now_s();
+            if (t - last >= 0.5) {
+                fprintf(stderr, "\rcutrace %s: %llu records read (%.1f M/s)...", cmd,
+                        (unsigned long long)m->records, (double)m->records / (t - t0) / 1e6);
+                last = t;
+            }
+        }
+    }
+    if (tty && last > t0)
+        fprintf(stderr, "\r%*s\r", 70, "");
+    if (got < 0) {
+        fprintf(stderr, "cutrace %s: error: %s\n", cmd, ct_reader_error(*rd));
+        ct_model_free(m);
+        ct_reader_close(*rd);
+        *rd = NULL;
+        return CT_EXIT_INPUT;
+    }
+    ct_model_finish(m);
+    return CT_EXIT_OK;
+}
+
+void ct_load_close(ct_reader *rd, ct_model *m)
+{
+    ct_model_free(m);
+    ct_reader_close(rd);
+}

@@ -1,0 +1,16 @@
+/* Reading traces into a model, shared by `summary` and `timeline`: expands the PATH arguments,
+ * opens them as one time-ordered stream (the format library merges processes and ranks), feeds
+ * every record to the model (and through it to an observer), and shows progress on stderr when
+ * stderr is a terminal. */
+#ifndef CT_LOAD_H
+#define CT_LOAD_H
+
+#include "ct_model.h"
+
+/* Returns CT_EXIT_OK with *rd open and *m finished (free with ct_load_close), or CT_EXIT_INPUT
+ * after printing why. variants: also collect per grid/block kernel statistics. */
+int ct_load(const char *cmd, char *const *paths, int npaths, const ct_observer *obs,
+            int variants, ct_reader **rd, ct_model *m);
+void ct_load_close(ct_reader *rd, ct_model *m);
+
+#endif

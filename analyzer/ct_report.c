@@ -1,0 +1,810 @@
+#include "ct_report.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ct_out.h"
+
+void ct_breakdown_of(const ct_dev *d, ct_breakdown *b)
+{
+    memset(b, 0, sizeof *b);
+    b->window = ct_dev_window(d);
+    b->busy = d->busy < b->window ? d->busy : b->window;
+    b->idle = b->window - b->busy;
+    b->host = d->idle;
+    b->max_speedup_gpu = b->idle ? (double)b->window / (double)b->idle : INFINITY;
+    b->max_speedup_host = b->busy ? (double)b->window / (double)b->busy : INFINITY;
+}
+
+/* ---- shared orderings ----------------------------------------------------------------------- */
+
+static const ct_stat *sort_stats;
+static int by_total(const void *a, const void *b)
+{
+    uint64_t x = sort_stats[*(const uint32_t *)a].d.sum, y = sort_stats[*(const uint32_t *)b].d.sum;
+    return x < y ? 1 : x > y ? -1 : (int)(*(const uint32_t *)a) - (int)(*(const uint32_t *)b);
+}
+
+/* Indices of stats sorted by total time, descending (caller frees). */
+static uint32_t *sorted(const ct_stat *s, size_t n)
+{
+    uint32_t *idx = malloc((n ? n : 1) * sizeof *idx);
+    if (!idx)
+        abort();
+    for (size_t i = 0; i < n; i++)
+        idx[i] = (uint32_t)i;
+    sort_stats = s;
+    qsort(idx, n, sizeof *idx, by_total);
+    return idx;
+}
+
+static uint64_t wall_of(const ct_proc *p) { return p->t_last >= p->t_first ? p->t_last - p->t_first : 0; }
+
+static const char *end_text(const ct_proc *p, char *buf, size_t n)
+{
+    static const char *const how[] = {"?", "exit", "signal", "abort", "detached"};
+    if (!p->ended)
+        snprintf(buf, n, "cut short (no END record)");
+    else
+        snprintf(buf, n, "%s %d", how[p->end.how < 5 ? p->end.how : 0], p->end.code);
+    return buf;
+}
+
+static double gbps(uint64_t bytes, uint64_t ns) { return ns ? (double)bytes / (double)ns : 0; }
+
+/* Most time-consuming kernel of a process is not tracked per process; the ranks table uses
+ * the device with the most busy time. */
+static int main_dev(const ct_proc *p)
+{
+    int best = -1;
+    for (int d = 0; d < CT_MAX_DEV; d++)
+        if (p->dev[d].windowed && (best < 0 || p->dev[d].busy > p->dev[best].busy))
+            best = d;
+    return best;
+}
+
+static uint64_t proc_peak(const ct_proc *p)
+{
+    uint64_t peak = 0;
+    for (int d = 0; d < CT_MAX_DEV; d++)
+        if (p->dev[d].peak > peak)
+            peak = p->dev[d].peak;
+    return peak;
+}
+
+/* Stragglers: ranks whose GPU busy time or wall time exceeds the median by more than 10%. */
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+static uint64_t median_of(const ct_model *m, int busy)
+{
+    uint64_t *v = malloc(m->nprocs * sizeof *v);
+    if (!v)
+        abort();
+    for (size_t i = 0; i < m->nprocs; i++) {
+        int d = main_dev(&m->procs[i]);
+        v[i] = busy ? (d >= 0 ? m->procs[i].dev[d].busy : 0) : wall_of(&m->procs[i]);
+    }
+    qsort(v, m->nprocs, sizeof *v, cmp_u64);
+    uint64_t r = v[m->nprocs / 2];
+    free(v);
+    return r;
+}
+static const char *straggler(const ct_model *m, const ct_proc *p)
+{
+    if (m->nprocs < 2)
+        return NULL;
+    int d = main_dev(p);
+    uint64_t busy = d >= 0 ? p->dev[d].busy : 0, mb = median_of(m, 1), mw = median_of(m, 0);
+    if (mb && busy * 10 > mb * 11)
+        return "GPU work";
+    if (mw && wall_of(p) * 10 > mw * 11)
+        return "wall time";
+    return NULL;
+}
+
+/* ---- text ---------------------------------------------------------------------------------- */
+
+static void heading(FILE *f, const char *t)
+{
+    fprintf(f, "\n== %s ==\n", t);
+}
+
+static const char *u64s(char b[32], uint64_t v)
+{
+    snprintf(b, 32, "%llu", (unsigned long long)v);
+    return b;
+}
+
+static void stats_table(FILE *f, const ct_stat *st, const ct_map *names, size_t n, int top,
+                        uint64_t total, int api)
+{
+    static const char *const kh[] = {">Time %", ">Total", ">Instances", ">Avg", ">Med", ">Min",
+                                     ">Max", ">StdDev", "Name"};
+    static const char *const ah[] = {">Time %", ">Total", ">Calls", ">Avg", ">Med", ">Min",
+                                     ">Max", ">Failed", "Name"};
+    ct_table *t = ct_table_new(9, api ? ah : kh);
+    uint32_t *idx = sorted(st, n);
+    size_t rows = top && (size_t)top < n ? (size_t)top : n;
+    for (size_t r = 0; r < rows; r++) {
+        const ct_stat *s = &st[idx[r]];
+        char c[9][32], name[200];
+        ct_fmt_pct(c[0], total ? 100.0 * (double)s->d.sum / (double)total : 0);
+        ct_fmt_ns(c[1], (double)s->d.sum);
+        u64s(c[2], s->d.count);
+        ct_fmt_ns(c[3], s->d.count ? (double)s->d.sum / (double)s->d.count : 0);
+        ct_fmt_ns(c[4], (double)ct_sketch_quantile(&s->d, 0.5));
+        ct_fmt_ns(c[5], s->d.count ? (double)s->d.min : 0);
+        ct_fmt_ns(c[6], (double)s->d.max);
+        if (api)
+            u64s(c[7], s->failures);
+        else
+            ct_fmt_ns(c[7], ct_sketch_stddev(&s->d));
+        ct_table_row(t, c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7],
+                     ct_text_safe(name, sizeof name, ct_map_key(names, idx[r]), 90));
+    }
+    ct_table_print(t, f, "  ");
+    if (rows < n)
+        fprintf(f, "  ... %zu more (use --top 0 for all)\n", n - rows);
+    ct_table_free(t);
+    free(idx);
+}
+
+static void text_run(FILE *f, const ct_model *m)
+{
+    heading(f, "Run");
+    for (size_t i = 0; i < m->nprocs; i++) {
+        const ct_proc *p = &m->procs[i];
+        char b1[32], b2[64], cmd[200], host[120];
+        fprintf(f, "  process %u on %s", p->pid, ct_text_safe(host, sizeof host, p->host, 60));
+        if (p->rank >= 0)
+            fprintf(f, ", rank %d", p->rank);
+        fprintf(f, ": %s\n", ct_text_safe(cmd, sizeof cmd, p->command, 120));
+        fprintf(f, "    wall %s, ended: %s, %llu records\n", ct_fmt_ns(b1, (double)wall_of(p)),
+                end_text(p, b2, sizeof b2), (unsigned long long)(p->stats ? p->stats->records : 0));
+        for (int d = 0; d < CT_MAX_DEV; d++) {
+            const ct_dev *dv = &p->dev[d];
+            if (!dv->seen)
+                continue;
+            char nm[128], mem[32];
+            if (dv->have_prop)
+                fprintf(f, "    GPU %d: %s, %s, %u SMs, memory %.0f GB/s, host link %.1f GB/s (PCIe gen %u x%u)\n",
+                        d, ct_text_safe(nm, sizeof nm, dv->name, 60),
+                        ct_fmt_bytes(mem, (double)dv->prop.mem_bytes), dv->prop.sm_count,
+                        ct_dev_mem_peak(&dv->prop) / 1e9, ct_dev_link_peak(&dv->prop) / 1e9,
+                        dv->prop.link_gen, dv->prop.link_width);
+            else
+                fprintf(f, "    GPU %d: (no device record)\n", d);
+        }
+        const ct_stats *s = p->stats;
+        if (s && (s->lost || s->corrupt_chunks || s->chunks_missing || s->torn_tail || s->bad_records ||
+                  s->late_records))
+            fprintf(f, "    trace damage: %llu records lost, %llu corrupt chunks, %llu chunks missing, "
+                       "%llu bytes torn at the end, %llu malformed records, %llu out of order\n",
+                    (unsigned long long)s->lost, (unsigned long long)s->corrupt_chunks,
+                    (unsigned long long)s->chunks_missing, (unsigned long long)s->torn_tail,
+                    (unsigned long long)s->bad_records, (unsigned long long)s->late_records);
+        if (p->late_points)
+            fprintf(f, "    %llu intervals arrived after the breakdown had passed them (applied late)\n",
+                    (unsigned long long)p->late_points);
+    }
+}
+
+static void text_copies(FILE *f, const ct_model *m)
+{
+    heading(f, "Copies and sets");
+    static const char *const h[] = {"Operation", "Host memory", ">Count", ">Bytes", ">Total",
+                                    ">Avg", ">GB/s", ">% of peak"};
+    ct_table *t = ct_table_new(8, h);
+    int rows = 0;
+    for (int op = 0; op < CT_OP_N; op++)
+        for (int hk = 0; hk < CT_HK_N; hk++) {
+            const ct_copystat *c = &m->copies[op][hk];
+            if (!c->count)
+                continue;
+            char a[32], b[32], cc[32], d[32], e[32], g[32];
+            double bw = gbps(c->bytes, c->ns);
+            snprintf(e, sizeof e, "%.2f", bw);
+            if (c->peak_bps > 0)
+                ct_fmt_pct(g, 100.0 * bw * 1e9 / c->peak_bps);
+            else
+                snprintf(g, sizeof g, "-");
+            ct_table_row(t, ct_op_names[op], ct_hk_names[hk], u64s(a, c->count),
+                         ct_fmt_bytes(b, (double)c->bytes), ct_fmt_ns(cc, (double)c->ns),
+                         ct_fmt_ns(d, (double)c->ns / (double)c->count), e, g);
+            rows++;
+        }
+    if (rows)
+        ct_table_print(t, f, "  ");
+    else
+        fprintf(f, "  (no copies or sets)\n");
+    ct_table_free(t);
+}
+
+static void sparkline(FILE *f, const ct_series *s, uint64_t peak)
+{
+    static const char *const lv[] = {" ", "\u2581", "\u2582", "\u2583", "\u2584", "\u2585",
+                                     "\u2586", "\u2587", "\u2588"};
+    if (!s->n || !peak)
+        return;
+    uint32_t cols = s->n < 64 ? s->n : 64;
+    fprintf(f, "    in use over time: |");
+    for (uint32_t c = 0; c < cols; c++) {
+        uint32_t a = (uint32_t)((uint64_t)c * s->n / cols), b = (uint32_t)((uint64_t)(c + 1) * s->n / cols);
+        uint64_t mx = 0;
+        for (uint32_t i = a; i < b; i++)
+            if (s->max[i] > mx)
+                mx = s->max[i];
+        fputs(lv[(int)((double)mx / (double)peak * 8 + 0.5)], f);
+    }
+    fprintf(f, "| (each column %s)\n",
+            ct_fmt_ns((char[32]){0}, (double)s->width * (double)s->n / (double)cols));
+}
+
+static void text_holders(FILE *f, const ct_model *m, const ct_proc *p, const ct_holder *h, int n,
+                         const char *indent)
+{
+    for (int i = 0; i < n; i++) {
+        char st[400], safe[300], b[32];
+        ct_model_stack_text(m, p, h[i].stack, st, sizeof st, 5);
+        fprintf(f, "%s%10s in %llu  %s\n", indent, ct_fmt_bytes(b, (double)h[i].bytes),
+                (unsigned long long)h[i].count,
+                ct_text_safe(safe, sizeof safe, *st ? st : "(no call stack)", 160));
+    }
+}
+
+static void text_vram(FILE *f, const ct_model *m)
+{
+    heading(f, "VRAM");
+    int any = 0;
+    for (size_t i = 0; i < m->nprocs; i++) {
+        const ct_proc *p = &m->procs[i];
+        for (int d = 0; d <= CT_MAX_DEV; d++) {
+            const ct_dev *dv = &p->dev[d];
+            if (!dv->allocs && !dv->nfails)
+                continue;
+            any = 1;
+            char b1[32], b2[32], b3[32];
+            if (d == CT_HOST_DEV)
+                fprintf(f, "  pid %u pinned host memory: peak %s at +%s\n", p->pid,
+                        ct_fmt_bytes(b1, (double)dv->peak), ct_fmt_ns(b2, (double)(dv->peak_time - m->t0)));
+            else
+                fprintf(f, "  pid %u GPU %d: peak %s (%llu bytes) at +%s%s%s; %llu allocations, %llu frees, %s still in use at the end\n",
+                        p->pid, d, ct_fmt_bytes(b1, (double)dv->peak), (unsigned long long)dv->peak,
+                        ct_fmt_ns(b2, (double)(dv->peak_time - m->t0)),
+                        dv->have_prop ? " of " : "",
+                        dv->have_prop ? ct_fmt_bytes(b3, (double)dv->prop.mem_bytes) : "",
+                        (unsigned long long)dv->allocs, (unsigned long long)dv->frees,
+                        ct_fmt_bytes((char[32]){0}, (double)dv->in_use));
+            if (dv->npeak_holders) {
+                fprintf(f, "    live at the peak, by call stack:\n");
+                text_holders(f, m, p, dv->peak_holders, dv->npeak_holders, "      ");
+            }
+            sparkline(f, &dv->mem, dv->peak);
+            for (uint64_t k = 0; k < dv->nfails && k < CT_MAX_FAILS; k++) {
+                const ct_fail *fl = &dv->fails[k];
+                fprintf(f, "    FAILED allocation of %s (%llu bytes) at +%s, error %u, with %s (%llu bytes) in use; largest holders:\n",
+                        ct_fmt_bytes(b1, (double)fl->requested), (unsigned long long)fl->requested,
+                        ct_fmt_ns(b2, (double)(fl->time - m->t0)), fl->result,
+                        ct_fmt_bytes(b3, (double)fl->in_use), (unsigned long long)fl->in_use);
+                text_holders(f, m, p, fl->holders, fl->nholders, "      ");
+            }
+        }
+    }
+    if (!any)
+        fprintf(f, "  (no allocations traced)\n");
+    else
+        fprintf(f, "  Note: with a caching allocator (PyTorch's) these are the allocator's reserved segments, not tensors.\n");
+}
+
+static const char *speedup(char b[32], double x)
+{
+    if (isinf(x))
+        snprintf(b, 32, "unbounded");
+    else
+        snprintf(b, 32, "%.2fx", x);
+    return b;
+}
+
+static void text_breakdown(FILE *f, const ct_model *m)
+{
+    heading(f, "Breakdown (first to last GPU activity)");
+    int any = 0;
+    for (size_t i = 0; i < m->nprocs; i++) {
+        const ct_proc *p = &m->procs[i];
+        for (int d = 0; d < CT_MAX_DEV; d++) {
+            if (!p->dev[d].windowed)
+                continue;
+            any = 1;
+            ct_breakdown b;
+            ct_breakdown_of(&p->dev[d], &b);
+            char w[32], x[32], y[32];
+            fprintf(f, "  pid %u GPU %d: window %s\n", p->pid, d, ct_fmt_ns(w, (double)b.window));
+            static const char *const h[] = {"", ">Time", ">% of window"};
+            ct_table *t = ct_table_new(3, h);
+#define ROW(label, v) ct_table_row(t, label, ct_fmt_ns(x, (double)(v)), ct_fmt_pct(y, b.window ? 100.0 * (double)(v) / (double)b.window : 0))
+            ROW("GPU busy (kernels, copies, sets)", b.busy);
+            ROW("GPU idle", b.idle);
+            ROW("  host inside CUDA calls (launching)", b.host.in_api);
+            ROW("  host blocked in synchronization", b.host.blocked);
+            ROW("  host outside CUDA, computing", b.host.compute);
+            ROW("  host outside CUDA, waiting", b.host.wait);
+            if (b.host.unknown)
+                ROW("  host outside CUDA, no CPU readings", b.host.unknown);
+#undef ROW
+            ct_table_print(t, f, "    ");
+            ct_table_free(t);
+            double pb = b.window ? (double)b.busy / (double)b.window : 0;
+            fprintf(f, "    Amdahl: the GPU is busy %.1f%% of the window; infinitely fast GPU work would make it at most %s faster (1/(1-p)); hiding every host-side gap, at most %s (window/busy).\n",
+                    100 * pb, speedup(w, b.max_speedup_gpu), speedup(x, b.max_speedup_host));
+        }
+        if (p->launch_queue.count) {
+            char a[32], md[32], mx[32];
+            fprintf(f, "  pid %u launch queue (launch call to kernel start): avg %s, median %s, max %s over %llu kernels\n",
+                    p->pid, ct_fmt_ns(a, (double)p->launch_queue.sum / (double)p->launch_queue.count),
+                    ct_fmt_ns(md, (double)ct_sketch_quantile(&p->launch_queue, 0.5)),
+                    ct_fmt_ns(mx, (double)p->launch_queue.max), (unsigned long long)p->launch_queue.count);
+        }
+    }
+    if (!any)
+        fprintf(f, "  (no GPU activity traced)\n");
+}
+
+static void text_diag(FILE *f, const ct_model *m, const ct_diag *dg, int n, const ct_report_opts *o)
+{
+    heading(f, "Diagnoses (by estimated saving)");
+    if (!n)
+        fprintf(f, "  none above %.1f%% of the window\n", o->diag ? o->diag->min_saving_pct : 1.0);
+    for (int i = 0; i < n; i++) {
+        const ct_diag *d = &dg[i];
+        char b[32], safe[700];
+        fprintf(f, "  [%s] %s", d->severity, d->id);
+        if (m->nprocs > 1)
+            fprintf(f, " (pid %u%s)", d->proc->pid, d->proc->rank >= 0 ? ", rank" : "");
+        if (m->nprocs > 1 && d->proc->rank >= 0)
+            fprintf(f, " %d", d->proc->rank);
+        fprintf(f, ": saves ~%s (%.1f%% of the window)\n", ct_fmt_ns(b, (double)d->saving_ns),
+                d->window_ns ? 100.0 * (double)d->saving_ns / (double)d->window_ns : 0);
+        fprintf(f, "    %s\n", ct_text_safe(safe, sizeof safe, d->message, 0));
+        if (d->detail[0]) {
+            const char *s = d->detail;
+            while (*s) {
+                const char *e = strchr(s, '\n');
+                size_t len = e ? (size_t)(e - s) : strlen(s);
+                fprintf(f, "    %.*s\n", (int)len, s);
+                s += len + (e != NULL);
+            }
+        }
+        if (d->nsites) {
+            fprintf(f, "    where:\n");
+            for (int k = 0; k < d->nsites; k++)
+                fprintf(f, "      %s\n", d->sites[k]);
+        }
+        fprintf(f, "    fix: %s\n", d->fix);
+    }
+}
+
+static void text_ranks(FILE *f, const ct_model *m)
+{
+    if (m->nprocs < 2)
+        return;
+    heading(f, "Ranks");
+    static const char *const h[] = {">Rank", ">PID", "Host", ">Wall", ">GPU busy", ">Idle",
+                                    ">Peak VRAM", "Top kernel", "Straggler"};
+    ct_table *t = ct_table_new(9, h);
+    for (size_t i = 0; i < m->nprocs; i++) {
+        const ct_proc *p = &m->procs[i];
+        int d = main_dev(p);
+        ct_breakdown b = {0};
+        if (d >= 0)
+            ct_breakdown_of(&p->dev[d], &b);
+        char r[32], pid[32], w[32], busy[32], idle[32], peak[32], host[80];
+        snprintf(r, sizeof r, "%d", p->rank);
+        const char *s = straggler(m, p);
+        ct_table_row(t, p->rank >= 0 ? r : "-", u64s(pid, p->pid),
+                     ct_text_safe(host, sizeof host, p->host, 40), ct_fmt_ns(w, (double)wall_of(p)),
+                     ct_fmt_pct(busy, b.window ? 100.0 * (double)b.busy / (double)b.window : 0),
+                     ct_fmt_pct(idle, b.window ? 100.0 * (double)b.idle / (double)b.window : 0),
+                     ct_fmt_bytes(peak, (double)proc_peak(p)), p->top_kernel[0] ? p->top_kernel : "-",
+                     s ? s : "");
+    }
+    ct_table_print(t, f, "  ");
+    ct_table_free(t);
+}
+
+void ct_report_text(FILE *f, const ct_model *m, const ct_diag *dg, int ndiag, const ct_report_opts *o)
+{
+    fprintf(f, "cutrace summary: %zu process%s, %llu records\n", m->nprocs, m->nprocs == 1 ? "" : "es",
+            (unsigned long long)m->records);
+    text_run(f, m);
+    heading(f, "Kernels");
+    if (ct_map_count(&m->kernel_names))
+        stats_table(f, m->kernels, &m->kernel_names, ct_map_count(&m->kernel_names), o->top,
+                    m->gpu_ns_total, 0);
+    else
+        fprintf(f, "  (no kernels)\n");
+    if (o->variants && ct_map_count(&m->variants)) {
+        heading(f, "Kernel variants (grid, block)");
+        stats_table(f, m->variant_stats, &m->variants, ct_map_count(&m->variants), o->top,
+                    m->gpu_ns_total, 0);
+    }
+    text_copies(f, m);
+    heading(f, "CUDA API");
+    uint64_t api_total = 0;
+    for (size_t i = 0; i < ct_map_count(&m->api_names); i++)
+        api_total += m->api[i].d.sum;
+    if (ct_map_count(&m->api_names))
+        stats_table(f, m->api, &m->api_names, ct_map_count(&m->api_names), o->top, api_total, 1);
+    else
+        fprintf(f, "  (no API calls)\n");
+    text_vram(f, m);
+    text_breakdown(f, m);
+    text_ranks(f, m);
+    text_diag(f, m, dg, ndiag, o);
+}
+
+/* ---- JSON ----------------------------------------------------------------------------------- */
+
+static void json_stats(ct_json *j, const char *key, const ct_stat *st, const ct_map *names,
+                       size_t n, uint64_t total, int api)
+{
+    ct_json_key(j, key);
+    ct_json_arr(j);
+    uint32_t *idx = sorted(st, n);
+    for (size_t r = 0; r < n; r++) {
+        const ct_stat *s = &st[idx[r]];
+        ct_json_obj(j);
+        CT_JK_STR(j, "name", ct_map_key(names, idx[r]));
+        CT_JK_U64(j, api ? "calls" : "instances", s->d.count);
+        CT_JK_U64(j, "total_ns", s->d.sum);
+        CT_JK_NUM(j, "time_pct", total ? 100.0 * (double)s->d.sum / (double)total : 0);
+        CT_JK_NUM(j, "avg_ns", s->d.count ? (double)s->d.sum / (double)s->d.count : 0);
+        CT_JK_U64(j, "median_ns", ct_sketch_quantile(&s->d, 0.5));
+        CT_JK_U64(j, "min_ns", s->d.count ? s->d.min : 0);
+        CT_JK_U64(j, "max_ns", s->d.max);
+        CT_JK_NUM(j, "stddev_ns", ct_sketch_stddev(&s->d));
+        if (api)
+            CT_JK_U64(j, "failures", s->failures);
+        ct_json_end_obj(j);
+    }
+    free(idx);
+    ct_json_end_arr(j);
+}
+
+static void json_holders(ct_json *j, const ct_model *m, const ct_proc *p, const char *key,
+                         const ct_holder *h, int n)
+{
+    ct_json_key(j, key);
+    ct_json_arr(j);
+    for (int i = 0; i < n; i++) {
+        char st[1024];
+        ct_json_obj(j);
+        CT_JK_U64(j, "bytes", h[i].bytes);
+        CT_JK_U64(j, "allocations", h[i].count);
+        CT_JK_STR(j, "stack", ct_model_stack_text(m, p, h[i].stack, st, sizeof st, 16));
+        ct_json_end_obj(j);
+    }
+    ct_json_end_arr(j);
+}
+
+static void json_split(ct_json *j, const ct_hostsplit *h)
+{
+    CT_JK_U64(j, "idle_in_api_ns", h->in_api);
+    CT_JK_U64(j, "idle_blocked_ns", h->blocked);
+    CT_JK_U64(j, "idle_host_compute_ns", h->compute);
+    CT_JK_U64(j, "idle_host_wait_ns", h->wait);
+    CT_JK_U64(j, "idle_host_unknown_ns", h->unknown);
+}
+
+static void json_speedup(ct_json *j, const char *k, double v)
+{
+    ct_json_key(j, k);
+    if (isinf(v))
+        ct_json_null(j);
+    else
+        ct_json_num(j, v);
+}
+
+static void json_processes(ct_json *j, const ct_model *m)
+{
+    ct_json_key(j, "processes");
+    ct_json_arr(j);
+    for (size_t i = 0; i < m->nprocs; i++) {
+        const ct_proc *p = &m->procs[i];
+        ct_json_obj(j);
+        CT_JK_STR(j, "host", p->host);
+        CT_JK_U64(j, "pid", p->pid);
+        ct_json_key(j, "rank");
+        if (p->rank >= 0)
+            ct_json_i64(j, p->rank);
+        else
+            ct_json_null(j);
+        CT_JK_STR(j, "command", p->command);
+        CT_JK_STR(j, "file", ct_reader_path(m->rd, p->file));
+        CT_JK_U64(j, "start_ns", p->t_first == UINT64_MAX ? 0 : p->t_first - m->t0);
+        CT_JK_U64(j, "wall_ns", wall_of(p));
+        ct_json_key(j, "complete");
+        ct_json_bool(j, p->ended);
+        if (p->ended) {
+            static const char *const how[] = {"unknown", "exit", "signal", "abort", "detached"};
+            CT_JK_STR(j, "end", how[p->end.how < 5 ? p->end.how : 0]);
+            CT_JK_I64(j, "end_code", p->end.code);
+        }
+        const ct_stats *s = p->stats;
+        CT_JK_U64(j, "records", s ? s->records : 0);
+        CT_JK_U64(j, "lost_records", s ? s->lost : 0);
+        CT_JK_U64(j, "corrupt_chunks", s ? s->corrupt_chunks : 0);
+        CT_JK_U64(j, "missing_chunks", s ? s->chunks_missing : 0);
+        CT_JK_U64(j, "torn_tail_bytes", s ? s->torn_tail : 0);
+        CT_JK_U64(j, "late_points", p->late_points);
+        CT_JK_U64(j, "pinned_host_peak_bytes", p->dev[CT_HOST_DEV].peak);
+        const char *sg = straggler(m, p);
+        ct_json_key(j, "straggler");
+        ct_json_bool(j, sg != NULL);
+        ct_json_key(j, "devices");
+        ct_json_arr(j);
+        for (int d = 0; d < CT_MAX_DEV; d++) {
+            const ct_dev *dv = &p->dev[d];
+            if (!dv->seen)
+                continue;
+            ct_json_obj(j);
+            CT_JK_I64(j, "device", d);
+            CT_JK_STR(j, "name", dv->name);
+            if (dv->have_prop) {
+                CT_JK_U64(j, "memory_bytes", dv->prop.mem_bytes);
+                CT_JK_NUM(j, "memory_peak_gbps", ct_dev_mem_peak(&dv->prop) / 1e9);
+                CT_JK_NUM(j, "link_peak_gbps", ct_dev_link_peak(&dv->prop) / 1e9);
+            }
+            ct_json_end_obj(j);
+        }
+        ct_json_end_arr(j);
+        if (p->launch_queue.count) {
+            ct_json_key(j, "launch_queue");
+            ct_json_obj(j);
+            CT_JK_U64(j, "kernels", p->launch_queue.count);
+            CT_JK_NUM(j, "avg_ns", (double)p->launch_queue.sum / (double)p->launch_queue.count);
+            CT_JK_U64(j, "median_ns", ct_sketch_quantile(&p->launch_queue, 0.5));
+            CT_JK_U64(j, "max_ns", p->launch_queue.max);
+            ct_json_end_obj(j);
+        }
+        ct_json_end_obj(j);
+    }
+    ct_json_end_arr(j);
+}
+
+static void json_vram(ct_json *j, const ct_model *m)
+{
+    ct_json_key(j, "vram");
+    ct_json_arr(j);
+    for (size_t i = 0; i < m->nprocs; i++) {
+        const ct_proc *p = &m->procs[i];
+        for (int d = 0; d <= CT_MAX_DEV; d++) {
+            const ct_dev *dv = &p->dev[d];
+            if (!dv->allocs && !dv->nfails)
+                continue;
+            ct_json_obj(j);
+            CT_JK_U64(j, "pid", p->pid);
+            ct_json_key(j, "device");
+            if (d == CT_HOST_DEV)
+                ct_json_str(j, "pinned-host");
+            else
+                ct_json_i64(j, d);
+            CT_JK_U64(j, "peak_bytes", dv->peak);
+            CT_JK_U64(j, "peak_time_ns", dv->peak ? dv->peak_time - m->t0 : 0);
+            CT_JK_U64(j, "allocations", dv->allocs);
+            CT_JK_U64(j, "frees", dv->frees);
+            CT_JK_U64(j, "in_use_at_end_bytes", dv->in_use);
+            json_holders(j, m, p, "peak_holders", dv->peak_holders, dv->npeak_holders);
+            ct_json_key(j, "curve");
+            ct_json_obj(j);
+            CT_JK_U64(j, "start_ns", dv->mem.started ? dv->mem.t0 - (dv->mem.t0 >= m->t0 ? m->t0 : dv->mem.t0) : 0);
+            CT_JK_U64(j, "bin_ns", dv->mem.width);
+            ct_json_key(j, "max_bytes");
+            ct_json_arr(j);
+            for (uint32_t k = 0; k < dv->mem.n; k++)
+                ct_json_u64(j, dv->mem.max[k]);
+            ct_json_end_arr(j);
+            ct_json_end_obj(j);
+            CT_JK_U64(j, "failed_count", dv->nfails);
+            ct_json_key(j, "failed_allocs");
+            ct_json_arr(j);
+            for (uint64_t k = 0; k < dv->nfails && k < CT_MAX_FAILS; k++) {
+                const ct_fail *fl = &dv->fails[k];
+                char st[1024];
+                ct_json_obj(j);
+                CT_JK_U64(j, "requested_bytes", fl->requested);
+                CT_JK_U64(j, "in_use_bytes", fl->in_use);
+                CT_JK_U64(j, "time_ns", fl->time - m->t0);
+                CT_JK_U64(j, "result", fl->result);
+                CT_JK_STR(j, "stack", ct_model_stack_text(m, p, fl->stack, st, sizeof st, 16));
+                json_holders(j, m, p, "holders", fl->holders, fl->nholders);
+                ct_json_end_obj(j);
+            }
+            ct_json_end_arr(j);
+            ct_json_end_obj(j);
+        }
+    }
+    ct_json_end_arr(j);
+}
+
+static void json_breakdown(ct_json *j, const ct_model *m)
+{
+    ct_json_key(j, "breakdown");
+    ct_json_arr(j);
+    for (size_t i = 0; i < m->nprocs; i++) {
+        const ct_proc *p = &m->procs[i];
+        for (int d = 0; d < CT_MAX_DEV; d++) {
+            const ct_dev *dv = &p->dev[d];
+            if (!dv->windowed)
+                continue;
+            ct_breakdown b;
+            ct_breakdown_of(dv, &b);
+            ct_json_obj(j);
+            CT_JK_U64(j, "pid", p->pid);
+            CT_JK_I64(j, "device", d);
+            CT_JK_U64(j, "window_start_ns", dv->first_gpu - m->t0);
+            CT_JK_U64(j, "window_ns", b.window);
+            CT_JK_U64(j, "gpu_busy_ns", b.busy);
+            CT_JK_U64(j, "gpu_idle_ns", b.idle);
+            json_split(j, &b.host);
+            json_speedup(j, "max_speedup_gpu", b.max_speedup_gpu);
+            json_speedup(j, "max_speedup_host", b.max_speedup_host);
+            ct_json_key(j, "gaps");
+            ct_json_obj(j);
+            for (int c = 0; c < CT_GAP_N; c++) {
+                ct_json_key(j, ct_gap_names[c]);
+                ct_json_obj(j);
+                CT_JK_U64(j, "count", dv->gap_count[c]);
+                CT_JK_U64(j, "total_ns", dv->gap_ns[c]);
+                ct_json_end_obj(j);
+            }
+            ct_json_end_obj(j);
+            ct_json_key(j, "longest_gaps");
+            ct_json_arr(j);
+            for (int g = 0; g < dv->ntop; g++) {
+                ct_json_obj(j);
+                CT_JK_U64(j, "start_ns", dv->top[g].start - m->t0);
+                CT_JK_U64(j, "len_ns", dv->top[g].len);
+                CT_JK_STR(j, "cause", ct_gap_names[dv->top[g].cls]);
+                json_split(j, &dv->top[g].host);
+                ct_json_end_obj(j);
+            }
+            ct_json_end_arr(j);
+            ct_json_end_obj(j);
+        }
+    }
+    ct_json_end_arr(j);
+}
+
+static const char *const unit_names[] = {"count", "ns", "bytes", "pct", "gbps", "ratio"};
+
+static void json_diag(ct_json *j, const ct_diag *dg, int n)
+{
+    ct_json_key(j, "diagnoses");
+    ct_json_arr(j);
+    for (int i = 0; i < n; i++) {
+        const ct_diag *d = &dg[i];
+        ct_json_obj(j);
+        CT_JK_STR(j, "id", d->id);
+        CT_JK_STR(j, "severity", d->severity);
+        CT_JK_U64(j, "pid", d->proc->pid);
+        ct_json_key(j, "rank");
+        if (d->proc->rank >= 0)
+            ct_json_i64(j, d->proc->rank);
+        else
+            ct_json_null(j);
+        ct_json_key(j, "device");
+        if (d->dev >= 0)
+            ct_json_i64(j, d->dev);
+        else
+            ct_json_null(j);
+        CT_JK_STR(j, "message", d->message);
+        CT_JK_U64(j, "estimated_saving_ns", d->saving_ns);
+        CT_JK_U64(j, "window_ns", d->window_ns);
+        CT_JK_NUM(j, "saving_pct", d->window_ns ? 100.0 * (double)d->saving_ns / (double)d->window_ns : 0);
+        ct_json_key(j, "evidence");
+        ct_json_obj(j);
+        for (int k = 0; k < d->nev; k++)
+            CT_JK_NUM(j, d->ev[k].key, d->ev[k].value);
+        ct_json_end_obj(j);
+        ct_json_key(j, "evidence_units");
+        ct_json_obj(j);
+        for (int k = 0; k < d->nev; k++)
+            CT_JK_STR(j, d->ev[k].key, unit_names[d->ev[k].unit]);
+        ct_json_end_obj(j);
+        ct_json_key(j, "call_sites");
+        ct_json_arr(j);
+        for (int k = 0; k < d->nsites; k++)
+            ct_json_str(j, d->sites[k]);
+        ct_json_end_arr(j);
+        CT_JK_STR(j, "detail", d->detail);
+        CT_JK_STR(j, "fix", d->fix);
+        ct_json_end_obj(j);
+    }
+    ct_json_end_arr(j);
+}
+
+static void json_ranks(ct_json *j, const ct_model *m)
+{
+    ct_json_key(j, "ranks");
+    ct_json_arr(j);
+    for (size_t i = 0; m->nprocs > 1 && i < m->nprocs; i++) {
+        const ct_proc *p = &m->procs[i];
+        int d = main_dev(p);
+        ct_breakdown b = {0};
+        if (d >= 0)
+            ct_breakdown_of(&p->dev[d], &b);
+        ct_json_obj(j);
+        ct_json_key(j, "rank");
+        if (p->rank >= 0)
+            ct_json_i64(j, p->rank);
+        else
+            ct_json_null(j);
+        CT_JK_U64(j, "pid", p->pid);
+        CT_JK_STR(j, "host", p->host);
+        CT_JK_U64(j, "wall_ns", wall_of(p));
+        CT_JK_NUM(j, "gpu_busy_pct", b.window ? 100.0 * (double)b.busy / (double)b.window : 0);
+        CT_JK_NUM(j, "gpu_idle_pct", b.window ? 100.0 * (double)b.idle / (double)b.window : 0);
+        CT_JK_U64(j, "peak_vram_bytes", proc_peak(p));
+        CT_JK_STR(j, "top_kernel", p->top_kernel);
+        const char *s = straggler(m, p);
+        ct_json_key(j, "straggler");
+        if (s)
+            ct_json_str(j, s);
+        else
+            ct_json_null(j);
+        ct_json_end_obj(j);
+    }
+    ct_json_end_arr(j);
+}
+
+void ct_report_json(FILE *f, const ct_model *m, const ct_diag *dg, int ndiag, const ct_report_opts *o)
+{
+    ct_json j;
+    ct_json_init(&j, f, 1);
+    ct_json_obj(&j);
+    CT_JK_I64(&j, "schema_version", CT_SCHEMA_VERSION);
+    CT_JK_STR(&j, "tool", "cutrace summary");
+    CT_JK_U64(&j, "records", m->records);
+    CT_JK_NUM(&j, "min_saving_pct", o->diag ? o->diag->min_saving_pct : 1.0);
+    json_processes(&j, m);
+    json_stats(&j, "kernels", m->kernels, &m->kernel_names, ct_map_count(&m->kernel_names),
+               m->gpu_ns_total, 0);
+    if (o->variants)
+        json_stats(&j, "kernel_variants", m->variant_stats, &m->variants, ct_map_count(&m->variants),
+                   m->gpu_ns_total, 0);
+    ct_json_key(&j, "copies");
+    ct_json_arr(&j);
+    for (int op = 0; op < CT_OP_N; op++)
+        for (int hk = 0; hk < CT_HK_N; hk++) {
+            const ct_copystat *c = &m->copies[op][hk];
+            if (!c->count)
+                continue;
+            ct_json_obj(&j);
+            CT_JK_STR(&j, "op", ct_op_names[op]);
+            CT_JK_STR(&j, "host_kind", ct_hk_names[hk]);
+            CT_JK_U64(&j, "count", c->count);
+            CT_JK_U64(&j, "bytes", c->bytes);
+            CT_JK_U64(&j, "total_ns", c->ns);
+            CT_JK_NUM(&j, "gbps", gbps(c->bytes, c->ns));
+            ct_json_key(&j, "peak_pct");
+            if (c->peak_bps > 0)
+                ct_json_num(&j, 100.0 * gbps(c->bytes, c->ns) * 1e9 / c->peak_bps);
+            else
+                ct_json_null(&j);
+            ct_json_end_obj(&j);
+        }
+    ct_json_end_arr(&j);
+    uint64_t api_total = 0;
+    for (size_t i = 0; i < ct_map_count(&m->api_names); i++)
+        api_total += m->api[i].d.sum;
+    json_stats(&j, "api", m->api, &m->api_names, ct_map_count(&m->api_names), api_total, 1);
+    json_vram(&j, m);
+    json_breakdown(&j, m);
+    json_ranks(&j, m);
+    json_diag(&j, dg, ndiag);
+    ct_json_end_obj(&j);
+}

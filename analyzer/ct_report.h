@@ -1,0 +1,32 @@
+/* The summary's two renderings of one finished model and its diagnoses: aligned text tables with
+ * human units, and one JSON document following analyzer/JSON.md (schema_version
+ * CT_SCHEMA_VERSION). Both show the same sections and numbers; the text cuts long tables at
+ * `top` rows, the JSON never does. */
+#ifndef CT_REPORT_H
+#define CT_REPORT_H
+
+#include <stdio.h>
+
+#include "ct_diag.h"
+#include "ct_model.h"
+
+#define CT_SCHEMA_VERSION 1
+
+typedef struct {
+    int top;                  /* rows per text table (0: all) */
+    int variants;             /* kernel grid/block variants table */
+    const ct_diag_opts *diag; /* the options the diagnoses were computed with */
+} ct_report_opts;
+
+void ct_report_text(FILE *f, const ct_model *m, const ct_diag *dg, int ndiag, const ct_report_opts *o);
+void ct_report_json(FILE *f, const ct_model *m, const ct_diag *dg, int ndiag, const ct_report_opts *o);
+
+/* Per process and device breakdown, shared by both renderings and the ranks table. */
+typedef struct {
+    uint64_t window, busy, idle;
+    ct_hostsplit host;
+    double max_speedup_gpu, max_speedup_host; /* INFINITY when the bound is unlimited */
+} ct_breakdown;
+void ct_breakdown_of(const ct_dev *d, ct_breakdown *b);
+
+#endif
