@@ -1,0 +1,18 @@
+/* The simulated CUDA runtime (tests/fakecuda/runtime): nvcc-built programs on the simulation,
+ * the runtime's requests to the driver, and the runtime API's own semantics. */
+TEST_ENTRY(program_runs_on_simulation)
+TEST_ENTRY(default_stream_modes_pick_driver_variants)
+TEST_ENTRY(init_requests_match_nvidia)
+TEST_ENTRY(wrong_runtime_fails_loudly)
+TEST_ENTRY(memcpy_default_all_directions)
+TEST_ENTRY(malloc_async_in_stream_order)
+TEST_ENTRY(memcpy2d_and_memset2d)
+TEST_ENTRY(out_of_memory_maps_and_recovers)
+TEST_ENTRY(device_properties_match_driver)
+TEST_ENTRY(set_device_selects_context)
+TEST_ENTRY(last_error_peek_get_per_thread)
+TEST_ENTRY(sticky_error_persists)
+TEST_ENTRY(error_names_and_strings)
+TEST_ENTRY(queries_and_cross_stream_order)
+TEST_ENTRY(driver_entry_points)
+TEST_ENTRY(unknown_function_is_invalid_device_function)

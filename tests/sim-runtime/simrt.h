@@ -1,0 +1,25 @@
+/* Helpers of the sim-runtime suite. In-process tests call the CUDA runtime directly (the runner
+ * is linked against the simulated libcudart.so.13); program tests run the nvcc-built programs in
+ * build/tests/sim-runtime with the simulated stack first on LD_LIBRARY_PATH. */
+#ifndef SIMRT_H
+#define SIMRT_H
+
+#include "ct_test.h"
+
+/* SIMRT_REQUESTS (set by suite.mk): NVIDIA's request list, tests/fakecuda/runtime/getprocaddress.txt */
+
+/* For in-process tests, before the first CUDA call (the driver reads its environment once):
+ * sets FAKECUDA_DEVICES to `devices` (NULL: the driver's default) and FAKECUDA_INSTANT=1, and
+ * fails unless the simulated runtime is the one loaded. */
+int simrt_setup(const char *devices);
+
+/* Runs build/tests/sim-runtime/PROG with LD_LIBRARY_PATH=build/tests/fakecuda and the host
+ * kernels of vecadd_host.so, plus `env` (NULL-terminated, may be NULL). With `shim`, the stand-in
+ * driver (shim_driver.c) goes first and logs to TMPDIR/shim.log; *log receives that file's text
+ * (malloc'd) after the run. */
+int simrt_run(ct_test_proc *p, const char *prog, char *const env[], int shim, char **log);
+
+/* How many lines of text are exactly `line`. */
+int simrt_count_lines(const char *text, const char *line);
+
+#endif
