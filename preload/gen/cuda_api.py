@@ -46,6 +46,7 @@ Api.functions: dict base name -> Function (sorted by base name when iterated via
 Api.symbols: dict exported symbol -> Variant
 Api.problems: list of str
 resolve(api, symbol, cuda_version, flags) -> Resolution(symbol or None, status)
+anchor(function, per_thread_variant) -> the legacy Variant it is the per-thread form of
 Function(name, variants); Variant(symbol, base, version, stream, ret, params, header)
 Param(type, name); Variant.decl(name=None) renders a C prototype; Variant.args() the call list.
 
@@ -296,13 +297,13 @@ def resolve(api, symbol, cuda_version, flags):
     chosen = legacy[-1]
     if flags & PER_THREAD_FLAG:
         pt = [v for v in fn.per_thread()
-              if v.version <= cuda_version and _anchor(fn, v) is chosen]
+              if v.version <= cuda_version and anchor(fn, v) is chosen]
         if pt:
             chosen = pt[-1]
     return Resolution(chosen.symbol, "found")
 
 
-def _anchor(fn, pt_variant):
+def anchor(fn, pt_variant):
     """The legacy variant a per-thread variant is the per-thread form of."""
     stem = pt_variant.symbol[: -len("_" + pt_variant.stream)]
     for v in fn.legacy():

@@ -1,0 +1,30 @@
+# libcutrace: the preloaded tracer, $(B)/lib/libcutrace.so (soname libcuda.so.1). Its CUDA entry
+# points are generated from NVIDIA's headers by preload/gen/gen_wrappers.py into $(B)/preload/gen/.
+CUTRACE_SO := $(B)/lib/libcutrace.so
+PRELOAD_GEN := $(B)/preload/gen
+PRELOAD_GEN_OUT := $(PRELOAD_GEN)/ct_fns.h $(PRELOAD_GEN)/ct_wrappers.c $(PRELOAD_GEN)/ct_rt_wrappers.c \
+                   $(PRELOAD_GEN)/libcutrace.map
+PRELOAD_SRCS := $(sort $(wildcard preload/*.c))
+PRELOAD_OBJS := $(patsubst %.c,$(B)/%.o,$(PRELOAD_SRCS)) $(PRELOAD_GEN)/ct_wrappers.o \
+                $(PRELOAD_GEN)/ct_rt_wrappers.o
+# Only the CUDA entry points are exported (version script); old ABI variants need the internal
+# declarations of cuda.h.
+PRELOAD_CFLAGS := -fvisibility=hidden -D__CUDA_API_VERSION_INTERNAL=1 -Ipreload -I$(PRELOAD_GEN)
+
+$(PRELOAD_GEN_OUT) &: preload/gen/gen_wrappers.py preload/gen/cuda_api.py $(CUDA_INC)/cuda.h \
+                      $(CUDA_INC)/cuda_runtime_api.h
+	@mkdir -p $(PRELOAD_GEN)
+	$(PYTHON) preload/gen/gen_wrappers.py --include $(CUDA_INC) --out $(PRELOAD_GEN)
+
+$(patsubst %.c,$(B)/%.o,$(PRELOAD_SRCS)): CFLAGS += $(PRELOAD_CFLAGS)
+$(patsubst %.c,$(B)/%.o,$(PRELOAD_SRCS)): $(PRELOAD_GEN)/ct_fns.h
+
+$(PRELOAD_GEN)/%.o: $(PRELOAD_GEN)/%.c $(PRELOAD_GEN)/ct_fns.h | $(B)/.deps-ok
+	$(CC) $(CFLAGS) $(PRELOAD_CFLAGS) $(PICFLAGS) -Wno-unused-parameter -MMD -MP -c $< -o $@
+
+$(CUTRACE_SO): $(PRELOAD_OBJS) $(CTTRACE_LIB) $(PRELOAD_GEN)/libcutrace.map
+	@mkdir -p $(dir $@)
+	$(CC) -shared -o $@ -Wl,-soname,libcuda.so.1 -Wl,--version-script=$(PRELOAD_GEN)/libcutrace.map \
+	  -Wl,-z,now -Wl,--no-undefined $(PRELOAD_OBJS) $(CTTRACE_LIB) $(CTTRACE_LDLIBS) -ldl -lpthread
+
+all: $(CUTRACE_SO)

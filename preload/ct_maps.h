@@ -1,0 +1,78 @@
+/* Shared lookup structures of the tracer, readable from any thread without a lock.
+ *
+ * ct_rmap: a sorted set of address ranges (allocations cutrace saw) with their allocation kind.
+ * Writers (allocations, frees: not the hot path) serialize on a mutex; readers (copy
+ * classification, on the hot path) use a sequence lock and retry if a writer was active, so
+ * they never block or write shared memory. Storage is one fixed-capacity anonymous mapping
+ * (address space reserved, pages touched only as used), so readers never see freed memory.
+ *
+ * ct_hmap: handle -> 64-bit value (kernel handle -> interned names), insert-or-update under a
+ * mutex, lock-free lookup. Fixed capacity; a full map stops caching (lookups then miss and the
+ * caller resolves again).
+ *
+ * Strings: ct_intern returns a per-file string id (1..) for a text, storing it once; the
+ * writer takes the definitions not yet written with ct_intern_pending. */
+#ifndef CT_MAPS_H
+#define CT_MAPS_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct {
+    uint64_t start, size;
+    uint32_t kind;      /* enum ct_alloc_kind */
+    uint32_t device;
+} ct_range;
+
+typedef struct {
+    pthread_mutex_t mu;
+    _Atomic uint64_t seq;
+    _Atomic uint32_t n;
+    uint32_t cap;
+    ct_range *v;
+} ct_rmap;
+
+void ct_rmap_init(ct_rmap *m, uint32_t cap);
+/* Adds [start, start+size); an existing entry at the same start is replaced. 0 or -1 (full). */
+int ct_rmap_add(ct_rmap *m, uint64_t start, uint64_t size, uint32_t kind, uint32_t device);
+/* Removes the entry starting exactly at start into *out; 1 if found. */
+int ct_rmap_remove(ct_rmap *m, uint64_t start, ct_range *out);
+/* The entry containing addr into *out; 1 if found. Lock-free. */
+int ct_rmap_find(ct_rmap *m, uint64_t addr, ct_range *out);
+
+typedef struct {
+    pthread_mutex_t mu;
+    uint64_t mask;
+    _Atomic uint64_t *keys;   /* 0 = empty */
+    _Atomic uint64_t *vals;
+    uint64_t n;
+} ct_hmap;
+
+void ct_hmap_init(ct_hmap *m, unsigned log2_cap);
+void ct_hmap_put(ct_hmap *m, uint64_t key, uint64_t val);  /* key != 0 */
+int ct_hmap_get(ct_hmap *m, uint64_t key, uint64_t *val);
+
+/* String interning. ids are dense from 1 in first-intern order. */
+uint32_t ct_intern(const char *s, size_t len);
+/* Calls fn for each string interned since the previous call (or since ct_intern_rewind). */
+typedef void (*ct_intern_fn)(void *ctx, uint32_t id, const char *s, size_t len);
+void ct_intern_pending(ct_intern_fn fn, void *ctx);
+/* Same, but gives up (returns -1) instead of waiting if another thread holds the table: for
+ * the signal-handler flush. */
+int ct_intern_pending_try(ct_intern_fn fn, void *ctx);
+/* Makes every string pending again (a forked child starts a new file). */
+void ct_intern_rewind(void);
+
+/* Locks every map/table mutex (fork prepare) and releases them (fork parent/child). */
+void ct_maps_lock_all(void);
+void ct_maps_unlock_all(void);
+
+/* The process-wide maps. */
+extern ct_rmap ct_mem_ranges;   /* device, pinned, managed, registered, VMM-mapped memory */
+extern ct_rmap ct_vmm_handles;  /* cuMemCreate handles (start = handle) */
+extern ct_hmap ct_kernel_names; /* CUfunction/CUkernel -> function id | symbol id << 32 */
+void ct_maps_init(void);
+
+#endif

@@ -1,0 +1,182 @@
+#define _GNU_SOURCE
+#include "ct_real.h"
+
+#include <cuda.h>
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define CT_DRIVER_SONAME "libcuda.so.1"
+#define CT_RUNTIME_SONAME "libcudart.so.13"
+
+static void *ct_real_h;
+static char ct_real_file[PATH_MAX];
+static pthread_once_t ct_real_once = PTHREAD_ONCE_INIT;
+static int ct_real_status = -1;
+
+/* Identity of this object's file, to refuse opening ourselves as "the real driver". */
+static struct stat ct_self_st;
+static int ct_self_st_ok;
+
+static int ct_is_self_file(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return 1; /* unusable: treat like ourselves, i.e. skip */
+    return ct_self_st_ok && st.st_dev == ct_self_st.st_dev && st.st_ino == ct_self_st.st_ino;
+}
+
+/* dlopens path if it is a driver other than libcutrace; returns 1 on success. */
+static int ct_try(const char *path, char *tried, size_t tried_len)
+{
+    size_t used = strlen(tried);
+    if (used + strlen(path) + 3 < tried_len)
+        snprintf(tried + used, tried_len - used, "%s%s", used ? ", " : "", path);
+    if (access(path, R_OK) != 0 || ct_is_self_file(path))
+        return 0;
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!h)
+        return 0;
+    /* A copy of libcutrace under another inode (or a loader that matched our soname) would
+     * hand back our own entry points: refuse it, or every call would recurse. */
+    void *theirs = dlsym(h, "cuGetProcAddress_v2");
+    if (!theirs || theirs == (void *)&cuGetProcAddress_v2) {
+        dlclose(h);
+        return 0;
+    }
+    ct_real_h = h;
+    snprintf(ct_real_file, sizeof ct_real_file, "%s", path);
+    return 1;
+}
+
+static int ct_try_dir(const char *dir, size_t dirlen, char *tried, size_t tried_len)
+{
+    char path[PATH_MAX];
+    if (dirlen == 0 || dirlen + sizeof CT_DRIVER_SONAME + 1 > sizeof path)
+        return 0;
+    memcpy(path, dir, dirlen);
+    path[dirlen] = '/';
+    memcpy(path + dirlen + 1, CT_DRIVER_SONAME, sizeof CT_DRIVER_SONAME);
+    return ct_try(path, tried, tried_len);
+}
+
+/* The ld.so cache in glibc's current format ("glibc-ld.so.cache1.1"): a 48-byte header, nlibs
+ * entries of 24 bytes (flags, key, value, osversion, hwcap), string offsets from the file
+ * start. Entries for other ABIs fail dlopen and are skipped by ct_try. */
+static int ct_try_ldcache(char *tried, size_t tried_len)
+{
+    int fd = open("/etc/ld.so.cache", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    struct stat st;
+    int found = 0;
+    if (fstat(fd, &st) == 0 && st.st_size > 48) {
+        size_t size = (size_t)st.st_size;
+        const char *m = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (m != MAP_FAILED) {
+            if (memcmp(m, "glibc-ld.so.cache1.1", 20) == 0) {
+                uint32_t nlibs;
+                memcpy(&nlibs, m + 20, 4);
+                for (uint64_t i = 0; i < nlibs && !found && 48 + (i + 1) * 24 <= size; i++) {
+                    uint32_t key, value;
+                    memcpy(&key, m + 48 + i * 24 + 4, 4);
+                    memcpy(&value, m + 48 + i * 24 + 8, 4);
+                    if (key >= size || value >= size ||
+                        !memchr(m + key, 0, size - key) || !memchr(m + value, 0, size - value))
+                        continue;
+                    if (strcmp(m + key, CT_DRIVER_SONAME) == 0)
+                        found = ct_try(m + value, tried, tried_len);
+                }
+            }
+            munmap((void *)m, size);
+        }
+    }
+    close(fd);
+    return found;
+}
+
+static void ct_real_open_once(void)
+{
+    Dl_info self;
+    if (dladdr((void *)&ct_real_open, &self) && self.dli_fname)
+        ct_self_st_ok = stat(self.dli_fname, &ct_self_st) == 0;
+
+    char tried[2048] = "";
+    const char *forced = getenv("CUTRACE_LIBCUDA");
+    if (forced && *forced) {
+        if (!ct_try(forced, tried, sizeof tried)) {
+            fprintf(stderr, "cutrace: warning: CUTRACE_LIBCUDA=%s: expected a CUDA driver other "
+                    "than libcutrace that dlopen accepts, found none (%s); CUDA calls will fail\n",
+                    forced, dlerror() ? dlerror() : "not loadable");
+            return;
+        }
+        ct_real_status = 0;
+        return;
+    }
+    const char *llp = getenv("LD_LIBRARY_PATH");
+    for (const char *p = llp; p && *p;) {
+        const char *end = strchr(p, ':');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (ct_try_dir(p, len, tried, sizeof tried)) {
+            ct_real_status = 0;
+            return;
+        }
+        p = end ? end + 1 : p + len;
+    }
+    if (ct_try_ldcache(tried, sizeof tried)) {
+        ct_real_status = 0;
+        return;
+    }
+    static const char *const dirs[] = {
+        "/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib",
+        "/usr/local/nvidia/lib64", "/usr/local/nvidia/lib", "/usr/lib/wsl/lib",
+        "/run/nvidia/driver/usr/lib/x86_64-linux-gnu",
+    };
+    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
+        if (ct_try_dir(dirs[i], strlen(dirs[i]), tried, sizeof tried)) {
+            ct_real_status = 0;
+            return;
+        }
+    fprintf(stderr, "cutrace: warning: expected the real CUDA driver %s, found none (looked at: "
+            "%s); set CUTRACE_LIBCUDA=/path/to/libcuda.so.1\n", CT_DRIVER_SONAME,
+            tried[0] ? tried : "nothing");
+}
+
+int ct_real_open(void)
+{
+    pthread_once(&ct_real_once, ct_real_open_once);
+    return ct_real_status;
+}
+
+void *ct_real_handle(void) { return ct_real_h; }
+const char *ct_real_path(void) { return ct_real_file; }
+
+void *ct_real_sym(const char *name)
+{
+    return ct_real_h ? dlsym(ct_real_h, name) : NULL;
+}
+
+void *ct_rt_sym(const char *name)
+{
+    void *p = dlvsym(RTLD_NEXT, name, CT_RUNTIME_SONAME);
+    if (!p) {
+        void *h = dlopen(CT_RUNTIME_SONAME, RTLD_LAZY | RTLD_NOLOAD);
+        if (h) {
+            p = dlvsym(h, name, CT_RUNTIME_SONAME);
+            if (!p)
+                p = dlsym(h, name);
+            dlclose(h);
+        }
+    }
+    if (!p)
+        p = dlsym(RTLD_NEXT, name);
+    return p;
+}

@@ -1,0 +1,464 @@
+/* The category recorders (see ct_record.h) and the resolution of real entry points. */
+#define _GNU_SOURCE
+#include "ct_record.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ct_fns.h"
+#include "ct_gpu.h"
+#include "ct_maps.h"
+#include "ct_real.h"
+
+void *ct_real_fn[CT_NFNS];
+_Atomic int ct_real_loaded;
+extern void *const ct_wrapper_of[CT_NDRIVER];
+
+/* Real entry point of a traced variant -> cutrace's wrapper of it (cuGetProcAddress answers).
+ * Built once, read-only afterwards. */
+#define CT_GPA_SLOTS 2048u
+static struct {
+    void *real, *wrapper;
+} ct_gpa_map[CT_GPA_SLOTS];
+
+static unsigned ct_ptr_slot(const void *p)
+{
+    uint64_t k = (uint64_t)(uintptr_t)p;
+    return (unsigned)((k * 0x9e3779b97f4a7c15ull) >> 53) & (CT_GPA_SLOTS - 1);
+}
+
+static pthread_once_t ct_load_once = PTHREAD_ONCE_INIT;
+
+static void ct_real_load_once(void)
+{
+    int saved = errno;
+    if (ct_real_open() == 0) {
+        for (unsigned i = 0; i < CT_NDRIVER; i++)
+            ct_real_fn[i] = ct_real_sym(ct_fns[i].name);
+        for (unsigned i = 0; i < CT_NDRIVER; i++) {
+            if (!ct_wrapper_of[i] || !ct_real_fn[i])
+                continue;
+            unsigned s = ct_ptr_slot(ct_real_fn[i]);
+            while (ct_gpa_map[s].real && ct_gpa_map[s].real != ct_real_fn[i])
+                s = (s + 1) & (CT_GPA_SLOTS - 1);
+            ct_gpa_map[s].real = ct_real_fn[i];
+            ct_gpa_map[s].wrapper = ct_wrapper_of[i];
+        }
+    }
+    atomic_store_explicit(&ct_real_loaded, 1, memory_order_release);
+    errno = saved;
+}
+
+void ct_real_load_all(void)
+{
+    pthread_once(&ct_load_once, ct_real_load_once);
+}
+
+void *ct_rt_resolve_slow(unsigned fid)
+{
+    int saved = errno;
+    void *p = ct_rt_sym(ct_fns[fid].name);
+    if (p)
+        __atomic_store_n(&ct_real_fn[fid], p, __ATOMIC_RELAXED);
+    errno = saved;
+    return p;
+}
+
+void ct_gpa_fix(int ok, void **pfn)
+{
+    if (!ok || !pfn || !*pfn)
+        return;
+    ct_real_load_all();
+    for (unsigned s = ct_ptr_slot(*pfn); ct_gpa_map[s].real; s = (s + 1) & (CT_GPA_SLOTS - 1))
+        if (ct_gpa_map[s].real == *pfn) {
+            *pfn = ct_gpa_map[s].wrapper;
+            return;
+        }
+}
+
+/* ---- context, device, memory kinds ---- */
+
+/* The calling thread's current context and its device ordinal (cached per thread). */
+static void ct_current(ct_thread *th, uint64_t *ctx, uint32_t *dev)
+{
+    CUcontext cur = NULL;
+    if (CT_REAL(cuCtxGetCurrent)(&cur) != CUDA_SUCCESS)
+        cur = NULL;
+    *ctx = (uint64_t)(uintptr_t)cur;
+    if (*ctx != th->cache_ctx) {
+        CUdevice d = 0;
+        if (!cur || CT_REAL(cuCtxGetDevice)(&d) != CUDA_SUCCESS)
+            d = 0;
+        th->cache_ctx = *ctx;
+        th->cache_dev = (uint32_t)d;
+    }
+    *dev = th->cache_dev;
+}
+
+static unsigned ct_memkind_of_alloc(unsigned kind)
+{
+    switch (kind) {
+    case CT_ALLOC_PINNED:
+    case CT_ALLOC_HOST_REGISTER:
+        return CT_MEMKIND_PINNED;
+    case CT_ALLOC_MANAGED:
+        return CT_MEMKIND_MANAGED;
+    default:
+        return CT_MEMKIND_DEVICE;
+    }
+}
+
+/* Where addr lives: from what cutrace saw allocated or registered, else from the driver
+ * (memory it does not know is ordinary pageable host memory). */
+static unsigned ct_memkind(uint64_t addr)
+{
+    ct_range r;
+    if (ct_rmap_find(&ct_mem_ranges, addr, &r))
+        return ct_memkind_of_alloc(r.kind);
+    unsigned type = 0;
+    if (CT_REAL(cuPointerGetAttribute)(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, addr) !=
+        CUDA_SUCCESS)
+        return CT_MEMKIND_PAGEABLE;
+    switch (type) {
+    case CU_MEMORYTYPE_HOST:
+        return CT_MEMKIND_PINNED;
+    case CU_MEMORYTYPE_ARRAY:
+        return CT_MEMKIND_ARRAY;
+    default: {
+        int managed = 0;
+        if (CT_REAL(cuPointerGetAttribute)(&managed, CU_POINTER_ATTRIBUTE_IS_MANAGED, addr) ==
+                CUDA_SUCCESS && managed)
+            return CT_MEMKIND_MANAGED;
+        return CT_MEMKIND_DEVICE;
+    }
+    }
+}
+
+static int ct_is_host(unsigned kind)
+{
+    return kind == CT_MEMKIND_PAGEABLE || kind == CT_MEMKIND_PINNED;
+}
+
+/* ---- kernel names ---- */
+
+typedef char *(*ct_demangle_fn)(const char *, char *, size_t *, int *);
+
+/* __cxa_demangle of the process's own C++ runtime, if it has one (never linked by cutrace). */
+static ct_demangle_fn ct_demangler(void)
+{
+    static ct_demangle_fn fn;
+    static int looked;
+    if (!__atomic_load_n(&looked, __ATOMIC_ACQUIRE)) {
+        __atomic_store_n(&fn, (ct_demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle"),
+                         __ATOMIC_RELAXED);
+        __atomic_store_n(&looked, 1, __ATOMIC_RELEASE);
+    }
+    return __atomic_load_n(&fn, __ATOMIC_RELAXED);
+}
+
+/* function id (demangled) | symbol id (mangled, 0 if the same) << 32 */
+static uint64_t ct_names_of(const char *mangled)
+{
+    uint32_t sym = ct_intern(mangled, strlen(mangled));
+    ct_demangle_fn dm = mangled[0] == '_' && mangled[1] == 'Z' ? ct_demangler() : NULL;
+    if (dm) {
+        int status = -1;
+        char *d = dm(mangled, NULL, NULL, &status);
+        if (d && status == 0) {
+            uint32_t fn = ct_intern(d, strlen(d));
+            free(d);
+            return fn | (uint64_t)sym << 32;
+        }
+        free(d);
+    }
+    return sym;
+}
+
+/* Names of a CUfunction or CUkernel handle: cached from cuModuleGetFunction /
+ * cuLibraryGetKernel / cuKernelGetFunction, else asked once from the driver. */
+static uint64_t ct_kernel_ids(uint64_t handle)
+{
+    uint64_t v;
+    if (ct_hmap_get(&ct_kernel_names, handle, &v))
+        return v;
+    const char *name = NULL;
+    if (CT_REAL(cuFuncGetName)(&name, (CUfunction)(uintptr_t)handle) != CUDA_SUCCESS || !name)
+        if (CT_REAL(cuKernelGetName)(&name, (CUkernel)(uintptr_t)handle) != CUDA_SUCCESS)
+            name = NULL;
+    char unknown[48];
+    if (!name) {
+        snprintf(unknown, sizeof unknown, "<kernel 0x%llx>", (unsigned long long)handle);
+        name = unknown;
+    }
+    v = ct_names_of(name);
+    if (handle)
+        ct_hmap_put(&ct_kernel_names, handle, v);
+    return v;
+}
+
+void ct_on_name(ct_call *c, CUresult r, uint64_t handle, const char *name)
+{
+    (void)c;
+    if (r == CUDA_SUCCESS && handle && name)
+        ct_hmap_put(&ct_kernel_names, handle, ct_names_of(name));
+}
+
+void ct_on_kernel_function(ct_call *c, CUresult r, uint64_t func, uint64_t kernel)
+{
+    (void)c;
+    if (r == CUDA_SUCCESS && func && kernel)
+        ct_hmap_put(&ct_kernel_names, func, ct_kernel_ids(kernel));
+}
+
+/* ---- launches ---- */
+
+static void ct_launch_record(ct_call *c, CUresult r, uint64_t names, const unsigned g[3],
+                             const unsigned b[3], unsigned shared, uint64_t stream)
+{
+    ct_rec_launch l = {0};
+    l.corr = c->corr;
+    l.function = (uint32_t)names;
+    l.symbol = (uint32_t)(names >> 32);
+    memcpy(l.grid, g, sizeof l.grid);
+    memcpy(l.block, b, sizeof l.block);
+    l.shared_bytes = shared;
+    l.stream = stream;
+    ct_current(c->th, &l.context, &l.device);
+    ct_emit(c, CT_REC_LAUNCH, &l, sizeof l);
+    ct_gpu_end(c, r, CT_GPU_KERNEL, l.device);
+}
+
+void ct_on_launch(ct_call *c, CUresult r, CUfunction f, unsigned gx, unsigned gy, unsigned gz,
+                  unsigned bx, unsigned by, unsigned bz, unsigned shared, uint64_t stream)
+{
+    if (!c->th)
+        return;
+    unsigned g[3] = {gx, gy, gz}, b[3] = {bx, by, bz};
+    ct_launch_record(c, r, ct_kernel_ids((uint64_t)(uintptr_t)f), g, b, shared, stream);
+}
+
+void ct_on_launch_ex(ct_call *c, CUresult r, const CUlaunchConfig *cfg, CUfunction f,
+                     uint64_t stream)
+{
+    if (!c->th || !cfg)
+        return;
+    unsigned g[3] = {cfg->gridDimX, cfg->gridDimY, cfg->gridDimZ};
+    unsigned b[3] = {cfg->blockDimX, cfg->blockDimY, cfg->blockDimZ};
+    ct_launch_record(c, r, ct_kernel_ids((uint64_t)(uintptr_t)f), g, b, cfg->sharedMemBytes,
+                     stream);
+}
+
+void ct_on_graph_launch(ct_call *c, CUresult r, CUgraphExec g, uint64_t stream)
+{
+    (void)g;
+    if (!c->th)
+        return;
+    static const char graph[] = "[CUDA graph]";
+    static uint32_t graph_id;
+    if (!__atomic_load_n(&graph_id, __ATOMIC_RELAXED))
+        __atomic_store_n(&graph_id, ct_intern(graph, sizeof graph - 1), __ATOMIC_RELAXED);
+    unsigned zero[3] = {0, 0, 0};
+    ct_launch_record(c, r, __atomic_load_n(&graph_id, __ATOMIC_RELAXED), zero, zero, 0, stream);
+}
+
+/* ---- copies and sets ---- */
+
+static void ct_copy_record(ct_call *c, CUresult r, unsigned op, unsigned dir, unsigned src_kind,
+                           unsigned dst_kind, uint64_t bytes, uint64_t stream, unsigned flags)
+{
+    ct_rec_copy k = {0};
+    uint64_t ctx;
+    k.corr = c->corr;
+    k.op = op;
+    k.dir = dir;
+    k.bytes = bytes;
+    k.src_kind = src_kind;
+    k.dst_kind = dst_kind;
+    k.flags = flags;
+    k.stream = stream;
+    ct_current(c->th, &ctx, &k.device);
+    ct_emit(c, CT_REC_COPY, &k, sizeof k);
+    /* The host waited: a synchronous copy, or an asynchronous one staged from pageable memory. */
+    if (!(flags & CT_COPY_ASYNC) || src_kind == CT_MEMKIND_PAGEABLE ||
+        dst_kind == CT_MEMKIND_PAGEABLE) {
+        ct_rec_sync s = {c->t0, c->corr, CT_SYNC_MEMCPY, stream};
+        ct_emit(c, CT_REC_SYNC, &s, sizeof s);
+    }
+    ct_gpu_end(c, r, op == CT_COPY_MEMSET ? CT_GPU_MEMSET : CT_GPU_MEMCPY, k.device);
+}
+
+static unsigned ct_dir_of(unsigned src, unsigned dst)
+{
+    int sh = ct_is_host(src), dh = ct_is_host(dst);
+    return sh && dh ? CT_DIR_HTOH : sh ? CT_DIR_HTOD : dh ? CT_DIR_DTOH : CT_DIR_DTOD;
+}
+
+void ct_on_copy(ct_call *c, CUresult r, unsigned dir, uint64_t dst, uint64_t src, uint64_t bytes,
+                uint64_t stream, unsigned flags)
+{
+    if (!c->th)
+        return;
+    unsigned sk, dk;
+    switch (dir) {
+    case CT_DIR_HTOD:
+        sk = ct_memkind(src);
+        dk = CT_MEMKIND_DEVICE;
+        break;
+    case CT_DIR_DTOH:
+        sk = CT_MEMKIND_DEVICE;
+        dk = ct_memkind(dst);
+        break;
+    case CT_DIR_DTOD:
+    case CT_DIR_PEER:
+        sk = dk = CT_MEMKIND_DEVICE;
+        break;
+    default: /* unified addressing: the pointers say */
+        sk = ct_memkind(src);
+        dk = ct_memkind(dst);
+        dir = ct_dir_of(sk, dk);
+    }
+    ct_copy_record(c, r, CT_COPY_MEMCPY, dir, sk, dk, bytes, stream, flags);
+}
+
+static unsigned ct_side_kind(CUmemorytype t, const void *host, uint64_t dev)
+{
+    switch (t) {
+    case CU_MEMORYTYPE_HOST:
+        return ct_memkind((uint64_t)(uintptr_t)host);
+    case CU_MEMORYTYPE_ARRAY:
+        return CT_MEMKIND_ARRAY;
+    case CU_MEMORYTYPE_UNIFIED:
+        return ct_memkind(dev);
+    default:
+        return CT_MEMKIND_DEVICE;
+    }
+}
+
+static void ct_copy_nd(ct_call *c, CUresult r, unsigned sk, unsigned dk, uint64_t bytes,
+                       uint64_t stream, unsigned flags)
+{
+    unsigned dir = sk == CT_MEMKIND_ARRAY || dk == CT_MEMKIND_ARRAY
+                       ? ct_dir_of(sk == CT_MEMKIND_ARRAY ? CT_MEMKIND_DEVICE : sk,
+                                   dk == CT_MEMKIND_ARRAY ? CT_MEMKIND_DEVICE : dk)
+                       : ct_dir_of(sk, dk);
+    ct_copy_record(c, r, CT_COPY_MEMCPY, dir, sk, dk, bytes, stream, flags);
+}
+
+void ct_on_copy2d(ct_call *c, CUresult r, const CUDA_MEMCPY2D *p, uint64_t stream,
+                  unsigned flags)
+{
+    if (!c->th || !p)
+        return;
+    ct_copy_nd(c, r, ct_side_kind(p->srcMemoryType, p->srcHost, p->srcDevice),
+               ct_side_kind(p->dstMemoryType, p->dstHost, p->dstDevice),
+               (uint64_t)p->WidthInBytes * p->Height, stream, flags | CT_COPY_2D);
+}
+
+void ct_on_copy3d(ct_call *c, CUresult r, const CUDA_MEMCPY3D *p, uint64_t stream,
+                  unsigned flags)
+{
+    if (!c->th || !p)
+        return;
+    ct_copy_nd(c, r, ct_side_kind(p->srcMemoryType, p->srcHost, p->srcDevice),
+               ct_side_kind(p->dstMemoryType, p->dstHost, p->dstDevice),
+               (uint64_t)p->WidthInBytes * p->Height * (p->Depth ? p->Depth : 1), stream,
+               flags | CT_COPY_3D);
+}
+
+void ct_on_set(ct_call *c, CUresult r, uint64_t dst, uint64_t bytes, uint64_t stream,
+               unsigned flags)
+{
+    if (!c->th)
+        return;
+    unsigned dk = ct_memkind(dst);
+    ct_copy_record(c, r, CT_COPY_MEMSET, ct_is_host(dk) ? CT_DIR_HTOH : CT_DIR_DTOD,
+                   CT_MEMKIND_UNKNOWN, dk, bytes, stream, flags);
+}
+
+/* ---- allocations ---- */
+
+static void ct_mem_record(ct_call *c, CUresult r, unsigned op, unsigned kind, uint64_t addr,
+                          uint64_t size, uint32_t device, uint64_t stream, uint64_t handle)
+{
+    ct_rec_mem m = {0};
+    m.op = op;
+    m.kind = kind;
+    m.corr = c->corr;
+    m.address = addr;
+    m.size = size;
+    m.device = device;
+    m.result = (uint32_t)r;
+    m.stream = stream;
+    m.handle = handle;
+    ct_emit(c, CT_REC_MEM, &m, sizeof m);
+}
+
+void ct_on_alloc(ct_call *c, CUresult r, unsigned kind, uint64_t addr, uint64_t size,
+                 uint64_t stream, uint64_t handle)
+{
+    if (!c->th)
+        return;
+    uint64_t ctx;
+    uint32_t dev;
+    ct_current(c->th, &ctx, &dev);
+    if (r == CUDA_SUCCESS) {
+        if (kind == CT_ALLOC_VMM_PHYSICAL)
+            ct_rmap_add(&ct_vmm_handles, handle, size, kind, dev);
+        else if (kind != CT_ALLOC_VMM_RESERVE && addr)
+            ct_rmap_add(&ct_mem_ranges, addr, size, kind, dev);
+    }
+    ct_mem_record(c, r, CT_MEM_ALLOC, kind, addr, size, dev, stream, handle);
+}
+
+void ct_on_free(ct_call *c, CUresult r, unsigned kind, uint64_t addr, uint64_t size,
+                uint64_t stream, uint64_t handle)
+{
+    if (!c->th || (!addr && !handle))
+        return;
+    ct_range known = {0, 0, kind, 0};
+    int found = 0;
+    if (kind == CT_ALLOC_VMM_PHYSICAL) {
+        found = r == CUDA_SUCCESS ? ct_rmap_remove(&ct_vmm_handles, handle, &known)
+                                  : ct_rmap_find(&ct_vmm_handles, handle, &known);
+    } else if (kind != CT_ALLOC_VMM_RESERVE) {
+        found = r == CUDA_SUCCESS ? ct_rmap_remove(&ct_mem_ranges, addr, &known)
+                                  : ct_rmap_find(&ct_mem_ranges, addr, &known);
+    }
+    if (kind == CT_ALLOC_UNKNOWN && found)
+        kind = known.kind;
+    if (!size && found)
+        size = known.size;
+    uint64_t ctx;
+    uint32_t dev;
+    ct_current(c->th, &ctx, &dev);
+    ct_mem_record(c, r, CT_MEM_FREE, kind, addr, size, found ? known.device : dev, stream,
+                  handle);
+}
+
+/* ---- synchronization, streams ---- */
+
+void ct_on_sync(ct_call *c, CUresult r, unsigned kind, uint64_t object)
+{
+    (void)r;
+    if (!c->th)
+        return;
+    ct_rec_sync s = {c->t0, c->corr, kind, object};
+    ct_emit(c, CT_REC_SYNC, &s, sizeof s);
+}
+
+void ct_on_stream(ct_call *c, CUresult r, unsigned op, uint64_t stream, unsigned flags,
+                  int priority)
+{
+    if (!c->th || r != CUDA_SUCCESS)
+        return;
+    ct_rec_stream s = {0};
+    s.op = op;
+    s.stream = stream;
+    s.flags = flags;
+    s.priority = priority;
+    ct_current(c->th, &s.context, &s.device);
+    ct_emit(c, CT_REC_STREAM, &s, sizeof s);
+}

@@ -1,0 +1,72 @@
+/* What each category of traced call records (the hooks the generated wrappers call), and how
+ * wrappers reach the real entry points.
+ *
+ * Every ct_on_* hook runs after the real call (ct_leave done, ct_finish not yet), returns at once
+ * when c->th is NULL (thread not traced), and appends its detail record with the call's
+ * correlation id. Handles and pointers arrive as uint64_t. One hook serves every ABI variant of
+ * its category; the generator (preload/gen/gen_wrappers.py) picks the arguments. */
+#ifndef CT_RECORD_H
+#define CT_RECORD_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+#include <cuda.h>
+
+#include "ct_trace.h"
+
+/* ---- real entry points ---- */
+extern void *ct_real_fn[];              /* by function id (ct_fns.h) */
+extern _Atomic int ct_real_loaded;
+void ct_real_load_all(void);            /* opens the driver, resolves every driver id */
+void *ct_rt_resolve_slow(unsigned fid);
+
+static inline void *ct_resolve(unsigned fid)
+{
+    if (__builtin_expect(!atomic_load_explicit(&ct_real_loaded, memory_order_acquire), 0))
+        ct_real_load_all();
+    return ct_real_fn[fid];
+}
+static inline void *ct_rt_resolve(unsigned fid)
+{
+    void *p = __atomic_load_n(&ct_real_fn[fid], __ATOMIC_RELAXED);
+    return p ? p : ct_rt_resolve_slow(fid);
+}
+/* The real driver function with this exported name (the tracer's own calls). */
+#define CT_REAL(name) ((__typeof__(&name))ct_resolve(CT_FN_##name))
+
+/* cuGetProcAddress / cudaGetDriverEntryPoint: if ok and *pfn is the real driver's entry point of
+ * a traced variant, replace it by cutrace's wrapper of that same variant. */
+void ct_gpa_fix(int ok, void **pfn);
+
+/* ---- argument helpers for generated code ---- */
+/* The value an output parameter received, or 0 if the call failed. */
+#define CT_OUT(r, p) ((r) == 0 && (p) ? (uint64_t)(uintptr_t) * (p) : 0)
+/* Per-thread variants: stream 0 means the calling thread's default stream. */
+#define CT_STREAM_PT(s) ((s) ? (uint64_t)(uintptr_t)(s) : (uint64_t)(uintptr_t)CU_STREAM_PER_THREAD)
+
+/* ---- hooks ---- */
+void ct_gpu_begin(ct_call *c, uint64_t stream);
+void ct_on_launch(ct_call *c, CUresult r, CUfunction f, unsigned gx, unsigned gy, unsigned gz,
+                  unsigned bx, unsigned by, unsigned bz, unsigned shared, uint64_t stream);
+void ct_on_launch_ex(ct_call *c, CUresult r, const CUlaunchConfig *cfg, CUfunction f,
+                     uint64_t stream);
+void ct_on_graph_launch(ct_call *c, CUresult r, CUgraphExec g, uint64_t stream);
+void ct_on_copy(ct_call *c, CUresult r, unsigned dir, uint64_t dst, uint64_t src, uint64_t bytes,
+                uint64_t stream, unsigned flags);
+void ct_on_copy2d(ct_call *c, CUresult r, const CUDA_MEMCPY2D *p, uint64_t stream,
+                  unsigned flags);
+void ct_on_copy3d(ct_call *c, CUresult r, const CUDA_MEMCPY3D *p, uint64_t stream,
+                  unsigned flags);
+void ct_on_set(ct_call *c, CUresult r, uint64_t dst, uint64_t bytes, uint64_t stream,
+               unsigned flags);
+void ct_on_alloc(ct_call *c, CUresult r, unsigned kind, uint64_t addr, uint64_t size,
+                 uint64_t stream, uint64_t handle);
+void ct_on_free(ct_call *c, CUresult r, unsigned kind, uint64_t addr, uint64_t size,
+                uint64_t stream, uint64_t handle);
+void ct_on_sync(ct_call *c, CUresult r, unsigned kind, uint64_t object);
+void ct_on_name(ct_call *c, CUresult r, uint64_t handle, const char *name);
+void ct_on_kernel_function(ct_call *c, CUresult r, uint64_t func, uint64_t kernel);
+void ct_on_stream(ct_call *c, CUresult r, unsigned op, uint64_t stream, unsigned flags,
+                  int priority);
+
+#endif

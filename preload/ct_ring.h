@@ -1,0 +1,70 @@
+/* Per-thread record rings: the only thing the hot path touches.
+ *
+ * Each traced thread owns one single-producer single-consumer ring of 64-bit words. The thread
+ * (producer) appends raw fixed-layout records and publishes them with a release store of
+ * `head`; the background writer (consumer) reads up to an acquired `head`, encodes, and
+ * releases the space with a release store of `tail`. A record never wraps: when it does not fit
+ * before the end of the ring, a PAD record fills the rest. A full ring drops the record and
+ * counts it in `dropped` (read by the writer, reported as loss). Nothing here allocates, locks
+ * or makes a system call.
+ *
+ * Raw record layout: word 0 = kind (8 bits) | nwords (8 bits, including word 0) | fn (16 bits) |
+ * aux (32 bits); word 1 = ts; then the payload, whose layout the kind defines (ct_raw.h). */
+#ifndef CT_RING_H
+#define CT_RING_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+typedef struct {
+    uint64_t *words;
+    uint64_t mask;                 /* capacity in words - 1 (capacity is a power of two) */
+    _Atomic uint64_t head;         /* producer position, in words, ever increasing */
+    _Atomic uint64_t tail;         /* consumer position */
+    _Atomic uint64_t dropped;      /* records dropped because the ring was full */
+    uint64_t tail_cache;           /* producer's last view of tail (avoids a shared read) */
+} ct_ring;
+
+enum { CT_RAW_PAD = 0 };
+
+static inline uint64_t ct_raw_w0(unsigned kind, unsigned nwords, unsigned fn, uint32_t aux)
+{
+    return (uint64_t)kind | (uint64_t)nwords << 8 | (uint64_t)fn << 16 | (uint64_t)aux << 32;
+}
+static inline unsigned ct_raw_kind(uint64_t w0) { return (unsigned)(w0 & 0xff); }
+static inline unsigned ct_raw_nwords(uint64_t w0) { return (unsigned)((w0 >> 8) & 0xff); }
+static inline unsigned ct_raw_fn(uint64_t w0) { return (unsigned)((w0 >> 16) & 0xffff); }
+static inline uint32_t ct_raw_aux(uint64_t w0) { return (uint32_t)(w0 >> 32); }
+
+/* Space for n contiguous words (n <= 255), or NULL if the ring is full (the drop is counted).
+ * The caller fills the words then calls ct_ring_commit(r, n). */
+static inline uint64_t *ct_ring_reserve(ct_ring *r, unsigned n)
+{
+    uint64_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
+    uint64_t cap = r->mask + 1;
+    uint64_t off = head & r->mask;
+    uint64_t pad = off + n > cap ? cap - off : 0;
+    if (head + pad + n - r->tail_cache > cap) {
+        r->tail_cache = atomic_load_explicit(&r->tail, memory_order_acquire);
+        if (head + pad + n - r->tail_cache > cap) {
+            atomic_store_explicit(&r->dropped,
+                                  atomic_load_explicit(&r->dropped, memory_order_relaxed) + 1,
+                                  memory_order_relaxed);
+            return 0;
+        }
+    }
+    if (pad) {
+        r->words[off] = ct_raw_w0(CT_RAW_PAD, 0, 0, (uint32_t)pad);
+        atomic_store_explicit(&r->head, head + pad, memory_order_release);
+        off = 0;
+    }
+    return r->words + off;
+}
+
+static inline void ct_ring_commit(ct_ring *r, unsigned n)
+{
+    uint64_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
+    atomic_store_explicit(&r->head, head + n, memory_order_release);
+}
+
+#endif

@@ -1,0 +1,559 @@
+/* The trace of one process: thread registration, the background writer, and the paths that end
+ * a trace (exit, fatal signals) or restart it (fork).
+ *
+ * A trace starts on the process's first traced CUDA call (so a process that never uses CUDA
+ * writes nothing): options are read, the file is created (O_EXCL|O_NOFOLLOW, mode 0640, in
+ * CUTRACE_OUTPUT with %h %p %j %r expanded), the writer thread starts and the flushing signal
+ * handlers are installed where the disposition is SIG_DFL. If the file cannot be created,
+ * one warning is printed and the process runs untraced.
+ *
+ * The writer wakes every 100 ms: it snapshots every ring's head, writes the strings interned
+ * so far (so every record it then drains has its definitions earlier in the file), drains each
+ * ring into that thread's encoder, and writes a thread's chunk when it is 500 ms old (or its
+ * buffer is half full). One flush runs at a time (ct_flush_owner); the signal-handler flush
+ * waits for the writer's current cycle, then writes raw (uncompressed) chunks with
+ * async-signal-safe code only. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ct_fns.h"
+#include "ct_maps.h"
+#include "ct_record.h"
+#include "ct_trace.h"
+
+#define CT_VERSION "0.1"
+#define CT_RING_WORDS (1u << 15)      /* 256 KiB per thread */
+#define CT_ENC_BYTES (1u << 20)       /* encoded records per thread between chunks */
+#define CT_WRITER_PERIOD_NS 100000000ull
+#define CT_CHUNK_PERIOD_NS 500000000ull
+
+__thread ct_thread *ct_tls __attribute__((tls_model("initial-exec")));
+ct_thread ct_untraced;
+ct_options ct_opt = {1, 0, 100000};
+
+enum { CT_OFF = 0, CT_RUNNING = 1, CT_FAILED = 2, CT_ENDED = 3 };
+static _Atomic int ct_state;
+static pthread_mutex_t ct_reg_mu = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic(ct_thread *) ct_threads;       /* registration order reversed */
+static _Atomic uint64_t ct_thread_count;
+static uint64_t ct_buffer_budget = 512ull << 20;
+static uint64_t ct_buffer_used;
+static pthread_key_t ct_exit_key;
+
+static ct_writer *ct_w;
+static char ct_path[PATH_MAX];
+static int ct_write_failed;
+static ct_enc ct_wenc;                         /* the writer's own stream: definitions, END */
+static void *ct_wbuf;
+static uint32_t ct_writer_tid;
+static _Atomic uint32_t ct_flush_owner;        /* tid of the flushing thread, 0 if none */
+static uint64_t ct_low_water;
+static uint64_t ct_records_total;
+
+static pthread_t ct_writer_thread;
+static pthread_mutex_t ct_wmu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t ct_wcond;
+static int ct_writer_stop;
+static char ct_options_text[256];
+
+static uint32_t ct_gettid(void) { return (uint32_t)syscall(SYS_gettid); }
+
+/* ---- options and output file ---- */
+
+static void ct_read_options(void)
+{
+    const char *s = getenv("CUTRACE_STACKS");
+    ct_opt.stacks = !s || !*s || !strcmp(s, "default") ? 1 : !strcmp(s, "all") ? 2 : 0;
+    s = getenv("CUTRACE_GPU_TIMING");
+    ct_opt.gpu_every = !s || !*s || !strcmp(s, "off") ? 0 : !strcmp(s, "all") ? 1
+                                                         : (unsigned)strtoul(s, NULL, 10);
+    s = getenv("CUTRACE_CPU_GAP_US");
+    if (s && *s)
+        ct_opt.cpu_gap_ns = strtoull(s, NULL, 10) * 1000;
+    s = getenv("CUTRACE_BUFFER_MB");
+    if (s && *s)
+        ct_buffer_budget = strtoull(s, NULL, 10) << 20;
+    snprintf(ct_options_text, sizeof ct_options_text,
+             "stacks=%s gpu_timing=%u cpu_gap_us=%llu buffer_mb=%llu",
+             ct_opt.stacks == 2 ? "all" : ct_opt.stacks ? "default" : "none", ct_opt.gpu_every,
+             (unsigned long long)(ct_opt.cpu_gap_ns / 1000),
+             (unsigned long long)(ct_buffer_budget >> 20));
+}
+
+static const char *ct_env_first(const char *const *names, const char *dflt)
+{
+    for (; *names; names++) {
+        const char *v = getenv(*names);
+        if (v && *v)
+            return v;
+    }
+    return dflt;
+}
+
+/* CUTRACE_OUTPUT with %h (host), %p (pid), %j (slurm job), %r (rank), %% expanded. */
+static void ct_expand(const char *pat, char *out, size_t cap)
+{
+    static const char *const rank_vars[] = {"SLURM_PROCID", "RANK", "OMPI_COMM_WORLD_RANK",
+                                            "PMI_RANK", NULL};
+    static const char *const job_vars[] = {"SLURM_JOB_ID", NULL};
+    char host[256] = "host";
+    gethostname(host, sizeof host - 1);
+    size_t o = 0;
+    for (const char *p = pat; *p && o + 1 < cap; p++) {
+        char tmp[32];
+        const char *ins = NULL;
+        if (*p == '%' && p[1]) {
+            p++;
+            switch (*p) {
+            case 'h': ins = host; break;
+            case 'p': snprintf(tmp, sizeof tmp, "%d", (int)getpid()); ins = tmp; break;
+            case 'j': ins = ct_env_first(job_vars, "nojob"); break;
+            case 'r': ins = ct_env_first(rank_vars, "0"); break;
+            case '%': ins = "%"; break;
+            default: tmp[0] = '%'; tmp[1] = *p; tmp[2] = 0; ins = tmp;
+            }
+            o += (size_t)snprintf(out + o, cap - o, "%s", ins);
+        } else {
+            out[o++] = *p;
+        }
+    }
+    out[o < cap ? o : cap - 1] = 0;
+}
+
+static int ct_mkdirs(char *dir)
+{
+    for (char *p = dir + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = 0;
+        int rc = mkdir(dir, 0750);
+        *p = '/';
+        if (rc != 0 && errno != EEXIST)
+            return -1;
+    }
+    return mkdir(dir, 0750) == 0 || errno == EEXIST ? 0 : -1;
+}
+
+/* Creates the trace file; -1 after one warning. */
+static int ct_open_output(void)
+{
+    const char *pat = getenv("CUTRACE_OUTPUT");
+    char dir[PATH_MAX - 64];
+    ct_expand(pat && *pat ? pat : ".", dir, sizeof dir);
+    char host[64] = "host";
+    gethostname(host, sizeof host - 1);
+    for (char *h = host; *h; h++)
+        if (*h == '/' || *h == '.')
+            *h = '_';
+    int fd = -1;
+    if (ct_mkdirs(dir) == 0) {
+        for (int i = 0; i < 1000 && fd < 0; i++) {
+            if (i == 0)
+                snprintf(ct_path, sizeof ct_path, "%s/%s-%d.cutrace", dir, host, (int)getpid());
+            else
+                snprintf(ct_path, sizeof ct_path, "%s/%s-%d-%d.cutrace", dir, host, (int)getpid(), i);
+            fd = open(ct_path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0640);
+            if (fd < 0 && errno != EEXIST)
+                break;
+        }
+    }
+    if (fd < 0) {
+        fprintf(stderr, "cutrace: warning: cannot create a trace file in %s (%s); this process "
+                "(pid %d) runs untraced\n", dir, strerror(errno), (int)getpid());
+        return -1;
+    }
+    static char scratch[16384 + 8192];
+    ct_header h;
+    if (ct_header_collect(&h, CT_VERSION, ct_options_text, scratch, sizeof scratch) != 0 ||
+        ct_writer_open_fd(&ct_w, fd, &h, NULL) != 0) {
+        fprintf(stderr, "cutrace: warning: cannot write the trace header to %s (%s); this "
+                "process (pid %d) runs untraced\n", ct_path, strerror(errno), (int)getpid());
+        close(fd);
+        unlink(ct_path);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- writer ---- */
+
+static void ct_def_string(void *ctx, uint32_t id, const char *s, size_t len)
+{
+    (void)ctx;
+    if (ct_enc_string(&ct_wenc, ct_low_water, id, s, len) == CT_E_FULL) {
+        ct_chunk_info info = {.tid = ct_writer_tid, .low_water = ct_low_water};
+        if (!ct_write_failed)
+            ct_writer_chunk(ct_w, &ct_wenc, &info, 1);
+        ct_enc_restart(&ct_wenc);
+        ct_enc_string(&ct_wenc, ct_low_water, id, s, len);
+    }
+}
+
+static void ct_write_chunk(ct_enc *e, uint32_t tid, uint64_t lost, int final, int compress)
+{
+    if (!ct_write_failed && (e->nrecords || lost)) {
+        ct_chunk_info info = {0};
+        info.tid = tid;
+        info.lost = lost;
+        info.low_water = ct_low_water;
+        info.flags = final ? CT_CHUNK_FINAL : 0;
+        ct_records_total += e->nrecords;
+        int rc = ct_writer_chunk(ct_w, e, &info, compress);
+        if (rc != 0) {
+            ct_write_failed = 1;
+            if (compress) {
+                int err = errno;
+                fprintf(stderr, "cutrace: warning: writing %s failed (%s: %s); tracing stops, "
+                        "the program continues\n", ct_path, ct_strerror(rc), strerror(err));
+            }
+        }
+    }
+    ct_enc_restart(e);
+}
+
+static int ct_encode(ct_enc *e, const uint64_t *w)
+{
+    unsigned kind = ct_raw_kind(w[0]);
+    const void *body = w + 2;
+    switch (kind) {
+    case CT_RAW_API: {
+        unsigned fn = ct_raw_fn(w[0]);
+        ct_rec_api a = {w[2], fn + 1, ct_raw_aux(w[0]), w[3],
+                        ct_raw_nwords(w[0]) > 4 ? w[4] : 0,
+                        (ct_fns[fn].flags & CT_FN_DRIVER) ? CT_API_DRIVER : 0};
+        return ct_enc_api(e, w[1], &a);
+    }
+    case CT_REC_LAUNCH: return ct_enc_launch(e, w[1], body);
+    case CT_REC_COPY: return ct_enc_copy(e, w[1], body);
+    case CT_REC_MEM: return ct_enc_mem(e, w[1], body);
+    case CT_REC_SYNC: return ct_enc_sync(e, w[1], body);
+    case CT_REC_STREAM: return ct_enc_stream(e, w[1], body);
+    case CT_REC_CPU: return ct_enc_cpu(e, w[1], body);
+    default: return 0;
+    }
+}
+
+/* Drains t's ring up to t->snap into its encoder, writing chunks as the buffer fills. */
+static void ct_drain(ct_thread *t, int final, int compress, uint64_t now)
+{
+    uint64_t tail = atomic_load_explicit(&t->ring.tail, memory_order_relaxed);
+    uint64_t lost = atomic_load_explicit(&t->ring.dropped, memory_order_relaxed) - t->lost_reported;
+    while (tail < t->snap) {
+        const uint64_t *w = t->ring.words + (tail & t->ring.mask);
+        unsigned kind = ct_raw_kind(w[0]);
+        uint64_t n = kind == CT_RAW_PAD ? ct_raw_aux(w[0]) : ct_raw_nwords(w[0]);
+        if (n == 0)
+            break; /* cannot happen with a well-formed ring; never spin */
+        if (kind != CT_RAW_PAD && ct_encode(&t->enc, w) == CT_E_FULL) {
+            ct_write_chunk(&t->enc, t->tid, lost, 0, compress);
+            t->lost_reported += lost;
+            lost = 0;
+            t->last_chunk = now;
+            continue; /* retry this record in the empty buffer */
+        }
+        tail += n;
+        atomic_store_explicit(&t->ring.tail, tail, memory_order_release);
+    }
+    if (final || lost || now - t->last_chunk >= CT_CHUNK_PERIOD_NS || t->enc.len > t->enc.cap / 2) {
+        ct_write_chunk(&t->enc, t->tid, lost, final, compress);
+        t->lost_reported += lost;
+        t->last_chunk = now;
+    }
+}
+
+static void ct_announce(ct_thread *t, int in_signal)
+{
+    char name[64] = "";
+    if (!in_signal) {
+        char path[64];
+        snprintf(path, sizeof path, "/proc/self/task/%u/comm", t->tid);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd >= 0) {
+            ssize_t n = read(fd, name, sizeof name - 1);
+            close(fd);
+            name[n > 0 ? n : 0] = 0;
+            char *nl = strchr(name, '\n');
+            if (nl)
+                *nl = 0;
+        }
+    }
+    ct_rec_thread r = {t->tid, name[0] ? ct_intern(name, strlen(name)) : 0, 0};
+    if (!in_signal)
+        ct_intern_pending(ct_def_string, NULL);
+    ct_enc_thread(&ct_wenc, ct_low_water, &r);
+    t->announced = 1;
+}
+
+/* One flush of every thread. final: drain everything and end the trace with END (how, code). */
+static void ct_flush(int final, int in_signal, unsigned how, int code)
+{
+    uint32_t me = ct_gettid(), none = 0;
+    for (int spins = 0; !atomic_compare_exchange_strong(&ct_flush_owner, &none, me); spins++) {
+        if (none == me || spins > 2000)
+            return; /* a signal interrupted our own flush, or the writer is stuck */
+        none = 0;
+        struct timespec ms = {0, 1000000};
+        nanosleep(&ms, NULL);
+    }
+    uint64_t now = ct_now();
+    int compress = !in_signal;
+    /* Records appended before this point had their strings interned before. */
+    for (ct_thread *t = atomic_load(&ct_threads); t; t = t->next)
+        if (!t->dead)
+            t->snap = atomic_load_explicit(&t->ring.head, memory_order_acquire);
+    uint64_t lw = now > 20000000 ? now - 20000000 : 0;
+    if (lw > ct_low_water)
+        ct_low_water = lw;
+    if (in_signal)
+        ct_intern_pending_try(ct_def_string, NULL);
+    else
+        ct_intern_pending(ct_def_string, NULL);
+    for (ct_thread *t = atomic_load(&ct_threads); t; t = t->next)
+        if (!t->announced)
+            ct_announce(t, in_signal);
+    ct_write_chunk(&ct_wenc, ct_writer_tid, 0, 0, compress);
+    for (ct_thread *t = atomic_load(&ct_threads); t; t = t->next) {
+        if (t->dead)
+            continue;
+        int exited = atomic_load_explicit(&t->exited, memory_order_acquire);
+        ct_drain(t, final || exited, compress, now);
+        if (exited && !in_signal && atomic_load(&t->ring.tail) == t->snap) {
+            ct_rec_thread r = {t->tid, 0, CT_THREAD_EXITED};
+            ct_enc_thread(&ct_wenc, now, &r);
+            free(t->ring.words);
+            free(t->encbuf);
+            t->dead = 1;
+        }
+    }
+    if (final) {
+        ct_rec_end e = {how, code, ct_records_total + ct_wenc.nrecords + 1, 0};
+        for (ct_thread *t = atomic_load(&ct_threads); t; t = t->next)
+            e.lost += atomic_load(&t->ring.dropped);
+        ct_enc_end(&ct_wenc, ct_now(), &e);
+    }
+    ct_write_chunk(&ct_wenc, ct_writer_tid, 0, final, compress);
+    atomic_store(&ct_flush_owner, 0);
+}
+
+static void *ct_writer_main(void *arg)
+{
+    (void)arg;
+    ct_writer_tid = ct_gettid();
+    pthread_mutex_lock(&ct_wmu);
+    while (!ct_writer_stop) {
+        struct timespec dl;
+        clock_gettime(CLOCK_MONOTONIC, &dl);
+        dl.tv_nsec += (long)CT_WRITER_PERIOD_NS;
+        dl.tv_sec += dl.tv_nsec / 1000000000;
+        dl.tv_nsec %= 1000000000;
+        pthread_cond_timedwait(&ct_wcond, &ct_wmu, &dl);
+        if (ct_writer_stop)
+            break;
+        pthread_mutex_unlock(&ct_wmu);
+        ct_flush(0, 0, 0, 0);
+        pthread_mutex_lock(&ct_wmu);
+    }
+    pthread_mutex_unlock(&ct_wmu);
+    return NULL;
+}
+
+/* ---- signals ---- */
+
+static const int ct_fatal_signals[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGABRT, SIGSEGV,
+                                       SIGBUS, SIGFPE, SIGILL, SIGUSR1, SIGUSR2, SIGXCPU};
+
+static void ct_on_signal(int sig)
+{
+    int saved = errno;
+    if (atomic_load(&ct_state) == CT_RUNNING) {
+        atomic_store(&ct_state, CT_ENDED);
+        ct_flush(1, 1, sig == SIGABRT ? CT_END_ABORT : CT_END_SIGNAL, sig);
+    }
+    signal(sig, SIG_DFL);
+    errno = saved;
+    raise(sig); /* blocked until we return: then the default action, as without cutrace */
+}
+
+static void ct_install_signals(void)
+{
+    for (size_t i = 0; i < sizeof ct_fatal_signals / sizeof ct_fatal_signals[0]; i++) {
+        struct sigaction old;
+        if (sigaction(ct_fatal_signals[i], NULL, &old) != 0 || old.sa_handler != SIG_DFL ||
+            (old.sa_flags & SA_SIGINFO))
+            continue;
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = ct_on_signal;
+        sigemptyset(&sa.sa_mask);
+        sa.sa_flags = SA_RESTART;
+        sigaction(ct_fatal_signals[i], &sa, NULL);
+    }
+}
+
+/* ---- fork ---- */
+
+static void ct_fork_prepare(void)
+{
+    pthread_mutex_lock(&ct_reg_mu);
+    ct_maps_lock_all();
+}
+
+static void ct_fork_parent(void)
+{
+    ct_maps_unlock_all();
+    pthread_mutex_unlock(&ct_reg_mu);
+}
+
+/* The child has only the forking thread: it forgets the parent's buffers and writer (their
+ * records belong to the parent's file) and starts its own trace on its first CUDA call. */
+static void ct_fork_child(void)
+{
+    ct_maps_unlock_all();
+    pthread_mutex_unlock(&ct_reg_mu);
+    ct_tls = NULL;
+    atomic_store(&ct_threads, NULL);
+    atomic_store(&ct_thread_count, 0);
+    atomic_store(&ct_flush_owner, 0);
+    ct_buffer_used = 0;
+    ct_w = NULL; /* the parent's file stays the parent's: the descriptor is close-on-exec */
+    ct_write_failed = 0;
+    ct_low_water = 0;
+    ct_records_total = 0;
+    ct_writer_stop = 0;
+    pthread_mutex_init(&ct_wmu, NULL);
+    ct_intern_rewind();
+    atomic_store(&ct_state, CT_OFF);
+}
+
+/* ---- threads ---- */
+
+static void ct_thread_exit(void *arg)
+{
+    ct_thread *t = arg;
+    ct_tls = &ct_untraced;
+    atomic_store_explicit(&t->exited, 1, memory_order_release);
+}
+
+static int ct_session_start_locked(void)
+{
+    static int atfork_done;
+    if (atomic_load(&ct_state) != CT_OFF)
+        return atomic_load(&ct_state) == CT_RUNNING ? 0 : -1;
+    ct_read_options();
+    for (unsigned i = 0; i < CT_NFNS; i++)
+        if (ct_intern(ct_fns[i].name, strlen(ct_fns[i].name)) != i + 1) {
+            fprintf(stderr, "cutrace: warning: cannot intern function names; untraced\n");
+            atomic_store(&ct_state, CT_FAILED);
+            return -1;
+        }
+    if (ct_open_output() != 0) {
+        atomic_store(&ct_state, CT_FAILED);
+        return -1;
+    }
+    ct_wbuf = malloc(CT_ENC_BYTES);
+    if (!ct_wbuf) {
+        atomic_store(&ct_state, CT_FAILED);
+        return -1;
+    }
+    ct_enc_init(&ct_wenc, ct_wbuf, CT_ENC_BYTES);
+    if (!atfork_done) {
+        pthread_key_create(&ct_exit_key, ct_thread_exit);
+        pthread_atfork(ct_fork_prepare, ct_fork_parent, ct_fork_child);
+        atfork_done = 1;
+    }
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&ct_wcond, &ca);
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int rc = pthread_create(&ct_writer_thread, NULL, ct_writer_main, NULL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0) {
+        fprintf(stderr, "cutrace: warning: cannot start the writer thread; untraced\n");
+        atomic_store(&ct_state, CT_FAILED);
+        return -1;
+    }
+    ct_install_signals();
+    atomic_store(&ct_state, CT_RUNNING);
+    return 0;
+}
+
+ct_thread *ct_thread_slow(void)
+{
+    int saved = errno;
+    ct_real_load_all();
+    ct_thread *t = NULL;
+    pthread_mutex_lock(&ct_reg_mu);
+    if (ct_session_start_locked() == 0 &&
+        ct_buffer_used + CT_RING_WORDS * 8 + CT_ENC_BYTES <= ct_buffer_budget) {
+        t = calloc(1, sizeof *t);
+        uint64_t *words = malloc(CT_RING_WORDS * 8);
+        void *encbuf = malloc(CT_ENC_BYTES);
+        if (t && words && encbuf) {
+            t->ring.words = words;
+            t->ring.mask = CT_RING_WORDS - 1;
+            t->encbuf = encbuf;
+            ct_enc_init(&t->enc, encbuf, CT_ENC_BYTES);
+            t->tid = ct_gettid();
+            t->corr_next = (atomic_fetch_add(&ct_thread_count, 1) + 1) << 40 | 1;
+            t->last_return = ct_now();
+            t->cache_ctx = ~0ull;
+            t->last_chunk = t->last_return;
+            t->next = atomic_load(&ct_threads);
+            atomic_store(&ct_threads, t);
+            ct_buffer_used += CT_RING_WORDS * 8 + CT_ENC_BYTES;
+            pthread_setspecific(ct_exit_key, t);
+        } else {
+            free(t);
+            free(words);
+            free(encbuf);
+            t = NULL;
+        }
+    }
+    pthread_mutex_unlock(&ct_reg_mu);
+    ct_tls = t ? t : &ct_untraced;
+    errno = saved;
+    return t;
+}
+
+void ct_record_cpu(ct_thread *th, uint64_t now)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_THREAD, &ru) != 0)
+        return;
+    ct_rec_cpu r = {th->tid, (uint64_t)ru.ru_utime.tv_sec * 1000000000u + (uint64_t)ru.ru_utime.tv_usec * 1000u,
+                    (uint64_t)ru.ru_stime.tv_sec * 1000000000u + (uint64_t)ru.ru_stime.tv_usec * 1000u};
+    ct_push(th, CT_REC_CPU, 0, now, &r, sizeof r);
+}
+
+/* Normal exit (and dlclose): stop the writer, flush everything, end the trace. */
+__attribute__((destructor)) static void ct_at_exit(void)
+{
+    int expected = CT_RUNNING;
+    if (!atomic_compare_exchange_strong(&ct_state, &expected, CT_ENDED))
+        return;
+    int saved = errno;
+    pthread_mutex_lock(&ct_wmu);
+    ct_writer_stop = 1;
+    pthread_cond_signal(&ct_wcond);
+    pthread_mutex_unlock(&ct_wmu);
+    pthread_join(ct_writer_thread, NULL);
+    ct_flush(1, 0, CT_END_EXIT, 0);
+    ct_writer_close(ct_w);
+    errno = saved;
+}

@@ -1,0 +1,168 @@
+/* The tracer's hot path: what every generated wrapper calls (contract for preload/gen and the
+ * category recorders).
+ *
+ * A wrapper does:
+ *     ct_call c; ct_enter(&c, FN);            thread state, correlation id, entry time
+ *     [category pre-hook, e.g. GPU start event]
+ *     r = real(args);
+ *     ct_leave(&c, r);                        return time, saves errno
+ *     [category post-hook: LAUNCH / COPY / MEM / SYNC record]
+ *     ct_finish(&c);                          API record, restores errno
+ * When tracing is off for the thread (process not traced, thread over the memory budget, thread
+ * exiting) c.th is NULL and every hook returns at once, so the wrapper only forwards.
+ *
+ * Records go to the thread's ring (ct_ring.h) as raw words: a compact API record, or a
+ * detail record whose payload is the trace format's own decoded struct (ct_rec_launch, ...)
+ * copied as is, so the writer hands it to the matching ct_enc_* encoder. The first call of a
+ * thread registers it (may allocate); later calls do not allocate, lock or make system calls,
+ * except one CPU-time reading (getrusage) when the thread comes back after a gap. */
+#ifndef CT_TRACE_H
+#define CT_TRACE_H
+
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+
+#include "cttrace.h"
+#include "ct_ring.h"
+
+/* Raw kinds beyond the wire record types (which are used as raw kinds for detail records). */
+enum {
+    CT_RAW_API = 100,     /* compact API record: aux = result; words: ts, start, corr[, parent] */
+    CT_RAW_GPU_PEND = 101 /* GPU timing to harvest: payload ct_gpu_pend */
+};
+
+/* Function flags (generated table ct_fns[]). */
+enum { CT_FN_DRIVER = 1, CT_FN_RUNTIME = 2 };
+typedef struct {
+    const char *name;
+    unsigned flags;
+} ct_fn_info;
+extern const ct_fn_info ct_fns[];
+extern const unsigned ct_nfns;
+
+typedef struct ct_thread {
+    ct_ring ring;
+    uint64_t corr_next;          /* next correlation id (thread index in the high bits) */
+    uint64_t parent;             /* correlation id of the runtime call in progress, or 0 */
+    uint64_t last_return;        /* CLOCK_MONOTONIC of the last return to the program */
+    uint32_t tid;
+    uint32_t cache_dev;          /* device of cache_ctx */
+    uint64_t cache_ctx;          /* last current context seen by this thread */
+    /* Writer-private from here. */
+    ct_enc enc;
+    void *encbuf;
+    uint64_t enc_prev_ts, enc_prev_corr;
+    uint64_t lost_reported;
+    uint64_t last_chunk;         /* when this thread's last chunk was written */
+    uint64_t snap;               /* ring head at the start of the current flush */
+    int announced;               /* THREAD record written */
+    int dead;                    /* exited, drained, buffers freed */
+    _Atomic int exited;          /* set by the thread's exit; the writer then retires it */
+    struct ct_thread *next;
+} ct_thread;
+
+typedef struct {
+    ct_thread *th;
+    unsigned fn;
+    int err;                      /* errno to hand back to the program */
+    uint64_t t0, t1, corr, parent;
+    void *gpu_ev0;                /* start event of GPU timing, NULL if not timed */
+} ct_call;
+
+extern __thread ct_thread *ct_tls __attribute__((tls_model("initial-exec")));
+/* ct_tls of a thread that is not traced (process untraced, over the memory budget, exiting). */
+extern ct_thread ct_untraced;
+/* Registers the calling thread (starting the trace on first use); NULL if it is not traced. */
+ct_thread *ct_thread_slow(void);
+
+/* Options (ct_session.c). */
+typedef struct {
+    int stacks;                   /* 0 none, 1 default (alloc/copy/sync), 2 all */
+    unsigned gpu_every;           /* 0 off, 1 all, N: 1 in N */
+    uint64_t cpu_gap_ns;          /* read thread CPU time after this long outside CUDA */
+} ct_options;
+extern ct_options ct_opt;
+
+static inline uint64_t ct_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void ct_record_cpu(ct_thread *th, uint64_t now);
+
+static inline void ct_enter(ct_call *c, unsigned fn)
+{
+    ct_thread *th = ct_tls;
+    if (__builtin_expect(th == 0 || th == &ct_untraced, 0))
+        th = th ? 0 : ct_thread_slow();
+    c->th = th;
+    c->fn = fn;
+    c->gpu_ev0 = 0;
+    if (!th)
+        return;
+    c->corr = th->corr_next++;
+    c->parent = th->parent;
+    if (ct_fns[fn].flags & CT_FN_RUNTIME)
+        th->parent = c->corr;
+    c->t0 = ct_now();
+    if (c->t0 - th->last_return >= ct_opt.cpu_gap_ns && !c->parent)
+        ct_record_cpu(th, c->t0);
+}
+
+static inline void ct_leave(ct_call *c)
+{
+    c->err = errno;
+    if (c->th)
+        c->t1 = ct_now();
+}
+
+static inline void ct_finish(ct_call *c, uint32_t result)
+{
+    ct_thread *th = c->th;
+    if (th) {
+        unsigned n = c->parent ? 5 : 4;
+        uint64_t *w = ct_ring_reserve(&th->ring, n);
+        if (w) {
+            w[0] = ct_raw_w0(CT_RAW_API, n, c->fn, result);
+            w[1] = c->t1;
+            w[2] = c->t0;
+            w[3] = c->corr;
+            if (c->parent)
+                w[4] = c->parent;
+            ct_ring_commit(&th->ring, n);
+        }
+        if (ct_fns[c->fn].flags & CT_FN_RUNTIME)
+            th->parent = c->parent;
+        th->last_return = c->t1;
+    }
+    errno = c->err;
+}
+
+/* Appends a record of raw kind `type` (a wire record type for detail records) whose payload is
+ * `len` bytes (the matching ct_rec_* struct), ordered at ts. Dropped and counted if the ring is
+ * full. */
+static inline void ct_push(ct_thread *th, unsigned type, unsigned fn, uint64_t ts,
+                           const void *payload, size_t len)
+{
+    unsigned n = 2 + (unsigned)((len + 7) / 8);
+    uint64_t *w = ct_ring_reserve(&th->ring, n);
+    if (!w)
+        return;
+    w[0] = ct_raw_w0(type, n, fn, 0);
+    w[1] = ts;
+    w[n - 1] = 0;
+    memcpy(w + 2, payload, len);
+    ct_ring_commit(&th->ring, n);
+}
+
+/* A detail record of the call, at its return time. */
+static inline void ct_emit(ct_call *c, unsigned type, const void *payload, size_t len)
+{
+    ct_push(c->th, type, c->fn, c->t1, payload, len);
+}
+
+#endif

@@ -1,0 +1,336 @@
+#!/usr/bin/env python3
+"""Generates libcutrace's CUDA entry points from NVIDIA's headers (build time, stdlib only).
+
+libcutrace stands in for libcuda.so.1, so it must export every driver entry point the headers
+declare (every ABI variant cuda_api.py models: cuMemAlloc, cuMemAlloc_v2, cuMemcpyHtoD_v2_ptds,
+...). For each variant one of three patterns is emitted:
+
+  traced    ct_enter / [pre-hook] / real call / ct_leave / post-hook / ct_finish, where the
+            hooks are the hand-written recorders of the function's category (ct_record.h),
+            called with the argument expressions of the TRACE table below;
+  gpa       cuGetProcAddress[_v2]: the real call, then ct_gpa_fix swaps the returned pointer
+            for cutrace's wrapper of the same variant (no record);
+  forward   the real call, nothing else.
+
+The runtime (cuda_runtime_api.h, plus nvcc's __cudaLaunchKernel[_ptsz]) is interposed only for
+the functions matching RUNTIME_TRACED, each with its _ptds/_ptsz forms; they record an API call
+that is the parent of the driver calls made inside it.
+
+Outputs (in --out): ct_fns.h (function ids), ct_wrappers.c (driver), ct_rt_wrappers.c
+(runtime), libcutrace.map (the version script: only these entry points are exported; runtime
+names in version node libcudart.so.13). A new CUDA version is a regeneration; a TRACE entry
+naming a parameter that no longer exists fails the build with the function's name.
+"""
+
+import argparse
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cuda_api  # noqa: E402
+
+# base name -> (hook, post-hook arguments, stream argument for GPU timing or None, options)
+# Arguments are C expressions over the variant's parameters: a name, or $N for the N-th
+# parameter (names differ between some variants). STREAM(x) marks a stream: for per-thread
+# variants it becomes the per-thread default stream when x is 0.
+# Options: min_version (older variants have other struct layouts and are only forwarded).
+LAUNCH_ARGS = "f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, STREAM(hStream)"
+TRACE = {
+    "cuLaunchKernel": ("launch", LAUNCH_ARGS, "hStream", {}),
+    "cuLaunchCooperativeKernel": ("launch", LAUNCH_ARGS, "hStream", {}),
+    "cuLaunchKernelEx": ("launch_ex", "config, f, STREAM(config ? config->hStream : 0)",
+                         "config ? config->hStream : 0", {}),
+    "cuGraphLaunch": ("graph_launch", "$0, STREAM($1)", "$1", {}),
+
+    "cuMemcpy": ("copy", "CT_DIR_UNKNOWN, dst, src, ByteCount, STREAM(0), 0", "0", {}),
+    "cuMemcpyAsync": ("copy", "CT_DIR_UNKNOWN, dst, src, ByteCount, STREAM(hStream), CT_COPY_ASYNC",
+                      "hStream", {}),
+    "cuMemcpyHtoD": ("copy", "CT_DIR_HTOD, dstDevice, (uintptr_t)srcHost, ByteCount, STREAM(0), 0",
+                     "0", {}),
+    "cuMemcpyHtoDAsync": ("copy", "CT_DIR_HTOD, dstDevice, (uintptr_t)srcHost, ByteCount, "
+                          "STREAM(hStream), CT_COPY_ASYNC", "hStream", {}),
+    "cuMemcpyDtoH": ("copy", "CT_DIR_DTOH, (uintptr_t)dstHost, srcDevice, ByteCount, STREAM(0), 0",
+                     "0", {}),
+    "cuMemcpyDtoHAsync": ("copy", "CT_DIR_DTOH, (uintptr_t)dstHost, srcDevice, ByteCount, "
+                          "STREAM(hStream), CT_COPY_ASYNC", "hStream", {}),
+    "cuMemcpyDtoD": ("copy", "CT_DIR_DTOD, dstDevice, srcDevice, ByteCount, STREAM(0), 0", "0", {}),
+    "cuMemcpyDtoDAsync": ("copy", "CT_DIR_DTOD, dstDevice, srcDevice, ByteCount, STREAM(hStream), "
+                          "CT_COPY_ASYNC", "hStream", {}),
+    "cuMemcpyPeer": ("copy", "CT_DIR_PEER, dstDevice, srcDevice, ByteCount, STREAM(0), 0", "0", {}),
+    "cuMemcpyPeerAsync": ("copy", "CT_DIR_PEER, dstDevice, srcDevice, ByteCount, STREAM(hStream), "
+                          "CT_COPY_ASYNC", "hStream", {}),
+    "cuMemcpy2D": ("copy2d", "pCopy, STREAM(0), 0", "0", {"min_version": 3020}),
+    "cuMemcpy2DUnaligned": ("copy2d", "pCopy, STREAM(0), 0", "0", {"min_version": 3020}),
+    "cuMemcpy2DAsync": ("copy2d", "pCopy, STREAM(hStream), CT_COPY_ASYNC", "hStream",
+                        {"min_version": 3020}),
+    "cuMemcpy3D": ("copy3d", "pCopy, STREAM(0), 0", "0", {"min_version": 3020}),
+    "cuMemcpy3DAsync": ("copy3d", "pCopy, STREAM(hStream), CT_COPY_ASYNC", "hStream",
+                        {"min_version": 3020}),
+
+    "cuMemsetD8": ("set", "dstDevice, (uint64_t)N, STREAM(0), 0", "0", {}),
+    "cuMemsetD16": ("set", "dstDevice, (uint64_t)N * 2, STREAM(0), 0", "0", {}),
+    "cuMemsetD32": ("set", "dstDevice, (uint64_t)N * 4, STREAM(0), 0", "0", {}),
+    "cuMemsetD8Async": ("set", "dstDevice, (uint64_t)N, STREAM(hStream), CT_COPY_ASYNC", "hStream", {}),
+    "cuMemsetD16Async": ("set", "dstDevice, (uint64_t)N * 2, STREAM(hStream), CT_COPY_ASYNC",
+                         "hStream", {}),
+    "cuMemsetD32Async": ("set", "dstDevice, (uint64_t)N * 4, STREAM(hStream), CT_COPY_ASYNC",
+                         "hStream", {}),
+    "cuMemsetD2D8": ("set", "dstDevice, (uint64_t)Width * Height, STREAM(0), CT_COPY_2D", "0", {}),
+    "cuMemsetD2D16": ("set", "dstDevice, (uint64_t)Width * Height * 2, STREAM(0), CT_COPY_2D", "0", {}),
+    "cuMemsetD2D32": ("set", "dstDevice, (uint64_t)Width * Height * 4, STREAM(0), CT_COPY_2D", "0", {}),
+    "cuMemsetD2D8Async": ("set", "dstDevice, (uint64_t)Width * Height, STREAM(hStream), "
+                          "CT_COPY_2D | CT_COPY_ASYNC", "hStream", {}),
+    "cuMemsetD2D16Async": ("set", "dstDevice, (uint64_t)Width * Height * 2, STREAM(hStream), "
+                           "CT_COPY_2D | CT_COPY_ASYNC", "hStream", {}),
+    "cuMemsetD2D32Async": ("set", "dstDevice, (uint64_t)Width * Height * 4, STREAM(hStream), "
+                           "CT_COPY_2D | CT_COPY_ASYNC", "hStream", {}),
+
+    # alloc: kind, address (read after the call), size, stream, VMM handle
+    "cuMemAlloc": ("alloc", "CT_ALLOC_DEVICE, CT_OUT(r, dptr), bytesize, 0, 0", None, {}),
+    "cuMemAllocPitch": ("alloc", "CT_ALLOC_DEVICE, CT_OUT(r, dptr), "
+                        "(uint64_t)CT_OUT(r, pPitch) * Height, 0, 0", None, {}),
+    "cuMemAllocHost": ("alloc", "CT_ALLOC_PINNED, CT_OUT(r, pp), bytesize, 0, 0", None, {}),
+    "cuMemHostAlloc": ("alloc", "CT_ALLOC_PINNED, CT_OUT(r, pp), bytesize, 0, 0", None, {}),
+    "cuMemAllocManaged": ("alloc", "CT_ALLOC_MANAGED, CT_OUT(r, dptr), bytesize, 0, 0", None, {}),
+    "cuMemAllocAsync": ("alloc", "CT_ALLOC_POOL, CT_OUT(r, dptr), bytesize, STREAM(hStream), 0",
+                        None, {}),
+    "cuMemAllocFromPoolAsync": ("alloc", "CT_ALLOC_POOL, CT_OUT(r, dptr), bytesize, "
+                                "STREAM(hStream), 0", None, {}),
+    "cuMemHostRegister": ("alloc", "CT_ALLOC_HOST_REGISTER, (uintptr_t)p, bytesize, 0, 0", None, {}),
+    "cuMemCreate": ("alloc", "CT_ALLOC_VMM_PHYSICAL, 0, size, 0, CT_OUT(r, handle)", None, {}),
+    "cuMemMap": ("alloc", "CT_ALLOC_VMM_MAP, ptr, size, 0, handle", None, {}),
+    "cuMemAddressReserve": ("alloc", "CT_ALLOC_VMM_RESERVE, CT_OUT(r, ptr), size, 0, 0", None, {}),
+    # free: kind (UNKNOWN: whatever cutrace saw allocated there), address, size (0: the size
+    # cutrace saw allocated), stream, VMM handle
+    "cuMemFree": ("free", "CT_ALLOC_UNKNOWN, dptr, 0, 0, 0", None, {}),
+    "cuMemFreeHost": ("free", "CT_ALLOC_PINNED, (uintptr_t)p, 0, 0, 0", None, {}),
+    "cuMemFreeAsync": ("free", "CT_ALLOC_POOL, dptr, 0, STREAM(hStream), 0", None, {}),
+    "cuMemHostUnregister": ("free", "CT_ALLOC_HOST_REGISTER, (uintptr_t)p, 0, 0, 0", None, {}),
+    "cuMemRelease": ("free", "CT_ALLOC_VMM_PHYSICAL, 0, 0, 0, handle", None, {}),
+    "cuMemUnmap": ("free", "CT_ALLOC_VMM_MAP, ptr, size, 0, 0", None, {}),
+    "cuMemAddressFree": ("free", "CT_ALLOC_VMM_RESERVE, ptr, size, 0, 0", None, {}),
+
+    # sync: kind, object
+    "cuCtxSynchronize": ("sync", "CT_SYNC_CONTEXT, 0", None, {}),
+    "cuStreamSynchronize": ("sync", "CT_SYNC_STREAM, STREAM(hStream)", None, {}),
+    "cuEventSynchronize": ("sync", "CT_SYNC_EVENT, (uintptr_t)hEvent", None, {}),
+    "cuStreamWaitEvent": ("sync", "CT_SYNC_STREAM_WAIT_EVENT, (uintptr_t)hEvent", None, {}),
+
+    # names: the handle created, the kernel name
+    "cuModuleGetFunction": ("name", "CT_OUT(r, hfunc), name", None, {}),
+    "cuLibraryGetKernel": ("name", "CT_OUT(r, pKernel), name", None, {}),
+    "cuKernelGetFunction": ("kernel_function", "CT_OUT(r, pFunc), (uintptr_t)kernel", None, {}),
+
+    "cuStreamCreate": ("stream", "CT_STREAM_CREATE, CT_OUT(r, phStream), Flags, 0", None, {}),
+    "cuStreamCreateWithPriority": ("stream", "CT_STREAM_CREATE, CT_OUT(r, phStream), flags, "
+                                   "priority", None, {}),
+    "cuStreamDestroy": ("stream", "CT_STREAM_DESTROY, (uintptr_t)$0, 0, 0", None, {}),
+}
+# Recorded as a synchronization only in their legacy form (cuCtxSynchronize_v2 takes a context).
+SYNC_CTX_OBJECT = {"cuCtxSynchronize_v2": "(uintptr_t)ctx"}
+GPA = {"cuGetProcAddress"}
+GPU_TIMED = {"launch", "launch_ex", "graph_launch", "copy", "copy2d", "copy3d", "set"}
+
+RUNTIME_TRACED = re.compile(
+    r"^(cudaMalloc\w*|cudaFree\w*|cudaHostAlloc|cudaHostRegister|cudaHostUnregister|"
+    r"cudaMemcpy\w*|cudaMemset\w*|cudaLaunch\w*|cudaGraphLaunch|cudaDeviceSynchronize|"
+    r"cudaStreamSynchronize|cudaEventSynchronize|cudaStreamWaitEvent|cudaDeviceReset|"
+    r"cudaGetDriverEntryPoint\w*|__cudaLaunchKernel)$")
+RUNTIME_GPA = {"cudaGetDriverEntryPoint", "cudaGetDriverEntryPointByVersion"}
+
+_RT_PROTO_RE = re.compile(r"extern\s+(?:__host__\s+|__cudart_builtin__\s+|__device__\s+|"
+                          r"CUDART_CB\s+)*(cudaError_t)\s+CUDARTAPI\s+(\w+)\s*\(([^;{}]*?)\)\s*;",
+                          re.S)
+_RT_PT_RE = re.compile(r"#\s*define\s+(\w+)\s+__CUDART_API_PT(DS|SZ)\((\w+)\)")
+_NVCC_LAUNCH_RE = re.compile(r"extern\s+\"C\"\s+(cudaError_t)\s+CUDARTAPI\s+(__cudaLaunchKernel(?:_ptsz)?)"
+                             r"\s*\(([^;{}]*?)\)\s*;", re.S)
+
+
+def die(msg):
+    sys.stderr.write("gen_wrappers.py: error: %s\n" % msg)
+    sys.exit(1)
+
+
+def expand(expr, variant):
+    names = [p.name for p in variant.params]
+
+    def pos(m):
+        i = int(m.group(1))
+        if i >= len(names):
+            die("%s: $%d but the function has %d parameters" % (variant.symbol, i, len(names)))
+        return names[i]
+
+    expr = re.sub(r"\$(\d+)", pos, expr)
+    if variant.stream:
+        expr = re.sub(r"STREAM\(", "CT_STREAM_PT(", expr)
+    else:
+        expr = re.sub(r"STREAM\(", "(uintptr_t)(", expr)
+    # Every identifier that is not a field (after -> or .), a cutrace macro, a type or the
+    # result must be a parameter of this variant.
+    for ident in re.findall(r"(?<![\w>.])([A-Za-z_]\w*)", expr):
+        if ident.startswith("CT_") or ident in ("uintptr_t", "uint64_t", "r") or ident in names:
+            continue
+        die("%s: TRACE names parameter '%s', which its prototype (%s) lacks"
+            % (variant.symbol, ident, variant.decl()))
+    return expr
+
+
+def driver_variant_code(v, fid):
+    """One exported driver entry point: (C code, whether it is traced)."""
+    pfn = "(%s (*)(%s))" % (v.ret, v.param_list())
+    head = "CT_EXPORT %s\n{\n" % v.decl()
+    if v.base in GPA:
+        return (head + "    void *real = ct_resolve(%d);\n"
+                "    if (!real)\n        return CUDA_ERROR_NOT_FOUND;\n"
+                "    CUresult r = (%s real)(%s);\n"
+                "    ct_gpa_fix(r == CUDA_SUCCESS, pfn);\n"
+                "    return r;\n}\n" % (fid, pfn, v.args()), True)
+    spec = TRACE.get(v.base)
+    if spec and v.version >= spec[3].get("min_version", 0):
+        hook, args, stream, _ = spec
+        if v.symbol in SYNC_CTX_OBJECT:
+            args = "CT_SYNC_CONTEXT, " + SYNC_CTX_OBJECT[v.symbol]
+        out = head + "    ct_call c;\n    ct_enter(&c, %d);\n" % fid
+        if hook in GPU_TIMED:
+            sexpr = expand(stream, v)
+            if v.stream:
+                sexpr = "CT_STREAM_PT(%s)" % sexpr
+            out += "    ct_gpu_begin(&c, (uintptr_t)(%s));\n" % sexpr
+        out += ("    void *real = ct_resolve(%d);\n"
+                "    CUresult r = real ? (%s real)(%s) : CUDA_ERROR_NOT_FOUND;\n"
+                "    ct_leave(&c);\n"
+                "    ct_on_%s(&c, r, %s);\n"
+                "    ct_finish(&c, r);\n"
+                "    return r;\n}\n" % (fid, pfn, v.args(), hook, expand(args, v)))
+        return out, True
+    return (head + "    void *real = ct_resolve(%d);\n"
+            "    return real ? (%s real)(%s) : CUDA_ERROR_NOT_FOUND;\n}\n"
+            % (fid, pfn, v.args()), False)
+
+
+def runtime_functions(include):
+    """(symbol, ret, params) for every traced runtime entry point, per-thread forms included."""
+    with open(os.path.join(include, "cuda_runtime_api.h")) as f:
+        text = cuda_api._strip_comments(f.read())
+    with open(os.path.join(include, "crt", "device_functions.h")) as f:
+        nvcc = cuda_api._strip_comments(f.read())
+    text = re.sub(r"\s__dv\([^)]*\)", "", text)
+    protos = {}
+    for ret, name, params in _RT_PROTO_RE.findall(text) + _NVCC_LAUNCH_RE.findall(nvcc):
+        params = re.sub(r"\s*=[^,]*", "", params)  # C++ default arguments
+        protos.setdefault(name, (ret, cuda_api._parse_params(params, "cuda_runtime_api.h: " + name)))
+    for need in ("cudaMalloc", "cudaMemcpy", "cudaLaunchKernel", "__cudaLaunchKernel",
+                 "__cudaLaunchKernel_ptsz", "cudaGetDriverEntryPoint"):
+        if need not in protos:
+            die("no prototype of %s found in %s" % (need, include))
+    out = []
+    for name in sorted(protos):
+        if RUNTIME_TRACED.match(name) or name == "__cudaLaunchKernel_ptsz":
+            out.append((name, name) + protos[name])
+    for alias, kind, target in _RT_PT_RE.findall(text):
+        if alias == target and alias in protos and RUNTIME_TRACED.match(alias):
+            out.append((alias + "_pt" + kind.lower(), alias) + protos[alias])
+    return sorted(set((s, b, r, tuple(p)) for s, b, r, p in out))
+
+
+def runtime_code(sym, base, ret, params, fid):
+    plist = ", ".join(cuda_api._join_decl(p.type, p.name) for p in params) or "void"
+    args = ", ".join(p.name for p in params)
+    pfn = "(%s (*)(%s))" % (ret, plist)
+    post = ""
+    if base in RUNTIME_GPA:
+        post = "    ct_gpa_fix(r == cudaSuccess, funcPtr);\n"
+    return ("CT_EXPORT %s %s(%s)\n{\n"
+            "    ct_call c;\n    ct_enter(&c, %d);\n"
+            "    void *real = ct_rt_resolve(%d);\n"
+            "    %s r = real ? (%s real)(%s) : cudaErrorNotSupported;\n"
+            "    ct_leave(&c);\n%s"
+            "    ct_finish(&c, (uint32_t)r);\n"
+            "    return r;\n}\n" % (ret, sym, plist, fid, fid, ret, pfn, args, post))
+
+
+PRELUDE = """/* Generated by preload/gen/gen_wrappers.py from NVIDIA's headers: do not edit. */
+#define __CUDA_API_VERSION_INTERNAL 1
+#include <stdint.h>
+#include <cuda.h>
+#include <cudaTypedefs.h>
+#include <cudaProfiler.h>
+#include "ct_fns.h"
+#include "ct_record.h"
+#define CT_EXPORT __attribute__((visibility("default")))
+"""
+
+RT_PRELUDE = """/* Generated by preload/gen/gen_wrappers.py from NVIDIA's headers: do not edit. */
+#include <stdint.h>
+#include <cuda_runtime_api.h>
+#include "ct_fns.h"
+#include "ct_record.h"
+#define CT_EXPORT __attribute__((visibility("default")))
+"""
+
+
+def main():
+    ap = argparse.ArgumentParser(description="generate libcutrace's wrappers")
+    ap.add_argument("--include", default=cuda_api.DEFAULT_INCLUDE)
+    ap.add_argument("--out", required=True)
+    a = ap.parse_args()
+    api = cuda_api.load(os.path.join(a.include, "cuda.h"),
+                        os.path.join(a.include, "cudaTypedefs.h"))
+    if api.problems:
+        die("cuda_api model problems:\n  " + "\n  ".join(api.problems))
+    for base in list(TRACE) + sorted(GPA):
+        if base not in api.functions:
+            die("TRACE names %s, which %s/cuda.h does not declare" % (base, a.include))
+    # The interop headers' prototypes need GL/EGL/VDPAU types: only cudaProfiler.h is built.
+    driver = [api.symbols[s] for s in sorted(api.symbols)
+              if api.symbols[s].header in ("cuda.h", "cudaProfiler.h")]
+    runtime = runtime_functions(a.include)
+
+    fns = [(v.symbol, "CT_FN_DRIVER") for v in driver] + \
+          [(s, "CT_FN_RUNTIME") for s, _, _, _ in runtime]
+    if len(fns) >= 65536:
+        die("%d functions do not fit the 16-bit function id" % len(fns))
+    os.makedirs(a.out, exist_ok=True)
+
+    hdr = ["/* Generated by preload/gen/gen_wrappers.py: do not edit. */",
+           "#ifndef CT_FNS_H", "#define CT_FNS_H",
+           "#define CT_NDRIVER %d" % len(driver), "#define CT_NFNS %d" % len(fns)]
+    hdr += ["#define CT_FN_%s %d" % (name, i) for i, (name, _) in enumerate(fns)]
+    hdr += ["#endif", ""]
+
+    body = [PRELUDE]
+    traced = []
+    for i, v in enumerate(driver):
+        code, is_traced = driver_variant_code(v, i)
+        if is_traced:
+            traced.append((i, v.symbol))
+        body.append(code)
+    body.append("const ct_fn_info ct_fns[CT_NFNS] = {\n%s\n};\n" % ",\n".join(
+        '    {"%s", %s}' % (n, f) for n, f in fns))
+    body.append("const unsigned ct_nfns = CT_NFNS;\n")
+    body.append("/* cutrace's wrapper of each traced driver variant (cuGetProcAddress answers). */\n"
+                "void *const ct_wrapper_of[CT_NDRIVER] = {\n%s\n};\n" % "\n".join(
+                    "    [%d] = (void *)%s," % (i, s) for i, s in traced))
+
+    rt = [RT_PRELUDE]
+    for j, (sym, base, ret, params) in enumerate(runtime):
+        rt.append(runtime_code(sym, base, ret, params, len(driver) + j))
+
+    mapfile = ["/* Generated by preload/gen/gen_wrappers.py: do not edit. */",
+               "CUTRACE_DRIVER {", "  global:"]
+    mapfile += ["    %s;" % v.symbol for v in driver]
+    mapfile += ["  local:", "    *;", "};", "libcudart.so.13 {", "  global:"]
+    mapfile += ["    %s;" % s for s, _, _, _ in runtime]
+    mapfile += ["};", ""]
+
+    for name, lines in (("ct_fns.h", hdr), ("ct_wrappers.c", body), ("ct_rt_wrappers.c", rt),
+                        ("libcutrace.map", mapfile)):
+        tmp = os.path.join(a.out, name + ".tmp")
+        with open(tmp, "w") as f:
+            f.write("\n".join(lines))
+        os.replace(tmp, os.path.join(a.out, name))
+
+
+if __name__ == "__main__":
+    main()
