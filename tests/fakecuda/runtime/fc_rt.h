@@ -48,7 +48,8 @@ cudaError_t fc_rt_ret(cudaError_t e);
 /* NVIDIA's CUresult -> cudaError_t mapping, then fc_rt_ret. */
 cudaError_t fc_rt_err(CUresult r);
 cudaError_t fc_rt_map(CUresult r);
-/* For generated stubs: records and returns cudaErrorNotSupported. */
+/* For generated stubs: records and returns cudaErrorNotSupported; with FAKECUDA_TRACE_UNSUPPORTED
+ * set, also says so on stderr. */
 cudaError_t fc_rt_unsupported(const char *api);
 
 typedef struct {

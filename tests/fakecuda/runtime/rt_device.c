@@ -7,6 +7,8 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define FC_MAX_DEVICES 64
@@ -101,9 +103,11 @@ cudaError_t fc_rt_err(CUresult r)
     return fc_rt_ret(fc_rt_map(r));
 }
 
+/* FAKECUDA_TRACE_UNSUPPORTED is the driver's switch too: one place to ask what a run missed. */
 cudaError_t fc_rt_unsupported(const char *api)
 {
-    (void)api; /* kept in the stub's source so a debugger shows which one was reached */
+    if (getenv("FAKECUDA_TRACE_UNSUPPORTED"))
+        fprintf(stderr, "fakecuda libcudart.so.13: %s is not simulated (cudaErrorNotSupported)\n", api);
     return fc_rt_ret(cudaErrorNotSupported);
 }
 
