@@ -1,0 +1,265 @@
+/* `cutrace run [options] -- CMD ARGS...`: runs CMD with libcutrace preloaded, forwards the
+ * signals a job scheduler sends to it, returns its exit status (or dies of its signal), and
+ * says where the traces are.
+ *
+ * libcutrace is found next to this binary ($BINDIR/../lib/libcutrace.so, the build and install
+ * layout), or at CUTRACE_LIB. Options become the environment libcutrace reads (CUTRACE_OUTPUT,
+ * CUTRACE_STACKS, CUTRACE_GPU_TIMING, CUTRACE_LIBCUDA, CUTRACE_BUFFER_MB), so children and
+ * exec'd programs of CMD are traced the same way. */
+#define _GNU_SOURCE
+#include "ct_cli.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char *const ct_run_usage =
+    "usage: cutrace run [OPTIONS] -- COMMAND [ARGS...]\n"
+    "  Runs COMMAND (and every process it starts) with the CUDA tracer preloaded, then prints\n"
+    "  where the traces are. Exit status and signals are COMMAND's own.\n"
+    "options:\n"
+    "  -o, --output DIR     directory for the traces (created if missing; default\n"
+    "                       ./cutrace-traces). %h host, %p pid, %j slurm job id, %r rank, %% %.\n"
+    "                       Each traced process writes DIR/HOST-PID.cutrace.\n"
+    "  --stacks MODE        call stacks: none, default (allocations, copies and\n"
+    "                       synchronizations), all (every traced call)\n"
+    "  --gpu-timing MODE    GPU start/end of kernels, copies and sets from CUDA events:\n"
+    "                       all, off (default), or N to time 1 operation in N\n"
+    "  --libcuda PATH       the real CUDA driver (default: found like the system would)\n"
+    "  --buffer-mb N        memory budget for trace buffers, all threads together (default 512)\n"
+    "  -q, --quiet          do not print where the traces are\n"
+    "  -h, --help           this text\n";
+
+static pid_t ct_child;
+
+/* Forwards a signal sent to cutrace itself (kill, a scheduler) to the command. Terminal
+ * signals (SI_KERNEL) already reach the command through its process group. */
+static void ct_forward(int sig, siginfo_t *si, void *uc)
+{
+    (void)uc;
+    if (ct_child > 0 && (!si || si->si_code != SI_KERNEL))
+        kill(ct_child, sig);
+}
+
+static int ct_set_env(const char *name, const char *value)
+{
+    if (setenv(name, value, 1) != 0) {
+        fprintf(stderr, "cutrace run: error: cannot set %s: %s\n", name, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* libcutrace.so: CUTRACE_LIB, else next to this executable. */
+static int ct_find_lib(char *out, size_t cap)
+{
+    const char *env = getenv("CUTRACE_LIB");
+    if (env && *env) {
+        snprintf(out, cap, "%s", env);
+    } else {
+        char exe[PATH_MAX];
+        ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+        if (n <= 0)
+            return -1;
+        exe[n] = 0;
+        char *slash = strrchr(exe, '/');
+        if (!slash)
+            return -1;
+        *slash = 0;
+        if ((size_t)snprintf(out, cap, "%s/../lib/libcutrace.so", exe) >= cap)
+            return -1;
+    }
+    char real[PATH_MAX];
+    if (!realpath(out, real) || access(real, R_OK) != 0)
+        return -1;
+    snprintf(out, cap, "%s", real);
+    return 0;
+}
+
+static int ct_valid_mode(const char *v, const char *const *modes, int numeric)
+{
+    for (; *modes; modes++)
+        if (!strcmp(v, *modes))
+            return 1;
+    if (numeric && *v) {
+        char *end;
+        unsigned long n = strtoul(v, &end, 10);
+        return !*end && n > 0;
+    }
+    return 0;
+}
+
+/* Counts the .cutrace files in dir modified at or after `since`. */
+static int ct_count_traces(const char *dir, time_t since)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return -1;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (len < 8 || strcmp(e->d_name + len - 8, ".cutrace"))
+            continue;
+        char path[PATH_MAX];
+        struct stat st;
+        if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, e->d_name) < sizeof path &&
+            stat(path, &st) == 0 && st.st_mtime >= since)
+            n++;
+    }
+    closedir(d);
+    return n;
+}
+
+int ct_cmd_run(int argc, char **argv)
+{
+    static const char *const stack_modes[] = {"none", "default", "all", NULL};
+    static const char *const gpu_modes[] = {"all", "off", NULL};
+    static const char *const no_words[] = {NULL};
+    const char *out = "cutrace-traces", *stacks = NULL, *gpu = NULL, *libcuda = NULL,
+               *buffer = NULL;
+    int quiet = 0, i;
+    for (i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--")) {
+            i++;
+            break;
+        }
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            fputs(ct_run_usage, stdout);
+            return CT_EXIT_OK;
+        }
+        if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+            quiet = 1;
+            continue;
+        }
+        if (a[0] != '-')
+            break; /* the command, without "--" */
+        if (!v)
+            return ct_cli_usage_error("run", "option %s needs a value", a);
+        if (!strcmp(a, "-o") || !strcmp(a, "--output"))
+            out = v;
+        else if (!strcmp(a, "--stacks"))
+            stacks = v;
+        else if (!strcmp(a, "--gpu-timing"))
+            gpu = v;
+        else if (!strcmp(a, "--libcuda"))
+            libcuda = v;
+        else if (!strcmp(a, "--buffer-mb"))
+            buffer = v;
+        else
+            return ct_cli_usage_error("run", "unknown option '%s'", a);
+        i++;
+    }
+    if (i >= argc)
+        return ct_cli_usage_error("run", "no command given (cutrace run [OPTIONS] -- COMMAND)");
+    if (stacks && !ct_valid_mode(stacks, stack_modes, 0))
+        return ct_cli_usage_error("run", "--stacks: expected none, default or all, found '%s'",
+                                  stacks);
+    if (gpu && !ct_valid_mode(gpu, gpu_modes, 1))
+        return ct_cli_usage_error("run", "--gpu-timing: expected all, off or a count N > 0, "
+                                  "found '%s'", gpu);
+    if (buffer && !ct_valid_mode(buffer, no_words, 1))
+        return ct_cli_usage_error("run", "--buffer-mb: expected a number > 0, found '%s'", buffer);
+
+    char lib[PATH_MAX];
+    if (ct_find_lib(lib, sizeof lib) != 0) {
+        fprintf(stderr, "cutrace run: error: expected libcutrace.so next to the cutrace binary "
+                "(../lib/) or at CUTRACE_LIB, found none\n");
+        return CT_EXIT_FAIL;
+    }
+    /* An absolute output directory, so processes that change directory write to the same. */
+    char outdir[PATH_MAX];
+    if (out[0] == '/') {
+        snprintf(outdir, sizeof outdir, "%s", out);
+    } else {
+        char cwd[PATH_MAX];
+        if (!getcwd(cwd, sizeof cwd)) {
+            fprintf(stderr, "cutrace run: error: cannot read the current directory: %s\n",
+                    strerror(errno));
+            return CT_EXIT_FAIL;
+        }
+        if ((size_t)snprintf(outdir, sizeof outdir, "%s/%s", cwd, out) >= sizeof outdir)
+            return ct_cli_usage_error("run", "output directory too long: %s", out);
+    }
+    const char *old = getenv("LD_PRELOAD");
+    size_t plen = strlen(lib) + (old ? strlen(old) : 0) + 2;
+    char *preload = malloc(plen);
+    if (!preload)
+        return CT_EXIT_FAIL;
+    snprintf(preload, plen, "%s%s%s", lib, old && *old ? ":" : "", old ? old : "");
+    if (ct_set_env("LD_PRELOAD", preload) || ct_set_env("CUTRACE_OUTPUT", outdir) ||
+        (stacks && ct_set_env("CUTRACE_STACKS", stacks)) ||
+        (gpu && ct_set_env("CUTRACE_GPU_TIMING", gpu)) ||
+        (libcuda && ct_set_env("CUTRACE_LIBCUDA", libcuda)) ||
+        (buffer && ct_set_env("CUTRACE_BUFFER_MB", buffer)))
+        return CT_EXIT_FAIL;
+    free(preload);
+
+    static const int fwd[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGCONT};
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = ct_forward;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    for (size_t k = 0; k < sizeof fwd / sizeof fwd[0]; k++)
+        sigaction(fwd[k], &sa, NULL);
+
+    time_t started = time(NULL);
+    fflush(NULL);
+    ct_child = fork();
+    if (ct_child < 0) {
+        fprintf(stderr, "cutrace run: error: fork: %s\n", strerror(errno));
+        return CT_EXIT_FAIL;
+    }
+    if (ct_child == 0) {
+        signal(SIGTERM, SIG_DFL);
+        signal(SIGINT, SIG_DFL);
+        signal(SIGHUP, SIG_DFL);
+        signal(SIGQUIT, SIG_DFL);
+        signal(SIGUSR1, SIG_DFL);
+        signal(SIGUSR2, SIG_DFL);
+        signal(SIGCONT, SIG_DFL);
+        execvp(argv[i], argv + i);
+        fprintf(stderr, "cutrace run: error: cannot run %s: %s\n", argv[i], strerror(errno));
+        _exit(127);
+    }
+    int status = 0;
+    while (waitpid(ct_child, &status, 0) < 0 && errno == EINTR)
+        ;
+    ct_child = 0;
+    if (!quiet) {
+        if (strchr(outdir, '%')) {
+            fprintf(stderr, "cutrace: traces in %s (one directory per expansion)\n", outdir);
+        } else {
+            int n = ct_count_traces(outdir, started);
+            if (n > 0)
+                fprintf(stderr, "cutrace: %d trace file%s in %s (cutrace summary %s)\n", n,
+                        n == 1 ? "" : "s", outdir, outdir);
+            else
+                fprintf(stderr, "cutrace: no trace written in %s (the command made no CUDA "
+                        "call, or could not be traced)\n", outdir);
+        }
+    }
+    if (WIFSIGNALED(status)) {
+        int sig = WTERMSIG(status);
+        signal(sig, SIG_DFL);
+        sigset_t s;
+        sigemptyset(&s);
+        sigaddset(&s, sig);
+        sigprocmask(SIG_UNBLOCK, &s, NULL);
+        fflush(NULL);
+        kill(getpid(), sig);
+        return 128 + sig;
+    }
+    return WEXITSTATUS(status);
+}
