@@ -43,6 +43,11 @@ cudaError_t fc_rt_ctx(void);
             return fc_rt_ret(ctx_e_);       \
     } while (0)
 
+/* The primary context of device ordinal d (valid), retained on first need. Not recorded. */
+cudaError_t fc_rt_primary(int d, CUcontext *out);
+/* Validates a device ordinal (after fc_rt_init); *dev is its CUdevice. Not recorded. */
+cudaError_t fc_rt_cudevice(int ordinal, CUdevice *dev);
+
 /* Records e as the thread's last error if it is a failure (sticky if it is one); returns e. */
 cudaError_t fc_rt_ret(cudaError_t e);
 /* NVIDIA's CUresult -> cudaError_t mapping, then fc_rt_ret. */

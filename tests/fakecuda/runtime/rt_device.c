@@ -111,8 +111,7 @@ cudaError_t fc_rt_unsupported(const char *api)
     return fc_rt_ret(cudaErrorNotSupported);
 }
 
-/* The primary context of device ordinal d, retained on first need. */
-static cudaError_t fc_primary_ctx(int d, CUcontext *out)
+cudaError_t fc_rt_primary(int d, CUcontext *out)
 {
     CUcontext c = atomic_load(&fc_primary[d]);
     if (!c) {
@@ -144,7 +143,7 @@ cudaError_t fc_rt_ctx(void)
     if (sticky != cudaSuccess)
         return (cudaError_t)sticky;
     CUcontext c;
-    if ((e = fc_primary_ctx(fc_dev, &c)) != cudaSuccess)
+    if ((e = fc_rt_primary(fc_dev, &c)) != cudaSuccess)
         return e;
     if (fc_bound != c) {
         CUresult r = FC_DRV(fc_drv.cuCtxSetCurrent_v4000, c);
@@ -212,8 +211,7 @@ FC_EXPORT cudaError_t CUDARTAPI cudaGetDeviceCount(int *count)
     return fc_rt_ret(e);
 }
 
-/* Validates a device ordinal; on success *dev is its CUdevice. */
-static cudaError_t fc_device(int ordinal, CUdevice *dev)
+cudaError_t fc_rt_cudevice(int ordinal, CUdevice *dev)
 {
     cudaError_t e = fc_rt_init();
     if (e != cudaSuccess)
@@ -226,7 +224,7 @@ static cudaError_t fc_device(int ordinal, CUdevice *dev)
 FC_EXPORT cudaError_t CUDARTAPI cudaSetDevice(int device)
 {
     CUdevice dev;
-    cudaError_t e = fc_device(device, &dev);
+    cudaError_t e = fc_rt_cudevice(device, &dev);
     if (e != cudaSuccess)
         return fc_rt_ret(e);
     fc_dev = device;
@@ -247,11 +245,11 @@ FC_EXPORT cudaError_t CUDARTAPI cudaInitDevice(int device, unsigned int deviceFl
 {
     CUdevice dev;
     CUcontext c;
-    cudaError_t e = fc_device(device, &dev);
+    cudaError_t e = fc_rt_cudevice(device, &dev);
     if (e == cudaSuccess && (deviceFlags != 0 || flags != 0))
         e = cudaErrorInvalidValue; /* flags would need cuDevicePrimaryCtxSetFlags: not simulated */
     if (e == cudaSuccess)
-        e = fc_primary_ctx(device, &c);
+        e = fc_rt_primary(device, &c);
     return fc_rt_ret(e);
 }
 
@@ -269,7 +267,7 @@ FC_EXPORT cudaError_t CUDARTAPI cudaDeviceReset(void)
 {
     CUdevice dev;
     int d = fc_dev;
-    cudaError_t e = fc_device(d, &dev);
+    cudaError_t e = fc_rt_cudevice(d, &dev);
     if (e != cudaSuccess)
         return fc_rt_ret(e);
     pthread_mutex_lock(&fc_ctx_lock);
@@ -288,7 +286,7 @@ FC_EXPORT cudaError_t CUDARTAPI cudaDeviceGetAttribute(int *value, enum cudaDevi
     CUdevice dev;
     if (!value)
         return fc_rt_ret(cudaErrorInvalidValue);
-    cudaError_t e = fc_device(device, &dev);
+    cudaError_t e = fc_rt_cudevice(device, &dev);
     if (e != cudaSuccess)
         return fc_rt_ret(e);
     /* cudaDeviceAttr and CUdevice_attribute share their values. */
@@ -441,7 +439,7 @@ FC_EXPORT cudaError_t CUDARTAPI cudaGetDeviceProperties(struct cudaDeviceProp *p
     CUdevice dev;
     if (!prop)
         return fc_rt_ret(cudaErrorInvalidValue);
-    cudaError_t e = fc_device(device, &dev);
+    cudaError_t e = fc_rt_cudevice(device, &dev);
     if (e != cudaSuccess)
         return fc_rt_ret(e);
     memset(prop, 0, sizeof *prop);
@@ -519,4 +517,106 @@ FC_EXPORT cudaError_t CUDARTAPI cudaGetDriverEntryPointByVersion_ptsz(const char
                                                                       enum cudaDriverEntryPointQueryResult *driverStatus)
 {
     return fc_entry_point(symbol, funcPtr, (int)cudaVersion, flags, driverStatus, 1);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaSetDeviceFlags(unsigned int flags)
+{
+    CUdevice dev;
+    cudaError_t e = fc_rt_cudevice(fc_dev, &dev);
+    if (e != cudaSuccess)
+        return fc_rt_ret(e);
+    /* cudaDeviceMapHost is always on since CUDA 12 and has no context flag. */
+    return fc_rt_err(FC_DRV(fc_drv.cuDevicePrimaryCtxSetFlags_v11000, dev, flags & ~cudaDeviceMapHost));
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaGetDeviceFlags(unsigned int *flags)
+{
+    CUdevice dev;
+    int active;
+    if (!flags)
+        return fc_rt_ret(cudaErrorInvalidValue);
+    cudaError_t e = fc_rt_cudevice(fc_dev, &dev);
+    if (e != cudaSuccess)
+        return fc_rt_ret(e);
+    CUresult r = FC_DRV(fc_drv.cuDevicePrimaryCtxGetState_v7000, dev, flags, &active);
+    *flags |= cudaDeviceMapHost;
+    return fc_rt_err(r);
+}
+
+/* cudaLimit and CUlimit share their values. */
+FC_EXPORT cudaError_t CUDARTAPI cudaDeviceGetLimit(size_t *pValue, enum cudaLimit limit)
+{
+    FC_CTX();
+    return fc_rt_err(FC_DRV(fc_drv.cuCtxGetLimit_v3010, pValue, (CUlimit)limit));
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaDeviceSetLimit(enum cudaLimit limit, size_t value)
+{
+    FC_CTX();
+    return fc_rt_err(FC_DRV(fc_drv.cuCtxSetLimit_v3010, (CUlimit)limit, value));
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaDeviceCanAccessPeer(int *canAccessPeer, int device, int peerDevice)
+{
+    CUdevice dev, peer;
+    cudaError_t e = fc_rt_cudevice(device, &dev);
+    if (e == cudaSuccess)
+        e = fc_rt_cudevice(peerDevice, &peer);
+    if (e != cudaSuccess)
+        return fc_rt_ret(e);
+    return fc_rt_err(FC_DRV(fc_drv.cuDeviceCanAccessPeer_v4000, canAccessPeer, dev, peer));
+}
+
+static cudaError_t fc_peer_access(int peerDevice, unsigned flags, int enable)
+{
+    FC_CTX();
+    CUdevice peer;
+    CUcontext peer_ctx;
+    cudaError_t e = fc_rt_cudevice(peerDevice, &peer);
+    if (e == cudaSuccess)
+        e = fc_rt_primary(peerDevice, &peer_ctx);
+    if (e != cudaSuccess)
+        return fc_rt_ret(e);
+    return fc_rt_err(enable ? FC_DRV(fc_drv.cuCtxEnablePeerAccess_v4000, peer_ctx, flags)
+                            : FC_DRV(fc_drv.cuCtxDisablePeerAccess_v4000, peer_ctx));
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags)
+{
+    return fc_peer_access(peerDevice, flags, 1);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaDeviceDisablePeerAccess(int peerDevice)
+{
+    return fc_peer_access(peerDevice, 0, 0);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaDeviceGetDefaultMemPool(cudaMemPool_t *memPool, int device)
+{
+    CUdevice dev;
+    cudaError_t e = fc_rt_cudevice(device, &dev);
+    if (e != cudaSuccess)
+        return fc_rt_ret(e);
+    return fc_rt_err(FC_DRV(fc_drv.cuDeviceGetDefaultMemPool_v11020, (CUmemoryPool *)memPool, dev));
+}
+
+/* cudaMemPoolAttr and CUmemPool_attribute share their values. */
+FC_EXPORT cudaError_t CUDARTAPI cudaMemPoolSetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value)
+{
+    FC_CTX();
+    return fc_rt_err(FC_DRV(fc_drv.cuMemPoolSetAttribute_v11020, (CUmemoryPool)memPool, (CUmemPool_attribute)attr,
+                            value));
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaMemPoolGetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value)
+{
+    FC_CTX();
+    return fc_rt_err(FC_DRV(fc_drv.cuMemPoolGetAttribute_v11020, (CUmemoryPool)memPool, (CUmemPool_attribute)attr,
+                            value));
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaMemPoolTrimTo(cudaMemPool_t memPool, size_t minBytesToKeep)
+{
+    FC_CTX();
+    return fc_rt_err(FC_DRV(fc_drv.cuMemPoolTrimTo_v11020, (CUmemoryPool)memPool, minBytesToKeep));
 }

@@ -373,6 +373,43 @@ FC_EXPORT cudaError_t CUDARTAPI cudaStreamGetPriority_ptsz(cudaStream_t hStream,
     return fc_stream_priority(hStream, priority, 1);
 }
 
+static cudaError_t fc_stream_callback(cudaStream_t s, cudaStreamCallback_t cb, void *data, unsigned flags, int pt)
+{
+    FC_CTX();
+    /* cudaStreamCallback_t and CUstreamCallback differ only in naming the status type, and
+     * cudaError_t and CUresult share their values. */
+    return fc_rt_err(FC_DRV(FC_PT(pt, fc_drv.cuStreamAddCallback_v5000, fc_drv.cuStreamAddCallback_v7000_ptsz), s,
+                            (CUstreamCallback)cb, data, flags));
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback,
+                                                      void *userData, unsigned int flags)
+{
+    return fc_stream_callback(stream, callback, userData, flags, 0);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaStreamAddCallback_ptsz(cudaStream_t stream, cudaStreamCallback_t callback,
+                                                           void *userData, unsigned int flags)
+{
+    return fc_stream_callback(stream, callback, userData, flags, 1);
+}
+
+static cudaError_t fc_stream_id(cudaStream_t s, unsigned long long *id, int pt)
+{
+    FC_CTX();
+    return fc_rt_err(FC_DRV(FC_PT(pt, fc_drv.cuStreamGetId_v12000, fc_drv.cuStreamGetId_v12000_ptsz), s, id));
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaStreamGetId(cudaStream_t hStream, unsigned long long *streamId)
+{
+    return fc_stream_id(hStream, streamId, 0);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaStreamGetId_ptsz(cudaStream_t hStream, unsigned long long *streamId)
+{
+    return fc_stream_id(hStream, streamId, 1);
+}
+
 /* ---- events (cudaEvent_t is CUevent; flag values are shared) ---- */
 
 FC_EXPORT cudaError_t CUDARTAPI cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags)

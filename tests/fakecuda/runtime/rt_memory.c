@@ -413,3 +413,34 @@ FC_EXPORT struct cudaChannelFormatDesc CUDARTAPI cudaCreateChannelDesc(int x, in
 {
     return (struct cudaChannelFormatDesc){x, y, z, w, f};
 }
+
+static cudaError_t fc_memcpy_peer(void *dst, int dstDevice, const void *src, int srcDevice, size_t count, int async,
+                                  cudaStream_t s)
+{
+    FC_CTX();
+    CUdevice unused;
+    CUcontext dc, sc;
+    cudaError_t e = fc_rt_cudevice(dstDevice, &unused);
+    if (e == cudaSuccess)
+        e = fc_rt_cudevice(srcDevice, &unused);
+    if (e == cudaSuccess)
+        e = fc_rt_primary(dstDevice, &dc);
+    if (e == cudaSuccess)
+        e = fc_rt_primary(srcDevice, &sc);
+    if (e != cudaSuccess)
+        return fc_rt_ret(e);
+    CUdeviceptr d = (CUdeviceptr)(uintptr_t)dst, sp = (CUdeviceptr)(uintptr_t)src;
+    return fc_rt_err(async ? FC_DRV(fc_drv.cuMemcpyPeerAsync_v4000, d, dc, sp, sc, count, s)
+                           : FC_DRV(fc_drv.cuMemcpyPeer_v4000, d, dc, sp, sc, count));
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaMemcpyPeer(void *dst, int dstDevice, const void *src, int srcDevice, size_t count)
+{
+    return fc_memcpy_peer(dst, dstDevice, src, srcDevice, count, 0, NULL);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src, int srcDevice,
+                                                    size_t count, cudaStream_t stream)
+{
+    return fc_memcpy_peer(dst, dstDevice, src, srcDevice, count, 1, stream);
+}
