@@ -1,12 +1,250 @@
 #include "ct_gpu.h"
 
+#include <stdlib.h>
+#include <string.h>
+
+#include "ct_fns.h"
+#include "ct_record.h"
+
+/* ---- hot path (calling thread) ---- */
+
+static CUevent ct_gpu_take(ct_thread *th, uint64_t ctx)
+{
+    ct_gpu_stash *s = th->gpu;
+    uint64_t tail = atomic_load_explicit(&s->tail, memory_order_relaxed);
+    for (int tries = 0; tries < 4; tries++) {
+        if (tail == atomic_load_explicit(&s->head, memory_order_acquire))
+            break;
+        CUevent e = s->ev[tail & (CT_GPU_STASH - 1)];
+        uint64_t ectx = s->ctx[tail & (CT_GPU_STASH - 1)];
+        atomic_store_explicit(&s->tail, ++tail, memory_order_release);
+        if (ectx == ctx)
+            return e;
+        /* An event of another context cannot go on this stream: hand it back. */
+        ct_gpu_pend back = {0, e, NULL, 0, ectx, 0, 0, 0};
+        ct_push(th, CT_RAW_GPU_PEND, 0, ct_now(), &back, sizeof back);
+    }
+    CUevent e = NULL;
+    if (s->created < CT_GPU_MAX_EVENTS &&
+        CT_REAL(cuEventCreate)(&e, CU_EVENT_DEFAULT) == CUDA_SUCCESS) {
+        s->created++;
+        return e;
+    }
+    atomic_fetch_add_explicit(&s->lost, 1, memory_order_relaxed);
+    return NULL;
+}
+
 void ct_gpu_begin(ct_call *c, uint64_t stream)
 {
-    (void)stream;
+    ct_thread *th = c->th;
     c->gpu_ev0 = NULL;
+    if (!th || !th->gpu)
+        return;
+    if (ct_opt.gpu_every > 1 && ++th->gpu->count % ct_opt.gpu_every != 0)
+        return;
+    CUstreamCaptureStatus cs = CU_STREAM_CAPTURE_STATUS_NONE;
+    CUcontext ctx = NULL;
+    if (CT_REAL(cuStreamIsCapturing)((CUstream)(uintptr_t)stream, &cs) != CUDA_SUCCESS ||
+        cs != CU_STREAM_CAPTURE_STATUS_NONE || CT_REAL(cuCtxGetCurrent)(&ctx) != CUDA_SUCCESS ||
+        !ctx)
+        return;
+    CUevent e = ct_gpu_take(th, (uint64_t)(uintptr_t)ctx);
+    if (!e)
+        return;
+    c->gpu_stream = stream;
+    c->gpu_ctx = (uint64_t)(uintptr_t)ctx;
+    if (CT_REAL(cuEventRecord)(e, (CUstream)(uintptr_t)stream) != CUDA_SUCCESS) {
+        ct_gpu_pend back = {0, e, NULL, 0, c->gpu_ctx, 0, 0, 0};
+        ct_push(th, CT_RAW_GPU_PEND, 0, c->t0, &back, sizeof back);
+        return;
+    }
+    c->gpu_ev0 = e;
 }
 
 void ct_gpu_end(ct_call *c, CUresult r, unsigned kind, uint32_t device)
 {
-    (void)c, (void)r, (void)kind, (void)device;
+    if (!c->gpu_ev0)
+        return;
+    ct_gpu_pend p = {c->corr, c->gpu_ev0, NULL, c->gpu_stream, c->gpu_ctx, c->t0, device, 0};
+    if (r == CUDA_SUCCESS) {
+        p.ev1 = ct_gpu_take(c->th, c->gpu_ctx);
+        if (p.ev1 && CT_REAL(cuEventRecord)(p.ev1, (CUstream)(uintptr_t)c->gpu_stream) ==
+                         CUDA_SUCCESS)
+            p.kind = kind;
+    }
+    ct_push(c->th, CT_RAW_GPU_PEND, c->fn, c->t1, &p, sizeof p);
+}
+
+/* ---- writer side ---- */
+
+typedef struct {
+    ct_gpu_pend p;
+    ct_thread *owner;
+} ct_pending;
+
+static ct_pending *ct_pend;
+static size_t ct_npend, ct_pend_cap;
+static uint64_t ct_harvest_lost;
+
+typedef struct {
+    uint64_t ctx;
+    CUevent ev;
+    CUstream stream;
+    uint64_t host, made;
+} ct_anchor;
+static ct_anchor ct_anchors[64];
+static unsigned ct_nanchors;
+
+#define CT_ANCHOR_PERIOD_NS 1000000000ull
+
+static CUresult ct_elapsed(float *ms, CUevent a, CUevent b)
+{
+    if (ct_resolve(CT_FN_cuEventElapsedTime_v2))
+        return CT_REAL(cuEventElapsedTime_v2)(ms, a, b);
+    return CT_REAL(cuEventElapsedTime)(ms, a, b);
+}
+
+static void ct_give_back(ct_thread *owner, CUevent e, uint64_t ctx)
+{
+    if (!e)
+        return;
+    ct_gpu_stash *s = owner && !owner->dead ? owner->gpu : NULL;
+    if (s) {
+        uint64_t head = atomic_load_explicit(&s->head, memory_order_relaxed);
+        if (head - atomic_load_explicit(&s->tail, memory_order_acquire) < CT_GPU_STASH) {
+            s->ev[head & (CT_GPU_STASH - 1)] = e;
+            s->ctx[head & (CT_GPU_STASH - 1)] = ctx;
+            atomic_store_explicit(&s->head, head + 1, memory_order_release);
+            return;
+        }
+    }
+    CT_REAL(cuEventDestroy_v2)(e);
+}
+
+void ct_gpu_collect(ct_thread *owner, const ct_gpu_pend *p)
+{
+    if (p->kind == 0) {
+        ct_give_back(owner, p->ev0, p->ctx);
+        ct_give_back(owner, p->ev1, p->ctx);
+        return;
+    }
+    if (ct_npend == ct_pend_cap) {
+        size_t cap = ct_pend_cap ? ct_pend_cap * 2 : 1024;
+        ct_pending *v = realloc(ct_pend, cap * sizeof *v);
+        if (!v) {
+            ct_harvest_lost++;
+            ct_give_back(owner, p->ev0, p->ctx);
+            ct_give_back(owner, p->ev1, p->ctx);
+            return;
+        }
+        ct_pend = v;
+        ct_pend_cap = cap;
+    }
+    ct_pend[ct_npend++] = (ct_pending){*p, owner};
+}
+
+/* The context's anchor, renewed when older than CT_ANCHOR_PERIOD_NS; NULL if none can be had. */
+static ct_anchor *ct_anchor_for(uint64_t ctx, uint64_t now)
+{
+    ct_anchor *a = NULL;
+    for (unsigned i = 0; i < ct_nanchors; i++)
+        if (ct_anchors[i].ctx == ctx)
+            a = &ct_anchors[i];
+    if (a && now - a->made < CT_ANCHOR_PERIOD_NS)
+        return a;
+    if (!a) {
+        if (ct_nanchors == sizeof ct_anchors / sizeof ct_anchors[0])
+            return NULL;
+        a = &ct_anchors[ct_nanchors++];
+        memset(a, 0, sizeof *a);
+        a->ctx = ctx;
+    }
+    CUcontext popped;
+    if (CT_REAL(cuCtxPushCurrent_v2)((CUcontext)(uintptr_t)ctx) != CUDA_SUCCESS)
+        return NULL;
+    int ok = (a->stream || CT_REAL(cuStreamCreate)(&a->stream, CU_STREAM_NON_BLOCKING) ==
+                               CUDA_SUCCESS) &&
+             (a->ev || CT_REAL(cuEventCreate)(&a->ev, CU_EVENT_DEFAULT) == CUDA_SUCCESS);
+    if (ok) {
+        uint64_t t0 = ct_now();
+        ok = CT_REAL(cuEventRecord)(a->ev, a->stream) == CUDA_SUCCESS;
+        uint64_t t1 = ct_now();
+        ok = ok && CT_REAL(cuEventSynchronize)(a->ev) == CUDA_SUCCESS;
+        a->host = t0 + (t1 - t0) / 2;
+        a->made = t1;
+    }
+    CT_REAL(cuCtxPopCurrent_v2)(&popped);
+    return ok ? a : NULL;
+}
+
+static int ct_gpu_cmp(const void *x, const void *y)
+{
+    uint64_t a = ((const ct_rec *)x)->ts, b = ((const ct_rec *)y)->ts;
+    return a < b ? -1 : a > b;
+}
+
+uint64_t ct_gpu_harvest(ct_enc *e, int final)
+{
+    uint64_t now = ct_now(), oldest = UINT64_MAX;
+    size_t keep = 0, nout = 0;
+    ct_rec *out = ct_npend ? malloc(ct_npend * sizeof *out) : NULL;
+    for (size_t i = 0; i < ct_npend; i++) {
+        ct_pending *q = &ct_pend[i];
+        CUresult st = CT_REAL(cuEventQuery)(q->p.ev1);
+        if (st == CUDA_ERROR_NOT_READY && !final) {
+            if (q->p.submit < oldest)
+                oldest = q->p.submit;
+            ct_pend[keep++] = *q;
+            continue;
+        }
+        ct_anchor *a = st == CUDA_SUCCESS ? ct_anchor_for(q->p.ctx, now) : NULL;
+        float ms0, ms1;
+        if (a && out && ct_elapsed(&ms0, a->ev, q->p.ev0) == CUDA_SUCCESS &&
+            ct_elapsed(&ms1, q->p.ev0, q->p.ev1) == CUDA_SUCCESS) {
+            ct_rec *r = &out[nout++];
+            memset(r, 0, sizeof *r);
+            r->type = CT_REC_GPU;
+            r->u.gpu.start = (uint64_t)((int64_t)a->host + (int64_t)((double)ms0 * 1e6));
+            r->ts = r->u.gpu.start + (uint64_t)((double)ms1 * 1e6);
+            r->u.gpu.corr = q->p.corr;
+            r->u.gpu.device = q->p.device;
+            r->u.gpu.kind = q->p.kind;
+            r->u.gpu.stream = q->p.stream;
+        } else {
+            ct_harvest_lost++;
+        }
+        ct_give_back(q->owner, q->p.ev0, q->p.ctx);
+        ct_give_back(q->owner, q->p.ev1, q->p.ctx);
+    }
+    ct_npend = keep;
+    qsort(out, nout, sizeof *out, ct_gpu_cmp);
+    for (size_t i = 0; i < nout; i++)
+        if (ct_enc_rec(e, &out[i]) != 0)
+            ct_harvest_lost++;
+    free(out);
+    return oldest;
+}
+
+uint64_t ct_gpu_lost(void)
+{
+    return ct_harvest_lost;
+}
+
+void ct_gpu_thread_dead(ct_thread *t)
+{
+    ct_gpu_stash *s = t->gpu;
+    if (!s)
+        return;
+    ct_harvest_lost += atomic_load(&s->lost);
+    for (uint64_t i = atomic_load(&s->tail); i != atomic_load(&s->head); i++)
+        CT_REAL(cuEventDestroy_v2)(s->ev[i & (CT_GPU_STASH - 1)]);
+    t->gpu = NULL;
+    free(s);
+}
+
+void ct_gpu_reset(void)
+{
+    ct_npend = 0;
+    ct_nanchors = 0;
+    ct_harvest_lost = 0;
 }

@@ -1,15 +1,61 @@
-/* GPU timing of kernels, copies and sets (CUTRACE_GPU_TIMING).
+/* GPU timing of kernels, copies and sets (CUTRACE_GPU_TIMING = all | off | N for 1 in N).
  *
- * Not implemented yet: ct_gpu_begin leaves c->gpu_ev0 NULL and ct_gpu_end records nothing, so
- * traces carry CPU times only. The hooks are where the event pair of each operation will be
- * recorded on its stream (see preload/README.md, "GPU timing"). */
+ * Around a timed operation the calling thread records two CUDA events on the operation's
+ * stream, in the current context (ct_gpu_begin before the real call, ct_gpu_end after), unless
+ * the stream is being captured into a graph. The pair goes through the thread's ring to the
+ * writer, which keeps it pending until the end event completes, then converts the events to
+ * the host's CLOCK_MONOTONIC: per context, an anchor event is recorded on a private idle
+ * non-blocking stream and synchronized, and its host time taken as the middle of the record
+ * call; a GPU time is the anchor's host time plus cuEventElapsedTime(anchor, event). Anchors
+ * are renewed every second so the float milliseconds never lose more than a fraction of a
+ * microsecond; durations come from the event pair alone (exact to the event resolution).
+ *
+ * Events come from a per-thread stash (a ring the writer refills with harvested events), so
+ * after warm-up the hot path creates none; a thread creates at most CT_GPU_MAX_EVENTS. An
+ * operation that finds no event is not timed and counted (LOSS, reason GPU timing). The
+ * tracer's own CUDA calls go to the real driver and are never recorded. */
 #ifndef CT_GPU_H
 #define CT_GPU_H
 
 #include <cuda.h>
 #include "ct_trace.h"
 
+#define CT_GPU_STASH 1024u       /* free events per thread (power of two) */
+#define CT_GPU_MAX_EVENTS 4096u  /* events one thread may create */
+
+/* Per-thread event stash: a ring the writer fills (head) and the thread empties (tail). */
+typedef struct ct_gpu_stash {
+    CUevent ev[CT_GPU_STASH];
+    uint64_t ctx[CT_GPU_STASH];
+    _Atomic uint64_t head, tail;
+    uint32_t created;            /* thread-private */
+    uint32_t count;              /* thread-private: operations since the last timed one */
+    _Atomic uint64_t lost;       /* operations not timed for want of an event */
+} ct_gpu_stash;
+
+/* What the thread hands the writer for one timed operation (raw kind CT_RAW_GPU_PEND). kind 0:
+ * the events are only returned (the operation failed or could not be timed). */
+typedef struct {
+    uint64_t corr;
+    CUevent ev0, ev1;
+    uint64_t stream, ctx, submit;
+    uint32_t device, kind;
+} ct_gpu_pend;
+
 void ct_gpu_begin(ct_call *c, uint64_t stream);
 void ct_gpu_end(ct_call *c, CUresult r, unsigned kind, uint32_t device);
+
+/* Writer side (never from a signal handler). */
+void ct_gpu_collect(ct_thread *owner, const ct_gpu_pend *p);
+/* Converts every completed pending operation into a GPU record in e (sorted by GPU end);
+ * returns the CPU submit time of the oldest still pending (UINT64_MAX if none). final: give up
+ * on what is not complete (counted as lost). */
+uint64_t ct_gpu_harvest(ct_enc *e, int final);
+/* GPU timings lost so far by all threads and the harvester. */
+uint64_t ct_gpu_lost(void);
+/* A thread's stash is no longer used: its events are destroyed as they come back. */
+void ct_gpu_thread_dead(ct_thread *t);
+/* Forgets everything (forked child). */
+void ct_gpu_reset(void);
 
 #endif

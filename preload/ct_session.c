@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "ct_fns.h"
+#include "ct_gpu.h"
 #include "ct_maps.h"
 #include "ct_record.h"
 #include "ct_trace.h"
@@ -58,6 +59,11 @@ static char ct_path[PATH_MAX];
 static int ct_write_failed;
 static ct_enc ct_wenc;                         /* the writer's own stream: definitions, END */
 static void *ct_wbuf;
+static ct_enc ct_genc;                         /* GPU activity from the harvester */
+static void *ct_gbuf;
+static uint64_t ct_gpu_oldest = UINT64_MAX;    /* CPU submit time of the oldest pending GPU op */
+static uint64_t ct_gpu_lost_reported;
+static uint64_t ct_gpu_last_chunk;
 static uint32_t ct_writer_tid;
 static _Atomic uint32_t ct_flush_owner;        /* tid of the flushing thread, 0 if none */
 static uint64_t ct_low_water;
@@ -202,14 +208,15 @@ static void ct_def_string(void *ctx, uint32_t id, const char *s, size_t len)
     }
 }
 
-static void ct_write_chunk(ct_enc *e, uint32_t tid, uint64_t lost, int final, int compress)
+static void ct_write_chunk_flags(ct_enc *e, uint32_t tid, uint64_t lost, unsigned flags,
+                                 int compress)
 {
     if (!ct_write_failed && (e->nrecords || lost)) {
         ct_chunk_info info = {0};
         info.tid = tid;
         info.lost = lost;
         info.low_water = ct_low_water;
-        info.flags = final ? CT_CHUNK_FINAL : 0;
+        info.flags = (uint16_t)flags;
         ct_records_total += e->nrecords;
         int rc = ct_writer_chunk(ct_w, e, &info, compress);
         if (rc != 0) {
@@ -222,6 +229,11 @@ static void ct_write_chunk(ct_enc *e, uint32_t tid, uint64_t lost, int final, in
         }
     }
     ct_enc_restart(e);
+}
+
+static void ct_write_chunk(ct_enc *e, uint32_t tid, uint64_t lost, int final, int compress)
+{
+    ct_write_chunk_flags(e, tid, lost, final ? CT_CHUNK_FINAL : 0, compress);
 }
 
 static int ct_encode(ct_enc *e, const uint64_t *w)
@@ -246,8 +258,9 @@ static int ct_encode(ct_enc *e, const uint64_t *w)
     }
 }
 
-/* Drains t's ring up to t->snap into its encoder, writing chunks as the buffer fills. */
-static void ct_drain(ct_thread *t, int final, int compress, uint64_t now)
+/* Drains t's ring up to t->snap into its encoder, writing chunks as the buffer fills. GPU
+ * timings to collect go to the harvester (not from a signal handler, which drops them). */
+static void ct_drain(ct_thread *t, int final, int compress, int in_signal, uint64_t now)
 {
     uint64_t tail = atomic_load_explicit(&t->ring.tail, memory_order_relaxed);
     uint64_t lost = atomic_load_explicit(&t->ring.dropped, memory_order_relaxed) - t->lost_reported;
@@ -257,7 +270,10 @@ static void ct_drain(ct_thread *t, int final, int compress, uint64_t now)
         uint64_t n = kind == CT_RAW_PAD ? ct_raw_aux(w[0]) : ct_raw_nwords(w[0]);
         if (n == 0)
             break; /* cannot happen with a well-formed ring; never spin */
-        if (kind != CT_RAW_PAD && ct_encode(&t->enc, w) == CT_E_FULL) {
+        if (kind == CT_RAW_GPU_PEND) {
+            if (!in_signal)
+                ct_gpu_collect(t, (const ct_gpu_pend *)(w + 2));
+        } else if (kind != CT_RAW_PAD && ct_encode(&t->enc, w) == CT_E_FULL) {
             ct_write_chunk(&t->enc, t->tid, lost, 0, compress);
             t->lost_reported += lost;
             lost = 0;
@@ -315,6 +331,8 @@ static void ct_flush(int final, int in_signal, unsigned how, int code)
         if (!t->dead)
             t->snap = atomic_load_explicit(&t->ring.head, memory_order_acquire);
     uint64_t lw = now > 20000000 ? now - 20000000 : 0;
+    if (ct_gpu_oldest != UINT64_MAX && ct_gpu_oldest - 1000000 < lw)
+        lw = ct_gpu_oldest - 1000000;
     if (lw > ct_low_water)
         ct_low_water = lw;
     if (in_signal)
@@ -329,14 +347,32 @@ static void ct_flush(int final, int in_signal, unsigned how, int code)
         if (t->dead)
             continue;
         int exited = atomic_load_explicit(&t->exited, memory_order_acquire);
-        ct_drain(t, final || exited, compress, now);
+        ct_drain(t, final || exited, compress, in_signal, now);
         if (exited && !in_signal && atomic_load(&t->ring.tail) == t->snap) {
             ct_rec_thread r = {t->tid, 0, CT_THREAD_EXITED};
             ct_enc_thread(&ct_wenc, now, &r);
+            ct_gpu_thread_dead(t);
             free(t->ring.words);
             free(t->encbuf);
             t->dead = 1;
         }
+    }
+    if (!in_signal && ct_opt.gpu_every) {
+        ct_gpu_oldest = ct_gpu_harvest(&ct_genc, final);
+        if (final || now - ct_gpu_last_chunk >= CT_CHUNK_PERIOD_NS) {
+            ct_write_chunk_flags(&ct_genc, ct_writer_tid, 0, CT_CHUNK_GPU | (final ? CT_CHUNK_FINAL : 0),
+                                 compress);
+            ct_gpu_last_chunk = now;
+        }
+    }
+    uint64_t gpu_lost = ct_gpu_lost();
+    for (ct_thread *t = atomic_load(&ct_threads); t; t = t->next)
+        if (t->gpu)
+            gpu_lost += atomic_load_explicit(&t->gpu->lost, memory_order_relaxed);
+    if (gpu_lost > ct_gpu_lost_reported) {
+        ct_rec_loss l = {CT_LOSS_GPU_TIMING, gpu_lost - ct_gpu_lost_reported, 0};
+        ct_enc_loss(&ct_wenc, now, &l);
+        ct_gpu_lost_reported = gpu_lost;
     }
     if (final) {
         ct_rec_end e = {how, code, ct_records_total + ct_wenc.nrecords + 1, 0};
@@ -435,6 +471,9 @@ static void ct_fork_child(void)
     ct_writer_stop = 0;
     pthread_mutex_init(&ct_wmu, NULL);
     ct_intern_rewind();
+    ct_gpu_reset();
+    ct_gpu_oldest = UINT64_MAX;
+    ct_gpu_lost_reported = 0;
     atomic_store(&ct_state, CT_OFF);
 }
 
@@ -469,6 +508,13 @@ static int ct_session_start_locked(void)
         return -1;
     }
     ct_enc_init(&ct_wenc, ct_wbuf, CT_ENC_BYTES);
+    if (ct_opt.gpu_every) {
+        ct_gbuf = malloc(CT_ENC_BYTES);
+        if (!ct_gbuf)
+            ct_opt.gpu_every = 0;
+        else
+            ct_enc_init(&ct_genc, ct_gbuf, CT_ENC_BYTES);
+    }
     if (!atfork_done) {
         pthread_key_create(&ct_exit_key, ct_thread_exit);
         pthread_atfork(ct_fork_prepare, ct_fork_parent, ct_fork_child);
@@ -504,7 +550,9 @@ ct_thread *ct_thread_slow(void)
         t = calloc(1, sizeof *t);
         uint64_t *words = malloc(CT_RING_WORDS * 8);
         void *encbuf = malloc(CT_ENC_BYTES);
-        if (t && words && encbuf) {
+        ct_gpu_stash *gpu = ct_opt.gpu_every ? calloc(1, sizeof *gpu) : NULL;
+        if (t && words && encbuf && (gpu || !ct_opt.gpu_every)) {
+            t->gpu = gpu;
             t->ring.words = words;
             t->ring.mask = CT_RING_WORDS - 1;
             t->encbuf = encbuf;
@@ -522,6 +570,7 @@ ct_thread *ct_thread_slow(void)
             free(t);
             free(words);
             free(encbuf);
+            free(gpu);
             t = NULL;
         }
     }

@@ -50,6 +50,7 @@ typedef struct ct_thread {
     uint32_t tid;
     uint32_t cache_dev;          /* device of cache_ctx */
     uint64_t cache_ctx;          /* last current context seen by this thread */
+    struct ct_gpu_stash *gpu;    /* GPU-timing events (ct_gpu.h), NULL when timing is off */
     /* Writer-private from here. */
     ct_enc enc;
     void *encbuf;
@@ -69,6 +70,7 @@ typedef struct {
     int err;                      /* errno to hand back to the program */
     uint64_t t0, t1, corr, parent;
     void *gpu_ev0;                /* start event of GPU timing, NULL if not timed */
+    uint64_t gpu_stream, gpu_ctx; /* where gpu_ev0 was recorded */
 } ct_call;
 
 extern __thread ct_thread *ct_tls __attribute__((tls_model("initial-exec")));
