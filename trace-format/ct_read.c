@@ -892,6 +892,8 @@ static int ct_fin_load(ct_fin *f)
             continue;
         }
         f->pending += c->bytes;
+        if (f->pending > f->st.peak_pending)
+            f->st.peak_pending = f->pending;
         rc = ct_fin_push(f, c);
         if (rc < 0) {
             ct_cursor_free(c);

@@ -392,7 +392,7 @@ typedef struct {
     ct_warn_fn warn;          /* NULL: "cutrace: warning: PATH: MSG" on stderr */
     void *warn_ctx;
     int file_order;           /* 1: records in file order (one file only), not time order */
-    int chunk_records;        /* 1: also deliver a CT_REC_CHUNK before each chunk's records */
+    int chunk_records;        /* 1 (with file_order): a CT_REC_CHUNK before each chunk's records */
     size_t max_pending;       /* per-file bound on buffered chunk bytes; 0: 256 MiB */
 } ct_reader_opts;
 
@@ -407,6 +407,7 @@ typedef struct {
     uint64_t unknown_records; /* records of unknown types */
     uint64_t bad_records;     /* malformed records skipped */
     uint64_t late_records;    /* delivered after a later-timed record (order not kept) */
+    uint64_t peak_pending;    /* most bytes of decoded chunks held at once */
     int complete;             /* an END record was read */
 } ct_stats;
 

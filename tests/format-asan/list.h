@@ -1,0 +1,2 @@
+/* The same tests as tests/format, built with -fsanitize=address,undefined. */
+#include "../format/list.h"

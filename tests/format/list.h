@@ -1,0 +1,7 @@
+TEST_ENTRY(roundtrip_every_record_type)
+TEST_ENTRY(truncated_at_every_offset_of_last_chunk)
+TEST_ENTRY(corrupt_chunk_payload_in_middle)
+TEST_ENTRY(corrupt_chunk_header_resynchronizes)
+TEST_ENTRY(newer_minor_unknown_types_and_fields)
+TEST_ENTRY(newer_major_version_refused)
+TEST_ENTRY(empty_foreign_and_cut_header_files)

@@ -1,0 +1,146 @@
+#include "fmt.h"
+
+#include <unistd.h>
+
+/* One record of every type, with values at the edges of their fields, written in two chunks
+ * (compressed, then stored raw) and read back: re-encoding what was read must give the same
+ * bytes as encoding what was written, and a few fields are checked by value. */
+static size_t fmt_all_types(ct_rec *v, char *longtext, size_t longlen)
+{
+    static const uint32_t frames[] = {1, 1, 7};
+    static const ct_rec_device dev = {
+        .device = 1, .name = 1, .uuid = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 255},
+        .cc_major = 9, .cc_minor = 0, .sm_count = 132, .clock_khz = 1980000,
+        .mem_clock_khz = 2619000, .mem_bus_bits = 5120, .mem_bytes = 85520809984ull,
+        .l2_bytes = 52428800, .max_threads_per_sm = 2048, .regs_per_sm = 65536,
+        .smem_per_sm = 233472, .warp_size = 32, .async_engines = 3, .concurrent_kernels = 1,
+        .link_kind = CT_LINK_PCIE, .link_gen = 5, .link_width = 16, .pci_domain = 0,
+        .pci_bus = 0x1b, .pci_device = 0};
+    size_t n = 0;
+    uint64_t ts = 1000000;
+#define ADD(T) (memset(&v[n], 0, sizeof v[n]), v[n].type = (T), v[n].ts = (ts += 777), &v[n++].u)
+    ADD(CT_REC_STRING)->string = (ct_rec_string){1, 16, "cudaLaunchKernel"};
+    memset(longtext, 'k', longlen);
+    ADD(CT_REC_STRING)->string = (ct_rec_string){2, (uint32_t)longlen, longtext};
+    ADD(CT_REC_STRING)->string = (ct_rec_string){3, 9, "libfoo.so"};
+    ADD(CT_REC_FRAME)->frame = (ct_rec_frame){1, 2, 3, 0x1234};
+    ADD(CT_REC_STACK)->stack = (ct_rec_stack){1, 3, frames};
+    ADD(CT_REC_THREAD)->thread = (ct_rec_thread){4242, 1, CT_THREAD_TRACER};
+    ADD(CT_REC_DEVICE)->device = dev;
+    ADD(CT_REC_STREAM)->stream = (ct_rec_stream){CT_STREAM_CREATE, 0x7f0000001000ull,
+                                                 0x5500000000ull, 1, 1, -3};
+    ADD(CT_REC_API)->api = (ct_rec_api){ts - 300, 1, 700, 10, 9, CT_API_DRIVER};
+    v[n - 1].u.api.start = v[n - 1].ts - 300;
+    ADD(CT_REC_LAUNCH)->launch = (ct_rec_launch){10, 2, 1, {65535, 2, 3}, {1024, 1, 1}, 49152,
+                                                 0x7f0000001000ull, 0x5500000000ull, 1, 0};
+    ADD(CT_REC_COPY)->copy = (ct_rec_copy){11, CT_COPY_MEMCPY, CT_DIR_HTOD, 1ull << 33,
+                                           CT_MEMKIND_PAGEABLE, CT_MEMKIND_DEVICE,
+                                           CT_COPY_ASYNC, 0x7f0000001000ull, 1, 0};
+    ADD(CT_REC_GPU)->gpu = (ct_rec_gpu){0, 10, 1, CT_GPU_KERNEL, 0x7f0000001000ull};
+    v[n - 1].u.gpu.start = v[n - 1].ts - 5000;
+    ADD(CT_REC_MEM)->mem = (ct_rec_mem){CT_MEM_ALLOC, CT_ALLOC_POOL, 12, UINT64_MAX - 4095,
+                                        1ull << 40, 1, 2, 1, 0x7f0000001000ull, 0};
+    ADD(CT_REC_MEM)->mem = (ct_rec_mem){CT_MEM_FREE, CT_ALLOC_VMM_PHYSICAL, 5, 0, 2u << 20, 0, 0,
+                                        0, 0, 0xabcdef};
+    ADD(CT_REC_SYNC)->sync = (ct_rec_sync){0, 13, CT_SYNC_EVENT, 0x600000ull};
+    v[n - 1].u.sync.start = v[n - 1].ts - 123456;
+    ADD(CT_REC_CPU)->cpu = (ct_rec_cpu){4242, 5000000000ull, 1};
+    ADD(CT_REC_LOSS)->loss = (ct_rec_loss){CT_LOSS_BUFFER_FULL, 17, 4242};
+    static const uint8_t future[] = {1, 2, 3, 0x80, 0x01};
+    ADD(CT_REC_UNKNOWN)->unknown = (ct_rec_unknown){99, sizeof future, future};
+    ADD(CT_REC_END)->end = (ct_rec_end){CT_END_SIGNAL, -15, 20, 17};
+#undef ADD
+    return n;
+}
+
+TEST_IMPL(roundtrip_every_record_type)
+{
+    static char longtext[300];
+    ct_rec in[32];
+    size_t n = fmt_all_types(in, longtext, sizeof longtext);
+    ASSERT_INT(n, ==, 19);
+
+    char path[4096];
+    snprintf(path, sizeof path, "%s/all.ct", ct_test_tmpdir());
+    ct_writer *w = fmt_writer(path);
+    static uint8_t buf[1 << 16];
+    ct_enc e;
+    ct_enc_init(&e, buf, sizeof buf);
+    for (size_t i = 0; i < n; i++) {
+        ASSERT_INT(ct_enc_rec(&e, &in[i]), ==, 0);
+        if (i == 9) { /* first chunk compressed, the rest stored raw */
+            ct_chunk_info ci = {.tid = 4242, .low_water = in[0].ts};
+            ASSERT_INT(ct_writer_chunk(w, &e, &ci, 1), ==, 0);
+            ASSERT_INT(ci.nrecords, ==, 10);
+            ASSERT_UINT(ci.t_min, ==, in[0].ts);
+            ASSERT_UINT(ci.t_max, ==, in[9].ts);
+            ASSERT_INT(ci.flags & CT_CHUNK_RAW, ==, 0);
+        }
+    }
+    ct_chunk_info ci = {.tid = 4242, .lost = 3, .low_water = in[10].ts};
+    ASSERT_INT(ct_writer_chunk(w, &e, &ci, 0), ==, 0);
+    ASSERT_INT(ci.flags & CT_CHUNK_RAW, ==, CT_CHUNK_RAW);
+    ASSERT_INT(ct_writer_close(w), ==, 0);
+
+    fmt_log l;
+    ASSERT_INT(fmt_read1(&l, path), ==, 0);
+    ASSERT_INT(l.rc, ==, 0);
+    ASSERT_INT(l.n, ==, n);
+
+    /* Byte-identical re-encoding, from the same delta state. */
+    static uint8_t b1[1 << 16], b2[1 << 16];
+    ct_enc e1, e2;
+    ct_enc_init(&e1, b1, sizeof b1);
+    ct_enc_init(&e2, b2, sizeof b2);
+    for (size_t i = 0; i < n; i++) {
+        ASSERT_INT(l.recs[i].type, ==, in[i].type);
+        ASSERT_UINT(l.recs[i].ts, ==, in[i].ts);
+        ASSERT_UINT(l.recs[i].tid, ==, 4242);
+        ASSERT_INT(ct_enc_rec(&e1, &in[i]), ==, 0);
+        ASSERT_INT(ct_enc_rec(&e2, &l.recs[i]), ==, 0);
+        ASSERT_UINT(e1.len, ==, e2.len);
+        if (memcmp(b1, b2, e1.len) != 0) {
+            ct_test_fail_at(__FILE__, __LINE__, "record %zu (%s) differs after reading", i,
+                            ct_rec_type_name(in[i].type));
+            return 1;
+        }
+    }
+    /* Spot checks of values at the edges. */
+    ASSERT_INT(l.recs[1].u.string.len, ==, 300);
+    ASSERT_STR(ct_reader_string(l.r, 0, 3), "libfoo.so");
+    ASSERT_INT(l.recs[4].u.stack.nframes, ==, 3);
+    ASSERT_UINT(l.recs[4].u.stack.frames[2], ==, 7);
+    ASSERT_UINT(l.recs[6].u.device.uuid[15], ==, 255);
+    ASSERT_UINT(l.recs[6].u.device.mem_bytes, ==, 85520809984ull);
+    ASSERT_INT(l.recs[7].u.stream.priority, ==, -3);
+    ASSERT_UINT(l.recs[8].u.api.parent, ==, 9);
+    ASSERT_UINT(l.recs[8].u.api.start, ==, in[8].ts - 300);
+    ASSERT_UINT(l.recs[9].u.launch.grid[0], ==, 65535);
+    ASSERT_UINT(l.recs[10].u.copy.bytes, ==, 1ull << 33);
+    ASSERT_UINT(l.recs[11].u.gpu.start, ==, in[11].ts - 5000);
+    ASSERT_UINT(l.recs[12].u.mem.address, ==, UINT64_MAX - 4095);
+    ASSERT_UINT(l.recs[13].u.mem.handle, ==, 0xabcdef);
+    ASSERT_UINT(l.recs[14].ts - l.recs[14].u.sync.start, ==, 123456);
+    ASSERT_UINT(l.recs[17].u.unknown.type, ==, 99);
+    ASSERT_INT(l.recs[18].u.end.code, ==, -15);
+    ct_rec_frame fr;
+    ASSERT_INT(ct_reader_frame(l.r, 0, 1, &fr), ==, 0);
+    ASSERT_UINT(fr.offset, ==, 0x1234);
+
+    const ct_stats *st = ct_reader_stats(l.r, 0);
+    ASSERT_INT(st->chunks, ==, 2);
+    ASSERT_INT(st->records, ==, 19);
+    ASSERT_INT(st->lost, ==, 3 + 17); /* chunk count plus the LOSS record */
+    ASSERT_INT(st->unknown_records, ==, 1);
+    ASSERT_INT(st->complete, ==, 1);
+    ASSERT_INT(l.nwarn, ==, 1); /* the losses, reported once */
+    ASSERT_CONTAINS(l.warn, "20 records were lost");
+
+    const ct_header *h = ct_reader_header(l.r, 0);
+    ASSERT_INT(h->major, ==, CT_FORMAT_MAJOR);
+    ASSERT_STR(h->tracer_version, "test");
+    ASSERT_STR(h->tracer_options, "FMT=1");
+    ASSERT_UINT(h->pid, ==, (uint32_t)getpid());
+    fmt_free(&l);
+    return 0;
+}
