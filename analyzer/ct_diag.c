@@ -21,8 +21,12 @@ void ct_util_windows(const ct_dev *d, uint64_t want, ct_utilwin *u)
     uint64_t win = ct_dev_window(d);
     if (!d->windowed || !s->started || win == 0)
         return;
-    if (want == 0)
+    if (want == 0) {
+        /* several iterations per window, so a loop's own rhythm does not look like a phase */
         want = win / 100 > 10000000 ? win / 100 : 10000000;
+        if (d->long_gaps && 4 * (win / d->long_gaps) > want)
+            want = 4 * (win / d->long_gaps);
+    }
     uint64_t k = (want + s->width - 1) / s->width;
     if (k == 0)
         k = 1;
@@ -282,14 +286,16 @@ static void dev_diagnoses(diags *ds, const ct_proc *p, int d)
         sites(m, p, CT_SITE_SYNC, x);
     }
 
-    /* sync-memcpy */
+    /* sync-memcpy: without it the host would have run ahead instead of waiting */
     uint64_t cn = dv->gap_ns[CT_GAP_SYNCCPY];
-    if (p->sync_copy_count && (x = add(ds, "sync-memcpy", p, d, cn, win, FIX_SYNC_COPY))) {
+    if (p->sync_copy_count &&
+        (x = add(ds, "sync-memcpy", p, d, cn, win, FIX_SYNC_COPY))) {
         msg(x,
-            "%llu synchronous copies (%s) blocked the host %s; GPU %d then sat idle %s (%.1f%% "
-            "of the window)",
+            "%llu synchronous copies (%s) blocked the host %s (%.1f%% of the window); GPU %d sat "
+            "idle %s right after them",
             (unsigned long long)p->sync_copy_count, ct_fmt_bytes(b1, (double)p->sync_copy_bytes),
-            ct_fmt_ns(b2, (double)p->sync_copy_host_ns), d, ct_fmt_ns(b3, (double)cn), pct(cn, win));
+            ct_fmt_ns(b2, (double)p->sync_copy_host_ns), pct(p->sync_copy_host_ns, win), d,
+            ct_fmt_ns(b3, (double)cn));
         ev(x, "copies", (double)p->sync_copy_count, CT_EV_COUNT);
         ev(x, "bytes", (double)p->sync_copy_bytes, CT_EV_BYTES);
         ev(x, "host_blocked_ns", (double)p->sync_copy_host_ns, CT_EV_NS);
@@ -395,9 +401,12 @@ static void proc_diagnoses(diags *ds, const ct_proc *p)
             double pin = p->pageable_recost_ns ? (double)p->pageable_bytes / (double)p->pageable_recost_ns : 0;
             msg(x,
                 "%llu copies of pageable host memory (%s) took %s at %.2f GB/s; pinned they "
-                "would run at %.2f GB/s and save %s (%.1f%% of the window)",
+                "would run at %.2f GB/s (%s) and save %s (%.1f%% of the window)",
                 (unsigned long long)p->pageable_count, ct_fmt_bytes(b1, (double)p->pageable_bytes),
-                ct_fmt_ns(b2, (double)p->pageable_ns), got, pin, ct_fmt_ns(b3, (double)saving),
+                ct_fmt_ns(b2, (double)p->pageable_ns), got, pin,
+                p->pinned_from_peak ? "the host link's peak: no pinned copy was measured"
+                                    : "measured on the same device",
+                ct_fmt_ns(b3, (double)saving),
                 pct(saving, win));
             ev(x, "copies", (double)p->pageable_count, CT_EV_COUNT);
             ev(x, "bytes", (double)p->pageable_bytes, CT_EV_BYTES);
@@ -423,18 +432,21 @@ static void proc_diagnoses(diags *ds, const ct_proc *p)
         sites(m, p, CT_SITE_ASYNC_PAGEABLE, x);
     }
 
-    /* alloc-churn */
-    if (p->churn_allocs &&
-        (x = add(ds, "alloc-churn", p, -1, p->churn_ns, win, FIX_CHURN))) {
+    /* alloc-churn: the GPU time lost while the host allocated and freed in the loop */
+    uint64_t churn_idle = 0;
+    for (int k = 0; k < CT_MAX_DEV; k++)
+        churn_idle += p->dev[k].idle_in_memcall;
+    if (p->churn_allocs && (x = add(ds, "alloc-churn", p, -1, churn_idle, win, FIX_CHURN))) {
         msg(x,
             "%llu device allocations re-made a size freed earlier and %llu of them were freed "
-            "again; the host spent %s (%.1f%% of the window) in those calls, and each cudaFree "
-            "synchronizes the device",
+            "again; the host spent %s in those calls (each cudaFree synchronizes the device) and "
+            "the GPU sat idle %s (%.1f%% of the window) during allocation calls",
             (unsigned long long)p->churn_allocs, (unsigned long long)p->churn_frees,
-            ct_fmt_ns(b1, (double)p->churn_ns), pct(p->churn_ns, win));
+            ct_fmt_ns(b1, (double)p->churn_ns), ct_fmt_ns(b2, (double)churn_idle), pct(churn_idle, win));
         ev(x, "allocations", (double)p->churn_allocs, CT_EV_COUNT);
         ev(x, "frees", (double)p->churn_frees, CT_EV_COUNT);
         ev(x, "host_ns", (double)p->churn_ns, CT_EV_NS);
+        ev(x, "gpu_idle_in_alloc_calls_ns", (double)churn_idle, CT_EV_NS);
         sites(m, p, CT_SITE_CHURN, x);
     }
 

@@ -20,7 +20,7 @@ enum { CAT_LAUNCH = 1, CAT_COPY = 2, CAT_SYNCCOPY = 4, CAT_MEM = 8, CAT_SYNC = 1
  * with memory that was already released. */
 enum { P_GPU_END, P_API_END, P_SYNC_END, P_FREE, P_RATE, P_GPU_BEGIN, P_API_BEGIN, P_SYNC_BEGIN,
        P_ALLOC, P_FAIL };
-enum { PF_H2D = 1, PF_SYNCCOPY = 2 };
+enum { PF_H2D = 1, PF_SYNCCOPY = 2, PF_MEMCALL = 4 };
 
 typedef struct {
     uint64_t t;
@@ -44,7 +44,7 @@ struct ct_sweep {
     size_t pending;      /* points queued */
     uint64_t now;        /* time the state has been advanced to */
     uint64_t max_dur;    /* longest interval seen */
-    int api_depth, sync_depth;
+    int api_depth, sync_depth, mem_depth;
     uint32_t last_tid;
 };
 
@@ -111,7 +111,9 @@ static void sweep_push(ct_proc *p, ct_pt pt)
 typedef struct {
     uint64_t corr;
     uint8_t have_api, have_detail, type; /* type: CT_REC_LAUNCH / COPY / MEM */
-    uint8_t churn;
+    uint8_t churn, have_gpu;             /* have_gpu: the GPU record came first and waits */
+    ct_rec_gpu gpu;
+    uint64_t gpu_end;
     uint64_t api_start, api_end;
     uint32_t api_idx, tid;
     union {
@@ -354,6 +356,8 @@ static void advance(ct_proc *p, uint64_t t)
             ct_series_add_interval(&dv->util, s->now, t);
             continue;
         }
+        if (s->mem_depth > 0)
+            dv->idle_in_memcall += len;
         if (!seg_done) {
             seg_done = 1;
             if (s->sync_depth > 0) {
@@ -412,6 +416,8 @@ static void gap_end(ct_dev *dv, uint64_t t, int h2d)
     else
         g.cls = CT_GAP_HOST;
     split_add(&dv->idle, h);
+    if (g.len >= 100000)
+        dv->long_gaps++;
     if (g.len > 0) {
         dv->gap_ns[g.cls] += g.len;
         dv->gap_count[g.cls]++;
@@ -491,12 +497,15 @@ static void apply(ct_model *m, ct_proc *p, const ct_pt *pt)
         break;
     case P_API_BEGIN:
         s->api_depth++;
+        s->mem_depth += (pt->flag & PF_MEMCALL) != 0;
         s->last_tid = pt->a;
         break;
     case P_API_END:
     case P_SYNC_END:
-        if (pt->type == P_API_END)
+        if (pt->type == P_API_END) {
             s->api_depth -= s->api_depth > 0;
+            s->mem_depth -= (pt->flag & PF_MEMCALL) && s->mem_depth > 0;
+        }
         else
             s->sync_depth -= s->sync_depth > 0;
         if (pt->type == P_API_END)
@@ -685,8 +694,9 @@ static void on_api(ct_model *m, ct_proc *p, const ct_rec *r)
     uint8_t cat = api_cat(m, r->file, a->function, idx);
     ct_thread *th = thread_of(p, r->tid);
     th->api_calls++;
-    push_interval(m, p, start, r->ts, P_API_BEGIN, P_API_END, 0, (cat & CAT_SYNCCOPY) ? PF_SYNCCOPY : 0,
-                  r->tid);
+    int flag = ((cat & CAT_SYNCCOPY) ? PF_SYNCCOPY : 0) |
+               ((cat & CAT_MEM) && !a->parent ? PF_MEMCALL : 0);
+    push_interval(m, p, start, r->ts, P_API_BEGIN, P_API_END, 0, flag, r->tid);
     if (cat & (CAT_LAUNCH | CAT_COPY | CAT_MEM)) {
         callent *c = call_get(p, a->corr, 0);
         if (c) {
@@ -727,14 +737,14 @@ static callent *detail(ct_model *m, ct_proc *p, uint64_t corr, int type)
     return c;
 }
 
-static void on_gpu(ct_model *m, ct_proc *p, const ct_rec *r)
+/* A GPU interval with whatever is known of its call (c NULL or without detail: unmatched). */
+static void gpu_done(ct_model *m, ct_proc *p, const ct_rec_gpu *g, uint64_t end, callent *c,
+                     uint32_t file)
 {
-    const ct_rec_gpu *g = &r->u.gpu;
     int d = dev_slot(g->device);
     ct_dev *dv = &p->dev[d];
     dv->seen = 1;
-    uint64_t start = g->start <= r->ts ? g->start : r->ts, dur = r->ts - start;
-    callent *c = call_get(p, g->corr, 0);
+    uint64_t start = g->start <= end ? g->start : end, dur = end - start;
     ct_call call = {.corr = g->corr};
     int flag = 0;
     if (c && c->have_detail) {
@@ -745,7 +755,7 @@ static void on_gpu(ct_model *m, ct_proc *p, const ct_rec *r)
         call.api_name = c->have_api ? ct_map_key(&m->api_names, c->api_idx) : NULL;
     }
     if (c && c->have_detail && c->type == CT_REC_LAUNCH) {
-        uint32_t k = cached(m, r->file, c->u.launch.function, 0);
+        uint32_t k = cached(m, file, c->u.launch.function, 0);
         ct_sketch_add(&m->kernels[k].d, dur);
         m->gpu_ns_total += dur;
         ct_grow(&p->kern_ns, &p->kern_cap, k + 1, sizeof *p->kern_ns);
@@ -789,7 +799,7 @@ static void on_gpu(ct_model *m, ct_proc *p, const ct_rec *r)
                 flag = PF_H2D;
                 p->h2d_copies++;
             }
-            if (hk == CT_HK_PINNED) {
+            if (hk == CT_HK_PINNED && cp->bytes >= CT_BW_MIN_BYTES) {
                 p->pinned_bytes[d][dir] += cp->bytes;
                 p->pinned_ns[d][dir] += dur;
             } else if (hk == CT_HK_PAGEABLE) {
@@ -803,11 +813,26 @@ static void on_gpu(ct_model *m, ct_proc *p, const ct_rec *r)
     } else {
         p->unmatched_gpu++;
     }
-    push_interval(m, p, start, r->ts, P_GPU_BEGIN, P_GPU_END, d, flag, 0);
+    push_interval(m, p, start, end, P_GPU_BEGIN, P_GPU_END, d, flag, 0);
     if (m->obs && m->obs->on_gpu)
-        m->obs->on_gpu(m->obs->ctx, p, r, &call);
+        m->obs->on_gpu(m->obs->ctx, p, g, end, &call);
     if (c)
         call_drop(p, g->corr);
+}
+
+/* GPU records are joined to their call's LAUNCH / COPY detail. A GPU interval can end before
+ * its call returns (a synchronous copy, a tiny kernel), so it can be delivered first: it then
+ * waits in the call's entry for the detail. */
+static void on_gpu(ct_model *m, ct_proc *p, const ct_rec *r)
+{
+    callent *c = call_get(p, r->u.gpu.corr, 1);
+    if (c->have_detail && c->type != CT_REC_MEM) {
+        gpu_done(m, p, &r->u.gpu, r->ts, c, r->file);
+        return;
+    }
+    c->have_gpu = 1;
+    c->gpu = r->u.gpu;
+    c->gpu_end = r->ts;
 }
 
 static int mem_slot(const ct_rec_mem *mr)
@@ -935,18 +960,20 @@ void ct_model_feed(ct_model *m, const ct_rec *r)
     case CT_REC_API:
         on_api(m, p, r);
         break;
-    case CT_REC_LAUNCH: {
-        callent *c = detail(m, p, r->u.launch.corr, CT_REC_LAUNCH);
-        c->u.launch = r->u.launch;
-        if (c->have_api)
-            call_host_done(m, p, c);
-        break;
-    }
+    case CT_REC_LAUNCH:
     case CT_REC_COPY: {
-        callent *c = detail(m, p, r->u.copy.corr, CT_REC_COPY);
-        c->u.copy = r->u.copy;
+        uint64_t corr = r->type == CT_REC_LAUNCH ? r->u.launch.corr : r->u.copy.corr;
+        callent *c = detail(m, p, corr, (int)r->type);
+        if (r->type == CT_REC_LAUNCH)
+            c->u.launch = r->u.launch;
+        else
+            c->u.copy = r->u.copy;
         if (c->have_api)
             call_host_done(m, p, c);
+        /* the entry may be gone (a host-to-host copy has no GPU work) */
+        c = call_get(p, corr, 0);
+        if (c && c->have_gpu)
+            gpu_done(m, p, &c->gpu, c->gpu_end, c, r->file);
         break;
     }
     case CT_REC_GPU:
@@ -990,6 +1017,21 @@ void ct_model_finish(ct_model *m)
 {
     for (size_t i = 0; i < m->nprocs; i++) {
         ct_proc *p = &m->procs[i];
+        /* GPU intervals whose call detail never came: counted as GPU time only */
+        uint64_t *waiting = xmalloc((p->corr.n + 1) * sizeof *waiting);
+        size_t nw = 0;
+        for (size_t k = 0; k < p->corr.cap; k++) {
+            uint32_t idx = p->corr.vals[k];
+            if (p->corr.keys[k] && ((callent *)ct_pool_at(&p->calls, idx))->have_gpu)
+                waiting[nw++] = p->corr.keys[k];
+        }
+        for (size_t k = 0; k < nw; k++) {
+            callent *c = call_get(p, waiting[k], 0);
+            ct_rec_gpu g = c->gpu;
+            gpu_done(m, p, &g, c->gpu_end, NULL, p->file);
+            call_drop(p, waiting[k]);
+        }
+        free(waiting);
         sweep_run(m, p, UINT64_MAX);
         for (int d = 0; d <= CT_MAX_DEV; d++) {
             ct_dev *dv = &p->dev[d];
@@ -1010,6 +1052,8 @@ void ct_model_finish(ct_model *m)
             for (int dir = 0; dir < 2; dir++) {
                 if (!p->pg_count[d][dir])
                     continue;
+                if (!p->pinned_ns[d][dir])
+                    p->pinned_from_peak = 1;
                 double bw = p->pinned_ns[d][dir]
                                 ? (double)p->pinned_bytes[d][dir] / (double)p->pinned_ns[d][dir] * 1e9
                                 : p->dev[d].have_prop ? ct_dev_link_peak(&p->dev[d].prop) : 0;

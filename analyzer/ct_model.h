@@ -31,6 +31,7 @@
 #define CT_TOP_GAPS 10
 #define CT_MAX_FAILS 16          /* failed allocations kept in detail */
 #define CT_SWEEP_MIN_LAG_NS 1000000000ull
+#define CT_BW_MIN_BYTES (256u << 10) /* smaller copies measure latency, not bandwidth */
 
 /* copy operations, as the tables name them */
 enum { CT_OP_H2D, CT_OP_D2H, CT_OP_D2D, CT_OP_P2P, CT_OP_H2H, CT_OP_MEMSET, CT_OP_N };
@@ -91,6 +92,8 @@ typedef struct {
     int gap_sync, gap_synccpy;    /* a blocking call returned during the gap in progress */
     uint64_t gap_ns[CT_GAP_N], gap_count[CT_GAP_N];
     ct_hostsplit gap_host[CT_GAP_N];
+    uint64_t idle_in_memcall;     /* idle while the host was in allocation calls */
+    uint64_t long_gaps;           /* gaps of 100 us or more: the loop's rhythm */
     ct_gap top[CT_TOP_GAPS];
     int ntop;
     ct_series util;
@@ -161,6 +164,7 @@ typedef struct {
     /* copies detail for diagnoses */
     uint64_t pageable_count, pageable_bytes, pageable_ns;
     uint64_t pageable_recost_ns;  /* the same copies at the pinned bandwidth */
+    int pinned_from_peak;         /* no pinned copy measured: re-costed at the link's peak */
     uint64_t async_pageable_count, async_pageable_bytes, async_pageable_host_ns;
     uint64_t sync_copy_count, sync_copy_bytes, sync_copy_host_ns;
     uint64_t sync_calls, sync_ns, sync_count_kind[8];
@@ -206,7 +210,8 @@ typedef struct {
 typedef struct {
     void *ctx;
     void (*on_api)(void *ctx, ct_proc *p, const ct_rec *r, const char *name);
-    void (*on_gpu)(void *ctx, ct_proc *p, const ct_rec *r, const ct_call *c);
+    /* a GPU interval (end: its end time), joined with its call when known */
+    void (*on_gpu)(void *ctx, ct_proc *p, const ct_rec_gpu *g, uint64_t end, const ct_call *c);
     void (*on_mem)(void *ctx, ct_proc *p, uint64_t t, int dev, uint64_t in_use);
     void (*on_proc)(void *ctx, ct_proc *p);
     void (*on_thread)(void *ctx, ct_proc *p, const ct_thread *t);

@@ -1,0 +1,565 @@
+/* tracegen: writes realistic synthetic cutrace traces through the format library, for the
+ * analyzer's tests and the benchmarks. It simulates a training loop on a modelled H100 and
+ * writes what cutrace's tracer would: API calls (runtime calls with a nested driver call), their
+ * LAUNCH / COPY / MEM / SYNC details, GPU intervals from a harvester stream, thread CPU-time
+ * readings, threads, streams, the device, and an END record. Records are appended in time order
+ * per stream and chunks carry exact low-water marks, as the tracer's writer does.
+ *
+ *   tracegen -o DIR [options]      one file per rank: DIR/rank-R.cutrace
+ *
+ * Each iteration: the data loader (--loader-ms, sleeping or computing on the main thread, or
+ * hidden by --prefetch), one cudaMemcpyAsync host-to-device of --batch-bytes from pageable or
+ * pinned memory (pageable: staged synchronously, the call returns when the copy ends), --kernels
+ * launches of --kernel-us each (--sync-every-kernel: cudaDeviceSynchronize after each), then
+ * a 4-byte cudaMemcpyAsync device-to-host and cudaStreamSynchronize (the loss). Halfway through
+ * the launches the host works --host-us [200] (building the rest of the step), preceded with
+ * --sync-copy-bytes B by a synchronous cudaMemcpy device-to-host of B bytes (a metric read back). --churn adds a
+ * cudaMalloc/cudaFree of 64 MiB per iteration (cudaFree waits for the device). --stall-ms S makes
+ * iteration --iters/2 spend S ms on the host with the GPU idle (an evaluation phase). --oom ends
+ * with a failing 100 GiB cudaMalloc. Setup allocates weights (1 GiB), grads (1 GiB) and optimizer
+ * state (2 GiB) from distinct call stacks; everything is freed at the end except after --oom.
+ *
+ * stdout: "tracegen: key=value ..." lines stating what was written (counts, bytes, peaks,
+ * simulated times), for tests to compare with the analyzer's output. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cttrace.h"
+
+typedef struct {
+    int iters, kernels, ranks, workers, prefetch, pinned, sync_every_kernel, churn, oom,
+        compute_loader;
+    double loader_ms, kernel_us, launch_us, stall_ms, straggler, host_us;
+    uint64_t batch_bytes, sync_copy_bytes;
+    const char *out;
+} gen_opts;
+
+#define GiB (1024ull * 1024 * 1024)
+#define PINNED_BPS 25e9    /* host-to-device from pinned memory */
+#define PAGEABLE_BPS 8e9   /* from pageable memory (staged through a bounce buffer) */
+#define STREAM_COMPUTE 0x7f0000001000ull
+#define STREAM_COPY 0x7f0000002000ull
+
+/* ---- time-ordered emission ------------------------------------------------------------------ */
+
+enum { S_MAIN, S_GPU, S_WORKER0 };
+#define MAX_STREAMS 16
+
+typedef struct {
+    ct_rec r;
+    int stream;
+    uint64_t seq;
+} pend;
+
+typedef struct {
+    ct_writer *w;
+    ct_enc enc[MAX_STREAMS];
+    uint32_t tid[MAX_STREAMS];
+    int nstreams;
+    pend *heap;
+    size_t n, cap;
+    uint64_t seq, records, strings;
+    uint64_t corr;
+    uint32_t next_id;
+    uint64_t first_ts[MAX_STREAMS]; /* time of the first record since the stream's last chunk */
+} gen;
+
+static void die(const char *what, int rc)
+{
+    fprintf(stderr, "tracegen: %s: %s\n", what, ct_strerror(rc));
+    exit(1);
+}
+
+static int before(const pend *a, const pend *b)
+{
+    return a->r.ts < b->r.ts || (a->r.ts == b->r.ts && a->seq < b->seq);
+}
+
+/* Writes stream s's records as a chunk. No record generated from now on is older than `next`;
+ * records already encoded but not yet written (in any stream's buffer) start at their stream's
+ * first_ts: the low-water mark is the smallest of these. */
+static void flush_stream(gen *g, int s, uint64_t next)
+{
+    uint64_t lw = next;
+    for (int k = 0; k < g->nstreams; k++)
+        if (g->enc[k].len && g->first_ts[k] < lw)
+            lw = g->first_ts[k];
+    ct_chunk_info info = {.tid = g->tid[s], .flags = s == S_GPU ? CT_CHUNK_GPU : 0,
+                          .low_water = lw};
+    int rc = ct_writer_chunk(g->w, &g->enc[s], &info, 1);
+    if (rc < 0)
+        die("writing a chunk", rc);
+}
+
+static void encode(gen *g, int s, const ct_rec *r, uint64_t next)
+{
+    if (g->enc[s].len == 0)
+        g->first_ts[s] = r->ts;
+    int rc = ct_enc_rec(&g->enc[s], r);
+    if (rc == CT_E_FULL) {
+        flush_stream(g, s, next);
+        g->first_ts[s] = r->ts;
+        rc = ct_enc_rec(&g->enc[s], r);
+    }
+    if (rc < 0)
+        die("encoding a record", rc);
+    g->records++;
+}
+
+static void push(gen *g, int s, const ct_rec *r)
+{
+    if (g->n == g->cap) {
+        g->cap = g->cap ? 2 * g->cap : 1024;
+        g->heap = realloc(g->heap, g->cap * sizeof *g->heap);
+        if (!g->heap)
+            abort();
+    }
+    size_t i = g->n++;
+    pend p = {.r = *r, .stream = s, .seq = g->seq++};
+    while (i > 0 && before(&p, &g->heap[(i - 1) / 2])) {
+        g->heap[i] = g->heap[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    g->heap[i] = p;
+}
+
+/* Encodes every pending record with ts <= upto, in time order. */
+static void drain(gen *g, uint64_t upto)
+{
+    while (g->n && g->heap[0].r.ts <= upto) {
+        pend top = g->heap[0];
+        pend last = g->heap[--g->n];
+        size_t i = 0;
+        for (;;) {
+            size_t c = 2 * i + 1;
+            if (c >= g->n)
+                break;
+            if (c + 1 < g->n && before(&g->heap[c + 1], &g->heap[c]))
+                c++;
+            if (!before(&g->heap[c], &last))
+                break;
+            g->heap[i] = g->heap[c];
+            i = c;
+        }
+        if (g->n)
+            g->heap[i] = last;
+        encode(g, top.stream, &top.r, top.r.ts);
+    }
+}
+
+static void flush_all(gen *g, uint64_t now)
+{
+    drain(g, now);
+    for (int s = 0; s < g->nstreams; s++)
+        flush_stream(g, s, now);
+}
+
+static uint32_t intern(gen *g, int s, uint64_t ts, const char *text)
+{
+    uint32_t id = ++g->next_id;
+    ct_rec r = {.type = CT_REC_STRING, .ts = ts};
+    r.u.string = (ct_rec_string){.id = id, .len = (uint32_t)strlen(text), .text = text};
+    drain(g, ts);
+    encode(g, s, &r, ts);
+    g->strings++;
+    return id;
+}
+
+/* ---- the simulated process ------------------------------------------------------------------ */
+
+typedef struct {
+    gen g;
+    const gen_opts *o;
+    int rank;
+    uint64_t now;            /* host time of the main thread */
+    uint64_t gpu_free[2];    /* compute and copy streams */
+    uint64_t cpu_ns;         /* main thread's cumulative CPU time */
+    uint64_t worker_cpu[8];
+    double kernel_ns;
+    uint32_t s_launch_rt, s_launch_drv, s_memcpy_async, s_memcpy, s_sync_stream, s_sync_dev,
+        s_malloc, s_free, s_kernel[8], s_stack[8];
+    uint64_t h2d, h2d_bytes, d2h, d2h_bytes, kernels, syncs, mallocs, frees, failed;
+    uint64_t kernel_total_ns;
+    uint64_t in_use, peak;
+} proc;
+
+static void cpu_reading(proc *p, uint64_t busy_ns)
+{
+    p->cpu_ns += busy_ns;
+    ct_rec r = {.type = CT_REC_CPU, .ts = p->now};
+    r.u.cpu = (ct_rec_cpu){.tid = p->g.tid[S_MAIN], .user_ns = p->cpu_ns * 9 / 10,
+                           .sys_ns = p->cpu_ns - p->cpu_ns * 9 / 10};
+    push(&p->g, S_MAIN, &r);
+}
+
+/* An API call of the main thread lasting dur from now; returns its correlation id. The runtime
+ * call nests a driver call when drv is set, as the real runtime does. */
+static uint64_t api(proc *p, uint32_t fn, uint32_t drv, uint64_t dur, uint32_t result)
+{
+    uint64_t corr = ++p->g.corr, start = p->now;
+    if (drv) {
+        uint64_t dc = ++p->g.corr;
+        ct_rec d = {.type = CT_REC_API, .ts = start + dur - dur / 10};
+        d.u.api = (ct_rec_api){.start = start + dur / 10, .function = drv, .corr = dc,
+                               .parent = corr, .flags = CT_API_DRIVER};
+        push(&p->g, S_MAIN, &d);
+    }
+    p->now += dur;
+    ct_rec r = {.type = CT_REC_API, .ts = p->now};
+    r.u.api = (ct_rec_api){.start = start, .function = fn, .result = result, .corr = corr};
+    push(&p->g, S_MAIN, &r);
+    return corr;
+}
+
+static void gpu(proc *p, uint64_t corr, int kind, int stream, uint64_t start, uint64_t dur)
+{
+    ct_rec r = {.type = CT_REC_GPU, .ts = start + dur};
+    r.u.gpu = (ct_rec_gpu){.start = start, .corr = corr, .device = 0, .kind = (uint32_t)kind,
+                           .stream = stream ? STREAM_COPY : STREAM_COMPUTE};
+    push(&p->g, S_GPU, &r);
+    p->gpu_free[stream] = start + dur;
+}
+
+static uint64_t max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
+
+static void sync_rec(proc *p, uint64_t corr, uint32_t kind, uint64_t start, uint64_t end)
+{
+    ct_rec r = {.type = CT_REC_SYNC, .ts = end};
+    r.u.sync = (ct_rec_sync){.start = start, .corr = corr, .kind = kind, .object = STREAM_COMPUTE};
+    push(&p->g, S_MAIN, &r);
+    p->syncs++;
+}
+
+static void launch(proc *p, int k)
+{
+    uint64_t api_start = p->now;
+    uint64_t corr = api(p, p->s_launch_rt, p->s_launch_drv, (uint64_t)(p->o->launch_us * 1e3), 0);
+    ct_rec l = {.type = CT_REC_LAUNCH, .ts = p->now};
+    l.u.launch = (ct_rec_launch){.corr = corr, .function = p->s_kernel[k % 8],
+                                 .grid = {4u << (k % 3), 1, 1}, .block = {256, 1, 1},
+                                 .stream = STREAM_COMPUTE, .device = 0};
+    push(&p->g, S_MAIN, &l);
+    uint64_t start = max_u64(api_start + 3000, p->gpu_free[0]);
+    uint64_t dur = (uint64_t)(p->kernel_ns * (1.0 + 0.1 * (k % 3)));
+    gpu(p, corr, CT_GPU_KERNEL, 0, start, dur);
+    p->kernels++;
+    p->kernel_total_ns += dur;
+}
+
+/* A copy: async or not, from pageable or pinned host memory. */
+static void copy(proc *p, uint32_t dir, uint64_t bytes, int async, int pinned, int stream)
+{
+    uint64_t start_api = p->now;
+    double bps = pinned ? PINNED_BPS : PAGEABLE_BPS;
+    uint64_t dur = (uint64_t)((double)bytes / bps * 1e9) + 1500;
+    uint64_t gstart = max_u64(start_api + 4000, p->gpu_free[stream]);
+    /* a synchronous call, or an async one from pageable memory, returns after the copy */
+    int blocks = !async || !pinned;
+    uint64_t api_dur = blocks ? gstart + dur + 2000 - start_api : 4000;
+    uint64_t corr = api(p, async ? p->s_memcpy_async : p->s_memcpy, 0, api_dur, 0);
+    ct_rec c = {.type = CT_REC_COPY, .ts = p->now};
+    uint32_t host = pinned ? CT_MEMKIND_PINNED : CT_MEMKIND_PAGEABLE;
+    c.u.copy = (ct_rec_copy){.corr = corr, .op = CT_COPY_MEMCPY, .dir = dir, .bytes = bytes,
+                             .src_kind = dir == CT_DIR_HTOD ? host : CT_MEMKIND_DEVICE,
+                             .dst_kind = dir == CT_DIR_HTOD ? CT_MEMKIND_DEVICE : host,
+                             .flags = async ? CT_COPY_ASYNC : 0,
+                             .stream = stream ? STREAM_COPY : STREAM_COMPUTE};
+    push(&p->g, S_MAIN, &c);
+    gpu(p, corr, CT_GPU_MEMCPY, stream, gstart, dur);
+    if (!async)
+        sync_rec(p, corr, CT_SYNC_MEMCPY, start_api, p->now);
+    if (dir == CT_DIR_HTOD) {
+        p->h2d++;
+        p->h2d_bytes += bytes;
+    } else {
+        p->d2h++;
+        p->d2h_bytes += bytes;
+    }
+}
+
+static void mem(proc *p, int op, uint64_t addr, uint64_t size, uint32_t stack, uint64_t dur,
+                uint32_t result)
+{
+    uint64_t corr = api(p, op == CT_MEM_ALLOC ? p->s_malloc : p->s_free, 0, dur, result);
+    ct_rec r = {.type = CT_REC_MEM, .ts = p->now};
+    r.u.mem = (ct_rec_mem){.op = (uint32_t)op, .kind = CT_ALLOC_DEVICE, .corr = corr,
+                           .address = result ? 0 : addr, .size = size, .device = 0,
+                           .result = result, .stack = stack};
+    push(&p->g, S_MAIN, &r);
+    if (op == CT_MEM_ALLOC && result)
+        p->failed++;
+    else if (op == CT_MEM_ALLOC) {
+        p->mallocs++;
+        p->in_use += size;
+        if (p->in_use > p->peak)
+            p->peak = p->in_use;
+    } else {
+        p->frees++;
+        p->in_use -= size;
+    }
+}
+
+static void stream_sync(proc *p, uint32_t fn, uint32_t kind)
+{
+    uint64_t start = p->now, done = max_u64(p->gpu_free[0], p->gpu_free[1]);
+    uint64_t dur = max_u64(done, start) + 3000 - start;
+    uint64_t corr = api(p, fn, 0, dur, 0);
+    sync_rec(p, corr, kind, start + 1000, p->now - 1000);
+}
+
+static uint32_t frame_stack(proc *p, const char *const *fns, int n)
+{
+    static uint32_t next_frame, next_stack;
+    uint32_t frames[8];
+    for (int i = 0; i < n; i++) {
+        ct_rec f = {.type = CT_REC_FRAME, .ts = p->now};
+        f.u.frame = (ct_rec_frame){.id = ++next_frame, .function = intern(&p->g, S_MAIN, p->now, fns[i]),
+                                   .module = 0, .offset = 0x100u * (unsigned)i};
+        encode(&p->g, S_MAIN, &f, p->now);
+        frames[i] = f.u.frame.id;
+    }
+    ct_rec s = {.type = CT_REC_STACK, .ts = p->now};
+    s.u.stack = (ct_rec_stack){.id = ++next_stack, .nframes = (uint32_t)n, .frames = frames};
+    encode(&p->g, S_MAIN, &s, p->now);
+    return s.u.stack.id;
+}
+
+static void run_rank(const gen_opts *o, int rank, uint64_t t0)
+{
+    proc *p = calloc(1, sizeof *p);
+    if (!p)
+        abort();
+    p->o = o;
+    p->rank = rank;
+    p->now = t0;
+    p->kernel_ns = o->kernel_us * 1e3 * (rank == 1 && o->straggler > 0 ? o->straggler : 1.0);
+    char path[4096], rankenv[32], hostname[64], cmd[64];
+    snprintf(path, sizeof path, "%s/rank-%d.cutrace", o->out, rank);
+    snprintf(rankenv, sizeof rankenv, "RANK=%d", rank);
+    snprintf(hostname, sizeof hostname, "node%d", rank / 8);
+    int cl = snprintf(cmd, sizeof cmd, "python%ctrain.py%c--rank%c%d", 0, 0, 0, rank);
+    const char *env[] = {rankenv};
+    ct_header h = {.hostname = hostname, .pid = 1000u + (unsigned)rank, .ppid = 1,
+                   .cmdline = cmd, .cmdline_len = (size_t)cl + 1, .exe = "/usr/bin/python3",
+                   .boot_id = "tracegen-boot", .realtime_ns = 1700000000000000000ull,
+                   .monotonic_ns = t0, .tracer_version = "tracegen",
+                   .tracer_options = "", .nenv = 1, .env = env};
+    gen *g = &p->g;
+    int rc = ct_writer_open(&g->w, path, &h, NULL);
+    if (rc < 0)
+        die(path, rc);
+    g->nstreams = 2 + o->workers;
+    for (int s = 0; s < g->nstreams; s++) {
+        size_t cap = 1u << 20;
+        ct_enc_init(&g->enc[s], malloc(cap), cap);
+        g->tid[s] = s == S_MAIN ? h.pid : s == S_GPU ? h.pid + 100 : h.pid + (uint32_t)s - 1;
+    }
+    /* definitions: threads, device, API and kernel names */
+    ct_rec r = {.type = CT_REC_THREAD, .ts = p->now};
+    r.u.thread = (ct_rec_thread){.tid = g->tid[S_MAIN], .name = intern(g, S_MAIN, p->now, "python")};
+    encode(g, S_MAIN, &r, p->now);
+    for (int w = 0; w < o->workers; w++) {
+        char nm[32];
+        snprintf(nm, sizeof nm, "pt_data_worker%d", w);
+        r.u.thread = (ct_rec_thread){.tid = g->tid[S_WORKER0 + w], .name = intern(g, S_WORKER0 + w, p->now, nm)};
+        encode(g, S_WORKER0 + w, &r, p->now);
+    }
+    r.u.thread = (ct_rec_thread){.tid = g->tid[S_GPU], .name = intern(g, S_GPU, p->now, "cutrace-gpu"),
+                                 .flags = CT_THREAD_TRACER};
+    encode(g, S_GPU, &r, p->now);
+    ct_rec dev = {.type = CT_REC_DEVICE, .ts = p->now};
+    dev.u.device = (ct_rec_device){.device = 0, .name = intern(g, S_MAIN, p->now, "NVIDIA H100 80GB HBM3"),
+                                   .cc_major = 9, .sm_count = 132, .clock_khz = 1980000,
+                                   .mem_clock_khz = 2619000, .mem_bus_bits = 5120,
+                                   .mem_bytes = 85045395456ull, .l2_bytes = 52428800,
+                                   .warp_size = 32, .async_engines = 3, .concurrent_kernels = 1,
+                                   .link_kind = CT_LINK_PCIE, .link_gen = 5, .link_width = 16};
+    encode(g, S_MAIN, &dev, p->now);
+    for (int s = 0; s < 2; s++) {
+        ct_rec st = {.type = CT_REC_STREAM, .ts = p->now};
+        st.u.stream = (ct_rec_stream){.op = CT_STREAM_CREATE, .stream = s ? STREAM_COPY : STREAM_COMPUTE,
+                                      .context = 0x5000, .device = 0};
+        encode(g, S_MAIN, &st, p->now);
+    }
+    p->s_launch_rt = intern(g, S_MAIN, p->now, "cudaLaunchKernel");
+    p->s_launch_drv = intern(g, S_MAIN, p->now, "cuLaunchKernel");
+    p->s_memcpy_async = intern(g, S_MAIN, p->now, "cudaMemcpyAsync");
+    p->s_memcpy = intern(g, S_MAIN, p->now, "cudaMemcpy");
+    p->s_sync_stream = intern(g, S_MAIN, p->now, "cudaStreamSynchronize");
+    p->s_sync_dev = intern(g, S_MAIN, p->now, "cudaDeviceSynchronize");
+    p->s_malloc = intern(g, S_MAIN, p->now, "cudaMalloc");
+    p->s_free = intern(g, S_MAIN, p->now, "cudaFree");
+    static const char *const kn[8] = {
+        "void nn::forward_linear<float>(float*, float const*, float const*, int)",
+        "forward_relu(float*, float const*, int)", "loss_forward(float*, float const*, int)",
+        "void nn::backward_linear<float>(float*, float*, float const*, float const*, float const*, int)",
+        "backward_relu(float*, float const*, float const*, int)",
+        "void nn::sgd_update<float>(float*, float const*, int)", "reduce_batch",
+        "ampere_sgemm_128x64_nn \"quoted\"\tname"};
+    for (int k = 0; k < 8; k++)
+        p->s_kernel[k] = intern(g, S_MAIN, p->now, kn[k]);
+    static const char *const st_w[] = {"alloc_weights", "Model::init", "main"};
+    static const char *const st_g[] = {"alloc_grads", "Model::init", "main"};
+    static const char *const st_o[] = {"alloc_optimizer", "Optimizer::init", "main"};
+    static const char *const st_c[] = {"scratch_alloc", "train_step", "main"};
+    static const char *const st_x[] = {"alloc_activations", "train_step", "main"};
+    p->s_stack[0] = frame_stack(p, st_w, 3);
+    p->s_stack[1] = frame_stack(p, st_g, 3);
+    p->s_stack[2] = frame_stack(p, st_o, 3);
+    p->s_stack[3] = frame_stack(p, st_c, 3);
+    p->s_stack[4] = frame_stack(p, st_x, 3);
+
+    /* setup */
+    mem(p, CT_MEM_ALLOC, 0x700000000000ull, GiB, p->s_stack[0], 150000, 0);
+    mem(p, CT_MEM_ALLOC, 0x700100000000ull, GiB, p->s_stack[1], 150000, 0);
+    mem(p, CT_MEM_ALLOC, 0x700200000000ull, 2 * GiB, p->s_stack[2], 150000, 0);
+    uint64_t flush_at = p->now + 50000000;
+    for (int it = 0; it < o->iters; it++) {
+        /* the loader: on the main thread unless prefetching hides it */
+        uint64_t loader = (uint64_t)(o->loader_ms * 1e6);
+        if (!o->prefetch && loader) {
+            cpu_reading(p, 0);
+            p->now += loader;
+            cpu_reading(p, o->compute_loader ? loader : loader / 50);
+        }
+        for (int w = 0; w < o->workers && w < 8; w++) {
+            p->worker_cpu[w] += loader;
+            ct_rec c = {.type = CT_REC_CPU, .ts = p->now};
+            c.u.cpu = (ct_rec_cpu){.tid = g->tid[S_WORKER0 + w], .user_ns = p->worker_cpu[w]};
+            push(g, S_WORKER0 + w, &c);
+        }
+        if (o->stall_ms > 0 && it == o->iters / 2) {
+            cpu_reading(p, 0);
+            p->now += (uint64_t)(o->stall_ms * 1e6);
+            cpu_reading(p, (uint64_t)(o->stall_ms * 1e6));
+        }
+        copy(p, CT_DIR_HTOD, o->batch_bytes, 1, o->pinned, o->prefetch);
+        if (o->churn)
+            mem(p, CT_MEM_ALLOC, 0x710000000000ull, 64u << 20, p->s_stack[3], 120000, 0);
+        for (int k = 0; k < o->kernels; k++) {
+            if (k == o->kernels / 2) {
+                /* mid-step: a metric read back (blocking with --sync-copy-bytes), then host work */
+                if (o->sync_copy_bytes)
+                    copy(p, CT_DIR_DTOH, o->sync_copy_bytes, 0, 0, 0);
+                uint64_t work = (uint64_t)(o->host_us * 1e3);
+                cpu_reading(p, 0);
+                p->now += work;
+                cpu_reading(p, work);
+            }
+            launch(p, k);
+            if (o->sync_every_kernel)
+                stream_sync(p, p->s_sync_dev, CT_SYNC_DEVICE);
+        }
+        if (o->churn) {
+            /* cudaFree waits for the device */
+            uint64_t wait = max_u64(p->gpu_free[0], p->now) - p->now;
+            mem(p, CT_MEM_FREE, 0x710000000000ull, 64u << 20, p->s_stack[3], wait + 80000, 0);
+        }
+        copy(p, CT_DIR_DTOH, 4, 1, 1, 0);
+        stream_sync(p, p->s_sync_stream, CT_SYNC_STREAM);
+        p->now += 20000; /* logging, bookkeeping */
+        if (p->now >= flush_at) {
+            flush_all(g, p->now);
+            flush_at = p->now + 50000000;
+        }
+    }
+    if (o->oom) {
+        mem(p, CT_MEM_ALLOC, 0x720000000000ull, 5 * GiB, p->s_stack[4], 150000, 0);
+        mem(p, CT_MEM_ALLOC, 0, 100 * GiB, p->s_stack[4], 90000, 2);
+    } else {
+        mem(p, CT_MEM_FREE, 0x700200000000ull, 2 * GiB, 0, 100000, 0);
+        mem(p, CT_MEM_FREE, 0x700100000000ull, GiB, 0, 100000, 0);
+        mem(p, CT_MEM_FREE, 0x700000000000ull, GiB, 0, 100000, 0);
+    }
+    p->now = max_u64(p->now, max_u64(p->gpu_free[0], p->gpu_free[1])) + 1000;
+    ct_rec end = {.type = CT_REC_END, .ts = p->now};
+    end.u.end = (ct_rec_end){.how = CT_END_EXIT, .code = 0, .records = g->records + g->n + 1};
+    push(g, S_MAIN, &end);
+    flush_all(g, UINT64_MAX);
+    rc = ct_writer_close(g->w);
+    if (rc < 0)
+        die("closing", rc);
+    printf("tracegen: rank=%d file=%s records=%llu\n", rank, path, (unsigned long long)g->records);
+    printf("tracegen: rank=%d h2d=%llu h2d_bytes=%llu d2h=%llu d2h_bytes=%llu kernels=%llu "
+           "kernel_ns=%llu syncs=%llu mallocs=%llu frees=%llu failed=%llu peak=%llu\n",
+           rank, (unsigned long long)p->h2d, (unsigned long long)p->h2d_bytes,
+           (unsigned long long)p->d2h, (unsigned long long)p->d2h_bytes,
+           (unsigned long long)p->kernels, (unsigned long long)p->kernel_total_ns,
+           (unsigned long long)p->syncs, (unsigned long long)p->mallocs,
+           (unsigned long long)p->frees, (unsigned long long)p->failed,
+           (unsigned long long)p->peak);
+    for (int s = 0; s < g->nstreams; s++)
+        free(g->enc[s].buf);
+    free(g->heap);
+    free(p);
+}
+
+static const char usage[] =
+    "usage: tracegen -o DIR [--iters N] [--kernels K] [--kernel-us X] [--launch-us X]\n"
+    "       [--loader-ms X] [--compute-loader] [--prefetch] [--batch-bytes B] [--pinned]\n"
+    "       [--sync-every-kernel] [--sync-copy-bytes B] [--host-us X] [--churn] [--stall-ms X] [--oom]\n"
+    "       [--ranks R] [--straggler FACTOR] [--workers W] [--events N]\n";
+
+int main(int argc, char **argv)
+{
+    gen_opts o = {.iters = 50, .kernels = 30, .ranks = 1, .workers = 2, .loader_ms = 20,
+                  .kernel_us = 200, .launch_us = 5, .host_us = 200, .batch_bytes = 4u << 20};
+    long long events = 0;
+    static const struct option lo[] = {
+        {"iters", 1, 0, 'i'}, {"kernels", 1, 0, 'k'}, {"kernel-us", 1, 0, 'K'},
+        {"launch-us", 1, 0, 'L'}, {"loader-ms", 1, 0, 'l'}, {"compute-loader", 0, 0, 'c'},
+        {"prefetch", 0, 0, 'p'}, {"batch-bytes", 1, 0, 'b'}, {"pinned", 0, 0, 'P'},
+        {"sync-every-kernel", 0, 0, 's'}, {"sync-copy-bytes", 1, 0, 'S'}, {"churn", 0, 0, 'C'},
+        {"stall-ms", 1, 0, 't'}, {"oom", 0, 0, 'O'}, {"ranks", 1, 0, 'r'},
+        {"straggler", 1, 0, 'g'}, {"workers", 1, 0, 'w'}, {"events", 1, 0, 'e'},
+        {"host-us", 1, 0, 'H'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+    int c;
+    while ((c = getopt_long(argc, argv, "o:h", lo, NULL)) != -1) {
+        switch (c) {
+        case 'o': o.out = optarg; break;
+        case 'i': o.iters = atoi(optarg); break;
+        case 'k': o.kernels = atoi(optarg); break;
+        case 'K': o.kernel_us = atof(optarg); break;
+        case 'L': o.launch_us = atof(optarg); break;
+        case 'l': o.loader_ms = atof(optarg); break;
+        case 'c': o.compute_loader = 1; break;
+        case 'p': o.prefetch = 1; break;
+        case 'b': o.batch_bytes = strtoull(optarg, NULL, 0); break;
+        case 'P': o.pinned = 1; break;
+        case 's': o.sync_every_kernel = 1; break;
+        case 'S': o.sync_copy_bytes = strtoull(optarg, NULL, 0); break;
+        case 'C': o.churn = 1; break;
+        case 't': o.stall_ms = atof(optarg); break;
+        case 'O': o.oom = 1; break;
+        case 'r': o.ranks = atoi(optarg); break;
+        case 'g': o.straggler = atof(optarg); break;
+        case 'w': o.workers = atoi(optarg); break;
+        case 'e': events = atoll(optarg); break;
+        case 'H': o.host_us = atof(optarg); break;
+        case 'h': fputs(usage, stdout); return 0;
+        default: fputs(usage, stderr); return 2;
+        }
+    }
+    if (!o.out || o.iters < 1 || o.kernels < 0 || o.ranks < 1 || o.ranks > 64 || o.workers < 0 ||
+        o.workers > 8) {
+        fputs(usage, stderr);
+        return 2;
+    }
+    if (events > 0) {
+        /* records per iteration: 4 per launch (2 API, LAUNCH, GPU), ~6 per copy, loader readings */
+        long long per = 4LL * o.kernels + 18 + o.workers + (o.sync_every_kernel ? 3LL * o.kernels : 0);
+        o.iters = (int)((events / o.ranks + per - 1) / per);
+    }
+    if (mkdir(o.out, 0755) != 0 && errno != EEXIST) {
+        fprintf(stderr, "tracegen: %s: %s\n", o.out, strerror(errno));
+        return 1;
+    }
+    for (int r = 0; r < o.ranks; r++)
+        run_rank(&o, r, 1000000000ull + (uint64_t)r * 1000);
+    return 0;
+}
