@@ -752,7 +752,7 @@ static int ct_prescan(ct_fin *f, ct_cursor *c, int *sorted)
         int bad = 0;
         uint64_t type = ct_get_uv(&p, end, &bad);
         uint64_t len = ct_get_uv(&p, end, &bad);
-        if (bad || len > (uint64_t)(end - p))
+        if (bad || type == 0 || len > (uint64_t)(end - p))
             break; /* ct_decode reports it when it gets there */
         const uint8_t *b = p, *be = p + len;
         p = be;
