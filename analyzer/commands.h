@@ -5,3 +5,4 @@
 CT_CMD(dump, "print traces record by record as text, for debugging")
 CT_CMD(summary, "tables and diagnoses: kernels, copies, API, VRAM, CPU-vs-GPU breakdown, ranks")
 CT_CMD(run, "run a program with the CUDA tracer preloaded and say where its traces are")
+CT_CMD(timeline, "Chrome Trace / Perfetto JSON timeline: calls, GPU streams, flows, memory counters")

@@ -14,8 +14,7 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-int ct_load(const char *cmd, char *const *paths, int npaths, const ct_observer *obs,
-            int variants, ct_reader **rd, ct_model *m)
+int ct_load_open(const char *cmd, char *const *paths, int npaths, ct_reader **rd)
 {
     char **files;
     size_t n;
@@ -23,15 +22,32 @@ int ct_load(const char *cmd, char *const *paths, int npaths, const ct_observer *
         return CT_EXIT_INPUT;
     int rc = ct_cli_open(rd, files, n, NULL);
     ct_paths_free(files);
-    if (rc != CT_EXIT_OK)
-        return rc;
-    ct_model_init(m, *rd, obs);
+    return rc;
+}
+
+uint64_t ct_load_start(const ct_reader *rd)
+{
+    uint64_t start = UINT64_MAX;
+    for (uint32_t i = 0; i < ct_reader_nfiles(rd); i++) {
+        const ct_header *h = ct_reader_header(rd, i);
+        int64_t t = h ? (int64_t)h->monotonic_ns + ct_reader_offset(rd, i) : 0;
+        if (t < 0)
+            t = 0;
+        if ((uint64_t)t < start)
+            start = (uint64_t)t;
+    }
+    return start == UINT64_MAX ? 0 : start;
+}
+
+int ct_load_run(const char *cmd, ct_reader *rd, const ct_observer *obs, int variants, ct_model *m)
+{
+    ct_model_init(m, rd, obs);
     m->variants_on = variants;
     int tty = isatty(2);
     double t0 = now_s(), last = t0;
     ct_rec r;
     int got;
-    while ((got = ct_reader_next(*rd, &r)) > 0) {
+    while ((got = ct_reader_next(rd, &r)) > 0) {
         ct_model_feed(m, &r);
         if (tty && (m->records & 0xFFFFF) == 0) {
             double t = now_s();
@@ -45,14 +61,26 @@ int ct_load(const char *cmd, char *const *paths, int npaths, const ct_observer *
     if (tty && last > t0)
         fprintf(stderr, "\r%*s\r", 70, "");
     if (got < 0) {
-        fprintf(stderr, "cutrace %s: error: %s\n", cmd, ct_reader_error(*rd));
+        fprintf(stderr, "cutrace %s: error: %s\n", cmd, ct_reader_error(rd));
         ct_model_free(m);
-        ct_reader_close(*rd);
-        *rd = NULL;
         return CT_EXIT_INPUT;
     }
     ct_model_finish(m);
     return CT_EXIT_OK;
+}
+
+int ct_load(const char *cmd, char *const *paths, int npaths, const ct_observer *obs,
+            int variants, ct_reader **rd, ct_model *m)
+{
+    int rc = ct_load_open(cmd, paths, npaths, rd);
+    if (rc != CT_EXIT_OK)
+        return rc;
+    rc = ct_load_run(cmd, *rd, obs, variants, m);
+    if (rc != CT_EXIT_OK) {
+        ct_reader_close(*rd);
+        *rd = NULL;
+    }
+    return rc;
 }
 
 void ct_load_close(ct_reader *rd, ct_model *m)

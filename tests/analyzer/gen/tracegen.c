@@ -400,7 +400,7 @@ static void run_rank(const gen_opts *o, int rank, uint64_t t0)
         "void nn::backward_linear<float>(float*, float*, float const*, float const*, float const*, int)",
         "backward_relu(float*, float const*, float const*, int)",
         "void nn::sgd_update<float>(float*, float const*, int)", "reduce_batch",
-        "ampere_sgemm_128x64_nn \"quoted\"\tname"};
+        "ampere_sgemm_128x64_nn \"quoted\"\tname \xff\xfe end"};
     for (int k = 0; k < 8; k++)
         p->s_kernel[k] = intern(g, S_MAIN, p->now, kn[k]);
     static const char *const st_w[] = {"alloc_weights", "Model::init", "main"};

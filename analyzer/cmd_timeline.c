@@ -1,0 +1,323 @@
+/* `cutrace timeline PATH... -o FILE.json`: a Chrome Trace Event / Perfetto JSON timeline, written
+ * while the model reads the traces (it observes the joined calls, ct_observer), so memory stays
+ * that of the model. Layout:
+ *  - one process per traced process, named "HOST pid PID rank R", sorted by rank;
+ *  - host threads (tid = OS tid) with their CUDA calls as complete ("X") events;
+ *  - one thread track per device stream ("GPU D stream 0x..."), with kernels, copies and sets
+ *    (args: grid, block, bytes, memory kinds, GB/s);
+ *  - a flow ("s" at the call, "f" at the GPU work, id unique per process) from each call to its
+ *    GPU work;
+ *  - counters ("C"): device memory in use per device, pinned host memory, copy bandwidth.
+ * Times are microseconds from the earliest trace start; all processes share the axis. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ct_cli.h"
+#include "ct_load.h"
+#include "ct_out.h"
+
+#define GPU_TID_BASE 1000000000u /* stream tracks: GPU_TID_BASE + device * 1000 + index */
+
+typedef struct {
+    FILE *f;
+    int first;
+    uint64_t base;               /* ns mapped to ts 0 */
+    uint64_t from, to;           /* window, ns on the trace axis (to 0: no end) */
+    long pid;                    /* -1: all */
+    ct_map streams;              /* (file, device, stream) -> index */
+    uint64_t events;
+} tl;
+
+static int keep_proc(const tl *t, const ct_proc *p) { return t->pid < 0 || (long)p->pid == t->pid; }
+
+static int in_window(const tl *t, uint64_t a, uint64_t b)
+{
+    return b >= t->from && (!t->to || a <= t->to);
+}
+
+static double us(const tl *t, uint64_t ns) { return ns >= t->base ? (double)(ns - t->base) / 1e3 : -(double)(t->base - ns) / 1e3; }
+
+/* Opens one event object: {"ph":PH,"pid":..,"tid":..,"ts":..  (the caller adds the rest). */
+static void ev_open(tl *t, const char *ph, const ct_proc *p, uint64_t tid, uint64_t ts)
+{
+    fprintf(t->f, "%s\n{\"ph\":\"%s\",\"pid\":%u,\"tid\":%llu,\"ts\":%.3f", t->first ? "" : ",", ph,
+            p->file + 1, (unsigned long long)tid, us(t, ts));
+    t->first = 0;
+    t->events++;
+}
+
+static void str_field(tl *t, const char *key, const char *v)
+{
+    fprintf(t->f, ",\"%s\":\"", key);
+    ct_json_escape(t->f, v);
+    fputc('"', t->f);
+}
+
+static void meta(tl *t, const ct_proc *p, uint64_t tid, const char *what, const char *name)
+{
+    fprintf(t->f, "%s\n{\"ph\":\"M\",\"pid\":%u,\"tid\":%llu,\"name\":\"%s\",\"args\":{\"name\":\"",
+            t->first ? "" : ",", p->file + 1, (unsigned long long)tid, what);
+    ct_json_escape(t->f, name);
+    fputs("\"}}", t->f);
+    t->first = 0;
+}
+
+static void on_proc(void *ctx, ct_proc *p)
+{
+    tl *t = ctx;
+    if (!keep_proc(t, p))
+        return;
+    char name[400];
+    if (p->rank >= 0)
+        snprintf(name, sizeof name, "%s pid %u rank %d", p->host, p->pid, p->rank);
+    else
+        snprintf(name, sizeof name, "%s pid %u", p->host, p->pid);
+    meta(t, p, 0, "process_name", name);
+    fprintf(t->f, ",\n{\"ph\":\"M\",\"pid\":%u,\"name\":\"process_sort_index\",\"args\":{\"sort_index\":%d}}",
+            p->file + 1, p->rank >= 0 ? p->rank : (int)p->file);
+    if (p->command[0]) {
+        fprintf(t->f, ",\n{\"ph\":\"M\",\"pid\":%u,\"name\":\"process_labels\",\"args\":{\"labels\":\"",
+                p->file + 1);
+        ct_json_escape(t->f, p->command);
+        fputs("\"}}", t->f);
+    }
+}
+
+static void on_thread(void *ctx, ct_proc *p, const ct_thread *th)
+{
+    tl *t = ctx;
+    if (keep_proc(t, p) && th->name[0])
+        meta(t, p, th->tid, "thread_name", th->name);
+}
+
+/* The track of a device stream, named when first used. */
+static uint64_t stream_track(tl *t, ct_proc *p, int dev, uint64_t stream)
+{
+    uint64_t key[3] = {p->file, (uint64_t)dev, stream};
+    int added;
+    uint32_t i = ct_map_get(&t->streams, key, sizeof key, &added);
+    uint64_t tid = GPU_TID_BASE + (uint64_t)dev * 1000 + i % 1000;
+    if (added) {
+        char name[96];
+        snprintf(name, sizeof name, "GPU %d stream %s0x%llx", dev, stream ? "" : "(default) ",
+                 (unsigned long long)stream);
+        meta(t, p, tid, "thread_name", name);
+        fprintf(t->f, ",\n{\"ph\":\"M\",\"pid\":%u,\"tid\":%llu,\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":%llu}}",
+                p->file + 1, (unsigned long long)tid, (unsigned long long)tid);
+    }
+    return tid;
+}
+
+static void on_stream(void *ctx, ct_proc *p, int dev, uint64_t stream)
+{
+    tl *t = ctx;
+    if (keep_proc(t, p))
+        stream_track(t, p, dev, stream);
+}
+
+static uint64_t flow_id(const ct_proc *p, uint64_t corr) { return ((uint64_t)p->file << 40) ^ corr; }
+
+static void on_api(void *ctx, ct_proc *p, const ct_rec *r, const char *name)
+{
+    tl *t = ctx;
+    uint64_t start = r->u.api.start <= r->ts ? r->u.api.start : r->ts;
+    if (!keep_proc(t, p) || !in_window(t, start, r->ts))
+        return;
+    ev_open(t, "X", p, r->tid, start);
+    fprintf(t->f, ",\"dur\":%.3f,\"cat\":\"cuda_api\"", (double)(r->ts - start) / 1e3);
+    str_field(t, "name", name);
+    fprintf(t->f, ",\"args\":{\"corr\":%llu,\"result\":%u}}", (unsigned long long)r->u.api.corr,
+            r->u.api.result);
+}
+
+static const char *const kind_names[] = {"unknown", "pageable", "pinned", "device", "managed", "array"};
+static const char *kind_name(uint32_t k) { return k < 6 ? kind_names[k] : "unknown"; }
+
+static void on_gpu(void *ctx, ct_proc *p, const ct_rec_gpu *g, uint64_t end, const ct_call *c)
+{
+    tl *t = ctx;
+    uint64_t start = g->start <= end ? g->start : end, dur = end - start;
+    if (!keep_proc(t, p) || !in_window(t, start, end))
+        return;
+    int dev = g->device < CT_MAX_DEV ? (int)g->device : CT_MAX_DEV - 1;
+    uint64_t tid = stream_track(t, p, dev, g->stream);
+    char name[96];
+    const char *nm = name;
+    if (c->is_launch) {
+        nm = c->kernel_name;
+    } else if (c->is_copy) {
+        static const char *const dirs[] = {"Memcpy ?", "Memcpy HtoD", "Memcpy DtoH", "Memcpy DtoD",
+                                           "Memcpy HtoH", "Memcpy PtoP"};
+        if (c->copy->op == CT_COPY_MEMSET)
+            snprintf(name, sizeof name, "Memset");
+        else
+            snprintf(name, sizeof name, "%s", dirs[c->copy->dir < 6 ? c->copy->dir : 0]);
+    } else {
+        snprintf(name, sizeof name, "%s", g->kind == CT_GPU_KERNEL ? "kernel" : g->kind == CT_GPU_MEMCPY ? "Memcpy" : g->kind == CT_GPU_MEMSET ? "Memset" : "GPU work");
+    }
+    ev_open(t, "X", p, tid, start);
+    fprintf(t->f, ",\"dur\":%.3f,\"cat\":\"%s\"", (double)dur / 1e3,
+            c->is_launch || g->kind == CT_GPU_KERNEL ? "kernel" : "memory");
+    str_field(t, "name", nm);
+    fprintf(t->f, ",\"args\":{\"corr\":%llu", (unsigned long long)g->corr);
+    if (c->is_launch) {
+        const ct_rec_launch *l = c->launch;
+        fprintf(t->f, ",\"grid\":\"%u,%u,%u\",\"block\":\"%u,%u,%u\",\"shared_bytes\":%u",
+                l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1], l->block[2],
+                l->shared_bytes);
+    } else if (c->is_copy) {
+        const ct_rec_copy *cp = c->copy;
+        double gbps = dur ? (double)cp->bytes / (double)dur : 0;
+        fprintf(t->f, ",\"bytes\":%llu,\"src_kind\":\"%s\",\"dst_kind\":\"%s\",\"gbps\":%.3f,\"async\":%s",
+                (unsigned long long)cp->bytes, kind_name(cp->src_kind), kind_name(cp->dst_kind), gbps,
+                cp->flags & CT_COPY_ASYNC ? "true" : "false");
+    }
+    fputs("}}", t->f);
+    if (c->is_copy && dur) {
+        double gbps = (double)c->copy->bytes / (double)dur;
+        char cname[48];
+        snprintf(cname, sizeof cname, "GPU %d copy bandwidth (GB/s)", dev);
+        ev_open(t, "C", p, 0, start);
+        str_field(t, "name", cname);
+        fprintf(t->f, ",\"args\":{\"GB/s\":%.3f}}", gbps);
+        ev_open(t, "C", p, 0, end);
+        str_field(t, "name", cname);
+        fputs(",\"args\":{\"GB/s\":0}}", t->f);
+    }
+    if (c->have_api && (c->is_launch || c->is_copy)) {
+        /* the arrow: from inside the call to the start of its GPU work */
+        uint64_t id = flow_id(p, g->corr);
+        uint64_t s_ts = c->api_start + (c->api_end - c->api_start) / 2;
+        ev_open(t, "s", p, c->tid, s_ts);
+        fprintf(t->f, ",\"id\":%llu,\"cat\":\"launch\",\"name\":\"launch\"}", (unsigned long long)id);
+        ev_open(t, "f", p, tid, start);
+        fprintf(t->f, ",\"id\":%llu,\"cat\":\"launch\",\"name\":\"launch\",\"bp\":\"e\"}",
+                (unsigned long long)id);
+    }
+}
+
+static void on_mem(void *ctx, ct_proc *p, uint64_t ts, int dev, uint64_t in_use)
+{
+    tl *t = ctx;
+    if (!keep_proc(t, p) || !in_window(t, ts, ts))
+        return;
+    char name[48];
+    if (dev < 0)
+        snprintf(name, sizeof name, "pinned host memory (bytes)");
+    else
+        snprintf(name, sizeof name, "GPU %d memory in use (bytes)", dev);
+    ev_open(t, "C", p, 0, ts);
+    str_field(t, "name", name);
+    fprintf(t->f, ",\"args\":{\"bytes\":%llu}}", (unsigned long long)in_use);
+}
+
+static const char usage[] =
+    "usage: cutrace timeline [OPTIONS] PATH... -o FILE.json\n"
+    "\n"
+    "Writes a Chrome Trace Event / Perfetto timeline (open it in https://ui.perfetto.dev) of the\n"
+    "traces in PATH (trace files or directories): host threads with their CUDA calls, one track\n"
+    "per GPU stream, arrows from calls to their GPU work, memory and bandwidth counters; every\n"
+    "process and rank on one time axis.\n"
+    "\n"
+    "  -o, --output FILE  where to write the JSON (required; - for stdout)\n"
+    "  --from MS          only events ending after MS milliseconds from the trace start\n"
+    "  --to MS            only events starting before MS milliseconds from the trace start\n"
+    "  --pid PID          only this process\n"
+    "\n"
+    "Exit status: 0 done, 2 usage error, 3 unreadable input.\n";
+
+int ct_cmd_timeline(int argc, char **argv)
+{
+    static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
+                                         {"from", required_argument, NULL, 'f'},
+                                         {"to", required_argument, NULL, 't'},
+                                         {"pid", required_argument, NULL, 'p'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    const char *out = NULL;
+    double from = 0, to = 0;
+    long pid = -1;
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+        char *end;
+        switch (c) {
+        case 'o':
+            out = optarg;
+            break;
+        case 'f':
+        case 't': {
+            double v = strtod(optarg, &end);
+            if (end == optarg || *end || v < 0)
+                return ct_cli_usage_error("timeline", "--%s expects milliseconds >= 0, got '%s'",
+                                          c == 'f' ? "from" : "to", optarg);
+            if (c == 'f')
+                from = v;
+            else
+                to = v;
+            break;
+        }
+        case 'p':
+            pid = strtol(optarg, &end, 10);
+            if (end == optarg || *end || pid < 0)
+                return ct_cli_usage_error("timeline", "--pid expects a process id, got '%s'", optarg);
+            break;
+        case 'h':
+            fputs(usage, stdout);
+            return CT_EXIT_OK;
+        default:
+            return ct_cli_usage_error("timeline", "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (!out)
+        return ct_cli_usage_error("timeline", "expected -o FILE.json");
+    if (optind >= argc)
+        return ct_cli_usage_error("timeline", "expected at least one trace file or directory");
+    if (to && to < from)
+        return ct_cli_usage_error("timeline", "--to (%g) is before --from (%g)", to, from);
+    tl t = {.first = 1, .pid = pid};
+    ct_map_init(&t.streams);
+    FILE *f = strcmp(out, "-") ? fopen(out, "w") : stdout;
+    if (!f) {
+        fprintf(stderr, "cutrace timeline: error: %s: cannot create the output file: %m\n", out);
+        ct_map_free(&t.streams);
+        return CT_EXIT_FAIL;
+    }
+    t.f = f;
+    ct_observer obs = {.ctx = &t, .on_api = on_api, .on_gpu = on_gpu, .on_mem = on_mem,
+                       .on_proc = on_proc, .on_thread = on_thread, .on_stream = on_stream};
+    fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", f);
+    /* the axis starts at the earliest file start; the window is relative to it */
+    ct_reader *rd;
+    ct_model m;
+    int rc = ct_load_open("timeline", argv + optind, argc - optind, &rd);
+    if (rc == CT_EXIT_OK) {
+        t.base = ct_load_start(rd);
+        t.from = t.base + (uint64_t)(from * 1e6);
+        t.to = to ? t.base + (uint64_t)(to * 1e6) : 0;
+        rc = ct_load_run("timeline", rd, &obs, 0, &m);
+        if (rc == CT_EXIT_OK) {
+            fputs("\n]}\n", f);
+            ct_model_free(&m);
+        }
+        ct_reader_close(rd);
+    }
+    int werr = ferror(f);
+    if (f != stdout && fclose(f) != 0)
+        werr = 1;
+    if (rc != CT_EXIT_OK) {
+        if (f != stdout)
+            remove(out);
+    } else if (werr) {
+        fprintf(stderr, "cutrace timeline: error: %s: write failed\n", out);
+        rc = CT_EXIT_FAIL;
+    } else if (f != stdout) {
+        fprintf(stderr, "cutrace timeline: wrote %llu events to %s (open it in https://ui.perfetto.dev)\n",
+                (unsigned long long)t.events, out);
+    }
+    ct_map_free(&t.streams);
+    return rc;
+}
