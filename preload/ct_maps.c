@@ -198,8 +198,8 @@ typedef struct {
 } ct_str;
 
 static pthread_mutex_t ct_str_mu = PTHREAD_MUTEX_INITIALIZER;
-static ct_str *ct_strs;          /* by id - 1 */
-static uint32_t ct_nstrs, ct_strs_cap, ct_str_emitted;
+static ct_str *ct_strs;          /* by id - 1 - ct_str_base */
+static uint32_t ct_nstrs, ct_strs_cap, ct_str_emitted, ct_str_base;
 static uint32_t *ct_str_index;   /* open addressing: id, 0 = empty */
 static uint32_t ct_str_index_mask;
 
@@ -211,13 +211,22 @@ static uint64_t ct_hash_bytes(const char *s, size_t len)
     return h;
 }
 
-static void ct_str_index_insert(uint32_t id)
+void ct_intern_reserve(uint32_t reserved)
 {
-    const ct_str *e = &ct_strs[id - 1];
+    pthread_mutex_lock(&ct_str_mu);
+    assert(ct_nstrs == 0);
+    ct_str_base = reserved;
+    pthread_mutex_unlock(&ct_str_mu);
+}
+
+/* Index entries hold the position in ct_strs + 1 (0 = empty). */
+static void ct_str_index_insert(uint32_t pos1)
+{
+    const ct_str *e = &ct_strs[pos1 - 1];
     uint32_t i = (uint32_t)ct_hash_bytes(e->s, e->len) & ct_str_index_mask;
     while (ct_str_index[i])
         i = (i + 1) & ct_str_index_mask;
-    ct_str_index[i] = id;
+    ct_str_index[i] = pos1;
 }
 
 uint32_t ct_intern(const char *s, size_t len)
@@ -229,7 +238,7 @@ uint32_t ct_intern(const char *s, size_t len)
              i = (i + 1) & ct_str_index_mask) {
             const ct_str *e = &ct_strs[ct_str_index[i] - 1];
             if (e->len == len && memcmp(e->s, s, len) == 0) {
-                id = ct_str_index[i];
+                id = ct_str_index[i] + ct_str_base;
                 break;
             }
         }
@@ -259,8 +268,8 @@ uint32_t ct_intern(const char *s, size_t len)
             memcpy(copy, s, len);
             copy[len] = 0;
             ct_strs[ct_nstrs] = (ct_str){copy, len};
-            id = ++ct_nstrs;
-            ct_str_index_insert(id);
+            ct_str_index_insert(++ct_nstrs);
+            id = ct_nstrs + ct_str_base;
         }
     }
     pthread_mutex_unlock(&ct_str_mu);
@@ -270,7 +279,8 @@ uint32_t ct_intern(const char *s, size_t len)
 static void ct_intern_emit(ct_intern_fn fn, void *ctx)
 {
     for (; ct_str_emitted < ct_nstrs; ct_str_emitted++)
-        fn(ctx, ct_str_emitted + 1, ct_strs[ct_str_emitted].s, ct_strs[ct_str_emitted].len);
+        fn(ctx, ct_str_emitted + 1 + ct_str_base, ct_strs[ct_str_emitted].s,
+           ct_strs[ct_str_emitted].len);
 }
 
 void ct_intern_pending(ct_intern_fn fn, void *ctx)

@@ -54,7 +54,9 @@ void ct_hmap_init(ct_hmap *m, unsigned log2_cap);
 void ct_hmap_put(ct_hmap *m, uint64_t key, uint64_t val);  /* key != 0 */
 int ct_hmap_get(ct_hmap *m, uint64_t key, uint64_t *val);
 
-/* String interning. ids are dense from 1 in first-intern order. */
+/* String interning. ids are dense in first-intern order, after the `reserved` ids 1..reserved
+ * that the caller defines itself (API function names). */
+void ct_intern_reserve(uint32_t reserved);
 uint32_t ct_intern(const char *s, size_t len);
 /* Calls fn for each string interned since the previous call (or since ct_intern_rewind). */
 typedef void (*ct_intern_fn)(void *ctx, uint32_t id, const char *s, size_t len);

@@ -19,6 +19,7 @@
 
 static void *ct_real_h;
 static char ct_real_file[PATH_MAX];
+static char ct_last_error[512];   /* why the last candidate was refused */
 static pthread_once_t ct_real_once = PTHREAD_ONCE_INIT;
 static int ct_real_status = -1;
 
@@ -40,15 +41,26 @@ static int ct_try(const char *path, char *tried, size_t tried_len)
     size_t used = strlen(tried);
     if (used + strlen(path) + 3 < tried_len)
         snprintf(tried + used, tried_len - used, "%s%s", used ? ", " : "", path);
-    if (access(path, R_OK) != 0 || ct_is_self_file(path))
+    if (access(path, R_OK) != 0) {
+        snprintf(ct_last_error, sizeof ct_last_error, "%s: not readable", path);
         return 0;
+    }
+    if (ct_is_self_file(path)) {
+        snprintf(ct_last_error, sizeof ct_last_error, "%s: is libcutrace itself", path);
+        return 0;
+    }
     void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    if (!h)
+    if (!h) {
+        const char *e = dlerror();
+        snprintf(ct_last_error, sizeof ct_last_error, "%s", e ? e : path);
         return 0;
+    }
     /* A copy of libcutrace under another inode (or a loader that matched our soname) would
      * hand back our own entry points: refuse it, or every call would recurse. */
     void *theirs = dlsym(h, "cuGetProcAddress_v2");
     if (!theirs || theirs == (void *)&cuGetProcAddress_v2) {
+        snprintf(ct_last_error, sizeof ct_last_error, "%s: %s", path,
+                 theirs ? "hands back libcutrace's own entry points" : "no cuGetProcAddress_v2");
         dlclose(h);
         return 0;
     }
@@ -114,8 +126,8 @@ static void ct_real_open_once(void)
     if (forced && *forced) {
         if (!ct_try(forced, tried, sizeof tried)) {
             fprintf(stderr, "cutrace: warning: CUTRACE_LIBCUDA=%s: expected a CUDA driver other "
-                    "than libcutrace that dlopen accepts, found none (%s); CUDA calls will fail\n",
-                    forced, dlerror() ? dlerror() : "not loadable");
+                    "than libcutrace that dlopen accepts, found: %s; CUDA calls will fail\n",
+                    forced, ct_last_error);
             return;
         }
         ct_real_status = 0;
@@ -146,8 +158,8 @@ static void ct_real_open_once(void)
             return;
         }
     fprintf(stderr, "cutrace: warning: expected the real CUDA driver %s, found none (looked at: "
-            "%s); set CUTRACE_LIBCUDA=/path/to/libcuda.so.1\n", CT_DRIVER_SONAME,
-            tried[0] ? tried : "nothing");
+            "%s%s%s); set CUTRACE_LIBCUDA=/path/to/libcuda.so.1\n", CT_DRIVER_SONAME,
+            tried[0] ? tried : "nothing", ct_last_error[0] ? "; last: " : "", ct_last_error);
 }
 
 int ct_real_open(void)

@@ -64,6 +64,7 @@ static void *ct_gbuf;
 static uint64_t ct_gpu_oldest = UINT64_MAX;    /* CPU submit time of the oldest pending GPU op */
 static uint64_t ct_gpu_lost_reported;
 static uint64_t ct_gpu_last_chunk;
+static uint8_t ct_fn_defined[CT_NFNS];         /* STRING of the function name written */
 static uint32_t ct_writer_tid;
 static _Atomic uint32_t ct_flush_owner;        /* tid of the flushing thread, 0 if none */
 static uint64_t ct_low_water;
@@ -211,6 +212,9 @@ static void ct_def_string(void *ctx, uint32_t id, const char *s, size_t len)
 static void ct_write_chunk_flags(ct_enc *e, uint32_t tid, uint64_t lost, unsigned flags,
                                  int compress)
 {
+    /* Definitions (in the writer's stream) go to the file before the records that use them. */
+    if (e != &ct_wenc && ct_wenc.nrecords)
+        ct_write_chunk_flags(&ct_wenc, ct_writer_tid, 0, 0, compress);
     if (!ct_write_failed && (e->nrecords || lost)) {
         ct_chunk_info info = {0};
         info.tid = tid;
@@ -243,6 +247,10 @@ static int ct_encode(ct_enc *e, const uint64_t *w)
     switch (kind) {
     case CT_RAW_API: {
         unsigned fn = ct_raw_fn(w[0]);
+        if (!ct_fn_defined[fn]) {
+            ct_def_string(NULL, fn + 1, ct_fns[fn].name, strlen(ct_fns[fn].name));
+            ct_fn_defined[fn] = 1;
+        }
         ct_rec_api a = {w[2], fn + 1, ct_raw_aux(w[0]), w[3],
                         ct_raw_nwords(w[0]) > 4 ? w[4] : 0,
                         (ct_fns[fn].flags & CT_FN_DRIVER) ? CT_API_DRIVER : 0};
@@ -472,6 +480,7 @@ static void ct_fork_child(void)
     pthread_mutex_init(&ct_wmu, NULL);
     ct_intern_rewind();
     ct_gpu_reset();
+    memset(ct_fn_defined, 0, sizeof ct_fn_defined);
     ct_gpu_oldest = UINT64_MAX;
     ct_gpu_lost_reported = 0;
     atomic_store(&ct_state, CT_OFF);
@@ -492,12 +501,10 @@ static int ct_session_start_locked(void)
     if (atomic_load(&ct_state) != CT_OFF)
         return atomic_load(&ct_state) == CT_RUNNING ? 0 : -1;
     ct_read_options();
-    for (unsigned i = 0; i < CT_NFNS; i++)
-        if (ct_intern(ct_fns[i].name, strlen(ct_fns[i].name)) != i + 1) {
-            fprintf(stderr, "cutrace: warning: cannot intern function names; untraced\n");
-            atomic_store(&ct_state, CT_FAILED);
-            return -1;
-        }
+    if (!atfork_done) {
+        ct_maps_init();
+        ct_intern_reserve(CT_NFNS); /* string id fn + 1 names API function fn */
+    }
     if (ct_open_output() != 0) {
         atomic_store(&ct_state, CT_FAILED);
         return -1;

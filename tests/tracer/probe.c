@@ -1,0 +1,151 @@
+/* probe: a small CUDA program exercising one way of reaching the driver per mode, for the tracer
+ * suite. It knows nothing of tracing; it prints what it did ("probe: key=value ...").
+ *
+ *   probe dlopen      dlopen("libcuda.so.1") + dlsym(handle, ...): cuMemAlloc_v2 1 MiB,
+ *                     cuMemsetD8_v2 of it, cuMemFree_v2
+ *   probe entry       cudaGetDriverEntryPoint("cuMemAlloc") and ByVersion("cuMemFree", 12000),
+ *                     then those pointers: 2 MiB allocated and freed; plus cudaMalloc/cudaFree
+ *                     of 3 MiB by symbol
+ *   probe errno       errno set to 4242 before cuMemAlloc_v2 (through dlsym) is 4242 after it
+ *   probe nocuda      no CUDA at all (prints and exits 7)
+ *   probe stress T N  T threads, each N cuMemsetD8Async_v2 of 64 bytes on its own stream, then
+ *                     cuStreamSynchronize
+ *   probe sleep       initializes CUDA, allocates 4 KiB, then sleeps until killed */
+#define _GNU_SOURCE
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void *drv;
+
+static void *sym(const char *name)
+{
+    void *p = dlsym(drv, name);
+    if (!p) {
+        fprintf(stderr, "probe: libcuda.so.1 has no %s\n", name);
+        exit(2);
+    }
+    return p;
+}
+
+#define CALL(name, ...)                                                                  \
+    do {                                                                                 \
+        CUresult r_ = ((CUresult(*)())sym(#name))(__VA_ARGS__);                          \
+        if (r_ != CUDA_SUCCESS) {                                                        \
+            fprintf(stderr, "probe: %s failed: %d\n", #name, (int)r_);                   \
+            exit(3);                                                                     \
+        }                                                                                \
+    } while (0)
+
+static CUcontext ctx;
+
+static void init(void)
+{
+    drv = dlopen("libcuda.so.1", RTLD_NOW);
+    if (!drv) {
+        fprintf(stderr, "probe: dlopen libcuda.so.1: %s\n", dlerror());
+        exit(2);
+    }
+    CUdevice dev;
+    CALL(cuInit, 0);
+    CALL(cuDeviceGet, &dev, 0);
+    CALL(cuDevicePrimaryCtxRetain, &ctx, dev);
+    CALL(cuCtxSetCurrent, ctx);
+}
+
+static int n_iters;
+
+static void *stress_thread(void *arg)
+{
+    (void)arg;
+    CUstream s;
+    CUdeviceptr d;
+    CALL(cuCtxSetCurrent, ctx);
+    CALL(cuStreamCreate, &s, CU_STREAM_NON_BLOCKING);
+    CALL(cuMemAlloc_v2, &d, (size_t)64);
+    for (int i = 0; i < n_iters; i++)
+        CALL(cuMemsetD8Async, d, (unsigned char)i, (size_t)64, s);
+    CALL(cuStreamSynchronize, s);
+    CALL(cuMemFree_v2, d);
+    CALL(cuStreamDestroy_v2, s);
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "";
+    if (!strcmp(mode, "nocuda")) {
+        printf("probe: mode=nocuda\n");
+        return 7;
+    }
+    if (!strcmp(mode, "dlopen")) {
+        init();
+        CUdeviceptr d;
+        CALL(cuMemAlloc_v2, &d, (size_t)1 << 20);
+        CALL(cuMemsetD8_v2, d, 0, (size_t)1 << 20);
+        CALL(cuMemFree_v2, d);
+        printf("probe: mode=dlopen allocs=1 bytes=1048576 sets=1\n");
+        return 0;
+    }
+    if (!strcmp(mode, "errno")) {
+        init();
+        CUdeviceptr d;
+        errno = 4242;
+        CUresult r = ((CUresult(*)(CUdeviceptr *, size_t))sym("cuMemAlloc_v2"))(&d, 4096);
+        int e = errno;
+        printf("probe: mode=errno result=%d errno=%d\n", (int)r, e);
+        return e == 4242 ? 0 : 1;
+    }
+    if (!strcmp(mode, "entry")) {
+/* Deprecated in CUDA 13 in favour of ByVersion, but programs (PyTorch) still call it. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+        void *alloc = NULL, *release = NULL;
+        enum cudaDriverEntryPointQueryResult q1, q2;
+        if (cudaGetDriverEntryPoint("cuMemAlloc", &alloc, cudaEnableDefault, &q1) != cudaSuccess ||
+            cudaGetDriverEntryPointByVersion("cuMemFree", &release, 12000, cudaEnableDefault,
+                                             &q2) != cudaSuccess || !alloc || !release) {
+            fprintf(stderr, "probe: cudaGetDriverEntryPoint failed\n");
+            return 3;
+        }
+#pragma GCC diagnostic pop
+        CUdeviceptr d;
+        if (((CUresult(*)(CUdeviceptr *, size_t))alloc)(&d, 2u << 20) != CUDA_SUCCESS ||
+            ((CUresult(*)(CUdeviceptr))release)(d) != CUDA_SUCCESS)
+            return 3;
+        void *p;
+        if (cudaMalloc(&p, 3u << 20) != cudaSuccess || cudaFree(p) != cudaSuccess)
+            return 3;
+        printf("probe: mode=entry driver_bytes=2097152 runtime_bytes=3145728\n");
+        return 0;
+    }
+    if (!strcmp(mode, "stress") && argc > 3) {
+        int nt = atoi(argv[2]);
+        n_iters = atoi(argv[3]);
+        init();
+        pthread_t th[256];
+        for (int i = 0; i < nt && i < 256; i++)
+            pthread_create(&th[i], NULL, stress_thread, NULL);
+        for (int i = 0; i < nt && i < 256; i++)
+            pthread_join(th[i], NULL);
+        printf("probe: mode=stress threads=%d sets=%d\n", nt, nt * n_iters);
+        return 0;
+    }
+    if (!strcmp(mode, "sleep")) {
+        init();
+        CUdeviceptr d;
+        CALL(cuMemAlloc_v2, &d, (size_t)4096);
+        printf("probe: mode=sleep ready\n");
+        fflush(stdout);
+        for (;;)
+            pause();
+    }
+    fprintf(stderr, "usage: probe dlopen|entry|errno|nocuda|stress T N|sleep\n");
+    return 2;
+}

@@ -1,0 +1,173 @@
+#define _GNU_SOURCE
+#include "tr.h"
+
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *tr_workload(char buf[4096], const char *name)
+{
+    char rel[256];
+    snprintf(rel, sizeof rel, "tests/workloads/%s", name);
+    return ct_test_path(buf, rel);
+}
+
+int tr_run(ct_test_proc *p, const char *outdir, char *const opts[], char *const cmd[],
+           char *const env[], int timeout_s)
+{
+    char cutrace[4096], fake[4096], kernels[4096];
+    ct_test_path(cutrace, "bin/cutrace");
+    ct_test_path(fake, "tests/fakecuda");
+    ct_test_path(kernels, "tests/workloads/libworkload_kernels.so");
+    char *argv[64];
+    size_t n = 0;
+    argv[n++] = cutrace;
+    argv[n++] = "run";
+    argv[n++] = "-o";
+    argv[n++] = (char *)outdir;
+    for (size_t i = 0; opts && opts[i] && n < 30; i++)
+        argv[n++] = opts[i];
+    argv[n++] = "--";
+    for (size_t i = 0; cmd[i] && n < 62; i++)
+        argv[n++] = cmd[i];
+    argv[n] = NULL;
+    char llp[4200], hk[4200];
+    snprintf(llp, sizeof llp, "LD_LIBRARY_PATH=%s", fake);
+    snprintf(hk, sizeof hk, "FAKECUDA_HOST_KERNELS=%s", kernels);
+    char *e[64];
+    size_t m = 0;
+    e[m++] = llp;
+    e[m++] = hk;
+    for (size_t i = 0; env && env[i] && m < 62; i++)
+        e[m++] = env[i];
+    e[m] = NULL;
+    return ct_test_run(p, argv, e, timeout_s);
+}
+
+static char *tr_dup(const char *s)
+{
+    return s ? strdup(s) : NULL;
+}
+
+int tr_load(tr_trace *t, const char *dir)
+{
+    memset(t, 0, sizeof *t);
+    DIR *d = opendir(dir);
+    if (!d) {
+        fprintf(stderr, "tr_load: %s: no trace directory\n", dir);
+        return -1;
+    }
+    struct dirent *e;
+    while ((e = readdir(d)) && t->nfiles < 64) {
+        size_t len = strlen(e->d_name);
+        if (len < 8 || strcmp(e->d_name + len - 8, ".cutrace"))
+            continue;
+        t->paths = realloc(t->paths, (t->nfiles + 1) * sizeof *t->paths);
+        if (asprintf(&t->paths[t->nfiles], "%s/%s", dir, e->d_name) < 0)
+            abort();
+        t->nfiles++;
+    }
+    closedir(d);
+    if (!t->nfiles) {
+        fprintf(stderr, "tr_load: %s: no .cutrace file\n", dir);
+        return -1;
+    }
+    ct_reader *r;
+    char err[1024];
+    if (ct_reader_open(&r, (const char *const *)t->paths, t->nfiles, NULL, err, sizeof err) < 0) {
+        fprintf(stderr, "tr_load: %s\n", err);
+        return -1;
+    }
+    ct_rec rec;
+    int rc;
+    while ((rc = ct_reader_next(r, &rec)) == 1) {
+        if (rec.type == CT_REC_STRING || rec.type == CT_REC_FRAME || rec.type == CT_REC_STACK ||
+            rec.type == CT_REC_UNKNOWN)
+            continue;
+        if (t->n == t->cap) {
+            t->cap = t->cap ? t->cap * 2 : 4096;
+            t->v = realloc(t->v, t->cap * sizeof *t->v);
+        }
+        tr_rec *x = &t->v[t->n++];
+        memset(x, 0, sizeof *x);
+        x->r = rec;
+        char tmp[CT_STRTMP];
+        if (rec.type == CT_REC_API)
+            x->name = tr_dup(ct_reader_str(r, rec.file, rec.u.api.function, tmp));
+        else if (rec.type == CT_REC_LAUNCH) {
+            x->name = tr_dup(ct_reader_str(r, rec.file, rec.u.launch.function, tmp));
+            x->symbol = tr_dup(rec.u.launch.symbol
+                                   ? ct_reader_str(r, rec.file, rec.u.launch.symbol, tmp)
+                                   : x->name);
+        } else if (rec.type == CT_REC_THREAD)
+            x->name = tr_dup(ct_reader_str(r, rec.file, rec.u.thread.name, tmp));
+    }
+    if (rc < 0) {
+        fprintf(stderr, "tr_load: %s\n", ct_reader_error(r));
+        ct_reader_close(r);
+        return -1;
+    }
+    for (size_t i = 0; i < t->nfiles; i++) {
+        t->stats[i] = *ct_reader_stats(r, (uint32_t)i);
+        t->pids[i] = ct_reader_header(r, (uint32_t)i)->pid;
+    }
+    ct_reader_close(r);
+    return 0;
+}
+
+void tr_free(tr_trace *t)
+{
+    for (size_t i = 0; i < t->n; i++) {
+        free(t->v[i].name);
+        free(t->v[i].symbol);
+    }
+    for (size_t i = 0; i < t->nfiles; i++)
+        free(t->paths[i]);
+    free(t->paths);
+    free(t->v);
+    memset(t, 0, sizeof *t);
+}
+
+size_t tr_count(const tr_trace *t, uint32_t type, const char *name)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < t->n; i++)
+        if (t->v[i].r.type == type && (!name || (t->v[i].name && !strcmp(t->v[i].name, name))))
+            n++;
+    return n;
+}
+
+const tr_rec *tr_api(const tr_trace *t, uint64_t corr)
+{
+    for (size_t i = 0; i < t->n; i++)
+        if (t->v[i].r.type == CT_REC_API && t->v[i].r.u.api.corr == corr)
+            return &t->v[i];
+    return NULL;
+}
+
+const char *tr_line(const char *text, const char *prefix)
+{
+    static char line[4096];
+    size_t plen = strlen(prefix);
+    for (const char *p = text; p && *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        if (len >= plen && !strncmp(p, prefix, plen)) {
+            if (len >= sizeof line)
+                len = sizeof line - 1;
+            memcpy(line, p, len);
+            line[len] = 0;
+            return line;
+        }
+        p = nl ? nl + 1 : NULL;
+    }
+    return "";
+}
+
+long long tr_value(const char *line, const char *key)
+{
+    char pat[128];
+    snprintf(pat, sizeof pat, " %s=", key);
+    const char *p = strstr(line, pat);
+    return p ? strtoll(p + strlen(pat), NULL, 10) : -1;
+}

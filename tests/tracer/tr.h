@@ -1,0 +1,45 @@
+/* Helpers of the tracer suite: run a program under `cutrace run` on the simulated CUDA stack,
+ * then load the traces it wrote through the trace format's reader and query the records. */
+#ifndef TR_H
+#define TR_H
+
+#include "ct_test.h"
+#include "cttrace.h"
+
+/* One record of a loaded trace, with its names resolved: API -> the function; LAUNCH -> the
+ * kernel (demangled) and symbol (mangled, or the same); THREAD -> the thread name. */
+typedef struct {
+    ct_rec r;
+    char *name;
+    char *symbol;
+} tr_rec;
+
+typedef struct {
+    tr_rec *v;
+    size_t n, cap;
+    size_t nfiles;
+    char **paths;
+    uint32_t pids[64];
+    ct_stats stats[64];
+} tr_trace;
+
+/* Runs `build/bin/cutrace run -o OUTDIR [opts...] -- cmd...` with the simulation first on
+ * LD_LIBRARY_PATH, the workloads' host kernels, and `env` (NULL-terminated, may be NULL).
+ * opts is NULL-terminated (may be NULL). */
+int tr_run(ct_test_proc *p, const char *outdir, char *const opts[], char *const cmd[],
+           char *const env[], int timeout_s);
+/* Path of build/tests/workloads/NAME (static buffer per call site use). */
+const char *tr_workload(char buf[4096], const char *name);
+/* Loads every *.cutrace file in dir (time-merged). 0, or -1 after printing why. */
+int tr_load(tr_trace *t, const char *dir);
+void tr_free(tr_trace *t);
+/* Records of `type` whose name is `name` (NULL: any); for API also counts by name. */
+size_t tr_count(const tr_trace *t, uint32_t type, const char *name);
+/* The API record with this correlation id, or NULL. */
+const tr_rec *tr_api(const tr_trace *t, uint64_t corr);
+/* The first line of text starting with `prefix`, up to its end (static buffer), or "". */
+const char *tr_line(const char *text, const char *prefix);
+/* The integer value of " key=" on a line, or -1. */
+long long tr_value(const char *line, const char *key);
+
+#endif
