@@ -1,0 +1,243 @@
+/* Internal contract of the simulated CUDA driver (libcuda.so.1). See README.md in this
+ * directory for what it simulates and the environment variables it reads.
+ *
+ * Modules:
+ *   fc_core.c    init, environment, fault injection, devices, contexts, errors, cuGetProcAddress
+ *   fc_devices.c the table of real GPUs and cuDeviceGetAttribute
+ *   fc_mem.c     allocations and the address-range map (pointer classification, attributes),
+ *                pools, VMM
+ *   fc_stream.c  the time engine: streams with in-order worker threads, events, sync
+ *   fc_copy.c    copies and memsets: cost model and API synchronization behaviour
+ *   fc_module.c  modules, libraries, kernels (cubin/fatbin/text images), launches
+ *
+ * The CUDA headers are included in NVIDIA's internal mode, so every ABI variant (cuMemAlloc and
+ * cuMemAlloc_v2, cuMemcpyHtoD_v2 and cuMemcpyHtoD_v2_ptds) is declared under its own name. */
+#ifndef FC_H
+#define FC_H
+
+#define __CUDA_API_VERSION_INTERNAL 1
+#include <cuda.h>
+
+#include "fakecuda.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define FC_EXPORT __attribute__((visibility("default")))
+
+/* ---- core ---------------------------------------------------------------------------- */
+
+typedef struct {
+    int initialized;
+    int instant;        /* FAKECUDA_INSTANT=1 */
+    int ndev;
+    int have_faults;    /* FAKECUDA_FAIL set */
+} fc_globals;
+extern fc_globals fc_g;
+
+/* Every implemented entry point starts with FC_ENTER(symbol): it fails with the injected
+ * CUresult when FAKECUDA_FAIL names this call. */
+CUresult fc_fault_check(const char *symbol);
+#define FC_ENTER(sym)                                                     \
+    do {                                                                  \
+        if (__builtin_expect(fc_g.have_faults, 0)) {                      \
+            CUresult fc_r_ = fc_fault_check(sym);                         \
+            if (fc_r_ != CUDA_SUCCESS)                                    \
+                return fc_r_;                                             \
+        }                                                                 \
+    } while (0)
+/* Like FC_ENTER, and also requires cuInit. */
+#define FC_ENTER_INIT(sym)                                                \
+    do {                                                                  \
+        FC_ENTER(sym);                                                    \
+        if (__builtin_expect(!fc_g.initialized, 0))                       \
+            return CUDA_ERROR_NOT_INITIALIZED;                            \
+    } while (0)
+
+CUresult fc_unsupported(const char *symbol);
+int64_t fc_now_ns(void);         /* CLOCK_MONOTONIC */
+void fc_sleep_until(int64_t ns); /* absolute CLOCK_MONOTONIC */
+void fc_fatal(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+
+/* ---- devices ------------------------------------------------------------------------- */
+
+typedef struct {
+    const char *key;        /* FAKECUDA_DEVICES name: "h100" */
+    const char *name;       /* cuDeviceGetName */
+    int sm_count, cc_major, cc_minor;
+    int clock_khz;          /* SM boost clock */
+    int mem_clock_khz;      /* memory clock; bandwidth = 2 * clock * bus_bits / 8 */
+    int bus_bits;
+    size_t total_mem;
+    int pcie_gen, pcie_width;
+    int l2_bytes;
+    int smem_per_sm, smem_per_block_optin, max_threads_per_sm, max_blocks_per_sm;
+    int regs_per_sm;
+    int pci_bus;
+} fc_device_desc;
+
+typedef struct CUctx_st fc_ctx;
+typedef struct CUstream_st fc_stream;
+
+typedef struct {
+    const fc_device_desc *d;
+    size_t budget;                /* min(total_mem, FAKECUDA_MEM_LIMIT) */
+    _Atomic size_t used;
+    pthread_mutex_t lock;         /* primary context state */
+    fc_ctx *primary;
+    int primary_refs;
+    unsigned primary_flags;
+    struct CUmemPoolHandle_st *default_pool, *current_pool;
+} fc_device;
+
+extern fc_device fc_devs[];
+#define FC_MAX_DEVICES 8
+
+int fc_devices_parse(const char *spec, const fc_device_desc **out, int max);
+double fc_dev_mem_bw(const fc_device_desc *d);   /* bytes/s */
+double fc_dev_link_bw(const fc_device_desc *d);  /* practical pinned host<->device, bytes/s */
+CUresult fc_device_attribute(int *pi, CUdevice_attribute a, const fc_device_desc *d);
+CUresult fc_check_device(CUdevice dev);
+
+/* ---- contexts ------------------------------------------------------------------------ */
+
+struct CUctx_st {
+    uint32_t magic;
+    int dev;
+    unsigned flags;
+    int is_primary;
+    _Atomic int alive;
+    fc_stream *legacy;            /* the context's legacy default stream */
+    pthread_mutex_t lock;         /* streams list */
+    fc_stream *streams;           /* every live stream, linked by ctx_next */
+    pthread_key_t ptds_key;       /* this thread's per-thread default stream */
+};
+#define FC_CTX_MAGIC 0xc7c7c7c7u
+
+fc_ctx *fc_ctx_current(void);
+/* The current context, or an error (no context, destroyed). */
+CUresult fc_ctx_get(fc_ctx **out);
+fc_device *fc_ctx_dev(fc_ctx *c);
+
+/* ---- memory -------------------------------------------------------------------------- */
+
+typedef enum {
+    FC_MEM_PAGEABLE = 0, /* not known to the driver */
+    FC_MEM_DEVICE,
+    FC_MEM_PINNED,       /* cuMemAllocHost / cuMemHostAlloc */
+    FC_MEM_REGISTERED,   /* cuMemHostRegister */
+    FC_MEM_MANAGED,
+    FC_MEM_VMM,          /* a cuMemAddressReserve range */
+} fc_mem_kind;
+
+typedef struct {
+    uintptr_t base;
+    size_t size;
+    fc_mem_kind kind;
+    int dev;
+    fc_ctx *ctx;
+    unsigned long long id;
+    struct CUmemPoolHandle_st *pool;
+    unsigned flags;
+} fc_range;
+
+/* Finds the tracked range containing p; returns 0 and copies it, or -1 (pageable). */
+int fc_mem_lookup(uintptr_t p, fc_range *out);
+/* Whether the span [p, p+n) is host-accessible pinned memory (pinned/registered). */
+int fc_mem_is_pinned_kind(fc_mem_kind k);
+/* Releases an allocation made by cuMemAllocAsync, at its stream-ordered free. */
+void fc_mem_free_device(uintptr_t p);
+
+/* ---- streams, events, time engine ---------------------------------------------------- */
+
+typedef enum { FC_OP_WAIT, FC_OP_RECORD, FC_OP_COPY, FC_OP_COPY2D, FC_OP_MEMSET, FC_OP_KERNEL,
+               FC_OP_HOSTFN, FC_OP_FREE } fc_op_kind;
+
+typedef struct {
+    fc_stream *s;
+    uint64_t seq;
+} fc_dep;
+
+typedef struct fc_op {
+    struct fc_op *next;
+    fc_op_kind kind;
+    uint64_t seq;
+    int64_t submit_ns;
+    int64_t dur_ns;
+    int ndeps;
+    fc_dep *deps;
+    fc_dep dep_inline[2];
+    void *staging;  /* freed after the op */
+    union {
+        struct { void *dst; const void *src; size_t n; } copy;
+        struct { CUDA_MEMCPY2D p; } copy2d;
+        struct { void *dst; unsigned value; unsigned elem; size_t count; } memset;
+        struct { fakecuda_host_kernel fn; void **params; fakecuda_launch launch; } kernel;
+        struct { CUhostFn fn; void *user; } hostfn;
+        struct { struct CUevent_st *ev; uint64_t gen; } record;
+        struct { uintptr_t p; } free;
+    } u;
+} fc_op;
+
+#define FC_STREAM_MAGIC 0x57e4a3f1u
+#define FC_RING 1024
+
+struct CUstream_st {
+    uint32_t magic;
+    fc_ctx *ctx;
+    unsigned flags;      /* CU_STREAM_NON_BLOCKING */
+    int priority;
+    int legacy;          /* the context's legacy default stream */
+    unsigned long long id;
+    _Atomic int refs;
+    pthread_mutex_t m;
+    pthread_cond_t work, done;
+    fc_op *head, *tail;
+    _Atomic uint64_t submitted, completed;
+    int64_t tail_end_ns; /* end time of the last completed op */
+    struct { uint64_t seq; int64_t end; } ring[FC_RING];
+    int worker_started, destroyed;
+    pthread_t worker;
+    fc_stream *ctx_next;
+};
+
+/* Resolves a CUstream argument: NULL means the legacy stream unless per_thread (the _ptsz
+ * entry points), CU_STREAM_LEGACY and CU_STREAM_PER_THREAD mean what they say. */
+CUresult fc_stream_resolve(CUstream h, int per_thread, fc_stream **out);
+fc_op *fc_op_new(fc_op_kind kind);
+/* Enqueues op on s (legacy-stream barriers added here); returns its sequence number. In
+ * instant mode it runs the op inline. */
+uint64_t fc_submit(fc_stream *s, fc_op *op);
+/* Blocks until op seq of s has completed. */
+void fc_stream_wait(fc_stream *s, uint64_t seq);
+fc_stream *fc_stream_new(fc_ctx *ctx, unsigned flags, int priority, int legacy);
+void fc_stream_ref(fc_stream *s);
+void fc_stream_unref(fc_stream *s);
+void fc_ctx_sync(fc_ctx *c);
+
+#define FC_EVENT_MAGIC 0xe7e7e7e7u
+struct CUevent_st {
+    uint32_t magic;
+    fc_ctx *ctx;
+    unsigned flags;
+    _Atomic int refs;
+    pthread_mutex_t m;
+    uint64_t gen;              /* records made */
+    _Atomic uint64_t done_gen; /* records completed */
+    int64_t time_ns;           /* GPU-side time of the last completed record */
+    fc_stream *s;              /* stream of the last record (a reference) */
+    uint64_t seq;
+};
+void fc_event_unref(struct CUevent_st *e);
+
+/* ---- cost model ---------------------------------------------------------------------- */
+
+#define FC_COPY_LATENCY_NS 1500
+int64_t fc_bytes_ns(size_t bytes, double rate);
+int64_t fc_kernel_ns(const char *name, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                     unsigned by, unsigned bz, const fc_device_desc *d);
+void fc_kernel_ns_parse(const char *spec);
+
+#endif

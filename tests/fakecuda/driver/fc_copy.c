@@ -1,0 +1,321 @@
+/* Copies and memsets: their modelled cost and NVIDIA's "API synchronization behavior".
+ *
+ * Cost: FC_COPY_LATENCY_NS plus bytes / rate, where the rate is the device's host link
+ * (fc_dev_link_bw) for pinned host <-> device, its memory bandwidth (fc_dev_mem_bw) for
+ * device <-> device and memsets. Pageable transfers run at a third of the link rate:
+ *   - host -> device from pageable memory: the host copies into a staging buffer at half the
+ *     link rate (blocking the caller for that long; the synchronous form first waits for the
+ *     stream), then the DMA from staging runs on the stream at the link rate, so the caller
+ *     may return before the data has landed, as documented;
+ *   - device -> pageable host: one stream op at a third of the link rate, and the caller
+ *     waits for it, in the Async form too.
+ * Host blocking, per the documentation: synchronous pinned H2D and any D2H return after the
+ * copy; synchronous D2D does not block; host-to-host copies are fully synchronous; Async
+ * copies with pinned memory never block; synchronous memsets block only when the target is
+ * pinned host or managed memory. Managed memory is device memory for costs. */
+#include "fc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int64_t fc_bytes_ns(size_t bytes, double rate)
+{
+    return (int64_t)((double)bytes * 1e9 / rate);
+}
+
+typedef enum { FC_SIDE_PAGEABLE, FC_SIDE_PINNED, FC_SIDE_DEVICE } fc_side;
+
+static fc_side fc_classify(uintptr_t p)
+{
+    fc_range r;
+    if (fc_mem_lookup(p, &r) != 0)
+        return FC_SIDE_PAGEABLE;
+    return fc_mem_is_pinned_kind(r.kind) ? FC_SIDE_PINNED : FC_SIDE_DEVICE;
+}
+
+static int fc_is_host(fc_side s)
+{
+    return s != FC_SIDE_DEVICE;
+}
+
+/* Submits op (its data effect set up) with the cost and host blocking that the source and
+ * destination sides imply. For a pageable source, `stage` copies the source data into a
+ * staging buffer and points op at it, so the caller's memory is free once this returns. */
+static void fc_transfer(fc_stream *s, fc_op *op, fc_side src, fc_side dst, size_t bytes,
+                        int async, void (*stage)(fc_op *, void *))
+{
+    const fc_device_desc *d = fc_ctx_dev(s->ctx)->d;
+    double link = fc_dev_link_bw(d), mem = fc_dev_mem_bw(d);
+    if (fc_is_host(src) && fc_is_host(dst)) {
+        fc_stream_wait(s, atomic_load(&s->submitted));
+        uint64_t seq = fc_submit(s, op);
+        fc_stream_wait(s, seq);
+        return;
+    }
+    if (!fc_is_host(src) && !fc_is_host(dst)) {
+        op->dur_ns = FC_COPY_LATENCY_NS + fc_bytes_ns(bytes, mem);
+        fc_submit(s, op);
+        return;
+    }
+    if (src == FC_SIDE_PAGEABLE && !fc_g.instant) {
+        if (!async)
+            fc_stream_wait(s, atomic_load(&s->submitted));
+        int64_t staged = fc_now_ns() + fc_bytes_ns(bytes, link / 2);
+        void *buf = malloc(bytes ? bytes : 1);
+        if (!buf)
+            fc_fatal("out of host memory for a %zu-byte staging buffer", bytes);
+        stage(op, buf);
+        op->staging = buf;
+        fc_sleep_until(staged);
+        op->dur_ns = FC_COPY_LATENCY_NS + fc_bytes_ns(bytes, link);
+        fc_submit(s, op);
+        return;
+    }
+    int pageable = src == FC_SIDE_PAGEABLE || dst == FC_SIDE_PAGEABLE;
+    op->dur_ns = FC_COPY_LATENCY_NS + fc_bytes_ns(bytes, pageable ? link / 3 : link);
+    uint64_t seq = fc_submit(s, op);
+    if (!async || dst == FC_SIDE_PAGEABLE)
+        fc_stream_wait(s, seq);
+}
+
+static void fc_stage_1d(fc_op *op, void *buf)
+{
+    memcpy(buf, op->u.copy.src, op->u.copy.n);
+    op->u.copy.src = buf;
+}
+
+static CUresult fc_memcpy(uintptr_t dst, uintptr_t src, size_t n, CUstream h, int pt, int async)
+{
+    if (!fc_g.initialized)
+        return CUDA_ERROR_NOT_INITIALIZED;
+    fc_stream *s;
+    CUresult r = fc_stream_resolve(h, pt, &s);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (n == 0)
+        return CUDA_SUCCESS;
+    if (!dst || !src)
+        return CUDA_ERROR_INVALID_VALUE;
+    fc_op *op = fc_op_new(FC_OP_COPY);
+    op->u.copy.dst = (void *)dst;
+    op->u.copy.src = (const void *)src;
+    op->u.copy.n = n;
+    fc_transfer(s, op, fc_classify(src), fc_classify(dst), n, async, fc_stage_1d);
+    return CUDA_SUCCESS;
+}
+
+/* ---- 2D / 3D ------------------------------------------------------------------------- */
+
+static uintptr_t fc_2d_base(CUmemorytype t, const void *host, CUdeviceptr dev)
+{
+    return t == CU_MEMORYTYPE_HOST ? (uintptr_t)host : (uintptr_t)dev;
+}
+
+static void fc_stage_2d(fc_op *op, void *buf)
+{
+    CUDA_MEMCPY2D *p = &op->u.copy2d.p;
+    const char *src = (const char *)fc_2d_base(p->srcMemoryType, p->srcHost, p->srcDevice) +
+                      p->srcY * p->srcPitch + p->srcXInBytes;
+    for (size_t r = 0; r < p->Height; r++)
+        memcpy((char *)buf + r * p->WidthInBytes, src + r * p->srcPitch, p->WidthInBytes);
+    p->srcMemoryType = CU_MEMORYTYPE_HOST;
+    p->srcHost = buf;
+    p->srcXInBytes = p->srcY = 0;
+    p->srcPitch = p->WidthInBytes;
+}
+
+static CUresult fc_memcpy2d(const CUDA_MEMCPY2D *p, CUstream h, int pt, int async)
+{
+    if (!fc_g.initialized)
+        return CUDA_ERROR_NOT_INITIALIZED;
+    fc_stream *s;
+    CUresult r = fc_stream_resolve(h, pt, &s);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!p)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (p->srcMemoryType == CU_MEMORYTYPE_ARRAY || p->dstMemoryType == CU_MEMORYTYPE_ARRAY)
+        return fc_unsupported("CUDA arrays in 2D/3D copies");
+    if ((p->Height > 1 && (p->srcPitch < p->WidthInBytes || p->dstPitch < p->WidthInBytes)))
+        return CUDA_ERROR_INVALID_VALUE;
+    if (!p->WidthInBytes || !p->Height)
+        return CUDA_SUCCESS;
+    uintptr_t src = fc_2d_base(p->srcMemoryType, p->srcHost, p->srcDevice);
+    uintptr_t dst = fc_2d_base(p->dstMemoryType, p->dstHost, p->dstDevice);
+    if (!src || !dst)
+        return CUDA_ERROR_INVALID_VALUE;
+    fc_op *op = fc_op_new(FC_OP_COPY2D);
+    op->u.copy2d.p = *p;
+    fc_transfer(s, op, fc_classify(src), fc_classify(dst), p->WidthInBytes * p->Height, async,
+                fc_stage_2d);
+    return CUDA_SUCCESS;
+}
+
+/* A 3D copy is a 2D copy per slice (rows of a slice are srcHeight/dstHeight apart). */
+static CUresult fc_memcpy3d(const CUDA_MEMCPY3D *p, CUstream h, int pt, int async)
+{
+    if (!p)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (p->srcLOD || p->dstLOD)
+        return CUDA_ERROR_INVALID_VALUE;
+    for (size_t z = 0; z < p->Depth; z++) {
+        CUDA_MEMCPY2D q = {
+            .srcXInBytes = p->srcXInBytes, .srcY = (p->srcZ + z) * p->srcHeight + p->srcY,
+            .srcMemoryType = p->srcMemoryType, .srcHost = p->srcHost,
+            .srcDevice = p->srcDevice, .srcArray = p->srcArray, .srcPitch = p->srcPitch,
+            .dstXInBytes = p->dstXInBytes, .dstY = (p->dstZ + z) * p->dstHeight + p->dstY,
+            .dstMemoryType = p->dstMemoryType, .dstHost = p->dstHost,
+            .dstDevice = p->dstDevice, .dstArray = p->dstArray, .dstPitch = p->dstPitch,
+            .WidthInBytes = p->WidthInBytes, .Height = p->Height};
+        CUresult r = fc_memcpy2d(&q, h, pt, async);
+        if (r != CUDA_SUCCESS)
+            return r;
+    }
+    return CUDA_SUCCESS;
+}
+
+/* ---- peer ---------------------------------------------------------------------------- */
+
+static CUresult fc_memcpy_peer(CUdeviceptr dst, CUcontext dctx, CUdeviceptr src,
+                               CUcontext sctx, size_t n, CUstream h, int pt, int async)
+{
+    if (!dctx || !sctx || dctx->magic != FC_CTX_MAGIC || sctx->magic != FC_CTX_MAGIC)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    /* Unified addresses make a peer copy an ordinary device copy in this simulation. */
+    return fc_memcpy(dst, src, n, h, pt, async);
+}
+
+/* ---- memsets ------------------------------------------------------------------------- */
+
+static CUresult fc_memset(CUdeviceptr dst, unsigned value, unsigned elem, size_t count,
+                          CUstream h, int pt, int async)
+{
+    if (!fc_g.initialized)
+        return CUDA_ERROR_NOT_INITIALIZED;
+    fc_stream *s;
+    CUresult r = fc_stream_resolve(h, pt, &s);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!count)
+        return CUDA_SUCCESS;
+    if (!dst || dst % elem)
+        return CUDA_ERROR_INVALID_VALUE;
+    fc_range rg;
+    int known = fc_mem_lookup((uintptr_t)dst, &rg) == 0;
+    if (!known)
+        return CUDA_ERROR_INVALID_VALUE;
+    fc_op *op = fc_op_new(FC_OP_MEMSET);
+    op->u.memset.dst = (void *)(uintptr_t)dst;
+    op->u.memset.value = value;
+    op->u.memset.elem = elem;
+    op->u.memset.count = count;
+    op->dur_ns = FC_COPY_LATENCY_NS + fc_bytes_ns(count * elem, fc_dev_mem_bw(fc_ctx_dev(s->ctx)->d));
+    uint64_t seq = fc_submit(s, op);
+    if (!async && (fc_mem_is_pinned_kind(rg.kind) || rg.kind == FC_MEM_MANAGED))
+        fc_stream_wait(s, seq);
+    return CUDA_SUCCESS;
+}
+
+/* ---- entry points -------------------------------------------------------------------- */
+
+#define FC_DEF(name, params, call)                 \
+    FC_EXPORT CUresult CUDAAPI name params         \
+    {                                              \
+        FC_ENTER(#name);                           \
+        return call;                               \
+    }
+
+typedef uintptr_t up;
+
+FC_DEF(cuMemcpy, (CUdeviceptr d, CUdeviceptr s, size_t n), fc_memcpy(d, s, n, NULL, 0, 0))
+FC_DEF(cuMemcpy_ptds, (CUdeviceptr d, CUdeviceptr s, size_t n), fc_memcpy(d, s, n, NULL, 1, 0))
+FC_DEF(cuMemcpyAsync, (CUdeviceptr d, CUdeviceptr s, size_t n, CUstream h),
+       fc_memcpy(d, s, n, h, 0, 1))
+FC_DEF(cuMemcpyAsync_ptsz, (CUdeviceptr d, CUdeviceptr s, size_t n, CUstream h),
+       fc_memcpy(d, s, n, h, 1, 1))
+
+FC_DEF(cuMemcpyPeer, (CUdeviceptr d, CUcontext dc, CUdeviceptr s, CUcontext sc, size_t n),
+       fc_memcpy_peer(d, dc, s, sc, n, NULL, 0, 0))
+FC_DEF(cuMemcpyPeer_ptds, (CUdeviceptr d, CUcontext dc, CUdeviceptr s, CUcontext sc, size_t n),
+       fc_memcpy_peer(d, dc, s, sc, n, NULL, 1, 0))
+FC_DEF(cuMemcpyPeerAsync,
+       (CUdeviceptr d, CUcontext dc, CUdeviceptr s, CUcontext sc, size_t n, CUstream h),
+       fc_memcpy_peer(d, dc, s, sc, n, h, 0, 1))
+FC_DEF(cuMemcpyPeerAsync_ptsz,
+       (CUdeviceptr d, CUcontext dc, CUdeviceptr s, CUcontext sc, size_t n, CUstream h),
+       fc_memcpy_peer(d, dc, s, sc, n, h, 1, 1))
+
+FC_DEF(cuMemcpyHtoD, (CUdeviceptr_v1 d, const void *s, unsigned n),
+       fc_memcpy(d, (up)s, n, NULL, 0, 0))
+FC_DEF(cuMemcpyHtoD_v2, (CUdeviceptr d, const void *s, size_t n),
+       fc_memcpy(d, (up)s, n, NULL, 0, 0))
+FC_DEF(cuMemcpyHtoD_v2_ptds, (CUdeviceptr d, const void *s, size_t n),
+       fc_memcpy(d, (up)s, n, NULL, 1, 0))
+FC_DEF(cuMemcpyDtoH, (void *d, CUdeviceptr_v1 s, unsigned n), fc_memcpy((up)d, s, n, NULL, 0, 0))
+FC_DEF(cuMemcpyDtoH_v2, (void *d, CUdeviceptr s, size_t n), fc_memcpy((up)d, s, n, NULL, 0, 0))
+FC_DEF(cuMemcpyDtoH_v2_ptds, (void *d, CUdeviceptr s, size_t n),
+       fc_memcpy((up)d, s, n, NULL, 1, 0))
+FC_DEF(cuMemcpyDtoD, (CUdeviceptr_v1 d, CUdeviceptr_v1 s, unsigned n),
+       fc_memcpy(d, s, n, NULL, 0, 0))
+FC_DEF(cuMemcpyDtoD_v2, (CUdeviceptr d, CUdeviceptr s, size_t n), fc_memcpy(d, s, n, NULL, 0, 0))
+FC_DEF(cuMemcpyDtoD_v2_ptds, (CUdeviceptr d, CUdeviceptr s, size_t n),
+       fc_memcpy(d, s, n, NULL, 1, 0))
+
+FC_DEF(cuMemcpyHtoDAsync, (CUdeviceptr_v1 d, const void *s, unsigned n, CUstream h),
+       fc_memcpy(d, (up)s, n, h, 0, 1))
+FC_DEF(cuMemcpyHtoDAsync_v2, (CUdeviceptr d, const void *s, size_t n, CUstream h),
+       fc_memcpy(d, (up)s, n, h, 0, 1))
+FC_DEF(cuMemcpyHtoDAsync_v2_ptsz, (CUdeviceptr d, const void *s, size_t n, CUstream h),
+       fc_memcpy(d, (up)s, n, h, 1, 1))
+FC_DEF(cuMemcpyDtoHAsync, (void *d, CUdeviceptr_v1 s, unsigned n, CUstream h),
+       fc_memcpy((up)d, s, n, h, 0, 1))
+FC_DEF(cuMemcpyDtoHAsync_v2, (void *d, CUdeviceptr s, size_t n, CUstream h),
+       fc_memcpy((up)d, s, n, h, 0, 1))
+FC_DEF(cuMemcpyDtoHAsync_v2_ptsz, (void *d, CUdeviceptr s, size_t n, CUstream h),
+       fc_memcpy((up)d, s, n, h, 1, 1))
+FC_DEF(cuMemcpyDtoDAsync, (CUdeviceptr_v1 d, CUdeviceptr_v1 s, unsigned n, CUstream h),
+       fc_memcpy(d, s, n, h, 0, 1))
+FC_DEF(cuMemcpyDtoDAsync_v2, (CUdeviceptr d, CUdeviceptr s, size_t n, CUstream h),
+       fc_memcpy(d, s, n, h, 0, 1))
+FC_DEF(cuMemcpyDtoDAsync_v2_ptsz, (CUdeviceptr d, CUdeviceptr s, size_t n, CUstream h),
+       fc_memcpy(d, s, n, h, 1, 1))
+
+FC_DEF(cuMemcpy2D_v2, (const CUDA_MEMCPY2D *p), fc_memcpy2d(p, NULL, 0, 0))
+FC_DEF(cuMemcpy2D_v2_ptds, (const CUDA_MEMCPY2D *p), fc_memcpy2d(p, NULL, 1, 0))
+FC_DEF(cuMemcpy2DUnaligned_v2, (const CUDA_MEMCPY2D *p), fc_memcpy2d(p, NULL, 0, 0))
+FC_DEF(cuMemcpy2DUnaligned_v2_ptds, (const CUDA_MEMCPY2D *p), fc_memcpy2d(p, NULL, 1, 0))
+FC_DEF(cuMemcpy2DAsync_v2, (const CUDA_MEMCPY2D *p, CUstream h), fc_memcpy2d(p, h, 0, 1))
+FC_DEF(cuMemcpy2DAsync_v2_ptsz, (const CUDA_MEMCPY2D *p, CUstream h), fc_memcpy2d(p, h, 1, 1))
+FC_DEF(cuMemcpy3D_v2, (const CUDA_MEMCPY3D *p), fc_memcpy3d(p, NULL, 0, 0))
+FC_DEF(cuMemcpy3D_v2_ptds, (const CUDA_MEMCPY3D *p), fc_memcpy3d(p, NULL, 1, 0))
+FC_DEF(cuMemcpy3DAsync_v2, (const CUDA_MEMCPY3D *p, CUstream h), fc_memcpy3d(p, h, 0, 1))
+FC_DEF(cuMemcpy3DAsync_v2_ptsz, (const CUDA_MEMCPY3D *p, CUstream h), fc_memcpy3d(p, h, 1, 1))
+
+FC_DEF(cuMemsetD8, (CUdeviceptr_v1 d, unsigned char v, unsigned n),
+       fc_memset(d, v, 1, n, NULL, 0, 0))
+FC_DEF(cuMemsetD8_v2, (CUdeviceptr d, unsigned char v, size_t n),
+       fc_memset(d, v, 1, n, NULL, 0, 0))
+FC_DEF(cuMemsetD8_v2_ptds, (CUdeviceptr d, unsigned char v, size_t n),
+       fc_memset(d, v, 1, n, NULL, 1, 0))
+FC_DEF(cuMemsetD16, (CUdeviceptr_v1 d, unsigned short v, unsigned n),
+       fc_memset(d, v, 2, n, NULL, 0, 0))
+FC_DEF(cuMemsetD16_v2, (CUdeviceptr d, unsigned short v, size_t n),
+       fc_memset(d, v, 2, n, NULL, 0, 0))
+FC_DEF(cuMemsetD16_v2_ptds, (CUdeviceptr d, unsigned short v, size_t n),
+       fc_memset(d, v, 2, n, NULL, 1, 0))
+FC_DEF(cuMemsetD32, (CUdeviceptr_v1 d, unsigned v, unsigned n), fc_memset(d, v, 4, n, NULL, 0, 0))
+FC_DEF(cuMemsetD32_v2, (CUdeviceptr d, unsigned v, size_t n), fc_memset(d, v, 4, n, NULL, 0, 0))
+FC_DEF(cuMemsetD32_v2_ptds, (CUdeviceptr d, unsigned v, size_t n),
+       fc_memset(d, v, 4, n, NULL, 1, 0))
+FC_DEF(cuMemsetD8Async, (CUdeviceptr d, unsigned char v, size_t n, CUstream h),
+       fc_memset(d, v, 1, n, h, 0, 1))
+FC_DEF(cuMemsetD8Async_ptsz, (CUdeviceptr d, unsigned char v, size_t n, CUstream h),
+       fc_memset(d, v, 1, n, h, 1, 1))
+FC_DEF(cuMemsetD16Async, (CUdeviceptr d, unsigned short v, size_t n, CUstream h),
+       fc_memset(d, v, 2, n, h, 0, 1))
+FC_DEF(cuMemsetD16Async_ptsz, (CUdeviceptr d, unsigned short v, size_t n, CUstream h),
+       fc_memset(d, v, 2, n, h, 1, 1))
+FC_DEF(cuMemsetD32Async, (CUdeviceptr d, unsigned v, size_t n, CUstream h),
+       fc_memset(d, v, 4, n, h, 0, 1))
+FC_DEF(cuMemsetD32Async_ptsz, (CUdeviceptr d, unsigned v, size_t n, CUstream h),
+       fc_memset(d, v, 4, n, h, 1, 1))

@@ -1,0 +1,1098 @@
+/* Modules, libraries, kernels and launches.
+ *
+ * Images accepted by cuModuleLoadData / cuModuleLoadFatBinary / cuLibraryLoadData:
+ *   - nvcc fatbins (magic 0xBA55ED50), also behind a __fatBinC_Wrapper_t (magic 0x466243B1);
+ *     entries may be LZ4 (nvcc -compress-mode=speed) or zstd (nvcc 13's default when it
+ *     compresses) compressed. A cubin entry is usable on a device with the same major compute
+ *     capability and a minor at least its own, a PTX entry on any device at least its
+ *     version; a fatbin with neither fails with CUDA_ERROR_NO_BINARY_FOR_GPU.
+ *   - cubins (ELF): kernels are the STT_FUNC symbols flagged STO_CUDA_ENTRY; parameter sizes
+ *     come from each kernel's .nv.info.<name> section (EIATTR_KPARAM_INFO).
+ *   - PTX text: kernels are the .entry directives, parameter sizes from their .param lists.
+ *   - the text format of README.md ("fakecuda-module 1" then "kernel NAME [SIZE...]" lines).
+ * No device code runs. A kernel's host implementation (fakecuda.h) is looked up when its
+ * module is loaded. A CUkernel embeds its CUfunction as first member, so a CUkernel cast to
+ * CUfunction launches, as CUDA 12+ allows. */
+#define _GNU_SOURCE
+#include "fc.h"
+
+#include <dlfcn.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zstd.h>
+
+#define FC_FUNC_MAGIC 0xf0f0cafeu
+#define FC_MOD_MAGIC 0x30d0e1e5u
+#define FC_LIB_MAGIC 0x11b7a7e1u
+#define FC_MAX_PARAMS 256
+
+struct CUfunc_st {
+    uint32_t magic;
+    char *name;
+    int nparams;                 /* -1: unknown */
+    uint32_t param_size[FC_MAX_PARAMS], param_off[FC_MAX_PARAMS];
+    fakecuda_host_kernel host;
+    struct CUmod_st *mod;
+    struct CUlib_st *lib;
+};
+
+/* A CUkernel is its function (first member), so either handle launches. */
+struct CUkern_st {
+    struct CUfunc_st f;
+};
+
+typedef struct {
+    int n;
+    struct CUkern_st *k; /* array of n */
+} fc_kernels;
+
+struct CUmod_st {
+    uint32_t magic;
+    fc_ctx *ctx;
+    fc_kernels ks;
+};
+
+struct CUlib_st {
+    uint32_t magic;
+    fc_kernels ks;
+};
+
+/* ---- kernel cost model --------------------------------------------------------------- */
+
+typedef struct {
+    char pattern[128];
+    int64_t ns;
+} fc_kernel_rule;
+
+static fc_kernel_rule fc_rules[64];
+static int fc_nrules;
+
+void fc_kernel_ns_parse(const char *spec)
+{
+    char *copy = strdup(spec), *save = NULL;
+    for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        char *eq = strrchr(tok, '=');
+        char *end = NULL;
+        long long ns = eq ? strtoll(eq + 1, &end, 10) : -1;
+        if (!eq || eq == tok || !end || *end || ns < 0 || eq - tok >= 128)
+            fc_fatal("FAKECUDA_KERNEL_NS: expected pattern=nanoseconds, found \"%s\"", tok);
+        if (fc_nrules == (int)(sizeof fc_rules / sizeof fc_rules[0]))
+            fc_fatal("FAKECUDA_KERNEL_NS: more than %d rules", fc_nrules);
+        memcpy(fc_rules[fc_nrules].pattern, tok, (size_t)(eq - tok));
+        fc_rules[fc_nrules].pattern[eq - tok] = 0;
+        fc_rules[fc_nrules].ns = ns;
+        fc_nrules++;
+    }
+    free(copy);
+}
+
+/* The first FAKECUDA_KERNEL_NS rule that matches the (mangled) name: as an fnmatch pattern
+ * if it has a wildcard, else as a substring. Otherwise: 2 us of launch and drain, plus 3 us
+ * per wave, a wave being as many blocks as the SMs hold at once (by threads and blocks per
+ * SM). */
+int64_t fc_kernel_ns(const char *name, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                     unsigned by, unsigned bz, const fc_device_desc *d)
+{
+    for (int i = 0; i < fc_nrules; i++) {
+        const char *p = fc_rules[i].pattern;
+        int wild = strpbrk(p, "*?[") != NULL;
+        if (wild ? fnmatch(p, name, 0) == 0 : strstr(name, p) != NULL)
+            return fc_rules[i].ns;
+    }
+    unsigned long long blocks = (unsigned long long)gx * gy * gz;
+    unsigned threads = bx * by * bz;
+    unsigned per_sm = (unsigned)d->max_threads_per_sm / (threads ? threads : 1);
+    if (per_sm > (unsigned)d->max_blocks_per_sm)
+        per_sm = (unsigned)d->max_blocks_per_sm;
+    if (per_sm == 0)
+        per_sm = 1;
+    unsigned long long slots = (unsigned long long)per_sm * (unsigned)d->sm_count;
+    unsigned long long waves = (blocks + slots - 1) / slots;
+    return 2000 + (int64_t)waves * 3000;
+}
+
+/* ---- host kernels -------------------------------------------------------------------- */
+
+static void *fc_host_libs[16];
+static int fc_nhost_libs;
+static pthread_once_t fc_host_once = PTHREAD_ONCE_INIT;
+
+static void fc_host_libs_open(void)
+{
+    const char *e = getenv("FAKECUDA_HOST_KERNELS");
+    if (!e || !*e)
+        return;
+    char *copy = strdup(e), *save = NULL;
+    for (char *tok = strtok_r(copy, ":", &save); tok; tok = strtok_r(NULL, ":", &save)) {
+        void *h = dlopen(tok, RTLD_NOW | RTLD_LOCAL);
+        if (!h)
+            fc_fatal("FAKECUDA_HOST_KERNELS: cannot load \"%s\": %s", tok, dlerror());
+        if (fc_nhost_libs == (int)(sizeof fc_host_libs / sizeof fc_host_libs[0]))
+            fc_fatal("FAKECUDA_HOST_KERNELS: more than %d libraries", fc_nhost_libs);
+        fc_host_libs[fc_nhost_libs++] = h;
+    }
+    free(copy);
+}
+
+static fakecuda_host_kernel fc_host_kernel_find(const char *name)
+{
+    pthread_once(&fc_host_once, fc_host_libs_open);
+    size_t n = strlen(FAKECUDA_HOST_KERNEL_PREFIX) + strlen(name) + 1;
+    char *sym = malloc(n);
+    if (!sym)
+        return NULL;
+    snprintf(sym, n, "%s%s", FAKECUDA_HOST_KERNEL_PREFIX, name);
+    void *p = NULL;
+    for (int i = 0; i < fc_nhost_libs && !p; i++)
+        p = dlsym(fc_host_libs[i], sym);
+    if (!p)
+        p = dlsym(RTLD_DEFAULT, sym);
+    free(sym);
+    fakecuda_host_kernel fn;
+    memcpy(&fn, &p, sizeof fn);
+    return fn;
+}
+
+/* ---- image parsing ------------------------------------------------------------------- */
+
+typedef struct {
+    const fc_device_desc *dev;
+    fc_kernels ks;
+    int usable;          /* a usable code entry was seen */
+} fc_parse;
+
+static struct CUfunc_st *fc_kernel_add(fc_parse *ps, const char *name, size_t len)
+{
+    for (int i = 0; i < ps->ks.n; i++)
+        if (strlen(ps->ks.k[i].f.name) == len && memcmp(ps->ks.k[i].f.name, name, len) == 0)
+            return &ps->ks.k[i].f;
+    struct CUkern_st *k = realloc(ps->ks.k, (size_t)(ps->ks.n + 1) * sizeof *k);
+    if (!k)
+        fc_fatal("out of host memory for kernel tables");
+    ps->ks.k = k;
+    struct CUfunc_st *f = &k[ps->ks.n++].f;
+    memset(f, 0, sizeof *f);
+    f->magic = FC_FUNC_MAGIC;
+    f->name = strndup(name, len);
+    f->nparams = -1;
+    return f;
+}
+
+static uint16_t fc_rd16(const unsigned char *p) { return (uint16_t)(p[0] | p[1] << 8); }
+static uint32_t fc_rd32(const unsigned char *p) { return fc_rd16(p) | (uint32_t)fc_rd16(p + 2) << 16; }
+static uint64_t fc_rd64(const unsigned char *p) { return fc_rd32(p) | (uint64_t)fc_rd32(p + 4) << 32; }
+
+/* EIATTR_KPARAM_INFO records: ordinal, offset and size of each parameter. */
+static void fc_parse_nvinfo(struct CUfunc_st *f, const unsigned char *p, size_t n)
+{
+    size_t i = 0;
+    int count = 0;
+    while (i + 2 <= n) {
+        unsigned fmt = p[i], attr = p[i + 1];
+        size_t len;
+        if (fmt == 1)
+            len = 2;
+        else if (fmt == 2 || fmt == 3)
+            len = 4;
+        else if (fmt == 4 && i + 4 <= n)
+            len = 4 + (size_t)fc_rd16(p + i + 2);
+        else
+            break;
+        if (i + len > n)
+            break;
+        if (fmt == 4 && attr == 0x17 && len >= 16) {
+            unsigned ord = fc_rd16(p + i + 8), off = fc_rd16(p + i + 10);
+            uint32_t size = (fc_rd32(p + i + 12) >> 18) & 0x3fff;
+            if (ord < FC_MAX_PARAMS) {
+                f->param_off[ord] = off;
+                f->param_size[ord] = size;
+                if ((int)ord + 1 > count)
+                    count = (int)ord + 1;
+            }
+        }
+        i += len;
+    }
+    if (f->nparams < 0 || count > f->nparams)
+        f->nparams = count;
+}
+
+static int fc_cubin_usable(unsigned arch, const fc_device_desc *d)
+{
+    return arch / 10 == (unsigned)d->cc_major && arch % 10 <= (unsigned)d->cc_minor;
+}
+
+static CUresult fc_parse_elf(fc_parse *ps, const unsigned char *img, size_t size, int check_arch)
+{
+    if (size < 64 || img[4] != 2 /* ELFCLASS64 */)
+        return CUDA_ERROR_INVALID_IMAGE;
+    if (check_arch && !fc_cubin_usable((fc_rd32(img + 48) >> 8) & 0xff, ps->dev))
+        return CUDA_ERROR_NO_BINARY_FOR_GPU;
+    uint64_t shoff = fc_rd64(img + 0x28);
+    unsigned shentsize = fc_rd16(img + 0x3a), shnum = fc_rd16(img + 0x3c),
+             shstrndx = fc_rd16(img + 0x3e);
+    if (shentsize < 64 || shoff + (uint64_t)shnum * shentsize > size || shstrndx >= shnum)
+        return CUDA_ERROR_INVALID_IMAGE;
+#define SH(i) (img + shoff + (uint64_t)(i) * shentsize)
+    const unsigned char *shstr = SH(shstrndx);
+    uint64_t shstr_off = fc_rd64(shstr + 0x18), shstr_size = fc_rd64(shstr + 0x20);
+    if (shstr_off + shstr_size > size)
+        return CUDA_ERROR_INVALID_IMAGE;
+    for (unsigned i = 0; i < shnum; i++) {
+        const unsigned char *sh = SH(i);
+        if (fc_rd32(sh + 4) != 2 /* SHT_SYMTAB */)
+            continue;
+        uint64_t off = fc_rd64(sh + 0x18), sz = fc_rd64(sh + 0x20);
+        unsigned link = fc_rd32(sh + 0x28);
+        if (link >= shnum || off + sz > size)
+            return CUDA_ERROR_INVALID_IMAGE;
+        const unsigned char *strsh = SH(link);
+        uint64_t stroff = fc_rd64(strsh + 0x18), strsz = fc_rd64(strsh + 0x20);
+        if (stroff + strsz > size)
+            return CUDA_ERROR_INVALID_IMAGE;
+        for (uint64_t s = off; s + 24 <= off + sz; s += 24) {
+            uint32_t name = fc_rd32(img + s);
+            unsigned info = img[s + 4], other = img[s + 5];
+            if ((info & 0xf) != 2 /* STT_FUNC */ || !(other & 0x10) /* STO_CUDA_ENTRY */ ||
+                name >= strsz)
+                continue;
+            const char *nm = (const char *)img + stroff + name;
+            fc_kernel_add(ps, nm, strnlen(nm, strsz - name));
+        }
+    }
+    /* Parameter layouts from .nv.info.<kernel>. */
+    for (unsigned i = 0; i < shnum; i++) {
+        const unsigned char *sh = SH(i);
+        uint32_t nameoff = fc_rd32(sh);
+        if (nameoff >= shstr_size)
+            continue;
+        const char *secname = (const char *)img + shstr_off + nameoff;
+        if (strncmp(secname, ".nv.info.", 9) != 0)
+            continue;
+        uint64_t off = fc_rd64(sh + 0x18), sz = fc_rd64(sh + 0x20);
+        if (off + sz > size)
+            continue;
+        for (int k = 0; k < ps->ks.n; k++)
+            if (strcmp(ps->ks.k[k].f.name, secname + 9) == 0)
+                fc_parse_nvinfo(&ps->ks.k[k].f, img + off, sz);
+    }
+#undef SH
+    ps->usable = 1;
+    return CUDA_SUCCESS;
+}
+
+static uint32_t fc_ptx_type_size(const char *t, size_t n)
+{
+    if (n >= 3 && (t[2] == '6' || (n >= 4 && t[3] == '6')))
+        return 8;
+    if (n >= 3 && t[2] == '3')
+        return 4;
+    if (n >= 3 && t[2] == '1' && n >= 4 && t[3] == '6')
+        return 2;
+    return 1;
+}
+
+/* ".entry NAME( .param .u64 a, .param .align 8 .b8 b[16] )" */
+static void fc_parse_ptx(fc_parse *ps, const char *text, size_t size)
+{
+    const char *end = text + size, *p = text;
+    while ((p = memmem(p, (size_t)(end - p), ".entry", 6)) != NULL) {
+        p += 6;
+        while (p < end && (*p == ' ' || *p == '\t'))
+            p++;
+        const char *nm = p;
+        while (p < end && *p != '(' && *p != ' ' && *p != '\n' && *p != '\t')
+            p++;
+        struct CUfunc_st *f = fc_kernel_add(ps, nm, (size_t)(p - nm));
+        const char *close = memchr(p, ')', (size_t)(end - p));
+        if (!close)
+            break;
+        int n = 0;
+        uint32_t off = 0;
+        for (const char *q = p; (q = memmem(q, (size_t)(close - q), ".param", 6)) && n < FC_MAX_PARAMS;) {
+            q += 6;
+            while (q < close && *q == ' ')
+                q++;
+            uint32_t align = 0, sz;
+            if (strncmp(q, ".align", 6) == 0) {
+                align = (uint32_t)strtoul(q + 6, (char **)&q, 10);
+                while (q < close && *q == ' ')
+                    q++;
+            }
+            const char *t = q;
+            while (q < close && *q != ' ')
+                q++;
+            sz = fc_ptx_type_size(t, (size_t)(q - t));
+            const char *lb = memchr(q, '[', (size_t)(close - q));
+            const char *comma = memchr(q, ',', (size_t)(close - q));
+            if (lb && (!comma || lb < comma))
+                sz *= (uint32_t)strtoul(lb + 1, NULL, 10);
+            uint32_t a = align ? align : sz;
+            off = (off + a - 1) / a * a;
+            f->param_off[n] = off;
+            f->param_size[n] = sz;
+            off += sz;
+            n++;
+        }
+        f->nparams = n;
+        p = close;
+    }
+    ps->usable = 1;
+}
+
+/* LZ4 block format (no frame): sequences of literals and back-references. */
+static long fc_lz4_block(const unsigned char *src, size_t n, unsigned char *dst, size_t cap)
+{
+    size_t i = 0, o = 0;
+    while (i < n) {
+        unsigned token = src[i++];
+        size_t lit = token >> 4;
+        if (lit == 15) {
+            unsigned b;
+            do {
+                if (i >= n)
+                    return -1;
+                b = src[i++];
+                lit += b;
+            } while (b == 255);
+        }
+        if (i + lit > n || o + lit > cap)
+            return -1;
+        memcpy(dst + o, src + i, lit);
+        i += lit;
+        o += lit;
+        if (i >= n)
+            break;
+        if (i + 2 > n)
+            return -1;
+        size_t off = fc_rd16(src + i);
+        i += 2;
+        size_t len = (token & 15) + 4;
+        if ((token & 15) == 15) {
+            unsigned b;
+            do {
+                if (i >= n)
+                    return -1;
+                b = src[i++];
+                len += b;
+            } while (b == 255);
+        }
+        if (off == 0 || off > o || o + len > cap)
+            return -1;
+        for (size_t k = 0; k < len; k++, o++)
+            dst[o] = dst[o - off];
+    }
+    return (long)o;
+}
+
+#define FC_FATBIN_MAGIC 0xBA55ED50u
+#define FC_FATBIN_WRAPPER_MAGIC 0x466243B1u
+#define FC_FATBIN_FLAG_LZ4 0x2000u
+#define FC_FATBIN_FLAG_ZSTD 0x8000u
+
+static CUresult fc_parse_fatbin(fc_parse *ps, const unsigned char *img)
+{
+    uint16_t hsize = fc_rd16(img + 6);
+    uint64_t total = fc_rd64(img + 8);
+    const unsigned char *p = img + hsize, *end = img + hsize + total;
+    int saw_code = 0;
+    while (p + 64 <= end) {
+        unsigned kind = fc_rd16(p), ehsize = fc_rd32(p + 4);
+        uint64_t payload = fc_rd64(p + 8);
+        uint32_t csize = fc_rd32(p + 16);
+        unsigned arch = fc_rd32(p + 28);
+        uint64_t flags = fc_rd64(p + 40), usize = fc_rd64(p + 56);
+        const unsigned char *data = p + ehsize;
+        if (ehsize < 64 || data + payload > end)
+            return CUDA_ERROR_INVALID_IMAGE;
+        int is_ptx = kind == 1, is_elf = kind == 2;
+        int usable = is_elf ? fc_cubin_usable(arch, ps->dev)
+                            : is_ptx && arch <= (unsigned)(ps->dev->cc_major * 10 + ps->dev->cc_minor);
+        saw_code |= is_ptx || is_elf;
+        if (usable) {
+            const unsigned char *code = data;
+            size_t code_size = payload;
+            unsigned char *buf = NULL;
+            if (flags & (FC_FATBIN_FLAG_LZ4 | FC_FATBIN_FLAG_ZSTD)) {
+                buf = malloc(usize + 1);
+                if (!buf)
+                    return CUDA_ERROR_OUT_OF_MEMORY;
+                long got;
+                if (flags & FC_FATBIN_FLAG_ZSTD) {
+                    size_t r = ZSTD_decompress(buf, usize, data, csize ? csize : payload);
+                    got = ZSTD_isError(r) ? -1 : (long)r;
+                } else {
+                    got = fc_lz4_block(data, csize ? csize : payload, buf, usize);
+                }
+                if (got < 0) {
+                    free(buf);
+                    return CUDA_ERROR_INVALID_IMAGE;
+                }
+                buf[got] = 0;
+                code = buf;
+                code_size = (size_t)got;
+            }
+            CUresult r = CUDA_SUCCESS;
+            if (is_elf)
+                r = fc_parse_elf(ps, code, code_size, 0);
+            else
+                fc_parse_ptx(ps, (const char *)code, strnlen((const char *)code, code_size));
+            free(buf);
+            if (r != CUDA_SUCCESS)
+                return r;
+        }
+        p = data + payload;
+    }
+    if (!ps->usable)
+        return saw_code ? CUDA_ERROR_NO_BINARY_FOR_GPU : CUDA_ERROR_INVALID_IMAGE;
+    return CUDA_SUCCESS;
+}
+
+#define FC_TEXT_MAGIC "fakecuda-module 1"
+
+static CUresult fc_parse_text(fc_parse *ps, const char *text)
+{
+    const char *line = text + strlen(FC_TEXT_MAGIC);
+    while (*line) {
+        const char *eol = strchrnul(line, '\n');
+        const char *q = line;
+        while (q < eol && (*q == ' ' || *q == '\t'))
+            q++;
+        if (q < eol && *q != '#') {
+            if (strncmp(q, "kernel ", 7) != 0)
+                return CUDA_ERROR_INVALID_IMAGE;
+            q += 7;
+            while (q < eol && *q == ' ')
+                q++;
+            const char *nm = q;
+            while (q < eol && *q != ' ' && *q != '\t')
+                q++;
+            if (q == nm)
+                return CUDA_ERROR_INVALID_IMAGE;
+            struct CUfunc_st *f = fc_kernel_add(ps, nm, (size_t)(q - nm));
+            int n = 0;
+            uint32_t off = 0;
+            while (q < eol && n < FC_MAX_PARAMS) {
+                char *e;
+                unsigned long sz = strtoul(q, &e, 10);
+                if (e == q || (e < eol && *e != ' ' && *e != '\t'))
+                    break;
+                f->param_off[n] = off;
+                f->param_size[n] = (uint32_t)sz;
+                off += (uint32_t)sz;
+                n++;
+                q = e;
+                while (q < eol && (*q == ' ' || *q == '\t'))
+                    q++;
+            }
+            if (q < eol)
+                return CUDA_ERROR_INVALID_IMAGE;
+            f->nparams = n;
+        }
+        line = *eol ? eol + 1 : eol;
+    }
+    ps->usable = 1;
+    return CUDA_SUCCESS;
+}
+
+static void fc_kernels_free(fc_kernels *ks)
+{
+    for (int i = 0; i < ks->n; i++) {
+        ks->k[i].f.magic = 0;
+        free(ks->k[i].f.name);
+    }
+    free(ks->k);
+    ks->k = NULL;
+    ks->n = 0;
+}
+
+/* Parses any accepted image into kernels, resolving their host implementations. */
+static CUresult fc_load_image(const void *image, int dev, fc_kernels *out)
+{
+    if (!image)
+        return CUDA_ERROR_INVALID_VALUE;
+    const unsigned char *img = image;
+    if (fc_rd32(img) == FC_FATBIN_WRAPPER_MAGIC) {
+        const void *data;
+        memcpy(&data, img + 8, sizeof data);
+        img = data;
+        if (!img)
+            return CUDA_ERROR_INVALID_IMAGE;
+    }
+    fc_parse ps = {.dev = fc_devs[dev].d};
+    CUresult r;
+    if (fc_rd32(img) == FC_FATBIN_MAGIC)
+        r = fc_parse_fatbin(&ps, img);
+    else if (memcmp(img, "\177ELF", 4) == 0)
+        r = fc_parse_elf(&ps, img, (size_t)fc_rd64(img + 0x28) +
+                                       (size_t)fc_rd16(img + 0x3a) * fc_rd16(img + 0x3c), 1);
+    else if (strncmp((const char *)img, FC_TEXT_MAGIC, strlen(FC_TEXT_MAGIC)) == 0)
+        r = fc_parse_text(&ps, (const char *)img);
+    else if (strstr((const char *)img, ".entry") || strstr((const char *)img, ".version"))
+        (fc_parse_ptx(&ps, (const char *)img, strlen((const char *)img)), r = CUDA_SUCCESS);
+    else
+        r = CUDA_ERROR_INVALID_IMAGE;
+    if (r != CUDA_SUCCESS) {
+        fc_kernels_free(&ps.ks);
+        return r;
+    }
+    for (int i = 0; i < ps.ks.n; i++)
+        ps.ks.k[i].f.host = fc_host_kernel_find(ps.ks.k[i].f.name);
+    *out = ps.ks;
+    return CUDA_SUCCESS;
+}
+
+static struct CUfunc_st *fc_kernels_find(fc_kernels *ks, const char *name)
+{
+    for (int i = 0; i < ks->n; i++)
+        if (strcmp(ks->k[i].f.name, name) == 0)
+            return &ks->k[i].f;
+    return NULL;
+}
+
+/* ---- module API ---------------------------------------------------------------------- */
+
+static CUresult fc_module_load(CUmodule *mod, const void *image)
+{
+    fc_ctx *c;
+    CUresult r = fc_ctx_get(&c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!mod)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct CUmod_st *m = calloc(1, sizeof *m);
+    if (!m)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    r = fc_load_image(image, c->dev, &m->ks);
+    if (r != CUDA_SUCCESS) {
+        free(m);
+        return r;
+    }
+    m->magic = FC_MOD_MAGIC;
+    m->ctx = c;
+    for (int i = 0; i < m->ks.n; i++)
+        m->ks.k[i].f.mod = m;
+    *mod = m;
+    return CUDA_SUCCESS;
+}
+
+FC_EXPORT CUresult CUDAAPI cuModuleLoadData(CUmodule *module, const void *image)
+{
+    FC_ENTER("cuModuleLoadData");
+    return fc_module_load(module, image);
+}
+
+FC_EXPORT CUresult CUDAAPI cuModuleLoadDataEx(CUmodule *module, const void *image,
+                                              unsigned int numOptions, CUjit_option *options,
+                                              void **optionValues)
+{
+    FC_ENTER("cuModuleLoadDataEx");
+    if (numOptions && (!options || !optionValues))
+        return CUDA_ERROR_INVALID_VALUE;
+    return fc_module_load(module, image);
+}
+
+FC_EXPORT CUresult CUDAAPI cuModuleLoadFatBinary(CUmodule *module, const void *fatCubin)
+{
+    FC_ENTER("cuModuleLoadFatBinary");
+    return fc_module_load(module, fatCubin);
+}
+
+static void *fc_read_whole(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap + 1);
+    size_t got;
+    while (buf && (got = fread(buf + n, 1, cap - n, f)) > 0) {
+        n += got;
+        if (n == cap) {
+            char *b = realloc(buf, 2 * cap + 1);
+            if (!b) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = b;
+            cap *= 2;
+        }
+    }
+    fclose(f);
+    if (buf)
+        buf[n] = 0;
+    return buf;
+}
+
+FC_EXPORT CUresult CUDAAPI cuModuleLoad(CUmodule *module, const char *fname)
+{
+    FC_ENTER("cuModuleLoad");
+    if (!fname)
+        return CUDA_ERROR_INVALID_VALUE;
+    void *img = fc_read_whole(fname);
+    if (!img)
+        return CUDA_ERROR_FILE_NOT_FOUND;
+    CUresult r = fc_module_load(module, img);
+    free(img);
+    return r;
+}
+
+FC_EXPORT CUresult CUDAAPI cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name)
+{
+    FC_ENTER_INIT("cuModuleGetFunction");
+    if (!hmod || hmod->magic != FC_MOD_MAGIC)
+        return CUDA_ERROR_INVALID_HANDLE;
+    if (!hfunc || !name)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct CUfunc_st *f = fc_kernels_find(&hmod->ks, name);
+    if (!f)
+        return CUDA_ERROR_NOT_FOUND;
+    *hfunc = f;
+    return CUDA_SUCCESS;
+}
+
+FC_EXPORT CUresult CUDAAPI cuModuleGetFunctionCount(unsigned int *count, CUmodule mod)
+{
+    FC_ENTER_INIT("cuModuleGetFunctionCount");
+    if (!mod || mod->magic != FC_MOD_MAGIC)
+        return CUDA_ERROR_INVALID_HANDLE;
+    if (!count)
+        return CUDA_ERROR_INVALID_VALUE;
+    *count = (unsigned)mod->ks.n;
+    return CUDA_SUCCESS;
+}
+
+FC_EXPORT CUresult CUDAAPI cuModuleUnload(CUmodule hmod)
+{
+    FC_ENTER_INIT("cuModuleUnload");
+    if (!hmod || hmod->magic != FC_MOD_MAGIC)
+        return CUDA_ERROR_INVALID_HANDLE;
+    /* Queued launches may still name its functions. */
+    fc_ctx_sync(hmod->ctx);
+    hmod->magic = 0;
+    fc_kernels_free(&hmod->ks);
+    free(hmod);
+    return CUDA_SUCCESS;
+}
+
+/* ---- library API --------------------------------------------------------------------- */
+
+static CUresult fc_library_load(CUlibrary *library, const void *code)
+{
+    if (!fc_g.initialized)
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!library)
+        return CUDA_ERROR_INVALID_VALUE;
+    /* Libraries are context-independent; code is checked against the current context's
+     * device, or device 0. */
+    fc_ctx *c = fc_ctx_current();
+    struct CUlib_st *l = calloc(1, sizeof *l);
+    if (!l)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    CUresult r = fc_load_image(code, c ? c->dev : 0, &l->ks);
+    if (r != CUDA_SUCCESS) {
+        free(l);
+        return r;
+    }
+    l->magic = FC_LIB_MAGIC;
+    for (int i = 0; i < l->ks.n; i++)
+        l->ks.k[i].f.lib = l;
+    *library = l;
+    return CUDA_SUCCESS;
+}
+
+FC_EXPORT CUresult CUDAAPI cuLibraryLoadData(CUlibrary *library, const void *code,
+                                             CUjit_option *jitOptions, void **jitOptionsValues,
+                                             unsigned int numJitOptions,
+                                             CUlibraryOption *libraryOptions,
+                                             void **libraryOptionValues,
+                                             unsigned int numLibraryOptions)
+{
+    FC_ENTER("cuLibraryLoadData");
+    if ((numJitOptions && (!jitOptions || !jitOptionsValues)) ||
+        (numLibraryOptions && (!libraryOptions || !libraryOptionValues)))
+        return CUDA_ERROR_INVALID_VALUE;
+    return fc_library_load(library, code);
+}
+
+FC_EXPORT CUresult CUDAAPI cuLibraryLoadFromFile(CUlibrary *library, const char *fileName,
+                                                 CUjit_option *jitOptions,
+                                                 void **jitOptionsValues,
+                                                 unsigned int numJitOptions,
+                                                 CUlibraryOption *libraryOptions,
+                                                 void **libraryOptionValues,
+                                                 unsigned int numLibraryOptions)
+{
+    FC_ENTER("cuLibraryLoadFromFile");
+    (void)jitOptions, (void)jitOptionsValues, (void)numJitOptions;
+    (void)libraryOptions, (void)libraryOptionValues, (void)numLibraryOptions;
+    if (!fileName)
+        return CUDA_ERROR_INVALID_VALUE;
+    void *img = fc_read_whole(fileName);
+    if (!img)
+        return CUDA_ERROR_FILE_NOT_FOUND;
+    CUresult r = fc_library_load(library, img);
+    free(img);
+    return r;
+}
+
+FC_EXPORT CUresult CUDAAPI cuLibraryGetKernel(CUkernel *pKernel, CUlibrary library,
+                                              const char *name)
+{
+    FC_ENTER_INIT("cuLibraryGetKernel");
+    if (!library || library->magic != FC_LIB_MAGIC)
+        return CUDA_ERROR_INVALID_HANDLE;
+    if (!pKernel || !name)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct CUfunc_st *f = fc_kernels_find(&library->ks, name);
+    if (!f)
+        return CUDA_ERROR_NOT_FOUND;
+    *pKernel = (struct CUkern_st *)f;
+    return CUDA_SUCCESS;
+}
+
+FC_EXPORT CUresult CUDAAPI cuLibraryGetKernelCount(unsigned int *count, CUlibrary lib)
+{
+    FC_ENTER_INIT("cuLibraryGetKernelCount");
+    if (!lib || lib->magic != FC_LIB_MAGIC)
+        return CUDA_ERROR_INVALID_HANDLE;
+    if (!count)
+        return CUDA_ERROR_INVALID_VALUE;
+    *count = (unsigned)lib->ks.n;
+    return CUDA_SUCCESS;
+}
+
+FC_EXPORT CUresult CUDAAPI cuLibraryUnload(CUlibrary library)
+{
+    FC_ENTER_INIT("cuLibraryUnload");
+    if (!library || library->magic != FC_LIB_MAGIC)
+        return CUDA_ERROR_INVALID_HANDLE;
+    fc_ctx *c = fc_ctx_current();
+    if (c)
+        fc_ctx_sync(c);
+    library->magic = 0;
+    fc_kernels_free(&library->ks);
+    free(library);
+    return CUDA_SUCCESS;
+}
+
+static struct CUfunc_st *fc_func(const void *h)
+{
+    const struct CUfunc_st *f = h;
+    return f && f->magic == FC_FUNC_MAGIC ? (struct CUfunc_st *)f : NULL;
+}
+
+FC_EXPORT CUresult CUDAAPI cuKernelGetFunction(CUfunction *pFunc, CUkernel kernel)
+{
+    FC_ENTER("cuKernelGetFunction");
+    fc_ctx *c;
+    CUresult r = fc_ctx_get(&c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    struct CUfunc_st *f = fc_func(kernel);
+    if (!f)
+        return CUDA_ERROR_INVALID_HANDLE;
+    if (!pFunc)
+        return CUDA_ERROR_INVALID_VALUE;
+    *pFunc = f;
+    return CUDA_SUCCESS;
+}
+
+static CUresult fc_get_name(const char **name, const void *h)
+{
+    if (!fc_g.initialized)
+        return CUDA_ERROR_NOT_INITIALIZED;
+    struct CUfunc_st *f = fc_func(h);
+    if (!f)
+        return CUDA_ERROR_INVALID_HANDLE;
+    if (!name)
+        return CUDA_ERROR_INVALID_VALUE;
+    *name = f->name;
+    return CUDA_SUCCESS;
+}
+
+FC_EXPORT CUresult CUDAAPI cuFuncGetName(const char **name, CUfunction hfunc)
+{
+    FC_ENTER("cuFuncGetName");
+    return fc_get_name(name, hfunc);
+}
+
+FC_EXPORT CUresult CUDAAPI cuKernelGetName(const char **name, CUkernel hfunc)
+{
+    FC_ENTER("cuKernelGetName");
+    return fc_get_name(name, hfunc);
+}
+
+static CUresult fc_param_info(const void *h, size_t i, size_t *off, size_t *size)
+{
+    if (!fc_g.initialized)
+        return CUDA_ERROR_NOT_INITIALIZED;
+    struct CUfunc_st *f = fc_func(h);
+    if (!f)
+        return CUDA_ERROR_INVALID_HANDLE;
+    if (f->nparams < 0 || i >= (size_t)f->nparams || (!off && !size))
+        return CUDA_ERROR_INVALID_VALUE;
+    if (off)
+        *off = f->param_off[i];
+    if (size)
+        *size = f->param_size[i];
+    return CUDA_SUCCESS;
+}
+
+FC_EXPORT CUresult CUDAAPI cuFuncGetParamInfo(CUfunction func, size_t paramIndex,
+                                              size_t *paramOffset, size_t *paramSize)
+{
+    FC_ENTER("cuFuncGetParamInfo");
+    return fc_param_info(func, paramIndex, paramOffset, paramSize);
+}
+
+FC_EXPORT CUresult CUDAAPI cuKernelGetParamInfo(CUkernel kernel, size_t paramIndex,
+                                                size_t *paramOffset, size_t *paramSize)
+{
+    FC_ENTER("cuKernelGetParamInfo");
+    return fc_param_info(kernel, paramIndex, paramOffset, paramSize);
+}
+
+/* Plausible compiled-kernel figures: no device code is analysed. */
+static CUresult fc_func_attribute(int *pi, CUfunction_attribute a, const void *h, int dev)
+{
+    if (!fc_g.initialized)
+        return CUDA_ERROR_NOT_INITIALIZED;
+    struct CUfunc_st *f = fc_func(h);
+    if (!f)
+        return CUDA_ERROR_INVALID_HANDLE;
+    if (!pi)
+        return CUDA_ERROR_INVALID_VALUE;
+    const fc_device_desc *d = fc_devs[dev].d;
+    switch (a) {
+    case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *pi = 1024; break;
+    case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: *pi = 0; break;
+    case CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES: *pi = 0; break;
+    case CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES: *pi = 0; break;
+    case CU_FUNC_ATTRIBUTE_NUM_REGS: *pi = 32; break;
+    case CU_FUNC_ATTRIBUTE_PTX_VERSION:
+    case CU_FUNC_ATTRIBUTE_BINARY_VERSION: *pi = d->cc_major * 10 + d->cc_minor; break;
+    case CU_FUNC_ATTRIBUTE_CACHE_MODE_CA: *pi = 0; break;
+    case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: *pi = 49152; break;
+    case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT: *pi = -1; break;
+    default: *pi = 0; break;
+    }
+    return CUDA_SUCCESS;
+}
+
+FC_EXPORT CUresult CUDAAPI cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunction hfunc)
+{
+    FC_ENTER("cuFuncGetAttribute");
+    fc_ctx *c = fc_ctx_current();
+    return fc_func_attribute(pi, attrib, hfunc, c ? c->dev : 0);
+}
+
+FC_EXPORT CUresult CUDAAPI cuKernelGetAttribute(int *pi, CUfunction_attribute attrib,
+                                                CUkernel kernel, CUdevice dev)
+{
+    FC_ENTER("cuKernelGetAttribute");
+    CUresult r = fc_check_device(dev);
+    return r != CUDA_SUCCESS ? r : fc_func_attribute(pi, attrib, kernel, dev);
+}
+
+FC_EXPORT CUresult CUDAAPI cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attrib, int value)
+{
+    FC_ENTER_INIT("cuFuncSetAttribute");
+    (void)attrib, (void)value;
+    return fc_func(hfunc) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+
+FC_EXPORT CUresult CUDAAPI cuKernelSetAttribute(CUfunction_attribute attrib, int val,
+                                                CUkernel kernel, CUdevice dev)
+{
+    FC_ENTER_INIT("cuKernelSetAttribute");
+    (void)attrib, (void)val, (void)dev;
+    return fc_func(kernel) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+
+FC_EXPORT CUresult CUDAAPI cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache config)
+{
+    FC_ENTER_INIT("cuFuncSetCacheConfig");
+    (void)config;
+    return fc_func(hfunc) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+
+/* ---- launches ------------------------------------------------------------------------ */
+
+typedef struct {
+    unsigned grid[3], block[3], smem;
+} fc_dims;
+
+/* Copies the launch's arguments, as the real driver does at launch time, so the caller may
+ * reuse them at once. Returns 0, or -1 when the layout is unknown. */
+static int fc_snapshot_params(fc_op *op, const struct CUfunc_st *f, void **params, void **extra)
+{
+    if (extra) {
+        const void *buf = NULL;
+        size_t size = 0;
+        for (void **e = extra; *e != CU_LAUNCH_PARAM_END; e += 2) {
+            if (e[0] == CU_LAUNCH_PARAM_BUFFER_POINTER)
+                buf = e[1];
+            else if (e[0] == CU_LAUNCH_PARAM_BUFFER_SIZE)
+                size = *(size_t *)e[1];
+        }
+        op->staging = malloc(size ? size : 1);
+        if (!op->staging)
+            fc_fatal("out of host memory for launch arguments");
+        if (buf)
+            memcpy(op->staging, buf, size);
+        op->u.kernel.params = NULL;
+        return 0;
+    }
+    if (f->nparams < 0)
+        return -1;
+    size_t data = 0;
+    for (int i = 0; i < f->nparams; i++)
+        data += (f->param_size[i] + 15) / 16 * 16;
+    char *blk = malloc((size_t)f->nparams * sizeof(void *) + data + 1);
+    if (!blk)
+        fc_fatal("out of host memory for launch arguments");
+    void **arr = (void **)blk;
+    char *q = blk + (size_t)f->nparams * sizeof(void *);
+    for (int i = 0; i < f->nparams; i++) {
+        memcpy(q, params[i], f->param_size[i]);
+        arr[i] = q;
+        q += (f->param_size[i] + 15) / 16 * 16;
+    }
+    op->staging = blk;
+    op->u.kernel.params = arr;
+    return 0;
+}
+
+static CUresult fc_launch(const void *h, fc_dims d, CUstream hs, void **params, void **extra,
+                          int pt)
+{
+    if (!fc_g.initialized)
+        return CUDA_ERROR_NOT_INITIALIZED;
+    struct CUfunc_st *f = fc_func(h);
+    if (!f)
+        return CUDA_ERROR_INVALID_HANDLE;
+    fc_stream *s;
+    CUresult r = fc_stream_resolve(hs, pt, &s);
+    if (r != CUDA_SUCCESS)
+        return r;
+    const fc_device_desc *dev = fc_ctx_dev(s->ctx)->d;
+    unsigned long long threads = (unsigned long long)d.block[0] * d.block[1] * d.block[2];
+    if (!d.grid[0] || !d.grid[1] || !d.grid[2] || !threads || threads > 1024 ||
+        d.block[2] > 64 || d.grid[1] > 65535 || d.grid[2] > 65535)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (d.smem > (unsigned)dev->smem_per_block_optin)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (params && extra)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (f->nparams > 0 && !params && !extra)
+        return CUDA_ERROR_INVALID_VALUE;
+    fc_op *op = fc_op_new(FC_OP_KERNEL);
+    op->u.kernel.fn = f->host;
+    fakecuda_launch *l = &op->u.kernel.launch;
+    memcpy(l->grid, d.grid, sizeof l->grid);
+    memcpy(l->block, d.block, sizeof l->block);
+    l->shared_bytes = d.smem;
+    op->dur_ns = fc_kernel_ns(f->name, d.grid[0], d.grid[1], d.grid[2], d.block[0], d.block[1],
+                              d.block[2], dev);
+    int wait = 0;
+    if (fc_g.instant) {
+        op->u.kernel.params = extra ? NULL : params;
+    } else if (f->host && fc_snapshot_params(op, f, params, extra) != 0) {
+        /* Unknown layout: the host kernel must read the caller's arguments before the call
+         * returns, so this launch is synchronous. */
+        op->u.kernel.params = params;
+        wait = 1;
+    }
+    uint64_t seq = fc_submit(s, op);
+    if (wait)
+        fc_stream_wait(s, seq);
+    return CUDA_SUCCESS;
+}
+
+#define FC_DIMS(gx, gy, gz, bx, by, bz, sm) ((fc_dims){{gx, gy, gz}, {bx, by, bz}, sm})
+
+FC_EXPORT CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy,
+                                          unsigned int gz, unsigned int bx, unsigned int by,
+                                          unsigned int bz, unsigned int smem, CUstream hStream,
+                                          void **kernelParams, void **extra)
+{
+    FC_ENTER("cuLaunchKernel");
+    return fc_launch(f, FC_DIMS(gx, gy, gz, bx, by, bz, smem), hStream, kernelParams, extra, 0);
+}
+
+FC_EXPORT CUresult CUDAAPI cuLaunchKernel_ptsz(CUfunction f, unsigned int gx, unsigned int gy,
+                                               unsigned int gz, unsigned int bx, unsigned int by,
+                                               unsigned int bz, unsigned int smem,
+                                               CUstream hStream, void **kernelParams, void **extra)
+{
+    FC_ENTER("cuLaunchKernel_ptsz");
+    return fc_launch(f, FC_DIMS(gx, gy, gz, bx, by, bz, smem), hStream, kernelParams, extra, 1);
+}
+
+FC_EXPORT CUresult CUDAAPI cuLaunchCooperativeKernel(CUfunction f, unsigned int gx,
+                                                     unsigned int gy, unsigned int gz,
+                                                     unsigned int bx, unsigned int by,
+                                                     unsigned int bz, unsigned int smem,
+                                                     CUstream hStream, void **kernelParams)
+{
+    FC_ENTER("cuLaunchCooperativeKernel");
+    return fc_launch(f, FC_DIMS(gx, gy, gz, bx, by, bz, smem), hStream, kernelParams, NULL, 0);
+}
+
+FC_EXPORT CUresult CUDAAPI cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned int gx,
+                                                          unsigned int gy, unsigned int gz,
+                                                          unsigned int bx, unsigned int by,
+                                                          unsigned int bz, unsigned int smem,
+                                                          CUstream hStream, void **kernelParams)
+{
+    FC_ENTER("cuLaunchCooperativeKernel_ptsz");
+    return fc_launch(f, FC_DIMS(gx, gy, gz, bx, by, bz, smem), hStream, kernelParams, NULL, 1);
+}
+
+static CUresult fc_launch_ex(const CUlaunchConfig *c, CUfunction f, void **params, void **extra,
+                             int pt)
+{
+    if (!c)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (c->numAttrs && !c->attrs)
+        return CUDA_ERROR_INVALID_VALUE;
+    return fc_launch(f, FC_DIMS(c->gridDimX, c->gridDimY, c->gridDimZ, c->blockDimX,
+                                c->blockDimY, c->blockDimZ, c->sharedMemBytes),
+                     c->hStream, params, extra, pt);
+}
+
+FC_EXPORT CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f,
+                                            void **kernelParams, void **extra)
+{
+    FC_ENTER("cuLaunchKernelEx");
+    return fc_launch_ex(config, f, kernelParams, extra, 0);
+}
+
+FC_EXPORT CUresult CUDAAPI cuLaunchKernelEx_ptsz(const CUlaunchConfig *config, CUfunction f,
+                                                 void **kernelParams, void **extra)
+{
+    FC_ENTER("cuLaunchKernelEx_ptsz");
+    return fc_launch_ex(config, f, kernelParams, extra, 1);
+}
+
+FC_EXPORT CUresult CUDAAPI cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks,
+                                                                       CUfunction func,
+                                                                       int blockSize,
+                                                                       size_t dynamicSMemSize)
+{
+    FC_ENTER_INIT("cuOccupancyMaxActiveBlocksPerMultiprocessor");
+    fc_ctx *c = fc_ctx_current();
+    if (!fc_func(func))
+        return CUDA_ERROR_INVALID_HANDLE;
+    if (!numBlocks || blockSize <= 0 || !c)
+        return CUDA_ERROR_INVALID_VALUE;
+    const fc_device_desc *d = fc_devs[c->dev].d;
+    int by_threads = d->max_threads_per_sm / blockSize;
+    int by_smem = dynamicSMemSize ? (int)(d->smem_per_sm / dynamicSMemSize) : d->max_blocks_per_sm;
+    int n = by_threads < d->max_blocks_per_sm ? by_threads : d->max_blocks_per_sm;
+    *numBlocks = n < by_smem ? n : by_smem;
+    return CUDA_SUCCESS;
+}

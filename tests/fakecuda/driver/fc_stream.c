@@ -1,0 +1,853 @@
+/* The time engine. Each stream is an in-order queue served by its own worker thread. When an
+ * op reaches the head, the worker computes
+ *     start = max(host submit time, end of the stream's previous op, end of every op it
+ *                 depends on: waited events, legacy-default-stream barriers)
+ *     end   = start + modelled duration                 (CLOCK_MONOTONIC)
+ * performs the op's data effect (copy, memset, host kernel, host function) at `start`, sleeps
+ * until `end` (absolute), then publishes completion. Doing the work at the start hides its real
+ * cost (a large memcpy) inside the modelled duration; when it takes longer, completion is late
+ * but the recorded times stay the model's, so event times are exact while synchronization,
+ * queries and overlap are real wall-clock effects. A host function (cuLaunchHostFunc) is the
+ * exception: it occupies the stream until it returns, as on a GPU.
+ *
+ * In instant mode (FAKECUDA_INSTANT=1) ops run inline in fc_submit on the calling thread,
+ * with no worker, no allocation and no syscall. */
+#define _GNU_SOURCE
+#include "fc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static _Atomic unsigned long long fc_stream_ids = 1;
+
+/* ---- ops ----------------------------------------------------------------------------- */
+
+static __thread fc_op fc_instant_op;
+
+fc_op *fc_op_new(fc_op_kind kind)
+{
+    fc_op *op;
+    if (fc_g.instant) {
+        op = &fc_instant_op;
+        memset(op, 0, sizeof *op);
+    } else {
+        op = calloc(1, sizeof *op);
+        if (!op)
+            fc_fatal("out of host memory for a stream operation");
+    }
+    op->kind = kind;
+    op->deps = op->dep_inline;
+    return op;
+}
+
+static void fc_op_add_dep(fc_op *op, fc_stream *s, uint64_t seq)
+{
+    if (op->ndeps == 2 && op->deps == op->dep_inline) {
+        fc_dep *d = malloc(8 * sizeof *d);
+        if (!d)
+            fc_fatal("out of host memory for stream dependencies");
+        memcpy(d, op->dep_inline, sizeof op->dep_inline);
+        op->deps = d;
+    } else if (op->ndeps >= 8 && (op->ndeps & (op->ndeps - 1)) == 0) {
+        op->deps = realloc(op->deps, 2 * (size_t)op->ndeps * sizeof *op->deps);
+        if (!op->deps)
+            fc_fatal("out of host memory for stream dependencies");
+    }
+    fc_stream_ref(s);
+    op->deps[op->ndeps].s = s;
+    op->deps[op->ndeps].seq = seq;
+    op->ndeps++;
+}
+
+static void fc_op_free(fc_op *op)
+{
+    for (int i = 0; i < op->ndeps; i++)
+        fc_stream_unref(op->deps[i].s);
+    if (op->deps != op->dep_inline)
+        free(op->deps);
+    free(op->staging);
+    if (op->kind == FC_OP_RECORD)
+        fc_event_unref(op->u.record.ev);
+    if (op != &fc_instant_op)
+        free(op);
+}
+
+static void fc_copy2d_rows(const CUDA_MEMCPY2D *p)
+{
+    const char *src = (const char *)(p->srcMemoryType == CU_MEMORYTYPE_HOST
+                                         ? (uintptr_t)p->srcHost
+                                         : (uintptr_t)p->srcDevice);
+    char *dst = (char *)(p->dstMemoryType == CU_MEMORYTYPE_HOST ? (uintptr_t)p->dstHost
+                                                                : (uintptr_t)p->dstDevice);
+    src += p->srcY * p->srcPitch + p->srcXInBytes;
+    dst += p->dstY * p->dstPitch + p->dstXInBytes;
+    for (size_t r = 0; r < p->Height; r++)
+        memmove(dst + r * p->dstPitch, src + r * p->srcPitch, p->WidthInBytes);
+}
+
+static void fc_event_complete(struct CUevent_st *e, uint64_t gen, int64_t t)
+{
+    pthread_mutex_lock(&e->m);
+    if (gen == e->gen)
+        e->time_ns = t;
+    if (gen > atomic_load(&e->done_gen))
+        atomic_store(&e->done_gen, gen);
+    pthread_mutex_unlock(&e->m);
+}
+
+/* The op's data effect; host functions and kernels are run by the caller. */
+static void fc_op_effect(fc_op *op, int64_t end)
+{
+    switch (op->kind) {
+    case FC_OP_COPY:
+        memmove(op->u.copy.dst, op->u.copy.src, op->u.copy.n);
+        break;
+    case FC_OP_COPY2D:
+        fc_copy2d_rows(&op->u.copy2d.p);
+        break;
+    case FC_OP_MEMSET: {
+        char *d = op->u.memset.dst;
+        size_t n = op->u.memset.count;
+        unsigned v = op->u.memset.value;
+        if (op->u.memset.elem == 1) {
+            memset(d, (int)v, n);
+        } else if (op->u.memset.elem == 2) {
+            uint16_t x = (uint16_t)v;
+            for (size_t i = 0; i < n; i++)
+                memcpy(d + 2 * i, &x, 2);
+        } else {
+            uint32_t x = v;
+            for (size_t i = 0; i < n; i++)
+                memcpy(d + 4 * i, &x, 4);
+        }
+        break;
+    }
+    case FC_OP_RECORD:
+        fc_event_complete(op->u.record.ev, op->u.record.gen, end);
+        break;
+    case FC_OP_FREE:
+        fc_mem_free_device(op->u.free.p);
+        break;
+    case FC_OP_WAIT:
+    case FC_OP_KERNEL:
+    case FC_OP_HOSTFN:
+        break;
+    }
+}
+
+static int fc_op_runs_host_code(const fc_op *op)
+{
+    return (op->kind == FC_OP_KERNEL && op->u.kernel.fn) || op->kind == FC_OP_HOSTFN;
+}
+
+static void fc_op_host_code(fc_op *op)
+{
+    if (op->kind == FC_OP_KERNEL)
+        op->u.kernel.fn(op->u.kernel.params, &op->u.kernel.launch);
+    else
+        op->u.hostfn.fn(op->u.hostfn.user);
+}
+
+/* ---- streams ------------------------------------------------------------------------- */
+
+void fc_stream_ref(fc_stream *s)
+{
+    atomic_fetch_add(&s->refs, 1);
+}
+
+void fc_stream_unref(fc_stream *s)
+{
+    if (atomic_fetch_sub(&s->refs, 1) == 1) {
+        pthread_mutex_destroy(&s->m);
+        pthread_cond_destroy(&s->work);
+        pthread_cond_destroy(&s->done);
+        s->magic = 0;
+        free(s);
+    }
+}
+
+/* Waits for op seq of s and returns its end time. */
+static int64_t fc_stream_wait_end(fc_stream *s, uint64_t seq)
+{
+    pthread_mutex_lock(&s->m);
+    while (atomic_load(&s->completed) < seq)
+        pthread_cond_wait(&s->done, &s->m);
+    int64_t end = s->ring[seq % FC_RING].seq == seq ? s->ring[seq % FC_RING].end : s->tail_end_ns;
+    pthread_mutex_unlock(&s->m);
+    return end;
+}
+
+void fc_stream_wait(fc_stream *s, uint64_t seq)
+{
+    if (atomic_load(&s->completed) >= seq)
+        return;
+    fc_stream_wait_end(s, seq);
+}
+
+static void *fc_worker(void *arg)
+{
+    fc_stream *s = arg;
+    pthread_mutex_lock(&s->m);
+    for (;;) {
+        while (!s->head && !s->destroyed)
+            pthread_cond_wait(&s->work, &s->m);
+        if (!s->head)
+            break;
+        fc_op *op = s->head;
+        int64_t start = op->submit_ns > s->tail_end_ns ? op->submit_ns : s->tail_end_ns;
+        pthread_mutex_unlock(&s->m);
+
+        for (int i = 0; i < op->ndeps; i++) {
+            int64_t e = fc_stream_wait_end(op->deps[i].s, op->deps[i].seq);
+            if (e > start)
+                start = e;
+        }
+        int64_t end = start + op->dur_ns;
+        fc_sleep_until(start);
+        if (fc_op_runs_host_code(op))
+            fc_op_host_code(op);
+        fc_op_effect(op, end);
+        if (op->kind == FC_OP_HOSTFN) {
+            /* A host function occupies the stream for as long as it really runs. */
+            int64_t now = fc_now_ns();
+            if (now > end)
+                end = now;
+        }
+        fc_sleep_until(end);
+
+        pthread_mutex_lock(&s->m);
+        s->head = op->next;
+        if (!s->head)
+            s->tail = NULL;
+        s->tail_end_ns = end;
+        s->ring[op->seq % FC_RING].seq = op->seq;
+        s->ring[op->seq % FC_RING].end = end;
+        atomic_store(&s->completed, op->seq);
+        pthread_cond_broadcast(&s->done);
+        pthread_mutex_unlock(&s->m);
+        fc_op_free(op);
+        pthread_mutex_lock(&s->m);
+    }
+    pthread_mutex_unlock(&s->m);
+    fc_stream_unref(s);
+    return NULL;
+}
+
+fc_stream *fc_stream_new(fc_ctx *ctx, unsigned flags, int priority, int legacy)
+{
+    fc_stream *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->magic = FC_STREAM_MAGIC;
+    s->ctx = ctx;
+    s->flags = flags;
+    s->priority = priority;
+    s->legacy = legacy;
+    s->id = atomic_fetch_add(&fc_stream_ids, 1);
+    atomic_store(&s->refs, 1);
+    pthread_mutex_init(&s->m, NULL);
+    pthread_cond_init(&s->work, NULL);
+    pthread_cond_init(&s->done, NULL);
+    s->tail_end_ns = 0;
+    pthread_mutex_lock(&ctx->lock);
+    s->ctx_next = ctx->streams;
+    ctx->streams = s;
+    pthread_mutex_unlock(&ctx->lock);
+    return s;
+}
+
+static void fc_stream_unlink(fc_stream *s)
+{
+    fc_ctx *c = s->ctx;
+    pthread_mutex_lock(&c->lock);
+    for (fc_stream **p = &c->streams; *p; p = &(*p)->ctx_next)
+        if (*p == s) {
+            *p = s->ctx_next;
+            break;
+        }
+    pthread_mutex_unlock(&c->lock);
+}
+
+/* Legacy default stream semantics (CUDA programming guide, "Default stream"): work on the
+ * legacy stream waits for all earlier work in the context's blocking streams, and work on a
+ * blocking stream waits for earlier work on the legacy stream. Called with ctx->lock held. */
+static void fc_add_legacy_barrier(fc_stream *s, fc_op *op)
+{
+    fc_ctx *c = s->ctx;
+    if (s->legacy) {
+        for (fc_stream *t = c->streams; t; t = t->ctx_next) {
+            if (t == s || (t->flags & CU_STREAM_NON_BLOCKING))
+                continue;
+            uint64_t sub = atomic_load(&t->submitted);
+            if (sub > atomic_load(&t->completed))
+                fc_op_add_dep(op, t, sub);
+        }
+    } else if (!(s->flags & CU_STREAM_NON_BLOCKING)) {
+        fc_stream *l = c->legacy;
+        uint64_t sub = atomic_load(&l->submitted);
+        if (sub > atomic_load(&l->completed))
+            fc_op_add_dep(op, l, sub);
+    }
+}
+
+uint64_t fc_submit(fc_stream *s, fc_op *op)
+{
+    if (fc_g.instant) {
+        if (fc_op_runs_host_code(op))
+            fc_op_host_code(op);
+        fc_op_effect(op, op->kind == FC_OP_RECORD ? fc_now_ns() : 0);
+        uint64_t seq = atomic_fetch_add(&s->submitted, 1) + 1;
+        atomic_store(&s->completed, seq);
+        fc_op_free(op);
+        return seq;
+    }
+    fc_ctx *c = s->ctx;
+    pthread_mutex_lock(&c->lock);
+    fc_add_legacy_barrier(s, op);
+    op->submit_ns = fc_now_ns();
+    pthread_mutex_lock(&s->m);
+    uint64_t seq = atomic_load(&s->submitted) + 1;
+    op->seq = seq;
+    atomic_store(&s->submitted, seq);
+    pthread_mutex_unlock(&c->lock);
+    if (s->tail)
+        s->tail->next = op;
+    else
+        s->head = op;
+    s->tail = op;
+    if (!s->worker_started) {
+        pthread_attr_t a;
+        pthread_attr_init(&a);
+        pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+        pthread_attr_setstacksize(&a, 256 * 1024);
+        fc_stream_ref(s); /* the worker's */
+        if (pthread_create(&s->worker, &a, fc_worker, s) != 0)
+            fc_fatal("cannot start a stream worker thread");
+        pthread_attr_destroy(&a);
+        s->worker_started = 1;
+    }
+    pthread_cond_signal(&s->work);
+    pthread_mutex_unlock(&s->m);
+    return seq;
+}
+
+void fc_ctx_sync(fc_ctx *c)
+{
+    /* Snapshot (stream, seq) pairs under the lock, wait outside it. */
+    for (;;) {
+        fc_stream *wait_s = NULL;
+        uint64_t wait_seq = 0;
+        pthread_mutex_lock(&c->lock);
+        for (fc_stream *t = c->streams; t; t = t->ctx_next) {
+            uint64_t sub = atomic_load(&t->submitted);
+            if (sub > atomic_load(&t->completed)) {
+                wait_s = t;
+                wait_seq = sub;
+                fc_stream_ref(t);
+                break;
+            }
+        }
+        pthread_mutex_unlock(&c->lock);
+        if (!wait_s)
+            return;
+        fc_stream_wait(wait_s, wait_seq);
+        fc_stream_unref(wait_s);
+    }
+}
+
+static fc_stream *fc_ptds(fc_ctx *c)
+{
+    fc_stream *s = pthread_getspecific(c->ptds_key);
+    if (!s) {
+        s = fc_stream_new(c, 0, 0, 0);
+        if (!s)
+            fc_fatal("out of host memory for a per-thread default stream");
+        pthread_setspecific(c->ptds_key, s);
+    }
+    return s;
+}
+
+CUresult fc_stream_resolve(CUstream h, int per_thread, fc_stream **out)
+{
+    if (h && h != CU_STREAM_LEGACY && h != CU_STREAM_PER_THREAD) {
+        if (h->magic != FC_STREAM_MAGIC || h->destroyed)
+            return CUDA_ERROR_INVALID_HANDLE;
+        if (!atomic_load(&h->ctx->alive))
+            return CUDA_ERROR_CONTEXT_IS_DESTROYED;
+        *out = h;
+        return CUDA_SUCCESS;
+    }
+    fc_ctx *c;
+    CUresult r = fc_ctx_get(&c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (h == CU_STREAM_PER_THREAD || (!h && per_thread))
+        *out = fc_ptds(c);
+    else
+        *out = c->legacy;
+    return CUDA_SUCCESS;
+}
+
+/* ---- stream API ---------------------------------------------------------------------- */
+
+static CUresult fc_stream_create(CUstream *ph, unsigned flags, int priority)
+{
+    fc_ctx *c;
+    CUresult r = fc_ctx_get(&c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!ph || (flags & ~(unsigned)CU_STREAM_NON_BLOCKING))
+        return CUDA_ERROR_INVALID_VALUE;
+    /* Priorities outside [greatest, least] = [-5, 0] are clamped, as documented. */
+    priority = priority > 0 ? 0 : priority < -5 ? -5 : priority;
+    fc_stream *s = fc_stream_new(c, flags, priority, 0);
+    if (!s)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    *ph = s;
+    return CUDA_SUCCESS;
+}
+
+FC_EXPORT CUresult CUDAAPI cuStreamCreate(CUstream *phStream, unsigned int Flags)
+{
+    FC_ENTER("cuStreamCreate");
+    return fc_stream_create(phStream, Flags, 0);
+}
+
+FC_EXPORT CUresult CUDAAPI cuStreamCreateWithPriority(CUstream *phStream, unsigned int flags,
+                                                      int priority)
+{
+    FC_ENTER("cuStreamCreateWithPriority");
+    return fc_stream_create(phStream, flags, priority);
+}
+
+static CUresult fc_stream_destroy(CUstream h)
+{
+    if (!fc_g.initialized)
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!h || h == CU_STREAM_LEGACY || h == CU_STREAM_PER_THREAD || h->magic != FC_STREAM_MAGIC ||
+        h->legacy || h->destroyed)
+        return CUDA_ERROR_INVALID_HANDLE;
+    fc_stream_unlink(h);
+    /* Pending work still completes (the worker drains the queue), as documented. */
+    pthread_mutex_lock(&h->m);
+    h->destroyed = 1;
+    pthread_cond_signal(&h->work);
+    pthread_mutex_unlock(&h->m);
+    fc_stream_unref(h);
+    return CUDA_SUCCESS;
+}
+
+FC_EXPORT CUresult CUDAAPI cuStreamDestroy(CUstream hStream)
+{
+    FC_ENTER("cuStreamDestroy");
+    return fc_stream_destroy(hStream);
+}
+
+FC_EXPORT CUresult CUDAAPI cuStreamDestroy_v2(CUstream hStream)
+{
+    FC_ENTER("cuStreamDestroy_v2");
+    return fc_stream_destroy(hStream);
+}
+
+static CUresult fc_stream_sync(CUstream h, int pt)
+{
+    fc_stream *s;
+    CUresult r = fc_stream_resolve(h, pt, &s);
+    if (r == CUDA_SUCCESS)
+        fc_stream_wait(s, atomic_load(&s->submitted));
+    return r;
+}
+
+FC_EXPORT CUresult CUDAAPI cuStreamSynchronize(CUstream hStream)
+{
+    FC_ENTER("cuStreamSynchronize");
+    return fc_stream_sync(hStream, 0);
+}
+
+FC_EXPORT CUresult CUDAAPI cuStreamSynchronize_ptsz(CUstream hStream)
+{
+    FC_ENTER("cuStreamSynchronize_ptsz");
+    return fc_stream_sync(hStream, 1);
+}
+
+static CUresult fc_stream_query(CUstream h, int pt)
+{
+    fc_stream *s;
+    CUresult r = fc_stream_resolve(h, pt, &s);
+    if (r != CUDA_SUCCESS)
+        return r;
+    return atomic_load(&s->completed) >= atomic_load(&s->submitted) ? CUDA_SUCCESS
+                                                                     : CUDA_ERROR_NOT_READY;
+}
+
+FC_EXPORT CUresult CUDAAPI cuStreamQuery(CUstream hStream)
+{
+    FC_ENTER("cuStreamQuery");
+    return fc_stream_query(hStream, 0);
+}
+
+FC_EXPORT CUresult CUDAAPI cuStreamQuery_ptsz(CUstream hStream)
+{
+    FC_ENTER("cuStreamQuery_ptsz");
+    return fc_stream_query(hStream, 1);
+}
+
+static int fc_event_valid(CUevent e)
+{
+    return e && e->magic == FC_EVENT_MAGIC;
+}
+
+static CUresult fc_stream_wait_event(CUstream h, CUevent ev, unsigned flags, int pt)
+{
+    fc_stream *s;
+    CUresult r = fc_stream_resolve(h, pt, &s);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!fc_event_valid(ev))
+        return CUDA_ERROR_INVALID_HANDLE;
+    if (flags & ~(unsigned)CU_EVENT_WAIT_EXTERNAL)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (fc_g.instant)
+        return CUDA_SUCCESS; /* every recorded event has already completed */
+    fc_op *op = fc_op_new(FC_OP_WAIT);
+    pthread_mutex_lock(&ev->m);
+    if (ev->gen && ev->s)
+        fc_op_add_dep(op, ev->s, ev->seq);
+    pthread_mutex_unlock(&ev->m);
+    if (op->ndeps == 0) { /* never recorded: nothing to wait for */
+        fc_op_free(op);
+        return CUDA_SUCCESS;
+    }
+    fc_submit(s, op);
+    return CUDA_SUCCESS;
+}
+
+FC_EXPORT CUresult CUDAAPI cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int Flags)
+{
+    FC_ENTER("cuStreamWaitEvent");
+    return fc_stream_wait_event(hStream, hEvent, Flags, 0);
+}
+
+FC_EXPORT CUresult CUDAAPI cuStreamWaitEvent_ptsz(CUstream hStream, CUevent hEvent,
+                                                  unsigned int Flags)
+{
+    FC_ENTER("cuStreamWaitEvent_ptsz");
+    return fc_stream_wait_event(hStream, hEvent, Flags, 1);
+}
+
+static CUresult fc_stream_get_ctx(CUstream h, CUcontext *pctx, CUgreenCtx *green, int pt)
+{
+    fc_stream *s;
+    CUresult r = fc_stream_resolve(h, pt, &s);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!pctx)
+        return CUDA_ERROR_INVALID_VALUE;
+    *pctx = s->ctx;
+    if (green)
+        *green = NULL;
+    return CUDA_SUCCESS;
+}
+
+FC_EXPORT CUresult CUDAAPI cuStreamGetCtx(CUstream hStream, CUcontext *pctx)
+{
+    FC_ENTER("cuStreamGetCtx");
+    return fc_stream_get_ctx(hStream, pctx, NULL, 0);
+}
+
+FC_EXPORT CUresult CUDAAPI cuStreamGetCtx_ptsz(CUstream hStream, CUcontext *pctx)
+{
+    FC_ENTER("cuStreamGetCtx_ptsz");
+    return fc_stream_get_ctx(hStream, pctx, NULL, 1);
+}
+
+FC_EXPORT CUresult CUDAAPI cuStreamGetCtx_v2(CUstream hStream, CUcontext *pctx, CUgreenCtx *pGreenCtx)
+{
+    FC_ENTER("cuStreamGetCtx_v2");
+    return fc_stream_get_ctx(hStream, pctx, pGreenCtx, 0);
+}
+
+FC_EXPORT CUresult CUDAAPI cuStreamGetCtx_v2_ptsz(CUstream hStream, CUcontext *pctx,
+                                                  CUgreenCtx *pGreenCtx)
+{
+    FC_ENTER("cuStreamGetCtx_v2_ptsz");
+    return fc_stream_get_ctx(hStream, pctx, pGreenCtx, 1);
+}
+
+static CUresult fc_stream_info(CUstream h, int pt, unsigned *flags, int *prio,
+                               unsigned long long *id)
+{
+    fc_stream *s;
+    CUresult r = fc_stream_resolve(h, pt, &s);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!flags && !prio && !id)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (flags)
+        *flags = s->flags;
+    if (prio)
+        *prio = s->priority;
+    if (id)
+        *id = s->id;
+    return CUDA_SUCCESS;
+}
+
+FC_EXPORT CUresult CUDAAPI cuStreamGetFlags(CUstream hStream, unsigned int *flags)
+{
+    FC_ENTER("cuStreamGetFlags");
+    return fc_stream_info(hStream, 0, flags, NULL, NULL);
+}
+
+FC_EXPORT CUresult CUDAAPI cuStreamGetFlags_ptsz(CUstream hStream, unsigned int *flags)
+{
+    FC_ENTER("cuStreamGetFlags_ptsz");
+    return fc_stream_info(hStream, 1, flags, NULL, NULL);
+}
+
+FC_EXPORT CUresult CUDAAPI cuStreamGetPriority(CUstream hStream, int *priority)
+{
+    FC_ENTER("cuStreamGetPriority");
+    return fc_stream_info(hStream, 0, NULL, priority, NULL);
+}
+
+FC_EXPORT CUresult CUDAAPI cuStreamGetPriority_ptsz(CUstream hStream, int *priority)
+{
+    FC_ENTER("cuStreamGetPriority_ptsz");
+    return fc_stream_info(hStream, 1, NULL, priority, NULL);
+}
+
+FC_EXPORT CUresult CUDAAPI cuStreamGetId(CUstream hStream, unsigned long long *streamId)
+{
+    FC_ENTER("cuStreamGetId");
+    return fc_stream_info(hStream, 0, NULL, NULL, streamId);
+}
+
+FC_EXPORT CUresult CUDAAPI cuStreamGetId_ptsz(CUstream hStream, unsigned long long *streamId)
+{
+    FC_ENTER("cuStreamGetId_ptsz");
+    return fc_stream_info(hStream, 1, NULL, NULL, streamId);
+}
+
+static CUresult fc_launch_host_func(CUstream h, CUhostFn fn, void *user, int pt)
+{
+    fc_stream *s;
+    CUresult r = fc_stream_resolve(h, pt, &s);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!fn)
+        return CUDA_ERROR_INVALID_VALUE;
+    fc_op *op = fc_op_new(FC_OP_HOSTFN);
+    op->u.hostfn.fn = fn;
+    op->u.hostfn.user = user;
+    fc_submit(s, op);
+    return CUDA_SUCCESS;
+}
+
+FC_EXPORT CUresult CUDAAPI cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void *userData)
+{
+    FC_ENTER("cuLaunchHostFunc");
+    return fc_launch_host_func(hStream, fn, userData, 0);
+}
+
+FC_EXPORT CUresult CUDAAPI cuLaunchHostFunc_ptsz(CUstream hStream, CUhostFn fn, void *userData)
+{
+    FC_ENTER("cuLaunchHostFunc_ptsz");
+    return fc_launch_host_func(hStream, fn, userData, 1);
+}
+
+/* ---- events -------------------------------------------------------------------------- */
+
+void fc_event_unref(struct CUevent_st *e)
+{
+    if (atomic_fetch_sub(&e->refs, 1) == 1) {
+        if (e->s)
+            fc_stream_unref(e->s);
+        pthread_mutex_destroy(&e->m);
+        e->magic = 0;
+        free(e);
+    }
+}
+
+FC_EXPORT CUresult CUDAAPI cuEventCreate(CUevent *phEvent, unsigned int Flags)
+{
+    FC_ENTER("cuEventCreate");
+    fc_ctx *c;
+    CUresult r = fc_ctx_get(&c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!phEvent || (Flags & ~(unsigned)(CU_EVENT_BLOCKING_SYNC | CU_EVENT_DISABLE_TIMING |
+                                         CU_EVENT_INTERPROCESS)))
+        return CUDA_ERROR_INVALID_VALUE;
+    if ((Flags & CU_EVENT_INTERPROCESS) && !(Flags & CU_EVENT_DISABLE_TIMING))
+        return CUDA_ERROR_INVALID_VALUE;
+    struct CUevent_st *e = calloc(1, sizeof *e);
+    if (!e)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    e->magic = FC_EVENT_MAGIC;
+    e->ctx = c;
+    e->flags = Flags;
+    atomic_store(&e->refs, 1);
+    pthread_mutex_init(&e->m, NULL);
+    *phEvent = e;
+    return CUDA_SUCCESS;
+}
+
+static CUresult fc_event_record(CUevent ev, CUstream h, unsigned flags, int pt)
+{
+    if (!fc_g.initialized)
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!fc_event_valid(ev))
+        return CUDA_ERROR_INVALID_HANDLE;
+    if (flags & ~(unsigned)CU_EVENT_RECORD_EXTERNAL)
+        return CUDA_ERROR_INVALID_VALUE;
+    fc_stream *s;
+    CUresult r = fc_stream_resolve(h, pt, &s);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (s->ctx != ev->ctx)
+        return CUDA_ERROR_INVALID_HANDLE;
+    fc_op *op = fc_op_new(FC_OP_RECORD);
+    atomic_fetch_add(&ev->refs, 1);
+    op->u.record.ev = ev;
+    pthread_mutex_lock(&ev->m);
+    /* Holding the event lock across submission keeps (gen, stream, seq) consistent for
+     * concurrent cuStreamWaitEvent and cuEventSynchronize callers. */
+    op->u.record.gen = ++ev->gen;
+    if (ev->s != s) {
+        fc_stream_ref(s);
+        if (ev->s)
+            fc_stream_unref(ev->s);
+        ev->s = s;
+    }
+    if (fc_g.instant) {
+        ev->seq = atomic_load(&s->submitted) + 1;
+        pthread_mutex_unlock(&ev->m);
+        fc_submit(s, op); /* completes inline, taking the lock itself */
+        return CUDA_SUCCESS;
+    }
+    ev->seq = fc_submit(s, op);
+    pthread_mutex_unlock(&ev->m);
+    return CUDA_SUCCESS;
+}
+
+FC_EXPORT CUresult CUDAAPI cuEventRecord(CUevent hEvent, CUstream hStream)
+{
+    FC_ENTER("cuEventRecord");
+    return fc_event_record(hEvent, hStream, 0, 0);
+}
+
+FC_EXPORT CUresult CUDAAPI cuEventRecord_ptsz(CUevent hEvent, CUstream hStream)
+{
+    FC_ENTER("cuEventRecord_ptsz");
+    return fc_event_record(hEvent, hStream, 0, 1);
+}
+
+FC_EXPORT CUresult CUDAAPI cuEventRecordWithFlags(CUevent hEvent, CUstream hStream,
+                                                  unsigned int flags)
+{
+    FC_ENTER("cuEventRecordWithFlags");
+    return fc_event_record(hEvent, hStream, flags, 0);
+}
+
+FC_EXPORT CUresult CUDAAPI cuEventRecordWithFlags_ptsz(CUevent hEvent, CUstream hStream,
+                                                       unsigned int flags)
+{
+    FC_ENTER("cuEventRecordWithFlags_ptsz");
+    return fc_event_record(hEvent, hStream, flags, 1);
+}
+
+static int fc_event_done(CUevent e)
+{
+    pthread_mutex_lock(&e->m);
+    int done = atomic_load(&e->done_gen) >= e->gen;
+    pthread_mutex_unlock(&e->m);
+    return done;
+}
+
+FC_EXPORT CUresult CUDAAPI cuEventQuery(CUevent hEvent)
+{
+    FC_ENTER_INIT("cuEventQuery");
+    if (!fc_event_valid(hEvent))
+        return CUDA_ERROR_INVALID_HANDLE;
+    return fc_event_done(hEvent) ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
+}
+
+FC_EXPORT CUresult CUDAAPI cuEventSynchronize(CUevent hEvent)
+{
+    FC_ENTER_INIT("cuEventSynchronize");
+    if (!fc_event_valid(hEvent))
+        return CUDA_ERROR_INVALID_HANDLE;
+    pthread_mutex_lock(&hEvent->m);
+    fc_stream *s = hEvent->s;
+    uint64_t seq = hEvent->seq;
+    if (s)
+        fc_stream_ref(s);
+    pthread_mutex_unlock(&hEvent->m);
+    if (s) {
+        fc_stream_wait(s, seq);
+        fc_stream_unref(s);
+    }
+    return CUDA_SUCCESS;
+}
+
+static CUresult fc_elapsed(float *ms, CUevent a, CUevent b)
+{
+    if (!fc_g.initialized)
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!ms)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (!fc_event_valid(a) || !fc_event_valid(b))
+        return CUDA_ERROR_INVALID_HANDLE;
+    if ((a->flags | b->flags) & CU_EVENT_DISABLE_TIMING)
+        return CUDA_ERROR_INVALID_HANDLE;
+    pthread_mutex_lock(&a->m);
+    uint64_t ga = a->gen;
+    int64_t ta = a->time_ns;
+    pthread_mutex_unlock(&a->m);
+    pthread_mutex_lock(&b->m);
+    uint64_t gb = b->gen;
+    int64_t tb = b->time_ns;
+    pthread_mutex_unlock(&b->m);
+    if (!ga || !gb)
+        return CUDA_ERROR_INVALID_HANDLE;
+    if (!fc_event_done(a) || !fc_event_done(b))
+        return CUDA_ERROR_NOT_READY;
+    *ms = (float)((double)(tb - ta) / 1e6);
+    return CUDA_SUCCESS;
+}
+
+FC_EXPORT CUresult CUDAAPI cuEventElapsedTime(float *pMilliseconds, CUevent hStart, CUevent hEnd)
+{
+    FC_ENTER("cuEventElapsedTime");
+    return fc_elapsed(pMilliseconds, hStart, hEnd);
+}
+
+FC_EXPORT CUresult CUDAAPI cuEventElapsedTime_v2(float *pMilliseconds, CUevent hStart, CUevent hEnd)
+{
+    FC_ENTER("cuEventElapsedTime_v2");
+    return fc_elapsed(pMilliseconds, hStart, hEnd);
+}
+
+static CUresult fc_event_destroy(CUevent e)
+{
+    if (!fc_g.initialized)
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!fc_event_valid(e))
+        return CUDA_ERROR_INVALID_HANDLE;
+    /* A pending record keeps its own reference; the event is freed when it completes. */
+    e->magic = 0x0dead0e7u;
+    fc_event_unref(e);
+    return CUDA_SUCCESS;
+}
+
+FC_EXPORT CUresult CUDAAPI cuEventDestroy(CUevent hEvent)
+{
+    FC_ENTER("cuEventDestroy");
+    return fc_event_destroy(hEvent);
+}
+
+FC_EXPORT CUresult CUDAAPI cuEventDestroy_v2(CUevent hEvent)
+{
+    FC_ENTER("cuEventDestroy_v2");
+    return fc_event_destroy(hEvent);
+}
