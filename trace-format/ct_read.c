@@ -164,7 +164,7 @@ typedef struct {
     size_t nsorted, isorted;
     ct_chunk_info chunk;       /* delivered first when chunk_pending */
     int chunk_pending;
-    ct_rec head;               /* next record to deliver */
+    uint64_t head_ts;          /* time of the next record (set by ct_cursor_peek) */
 } ct_cursor;
 
 typedef struct {
@@ -182,6 +182,7 @@ typedef struct {
     ZSTD_DCtx *dctx;
     ct_cursor **heap;
     size_t nheap, heap_cap;
+    ct_cursor *retired;        /* exhausted, freed once its last record is no longer exposed */
     size_t pending;
     uint64_t low_water;
     int eof, finished;
@@ -339,11 +340,11 @@ static inline uint64_t ct_get_corr(ct_cursor *c, const uint8_t **b, const uint8_
     return c->prev_corr;
 }
 
-/* Decodes the cursor's next record into *r: 1, or 0 when the chunk is exhausted. Malformed
- * records are counted and skipped. */
+/* Decodes the cursor's next record into *r: 1, 0 when the chunk is exhausted (or its framing
+ * broken), -1 when the record was malformed (counted and skipped). */
 static int ct_decode(ct_fin *f, ct_cursor *c, ct_rec *r)
 {
-    while (c->p < c->end) {
+    if (c->p < c->end) {
         int bad = 0;
         const uint8_t *p = c->p, *end = c->end;
         uint64_t type = ct_get_uv(&p, end, &bad);
@@ -539,7 +540,7 @@ static int ct_decode(ct_fin *f, ct_cursor *c, ct_rec *r)
         }
         if (bad) {
             f->st.bad_records++;
-            continue;
+            return -1;
         }
         return 1;
     }
@@ -555,31 +556,57 @@ static void ct_cursor_free(ct_cursor *c)
     free(c);
 }
 
-/* Loads the cursor's next record into head: 1, or 0 if it has none left. */
-static int ct_cursor_next(ct_fin *f, ct_cursor *c)
+/* Sets head_ts to the time of the cursor's next record without decoding it: 1, or 0 if it has
+ * none left. */
+static int ct_cursor_peek(ct_fin *f, ct_cursor *c)
 {
     if (c->chunk_pending) {
-        c->chunk_pending = 0;
-        memset(&c->head, 0, sizeof c->head);
-        c->head.type = CT_REC_CHUNK;
-        c->head.ts = c->chunk.t_min;
-        c->head.tid = c->tid;
-        c->head.file = f->index;
-        c->head.u.chunk = c->chunk;
+        c->head_ts = c->chunk.t_min;
         return 1;
     }
     if (c->sorted) {
         if (c->isorted == c->nsorted)
             return 0;
-        c->head = c->sorted[c->isorted++];
+        c->head_ts = c->sorted[c->isorted].ts;
         return 1;
     }
-    return ct_decode(f, c, &c->head);
+    if (c->p >= c->end)
+        return 0;
+    int bad = 0;
+    const uint8_t *p = c->p, *end = c->end;
+    uint64_t type = ct_get_uv(&p, end, &bad);
+    uint64_t len = ct_get_uv(&p, end, &bad);
+    if (bad || type == 0 || len > (uint64_t)(end - p)) {
+        ct_malformed_rest(f, c, type == 0 ? "record type 0" : "record overruns the chunk");
+        return 0;
+    }
+    c->head_ts = c->prev_ts + (uint64_t)ct_get_sv(&p, p + len, &bad);
+    return 1;
+}
+
+/* Delivers the record ct_cursor_peek announced into *r: 1, or -1 if it was malformed. */
+static int ct_cursor_take(ct_fin *f, ct_cursor *c, ct_rec *r)
+{
+    if (c->chunk_pending) {
+        c->chunk_pending = 0;
+        memset(r, 0, sizeof *r);
+        r->type = CT_REC_CHUNK;
+        r->ts = c->chunk.t_min;
+        r->tid = c->tid;
+        r->file = f->index;
+        r->u.chunk = c->chunk;
+        return 1;
+    }
+    if (c->sorted) {
+        *r = c->sorted[c->isorted++];
+        return 1;
+    }
+    return ct_decode(f, c, r) > 0 ? 1 : -1;
 }
 
 static inline int ct_cursor_before(const ct_cursor *a, const ct_cursor *b)
 {
-    return a->head.ts != b->head.ts ? a->head.ts < b->head.ts : a->seq < b->seq;
+    return a->head_ts != b->head_ts ? a->head_ts < b->head_ts : a->seq < b->seq;
 }
 
 static void ct_fin_sift_down(ct_fin *f, size_t i)
@@ -636,8 +663,11 @@ static int ct_cursor_sort(ct_fin *f, ct_cursor *c)
                 return CT_E_NOMEM;
             }
         }
-        if (!ct_decode(f, c, &recs[n]))
+        int got = ct_decode(f, c, &recs[n]);
+        if (got == 0)
             break;
+        if (got < 0)
+            continue;
         recs[n].pad_ = (uint32_t)n;
         n++;
     }
@@ -887,7 +917,7 @@ static int ct_fin_load(ct_fin *f)
             snprintf(r->err, sizeof r->err, "%s: out of memory", f->path);
             return rc;
         }
-        if (!ct_cursor_next(f, c)) {
+        if (!ct_cursor_peek(f, c)) {
             ct_cursor_free(c);
             continue;
         }
@@ -904,16 +934,17 @@ static int ct_fin_load(ct_fin *f)
     return 0;
 }
 
-/* The file's next record in its order, or NULL at its end; *rc < 0 on error. */
-static const ct_rec *ct_fin_peek(ct_fin *f, int *rc)
+/* The cursor holding the file's next record in its order (its time is head_ts), or NULL at the
+ * file's end; *rc < 0 on error. */
+static const ct_cursor *ct_fin_peek(ct_fin *f, int *rc)
 {
     *rc = 0;
     for (;;) {
         if (f->nheap > 0) {
             const ct_cursor *top = f->heap[0];
-            if (f->eof || f->r->opts.file_order || top->head.ts < f->low_water ||
+            if (f->eof || f->r->opts.file_order || top->head_ts < f->low_water ||
                 f->pending > f->r->opts.max_pending)
-                return &top->head;
+                return top;
         } else if (f->eof) {
             return NULL;
         }
@@ -923,28 +954,35 @@ static const ct_rec *ct_fin_peek(ct_fin *f, int *rc)
     }
 }
 
-/* Advances past the record ct_fin_peek returned. */
-static void ct_fin_pop(ct_fin *f)
+/* Delivers the record ct_fin_peek announced into *rec and advances: 1, or -1 if it was
+ * malformed (skipped). An exhausted cursor is retired, not freed: rec may point into it. */
+static int ct_fin_take(ct_fin *f, ct_rec *rec)
 {
+    if (f->retired) {
+        ct_cursor_free(f->retired);
+        f->retired = NULL;
+    }
     ct_cursor *c = f->heap[0];
-    if (c->head.type != CT_REC_CHUNK) {
+    int got = ct_cursor_take(f, c, rec);
+    if (got > 0 && rec->type != CT_REC_CHUNK) {
         if (!f->r->opts.file_order) {
-            if (c->head.ts < f->last_ts)
+            if (rec->ts < f->last_ts)
                 f->st.late_records++;
             else
-                f->last_ts = c->head.ts;
+                f->last_ts = rec->ts;
         }
         f->st.records++;
     }
-    if (ct_cursor_next(f, c)) {
+    if (ct_cursor_peek(f, c)) {
         ct_fin_sift_down(f, 0);
-        return;
+        return got;
     }
     f->pending -= c->bytes;
-    ct_cursor_free(c);
+    f->retired = c;
     f->heap[0] = f->heap[--f->nheap];
     if (f->nheap)
         ct_fin_sift_down(f, 0);
+    return got;
 }
 
 static void ct_fin_finish(ct_fin *f)
@@ -970,6 +1008,8 @@ static void ct_fin_free(ct_fin *f)
 {
     for (size_t i = 0; i < f->nheap; i++)
         ct_cursor_free(f->heap[i]);
+    if (f->retired)
+        ct_cursor_free(f->retired);
     free(f->heap);
     if (f->fd >= 0)
         close(f->fd);
@@ -1126,16 +1166,15 @@ int ct_reader_open(ct_reader **rp, const char *const *paths, size_t n,
 
 /* ---- merging -------------------------------------------------------------------------------- */
 
-static inline const ct_rec *ct_file_head(const ct_reader *r, uint32_t i)
+static inline uint64_t ct_file_head(const ct_reader *r, uint32_t i)
 {
-    const ct_fin *f = &r->files[i];
-    return &f->heap[0]->head;
+    return r->files[i].heap[0]->head_ts;
 }
 
 static inline int ct_file_before(const ct_reader *r, uint32_t a, uint32_t b)
 {
     if (!r->opts.file_order) {
-        uint64_t ta = ct_file_head(r, a)->ts, tb = ct_file_head(r, b)->ts;
+        uint64_t ta = ct_file_head(r, a), tb = ct_file_head(r, b);
         if (ta != tb)
             return ta < tb;
     }
@@ -1175,23 +1214,26 @@ int ct_reader_next(ct_reader *r, ct_rec *rec)
         }
         for (size_t i = r->nheap / 2; i-- > 0;)
             ct_reader_sift_down(r, i);
-    } else if (r->last >= 0) {
-        ct_fin *f = &r->files[r->last];
-        ct_fin_pop(f);
-        if (!ct_fin_peek(f, &rc)) {
-            if (rc < 0)
-                return rc;
-            ct_fin_finish(f);
-            r->heap[0] = r->heap[--r->nheap];
-        }
-        ct_reader_sift_down(r, 0);
     }
-    r->last = -1;
-    if (r->nheap == 0)
-        return 0;
-    r->last = r->heap[0];
-    *rec = *ct_file_head(r, r->heap[0]);
-    return 1;
+    for (;;) {
+        /* The file last taken from is at the top of the heap: find its next record. */
+        if (r->last >= 0) {
+            ct_fin *f = &r->files[r->last];
+            r->last = -1;
+            if (!ct_fin_peek(f, &rc)) {
+                if (rc < 0)
+                    return rc;
+                ct_fin_finish(f);
+                r->heap[0] = r->heap[--r->nheap];
+            }
+            ct_reader_sift_down(r, 0);
+        }
+        if (r->nheap == 0)
+            return 0;
+        r->last = r->heap[0];
+        if (ct_fin_take(&r->files[r->heap[0]], rec) > 0)
+            return 1;
+    }
 }
 
 /* ---- accessors ------------------------------------------------------------------------------ */
