@@ -3,9 +3,10 @@
  *
  *   probe dlopen      dlopen("libcuda.so.1") + dlsym(handle, ...): cuMemAlloc_v2 1 MiB,
  *                     cuMemsetD8_v2 of it, cuMemFree_v2
- *   probe entry       cudaGetDriverEntryPoint("cuMemAlloc") and ByVersion("cuMemFree", 12000),
- *                     then those pointers: 2 MiB allocated and freed; plus cudaMalloc/cudaFree
- *                     of 3 MiB by symbol
+ *   probe entry       cudaMalloc of 3 MiB by symbol (which also makes the primary context
+ *                     current), cudaGetDriverEntryPoint("cuMemAlloc") and
+ *                     ByVersion("cuMemFree", 12000), those pointers: 2 MiB allocated and freed;
+ *                     then cudaFree of the 3 MiB
  *   probe errno       errno set to 4242 before cuMemAlloc_v2 (through dlsym) is 4242 after it
  *   probe nocuda      no CUDA at all (prints and exits 7)
  *   probe stress T N  T threads, each N cuMemsetD8Async_v2 of 64 bytes on its own stream, then
@@ -106,7 +107,9 @@ int main(int argc, char **argv)
 /* Deprecated in CUDA 13 in favour of ByVersion, but programs (PyTorch) still call it. */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
-        void *alloc = NULL, *release = NULL;
+        void *alloc = NULL, *release = NULL, *p;
+        if (cudaMalloc(&p, 3u << 20) != cudaSuccess)
+            return 3;
         enum cudaDriverEntryPointQueryResult q1, q2;
         if (cudaGetDriverEntryPoint("cuMemAlloc", &alloc, cudaEnableDefault, &q1) != cudaSuccess ||
             cudaGetDriverEntryPointByVersion("cuMemFree", &release, 12000, cudaEnableDefault,
@@ -119,8 +122,7 @@ int main(int argc, char **argv)
         if (((CUresult(*)(CUdeviceptr *, size_t))alloc)(&d, 2u << 20) != CUDA_SUCCESS ||
             ((CUresult(*)(CUdeviceptr))release)(d) != CUDA_SUCCESS)
             return 3;
-        void *p;
-        if (cudaMalloc(&p, 3u << 20) != cudaSuccess || cudaFree(p) != cudaSuccess)
+        if (cudaFree(p) != cudaSuccess)
             return 3;
         printf("probe: mode=entry driver_bytes=2097152 runtime_bytes=3145728\n");
         return 0;

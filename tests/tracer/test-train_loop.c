@@ -16,8 +16,7 @@ static int check(const char *memory, unsigned host_kind)
                    "--memory", (char *)memory, "--verify", NULL};
     ct_test_proc p;
     ASSERT_INT(tr_run(&p, out, NULL, cmd, NULL, 60), ==, 0);
-    ASSERT_INT(p.exited, ==, 1);
-    ASSERT_INT(p.code, ==, 0);
+    TR_ASSERT_EXIT(p, 0);
     ASSERT_CONTAINS(p.err, "cutrace: 1 trace file in");
     tr_trace t;
     ASSERT_INT(tr_load(&t, out), ==, 0);

@@ -28,6 +28,17 @@ typedef struct {
  * opts is NULL-terminated (may be NULL). */
 int tr_run(ct_test_proc *p, const char *outdir, char *const opts[], char *const cmd[],
            char *const env[], int timeout_s);
+/* The process exited with status `want`; otherwise fails showing its stderr. */
+#define TR_ASSERT_EXIT(p, want)                                                          \
+    do {                                                                                 \
+        if (!(p).exited || (p).code != (want)) {                                         \
+            ct_test_fail_at(__FILE__, __LINE__, "expected exit status %d, found %s %d; "  \
+                            "stderr:\n%s", (want), (p).exited ? "status" : "signal",    \
+                            (p).code, (p).err);                                          \
+            return 1;                                                                    \
+        }                                                                                \
+    } while (0)
+
 /* Path of build/tests/workloads/NAME (static buffer per call site use). */
 const char *tr_workload(char buf[4096], const char *name);
 /* Loads every *.cutrace file in dir (time-merged). 0, or -1 after printing why. */
