@@ -13,7 +13,7 @@ int simrt_setup(const char *devices)
         setenv("FAKECUDA_DEVICES", devices, 1);
     else
         unsetenv("FAKECUDA_DEVICES");
-    setenv("FAKECUDA_INSTANT", "1", 1);
+    unsetenv("FAKECUDA_INSTANT");
     if (!fakecudart_loaded()) {
         ct_test_fail_at(__FILE__, __LINE__, "expected the simulated libcudart.so.13 in this "
                         "process, found another (no fakecuda_runtime_version symbol)");
@@ -40,7 +40,7 @@ int simrt_run(ct_test_proc *p, const char *prog, char *const env[], int shim, ch
     snprintf(hk, sizeof hk, "FAKECUDA_HOST_KERNELS=%s", hostk);
     snprintf(sd, sizeof sd, "FC_SHIM_DRIVER=%s", driver);
     snprintf(sl, sizeof sl, "FC_SHIM_LOG=%s", logpath);
-    char *envs[32] = {ld, hk, sd, sl, "FAKECUDA_INSTANT=1"};
+    char *envs[32] = {ld, hk, sd, sl, "FAKECUDA_INSTANT="};
     size_t n = 5;
     for (size_t i = 0; env && env[i] && n < 31; i++)
         envs[n++] = env[i];

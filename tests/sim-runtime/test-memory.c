@@ -84,8 +84,8 @@ TEST_IMPL(malloc_async_in_stream_order)
     return 0;
 }
 
-/* A pitched 2D copy moves only width bytes of each row; a 2D fill touches only its rectangle. */
-TEST_IMPL(memcpy2d_and_memset2d)
+/* A pitched 2D copy moves only width bytes of each row, both ways. */
+TEST_IMPL(memcpy2d_pitched_rows)
 {
     if (simrt_setup(NULL))
         return 1;
@@ -98,19 +98,36 @@ TEST_IMPL(memcpy2d_and_memset2d)
     size_t pitch;
     CU(cudaMallocPitch(&d, &pitch, W, H));
     ASSERT_UINT(pitch, >=, W);
-    CU(cudaMemset2D(d, pitch, 0, pitch, H));
     CU(cudaMemcpy2D(d, pitch, host, HP, W, H, cudaMemcpyHostToDevice));
-    CU(cudaMemset2D((char *)d + 4, pitch, 0xff, 2, H - 1));
     memset(out, 0xee, sizeof out);
     CU(cudaMemcpy2D(out, HP, d, pitch, W, H, cudaMemcpyDefault));
     int bad = 0;
     for (int y = 0; y < H; y++)
-        for (int x = 0; x < HP; x++) {
-            int want = x >= W ? 0xee : (x == 4 || x == 5) && y < H - 1 ? 0xff : host[y][x];
-            bad += out[y][x] != want;
-        }
+        for (int x = 0; x < HP; x++)
+            bad += out[y][x] != (x >= W ? 0xee : host[y][x]);
     ASSERT_INT(bad, ==, 0);
     ASSERT_INT(cudaMemcpy2D(out, 8, d, pitch, W, H, cudaMemcpyDefault), ==, cudaErrorInvalidPitchValue);
+    CU(cudaFree(d));
+    return 0;
+}
+
+/* cudaMemset fills bytes; a 2D fill touches only its rectangle. */
+TEST_IMPL(memset_1d_and_2d)
+{
+    if (simrt_setup(NULL))
+        return 1;
+    enum { P = 64, H = 4 };
+    unsigned char out[H][P];
+    void *d;
+    CU(cudaMalloc(&d, sizeof out));
+    CU(cudaMemset(d, 0x11, sizeof out));
+    SIMRT_CALL_OR_SKIP(cudaMemset2D((char *)d + 3, P, 0xab, 5, H - 1), "cuMemsetD2D8");
+    CU(cudaMemcpy(out, d, sizeof out, cudaMemcpyDeviceToHost));
+    int bad = 0;
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < P; x++)
+            bad += out[y][x] != (x >= 3 && x < 8 && y < H - 1 ? 0xab : 0x11);
+    ASSERT_INT(bad, ==, 0);
     CU(cudaFree(d));
     return 0;
 }

@@ -86,7 +86,7 @@ TEST_IMPL(init_requests_match_nvidia)
     }
     for (const char *s = log; (s = strstr(s, "gpa ")); s += 4)
         nlog += s == log || s[-1] == '\n';
-    ASSERT_INT(nref, ==, 441);
+    ASSERT_INT(nref, ==, 440);
     ASSERT_INT(nlog, ==, nref); /* the program makes no request of its own after init */
     ct_test_proc_free(&p);
     free(log);
