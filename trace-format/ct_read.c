@@ -20,7 +20,8 @@
 #include <unistd.h>
 #include <zstd.h>
 
-#define CT_WINDOW_MIN (1u << 20)
+/* Small enough that merging a thousand ranks stays cheap, large enough for few reads. */
+#define CT_WINDOW_MIN (64u << 10)
 #define CT_DEFAULT_MAX_PENDING ((size_t)256 << 20)
 #define CT_CHUNK_HEADER_MAX 4096u
 
@@ -179,7 +180,6 @@ typedef struct {
     uint8_t *win;              /* bytes [win_off, win_off + win_len) of the file */
     size_t win_cap, win_len;
     uint64_t win_off;
-    ZSTD_DCtx *dctx;
     ct_cursor **heap;
     size_t nheap, heap_cap;
     ct_cursor *retired;        /* exhausted, freed once its last record is no longer exposed */
@@ -201,6 +201,7 @@ struct ct_reader {
     ct_fin *files;
     size_t n;
     ct_reader_opts opts;
+    ZSTD_DCtx *dctx;           /* shared: files are decoded one chunk at a time */
     uint32_t *heap;            /* files with a record ready, earliest first */
     size_t nheap;
     int started;
@@ -749,8 +750,6 @@ static uint64_t ct_resync(ct_fin *f, uint64_t off, int *ioerr)
         const uint8_t *hit = memmem(w, len, magic, 4);
         if (!hit) {
             pos += len - 3; /* a magic may straddle the window edge */
-            if (len < 4)
-                break;
             continue;
         }
         uint64_t cand = pos + (uint64_t)(hit - w);
@@ -867,7 +866,7 @@ static int ct_fin_load(ct_fin *f)
             if (ci.flags & CT_CHUNK_RAW) {
                 memcpy(raw, payload, ci.raw_size);
             } else {
-                size_t got = ZSTD_decompressDCtx(f->dctx, raw, ci.raw_size, payload,
+                size_t got = ZSTD_decompressDCtx(r->dctx, raw, ci.raw_size, payload,
                                                  ci.payload_size);
                 if (ZSTD_isError(got) || got != ci.raw_size)
                     damage = "payload does not decompress to its recorded size";
@@ -1013,7 +1012,6 @@ static void ct_fin_free(ct_fin *f)
     free(f->heap);
     if (f->fd >= 0)
         close(f->fd);
-    ZSTD_freeDCtx(f->dctx);
     free(f->win);
     ct_header_store_free(&f->hs);
     ct_idmap_free(&f->str_ids);
@@ -1100,11 +1098,6 @@ static int ct_fin_open(ct_fin *f, char *err, size_t errlen)
         return rc;
     }
     f->pos = hlen;
-    f->dctx = ZSTD_createDCtx();
-    if (!f->dctx) {
-        snprintf(err, errlen, "%s: out of memory", path);
-        return CT_E_NOMEM;
-    }
     return 0;
 }
 
@@ -1123,10 +1116,12 @@ int ct_reader_open(ct_reader **rp, const char *const *paths, size_t n,
     }
     ct_reader *r = calloc(1, sizeof *r);
     if (!r || !(r->files = calloc(n, sizeof *r->files)) ||
-        !(r->heap = calloc(n, sizeof *r->heap))) {
+        !(r->heap = calloc(n, sizeof *r->heap)) || !(r->dctx = ZSTD_createDCtx())) {
         snprintf(err, errlen, "out of memory");
-        if (r)
+        if (r) {
             free(r->files);
+            free(r->heap);
+        }
         free(r);
         return CT_E_NOMEM;
     }
@@ -1311,5 +1306,6 @@ void ct_reader_close(ct_reader *r)
         ct_fin_free(&r->files[i]);
     free(r->files);
     free(r->heap);
+    ZSTD_freeDCtx(r->dctx);
     free(r);
 }
