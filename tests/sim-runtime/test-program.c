@@ -5,8 +5,9 @@
 #include <stdlib.h>
 
 /* a[i] = i, b[i] = 2i: vecadd then scale by 2 gives 6i, summing to 6 * n(n-1)/2 for n = 1000;
- * vecadd(a, a) gives 2i, summing to n(n-1). */
-#define VECADD_OUT "vecadd n=1000 stream_sum=2997000 default_sum=999000 mismatches=0 name=_Z6vecaddPKfS0_Pfi\n"
+ * vecadd(a, a) then scale by 0.5 gives i, summing to n(n-1)/2. */
+#define VECADD_OUT \
+    "vecadd n=1000 stream_sum=2997000 default_sum=499500 mismatches=0 name=_Z6vecaddPKfS0_Pfi max_threads=1024\n"
 
 TEST_IMPL(program_runs_on_simulation)
 {
@@ -29,7 +30,7 @@ TEST_IMPL(default_stream_modes_pick_driver_variants)
     ASSERT_INT(simrt_run(&p, "vecadd", NULL, 1, &log), ==, 0);
     ASSERT_INT(p.code, ==, 0);
     ASSERT_STR(p.out, VECADD_OUT);
-    ASSERT_INT(simrt_count_lines(log, "call cuLaunchKernel 0"), ==, 3);
+    ASSERT_INT(simrt_count_lines(log, "call cuLaunchKernel 0"), ==, 4);
     ASSERT_INT(simrt_count_lines(log, "call cuLaunchKernel 2"), ==, 0);
     /* cudaMemcpy(dev, pinned, Default) and cudaMemcpy(dev, pageable, HostToDevice) */
     ASSERT_INT(simrt_count_lines(log, "call cuMemcpyHtoD 0"), ==, 2);
@@ -43,7 +44,7 @@ TEST_IMPL(default_stream_modes_pick_driver_variants)
     ASSERT_INT(simrt_run(&p, "vecadd-ptds", NULL, 1, &log), ==, 0);
     ASSERT_INT(p.code, ==, 0);
     ASSERT_STR(p.out, VECADD_OUT);
-    ASSERT_INT(simrt_count_lines(log, "call cuLaunchKernel 2"), ==, 3);
+    ASSERT_INT(simrt_count_lines(log, "call cuLaunchKernel 2"), ==, 4);
     ASSERT_INT(simrt_count_lines(log, "call cuLaunchKernel 0"), ==, 0);
     ASSERT_INT(simrt_count_lines(log, "call cuMemcpyHtoD 2"), ==, 2);
     ASSERT_INT(simrt_count_lines(log, "call cuMemcpyDtoHAsync 2"), ==, 1);

@@ -2,7 +2,7 @@
 // Its kernels run through host implementations (vecadd_host.c, FAKECUDA_HOST_KERNELS), so its
 // results are exact and checkable. Built twice: with the legacy default stream, and with
 // --default-stream per-thread (which makes nvcc call the _ptds/_ptsz runtime exports).
-// Prints one line: "vecadd n=N stream_sum=S default_sum=D mismatches=M name=KERNEL".
+// Prints one line: "vecadd n=N stream_sum=S default_sum=D mismatches=M name=KERNEL max_threads=T".
 #include <cstdio>
 #include <cstdlib>
 #include <cuda_runtime.h>
@@ -66,19 +66,26 @@ int main(int argc, char **argv)
         mismatches += pinned[i] != 6.0f * i;
         stream_sum += pinned[i];
     }
-    // The same kernel on the default stream (legacy, or this thread's with per-thread).
+    // On the default stream (legacy, or this thread's with per-thread): <<<>>>, then the
+    // runtime's own cudaLaunchKernel, which nvcc-generated code never calls.
     vecadd<<<grid, block>>>(a, a, c, n);
     CHECK(cudaGetLastError());
+    float half = 0.5f;
+    void *args[] = {&c, &half, (void *)&n};
+    CHECK(cudaLaunchKernel((const void *)scale<float>, dim3(grid), dim3(block), args, 0, 0));
     CHECK(cudaMemcpy(out, c, bytes, cudaMemcpyDefault));
     CHECK(cudaDeviceSynchronize());
     for (int i = 0; i < n; i++) {
-        mismatches += out[i] != 2.0f * i;
+        mismatches += out[i] != (float)i;
         default_sum += out[i];
     }
     const char *name = NULL;
     CHECK(cudaFuncGetName(&name, (const void *)vecadd));
-    printf("vecadd n=%d stream_sum=%.0f default_sum=%.0f mismatches=%d name=%s\n", n, stream_sum,
-           default_sum, mismatches, name);
+    cudaFuncAttributes fa;
+    CHECK(cudaFuncSetAttribute((const void *)vecadd, cudaFuncAttributeMaxDynamicSharedMemorySize, 65536));
+    CHECK(cudaFuncGetAttributes(&fa, (const void *)vecadd));
+    printf("vecadd n=%d stream_sum=%.0f default_sum=%.0f mismatches=%d name=%s max_threads=%d\n", n,
+           stream_sum, default_sum, mismatches, name, fa.maxThreadsPerBlock);
     CHECK(cudaStreamDestroy(s));
     CHECK(cudaFree(a));
     CHECK(cudaFree(b));

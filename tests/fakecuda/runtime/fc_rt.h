@@ -48,6 +48,10 @@ cudaError_t fc_rt_primary(int d, CUcontext *out);
 /* Validates a device ordinal (after fc_rt_init); *dev is its CUdevice. Not recorded. */
 cudaError_t fc_rt_cudevice(int ordinal, CUdevice *dev);
 
+/* Stores a driver attribute's int into a struct field of sizeof(int) or sizeof(size_t) bytes
+ * (size_t fields hold sizes, which the driver reports as non-negative ints). */
+void fc_rt_set_field(void *base, size_t offset, size_t size, int v);
+
 /* Records e as the thread's last error if it is a failure (sticky if it is one); returns e. */
 cudaError_t fc_rt_ret(cudaError_t e);
 /* NVIDIA's CUresult -> cudaError_t mapping, then fc_rt_ret. */

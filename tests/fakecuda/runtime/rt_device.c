@@ -452,16 +452,21 @@ FC_EXPORT cudaError_t CUDARTAPI cudaGetDeviceProperties(struct cudaDeviceProp *p
         const fc_prop_field *f = &fc_prop_fields[i];
         int v = 0;
         r = FC_DRV(fc_drv.cuDeviceGetAttribute_v2000, &v, f->attr, dev);
-        char *at = (char *)prop + f->offset;
-        if (f->size == sizeof(size_t)) {
-            size_t wide = (size_t)(unsigned)v;
-            memcpy(at, &wide, sizeof wide);
-        } else {
-            assert(f->size == sizeof v);
-            memcpy(at, &v, sizeof v);
-        }
+        fc_rt_set_field(prop, f->offset, f->size, v);
     }
     return fc_rt_err(r);
+}
+
+void fc_rt_set_field(void *base, size_t offset, size_t size, int v)
+{
+    char *at = (char *)base + offset;
+    if (size == sizeof(size_t)) {
+        size_t wide = (size_t)(unsigned)v;
+        memcpy(at, &wide, sizeof wide);
+    } else {
+        assert(size == sizeof v);
+        memcpy(at, &v, sizeof v);
+    }
 }
 
 /* ---- driver entry points ---- */

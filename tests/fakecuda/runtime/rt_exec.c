@@ -163,6 +163,74 @@ FC_EXPORT cudaError_t CUDARTAPI cudaFuncGetName(const char **name, const void *f
     return f ? cudaSuccess : fc_rt_ret(cudaErrorInvalidDeviceFunction);
 }
 
+/* Where each field of cudaFuncAttributes lives and which driver attribute fills it. */
+#define FC_FA(field, attr) \
+    {offsetof(struct cudaFuncAttributes, field), sizeof(((struct cudaFuncAttributes *)0)->field), \
+     CU_FUNC_ATTRIBUTE_##attr}
+static const struct {
+    size_t offset, size;
+    CUfunction_attribute attr;
+} fc_func_fields[] = {
+    FC_FA(sharedSizeBytes, SHARED_SIZE_BYTES),
+    FC_FA(constSizeBytes, CONST_SIZE_BYTES),
+    FC_FA(localSizeBytes, LOCAL_SIZE_BYTES),
+    FC_FA(maxThreadsPerBlock, MAX_THREADS_PER_BLOCK),
+    FC_FA(numRegs, NUM_REGS),
+    FC_FA(ptxVersion, PTX_VERSION),
+    FC_FA(binaryVersion, BINARY_VERSION),
+    FC_FA(cacheModeCA, CACHE_MODE_CA),
+    FC_FA(maxDynamicSharedSizeBytes, MAX_DYNAMIC_SHARED_SIZE_BYTES),
+    FC_FA(preferredShmemCarveout, PREFERRED_SHARED_MEMORY_CARVEOUT),
+    FC_FA(clusterDimMustBeSet, CLUSTER_SIZE_MUST_BE_SET),
+    FC_FA(requiredClusterWidth, REQUIRED_CLUSTER_WIDTH),
+    FC_FA(requiredClusterHeight, REQUIRED_CLUSTER_HEIGHT),
+    FC_FA(requiredClusterDepth, REQUIRED_CLUSTER_DEPTH),
+    FC_FA(clusterSchedulingPolicyPreference, CLUSTER_SCHEDULING_POLICY_PREFERENCE),
+    FC_FA(nonPortableClusterSizeAllowed, NON_PORTABLE_CLUSTER_SIZE_ALLOWED),
+};
+
+/* The kernel of a host stub and the CUdevice of the calling thread's current device. */
+static cudaError_t fc_kernel_on_device(const void *func, CUkernel *k, CUdevice *dev)
+{
+    int ordinal;
+    cudaError_t e = fc_kernel(func, k);
+    if (e == cudaSuccess)
+        e = cudaGetDevice(&ordinal);
+    if (e == cudaSuccess)
+        e = fc_rt_cudevice(ordinal, dev);
+    return e;
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *func)
+{
+    CUkernel k;
+    CUdevice dev;
+    if (!attr)
+        return fc_rt_ret(cudaErrorInvalidValue);
+    cudaError_t e = fc_kernel_on_device(func, &k, &dev);
+    if (e != cudaSuccess)
+        return fc_rt_ret(e);
+    memset(attr, 0, sizeof *attr);
+    CUresult r = CUDA_SUCCESS;
+    for (size_t i = 0; r == CUDA_SUCCESS && i < sizeof fc_func_fields / sizeof fc_func_fields[0]; i++) {
+        int v = 0;
+        r = FC_DRV(fc_drv.cuKernelGetAttribute_v12000, &v, fc_func_fields[i].attr, k, dev);
+        fc_rt_set_field(attr, fc_func_fields[i].offset, fc_func_fields[i].size, v);
+    }
+    return fc_rt_err(r);
+}
+
+/* cudaFuncAttribute and CUfunction_attribute share their values. */
+FC_EXPORT cudaError_t CUDARTAPI cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr, int value)
+{
+    CUkernel k;
+    CUdevice dev;
+    cudaError_t e = fc_kernel_on_device(func, &k, &dev);
+    if (e != cudaSuccess)
+        return fc_rt_ret(e);
+    return fc_rt_err(FC_DRV(fc_drv.cuKernelSetAttribute_v12000, (CUfunction_attribute)attr, value, k, dev));
+}
+
 /* nvcc pushes the <<<>>> configuration at the call site and the kernel's host stub pops it; a
  * stack, because evaluating the arguments may launch kernels too. */
 typedef struct {
