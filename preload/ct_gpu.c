@@ -183,7 +183,7 @@ static int ct_gpu_cmp(const void *x, const void *y)
     return a < b ? -1 : a > b;
 }
 
-uint64_t ct_gpu_harvest(ct_enc *e, int final)
+uint64_t ct_gpu_harvest(ct_enc *e, int final, uint64_t *min_ts)
 {
     uint64_t now = ct_now(), oldest = UINT64_MAX;
     size_t keep = 0, nout = 0;
@@ -218,6 +218,8 @@ uint64_t ct_gpu_harvest(ct_enc *e, int final)
     }
     ct_npend = keep;
     qsort(out, nout, sizeof *out, ct_gpu_cmp);
+    if (nout && out[0].ts < *min_ts)
+        *min_ts = out[0].ts;
     for (size_t i = 0; i < nout; i++)
         if (ct_enc_rec(e, &out[i]) != 0)
             ct_harvest_lost++;

@@ -47,10 +47,10 @@ void ct_gpu_end(ct_call *c, CUresult r, unsigned kind, uint32_t device);
 
 /* Writer side (never from a signal handler). */
 void ct_gpu_collect(ct_thread *owner, const ct_gpu_pend *p);
-/* Converts every completed pending operation into a GPU record in e (sorted by GPU end);
- * returns the CPU submit time of the oldest still pending (UINT64_MAX if none). final: give up
- * on what is not complete (counted as lost). */
-uint64_t ct_gpu_harvest(ct_enc *e, int final);
+/* Converts every completed pending operation into a GPU record in e (sorted by GPU end),
+ * lowering *min_ts to the earliest ts written; returns the CPU submit time of the oldest still
+ * pending (UINT64_MAX if none). final: give up on what is not complete (counted as lost). */
+uint64_t ct_gpu_harvest(ct_enc *e, int final, uint64_t *min_ts);
 /* GPU timings lost so far by all threads and the harvester. */
 uint64_t ct_gpu_lost(void);
 /* A thread's stash is no longer used: its events are destroyed as they come back. */

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -36,7 +37,7 @@
 #include "ct_trace.h"
 
 #define CT_VERSION "0.1"
-#define CT_RING_WORDS (1u << 15)      /* 256 KiB per thread */
+#define CT_RING_WORDS (1u << 17)      /* 1 MiB per thread: ~10000 calls between drains */
 #define CT_ENC_BYTES (1u << 20)       /* encoded records per thread between chunks */
 #define CT_WRITER_PERIOD_NS 100000000ull
 #define CT_CHUNK_PERIOD_NS 500000000ull
@@ -64,6 +65,8 @@ static void *ct_gbuf;
 static uint64_t ct_gpu_oldest = UINT64_MAX;    /* CPU submit time of the oldest pending GPU op */
 static uint64_t ct_gpu_lost_reported;
 static uint64_t ct_gpu_last_chunk;
+static uint64_t ct_genc_min = UINT64_MAX;      /* earliest ts in ct_genc */
+static uint64_t ct_cycle_start;                /* when the current flush began */
 static uint8_t ct_fn_defined[CT_NFNS];         /* STRING of the function name written */
 static uint32_t ct_writer_tid;
 static _Atomic uint32_t ct_flush_owner;        /* tid of the flushing thread, 0 if none */
@@ -209,9 +212,37 @@ static void ct_def_string(void *ctx, uint32_t id, const char *s, size_t len)
     }
 }
 
+/* The promise of a chunk written now: no record written later has an earlier ts. Records not
+ * yet written are in thread encoders, in rings (not drained yet), in the GPU encoder, pending
+ * GPU timings (their GPU end is after their CPU submission), or not appended yet (their ts is
+ * at most a short delay before the current flush began). */
+static void ct_update_low_water(void)
+{
+    uint64_t lw = ct_cycle_start > 20000000 ? ct_cycle_start - 20000000 : 0;
+    for (ct_thread *t = atomic_load(&ct_threads); t; t = t->next) {
+        if (t->dead)
+            continue;
+        if (t->enc_min_ts < lw)
+            lw = t->enc_min_ts;
+        uint64_t tail = atomic_load_explicit(&t->ring.tail, memory_order_relaxed);
+        if (tail < t->snap) {
+            const uint64_t *w = t->ring.words + (tail & t->ring.mask);
+            if (ct_raw_kind(w[0]) != CT_RAW_PAD && w[1] < lw)
+                lw = w[1];
+        }
+    }
+    if (ct_genc_min < lw)
+        lw = ct_genc_min;
+    if (ct_gpu_oldest != UINT64_MAX && ct_gpu_oldest - 1000000 < lw)
+        lw = ct_gpu_oldest - 1000000;
+    if (lw > ct_low_water)
+        ct_low_water = lw;
+}
+
 static void ct_write_chunk_flags(ct_enc *e, uint32_t tid, uint64_t lost, unsigned flags,
                                  int compress)
 {
+    ct_update_low_water();
     /* Definitions (in the writer's stream) go to the file before the records that use them. */
     if (e != &ct_wenc && ct_wenc.nrecords)
         ct_write_chunk_flags(&ct_wenc, ct_writer_tid, 0, 0, compress);
@@ -281,44 +312,39 @@ static void ct_drain(ct_thread *t, int final, int compress, int in_signal, uint6
         if (kind == CT_RAW_GPU_PEND) {
             if (!in_signal)
                 ct_gpu_collect(t, (const ct_gpu_pend *)(w + 2));
-        } else if (kind != CT_RAW_PAD && ct_encode(&t->enc, w) == CT_E_FULL) {
-            ct_write_chunk(&t->enc, t->tid, lost, 0, compress);
-            t->lost_reported += lost;
-            lost = 0;
-            t->last_chunk = now;
-            continue; /* retry this record in the empty buffer */
+        } else if (kind != CT_RAW_PAD) {
+            if (ct_encode(&t->enc, w) == CT_E_FULL) {
+                ct_write_chunk(&t->enc, t->tid, lost, 0, compress);
+                t->enc_min_ts = UINT64_MAX;
+                t->lost_reported += lost;
+                lost = 0;
+                t->last_chunk = now;
+                continue; /* retry this record in the empty buffer */
+            }
+            if (w[1] < t->enc_min_ts)
+                t->enc_min_ts = w[1];
         }
         tail += n;
         atomic_store_explicit(&t->ring.tail, tail, memory_order_release);
     }
     if (final || lost || now - t->last_chunk >= CT_CHUNK_PERIOD_NS || t->enc.len > t->enc.cap / 2) {
         ct_write_chunk(&t->enc, t->tid, lost, final, compress);
+        t->enc_min_ts = UINT64_MAX;
         t->lost_reported += lost;
         t->last_chunk = now;
     }
 }
 
-static void ct_announce(ct_thread *t, int in_signal)
+/* A THREAD record with the thread's name (interning needs a lock: not from a signal handler). */
+static void ct_thread_record(ct_thread *t, unsigned flags, int in_signal)
 {
-    char name[64] = "";
-    if (!in_signal) {
-        char path[64];
-        snprintf(path, sizeof path, "/proc/self/task/%u/comm", t->tid);
-        int fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd >= 0) {
-            ssize_t n = read(fd, name, sizeof name - 1);
-            close(fd);
-            name[n > 0 ? n : 0] = 0;
-            char *nl = strchr(name, '\n');
-            if (nl)
-                *nl = 0;
-        }
-    }
-    ct_rec_thread r = {t->tid, name[0] ? ct_intern(name, strlen(name)) : 0, 0};
+    char name[sizeof t->name];
+    memcpy(name, t->name, sizeof name);
+    name[sizeof name - 1] = 0;
+    ct_rec_thread r = {t->tid, name[0] && !in_signal ? ct_intern(name, strlen(name)) : 0, flags};
     if (!in_signal)
         ct_intern_pending(ct_def_string, NULL);
     ct_enc_thread(&ct_wenc, ct_low_water, &r);
-    t->announced = 1;
 }
 
 /* One flush of every thread. final: drain everything and end the trace with END (how, code). */
@@ -334,22 +360,20 @@ static void ct_flush(int final, int in_signal, unsigned how, int code)
     }
     uint64_t now = ct_now();
     int compress = !in_signal;
+    ct_cycle_start = now;
     /* Records appended before this point had their strings interned before. */
     for (ct_thread *t = atomic_load(&ct_threads); t; t = t->next)
         if (!t->dead)
             t->snap = atomic_load_explicit(&t->ring.head, memory_order_acquire);
-    uint64_t lw = now > 20000000 ? now - 20000000 : 0;
-    if (ct_gpu_oldest != UINT64_MAX && ct_gpu_oldest - 1000000 < lw)
-        lw = ct_gpu_oldest - 1000000;
-    if (lw > ct_low_water)
-        ct_low_water = lw;
     if (in_signal)
         ct_intern_pending_try(ct_def_string, NULL);
     else
         ct_intern_pending(ct_def_string, NULL);
     for (ct_thread *t = atomic_load(&ct_threads); t; t = t->next)
-        if (!t->announced)
-            ct_announce(t, in_signal);
+        if (!t->announced) {
+            ct_thread_record(t, 0, in_signal);
+            t->announced = 1;
+        }
     ct_write_chunk(&ct_wenc, ct_writer_tid, 0, 0, compress);
     for (ct_thread *t = atomic_load(&ct_threads); t; t = t->next) {
         if (t->dead)
@@ -357,8 +381,7 @@ static void ct_flush(int final, int in_signal, unsigned how, int code)
         int exited = atomic_load_explicit(&t->exited, memory_order_acquire);
         ct_drain(t, final || exited, compress, in_signal, now);
         if (exited && !in_signal && atomic_load(&t->ring.tail) == t->snap) {
-            ct_rec_thread r = {t->tid, 0, CT_THREAD_EXITED};
-            ct_enc_thread(&ct_wenc, now, &r);
+            ct_thread_record(t, CT_THREAD_EXITED, 0);
             ct_gpu_thread_dead(t);
             free(t->ring.words);
             free(t->encbuf);
@@ -366,10 +389,11 @@ static void ct_flush(int final, int in_signal, unsigned how, int code)
         }
     }
     if (!in_signal && ct_opt.gpu_every) {
-        ct_gpu_oldest = ct_gpu_harvest(&ct_genc, final);
+        ct_gpu_oldest = ct_gpu_harvest(&ct_genc, final, &ct_genc_min);
         if (final || now - ct_gpu_last_chunk >= CT_CHUNK_PERIOD_NS) {
             ct_write_chunk_flags(&ct_genc, ct_writer_tid, 0, CT_CHUNK_GPU | (final ? CT_CHUNK_FINAL : 0),
                                  compress);
+            ct_genc_min = UINT64_MAX;
             ct_gpu_last_chunk = now;
         }
     }
@@ -480,6 +504,7 @@ static void ct_fork_child(void)
     pthread_mutex_init(&ct_wmu, NULL);
     ct_intern_rewind();
     ct_gpu_reset();
+    ct_genc_min = UINT64_MAX;
     memset(ct_fn_defined, 0, sizeof ct_fn_defined);
     ct_gpu_oldest = UINT64_MAX;
     ct_gpu_lost_reported = 0;
@@ -492,6 +517,7 @@ static void ct_thread_exit(void *arg)
 {
     ct_thread *t = arg;
     ct_tls = &ct_untraced;
+    prctl(PR_GET_NAME, t->name); /* the name it had at the end (set after its first call?) */
     atomic_store_explicit(&t->exited, 1, memory_order_release);
 }
 
@@ -565,6 +591,8 @@ ct_thread *ct_thread_slow(void)
             t->encbuf = encbuf;
             ct_enc_init(&t->enc, encbuf, CT_ENC_BYTES);
             t->tid = ct_gettid();
+            t->enc_min_ts = UINT64_MAX;
+            prctl(PR_GET_NAME, t->name);
             t->corr_next = (atomic_fetch_add(&ct_thread_count, 1) + 1) << 40 | 1;
             t->last_return = ct_now();
             t->cache_ctx = ~0ull;

@@ -54,8 +54,9 @@ typedef struct ct_thread {
     /* Writer-private from here. */
     ct_enc enc;
     void *encbuf;
-    uint64_t enc_prev_ts, enc_prev_corr;
+    uint64_t enc_min_ts;         /* earliest ts in enc (UINT64_MAX when empty) */
     uint64_t lost_reported;
+    char name[16];               /* thread name at registration, then at exit */
     uint64_t last_chunk;         /* when this thread's last chunk was written */
     uint64_t snap;               /* ring head at the start of the current flush */
     int announced;               /* THREAD record written */

@@ -1,0 +1,58 @@
+/* The program's behaviour is its own: errno across wrappers, no file for a process that never
+ * uses CUDA, and an unwritable trace directory costs one warning and nothing else. */
+#include "tr.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+TEST_IMPL(errno_preserved)
+{
+    char prog[4096], out[4096];
+    snprintf(out, sizeof out, "%s/out", ct_test_tmpdir());
+    char *cmd[] = {(char *)ct_test_path(prog, "tests/tracer/probe"), "errno", NULL};
+    ct_test_proc p;
+    ASSERT_INT(tr_run(&p, out, NULL, cmd, NULL, 30), ==, 0);
+    TR_ASSERT_EXIT(p, 0);
+    ASSERT_CONTAINS(p.out, "result=0 errno=4242");
+    ct_test_proc_free(&p);
+    return 0;
+}
+
+TEST_IMPL(no_cuda_no_file)
+{
+    char prog[4096], out[4096];
+    snprintf(out, sizeof out, "%s/out", ct_test_tmpdir());
+    char *cmd[] = {(char *)ct_test_path(prog, "tests/tracer/probe"), "nocuda", NULL};
+    ct_test_proc p;
+    ASSERT_INT(tr_run(&p, out, NULL, cmd, NULL, 30), ==, 0);
+    TR_ASSERT_EXIT(p, 7);
+    ASSERT_STR(p.out, "probe: mode=nocuda\n");
+    struct stat st;
+    ASSERT_INT(stat(out, &st), ==, -1); /* not even the directory */
+    ASSERT_CONTAINS(p.err, "no trace written");
+    ct_test_proc_free(&p);
+    return 0;
+}
+
+/* The output directory cannot exist (its parent is a file): one warning, then the program
+ * runs exactly as untraced, same output and exit status. */
+TEST_IMPL(unwritable_dir_runs_untraced)
+{
+    char prog[4096], file[4000], out[4096];
+    snprintf(file, sizeof file, "%s/a-file", ct_test_tmpdir());
+    FILE *f = fopen(file, "w");
+    ASSERT(f != NULL);
+    fclose(f);
+    snprintf(out, sizeof out, "%s/traces", file);
+    char *cmd[] = {(char *)ct_test_path(prog, "tests/tracer/probe"), "dlopen", NULL};
+    ct_test_proc p;
+    ASSERT_INT(tr_run(&p, out, NULL, cmd, NULL, 30), ==, 0);
+    TR_ASSERT_EXIT(p, 0);
+    ASSERT_STR(p.out, "probe: mode=dlopen allocs=1 bytes=1048576 sets=1\n");
+    ASSERT_CONTAINS(p.err, "cutrace: warning: cannot create a trace file in");
+    /* Exactly one warning line from the traced process. */
+    const char *w = strstr(p.err, "cutrace: warning:");
+    ASSERT(w && !strstr(w + 1, "cutrace: warning:"));
+    ct_test_proc_free(&p);
+    return 0;
+}
