@@ -203,6 +203,7 @@ struct ct_reader {
     ct_reader_opts opts;
     ZSTD_DCtx *dctx;           /* shared: files are decoded one chunk at a time */
     uint32_t *heap;            /* files with a record ready, earliest first */
+    uint64_t *keys;            /* per file: time of its next record (saves pointer chasing) */
     size_t nheap;
     int started;
     int64_t last;              /* file whose record was delivered last, -1 if none */
@@ -1116,11 +1117,13 @@ int ct_reader_open(ct_reader **rp, const char *const *paths, size_t n,
     }
     ct_reader *r = calloc(1, sizeof *r);
     if (!r || !(r->files = calloc(n, sizeof *r->files)) ||
-        !(r->heap = calloc(n, sizeof *r->heap)) || !(r->dctx = ZSTD_createDCtx())) {
+        !(r->heap = calloc(n, sizeof *r->heap)) || !(r->keys = calloc(n, sizeof *r->keys)) ||
+        !(r->dctx = ZSTD_createDCtx())) {
         snprintf(err, errlen, "out of memory");
         if (r) {
             free(r->files);
             free(r->heap);
+            free(r->keys);
         }
         free(r);
         return CT_E_NOMEM;
@@ -1161,15 +1164,10 @@ int ct_reader_open(ct_reader **rp, const char *const *paths, size_t n,
 
 /* ---- merging -------------------------------------------------------------------------------- */
 
-static inline uint64_t ct_file_head(const ct_reader *r, uint32_t i)
-{
-    return r->files[i].heap[0]->head_ts;
-}
-
 static inline int ct_file_before(const ct_reader *r, uint32_t a, uint32_t b)
 {
     if (!r->opts.file_order) {
-        uint64_t ta = ct_file_head(r, a), tb = ct_file_head(r, b);
+        uint64_t ta = r->keys[a], tb = r->keys[b];
         if (ta != tb)
             return ta < tb;
     }
@@ -1200,8 +1198,11 @@ int ct_reader_next(ct_reader *r, ct_rec *rec)
     if (!r->started) {
         r->started = 1;
         for (size_t i = 0; i < r->n; i++) {
-            if (ct_fin_peek(&r->files[i], &rc))
+            const ct_cursor *c = ct_fin_peek(&r->files[i], &rc);
+            if (c) {
+                r->keys[i] = c->head_ts;
                 r->heap[r->nheap++] = (uint32_t)i;
+            }
             else if (rc < 0)
                 return rc;
             else
@@ -1214,13 +1215,16 @@ int ct_reader_next(ct_reader *r, ct_rec *rec)
         /* The file last taken from is at the top of the heap: find its next record. */
         if (r->last >= 0) {
             ct_fin *f = &r->files[r->last];
-            r->last = -1;
-            if (!ct_fin_peek(f, &rc)) {
+            const ct_cursor *c = ct_fin_peek(f, &rc);
+            if (c) {
+                r->keys[r->last] = c->head_ts;
+            } else {
                 if (rc < 0)
                     return rc;
                 ct_fin_finish(f);
                 r->heap[0] = r->heap[--r->nheap];
             }
+            r->last = -1;
             ct_reader_sift_down(r, 0);
         }
         if (r->nheap == 0)
@@ -1306,6 +1310,7 @@ void ct_reader_close(ct_reader *r)
         ct_fin_free(&r->files[i]);
     free(r->files);
     free(r->heap);
+    free(r->keys);
     ZSTD_freeDCtx(r->dctx);
     free(r);
 }
