@@ -564,6 +564,7 @@ static void apply(ct_model *m, ct_proc *p, const ct_pt *pt)
             f->in_use = dv->in_use;
             f->stack = pt->a;
             f->kind = pt->kind;
+            f->result = pt->flag;
             f->nholders = snapshot_holders(p, pt->dev, f->holders);
         }
         dv->nfails++;
@@ -862,7 +863,8 @@ static void on_mem(ct_model *m, ct_proc *p, const ct_rec *r)
     if (mr->op == CT_MEM_ALLOC) {
         if (mr->result != 0) {
             sweep_push(p, (ct_pt){.t = r->ts, .type = P_FAIL, .dev = (uint8_t)d, .a = stack,
-                                  .b = mr->size, .kind = (uint8_t)mr->kind});
+                                  .b = mr->size, .kind = (uint8_t)mr->kind,
+                                  .flag = (uint8_t)(mr->result < 255 ? mr->result : 255)});
             return;
         }
         uint64_t key[2] = {(uint64_t)d, mr->size};

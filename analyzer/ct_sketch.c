@@ -20,16 +20,6 @@ static unsigned bucket_of(uint64_t v)
     return 64 + (e - 6) * CT_SKETCH_SUB + m;
 }
 
-static uint64_t bucket_mid(unsigned b)
-{
-    if (b < 64)
-        return b;
-    unsigned e = (b - 64) / CT_SKETCH_SUB + 6, m = (b - 64) % CT_SKETCH_SUB;
-    uint64_t width = 1ull << (e - 5);
-    uint64_t lo = (1ull << e) + (uint64_t)m * width;
-    return lo + width / 2;
-}
-
 void ct_sketch_add(ct_sketch *s, uint64_t v)
 {
     if (s->count < CT_SKETCH_EXACT) {
@@ -37,12 +27,16 @@ void ct_sketch_add(ct_sketch *s, uint64_t v)
     } else {
         if (!s->hist) {
             s->hist = calloc(CT_SKETCH_BUCKETS, sizeof *s->hist);
-            if (!s->hist)
+            s->hsum = calloc(CT_SKETCH_BUCKETS, sizeof *s->hsum);
+            if (!s->hist || !s->hsum)
                 abort();
-            for (unsigned i = 0; i < CT_SKETCH_EXACT; i++)
+            for (unsigned i = 0; i < CT_SKETCH_EXACT; i++) {
                 s->hist[bucket_of(s->exact[i])]++;
+                s->hsum[bucket_of(s->exact[i])] += s->exact[i];
+            }
         }
         s->hist[bucket_of(v)]++;
+        s->hsum[bucket_of(v)] += v;
     }
     s->count++;
     s->sum += v;
@@ -81,7 +75,7 @@ uint64_t ct_sketch_quantile(const ct_sketch *s, double q)
     for (unsigned b = 0; b < CT_SKETCH_BUCKETS; b++) {
         seen += s->hist[b];
         if (seen > rank) {
-            uint64_t v = bucket_mid(b);
+            uint64_t v = s->hsum[b] / s->hist[b];
             return v < s->min ? s->min : v > s->max ? s->max : v;
         }
     }
@@ -101,5 +95,7 @@ double ct_sketch_stddev(const ct_sketch *s)
 void ct_sketch_free(ct_sketch *s)
 {
     free(s->hist);
+    free(s->hsum);
     s->hist = NULL;
+    s->hsum = NULL;
 }

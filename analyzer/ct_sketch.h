@@ -3,9 +3,10 @@
  * memory however many instances a trace holds.
  *
  * Histogram: values below 64 ns have one bucket each (exact); above, each power of two is split
- * into 32 equal buckets, and a quantile reports its bucket's midpoint. The relative error of a
- * reported quantile is therefore at most 1/64 (1.6%) of the true value, and the result is always
- * within [min, max]. While a sketch holds at most CT_SKETCH_EXACT values, it keeps them and
+ * into 32 equal buckets, and a quantile reports the mean of the values in its bucket. The
+ * relative error of a reported quantile is therefore less than 1/32 (3.1%) of the true value
+ * (and exact when the bucket holds one distinct value, as fixed-cost kernels do), and the result
+ * is always within [min, max]. While a sketch holds at most CT_SKETCH_EXACT values, it keeps them and
  * quantiles are exact (the common case in tests and for rare kernels). */
 #ifndef CT_SKETCH_H
 #define CT_SKETCH_H
@@ -21,6 +22,7 @@ typedef struct {
     double sumsq;
     uint64_t exact[CT_SKETCH_EXACT];
     uint32_t *hist; /* CT_SKETCH_BUCKETS counts, allocated when the exact buffer overflows */
+    uint64_t *hsum; /* sum of the values in each bucket */
 } ct_sketch;
 
 void ct_sketch_init(ct_sketch *s);

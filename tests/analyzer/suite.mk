@@ -1,9 +1,13 @@
 # The analyzer's suites: `analyzer` (cutrace summary and timeline on synthetic traces from
-# tracegen and, when the tracer and workloads are built, on traces of the workloads) and
-# `analyzer-asan` (the same tests, the analyzer's modules and cutrace built with sanitizers).
-# tracegen (tests/analyzer/gen/) writes synthetic traces through the format library; the
-# benchmarks reuse it.
+# tracegen, and on traces of the workloads when the tracer is built) and `analyzer-asan` (the
+# same tests, with the analyzer's modules, the format library and cutrace built with
+# sanitizers; see tests/analyzer-asan/). tracegen (tests/analyzer/gen/) writes synthetic traces
+# through the format library; the benchmarks reuse it.
 TRACEGEN := $(B)/tests/analyzer/tracegen
+AN_TEST_SRCS := $(wildcard tests/analyzer/test-*.c)
+AN_HELPER_SRCS := tests/analyzer/an_helpers.c tests/analyzer/tjson.c
+# the modules the unit tests call directly (the rest is exercised through the cutrace binary)
+AN_UNIT_SRCS := analyzer/ct_map.c analyzer/ct_out.c analyzer/ct_sketch.c
 
 $(TRACEGEN): $(B)/tests/analyzer/gen/tracegen.o $(CTTRACE_LIB)
 	@mkdir -p $(dir $@)
@@ -11,4 +15,6 @@ $(TRACEGEN): $(B)/tests/analyzer/gen/tracegen.o $(CTTRACE_LIB)
 
 all: $(TRACEGEN)
 
-$(eval $(call ct_test_suite,analyzer,$(ANALYZER_OBJS) $(CTTRACE_LIB),$(CTTRACE_LDLIBS) -lm,$(TRACEGEN) $(CUTRACE_BIN)))
+$(B)/tests/analyzer/%.o $(B)/asan/tests/analyzer/%.o: CFLAGS += -Ianalyzer -Itests/analyzer
+
+$(eval $(call ct_test_suite,analyzer,$(patsubst %.c,$(B)/%.o,$(AN_HELPER_SRCS) $(AN_UNIT_SRCS)),$(CTTRACE_LDLIBS) -lm,$(TRACEGEN) $(CUTRACE_BIN)))

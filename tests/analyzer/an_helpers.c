@@ -1,0 +1,111 @@
+#include "an_helpers.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const char *an_cutrace(void)
+{
+    static char path[4096];
+#ifdef __SANITIZE_ADDRESS__
+    return ct_test_path(path, "asan/bin/cutrace");
+#else
+    return ct_test_path(path, "bin/cutrace");
+#endif
+}
+
+/* Splits s (copied into buf) on spaces into argv after the given first arguments. */
+static int split(char *buf, char **argv, int n, int max)
+{
+    for (char *tok = strtok(buf, " "); tok && n < max - 1; tok = strtok(NULL, " "))
+        argv[n++] = tok;
+    argv[n] = NULL;
+    return n;
+}
+
+const char *an_gen(char dir[4096], const char *name, const char *args)
+{
+    char gen[4096], buf[2048];
+    snprintf(dir, 4096, "%s/%s", ct_test_tmpdir(), name);
+    snprintf(buf, sizeof buf, "%s", args ? args : "");
+    char *argv[64] = {(char *)ct_test_path(gen, "tests/analyzer/tracegen"), "-o", dir};
+    split(buf, argv, 3, 64);
+    ct_test_proc p;
+    if (ct_test_run(&p, argv, NULL, 60) != 0)
+        return NULL;
+    int ok = p.exited && p.code == 0;
+    if (!ok)
+        fprintf(stderr, "tracegen %s failed (%d): %s\n", args, p.code, p.err);
+    ct_test_proc_free(&p);
+    return ok ? dir : NULL;
+}
+
+int an_run(ct_test_proc *p, const char *args, const char *path)
+{
+    char buf[2048];
+    snprintf(buf, sizeof buf, "%s", args);
+    char *argv[64] = {(char *)an_cutrace()};
+    int n = split(buf, argv, 1, 64);
+    for (int i = 1; i < n; i++)
+        if (!strcmp(argv[i], "{}"))
+            argv[i] = (char *)path;
+    return ct_test_run(p, argv, NULL, 120);
+}
+
+tj *an_summary(const char *path, const char *extra)
+{
+    char args[1024];
+    snprintf(args, sizeof args, "summary --json %s {}", extra ? extra : "");
+    ct_test_proc p;
+    if (an_run(&p, args, path) != 0)
+        return NULL;
+    tj *j = NULL;
+    if (!p.exited || p.code != 0) {
+        fprintf(stderr, "cutrace %s exited %d/%d: %s\n", args, p.exited, p.code, p.err);
+    } else {
+        char err[256];
+        j = tj_parse(p.out, err, sizeof err);
+        if (!j)
+            fprintf(stderr, "cutrace %s: invalid JSON: %s\n", args, err);
+    }
+    ct_test_proc_free(&p);
+    return j;
+}
+
+const tj *an_diag(const tj *s, const char *id)
+{
+    return tj_find(tj_get(s, "diagnoses"), "id", id);
+}
+
+int an_diag_count(const tj *s, const char *id)
+{
+    const tj *d = tj_get(s, "diagnoses");
+    int n = 0;
+    for (size_t i = 0; d && i < d->n; i++)
+        n += tj_str(d->v[i], "id") && !strcmp(tj_str(d->v[i], "id"), id);
+    return n;
+}
+
+tj *an_fires(const char *id, const char *bad, const char *good)
+{
+    char d1[4096], d2[4096];
+    if (!an_gen(d1, "bad", bad) || !an_gen(d2, "good", good))
+        return NULL;
+    tj *b = an_summary(d1, NULL), *g = an_summary(d2, NULL);
+    if (!b || !g) {
+        tj_free(b);
+        tj_free(g);
+        return NULL;
+    }
+    int fired = an_diag(b, id) != NULL, silent = an_diag(g, id) == NULL;
+    if (!fired)
+        fprintf(stderr, "%s did not fire on a trace with the problem (tracegen %s)\n", id, bad);
+    if (!silent)
+        fprintf(stderr, "%s fired on the fixed variant (tracegen %s): %s\n", id, good,
+                tj_str(an_diag(g, id), "message"));
+    tj_free(g);
+    if (!fired || !silent) {
+        tj_free(b);
+        return NULL;
+    }
+    return b;
+}

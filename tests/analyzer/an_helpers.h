@@ -1,0 +1,28 @@
+/* What the analyzer's tests share: generating synthetic traces with tracegen, running cutrace
+ * (the sanitizer build when the tests themselves are built with sanitizers) and reading its
+ * JSON. */
+#ifndef AN_HELPERS_H
+#define AN_HELPERS_H
+
+#include "ct_test.h"
+#include "tjson.h"
+
+/* Path of the cutrace binary under test. */
+const char *an_cutrace(void);
+/* Runs tracegen -o DIR ARGS (space-separated) into a fresh directory under the test's tmpdir;
+ * returns DIR (static storage per call site is the caller's: copy it) or NULL on failure. */
+const char *an_gen(char dir[4096], const char *name, const char *args);
+/* Runs `cutrace ARGS` (space-separated; "{}" is replaced by path); p is filled. */
+int an_run(ct_test_proc *p, const char *args, const char *path);
+/* `cutrace summary --json EXTRA PATH`, parsed; NULL (with the reason printed) on failure. */
+tj *an_summary(const char *path, const char *extra);
+/* The first diagnosis with this id, or NULL. */
+const tj *an_diag(const tj *summary, const char *id);
+/* Number of diagnoses with this id. */
+int an_diag_count(const tj *summary, const char *id);
+
+/* The diagnosis `id` must fire on a trace generated with `bad` and stay silent on one generated
+ * with `good`: returns the bad trace's summary (tj_free it), or NULL after printing which check
+ * failed. */
+tj *an_fires(const char *id, const char *bad, const char *good);
+#endif

@@ -1,0 +1,21 @@
+/* launch-bound: 2 us kernels behind 8 us launches; with 50 us kernels the queue stays fed. */
+#include "an_helpers.h"
+
+TEST_IMPL(diag_launch_bound)
+{
+    const char *common = "--launch-us 8 --loader-ms 0 --pinned --batch-bytes 65536 --host-us 0";
+    char bad[256], good[256];
+    snprintf(bad, sizeof bad, "--kernel-us 2 %s", common);
+    snprintf(good, sizeof good, "--kernel-us 50 %s", common);
+    tj *s = an_fires("launch-bound", bad, good);
+    ASSERT(s);
+    const tj *d = an_diag(s, "launch-bound");
+    ASSERT_INT(tj_num(d, "evidence.kernels"), ==, 1500);
+    ASSERT_INT(tj_num(d, "evidence.short_kernels"), ==, 1500);
+    ASSERT_NEAR(tj_num(d, "evidence.avg_launch_ns"), 8000, 1);
+    /* each kernel (2.0-2.4 us) waits for the next 8 us launch: ~5.8 us idle per kernel */
+    ASSERT_NEAR(tj_num(d, "evidence.idle_while_launching_ns"), 1450 * 5.8e3, 1450 * 0.5e3);
+    ASSERT_STR(tj_str(s, "diagnoses.0.id"), "launch-bound");
+    tj_free(s);
+    return 0;
+}

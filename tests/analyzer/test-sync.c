@@ -1,0 +1,31 @@
+/* sync-memcpy and excessive-sync fire on their problem and not on the fixed variant. */
+#include "an_helpers.h"
+
+TEST_IMPL(diag_sync_memcpy)
+{
+    tj *s = an_fires("sync-memcpy", "--sync-copy-bytes 8000000 --loader-ms 0 --pinned --host-us 2000",
+                     "--loader-ms 0 --pinned --host-us 2000");
+    ASSERT(s);
+    const tj *d = an_diag(s, "sync-memcpy");
+    ASSERT_INT(tj_num(d, "evidence.copies"), ==, 50);
+    ASSERT_INT(tj_num(d, "evidence.bytes"), ==, 50 * 8000000LL);
+    /* after each blocking read-back the host works 2 ms with the GPU idle */
+    ASSERT_NEAR(tj_num(d, "evidence.idle_after_copy_ns"), 50 * 2.0e6, 50 * 0.05e6);
+    ASSERT_CONTAINS(tj_str(d, "call_sites.0"), "cudaMemcpy: 50 calls");
+    tj_free(s);
+    return 0;
+}
+
+TEST_IMPL(diag_excessive_sync)
+{
+    tj *s = an_fires("excessive-sync", "--sync-every-kernel --loader-ms 0 --pinned",
+                     "--loader-ms 0 --pinned");
+    ASSERT(s);
+    const tj *d = an_diag(s, "excessive-sync");
+    ASSERT_INT(tj_num(d, "evidence.sync_calls"), ==, 50 * 30 + 50);
+    ASSERT_INT(tj_num(d, "evidence.device_syncs"), ==, 1500);
+    ASSERT_INT(tj_num(d, "evidence.stream_syncs"), ==, 50);
+    ASSERT(tj_num(d, "evidence.host_blocked_ns") > 300e6);
+    tj_free(s);
+    return 0;
+}

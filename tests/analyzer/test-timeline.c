@@ -1,0 +1,109 @@
+/* cutrace timeline: valid Trace Event JSON with the expected processes, tracks, events, flows
+ * and counters; --pid and --from/--to restrict it. */
+#include "an_helpers.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+static tj *timeline(const char *dir, const char *extra, char *out_path)
+{
+    char args[512];
+    snprintf(out_path, 4096, "%s/tl.json", ct_test_tmpdir());
+    snprintf(args, sizeof args, "timeline {} -o %s %s", out_path, extra);
+    ct_test_proc p;
+    if (an_run(&p, args, dir) != 0 || !p.exited || p.code != 0) {
+        fprintf(stderr, "timeline failed: %s\n", p.err);
+        return NULL;
+    }
+    ct_test_proc_free(&p);
+    char *text = ct_test_read_file(out_path, NULL), err[256];
+    tj *j = text ? tj_parse(text, err, sizeof err) : NULL;
+    if (!j)
+        fprintf(stderr, "timeline JSON invalid: %s\n", text ? err : "unreadable");
+    free(text);
+    return j;
+}
+
+static int count(const tj *ev, const char *ph, const char *cat, double pid)
+{
+    int n = 0;
+    for (size_t i = 0; i < ev->n; i++) {
+        const char *p = tj_str(ev->v[i], "ph"), *c = tj_str(ev->v[i], "cat");
+        if (strcmp(p, ph) || (cat && (!c || strcmp(c, cat))) ||
+            (!isnan(pid) && tj_num(ev->v[i], "pid") != pid))
+            continue;
+        n++;
+    }
+    return n;
+}
+
+TEST_IMPL(timeline_trace_event_format)
+{
+    char dir[4096], out[4096];
+    ASSERT(an_gen(dir, "t", "--ranks 2 --iters 5"));
+    tj *j = timeline(dir, "", out);
+    ASSERT(j);
+    const tj *ev = tj_get(j, "traceEvents");
+    ASSERT(ev && ev->type == TJ_ARR);
+    /* per rank: 150 kernels, 10 copies on stream tracks; 150 + 150 + 10 + 5 + 6 + ... calls */
+    ASSERT_INT(count(ev, "X", "kernel", NAN), ==, 2 * 150);
+    ASSERT_INT(count(ev, "X", "memory", NAN), ==, 2 * 10);
+    ASSERT_INT(count(ev, "s", "launch", NAN), ==, 2 * 160);
+    ASSERT_INT(count(ev, "f", "launch", NAN), ==, 2 * 160);
+    ASSERT(count(ev, "X", "cuda_api", NAN) >= 2 * (150 * 2 + 10 + 5 + 6));
+    int procs = 0, gpu_tracks = 0, mem_counters = 0, bw = 0;
+    for (size_t i = 0; i < ev->n; i++) {
+        const tj *e = ev->v[i];
+        const char *name = tj_str(e, "name"), *ph = tj_str(e, "ph");
+        ASSERT(ph && name);
+        if (strcmp(ph, "M"))
+            ASSERT(tj_num(e, "ts") >= 0);
+        if (!strcmp(ph, "M") && !strcmp(name, "process_name")) {
+            procs++;
+            ASSERT_CONTAINS(tj_str(e, "args.name"), "node0 pid 100");
+        }
+        if (!strcmp(ph, "M") && !strcmp(name, "thread_name") && strstr(tj_str(e, "args.name"), "GPU 0 stream"))
+            gpu_tracks++;
+        if (!strcmp(ph, "C") && !strcmp(name, "GPU 0 memory in use (bytes)"))
+            mem_counters++;
+        if (!strcmp(ph, "C") && strstr(name, "copy bandwidth"))
+            bw++;
+        if (!strcmp(ph, "X") && tj_str(e, "cat") && !strcmp(tj_str(e, "cat"), "memory") &&
+            tj_num(e, "args.bytes") == 4194304) {
+            ASSERT_STR(tj_str(e, "args.src_kind"), "pageable");
+            ASSERT_NEAR(tj_num(e, "args.gbps"), 7.977, 0.01);
+        }
+        if (!strcmp(name, "reduce_batch")) {
+            ASSERT_CONTAINS(tj_str(e, "args.grid"), ",1,1"); /* 4, 8 or 16 blocks */
+            ASSERT_STR(tj_str(e, "args.block"), "256,1,1");
+        }
+    }
+    ASSERT_INT(procs, ==, 2);
+    ASSERT_INT(gpu_tracks, ==, 2 * 2);
+    ASSERT_INT(mem_counters, ==, 2 * 6); /* 3 allocations and 3 frees per rank */
+    ASSERT_INT(bw, ==, 2 * 2 * 10);
+    tj_free(j);
+    /* python's parser agrees, when python is here */
+    char cmd[4200];
+    snprintf(cmd, sizeof cmd, "command -v python3 >/dev/null || exit 0; python3 -m json.tool %s >/dev/null", out);
+    char *argv[] = {"sh", "-c", cmd, NULL};
+    ct_test_proc p;
+    ASSERT_INT(ct_test_run(&p, argv, NULL, 60), ==, 0);
+    ASSERT_INT(p.code, ==, 0);
+    ct_test_proc_free(&p);
+    /* one process only */
+    j = timeline(dir, "--pid 1001", out);
+    ASSERT(j);
+    ev = tj_get(j, "traceEvents");
+    ASSERT_INT(count(ev, "X", "kernel", 2), ==, 150);
+    ASSERT_INT(count(ev, "X", "kernel", 1), ==, 0);
+    tj_free(j);
+    /* a window: the first 100 ms hold the first 4 or 5 iterations' work of both ranks */
+    j = timeline(dir, "--from 0 --to 60", out);
+    ASSERT(j);
+    ev = tj_get(j, "traceEvents");
+    int k = count(ev, "X", "kernel", NAN);
+    ASSERT(k > 0 && k < 2 * 150);
+    tj_free(j);
+    return 0;
+}
