@@ -1,6 +1,6 @@
-/* Host implementations of vecadd.cu's kernels, loaded by the simulated driver through
- * FAKECUDA_HOST_KERNELS (see tests/fakecuda/fakecuda.h). Each covers exactly the threads its
- * launch would run, so a wrong grid shows up as wrong results. */
+/* Host implementations of the kernels of vecadd.cu and threads.cu, loaded by the simulated
+ * driver through FAKECUDA_HOST_KERNELS (see tests/fakecuda/fakecuda.h). Each covers exactly the
+ * threads its launch would run, so a wrong grid shows up as wrong results. */
 #include "fakecuda.h"
 
 static unsigned fc_threads(const fakecuda_launch *l)
@@ -26,4 +26,11 @@ void fakecuda_kernel__Z5scaleIfEvPT_S0_i(void **p, const fakecuda_launch *l)
     int n = *(int *)p[2];
     for (unsigned i = 0; i < fc_threads(l) && (int)i < n; i++)
         x[i] *= f;
+}
+
+/* tick(int *runs): one increment per launch; launches may run concurrently. */
+void fakecuda_kernel__Z4tickPi(void **p, const fakecuda_launch *l)
+{
+    (void)l;
+    __atomic_fetch_add(*(int **)p[0], 1, __ATOMIC_SEQ_CST);
 }

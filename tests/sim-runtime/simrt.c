@@ -31,7 +31,7 @@ int simrt_run(ct_test_proc *p, const char *prog, char *const env[], int shim, ch
     ct_test_path(fake, "tests/fakecuda");
     ct_test_path(shimdir, "tests/sim-runtime/shim");
     ct_test_path(driver, "tests/fakecuda/libcuda.so.1");
-    ct_test_path(hostk, "tests/sim-runtime/vecadd_host.so");
+    ct_test_path(hostk, "tests/sim-runtime/host_kernels.so");
     snprintf(logpath, sizeof logpath, "%s/shim.log", ct_test_tmpdir());
     if (shim)
         snprintf(ld, sizeof ld, "LD_LIBRARY_PATH=%s:%s", shimdir, fake);

@@ -15,7 +15,7 @@
 int simrt_setup(const char *devices);
 
 /* Runs build/tests/sim-runtime/PROG with LD_LIBRARY_PATH=build/tests/fakecuda and the host
- * kernels of vecadd_host.so (driver in real-time mode), plus `env` (NULL-terminated, may be NULL). With `shim`, the stand-in
+ * kernels of host_kernels.so (driver in real-time mode), plus `env` (NULL-terminated, may be NULL). With `shim`, the stand-in
  * driver (shim_driver.c) goes first and logs to TMPDIR/shim.log; *log receives that file's text
  * (malloc'd) after the run. */
 int simrt_run(ct_test_proc *p, const char *prog, char *const env[], int shim, char **log);

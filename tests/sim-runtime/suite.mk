@@ -3,18 +3,20 @@
 # holds NVIDIA's runtime, and also for the runtime's dlopen of libcuda.so.1); program tests run
 # nvcc-built programs with LD_LIBRARY_PATH, some through a stand-in driver that logs requests.
 SIMRT_B    := $(B)/tests/sim-runtime
-SIMRT_PROGS := $(SIMRT_B)/vecadd $(SIMRT_B)/vecadd-ptds $(SIMRT_B)/vecadd_host.so $(SIMRT_B)/shim/libcuda.so.1
+SIMRT_CU   := $(addprefix $(SIMRT_B)/,vecadd threads)
+SIMRT_PROGS := $(SIMRT_CU) $(addsuffix -ptds,$(SIMRT_CU)) $(SIMRT_B)/host_kernels.so $(SIMRT_B)/shim/libcuda.so.1
 SIMRT_DRIVER := $(if $(wildcard tests/fakecuda/driver/part.mk),$(FAKECUDA_DIR)/libcuda.so.1)
 
-$(SIMRT_B)/vecadd: tests/sim-runtime/vecadd.cu tests/fakecuda/runtime/fakecudart.h
+# Each program twice: legacy default stream, and --default-stream per-thread (NAME-ptds).
+$(SIMRT_CU): $(SIMRT_B)/%: tests/sim-runtime/%.cu tests/fakecuda/runtime/fakecudart.h
 	@mkdir -p $(dir $@)
 	$(NVCC) -cudart shared -Itests/fakecuda/runtime -o $@ $<
 
-$(SIMRT_B)/vecadd-ptds: tests/sim-runtime/vecadd.cu tests/fakecuda/runtime/fakecudart.h
+$(addsuffix -ptds,$(SIMRT_CU)): $(SIMRT_B)/%-ptds: tests/sim-runtime/%.cu tests/fakecuda/runtime/fakecudart.h
 	@mkdir -p $(dir $@)
 	$(NVCC) -cudart shared --default-stream per-thread -Itests/fakecuda/runtime -o $@ $<
 
-$(SIMRT_B)/vecadd_host.so: tests/sim-runtime/vecadd_host.c tests/fakecuda/fakecuda.h
+$(SIMRT_B)/host_kernels.so: tests/sim-runtime/host_kernels.c tests/fakecuda/fakecuda.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -fPIC -shared -Itests/fakecuda -o $@ $<
 

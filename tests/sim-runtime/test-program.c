@@ -115,3 +115,27 @@ TEST_IMPL(wrong_runtime_fails_loudly)
     ct_test_proc_free(&p);
     return 0;
 }
+
+/* Two threads' default-stream kernels (200 ms each) serialize on the legacy default stream and
+ * overlap with per-thread default streams. */
+TEST_IMPL(per_thread_default_streams_overlap)
+{
+    char *env[] = {"FAKECUDA_KERNEL_NS=tick=200000000", NULL};
+    ct_test_proc p;
+    long runs = -1, ms = -1;
+    ASSERT_INT(simrt_run(&p, "threads", env, 0, NULL), ==, 0);
+    ASSERT_STR(p.err, "");
+    ASSERT_INT(sscanf(p.out, "threads=2 runs=%ld elapsed_ms=%ld", &runs, &ms), ==, 2);
+    ASSERT_INT(runs, ==, 2);
+    ASSERT_INT(ms, >=, 390);
+    ct_test_proc_free(&p);
+
+    ASSERT_INT(simrt_run(&p, "threads-ptds", env, 0, NULL), ==, 0);
+    ASSERT_STR(p.err, "");
+    ASSERT_INT(sscanf(p.out, "threads=2 runs=%ld elapsed_ms=%ld", &runs, &ms), ==, 2);
+    ASSERT_INT(runs, ==, 2);
+    ASSERT_INT(ms, >=, 195);
+    ASSERT_INT(ms, <, 350);
+    ct_test_proc_free(&p);
+    return 0;
+}

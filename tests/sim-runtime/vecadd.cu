@@ -1,5 +1,5 @@
 // A program built by nvcc -cudart shared, run unmodified on the simulation (tests/sim-runtime).
-// Its kernels run through host implementations (vecadd_host.c, FAKECUDA_HOST_KERNELS), so its
+// Its kernels run through host implementations (host_kernels.c, FAKECUDA_HOST_KERNELS), so its
 // results are exact and checkable. Built twice: with the legacy default stream, and with
 // --default-stream per-thread (which makes nvcc call the _ptds/_ptsz runtime exports).
 // Prints one line: "vecadd n=N stream_sum=S default_sum=D mismatches=M name=KERNEL max_threads=T".
