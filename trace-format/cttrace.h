@@ -391,9 +391,10 @@ typedef void (*ct_warn_fn)(void *ctx, const char *path, const char *msg);
 typedef struct {
     ct_warn_fn warn;          /* NULL: "cutrace: warning: PATH: MSG" on stderr */
     void *warn_ctx;
-    int file_order;           /* 1: records in file order (one file only), not time order */
+    int file_order;           /* 1: each file in turn, records as stored (not time order) */
     int chunk_records;        /* 1 (with file_order): a CT_REC_CHUNK before each chunk's records */
-    size_t max_pending;       /* per-file bound on buffered chunk bytes; 0: 256 MiB */
+    size_t max_pending;       /* per-file bound on buffered chunk bytes; 0: 256 MiB. Beyond
+                                 it records are delivered early and may be counted late. */
 } ct_reader_opts;
 
 typedef struct {
