@@ -3,11 +3,7 @@
 # same tests, with the analyzer's modules, the format library and cutrace built with
 # sanitizers; see tests/analyzer-asan/). tracegen (tests/analyzer/gen/) writes synthetic traces
 # through the format library; the benchmarks reuse it.
-TRACEGEN := $(B)/tests/analyzer/tracegen
-AN_TEST_SRCS := $(wildcard tests/analyzer/test-*.c)
-AN_HELPER_SRCS := tests/analyzer/an_helpers.c tests/analyzer/tjson.c
-# the modules the unit tests call directly (the rest is exercised through the cutrace binary)
-AN_UNIT_SRCS := analyzer/ct_map.c analyzer/ct_out.c analyzer/ct_sketch.c
+include tests/analyzer/sources.mk
 
 $(TRACEGEN): $(B)/tests/analyzer/gen/tracegen.o $(CTTRACE_LIB)
 	@mkdir -p $(dir $@)

@@ -1,0 +1,7 @@
+# Sources the two analyzer suites share (included by tests/analyzer/suite.mk and
+# tests/analyzer-asan/suite.mk, whichever make reads first). Variables only.
+AN_TEST_SRCS := $(wildcard tests/analyzer/test-*.c)
+AN_HELPER_SRCS := tests/analyzer/an_helpers.c tests/analyzer/tjson.c
+# the modules the unit tests call directly (the rest is exercised through the cutrace binary)
+AN_UNIT_SRCS := analyzer/ct_map.c analyzer/ct_out.c analyzer/ct_sketch.c
+TRACEGEN := $(B)/tests/analyzer/tracegen
