@@ -184,7 +184,9 @@ static uint16_t fc_rd16(const unsigned char *p) { return (uint16_t)(p[0] | p[1] 
 static uint32_t fc_rd32(const unsigned char *p) { return fc_rd16(p) | (uint32_t)fc_rd16(p + 2) << 16; }
 static uint64_t fc_rd64(const unsigned char *p) { return fc_rd32(p) | (uint64_t)fc_rd32(p + 4) << 32; }
 
-/* EIATTR_KPARAM_INFO records: ordinal, offset and size of each parameter. */
+/* .nv.info records: a 4-byte header (format, attribute, a 16-bit value or the size of a
+ * payload that follows); EIATTR_KPARAM_INFO (0x17) payloads give each parameter's ordinal,
+ * offset and size. */
 static void fc_parse_nvinfo(struct CUfunc_st *f, const unsigned char *p, size_t n)
 {
     size_t i = 0;
@@ -192,9 +194,7 @@ static void fc_parse_nvinfo(struct CUfunc_st *f, const unsigned char *p, size_t 
     while (i + 2 <= n) {
         unsigned fmt = p[i], attr = p[i + 1];
         size_t len;
-        if (fmt == 1)
-            len = 2;
-        else if (fmt == 2 || fmt == 3)
+        if (fmt >= 1 && fmt <= 3) /* no value, byte, half: all within the 4-byte header */
             len = 4;
         else if (fmt == 4 && i + 4 <= n)
             len = 4 + (size_t)fc_rd16(p + i + 2);

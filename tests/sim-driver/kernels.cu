@@ -1,0 +1,15 @@
+// Device code for the module-loading test: only its compiled form matters (kernel names,
+// parameter layouts); the simulation never runs it.
+extern "C" __global__ void add_one(float *x, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        x[i] += 1.0f;
+}
+
+__global__ void scale(double *y, double a, long n)
+{
+    long i = blockIdx.x;
+    if (i < n)
+        y[i] *= a;
+}

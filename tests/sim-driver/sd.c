@@ -1,0 +1,48 @@
+#include "sd.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+void sd_env(const char *name, const char *value)
+{
+    setenv(name, value, 1);
+}
+
+int sd_init(void)
+{
+    CUcontext c;
+    if (cuInit(0) != CUDA_SUCCESS || cuDevicePrimaryCtxRetain(&c, 0) != CUDA_SUCCESS ||
+        cuCtxSetCurrent(c) != CUDA_SUCCESS)
+        return -1;
+    return 0;
+}
+
+long long sd_now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1000000000ll + t.tv_nsec;
+}
+
+double sd_elapsed_ns(CUevent a, CUevent b)
+{
+    float ms = -1;
+    if (cuEventElapsedTime_v2(&ms, a, b) != CUDA_SUCCESS)
+        return -1;
+    return ms * 1e6;
+}
+
+CUfunction sd_kernel(const char *name, int nparams)
+{
+    char img[512];
+    int n = snprintf(img, sizeof img, "fakecuda-module 1\nkernel %s", name);
+    for (int i = 0; i < nparams; i++)
+        n += snprintf(img + n, sizeof img - (size_t)n, " 8");
+    snprintf(img + n, sizeof img - (size_t)n, "\n");
+    CUmodule m;
+    CUfunction f;
+    if (cuModuleLoadData(&m, img) != CUDA_SUCCESS || cuModuleGetFunction(&f, m, name) != CUDA_SUCCESS)
+        return NULL;
+    return f;
+}
