@@ -45,6 +45,7 @@ struct ct_sweep {
     uint64_t now;        /* time the state has been advanced to */
     uint64_t max_dur;    /* longest interval seen */
     int api_depth, sync_depth, mem_depth;
+    int ndev;            /* devices [0, ndev) may have GPU work */
     uint32_t last_tid;
 };
 
@@ -347,7 +348,7 @@ static void advance(ct_proc *p, uint64_t t)
     uint64_t len = t - s->now;
     ct_hostsplit seg = {0};
     int seg_done = 0;
-    for (int d = 0; d < CT_MAX_DEV; d++) {
+    for (int d = 0; d < s->ndev; d++) {
         ct_dev *dv = &p->dev[d];
         if (!dv->windowed)
             continue;
@@ -481,6 +482,8 @@ static void apply(ct_model *m, ct_proc *p, const ct_pt *pt)
         if (!dv->windowed) {
             dv->windowed = 1;
             dv->first_gpu = pt->t;
+            if (pt->dev >= s->ndev)
+                s->ndev = pt->dev + 1;
         } else if (dv->busy_depth == 0) {
             gap_end(dv, pt->t, pt->flag & PF_H2D);
         }
@@ -511,7 +514,7 @@ static void apply(ct_model *m, ct_proc *p, const ct_pt *pt)
         if (pt->type == P_API_END)
             s->last_tid = pt->a;
         if (pt->type == P_SYNC_END || (pt->flag & PF_SYNCCOPY))
-            for (int d = 0; d < CT_MAX_DEV; d++)
+            for (int d = 0; d < s->ndev; d++)
                 if (p->dev[d].windowed && p->dev[d].busy_depth == 0) {
                     if (pt->flag & PF_SYNCCOPY)
                         p->dev[d].gap_synccpy = 1;
@@ -697,7 +700,8 @@ static void on_api(ct_model *m, ct_proc *p, const ct_rec *r)
     th->api_calls++;
     int flag = ((cat & CAT_SYNCCOPY) ? PF_SYNCCOPY : 0) |
                ((cat & CAT_MEM) && !a->parent ? PF_MEMCALL : 0);
-    push_interval(m, p, start, r->ts, P_API_BEGIN, P_API_END, 0, flag, r->tid);
+    if (!a->parent) /* a nested call lies inside its parent: the parent's interval covers it */
+        push_interval(m, p, start, r->ts, P_API_BEGIN, P_API_END, 0, flag, r->tid);
     if (cat & (CAT_LAUNCH | CAT_COPY | CAT_MEM)) {
         callent *c = call_get(p, a->corr, 0);
         if (c) {
