@@ -51,7 +51,7 @@ ssize_t ct_chunk_build(ct_zctx *z, ct_chunk_info *info, const void *raw, size_t 
     if (raw_len > CT_CHUNK_RAW_MAX || out_cap < ct_chunk_bound(raw_len))
         return CT_E_INVAL;
     ct_scan_result sr;
-    if (ct_scan_records(raw, raw_len, info->ts_base, &sr) != raw_len)
+    if (ct_scan_records(raw, raw_len, info->ts_base, &sr, 0, NULL, NULL) != raw_len)
         return CT_E_INVAL;
     uint8_t *o = out, *payload = o + CT_CHUNK_HEADER_SIZE;
     size_t psize = raw_len;

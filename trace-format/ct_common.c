@@ -92,7 +92,8 @@ uint32_t ct_crc32c(const void *buf, size_t len)
     return ~c;
 }
 
-size_t ct_scan_records(const uint8_t *p, size_t len, uint64_t ts_base, ct_scan_result *out)
+size_t ct_scan_records(const uint8_t *p, size_t len, uint64_t ts_base, ct_scan_result *out,
+                       uint64_t types, ct_scan_fn each, void *ctx)
 {
     const uint8_t *start = p, *end = p + len;
     uint64_t ts = ts_base;
@@ -100,12 +101,13 @@ size_t ct_scan_records(const uint8_t *p, size_t len, uint64_t ts_base, ct_scan_r
     out->t_max = 0;
     out->nrecords = 0;
     out->sorted = 1;
+    out->stop = 0;
     while (p < end) {
         int bad = 0;
         const uint8_t *q = p;
         uint64_t type = ct_get_uv(&q, end, &bad);
         uint64_t blen = ct_get_uv(&q, end, &bad);
-        if (bad || q == p || type == 0 || blen > (uint64_t)(end - q))
+        if (bad || type == 0 || blen > (uint64_t)(end - q))
             break;
         const uint8_t *body = q;
         uint64_t nts = ts + (uint64_t)ct_get_sv(&body, q + blen, &bad);
@@ -118,6 +120,8 @@ size_t ct_scan_records(const uint8_t *p, size_t len, uint64_t ts_base, ct_scan_r
             out->t_max = ts;
         out->nrecords++;
         p = q + blen;
+        if (type < 64 && (types >> type & 1) && (out->stop = each(ctx, type, body, p)) < 0)
+            break;
     }
     if (out->nrecords == 0)
         out->t_min = out->t_max = ts_base;

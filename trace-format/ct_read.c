@@ -772,31 +772,10 @@ static void ct_fin_set_eof(ct_fin *f)
     f->low_water = UINT64_MAX;
 }
 
-/* Registers definitions and checks time order: one pass over type, length and dts. */
-static int ct_prescan(ct_fin *f, ct_cursor *c, int *sorted)
+static int ct_define_any(void *ctx, uint64_t type, const uint8_t *b, const uint8_t *be)
 {
-    const uint8_t *p = c->p, *end = c->end;
-    uint64_t ts = c->prev_ts;
-    *sorted = 1;
-    while (p < end) {
-        int bad = 0;
-        uint64_t type = ct_get_uv(&p, end, &bad);
-        uint64_t len = ct_get_uv(&p, end, &bad);
-        if (bad || type == 0 || len > (uint64_t)(end - p))
-            break; /* ct_decode reports it when it gets there */
-        const uint8_t *b = p, *be = p + len;
-        p = be;
-        uint64_t nts = ts + (uint64_t)ct_get_sv(&b, be, &bad);
-        if (nts < ts)
-            *sorted = 0;
-        ts = nts;
-        if (type == CT_REC_STRING || type == CT_REC_FRAME || type == CT_REC_STACK) {
-            int rc = ct_define(f, (uint32_t)type, b, be);
-            if (rc < 0)
-                return rc;
-        }
-    }
-    return 0;
+    int rc = ct_define(ctx, (uint32_t)type, b, be);
+    return rc < 0 ? rc : 0;
 }
 
 /* Reads chunks from f->pos until one yields a cursor or the file ends. 0, or CT_E_* (I/O or
@@ -908,9 +887,14 @@ static int ct_fin_load(ct_fin *f)
         c->bytes = ci.raw_size;
         c->chunk = ci;
         c->chunk_pending = r->opts.file_order && r->opts.chunk_records;
-        int sorted;
-        int rc = ct_prescan(f, c, &sorted);
-        if (rc == 0 && !sorted && !r->opts.file_order)
+        /* Definitions first, so that ids resolve whatever order records are delivered in.
+         * Broken framing is left for ct_decode to report where it is met. */
+        ct_scan_result sr;
+        ct_scan_records(c->p, (size_t)(c->end - c->p), c->prev_ts, &sr,
+                        1u << CT_REC_STRING | 1u << CT_REC_FRAME | 1u << CT_REC_STACK,
+                        ct_define_any, f);
+        int rc = sr.stop;
+        if (rc == 0 && !sr.sorted && !r->opts.file_order)
             rc = ct_cursor_sort(f, c);
         if (rc < 0) {
             ct_cursor_free(c);

@@ -90,15 +90,21 @@ static inline uint64_t ct_rd64(const uint8_t *p) { return ct_rd32(p) | (uint64_t
 /* CRC32C (Castagnoli) of buf, as FORMAT.md defines it. Async-signal-safe. */
 uint32_t ct_crc32c(const void *buf, size_t len);
 
-/* Walks the records of one chunk payload (a stream piece starting at ts_base): checks that each
- * record's type and length fit, and reports the range of record times and the count. Returns
- * the number of bytes of well-framed records (== len when all are). Used by the writer to fill a
- * chunk header and to refuse broken encoder output. */
+/* Walks the records of one chunk payload (a stream piece starting at ts_base) by type, length
+ * and time only: checks that each record's framing fits, reports the range of record times,
+ * the count and whether times never decrease, and calls each(ctx, type, body, body_end) for
+ * every record whose type is below 64 and has its bit set in `types` (body after dts); a
+ * negative return stops the walk and is stored in out->stop. Returns the number of bytes of well-framed records (== len when all are).
+ * The writer uses it to fill a chunk header and refuse broken encoder output; the reader to
+ * register definitions and find unsorted chunks before delivering anything. */
 typedef struct {
     uint64_t t_min, t_max;
     uint32_t nrecords;
-    int sorted; /* times never decrease */
+    int sorted;
+    int stop;
 } ct_scan_result;
-size_t ct_scan_records(const uint8_t *p, size_t len, uint64_t ts_base, ct_scan_result *out);
+typedef int (*ct_scan_fn)(void *ctx, uint64_t type, const uint8_t *body, const uint8_t *end);
+size_t ct_scan_records(const uint8_t *p, size_t len, uint64_t ts_base, ct_scan_result *out,
+                       uint64_t types, ct_scan_fn each, void *ctx);
 
 #endif
