@@ -371,7 +371,8 @@ typedef struct {
     int zlevel;             /* 0: default */
     size_t max_chunk_raw;   /* largest encoder content per chunk; 0: 4 MiB */
 } ct_writer_opts;
-/* Writes the header to fd (which the writer then owns and closes) with one write(). */
+/* Writes the header to fd with one write(). The writer owns fd from then on and closes it,
+ * also when this fails. */
 int ct_writer_open_fd(ct_writer **w, int fd, const ct_header *h, const ct_writer_opts *o);
 /* Creates path (O_EXCL) then as above. */
 int ct_writer_open(ct_writer **w, const char *path, const ct_header *h, const ct_writer_opts *o);
