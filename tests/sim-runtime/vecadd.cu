@@ -50,6 +50,9 @@ int main(int argc, char **argv)
     CHECK(cudaMalloc(&c, bytes));
     CHECK(cudaMemcpy(a, pinned, bytes, cudaMemcpyDefault));
     CHECK(cudaMemcpy(b, pageable, bytes, cudaMemcpyHostToDevice));
+    // A copy from pageable memory may return before its DMA lands, and a per-thread default
+    // stream is not ordered with stream s below as the legacy one is: wait for the copies.
+    CHECK(cudaDeviceSynchronize());
 
     cudaStream_t s;
     CHECK(cudaStreamCreate(&s));
