@@ -23,7 +23,7 @@ ct_zctx *ct_zctx_new(int level)
     if (!z)
         return NULL;
     z->cctx = ZSTD_createCCtx();
-    z->level = level ? level : 3;
+    z->level = level ? level : CT_ZLEVEL_DEFAULT;
     if (!z->cctx) {
         free(z);
         return NULL;

@@ -351,7 +351,10 @@ ssize_t ct_header_encode(const ct_header *h, void *out, size_t cap);
 /* ---- chunks ------------------------------------------------------------------------------ */
 
 typedef struct ct_zctx ct_zctx;    /* a zstd compression context (allocates; not hot path) */
-ct_zctx *ct_zctx_new(int level);   /* level: zstd level, 0 for the default (3) */
+/* Level 6: on traced training loops 8% smaller than zstd's default 3 and still ~140 MB/s, far
+ * above a tracer's few MB/s of records, so the background thread stays cheap. */
+#define CT_ZLEVEL_DEFAULT 6
+ct_zctx *ct_zctx_new(int level);   /* level: zstd level, 0 for CT_ZLEVEL_DEFAULT */
 void ct_zctx_free(ct_zctx *z);
 
 /* Bytes ct_chunk_build may write for raw_len bytes of records. */
@@ -368,7 +371,7 @@ ssize_t ct_chunk_build(ct_zctx *z, ct_chunk_info *info, const void *raw, size_t 
 
 typedef struct ct_writer ct_writer;
 typedef struct {
-    int zlevel;             /* 0: default */
+    int zlevel;             /* 0: CT_ZLEVEL_DEFAULT */
     size_t max_chunk_raw;   /* largest encoder content per chunk; 0: 4 MiB */
 } ct_writer_opts;
 /* Writes the header to fd with one write(). The writer owns fd from then on and closes it,
