@@ -278,43 +278,41 @@ int ct_cmd_timeline(int argc, char **argv)
         return ct_cli_usage_error("timeline", "expected at least one trace file or directory");
     if (to && to < from)
         return ct_cli_usage_error("timeline", "--to (%g) is before --from (%g)", to, from);
+    /* the inputs first: nothing is created when they cannot be read */
+    ct_reader *rd;
+    int rc = ct_load_open("timeline", argv + optind, argc - optind, &rd);
+    if (rc != CT_EXIT_OK)
+        return rc;
     tl t = {.first = 1, .pid = pid};
-    ct_map_init(&t.streams);
     FILE *f = strcmp(out, "-") ? fopen(out, "w") : stdout;
     if (!f) {
         fprintf(stderr, "cutrace timeline: error: %s: cannot create the output file: %m\n", out);
-        ct_map_free(&t.streams);
+        ct_reader_close(rd);
         return CT_EXIT_FAIL;
     }
+    ct_map_init(&t.streams);
     t.f = f;
     ct_observer obs = {.ctx = &t, .on_api = on_api, .on_gpu = on_gpu, .on_mem = on_mem,
                        .on_proc = on_proc, .on_thread = on_thread, .on_stream = on_stream};
-    fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", f);
     /* the axis starts at the earliest file start; the window is relative to it */
-    ct_reader *rd;
+    t.base = ct_load_start(rd);
+    t.from = t.base + (uint64_t)(from * 1e6);
+    t.to = to ? t.base + (uint64_t)(to * 1e6) : 0;
+    fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", f);
     ct_model m;
-    int rc = ct_load_open("timeline", argv + optind, argc - optind, &rd);
+    rc = ct_load_run("timeline", rd, &obs, 0, &m);
     if (rc == CT_EXIT_OK) {
-        t.base = ct_load_start(rd);
-        t.from = t.base + (uint64_t)(from * 1e6);
-        t.to = to ? t.base + (uint64_t)(to * 1e6) : 0;
-        rc = ct_load_run("timeline", rd, &obs, 0, &m);
-        if (rc == CT_EXIT_OK) {
-            fputs("\n]}\n", f);
-            ct_model_free(&m);
-        }
-        ct_reader_close(rd);
+        fputs("\n]}\n", f);
+        ct_model_free(&m);
     }
+    ct_reader_close(rd);
     int werr = ferror(f);
     if (f != stdout && fclose(f) != 0)
         werr = 1;
-    if (rc != CT_EXIT_OK) {
-        if (f != stdout)
-            remove(out);
-    } else if (werr) {
+    if (rc == CT_EXIT_OK && werr) {
         fprintf(stderr, "cutrace timeline: error: %s: write failed\n", out);
         rc = CT_EXIT_FAIL;
-    } else if (f != stdout) {
+    } else if (rc == CT_EXIT_OK && f != stdout) {
         fprintf(stderr, "cutrace timeline: wrote %llu events to %s (open it in https://ui.perfetto.dev)\n",
                 (unsigned long long)t.events, out);
     }

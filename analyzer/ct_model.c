@@ -43,6 +43,7 @@ struct ct_sweep {
     int started;
     size_t pending;      /* points queued */
     uint64_t now;        /* time the state has been advanced to */
+    int applied;         /* a point has been applied (now is set) */
     uint64_t max_dur;    /* longest interval seen */
     int api_depth, sync_depth, mem_depth;
     int ndev;            /* devices [0, ndev) may have GPU work */
@@ -84,9 +85,13 @@ static void sweep_push(ct_proc *p, ct_pt pt)
     if (!s->started) {
         s->started = 1;
         s->head = bi;
-        s->now = pt.t;
     }
-    if (bi < s->head || pt.t < s->now) {
+    if (bi < s->head && !s->applied) {
+        /* nothing applied yet: the queue can still start earlier */
+        ring_grow(s, s->head + s->cap - bi);
+        s->head = bi;
+    }
+    if (bi < s->head || (s->applied && pt.t < s->now)) {
         /* older than what has been applied: apply it as early as still possible */
         p->late_points++;
         pt.t = s->now > (s->head << BUCKET_SHIFT) ? s->now : s->head << BUCKET_SHIFT;
@@ -343,6 +348,10 @@ static void split_add(ct_hostsplit *h, const ct_hostsplit *x)
 static void advance(ct_proc *p, uint64_t t)
 {
     ct_sweep *s = p->sweep;
+    if (!s->applied) {
+        s->applied = 1;
+        s->now = t;
+    }
     if (t <= s->now)
         return;
     uint64_t len = t - s->now;
@@ -935,12 +944,20 @@ void ct_model_feed(ct_model *m, const ct_rec *r)
     m->records++;
     if (r->type >= CT_REC_TYPE_LIMIT)
         return;
-    if (r->ts < p->t_first)
-        p->t_first = r->ts;
-    if (r->ts > p->t_last)
-        p->t_last = r->ts;
-    if (r->ts < m->t0)
-        m->t0 = r->ts;
+    /* definitions may carry any time (a tracer interns some before its clock is set): only
+     * activity places a process on the time axis */
+    if (r->type >= CT_REC_API && r->type != CT_REC_STREAM) {
+        uint64_t first = r->type == CT_REC_API ? r->u.api.start : r->type == CT_REC_GPU ? r->u.gpu.start
+                       : r->type == CT_REC_SYNC ? r->u.sync.start : r->ts;
+        if (first > r->ts)
+            first = r->ts;
+        if (first < p->t_first)
+            p->t_first = first;
+        if (r->ts > p->t_last)
+            p->t_last = r->ts;
+        if (first < m->t0)
+            m->t0 = first;
+    }
     switch (r->type) {
     case CT_REC_THREAD: {
         ct_thread *th = thread_of(p, r->u.thread.tid);
