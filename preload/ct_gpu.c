@@ -42,11 +42,13 @@ void ct_gpu_begin(ct_call *c, uint64_t stream)
         return;
     if (ct_opt.gpu_every > 1 && ++th->gpu->count % ct_opt.gpu_every != 0)
         return;
+    /* A stream being captured into a graph must not get events. A driver that cannot say
+     * (error) is taken at its word when the event record fails. */
     CUstreamCaptureStatus cs = CU_STREAM_CAPTURE_STATUS_NONE;
     CUcontext ctx = NULL;
-    if (CT_REAL(cuStreamIsCapturing)((CUstream)(uintptr_t)stream, &cs) != CUDA_SUCCESS ||
-        cs != CU_STREAM_CAPTURE_STATUS_NONE || CT_REAL(cuCtxGetCurrent)(&ctx) != CUDA_SUCCESS ||
-        !ctx)
+    if ((CT_REAL(cuStreamIsCapturing)((CUstream)(uintptr_t)stream, &cs) == CUDA_SUCCESS &&
+         cs != CU_STREAM_CAPTURE_STATUS_NONE) ||
+        CT_REAL(cuCtxGetCurrent)(&ctx) != CUDA_SUCCESS || !ctx)
         return;
     CUevent e = ct_gpu_take(th, (uint64_t)(uintptr_t)ctx);
     if (!e)

@@ -1,0 +1,105 @@
+/* GPU timing: every kernel and copy of train_loop gets a GPU interval from its event pair, on
+ * the host clock; kernel durations match the simulation's modelled ones (FAKECUDA_KERNEL_NS),
+ * and the batch copy, queued on an idle stream after the loader's host gap, starts on the GPU
+ * while its API call runs (the GPU start is placed on the host clock). */
+#include "tr.h"
+
+#define ITERS 4
+#define LAYERS 2
+#define KERNELS (ITERS * (5 * LAYERS + 3))
+
+static int gpu_check(const char *mode, int expect_all)
+{
+    char prog[4096], out[4096];
+    snprintf(out, sizeof out, "%s/%s", ct_test_tmpdir(), mode);
+    char *opts[] = {"--gpu-timing", (char *)mode, NULL};
+    char *cmd[] = {(char *)tr_workload(prog, "train_loop"), "--iters", "4", "--loader-ms", "5",
+                   "--layers", "2", "--memory", "pinned", NULL};
+    char *env[] = {"FAKECUDA_KERNEL_NS=forward_relu=300000,sgd_update=150000", NULL};
+    ct_test_proc p;
+    ASSERT_INT(tr_run(&p, out, opts, cmd, env, 60), ==, 0);
+    TR_ASSERT_EXIT(p, 0);
+    tr_trace t;
+    ASSERT_INT(tr_load(&t, out), ==, 0);
+    ASSERT_UINT(t.stats[0].lost, ==, 0);
+    size_t kernels = 0, copies = 0, relu = 0, sgd = 0;
+    size_t batches = 0;
+    for (size_t i = 0; i < t.n; i++) {
+        const ct_rec *g = &t.v[i].r;
+        if (g->type != CT_REC_GPU)
+            continue;
+        ASSERT(g->ts >= g->u.gpu.start);
+        const tr_rec *api = tr_api(&t, g->u.gpu.corr);
+        ASSERT(api != NULL);
+        /* Work cannot start before it was issued (5 us for the anchor's uncertainty). */
+        ASSERT(g->u.gpu.start + 5000 >= api->r.u.api.start);
+        if (g->u.gpu.kind == CT_GPU_KERNEL) {
+            kernels++;
+            for (size_t j = 0; j < t.n; j++) {
+                const tr_rec *l = &t.v[j];
+                if (l->r.type != CT_REC_LAUNCH || l->r.u.launch.corr != g->u.gpu.corr)
+                    continue;
+                double us = (double)(g->ts - g->u.gpu.start) / 1000.0;
+                if (strstr(l->symbol, "forward_relu")) {
+                    ASSERT_NEAR(us, 300.0, 2.0);
+                    relu++;
+                } else if (strstr(l->symbol, "sgd_update")) {
+                    ASSERT_NEAR(us, 150.0, 2.0);
+                    sgd++;
+                }
+            }
+        } else if (g->u.gpu.kind == CT_GPU_MEMCPY) {
+            copies++;
+            if (!strcmp(api->name, "cuMemcpyHtoDAsync_v2") && g->ts - g->u.gpu.start > 100000) {
+                /* within 10 us of the call (the anchor's and the events' uncertainty) */
+                ASSERT_UINT(g->u.gpu.start + 10000, >=, api->r.u.api.start);
+                ASSERT_UINT(g->u.gpu.start, <=, api->r.ts + 10000);
+                batches++;
+            }
+        }
+    }
+    if (expect_all)
+        ASSERT_UINT(batches, ==, ITERS);
+    if (expect_all) {
+        ASSERT_UINT(kernels, ==, KERNELS);
+        ASSERT_UINT(relu, ==, ITERS * LAYERS);
+        ASSERT_UINT(sgd, ==, ITERS * LAYERS);
+        ASSERT_UINT(copies, ==, 2 * ITERS + 1);
+    } else {
+        /* 1 in 4 of the kernels, copies and sets. */
+        ASSERT_UINT(kernels + copies, >=, (KERNELS + 2 * ITERS + 1) / 4 - 1);
+        ASSERT_UINT(kernels + copies, <=, (KERNELS + 2 * ITERS + 1) / 4 + 1);
+    }
+    tr_free(&t);
+    ct_test_proc_free(&p);
+    return 0;
+}
+
+TEST_IMPL(gpu_timing_all)
+{
+    return gpu_check("all", 1);
+}
+
+TEST_IMPL(gpu_timing_one_in_four)
+{
+    return gpu_check("4", 0);
+}
+
+/* Without --gpu-timing no event is recorded and no GPU record written. */
+TEST_IMPL(gpu_timing_off)
+{
+    char prog[4096], out[4096];
+    snprintf(out, sizeof out, "%s/off", ct_test_tmpdir());
+    char *cmd[] = {(char *)tr_workload(prog, "train_loop"), "--iters", "2", "--loader-ms", "1",
+                   NULL};
+    ct_test_proc p;
+    ASSERT_INT(tr_run(&p, out, NULL, cmd, NULL, 60), ==, 0);
+    TR_ASSERT_EXIT(p, 0);
+    tr_trace t;
+    ASSERT_INT(tr_load(&t, out), ==, 0);
+    ASSERT_UINT(tr_count(&t, CT_REC_GPU, NULL), ==, 0);
+    ASSERT_UINT(tr_count(&t, CT_REC_LAUNCH, NULL), ==, 2 * 33);
+    tr_free(&t);
+    ct_test_proc_free(&p);
+    return 0;
+}

@@ -1,0 +1,156 @@
+/* fork, exec and the ways a process ends: each CUDA process has its own complete file, a
+ * fatal signal or abort() loses nothing recorded and keeps the program's own death, SIGKILL
+ * loses at most the last second, and `cutrace run` hands back exit statuses and signals. */
+#include "tr.h"
+
+#include <signal.h>
+
+static size_t count_file(const tr_trace *t, uint32_t file, uint32_t type)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < t->n; i++)
+        n += t->v[i].r.file == file && t->v[i].r.type == type;
+    return n;
+}
+
+TEST_IMPL(fork_exec_one_file_per_process)
+{
+    char prog[4096], out[4096];
+    snprintf(out, sizeof out, "%s/out", ct_test_tmpdir());
+    char *cmd[] = {(char *)tr_workload(prog, "fork_exec"), NULL};
+    ct_test_proc p;
+    ASSERT_INT(tr_run(&p, out, NULL, cmd, NULL, 60), ==, 0);
+    TR_ASSERT_EXIT(p, 0);
+    ASSERT_CONTAINS(p.out, "failed=0");
+    tr_trace t;
+    ASSERT_INT(tr_load(&t, out), ==, 0);
+    /* The parent, 2 job children, the exec'd train_loop; not the CPU-only worker. */
+    ASSERT_UINT(t.nfiles, ==, 4);
+    int jobs = 0, train = 0;
+    for (uint32_t f = 0; f < t.nfiles; f++) {
+        ASSERT_INT(t.stats[f].complete, ==, 1);
+        for (uint32_t g = 0; g < f; g++)
+            ASSERT(t.pids[f] != t.pids[g]);
+        size_t launches = count_file(&t, f, CT_REC_LAUNCH);
+        if (launches == 2)
+            jobs++;
+        else if (launches == 39)
+            train++;
+        else
+            ASSERT_UINT(launches, ==, 2); /* shows the odd count */
+    }
+    ASSERT_INT(jobs, ==, 3);
+    ASSERT_INT(train, ==, 1);
+    tr_free(&t);
+    ct_test_proc_free(&p);
+    return 0;
+}
+
+static int dies(const char *how, int exited, int code, unsigned end_how, int steps,
+                const char *step_ms)
+{
+    char prog[4096], out[4096], s[16];
+    snprintf(out, sizeof out, "%s/%s", ct_test_tmpdir(), how);
+    snprintf(s, sizeof s, "%d", steps);
+    char *cmd[] = {(char *)tr_workload(prog, "dies"), "--how", (char *)how, "--steps", s,
+                   "--step-ms", (char *)step_ms, NULL};
+    ct_test_proc p;
+    ASSERT_INT(tr_run(&p, out, NULL, cmd, NULL, 60), ==, 0);
+    ASSERT_INT(p.exited, ==, exited);
+    ASSERT_INT(p.code, ==, code);
+    ASSERT_CONTAINS(p.out, "with work in flight");
+    tr_trace t;
+    ASSERT_INT(tr_load(&t, out), ==, 0);
+    ASSERT_UINT(t.stats[0].lost, ==, 0);
+    if (end_how) {
+        ASSERT_INT(t.stats[0].complete, ==, 1);
+        /* Everything: S steps of 2 kernels and the 3 in flight, S + 1 D2H copies. */
+        ASSERT_UINT(tr_count(&t, CT_REC_LAUNCH, NULL), ==, 2 * steps + 3);
+        const ct_rec *end = NULL;
+        for (size_t i = 0; i < t.n; i++)
+            if (t.v[i].r.type == CT_REC_END)
+                end = &t.v[i].r;
+        ASSERT(end != NULL);
+        ASSERT_UINT(end->u.end.how, ==, end_how);
+        if (end_how != CT_END_EXIT)
+            ASSERT_INT(end->u.end.code, ==, code);
+    } else {
+        /* SIGKILL: what the writer wrote up to a second before survives. */
+        ASSERT_INT(t.stats[0].complete, ==, 0);
+        ASSERT_UINT(tr_count(&t, CT_REC_LAUNCH, NULL), >=, 2 * (steps - 11));
+    }
+    tr_free(&t);
+    ct_test_proc_free(&p);
+    return 0;
+}
+
+TEST_IMPL(dies_abort)
+{
+    return dies("abort", 0, SIGABRT, CT_END_ABORT, 5, "20");
+}
+
+TEST_IMPL(dies_sigterm)
+{
+    return dies("term", 0, SIGTERM, CT_END_SIGNAL, 5, "20");
+}
+
+TEST_IMPL(dies_exit)
+{
+    return dies("exit", 1, 3, CT_END_EXIT, 5, "20");
+}
+
+TEST_IMPL(dies_sigkill_loses_at_most_a_second)
+{
+    return dies("kill", 0, SIGKILL, 0, 15, "100");
+}
+
+/* A signal sent to `cutrace run` reaches the command, whose death becomes cutrace's. */
+TEST_IMPL(run_forwards_signals)
+{
+    char prog[4096], out[4096], cutrace[4096], fake[4096], script[20000];
+    snprintf(out, sizeof out, "%s/out", ct_test_tmpdir());
+    snprintf(script, sizeof script,
+             "%s run -o %s -- %s sleep & pid=$!; "
+             "for i in $(seq 100); do ls %s/*.cutrace >/dev/null 2>&1 && break; sleep 0.05; done; sleep 0.3; "
+             "kill -TERM $pid; wait $pid; echo status=$?",
+             ct_test_path(cutrace, "bin/cutrace"), out,
+             ct_test_path(prog, "tests/tracer/probe"), out);
+    char llp[4200];
+    snprintf(llp, sizeof llp, "LD_LIBRARY_PATH=%s", ct_test_path(fake, "tests/fakecuda"));
+    char *argv[] = {"sh", "-c", script, NULL};
+    char *env[] = {llp, NULL};
+    ct_test_proc p;
+    ASSERT_INT(ct_test_run(&p, argv, env, 30), ==, 0);
+    ASSERT_CONTAINS(p.out, "probe: mode=sleep ready");
+    ASSERT_CONTAINS(p.out, "status=143"); /* 128 + SIGTERM, as the shell reports a signal */
+    tr_trace t;
+    ASSERT_INT(tr_load(&t, out), ==, 0);
+    ASSERT_INT(t.stats[0].complete, ==, 1);
+    ASSERT_UINT(tr_count(&t, CT_REC_API, "cuMemAlloc_v2"), ==, 1);
+    tr_free(&t);
+    ct_test_proc_free(&p);
+    return 0;
+}
+
+TEST_IMPL(run_usage)
+{
+    char cutrace[4096];
+    char *help[] = {(char *)ct_test_path(cutrace, "bin/cutrace"), "run", "--help", NULL};
+    ct_test_proc p;
+    ASSERT_INT(ct_test_run(&p, help, NULL, 10), ==, 0);
+    TR_ASSERT_EXIT(p, 0);
+    ASSERT_CONTAINS(p.out, "--output DIR");
+    ASSERT_CONTAINS(p.out, "--stacks MODE");
+    ASSERT_CONTAINS(p.out, "--gpu-timing MODE");
+    ct_test_proc_free(&p);
+    char *bad[] = {cutrace, "run", "--gpu-timing", "sometimes", "--", "true", NULL};
+    ASSERT_INT(ct_test_run(&p, bad, NULL, 10), ==, 0);
+    TR_ASSERT_EXIT(p, 2);
+    ASSERT_CONTAINS(p.err, "--gpu-timing: expected all, off or a count N > 0, found 'sometimes'");
+    ct_test_proc_free(&p);
+    char *none[] = {cutrace, "run", NULL};
+    ASSERT_INT(ct_test_run(&p, none, NULL, 10), ==, 0);
+    TR_ASSERT_EXIT(p, 2);
+    ct_test_proc_free(&p);
+    return 0;
+}
