@@ -113,6 +113,8 @@ struct CUctx_st {
     pthread_mutex_t lock;         /* streams list */
     fc_stream *streams;           /* every live stream, linked by ctx_next */
     pthread_key_t ptds_key;       /* this thread's per-thread default stream */
+    pthread_mutex_t limits_lock;
+    size_t limits[CU_LIMIT_MAX];  /* cuCtxSetLimit / cuCtxGetLimit */
 };
 #define FC_CTX_MAGIC 0xc7c7c7c7u
 
@@ -143,6 +145,16 @@ typedef struct {
     unsigned flags;
 } fc_range;
 
+/* A memory pool: only the devices' default pools exist (cuMemPoolCreate is not simulated);
+ * freed blocks return to the device at once, so reserved memory equals used memory. */
+struct CUmemPoolHandle_st {
+    uint32_t magic;
+    int dev;
+    _Atomic size_t used, used_high;
+    cuuint64_t release_threshold;
+    int reuse[3]; /* CU_MEMPOOL_ATTR_REUSE_* */
+};
+
 /* Finds the tracked range containing p; returns 0 and copies it, or -1 (pageable). */
 int fc_mem_lookup(uintptr_t p, fc_range *out);
 /* Whether the span [p, p+n) is host-accessible pinned memory (pinned/registered). */
@@ -153,7 +165,7 @@ void fc_mem_free_device(uintptr_t p);
 /* ---- streams, events, time engine ---------------------------------------------------- */
 
 typedef enum { FC_OP_WAIT, FC_OP_RECORD, FC_OP_COPY, FC_OP_COPY2D, FC_OP_MEMSET, FC_OP_KERNEL,
-               FC_OP_HOSTFN, FC_OP_FREE } fc_op_kind;
+               FC_OP_HOSTFN, FC_OP_CALLBACK, FC_OP_FREE } fc_op_kind;
 
 typedef struct {
     fc_stream *s;
@@ -173,9 +185,11 @@ typedef struct fc_op {
     union {
         struct { void *dst; const void *src; size_t n; } copy;
         struct { CUDA_MEMCPY2D p; } copy2d;
-        struct { void *dst; unsigned value; unsigned elem; size_t count; } memset;
+        /* height rows of count elements, pitch bytes apart */
+        struct { char *dst; unsigned value, elem; size_t count, pitch, height; } memset;
         struct { fakecuda_host_kernel fn; void **params; fakecuda_launch launch; } kernel;
         struct { CUhostFn fn; void *user; } hostfn;
+        struct { CUstreamCallback fn; CUstream h; void *user; } callback;
         struct { struct CUevent_st *ev; uint64_t gen; } record;
         struct { uintptr_t p; } free;
     } u;

@@ -187,8 +187,9 @@ static CUresult fc_memcpy_peer(CUdeviceptr dst, CUcontext dctx, CUdeviceptr src,
 
 /* ---- memsets ------------------------------------------------------------------------- */
 
-static CUresult fc_memset(CUdeviceptr dst, unsigned value, unsigned elem, size_t count,
-                          CUstream h, int pt, int async)
+/* height rows of count elements of elem bytes, pitch bytes apart (1D: height 1). */
+static CUresult fc_memset(CUdeviceptr dst, size_t pitch, unsigned value, unsigned elem,
+                          size_t count, size_t height, CUstream h, int pt, int async)
 {
     if (!fc_g.initialized)
         return CUDA_ERROR_NOT_INITIALIZED;
@@ -196,20 +197,23 @@ static CUresult fc_memset(CUdeviceptr dst, unsigned value, unsigned elem, size_t
     CUresult r = fc_stream_resolve(h, pt, &s);
     if (r != CUDA_SUCCESS)
         return r;
-    if (!count)
+    if (!count || !height)
         return CUDA_SUCCESS;
-    if (!dst || dst % elem)
+    if (!dst || dst % elem || (height > 1 && pitch < count * elem))
         return CUDA_ERROR_INVALID_VALUE;
     fc_range rg;
     int known = fc_mem_lookup((uintptr_t)dst, &rg) == 0;
     if (!known)
         return CUDA_ERROR_INVALID_VALUE;
     fc_op *op = fc_op_new(FC_OP_MEMSET);
-    op->u.memset.dst = (void *)(uintptr_t)dst;
+    op->u.memset.dst = (char *)(uintptr_t)dst;
     op->u.memset.value = value;
     op->u.memset.elem = elem;
     op->u.memset.count = count;
-    op->dur_ns = FC_COPY_LATENCY_NS + fc_bytes_ns(count * elem, fc_dev_mem_bw(fc_ctx_dev(s->ctx)->d));
+    op->u.memset.pitch = pitch;
+    op->u.memset.height = height;
+    op->dur_ns = FC_COPY_LATENCY_NS +
+                 fc_bytes_ns(count * elem * height, fc_dev_mem_bw(fc_ctx_dev(s->ctx)->d));
     uint64_t seq = fc_submit(s, op);
     if (!async && (fc_mem_is_pinned_kind(rg.kind) || rg.kind == FC_MEM_MANAGED))
         fc_stream_wait(s, seq);
@@ -292,30 +296,67 @@ FC_DEF(cuMemcpy3DAsync_v2, (const CUDA_MEMCPY3D *p, CUstream h), fc_memcpy3d(p, 
 FC_DEF(cuMemcpy3DAsync_v2_ptsz, (const CUDA_MEMCPY3D *p, CUstream h), fc_memcpy3d(p, h, 1, 1))
 
 FC_DEF(cuMemsetD8, (CUdeviceptr_v1 d, unsigned char v, unsigned n),
-       fc_memset(d, v, 1, n, NULL, 0, 0))
+       fc_memset(d, 0, v, 1, n, 1, NULL, 0, 0))
 FC_DEF(cuMemsetD8_v2, (CUdeviceptr d, unsigned char v, size_t n),
-       fc_memset(d, v, 1, n, NULL, 0, 0))
+       fc_memset(d, 0, v, 1, n, 1, NULL, 0, 0))
 FC_DEF(cuMemsetD8_v2_ptds, (CUdeviceptr d, unsigned char v, size_t n),
-       fc_memset(d, v, 1, n, NULL, 1, 0))
+       fc_memset(d, 0, v, 1, n, 1, NULL, 1, 0))
 FC_DEF(cuMemsetD16, (CUdeviceptr_v1 d, unsigned short v, unsigned n),
-       fc_memset(d, v, 2, n, NULL, 0, 0))
+       fc_memset(d, 0, v, 2, n, 1, NULL, 0, 0))
 FC_DEF(cuMemsetD16_v2, (CUdeviceptr d, unsigned short v, size_t n),
-       fc_memset(d, v, 2, n, NULL, 0, 0))
+       fc_memset(d, 0, v, 2, n, 1, NULL, 0, 0))
 FC_DEF(cuMemsetD16_v2_ptds, (CUdeviceptr d, unsigned short v, size_t n),
-       fc_memset(d, v, 2, n, NULL, 1, 0))
-FC_DEF(cuMemsetD32, (CUdeviceptr_v1 d, unsigned v, unsigned n), fc_memset(d, v, 4, n, NULL, 0, 0))
-FC_DEF(cuMemsetD32_v2, (CUdeviceptr d, unsigned v, size_t n), fc_memset(d, v, 4, n, NULL, 0, 0))
+       fc_memset(d, 0, v, 2, n, 1, NULL, 1, 0))
+FC_DEF(cuMemsetD32, (CUdeviceptr_v1 d, unsigned v, unsigned n),
+       fc_memset(d, 0, v, 4, n, 1, NULL, 0, 0))
+FC_DEF(cuMemsetD32_v2, (CUdeviceptr d, unsigned v, size_t n),
+       fc_memset(d, 0, v, 4, n, 1, NULL, 0, 0))
 FC_DEF(cuMemsetD32_v2_ptds, (CUdeviceptr d, unsigned v, size_t n),
-       fc_memset(d, v, 4, n, NULL, 1, 0))
+       fc_memset(d, 0, v, 4, n, 1, NULL, 1, 0))
 FC_DEF(cuMemsetD8Async, (CUdeviceptr d, unsigned char v, size_t n, CUstream h),
-       fc_memset(d, v, 1, n, h, 0, 1))
+       fc_memset(d, 0, v, 1, n, 1, h, 0, 1))
 FC_DEF(cuMemsetD8Async_ptsz, (CUdeviceptr d, unsigned char v, size_t n, CUstream h),
-       fc_memset(d, v, 1, n, h, 1, 1))
+       fc_memset(d, 0, v, 1, n, 1, h, 1, 1))
 FC_DEF(cuMemsetD16Async, (CUdeviceptr d, unsigned short v, size_t n, CUstream h),
-       fc_memset(d, v, 2, n, h, 0, 1))
+       fc_memset(d, 0, v, 2, n, 1, h, 0, 1))
 FC_DEF(cuMemsetD16Async_ptsz, (CUdeviceptr d, unsigned short v, size_t n, CUstream h),
-       fc_memset(d, v, 2, n, h, 1, 1))
+       fc_memset(d, 0, v, 2, n, 1, h, 1, 1))
 FC_DEF(cuMemsetD32Async, (CUdeviceptr d, unsigned v, size_t n, CUstream h),
-       fc_memset(d, v, 4, n, h, 0, 1))
+       fc_memset(d, 0, v, 4, n, 1, h, 0, 1))
 FC_DEF(cuMemsetD32Async_ptsz, (CUdeviceptr d, unsigned v, size_t n, CUstream h),
-       fc_memset(d, v, 4, n, h, 1, 1))
+       fc_memset(d, 0, v, 4, n, 1, h, 1, 1))
+
+FC_DEF(cuMemsetD2D8, (CUdeviceptr_v1 d, unsigned p, unsigned char v, unsigned w, unsigned ht),
+       fc_memset(d, p, v, 1, w, ht, NULL, 0, 0))
+FC_DEF(cuMemsetD2D8_v2, (CUdeviceptr d, size_t p, unsigned char v, size_t w, size_t ht),
+       fc_memset(d, p, v, 1, w, ht, NULL, 0, 0))
+FC_DEF(cuMemsetD2D8_v2_ptds, (CUdeviceptr d, size_t p, unsigned char v, size_t w, size_t ht),
+       fc_memset(d, p, v, 1, w, ht, NULL, 1, 0))
+FC_DEF(cuMemsetD2D16, (CUdeviceptr_v1 d, unsigned p, unsigned short v, unsigned w, unsigned ht),
+       fc_memset(d, p, v, 2, w, ht, NULL, 0, 0))
+FC_DEF(cuMemsetD2D16_v2, (CUdeviceptr d, size_t p, unsigned short v, size_t w, size_t ht),
+       fc_memset(d, p, v, 2, w, ht, NULL, 0, 0))
+FC_DEF(cuMemsetD2D16_v2_ptds, (CUdeviceptr d, size_t p, unsigned short v, size_t w, size_t ht),
+       fc_memset(d, p, v, 2, w, ht, NULL, 1, 0))
+FC_DEF(cuMemsetD2D32, (CUdeviceptr_v1 d, unsigned p, unsigned v, unsigned w, unsigned ht),
+       fc_memset(d, p, v, 4, w, ht, NULL, 0, 0))
+FC_DEF(cuMemsetD2D32_v2, (CUdeviceptr d, size_t p, unsigned v, size_t w, size_t ht),
+       fc_memset(d, p, v, 4, w, ht, NULL, 0, 0))
+FC_DEF(cuMemsetD2D32_v2_ptds, (CUdeviceptr d, size_t p, unsigned v, size_t w, size_t ht),
+       fc_memset(d, p, v, 4, w, ht, NULL, 1, 0))
+FC_DEF(cuMemsetD2D8Async, (CUdeviceptr d, size_t p, unsigned char v, size_t w, size_t ht, CUstream h),
+       fc_memset(d, p, v, 1, w, ht, h, 0, 1))
+FC_DEF(cuMemsetD2D8Async_ptsz,
+       (CUdeviceptr d, size_t p, unsigned char v, size_t w, size_t ht, CUstream h),
+       fc_memset(d, p, v, 1, w, ht, h, 1, 1))
+FC_DEF(cuMemsetD2D16Async,
+       (CUdeviceptr d, size_t p, unsigned short v, size_t w, size_t ht, CUstream h),
+       fc_memset(d, p, v, 2, w, ht, h, 0, 1))
+FC_DEF(cuMemsetD2D16Async_ptsz,
+       (CUdeviceptr d, size_t p, unsigned short v, size_t w, size_t ht, CUstream h),
+       fc_memset(d, p, v, 2, w, ht, h, 1, 1))
+FC_DEF(cuMemsetD2D32Async, (CUdeviceptr d, size_t p, unsigned v, size_t w, size_t ht, CUstream h),
+       fc_memset(d, p, v, 4, w, ht, h, 0, 1))
+FC_DEF(cuMemsetD2D32Async_ptsz,
+       (CUdeviceptr d, size_t p, unsigned v, size_t w, size_t ht, CUstream h),
+       fc_memset(d, p, v, 4, w, ht, h, 1, 1))

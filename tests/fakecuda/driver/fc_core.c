@@ -364,6 +364,14 @@ static fc_ctx *fc_ctx_new(int dev, unsigned flags, int primary)
     atomic_store(&c->alive, 1);
     pthread_mutex_init(&c->lock, NULL);
     pthread_key_create(&c->ptds_key, NULL);
+    pthread_mutex_init(&c->limits_lock, NULL);
+    /* NVIDIA's defaults. */
+    c->limits[CU_LIMIT_STACK_SIZE] = 1024;
+    c->limits[CU_LIMIT_PRINTF_FIFO_SIZE] = 1 << 20;
+    c->limits[CU_LIMIT_MALLOC_HEAP_SIZE] = 8 << 20;
+    c->limits[CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH] = 2;
+    c->limits[CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT] = 2048;
+    c->limits[CU_LIMIT_MAX_L2_FETCH_GRANULARITY] = 64;
     c->legacy = fc_stream_new(c, 0, 0, 1);
     return c;
 }
@@ -621,6 +629,45 @@ FC_EXPORT CUresult CUDAAPI cuCtxGetStreamPriorityRange(int *leastPriority, int *
     if (greatestPriority)
         *greatestPriority = -5;
     return CUDA_SUCCESS;
+}
+
+static CUresult fc_limit(CUlimit limit, size_t *value, int set)
+{
+    fc_ctx *c;
+    CUresult r = fc_ctx_get(&c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if ((unsigned)limit >= CU_LIMIT_MAX || (!set && !value))
+        return CUDA_ERROR_INVALID_VALUE;
+    if (limit == CU_LIMIT_PERSISTING_L2_CACHE_SIZE && set) {
+        int max;
+        fc_device_attribute(&max, CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE,
+                            fc_ctx_dev(c)->d);
+        if (*value > (size_t)max)
+            return CUDA_ERROR_INVALID_VALUE;
+    }
+    if (limit == CU_LIMIT_SHMEM_SIZE || limit == CU_LIMIT_CIG_ENABLED ||
+        limit == CU_LIMIT_CIG_SHMEM_FALLBACK_ENABLED)
+        return CUDA_ERROR_UNSUPPORTED_LIMIT;
+    pthread_mutex_lock(&c->limits_lock);
+    if (set)
+        c->limits[limit] = *value;
+    else
+        *value = c->limits[limit];
+    pthread_mutex_unlock(&c->limits_lock);
+    return CUDA_SUCCESS;
+}
+
+FC_EXPORT CUresult CUDAAPI cuCtxSetLimit(CUlimit limit, size_t value)
+{
+    FC_ENTER("cuCtxSetLimit");
+    return fc_limit(limit, &value, 1);
+}
+
+FC_EXPORT CUresult CUDAAPI cuCtxGetLimit(size_t *pvalue, CUlimit limit)
+{
+    FC_ENTER("cuCtxGetLimit");
+    return fc_limit(limit, pvalue, 0);
 }
 
 /* ---- primary contexts ---------------------------------------------------------------- */

@@ -153,6 +153,11 @@ static CUresult fc_alloc_device(CUdeviceptr *dptr, size_t bytesize, fc_mem_kind 
                   .pool = pool};
     if (fc_map_insert(r) != 0)
         fc_fatal("mmap returned %p, which overlaps a tracked allocation", p);
+    if (pool) {
+        size_t used = atomic_fetch_add(&pool->used, n) + n, high = atomic_load(&pool->used_high);
+        while (used > high && !atomic_compare_exchange_weak(&pool->used_high, &high, used)) {
+        }
+    }
     *dptr = (CUdeviceptr)(uintptr_t)p;
     return CUDA_SUCCESS;
 }
@@ -165,6 +170,8 @@ void fc_mem_free_device(uintptr_t p)
     munmap((void *)r.base, r.size);
     if (r.kind == FC_MEM_DEVICE)
         fc_budget_give(&fc_devs[r.dev], r.size);
+    if (r.pool)
+        atomic_fetch_sub(&r.pool->used, r.size);
 }
 
 static CUresult fc_free_device(CUdeviceptr dptr)
@@ -406,10 +413,6 @@ FC_EXPORT CUresult CUDAAPI cuMemHostGetFlags(unsigned int *pFlags, void *p)
 
 /* ---- stream-ordered allocation and pools --------------------------------------------- */
 
-struct CUmemPoolHandle_st {
-    uint32_t magic;
-    int dev;
-};
 #define FC_POOL_MAGIC 0x900190e1u
 
 static struct CUmemPoolHandle_st *fc_default_pool(int dev)
@@ -422,6 +425,7 @@ static struct CUmemPoolHandle_st *fc_default_pool(int dev)
             fc_fatal("out of host memory for a memory pool");
         d->default_pool->magic = FC_POOL_MAGIC;
         d->default_pool->dev = dev;
+        d->default_pool->reuse[0] = d->default_pool->reuse[1] = d->default_pool->reuse[2] = 1;
     }
     if (!d->current_pool)
         d->current_pool = d->default_pool;
@@ -548,6 +552,64 @@ FC_EXPORT CUresult CUDAAPI cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream hStrea
 {
     FC_ENTER("cuMemFreeAsync_ptsz");
     return fc_free_async(dptr, hStream, 1);
+}
+
+static CUresult fc_pool_attr(CUmemoryPool pool, CUmemPool_attribute a, void *value, int set)
+{
+    if (!fc_g.initialized)
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!pool || pool->magic != FC_POOL_MAGIC || !value)
+        return CUDA_ERROR_INVALID_VALUE;
+    switch (a) {
+    case CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES:
+    case CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC:
+    case CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES: {
+        int *slot = &pool->reuse[a - CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES];
+        if (set)
+            *slot = *(int *)value != 0;
+        else
+            *(int *)value = *slot;
+        return CUDA_SUCCESS;
+    }
+    case CU_MEMPOOL_ATTR_RELEASE_THRESHOLD:
+        if (set)
+            pool->release_threshold = *(cuuint64_t *)value;
+        else
+            *(cuuint64_t *)value = pool->release_threshold;
+        return CUDA_SUCCESS;
+    case CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT:
+    case CU_MEMPOOL_ATTR_USED_MEM_CURRENT:
+        if (set)
+            return CUDA_ERROR_INVALID_VALUE;
+        *(cuuint64_t *)value = atomic_load(&pool->used);
+        return CUDA_SUCCESS;
+    case CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH:
+    case CU_MEMPOOL_ATTR_USED_MEM_HIGH:
+        if (set) { /* only a reset to zero is allowed; it restarts from the current use */
+            if (*(cuuint64_t *)value != 0)
+                return CUDA_ERROR_INVALID_VALUE;
+            atomic_store(&pool->used_high, atomic_load(&pool->used));
+        } else {
+            *(cuuint64_t *)value = atomic_load(&pool->used_high);
+        }
+        return CUDA_SUCCESS;
+    default:
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+}
+
+FC_EXPORT CUresult CUDAAPI cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attr,
+                                                 void *value)
+{
+    FC_ENTER("cuMemPoolSetAttribute");
+    return fc_pool_attr(pool, attr, value, 1);
+}
+
+FC_EXPORT CUresult CUDAAPI cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr,
+                                                 void *value)
+{
+    FC_ENTER("cuMemPoolGetAttribute");
+    return fc_pool_attr(pool, attr, value, 0);
 }
 
 FC_EXPORT CUresult CUDAAPI cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep)

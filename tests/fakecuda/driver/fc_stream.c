@@ -8,7 +8,8 @@
  * cost (a large memcpy) inside the modelled duration; when it takes longer, completion is late
  * but the recorded times stay the model's, so event times are exact while synchronization,
  * queries and overlap are real wall-clock effects. A host function (cuLaunchHostFunc) is the
- * exception: it occupies the stream until it returns, as on a GPU.
+ * exception (and cuStreamAddCallback's callback): it occupies the stream until it returns, as
+ * on a GPU.
  *
  * In instant mode (FAKECUDA_INSTANT=1) ops run inline in fc_submit on the calling thread,
  * with no worker, no allocation and no syscall. */
@@ -95,6 +96,21 @@ static void fc_event_complete(struct CUevent_st *e, uint64_t gen, int64_t t)
     pthread_mutex_unlock(&e->m);
 }
 
+static void fc_memset_row(char *d, unsigned v, unsigned elem, size_t n)
+{
+    if (elem == 1) {
+        memset(d, (int)v, n);
+    } else if (elem == 2) {
+        uint16_t x = (uint16_t)v;
+        for (size_t i = 0; i < n; i++)
+            memcpy(d + 2 * i, &x, 2);
+    } else {
+        uint32_t x = v;
+        for (size_t i = 0; i < n; i++)
+            memcpy(d + 4 * i, &x, 4);
+    }
+}
+
 /* The op's data effect; host functions and kernels are run by the caller. */
 static void fc_op_effect(fc_op *op, int64_t end)
 {
@@ -105,23 +121,11 @@ static void fc_op_effect(fc_op *op, int64_t end)
     case FC_OP_COPY2D:
         fc_copy2d_rows(&op->u.copy2d.p);
         break;
-    case FC_OP_MEMSET: {
-        char *d = op->u.memset.dst;
-        size_t n = op->u.memset.count;
-        unsigned v = op->u.memset.value;
-        if (op->u.memset.elem == 1) {
-            memset(d, (int)v, n);
-        } else if (op->u.memset.elem == 2) {
-            uint16_t x = (uint16_t)v;
-            for (size_t i = 0; i < n; i++)
-                memcpy(d + 2 * i, &x, 2);
-        } else {
-            uint32_t x = v;
-            for (size_t i = 0; i < n; i++)
-                memcpy(d + 4 * i, &x, 4);
-        }
+    case FC_OP_MEMSET:
+        for (size_t r = 0; r < op->u.memset.height; r++)
+            fc_memset_row(op->u.memset.dst + r * op->u.memset.pitch, op->u.memset.value,
+                          op->u.memset.elem, op->u.memset.count);
         break;
-    }
     case FC_OP_RECORD:
         fc_event_complete(op->u.record.ev, op->u.record.gen, end);
         break;
@@ -131,21 +135,25 @@ static void fc_op_effect(fc_op *op, int64_t end)
     case FC_OP_WAIT:
     case FC_OP_KERNEL:
     case FC_OP_HOSTFN:
+    case FC_OP_CALLBACK:
         break;
     }
 }
 
 static int fc_op_runs_host_code(const fc_op *op)
 {
-    return (op->kind == FC_OP_KERNEL && op->u.kernel.fn) || op->kind == FC_OP_HOSTFN;
+    return (op->kind == FC_OP_KERNEL && op->u.kernel.fn) || op->kind == FC_OP_HOSTFN ||
+           op->kind == FC_OP_CALLBACK;
 }
 
 static void fc_op_host_code(fc_op *op)
 {
     if (op->kind == FC_OP_KERNEL)
         op->u.kernel.fn(op->u.kernel.params, &op->u.kernel.launch);
-    else
+    else if (op->kind == FC_OP_HOSTFN)
         op->u.hostfn.fn(op->u.hostfn.user);
+    else
+        op->u.callback.fn(op->u.callback.h, CUDA_SUCCESS, op->u.callback.user);
 }
 
 /* ---- streams ------------------------------------------------------------------------- */
@@ -207,7 +215,7 @@ static void *fc_worker(void *arg)
         if (fc_op_runs_host_code(op))
             fc_op_host_code(op);
         fc_op_effect(op, end);
-        if (op->kind == FC_OP_HOSTFN) {
+        if (op->kind == FC_OP_HOSTFN || op->kind == FC_OP_CALLBACK) {
             /* A host function occupies the stream for as long as it really runs. */
             int64_t now = fc_now_ns();
             if (now > end)
@@ -653,6 +661,37 @@ FC_EXPORT CUresult CUDAAPI cuLaunchHostFunc_ptsz(CUstream hStream, CUhostFn fn, 
 {
     FC_ENTER("cuLaunchHostFunc_ptsz");
     return fc_launch_host_func(hStream, fn, userData, 1);
+}
+
+static CUresult fc_add_callback(CUstream h, CUstreamCallback fn, void *user, unsigned flags,
+                               int pt)
+{
+    fc_stream *s;
+    CUresult r = fc_stream_resolve(h, pt, &s);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!fn || flags)
+        return CUDA_ERROR_INVALID_VALUE;
+    fc_op *op = fc_op_new(FC_OP_CALLBACK);
+    op->u.callback.fn = fn;
+    op->u.callback.h = h;
+    op->u.callback.user = user;
+    fc_submit(s, op);
+    return CUDA_SUCCESS;
+}
+
+FC_EXPORT CUresult CUDAAPI cuStreamAddCallback(CUstream hStream, CUstreamCallback callback,
+                                               void *userData, unsigned int flags)
+{
+    FC_ENTER("cuStreamAddCallback");
+    return fc_add_callback(hStream, callback, userData, flags, 0);
+}
+
+FC_EXPORT CUresult CUDAAPI cuStreamAddCallback_ptsz(CUstream hStream, CUstreamCallback callback,
+                                                    void *userData, unsigned int flags)
+{
+    FC_ENTER("cuStreamAddCallback_ptsz");
+    return fc_add_callback(hStream, callback, userData, flags, 1);
 }
 
 /* ---- events -------------------------------------------------------------------------- */
