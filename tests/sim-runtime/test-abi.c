@@ -80,6 +80,8 @@ TEST_IMPL(host_abi_register_launch_unregister)
     ASSERT_INT(cudaLaunchKernel((const void *)fc_tick_stub, (dim3){0, 1, 1}, (dim3){1, 1, 1}, args, 0, st), ==,
                cudaErrorInvalidConfiguration);
     ASSERT_INT(cudaGetLastError(), ==, cudaErrorInvalidConfiguration);
+    ASSERT_INT(cudaLaunchKernel((const void *)fc_tick_stub, (dim3){1, 1, 1}, (dim3){32, 32, 2}, args, 0, st), ==,
+               cudaErrorInvalidConfiguration);
     CU(cudaStreamSynchronize(st));
     CU(cudaMemcpy(&host, runs, sizeof(int), cudaMemcpyDeviceToHost));
     ASSERT_INT(host, ==, 2);
