@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 const char *an_cutrace(void)
 {
@@ -108,4 +109,44 @@ tj *an_fires(const char *id, const char *bad, const char *good)
         return NULL;
     }
     return b;
+}
+
+const char *an_trace_workload(char dir[4096], const char *name, const char *prog_args,
+                              char *const *env, char **out, int *skip)
+{
+    char lib[4096], prog[4096], fake[4096], kern[4096], ld[4200], hk[4200], buf[1024];
+    *skip = 0;
+    *out = NULL;
+    ct_test_path(lib, "lib/libcutrace.so");
+    ct_test_path(fake, "tests/fakecuda/libcuda.so.1");
+    ct_test_path(kern, "tests/workloads/libworkload_kernels.so");
+    snprintf(buf, sizeof buf, "%s", prog_args);
+    char *argv[64] = {(char *)an_cutrace(), "run", "-q", "-o", dir, "--gpu-timing", "all", "--"};
+    int n = split(buf, argv, 8, 64);
+    ct_test_path(prog, "tests/workloads/");
+    snprintf(prog + strlen(prog), sizeof prog - strlen(prog), "%s", argv[8]);
+    argv[8] = prog;
+    if (access(lib, R_OK) || access(fake, R_OK) || access(kern, R_OK) || access(prog, X_OK)) {
+        *skip = 1;
+        return NULL;
+    }
+    (void)n;
+    snprintf(dir, 4096, "%s/%s", ct_test_tmpdir(), name);
+    snprintf(ld, sizeof ld, "LD_LIBRARY_PATH=%s", ct_test_path(fake, "tests/fakecuda"));
+    snprintf(hk, sizeof hk, "FAKECUDA_HOST_KERNELS=%s", kern);
+    char *envv[16] = {ld, hk};
+    int k = 2;
+    for (int i = 0; env && env[i] && k < 15; i++)
+        envv[k++] = env[i];
+    envv[k] = NULL;
+    ct_test_proc p;
+    if (ct_test_run(&p, argv, envv, 120) != 0)
+        return NULL;
+    int ok = p.exited && p.code == 0;
+    if (!ok)
+        fprintf(stderr, "cutrace run %s failed (%d): %s\n", prog_args, p.code, p.err);
+    *out = p.out;
+    p.out = NULL;
+    ct_test_proc_free(&p);
+    return ok ? dir : NULL;
 }

@@ -276,7 +276,7 @@ const tj *tj_find(const tj *a, const char *key, const char *value)
     return NULL;
 }
 
-static const tj *path(const tj *j, const char *p)
+const tj *tj_path(const tj *j, const char *p)
 {
     char buf[256];
     snprintf(buf, sizeof buf, "%s", p);
@@ -291,18 +291,18 @@ static const tj *path(const tj *j, const char *p)
 
 double tj_num(const tj *j, const char *p)
 {
-    const tj *v = path(j, p);
+    const tj *v = tj_path(j, p);
     return v && (v->type == TJ_NUM || v->type == TJ_BOOL) ? v->num : NAN;
 }
 
 const char *tj_str(const tj *j, const char *p)
 {
-    const tj *v = path(j, p);
+    const tj *v = tj_path(j, p);
     return v && v->type == TJ_STR ? v->str : NULL;
 }
 
 size_t tj_len(const tj *j, const char *p)
 {
-    const tj *v = path(j, p);
+    const tj *v = tj_path(j, p);
     return v && (v->type == TJ_ARR || v->type == TJ_OBJ) ? v->n : 0;
 }

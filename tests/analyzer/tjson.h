@@ -25,6 +25,8 @@ const tj *tj_get(const tj *o, const char *key);
 const tj *tj_at(const tj *a, size_t i);
 /* The first object in array a whose member key is the string value. */
 const tj *tj_find(const tj *a, const char *key, const char *value);
+/* The value at a dotted path ("breakdown.0.gaps"), NULL if absent. */
+const tj *tj_path(const tj *j, const char *path);
 /* Number at a dotted path ("breakdown.0.window_ns"); NaN if absent. */
 double tj_num(const tj *j, const char *path);
 const char *tj_str(const tj *j, const char *path);
