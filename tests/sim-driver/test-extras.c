@@ -1,0 +1,78 @@
+/* 2D/3D copies (pitched, from pageable memory), 2D memsets, stream callbacks, context limits
+ * and the default pool's attributes. */
+#include "sd.h"
+
+#include <stdlib.h>
+
+static int callback_calls;
+static CUstream callback_stream;
+
+static void CUDA_CB on_done(CUstream h, CUresult status, void *user)
+{
+    callback_stream = h;
+    callback_calls += status == CUDA_SUCCESS && user == &callback_calls;
+}
+
+TEST_IMPL(pitched_copies_memsets_callbacks_limits_pools)
+{
+    ASSERT_INT(sd_init(), ==, 0);
+    size_t pitch;
+    CUdeviceptr d;
+    CK(cuMemAllocPitch_v2(&d, &pitch, 100, 8, 4));
+    ASSERT_UINT(pitch, ==, 512);
+    CK(cuMemsetD2D32_v2(d, pitch, 0xdeadbeefu, 25, 8)); /* 100 bytes per row */
+    CK(cuMemsetD2D8Async(d + 96, pitch, 0x11, 4, 8, NULL));
+    /* Copy rows 2..5, 100 bytes each, into a packed pageable buffer. */
+    unsigned char *host = malloc(400);
+    CUDA_MEMCPY2D c = {.srcMemoryType = CU_MEMORYTYPE_DEVICE, .srcDevice = d, .srcPitch = pitch,
+                       .srcY = 2, .dstMemoryType = CU_MEMORYTYPE_HOST, .dstHost = host,
+                       .dstPitch = 100, .WidthInBytes = 100, .Height = 4};
+    CK(cuMemcpy2D_v2(&c));
+    ASSERT_UINT(*(unsigned *)(host + 300), ==, 0xdeadbeefu);
+    ASSERT_INT(host[399], ==, 0x11);
+    /* Back, from pageable memory, as a 3D copy of 2 slices of 2 rows. */
+    for (int i = 0; i < 400; i++)
+        host[i] = (unsigned char)i;
+    CUDA_MEMCPY3D c3 = {.srcMemoryType = CU_MEMORYTYPE_HOST, .srcHost = host, .srcPitch = 100,
+                        .srcHeight = 2, .dstMemoryType = CU_MEMORYTYPE_DEVICE, .dstDevice = d,
+                        .dstPitch = pitch, .dstHeight = 2, .WidthInBytes = 100, .Height = 2,
+                        .Depth = 2};
+    CK(cuMemcpy3D_v2(&c3));
+    unsigned char row3[100];
+    CK(cuMemcpyDtoH_v2(row3, d + 3 * pitch, 100));
+    ASSERT_INT(row3[0], ==, 300 & 0xff);
+    ASSERT_INT(row3[99], ==, 399 & 0xff);
+
+    CUstream s;
+    CK(cuStreamCreate(&s, 0));
+    CK(cuStreamAddCallback(s, on_done, &callback_calls, 0));
+    CK(cuStreamSynchronize(s));
+    ASSERT_INT(callback_calls, ==, 1);
+    ASSERT(callback_stream == s);
+
+    size_t v;
+    CK(cuCtxGetLimit(&v, CU_LIMIT_MALLOC_HEAP_SIZE));
+    ASSERT_UINT(v, ==, 8u << 20);
+    CK(cuCtxSetLimit(CU_LIMIT_STACK_SIZE, 4096));
+    CK(cuCtxGetLimit(&v, CU_LIMIT_STACK_SIZE));
+    ASSERT_UINT(v, ==, 4096);
+
+    CUmemoryPool pool;
+    CK(cuDeviceGetDefaultMemPool(&pool, 0));
+    cuuint64_t thr = 1 << 30, got;
+    CK(cuMemPoolSetAttribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &thr));
+    CK(cuMemPoolGetAttribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &got));
+    ASSERT_UINT(got, ==, 1u << 30);
+    CUdeviceptr a;
+    CK(cuMemAllocAsync(&a, 3 << 20, s));
+    CK(cuMemPoolGetAttribute(pool, CU_MEMPOOL_ATTR_USED_MEM_CURRENT, &got));
+    ASSERT_UINT(got, ==, 3u << 20);
+    CK(cuMemFreeAsync(a, s));
+    CK(cuStreamSynchronize(s));
+    CK(cuMemPoolGetAttribute(pool, CU_MEMPOOL_ATTR_USED_MEM_CURRENT, &got));
+    ASSERT_UINT(got, ==, 0);
+    CK(cuMemPoolGetAttribute(pool, CU_MEMPOOL_ATTR_USED_MEM_HIGH, &got));
+    ASSERT_UINT(got, ==, 3u << 20);
+    free(host);
+    return 0;
+}
