@@ -43,6 +43,8 @@ cudaError_t fc_rt_ctx(void);
             return fc_rt_ret(ctx_e_);       \
     } while (0)
 
+/* The calling thread's current device ordinal. */
+int fc_rt_device(void);
 /* The primary context of device ordinal d (valid), retained on first need. Not recorded. */
 cudaError_t fc_rt_primary(int d, CUcontext *out);
 /* Validates a device ordinal (after fc_rt_init); *dev is its CUdevice. Not recorded. */

@@ -22,7 +22,9 @@ $(FCRT_GEN)/%.o: $(FCRT_GEN)/%.c $(FCRT_GEN)/fc_rt_drv.h
 	$(CC) $(CFLAGS) $(PICFLAGS) -MMD -MP -c $< -o $@
 
 # --no-undefined-version: every name in the version script (NVIDIA's export list) must exist.
+# -Bsymbolic-functions: calls inside the library never go through an export a tracer may
+# interpose, so it sees each API call the program makes once.
 $(FCRT_LIB): $(FCRT_OBJS) $(FCRT_GEN)/libcudart.map
 	@mkdir -p $(dir $@)
 	$(CC) -shared -o $@ -Wl,-soname,libcudart.so.13 -Wl,--version-script=$(FCRT_GEN)/libcudart.map \
-	  -Wl,--no-undefined-version -Wl,-z,defs $(FCRT_OBJS) -ldl -lpthread
+	  -Wl,--no-undefined-version -Wl,-Bsymbolic-functions -Wl,-z,defs $(FCRT_OBJS) -ldl -lpthread

@@ -68,6 +68,11 @@ cudaError_t fc_rt_init(void)
     return fc_init_error;
 }
 
+int fc_rt_device(void)
+{
+    return fc_dev;
+}
+
 static const fc_rt_error_desc *fc_error_desc(int value)
 {
     for (size_t i = 0; i < fc_rt_nerrors; i++)

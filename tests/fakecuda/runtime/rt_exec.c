@@ -192,13 +192,8 @@ static const struct {
 /* The kernel of a host stub and the CUdevice of the calling thread's current device. */
 static cudaError_t fc_kernel_on_device(const void *func, CUkernel *k, CUdevice *dev)
 {
-    int ordinal;
     cudaError_t e = fc_kernel(func, k);
-    if (e == cudaSuccess)
-        e = cudaGetDevice(&ordinal);
-    if (e == cudaSuccess)
-        e = fc_rt_cudevice(ordinal, dev);
-    return e;
+    return e == cudaSuccess ? fc_rt_cudevice(fc_rt_device(), dev) : e;
 }
 
 FC_EXPORT cudaError_t CUDARTAPI cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *func)
@@ -334,7 +329,7 @@ FC_EXPORT cudaError_t CUDARTAPI cudaStreamCreateWithPriority(cudaStream_t *pStre
     return fc_rt_err(FC_DRV(fc_drv.cuStreamCreateWithPriority_v5050, pStream, flags, priority));
 }
 
-FC_EXPORT cudaError_t CUDARTAPI cudaStreamCreateWithFlags(cudaStream_t *pStream, unsigned int flags)
+static cudaError_t fc_stream_create(cudaStream_t *pStream, unsigned flags)
 {
     if (!pStream)
         return fc_rt_ret(cudaErrorInvalidValue);
@@ -342,9 +337,14 @@ FC_EXPORT cudaError_t CUDARTAPI cudaStreamCreateWithFlags(cudaStream_t *pStream,
     return fc_rt_err(FC_DRV(fc_drv.cuStreamCreate_v2000, pStream, flags));
 }
 
+FC_EXPORT cudaError_t CUDARTAPI cudaStreamCreateWithFlags(cudaStream_t *pStream, unsigned int flags)
+{
+    return fc_stream_create(pStream, flags);
+}
+
 FC_EXPORT cudaError_t CUDARTAPI cudaStreamCreate(cudaStream_t *pStream)
 {
-    return cudaStreamCreateWithFlags(pStream, cudaStreamDefault);
+    return fc_stream_create(pStream, cudaStreamDefault);
 }
 
 FC_EXPORT cudaError_t CUDARTAPI cudaStreamDestroy(cudaStream_t stream)
@@ -481,7 +481,7 @@ FC_EXPORT cudaError_t CUDARTAPI cudaStreamGetId_ptsz(cudaStream_t hStream, unsig
 
 /* ---- events (cudaEvent_t is CUevent; flag values are shared) ---- */
 
-FC_EXPORT cudaError_t CUDARTAPI cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags)
+static cudaError_t fc_event_create(cudaEvent_t *event, unsigned flags)
 {
     if (!event)
         return fc_rt_ret(cudaErrorInvalidValue);
@@ -489,9 +489,14 @@ FC_EXPORT cudaError_t CUDARTAPI cudaEventCreateWithFlags(cudaEvent_t *event, uns
     return fc_rt_err(FC_DRV(fc_drv.cuEventCreate_v2000, event, flags));
 }
 
+FC_EXPORT cudaError_t CUDARTAPI cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags)
+{
+    return fc_event_create(event, flags);
+}
+
 FC_EXPORT cudaError_t CUDARTAPI cudaEventCreate(cudaEvent_t *event)
 {
-    return cudaEventCreateWithFlags(event, cudaEventDefault);
+    return fc_event_create(event, cudaEventDefault);
 }
 
 static cudaError_t fc_event_record(cudaEvent_t ev, cudaStream_t s, unsigned flags, int pt)

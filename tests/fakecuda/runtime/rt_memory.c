@@ -51,7 +51,7 @@ FC_EXPORT cudaError_t CUDARTAPI cudaFree(void *devPtr)
 }
 
 /* cudaHostAlloc flags (Portable 1, Mapped 2, WriteCombined 4) are CU_MEMHOSTALLOC_*'s values. */
-FC_EXPORT cudaError_t CUDARTAPI cudaHostAlloc(void **pHost, size_t size, unsigned int flags)
+static cudaError_t fc_host_alloc(void **pHost, size_t size, unsigned flags)
 {
     if (!pHost)
         return fc_rt_ret(cudaErrorInvalidValue);
@@ -59,9 +59,14 @@ FC_EXPORT cudaError_t CUDARTAPI cudaHostAlloc(void **pHost, size_t size, unsigne
     return fc_rt_err(FC_DRV(fc_drv.cuMemHostAlloc_v2020, pHost, size, flags));
 }
 
+FC_EXPORT cudaError_t CUDARTAPI cudaHostAlloc(void **pHost, size_t size, unsigned int flags)
+{
+    return fc_host_alloc(pHost, size, flags);
+}
+
 FC_EXPORT cudaError_t CUDARTAPI cudaMallocHost(void **ptr, size_t size)
 {
-    return cudaHostAlloc(ptr, size, cudaHostAllocDefault);
+    return fc_host_alloc(ptr, size, cudaHostAllocDefault);
 }
 
 FC_EXPORT cudaError_t CUDARTAPI cudaFreeHost(void *ptr)
