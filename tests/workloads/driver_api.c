@@ -5,7 +5,7 @@
  * cuLibraryGetKernel (cast to CUfunction, as CUDA 12+ allows).
  *
  * Sequence and what a correct trace shows:
- *   cuInit(0); cuDeviceGet(0); cuCtxCreate (v4, no parameters); cuStreamCreate (non-blocking);
+ *   cuInit(0); cuDeviceGet(0); cuCtxCreate (v4, no parameters); cuStreamCreate (blocking);
  *   cuModuleLoadData (cubin, 1 module) + cuModuleGetFunction "vec_add", "_Z5scaleIfEvPT_S0_i";
  *   cuLibraryLoadData (fatbin) + cuLibraryGetKernel "vec_add", "_Z5scaleIfEvPT_S0_i";
  *   3 cuMemAlloc of 262144 bytes; 2 cuMemcpyHtoD of 262144 bytes;
@@ -66,7 +66,9 @@ int main(void)
     WL_CU(cuDeviceGet(&dev, 0));
     WL_CU(cuDeviceGetName(name, sizeof name, dev));
     WL_CU(cuCtxCreate(&ctx, NULL, 0, dev));
-    WL_CU(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+    /* A blocking stream: the synchronous copies below run on the legacy default stream and
+     * return before their DMA completes, so a non-blocking stream's kernels could overtake them. */
+    WL_CU(cuStreamCreate(&s, CU_STREAM_DEFAULT));
 
     CUmodule mod;
     CUfunction f_add, f_scale;
