@@ -2,6 +2,7 @@
  * traces of the workloads. */
 TEST_ENTRY(summary_tables_match_generator)
 TEST_ENTRY(summary_text_sections)
+TEST_ENTRY(json_schema_fields)
 TEST_ENTRY(json_escapes_names)
 TEST_ENTRY(diag_dataloader_starvation)
 TEST_ENTRY(diag_pageable_memcpy)
