@@ -111,3 +111,33 @@ TEST_IMPL(set_device_selects_context)
     ASSERT_INT(drv, >=, 13000);
     return 0;
 }
+
+/* cudaDeviceReset releases the primary context (the driver reports it inactive); the next call
+ * that needs a context makes it active again. */
+TEST_IMPL(device_reset_recreates_context)
+{
+    if (simrt_setup(NULL))
+        return 1;
+    PFN_cuDevicePrimaryCtxGetState_v7000 get_state;
+    CU(cudaGetDriverEntryPointByVersion("cuDevicePrimaryCtxGetState", (void **)&get_state, 7000,
+                                        cudaEnableDefault, NULL));
+    unsigned flags;
+    int active = -1;
+    ASSERT_INT(get_state(0, &flags, &active), ==, CUDA_SUCCESS);
+    ASSERT_INT(active, ==, 0); /* lazily: nothing has needed the context yet */
+    void *p;
+    CU(cudaMalloc(&p, 4096));
+    ASSERT_INT(get_state(0, &flags, &active), ==, CUDA_SUCCESS);
+    ASSERT_INT(active, ==, 1);
+    CU(cudaDeviceReset());
+    ASSERT_INT(get_state(0, &flags, &active), ==, CUDA_SUCCESS);
+    ASSERT_INT(active, ==, 0);
+    void *q;
+    CU(cudaMalloc(&q, 4096));
+    CU(cudaMemset(q, 1, 4096));
+    CU(cudaDeviceSynchronize());
+    ASSERT_INT(get_state(0, &flags, &active), ==, CUDA_SUCCESS);
+    ASSERT_INT(active, ==, 1);
+    CU(cudaFree(q));
+    return 0;
+}

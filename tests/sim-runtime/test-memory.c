@@ -152,3 +152,40 @@ TEST_IMPL(out_of_memory_maps_and_recovers)
     CU(cudaFree(small));
     return 0;
 }
+
+/* Registered pageable memory becomes pinned host memory the device can address. */
+TEST_IMPL(host_register_and_device_pointer)
+{
+    if (simrt_setup(NULL))
+        return 1;
+    enum { N = 8192 };
+    unsigned char *buf = aligned_alloc(4096, N), *mapped_alloc;
+    memset(buf, 0, N);
+    struct cudaPointerAttributes a;
+    CU(cudaPointerGetAttributes(&a, buf));
+    ASSERT_INT(a.type, ==, cudaMemoryTypeUnregistered);
+    CU(cudaHostRegister(buf, N, cudaHostRegisterMapped));
+    CU(cudaPointerGetAttributes(&a, buf + 10));
+    ASSERT_INT(a.type, ==, cudaMemoryTypeHost);
+    void *dptr = NULL;
+    CU(cudaHostGetDevicePointer(&dptr, buf, 0));
+    ASSERT(dptr != NULL);
+    CU(cudaMemset(dptr, 0x42, N)); /* through the device's view of the same bytes */
+    CU(cudaDeviceSynchronize());
+    long sum = 0;
+    for (int i = 0; i < N; i++)
+        sum += buf[i];
+    ASSERT_INT(sum, ==, 0x42L * N);
+    CU(cudaHostUnregister(buf));
+    CU(cudaPointerGetAttributes(&a, buf));
+    ASSERT_INT(a.type, ==, cudaMemoryTypeUnregistered);
+    ASSERT_INT(cudaHostUnregister(buf), ==, cudaErrorHostMemoryNotRegistered);
+    free(buf);
+
+    unsigned flags = 0;
+    CU(cudaHostAlloc((void **)&mapped_alloc, N, cudaHostAllocMapped | cudaHostAllocPortable));
+    CU(cudaHostGetFlags(&flags, mapped_alloc));
+    ASSERT_UINT(flags & (cudaHostAllocMapped | cudaHostAllocPortable), ==, cudaHostAllocMapped | cudaHostAllocPortable);
+    CU(cudaFreeHost(mapped_alloc));
+    return 0;
+}
