@@ -66,6 +66,21 @@ include $(wildcard tests/workloads/build.mk)
 include $(wildcard tests/bench/build.mk)
 include $(sort $(wildcard tests/*/suite.mk))
 
+# The demo: the training-loop workload in its starved-GPU configuration (a 50 ms data loader,
+# pageable batches) on a simulated H100, traced by `cutrace run`, then analyzed. The simulation
+# stands in for the machine's driver and runtime through the library path, as on a real system.
+DEMO_DIR := $(B)/demo
+demo: all
+	@rm -rf $(DEMO_DIR) && mkdir -p $(DEMO_DIR)
+	@echo "== train_loop on a simulated H100, traced by cutrace =="
+	LD_LIBRARY_PATH=$(abspath $(FAKECUDA_DIR)) FAKECUDA_DEVICES=h100 \
+	  FAKECUDA_HOST_KERNELS=$(abspath $(WL_KERNELS)) \
+	  $(CUTRACE_BIN) run --libcuda $(abspath $(FAKECUDA_DIR))/libcuda.so.1 --gpu-timing all \
+	  -o $(DEMO_DIR)/traces -- $(WL_DIR)/train_loop --verify
+	@echo
+	$(CUTRACE_BIN) summary $(DEMO_DIR)/traces
+	$(CUTRACE_BIN) timeline $(DEMO_DIR)/traces -o $(DEMO_DIR)/timeline.json
+
 clean:
 	rm -rf $(B)
 
