@@ -56,9 +56,11 @@ void fc_rt_set_field(void *base, size_t offset, size_t size, int v);
 
 /* Records e as the thread's last error if it is a failure (sticky if it is one); returns e. */
 cudaError_t fc_rt_ret(cudaError_t e);
-/* NVIDIA's CUresult -> cudaError_t mapping, then fc_rt_ret. */
-cudaError_t fc_rt_err(CUresult r);
+/* NVIDIA's CUresult -> cudaError_t mapping (same value where the runtime names it, else
+ * cudaErrorUnknown), not recorded. */
 cudaError_t fc_rt_map(CUresult r);
+/* fc_rt_map, then fc_rt_ret. */
+cudaError_t fc_rt_err(CUresult r);
 /* For generated stubs: records and returns cudaErrorNotSupported; with FAKECUDA_TRACE_UNSUPPORTED
  * set, also says so on stderr. */
 cudaError_t fc_rt_unsupported(const char *api);
