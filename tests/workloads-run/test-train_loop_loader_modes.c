@@ -21,7 +21,9 @@ TEST_IMPL(train_loop_loader_modes)
         ASSERT(ms >= 200);
         ct_test_proc_free(&p);
     }
-    ASSERT(cpu[0] >= 0.18);
-    ASSERT(cpu[1] < 0.1);
+    /* 200 ms of busy loop, at least half of it on a CPU even on a loaded machine; sleeping
+     * costs a fraction of that. */
+    ASSERT(cpu[0] >= 0.1);
+    ASSERT(cpu[1] < 0.5 * cpu[0]);
     return 0;
 }
