@@ -230,6 +230,8 @@ fc_stream *fc_stream_new(fc_ctx *ctx, unsigned flags, int priority, int legacy);
 void fc_stream_ref(fc_stream *s);
 void fc_stream_unref(fc_stream *s);
 void fc_ctx_sync(fc_ctx *c);
+/* Retires a stream (cuStreamDestroy; a per-thread default stream at its thread's exit). */
+void fc_stream_retire(void *stream);
 
 #define FC_EVENT_MAGIC 0xe7e7e7e7u
 struct CUevent_st {

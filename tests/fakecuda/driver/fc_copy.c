@@ -84,7 +84,19 @@ static void fc_stage_1d(fc_op *op, void *buf)
     op->u.copy.src = buf;
 }
 
-static CUresult fc_memcpy(uintptr_t dst, uintptr_t src, size_t n, CUstream h, int pt, int async)
+/* Which side an entry point names as device memory; unified copies (cuMemcpy) name none. */
+enum { FC_DEV_NONE = 0, FC_DEV_SRC = 1, FC_DEV_DST = 2 };
+
+/* Whether [p, p+n) lies inside one device-side allocation, as a device pointer argument must. */
+static int fc_valid_device_span(uintptr_t p, size_t n)
+{
+    fc_range r;
+    return fc_mem_lookup(p, &r) == 0 && !fc_mem_is_pinned_kind(r.kind) &&
+           n <= r.base + r.size - p;
+}
+
+static CUresult fc_memcpy(uintptr_t dst, uintptr_t src, size_t n, int dev_args, CUstream h,
+                          int pt, int async)
 {
     if (!fc_g.initialized)
         return CUDA_ERROR_NOT_INITIALIZED;
@@ -95,6 +107,9 @@ static CUresult fc_memcpy(uintptr_t dst, uintptr_t src, size_t n, CUstream h, in
     if (n == 0)
         return CUDA_SUCCESS;
     if (!dst || !src)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (((dev_args & FC_DEV_SRC) && !fc_valid_device_span(src, n)) ||
+        ((dev_args & FC_DEV_DST) && !fc_valid_device_span(dst, n)))
         return CUDA_ERROR_INVALID_VALUE;
     fc_op *op = fc_op_new(FC_OP_COPY);
     op->u.copy.dst = (void *)dst;
@@ -182,7 +197,7 @@ static CUresult fc_memcpy_peer(CUdeviceptr dst, CUcontext dctx, CUdeviceptr src,
     if (!dctx || !sctx || dctx->magic != FC_CTX_MAGIC || sctx->magic != FC_CTX_MAGIC)
         return CUDA_ERROR_INVALID_CONTEXT;
     /* Unified addresses make a peer copy an ordinary device copy in this simulation. */
-    return fc_memcpy(dst, src, n, h, pt, async);
+    return fc_memcpy(dst, src, n, FC_DEV_SRC | FC_DEV_DST, h, pt, async);
 }
 
 /* ---- memsets ------------------------------------------------------------------------- */
@@ -202,8 +217,8 @@ static CUresult fc_memset(CUdeviceptr dst, size_t pitch, unsigned value, unsigne
     if (!dst || dst % elem || (height > 1 && pitch < count * elem))
         return CUDA_ERROR_INVALID_VALUE;
     fc_range rg;
-    int known = fc_mem_lookup((uintptr_t)dst, &rg) == 0;
-    if (!known)
+    size_t span = (height - 1) * pitch + count * elem;
+    if (fc_mem_lookup((uintptr_t)dst, &rg) != 0 || span > rg.base + rg.size - (uintptr_t)dst)
         return CUDA_ERROR_INVALID_VALUE;
     fc_op *op = fc_op_new(FC_OP_MEMSET);
     op->u.memset.dst = (char *)(uintptr_t)dst;
@@ -231,12 +246,14 @@ static CUresult fc_memset(CUdeviceptr dst, size_t pitch, unsigned value, unsigne
 
 typedef uintptr_t up;
 
-FC_DEF(cuMemcpy, (CUdeviceptr d, CUdeviceptr s, size_t n), fc_memcpy(d, s, n, NULL, 0, 0))
-FC_DEF(cuMemcpy_ptds, (CUdeviceptr d, CUdeviceptr s, size_t n), fc_memcpy(d, s, n, NULL, 1, 0))
+FC_DEF(cuMemcpy, (CUdeviceptr d, CUdeviceptr s, size_t n),
+       fc_memcpy(d, s, n, FC_DEV_NONE, NULL, 0, 0))
+FC_DEF(cuMemcpy_ptds, (CUdeviceptr d, CUdeviceptr s, size_t n),
+       fc_memcpy(d, s, n, FC_DEV_NONE, NULL, 1, 0))
 FC_DEF(cuMemcpyAsync, (CUdeviceptr d, CUdeviceptr s, size_t n, CUstream h),
-       fc_memcpy(d, s, n, h, 0, 1))
+       fc_memcpy(d, s, n, FC_DEV_NONE, h, 0, 1))
 FC_DEF(cuMemcpyAsync_ptsz, (CUdeviceptr d, CUdeviceptr s, size_t n, CUstream h),
-       fc_memcpy(d, s, n, h, 1, 1))
+       fc_memcpy(d, s, n, FC_DEV_NONE, h, 1, 1))
 
 FC_DEF(cuMemcpyPeer, (CUdeviceptr d, CUcontext dc, CUdeviceptr s, CUcontext sc, size_t n),
        fc_memcpy_peer(d, dc, s, sc, n, NULL, 0, 0))
@@ -250,39 +267,42 @@ FC_DEF(cuMemcpyPeerAsync_ptsz,
        fc_memcpy_peer(d, dc, s, sc, n, h, 1, 1))
 
 FC_DEF(cuMemcpyHtoD, (CUdeviceptr_v1 d, const void *s, unsigned n),
-       fc_memcpy(d, (up)s, n, NULL, 0, 0))
+       fc_memcpy(d, (up)s, n, FC_DEV_DST, NULL, 0, 0))
 FC_DEF(cuMemcpyHtoD_v2, (CUdeviceptr d, const void *s, size_t n),
-       fc_memcpy(d, (up)s, n, NULL, 0, 0))
+       fc_memcpy(d, (up)s, n, FC_DEV_DST, NULL, 0, 0))
 FC_DEF(cuMemcpyHtoD_v2_ptds, (CUdeviceptr d, const void *s, size_t n),
-       fc_memcpy(d, (up)s, n, NULL, 1, 0))
-FC_DEF(cuMemcpyDtoH, (void *d, CUdeviceptr_v1 s, unsigned n), fc_memcpy((up)d, s, n, NULL, 0, 0))
-FC_DEF(cuMemcpyDtoH_v2, (void *d, CUdeviceptr s, size_t n), fc_memcpy((up)d, s, n, NULL, 0, 0))
+       fc_memcpy(d, (up)s, n, FC_DEV_DST, NULL, 1, 0))
+FC_DEF(cuMemcpyDtoH, (void *d, CUdeviceptr_v1 s, unsigned n),
+       fc_memcpy((up)d, s, n, FC_DEV_SRC, NULL, 0, 0))
+FC_DEF(cuMemcpyDtoH_v2, (void *d, CUdeviceptr s, size_t n),
+       fc_memcpy((up)d, s, n, FC_DEV_SRC, NULL, 0, 0))
 FC_DEF(cuMemcpyDtoH_v2_ptds, (void *d, CUdeviceptr s, size_t n),
-       fc_memcpy((up)d, s, n, NULL, 1, 0))
+       fc_memcpy((up)d, s, n, FC_DEV_SRC, NULL, 1, 0))
 FC_DEF(cuMemcpyDtoD, (CUdeviceptr_v1 d, CUdeviceptr_v1 s, unsigned n),
-       fc_memcpy(d, s, n, NULL, 0, 0))
-FC_DEF(cuMemcpyDtoD_v2, (CUdeviceptr d, CUdeviceptr s, size_t n), fc_memcpy(d, s, n, NULL, 0, 0))
+       fc_memcpy(d, s, n, FC_DEV_SRC | FC_DEV_DST, NULL, 0, 0))
+FC_DEF(cuMemcpyDtoD_v2, (CUdeviceptr d, CUdeviceptr s, size_t n),
+       fc_memcpy(d, s, n, FC_DEV_SRC | FC_DEV_DST, NULL, 0, 0))
 FC_DEF(cuMemcpyDtoD_v2_ptds, (CUdeviceptr d, CUdeviceptr s, size_t n),
-       fc_memcpy(d, s, n, NULL, 1, 0))
+       fc_memcpy(d, s, n, FC_DEV_SRC | FC_DEV_DST, NULL, 1, 0))
 
 FC_DEF(cuMemcpyHtoDAsync, (CUdeviceptr_v1 d, const void *s, unsigned n, CUstream h),
-       fc_memcpy(d, (up)s, n, h, 0, 1))
+       fc_memcpy(d, (up)s, n, FC_DEV_DST, h, 0, 1))
 FC_DEF(cuMemcpyHtoDAsync_v2, (CUdeviceptr d, const void *s, size_t n, CUstream h),
-       fc_memcpy(d, (up)s, n, h, 0, 1))
+       fc_memcpy(d, (up)s, n, FC_DEV_DST, h, 0, 1))
 FC_DEF(cuMemcpyHtoDAsync_v2_ptsz, (CUdeviceptr d, const void *s, size_t n, CUstream h),
-       fc_memcpy(d, (up)s, n, h, 1, 1))
+       fc_memcpy(d, (up)s, n, FC_DEV_DST, h, 1, 1))
 FC_DEF(cuMemcpyDtoHAsync, (void *d, CUdeviceptr_v1 s, unsigned n, CUstream h),
-       fc_memcpy((up)d, s, n, h, 0, 1))
+       fc_memcpy((up)d, s, n, FC_DEV_SRC, h, 0, 1))
 FC_DEF(cuMemcpyDtoHAsync_v2, (void *d, CUdeviceptr s, size_t n, CUstream h),
-       fc_memcpy((up)d, s, n, h, 0, 1))
+       fc_memcpy((up)d, s, n, FC_DEV_SRC, h, 0, 1))
 FC_DEF(cuMemcpyDtoHAsync_v2_ptsz, (void *d, CUdeviceptr s, size_t n, CUstream h),
-       fc_memcpy((up)d, s, n, h, 1, 1))
+       fc_memcpy((up)d, s, n, FC_DEV_SRC, h, 1, 1))
 FC_DEF(cuMemcpyDtoDAsync, (CUdeviceptr_v1 d, CUdeviceptr_v1 s, unsigned n, CUstream h),
-       fc_memcpy(d, s, n, h, 0, 1))
+       fc_memcpy(d, s, n, FC_DEV_SRC | FC_DEV_DST, h, 0, 1))
 FC_DEF(cuMemcpyDtoDAsync_v2, (CUdeviceptr d, CUdeviceptr s, size_t n, CUstream h),
-       fc_memcpy(d, s, n, h, 0, 1))
+       fc_memcpy(d, s, n, FC_DEV_SRC | FC_DEV_DST, h, 0, 1))
 FC_DEF(cuMemcpyDtoDAsync_v2_ptsz, (CUdeviceptr d, CUdeviceptr s, size_t n, CUstream h),
-       fc_memcpy(d, s, n, h, 1, 1))
+       fc_memcpy(d, s, n, FC_DEV_SRC | FC_DEV_DST, h, 1, 1))
 
 FC_DEF(cuMemcpy2D_v2, (const CUDA_MEMCPY2D *p), fc_memcpy2d(p, NULL, 0, 0))
 FC_DEF(cuMemcpy2D_v2_ptds, (const CUDA_MEMCPY2D *p), fc_memcpy2d(p, NULL, 1, 0))

@@ -363,7 +363,7 @@ static fc_ctx *fc_ctx_new(int dev, unsigned flags, int primary)
     c->is_primary = primary;
     atomic_store(&c->alive, 1);
     pthread_mutex_init(&c->lock, NULL);
-    pthread_key_create(&c->ptds_key, NULL);
+    pthread_key_create(&c->ptds_key, fc_stream_retire);
     pthread_mutex_init(&c->limits_lock, NULL);
     /* NVIDIA's defaults. */
     c->limits[CU_LIMIT_STACK_SIZE] = 1024;

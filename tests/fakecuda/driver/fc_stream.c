@@ -363,6 +363,19 @@ void fc_ctx_sync(fc_ctx *c)
     }
 }
 
+/* Retires a stream: no new work; the worker drains what is queued, then the last reference
+ * frees it. Also the destructor of a thread's per-thread default stream. */
+void fc_stream_retire(void *stream)
+{
+    fc_stream *s = stream;
+    fc_stream_unlink(s);
+    pthread_mutex_lock(&s->m);
+    s->destroyed = 1;
+    pthread_cond_signal(&s->work);
+    pthread_mutex_unlock(&s->m);
+    fc_stream_unref(s);
+}
+
 static fc_stream *fc_ptds(fc_ctx *c)
 {
     fc_stream *s = pthread_getspecific(c->ptds_key);
@@ -435,13 +448,8 @@ static CUresult fc_stream_destroy(CUstream h)
     if (!h || h == CU_STREAM_LEGACY || h == CU_STREAM_PER_THREAD || h->magic != FC_STREAM_MAGIC ||
         h->legacy || h->destroyed)
         return CUDA_ERROR_INVALID_HANDLE;
-    fc_stream_unlink(h);
     /* Pending work still completes (the worker drains the queue), as documented. */
-    pthread_mutex_lock(&h->m);
-    h->destroyed = 1;
-    pthread_cond_signal(&h->work);
-    pthread_mutex_unlock(&h->m);
-    fc_stream_unref(h);
+    fc_stream_retire(h);
     return CUDA_SUCCESS;
 }
 
