@@ -61,13 +61,15 @@ void ct_gpu_begin(ct_call *c, uint64_t stream)
         return;
     }
     c->gpu_ev0 = e;
+    c->gpu_submit = ct_now();
 }
 
 void ct_gpu_end(ct_call *c, CUresult r, unsigned kind, uint32_t device)
 {
     if (!c->gpu_ev0)
         return;
-    ct_gpu_pend p = {c->corr, c->gpu_ev0, NULL, c->gpu_stream, c->gpu_ctx, c->t0, device, 0};
+    ct_gpu_pend p = {c->corr, c->gpu_ev0, NULL, c->gpu_stream, c->gpu_ctx, c->gpu_submit, device,
+                     0};
     if (r == CUDA_SUCCESS) {
         p.ev1 = ct_gpu_take(c->th, c->gpu_ctx);
         if (p.ev1 && CT_REAL(cuEventRecord)(p.ev1, (CUstream)(uintptr_t)c->gpu_stream) ==
@@ -208,6 +210,10 @@ uint64_t ct_gpu_harvest(ct_enc *e, int final, uint64_t *min_ts)
             r->type = CT_REC_GPU;
             r->u.gpu.start = (uint64_t)((int64_t)a->host + (int64_t)((double)ms0 * 1e6));
             r->ts = r->u.gpu.start + (uint64_t)((double)ms1 * 1e6);
+            /* On an idle stream the start event completes at once; the operation itself
+             * cannot start before the host submitted it. */
+            if (r->u.gpu.start < q->p.submit && q->p.submit < r->ts)
+                r->u.gpu.start = q->p.submit;
             r->u.gpu.corr = q->p.corr;
             r->u.gpu.device = q->p.device;
             r->u.gpu.kind = q->p.kind;

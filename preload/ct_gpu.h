@@ -8,7 +8,9 @@
  * non-blocking stream and synchronized, and its host time taken as the middle of the record
  * call; a GPU time is the anchor's host time plus cuEventElapsedTime(anchor, event). Anchors
  * are renewed every second so the float milliseconds never lose more than a fraction of a
- * microsecond; durations come from the event pair alone (exact to the event resolution).
+ * microsecond; durations come from the event pair (exact to the event resolution), except
+ * that an operation never starts before the host submitted it: on an idle stream the start
+ * event completes at once, and a host delay before the operation is not GPU time.
  *
  * Events come from a per-thread stash (a ring the writer refills with harvested events), so
  * after warm-up the hot path creates none; a thread creates at most CT_GPU_MAX_EVENTS. An
@@ -38,7 +40,8 @@ typedef struct ct_gpu_stash {
 typedef struct {
     uint64_t corr;
     CUevent ev0, ev1;
-    uint64_t stream, ctx, submit;
+    uint64_t stream, ctx;
+    uint64_t submit;             /* host time between the start event and the operation */
     uint32_t device, kind;
 } ct_gpu_pend;
 

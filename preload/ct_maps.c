@@ -1,4 +1,7 @@
+#define _GNU_SOURCE
 #include "ct_maps.h"
+
+#include <dlfcn.h>
 
 #include <assert.h>
 #include <stdlib.h>
@@ -274,6 +277,31 @@ uint32_t ct_intern(const char *s, size_t len)
     }
     pthread_mutex_unlock(&ct_str_mu);
     return id;
+}
+
+typedef char *(*ct_demangle_fn)(const char *, char *, size_t *, int *);
+
+uint32_t ct_intern_demangled(const char *name)
+{
+    static ct_demangle_fn dm;
+    static int looked;
+    if (!__atomic_load_n(&looked, __ATOMIC_ACQUIRE)) {
+        __atomic_store_n(&dm, (ct_demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle"),
+                         __ATOMIC_RELAXED);
+        __atomic_store_n(&looked, 1, __ATOMIC_RELEASE);
+    }
+    ct_demangle_fn fn = __atomic_load_n(&dm, __ATOMIC_RELAXED);
+    if (fn && name[0] == '_' && name[1] == 'Z') {
+        int status = -1;
+        char *d = fn(name, NULL, NULL, &status);
+        if (d && status == 0) {
+            uint32_t id = ct_intern(d, strlen(d));
+            free(d);
+            return id;
+        }
+        free(d);
+    }
+    return ct_intern(name, strlen(name));
 }
 
 static void ct_intern_emit(ct_intern_fn fn, void *ctx)

@@ -58,6 +58,10 @@ int ct_hmap_get(ct_hmap *m, uint64_t key, uint64_t *val);
  * that the caller defines itself (API function names). */
 void ct_intern_reserve(uint32_t reserved);
 uint32_t ct_intern(const char *s, size_t len);
+/* The id of name demangled by the process's own C++ runtime (__cxa_demangle found with
+ * dlsym: cutrace links no C++ library), or of name itself when it is not a C++ symbol or the
+ * process has no C++ runtime. */
+uint32_t ct_intern_demangled(const char *name);
 /* Calls fn for each string interned since the previous call (or since ct_intern_rewind). */
 typedef void (*ct_intern_fn)(void *ctx, uint32_t id, const char *s, size_t len);
 void ct_intern_pending(ct_intern_fn fn, void *ctx);

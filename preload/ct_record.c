@@ -12,6 +12,7 @@
 #include "ct_gpu.h"
 #include "ct_maps.h"
 #include "ct_real.h"
+#include "ct_stack.h"
 
 void *ct_real_fn[CT_NFNS];
 _Atomic int ct_real_loaded;
@@ -144,37 +145,12 @@ static int ct_is_host(unsigned kind)
 
 /* ---- kernel names ---- */
 
-typedef char *(*ct_demangle_fn)(const char *, char *, size_t *, int *);
-
-/* __cxa_demangle of the process's own C++ runtime, if it has one (never linked by cutrace). */
-static ct_demangle_fn ct_demangler(void)
-{
-    static ct_demangle_fn fn;
-    static int looked;
-    if (!__atomic_load_n(&looked, __ATOMIC_ACQUIRE)) {
-        __atomic_store_n(&fn, (ct_demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle"),
-                         __ATOMIC_RELAXED);
-        __atomic_store_n(&looked, 1, __ATOMIC_RELEASE);
-    }
-    return __atomic_load_n(&fn, __ATOMIC_RELAXED);
-}
-
 /* function id (demangled) | symbol id (mangled, 0 if the same) << 32 */
 static uint64_t ct_names_of(const char *mangled)
 {
     uint32_t sym = ct_intern(mangled, strlen(mangled));
-    ct_demangle_fn dm = mangled[0] == '_' && mangled[1] == 'Z' ? ct_demangler() : NULL;
-    if (dm) {
-        int status = -1;
-        char *d = dm(mangled, NULL, NULL, &status);
-        if (d && status == 0) {
-            uint32_t fn = ct_intern(d, strlen(d));
-            free(d);
-            return fn | (uint64_t)sym << 32;
-        }
-        free(d);
-    }
-    return sym;
+    uint32_t fn = ct_intern_demangled(mangled);
+    return fn == sym ? fn : fn | (uint64_t)sym << 32;
 }
 
 /* Names of a CUfunction or CUkernel handle: cached from cuModuleGetFunction /
@@ -393,6 +369,7 @@ static void ct_mem_record(ct_call *c, CUresult r, unsigned op, unsigned kind, ui
     m.result = (uint32_t)r;
     m.stream = stream;
     m.handle = handle;
+    m.stack = ct_opt.stacks ? ct_stack_capture() : 0;
     ct_emit(c, CT_REC_MEM, &m, sizeof m);
 }
 

@@ -34,6 +34,7 @@
 #include "ct_gpu.h"
 #include "ct_maps.h"
 #include "ct_record.h"
+#include "ct_stack.h"
 #include "ct_trace.h"
 
 #define CT_VERSION "0.1"
@@ -369,6 +370,8 @@ static void ct_flush(int final, int in_signal, unsigned how, int code)
         ct_intern_pending_try(ct_def_string, NULL);
     else
         ct_intern_pending(ct_def_string, NULL);
+    while (ct_stack_pending(&ct_wenc, ct_low_water, in_signal) == CT_E_FULL)
+        ct_write_chunk(&ct_wenc, ct_writer_tid, 0, 0, compress);
     for (ct_thread *t = atomic_load(&ct_threads); t; t = t->next)
         if (!t->announced) {
             ct_thread_record(t, 0, in_signal);
@@ -477,10 +480,12 @@ static void ct_fork_prepare(void)
 {
     pthread_mutex_lock(&ct_reg_mu);
     ct_maps_lock_all();
+    ct_stack_lock();
 }
 
 static void ct_fork_parent(void)
 {
+    ct_stack_unlock();
     ct_maps_unlock_all();
     pthread_mutex_unlock(&ct_reg_mu);
 }
@@ -489,6 +494,8 @@ static void ct_fork_parent(void)
  * records belong to the parent's file) and starts its own trace on its first CUDA call. */
 static void ct_fork_child(void)
 {
+    ct_stack_unlock();
+    ct_stack_rewind();
     ct_maps_unlock_all();
     pthread_mutex_unlock(&ct_reg_mu);
     ct_tls = NULL;

@@ -72,6 +72,7 @@ typedef struct {
     uint64_t t0, t1, corr, parent;
     void *gpu_ev0;                /* start event of GPU timing, NULL if not timed */
     uint64_t gpu_stream, gpu_ctx; /* where gpu_ev0 was recorded */
+    uint64_t gpu_submit;          /* host time after gpu_ev0 was recorded */
 } ct_call;
 
 extern __thread ct_thread *ct_tls __attribute__((tls_model("initial-exec")));

@@ -22,7 +22,7 @@ static int gpu_check(const char *mode, int expect_all)
     tr_trace t;
     ASSERT_INT(tr_load(&t, out), ==, 0);
     ASSERT_UINT(t.stats[0].lost, ==, 0);
-    size_t kernels = 0, copies = 0, relu = 0, sgd = 0;
+    size_t kernels = 0, copies = 0, relu = 0, sgd = 0, exact = 0;
     size_t batches = 0;
     for (size_t i = 0; i < t.n; i++) {
         const ct_rec *g = &t.v[i].r;
@@ -41,16 +41,16 @@ static int gpu_check(const char *mode, int expect_all)
                     continue;
                 double us = (double)(g->ts - g->u.gpu.start) / 1000.0;
                 if (strstr(l->symbol, "forward_relu")) {
-                    ASSERT_NEAR(us, 300.0, 2.0);
                     relu++;
+                    exact += us > 298.0 && us < 302.0;
                 } else if (strstr(l->symbol, "sgd_update")) {
-                    ASSERT_NEAR(us, 150.0, 2.0);
                     sgd++;
+                    exact += us > 148.0 && us < 152.0;
                 }
             }
         } else if (g->u.gpu.kind == CT_GPU_MEMCPY) {
             copies++;
-            if (!strcmp(api->name, "cuMemcpyHtoDAsync_v2") && g->ts - g->u.gpu.start > 100000) {
+            if (!strcmp(api->name, "cuMemcpyHtoDAsync_v2") && g->ts - g->u.gpu.start > 50000) {
                 /* within 10 us of the call (the anchor's and the events' uncertainty) */
                 ASSERT_UINT(g->u.gpu.start + 10000, >=, api->r.u.api.start);
                 ASSERT_UINT(g->u.gpu.start, <=, api->r.ts + 10000);
@@ -64,6 +64,10 @@ static int gpu_check(const char *mode, int expect_all)
         ASSERT_UINT(kernels, ==, KERNELS);
         ASSERT_UINT(relu, ==, ITERS * LAYERS);
         ASSERT_UINT(sgd, ==, ITERS * LAYERS);
+        /* Within 2 us of the modelled duration. A host preempted between the start event and
+         * the launch on an idle stream lengthens one measurement (the GPU did wait for it):
+         * allow one such in the run. */
+        ASSERT_UINT(exact + 1, >=, relu + sgd);
         ASSERT_UINT(copies, ==, 2 * ITERS + 1);
     } else {
         /* 1 in 4 of the kernels, copies and sets. */

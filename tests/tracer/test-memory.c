@@ -36,12 +36,50 @@ TEST_IMPL(vram_peak_and_oom)
             peak = in_use;
     }
     ASSERT_INT(ok, ==, 6);
+    /* Default stacks: every allocation and free, symbolized (static functions from .symtab),
+     * with the runtime's frame but none of cutrace's own. */
+    size_t with_stack = 0;
+    for (size_t i = 0; i < t.n; i++) {
+        const tr_rec *x = &t.v[i];
+        if (x->r.type != CT_REC_MEM)
+            continue;
+        ASSERT(x->r.u.mem.stack != 0);
+        ASSERT_CONTAINS(x->name, x->r.u.mem.op == CT_MEM_ALLOC ? "cudaMalloc@libcudart.so.13;"
+                                                                : "cudaFree@libcudart.so.13;");
+        if (x->r.u.mem.result == 0) /* the failing one is called from main directly */
+            ASSERT_CONTAINS(x->name, x->r.u.mem.op == CT_MEM_ALLOC ? "must_alloc@vram_peak;"
+                                                                    : "must_free@vram_peak;");
+        ASSERT_CONTAINS(x->name, "main@vram_peak;");
+        ASSERT(!strstr(x->name, "libcutrace"));
+        with_stack++;
+    }
+    ASSERT_UINT(with_stack, ==, 13);
     ASSERT_INT(failed, ==, 1);
     ASSERT_INT(frees, ==, 6);
     ASSERT_INT(peak, ==, 12079607866ll);
     ASSERT_INT(in_use, ==, 0);
     /* The runtime's failed cudaMalloc is the parent of the failed driver allocation. */
     ASSERT_UINT(tr_count(&t, CT_REC_API, "cudaMalloc"), ==, 7);
+    tr_free(&t);
+    ct_test_proc_free(&p);
+    return 0;
+}
+
+TEST_IMPL(stacks_none)
+{
+    char prog[4096], out[4096];
+    snprintf(out, sizeof out, "%s/out", ct_test_tmpdir());
+    char *opts[] = {"--stacks", "none", NULL};
+    char *cmd[] = {(char *)tr_workload(prog, "vram_peak"), NULL};
+    ct_test_proc p;
+    ASSERT_INT(tr_run(&p, out, opts, cmd, NULL, 60), ==, 0);
+    TR_ASSERT_EXIT(p, 0);
+    tr_trace t;
+    ASSERT_INT(tr_load(&t, out), ==, 0);
+    ASSERT_UINT(tr_count(&t, CT_REC_MEM, NULL), ==, 13);
+    for (size_t i = 0; i < t.n; i++)
+        if (t.v[i].r.type == CT_REC_MEM)
+            ASSERT_UINT(t.v[i].r.u.mem.stack, ==, 0);
     tr_free(&t);
     ct_test_proc_free(&p);
     return 0;

@@ -99,8 +99,27 @@ int tr_load(tr_trace *t, const char *dir)
             x->symbol = tr_dup(rec.u.launch.symbol
                                    ? ct_reader_str(r, rec.file, rec.u.launch.symbol, tmp)
                                    : x->name);
-        } else if (rec.type == CT_REC_THREAD)
+        } else if (rec.type == CT_REC_THREAD) {
             x->name = tr_dup(ct_reader_str(r, rec.file, rec.u.thread.name, tmp));
+        } else if (rec.type == CT_REC_MEM && rec.u.mem.stack) {
+            const uint32_t *frames;
+            uint32_t nf;
+            char buf[4096] = "";
+            size_t len = 0;
+            if (ct_reader_stack(r, rec.file, rec.u.mem.stack, &frames, &nf) == 0)
+                for (uint32_t k = 0; k < nf && len + 300 < sizeof buf; k++) {
+                    ct_rec_frame fr;
+                    if (ct_reader_frame(r, rec.file, frames[k], &fr) == 0)
+                        len += (size_t)snprintf(buf + len, sizeof buf - len, "%s@%s;",
+                                                ct_reader_str(r, rec.file, fr.function, tmp),
+                                                strrchr(ct_reader_str(r, rec.file, fr.module,
+                                                                      tmp), '/')
+                                                    ? strrchr(ct_reader_str(r, rec.file,
+                                                                            fr.module, tmp), '/') + 1
+                                                    : ct_reader_str(r, rec.file, fr.module, tmp));
+                }
+            x->name = tr_dup(buf);
+        }
     }
     if (rc < 0) {
         fprintf(stderr, "tr_load: %s\n", ct_reader_error(r));

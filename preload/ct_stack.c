@@ -1,0 +1,267 @@
+#define _GNU_SOURCE
+#include "ct_stack.h"
+
+#include <dlfcn.h>
+#include <elf.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
+
+#include "ct_maps.h"
+
+typedef struct {
+    uint32_t function, module;
+    uint64_t offset;
+} ct_frame_def;
+
+typedef struct {
+    uint32_t n;
+    uint32_t *frames;
+} ct_stack_def;
+
+static pthread_mutex_t ct_stk_mu = PTHREAD_MUTEX_INITIALIZER;
+static ct_hmap ct_frame_ids;   /* return address -> frame id */
+static ct_hmap ct_stack_ids;   /* hash of the addresses -> stack id */
+static ct_frame_def *ct_frames;
+static ct_stack_def *ct_stacks;
+static uint32_t ct_nframes, ct_nstacks, ct_frames_cap, ct_stacks_cap;
+static uint32_t ct_frames_emitted, ct_stacks_emitted;
+static pthread_once_t ct_stk_once = PTHREAD_ONCE_INIT;
+static uintptr_t ct_self_lo, ct_self_hi; /* libcutrace's executable segment */
+
+static int ct_find_self(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size, (void)arg;
+    uintptr_t me = (uintptr_t)&ct_stack_capture;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
+        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && me >= lo && me < hi) {
+            ct_self_lo = lo;
+            ct_self_hi = hi;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static void ct_stack_init(void)
+{
+    ct_hmap_init(&ct_frame_ids, 16);
+    ct_hmap_init(&ct_stack_ids, 16);
+    dl_iterate_phdr(ct_find_self, NULL);
+}
+
+/* Function symbols of one module from its ELF .symtab (static functions that dladdr, which
+ * sees only dynamic symbols, cannot name), loaded once per module, sorted by address. */
+typedef struct {
+    uint64_t lo, hi;
+    uint32_t name;               /* string id, demangled */
+} ct_sym;
+typedef struct {
+    const void *base;            /* dli_fbase of the module */
+    ct_sym *syms;
+    size_t n;
+} ct_module;
+static ct_module ct_modules[256];
+static size_t ct_nmodules;
+
+static int ct_sym_cmp(const void *a, const void *b)
+{
+    uint64_t x = ((const ct_sym *)a)->lo, y = ((const ct_sym *)b)->lo;
+    return x < y ? -1 : x > y;
+}
+
+/* Never trusts the file: every offset is checked against its size. */
+static void ct_load_symtab(ct_module *m, const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0)
+        return;
+    if (fstat(fd, &st) != 0 || (size_t)st.st_size < sizeof(ElfW(Ehdr))) {
+        close(fd);
+        return;
+    }
+    size_t size = (size_t)st.st_size;
+    const unsigned char *f = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (f == MAP_FAILED)
+        return;
+    const ElfW(Ehdr) *eh = (const void *)f;
+    if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_shentsize != sizeof(ElfW(Shdr)) ||
+        eh->e_shoff > size || eh->e_shnum > (size - eh->e_shoff) / sizeof(ElfW(Shdr))) {
+        munmap((void *)f, size);
+        return;
+    }
+    const ElfW(Shdr) *sh = (const void *)(f + eh->e_shoff);
+    for (unsigned i = 0; i < eh->e_shnum && !m->syms; i++) {
+        if (sh[i].sh_type != SHT_SYMTAB || sh[i].sh_link >= eh->e_shnum)
+            continue;
+        const ElfW(Shdr) *strs = &sh[sh[i].sh_link];
+        if (sh[i].sh_offset > size || sh[i].sh_size > size - sh[i].sh_offset ||
+            strs->sh_offset > size || strs->sh_size > size - strs->sh_offset)
+            break;
+        const ElfW(Sym) *sym = (const void *)(f + sh[i].sh_offset);
+        size_t nsym = sh[i].sh_size / sizeof(ElfW(Sym)), n = 0;
+        ct_sym *out = malloc(nsym * sizeof *out);
+        if (!out)
+            break;
+        for (size_t k = 0; k < nsym; k++) {
+            if (ELF64_ST_TYPE(sym[k].st_info) != STT_FUNC || !sym[k].st_value ||
+                sym[k].st_name >= strs->sh_size)
+                continue;
+            const char *name = (const char *)f + strs->sh_offset + sym[k].st_name;
+            if (!memchr(name, 0, strs->sh_size - sym[k].st_name))
+                continue;
+            out[n++] = (ct_sym){sym[k].st_value, sym[k].st_value + (sym[k].st_size ? sym[k].st_size : 1),
+                                ct_intern_demangled(name)};
+        }
+        qsort(out, n, sizeof *out, ct_sym_cmp);
+        m->syms = out;
+        m->n = n;
+    }
+    munmap((void *)f, size);
+}
+
+/* The function containing a module offset (link-time address for executables and libraries
+ * alike, as PIE and shared objects are linked at 0), from .symtab; 0 if unknown. */
+static uint32_t ct_symtab_name(const Dl_info *info, uint64_t offset)
+{
+    ct_module *m = NULL;
+    for (size_t i = 0; i < ct_nmodules && !m; i++)
+        if (ct_modules[i].base == info->dli_fbase)
+            m = &ct_modules[i];
+    if (!m) {
+        if (ct_nmodules == sizeof ct_modules / sizeof ct_modules[0])
+            return 0;
+        m = &ct_modules[ct_nmodules++];
+        m->base = info->dli_fbase;
+        ct_load_symtab(m, info->dli_fname);
+    }
+    size_t lo = 0, hi = m->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (m->syms[mid].lo <= offset)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo && offset < m->syms[lo - 1].hi ? m->syms[lo - 1].name : 0;
+}
+
+static uint32_t ct_frame_of(uintptr_t ip)
+{
+    uint64_t id;
+    if (ct_hmap_get(&ct_frame_ids, ip, &id))
+        return (uint32_t)id;
+    if (ct_nframes == ct_frames_cap) {
+        uint32_t cap = ct_frames_cap ? ct_frames_cap * 2 : 256;
+        ct_frame_def *v = realloc(ct_frames, cap * sizeof *v);
+        if (!v)
+            return 0;
+        ct_frames = v;
+        ct_frames_cap = cap;
+    }
+    /* ip - 1: a return address may already belong to the next function. */
+    Dl_info info;
+    ct_frame_def f = {0, 0, ip};
+    if (dladdr((void *)(ip - 1), &info)) {
+        f.module = info.dli_fname ? ct_intern(info.dli_fname, strlen(info.dli_fname)) : 0;
+        f.offset = ip - (uintptr_t)info.dli_fbase;
+        f.function = info.dli_sname ? ct_intern_demangled(info.dli_sname)
+                                    : ct_symtab_name(&info, f.offset - 1);
+    }
+    ct_frames[ct_nframes++] = f;
+    ct_hmap_put(&ct_frame_ids, ip, ct_nframes);
+    return ct_nframes;
+}
+
+uint32_t ct_stack_capture(void)
+{
+    pthread_once(&ct_stk_once, ct_stack_init);
+    void *ips[CT_STACK_DEPTH + 8];
+    int n = unw_backtrace(ips, CT_STACK_DEPTH + 8);
+    /* cutrace's own frames (this function, the hook, the wrappers of the driver and of the
+     * runtime) are not the program's: leave them out wherever they are. */
+    int kept = 0;
+    for (int i = 0; i < n && kept < CT_STACK_DEPTH; i++)
+        if ((uintptr_t)ips[i] < ct_self_lo || (uintptr_t)ips[i] >= ct_self_hi)
+            ips[kept++] = ips[i];
+    n = kept;
+    if (n == 0)
+        return 0;
+    uint64_t h = 1469598103934665603ull;
+    for (int i = 0; i < n; i++)
+        h = (h ^ (uint64_t)(uintptr_t)ips[i]) * 1099511628211ull;
+    h |= 1; /* never the empty key */
+    uint64_t id;
+    if (ct_hmap_get(&ct_stack_ids, h, &id))
+        return (uint32_t)id;
+    pthread_mutex_lock(&ct_stk_mu);
+    uint32_t sid = 0;
+    if (ct_hmap_get(&ct_stack_ids, h, &id)) {
+        sid = (uint32_t)id;
+    } else if (ct_nstacks == ct_stacks_cap) {
+        uint32_t cap = ct_stacks_cap ? ct_stacks_cap * 2 : 256;
+        ct_stack_def *v = realloc(ct_stacks, cap * sizeof *v);
+        if (v) {
+            ct_stacks = v;
+            ct_stacks_cap = cap;
+        }
+    }
+    if (!sid && ct_nstacks < ct_stacks_cap) {
+        uint32_t *frames = malloc((size_t)n * sizeof *frames);
+        if (frames) {
+            for (int i = 0; i < n; i++)
+                frames[i] = ct_frame_of((uintptr_t)ips[i]);
+            ct_stacks[ct_nstacks] = (ct_stack_def){(uint32_t)n, frames};
+            sid = ++ct_nstacks;
+            ct_hmap_put(&ct_stack_ids, h, sid);
+        }
+    }
+    pthread_mutex_unlock(&ct_stk_mu);
+    return sid;
+}
+
+int ct_stack_pending(ct_enc *e, uint64_t ts, int try)
+{
+    if (try ? pthread_mutex_trylock(&ct_stk_mu) != 0 : pthread_mutex_lock(&ct_stk_mu) != 0)
+        return -1;
+    int rc = 0;
+    while (rc == 0 && ct_frames_emitted < ct_nframes) {
+        const ct_frame_def *f = &ct_frames[ct_frames_emitted];
+        ct_rec_frame r = {ct_frames_emitted + 1, f->function, f->module, f->offset};
+        if ((rc = ct_enc_frame(e, ts, &r)) == 0)
+            ct_frames_emitted++;
+    }
+    while (rc == 0 && ct_stacks_emitted < ct_nstacks) {
+        const ct_stack_def *s = &ct_stacks[ct_stacks_emitted];
+        if ((rc = ct_enc_stack(e, ts, ct_stacks_emitted + 1, s->frames, s->n)) == 0)
+            ct_stacks_emitted++;
+    }
+    pthread_mutex_unlock(&ct_stk_mu);
+    return rc;
+}
+
+void ct_stack_rewind(void)
+{
+    ct_frames_emitted = ct_stacks_emitted = 0;
+}
+
+void ct_stack_lock(void)
+{
+    pthread_mutex_lock(&ct_stk_mu);
+}
+
+void ct_stack_unlock(void)
+{
+    pthread_mutex_unlock(&ct_stk_mu);
+}
