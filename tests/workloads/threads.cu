@@ -15,8 +15,9 @@
  * What a correct trace shows, for the defaults: 8 threads with distinct thread ids and names,
  * 8 distinct streams, one per thread, each stream used only by its thread; per thread 10 H2D and
  * 10 D2H copies of 262144 bytes and 40 kernels; totals 80 H2D, 80 D2H (20971520 bytes each way),
- * 320 kernels, 80 stream synchronizations, 8 cudaMalloc of 262144 bytes (peak 2097152 bytes
- * while all threads hold theirs), and API calls of different threads overlapping in time.
+ * 320 kernels, 80 stream synchronizations, 8 cudaMalloc of 262144 bytes (a peak of up to
+ * 2097152 bytes, reached when all threads hold theirs at once, as they normally do), and API
+ * calls of different threads overlapping in time.
  *
  * Values stay integers below 2^24 for K <= 12, so every result is exact (on a GPU too, where
  * a*x+b is one fused multiply-add) and the check compares bit for bit. */
