@@ -14,3 +14,4 @@ all: $(TRACEGEN)
 $(B)/tests/analyzer/%.o $(B)/asan/tests/analyzer/%.o: CFLAGS += -Ianalyzer -Itests/analyzer
 
 $(eval $(call ct_test_suite,analyzer,$(patsubst %.c,$(B)/%.o,$(AN_HELPER_SRCS) $(AN_UNIT_SRCS)),$(CTTRACE_LDLIBS) -lm,$(TRACEGEN) $(CUTRACE_BIN)))
+
