@@ -1,6 +1,7 @@
 /* The simulated CUDA runtime (tests/fakecuda/runtime): nvcc-built programs on the simulation,
  * the runtime's requests to the driver, and the runtime API's own semantics. */
 TEST_ENTRY(program_runs_on_simulation)
+TEST_ENTRY(program_without_image_for_device)
 TEST_ENTRY(default_stream_modes_pick_driver_variants)
 TEST_ENTRY(init_requests_match_nvidia)
 TEST_ENTRY(wrong_runtime_fails_loudly)

@@ -21,6 +21,21 @@ TEST_IMPL(program_runs_on_simulation)
     return 0;
 }
 
+/* Built for compute capability 7.5 (nvcc's default), the program has no code a V100 (7.0) can
+ * run: its first launch fails with the runtime's error for that, seen by cudaGetLastError. */
+TEST_IMPL(program_without_image_for_device)
+{
+    char *env[] = {"FAKECUDA_DEVICES=v100", NULL};
+    ct_test_proc p;
+    ASSERT_INT(simrt_run(&p, "vecadd", env, 0, NULL), ==, 0);
+    ASSERT_INT(p.exited, ==, 1);
+    ASSERT_INT(p.code, ==, 1);
+    ASSERT_CONTAINS(p.err, "cudaGetLastError() returned cudaErrorNoKernelImageForDevice (209)");
+    ASSERT_STR(p.out, "");
+    ct_test_proc_free(&p);
+    return 0;
+}
+
 /* The legacy program copies in the directions cudaMemcpyDefault implies and launches on the
  * legacy entry points; the per-thread one uses the driver's per-thread (flags 2) entry points. */
 TEST_IMPL(default_stream_modes_pick_driver_variants)

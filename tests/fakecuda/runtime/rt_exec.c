@@ -9,6 +9,7 @@
 
 #include <fatbinary_section.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,6 +26,10 @@ typedef struct {
 } fc_function;
 
 static pthread_mutex_t fc_reg_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Why the last kernel lookup failed. nvcc's code keeps a failed __cudaGetKernel's NULL handle
+ * and launches with it; such a launch reports this, as NVIDIA's reports, say,
+ * cudaErrorNoKernelImageForDevice for a program built for another architecture. */
+static _Atomic int fc_lookup_error = cudaErrorInvalidResourceHandle;
 static fc_function *fc_funcs;
 static size_t fc_nfuncs, fc_capfuncs;
 
@@ -132,6 +137,8 @@ static cudaError_t fc_kernel(const void *host_fun, CUkernel *out)
     }
     if (e == cudaSuccess)
         *out = f->kernel;
+    else
+        atomic_store(&fc_lookup_error, (int)e);
     pthread_mutex_unlock(&fc_reg_lock);
     return e;
 }
@@ -263,6 +270,8 @@ FC_EXPORT cudaError_t CUDARTAPI __cudaPopCallConfiguration(dim3 *gridDim, dim3 *
 static cudaError_t fc_launch(CUkernel k, dim3 g, dim3 b, void **args, size_t shmem, cudaStream_t s, int pt)
 {
     FC_CTX();
+    if (!k)
+        return fc_rt_ret((cudaError_t)atomic_load(&fc_lookup_error));
     /* 1024 threads per block is every CUDA 13 GPU's limit (compute capability 7.5 and up). */
     if (!g.x || !g.y || !g.z || !b.x || !b.y || !b.z || (unsigned long long)b.x * b.y * b.z > 1024)
         return fc_rt_ret(cudaErrorInvalidConfiguration);
