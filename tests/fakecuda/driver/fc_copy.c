@@ -189,6 +189,46 @@ static CUresult fc_memcpy3d(const CUDA_MEMCPY3D *p, CUstream h, int pt, int asyn
     return CUDA_SUCCESS;
 }
 
+/* The 32-bit ABI (CUDA 2.x) forms of the descriptors, widened. */
+static CUDA_MEMCPY2D fc_widen_2d(const CUDA_MEMCPY2D_v1 *p)
+{
+    return (CUDA_MEMCPY2D){
+        .srcXInBytes = p->srcXInBytes, .srcY = p->srcY, .srcMemoryType = p->srcMemoryType,
+        .srcHost = p->srcHost, .srcDevice = p->srcDevice, .srcArray = p->srcArray,
+        .srcPitch = p->srcPitch, .dstXInBytes = p->dstXInBytes, .dstY = p->dstY,
+        .dstMemoryType = p->dstMemoryType, .dstHost = p->dstHost, .dstDevice = p->dstDevice,
+        .dstArray = p->dstArray, .dstPitch = p->dstPitch, .WidthInBytes = p->WidthInBytes,
+        .Height = p->Height};
+}
+
+static CUDA_MEMCPY3D fc_widen_3d(const CUDA_MEMCPY3D_v1 *p)
+{
+    return (CUDA_MEMCPY3D){
+        .srcXInBytes = p->srcXInBytes, .srcY = p->srcY, .srcZ = p->srcZ, .srcLOD = p->srcLOD,
+        .srcMemoryType = p->srcMemoryType, .srcHost = p->srcHost, .srcDevice = p->srcDevice,
+        .srcArray = p->srcArray, .srcPitch = p->srcPitch, .srcHeight = p->srcHeight,
+        .dstXInBytes = p->dstXInBytes, .dstY = p->dstY, .dstZ = p->dstZ, .dstLOD = p->dstLOD,
+        .dstMemoryType = p->dstMemoryType, .dstHost = p->dstHost, .dstDevice = p->dstDevice,
+        .dstArray = p->dstArray, .dstPitch = p->dstPitch, .dstHeight = p->dstHeight,
+        .WidthInBytes = p->WidthInBytes, .Height = p->Height, .Depth = p->Depth};
+}
+
+static CUresult fc_memcpy2d_v1(const CUDA_MEMCPY2D_v1 *p, CUstream h, int async)
+{
+    if (!p)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUDA_MEMCPY2D q = fc_widen_2d(p);
+    return fc_memcpy2d(&q, h, 0, async);
+}
+
+static CUresult fc_memcpy3d_v1(const CUDA_MEMCPY3D_v1 *p, CUstream h, int async)
+{
+    if (!p)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUDA_MEMCPY3D q = fc_widen_3d(p);
+    return fc_memcpy3d(&q, h, 0, async);
+}
+
 /* ---- peer ---------------------------------------------------------------------------- */
 
 static CUresult fc_memcpy_peer(CUdeviceptr dst, CUcontext dctx, CUdeviceptr src,
@@ -304,6 +344,11 @@ FC_DEF(cuMemcpyDtoDAsync_v2, (CUdeviceptr d, CUdeviceptr s, size_t n, CUstream h
 FC_DEF(cuMemcpyDtoDAsync_v2_ptsz, (CUdeviceptr d, CUdeviceptr s, size_t n, CUstream h),
        fc_memcpy(d, s, n, FC_DEV_SRC | FC_DEV_DST, h, 1, 1))
 
+FC_DEF(cuMemcpy2D, (const CUDA_MEMCPY2D_v1 *p), fc_memcpy2d_v1(p, NULL, 0))
+FC_DEF(cuMemcpy2DUnaligned, (const CUDA_MEMCPY2D_v1 *p), fc_memcpy2d_v1(p, NULL, 0))
+FC_DEF(cuMemcpy2DAsync, (const CUDA_MEMCPY2D_v1 *p, CUstream h), fc_memcpy2d_v1(p, h, 1))
+FC_DEF(cuMemcpy3D, (const CUDA_MEMCPY3D_v1 *p), fc_memcpy3d_v1(p, NULL, 0))
+FC_DEF(cuMemcpy3DAsync, (const CUDA_MEMCPY3D_v1 *p, CUstream h), fc_memcpy3d_v1(p, h, 1))
 FC_DEF(cuMemcpy2D_v2, (const CUDA_MEMCPY2D *p), fc_memcpy2d(p, NULL, 0, 0))
 FC_DEF(cuMemcpy2D_v2_ptds, (const CUDA_MEMCPY2D *p), fc_memcpy2d(p, NULL, 1, 0))
 FC_DEF(cuMemcpy2DUnaligned_v2, (const CUDA_MEMCPY2D *p), fc_memcpy2d(p, NULL, 0, 0))

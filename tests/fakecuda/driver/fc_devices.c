@@ -182,9 +182,10 @@ FC_EXPORT CUresult CUDAAPI cuDeviceGetName(char *name, int len, CUdevice dev)
     return CUDA_SUCCESS;
 }
 
-FC_EXPORT CUresult CUDAAPI cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)
+/* Entry points call these helpers, never each other: a tracer interposing on the exported
+ * names must see only the calls the program made. */
+static CUresult fc_total_mem(size_t *bytes, CUdevice dev)
 {
-    FC_ENTER("cuDeviceTotalMem_v2");
     CUresult r = fc_check_device(dev);
     if (r != CUDA_SUCCESS)
         return r;
@@ -194,11 +195,17 @@ FC_EXPORT CUresult CUDAAPI cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)
     return CUDA_SUCCESS;
 }
 
+FC_EXPORT CUresult CUDAAPI cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)
+{
+    FC_ENTER("cuDeviceTotalMem_v2");
+    return fc_total_mem(bytes, dev);
+}
+
 FC_EXPORT CUresult CUDAAPI cuDeviceTotalMem(unsigned int *bytes, CUdevice dev)
 {
     FC_ENTER("cuDeviceTotalMem");
     size_t b;
-    CUresult r = cuDeviceTotalMem_v2(&b, dev);
+    CUresult r = fc_total_mem(&b, dev);
     if (r == CUDA_SUCCESS && bytes)
         *bytes = b > 0xffffffffu ? 0xffffffffu : (unsigned)b;
     return r;
@@ -261,9 +268,8 @@ FC_EXPORT CUresult CUDAAPI cuDeviceComputeCapability(int *major, int *minor, CUd
     return CUDA_SUCCESS;
 }
 
-FC_EXPORT CUresult CUDAAPI cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice dev)
+static CUresult fc_pci_bus_id(char *pciBusId, int len, CUdevice dev)
 {
-    FC_ENTER("cuDeviceGetPCIBusId");
     CUresult r = fc_check_device(dev);
     if (r != CUDA_SUCCESS)
         return r;
@@ -273,6 +279,12 @@ FC_EXPORT CUresult CUDAAPI cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice
     return CUDA_SUCCESS;
 }
 
+FC_EXPORT CUresult CUDAAPI cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice dev)
+{
+    FC_ENTER("cuDeviceGetPCIBusId");
+    return fc_pci_bus_id(pciBusId, len, dev);
+}
+
 FC_EXPORT CUresult CUDAAPI cuDeviceGetByPCIBusId(CUdevice *dev, const char *pciBusId)
 {
     FC_ENTER_INIT("cuDeviceGetByPCIBusId");
@@ -280,7 +292,7 @@ FC_EXPORT CUresult CUDAAPI cuDeviceGetByPCIBusId(CUdevice *dev, const char *pciB
         return CUDA_ERROR_INVALID_VALUE;
     for (int i = 0; i < fc_g.ndev; i++) {
         char id[32];
-        cuDeviceGetPCIBusId(id, sizeof id, i);
+        fc_pci_bus_id(id, sizeof id, i);
         if (strcasecmp(id, pciBusId) == 0 || strcasecmp(id + 5, pciBusId) == 0) {
             *dev = i;
             return CUDA_SUCCESS;

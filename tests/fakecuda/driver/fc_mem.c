@@ -219,11 +219,11 @@ FC_EXPORT CUresult CUDAAPI cuMemAlloc(CUdeviceptr_v1 *dptr, unsigned int bytesiz
     return r;
 }
 
-FC_EXPORT CUresult CUDAAPI cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch,
-                                              size_t WidthInBytes, size_t Height,
-                                              unsigned int ElementSizeBytes)
+/* Entry points call these helpers, never each other: a tracer interposing on the exported
+ * names must see only the calls the program made. */
+static CUresult fc_alloc_pitch(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes,
+                               size_t Height, unsigned ElementSizeBytes)
 {
-    FC_ENTER("cuMemAllocPitch_v2");
     fc_ctx *c;
     CUresult r = fc_ctx_get(&c);
     if (r != CUDA_SUCCESS)
@@ -235,6 +235,35 @@ FC_EXPORT CUresult CUDAAPI cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch,
     r = fc_alloc_device(dptr, pitch * Height, FC_MEM_DEVICE, NULL, c);
     if (r == CUDA_SUCCESS)
         *pPitch = pitch;
+    return r;
+}
+
+FC_EXPORT CUresult CUDAAPI cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch,
+                                              size_t WidthInBytes, size_t Height,
+                                              unsigned int ElementSizeBytes)
+{
+    FC_ENTER("cuMemAllocPitch_v2");
+    return fc_alloc_pitch(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
+}
+
+FC_EXPORT CUresult CUDAAPI cuMemAllocPitch(CUdeviceptr_v1 *dptr, unsigned int *pPitch,
+                                           unsigned int WidthInBytes, unsigned int Height,
+                                           unsigned int ElementSizeBytes)
+{
+    FC_ENTER("cuMemAllocPitch");
+    if (!dptr || !pPitch)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUdeviceptr p;
+    size_t pitch;
+    CUresult r = fc_alloc_pitch(&p, &pitch, WidthInBytes, Height, ElementSizeBytes);
+    if (r == CUDA_SUCCESS && p > 0xffffffffu) {
+        fc_mem_free_device((uintptr_t)p); /* the 32-bit ABI cannot return this address */
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    if (r == CUDA_SUCCESS) {
+        *dptr = (CUdeviceptr_v1)p;
+        *pPitch = (unsigned)pitch;
+    }
     return r;
 }
 
@@ -250,9 +279,8 @@ FC_EXPORT CUresult CUDAAPI cuMemFree(CUdeviceptr_v1 dptr)
     return fc_free_device(dptr);
 }
 
-FC_EXPORT CUresult CUDAAPI cuMemGetInfo_v2(size_t *free_bytes, size_t *total)
+static CUresult fc_mem_info(size_t *free_bytes, size_t *total)
 {
-    FC_ENTER("cuMemGetInfo_v2");
     fc_ctx *c;
     CUresult r = fc_ctx_get(&c);
     if (r != CUDA_SUCCESS)
@@ -263,6 +291,27 @@ FC_EXPORT CUresult CUDAAPI cuMemGetInfo_v2(size_t *free_bytes, size_t *total)
     *total = d->budget;
     *free_bytes = d->budget - atomic_load(&d->used);
     return CUDA_SUCCESS;
+}
+
+FC_EXPORT CUresult CUDAAPI cuMemGetInfo_v2(size_t *free_bytes, size_t *total)
+{
+    FC_ENTER("cuMemGetInfo_v2");
+    return fc_mem_info(free_bytes, total);
+}
+
+/* The 32-bit ABI: byte counts saturate at 4 GiB - 1. */
+FC_EXPORT CUresult CUDAAPI cuMemGetInfo(unsigned int *free_bytes, unsigned int *total)
+{
+    FC_ENTER("cuMemGetInfo");
+    size_t f, t;
+    if (!free_bytes || !total)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUresult r = fc_mem_info(&f, &t);
+    if (r == CUDA_SUCCESS) {
+        *free_bytes = f > 0xffffffffu ? 0xffffffffu : (unsigned)f;
+        *total = t > 0xffffffffu ? 0xffffffffu : (unsigned)t;
+    }
+    return r;
 }
 
 FC_EXPORT CUresult CUDAAPI cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize,
