@@ -30,7 +30,7 @@
 #define CT_TOP_STACKS 10         /* live allocations grouped by stack, at a peak or an OOM */
 #define CT_TOP_GAPS 10
 #define CT_MAX_FAILS 16          /* failed allocations kept in detail */
-#define CT_SWEEP_MIN_LAG_NS 1000000000ull
+#define CT_SWEEP_MIN_LAG_NS 200000000ull
 #define CT_BW_MIN_BYTES (256u << 10) /* smaller copies measure latency, not bandwidth */
 
 /* copy operations, as the tables name them */
