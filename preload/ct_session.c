@@ -7,7 +7,7 @@
  * handlers are installed where the disposition is SIG_DFL. If the file cannot be created,
  * one warning is printed and the process runs untraced.
  *
- * The writer wakes every 100 ms: it snapshots every ring's head, writes the strings interned
+ * The writer wakes every 100 ms (every 5 to 20 ms while rings fill quickly): it snapshots every ring's head, writes the strings interned
  * so far (so every record it then drains has its definitions earlier in the file), drains each
  * ring into that thread's encoder, and writes a thread's chunk when it is 500 ms old (or its
  * buffer is half full). One flush runs at a time (ct_flush_owner); the signal-handler flush
@@ -40,7 +40,8 @@
 #define CT_VERSION "0.1"
 #define CT_RING_WORDS (1u << 17)      /* 1 MiB per thread: ~10000 calls between drains */
 #define CT_ENC_BYTES (1u << 20)       /* encoded records per thread between chunks */
-#define CT_WRITER_PERIOD_NS 100000000ull
+#define CT_WRITER_PERIOD_NS 100000000ull /* when the rings are nearly empty */
+#define CT_WRITER_BUSY_NS 5000000ull      /* when a ring held an eighth of its size */
 #define CT_CHUNK_PERIOD_NS 500000000ull
 
 __thread ct_thread *ct_tls __attribute__((tls_model("initial-exec")));
@@ -68,6 +69,7 @@ static uint64_t ct_gpu_lost_reported;
 static uint64_t ct_gpu_last_chunk;
 static uint64_t ct_genc_min = UINT64_MAX;      /* earliest ts in ct_genc */
 static uint64_t ct_cycle_start;                /* when the current flush began */
+static uint64_t ct_max_drained;                /* most words one ring held at the last flush */
 static uint8_t ct_fn_defined[CT_NFNS];         /* STRING of the function name written */
 static uint32_t ct_writer_tid;
 static _Atomic uint32_t ct_flush_owner;        /* tid of the flushing thread, 0 if none */
@@ -304,6 +306,8 @@ static void ct_drain(ct_thread *t, int final, int compress, int in_signal, uint6
 {
     uint64_t tail = atomic_load_explicit(&t->ring.tail, memory_order_relaxed);
     uint64_t lost = atomic_load_explicit(&t->ring.dropped, memory_order_relaxed) - t->lost_reported;
+    if (t->snap - tail > ct_max_drained)
+        ct_max_drained = t->snap - tail;
     while (tail < t->snap) {
         const uint64_t *w = t->ring.words + (tail & t->ring.mask);
         unsigned kind = ct_raw_kind(w[0]);
@@ -362,6 +366,7 @@ static void ct_flush(int final, int in_signal, unsigned how, int code)
     uint64_t now = ct_now();
     int compress = !in_signal;
     ct_cycle_start = now;
+    ct_max_drained = 0;
     /* Records appended before this point had their strings interned before. */
     for (ct_thread *t = atomic_load(&ct_threads); t; t = t->next)
         if (!t->dead)
@@ -425,9 +430,13 @@ static void *ct_writer_main(void *arg)
     ct_writer_tid = ct_gettid();
     pthread_mutex_lock(&ct_wmu);
     while (!ct_writer_stop) {
+        /* Poll faster while threads fill their rings quickly, so bursts are not dropped. */
+        uint64_t period = ct_max_drained > CT_RING_WORDS / 8 ? CT_WRITER_BUSY_NS
+                          : ct_max_drained > CT_RING_WORDS / 64 ? CT_WRITER_BUSY_NS * 4
+                                                                 : CT_WRITER_PERIOD_NS;
         struct timespec dl;
         clock_gettime(CLOCK_MONOTONIC, &dl);
-        dl.tv_nsec += (long)CT_WRITER_PERIOD_NS;
+        dl.tv_nsec += (long)period;
         dl.tv_sec += dl.tv_nsec / 1000000000;
         dl.tv_nsec %= 1000000000;
         pthread_cond_timedwait(&ct_wcond, &ct_wmu, &dl);

@@ -56,3 +56,29 @@ TEST_IMPL(unwritable_dir_runs_untraced)
     ct_test_proc_free(&p);
     return 0;
 }
+
+/* The disk fills while tracing (a 16 KiB tmpfs in a private mount namespace): one warning,
+ * then the program runs on untraced with its own output and exit status. */
+TEST_IMPL(disk_full_runs_on)
+{
+    char prog[4096], cutrace[4096], fake[4096], script[16384];
+    const char *dir = ct_test_tmpdir();
+    snprintf(script, sizeof script,
+             "mount -t tmpfs -o size=16k tmpfs %s || exit 99; "
+             "LD_LIBRARY_PATH=%s FAKECUDA_INSTANT=1 %s run -o %s/traces -- %s stress 8 8000",
+             dir, ct_test_path(fake, "tests/fakecuda"), ct_test_path(cutrace, "bin/cutrace"), dir,
+             ct_test_path(prog, "tests/tracer/probe"));
+    char *argv[] = {"unshare", "-m", "sh", "-c", script, NULL};
+    ct_test_proc p;
+    ASSERT_INT(ct_test_run(&p, argv, NULL, 60), ==, 0);
+    if (p.exited && p.code == 99)
+        ct_test_skip("cannot mount a small tmpfs here (needs root and mount namespaces)");
+    TR_ASSERT_EXIT(p, 0);
+    ASSERT_STR(p.out, "probe: mode=stress threads=8 sets=64000\n");
+    const char *w = strstr(p.err, "cutrace: warning: writing ");
+    ASSERT(w != NULL);
+    ASSERT_CONTAINS(w, "failed");
+    ASSERT(!strstr(w + 1, "cutrace: warning:"));
+    ct_test_proc_free(&p);
+    return 0;
+}
