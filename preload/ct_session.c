@@ -368,9 +368,12 @@ static void ct_flush(int final, int in_signal, unsigned how, int code)
     ct_cycle_start = now;
     ct_max_drained = 0;
     /* Records appended before this point had their strings interned before. */
+    /* exited is read before head: a thread that had exited then appended nothing later. */
     for (ct_thread *t = atomic_load(&ct_threads); t; t = t->next)
-        if (!t->dead)
+        if (!t->dead) {
+            t->snap_exited = atomic_load_explicit(&t->exited, memory_order_acquire);
             t->snap = atomic_load_explicit(&t->ring.head, memory_order_acquire);
+        }
     if (in_signal)
         ct_intern_pending_try(ct_def_string, NULL);
     else
@@ -386,7 +389,7 @@ static void ct_flush(int final, int in_signal, unsigned how, int code)
     for (ct_thread *t = atomic_load(&ct_threads); t; t = t->next) {
         if (t->dead)
             continue;
-        int exited = atomic_load_explicit(&t->exited, memory_order_acquire);
+        int exited = t->snap_exited;
         ct_drain(t, final || exited, compress, in_signal, now);
         if (exited && !in_signal && atomic_load(&t->ring.tail) == t->snap) {
             ct_thread_record(t, CT_THREAD_EXITED, 0);

@@ -59,6 +59,7 @@ typedef struct ct_thread {
     char name[16];               /* thread name at registration, then at exit */
     uint64_t last_chunk;         /* when this thread's last chunk was written */
     uint64_t snap;               /* ring head at the start of the current flush */
+    int snap_exited;             /* exited, read just before snap */
     int announced;               /* THREAD record written */
     int dead;                    /* exited, drained, buffers freed */
     _Atomic int exited;          /* set by the thread's exit; the writer then retires it */
