@@ -4,32 +4,37 @@
 # libcuda.so.1; at run time LD_LIBRARY_PATH=$(B)/tests/fakecuda puts the simulation first.
 
 WL_DIR      := $(B)/tests/workloads
-WL_HEADERS  := tests/workloads/wl_common.h tests/workloads/wl_kernels.h
+# Flags live in this file, so what nvcc builds depends on it too.
+WL_HEADERS  := tests/workloads/wl_common.h tests/workloads/wl_kernels.h tests/workloads/build.mk
 WL_CU_PROGS := $(addprefix $(WL_DIR)/,train_loop threads fork_exec dies)
 WL_C_PROGS  := $(addprefix $(WL_DIR)/,vram_peak driver_api)
 WL_KERNELS  := $(WL_DIR)/libworkload_kernels.so
-WL_ARCH     := -arch=sm_90
-WL_NVFLAGS  := -O2 -std=c++17 $(WL_ARCH) -Xcompiler -Wall,-Wextra -Werror all-warnings
+# Machine code for each major architecture CUDA 13 supports (Turing is its oldest) plus PTX, as
+# a library shipping to every GPU would; the simulated T4, A100 and H100 each find their own.
+WL_ARCH     := -gencode arch=compute_75,code=[sm_75,compute_75] \
+               -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90
+WL_NVFLAGS  := -O2 -std=c++17 -Xcompiler -Wall,-Wextra -Werror all-warnings
+# driver_api's cubins, one per major architecture (a cubin holds one).
+WL_CUBINS   := $(foreach a,75 80 90,$(WL_DIR)/driver_api_kernels.sm_$(a).cubin)
 
 WORKLOADS   := $(WL_CU_PROGS) $(WL_C_PROGS) $(WL_KERNELS)
 all: $(WORKLOADS)
 
 $(WL_CU_PROGS): $(WL_DIR)/%: tests/workloads/%.cu $(WL_HEADERS)
 	@mkdir -p $(dir $@)
-	$(NVCC) -cudart shared $(WL_NVFLAGS) -o $@ $<
+	$(NVCC) -cudart shared $(WL_NVFLAGS) $(WL_ARCH) -o $@ $<
 
-$(WL_DIR)/driver_api_kernels.cubin: tests/workloads/driver_api_kernels.cu $(WL_HEADERS)
+$(WL_DIR)/driver_api_kernels.sm_%.cubin: tests/workloads/driver_api_kernels.cu $(WL_HEADERS)
 	@mkdir -p $(dir $@)
-	$(NVCC) -cubin $(WL_NVFLAGS) -o $@ $<
+	$(NVCC) -cubin $(WL_NVFLAGS) -arch=sm_$* -o $@ $<
 
 $(WL_DIR)/driver_api_kernels.fatbin: tests/workloads/driver_api_kernels.cu $(WL_HEADERS)
 	@mkdir -p $(dir $@)
-	$(NVCC) -fatbin $(WL_NVFLAGS) -o $@ $<
+	$(NVCC) -fatbin $(WL_NVFLAGS) $(WL_ARCH) -o $@ $<
 
-# driver_api embeds both images with .incbin; gcc does not see them as dependencies.
-$(WL_DIR)/driver_api.o: $(WL_DIR)/driver_api_kernels.cubin $(WL_DIR)/driver_api_kernels.fatbin
-$(WL_DIR)/driver_api.o: CFLAGS += -DWL_CUBIN=\"$(WL_DIR)/driver_api_kernels.cubin\" \
-                                  -DWL_FATBIN=\"$(WL_DIR)/driver_api_kernels.fatbin\"
+# driver_api embeds the images with .incbin; gcc does not see them as dependencies.
+$(WL_DIR)/driver_api.o: $(WL_CUBINS) $(WL_DIR)/driver_api_kernels.fatbin
+$(WL_DIR)/driver_api.o: CFLAGS += -DWL_IMAGES=\"$(WL_DIR)/driver_api_kernels\"
 
 $(WL_DIR)/driver_api: $(WL_DIR)/driver_api.o
 	$(CC) $(CFLAGS) -o $@ $^ -L$(CUDA_HOME)/lib64/stubs -lcuda

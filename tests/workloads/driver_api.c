@@ -1,11 +1,13 @@
 /* driver_api: the driver API the way JIT compilers and libraries use it. It loads nvcc-built
- * device code embedded in the program (driver_api_kernels.cu, compiled for sm_90): a cubin with
- * cuModuleLoadData and a fatbin with cuLibraryLoadData, and launches through cuLaunchKernel and
+ * device code embedded in the program (driver_api_kernels.cu): with cuModuleLoadData, the cubin
+ * for the device's architecture (sm_75, sm_80 or sm_90, chosen by compute capability), and with
+ * cuLibraryLoadData, a fatbin for all three; it launches through cuLaunchKernel and
  * cuLaunchKernelEx, with CUfunctions from cuModuleGetFunction and CUkernels from
  * cuLibraryGetKernel (cast to CUfunction, as CUDA 12+ allows).
  *
  * Sequence and what a correct trace shows:
- *   cuInit(0); cuDeviceGet(0); cuCtxCreate (v4, no parameters); cuStreamCreate (blocking);
+ *   cuInit(0); cuDeviceGet(0); cuDeviceGetName; cuCtxCreate (v4, no parameters);
+ *   cuStreamCreate (blocking); 2 cuDeviceGetAttribute (compute capability);
  *   cuModuleLoadData (cubin, 1 module) + cuModuleGetFunction "vec_add", "_Z5scaleIfEvPT_S0_i";
  *   cuLibraryLoadData (fatbin) + cuLibraryGetKernel "vec_add", "_Z5scaleIfEvPT_S0_i";
  *   3 cuMemAlloc of 262144 bytes; 2 cuMemcpyHtoD of 262144 bytes;
@@ -23,16 +25,29 @@
 
 #include "wl_common.h"
 
-/* The device code, embedded at build time (WL_CUBIN and WL_FATBIN name the files). */
-__asm__(".section .rodata\n"
-        ".balign 64\n"
-        "wl_cubin_image:\n"
-        ".incbin \"" WL_CUBIN "\"\n"
-        ".balign 64\n"
-        "wl_fatbin_image:\n"
-        ".incbin \"" WL_FATBIN "\"\n"
-        ".previous\n");
-extern const unsigned char wl_cubin_image[], wl_fatbin_image[];
+/* The device code, embedded at build time from the files WL_IMAGES.sm_XX.cubin and
+ * WL_IMAGES.fatbin: one cubin per major architecture, and a fatbin holding all of them. */
+#define WL_EMBED(sym, suffix)                                                                  \
+    ".balign 64\n" #sym ":\n.incbin \"" WL_IMAGES suffix "\"\n"
+__asm__(".section .rodata\n" WL_EMBED(wl_cubin_sm75, ".sm_75.cubin")
+            WL_EMBED(wl_cubin_sm80, ".sm_80.cubin") WL_EMBED(wl_cubin_sm90, ".sm_90.cubin")
+                WL_EMBED(wl_fatbin, ".fatbin") ".previous\n");
+extern const unsigned char wl_cubin_sm75[], wl_cubin_sm80[], wl_cubin_sm90[], wl_fatbin[];
+
+/* The cubin for the device, as a JIT picks its target: by compute capability. A cubin runs on
+ * its own major version at an equal or higher minor one. */
+static const unsigned char *cubin_for(CUdevice dev, int *major, int *minor)
+{
+    WL_CU(cuDeviceGetAttribute(major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev));
+    WL_CU(cuDeviceGetAttribute(minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev));
+    if (*major == 7 && *minor >= 5)
+        return wl_cubin_sm75;
+    if (*major == 8)
+        return wl_cubin_sm80;
+    if (*major == 9)
+        return wl_cubin_sm90;
+    WL_DIE("expected a device of compute capability 7.5, 8.x or 9.x, found %d.%d", *major, *minor);
+}
 
 #define N (1 << 16)
 #define THREADS 256
@@ -72,12 +87,13 @@ int main(void)
 
     CUmodule mod;
     CUfunction f_add, f_scale;
-    WL_CU(cuModuleLoadData(&mod, wl_cubin_image));
+    int major, minor;
+    WL_CU(cuModuleLoadData(&mod, cubin_for(dev, &major, &minor)));
     WL_CU(cuModuleGetFunction(&f_add, mod, "vec_add"));
     WL_CU(cuModuleGetFunction(&f_scale, mod, "_Z5scaleIfEvPT_S0_i"));
     CUlibrary lib;
     CUkernel k_add, k_scale;
-    WL_CU(cuLibraryLoadData(&lib, wl_fatbin_image, NULL, NULL, 0, NULL, NULL, 0));
+    WL_CU(cuLibraryLoadData(&lib, wl_fatbin, NULL, NULL, 0, NULL, NULL, 0));
     WL_CU(cuLibraryGetKernel(&k_add, lib, "vec_add"));
     WL_CU(cuLibraryGetKernel(&k_scale, lib, "_Z5scaleIfEvPT_S0_i"));
 
@@ -113,7 +129,8 @@ int main(void)
     WL_CU(cuStreamDestroy(s));
     WL_CU(cuCtxDestroy(ctx));
 
-    printf("driver_api: device=%s modules=1 libraries=1 functions=2 kernels=2\n", name);
+    printf("driver_api: device=%s cc=%d.%d modules=1 libraries=1 functions=2 kernels=2\n", name,
+           major, minor);
     printf("driver_api: launches=4 cuLaunchKernel=2 cuLaunchKernelEx=2 allocs=3 "
            "alloc_bytes=%zu h2d=2 d2h=1 copy_bytes=%zu\n",
            3 * sizeof a, sizeof a);
