@@ -34,6 +34,7 @@ typedef struct {
     int instant;        /* FAKECUDA_INSTANT=1 */
     int ndev;
     int have_faults;    /* FAKECUDA_FAIL set */
+    int forked;         /* this process is a fork() child of one that initialized */
 } fc_globals;
 extern fc_globals fc_g;
 

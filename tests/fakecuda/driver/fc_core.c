@@ -150,9 +150,25 @@ static void fc_setup_env(void)
     }
 }
 
+/* A fork() child has none of its parent's stream workers: like NVIDIA's driver, it cannot use
+ * CUDA (every call reports CUDA_ERROR_NOT_INITIALIZED, cuInit included). */
+static void fc_after_fork_child(void)
+{
+    if (fc_g.initialized) {
+        fc_g.initialized = 0;
+        fc_g.forked = 1;
+    }
+}
+
+static void fc_setup_process(void)
+{
+    fc_setup_env();
+    pthread_atfork(NULL, NULL, fc_after_fork_child);
+}
+
 static void fc_setup(void)
 {
-    pthread_once(&fc_setup_once, fc_setup_env);
+    pthread_once(&fc_setup_once, fc_setup_process);
 }
 
 /* ---- init, version ------------------------------------------------------------------- */
@@ -163,6 +179,8 @@ FC_EXPORT CUresult CUDAAPI cuInit(unsigned int Flags)
     FC_ENTER("cuInit");
     if (Flags != 0)
         return CUDA_ERROR_INVALID_VALUE;
+    if (fc_g.forked)
+        return CUDA_ERROR_NOT_INITIALIZED;
     fc_g.initialized = 1;
     return CUDA_SUCCESS;
 }
@@ -448,6 +466,16 @@ static CUresult fc_ctx_destroy(CUcontext ctx)
         return CUDA_ERROR_INVALID_CONTEXT;
     fc_ctx_sync(ctx);
     atomic_store(&ctx->alive, 0);
+    /* Its streams go with it (their worker threads end). */
+    for (;;) {
+        pthread_mutex_lock(&ctx->lock);
+        fc_stream *s = ctx->streams;
+        pthread_mutex_unlock(&ctx->lock);
+        if (!s)
+            break;
+        fc_stream_retire(s);
+    }
+    ctx->legacy = NULL;
     /* Destroying a context pops it from this thread's stack if current; the object stays
      * allocated so stale handles are detected, not dereferenced after free. */
     for (int i = fc_ctx_depth - 1; i >= 0; i--)
@@ -668,6 +696,20 @@ FC_EXPORT CUresult CUDAAPI cuCtxGetLimit(size_t *pvalue, CUlimit limit)
 {
     FC_ENTER("cuCtxGetLimit");
     return fc_limit(limit, pvalue, 0);
+}
+
+/* ---- profiler control (cudaProfiler.h): accepted, there is no profiler to start --------- */
+
+FC_EXPORT CUresult CUDAAPI cuProfilerStart(void)
+{
+    FC_ENTER_INIT("cuProfilerStart");
+    return fc_ctx_current() ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
+}
+
+FC_EXPORT CUresult CUDAAPI cuProfilerStop(void)
+{
+    FC_ENTER_INIT("cuProfilerStop");
+    return fc_ctx_current() ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
 }
 
 /* ---- primary contexts ---------------------------------------------------------------- */
