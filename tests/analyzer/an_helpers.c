@@ -134,8 +134,10 @@ const char *an_trace_workload(char dir[4096], const char *name, const char *prog
     snprintf(dir, 4096, "%s/%s", ct_test_tmpdir(), name);
     snprintf(ld, sizeof ld, "LD_LIBRARY_PATH=%s", ct_test_path(fake, "tests/fakecuda"));
     snprintf(hk, sizeof hk, "FAKECUDA_HOST_KERNELS=%s", kern);
-    char *envv[16] = {ld, hk};
-    int k = 2;
+    char cl[4200];
+    snprintf(cl, sizeof cl, "CUTRACE_LIB=%s", lib); /* the sanitizer build's cutrace too */
+    char *envv[16] = {ld, hk, cl};
+    int k = 3;
     for (int i = 0; env && env[i] && k < 15; i++)
         envv[k++] = env[i];
     envv[k] = NULL;
