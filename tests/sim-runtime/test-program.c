@@ -3,6 +3,7 @@
 #include "simrt.h"
 
 #include <stdlib.h>
+#include <unistd.h>
 
 /* a[i] = i, b[i] = 2i: vecadd then scale by 2 gives 6i, summing to 6 * n(n-1)/2 for n = 1000;
  * vecadd(a, a) then scale by 0.5 gives i, summing to n(n-1)/2. */
@@ -151,6 +152,31 @@ TEST_IMPL(per_thread_default_streams_overlap)
     ASSERT_INT(runs, ==, 2);
     ASSERT_INT(ms, >=, 195);
     ASSERT_INT(ms, <, 350);
+    ct_test_proc_free(&p);
+    return 0;
+}
+
+/* Without a libcuda.so.1 to load, every call needing the driver fails with
+ * cudaErrorInsufficientDriver, as NVIDIA's runtime does on a machine without the driver. */
+TEST_IMPL(no_driver_is_insufficient_driver)
+{
+    ct_test_proc p;
+    char *probe[] = {"sh", "-c", "ldconfig -p | grep -q 'libcuda.so.1 '", NULL};
+    ASSERT_INT(ct_test_run(&p, probe, NULL, 20), ==, 0);
+    int have_driver = p.exited && p.code == 0;
+    ct_test_proc_free(&p);
+    if (have_driver)
+        ct_test_skip("a libcuda.so.1 is on the default library path here");
+    char rt[4096], link[4200], ld[4200];
+    ct_test_path(rt, "tests/fakecuda/libcudart.so.13");
+    snprintf(link, sizeof link, "%s/libcudart.so.13", ct_test_tmpdir());
+    ASSERT_INT(symlink(rt, link), ==, 0);
+    snprintf(ld, sizeof ld, "LD_LIBRARY_PATH=%s", ct_test_tmpdir());
+    char *env[] = {ld, NULL};
+    ASSERT_INT(simrt_run(&p, "vecadd", env, 0, NULL), ==, 0);
+    ASSERT_INT(p.exited, ==, 1);
+    ASSERT_INT(p.code, ==, 1);
+    ASSERT_CONTAINS(p.err, "returned cudaErrorInsufficientDriver (35)");
     ct_test_proc_free(&p);
     return 0;
 }
