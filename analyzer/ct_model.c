@@ -144,6 +144,9 @@ typedef struct {
 
 static ct_thread *thread_of(ct_proc *p, uint32_t tid)
 {
+    /* most records come from the thread of the previous one */
+    if (p->last_thread < p->nthreads && p->threads[p->last_thread].tid == tid)
+        return &p->threads[p->last_thread];
     int added;
     uint32_t i = ct_map_get(&p->thread_idx, &tid, sizeof tid, &added);
     if (added) {
@@ -151,6 +154,7 @@ static ct_thread *thread_of(ct_proc *p, uint32_t tid)
         p->threads[i].tid = tid;
         p->nthreads = i + 1;
     }
+    p->last_thread = i;
     return &p->threads[i];
 }
 

@@ -143,6 +143,7 @@ typedef struct {
     ct_thread *threads;
     size_t nthreads, threads_cap;
     ct_map thread_idx;            /* tid -> index */
+    uint32_t last_thread;         /* index of the thread looked up last */
     /* joins */
     ct_imap corr;                 /* corr -> pool entry */
     ct_pool calls;
