@@ -602,8 +602,8 @@ static void sweep_run(ct_model *m, ct_proc *p, uint64_t upto)
     }
 }
 
-static void push_interval(ct_model *m, ct_proc *p, uint64_t a, uint64_t b, int tb, int te,
-                          int dev, int flag, uint32_t tid)
+static void push_interval(ct_proc *p, uint64_t a, uint64_t b, int tb, int te, int dev, int flag,
+                          uint32_t tid)
 {
     ct_sweep *s = p->sweep;
     if (b < a)
@@ -612,7 +612,6 @@ static void push_interval(ct_model *m, ct_proc *p, uint64_t a, uint64_t b, int t
         s->max_dur = b - a;
     sweep_push(p, (ct_pt){.t = a, .type = (uint8_t)tb, .dev = (uint8_t)dev, .flag = (uint8_t)flag, .a = tid});
     sweep_push(p, (ct_pt){.t = b, .type = (uint8_t)te, .dev = (uint8_t)dev, .flag = (uint8_t)flag, .a = tid});
-    (void)m;
 }
 
 /* ---- record handlers ---------------------------------------------------------------------- */
@@ -665,7 +664,7 @@ static int copy_op(const ct_rec_copy *c)
 }
 
 /* API and detail of a call are both known: host-side accounting. */
-static void call_host_done(ct_model *m, ct_proc *p, callent *c)
+static void call_host_done(ct_proc *p, callent *c)
 {
     uint64_t host_ns = c->api_end - c->api_start;
     if (c->type == CT_REC_COPY) {
@@ -696,7 +695,6 @@ static void call_host_done(ct_model *m, ct_proc *p, callent *c)
         p->launches++;
         p->launch_api_ns += host_ns;
     }
-    (void)m;
 }
 
 static void on_api(ct_model *m, ct_proc *p, const ct_rec *r)
@@ -714,7 +712,7 @@ static void on_api(ct_model *m, ct_proc *p, const ct_rec *r)
     int flag = ((cat & CAT_SYNCCOPY) ? PF_SYNCCOPY : 0) |
                ((cat & CAT_MEM) && !a->parent ? PF_MEMCALL : 0);
     if (!a->parent) /* a nested call lies inside its parent: the parent's interval covers it */
-        push_interval(m, p, start, r->ts, P_API_BEGIN, P_API_END, 0, flag, r->tid);
+        push_interval(p, start, r->ts, P_API_BEGIN, P_API_END, 0, flag, r->tid);
     if (cat & (CAT_LAUNCH | CAT_COPY | CAT_MEM)) {
         callent *c = call_get(p, a->corr, 0);
         if (c) {
@@ -724,7 +722,7 @@ static void on_api(ct_model *m, ct_proc *p, const ct_rec *r)
             c->api_idx = idx;
             c->tid = r->tid;
             if (c->have_detail)
-                call_host_done(m, p, c);
+                call_host_done(p, c);
         } else {
             callent *n = call_get(p, a->corr, 1);
             n->have_api = 1;
@@ -746,12 +744,11 @@ static void on_api(ct_model *m, ct_proc *p, const ct_rec *r)
 }
 
 /* Detail records (LAUNCH, COPY, MEM) attach to their call. */
-static callent *detail(ct_model *m, ct_proc *p, uint64_t corr, int type)
+static callent *detail(ct_proc *p, uint64_t corr, int type)
 {
     callent *c = call_get(p, corr, 1);
     c->type = (uint8_t)type;
     c->have_detail = 1;
-    (void)m;
     return c;
 }
 
@@ -792,10 +789,8 @@ static void gpu_done(ct_model *m, ct_proc *p, const ct_rec_gpu *g, uint64_t end,
         if (m->variants_on) {
             char key[512];
             const ct_rec_launch *l = &c->u.launch;
-            int n = snprintf(key, sizeof key, "%s  <<<(%u,%u,%u),(%u,%u,%u)>>>", call.kernel_name,
-                             l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1],
-                             l->block[2]);
-            (void)n;
+            snprintf(key, sizeof key, "%s  <<<(%u,%u,%u),(%u,%u,%u)>>>", call.kernel_name, l->grid[0],
+                     l->grid[1], l->grid[2], l->block[0], l->block[1], l->block[2]);
             uint32_t vi = stat_index(&m->variants, &m->variant_stats, &m->variants_cap, key);
             ct_sketch_add(&m->variant_stats[vi].d, dur);
         }
@@ -831,7 +826,7 @@ static void gpu_done(ct_model *m, ct_proc *p, const ct_rec_gpu *g, uint64_t end,
     } else {
         p->unmatched_gpu++;
     }
-    push_interval(m, p, start, end, P_GPU_BEGIN, P_GPU_END, d, flag, 0);
+    push_interval(p, start, end, P_GPU_BEGIN, P_GPU_END, d, flag, 0);
     if (m->obs && m->obs->on_gpu)
         m->obs->on_gpu(m->obs->ctx, p, g, end, &call);
     if (c)
@@ -869,7 +864,7 @@ static int mem_slot(const ct_rec_mem *mr)
     }
 }
 
-static void on_mem(ct_model *m, ct_proc *p, const ct_rec *r)
+static void on_mem(ct_proc *p, const ct_rec *r)
 {
     const ct_rec_mem *mr = &r->u.mem;
     int d = mem_slot(mr);
@@ -917,14 +912,14 @@ static void on_mem(ct_model *m, ct_proc *p, const ct_rec *r)
         sweep_push(p, (ct_pt){.t = r->ts, .type = P_FREE, .dev = le->dev, .a = le->stack, .b = le->size});
         ct_pool_put(&p->allocs, li);
     }
-    callent *c = detail(m, p, mr->corr, CT_REC_MEM);
+    callent *c = detail(p, mr->corr, CT_REC_MEM);
     c->churn = (uint8_t)churn;
     c->u.mem.stack = stack;
     if (c->have_api)
-        call_host_done(m, p, c);
+        call_host_done(p, c);
 }
 
-static void on_cpu(ct_model *m, ct_proc *p, const ct_rec *r)
+static void on_cpu(ct_proc *p, const ct_rec *r)
 {
     ct_thread *th = thread_of(p, r->u.cpu.tid);
     uint64_t cpu = r->u.cpu.user_ns + r->u.cpu.sys_ns;
@@ -937,7 +932,6 @@ static void on_cpu(ct_model *m, ct_proc *p, const ct_rec *r)
     th->have_reading = 1;
     th->last_ts = r->ts;
     th->last_cpu = cpu;
-    (void)m;
 }
 
 void ct_model_feed(ct_model *m, const ct_rec *r)
@@ -990,13 +984,13 @@ void ct_model_feed(ct_model *m, const ct_rec *r)
     case CT_REC_LAUNCH:
     case CT_REC_COPY: {
         uint64_t corr = r->type == CT_REC_LAUNCH ? r->u.launch.corr : r->u.copy.corr;
-        callent *c = detail(m, p, corr, (int)r->type);
+        callent *c = detail(p, corr, (int)r->type);
         if (r->type == CT_REC_LAUNCH)
             c->u.launch = r->u.launch;
         else
             c->u.copy = r->u.copy;
         if (c->have_api)
-            call_host_done(m, p, c);
+            call_host_done(p, c);
         /* the entry may be gone (a host-to-host copy has no GPU work) */
         c = call_get(p, corr, 0);
         if (c && c->have_gpu)
@@ -1007,7 +1001,7 @@ void ct_model_feed(ct_model *m, const ct_rec *r)
         on_gpu(m, p, r);
         break;
     case CT_REC_MEM:
-        on_mem(m, p, r);
+        on_mem(p, r);
         break;
     case CT_REC_SYNC: {
         const ct_rec_sync *sy = &r->u.sync;
@@ -1020,12 +1014,12 @@ void ct_model_feed(ct_model *m, const ct_rec *r)
         if (sy->kind < 8)
             p->sync_count_kind[sy->kind]++;
         if (sy->kind != CT_SYNC_STREAM_WAIT_EVENT)
-            push_interval(m, p, start, r->ts, P_SYNC_BEGIN, P_SYNC_END, 0,
+            push_interval(p, start, r->ts, P_SYNC_BEGIN, P_SYNC_END, 0,
                           sy->kind == CT_SYNC_MEMCPY ? PF_SYNCCOPY : 0, r->tid);
         break;
     }
     case CT_REC_CPU:
-        on_cpu(m, p, r);
+        on_cpu(p, r);
         break;
     case CT_REC_END:
         p->ended = 1;

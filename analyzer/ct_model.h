@@ -169,7 +169,7 @@ typedef struct {
     uint64_t async_pageable_count, async_pageable_bytes, async_pageable_host_ns;
     uint64_t sync_copy_count, sync_copy_bytes, sync_copy_host_ns;
     uint64_t sync_calls, sync_ns, sync_count_kind[8];
-    uint64_t churn_allocs, churn_frees, churn_ns, steady_allocs;
+    uint64_t churn_allocs, churn_frees, churn_ns;
     uint64_t short_kernels;       /* kernels shorter than their launch call */
     uint64_t launches, launch_api_ns;
     ct_sketch launch_queue;       /* launch call entry -> kernel start */

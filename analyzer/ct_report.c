@@ -190,6 +190,9 @@ static void text_run(FILE *f, const ct_model *m)
         if (p->late_points)
             fprintf(f, "    %llu intervals arrived after the breakdown had passed them (applied late)\n",
                     (unsigned long long)p->late_points);
+        if (p->unmatched_gpu || p->unknown_frees)
+            fprintf(f, "    %llu GPU intervals without their call's record, %llu frees of unknown addresses\n",
+                    (unsigned long long)p->unmatched_gpu, (unsigned long long)p->unknown_frees);
     }
 }
 
@@ -540,6 +543,8 @@ static void json_processes(ct_json *j, const ct_model *m)
         CT_JK_U64(j, "missing_chunks", s ? s->chunks_missing : 0);
         CT_JK_U64(j, "torn_tail_bytes", s ? s->torn_tail : 0);
         CT_JK_U64(j, "late_points", p->late_points);
+        CT_JK_U64(j, "unmatched_gpu_records", p->unmatched_gpu);
+        CT_JK_U64(j, "unknown_frees", p->unknown_frees);
         CT_JK_U64(j, "pinned_host_peak_bytes", p->dev[CT_HOST_DEV].peak);
         const char *sg = straggler(m, p);
         ct_json_key(j, "straggler");
