@@ -13,3 +13,12 @@ __global__ void scale(double *y, double a, long n)
     if (i < n)
         y[i] *= a;
 }
+
+__device__ float gscale = 3.5f;
+__device__ int counter;
+__constant__ float coeffs[16] = {1, 2, 3};
+
+__global__ void use_globals(float *x)
+{
+    x[0] = gscale * coeffs[1] + counter;
+}

@@ -5,6 +5,29 @@
 
 #include <stdlib.h>
 
+/* __device__ and __constant__ variables, with their initial values. */
+static int check_globals(CUmodule m)
+{
+    CUdeviceptr p;
+    size_t size;
+    float f;
+    int i;
+    CK(cuModuleGetGlobal_v2(&p, &size, m, "gscale"));
+    ASSERT_UINT(size, ==, 4);
+    CK(cuMemcpyDtoH_v2(&f, p, 4));
+    ASSERT_NEAR(f, 3.5, 0);
+    CK(cuModuleGetGlobal_v2(&p, &size, m, "counter"));
+    ASSERT_UINT(size, ==, 4);
+    CK(cuMemcpyDtoH_v2(&i, p, 4));
+    ASSERT_INT(i, ==, 0);
+    CK(cuModuleGetGlobal_v2(&p, &size, m, "coeffs"));
+    ASSERT_UINT(size, ==, 64);
+    CK(cuMemcpyDtoH_v2(&f, p + 4, 4));
+    ASSERT_NEAR(f, 2, 0);
+    ASSERT_INT(cuModuleGetGlobal_v2(&p, &size, m, "nothing"), ==, CUDA_ERROR_NOT_FOUND);
+    return 0;
+}
+
 static int check_kernels(const void *img, CUresult expect_load)
 {
     CUmodule m;
@@ -13,7 +36,7 @@ static int check_kernels(const void *img, CUresult expect_load)
         return 0;
     unsigned count;
     CK(cuModuleGetFunctionCount(&count, m));
-    ASSERT_UINT(count, ==, 2);
+    ASSERT_UINT(count, ==, 3);
     CUfunction f;
     const char *name;
     size_t off, size;
@@ -24,6 +47,8 @@ static int check_kernels(const void *img, CUresult expect_load)
     ASSERT_UINT(off, ==, 8);
     ASSERT_UINT(size, ==, 4);
     ASSERT_INT(cuModuleGetFunction(&f, m, "scale"), ==, CUDA_ERROR_NOT_FOUND);
+    if (check_globals(m))
+        return 1;
     CUlibrary lib;
     CUkernel k;
     CK(cuLibraryLoadData(&lib, img, NULL, NULL, 0, NULL, NULL, 0));

@@ -160,7 +160,9 @@ struct CUmemPoolHandle_st {
 int fc_mem_lookup(uintptr_t p, fc_range *out);
 /* Whether the span [p, p+n) is host-accessible pinned memory (pinned/registered). */
 int fc_mem_is_pinned_kind(fc_mem_kind k);
-/* Releases an allocation made by cuMemAllocAsync, at its stream-ordered free. */
+/* Allocates device memory in c's device budget, as cuMemAlloc does. */
+CUresult fc_mem_alloc_device(fc_ctx *c, size_t bytesize, CUdeviceptr *out);
+/* Releases a device or managed allocation (stream-ordered frees, module globals). */
 void fc_mem_free_device(uintptr_t p);
 
 /* ---- streams, events, time engine ---------------------------------------------------- */

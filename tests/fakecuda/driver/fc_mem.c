@@ -162,6 +162,11 @@ static CUresult fc_alloc_device(CUdeviceptr *dptr, size_t bytesize, fc_mem_kind 
     return CUDA_SUCCESS;
 }
 
+CUresult fc_mem_alloc_device(fc_ctx *c, size_t bytesize, CUdeviceptr *out)
+{
+    return fc_alloc_device(out, bytesize, FC_MEM_DEVICE, NULL, c);
+}
+
 void fc_mem_free_device(uintptr_t p)
 {
     fc_range r;

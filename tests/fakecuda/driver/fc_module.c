@@ -7,8 +7,10 @@
  *     capability and a minor at least its own, a PTX entry on any device at least its
  *     version; a fatbin with neither fails with CUDA_ERROR_NO_BINARY_FOR_GPU.
  *   - cubins (ELF): kernels are the STT_FUNC symbols flagged STO_CUDA_ENTRY; parameter sizes
- *     come from each kernel's .nv.info.<name> section (EIATTR_KPARAM_INFO).
- *   - PTX text: kernels are the .entry directives, parameter sizes from their .param lists.
+ *     come from each kernel's .nv.info.<name> section (EIATTR_KPARAM_INFO); __device__ and
+ *     __constant__ variables are the STT_OBJECT symbols of .nv.global* and .nv.constant3.
+ *   - PTX text: kernels are the .entry directives, parameter sizes from their .param lists,
+ *     variables the module-scope .global and .const declarations.
  *   - the text format of README.md ("fakecuda-module 1" then "kernel NAME [SIZE...]" lines).
  * No device code runs. A kernel's host implementation (fakecuda.h) is looked up when its
  * module is loaded. A CUkernel embeds its CUfunction as first member, so a CUkernel cast to
@@ -43,9 +45,22 @@ struct CUkern_st {
     struct CUfunc_st f;
 };
 
+/* A __device__ or __constant__ variable: device memory allocated, and initialized from the
+ * image, when first asked for (cuModuleGetGlobal / cuLibraryGetGlobal). */
+typedef struct {
+    char *name;
+    size_t size;
+    unsigned char *init; /* NULL: zero-initialized */
+    CUdeviceptr dptr;    /* 0 until allocated */
+    fc_ctx *ctx;
+} fc_global;
+
 typedef struct {
     int n;
     struct CUkern_st *k; /* array of n */
+    int nglobals;
+    fc_global *globals;
+    pthread_mutex_t lock; /* global allocation */
 } fc_kernels;
 
 struct CUmod_st {
@@ -180,6 +195,27 @@ static struct CUfunc_st *fc_kernel_add(fc_parse *ps, const char *name, size_t le
     return f;
 }
 
+static void fc_global_add(fc_parse *ps, const char *name, size_t size, const unsigned char *init)
+{
+    for (int i = 0; i < ps->ks.nglobals; i++)
+        if (strcmp(ps->ks.globals[i].name, name) == 0)
+            return;
+    fc_global *g = realloc(ps->ks.globals, (size_t)(ps->ks.nglobals + 1) * sizeof *g);
+    if (!g)
+        fc_fatal("out of host memory for module globals");
+    ps->ks.globals = g;
+    g = &g[ps->ks.nglobals++];
+    memset(g, 0, sizeof *g);
+    g->name = strdup(name);
+    g->size = size;
+    if (init) {
+        g->init = malloc(size);
+        if (!g->init)
+            fc_fatal("out of host memory for module globals");
+        memcpy(g->init, init, size);
+    }
+}
+
 static uint16_t fc_rd16(const unsigned char *p) { return (uint16_t)(p[0] | p[1] << 8); }
 static uint32_t fc_rd32(const unsigned char *p) { return fc_rd16(p) | (uint32_t)fc_rd16(p + 2) << 16; }
 static uint64_t fc_rd64(const unsigned char *p) { return fc_rd32(p) | (uint64_t)fc_rd32(p + 4) << 32; }
@@ -253,12 +289,27 @@ static CUresult fc_parse_elf(fc_parse *ps, const unsigned char *img, size_t size
             return CUDA_ERROR_INVALID_IMAGE;
         for (uint64_t s = off; s + 24 <= off + sz; s += 24) {
             uint32_t name = fc_rd32(img + s);
-            unsigned info = img[s + 4], other = img[s + 5];
-            if ((info & 0xf) != 2 /* STT_FUNC */ || !(other & 0x10) /* STO_CUDA_ENTRY */ ||
-                name >= strsz)
+            unsigned info = img[s + 4], other = img[s + 5], shndx = fc_rd16(img + s + 6);
+            if (name >= strsz)
                 continue;
             const char *nm = (const char *)img + stroff + name;
-            fc_kernel_add(ps, nm, strnlen(nm, strsz - name));
+            if ((info & 0xf) == 2 /* STT_FUNC */ && (other & 0x10) /* STO_CUDA_ENTRY */) {
+                fc_kernel_add(ps, nm, strnlen(nm, strsz - name));
+            } else if ((info & 0xf) == 1 /* STT_OBJECT */ && shndx > 0 && shndx < shnum) {
+                /* Variables live in .nv.global (zeroed), .nv.global.init or .nv.constant3
+                 * (initialized from the section's bytes at the symbol's offset). */
+                const unsigned char *vsh = SH(shndx);
+                uint32_t vname = fc_rd32(vsh);
+                const char *sec = vname < shstr_size ? (const char *)img + shstr_off + vname : "";
+                uint64_t value = fc_rd64(img + s + 8), vsize = fc_rd64(img + s + 16);
+                uint64_t voff = fc_rd64(vsh + 0x18), vsecsz = fc_rd64(vsh + 0x20);
+                int nobits = fc_rd32(vsh + 4) == 8;
+                if (strncmp(sec, ".nv.global", 10) != 0 && strcmp(sec, ".nv.constant3") != 0)
+                    continue;
+                if (!vsize || value + vsize > vsecsz || (!nobits && voff + vsecsz > size))
+                    continue;
+                fc_global_add(ps, nm, vsize, nobits ? NULL : img + voff + value);
+            }
         }
     }
     /* Parameter layouts from .nv.info.<kernel>. */
@@ -282,15 +333,77 @@ static CUresult fc_parse_elf(fc_parse *ps, const unsigned char *img, size_t size
     return CUDA_SUCCESS;
 }
 
+/* Bytes of a PTX scalar type: ".u64" -> 8, ".f32" -> 4, ".b8" -> 1, ".pred" -> 1. */
 static uint32_t fc_ptx_type_size(const char *t, size_t n)
 {
-    if (n >= 3 && (t[2] == '6' || (n >= 4 && t[3] == '6')))
-        return 8;
-    if (n >= 3 && t[2] == '3')
-        return 4;
-    if (n >= 3 && t[2] == '1' && n >= 4 && t[3] == '6')
-        return 2;
-    return 1;
+    unsigned bits = n > 2 ? (unsigned)strtoul(t + 2, NULL, 10) : 0;
+    return bits >= 8 ? bits / 8 : 1;
+}
+
+/* One initializer value of a PTX variable: 0fXXXXXXXX (f32 bits), 0dX..X (f64 bits) or an
+ * integer, stored little-endian in elem bytes. */
+static const char *fc_ptx_value(const char *q, const char *end, unsigned char *out, uint32_t elem)
+{
+    while (q < end && (*q == ' ' || *q == '\t' || *q == '{' || *q == ','))
+        q++;
+    char *e;
+    unsigned long long bits;
+    if (q + 1 < end && q[0] == '0' && (q[1] == 'f' || q[1] == 'd'))
+        bits = strtoull(q + 2, &e, 16);
+    else
+        bits = (unsigned long long)strtoll(q, &e, 0);
+    for (uint32_t i = 0; i < elem && i < 8; i++)
+        out[i] = (unsigned char)(bits >> (8 * i));
+    return e;
+}
+
+/* Module-scope ".global [.align N] .TYPE name[[DIM]] [= init];" and ".const ..." lines. */
+static void fc_parse_ptx_globals(fc_parse *ps, const char *text, size_t size)
+{
+    const char *end = text + size;
+    for (const char *line = text; line < end;) {
+        const char *eol = memchr(line, '\n', (size_t)(end - line));
+        if (!eol)
+            eol = end;
+        const char *q = line;
+        if (strncmp(q, ".visible ", 9) == 0)
+            q += 9;
+        if (strncmp(q, ".global ", 8) == 0 || strncmp(q, ".const ", 7) == 0) {
+            q = strchr(q, ' ') + 1;
+            if (strncmp(q, ".align ", 7) == 0) {
+                q += 7;
+                while (q < eol && *q != ' ')
+                    q++;
+                q++;
+            }
+            const char *t = q;
+            while (q < eol && *q != ' ')
+                q++;
+            uint32_t elem = fc_ptx_type_size(t, (size_t)(q - t));
+            while (q < eol && *q == ' ')
+                q++;
+            const char *nm = q;
+            while (q < eol && *q != '[' && *q != ' ' && *q != ';' && *q != '=')
+                q++;
+            char name[256];
+            size_t nlen = (size_t)(q - nm) < sizeof name - 1 ? (size_t)(q - nm) : sizeof name - 1;
+            memcpy(name, nm, nlen);
+            name[nlen] = 0;
+            size_t count = *q == '[' ? strtoul(q + 1, NULL, 10) : 1;
+            size_t bytes = count * elem;
+            const char *eq = memchr(q, '=', (size_t)(eol - q));
+            unsigned char *init = bytes ? calloc(1, bytes) : NULL;
+            if (init && eq) {
+                const char *v = eq + 1;
+                for (size_t i = 0; i < count && v < eol && *v != ';' && *v != '}'; i++)
+                    v = fc_ptx_value(v, eol, init + i * elem, elem);
+            }
+            if (bytes && nlen)
+                fc_global_add(ps, name, bytes, init);
+            free(init);
+        }
+        line = eol + 1;
+    }
 }
 
 /* ".entry NAME( .param .u64 a, .param .align 8 .b8 b[16] )" */
@@ -338,6 +451,7 @@ static void fc_parse_ptx(fc_parse *ps, const char *text, size_t size)
         f->nparams = n;
         p = close;
     }
+    fc_parse_ptx_globals(ps, text, size);
     ps->usable = 1;
 }
 
@@ -502,9 +616,50 @@ static void fc_kernels_free(fc_kernels *ks)
         ks->k[i].f.magic = 0;
         free(ks->k[i].f.name);
     }
+    for (int i = 0; i < ks->nglobals; i++) {
+        if (ks->globals[i].dptr)
+            fc_mem_free_device((uintptr_t)ks->globals[i].dptr);
+        free(ks->globals[i].name);
+        free(ks->globals[i].init);
+    }
     free(ks->k);
-    ks->k = NULL;
-    ks->n = 0;
+    free(ks->globals);
+    memset(ks, 0, sizeof *ks);
+}
+
+/* cuModuleGetGlobal / cuLibraryGetGlobal: allocates and initializes on first use, in c. */
+static CUresult fc_get_global(fc_kernels *ks, fc_ctx *c, const char *name, CUdeviceptr *dptr,
+                              size_t *bytes)
+{
+    if (!name)
+        return CUDA_ERROR_INVALID_VALUE;
+    fc_global *g = NULL;
+    for (int i = 0; i < ks->nglobals && !g; i++)
+        if (strcmp(ks->globals[i].name, name) == 0)
+            g = &ks->globals[i];
+    if (!g)
+        return CUDA_ERROR_NOT_FOUND;
+    CUresult r = CUDA_SUCCESS;
+    pthread_mutex_lock(&ks->lock);
+    if (!g->dptr) {
+        r = fc_mem_alloc_device(c, g->size, &g->dptr);
+        if (r == CUDA_SUCCESS) {
+            void *p = (void *)(uintptr_t)g->dptr;
+            if (g->init)
+                memcpy(p, g->init, g->size);
+            else
+                memset(p, 0, g->size);
+            g->ctx = c;
+        }
+    }
+    pthread_mutex_unlock(&ks->lock);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (dptr)
+        *dptr = g->dptr;
+    if (bytes)
+        *bytes = g->size;
+    return CUDA_SUCCESS;
 }
 
 /* Parses any accepted image into kernels, resolving their host implementations. */
@@ -539,6 +694,7 @@ static CUresult fc_load_image(const void *image, int dev, fc_kernels *out)
     }
     for (int i = 0; i < ps.ks.n; i++)
         ps.ks.k[i].f.host = fc_host_kernel_find(ps.ks.k[i].f.name);
+    pthread_mutex_init(&ps.ks.lock, NULL);
     *out = ps.ks;
     return CUDA_SUCCESS;
 }
@@ -653,6 +809,33 @@ FC_EXPORT CUresult CUDAAPI cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod,
     return CUDA_SUCCESS;
 }
 
+FC_EXPORT CUresult CUDAAPI cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmodule hmod,
+                                               const char *name)
+{
+    FC_ENTER_INIT("cuModuleGetGlobal_v2");
+    if (!hmod || hmod->magic != FC_MOD_MAGIC)
+        return CUDA_ERROR_INVALID_HANDLE;
+    return fc_get_global(&hmod->ks, hmod->ctx, name, dptr, bytes);
+}
+
+FC_EXPORT CUresult CUDAAPI cuModuleGetGlobal(CUdeviceptr_v1 *dptr, unsigned int *bytes,
+                                             CUmodule hmod, const char *name)
+{
+    FC_ENTER_INIT("cuModuleGetGlobal");
+    if (!hmod || hmod->magic != FC_MOD_MAGIC)
+        return CUDA_ERROR_INVALID_HANDLE;
+    CUdeviceptr p;
+    size_t n;
+    CUresult r = fc_get_global(&hmod->ks, hmod->ctx, name, &p, &n);
+    if (r == CUDA_SUCCESS && p > 0xffffffffu)
+        return CUDA_ERROR_NOT_SUPPORTED; /* the 32-bit ABI cannot return this address */
+    if (r == CUDA_SUCCESS && dptr)
+        *dptr = (CUdeviceptr_v1)p;
+    if (r == CUDA_SUCCESS && bytes)
+        *bytes = (unsigned)n;
+    return r;
+}
+
 FC_EXPORT CUresult CUDAAPI cuModuleGetFunctionCount(unsigned int *count, CUmodule mod)
 {
     FC_ENTER_INIT("cuModuleGetFunctionCount");
@@ -751,6 +934,19 @@ FC_EXPORT CUresult CUDAAPI cuLibraryGetKernel(CUkernel *pKernel, CUlibrary libra
         return CUDA_ERROR_NOT_FOUND;
     *pKernel = (struct CUkern_st *)f;
     return CUDA_SUCCESS;
+}
+
+FC_EXPORT CUresult CUDAAPI cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUlibrary library,
+                                              const char *name)
+{
+    FC_ENTER("cuLibraryGetGlobal");
+    fc_ctx *c;
+    CUresult r = fc_ctx_get(&c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!library || library->magic != FC_LIB_MAGIC)
+        return CUDA_ERROR_INVALID_HANDLE;
+    return fc_get_global(&library->ks, c, name, dptr, bytes);
 }
 
 FC_EXPORT CUresult CUDAAPI cuLibraryGetKernelCount(unsigned int *count, CUlibrary lib)
