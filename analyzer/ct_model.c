@@ -1182,6 +1182,8 @@ const char *ct_model_stack_text(const ct_model *m, const ct_proc *p, uint32_t st
             break;
         o += (size_t)w;
         shown++;
+        if (!strcmp(fn, "main"))
+            break; /* what runs main (libc, _start) says nothing either */
     }
     return buf;
 }
