@@ -980,6 +980,30 @@ static struct CUfunc_st *fc_func(const void *h)
     return f && f->magic == FC_FUNC_MAGIC ? (struct CUfunc_st *)f : NULL;
 }
 
+FC_EXPORT CUresult CUDAAPI cuKernelGetLibrary(CUlibrary *pLib, CUkernel kernel)
+{
+    FC_ENTER_INIT("cuKernelGetLibrary");
+    struct CUfunc_st *f = fc_func(kernel);
+    if (!f || !f->lib)
+        return CUDA_ERROR_INVALID_HANDLE;
+    if (!pLib)
+        return CUDA_ERROR_INVALID_VALUE;
+    *pLib = f->lib;
+    return CUDA_SUCCESS;
+}
+
+FC_EXPORT CUresult CUDAAPI cuFuncGetModule(CUmodule *hmod, CUfunction hfunc)
+{
+    FC_ENTER_INIT("cuFuncGetModule");
+    struct CUfunc_st *f = fc_func(hfunc);
+    if (!f || !f->mod)
+        return CUDA_ERROR_INVALID_HANDLE;
+    if (!hmod)
+        return CUDA_ERROR_INVALID_VALUE;
+    *hmod = f->mod;
+    return CUDA_SUCCESS;
+}
+
 FC_EXPORT CUresult CUDAAPI cuKernelGetFunction(CUfunction *pFunc, CUkernel kernel)
 {
     FC_ENTER("cuKernelGetFunction");
