@@ -1160,7 +1160,7 @@ const char *ct_model_stack_text(const ct_model *m, const ct_proc *p, uint32_t st
     size_t o = 0;
     int shown = 0;
     for (uint32_t i = 0; i < n && shown < max_frames && o + 1 < len; i++) {
-        ct_rec_frame fr;
+        ct_rec_frame fr = {0};
         char tmp[CT_STRTMP], tmp2[CT_STRTMP];
         const char *fn = "?";
         if (ct_reader_frame(m->rd, p->file, frames[i], &fr) == 0) {
@@ -1175,9 +1175,17 @@ const char *ct_model_stack_text(const ct_model *m, const ct_proc *p, uint32_t st
         }
         /* the tracer's own frames and the CUDA libraries' say nothing to the user */
         if (shown == 0 && (strncmp(fn, "ct_", 3) == 0 || strncmp(fn, "cuda", 4) == 0 ||
-                           strncmp(fn, "cu", 2) == 0 || strncmp(fn, "__cuda", 6) == 0))
+                           (fn[0] == 'c' && fn[1] == 'u' && fn[2] >= 'A' && fn[2] <= 'Z') ||
+                           strncmp(fn, "__cuda", 6) == 0))
             continue;
-        int w = snprintf(buf + o, len - o, "%s%s", shown ? " <- " : "", fn);
+        /* the module offset tells apart call sites in the same function */
+        char at[64] = "";
+        if (fr.module && fr.offset) {
+            const char *mod = ct_reader_str(m->rd, p->file, fr.module, tmp2);
+            const char *base = strrchr(mod, '/');
+            snprintf(at, sizeof at, " (%.24s+0x%llx)", base ? base + 1 : mod, (unsigned long long)fr.offset);
+        }
+        int w = snprintf(buf + o, len - o, "%s%s%s", shown ? " <- " : "", fn, at);
         if (w < 0 || (size_t)w >= len - o)
             break;
         o += (size_t)w;

@@ -369,8 +369,11 @@ static void text_diag(FILE *f, const ct_model *m, const ct_diag *dg, int n, cons
             fprintf(f, " (pid %u%s)", d->proc->pid, d->proc->rank >= 0 ? ", rank" : "");
         if (m->nprocs > 1 && d->proc->rank >= 0)
             fprintf(f, " %d", d->proc->rank);
-        fprintf(f, ": saves ~%s (%.1f%% of the window)\n", ct_fmt_ns(b, (double)d->saving_ns),
-                d->window_ns ? 100.0 * (double)d->saving_ns / (double)d->window_ns : 0);
+        if (!strcmp(d->id, "oom"))
+            fprintf(f, ": the run failed\n");
+        else
+            fprintf(f, ": saves ~%s (%.1f%% of the window)\n", ct_fmt_ns(b, (double)d->saving_ns),
+                    d->window_ns ? 100.0 * (double)d->saving_ns / (double)d->window_ns : 0);
         fprintf(f, "    %s\n", ct_text_safe(safe, sizeof safe, d->message, 0));
         if (d->detail[0]) {
             const char *s = d->detail;
