@@ -8,7 +8,8 @@
  *                pools, VMM
  *   fc_stream.c  the time engine: streams with in-order worker threads, events, sync
  *   fc_copy.c    copies and memsets: cost model and API synchronization behaviour
- *   fc_module.c  modules, libraries, kernels (cubin/fatbin/text images), launches
+ *   fc_module.c  modules, libraries, kernels, globals (cubin/fatbin/PTX/text images), launches
+ *   fc_misc.c    capture status (never capturing), managed-memory advice, cache preferences
  *
  * The CUDA headers are included in NVIDIA's internal mode, so every ABI variant (cuMemAlloc and
  * cuMemAlloc_v2, cuMemcpyHtoD_v2 and cuMemcpyHtoD_v2_ptds) is declared under its own name. */
@@ -158,7 +159,7 @@ struct CUmemPoolHandle_st {
 
 /* Finds the tracked range containing p; returns 0 and copies it, or -1 (pageable). */
 int fc_mem_lookup(uintptr_t p, fc_range *out);
-/* Whether the span [p, p+n) is host-accessible pinned memory (pinned/registered). */
+/* Whether memory of this kind is page-locked host memory (allocated or registered). */
 int fc_mem_is_pinned_kind(fc_mem_kind k);
 /* Allocates device memory in c's device budget, as cuMemAlloc does. */
 CUresult fc_mem_alloc_device(fc_ctx *c, size_t bytesize, CUdeviceptr *out);
