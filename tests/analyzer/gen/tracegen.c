@@ -551,8 +551,12 @@ int main(int argc, char **argv)
         return 2;
     }
     if (events > 0) {
-        /* records per iteration: 4 per launch (2 API, LAUNCH, GPU), ~6 per copy, loader readings */
-        long long per = 4LL * o.kernels + 18 + o.workers + (o.sync_every_kernel ? 3LL * o.kernels : 0);
+        /* records per iteration: 4 per launch (runtime and driver API, LAUNCH, GPU), 3 per
+         * copy (API, COPY, GPU), 2 for the stream sync (API, SYNC), 4 CPU readings of the main
+         * thread, 1 per loader worker, and the options' extra calls */
+        long long per = 4LL * o.kernels + 3 * 2 + 2 + 4 + o.workers +
+                        (o.sync_every_kernel ? 2LL * o.kernels : 0) + (o.churn ? 4 : 0) +
+                        (o.sync_copy_bytes ? 4 : 0);
         o.iters = (int)((events / o.ranks + per - 1) / per);
     }
     if (mkdir(o.out, 0755) != 0 && errno != EEXIST) {
