@@ -256,7 +256,10 @@ void fc_event_unref(struct CUevent_st *e);
 
 #define FC_COPY_LATENCY_NS 1500
 int64_t fc_bytes_ns(size_t bytes, double rate);
-int64_t fc_kernel_ns(const char *name, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+/* A kernel's duration: its FAKECUDA_KERNEL_NS override (fc_kernel_ns_override, looked up
+ * once per kernel; -1 if none), else the default model for its launch dimensions. */
+int64_t fc_kernel_ns_override(const char *name);
+int64_t fc_kernel_ns(int64_t override, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                      unsigned by, unsigned bz, const fc_device_desc *d);
 void fc_kernel_ns_parse(const char *spec);
 

@@ -36,6 +36,7 @@ struct CUfunc_st {
     int nparams;                 /* -1: unknown */
     uint32_t param_size[FC_MAX_PARAMS], param_off[FC_MAX_PARAMS];
     fakecuda_host_kernel host;
+    int64_t ns_override; /* FAKECUDA_KERNEL_NS, -1 if none */
     struct CUmod_st *mod;
     struct CUlib_st *lib;
 };
@@ -104,11 +105,8 @@ void fc_kernel_ns_parse(const char *spec)
 }
 
 /* The first FAKECUDA_KERNEL_NS rule that matches the (mangled) name: as an fnmatch pattern
- * if it has a wildcard, else as a substring. Otherwise: 2 us of launch and drain, plus 3 us
- * per wave, a wave being as many blocks as the SMs hold at once (by threads and blocks per
- * SM). */
-int64_t fc_kernel_ns(const char *name, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
-                     unsigned by, unsigned bz, const fc_device_desc *d)
+ * if it has a wildcard, else as a substring. */
+int64_t fc_kernel_ns_override(const char *name)
 {
     for (int i = 0; i < fc_nrules; i++) {
         const char *p = fc_rules[i].pattern;
@@ -116,6 +114,16 @@ int64_t fc_kernel_ns(const char *name, unsigned gx, unsigned gy, unsigned gz, un
         if (wild ? fnmatch(p, name, 0) == 0 : strstr(name, p) != NULL)
             return fc_rules[i].ns;
     }
+    return -1;
+}
+
+/* Without an override: 2 us of launch and drain, plus 3 us per wave, a wave being as many
+ * blocks as the SMs hold at once (by threads and blocks per SM). */
+int64_t fc_kernel_ns(int64_t override, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                     unsigned by, unsigned bz, const fc_device_desc *d)
+{
+    if (override >= 0)
+        return override;
     unsigned long long blocks = (unsigned long long)gx * gy * gz;
     unsigned threads = bx * by * bz;
     unsigned per_sm = (unsigned)d->max_threads_per_sm / (threads ? threads : 1);
@@ -692,8 +700,10 @@ static CUresult fc_load_image(const void *image, int dev, fc_kernels *out)
         fc_kernels_free(&ps.ks);
         return r;
     }
-    for (int i = 0; i < ps.ks.n; i++)
+    for (int i = 0; i < ps.ks.n; i++) {
         ps.ks.k[i].f.host = fc_host_kernel_find(ps.ks.k[i].f.name);
+        ps.ks.k[i].f.ns_override = fc_kernel_ns_override(ps.ks.k[i].f.name);
+    }
     pthread_mutex_init(&ps.ks.lock, NULL);
     *out = ps.ks;
     return CUDA_SUCCESS;
@@ -1215,7 +1225,7 @@ static CUresult fc_launch(const void *h, fc_dims d, CUstream hs, void **params, 
     memcpy(l->grid, d.grid, sizeof l->grid);
     memcpy(l->block, d.block, sizeof l->block);
     l->shared_bytes = d.smem;
-    op->dur_ns = fc_kernel_ns(f->name, d.grid[0], d.grid[1], d.grid[2], d.block[0], d.block[1],
+    op->dur_ns = fc_kernel_ns(f->ns_override, d.grid[0], d.grid[1], d.grid[2], d.block[0], d.block[1],
                               d.block[2], dev);
     int wait = 0;
     if (fc_g.instant) {
