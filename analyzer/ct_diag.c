@@ -326,10 +326,10 @@ static void dev_diagnoses(diags *ds, const ct_proc *p, int d)
     /* gpu-gaps: idle gaps no other diagnosis explains */
     uint64_t hn = dv->gap_ns[CT_GAP_HOST];
     if ((x = add(ds, "gpu-gaps", p, d, hn, win, FIX_GAPS))) {
-        msg(x, "GPU %d idle %s (%.1f%% of the window) in %llu gaps while the host ran outside "
-               "CUDA; longest %s",
-            d, ct_fmt_ns(b1, (double)hn), pct(hn, win), (unsigned long long)dv->gap_count[CT_GAP_HOST],
-            ct_fmt_ns(b2, dv->ntop ? (double)dv->top[0].len : 0));
+        msg(x, "GPU %d idle %s (%.1f%% of the window) in %llu gaps that no other diagnosis "
+               "explains (not data loading, not after a synchronization, not launch overhead); the "
+               "longest gaps of any cause are below",
+            d, ct_fmt_ns(b1, (double)hn), pct(hn, win), (unsigned long long)dv->gap_count[CT_GAP_HOST]);
         ev(x, "gaps", (double)dv->gap_count[CT_GAP_HOST], CT_EV_COUNT);
         ev(x, "gap_ns", (double)hn, CT_EV_NS);
         ev(x, "host_compute_ns", (double)dv->gap_host[CT_GAP_HOST].compute, CT_EV_NS);

@@ -1163,9 +1163,11 @@ const char *ct_model_stack_text(const ct_model *m, const ct_proc *p, uint32_t st
         ct_rec_frame fr = {0};
         char tmp[CT_STRTMP], tmp2[CT_STRTMP];
         const char *fn = "?";
+        int named = 0;
         if (ct_reader_frame(m->rd, p->file, frames[i], &fr) == 0) {
             fn = ct_reader_str(m->rd, p->file, fr.function, tmp);
-            if (!*fn) {
+            named = *fn != 0;
+            if (!named) {
                 const char *mod = ct_reader_str(m->rd, p->file, fr.module, tmp2);
                 const char *base = strrchr(mod, '/');
                 snprintf(tmp, sizeof tmp, "%.20s+0x%llx", base ? base + 1 : mod,
@@ -1180,7 +1182,7 @@ const char *ct_model_stack_text(const ct_model *m, const ct_proc *p, uint32_t st
             continue;
         /* the module offset tells apart call sites in the same function */
         char at[64] = "";
-        if (fr.module && fr.offset) {
+        if (named && fr.module && fr.offset) {
             const char *mod = ct_reader_str(m->rd, p->file, fr.module, tmp2);
             const char *base = strrchr(mod, '/');
             snprintf(at, sizeof at, " (%.24s+0x%llx)", base ? base + 1 : mod, (unsigned long long)fr.offset);
