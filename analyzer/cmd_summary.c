@@ -16,11 +16,12 @@ static const char usage[] =
     "of the traces in PATH (trace files, or directories holding them: every process and rank).\n"
     "\n"
     "  --json             one JSON document (schema: analyzer/JSON.md)\n"
-    "  --min-saving PCT   report a diagnosis only if its estimated saving is at least PCT%% of\n"
+    "  --min-saving PCT   report a diagnosis only if its estimated saving is at least PCT% of\n"
     "                     the window [1]\n"
     "  --top N            rows per text table, 0 for all [25]\n"
     "  --variants         also a table per kernel grid/block configuration\n"
-    "  --util-window MS   window of the low-utilization analysis [max(10 ms, window/100)]\n"
+    "  --util-window MS   window of the low-utilization analysis [the largest of 10 ms,\n"
+    "                     window/100 and 4 periods of the loop]\n"
     "\n"
     "Exit status: 0 done, 2 usage error, 3 unreadable input.\n";
 

@@ -789,8 +789,9 @@ static void gpu_done(ct_model *m, ct_proc *p, const ct_rec_gpu *g, uint64_t end,
         if (m->variants_on) {
             char key[512];
             const ct_rec_launch *l = &c->u.launch;
-            snprintf(key, sizeof key, "%s  <<<(%u,%u,%u),(%u,%u,%u)>>>", call.kernel_name, l->grid[0],
-                     l->grid[1], l->grid[2], l->block[0], l->block[1], l->block[2]);
+            /* the configuration first, so that a table cutting long names keeps it */
+            snprintf(key, sizeof key, "<<<(%u,%u,%u),(%u,%u,%u)>>> %s", l->grid[0], l->grid[1],
+                     l->grid[2], l->block[0], l->block[1], l->block[2], call.kernel_name);
             uint32_t vi = stat_index(&m->variants, &m->variant_stats, &m->variants_cap, key);
             ct_sketch_add(&m->variant_stats[vi].d, dur);
         }
