@@ -22,7 +22,7 @@ static CUevent ct_gpu_take(ct_thread *th, uint64_t ctx)
             return e;
         /* An event of another context cannot go on this stream: hand it back. */
         ct_gpu_pend back = {0, e, NULL, 0, ectx, 0, 0, 0};
-        ct_push(th, CT_RAW_GPU_PEND, 0, ct_now(), &back, sizeof back);
+        ct_push(th, CT_RAW_GPU_PEND, 0, ct_ticks(), &back, sizeof back);
     }
     CUevent e = NULL;
     if (s->created < CT_GPU_MAX_EVENTS &&

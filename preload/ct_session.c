@@ -46,7 +46,8 @@
 
 __thread ct_thread *ct_tls __attribute__((tls_model("initial-exec")));
 ct_thread ct_untraced;
-ct_options ct_opt = {1, 0, 100000};
+ct_options ct_opt = {1, 0, 100000, 100000};
+int ct_use_tsc;
 
 enum { CT_OFF = 0, CT_RUNNING = 1, CT_FAILED = 2, CT_ENDED = 3 };
 static _Atomic int ct_state;
@@ -83,6 +84,60 @@ static int ct_writer_stop;
 static char ct_options_text[256];
 
 static uint32_t ct_gettid(void) { return (uint32_t)syscall(SYS_gettid); }
+
+/* ---- time: ticks to CLOCK_MONOTONIC ns ---- */
+
+/* Two calibration points (ticks, ns): `cal` taken at the current flush, `base` about a second
+ * earlier; their slope converts, extrapolating from `cal` (records are at most a flush old).
+ * Over a second, a 20 ns reading jitter makes the rate exact to a few 1e-8. */
+static uint64_t ct_cal_k, ct_cal_n, ct_base_k, ct_base_n;
+static double ct_ns_per_tick = 1.0;
+
+static void ct_calibrate(void)
+{
+    uint64_t n0 = ct_now(), k = ct_ticks(), n1 = ct_now();
+    ct_cal_k = k;
+    ct_cal_n = n0 + (n1 - n0) / 2;
+    if (ct_cal_k > ct_base_k && ct_cal_n - ct_base_n > 2000000)
+        ct_ns_per_tick = (double)(ct_cal_n - ct_base_n) / (double)(ct_cal_k - ct_base_k);
+    if (ct_cal_n - ct_base_n > 1000000000) {
+        ct_base_k = ct_cal_k;
+        ct_base_n = ct_cal_n;
+    }
+}
+
+static uint64_t ct_ticks_to_ns(uint64_t k)
+{
+    if (!ct_use_tsc)
+        return k;
+    return (uint64_t)((int64_t)ct_cal_n + (int64_t)(((double)(int64_t)(k - ct_cal_k)) * ct_ns_per_tick));
+}
+
+/* Uses the TSC only where the kernel keeps CLOCK_MONOTONIC with it; measures its rate over
+ * 2 ms (refined at every flush). */
+static void ct_time_init(void)
+{
+#if defined(__x86_64__)
+    char cs[32] = "";
+    int fd = open("/sys/devices/system/clocksource/clocksource0/current_clocksource",
+                  O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        ssize_t n = read(fd, cs, sizeof cs - 1);
+        close(fd);
+        cs[n > 0 ? n : 0] = 0;
+    }
+    ct_use_tsc = !strcmp(cs, "tsc\n");
+#endif
+    ct_base_k = ct_ticks();
+    ct_base_n = ct_now();
+    if (ct_use_tsc) {
+        struct timespec ms = {0, 2000000};
+        nanosleep(&ms, NULL);
+    }
+    ct_calibrate();
+    ct_base_k = ct_cal_k, ct_base_n = ct_cal_n; /* keep the 2 ms rate until a longer one */
+    ct_opt.cpu_gap_ticks = (uint64_t)((double)ct_opt.cpu_gap_ns / ct_ns_per_tick);
+}
 
 /* ---- options and output file ---- */
 
@@ -230,8 +285,8 @@ static void ct_update_low_water(void)
         uint64_t tail = atomic_load_explicit(&t->ring.tail, memory_order_relaxed);
         if (tail < t->snap) {
             const uint64_t *w = t->ring.words + (tail & t->ring.mask);
-            if (ct_raw_kind(w[0]) != CT_RAW_PAD && w[1] < lw)
-                lw = w[1];
+            if (ct_raw_kind(w[0]) != CT_RAW_PAD && ct_ticks_to_ns(w[1]) < lw)
+                lw = ct_ticks_to_ns(w[1]);
         }
     }
     if (ct_genc_min < lw)
@@ -274,10 +329,12 @@ static void ct_write_chunk(ct_enc *e, uint32_t tid, uint64_t lost, int final, in
     ct_write_chunk_flags(e, tid, lost, final ? CT_CHUNK_FINAL : 0, compress);
 }
 
+/* Encodes one raw record, its ticks converted to ns. */
 static int ct_encode(ct_enc *e, const uint64_t *w)
 {
     unsigned kind = ct_raw_kind(w[0]);
     const void *body = w + 2;
+    uint64_t ts = ct_ticks_to_ns(w[1]);
     switch (kind) {
     case CT_RAW_API: {
         unsigned fn = ct_raw_fn(w[0]);
@@ -285,17 +342,22 @@ static int ct_encode(ct_enc *e, const uint64_t *w)
             ct_def_string(NULL, fn + 1, ct_fns[fn].name, strlen(ct_fns[fn].name));
             ct_fn_defined[fn] = 1;
         }
-        ct_rec_api a = {w[2], fn + 1, ct_raw_aux(w[0]), w[3],
+        ct_rec_api a = {ct_ticks_to_ns(w[2]), fn + 1, ct_raw_aux(w[0]), w[3],
                         ct_raw_nwords(w[0]) > 4 ? w[4] : 0,
                         (ct_fns[fn].flags & CT_FN_DRIVER) ? CT_API_DRIVER : 0};
-        return ct_enc_api(e, w[1], &a);
+        return ct_enc_api(e, ts, &a);
     }
-    case CT_REC_LAUNCH: return ct_enc_launch(e, w[1], body);
-    case CT_REC_COPY: return ct_enc_copy(e, w[1], body);
-    case CT_REC_MEM: return ct_enc_mem(e, w[1], body);
-    case CT_REC_SYNC: return ct_enc_sync(e, w[1], body);
-    case CT_REC_STREAM: return ct_enc_stream(e, w[1], body);
-    case CT_REC_CPU: return ct_enc_cpu(e, w[1], body);
+    case CT_REC_LAUNCH: return ct_enc_launch(e, ts, body);
+    case CT_REC_COPY: return ct_enc_copy(e, ts, body);
+    case CT_REC_MEM: return ct_enc_mem(e, ts, body);
+    case CT_REC_SYNC: {
+        ct_rec_sync r;
+        memcpy(&r, body, sizeof r);
+        r.start = ct_ticks_to_ns(r.start);
+        return ct_enc_sync(e, ts, &r);
+    }
+    case CT_REC_STREAM: return ct_enc_stream(e, ts, body);
+    case CT_REC_CPU: return ct_enc_cpu(e, ts, body);
     default: return 0;
     }
 }
@@ -326,8 +388,8 @@ static void ct_drain(ct_thread *t, int final, int compress, int in_signal, uint6
                 t->last_chunk = now;
                 continue; /* retry this record in the empty buffer */
             }
-            if (w[1] < t->enc_min_ts)
-                t->enc_min_ts = w[1];
+            if (ct_ticks_to_ns(w[1]) < t->enc_min_ts)
+                t->enc_min_ts = ct_ticks_to_ns(w[1]);
         }
         tail += n;
         atomic_store_explicit(&t->ring.tail, tail, memory_order_release);
@@ -363,7 +425,8 @@ static void ct_flush(int final, int in_signal, unsigned how, int code)
         struct timespec ms = {0, 1000000};
         nanosleep(&ms, NULL);
     }
-    uint64_t now = ct_now();
+    ct_calibrate();
+    uint64_t now = ct_cal_n;
     int compress = !in_signal;
     ct_cycle_start = now;
     ct_max_drained = 0;
@@ -546,6 +609,7 @@ static int ct_session_start_locked(void)
     if (atomic_load(&ct_state) != CT_OFF)
         return atomic_load(&ct_state) == CT_RUNNING ? 0 : -1;
     ct_read_options();
+    ct_time_init();
     if (!atfork_done) {
         ct_maps_init();
         ct_intern_reserve(CT_NFNS); /* string id fn + 1 names API function fn */
@@ -613,9 +677,9 @@ ct_thread *ct_thread_slow(void)
             t->enc_min_ts = UINT64_MAX;
             prctl(PR_GET_NAME, t->name);
             t->corr_next = (atomic_fetch_add(&ct_thread_count, 1) + 1) << 40 | 1;
-            t->last_return = ct_now();
+            t->last_return = ct_ticks();
             t->cache_ctx = ~0ull;
-            t->last_chunk = t->last_return;
+            t->last_chunk = ct_now();
             t->next = atomic_load(&ct_threads);
             atomic_store(&ct_threads, t);
             ct_buffer_used += CT_RING_WORDS * 8 + CT_ENC_BYTES;

@@ -46,7 +46,7 @@ typedef struct ct_thread {
     ct_ring ring;
     uint64_t corr_next;          /* next correlation id (thread index in the high bits) */
     uint64_t parent;             /* correlation id of the runtime call in progress, or 0 */
-    uint64_t last_return;        /* CLOCK_MONOTONIC of the last return to the program */
+    uint64_t last_return;        /* ct_ticks of the last return to the program */
     uint32_t tid;
     uint32_t cache_dev;          /* device of cache_ctx */
     uint64_t cache_ctx;          /* last current context seen by this thread */
@@ -70,7 +70,7 @@ typedef struct {
     ct_thread *th;
     unsigned fn;
     int err;                      /* errno to hand back to the program */
-    uint64_t t0, t1, corr, parent;
+    uint64_t t0, t1, corr, parent; /* t0, t1: ct_ticks */
     void *gpu_ev0;                /* start event of GPU timing, NULL if not timed */
     uint64_t gpu_stream, gpu_ctx; /* where gpu_ev0 was recorded */
     uint64_t gpu_submit;          /* host time after gpu_ev0 was recorded */
@@ -87,6 +87,7 @@ typedef struct {
     int stacks;                   /* 0 none, 1 default (alloc/copy/sync), 2 all */
     unsigned gpu_every;           /* 0 off, 1 all, N: 1 in N */
     uint64_t cpu_gap_ns;          /* read thread CPU time after this long outside CUDA */
+    uint64_t cpu_gap_ticks;       /* the same in ct_ticks units */
 } ct_options;
 extern ct_options ct_opt;
 
@@ -95,6 +96,20 @@ static inline uint64_t ct_now(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Hot-path time stamps: the TSC where the kernel itself keeps time with it (invariant TSC,
+ * clocksource "tsc"), about half the cost of clock_gettime; else CLOCK_MONOTONIC ns. Ring
+ * records carry ticks; the writer converts them to CLOCK_MONOTONIC ns (ct_ticks_to_ns in
+ * ct_session.c) against calibration pairs it takes at every flush. */
+extern int ct_use_tsc;
+static inline uint64_t ct_ticks(void)
+{
+#if defined(__x86_64__)
+    if (__builtin_expect(ct_use_tsc, 1))
+        return __builtin_ia32_rdtsc();
+#endif
+    return ct_now();
 }
 
 void ct_record_cpu(ct_thread *th, uint64_t now);
@@ -113,8 +128,8 @@ static inline void ct_enter(ct_call *c, unsigned fn)
     c->parent = th->parent;
     if (ct_fns[fn].flags & CT_FN_RUNTIME)
         th->parent = c->corr;
-    c->t0 = ct_now();
-    if (c->t0 - th->last_return >= ct_opt.cpu_gap_ns && !c->parent)
+    c->t0 = ct_ticks();
+    if (c->t0 - th->last_return >= ct_opt.cpu_gap_ticks && !c->parent)
         ct_record_cpu(th, c->t0);
 }
 
@@ -122,7 +137,7 @@ static inline void ct_leave(ct_call *c)
 {
     c->err = errno;
     if (c->th)
-        c->t1 = ct_now();
+        c->t1 = ct_ticks();
 }
 
 static inline void ct_finish(ct_call *c, uint32_t result)
