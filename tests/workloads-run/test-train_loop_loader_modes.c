@@ -17,13 +17,13 @@ TEST_IMPL(train_loop_loader_modes)
         ASSERT_CONTAINS(p.out, "train_loop: verify=ok");
         ASSERT_INT(wl_num(p.out, "train_loop: totals ", "kernels"), ==, 5 * 8);
         double loader = wl_num(p.out, "train_loop: loader", "loader_ms_total");
-        ASSERT(loader >= 200 && loader < 300);
-        ASSERT(ms >= 200);
+        ASSERT_INT(loader, >=, 200);
+        ASSERT_INT(loader, <, 1000); /* late wake-ups on a loaded machine, not more */
+        ASSERT_INT(ms, >=, 200);
         ct_test_proc_free(&p);
     }
-    /* 200 ms of busy loop, at least half of it on a CPU even on a loaded machine; sleeping
-     * costs a fraction of that. */
-    ASSERT(cpu[0] >= 0.1);
-    ASSERT(cpu[1] < 0.5 * cpu[0]);
+    /* 200 ms of busy loop against 200 ms of sleep: even on a loaded machine, where the loop
+     * gets only a share of a CPU, it costs several times what sleeping does. */
+    ASSERT_INT(cpu[0] * 1000, >, 3000 * cpu[1]);
     return 0;
 }

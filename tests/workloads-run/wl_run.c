@@ -86,6 +86,7 @@ int wl_check_death(const char *how, int exited, int code)
     double ms;
     const char *args[] = {"--how", how, "--steps", "3", "--step-ms", "10", NULL};
     ASSERT_INT(wl_run(&p, "dies", args, NULL, &ms), ==, 0);
+    ASSERT_STR(p.err, "");
     ASSERT_INT(p.exited, ==, exited);
     ASSERT_INT(p.code, ==, code);
     ASSERT_CONTAINS(p.out, "dies: step 1 done\ndies: step 2 done\ndies: step 3 done\n");
@@ -93,7 +94,6 @@ int wl_check_death(const char *how, int exited, int code)
     snprintf(last, sizeof last, "dies: dying by %s with work in flight\n", how);
     ASSERT_CONTAINS(p.out, last);
     ASSERT(ms >= 30);
-    ASSERT_STR(p.err, "");
     ct_test_proc_free(&p);
     return 0;
 }

@@ -28,13 +28,6 @@
 
 #define DIES_ELEMS (1 << 18)
 
-template <typename T> __global__ void affine(T *x, T a, T b, int n)
-{
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n)
-        x[i] = wl_affine(x[i], a, b);
-}
-
 enum { HOW_ABORT, HOW_TERM, HOW_KILL, HOW_EXIT };
 static const char *const how_names[] = {"abort", "term", "kill", "exit", NULL};
 

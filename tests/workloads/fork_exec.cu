@@ -40,13 +40,6 @@
 
 #define JOB_ELEMS 4096
 
-template <typename T> __global__ void affine(T *x, T a, T b, int n)
-{
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n)
-        x[i] = wl_affine(x[i], a, b);
-}
-
 /* Returns 0 if the job's results are right. */
 static int job(int index)
 {

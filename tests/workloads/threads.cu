@@ -28,13 +28,6 @@
 #include "wl_common.h"
 #include "wl_kernels.h"
 
-template <typename T> __global__ void affine(T *x, T a, T b, int n)
-{
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n)
-        x[i] = wl_affine(x[i], a, b);
-}
-
 struct worker {
     pthread_t tid;
     int index;

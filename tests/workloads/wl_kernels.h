@@ -108,6 +108,15 @@ static inline void wl_host_affine(float *x, float a, float b, int n)
     for (int i = 0; i < n; i++)
         x[i] = wl_affine(x[i], a, b);
 }
+#ifdef __CUDACC__
+/* The kernel itself, shared by the three programs: affine<float> is _Z6affineIfEvPT_S0_S0_i. */
+template <typename T> __global__ void affine(T *x, T a, T b, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        x[i] = wl_affine(x[i], a, b);
+}
+#endif
 
 /* ---- driver_api: c = a + b, and x = s * x ---- */
 static inline void wl_host_vec_add(float *c, const float *a, const float *b, int n)
