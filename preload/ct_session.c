@@ -460,6 +460,9 @@ static void ct_flush(int final, int in_signal, unsigned how, int code)
             free(t->ring.words);
             free(t->encbuf);
             t->dead = 1;
+            pthread_mutex_lock(&ct_reg_mu); /* the budget is shared with registration */
+            ct_buffer_used -= CT_RING_WORDS * 8 + CT_ENC_BYTES;
+            pthread_mutex_unlock(&ct_reg_mu);
         }
     }
     if (!in_signal && ct_opt.gpu_every) {
