@@ -960,10 +960,14 @@ void ct_model_feed(ct_model *m, const ct_rec *r)
     switch (r->type) {
     case CT_REC_THREAD: {
         ct_thread *th = thread_of(p, r->u.thread.tid);
-        char tmp[CT_STRTMP];
-        snprintf(th->name, sizeof th->name, "%s", ct_reader_str(m->rd, r->file, r->u.thread.name, tmp));
-        if (m->obs && m->obs->on_thread)
-            m->obs->on_thread(m->obs->ctx, p, th);
+        char tmp[CT_STRTMP], name[sizeof th->name];
+        snprintf(name, sizeof name, "%s", ct_reader_str(m->rd, r->file, r->u.thread.name, tmp));
+        /* a thread is described again when it exits: report names, not records */
+        if (strcmp(name, th->name) != 0) {
+            memcpy(th->name, name, sizeof name);
+            if (m->obs && m->obs->on_thread)
+                m->obs->on_thread(m->obs->ctx, p, th);
+        }
         break;
     }
     case CT_REC_DEVICE: {
