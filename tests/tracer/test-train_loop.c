@@ -8,12 +8,12 @@
 #define LAYERS 6
 #define BATCH 4194304
 
-static int check(const char *memory, unsigned host_kind)
+static int check(const char *memory, unsigned host_kind, const char *loader)
 {
     char prog[4096], out[4096];
     snprintf(out, sizeof out, "%s/%s", ct_test_tmpdir(), memory);
     char *cmd[] = {(char *)tr_workload(prog, "train_loop"), "--iters", "5", "--loader-ms", "5",
-                   "--memory", (char *)memory, "--verify", NULL};
+                   "--memory", (char *)memory, "--loader", (char *)loader, "--verify", NULL};
     ct_test_proc p;
     ASSERT_INT(tr_run(&p, out, NULL, cmd, NULL, 60), ==, 0);
     TR_ASSERT_EXIT(p, 0);
@@ -98,6 +98,21 @@ static int check(const char *memory, unsigned host_kind)
     ASSERT_UINT(freed, ==, bytes);
     ASSERT_UINT(syncs, ==, ITERS);
     ASSERT_UINT(tr_count(&t, CT_REC_API, "cudaStreamSynchronize"), ==, ITERS);
+
+    /* CPU time read when the thread comes back to CUDA after each loader gap: with a
+     * computing loader the thread's CPU time grows by about the loader's 5 ms per batch. */
+    uint64_t first = 0, last = 0;
+    size_t readings = 0;
+    for (size_t i = 0; i < t.n; i++)
+        if (t.v[i].r.type == CT_REC_CPU) {
+            uint64_t cpu = t.v[i].r.u.cpu.user_ns + t.v[i].r.u.cpu.sys_ns;
+            if (!readings++)
+                first = cpu;
+            last = cpu;
+        }
+    ASSERT_UINT(readings, >=, ITERS);
+    if (!strcmp(loader, "compute"))
+        ASSERT_UINT(last - first, >=, (ITERS - 1) * 5000000ull * 7 / 10);
     tr_free(&t);
     ct_test_proc_free(&p);
     return 0;
@@ -105,10 +120,10 @@ static int check(const char *memory, unsigned host_kind)
 
 TEST_IMPL(train_loop_pageable)
 {
-    return check("pageable", CT_MEMKIND_PAGEABLE);
+    return check("pageable", CT_MEMKIND_PAGEABLE, "sleep");
 }
 
 TEST_IMPL(train_loop_pinned)
 {
-    return check("pinned", CT_MEMKIND_PINNED);
+    return check("pinned", CT_MEMKIND_PINNED, "compute");
 }
