@@ -46,3 +46,28 @@ CUfunction sd_kernel(const char *name, int nparams)
         return NULL;
     return f;
 }
+
+static void CUDA_CB sd_gate_wait(void *arg)
+{
+    sd_gate *g = arg;
+    pthread_mutex_lock(&g->m);
+    while (!g->open)
+        pthread_cond_wait(&g->c, &g->m);
+    pthread_mutex_unlock(&g->m);
+}
+
+int sd_gate_close(sd_gate *g, CUstream s)
+{
+    pthread_mutex_init(&g->m, NULL);
+    pthread_cond_init(&g->c, NULL);
+    g->open = 0;
+    return cuLaunchHostFunc(s, sd_gate_wait, g) == CUDA_SUCCESS ? 0 : -1;
+}
+
+void sd_gate_open(sd_gate *g)
+{
+    pthread_mutex_lock(&g->m);
+    g->open = 1;
+    pthread_cond_broadcast(&g->c);
+    pthread_mutex_unlock(&g->m);
+}

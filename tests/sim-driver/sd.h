@@ -9,6 +9,8 @@
 
 #include "ct_test.h"
 
+#include <pthread.h>
+
 /* Asserts a CUresult. */
 #define CK(call) ASSERT_INT((call), ==, CUDA_SUCCESS)
 
@@ -22,6 +24,17 @@ long long sd_now_ns(void);
 double sd_elapsed_ns(CUevent a, CUevent b);
 /* A kernel from a text image, named NAME with `nparams` 8-byte parameters. */
 CUfunction sd_kernel(const char *name, int nparams);
+
+/* A gate holds a stream: work queued behind it waits until sd_gate_open, however late the
+ * host gets there, so durations measured by events around that work are exact even on a
+ * loaded machine. */
+typedef struct {
+    pthread_mutex_t m;
+    pthread_cond_t c;
+    int open;
+} sd_gate;
+int sd_gate_close(sd_gate *g, CUstream s);
+void sd_gate_open(sd_gate *g);
 
 /* Host link and memory rates the driver's README documents, in bytes/s. */
 #define SD_T4_LINK (0.985e9 * 16 * 0.8)

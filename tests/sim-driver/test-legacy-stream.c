@@ -17,19 +17,23 @@ TEST_IMPL(legacy_default_stream_synchronizes_blocking_streams)
     CK(cuEventCreate(&n0, 0));
     CK(cuEventCreate(&n1, 0));
 
-    /* blocking: k20, then the legacy stream's k5 must start after it. */
+    /* blocking (held by a gate): b0, k20; then the legacy stream's k5 must start after k20. */
+    sd_gate g;
+    ASSERT_INT(sd_gate_close(&g, blocking), ==, 0);
     CK(cuEventRecord(b0, blocking));
     CK(cuLaunchKernel(k20, 1, 1, 1, 1, 1, 1, 0, blocking, NULL, NULL));
     CK(cuLaunchKernel(k5, 1, 1, 1, 1, 1, 1, 0, CU_STREAM_LEGACY, NULL, NULL));
     CK(cuEventRecord(l1, CU_STREAM_LEGACY));
+    sd_gate_open(&g);
     CK(cuEventSynchronize(l1));
-    ASSERT_NEAR(sd_elapsed_ns(b0, l1), 25000000, 1000000);
+    ASSERT_NEAR(sd_elapsed_ns(b0, l1), 25000000, 1000);
 
-    /* The legacy stream's k20, then work on a blocking stream waits for it, work on a
-     * non-blocking stream does not. */
+    /* The legacy stream held: work on a blocking stream waits for it, work on a non-blocking
+     * stream completes meanwhile. */
     CUevent l0, bb;
     CK(cuEventCreate(&l0, 0));
     CK(cuEventCreate(&bb, 0));
+    ASSERT_INT(sd_gate_close(&g, NULL), ==, 0);
     CK(cuEventRecord(l0, NULL));
     CK(cuLaunchKernel(k20, 1, 1, 1, 1, 1, 1, 0, NULL, NULL, NULL));
     CK(cuLaunchKernel(k5, 1, 1, 1, 1, 1, 1, 0, blocking, NULL, NULL));
@@ -37,8 +41,11 @@ TEST_IMPL(legacy_default_stream_synchronizes_blocking_streams)
     CK(cuEventRecord(n0, nonblocking));
     CK(cuLaunchKernel(k5, 1, 1, 1, 1, 1, 1, 0, nonblocking, NULL, NULL));
     CK(cuEventRecord(n1, nonblocking));
+    CK(cuEventSynchronize(n1));
+    ASSERT_INT(cuEventQuery(bb), ==, CUDA_ERROR_NOT_READY);
+    ASSERT(sd_elapsed_ns(n0, n1) >= 5000000 - 1000); /* + the submission gap after n0 */
+    sd_gate_open(&g);
     CK(cuCtxSynchronize());
-    ASSERT_NEAR(sd_elapsed_ns(l0, bb), 25000000, 1000000);
-    ASSERT_NEAR(sd_elapsed_ns(l0, n1), 5000000, 1000000);
+    ASSERT_NEAR(sd_elapsed_ns(l0, bb), 25000000, 1000);
     return 0;
 }
