@@ -1,0 +1,124 @@
+/* bench_calls: the cost of one CUDA call, for the tracer-overhead benchmark (run_bench.py).
+ *
+ *   bench_calls CALL N [BURST PAUSE_MS]      CALL: launch | memcpy | alloc | rtlaunch
+ *
+ * After setup and BURST warm-up calls, makes N calls in tight loops of BURST calls (default N),
+ * sleeping PAUSE_MS between loops, and prints "bench_calls: call=CALL n=N ns_per_call=X" (the
+ * loops' wall time / N; the pauses are not counted). The pauses let a tracer's background
+ * writer drain its buffers, so that what is measured is the cost of recording a call, not of
+ * dropping it when a buffer is full. A call is:
+ *   launch    cuLaunchKernel of a 1-parameter kernel, <<<1, 32>>>, on a non-blocking stream
+ *   memcpy    cuMemcpyHtoDAsync of 256 bytes from pinned memory on that stream
+ *   alloc     cuMemAlloc of 4096 bytes then cuMemFree (one pair counts as one "call")
+ *   rtlaunch  cudaLaunchKernel of an nvcc-registered kernel (the runtime calls cuLaunchKernel)
+ * Run it on the simulated CUDA in instant mode (FAKECUDA_INSTANT=1) so the driver costs next to
+ * nothing and the figure is the cost of getting to it and back: what a tracer adds shows.
+ *
+ * Every result is checked (a failing call would measure an error path): the program exits 1
+ * naming the call. Nothing here knows about tracing; the driver calls go through the PLT
+ * (linked with -lcuda), the runtime call through libcudart's export, as in any program. */
+#include <cuda.h>
+#include <cuda_runtime.h>
+
+#include "fakecudart.h"
+#include "wl_common.h"
+
+__global__ void bench_rk(unsigned long long p)
+{
+    (void)p;
+}
+
+/* The driver-API kernel, as PTX: the simulation (and a real driver) loads it with no toolchain. */
+static const char bench_ptx[] = ".version 8.0\n"
+                                ".target sm_90\n"
+                                ".address_size 64\n"
+                                ".visible .entry bench_k(.param .u64 bench_k_param_0)\n"
+                                "{\n"
+                                "\tret;\n"
+                                "}\n";
+
+enum { CALL_LAUNCH, CALL_MEMCPY, CALL_ALLOC, CALL_RTLAUNCH };
+
+typedef struct {
+    CUfunction f;
+    CUstream s;
+    CUdeviceptr d;
+    void *h;
+    unsigned long long arg;
+    void *params[1];
+} bench_ctx;
+
+static inline void bench_one(int call, bench_ctx *b)
+{
+    switch (call) {
+    case CALL_LAUNCH:
+        WL_CU(cuLaunchKernel(b->f, 1, 1, 1, 32, 1, 1, 0, b->s, b->params, NULL));
+        break;
+    case CALL_MEMCPY:
+        WL_CU(cuMemcpyHtoDAsync(b->d, b->h, 256, b->s));
+        break;
+    case CALL_ALLOC: {
+        CUdeviceptr p;
+        WL_CU(cuMemAlloc(&p, 4096));
+        WL_CU(cuMemFree(p));
+        break;
+    }
+    case CALL_RTLAUNCH:
+        WL_RT(cudaLaunchKernel((const void *)bench_rk, dim3(1), dim3(32), b->params, 0,
+                               (cudaStream_t)b->s));
+        break;
+    }
+}
+
+int main(int argc, char **argv)
+{
+    static const char *const names[] = {"launch", "memcpy", "alloc", "rtlaunch"};
+    int call = -1;
+    int args_ok = argc == 3 || argc == 5;
+    long n = args_ok ? atol(argv[2]) : 0;
+    long burst = argc == 5 ? atol(argv[3]) : n;
+    double pause_ms = argc == 5 ? atof(argv[4]) : 0;
+    for (int i = 0; args_ok && i < 4; i++)
+        if (!strcmp(argv[1], names[i]))
+            call = i;
+    if (call < 0 || n <= 0 || burst <= 0 || pause_ms < 0) {
+        fprintf(stderr, "usage: bench_calls launch|memcpy|alloc|rtlaunch N [BURST PAUSE_MS] "
+                "(N, BURST > 0; PAUSE_MS >= 0)\n");
+        return 2;
+    }
+    fakecudart_require();
+    bench_ctx b;
+    memset(&b, 0, sizeof b);
+    b.params[0] = &b.arg;
+    /* The runtime makes device 0's primary context current; the driver calls use it. */
+    WL_RT(cudaSetDevice(0));
+    WL_RT(cudaFree(0));
+    CUmodule mod;
+    WL_CU(cuModuleLoadData(&mod, bench_ptx));
+    WL_CU(cuModuleGetFunction(&b.f, mod, "bench_k"));
+    WL_CU(cuStreamCreate(&b.s, CU_STREAM_NON_BLOCKING));
+    WL_CU(cuMemAllocHost(&b.h, 256));
+    WL_CU(cuMemAlloc(&b.d, 256));
+    memset(b.h, 1, 256);
+
+    for (long i = 0; i < burst; i++)
+        bench_one(call, &b);
+    WL_CU(cuStreamSynchronize(b.s));
+    double busy_ms = 0;
+    for (long done = 0; done < n; done += burst) {
+        long k = n - done < burst ? n - done : burst;
+        wl_sleep_ms(pause_ms);
+        double t0 = wl_now_ms();
+        for (long i = 0; i < k; i++)
+            bench_one(call, &b);
+        busy_ms += wl_now_ms() - t0;
+    }
+    WL_CU(cuStreamSynchronize(b.s));
+    printf("bench_calls: call=%s n=%ld ns_per_call=%.2f\n", names[call], n, busy_ms * 1e6 / n);
+
+    WL_CU(cuMemFree(b.d));
+    WL_CU(cuMemFreeHost(b.h));
+    WL_CU(cuStreamDestroy(b.s));
+    WL_CU(cuModuleUnload(mod));
+    return 0;
+}

@@ -1,0 +1,493 @@
+#!/usr/bin/env python3
+"""cutrace benchmark driver (`make bench`; tests/bench/README.md says what and why).
+
+    run_bench.py --build BUILD_DIR --out OUT_DIR [--reps N] [--quick]
+
+Measures, on the simulated CUDA stack:
+  1. per-call cost of cuLaunchKernel, cuMemcpyHtoDAsync (pinned), cuMemAlloc+cuMemFree and
+     cudaLaunchKernel (bench_calls, instant mode), untraced, under cutrace in three modes, and
+     under four baselines built from tests/bench/ (floor, naive, LTTng-UST, ltrace); every
+     configuration is its own process, interleaved across repetitions, median and min-max;
+  2. trace size of the training-loop workload (tracestat);
+  3. `cutrace summary` and `cutrace timeline` on a 10-million-event tracegen trace;
+  4. the tracer's peak RSS over an untraced run.
+Writes OUT_DIR/results.json (flat numeric keys, units in the names; `null` plus a reason in
+"notes" where a figure could not be measured) and OUT_DIR/results.md, and prints the tables.
+Speed is reported, never asserted: the exit status is 0 unless a program fails to run.
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+CALLS = ["launch", "memcpy", "alloc", "rtlaunch"]
+CALL_KEY = {"launch": "launch", "memcpy": "memcpy", "alloc": "alloc", "rtlaunch": "runtime_launch"}
+CALL_LABEL = {"launch": "cuLaunchKernel", "memcpy": "cuMemcpyHtoDAsync (pinned, 256 B)",
+              "alloc": "cuMemAlloc+cuMemFree (4 KiB)", "rtlaunch": "cudaLaunchKernel"}
+# Intercepted calls per iteration: by cutrace (the runtime's nested cuLaunchKernel is traced
+# too) and by an LD_PRELOAD interposer (which cannot see calls made through cuGetProcAddress).
+CT_CALLS_PER_ITER = {"launch": 1, "memcpy": 1, "alloc": 2, "rtlaunch": 2}
+IB_CALLS_PER_ITER = {"launch": 1, "memcpy": 1, "alloc": 2, "rtlaunch": 1}
+CUTRACE_MODES = {  # config -> cutrace run options
+    "traced": ["--stacks", "none", "--gpu-timing", "off"],
+    "traced_gputime": ["--stacks", "none", "--gpu-timing", "all"],
+    "traced_stacks": ["--stacks", "all", "--gpu-timing", "off"],
+}
+CONFIGS = ["untraced", "traced", "traced_gputime", "traced_stacks", "floor", "naive_interposer",
+           "lttng"]
+CONFIG_LABEL = {"untraced": "untraced", "traced": "cutrace", "traced_gputime": "+GPU timing",
+                "traced_stacks": "+stacks (all)", "floor": "floor", "naive_interposer": "naive",
+                "lttng": "LTTng-UST", "ltrace": "ltrace*"}
+GOAL_FLOOR_RATIO = 1.3      # cutrace's added cost per call, in floors
+GOAL_STACKS_NS = 1500       # added per call with native call stacks
+GOAL_BYTES_PER_EVENT = 4.0  # on a training loop
+GOAL_ANALYZER_EPS = 20e6    # events per second on one core
+
+
+class Bench:
+    def __init__(self, args):
+        self.b = os.path.abspath(args.build)
+        self.out = os.path.abspath(args.out)
+        self.quick = args.quick
+        self.reps = args.reps or (1 if args.quick else 5)
+        self.tmp = tempfile.mkdtemp(prefix="cutrace-bench-")
+        self.results = {}
+        self.spread = {}
+        self.notes = {}
+        self.lost = {}
+        self.prog = os.path.join(self.b, "tests/bench/bench_calls")
+        self.cutrace = os.path.join(self.b, "bin/cutrace")
+        self.tracestat = os.path.join(self.b, "tests/bench/tracestat")
+        self.rusage = os.path.join(self.b, "tests/bench/rusage")
+        env = {k: v for k, v in os.environ.items()
+               if not k.startswith(("CUTRACE_", "FAKECUDA_", "LTTNG_")) and k != "LD_PRELOAD"}
+        fake = os.path.join(self.b, "tests/fakecuda")
+        env["LD_LIBRARY_PATH"] = fake + (":" + env["LD_LIBRARY_PATH"]
+                                         if env.get("LD_LIBRARY_PATH") else "")
+        self.env = env
+        # Calls per process, in bursts separated by pauses longer than cutrace's writer period
+        # (100 ms), so that every configuration is measured recording, not dropping, records.
+        if self.quick:
+            self.n, self.burst, self.pause_ms = 400, 200, 0
+        else:
+            self.n, self.burst, self.pause_ms = 9000, 3000, 110
+
+    # ---- processes ---------------------------------------------------------------------------
+    def run(self, cmd, env=None, stderr_path=None, timeout=600):
+        """Runs cmd (through rusage.c); returns (stdout text, wall s, CPU s, peak RSS MiB)."""
+        out_path = os.path.join(self.tmp, "stdout.txt")
+        err_path = stderr_path or os.path.join(self.tmp, "stderr.txt")
+        report = os.path.join(self.tmp, "rusage.txt")
+        with open(out_path, "w") as fo, open(err_path, "w") as fe:
+            t0 = time.monotonic()
+            rc = subprocess.run([self.rusage, report] + cmd, env=env or self.env, stdout=fo,
+                                stderr=fe, timeout=timeout).returncode
+            wall = time.monotonic() - t0
+        with open(out_path) as f:
+            text = f.read()
+        if rc != 0:
+            with open(err_path) as f:
+                err = f.read()[-2000:]
+            raise RuntimeError("%s exited with %d\n%s%s" % (" ".join(cmd), rc, text[-2000:], err))
+        with open(report) as f:
+            ru = {k: float(v) for k, v in re.findall(r"(\w+)=(\S+)", f.read())}
+        return text, wall, ru["user_s"] + ru["sys_s"], ru["maxrss_kb"] / 1024.0
+
+    @staticmethod
+    def kv(text, prefix):
+        """key=value pairs of the output lines starting with prefix."""
+        d = {}
+        for line in text.splitlines():
+            if line.startswith(prefix):
+                for k, v in re.findall(r"(\w+)=(\S+)", line):
+                    d[k] = v
+        return d
+
+    def trace_stats(self, files):
+        text, _, _, _ = self.run([self.tracestat] + files)
+        return {k: int(v) for k, v in self.kv(text, "tracestat:").items()}
+
+    def cutrace_cmd(self, outdir, opts, cmd):
+        return [self.cutrace, "run", "-q", "-o", outdir] + opts + ["--"] + cmd
+
+    def traces_in(self, d):
+        return sorted(os.path.join(d, f) for f in os.listdir(d) if f.endswith(".cutrace"))
+
+    # ---- 1. per-call overhead ----------------------------------------------------------------
+    def call_cmd(self, config, call, n, burst, pause_ms, tag):
+        """Command, environment and stderr file of one bench_calls process."""
+        args = [self.prog, call, str(n), str(burst), str(pause_ms)]
+        env = dict(self.env, FAKECUDA_INSTANT="1")
+        stderr = None
+        if config in CUTRACE_MODES:
+            outdir = os.path.join(self.tmp, "ct-" + tag)
+            return self.cutrace_cmd(outdir, CUTRACE_MODES[config], args), env, None, outdir
+        if config == "floor" or config == "naive_interposer" or config == "lttng":
+            lib = {"floor": "floor", "naive_interposer": "naive", "lttng": "lttng"}[config]
+            env["LD_PRELOAD"] = os.path.join(self.b, "tests/bench/libib_%s.so" % lib)
+            if config == "naive_interposer":
+                stderr = os.path.join(self.tmp, "naive.log")  # the naive tracer's output file
+            if config == "lttng":
+                env.update(self.lttng.env)
+        return args, env, stderr, None
+
+    def measure_call(self, config, call, n, burst, pause_ms, tag):
+        """ns per call of one process; and (records lost, records written) for cutrace runs."""
+        cmd, env, stderr, outdir = self.call_cmd(config, call, n, burst, pause_ms, tag)
+        text, _, _, _ = self.run(cmd, env, stderr)
+        ns = float(self.kv(text, "bench_calls:")["ns_per_call"])
+        lost = None
+        if outdir:
+            st = self.trace_stats(self.traces_in(outdir))
+            lost = (st["lost"], st["records"])
+            shutil.rmtree(outdir)
+        if config == "lttng":
+            self.lttng.events += 2 * (IB_CALLS_PER_ITER[call] * (n + burst) + 2)
+        return ns, lost
+
+    def bench_calls(self):
+        configs = [c for c in CONFIGS if c != "lttng" or self.lttng.ok]
+        samples = {}
+        for rep in range(self.reps):
+            for call in CALLS:
+                for config in configs:
+                    ns, lost = self.measure_call(config, call, self.n, self.burst,
+                                                 self.pause_ms, "%s-%s-%d" % (config, call, rep))
+                    samples.setdefault((call, config), []).append(ns)
+                    if lost:
+                        key = "%s_%s" % (CALL_KEY[call], config)
+                        self.lost[key] = self.lost.get(key, 0) + lost[0]
+        for (call, config), v in samples.items():
+            key = "%s_ns_%s" % (CALL_KEY[call], config)
+            self.results[key] = round(statistics.median(v), 1)
+            self.spread[key] = [round(min(v), 1), round(max(v), 1)]
+        if not self.lttng.ok:
+            for call in CALLS:
+                self.results["%s_ns_lttng" % CALL_KEY[call]] = None
+            self.notes["lttng"] = self.lttng.reason
+
+    def bench_sustained(self):
+        """cuLaunchKernel without pauses: at this rate cutrace's buffers fill between writer
+        cycles; reports what is lost next to the cost."""
+        n = 2000 if self.quick else 200000
+        configs = ["untraced", "traced"] + (["lttng"] if self.lttng.ok else [])
+        samples, lost, written = {}, 0, 0
+        for rep in range(1 if self.quick else 3):
+            for config in configs:
+                ns, l = self.measure_call(config, "launch", n, n, 0,
+                                          "sustained-%s-%d" % (config, rep))
+                samples.setdefault(config, []).append(ns)
+                if l:
+                    lost, written = lost + l[0], written + l[1]
+        for config, v in samples.items():
+            self.results["launch_ns_%s_sustained" % config] = round(statistics.median(v), 1)
+        self.results["launch_lost_fraction_traced_sustained"] = round(
+            lost / max(1, lost + written), 4)
+
+    def bench_ltrace(self):
+        ltrace = shutil.which("ltrace")
+        if self.quick or not ltrace:
+            for call in CALLS:
+                self.results["%s_ns_ltrace" % CALL_KEY[call]] = None
+            self.notes["ltrace"] = ("skipped (--quick)" if self.quick else
+                                    "ltrace not installed (Debian package ltrace)")
+            return
+        n = 500
+        fns = "cuLaunchKernel+cuMemcpyHtoDAsync_v2+cuMemAlloc_v2+cuMemFree_v2+cudaLaunchKernel"
+        for call in CALLS:
+            cmd = [ltrace, "-o", os.path.join(self.tmp, "ltrace.log"), "-e", fns, self.prog, call,
+                   str(n), str(n), "0"]
+            text, _, _, _ = self.run(cmd, dict(self.env, FAKECUDA_INSTANT="1"))
+            self.results["%s_ns_ltrace" % CALL_KEY[call]] = round(
+                float(self.kv(text, "bench_calls:")["ns_per_call"]), 1)
+        self.notes["ltrace"] = ("ltrace figures: %d calls per process (after %d warm-up calls), "
+                                "one run, extrapolated to a per-call cost" % (n, n))
+
+    # ---- 2. trace size -----------------------------------------------------------------------
+    def bench_trace_size(self):
+        wl = os.path.join(self.b, "tests/workloads/train_loop")
+        iters = 20 if self.quick else 2000
+        args = [wl, "--iters", str(iters), "--loader-ms", "1"]
+        _, _, _, rss_plain = self.run(args)
+        outdir = os.path.join(self.tmp, "train")
+        _, wall, _, rss_traced = self.run(self.cutrace_cmd(outdir, [], args))
+        st = self.trace_stats(self.traces_in(outdir))
+        shutil.rmtree(outdir)
+        ev = st["records"]
+        self.results.update({
+            "trace_events": ev,
+            "trace_launches": st.get("launch", 0),
+            "trace_file_bytes": st["file_bytes"],
+            "trace_bytes_per_event": round(st["file_bytes"] / ev, 3),
+            "trace_bytes_per_launch": round(st["file_bytes"] / max(1, st.get("launch", 0)), 2),
+            "trace_raw_bytes_per_event": round(st["raw_bytes"] / ev, 3),
+            "trace_payload_bytes_per_event": round(st["payload_bytes"] / ev, 3),
+            "trace_lost_records": st["lost"],
+            "train_loop_traced_wall_s": round(wall, 2),
+            "train_loop_peak_rss_mb_untraced": round(rss_plain, 1),
+            "train_loop_peak_rss_mb_traced": round(rss_traced, 1),
+            "tracer_rss_overhead_mb": round(rss_traced - rss_plain, 1),
+        })
+        self.notes["trace_size"] = ("train_loop --iters %d --loader-ms 1 under `cutrace run` "
+                                    "(defaults), real-time simulation; bytes per event = file "
+                                    "bytes / records" % iters)
+
+    # ---- 3. analyzer -------------------------------------------------------------------------
+    def bench_analyzer(self):
+        gen = os.path.join(self.b, "tests/analyzer/tracegen")
+        target = 100000 if self.quick else 10000000
+        d = {}
+        # A small and a large trace: peak memory must not grow with trace length.
+        for label, events in (("small", target // 10), ("large", target)):
+            gdir = os.path.join(self.tmp, "gen-" + label)
+            text, _, _, _ = self.run([gen, "-o", gdir, "--events", str(int(events * 1.05)),
+                                      "--workers", "4", "--kernels", "40", "--churn"])
+            trace = os.path.join(gdir, "rank-0.cutrace")
+            records = int(self.kv(text, "tracegen:")["records"])
+            _, swall, scpu, srss = self.run([self.cutrace, "summary", trace])
+            d[label] = (records, scpu, srss, swall)
+            if label == "large":
+                _, twall, tcpu, trss = self.run([self.cutrace, "timeline", "-o", "-", trace])
+                self.results.update({
+                    "analyzer_trace_events": records,
+                    "analyzer_trace_bytes": os.path.getsize(trace),
+                    "analyzer_events_per_sec": round(records / scpu),
+                    "analyzer_events_per_sec_wall": round(records / swall),
+                    "analyzer_peak_rss_mb": round(srss, 1),
+                    "timeline_events_per_sec": round(records / tcpu),
+                    "timeline_events_per_sec_wall": round(records / twall),
+                    "timeline_peak_rss_mb": round(trss, 1),
+                })
+            shutil.rmtree(gdir)
+        self.results["analyzer_peak_rss_mb_small_trace"] = round(d["small"][2], 1)
+        self.results["analyzer_small_trace_events"] = d["small"][0]
+        self.notes["analyzer"] = ("events per second = trace records / CPU time (user+sys) of one "
+                                  "single-threaded process; _wall variants use elapsed time; "
+                                  "timeline JSON written to a pipe and discarded")
+
+    # ---- report ------------------------------------------------------------------------------
+    def verdicts(self):
+        r, v = self.results, {}
+        for call in CALLS:
+            k = CALL_KEY[call]
+            base = r["%s_ns_untraced" % k]
+            added = (r["%s_ns_traced" % k] - base) / CT_CALLS_PER_ITER[call]
+            floor = (r["%s_ns_floor" % k] - base) / IB_CALLS_PER_ITER[call]
+            stacks = (r["%s_ns_traced_stacks" % k] - base) / CT_CALLS_PER_ITER[call]
+            r["%s_ns_added_per_call_traced" % k] = round(added, 1)
+            r["%s_ns_added_per_call_floor" % k] = round(floor, 1)
+            r["%s_ns_added_per_call_traced_stacks" % k] = round(stacks, 1)
+            ratio = added / floor if floor > 0 else float("inf")
+            r["%s_added_floor_ratio" % k] = round(ratio, 2)
+            v["%s_overhead" % k] = "pass" if ratio <= GOAL_FLOOR_RATIO else "miss"
+            v["%s_stacks" % k] = "pass" if stacks <= GOAL_STACKS_NS else "miss"
+        v["trace_bytes_per_event"] = ("pass" if r["trace_bytes_per_event"] <= GOAL_BYTES_PER_EVENT
+                                      else "miss")
+        v["analyzer_events_per_sec"] = ("pass" if r["analyzer_events_per_sec"] >= GOAL_ANALYZER_EPS
+                                        else "miss")
+        small, large = r["analyzer_peak_rss_mb_small_trace"], r["analyzer_peak_rss_mb"]
+        v["analyzer_memory_flat"] = "pass" if large <= 1.5 * small + 8 else "miss"
+        return v
+
+    def tables(self, v):
+        r, s = self.results, self.spread
+        cols = CONFIGS + ["ltrace"]
+        lines = ["Per-call cost, ns (median of %d interleaved runs, [min-max]; %d calls per run in "
+                 "bursts of %d; instant-mode simulated CUDA)" % (self.reps, self.n, self.burst), ""]
+        lines.append("| call | " + " | ".join(CONFIG_LABEL[c] for c in cols) +
+                     " | cutrace added/call | floor added/call | ratio (goal <= %.1f) | stacks added/call (goal <= %d) |"
+                     % (GOAL_FLOOR_RATIO, GOAL_STACKS_NS))
+        lines.append("|" + "---|" * (len(cols) + 5))
+        for call in CALLS:
+            k = CALL_KEY[call]
+            cells = []
+            for c in cols:
+                key = "%s_ns_%s" % (k, c)
+                val = r.get(key)
+                if val is None:
+                    cells.append("n/a")
+                elif key in s:
+                    cells.append("%.0f [%.0f-%.0f]" % (val, s[key][0], s[key][1]))
+                else:
+                    cells.append("%.0f" % val)
+            lines.append("| %s | %s | %.0f | %.0f | %.2f %s | %.0f %s |" % (
+                CALL_LABEL[call], " | ".join(cells), r["%s_ns_added_per_call_traced" % k],
+                r["%s_ns_added_per_call_floor" % k], r["%s_added_floor_ratio" % k],
+                v["%s_overhead" % k], r["%s_ns_added_per_call_traced_stacks" % k], v["%s_stacks" % k]))
+        lines += ["",
+                  "Per intercepted call: alloc is 2 calls for every tracer; cudaLaunchKernel is 2 for "
+                  "cutrace (it also traces the runtime's cuLaunchKernel) and 1 for the LD_PRELOAD "
+                  "baselines. * ltrace: %s." % self.notes.get("ltrace", ""),
+                  "Sustained cuLaunchKernel (no pauses, %s calls): untraced %.0f ns, cutrace %.0f ns "
+                  "with %.1f%% of records lost%s." % (
+                      "2000" if self.quick else "200000", r["launch_ns_untraced_sustained"],
+                      r["launch_ns_traced_sustained"],
+                      100 * r["launch_lost_fraction_traced_sustained"],
+                      ", LTTng-UST %.0f ns" % r["launch_ns_lttng_sustained"]
+                      if "launch_ns_lttng_sustained" in r else ""),
+                  "LTTng-UST trace: %s bytes per event%s." % (
+                      r.get("trace_bytes_per_event_lttng"),
+                      "" if self.lttng.ok else " (%s)" % self.lttng.reason),
+                  ""]
+        lost = {k: n for k, n in self.lost.items() if n}
+        if lost:
+            lines += ["WARNING: cutrace lost records in the burst runs, so those figures include "
+                      "the cheaper drop path: %s" % lost, ""]
+        lines += ["| figure | value | goal | verdict |", "|---|---|---|---|",
+                  "| trace bytes per event (train_loop, %d events, zstd) | %.2f (uncompressed "
+                  "encoding %.2f) | <= %.0f | %s |" % (
+                      r["trace_events"], r["trace_bytes_per_event"], r["trace_raw_bytes_per_event"],
+                      GOAL_BYTES_PER_EVENT, v["trace_bytes_per_event"]),
+                  "| trace bytes per kernel launch | %.1f | | |" % r["trace_bytes_per_launch"],
+                  "| cutrace summary, events/s (%d events, CPU time) | %.1f M (wall %.1f M) | >= %.0f M | %s |" % (
+                      r["analyzer_trace_events"], r["analyzer_events_per_sec"] / 1e6,
+                      r["analyzer_events_per_sec_wall"] / 1e6, GOAL_ANALYZER_EPS / 1e6,
+                      v["analyzer_events_per_sec"]),
+                  "| cutrace summary peak RSS, MiB (%d vs %d events) | %.1f vs %.1f | flat | %s |" % (
+                      r["analyzer_trace_events"], r["analyzer_small_trace_events"],
+                      r["analyzer_peak_rss_mb"], r["analyzer_peak_rss_mb_small_trace"],
+                      v["analyzer_memory_flat"]),
+                  "| cutrace timeline, events/s (CPU time) | %.2f M (wall %.2f M), peak RSS %.1f MiB | | |" % (
+                      r["timeline_events_per_sec"] / 1e6, r["timeline_events_per_sec_wall"] / 1e6,
+                      r["timeline_peak_rss_mb"]),
+                  "| tracer peak RSS over untraced (train_loop, %d events) | %.1f MiB | | |" % (
+                      r["trace_events"], r["tracer_rss_overhead_mb"]),
+                  ""]
+        return "\n".join(lines)
+
+    def main(self):
+        os.makedirs(self.out, exist_ok=True)
+        t0 = time.monotonic()
+        self.lttng = Lttng(self, os.path.join(self.b, "tests/bench/libib_lttng.so"))
+        try:
+            if not self.quick:
+                self.lttng.begin()
+            else:
+                self.lttng.reason = "skipped (--quick)"
+            self.bench_calls()
+            self.bench_sustained()
+        finally:
+            self.lttng.end()
+        self.results["trace_bytes_per_event_lttng"] = self.lttng.bytes_per_event
+        if self.lttng.ok:
+            self.results["lttng_discarded_events"] = self.lttng.discarded
+        self.bench_ltrace()
+        self.bench_trace_size()
+        self.bench_analyzer()
+        v = self.verdicts()
+        self.results["bench_wall_s"] = round(time.monotonic() - t0, 1)
+        doc = dict(self.results)
+        doc.update({"spread_min_max": self.spread, "verdicts": v, "notes": self.notes,
+                    "lost_records": self.lost, "reps": self.reps, "calls_per_run": self.n,
+                    "burst": self.burst, "pause_ms": self.pause_ms, "quick": self.quick})
+        with open(os.path.join(self.out, "results.json"), "w") as f:
+            json.dump(doc, f, indent=1, sort_keys=True)
+        text = self.tables(v)
+        with open(os.path.join(self.out, "results.md"), "w") as f:
+            f.write(text)
+        print(text)
+        print("bench: %.0f s; results in %s" % (self.results["bench_wall_s"],
+                                                os.path.join(self.out, "results.json")))
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+class Lttng:
+    """An LTTng session around the LTTng baseline's runs: a session daemon (ours, unless one is
+    already running), a user-space session recording provider cutrace_bench to a temporary
+    directory, torn down at the end (the daemon stopped only if we started it)."""
+
+    def __init__(self, bench, lib):
+        self.bench = bench
+        self.lib = lib
+        self.ok = False
+        self.reason = None
+        self.bytes_per_event = None
+        self.events = 0
+        self.discarded = None
+        self.daemon_pid = None
+        self.session = "cutrace-bench-%d" % os.getpid()
+        home = os.path.join(bench.tmp, "lttng-home")
+        self.env = {"LTTNG_HOME": home}
+        self.trace_dir = os.path.join(bench.tmp, "lttng-trace")
+
+    def lttng(self, *args, check=True):
+        p = subprocess.run(["lttng"] + list(args), env=dict(self.bench.env, **self.env),
+                           capture_output=True, text=True, timeout=60)
+        if check and p.returncode != 0:
+            raise RuntimeError("lttng %s: %s%s" % (" ".join(args), p.stdout, p.stderr))
+        return p.stdout
+
+    def begin(self):
+        if not shutil.which("lttng") or not shutil.which("lttng-sessiond"):
+            self.reason = "lttng-tools not installed (Debian package lttng-tools)"
+            return
+        if not os.path.exists(self.lib):
+            self.reason = "LTTng interposer not built (Debian package liblttng-ust-dev missing)"
+            return
+        os.makedirs(self.env["LTTNG_HOME"], exist_ok=True)
+        try:
+            if subprocess.run(["lttng", "list"], env=dict(self.bench.env, **self.env),
+                              capture_output=True).returncode != 0:
+                p = subprocess.run(["lttng-sessiond", "--daemonize", "--no-kernel"],
+                                   env=dict(self.bench.env, **self.env), capture_output=True,
+                                   text=True, timeout=30)
+                if p.returncode != 0:
+                    self.reason = "lttng-sessiond could not start: %s" % (p.stderr.strip()[-300:])
+                    return
+                rundir = ("/var/run/lttng" if os.geteuid() == 0 else
+                          os.path.join(self.env["LTTNG_HOME"], ".lttng"))
+                with open(os.path.join(rundir, "lttng-sessiond.pid")) as f:
+                    self.daemon_pid = int(f.read().strip())
+            self.lttng("create", self.session, "--output=" + self.trace_dir)
+            self.lttng("enable-channel", "-u", "-s", self.session, "--subbuf-size=1M",
+                       "--num-subbuf=8", "ch")
+            self.lttng("enable-event", "-u", "-s", self.session, "-c", "ch", "cutrace_bench:*")
+            self.lttng("start", self.session)
+            self.ok = True
+        except (RuntimeError, OSError, subprocess.SubprocessError) as e:
+            self.reason = "LTTng session setup failed: %s" % str(e)[-300:]
+
+    def end(self):
+        if self.ok:
+            try:
+                self.lttng("stop", self.session)
+                listing = self.lttng("list", self.session, "-c", "ch")
+                m = re.search(r"Discarded events:\s*(\d+)", listing)
+                self.discarded = int(m.group(1)) if m else None
+                self.lttng("destroy", self.session)
+                size = sum(os.path.getsize(os.path.join(d, f))
+                           for d, _, fs in os.walk(self.trace_dir) for f in fs)
+                recorded = self.events - (self.discarded or 0)
+                self.bytes_per_event = round(size / max(1, recorded), 2)
+            except (RuntimeError, OSError, subprocess.SubprocessError) as e:
+                self.reason = "LTTng session teardown failed: %s" % str(e)[-300:]
+        if self.daemon_pid:
+            try:
+                os.kill(self.daemon_pid, signal.SIGTERM)
+                for _ in range(100):
+                    os.kill(self.daemon_pid, 0)
+                    time.sleep(0.05)
+            except ProcessLookupError:
+                pass
+            self.daemon_pid = None
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--build", required=True, help="the build directory (make's $(B))")
+    ap.add_argument("--out", required=True, help="where results.json and results.md go")
+    ap.add_argument("--reps", type=int, default=0, help="repetitions (default 5, 1 with --quick)")
+    ap.add_argument("--quick", action="store_true",
+                    help="tiny sizes, no LTTng/ltrace: checks the harness, measures nothing")
+    Bench(ap.parse_args()).main()
+
+
+if __name__ == "__main__":
+    main()
