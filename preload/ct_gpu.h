@@ -12,6 +12,8 @@
  * that an operation never starts before the host submitted it: on an idle stream the start
  * event completes at once, and a host delay before the operation is not GPU time.
  *
+ * Harvesting runs at every writer pass and right after a synchronization returns.
+ *
  * Events come from a per-thread stash (a ring the writer refills with harvested events), so
  * after warm-up the hot path creates none; a thread creates at most CT_GPU_MAX_EVENTS. An
  * operation that finds no event is not timed and counted (LOSS, reason GPU timing). The
@@ -47,6 +49,9 @@ typedef struct {
 
 void ct_gpu_begin(ct_call *c, uint64_t stream);
 void ct_gpu_end(ct_call *c, CUresult r, unsigned kind, uint32_t device);
+
+/* Wakes the writer to harvest (after a synchronization; rate-limited; ct_session.c). */
+void ct_writer_nudge(void);
 
 /* Writer side (never from a signal handler). */
 void ct_gpu_collect(ct_thread *owner, const ct_gpu_pend *p);

@@ -424,6 +424,8 @@ void ct_on_sync(ct_call *c, CUresult r, unsigned kind, uint64_t object)
         return;
     ct_rec_sync s = {c->t0, c->corr, kind, object};
     ct_emit(c, CT_REC_SYNC, &s, sizeof s);
+    if (ct_opt.gpu_every && kind != CT_SYNC_STREAM_WAIT_EVENT)
+        ct_writer_nudge();
 }
 
 void ct_on_stream(ct_call *c, CUresult r, unsigned op, uint64_t stream, unsigned flags,

@@ -92,11 +92,11 @@ TEST_IMPL(overflow_is_counted)
     size_t api = tr_count(&t, CT_REC_API, "cuMemsetD8Async");
     size_t copies = tr_count(&t, CT_REC_COPY, NULL);
     /* Each call appends a COPY and an API record: what is missing of the 600000 is lost. The
-     * loss count also covers the thread's few other records (allocation, stream, sync, CPU
-     * readings: 10 at most). */
+     * loss count also covers the thread's few other records (allocation, stream, sync, and a
+     * CPU reading whenever the thread was descheduled for 100 us: rare, 100 at most). */
     ASSERT_UINT(t.stats[0].lost, >, 0);
     ASSERT_UINT(api + copies + t.stats[0].lost, >=, 2 * 300000);
-    ASSERT_UINT(api + copies + t.stats[0].lost, <=, 2 * 300000 + 10);
+    ASSERT_UINT(api + copies + t.stats[0].lost, <=, 2 * 300000 + 100);
     ASSERT_INT(t.stats[0].complete, ==, 1);
     tr_free(&t);
     ct_test_proc_free(&p);
