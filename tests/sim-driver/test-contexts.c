@@ -36,10 +36,16 @@ TEST_IMPL(contexts_and_primary_state)
     ASSERT_INT(dev, ==, 0);
     CK(cuCtxGetDevice_v2(&dev, p1));
     ASSERT_INT(dev, ==, 1);
+    unsigned long long id0, id1;
+    CK(cuCtxGetId(c0, &id0));
+    CK(cuCtxGetId(p1, &id1));
+    ASSERT_UINT(id0, !=, id1);
 
     /* A destroyed context leaves the stack; its handle is refused afterwards. */
     CUstream s;
     CK(cuStreamCreate(&s, 0));
+    CK(cuStreamGetDevice(s, &dev));
+    ASSERT_INT(dev, ==, 0);
     CK(cuCtxDestroy_v2(c0));
     CK(cuCtxGetCurrent(&cur));
     ASSERT(cur == NULL);

@@ -110,6 +110,7 @@ struct CUctx_st {
     int dev;
     unsigned flags;
     int is_primary;
+    unsigned long long id;        /* cuCtxGetId: unique in the process */
     _Atomic int alive;
     fc_stream *legacy;            /* the context's legacy default stream */
     pthread_mutex_t lock;         /* streams list */

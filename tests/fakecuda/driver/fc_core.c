@@ -375,7 +375,9 @@ static fc_ctx *fc_ctx_new(int dev, unsigned flags, int primary)
     fc_ctx *c = calloc(1, sizeof *c);
     if (!c)
         return NULL;
+    static _Atomic unsigned long long ids = 1;
     c->magic = FC_CTX_MAGIC;
+    c->id = atomic_fetch_add(&ids, 1);
     c->dev = dev;
     c->flags = flags;
     c->is_primary = primary;
@@ -620,6 +622,19 @@ FC_EXPORT CUresult CUDAAPI cuCtxGetDevice_v2(CUdevice *device, CUcontext ctx)
     if (!device)
         return CUDA_ERROR_INVALID_VALUE;
     *device = c->dev;
+    return CUDA_SUCCESS;
+}
+
+FC_EXPORT CUresult CUDAAPI cuCtxGetId(CUcontext ctx, unsigned long long *ctxId)
+{
+    FC_ENTER("cuCtxGetId");
+    fc_ctx *c;
+    CUresult r = fc_ctx_or_current(ctx, &c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!ctxId)
+        return CUDA_ERROR_INVALID_VALUE;
+    *ctxId = c->id;
     return CUDA_SUCCESS;
 }
 

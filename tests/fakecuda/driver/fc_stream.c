@@ -590,14 +590,15 @@ FC_EXPORT CUresult CUDAAPI cuStreamGetCtx_v2_ptsz(CUstream hStream, CUcontext *p
     return fc_stream_get_ctx(hStream, pctx, pGreenCtx, 1);
 }
 
+/* One of the stream's properties, into the one non-NULL output. */
 static CUresult fc_stream_info(CUstream h, int pt, unsigned *flags, int *prio,
-                               unsigned long long *id)
+                               unsigned long long *id, CUdevice *dev)
 {
     fc_stream *s;
     CUresult r = fc_stream_resolve(h, pt, &s);
     if (r != CUDA_SUCCESS)
         return r;
-    if (!flags && !prio && !id)
+    if (!flags && !prio && !id && !dev)
         return CUDA_ERROR_INVALID_VALUE;
     if (flags)
         *flags = s->flags;
@@ -605,43 +606,57 @@ static CUresult fc_stream_info(CUstream h, int pt, unsigned *flags, int *prio,
         *prio = s->priority;
     if (id)
         *id = s->id;
+    if (dev)
+        *dev = s->ctx->dev;
     return CUDA_SUCCESS;
 }
 
 FC_EXPORT CUresult CUDAAPI cuStreamGetFlags(CUstream hStream, unsigned int *flags)
 {
     FC_ENTER("cuStreamGetFlags");
-    return fc_stream_info(hStream, 0, flags, NULL, NULL);
+    return fc_stream_info(hStream, 0, flags, NULL, NULL, NULL);
 }
 
 FC_EXPORT CUresult CUDAAPI cuStreamGetFlags_ptsz(CUstream hStream, unsigned int *flags)
 {
     FC_ENTER("cuStreamGetFlags_ptsz");
-    return fc_stream_info(hStream, 1, flags, NULL, NULL);
+    return fc_stream_info(hStream, 1, flags, NULL, NULL, NULL);
 }
 
 FC_EXPORT CUresult CUDAAPI cuStreamGetPriority(CUstream hStream, int *priority)
 {
     FC_ENTER("cuStreamGetPriority");
-    return fc_stream_info(hStream, 0, NULL, priority, NULL);
+    return fc_stream_info(hStream, 0, NULL, priority, NULL, NULL);
 }
 
 FC_EXPORT CUresult CUDAAPI cuStreamGetPriority_ptsz(CUstream hStream, int *priority)
 {
     FC_ENTER("cuStreamGetPriority_ptsz");
-    return fc_stream_info(hStream, 1, NULL, priority, NULL);
+    return fc_stream_info(hStream, 1, NULL, priority, NULL, NULL);
 }
 
 FC_EXPORT CUresult CUDAAPI cuStreamGetId(CUstream hStream, unsigned long long *streamId)
 {
     FC_ENTER("cuStreamGetId");
-    return fc_stream_info(hStream, 0, NULL, NULL, streamId);
+    return fc_stream_info(hStream, 0, NULL, NULL, streamId, NULL);
 }
 
 FC_EXPORT CUresult CUDAAPI cuStreamGetId_ptsz(CUstream hStream, unsigned long long *streamId)
 {
     FC_ENTER("cuStreamGetId_ptsz");
-    return fc_stream_info(hStream, 1, NULL, NULL, streamId);
+    return fc_stream_info(hStream, 1, NULL, NULL, streamId, NULL);
+}
+
+FC_EXPORT CUresult CUDAAPI cuStreamGetDevice(CUstream hStream, CUdevice *device)
+{
+    FC_ENTER("cuStreamGetDevice");
+    return fc_stream_info(hStream, 0, NULL, NULL, NULL, device);
+}
+
+FC_EXPORT CUresult CUDAAPI cuStreamGetDevice_ptsz(CUstream hStream, CUdevice *device)
+{
+    FC_ENTER("cuStreamGetDevice_ptsz");
+    return fc_stream_info(hStream, 1, NULL, NULL, NULL, device);
 }
 
 static CUresult fc_launch_host_func(CUstream h, CUhostFn fn, void *user, int pt)
