@@ -592,6 +592,15 @@ static void apply(ct_model *m, ct_proc *p, const ct_pt *pt)
 static void sweep_run(ct_model *m, ct_proc *p, uint64_t upto)
 {
     ct_sweep *s = p->sweep;
+    /* a merged GPU interval ending before upto cannot grow any more (a later record starts
+     * after upto): its end goes in now, before the sweep passes it */
+    for (int d = 0; d < CT_MAX_DEV; d++) {
+        ct_dev *dv = &p->dev[d];
+        if (dv->run_open && dv->run_end < upto) {
+            dv->run_open = 0;
+            sweep_push(p, (ct_pt){.t = dv->run_end, .type = P_GPU_END, .dev = (uint8_t)d});
+        }
+    }
     while (s->pending > 0 && ((s->head + 1) << BUCKET_SHIFT) <= upto) {
         bucket *b = &s->ring[s->head & (s->cap - 1)];
         for (size_t i = 0; i < b->n; i++)
@@ -612,6 +621,35 @@ static void push_interval(ct_proc *p, uint64_t a, uint64_t b, int tb, int te, in
         s->max_dur = b - a;
     sweep_push(p, (ct_pt){.t = a, .type = (uint8_t)tb, .dev = (uint8_t)dev, .flag = (uint8_t)flag, .a = tid});
     sweep_push(p, (ct_pt){.t = b, .type = (uint8_t)te, .dev = (uint8_t)dev, .flag = (uint8_t)flag, .a = tid});
+}
+
+/* GPU intervals of a device that start inside the previous one's span (back-to-back kernels,
+ * a queue) are merged into one busy run before they reach the sweep: the union, the gaps and
+ * their causes stay the same with a fraction of the points. The run's begin is queued at once;
+ * its end when no later record can extend it (sweep_run) or at the end. */
+static void gpu_interval(ct_proc *p, int d, uint64_t a, uint64_t b, int flag)
+{
+    ct_dev *dv = &p->dev[d];
+    ct_sweep *s = p->sweep;
+    if (b - a > s->max_dur)
+        s->max_dur = b - a;
+    if (dv->run_open && a >= dv->run_start && a <= dv->run_end) {
+        if (b > dv->run_end)
+            dv->run_end = b;
+        return;
+    }
+    if (dv->run_open && a > dv->run_end) {
+        sweep_push(p, (ct_pt){.t = dv->run_end, .type = P_GPU_END, .dev = (uint8_t)d});
+        dv->run_open = 0;
+    }
+    if (dv->run_open) { /* overlaps the run from the left: counted on its own */
+        push_interval(p, a, b, P_GPU_BEGIN, P_GPU_END, d, flag, 0);
+        return;
+    }
+    dv->run_open = 1;
+    dv->run_start = a;
+    dv->run_end = b;
+    sweep_push(p, (ct_pt){.t = a, .type = P_GPU_BEGIN, .dev = (uint8_t)d, .flag = (uint8_t)flag});
 }
 
 /* ---- record handlers ---------------------------------------------------------------------- */
@@ -827,7 +865,7 @@ static void gpu_done(ct_model *m, ct_proc *p, const ct_rec_gpu *g, uint64_t end,
     } else {
         p->unmatched_gpu++;
     }
-    push_interval(p, start, end, P_GPU_BEGIN, P_GPU_END, d, flag, 0);
+    gpu_interval(p, d, start, end, flag);
     if (m->obs && m->obs->on_gpu)
         m->obs->on_gpu(m->obs->ctx, p, g, end, &call);
     if (c)
@@ -1058,6 +1096,7 @@ void ct_model_finish(ct_model *m)
             call_drop(p, waiting[k]);
         }
         free(waiting);
+        sweep_run(m, p, UINT64_MAX); /* closes the open GPU runs too */
         sweep_run(m, p, UINT64_MAX);
         for (int d = 0; d <= CT_MAX_DEV; d++) {
             ct_dev *dv = &p->dev[d];

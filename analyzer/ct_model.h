@@ -83,6 +83,8 @@ typedef struct {
     char name[128];
     /* breakdown (sweep) */
     int busy_depth;
+    int run_open;                 /* a merged GPU busy run whose end is not queued yet */
+    uint64_t run_start, run_end;
     int windowed;                 /* first GPU work seen */
     uint64_t first_gpu, last_gpu; /* the window */
     uint64_t busy;
