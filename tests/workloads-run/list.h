@@ -2,6 +2,7 @@
 TEST_ENTRY(train_loop_counts)
 TEST_ENTRY(train_loop_prefetch)
 TEST_ENTRY(train_loop_regimes)
+TEST_ENTRY(train_loop_overlap)
 TEST_ENTRY(train_loop_loader_modes)
 TEST_ENTRY(train_loop_without_host_kernels)
 TEST_ENTRY(train_loop_bad_flags)

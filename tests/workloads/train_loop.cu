@@ -14,6 +14,10 @@
  *   --layers L           model depth; kernels per iteration = 5*L + 3 [6]
  *   --verify             recompute every loss on the CPU and exit 1 on a mismatch
  *
+ * A device-to-host copy into pageable memory returns only when it is done, even the Async form,
+ * so with --memory pageable the loss copy makes the host wait for each step before it loads the
+ * next batch: --prefetch overlaps the loader with GPU work only with --memory pinned.
+ *
  * With the defaults the GPU is starved: 50 ms of loader per iteration against well under 1 ms
  * of GPU work (33 short kernels and a 4 MiB copy). The well-fed variant is
  * `--loader-ms 1 --memory pinned --prefetch` with kernels made long through the simulation's
