@@ -71,7 +71,8 @@ static ct_diag *add(diags *ds, const char *id, const ct_proc *p, int dev, uint64
                     uint64_t window, const char *fix)
 {
     int exempt = !strcmp(id, "oom");
-    if (!exempt && (window == 0 || (double)saving < ds->o->min_saving_pct / 100.0 * (double)window))
+    if (!exempt && (window == 0 || saving == 0 ||
+                    (double)saving < ds->o->min_saving_pct / 100.0 * (double)window))
         return NULL;
     ct_grow(&ds->v, &ds->cap, ds->n + 1, sizeof *ds->v);
     ct_diag *d = &ds->v[ds->n++];
