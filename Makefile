@@ -64,6 +64,7 @@ include $(wildcard analyzer/build.mk)
 include $(wildcard tests/fakecuda/build.mk)
 include $(wildcard tests/workloads/build.mk)
 include $(wildcard tests/bench/build.mk)
+include $(wildcard tests/fuzz/build.mk)
 include $(sort $(wildcard tests/*/suite.mk))
 
 # The demo: the training-loop workload in its starved-GPU configuration (a 50 ms data loader,

@@ -1,0 +1,70 @@
+# make fuzz: libFuzzer targets (clang, -fsanitize=fuzzer,address,undefined) over the trace
+# reader (fuzz_reader) and every cutrace command that parses a trace (fuzz_cli), seeded with
+# real traces of the workloads (tests/fuzz/seeds.sh), each run for FUZZ_SECONDS. Corpora grow in
+# $(B)/fuzz/corpus-*; a crash stops the target, lands in $(B)/fuzz/crashes/ and fails make fuzz;
+# copy it into tests/robust/regress/ so `make test` replays it (tests/robust/test-regress.c).
+FUZZ_B       := $(B)/fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_CC      ?= clang
+FUZZ_FLAGS   ?=
+FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_CFLAGS  := -g -O1 -std=gnu11 $(WARN) -fno-strict-aliasing -I$(CUDA_INC) -Itrace-format \
+                -Ianalyzer -Itests/fuzz -fsanitize=fuzzer-no-link $(FUZZ_SAN)
+FUZZ_LIB_OBJS := $(patsubst %.c,$(FUZZ_B)/obj/%.o,$(CTTRACE_SRCS) tests/fuzz/fz.c)
+FUZZ_CLI_OBJS := $(patsubst %.c,$(FUZZ_B)/obj/%.o,$(ANALYZER_SRCS))
+
+# libFuzzer's runtime is Debian's libclang-rt-*-dev; install it when missing and root.
+$(FUZZ_B)/.clang-ok:
+	@mkdir -p $(dir $@)
+	@echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { (void)d; (void)n; return 0; }' \
+	  > $(FUZZ_B)/probe.c
+	@if ! $(FUZZ_CC) -fsanitize=fuzzer -o $(FUZZ_B)/probe $(FUZZ_B)/probe.c 2>/dev/null; then \
+	  v=$$($(FUZZ_CC) -dumpversion | cut -d. -f1); \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "installing libclang-rt-$$v-dev (libFuzzer)"; \
+	    apt-get install -y -qq libclang-rt-$$v-dev >/dev/null || exit 1; \
+	  else \
+	    echo "error: $(FUZZ_CC) cannot link libFuzzer; run: sudo apt-get install -y clang libclang-rt-$$v-dev" >&2; \
+	    exit 1; \
+	  fi; \
+	fi
+	@touch $@
+
+$(FUZZ_B)/obj/%.o: %.c | $(B)/.deps-ok $(FUZZ_B)/.clang-ok
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -MMD -MP -c $< -o $@
+
+# The analyzer's main() becomes a function the target calls with each command line.
+$(FUZZ_B)/obj/analyzer/main.o: FUZZ_CFLAGS += -Dmain=ct_cutrace_main
+
+$(FUZZ_B)/fuzz_reader: $(FUZZ_B)/obj/tests/fuzz/fuzz_reader.o $(FUZZ_LIB_OBJS)
+	$(FUZZ_CC) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ $(CTTRACE_LDLIBS)
+
+$(FUZZ_B)/fuzz_cli: $(FUZZ_B)/obj/tests/fuzz/fuzz_cli.o $(FUZZ_CLI_OBJS) $(FUZZ_LIB_OBJS)
+	$(FUZZ_CC) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ $(CTTRACE_LDLIBS) -lm
+
+$(FUZZ_B)/rawify: $(B)/tests/fuzz/rawify.o $(B)/tests/fuzz/fz.o $(CTTRACE_LIB)
+	$(CC) $(CFLAGS) -o $@ $^ $(CTTRACE_LDLIBS)
+
+$(B)/tests/fuzz/%.o $(B)/asan/tests/fuzz/%.o: CFLAGS += -Itests/fuzz
+
+FUZZ_SEED_PREREQS := $(FUZZ_B)/rawify $(CUTRACE_BIN) $(CUTRACE_SO) $(WORKLOADS) $(B)/tests/analyzer/tracegen \
+                     $(FAKECUDA_DIR)/libcuda.so.1 $(FAKECUDA_DIR)/libcudart.so.13
+
+# One core, FUZZ_SECONDS per target; FUZZ_FLAGS adds libFuzzer flags (e.g. -jobs=2).
+fuzz: $(FUZZ_B)/fuzz_reader $(FUZZ_B)/fuzz_cli $(FUZZ_SEED_PREREQS)
+	@bash tests/fuzz/seeds.sh $(abspath $(B)) $(abspath $(FUZZ_B))/seeds
+	@mkdir -p $(FUZZ_B)/crashes
+	@status=0; for t in reader cli; do \
+	  mkdir -p $(FUZZ_B)/corpus-$$t; \
+	  echo "fuzz_$$t: $(FUZZ_SECONDS) s (log: $(FUZZ_B)/fuzz_$$t.log)"; \
+	  $(FUZZ_B)/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -max_len=262144 -rss_limit_mb=2048 \
+	    -timeout=30 -close_fd_mask=3 -print_final_stats=1 \
+	    -artifact_prefix=$(abspath $(FUZZ_B))/crashes/$$t- $(FUZZ_FLAGS) \
+	    $(FUZZ_B)/corpus-$$t $(FUZZ_B)/seeds > $(FUZZ_B)/fuzz_$$t.log 2>&1 || status=1; \
+	  grep -E '^(stat::number_of_executed_units|stat::average_exec_per_sec|stat::new_units_added|stat::peak_rss_mb)|ERROR|SUMMARY' \
+	    $(FUZZ_B)/fuzz_$$t.log | sed "s/^/  /"; \
+	done; \
+	if [ $$status != 0 ]; then \
+	  echo "fuzz: crashes in $(FUZZ_B)/crashes/ (copy them into tests/robust/regress/)"; ls $(FUZZ_B)/crashes; \
+	fi; exit $$status

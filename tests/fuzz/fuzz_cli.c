@@ -1,0 +1,56 @@
+/* libFuzzer target: every cutrace command that parses a trace (fz_commands: dump in file and
+ * time order, summary as text and JSON, timeline) over a whole file image with its checksums
+ * repaired (the reader's own target covers the checksum paths). The analyzer is linked whole,
+ * its main() renamed ct_cutrace_main by the build, so inputs take the real command-line path.
+ * Run with -close_fd_mask=3: the commands' output and warnings are not the fuzzer's. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "fz.h"
+
+int ct_cutrace_main(int argc, char **argv);
+
+static int fz_fd = -1;
+static char fz_path[64];
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    fz_fd = memfd_create("fuzz-trace", MFD_CLOEXEC);
+    if (fz_fd < 0)
+        abort();
+    snprintf(fz_path, sizeof fz_path, "/proc/self/fd/%d", fz_fd);
+    return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    uint8_t *fixed = malloc(size ? size : 1);
+    if (!fixed)
+        return 0;
+    memcpy(fixed, data, size);
+    fz_fix_checksums(fixed, size);
+    if (ftruncate(fz_fd, 0) != 0 || pwrite(fz_fd, fixed, size, 0) != (ssize_t)size)
+        abort();
+    free(fixed);
+    for (size_t c = 0; fz_commands[c]; c++) {
+        char *argv[16];
+        int argc = 0;
+        argv[argc++] = "cutrace";
+        for (size_t i = 0; fz_commands[c][i] && argc < 15; i++)
+            argv[argc++] = strcmp(fz_commands[c][i], "@") ? (char *)fz_commands[c][i] : fz_path;
+        argv[argc] = NULL;
+        int rc = ct_cutrace_main(argc, argv);
+        /* 0 (read, damage warned about) or 3 (unreadable); anything else is a bug. */
+        if (rc != 0 && rc != 3) {
+            fprintf(stderr, "fuzz_cli: cutrace %s exited %d\n", fz_commands[c][0], rc);
+            abort();
+        }
+    }
+    return 0;
+}

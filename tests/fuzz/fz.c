@@ -1,0 +1,189 @@
+#define _GNU_SOURCE
+#include "fz.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <zstd.h>
+
+#include "cttrace.h"
+#include "ct_wire.h"
+
+/* Offset of the first chunk, or 0 if the file header cannot be walked. */
+static size_t fz_header_end(const uint8_t *buf, size_t len)
+{
+    if (len < 20 || memcmp(buf, CT_FILE_MAGIC, CT_FILE_MAGIC_LEN) != 0)
+        return 0;
+    uint64_t body = ct_rd32(buf + 12);
+    if (body > len - 20)
+        return 0;
+    return 16 + (size_t)body + 4;
+}
+
+/* Size of the chunk at off if its header fields let it be walked (magic, header size, payload
+ * inside the image), else 0; *hs gets its header size. */
+static size_t fz_chunk_size(const uint8_t *buf, size_t len, size_t off, uint32_t *hs)
+{
+    if (len - off < CT_CHUNK_HEADER_SIZE || ct_rd32(buf + off) != CT_CHUNK_MAGIC)
+        return 0;
+    *hs = ct_rd16(buf + off + 4);
+    if (*hs < CT_CHUNK_HEADER_SIZE || *hs > 4096 || *hs > len - off)
+        return 0;
+    uint64_t total = (uint64_t)*hs + ct_rd32(buf + off + 8);
+    return total <= len - off ? (size_t)total : 0;
+}
+
+void fz_fix_checksums(uint8_t *buf, size_t len)
+{
+    size_t off = fz_header_end(buf, len);
+    if (!off)
+        return;
+    ct_le32(buf + off - 4, ct_crc32c(buf, off - 4));
+    uint32_t hs;
+    size_t n;
+    while (off < len && (n = fz_chunk_size(buf, len, off, &hs)) != 0) {
+        uint8_t *h = buf + off;
+        ct_le32(h + 80, ct_crc32c(h + hs, n - hs));
+        ct_le32(h + hs - 4, ct_crc32c(h, hs - 4));
+        off += n;
+    }
+}
+
+uint8_t *fz_rawify(const uint8_t *in, size_t len, size_t *out_len)
+{
+    size_t off = fz_header_end(in, len);
+    if (!off)
+        return NULL;
+    /* Stored chunks are at most CT_CHUNK_RAW_MAX each; grow as needed. */
+    size_t cap = len * 4 + 4096, o = off;
+    uint8_t *out = malloc(cap);
+    if (!out)
+        return NULL;
+    memcpy(out, in, off);
+    uint32_t hs;
+    size_t n;
+    while (off < len && (n = fz_chunk_size(in, len, off, &hs)) != 0) {
+        const uint8_t *h = in + off;
+        uint32_t raw = ct_rd32(h + 12), flags = ct_rd16(h + 6);
+        if (raw > CT_CHUNK_RAW_MAX)
+            break;
+        if (o + hs + raw > cap) {
+            cap = (o + hs + raw) * 2;
+            uint8_t *nb = realloc(out, cap);
+            if (!nb)
+                break;
+            out = nb;
+        }
+        uint8_t *oh = out + o;
+        memcpy(oh, h, hs);
+        if (flags & CT_CHUNK_RAW) {
+            memcpy(oh + hs, h + hs, raw);
+        } else {
+            size_t got = ZSTD_decompress(oh + hs, raw, h + hs, n - hs);
+            if (ZSTD_isError(got) || got != raw)
+                break;
+            ct_le16(oh + 6, (uint16_t)(flags | CT_CHUNK_RAW));
+            ct_le32(oh + 8, raw);
+        }
+        ct_le32(oh + 80, ct_crc32c(oh + hs, raw));
+        ct_le32(oh + hs - 4, ct_crc32c(oh, hs - 4));
+        o += hs + raw;
+        off += n;
+    }
+    *out_len = o;
+    return out;
+}
+
+static void fz_quiet(void *ctx, const char *path, const char *msg)
+{
+    (void)path;
+    /* Touch the message: a warning built from file data must be a valid string. */
+    *(size_t *)ctx += strlen(msg) > 0;
+}
+
+/* Where the lengths of everything resolved go, so that no lookup is optimized away and every
+ * string is read to its end (under ASan, a string without its NUL is caught here). */
+static volatile size_t fz_sink;
+
+/* Resolves what a record names, as the analyzer does; returns the sum of the lengths. */
+static size_t fz_resolve(const ct_reader *r, const ct_rec *rec)
+{
+    char tmp[CT_STRTMP];
+    size_t sum = 0;
+    uint32_t ids[2] = {0, 0};
+    uint32_t stack = 0;
+    switch (rec->type) {
+    case CT_REC_API: ids[0] = rec->u.api.function; break;
+    case CT_REC_LAUNCH: ids[0] = rec->u.launch.function; ids[1] = rec->u.launch.symbol; break;
+    case CT_REC_THREAD: ids[0] = rec->u.thread.name; break;
+    case CT_REC_DEVICE: ids[0] = rec->u.device.name; break;
+    case CT_REC_MEM: stack = rec->u.mem.stack; break;
+    case CT_REC_STACK: stack = rec->u.stack.id; break;
+    case CT_REC_STRING: sum += strnlen(rec->u.string.text, rec->u.string.len); break;
+    case CT_REC_UNKNOWN:
+        for (uint32_t i = 0; i < rec->u.unknown.len; i++)
+            sum += rec->u.unknown.bytes[i];
+        break;
+    default: break;
+    }
+    for (int i = 0; i < 2; i++)
+        sum += strlen(ct_reader_str(r, rec->file, ids[i], tmp));
+    const uint32_t *frames;
+    uint32_t n;
+    if (stack && ct_reader_stack(r, rec->file, stack, &frames, &n) == 0) {
+        for (uint32_t i = 0; i < n; i++) {
+            ct_rec_frame fr;
+            if (ct_reader_frame(r, rec->file, frames[i], &fr) == 0)
+                sum += strlen(ct_reader_str(r, rec->file, fr.function, tmp)) +
+                       strlen(ct_reader_str(r, rec->file, fr.module, tmp));
+        }
+    }
+    return sum;
+}
+
+long fz_read_all(const char *path)
+{
+    static const ct_reader_opts modes[3] = {
+        {.file_order = 1, .chunk_records = 1},
+        {0},
+        {.max_pending = 4096},
+    };
+    const char *paths[2] = {path, path};
+    long total = 0;
+    size_t warnings = 0, sum = 0;
+    for (int m = 0; m < 3; m++) {
+        ct_reader_opts o = modes[m];
+        o.warn = fz_quiet;
+        o.warn_ctx = &warnings;
+        ct_reader *r;
+        char err[512];
+        if (ct_reader_open(&r, paths, m == 2 ? 2 : 1, &o, err, sizeof err) < 0)
+            return -1;
+        for (uint32_t f = 0; f < ct_reader_nfiles(r); f++) {
+            const ct_header *h = ct_reader_header(r, f);
+            sum += strlen(h->hostname) + strlen(h->exe) + strlen(h->boot_id) + h->cmdline_len;
+            for (size_t i = 0; i < h->nenv; i++)
+                sum += strlen(h->env[i]);
+        }
+        ct_rec rec;
+        int got;
+        while ((got = ct_reader_next(r, &rec)) > 0) {
+            sum += fz_resolve(r, &rec);
+            total++;
+        }
+        ct_reader_close(r);
+        if (got < 0)
+            return -1;
+    }
+    fz_sink += sum;
+    return total;
+}
+
+#define FZ_CMD(...) (const char *const[]){__VA_ARGS__, NULL}
+const char *const *const fz_commands[] = {
+    FZ_CMD("dump", "@"),
+    FZ_CMD("dump", "--time-order", "@", "@"),
+    FZ_CMD("summary", "@"),
+    FZ_CMD("summary", "--json", "--variants", "--top", "0", "@"),
+    FZ_CMD("timeline", "-o", "/dev/null", "@"),
+    NULL,
+};

@@ -1,0 +1,7 @@
+/* Robustness: hostile traces, files and names, crash regressions (see rb.h). */
+TEST_ENTRY(hostile_sizes_claim_gigabytes)
+TEST_ENTRY(hostile_string_ids_out_of_range)
+TEST_ENTRY(hostile_timestamps_backwards)
+TEST_ENTRY(hostile_million_kernel_names)
+TEST_ENTRY(hostile_zero_length_chunks)
+TEST_ENTRY(hostile_deep_stacks)
