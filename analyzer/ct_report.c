@@ -365,10 +365,10 @@ static void text_diag(FILE *f, const ct_model *m, const ct_diag *dg, int n, cons
         const ct_diag *d = &dg[i];
         char b[32], safe[700];
         fprintf(f, "  [%s] %s", d->severity, d->id);
-        if (m->nprocs > 1)
-            fprintf(f, " (pid %u%s)", d->proc->pid, d->proc->rank >= 0 ? ", rank" : "");
         if (m->nprocs > 1 && d->proc->rank >= 0)
-            fprintf(f, " %d", d->proc->rank);
+            fprintf(f, " (pid %u, rank %d)", d->proc->pid, d->proc->rank);
+        else if (m->nprocs > 1)
+            fprintf(f, " (pid %u)", d->proc->pid);
         if (!strcmp(d->id, "oom"))
             fprintf(f, ": the run failed\n");
         else
