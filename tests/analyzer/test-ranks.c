@@ -38,6 +38,7 @@ TEST_IMPL(summary_ranks_and_straggler)
     ASSERT_INT(p.code, ==, 0);
     ASSERT_CONTAINS(p.out, "cutrace summary: 2 processes");
     ASSERT_CONTAINS(p.out, "== Ranks ==");
+    ASSERT_CONTAINS(p.out, "dataloader-starvation (pid 1002, rank 2)");
     ASSERT_CONTAINS(p.out, "1002"); /* rank 2's pid in the table */
     ct_test_proc_free(&p);
     return 0;
