@@ -24,4 +24,5 @@ $(eval $(call ct_test_suite,sim-driver,$(SD_OUT)/sd.o,\
   -L$(FAKECUDA_DIR) -lcuda -Wl$(sd_comma)-rpath$(sd_comma)$(abspath $(FAKECUDA_DIR)) -rdynamic -ldl -lpthread -lm,\
   $(FCDRV_LIB) $(FAKECUDA_DIR)/libcuda.so $(FCDRV_EXPECT) $(SD_IMGS)))
 
-$(SD_OUT)/sd.o $(SD_OUT)/test-%.o: CFLAGS += -Itests/fakecuda
+# SD_REPO: the checkout, for files the tests read from it (cuda_api.py, ../shared/reference).
+$(SD_OUT)/sd.o $(SD_OUT)/test-%.o: CFLAGS += -Itests/fakecuda -DSD_REPO='"$(abspath .)"'

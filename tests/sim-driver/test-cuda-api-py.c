@@ -5,11 +5,12 @@
 
 #include <stdlib.h>
 
-static char *dump(void)
+/* stdout of `python3 cuda_api.py A B C D` (NULL-terminated list), or NULL if it failed. */
+static char *py(const char *a, const char *b, const char *c, const char *d)
 {
     char script[4096];
-    snprintf(script, sizeof script, "%s/../preload/gen/cuda_api.py", ct_test_build());
-    char *argv[] = {"python3", script, "--dump", NULL};
+    snprintf(script, sizeof script, "%s/preload/gen/cuda_api.py", SD_REPO);
+    char *argv[] = {"python3", script, (char *)a, (char *)b, (char *)c, (char *)d, NULL};
     ct_test_proc p;
     if (ct_test_run(&p, argv, NULL, 60) != 0 || !p.exited || p.code != 0)
         return NULL;
@@ -19,14 +20,7 @@ static char *dump(void)
 
 static char *resolve(const char *sym, const char *ver, const char *flags)
 {
-    char script[4096];
-    snprintf(script, sizeof script, "%s/../preload/gen/cuda_api.py", ct_test_build());
-    char *argv[] = {"python3", script, "--resolve", (char *)sym, (char *)ver, (char *)flags, NULL};
-    ct_test_proc p;
-    if (ct_test_run(&p, argv, NULL, 60) != 0 || !p.exited || p.code != 0)
-        return NULL;
-    free(p.err);
-    return p.out;
+    return py("--resolve", sym, ver, flags);
 }
 
 TEST_IMPL(cuda_api_model_command_line)
@@ -39,7 +33,7 @@ TEST_IMPL(cuda_api_model_command_line)
     ASSERT_STR(resolve("cuProfilerStart", "4000", "0"), "cuProfilerStart found\n");
     ASSERT_STR(resolve("cuMemAllocAsync", "11000", "0"), "- version_not_sufficient\n");
     ASSERT_STR(resolve("cuNothing", "13000", "0"), "- not_found\n");
-    char *d = dump();
+    char *d = py("--dump", NULL, NULL, NULL);
     ASSERT(d);
     ASSERT_CONTAINS(d, "# 479 functions, 673 symbols, 0 problems");
     ASSERT_CONTAINS(d, "  7000   ptds  CUresult cuMemcpyHtoD_v2_ptds(CUdeviceptr_v2 dstDevice, "

@@ -76,8 +76,7 @@ TEST_IMPL(getprocaddress_reference_list)
 
     /* The whole reference list. */
     char path[4096];
-    snprintf(path, sizeof path, "%s/../../shared/reference/cudart-13.0-getprocaddress.txt",
-             ct_test_build());
+    snprintf(path, sizeof path, "%s/../shared/reference/cudart-13.0-getprocaddress.txt", SD_REPO);
     char *ref = ct_test_read_file(path, NULL);
     if (!ref) {
         ct_test_fail_at(__FILE__, __LINE__,
