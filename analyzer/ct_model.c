@@ -1096,8 +1096,7 @@ void ct_model_finish(ct_model *m)
             call_drop(p, waiting[k]);
         }
         free(waiting);
-        sweep_run(m, p, UINT64_MAX); /* closes the open GPU runs too */
-        sweep_run(m, p, UINT64_MAX);
+        sweep_run(m, p, UINT64_MAX); /* closes the open GPU runs first */
         for (int d = 0; d <= CT_MAX_DEV; d++) {
             ct_dev *dv = &p->dev[d];
             if (dv->peak_pending) {
