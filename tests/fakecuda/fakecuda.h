@@ -8,7 +8,9 @@
  * valid C identifiers) in them, then in the global scope. When that kernel's launch reaches the
  * head of its stream, the driver calls it with the launch's parameters, in the stream's order,
  * on a simulation thread. Device memory is host-addressable in the simulation, so the function
- * reads and writes device pointers directly. */
+ * reads and writes device pointers directly. The parameters are their values at launch time: the
+ * driver copies them then, as a GPU does, using the layout the module image gives
+ * (tests/fakecuda/driver/README.md). */
 #ifndef FAKECUDA_H
 #define FAKECUDA_H
 
