@@ -92,6 +92,11 @@ typedef struct {
     int primary_refs;
     unsigned primary_flags;
     struct CUmemPoolHandle_st *default_pool, *current_pool;
+    /* The host link's copy engines, one per direction (FC_ENGINE_*): a transfer holds its
+     * engine from start to end, so concurrent copies in one direction share the link by
+     * running one after another, as on the card. */
+    pthread_mutex_t engine_lock;
+    int64_t engine_free_ns[2];
 } fc_device;
 
 extern fc_device fc_devs[];
@@ -177,9 +182,12 @@ typedef struct {
     uint64_t seq;
 } fc_dep;
 
+enum { FC_ENGINE_NONE = -1, FC_ENGINE_H2D = 0, FC_ENGINE_D2H = 1 };
+
 typedef struct fc_op {
     struct fc_op *next;
     fc_op_kind kind;
+    int engine;      /* FC_ENGINE_*: the copy engine a host<->device transfer occupies */
     uint64_t seq;
     int64_t submit_ns;
     int64_t dur_ns;

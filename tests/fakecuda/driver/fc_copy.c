@@ -68,9 +68,11 @@ static void fc_transfer(fc_stream *s, fc_op *op, fc_side src, fc_side dst, size_
         op->staging = buf;
         fc_sleep_until(staged);
         op->dur_ns = FC_COPY_LATENCY_NS + fc_bytes_ns(bytes, link);
+        op->engine = FC_ENGINE_H2D;
         fc_submit(s, op);
         return;
     }
+    op->engine = fc_is_host(src) ? FC_ENGINE_H2D : FC_ENGINE_D2H;
     int pageable = src == FC_SIDE_PAGEABLE || dst == FC_SIDE_PAGEABLE;
     op->dur_ns = FC_COPY_LATENCY_NS + fc_bytes_ns(bytes, pageable ? link / 3 : link);
     uint64_t seq = fc_submit(s, op);

@@ -147,6 +147,7 @@ static void fc_setup_env(void)
         d->d = descs[i];
         d->budget = descs[i]->total_mem < limit ? descs[i]->total_mem : limit;
         pthread_mutex_init(&d->lock, NULL);
+        pthread_mutex_init(&d->engine_lock, NULL);
     }
 }
 

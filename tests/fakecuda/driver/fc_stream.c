@@ -1,7 +1,8 @@
 /* The time engine. Each stream is an in-order queue served by its own worker thread. When an
  * op reaches the head, the worker computes
  *     start = max(host submit time, end of the stream's previous op, end of every op it
- *                 depends on: waited events, legacy-default-stream barriers)
+ *                 depends on: waited events, legacy-default-stream barriers,
+ *                 for a host<->device transfer: when its direction's copy engine is free)
  *     end   = start + modelled duration                 (CLOCK_MONOTONIC)
  * performs the op's data effect (copy, memset, host kernel, host function) at `start`, sleeps
  * until `end` (absolute), then publishes completion. Doing the work at the start hides its real
@@ -37,6 +38,7 @@ fc_op *fc_op_new(fc_op_kind kind)
             fc_fatal("out of host memory for a stream operation");
     }
     op->kind = kind;
+    op->engine = FC_ENGINE_NONE;
     op->deps = op->dep_inline;
     return op;
 }
@@ -209,6 +211,14 @@ static void *fc_worker(void *arg)
             int64_t e = fc_stream_wait_end(op->deps[i].s, op->deps[i].seq);
             if (e > start)
                 start = e;
+        }
+        if (op->engine != FC_ENGINE_NONE) {
+            fc_device *d = fc_ctx_dev(s->ctx);
+            pthread_mutex_lock(&d->engine_lock);
+            if (d->engine_free_ns[op->engine] > start)
+                start = d->engine_free_ns[op->engine];
+            d->engine_free_ns[op->engine] = start + op->dur_ns;
+            pthread_mutex_unlock(&d->engine_lock);
         }
         int64_t end = start + op->dur_ns;
         fc_sleep_until(start);

@@ -1,0 +1,56 @@
+/* Copies in one direction share the host link (one copy engine per direction): two pinned
+ * H2D copies on two streams run one after the other, while an H2D and a D2H copy overlap. */
+#include "sd.h"
+
+#include <string.h>
+
+/* Queues one copy per stream behind gates, opens both, returns each copy's a->b time. */
+static int two_copies(CUstream s[2], CUdeviceptr d[2], void *h[2], int d2h_second,
+                      double out[2])
+{
+    sd_gate g[2];
+    CUevent a[2], b[2];
+    for (int i = 0; i < 2; i++) {
+        if (cuEventCreate(&a[i], 0) || cuEventCreate(&b[i], 0) || sd_gate_close(&g[i], s[i]) ||
+            cuEventRecord(a[i], s[i]))
+            return -1;
+        CUresult r = i == 1 && d2h_second ? cuMemcpyDtoHAsync_v2(h[i], d[i], 8 << 20, s[i])
+                                          : cuMemcpyHtoDAsync_v2(d[i], h[i], 8 << 20, s[i]);
+        if (r || cuEventRecord(b[i], s[i]))
+            return -1;
+    }
+    sd_gate_open(&g[0]);
+    sd_gate_open(&g[1]);
+    for (int i = 0; i < 2; i++) {
+        if (cuEventSynchronize(b[i]))
+            return -1;
+        out[i] = sd_elapsed_ns(a[i], b[i]);
+    }
+    return 0;
+}
+
+TEST_IMPL(copy_engines_per_direction)
+{
+    sd_env("FAKECUDA_DEVICES", "t4");
+    ASSERT_INT(sd_init(), ==, 0);
+    CUstream s[2];
+    CUdeviceptr d[2];
+    void *h[2];
+    for (int i = 0; i < 2; i++) {
+        CK(cuStreamCreate(&s[i], CU_STREAM_NON_BLOCKING));
+        CK(cuMemAlloc_v2(&d[i], 8 << 20));
+        CK(cuMemAllocHost_v2(&h[i], 8 << 20));
+        memset(h[i], i + 1, 8 << 20);
+    }
+    double one = 1500 + (8 << 20) * 1e9 / SD_T4_LINK, t[2];
+    /* Same direction: one waits for the other. */
+    ASSERT_INT(two_copies(s, d, h, 0, t), ==, 0);
+    double lo = t[0] < t[1] ? t[0] : t[1], hi = t[0] < t[1] ? t[1] : t[0];
+    ASSERT_NEAR(lo, one, 200000);
+    ASSERT_NEAR(hi, 2 * one, 200000);
+    /* Opposite directions: both at full speed at once. */
+    ASSERT_INT(two_copies(s, d, h, 1, t), ==, 0);
+    ASSERT_NEAR(t[0], one, 200000);
+    ASSERT_NEAR(t[1], one, 200000);
+    return 0;
+}
