@@ -256,6 +256,8 @@ static void ct_copy_record(ct_call *c, CUresult r, unsigned op, unsigned dir, un
     k.flags = flags;
     k.stream = stream;
     ct_current(c->th, &ctx, &k.device);
+    if (ct_opt.stacks)
+        c->stack = ct_stack_capture();
     ct_emit(c, CT_REC_COPY, &k, sizeof k);
     /* The host waited: a synchronous copy, or an asynchronous one staged from pageable memory. */
     if (!(flags & CT_COPY_ASYNC) || src_kind == CT_MEMKIND_PAGEABLE ||
@@ -369,7 +371,7 @@ static void ct_mem_record(ct_call *c, CUresult r, unsigned op, unsigned kind, ui
     m.result = (uint32_t)r;
     m.stream = stream;
     m.handle = handle;
-    m.stack = ct_opt.stacks ? ct_stack_capture() : 0;
+    m.stack = c->stack = ct_opt.stacks ? ct_stack_capture() : 0;
     ct_emit(c, CT_REC_MEM, &m, sizeof m);
 }
 
@@ -423,6 +425,8 @@ void ct_on_sync(ct_call *c, CUresult r, unsigned kind, uint64_t object)
     if (!c->th)
         return;
     ct_rec_sync s = {c->t0, c->corr, kind, object};
+    if (ct_opt.stacks)
+        c->stack = ct_stack_capture();
     ct_emit(c, CT_REC_SYNC, &s, sizeof s);
     if (ct_opt.gpu_every && kind != CT_SYNC_STREAM_WAIT_EVENT)
         ct_writer_nudge();

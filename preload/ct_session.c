@@ -342,9 +342,11 @@ static int ct_encode(ct_enc *e, const uint64_t *w)
             ct_def_string(NULL, fn + 1, ct_fns[fn].name, strlen(ct_fns[fn].name));
             ct_fn_defined[fn] = 1;
         }
+        unsigned nw = ct_raw_nwords(w[0]);
         ct_rec_api a = {ct_ticks_to_ns(w[2]), fn + 1, ct_raw_aux(w[0]), w[3],
-                        ct_raw_nwords(w[0]) > 4 ? w[4] : 0,
-                        (ct_fns[fn].flags & CT_FN_DRIVER) ? CT_API_DRIVER : 0};
+                        nw > 4 ? w[4] : 0,
+                        (ct_fns[fn].flags & CT_FN_DRIVER) ? CT_API_DRIVER : 0,
+                        nw > 5 ? (uint32_t)w[5] : 0};
         return ct_enc_api(e, ts, &a);
     }
     case CT_REC_LAUNCH: return ct_enc_launch(e, ts, body);

@@ -29,7 +29,8 @@
 
 /* Raw kinds beyond the wire record types (which are used as raw kinds for detail records). */
 enum {
-    CT_RAW_API = 100,     /* compact API record: aux = result; words: ts, start, corr[, parent] */
+    CT_RAW_API = 100,     /* compact API record: aux = result; words: ts, start, corr[, parent
+                           * [, stack]] (parent is present, maybe 0, whenever stack is) */
     CT_RAW_GPU_PEND = 101 /* GPU timing to harvest: payload ct_gpu_pend */
 };
 
@@ -74,6 +75,7 @@ typedef struct {
     void *gpu_ev0;                /* start event of GPU timing, NULL if not timed */
     uint64_t gpu_stream, gpu_ctx; /* where gpu_ev0 was recorded */
     uint64_t gpu_submit;          /* host time after gpu_ev0 was recorded */
+    uint32_t stack;               /* call-site stack id for the API record, 0 if none */
 } ct_call;
 
 extern __thread ct_thread *ct_tls __attribute__((tls_model("initial-exec")));
@@ -113,6 +115,7 @@ static inline uint64_t ct_ticks(void)
 }
 
 void ct_record_cpu(ct_thread *th, uint64_t now);
+uint32_t ct_stack_capture(void); /* ct_stack.h */
 
 static inline void ct_enter(ct_call *c, unsigned fn)
 {
@@ -122,6 +125,7 @@ static inline void ct_enter(ct_call *c, unsigned fn)
     c->th = th;
     c->fn = fn;
     c->gpu_ev0 = 0;
+    c->stack = 0;
     if (!th)
         return;
     c->corr = th->corr_next++;
@@ -144,15 +148,21 @@ static inline void ct_finish(ct_call *c, uint32_t result)
 {
     ct_thread *th = c->th;
     if (th) {
-        unsigned n = c->parent ? 5 : 4;
+        /* Category hooks capture the call site where the default mode wants it; `all` mode
+         * captures it for every other call here. */
+        if (__builtin_expect(ct_opt.stacks == 2 && !c->stack, 0))
+            c->stack = ct_stack_capture();
+        unsigned n = c->stack ? 6 : c->parent ? 5 : 4;
         uint64_t *w = ct_ring_reserve(&th->ring, n);
         if (w) {
             w[0] = ct_raw_w0(CT_RAW_API, n, c->fn, result);
             w[1] = c->t1;
             w[2] = c->t0;
             w[3] = c->corr;
-            if (c->parent)
+            if (n > 4)
                 w[4] = c->parent;
+            if (n > 5)
+                w[5] = c->stack;
             ct_ring_commit(&th->ring, n);
         }
         if (ct_fns[c->fn].flags & CT_FN_RUNTIME)

@@ -156,13 +156,14 @@ static inline uint64_t ct_dur(uint64_t end, uint64_t start) { return end >= star
 
 int ct_enc_api(ct_enc *e, uint64_t end, const ct_rec_api *r)
 {
-    CT_BEGIN(e, CT_REC_API, end, CT_F(6));
+    CT_BEGIN(e, CT_REC_API, end, CT_F(7));
     p = ct_put_uv(p, ct_dur(end, r->start));
     p = ct_put_uv(p, r->function);
     p = ct_put_uv(p, r->result);
     p = ct_put_corr(e, p, r->corr);
     p = ct_put_uv(p, r->parent ? ct_zigzag((int64_t)(r->corr - r->parent)) : 0);
     p = ct_put_uv(p, r->flags);
+    p = ct_put_uv(p, r->stack);
     CT_END(e, end);
 }
 

@@ -374,6 +374,7 @@ static int ct_decode(ct_fin *f, ct_cursor *c, ct_rec *r)
             uint64_t pz = ct_get_uv(&b, be, &bad);
             a->parent = pz ? a->corr - (uint64_t)ct_unzigzag(pz) : 0;
             a->flags = ct_get_u32v(&b, be, &bad);
+            a->stack = ct_get_u32v(&b, be, &bad);
             break;
         }
         case CT_REC_LAUNCH: {

@@ -173,6 +173,7 @@ typedef struct {
     uint64_t corr;                 /* correlation id (nonzero, unique per file) */
     uint64_t parent;               /* corr of the call this one nests in, 0 if none */
     uint32_t flags;                /* enum ct_api_flags */
+    uint32_t stack;                /* stack id of the call site, 0 if not captured */
 } ct_rec_api;
 typedef struct {
     uint64_t corr;

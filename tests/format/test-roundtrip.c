@@ -29,7 +29,7 @@ static size_t fmt_all_types(ct_rec *v, char *longtext, size_t longlen)
     ADD(CT_REC_DEVICE)->device = dev;
     ADD(CT_REC_STREAM)->stream = (ct_rec_stream){CT_STREAM_CREATE, 0x7f0000001000ull,
                                                  0x5500000000ull, 1, 1, -3};
-    ADD(CT_REC_API)->api = (ct_rec_api){ts - 300, 1, 700, 10, 9, CT_API_DRIVER};
+    ADD(CT_REC_API)->api = (ct_rec_api){ts - 300, 1, 700, 10, 9, CT_API_DRIVER, 1};
     v[n - 1].u.api.start = v[n - 1].ts - 300;
     ADD(CT_REC_LAUNCH)->launch = (ct_rec_launch){10, 2, 1, {65535, 2, 3}, {1024, 1, 1}, 49152,
                                                  0x7f0000001000ull, 0x5500000000ull, 1, 0};
@@ -115,6 +115,7 @@ TEST_IMPL(roundtrip_every_record_type)
     ASSERT_INT(l.recs[7].u.stream.priority, ==, -3);
     ASSERT_UINT(l.recs[8].u.api.parent, ==, 9);
     ASSERT_UINT(l.recs[8].u.api.start, ==, in[8].ts - 300);
+    ASSERT_UINT(l.recs[8].u.api.stack, ==, 1);
     ASSERT_UINT(l.recs[9].u.launch.grid[0], ==, 65535);
     ASSERT_UINT(l.recs[10].u.copy.bytes, ==, 1ull << 33);
     ASSERT_UINT(l.recs[11].u.gpu.start, ==, in[11].ts - 5000);

@@ -49,6 +49,27 @@ static char *tr_dup(const char *s)
     return s ? strdup(s) : NULL;
 }
 
+/* "function@module;" per frame of stack `id`, innermost first; NULL for no stack. */
+static char *tr_stack(ct_reader *r, uint32_t file, uint32_t id)
+{
+    const uint32_t *frames;
+    uint32_t nf;
+    char buf[4096] = "", tmp[CT_STRTMP], tmp2[CT_STRTMP];
+    size_t len = 0;
+    if (!id || ct_reader_stack(r, file, id, &frames, &nf) != 0)
+        return NULL;
+    for (uint32_t k = 0; k < nf && len + 300 < sizeof buf; k++) {
+        ct_rec_frame fr;
+        if (ct_reader_frame(r, file, frames[k], &fr) != 0)
+            continue;
+        const char *mod = ct_reader_str(r, file, fr.module, tmp2);
+        const char *base = strrchr(mod, '/');
+        len += (size_t)snprintf(buf + len, sizeof buf - len, "%s@%s;",
+                                ct_reader_str(r, file, fr.function, tmp), base ? base + 1 : mod);
+    }
+    return tr_dup(buf);
+}
+
 int tr_load(tr_trace *t, const char *dir)
 {
     memset(t, 0, sizeof *t);
@@ -101,25 +122,10 @@ int tr_load(tr_trace *t, const char *dir)
                                    : x->name);
         } else if (rec.type == CT_REC_THREAD) {
             x->name = tr_dup(ct_reader_str(r, rec.file, rec.u.thread.name, tmp));
-        } else if (rec.type == CT_REC_MEM && rec.u.mem.stack) {
-            const uint32_t *frames;
-            uint32_t nf;
-            char buf[4096] = "";
-            size_t len = 0;
-            if (ct_reader_stack(r, rec.file, rec.u.mem.stack, &frames, &nf) == 0)
-                for (uint32_t k = 0; k < nf && len + 300 < sizeof buf; k++) {
-                    ct_rec_frame fr;
-                    if (ct_reader_frame(r, rec.file, frames[k], &fr) == 0)
-                        len += (size_t)snprintf(buf + len, sizeof buf - len, "%s@%s;",
-                                                ct_reader_str(r, rec.file, fr.function, tmp),
-                                                strrchr(ct_reader_str(r, rec.file, fr.module,
-                                                                      tmp), '/')
-                                                    ? strrchr(ct_reader_str(r, rec.file,
-                                                                            fr.module, tmp), '/') + 1
-                                                    : ct_reader_str(r, rec.file, fr.module, tmp));
-                }
-            x->name = tr_dup(buf);
-        }
+        } else if (rec.type == CT_REC_MEM)
+            x->stack = tr_stack(r, rec.file, rec.u.mem.stack);
+        if (rec.type == CT_REC_API)
+            x->stack = tr_stack(r, rec.file, rec.u.api.stack);
     }
     if (rc < 0) {
         fprintf(stderr, "tr_load: %s\n", ct_reader_error(r));
@@ -139,6 +145,7 @@ void tr_free(tr_trace *t)
     for (size_t i = 0; i < t->n; i++) {
         free(t->v[i].name);
         free(t->v[i].symbol);
+        free(t->v[i].stack);
     }
     for (size_t i = 0; i < t->nfiles; i++)
         free(t->paths[i]);

@@ -7,12 +7,13 @@
 #include "cttrace.h"
 
 /* One record of a loaded trace, with its names resolved: API -> the function; LAUNCH -> the
- * kernel (demangled) and symbol (mangled, or the same); THREAD -> the thread name; MEM with a
- * stack -> "function@module;" per frame, innermost first. */
+ * kernel (demangled) and symbol (mangled, or the same); THREAD -> the thread name. API and MEM
+ * records with a stack: "function@module;" per frame, innermost first. */
 typedef struct {
     ct_rec r;
     char *name;
     char *symbol;
+    char *stack;
 } tr_rec;
 
 typedef struct {

@@ -1,0 +1,63 @@
+#include "tr.h"
+
+/* Runs train_loop (2 iterations) with `--stacks mode` and counts, per API function group, the
+ * records carrying a call site that reaches main. */
+static int stacks_run(const char *mode, size_t *copies, size_t *copies_with, size_t *syncs,
+                      size_t *syncs_with, size_t *launches, size_t *launches_with)
+{
+    char prog[4096], out[4096];
+    snprintf(out, sizeof out, "%s/out-%s", ct_test_tmpdir(), mode);
+    char *opts[] = {"--stacks", (char *)mode, NULL};
+    char *cmd[] = {(char *)tr_workload(prog, "train_loop"), "--iters", "2", "--loader-ms", "1",
+                   NULL};
+    ct_test_proc p;
+    ASSERT_INT(tr_run(&p, out, opts, cmd, NULL, 60), ==, 0);
+    TR_ASSERT_EXIT(p, 0);
+    tr_trace t;
+    ASSERT_INT(tr_load(&t, out), ==, 0);
+    *copies = *copies_with = *syncs = *syncs_with = *launches = *launches_with = 0;
+    for (size_t i = 0; i < t.n; i++) {
+        const tr_rec *x = &t.v[i];
+        if (x->r.type != CT_REC_API || !(x->r.u.api.flags & CT_API_DRIVER))
+            continue;
+        size_t *n, *with;
+        if (strncmp(x->name, "cuMemcpy", 8) == 0)
+            n = copies, with = copies_with;
+        else if (strcmp(x->name, "cuStreamSynchronize") == 0)
+            n = syncs, with = syncs_with;
+        else if (strcmp(x->name, "cuLaunchKernel") == 0)
+            n = launches, with = launches_with;
+        else
+            continue;
+        (*n)++;
+        if (x->stack) {
+            /* The user's call site, through the runtime, without cutrace's own frames. */
+            ASSERT_CONTAINS(x->stack, "main@train_loop;");
+            ASSERT(!strstr(x->stack, "libcutrace"));
+            (*with)++;
+        }
+    }
+    tr_free(&t);
+    ct_test_proc_free(&p);
+    return 0;
+}
+
+/* Default stacks cover copies and synchronizations (allocations are checked with vram_peak);
+ * `all` adds every other call, launches included; `none` records no call site. */
+TEST_IMPL(stacks_on_copies_and_syncs)
+{
+    size_t c, cw, s, sw, l, lw;
+    ASSERT_INT(stacks_run("default", &c, &cw, &s, &sw, &l, &lw), ==, 0);
+    ASSERT_UINT(c, ==, 5); /* 1 setup H2D + per iteration an H2D and a D2H */
+    ASSERT_UINT(cw, ==, c);
+    ASSERT_UINT(s, ==, 2);
+    ASSERT_UINT(sw, ==, s);
+    ASSERT_UINT(l, ==, 66);
+    ASSERT_UINT(lw, ==, 0);
+    ASSERT_INT(stacks_run("all", &c, &cw, &s, &sw, &l, &lw), ==, 0);
+    ASSERT_UINT(lw, ==, 66);
+    ASSERT_UINT(cw, ==, 5);
+    ASSERT_INT(stacks_run("none", &c, &cw, &s, &sw, &l, &lw), ==, 0);
+    ASSERT_UINT(cw + sw + lw, ==, 0);
+    return 0;
+}
