@@ -20,10 +20,8 @@ static void *xcalloc(size_t n, size_t sz)
     return p;
 }
 
-void ct_grow(void *arr, size_t *cap, size_t n, size_t sz)
+void ct_grow_slow(void *arr, size_t *cap, size_t n, size_t sz)
 {
-    if (n <= *cap)
-        return;
     size_t nc = *cap ? *cap : 8;
     while (nc < n)
         nc *= 2;

@@ -29,8 +29,14 @@ uint32_t ct_map_find(const ct_map *m, const void *key, size_t len);
 static inline size_t ct_map_count(const ct_map *m) { return m->n; }
 static inline const char *ct_map_key(const ct_map *m, uint32_t idx) { return m->keys[idx]; }
 
-/* Grows *arr (elements of size sz) to hold at least n elements, zeroing new ones. */
-void ct_grow(void *arr, size_t *cap, size_t n, size_t sz);
+/* Grows *arr (elements of size sz) to hold at least n elements, zeroing new ones. Inline for
+ * the common case (room already there): it is on the per-record path. */
+void ct_grow_slow(void *arr, size_t *cap, size_t n, size_t sz);
+static inline void ct_grow(void *arr, size_t *cap, size_t n, size_t sz)
+{
+    if (n > *cap)
+        ct_grow_slow(arr, cap, n, sz);
+}
 
 #endif
 
