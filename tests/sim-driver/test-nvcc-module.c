@@ -1,5 +1,6 @@
-/* Real nvcc output: a cubin, a multi-architecture fatbin (sm_80 code + compute_90 PTX), and
- * fatbins compressed with zstd (nvcc 13's default compression) and LZ4 (-compress-mode=speed).
+/* Real nvcc output: a cubin, a multi-architecture fatbin (sm_80 code + compute_90 PTX, which
+ * nvcc 13 zstd-compresses by default), and fatbins with every entry compressed with zstd
+ * (-Xfatbin -compress-all) and LZ4 (-compress-mode=speed).
  * Kernel names come from the ELF symbol table (or PTX), parameter layouts from .nv.info. */
 #include "sd.h"
 
@@ -90,12 +91,16 @@ TEST_IMPL(nvcc_cubin_and_fatbins)
     char *zstd = load("tests/sim-driver/kernels.zstd.fatbin");
     char *lz4 = load("tests/sim-driver/kernels.lz4.fatbin");
     ASSERT(cubin && fat && zstd && lz4);
-    /* The compressed fatbins really are compressed: flag bits of the first entry. */
-    unsigned long long f1, f2, f0;
+    /* What nvcc 13 produced (entry flags): by default the cubin is stored plain and the PTX
+     * zstd-compressed; -compress-all compresses the cubin too, with zstd or LZ4. */
+    unsigned long long f1, f2, f0, fptx, size0;
     memcpy(&f0, fat + 16 + 40, 8);
+    memcpy(&size0, fat + 16 + 8, 8);
+    memcpy(&fptx, fat + 16 + 64 + size0 + 40, 8);
     memcpy(&f1, zstd + 16 + 40, 8);
     memcpy(&f2, lz4 + 16 + 40, 8);
     ASSERT_UINT(f0 & 0xa000, ==, 0);
+    ASSERT_UINT(fptx & 0x8000, ==, 0x8000);
     ASSERT_UINT(f1 & 0x8000, ==, 0x8000);
     ASSERT_UINT(f2 & 0x2000, ==, 0x2000);
 
