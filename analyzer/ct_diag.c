@@ -240,9 +240,11 @@ static void dev_diagnoses(diags *ds, const ct_proc *p, int d)
     char b1[32], b2[32], b3[32];
     ct_diag *x;
 
-    /* dataloader-starvation: recurring gaps that end with a batch copy */
+    /* dataloader-starvation: gaps that end with a batch copy and recur, each step: the typical
+     * gap carries the time (a few long outliers, such as a descheduled host, do not) */
     uint64_t sn = dv->gap_ns[CT_GAP_STARVE], sc = dv->gap_count[CT_GAP_STARVE];
-    if (sc >= 3 &&
+    uint64_t typical = ct_sketch_quantile(&dv->starve_len, 0.5);
+    if (sc >= 3 && 2 * typical * sc >= sn &&
         (x = add(ds, "dataloader-starvation", p, d, sn, win, FIX_STARVE))) {
         const ct_hostsplit *h = &dv->gap_host[CT_GAP_STARVE];
         uint64_t outside = h->compute + h->wait + h->unknown;
@@ -261,6 +263,7 @@ static void dev_diagnoses(diags *ds, const ct_proc *p, int d)
         ev(x, "gap_ns", (double)sn, CT_EV_NS);
         ev(x, "gap_pct_of_window", pct(sn, win), CT_EV_PCT);
         ev(x, "avg_gap_ns", (double)sn / (double)sc, CT_EV_NS);
+        ev(x, "median_gap_ns", (double)typical, CT_EV_NS);
         ev(x, "host_wait_ns", (double)h->wait, CT_EV_NS);
         ev(x, "host_compute_ns", (double)h->compute, CT_EV_NS);
         ev(x, "host_in_cuda_ns", (double)(h->in_api + h->blocked), CT_EV_NS);

@@ -212,6 +212,7 @@ static void proc_init(ct_model *m, ct_proc *p, uint32_t file)
     for (int d = 0; d <= CT_MAX_DEV; d++) {
         ct_series_init(&p->dev[d].util);
         ct_series_init(&p->dev[d].mem);
+        ct_sketch_init(&p->dev[d].starve_len);
     }
     ct_map_init(&p->thread_idx);
     ct_imap_init(&p->corr);
@@ -432,6 +433,8 @@ static void gap_end(ct_dev *dv, uint64_t t, int h2d)
     split_add(&dv->idle, h);
     if (g.len >= 100000)
         dv->long_gaps++;
+    if (g.len > 0 && g.cls == CT_GAP_STARVE)
+        ct_sketch_add(&dv->starve_len, g.len);
     if (g.len > 0) {
         dv->gap_ns[g.cls] += g.len;
         dv->gap_count[g.cls]++;
@@ -1148,6 +1151,8 @@ static void proc_free(ct_proc *p)
     ct_map_free(&p->sites);
     free(p->site);
     ct_sketch_free(&p->launch_queue);
+    for (int d = 0; d <= CT_MAX_DEV; d++)
+        ct_sketch_free(&p->dev[d].starve_len);
     free(p->kern_ns);
     if (p->sweep) {
         for (size_t i = 0; i < p->sweep->cap; i++)

@@ -93,6 +93,7 @@ typedef struct {
     uint64_t gap_start;
     int gap_sync, gap_synccpy;    /* a blocking call returned during the gap in progress */
     uint64_t gap_ns[CT_GAP_N], gap_count[CT_GAP_N];
+    ct_sketch starve_len;         /* lengths of the data-loading gaps (their regularity) */
     ct_hostsplit gap_host[CT_GAP_N];
     uint64_t idle_in_memcall;     /* idle while the host was in allocation calls */
     uint64_t long_gaps;           /* gaps of 100 us or more: the loop's rhythm */
