@@ -14,7 +14,8 @@
  * before them. Records are ordered by their end, so a point is safe once it is older than the
  * longest interval seen so far: the sweep lags by max(CT_SWEEP_MIN_LAG_NS, 2 x the longest
  * interval). A point that arrives later than that is applied at the sweep's current time and
- * counted (ct_proc.late_points). */
+ * counted (ct_proc.late_points). Back-to-back GPU intervals of a device enter the sweep as one
+ * busy run (the union and the gaps are unchanged). */
 #ifndef CT_MODEL_H
 #define CT_MODEL_H
 
