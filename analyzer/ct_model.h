@@ -6,7 +6,9 @@
  *
  * How records are joined (FORMAT.md 4.3): an API call, its LAUNCH / COPY / MEM detail and its
  * GPU interval share a correlation id. Details and API records of a call are adjacent in their
- * thread's stream; the GPU record comes later, and completes the call.
+ * thread's stream; the GPU record completes the call. It usually comes later, but comes first
+ * when the work ended before the call returned (a synchronous copy, a tiny kernel): it then waits
+ * in the call's entry for the detail.
  *
  * The host-versus-GPU breakdown is a sweep over the time axis: each interval (GPU work, API
  * call, blocking synchronization), CPU-time reading and allocation becomes points that are
