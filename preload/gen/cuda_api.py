@@ -10,7 +10,7 @@ base name   the name a program passes to cuGetProcAddress: "cuMemAlloc", "cuMemc
 variant     one exported ABI of that function: its symbol ("cuMemAlloc_v2",
             "cuMemcpyHtoDAsync_v2_ptsz"), the CUDA version from which cuGetProcAddress returns it
             (the NNNN of the PFN_<base>_vNNNN[_ptds|_ptsz] typedef), its stream flavour
-            (None, "ptds" or "ptsz") and its prototype.
+            ("" for legacy, "ptds" or "ptsz") and its prototype.
 
 How symbols are derived
 -----------------------
@@ -27,8 +27,9 @@ The interop headers next to cuda.h (cudaProfiler.h, cudaGL.h, cudaEGL.h, cudaVDP
 typedef headers) are modelled the same way, since libcuda exports those functions too and
 NVIDIA's runtime asks for them; Variant.header tells them apart.
 
-Functions cuda.h declares without any PFN typedef get one legacy variant at version 0 (always
-resolvable), since the typedefs are the only version data NVIDIA publishes.
+Functions cuda.h declares without any PFN typedef would get one legacy variant at version 0
+(always resolvable), since the typedefs are the only version data NVIDIA publishes; CUDA 13.0
+has none.
 
 Resolution (cuGetProcAddress, NVIDIA driver API reference)
 ----------------------------------------------------------
@@ -47,8 +48,11 @@ Api.symbols: dict exported symbol -> Variant
 Api.problems: list of str
 resolve(api, symbol, cuda_version, flags) -> Resolution(symbol or None, status)
 anchor(function, per_thread_variant) -> the legacy Variant it is the per-thread form of
-Function(name, variants); Variant(symbol, base, version, stream, ret, params, header)
-Param(type, name); Variant.decl(name=None) renders a C prototype; Variant.args() the call list.
+Function(name, variants): variants sorted by (version, stream); .legacy(), .per_thread()
+Variant(symbol, base, version, stream, ret, params, header): .decl(name=None) renders the C
+  prototype (under another name if given), .param_list() its parameter list, .args() the
+  argument names for a forwarding call
+Param(type, name)
 
 Command line: cuda_api.py --dump [--cuda-h PATH] [--typedefs-h PATH]
               cuda_api.py --resolve SYMBOL VERSION FLAGS
