@@ -53,6 +53,8 @@ Variant(symbol, base, version, stream, ret, params, header): .decl(name=None) re
   prototype (under another name if given), .param_list() its parameter list, .args() the
   argument names for a forwarding call
 Param(type, name)
+errors(cuda_h) -> [ErrorCode(name, value, doc)]: every CUresult, with its header comment's
+  first sentence
 
 Command line: cuda_api.py --dump [--cuda-h PATH] [--typedefs-h PATH]
               cuda_api.py --resolve SYMBOL VERSION FLAGS
@@ -288,6 +290,30 @@ def _load_pair(header, typedefs_h, htext, td_text, defines, declared, functions,
                                 % (typedefs_h, v.symbol, symbols[v.symbol].base, base))
             symbols[v.symbol] = v
         functions[base] = Function(base, variants)
+
+
+@dataclasses.dataclass(frozen=True)
+class ErrorCode:
+    name: str   # "CUDA_ERROR_OUT_OF_MEMORY"
+    value: int
+    doc: str    # the first sentence of cuda.h's comment on it
+
+
+def errors(cuda_h=os.path.join(DEFAULT_INCLUDE, "cuda.h")):
+    """Every CUresult value of cuda.h's enum cudaError_enum, in declaration order."""
+    with open(cuda_h) as f:
+        text = f.read()
+    m = re.search(r"typedef\s+enum\s+cudaError_enum\s*\{(.*?)\}\s*CUresult\s*;", text, re.S)
+    if not m:
+        raise ValueError("%s: no enum cudaError_enum" % cuda_h)
+    out = []
+    for doc, name, value in re.findall(r"(?:/\*\*(.*?)\*/)?\s*(CUDA_\w+)\s*=\s*(\d+)", m.group(1),
+                                       re.S):
+        words = " ".join(w for w in re.sub(r"[*\n]", " ", doc or "").split())
+        words = words.replace("::", "")
+        first = re.split(r"(?<=\.)\s", words, maxsplit=1)[0] if words else name
+        out.append(ErrorCode(name, int(value), first))
+    return out
 
 
 def resolve(api, symbol, cuda_version, flags):

@@ -55,6 +55,11 @@ TEST_IMPL(device_table_and_derived_peaks)
     CK(cuGetErrorString(CUDA_ERROR_OUT_OF_MEMORY, &s));
     ASSERT_STR(s, "out of memory");
     ASSERT_INT(cuGetErrorName((CUresult)12345, &s), ==, CUDA_ERROR_INVALID_VALUE);
+    /* Every code of cuda.h has its name and a description. */
+    CK(cuGetErrorName(CUDA_ERROR_ECC_UNCORRECTABLE, &s));
+    ASSERT_STR(s, "CUDA_ERROR_ECC_UNCORRECTABLE");
+    CK(cuGetErrorString(CUDA_ERROR_ECC_UNCORRECTABLE, &s));
+    ASSERT_CONTAINS(s, "ECC");
     /* A function the simulation does not implement answers NOT_SUPPORTED. */
     CUgraph g;
     ASSERT_INT(cuGraphCreate(&g, 0), ==, CUDA_ERROR_NOT_SUPPORTED);

@@ -59,6 +59,15 @@ CUresult fc_fault_check(const char *symbol);
     } while (0)
 
 CUresult fc_unsupported(const char *symbol);
+
+/* Every CUresult of cuda.h (generated fc_errors.c). */
+typedef struct {
+    CUresult code;
+    const char *name; /* "CUDA_ERROR_OUT_OF_MEMORY" */
+    const char *doc;  /* the header comment's first sentence */
+} fc_error_name;
+extern const fc_error_name fc_error_names[];
+extern const unsigned fc_error_name_count;
 int64_t fc_now_ns(void);         /* CLOCK_MONOTONIC */
 void fc_sleep_until(int64_t ns); /* absolute CLOCK_MONOTONIC */
 void fc_fatal(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));

@@ -5,7 +5,7 @@
 FCDRV_DIR  := tests/fakecuda/driver
 FCDRV_GEN  := $(B)/$(FCDRV_DIR)/gen
 FCDRV_HAND := $(addprefix $(FCDRV_DIR)/,fc_core.c fc_devices.c fc_mem.c fc_stream.c fc_copy.c fc_module.c fc_misc.c)
-FCDRV_GENC := $(FCDRV_GEN)/fc_stubs.c $(FCDRV_GEN)/fc_procs.c
+FCDRV_GENC := $(FCDRV_GEN)/fc_stubs.c $(FCDRV_GEN)/fc_procs.c $(FCDRV_GEN)/fc_errors.c
 FCDRV_OBJS := $(patsubst %.c,$(B)/%.o,$(FCDRV_HAND)) $(FCDRV_GENC:.c=.o)
 FCDRV_LIB  := $(FAKECUDA_DIR)/libcuda.so.1
 FCDRV_REF  := $(wildcard ../shared/reference/cudart-13.0-getprocaddress.txt)
