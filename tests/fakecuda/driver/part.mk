@@ -1,7 +1,7 @@
 # The simulated CUDA driver, $(FAKECUDA_DIR)/libcuda.so.1 (see tests/fakecuda/driver/README.md).
 # gen_driver.py derives from the CUDA headers (through preload/gen/cuda_api.py) the weak
-# NOT_SUPPORTED stub of every driver symbol, the cuGetProcAddress table, and the expected
-# resolution of NVIDIA's reference request list for the sim-driver tests.
+# NOT_SUPPORTED stub of every driver symbol, the cuGetProcAddress table, the CUresult names,
+# and the expected resolution of NVIDIA's reference request list for the sim-driver tests.
 FCDRV_DIR  := tests/fakecuda/driver
 FCDRV_GEN  := $(B)/$(FCDRV_DIR)/gen
 FCDRV_HAND := $(addprefix $(FCDRV_DIR)/,fc_core.c fc_devices.c fc_mem.c fc_stream.c fc_copy.c fc_module.c fc_misc.c)
