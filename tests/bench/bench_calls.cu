@@ -3,8 +3,10 @@
  *   bench_calls CALL N [BURST PAUSE_MS]      CALL: launch | memcpy | alloc | rtlaunch
  *
  * After setup and BURST warm-up calls, makes N calls in tight loops of BURST calls (default N),
- * sleeping PAUSE_MS between loops, and prints "bench_calls: call=CALL n=N ns_per_call=X" (the
- * loops' wall time / N; the pauses are not counted). The pauses let a tracer's background
+ * sleeping PAUSE_MS between loops (each loop then starts with BURST/10 untimed calls), and prints
+ *   "bench_calls: call=CALL n=N ns_per_call=X ns_per_call_median_burst=Y"
+ * X: the loops' wall time / N (the pauses are not counted); Y: the median over loops of each
+ * loop's time per call, which a preemption during one loop does not move. The pauses let a tracer's background
  * writer drain its buffers, so that what is measured is the cost of recording a call, not of
  * dropping it when a buffer is full. A call is:
  *   launch    cuLaunchKernel of a 1-parameter kernel, <<<1, 32>>>, on a non-blocking stream
@@ -70,6 +72,12 @@ static inline void bench_one(int call, bench_ctx *b)
     }
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
 int main(int argc, char **argv)
 {
     static const char *const names[] = {"launch", "memcpy", "alloc", "rtlaunch"};
@@ -104,17 +112,30 @@ int main(int argc, char **argv)
     for (long i = 0; i < burst; i++)
         bench_one(call, &b);
     WL_CU(cuStreamSynchronize(b.s));
+    long nbursts = (n + burst - 1) / burst;
+    double *per_call = (double *)malloc(sizeof(double) * (size_t)nbursts);
+    if (!per_call)
+        WL_DIE("out of memory for %ld bursts", nbursts);
     double busy_ms = 0;
-    for (long done = 0; done < n; done += burst) {
-        long k = n - done < burst ? n - done : burst;
+    for (long j = 0; j < nbursts; j++) {
+        long k = n - j * burst < burst ? n - j * burst : burst;
         wl_sleep_ms(pause_ms);
+        for (long i = 0; pause_ms > 0 && i < burst / 10; i++) /* caches cooled in the pause */
+            bench_one(call, &b);
         double t0 = wl_now_ms();
         for (long i = 0; i < k; i++)
             bench_one(call, &b);
-        busy_ms += wl_now_ms() - t0;
+        double dt = wl_now_ms() - t0;
+        busy_ms += dt;
+        per_call[j] = dt * 1e6 / k;
     }
     WL_CU(cuStreamSynchronize(b.s));
-    printf("bench_calls: call=%s n=%ld ns_per_call=%.2f\n", names[call], n, busy_ms * 1e6 / n);
+    qsort(per_call, (size_t)nbursts, sizeof(double), cmp_double);
+    double median = nbursts % 2 ? per_call[nbursts / 2]
+                                : (per_call[nbursts / 2 - 1] + per_call[nbursts / 2]) / 2;
+    printf("bench_calls: call=%s n=%ld ns_per_call=%.2f ns_per_call_median_burst=%.2f\n",
+           names[call], n, busy_ms * 1e6 / n, median);
+    free(per_call);
 
     WL_CU(cuMemFree(b.d));
     WL_CU(cuMemFreeHost(b.h));

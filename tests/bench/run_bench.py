@@ -58,6 +58,7 @@ class Bench:
         self.quick = args.quick
         self.reps = args.reps or (1 if args.quick else 5)
         self.tmp = tempfile.mkdtemp(prefix="cutrace-bench-")
+        self.b = self.snapshot(self.b)
         self.results = {}
         self.spread = {}
         self.notes = {}
@@ -73,11 +74,33 @@ class Bench:
                                          if env.get("LD_LIBRARY_PATH") else "")
         self.env = env
         # Calls per process, in bursts separated by pauses longer than cutrace's writer period
-        # (100 ms), so that every configuration is measured recording, not dropping, records.
+        # (100 ms), so that every configuration is measured recording, not dropping, records:
+        # with GPU timing a thread has 1024 events (512 operations) between writer passes.
         if self.quick:
             self.n, self.burst, self.pause_ms = 400, 200, 0
         else:
-            self.n, self.burst, self.pause_ms = 9000, 3000, 110
+            self.n, self.burst, self.pause_ms = 2500, 500, 110
+
+    SNAPSHOT = ["bin/cutrace", "lib/libcutrace.so", "tests/fakecuda/libcuda.so.1",
+                "tests/fakecuda/libcudart.so.13", "tests/bench/bench_calls", "tests/bench/tracestat",
+                "tests/bench/rusage", "tests/bench/libib_floor.so", "tests/bench/libib_naive.so",
+                "tests/bench/libib_lttng.so", "tests/workloads/train_loop",
+                "tests/analyzer/tracegen"]
+
+    def snapshot(self, build):
+        """Copies what the benchmark runs into its temporary directory, in the build's layout
+        (cutrace finds libcutrace at ../lib): a rebuild during the run cannot change or remove
+        the programs measured. Returns the copy's root."""
+        root = os.path.join(self.tmp, "build")
+        for rel in self.SNAPSHOT:
+            src = os.path.join(build, rel)
+            if not os.path.exists(src):
+                if rel.endswith("libib_lttng.so"):
+                    continue  # optional: its absence is reported by the LTTng baseline
+                raise RuntimeError("%s: missing (run make first)" % src)
+            os.makedirs(os.path.dirname(os.path.join(root, rel)), exist_ok=True)
+            shutil.copy2(src, os.path.join(root, rel))
+        return root
 
     # ---- processes ---------------------------------------------------------------------------
     def run(self, cmd, env=None, stderr_path=None, timeout=600):
@@ -142,14 +165,15 @@ class Bench:
         """ns per call of one process; and (records lost, records written) for cutrace runs."""
         cmd, env, stderr, outdir = self.call_cmd(config, call, n, burst, pause_ms, tag)
         text, _, _, _ = self.run(cmd, env, stderr)
-        ns = float(self.kv(text, "bench_calls:")["ns_per_call"])
+        ns = float(self.kv(text, "bench_calls:")["ns_per_call_median_burst"])
         lost = None
         if outdir:
             st = self.trace_stats(self.traces_in(outdir))
             lost = (st["lost"], st["records"])
             shutil.rmtree(outdir)
         if config == "lttng":
-            self.lttng.events += 2 * (IB_CALLS_PER_ITER[call] * (n + burst) + 2)
+            warm = burst + (burst // 10) * (-(-n // burst)) if pause_ms else burst
+            self.lttng.events += 2 * (IB_CALLS_PER_ITER[call] * (n + warm) + 2)
         return ns, lost
 
     def bench_calls(self):
@@ -299,8 +323,9 @@ class Bench:
     def tables(self, v):
         r, s = self.results, self.spread
         cols = CONFIGS + ["ltrace"]
-        lines = ["Per-call cost, ns (median of %d interleaved runs, [min-max]; %d calls per run in "
-                 "bursts of %d; instant-mode simulated CUDA)" % (self.reps, self.n, self.burst), ""]
+        lines = ["Per-call cost, ns: median of %d interleaved runs [min-max]; each run %d calls in "
+                 "bursts of %d %d ms apart, its figure the median burst; instant-mode simulated "
+                 "CUDA" % (self.reps, self.n, self.burst, self.pause_ms), ""]
         lines.append("| call | " + " | ".join(CONFIG_LABEL[c] for c in cols) +
                      " | cutrace added/call | floor added/call | ratio (goal <= %.1f) | stacks added/call (goal <= %d) |"
                      % (GOAL_FLOOR_RATIO, GOAL_STACKS_NS))
@@ -395,7 +420,6 @@ class Bench:
         print(text)
         print("bench: %.0f s; results in %s" % (self.results["bench_wall_s"],
                                                 os.path.join(self.out, "results.json")))
-        shutil.rmtree(self.tmp, ignore_errors=True)
 
 
 class Lttng:
@@ -486,7 +510,11 @@ def main():
     ap.add_argument("--reps", type=int, default=0, help="repetitions (default 5, 1 with --quick)")
     ap.add_argument("--quick", action="store_true",
                     help="tiny sizes, no LTTng/ltrace: checks the harness, measures nothing")
-    Bench(ap.parse_args()).main()
+    bench = Bench(ap.parse_args())
+    try:
+        bench.main()
+    finally:
+        shutil.rmtree(bench.tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":
