@@ -26,9 +26,12 @@ $(FCDRV_OBJS): CFLAGS += -fvisibility=hidden -I$(FCDRV_DIR) -Itests/fakecuda
 $(FCDRV_GEN)/%.o: $(FCDRV_GEN)/%.c $(FCDRV_DIR)/fc.h $(FCDRV_DIR)/fc_procs.h
 	$(CC) $(CFLAGS) $(PICFLAGS) -MMD -MP -c $< -o $@
 
+# -Bsymbolic: the cuGetProcAddress table and every internal reference bind to the driver's own
+# definitions, as in NVIDIA's libcuda, not to an interposer that preloads the same names.
 $(FCDRV_LIB): $(FCDRV_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) -shared -o $@ -Wl,-soname,libcuda.so.1 -Wl,-z,defs $(FCDRV_OBJS) -lzstd -ldl -lpthread
+	$(CC) -shared -o $@ -Wl,-soname,libcuda.so.1 -Wl,-Bsymbolic -Wl,-z,defs $(FCDRV_OBJS) \
+	  -lzstd -ldl -lpthread
 
 # For programs linked with -lcuda.
 $(FAKECUDA_DIR)/libcuda.so: $(FCDRV_LIB)
