@@ -1,0 +1,18 @@
+# Fault injection on traced programs (tests/faults): victim (a CUDA runtime program that closes
+# descriptors, forks under threads, kills itself, changes directory...) and the workloads run
+# under `cutrace run` on the simulated CUDA stack; each test compares stdout and exit status with
+# an untraced run and checks what the trace holds. libenospc.so fills the disk for trace files.
+FAULTS_B := $(B)/tests/faults
+
+$(FAULTS_B)/victim: $(FAULTS_B)/victim.o
+	$(CC) $(CFLAGS) -o $@ $^ -L$(CUDA_HOME)/lib64 -lcudart -lpthread
+
+$(FAULTS_B)/libenospc.so: $(FAULTS_B)/enospc.o
+	$(CC) -shared -o $@ $^
+
+all: $(FAULTS_B)/victim $(FAULTS_B)/libenospc.so
+
+$(eval $(call ct_test_suite,faults,$(FAULTS_B)/fl.o $(B)/tests/tracer/tr.o $(CTTRACE_LIB),$(CTTRACE_LDLIBS),\
+  $(CUTRACE_SO) $(CUTRACE_BIN) $(FAKECUDA_DIR)/libcudart.so.13 $(FAKECUDA_DIR)/libcuda.so.1 \
+  $(FAULTS_B)/victim $(FAULTS_B)/libenospc.so $(WORKLOADS)))
+$(B)/tests/faults/%.o: CFLAGS += -Itests/tracer

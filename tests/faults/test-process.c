@@ -1,0 +1,159 @@
+/* What programs do to their own process: close or dup2 over descriptors they did not open,
+ * fork while other threads are inside CUDA calls, exec themselves in a chain, and see CUDA
+ * calls fail. The program's output, its own files and its results are those of an untraced run. */
+#define _GNU_SOURCE
+#include "fl.h"
+
+#include <stdlib.h>
+
+static int fl_fds(const char *mode)
+{
+    char dir[4096], victim[4096], data[4096], data2[4096];
+    snprintf(dir, sizeof dir, "%s/%s", ct_test_tmpdir(), mode);
+    snprintf(data, sizeof data, "%s/%s-plain.txt", ct_test_tmpdir(), mode);
+    snprintf(data2, sizeof data2, "%s/%s-traced.txt", ct_test_tmpdir(), mode);
+    char *cmd[] = {(char *)fl_victim(victim), (char *)mode, "20", data, NULL};
+    ct_test_proc plain, traced;
+    ASSERT_INT(fl_plain(&plain, cmd, NULL, 60), ==, 0);
+    cmd[3] = data2;
+    ASSERT_INT(tr_run(&traced, dir, NULL, cmd, NULL, 60), ==, 0);
+    FL_ASSERT_SAME(traced, plain);
+    /* The program's own file holds exactly what it wrote: no trace bytes landed in it through a
+     * descriptor number the tracer used to own. */
+    char *a = ct_test_read_file(data, NULL), *b = ct_test_read_file(data2, NULL);
+    ASSERT(a && b);
+    ASSERT_CONTAINS(a, "data 20\n");
+    ASSERT_STR(b, a);
+    free(a);
+    free(b);
+    /* What reached the trace before its descriptor was taken away is readable. */
+    tr_trace t;
+    ASSERT_INT(tr_load(&t, dir), ==, 0);
+    ASSERT_UINT(fl_count(&t, 0, "cudaStreamSynchronize"), <=, 40);
+    tr_free(&t);
+    ct_test_proc_free(&plain);
+    ct_test_proc_free(&traced);
+    return 0;
+}
+
+TEST_IMPL(program_closes_descriptors)
+{
+    return fl_fds("closefds");
+}
+
+TEST_IMPL(program_dup2s_over_descriptors)
+{
+    return fl_fds("dup2fds");
+}
+
+/* 20 forks while 4 threads are inside CUDA calls, starting delay_ms after the threads: no
+ * child hangs on a lock a parent thread held (the time limit would catch it), each child's CUDA
+ * call returns and gets its own complete trace, and the parent's trace holds every call of its
+ * threads. */
+static int fl_fork(const char *delay_ms)
+{
+    char dir[4096], victim[4096];
+    snprintf(dir, sizeof dir, "%s/fork", ct_test_tmpdir());
+    char *cmd[] = {(char *)fl_victim(victim), "fork", "50", (char *)delay_ms, NULL};
+    ct_test_proc plain, traced;
+    ASSERT_INT(fl_plain(&plain, cmd, NULL, 60), ==, 0);
+    ASSERT_CONTAINS(plain.out, "children=20 ok=20");
+    ASSERT_INT(tr_run(&traced, dir, NULL, cmd, NULL, 20), ==, 0);
+    FL_ASSERT_SAME(traced, plain);
+    tr_trace t;
+    ASSERT_INT(tr_load(&t, dir), ==, 0);
+    ASSERT_UINT(t.nfiles, ==, 21);
+    size_t parents = 0;
+    for (uint32_t f = 0; f < t.nfiles; f++) {
+        ASSERT_INT(t.stats[f].complete, ==, 1);
+        ASSERT_UINT(t.stats[f].lost, ==, 0);
+        size_t syncs = fl_count(&t, (int)f, "cudaStreamSynchronize");
+        if (syncs) {
+            ASSERT_UINT(syncs, ==, 4 * 50);
+            parents++;
+        } else {
+            ASSERT_UINT(fl_count(&t, (int)f, "cudaMalloc"), ==, 1);
+        }
+    }
+    ASSERT_UINT(parents, ==, 1);
+    tr_free(&t);
+    ct_test_proc_free(&plain);
+    ct_test_proc_free(&traced);
+    return 0;
+}
+
+/* Forks once the threads' calls are traced (the trace is running). */
+TEST_IMPL(fork_while_threads_in_cuda)
+{
+    return fl_fork("100");
+}
+
+/* Forks from the start, while the threads' first calls may be starting the trace. */
+TEST_IMPL(fork_while_trace_starts)
+{
+    return fl_fork("0");
+}
+
+/* exec keeps the pid: each image of the chain writes its own complete trace (exec runs no
+ * destructor, so the tracer must flush before it), under a fresh name. */
+TEST_IMPL(exec_chain)
+{
+    char dir[4096], victim[4096];
+    snprintf(dir, sizeof dir, "%s/exec", ct_test_tmpdir());
+    char *cmd[] = {(char *)fl_victim(victim), "exec", "3", NULL};
+    ct_test_proc plain, traced;
+    ASSERT_INT(fl_plain(&plain, cmd, NULL, 60), ==, 0);
+    ASSERT_INT(tr_run(&traced, dir, NULL, cmd, NULL, 60), ==, 0);
+    FL_ASSERT_SAME(traced, plain);
+    tr_trace t;
+    ASSERT_INT(tr_load(&t, dir), ==, 0);
+    ASSERT_UINT(t.nfiles, ==, 3);
+    for (uint32_t f = 0; f < t.nfiles; f++) {
+        ASSERT_UINT(t.pids[f], ==, t.pids[0]);
+        ASSERT_UINT(fl_count(&t, (int)f, "cudaStreamSynchronize"), ==, 1);
+        ASSERT_INT(t.stats[f].complete, ==, 1);
+    }
+    tr_free(&t);
+    ct_test_proc_free(&plain);
+    ct_test_proc_free(&traced);
+    return 0;
+}
+
+/* CUDA calls made to fail by the simulation (FAKECUDA_FAIL) return the same errors traced, and
+ * the trace records those results for the runtime call and the driver call inside it. */
+TEST_IMPL(cuda_failures_passed_back)
+{
+    char dir[4096], victim[4096];
+    snprintf(dir, sizeof dir, "%s/fail", ct_test_tmpdir());
+    char *env[] = {"FAKECUDA_FAIL=cuMemAlloc_v2:2:2,cuMemcpyHtoD_v2:1:1,cuStreamSynchronize:1:999",
+                   NULL};
+    char *cmd[] = {(char *)fl_victim(victim), "fail", NULL};
+    ct_test_proc plain, traced;
+    ASSERT_INT(fl_plain(&plain, cmd, env, 60), ==, 0);
+    ASSERT_CONTAINS(plain.out, "cudaMalloc -> 0\nvictim: cudaMalloc -> 2\n");
+    ASSERT_INT(tr_run(&traced, dir, NULL, cmd, env, 60), ==, 0);
+    FL_ASSERT_SAME(traced, plain);
+    tr_trace t;
+    ASSERT_INT(tr_load(&t, dir), ==, 0);
+    /* Each failed call, runtime and driver, with the result the program saw or its driver
+     * source; and the calls around it untouched. */
+    static const struct { const char *name; uint32_t result; size_t n; } want[] = {
+        {"cudaMalloc", 2, 1}, {"cudaMalloc", 0, 2}, {"cuMemAlloc_v2", 2, 1},
+        {"cuMemAlloc_v2", 0, 2}, {"cuMemcpyHtoD_v2", 1, 1}, {"cuStreamSynchronize", 999, 1},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        size_t n = 0;
+        for (size_t k = 0; k < t.n; k++)
+            n += t.v[k].r.type == CT_REC_API && t.v[k].name &&
+                 !strcmp(t.v[k].name, want[i].name) && t.v[k].r.u.api.result == want[i].result;
+        if (n != want[i].n) {
+            ct_test_fail_at(__FILE__, __LINE__, "%s returning %u: %zu records, expected %zu",
+                            want[i].name, want[i].result, n, want[i].n);
+            return 1;
+        }
+    }
+    tr_free(&t);
+    ct_test_proc_free(&plain);
+    ct_test_proc_free(&traced);
+    return 0;
+}
