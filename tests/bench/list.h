@@ -1,0 +1,1 @@
+TEST_ENTRY(quick_run_reports_every_key)
