@@ -1,6 +1,6 @@
 /* bench_calls: the cost of one CUDA call, for the tracer-overhead benchmark (run_bench.py).
  *
- *   bench_calls CALL N [BURST PAUSE_MS]      CALL: launch | memcpy | alloc | rtlaunch
+ *   bench_calls CALL N [BURST PAUSE_MS]      CALL: launch | memcpy | alloc | rtlaunch | tsc | clock
  *
  * After setup and BURST warm-up calls, makes N calls in tight loops of BURST calls (default N),
  * sleeping PAUSE_MS between loops (each loop then starts with BURST/10 untimed calls), and prints
@@ -13,6 +13,8 @@
  *   memcpy    cuMemcpyHtoDAsync of 256 bytes from pinned memory on that stream
  *   alloc     cuMemAlloc of 4096 bytes then cuMemFree (one pair counts as one "call")
  *   rtlaunch  cudaLaunchKernel of an nvcc-registered kernel (the runtime calls cuLaunchKernel)
+ *   tsc       one read of the time-stamp counter (rdtsc), no CUDA call: what a clock read costs
+ *   clock     one clock_gettime(CLOCK_MONOTONIC), no CUDA call       back to back, for comparison
  * Run it on the simulated CUDA in instant mode (FAKECUDA_INSTANT=1) so the driver costs next to
  * nothing and the figure is the cost of getting to it and back: what a tracer adds shows.
  *
@@ -21,6 +23,7 @@
  * (linked with -lcuda), the runtime call through libcudart's export, as in any program. */
 #include <cuda.h>
 #include <cuda_runtime.h>
+#include <x86intrin.h>
 
 #include "fakecudart.h"
 #include "wl_common.h"
@@ -39,7 +42,7 @@ static const char bench_ptx[] = ".version 8.0\n"
                                 "\tret;\n"
                                 "}\n";
 
-enum { CALL_LAUNCH, CALL_MEMCPY, CALL_ALLOC, CALL_RTLAUNCH };
+enum { CALL_LAUNCH, CALL_MEMCPY, CALL_ALLOC, CALL_RTLAUNCH, CALL_TSC, CALL_CLOCK, CALL_N };
 
 typedef struct {
     CUfunction f;
@@ -48,6 +51,7 @@ typedef struct {
     void *h;
     unsigned long long arg;
     void *params[1];
+    volatile unsigned long long sink; /* clock readings go here, so none is optimized away */
 } bench_ctx;
 
 static inline void bench_one(int call, bench_ctx *b)
@@ -69,6 +73,15 @@ static inline void bench_one(int call, bench_ctx *b)
         WL_RT(cudaLaunchKernel((const void *)bench_rk, dim3(1), dim3(32), b->params, 0,
                                (cudaStream_t)b->s));
         break;
+    case CALL_TSC:
+        b->sink = b->sink + __rdtsc();
+        break;
+    case CALL_CLOCK: {
+        struct timespec t;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        b->sink = b->sink + (unsigned long long)t.tv_nsec;
+        break;
+    }
     }
 }
 
@@ -80,18 +93,19 @@ static int cmp_double(const void *a, const void *b)
 
 int main(int argc, char **argv)
 {
-    static const char *const names[] = {"launch", "memcpy", "alloc", "rtlaunch"};
+    static const char *const names[CALL_N] = {"launch", "memcpy", "alloc", "rtlaunch", "tsc",
+                                              "clock"};
     int call = -1;
     int args_ok = argc == 3 || argc == 5;
     long n = args_ok ? atol(argv[2]) : 0;
     long burst = argc == 5 ? atol(argv[3]) : n;
     double pause_ms = argc == 5 ? atof(argv[4]) : 0;
-    for (int i = 0; args_ok && i < 4; i++)
+    for (int i = 0; args_ok && i < CALL_N; i++)
         if (!strcmp(argv[1], names[i]))
             call = i;
     if (call < 0 || n <= 0 || burst <= 0 || pause_ms < 0) {
-        fprintf(stderr, "usage: bench_calls launch|memcpy|alloc|rtlaunch N [BURST PAUSE_MS] "
-                "(N, BURST > 0; PAUSE_MS >= 0)\n");
+        fprintf(stderr, "usage: bench_calls launch|memcpy|alloc|rtlaunch|tsc|clock N "
+                "[BURST PAUSE_MS] (N, BURST > 0; PAUSE_MS >= 0)\n");
         return 2;
     }
     fakecudart_require();

@@ -42,7 +42,7 @@ CUTRACE_MODES = {  # config -> cutrace run options
 }
 CONFIGS = ["untraced", "traced", "traced_gputime", "traced_stacks", "floor", "naive_interposer",
            "lttng"]
-CONFIG_LABEL = {"untraced": "untraced", "traced": "cutrace", "traced_gputime": "+GPU timing",
+CONFIG_LABEL = {"untraced": "untraced", "traced": "cutrace (no stacks/GPU timing)", "traced_gputime": "+GPU timing",
                 "traced_stacks": "+stacks (all)", "floor": "floor", "naive_interposer": "naive",
                 "lttng": "LTTng-UST", "ltrace": "ltrace*"}
 GOAL_FLOOR_RATIO = 1.3      # cutrace's added cost per call, in floors
@@ -215,6 +215,14 @@ class Bench:
         self.results["launch_lost_fraction_traced_sustained"] = round(
             lost / max(1, lost + written), 4)
 
+    def bench_clocks(self):
+        """What one clock read costs back to back (rdtsc, clock_gettime): the floor's and
+        cutrace's timestamps, measured apart from any call."""
+        for clock, key in (("tsc", "tsc_read_ns"), ("clock", "clock_gettime_ns")):
+            v = [self.measure_call("untraced", clock, 20000 if self.quick else 1000000, 1000, 0,
+                                   "clock")[0] for _ in range(3)]
+            self.results[key] = round(statistics.median(v), 1)
+
     def bench_ltrace(self):
         ltrace = shutil.which("ltrace")
         if self.quick or not ltrace:
@@ -352,7 +360,7 @@ class Bench:
         lines += ["",
                   "Per intercepted call: alloc is 2 calls for every tracer; cudaLaunchKernel is 2 for "
                   "cutrace (it also traces the runtime's cuLaunchKernel) and 1 for the LD_PRELOAD "
-                  "baselines. * ltrace: %s." % self.notes.get("ltrace", ""),
+                  "baselines. * %s." % self.notes.get("ltrace", ""),
                   "Sustained cuLaunchKernel (no pauses, %s calls): untraced %.0f ns, cutrace %.0f ns "
                   "with %.1f%% of records lost%s." % (
                       "2000" if self.quick else "200000", r["launch_ns_untraced_sustained"],
@@ -360,6 +368,8 @@ class Bench:
                       100 * r["launch_lost_fraction_traced_sustained"],
                       ", LTTng-UST %.0f ns" % r["launch_ns_lttng_sustained"]
                       if "launch_ns_lttng_sustained" in r else ""),
+                  "One clock read, back to back: rdtsc %.1f ns, clock_gettime(CLOCK_MONOTONIC) "
+                  "%.1f ns." % (r["tsc_read_ns"], r["clock_gettime_ns"]),
                   "LTTng-UST trace: %s bytes per event%s." % (
                       r.get("trace_bytes_per_event_lttng"),
                       "" if self.lttng.ok else " (%s)" % self.lttng.reason),
@@ -401,6 +411,7 @@ class Bench:
                 self.lttng.reason = "skipped (--quick)"
             self.bench_calls()
             self.bench_sustained()
+            self.bench_clocks()
         finally:
             self.lttng.end()
         self.results["trace_bytes_per_event_lttng"] = self.lttng.bytes_per_event
