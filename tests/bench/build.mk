@@ -8,11 +8,13 @@ BENCH_TRACESTAT := $(BENCH_DIR)/tracestat
 BENCH_RUSAGE   := $(BENCH_DIR)/rusage
 BENCH_PRELOADS := $(BENCH_DIR)/libib_floor.so $(BENCH_DIR)/libib_naive.so
 BENCH_LTTNG    := $(BENCH_DIR)/libib_lttng.so
+# tracegen (tests/analyzer/suite.mk, read after this file, so named here by its path)
+BENCH_TRACEGEN := $(B)/tests/analyzer/tracegen
 # Debian packages of the LTTng and ltrace baselines: installed by `make bench` when missing and
 # running as root, otherwise the command is printed and those baselines are reported as null.
 BENCH_DEB_DEPS := lttng-tools liblttng-ust-dev ltrace
 BENCH_RUN_PREREQS := $(BENCH_CALLS) $(BENCH_TRACESTAT) $(BENCH_RUSAGE) $(BENCH_PRELOADS) $(CUTRACE_BIN) \
-                     $(CUTRACE_SO) $(TRACEGEN) $(WORKLOADS) $(FAKECUDA_DIR)/libcuda.so.1 \
+                     $(CUTRACE_SO) $(BENCH_TRACEGEN) $(WORKLOADS) $(FAKECUDA_DIR)/libcuda.so.1 \
                      $(FAKECUDA_DIR)/libcudart.so.13
 
 all: $(BENCH_CALLS) $(BENCH_TRACESTAT) $(BENCH_RUSAGE) $(BENCH_PRELOADS)
