@@ -137,7 +137,7 @@ int rb_cutrace(ct_test_proc *p, int asan, char *const args[], int want, long *ma
     char *env[] = {"ASAN_OPTIONS=exitcode=86:detect_leaks=1",
                    "UBSAN_OPTIONS=halt_on_error=1:exitcode=86:print_stacktrace=1", NULL};
     long rss;
-    ASSERT_INT(rb_spawn(p, argv, env, 300, &rss), ==, 0);
+    ASSERT_INT(rb_spawn(p, argv, env, 120, &rss), ==, 0);
     if (maxrss_kb)
         *maxrss_kb = rss;
     if (!p->exited || strstr(p->err, "Sanitizer") || strstr(p->err, "runtime error") ||
