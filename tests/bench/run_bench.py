@@ -23,7 +23,6 @@ import shutil
 import signal
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 
@@ -42,9 +41,9 @@ CUTRACE_MODES = {  # config -> cutrace run options
 }
 CONFIGS = ["untraced", "traced", "traced_gputime", "traced_stacks", "floor", "naive_interposer",
            "lttng"]
-CONFIG_LABEL = {"untraced": "untraced", "traced": "cutrace (no stacks/GPU timing)", "traced_gputime": "+GPU timing",
-                "traced_stacks": "+stacks (all)", "floor": "floor", "naive_interposer": "naive",
-                "lttng": "LTTng-UST", "ltrace": "ltrace*"}
+CONFIG_LABEL = {"untraced": "untraced", "traced": "cutrace (no stacks/GPU timing)",
+                "traced_gputime": "+GPU timing", "traced_stacks": "+stacks (all)", "floor": "floor",
+                "naive_interposer": "naive", "lttng": "LTTng-UST", "ltrace": "ltrace*"}
 GOAL_FLOOR_RATIO = 1.3      # cutrace's added cost per call, in floors
 GOAL_STACKS_NS = 1500       # added per call with native call stacks
 GOAL_BYTES_PER_EVENT = 4.0  # on a training loop
@@ -58,7 +57,11 @@ class Bench:
         self.quick = args.quick
         self.reps = args.reps or (1 if args.quick else 5)
         self.tmp = tempfile.mkdtemp(prefix="cutrace-bench-")
-        self.b = self.snapshot(self.b)
+        try:
+            self.b = self.snapshot(self.b)
+        except (OSError, RuntimeError):
+            shutil.rmtree(self.tmp, ignore_errors=True)
+            raise
         self.results = {}
         self.spread = {}
         self.notes = {}
@@ -326,6 +329,7 @@ class Bench:
                                       else "miss")
         v["analyzer_events_per_sec"] = ("pass" if r["analyzer_events_per_sec"] >= GOAL_ANALYZER_EPS
                                         else "miss")
+        # Flat: ten times the records may not cost more than half again (plus allocator slack).
         small, large = r["analyzer_peak_rss_mb_small_trace"], r["analyzer_peak_rss_mb"]
         v["analyzer_memory_flat"] = "pass" if large <= 1.5 * small + 8 else "miss"
         return v
