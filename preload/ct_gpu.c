@@ -240,6 +240,11 @@ uint64_t ct_gpu_lost(void)
     return ct_harvest_lost;
 }
 
+uint64_t ct_gpu_pending(void)
+{
+    return ct_npend;
+}
+
 void ct_gpu_thread_dead(ct_thread *t)
 {
     ct_gpu_stash *s = t->gpu;

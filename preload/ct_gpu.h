@@ -61,6 +61,8 @@ void ct_gpu_collect(ct_thread *owner, const ct_gpu_pend *p);
 uint64_t ct_gpu_harvest(ct_enc *e, int final, uint64_t *min_ts);
 /* GPU timings lost so far by all threads and the harvester. */
 uint64_t ct_gpu_lost(void);
+/* Operations collected and not harvested yet (async-signal-safe: a read). */
+uint64_t ct_gpu_pending(void);
 /* A thread's stash is no longer used: its events are destroyed as they come back. */
 void ct_gpu_thread_dead(ct_thread *t);
 /* Forgets everything (forked child). */

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/futex.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -78,9 +79,13 @@ static uint64_t ct_low_water;
 static uint64_t ct_records_total;
 
 static pthread_t ct_writer_thread;
-static pthread_mutex_t ct_wmu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t ct_wcond;
-static int ct_writer_stop;
+/* The writer sleeps on a futex word that wakers bump: unlike a condition variable, a futex wake
+ * is async-signal-safe, so a fatal-signal handler can hand the final flush to the writer. */
+static _Atomic uint32_t ct_wake_seq;
+static _Atomic int ct_writer_stop;
+static _Atomic uint32_t ct_final_req;           /* how << 8 | signal: a handler asks for the end */
+static _Atomic uint32_t ct_final_done;          /* the writer wrote it */
+#define CT_FINAL_WAIT_NS 2000000000ull          /* a handler's wait for the writer's final flush */
 static char ct_options_text[256];
 
 static uint32_t ct_gettid(void) { return (uint32_t)syscall(SYS_gettid); }
@@ -258,6 +263,12 @@ static int ct_open_output(void)
 
 /* ---- writer ---- */
 
+/* How a flush runs. NOLOCK: a fatal signal interrupted a thread that may hold a tracer lock, so
+ * never block on one (definitions that cannot be had now stay unwritten). SIGNAL: in the
+ * handler itself: additionally no allocation, compression or CUDA call (raw chunks; pending GPU
+ * timings are counted as lost). */
+enum { CT_FL_FINAL = 1, CT_FL_NOLOCK = 2, CT_FL_SIGNAL = 4 };
+
 static void ct_def_string(void *ctx, uint32_t id, const char *s, size_t len)
 {
     (void)ctx;
@@ -364,8 +375,11 @@ static int ct_encode(ct_enc *e, const uint64_t *w)
     }
 }
 
+/* GPU timings a signal-handler flush could not hand to the harvester. */
+static uint64_t ct_gpu_dropped;
+
 /* Drains t's ring up to t->snap into its encoder, writing chunks as the buffer fills. GPU
- * timings to collect go to the harvester (not from a signal handler, which drops them). */
+ * timings to collect go to the harvester (not from a signal handler, which counts them lost). */
 static void ct_drain(ct_thread *t, int final, int compress, int in_signal, uint64_t now)
 {
     uint64_t tail = atomic_load_explicit(&t->ring.tail, memory_order_relaxed);
@@ -381,6 +395,8 @@ static void ct_drain(ct_thread *t, int final, int compress, int in_signal, uint6
         if (kind == CT_RAW_GPU_PEND) {
             if (!in_signal)
                 ct_gpu_collect(t, (const ct_gpu_pend *)(w + 2));
+            else if (((const ct_gpu_pend *)(w + 2))->kind)
+                ct_gpu_dropped++;
         } else if (kind != CT_RAW_PAD) {
             if (ct_encode(&t->enc, w) == CT_E_FULL) {
                 ct_write_chunk(&t->enc, t->tid, lost, 0, compress);
@@ -404,21 +420,24 @@ static void ct_drain(ct_thread *t, int final, int compress, int in_signal, uint6
     }
 }
 
-/* A THREAD record with the thread's name (interning needs a lock: not from a signal handler). */
-static void ct_thread_record(ct_thread *t, unsigned flags, int in_signal)
+/* A THREAD record with the thread's name (interning needs a lock: not under CT_FL_NOLOCK). */
+static void ct_thread_record(ct_thread *t, unsigned flags, int nolock)
 {
     char name[sizeof t->name];
     memcpy(name, t->name, sizeof name);
     name[sizeof name - 1] = 0;
-    ct_rec_thread r = {t->tid, name[0] && !in_signal ? ct_intern(name, strlen(name)) : 0, flags};
-    if (!in_signal)
+    ct_rec_thread r = {t->tid, name[0] && !nolock ? ct_intern(name, strlen(name)) : 0, flags};
+    if (!nolock)
         ct_intern_pending(ct_def_string, NULL);
     ct_enc_thread(&ct_wenc, ct_low_water, &r);
 }
 
-/* One flush of every thread. final: drain everything and end the trace with END (how, code). */
-static void ct_flush(int final, int in_signal, unsigned how, int code)
+/* One flush of every thread (fl: CT_FL_*). CT_FL_FINAL: drain everything and end the trace
+ * with END (how, code). */
+static void ct_flush(unsigned fl, unsigned how, int code)
 {
+    int final = !!(fl & CT_FL_FINAL), in_signal = !!(fl & CT_FL_SIGNAL);
+    int nolock = in_signal || (fl & CT_FL_NOLOCK);
     uint32_t me = ct_gettid(), none = 0;
     for (int spins = 0; !atomic_compare_exchange_strong(&ct_flush_owner, &none, me); spins++) {
         if (none == me || spins > 2000)
@@ -439,15 +458,15 @@ static void ct_flush(int final, int in_signal, unsigned how, int code)
             t->snap_exited = atomic_load_explicit(&t->exited, memory_order_acquire);
             t->snap = atomic_load_explicit(&t->ring.head, memory_order_acquire);
         }
-    if (in_signal)
+    if (nolock)
         ct_intern_pending_try(ct_def_string, NULL);
     else
         ct_intern_pending(ct_def_string, NULL);
-    while (ct_stack_pending(&ct_wenc, ct_low_water, in_signal) == CT_E_FULL)
+    while (ct_stack_pending(&ct_wenc, ct_low_water, nolock) == CT_E_FULL)
         ct_write_chunk(&ct_wenc, ct_writer_tid, 0, 0, compress);
     for (ct_thread *t = atomic_load(&ct_threads); t; t = t->next)
         if (!t->announced) {
-            ct_thread_record(t, 0, in_signal);
+            ct_thread_record(t, 0, nolock);
             t->announced = 1;
         }
     ct_write_chunk(&ct_wenc, ct_writer_tid, 0, 0, compress);
@@ -456,7 +475,7 @@ static void ct_flush(int final, int in_signal, unsigned how, int code)
             continue;
         int exited = t->snap_exited;
         ct_drain(t, final || exited, compress, in_signal, now);
-        if (exited && !in_signal && atomic_load(&t->ring.tail) == t->snap) {
+        if (exited && !nolock && atomic_load(&t->ring.tail) == t->snap) {
             ct_thread_record(t, CT_THREAD_EXITED, 0);
             ct_gpu_thread_dead(t);
             free(t->ring.words);
@@ -467,8 +486,12 @@ static void ct_flush(int final, int in_signal, unsigned how, int code)
             pthread_mutex_unlock(&ct_reg_mu);
         }
     }
-    if (!in_signal && ct_opt.gpu_every) {
-        ct_gpu_oldest = ct_gpu_harvest(&ct_genc, final, &ct_genc_min);
+    if (ct_opt.gpu_every) {
+        /* In a handler, the GPU records harvested earlier are still written (raw). */
+        if (!in_signal)
+            ct_gpu_oldest = ct_gpu_harvest(&ct_genc, final, &ct_genc_min);
+        else if (final)
+            ct_gpu_dropped += ct_gpu_pending();
         if (final || now - ct_gpu_last_chunk >= CT_CHUNK_PERIOD_NS) {
             ct_write_chunk_flags(&ct_genc, ct_writer_tid, 0, CT_CHUNK_GPU | (final ? CT_CHUNK_FINAL : 0),
                                  compress);
@@ -476,7 +499,7 @@ static void ct_flush(int final, int in_signal, unsigned how, int code)
             ct_gpu_last_chunk = now;
         }
     }
-    uint64_t gpu_lost = ct_gpu_lost();
+    uint64_t gpu_lost = ct_gpu_lost() + ct_gpu_dropped;
     for (ct_thread *t = atomic_load(&ct_threads); t; t = t->next)
         if (t->gpu)
             gpu_lost += atomic_load_explicit(&t->gpu->lost, memory_order_relaxed);
@@ -495,29 +518,49 @@ static void ct_flush(int final, int in_signal, unsigned how, int code)
     atomic_store(&ct_flush_owner, 0);
 }
 
+static void ct_futex_wake(_Atomic uint32_t *word)
+{
+    syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
+/* Sleeps while *word == val, at most ns (a wake or a signal may end it earlier). */
+static void ct_futex_wait(_Atomic uint32_t *word, uint32_t val, uint64_t ns)
+{
+    struct timespec rel = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
+    syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, val, &rel, NULL, 0);
+}
+
+static void ct_writer_wake(void)
+{
+    atomic_fetch_add(&ct_wake_seq, 1);
+    ct_futex_wake(&ct_wake_seq);
+}
+
 static void *ct_writer_main(void *arg)
 {
     (void)arg;
     ct_writer_tid = ct_gettid();
-    pthread_mutex_lock(&ct_wmu);
-    while (!ct_writer_stop) {
+    for (;;) {
         /* Poll faster while threads fill their rings quickly, so bursts are not dropped. */
         uint64_t period = ct_max_drained > CT_RING_WORDS / 8 ? CT_WRITER_BUSY_NS
                           : ct_max_drained > CT_RING_WORDS / 64 ? CT_WRITER_BUSY_NS * 4
                                                                  : CT_WRITER_PERIOD_NS;
-        struct timespec dl;
-        clock_gettime(CLOCK_MONOTONIC, &dl);
-        dl.tv_nsec += (long)period;
-        dl.tv_sec += dl.tv_nsec / 1000000000;
-        dl.tv_nsec %= 1000000000;
-        pthread_cond_timedwait(&ct_wcond, &ct_wmu, &dl);
-        if (ct_writer_stop)
+        uint32_t seq = atomic_load(&ct_wake_seq);
+        if (!atomic_load(&ct_writer_stop) && !atomic_load(&ct_final_req))
+            ct_futex_wait(&ct_wake_seq, seq, period);
+        if (atomic_load(&ct_writer_stop))
             break;
-        pthread_mutex_unlock(&ct_wmu);
-        ct_flush(0, 0, 0, 0);
-        pthread_mutex_lock(&ct_wmu);
+        uint32_t req = atomic_load(&ct_final_req);
+        if (req) {
+            /* A fatal signal: the final flush with everything a normal thread may do (harvest
+             * GPU timings, compress) but no wait on a lock the dying thread may hold. */
+            ct_flush(CT_FL_FINAL | CT_FL_NOLOCK, req >> 8, (int)(req & 0xff));
+            atomic_store(&ct_final_done, 1);
+            ct_futex_wake(&ct_final_done);
+            break;
+        }
+        ct_flush(0, 0, 0);
     }
-    pthread_mutex_unlock(&ct_wmu);
     return NULL;
 }
 
@@ -529,7 +572,7 @@ void ct_writer_nudge(void)
     uint64_t now = ct_now(), prev = atomic_load_explicit(&last, memory_order_relaxed);
     if (now - prev < 10000000 || !atomic_compare_exchange_strong(&last, &prev, now))
         return;
-    pthread_cond_signal(&ct_wcond);
+    ct_writer_wake();
 }
 
 /* ---- signals ---- */
@@ -537,12 +580,24 @@ void ct_writer_nudge(void)
 static const int ct_fatal_signals[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGABRT, SIGSEGV,
                                        SIGBUS, SIGFPE, SIGILL, SIGUSR1, SIGUSR2, SIGXCPU};
 
+/* The writer does the final flush (it may harvest GPU timings and compress, which a handler
+ * may not); if it has not finished within CT_FINAL_WAIT_NS (it waits on something the
+ * interrupted thread holds), the handler flushes raw itself. */
 static void ct_on_signal(int sig)
 {
     int saved = errno;
-    if (atomic_load(&ct_state) == CT_RUNNING) {
-        atomic_store(&ct_state, CT_ENDED);
-        ct_flush(1, 1, sig == SIGABRT ? CT_END_ABORT : CT_END_SIGNAL, sig);
+    int expected = CT_RUNNING;
+    if (atomic_compare_exchange_strong(&ct_state, &expected, CT_ENDED)) {
+        unsigned how = sig == SIGABRT ? CT_END_ABORT : CT_END_SIGNAL;
+        atomic_store(&ct_final_req, how << 8 | (unsigned)sig);
+        ct_writer_wake();
+        uint64_t t0 = ct_now(), waited = 0;
+        while (!atomic_load(&ct_final_done) && waited < CT_FINAL_WAIT_NS) {
+            ct_futex_wait(&ct_final_done, 0, CT_FINAL_WAIT_NS - waited);
+            waited = ct_now() - t0;
+        }
+        if (!atomic_load(&ct_final_done))
+            ct_flush(CT_FL_FINAL | CT_FL_NOLOCK | CT_FL_SIGNAL, how, sig);
     }
     signal(sig, SIG_DFL);
     errno = saved;
@@ -598,8 +653,10 @@ static void ct_fork_child(void)
     ct_write_failed = 0;
     ct_low_water = 0;
     ct_records_total = 0;
-    ct_writer_stop = 0;
-    pthread_mutex_init(&ct_wmu, NULL);
+    atomic_store(&ct_writer_stop, 0);
+    atomic_store(&ct_final_req, 0);
+    atomic_store(&ct_final_done, 0);
+    ct_gpu_dropped = 0;
     ct_intern_rewind();
     ct_gpu_reset();
     ct_genc_min = UINT64_MAX;
@@ -652,10 +709,6 @@ static int ct_session_start_locked(void)
         pthread_atfork(ct_fork_prepare, ct_fork_parent, ct_fork_child);
         atfork_done = 1;
     }
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&ct_wcond, &ca);
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -731,12 +784,10 @@ __attribute__((destructor)) static void ct_at_exit(void)
     if (!atomic_compare_exchange_strong(&ct_state, &expected, CT_ENDED))
         return;
     int saved = errno;
-    pthread_mutex_lock(&ct_wmu);
-    ct_writer_stop = 1;
-    pthread_cond_signal(&ct_wcond);
-    pthread_mutex_unlock(&ct_wmu);
+    atomic_store(&ct_writer_stop, 1);
+    ct_writer_wake();
     pthread_join(ct_writer_thread, NULL);
-    ct_flush(1, 0, CT_END_EXIT, 0);
+    ct_flush(CT_FL_FINAL, CT_END_EXIT, 0);
     ct_writer_close(ct_w);
     errno = saved;
 }

@@ -46,22 +46,46 @@ TEST_IMPL(fork_exec_one_file_per_process)
     return 0;
 }
 
+/* dies --how HOW; gpu: also time every operation on the GPU (--gpu-timing all). */
 static int dies(const char *how, int exited, int code, unsigned end_how, int steps,
-                const char *step_ms)
+                const char *step_ms, int gpu)
 {
     char prog[4096], out[4096], s[16];
-    snprintf(out, sizeof out, "%s/%s", ct_test_tmpdir(), how);
+    snprintf(out, sizeof out, "%s/%s%s", ct_test_tmpdir(), how, gpu ? "-gpu" : "");
     snprintf(s, sizeof s, "%d", steps);
     char *cmd[] = {(char *)tr_workload(prog, "dies"), "--how", (char *)how, "--steps", s,
                    "--step-ms", (char *)step_ms, NULL};
+    char *gpu_opts[] = {"--gpu-timing", "all", NULL};
     ct_test_proc p;
-    ASSERT_INT(tr_run(&p, out, NULL, cmd, NULL, 60), ==, 0);
+    ASSERT_INT(tr_run(&p, out, gpu ? gpu_opts : NULL, cmd, NULL, 60), ==, 0);
     ASSERT_INT(p.exited, ==, exited);
     ASSERT_INT(p.code, ==, code);
     ASSERT_CONTAINS(p.out, "with work in flight");
     tr_trace t;
     ASSERT_INT(tr_load(&t, out), ==, 0);
-    ASSERT_UINT(t.stats[0].lost, ==, 0);
+    if (gpu) {
+        /* Every timed operation (per step 1 H2D, 2 kernels, 1 D2H; then 3 kernels and 1 D2H in
+         * flight) has its GPU record or is counted as a lost GPU timing; the synchronized ones
+         * (all but the last 4) completed before the death, so they have their GPU record. */
+        size_t ops = 4 * (size_t)steps + 4, gpu_recs = 0, kernels = 0;
+        uint64_t gpu_lost = 0;
+        for (size_t i = 0; i < t.n; i++) {
+            const ct_rec *r = &t.v[i].r;
+            if (r->type == CT_REC_GPU) {
+                gpu_recs++;
+                kernels += r->u.gpu.kind == CT_GPU_KERNEL;
+            } else if (r->type == CT_REC_LOSS) {
+                ASSERT_UINT(r->u.loss.reason, ==, CT_LOSS_GPU_TIMING);
+                gpu_lost += r->u.loss.count;
+            }
+        }
+        ASSERT_UINT(gpu_recs + gpu_lost, ==, ops);
+        ASSERT_UINT(gpu_recs, >=, 4 * (size_t)steps);
+        ASSERT_UINT(kernels, >=, 2 * (size_t)steps);
+        ASSERT_UINT(t.stats[0].lost, ==, gpu_lost);
+    } else {
+        ASSERT_UINT(t.stats[0].lost, ==, 0);
+    }
     if (end_how) {
         ASSERT_INT(t.stats[0].complete, ==, 1);
         /* Everything: S steps of 2 kernels and the 3 in flight, S + 1 D2H copies. */
@@ -86,35 +110,39 @@ static int dies(const char *how, int exited, int code, unsigned end_how, int ste
 
 TEST_IMPL(dies_abort)
 {
-    return dies("abort", 0, SIGABRT, CT_END_ABORT, 5, "20");
+    return dies("abort", 0, SIGABRT, CT_END_ABORT, 5, "20", 0) ||
+           dies("abort", 0, SIGABRT, CT_END_ABORT, 5, "20", 1);
 }
 
 TEST_IMPL(dies_sigterm)
 {
-    return dies("term", 0, SIGTERM, CT_END_SIGNAL, 5, "20");
+    return dies("term", 0, SIGTERM, CT_END_SIGNAL, 5, "20", 0) ||
+           dies("term", 0, SIGTERM, CT_END_SIGNAL, 5, "20", 1);
 }
 
 TEST_IMPL(dies_exit)
 {
-    return dies("exit", 1, 3, CT_END_EXIT, 5, "20");
+    return dies("exit", 1, 3, CT_END_EXIT, 5, "20", 0) ||
+           dies("exit", 1, 3, CT_END_EXIT, 5, "20", 1);
 }
 
 TEST_IMPL(dies_sigkill_loses_at_most_a_second)
 {
-    return dies("kill", 0, SIGKILL, 0, 15, "100");
+    return dies("kill", 0, SIGKILL, 0, 15, "100", 0);
 }
 
-/* A signal sent to `cutrace run` reaches the command, whose death becomes cutrace's. */
-TEST_IMPL(run_forwards_signals)
+/* A signal sent to `cutrace run` reaches the command (probe sleep, which allocated 4 KiB),
+ * whose death becomes cutrace's; the trace is complete and says which signal ended it. */
+static int killed_while_sleeping(const char *sig, int signo)
 {
-    char prog[4096], out[4096], cutrace[4096], fake[4096], script[20000];
-    snprintf(out, sizeof out, "%s/out", ct_test_tmpdir());
+    char prog[4096], out[4096], cutrace[4096], fake[4096], script[20000], status[32];
+    snprintf(out, sizeof out, "%s/%s", ct_test_tmpdir(), sig);
     snprintf(script, sizeof script,
              "%s run -o %s -- %s sleep & pid=$!; "
              "for i in $(seq 100); do ls %s/*.cutrace >/dev/null 2>&1 && break; sleep 0.05; done; sleep 0.3; "
-             "kill -TERM $pid; wait $pid; echo status=$?",
+             "kill -%s $pid; wait $pid; echo status=$?",
              ct_test_path(cutrace, "bin/cutrace"), out,
-             ct_test_path(prog, "tests/tracer/probe"), out);
+             ct_test_path(prog, "tests/tracer/probe"), out, sig);
     char llp[4200];
     snprintf(llp, sizeof llp, "LD_LIBRARY_PATH=%s", ct_test_path(fake, "tests/fakecuda"));
     char *argv[] = {"sh", "-c", script, NULL};
@@ -122,14 +150,27 @@ TEST_IMPL(run_forwards_signals)
     ct_test_proc p;
     ASSERT_INT(ct_test_run(&p, argv, env, 30), ==, 0);
     ASSERT_CONTAINS(p.out, "probe: mode=sleep ready");
-    ASSERT_CONTAINS(p.out, "status=143"); /* 128 + SIGTERM, as the shell reports a signal */
+    snprintf(status, sizeof status, "status=%d", 128 + signo); /* as the shell reports it */
+    ASSERT_CONTAINS(p.out, status);
     tr_trace t;
     ASSERT_INT(tr_load(&t, out), ==, 0);
     ASSERT_INT(t.stats[0].complete, ==, 1);
     ASSERT_UINT(tr_count(&t, CT_REC_API, "cuMemAlloc_v2"), ==, 1);
+    const ct_rec *end = NULL;
+    for (size_t i = 0; i < t.n; i++)
+        if (t.v[i].r.type == CT_REC_END)
+            end = &t.v[i].r;
+    ASSERT(end != NULL);
+    ASSERT_UINT(end->u.end.how, ==, CT_END_SIGNAL);
+    ASSERT_INT(end->u.end.code, ==, signo);
     tr_free(&t);
     ct_test_proc_free(&p);
     return 0;
+}
+
+TEST_IMPL(run_forwards_signals)
+{
+    return killed_while_sleeping("TERM", SIGTERM) || killed_while_sleeping("INT", SIGINT);
 }
 
 TEST_IMPL(run_usage)
