@@ -11,6 +11,7 @@ TEST_ENTRY(program_limits_file_size)
 TEST_ENTRY(program_dup2s_over_descriptors)
 TEST_ENTRY(fork_while_threads_in_cuda)
 TEST_ENTRY(cuda_failures_passed_back)
+TEST_ENTRY(fork_exec_workload_unchanged)
 /* Failing, not run until libcutrace is fixed (see each test's comment):
  *   fork_while_trace_starts: a fork while another thread starts the trace deadlocks the child
  *   exec_chain: records of an image that calls exec are lost (no flush before exec)

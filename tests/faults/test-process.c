@@ -157,3 +157,34 @@ TEST_IMPL(cuda_failures_passed_back)
     ct_test_proc_free(&traced);
     return 0;
 }
+
+/* fork+exec chains: the fork_exec workload (children forked before and after CUDA starts, one
+ * exec'ing train_loop) ends the same and reports the same results traced (its other lines hold
+ * pids and timings), and every CUDA process is complete. */
+TEST_IMPL(fork_exec_workload_unchanged)
+{
+    char dir[4096], prog[4096];
+    snprintf(dir, sizeof dir, "%s/forkexec", ct_test_tmpdir());
+    char *cmd[] = {(char *)tr_workload(prog, "fork_exec"), NULL};
+    ct_test_proc plain, traced;
+    ASSERT_INT(fl_plain(&plain, cmd, NULL, 60), ==, 0);
+    ASSERT_INT(tr_run(&traced, dir, NULL, cmd, NULL, 60), ==, 0);
+    ASSERT_INT(traced.exited, ==, plain.exited);
+    ASSERT_INT(traced.code, ==, plain.code);
+    const char *result = tr_line(plain.out, "fork_exec: children=");
+    ASSERT_CONTAINS(result, "failed=0");
+    ASSERT_CONTAINS(traced.out, result);
+    /* The exec'd training loop computed the same losses. */
+    const char *losses = tr_line(plain.out, "train_loop: loss_first=");
+    ASSERT(*losses);
+    ASSERT_CONTAINS(traced.out, losses);
+    tr_trace t;
+    ASSERT_INT(tr_load(&t, dir), ==, 0);
+    ASSERT_UINT(t.nfiles, ==, 4); /* parent, 2 children, the exec'd train_loop */
+    for (uint32_t f = 0; f < t.nfiles; f++)
+        ASSERT_INT(t.stats[f].complete, ==, 1);
+    tr_free(&t);
+    ct_test_proc_free(&plain);
+    ct_test_proc_free(&traced);
+    return 0;
+}
