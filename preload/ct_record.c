@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ct_device.h"
 #include "ct_fns.h"
 #include "ct_gpu.h"
 #include "ct_maps.h"
@@ -95,6 +96,8 @@ static void ct_current(ct_thread *th, uint64_t *ctx, uint32_t *dev)
             d = 0;
         th->cache_ctx = *ctx;
         th->cache_dev = (uint32_t)d;
+        if (cur)
+            ct_device_seen(th, (uint32_t)d);
     }
     *dev = th->cache_dev;
 }

@@ -31,6 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ct_device.h"
 #include "ct_fns.h"
 #include "ct_gpu.h"
 #include "ct_maps.h"
@@ -370,6 +371,7 @@ static int ct_encode(ct_enc *e, const uint64_t *w)
         return ct_enc_sync(e, ts, &r);
     }
     case CT_REC_STREAM: return ct_enc_stream(e, ts, body);
+    case CT_REC_DEVICE: return ct_enc_device(e, ts, body);
     case CT_REC_CPU: return ct_enc_cpu(e, ts, body);
     default: return 0;
     }
@@ -659,6 +661,7 @@ static void ct_fork_child(void)
     ct_gpu_dropped = 0;
     ct_intern_rewind();
     ct_gpu_reset();
+    ct_device_reset();
     ct_genc_min = UINT64_MAX;
     memset(ct_fn_defined, 0, sizeof ct_fn_defined);
     ct_gpu_oldest = UINT64_MAX;

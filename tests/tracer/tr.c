@@ -122,6 +122,8 @@ int tr_load(tr_trace *t, const char *dir)
                                    : x->name);
         } else if (rec.type == CT_REC_THREAD) {
             x->name = tr_dup(ct_reader_str(r, rec.file, rec.u.thread.name, tmp));
+        } else if (rec.type == CT_REC_DEVICE) {
+            x->name = tr_dup(ct_reader_str(r, rec.file, rec.u.device.name, tmp));
         } else if (rec.type == CT_REC_MEM)
             x->stack = tr_stack(r, rec.file, rec.u.mem.stack);
         if (rec.type == CT_REC_API)

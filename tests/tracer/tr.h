@@ -7,7 +7,8 @@
 #include "cttrace.h"
 
 /* One record of a loaded trace, with its names resolved: API -> the function; LAUNCH -> the
- * kernel (demangled) and symbol (mangled, or the same); THREAD -> the thread name. API and MEM
+ * kernel (demangled) and symbol (mangled, or the same); THREAD -> the thread name; DEVICE -> the
+ * device name. API and MEM
  * records with a stack: "function@module;" per frame, innermost first. */
 typedef struct {
     ct_rec r;
