@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "ct_device.h"
+#include "ct_exec.h"
 #include "ct_fns.h"
 #include "ct_gpu.h"
 #include "ct_maps.h"
@@ -53,6 +54,7 @@ int ct_use_tsc;
 
 enum { CT_OFF = 0, CT_RUNNING = 1, CT_FAILED = 2, CT_ENDED = 3 };
 static _Atomic int ct_state;
+static pid_t ct_pid;                            /* the process whose trace this is */
 static pthread_mutex_t ct_reg_mu = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic(ct_thread *) ct_threads;       /* registration order reversed */
 static _Atomic uint64_t ct_thread_count;
@@ -267,8 +269,9 @@ static int ct_open_output(void)
 /* How a flush runs. NOLOCK: a fatal signal interrupted a thread that may hold a tracer lock, so
  * never block on one (definitions that cannot be had now stay unwritten). SIGNAL: in the
  * handler itself: additionally no allocation, compression or CUDA call (raw chunks; pending GPU
- * timings are counted as lost). */
-enum { CT_FL_FINAL = 1, CT_FL_NOLOCK = 2, CT_FL_SIGNAL = 4 };
+ * timings are counted as lost). NOW: write every thread's chunk and the GPU chunk now, whatever
+ * their age (before exec). */
+enum { CT_FL_FINAL = 1, CT_FL_NOLOCK = 2, CT_FL_SIGNAL = 4, CT_FL_NOW = 8 };
 
 static void ct_def_string(void *ctx, uint32_t id, const char *s, size_t len)
 {
@@ -380,9 +383,11 @@ static int ct_encode(ct_enc *e, const uint64_t *w)
 /* GPU timings a signal-handler flush could not hand to the harvester. */
 static uint64_t ct_gpu_dropped;
 
-/* Drains t's ring up to t->snap into its encoder, writing chunks as the buffer fills. GPU
- * timings to collect go to the harvester (not from a signal handler, which counts them lost). */
-static void ct_drain(ct_thread *t, int final, int compress, int in_signal, uint64_t now)
+/* Drains t's ring up to t->snap into its encoder, writing chunks as the buffer fills, and the
+ * last one if it is old enough, or `now_too`. GPU timings to collect go to the harvester (not
+ * from a signal handler, which counts them lost). */
+static void ct_drain(ct_thread *t, int final, int now_too, int compress, int in_signal,
+                     uint64_t now)
 {
     uint64_t tail = atomic_load_explicit(&t->ring.tail, memory_order_relaxed);
     uint64_t lost = atomic_load_explicit(&t->ring.dropped, memory_order_relaxed) - t->lost_reported;
@@ -414,7 +419,8 @@ static void ct_drain(ct_thread *t, int final, int compress, int in_signal, uint6
         tail += n;
         atomic_store_explicit(&t->ring.tail, tail, memory_order_release);
     }
-    if (final || lost || now - t->last_chunk >= CT_CHUNK_PERIOD_NS || t->enc.len > t->enc.cap / 2) {
+    if (final || now_too || lost || now - t->last_chunk >= CT_CHUNK_PERIOD_NS ||
+        t->enc.len > t->enc.cap / 2) {
         ct_write_chunk(&t->enc, t->tid, lost, final, compress);
         t->enc_min_ts = UINT64_MAX;
         t->lost_reported += lost;
@@ -438,7 +444,7 @@ static void ct_thread_record(ct_thread *t, unsigned flags, int nolock)
  * with END (how, code). */
 static void ct_flush(unsigned fl, unsigned how, int code)
 {
-    int final = !!(fl & CT_FL_FINAL), in_signal = !!(fl & CT_FL_SIGNAL);
+    int final = !!(fl & CT_FL_FINAL), in_signal = !!(fl & CT_FL_SIGNAL), now_too = !!(fl & CT_FL_NOW);
     int nolock = in_signal || (fl & CT_FL_NOLOCK);
     uint32_t me = ct_gettid(), none = 0;
     for (int spins = 0; !atomic_compare_exchange_strong(&ct_flush_owner, &none, me); spins++) {
@@ -476,7 +482,7 @@ static void ct_flush(unsigned fl, unsigned how, int code)
         if (t->dead)
             continue;
         int exited = t->snap_exited;
-        ct_drain(t, final || exited, compress, in_signal, now);
+        ct_drain(t, final || exited, now_too, compress, in_signal, now);
         if (exited && !nolock && atomic_load(&t->ring.tail) == t->snap) {
             ct_thread_record(t, CT_THREAD_EXITED, 0);
             ct_gpu_thread_dead(t);
@@ -494,7 +500,7 @@ static void ct_flush(unsigned fl, unsigned how, int code)
             ct_gpu_oldest = ct_gpu_harvest(&ct_genc, final, &ct_genc_min);
         else if (final)
             ct_gpu_dropped += ct_gpu_pending();
-        if (final || now - ct_gpu_last_chunk >= CT_CHUNK_PERIOD_NS) {
+        if (final || now_too || now - ct_gpu_last_chunk >= CT_CHUNK_PERIOD_NS) {
             ct_write_chunk_flags(&ct_genc, ct_writer_tid, 0, CT_CHUNK_GPU | (final ? CT_CHUNK_FINAL : 0),
                                  compress);
             ct_genc_min = UINT64_MAX;
@@ -723,6 +729,7 @@ static int ct_session_start_locked(void)
         return -1;
     }
     ct_install_signals();
+    ct_pid = getpid();
     atomic_store(&ct_state, CT_RUNNING);
     return 0;
 }
@@ -778,6 +785,16 @@ void ct_record_cpu(ct_thread *th, uint64_t now)
     ct_rec_cpu r = {th->tid, (uint64_t)ru.ru_utime.tv_sec * 1000000000u + (uint64_t)ru.ru_utime.tv_usec * 1000u,
                     (uint64_t)ru.ru_stime.tv_sec * 1000000000u + (uint64_t)ru.ru_stime.tv_usec * 1000u};
     ct_push(th, CT_REC_CPU, 0, now, &r, sizeof r);
+}
+
+void ct_flush_before_exec(void)
+{
+    /* A vfork child has a pid of its own (getpid is a system call, never cached) */
+    if (atomic_load(&ct_state) != CT_RUNNING || getpid() != ct_pid)
+        return;
+    int saved = errno;
+    ct_flush(CT_FL_NOW, 0, 0);
+    errno = saved;
 }
 
 /* Normal exit (and dlclose): stop the writer, flush everything, end the trace. */

@@ -18,12 +18,14 @@ that is the parent of the driver calls made inside it.
 
 Outputs (in --out): ct_fns.h (function ids), ct_wrappers.c (driver), ct_rt_wrappers.c
 (runtime), libcutrace.map (the version script: only these entry points are exported; runtime
-names in version node libcudart.so.13). A new CUDA version is a regeneration; a TRACE entry
-naming a parameter that no longer exists fails the build with the function's name.
+names in version node libcudart.so.13; the exec functions of ct_exec.h under their glibc
+nodes). A new CUDA version is a regeneration; a TRACE entry naming a parameter that no longer
+exists fails the build with the function's name.
 """
 
 import argparse
 import os
+import platform
 import re
 import sys
 
@@ -35,6 +37,22 @@ import cuda_api  # noqa: E402
 # parameter (names differ between some variants). STREAM(x) marks a stream: for per-thread
 # variants it becomes the per-thread default stream when x is 0.
 # Options: min_version (older variants have other struct layouts and are only forwarded).
+# The C library's exec functions libcutrace exports (ct_exec.h), with the glibc version that
+# introduced each; on architectures whose first glibc is newer, their base version.
+EXEC_EXPORTS = [("execve", "GLIBC_2.2.5"), ("execv", "GLIBC_2.2.5"), ("execvp", "GLIBC_2.2.5"),
+                ("execl", "GLIBC_2.2.5"), ("execlp", "GLIBC_2.2.5"), ("execle", "GLIBC_2.2.5"),
+                ("fexecve", "GLIBC_2.2.5"), ("execvpe", "GLIBC_2.11"), ("execveat", "GLIBC_2.34")]
+GLIBC_BASE = {"x86_64": "GLIBC_2.2.5", "aarch64": "GLIBC_2.17", "ppc64le": "GLIBC_2.17"}
+
+
+def glibc_key(ver):
+    return tuple(int(x) for x in ver[len("GLIBC_"):].split("."))
+
+
+def glibc_older(a, b):
+    return glibc_key(a) < glibc_key(b)
+
+
 LAUNCH_ARGS = "f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, STREAM(hStream)"
 TRACE = {
     "cuLaunchKernel": ("launch", LAUNCH_ARGS, "hStream", {}),
@@ -322,7 +340,16 @@ def main():
     mapfile += ["    %s;" % v.symbol for v in driver]
     mapfile += ["  local:", "    *;", "};", "libcudart.so.13 {", "  global:"]
     mapfile += ["    %s;" % s for s, _, _, _ in runtime]
-    mapfile += ["};", ""]
+    mapfile += ["};"]
+    # The exec functions (ct_exec.c), under the C library's own version nodes so programs'
+    # references (execv@GLIBC_2.2.5) bind to them.
+    base = GLIBC_BASE.get(platform.machine(), "GLIBC_2.2.5")
+    nodes = {}
+    for sym, ver in EXEC_EXPORTS:
+        nodes.setdefault(base if glibc_older(ver, base) else ver, []).append(sym)
+    for ver in sorted(nodes, key=glibc_key):
+        mapfile += ["%s {" % ver, "  global:"] + ["    %s;" % s for s in nodes[ver]] + ["};"]
+    mapfile += [""]
 
     for name, lines in (("ct_fns.h", hdr), ("ct_wrappers.c", body), ("ct_rt_wrappers.c", rt),
                         ("libcutrace.map", mapfile)):

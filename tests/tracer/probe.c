@@ -12,7 +12,10 @@
  *   probe stress T N  T threads, each N cuMemsetD8Async_v2 of 64 bytes on its own stream, then
  *                     cuStreamSynchronize (nothing freed: the simulation's instant mode can hang
  *                     in the context synchronization of concurrent cuMemFree calls)
- *   probe sleep       initializes CUDA, allocates 4 KiB, then sleeps until killed */
+ *   probe sleep       initializes CUDA, allocates 4 KiB, then sleeps until killed
+ *   probe exec        cuMemAlloc_v2 of 4 KiB, 100 cuMemsetD8_v2 of it, an execv of a program
+ *                     that does not exist (prints its result and errno), 1 more cuMemsetD8_v2,
+ *                     then execl of itself in mode nocuda (which exits 7) */
 #define _GNU_SOURCE
 #include <cuda.h>
 #include <cuda_runtime_api.h>
@@ -147,6 +150,22 @@ int main(int argc, char **argv)
         for (;;)
             pause();
     }
-    fprintf(stderr, "usage: probe dlopen|entry|errno|nocuda|stress T N|sleep\n");
+    if (!strcmp(mode, "exec")) {
+        init();
+        CUdeviceptr d;
+        CALL(cuMemAlloc_v2, &d, (size_t)4096);
+        for (int i = 0; i < 100; i++)
+            CALL(cuMemsetD8_v2, d, (unsigned char)i, (size_t)4096);
+        char *none[] = {"probe-none", NULL};
+        errno = 0;
+        int r = execv("/nonexistent/probe-none", none);
+        printf("probe: mode=exec failed_exec=%d errno=%d\n", r, errno);
+        fflush(stdout);
+        CALL(cuMemsetD8_v2, d, (unsigned char)0, (size_t)4096);
+        execl("/proc/self/exe", "probe", "nocuda", (char *)NULL);
+        fprintf(stderr, "probe: exec of itself: %s\n", strerror(errno));
+        return 2;
+    }
+    fprintf(stderr, "usage: probe dlopen|entry|errno|nocuda|stress T N|sleep|exec\n");
     return 2;
 }

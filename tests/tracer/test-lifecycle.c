@@ -46,6 +46,33 @@ TEST_IMPL(fork_exec_one_file_per_process)
     return 0;
 }
 
+/* exec runs no destructor: what the old image recorded up to its exec is in its file (written
+ * before the exec), a failed exec returns the C library's result and errno and tracing goes on,
+ * and the new image (no CUDA) writes nothing. */
+TEST_IMPL(exec_keeps_records_made_just_before)
+{
+    char prog[4096], out[4096];
+    snprintf(out, sizeof out, "%s/out", ct_test_tmpdir());
+    char *cmd[] = {(char *)ct_test_path(prog, "tests/tracer/probe"), "exec", NULL};
+    ct_test_proc p;
+    ASSERT_INT(tr_run(&p, out, NULL, cmd, NULL, 30), ==, 0);
+    TR_ASSERT_EXIT(p, 7);
+    ASSERT_CONTAINS(p.out, "probe: mode=exec failed_exec=-1 errno=2\n");
+    ASSERT_CONTAINS(p.out, "probe: mode=nocuda");
+    tr_trace t;
+    ASSERT_INT(tr_load(&t, out), ==, 0);
+    ASSERT_UINT(t.nfiles, ==, 1);
+    ASSERT_UINT(t.stats[0].lost, ==, 0);
+    ASSERT_UINT(tr_count(&t, CT_REC_API, "cuMemAlloc_v2"), ==, 1);
+    ASSERT_UINT(tr_count(&t, CT_REC_API, "cuMemsetD8_v2"), ==, 101);
+    ASSERT_UINT(tr_count(&t, CT_REC_COPY, NULL), ==, 101);
+    /* The image did not end: it was replaced (no END, and the reader says so). */
+    ASSERT_UINT(tr_count(&t, CT_REC_END, NULL), ==, 0);
+    tr_free(&t);
+    ct_test_proc_free(&p);
+    return 0;
+}
+
 /* dies --how HOW; gpu: also time every operation on the GPU (--gpu-timing all). */
 static int dies(const char *how, int exited, int code, unsigned end_how, int steps,
                 const char *step_ms, int gpu)

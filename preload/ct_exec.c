@@ -1,0 +1,120 @@
+/* The exec functions (see ct_exec.h). */
+#define _GNU_SOURCE
+#include "ct_exec.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <unistd.h>
+
+#define CT_EXPORT __attribute__((visibility("default")))
+
+/* The C library's definition of name (the next one after libcutrace), or NULL. */
+static void *ct_libc(const char *name)
+{
+    int saved = errno;
+    void *p = dlsym(RTLD_NEXT, name);
+    errno = saved;
+    return p;
+}
+
+#define CT_LIBC(name) ((__typeof__(&name))ct_libc(#name))
+/* Flushes, then calls the C library's `name` with args (ENOSYS if there is none). */
+#define CT_EXEC(name, ...)                                                                       \
+    do {                                                                                         \
+        __typeof__(&name) real = CT_LIBC(name);                                                  \
+        if (!real) {                                                                             \
+            errno = ENOSYS;                                                                      \
+            return -1;                                                                           \
+        }                                                                                        \
+        ct_flush_before_exec();                                                                  \
+        return real(__VA_ARGS__);                                                                \
+    } while (0)
+
+CT_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+{
+    CT_EXEC(execve, path, argv, envp);
+}
+
+CT_EXPORT int execv(const char *path, char *const argv[])
+{
+    CT_EXEC(execv, path, argv);
+}
+
+CT_EXPORT int execvp(const char *file, char *const argv[])
+{
+    CT_EXEC(execvp, file, argv);
+}
+
+CT_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+    CT_EXEC(execvpe, file, argv, envp);
+}
+
+CT_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
+{
+    CT_EXEC(fexecve, fd, argv, envp);
+}
+
+CT_EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const envp[],
+                       int flags)
+{
+    CT_EXEC(execveat, dirfd, path, argv, envp, flags);
+}
+
+/* The execl family: arguments up to the NULL become an argv (then, for execle, the
+ * environment), counted as the C library counts them: the first argument, then those after it
+ * up to the NULL. */
+static size_t ct_count_args(va_list ap)
+{
+    size_t n = 1;
+    while (va_arg(ap, char *))
+        n++;
+    return n;
+}
+
+#define CT_COLLECT(argv, arg0, ap, n)                                                            \
+    (argv)[0] = (char *)(arg0);                                                                  \
+    for (size_t i_ = 1; i_ <= (n); i_++)                                                         \
+        (argv)[i_] = va_arg(ap, char *)
+
+CT_EXPORT int execl(const char *path, const char *arg, ...)
+{
+    va_list ap;
+    va_start(ap, arg);
+    size_t n = ct_count_args(ap);
+    va_end(ap);
+    char *argv[n + 1];
+    va_start(ap, arg);
+    CT_COLLECT(argv, arg, ap, n);
+    va_end(ap);
+    CT_EXEC(execv, path, argv);
+}
+
+CT_EXPORT int execlp(const char *file, const char *arg, ...)
+{
+    va_list ap;
+    va_start(ap, arg);
+    size_t n = ct_count_args(ap);
+    va_end(ap);
+    char *argv[n + 1];
+    va_start(ap, arg);
+    CT_COLLECT(argv, arg, ap, n);
+    va_end(ap);
+    CT_EXEC(execvp, file, argv);
+}
+
+CT_EXPORT int execle(const char *path, const char *arg, ...)
+{
+    va_list ap;
+    va_start(ap, arg);
+    size_t n = ct_count_args(ap);
+    va_end(ap);
+    char *argv[n + 1];
+    va_start(ap, arg);
+    CT_COLLECT(argv, arg, ap, n);
+    char *const *envp = va_arg(ap, char *const *);
+    va_end(ap);
+    CT_EXEC(execve, path, argv, envp);
+}
