@@ -82,3 +82,39 @@ TEST_IMPL(disk_full_runs_on)
     ct_test_proc_free(&p);
     return 0;
 }
+
+/* The tracer's own driver calls (GPU-timing events, context and device queries, DEVICE
+ * properties, pointer kinds) go to the real driver and are never recorded, also when the driver
+ * calls its own exports internally (NVIDIA's libcuda binds them to itself, -Bsymbolic). */
+TEST_IMPL(tracer_calls_not_recorded)
+{
+    static const char *const own[] = {
+        "cuEventCreate", "cuEventRecord", "cuEventQuery", "cuEventElapsedTime",
+        "cuEventElapsedTime_v2", "cuEventSynchronize", "cuEventDestroy_v2", "cuStreamIsCapturing",
+        "cuCtxGetCurrent", "cuCtxGetDevice", "cuCtxPushCurrent_v2", "cuCtxPopCurrent_v2",
+        "cuDeviceGetAttribute", "cuDeviceGetName", "cuDeviceGetUuid_v2", "cuDeviceTotalMem_v2",
+        "cuPointerGetAttribute", "cuFuncGetName", "cuKernelGetName"};
+    char prog[4096], out[4096];
+    snprintf(out, sizeof out, "%s/out", ct_test_tmpdir());
+    char *cmd[] = {(char *)tr_workload(prog, "train_loop"), "--iters", "2", "--loader-ms", "1",
+                   "--memory", "pageable", NULL};
+    char *opts[] = {"--gpu-timing", "all", "--stacks", "all", NULL};
+    ct_test_proc p;
+    ASSERT_INT(tr_run(&p, out, opts, cmd, NULL, 60), ==, 0);
+    TR_ASSERT_EXIT(p, 0);
+    tr_trace t;
+    ASSERT_INT(tr_load(&t, out), ==, 0);
+    /* the tracer did make those calls: devices described, kernels timed */
+    ASSERT_UINT(tr_count(&t, CT_REC_DEVICE, NULL), ==, 1);
+    ASSERT_UINT(tr_count(&t, CT_REC_GPU, NULL), >=, tr_count(&t, CT_REC_LAUNCH, NULL));
+    ASSERT_UINT(tr_count(&t, CT_REC_LAUNCH, NULL), ==, 2 * (5 * 6 + 3));
+    for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
+        if (tr_count(&t, CT_REC_API, own[i]) != 0) {
+            ct_test_fail_at(__FILE__, __LINE__, "%zu API records of %s, which only the tracer "
+                            "calls", tr_count(&t, CT_REC_API, own[i]), own[i]);
+            return 1;
+        }
+    tr_free(&t);
+    ct_test_proc_free(&p);
+    return 0;
+}
