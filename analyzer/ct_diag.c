@@ -127,7 +127,34 @@ static uint64_t proc_window(const ct_proc *p)
 
 static double pct(uint64_t a, uint64_t b) { return b ? 100.0 * (double)a / (double)b : 0; }
 
-/* Top call sites of one kind, by time: API name (or stack) with counts. */
+/* Fills the next site of d and its one-line text. */
+static void site_out(ct_diag *d, const char *call, const char *stack, uint64_t count,
+                     uint64_t bytes, uint64_t ns, const char *unit)
+{
+    if (d->nsites >= CT_DIAG_MAX_SITES)
+        return;
+    ct_diag_site *s = &d->sites[d->nsites++];
+    ct_text_safe(s->call, sizeof s->call, call, 80);
+    ct_text_safe(s->stack, sizeof s->stack, stack, 300);
+    s->count = count;
+    s->bytes = bytes;
+    s->ns = ns;
+    char b1[32], b2[32], nums[96];
+    int o = snprintf(nums, sizeof nums, "%llu %s%s", (unsigned long long)count, unit,
+                     count == 1 ? "" : "s");
+    if (bytes)
+        o += snprintf(nums + o, sizeof nums - (size_t)o, ", %s", ct_fmt_bytes(b1, (double)bytes));
+    if (ns)
+        snprintf(nums + o, sizeof nums - (size_t)o, ", %s", ct_fmt_ns(b2, (double)ns));
+    char text[sizeof s->text];
+    const char *c = s->call, *st = s->stack;
+    snprintf(text, sizeof text, "%s%s%s: %s", c, *c && *st ? " at " : "",
+             *st ? st : *c ? "" : "(no call stack)", nums);
+    memcpy(s->text, text, sizeof text);
+}
+
+/* Top call sites of one kind, by time: the function called and the user's frames that called
+ * it (the API name alone where no stack was captured). */
 static void sites(const ct_model *m, const ct_proc *p, int kind, ct_diag *d)
 {
     int idx[CT_DIAG_MAX_SITES], n = 0;
@@ -152,26 +179,20 @@ static void sites(const ct_model *m, const ct_proc *p, int kind, ct_diag *d)
         uint32_t key[3];
         memcpy(key, ct_map_key(&p->sites, (uint32_t)idx[k]), sizeof key);
         const ct_site *s = &p->site[idx[k]];
-        char where[300], b1[32], b2[32];
+        char call[96], st[400], what[160];
         static const char *const sync_kinds[] = {"other", "device", "context", "stream", "event",
                                                  "stream-wait-event", "implicit (sync copy)", "?"};
-        if (kind == CT_SITE_SYNC)
-            snprintf(where, sizeof where, "%s synchronization", sync_kinds[key[1] < 7 ? key[1] : 7]);
-        else if (key[2])
-            ct_model_stack_text(m, p, key[2], where, sizeof where, 4);
-        else
-            snprintf(where, sizeof where, "%s",
-                     key[1] < ct_map_count(&m->api_names) ? ct_map_key(&m->api_names, key[1])
-                                                          : "(unknown call)");
-        char safe[300];
-        ct_text_safe(safe, sizeof safe, where, 200);
-        if (s->bytes)
-            snprintf(d->sites[d->nsites++], sizeof d->sites[0], "%s: %llu calls, %s, %s", safe,
-                     (unsigned long long)s->count, ct_fmt_bytes(b1, (double)s->bytes),
-                     ct_fmt_ns(b2, (double)s->ns));
-        else
-            snprintf(d->sites[d->nsites++], sizeof d->sites[0], "%s: %llu calls, %s", safe,
-                     (unsigned long long)s->count, ct_fmt_ns(b2, (double)s->ns));
+        ct_model_site(m, p, key[2], call, sizeof call, st, sizeof st, 4);
+        if (kind == CT_SITE_SYNC) {
+            snprintf(what, sizeof what, "%s%s%s synchronization%s", call, *call ? " (" : "",
+                     sync_kinds[key[1] < 7 ? key[1] : 7], *call ? ")" : "");
+        } else {
+            snprintf(what, sizeof what, "%s",
+                     *call ? call
+                     : key[1] < ct_map_count(&m->api_names) ? ct_map_key(&m->api_names, key[1])
+                                                            : "(unknown call)");
+        }
+        site_out(d, what, st, s->count, s->bytes, s->ns, "call");
     }
 }
 
@@ -179,14 +200,9 @@ static void holders_detail(const ct_model *m, const ct_proc *p, ct_diag *d, cons
                            int n)
 {
     for (int i = 0; i < n; i++) {
-        char st[300], b[32];
-        ct_model_stack_text(m, p, h[i].stack, st, sizeof st, 4);
-        char safe[300];
-        ct_text_safe(safe, sizeof safe, *st ? st : "(no call stack)", 200);
-        if (d->nsites < CT_DIAG_MAX_SITES)
-            snprintf(d->sites[d->nsites++], sizeof d->sites[0], "%s: %s in %llu allocation%s",
-                     safe, ct_fmt_bytes(b, (double)h[i].bytes), (unsigned long long)h[i].count,
-                     h[i].count == 1 ? "" : "s");
+        char call[96], st[400];
+        ct_model_site(m, p, h[i].stack, call, sizeof call, st, sizeof st, 4);
+        site_out(d, call, st, h[i].count, h[i].bytes, 0, "allocation");
     }
 }
 
@@ -325,6 +341,7 @@ static void dev_diagnoses(diags *ds, const ct_proc *p, int d)
         ev(x, "avg_launch_ns", avg_launch, CT_EV_NS);
         ev(x, "idle_while_launching_ns", (double)ln, CT_EV_NS);
         ev(x, "launch_gaps", (double)dv->gap_count[CT_GAP_LAUNCH], CT_EV_COUNT);
+        sites(m, p, CT_SITE_LAUNCH, x);
     }
 
     /* gpu-gaps: idle gaps no other diagnosis explains */
@@ -422,17 +439,22 @@ static void proc_diagnoses(diags *ds, const ct_proc *p)
         }
     }
 
-    /* async-memcpy-pageable */
+    /* async-memcpy-pageable: pinned, the host would not wait for these copies; the time it
+     * waited for queued work ahead of them is not counted (that work keeps the GPU busy) */
+    uint64_t an = p->async_pageable_copy_ns;
     if (p->async_pageable_count &&
-        (x = add(ds, "async-memcpy-pageable", p, -1, p->async_pageable_host_ns, win, FIX_ASYNC_PAGEABLE))) {
+        (x = add(ds, "async-memcpy-pageable", p, -1, an, win, FIX_ASYNC_PAGEABLE))) {
         msg(x,
             "%llu asynchronous copies (%s) used pageable memory, so they ran synchronously and "
-            "blocked the host %s (%.1f%% of the window)",
+            "blocked the host %s, of which the copies themselves took %s (%.1f%% of the window%s)",
             (unsigned long long)p->async_pageable_count, ct_fmt_bytes(b1, (double)p->async_pageable_bytes),
-            ct_fmt_ns(b2, (double)p->async_pageable_host_ns), pct(p->async_pageable_host_ns, win));
+            ct_fmt_ns(b2, (double)p->async_pageable_host_ns), ct_fmt_ns(b3, (double)an), pct(an, win),
+            p->async_pageable_from_bw ? "; copies without GPU timing re-costed at the pinned bandwidth"
+                                      : "; from their GPU intervals");
         ev(x, "copies", (double)p->async_pageable_count, CT_EV_COUNT);
         ev(x, "bytes", (double)p->async_pageable_bytes, CT_EV_BYTES);
         ev(x, "host_blocked_ns", (double)p->async_pageable_host_ns, CT_EV_NS);
+        ev(x, "copy_ns", (double)an, CT_EV_NS);
         sites(m, p, CT_SITE_ASYNC_PAGEABLE, x);
     }
 

@@ -19,6 +19,15 @@ typedef struct {
     ct_ev_unit unit;
 } ct_evidence;
 
+/* A call site of a diagnosis: where the user's code made the calls (or, for `oom`, allocated
+ * what held the memory), with what those calls amount to. */
+typedef struct {
+    char call[96];                /* the CUDA function called ("" unknown) */
+    char stack[400];              /* the user's frames, innermost first ("" not captured) */
+    uint64_t count, bytes, ns;    /* calls (allocations), bytes, time */
+    char text[600];               /* one line for people: call, stack and numbers */
+} ct_diag_site;
+
 typedef struct {
     const char *id;
     const char *severity;         /* "error", "high", "medium", "low" */
@@ -29,7 +38,7 @@ typedef struct {
     uint64_t window_ns;
     ct_evidence ev[CT_DIAG_MAX_EV];
     int nev;
-    char sites[CT_DIAG_MAX_SITES][400];
+    ct_diag_site sites[CT_DIAG_MAX_SITES];
     int nsites;
     const char *fix;
     char detail[2048];            /* extra lines (gaps, holders, windows), text only */

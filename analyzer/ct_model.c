@@ -122,12 +122,10 @@ typedef struct {
     uint64_t gpu_end;
     uint64_t api_start, api_end;
     uint32_t api_idx, tid;
+    uint32_t stack;                      /* call site (stack index), from the API or MEM record */
     union {
         ct_rec_launch launch;
         ct_rec_copy copy;
-        struct {
-            uint32_t stack;
-        } mem;
     } u;
 } callent;
 
@@ -715,27 +713,54 @@ static void call_host_done(ct_proc *p, callent *c)
             p->async_pageable_count++;
             p->async_pageable_bytes += cp->bytes;
             p->async_pageable_host_ns += host_ns;
-            site_add(p, CT_SITE_ASYNC_PAGEABLE, c->api_idx, 0, cp->bytes, host_ns);
+            if (cp->dir == CT_DIR_HTOD || cp->dir == CT_DIR_DTOH) {
+                int d = dev_slot(cp->device), dir = cp->dir == CT_DIR_DTOH;
+                p->apg_bytes[d][dir] += cp->bytes;
+                p->apg_host_ns[d][dir] += host_ns;
+            }
+            site_add(p, CT_SITE_ASYNC_PAGEABLE, c->api_idx, c->stack, cp->bytes, host_ns);
         }
         if (cp->op == CT_COPY_MEMCPY && !(cp->flags & CT_COPY_ASYNC) &&
             !(cp->dir == CT_DIR_HTOD && cp->bytes <= 65536) && cp->dir != CT_DIR_DTOD) {
             p->sync_copy_count++;
             p->sync_copy_bytes += cp->bytes;
             p->sync_copy_host_ns += host_ns;
-            site_add(p, CT_SITE_SYNC_COPY, c->api_idx, 0, cp->bytes, host_ns);
+            site_add(p, CT_SITE_SYNC_COPY, c->api_idx, c->stack, cp->bytes, host_ns);
         }
         if (cp->dir == CT_DIR_HTOH)
             call_drop(p, c->corr); /* no GPU work follows */
     } else if (c->type == CT_REC_MEM) {
         if (c->churn) {
             p->churn_ns += host_ns;
-            site_add(p, CT_SITE_CHURN, c->api_idx, c->u.mem.stack, 0, host_ns);
+            site_add(p, CT_SITE_CHURN, c->api_idx, c->stack, 0, host_ns);
         }
         call_drop(p, c->corr);
     } else if (c->type == CT_REC_LAUNCH) {
         p->launches++;
         p->launch_api_ns += host_ns;
+        if (c->stack) /* launches carry a call site only with --stacks all */
+            site_add(p, CT_SITE_LAUNCH, c->api_idx, c->stack, 0, host_ns);
     }
+}
+
+static void gpu_done(ct_model *m, ct_proc *p, const ct_rec_gpu *g, uint64_t end, callent *c,
+                     uint32_t file);
+
+/* A synchronization's site, once its API record (or the next call of its thread) is seen. */
+static void sync_site(ct_proc *p, ct_thread *th, uint32_t stack)
+{
+    site_add(p, CT_SITE_SYNC, th->sync_kind, stack, 0, th->sync_ns);
+    th->sync_corr = 0;
+}
+
+/* The thread's call whose detail and GPU interval came before its API record: the API record
+ * has now been seen (or was lost), so the GPU interval is accounted with what is known. */
+static void await_done(ct_model *m, ct_proc *p, ct_thread *th, uint32_t file)
+{
+    callent *w = call_get(p, th->await_corr, 0);
+    th->await_corr = 0;
+    if (w && w->have_gpu && w->have_detail)
+        gpu_done(m, p, &w->gpu, w->gpu_end, w, file);
 }
 
 static void on_api(ct_model *m, ct_proc *p, const ct_rec *r)
@@ -750,6 +775,16 @@ static void on_api(ct_model *m, ct_proc *p, const ct_rec *r)
     uint8_t cat = api_cat(m, r->file, a->function, idx);
     ct_thread *th = thread_of(p, r->tid);
     th->api_calls++;
+    uint32_t stack = a->stack ? stack_index(p, a->stack) : 0;
+    /* a runtime call's site is on the driver call nested in it, which ends (and comes) first */
+    if (!stack && a->corr == th->child_parent)
+        stack = th->child_stack;
+    th->child_parent = a->parent && stack ? a->parent : 0;
+    th->child_stack = stack;
+    if (th->sync_corr) /* its API record is the thread's next one, unless it was lost */
+        sync_site(p, th, th->sync_corr == a->corr ? stack : 0);
+    th->last_api_corr = a->corr;
+    th->last_api_stack = stack;
     int flag = ((cat & CAT_SYNCCOPY) ? PF_SYNCCOPY : 0) |
                ((cat & CAT_MEM) && !a->parent ? PF_MEMCALL : 0);
     if (!a->parent) /* a nested call lies inside its parent: the parent's interval covers it */
@@ -762,6 +797,8 @@ static void on_api(ct_model *m, ct_proc *p, const ct_rec *r)
             c->api_end = r->ts;
             c->api_idx = idx;
             c->tid = r->tid;
+            if (stack)
+                c->stack = stack;
             if (c->have_detail)
                 call_host_done(p, c);
         } else {
@@ -771,6 +808,7 @@ static void on_api(ct_model *m, ct_proc *p, const ct_rec *r)
             n->api_end = r->ts;
             n->api_idx = idx;
             n->tid = r->tid;
+            n->stack = stack;
             /* A detail is appended next to its call, so a call of this thread that is still
              * without one four calls later never gets one (a nested call, a lost record). */
             int k = (int)(th->api_calls % 4);
@@ -780,6 +818,8 @@ static void on_api(ct_model *m, ct_proc *p, const ct_rec *r)
             th->recent_corr[k] = a->corr;
         }
     }
+    if (th->await_corr)
+        await_done(m, p, th, r->file);
     if (m->obs && m->obs->on_api)
         m->obs->on_api(m->obs->ctx, p, r, ct_map_key(&m->api_names, idx));
 }
@@ -854,6 +894,14 @@ static void gpu_done(ct_model *m, ct_proc *p, const ct_rec_gpu *g, uint64_t end,
                 flag = PF_H2D;
                 p->h2d_copies++;
             }
+            if (hk == CT_HK_PAGEABLE && (cp->flags & CT_COPY_ASYNC) && cp->op == CT_COPY_MEMCPY &&
+                c->have_api) {
+                /* the host waited for the copy itself at most as long as it ran */
+                uint64_t host_ns = c->api_end - c->api_start;
+                p->apg_timed_bytes[d][dir] += cp->bytes;
+                p->apg_timed_host_ns[d][dir] += host_ns;
+                p->async_pageable_copy_ns += dur < host_ns ? dur : host_ns;
+            }
             if (hk == CT_HK_PINNED && cp->bytes >= CT_BW_MIN_BYTES) {
                 p->pinned_bytes[d][dir] += cp->bytes;
                 p->pinned_ns[d][dir] += dur;
@@ -861,8 +909,8 @@ static void gpu_done(ct_model *m, ct_proc *p, const ct_rec_gpu *g, uint64_t end,
                 p->pg_bytes[d][dir] += cp->bytes;
                 p->pg_ns[d][dir] += dur;
                 p->pg_count[d][dir]++;
-                site_add(p, CT_SITE_PAGEABLE, c->have_api ? c->api_idx : UINT32_MAX, 0, cp->bytes,
-                         dur);
+                site_add(p, CT_SITE_PAGEABLE, c->have_api ? c->api_idx : UINT32_MAX, c->stack,
+                         cp->bytes, dur);
             }
         }
     } else {
@@ -956,7 +1004,8 @@ static void on_mem(ct_proc *p, const ct_rec *r)
     }
     callent *c = detail(p, mr->corr, CT_REC_MEM);
     c->churn = (uint8_t)churn;
-    c->u.mem.stack = stack;
+    if (stack)
+        c->stack = stack;
     if (c->have_api)
         call_host_done(p, c);
 }
@@ -1039,8 +1088,17 @@ void ct_model_feed(ct_model *m, const ct_rec *r)
             call_host_done(p, c);
         /* the entry may be gone (a host-to-host copy has no GPU work) */
         c = call_get(p, corr, 0);
-        if (c && c->have_gpu)
-            gpu_done(m, p, &c->gpu, c->gpu_end, c, r->file);
+        if (c && c->have_gpu) {
+            if (c->have_api) {
+                gpu_done(m, p, &c->gpu, c->gpu_end, c, r->file);
+            } else {
+                /* the API record, with the call site, comes next in this thread's stream */
+                ct_thread *th = thread_of(p, r->tid);
+                if (th->await_corr)
+                    await_done(m, p, th, r->file);
+                th->await_corr = corr;
+            }
+        }
         break;
     }
     case CT_REC_GPU:
@@ -1055,7 +1113,15 @@ void ct_model_feed(ct_model *m, const ct_rec *r)
         if (sy->kind >= CT_SYNC_DEVICE && sy->kind <= CT_SYNC_EVENT) {
             p->sync_calls++;
             p->sync_ns += r->ts - start;
-            site_add(p, CT_SITE_SYNC, sy->kind, 0, 0, r->ts - start);
+            /* the site is on the call's API record, next in the thread's stream (or before) */
+            ct_thread *th = thread_of(p, r->tid);
+            if (th->sync_corr)
+                sync_site(p, th, 0);
+            th->sync_corr = sy->corr ? sy->corr : UINT64_MAX;
+            th->sync_kind = sy->kind;
+            th->sync_ns = r->ts - start;
+            if (th->last_api_corr == sy->corr && sy->corr)
+                sync_site(p, th, th->last_api_stack);
         }
         if (sy->kind < 8)
             p->sync_count_kind[sy->kind]++;
@@ -1080,11 +1146,24 @@ void ct_model_feed(ct_model *m, const ct_rec *r)
         sweep_run(m, p, r->ts - lag);
 }
 
+/* Pinned bandwidth (bytes/s) of device slot d in direction dir: measured on large pinned copies,
+ * else the host link's peak, else 0. */
+static double pinned_bps(const ct_proc *p, int d, int dir)
+{
+    if (p->pinned_ns[d][dir])
+        return (double)p->pinned_bytes[d][dir] / (double)p->pinned_ns[d][dir] * 1e9;
+    return p->dev[d].have_prop ? ct_dev_link_peak(&p->dev[d].prop) : 0;
+}
+
 void ct_model_finish(ct_model *m)
 {
     for (size_t i = 0; i < m->nprocs; i++) {
         ct_proc *p = &m->procs[i];
-        /* GPU intervals whose call detail never came: counted as GPU time only */
+        for (size_t k = 0; k < p->nthreads; k++)
+            if (p->threads[k].sync_corr)
+                sync_site(p, &p->threads[k], 0);
+        /* GPU intervals whose call detail never came: counted as GPU time only; those whose
+         * API record never came, with their detail */
         uint64_t *waiting = xmalloc((p->corr.n + 1) * sizeof *waiting);
         size_t nw = 0;
         for (size_t k = 0; k < p->corr.cap; k++) {
@@ -1095,7 +1174,7 @@ void ct_model_finish(ct_model *m)
         for (size_t k = 0; k < nw; k++) {
             callent *c = call_get(p, waiting[k], 0);
             ct_rec_gpu g = c->gpu;
-            gpu_done(m, p, &g, c->gpu_end, NULL, p->file);
+            gpu_done(m, p, &g, c->gpu_end, c->have_detail ? c : NULL, p->file);
             call_drop(p, waiting[k]);
         }
         free(waiting);
@@ -1117,13 +1196,22 @@ void ct_model_finish(ct_model *m)
          * or the host link's peak where no pinned copy was measured */
         for (int d = 0; d < CT_MAX_DEV; d++)
             for (int dir = 0; dir < 2; dir++) {
+                if (!p->pg_count[d][dir] && !p->apg_bytes[d][dir])
+                    continue;
+                double bw = pinned_bps(p, d, dir);
+                /* Async pageable copies without a GPU interval: their own time estimated from
+                 * their bytes (the host time is the bound where no bandwidth is known) */
+                uint64_t ub = p->apg_bytes[d][dir] - p->apg_timed_bytes[d][dir];
+                uint64_t uh = p->apg_host_ns[d][dir] - p->apg_timed_host_ns[d][dir];
+                if (uh) {
+                    uint64_t est = bw > 0 ? (uint64_t)((double)ub / bw * 1e9) : uh;
+                    p->async_pageable_copy_ns += est < uh ? est : uh;
+                    p->async_pageable_from_bw = 1;
+                }
                 if (!p->pg_count[d][dir])
                     continue;
                 if (!p->pinned_ns[d][dir])
                     p->pinned_from_peak = 1;
-                double bw = p->pinned_ns[d][dir]
-                                ? (double)p->pinned_bytes[d][dir] / (double)p->pinned_ns[d][dir] * 1e9
-                                : p->dev[d].have_prop ? ct_dev_link_peak(&p->dev[d].prop) : 0;
                 uint64_t recost = bw > 0 ? (uint64_t)((double)p->pg_bytes[d][dir] / bw * 1e9)
                                          : p->pg_ns[d][dir];
                 p->pageable_count += p->pg_count[d][dir];
@@ -1192,11 +1280,26 @@ void ct_model_free(ct_model *m)
     memset(m, 0, sizeof *m);
 }
 
-const char *ct_model_stack_text(const ct_model *m, const ct_proc *p, uint32_t stack, char *buf,
-                                size_t len, int max_frames)
+/* Whether a frame is CUDA's or cutrace's rather than the user's: by its module where known,
+ * else by its function's name. */
+static int frame_not_user(const char *fn, const char *mod)
+{
+    const char *base = strrchr(mod, '/');
+    base = base ? base + 1 : mod;
+    if (*base)
+        return !strncmp(base, "libcudart", 9) || !strncmp(base, "libcuda.", 8) ||
+               !strncmp(base, "libcutrace", 10);
+    return !strncmp(fn, "ct_", 3) || !strncmp(fn, "cuda", 4) || !strncmp(fn, "__cuda", 6) ||
+           (fn[0] == 'c' && fn[1] == 'u' && fn[2] >= 'A' && fn[2] <= 'Z');
+}
+
+const char *ct_model_site(const ct_model *m, const ct_proc *p, uint32_t stack, char *call,
+                          size_t clen, char *buf, size_t len, int max_frames)
 {
     assert(len > 0);
     buf[0] = 0;
+    if (call && clen)
+        call[0] = 0;
     if (stack == 0 || stack >= p->nstacks)
         return buf;
     const uint32_t *frames;
@@ -1210,32 +1313,28 @@ const char *ct_model_stack_text(const ct_model *m, const ct_proc *p, uint32_t st
     for (uint32_t i = 0; i < n && shown < max_frames && o + 1 < len; i++) {
         ct_rec_frame fr = {0};
         char tmp[CT_STRTMP], tmp2[CT_STRTMP];
-        const char *fn = "?";
+        const char *fn = "?", *mod = "";
         int named = 0;
         if (ct_reader_frame(m->rd, p->file, frames[i], &fr) == 0) {
             fn = ct_reader_str(m->rd, p->file, fr.function, tmp);
+            mod = fr.module ? ct_reader_str(m->rd, p->file, fr.module, tmp2) : "";
             named = *fn != 0;
-            if (!named) {
-                const char *mod = ct_reader_str(m->rd, p->file, fr.module, tmp2);
-                const char *base = strrchr(mod, '/');
-                snprintf(tmp, sizeof tmp, "%.20s+0x%llx", base ? base + 1 : mod,
-                         (unsigned long long)fr.offset);
-                fn = tmp;
-            }
         }
-        /* the tracer's own frames and the CUDA libraries' say nothing to the user */
-        if (shown == 0 && (strncmp(fn, "ct_", 3) == 0 || strncmp(fn, "cuda", 4) == 0 ||
-                           (fn[0] == 'c' && fn[1] == 'u' && fn[2] >= 'A' && fn[2] <= 'Z') ||
-                           strncmp(fn, "__cuda", 6) == 0))
+        const char *base = strrchr(mod, '/');
+        base = base ? base + 1 : mod;
+        /* the tracer's and the CUDA libraries' frames say nothing to the user; the outermost of
+         * them is the function the user called */
+        if (shown == 0 && frame_not_user(fn, mod)) {
+            if (call && clen && named)
+                snprintf(call, clen, "%s", fn);
             continue;
-        /* the module offset tells apart call sites in the same function */
-        char at[64] = "";
-        if (named && fr.module && fr.offset) {
-            const char *mod = ct_reader_str(m->rd, p->file, fr.module, tmp2);
-            const char *base = strrchr(mod, '/');
-            snprintf(at, sizeof at, " (%.24s+0x%llx)", base ? base + 1 : mod, (unsigned long long)fr.offset);
         }
-        int w = snprintf(buf + o, len - o, "%s%s%s", shown ? " <- " : "", fn, at);
+        char at[80] = "";
+        if (!named)
+            snprintf(at, sizeof at, "%.40s+0x%llx", base, (unsigned long long)fr.offset);
+        else if (*base && fr.offset) /* the module offset tells apart sites in one function */
+            snprintf(at, sizeof at, " (%.40s+0x%llx)", base, (unsigned long long)fr.offset);
+        int w = snprintf(buf + o, len - o, "%s%s%s", shown ? " <- " : "", named ? fn : "", at);
         if (w < 0 || (size_t)w >= len - o)
             break;
         o += (size_t)w;

@@ -123,12 +123,20 @@ typedef struct {
     int have_reading;
     uint64_t api_calls;
     uint64_t recent_corr[4];      /* last calls still waiting for their detail record */
+    /* A call's site is on its API record, which follows its SYNC record and its detail: */
+    uint64_t last_api_corr;       /* the thread's last API record ... */
+    uint32_t last_api_stack;      /* ... and its stack index */
+    uint64_t sync_corr, sync_ns;  /* a synchronization waiting for its API record (corr != 0) */
+    uint32_t sync_kind;
+    uint64_t await_corr;          /* a call with detail and GPU interval waiting for its API */
+    uint64_t child_parent;        /* the parent of the last nested call with a site ... */
+    uint32_t child_stack;         /* ... and that site */
     char name[64];
 } ct_thread;
 
 /* Per call-site accumulator for diagnoses (key: diagnosis kind + stack). */
 enum { CT_SITE_PAGEABLE, CT_SITE_ASYNC_PAGEABLE, CT_SITE_SYNC_COPY, CT_SITE_SYNC, CT_SITE_CHURN,
-       CT_SITE_N };
+       CT_SITE_LAUNCH, CT_SITE_N };
 typedef struct {
     uint64_t count, bytes, ns;
 } ct_site;
@@ -173,6 +181,10 @@ typedef struct {
     uint64_t pageable_recost_ns;  /* the same copies at the pinned bandwidth */
     int pinned_from_peak;         /* no pinned copy measured: re-costed at the link's peak */
     uint64_t async_pageable_count, async_pageable_bytes, async_pageable_host_ns;
+    /* the part of that host time the copies themselves took: per call the shorter of the call
+     * and its GPU interval, or (untimed copies) the bytes at the pinned bandwidth */
+    uint64_t async_pageable_copy_ns;
+    int async_pageable_from_bw;   /* some copies had no GPU interval: re-costed from bytes */
     uint64_t sync_copy_count, sync_copy_bytes, sync_copy_host_ns;
     uint64_t sync_calls, sync_ns, sync_count_kind[8];
     uint64_t churn_allocs, churn_frees, churn_ns;
@@ -185,6 +197,9 @@ typedef struct {
     uint64_t pinned_bytes[CT_MAX_DEV][2], pinned_ns[CT_MAX_DEV][2];
     /* pageable copies per device and direction, re-costed at the end */
     uint64_t pg_bytes[CT_MAX_DEV][2], pg_ns[CT_MAX_DEV][2], pg_count[CT_MAX_DEV][2];
+    /* Async pageable copies per device and direction: all, and those with a GPU interval */
+    uint64_t apg_bytes[CT_MAX_DEV][2], apg_host_ns[CT_MAX_DEV][2];
+    uint64_t apg_timed_bytes[CT_MAX_DEV][2], apg_timed_host_ns[CT_MAX_DEV][2];
     uint64_t *kern_ns;            /* kernel time per kernel index (ct_model.kernels) */
     size_t kern_cap;
     char top_kernel[160];         /* the kernel with the most GPU time (set by ct_model_finish) */
@@ -257,10 +272,19 @@ void ct_model_feed(ct_model *m, const ct_rec *r);
 void ct_model_finish(ct_model *m);
 void ct_model_free(ct_model *m);
 
-/* Text of a process's stack (index from ct_holder.stack etc.), frames joined by " <- ", cut at
- * max frames; "" for none. */
-const char *ct_model_stack_text(const ct_model *m, const ct_proc *p, uint32_t stack, char *buf,
-                                size_t len, int max_frames);
+/* A call site from a process's stack (index from ct_holder.stack etc.): `call` (may be NULL)
+ * gets the CUDA function the user's code called (the outermost frame of CUDA's libraries or
+ * cutrace at the top of the stack, "" if none); buf gets the user's frames from the caller
+ * outwards, joined by " <- ", at most max_frames, ending at main; "" for no stack. Frames of
+ * libcudart, libcuda and libcutrace (by module, or by name where the module is unknown) are not
+ * the user's. Returns buf. */
+const char *ct_model_site(const ct_model *m, const ct_proc *p, uint32_t stack, char *call,
+                          size_t clen, char *buf, size_t len, int max_frames);
+static inline const char *ct_model_stack_text(const ct_model *m, const ct_proc *p, uint32_t stack,
+                                              char *buf, size_t len, int max_frames)
+{
+    return ct_model_site(m, p, stack, NULL, 0, buf, len, max_frames);
+}
 /* Peak bandwidths in bytes/s derived from the device's properties (0 if unknown). */
 double ct_dev_mem_peak(const ct_rec_device *d);
 double ct_dev_link_peak(const ct_rec_device *d);

@@ -387,7 +387,7 @@ static void text_diag(FILE *f, const ct_model *m, const ct_diag *dg, int n, cons
         if (d->nsites) {
             fprintf(f, "    where:\n");
             for (int k = 0; k < d->nsites; k++)
-                fprintf(f, "      %s\n", d->sites[k]);
+                fprintf(f, "      %s\n", d->sites[k].text);
         }
         fprintf(f, "    fix: %s\n", d->fix);
     }
@@ -726,7 +726,20 @@ static void json_diag(ct_json *j, const ct_diag *dg, int n)
         ct_json_key(j, "call_sites");
         ct_json_arr(j);
         for (int k = 0; k < d->nsites; k++)
-            ct_json_str(j, d->sites[k]);
+            ct_json_str(j, d->sites[k].text);
+        ct_json_end_arr(j);
+        ct_json_key(j, "sites");
+        ct_json_arr(j);
+        for (int k = 0; k < d->nsites; k++) {
+            const ct_diag_site *st = &d->sites[k];
+            ct_json_obj(j);
+            CT_JK_STR(j, "call", st->call);
+            CT_JK_STR(j, "stack", st->stack);
+            CT_JK_U64(j, "count", st->count);
+            CT_JK_U64(j, "bytes", st->bytes);
+            CT_JK_U64(j, "total_ns", st->ns);
+            ct_json_end_obj(j);
+        }
         ct_json_end_arr(j);
         CT_JK_STR(j, "detail", d->detail);
         CT_JK_STR(j, "fix", d->fix);

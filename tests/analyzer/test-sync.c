@@ -11,7 +11,10 @@ TEST_IMPL(diag_sync_memcpy)
     ASSERT_INT(tj_num(d, "evidence.bytes"), ==, 50 * 8000000LL);
     /* after each blocking read-back the host works 2 ms with the GPU idle */
     ASSERT_NEAR(tj_num(d, "evidence.idle_after_copy_ns"), 50 * 2.0e6, 50 * 0.05e6);
-    ASSERT_CONTAINS(tj_str(d, "call_sites.0"), "cudaMemcpy: 50 calls");
+    ASSERT_CONTAINS(tj_str(d, "call_sites.0"), "cudaMemcpy at read_metric (train+0x100) <- "
+                                               "train_step (train+0x200) <- main");
+    ASSERT_INT(tj_num(d, "sites.0.count"), ==, 50);
+    ASSERT_INT(tj_num(d, "sites.0.bytes"), ==, 50 * 8000000LL);
     tj_free(s);
     return 0;
 }
@@ -26,6 +29,14 @@ TEST_IMPL(diag_excessive_sync)
     ASSERT_INT(tj_num(d, "evidence.device_syncs"), ==, 1500);
     ASSERT_INT(tj_num(d, "evidence.stream_syncs"), ==, 50);
     ASSERT(tj_num(d, "evidence.host_blocked_ns") > 300e6);
+    /* sites from the SYNC records joined with their calls' stacks, by blocked time */
+    ASSERT_STR(tj_str(d, "sites.0.call"), "cudaDeviceSynchronize (device synchronization)");
+    ASSERT_STR(tj_str(d, "sites.0.stack"), "run_layer (train+0x100) <- train_step (train+0x200) <- main (train+0x300)");
+    ASSERT_INT(tj_num(d, "sites.0.count"), ==, 1500);
+    ASSERT_STR(tj_str(d, "sites.1.call"), "cudaStreamSynchronize (stream synchronization)");
+    ASSERT_INT(tj_num(d, "sites.1.count"), ==, 50);
+    ASSERT_NEAR(tj_num(d, "sites.0.total_ns") + tj_num(d, "sites.1.total_ns"),
+                tj_num(d, "evidence.host_blocked_ns"), 1);
     tj_free(s);
     return 0;
 }

@@ -18,6 +18,8 @@
  * iteration --iters/2 spend S ms on the host with the GPU idle (an evaluation phase). --oom ends
  * with a failing 100 GiB cudaMalloc. Setup allocates weights (1 GiB), grads (1 GiB) and optimizer
  * state (2 GiB) from distinct call stacks; everything is freed at the end except after --oom.
+ * Copies, synchronizations and allocations carry call sites on their API records (as the
+ * tracer's default --stacks); --stacks-all adds them to launches (the driver call carries it).
  *
  * stdout: "tracegen: key=value ..." lines stating what was written (counts, bytes, peaks,
  * simulated times), for tests to compare with the analyzer's output. */
@@ -33,7 +35,7 @@
 
 typedef struct {
     int iters, kernels, ranks, workers, prefetch, pinned, sync_every_kernel, churn, oom,
-        compute_loader;
+        compute_loader, stacks_all;
     double loader_ms, kernel_us, launch_us, stall_ms, straggler, host_us;
     uint64_t batch_bytes, sync_copy_bytes;
     const char *out;
@@ -183,6 +185,9 @@ typedef struct {
     double kernel_ns;
     uint32_t s_launch_rt, s_launch_drv, s_memcpy_async, s_memcpy, s_sync_stream, s_sync_dev,
         s_malloc, s_free, s_kernel[8], s_stack[8];
+    /* call sites (on API records, as the tracer's default stacks): the batch copy, the loss
+     * copy, the metric read-back, the stream and device syncs, launches (--stacks-all) */
+    uint32_t site_h2d, site_loss, site_metric, site_sync, site_devsync, site_launch;
     uint64_t h2d, h2d_bytes, d2h, d2h_bytes, kernels, syncs, mallocs, frees, failed;
     uint64_t kernel_total_ns;
     uint64_t in_use, peak;
@@ -198,20 +203,23 @@ static void cpu_reading(proc *p, uint64_t busy_ns)
 }
 
 /* An API call of the main thread lasting dur from now; returns its correlation id. The runtime
- * call nests a driver call when drv is set, as the real runtime does. */
-static uint64_t api(proc *p, uint32_t fn, uint32_t drv, uint64_t dur, uint32_t result)
+ * call nests a driver call when drv is set, as the real runtime does; the call site (stack id,
+ * 0 none) goes on the driver call then, as the tracer records it, else on the call itself. */
+static uint64_t api(proc *p, uint32_t fn, uint32_t drv, uint64_t dur, uint32_t result,
+                    uint32_t stack)
 {
     uint64_t corr = ++p->g.corr, start = p->now;
     if (drv) {
         uint64_t dc = ++p->g.corr;
         ct_rec d = {.type = CT_REC_API, .ts = start + dur - dur / 10};
         d.u.api = (ct_rec_api){.start = start + dur / 10, .function = drv, .corr = dc,
-                               .parent = corr, .flags = CT_API_DRIVER};
+                               .parent = corr, .flags = CT_API_DRIVER, .stack = stack};
         push(&p->g, S_MAIN, &d);
     }
     p->now += dur;
     ct_rec r = {.type = CT_REC_API, .ts = p->now};
-    r.u.api = (ct_rec_api){.start = start, .function = fn, .result = result, .corr = corr};
+    r.u.api = (ct_rec_api){.start = start, .function = fn, .result = result, .corr = corr,
+                           .stack = drv ? 0 : stack};
     push(&p->g, S_MAIN, &r);
     return corr;
 }
@@ -238,7 +246,8 @@ static void sync_rec(proc *p, uint64_t corr, uint32_t kind, uint64_t start, uint
 static void launch(proc *p, int k)
 {
     uint64_t api_start = p->now;
-    uint64_t corr = api(p, p->s_launch_rt, p->s_launch_drv, (uint64_t)(p->o->launch_us * 1e3), 0);
+    uint64_t corr = api(p, p->s_launch_rt, p->s_launch_drv, (uint64_t)(p->o->launch_us * 1e3), 0,
+                        p->o->stacks_all ? p->site_launch : 0);
     ct_rec l = {.type = CT_REC_LAUNCH, .ts = p->now};
     l.u.launch = (ct_rec_launch){.corr = corr, .function = p->s_kernel[k % 8],
                                  .grid = {4u << (k % 3), 1, 1}, .block = {256, 1, 1},
@@ -252,7 +261,8 @@ static void launch(proc *p, int k)
 }
 
 /* A copy: async or not, from pageable or pinned host memory. */
-static void copy(proc *p, uint32_t dir, uint64_t bytes, int async, int pinned, int stream)
+static void copy(proc *p, uint32_t dir, uint64_t bytes, int async, int pinned, int stream,
+                 uint32_t site)
 {
     uint64_t start_api = p->now;
     double bps = pinned ? PINNED_BPS : PAGEABLE_BPS;
@@ -261,7 +271,7 @@ static void copy(proc *p, uint32_t dir, uint64_t bytes, int async, int pinned, i
     /* a synchronous call, or an async one from pageable memory, returns after the copy */
     int blocks = !async || !pinned;
     uint64_t api_dur = blocks ? gstart + dur + 2000 - start_api : 4000;
-    uint64_t corr = api(p, async ? p->s_memcpy_async : p->s_memcpy, 0, api_dur, 0);
+    uint64_t corr = api(p, async ? p->s_memcpy_async : p->s_memcpy, 0, api_dur, 0, site);
     ct_rec c = {.type = CT_REC_COPY, .ts = p->now};
     uint32_t host = pinned ? CT_MEMKIND_PINNED : CT_MEMKIND_PAGEABLE;
     c.u.copy = (ct_rec_copy){.corr = corr, .op = CT_COPY_MEMCPY, .dir = dir, .bytes = bytes,
@@ -285,7 +295,7 @@ static void copy(proc *p, uint32_t dir, uint64_t bytes, int async, int pinned, i
 static void mem(proc *p, int op, uint64_t addr, uint64_t size, uint32_t stack, uint64_t dur,
                 uint32_t result)
 {
-    uint64_t corr = api(p, op == CT_MEM_ALLOC ? p->s_malloc : p->s_free, 0, dur, result);
+    uint64_t corr = api(p, op == CT_MEM_ALLOC ? p->s_malloc : p->s_free, 0, dur, result, stack);
     ct_rec r = {.type = CT_REC_MEM, .ts = p->now};
     r.u.mem = (ct_rec_mem){.op = (uint32_t)op, .kind = CT_ALLOC_DEVICE, .corr = corr,
                            .address = result ? 0 : addr, .size = size, .device = 0,
@@ -304,22 +314,26 @@ static void mem(proc *p, int op, uint64_t addr, uint64_t size, uint32_t stack, u
     }
 }
 
-static void stream_sync(proc *p, uint32_t fn, uint32_t kind)
+static void stream_sync(proc *p, uint32_t fn, uint32_t kind, uint32_t site)
 {
     uint64_t start = p->now, done = max_u64(p->gpu_free[0], p->gpu_free[1]);
     uint64_t dur = max_u64(done, start) + 3000 - start;
-    uint64_t corr = api(p, fn, 0, dur, 0);
+    uint64_t corr = api(p, fn, 0, dur, 0, site);
     sync_rec(p, corr, kind, start + 1000, p->now - 1000);
 }
 
-static uint32_t frame_stack(proc *p, const char *const *fns, int n)
+/* A stack of n frames, innermost first; with `module`, the first frame is in that library (the
+ * CUDA function the user called) and the others in the program. */
+static uint32_t frame_stack(proc *p, const char *const *fns, int n, const char *module)
 {
     static uint32_t next_frame, next_stack;
     uint32_t frames[8];
     for (int i = 0; i < n; i++) {
         ct_rec f = {.type = CT_REC_FRAME, .ts = p->now};
+        const char *mod = module ? i == 0 ? module : "/opt/app/train" : NULL;
         f.u.frame = (ct_rec_frame){.id = ++next_frame, .function = intern(&p->g, S_MAIN, p->now, fns[i]),
-                                   .module = 0, .offset = 0x100u * (unsigned)i};
+                                   .module = mod ? intern(&p->g, S_MAIN, p->now, mod) : 0,
+                                   .offset = 0x100u * (unsigned)i};
         encode(&p->g, S_MAIN, &f, p->now);
         frames[i] = f.u.frame.id;
     }
@@ -408,11 +422,25 @@ static void run_rank(const gen_opts *o, int rank, uint64_t t0)
     static const char *const st_o[] = {"alloc_optimizer", "Optimizer::init", "main"};
     static const char *const st_c[] = {"scratch_alloc", "train_step", "main"};
     static const char *const st_x[] = {"alloc_activations", "train_step", "main"};
-    p->s_stack[0] = frame_stack(p, st_w, 3);
-    p->s_stack[1] = frame_stack(p, st_g, 3);
-    p->s_stack[2] = frame_stack(p, st_o, 3);
-    p->s_stack[3] = frame_stack(p, st_c, 3);
-    p->s_stack[4] = frame_stack(p, st_x, 3);
+    p->s_stack[0] = frame_stack(p, st_w, 3, NULL);
+    p->s_stack[1] = frame_stack(p, st_g, 3, NULL);
+    p->s_stack[2] = frame_stack(p, st_o, 3, NULL);
+    p->s_stack[3] = frame_stack(p, st_c, 3, NULL);
+    p->s_stack[4] = frame_stack(p, st_x, 3, NULL);
+    static const char *const cs_h2d[] = {"cudaMemcpyAsync", "load_batch", "train_step", "main"};
+    static const char *const cs_loss[] = {"cudaMemcpyAsync", "read_loss", "train_step", "main"};
+    static const char *const cs_metric[] = {"cudaMemcpy", "read_metric", "train_step", "main"};
+    static const char *const cs_sync[] = {"cudaStreamSynchronize", "train_step", "main"};
+    static const char *const cs_devsync[] = {"cudaDeviceSynchronize", "run_layer", "train_step",
+                                             "main"};
+    static const char *const cs_launch[] = {"cudaLaunchKernel", "run_layer", "train_step", "main"};
+    static const char *const rt = "/usr/local/cuda/lib64/libcudart.so.13";
+    p->site_h2d = frame_stack(p, cs_h2d, 4, rt);
+    p->site_loss = frame_stack(p, cs_loss, 4, rt);
+    p->site_metric = frame_stack(p, cs_metric, 4, rt);
+    p->site_sync = frame_stack(p, cs_sync, 3, rt);
+    p->site_devsync = frame_stack(p, cs_devsync, 4, rt);
+    p->site_launch = frame_stack(p, cs_launch, 4, rt);
 
     /* setup */
     mem(p, CT_MEM_ALLOC, 0x700000000000ull, GiB, p->s_stack[0], 150000, 0);
@@ -438,14 +466,14 @@ static void run_rank(const gen_opts *o, int rank, uint64_t t0)
             p->now += (uint64_t)(o->stall_ms * 1e6);
             cpu_reading(p, (uint64_t)(o->stall_ms * 1e6));
         }
-        copy(p, CT_DIR_HTOD, o->batch_bytes, 1, o->pinned, o->prefetch);
+        copy(p, CT_DIR_HTOD, o->batch_bytes, 1, o->pinned, o->prefetch, p->site_h2d);
         if (o->churn)
             mem(p, CT_MEM_ALLOC, 0x710000000000ull, 64u << 20, p->s_stack[3], 120000, 0);
         for (int k = 0; k < o->kernels; k++) {
             if (k == o->kernels / 2) {
                 /* mid-step: a metric read back (blocking with --sync-copy-bytes), then host work */
                 if (o->sync_copy_bytes)
-                    copy(p, CT_DIR_DTOH, o->sync_copy_bytes, 0, 0, 0);
+                    copy(p, CT_DIR_DTOH, o->sync_copy_bytes, 0, 0, 0, p->site_metric);
                 uint64_t work = (uint64_t)(o->host_us * 1e3);
                 cpu_reading(p, 0);
                 p->now += work;
@@ -453,15 +481,15 @@ static void run_rank(const gen_opts *o, int rank, uint64_t t0)
             }
             launch(p, k);
             if (o->sync_every_kernel)
-                stream_sync(p, p->s_sync_dev, CT_SYNC_DEVICE);
+                stream_sync(p, p->s_sync_dev, CT_SYNC_DEVICE, p->site_devsync);
         }
         if (o->churn) {
             /* cudaFree waits for the device */
             uint64_t wait = max_u64(p->gpu_free[0], p->now) - p->now;
             mem(p, CT_MEM_FREE, 0x710000000000ull, 64u << 20, p->s_stack[3], wait + 80000, 0);
         }
-        copy(p, CT_DIR_DTOH, 4, 1, 1, 0);
-        stream_sync(p, p->s_sync_stream, CT_SYNC_STREAM);
+        copy(p, CT_DIR_DTOH, 4, 1, 1, 0, p->site_loss);
+        stream_sync(p, p->s_sync_stream, CT_SYNC_STREAM, p->site_sync);
         p->now += 20000; /* logging, bookkeeping */
         if (p->now >= flush_at) {
             flush_all(g, p->now);
@@ -503,7 +531,7 @@ static const char usage[] =
     "usage: tracegen -o DIR [--iters N] [--kernels K] [--kernel-us X] [--launch-us X]\n"
     "       [--loader-ms X] [--compute-loader] [--prefetch] [--batch-bytes B] [--pinned]\n"
     "       [--sync-every-kernel] [--sync-copy-bytes B] [--host-us X] [--churn] [--stall-ms X] [--oom]\n"
-    "       [--ranks R] [--straggler FACTOR] [--workers W] [--events N]\n";
+    "       [--ranks R] [--straggler FACTOR] [--workers W] [--events N] [--stacks-all]\n";
 
 int main(int argc, char **argv)
 {
@@ -517,7 +545,7 @@ int main(int argc, char **argv)
         {"sync-every-kernel", 0, 0, 's'}, {"sync-copy-bytes", 1, 0, 'S'}, {"churn", 0, 0, 'C'},
         {"stall-ms", 1, 0, 't'}, {"oom", 0, 0, 'O'}, {"ranks", 1, 0, 'r'},
         {"straggler", 1, 0, 'g'}, {"workers", 1, 0, 'w'}, {"events", 1, 0, 'e'},
-        {"host-us", 1, 0, 'H'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+        {"host-us", 1, 0, 'H'}, {"stacks-all", 0, 0, 'A'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
     int c;
     while ((c = getopt_long(argc, argv, "o:h", lo, NULL)) != -1) {
         switch (c) {
@@ -541,6 +569,7 @@ int main(int argc, char **argv)
         case 'w': o.workers = atoi(optarg); break;
         case 'e': events = atoll(optarg); break;
         case 'H': o.host_us = atof(optarg); break;
+        case 'A': o.stacks_all = 1; break;
         case 'h': fputs(usage, stdout); return 0;
         default: fputs(usage, stderr); return 2;
         }
