@@ -654,32 +654,29 @@ static int ct_rec_cmp(const void *a, const void *b)
 }
 
 /* A chunk whose records are not in time order is decoded whole and sorted (stably: the index
- * of each record breaks ties). */
-static int ct_cursor_sort(ct_fin *f, ct_cursor *c)
+ * of each record breaks ties). n: its well-framed records (ct_scan_records), an upper bound on
+ * what decodes. */
+static int ct_cursor_sort(ct_fin *f, ct_cursor *c, size_t n)
 {
-    size_t cap = 0, n = 0;
-    ct_rec *recs = NULL;
-    for (;;) {
-        if (n >= cap) {
-            if (ct_reserve(&recs, &cap, n, sizeof *recs) < 0) {
-                free(recs);
-                return CT_E_NOMEM;
-            }
-        }
-        int got = ct_decode(f, c, &recs[n]);
+    ct_rec *recs = malloc((n ? n : 1) * sizeof *recs);
+    if (!recs)
+        return CT_E_NOMEM;
+    size_t got_n = 0;
+    while (got_n < n) {
+        int got = ct_decode(f, c, &recs[got_n]);
         if (got == 0)
             break;
         if (got < 0)
             continue;
-        recs[n].pad_ = (uint32_t)n;
-        n++;
+        recs[got_n].pad_ = (uint32_t)got_n;
+        got_n++;
     }
-    qsort(recs, n, sizeof *recs, ct_rec_cmp);
-    for (size_t i = 0; i < n; i++)
+    qsort(recs, got_n, sizeof *recs, ct_rec_cmp);
+    for (size_t i = 0; i < got_n; i++)
         recs[i].pad_ = 0;
     c->sorted = recs;
-    c->nsorted = n;
-    c->bytes += cap * sizeof *recs;
+    c->nsorted = got_n;
+    c->bytes += n * sizeof *recs;
     return 0;
 }
 
@@ -895,8 +892,17 @@ static int ct_fin_load(ct_fin *f)
                         1u << CT_REC_STRING | 1u << CT_REC_FRAME | 1u << CT_REC_STACK,
                         ct_define_any, f);
         int rc = sr.stop;
-        if (rc == 0 && !sr.sorted && !r->opts.file_order)
-            rc = ct_cursor_sort(f, c);
+        /* Sorting holds every record decoded (ct_rec each, ~45 times a minimal record's 3
+         * bytes): beyond the pending bound the chunk is delivered in stream order instead, and
+         * its records that come late are counted as such. */
+        if (rc == 0 && !sr.sorted && !r->opts.file_order) {
+            if ((uint64_t)sr.nrecords * sizeof(ct_rec) <= r->opts.max_pending)
+                rc = ct_cursor_sort(f, c, sr.nrecords);
+            else
+                ct_warn(f, "chunk %llu: %u records not in time order, too many to sort within "
+                           "the reader's memory bound (%zu bytes); delivered in stored order",
+                        (unsigned long long)ci.seq, sr.nrecords, r->opts.max_pending);
+        }
         if (rc < 0) {
             ct_cursor_free(c);
             snprintf(r->err, sizeof r->err, "%s: out of memory", f->path);

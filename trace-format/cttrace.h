@@ -399,7 +399,9 @@ typedef struct {
     int file_order;           /* 1: each file in turn, records as stored (not time order) */
     int chunk_records;        /* 1 (with file_order): a CT_REC_CHUNK before each chunk's records */
     size_t max_pending;       /* per-file bound on buffered chunk bytes; 0: 256 MiB. Beyond
-                                 it records are delivered early and may be counted late. */
+                                 it records are delivered early and may be counted late; a
+                                 chunk out of time order whose sort would need more (136
+                                 bytes a record) is delivered in stored order. */
 } ct_reader_opts;
 
 typedef struct {

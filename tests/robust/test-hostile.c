@@ -460,3 +460,49 @@ TEST_IMPL(hostile_deep_stacks)
     ct_test_proc_free(&p);
     return 0;
 }
+
+/* A zstd bomb: 2 KiB of file that decompresses to a 64 MiB chunk (the format's limit) of 22
+ * million 3-byte records whose times go backwards, so a time-ordered reader must sort them. The
+ * sort must stay within the reader's pending-memory bound (its records are delivered in stream
+ * order and counted late beyond it), not take 136 bytes per record. */
+TEST_IMPL(hostile_unsorted_decompression_bomb)
+{
+    char path[4096];
+    rb_raw w;
+    if (rb_raw_open(&w, rb_tmp(path, "bomb.cutrace")))
+        return 1;
+    size_t raw_len = CT_CHUNK_RAW_MAX - CT_CHUNK_RAW_MAX % 3;
+    uint8_t *raw = malloc(raw_len);
+    ASSERT(raw != NULL);
+    for (size_t i = 0; i < raw_len; i += 3) {
+        raw[i] = CT_REC_CPU; /* type */
+        raw[i + 1] = 1;      /* len: just the dts */
+        raw[i + 2] = 1;      /* dts = -1 (zigzag) */
+    }
+    size_t cap = ct_chunk_bound(raw_len);
+    uint8_t *out = malloc(cap);
+    ASSERT(out != NULL);
+    ct_zctx *z = ct_zctx_new(1);
+    ct_chunk_info ci = {.tid = 1, .seq = 0, .ts_base = 1ull << 40};
+    ssize_t n = ct_chunk_build(z, &ci, raw, raw_len, out, cap);
+    ASSERT_INT(n, >, 0);
+    ASSERT_INT(n, <, 1 << 20);
+    ASSERT_UINT(fwrite(out, 1, (size_t)n, w.f), ==, (size_t)n);
+    ASSERT_INT(fclose(w.f), ==, 0);
+    ct_zctx_free(z);
+    free(out);
+    free(raw);
+    free(w.out);
+    ct_test_proc p;
+    long rss;
+    char *sum[] = {"summary", path, NULL};
+    if (rb_cutrace(&p, 0, sum, 0, &rss))
+        return 1;
+    printf("summary: %ld KiB resident\n", rss);
+    ASSERT_CONTAINS(p.err, "records not in time order, too many to sort");
+    ct_test_proc_free(&p);
+    /* The chunk (64 MiB), its records kept for sorting (within the 256 MiB pending bound) and
+     * the output buffer; nothing per record beyond that. */
+    ASSERT_INT(rss, <, 400 * 1024);
+    return 0;
+}
