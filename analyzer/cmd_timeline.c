@@ -2,13 +2,19 @@
  * while the model reads the traces (it observes the joined calls, ct_observer), so memory stays
  * that of the model. Layout:
  *  - one process per traced process, named "HOST pid PID rank R", sorted by rank;
- *  - host threads (tid = OS tid) with their CUDA calls as complete ("X") events;
+ *  - host threads (tid = OS tid) with their CUDA calls as complete ("X") events; a driver call
+ *    made by a runtime call lies inside it and is left out unless --driver-calls;
  *  - one thread track per device stream ("GPU D stream 0x..."), with kernels, copies and sets
  *    (args: grid, block, bytes, memory kinds, GB/s);
  *  - a flow ("s" at the call, "f" at the GPU work, id unique per process) from each call to its
  *    GPU work;
  *  - counters ("C"): device memory in use per device, pinned host memory, copy bandwidth.
- * Times are microseconds from the earliest trace start; all processes share the axis. */
+ * Times are microseconds from the earliest trace start (at most 3 decimals, trailing zeros
+ * dropped); all processes share the axis. The JSON is kept small: one event per line, args only
+ * where they say something (a call's result only when it failed; no correlation ids: the flows
+ * link calls to their work), flow ids numbered from 1. Viewers handle a few million events at
+ * most, so the timeline stops at --max-events (default CT_TL_MAX_EVENTS) with a warning saying
+ * where, rather than writing a file nothing can open. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +25,7 @@
 #include "ct_out.h"
 
 #define GPU_TID_BASE 1000000000u /* stream tracks: GPU_TID_BASE + device * 1000 + index */
+#define CT_TL_MAX_EVENTS 2000000ull
 
 typedef struct {
     FILE *f;
@@ -28,7 +35,23 @@ typedef struct {
     long pid;                    /* -1: all */
     ct_map streams;              /* (file, device, stream) -> index */
     uint64_t events;
+    uint64_t max_events;         /* 0: no limit */
+    uint64_t stopped_at;         /* time of the first event left out (0: none) */
+    uint64_t flows;              /* flow ids handed out */
+    int driver_calls;            /* also driver calls nested in runtime calls */
 } tl;
+
+/* Whether n events at ts (one item: a GPU interval with its counters and flow) still fit under
+ * --max-events; the first item that does not marks where the timeline stops (items come in time
+ * order), and nothing after it is written. */
+static int room(tl *t, uint64_t ts, uint64_t n)
+{
+    if (!t->max_events || (!t->stopped_at && t->events + n <= t->max_events))
+        return 1;
+    if (!t->stopped_at)
+        t->stopped_at = ts ? ts : 1;
+    return 0;
+}
 
 static int keep_proc(const tl *t, const ct_proc *p) { return t->pid < 0 || (long)p->pid == t->pid; }
 
@@ -37,13 +60,30 @@ static int in_window(const tl *t, uint64_t a, uint64_t b)
     return b >= t->from && (!t->to || a <= t->to);
 }
 
-static double us(const tl *t, uint64_t ns) { return ns >= t->base ? (double)(ns - t->base) / 1e3 : -(double)(t->base - ns) / 1e3; }
+/* ,"key":V with V the nanoseconds `neg ? -ns : ns` in microseconds, without trailing zeros. */
+static void put_us(FILE *f, const char *key, uint64_t ns, int neg)
+{
+    unsigned frac = (unsigned)(ns % 1000);
+    fprintf(f, ",\"%s\":%s%llu", key, neg && ns ? "-" : "", (unsigned long long)(ns / 1000));
+    if (frac) {
+        int digits = 3;
+        while (frac % 10 == 0) {
+            frac /= 10;
+            digits--;
+        }
+        fprintf(f, ".%0*u", digits, frac);
+    }
+}
 
 /* Opens one event object: {"ph":PH,"pid":..,"tid":..,"ts":..  (the caller adds the rest). */
 static void ev_open(tl *t, const char *ph, const ct_proc *p, uint64_t tid, uint64_t ts)
 {
-    fprintf(t->f, "%s\n{\"ph\":\"%s\",\"pid\":%u,\"tid\":%llu,\"ts\":%.3f", t->first ? "" : ",", ph,
-            p->file + 1, (unsigned long long)tid, us(t, ts));
+    fprintf(t->f, "%s\n{\"ph\":\"%s\",\"pid\":%u,\"tid\":%llu", t->first ? "" : ",", ph,
+            p->file + 1, (unsigned long long)tid);
+    if (ts >= t->base)
+        put_us(t->f, "ts", ts - t->base, 0);
+    else
+        put_us(t->f, "ts", t->base - ts, 1);
     t->first = 0;
     t->events++;
 }
@@ -117,19 +157,20 @@ static void on_stream(void *ctx, ct_proc *p, int dev, uint64_t stream)
         stream_track(t, p, dev, stream);
 }
 
-static uint64_t flow_id(const ct_proc *p, uint64_t corr) { return ((uint64_t)p->file << 40) ^ corr; }
-
 static void on_api(void *ctx, ct_proc *p, const ct_rec *r, const char *name)
 {
     tl *t = ctx;
     uint64_t start = r->u.api.start <= r->ts ? r->u.api.start : r->ts;
-    if (!keep_proc(t, p) || !in_window(t, start, r->ts))
+    if (!keep_proc(t, p) || !in_window(t, start, r->ts) ||
+        (r->u.api.parent && (r->u.api.flags & CT_API_DRIVER) && !t->driver_calls) || !room(t, start, 1))
         return;
     ev_open(t, "X", p, r->tid, start);
-    fprintf(t->f, ",\"dur\":%.3f,\"cat\":\"cuda_api\"", (double)(r->ts - start) / 1e3);
+    put_us(t->f, "dur", r->ts - start, 0);
+    fputs(",\"cat\":\"cuda_api\"", t->f);
     str_field(t, "name", name);
-    fprintf(t->f, ",\"args\":{\"corr\":%llu,\"result\":%u}}", (unsigned long long)r->u.api.corr,
-            r->u.api.result);
+    if (r->u.api.result)
+        fprintf(t->f, ",\"args\":{\"result\":%u}", r->u.api.result);
+    fputc('}', t->f);
 }
 
 static const char *const kind_names[] = {"unknown", "pageable", "pinned", "device", "managed", "array"};
@@ -139,7 +180,9 @@ static void on_gpu(void *ctx, ct_proc *p, const ct_rec_gpu *g, uint64_t end, con
 {
     tl *t = ctx;
     uint64_t start = g->start <= end ? g->start : end, dur = end - start;
-    if (!keep_proc(t, p) || !in_window(t, start, end))
+    int flow = c->have_api && (c->is_launch || c->is_copy), bw = c->is_copy && dur;
+    if (!keep_proc(t, p) || !in_window(t, start, end) ||
+        !room(t, start, 1 + 2 * (uint64_t)flow + 2 * (uint64_t)bw))
         return;
     int dev = g->device < CT_MAX_DEV ? (int)g->device : CT_MAX_DEV - 1;
     uint64_t tid = stream_track(t, p, dev, g->stream);
@@ -158,24 +201,25 @@ static void on_gpu(void *ctx, ct_proc *p, const ct_rec_gpu *g, uint64_t end, con
         snprintf(name, sizeof name, "%s", g->kind == CT_GPU_KERNEL ? "kernel" : g->kind == CT_GPU_MEMCPY ? "Memcpy" : g->kind == CT_GPU_MEMSET ? "Memset" : "GPU work");
     }
     ev_open(t, "X", p, tid, start);
-    fprintf(t->f, ",\"dur\":%.3f,\"cat\":\"%s\"", (double)dur / 1e3,
-            c->is_launch || g->kind == CT_GPU_KERNEL ? "kernel" : "memory");
+    put_us(t->f, "dur", dur, 0);
+    fprintf(t->f, ",\"cat\":\"%s\"", c->is_launch || g->kind == CT_GPU_KERNEL ? "kernel" : "memory");
     str_field(t, "name", nm);
-    fprintf(t->f, ",\"args\":{\"corr\":%llu", (unsigned long long)g->corr);
     if (c->is_launch) {
         const ct_rec_launch *l = c->launch;
-        fprintf(t->f, ",\"grid\":\"%u,%u,%u\",\"block\":\"%u,%u,%u\",\"shared_bytes\":%u",
-                l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1], l->block[2],
-                l->shared_bytes);
+        fprintf(t->f, ",\"args\":{\"grid\":\"%u,%u,%u\",\"block\":\"%u,%u,%u\"", l->grid[0],
+                l->grid[1], l->grid[2], l->block[0], l->block[1], l->block[2]);
+        if (l->shared_bytes)
+            fprintf(t->f, ",\"shared_bytes\":%u", l->shared_bytes);
+        fputc('}', t->f);
     } else if (c->is_copy) {
         const ct_rec_copy *cp = c->copy;
         double gbps = dur ? (double)cp->bytes / (double)dur : 0;
-        fprintf(t->f, ",\"bytes\":%llu,\"src_kind\":\"%s\",\"dst_kind\":\"%s\",\"gbps\":%.3f,\"async\":%s",
+        fprintf(t->f, ",\"args\":{\"bytes\":%llu,\"src_kind\":\"%s\",\"dst_kind\":\"%s\",\"gbps\":%.3f,\"async\":%s}",
                 (unsigned long long)cp->bytes, kind_name(cp->src_kind), kind_name(cp->dst_kind), gbps,
                 cp->flags & CT_COPY_ASYNC ? "true" : "false");
     }
-    fputs("}}", t->f);
-    if (c->is_copy && dur) {
+    fputc('}', t->f);
+    if (bw) {
         double gbps = (double)c->copy->bytes / (double)dur;
         char cname[48];
         snprintf(cname, sizeof cname, "GPU %d copy bandwidth (GB/s)", dev);
@@ -186,9 +230,9 @@ static void on_gpu(void *ctx, ct_proc *p, const ct_rec_gpu *g, uint64_t end, con
         str_field(t, "name", cname);
         fputs(",\"args\":{\"GB/s\":0}}", t->f);
     }
-    if (c->have_api && (c->is_launch || c->is_copy)) {
+    if (flow) {
         /* the arrow: from inside the call to the start of its GPU work */
-        uint64_t id = flow_id(p, g->corr);
+        uint64_t id = ++t->flows;
         uint64_t s_ts = c->api_start + (c->api_end - c->api_start) / 2;
         ev_open(t, "s", p, c->tid, s_ts);
         fprintf(t->f, ",\"id\":%llu,\"cat\":\"launch\",\"name\":\"launch\"}", (unsigned long long)id);
@@ -201,7 +245,7 @@ static void on_gpu(void *ctx, ct_proc *p, const ct_rec_gpu *g, uint64_t end, con
 static void on_mem(void *ctx, ct_proc *p, uint64_t ts, int dev, uint64_t in_use)
 {
     tl *t = ctx;
-    if (!keep_proc(t, p) || !in_window(t, ts, ts))
+    if (!keep_proc(t, p) || !in_window(t, ts, ts) || !room(t, ts, 1))
         return;
     char name[48];
     if (dev < 0)
@@ -225,6 +269,9 @@ static const char usage[] =
     "  --from MS          only events ending after MS milliseconds from the trace start\n"
     "  --to MS            only events starting before MS milliseconds from the trace start\n"
     "  --pid PID          only this process\n"
+    "  --driver-calls     also the driver calls made inside runtime calls\n"
+    "  --max-events N     stop after N events, with a warning saying where (default 2000000,\n"
+    "                     about what ui.perfetto.dev opens comfortably; 0: no limit)\n"
     "\n"
     "Exit status: 0 done, 2 usage error, 3 unreadable input.\n";
 
@@ -234,12 +281,15 @@ int ct_cmd_timeline(int argc, char **argv)
                                          {"from", required_argument, NULL, 'f'},
                                          {"to", required_argument, NULL, 't'},
                                          {"pid", required_argument, NULL, 'p'},
+                                         {"max-events", required_argument, NULL, 'm'},
+                                         {"driver-calls", no_argument, NULL, 'd'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     const char *out = NULL;
     double from = 0, to = 0;
     long pid = -1;
-    int c;
+    unsigned long long max_events = CT_TL_MAX_EVENTS;
+    int c, driver_calls = 0;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
@@ -265,6 +315,14 @@ int ct_cmd_timeline(int argc, char **argv)
             if (end == optarg || *end || pid < 0)
                 return ct_cli_usage_error("timeline", "--pid expects a process id, got '%s'", optarg);
             break;
+        case 'd':
+            driver_calls = 1;
+            break;
+        case 'm':
+            max_events = strtoull(optarg, &end, 10);
+            if (end == optarg || *end || *optarg == '-')
+                return ct_cli_usage_error("timeline", "--max-events expects a count, got '%s'", optarg);
+            break;
         case 'h':
             fputs(usage, stdout);
             return CT_EXIT_OK;
@@ -283,7 +341,7 @@ int ct_cmd_timeline(int argc, char **argv)
     int rc = ct_load_open("timeline", argv + optind, argc - optind, &rd);
     if (rc != CT_EXIT_OK)
         return rc;
-    tl t = {.first = 1, .pid = pid};
+    tl t = {.first = 1, .pid = pid, .max_events = max_events, .driver_calls = driver_calls};
     FILE *f = strcmp(out, "-") ? fopen(out, "w") : stdout;
     if (!f) {
         fprintf(stderr, "cutrace timeline: error: %s: cannot create the output file: %m\n", out);
@@ -301,8 +359,12 @@ int ct_cmd_timeline(int argc, char **argv)
     fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", f);
     ct_model m;
     rc = ct_load_run("timeline", rd, &obs, 0, &m);
+    uint64_t t_end = 0;
     if (rc == CT_EXIT_OK) {
         fputs("\n]}\n", f);
+        for (size_t i = 0; i < m.nprocs; i++)
+            if (m.procs[i].t_last > t_end)
+                t_end = m.procs[i].t_last;
         ct_model_free(&m);
     }
     ct_reader_close(rd);
@@ -315,6 +377,15 @@ int ct_cmd_timeline(int argc, char **argv)
     } else if (rc == CT_EXIT_OK && f != stdout) {
         fprintf(stderr, "cutrace timeline: wrote %llu events to %s (open it in https://ui.perfetto.dev)\n",
                 (unsigned long long)t.events, out);
+    }
+    if (rc == CT_EXIT_OK && t.stopped_at) {
+        uint64_t at = t.stopped_at > t.base ? t.stopped_at - t.base : 0;
+        uint64_t all = t_end > t.base ? t_end - t.base : 0;
+        fprintf(stderr,
+                "cutrace timeline: warning: stopped at %llu events (--max-events), at %.3f ms of "
+                "%.3f ms: the events after that are not in %s; choose a window with --from/--to, "
+                "or --max-events 0 for all (viewers struggle beyond a few million events)\n",
+                (unsigned long long)t.max_events, (double)at / 1e6, (double)all / 1e6, out);
     }
     ct_map_free(&t.streams);
     return rc;

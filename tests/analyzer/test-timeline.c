@@ -1,5 +1,7 @@
 /* cutrace timeline: valid Trace Event JSON with the expected processes, tracks, events, flows
- * and counters; --pid and --from/--to restrict it. */
+ * and counters; --pid and --from/--to restrict it; it stays compact (no correlation ids, times
+ * with at most 3 decimals, driver calls inside runtime calls only with --driver-calls) and stops
+ * at --max-events with a warning. */
 #include "an_helpers.h"
 
 #include <math.h>
@@ -50,7 +52,8 @@ TEST_IMPL(timeline_trace_event_format)
     ASSERT_INT(count(ev, "X", "memory", NAN), ==, 2 * 10);
     ASSERT_INT(count(ev, "s", "launch", NAN), ==, 2 * 160);
     ASSERT_INT(count(ev, "f", "launch", NAN), ==, 2 * 160);
-    ASSERT(count(ev, "X", "cuda_api", NAN) >= 2 * (150 * 2 + 10 + 5 + 6));
+    /* runtime calls only: 150 launches, 10 copies, 5 syncs, 6 allocations and frees per rank */
+    ASSERT_INT(count(ev, "X", "cuda_api", NAN), ==, 2 * (150 + 10 + 5 + 6));
     int procs = 0, gpu_tracks = 0, mem_counters = 0, bw = 0;
     for (size_t i = 0; i < ev->n; i++) {
         const tj *e = ev->v[i];
@@ -83,6 +86,21 @@ TEST_IMPL(timeline_trace_event_format)
     ASSERT_INT(mem_counters, ==, 2 * 6); /* 3 allocations and 3 frees per rank */
     ASSERT_INT(bw, ==, 2 * 2 * 10);
     tj_free(j);
+    /* compact: no correlation ids, integer microseconds or at most 3 decimals */
+    char *text = ct_test_read_file(out, NULL);
+    ASSERT(text);
+    ASSERT(!strstr(text, "\"corr\""));
+    ASSERT(!strstr(text, ".000"));
+    for (const char *q = text; (q = strstr(q, "\"ts\":")); q += 5) {
+        const char *dot = q + 5;
+        while (*dot == '-' || (*dot >= '0' && *dot <= '9'))
+            dot++;
+        if (*dot == '.') {
+            size_t dec = strspn(dot + 1, "0123456789");
+            ASSERT(dec >= 1 && dec <= 3 && dot[dec] != '0');
+        }
+    }
+    free(text);
     /* python's parser agrees, when python is here */
     char cmd[4200];
     snprintf(cmd, sizeof cmd, "command -v python3 >/dev/null || exit 0; python3 -m json.tool %s >/dev/null", out);
@@ -91,6 +109,33 @@ TEST_IMPL(timeline_trace_event_format)
     ASSERT_INT(ct_test_run(&p, argv, NULL, 60), ==, 0);
     ASSERT_INT(p.code, ==, 0);
     ct_test_proc_free(&p);
+    /* the driver calls nested in the launches, on request */
+    j = timeline(dir, "--driver-calls", out);
+    ASSERT(j);
+    ASSERT_INT(count(tj_get(j, "traceEvents"), "X", "cuda_api", NAN), ==, 2 * (150 * 2 + 10 + 5 + 6));
+    tj_free(j);
+    /* --max-events: the first N events at most (metadata aside), and a warning saying where it stopped */
+    char args[4300];
+    snprintf(args, sizeof args, "timeline {} -o %s --max-events 100", out);
+    ct_test_proc mp;
+    ASSERT_INT(an_run(&mp, args, dir), ==, 0);
+    ASSERT_INT(mp.code, ==, 0);
+    ASSERT_CONTAINS(mp.err, "warning: stopped at 100 events (--max-events), at ");
+    ct_test_proc_free(&mp);
+    text = ct_test_read_file(out, NULL);
+    ASSERT(text);
+    char err[256];
+    j = tj_parse(text, err, sizeof err);
+    free(text);
+    ASSERT(j);
+    ev = tj_get(j, "traceEvents");
+    size_t nonmeta = 0;
+    for (size_t i = 0; i < ev->n; i++)
+        nonmeta += strcmp(tj_str(ev->v[i], "ph"), "M") != 0;
+    /* whole items only: a GPU interval comes with up to 4 more events (flow, bandwidth) */
+    ASSERT_UINT(nonmeta, <=, 100);
+    ASSERT_UINT(nonmeta, >=, 96);
+    tj_free(j);
     /* one process only */
     j = timeline(dir, "--pid 1001", out);
     ASSERT(j);
