@@ -195,6 +195,7 @@ typedef struct {
     ct_stack_def *stacks;
     size_t nstrs, strs_cap, nframes, frames_cap, nstacks, stacks_cap;
     ct_block *arena;
+    uint64_t def_bytes;        /* memory held by definitions, against CT_DEFS_MAX */
 } ct_fin;
 
 struct ct_reader {
@@ -266,6 +267,24 @@ static const uint8_t *ct_fin_bytes(ct_fin *f, uint64_t off, size_t len)
 
 /* Registers a STRING, FRAME or STACK definition (body after dts). A redefinition keeps the
  * first. Returns 0, or 1 if the body is malformed, or CT_E_NOMEM. */
+/* Charges a definition of `bytes` (plus its table entries) to the file's budget: 0, or 1 if
+ * the budget is spent (warned once), when the definition is to be ignored. Compression lets a
+ * small file define gigabytes of names; past CT_DEFS_MAX their ids read as undefined. */
+static int ct_def_charge(ct_fin *f, uint64_t bytes)
+{
+    const uint64_t entry = 40; /* table slot, id map slots at half load, arena rounding */
+    if (f->def_bytes + bytes + entry <= CT_DEFS_MAX) {
+        f->def_bytes += bytes + entry;
+        return 0;
+    }
+    if (f->def_bytes <= CT_DEFS_MAX) {
+        f->def_bytes = CT_DEFS_MAX + 1;
+        ct_warn(f, "more than %u bytes of string, frame and stack definitions: the rest are "
+                   "ignored (their ids show as undefined)", CT_DEFS_MAX);
+    }
+    return 1;
+}
+
 static int ct_define(ct_fin *f, uint32_t type, const uint8_t *b, const uint8_t *be)
 {
     int bad = 0;
@@ -276,7 +295,7 @@ static int ct_define(ct_fin *f, uint32_t type, const uint8_t *b, const uint8_t *
         uint64_t n = ct_get_uv(&b, be, &bad);
         if (bad || n > CT_STRING_MAX || n > (uint64_t)(be - b))
             return 1;
-        if (ct_idmap_find(&f->str_ids, id))
+        if (ct_idmap_find(&f->str_ids, id) || ct_def_charge(f, n + 1))
             return 0;
         char *t = ct_arena_alloc(&f->arena, n + 1);
         if (!t || ct_reserve(&f->strs, &f->strs_cap, f->nstrs, sizeof *f->strs) < 0)
@@ -295,7 +314,7 @@ static int ct_define(ct_fin *f, uint32_t type, const uint8_t *b, const uint8_t *
         fr.offset = ct_get_uv(&b, be, &bad);
         if (bad)
             return 1;
-        if (ct_idmap_find(&f->frame_ids, id))
+        if (ct_idmap_find(&f->frame_ids, id) || ct_def_charge(f, sizeof fr))
             return 0;
         if (ct_reserve(&f->frames, &f->frames_cap, f->nframes, sizeof *f->frames) < 0)
             return CT_E_NOMEM;
@@ -308,7 +327,7 @@ static int ct_define(ct_fin *f, uint32_t type, const uint8_t *b, const uint8_t *
     /* Each frame id takes at least one byte: a count above the bytes left is a lie. */
     if (bad || n > CT_STACK_MAX || n > (uint64_t)(be - b))
         return 1;
-    if (ct_idmap_find(&f->stack_ids, id))
+    if (ct_idmap_find(&f->stack_ids, id) || ct_def_charge(f, n * sizeof(uint32_t)))
         return 0;
     uint32_t *frames = ct_arena_alloc(&f->arena, (size_t)n * sizeof(uint32_t) + 1);
     if (!frames)

@@ -45,6 +45,9 @@ extern "C" {
 #define CT_HEADER_BODY_MAX (1u << 20)  /* largest file header field area a reader accepts */
 #define CT_STRING_MAX 65535u           /* longest string a STRING record may carry */
 #define CT_STACK_MAX 512u              /* most frames a STACK record may carry */
+/* Most memory a reader gives one file's definitions (strings, frames, stacks: a million kernel
+ * names take ~80 MB); beyond it further definitions are ignored with a warning. */
+#define CT_DEFS_MAX (256u << 20)
 /* Largest encoding of any one record: a maximal STRING or STACK record plus framing. */
 #define CT_REC_MAX_BYTES (CT_STRING_MAX + 64u)
 

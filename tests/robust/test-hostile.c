@@ -6,6 +6,7 @@
 #include "rb.h"
 
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include "ct_wire.h"
 #include "fz.h"
@@ -353,6 +354,26 @@ static int rb_raw_chunk(rb_raw *w, ct_enc *e, uint64_t lost)
     return 0;
 }
 
+/* A zstd chunk of the records raw[0..len) (up to CT_CHUNK_RAW_MAX), which must compress to
+ * less than max_file bytes: what a small hostile file can make a reader decode. */
+static int rb_zchunk(rb_raw *w, const uint8_t *raw, size_t len, size_t max_file)
+{
+    size_t cap = ct_chunk_bound(len);
+    uint8_t *out = malloc(cap);
+    ct_zctx *z = ct_zctx_new(1);
+    ASSERT(out && z);
+    /* A low-water mark above every record: nothing waits for later chunks. */
+    ct_chunk_info ci = {.tid = 1, .seq = w->seq++, .ts_base = 1ull << 40,
+                        .low_water = 1ull << 50};
+    ssize_t n = ct_chunk_build(z, &ci, raw, len, out, cap);
+    ASSERT_INT(n, >, 0);
+    ASSERT_UINT((size_t)n, <, max_file);
+    ASSERT_UINT(fwrite(out, 1, (size_t)n, w->f), ==, (size_t)n);
+    ct_zctx_free(z);
+    free(out);
+    return 0;
+}
+
 TEST_IMPL(hostile_zero_length_chunks)
 {
     char path[4096], only[4096];
@@ -479,18 +500,9 @@ TEST_IMPL(hostile_unsorted_decompression_bomb)
         raw[i + 1] = 1;      /* len: just the dts */
         raw[i + 2] = 1;      /* dts = -1 (zigzag) */
     }
-    size_t cap = ct_chunk_bound(raw_len);
-    uint8_t *out = malloc(cap);
-    ASSERT(out != NULL);
-    ct_zctx *z = ct_zctx_new(1);
-    ct_chunk_info ci = {.tid = 1, .seq = 0, .ts_base = 1ull << 40};
-    ssize_t n = ct_chunk_build(z, &ci, raw, raw_len, out, cap);
-    ASSERT_INT(n, >, 0);
-    ASSERT_INT(n, <, 1 << 20);
-    ASSERT_UINT(fwrite(out, 1, (size_t)n, w.f), ==, (size_t)n);
+    if (rb_zchunk(&w, raw, raw_len, 1u << 20))
+        return 1;
     ASSERT_INT(fclose(w.f), ==, 0);
-    ct_zctx_free(z);
-    free(out);
     free(raw);
     free(w.out);
     ct_test_proc p;
@@ -504,5 +516,47 @@ TEST_IMPL(hostile_unsorted_decompression_bomb)
     /* The chunk (64 MiB), its records kept for sorting (within the 256 MiB pending bound) and
      * the output buffer; nothing per record beyond that. */
     ASSERT_INT(rss, <, 400 * 1024);
+    return 0;
+}
+
+/* Ten chunks of 64 MiB, each a thousand distinct 64 KiB strings, in a file of a few KiB: the
+ * reader keeps definitions up to CT_DEFS_MAX and ignores the rest with a warning. */
+TEST_IMPL(hostile_definitions_bomb)
+{
+    char path[4096];
+    rb_raw w;
+    if (rb_raw_open(&w, rb_tmp(path, "defs.cutrace")))
+        return 1;
+    static char text[CT_STRING_MAX];
+    memset(text, 'n', sizeof text);
+    uint8_t *raw = malloc(CT_CHUNK_RAW_MAX);
+    ASSERT(raw != NULL);
+    uint32_t id = 1;
+    for (int chunk = 0; chunk < 10; chunk++) {
+        ct_enc e;
+        ct_enc_init(&e, raw, CT_CHUNK_RAW_MAX);
+        while (ct_enc_string(&e, 1, id, text, sizeof text) == 0)
+            id++;
+        if (rb_zchunk(&w, raw, e.len, 1u << 20))
+            return 1;
+    }
+    ASSERT_INT(fclose(w.f), ==, 0);
+    free(raw);
+    free(w.out);
+    struct stat st;
+    ASSERT_INT(stat(path, &st), ==, 0);
+    printf("%u strings of %u bytes in a file of %lld bytes\n", id - 1, CT_STRING_MAX,
+           (long long)st.st_size);
+    ct_test_proc p;
+    long rss;
+    char *sum[] = {"summary", path, NULL};
+    if (rb_cutrace(&p, 0, sum, 0, &rss))
+        return 1;
+    printf("summary: %ld KiB resident\n", rss);
+    ASSERT_CONTAINS(p.err, "bytes of string, frame and stack definitions: the rest are ignored");
+    ct_test_proc_free(&p);
+    /* The definitions' bound, two decoded chunks (the one just finished is freed after the
+     * next is decoded), 32 MiB for the rest; without the bound this took 789 MB. */
+    ASSERT_INT(rss, <, (CT_DEFS_MAX >> 10) + (2 * CT_CHUNK_RAW_MAX >> 10) + 32 * 1024);
     return 0;
 }
