@@ -34,6 +34,12 @@ static ct_stack_def *ct_stacks;
 static uint32_t ct_nframes, ct_nstacks, ct_frames_cap, ct_stacks_cap;
 static uint32_t ct_frames_emitted, ct_stacks_emitted;
 static pthread_once_t ct_stk_once = PTHREAD_ONCE_INIT;
+/* Table sizes: the lookup maps (2^16 slots) cache up to 3/4 of their slots; beyond these a
+ * stack or frame could never be found again, and each capture would lock and allocate. */
+#define CT_MAP_LOG2 16
+#define CT_MAX_STACKS (3u << (CT_MAP_LOG2 - 2))
+#define CT_MAX_FRAMES (3u << (CT_MAP_LOG2 - 2))
+static _Atomic int ct_stk_full;            /* no new stack can be interned */
 static uintptr_t ct_self_lo, ct_self_hi; /* libcutrace's executable segment */
 
 static int ct_find_self(struct dl_phdr_info *info, size_t size, void *arg)
@@ -54,8 +60,8 @@ static int ct_find_self(struct dl_phdr_info *info, size_t size, void *arg)
 
 static void ct_stack_init(void)
 {
-    ct_hmap_init(&ct_frame_ids, 16);
-    ct_hmap_init(&ct_stack_ids, 16);
+    ct_hmap_init(&ct_frame_ids, CT_MAP_LOG2);
+    ct_hmap_init(&ct_stack_ids, CT_MAP_LOG2);
     dl_iterate_phdr(ct_find_self, NULL);
 }
 
@@ -205,10 +211,14 @@ uint32_t ct_stack_capture(void)
     uint64_t id;
     if (ct_hmap_get(&ct_stack_ids, h, &id))
         return (uint32_t)id;
+    if (atomic_load_explicit(&ct_stk_full, memory_order_relaxed))
+        return 0;
     pthread_mutex_lock(&ct_stk_mu);
     uint32_t sid = 0;
     if (ct_hmap_get(&ct_stack_ids, h, &id)) {
         sid = (uint32_t)id;
+    } else if (ct_nstacks >= CT_MAX_STACKS || ct_nframes + (uint32_t)n > CT_MAX_FRAMES) {
+        atomic_store_explicit(&ct_stk_full, 1, memory_order_relaxed);
     } else if (ct_nstacks == ct_stacks_cap) {
         uint32_t cap = ct_stacks_cap ? ct_stacks_cap * 2 : 256;
         ct_stack_def *v = realloc(ct_stacks, cap * sizeof *v);
@@ -217,7 +227,8 @@ uint32_t ct_stack_capture(void)
             ct_stacks_cap = cap;
         }
     }
-    if (!sid && ct_nstacks < ct_stacks_cap) {
+    if (!sid && !atomic_load_explicit(&ct_stk_full, memory_order_relaxed) &&
+        ct_nstacks < ct_stacks_cap) {
         uint32_t *frames = malloc((size_t)n * sizeof *frames);
         if (frames) {
             for (int i = 0; i < n; i++)

@@ -7,7 +7,9 @@
  * FRAME (function name from dladdr, demangled when the process has a C++ runtime; module path;
  * offset from the module's load address) and the stack a STACK of frame ids. The writer writes
  * the definitions not yet written (ct_stack_pending) after the strings they use and before any
- * record that refers to them. */
+ * record that refers to them. The tables hold at most 49152 stacks and 49152 frames (what their
+ * lock-free lookup maps cache); a process with more distinct call sites gets stack id 0 for the
+ * new ones, at the cost of the hash lookup only. */
 #ifndef CT_STACK_H
 #define CT_STACK_H
 
