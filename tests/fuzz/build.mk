@@ -13,9 +13,17 @@ FUZZ_CFLAGS  := -g -O1 -std=gnu11 $(WARN) -fno-strict-aliasing -I$(CUDA_INC) -It
 FUZZ_LIB_OBJS := $(patsubst %.c,$(FUZZ_B)/obj/%.o,$(CTTRACE_SRCS) tests/fuzz/fz.c)
 FUZZ_CLI_OBJS := $(patsubst %.c,$(FUZZ_B)/obj/%.o,$(ANALYZER_SRCS))
 
-# libFuzzer's runtime is Debian's libclang-rt-*-dev; install it when missing and root.
+# clang and libFuzzer's runtime (Debian's clang and libclang-rt-*-dev): installed when missing
+# and root.
 $(FUZZ_B)/.clang-ok:
 	@mkdir -p $(dir $@)
+	@if ! command -v $(FUZZ_CC) >/dev/null; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "installing clang (libFuzzer)"; apt-get install -y -qq clang >/dev/null || exit 1; \
+	  else \
+	    echo "error: $(FUZZ_CC) not found; run: sudo apt-get install -y clang" >&2; exit 1; \
+	  fi; \
+	fi
 	@echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { (void)d; (void)n; return 0; }' \
 	  > $(FUZZ_B)/probe.c
 	@if ! $(FUZZ_CC) -fsanitize=fuzzer -o $(FUZZ_B)/probe $(FUZZ_B)/probe.c 2>/dev/null; then \
