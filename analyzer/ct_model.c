@@ -47,6 +47,10 @@ struct ct_sweep {
     uint64_t max_dur;    /* longest interval seen */
     int api_depth, sync_depth, mem_depth;
     int ndev;            /* devices [0, ndev) may have GPU work */
+    /* back-to-back plain calls of one thread, merged as GPU runs are (api_interval) */
+    int api_open;
+    uint32_t api_tid;
+    uint64_t api_start, api_end;
     uint32_t last_tid;
 };
 
@@ -593,6 +597,10 @@ static void apply(ct_model *m, ct_proc *p, const ct_pt *pt)
 static void sweep_run(ct_model *m, ct_proc *p, uint64_t upto)
 {
     ct_sweep *s = p->sweep;
+    if (s->api_open && s->api_end < upto) {
+        s->api_open = 0;
+        sweep_push(p, (ct_pt){.t = s->api_end, .type = P_API_END, .a = s->api_tid});
+    }
     /* a merged GPU interval ending before upto cannot grow any more (a later record starts
      * after upto): its end goes in now, before the sweep passes it */
     for (int d = 0; d < CT_MAX_DEV; d++) {
@@ -622,6 +630,36 @@ static void push_interval(ct_proc *p, uint64_t a, uint64_t b, int tb, int te, in
         s->max_dur = b - a;
     sweep_push(p, (ct_pt){.t = a, .type = (uint8_t)tb, .dev = (uint8_t)dev, .flag = (uint8_t)flag, .a = tid});
     sweep_push(p, (ct_pt){.t = b, .type = (uint8_t)te, .dev = (uint8_t)dev, .flag = (uint8_t)flag, .a = tid});
+}
+
+/* A top-level API call. Calls of one thread that start where the previous one ended (a launch
+ * loop) enter the sweep as one run, as GPU runs do: the host is inside CUDA throughout either
+ * way. Calls with a flag (blocking copies, allocations) keep their own points. */
+static void api_interval(ct_proc *p, uint64_t a, uint64_t b, int flag, uint32_t tid)
+{
+    ct_sweep *s = p->sweep;
+    if (b < a)
+        a = b;
+    if (b - a > s->max_dur)
+        s->max_dur = b - a;
+    if (s->api_open && !flag && tid == s->api_tid && a >= s->api_start && a <= s->api_end) {
+        if (b > s->api_end)
+            s->api_end = b;
+        return;
+    }
+    if (s->api_open) {
+        s->api_open = 0;
+        sweep_push(p, (ct_pt){.t = s->api_end, .type = P_API_END, .a = s->api_tid});
+    }
+    if (flag) {
+        push_interval(p, a, b, P_API_BEGIN, P_API_END, 0, flag, tid);
+        return;
+    }
+    s->api_open = 1;
+    s->api_tid = tid;
+    s->api_start = a;
+    s->api_end = b;
+    sweep_push(p, (ct_pt){.t = a, .type = P_API_BEGIN, .a = tid});
 }
 
 /* GPU intervals of a device that start inside the previous one's span (back-to-back kernels,
@@ -788,7 +826,7 @@ static void on_api(ct_model *m, ct_proc *p, const ct_rec *r)
     int flag = ((cat & CAT_SYNCCOPY) ? PF_SYNCCOPY : 0) |
                ((cat & CAT_MEM) && !a->parent ? PF_MEMCALL : 0);
     if (!a->parent) /* a nested call lies inside its parent: the parent's interval covers it */
-        push_interval(p, start, r->ts, P_API_BEGIN, P_API_END, 0, flag, r->tid);
+        api_interval(p, start, r->ts, flag, r->tid);
     if (cat & (CAT_LAUNCH | CAT_COPY | CAT_MEM)) {
         callent *c = call_get(p, a->corr, 0);
         if (c) {
