@@ -801,6 +801,18 @@ static void await_done(ct_model *m, ct_proc *p, ct_thread *th, uint32_t file)
         gpu_done(m, p, &w->gpu, w->gpu_end, w, file);
 }
 
+/* The call's API record joins its entry. */
+static void call_api(callent *c, const ct_apislot *a, uint32_t tid)
+{
+    c->have_api = 1;
+    c->api_start = a->start;
+    c->api_end = a->end;
+    c->api_idx = a->idx;
+    c->tid = tid;
+    if (a->stack)
+        c->stack = a->stack;
+}
+
 static void on_api(ct_model *m, ct_proc *p, const ct_rec *r)
 {
     const ct_rec_api *a = &r->u.api;
@@ -828,32 +840,17 @@ static void on_api(ct_model *m, ct_proc *p, const ct_rec *r)
     if (!a->parent) /* a nested call lies inside its parent: the parent's interval covers it */
         api_interval(p, start, r->ts, flag, r->tid);
     if (cat & (CAT_LAUNCH | CAT_COPY | CAT_MEM)) {
+        ct_apislot sl = {.corr = a->corr, .start = start, .end = r->ts, .idx = idx, .stack = stack};
         callent *c = call_get(p, a->corr, 0);
         if (c) {
-            c->have_api = 1;
-            c->api_start = start;
-            c->api_end = r->ts;
-            c->api_idx = idx;
-            c->tid = r->tid;
-            if (stack)
-                c->stack = stack;
+            call_api(c, &sl, r->tid);
             if (c->have_detail)
                 call_host_done(p, c);
         } else {
-            callent *n = call_get(p, a->corr, 1);
-            n->have_api = 1;
-            n->api_start = start;
-            n->api_end = r->ts;
-            n->api_idx = idx;
-            n->tid = r->tid;
-            n->stack = stack;
             /* A detail is appended next to its call, so a call of this thread that is still
-             * without one four calls later never gets one (a nested call, a lost record). */
-            int k = (int)(th->api_calls % 4);
-            callent *old = th->recent_corr[k] ? call_get(p, th->recent_corr[k], 0) : NULL;
-            if (old && !old->have_detail)
-                call_drop(p, th->recent_corr[k]);
-            th->recent_corr[k] = a->corr;
+             * without one four calls later never gets one (a nested call, a lost record): the
+             * call waits in the thread's ring, not in the join table. */
+            th->recent[th->api_calls % 4] = sl;
         }
     }
     if (th->await_corr)
@@ -862,12 +859,22 @@ static void on_api(ct_model *m, ct_proc *p, const ct_rec *r)
         m->obs->on_api(m->obs->ctx, p, r, ct_map_key(&m->api_names, idx));
 }
 
-/* Detail records (LAUNCH, COPY, MEM) attach to their call. */
-static callent *detail(ct_proc *p, uint64_t corr, int type)
+/* Detail records (LAUNCH, COPY, MEM) attach to their call: its entry, or its API record still in
+ * the thread's ring (the caller does the host-side accounting once it has stored the detail). */
+static callent *detail(ct_proc *p, uint64_t corr, int type, uint32_t tid)
 {
     callent *c = call_get(p, corr, 1);
     c->type = (uint8_t)type;
     c->have_detail = 1;
+    if (!c->have_api) {
+        ct_thread *th = thread_of(p, tid);
+        for (int k = 0; k < 4; k++)
+            if (th->recent[k].corr == corr) {
+                th->recent[k].corr = 0;
+                call_api(c, &th->recent[k], tid);
+                break;
+            }
+    }
     return c;
 }
 
@@ -1040,7 +1047,7 @@ static void on_mem(ct_proc *p, const ct_rec *r)
         sweep_push(p, (ct_pt){.t = r->ts, .type = P_FREE, .dev = le->dev, .a = le->stack, .b = le->size});
         ct_pool_put(&p->allocs, li);
     }
-    callent *c = detail(p, mr->corr, CT_REC_MEM);
+    callent *c = detail(p, mr->corr, CT_REC_MEM, r->tid);
     c->churn = (uint8_t)churn;
     if (stack)
         c->stack = stack;
@@ -1117,7 +1124,7 @@ void ct_model_feed(ct_model *m, const ct_rec *r)
     case CT_REC_LAUNCH:
     case CT_REC_COPY: {
         uint64_t corr = r->type == CT_REC_LAUNCH ? r->u.launch.corr : r->u.copy.corr;
-        callent *c = detail(p, corr, (int)r->type);
+        callent *c = detail(p, corr, (int)r->type, r->tid);
         if (r->type == CT_REC_LAUNCH)
             c->u.launch = r->u.launch;
         else

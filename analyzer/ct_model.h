@@ -115,6 +115,12 @@ typedef struct {
     uint64_t kernels, kernel_ns;
 } ct_dev;
 
+/* An API call that may still get a detail record */
+typedef struct {
+    uint64_t corr, start, end;
+    uint32_t idx, stack;          /* API name index, stack index */
+} ct_apislot;
+
 typedef struct {
     uint32_t tid;
     double rate;                  /* CPU seconds per second over the current reading interval */
@@ -122,7 +128,7 @@ typedef struct {
     uint64_t last_ts, last_cpu;   /* previous reading */
     int have_reading;
     uint64_t api_calls;
-    uint64_t recent_corr[4];      /* last calls still waiting for their detail record */
+    ct_apislot recent[4];         /* last calls still waiting for their detail record */
     /* A call's site is on its API record, which follows its SYNC record and its detail: */
     uint64_t last_api_corr;       /* the thread's last API record ... */
     uint32_t last_api_stack;      /* ... and its stack index */
