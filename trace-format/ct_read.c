@@ -166,6 +166,10 @@ typedef struct {
     ct_chunk_info chunk;       /* delivered first when chunk_pending */
     int chunk_pending;
     uint64_t head_ts;          /* time of the next record (set by ct_cursor_peek) */
+    /* what ct_cursor_peek parsed of the record at pk_at, so ct_decode does not parse it again */
+    const uint8_t *pk_at, *pk_body, *pk_end;
+    uint32_t pk_type;
+    int pk_bad;
 } ct_cursor;
 
 typedef struct {
@@ -367,16 +371,27 @@ static int ct_decode(ct_fin *f, ct_cursor *c, ct_rec *r)
 {
     if (c->p < c->end) {
         int bad = 0;
-        const uint8_t *p = c->p, *end = c->end;
-        uint64_t type = ct_get_uv(&p, end, &bad);
-        uint64_t len = ct_get_uv(&p, end, &bad);
-        if (bad || type == 0 || len > (uint64_t)(end - p)) {
-            ct_malformed_rest(f, c, type == 0 ? "record type 0" : "record overruns the chunk");
-            return 0;
+        uint64_t type;
+        const uint8_t *b, *be;
+        if (c->pk_at == c->p) {
+            type = c->pk_type;
+            b = c->pk_body;
+            be = c->pk_end;
+            bad = c->pk_bad;
+            r->ts = c->head_ts;
+        } else {
+            const uint8_t *p = c->p, *end = c->end;
+            type = ct_get_uv(&p, end, &bad);
+            uint64_t len = ct_get_uv(&p, end, &bad);
+            if (bad || type == 0 || len > (uint64_t)(end - p)) {
+                ct_malformed_rest(f, c, type == 0 ? "record type 0" : "record overruns the chunk");
+                return 0;
+            }
+            b = p;
+            be = p + len;
+            r->ts = c->prev_ts + (uint64_t)ct_get_sv(&b, be, &bad);
         }
-        const uint8_t *b = p, *be = p + len;
         c->p = be;
-        r->ts = c->prev_ts + (uint64_t)ct_get_sv(&b, be, &bad);
         c->prev_ts = r->ts;
         r->tid = c->tid;
         r->file = f->index;
@@ -602,7 +617,12 @@ static int ct_cursor_peek(ct_fin *f, ct_cursor *c)
         ct_malformed_rest(f, c, type == 0 ? "record type 0" : "record overruns the chunk");
         return 0;
     }
+    c->pk_at = c->p;
+    c->pk_end = p + len;
+    c->pk_type = (uint32_t)type;
     c->head_ts = c->prev_ts + (uint64_t)ct_get_sv(&p, p + len, &bad);
+    c->pk_body = p;
+    c->pk_bad = bad;
     return 1;
 }
 
