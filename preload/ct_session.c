@@ -685,16 +685,26 @@ static void ct_thread_exit(void *arg)
     atomic_store_explicit(&t->exited, 1, memory_order_release);
 }
 
+/* The fork handlers are in place from the moment libcutrace is loaded: a fork while another
+ * thread starts the trace (holding ct_reg_mu) must wait for it, or the child inherits the lock
+ * held and deadlocks on its first CUDA call. */
+__attribute__((constructor)) static void ct_session_load(void)
+{
+    pthread_key_create(&ct_exit_key, ct_thread_exit);
+    pthread_atfork(ct_fork_prepare, ct_fork_parent, ct_fork_child);
+}
+
 static int ct_session_start_locked(void)
 {
-    static int atfork_done;
+    static int maps_ready;
     if (atomic_load(&ct_state) != CT_OFF)
         return atomic_load(&ct_state) == CT_RUNNING ? 0 : -1;
     ct_read_options();
     ct_time_init();
-    if (!atfork_done) {
+    if (!maps_ready) {
         ct_maps_init();
         ct_intern_reserve(CT_NFNS); /* string id fn + 1 names API function fn */
+        maps_ready = 1;
     }
     if (ct_open_output() != 0) {
         atomic_store(&ct_state, CT_FAILED);
@@ -712,11 +722,6 @@ static int ct_session_start_locked(void)
             ct_opt.gpu_every = 0;
         else
             ct_enc_init(&ct_genc, ct_gbuf, CT_ENC_BYTES);
-    }
-    if (!atfork_done) {
-        pthread_key_create(&ct_exit_key, ct_thread_exit);
-        pthread_atfork(ct_fork_prepare, ct_fork_parent, ct_fork_child);
-        atfork_done = 1;
     }
     sigset_t all, old;
     sigfillset(&all);
