@@ -20,7 +20,8 @@ static void *ct_libc(const char *name)
 }
 
 #define CT_LIBC(name) ((__typeof__(&name))ct_libc(#name))
-/* Flushes, then calls the C library's `name` with args (ENOSYS if there is none). */
+/* Ends the trace, then calls the C library's `name` with args (ENOSYS if there is none);
+ * if that returns, traces on. */
 #define CT_EXEC(name, ...)                                                                       \
     do {                                                                                         \
         __typeof__(&name) real = CT_LIBC(name);                                                  \
@@ -28,8 +29,11 @@ static void *ct_libc(const char *name)
             errno = ENOSYS;                                                                      \
             return -1;                                                                           \
         }                                                                                        \
-        ct_flush_before_exec();                                                                  \
-        return real(__VA_ARGS__);                                                                \
+        int ended = ct_exec_begin();                                                             \
+        int r = real(__VA_ARGS__);                                                               \
+        if (ended)                                                                               \
+            ct_exec_failed();                                                                    \
+        return r;                                                                                \
     } while (0)
 
 CT_EXPORT int execve(const char *path, char *const argv[], char *const envp[])

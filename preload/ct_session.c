@@ -269,9 +269,8 @@ static int ct_open_output(void)
 /* How a flush runs. NOLOCK: a fatal signal interrupted a thread that may hold a tracer lock, so
  * never block on one (definitions that cannot be had now stay unwritten). SIGNAL: in the
  * handler itself: additionally no allocation, compression or CUDA call (raw chunks; pending GPU
- * timings are counted as lost). NOW: write every thread's chunk and the GPU chunk now, whatever
- * their age (before exec). */
-enum { CT_FL_FINAL = 1, CT_FL_NOLOCK = 2, CT_FL_SIGNAL = 4, CT_FL_NOW = 8 };
+ * timings are counted as lost). */
+enum { CT_FL_FINAL = 1, CT_FL_NOLOCK = 2, CT_FL_SIGNAL = 4 };
 
 static void ct_def_string(void *ctx, uint32_t id, const char *s, size_t len)
 {
@@ -383,11 +382,9 @@ static int ct_encode(ct_enc *e, const uint64_t *w)
 /* GPU timings a signal-handler flush could not hand to the harvester. */
 static uint64_t ct_gpu_dropped;
 
-/* Drains t's ring up to t->snap into its encoder, writing chunks as the buffer fills, and the
- * last one if it is old enough, or `now_too`. GPU timings to collect go to the harvester (not
- * from a signal handler, which counts them lost). */
-static void ct_drain(ct_thread *t, int final, int now_too, int compress, int in_signal,
-                     uint64_t now)
+/* Drains t's ring up to t->snap into its encoder, writing chunks as the buffer fills. GPU
+ * timings to collect go to the harvester (not from a signal handler, which counts them lost). */
+static void ct_drain(ct_thread *t, int final, int compress, int in_signal, uint64_t now)
 {
     uint64_t tail = atomic_load_explicit(&t->ring.tail, memory_order_relaxed);
     uint64_t lost = atomic_load_explicit(&t->ring.dropped, memory_order_relaxed) - t->lost_reported;
@@ -419,8 +416,7 @@ static void ct_drain(ct_thread *t, int final, int now_too, int compress, int in_
         tail += n;
         atomic_store_explicit(&t->ring.tail, tail, memory_order_release);
     }
-    if (final || now_too || lost || now - t->last_chunk >= CT_CHUNK_PERIOD_NS ||
-        t->enc.len > t->enc.cap / 2) {
+    if (final || lost || now - t->last_chunk >= CT_CHUNK_PERIOD_NS || t->enc.len > t->enc.cap / 2) {
         ct_write_chunk(&t->enc, t->tid, lost, final, compress);
         t->enc_min_ts = UINT64_MAX;
         t->lost_reported += lost;
@@ -440,11 +436,21 @@ static void ct_thread_record(ct_thread *t, unsigned flags, int nolock)
     ct_enc_thread(&ct_wenc, ct_low_water, &r);
 }
 
+/* GPU timings lost so far by the harvester, the signal-handler flush and every thread. */
+static uint64_t ct_gpu_lost_total(void)
+{
+    uint64_t n = ct_gpu_lost() + ct_gpu_dropped;
+    for (ct_thread *t = atomic_load(&ct_threads); t; t = t->next)
+        if (t->gpu)
+            n += atomic_load_explicit(&t->gpu->lost, memory_order_relaxed);
+    return n;
+}
+
 /* One flush of every thread (fl: CT_FL_*). CT_FL_FINAL: drain everything and end the trace
  * with END (how, code). */
 static void ct_flush(unsigned fl, unsigned how, int code)
 {
-    int final = !!(fl & CT_FL_FINAL), in_signal = !!(fl & CT_FL_SIGNAL), now_too = !!(fl & CT_FL_NOW);
+    int final = !!(fl & CT_FL_FINAL), in_signal = !!(fl & CT_FL_SIGNAL);
     int nolock = in_signal || (fl & CT_FL_NOLOCK);
     uint32_t me = ct_gettid(), none = 0;
     for (int spins = 0; !atomic_compare_exchange_strong(&ct_flush_owner, &none, me); spins++) {
@@ -482,7 +488,7 @@ static void ct_flush(unsigned fl, unsigned how, int code)
         if (t->dead)
             continue;
         int exited = t->snap_exited;
-        ct_drain(t, final || exited, now_too, compress, in_signal, now);
+        ct_drain(t, final || exited, compress, in_signal, now);
         if (exited && !nolock && atomic_load(&t->ring.tail) == t->snap) {
             ct_thread_record(t, CT_THREAD_EXITED, 0);
             ct_gpu_thread_dead(t);
@@ -500,17 +506,14 @@ static void ct_flush(unsigned fl, unsigned how, int code)
             ct_gpu_oldest = ct_gpu_harvest(&ct_genc, final, &ct_genc_min);
         else if (final)
             ct_gpu_dropped += ct_gpu_pending();
-        if (final || now_too || now - ct_gpu_last_chunk >= CT_CHUNK_PERIOD_NS) {
+        if (final || now - ct_gpu_last_chunk >= CT_CHUNK_PERIOD_NS) {
             ct_write_chunk_flags(&ct_genc, ct_writer_tid, 0, CT_CHUNK_GPU | (final ? CT_CHUNK_FINAL : 0),
                                  compress);
             ct_genc_min = UINT64_MAX;
             ct_gpu_last_chunk = now;
         }
     }
-    uint64_t gpu_lost = ct_gpu_lost() + ct_gpu_dropped;
-    for (ct_thread *t = atomic_load(&ct_threads); t; t = t->next)
-        if (t->gpu)
-            gpu_lost += atomic_load_explicit(&t->gpu->lost, memory_order_relaxed);
+    uint64_t gpu_lost = ct_gpu_lost_total();
     if (gpu_lost > ct_gpu_lost_reported) {
         ct_rec_loss l = {CT_LOSS_GPU_TIMING, gpu_lost - ct_gpu_lost_reported, 0};
         ct_enc_loss(&ct_wenc, now, &l);
@@ -628,7 +631,27 @@ static void ct_install_signals(void)
     }
 }
 
-/* ---- fork ---- */
+/* ---- fork, exec ---- */
+
+/* What a new trace file starts from: no definition written yet, no writer; state OFF (the next
+ * start opens the file). */
+static void ct_new_file_state(void)
+{
+    atomic_store(&ct_flush_owner, 0);
+    ct_write_failed = 0;
+    ct_low_water = 0;
+    ct_records_total = 0;
+    atomic_store(&ct_writer_stop, 0);
+    atomic_store(&ct_final_req, 0);
+    atomic_store(&ct_final_done, 0);
+    ct_intern_rewind();
+    ct_stack_rewind();
+    ct_device_reset();
+    ct_genc_min = UINT64_MAX;
+    memset(ct_fn_defined, 0, sizeof ct_fn_defined);
+    ct_gpu_oldest = UINT64_MAX;
+    atomic_store(&ct_state, CT_OFF);
+}
 
 static void ct_fork_prepare(void)
 {
@@ -649,30 +672,17 @@ static void ct_fork_parent(void)
 static void ct_fork_child(void)
 {
     ct_stack_unlock();
-    ct_stack_rewind();
     ct_maps_unlock_all();
     pthread_mutex_unlock(&ct_reg_mu);
     ct_tls = NULL;
     atomic_store(&ct_threads, NULL);
     atomic_store(&ct_thread_count, 0);
-    atomic_store(&ct_flush_owner, 0);
     ct_buffer_used = 0;
     ct_w = NULL; /* the parent's file stays the parent's: the descriptor is close-on-exec */
-    ct_write_failed = 0;
-    ct_low_water = 0;
-    ct_records_total = 0;
-    atomic_store(&ct_writer_stop, 0);
-    atomic_store(&ct_final_req, 0);
-    atomic_store(&ct_final_done, 0);
     ct_gpu_dropped = 0;
-    ct_intern_rewind();
     ct_gpu_reset();
-    ct_device_reset();
-    ct_genc_min = UINT64_MAX;
-    memset(ct_fn_defined, 0, sizeof ct_fn_defined);
-    ct_gpu_oldest = UINT64_MAX;
     ct_gpu_lost_reported = 0;
-    atomic_store(&ct_state, CT_OFF);
+    ct_new_file_state();
 }
 
 /* ---- threads ---- */
@@ -710,14 +720,16 @@ static int ct_session_start_locked(void)
         atomic_store(&ct_state, CT_FAILED);
         return -1;
     }
-    ct_wbuf = malloc(CT_ENC_BYTES);
+    if (!ct_wbuf)
+        ct_wbuf = malloc(CT_ENC_BYTES);
     if (!ct_wbuf) {
         atomic_store(&ct_state, CT_FAILED);
         return -1;
     }
     ct_enc_init(&ct_wenc, ct_wbuf, CT_ENC_BYTES);
     if (ct_opt.gpu_every) {
-        ct_gbuf = malloc(CT_ENC_BYTES);
+        if (!ct_gbuf)
+            ct_gbuf = malloc(CT_ENC_BYTES);
         if (!ct_gbuf)
             ct_opt.gpu_every = 0;
         else
@@ -792,13 +804,41 @@ void ct_record_cpu(ct_thread *th, uint64_t now)
     ct_push(th, CT_REC_CPU, 0, now, &r, sizeof r);
 }
 
-void ct_flush_before_exec(void)
+static void ct_writer_join(void)
 {
+    atomic_store(&ct_writer_stop, 1);
+    ct_writer_wake();
+    pthread_join(ct_writer_thread, NULL);
+}
+
+int ct_exec_begin(void)
+{
+    int expected = CT_RUNNING;
     /* A vfork child has a pid of its own (getpid is a system call, never cached) */
-    if (atomic_load(&ct_state) != CT_RUNNING || getpid() != ct_pid)
-        return;
+    if (getpid() != ct_pid || !atomic_compare_exchange_strong(&ct_state, &expected, CT_ENDED))
+        return 0;
     int saved = errno;
-    ct_flush(CT_FL_NOW, 0, 0);
+    ct_writer_join();
+    ct_flush(CT_FL_FINAL, CT_END_DETACH, 0);
+    errno = saved;
+    return 1;
+}
+
+void ct_exec_failed(void)
+{
+    int saved = errno;
+    pthread_mutex_lock(&ct_reg_mu);
+    ct_writer_close(ct_w);
+    ct_w = NULL;
+    ct_gpu_lost_reported = ct_gpu_lost_total();
+    ct_new_file_state();
+    uint64_t now = ct_now();
+    for (ct_thread *t = atomic_load(&ct_threads); t; t = t->next) {
+        t->announced = 0; /* their THREAD records go to the new file too */
+        t->last_chunk = now;
+    }
+    ct_session_start_locked();
+    pthread_mutex_unlock(&ct_reg_mu);
     errno = saved;
 }
 
@@ -809,9 +849,7 @@ __attribute__((destructor)) static void ct_at_exit(void)
     if (!atomic_compare_exchange_strong(&ct_state, &expected, CT_ENDED))
         return;
     int saved = errno;
-    atomic_store(&ct_writer_stop, 1);
-    ct_writer_wake();
-    pthread_join(ct_writer_thread, NULL);
+    ct_writer_join();
     ct_flush(CT_FL_FINAL, CT_END_EXIT, 0);
     ct_writer_close(ct_w);
     errno = saved;
