@@ -64,6 +64,9 @@ static pthread_key_t ct_exit_key;
 
 static ct_writer *ct_w;
 static char ct_path[PATH_MAX];
+static int ct_fd = -1;                         /* ct_w's descriptor ... */
+static dev_t ct_fd_dev;                        /* ... and the file it must still be */
+static ino_t ct_fd_ino;
 static int ct_write_failed;
 static ct_enc ct_wenc;                         /* the writer's own stream: definitions, END */
 static void *ct_wbuf;
@@ -251,6 +254,12 @@ static int ct_open_output(void)
                 "(pid %d) runs untraced\n", dir, strerror(errno), (int)getpid());
         return -1;
     }
+    struct stat st;
+    if (fstat(fd, &st) == 0) {
+        ct_fd = fd;
+        ct_fd_dev = st.st_dev;
+        ct_fd_ino = st.st_ino;
+    }
     static char scratch[16384 + 8192];
     ct_header h;
     if (ct_header_collect(&h, CT_VERSION, ct_options_text, scratch, sizeof scratch) != 0 ||
@@ -262,6 +271,26 @@ static int ct_open_output(void)
         return -1;
     }
     return 0;
+}
+
+/* The trace's descriptor is still the trace file: a program may close descriptors it did not
+ * open and get the same number for a file of its own, which must not receive trace chunks
+ * (async-signal-safe). */
+static int ct_fd_ours(void)
+{
+    struct stat st;
+    return ct_fd >= 0 && fstat(ct_fd, &st) == 0 && st.st_dev == ct_fd_dev &&
+           st.st_ino == ct_fd_ino;
+}
+
+/* Closes the trace file, unless its descriptor now belongs to the program (then the writer's
+ * few bytes of state are left). */
+static void ct_close_output(void)
+{
+    if (ct_w && ct_fd_ours())
+        ct_writer_close(ct_w);
+    ct_w = NULL;
+    ct_fd = -1;
 }
 
 /* ---- writer ---- */
@@ -318,6 +347,12 @@ static void ct_write_chunk_flags(ct_enc *e, uint32_t tid, uint64_t lost, unsigne
     /* Definitions (in the writer's stream) go to the file before the records that use them. */
     if (e != &ct_wenc && ct_wenc.nrecords)
         ct_write_chunk_flags(&ct_wenc, ct_writer_tid, 0, 0, compress);
+    if (!ct_write_failed && (e->nrecords || lost) && !ct_fd_ours()) {
+        ct_write_failed = 1;
+        if (compress)
+            fprintf(stderr, "cutrace: warning: the program closed or reused the descriptor of "
+                    "%s (fd %d); tracing stops, the program continues\n", ct_path, ct_fd);
+    }
     if (!ct_write_failed && (e->nrecords || lost)) {
         ct_chunk_info info = {0};
         info.tid = tid;
@@ -828,8 +863,7 @@ void ct_exec_failed(void)
 {
     int saved = errno;
     pthread_mutex_lock(&ct_reg_mu);
-    ct_writer_close(ct_w);
-    ct_w = NULL;
+    ct_close_output();
     ct_gpu_lost_reported = ct_gpu_lost_total();
     ct_new_file_state();
     uint64_t now = ct_now();
@@ -851,6 +885,6 @@ __attribute__((destructor)) static void ct_at_exit(void)
     int saved = errno;
     ct_writer_join();
     ct_flush(CT_FL_FINAL, CT_END_EXIT, 0);
-    ct_writer_close(ct_w);
+    ct_close_output();
     errno = saved;
 }

@@ -15,7 +15,10 @@
  *   probe sleep       initializes CUDA, allocates 4 KiB, then sleeps until killed
  *   probe exec        cuMemAlloc_v2 of 4 KiB, 100 cuMemsetD8_v2 of it, an execv of a program
  *                     that does not exist (prints its result and errno), 1 more cuMemsetD8_v2,
- *                     then execl of itself in mode nocuda (which exits 7) */
+ *                     then execl of itself in mode nocuda (which exits 7)
+ *   probe closefds F  cuMemAlloc_v2 of 4 KiB and 10 cuMemsetD8_v2, closes every descriptor above
+ *                     2, opens F (it gets the lowest number) and writes 6 lines "line K" into
+ *                     it, 120 ms apart, each after one cuMemsetD8_v2 */
 #define _GNU_SOURCE
 #include <cuda.h>
 #include <cuda_runtime_api.h>
@@ -166,6 +169,26 @@ int main(int argc, char **argv)
         fprintf(stderr, "probe: exec of itself: %s\n", strerror(errno));
         return 2;
     }
-    fprintf(stderr, "usage: probe dlopen|entry|errno|nocuda|stress T N|sleep|exec\n");
+    if (!strcmp(mode, "closefds") && argc > 2) {
+        init();
+        CUdeviceptr d;
+        CALL(cuMemAlloc_v2, &d, (size_t)4096);
+        for (int i = 0; i < 10; i++)
+            CALL(cuMemsetD8_v2, d, (unsigned char)i, (size_t)4096);
+        for (int fd = 3; fd < 1024; fd++)
+            close(fd);
+        FILE *f = fopen(argv[2], "w");
+        if (!f)
+            return 3;
+        for (int i = 0; i < 6; i++) {
+            CALL(cuMemsetD8_v2, d, (unsigned char)i, (size_t)4096);
+            fprintf(f, "line %d\n", i);
+            fflush(f);
+            usleep(120000);
+        }
+        printf("probe: mode=closefds fd=%d\n", fileno(f));
+        return fclose(f) != 0;
+    }
+    fprintf(stderr, "usage: probe dlopen|entry|errno|nocuda|stress T N|sleep|exec|closefds F\n");
     return 2;
 }

@@ -2,6 +2,7 @@
  * uses CUDA, and an unwritable trace directory costs one warning and nothing else. */
 #include "tr.h"
 
+#include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -114,6 +115,33 @@ TEST_IMPL(tracer_calls_not_recorded)
                             "calls", tr_count(&t, CT_REC_API, own[i]), own[i]);
             return 1;
         }
+    tr_free(&t);
+    ct_test_proc_free(&p);
+    return 0;
+}
+
+/* A program that closes every descriptor it did not open and opens a file of its own, which
+ * gets the trace's old descriptor number: the file holds only what the program wrote, and the
+ * tracer stops with one warning (what it wrote before is readable). */
+TEST_IMPL(closed_trace_descriptor_not_reused)
+{
+    char prog[4096], out[4096], data[4096];
+    snprintf(out, sizeof out, "%s/out", ct_test_tmpdir());
+    snprintf(data, sizeof data, "%s/data.txt", ct_test_tmpdir());
+    char *cmd[] = {(char *)ct_test_path(prog, "tests/tracer/probe"), "closefds", data, NULL};
+    ct_test_proc p;
+    ASSERT_INT(tr_run(&p, out, NULL, cmd, NULL, 30), ==, 0);
+    TR_ASSERT_EXIT(p, 0);
+    ASSERT_CONTAINS(p.out, "probe: mode=closefds fd=3\n");
+    ASSERT_CONTAINS(p.err, "closed or reused the descriptor");
+    char *text = ct_test_read_file(data, NULL);
+    ASSERT(text);
+    ASSERT_STR(text, "line 0\nline 1\nline 2\nline 3\nline 4\nline 5\n");
+    free(text);
+    tr_trace t;
+    ASSERT_INT(tr_load(&t, out), ==, 0);
+    ASSERT_UINT(t.nfiles, ==, 1);
+    ASSERT_UINT(tr_count(&t, CT_REC_API, "cuMemsetD8_v2"), <=, 16);
     tr_free(&t);
     ct_test_proc_free(&p);
     return 0;
