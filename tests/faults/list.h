@@ -8,13 +8,11 @@ TEST_ENTRY(disk_full_enospc)
 TEST_ENTRY(disk_full_tmpfs)
 TEST_ENTRY(program_changes_directory)
 TEST_ENTRY(program_limits_file_size)
+TEST_ENTRY(program_closes_descriptors)
 TEST_ENTRY(program_dup2s_over_descriptors)
 TEST_ENTRY(fork_while_threads_in_cuda)
+TEST_ENTRY(exec_chain)
 TEST_ENTRY(cuda_failures_passed_back)
 TEST_ENTRY(fork_exec_workload_unchanged)
 /* Failing, not run until libcutrace is fixed (see each test's comment):
- *   fork_while_trace_starts: a fork while another thread starts the trace deadlocks the child
- *   exec_chain: the trace of an image that calls exec has its records (flushed since 71a877b)
- *     but no END record, so it reads as killed ("no end record" warning, complete=0)
- *   program_closes_descriptors: after the program closes the trace's descriptor and opens a
- *     file that gets its number, trace chunks are written into the program's file */
+ *   fork_while_trace_starts: a fork while another thread starts the trace deadlocks the child */
