@@ -688,27 +688,33 @@ static void ct_new_file_state(void)
     atomic_store(&ct_state, CT_OFF);
 }
 
+/* The tables the child keeps (strings, stacks, ranges) are locked around fork so it gets them
+ * consistent; their locks are held only briefly. ct_reg_mu is not: it is held while a trace
+ * starts (file creation, clock calibration, 2 ms and more), and a prepare handler that waits
+ * that long lets other threads register fork handlers of their own that glibc then does not run
+ * in the child (a driver initializing meanwhile would not learn of the fork). What it protects
+ * (threads, the session) the child discards, so the child re-initializes it. */
+/* Lock order: the stack table's lock before the maps' (interning a new stack interns its
+ * frames' strings under it). */
 static void ct_fork_prepare(void)
 {
-    pthread_mutex_lock(&ct_reg_mu);
-    ct_maps_lock_all();
     ct_stack_lock();
+    ct_maps_lock_all();
 }
 
 static void ct_fork_parent(void)
 {
-    ct_stack_unlock();
     ct_maps_unlock_all();
-    pthread_mutex_unlock(&ct_reg_mu);
+    ct_stack_unlock();
 }
 
 /* The child has only the forking thread: it forgets the parent's buffers and writer (their
  * records belong to the parent's file) and starts its own trace on its first CUDA call. */
 static void ct_fork_child(void)
 {
-    ct_stack_unlock();
     ct_maps_unlock_all();
-    pthread_mutex_unlock(&ct_reg_mu);
+    ct_stack_unlock();
+    pthread_mutex_init(&ct_reg_mu, NULL);
     ct_tls = NULL;
     atomic_store(&ct_threads, NULL);
     atomic_store(&ct_thread_count, 0);
@@ -731,8 +737,7 @@ static void ct_thread_exit(void *arg)
 }
 
 /* The fork handlers are in place from the moment libcutrace is loaded: a fork while another
- * thread starts the trace (holding ct_reg_mu) must wait for it, or the child inherits the lock
- * held and deadlocks on its first CUDA call. */
+ * thread starts the trace (holding ct_reg_mu) must not leave the child with that lock held. */
 __attribute__((constructor)) static void ct_session_load(void)
 {
     pthread_key_create(&ct_exit_key, ct_thread_exit);

@@ -18,7 +18,12 @@
  *                     then execl of itself in mode nocuda (which exits 7)
  *   probe closefds F  cuMemAlloc_v2 of 4 KiB and 10 cuMemsetD8_v2, closes every descriptor above
  *                     2, opens F (it gets the lowest number) and writes 6 lines "line K" into
- *                     it, 120 ms apart, each after one cuMemsetD8_v2 */
+ *                     it, 120 ms apart, each after one cuMemsetD8_v2
+ *   probe forkstart   4 threads make the process's first CUDA calls (cuInit, primary context,
+ *                     cuMemAlloc_v2 of 64 bytes, 50 cuMemsetD8_v2) while the main thread forks
+ *                     20 children 1 ms apart from the start; each child tries cuInit, and if
+ *                     the driver lets it, a primary context and cuMemAlloc_v2/cuMemFree_v2 of
+ *                     64 bytes, then exits 0; prints how many children exited 0 */
 #define _GNU_SOURCE
 #include <cuda.h>
 #include <cuda_runtime_api.h>
@@ -28,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static void *drv;
@@ -68,6 +74,38 @@ static void init(void)
 }
 
 static int n_iters;
+
+static void *forkstart_thread(void *arg)
+{
+    (void)arg;
+    CUdevice dev;
+    CUcontext c;
+    CUdeviceptr d;
+    CALL(cuInit, 0);
+    CALL(cuDeviceGet, &dev, 0);
+    CALL(cuDevicePrimaryCtxRetain, &c, dev);
+    CALL(cuCtxSetCurrent, c);
+    CALL(cuMemAlloc_v2, &d, (size_t)64);
+    for (int i = 0; i < 50; i++)
+        CALL(cuMemsetD8_v2, d, (unsigned char)i, (size_t)64);
+    return NULL;
+}
+
+/* A forked child of a process that may have initialized CUDA: CUDA may refuse; it must not hang. */
+static void forkstart_child(void)
+{
+    CUdevice dev;
+    CUcontext c;
+    CUdeviceptr d;
+    if (((CUresult(*)(unsigned))sym("cuInit"))(0) == CUDA_SUCCESS &&
+        ((CUresult(*)(CUdevice *, int))sym("cuDeviceGet"))(&dev, 0) == CUDA_SUCCESS &&
+        ((CUresult(*)(CUcontext *, CUdevice))sym("cuDevicePrimaryCtxRetain"))(&c, dev) ==
+            CUDA_SUCCESS &&
+        ((CUresult(*)(CUcontext))sym("cuCtxSetCurrent"))(c) == CUDA_SUCCESS &&
+        ((CUresult(*)(CUdeviceptr *, size_t))sym("cuMemAlloc_v2"))(&d, 64) == CUDA_SUCCESS)
+        ((CUresult(*)(CUdeviceptr))sym("cuMemFree_v2"))(d);
+    exit(0);
+}
 
 static void *stress_thread(void *arg)
 {
@@ -169,6 +207,27 @@ int main(int argc, char **argv)
         fprintf(stderr, "probe: exec of itself: %s\n", strerror(errno));
         return 2;
     }
+    if (!strcmp(mode, "forkstart")) {
+        drv = dlopen("libcuda.so.1", RTLD_NOW); /* no CUDA call yet: the threads start it */
+        if (!drv)
+            return 2;
+        pthread_t th[4];
+        for (int i = 0; i < 4; i++)
+            pthread_create(&th[i], NULL, forkstart_thread, NULL);
+        int ok = 0;
+        for (int i = 0; i < 20; i++) {
+            pid_t pid = fork();
+            if (pid == 0)
+                forkstart_child();
+            int st;
+            ok += pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+            usleep(1000);
+        }
+        for (int i = 0; i < 4; i++)
+            pthread_join(th[i], NULL);
+        printf("probe: mode=forkstart children=20 ok=%d\n", ok);
+        return 0;
+    }
     if (!strcmp(mode, "closefds") && argc > 2) {
         init();
         CUdeviceptr d;
@@ -189,6 +248,6 @@ int main(int argc, char **argv)
         printf("probe: mode=closefds fd=%d\n", fileno(f));
         return fclose(f) != 0;
     }
-    fprintf(stderr, "usage: probe dlopen|entry|errno|nocuda|stress T N|sleep|exec|closefds F\n");
+    fprintf(stderr, "usage: probe dlopen|entry|errno|nocuda|stress T N|sleep|exec|closefds F|forkstart\n");
     return 2;
 }

@@ -46,6 +46,31 @@ TEST_IMPL(fork_exec_one_file_per_process)
     return 0;
 }
 
+/* Forks from the very start while 4 threads make the first CUDA calls (starting the trace):
+ * no child hangs (on a tracer lock inherited held, or in a driver that missed the fork because
+ * the tracer's fork handler made fork wait), 10 rounds. */
+TEST_IMPL(fork_while_trace_starts)
+{
+    char prog[4096], out[4096];
+    for (int round = 0; round < 10; round++) {
+        snprintf(out, sizeof out, "%s/out%d", ct_test_tmpdir(), round);
+        char *cmd[] = {(char *)ct_test_path(prog, "tests/tracer/probe"), "forkstart", NULL};
+        ct_test_proc p;
+        ASSERT_INT(tr_run(&p, out, NULL, cmd, NULL, 20), ==, 0);
+        TR_ASSERT_EXIT(p, 0);
+        ASSERT_CONTAINS(p.out, "probe: mode=forkstart children=20 ok=20\n");
+        tr_trace t;
+        ASSERT_INT(tr_load(&t, out), ==, 0);
+        /* the parent's trace has every call of its threads */
+        ASSERT_UINT(tr_count(&t, CT_REC_API, "cuMemsetD8_v2"), >=, 4 * 50);
+        for (uint32_t f = 0; f < t.nfiles; f++)
+            ASSERT_INT(t.stats[f].complete, ==, 1);
+        tr_free(&t);
+        ct_test_proc_free(&p);
+    }
+    return 0;
+}
+
 static size_t count_api_file(const tr_trace *t, uint32_t file, const char *name)
 {
     size_t n = 0;
