@@ -14,5 +14,4 @@ TEST_ENTRY(fork_while_threads_in_cuda)
 TEST_ENTRY(exec_chain)
 TEST_ENTRY(cuda_failures_passed_back)
 TEST_ENTRY(fork_exec_workload_unchanged)
-/* Failing, not run until libcutrace is fixed (see each test's comment):
- *   fork_while_trace_starts: a fork while another thread starts the trace deadlocks the child */
+TEST_ENTRY(fork_while_trace_starts)
