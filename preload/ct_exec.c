@@ -78,46 +78,36 @@ static size_t ct_count_args(va_list ap)
     return n;
 }
 
-#define CT_COLLECT(argv, arg0, ap, n)                                                            \
-    (argv)[0] = (char *)(arg0);                                                                  \
-    for (size_t i_ = 1; i_ <= (n); i_++)                                                         \
-        (argv)[i_] = va_arg(ap, char *)
+/* Declares `argv` holding `arg` and the variadic arguments up to the NULL, leaving `ap` started
+ * just past that NULL (execle reads the environment from it); the caller ends `ap`. */
+#define CT_EXECL_ARGV(argv, arg, ap)                                                             \
+    va_list ap;                                                                                  \
+    va_start(ap, arg);                                                                           \
+    size_t n_ = ct_count_args(ap);                                                               \
+    va_end(ap);                                                                                  \
+    char *argv[n_ + 1];                                                                          \
+    va_start(ap, arg);                                                                           \
+    argv[0] = (char *)(arg);                                                                     \
+    for (size_t i_ = 1; i_ <= n_; i_++)                                                          \
+        argv[i_] = va_arg(ap, char *)
 
 CT_EXPORT int execl(const char *path, const char *arg, ...)
 {
-    va_list ap;
-    va_start(ap, arg);
-    size_t n = ct_count_args(ap);
-    va_end(ap);
-    char *argv[n + 1];
-    va_start(ap, arg);
-    CT_COLLECT(argv, arg, ap, n);
+    CT_EXECL_ARGV(argv, arg, ap);
     va_end(ap);
     CT_EXEC(execv, path, argv);
 }
 
 CT_EXPORT int execlp(const char *file, const char *arg, ...)
 {
-    va_list ap;
-    va_start(ap, arg);
-    size_t n = ct_count_args(ap);
-    va_end(ap);
-    char *argv[n + 1];
-    va_start(ap, arg);
-    CT_COLLECT(argv, arg, ap, n);
+    CT_EXECL_ARGV(argv, arg, ap);
     va_end(ap);
     CT_EXEC(execvp, file, argv);
 }
 
 CT_EXPORT int execle(const char *path, const char *arg, ...)
 {
-    va_list ap;
-    va_start(ap, arg);
-    size_t n = ct_count_args(ap);
-    va_end(ap);
-    char *argv[n + 1];
-    va_start(ap, arg);
-    CT_COLLECT(argv, arg, ap, n);
+    CT_EXECL_ARGV(argv, arg, ap);
     char *const *envp = va_arg(ap, char *const *);
     va_end(ap);
     CT_EXEC(execve, path, argv, envp);
