@@ -44,6 +44,21 @@ static uint32_t ct_rmap_lower(const ct_rmap *m, uint32_t n, uint64_t key)
     return lo;
 }
 
+/* Entries change only between ct_rmap_write_begin and _end, one field at a time with relaxed
+ * atomic stores: a reader racing with the move may see a mix of old and new fields, which the
+ * sequence check discards, but every access is atomic, so there is no data race in the C model
+ * (a memmove or struct assignment against the readers' loads would be one, and the compiler may
+ * tear or reorder plain stores). The writer's own plain reads (under the mutex) race with no
+ * store. */
+static void ct_rmap_store(ct_rmap *m, uint32_t i, const ct_range *r)
+{
+    ct_range *e = &m->v[i];
+    __atomic_store_n(&e->start, r->start, __ATOMIC_RELAXED);
+    __atomic_store_n(&e->size, r->size, __ATOMIC_RELAXED);
+    __atomic_store_n(&e->kind, r->kind, __ATOMIC_RELAXED);
+    __atomic_store_n(&e->device, r->device, __ATOMIC_RELAXED);
+}
+
 static void ct_rmap_write_begin(ct_rmap *m)
 {
     atomic_fetch_add_explicit(&m->seq, 1, memory_order_relaxed);
@@ -63,10 +78,11 @@ int ct_rmap_add(ct_rmap *m, uint64_t start, uint64_t size, uint32_t kind, uint32
     int rc = 0;
     ct_rmap_write_begin(m);
     if (i < n && m->v[i].start == start) {
-        m->v[i] = (ct_range){start, size, kind, device};
+        ct_rmap_store(m, i, &(ct_range){start, size, kind, device});
     } else if (n < m->cap) {
-        memmove(m->v + i + 1, m->v + i, (size_t)(n - i) * sizeof(ct_range));
-        m->v[i] = (ct_range){start, size, kind, device};
+        for (uint32_t j = n; j > i; j--)
+            ct_rmap_store(m, j, &m->v[j - 1]);
+        ct_rmap_store(m, i, &(ct_range){start, size, kind, device});
         atomic_store_explicit(&m->n, n + 1, memory_order_relaxed);
     } else {
         rc = -1;
@@ -85,7 +101,8 @@ int ct_rmap_remove(ct_rmap *m, uint64_t start, ct_range *out)
     if (found) {
         *out = m->v[i];
         ct_rmap_write_begin(m);
-        memmove(m->v + i, m->v + i + 1, (size_t)(n - i - 1) * sizeof(ct_range));
+        for (uint32_t j = i; j + 1 < n; j++)
+            ct_rmap_store(m, j, &m->v[j + 1]);
         atomic_store_explicit(&m->n, n - 1, memory_order_relaxed);
         ct_rmap_write_end(m);
     }
