@@ -200,6 +200,7 @@ typedef struct {
     size_t nstrs, strs_cap, nframes, frames_cap, nstacks, stacks_cap;
     ct_block *arena;
     uint64_t def_bytes;        /* memory held by definitions, against CT_DEFS_MAX */
+    uint64_t lost_by[CT_LOSS_STRINGS + 1]; /* st.lost by enum ct_loss_reason (unknown: OTHER) */
 } ct_fin;
 
 struct ct_reader {
@@ -227,6 +228,12 @@ static void ct_warn(ct_fin *f, const char *fmt, ...)
         f->r->opts.warn(f->r->opts.warn_ctx, f->path, msg);
     else
         fprintf(stderr, "cutrace: warning: %s: %s\n", f->path, msg);
+}
+
+static void ct_fin_lost(ct_fin *f, uint32_t reason, uint64_t count)
+{
+    f->st.lost += count;
+    f->lost_by[reason <= CT_LOSS_STRINGS ? reason : CT_LOSS_OTHER] += count;
 }
 
 /* Pointer to len bytes at file offset off (the caller checked off + len <= size), or NULL with
@@ -553,7 +560,7 @@ static int ct_decode(ct_fin *f, ct_cursor *c, ct_rec *r)
             r->u.loss.count = ct_get_uv(&b, be, &bad);
             r->u.loss.tid = ct_get_u32v(&b, be, &bad);
             if (!bad)
-                f->st.lost += r->u.loss.count;
+                ct_fin_lost(f, r->u.loss.reason, r->u.loss.count);
             break;
         case CT_REC_END: {
             r->u.end.how = ct_get_u32v(&b, be, &bad);
@@ -900,7 +907,7 @@ static int ct_fin_load(ct_fin *f)
         }
 
         f->st.chunks++;
-        f->st.lost += ci.lost;
+        ct_fin_lost(f, CT_LOSS_BUFFER_FULL, ci.lost); /* a chunk's count is its ring's drops */
         ci.ts_base += (uint64_t)f->offset;
         ci.t_min += (uint64_t)f->offset;
         ci.t_max += (uint64_t)f->offset;
@@ -1020,9 +1027,27 @@ static void ct_fin_finish(ct_fin *f)
     if (f->finished)
         return;
     f->finished = 1;
-    if (f->st.lost)
-        ct_warn(f, "%llu records were lost by the tracer (its buffers were full)",
-                (unsigned long long)f->st.lost);
+    if (f->st.lost) {
+        /* The reason matters to the reader of the warning: full buffers call for a bigger
+         * budget, uncollected GPU timings for nothing (the process died with work in flight). */
+        static const char *const why[CT_LOSS_STRINGS + 1] = {
+            [CT_LOSS_OTHER] = "for another reason",
+            [CT_LOSS_BUFFER_FULL] = "because its buffers were full",
+            [CT_LOSS_GPU_TIMING] = "GPU timings not collected (operations still running when "
+                                   "the process ended, or the event pool empty)",
+            [CT_LOSS_WRITE] = "because a write failed",
+            [CT_LOSS_STRINGS] = "because its string table was full",
+        };
+        char detail[512];
+        size_t len = 0;
+        for (size_t i = 0; i < sizeof why / sizeof *why; i++)
+            if (f->lost_by[i] && len < sizeof detail)
+                len += (size_t)snprintf(detail + len, sizeof detail - len, "%s%llu %s",
+                                        len ? "; " : "", (unsigned long long)f->lost_by[i],
+                                        why[i]);
+        ct_warn(f, "%llu records were lost by the tracer: %s", (unsigned long long)f->st.lost,
+                detail);
+    }
     if (f->st.late_records)
         ct_warn(f, "%llu records were delivered out of time order (the writer's low-water "
                    "marks were wrong or the reader's buffer limit was reached)",

@@ -1,0 +1,50 @@
+#include "fmt.h"
+
+/* The lost-records warning names why they were lost: a chunk's `lost` count is buffer drops,
+ * a LOSS record says its own reason (unknown reasons read as "another reason"). A trace whose
+ * only loss is GPU timing must not blame full buffers. */
+TEST_IMPL(loss_warning_names_the_reason)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/gpu.ct", ct_test_tmpdir());
+    ct_writer *w = fmt_writer(path);
+    static uint8_t buf[256];
+    ct_enc e;
+    ct_enc_init(&e, buf, sizeof buf);
+    ct_rec_loss gpu = {CT_LOSS_GPU_TIMING, 7, 0};
+    ASSERT_INT(ct_enc_loss(&e, 1000, &gpu), ==, 0);
+    ct_chunk_info ci = {.tid = 5};
+    ASSERT_INT(ct_writer_chunk(w, &e, &ci, 1), ==, 0);
+    ASSERT_INT(ct_writer_close(w), ==, 0);
+
+    fmt_log l;
+    ASSERT_INT(fmt_read1(&l, path), ==, 0);
+    ASSERT_UINT(ct_reader_stats(l.r, 0)->lost, ==, 7);
+    ASSERT_CONTAINS(l.warn, "7 records were lost by the tracer: 7 GPU timings not collected "
+                            "(operations still running when the process ended, or the event "
+                            "pool empty)");
+    ASSERT_INT(strstr(l.warn, "buffers were full") == NULL, ==, 1);
+    fmt_free(&l);
+
+    /* Every reason at once, in enum order, summed. */
+    snprintf(path, sizeof path, "%s/all.ct", ct_test_tmpdir());
+    w = fmt_writer(path);
+    ct_enc_init(&e, buf, sizeof buf);
+    ct_rec_loss write = {CT_LOSS_WRITE, 3, 5}, strings = {CT_LOSS_STRINGS, 2, 0},
+                odd = {99, 1, 0};
+    ASSERT_INT(ct_enc_loss(&e, 1000, &gpu), ==, 0);
+    ASSERT_INT(ct_enc_loss(&e, 1001, &write), ==, 0);
+    ASSERT_INT(ct_enc_loss(&e, 1002, &strings), ==, 0);
+    ASSERT_INT(ct_enc_loss(&e, 1003, &odd), ==, 0);
+    ct_chunk_info drops = {.tid = 5, .lost = 40};
+    ASSERT_INT(ct_writer_chunk(w, &e, &drops, 1), ==, 0);
+    ASSERT_INT(ct_writer_close(w), ==, 0);
+    ASSERT_INT(fmt_read1(&l, path), ==, 0);
+    ASSERT_UINT(ct_reader_stats(l.r, 0)->lost, ==, 53);
+    ASSERT_CONTAINS(l.warn, "53 records were lost by the tracer: 1 for another reason; "
+                            "40 because its buffers were full; 7 GPU timings not collected");
+    ASSERT_CONTAINS(l.warn, "pool empty); 3 because a write failed; 2 because its string "
+                            "table was full");
+    fmt_free(&l);
+    return 0;
+}
