@@ -7,7 +7,8 @@
  * handlers are installed where the disposition is SIG_DFL. If the file cannot be created,
  * one warning is printed and the process runs untraced.
  *
- * The writer wakes every 100 ms (every 5 to 20 ms while rings fill quickly): it snapshots every ring's head, writes the strings interned
+ * The writer wakes every 100 ms (every 5 to 20 ms while rings fill quickly, at once when a
+ * ring passes half full or a synchronization returns): it snapshots every ring's head, writes the strings interned
  * so far (so every record it then drains has its definitions earlier in the file), drains each
  * ring into that thread's encoder, and writes a thread's chunk when it is 500 ms old (or its
  * buffer is half full). One flush runs at a time (ct_flush_owner); the signal-handler flush
@@ -582,18 +583,22 @@ static void ct_writer_wake(void)
     ct_futex_wake(&ct_wake_seq);
 }
 
+/* arg: ct_wake_seq read before the thread was created. The writer waits on the value read
+ * before its previous flush (or its start), not after: a wake that arrives while it flushes or
+ * starts (a ring passing half full, which is reported once per drain) then ends the next wait
+ * at once instead of being missed. */
 static void *ct_writer_main(void *arg)
 {
-    (void)arg;
     ct_writer_tid = ct_gettid();
+    uint32_t seq = (uint32_t)(uintptr_t)arg;
     for (;;) {
         /* Poll faster while threads fill their rings quickly, so bursts are not dropped. */
         uint64_t period = ct_max_drained > CT_RING_WORDS / 8 ? CT_WRITER_BUSY_NS
                           : ct_max_drained > CT_RING_WORDS / 64 ? CT_WRITER_BUSY_NS * 4
                                                                  : CT_WRITER_PERIOD_NS;
-        uint32_t seq = atomic_load(&ct_wake_seq);
         if (!atomic_load(&ct_writer_stop) && !atomic_load(&ct_final_req))
             ct_futex_wait(&ct_wake_seq, seq, period);
+        seq = atomic_load(&ct_wake_seq);
         if (atomic_load(&ct_writer_stop))
             break;
         uint32_t req = atomic_load(&ct_final_req);
@@ -608,6 +613,13 @@ static void *ct_writer_main(void *arg)
         ct_flush(0, 0, 0);
     }
     return NULL;
+}
+
+void ct_writer_pressure(void)
+{
+    int saved = errno;
+    ct_writer_wake();
+    errno = saved;
 }
 
 /* A synchronization returned: GPU work up to it is complete, so wake the writer to harvest
@@ -778,7 +790,8 @@ static int ct_session_start_locked(void)
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
-    int rc = pthread_create(&ct_writer_thread, NULL, ct_writer_main, NULL);
+    int rc = pthread_create(&ct_writer_thread, NULL, ct_writer_main,
+                            (void *)(uintptr_t)atomic_load(&ct_wake_seq));
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (rc != 0) {
         fprintf(stderr, "cutrace: warning: cannot start the writer thread; untraced\n");

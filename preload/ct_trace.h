@@ -15,7 +15,8 @@
  * detail record whose payload is the trace format's own decoded struct (ct_rec_launch, ...)
  * copied as is, so the writer hands it to the matching ct_enc_* encoder. The first call of a
  * thread registers it (may allocate); later calls do not allocate, lock or make system calls,
- * except one CPU-time reading (getrusage) when the thread comes back after a gap. */
+ * except one CPU-time reading (getrusage) when the thread comes back after a gap, and one
+ * futex wake of the writer when the thread's ring passes half full (once per drain). */
 #ifndef CT_TRACE_H
 #define CT_TRACE_H
 
@@ -117,6 +118,17 @@ static inline uint64_t ct_ticks(void)
 void ct_record_cpu(ct_thread *th, uint64_t now);
 uint32_t ct_stack_capture(void); /* ct_stack.h */
 
+/* The ring passed half full: wakes the writer now instead of at its next period (ct_session.c).
+ * One futex wake, at most once per drain of the ring (a 1 MiB ring holds ~7,700 launches, so
+ * its cost is spread over thousands of records); errno is kept. */
+void ct_writer_pressure(void);
+
+static inline void ct_publish(ct_thread *th, unsigned n)
+{
+    if (__builtin_expect(ct_ring_commit(&th->ring, n), 0))
+        ct_writer_pressure();
+}
+
 static inline void ct_enter(ct_call *c, unsigned fn)
 {
     ct_thread *th = ct_tls;
@@ -163,7 +175,7 @@ static inline void ct_finish(ct_call *c, uint32_t result)
                 w[4] = c->parent;
             if (n > 5)
                 w[5] = c->stack;
-            ct_ring_commit(&th->ring, n);
+            ct_publish(th, n);
         }
         if (ct_fns[c->fn].flags & CT_FN_RUNTIME)
             th->parent = c->parent;
@@ -186,7 +198,7 @@ static inline void ct_push(ct_thread *th, unsigned type, unsigned fn, uint64_t t
     w[1] = ts;
     w[n - 1] = 0;
     memcpy(w + 2, payload, len);
-    ct_ring_commit(&th->ring, n);
+    ct_publish(th, n);
 }
 
 /* A detail record of the call, at its return time. */
