@@ -30,6 +30,12 @@ typedef struct {
 } ct_pt;
 
 #define BUCKET_SHIFT 20 /* ~1 ms */
+/* The ring spans at most this many buckets (~69 s) ahead of the sweep: a damaged trace's times
+ * can lie years apart, so points further ahead wait in a heap instead of sizing the ring. */
+#define RING_MAX ((uint64_t)1 << 16)
+/* Points queued past this many, the sweep stops lagging (memory stays bounded when one absurd
+ * interval would make it lag forever); later points for time already applied count as late. */
+#define SWEEP_MAX_PENDING ((size_t)1 << 21)
 
 typedef struct {
     ct_pt *v;
@@ -41,7 +47,9 @@ struct ct_sweep {
     size_t cap;          /* power of two */
     uint64_t head;       /* bucket index applied next */
     int started;
-    size_t pending;      /* points queued */
+    size_t pending;      /* points queued, in the ring and in far */
+    ct_pt *far;          /* min-heap of the points RING_MAX buckets or more ahead of head */
+    size_t nfar, far_cap;
     uint64_t now;        /* time the state has been advanced to */
     int applied;         /* a point has been applied (now is set) */
     uint64_t max_dur;    /* longest interval seen */
@@ -69,6 +77,7 @@ static int pt_less(const ct_pt *x, const ct_pt *y)
 
 static void ring_grow(ct_sweep *s, size_t need)
 {
+    assert(need <= RING_MAX);
     size_t nc = s->cap ? s->cap : 64;
     while (nc < need)
         nc *= 2;
@@ -82,27 +91,47 @@ static void ring_grow(ct_sweep *s, size_t need)
     s->cap = nc;
 }
 
-static void sweep_push(ct_proc *p, ct_pt pt)
+static void far_push(ct_sweep *s, ct_pt pt)
 {
-    ct_sweep *s = p->sweep;
+    ct_grow(&s->far, &s->far_cap, s->nfar + 1, sizeof *s->far);
+    size_t i = s->nfar++;
+    while (i > 0 && pt_less(&pt, &s->far[(i - 1) / 2])) {
+        s->far[i] = s->far[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    s->far[i] = pt;
+}
+
+static ct_pt far_pop(ct_sweep *s)
+{
+    assert(s->nfar > 0);
+    ct_pt top = s->far[0], last = s->far[--s->nfar];
+    size_t i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= s->nfar)
+            break;
+        if (c + 1 < s->nfar && pt_less(&s->far[c + 1], &s->far[c]))
+            c++;
+        if (!pt_less(&s->far[c], &last))
+            break;
+        s->far[i] = s->far[c];
+        i = c;
+    }
+    if (s->nfar)
+        s->far[i] = last;
+    return top;
+}
+
+/* Queues a point at or after head: in its bucket, or in far when beyond the ring's reach. */
+static void ring_put(ct_sweep *s, ct_pt pt)
+{
     uint64_t bi = pt.t >> BUCKET_SHIFT;
-    if (!s->started) {
-        s->started = 1;
-        s->head = bi;
+    assert(bi >= s->head);
+    if (bi - s->head >= RING_MAX) {
+        far_push(s, pt);
+        return;
     }
-    if (bi < s->head && !s->applied) {
-        /* nothing applied yet: the queue can still start earlier */
-        ring_grow(s, s->head + s->cap - bi);
-        s->head = bi;
-    }
-    if (bi < s->head || (s->applied && pt.t < s->now)) {
-        /* older than what has been applied: apply it as early as still possible */
-        p->late_points++;
-        pt.t = s->now > (s->head << BUCKET_SHIFT) ? s->now : s->head << BUCKET_SHIFT;
-        bi = pt.t >> BUCKET_SHIFT;
-    }
-    if (s->pending == 0 && bi > s->head)
-        s->head = bi; /* nothing queued: skip the empty stretch */
     if (bi - s->head >= s->cap)
         ring_grow(s, bi - s->head + 1);
     bucket *b = &s->ring[bi & (s->cap - 1)];
@@ -114,6 +143,45 @@ static void sweep_push(ct_proc *p, ct_pt pt)
         i--;
     }
     b->v[i] = pt;
+}
+
+/* Nothing applied yet and a point before head: the queue starts earlier, at bucket bi. */
+static void ring_rebase(ct_sweep *s, uint64_t bi)
+{
+    if (s->head - bi + s->cap <= RING_MAX) {
+        ring_grow(s, s->head + s->cap - bi);
+        s->head = bi;
+        return;
+    }
+    /* too far back for the ring to span both: what it holds waits in far */
+    for (size_t k = 0; k < s->cap; k++) {
+        bucket *b = &s->ring[k];
+        for (size_t i = 0; i < b->n; i++)
+            far_push(s, b->v[i]);
+        b->n = 0;
+    }
+    s->head = bi;
+}
+
+static void sweep_push(ct_proc *p, ct_pt pt)
+{
+    ct_sweep *s = p->sweep;
+    uint64_t bi = pt.t >> BUCKET_SHIFT;
+    if (!s->started) {
+        s->started = 1;
+        s->head = bi;
+    }
+    if (bi < s->head && !s->applied)
+        ring_rebase(s, bi);
+    if (bi < s->head || (s->applied && pt.t < s->now)) {
+        /* older than what has been applied: apply it as early as still possible */
+        p->late_points++;
+        pt.t = s->now > (s->head << BUCKET_SHIFT) ? s->now : s->head << BUCKET_SHIFT;
+        bi = pt.t >> BUCKET_SHIFT;
+    }
+    if (s->pending == 0 && bi > s->head)
+        s->head = bi; /* nothing queued: skip the empty stretch */
+    ring_put(s, pt);
     s->pending++;
 }
 
@@ -597,7 +665,8 @@ static void apply(ct_model *m, ct_proc *p, const ct_pt *pt)
 static void sweep_run(ct_model *m, ct_proc *p, uint64_t upto)
 {
     ct_sweep *s = p->sweep;
-    if (s->api_open && s->api_end < upto) {
+    int all = upto == UINT64_MAX; /* the end: even points at the clock's last instant */
+    if (s->api_open && (s->api_end < upto || all)) {
         s->api_open = 0;
         sweep_push(p, (ct_pt){.t = s->api_end, .type = P_API_END, .a = s->api_tid});
     }
@@ -605,12 +674,21 @@ static void sweep_run(ct_model *m, ct_proc *p, uint64_t upto)
      * after upto): its end goes in now, before the sweep passes it */
     for (int d = 0; d < CT_MAX_DEV; d++) {
         ct_dev *dv = &p->dev[d];
-        if (dv->run_open && dv->run_end < upto) {
+        if (dv->run_open && (dv->run_end < upto || all)) {
             dv->run_open = 0;
             sweep_push(p, (ct_pt){.t = dv->run_end, .type = P_GPU_END, .dev = (uint8_t)d});
         }
     }
-    while (s->pending > 0 && ((s->head + 1) << BUCKET_SHIFT) <= upto) {
+    uint64_t lim = all ? UINT64_MAX : upto >> BUCKET_SHIFT; /* buckets before lim are applied */
+    while (s->pending > 0 && s->head < lim) {
+        while (s->nfar && (s->far[0].t >> BUCKET_SHIFT) - s->head < RING_MAX)
+            ring_put(s, far_pop(s));
+        if (s->pending == s->nfar) {
+            /* the ring is empty: jump to the next point instead of walking to it */
+            uint64_t fb = s->far[0].t >> BUCKET_SHIFT;
+            s->head = fb < lim ? fb : lim;
+            continue;
+        }
         bucket *b = &s->ring[s->head & (s->cap - 1)];
         for (size_t i = 0; i < b->n; i++)
             apply(m, p, &b->v[i]);
@@ -1186,8 +1264,11 @@ void ct_model_feed(ct_model *m, const ct_rec *r)
         break;
     }
     ct_sweep *s = p->sweep;
-    uint64_t lag = 2 * s->max_dur > CT_SWEEP_MIN_LAG_NS ? 2 * s->max_dur : CT_SWEEP_MIN_LAG_NS;
-    if (s->pending && r->ts > lag && ((s->head + 1) << BUCKET_SHIFT) <= r->ts - lag)
+    uint64_t lag = s->max_dur > UINT64_MAX / 2 ? UINT64_MAX
+                 : 2 * s->max_dur > CT_SWEEP_MIN_LAG_NS ? 2 * s->max_dur : CT_SWEEP_MIN_LAG_NS;
+    if (s->pending > SWEEP_MAX_PENDING)
+        lag = 0;
+    if (s->pending && r->ts > lag && s->head < (r->ts - lag) >> BUCKET_SHIFT)
         sweep_run(m, p, r->ts - lag);
 }
 
@@ -1291,6 +1372,7 @@ static void proc_free(ct_proc *p)
         for (size_t i = 0; i < p->sweep->cap; i++)
             free(p->sweep->ring[i].v);
         free(p->sweep->ring);
+        free(p->sweep->far);
         free(p->sweep);
     }
 }

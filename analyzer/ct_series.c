@@ -44,9 +44,17 @@ static uint32_t bin(ct_series *s, uint64_t t)
 
 void ct_series_add_interval(ct_series *s, uint64_t a, uint64_t b)
 {
+    if (a >= b)
+        return;
+    /* coarsen for the interval's end first, so the walk visits at most CT_SERIES_BINS bins
+     * however long the interval (a damaged trace's can last 2^63 ns) */
+    bin(s, a);
+    bin(s, b - 1);
     while (a < b) {
         uint32_t i = bin(s, a);
-        uint64_t end = s->t0 + (uint64_t)(i + 1) * s->width;
+        /* the bin's end, which lies past the clock's end for the last bins of a long series */
+        uint64_t end = s->width > (UINT64_MAX - s->t0) / (i + 1) ? UINT64_MAX
+                                                                  : s->t0 + (uint64_t)(i + 1) * s->width;
         uint64_t e = b < end ? b : end;
         s->sum[i] += e - a;
         a = e;

@@ -20,7 +20,8 @@ typedef struct {
 } ct_series;
 
 void ct_series_init(ct_series *s);
-/* Adds the interval [a, b) (its length, spread over the bins it covers) to the sums. */
+/* Adds the interval [a, b) (its length, spread over the bins it covers) to the sums; at most
+ * CT_SERIES_BINS steps whatever its length. */
 void ct_series_add_interval(ct_series *s, uint64_t a, uint64_t b);
 /* Raises the maximum of t's bin to v (a level holding from t on: later bins start from it). */
 void ct_series_note(ct_series *s, uint64_t t, uint64_t v);
