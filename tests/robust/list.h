@@ -10,6 +10,5 @@ TEST_ENTRY(hostile_definitions_bomb)
 TEST_ENTRY(trace_file_safe_in_shared_dir)
 TEST_ENTRY(names_escaped_in_every_output)
 TEST_ENTRY(regress_reader_and_dump)
-/* Failing, not run until the analyzer is fixed (the owner adds them back):
- *   hostile_timestamps_analyzer: summary aborts (ct_model.c sweep ring sized by a time span)
- *   regress_all_commands: summary and timeline abort or hang on regress/ inputs (README.md) */
+TEST_ENTRY(hostile_timestamps_analyzer)
+TEST_ENTRY(regress_all_commands)
