@@ -22,9 +22,16 @@ static unsigned bucket_of(uint64_t v)
 
 void ct_sketch_add(ct_sketch *s, uint64_t v)
 {
-    if (s->count < CT_SKETCH_EXACT) {
+    if (s->count > 0 && s->count < CT_SKETCH_EXACT) {
+        if (!s->exact) {
+            /* a second value: the first is min */
+            s->exact = malloc(CT_SKETCH_EXACT * sizeof *s->exact);
+            if (!s->exact)
+                abort();
+            s->exact[0] = s->min;
+        }
         s->exact[s->count] = v;
-    } else {
+    } else if (s->count >= CT_SKETCH_EXACT) {
         if (!s->hist) {
             s->hist = calloc(CT_SKETCH_BUCKETS, sizeof *s->hist);
             s->hsum = calloc(CT_SKETCH_BUCKETS, sizeof *s->hsum);
@@ -34,6 +41,8 @@ void ct_sketch_add(ct_sketch *s, uint64_t v)
                 s->hist[bucket_of(s->exact[i])]++;
                 s->hsum[bucket_of(s->exact[i])] += s->exact[i];
             }
+            free(s->exact);
+            s->exact = NULL;
         }
         s->hist[bucket_of(v)]++;
         s->hsum[bucket_of(v)] += v;
@@ -61,6 +70,8 @@ uint64_t ct_sketch_quantile(const ct_sketch *s, double q)
         q = 0;
     if (q > 1)
         q = 1;
+    if (s->count == 1)
+        return s->min;
     if (!s->hist) {
         uint64_t v[CT_SKETCH_EXACT];
         memcpy(v, s->exact, s->count * sizeof *v);
@@ -94,8 +105,10 @@ double ct_sketch_stddev(const ct_sketch *s)
 
 void ct_sketch_free(ct_sketch *s)
 {
+    free(s->exact);
     free(s->hist);
     free(s->hsum);
+    s->exact = NULL;
     s->hist = NULL;
     s->hsum = NULL;
 }

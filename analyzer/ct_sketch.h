@@ -7,7 +7,11 @@
  * relative error of a reported quantile is therefore less than 1/32 (3.1%) of the true value
  * (and exact when the bucket holds one distinct value, as fixed-cost kernels do), and the result
  * is always within [min, max]. While a sketch holds at most CT_SKETCH_EXACT values, it keeps them and
- * quantiles are exact (the common case in tests and for rare kernels). */
+ * quantiles are exact (the common case in tests and for rare kernels).
+ *
+ * Memory: 64 bytes while it holds one value (a trace can name a million kernels once each), the
+ * exact buffer (256 bytes) from the second value on, the histogram (~28 KB) instead of it past
+ * CT_SKETCH_EXACT. */
 #ifndef CT_SKETCH_H
 #define CT_SKETCH_H
 
@@ -20,7 +24,7 @@
 typedef struct {
     uint64_t count, sum, min, max;
     double sumsq;
-    uint64_t exact[CT_SKETCH_EXACT];
+    uint64_t *exact; /* CT_SKETCH_EXACT values, allocated at the second value */
     uint32_t *hist; /* CT_SKETCH_BUCKETS counts, allocated when the exact buffer overflows */
     uint64_t *hsum; /* sum of the values in each bucket */
 } ct_sketch;
