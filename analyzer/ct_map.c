@@ -43,10 +43,14 @@ void ct_map_init(ct_map *m)
         m->slots[i].idx = UINT32_MAX;
 }
 
+/* a key the map does not own (ct_map_get_ref) */
+#define KEY_BORROWED ((size_t)1 << (sizeof(size_t) * 8 - 1))
+
 void ct_map_free(ct_map *m)
 {
     for (size_t i = 0; i < m->n; i++)
-        free(m->keys[i]);
+        if (!(m->lens[i] & KEY_BORROWED))
+            free(m->keys[i]);
     free(m->keys);
     free(m->lens);
     free(m->slots);
@@ -59,7 +63,7 @@ static size_t probe(const ct_map *m, uint64_t h, const void *key, size_t len)
     for (;;) {
         const ct_map_slot *s = &m->slots[i];
         if (s->idx == UINT32_MAX ||
-            (s->hash == h && m->lens[s->idx] == len && memcmp(m->keys[s->idx], key, len) == 0))
+            (s->hash == h && (m->lens[s->idx] & ~KEY_BORROWED) == len && memcmp(m->keys[s->idx], key, len) == 0))
             return i;
         i = (i + 1) & (m->cap - 1);
     }
@@ -70,7 +74,7 @@ uint32_t ct_map_find(const ct_map *m, const void *key, size_t len)
     return m->slots[probe(m, hash_bytes(key, len), key, len)].idx;
 }
 
-uint32_t ct_map_get(ct_map *m, const void *key, size_t len, int *added)
+static uint32_t map_get(ct_map *m, const void *key, size_t len, int borrow, int *added)
 {
     uint64_t h = hash_bytes(key, len);
     size_t i = probe(m, h, key, len);
@@ -99,14 +103,29 @@ uint32_t ct_map_get(ct_map *m, const void *key, size_t len, int *added)
     size_t kc = m->keys_cap;
     ct_grow(&m->keys, &kc, m->n + 1, sizeof *m->keys);
     ct_grow(&m->lens, &m->keys_cap, m->n + 1, sizeof *m->lens);
-    m->keys[m->n] = xcalloc(len + 1, 1);
-    memcpy(m->keys[m->n], key, len);
-    m->lens[m->n] = len;
+    if (borrow) {
+        m->keys[m->n] = (char *)key;
+        m->lens[m->n] = len | KEY_BORROWED;
+    } else {
+        m->keys[m->n] = xcalloc(len + 1, 1);
+        memcpy(m->keys[m->n], key, len);
+        m->lens[m->n] = len;
+    }
     m->slots[i].hash = h;
     m->slots[i].idx = (uint32_t)m->n;
     if (added)
         *added = 1;
     return (uint32_t)m->n++;
+}
+
+uint32_t ct_map_get(ct_map *m, const void *key, size_t len, int *added)
+{
+    return map_get(m, key, len, 0, added);
+}
+
+uint32_t ct_map_get_ref(ct_map *m, const char *key, size_t len, int *added)
+{
+    return map_get(m, key, len, 1, added);
 }
 
 static uint64_t mix64(uint64_t x)

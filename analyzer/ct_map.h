@@ -24,6 +24,10 @@ void ct_map_init(ct_map *m);
 void ct_map_free(ct_map *m);
 /* Index of key, inserting it (as the next index) if absent; *added tells which. */
 uint32_t ct_map_get(ct_map *m, const void *key, size_t len, int *added);
+/* The same without copying a new key: key (NUL-terminated at len) must stay valid and unchanged
+ * while the map lives (names the trace reader holds until it closes; a million distinct kernel
+ * names need no second copy). */
+uint32_t ct_map_get_ref(ct_map *m, const char *key, size_t len, int *added);
 /* Index of key, or UINT32_MAX. */
 uint32_t ct_map_find(const ct_map *m, const void *key, size_t len);
 static inline size_t ct_map_count(const ct_map *m) { return m->n; }

@@ -329,10 +329,13 @@ void ct_model_init(ct_model *m, const ct_reader *rd, const ct_observer *obs)
 
 /* ---- names ------------------------------------------------------------------------------ */
 
-static uint32_t stat_index(ct_map *names, ct_stat **arr, size_t *cap, const char *name)
+/* borrow: name stays valid while the model lives (the reader's string) */
+static uint32_t stat_index(ct_map *names, ct_stat **arr, size_t *cap, const char *name,
+                           int borrow)
 {
     int added;
-    uint32_t i = ct_map_get(names, name, strlen(name), &added);
+    uint32_t i = borrow ? ct_map_get_ref(names, name, strlen(name), &added)
+                        : ct_map_get(names, name, strlen(name), &added);
     if (added) {
         ct_grow(arr, cap, i + 1, sizeof **arr);
         ct_sketch_init(&(*arr)[i].d);
@@ -347,10 +350,11 @@ static uint32_t cached(ct_model *m, uint32_t file, uint32_t sid, int api)
     if (sid < *n && (*cache)[sid])
         return (*cache)[sid] - 1;
     char tmp[CT_STRTMP];
-    const char *name = ct_reader_str(m->rd, file, sid, tmp);
-    uint32_t idx = api ? stat_index(&m->api_names, &m->api, &m->api_cap, name)
-                       : stat_index(&m->kernel_names, &m->kernels, &m->kernels_cap, name);
-    if (sid < 1u << 24 && ct_reader_string(m->rd, file, sid)) { /* cache only resolved names */
+    const char *ref = sid ? ct_reader_string(m->rd, file, sid) : NULL;
+    const char *name = ref ? ref : ct_reader_str(m->rd, file, sid, tmp);
+    uint32_t idx = api ? stat_index(&m->api_names, &m->api, &m->api_cap, name, ref != NULL)
+                       : stat_index(&m->kernel_names, &m->kernels, &m->kernels_cap, name, ref != NULL);
+    if (sid < 1u << 24 && ref) { /* cache only resolved names */
         size_t c = *n;
         ct_grow(cache, &c, sid + 1, sizeof **cache);
         if (api) {
@@ -996,7 +1000,7 @@ static void gpu_done(ct_model *m, ct_proc *p, const ct_rec_gpu *g, uint64_t end,
             /* the configuration first, so that a table cutting long names keeps it */
             snprintf(key, sizeof key, "<<<(%u,%u,%u),(%u,%u,%u)>>> %s", l->grid[0], l->grid[1],
                      l->grid[2], l->block[0], l->block[1], l->block[2], call.kernel_name);
-            uint32_t vi = stat_index(&m->variants, &m->variant_stats, &m->variants_cap, key);
+            uint32_t vi = stat_index(&m->variants, &m->variant_stats, &m->variants_cap, key, 0);
             ct_sketch_add(&m->variant_stats[vi].d, dur);
         }
     } else if (c && c->have_detail && c->type == CT_REC_COPY) {
