@@ -35,7 +35,7 @@ typedef struct {
 #define RING_MAX ((uint64_t)1 << 16)
 /* Points queued past this many, the sweep stops lagging (memory stays bounded when one absurd
  * interval would make it lag forever); later points for time already applied count as late. */
-#define SWEEP_MAX_PENDING ((size_t)1 << 21)
+#define SWEEP_MAX_PENDING ((size_t)1 << 20)
 
 typedef struct {
     ct_pt *v;
@@ -44,6 +44,7 @@ typedef struct {
 
 struct ct_sweep {
     bucket *ring;
+    uint64_t *occ;       /* a bit per ring bucket holding points: empty stretches are skipped */
     size_t cap;          /* power of two */
     uint64_t head;       /* bucket index applied next */
     int started;
@@ -82,13 +83,33 @@ static void ring_grow(ct_sweep *s, size_t need)
     while (nc < need)
         nc *= 2;
     bucket *nr = xmalloc(nc * sizeof *nr);
+    uint64_t *occ = xmalloc(nc / 64 * sizeof *occ);
     for (size_t i = 0; i < s->cap; i++) {
         bucket *b = &s->ring[(s->head + i) & (s->cap - 1)];
-        nr[(s->head + i) & (nc - 1)] = *b;
+        size_t k = (s->head + i) & (nc - 1);
+        nr[k] = *b;
+        if (b->n)
+            occ[k >> 6] |= 1ull << (k & 63);
     }
     free(s->ring);
+    free(s->occ);
     s->ring = nr;
+    s->occ = occ;
     s->cap = nc;
+}
+
+/* The first ring bucket at or after head that holds points (the ring holds some). */
+static uint64_t ring_next(const ct_sweep *s)
+{
+    size_t mask = s->cap - 1, start = s->head & mask, nw = s->cap / 64, w = start >> 6;
+    uint64_t bits = s->occ[w] & (~0ull << (start & 63));
+    for (size_t k = 0; !bits; k++) {
+        assert(k < nw);
+        w = (w + 1) & (nw - 1);
+        bits = s->occ[w]; /* back at the start word, its low bits are the window's end */
+    }
+    size_t slot = (w << 6) | (size_t)__builtin_ctzll(bits);
+    return s->head + ((slot - start) & mask);
 }
 
 static void far_push(ct_sweep *s, ct_pt pt)
@@ -134,7 +155,9 @@ static void ring_put(ct_sweep *s, ct_pt pt)
     }
     if (bi - s->head >= s->cap)
         ring_grow(s, bi - s->head + 1);
-    bucket *b = &s->ring[bi & (s->cap - 1)];
+    size_t k = bi & (s->cap - 1);
+    bucket *b = &s->ring[k];
+    s->occ[k >> 6] |= 1ull << (k & 63);
     ct_grow(&b->v, &b->cap, b->n + 1, sizeof *b->v);
     /* insertion from the back: points mostly arrive in order */
     size_t i = b->n++;
@@ -160,6 +183,7 @@ static void ring_rebase(ct_sweep *s, uint64_t bi)
             far_push(s, b->v[i]);
         b->n = 0;
     }
+    memset(s->occ, 0, s->cap / 64 * sizeof *s->occ);
     s->head = bi;
 }
 
@@ -687,15 +711,28 @@ static void sweep_run(ct_model *m, ct_proc *p, uint64_t upto)
     while (s->pending > 0 && s->head < lim) {
         while (s->nfar && (s->far[0].t >> BUCKET_SHIFT) - s->head < RING_MAX)
             ring_put(s, far_pop(s));
+        if (!s->nfar && s->far) { /* its points are in the ring now: not twice the memory */
+            free(s->far);
+            s->far = NULL;
+            s->far_cap = 0;
+        }
         if (s->pending == s->nfar) {
             /* the ring is empty: jump to the next point instead of walking to it */
             uint64_t fb = s->far[0].t >> BUCKET_SHIFT;
             s->head = fb < lim ? fb : lim;
             continue;
         }
-        bucket *b = &s->ring[s->head & (s->cap - 1)];
+        uint64_t nb = ring_next(s);
+        if (nb >= lim) {
+            s->head = lim;
+            break;
+        }
+        s->head = nb;
+        size_t k = nb & (s->cap - 1);
+        bucket *b = &s->ring[k];
         for (size_t i = 0; i < b->n; i++)
             apply(m, p, &b->v[i]);
+        s->occ[k >> 6] &= ~(1ull << (k & 63));
         s->pending -= b->n;
         b->n = 0;
         s->head++;
@@ -1377,6 +1414,7 @@ static void proc_free(ct_proc *p)
             free(p->sweep->ring[i].v);
         free(p->sweep->ring);
         free(p->sweep->far);
+        free(p->sweep->occ);
         free(p->sweep);
     }
 }

@@ -19,7 +19,7 @@
  * counted (ct_proc.late_points). Back-to-back GPU intervals of a device enter the sweep as one
  * busy run (the union and the gaps are unchanged). A damaged trace cannot make the sweep
  * unbounded: points far ahead of it wait in a heap rather than sizing the bucket ring, empty
- * stretches are jumped, and past 2 M queued points it stops lagging (later points count as
+ * stretches are jumped, and past 1 M queued points it stops lagging (later points count as
  * late), so an interval claiming years costs neither memory nor time. */
 #ifndef CT_MODEL_H
 #define CT_MODEL_H
