@@ -299,7 +299,7 @@ TEST_IMPL(hostile_million_kernel_names)
         return 1;
     ASSERT_CONTAINS(p.out, "kernel_");
     ct_test_proc_free(&p);
-    /* The analyzer keeps statistics per distinct name (ct_model.h): ~560 bytes each today. */
+    /* The analyzer keeps statistics per distinct name (ct_model.h): ~290 bytes each today. */
     printf("summary of %u kernel names: %ld KiB resident\n", n, rss);
     ASSERT_INT(rss, <, 1024 * 1024);
     char *dump[] = {"dump", path, NULL};
