@@ -170,13 +170,17 @@ static void text_run(FILE *f, const ct_model *m)
             if (!dv->seen)
                 continue;
             char nm[128], mem[32];
-            if (dv->have_prop)
-                fprintf(f, "    GPU %d: %s, %s, %u SMs, memory %.0f GB/s, host link %.1f GB/s (PCIe gen %u x%u)\n",
-                        d, ct_text_safe(nm, sizeof nm, dv->name, 60),
+            if (dv->have_prop) {
+                char link[64] = "host link unknown (the tracer could not read it)";
+                double lp = ct_dev_link_peak(&dv->prop);
+                if (lp > 0)
+                    snprintf(link, sizeof link, "host link %.1f GB/s (PCIe gen %u x%u)", lp / 1e9,
+                             dv->prop.link_gen, dv->prop.link_width);
+                fprintf(f, "    GPU %d: %s, %s, %u SMs, memory %.0f GB/s, %s\n", d,
+                        ct_text_safe(nm, sizeof nm, dv->name, 60),
                         ct_fmt_bytes(mem, (double)dv->prop.mem_bytes), dv->prop.sm_count,
-                        ct_dev_mem_peak(&dv->prop) / 1e9, ct_dev_link_peak(&dv->prop) / 1e9,
-                        dv->prop.link_gen, dv->prop.link_width);
-            else
+                        ct_dev_mem_peak(&dv->prop) / 1e9, link);
+            } else
                 fprintf(f, "    GPU %d: (no device record)\n", d);
         }
         const ct_stats *s = p->stats;
