@@ -112,25 +112,21 @@ tj *an_fires(const char *id, const char *bad, const char *good)
 }
 
 const char *an_trace_workload(char dir[4096], const char *name, const char *prog_args,
-                              char *const *env, char **out, int *skip)
+                              char *const *env, char **out)
 {
     char lib[4096], prog[4096], fake[4096], kern[4096], ld[4200], hk[4200], buf[1024];
-    *skip = 0;
     *out = NULL;
     ct_test_path(lib, "lib/libcutrace.so");
     ct_test_path(fake, "tests/fakecuda/libcuda.so.1");
     ct_test_path(kern, "tests/workloads/libworkload_kernels.so");
     snprintf(buf, sizeof buf, "%s", prog_args);
     char *argv[64] = {(char *)an_cutrace(), "run", "-q", "-o", dir, "--gpu-timing", "all", "--"};
-    int n = split(buf, argv, 8, 64);
+    split(buf, argv, 8, 64);
     ct_test_path(prog, "tests/workloads/");
     snprintf(prog + strlen(prog), sizeof prog - strlen(prog), "%s", argv[8]);
     argv[8] = prog;
-    if (access(lib, R_OK) || access(fake, R_OK) || access(kern, R_OK) || access(prog, X_OK)) {
-        *skip = 1;
-        return NULL;
-    }
-    (void)n;
+    if (access(lib, R_OK) || access(fake, R_OK) || access(kern, R_OK) || access(prog, X_OK))
+        ct_test_skip("the tracer or the workloads are not built");
     snprintf(dir, 4096, "%s/%s", ct_test_tmpdir(), name);
     snprintf(ld, sizeof ld, "LD_LIBRARY_PATH=%s", ct_test_path(fake, "tests/fakecuda"));
     snprintf(hk, sizeof hk, "FAKECUDA_HOST_KERNELS=%s", kern);

@@ -28,9 +28,9 @@ tj *an_fires(const char *id, const char *bad, const char *good);
 
 /* Traces a workload (build/tests/workloads/PROG ARGS, space-separated) with `cutrace run
  * --gpu-timing all` on the simulated CUDA into DIR (under the test's tmpdir), with extra env
- * ("NAME=value" list, NULL-terminated, may be NULL). Returns DIR, or NULL (and *skip set) when
- * the tracer or the workloads are not built, or the program did not exit 0 (the trace is still
- * in DIR); *out gets the program's stdout (free it). */
+ * ("NAME=value" list, NULL-terminated, may be NULL). Returns DIR, or NULL when the program did
+ * not exit 0 (the trace is still in DIR); *out gets the program's stdout (free it). Skips the
+ * test (ct_test_skip) when the tracer or the workloads are not built. */
 const char *an_trace_workload(char dir[4096], const char *name, const char *prog_args,
-                              char *const *env, char **out, int *skip);
+                              char *const *env, char **out);
 #endif

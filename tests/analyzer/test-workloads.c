@@ -27,12 +27,7 @@ static const tj *copy_row(const tj *s, const char *op, const char *kind)
 TEST_IMPL(workload_train_loop_starved)
 {
     char dir[4096], *out;
-    int skip;
-    if (!an_trace_workload(dir, "starved", "train_loop --iters 10", NULL, &out, &skip)) {
-        if (skip)
-            ct_test_skip("the tracer or the workloads are not built");
-        return 1;
-    }
+    ASSERT(an_trace_workload(dir, "starved", "train_loop --iters 10", NULL, &out));
     ASSERT_CONTAINS(out, "train_loop: totals h2d=10 h2d_bytes=41943040 kernels=330 d2h=10 d2h_bytes=40 stream_syncs=10");
     free(out);
     tj *s = an_summary(dir, NULL);
@@ -78,14 +73,9 @@ TEST_IMPL(workload_train_loop_starved)
 TEST_IMPL(workload_train_loop_fed)
 {
     char dir[4096], *out;
-    int skip;
     char *env[] = {"FAKECUDA_KERNEL_NS=*=300000", NULL};
-    if (!an_trace_workload(dir, "fed", "train_loop --iters 10 --loader-ms 0 --memory pinned --prefetch",
-                           env, &out, &skip)) {
-        if (skip)
-            ct_test_skip("the tracer or the workloads are not built");
-        return 1;
-    }
+    ASSERT(an_trace_workload(dir, "fed", "train_loop --iters 10 --loader-ms 0 --memory pinned --prefetch",
+                           env, &out));
     free(out);
     tj *s = an_summary(dir, NULL);
     ASSERT(s);
@@ -114,12 +104,7 @@ TEST_IMPL(workload_train_loop_fed)
 TEST_IMPL(workload_vram_peak_and_oom)
 {
     char dir[4096], *out;
-    int skip;
-    if (!an_trace_workload(dir, "vram", "vram_peak", NULL, &out, &skip)) {
-        if (skip)
-            ct_test_skip("the tracer or the workloads are not built");
-        return 1;
-    }
+    ASSERT(an_trace_workload(dir, "vram", "vram_peak", NULL, &out));
     free(out);
     tj *s = an_summary(dir, NULL);
     ASSERT(s);
@@ -161,15 +146,10 @@ TEST_IMPL(workload_vram_peak_and_oom)
 TEST_IMPL(workload_ranks_merge_and_timeline)
 {
     char dir[4096], dir2[4096], *out;
-    int skip;
     char *r0[] = {"RANK=0", NULL}, *r1[] = {"RANK=1", NULL};
-    if (!an_trace_workload(dir, "ranks", "train_loop --iters 3 --loader-ms 10", r0, &out, &skip)) {
-        if (skip)
-            ct_test_skip("the tracer or the workloads are not built");
-        return 1;
-    }
+    ASSERT(an_trace_workload(dir, "ranks", "train_loop --iters 3 --loader-ms 10", r0, &out));
     free(out);
-    ASSERT(an_trace_workload(dir2, "ranks", "train_loop --iters 3 --loader-ms 10", r1, &out, &skip));
+    ASSERT(an_trace_workload(dir2, "ranks", "train_loop --iters 3 --loader-ms 10", r1, &out));
     free(out);
     tj *s = an_summary(dir, NULL);
     ASSERT(s);
