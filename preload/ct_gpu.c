@@ -1,5 +1,6 @@
 #include "ct_gpu.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,12 +35,9 @@ static CUevent ct_gpu_take(ct_thread *th, uint64_t ctx)
     return NULL;
 }
 
-void ct_gpu_begin(ct_call *c, uint64_t stream)
+static void ct_gpu_start(ct_call *c, uint64_t stream)
 {
     ct_thread *th = c->th;
-    c->gpu_ev0 = NULL;
-    if (!th || !th->gpu)
-        return;
     if (ct_opt.gpu_every > 1 && ++th->gpu->count % ct_opt.gpu_every != 0)
         return;
     /* A stream being captured into a graph must not get events. A driver that cannot say
@@ -64,10 +62,16 @@ void ct_gpu_begin(ct_call *c, uint64_t stream)
     c->gpu_submit = ct_now();
 }
 
-void ct_gpu_end(ct_call *c, CUresult r, unsigned kind, uint32_t device)
+void ct_gpu_begin_timed(ct_call *c, uint64_t stream)
 {
-    if (!c->gpu_ev0)
-        return;
+    /* Before the real call: what the driver leaves in errno here must not reach the program. */
+    int saved = errno;
+    ct_gpu_start(c, stream);
+    errno = saved;
+}
+
+void ct_gpu_end_timed(ct_call *c, CUresult r, unsigned kind, uint32_t device)
+{
     ct_gpu_pend p = {c->corr, c->gpu_ev0, NULL, c->gpu_stream, c->gpu_ctx, c->gpu_submit, device,
                      0};
     if (r == CUDA_SUCCESS) {

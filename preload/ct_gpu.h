@@ -47,8 +47,19 @@ typedef struct {
     uint32_t device, kind;
 } ct_gpu_pend;
 
-void ct_gpu_begin(ct_call *c, uint64_t stream);
-void ct_gpu_end(ct_call *c, CUresult r, unsigned kind, uint32_t device);
+/* The hooks around a timed operation; inline gates keep untimed calls from paying a call. */
+void ct_gpu_begin_timed(ct_call *c, uint64_t stream);
+void ct_gpu_end_timed(ct_call *c, CUresult r, unsigned kind, uint32_t device);
+CT_HOT void ct_gpu_begin(ct_call *c, uint64_t stream)
+{
+    if (c->th && c->th->gpu)
+        ct_gpu_begin_timed(c, stream);
+}
+CT_HOT void ct_gpu_end(ct_call *c, CUresult r, unsigned kind, uint32_t device)
+{
+    if (c->gpu_ev0)
+        ct_gpu_end_timed(c, r, kind, device);
+}
 
 /* Wakes the writer to harvest (after a synchronization; rate-limited; ct_session.c). */
 void ct_writer_nudge(void);

@@ -146,6 +146,15 @@ static int ct_is_host(unsigned kind)
     return kind == CT_MEMKIND_PAGEABLE || kind == CT_MEMKIND_PINNED;
 }
 
+/* The call site of a category that wants one (allocations, copies, sets, syncs), unless
+ * `all` mode captured it already in ct_leave. */
+static uint32_t ct_site(ct_call *c)
+{
+    if (ct_opt.stacks && !c->stack)
+        c->stack = ct_stack_capture();
+    return c->stack;
+}
+
 /* ---- kernel names ---- */
 
 /* function id (demangled) | symbol id (mangled, 0 if the same) << 32 */
@@ -259,15 +268,9 @@ static void ct_copy_record(ct_call *c, CUresult r, unsigned op, unsigned dir, un
     k.flags = flags;
     k.stream = stream;
     ct_current(c->th, &ctx, &k.device);
-    if (ct_opt.stacks)
-        c->stack = ct_stack_capture();
+    ct_site(c);
+    /* The writer adds the SYNC record of a copy the host waited for (ct_copy_sync). */
     ct_emit(c, CT_REC_COPY, &k, sizeof k);
-    /* The host waited: a synchronous copy, or an asynchronous one staged from pageable memory. */
-    if (!(flags & CT_COPY_ASYNC) || src_kind == CT_MEMKIND_PAGEABLE ||
-        dst_kind == CT_MEMKIND_PAGEABLE) {
-        ct_rec_sync s = {c->t0, c->corr, CT_SYNC_MEMCPY, stream};
-        ct_emit(c, CT_REC_SYNC, &s, sizeof s);
-    }
     ct_gpu_end(c, r, op == CT_COPY_MEMSET ? CT_GPU_MEMSET : CT_GPU_MEMCPY, k.device);
 }
 
@@ -374,7 +377,7 @@ static void ct_mem_record(ct_call *c, CUresult r, unsigned op, unsigned kind, ui
     m.result = (uint32_t)r;
     m.stream = stream;
     m.handle = handle;
-    m.stack = c->stack = ct_opt.stacks ? ct_stack_capture() : 0;
+    m.stack = ct_site(c);
     ct_emit(c, CT_REC_MEM, &m, sizeof m);
 }
 
@@ -428,8 +431,7 @@ void ct_on_sync(ct_call *c, CUresult r, unsigned kind, uint64_t object)
     if (!c->th)
         return;
     ct_rec_sync s = {c->t0, c->corr, kind, object};
-    if (ct_opt.stacks)
-        c->stack = ct_stack_capture();
+    ct_site(c);
     ct_emit(c, CT_REC_SYNC, &s, sizeof s);
     if (ct_opt.gpu_every && kind != CT_SYNC_STREAM_WAIT_EVENT)
         ct_writer_nudge();

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <cuda.h>
 
+#include "ct_gpu.h"
 #include "ct_trace.h"
 
 /* ---- real entry points ---- */
@@ -45,7 +46,6 @@ void ct_gpa_fix(int ok, void **pfn);
 #define CT_STREAM_PT(s) ((s) ? (uint64_t)(uintptr_t)(s) : (uint64_t)(uintptr_t)CU_STREAM_PER_THREAD)
 
 /* ---- hooks ---- */
-void ct_gpu_begin(ct_call *c, uint64_t stream);
 void ct_on_launch(ct_call *c, CUresult r, CUfunction f, unsigned gx, unsigned gy, unsigned gz,
                   unsigned bx, unsigned by, unsigned bz, unsigned shared, uint64_t stream);
 void ct_on_launch_ex(ct_call *c, CUresult r, const CUlaunchConfig *cfg, CUfunction f,

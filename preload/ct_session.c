@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/futex.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -314,6 +315,22 @@ static void ct_def_string(void *ctx, uint32_t id, const char *s, size_t len)
     }
 }
 
+/* Ring memory, its pages faulted in now: a first touch costs microseconds here (more on a
+ * virtual machine), far more than a call the ring records, and would otherwise fall on the
+ * traced calls, one page in every ~30 launches. */
+static uint64_t *ct_ring_alloc(void)
+{
+    void *p = mmap(NULL, CT_RING_WORDS * 8, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+static void ct_ring_free(uint64_t *words)
+{
+    if (words)
+        munmap(words, CT_RING_WORDS * 8);
+}
+
 /* The promise of a chunk written now: no record written later has an earlier ts. Records not
  * yet written are in thread encoders, in rings (not drained yet), in the GPU encoder, pending
  * GPU timings (their GPU end is after their CPU submission), or not appended yet (their ts is
@@ -379,7 +396,43 @@ static void ct_write_chunk(ct_enc *e, uint32_t tid, uint64_t lost, int final, in
     ct_write_chunk_flags(e, tid, lost, final ? CT_CHUNK_FINAL : 0, compress);
 }
 
-/* Encodes one raw record, its ticks converted to ns. */
+/* The SYNC record of a copy the host waited for: a synchronous copy, or an asynchronous one
+ * staged from pageable memory. 0 if there is none. */
+static int ct_copy_sync(ct_enc *e, uint64_t ts, uint64_t start, const ct_rec_copy *k)
+{
+    if ((k->flags & CT_COPY_ASYNC) && k->src_kind != CT_MEMKIND_PAGEABLE &&
+        k->dst_kind != CT_MEMKIND_PAGEABLE)
+        return 0;
+    ct_rec_sync s = {start, k->corr, CT_SYNC_MEMCPY, k->stream};
+    return ct_enc_sync(e, ts, &s);
+}
+
+/* A call's detail record (wire type `type`, payload body) at ts; start: the call's entry. */
+static int ct_encode_detail(ct_enc *e, unsigned type, uint64_t ts, uint64_t start,
+                            const void *body)
+{
+    switch (type) {
+    case CT_REC_LAUNCH: return ct_enc_launch(e, ts, body);
+    case CT_REC_COPY: {
+        ct_rec_copy k;
+        memcpy(&k, body, sizeof k);
+        int rc = ct_enc_copy(e, ts, &k);
+        return rc ? rc : ct_copy_sync(e, ts, start, &k);
+    }
+    case CT_REC_MEM: return ct_enc_mem(e, ts, body);
+    case CT_REC_SYNC: {
+        ct_rec_sync r;
+        memcpy(&r, body, sizeof r);
+        r.start = start;
+        return ct_enc_sync(e, ts, &r);
+    }
+    case CT_REC_STREAM: return ct_enc_stream(e, ts, body);
+    default: return 0;
+    }
+}
+
+/* Encodes one raw record, its ticks converted to ns; a call's API record and detail go into e
+ * together or not at all (CT_E_FULL leaves e as it was, for a retry in the next chunk). */
 static int ct_encode(ct_enc *e, const uint64_t *w)
 {
     unsigned kind = ct_raw_kind(w[0]);
@@ -397,18 +450,14 @@ static int ct_encode(ct_enc *e, const uint64_t *w)
                         nw > 4 ? w[4] : 0,
                         (ct_fns[fn].flags & CT_FN_DRIVER) ? CT_API_DRIVER : 0,
                         nw > 5 ? (uint32_t)w[5] : 0};
-        return ct_enc_api(e, ts, &a);
+        ct_enc before = *e;
+        int rc = ct_enc_api(e, ts, &a);
+        if (rc == 0 && nw > 6)
+            rc = ct_encode_detail(e, (unsigned)(w[5] >> 32), ts, a.start, w + 6);
+        if (rc == CT_E_FULL)
+            *e = before;
+        return rc;
     }
-    case CT_REC_LAUNCH: return ct_enc_launch(e, ts, body);
-    case CT_REC_COPY: return ct_enc_copy(e, ts, body);
-    case CT_REC_MEM: return ct_enc_mem(e, ts, body);
-    case CT_REC_SYNC: {
-        ct_rec_sync r;
-        memcpy(&r, body, sizeof r);
-        r.start = ct_ticks_to_ns(r.start);
-        return ct_enc_sync(e, ts, &r);
-    }
-    case CT_REC_STREAM: return ct_enc_stream(e, ts, body);
     case CT_REC_DEVICE: return ct_enc_device(e, ts, body);
     case CT_REC_CPU: return ct_enc_cpu(e, ts, body);
     default: return 0;
@@ -528,7 +577,7 @@ static void ct_flush(unsigned fl, unsigned how, int code)
         if (exited && !nolock && atomic_load(&t->ring.tail) == t->snap) {
             ct_thread_record(t, CT_THREAD_EXITED, 0);
             ct_gpu_thread_dead(t);
-            free(t->ring.words);
+            ct_ring_free(t->ring.words);
             free(t->encbuf);
             t->dead = 1;
             pthread_mutex_lock(&ct_reg_mu); /* the budget is shared with registration */
@@ -813,12 +862,13 @@ ct_thread *ct_thread_slow(void)
     if (ct_session_start_locked() == 0 &&
         ct_buffer_used + CT_RING_WORDS * 8 + CT_ENC_BYTES <= ct_buffer_budget) {
         t = calloc(1, sizeof *t);
-        uint64_t *words = malloc(CT_RING_WORDS * 8);
+        uint64_t *words = ct_ring_alloc();
         void *encbuf = malloc(CT_ENC_BYTES);
         ct_gpu_stash *gpu = ct_opt.gpu_every ? calloc(1, sizeof *gpu) : NULL;
         if (t && words && encbuf && (gpu || !ct_opt.gpu_every)) {
             t->gpu = gpu;
             t->ring.words = words;
+            t->errp = &errno;
             t->ring.mask = CT_RING_WORDS - 1;
             t->encbuf = encbuf;
             ct_enc_init(&t->enc, encbuf, CT_ENC_BYTES);
@@ -835,7 +885,7 @@ ct_thread *ct_thread_slow(void)
             pthread_setspecific(ct_exit_key, t);
         } else {
             free(t);
-            free(words);
+            ct_ring_free(words);
             free(encbuf);
             free(gpu);
             t = NULL;
@@ -850,7 +900,10 @@ ct_thread *ct_thread_slow(void)
 void ct_record_cpu(ct_thread *th, uint64_t now)
 {
     struct rusage ru;
-    if (getrusage(RUSAGE_THREAD, &ru) != 0)
+    int saved = errno; /* before the real call: the program's errno must reach it unchanged */
+    int rc = getrusage(RUSAGE_THREAD, &ru);
+    errno = saved;
+    if (rc != 0)
         return;
     ct_rec_cpu r = {th->tid, (uint64_t)ru.ru_utime.tv_sec * 1000000000u + (uint64_t)ru.ru_utime.tv_usec * 1000u,
                     (uint64_t)ru.ru_stime.tv_sec * 1000000000u + (uint64_t)ru.ru_stime.tv_usec * 1000u};

@@ -5,21 +5,25 @@
  *     ct_call c; ct_enter(&c, FN);            thread state, correlation id, entry time
  *     [category pre-hook, e.g. GPU start event]
  *     r = real(args);
- *     ct_leave(&c, r);                        return time, saves errno
- *     [category post-hook: LAUNCH / COPY / MEM / SYNC record]
- *     ct_finish(&c);                          API record, restores errno
+ *     ct_leave(&c, r);                        return time, result, the errno to hand back
+ *     [category post-hook: LAUNCH / COPY / MEM / SYNC / STREAM detail, via ct_emit]
+ *     ct_finish(&c);                          API record unless ct_emit wrote it, errno back
  * When tracing is off for the thread (process not traced, thread over the memory budget, thread
  * exiting) c.th is NULL and every hook returns at once, so the wrapper only forwards.
  *
- * Records go to the thread's ring (ct_ring.h) as raw words: a compact API record, or a
- * detail record whose payload is the trace format's own decoded struct (ct_rec_launch, ...)
- * copied as is, so the writer hands it to the matching ct_enc_* encoder. The first call of a
- * thread registers it (may allocate); later calls do not allocate, lock or make system calls,
- * except one CPU-time reading (getrusage) when the thread comes back after a gap, and one
- * futex wake of the writer when the thread's ring passes half full (once per drain). */
+ * A call goes to the thread's ring (ct_ring.h) as one raw record: the API record, followed by
+ * its detail (the trace format's own decoded struct, ct_rec_launch ..., copied as is) when the
+ * call has one; the writer splits it and hands each part to its ct_enc_* encoder. One record
+ * per call keeps a launch to one reservation and one run of words. The first call of a thread
+ * registers it (may allocate); later calls do not allocate, lock or make system calls, except
+ * one CPU-time reading (getrusage) when the thread comes back after a gap, and one futex wake
+ * of the writer when the thread's ring passes half full (once per drain). Functions here are
+ * forced inline: the generated wrappers are one large file where the compiler would otherwise
+ * call them, and each call would cost about as much as the work inside. */
 #ifndef CT_TRACE_H
 #define CT_TRACE_H
 
+#include <assert.h>
 #include <errno.h>
 #include <stdint.h>
 #include <string.h>
@@ -30,8 +34,9 @@
 
 /* Raw kinds beyond the wire record types (which are used as raw kinds for detail records). */
 enum {
-    CT_RAW_API = 100,     /* compact API record: aux = result; words: ts, start, corr[, parent
-                           * [, stack]] (parent is present, maybe 0, whenever stack is) */
+    CT_RAW_API = 100,     /* API record: aux = result; words: ts, start, corr[, parent[, stack
+                           * | detail type << 32[, detail]]] (parent is present, maybe 0,
+                           * whenever stack is; stack, maybe 0, whenever a detail is) */
     CT_RAW_GPU_PEND = 101 /* GPU timing to harvest: payload ct_gpu_pend */
 };
 
@@ -46,6 +51,7 @@ extern const unsigned ct_nfns;
 
 typedef struct ct_thread {
     ct_ring ring;
+    int *errp;                   /* the thread's errno (its address never changes) */
     uint64_t corr_next;          /* next correlation id (thread index in the high bits) */
     uint64_t parent;             /* correlation id of the runtime call in progress, or 0 */
     uint64_t last_return;        /* ct_ticks of the last return to the program */
@@ -72,6 +78,8 @@ typedef struct {
     ct_thread *th;
     unsigned fn;
     int err;                      /* errno to hand back to the program */
+    uint32_t result;              /* what the real call returned */
+    int recorded;                 /* ct_emit wrote the API record with a detail */
     uint64_t t0, t1, corr, parent; /* t0, t1: ct_ticks */
     void *gpu_ev0;                /* start event of GPU timing, NULL if not timed */
     uint64_t gpu_stream, gpu_ctx; /* where gpu_ev0 was recorded */
@@ -123,13 +131,15 @@ uint32_t ct_stack_capture(void); /* ct_stack.h */
  * its cost is spread over thousands of records); errno is kept. */
 void ct_writer_pressure(void);
 
-static inline void ct_publish(ct_thread *th, unsigned n)
+#define CT_HOT static inline __attribute__((always_inline))
+
+CT_HOT void ct_publish(ct_thread *th, unsigned n)
 {
     if (__builtin_expect(ct_ring_commit(&th->ring, n), 0))
         ct_writer_pressure();
 }
 
-static inline void ct_enter(ct_call *c, unsigned fn)
+CT_HOT void ct_enter(ct_call *c, unsigned fn)
 {
     ct_thread *th = ct_tls;
     if (__builtin_expect(th == 0 || th == &ct_untraced, 0))
@@ -138,6 +148,7 @@ static inline void ct_enter(ct_call *c, unsigned fn)
     c->fn = fn;
     c->gpu_ev0 = 0;
     c->stack = 0;
+    c->recorded = 0;
     if (!th)
         return;
     c->corr = th->corr_next++;
@@ -149,46 +160,58 @@ static inline void ct_enter(ct_call *c, unsigned fn)
         ct_record_cpu(th, c->t0);
 }
 
-static inline void ct_leave(ct_call *c)
-{
-    c->err = errno;
-    if (c->th)
-        c->t1 = ct_ticks();
-}
-
-static inline void ct_finish(ct_call *c, uint32_t result)
+/* Right after the real call, before anything of cutrace's can touch errno. In `all` stack
+ * mode the call site is captured here for every call; in the default mode category hooks
+ * capture it for the categories that want it (ct_record.c). */
+CT_HOT void ct_leave(ct_call *c, uint32_t result)
 {
     ct_thread *th = c->th;
-    if (th) {
-        /* Category hooks capture the call site where the default mode wants it; `all` mode
-         * captures it for every other call here. */
-        if (__builtin_expect(ct_opt.stacks == 2 && !c->stack, 0))
-            c->stack = ct_stack_capture();
+    if (!th)
+        return;
+    c->t1 = ct_ticks();
+    c->err = *th->errp;
+    c->result = result;
+    if (__builtin_expect(ct_opt.stacks == 2, 0))
+        c->stack = ct_stack_capture();
+}
+
+/* The API words of c's record: n words in all, detail of wire type dtype (0: none). */
+CT_HOT void ct_api_words(uint64_t *w, const ct_call *c, unsigned n, unsigned dtype)
+{
+    w[0] = ct_raw_w0(CT_RAW_API, n, c->fn, c->result);
+    w[1] = c->t1;
+    w[2] = c->t0;
+    w[3] = c->corr;
+    if (n > 4)
+        w[4] = c->parent;
+    if (n > 5)
+        w[5] = c->stack | (uint64_t)dtype << 32;
+}
+
+CT_HOT void ct_finish(ct_call *c)
+{
+    ct_thread *th = c->th;
+    if (!th)
+        return;
+    if (!c->recorded) {
         unsigned n = c->stack ? 6 : c->parent ? 5 : 4;
         uint64_t *w = ct_ring_reserve(&th->ring, n);
         if (w) {
-            w[0] = ct_raw_w0(CT_RAW_API, n, c->fn, result);
-            w[1] = c->t1;
-            w[2] = c->t0;
-            w[3] = c->corr;
-            if (n > 4)
-                w[4] = c->parent;
-            if (n > 5)
-                w[5] = c->stack;
+            ct_api_words(w, c, n, 0);
             ct_publish(th, n);
         }
-        if (ct_fns[c->fn].flags & CT_FN_RUNTIME)
-            th->parent = c->parent;
-        th->last_return = c->t1;
     }
-    errno = c->err;
+    if (ct_fns[c->fn].flags & CT_FN_RUNTIME)
+        th->parent = c->parent;
+    th->last_return = c->t1;
+    *th->errp = c->err;
 }
 
 /* Appends a record of raw kind `type` (a wire record type for detail records) whose payload is
  * `len` bytes (the matching ct_rec_* struct), ordered at ts. Dropped and counted if the ring is
  * full. */
-static inline void ct_push(ct_thread *th, unsigned type, unsigned fn, uint64_t ts,
-                           const void *payload, size_t len)
+CT_HOT void ct_push(ct_thread *th, unsigned type, unsigned fn, uint64_t ts, const void *payload,
+                    size_t len)
 {
     unsigned n = 2 + (unsigned)((len + 7) / 8);
     uint64_t *w = ct_ring_reserve(&th->ring, n);
@@ -201,10 +224,21 @@ static inline void ct_push(ct_thread *th, unsigned type, unsigned fn, uint64_t t
     ct_publish(th, n);
 }
 
-/* A detail record of the call, at its return time. */
-static inline void ct_emit(ct_call *c, unsigned type, const void *payload, size_t len)
+/* The call's record with its detail of wire type `type` (payload: the matching ct_rec_*
+ * struct), at its return time; at most once per call. A full ring drops it (counted) and
+ * ct_finish then tries the API record alone. */
+CT_HOT void ct_emit(ct_call *c, unsigned type, const void *payload, size_t len)
 {
-    ct_push(c->th, type, c->fn, c->t1, payload, len);
+    assert(!c->recorded && type != 0);
+    unsigned n = 6 + (unsigned)((len + 7) / 8);
+    uint64_t *w = ct_ring_reserve(&c->th->ring, n);
+    if (!w)
+        return;
+    ct_api_words(w, c, n, type);
+    w[n - 1] = 0;
+    memcpy(w + 6, payload, len);
+    ct_publish(c->th, n);
+    c->recorded = 1;
 }
 
 #endif

@@ -217,9 +217,9 @@ def driver_variant_code(v, fid):
             out += "    ct_gpu_begin(&c, (uintptr_t)(%s));\n" % sexpr
         out += ("    void *real = ct_resolve(%d);\n"
                 "    CUresult r = real ? (%s real)(%s) : CUDA_ERROR_NOT_FOUND;\n"
-                "    ct_leave(&c);\n"
+                "    ct_leave(&c, r);\n"
                 "    ct_on_%s(&c, r, %s);\n"
-                "    ct_finish(&c, r);\n"
+                "    ct_finish(&c);\n"
                 "    return r;\n}\n" % (fid, pfn, v.args(), hook, expand(args, v)))
         return out, True
     return (head + "    void *real = ct_resolve(%d);\n"
@@ -263,8 +263,8 @@ def runtime_code(sym, base, ret, params, fid):
             "    ct_call c;\n    ct_enter(&c, %d);\n"
             "    void *real = ct_rt_resolve(%d);\n"
             "    %s r = real ? (%s real)(%s) : cudaErrorNotSupported;\n"
-            "    ct_leave(&c);\n%s"
-            "    ct_finish(&c, (uint32_t)r);\n"
+            "    ct_leave(&c, (uint32_t)r);\n%s"
+            "    ct_finish(&c);\n"
             "    return r;\n}\n" % (ret, sym, plist, fid, fid, ret, pfn, args, post))
 
 
