@@ -264,8 +264,13 @@ static int ct_open_output(void)
     }
     static char scratch[16384 + 8192];
     ct_header h;
+    /* zstd level 3, not the format's default 6: the writer is one thread compressing what every
+     * traced thread produces, and at 6 it falls behind a loop of back-to-back launches (61% of
+     * 800,000 records lost in instant mode, against 8% at 3) for 10% smaller files (2.02
+     * against 2.22 bytes per train_loop event). */
+    const ct_writer_opts wo = {.zlevel = 3};
     if (ct_header_collect(&h, CT_VERSION, ct_options_text, scratch, sizeof scratch) != 0 ||
-        ct_writer_open_fd(&ct_w, fd, &h, NULL) != 0) {
+        ct_writer_open_fd(&ct_w, fd, &h, &wo) != 0) {
         fprintf(stderr, "cutrace: warning: cannot write the trace header to %s (%s); this "
                 "process (pid %d) runs untraced\n", ct_path, strerror(errno), (int)getpid());
         close(fd);
