@@ -206,17 +206,23 @@ void ct_on_kernel_function(ct_call *c, CUresult r, uint64_t func, uint64_t kerne
 static void ct_launch_record(ct_call *c, CUresult r, uint64_t names, const unsigned g[3],
                              const unsigned b[3], unsigned shared, uint64_t stream)
 {
-    ct_rec_launch l = {0};
-    l.corr = c->corr;
-    l.function = (uint32_t)names;
-    l.symbol = (uint32_t)(names >> 32);
-    memcpy(l.grid, g, sizeof l.grid);
-    memcpy(l.block, b, sizeof l.block);
-    l.shared_bytes = shared;
-    l.stream = stream;
-    ct_current(c->th, &l.context, &l.device);
-    ct_emit(c, CT_REC_LAUNCH, &l, sizeof l);
-    ct_gpu_end(c, r, CT_GPU_KERNEL, l.device);
+    uint64_t ctx;
+    uint32_t dev;
+    ct_current(c->th, &ctx, &dev);
+    ct_rec_launch *l = ct_emit_begin(c, CT_REC_LAUNCH, sizeof *l);
+    if (l) {
+        *l = (ct_rec_launch){.corr = c->corr,
+                             .function = (uint32_t)names,
+                             .symbol = (uint32_t)(names >> 32),
+                             .grid = {g[0], g[1], g[2]},
+                             .block = {b[0], b[1], b[2]},
+                             .shared_bytes = shared,
+                             .stream = stream,
+                             .context = ctx,
+                             .device = dev};
+        ct_emit_end(c);
+    }
+    ct_gpu_end(c, r, CT_GPU_KERNEL, dev);
 }
 
 void ct_on_launch(ct_call *c, CUresult r, CUfunction f, unsigned gx, unsigned gy, unsigned gz,
@@ -257,21 +263,25 @@ void ct_on_graph_launch(ct_call *c, CUresult r, CUgraphExec g, uint64_t stream)
 static void ct_copy_record(ct_call *c, CUresult r, unsigned op, unsigned dir, unsigned src_kind,
                            unsigned dst_kind, uint64_t bytes, uint64_t stream, unsigned flags)
 {
-    ct_rec_copy k = {0};
     uint64_t ctx;
-    k.corr = c->corr;
-    k.op = op;
-    k.dir = dir;
-    k.bytes = bytes;
-    k.src_kind = src_kind;
-    k.dst_kind = dst_kind;
-    k.flags = flags;
-    k.stream = stream;
-    ct_current(c->th, &ctx, &k.device);
+    uint32_t dev;
+    ct_current(c->th, &ctx, &dev);
     ct_site(c);
     /* The writer adds the SYNC record of a copy the host waited for (ct_copy_sync). */
-    ct_emit(c, CT_REC_COPY, &k, sizeof k);
-    ct_gpu_end(c, r, op == CT_COPY_MEMSET ? CT_GPU_MEMSET : CT_GPU_MEMCPY, k.device);
+    ct_rec_copy *k = ct_emit_begin(c, CT_REC_COPY, sizeof *k);
+    if (k) {
+        *k = (ct_rec_copy){.corr = c->corr,
+                           .op = op,
+                           .dir = dir,
+                           .bytes = bytes,
+                           .src_kind = src_kind,
+                           .dst_kind = dst_kind,
+                           .flags = flags,
+                           .stream = stream,
+                           .device = dev};
+        ct_emit_end(c);
+    }
+    ct_gpu_end(c, r, op == CT_COPY_MEMSET ? CT_GPU_MEMSET : CT_GPU_MEMCPY, dev);
 }
 
 static unsigned ct_dir_of(unsigned src, unsigned dst)

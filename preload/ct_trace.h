@@ -79,7 +79,7 @@ typedef struct {
     unsigned fn;
     int err;                      /* errno to hand back to the program */
     uint32_t result;              /* what the real call returned */
-    int recorded;                 /* ct_emit wrote the API record with a detail */
+    int recorded;                 /* words of the record ct_emit_begin reserved, 0 if none */
     uint64_t t0, t1, corr, parent; /* t0, t1: ct_ticks */
     void *gpu_ev0;                /* start event of GPU timing, NULL if not timed */
     uint64_t gpu_stream, gpu_ctx; /* where gpu_ev0 was recorded */
@@ -224,21 +224,37 @@ CT_HOT void ct_push(ct_thread *th, unsigned type, unsigned fn, uint64_t ts, cons
     ct_publish(th, n);
 }
 
-/* The call's record with its detail of wire type `type` (payload: the matching ct_rec_*
- * struct), at its return time; at most once per call. A full ring drops it (counted) and
- * ct_finish then tries the API record alone. */
-CT_HOT void ct_emit(ct_call *c, unsigned type, const void *payload, size_t len)
+/* Reserves the call's record with room for a detail of wire type `type` (the matching ct_rec_*
+ * struct, len bytes), at the call's return time, and returns where the detail goes (8-byte
+ * aligned) for the hook to fill in place; ct_emit_end publishes it. At most once per call. NULL
+ * when the ring is full (the record is dropped and counted; ct_finish then tries the API record
+ * alone). Filling the ring in place, not a struct on the stack then copied, matters: the copy's
+ * wide loads of a struct just written field by field stall on store forwarding. */
+CT_HOT void *ct_emit_begin(ct_call *c, unsigned type, size_t len)
 {
     assert(!c->recorded && type != 0);
     unsigned n = 6 + (unsigned)((len + 7) / 8);
     uint64_t *w = ct_ring_reserve(&c->th->ring, n);
     if (!w)
-        return;
+        return NULL;
     ct_api_words(w, c, n, type);
-    w[n - 1] = 0;
-    memcpy(w + 6, payload, len);
-    ct_publish(c->th, n);
-    c->recorded = 1;
+    c->recorded = (int)n;
+    return w + 6;
+}
+
+CT_HOT void ct_emit_end(ct_call *c)
+{
+    ct_publish(c->th, (unsigned)c->recorded);
+}
+
+/* The same for a detail already built elsewhere. */
+CT_HOT void ct_emit(ct_call *c, unsigned type, const void *payload, size_t len)
+{
+    void *d = ct_emit_begin(c, type, len);
+    if (d) {
+        memcpy(d, payload, len);
+        ct_emit_end(c);
+    }
 }
 
 #endif
