@@ -43,7 +43,8 @@
 #include "ct_trace.h"
 
 #define CT_VERSION "0.1"
-#define CT_RING_WORDS (1u << 17)      /* 1 MiB per thread: ~10000 calls between drains */
+/* Words per thread ring (CUTRACE_RING_KB): 1 MiB, ~8,700 launches between drains. */
+static uint64_t ct_ring_words = 1u << 17;
 #define CT_ENC_BYTES (1u << 20)       /* encoded records per thread between chunks */
 #define CT_WRITER_PERIOD_NS 100000000ull /* when the rings are nearly empty */
 #define CT_WRITER_BUSY_NS 5000000ull      /* when a ring held an eighth of its size */
@@ -167,11 +168,23 @@ static void ct_read_options(void)
     s = getenv("CUTRACE_BUFFER_MB");
     if (s && *s)
         ct_buffer_budget = strtoull(s, NULL, 10) << 20;
+    s = getenv("CUTRACE_RING_KB");
+    if (s && *s) {
+        char *end;
+        unsigned long long kb = strtoull(s, &end, 10);
+        if (*end || kb < 4 || kb > 65536 || (kb & (kb - 1)))
+            fprintf(stderr, "cutrace: warning: CUTRACE_RING_KB: expected a power of two from 4 "
+                    "to 65536, found '%s'; rings keep %llu KiB\n", s,
+                    (unsigned long long)(ct_ring_words / 128));
+        else
+            ct_ring_words = kb * 128;
+    }
     snprintf(ct_options_text, sizeof ct_options_text,
-             "stacks=%s gpu_timing=%u cpu_gap_us=%llu buffer_mb=%llu",
+             "stacks=%s gpu_timing=%u cpu_gap_us=%llu buffer_mb=%llu ring_kb=%llu",
              ct_opt.stacks == 2 ? "all" : ct_opt.stacks ? "default" : "none", ct_opt.gpu_every,
              (unsigned long long)(ct_opt.cpu_gap_ns / 1000),
-             (unsigned long long)(ct_buffer_budget >> 20));
+             (unsigned long long)(ct_buffer_budget >> 20),
+             (unsigned long long)(ct_ring_words / 128));
 }
 
 static const char *ct_env_first(const char *const *names, const char *dflt)
@@ -325,7 +338,7 @@ static void ct_def_string(void *ctx, uint32_t id, const char *s, size_t len)
  * traced calls, one page in every ~30 launches. */
 static uint64_t *ct_ring_alloc(void)
 {
-    void *p = mmap(NULL, CT_RING_WORDS * 8, PROT_READ | PROT_WRITE,
+    void *p = mmap(NULL, ct_ring_words * 8, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
     return p == MAP_FAILED ? NULL : p;
 }
@@ -333,7 +346,7 @@ static uint64_t *ct_ring_alloc(void)
 static void ct_ring_free(uint64_t *words)
 {
     if (words)
-        munmap(words, CT_RING_WORDS * 8);
+        munmap(words, ct_ring_words * 8);
 }
 
 /* The promise of a chunk written now: no record written later has an earlier ts. Records not
@@ -586,7 +599,7 @@ static void ct_flush(unsigned fl, unsigned how, int code)
             free(t->encbuf);
             t->dead = 1;
             pthread_mutex_lock(&ct_reg_mu); /* the budget is shared with registration */
-            ct_buffer_used -= CT_RING_WORDS * 8 + CT_ENC_BYTES;
+            ct_buffer_used -= ct_ring_words * 8 + CT_ENC_BYTES;
             pthread_mutex_unlock(&ct_reg_mu);
         }
     }
@@ -647,8 +660,8 @@ static void *ct_writer_main(void *arg)
     uint32_t seq = (uint32_t)(uintptr_t)arg;
     for (;;) {
         /* Poll faster while threads fill their rings quickly, so bursts are not dropped. */
-        uint64_t period = ct_max_drained > CT_RING_WORDS / 8 ? CT_WRITER_BUSY_NS
-                          : ct_max_drained > CT_RING_WORDS / 64 ? CT_WRITER_BUSY_NS * 4
+        uint64_t period = ct_max_drained > ct_ring_words / 8 ? CT_WRITER_BUSY_NS
+                          : ct_max_drained > ct_ring_words / 64 ? CT_WRITER_BUSY_NS * 4
                                                                  : CT_WRITER_PERIOD_NS;
         if (!atomic_load(&ct_writer_stop) && !atomic_load(&ct_final_req))
             ct_futex_wait(&ct_wake_seq, seq, period);
@@ -865,7 +878,7 @@ ct_thread *ct_thread_slow(void)
     ct_thread *t = NULL;
     pthread_mutex_lock(&ct_reg_mu);
     if (ct_session_start_locked() == 0 &&
-        ct_buffer_used + CT_RING_WORDS * 8 + CT_ENC_BYTES <= ct_buffer_budget) {
+        ct_buffer_used + ct_ring_words * 8 + CT_ENC_BYTES <= ct_buffer_budget) {
         t = calloc(1, sizeof *t);
         uint64_t *words = ct_ring_alloc();
         void *encbuf = malloc(CT_ENC_BYTES);
@@ -874,7 +887,7 @@ ct_thread *ct_thread_slow(void)
             t->gpu = gpu;
             t->ring.words = words;
             t->errp = &errno;
-            t->ring.mask = CT_RING_WORDS - 1;
+            t->ring.mask = ct_ring_words - 1;
             t->encbuf = encbuf;
             ct_enc_init(&t->enc, encbuf, CT_ENC_BYTES);
             t->tid = ct_gettid();
@@ -886,7 +899,7 @@ ct_thread *ct_thread_slow(void)
             t->last_chunk = ct_now();
             t->next = atomic_load(&ct_threads);
             atomic_store(&ct_threads, t);
-            ct_buffer_used += CT_RING_WORDS * 8 + CT_ENC_BYTES;
+            ct_buffer_used += ct_ring_words * 8 + CT_ENC_BYTES;
             pthread_setspecific(ct_exit_key, t);
         } else {
             free(t);
