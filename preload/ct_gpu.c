@@ -22,7 +22,7 @@ static CUevent ct_gpu_take(ct_thread *th, uint64_t ctx)
         if (ectx == ctx)
             return e;
         /* An event of another context cannot go on this stream: hand it back. */
-        ct_gpu_pend back = {0, e, NULL, 0, ectx, 0, 0, 0};
+        ct_gpu_pend back = {.ev0 = e, .ctx = ectx};
         ct_push(th, CT_RAW_GPU_PEND, 0, ct_ticks(), &back, sizeof back);
     }
     CUevent e = NULL;
@@ -54,7 +54,7 @@ static void ct_gpu_start(ct_call *c, uint64_t stream)
     c->gpu_stream = stream;
     c->gpu_ctx = (uint64_t)(uintptr_t)ctx;
     if (CT_REAL(cuEventRecord)(e, (CUstream)(uintptr_t)stream) != CUDA_SUCCESS) {
-        ct_gpu_pend back = {0, e, NULL, 0, c->gpu_ctx, 0, 0, 0};
+        ct_gpu_pend back = {.ev0 = e, .ctx = c->gpu_ctx};
         ct_push(th, CT_RAW_GPU_PEND, 0, c->t0, &back, sizeof back);
         return;
     }
@@ -70,10 +70,10 @@ void ct_gpu_begin_timed(ct_call *c, uint64_t stream)
     errno = saved;
 }
 
-void ct_gpu_end_timed(ct_call *c, CUresult r, unsigned kind, uint32_t device)
+void ct_gpu_end_timed(ct_call *c, CUresult r, unsigned kind, uint32_t device, int waited)
 {
-    ct_gpu_pend p = {c->corr, c->gpu_ev0, NULL, c->gpu_stream, c->gpu_ctx, c->gpu_submit, device,
-                     0};
+    ct_gpu_pend p = {c->corr, c->gpu_ev0, NULL, c->gpu_stream, c->gpu_ctx, c->gpu_submit,
+                     waited ? ct_now() : 0, device, 0};
     if (r == CUDA_SUCCESS) {
         p.ev1 = ct_gpu_take(c->th, c->gpu_ctx);
         if (p.ev1 && CT_REAL(cuEventRecord)(p.ev1, (CUstream)(uintptr_t)c->gpu_stream) ==
@@ -218,6 +218,8 @@ uint64_t ct_gpu_harvest(ct_enc *e, int final, uint64_t *min_ts)
              * cannot start before the host submitted it. */
             if (r->u.gpu.start < q->p.submit && q->p.submit < r->ts)
                 r->u.gpu.start = q->p.submit;
+            if (q->p.done_by && q->p.done_by < r->ts)
+                r->ts = q->p.done_by > r->u.gpu.start ? q->p.done_by : r->u.gpu.start;
             r->u.gpu.corr = q->p.corr;
             r->u.gpu.device = q->p.device;
             r->u.gpu.kind = q->p.kind;

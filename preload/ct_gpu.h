@@ -44,21 +44,26 @@ typedef struct {
     CUevent ev0, ev1;
     uint64_t stream, ctx;
     uint64_t submit;             /* host time between the start event and the operation */
+    uint64_t done_by;            /* host time by which the operation had completed (its call
+                                  * returned only then), 0 if the call did not wait for it */
     uint32_t device, kind;
 } ct_gpu_pend;
 
 /* The hooks around a timed operation; inline gates keep untimed calls from paying a call. */
 void ct_gpu_begin_timed(ct_call *c, uint64_t stream);
-void ct_gpu_end_timed(ct_call *c, CUresult r, unsigned kind, uint32_t device);
+void ct_gpu_end_timed(ct_call *c, CUresult r, unsigned kind, uint32_t device, int waited);
 CT_HOT void ct_gpu_begin(ct_call *c, uint64_t stream)
 {
     if (c->th && c->th->gpu)
         ct_gpu_begin_timed(c, stream);
 }
-CT_HOT void ct_gpu_end(ct_call *c, CUresult r, unsigned kind, uint32_t device)
+/* waited: the call returned only once the operation had completed. The end event, recorded
+ * after the return, then completes when the host gets to it; the operation itself had ended by
+ * the return, and the GPU record says so. */
+CT_HOT void ct_gpu_end(ct_call *c, CUresult r, unsigned kind, uint32_t device, int waited)
 {
     if (c->gpu_ev0)
-        ct_gpu_end_timed(c, r, kind, device);
+        ct_gpu_end_timed(c, r, kind, device, waited);
 }
 
 /* Wakes the writer to harvest (after a synchronization; rate-limited; ct_session.c). */

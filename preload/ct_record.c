@@ -222,7 +222,7 @@ static void ct_launch_record(ct_call *c, CUresult r, uint64_t names, const unsig
                              .device = dev};
         ct_emit_end(c);
     }
-    ct_gpu_end(c, r, CT_GPU_KERNEL, dev);
+    ct_gpu_end(c, r, CT_GPU_KERNEL, dev, 0);
 }
 
 void ct_on_launch(ct_call *c, CUresult r, CUfunction f, unsigned gx, unsigned gy, unsigned gz,
@@ -260,6 +260,19 @@ void ct_on_graph_launch(ct_call *c, CUresult r, CUgraphExec g, uint64_t stream)
 
 /* ---- copies and sets ---- */
 
+/* Whether a copy's call returns only once the copy has completed, per NVIDIA's "API
+ * synchronization behavior": host to host always; an Async copy when it goes to pageable
+ * memory; a synchronous one when it goes to host memory or comes from pinned memory (not from
+ * pageable memory, which returns once staged, nor device to device). */
+static int ct_copy_waited(unsigned flags, unsigned src_kind, unsigned dst_kind)
+{
+    if (ct_is_host(src_kind) && ct_is_host(dst_kind))
+        return 1;
+    if (flags & CT_COPY_ASYNC)
+        return dst_kind == CT_MEMKIND_PAGEABLE;
+    return ct_is_host(dst_kind) || src_kind == CT_MEMKIND_PINNED;
+}
+
 static void ct_copy_record(ct_call *c, CUresult r, unsigned op, unsigned dir, unsigned src_kind,
                            unsigned dst_kind, uint64_t bytes, uint64_t stream, unsigned flags)
 {
@@ -281,7 +294,10 @@ static void ct_copy_record(ct_call *c, CUresult r, unsigned op, unsigned dir, un
                            .device = dev};
         ct_emit_end(c);
     }
-    ct_gpu_end(c, r, op == CT_COPY_MEMSET ? CT_GPU_MEMSET : CT_GPU_MEMCPY, dev);
+    if (op == CT_COPY_MEMSET)
+        ct_gpu_end(c, r, CT_GPU_MEMSET, dev, 0);
+    else
+        ct_gpu_end(c, r, CT_GPU_MEMCPY, dev, ct_copy_waited(flags, src_kind, dst_kind));
 }
 
 static unsigned ct_dir_of(unsigned src, unsigned dst)
