@@ -204,6 +204,7 @@ typedef struct fc_op {
     fc_dep *deps;
     fc_dep dep_inline[2];
     void *staging;  /* freed after the op */
+    size_t staging_cap; /* nonzero: staging is a pooled copy staging buffer of this size */
     union {
         struct { void *dst; const void *src; size_t n; } copy;
         struct { CUDA_MEMCPY2D p; } copy2d;
@@ -274,6 +275,12 @@ void fc_event_unref(struct CUevent_st *e);
 
 #define FC_COPY_LATENCY_NS 1500
 int64_t fc_bytes_ns(size_t bytes, double rate);
+/* Staging buffers of pageable host-to-device copies, reused like a driver's own: a fresh
+ * buffer each copy would cost its page faults every time (about 1 ms for 4 MiB on these
+ * virtual machines, five times the modelled staging). fc_staging_take returns a buffer of at
+ * least n bytes and its size in *cap; fc_staging_give takes it back. */
+void *fc_staging_take(size_t n, size_t *cap);
+void fc_staging_give(void *p, size_t cap);
 /* A kernel's duration: its FAKECUDA_KERNEL_NS override (fc_kernel_ns_override, looked up
  * once per kernel; -1 if none), else the default model for its launch dimensions. */
 int64_t fc_kernel_ns_override(const char *name);

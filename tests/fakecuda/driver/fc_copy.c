@@ -23,6 +23,53 @@ int64_t fc_bytes_ns(size_t bytes, double rate)
     return (int64_t)((double)bytes * 1e9 / rate);
 }
 
+#define FC_STAGING_KEPT 4
+
+static pthread_mutex_t fc_staging_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+    void *p;
+    size_t cap;
+} fc_staging_kept[FC_STAGING_KEPT];
+
+void *fc_staging_take(size_t n, size_t *cap)
+{
+    n = n ? n : 1;
+    int best = -1;
+    pthread_mutex_lock(&fc_staging_mu);
+    for (int i = 0; i < FC_STAGING_KEPT; i++)
+        if (fc_staging_kept[i].p && fc_staging_kept[i].cap >= n &&
+            (best < 0 || fc_staging_kept[i].cap < fc_staging_kept[best].cap))
+            best = i;
+    void *p = NULL;
+    if (best >= 0) {
+        p = fc_staging_kept[best].p;
+        *cap = fc_staging_kept[best].cap;
+        fc_staging_kept[best].p = NULL;
+    }
+    pthread_mutex_unlock(&fc_staging_mu);
+    if (!p) {
+        p = malloc(n);
+        if (!p)
+            fc_fatal("out of host memory for a %zu-byte staging buffer", n);
+        *cap = n;
+    }
+    return p;
+}
+
+void fc_staging_give(void *p, size_t cap)
+{
+    pthread_mutex_lock(&fc_staging_mu);
+    for (int i = 0; i < FC_STAGING_KEPT; i++)
+        if (!fc_staging_kept[i].p) {
+            fc_staging_kept[i].p = p;
+            fc_staging_kept[i].cap = cap;
+            p = NULL;
+            break;
+        }
+    pthread_mutex_unlock(&fc_staging_mu);
+    free(p);
+}
+
 typedef enum { FC_SIDE_PAGEABLE, FC_SIDE_PINNED, FC_SIDE_DEVICE } fc_side;
 
 static fc_side fc_classify(uintptr_t p)
@@ -61,9 +108,7 @@ static void fc_transfer(fc_stream *s, fc_op *op, fc_side src, fc_side dst, size_
         if (!async)
             fc_stream_wait(s, atomic_load(&s->submitted));
         int64_t staged = fc_now_ns() + fc_bytes_ns(bytes, link / 2);
-        void *buf = malloc(bytes ? bytes : 1);
-        if (!buf)
-            fc_fatal("out of host memory for a %zu-byte staging buffer", bytes);
+        void *buf = fc_staging_take(bytes, &op->staging_cap);
         stage(op, buf);
         op->staging = buf;
         fc_sleep_until(staged);

@@ -68,7 +68,10 @@ static void fc_op_free(fc_op *op)
         fc_stream_unref(op->deps[i].s);
     if (op->deps != op->dep_inline)
         free(op->deps);
-    free(op->staging);
+    if (op->staging_cap)
+        fc_staging_give(op->staging, op->staging_cap);
+    else
+        free(op->staging);
     if (op->kind == FC_OP_RECORD)
         fc_event_unref(op->u.record.ev);
     if (op != &fc_instant_op)
