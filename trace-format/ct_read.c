@@ -186,6 +186,9 @@ typedef struct {
     uint64_t win_off;
     ct_cursor **heap;
     size_t nheap, heap_cap;
+    /* the earlier of heap[1] and heap[2] (NULL if neither): while the top stays before it, taking
+     * from the top leaves the heap in order, and most records come in runs from one cursor */
+    const ct_cursor *runner;
     ct_cursor *retired;        /* exhausted, freed once its last record is no longer exposed */
     size_t pending;
     uint64_t low_water;
@@ -211,6 +214,7 @@ struct ct_reader {
     uint32_t *heap;            /* files with a record ready, earliest first */
     uint64_t *keys;            /* per file: time of its next record (saves pointer chasing) */
     size_t nheap;
+    int64_t runner;            /* the earlier of heap[1] and heap[2], -1 if neither (ct_fin's) */
     int started;
     int64_t last;              /* file whose record was delivered last, -1 if none */
     char err[1024];
@@ -668,12 +672,23 @@ static void ct_fin_sift_down(ct_fin *f, size_t i)
         if (l + 1 < f->nheap && ct_cursor_before(h[l + 1], h[m]))
             m = l + 1;
         if (m == i)
-            return;
+            break;
         ct_cursor *t = h[i];
         h[i] = h[m];
         h[m] = t;
         i = m;
     }
+    f->runner = f->nheap < 2 ? NULL
+              : f->nheap > 2 && ct_cursor_before(h[2], h[1]) ? h[2] : h[1];
+}
+
+/* Restores heap order after the top cursor's time changed: nothing to do while it is still
+ * before the runner-up (whose time cannot have changed: only the top is ever advanced). */
+static inline void ct_fin_settle(ct_fin *f)
+{
+    if (!f->runner || ct_cursor_before(f->heap[0], f->runner))
+        return;
+    ct_fin_sift_down(f, 0);
 }
 
 static int ct_fin_push(ct_fin *f, ct_cursor *c)
@@ -688,6 +703,7 @@ static int ct_fin_push(ct_fin *f, ct_cursor *c)
         f->heap[(i - 1) / 2] = t;
         i = (i - 1) / 2;
     }
+    ct_fin_sift_down(f, 0); /* only notes the runner-up: the heap is in order */
     return 0;
 }
 
@@ -971,17 +987,22 @@ static int ct_fin_load(ct_fin *f)
     return 0;
 }
 
-/* The cursor holding the file's next record in its order (its time is head_ts), or NULL at the
- * file's end; *rc < 0 on error. */
-static const ct_cursor *ct_fin_peek(ct_fin *f, int *rc)
+/* Whether the file's top cursor may deliver: every cursor that could hold an earlier record
+ * is loaded (its time is below the writer's low-water mark, or there is nothing left to load),
+ * or the reader's memory bound is reached. */
+static inline int ct_fin_ready(const ct_fin *f)
+{
+    return f->heap[0]->head_ts < f->low_water || f->eof || f->r->opts.file_order ||
+           f->pending > f->r->opts.max_pending;
+}
+
+static const ct_cursor *ct_fin_peek_load(ct_fin *f, int *rc)
 {
     *rc = 0;
     for (;;) {
         if (f->nheap > 0) {
-            const ct_cursor *top = f->heap[0];
-            if (f->eof || f->r->opts.file_order || top->head_ts < f->low_water ||
-                f->pending > f->r->opts.max_pending)
-                return top;
+            if (ct_fin_ready(f))
+                return f->heap[0];
         } else if (f->eof) {
             return NULL;
         }
@@ -989,6 +1010,17 @@ static const ct_cursor *ct_fin_peek(ct_fin *f, int *rc)
         if (*rc < 0)
             return NULL;
     }
+}
+
+/* The cursor holding the file's next record in its order (its time is head_ts), or NULL at the
+ * file's end; *rc < 0 on error. */
+static inline const ct_cursor *ct_fin_peek(ct_fin *f, int *rc)
+{
+    if (f->nheap > 0 && ct_fin_ready(f)) {
+        *rc = 0;
+        return f->heap[0];
+    }
+    return ct_fin_peek_load(f, rc);
 }
 
 /* Delivers the record ct_fin_peek announced into *rec and advances: 1, or -1 if it was
@@ -1011,14 +1043,13 @@ static int ct_fin_take(ct_fin *f, ct_rec *rec)
         f->st.records++;
     }
     if (ct_cursor_peek(f, c)) {
-        ct_fin_sift_down(f, 0);
+        ct_fin_settle(f);
         return got;
     }
     f->pending -= c->bytes;
     f->retired = c;
     f->heap[0] = f->heap[--f->nheap];
-    if (f->nheap)
-        ct_fin_sift_down(f, 0);
+    ct_fin_sift_down(f, 0);
     return got;
 }
 
@@ -1188,6 +1219,7 @@ int ct_reader_open(ct_reader **rp, const char *const *paths, size_t n,
     if (!r->opts.max_pending)
         r->opts.max_pending = CT_DEFAULT_MAX_PENDING;
     r->last = -1;
+    r->runner = -1;
     int rc = 0;
     for (size_t i = 0; i < n; i++) {
         ct_fin *f = &r->files[i];
@@ -1239,12 +1271,14 @@ static void ct_reader_sift_down(ct_reader *r, size_t i)
         if (l + 1 < r->nheap && ct_file_before(r, h[l + 1], h[m]))
             m = l + 1;
         if (m == i)
-            return;
+            break;
         uint32_t t = h[i];
         h[i] = h[m];
         h[m] = t;
         i = m;
     }
+    r->runner = r->nheap < 2 ? -1
+              : (int64_t)(r->nheap > 2 && ct_file_before(r, h[2], h[1]) ? h[2] : h[1]);
 }
 
 int ct_reader_next(ct_reader *r, ct_rec *rec)
@@ -1273,14 +1307,16 @@ int ct_reader_next(ct_reader *r, ct_rec *rec)
             const ct_cursor *c = ct_fin_peek(f, &rc);
             if (c) {
                 r->keys[r->last] = c->head_ts;
+                if (r->runner >= 0 && !ct_file_before(r, r->heap[0], (uint32_t)r->runner))
+                    ct_reader_sift_down(r, 0);
             } else {
                 if (rc < 0)
                     return rc;
                 ct_fin_finish(f);
                 r->heap[0] = r->heap[--r->nheap];
+                ct_reader_sift_down(r, 0);
             }
             r->last = -1;
-            ct_reader_sift_down(r, 0);
         }
         if (r->nheap == 0)
             return 0;
