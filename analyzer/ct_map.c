@@ -128,14 +128,6 @@ uint32_t ct_map_get_ref(ct_map *m, const char *key, size_t len, int *added)
     return map_get(m, key, len, 1, added);
 }
 
-static uint64_t mix64(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdull;
-    x ^= x >> 33;
-    return x;
-}
-
 void ct_imap_init(ct_imap *m)
 {
     m->cap = 64;
@@ -151,14 +143,6 @@ void ct_imap_free(ct_imap *m)
     memset(m, 0, sizeof *m);
 }
 
-static size_t islot(const ct_imap *m, uint64_t key)
-{
-    size_t i = mix64(key) & (m->cap - 1);
-    while (m->keys[i] && m->keys[i] != key)
-        i = (i + 1) & (m->cap - 1);
-    return i;
-}
-
 void ct_imap_put(ct_imap *m, uint64_t key, uint32_t val)
 {
     if (2 * (m->n + 1) > m->cap) {
@@ -170,14 +154,14 @@ void ct_imap_put(ct_imap *m, uint64_t key, uint32_t val)
         m->vals = xcalloc(m->cap, sizeof *m->vals);
         for (size_t j = 0; j < oc; j++)
             if (ok[j]) {
-                size_t k = islot(m, ok[j]);
+                size_t k = ct_imap_slot(m, ok[j]);
                 m->keys[k] = ok[j];
                 m->vals[k] = ov[j];
             }
         free(ok);
         free(ov);
     }
-    size_t i = islot(m, key);
+    size_t i = ct_imap_slot(m, key);
     if (!m->keys[i]) {
         m->keys[i] = key;
         m->n++;
@@ -185,18 +169,9 @@ void ct_imap_put(ct_imap *m, uint64_t key, uint32_t val)
     m->vals[i] = val;
 }
 
-int ct_imap_get(const ct_imap *m, uint64_t key, uint32_t *val)
-{
-    size_t i = islot(m, key);
-    if (!m->keys[i])
-        return 0;
-    *val = m->vals[i];
-    return 1;
-}
-
 int ct_imap_del(ct_imap *m, uint64_t key, uint32_t *val)
 {
-    size_t i = islot(m, key);
+    size_t i = ct_imap_slot(m, key);
     if (!m->keys[i])
         return 0;
     if (val)
@@ -209,7 +184,7 @@ int ct_imap_del(ct_imap *m, uint64_t key, uint32_t *val)
         j = (j + 1) & (m->cap - 1);
         if (!m->keys[j])
             break;
-        size_t home = mix64(m->keys[j]) & (m->cap - 1);
+        size_t home = ct_mix64(m->keys[j]) & (m->cap - 1);
         /* move j to i if its home is not cyclically in (i, j] */
         if ((j > i && (home <= i || home > j)) || (j < i && (home <= i && home > j))) {
             m->keys[i] = m->keys[j];

@@ -57,8 +57,34 @@ void ct_imap_init(ct_imap *m);
 void ct_imap_free(ct_imap *m);
 /* Sets key's value (inserting it). */
 void ct_imap_put(ct_imap *m, uint64_t key, uint32_t val);
+
+static inline uint64_t ct_mix64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    return x;
+}
+
+/* The slot holding key, or the empty slot where it would go. Inline with ct_imap_get: lookups
+ * run several times per trace record. */
+static inline size_t ct_imap_slot(const ct_imap *m, uint64_t key)
+{
+    size_t i = ct_mix64(key) & (m->cap - 1);
+    while (m->keys[i] && m->keys[i] != key)
+        i = (i + 1) & (m->cap - 1);
+    return i;
+}
+
 /* 1 and *val if present. */
-int ct_imap_get(const ct_imap *m, uint64_t key, uint32_t *val);
+static inline int ct_imap_get(const ct_imap *m, uint64_t key, uint32_t *val)
+{
+    size_t i = ct_imap_slot(m, key);
+    if (!m->keys[i])
+        return 0;
+    *val = m->vals[i];
+    return 1;
+}
 /* 1 and *val if it was present (and is now removed). */
 int ct_imap_del(ct_imap *m, uint64_t key, uint32_t *val);
 

@@ -11,18 +11,11 @@ void ct_sketch_init(ct_sketch *s)
     s->min = UINT64_MAX;
 }
 
-static unsigned bucket_of(uint64_t v)
+void ct_sketch_hold(ct_sketch *s, uint64_t v)
 {
-    if (v < 64)
-        return (unsigned)v;
-    unsigned e = 63 - (unsigned)__builtin_clzll(v); /* >= 6 */
-    unsigned m = (unsigned)(v >> (e - 5)) & (CT_SKETCH_SUB - 1);
-    return 64 + (e - 6) * CT_SKETCH_SUB + m;
-}
-
-void ct_sketch_add(ct_sketch *s, uint64_t v)
-{
-    if (s->count > 0 && s->count < CT_SKETCH_EXACT) {
+    if (s->count == 0)
+        return; /* a first value is min */
+    if (s->count < CT_SKETCH_EXACT) {
         if (!s->exact) {
             /* a second value: the first is min */
             s->exact = malloc(CT_SKETCH_EXACT * sizeof *s->exact);
@@ -31,29 +24,16 @@ void ct_sketch_add(ct_sketch *s, uint64_t v)
             s->exact[0] = s->min;
         }
         s->exact[s->count] = v;
-    } else if (s->count >= CT_SKETCH_EXACT) {
-        if (!s->hist) {
-            s->hist = calloc(CT_SKETCH_BUCKETS, sizeof *s->hist);
-            s->hsum = calloc(CT_SKETCH_BUCKETS, sizeof *s->hsum);
-            if (!s->hist || !s->hsum)
-                abort();
-            for (unsigned i = 0; i < CT_SKETCH_EXACT; i++) {
-                s->hist[bucket_of(s->exact[i])]++;
-                s->hsum[bucket_of(s->exact[i])] += s->exact[i];
-            }
-            free(s->exact);
-            s->exact = NULL;
-        }
-        s->hist[bucket_of(v)]++;
-        s->hsum[bucket_of(v)] += v;
+        return;
     }
-    s->count++;
-    s->sum += v;
-    s->sumsq += (double)v * (double)v;
-    if (v < s->min)
-        s->min = v;
-    if (v > s->max)
-        s->max = v;
+    s->bins = calloc(CT_SKETCH_BUCKETS, sizeof *s->bins);
+    if (!s->bins)
+        abort();
+    for (unsigned i = 0; i < CT_SKETCH_EXACT; i++)
+        ct_sketch_bin(s, s->exact[i]);
+    free(s->exact);
+    s->exact = NULL;
+    ct_sketch_bin(s, v);
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -72,7 +52,7 @@ uint64_t ct_sketch_quantile(const ct_sketch *s, double q)
         q = 1;
     if (s->count == 1)
         return s->min;
-    if (!s->hist) {
+    if (!s->bins) {
         uint64_t v[CT_SKETCH_EXACT];
         memcpy(v, s->exact, s->count * sizeof *v);
         qsort(v, s->count, sizeof *v, cmp_u64);
@@ -84,9 +64,9 @@ uint64_t ct_sketch_quantile(const ct_sketch *s, double q)
     }
     uint64_t rank = (uint64_t)(q * (double)(s->count - 1)), seen = 0;
     for (unsigned b = 0; b < CT_SKETCH_BUCKETS; b++) {
-        seen += s->hist[b];
+        seen += s->bins[b].n;
         if (seen > rank) {
-            uint64_t v = s->hsum[b] / s->hist[b];
+            uint64_t v = s->bins[b].sum / s->bins[b].n;
             return v < s->min ? s->min : v > s->max ? s->max : v;
         }
     }
@@ -106,9 +86,7 @@ double ct_sketch_stddev(const ct_sketch *s)
 void ct_sketch_free(ct_sketch *s)
 {
     free(s->exact);
-    free(s->hist);
-    free(s->hsum);
+    free(s->bins);
     s->exact = NULL;
-    s->hist = NULL;
-    s->hsum = NULL;
+    s->bins = NULL;
 }

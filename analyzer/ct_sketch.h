@@ -25,12 +25,50 @@ typedef struct {
     uint64_t count, sum, min, max;
     double sumsq;
     uint64_t *exact; /* CT_SKETCH_EXACT values, allocated at the second value */
-    uint32_t *hist; /* CT_SKETCH_BUCKETS counts, allocated when the exact buffer overflows */
-    uint64_t *hsum; /* sum of the values in each bucket */
+    /* CT_SKETCH_BUCKETS, allocated when the exact buffer overflows; count and sum side by side,
+     * so that adding a value touches one cache line */
+    struct ct_sketch_bin {
+        uint64_t sum;
+        uint32_t n;
+    } *bins;
 } ct_sketch;
 
 void ct_sketch_init(ct_sketch *s);
-void ct_sketch_add(ct_sketch *s, uint64_t v);
+
+static inline unsigned ct_sketch_bucket(uint64_t v)
+{
+    if (v < 64)
+        return (unsigned)v;
+    unsigned e = 63 - (unsigned)__builtin_clzll(v); /* >= 6 */
+    unsigned m = (unsigned)(v >> (e - 5)) & (CT_SKETCH_SUB - 1);
+    return 64 + (e - 6) * CT_SKETCH_SUB + m;
+}
+
+static inline void ct_sketch_bin(ct_sketch *s, uint64_t v)
+{
+    struct ct_sketch_bin *b = &s->bins[ct_sketch_bucket(v)];
+    b->n++;
+    b->sum += v;
+}
+
+/* Keeps v while the sketch is small, and builds the histogram when it outgrows that. */
+void ct_sketch_hold(ct_sketch *s, uint64_t v);
+
+/* Inline: several values per trace record, nearly all into an existing histogram. */
+static inline void ct_sketch_add(ct_sketch *s, uint64_t v)
+{
+    if (s->bins)
+        ct_sketch_bin(s, v);
+    else
+        ct_sketch_hold(s, v);
+    s->count++;
+    s->sum += v;
+    s->sumsq += (double)v * (double)v;
+    if (v < s->min)
+        s->min = v;
+    if (v > s->max)
+        s->max = v;
+}
 /* q in [0,1]; 0 for an empty sketch. */
 uint64_t ct_sketch_quantile(const ct_sketch *s, double q);
 double ct_sketch_stddev(const ct_sketch *s);
