@@ -64,22 +64,30 @@ static int in_window(const tl *t, uint64_t a, uint64_t b)
 static void put_us(FILE *f, const char *key, uint64_t ns, int neg)
 {
     unsigned frac = (unsigned)(ns % 1000);
-    fprintf(f, ",\"%s\":%s%llu", key, neg && ns ? "-" : "", (unsigned long long)(ns / 1000));
+    ct_put_str(f, ",\"");
+    ct_put_str(f, key);
+    ct_put_str(f, neg && ns ? "\":-" : "\":");
+    ct_put_dec(f, ns / 1000);
     if (frac) {
-        int digits = 3;
-        while (frac % 10 == 0) {
-            frac /= 10;
-            digits--;
-        }
-        fprintf(f, ".%0*u", digits, frac);
+        char d[4] = {'.', (char)('0' + frac / 100), (char)('0' + frac / 10 % 10),
+                     (char)('0' + frac % 10)};
+        size_t n = sizeof d;
+        while (d[n - 1] == '0')
+            n--;
+        for (size_t i = 0; i < n; i++)
+            putc_unlocked(d[i], f);
     }
 }
 
 /* Opens one event object: {"ph":PH,"pid":..,"tid":..,"ts":..  (the caller adds the rest). */
 static void ev_open(tl *t, const char *ph, const ct_proc *p, uint64_t tid, uint64_t ts)
 {
-    fprintf(t->f, "%s\n{\"ph\":\"%s\",\"pid\":%u,\"tid\":%llu", t->first ? "" : ",", ph,
-            p->file + 1, (unsigned long long)tid);
+    ct_put_str(t->f, t->first ? "\n{\"ph\":\"" : ",\n{\"ph\":\"");
+    ct_put_str(t->f, ph);
+    ct_put_str(t->f, "\",\"pid\":");
+    ct_put_dec(t->f, p->file + 1);
+    ct_put_str(t->f, ",\"tid\":");
+    ct_put_dec(t->f, tid);
     if (ts >= t->base)
         put_us(t->f, "ts", ts - t->base, 0);
     else
@@ -90,9 +98,11 @@ static void ev_open(tl *t, const char *ph, const ct_proc *p, uint64_t tid, uint6
 
 static void str_field(tl *t, const char *key, const char *v)
 {
-    fprintf(t->f, ",\"%s\":\"", key);
+    ct_put_str(t->f, ",\"");
+    ct_put_str(t->f, key);
+    ct_put_str(t->f, "\":\"");
     ct_json_escape(t->f, v);
-    fputc('"', t->f);
+    putc_unlocked('"', t->f);
 }
 
 static void meta(tl *t, const ct_proc *p, uint64_t tid, const char *what, const char *name)
@@ -166,11 +176,11 @@ static void on_api(void *ctx, ct_proc *p, const ct_rec *r, const char *name)
         return;
     ev_open(t, "X", p, r->tid, start);
     put_us(t->f, "dur", r->ts - start, 0);
-    fputs(",\"cat\":\"cuda_api\"", t->f);
+    ct_put_str(t->f, ",\"cat\":\"cuda_api\"");
     str_field(t, "name", name);
     if (r->u.api.result)
         fprintf(t->f, ",\"args\":{\"result\":%u}", r->u.api.result);
-    fputc('}', t->f);
+    putc_unlocked('}', t->f);
 }
 
 static const char *const kind_names[] = {"unknown", "pageable", "pinned", "device", "managed", "array"};
@@ -202,15 +212,21 @@ static void on_gpu(void *ctx, ct_proc *p, const ct_rec_gpu *g, uint64_t end, con
     }
     ev_open(t, "X", p, tid, start);
     put_us(t->f, "dur", dur, 0);
-    fprintf(t->f, ",\"cat\":\"%s\"", c->is_launch || g->kind == CT_GPU_KERNEL ? "kernel" : "memory");
+    ct_put_str(t->f, c->is_launch || g->kind == CT_GPU_KERNEL ? ",\"cat\":\"kernel\""
+                                                             : ",\"cat\":\"memory\"");
     str_field(t, "name", nm);
     if (c->is_launch) {
         const ct_rec_launch *l = c->launch;
-        fprintf(t->f, ",\"args\":{\"grid\":\"%u,%u,%u\",\"block\":\"%u,%u,%u\"", l->grid[0],
-                l->grid[1], l->grid[2], l->block[0], l->block[1], l->block[2]);
+        static const char *const sep[6] = {",\"args\":{\"grid\":\"", ",", ",",
+                                           "\",\"block\":\"", ",", ","};
+        for (int i = 0; i < 6; i++) {
+            ct_put_str(t->f, sep[i]);
+            ct_put_dec(t->f, i < 3 ? l->grid[i] : l->block[i - 3]);
+        }
+        putc_unlocked('"', t->f);
         if (l->shared_bytes)
             fprintf(t->f, ",\"shared_bytes\":%u", l->shared_bytes);
-        fputc('}', t->f);
+        putc_unlocked('}', t->f);
     } else if (c->is_copy) {
         const ct_rec_copy *cp = c->copy;
         double gbps = dur ? (double)cp->bytes / (double)dur : 0;
@@ -218,7 +234,7 @@ static void on_gpu(void *ctx, ct_proc *p, const ct_rec_gpu *g, uint64_t end, con
                 (unsigned long long)cp->bytes, kind_name(cp->src_kind), kind_name(cp->dst_kind), gbps,
                 cp->flags & CT_COPY_ASYNC ? "true" : "false");
     }
-    fputc('}', t->f);
+    putc_unlocked('}', t->f);
     if (bw) {
         double gbps = (double)c->copy->bytes / (double)dur;
         char cname[48];
@@ -228,17 +244,20 @@ static void on_gpu(void *ctx, ct_proc *p, const ct_rec_gpu *g, uint64_t end, con
         fprintf(t->f, ",\"args\":{\"GB/s\":%.3f}}", gbps);
         ev_open(t, "C", p, 0, end);
         str_field(t, "name", cname);
-        fputs(",\"args\":{\"GB/s\":0}}", t->f);
+        ct_put_str(t->f, ",\"args\":{\"GB/s\":0}}");
     }
     if (flow) {
         /* the arrow: from inside the call to the start of its GPU work */
         uint64_t id = ++t->flows;
         uint64_t s_ts = c->api_start + (c->api_end - c->api_start) / 2;
         ev_open(t, "s", p, c->tid, s_ts);
-        fprintf(t->f, ",\"id\":%llu,\"cat\":\"launch\",\"name\":\"launch\"}", (unsigned long long)id);
+        ct_put_str(t->f, ",\"id\":");
+        ct_put_dec(t->f, id);
+        ct_put_str(t->f, ",\"cat\":\"launch\",\"name\":\"launch\"}");
         ev_open(t, "f", p, tid, start);
-        fprintf(t->f, ",\"id\":%llu,\"cat\":\"launch\",\"name\":\"launch\",\"bp\":\"e\"}",
-                (unsigned long long)id);
+        ct_put_str(t->f, ",\"id\":");
+        ct_put_dec(t->f, id);
+        ct_put_str(t->f, ",\"cat\":\"launch\",\"name\":\"launch\",\"bp\":\"e\"}");
     }
 }
 
