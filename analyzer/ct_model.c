@@ -238,9 +238,11 @@ typedef struct {
 
 static ct_thread *thread_of(ct_proc *p, uint32_t tid)
 {
-    /* most records come from the thread of the previous one */
-    if (p->last_thread < p->nthreads && p->threads[p->last_thread].tid == tid)
-        return &p->threads[p->last_thread];
+    /* records come from a few threads, interleaved (the GPU collector's with the caller's): a
+     * direct-mapped cache answers before the hash map */
+    uint32_t *hint = &p->thread_hint[tid % 16];
+    if (*hint && p->threads[*hint - 1].tid == tid)
+        return &p->threads[*hint - 1];
     int added;
     uint32_t i = ct_map_get(&p->thread_idx, &tid, sizeof tid, &added);
     if (added) {
@@ -248,7 +250,7 @@ static ct_thread *thread_of(ct_proc *p, uint32_t tid)
         p->threads[i].tid = tid;
         p->nthreads = i + 1;
     }
-    p->last_thread = i;
+    *hint = i + 1;
     return &p->threads[i];
 }
 

@@ -166,7 +166,7 @@ typedef struct {
     ct_thread *threads;
     size_t nthreads, threads_cap;
     ct_map thread_idx;            /* tid -> index */
-    uint32_t last_thread;         /* index of the thread looked up last */
+    uint32_t thread_hint[16];     /* tid % 16 -> 1 + index of a thread with that tid, 0: none */
     /* joins */
     ct_imap corr;                 /* corr -> pool entry */
     ct_pool calls;
