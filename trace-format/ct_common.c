@@ -95,13 +95,12 @@ uint32_t ct_crc32c(const void *buf, size_t len)
 size_t ct_scan_records(const uint8_t *p, size_t len, uint64_t ts_base, ct_scan_result *out,
                        uint64_t types, ct_scan_fn each, void *ctx)
 {
+    /* the results live in locals while the walk runs: through out they went to memory at every
+     * record (the callback might have seen them), and every record of every chunk read passes here */
     const uint8_t *start = p, *end = p + len;
-    uint64_t ts = ts_base;
-    out->t_min = UINT64_MAX;
-    out->t_max = 0;
-    out->nrecords = 0;
-    out->sorted = 1;
-    out->stop = 0;
+    uint64_t ts = ts_base, t_min = UINT64_MAX, t_max = 0;
+    uint32_t n = 0;
+    int sorted = 1, stop = 0;
     while (p < end) {
         int bad = 0;
         const uint8_t *q = p;
@@ -111,19 +110,19 @@ size_t ct_scan_records(const uint8_t *p, size_t len, uint64_t ts_base, ct_scan_r
             break;
         const uint8_t *body = q;
         uint64_t nts = ts + (uint64_t)ct_get_sv(&body, q + blen, &bad);
-        if (nts < ts)
-            out->sorted = 0;
+        sorted &= nts >= ts;
         ts = nts;
-        if (ts < out->t_min)
-            out->t_min = ts;
-        if (ts > out->t_max)
-            out->t_max = ts;
-        out->nrecords++;
+        t_min = ts < t_min ? ts : t_min;
+        t_max = ts > t_max ? ts : t_max;
+        n++;
         p = q + blen;
-        if (type < 64 && (types >> type & 1) && (out->stop = each(ctx, type, body, p)) < 0)
+        if (type < 64 && (types >> type & 1) && (stop = each(ctx, type, body, p)) < 0)
             break;
     }
-    if (out->nrecords == 0)
-        out->t_min = out->t_max = ts_base;
+    out->t_min = n ? t_min : ts_base;
+    out->t_max = n ? t_max : ts_base;
+    out->nrecords = n;
+    out->sorted = sorted;
+    out->stop = stop;
     return (size_t)(p - start);
 }
