@@ -154,48 +154,52 @@ static int ct_reserve(void *arrp, size_t *cap, size_t n, size_t elem)
 
 /* ---- per-file state ------------------------------------------------------------------------ */
 
+/* Both structures begin with what is read for every record delivered, so that it shares a
+ * cache line or two: between two records the analyzer's model runs over enough memory to evict
+ * them, and the merge's loads depend on one another. */
 typedef struct {
-    uint8_t *buf;              /* decoded payload */
     const uint8_t *p, *end;
-    uint64_t prev_ts, prev_corr;
-    uint64_t seq;
-    uint32_t tid;
-    size_t bytes;              /* counted against max_pending */
-    ct_rec *sorted;            /* records of a chunk not in time order, sorted */
-    size_t nsorted, isorted;
-    ct_chunk_info chunk;       /* delivered first when chunk_pending */
-    int chunk_pending;
     uint64_t head_ts;          /* time of the next record (set by ct_cursor_peek) */
+    uint64_t prev_ts, prev_corr;
     /* what ct_cursor_peek parsed of the record at pk_at, so ct_decode does not parse it again */
     const uint8_t *pk_at, *pk_body, *pk_end;
     uint32_t pk_type;
     int pk_bad;
+    uint32_t tid;
+    int chunk_pending;
+    ct_rec *sorted;            /* records of a chunk not in time order, sorted */
+    size_t nsorted, isorted;
+    uint64_t seq;
+    uint8_t *buf;              /* decoded payload */
+    size_t bytes;              /* counted against max_pending */
+    ct_chunk_info chunk;       /* delivered first when chunk_pending */
 } ct_cursor;
 
 typedef struct {
+    ct_cursor **heap;
+    size_t nheap;
+    /* the earlier of heap[1] and heap[2] (NULL if neither): while the top stays before it, taking
+     * from the top leaves the heap in order, and most records come in runs from one cursor */
+    const ct_cursor *runner;
+    uint64_t low_water;
+    ct_cursor *retired;        /* exhausted, freed once its last record is no longer exposed */
+    uint64_t last_ts;
     ct_reader *r;
+    size_t pending;
+    int eof, finished;
     uint32_t index;
+    ct_stats st;
+    size_t heap_cap;
     char *path;
     int fd;
     uint64_t size, pos;
     ct_header_store hs;
     int64_t offset;
-    ct_stats st;
     uint8_t *win;              /* bytes [win_off, win_off + win_len) of the file */
     size_t win_cap, win_len;
     uint64_t win_off;
-    ct_cursor **heap;
-    size_t nheap, heap_cap;
-    /* the earlier of heap[1] and heap[2] (NULL if neither): while the top stays before it, taking
-     * from the top leaves the heap in order, and most records come in runs from one cursor */
-    const ct_cursor *runner;
-    ct_cursor *retired;        /* exhausted, freed once its last record is no longer exposed */
-    size_t pending;
-    uint64_t low_water;
-    int eof, finished;
     uint64_t next_seq;
     int seq_started;
-    uint64_t last_ts;
     ct_idmap str_ids, frame_ids, stack_ids;
     ct_str_def *strs;
     ct_rec_frame *frames;
@@ -208,15 +212,15 @@ typedef struct {
 
 struct ct_reader {
     ct_fin *files;
-    size_t n;
-    ct_reader_opts opts;
-    ZSTD_DCtx *dctx;           /* shared: files are decoded one chunk at a time */
     uint32_t *heap;            /* files with a record ready, earliest first */
     uint64_t *keys;            /* per file: time of its next record (saves pointer chasing) */
     size_t nheap;
     int64_t runner;            /* the earlier of heap[1] and heap[2], -1 if neither (ct_fin's) */
-    int started;
     int64_t last;              /* file whose record was delivered last, -1 if none */
+    int started;
+    ct_reader_opts opts;
+    size_t n;
+    ZSTD_DCtx *dctx;           /* shared: files are decoded one chunk at a time */
     char err[1024];
 };
 
