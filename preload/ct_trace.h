@@ -228,8 +228,7 @@ CT_HOT void ct_push(ct_thread *th, unsigned type, unsigned fn, uint64_t ts, cons
  * struct, len bytes), at the call's return time, and returns where the detail goes (8-byte
  * aligned) for the hook to fill in place; ct_emit_end publishes it. At most once per call. NULL
  * when the ring is full (the record is dropped and counted; ct_finish then tries the API record
- * alone). Filling the ring in place, not a struct on the stack then copied, matters: the copy's
- * wide loads of a struct just written field by field stall on store forwarding. */
+ * alone). Filled in place, the detail is written once instead of built on the stack and copied. */
 CT_HOT void *ct_emit_begin(ct_call *c, unsigned type, size_t len)
 {
     assert(!c->recorded && type != 0);
