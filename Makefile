@@ -70,17 +70,24 @@ include $(sort $(wildcard tests/*/suite.mk))
 # The demo: the training-loop workload in its starved-GPU configuration (a 50 ms data loader,
 # pageable batches) on a simulated H100, traced by `cutrace run`, then analyzed. The simulation
 # stands in for the machine's driver and runtime through the library path, as on a real system.
-DEMO_DIR := $(B)/demo
-demo: all
-	@rm -rf $(DEMO_DIR) && mkdir -p $(DEMO_DIR)
-	@echo "== train_loop on a simulated H100, traced by cutrace =="
-	LD_LIBRARY_PATH=$(abspath $(FAKECUDA_DIR)) FAKECUDA_DEVICES=h100 \
+# It builds only what it runs (no sanitizer or test builds), into a log, so that what it prints
+# is the analysis.
+DEMO_DIR  := $(B)/demo
+DEMO_DEPS := $(CUTRACE_BIN) $(CUTRACE_SO) $(FCDRV_LIB) $(FCRT_LIB) $(WL_DIR)/train_loop $(WL_KERNELS)
+demo:
+	@mkdir -p $(B) && rm -rf $(DEMO_DIR)
+	@echo "building cutrace, the simulated CUDA and train_loop (log: $(B)/demo-build.log)"
+	@$(MAKE) --no-print-directory $(DEMO_DEPS) >$(B)/demo-build.log 2>&1 || \
+	  { tail -n 30 $(B)/demo-build.log; echo "make demo: the build failed (log: $(B)/demo-build.log)" >&2; exit 1; }
+	@mkdir -p $(DEMO_DIR)
+	@echo "== train_loop on a simulated H100, traced by cutrace run (its output: $(DEMO_DIR)/train_loop.out) =="
+	@LD_LIBRARY_PATH=$(abspath $(FAKECUDA_DIR)) FAKECUDA_DEVICES=h100 \
 	  FAKECUDA_HOST_KERNELS=$(abspath $(WL_KERNELS)) \
-	  $(CUTRACE_BIN) run --libcuda $(abspath $(FAKECUDA_DIR))/libcuda.so.1 --gpu-timing all \
-	  -o $(DEMO_DIR)/traces -- $(WL_DIR)/train_loop --verify
-	@echo
-	$(CUTRACE_BIN) summary $(DEMO_DIR)/traces
-	$(CUTRACE_BIN) timeline $(DEMO_DIR)/traces -o $(DEMO_DIR)/timeline.json
+	  $(CUTRACE_BIN) run --libcuda $(abspath $(FAKECUDA_DIR))/libcuda.so.1 \
+	  -o $(DEMO_DIR)/traces -- $(WL_DIR)/train_loop --verify >$(DEMO_DIR)/train_loop.out
+	@echo "$$ cutrace summary $(DEMO_DIR)/traces"
+	@$(CUTRACE_BIN) summary $(DEMO_DIR)/traces
+	@$(CUTRACE_BIN) timeline $(DEMO_DIR)/traces -o $(DEMO_DIR)/timeline.json
 
 clean:
 	rm -rf $(B)
