@@ -4,7 +4,9 @@
  *
  * After setup and BURST warm-up calls, makes N calls in tight loops of BURST calls (default N),
  * sleeping PAUSE_MS between loops (each loop then starts with BURST/10 untimed calls), and prints
- *   "bench_calls: call=CALL n=N ns_per_call=X ns_per_call_median_burst=Y"
+ *   "bench_calls: call=CALL n=N calls_made=C ns_per_call=X ns_per_call_median_burst=Y"
+ * C: every call of CALL's function, timed or not (a baseline that recorded fewer than C calls
+ * measured something other than recording them);
  * X: the loops' wall time / N (the pauses are not counted); Y: the median over loops of each
  * loop's time per call, which a preemption during one loop does not move. The pauses let a tracer's background
  * writer drain its buffers, so that what is measured is the cost of recording a call, not of
@@ -123,7 +125,8 @@ int main(int argc, char **argv)
     WL_CU(cuMemAlloc(&b.d, 256));
     memset(b.h, 1, 256);
 
-    for (long i = 0; i < burst; i++)
+    long made = 0; /* calls of the function under test, for checking what a tracer recorded */
+    for (long i = 0; i < burst; i++, made++)
         bench_one(call, &b);
     WL_CU(cuStreamSynchronize(b.s));
     long nbursts = (n + burst - 1) / burst;
@@ -134,12 +137,13 @@ int main(int argc, char **argv)
     for (long j = 0; j < nbursts; j++) {
         long k = n - j * burst < burst ? n - j * burst : burst;
         wl_sleep_ms(pause_ms);
-        for (long i = 0; pause_ms > 0 && i < burst / 10; i++) /* caches cooled in the pause */
+        for (long i = 0; pause_ms > 0 && i < burst / 10; i++, made++) /* caches cooled */
             bench_one(call, &b);
         double t0 = wl_now_ms();
         for (long i = 0; i < k; i++)
             bench_one(call, &b);
         double dt = wl_now_ms() - t0;
+        made += k;
         busy_ms += dt;
         per_call[j] = dt * 1e6 / k;
     }
@@ -147,8 +151,8 @@ int main(int argc, char **argv)
     qsort(per_call, (size_t)nbursts, sizeof(double), cmp_double);
     double median = nbursts % 2 ? per_call[nbursts / 2]
                                 : (per_call[nbursts / 2 - 1] + per_call[nbursts / 2]) / 2;
-    printf("bench_calls: call=%s n=%ld ns_per_call=%.2f ns_per_call_median_burst=%.2f\n",
-           names[call], n, busy_ms * 1e6 / n, median);
+    printf("bench_calls: call=%s n=%ld calls_made=%ld ns_per_call=%.2f "
+           "ns_per_call_median_burst=%.2f\n", names[call], n, made, busy_ms * 1e6 / n, median);
     free(per_call);
 
     WL_CU(cuMemFree(b.d));

@@ -12,7 +12,7 @@ BENCH_LTTNG    := $(BENCH_DIR)/libib_lttng.so
 BENCH_TRACEGEN := $(B)/tests/analyzer/tracegen
 # Debian packages of the LTTng and ltrace baselines: installed by `make bench` when missing and
 # running as root, otherwise the command is printed and those baselines are reported as null.
-BENCH_DEB_DEPS := lttng-tools liblttng-ust-dev ltrace
+BENCH_DEB_DEPS := lttng-tools liblttng-ust-dev ltrace babeltrace2
 BENCH_RUN_PREREQS := $(BENCH_CALLS) $(BENCH_TRACESTAT) $(BENCH_RUSAGE) $(BENCH_PRELOADS) $(CUTRACE_BIN) \
                      $(CUTRACE_SO) $(BENCH_TRACEGEN) $(WORKLOADS) $(FAKECUDA_DIR)/libcuda.so.1 \
                      $(FAKECUDA_DIR)/libcudart.so.13

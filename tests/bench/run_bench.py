@@ -66,6 +66,10 @@ class Bench:
         self.spread = {}
         self.notes = {}
         self.lost = {}
+        # Baselines whose output held fewer events than the calls made: config -> reason. Their
+        # figures are reported as null with that reason, never as a cost (a tracer that recorded
+        # nothing would look cheapest).
+        self.failed = {}
         self.prog = os.path.join(self.b, "tests/bench/bench_calls")
         self.cutrace = os.path.join(self.b, "bin/cutrace")
         self.tracestat = os.path.join(self.b, "tests/bench/tracestat")
@@ -167,17 +171,44 @@ class Bench:
     def measure_call(self, config, call, n, burst, pause_ms, tag):
         """ns per call of one process; and (records lost, records written) for cutrace runs."""
         cmd, env, stderr, outdir = self.call_cmd(config, call, n, burst, pause_ms, tag)
+        records_file = os.path.join(self.tmp, "ib-records.txt")
+        if config == "floor":
+            env["IB_RECORDS_FILE"] = records_file
         text, _, _, _ = self.run(cmd, env, stderr)
-        ns = float(self.kv(text, "bench_calls:")["ns_per_call_median_burst"])
+        out = self.kv(text, "bench_calls:")
+        ns = float(out["ns_per_call_median_burst"])
+        calls = int(out["calls_made"]) * IB_CALLS_PER_ITER.get(call, 0)
         lost = None
         if outdir:
             st = self.trace_stats(self.traces_in(outdir))
             lost = (st["lost"], st["records"])
             shutil.rmtree(outdir)
-        if config == "lttng":
-            warm = burst + (burst // 10) * (-(-n // burst)) if pause_ms else burst
-            self.lttng.events += 2 * (IB_CALLS_PER_ITER[call] * (n + warm) + 2)
+        if config == "floor":
+            with open(records_file) as f:
+                self.check_recorded(config, sum(int(x) for x in f.read().split()), calls,
+                                    "records stored")
+            os.unlink(records_file)
+        elif config == "naive_interposer":
+            with open(stderr) as f:
+                self.check_recorded(config, sum(1 for _ in f), calls, "lines written")
+        elif config == "lttng":
+            self.lttng.calls += calls
         return ns, lost
+
+    def check_recorded(self, config, recorded, calls, what):
+        """A baseline that recorded fewer events than the calls made measured something else."""
+        if recorded < calls and config not in self.failed:
+            self.failed[config] = ("failed: %d %s for %d calls made, so its cost is not that of "
+                                   "recording them" % (recorded, what, calls))
+
+    def null_failed(self):
+        """Replaces the figures of failed baselines by null, with the reason in notes."""
+        for config, why in self.failed.items():
+            for key in list(self.results):
+                if key.endswith("_ns_" + config) or key.endswith("_ns_%s_sustained" % config):
+                    self.results[key] = None
+                    self.spread.pop(key, None)
+            self.notes[config] = why
 
     def bench_calls(self):
         configs = [c for c in CONFIGS if c != "lttng" or self.lttng.ok]
@@ -240,8 +271,12 @@ class Bench:
             cmd = [ltrace, "-o", os.path.join(self.tmp, "ltrace.log"), "-e", fns, self.prog, call,
                    str(n), str(n), "0"]
             text, _, _, _ = self.run(cmd, dict(self.env, FAKECUDA_INSTANT="1"))
-            self.results["%s_ns_ltrace" % CALL_KEY[call]] = round(
-                float(self.kv(text, "bench_calls:")["ns_per_call"]), 1)
+            out = self.kv(text, "bench_calls:")
+            self.results["%s_ns_ltrace" % CALL_KEY[call]] = round(float(out["ns_per_call"]), 1)
+            with open(os.path.join(self.tmp, "ltrace.log")) as f:
+                traced = sum(1 for line in f if re.search(r"\b(cu|cuda)\w+\(", line))
+            self.check_recorded("ltrace", traced, int(out["calls_made"]) * IB_CALLS_PER_ITER[call],
+                                "calls logged")
         self.notes["ltrace"] = ("ltrace figures: %d calls per process (after %d warm-up calls), "
                                 "one run, extrapolated to a per-call cost" % (n, n))
 
@@ -315,7 +350,8 @@ class Bench:
             k = CALL_KEY[call]
             base = r["%s_ns_untraced" % k]
             added = (r["%s_ns_traced" % k] - base) / CT_CALLS_PER_ITER[call]
-            floor = (r["%s_ns_floor" % k] - base) / IB_CALLS_PER_ITER[call]
+            floor = (r["%s_ns_floor" % k] - base) / IB_CALLS_PER_ITER[call] \
+                if r["%s_ns_floor" % k] is not None else 0
             stacks = (r["%s_ns_traced_stacks" % k] - base) / CT_CALLS_PER_ITER[call]
             r["%s_ns_added_per_call_traced" % k] = round(added, 1)
             r["%s_ns_added_per_call_floor" % k] = round(floor, 1)
@@ -358,9 +394,11 @@ class Bench:
                 else:
                     cells.append("%.0f" % val)
             ratio = r["%s_added_floor_ratio" % k]
+            if r["%s_ns_floor" % k] is None:
+                r["%s_ns_added_per_call_floor" % k] = None
             lines.append("| %s | %s | %.0f | %.0f | %s %s | %.0f %s |" % (
                 CALL_LABEL[call], " | ".join(cells), r["%s_ns_added_per_call_traced" % k],
-                r["%s_ns_added_per_call_floor" % k], "-" if ratio is None else "%.2f" % ratio,
+                r["%s_ns_added_per_call_floor" % k] or 0, "-" if ratio is None else "%.2f" % ratio,
                 v["%s_overhead" % k], r["%s_ns_added_per_call_traced_stacks" % k], v["%s_stacks" % k]))
         lines += ["",
                   "Per intercepted call: alloc is 2 calls for every tracer; cudaLaunchKernel is 2 for "
@@ -372,13 +410,14 @@ class Bench:
                       r["launch_ns_traced_sustained"],
                       100 * r["launch_lost_fraction_traced_sustained"],
                       ", LTTng-UST %.0f ns" % r["launch_ns_lttng_sustained"]
-                      if "launch_ns_lttng_sustained" in r else ""),
+                      if r.get("launch_ns_lttng_sustained") is not None else ""),
                   "One clock read, back to back: rdtsc %.1f ns, clock_gettime(CLOCK_MONOTONIC) "
                   "%.1f ns." % (r["tsc_read_ns"], r["clock_gettime_ns"]),
                   "LTTng-UST trace: %s bytes per event%s." % (
                       r.get("trace_bytes_per_event_lttng"),
                       "" if self.lttng.ok else " (%s)" % self.lttng.reason),
                   ""]
+        lines += ["BASELINE %s %s" % (CONFIG_LABEL[c], why) for c, why in self.failed.items()]
         lost = {k: n for k, n in self.lost.items() if n}
         if lost:
             lines += ["WARNING: cutrace lost records in the burst runs, so those figures include "
@@ -422,7 +461,11 @@ class Bench:
         self.results["trace_bytes_per_event_lttng"] = self.lttng.bytes_per_event
         if self.lttng.ok:
             self.results["lttng_discarded_events"] = self.lttng.discarded
+            self.results["lttng_recorded_entries"] = self.lttng.recorded
+            self.check_recorded("lttng", self.lttng.recorded or 0, self.lttng.calls,
+                                "entry events in the session's trace")
         self.bench_ltrace()
+        self.null_failed()
         self.bench_trace_size()
         self.bench_analyzer()
         v = self.verdicts()
@@ -452,7 +495,8 @@ class Lttng:
         self.ok = False
         self.reason = None
         self.bytes_per_event = None
-        self.events = 0
+        self.calls = 0          # calls made by the processes it traced
+        self.recorded = None    # entry events in its trace, counted by babeltrace2
         self.discarded = None
         self.daemon_pid = None
         self.session = "cutrace-bench-%d" % os.getpid()
@@ -467,9 +511,21 @@ class Lttng:
             raise RuntimeError("lttng %s: %s%s" % (" ".join(args), p.stdout, p.stderr))
         return p.stdout
 
+    def count_entries(self):
+        """Entry events the session recorded (not the ones the runs were expected to make)."""
+        p = subprocess.run(["babeltrace2", self.trace_dir],
+                           capture_output=True, text=True, timeout=600)
+        if p.returncode != 0:
+            raise RuntimeError("babeltrace2 %s: %s" % (self.trace_dir, p.stderr[-300:]))
+        return sum(1 for line in p.stdout.splitlines() if "cutrace_bench:entry" in line)
+
     def begin(self):
         if not shutil.which("lttng") or not shutil.which("lttng-sessiond"):
             self.reason = "lttng-tools not installed (Debian package lttng-tools)"
+            return
+        if not shutil.which("babeltrace2"):
+            self.reason = ("babeltrace2 not installed (Debian package babeltrace2): the events "
+                           "recorded cannot be counted")
             return
         if not os.path.exists(self.lib):
             self.reason = "LTTng interposer not built (Debian package liblttng-ust-dev missing)"
@@ -507,8 +563,9 @@ class Lttng:
                 self.lttng("destroy", self.session)
                 size = sum(os.path.getsize(os.path.join(d, f))
                            for d, _, fs in os.walk(self.trace_dir) for f in fs)
-                recorded = self.events - (self.discarded or 0)
-                self.bytes_per_event = round(size / max(1, recorded), 2)
+                self.recorded = self.count_entries()
+                self.bytes_per_event = round(size / max(1, 2 * self.recorded), 2) \
+                    if self.recorded else None
             except (RuntimeError, OSError, subprocess.SubprocessError) as e:
                 self.reason = "LTTng session teardown failed: %s" % str(e)[-300:]
         if self.daemon_pid:
