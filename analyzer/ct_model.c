@@ -870,6 +870,8 @@ static int copy_op(const ct_rec_copy *c)
     }
 }
 
+static void untimed_done(ct_model *m, ct_proc *p, const callent *c);
+
 /* API and detail of a call are both known: host-side accounting. */
 static void call_host_done(ct_model *m, ct_proc *p, callent *c)
 {
@@ -895,8 +897,10 @@ static void call_host_done(ct_model *m, ct_proc *p, callent *c)
             p->sync_copy_host_ns += host_ns;
             site_add(p, CT_SITE_SYNC_COPY, c->api_idx, c->stack, cp->bytes, host_ns);
         }
-        if (cp->dir == CT_DIR_HTOH || p->gpu_timing == 0)
-            call_drop(p, c->corr); /* no GPU record follows */
+        if (cp->dir == CT_DIR_HTOH || p->gpu_timing == 0) { /* no GPU record follows */
+            untimed_done(m, p, c);
+            call_drop(p, c->corr);
+        }
     } else if (c->type == CT_REC_MEM) {
         if (c->churn) {
             p->churn_ns += host_ns;
@@ -911,8 +915,10 @@ static void call_host_done(ct_model *m, ct_proc *p, callent *c)
             m->variant_stats[c->vidx].launch_ns += host_ns;
         if (c->stack) /* launches carry a call site only with --stacks all */
             site_add(p, CT_SITE_LAUNCH, c->api_idx, c->stack, 0, host_ns);
-        if (p->gpu_timing == 0)
+        if (p->gpu_timing == 0) {
+            untimed_done(m, p, c);
             call_drop(p, c->corr);
+        }
     }
 }
 
@@ -1072,6 +1078,36 @@ static void copy_counts(ct_model *m, ct_proc *p, const ct_rec_copy *cp)
     copy_peak(cs, op, &p->dev[d]);
 }
 
+/* What an observer sees of a call with its detail. */
+static void call_view(const ct_model *m, const callent *c, ct_call *call)
+{
+    call->corr = c->corr;
+    call->have_api = c->have_api;
+    call->api_start = c->api_start;
+    call->api_end = c->api_end;
+    call->tid = c->tid;
+    call->api_name = c->have_api ? ct_map_key(&m->api_names, c->api_idx) : NULL;
+    if (c->type == CT_REC_LAUNCH) {
+        call->is_launch = 1;
+        call->launch = &c->u.launch;
+        call->kernel_name = ct_map_key(&m->kernel_names, c->kidx);
+    } else if (c->type == CT_REC_COPY) {
+        call->is_copy = 1;
+        call->copy = &c->u.copy;
+    }
+}
+
+/* A kernel, copy or set whose GPU interval will not come (GPU timing off, or the trace ended
+ * without it): the observer still sees it. */
+static void untimed_done(ct_model *m, ct_proc *p, const callent *c)
+{
+    if (!m->obs || !m->obs->on_untimed || (c->type == CT_REC_COPY && c->u.copy.dir == CT_DIR_HTOH))
+        return;
+    ct_call call = {0};
+    call_view(m, c, &call);
+    m->obs->on_untimed(m->obs->ctx, p, &call);
+}
+
 /* A GPU interval with whatever is known of its call (c NULL or without detail: unmatched). */
 static void gpu_done(ct_model *m, ct_proc *p, const ct_rec_gpu *g, uint64_t end, callent *c)
 {
@@ -1081,13 +1117,8 @@ static void gpu_done(ct_model *m, ct_proc *p, const ct_rec_gpu *g, uint64_t end,
     uint64_t start = g->start <= end ? g->start : end, dur = end - start;
     ct_call call = {.corr = g->corr};
     int flag = 0;
-    if (c && c->have_detail) {
-        call.have_api = c->have_api;
-        call.api_start = c->api_start;
-        call.api_end = c->api_end;
-        call.tid = c->tid;
-        call.api_name = c->have_api ? ct_map_key(&m->api_names, c->api_idx) : NULL;
-    }
+    if (c && c->have_detail)
+        call_view(m, c, &call);
     if (c && c->have_detail && c->type == CT_REC_LAUNCH) {
         uint32_t k = c->kidx;
         ct_sketch_add(&m->kernels[k].d, dur);
@@ -1098,9 +1129,6 @@ static void gpu_done(ct_model *m, ct_proc *p, const ct_rec_gpu *g, uint64_t end,
         p->kern_ns[k] += dur;
         dv->kernels++;
         dv->kernel_ns += dur;
-        call.is_launch = 1;
-        call.launch = &c->u.launch;
-        call.kernel_name = ct_map_key(&m->kernel_names, k);
         if (c->have_api) {
             if (start >= c->api_start)
                 ct_sketch_add(&p->launch_queue, start - c->api_start);
@@ -1118,8 +1146,6 @@ static void gpu_done(ct_model *m, ct_proc *p, const ct_rec_gpu *g, uint64_t end,
         cs->ns += dur;
         dv->gpu_timed++;
         copy_peak(cs, op, dv);
-        call.is_copy = 1;
-        call.copy = cp;
         if (op == CT_OP_H2D || op == CT_OP_D2H) {
             int dir = op == CT_OP_D2H;
             if (op == CT_OP_H2D) {
@@ -1405,9 +1431,13 @@ void ct_model_finish(ct_model *m)
         uint64_t *waiting = xmalloc((p->corr.n + 1) * sizeof *waiting);
         size_t nw = 0;
         for (size_t k = 0; k < p->corr.cap; k++) {
-            uint32_t idx = p->corr.vals[k];
-            if (p->corr.keys[k] && ((callent *)ct_pool_at(&p->calls, idx))->have_gpu)
+            if (!p->corr.keys[k])
+                continue;
+            const callent *c = ct_pool_at(&p->calls, p->corr.vals[k]);
+            if (c->have_gpu)
                 waiting[nw++] = p->corr.keys[k];
+            else if (c->have_detail && c->type != CT_REC_MEM) /* its GPU interval never came */
+                untimed_done(m, p, c);
         }
         for (size_t k = 0; k < nw; k++) {
             callent *c = call_get(p, waiting[k], 0);

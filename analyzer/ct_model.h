@@ -263,6 +263,9 @@ typedef struct {
     void (*on_api)(void *ctx, ct_proc *p, const ct_rec *r, const char *name);
     /* a GPU interval (end: its end time), joined with its call when known */
     void (*on_gpu)(void *ctx, ct_proc *p, const ct_rec_gpu *g, uint64_t end, const ct_call *c);
+    /* a kernel, copy or set known from its call only: its GPU interval was not collected (at
+     * its call's return with GPU timing off, else at the end of the pass, out of time order) */
+    void (*on_untimed)(void *ctx, ct_proc *p, const ct_call *c);
     void (*on_mem)(void *ctx, ct_proc *p, uint64_t t, int dev, uint64_t in_use);
     void (*on_proc)(void *ctx, ct_proc *p);
     void (*on_thread)(void *ctx, ct_proc *p, const ct_thread *t);

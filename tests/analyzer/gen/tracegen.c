@@ -22,7 +22,8 @@
  * tracer's default --stacks); --stacks-all adds them to launches (the driver call carries it).
  * --gpu-timing N writes GPU records for the first of every N kernels and copies (0: none), as
  * the tracer's --gpu-timing; --no-rank leaves RANK out of the environment (a fork tree). Launches
- * call __cudaLaunchKernel, as nvcc 13's code does.
+ * call __cudaLaunchKernel, as nvcc 13's code does. --no-cpu-readings leaves out the main thread's
+ * CPU-time readings.
  *
  * stdout: "tracegen: key=value ..." lines stating what was written (counts, bytes, peaks,
  * simulated times), for tests to compare with the analyzer's output. */
@@ -38,7 +39,7 @@
 
 typedef struct {
     int iters, kernels, ranks, workers, prefetch, pinned, sync_every_kernel, churn, oom,
-        compute_loader, stacks_all, gpu_timing, no_rank;
+        compute_loader, stacks_all, gpu_timing, no_rank, no_cpu;
     double loader_ms, kernel_us, launch_us, stall_ms, straggler, host_us;
     uint64_t batch_bytes, sync_copy_bytes;
     const char *out;
@@ -200,6 +201,8 @@ typedef struct {
 static void cpu_reading(proc *p, uint64_t busy_ns)
 {
     p->cpu_ns += busy_ns;
+    if (p->o->no_cpu)
+        return;
     ct_rec r = {.type = CT_REC_CPU, .ts = p->now};
     r.u.cpu = (ct_rec_cpu){.tid = p->g.tid[S_MAIN], .user_ns = p->cpu_ns * 9 / 10,
                            .sys_ns = p->cpu_ns - p->cpu_ns * 9 / 10};
@@ -547,7 +550,8 @@ static const char usage[] =
     "       [--loader-ms X] [--compute-loader] [--prefetch] [--batch-bytes B] [--pinned]\n"
     "       [--sync-every-kernel] [--sync-copy-bytes B] [--host-us X] [--churn] [--stall-ms X] [--oom]\n"
     "       [--ranks R] [--straggler FACTOR] [--workers W] [--events N] [--stacks-all]\n"
-    "       [--gpu-timing N (0: no GPU records; N: for 1 operation in N; 1)] [--no-rank]\n";
+    "       [--gpu-timing N (0: no GPU records; N: for 1 operation in N; 1)] [--no-rank]\n"
+    "       [--no-cpu-readings]\n";
 
 int main(int argc, char **argv)
 {
@@ -562,7 +566,8 @@ int main(int argc, char **argv)
         {"stall-ms", 1, 0, 't'}, {"oom", 0, 0, 'O'}, {"ranks", 1, 0, 'r'},
         {"straggler", 1, 0, 'g'}, {"workers", 1, 0, 'w'}, {"events", 1, 0, 'e'},
         {"host-us", 1, 0, 'H'}, {"stacks-all", 0, 0, 'A'}, {"gpu-timing", 1, 0, 'T'},
-        {"no-rank", 0, 0, 'R'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+        {"no-rank", 0, 0, 'R'}, {"no-cpu-readings", 0, 0, 'N'}, {"help", 0, 0, 'h'},
+        {0, 0, 0, 0}};
     int c;
     while ((c = getopt_long(argc, argv, "o:h", lo, NULL)) != -1) {
         switch (c) {
@@ -589,6 +594,7 @@ int main(int argc, char **argv)
         case 'A': o.stacks_all = 1; break;
         case 'T': o.gpu_timing = atoi(optarg); break;
         case 'R': o.no_rank = 1; break;
+        case 'N': o.no_cpu = 1; break;
         case 'h': fputs(usage, stdout); return 0;
         default: fputs(usage, stderr); return 2;
         }
