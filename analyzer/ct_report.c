@@ -497,12 +497,12 @@ static void amdahl_line(FILE *f, const ct_breakdown *b)
 {
     char x[32], y[32];
     double pb = b->window ? (double)b->busy / (double)b->window : 0;
-    if (!b->idle)
-        fprintf(f, "    Amdahl: the GPU is never idle in the window: GPU work alone sets its length "
-                   "(faster GPU work shortens it in proportion; hiding host-side work gains nothing).\n");
-    else if (!b->busy)
+    if (!b->busy)
         fprintf(f, "    Amdahl: the GPU work took no measurable time: the host alone sets the "
                    "window's length (faster GPU work gains nothing).\n");
+    else if (!b->idle)
+        fprintf(f, "    Amdahl: the GPU is never idle in the window: GPU work alone sets its length "
+                   "(faster GPU work shortens it in proportion; hiding host-side work gains nothing).\n");
     else
         fprintf(f, "    Amdahl: the GPU is busy %.1f%% of the window; infinitely fast GPU work would make it at most %s faster (1/(1-p)); hiding every host-side gap, at most %s (window/busy).\n",
                 100 * pb, speedup(x, b->max_speedup_gpu), speedup(y, b->max_speedup_host));
