@@ -202,7 +202,7 @@ static void host_kernel_table(FILE *f, const ct_model *m, const ct_stat *st, con
                               size_t n, int top)
 {
     static const char *const h[] = {">Instances", ">GPU-timed", ">GPU total", ">GPU avg",
-                                     ">Launch calls", "Grid, block", "Name"};
+                                     ">Launch API time", "Grid, block", "Name"};
     uint64_t timed = 0, all = 0;
     for (size_t i = 0; i < n; i++) {
         timed += st[i].d.count;
