@@ -11,10 +11,10 @@ $(B)/analyzer/%.o $(B)/asan/analyzer/%.o: CFLAGS += -Ianalyzer
 
 $(CUTRACE_BIN): $(B)/analyzer/main.o $(ANALYZER_OBJS) $(CTTRACE_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $^ $(CTTRACE_LDLIBS) -lm
+	$(CC) $(CFLAGS) -o $@ $^ $(CTTRACE_LDLIBS) -lstdc++ -lm
 
 $(CUTRACE_ASAN_BIN): $(B)/asan/analyzer/main.o $(ANALYZER_ASAN_OBJS) $(CTTRACE_ASAN_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(SANITIZE) -o $@ $^ $(CTTRACE_LDLIBS) -lm
+	$(CC) $(CFLAGS) $(SANITIZE) -o $@ $^ $(CTTRACE_LDLIBS) -lstdc++ -lm
 
 all: $(CUTRACE_BIN) $(CUTRACE_ASAN_BIN)

@@ -1,18 +1,21 @@
-/* `cutrace dump`: every record of one or more traces as one line of text, for debugging the
- * tracer and the format. By default each file in turn, in file order, with a line per chunk;
+/* `cutrace dump`: every record of one or more traces (files, or directories of them, as for the
+ * other commands) as one line of text, for debugging the tracer and the format. By default each
+ * file in turn, in file order, with a line per chunk;
  * --time-order merges the files in time order as the other commands see them.
  *
  * Line format: "TS TYPE field=value ...", TS in ns of the (merged) monotonic clock; string ids
  * are shown resolved and quoted, followed by "#ID". Header lines start with "header". */
 #include "ct_cli.h"
+#include "ct_paths.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 static const char *const ct_dump_usage =
-    "usage: cutrace dump [--time-order] FILE...\n"
-    "  Prints the file header, then every chunk and record, one per line.\n"
+    "usage: cutrace dump [--time-order] PATH...\n"
+    "  Prints the file header, then every chunk and record, one per line. A PATH is a trace\n"
+    "  file or a directory of them (every trace below it, sorted by path).\n"
     "  --time-order  records of all files merged in time order, without chunk lines\n"
     "exit status: 0 ok (damage is reported as warnings on stderr), 2 usage, 3 unreadable input\n";
 
@@ -246,8 +249,13 @@ int ct_cmd_dump(int argc, char **argv)
     }
     if (i >= argc)
         return ct_cli_usage_error("dump", "no trace file given");
+    char **files;
+    size_t nf;
+    if (ct_paths_expand("dump", argv + i, argc - i, &files, &nf) != 0)
+        return CT_EXIT_INPUT;
     ct_reader *r;
-    int rc = ct_cli_open(&r, argv + i, (size_t)(argc - i), &opts);
+    int rc = ct_cli_open(&r, files, nf, &opts);
+    ct_paths_free(files);
     if (rc != CT_EXIT_OK)
         return rc;
     ct_dumper d = {stdout, r, 0};

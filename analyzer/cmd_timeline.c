@@ -5,7 +5,8 @@
  *  - host threads (tid = OS tid) with their CUDA calls as complete ("X") events; a driver call
  *    made by a runtime call lies inside it and is left out unless --driver-calls;
  *  - one thread track per device stream ("GPU D stream 0x..."), with kernels, copies and sets
- *    (args: grid, block, bytes, memory kinds, GB/s);
+ *    (args: grid, block, bytes, memory kinds, GB/s); those without a GPU interval (GPU timing
+ *    off or 1 in N) as instant events on the calling thread when the call returned;
  *  - a flow ("s" at the call, "f" at the GPU work, id unique per process) from each call to its
  *    GPU work;
  *  - counters ("C"): device memory in use per device, pinned host memory, copy bandwidth.
@@ -186,16 +187,10 @@ static void on_api(void *ctx, ct_proc *p, const ct_rec *r, const char *name)
 static const char *const kind_names[] = {"unknown", "pageable", "pinned", "device", "managed", "array"};
 static const char *kind_name(uint32_t k) { return k < 6 ? kind_names[k] : "unknown"; }
 
-static void on_gpu(void *ctx, ct_proc *p, const ct_rec_gpu *g, uint64_t end, const ct_call *c)
+/* The category, name and args of a call's GPU work (gpu_kind: the GPU record's, for work whose
+ * call is unknown); a copy's GB/s only when timed. */
+static void work_event(tl *t, const ct_call *c, uint32_t gpu_kind, uint64_t dur, int timed)
 {
-    tl *t = ctx;
-    uint64_t start = g->start <= end ? g->start : end, dur = end - start;
-    int flow = c->have_api && (c->is_launch || c->is_copy), bw = c->is_copy && dur;
-    if (!keep_proc(t, p) || !in_window(t, start, end) ||
-        !room(t, start, 1 + 2 * (uint64_t)flow + 2 * (uint64_t)bw))
-        return;
-    int dev = g->device < CT_MAX_DEV ? (int)g->device : CT_MAX_DEV - 1;
-    uint64_t tid = stream_track(t, p, dev, g->stream);
     char name[96];
     const char *nm = name;
     if (c->is_launch) {
@@ -208,12 +203,10 @@ static void on_gpu(void *ctx, ct_proc *p, const ct_rec_gpu *g, uint64_t end, con
         else
             snprintf(name, sizeof name, "%s", dirs[c->copy->dir < 6 ? c->copy->dir : 0]);
     } else {
-        snprintf(name, sizeof name, "%s", g->kind == CT_GPU_KERNEL ? "kernel" : g->kind == CT_GPU_MEMCPY ? "Memcpy" : g->kind == CT_GPU_MEMSET ? "Memset" : "GPU work");
+        snprintf(name, sizeof name, "%s", gpu_kind == CT_GPU_KERNEL ? "kernel" : gpu_kind == CT_GPU_MEMCPY ? "Memcpy" : gpu_kind == CT_GPU_MEMSET ? "Memset" : "GPU work");
     }
-    ev_open(t, "X", p, tid, start);
-    put_us(t->f, "dur", dur, 0);
-    ct_put_str(t->f, c->is_launch || g->kind == CT_GPU_KERNEL ? ",\"cat\":\"kernel\""
-                                                             : ",\"cat\":\"memory\"");
+    ct_put_str(t->f, c->is_launch || gpu_kind == CT_GPU_KERNEL ? ",\"cat\":\"kernel\""
+                                                              : ",\"cat\":\"memory\"");
     str_field(t, "name", nm);
     if (c->is_launch) {
         const ct_rec_launch *l = c->launch;
@@ -226,14 +219,47 @@ static void on_gpu(void *ctx, ct_proc *p, const ct_rec_gpu *g, uint64_t end, con
         putc_unlocked('"', t->f);
         if (l->shared_bytes)
             fprintf(t->f, ",\"shared_bytes\":%u", l->shared_bytes);
-        putc_unlocked('}', t->f);
     } else if (c->is_copy) {
         const ct_rec_copy *cp = c->copy;
-        double gbps = dur ? (double)cp->bytes / (double)dur : 0;
-        fprintf(t->f, ",\"args\":{\"bytes\":%llu,\"src_kind\":\"%s\",\"dst_kind\":\"%s\",\"gbps\":%.3f,\"async\":%s}",
-                (unsigned long long)cp->bytes, kind_name(cp->src_kind), kind_name(cp->dst_kind), gbps,
+        fprintf(t->f, ",\"args\":{\"bytes\":%llu,\"src_kind\":\"%s\",\"dst_kind\":\"%s\",\"async\":%s",
+                (unsigned long long)cp->bytes, kind_name(cp->src_kind), kind_name(cp->dst_kind),
                 cp->flags & CT_COPY_ASYNC ? "true" : "false");
+        if (timed)
+            fprintf(t->f, ",\"gbps\":%.3f", dur ? (double)cp->bytes / (double)dur : 0);
     }
+    if (!c->is_launch && !c->is_copy)
+        return;
+    if (!timed)
+        ct_put_str(t->f, ",\"gpu_time\":\"not collected (cutrace run --gpu-timing all)\"");
+    putc_unlocked('}', t->f);
+}
+
+/* Work without a GPU interval: an instant event on the calling thread when its call returned. */
+static void on_untimed(void *ctx, ct_proc *p, const ct_call *c)
+{
+    tl *t = ctx;
+    if (!c->have_api || !keep_proc(t, p) || !in_window(t, c->api_end, c->api_end) ||
+        !room(t, c->api_end, 1))
+        return;
+    ev_open(t, "i", p, c->tid, c->api_end);
+    ct_put_str(t->f, ",\"s\":\"t\"");
+    work_event(t, c, 0, 0, 0);
+    putc_unlocked('}', t->f);
+}
+
+static void on_gpu(void *ctx, ct_proc *p, const ct_rec_gpu *g, uint64_t end, const ct_call *c)
+{
+    tl *t = ctx;
+    uint64_t start = g->start <= end ? g->start : end, dur = end - start;
+    int flow = c->have_api && (c->is_launch || c->is_copy), bw = c->is_copy && dur;
+    if (!keep_proc(t, p) || !in_window(t, start, end) ||
+        !room(t, start, 1 + 2 * (uint64_t)flow + 2 * (uint64_t)bw))
+        return;
+    int dev = g->device < CT_MAX_DEV ? (int)g->device : CT_MAX_DEV - 1;
+    uint64_t tid = stream_track(t, p, dev, g->stream);
+    ev_open(t, "X", p, tid, start);
+    put_us(t->f, "dur", dur, 0);
+    work_event(t, c, g->kind, dur, 1);
     putc_unlocked('}', t->f);
     if (bw) {
         double gbps = (double)c->copy->bytes / (double)dur;
@@ -369,7 +395,7 @@ int ct_cmd_timeline(int argc, char **argv)
     }
     ct_map_init(&t.streams);
     t.f = f;
-    ct_observer obs = {.ctx = &t, .on_api = on_api, .on_gpu = on_gpu, .on_mem = on_mem,
+    ct_observer obs = {.ctx = &t, .on_api = on_api, .on_gpu = on_gpu, .on_untimed = on_untimed, .on_mem = on_mem,
                        .on_proc = on_proc, .on_thread = on_thread, .on_stream = on_stream};
     /* the axis starts at the earliest file start; the window is relative to it */
     t.base = ct_load_start(rd);

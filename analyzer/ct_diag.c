@@ -251,7 +251,8 @@ static void dev_diagnoses(diags *ds, const ct_proc *p, int d)
     const ct_model *m = ds->m;
     const ct_dev *dv = &p->dev[d];
     uint64_t win = ct_dev_window(dv);
-    if (!win)
+    /* with operations untimed the idle gaps include their GPU time: nothing can be drawn */
+    if (!win || ct_dev_untimed(dv))
         return;
     char b1[32], b2[32], b3[32];
     ct_diag *x;

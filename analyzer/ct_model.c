@@ -219,6 +219,7 @@ typedef struct {
     uint64_t api_start, api_end;
     uint32_t api_idx, tid;
     uint32_t stack;                      /* call site (stack index), from the API or MEM record */
+    uint32_t kidx, vidx;                 /* launches: kernel and variant index */
     union {
         ct_rec_launch launch;
         ct_rec_copy copy;
@@ -303,6 +304,9 @@ static void proc_init(ct_model *m, ct_proc *p, uint32_t file)
             break;
         }
     }
+    /* "gpu_timing=N" among the tracer's options (FORMAT.md 4.1): 0 off, 1 all, N 1 in N */
+    const char *gt = h && h->tracer_options ? strstr(h->tracer_options, "gpu_timing=") : NULL;
+    p->gpu_timing = gt ? atoi(gt + 11) : -1;
     p->stats = ct_reader_stats(m->rd, file);
     p->t_first = UINT64_MAX;
     for (int d = 0; d <= CT_MAX_DEV; d++) {
@@ -378,8 +382,13 @@ static uint32_t cached(ct_model *m, uint32_t file, uint32_t sid, int api)
     char tmp[CT_STRTMP];
     const char *ref = sid ? ct_reader_string(m->rd, file, sid) : NULL;
     const char *name = ref ? ref : ct_reader_str(m->rd, file, sid, tmp);
-    uint32_t idx = api ? stat_index(&m->api_names, &m->api, &m->api_cap, name, ref != NULL)
-                       : stat_index(&m->kernel_names, &m->kernels, &m->kernels_cap, name, ref != NULL);
+    /* shown as the user wrote them; a name that is not the reader's string is copied */
+    char demangled[1024];
+    const char *shown = api ? ct_api_display_name(name)
+                            : ct_kernel_display_name(name, demangled, sizeof demangled);
+    int borrow = shown == name ? ref != NULL : api; /* API display names are literals */
+    uint32_t idx = api ? stat_index(&m->api_names, &m->api, &m->api_cap, shown, borrow)
+                       : stat_index(&m->kernel_names, &m->kernels, &m->kernels_cap, shown, borrow);
     if (sid < 1u << 24 && ref) { /* cache only resolved names */
         size_t c = *n;
         ct_grow(cache, &c, sid + 1, sizeof **cache);
@@ -861,8 +870,10 @@ static int copy_op(const ct_rec_copy *c)
     }
 }
 
+static void untimed_done(ct_model *m, ct_proc *p, const callent *c);
+
 /* API and detail of a call are both known: host-side accounting. */
-static void call_host_done(ct_proc *p, callent *c)
+static void call_host_done(ct_model *m, ct_proc *p, callent *c)
 {
     uint64_t host_ns = c->api_end - c->api_start;
     if (c->type == CT_REC_COPY) {
@@ -886,8 +897,10 @@ static void call_host_done(ct_proc *p, callent *c)
             p->sync_copy_host_ns += host_ns;
             site_add(p, CT_SITE_SYNC_COPY, c->api_idx, c->stack, cp->bytes, host_ns);
         }
-        if (cp->dir == CT_DIR_HTOH)
-            call_drop(p, c->corr); /* no GPU work follows */
+        if (cp->dir == CT_DIR_HTOH || p->gpu_timing == 0) { /* no GPU record follows */
+            untimed_done(m, p, c);
+            call_drop(p, c->corr);
+        }
     } else if (c->type == CT_REC_MEM) {
         if (c->churn) {
             p->churn_ns += host_ns;
@@ -897,13 +910,19 @@ static void call_host_done(ct_proc *p, callent *c)
     } else if (c->type == CT_REC_LAUNCH) {
         p->launches++;
         p->launch_api_ns += host_ns;
+        m->kernels[c->kidx].launch_ns += host_ns;
+        if (m->variants_on)
+            m->variant_stats[c->vidx].launch_ns += host_ns;
         if (c->stack) /* launches carry a call site only with --stacks all */
             site_add(p, CT_SITE_LAUNCH, c->api_idx, c->stack, 0, host_ns);
+        if (p->gpu_timing == 0) {
+            untimed_done(m, p, c);
+            call_drop(p, c->corr);
+        }
     }
 }
 
-static void gpu_done(ct_model *m, ct_proc *p, const ct_rec_gpu *g, uint64_t end, callent *c,
-                     uint32_t file);
+static void gpu_done(ct_model *m, ct_proc *p, const ct_rec_gpu *g, uint64_t end, callent *c);
 
 /* A synchronization's site, once its API record (or the next call of its thread) is seen. */
 static void sync_site(ct_proc *p, ct_thread *th, uint32_t stack)
@@ -914,12 +933,12 @@ static void sync_site(ct_proc *p, ct_thread *th, uint32_t stack)
 
 /* The thread's call whose detail and GPU interval came before its API record: the API record
  * has now been seen (or was lost), so the GPU interval is accounted with what is known. */
-static void await_done(ct_model *m, ct_proc *p, ct_thread *th, uint32_t file)
+static void await_done(ct_model *m, ct_proc *p, ct_thread *th)
 {
     callent *w = call_get(p, th->await_corr, 0);
     th->await_corr = 0;
     if (w && w->have_gpu && w->have_detail)
-        gpu_done(m, p, &w->gpu, w->gpu_end, w, file);
+        gpu_done(m, p, &w->gpu, w->gpu_end, w);
 }
 
 /* The call's API record joins its entry. */
@@ -941,6 +960,7 @@ static void on_api(ct_model *m, ct_proc *p, const ct_rec *r)
     ct_stat *st = &m->api[idx];
     uint64_t start = a->start <= r->ts ? a->start : r->ts;
     ct_sketch_add(&st->d, r->ts - start);
+    st->driver = (a->flags & CT_API_DRIVER) != 0;
     if (a->result != 0)
         st->failures++;
     uint8_t cat = api_cat(m, r->file, a->function, idx);
@@ -966,7 +986,7 @@ static void on_api(ct_model *m, ct_proc *p, const ct_rec *r)
         if (c) {
             call_api(c, &sl, r->tid);
             if (c->have_detail)
-                call_host_done(p, c);
+                call_host_done(m, p, c);
         } else {
             /* A detail is appended next to its call, so a call of this thread that is still
              * without one four calls later never gets one (a nested call, a lost record): the
@@ -975,7 +995,7 @@ static void on_api(ct_model *m, ct_proc *p, const ct_rec *r)
         }
     }
     if (th->await_corr)
-        await_done(m, p, th, r->file);
+        await_done(m, p, th);
     if (m->obs && m->obs->on_api)
         m->obs->on_api(m->obs->ctx, p, r, ct_map_key(&m->api_names, idx));
 }
@@ -1003,9 +1023,93 @@ static callent *detail(ct_proc *p, uint64_t corr, int type, uint32_t tid)
     return c;
 }
 
+/* Every kernel instance counts from its LAUNCH record, timed or not. */
+static void launch_config(ct_stat *st, const ct_rec_launch *l)
+{
+    if (!st->launched) {
+        memcpy(st->grid, l->grid, sizeof st->grid);
+        memcpy(st->block, l->block, sizeof st->block);
+    } else if (memcmp(st->grid, l->grid, sizeof st->grid) || memcmp(st->block, l->block, sizeof st->block)) {
+        st->configs_vary = 1;
+    }
+    st->launched++;
+}
+
+static void launch_counts(ct_model *m, ct_proc *p, callent *c, uint32_t file)
+{
+    const ct_rec_launch *l = &c->u.launch;
+    uint32_t k = c->kidx = cached(m, file, l->function, 0);
+    launch_config(&m->kernels[k], l);
+    m->launched++;
+    ct_dev *dv = &p->dev[dev_slot(l->device)];
+    dv->seen = 1;
+    dv->gpu_ops++;
+    if (m->variants_on) {
+        char key[512];
+        /* the configuration first, so that a table cutting long names keeps it */
+        snprintf(key, sizeof key, "<<<(%u,%u,%u),(%u,%u,%u)>>> %s", l->grid[0], l->grid[1],
+                 l->grid[2], l->block[0], l->block[1], l->block[2],
+                 ct_map_key(&m->kernel_names, k));
+        c->vidx = stat_index(&m->variants, &m->variant_stats, &m->variants_cap, key, 0);
+        launch_config(&m->variant_stats[c->vidx], l);
+    }
+}
+
+/* The peak a copy is measured against: the device's memory for device-side copies and sets,
+ * its host link for the others (from the first device with properties it ran on). */
+static void copy_peak(ct_copystat *cs, int op, const ct_dev *dv)
+{
+    if (cs->peak_bps == 0 && dv->have_prop)
+        cs->peak_bps = op == CT_OP_D2D || op == CT_OP_MEMSET ? ct_dev_mem_peak(&dv->prop)
+                                                             : ct_dev_link_peak(&dv->prop);
+}
+
+/* Every copy and set counts from its COPY record, timed or not. */
+static void copy_counts(ct_model *m, ct_proc *p, const ct_rec_copy *cp)
+{
+    int op = copy_op(cp), d = dev_slot(cp->device);
+    ct_copystat *cs = &m->copies[op][host_kind(cp)];
+    cs->count++;
+    cs->bytes += cp->bytes;
+    if (op != CT_OP_H2H) {
+        p->dev[d].seen = 1;
+        p->dev[d].gpu_ops++;
+    }
+    copy_peak(cs, op, &p->dev[d]);
+}
+
+/* What an observer sees of a call with its detail. */
+static void call_view(const ct_model *m, const callent *c, ct_call *call)
+{
+    call->corr = c->corr;
+    call->have_api = c->have_api;
+    call->api_start = c->api_start;
+    call->api_end = c->api_end;
+    call->tid = c->tid;
+    call->api_name = c->have_api ? ct_map_key(&m->api_names, c->api_idx) : NULL;
+    if (c->type == CT_REC_LAUNCH) {
+        call->is_launch = 1;
+        call->launch = &c->u.launch;
+        call->kernel_name = ct_map_key(&m->kernel_names, c->kidx);
+    } else if (c->type == CT_REC_COPY) {
+        call->is_copy = 1;
+        call->copy = &c->u.copy;
+    }
+}
+
+/* A kernel, copy or set whose GPU interval will not come (GPU timing off, or the trace ended
+ * without it): the observer still sees it. */
+static void untimed_done(ct_model *m, ct_proc *p, const callent *c)
+{
+    if (!m->obs || !m->obs->on_untimed || (c->type == CT_REC_COPY && c->u.copy.dir == CT_DIR_HTOH))
+        return;
+    ct_call call = {0};
+    call_view(m, c, &call);
+    m->obs->on_untimed(m->obs->ctx, p, &call);
+}
+
 /* A GPU interval with whatever is known of its call (c NULL or without detail: unmatched). */
-static void gpu_done(ct_model *m, ct_proc *p, const ct_rec_gpu *g, uint64_t end, callent *c,
-                     uint32_t file)
+static void gpu_done(ct_model *m, ct_proc *p, const ct_rec_gpu *g, uint64_t end, callent *c)
 {
     int d = dev_slot(g->device);
     ct_dev *dv = &p->dev[d];
@@ -1013,51 +1117,35 @@ static void gpu_done(ct_model *m, ct_proc *p, const ct_rec_gpu *g, uint64_t end,
     uint64_t start = g->start <= end ? g->start : end, dur = end - start;
     ct_call call = {.corr = g->corr};
     int flag = 0;
-    if (c && c->have_detail) {
-        call.have_api = c->have_api;
-        call.api_start = c->api_start;
-        call.api_end = c->api_end;
-        call.tid = c->tid;
-        call.api_name = c->have_api ? ct_map_key(&m->api_names, c->api_idx) : NULL;
-    }
+    if (c && c->have_detail)
+        call_view(m, c, &call);
     if (c && c->have_detail && c->type == CT_REC_LAUNCH) {
-        uint32_t k = cached(m, file, c->u.launch.function, 0);
+        uint32_t k = c->kidx;
         ct_sketch_add(&m->kernels[k].d, dur);
+        m->launched_timed++;
+        dv->gpu_timed++;
         m->gpu_ns_total += dur;
         ct_grow(&p->kern_ns, &p->kern_cap, k + 1, sizeof *p->kern_ns);
         p->kern_ns[k] += dur;
         dv->kernels++;
         dv->kernel_ns += dur;
-        call.is_launch = 1;
-        call.launch = &c->u.launch;
-        call.kernel_name = ct_map_key(&m->kernel_names, k);
         if (c->have_api) {
             if (start >= c->api_start)
                 ct_sketch_add(&p->launch_queue, start - c->api_start);
             if (dur < c->api_end - c->api_start)
                 p->short_kernels++;
         }
-        if (m->variants_on) {
-            char key[512];
-            const ct_rec_launch *l = &c->u.launch;
-            /* the configuration first, so that a table cutting long names keeps it */
-            snprintf(key, sizeof key, "<<<(%u,%u,%u),(%u,%u,%u)>>> %s", l->grid[0], l->grid[1],
-                     l->grid[2], l->block[0], l->block[1], l->block[2], call.kernel_name);
-            uint32_t vi = stat_index(&m->variants, &m->variant_stats, &m->variants_cap, key, 0);
-            ct_sketch_add(&m->variant_stats[vi].d, dur);
-        }
+        if (m->variants_on)
+            ct_sketch_add(&m->variant_stats[c->vidx].d, dur);
     } else if (c && c->have_detail && c->type == CT_REC_COPY) {
         const ct_rec_copy *cp = &c->u.copy;
         int op = copy_op(cp), hk = host_kind(cp);
         ct_copystat *cs = &m->copies[op][hk];
-        cs->count++;
-        cs->bytes += cp->bytes;
+        cs->timed++;
+        cs->timed_bytes += cp->bytes;
         cs->ns += dur;
-        if (cs->peak_bps == 0 && dv->have_prop)
-            cs->peak_bps = op == CT_OP_D2D || op == CT_OP_MEMSET ? ct_dev_mem_peak(&dv->prop)
-                                                                 : ct_dev_link_peak(&dv->prop);
-        call.is_copy = 1;
-        call.copy = cp;
+        dv->gpu_timed++;
+        copy_peak(cs, op, dv);
         if (op == CT_OP_H2D || op == CT_OP_D2H) {
             int dir = op == CT_OP_D2H;
             if (op == CT_OP_H2D) {
@@ -1100,7 +1188,7 @@ static void on_gpu(ct_model *m, ct_proc *p, const ct_rec *r)
 {
     callent *c = call_get(p, r->u.gpu.corr, 1);
     if (c->have_detail && c->type != CT_REC_MEM) {
-        gpu_done(m, p, &r->u.gpu, r->ts, c, r->file);
+        gpu_done(m, p, &r->u.gpu, r->ts, c);
         return;
     }
     c->have_gpu = 1;
@@ -1124,7 +1212,7 @@ static int mem_slot(const ct_rec_mem *mr)
     }
 }
 
-static void on_mem(ct_proc *p, const ct_rec *r)
+static void on_mem(ct_model *m, ct_proc *p, const ct_rec *r)
 {
     const ct_rec_mem *mr = &r->u.mem;
     int d = mem_slot(mr);
@@ -1177,7 +1265,7 @@ static void on_mem(ct_proc *p, const ct_rec *r)
     if (stack)
         c->stack = stack;
     if (c->have_api)
-        call_host_done(p, c);
+        call_host_done(m, p, c);
 }
 
 static void on_cpu(ct_proc *p, const ct_rec *r)
@@ -1250,22 +1338,25 @@ void ct_model_feed(ct_model *m, const ct_rec *r)
     case CT_REC_COPY: {
         uint64_t corr = r->type == CT_REC_LAUNCH ? r->u.launch.corr : r->u.copy.corr;
         callent *c = detail(p, corr, (int)r->type, r->tid);
-        if (r->type == CT_REC_LAUNCH)
+        if (r->type == CT_REC_LAUNCH) {
             c->u.launch = r->u.launch;
-        else
+            launch_counts(m, p, c, r->file);
+        } else {
             c->u.copy = r->u.copy;
+            copy_counts(m, p, &r->u.copy);
+        }
         if (c->have_api)
-            call_host_done(p, c);
+            call_host_done(m, p, c);
         /* the entry may be gone (a host-to-host copy has no GPU work) */
         c = call_get(p, corr, 0);
         if (c && c->have_gpu) {
             if (c->have_api) {
-                gpu_done(m, p, &c->gpu, c->gpu_end, c, r->file);
+                gpu_done(m, p, &c->gpu, c->gpu_end, c);
             } else {
                 /* the API record, with the call site, comes next in this thread's stream */
                 ct_thread *th = thread_of(p, r->tid);
                 if (th->await_corr)
-                    await_done(m, p, th, r->file);
+                    await_done(m, p, th);
                 th->await_corr = corr;
             }
         }
@@ -1275,7 +1366,7 @@ void ct_model_feed(ct_model *m, const ct_rec *r)
         on_gpu(m, p, r);
         break;
     case CT_REC_MEM:
-        on_mem(p, r);
+        on_mem(m, p, r);
         break;
     case CT_REC_SYNC: {
         const ct_rec_sync *sy = &r->u.sync;
@@ -1340,14 +1431,18 @@ void ct_model_finish(ct_model *m)
         uint64_t *waiting = xmalloc((p->corr.n + 1) * sizeof *waiting);
         size_t nw = 0;
         for (size_t k = 0; k < p->corr.cap; k++) {
-            uint32_t idx = p->corr.vals[k];
-            if (p->corr.keys[k] && ((callent *)ct_pool_at(&p->calls, idx))->have_gpu)
+            if (!p->corr.keys[k])
+                continue;
+            const callent *c = ct_pool_at(&p->calls, p->corr.vals[k]);
+            if (c->have_gpu)
                 waiting[nw++] = p->corr.keys[k];
+            else if (c->have_detail && c->type != CT_REC_MEM) /* its GPU interval never came */
+                untimed_done(m, p, c);
         }
         for (size_t k = 0; k < nw; k++) {
             callent *c = call_get(p, waiting[k], 0);
             ct_rec_gpu g = c->gpu;
-            gpu_done(m, p, &g, c->gpu_end, c->have_detail ? c : NULL, p->file);
+            gpu_done(m, p, &g, c->gpu_end, c->have_detail ? c : NULL);
             call_drop(p, waiting[k]);
         }
         free(waiting);
@@ -1501,7 +1596,7 @@ const char *ct_model_site(const ct_model *m, const ct_proc *p, uint32_t stack, c
          * them is the function the user called */
         if (shown == 0 && frame_not_user(fn, mod)) {
             if (call && clen && named)
-                snprintf(call, clen, "%s", fn);
+                snprintf(call, clen, "%s", ct_api_display_name(fn));
             continue;
         }
         char at[80] = "";
@@ -1517,6 +1612,33 @@ const char *ct_model_site(const ct_model *m, const ct_proc *p, uint32_t stack, c
         if (!strcmp(fn, "main"))
             break; /* what runs main (libc, _start) says nothing either */
     }
+    return buf;
+}
+
+const char *ct_api_display_name(const char *name)
+{
+    /* what nvcc 13 generates for kernel<<<...>>> (FORMAT.md: the tracer records the function
+     * it intercepted; ../shared/reference/nvcc-13.0-host-abi.txt) */
+    if (!strncmp(name, "__cudaLaunchKernel", 18) && (!name[18] || !strcmp(name + 18, "_ptsz")))
+        return "cudaLaunchKernel";
+    return name;
+}
+
+/* libstdc++'s demangler (the analyzer links -lstdc++; the tracer stays free of it) */
+extern char *__cxa_demangle(const char *mangled, char *out, size_t *len, int *status);
+
+const char *ct_kernel_display_name(const char *name, char *buf, size_t len)
+{
+    if (name[0] != '_' || name[1] != 'Z')
+        return name;
+    int status = 0;
+    char *d = __cxa_demangle(name, NULL, NULL, &status);
+    if (!d || status != 0) {
+        free(d);
+        return name; /* not a valid mangled name: shown as recorded */
+    }
+    snprintf(buf, len, "%s", d);
+    free(d);
     return buf;
 }
 

@@ -115,8 +115,19 @@ typedef struct {
     uint64_t nfails;
     ct_fail fails[CT_MAX_FAILS];
     /* work counts */
-    uint64_t kernels, kernel_ns;
+    uint64_t kernels, kernel_ns;  /* kernels with a GPU interval, their GPU time */
+    /* Kernels, copies and sets whose LAUNCH / COPY record says they ran here (host-to-host
+     * copies excluded: no GPU work) and those of them with a GPU interval. Fewer timed than
+     * recorded (GPU timing off, 1 in N, timings lost): busy and idle time, the gaps and what
+     * is drawn from them are unknown for this device. */
+    uint64_t gpu_ops, gpu_timed;
 } ct_dev;
+
+/* Operations of a device whose GPU interval is missing. */
+static inline uint64_t ct_dev_untimed(const ct_dev *d)
+{
+    return d->gpu_ops > d->gpu_timed ? d->gpu_ops - d->gpu_timed : 0;
+}
 
 /* An API call that may still get a detail record */
 typedef struct {
@@ -156,7 +167,8 @@ typedef struct {
     uint32_t file;
     char host[256];
     uint32_t pid;
-    int rank;                     /* -1: none */
+    int rank;                     /* from the rank variables of the environment; -1: none */
+    int gpu_timing;               /* the tracer's GPU timing: 0 off, 1 all, N 1 in N, -1 unknown */
     char command[512];
     uint64_t t_first, t_last;     /* first and last record times */
     int ended;                    /* END record seen */
@@ -215,13 +227,21 @@ typedef struct {
     ct_sweep *sweep;
 } ct_proc;
 
+/* Per kernel (or kernel variant) or API function. Kernels: d holds the GPU durations of the
+ * instances that were timed, `launched` counts every instance from its LAUNCH record. */
 typedef struct {
     ct_sketch d;
     uint64_t failures;            /* API only */
+    int driver;                   /* API only: a driver function (cu*), else runtime (cuda*) */
+    uint64_t launched, launch_ns; /* kernels: LAUNCH records, host time of their launch calls */
+    uint32_t grid[3], block[3];   /* kernels: the first launch's configuration ... */
+    int configs_vary;             /* ... and whether later launches used another */
 } ct_stat;
 
+/* Per copy operation and host memory kind: count and bytes from the COPY records, the GPU time
+ * of those with a GPU interval (timed, timed_bytes). */
 typedef struct {
-    uint64_t count, bytes, ns;
+    uint64_t count, bytes, timed, timed_bytes, ns;
     double peak_bps;              /* of the first device it ran on (0 unknown) */
 } ct_copystat;
 
@@ -243,6 +263,9 @@ typedef struct {
     void (*on_api)(void *ctx, ct_proc *p, const ct_rec *r, const char *name);
     /* a GPU interval (end: its end time), joined with its call when known */
     void (*on_gpu)(void *ctx, ct_proc *p, const ct_rec_gpu *g, uint64_t end, const ct_call *c);
+    /* a kernel, copy or set known from its call only: its GPU interval was not collected (at
+     * its call's return with GPU timing off, else at the end of the pass, out of time order) */
+    void (*on_untimed)(void *ctx, ct_proc *p, const ct_call *c);
     void (*on_mem)(void *ctx, ct_proc *p, uint64_t t, int dev, uint64_t in_use);
     void (*on_proc)(void *ctx, ct_proc *p);
     void (*on_thread)(void *ctx, ct_proc *p, const ct_thread *t);
@@ -265,6 +288,7 @@ typedef struct {
     ct_copystat copies[CT_OP_N][CT_HK_N];
     uint64_t t0;                  /* earliest time of any record (report times are relative) */
     uint64_t gpu_ns_total;        /* kernel time, for GPU time % */
+    uint64_t launched, launched_timed; /* kernel instances, and those with a GPU interval */
     uint64_t records;
     /* per-file string id -> kernel / api index + 1 (caches; 0 = not yet looked up) */
     uint32_t **kcache, **acache;
@@ -297,6 +321,13 @@ static inline const char *ct_model_stack_text(const ct_model *m, const ct_proc *
 /* Peak bandwidths in bytes/s derived from the device's properties (0 if unknown). */
 double ct_dev_mem_peak(const ct_rec_device *d);
 double ct_dev_link_peak(const ct_rec_device *d);
+/* The name to show for a function the tracer recorded: nvcc's internal entry points under the
+ * name the user wrote (__cudaLaunchKernel, __cudaLaunchKernel_ptsz: cudaLaunchKernel); else name
+ * itself. */
+const char *ct_api_display_name(const char *name);
+/* A kernel name as the user wrote it: an Itanium-mangled name (_Z...) demangled into buf
+ * (libstdc++'s __cxa_demangle), else name itself. */
+const char *ct_kernel_display_name(const char *name, char *buf, size_t len);
 /* The window of a device: last - first GPU activity (0 if none). */
 static inline uint64_t ct_dev_window(const ct_dev *d) { return d->windowed ? d->last_gpu - d->first_gpu : 0; }
 

@@ -22,8 +22,13 @@ void ct_breakdown_of(const ct_dev *d, ct_breakdown *b)
 static const ct_stat *sort_stats;
 static int by_total(const void *a, const void *b)
 {
-    uint64_t x = sort_stats[*(const uint32_t *)a].d.sum, y = sort_stats[*(const uint32_t *)b].d.sum;
-    return x < y ? 1 : x > y ? -1 : (int)(*(const uint32_t *)a) - (int)(*(const uint32_t *)b);
+    const ct_stat *s = &sort_stats[*(const uint32_t *)a], *t = &sort_stats[*(const uint32_t *)b];
+    /* kernels never timed: by instances, then their launch calls' time */
+    uint64_t k1[3] = {s->d.sum, s->launched, s->launch_ns}, k2[3] = {t->d.sum, t->launched, t->launch_ns};
+    for (int i = 0; i < 3; i++)
+        if (k1[i] != k2[i])
+            return k1[i] < k2[i] ? 1 : -1;
+    return (int)(*(const uint32_t *)a) - (int)(*(const uint32_t *)b);
 }
 
 /* Indices of stats sorted by total time, descending (caller frees). */
@@ -53,6 +58,28 @@ static const char *end_text(const ct_proc *p, char *buf, size_t n)
 
 static double gbps(uint64_t bytes, uint64_t ns) { return ns ? (double)bytes / (double)ns : 0; }
 
+static const char *const TIMING_FIX = "for GPU durations of every one: cutrace run --gpu-timing all";
+
+/* Why GPU intervals are missing, as the traces' tracer options tell it. */
+static const char *timing_why(const ct_model *m, char *buf, size_t n)
+{
+    int off = 0, every = 0;
+    for (size_t i = 0; i < m->nprocs; i++) {
+        if (m->procs[i].gpu_timing == 0)
+            off = 1;
+        else if (m->procs[i].gpu_timing > 1)
+            every = m->procs[i].gpu_timing;
+    }
+    if (every)
+        snprintf(buf, n, "traced with --gpu-timing %d, which times 1 in %d", every, every);
+    else if (off)
+        snprintf(buf, n, "traced with GPU timing off, cutrace run's default");
+    else
+        snprintf(buf, n, "the tracer lost them: operations still running when the process "
+                         "ended, or its CUDA events ran out");
+    return buf;
+}
+
 /* Most time-consuming kernel of a process is not tracked per process; the ranks table uses
  * the device with the most busy time. */
 static int main_dev(const ct_proc *p)
@@ -73,33 +100,58 @@ static uint64_t proc_peak(const ct_proc *p)
     return peak;
 }
 
-/* Stragglers: ranks whose GPU busy time or wall time exceeds the median by more than 10%. */
+/* The breakdown of a process's busiest device; 0 when it has none, or when that device has
+ * untimed operations (then its busy and idle time are unknown). */
+static int proc_breakdown(const ct_proc *p, ct_breakdown *b)
+{
+    memset(b, 0, sizeof *b);
+    int d = main_dev(p);
+    if (d < 0 || ct_dev_untimed(&p->dev[d]))
+        return 0;
+    ct_breakdown_of(&p->dev[d], b);
+    return 1;
+}
+
+/* Stragglers: ranks whose GPU busy time or wall time exceeds the median rank's by more than
+ * 10%. Only processes with a rank identity (a rank variable in their environment) are compared:
+ * the processes of a fork tree do different work, and none of them lags the others. */
+static size_t ranked(const ct_model *m)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < m->nprocs; i++)
+        n += m->procs[i].rank >= 0;
+    return n;
+}
 static int cmp_u64(const void *a, const void *b)
 {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
     return x < y ? -1 : x > y;
 }
+/* The median over the ranks (busy: over those whose busy time is known; 0 if none). */
 static uint64_t median_of(const ct_model *m, int busy)
 {
-    uint64_t *v = malloc(m->nprocs * sizeof *v);
+    uint64_t *v = malloc((m->nprocs ? m->nprocs : 1) * sizeof *v);
     if (!v)
         abort();
+    size_t n = 0;
     for (size_t i = 0; i < m->nprocs; i++) {
-        int d = main_dev(&m->procs[i]);
-        v[i] = busy ? (d >= 0 ? m->procs[i].dev[d].busy : 0) : wall_of(&m->procs[i]);
+        const ct_proc *p = &m->procs[i];
+        ct_breakdown b;
+        if (p->rank >= 0 && (!busy || proc_breakdown(p, &b)))
+            v[n++] = busy ? b.busy : wall_of(p);
     }
-    qsort(v, m->nprocs, sizeof *v, cmp_u64);
-    uint64_t r = v[m->nprocs / 2];
+    qsort(v, n, sizeof *v, cmp_u64);
+    uint64_t r = n ? v[n / 2] : 0;
     free(v);
     return r;
 }
 static const char *straggler(const ct_model *m, const ct_proc *p)
 {
-    if (m->nprocs < 2)
+    if (p->rank < 0 || ranked(m) < 2)
         return NULL;
-    int d = main_dev(p);
-    uint64_t busy = d >= 0 ? p->dev[d].busy : 0, mb = median_of(m, 1), mw = median_of(m, 0);
-    if (mb && busy * 10 > mb * 11)
+    ct_breakdown b;
+    uint64_t mb = median_of(m, 1), mw = median_of(m, 0);
+    if (mb && proc_breakdown(p, &b) && b.busy * 10 > mb * 11)
         return "GPU work";
     if (mw && wall_of(p) * 10 > mw * 11)
         return "wall time";
@@ -119,6 +171,72 @@ static const char *u64s(char b[32], uint64_t v)
     return b;
 }
 
+static void table_cut(FILE *f, size_t rows, size_t n)
+{
+    if (rows < n)
+        fprintf(f, "  ... %zu more (use --top 0 for all)\n", n - rows);
+}
+
+/* "<<<(4,1,1),(256,1,1)>>>", or that launches used several configurations */
+static const char *config_text(char *buf, size_t n, const ct_stat *s)
+{
+    if (s->configs_vary)
+        snprintf(buf, n, "several (--variants)");
+    else
+        snprintf(buf, n, "<<<(%u,%u,%u),(%u,%u,%u)>>>", s->grid[0], s->grid[1], s->grid[2],
+                 s->block[0], s->block[1], s->block[2]);
+    return buf;
+}
+
+static int any_untimed(const ct_stat *st, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (st[i].d.count < st[i].launched)
+            return 1;
+    return 0;
+}
+
+/* Kernels (or variants) when some instances have no GPU interval: what the launch records
+ * tell of every instance, and the GPU time of those timed. */
+static void host_kernel_table(FILE *f, const ct_model *m, const ct_stat *st, const ct_map *names,
+                              size_t n, int top)
+{
+    static const char *const h[] = {">Instances", ">GPU-timed", ">GPU total", ">GPU avg",
+                                     ">Launch API time", "Grid, block", "Name"};
+    uint64_t timed = 0, all = 0;
+    for (size_t i = 0; i < n; i++) {
+        timed += st[i].d.count;
+        all += st[i].launched;
+    }
+    char why[200];
+    if (timed)
+        fprintf(f, "  GPU durations were collected for %llu of %llu kernel instances (%s): the GPU "
+                   "columns cover those only; %s.\n",
+                (unsigned long long)timed, (unsigned long long)all, timing_why(m, why, sizeof why),
+                TIMING_FIX);
+    else
+        fprintf(f, "  GPU durations were not collected (%s): instances, configurations and launch "
+                   "call time are from the launch records; %s.\n",
+                timing_why(m, why, sizeof why), TIMING_FIX);
+    ct_table *t = ct_table_new(7, h);
+    uint32_t *idx = sorted(st, n);
+    size_t rows = top && (size_t)top < n ? (size_t)top : n;
+    for (size_t r = 0; r < rows; r++) {
+        const ct_stat *s = &st[idx[r]];
+        char c[6][32], cfg[64], name[200];
+        int tm = s->d.count > 0;
+        ct_table_row(t, u64s(c[0], s->launched), u64s(c[1], s->d.count),
+                     tm ? ct_fmt_ns(c[2], (double)s->d.sum) : "-",
+                     tm ? ct_fmt_ns(c[3], (double)s->d.sum / (double)s->d.count) : "-",
+                     ct_fmt_ns(c[4], (double)s->launch_ns), config_text(cfg, sizeof cfg, s),
+                     ct_text_safe(name, sizeof name, ct_map_key(names, idx[r]), 90));
+    }
+    ct_table_print(t, f, "  ");
+    table_cut(f, rows, n);
+    ct_table_free(t);
+    free(idx);
+}
+
 static void stats_table(FILE *f, const ct_stat *st, const ct_map *names, size_t n, int top,
                         uint64_t total, int api)
 {
@@ -128,9 +246,12 @@ static void stats_table(FILE *f, const ct_stat *st, const ct_map *names, size_t 
                                      ">Max", ">Failed", "Name"};
     ct_table *t = ct_table_new(9, api ? ah : kh);
     uint32_t *idx = sorted(st, n);
-    size_t rows = top && (size_t)top < n ? (size_t)top : n;
-    for (size_t r = 0; r < rows; r++) {
+    size_t rows = 0;
+    for (size_t r = 0; r < n && (!top || rows < (size_t)top); r++) {
         const ct_stat *s = &st[idx[r]];
+        if (api && s->driver != api - 1)
+            continue;
+        rows++;
         char c[9][32], name[200];
         ct_fmt_pct(c[0], total ? 100.0 * (double)s->d.sum / (double)total : 0);
         ct_fmt_ns(c[1], (double)s->d.sum);
@@ -147,10 +268,32 @@ static void stats_table(FILE *f, const ct_stat *st, const ct_map *names, size_t 
                      ct_text_safe(name, sizeof name, ct_map_key(names, idx[r]), 90));
     }
     ct_table_print(t, f, "  ");
-    if (rows < n)
-        fprintf(f, "  ... %zu more (use --top 0 for all)\n", n - rows);
+    size_t all = n;
+    if (api) {
+        all = 0;
+        for (size_t i = 0; i < n; i++)
+            all += st[i].driver == api - 1;
+    }
+    table_cut(f, rows, all);
     ct_table_free(t);
     free(idx);
+}
+
+/* Host time and number of functions of one API layer (0 runtime, 1 driver). */
+static uint64_t layer_total(const ct_model *m, int layer)
+{
+    uint64_t t = 0;
+    for (size_t i = 0; i < ct_map_count(&m->api_names); i++)
+        if (m->api[i].driver == layer)
+            t += m->api[i].d.sum;
+    return t;
+}
+static size_t layer_calls(const ct_model *m, int layer)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < ct_map_count(&m->api_names); i++)
+        n += m->api[i].driver == layer;
+    return n;
 }
 
 static void text_run(FILE *f, const ct_model *m)
@@ -171,11 +314,18 @@ static void text_run(FILE *f, const ct_model *m)
                 continue;
             char nm[128], mem[32];
             if (dv->have_prop) {
-                char link[64] = "host link unknown (the tracer could not read it)";
+                /* without the link's peak the Copies table has no % of peak: say why */
+                char link[200] = "host link unknown: the tracer found no PCIe speed and width in "
+                                 "sysfs (with /sys mounted elsewhere, set CUTRACE_SYSFS), so "
+                                 "copies have no % of peak";
                 double lp = ct_dev_link_peak(&dv->prop);
                 if (lp > 0)
                     snprintf(link, sizeof link, "host link %.1f GB/s (PCIe gen %u x%u)", lp / 1e9,
                              dv->prop.link_gen, dv->prop.link_width);
+                else if (dv->prop.link_kind == CT_LINK_C2C)
+                    snprintf(link, sizeof link, "host link NVLink-C2C");
+                else if (dv->prop.link_kind == CT_LINK_INTEGRATED)
+                    snprintf(link, sizeof link, "integrated (shares host memory)");
                 fprintf(f, "    GPU %d: %s, %s, %u SMs, memory %.0f GB/s, %s\n", d,
                         ct_text_safe(nm, sizeof nm, dv->name, 60),
                         ct_fmt_bytes(mem, (double)dv->prop.mem_bytes), dv->prop.sm_count,
@@ -203,25 +353,51 @@ static void text_run(FILE *f, const ct_model *m)
 static void text_copies(FILE *f, const ct_model *m)
 {
     heading(f, "Copies and sets");
-    static const char *const h[] = {"Operation", "Host memory", ">Count", ">Bytes", ">Total",
-                                    ">Avg", ">GB/s", ">% of peak"};
-    ct_table *t = ct_table_new(8, h);
+    /* host-to-host copies have no GPU work: they are never untimed */
+    uint64_t all = 0, timed = 0;
+    for (int op = 0; op < CT_OP_N; op++)
+        for (int hk = 0; op != CT_OP_H2H && hk < CT_HK_N; hk++) {
+            all += m->copies[op][hk].count;
+            timed += m->copies[op][hk].timed;
+        }
+    int partial = timed < all;
+    char why[200];
+    if (partial && timed)
+        fprintf(f, "  GPU durations were collected for %llu of %llu copies and sets (%s): the "
+                   "time and bandwidth columns cover those only; %s.\n",
+                (unsigned long long)timed, (unsigned long long)all, timing_why(m, why, sizeof why),
+                TIMING_FIX);
+    else if (partial)
+        fprintf(f, "  GPU durations were not collected (%s): counts and bytes are from the copy "
+                   "records; %s.\n", timing_why(m, why, sizeof why), TIMING_FIX);
+    static const char *const h[] = {"Operation", "Host memory", ">Count", ">Bytes", ">GPU-timed",
+                                    ">Total", ">Avg", ">GB/s", ">% of peak"};
+    static const char *const h_all[] = {"Operation", "Host memory", ">Count", ">Bytes", ">Total",
+                                        ">Avg", ">GB/s", ">% of peak"};
+    ct_table *t = partial ? ct_table_new(9, h) : ct_table_new(8, h_all);
     int rows = 0;
     for (int op = 0; op < CT_OP_N; op++)
         for (int hk = 0; hk < CT_HK_N; hk++) {
             const ct_copystat *c = &m->copies[op][hk];
             if (!c->count)
                 continue;
-            char a[32], b[32], cc[32], d[32], e[32], g[32];
-            double bw = gbps(c->bytes, c->ns);
-            snprintf(e, sizeof e, "%.2f", bw);
-            if (c->peak_bps > 0)
-                ct_fmt_pct(g, 100.0 * bw * 1e9 / c->peak_bps);
+            /* over the timed ones; "-" where none was (or none has GPU work) */
+            char a[32], b[32], cc[32] = "-", d[32] = "-", e[32] = "-", g[32] = "-", n[32];
+            double bw = gbps(c->timed_bytes, c->ns);
+            if (c->timed) {
+                ct_fmt_ns(cc, (double)c->ns);
+                ct_fmt_ns(d, (double)c->ns / (double)c->timed);
+                snprintf(e, sizeof e, "%.2f", bw);
+                if (c->peak_bps > 0)
+                    ct_fmt_pct(g, 100.0 * bw * 1e9 / c->peak_bps);
+            }
+            u64s(a, c->count);
+            ct_fmt_bytes(b, (double)c->bytes);
+            if (partial)
+                ct_table_row(t, ct_op_names[op], ct_hk_names[hk], a, b,
+                             op == CT_OP_H2H ? "-" : u64s(n, c->timed), cc, d, e, g);
             else
-                snprintf(g, sizeof g, "-");
-            ct_table_row(t, ct_op_names[op], ct_hk_names[hk], u64s(a, c->count),
-                         ct_fmt_bytes(b, (double)c->bytes), ct_fmt_ns(cc, (double)c->ns),
-                         ct_fmt_ns(d, (double)c->ns / (double)c->count), e, g);
+                ct_table_row(t, ct_op_names[op], ct_hk_names[hk], a, b, cc, d, e, g);
             rows++;
         }
     if (rows)
@@ -316,6 +492,22 @@ static const char *speedup(char b[32], double x)
     return b;
 }
 
+/* The Amdahl bounds in words, including where one is unbounded. */
+static void amdahl_line(FILE *f, const ct_breakdown *b)
+{
+    char x[32], y[32];
+    double pb = b->window ? (double)b->busy / (double)b->window : 0;
+    if (!b->busy)
+        fprintf(f, "    Amdahl: the GPU work took no measurable time: the host alone sets the "
+                   "window's length (faster GPU work gains nothing).\n");
+    else if (!b->idle)
+        fprintf(f, "    Amdahl: the GPU is never idle in the window: GPU work alone sets its length "
+                   "(faster GPU work shortens it in proportion; hiding host-side work gains nothing).\n");
+    else
+        fprintf(f, "    Amdahl: the GPU is busy %.1f%% of the window; infinitely fast GPU work would make it at most %s faster (1/(1-p)); hiding every host-side gap, at most %s (window/busy).\n",
+                100 * pb, speedup(x, b->max_speedup_gpu), speedup(y, b->max_speedup_host));
+}
+
 static void text_breakdown(FILE *f, const ct_model *m)
 {
     heading(f, "Breakdown (first to last GPU activity)");
@@ -323,7 +515,19 @@ static void text_breakdown(FILE *f, const ct_model *m)
     for (size_t i = 0; i < m->nprocs; i++) {
         const ct_proc *p = &m->procs[i];
         for (int d = 0; d < CT_MAX_DEV; d++) {
-            if (!p->dev[d].windowed)
+            const ct_dev *dv = &p->dev[d];
+            uint64_t untimed = ct_dev_untimed(dv);
+            if (untimed) {
+                /* the idle time would hold the untimed work: no figure would be right */
+                char why[200];
+                any = 1;
+                fprintf(f, "  pid %u GPU %d: no breakdown: it needs the GPU interval of every "
+                           "kernel, copy and set, and %llu of %llu have none (%s); %s.\n",
+                        p->pid, d, (unsigned long long)untimed, (unsigned long long)dv->gpu_ops,
+                        timing_why(m, why, sizeof why), TIMING_FIX);
+                continue;
+            }
+            if (!dv->windowed)
                 continue;
             any = 1;
             ct_breakdown b;
@@ -340,13 +544,17 @@ static void text_breakdown(FILE *f, const ct_model *m)
             ROW("  host outside CUDA, computing", b.host.compute);
             ROW("  host outside CUDA, waiting", b.host.wait);
             if (b.host.unknown)
-                ROW("  host outside CUDA, no CPU readings", b.host.unknown);
+                ROW("  host outside CUDA, computing or waiting (*)", b.host.unknown);
 #undef ROW
             ct_table_print(t, f, "    ");
             ct_table_free(t);
-            double pb = b.window ? (double)b.busy / (double)b.window : 0;
-            fprintf(f, "    Amdahl: the GPU is busy %.1f%% of the window; infinitely fast GPU work would make it at most %s faster (1/(1-p)); hiding every host-side gap, at most %s (window/busy).\n",
-                    100 * pb, speedup(w, b.max_speedup_gpu), speedup(x, b.max_speedup_host));
+            if (b.host.unknown)
+                fprintf(f, "    (*) no CPU-time readings of the thread cover this time, so computing "
+                           "cannot be told from waiting: the tracer reads a thread's CPU time when "
+                           "it comes back to CUDA after more than CUTRACE_CPU_GAP_US (100 us) "
+                           "outside it, and time before its second reading or after its last one "
+                           "has none.\n");
+            amdahl_line(f, &b);
         }
         if (p->launch_queue.count) {
             char a[32], md[32], mx[32];
@@ -363,6 +571,11 @@ static void text_breakdown(FILE *f, const ct_model *m)
 static void text_diag(FILE *f, const ct_model *m, const ct_diag *dg, int n, const ct_report_opts *o)
 {
     heading(f, "Diagnoses (by estimated saving)");
+    for (size_t i = 0; i < m->nprocs; i++)
+        for (int d = 0; d < CT_MAX_DEV; d++)
+            if (ct_dev_untimed(&m->procs[i].dev[d]))
+                fprintf(f, "  pid %u GPU %d: the findings drawn from GPU idle gaps need every GPU "
+                           "interval and are not made (see the breakdown)\n", m->procs[i].pid, d);
     if (!n)
         fprintf(f, "  none above %.1f%% of the window\n", o->diag ? o->diag->min_saving_pct : 1.0);
     for (int i = 0; i < n; i++) {
@@ -401,24 +614,32 @@ static void text_ranks(FILE *f, const ct_model *m)
 {
     if (m->nprocs < 2)
         return;
-    heading(f, "Ranks");
+    int compared = ranked(m) >= 2;
+    heading(f, compared ? "Ranks" : "Processes");
+    if (!compared)
+        fprintf(f, "  No straggler verdicts: fewer than two processes have a rank (RANK, "
+                   "SLURM_PROCID, OMPI_COMM_WORLD_RANK or PMI_RANK), and processes without one "
+                   "need not do the same work.\n");
+    else if (ranked(m) < m->nprocs)
+        fprintf(f, "  Stragglers are judged among the processes with a rank only.\n");
     static const char *const h[] = {">Rank", ">PID", "Host", ">Wall", ">GPU busy", ">Idle",
                                     ">Peak VRAM", "Top kernel", "Straggler"};
     ct_table *t = ct_table_new(9, h);
     for (size_t i = 0; i < m->nprocs; i++) {
         const ct_proc *p = &m->procs[i];
-        int d = main_dev(p);
-        ct_breakdown b = {0};
-        if (d >= 0)
-            ct_breakdown_of(&p->dev[d], &b);
-        char r[32], pid[32], w[32], busy[32], idle[32], peak[32], host[80];
+        ct_breakdown b;
+        int known = proc_breakdown(p, &b) && b.window;
+        char r[32], pid[32], w[32], busy[32] = "-", idle[32] = "-", peak[32], host[80], top[200];
         snprintf(r, sizeof r, "%d", p->rank);
+        if (known) {
+            ct_fmt_pct(busy, 100.0 * (double)b.busy / (double)b.window);
+            ct_fmt_pct(idle, 100.0 * (double)b.idle / (double)b.window);
+        }
         const char *s = straggler(m, p);
         ct_table_row(t, p->rank >= 0 ? r : "-", u64s(pid, p->pid),
                      ct_text_safe(host, sizeof host, p->host, 40), ct_fmt_ns(w, (double)wall_of(p)),
-                     ct_fmt_pct(busy, b.window ? 100.0 * (double)b.busy / (double)b.window : 0),
-                     ct_fmt_pct(idle, b.window ? 100.0 * (double)b.idle / (double)b.window : 0),
-                     ct_fmt_bytes(peak, (double)proc_peak(p)), p->top_kernel[0] ? p->top_kernel : "-",
+                     busy, idle, ct_fmt_bytes(peak, (double)proc_peak(p)),
+                     p->top_kernel[0] ? ct_text_safe(top, sizeof top, p->top_kernel, 60) : "-",
                      s ? s : "");
     }
     ct_table_print(t, f, "  ");
@@ -431,25 +652,36 @@ void ct_report_text(FILE *f, const ct_model *m, const ct_diag *dg, int ndiag, co
             (unsigned long long)m->records);
     text_run(f, m);
     heading(f, "Kernels");
-    if (ct_map_count(&m->kernel_names))
-        stats_table(f, m->kernels, &m->kernel_names, ct_map_count(&m->kernel_names), o->top,
-                    m->gpu_ns_total, 0);
+    size_t nk = ct_map_count(&m->kernel_names);
+    if (nk && any_untimed(m->kernels, nk))
+        host_kernel_table(f, m, m->kernels, &m->kernel_names, nk, o->top);
+    else if (nk)
+        stats_table(f, m->kernels, &m->kernel_names, nk, o->top, m->gpu_ns_total, 0);
     else
         fprintf(f, "  (no kernels)\n");
-    if (o->variants && ct_map_count(&m->variants)) {
+    size_t nv = ct_map_count(&m->variants);
+    if (o->variants && nv) {
         heading(f, "Kernel variants (grid, block)");
-        stats_table(f, m->variant_stats, &m->variants, ct_map_count(&m->variants), o->top,
-                    m->gpu_ns_total, 0);
+        if (any_untimed(m->variant_stats, nv))
+            host_kernel_table(f, m, m->variant_stats, &m->variants, nv, o->top);
+        else
+            stats_table(f, m->variant_stats, &m->variants, nv, o->top, m->gpu_ns_total, 0);
     }
     text_copies(f, m);
-    heading(f, "CUDA API");
-    uint64_t api_total = 0;
-    for (size_t i = 0; i < ct_map_count(&m->api_names); i++)
-        api_total += m->api[i].d.sum;
-    if (ct_map_count(&m->api_names))
-        stats_table(f, m->api, &m->api_names, ct_map_count(&m->api_names), o->top, api_total, 1);
-    else
-        fprintf(f, "  (no API calls)\n");
+    /* runtime calls contain the driver calls they make: one table per layer, each layer's
+     * Time % of its own total, so that no time is counted twice */
+    for (int layer = 0; layer < 2; layer++) {
+        heading(f, layer ? "CUDA driver API" : "CUDA runtime API");
+        uint64_t total = layer_total(m, layer);
+        if (layer)
+            fprintf(f, "  Driver calls, those the runtime makes inside the calls above included "
+                       "(Time %% is of this table's total).\n");
+        if (layer_calls(m, layer))
+            stats_table(f, m->api, &m->api_names, ct_map_count(&m->api_names), o->top, total,
+                        1 + layer);
+        else
+            fprintf(f, "  (no %s calls)\n", layer ? "driver API" : "runtime API");
+    }
     text_vram(f, m);
     text_breakdown(f, m);
     text_ranks(f, m);
@@ -458,24 +690,57 @@ void ct_report_text(FILE *f, const ct_model *m, const ct_diag *dg, int ndiag, co
 
 /* ---- JSON ----------------------------------------------------------------------------------- */
 
+static void json_u32s(ct_json *j, const char *k, const uint32_t v[3])
+{
+    ct_json_key(j, k);
+    ct_json_arr(j);
+    for (int i = 0; i < 3; i++)
+        ct_json_u64(j, v[i]);
+    ct_json_end_arr(j);
+}
+
+/* Kernels: the statistics are of the GPU durations of the timed instances (null when none was
+ * timed); API functions: of the calls' host time, each layer's time_pct of its own total. */
 static void json_stats(ct_json *j, const char *key, const ct_stat *st, const ct_map *names,
-                       size_t n, uint64_t total, int api)
+                       size_t n, uint64_t total, int api, const ct_model *m)
 {
     ct_json_key(j, key);
     ct_json_arr(j);
     uint32_t *idx = sorted(st, n);
+    uint64_t layer[2] = {layer_total(m, 0), layer_total(m, 1)};
     for (size_t r = 0; r < n; r++) {
         const ct_stat *s = &st[idx[r]];
         ct_json_obj(j);
         CT_JK_STR(j, "name", ct_map_key(names, idx[r]));
-        CT_JK_U64(j, api ? "calls" : "instances", s->d.count);
-        CT_JK_U64(j, "total_ns", s->d.sum);
-        CT_JK_NUM(j, "time_pct", total ? 100.0 * (double)s->d.sum / (double)total : 0);
-        CT_JK_NUM(j, "avg_ns", s->d.count ? (double)s->d.sum / (double)s->d.count : 0);
-        CT_JK_U64(j, "median_ns", ct_sketch_quantile(&s->d, 0.5));
-        CT_JK_U64(j, "min_ns", s->d.count ? s->d.min : 0);
-        CT_JK_U64(j, "max_ns", s->d.max);
-        CT_JK_NUM(j, "stddev_ns", ct_sketch_stddev(&s->d));
+        if (api) {
+            CT_JK_STR(j, "layer", s->driver ? "driver" : "runtime");
+            CT_JK_U64(j, "calls", s->d.count);
+            total = layer[s->driver];
+        } else {
+            CT_JK_U64(j, "instances", s->launched);
+            CT_JK_U64(j, "timed_instances", s->d.count);
+            CT_JK_U64(j, "launch_calls_ns", s->launch_ns);
+            json_u32s(j, "grid", s->grid);
+            json_u32s(j, "block", s->block);
+            ct_json_key(j, "configurations_vary");
+            ct_json_bool(j, s->configs_vary);
+        }
+        if (s->d.count) {
+            CT_JK_U64(j, "total_ns", s->d.sum);
+            CT_JK_NUM(j, "time_pct", total ? 100.0 * (double)s->d.sum / (double)total : 0);
+            CT_JK_NUM(j, "avg_ns", (double)s->d.sum / (double)s->d.count);
+            CT_JK_U64(j, "median_ns", ct_sketch_quantile(&s->d, 0.5));
+            CT_JK_U64(j, "min_ns", s->d.min);
+            CT_JK_U64(j, "max_ns", s->d.max);
+            CT_JK_NUM(j, "stddev_ns", ct_sketch_stddev(&s->d));
+        } else {
+            static const char *const none[] = {"total_ns", "time_pct", "avg_ns", "median_ns",
+                                               "min_ns", "max_ns", "stddev_ns"};
+            for (size_t k = 0; k < sizeof none / sizeof *none; k++) {
+                ct_json_key(j, none[k]);
+                ct_json_null(j);
+            }
+        }
         if (api)
             CT_JK_U64(j, "failures", s->failures);
         ct_json_end_obj(j);
@@ -553,6 +818,11 @@ static void json_processes(ct_json *j, const ct_model *m)
         CT_JK_U64(j, "unmatched_gpu_records", p->unmatched_gpu);
         CT_JK_U64(j, "unknown_frees", p->unknown_frees);
         CT_JK_U64(j, "pinned_host_peak_bytes", p->dev[CT_HOST_DEV].peak);
+        ct_json_key(j, "gpu_timing");
+        if (p->gpu_timing >= 0)
+            ct_json_i64(j, p->gpu_timing);
+        else
+            ct_json_null(j);
         const char *sg = straggler(m, p);
         ct_json_key(j, "straggler");
         ct_json_bool(j, sg != NULL);
@@ -565,6 +835,8 @@ static void json_processes(ct_json *j, const ct_model *m)
             ct_json_obj(j);
             CT_JK_I64(j, "device", d);
             CT_JK_STR(j, "name", dv->name);
+            CT_JK_U64(j, "gpu_operations", dv->gpu_ops);
+            CT_JK_U64(j, "gpu_timed_operations", dv->gpu_timed < dv->gpu_ops ? dv->gpu_timed : dv->gpu_ops);
             if (dv->have_prop) {
                 CT_JK_U64(j, "memory_bytes", dv->prop.mem_bytes);
                 CT_JK_NUM(j, "memory_peak_gbps", ct_dev_mem_peak(&dv->prop) / 1e9);
@@ -650,13 +922,22 @@ static void json_breakdown(ct_json *j, const ct_model *m)
         const ct_proc *p = &m->procs[i];
         for (int d = 0; d < CT_MAX_DEV; d++) {
             const ct_dev *dv = &p->dev[d];
-            if (!dv->windowed)
+            uint64_t untimed = ct_dev_untimed(dv);
+            if (!dv->windowed && !untimed)
                 continue;
             ct_breakdown b;
             ct_breakdown_of(dv, &b);
             ct_json_obj(j);
             CT_JK_U64(j, "pid", p->pid);
             CT_JK_I64(j, "device", d);
+            CT_JK_U64(j, "gpu_operations", dv->gpu_ops);
+            CT_JK_U64(j, "gpu_untimed_operations", untimed);
+            ct_json_key(j, "complete");
+            ct_json_bool(j, !untimed);
+            if (untimed) { /* busy, idle and the gaps would hold the untimed work */
+                ct_json_end_obj(j);
+                continue;
+            }
             CT_JK_U64(j, "window_start_ns", dv->first_gpu - m->t0);
             CT_JK_U64(j, "window_ns", b.window);
             CT_JK_U64(j, "gpu_busy_ns", b.busy);
@@ -758,10 +1039,8 @@ static void json_ranks(ct_json *j, const ct_model *m)
     ct_json_arr(j);
     for (size_t i = 0; m->nprocs > 1 && i < m->nprocs; i++) {
         const ct_proc *p = &m->procs[i];
-        int d = main_dev(p);
-        ct_breakdown b = {0};
-        if (d >= 0)
-            ct_breakdown_of(&p->dev[d], &b);
+        ct_breakdown b;
+        int known = proc_breakdown(p, &b) && b.window;
         ct_json_obj(j);
         ct_json_key(j, "rank");
         if (p->rank >= 0)
@@ -771,8 +1050,16 @@ static void json_ranks(ct_json *j, const ct_model *m)
         CT_JK_U64(j, "pid", p->pid);
         CT_JK_STR(j, "host", p->host);
         CT_JK_U64(j, "wall_ns", wall_of(p));
-        CT_JK_NUM(j, "gpu_busy_pct", b.window ? 100.0 * (double)b.busy / (double)b.window : 0);
-        CT_JK_NUM(j, "gpu_idle_pct", b.window ? 100.0 * (double)b.idle / (double)b.window : 0);
+        ct_json_key(j, "gpu_busy_pct");
+        if (known)
+            ct_json_num(j, 100.0 * (double)b.busy / (double)b.window);
+        else
+            ct_json_null(j);
+        ct_json_key(j, "gpu_idle_pct");
+        if (known)
+            ct_json_num(j, 100.0 * (double)b.idle / (double)b.window);
+        else
+            ct_json_null(j);
         CT_JK_U64(j, "peak_vram_bytes", proc_peak(p));
         CT_JK_STR(j, "top_kernel", p->top_kernel);
         const char *s = straggler(m, p);
@@ -797,10 +1084,10 @@ void ct_report_json(FILE *f, const ct_model *m, const ct_diag *dg, int ndiag, co
     CT_JK_NUM(&j, "min_saving_pct", o->diag ? o->diag->min_saving_pct : 1.0);
     json_processes(&j, m);
     json_stats(&j, "kernels", m->kernels, &m->kernel_names, ct_map_count(&m->kernel_names),
-               m->gpu_ns_total, 0);
+               m->gpu_ns_total, 0, m);
     if (o->variants)
         json_stats(&j, "kernel_variants", m->variant_stats, &m->variants, ct_map_count(&m->variants),
-                   m->gpu_ns_total, 0);
+                   m->gpu_ns_total, 0, m);
     ct_json_key(&j, "copies");
     ct_json_arr(&j);
     for (int op = 0; op < CT_OP_N; op++)
@@ -813,20 +1100,27 @@ void ct_report_json(FILE *f, const ct_model *m, const ct_diag *dg, int ndiag, co
             CT_JK_STR(&j, "host_kind", ct_hk_names[hk]);
             CT_JK_U64(&j, "count", c->count);
             CT_JK_U64(&j, "bytes", c->bytes);
-            CT_JK_U64(&j, "total_ns", c->ns);
-            CT_JK_NUM(&j, "gbps", gbps(c->bytes, c->ns));
+            CT_JK_U64(&j, "timed_count", c->timed);
+            CT_JK_U64(&j, "timed_bytes", c->timed_bytes);
+            ct_json_key(&j, "total_ns");
+            if (c->timed)
+                ct_json_u64(&j, c->ns);
+            else
+                ct_json_null(&j);
+            ct_json_key(&j, "gbps");
+            if (c->timed && c->ns)
+                ct_json_num(&j, gbps(c->timed_bytes, c->ns));
+            else
+                ct_json_null(&j);
             ct_json_key(&j, "peak_pct");
-            if (c->peak_bps > 0)
-                ct_json_num(&j, 100.0 * gbps(c->bytes, c->ns) * 1e9 / c->peak_bps);
+            if (c->timed && c->ns && c->peak_bps > 0)
+                ct_json_num(&j, 100.0 * gbps(c->timed_bytes, c->ns) * 1e9 / c->peak_bps);
             else
                 ct_json_null(&j);
             ct_json_end_obj(&j);
         }
     ct_json_end_arr(&j);
-    uint64_t api_total = 0;
-    for (size_t i = 0; i < ct_map_count(&m->api_names); i++)
-        api_total += m->api[i].d.sum;
-    json_stats(&j, "api", m->api, &m->api_names, ct_map_count(&m->api_names), api_total, 1);
+    json_stats(&j, "api", m->api, &m->api_names, ct_map_count(&m->api_names), 0, 1, m);
     json_vram(&j, m);
     json_breakdown(&j, m);
     json_ranks(&j, m);

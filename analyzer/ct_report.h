@@ -10,7 +10,7 @@
 #include "ct_diag.h"
 #include "ct_model.h"
 
-#define CT_SCHEMA_VERSION 1
+#define CT_SCHEMA_VERSION 2
 
 typedef struct {
     int top;                  /* rows per text table (0: all) */

@@ -21,14 +21,14 @@ TEST_IMPL(json_schema_fields)
     ASSERT(an_gen(dir, "t", "--ranks 2 --iters 8 --oom"));
     tj *s = an_summary(dir, NULL);
     ASSERT(s);
-    ASSERT_INT(tj_num(s, "schema_version"), ==, 1);
+    ASSERT_INT(tj_num(s, "schema_version"), ==, 2);
     static const char *const proc_s[] = {"host", "command", NULL};
     static const char *const proc_n[] = {"pid", "rank", "wall_ns", NULL};
     static const char *const kern_s[] = {"name", NULL};
-    static const char *const kern_n[] = {"instances", "total_ns", "avg_ns", "median_ns", "min_ns", "max_ns", NULL};
+    static const char *const kern_n[] = {"instances", "timed_instances", "launch_calls_ns", "total_ns", "avg_ns", "median_ns", "min_ns", "max_ns", NULL};
     static const char *const copy_s[] = {"op", "host_kind", NULL};
-    static const char *const copy_n[] = {"count", "bytes", "total_ns", "gbps", NULL};
-    static const char *const api_s[] = {"name", NULL};
+    static const char *const copy_n[] = {"count", "bytes", "timed_count", "timed_bytes", "total_ns", "gbps", NULL};
+    static const char *const api_s[] = {"name", "layer", NULL};
     static const char *const api_n[] = {"calls", "total_ns", "failures", NULL};
     static const char *const vram_n[] = {"pid", "device", "peak_bytes", "peak_time_ns", NULL};
     static const char *const fail_n[] = {"requested_bytes", "in_use_bytes", NULL};

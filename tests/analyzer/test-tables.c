@@ -11,7 +11,7 @@ TEST_IMPL(summary_tables_match_generator)
     ASSERT(an_gen(dir, "t", ""));
     tj *s = an_summary(dir, NULL);
     ASSERT(s);
-    ASSERT_INT(tj_num(s, "schema_version"), ==, 1);
+    ASSERT_INT(tj_num(s, "schema_version"), ==, 2);
     /* run */
     ASSERT_UINT(tj_len(s, "processes"), ==, 1);
     ASSERT_INT(tj_num(s, "processes.0.pid"), ==, 1000);
@@ -59,6 +59,20 @@ TEST_IMPL(summary_tables_match_generator)
     ASSERT_INT(tj_num(tj_find(a, "name", "cudaLaunchKernel"), "calls"), ==, 1500);
     ASSERT_INT(tj_num(tj_find(a, "name", "cudaLaunchKernel"), "total_ns"), ==, 1500 * 5000);
     ASSERT_INT(tj_num(tj_find(a, "name", "cuLaunchKernel"), "calls"), ==, 1500);
+    /* two layers, each function in one, each layer's time_pct of its own total */
+    ASSERT_STR(tj_str(tj_find(a, "name", "cudaLaunchKernel"), "layer"), "runtime");
+    ASSERT_STR(tj_str(tj_find(a, "name", "cuLaunchKernel"), "layer"), "driver");
+    double pct[2] = {0, 0}, ns[2] = {0, 0};
+    for (size_t i = 0; i < a->n; i++) {
+        int drv = !strcmp(tj_str(a->v[i], "layer"), "driver");
+        ASSERT(drv || !strcmp(tj_str(a->v[i], "layer"), "runtime"));
+        pct[drv] += tj_num(a->v[i], "time_pct");
+        ns[drv] += tj_num(a->v[i], "total_ns");
+    }
+    ASSERT_NEAR(pct[0], 100, 0.01);
+    ASSERT_NEAR(pct[1], 100, 0.01);
+    ASSERT_NEAR(tj_num(tj_find(a, "name", "cuLaunchKernel"), "time_pct"),
+                100 * tj_num(tj_find(a, "name", "cuLaunchKernel"), "total_ns") / ns[1], 0.01);
     ASSERT_INT(tj_num(tj_find(a, "name", "cudaStreamSynchronize"), "calls"), ==, 50);
     ASSERT_INT(tj_num(tj_find(a, "name", "cudaMalloc"), "calls"), ==, 3);
     ASSERT_INT(tj_num(tj_find(a, "name", "cudaMalloc"), "failures"), ==, 0);

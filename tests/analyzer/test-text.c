@@ -9,7 +9,7 @@ TEST_IMPL(summary_text_sections)
     ASSERT_INT(an_run(&p, "summary {}", dir), ==, 0);
     ASSERT_INT(p.code, ==, 0);
     static const char *const want[] = {
-        "== Run ==", "== Kernels ==", "== Copies and sets ==", "== CUDA API ==", "== VRAM ==",
+        "== Run ==", "== Kernels ==", "== Copies and sets ==", "== CUDA runtime API ==", "== CUDA driver API ==", "== VRAM ==",
         "== Breakdown (first to last GPU activity) ==", "== Diagnoses (by estimated saving) ==",
         "process 1000 on node0, rank 0: python train.py --rank 0",
         "NVIDIA H100 80GB HBM3", "host link 63.0 GB/s (PCIe gen 5 x16)",

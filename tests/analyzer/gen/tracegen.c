@@ -20,6 +20,10 @@
  * state (2 GiB) from distinct call stacks; everything is freed at the end except after --oom.
  * Copies, synchronizations and allocations carry call sites on their API records (as the
  * tracer's default --stacks); --stacks-all adds them to launches (the driver call carries it).
+ * --gpu-timing N writes GPU records for the first of every N kernels and copies (0: none), as
+ * the tracer's --gpu-timing; --no-rank leaves RANK out of the environment (a fork tree). Launches
+ * call __cudaLaunchKernel, as nvcc 13's code does. --no-cpu-readings leaves out the main thread's
+ * CPU-time readings.
  *
  * stdout: "tracegen: key=value ..." lines stating what was written (counts, bytes, peaks,
  * simulated times), for tests to compare with the analyzer's output. */
@@ -35,7 +39,7 @@
 
 typedef struct {
     int iters, kernels, ranks, workers, prefetch, pinned, sync_every_kernel, churn, oom,
-        compute_loader, stacks_all;
+        compute_loader, stacks_all, gpu_timing, no_rank, no_cpu;
     double loader_ms, kernel_us, launch_us, stall_ms, straggler, host_us;
     uint64_t batch_bytes, sync_copy_bytes;
     const char *out;
@@ -189,6 +193,7 @@ typedef struct {
      * copy, the metric read-back, the stream and device syncs, launches (--stacks-all) */
     uint32_t site_h2d, site_loss, site_metric, site_sync, site_devsync, site_launch;
     uint64_t h2d, h2d_bytes, d2h, d2h_bytes, kernels, syncs, mallocs, frees, failed;
+    uint64_t gpu_ops, gpu_timed, kernels_timed; /* GPU work, and that with a GPU record */
     uint64_t kernel_total_ns;
     uint64_t in_use, peak;
 } proc;
@@ -196,6 +201,8 @@ typedef struct {
 static void cpu_reading(proc *p, uint64_t busy_ns)
 {
     p->cpu_ns += busy_ns;
+    if (p->o->no_cpu)
+        return;
     ct_rec r = {.type = CT_REC_CPU, .ts = p->now};
     r.u.cpu = (ct_rec_cpu){.tid = p->g.tid[S_MAIN], .user_ns = p->cpu_ns * 9 / 10,
                            .sys_ns = p->cpu_ns - p->cpu_ns * 9 / 10};
@@ -224,13 +231,18 @@ static uint64_t api(proc *p, uint32_t fn, uint32_t drv, uint64_t dur, uint32_t r
     return corr;
 }
 
+/* GPU work; its GPU record only for the operations --gpu-timing times (the first of every N) */
 static void gpu(proc *p, uint64_t corr, int kind, int stream, uint64_t start, uint64_t dur)
 {
+    p->gpu_free[stream] = start + dur;
+    if (p->o->gpu_timing == 0 || p->gpu_ops++ % (uint64_t)p->o->gpu_timing)
+        return;
+    p->gpu_timed++;
+    p->kernels_timed += kind == CT_GPU_KERNEL;
     ct_rec r = {.type = CT_REC_GPU, .ts = start + dur};
     r.u.gpu = (ct_rec_gpu){.start = start, .corr = corr, .device = 0, .kind = (uint32_t)kind,
                            .stream = stream ? STREAM_COPY : STREAM_COMPUTE};
     push(&p->g, S_GPU, &r);
-    p->gpu_free[stream] = start + dur;
 }
 
 static uint64_t max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
@@ -358,11 +370,13 @@ static void run_rank(const gen_opts *o, int rank, uint64_t t0)
     snprintf(hostname, sizeof hostname, "node%d", rank / 8);
     int cl = snprintf(cmd, sizeof cmd, "python%ctrain.py%c--rank%c%d", 0, 0, 0, rank);
     const char *env[] = {rankenv};
+    char opts[64];
+    snprintf(opts, sizeof opts, "stacks=default gpu_timing=%d", o->gpu_timing);
     ct_header h = {.hostname = hostname, .pid = 1000u + (unsigned)rank, .ppid = 1,
                    .cmdline = cmd, .cmdline_len = (size_t)cl + 1, .exe = "/usr/bin/python3",
                    .boot_id = "tracegen-boot", .realtime_ns = 1700000000000000000ull,
                    .monotonic_ns = t0, .tracer_version = "tracegen",
-                   .tracer_options = "", .nenv = 1, .env = env};
+                   .tracer_options = opts, .nenv = o->no_rank ? 0 : 1, .env = env};
     gen *g = &p->g;
     int rc = ct_writer_open(&g->w, path, &h, NULL);
     if (rc < 0)
@@ -400,7 +414,8 @@ static void run_rank(const gen_opts *o, int rank, uint64_t t0)
                                       .context = 0x5000, .device = 0};
         encode(g, S_MAIN, &st, p->now);
     }
-    p->s_launch_rt = intern(g, S_MAIN, p->now, "cudaLaunchKernel");
+    /* what nvcc 13's code calls for kernel<<<...>>> */
+    p->s_launch_rt = intern(g, S_MAIN, p->now, "__cudaLaunchKernel");
     p->s_launch_drv = intern(g, S_MAIN, p->now, "cuLaunchKernel");
     p->s_memcpy_async = intern(g, S_MAIN, p->now, "cudaMemcpyAsync");
     p->s_memcpy = intern(g, S_MAIN, p->now, "cudaMemcpy");
@@ -433,7 +448,7 @@ static void run_rank(const gen_opts *o, int rank, uint64_t t0)
     static const char *const cs_sync[] = {"cudaStreamSynchronize", "train_step", "main"};
     static const char *const cs_devsync[] = {"cudaDeviceSynchronize", "run_layer", "train_step",
                                              "main"};
-    static const char *const cs_launch[] = {"cudaLaunchKernel", "run_layer", "train_step", "main"};
+    static const char *const cs_launch[] = {"__cudaLaunchKernel", "run_layer", "train_step", "main"};
     static const char *const rt = "/usr/local/cuda/lib64/libcudart.so.13";
     p->site_h2d = frame_stack(p, cs_h2d, 4, rt);
     p->site_loss = frame_stack(p, cs_loss, 4, rt);
@@ -521,6 +536,9 @@ static void run_rank(const gen_opts *o, int rank, uint64_t t0)
            (unsigned long long)p->syncs, (unsigned long long)p->mallocs,
            (unsigned long long)p->frees, (unsigned long long)p->failed,
            (unsigned long long)p->peak);
+    printf("tracegen: rank=%d gpu_ops=%llu gpu_timed=%llu kernels_timed=%llu\n", rank,
+           (unsigned long long)p->gpu_ops, (unsigned long long)p->gpu_timed,
+           (unsigned long long)p->kernels_timed);
     for (int s = 0; s < g->nstreams; s++)
         free(g->enc[s].buf);
     free(g->heap);
@@ -531,11 +549,13 @@ static const char usage[] =
     "usage: tracegen -o DIR [--iters N] [--kernels K] [--kernel-us X] [--launch-us X]\n"
     "       [--loader-ms X] [--compute-loader] [--prefetch] [--batch-bytes B] [--pinned]\n"
     "       [--sync-every-kernel] [--sync-copy-bytes B] [--host-us X] [--churn] [--stall-ms X] [--oom]\n"
-    "       [--ranks R] [--straggler FACTOR] [--workers W] [--events N] [--stacks-all]\n";
+    "       [--ranks R] [--straggler FACTOR] [--workers W] [--events N] [--stacks-all]\n"
+    "       [--gpu-timing N (0: no GPU records; N: for 1 operation in N; 1)] [--no-rank]\n"
+    "       [--no-cpu-readings]\n";
 
 int main(int argc, char **argv)
 {
-    gen_opts o = {.iters = 50, .kernels = 30, .ranks = 1, .workers = 2, .loader_ms = 20,
+    gen_opts o = {.iters = 50, .kernels = 30, .ranks = 1, .workers = 2, .loader_ms = 20, .gpu_timing = 1,
                   .kernel_us = 200, .launch_us = 5, .host_us = 200, .batch_bytes = 4u << 20};
     long long events = 0;
     static const struct option lo[] = {
@@ -545,7 +565,9 @@ int main(int argc, char **argv)
         {"sync-every-kernel", 0, 0, 's'}, {"sync-copy-bytes", 1, 0, 'S'}, {"churn", 0, 0, 'C'},
         {"stall-ms", 1, 0, 't'}, {"oom", 0, 0, 'O'}, {"ranks", 1, 0, 'r'},
         {"straggler", 1, 0, 'g'}, {"workers", 1, 0, 'w'}, {"events", 1, 0, 'e'},
-        {"host-us", 1, 0, 'H'}, {"stacks-all", 0, 0, 'A'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+        {"host-us", 1, 0, 'H'}, {"stacks-all", 0, 0, 'A'}, {"gpu-timing", 1, 0, 'T'},
+        {"no-rank", 0, 0, 'R'}, {"no-cpu-readings", 0, 0, 'N'}, {"help", 0, 0, 'h'},
+        {0, 0, 0, 0}};
     int c;
     while ((c = getopt_long(argc, argv, "o:h", lo, NULL)) != -1) {
         switch (c) {
@@ -570,12 +592,15 @@ int main(int argc, char **argv)
         case 'e': events = atoll(optarg); break;
         case 'H': o.host_us = atof(optarg); break;
         case 'A': o.stacks_all = 1; break;
+        case 'T': o.gpu_timing = atoi(optarg); break;
+        case 'R': o.no_rank = 1; break;
+        case 'N': o.no_cpu = 1; break;
         case 'h': fputs(usage, stdout); return 0;
         default: fputs(usage, stderr); return 2;
         }
     }
     if (!o.out || o.iters < 1 || o.kernels < 0 || o.ranks < 1 || o.ranks > 64 || o.workers < 0 ||
-        o.workers > 8) {
+        o.workers > 8 || o.gpu_timing < 0) {
         fputs(usage, stderr);
         return 2;
     }
