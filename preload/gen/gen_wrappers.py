@@ -18,8 +18,8 @@ that is the parent of the driver calls made inside it.
 
 Outputs (in --out): ct_fns.h (function ids), ct_wrappers.c (driver), ct_rt_wrappers.c
 (runtime), libcutrace.map (the version script: only these entry points are exported; runtime
-names in version node libcudart.so.13; the exec functions of ct_exec.h under their glibc
-nodes). A new CUDA version is a regeneration; a TRACE entry naming a parameter that no longer
+names in version node libcudart.so.13; the exec and _exit functions of ct_exec.h under their
+glibc nodes). A new CUDA version is a regeneration; a TRACE entry naming a parameter that no longer
 exists fails the build with the function's name.
 """
 
@@ -37,11 +37,12 @@ import cuda_api  # noqa: E402
 # parameter (names differ between some variants). STREAM(x) marks a stream: for per-thread
 # variants it becomes the per-thread default stream when x is 0.
 # Options: min_version (older variants have other struct layouts and are only forwarded).
-# The C library's exec functions libcutrace exports (ct_exec.h), with the glibc version that
-# introduced each; on architectures whose first glibc is newer, their base version.
+# The C library's exec and _exit functions libcutrace exports (ct_exec.h), with the glibc
+# version that introduced each; on architectures whose first glibc is newer, their base version.
 EXEC_EXPORTS = [("execve", "GLIBC_2.2.5"), ("execv", "GLIBC_2.2.5"), ("execvp", "GLIBC_2.2.5"),
                 ("execl", "GLIBC_2.2.5"), ("execlp", "GLIBC_2.2.5"), ("execle", "GLIBC_2.2.5"),
-                ("fexecve", "GLIBC_2.2.5"), ("execvpe", "GLIBC_2.11"), ("execveat", "GLIBC_2.34")]
+                ("fexecve", "GLIBC_2.2.5"), ("execvpe", "GLIBC_2.11"), ("execveat", "GLIBC_2.34"),
+                ("_exit", "GLIBC_2.2.5"), ("_Exit", "GLIBC_2.2.5")]
 GLIBC_BASE = {"x86_64": "GLIBC_2.2.5", "aarch64": "GLIBC_2.17", "ppc64le": "GLIBC_2.17"}
 
 
@@ -341,8 +342,8 @@ def main():
     mapfile += ["  local:", "    *;", "};", "libcudart.so.13 {", "  global:"]
     mapfile += ["    %s;" % s for s, _, _, _ in runtime]
     mapfile += ["};"]
-    # The exec functions (ct_exec.c), under the C library's own version nodes so programs'
-    # references (execv@GLIBC_2.2.5) bind to them.
+    # The exec and _exit functions (ct_exec.c), under the C library's own version nodes so
+    # programs' references (execv@GLIBC_2.2.5, _exit@GLIBC_2.2.5) bind to them.
     base = GLIBC_BASE.get(platform.machine(), "GLIBC_2.2.5")
     nodes = {}
     for sym, ver in EXEC_EXPORTS:
