@@ -13,7 +13,7 @@ PRELOAD_OBJS := $(patsubst %.c,$(B)/%.o,$(PRELOAD_SRCS)) $(PRELOAD_GEN)/ct_wrapp
 PRELOAD_CFLAGS := -fvisibility=hidden -D__CUDA_API_VERSION_INTERNAL=1 -Ipreload -I$(PRELOAD_GEN)
 
 $(PRELOAD_GEN_OUT) &: preload/gen/gen_wrappers.py preload/gen/cuda_api.py $(CUDA_INC)/cuda.h \
-                      $(CUDA_INC)/cuda_runtime_api.h
+                      $(CUDA_INC)/cuda_runtime_api.h $(CUDA_INC)/cuda_profiler_api.h
 	@mkdir -p $(PRELOAD_GEN)
 	$(PYTHON) preload/gen/gen_wrappers.py --include $(CUDA_INC) --out $(PRELOAD_GEN)
 

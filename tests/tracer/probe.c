@@ -29,9 +29,14 @@
  *                     exist and leaves by _exit(127); 10 more cuMemsetD8_v2; prints both
  *                     children's statuses; returns 0
  *   probe sigexit     cuMemAlloc_v2 of 4 KiB, 10 cuMemsetD8_v2, then raises SIGUSR1, whose
- *                     handler calls _exit(9) */
+ *                     handler calls _exit(9)
+ *   probe setup       the runtime calls that bring CUDA up, as cuda-samples programs start:
+ *                     cudaGetDeviceCount, cudaSetDevice(0), cudaProfilerStart, in that order;
+ *                     prints their results ("probe: NAME=R ..."); exits 1 if one failed (with
+ *                     FAKECUDA_FAIL=cuInit:1:100 every one fails), else 0 */
 #define _GNU_SOURCE
 #include <cuda.h>
+#include <cuda_profiler_api.h>
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
 #include <errno.h>
@@ -289,7 +294,14 @@ int main(int argc, char **argv)
         raise(SIGUSR1);
         return 2;
     }
+    if (!strcmp(mode, "setup")) {
+        int n = 0;
+        cudaError_t r[3] = {cudaGetDeviceCount(&n), cudaSetDevice(0), cudaProfilerStart()};
+        printf("probe: cudaGetDeviceCount=%d cudaSetDevice=%d cudaProfilerStart=%d\n", (int)r[0],
+               (int)r[1], (int)r[2]);
+        return r[0] != cudaSuccess || r[1] != cudaSuccess || r[2] != cudaSuccess;
+    }
     fprintf(stderr, "usage: probe dlopen|entry|errno|nocuda|stress T N|sleep|exec|closefds F|"
-            "forkstart|children|sigexit\n");
+            "forkstart|children|sigexit|setup\n");
     return 2;
 }

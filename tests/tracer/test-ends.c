@@ -12,36 +12,8 @@ enum { ENDS_RUN = 0, ENDS_PRELOAD = 1 };
 /* Runs cmd traced into dir, by `cutrace run` or by LD_PRELOAD alone. */
 static int ends_run(ct_test_proc *p, const char *dir, char *const cmd[], int mode)
 {
-    if (mode == ENDS_RUN)
-        return tr_run(p, dir, NULL, cmd, NULL, 60);
-    char lib[4096], fake[4096], kernels[4096];
-    char pre[4200], out[4200], llp[4200], hk[4200];
-    snprintf(pre, sizeof pre, "LD_PRELOAD=%s", ct_test_path(lib, "lib/libcutrace.so"));
-    snprintf(out, sizeof out, "CUTRACE_OUTPUT=%s", dir);
-    snprintf(llp, sizeof llp, "LD_LIBRARY_PATH=%s", ct_test_path(fake, "tests/fakecuda"));
-    snprintf(hk, sizeof hk, "FAKECUDA_HOST_KERNELS=%s",
-             ct_test_path(kernels, "tests/workloads/libworkload_kernels.so"));
-    char *env[] = {pre, out, llp, hk, NULL};
-    return ct_test_run(p, cmd, env, 60);
-}
-
-/* `cutrace ARGS... dir` output (stdout), malloc'd; NULL after failing. */
-static char *ends_analyze(const char *what, const char *dir)
-{
-    char cutrace[4096];
-    char *argv[] = {(char *)ct_test_path(cutrace, "bin/cutrace"), "summary", (char *)what,
-                    (char *)dir, NULL};
-    if (!what[0])
-        argv[2] = (char *)dir, argv[3] = NULL;
-    ct_test_proc p;
-    if (ct_test_run(&p, argv, NULL, 60) != 0 || !p.exited || p.code != 0) {
-        ct_test_fail_at(__FILE__, __LINE__, "cutrace summary %s %s failed: %s", what, dir, p.err);
-        return NULL;
-    }
-    char *out = p.out;
-    p.out = NULL;
-    ct_test_proc_free(&p);
-    return out;
+    return mode == ENDS_RUN ? tr_run(p, dir, NULL, cmd, NULL, 60)
+                            : tr_run_preloaded(p, dir, cmd, NULL, 60);
 }
 
 typedef struct {
@@ -75,12 +47,12 @@ static int ends_check(const char *dir, const ends_want *w)
         ASSERT(end == NULL);
     }
     tr_free(&t);
-    char *text = ends_analyze("", dir), line[200];
+    char *text = tr_summary("", dir), line[200];
     ASSERT(text != NULL);
     snprintf(line, sizeof line, ", ended: %s, ", w->text);
     ASSERT_CONTAINS(text, line);
     free(text);
-    char *json = ends_analyze("--json", dir), key[100];
+    char *json = tr_summary("--json", dir), key[100];
     ASSERT(json != NULL);
     if (w->json) {
         ASSERT_CONTAINS(json, "\"complete\": true,");
