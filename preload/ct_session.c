@@ -632,6 +632,26 @@ static void ct_flush(unsigned fl, unsigned how, int code)
     atomic_store(&ct_flush_owner, 0);
 }
 
+/* The final flush on a program's thread (exit, exec, _exit, a fatal signal). A trace write past
+ * RLIMIT_FSIZE raises SIGXFSZ in the writing thread, and its default action would kill the
+ * program (the writer thread blocks every signal; this one may not): it is blocked meanwhile,
+ * and one that the flush's writes raised is taken back. fl: CT_FL_* besides CT_FL_FINAL.
+ * Async-signal-safe when fl has CT_FL_SIGNAL. */
+static void ct_flush_final_here(unsigned fl, unsigned how, int code)
+{
+    sigset_t xfsz, old, pending;
+    sigemptyset(&xfsz);
+    sigaddset(&xfsz, SIGXFSZ);
+    int had = sigpending(&pending) == 0 && sigismember(&pending, SIGXFSZ);
+    pthread_sigmask(SIG_BLOCK, &xfsz, &old);
+    ct_flush(CT_FL_FINAL | fl, how, code);
+    if (!had) {
+        struct timespec zero = {0, 0};
+        sigtimedwait(&xfsz, NULL, &zero);
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
 static void ct_futex_wake(_Atomic uint32_t *word)
 {
     syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
@@ -725,7 +745,7 @@ static void ct_end_anywhere(unsigned how, int code)
         waited = ct_now() - t0;
     }
     if (!atomic_load(&ct_final_done))
-        ct_flush(CT_FL_FINAL | CT_FL_NOLOCK | CT_FL_SIGNAL, how, code);
+        ct_flush_final_here(CT_FL_NOLOCK | CT_FL_SIGNAL, how, code);
 }
 
 /* The status exit() was given, modulo 256 as the parent sees it; -1 before exit. glibc hands
@@ -994,7 +1014,7 @@ int ct_exec_begin(void)
         return 0;
     int saved = errno;
     ct_writer_join();
-    ct_flush(CT_FL_FINAL, CT_END_DETACH, 0);
+    ct_flush_final_here(0, CT_END_DETACH, 0);
     errno = saved;
     return 1;
 }
@@ -1024,7 +1044,7 @@ __attribute__((destructor)) static void ct_at_exit(void)
         return;
     int saved = errno;
     ct_writer_join();
-    ct_flush(CT_FL_FINAL, CT_END_EXIT, atomic_load(&ct_exit_status));
+    ct_flush_final_here(0, CT_END_EXIT, atomic_load(&ct_exit_status));
     ct_close_output();
     errno = saved;
 }

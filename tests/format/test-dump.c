@@ -5,15 +5,6 @@
 /* `cutrace dump` prints the header, each chunk and each record as one line, resolves strings,
  * warns on stderr about damage it recovered from, and exits 2 on usage errors and 3 when the
  * input cannot be read. */
-static const char *fmt_cutrace(char buf[4096])
-{
-#ifdef __SANITIZE_ADDRESS__
-    return ct_test_path(buf, "asan/bin/cutrace");
-#else
-    return ct_test_path(buf, "bin/cutrace");
-#endif
-}
-
 static int fmt_small_trace(const char *path)
 {
     ct_writer *w = fmt_writer(path);
