@@ -9,8 +9,8 @@
  *  - a flow ("s" at the call, "f" at the GPU work, id unique per process) from each call to its
  *    GPU work;
  *  - counters ("C"): device memory in use per device, pinned host memory, copy bandwidth;
- *  - per process, an instant event at its last activity saying how it ended ("ended: exit
- *    status 3", as the summary's).
+ *  - per process, an instant event at its last activity (the axis start if it has none) saying
+ *    how it ended ("ended: exit status 3", as the summary's).
  * Times are microseconds from the earliest trace start (at most 3 decimals, trailing zeros
  * dropped); all processes share the axis. The JSON is kept small: one event per line, args only
  * where they say something (a call's result only when it failed; no correlation ids: the flows
@@ -145,14 +145,15 @@ static void on_thread(void *ctx, ct_proc *p, const ct_thread *th)
         meta(t, p, th->tid, "thread_name", th->name);
 }
 
-/* How p ended, once the model has read its END record (or found none). */
+/* How p ended, once the model has read its END record (or found none): at its last activity,
+ * or at the axis's start if it has none. */
 static void ended(tl *t, const ct_model *m, const ct_proc *p)
 {
-    if (!keep_proc(t, p) || p->t_first == UINT64_MAX)
+    if (!keep_proc(t, p))
         return;
     char text[160], name[170];
     snprintf(name, sizeof name, "ended: %s", ct_end_text(m, p, text, sizeof text));
-    ev_open(t, "i", p, 0, p->t_last);
+    ev_open(t, "i", p, 0, p->t_first == UINT64_MAX ? t->base : p->t_last);
     ct_put_str(t->f, ",\"s\":\"p\"");
     str_field(t, "name", name);
     putc_unlocked('}', t->f);

@@ -30,6 +30,8 @@
  *                     children's statuses; returns 0
  *   probe sigexit     cuMemAlloc_v2 of 4 KiB, 10 cuMemsetD8_v2, then raises SIGUSR1, whose
  *                     handler calls _exit(9)
+ *   probe threadexit  cuMemAlloc_v2 of 4 KiB, 10 cuMemsetD8_v2; a second thread makes 10 more
+ *                     and calls exit(12) while the main thread waits in pthread_join
  *   probe setup       the runtime calls that bring CUDA up, as cuda-samples programs start:
  *                     cudaGetDeviceCount, cudaSetDevice(0), cudaProfilerStart, in that order;
  *                     prints their results ("probe: NAME=R ..."); exits 1 if one failed (with
@@ -134,6 +136,15 @@ static void sigexit_handler(int sig)
 {
     (void)sig;
     _exit(9);
+}
+
+static void *threadexit_thread(void *arg)
+{
+    CUdeviceptr d = *(CUdeviceptr *)arg;
+    CALL(cuCtxSetCurrent, ctx);
+    for (int i = 0; i < 10; i++)
+        CALL(cuMemsetD8_v2, d, (unsigned char)i, (size_t)4096);
+    exit(12);
 }
 
 static void *stress_thread(void *arg)
@@ -294,6 +305,13 @@ int main(int argc, char **argv)
         raise(SIGUSR1);
         return 2;
     }
+    if (!strcmp(mode, "threadexit")) {
+        CUdeviceptr d = init_alloc_set(10);
+        pthread_t th;
+        pthread_create(&th, NULL, threadexit_thread, &d);
+        pthread_join(th, NULL);
+        return 2;
+    }
     if (!strcmp(mode, "setup")) {
         int n = 0;
         cudaError_t r[3] = {cudaGetDeviceCount(&n), cudaSetDevice(0), cudaProfilerStart()};
@@ -302,6 +320,6 @@ int main(int argc, char **argv)
         return r[0] != cudaSuccess || r[1] != cudaSuccess || r[2] != cudaSuccess;
     }
     fprintf(stderr, "usage: probe dlopen|entry|errno|nocuda|stress T N|sleep|exec|closefds F|"
-            "forkstart|children|sigexit|setup\n");
+            "forkstart|children|sigexit|threadexit|setup\n");
     return 2;
 }

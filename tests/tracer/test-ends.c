@@ -47,12 +47,21 @@ static int ends_check(const char *dir, const ends_want *w)
         ASSERT(end == NULL);
     }
     tr_free(&t);
-    char *text = tr_summary("", dir), line[200];
+    char *summary[] = {"summary", (char *)dir, NULL}, line[200];
+    char *text = tr_analyze(summary);
     ASSERT(text != NULL);
     snprintf(line, sizeof line, ", ended: %s, ", w->text);
     ASSERT_CONTAINS(text, line);
     free(text);
-    char *json = tr_summary("--json", dir), key[100];
+    /* the timeline: an instant event of the process, with the same words */
+    char *timeline[] = {"timeline", (char *)dir, "-o", "-", NULL};
+    text = tr_analyze(timeline);
+    ASSERT(text != NULL);
+    snprintf(line, sizeof line, "\"s\":\"p\",\"name\":\"ended: %s\"}", w->text);
+    ASSERT_CONTAINS(text, line);
+    free(text);
+    char *jargs[] = {"summary", "--json", (char *)dir, NULL}, key[100];
+    char *json = tr_analyze(jargs);
     ASSERT(json != NULL);
     if (w->json) {
         ASSERT_CONTAINS(json, "\"complete\": true,");
@@ -175,5 +184,24 @@ TEST_IMPL(ends_immediate_exit_in_children_and_handlers)
     if (ends_check(dir, &handler))
         return 1;
     ct_test_proc_free(&p);
+    return 0;
+}
+
+/* exit(12) from a thread other than main, main blocked in pthread_join: the status is 12 and
+ * both threads' calls are in the trace. */
+TEST_IMPL(ends_exit_from_another_thread)
+{
+    char prog[4096], dir[4096];
+    char *cmd[] = {(char *)ct_test_path(prog, "tests/tracer/probe"), "threadexit", NULL};
+    const ends_want w = {CT_END_EXIT, 12, "exit status 12", "exit", 0, 20};
+    for (int mode = ENDS_RUN; mode <= ENDS_PRELOAD; mode++) {
+        snprintf(dir, sizeof dir, "%s/threadexit%d", ct_test_tmpdir(), mode);
+        ct_test_proc p;
+        ASSERT_INT(ends_run(&p, dir, cmd, mode), ==, 0);
+        TR_ASSERT_EXIT(p, 12);
+        if (ends_check(dir, &w))
+            return 1;
+        ct_test_proc_free(&p);
+    }
     return 0;
 }

@@ -51,7 +51,8 @@ TEST_IMPL(all_calls_failing_leave_a_trace)
         ASSERT_INT(api_result(&t, "cudaSetDevice"), ==, r[1]);
         ASSERT_INT(api_result(&t, "cudaProfilerStart"), ==, r[2]);
         tr_free(&t);
-        char *text = tr_summary("", dir);
+        char *summary[] = {"summary", dir, NULL};
+        char *text = tr_analyze(summary);
         ASSERT(text != NULL);
         ASSERT_CONTAINS(text, ", ended: exit status 1, ");
         free(text);
@@ -110,7 +111,8 @@ TEST_IMPL(cuda_samples_matrixMul)
     else
         ASSERT_INT(api_result(&t, "cudaProfilerStart"), ==, 0);
     tr_free(&t);
-    char *text = tr_summary("", dir), want[64];
+    char *summary[] = {"summary", dir, NULL}, want[64];
+    char *text = tr_analyze(summary);
     ASSERT(text != NULL);
     snprintf(want, sizeof want, ", ended: exit status %d, ", plain.code);
     ASSERT_CONTAINS(text, want);

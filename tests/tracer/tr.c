@@ -62,19 +62,20 @@ int tr_run_preloaded(ct_test_proc *p, const char *outdir, char *const cmd[], cha
     return ct_test_run(p, cmd, e, timeout_s);
 }
 
-char *tr_summary(const char *opt, const char *dir)
+char *tr_analyze(char *const args[])
 {
     char cutrace[4096];
-    char *argv[] = {(char *)ct_test_path(cutrace, "bin/cutrace"), "summary", (char *)opt,
-                    (char *)dir, NULL};
-    if (!opt[0])
-        argv[2] = (char *)dir, argv[3] = NULL;
+    char *argv[16] = {(char *)ct_test_path(cutrace, "bin/cutrace")};
+    size_t n = 1;
+    for (size_t i = 0; args[i] && n < 15; i++)
+        argv[n++] = args[i];
+    argv[n] = NULL;
     ct_test_proc p;
     if (ct_test_run(&p, argv, NULL, 60) != 0)
         return NULL;
     if (!p.exited || p.code != 0) {
-        ct_test_fail_at(__FILE__, __LINE__, "cutrace summary %s %s: expected exit status 0, "
-                        "found %s %d; stderr:\n%s", opt, dir, p.exited ? "status" : "signal",
+        ct_test_fail_at(__FILE__, __LINE__, "cutrace %s %s: expected exit status 0, found %s %d; "
+                        "stderr:\n%s", args[0], args[1] ? args[1] : "", p.exited ? "status" : "signal",
                         p.code, p.err);
         ct_test_proc_free(&p);
         return NULL;

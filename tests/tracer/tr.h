@@ -35,9 +35,9 @@ int tr_run(ct_test_proc *p, const char *outdir, char *const opts[], char *const 
  * simulation like tr_run, plus env (NULL-terminated, may be NULL). */
 int tr_run_preloaded(ct_test_proc *p, const char *outdir, char *const cmd[], char *const env[],
                      int timeout_s);
-/* stdout of `cutrace summary [opt] dir` (opt "" for none), malloc'd; NULL after failing the
- * test (it did not exit 0). */
-char *tr_summary(const char *opt, const char *dir);
+/* stdout of `cutrace ARGS...` (NULL-terminated, e.g. "summary", dir), malloc'd; NULL after
+ * failing the test (it did not exit 0). */
+char *tr_analyze(char *const args[]);
 /* The process exited with status `want`; otherwise fails showing its stderr. */
 #define TR_ASSERT_EXIT(p, want)                                                          \
     do {                                                                                 \
