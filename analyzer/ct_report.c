@@ -573,11 +573,8 @@ static void json_processes(ct_json *j, const ct_model *m)
         ct_json_bool(j, p->ended);
         if (p->ended) {
             CT_JK_STR(j, "end", end_how[p->end.how < END_HOWS ? p->end.how : 0]);
-            ct_json_key(j, "end_code");
             if (end_code(m, p) >= 0)
-                ct_json_i64(j, end_code(m, p));
-            else
-                ct_json_null(j);
+                CT_JK_I64(j, "end_code", end_code(m, p));
         }
         const ct_stats *s = p->stats;
         CT_JK_U64(j, "records", s ? s->records : 0);
