@@ -125,7 +125,9 @@ TEST_IMPL(ends_signal_abort_exec_kill)
                           7, 0};
     const ends_want kill = {0, 0, "no END record: killed (SIGKILL, as the OOM killer sends) or "
                             "the machine stopped", NULL, 0, 0};
-    return ends_dies("term", 0, SIGTERM, &term) || ends_dies("abort", 0, SIGABRT, &ab) ||
+    const ends_want pipe = {CT_END_SIGNAL, SIGPIPE, "killed by signal 13 (SIGPIPE)", "signal", 7, 0};
+    return ends_dies("term", 0, SIGTERM, &term) || ends_dies("pipe", 0, SIGPIPE, &pipe) ||
+           ends_dies("abort", 0, SIGABRT, &ab) ||
            ends_dies("exec", 1, 11, &ex) || ends_dies("kill", 0, SIGKILL, &kill);
 }
 

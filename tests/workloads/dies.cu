@@ -1,8 +1,9 @@
 /* dies: does some CUDA work, then ends abruptly with work still queued on the GPU.
  *
- *   dies --how abort|term|kill|exit|return|_exit|_Exit|exec [--steps S] [--step-ms M]
+ *   dies --how abort|term|pipe|kill|exit|return|_exit|_Exit|exec [--steps S] [--step-ms M]
  *
  * abort: abort() (SIGABRT); term: kill(getpid(), SIGTERM), with no handler of the program's own;
+ * pipe: a write into a pipe nobody reads (SIGPIPE, its disposition made the default at the start);
  * kill: kill(getpid(), SIGKILL); exit: exit(3) without synchronizing or freeing anything;
  * return: main returns 5; _exit: _exit(7); _Exit: _Exit(8); exec: execl of /bin/sh -c 'exit 11'
  * (the process goes on as a shell that exits with status 11).
@@ -17,7 +18,7 @@
  * What a correct trace shows, for the defaults: 1 cudaMalloc and 1 cudaMallocHost of 1048576
  * bytes (never freed), 1 stream, 5 complete steps (5 H2D and 5 D2H of 1048576 bytes, 10 kernels,
  * 5 synchronizations), then 3 kernel launches and 1 D2H issued but never synchronized, and the
- * end of the process: by SIGABRT, by SIGTERM, by SIGKILL (nothing in the process runs after it,
+ * end of the process: by SIGABRT, by SIGTERM, by SIGPIPE, by SIGKILL (nothing in the process runs after it,
  * so the trace ends with what was already written), by exit status 3 (exit), 5 (return from
  * main), 7 (_exit) or 8 (_Exit), or by exec. The time span is at
  * least S * M ms (100 ms). */
@@ -32,9 +33,10 @@
 
 #define DIES_ELEMS (1 << 18)
 
-enum { HOW_ABORT, HOW_TERM, HOW_KILL, HOW_EXIT, HOW_RETURN, HOW__EXIT, HOW__EXIT2, HOW_EXEC };
-static const char *const how_names[] = {"abort", "term", "kill", "exit", "return", "_exit",
-                                        "_Exit", "exec", NULL};
+enum { HOW_ABORT, HOW_TERM, HOW_PIPE, HOW_KILL, HOW_EXIT, HOW_RETURN, HOW__EXIT, HOW__EXIT2,
+       HOW_EXEC };
+static const char *const how_names[] = {"abort", "term", "pipe", "kill", "exit", "return",
+                                        "_exit", "_Exit", "exec", NULL};
 
 int main(int argc, char **argv)
 {
@@ -54,11 +56,12 @@ int main(int argc, char **argv)
         }
     }
     if (how < 0 || optind != argc) {
-        fprintf(stderr, "usage: dies --how abort|term|kill|exit|return|_exit|_Exit|exec "
+        fprintf(stderr, "usage: dies --how abort|term|pipe|kill|exit|return|_exit|_Exit|exec "
                 "[--steps S] [--step-ms M]\n");
         return 2;
     }
 
+    signal(SIGPIPE, SIG_DFL); /* whatever the parent left: pipe dies of it */
     const int n = DIES_ELEMS;
     const size_t bytes = (size_t)n * sizeof(float);
     float *d = NULL, *h = NULL;
@@ -94,6 +97,13 @@ int main(int argc, char **argv)
     /* No handler of its own: whatever disposition the process has (default, or a tracer's)
      * decides what happens. */
     case HOW_TERM: kill(getpid(), SIGTERM); break;
+    case HOW_PIPE: {
+        int fds[2];
+        if (pipe(fds) != 0 || close(fds[0]) != 0)
+            WL_DIE("pipe: cannot make a pipe with no reader");
+        ssize_t w = write(fds[1], "x", 1);
+        WL_DIE("still alive after a write (%zd) into a pipe with no reader", w);
+    }
     case HOW_KILL: kill(getpid(), SIGKILL); break;
     case HOW_EXIT: exit(3);
     case HOW_RETURN: return 5;
