@@ -724,11 +724,14 @@ void ct_writer_nudge(void)
 
 /* The caller is to write this process's END: the trace runs, and this is its process (a vfork
  * child has a pid of its own: getpid is a system call, never cached; it shares the parent's
- * memory, so it must not touch the parent's trace). At most one caller gets 1. */
+ * memory, so it must not touch the parent's trace). At most one caller gets 1. The state is
+ * read first: processes that never traced (every _exit of a shell under `cutrace run`) make no
+ * system call here. */
 static int ct_end_claim(void)
 {
     int expected = CT_RUNNING;
-    return getpid() == ct_pid && atomic_compare_exchange_strong(&ct_state, &expected, CT_ENDED);
+    return atomic_load(&ct_state) == CT_RUNNING && getpid() == ct_pid &&
+           atomic_compare_exchange_strong(&ct_state, &expected, CT_ENDED);
 }
 
 /* The final flush from where no lock may be awaited (a fatal-signal handler, _exit, which may
