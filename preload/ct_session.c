@@ -762,8 +762,8 @@ static void ct_on_exit(int status, void *arg)
     atomic_store(&ct_exit_status, status & 0xff);
 }
 
-/* on_exit handlers run in the reverse order of registration, and the loader registers the one
- * that runs library destructors when main's caller starts: a handler registered when
+/* on_exit handlers run in the reverse order of registration, and the C library registers the
+ * one that runs library destructors (the loader's) before main: a handler registered when
  * libcutrace loads (before that) would run after the destructor. Registered when the trace
  * starts (in main or later, for nearly every program), it runs before. Once per process: a
  * forked child inherits it. The handler's code must stay mapped until exit: libcutrace is
