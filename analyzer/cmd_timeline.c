@@ -9,7 +9,9 @@
  *    off or 1 in N) as instant events on the calling thread when the call returned;
  *  - a flow ("s" at the call, "f" at the GPU work, id unique per process) from each call to its
  *    GPU work;
- *  - counters ("C"): device memory in use per device, pinned host memory, copy bandwidth.
+ *  - counters ("C"): device memory in use per device, pinned host memory, copy bandwidth;
+ *  - per process, an instant event at its last activity (the axis start if it has none) saying
+ *    how it ended ("ended: exit status 3", as the summary's).
  * Times are microseconds from the earliest trace start (at most 3 decimals, trailing zeros
  * dropped); all processes share the axis. The JSON is kept small: one event per line, args only
  * where they say something (a call's result only when it failed; no correlation ids: the flows
@@ -24,6 +26,7 @@
 #include "ct_cli.h"
 #include "ct_load.h"
 #include "ct_out.h"
+#include "ct_report.h"
 
 #define GPU_TID_BASE 1000000000u /* stream tracks: GPU_TID_BASE + device * 1000 + index */
 #define CT_TL_MAX_EVENTS 2000000ull
@@ -141,6 +144,20 @@ static void on_thread(void *ctx, ct_proc *p, const ct_thread *th)
     tl *t = ctx;
     if (keep_proc(t, p) && th->name[0])
         meta(t, p, th->tid, "thread_name", th->name);
+}
+
+/* How p ended, once the model has read its END record (or found none): at its last activity,
+ * or at the axis's start if it has none. */
+static void ended(tl *t, const ct_model *m, const ct_proc *p)
+{
+    if (!keep_proc(t, p))
+        return;
+    char text[160], name[170];
+    snprintf(name, sizeof name, "ended: %s", ct_end_text(m, p, text, sizeof text));
+    ev_open(t, "i", p, 0, p->t_first == UINT64_MAX ? t->base : p->t_last);
+    ct_put_str(t->f, ",\"s\":\"p\"");
+    str_field(t, "name", name);
+    putc_unlocked('}', t->f);
 }
 
 /* The track of a device stream, named when first used. */
@@ -406,6 +423,8 @@ int ct_cmd_timeline(int argc, char **argv)
     rc = ct_load_run("timeline", rd, &obs, 0, &m);
     uint64_t t_end = 0;
     if (rc == CT_EXIT_OK) {
+        for (size_t i = 0; i < m.nprocs; i++)
+            ended(&t, &m, &m.procs[i]);
         fputs("\n]}\n", f);
         for (size_t i = 0; i < m.nprocs; i++)
             if (m.procs[i].t_last > t_end)

@@ -1,6 +1,8 @@
+#define _GNU_SOURCE /* sigabbrev_np */
 #include "ct_report.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,13 +48,44 @@ static uint32_t *sorted(const ct_stat *s, size_t n)
 
 static uint64_t wall_of(const ct_proc *p) { return p->t_last >= p->t_first ? p->t_last - p->t_first : 0; }
 
-static const char *end_text(const ct_proc *p, char *buf, size_t n)
+/* How the process ended (FORMAT.md 4.4), for the text and the JSON. */
+static const char *const end_how[] = {"unknown", "exit", "signal", "abort", "detached", "_exit"};
+#define END_HOWS (sizeof end_how / sizeof end_how[0])
+
+/* The END code: the exit status, the signal, or -1 where unknown: writers before format 1.1
+ * wrote 0 for every exit. */
+static int end_code(const ct_model *m, const ct_proc *p)
 {
-    static const char *const how[] = {"?", "exit", "signal", "abort", "detached"};
+    int exit = p->end.how == CT_END_EXIT || p->end.how == CT_END_EXIT_NOW;
+    if (exit && ct_reader_header(m->rd, p->file)->minor < 1)
+        return -1;
+    return p->end.code;
+}
+
+const char *ct_end_text(const ct_model *m, const ct_proc *p, char *buf, size_t n)
+{
+    int code = end_code(m, p);
+    char sig[48] = "";
+    const char *abbrev = code > 0 ? sigabbrev_np(code) : NULL;
+    if (abbrev)
+        snprintf(sig, sizeof sig, " (SIG%s)", abbrev);
     if (!p->ended)
-        snprintf(buf, n, "cut short (no END record)");
+        snprintf(buf, n, "no END record: killed (SIGKILL, as the OOM killer sends) or the "
+                 "machine stopped");
+    else if ((p->end.how == CT_END_EXIT || p->end.how == CT_END_EXIT_NOW) && code < 0)
+        snprintf(buf, n, "%s, status not recorded", end_how[p->end.how]);
+    else if (p->end.how == CT_END_EXIT)
+        snprintf(buf, n, "exit status %d", code);
+    else if (p->end.how == CT_END_EXIT_NOW)
+        snprintf(buf, n, "_exit status %d (exit handlers and destructors did not run)", code);
+    else if (p->end.how == CT_END_SIGNAL)
+        snprintf(buf, n, "killed by signal %d%s", code, sig);
+    else if (p->end.how == CT_END_ABORT)
+        snprintf(buf, n, "abort%s", sig);
+    else if (p->end.how == CT_END_DETACH)
+        snprintf(buf, n, "exec (the program replaced its image; the tracer detached)");
     else
-        snprintf(buf, n, "%s %d", how[p->end.how < 5 ? p->end.how : 0], p->end.code);
+        snprintf(buf, n, "unknown END (how %u, code %d)", p->end.how, code);
     return buf;
 }
 
@@ -301,13 +334,13 @@ static void text_run(FILE *f, const ct_model *m)
     heading(f, "Run");
     for (size_t i = 0; i < m->nprocs; i++) {
         const ct_proc *p = &m->procs[i];
-        char b1[32], b2[64], cmd[200], host[120];
+        char b1[32], b2[160], cmd[200], host[120];
         fprintf(f, "  process %u on %s", p->pid, ct_text_safe(host, sizeof host, p->host, 60));
         if (p->rank >= 0)
             fprintf(f, ", rank %d", p->rank);
         fprintf(f, ": %s\n", ct_text_safe(cmd, sizeof cmd, p->command, 120));
         fprintf(f, "    wall %s, ended: %s, %llu records\n", ct_fmt_ns(b1, (double)wall_of(p)),
-                end_text(p, b2, sizeof b2), (unsigned long long)(p->stats ? p->stats->records : 0));
+                ct_end_text(m, p, b2, sizeof b2), (unsigned long long)(p->stats ? p->stats->records : 0));
         for (int d = 0; d < CT_MAX_DEV; d++) {
             const ct_dev *dv = &p->dev[d];
             if (!dv->seen)
@@ -804,9 +837,9 @@ static void json_processes(ct_json *j, const ct_model *m)
         ct_json_key(j, "complete");
         ct_json_bool(j, p->ended);
         if (p->ended) {
-            static const char *const how[] = {"unknown", "exit", "signal", "abort", "detached"};
-            CT_JK_STR(j, "end", how[p->end.how < 5 ? p->end.how : 0]);
-            CT_JK_I64(j, "end_code", p->end.code);
+            CT_JK_STR(j, "end", end_how[p->end.how < END_HOWS ? p->end.how : 0]);
+            if (end_code(m, p) >= 0)
+                CT_JK_I64(j, "end_code", end_code(m, p));
         }
         const ct_stats *s = p->stats;
         CT_JK_U64(j, "records", s ? s->records : 0);

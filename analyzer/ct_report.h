@@ -29,4 +29,8 @@ typedef struct {
 } ct_breakdown;
 void ct_breakdown_of(const ct_dev *d, ct_breakdown *b);
 
+/* How process p ended, in words ("exit status 3", "killed by signal 15 (SIGTERM)", "no END
+ * record: ..."), into buf (160 bytes hold every text); returns buf. */
+const char *ct_end_text(const ct_model *m, const ct_proc *p, char *buf, size_t n);
+
 #endif

@@ -8,11 +8,12 @@ PRELOAD_SRCS := $(sort $(wildcard preload/*.c))
 PRELOAD_OBJS := $(patsubst %.c,$(B)/%.o,$(PRELOAD_SRCS)) $(PRELOAD_GEN)/ct_wrappers.o \
                 $(PRELOAD_GEN)/ct_rt_wrappers.o
 # Only the CUDA entry points are exported (version script); old ABI variants need the internal
-# declarations of cuda.h.
+# declarations of cuda.h. -z nodelete: a trace registers an on_exit handler (ct_session.c), which
+# must stay mapped until exit even if a program dlcloses the library.
 PRELOAD_CFLAGS := -fvisibility=hidden -D__CUDA_API_VERSION_INTERNAL=1 -Ipreload -I$(PRELOAD_GEN)
 
 $(PRELOAD_GEN_OUT) &: preload/gen/gen_wrappers.py preload/gen/cuda_api.py $(CUDA_INC)/cuda.h \
-                      $(CUDA_INC)/cuda_runtime_api.h
+                      $(CUDA_INC)/cuda_runtime_api.h $(CUDA_INC)/cuda_profiler_api.h
 	@mkdir -p $(PRELOAD_GEN)
 	$(PYTHON) preload/gen/gen_wrappers.py --include $(CUDA_INC) --out $(PRELOAD_GEN)
 
@@ -25,6 +26,6 @@ $(PRELOAD_GEN)/%.o: $(PRELOAD_GEN)/%.c $(PRELOAD_GEN)/ct_fns.h | $(B)/.deps-ok
 $(CUTRACE_SO): $(PRELOAD_OBJS) $(CTTRACE_LIB) $(PRELOAD_GEN)/libcutrace.map
 	@mkdir -p $(dir $@)
 	$(CC) -shared -o $@ -Wl,-soname,libcuda.so.1 -Wl,--version-script=$(PRELOAD_GEN)/libcutrace.map \
-	  -Wl,-z,now -Wl,--no-undefined $(PRELOAD_OBJS) $(CTTRACE_LIB) $(CTTRACE_LDLIBS) -lunwind -ldl -lpthread
+	  -Wl,-z,now -Wl,-z,nodelete -Wl,--no-undefined $(PRELOAD_OBJS) $(CTTRACE_LIB) $(CTTRACE_LDLIBS) -lunwind -ldl -lpthread
 
 all: $(CUTRACE_SO)

@@ -1,4 +1,4 @@
-/* The exec functions (see ct_exec.h). */
+/* The exec and _exit functions (see ct_exec.h). */
 #define _GNU_SOURCE
 #include "ct_exec.h"
 
@@ -6,6 +6,8 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #define CT_EXPORT __attribute__((visibility("default")))
@@ -111,4 +113,32 @@ CT_EXPORT int execle(const char *path, const char *arg, ...)
     char *const *envp = va_arg(ap, char *const *);
     va_end(ap);
     CT_EXEC(execve, path, argv, envp);
+}
+
+/* The C library's _exit, resolved when libcutrace loads: _exit may be called from a signal
+ * handler or a vfork child, where dlsym (it takes the loader's lock) may not. */
+static void (*ct_real_exit)(int);
+
+__attribute__((constructor)) static void ct_exec_load(void)
+{
+    ct_real_exit = CT_LIBC(_exit);
+}
+
+static _Noreturn void ct_exit(int status)
+{
+    ct_exit_now(status);
+    if (ct_real_exit)
+        ct_real_exit(status);
+    syscall(SYS_exit_group, status); /* what the C library's _exit does */
+    __builtin_unreachable();
+}
+
+CT_EXPORT void _exit(int status)
+{
+    ct_exit(status);
+}
+
+CT_EXPORT void _Exit(int status)
+{
+    ct_exit(status);
 }

@@ -125,9 +125,9 @@ static void ct_real_open_once(void)
     const char *forced = getenv("CUTRACE_LIBCUDA");
     if (forced && *forced) {
         if (!ct_try(forced, tried, sizeof tried)) {
-            fprintf(stderr, "cutrace: warning: CUTRACE_LIBCUDA=%s: expected a CUDA driver other "
-                    "than libcutrace that dlopen accepts, found: %s; CUDA calls will fail\n",
-                    forced, ct_last_error);
+            fprintf(stderr, "cutrace: warning: CUTRACE_LIBCUDA=%s (cutrace run --libcuda): "
+                    "expected a CUDA driver other than libcutrace that dlopen accepts, found: %s; "
+                    "CUDA calls will fail\n", forced, ct_last_error);
             return;
         }
         ct_real_status = 0;
@@ -158,7 +158,8 @@ static void ct_real_open_once(void)
             return;
         }
     fprintf(stderr, "cutrace: warning: expected the real CUDA driver %s, found none (looked at: "
-            "%s%s%s); set CUTRACE_LIBCUDA=/path/to/libcuda.so.1\n", CT_DRIVER_SONAME,
+            "%s%s%s); name it with cutrace run --libcuda /path/to/libcuda.so.1 (or "
+            "CUTRACE_LIBCUDA=/path/to/libcuda.so.1 with LD_PRELOAD)\n", CT_DRIVER_SONAME,
             tried[0] ? tried : "nothing", ct_last_error[0] ? "; last: " : "", ct_last_error);
 }
 

@@ -632,6 +632,26 @@ static void ct_flush(unsigned fl, unsigned how, int code)
     atomic_store(&ct_flush_owner, 0);
 }
 
+/* The final flush on a program's thread (exit, exec, _exit, a fatal signal). A trace write past
+ * RLIMIT_FSIZE raises SIGXFSZ in the writing thread, and its default action would kill the
+ * program (the writer thread blocks every signal; this one may not): it is blocked meanwhile,
+ * and one that the flush's writes raised is taken back. fl: CT_FL_* besides CT_FL_FINAL.
+ * Async-signal-safe when fl has CT_FL_SIGNAL. */
+static void ct_flush_final_here(unsigned fl, unsigned how, int code)
+{
+    sigset_t xfsz, old, pending;
+    sigemptyset(&xfsz);
+    sigaddset(&xfsz, SIGXFSZ);
+    int had = sigpending(&pending) == 0 && sigismember(&pending, SIGXFSZ);
+    pthread_sigmask(SIG_BLOCK, &xfsz, &old);
+    ct_flush(CT_FL_FINAL | fl, how, code);
+    if (!had) {
+        struct timespec zero = {0, 0};
+        sigtimedwait(&xfsz, NULL, &zero);
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
 static void ct_futex_wake(_Atomic uint32_t *word)
 {
     syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
@@ -700,30 +720,85 @@ void ct_writer_nudge(void)
     ct_writer_wake();
 }
 
+/* ---- the end of the process ---- */
+
+/* The caller is to write this process's END: the trace runs, and this is its process (a vfork
+ * child has a pid of its own: getpid is a system call, never cached; it shares the parent's
+ * memory, so it must not touch the parent's trace). At most one caller gets 1. The state is
+ * read first: processes that never traced (every _exit of a shell under `cutrace run`) make no
+ * system call here. */
+static int ct_end_claim(void)
+{
+    int expected = CT_RUNNING;
+    return atomic_load(&ct_state) == CT_RUNNING && getpid() == ct_pid &&
+           atomic_compare_exchange_strong(&ct_state, &expected, CT_ENDED);
+}
+
+/* The final flush from where no lock may be awaited (a fatal-signal handler, _exit, which may
+ * run in one): the writer does it (it may harvest GPU timings and compress, which a handler may
+ * not); if it has not finished within CT_FINAL_WAIT_NS (it waits on something the interrupted
+ * thread holds), the caller flushes raw itself. code: 0-255. Async-signal-safe. */
+static void ct_end_anywhere(unsigned how, int code)
+{
+    atomic_store(&ct_final_req, how << 8 | (unsigned)code);
+    ct_writer_wake();
+    uint64_t t0 = ct_now(), waited = 0;
+    while (!atomic_load(&ct_final_done) && waited < CT_FINAL_WAIT_NS) {
+        ct_futex_wait(&ct_final_done, 0, CT_FINAL_WAIT_NS - waited);
+        waited = ct_now() - t0;
+    }
+    if (!atomic_load(&ct_final_done))
+        ct_flush_final_here(CT_FL_NOLOCK | CT_FL_SIGNAL, how, code);
+}
+
+/* The status exit() was given, modulo 256 as the parent sees it; -1 before exit. glibc hands
+ * it to on_exit handlers only: the destructor that writes END (after every later exit handler
+ * and library destructor, which may still call CUDA) learns it from here. */
+static _Atomic int ct_exit_status = -1;
+
+static void ct_on_exit(int status, void *arg)
+{
+    (void)arg;
+    atomic_store(&ct_exit_status, status & 0xff);
+}
+
+/* on_exit handlers run in the reverse order of registration, and the C library registers the
+ * one that runs library destructors (the loader's) before main: a handler registered when
+ * libcutrace loads (before that) would run after the destructor. Registered when the trace
+ * starts (in main or later, for nearly every program), it runs before. Once per process: a
+ * forked child inherits it. The handler's code must stay mapped until exit: libcutrace is
+ * linked -z nodelete. */
+static void ct_watch_exit(void)
+{
+    static int registered;
+    if (!registered)
+        registered = on_exit(ct_on_exit, NULL) == 0;
+}
+
+void ct_exit_now(int status)
+{
+    if (!ct_end_claim())
+        return;
+    int saved = errno;
+    ct_end_anywhere(CT_END_EXIT_NOW, status & 0xff);
+    errno = saved;
+}
+
 /* ---- signals ---- */
 
+/* The signals whose default action ends the process, but for: SIGKILL (cannot be caught),
+ * SIGXFSZ (a trace write past RLIMIT_FSIZE raises it in the writing thread, where the write
+ * must just fail), SIGTRAP (debuggers) and the realtime signals (the C library's). */
 static const int ct_fatal_signals[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGABRT, SIGSEGV,
-                                       SIGBUS, SIGFPE, SIGILL, SIGUSR1, SIGUSR2, SIGXCPU};
+                                       SIGBUS, SIGFPE, SIGILL, SIGUSR1, SIGUSR2, SIGXCPU,
+                                       SIGPIPE, SIGALRM, SIGVTALRM, SIGPROF, SIGSYS, SIGPOLL,
+                                       SIGPWR, SIGSTKFLT};
 
-/* The writer does the final flush (it may harvest GPU timings and compress, which a handler
- * may not); if it has not finished within CT_FINAL_WAIT_NS (it waits on something the
- * interrupted thread holds), the handler flushes raw itself. */
 static void ct_on_signal(int sig)
 {
     int saved = errno;
-    int expected = CT_RUNNING;
-    if (atomic_compare_exchange_strong(&ct_state, &expected, CT_ENDED)) {
-        unsigned how = sig == SIGABRT ? CT_END_ABORT : CT_END_SIGNAL;
-        atomic_store(&ct_final_req, how << 8 | (unsigned)sig);
-        ct_writer_wake();
-        uint64_t t0 = ct_now(), waited = 0;
-        while (!atomic_load(&ct_final_done) && waited < CT_FINAL_WAIT_NS) {
-            ct_futex_wait(&ct_final_done, 0, CT_FINAL_WAIT_NS - waited);
-            waited = ct_now() - t0;
-        }
-        if (!atomic_load(&ct_final_done))
-            ct_flush(CT_FL_FINAL | CT_FL_NOLOCK | CT_FL_SIGNAL, how, sig);
-    }
+    if (ct_end_claim())
+        ct_end_anywhere(sig == SIGABRT ? CT_END_ABORT : CT_END_SIGNAL, sig);
     signal(sig, SIG_DFL);
     errno = saved;
     raise(sig); /* blocked until we return: then the default action, as without cutrace */
@@ -866,6 +941,7 @@ static int ct_session_start_locked(void)
         return -1;
     }
     ct_install_signals();
+    ct_watch_exit();
     ct_pid = getpid();
     atomic_store(&ct_state, CT_RUNNING);
     return 0;
@@ -937,13 +1013,11 @@ static void ct_writer_join(void)
 
 int ct_exec_begin(void)
 {
-    int expected = CT_RUNNING;
-    /* A vfork child has a pid of its own (getpid is a system call, never cached) */
-    if (getpid() != ct_pid || !atomic_compare_exchange_strong(&ct_state, &expected, CT_ENDED))
+    if (!ct_end_claim())
         return 0;
     int saved = errno;
     ct_writer_join();
-    ct_flush(CT_FL_FINAL, CT_END_DETACH, 0);
+    ct_flush_final_here(0, CT_END_DETACH, 0);
     errno = saved;
     return 1;
 }
@@ -965,15 +1039,15 @@ void ct_exec_failed(void)
     errno = saved;
 }
 
-/* Normal exit (and dlclose): stop the writer, flush everything, end the trace. */
+/* exit() or a return from main: stop the writer, flush everything, end the trace with the exit
+ * status ct_on_exit saw (-1 if it has not run: the trace started before main). */
 __attribute__((destructor)) static void ct_at_exit(void)
 {
-    int expected = CT_RUNNING;
-    if (!atomic_compare_exchange_strong(&ct_state, &expected, CT_ENDED))
+    if (!ct_end_claim())
         return;
     int saved = errno;
     ct_writer_join();
-    ct_flush(CT_FL_FINAL, CT_END_EXIT, 0);
+    ct_flush_final_here(0, CT_END_EXIT, atomic_load(&ct_exit_status));
     ct_close_output();
     errno = saved;
 }

@@ -35,7 +35,7 @@ extern "C" {
 /* ---- versions and limits ------------------------------------------------------------------ */
 
 #define CT_FORMAT_MAJOR 1
-#define CT_FORMAT_MINOR 0
+#define CT_FORMAT_MINOR 1
 
 #define CT_FILE_MAGIC "CUTRACE\0"      /* 8 bytes at offset 0 */
 #define CT_FILE_MAGIC_LEN 8
@@ -132,7 +132,10 @@ enum ct_loss_reason {
     CT_LOSS_OTHER = 0, CT_LOSS_BUFFER_FULL = 1, CT_LOSS_GPU_TIMING = 2, CT_LOSS_WRITE = 3,
     CT_LOSS_STRINGS = 4,
 };
-enum ct_end_how { CT_END_EXIT = 1, CT_END_SIGNAL = 2, CT_END_ABORT = 3, CT_END_DETACH = 4 };
+/* END how (FORMAT.md 4.4). CT_END_EXIT_NOW (format 1.1): _exit/_Exit, no exit handler ran. */
+enum ct_end_how {
+    CT_END_EXIT = 1, CT_END_SIGNAL = 2, CT_END_ABORT = 3, CT_END_DETACH = 4, CT_END_EXIT_NOW = 5,
+};
 enum ct_thread_flags { CT_THREAD_TRACER = 1, CT_THREAD_EXITED = 2 };
 enum ct_stream_op { CT_STREAM_CREATE = 0, CT_STREAM_DESTROY = 1 };
 enum ct_link_kind { CT_LINK_UNKNOWN = 0, CT_LINK_PCIE = 1, CT_LINK_C2C = 2, CT_LINK_INTEGRATED = 3 };
@@ -226,7 +229,7 @@ typedef struct { uint32_t tid; uint64_t user_ns, sys_ns; } ct_rec_cpu;
 typedef struct { uint32_t reason; uint64_t count; uint32_t tid; } ct_rec_loss;
 typedef struct {
     uint32_t how;                  /* enum ct_end_how */
-    int32_t code;                  /* exit status or signal number */
+    int32_t code;                  /* exit status (0-255; -1 unknown) or signal number */
     uint64_t records, lost;        /* totals over the process */
 } ct_rec_end;
 

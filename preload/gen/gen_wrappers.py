@@ -18,8 +18,8 @@ that is the parent of the driver calls made inside it.
 
 Outputs (in --out): ct_fns.h (function ids), ct_wrappers.c (driver), ct_rt_wrappers.c
 (runtime), libcutrace.map (the version script: only these entry points are exported; runtime
-names in version node libcudart.so.13; the exec functions of ct_exec.h under their glibc
-nodes). A new CUDA version is a regeneration; a TRACE entry naming a parameter that no longer
+names in version node libcudart.so.13; the exec and _exit functions of ct_exec.h under their
+glibc nodes). A new CUDA version is a regeneration; a TRACE entry naming a parameter that no longer
 exists fails the build with the function's name.
 """
 
@@ -37,11 +37,12 @@ import cuda_api  # noqa: E402
 # parameter (names differ between some variants). STREAM(x) marks a stream: for per-thread
 # variants it becomes the per-thread default stream when x is 0.
 # Options: min_version (older variants have other struct layouts and are only forwarded).
-# The C library's exec functions libcutrace exports (ct_exec.h), with the glibc version that
-# introduced each; on architectures whose first glibc is newer, their base version.
+# The C library's exec and _exit functions libcutrace exports (ct_exec.h), with the glibc
+# version that introduced each; on architectures whose first glibc is newer, their base version.
 EXEC_EXPORTS = [("execve", "GLIBC_2.2.5"), ("execv", "GLIBC_2.2.5"), ("execvp", "GLIBC_2.2.5"),
                 ("execl", "GLIBC_2.2.5"), ("execlp", "GLIBC_2.2.5"), ("execle", "GLIBC_2.2.5"),
-                ("fexecve", "GLIBC_2.2.5"), ("execvpe", "GLIBC_2.11"), ("execveat", "GLIBC_2.34")]
+                ("fexecve", "GLIBC_2.2.5"), ("execvpe", "GLIBC_2.11"), ("execveat", "GLIBC_2.34"),
+                ("_exit", "GLIBC_2.2.5"), ("_Exit", "GLIBC_2.2.5")]
 GLIBC_BASE = {"x86_64": "GLIBC_2.2.5", "aarch64": "GLIBC_2.17", "ppc64le": "GLIBC_2.17"}
 
 
@@ -144,17 +145,27 @@ TRACE = {
     "cuStreamCreateWithPriority": ("stream", "CT_STREAM_CREATE, CT_OUT(r, phStream), flags, "
                                    "priority", None, {}),
     "cuStreamDestroy": ("stream", "CT_STREAM_DESTROY, (uintptr_t)$0, 0, 0", None, {}),
+
+    # api: the API record alone. A driver program's first call (cuInit, also the runtime's first
+    # request), so every process that uses CUDA starts its trace even if all its calls fail or
+    # none of them is of the categories above; the profiler range calls (cudaProfiler.h).
+    "cuInit": ("api", None, None, {}),
+    "cuProfilerStart": ("api", None, None, {}),
+    "cuProfilerStop": ("api", None, None, {}),
 }
 # Recorded as a synchronization only in their legacy form (cuCtxSynchronize_v2 takes a context).
 SYNC_CTX_OBJECT = {"cuCtxSynchronize_v2": "(uintptr_t)ctx"}
 GPA = {"cuGetProcAddress"}
 GPU_TIMED = {"launch", "launch_ex", "graph_launch", "copy", "copy2d", "copy3d", "set"}
 
+# Besides the categories: the calls that bring a runtime program's CUDA up (device count and
+# selection), which may be all it makes when they fail, and the profiler range calls.
 RUNTIME_TRACED = re.compile(
     r"^(cudaMalloc\w*|cudaFree\w*|cudaHostAlloc|cudaHostRegister|cudaHostUnregister|"
     r"cudaMemcpy\w*|cudaMemset\w*|cudaLaunch\w*|cudaGraphLaunch|cudaDeviceSynchronize|"
     r"cudaStreamSynchronize|cudaEventSynchronize|cudaStreamWaitEvent|cudaDeviceReset|"
-    r"cudaGetDriverEntryPoint\w*|__cudaLaunchKernel)$")
+    r"cudaGetDriverEntryPoint\w*|__cudaLaunchKernel|cudaGetDeviceCount|cudaSetDevice|"
+    r"cudaInitDevice|cudaProfilerStart|cudaProfilerStop)$")
 RUNTIME_GPA = {"cudaGetDriverEntryPoint", "cudaGetDriverEntryPointByVersion"}
 
 _RT_PROTO_RE = re.compile(r"extern\s+(?:__host__\s+|__cudart_builtin__\s+|__device__\s+|"
@@ -215,12 +226,12 @@ def driver_variant_code(v, fid):
             if v.stream:
                 sexpr = "CT_STREAM_PT(%s)" % sexpr
             out += "    ct_gpu_begin(&c, (uintptr_t)(%s));\n" % sexpr
+        post = "" if hook == "api" else "    ct_on_%s(&c, r, %s);\n" % (hook, expand(args, v))
         out += ("    void *real = ct_resolve(%d);\n"
                 "    CUresult r = real ? (%s real)(%s) : CUDA_ERROR_NOT_FOUND;\n"
-                "    ct_leave(&c, r);\n"
-                "    ct_on_%s(&c, r, %s);\n"
+                "    ct_leave(&c, r);\n%s"
                 "    ct_finish(&c);\n"
-                "    return r;\n}\n" % (fid, pfn, v.args(), hook, expand(args, v)))
+                "    return r;\n}\n" % (fid, pfn, v.args(), post))
         return out, True
     return (head + "    void *real = ct_resolve(%d);\n"
             "    return real ? (%s real)(%s) : CUDA_ERROR_NOT_FOUND;\n}\n"
@@ -229,8 +240,10 @@ def driver_variant_code(v, fid):
 
 def runtime_functions(include):
     """(symbol, ret, params) for every traced runtime entry point, per-thread forms included."""
-    with open(os.path.join(include, "cuda_runtime_api.h")) as f:
-        text = cuda_api._strip_comments(f.read())
+    text = ""
+    for header in ("cuda_runtime_api.h", "cuda_profiler_api.h"):
+        with open(os.path.join(include, header)) as f:
+            text += cuda_api._strip_comments(f.read())
     with open(os.path.join(include, "crt", "device_functions.h")) as f:
         nvcc = cuda_api._strip_comments(f.read())
     text = re.sub(r"\s__dv\([^)]*\)", "", text)
@@ -239,7 +252,7 @@ def runtime_functions(include):
         params = re.sub(r"\s*=[^,]*", "", params)  # C++ default arguments
         protos.setdefault(name, (ret, cuda_api._parse_params(params, "cuda_runtime_api.h: " + name)))
     for need in ("cudaMalloc", "cudaMemcpy", "cudaLaunchKernel", "__cudaLaunchKernel",
-                 "__cudaLaunchKernel_ptsz", "cudaGetDriverEntryPoint"):
+                 "__cudaLaunchKernel_ptsz", "cudaGetDriverEntryPoint", "cudaProfilerStart"):
         if need not in protos:
             die("no prototype of %s found in %s" % (need, include))
     out = []
@@ -282,6 +295,7 @@ PRELUDE = """/* Generated by preload/gen/gen_wrappers.py from NVIDIA's headers: 
 RT_PRELUDE = """/* Generated by preload/gen/gen_wrappers.py from NVIDIA's headers: do not edit. */
 #include <stdint.h>
 #include <cuda_runtime_api.h>
+#include <cuda_profiler_api.h>
 #include "ct_fns.h"
 #include "ct_record.h"
 #define CT_EXPORT __attribute__((visibility("default")))
@@ -341,8 +355,8 @@ def main():
     mapfile += ["  local:", "    *;", "};", "libcudart.so.13 {", "  global:"]
     mapfile += ["    %s;" % s for s, _, _, _ in runtime]
     mapfile += ["};"]
-    # The exec functions (ct_exec.c), under the C library's own version nodes so programs'
-    # references (execv@GLIBC_2.2.5) bind to them.
+    # The exec and _exit functions (ct_exec.c), under the C library's own version nodes so
+    # programs' references (execv@GLIBC_2.2.5, _exit@GLIBC_2.2.5) bind to them.
     base = GLIBC_BASE.get(platform.machine(), "GLIBC_2.2.5")
     nodes = {}
     for sym, ver in EXEC_EXPORTS:

@@ -198,3 +198,12 @@ int fmt_set_version(const char *path, unsigned major, unsigned minor)
     free(h);
     return rc ? -1 : 0;
 }
+
+const char *fmt_cutrace(char buf[4096])
+{
+#ifdef __SANITIZE_ADDRESS__
+    return ct_test_path(buf, "asan/bin/cutrace");
+#else
+    return ct_test_path(buf, "bin/cutrace");
+#endif
+}

@@ -44,5 +44,7 @@ int fmt_poke(const char *path, uint64_t off, const void *bytes, size_t n);
 int fmt_peek(const char *path, uint64_t off, void *bytes, size_t n);
 /* Rewrites the file header's version and recomputes its CRC. */
 int fmt_set_version(const char *path, unsigned major, unsigned minor);
+/* Path of the cutrace command of this build (the sanitized one in the asan suite). */
+const char *fmt_cutrace(char buf[4096]);
 
 #endif

@@ -5,15 +5,6 @@
 /* `cutrace dump` prints the header, each chunk and each record as one line, resolves strings,
  * warns on stderr about damage it recovered from, and exits 2 on usage errors and 3 when the
  * input cannot be read. */
-static const char *fmt_cutrace(char buf[4096])
-{
-#ifdef __SANITIZE_ADDRESS__
-    return ct_test_path(buf, "asan/bin/cutrace");
-#else
-    return ct_test_path(buf, "bin/cutrace");
-#endif
-}
-
 static int fmt_small_trace(const char *path)
 {
     ct_writer *w = fmt_writer(path);
@@ -54,7 +45,7 @@ TEST_IMPL(dump_prints_records_and_exit_codes)
     ASSERT_INT(p.code, ==, 0);
     ASSERT_STR(p.err, "");
     ASSERT_CONTAINS(p.out, "header file=0 path=\"");
-    ASSERT_CONTAINS(p.out, " format=1.0\n");
+    ASSERT_CONTAINS(p.out, " format=1.1\n");
     ASSERT_CONTAINS(p.out, "header tracer=\"test\" options=\"FMT=1\"\n");
     ASSERT_CONTAINS(p.out, "\nchunk seq=0 offset=");
     ASSERT_CONTAINS(p.out, " tid=77 records=7 lost=0 t_min=1000 t_max=10000 low_water=1000 ");

@@ -23,13 +23,27 @@
  *                     cuMemAlloc_v2 of 64 bytes, 50 cuMemsetD8_v2) while the main thread forks
  *                     20 children 1 ms apart from the start; each child tries cuInit, and if
  *                     the driver lets it, a primary context and cuMemAlloc_v2/cuMemFree_v2 of
- *                     64 bytes, then exits 0; prints how many children exited 0 */
+ *                     64 bytes, then exits 0; prints how many children exited 0
+ *   probe children    cuMemAlloc_v2 of 4 KiB, 10 cuMemsetD8_v2; a fork child that uses no CUDA
+ *                     and leaves by _exit(3); a vfork child that execs a program that does not
+ *                     exist and leaves by _exit(127); 10 more cuMemsetD8_v2; prints both
+ *                     children's statuses; returns 0
+ *   probe sigexit     cuMemAlloc_v2 of 4 KiB, 10 cuMemsetD8_v2, then raises SIGUSR1, whose
+ *                     handler calls _exit(9)
+ *   probe threadexit  cuMemAlloc_v2 of 4 KiB, 10 cuMemsetD8_v2; a second thread makes 10 more
+ *                     and calls exit(12) while the main thread waits in pthread_join
+ *   probe setup       the runtime calls that bring CUDA up, as cuda-samples programs start:
+ *                     cudaGetDeviceCount, cudaSetDevice(0), cudaProfilerStart, in that order;
+ *                     prints their results ("probe: NAME=R ..."); exits 1 if one failed (with
+ *                     FAKECUDA_FAIL=cuInit:1:100 every one fails), else 0 */
 #define _GNU_SOURCE
 #include <cuda.h>
+#include <cuda_profiler_api.h>
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,6 +87,17 @@ static void init(void)
     CALL(cuCtxSetCurrent, ctx);
 }
 
+/* init, cuMemAlloc_v2 of 4 KiB and n cuMemsetD8_v2 of it: the allocation. */
+static CUdeviceptr init_alloc_set(int n)
+{
+    init();
+    CUdeviceptr d;
+    CALL(cuMemAlloc_v2, &d, (size_t)4096);
+    for (int i = 0; i < n; i++)
+        CALL(cuMemsetD8_v2, d, (unsigned char)i, (size_t)4096);
+    return d;
+}
+
 static int n_iters;
 
 static void *forkstart_thread(void *arg)
@@ -105,6 +130,21 @@ static void forkstart_child(void)
         ((CUresult(*)(CUdeviceptr *, size_t))sym("cuMemAlloc_v2"))(&d, 64) == CUDA_SUCCESS)
         ((CUresult(*)(CUdeviceptr))sym("cuMemFree_v2"))(d);
     exit(0);
+}
+
+static void sigexit_handler(int sig)
+{
+    (void)sig;
+    _exit(9);
+}
+
+static void *threadexit_thread(void *arg)
+{
+    CUdeviceptr d = *(CUdeviceptr *)arg;
+    CALL(cuCtxSetCurrent, ctx);
+    for (int i = 0; i < 10; i++)
+        CALL(cuMemsetD8_v2, d, (unsigned char)i, (size_t)4096);
+    exit(12);
 }
 
 static void *stress_thread(void *arg)
@@ -192,11 +232,7 @@ int main(int argc, char **argv)
             pause();
     }
     if (!strcmp(mode, "exec")) {
-        init();
-        CUdeviceptr d;
-        CALL(cuMemAlloc_v2, &d, (size_t)4096);
-        for (int i = 0; i < 100; i++)
-            CALL(cuMemsetD8_v2, d, (unsigned char)i, (size_t)4096);
+        CUdeviceptr d = init_alloc_set(100);
         char *none[] = {"probe-none", NULL};
         errno = 0;
         int r = execv("/nonexistent/probe-none", none);
@@ -229,11 +265,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (!strcmp(mode, "closefds") && argc > 2) {
-        init();
-        CUdeviceptr d;
-        CALL(cuMemAlloc_v2, &d, (size_t)4096);
-        for (int i = 0; i < 10; i++)
-            CALL(cuMemsetD8_v2, d, (unsigned char)i, (size_t)4096);
+        CUdeviceptr d = init_alloc_set(10);
         for (int fd = 3; fd < 1024; fd++)
             close(fd);
         FILE *f = fopen(argv[2], "w");
@@ -248,6 +280,46 @@ int main(int argc, char **argv)
         printf("probe: mode=closefds fd=%d\n", fileno(f));
         return fclose(f) != 0;
     }
-    fprintf(stderr, "usage: probe dlopen|entry|errno|nocuda|stress T N|sleep|exec|closefds F|forkstart\n");
+    if (!strcmp(mode, "children")) {
+        CUdeviceptr d = init_alloc_set(10);
+        int st_fork = -1, st_vfork = -1;
+        pid_t pid = fork();
+        if (pid == 0)
+            _exit(3);
+        waitpid(pid, &st_fork, 0);
+        pid = vfork();
+        if (pid == 0) {
+            execl("/nonexistent/probe-none", "probe-none", (char *)NULL);
+            _exit(127);
+        }
+        waitpid(pid, &st_vfork, 0);
+        for (int i = 0; i < 10; i++)
+            CALL(cuMemsetD8_v2, d, (unsigned char)i, (size_t)4096);
+        printf("probe: mode=children fork=%d vfork=%d\n", WIFEXITED(st_fork) ? WEXITSTATUS(st_fork) : -1,
+               WIFEXITED(st_vfork) ? WEXITSTATUS(st_vfork) : -1);
+        return 0;
+    }
+    if (!strcmp(mode, "sigexit")) {
+        init_alloc_set(10);
+        signal(SIGUSR1, sigexit_handler);
+        raise(SIGUSR1);
+        return 2;
+    }
+    if (!strcmp(mode, "threadexit")) {
+        CUdeviceptr d = init_alloc_set(10);
+        pthread_t th;
+        pthread_create(&th, NULL, threadexit_thread, &d);
+        pthread_join(th, NULL);
+        return 2;
+    }
+    if (!strcmp(mode, "setup")) {
+        int n = 0;
+        cudaError_t r[3] = {cudaGetDeviceCount(&n), cudaSetDevice(0), cudaProfilerStart()};
+        printf("probe: cudaGetDeviceCount=%d cudaSetDevice=%d cudaProfilerStart=%d\n", (int)r[0],
+               (int)r[1], (int)r[2]);
+        return r[0] != cudaSuccess || r[1] != cudaSuccess || r[2] != cudaSuccess;
+    }
+    fprintf(stderr, "usage: probe dlopen|entry|errno|nocuda|stress T N|sleep|exec|closefds F|"
+            "forkstart|children|sigexit|threadexit|setup\n");
     return 2;
 }

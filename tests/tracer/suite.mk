@@ -1,6 +1,8 @@
 # The tracer's suite (tests/tracer): programs run under `cutrace run` on the simulated CUDA
 # stack, traces read back through the trace format library. probe is a small CUDA program with
-# one mode per route to the driver (see probe.c).
+# one mode per route to the driver (see probe.c); ends.py, a Python program using the driver
+# through ctypes that ends by sys.exit or os._exit. cuda-samples' matrixMul is built from
+# ../shared by its test, at test time (skipped if nvcc cannot).
 TRACER_B := $(B)/tests/tracer
 TRACER_DRIVER := $(if $(wildcard tests/fakecuda/driver/part.mk),$(FAKECUDA_DIR)/libcuda.so.1)
 TRACER_PROBE := $(TRACER_B)/probe
@@ -9,7 +11,9 @@ TRACER_REFERENCE := $(abspath ../shared/reference/cudart-13.0-getprocaddress.txt
 $(TRACER_PROBE): $(TRACER_B)/probe.o $(FAKECUDA_DIR)/libcudart.so.13
 	$(CC) $(CFLAGS) -o $@ $(TRACER_B)/probe.o -L$(FAKECUDA_DIR) -l:libcudart.so.13 -ldl -lpthread
 
-$(TRACER_B)/%.o: CFLAGS += -DTR_REFERENCE='"$(TRACER_REFERENCE)"'
+$(TRACER_B)/%.o: CFLAGS += -DTR_REFERENCE='"$(TRACER_REFERENCE)"' \
+  -DTR_ENDS_PY='"$(abspath tests/tracer/ends.py)"' -DTR_NVCC='"$(NVCC)"' \
+  -DTR_SAMPLES='"$(abspath ../shared/third_party/cuda-samples)"'
 
 $(eval $(call ct_test_suite,tracer,$(TRACER_B)/tr.o $(CTTRACE_LIB),$(CTTRACE_LDLIBS) -ldl -lpthread,\
   $(CUTRACE_SO) $(CUTRACE_BIN) $(FAKECUDA_DIR)/libcudart.so.13 $(TRACER_DRIVER) $(TRACER_PROBE) \

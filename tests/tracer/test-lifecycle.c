@@ -172,8 +172,7 @@ static int dies(const char *how, int exited, int code, unsigned end_how, int ste
                 end = &t.v[i].r;
         ASSERT(end != NULL);
         ASSERT_UINT(end->u.end.how, ==, end_how);
-        if (end_how != CT_END_EXIT)
-            ASSERT_INT(end->u.end.code, ==, code);
+        ASSERT_INT(end->u.end.code, ==, code); /* the exit status, or the signal */
     } else {
         /* SIGKILL: what the writer wrote up to a second before survives. */
         ASSERT_INT(t.stats[0].complete, ==, 0);

@@ -31,6 +31,13 @@ typedef struct {
  * opts is NULL-terminated (may be NULL). */
 int tr_run(ct_test_proc *p, const char *outdir, char *const opts[], char *const cmd[],
            char *const env[], int timeout_s);
+/* Runs cmd with libcutrace in LD_PRELOAD and CUTRACE_OUTPUT=outdir (no `cutrace run`), on the
+ * simulation like tr_run, plus env (NULL-terminated, may be NULL). */
+int tr_run_preloaded(ct_test_proc *p, const char *outdir, char *const cmd[], char *const env[],
+                     int timeout_s);
+/* stdout of `cutrace ARGS...` (NULL-terminated, e.g. "summary", dir), malloc'd; NULL after
+ * failing the test (it did not exit 0). */
+char *tr_analyze(char *const args[]);
 /* The process exited with status `want`; otherwise fails showing its stderr. */
 #define TR_ASSERT_EXIT(p, want)                                                          \
     do {                                                                                 \

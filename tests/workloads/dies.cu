@@ -1,9 +1,12 @@
 /* dies: does some CUDA work, then ends abruptly with work still queued on the GPU.
  *
- *   dies --how abort|term|kill|exit [--steps S] [--step-ms M]
+ *   dies --how abort|term|pipe|kill|exit|return|_exit|_Exit|exec [--steps S] [--step-ms M]
  *
  * abort: abort() (SIGABRT); term: kill(getpid(), SIGTERM), with no handler of the program's own;
- * kill: kill(getpid(), SIGKILL); exit: exit(3) without synchronizing or freeing anything.
+ * pipe: a write into a pipe nobody reads (SIGPIPE, its disposition made the default at the start);
+ * kill: kill(getpid(), SIGKILL); exit: exit(3) without synchronizing or freeing anything;
+ * return: main returns 5; _exit: _exit(7); _Exit: _Exit(8); exec: execl of /bin/sh -c 'exit 11'
+ * (the process goes on as a shell that exits with status 11).
  *
  * S completed steps [5], each: 1 cudaMemcpyAsync host-to-device of 1048576 bytes, 2 launches of
  * affine<float> (_Z6affineIfEvPT_S0_S0_i) <<<1024, 256>>>, 1 cudaMemcpyAsync device-to-host of
@@ -15,12 +18,14 @@
  * What a correct trace shows, for the defaults: 1 cudaMalloc and 1 cudaMallocHost of 1048576
  * bytes (never freed), 1 stream, 5 complete steps (5 H2D and 5 D2H of 1048576 bytes, 10 kernels,
  * 5 synchronizations), then 3 kernel launches and 1 D2H issued but never synchronized, and the
- * end of the process: by SIGABRT, by SIGTERM, by SIGKILL (nothing in the process runs after it,
- * so the trace ends with what was already written), or by exit status 3. The time span is at
+ * end of the process: by SIGABRT, by SIGTERM, by SIGPIPE, by SIGKILL (nothing in the process runs after it,
+ * so the trace ends with what was already written), by exit status 3 (exit), 5 (return from
+ * main), 7 (_exit) or 8 (_Exit), or by exec. The time span is at
  * least S * M ms (100 ms). */
 #include <cuda_runtime.h>
 #include <getopt.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "wl_common.h"
@@ -28,8 +33,10 @@
 
 #define DIES_ELEMS (1 << 18)
 
-enum { HOW_ABORT, HOW_TERM, HOW_KILL, HOW_EXIT };
-static const char *const how_names[] = {"abort", "term", "kill", "exit", NULL};
+enum { HOW_ABORT, HOW_TERM, HOW_PIPE, HOW_KILL, HOW_EXIT, HOW_RETURN, HOW__EXIT, HOW__EXIT2,
+       HOW_EXEC };
+static const char *const how_names[] = {"abort", "term", "pipe", "kill", "exit", "return",
+                                        "_exit", "_Exit", "exec", NULL};
 
 int main(int argc, char **argv)
 {
@@ -49,10 +56,12 @@ int main(int argc, char **argv)
         }
     }
     if (how < 0 || optind != argc) {
-        fprintf(stderr, "usage: dies --how abort|term|kill|exit [--steps S] [--step-ms M]\n");
+        fprintf(stderr, "usage: dies --how abort|term|pipe|kill|exit|return|_exit|_Exit|exec "
+                "[--steps S] [--step-ms M]\n");
         return 2;
     }
 
+    signal(SIGPIPE, SIG_DFL); /* whatever the parent left: pipe dies of it */
     const int n = DIES_ELEMS;
     const size_t bytes = (size_t)n * sizeof(float);
     float *d = NULL, *h = NULL;
@@ -88,8 +97,21 @@ int main(int argc, char **argv)
     /* No handler of its own: whatever disposition the process has (default, or a tracer's)
      * decides what happens. */
     case HOW_TERM: kill(getpid(), SIGTERM); break;
+    case HOW_PIPE: {
+        int fds[2];
+        if (pipe(fds) != 0 || close(fds[0]) != 0)
+            WL_DIE("pipe: cannot make a pipe with no reader");
+        ssize_t w = write(fds[1], "x", 1);
+        WL_DIE("still alive after a write (%zd) into a pipe with no reader", w);
+    }
     case HOW_KILL: kill(getpid(), SIGKILL); break;
     case HOW_EXIT: exit(3);
+    case HOW_RETURN: return 5;
+    case HOW__EXIT: _exit(7);
+    case HOW__EXIT2: _Exit(8);
+    case HOW_EXEC:
+        execl("/bin/sh", "sh", "-c", "exit 11", (char *)NULL);
+        WL_DIE("execl /bin/sh failed");
     }
     /* A signal to oneself is delivered before kill() returns; reaching here is a failure. */
     WL_DIE("still alive after sending %s to myself", how_names[how]);
