@@ -284,6 +284,7 @@ static void proc_init(ct_model *m, ct_proc *p, uint32_t file)
     p->rank = -1;
     snprintf(p->host, sizeof p->host, "%s", h && h->hostname ? h->hostname : "");
     p->pid = h ? h->pid : 0;
+    p->torch = h && (h->frameworks & CT_FW_TORCH);
     if (h && h->cmdline) {
         size_t n = h->cmdline_len < sizeof p->command - 1 ? h->cmdline_len : sizeof p->command - 1;
         memcpy(p->command, h->cmdline, n);
@@ -1053,6 +1054,7 @@ static void gpu_done(ct_model *m, ct_proc *p, const ct_rec_gpu *g, uint64_t end,
         cs->count++;
         cs->bytes += cp->bytes;
         cs->ns += dur;
+        dv->copy_ns += dur;
         if (cs->peak_bps == 0 && dv->have_prop)
             cs->peak_bps = op == CT_OP_D2D || op == CT_OP_MEMSET ? ct_dev_mem_peak(&dv->prop)
                                                                  : ct_dev_link_peak(&dv->prop);
@@ -1066,11 +1068,16 @@ static void gpu_done(ct_model *m, ct_proc *p, const ct_rec_gpu *g, uint64_t end,
             }
             if (hk == CT_HK_PAGEABLE && (cp->flags & CT_COPY_ASYNC) && cp->op == CT_COPY_MEMCPY &&
                 c->have_api) {
-                /* the host waited for the copy itself at most as long as it ran */
-                uint64_t host_ns = c->api_end - c->api_start;
+                uint64_t from = start > c->api_start ? start : c->api_start;
+                uint64_t to = end > c->api_end ? end : c->api_end;
                 p->apg_timed_bytes[d][dir] += cp->bytes;
-                p->apg_timed_host_ns[d][dir] += host_ns;
-                p->async_pageable_copy_ns += dur < host_ns ? dur : host_ns;
+                p->apg_timed_host_ns[d][dir] += c->api_end - c->api_start;
+                /* a small readback costs its latency pinned or not, and the host waits for it
+                 * before using the data either way */
+                if (op == CT_OP_H2D || cp->bytes >= CT_BW_MIN_BYTES) {
+                    p->apg_span_ns[d][dir] += to - from;
+                    p->apg_tail_ns[d][dir] += end > c->api_end ? end - c->api_end : 0;
+                }
             }
             if (hk == CT_HK_PINNED && cp->bytes >= CT_BW_MIN_BYTES) {
                 p->pinned_bytes[d][dir] += cp->bytes;
@@ -1381,6 +1388,10 @@ void ct_model_finish(ct_model *m)
                     p->async_pageable_copy_ns += est < uh ? est : uh;
                     p->async_pageable_from_bw = 1;
                 }
+                uint64_t span = p->apg_span_ns[d][dir];
+                uint64_t pinned = bw > 0 ? (uint64_t)((double)p->apg_timed_bytes[d][dir] / bw * 1e9)
+                                         : p->apg_tail_ns[d][dir];
+                p->async_pageable_copy_ns += span > pinned ? span - pinned : 0;
                 if (!p->pg_count[d][dir])
                     continue;
                 if (!p->pinned_ns[d][dir])
