@@ -1082,7 +1082,8 @@ static void gpu_done(ct_model *m, ct_proc *p, const ct_rec_gpu *g, uint64_t end,
             if (hk == CT_HK_PINNED && cp->bytes >= CT_BW_MIN_BYTES) {
                 p->pinned_bytes[d][dir] += cp->bytes;
                 p->pinned_ns[d][dir] += dur;
-            } else if (hk == CT_HK_PAGEABLE) {
+            } else if (hk == CT_HK_PAGEABLE && cp->bytes >= CT_BW_MIN_BYTES) {
+                /* a smaller copy costs its latency, pinned or not */
                 p->pg_bytes[d][dir] += cp->bytes;
                 p->pg_ns[d][dir] += dur;
                 p->pg_count[d][dir]++;

@@ -19,6 +19,8 @@
  *   --sync-per-kernel    cudaStreamSynchronize after every kernel launch, not only once per step
  *   --alloc-per-iter     cudaMalloc the device batch buffer before each copy and cudaFree it after
  *                        the step (alloc churn) instead of once [off; excludes --prefetch]
+ *   --dlopen LIB         dlopen LIB before the first CUDA call (a stand-in for PyTorch's
+ *                        libtorch_cuda.so: the tracer then records PyTorch as loaded)
  *   --verify             recompute every loss on the CPU and exit 1 on a mismatch
  *
  * A device-to-host copy into pageable memory returns only when it is done, even the Async form,
@@ -68,6 +70,7 @@
  * stdout: lines "train_loop: key=value ..." with the parameters, the per-iteration and total
  * counts above as issued, the measured loader, wait and wall times, and the losses. */
 #include <cuda_runtime.h>
+#include <dlfcn.h>
 #include <getopt.h>
 #include <math.h>
 
@@ -174,6 +177,7 @@ struct options {
     int sync_copy = 0;
     int sync_per_kernel = 0;
     int alloc_per_iter = 0;
+    const char *dlopen_lib = NULL;
     int verify = 0;
 };
 
@@ -327,7 +331,7 @@ static void usage(void)
     fprintf(stderr, "usage: train_loop [--iters N] [--loader-ms X] [--loader sleep|compute]\n"
                     "  [--batch-bytes B] [--memory pageable|pinned] [--prefetch] [--layers L]\n"
                     "  [--readback pageable|pinned] [--copy async|sync] [--sync-per-kernel]\n"
-                    "  [--alloc-per-iter] [--verify]\n");
+                    "  [--alloc-per-iter] [--dlopen LIB] [--verify]\n");
     exit(2);
 }
 
@@ -340,6 +344,7 @@ static options parse(int argc, char **argv)
         {"layers", required_argument, NULL, 'L'},     {"verify", no_argument, NULL, 'v'},
         {"readback", required_argument, NULL, 'r'},   {"copy", required_argument, NULL, 'c'},
         {"sync-per-kernel", no_argument, NULL, 'k'},  {"alloc-per-iter", no_argument, NULL, 'a'},
+        {"dlopen", required_argument, NULL, 'D'},
         {NULL, 0, NULL, 0}};
     options o;
     int c;
@@ -357,6 +362,7 @@ static options parse(int argc, char **argv)
         case 'c': o.sync_copy = wl_parse_choice("--copy", optarg, copy_names); break;
         case 'k': o.sync_per_kernel = 1; break;
         case 'a': o.alloc_per_iter = 1; break;
+        case 'D': o.dlopen_lib = optarg; break;
         default: usage();
         }
     }
@@ -379,6 +385,8 @@ static options parse(int argc, char **argv)
 int main(int argc, char **argv)
 {
     options o = parse(argc, argv);
+    if (o.dlopen_lib && !dlopen(o.dlopen_lib, RTLD_NOW | RTLD_GLOBAL))
+        WL_DIE("--dlopen %s: expected a loadable shared object, found: %s", o.dlopen_lib, dlerror());
     const int W = WL_TL_WIDTH, L = o.layers;
     const int rows = (int)(o.batch_bytes / (W * (long long)sizeof(float)));
     const int nbuf = o.prefetch ? 2 : 1;
