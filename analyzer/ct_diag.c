@@ -482,8 +482,10 @@ static void proc_diagnoses(diags *ds, const ct_proc *p)
                 "would run at %.2f GB/s (%s) and save %s (%.1f%% of the window)",
                 (unsigned long long)p->pageable_count, ct_fmt_bytes(b1, (double)p->pageable_bytes),
                 ct_fmt_ns(b2, (double)p->pageable_ns), got, pin,
-                p->pinned_from_peak ? "the host link's peak: no pinned copy was measured"
-                                    : "measured on the same device",
+                p->pinned_from == 1 ? "the host link's peak: no pinned copy was measured"
+                : p->pinned_from == 2 ? "their own transfer after staging: no pinned copy or "
+                                        "link peak is known"
+                                      : "measured on the same device",
                 ct_fmt_ns(b3, (double)saving),
                 pct(saving, win));
             ev(x, "copies", (double)p->pageable_count, CT_EV_COUNT);

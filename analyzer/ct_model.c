@@ -1086,6 +1086,8 @@ static void gpu_done(ct_model *m, ct_proc *p, const ct_rec_gpu *g, uint64_t end,
                 /* a smaller copy costs its latency, pinned or not */
                 p->pg_bytes[d][dir] += cp->bytes;
                 p->pg_ns[d][dir] += dur;
+                if (c->have_api && end > c->api_end)
+                    p->pg_tail_ns[d][dir] += end - c->api_end;
                 p->pg_count[d][dir]++;
                 site_add(p, CT_SITE_PAGEABLE, c->have_api ? c->api_idx : UINT32_MAX, c->stack,
                          cp->bytes, dur);
@@ -1395,10 +1397,14 @@ void ct_model_finish(ct_model *m)
                 p->async_pageable_copy_ns += span > pinned ? span - pinned : 0;
                 if (!p->pg_count[d][dir])
                     continue;
-                if (!p->pinned_ns[d][dir])
-                    p->pinned_from_peak = 1;
+                /* no bandwidth known: the transfer after staging (it runs at the link's rate,
+                 * as a pinned copy would), else nothing to re-cost with */
+                uint64_t tail = p->pg_tail_ns[d][dir];
+                int from = bw > 0 ? 1 : tail ? 2 : 0;
+                if (!p->pinned_ns[d][dir] && from > p->pinned_from)
+                    p->pinned_from = from;
                 uint64_t recost = bw > 0 ? (uint64_t)((double)p->pg_bytes[d][dir] / bw * 1e9)
-                                         : p->pg_ns[d][dir];
+                                  : tail ? tail : p->pg_ns[d][dir];
                 p->pageable_count += p->pg_count[d][dir];
                 p->pageable_bytes += p->pg_bytes[d][dir];
                 p->pageable_ns += p->pg_ns[d][dir];

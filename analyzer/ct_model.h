@@ -191,7 +191,9 @@ typedef struct {
     /* copies detail for diagnoses */
     uint64_t pageable_count, pageable_bytes, pageable_ns;
     uint64_t pageable_recost_ns;  /* the same copies at the pinned bandwidth */
-    int pinned_from_peak;         /* no pinned copy measured: re-costed at the link's peak */
+    int pinned_from;              /* what pageable copies were re-costed with where no pinned
+                                   * copy was measured: 1 the link's peak, 2 (no peak known
+                                   * either) their own transfer after staging; 0 measured */
     uint64_t async_pageable_count, async_pageable_bytes, async_pageable_host_ns;
     /* What pinning would save: per timed call, from the later of its entry and its GPU start
      * (the host waited for queued work ahead of the copy either way: a synchronization after
@@ -214,6 +216,7 @@ typedef struct {
     uint64_t pinned_bytes[CT_MAX_DEV][2], pinned_ns[CT_MAX_DEV][2];
     /* pageable copies per device and direction, re-costed at the end */
     uint64_t pg_bytes[CT_MAX_DEV][2], pg_ns[CT_MAX_DEV][2], pg_count[CT_MAX_DEV][2];
+    uint64_t pg_tail_ns[CT_MAX_DEV][2];  /* their GPU time after the call returned */
     /* Async pageable copies per device and direction: all, and those with a GPU interval */
     uint64_t apg_bytes[CT_MAX_DEV][2], apg_host_ns[CT_MAX_DEV][2];
     uint64_t apg_timed_bytes[CT_MAX_DEV][2], apg_timed_host_ns[CT_MAX_DEV][2];

