@@ -836,6 +836,15 @@ static void call_drop(ct_proc *p, uint64_t corr)
         ct_pool_put(&p->calls, idx);
 }
 
+/* An Async pageable copy whose pinning can save time: host-to-device (the call stages the data
+ * while the host waits), or a device-to-host copy large enough for bandwidth to matter; a small
+ * readback costs its latency pinned or not, and the host waits for its data either way (a
+ * synchronization after a pinned one waits for the same queued work). */
+static int apg_priced(const ct_rec_copy *c)
+{
+    return c->dir == CT_DIR_HTOD || (c->dir == CT_DIR_DTOH && c->bytes >= CT_BW_MIN_BYTES);
+}
+
 static int host_kind(const ct_rec_copy *c)
 {
     uint32_t k = c->dir == CT_DIR_DTOH ? c->dst_kind : c->dir == CT_DIR_HTOD ? c->src_kind
@@ -873,7 +882,7 @@ static void call_host_done(ct_proc *p, callent *c)
             p->async_pageable_count++;
             p->async_pageable_bytes += cp->bytes;
             p->async_pageable_host_ns += host_ns;
-            if (cp->dir == CT_DIR_HTOD || cp->dir == CT_DIR_DTOH) {
+            if (apg_priced(cp)) {
                 int d = dev_slot(cp->device), dir = cp->dir == CT_DIR_DTOH;
                 p->apg_bytes[d][dir] += cp->bytes;
                 p->apg_host_ns[d][dir] += host_ns;
@@ -1067,17 +1076,13 @@ static void gpu_done(ct_model *m, ct_proc *p, const ct_rec_gpu *g, uint64_t end,
                 p->h2d_copies++;
             }
             if (hk == CT_HK_PAGEABLE && (cp->flags & CT_COPY_ASYNC) && cp->op == CT_COPY_MEMCPY &&
-                c->have_api) {
+                c->have_api && apg_priced(cp)) {
                 uint64_t from = start > c->api_start ? start : c->api_start;
                 uint64_t to = end > c->api_end ? end : c->api_end;
                 p->apg_timed_bytes[d][dir] += cp->bytes;
                 p->apg_timed_host_ns[d][dir] += c->api_end - c->api_start;
-                /* a small readback costs its latency pinned or not, and the host waits for it
-                 * before using the data either way */
-                if (op == CT_OP_H2D || cp->bytes >= CT_BW_MIN_BYTES) {
-                    p->apg_span_ns[d][dir] += to - from;
-                    p->apg_tail_ns[d][dir] += end > c->api_end ? end - c->api_end : 0;
-                }
+                p->apg_span_ns[d][dir] += to - from;
+                p->apg_tail_ns[d][dir] += end > c->api_end ? end - c->api_end : 0;
             }
             if (hk == CT_HK_PINNED && cp->bytes >= CT_BW_MIN_BYTES) {
                 p->pinned_bytes[d][dir] += cp->bytes;
@@ -1383,11 +1388,13 @@ void ct_model_finish(ct_model *m)
                     continue;
                 double bw = pinned_bps(p, d, dir);
                 /* Async pageable copies without a GPU interval: their own time estimated from
-                 * their bytes (the host time is the bound where no bandwidth is known) */
+                 * their bytes; where no bandwidth is known, the host time of host-to-device
+                 * ones (staging: an Async call does not wait for queued work), nothing for
+                 * device-to-host ones (their host time includes waiting for queued work) */
                 uint64_t ub = p->apg_bytes[d][dir] - p->apg_timed_bytes[d][dir];
                 uint64_t uh = p->apg_host_ns[d][dir] - p->apg_timed_host_ns[d][dir];
                 if (uh) {
-                    uint64_t est = bw > 0 ? (uint64_t)((double)ub / bw * 1e9) : uh;
+                    uint64_t est = bw > 0 ? (uint64_t)((double)ub / bw * 1e9) : dir ? 0 : uh;
                     p->async_pageable_copy_ns += est < uh ? est : uh;
                     p->async_pageable_from_bw = 1;
                 }

@@ -199,9 +199,9 @@ typedef struct {
      * (the host waited for queued work ahead of the copy either way: a synchronization after
      * a pinned copy waits for it too) to the later of its return and its GPU end, less the
      * copy at the pinned bandwidth, or where none is known, less the copy's GPU time after the
-     * call returned (the transfer proper, at the link's rate) (nothing for device-to-host copies under CT_BW_MIN_BYTES:
-     * their latency stays and the host waits for their data either way); untimed copies: the
-     * bytes at the pinned bandwidth, at most the call */
+     * call returned (the transfer proper, at the link's rate); untimed copies: the bytes at the
+     * pinned bandwidth, at most the call. Device-to-host copies under CT_BW_MIN_BYTES count
+     * nothing (their latency stays, and the host waits for their data either way) */
     uint64_t async_pageable_copy_ns;
     int async_pageable_from_bw;   /* some copies had no GPU interval: re-costed from bytes */
     uint64_t sync_copy_count, sync_copy_bytes, sync_copy_host_ns;
