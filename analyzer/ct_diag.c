@@ -294,11 +294,8 @@ static void dev_diagnoses(diags *ds, const ct_proc *p, int d)
      * (an operation timed from a late start event can stretch the busy union) */
     uint64_t work = dv->kernel_ns + dv->copy_ns < dv->busy ? dv->kernel_ns + dv->copy_ns : dv->busy;
     double step = (double)work / (double)(sc + 1), load = (double)typical;
-    int workers = step > 0 ? (int)ceil(load / step) : CT_DIAG_MAX_WORKERS;
-    if (workers < 1)
-        workers = 1;
-    if (workers > CT_DIAG_MAX_WORKERS)
-        workers = CT_DIAG_MAX_WORKERS;
+    double need = step > 0 ? ceil(load / step) : CT_DIAG_MAX_WORKERS;
+    int workers = need > CT_DIAG_MAX_WORKERS ? CT_DIAG_MAX_WORKERS : need < 1 ? 1 : (int)need;
     double left = load / workers - step; /* of each gap, still on the critical path */
     double hidden = (double)sc * (load - (left > 0 ? left : 0));
     uint64_t ssave = hidden < (double)sn ? (uint64_t)hidden : sn;
