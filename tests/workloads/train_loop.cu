@@ -17,8 +17,8 @@
  *   --copy async|sync    the batch copy: cudaMemcpyAsync on "compute", or cudaMemcpy (then the
  *                        step waits for nothing else before it) [async; sync excludes --prefetch]
  *   --sync-per-kernel    cudaStreamSynchronize after every kernel launch, not only once per step
- *   --alloc-per-iter     cudaMalloc the device batch buffer before each copy and cudaFree it after
- *                        the step (alloc churn) instead of once [off; excludes --prefetch]
+ *   --realloc-per-kernel after every kernel launch, cudaFree a 4 KiB scratch buffer (which waits
+ *                        for the device) and cudaMalloc it again (alloc churn inside the step)
  *   --dlopen LIB         dlopen LIB before the first CUDA call (a stand-in for PyTorch's
  *                        libtorch_cuda.so: the tracer then records PyTorch as loaded)
  *   --verify             recompute every loss on the CPU and exit 1 on a mismatch
@@ -161,6 +161,7 @@ __global__ void backward_relu(float *gy, const float *g, const float *y, int n)
 
 enum { LOADER_SLEEP, LOADER_COMPUTE };
 enum { MEM_PAGEABLE, MEM_PINNED };
+enum { TL_AFTER_NOTHING, TL_AFTER_SYNC, TL_AFTER_REALLOC };
 static const char *const loader_names[] = {"sleep", "compute", NULL};
 static const char *const memory_names[] = {"pageable", "pinned", NULL};
 static const char *const copy_names[] = {"async", "sync", NULL};
@@ -175,8 +176,7 @@ struct options {
     int layers = 6;
     int readback = -1; /* -1: as memory */
     int sync_copy = 0;
-    int sync_per_kernel = 0;
-    int alloc_per_iter = 0;
+    int after_kernel = 0; /* TL_AFTER_* */
     const char *dlopen_lib = NULL;
     int verify = 0;
 };
@@ -187,7 +187,8 @@ struct model {
     float *w, *gw, *y, *a, *g, *loss;
 };
 
-static long long device_allocs, device_bytes, device_frees;
+static long long device_allocs, device_bytes;
+static void *tl_scratch; /* --realloc-per-kernel */
 
 template <typename T> static T *dev_alloc(size_t count)
 {
@@ -243,16 +244,21 @@ static double load_batch(float *batch, long long index, int rows, const options 
 /* Enqueues one training step on `s`; records `consumed` once the batch has been read. Returns
  * the number of kernels launched. */
 static int run_step(const model &m, const float *batch, int rows, int layers, cudaStream_t s,
-                    cudaEvent_t consumed, int sync_per_kernel)
+                    cudaEvent_t consumed, int after_kernel)
 {
     const int W = WL_TL_WIDTH;
     int launched = 0;
-    /* sync_per_kernel: a wait after every launch, as a debugging habit left in a loop does */
+    /* after_kernel: a wait after every launch, as a debugging habit left in a loop does, or a
+     * scratch buffer freed and allocated again, as code allocating its temporaries does */
 #define TL_LAUNCHED()                                                                              \
     do {                                                                                           \
         launched++;                                                                                \
-        if (sync_per_kernel)                                                                       \
+        if (after_kernel == TL_AFTER_SYNC)                                                         \
             WL_RT(cudaStreamSynchronize(s));                                                       \
+        if (after_kernel == TL_AFTER_REALLOC) {                                                    \
+            WL_RT(cudaFree(tl_scratch));                                                           \
+            WL_RT(cudaMalloc(&tl_scratch, 4096));                                                  \
+        }                                                                                          \
     } while (0)
     reduce_batch<<<TL_BLOCKS, TL_THREADS, 0, s>>>(m.a, batch, rows);
     TL_LAUNCHED();
@@ -331,7 +337,8 @@ static void usage(void)
     fprintf(stderr, "usage: train_loop [--iters N] [--loader-ms X] [--loader sleep|compute]\n"
                     "  [--batch-bytes B] [--memory pageable|pinned] [--prefetch] [--layers L]\n"
                     "  [--readback pageable|pinned] [--copy async|sync] [--sync-per-kernel]\n"
-                    "  [--alloc-per-iter] [--dlopen LIB] [--verify]\n");
+                    "  [--realloc-per-kernel]"
+                    " [--dlopen LIB] [--verify]\n");
     exit(2);
 }
 
@@ -343,8 +350,8 @@ static options parse(int argc, char **argv)
         {"memory", required_argument, NULL, 'M'},     {"prefetch", no_argument, NULL, 'p'},
         {"layers", required_argument, NULL, 'L'},     {"verify", no_argument, NULL, 'v'},
         {"readback", required_argument, NULL, 'r'},   {"copy", required_argument, NULL, 'c'},
-        {"sync-per-kernel", no_argument, NULL, 'k'},  {"alloc-per-iter", no_argument, NULL, 'a'},
-        {"dlopen", required_argument, NULL, 'D'},
+        {"sync-per-kernel", no_argument, NULL, 'k'},
+        {"dlopen", required_argument, NULL, 'D'},     {"realloc-per-kernel", no_argument, NULL, 'R'},
         {NULL, 0, NULL, 0}};
     options o;
     int c;
@@ -360,8 +367,8 @@ static options parse(int argc, char **argv)
         case 'v': o.verify = 1; break;
         case 'r': o.readback = wl_parse_choice("--readback", optarg, memory_names); break;
         case 'c': o.sync_copy = wl_parse_choice("--copy", optarg, copy_names); break;
-        case 'k': o.sync_per_kernel = 1; break;
-        case 'a': o.alloc_per_iter = 1; break;
+        case 'k': o.after_kernel = TL_AFTER_SYNC; break;
+        case 'R': o.after_kernel = TL_AFTER_REALLOC; break;
         case 'D': o.dlopen_lib = optarg; break;
         default: usage();
         }
@@ -370,8 +377,8 @@ static options parse(int argc, char **argv)
         usage();
     if (o.readback < 0)
         o.readback = o.memory;
-    if (o.prefetch && (o.sync_copy || o.alloc_per_iter))
-        WL_DIE("--prefetch: expected without --copy sync and --alloc-per-iter, found both");
+    if (o.prefetch && o.sync_copy)
+        WL_DIE("--prefetch: expected without --copy sync, found both");
     const long long row_bytes = WL_TL_WIDTH * (long long)sizeof(float);
     if (o.batch_bytes < row_bytes || o.batch_bytes % row_bytes)
         WL_DIE("--batch-bytes: expected a positive multiple of %lld, found %lld", row_bytes,
@@ -401,8 +408,7 @@ int main(int argc, char **argv)
     m.loss = dev_alloc<float>(1);
     float *d_batch[2] = {NULL, NULL}, *h_batch[2] = {NULL, NULL};
     for (int b = 0; b < nbuf; b++) {
-        if (!o.alloc_per_iter)
-            d_batch[b] = dev_alloc<float>((size_t)rows * W);
+        d_batch[b] = dev_alloc<float>((size_t)rows * W);
         h_batch[b] = (float *)host_alloc((size_t)o.batch_bytes, o.memory);
     }
     float *h_loss = (float *)host_alloc(sizeof(float), o.readback);
@@ -444,8 +450,6 @@ int main(int argc, char **argv)
             waits++;
         } else {
             loader_total += load_batch(h_batch[0], it, rows, o);
-            if (o.alloc_per_iter)
-                d_batch[0] = dev_alloc<float>((size_t)rows * W);
             if (o.sync_copy)
                 WL_RT(cudaMemcpy(d_batch[0], h_batch[0], (size_t)o.batch_bytes,
                                  cudaMemcpyHostToDevice));
@@ -454,8 +458,8 @@ int main(int argc, char **argv)
                                       cudaMemcpyHostToDevice, compute));
             h2d++;
         }
-        kernels += run_step(m, d_batch[cur], rows, L, compute, consumed[cur], o.sync_per_kernel);
-        syncs += o.sync_per_kernel ? 5 * L + 3 : 0;
+        kernels += run_step(m, d_batch[cur], rows, L, compute, consumed[cur], o.after_kernel);
+        syncs += o.after_kernel == TL_AFTER_SYNC ? 5 * L + 3 : 0;
         records += o.prefetch;
         WL_RT(cudaMemcpyAsync(h_loss, m.loss, sizeof(float), cudaMemcpyDeviceToHost, compute));
         d2h++;
@@ -475,11 +479,6 @@ int main(int argc, char **argv)
         wait_total += wl_now_ms() - t0;
         syncs++;
         losses[it] = *h_loss;
-        if (o.alloc_per_iter) {
-            WL_RT(cudaFree(d_batch[0]));
-            d_batch[0] = NULL;
-            device_frees++;
-        }
     }
     double loop_ms = wl_now_ms() - t_loop;
 
@@ -492,28 +491,30 @@ int main(int argc, char **argv)
     }
     WL_RT(cudaStreamDestroy(compute));
     for (int b = 0; b < nbuf; b++) {
-        WL_RT(cudaFree(d_batch[b])); /* NULL with --alloc-per-iter: a no-op */
+        WL_RT(cudaFree(d_batch[b]));
         host_free(h_batch[b], o.memory);
     }
+    if (o.after_kernel == TL_AFTER_REALLOC)
+        WL_RT(cudaFree(tl_scratch));
     float *dev_ptrs[] = {m.w, m.gw, m.y, m.a, m.g, m.loss};
     for (float *p : dev_ptrs)
         WL_RT(cudaFree(p));
     host_free(h_loss, o.readback);
 
     printf("train_loop: iters=%lld loader=%s loader_ms=%lld batch_bytes=%lld memory=%s "
-           "prefetch=%d layers=%d readback=%s copy=%s sync_per_kernel=%d alloc_per_iter=%d\n",
+           "prefetch=%d layers=%d readback=%s copy=%s sync_per_kernel=%d realloc_per_kernel=%d "
+           "\n",
            o.iters, loader_names[o.loader], o.loader_ms, o.batch_bytes, memory_names[o.memory],
-           o.prefetch, L, memory_names[o.readback], copy_names[o.sync_copy], o.sync_per_kernel,
-           o.alloc_per_iter);
+           o.prefetch, L, memory_names[o.readback], copy_names[o.sync_copy],
+           o.after_kernel == TL_AFTER_SYNC, o.after_kernel == TL_AFTER_REALLOC);
     printf("train_loop: per_iter h2d=1 h2d_bytes=%lld kernels=%d d2h=1 d2h_bytes=4 "
            "stream_syncs=%d\n",
-           o.batch_bytes, 5 * L + 3, 1 + (o.sync_per_kernel ? 5 * L + 3 : 0));
+           o.batch_bytes, 5 * L + 3, 1 + (o.after_kernel == TL_AFTER_SYNC ? 5 * L + 3 : 0));
     printf("train_loop: totals h2d=%lld h2d_bytes=%lld kernels=%lld d2h=%lld d2h_bytes=%lld "
            "stream_syncs=%lld event_records=%lld event_waits=%lld\n",
            h2d, h2d * o.batch_bytes, kernels, d2h, d2h * (long long)sizeof(float), syncs,
            records, waits);
-    printf("train_loop: device_allocs=%lld device_bytes=%lld in_loop_frees=%lld\n", device_allocs,
-           device_bytes, device_frees);
+    printf("train_loop: device_allocs=%lld device_bytes=%lld\n", device_allocs, device_bytes);
     printf("train_loop: loader_ms_total=%.1f sync_wait_ms_total=%.1f loop_ms=%.1f wall_ms=%.1f\n",
            loader_total, wait_total, loop_ms, wl_now_ms() - t_start);
     printf("train_loop: loss_first=%.6f loss_last=%.6f\n", losses[0], losses[o.iters - 1]);
