@@ -206,45 +206,71 @@ static void holders_detail(const ct_model *m, const ct_proc *p, ct_diag *d, cons
     }
 }
 
-static const char *const FIX_STARVE =
-    "overlap loading with GPU work: PyTorch DataLoader(num_workers=N>0, pin_memory=True, "
+/* Each fix in the program's own terms: PyTorch's where the process had PyTorch's CUDA library
+ * loaded (ct_proc.torch, from the trace header), CUDA's otherwise. */
+typedef struct {
+    const char *cuda, *torch;
+} ct_fix;
+
+/* torch NULL: the same words for both */
+static const char *fix(const ct_proc *p, ct_fix f) { return p->torch && f.torch ? f.torch : f.cuda; }
+
+static const ct_fix FIX_STARVE = {
+    "overlap loading with GPU work: loader threads filling pinned buffers (cudaHostAlloc) and "
+    "cudaMemcpyAsync on a copy stream one batch ahead, ordered by events; move preprocessing "
+    "off the main thread or to the GPU; use faster storage or cache the dataset",
+    "overlap loading with GPU work: DataLoader(num_workers=N>0, pin_memory=True, "
     "prefetch_factor=2+, persistent_workers=True); move preprocessing off the main thread (to "
-    "the workers or the GPU); use faster storage or cache the dataset. In CUDA: a loader thread "
-    "filling pinned buffers and cudaMemcpyAsync on a copy stream one batch ahead";
-static const char *const FIX_PAGEABLE =
+    "the workers or the GPU); use faster storage or cache the dataset"};
+static const ct_fix FIX_PAGEABLE = {
+    "pin host buffers: allocate them with cudaHostAlloc / cudaMallocHost, or cudaHostRegister "
+    "existing memory",
     "pin host buffers: DataLoader(pin_memory=True) and tensor.pin_memory() / .to(device, "
-    "non_blocking=True); in CUDA allocate them with cudaHostAlloc / cudaMallocHost, or "
-    "cudaHostRegister existing memory";
-static const char *const FIX_ASYNC_PAGEABLE =
+    "non_blocking=True)"};
+static const ct_fix FIX_ASYNC_PAGEABLE = {
     "an Async copy from pageable memory is staged synchronously: pin the host buffer "
-    "(cudaHostAlloc, tensor.pin_memory()) so the copy overlaps and the host is not blocked";
-static const char *const FIX_SYNC_COPY =
+    "(cudaHostAlloc / cudaMallocHost, or cudaHostRegister) so the copy overlaps and the host is "
+    "not blocked",
+    "a non_blocking copy from pageable memory is staged synchronously: pin the host tensor "
+    "(tensor.pin_memory(), DataLoader(pin_memory=True)) so the copy overlaps and the host is not "
+    "blocked"};
+static const ct_fix FIX_SYNC_COPY = {
+    "avoid blocking copies inside the loop: keep values on the GPU and read them every N steps; "
+    "use cudaMemcpyAsync into pinned memory and an event (cudaEventRecord, cudaEventSynchronize "
+    "later) to read results when they are needed",
     "avoid blocking copies inside the loop: keep values on the GPU (accumulate the loss in a "
-    "GPU tensor and call loss.item() every N steps), use cudaMemcpyAsync into pinned memory and "
-    "an event to read results later";
-static const char *const FIX_SYNC =
+    "GPU tensor and call loss.item() every N steps); copy with .to('cpu', non_blocking=True) "
+    "into pinned memory and wait on a torch.cuda.Event only when the value is needed"};
+static const ct_fix FIX_SYNC = {
+    "remove synchronizations that are not needed (cudaDeviceSynchronize / cudaStreamSynchronize "
+    "inside the loop); wait on events for the data you need (cudaEventRecord + "
+    "cudaStreamWaitEvent, or cudaEventSynchronize on the host)",
     "remove synchronizations that are not needed (torch.cuda.synchronize(), .item(), .cpu(), "
-    "printing tensors); wait on events for the data you need (cudaEventRecord + "
-    "cudaStreamWaitEvent) instead of cudaDeviceSynchronize / cudaStreamSynchronize";
-static const char *const FIX_CHURN =
-    "reuse device memory: a caching allocator or pool (PyTorch does this by default; avoid "
-    "torch.cuda.empty_cache() in the loop), cudaMallocAsync with a memory pool, or allocate "
-    "buffers once before the loop; cudaFree synchronizes the device";
-static const char *const FIX_LAUNCH =
-    "cut launch overhead: capture the step in a CUDA graph (torch.cuda.graphs / "
-    "cudaStreamBeginCapture + cudaGraphLaunch), torch.compile(mode=\"reduce-overhead\"), fuse "
-    "small kernels, or use larger batches so each kernel does more work";
-static const char *const FIX_GAPS =
+    "printing tensors); order streams with torch.cuda.Event and stream.wait_event instead"};
+static const ct_fix FIX_CHURN = {
+    "reuse device memory: allocate buffers once before the loop, or use cudaMallocAsync with a "
+    "memory pool (cudaMemPoolSetAttribute release threshold); cudaFree synchronizes the device",
+    "reuse device memory: keep PyTorch's caching allocator caching (avoid "
+    "torch.cuda.empty_cache() in the loop), preallocate tensors reused each step; cudaFree "
+    "synchronizes the device"};
+static const ct_fix FIX_LAUNCH = {
+    "cut launch overhead: capture the step in a CUDA graph (cudaStreamBeginCapture + "
+    "cudaGraphLaunch), fuse small kernels, or give each kernel more work (larger batches)",
+    "cut launch overhead: CUDA graphs (torch.cuda.graphs / torch.cuda.make_graphed_callables), "
+    "torch.compile(mode=\"reduce-overhead\"), fused kernels, or larger batches"};
+static const ct_fix FIX_GAPS = {
     "find what the host does in these gaps (the timeline shows the calls around them) and move "
-    "it off the critical path or overlap it with queued GPU work";
-static const char *const FIX_LOWUTIL =
+    "it off the critical path or overlap it with queued GPU work", NULL};
+static const ct_fix FIX_LOWUTIL = {
     "look at what runs in these phases (evaluation, checkpointing, logging, data reloading): "
-    "run them asynchronously, less often, or on other workers";
-static const char *const FIX_OOM =
+    "run them asynchronously, less often, or on other workers", NULL};
+static const ct_fix FIX_OOM = {
+    "reduce peak memory: smaller batches, free buffers no longer needed before allocating, "
+    "reuse buffers; the holders below are the allocations live at the failure",
     "reduce peak memory: smaller batch, activation checkpointing, mixed precision, free "
-    "references to tensors no longer needed; for PyTorch fragmentation set "
-    "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True. A caching allocator shows reserved "
-    "segments, not individual tensors";
+    "references to tensors no longer needed; for fragmentation set "
+    "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True. The caching allocator shows reserved "
+    "segments, not individual tensors"};
 
 static void dev_diagnoses(diags *ds, const ct_proc *p, int d)
 {
@@ -258,24 +284,50 @@ static void dev_diagnoses(diags *ds, const ct_proc *p, int d)
     ct_diag *x;
 
     /* dataloader-starvation: gaps that end with a batch copy and recur, each step: the typical
-     * gap carries the time (a few long outliers, such as a descheduled host, do not) */
+     * gap carries the time (a few long outliers, such as a descheduled host, do not). The fix
+     * is priced as recommended: N loader workers preparing batches ahead while the GPU runs
+     * the step make a step last max(GPU step, loader / N) instead of loader + GPU step, so
+     * each gap shrinks by loader - max(0, loader / N - GPU step); N is the fewest workers that
+     * hide the typical gap, at most CT_DIAG_MAX_WORKERS */
     uint64_t sn = dv->gap_ns[CT_GAP_STARVE], sc = dv->gap_count[CT_GAP_STARVE];
     uint64_t typical = ct_sketch_quantile(&dv->starve_len, 0.5);
+    /* the GPU's work per step: its busy time, or the operations' own time where that is less
+     * (an operation timed from a late start event can stretch the busy union) */
+    uint64_t work = dv->kernel_ns + dv->copy_ns < dv->busy ? dv->kernel_ns + dv->copy_ns : dv->busy;
+    double step = (double)work / (double)(sc + 1), load = (double)typical;
+    double need = step > 0 ? ceil(load / step) : CT_DIAG_MAX_WORKERS;
+    int workers = need > CT_DIAG_MAX_WORKERS ? CT_DIAG_MAX_WORKERS : need < 1 ? 1 : (int)need;
+    double left = load / workers - step; /* of each gap, still on the critical path */
+    double hidden = (double)sc * (load - (left > 0 ? left : 0));
+    uint64_t ssave = hidden < (double)sn ? (uint64_t)hidden : sn;
     if (sc >= 3 && 2 * typical * sc >= sn &&
-        (x = add(ds, "dataloader-starvation", p, d, sn, win, FIX_STARVE))) {
+        (x = add(ds, "dataloader-starvation", p, d, ssave, win, fix(p, FIX_STARVE)))) {
         const ct_hostsplit *h = &dv->gap_host[CT_GAP_STARVE];
         uint64_t outside = h->compute + h->wait + h->unknown;
         const char *what = h->unknown * 2 > outside
                                ? "outside CUDA (no CPU readings tell waiting from computing)"
                            : h->wait >= h->compute
                                ? "waiting (CPU idle: too few loader workers, slow I/O or storage)"
-                               : "computing (CPU busy: preprocessing on the main thread, Python "
-                                 "overhead)";
-        double bound = dv->busy ? (double)win / (double)dv->busy : 0;
+                           : p->torch ? "computing (CPU busy: preprocessing on the main thread, "
+                                        "Python overhead)"
+                                      : "computing (CPU busy: preprocessing on the main thread)";
+        char who[64], b4[32], b5[32], faster[160] = "";
+        snprintf(who, sizeof who, "%d %s%s", workers,
+                 p->torch ? "DataLoader worker" : "loader thread", workers == 1 ? "" : "s");
+        /* the window is first to last GPU activity, so it is never all gaps and busy > 0 */
+        if (ssave < win && dv->busy)
+            snprintf(faster, sizeof faster,
+                     " (the window %.2fx shorter; with the GPU never idle it would be at most "
+                     "%.2fx shorter)",
+                     (double)win / (double)(win - ssave), (double)win / (double)dv->busy);
         msg(x,
             "GPU %d idle %s (%.1f%% of the window) in %llu gaps before host-to-device batch "
-            "copies; the host was mostly %s. Hiding them would make the run up to %.1fx faster",
-            d, ct_fmt_ns(b1, (double)sn), pct(sn, win), (unsigned long long)sc, what, bound);
+            "copies (typically %s, against %s of GPU work per step); the host was mostly %s. "
+            "%s preparing batches one step ahead would leave %s of each gap: saves %s%s%s",
+            d, ct_fmt_ns(b1, (double)sn), pct(sn, win), (unsigned long long)sc,
+            ct_fmt_ns(b2, load), ct_fmt_ns(b3, step), what, who,
+            ct_fmt_ns(b4, left > 0 ? left : 0), ct_fmt_ns(b5, (double)ssave), faster,
+            workers == CT_DIAG_MAX_WORKERS && left > 0 ? "; more workers would hide more" : "");
         ev(x, "gaps", (double)sc, CT_EV_COUNT);
         ev(x, "gap_ns", (double)sn, CT_EV_NS);
         ev(x, "gap_pct_of_window", pct(sn, win), CT_EV_PCT);
@@ -286,12 +338,14 @@ static void dev_diagnoses(diags *ds, const ct_proc *p, int d)
         ev(x, "host_in_cuda_ns", (double)(h->in_api + h->blocked), CT_EV_NS);
         ev(x, "h2d_batches", (double)p->h2d_copies, CT_EV_COUNT);
         ev(x, "gpu_busy_ns", (double)dv->busy, CT_EV_NS);
-        ev(x, "max_speedup", bound, CT_EV_RATIO);
+        ev(x, "gpu_step_ns", step, CT_EV_NS);
+        ev(x, "loader_workers", workers, CT_EV_COUNT);
+        ev(x, "max_speedup", dv->busy ? (double)win / (double)dv->busy : 0, CT_EV_RATIO);
     }
 
     /* excessive-sync */
     uint64_t yn = dv->gap_ns[CT_GAP_SYNC];
-    if (p->sync_calls && (x = add(ds, "excessive-sync", p, d, yn, win, FIX_SYNC))) {
+    if (p->sync_calls && (x = add(ds, "excessive-sync", p, d, yn, win, fix(p, FIX_SYNC)))) {
         msg(x,
             "%llu synchronizations blocked the host %s; GPU %d then sat idle %s (%.1f%% of the "
             "window) until new work arrived",
@@ -310,7 +364,7 @@ static void dev_diagnoses(diags *ds, const ct_proc *p, int d)
     /* sync-memcpy: without it the host would have run ahead instead of waiting */
     uint64_t cn = dv->gap_ns[CT_GAP_SYNCCPY];
     if (p->sync_copy_count &&
-        (x = add(ds, "sync-memcpy", p, d, cn, win, FIX_SYNC_COPY))) {
+        (x = add(ds, "sync-memcpy", p, d, cn, win, fix(p, FIX_SYNC_COPY)))) {
         msg(x,
             "%llu synchronous copies (%s) blocked the host %s (%.1f%% of the window); GPU %d sat "
             "idle %s right after them",
@@ -327,7 +381,7 @@ static void dev_diagnoses(diags *ds, const ct_proc *p, int d)
     /* launch-bound */
     uint64_t ln = dv->gap_ns[CT_GAP_LAUNCH];
     if (dv->kernels && 2 * p->short_kernels >= dv->kernels &&
-        (x = add(ds, "launch-bound", p, d, ln, win, FIX_LAUNCH))) {
+        (x = add(ds, "launch-bound", p, d, ln, win, fix(p, FIX_LAUNCH)))) {
         double avg_launch = p->launches ? (double)p->launch_api_ns / (double)p->launches : 0;
         double avg_kernel = (double)dv->kernel_ns / (double)dv->kernels;
         msg(x,
@@ -347,7 +401,7 @@ static void dev_diagnoses(diags *ds, const ct_proc *p, int d)
 
     /* gpu-gaps: idle gaps no other diagnosis explains */
     uint64_t hn = dv->gap_ns[CT_GAP_HOST];
-    if ((x = add(ds, "gpu-gaps", p, d, hn, win, FIX_GAPS))) {
+    if ((x = add(ds, "gpu-gaps", p, d, hn, win, fix(p, FIX_GAPS)))) {
         msg(x, "GPU %d idle %s (%.1f%% of the window) in %llu gaps that no other diagnosis "
                "explains (not data loading, not after a synchronization, not launch overhead); the "
                "longest gaps of any cause are below",
@@ -380,7 +434,7 @@ static void dev_diagnoses(diags *ds, const ct_proc *p, int d)
                 lost += (u->median - u->util[i]) * (double)u->width;
                 low++;
             }
-        if (low && (x = add(ds, "low-gpu-utilization", p, d, (uint64_t)lost, win, FIX_LOWUTIL))) {
+        if (low && (x = add(ds, "low-gpu-utilization", p, d, (uint64_t)lost, win, fix(p, FIX_LOWUTIL)))) {
             msg(x, "GPU %d ran below half its typical utilization (%.0f%%) in %u windows of %s; "
                    "bringing them to typical would save %s",
                 d, 100 * u->median, low, ct_fmt_ns(b1, (double)u->width), ct_fmt_ns(b2, lost));
@@ -418,7 +472,7 @@ static void proc_diagnoses(diags *ds, const ct_proc *p)
     /* pageable-memcpy */
     if (p->pageable_count) {
         uint64_t saving = p->pageable_ns - p->pageable_recost_ns;
-        if ((x = add(ds, "pageable-memcpy", p, -1, saving, win, FIX_PAGEABLE))) {
+        if ((x = add(ds, "pageable-memcpy", p, -1, saving, win, fix(p, FIX_PAGEABLE)))) {
             double got = p->pageable_ns ? (double)p->pageable_bytes / (double)p->pageable_ns : 0;
             double pin = p->pageable_recost_ns ? (double)p->pageable_bytes / (double)p->pageable_recost_ns : 0;
             msg(x,
@@ -426,8 +480,10 @@ static void proc_diagnoses(diags *ds, const ct_proc *p)
                 "would run at %.2f GB/s (%s) and save %s (%.1f%% of the window)",
                 (unsigned long long)p->pageable_count, ct_fmt_bytes(b1, (double)p->pageable_bytes),
                 ct_fmt_ns(b2, (double)p->pageable_ns), got, pin,
-                p->pinned_from_peak ? "the host link's peak: no pinned copy was measured"
-                                    : "measured on the same device",
+                p->pinned_from == 1 ? "the host link's peak: no pinned copy was measured"
+                : p->pinned_from == 2 ? "their own transfer after staging: no pinned copy or "
+                                        "link peak is known"
+                                      : "measured on the same device",
                 ct_fmt_ns(b3, (double)saving),
                 pct(saving, win));
             ev(x, "copies", (double)p->pageable_count, CT_EV_COUNT);
@@ -441,13 +497,16 @@ static void proc_diagnoses(diags *ds, const ct_proc *p)
     }
 
     /* async-memcpy-pageable: pinned, the host would not wait for these copies; the time it
-     * waited for queued work ahead of them is not counted (that work keeps the GPU busy) */
+     * waited for queued work ahead of them is not counted: a small readback followed by a
+     * synchronization waits for the same kernels pinned or not (ct_model.h) */
     uint64_t an = p->async_pageable_copy_ns;
     if (p->async_pageable_count &&
-        (x = add(ds, "async-memcpy-pageable", p, -1, an, win, FIX_ASYNC_PAGEABLE))) {
+        (x = add(ds, "async-memcpy-pageable", p, -1, an, win, fix(p, FIX_ASYNC_PAGEABLE)))) {
         msg(x,
             "%llu asynchronous copies (%s) used pageable memory, so they ran synchronously and "
-            "blocked the host %s, of which the copies themselves took %s (%.1f%% of the window%s)",
+            "blocked the host %s; pinned, they would return at once and run at the pinned "
+            "bandwidth, saving %s (%.1f%% of the window%s). The rest of the blocked time waited "
+            "for work queued before the copies, which a later synchronization waits for either way",
             (unsigned long long)p->async_pageable_count, ct_fmt_bytes(b1, (double)p->async_pageable_bytes),
             ct_fmt_ns(b2, (double)p->async_pageable_host_ns), ct_fmt_ns(b3, (double)an), pct(an, win),
             p->async_pageable_from_bw ? "; copies without GPU timing re-costed at the pinned bandwidth"
@@ -463,7 +522,7 @@ static void proc_diagnoses(diags *ds, const ct_proc *p)
     uint64_t churn_idle = 0;
     for (int k = 0; k < CT_MAX_DEV; k++)
         churn_idle += p->dev[k].idle_in_memcall;
-    if (p->churn_allocs && (x = add(ds, "alloc-churn", p, -1, churn_idle, win, FIX_CHURN))) {
+    if (p->churn_allocs && (x = add(ds, "alloc-churn", p, -1, churn_idle, win, fix(p, FIX_CHURN)))) {
         msg(x,
             "%llu device allocations re-made a size freed earlier and %llu of them were freed "
             "again; the host spent %s in those calls (each cudaFree synchronizes the device) and "
@@ -483,7 +542,7 @@ static void proc_diagnoses(diags *ds, const ct_proc *p)
         for (uint64_t i = 0; i < dv->nfails && i < CT_MAX_FAILS; i++) {
             const ct_fail *f = &dv->fails[i];
             uint64_t w = win ? win : p->t_last - p->t_first;
-            x = add(ds, "oom", p, d == CT_HOST_DEV ? -1 : d, w, w, FIX_OOM);
+            x = add(ds, "oom", p, d == CT_HOST_DEV ? -1 : d, w, w, fix(p, FIX_OOM));
             char where[32];
             if (d == CT_HOST_DEV)
                 snprintf(where, sizeof where, "pinned host memory");

@@ -8,8 +8,10 @@
 
 #include "ct_model.h"
 
-#define CT_DIAG_MAX_EV 12
+#define CT_DIAG_MAX_EV 16
 #define CT_DIAG_MAX_SITES 5
+/* dataloader-starvation recommends at most this many loader workers (a host's cores bound it) */
+#define CT_DIAG_MAX_WORKERS 16
 
 typedef enum { CT_EV_COUNT, CT_EV_NS, CT_EV_BYTES, CT_EV_PCT, CT_EV_GBPS, CT_EV_RATIO } ct_ev_unit;
 

@@ -285,6 +285,7 @@ static void proc_init(ct_model *m, ct_proc *p, uint32_t file)
     p->rank = -1;
     snprintf(p->host, sizeof p->host, "%s", h && h->hostname ? h->hostname : "");
     p->pid = h ? h->pid : 0;
+    p->torch = h && (h->frameworks & CT_FW_TORCH);
     if (h && h->cmdline) {
         size_t n = h->cmdline_len < sizeof p->command - 1 ? h->cmdline_len : sizeof p->command - 1;
         memcpy(p->command, h->cmdline, n);
@@ -844,6 +845,15 @@ static void call_drop(ct_proc *p, uint64_t corr)
         ct_pool_put(&p->calls, idx);
 }
 
+/* An Async pageable copy whose pinning can save time: host-to-device (the call stages the data
+ * while the host waits), or a device-to-host copy large enough for bandwidth to matter; a small
+ * readback costs its latency pinned or not, and the host waits for its data either way (a
+ * synchronization after a pinned one waits for the same queued work). */
+static int apg_priced(const ct_rec_copy *c)
+{
+    return c->dir == CT_DIR_HTOD || (c->dir == CT_DIR_DTOH && c->bytes >= CT_BW_MIN_BYTES);
+}
+
 static int host_kind(const ct_rec_copy *c)
 {
     uint32_t k = c->dir == CT_DIR_DTOH ? c->dst_kind : c->dir == CT_DIR_HTOD ? c->src_kind
@@ -883,7 +893,7 @@ static void call_host_done(ct_model *m, ct_proc *p, callent *c)
             p->async_pageable_count++;
             p->async_pageable_bytes += cp->bytes;
             p->async_pageable_host_ns += host_ns;
-            if (cp->dir == CT_DIR_HTOD || cp->dir == CT_DIR_DTOH) {
+            if (apg_priced(cp)) {
                 int d = dev_slot(cp->device), dir = cp->dir == CT_DIR_DTOH;
                 p->apg_bytes[d][dir] += cp->bytes;
                 p->apg_host_ns[d][dir] += host_ns;
@@ -1146,6 +1156,7 @@ static void gpu_done(ct_model *m, ct_proc *p, const ct_rec_gpu *g, uint64_t end,
         cs->ns += dur;
         dv->gpu_timed++;
         copy_peak(cs, op, dv);
+        dv->copy_ns += dur;
         if (op == CT_OP_H2D || op == CT_OP_D2H) {
             int dir = op == CT_OP_D2H;
             if (op == CT_OP_H2D) {
@@ -1153,19 +1164,23 @@ static void gpu_done(ct_model *m, ct_proc *p, const ct_rec_gpu *g, uint64_t end,
                 p->h2d_copies++;
             }
             if (hk == CT_HK_PAGEABLE && (cp->flags & CT_COPY_ASYNC) && cp->op == CT_COPY_MEMCPY &&
-                c->have_api) {
-                /* the host waited for the copy itself at most as long as it ran */
-                uint64_t host_ns = c->api_end - c->api_start;
+                c->have_api && apg_priced(cp)) {
+                uint64_t from = start > c->api_start ? start : c->api_start;
+                uint64_t to = end > c->api_end ? end : c->api_end;
                 p->apg_timed_bytes[d][dir] += cp->bytes;
-                p->apg_timed_host_ns[d][dir] += host_ns;
-                p->async_pageable_copy_ns += dur < host_ns ? dur : host_ns;
+                p->apg_timed_host_ns[d][dir] += c->api_end - c->api_start;
+                p->apg_span_ns[d][dir] += to - from;
+                p->apg_tail_ns[d][dir] += end > c->api_end ? end - c->api_end : 0;
             }
             if (hk == CT_HK_PINNED && cp->bytes >= CT_BW_MIN_BYTES) {
                 p->pinned_bytes[d][dir] += cp->bytes;
                 p->pinned_ns[d][dir] += dur;
-            } else if (hk == CT_HK_PAGEABLE) {
+            } else if (hk == CT_HK_PAGEABLE && cp->bytes >= CT_BW_MIN_BYTES) {
+                /* a smaller copy costs its latency, pinned or not */
                 p->pg_bytes[d][dir] += cp->bytes;
                 p->pg_ns[d][dir] += dur;
+                if (c->have_api && end > c->api_end)
+                    p->pg_tail_ns[d][dir] += end - c->api_end;
                 p->pg_count[d][dir]++;
                 site_add(p, CT_SITE_PAGEABLE, c->have_api ? c->api_idx : UINT32_MAX, c->stack,
                          cp->bytes, dur);
@@ -1468,20 +1483,30 @@ void ct_model_finish(ct_model *m)
                     continue;
                 double bw = pinned_bps(p, d, dir);
                 /* Async pageable copies without a GPU interval: their own time estimated from
-                 * their bytes (the host time is the bound where no bandwidth is known) */
+                 * their bytes; where no bandwidth is known, the host time of host-to-device
+                 * ones (staging: an Async call does not wait for queued work), nothing for
+                 * device-to-host ones (their host time includes waiting for queued work) */
                 uint64_t ub = p->apg_bytes[d][dir] - p->apg_timed_bytes[d][dir];
                 uint64_t uh = p->apg_host_ns[d][dir] - p->apg_timed_host_ns[d][dir];
                 if (uh) {
-                    uint64_t est = bw > 0 ? (uint64_t)((double)ub / bw * 1e9) : uh;
+                    uint64_t est = bw > 0 ? (uint64_t)((double)ub / bw * 1e9) : dir ? 0 : uh;
                     p->async_pageable_copy_ns += est < uh ? est : uh;
                     p->async_pageable_from_bw = 1;
                 }
+                uint64_t span = p->apg_span_ns[d][dir];
+                uint64_t pinned = bw > 0 ? (uint64_t)((double)p->apg_timed_bytes[d][dir] / bw * 1e9)
+                                         : p->apg_tail_ns[d][dir];
+                p->async_pageable_copy_ns += span > pinned ? span - pinned : 0;
                 if (!p->pg_count[d][dir])
                     continue;
-                if (!p->pinned_ns[d][dir])
-                    p->pinned_from_peak = 1;
+                /* no bandwidth known: the transfer after staging (it runs at the link's rate,
+                 * as a pinned copy would), else nothing to re-cost with */
+                uint64_t tail = p->pg_tail_ns[d][dir];
+                int from = bw > 0 ? 1 : tail ? 2 : 0;
+                if (!p->pinned_ns[d][dir] && from > p->pinned_from)
+                    p->pinned_from = from;
                 uint64_t recost = bw > 0 ? (uint64_t)((double)p->pg_bytes[d][dir] / bw * 1e9)
-                                         : p->pg_ns[d][dir];
+                                  : tail ? tail : p->pg_ns[d][dir];
                 p->pageable_count += p->pg_count[d][dir];
                 p->pageable_bytes += p->pg_bytes[d][dir];
                 p->pageable_ns += p->pg_ns[d][dir];

@@ -121,6 +121,7 @@ typedef struct {
      * recorded (GPU timing off, 1 in N, timings lost): busy and idle time, the gaps and what
      * is drawn from them are unknown for this device. */
     uint64_t gpu_ops, gpu_timed;
+    uint64_t copy_ns;             /* GPU time of copies and sets, summed (overlaps counted twice) */
 } ct_dev;
 
 /* Operations of a device whose GPU interval is missing. */
@@ -170,6 +171,8 @@ typedef struct {
     int rank;                     /* from the rank variables of the environment; -1: none */
     int gpu_timing;               /* the tracer's GPU timing: 0 off, 1 all, N 1 in N, -1 unknown */
     char command[512];
+    int torch;                    /* PyTorch's CUDA library was loaded (header CT_FW_TORCH):
+                                   * advice in its terms, its caching allocator plausible */
     uint64_t t_first, t_last;     /* first and last record times */
     int ended;                    /* END record seen */
     ct_rec_end end;
@@ -200,10 +203,17 @@ typedef struct {
     /* copies detail for diagnoses */
     uint64_t pageable_count, pageable_bytes, pageable_ns;
     uint64_t pageable_recost_ns;  /* the same copies at the pinned bandwidth */
-    int pinned_from_peak;         /* no pinned copy measured: re-costed at the link's peak */
+    int pinned_from;              /* what pageable copies were re-costed with where no pinned
+                                   * copy was measured: 1 the link's peak, 2 (no peak known
+                                   * either) their own transfer after staging; 0 measured */
     uint64_t async_pageable_count, async_pageable_bytes, async_pageable_host_ns;
-    /* the part of that host time the copies themselves took: per call the shorter of the call
-     * and its GPU interval, or (untimed copies) the bytes at the pinned bandwidth */
+    /* What pinning would save: per timed call, from the later of its entry and its GPU start
+     * (the host waited for queued work ahead of the copy either way: a synchronization after
+     * a pinned copy waits for it too) to the later of its return and its GPU end, less the
+     * copy at the pinned bandwidth, or where none is known, less the copy's GPU time after the
+     * call returned (the transfer proper, at the link's rate); untimed copies: the bytes at the
+     * pinned bandwidth, at most the call. Device-to-host copies under CT_BW_MIN_BYTES count
+     * nothing (their latency stays, and the host waits for their data either way) */
     uint64_t async_pageable_copy_ns;
     int async_pageable_from_bw;   /* some copies had no GPU interval: re-costed from bytes */
     uint64_t sync_copy_count, sync_copy_bytes, sync_copy_host_ns;
@@ -218,9 +228,12 @@ typedef struct {
     uint64_t pinned_bytes[CT_MAX_DEV][2], pinned_ns[CT_MAX_DEV][2];
     /* pageable copies per device and direction, re-costed at the end */
     uint64_t pg_bytes[CT_MAX_DEV][2], pg_ns[CT_MAX_DEV][2], pg_count[CT_MAX_DEV][2];
+    uint64_t pg_tail_ns[CT_MAX_DEV][2];  /* their GPU time after the call returned */
     /* Async pageable copies per device and direction: all, and those with a GPU interval */
     uint64_t apg_bytes[CT_MAX_DEV][2], apg_host_ns[CT_MAX_DEV][2];
     uint64_t apg_timed_bytes[CT_MAX_DEV][2], apg_timed_host_ns[CT_MAX_DEV][2];
+    uint64_t apg_span_ns[CT_MAX_DEV][2];  /* timed ones: the spans above, summed */
+    uint64_t apg_tail_ns[CT_MAX_DEV][2];  /* and their GPU time after the call returned */
     uint64_t *kern_ns;            /* kernel time per kernel index (ct_model.kernels) */
     size_t kern_cap;
     char top_kernel[160];         /* the kernel with the most GPU time (set by ct_model_finish) */

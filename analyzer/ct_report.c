@@ -475,7 +475,7 @@ static void text_holders(FILE *f, const ct_model *m, const ct_proc *p, const ct_
 static void text_vram(FILE *f, const ct_model *m)
 {
     heading(f, "VRAM");
-    int any = 0;
+    int any = 0, torch = 0;
     for (size_t i = 0; i < m->nprocs; i++) {
         const ct_proc *p = &m->procs[i];
         for (int d = 0; d <= CT_MAX_DEV; d++) {
@@ -483,6 +483,7 @@ static void text_vram(FILE *f, const ct_model *m)
             if (!dv->allocs && !dv->nfails)
                 continue;
             any = 1;
+            torch |= p->torch;
             char b1[32], b2[32], b3[32];
             if (d == CT_HOST_DEV)
                 fprintf(f, "  pid %u pinned host memory: peak %s at +%s\n", p->pid,
@@ -512,8 +513,10 @@ static void text_vram(FILE *f, const ct_model *m)
     }
     if (!any)
         fprintf(f, "  (no allocations traced)\n");
-    else
-        fprintf(f, "  Note: with a caching allocator (PyTorch's) these are the allocator's reserved segments, not tensors.\n");
+    /* a caching allocator is plausible only where PyTorch (whose allocator caches by default)
+     * was loaded in a process with allocations */
+    else if (torch)
+        fprintf(f, "  Note: PyTorch was loaded, so these are likely its caching allocator's reserved segments, not tensors.\n");
 }
 
 static const char *speedup(char b[32], double x)
@@ -831,6 +834,8 @@ static void json_processes(ct_json *j, const ct_model *m)
         else
             ct_json_null(j);
         CT_JK_STR(j, "command", p->command);
+        ct_json_key(j, "pytorch");
+        ct_json_bool(j, p->torch);
         CT_JK_STR(j, "file", ct_reader_path(m->rd, p->file));
         CT_JK_U64(j, "start_ns", p->t_first == UINT64_MAX ? 0 : p->t_first - m->t0);
         CT_JK_U64(j, "wall_ns", wall_of(p));

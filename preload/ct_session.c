@@ -35,6 +35,7 @@
 
 #include "ct_device.h"
 #include "ct_exec.h"
+#include "ct_frameworks.h"
 #include "ct_fns.h"
 #include "ct_gpu.h"
 #include "ct_maps.h"
@@ -283,7 +284,7 @@ static int ct_open_output(void)
      * against 2.22 bytes per train_loop event). */
     const ct_writer_opts wo = {.zlevel = 3};
     if (ct_header_collect(&h, CT_VERSION, ct_options_text, scratch, sizeof scratch) != 0 ||
-        ct_writer_open_fd(&ct_w, fd, &h, &wo) != 0) {
+        (h.frameworks = ct_frameworks_loaded(), ct_writer_open_fd(&ct_w, fd, &h, &wo)) != 0) {
         fprintf(stderr, "cutrace: warning: cannot write the trace header to %s (%s); this "
                 "process (pid %d) runs untraced\n", ct_path, strerror(errno), (int)getpid());
         close(fd);

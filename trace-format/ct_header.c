@@ -17,7 +17,7 @@
 enum {
     CT_H_HOSTNAME = 1, CT_H_PID = 2, CT_H_PPID = 3, CT_H_CMDLINE = 4, CT_H_EXE = 5,
     CT_H_BOOT_ID = 6, CT_H_REALTIME = 7, CT_H_MONOTONIC = 8, CT_H_CLOCK_UNC = 9,
-    CT_H_VERSION = 10, CT_H_OPTIONS = 11, CT_H_ENV = 12,
+    CT_H_VERSION = 10, CT_H_OPTIONS = 11, CT_H_ENV = 12, CT_H_FRAMEWORKS = 13,
 };
 
 /* Scratch allocator over the caller's buffer. */
@@ -158,7 +158,7 @@ static size_t ct_text_len(const char *s) { return s ? strlen(s) : 0; }
 
 size_t ct_header_bound(const ct_header *h)
 {
-    size_t need = 16 + 4 + 12 * 2 * CT_UV_MAX + ct_text_len(h->hostname) + h->cmdline_len +
+    size_t need = 16 + 4 + 13 * 2 * CT_UV_MAX + ct_text_len(h->hostname) + h->cmdline_len +
                   ct_text_len(h->exe) + ct_text_len(h->boot_id) + ct_text_len(h->tracer_version) +
                   ct_text_len(h->tracer_options);
     for (size_t i = 0; i < h->nenv; i++)
@@ -185,6 +185,8 @@ ssize_t ct_header_encode(const ct_header *h, void *out, size_t cap)
     p = ct_put_text(p, CT_H_OPTIONS, h->tracer_options);
     for (size_t i = 0; i < h->nenv; i++)
         p = ct_put_text(p, CT_H_ENV, h->env[i]);
+    if (h->frameworks) /* absent reads as 0, as in files older than 1.1 */
+        p = ct_put_num(p, CT_H_FRAMEWORKS, h->frameworks);
     size_t body = (size_t)(p - (o + 16));
     if (body > CT_HEADER_BODY_MAX)
         return CT_E_INVAL;
@@ -245,6 +247,7 @@ int ct_header_parse(const uint8_t *buf, size_t len, ct_header_store *hs)
         case CT_H_VERSION: h->tracer_version = text; break;
         case CT_H_OPTIONS: h->tracer_options = text; break;
         case CT_H_ENV: hs->env[h->nenv++] = text; break;
+        case CT_H_FRAMEWORKS: h->frameworks = ct_get_uv(&v, vend, &nbad); break;
         default: break; /* a tag from a later minor version */
         }
         if (nbad) {

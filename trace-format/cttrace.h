@@ -344,7 +344,12 @@ typedef struct {
     const char *tracer_options;    /* free text, e.g. "CUTRACE_STACKS=1 CUTRACE_GPU_TIMING=1" */
     size_t nenv;
     const char *const *env;        /* "NAME=value" for each ct_job_env_vars present */
+    uint64_t frameworks;           /* CT_FW_* bits (format 1.1; 0 in older files): set by the
+                                    * tracer, not by ct_header_collect */
 } ct_header;
+
+/* Frameworks whose CUDA libraries were loaded in the process when its header was written. */
+#define CT_FW_TORCH 1u             /* PyTorch: libtorch_cuda.so mapped */
 
 /* Fills h from the running process (hostname, pid, ppid, /proc/self/cmdline, exe, boot id, the
  * clock pair, job variables), storing strings in scratch (no allocation). version and options

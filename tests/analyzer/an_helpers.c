@@ -121,6 +121,9 @@ const char *an_trace_workload(char dir[4096], const char *name, const char *prog
     ct_test_path(kern, "tests/workloads/libworkload_kernels.so");
     snprintf(buf, sizeof buf, "%s", prog_args);
     char *argv[64] = {(char *)an_cutrace(), "run", "-q", "-o", dir, "--gpu-timing", "all", "--"};
+    for (int i = 0; env && env[i]; i++)
+        if (!strncmp(env[i], "CUTRACE_GPU_TIMING=", 19))
+            argv[6] = env[i] + 19;
     split(buf, argv, 8, 64);
     ct_test_path(prog, "tests/workloads/");
     snprintf(prog + strlen(prog), sizeof prog - strlen(prog), "%s", argv[8]);

@@ -28,7 +28,8 @@ tj *an_fires(const char *id, const char *bad, const char *good);
 
 /* Traces a workload (build/tests/workloads/PROG ARGS, space-separated) with `cutrace run
  * --gpu-timing all` on the simulated CUDA into DIR (under the test's tmpdir), with extra env
- * ("NAME=value" list, NULL-terminated, may be NULL). Returns DIR, or NULL when the program did
+ * ("NAME=value" list, NULL-terminated, may be NULL; CUTRACE_GPU_TIMING=MODE there replaces
+ * `all`). Returns DIR, or NULL when the program did
  * not exit 0 (the trace is still in DIR); *out gets the program's stdout (free it). Skips the
  * test (ct_test_skip) when the tracer or the workloads are not built. */
 const char *an_trace_workload(char dir[4096], const char *name, const char *prog_args,

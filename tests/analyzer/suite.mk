@@ -15,3 +15,7 @@ $(B)/tests/analyzer/%.o $(B)/asan/tests/analyzer/%.o: CFLAGS += -Ianalyzer -Ites
 
 $(eval $(call ct_test_suite,analyzer,$(patsubst %.c,$(B)/%.o,$(AN_HELPER_SRCS) $(AN_UNIT_SRCS)),$(CTTRACE_LDLIBS) -lm,$(TRACEGEN) $(CUTRACE_BIN)))
 
+
+# the diagnosis pairs the tests trace (make bench reads them too)
+$(B)/tests/analyzer/test-pairs.o $(B)/asan/tests/analyzer/test-pairs.o: CFLAGS += \
+  -DAN_PAIRS='"$(CURDIR)/tests/workloads/diag_pairs.txt"'

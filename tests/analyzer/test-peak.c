@@ -69,7 +69,9 @@ TEST_IMPL(workload_copy_peak_from_device_record)
     const tj *d = an_diag(s, "pageable-memcpy");
     ASSERT(d);
     ASSERT_NEAR(tj_num(d, "evidence.pinned_gbps"), 63.008, 0.01);
-    ASSERT_INT(tj_num(d, "evidence.copies"), ==, 6 + 5); /* setup + 5 batches, 5 losses */
+    /* the 5 batches; the 24 KiB weights copy and the 5 4-byte losses are under 256 KiB: they
+     * cost their latency, pinned or not */
+    ASSERT_INT(tj_num(d, "evidence.copies"), ==, 5);
     tj_free(s);
     /* the text table shows the same percentage */
     ct_test_proc p;

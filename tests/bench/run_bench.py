@@ -10,7 +10,8 @@ Measures, on the simulated CUDA stack:
      configuration is its own process, interleaved across repetitions, median and min-max;
   2. trace size of the training-loop workload (tracestat);
   3. `cutrace summary` and `cutrace timeline` on a 10-million-event tracegen trace;
-  4. the tracer's peak RSS over an untraced run.
+  4. the tracer's peak RSS over an untraced run;
+  5. each diagnosis's estimated saving against its fix's measured saving (bench_pairs.py).
 Writes OUT_DIR/results.json (flat numeric keys, units in the names; `null` plus a reason in
 "notes" where a figure could not be measured) and OUT_DIR/results.md, and prints the tables.
 Speed is reported, never asserted: the exit status is 0 unless a program fails to run.
@@ -25,6 +26,8 @@ import statistics
 import subprocess
 import tempfile
 import time
+
+import bench_pairs
 
 CALLS = ["launch", "memcpy", "alloc", "rtlaunch"]
 CALL_KEY = {"launch": "launch", "memcpy": "memcpy", "alloc": "alloc", "rtlaunch": "runtime_launch"}
@@ -92,7 +95,7 @@ class Bench:
                 "tests/fakecuda/libcudart.so.13", "tests/bench/bench_calls", "tests/bench/tracestat",
                 "tests/bench/rusage", "tests/bench/libib_floor.so", "tests/bench/libib_naive.so",
                 "tests/bench/libib_lttng.so", "tests/workloads/train_loop",
-                "tests/analyzer/tracegen"]
+                "tests/analyzer/tracegen", "tests/workloads/libworkload_kernels.so"]
 
     def snapshot(self, build):
         """Copies what the benchmark runs into its temporary directory, in the build's layout
@@ -468,7 +471,9 @@ class Bench:
         self.null_failed()
         self.bench_trace_size()
         self.bench_analyzer()
+        pair_verdicts = bench_pairs.bench(self)
         v = self.verdicts()
+        v.update(pair_verdicts)
         self.results["bench_wall_s"] = round(time.monotonic() - t0, 1)
         doc = dict(self.results)
         doc.update({"spread_min_max": self.spread, "verdicts": v, "notes": self.notes,
@@ -476,7 +481,7 @@ class Bench:
                     "burst": self.burst, "pause_ms": self.pause_ms, "quick": self.quick})
         with open(os.path.join(self.out, "results.json"), "w") as f:
             json.dump(doc, f, indent=1, sort_keys=True, allow_nan=False)
-        text = self.tables(v)
+        text = self.tables(v) + "\n" + self.pairs_text
         with open(os.path.join(self.out, "results.md"), "w") as f:
             f.write(text)
         print(text)

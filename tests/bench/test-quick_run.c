@@ -79,7 +79,9 @@ TEST_IMPL(quick_run_reports_every_key)
         ASSERT_INT(lost->v[i]->num, ==, 0);
     const tj *v = tj_get(j, "verdicts");
     ASSERT(v != NULL && v->type == TJ_OBJ);
-    ASSERT_UINT(v->n, ==, 11);
+    ASSERT_UINT(v->n, ==, 11 + 5); /* and one per diagnosis pair (bench_pairs.py) */
+    ASSERT(tj_get(v, "pair_dataloader_starvation") != NULL);
+    ASSERT(tj_num(j, "pair_dataloader_starvation_estimate_ms") > 0);
     for (size_t i = 0; i < v->n; i++)
         ASSERT(!strcmp(v->v[i]->str, "pass") || !strcmp(v->v[i]->str, "miss") ||
                !strcmp(v->v[i]->str, "n/a")); /* n/a: the floor added nothing measurable */
@@ -90,6 +92,7 @@ TEST_IMPL(quick_run_reports_every_key)
     ASSERT(text != NULL);
     ASSERT_CONTAINS(text, "| cudaLaunchKernel |");
     ASSERT_CONTAINS(text, "trace bytes per event");
+    ASSERT_CONTAINS(text, "| dataloader-starvation |");
     free(text);
     return 0;
 }

@@ -47,3 +47,29 @@ TEST_IMPL(header_identity_and_clocks)
     ASSERT_INT(ct_header_collect(&hh, "v", "", small, sizeof small), ==, CT_E_INVAL);
     return 0;
 }
+
+/* frameworks (format 1.1): written only when set, read back; a header without it (as every
+ * file before 1.1) reads as 0. The reader of 1.1 still reads a 1.0 file. */
+TEST_IMPL(header_frameworks_field)
+{
+    char scratch[16384 + 8192];
+    for (uint64_t fw = 0; fw <= CT_FW_TORCH; fw++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/fw%llu.ct", ct_test_tmpdir(), (unsigned long long)fw);
+        ct_header h;
+        ASSERT_INT(ct_header_collect(&h, "v", "", scratch, sizeof scratch), ==, 0);
+        h.frameworks = fw;
+        ct_writer *w;
+        ASSERT_INT(ct_writer_open(&w, path, &h, NULL), ==, 0);
+        ASSERT_INT(ct_writer_close(w), ==, 0);
+        if (!fw) /* as a 1.0 writer wrote it: the same fields, version 1.0 */
+            ASSERT_INT(fmt_set_version(path, CT_FORMAT_MAJOR, 0), ==, 0);
+        fmt_log l;
+        ASSERT_INT(fmt_read1(&l, path), ==, 0);
+        const ct_header *r = ct_reader_header(l.r, 0);
+        ASSERT_UINT(r->frameworks, ==, fw);
+        ASSERT_UINT(r->minor, ==, fw ? CT_FORMAT_MINOR : 0);
+        fmt_free(&l);
+    }
+    return 0;
+}

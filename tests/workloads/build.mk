@@ -9,6 +9,7 @@ WL_HEADERS  := tests/workloads/wl_common.h tests/workloads/wl_kernels.h tests/wo
 WL_CU_PROGS := $(addprefix $(WL_DIR)/,train_loop threads fork_exec dies)
 WL_C_PROGS  := $(addprefix $(WL_DIR)/,vram_peak driver_api)
 WL_KERNELS  := $(WL_DIR)/libworkload_kernels.so
+WL_TORCH    := $(WL_DIR)/torch/libtorch_cuda.so
 # Machine code for each major architecture CUDA 13 supports (Turing is its oldest) plus PTX, as
 # a library shipping to every GPU would; the simulated T4, A100 and H100 each find their own.
 WL_ARCH     := -gencode arch=compute_75,code=[sm_75,compute_75] \
@@ -17,7 +18,7 @@ WL_NVFLAGS  := -O2 -std=c++17 -Xcompiler -Wall,-Wextra -Werror all-warnings
 # driver_api's cubins, one per major architecture (a cubin holds one).
 WL_CUBINS   := $(foreach a,75 80 90,$(WL_DIR)/driver_api_kernels.sm_$(a).cubin)
 
-WORKLOADS   := $(WL_CU_PROGS) $(WL_C_PROGS) $(WL_KERNELS)
+WORKLOADS   := $(WL_CU_PROGS) $(WL_C_PROGS) $(WL_KERNELS) $(WL_TORCH)
 all: $(WORKLOADS)
 
 $(WL_CU_PROGS): $(WL_DIR)/%: tests/workloads/%.cu $(WL_HEADERS)
@@ -44,3 +45,7 @@ $(WL_DIR)/vram_peak: $(WL_DIR)/vram_peak.o
 
 $(WL_KERNELS): $(WL_DIR)/kernels.o
 	$(CC) $(CFLAGS) -shared -o $@ $^
+
+$(WL_TORCH): tests/workloads/torch_stub.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fPIC -shared -o $@ $<

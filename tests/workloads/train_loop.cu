@@ -12,6 +12,15 @@
  *   --prefetch           double-buffer: copy batch i+1 on a second stream while the GPU computes
  *                        batch i, ordered by events [off]
  *   --layers L           model depth; kernels per iteration = 5*L + 3 [6]
+ *   --readback pageable|pinned  host memory of the loss: a stack variable, or a cudaMallocHost
+ *                        buffer [as --memory]
+ *   --copy async|sync    the batch copy: cudaMemcpyAsync on "compute", or cudaMemcpy (then the
+ *                        step waits for nothing else before it) [async; sync excludes --prefetch]
+ *   --sync-per-kernel    cudaStreamSynchronize after every kernel launch, not only once per step
+ *   --realloc-per-kernel after every kernel launch, cudaFree a 4 KiB scratch buffer (which waits
+ *                        for the device) and cudaMalloc it again (alloc churn inside the step)
+ *   --dlopen LIB         dlopen LIB before the first CUDA call (a stand-in for PyTorch's
+ *                        libtorch_cuda.so: the tracer then records PyTorch as loaded)
  *   --verify             recompute every loss on the CPU and exit 1 on a mismatch
  *
  * A device-to-host copy into pageable memory returns only when it is done, even the Async form,
@@ -28,6 +37,9 @@
  * all; then one batch buffer of B bytes each), host buffers (cudaMallocHost with --memory pinned:
  * 1 or 2 of B bytes and 1 of 4 bytes), 1 cudaMemcpy host-to-device of the initial weights
  * (L * 4096 bytes), 1 stream "compute" (and "copy" with 2 + 2 events with --prefetch).
+ *
+ * The last four flags make the problem variants of the analyzer's diagnoses (tests/analyzer
+ * test-pairs.c, tests/bench/bench_pairs.py): each pair differs in that flag alone.
  *
  * What a correct trace shows, per iteration:
  *   - 1 cudaMemcpyAsync host-to-device of B bytes from pageable|pinned memory on "compute" (with
@@ -58,6 +70,7 @@
  * stdout: lines "train_loop: key=value ..." with the parameters, the per-iteration and total
  * counts above as issued, the measured loader, wait and wall times, and the losses. */
 #include <cuda_runtime.h>
+#include <dlfcn.h>
 #include <getopt.h>
 #include <math.h>
 
@@ -148,8 +161,10 @@ __global__ void backward_relu(float *gy, const float *g, const float *y, int n)
 
 enum { LOADER_SLEEP, LOADER_COMPUTE };
 enum { MEM_PAGEABLE, MEM_PINNED };
+enum { TL_AFTER_NOTHING, TL_AFTER_SYNC, TL_AFTER_REALLOC };
 static const char *const loader_names[] = {"sleep", "compute", NULL};
 static const char *const memory_names[] = {"pageable", "pinned", NULL};
+static const char *const copy_names[] = {"async", "sync", NULL};
 
 struct options {
     long long iters = 20;
@@ -159,6 +174,10 @@ struct options {
     int memory = MEM_PAGEABLE;
     int prefetch = 0;
     int layers = 6;
+    int readback = -1; /* -1: as memory */
+    int sync_copy = 0;
+    int after_kernel = 0; /* TL_AFTER_* */
+    const char *dlopen_lib = NULL;
     int verify = 0;
 };
 
@@ -169,6 +188,7 @@ struct model {
 };
 
 static long long device_allocs, device_bytes;
+static void *tl_scratch; /* --realloc-per-kernel */
 
 template <typename T> static T *dev_alloc(size_t count)
 {
@@ -224,33 +244,49 @@ static double load_batch(float *batch, long long index, int rows, const options 
 /* Enqueues one training step on `s`; records `consumed` once the batch has been read. Returns
  * the number of kernels launched. */
 static int run_step(const model &m, const float *batch, int rows, int layers, cudaStream_t s,
-                    cudaEvent_t consumed)
+                    cudaEvent_t consumed, int after_kernel)
 {
     const int W = WL_TL_WIDTH;
     int launched = 0;
+    /* after_kernel: a wait after every launch, as a debugging habit left in a loop does, or a
+     * scratch buffer freed and allocated again, as code allocating its temporaries does */
+#define TL_LAUNCHED()                                                                              \
+    do {                                                                                           \
+        launched++;                                                                                \
+        if (after_kernel == TL_AFTER_SYNC)                                                         \
+            WL_RT(cudaStreamSynchronize(s));                                                       \
+        if (after_kernel == TL_AFTER_REALLOC) {                                                    \
+            WL_RT(cudaFree(tl_scratch));                                                           \
+            WL_RT(cudaMalloc(&tl_scratch, 4096));                                                  \
+        }                                                                                          \
+    } while (0)
     reduce_batch<<<TL_BLOCKS, TL_THREADS, 0, s>>>(m.a, batch, rows);
-    launched++;
+    TL_LAUNCHED();
     if (consumed)
         WL_RT(cudaEventRecord(consumed, s));
     for (int l = 0; l < layers; l++) {
         nn::forward_linear<float><<<TL_BLOCKS, TL_THREADS, 0, s>>>(m.y + l * W, m.a + l * W,
                                                                   m.w + l * W, W);
+        TL_LAUNCHED();
         forward_relu<<<TL_BLOCKS, TL_THREADS, 0, s>>>(m.a + (l + 1) * W, m.y + l * W, W);
-        launched += 2;
+        TL_LAUNCHED();
     }
     loss_forward<<<1, TL_THREADS, 0, s>>>(m.loss, m.a + layers * W, W);
+    TL_LAUNCHED();
     loss_backward<<<TL_BLOCKS, TL_THREADS, 0, s>>>(m.g, m.a + layers * W, W);
-    launched += 2;
+    TL_LAUNCHED();
     for (int l = layers - 1; l >= 0; l--) {
         backward_relu<<<TL_BLOCKS, TL_THREADS, 0, s>>>(m.g, m.g, m.y + l * W, W);
+        TL_LAUNCHED();
         nn::backward_linear<float><<<TL_BLOCKS, TL_THREADS, 0, s>>>(m.g, m.gw + l * W, m.g,
                                                                    m.a + l * W, m.w + l * W, W);
-        launched += 2;
+        TL_LAUNCHED();
     }
     for (int l = 0; l < layers; l++) {
         nn::sgd_update<float><<<TL_BLOCKS, TL_THREADS, 0, s>>>(m.w + l * W, m.gw + l * W, W);
-        launched++;
+        TL_LAUNCHED();
     }
+#undef TL_LAUNCHED
     WL_RT(cudaGetLastError());
     return launched;
 }
@@ -299,8 +335,10 @@ static double verify_losses(const float *losses, const options &o, int rows)
 static void usage(void)
 {
     fprintf(stderr, "usage: train_loop [--iters N] [--loader-ms X] [--loader sleep|compute]\n"
-                    "  [--batch-bytes B] [--memory pageable|pinned] [--prefetch] [--layers L]"
-                    " [--verify]\n");
+                    "  [--batch-bytes B] [--memory pageable|pinned] [--prefetch] [--layers L]\n"
+                    "  [--readback pageable|pinned] [--copy async|sync] [--sync-per-kernel]\n"
+                    "  [--realloc-per-kernel]"
+                    " [--dlopen LIB] [--verify]\n");
     exit(2);
 }
 
@@ -311,6 +349,9 @@ static options parse(int argc, char **argv)
         {"loader", required_argument, NULL, 'l'},     {"batch-bytes", required_argument, NULL, 'b'},
         {"memory", required_argument, NULL, 'M'},     {"prefetch", no_argument, NULL, 'p'},
         {"layers", required_argument, NULL, 'L'},     {"verify", no_argument, NULL, 'v'},
+        {"readback", required_argument, NULL, 'r'},   {"copy", required_argument, NULL, 'c'},
+        {"sync-per-kernel", no_argument, NULL, 'k'},
+        {"dlopen", required_argument, NULL, 'D'},     {"realloc-per-kernel", no_argument, NULL, 'R'},
         {NULL, 0, NULL, 0}};
     options o;
     int c;
@@ -324,11 +365,20 @@ static options parse(int argc, char **argv)
         case 'p': o.prefetch = 1; break;
         case 'L': o.layers = (int)wl_parse_count("--layers", optarg); break;
         case 'v': o.verify = 1; break;
+        case 'r': o.readback = wl_parse_choice("--readback", optarg, memory_names); break;
+        case 'c': o.sync_copy = wl_parse_choice("--copy", optarg, copy_names); break;
+        case 'k': o.after_kernel = TL_AFTER_SYNC; break;
+        case 'R': o.after_kernel = TL_AFTER_REALLOC; break;
+        case 'D': o.dlopen_lib = optarg; break;
         default: usage();
         }
     }
     if (optind != argc)
         usage();
+    if (o.readback < 0)
+        o.readback = o.memory;
+    if (o.prefetch && o.sync_copy)
+        WL_DIE("--prefetch: expected without --copy sync, found both");
     const long long row_bytes = WL_TL_WIDTH * (long long)sizeof(float);
     if (o.batch_bytes < row_bytes || o.batch_bytes % row_bytes)
         WL_DIE("--batch-bytes: expected a positive multiple of %lld, found %lld", row_bytes,
@@ -342,6 +392,8 @@ static options parse(int argc, char **argv)
 int main(int argc, char **argv)
 {
     options o = parse(argc, argv);
+    if (o.dlopen_lib && !dlopen(o.dlopen_lib, RTLD_NOW | RTLD_GLOBAL))
+        WL_DIE("--dlopen %s: expected a loadable shared object, found: %s", o.dlopen_lib, dlerror());
     const int W = WL_TL_WIDTH, L = o.layers;
     const int rows = (int)(o.batch_bytes / (W * (long long)sizeof(float)));
     const int nbuf = o.prefetch ? 2 : 1;
@@ -359,7 +411,7 @@ int main(int argc, char **argv)
         d_batch[b] = dev_alloc<float>((size_t)rows * W);
         h_batch[b] = (float *)host_alloc((size_t)o.batch_bytes, o.memory);
     }
-    float *h_loss = (float *)host_alloc(sizeof(float), o.memory);
+    float *h_loss = (float *)host_alloc(sizeof(float), o.readback);
     float *losses = (float *)calloc((size_t)o.iters, sizeof(float));
     float *w0 = (float *)malloc((size_t)L * W * sizeof(float));
     if (!losses || !w0)
@@ -398,11 +450,16 @@ int main(int argc, char **argv)
             waits++;
         } else {
             loader_total += load_batch(h_batch[0], it, rows, o);
-            WL_RT(cudaMemcpyAsync(d_batch[0], h_batch[0], (size_t)o.batch_bytes,
-                                  cudaMemcpyHostToDevice, compute));
+            if (o.sync_copy)
+                WL_RT(cudaMemcpy(d_batch[0], h_batch[0], (size_t)o.batch_bytes,
+                                 cudaMemcpyHostToDevice));
+            else
+                WL_RT(cudaMemcpyAsync(d_batch[0], h_batch[0], (size_t)o.batch_bytes,
+                                      cudaMemcpyHostToDevice, compute));
             h2d++;
         }
-        kernels += run_step(m, d_batch[cur], rows, L, compute, consumed[cur]);
+        kernels += run_step(m, d_batch[cur], rows, L, compute, consumed[cur], o.after_kernel);
+        syncs += o.after_kernel == TL_AFTER_SYNC ? 5 * L + 3 : 0;
         records += o.prefetch;
         WL_RT(cudaMemcpyAsync(h_loss, m.loss, sizeof(float), cudaMemcpyDeviceToHost, compute));
         d2h++;
@@ -437,18 +494,22 @@ int main(int argc, char **argv)
         WL_RT(cudaFree(d_batch[b]));
         host_free(h_batch[b], o.memory);
     }
+    if (o.after_kernel == TL_AFTER_REALLOC)
+        WL_RT(cudaFree(tl_scratch));
     float *dev_ptrs[] = {m.w, m.gw, m.y, m.a, m.g, m.loss};
     for (float *p : dev_ptrs)
         WL_RT(cudaFree(p));
-    host_free(h_loss, o.memory);
+    host_free(h_loss, o.readback);
 
     printf("train_loop: iters=%lld loader=%s loader_ms=%lld batch_bytes=%lld memory=%s "
-           "prefetch=%d layers=%d\n",
+           "prefetch=%d layers=%d readback=%s copy=%s sync_per_kernel=%d realloc_per_kernel=%d "
+           "\n",
            o.iters, loader_names[o.loader], o.loader_ms, o.batch_bytes, memory_names[o.memory],
-           o.prefetch, L);
+           o.prefetch, L, memory_names[o.readback], copy_names[o.sync_copy],
+           o.after_kernel == TL_AFTER_SYNC, o.after_kernel == TL_AFTER_REALLOC);
     printf("train_loop: per_iter h2d=1 h2d_bytes=%lld kernels=%d d2h=1 d2h_bytes=4 "
-           "stream_syncs=1\n",
-           o.batch_bytes, 5 * L + 3);
+           "stream_syncs=%d\n",
+           o.batch_bytes, 5 * L + 3, 1 + (o.after_kernel == TL_AFTER_SYNC ? 5 * L + 3 : 0));
     printf("train_loop: totals h2d=%lld h2d_bytes=%lld kernels=%lld d2h=%lld d2h_bytes=%lld "
            "stream_syncs=%lld event_records=%lld event_waits=%lld\n",
            h2d, h2d * o.batch_bytes, kernels, d2h, d2h * (long long)sizeof(float), syncs,
