@@ -1,0 +1,3 @@
+/* The differential suite: cutrace summary against the reference model (refmodel.h). */
+TEST_ENTRY(recorded_python_trace)
+TEST_ENTRY(tracegen_regimes)
