@@ -17,9 +17,11 @@ enum { CAT_LAUNCH = 1, CAT_COPY = 2, CAT_SYNCCOPY = 4, CAT_MEM = 8, CAT_SYNC = 1
 
 /* Point types, in the order points of equal time are applied: ends before begins, so that
  * back-to-back work leaves no gap, and frees before allocations, so a peak is never counted
- * with memory that was already released. */
+ * with memory that was already released. The end of a zero-length interval comes after the
+ * begins (END0: its END type + P_END0), or it would be applied before its own begin and leave
+ * the device busy, or the host inside a call, for the rest of the trace. */
 enum { P_GPU_END, P_API_END, P_SYNC_END, P_FREE, P_RATE, P_GPU_BEGIN, P_API_BEGIN, P_SYNC_BEGIN,
-       P_ALLOC, P_FAIL };
+       P_ALLOC, P_FAIL, P_END0 };
 enum { PF_H2D = 1, PF_SYNCCOPY = 2, PF_MEMCALL = 4 };
 
 typedef struct {
@@ -74,6 +76,12 @@ static void *xmalloc(size_t n)
 static int pt_less(const ct_pt *x, const ct_pt *y)
 {
     return x->t < y->t || (x->t == y->t && x->type < y->type);
+}
+
+/* The type of the end point of an interval [a, b] whose end type is te. */
+static uint8_t end_type(int te, uint64_t a, uint64_t b)
+{
+    return (uint8_t)(a == b ? P_END0 + te : te);
 }
 
 static void ring_grow(ct_sweep *s, size_t need)
@@ -593,7 +601,8 @@ static void apply(ct_model *m, ct_proc *p, const ct_pt *pt)
     ct_sweep *s = p->sweep;
     advance(p, pt->t);
     ct_dev *dv = &p->dev[pt->dev];
-    switch (pt->type) {
+    int type = pt->type >= P_END0 ? pt->type - P_END0 : pt->type;
+    switch (type) {
     case P_GPU_BEGIN:
         if (!dv->windowed) {
             dv->windowed = 1;
@@ -621,15 +630,15 @@ static void apply(ct_model *m, ct_proc *p, const ct_pt *pt)
         break;
     case P_API_END:
     case P_SYNC_END:
-        if (pt->type == P_API_END) {
+        if (type == P_API_END) {
             s->api_depth -= s->api_depth > 0;
             s->mem_depth -= (pt->flag & PF_MEMCALL) && s->mem_depth > 0;
         }
         else
             s->sync_depth -= s->sync_depth > 0;
-        if (pt->type == P_API_END)
+        if (type == P_API_END)
             s->last_tid = pt->a;
-        if (pt->type == P_SYNC_END || (pt->flag & PF_SYNCCOPY))
+        if (type == P_SYNC_END || (pt->flag & PF_SYNCCOPY))
             for (int d = 0; d < s->ndev; d++)
                 if (p->dev[d].windowed && p->dev[d].busy_depth == 0) {
                     if (pt->flag & PF_SYNCCOPY)
@@ -698,7 +707,8 @@ static void sweep_run(ct_model *m, ct_proc *p, uint64_t upto)
     int all = upto == UINT64_MAX; /* the end: even points at the clock's last instant */
     if (s->api_open && (s->api_end < upto || all)) {
         s->api_open = 0;
-        sweep_push(p, (ct_pt){.t = s->api_end, .type = P_API_END, .a = s->api_tid});
+        sweep_push(p, (ct_pt){.t = s->api_end, .type = end_type(P_API_END, s->api_start, s->api_end),
+                              .a = s->api_tid});
     }
     /* a merged GPU interval ending before upto cannot grow any more (a later record starts
      * after upto): its end goes in now, before the sweep passes it */
@@ -706,7 +716,8 @@ static void sweep_run(ct_model *m, ct_proc *p, uint64_t upto)
         ct_dev *dv = &p->dev[d];
         if (dv->run_open && (dv->run_end < upto || all)) {
             dv->run_open = 0;
-            sweep_push(p, (ct_pt){.t = dv->run_end, .type = P_GPU_END, .dev = (uint8_t)d});
+            sweep_push(p, (ct_pt){.t = dv->run_end, .type = end_type(P_GPU_END, dv->run_start, dv->run_end),
+                                  .dev = (uint8_t)d});
         }
     }
     uint64_t lim = all ? UINT64_MAX : upto >> BUCKET_SHIFT; /* buckets before lim are applied */
@@ -750,7 +761,7 @@ static void push_interval(ct_proc *p, uint64_t a, uint64_t b, int tb, int te, in
     if (b - a > s->max_dur)
         s->max_dur = b - a;
     sweep_push(p, (ct_pt){.t = a, .type = (uint8_t)tb, .dev = (uint8_t)dev, .flag = (uint8_t)flag, .a = tid});
-    sweep_push(p, (ct_pt){.t = b, .type = (uint8_t)te, .dev = (uint8_t)dev, .flag = (uint8_t)flag, .a = tid});
+    sweep_push(p, (ct_pt){.t = b, .type = end_type(te, a, b), .dev = (uint8_t)dev, .flag = (uint8_t)flag, .a = tid});
 }
 
 /* A top-level API call. Calls of one thread that start where the previous one ended (a launch
@@ -770,7 +781,8 @@ static void api_interval(ct_proc *p, uint64_t a, uint64_t b, int flag, uint32_t 
     }
     if (s->api_open) {
         s->api_open = 0;
-        sweep_push(p, (ct_pt){.t = s->api_end, .type = P_API_END, .a = s->api_tid});
+        sweep_push(p, (ct_pt){.t = s->api_end, .type = end_type(P_API_END, s->api_start, s->api_end),
+                              .a = s->api_tid});
     }
     if (flag) {
         push_interval(p, a, b, P_API_BEGIN, P_API_END, 0, flag, tid);
@@ -799,7 +811,8 @@ static void gpu_interval(ct_proc *p, int d, uint64_t a, uint64_t b, int flag)
         return;
     }
     if (dv->run_open && a > dv->run_end) {
-        sweep_push(p, (ct_pt){.t = dv->run_end, .type = P_GPU_END, .dev = (uint8_t)d});
+        sweep_push(p, (ct_pt){.t = dv->run_end, .type = end_type(P_GPU_END, dv->run_start, dv->run_end),
+                                  .dev = (uint8_t)d});
         dv->run_open = 0;
     }
     if (dv->run_open) { /* overlaps the run from the left: counted on its own */
