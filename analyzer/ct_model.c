@@ -469,6 +469,7 @@ static void advance(ct_proc *p, uint64_t t)
         return;
     uint64_t len = t - s->now;
     ct_hostsplit seg = {0};
+    double seg_cpu = 0;
     int seg_done = 0;
     for (int d = 0; d < s->ndev; d++) {
         ct_dev *dv = &p->dev[d];
@@ -495,15 +496,17 @@ static void advance(ct_proc *p, uint64_t t)
                     (ti = ct_map_find(&p->thread_idx, &tid, sizeof tid)) != UINT32_MAX)
                     th = &p->threads[ti];
                 if (th && th->rate_known) {
-                    double r = th->rate < 0 ? 0 : th->rate > 1 ? 1 : th->rate;
-                    seg.compute = (uint64_t)((double)len * r + 0.5);
-                    seg.wait = len - seg.compute;
+                    /* split when the gap ends (gap_end): rounding each segment would make the
+                     * split depend on where unrelated points cut the gap */
+                    seg_cpu = (double)len * (th->rate < 0 ? 0 : th->rate > 1 ? 1 : th->rate);
+                    seg.wait = len;
                 } else {
                     seg.unknown = len;
                 }
             }
         }
         split_add(&dv->pend, &seg);
+        dv->pend_cpu += seg_cpu;
     }
     s->now = t;
 }
@@ -525,6 +528,10 @@ static void top_insert(ct_dev *dv, const ct_gap *g)
 
 static void gap_end(ct_dev *dv, uint64_t t, int h2d)
 {
+    /* the time outside CUDA with a known CPU rate is in pend.wait until now */
+    uint64_t known = dv->pend.wait, cpu = (uint64_t)(dv->pend_cpu + 0.5);
+    dv->pend.compute = cpu < known ? cpu : known;
+    dv->pend.wait = known - dv->pend.compute;
     ct_gap g = {.start = dv->gap_start, .len = t - dv->gap_start, .host = dv->pend};
     const ct_hostsplit *h = &dv->pend;
     uint64_t outside = h->compute + h->wait + h->unknown;
@@ -550,6 +557,7 @@ static void gap_end(ct_dev *dv, uint64_t t, int h2d)
         top_insert(dv, &g);
     }
     memset(&dv->pend, 0, sizeof dv->pend);
+    dv->pend_cpu = 0;
 }
 
 /* The largest holders of device slot d's live memory, by call stack. */
@@ -619,6 +627,7 @@ static void apply(ct_model *m, ct_proc *p, const ct_pt *pt)
             dv->gap_start = pt->t;
             dv->gap_sync = dv->gap_synccpy = 0;
             memset(&dv->pend, 0, sizeof dv->pend);
+            dv->pend_cpu = 0;
         }
         if (pt->t > dv->last_gpu)
             dv->last_gpu = pt->t;
