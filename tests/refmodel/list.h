@@ -1,3 +1,4 @@
 /* The differential suite: cutrace summary against the reference model (refmodel.h). */
 TEST_ENTRY(recorded_python_trace)
 TEST_ENTRY(tracegen_regimes)
+TEST_ENTRY(random_shapes)
