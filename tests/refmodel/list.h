@@ -2,3 +2,4 @@
 TEST_ENTRY(recorded_python_trace)
 TEST_ENTRY(tracegen_regimes)
 TEST_ENTRY(random_shapes)
+TEST_ENTRY(damaged_traces)

@@ -662,6 +662,12 @@ static void run_random(const char *dir, uint64_t seed, int proc, int nproc)
             }
             t += gap;
             int dev = (int)rnd_in(r, 0, (uint64_t)ndev - 1), str = (int)rnd_in(r, 0, (uint64_t)nstr - 1);
+            if (chance(r, 10)) { /* a record the breakdown has no point for */
+                x = (ct_rec){.type = CT_REC_STREAM, .ts = t};
+                x.u.stream = (ct_rec_stream){.stream = 0x1000u * (uint64_t)(str + 1) + 0x100u * (uint64_t)th,
+                                             .device = (uint32_t)dev};
+                radd(&a, st, &x, t);
+            }
             uint64_t *fa = &free_at[th][dev][str];
             uint64_t c = ++corr + (uint64_t)th * 1000000;
             int kind = (int)rnd_in(r, 0, 9);
