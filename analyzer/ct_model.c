@@ -78,10 +78,15 @@ static int pt_less(const ct_pt *x, const ct_pt *y)
     return x->t < y->t || (x->t == y->t && x->type < y->type);
 }
 
+/* Test only: CUTRACE_TEST_SWEEP_FAULT=1 (read once, by ct_model_init) plants a known bug in the
+ * sweep, zero-length intervals ending before they begin, so that the differential tests
+ * (tests/refmodel) can show they detect a wrong breakdown. Never set it otherwise. */
+static int sweep_fault;
+
 /* The type of the end point of an interval [a, b] whose end type is te. */
 static uint8_t end_type(int te, uint64_t a, uint64_t b)
 {
-    return (uint8_t)(a == b ? P_END0 + te : te);
+    return (uint8_t)(a == b && !sweep_fault ? P_END0 + te : te);
 }
 
 static void ring_grow(ct_sweep *s, size_t need)
@@ -341,6 +346,8 @@ static int dev_slot(uint32_t device)
 void ct_model_init(ct_model *m, const ct_reader *rd, const ct_observer *obs)
 {
     memset(m, 0, sizeof *m);
+    const char *fault = getenv("CUTRACE_TEST_SWEEP_FAULT");
+    sweep_fault = fault && !strcmp(fault, "1");
     m->rd = rd;
     m->obs = obs;
     m->nprocs = ct_reader_nfiles(rd);
