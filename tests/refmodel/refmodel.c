@@ -412,12 +412,10 @@ static int rate_at(const host_t *h, uint32_t tid, uint64_t t, double *rate)
     return found;
 }
 
-/* Whether any of the sorted times v lies in [a, b] (open at a when a_open). */
-static int any_in(const uint64_t *v, size_t n, uint64_t a, uint64_t b, int a_open)
+/* Whether any of the sorted times v lies in [a, b]. */
+static int any_in(const uint64_t *v, size_t n, uint64_t a, uint64_t b)
 {
     size_t i = lower(v, n, a);
-    while (i < n && a_open && v[i] == a)
-        i++;
     return i < n && v[i] <= b;
 }
 
@@ -475,7 +473,7 @@ static void breakdown(rm_breakdown *b, const file_t *f, const host_t *h, int dev
     rm_gap g = {0}, *all = NULL;
     size_t nall = 0, cap = 0;
     double rate_ns = 0;
-    uint64_t known = 0, prev_end = UINT64_MAX;
+    uint64_t known = 0;
     for (size_t i = is; i <= ie; i++) {
         uint64_t t = h->T[i];
         /* a gap ends where GPU work starts: a busy segment, a zero-length interval, the end */
@@ -483,19 +481,17 @@ static void breakdown(rm_breakdown *b, const file_t *f, const host_t *h, int dev
         if (ends) {
             g.len = t - g.start;
             uint64_t outside = g.split[RM_UNKNOWN] + known;
-            int a_open = prev_end == g.start; /* the shared instant went to the previous gap */
             if (h2d[i] && outside * 2 >= g.len)
                 g.cause = RM_GAP_STARVE;
-            else if (any_in(h->send, h->nsend, g.start, t, a_open))
+            else if (any_in(h->send, h->nsend, g.start, t))
                 g.cause = RM_GAP_SYNC;
-            else if (any_in(h->cend, h->ncend, g.start, t, a_open))
+            else if (any_in(h->cend, h->ncend, g.start, t))
                 g.cause = RM_GAP_SYNCCPY;
             else if (g.split[RM_IN_API] * 2 >= g.len)
                 g.cause = RM_GAP_LAUNCH;
             else
                 g.cause = RM_GAP_HOST;
             gap_done(b, &g, rate_ns, known, &all, &nall, &cap);
-            prev_end = t;
             open = 0;
         }
         if (i < ie && busy[i] > 0)

@@ -23,8 +23,8 @@
  *    per gap; waiting is the rest of its time with a known rate.
  *  - A gap's cause, first that applies: data-loading (a host-to-device copy starts at its end
  *    and compute + wait + unknown >= half of it); after-sync (a SYNC record of kind other than
- *    implicit-in-a-copy or stream-waits-event ends inside it, ends included; an instant shared
- *    by two gaps belongs to the first); after-sync-copy (such an implicit SYNC record, or a
+ *    implicit-in-a-copy or stream-waits-event returns inside it, its ends included, so that a
+ *    return at an instant two gaps share counts for both); after-sync-copy (such an implicit SYNC record, or a
  *    top-level synchronous copy or set call ends inside it); launch (in_api >= half); host.
  *  - Kernel, copy and API tables: GPU records joined by correlation id to the LAUNCH or COPY
  *    record of the same file; every API record, nested ones included. */

@@ -625,7 +625,9 @@ static void run_random(const char *dir, uint64_t seed, int proc, int nproc)
     int ndev = (int)rnd_in(r, 1, 3), nstr = (int)rnd_in(r, 1, 3), nthr = (int)rnd_in(r, 1, 3);
     int ops = (int)rnd_in(r, 20, 400);
     uint32_t pid = 2000u + (uint32_t)proc;
-    uint64_t t0 = 5000000000ull + rnd_in(r, 0, 50000000);
+    /* a quarter of the processes on a 1 us grid: ties between starts, ends and threads */
+    uint64_t q = chance(r, 25) ? 1000 : 1;
+    uint64_t t0 = (5000000000ull + rnd_in(r, 0, 50000000)) / q * q;
     rrecs a = {0};
     uint64_t corr = 0;
     ct_rec x = {.type = CT_REC_STRING, .ts = t0};
@@ -639,7 +641,8 @@ static void run_random(const char *dir, uint64_t seed, int proc, int nproc)
     for (int th = 0; th < nthr; th++) {
         int st = th + 1;
         uint32_t tid = pid + (uint32_t)th;
-        uint64_t t = t0 + (th ? rnd_in(r, 1000, 1000000) + (chance(r, 30) ? rnd_span(r) : 0) : 0), cpu = 0;
+        uint64_t t = t0 + (th ? rnd_in(r, 1000, 1000000) + (chance(r, 30) ? rnd_span(r) : 0) : 0) / q * q;
+        uint64_t cpu = 0;
         /* a thread with CPU readings keeps its stretches under the sweep's 200 ms lag: the
          * rate between two readings further apart reaches the breakdown late */
         int readings = chance(r, 60);
@@ -651,6 +654,7 @@ static void run_random(const char *dir, uint64_t seed, int proc, int nproc)
             uint64_t gap = rnd_span(r);
             if (readings && gap > 150000000)
                 gap %= 150000000;
+            gap = gap / q * q;
             if (readings) { /* CPU readings around the host stretch, now and then odd */
                 x = (ct_rec){.type = CT_REC_CPU, .ts = t};
                 x.u.cpu = (ct_rec_cpu){.tid = tid, .user_ns = cpu};
@@ -671,7 +675,7 @@ static void run_random(const char *dir, uint64_t seed, int proc, int nproc)
             uint64_t *fa = &free_at[th][dev][str];
             uint64_t c = ++corr + (uint64_t)th * 1000000;
             int kind = (int)rnd_in(r, 0, 9);
-            uint64_t api_len = chance(r, 5) ? 0 : rnd_in(r, 100, 40000);
+            uint64_t api_len = chance(r, 5) ? 0 : rnd_in(r, 100, 40000) / q * q;
             /* the GPU interval: may start before the call, overlap its stream, last 0 ns */
             uint64_t gs = *fa > t ? *fa : t;
             gs = chance(r, 15) ? (gs > 20000 ? gs - rnd_in(r, 0, 20000) : gs) : gs + rnd_in(r, 0, 30000);
@@ -679,6 +683,8 @@ static void run_random(const char *dir, uint64_t seed, int proc, int nproc)
             if (first_op && chance(r, 60)) /* beyond the lag (rarely) it reaches the sweep late */
                 gl = chance(r, 85) ? rnd_in(r, 20000000, 150000000) : rnd_in(r, 200000000, 3000000000ull);
             first_op = 0;
+            gs = gs / q * q;
+            gl = gl / q * q;
             uint32_t fn;
             ct_rec det = {.ts = 0};
             int gpu_kind = CT_GPU_KERNEL, sync_kind = -1, has_gpu = 1;
@@ -706,7 +712,7 @@ static void run_random(const char *dir, uint64_t seed, int proc, int nproc)
                                            .flags = set || !sync ? CT_COPY_ASYNC : 0, .stream = stream,
                                            .device = (uint32_t)dev};
                 if (sync && !set) { /* the call returns when the copy is done */
-                    api_len = gs + gl + rnd_in(r, 0, 3000) - t;
+                    api_len = (gs + gl > t ? gs + gl - t : 0) + rnd_in(r, 0, 3000) / q * q;
                     sync_kind = CT_SYNC_MEMCPY;
                 }
             } else if (kind <= 8) {
@@ -715,7 +721,7 @@ static void run_random(const char *dir, uint64_t seed, int proc, int nproc)
                 fn = which == 0 ? N_SSYNC : which == 1 ? N_DSYNC : N_ESYNC;
                 sync_kind = which == 0 ? CT_SYNC_STREAM : which == 1 ? CT_SYNC_DEVICE : CT_SYNC_EVENT;
                 if (*fa > t)
-                    api_len = *fa - t + rnd_in(r, 0, 5000);
+                    api_len = *fa - t + rnd_in(r, 0, 5000) / q * q;
             } else {
                 has_gpu = 0;
                 fn = chance(r, 60) ? N_MALLOC : N_FREE;
