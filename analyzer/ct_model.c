@@ -57,6 +57,8 @@ struct ct_sweep {
     int applied;         /* a point has been applied (now is set) */
     uint64_t max_dur;    /* longest interval seen */
     int api_depth, sync_depth, mem_depth;
+    int sync_ret, copy_ret;          /* a synchronization / a copy's wait has returned ... */
+    uint64_t sync_ret_t, copy_ret_t; /* ... last at this time */
     int ndev;            /* devices [0, ndev) may have GPU work */
     /* back-to-back plain calls of one thread, merged as GPU runs are (api_interval) */
     int api_open;
@@ -464,10 +466,17 @@ static void split_add(ct_hostsplit *h, const ct_hostsplit *x)
     h->unknown += x->unknown;
 }
 
-/* Advances the state from s->now to t: busy time and idle time by host state. */
+static void gap_commit(ct_dev *dv);
+
+/* Advances the state from s->now to t: busy time and idle time by host state. Gaps that ended
+ * at s->now are final once the sweep moves past it. */
 static void advance(ct_proc *p, uint64_t t)
 {
     ct_sweep *s = p->sweep;
+    if (s->applied && t > s->now)
+        for (int d = 0; d < s->ndev; d++)
+            if (p->dev[d].closed_open)
+                gap_commit(&p->dev[d]);
     if (!s->applied) {
         s->applied = 1;
         s->now = t;
@@ -533,20 +542,35 @@ static void top_insert(ct_dev *dv, const ct_gap *g)
     dv->top[i] = *g;
 }
 
+/* The gap in progress ends at t (GPU work begins). Its cause is decided once the sweep has
+ * applied every point at t (gap_commit): a synchronization returning at t, or a host-to-device
+ * copy beginning at t, may come after the point that ended the gap. */
 static void gap_end(ct_dev *dv, uint64_t t, int h2d)
 {
     /* the time outside CUDA with a known CPU rate is in pend.wait until now */
     uint64_t known = dv->pend.wait, cpu = (uint64_t)(dv->pend_cpu + 0.5);
     dv->pend.compute = cpu < known ? cpu : known;
     dv->pend.wait = known - dv->pend.compute;
-    ct_gap g = {.start = dv->gap_start, .len = t - dv->gap_start, .host = dv->pend};
-    const ct_hostsplit *h = &dv->pend;
+    dv->closed = (ct_gap){.start = dv->gap_start, .len = t - dv->gap_start, .host = dv->pend};
+    dv->closed_open = 1;
+    dv->closed_h2d = h2d != 0;
+    dv->closed_sync = dv->gap_sync;
+    dv->closed_synccpy = dv->gap_synccpy;
+    memset(&dv->pend, 0, sizeof dv->pend);
+    dv->pend_cpu = 0;
+}
+
+static void gap_commit(ct_dev *dv)
+{
+    dv->closed_open = 0;
+    ct_gap g = dv->closed;
+    const ct_hostsplit *h = &g.host;
     uint64_t outside = h->compute + h->wait + h->unknown;
-    if (h2d && outside * 2 >= g.len)
+    if (dv->closed_h2d && outside * 2 >= g.len)
         g.cls = CT_GAP_STARVE;
-    else if (dv->gap_sync)
+    else if (dv->closed_sync)
         g.cls = CT_GAP_SYNC;
-    else if (dv->gap_synccpy)
+    else if (dv->closed_synccpy)
         g.cls = CT_GAP_SYNCCPY;
     else if (h->in_api * 2 >= g.len)
         g.cls = CT_GAP_LAUNCH;
@@ -563,8 +587,6 @@ static void gap_end(ct_dev *dv, uint64_t t, int h2d)
         split_add(&dv->gap_host[g.cls], h);
         top_insert(dv, &g);
     }
-    memset(&dv->pend, 0, sizeof dv->pend);
-    dv->pend_cpu = 0;
 }
 
 /* The largest holders of device slot d's live memory, by call stack. */
@@ -626,13 +648,17 @@ static void apply(ct_model *m, ct_proc *p, const ct_pt *pt)
                 s->ndev = pt->dev + 1;
         } else if (dv->busy_depth == 0) {
             gap_end(dv, pt->t, pt->flag & PF_H2D);
+        } else if (dv->closed_open && (pt->flag & PF_H2D)) {
+            dv->closed_h2d = 1; /* began with the work that ended the gap */
         }
         dv->busy_depth++;
         break;
     case P_GPU_END:
         if (dv->busy_depth > 0 && --dv->busy_depth == 0) {
             dv->gap_start = pt->t;
-            dv->gap_sync = dv->gap_synccpy = 0;
+            /* a synchronization that returned at this instant counts for this gap too */
+            dv->gap_sync = s->sync_ret && s->sync_ret_t == pt->t;
+            dv->gap_synccpy = s->copy_ret && s->copy_ret_t == pt->t;
             memset(&dv->pend, 0, sizeof dv->pend);
             dv->pend_cpu = 0;
         }
@@ -654,14 +680,20 @@ static void apply(ct_model *m, ct_proc *p, const ct_pt *pt)
             s->sync_depth -= s->sync_depth > 0;
         if (type == P_API_END)
             s->last_tid = pt->a;
-        if (type == P_SYNC_END || (pt->flag & PF_SYNCCOPY))
-            for (int d = 0; d < s->ndev; d++)
-                if (p->dev[d].windowed && p->dev[d].busy_depth == 0) {
-                    if (pt->flag & PF_SYNCCOPY)
-                        p->dev[d].gap_synccpy = 1;
-                    else
-                        p->dev[d].gap_sync = 1;
-                }
+        if (type == P_SYNC_END || (pt->flag & PF_SYNCCOPY)) {
+            /* it counts for every gap whose span (ends included) holds its return: the one in
+             * progress, one that ended at this instant, one that starts at it */
+            int cpy = (pt->flag & PF_SYNCCOPY) != 0;
+            *(cpy ? &s->copy_ret : &s->sync_ret) = 1;
+            *(cpy ? &s->copy_ret_t : &s->sync_ret_t) = pt->t;
+            for (int d = 0; d < s->ndev; d++) {
+                ct_dev *x = &p->dev[d];
+                if (x->windowed && x->busy_depth == 0)
+                    *(cpy ? &x->gap_synccpy : &x->gap_sync) = 1;
+                if (x->closed_open)
+                    *(cpy ? &x->closed_synccpy : &x->closed_sync) = 1;
+            }
+        }
         break;
     case P_SYNC_BEGIN:
         s->sync_depth++;
@@ -821,7 +853,8 @@ static void gpu_interval(ct_proc *p, int d, uint64_t a, uint64_t b, int flag)
     ct_sweep *s = p->sweep;
     if (b - a > s->max_dur)
         s->max_dur = b - a;
-    if (dv->run_open && a >= dv->run_start && a <= dv->run_end) {
+    /* (a host-to-device copy beginning with the run keeps its own begin: it may end a gap) */
+    if (dv->run_open && a >= dv->run_start && a <= dv->run_end && !(flag && a == dv->run_start)) {
         if (b > dv->run_end)
             dv->run_end = b;
         return;
@@ -1383,6 +1416,8 @@ void ct_model_finish(ct_model *m)
         sweep_run(m, p, UINT64_MAX); /* closes the open GPU runs first */
         for (int d = 0; d <= CT_MAX_DEV; d++) {
             ct_dev *dv = &p->dev[d];
+            if (dv->closed_open)
+                gap_commit(dv);
             if (dv->peak_pending) {
                 dv->npeak_holders = snapshot_holders(p, d, dv->peak_holders);
                 dv->peak_pending = 0;
