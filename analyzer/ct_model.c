@@ -54,6 +54,7 @@ struct ct_sweep {
     ct_pt *far;          /* min-heap of the points RING_MAX buckets or more ahead of head */
     size_t nfar, far_cap;
     uint64_t now;        /* time the state has been advanced to */
+    uint64_t safe;       /* buckets before this one may be applied (the lag's limit so far) */
     int applied;         /* a point has been applied (now is set) */
     uint64_t max_dur;    /* longest interval seen */
     int api_depth, sync_depth, mem_depth;
@@ -218,8 +219,10 @@ static void sweep_push(ct_proc *p, ct_pt pt)
         pt.t = s->now > (s->head << BUCKET_SHIFT) ? s->now : s->head << BUCKET_SHIFT;
         bi = pt.t >> BUCKET_SHIFT;
     }
-    if (s->pending == 0 && bi > s->head)
-        s->head = bi; /* nothing queued: skip the empty stretch */
+    /* nothing queued: skip the empty stretch, but not past what the lag has let the sweep
+     * pass (a record delivered later may still start before this point) */
+    if (s->pending == 0 && bi > s->head && s->safe > s->head)
+        s->head = bi < s->safe ? bi : s->safe;
     ring_put(s, pt);
     s->pending++;
 }
@@ -769,6 +772,8 @@ static void sweep_run(ct_model *m, ct_proc *p, uint64_t upto)
         }
     }
     uint64_t lim = all ? UINT64_MAX : upto >> BUCKET_SHIFT; /* buckets before lim are applied */
+    if (lim > s->safe)
+        s->safe = lim;
     while (s->pending > 0 && s->head < lim) {
         while (s->nfar && (s->far[0].t >> BUCKET_SHIFT) - s->head < RING_MAX)
             ring_put(s, far_pop(s));
