@@ -6,6 +6,8 @@
  * per stream and chunks carry exact low-water marks, as the tracer's writer does.
  *
  *   tracegen -o DIR [options]      one file per rank: DIR/rank-R.cutrace
+ *   tracegen -o DIR --random SEED  1-3 processes of random shape: DIR/random-P.cutrace
+ *                                  (run_random; for the differential tests, tests/refmodel)
  *
  * Each iteration: the data loader (--loader-ms, sleeping or computing on the main thread, or
  * hidden by --prefetch), one cudaMemcpyAsync host-to-device of --batch-bytes from pageable or
