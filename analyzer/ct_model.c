@@ -17,9 +17,11 @@ enum { CAT_LAUNCH = 1, CAT_COPY = 2, CAT_SYNCCOPY = 4, CAT_MEM = 8, CAT_SYNC = 1
 
 /* Point types, in the order points of equal time are applied: ends before begins, so that
  * back-to-back work leaves no gap, and frees before allocations, so a peak is never counted
- * with memory that was already released. */
+ * with memory that was already released. The end of a zero-length interval comes after the
+ * begins (END0: its END type + P_END0), or it would be applied before its own begin and leave
+ * the device busy, or the host inside a call, for the rest of the trace. */
 enum { P_GPU_END, P_API_END, P_SYNC_END, P_FREE, P_RATE, P_GPU_BEGIN, P_API_BEGIN, P_SYNC_BEGIN,
-       P_ALLOC, P_FAIL };
+       P_ALLOC, P_FAIL, P_END0 };
 enum { PF_H2D = 1, PF_SYNCCOPY = 2, PF_MEMCALL = 4 };
 
 typedef struct {
@@ -52,9 +54,12 @@ struct ct_sweep {
     ct_pt *far;          /* min-heap of the points RING_MAX buckets or more ahead of head */
     size_t nfar, far_cap;
     uint64_t now;        /* time the state has been advanced to */
+    uint64_t safe;       /* buckets before this one may be applied (the lag's limit so far) */
     int applied;         /* a point has been applied (now is set) */
     uint64_t max_dur;    /* longest interval seen */
     int api_depth, sync_depth, mem_depth;
+    int sync_ret, copy_ret;          /* a synchronization / a copy's wait has returned ... */
+    uint64_t sync_ret_t, copy_ret_t; /* ... last at this time */
     int ndev;            /* devices [0, ndev) may have GPU work */
     /* back-to-back plain calls of one thread, merged as GPU runs are (api_interval) */
     int api_open;
@@ -74,6 +79,17 @@ static void *xmalloc(size_t n)
 static int pt_less(const ct_pt *x, const ct_pt *y)
 {
     return x->t < y->t || (x->t == y->t && x->type < y->type);
+}
+
+/* Test only: CUTRACE_TEST_SWEEP_FAULT=1 (read once, by ct_model_init) plants a known bug in the
+ * sweep, zero-length intervals ending before they begin, so that the differential tests
+ * (tests/refmodel) can show they detect a wrong breakdown. Never set it otherwise. */
+static int sweep_fault;
+
+/* The type of the end point of an interval [a, b] whose end type is te. */
+static uint8_t end_type(int te, uint64_t a, uint64_t b)
+{
+    return (uint8_t)(a == b && !sweep_fault ? P_END0 + te : te);
 }
 
 static void ring_grow(ct_sweep *s, size_t need)
@@ -203,8 +219,10 @@ static void sweep_push(ct_proc *p, ct_pt pt)
         pt.t = s->now > (s->head << BUCKET_SHIFT) ? s->now : s->head << BUCKET_SHIFT;
         bi = pt.t >> BUCKET_SHIFT;
     }
-    if (s->pending == 0 && bi > s->head)
-        s->head = bi; /* nothing queued: skip the empty stretch */
+    /* nothing queued: skip the empty stretch, but not past what the lag has let the sweep
+     * pass (a record delivered later may still start before this point) */
+    if (s->pending == 0 && bi > s->head && s->safe > s->head)
+        s->head = bi < s->safe ? bi : s->safe;
     ring_put(s, pt);
     s->pending++;
 }
@@ -338,6 +356,8 @@ static int dev_slot(uint32_t device)
 void ct_model_init(ct_model *m, const ct_reader *rd, const ct_observer *obs)
 {
     memset(m, 0, sizeof *m);
+    const char *fault = getenv("CUTRACE_TEST_SWEEP_FAULT");
+    sweep_fault = fault && !strcmp(fault, "1");
     m->rd = rd;
     m->obs = obs;
     m->nprocs = ct_reader_nfiles(rd);
@@ -459,10 +479,17 @@ static void split_add(ct_hostsplit *h, const ct_hostsplit *x)
     h->unknown += x->unknown;
 }
 
-/* Advances the state from s->now to t: busy time and idle time by host state. */
+static void gap_commit(ct_dev *dv);
+
+/* Advances the state from s->now to t: busy time and idle time by host state. Gaps that ended
+ * at s->now are final once the sweep moves past it. */
 static void advance(ct_proc *p, uint64_t t)
 {
     ct_sweep *s = p->sweep;
+    if (s->applied && t > s->now)
+        for (int d = 0; d < s->ndev; d++)
+            if (p->dev[d].closed_open)
+                gap_commit(&p->dev[d]);
     if (!s->applied) {
         s->applied = 1;
         s->now = t;
@@ -471,6 +498,7 @@ static void advance(ct_proc *p, uint64_t t)
         return;
     uint64_t len = t - s->now;
     ct_hostsplit seg = {0};
+    double seg_cpu = 0;
     int seg_done = 0;
     for (int d = 0; d < s->ndev; d++) {
         ct_dev *dv = &p->dev[d];
@@ -497,15 +525,17 @@ static void advance(ct_proc *p, uint64_t t)
                     (ti = ct_map_find(&p->thread_idx, &tid, sizeof tid)) != UINT32_MAX)
                     th = &p->threads[ti];
                 if (th && th->rate_known) {
-                    double r = th->rate < 0 ? 0 : th->rate > 1 ? 1 : th->rate;
-                    seg.compute = (uint64_t)((double)len * r + 0.5);
-                    seg.wait = len - seg.compute;
+                    /* split when the gap ends (gap_end): rounding each segment would make the
+                     * split depend on where unrelated points cut the gap */
+                    seg_cpu = (double)len * (th->rate < 0 ? 0 : th->rate > 1 ? 1 : th->rate);
+                    seg.wait = len;
                 } else {
                     seg.unknown = len;
                 }
             }
         }
         split_add(&dv->pend, &seg);
+        dv->pend_cpu += seg_cpu;
     }
     s->now = t;
 }
@@ -525,16 +555,35 @@ static void top_insert(ct_dev *dv, const ct_gap *g)
     dv->top[i] = *g;
 }
 
+/* The gap in progress ends at t (GPU work begins). Its cause is decided once the sweep has
+ * applied every point at t (gap_commit): a synchronization returning at t, or a host-to-device
+ * copy beginning at t, may come after the point that ended the gap. */
 static void gap_end(ct_dev *dv, uint64_t t, int h2d)
 {
-    ct_gap g = {.start = dv->gap_start, .len = t - dv->gap_start, .host = dv->pend};
-    const ct_hostsplit *h = &dv->pend;
+    /* the time outside CUDA with a known CPU rate is in pend.wait until now */
+    uint64_t known = dv->pend.wait, cpu = (uint64_t)(dv->pend_cpu + 0.5);
+    dv->pend.compute = cpu < known ? cpu : known;
+    dv->pend.wait = known - dv->pend.compute;
+    dv->closed = (ct_gap){.start = dv->gap_start, .len = t - dv->gap_start, .host = dv->pend};
+    dv->closed_open = 1;
+    dv->closed_h2d = h2d != 0;
+    dv->closed_sync = dv->gap_sync;
+    dv->closed_synccpy = dv->gap_synccpy;
+    memset(&dv->pend, 0, sizeof dv->pend);
+    dv->pend_cpu = 0;
+}
+
+static void gap_commit(ct_dev *dv)
+{
+    dv->closed_open = 0;
+    ct_gap g = dv->closed;
+    const ct_hostsplit *h = &g.host;
     uint64_t outside = h->compute + h->wait + h->unknown;
-    if (h2d && outside * 2 >= g.len)
+    if (dv->closed_h2d && outside * 2 >= g.len)
         g.cls = CT_GAP_STARVE;
-    else if (dv->gap_sync)
+    else if (dv->closed_sync)
         g.cls = CT_GAP_SYNC;
-    else if (dv->gap_synccpy)
+    else if (dv->closed_synccpy)
         g.cls = CT_GAP_SYNCCPY;
     else if (h->in_api * 2 >= g.len)
         g.cls = CT_GAP_LAUNCH;
@@ -551,7 +600,6 @@ static void gap_end(ct_dev *dv, uint64_t t, int h2d)
         split_add(&dv->gap_host[g.cls], h);
         top_insert(dv, &g);
     }
-    memset(&dv->pend, 0, sizeof dv->pend);
 }
 
 /* The largest holders of device slot d's live memory, by call stack. */
@@ -603,7 +651,8 @@ static void apply(ct_model *m, ct_proc *p, const ct_pt *pt)
     ct_sweep *s = p->sweep;
     advance(p, pt->t);
     ct_dev *dv = &p->dev[pt->dev];
-    switch (pt->type) {
+    int type = pt->type >= P_END0 ? pt->type - P_END0 : pt->type;
+    switch (type) {
     case P_GPU_BEGIN:
         if (!dv->windowed) {
             dv->windowed = 1;
@@ -612,14 +661,19 @@ static void apply(ct_model *m, ct_proc *p, const ct_pt *pt)
                 s->ndev = pt->dev + 1;
         } else if (dv->busy_depth == 0) {
             gap_end(dv, pt->t, pt->flag & PF_H2D);
+        } else if (dv->closed_open && (pt->flag & PF_H2D)) {
+            dv->closed_h2d = 1; /* began with the work that ended the gap */
         }
         dv->busy_depth++;
         break;
     case P_GPU_END:
         if (dv->busy_depth > 0 && --dv->busy_depth == 0) {
             dv->gap_start = pt->t;
-            dv->gap_sync = dv->gap_synccpy = 0;
+            /* a synchronization that returned at this instant counts for this gap too */
+            dv->gap_sync = s->sync_ret && s->sync_ret_t == pt->t;
+            dv->gap_synccpy = s->copy_ret && s->copy_ret_t == pt->t;
             memset(&dv->pend, 0, sizeof dv->pend);
+            dv->pend_cpu = 0;
         }
         if (pt->t > dv->last_gpu)
             dv->last_gpu = pt->t;
@@ -631,22 +685,28 @@ static void apply(ct_model *m, ct_proc *p, const ct_pt *pt)
         break;
     case P_API_END:
     case P_SYNC_END:
-        if (pt->type == P_API_END) {
+        if (type == P_API_END) {
             s->api_depth -= s->api_depth > 0;
             s->mem_depth -= (pt->flag & PF_MEMCALL) && s->mem_depth > 0;
         }
         else
             s->sync_depth -= s->sync_depth > 0;
-        if (pt->type == P_API_END)
+        if (type == P_API_END)
             s->last_tid = pt->a;
-        if (pt->type == P_SYNC_END || (pt->flag & PF_SYNCCOPY))
-            for (int d = 0; d < s->ndev; d++)
-                if (p->dev[d].windowed && p->dev[d].busy_depth == 0) {
-                    if (pt->flag & PF_SYNCCOPY)
-                        p->dev[d].gap_synccpy = 1;
-                    else
-                        p->dev[d].gap_sync = 1;
-                }
+        if (type == P_SYNC_END || (pt->flag & PF_SYNCCOPY)) {
+            /* it counts for every gap whose span (ends included) holds its return: the one in
+             * progress, one that ended at this instant, one that starts at it */
+            int cpy = (pt->flag & PF_SYNCCOPY) != 0;
+            *(cpy ? &s->copy_ret : &s->sync_ret) = 1;
+            *(cpy ? &s->copy_ret_t : &s->sync_ret_t) = pt->t;
+            for (int d = 0; d < s->ndev; d++) {
+                ct_dev *x = &p->dev[d];
+                if (x->windowed && x->busy_depth == 0)
+                    *(cpy ? &x->gap_synccpy : &x->gap_sync) = 1;
+                if (x->closed_open)
+                    *(cpy ? &x->closed_synccpy : &x->closed_sync) = 1;
+            }
+        }
         break;
     case P_SYNC_BEGIN:
         s->sync_depth++;
@@ -708,7 +768,8 @@ static void sweep_run(ct_model *m, ct_proc *p, uint64_t upto)
     int all = upto == UINT64_MAX; /* the end: even points at the clock's last instant */
     if (s->api_open && (s->api_end < upto || all)) {
         s->api_open = 0;
-        sweep_push(p, (ct_pt){.t = s->api_end, .type = P_API_END, .a = s->api_tid});
+        sweep_push(p, (ct_pt){.t = s->api_end, .type = end_type(P_API_END, s->api_start, s->api_end),
+                              .a = s->api_tid});
     }
     /* a merged GPU interval ending before upto cannot grow any more (a later record starts
      * after upto): its end goes in now, before the sweep passes it */
@@ -716,10 +777,13 @@ static void sweep_run(ct_model *m, ct_proc *p, uint64_t upto)
         ct_dev *dv = &p->dev[d];
         if (dv->run_open && (dv->run_end < upto || all)) {
             dv->run_open = 0;
-            sweep_push(p, (ct_pt){.t = dv->run_end, .type = P_GPU_END, .dev = (uint8_t)d});
+            sweep_push(p, (ct_pt){.t = dv->run_end, .type = end_type(P_GPU_END, dv->run_start, dv->run_end),
+                                  .dev = (uint8_t)d});
         }
     }
     uint64_t lim = all ? UINT64_MAX : upto >> BUCKET_SHIFT; /* buckets before lim are applied */
+    if (lim > s->safe)
+        s->safe = lim;
     while (s->pending > 0 && s->head < lim) {
         while (s->nfar && (s->far[0].t >> BUCKET_SHIFT) - s->head < RING_MAX)
             ring_put(s, far_pop(s));
@@ -760,7 +824,7 @@ static void push_interval(ct_proc *p, uint64_t a, uint64_t b, int tb, int te, in
     if (b - a > s->max_dur)
         s->max_dur = b - a;
     sweep_push(p, (ct_pt){.t = a, .type = (uint8_t)tb, .dev = (uint8_t)dev, .flag = (uint8_t)flag, .a = tid});
-    sweep_push(p, (ct_pt){.t = b, .type = (uint8_t)te, .dev = (uint8_t)dev, .flag = (uint8_t)flag, .a = tid});
+    sweep_push(p, (ct_pt){.t = b, .type = end_type(te, a, b), .dev = (uint8_t)dev, .flag = (uint8_t)flag, .a = tid});
 }
 
 /* A top-level API call. Calls of one thread that start where the previous one ended (a launch
@@ -780,7 +844,8 @@ static void api_interval(ct_proc *p, uint64_t a, uint64_t b, int flag, uint32_t 
     }
     if (s->api_open) {
         s->api_open = 0;
-        sweep_push(p, (ct_pt){.t = s->api_end, .type = P_API_END, .a = s->api_tid});
+        sweep_push(p, (ct_pt){.t = s->api_end, .type = end_type(P_API_END, s->api_start, s->api_end),
+                              .a = s->api_tid});
     }
     if (flag) {
         push_interval(p, a, b, P_API_BEGIN, P_API_END, 0, flag, tid);
@@ -803,13 +868,15 @@ static void gpu_interval(ct_proc *p, int d, uint64_t a, uint64_t b, int flag)
     ct_sweep *s = p->sweep;
     if (b - a > s->max_dur)
         s->max_dur = b - a;
-    if (dv->run_open && a >= dv->run_start && a <= dv->run_end) {
+    /* (a host-to-device copy beginning with the run keeps its own begin: it may end a gap) */
+    if (dv->run_open && a >= dv->run_start && a <= dv->run_end && !(flag && a == dv->run_start)) {
         if (b > dv->run_end)
             dv->run_end = b;
         return;
     }
     if (dv->run_open && a > dv->run_end) {
-        sweep_push(p, (ct_pt){.t = dv->run_end, .type = P_GPU_END, .dev = (uint8_t)d});
+        sweep_push(p, (ct_pt){.t = dv->run_end, .type = end_type(P_GPU_END, dv->run_start, dv->run_end),
+                                  .dev = (uint8_t)d});
         dv->run_open = 0;
     }
     if (dv->run_open) { /* overlaps the run from the left: counted on its own */
@@ -1464,6 +1531,8 @@ void ct_model_finish(ct_model *m)
         sweep_run(m, p, UINT64_MAX); /* closes the open GPU runs first */
         for (int d = 0; d <= CT_MAX_DEV; d++) {
             ct_dev *dv = &p->dev[d];
+            if (dv->closed_open)
+                gap_commit(dv);
             if (dv->peak_pending) {
                 dv->npeak_holders = snapshot_holders(p, d, dv->peak_holders);
                 dv->peak_pending = 0;

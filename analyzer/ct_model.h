@@ -95,9 +95,12 @@ typedef struct {
     uint64_t first_gpu, last_gpu; /* the window */
     uint64_t busy;
     ct_hostsplit idle;            /* committed gaps */
-    ct_hostsplit pend;            /* the gap in progress */
+    ct_hostsplit pend;            /* the gap in progress (compute: in wait until it ends) */
+    double pend_cpu;              /* its CPU time outside CUDA: time x rate (compute) */
     uint64_t gap_start;
     int gap_sync, gap_synccpy;    /* a blocking call returned during the gap in progress */
+    ct_gap closed;                /* the gap that ended at the sweep's current instant, ... */
+    int closed_open, closed_h2d, closed_sync, closed_synccpy; /* ... its cause not yet decided */
     uint64_t gap_ns[CT_GAP_N], gap_count[CT_GAP_N];
     ct_sketch starve_len;         /* lengths of the data-loading gaps (their regularity) */
     ct_hostsplit gap_host[CT_GAP_N];

@@ -18,8 +18,15 @@ WL_NVFLAGS  := -O2 -std=c++17 -Xcompiler -Wall,-Wextra -Werror all-warnings
 # driver_api's cubins, one per major architecture (a cubin holds one).
 WL_CUBINS   := $(foreach a,75 80 90,$(WL_DIR)/driver_api_kernels.sm_$(a).cubin)
 
-WORKLOADS   := $(WL_CU_PROGS) $(WL_C_PROGS) $(WL_KERNELS) $(WL_TORCH)
+# py_loader runs from the build directory, next to the cubins it loads.
+WL_PY_PROGS := $(WL_DIR)/py_loader
+
+WORKLOADS   := $(WL_CU_PROGS) $(WL_C_PROGS) $(WL_PY_PROGS) $(WL_KERNELS) $(WL_TORCH)
 all: $(WORKLOADS)
+
+$(WL_DIR)/py_loader: tests/workloads/py_loader.py $(WL_CUBINS)
+	@mkdir -p $(dir $@)
+	install -m 0755 $< $@
 
 $(WL_CU_PROGS): $(WL_DIR)/%: tests/workloads/%.cu $(WL_HEADERS)
 	@mkdir -p $(dir $@)
