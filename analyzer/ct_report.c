@@ -519,19 +519,10 @@ static void text_vram(FILE *f, const ct_model *m)
         fprintf(f, "  Note: PyTorch was loaded, so these are likely its caching allocator's reserved segments, not tensors.\n");
 }
 
-static const char *speedup(char b[32], double x)
-{
-    if (isinf(x))
-        snprintf(b, 32, "unbounded");
-    else
-        snprintf(b, 32, "%.2fx", x);
-    return b;
-}
-
-/* The Amdahl bounds in words, including where one is unbounded. */
+/* The Amdahl bounds in words; a bound would be infinite only where the GPU is never busy or
+ * never idle, and those cases are said in words instead. */
 static void amdahl_line(FILE *f, const ct_breakdown *b)
 {
-    char x[32], y[32];
     double pb = b->window ? (double)b->busy / (double)b->window : 0;
     if (!b->busy)
         fprintf(f, "    Amdahl: the GPU work took no measurable time: the host alone sets the "
@@ -540,8 +531,8 @@ static void amdahl_line(FILE *f, const ct_breakdown *b)
         fprintf(f, "    Amdahl: the GPU is never idle in the window: GPU work alone sets its length "
                    "(faster GPU work shortens it in proportion; hiding host-side work gains nothing).\n");
     else
-        fprintf(f, "    Amdahl: the GPU is busy %.1f%% of the window; infinitely fast GPU work would make it at most %s faster (1/(1-p)); hiding every host-side gap, at most %s (window/busy).\n",
-                100 * pb, speedup(x, b->max_speedup_gpu), speedup(y, b->max_speedup_host));
+        fprintf(f, "    Amdahl: the GPU is busy %.1f%% of the window; infinitely fast GPU work would make it at most %.2fx faster (1/(1-p)); hiding every host-side gap, at most %.2fx (window/busy).\n",
+                100 * pb, b->max_speedup_gpu, b->max_speedup_host);
 }
 
 static void text_breakdown(FILE *f, const ct_model *m)
