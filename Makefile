@@ -76,7 +76,7 @@ demo: all
 	@echo "== train_loop on a simulated H100, traced by cutrace =="
 	LD_LIBRARY_PATH=$(abspath $(FAKECUDA_DIR)) FAKECUDA_DEVICES=h100 \
 	  FAKECUDA_HOST_KERNELS=$(abspath $(WL_KERNELS)) \
-	  $(CUTRACE_BIN) run --libcuda $(abspath $(FAKECUDA_DIR))/libcuda.so.1 --gpu-timing all \
+	  $(CUTRACE_BIN) run --libcuda $(abspath $(FAKECUDA_DIR))/libcuda.so.1 \
 	  -o $(DEMO_DIR)/traces -- $(WL_DIR)/train_loop --verify
 	@echo
 	$(CUTRACE_BIN) summary $(DEMO_DIR)/traces

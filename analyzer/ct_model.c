@@ -865,6 +865,11 @@ static int copy_op(const ct_rec_copy *c)
 static void call_host_done(ct_proc *p, callent *c)
 {
     uint64_t host_ns = c->api_end - c->api_start;
+    if ((c->type == CT_REC_LAUNCH && (c->u.launch.flags & CT_LAUNCH_CAPTURED)) ||
+        (c->type == CT_REC_COPY && (c->u.copy.flags & CT_COPY_CAPTURED))) {
+        call_drop(p, c->corr); /* a node added to a graph being captured: nothing executed */
+        return;
+    }
     if (c->type == CT_REC_COPY) {
         const ct_rec_copy *cp = &c->u.copy;
         int hk = host_kind(cp);

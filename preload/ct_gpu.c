@@ -9,16 +9,21 @@
 
 /* ---- hot path (calling thread) ---- */
 
+/* The stash's consumer side. The writer may also take every entry (ct_gpu_purge), so the tail
+ * moves by compare-and-swap: an entry belongs to whoever advanced the tail past it. */
 static CUevent ct_gpu_take(ct_thread *th, uint64_t ctx)
 {
     ct_gpu_stash *s = th->gpu;
-    uint64_t tail = atomic_load_explicit(&s->tail, memory_order_relaxed);
+    uint64_t tail = atomic_load_explicit(&s->tail, memory_order_acquire);
     for (int tries = 0; tries < 4; tries++) {
         if (tail == atomic_load_explicit(&s->head, memory_order_acquire))
             break;
         CUevent e = s->ev[tail & (CT_GPU_STASH - 1)];
         uint64_t ectx = s->ctx[tail & (CT_GPU_STASH - 1)];
-        atomic_store_explicit(&s->tail, ++tail, memory_order_release);
+        if (!atomic_compare_exchange_strong_explicit(&s->tail, &tail, tail + 1,
+                                                     memory_order_acq_rel, memory_order_acquire))
+            continue; /* the writer took it: tail now holds the new tail */
+        tail++;
         if (ectx == ctx)
             return e;
         /* An event of another context cannot go on this stream: hand it back. */
@@ -38,15 +43,20 @@ static CUevent ct_gpu_take(ct_thread *th, uint64_t ctx)
 static void ct_gpu_start(ct_call *c, uint64_t stream)
 {
     ct_thread *th = c->th;
+    /* Work enqueued on a capturing stream becomes a graph node and never executes here: it is
+     * marked, and never gets an event (recording one into the capture would add a node to the
+     * program's graph). A status that cannot be read is not timed either: on the legacy stream
+     * while a blocking stream captures, cuStreamIsCapturing fails (STREAM_CAPTURE_IMPLICIT)
+     * without harm, but an event record there would invalidate that capture. */
+    CUstreamCaptureStatus cs = CU_STREAM_CAPTURE_STATUS_NONE;
+    CUresult q = CT_REAL(cuStreamIsCapturing)((CUstream)(uintptr_t)stream, &cs);
+    c->captured = q == CUDA_SUCCESS && cs != CU_STREAM_CAPTURE_STATUS_NONE ? CT_LAUNCH_CAPTURED : 0;
+    if (!th->gpu || q != CUDA_SUCCESS || c->captured)
+        return;
     if (ct_opt.gpu_every > 1 && ++th->gpu->count % ct_opt.gpu_every != 0)
         return;
-    /* A stream being captured into a graph must not get events. A driver that cannot say
-     * (error) is taken at its word when the event record fails. */
-    CUstreamCaptureStatus cs = CU_STREAM_CAPTURE_STATUS_NONE;
     CUcontext ctx = NULL;
-    if ((CT_REAL(cuStreamIsCapturing)((CUstream)(uintptr_t)stream, &cs) == CUDA_SUCCESS &&
-         cs != CU_STREAM_CAPTURE_STATUS_NONE) ||
-        CT_REAL(cuCtxGetCurrent)(&ctx) != CUDA_SUCCESS || !ctx)
+    if (CT_REAL(cuCtxGetCurrent)(&ctx) != CUDA_SUCCESS || !ctx)
         return;
     CUevent e = ct_gpu_take(th, (uint64_t)(uintptr_t)ctx);
     if (!e)
@@ -112,11 +122,13 @@ static CUresult ct_elapsed(float *ms, CUevent a, CUevent b)
     return CT_REAL(cuEventElapsedTime)(ms, a, b);
 }
 
+/* e back to its owner's stash, or destroyed (owner gone, stash full, or ctx 0: a context that
+ * is being destroyed). */
 static void ct_give_back(ct_thread *owner, CUevent e, uint64_t ctx)
 {
     if (!e)
         return;
-    ct_gpu_stash *s = owner && !owner->dead ? owner->gpu : NULL;
+    ct_gpu_stash *s = owner && !owner->dead && ctx ? owner->gpu : NULL;
     if (s) {
         uint64_t head = atomic_load_explicit(&s->head, memory_order_relaxed);
         if (head - atomic_load_explicit(&s->tail, memory_order_acquire) < CT_GPU_STASH) {
@@ -177,12 +189,30 @@ static ct_anchor *ct_anchor_for(uint64_t ctx, uint64_t now)
         uint64_t t0 = ct_now();
         ok = CT_REAL(cuEventRecord)(a->ev, a->stream) == CUDA_SUCCESS;
         uint64_t t1 = ct_now();
-        ok = ok && CT_REAL(cuEventSynchronize)(a->ev) == CUDA_SUCCESS;
+        /* Polled, not cuEventSynchronize: a query is what the relaxed capture mode allows
+         * while another thread captures (ct_gpu_harvest). The private stream is idle. */
+        CUresult st = CUDA_ERROR_NOT_READY;
+        while (ok && (st = CT_REAL(cuEventQuery)(a->ev)) == CUDA_ERROR_NOT_READY)
+            ;
+        ok = ok && st == CUDA_SUCCESS;
         a->host = t0 + (t1 - t0) / 2;
         a->made = t1;
     }
     CT_REAL(cuCtxPopCurrent_v2)(&popped);
     return ok ? a : NULL;
+}
+
+static void ct_anchor_drop(uint64_t ctx)
+{
+    for (unsigned i = 0; i < ct_nanchors; i++)
+        if (ct_anchors[i].ctx == ctx) {
+            if (ct_anchors[i].ev)
+                CT_REAL(cuEventDestroy_v2)(ct_anchors[i].ev);
+            if (ct_anchors[i].stream)
+                CT_REAL(cuStreamDestroy_v2)(ct_anchors[i].stream);
+            ct_anchors[i] = ct_anchors[--ct_nanchors];
+            return;
+        }
 }
 
 static int ct_gpu_cmp(const void *x, const void *y)
@@ -191,8 +221,50 @@ static int ct_gpu_cmp(const void *x, const void *y)
     return a < b ? -1 : a > b;
 }
 
-uint64_t ct_gpu_harvest(ct_enc *e, int final, uint64_t *min_ts)
+/* Everything of context ctx, which is about to be destroyed, before its events go with it:
+ * waits for its timed operations (the destruction waits for them too), so that the harvest
+ * that follows converts them; destroys its events in every stash. (Its anchor goes after the
+ * harvest, ct_anchor_drop.) */
+static void ct_gpu_retire(uint64_t ctx)
 {
+    for (size_t i = 0; i < ct_npend; i++)
+        if (ct_pend[i].p.ctx == ctx)
+            CT_REAL(cuEventSynchronize)(ct_pend[i].p.ev1);
+    for (ct_thread *t = ct_session_threads(); t; t = t->next) {
+        ct_gpu_stash *s = t->dead ? NULL : t->gpu;
+        if (!s)
+            continue;
+        /* Take every entry (the owner may be taking one: whoever moves the tail owns it),
+         * then put back those of other contexts. */
+        uint64_t head = atomic_load_explicit(&s->head, memory_order_acquire);
+        uint64_t tail = atomic_load_explicit(&s->tail, memory_order_acquire), n = 0;
+        CUevent keep[CT_GPU_STASH];
+        uint64_t kctx[CT_GPU_STASH];
+        do {
+            n = 0;
+            for (uint64_t i = tail; i != head; i++) {
+                keep[n] = s->ev[i & (CT_GPU_STASH - 1)];
+                kctx[n++] = s->ctx[i & (CT_GPU_STASH - 1)];
+            }
+        } while (!atomic_compare_exchange_strong(&s->tail, &tail, head));
+        for (uint64_t i = 0; i < n; i++)
+            if (kctx[i] == ctx)
+                CT_REAL(cuEventDestroy_v2)(keep[i]);
+            else
+                ct_give_back(t, keep[i], kctx[i]);
+    }
+}
+
+uint64_t ct_gpu_harvest(ct_enc *e, int final, uint64_t *min_ts, uint64_t retire)
+{
+    /* The tracer's queries must neither fail nor invalidate a capture the program runs in
+     * another thread in CU_STREAM_CAPTURE_MODE_GLOBAL (where a query is a "potentially unsafe"
+     * call): this thread is relaxed while it harvests, and restored after (it may be a
+     * thread of the program's, at exit or in ct_gpu_ctx_gone). */
+    CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
+    int exchanged = CT_REAL(cuThreadExchangeStreamCaptureMode)(&mode) == CUDA_SUCCESS;
+    if (retire)
+        ct_gpu_retire(retire);
     uint64_t now = ct_now(), oldest = UINT64_MAX;
     size_t keep = 0, nout = 0;
     ct_rec *out = ct_npend ? malloc(ct_npend * sizeof *out) : NULL;
@@ -227,8 +299,8 @@ uint64_t ct_gpu_harvest(ct_enc *e, int final, uint64_t *min_ts)
         } else {
             ct_harvest_lost++;
         }
-        ct_give_back(q->owner, q->p.ev0, q->p.ctx);
-        ct_give_back(q->owner, q->p.ev1, q->p.ctx);
+        ct_give_back(q->owner, q->p.ev0, q->p.ctx == retire ? 0 : q->p.ctx);
+        ct_give_back(q->owner, q->p.ev1, q->p.ctx == retire ? 0 : q->p.ctx);
     }
     ct_npend = keep;
     qsort(out, nout, sizeof *out, ct_gpu_cmp);
@@ -238,7 +310,36 @@ uint64_t ct_gpu_harvest(ct_enc *e, int final, uint64_t *min_ts)
         if (ct_enc_rec(e, &out[i]) != 0)
             ct_harvest_lost++;
     free(out);
+    if (retire)
+        ct_anchor_drop(retire);
+    if (exchanged)
+        CT_REAL(cuThreadExchangeStreamCaptureMode)(&mode);
     return oldest;
+}
+
+void ct_gpu_ctx_gone(uint64_t ctx)
+{
+    if (!ct_opt.gpu_every || !ctx)
+        return;
+    int saved = errno;
+    ct_session_retire(ctx);
+    errno = saved;
+}
+
+void ct_gpu_primary_gone(CUdevice dev)
+{
+    if (!ct_opt.gpu_every)
+        return;
+    int saved = errno, active = 0;
+    unsigned flags;
+    CUcontext ctx = NULL;
+    /* The primary context's handle, without changing its reference count in the end. */
+    if (CT_REAL(cuDevicePrimaryCtxGetState)(dev, &flags, &active) == CUDA_SUCCESS && active &&
+        CT_REAL(cuDevicePrimaryCtxRetain)(&ctx, dev) == CUDA_SUCCESS) {
+        CT_REAL(cuDevicePrimaryCtxRelease_v2)(dev);
+        ct_session_retire((uint64_t)(uintptr_t)ctx);
+    }
+    errno = saved;
 }
 
 uint64_t ct_gpu_lost(void)

@@ -49,12 +49,14 @@ typedef struct {
     uint32_t device, kind;
 } ct_gpu_pend;
 
-/* The hooks around a timed operation; inline gates keep untimed calls from paying a call. */
+/* The hooks around a kernel, copy or set. ct_gpu_begin runs for every one of them: it reads the
+ * stream's capture status (c->captured), which the LAUNCH and COPY records carry, then times the
+ * operation if timing is on, the status was read and the stream is not capturing. */
 void ct_gpu_begin_timed(ct_call *c, uint64_t stream);
 void ct_gpu_end_timed(ct_call *c, CUresult r, unsigned kind, uint32_t device, int waited);
 CT_HOT void ct_gpu_begin(ct_call *c, uint64_t stream)
 {
-    if (c->th && c->th->gpu)
+    if (c->th)
         ct_gpu_begin_timed(c, stream);
 }
 /* waited: the call returned only once the operation had completed. The end event, recorded
@@ -68,13 +70,24 @@ CT_HOT void ct_gpu_end(ct_call *c, CUresult r, unsigned kind, uint32_t device, i
 
 /* Wakes the writer to harvest (after a synchronization; rate-limited; ct_session.c). */
 void ct_writer_nudge(void);
+/* Before a context is destroyed (cuCtxDestroy; cuDevicePrimaryCtxReset for the device's primary
+ * context): its events die with it, so its pending timings are collected first: the calling
+ * thread flushes every ring and harvests, waiting for that context's timed operations (as the
+ * destruction itself does); that context's events in stashes and its anchor are destroyed. */
+void ct_gpu_ctx_gone(uint64_t ctx);
+void ct_gpu_primary_gone(CUdevice dev);
+/* ct_session.c: a flush now, retiring ctx (nothing when not tracing or not timing); the list
+ * of registered threads. */
+void ct_session_retire(uint64_t ctx);
+ct_thread *ct_session_threads(void);
 
 /* Writer side (never from a signal handler). */
 void ct_gpu_collect(ct_thread *owner, const ct_gpu_pend *p);
 /* Converts every completed pending operation into a GPU record in e (sorted by GPU end),
  * lowering *min_ts to the earliest ts written; returns the CPU submit time of the oldest still
- * pending (UINT64_MAX if none). final: give up on what is not complete (counted as lost). */
-uint64_t ct_gpu_harvest(ct_enc *e, int final, uint64_t *min_ts);
+ * pending (UINT64_MAX if none). final: give up on what is not complete (counted as lost).
+ * retire: a context about to be destroyed (ct_gpu_ctx_gone), 0 if none. */
+uint64_t ct_gpu_harvest(ct_enc *e, int final, uint64_t *min_ts, uint64_t retire);
 /* GPU timings lost so far by all threads and the harvester. */
 uint64_t ct_gpu_lost(void);
 /* Operations collected and not harvested yet (async-signal-safe: a read). */

@@ -160,7 +160,7 @@ static void ct_read_options(void)
     const char *s = getenv("CUTRACE_STACKS");
     ct_opt.stacks = !s || !*s || !strcmp(s, "default") ? 1 : !strcmp(s, "all") ? 2 : 0;
     s = getenv("CUTRACE_GPU_TIMING");
-    ct_opt.gpu_every = !s || !*s || !strcmp(s, "off") ? 0 : !strcmp(s, "all") ? 1
+    ct_opt.gpu_every = !s || !*s || !strcmp(s, "all") ? 1 : !strcmp(s, "off") ? 0
                                                          : (unsigned)strtoul(s, NULL, 10);
     s = getenv("CUTRACE_CPU_GAP_US");
     if (s && *s)
@@ -550,8 +550,9 @@ static uint64_t ct_gpu_lost_total(void)
 }
 
 /* One flush of every thread (fl: CT_FL_*). CT_FL_FINAL: drain everything and end the trace
- * with END (how, code). */
-static void ct_flush(unsigned fl, unsigned how, int code)
+ * with END (how, code). retire: a context about to be destroyed, whose GPU timings are
+ * collected now (0: none). */
+static void ct_flush(unsigned fl, unsigned how, int code, uint64_t retire)
 {
     int final = !!(fl & CT_FL_FINAL), in_signal = !!(fl & CT_FL_SIGNAL);
     int nolock = in_signal || (fl & CT_FL_NOLOCK);
@@ -606,7 +607,7 @@ static void ct_flush(unsigned fl, unsigned how, int code)
     if (ct_opt.gpu_every) {
         /* In a handler, the GPU records harvested earlier are still written (raw). */
         if (!in_signal)
-            ct_gpu_oldest = ct_gpu_harvest(&ct_genc, final, &ct_genc_min);
+            ct_gpu_oldest = ct_gpu_harvest(&ct_genc, final, &ct_genc_min, retire);
         else if (final)
             ct_gpu_dropped += ct_gpu_pending();
         if (final || now - ct_gpu_last_chunk >= CT_CHUNK_PERIOD_NS) {
@@ -672,14 +673,25 @@ static void *ct_writer_main(void *arg)
         if (req) {
             /* A fatal signal: the final flush with everything a normal thread may do (harvest
              * GPU timings, compress) but no wait on a lock the dying thread may hold. */
-            ct_flush(CT_FL_FINAL | CT_FL_NOLOCK, req >> 8, (int)(req & 0xff));
+            ct_flush(CT_FL_FINAL | CT_FL_NOLOCK, req >> 8, (int)(req & 0xff), 0);
             atomic_store(&ct_final_done, 1);
             ct_futex_wake(&ct_final_done);
             break;
         }
-        ct_flush(0, 0, 0);
+        ct_flush(0, 0, 0, 0);
     }
     return NULL;
+}
+
+ct_thread *ct_session_threads(void)
+{
+    return atomic_load(&ct_threads);
+}
+
+void ct_session_retire(uint64_t ctx)
+{
+    if (atomic_load(&ct_state) == CT_RUNNING && ct_opt.gpu_every)
+        ct_flush(0, 0, 0, ctx);
 }
 
 void ct_writer_pressure(void)
@@ -722,7 +734,7 @@ static void ct_on_signal(int sig)
             waited = ct_now() - t0;
         }
         if (!atomic_load(&ct_final_done))
-            ct_flush(CT_FL_FINAL | CT_FL_NOLOCK | CT_FL_SIGNAL, how, sig);
+            ct_flush(CT_FL_FINAL | CT_FL_NOLOCK | CT_FL_SIGNAL, how, sig, 0);
     }
     signal(sig, SIG_DFL);
     errno = saved;
@@ -943,7 +955,7 @@ int ct_exec_begin(void)
         return 0;
     int saved = errno;
     ct_writer_join();
-    ct_flush(CT_FL_FINAL, CT_END_DETACH, 0);
+    ct_flush(CT_FL_FINAL, CT_END_DETACH, 0, 0);
     errno = saved;
     return 1;
 }
@@ -973,7 +985,7 @@ __attribute__((destructor)) static void ct_at_exit(void)
         return;
     int saved = errno;
     ct_writer_join();
-    ct_flush(CT_FL_FINAL, CT_END_EXIT, 0);
+    ct_flush(CT_FL_FINAL, CT_END_EXIT, 0, 0);
     ct_close_output();
     errno = saved;
 }

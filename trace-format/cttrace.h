@@ -110,7 +110,10 @@ enum ct_copy_dir {
     CT_DIR_PEER = 5,
 };
 enum ct_copy_op { CT_COPY_MEMCPY = 0, CT_COPY_MEMSET = 1 };
-enum ct_copy_flags { CT_COPY_ASYNC = 1, CT_COPY_2D = 2, CT_COPY_3D = 4 };
+enum ct_copy_flags { CT_COPY_ASYNC = 1, CT_COPY_2D = 2, CT_COPY_3D = 4, CT_COPY_CAPTURED = 8 };
+/* CAPTURED: enqueued while its stream was being captured into a CUDA graph: the call added a
+ * node to the graph and nothing executed (the graph's launches execute it). */
+enum ct_launch_flags { CT_LAUNCH_CAPTURED = 1 };
 enum ct_gpu_kind { CT_GPU_OTHER = 0, CT_GPU_KERNEL = 1, CT_GPU_MEMCPY = 2, CT_GPU_MEMSET = 3 };
 enum ct_alloc_kind {
     CT_ALLOC_UNKNOWN = 0,

@@ -89,21 +89,72 @@ TEST_IMPL(gpu_timing_one_in_four)
     return gpu_check("4", 0);
 }
 
-/* Without --gpu-timing no event is recorded and no GPU record written. */
-TEST_IMPL(gpu_timing_off)
+/* GPU records of a short train_loop under `cutrace run` with opts (NULL: the defaults). */
+static int gpu_count(const char *dir, char *const opts[], size_t *gpu)
 {
     char prog[4096], out[4096];
-    snprintf(out, sizeof out, "%s/off", ct_test_tmpdir());
+    snprintf(out, sizeof out, "%s/%s", ct_test_tmpdir(), dir);
     char *cmd[] = {(char *)tr_workload(prog, "train_loop"), "--iters", "2", "--loader-ms", "1",
                    NULL};
     ct_test_proc p;
-    ASSERT_INT(tr_run(&p, out, NULL, cmd, NULL, 60), ==, 0);
+    ASSERT_INT(tr_run(&p, out, opts, cmd, NULL, 60), ==, 0);
     TR_ASSERT_EXIT(p, 0);
     tr_trace t;
     ASSERT_INT(tr_load(&t, out), ==, 0);
-    ASSERT_UINT(tr_count(&t, CT_REC_GPU, NULL), ==, 0);
     ASSERT_UINT(tr_count(&t, CT_REC_LAUNCH, NULL), ==, 2 * 33);
+    *gpu = tr_count(&t, CT_REC_GPU, NULL);
     tr_free(&t);
     ct_test_proc_free(&p);
+    return 0;
+}
+
+/* With --gpu-timing off no event is recorded and no GPU record written. */
+TEST_IMPL(gpu_timing_off)
+{
+    char *opts[] = {"--gpu-timing", "off", NULL};
+    size_t gpu;
+    ASSERT_INT(gpu_count("off", opts, &gpu), ==, 0);
+    ASSERT_UINT(gpu, ==, 0);
+    return 0;
+}
+
+/* Without options every kernel and copy is timed: 33 kernels and 2 copies per iteration, and
+ * the final read-back of the loss. */
+TEST_IMPL(gpu_timing_default)
+{
+    size_t gpu;
+    ASSERT_INT(gpu_count("default", NULL, &gpu), ==, 0);
+    ASSERT_UINT(gpu, ==, 2 * 33 + 2 * 2 + 1);
+    return 0;
+}
+
+/* driver_api destroys its context (cuCtxDestroy) right after its last copy, and the context's
+ * events go with it: their timings must be collected before, in every run. 20 runs with the
+ * default options: no GPU timing lost, and every kernel and copy has its GPU record (4 launches,
+ * 2 H2D, 1 D2H). */
+TEST_IMPL(gpu_timing_context_destroyed)
+{
+    for (int run = 0; run < 20; run++) {
+        char prog[4096], out[4096];
+        snprintf(out, sizeof out, "%s/run%d", ct_test_tmpdir(), run);
+        char *cmd[] = {(char *)tr_workload(prog, "driver_api"), NULL};
+        ct_test_proc p;
+        ASSERT_INT(tr_run(&p, out, NULL, cmd, NULL, 60), ==, 0);
+        TR_ASSERT_EXIT(p, 0);
+        tr_trace t;
+        ASSERT_INT(tr_load(&t, out), ==, 0);
+        ASSERT_UINT(t.stats[0].lost, ==, 0);
+        ASSERT_UINT(tr_count(&t, CT_REC_LOSS, NULL), ==, 0);
+        size_t kernels = 0, copies = 0;
+        for (size_t i = 0; i < t.n; i++)
+            if (t.v[i].r.type == CT_REC_GPU) {
+                kernels += t.v[i].r.u.gpu.kind == CT_GPU_KERNEL;
+                copies += t.v[i].r.u.gpu.kind == CT_GPU_MEMCPY;
+            }
+        ASSERT_UINT(kernels, ==, 4);
+        ASSERT_UINT(copies, ==, 3);
+        tr_free(&t);
+        ct_test_proc_free(&p);
+    }
     return 0;
 }

@@ -521,9 +521,11 @@ FC_EXPORT CUresult CUDAAPI cuStreamQuery_ptsz(CUstream hStream)
     return fc_stream_query(hStream, 1);
 }
 
+/* An event goes with its context, as on the card: handles of a destroyed context's events
+ * are invalid. */
 static int fc_event_valid(CUevent e)
 {
-    return e && e->magic == FC_EVENT_MAGIC;
+    return e && e->magic == FC_EVENT_MAGIC && atomic_load(&e->ctx->alive);
 }
 
 static CUresult fc_stream_wait_event(CUstream h, CUevent ev, unsigned flags, int pt)
