@@ -170,7 +170,8 @@ static ct_anchor *ct_anchor_for(uint64_t ctx, uint64_t now)
     for (unsigned i = 0; i < ct_nanchors; i++)
         if (ct_anchors[i].ctx == ctx)
             a = &ct_anchors[i];
-    if (a && now - a->made < CT_ANCHOR_PERIOD_NS)
+    /* made may be later than now (an anchor renewed earlier in the same harvest) */
+    if (a && now < a->made + CT_ANCHOR_PERIOD_NS)
         return a;
     if (!a) {
         if (ct_nanchors == sizeof ct_anchors / sizeof ct_anchors[0])
@@ -185,7 +186,10 @@ static ct_anchor *ct_anchor_for(uint64_t ctx, uint64_t now)
     int ok = (a->stream || CT_REAL(cuStreamCreate)(&a->stream, CU_STREAM_NON_BLOCKING) ==
                                CUDA_SUCCESS) &&
              (a->ev || CT_REAL(cuEventCreate)(&a->ev, CU_EVENT_DEFAULT) == CUDA_SUCCESS);
-    if (ok) {
+    /* The GPU stamps the event somewhere inside the record call: its middle is the estimate,
+     * off by at most half the call. A stream's first operations are slow (the simulation starts
+     * a worker thread, a driver maps the stream): the last of 4 records is the one kept. */
+    for (int i = 0; ok && i < 4; i++) {
         uint64_t t0 = ct_now();
         ok = CT_REAL(cuEventRecord)(a->ev, a->stream) == CUDA_SUCCESS;
         uint64_t t1 = ct_now();

@@ -36,6 +36,7 @@ typedef struct {
     int ndev;
     int have_faults;    /* FAKECUDA_FAIL set */
     int forked;         /* this process is a fork() child of one that initialized */
+    int truth_fd;       /* FAKECUDA_TRUTH file (appended), -1 if none */
 } fc_globals;
 extern fc_globals fc_g;
 
@@ -198,6 +199,8 @@ typedef struct fc_op {
     fc_op_kind kind;
     int engine;      /* FC_ENGINE_*: the copy engine a host<->device transfer occupies */
     uint64_t seq;
+    uint32_t truth_tid;  /* FAKECUDA_TRUTH: submitting thread and the op's index among its */
+    uint64_t truth_idx;  /* kernels, copies and sets (from 1); 0: not logged */
     int64_t submit_ns;
     int64_t dur_ns;
     int ndeps;

@@ -17,14 +17,51 @@
 #define _GNU_SOURCE
 #include "fc.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static _Atomic unsigned long long fc_stream_ids = 1;
 
 /* ---- ops ----------------------------------------------------------------------------- */
 
 static __thread fc_op fc_instant_op;
+
+/* ---- FAKECUDA_TRUTH ------------------------------------------------------------------ */
+
+static __thread uint64_t fc_truth_count; /* this thread's kernels, copies and sets so far */
+
+static int fc_truth_kind(const fc_op *op)
+{
+    return op->kind == FC_OP_KERNEL || op->kind == FC_OP_COPY || op->kind == FC_OP_COPY2D ||
+           op->kind == FC_OP_MEMSET;
+}
+
+/* At submission: who submitted the op, and its index among that thread's operations. */
+static void fc_truth_submit(fc_op *op)
+{
+    if (fc_g.truth_fd >= 0 && fc_truth_kind(op)) {
+        op->truth_tid = (uint32_t)gettid();
+        op->truth_idx = ++fc_truth_count;
+    }
+}
+
+/* One line per executed operation (one write, appended: processes may share the file). */
+static void fc_truth_log(const fc_op *op, const fc_stream *s, int64_t start, int64_t end)
+{
+    if (!op->truth_idx)
+        return;
+    static const char *const kinds[] = {[FC_OP_KERNEL] = "kernel", [FC_OP_COPY] = "copy",
+                                        [FC_OP_COPY2D] = "copy", [FC_OP_MEMSET] = "set"};
+    char line[160];
+    int n = snprintf(line, sizeof line, "%d %u %llu %s %llu %lld %lld\n", (int)getpid(),
+                     op->truth_tid, (unsigned long long)op->truth_idx, kinds[op->kind],
+                     (unsigned long long)s->id, (long long)start, (long long)end);
+    if (write(fc_g.truth_fd, line, (size_t)n) != n)
+        fc_fatal("FAKECUDA_TRUTH: write failed: %s", strerror(errno));
+}
 
 fc_op *fc_op_new(fc_op_kind kind)
 {
@@ -235,6 +272,7 @@ static void *fc_worker(void *arg)
                 end = now;
         }
         fc_sleep_until(end);
+        fc_truth_log(op, s, start, end);
 
         pthread_mutex_lock(&s->m);
         s->head = op->next;
@@ -313,10 +351,13 @@ static void fc_add_legacy_barrier(fc_stream *s, fc_op *op)
 
 uint64_t fc_submit(fc_stream *s, fc_op *op)
 {
+    fc_truth_submit(op);
     if (fc_g.instant) {
         if (fc_op_runs_host_code(op))
             fc_op_host_code(op);
-        fc_op_effect(op, op->kind == FC_OP_RECORD ? fc_now_ns() : 0);
+        int64_t now = fc_now_ns();
+        fc_op_effect(op, op->kind == FC_OP_RECORD ? now : 0);
+        fc_truth_log(op, s, now, now);
         uint64_t seq = atomic_fetch_add(&s->submitted, 1) + 1;
         atomic_store(&s->completed, seq);
         fc_op_free(op);
