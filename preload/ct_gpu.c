@@ -104,9 +104,11 @@ static ct_pending *ct_pend;
 static size_t ct_npend, ct_pend_cap;
 static uint64_t ct_harvest_lost;
 
+#define CT_ANCHOR_SAMPLES 8
 typedef struct {
     uint64_t ctx;
-    CUevent ev;
+    CUevent ev[CT_ANCHOR_SAMPLES]; /* ev[best] is the anchor */
+    unsigned best;
     CUstream stream;
     uint64_t host, made;
 } ct_anchor;
@@ -183,25 +185,34 @@ static ct_anchor *ct_anchor_for(uint64_t ctx, uint64_t now)
     CUcontext popped;
     if (CT_REAL(cuCtxPushCurrent_v2)((CUcontext)(uintptr_t)ctx) != CUDA_SUCCESS)
         return NULL;
-    int ok = (a->stream || CT_REAL(cuStreamCreate)(&a->stream, CU_STREAM_NON_BLOCKING) ==
-                               CUDA_SUCCESS) &&
-             (a->ev || CT_REAL(cuEventCreate)(&a->ev, CU_EVENT_DEFAULT) == CUDA_SUCCESS);
-    /* The GPU stamps the event somewhere inside the record call: its middle is the estimate,
-     * off by at most half the call. A stream's first operations are slow (the simulation starts
-     * a worker thread, a driver maps the stream): the last of 4 records is the one kept. */
-    for (int i = 0; ok && i < 4; i++) {
-        uint64_t t0 = ct_now();
-        ok = CT_REAL(cuEventRecord)(a->ev, a->stream) == CUDA_SUCCESS;
-        uint64_t t1 = ct_now();
-        /* Polled, not cuEventSynchronize: a query is what the relaxed capture mode allows
-         * while another thread captures (ct_gpu_harvest). The private stream is idle. */
-        CUresult st = CUDA_ERROR_NOT_READY;
-        while (ok && (st = CT_REAL(cuEventQuery)(a->ev)) == CUDA_ERROR_NOT_READY)
-            ;
-        ok = ok && st == CUDA_SUCCESS;
-        a->host = t0 + (t1 - t0) / 2;
-        a->made = t1;
+    int ok = a->stream || CT_REAL(cuStreamCreate)(&a->stream, CU_STREAM_NON_BLOCKING) ==
+                              CUDA_SUCCESS;
+    /* The GPU stamps an event recorded on an idle stream somewhere inside the record call: the
+     * call's middle is the estimate, off by at most half the call. A call can be slow (one
+     * that wakes the driver's or the simulation's worker, a preempted host): of
+     * CT_ANCHOR_SAMPLES records back to back (after the first, the worker is awake), each on its
+     * own event, the shortest call's is the anchor. */
+    uint64_t best = UINT64_MAX, t0s[CT_ANCHOR_SAMPLES], t1s[CT_ANCHOR_SAMPLES];
+    unsigned n = 0;
+    for (; ok && n < CT_ANCHOR_SAMPLES; n++) {
+        ok = a->ev[n] || CT_REAL(cuEventCreate)(&a->ev[n], CU_EVENT_DEFAULT) == CUDA_SUCCESS;
+        t0s[n] = ct_now();
+        ok = ok && CT_REAL(cuEventRecord)(a->ev[n], a->stream) == CUDA_SUCCESS;
+        t1s[n] = ct_now();
     }
+    /* Polled, not cuEventSynchronize: a query is what the relaxed capture mode allows while
+     * another thread captures (ct_gpu_harvest). */
+    CUresult st = CUDA_ERROR_NOT_READY;
+    while (ok && (st = CT_REAL(cuEventQuery)(a->ev[n - 1])) == CUDA_ERROR_NOT_READY)
+        ;
+    ok = ok && st == CUDA_SUCCESS;
+    for (unsigned i = 0; ok && i < n; i++)
+        if (t1s[i] - t0s[i] < best) {
+            best = t1s[i] - t0s[i];
+            a->best = i;
+            a->host = t0s[i] + best / 2;
+            a->made = t1s[i];
+        }
     CT_REAL(cuCtxPopCurrent_v2)(&popped);
     return ok ? a : NULL;
 }
@@ -210,8 +221,9 @@ static void ct_anchor_drop(uint64_t ctx)
 {
     for (unsigned i = 0; i < ct_nanchors; i++)
         if (ct_anchors[i].ctx == ctx) {
-            if (ct_anchors[i].ev)
-                CT_REAL(cuEventDestroy_v2)(ct_anchors[i].ev);
+            for (unsigned k = 0; k < CT_ANCHOR_SAMPLES; k++)
+                if (ct_anchors[i].ev[k])
+                    CT_REAL(cuEventDestroy_v2)(ct_anchors[i].ev[k]);
             if (ct_anchors[i].stream)
                 CT_REAL(cuStreamDestroy_v2)(ct_anchors[i].stream);
             ct_anchors[i] = ct_anchors[--ct_nanchors];
@@ -283,7 +295,7 @@ uint64_t ct_gpu_harvest(ct_enc *e, int final, uint64_t *min_ts, uint64_t retire)
         }
         ct_anchor *a = st == CUDA_SUCCESS ? ct_anchor_for(q->p.ctx, now) : NULL;
         float ms0, ms1;
-        if (a && out && ct_elapsed(&ms0, a->ev, q->p.ev0) == CUDA_SUCCESS &&
+        if (a && out && ct_elapsed(&ms0, a->ev[a->best], q->p.ev0) == CUDA_SUCCESS &&
             ct_elapsed(&ms1, q->p.ev0, q->p.ev1) == CUDA_SUCCESS) {
             ct_rec *r = &out[nout++];
             memset(r, 0, sizeof *r);

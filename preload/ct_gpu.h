@@ -2,11 +2,12 @@
  *
  * Around a timed operation the calling thread records two CUDA events on the operation's
  * stream, in the current context (ct_gpu_begin before the real call, ct_gpu_end after), unless
- * the stream is being captured into a graph. The pair goes through the thread's ring to the
- * writer, which keeps it pending until the end event completes, then converts the events to
- * the host's CLOCK_MONOTONIC: per context, an anchor event is recorded on a private idle
- * non-blocking stream and synchronized, and its host time taken as the middle of the record
- * call; a GPU time is the anchor's host time plus cuEventElapsedTime(anchor, event). Anchors
+ * the stream is being captured into a graph or its capture status cannot be read. The pair goes
+ * through the thread's ring to the writer, which keeps it pending until the end event
+ * completes, then converts the events to the host's CLOCK_MONOTONIC: per context, anchor events
+ * are recorded back to back on a private idle non-blocking stream, and the host time of the one
+ * whose record call was shortest is the middle of that call; a GPU time is the anchor's host
+ * time plus cuEventElapsedTime(anchor, event). preload/README.md states the accuracy. Anchors
  * are renewed every second so the float milliseconds never lose more than a fraction of a
  * microsecond; durations come from the event pair (exact to the event resolution), except
  * that an operation never starts before the host submitted it: on an idle stream the start

@@ -48,17 +48,20 @@ static void fc_truth_submit(fc_op *op)
     }
 }
 
-/* One line per executed operation (one write, appended: processes may share the file). */
-static void fc_truth_log(const fc_op *op, const fc_stream *s, int64_t start, int64_t end)
+/* One line per executed operation (one write, appended: processes may share the file). ready:
+ * when its stream and dependencies let it start (before waiting for a copy engine). */
+static void fc_truth_log(const fc_op *op, const fc_stream *s, int64_t ready, int64_t start,
+                         int64_t end)
 {
     if (!op->truth_idx)
         return;
     static const char *const kinds[] = {[FC_OP_KERNEL] = "kernel", [FC_OP_COPY] = "copy",
                                         [FC_OP_COPY2D] = "copy", [FC_OP_MEMSET] = "set"};
     char line[160];
-    int n = snprintf(line, sizeof line, "%d %u %llu %s %llu %lld %lld\n", (int)getpid(),
-                     op->truth_tid, (unsigned long long)op->truth_idx, kinds[op->kind],
-                     (unsigned long long)s->id, (long long)start, (long long)end);
+    int n = snprintf(line, sizeof line, "%d %u %llu %s %llu %lld %lld %lld %lld\n",
+                     (int)getpid(), op->truth_tid, (unsigned long long)op->truth_idx,
+                     kinds[op->kind], (unsigned long long)s->id, (long long)start,
+                     (long long)end, (long long)op->submit_ns, (long long)ready);
     if (write(fc_g.truth_fd, line, (size_t)n) != n)
         fc_fatal("FAKECUDA_TRUTH: write failed: %s", strerror(errno));
 }
@@ -252,6 +255,7 @@ static void *fc_worker(void *arg)
             if (e > start)
                 start = e;
         }
+        int64_t ready = start;
         if (op->engine != FC_ENGINE_NONE) {
             fc_device *d = fc_ctx_dev(s->ctx);
             pthread_mutex_lock(&d->engine_lock);
@@ -272,7 +276,7 @@ static void *fc_worker(void *arg)
                 end = now;
         }
         fc_sleep_until(end);
-        fc_truth_log(op, s, start, end);
+        fc_truth_log(op, s, ready, start, end);
 
         pthread_mutex_lock(&s->m);
         s->head = op->next;
@@ -357,7 +361,7 @@ uint64_t fc_submit(fc_stream *s, fc_op *op)
             fc_op_host_code(op);
         int64_t now = fc_now_ns();
         fc_op_effect(op, op->kind == FC_OP_RECORD ? now : 0);
-        fc_truth_log(op, s, now, now);
+        fc_truth_log(op, s, now, now, now);
         uint64_t seq = atomic_fetch_add(&s->submitted, 1) + 1;
         atomic_store(&s->completed, seq);
         fc_op_free(op);
