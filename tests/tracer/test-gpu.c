@@ -158,3 +158,55 @@ TEST_IMPL(gpu_timing_context_destroyed)
     }
     return 0;
 }
+
+/* A graph captured from a stream in global mode while GPU timing is on (the default) and other
+ * work is being timed (tests/tracer/capture.c): the capture must succeed with exactly the
+ * program's 3 kernels (an event recorded into it, a query of a captured event, or a query made
+ * by the harvester in global mode while "slow" is pending would each invalidate it). The
+ * captured launches are flagged and have no GPU record; the kernel launched on another stream
+ * during the capture, "slow" and both graph launches do. */
+TEST_IMPL(gpu_timing_stream_capture)
+{
+    char prog[4096], out[4096], mod[4096];
+    snprintf(out, sizeof out, "%s/capture", ct_test_tmpdir());
+    snprintf(mod, sizeof mod, "%s/capture.module", ct_test_tmpdir());
+    FILE *f = fopen(mod, "w");
+    ASSERT(f != NULL);
+    fputs("fakecuda-module 1\nkernel slow\nkernel step\n", f);
+    fclose(f);
+    char *cmd[] = {(char *)ct_test_path(prog, "tests/tracer/capture"), mod, NULL};
+    char *env[] = {"FAKECUDA_KERNEL_NS=slow=400000000", NULL};
+    ct_test_proc p;
+    ASSERT_INT(tr_run(&p, out, NULL, cmd, env, 60), ==, 0);
+    TR_ASSERT_EXIT(p, 0);
+    ASSERT_CONTAINS(p.out, "capture: nodes=3 graph_launches=2 end=0");
+    tr_trace t;
+    ASSERT_INT(tr_load(&t, out), ==, 0);
+    ASSERT_UINT(tr_count(&t, CT_REC_LOSS, NULL), ==, 0);
+    size_t captured = 0, timed_step = 0, graphs = 0, slow = 0;
+    for (size_t i = 0; i < t.n; i++) {
+        const tr_rec *l = &t.v[i];
+        if (l->r.type != CT_REC_LAUNCH)
+            continue;
+        size_t gpu = 0;
+        for (size_t j = 0; j < t.n; j++)
+            gpu += t.v[j].r.type == CT_REC_GPU && t.v[j].r.u.gpu.corr == l->r.u.launch.corr;
+        if (l->r.u.launch.flags & CT_LAUNCH_CAPTURED) {
+            ASSERT_STR(l->name, "step");
+            ASSERT_UINT(gpu, ==, 0);
+            captured++;
+            continue;
+        }
+        ASSERT_UINT(gpu, ==, 1);
+        timed_step += !strcmp(l->name, "step");
+        graphs += !strcmp(l->name, "[CUDA graph]");
+        slow += !strcmp(l->name, "slow");
+    }
+    ASSERT_UINT(captured, ==, 3);
+    ASSERT_UINT(timed_step, ==, 1);
+    ASSERT_UINT(graphs, ==, 2);
+    ASSERT_UINT(slow, ==, 1);
+    tr_free(&t);
+    ct_test_proc_free(&p);
+    return 0;
+}

@@ -593,7 +593,7 @@ FC_EXPORT CUresult CUDAAPI cuCtxSynchronize(void)
     FC_ENTER("cuCtxSynchronize");
     fc_ctx *c;
     CUresult r = fc_ctx_get(&c);
-    if (r == CUDA_SUCCESS)
+    if (r == CUDA_SUCCESS && (r = fc_capture_unsafe()) == CUDA_SUCCESS)
         fc_ctx_sync(c);
     return r;
 }
@@ -603,7 +603,7 @@ FC_EXPORT CUresult CUDAAPI cuCtxSynchronize_v2(CUcontext ctx)
     FC_ENTER("cuCtxSynchronize_v2");
     fc_ctx *c;
     CUresult r = fc_ctx_or_current(ctx, &c);
-    if (r == CUDA_SUCCESS)
+    if (r == CUDA_SUCCESS && (r = fc_capture_unsafe()) == CUDA_SUCCESS)
         fc_ctx_sync(c);
     return r;
 }

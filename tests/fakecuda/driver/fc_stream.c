@@ -355,6 +355,10 @@ static void fc_add_legacy_barrier(fc_stream *s, fc_op *op)
 
 uint64_t fc_submit(fc_stream *s, fc_op *op)
 {
+    if (op->kind == FC_OP_KERNEL && fc_capture_add(s, op)) {
+        fc_op_free(op); /* a graph node now: nothing to run, nothing to wait for */
+        return 0;
+    }
     fc_truth_submit(op);
     if (fc_g.instant) {
         if (fc_op_runs_host_code(op))
@@ -527,7 +531,7 @@ static CUresult fc_stream_sync(CUstream h, int pt)
 {
     fc_stream *s;
     CUresult r = fc_stream_resolve(h, pt, &s);
-    if (r == CUDA_SUCCESS)
+    if (r == CUDA_SUCCESS && (r = fc_capture_unsafe()) == CUDA_SUCCESS)
         fc_stream_wait(s, atomic_load(&s->submitted));
     return r;
 }
@@ -548,7 +552,7 @@ static CUresult fc_stream_query(CUstream h, int pt)
 {
     fc_stream *s;
     CUresult r = fc_stream_resolve(h, pt, &s);
-    if (r != CUDA_SUCCESS)
+    if (r != CUDA_SUCCESS || (r = fc_capture_unsafe()) != CUDA_SUCCESS)
         return r;
     return atomic_load(&s->completed) >= atomic_load(&s->submitted) ? CUDA_SUCCESS
                                                                      : CUDA_ERROR_NOT_READY;
@@ -828,6 +832,20 @@ static CUresult fc_event_record(CUevent ev, CUstream h, unsigned flags, int pt)
         return r;
     if (s->ctx != ev->ctx)
         return CUDA_ERROR_INVALID_HANDLE;
+    if ((r = fc_capture_legacy_check(s)) != CUDA_SUCCESS)
+        return r;
+    if (fc_capture_add(s, NULL)) {
+        pthread_mutex_lock(&ev->m);
+        ev->captured = 1;
+        if (ev->s != s) {
+            fc_stream_ref(s);
+            if (ev->s)
+                fc_stream_unref(ev->s);
+            ev->s = s;
+        }
+        pthread_mutex_unlock(&ev->m);
+        return CUDA_SUCCESS;
+    }
     fc_op *op = fc_op_new(FC_OP_RECORD);
     atomic_fetch_add(&ev->refs, 1);
     op->u.record.ev = ev;
@@ -835,6 +853,7 @@ static CUresult fc_event_record(CUevent ev, CUstream h, unsigned flags, int pt)
     /* Holding the event lock across submission keeps (gen, stream, seq) consistent for
      * concurrent cuStreamWaitEvent and cuEventSynchronize callers. */
     op->u.record.gen = ++ev->gen;
+    ev->captured = 0;
     if (ev->s != s) {
         fc_stream_ref(s);
         if (ev->s)
@@ -886,11 +905,29 @@ static int fc_event_done(CUevent e)
     return done;
 }
 
+/* Querying or waiting for an event: a captured one, or any during a conflicting capture
+ * (fc_graph.c), fails. */
+static CUresult fc_event_capture_check(CUevent e)
+{
+    pthread_mutex_lock(&e->m);
+    int captured = e->captured;
+    fc_stream *s = e->s;
+    pthread_mutex_unlock(&e->m);
+    if (captured) {
+        fc_capture_event_used(s);
+        return CUDA_ERROR_CAPTURED_EVENT;
+    }
+    return fc_capture_unsafe();
+}
+
 FC_EXPORT CUresult CUDAAPI cuEventQuery(CUevent hEvent)
 {
     FC_ENTER_INIT("cuEventQuery");
     if (!fc_event_valid(hEvent))
         return CUDA_ERROR_INVALID_HANDLE;
+    CUresult r = fc_event_capture_check(hEvent);
+    if (r != CUDA_SUCCESS)
+        return r;
     return fc_event_done(hEvent) ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
 }
 
@@ -899,6 +936,9 @@ FC_EXPORT CUresult CUDAAPI cuEventSynchronize(CUevent hEvent)
     FC_ENTER_INIT("cuEventSynchronize");
     if (!fc_event_valid(hEvent))
         return CUDA_ERROR_INVALID_HANDLE;
+    CUresult cr = fc_event_capture_check(hEvent);
+    if (cr != CUDA_SUCCESS)
+        return cr;
     pthread_mutex_lock(&hEvent->m);
     fc_stream *s = hEvent->s;
     uint64_t seq = hEvent->seq;
