@@ -212,8 +212,9 @@ static void ct_dump_record(ct_dumper *d, const ct_rec *rec)
                 rec->u.cpu.user_ns, rec->u.cpu.sys_ns);
         break;
     case CT_REC_LOSS:
-        fprintf(o, " reason=%u count=%" PRIu64 " thread=%u", rec->u.loss.reason,
-                rec->u.loss.count, rec->u.loss.tid);
+        fprintf(o, " reason=%u count=%" PRIu64 " thread=%u corr=%" PRIu64 " why=%u",
+                rec->u.loss.reason, rec->u.loss.count, rec->u.loss.tid, rec->u.loss.corr,
+                rec->u.loss.why);
         break;
     case CT_REC_END:
         fprintf(o, " how=%u code=%d records=%" PRIu64 " lost=%" PRIu64, rec->u.end.how,

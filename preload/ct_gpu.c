@@ -36,7 +36,6 @@ static CUevent ct_gpu_take(ct_thread *th, uint64_t ctx)
         s->created++;
         return e;
     }
-    atomic_fetch_add_explicit(&s->lost, 1, memory_order_relaxed);
     return NULL;
 }
 
@@ -51,6 +50,7 @@ static void ct_gpu_start(ct_call *c, uint64_t stream)
     CUstreamCaptureStatus cs = CU_STREAM_CAPTURE_STATUS_NONE;
     CUresult q = CT_REAL(cuStreamIsCapturing)((CUstream)(uintptr_t)stream, &cs);
     c->captured = q == CUDA_SUCCESS && cs != CU_STREAM_CAPTURE_STATUS_NONE ? CT_LAUNCH_CAPTURED : 0;
+    c->gpu_why = 0;
     if (!th->gpu || q != CUDA_SUCCESS || c->captured)
         return;
     if (ct_opt.gpu_every > 1 && ++th->gpu->count % ct_opt.gpu_every != 0)
@@ -59,13 +59,16 @@ static void ct_gpu_start(ct_call *c, uint64_t stream)
     if (CT_REAL(cuCtxGetCurrent)(&ctx) != CUDA_SUCCESS || !ctx)
         return;
     CUevent e = ct_gpu_take(th, (uint64_t)(uintptr_t)ctx);
-    if (!e)
+    if (!e) {
+        c->gpu_why = CT_GPU_LOST_NO_EVENT;
         return;
+    }
     c->gpu_stream = stream;
     c->gpu_ctx = (uint64_t)(uintptr_t)ctx;
     if (CT_REAL(cuEventRecord)(e, (CUstream)(uintptr_t)stream) != CUDA_SUCCESS) {
         ct_gpu_pend back = {.ev0 = e, .ctx = c->gpu_ctx};
         ct_push(th, CT_RAW_GPU_PEND, 0, c->t0, &back, sizeof back);
+        c->gpu_why = CT_GPU_LOST_RECORD_FAILED;
         return;
     }
     c->gpu_ev0 = e;
@@ -83,11 +86,18 @@ void ct_gpu_begin_timed(ct_call *c, uint64_t stream)
 void ct_gpu_end_timed(ct_call *c, CUresult r, unsigned kind, uint32_t device, int waited)
 {
     ct_gpu_pend p = {c->corr, c->gpu_ev0, NULL, c->gpu_stream, c->gpu_ctx, c->gpu_submit,
-                     waited ? ct_now() : 0, device, 0};
-    if (r == CUDA_SUCCESS) {
+                     waited ? ct_now() : 0, device, 0, 0};
+    /* A call that failed enqueued nothing: nothing to time, nothing lost. */
+    if (r == CUDA_SUCCESS && c->gpu_why)
+        p.why = c->gpu_why;
+    else if (r == CUDA_SUCCESS) {
         p.ev1 = ct_gpu_take(c->th, c->gpu_ctx);
-        if (p.ev1 && CT_REAL(cuEventRecord)(p.ev1, (CUstream)(uintptr_t)c->gpu_stream) ==
-                         CUDA_SUCCESS)
+        if (!p.ev1)
+            p.why = CT_GPU_LOST_NO_EVENT;
+        else if (CT_REAL(cuEventRecord)(p.ev1, (CUstream)(uintptr_t)c->gpu_stream) !=
+                 CUDA_SUCCESS)
+            p.why = CT_GPU_LOST_RECORD_FAILED;
+        else
             p.kind = kind;
     }
     ct_push(c->th, CT_RAW_GPU_PEND, c->fn, c->t1, &p, sizeof p);
@@ -102,7 +112,27 @@ typedef struct {
 
 static ct_pending *ct_pend;
 static size_t ct_npend, ct_pend_cap;
-static uint64_t ct_harvest_lost;
+static uint64_t ct_harvest_lost; /* lost timings no per-operation LOSS record reports */
+
+/* Operations whose timing is lost, written as LOSS records at the next harvest. */
+static ct_rec_loss *ct_lost_ops;
+static size_t ct_nlost, ct_lost_cap;
+
+static void ct_lost_op(const ct_thread *owner, uint64_t corr, uint32_t why)
+{
+    if (ct_nlost == ct_lost_cap) {
+        size_t cap = ct_lost_cap ? ct_lost_cap * 2 : 64;
+        ct_rec_loss *v = realloc(ct_lost_ops, cap * sizeof *v);
+        if (!v) {
+            ct_harvest_lost++;
+            return;
+        }
+        ct_lost_ops = v;
+        ct_lost_cap = cap;
+    }
+    ct_lost_ops[ct_nlost++] = (ct_rec_loss){CT_LOSS_GPU_TIMING, 1, owner ? owner->tid : 0, corr,
+                                            why};
+}
 
 #define CT_ANCHOR_SAMPLES 8
 typedef struct {
@@ -148,13 +178,15 @@ void ct_gpu_collect(ct_thread *owner, const ct_gpu_pend *p)
     if (p->kind == 0) {
         ct_give_back(owner, p->ev0, p->ctx);
         ct_give_back(owner, p->ev1, p->ctx);
+        if (p->why)
+            ct_lost_op(owner, p->corr, p->why);
         return;
     }
     if (ct_npend == ct_pend_cap) {
         size_t cap = ct_pend_cap ? ct_pend_cap * 2 : 1024;
         ct_pending *v = realloc(ct_pend, cap * sizeof *v);
         if (!v) {
-            ct_harvest_lost++;
+            ct_lost_op(owner, p->corr, CT_GPU_LOST_NO_MEMORY);
             ct_give_back(owner, p->ev0, p->ctx);
             ct_give_back(owner, p->ev1, p->ctx);
             return;
@@ -313,7 +345,14 @@ uint64_t ct_gpu_harvest(ct_enc *e, int final, uint64_t *min_ts, uint64_t retire)
             r->u.gpu.kind = q->p.kind;
             r->u.gpu.stream = q->p.stream;
         } else {
-            ct_harvest_lost++;
+            /* Not ready at the end; or the events gone with a context destroyed unseen (the
+             * simulation and the driver then call them invalid handles); or no time. */
+            ct_lost_op(q->owner, q->p.corr,
+                       st == CUDA_ERROR_NOT_READY ? CT_GPU_LOST_RUNNING_AT_END
+                       : st == CUDA_ERROR_INVALID_HANDLE || st == CUDA_ERROR_CONTEXT_IS_DESTROYED ||
+                               st == CUDA_ERROR_INVALID_CONTEXT
+                           ? CT_GPU_LOST_CONTEXT_GONE
+                           : CT_GPU_LOST_NO_TIME);
         }
         ct_give_back(q->owner, q->p.ev0, q->p.ctx == retire ? 0 : q->p.ctx);
         ct_give_back(q->owner, q->p.ev1, q->p.ctx == retire ? 0 : q->p.ctx);
@@ -326,6 +365,12 @@ uint64_t ct_gpu_harvest(ct_enc *e, int final, uint64_t *min_ts, uint64_t retire)
         if (ct_enc_rec(e, &out[i]) != 0)
             ct_harvest_lost++;
     free(out);
+    if (ct_nlost && now < *min_ts)
+        *min_ts = now;
+    for (size_t i = 0; i < ct_nlost; i++)
+        if (ct_enc_loss(e, now, &ct_lost_ops[i]) != 0)
+            ct_harvest_lost++;
+    ct_nlost = 0;
     if (retire)
         ct_anchor_drop(retire);
     if (exchanged)
@@ -373,7 +418,6 @@ void ct_gpu_thread_dead(ct_thread *t)
     ct_gpu_stash *s = t->gpu;
     if (!s)
         return;
-    ct_harvest_lost += atomic_load(&s->lost);
     for (uint64_t i = atomic_load(&s->tail); i != atomic_load(&s->head); i++)
         CT_REAL(cuEventDestroy_v2)(s->ev[i & (CT_GPU_STASH - 1)]);
     t->gpu = NULL;
@@ -383,6 +427,7 @@ void ct_gpu_thread_dead(ct_thread *t)
 void ct_gpu_reset(void)
 {
     ct_npend = 0;
+    ct_nlost = 0;
     ct_nanchors = 0;
     ct_harvest_lost = 0;
 }

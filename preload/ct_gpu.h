@@ -17,8 +17,10 @@
  *
  * Events come from a per-thread stash (a ring the writer refills with harvested events), so
  * after warm-up the hot path creates none; a thread creates at most CT_GPU_MAX_EVENTS. An
- * operation that finds no event is not timed and counted (LOSS, reason GPU timing). The
- * tracer's own CUDA calls go to the real driver and are never recorded. */
+ * operation that should have been timed and was not (no event, an event the driver refused,
+ * still running at the end, its context gone, no time from the driver) gets a LOSS record of its
+ * own (reason GPU timing, count 1, its correlation id and why), written with the GPU records.
+ * The tracer's own CUDA calls go to the real driver and are never recorded. */
 #ifndef CT_GPU_H
 #define CT_GPU_H
 
@@ -35,11 +37,11 @@ typedef struct ct_gpu_stash {
     _Atomic uint64_t head, tail;
     uint32_t created;            /* thread-private */
     uint32_t count;              /* thread-private: operations since the last timed one */
-    _Atomic uint64_t lost;       /* operations not timed for want of an event */
 } ct_gpu_stash;
 
 /* What the thread hands the writer for one timed operation (raw kind CT_RAW_GPU_PEND). kind 0:
- * the events are only returned (the operation failed or could not be timed). */
+ * the events are only returned (the operation failed or could not be timed: then why says why,
+ * enum ct_gpu_lost, 0 when it failed). */
 typedef struct {
     uint64_t corr;
     CUevent ev0, ev1;
@@ -47,7 +49,7 @@ typedef struct {
     uint64_t submit;             /* host time between the start event and the operation */
     uint64_t done_by;            /* host time by which the operation had completed (its call
                                   * returned only then), 0 if the call did not wait for it */
-    uint32_t device, kind;
+    uint32_t device, kind, why;
 } ct_gpu_pend;
 
 /* The hooks around a kernel, copy or set. ct_gpu_begin runs for every one of them: it reads the
@@ -65,7 +67,7 @@ CT_HOT void ct_gpu_begin(ct_call *c, uint64_t stream)
  * the return, and the GPU record says so. */
 CT_HOT void ct_gpu_end(ct_call *c, CUresult r, unsigned kind, uint32_t device, int waited)
 {
-    if (c->gpu_ev0)
+    if (c->gpu_ev0 || c->gpu_why)
         ct_gpu_end_timed(c, r, kind, device, waited);
 }
 
@@ -89,7 +91,7 @@ void ct_gpu_collect(ct_thread *owner, const ct_gpu_pend *p);
  * pending (UINT64_MAX if none). final: give up on what is not complete (counted as lost).
  * retire: a context about to be destroyed (ct_gpu_ctx_gone), 0 if none. */
 uint64_t ct_gpu_harvest(ct_enc *e, int final, uint64_t *min_ts, uint64_t retire);
-/* GPU timings lost so far by all threads and the harvester. */
+/* GPU timings lost so far that no per-operation LOSS record reports. */
 uint64_t ct_gpu_lost(void);
 /* Operations collected and not harvested yet (async-signal-safe: a read). */
 uint64_t ct_gpu_pending(void);

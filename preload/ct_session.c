@@ -502,7 +502,7 @@ static void ct_drain(ct_thread *t, int final, int compress, int in_signal, uint6
         if (kind == CT_RAW_GPU_PEND) {
             if (!in_signal)
                 ct_gpu_collect(t, (const ct_gpu_pend *)(w + 2));
-            else if (((const ct_gpu_pend *)(w + 2))->kind)
+            else if (((const ct_gpu_pend *)(w + 2))->kind || ((const ct_gpu_pend *)(w + 2))->why)
                 ct_gpu_dropped++;
         } else if (kind != CT_RAW_PAD) {
             if (ct_encode(&t->enc, w) == CT_E_FULL) {
@@ -539,14 +539,11 @@ static void ct_thread_record(ct_thread *t, unsigned flags, int nolock)
     ct_enc_thread(&ct_wenc, ct_low_water, &r);
 }
 
-/* GPU timings lost so far by the harvester, the signal-handler flush and every thread. */
+/* GPU timings lost so far that no per-operation LOSS record reports: by the harvester and the
+ * signal-handler flush. */
 static uint64_t ct_gpu_lost_total(void)
 {
-    uint64_t n = ct_gpu_lost() + ct_gpu_dropped;
-    for (ct_thread *t = atomic_load(&ct_threads); t; t = t->next)
-        if (t->gpu)
-            n += atomic_load_explicit(&t->gpu->lost, memory_order_relaxed);
-    return n;
+    return ct_gpu_lost() + ct_gpu_dropped;
 }
 
 /* One flush of every thread (fl: CT_FL_*). CT_FL_FINAL: drain everything and end the trace
@@ -619,7 +616,7 @@ static void ct_flush(unsigned fl, unsigned how, int code, uint64_t retire)
     }
     uint64_t gpu_lost = ct_gpu_lost_total();
     if (gpu_lost > ct_gpu_lost_reported) {
-        ct_rec_loss l = {CT_LOSS_GPU_TIMING, gpu_lost - ct_gpu_lost_reported, 0};
+        ct_rec_loss l = {CT_LOSS_GPU_TIMING, gpu_lost - ct_gpu_lost_reported, 0, 0, 0};
         ct_enc_loss(&ct_wenc, now, &l);
         ct_gpu_lost_reported = gpu_lost;
     }

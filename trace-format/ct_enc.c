@@ -249,10 +249,12 @@ int ct_enc_cpu(ct_enc *e, uint64_t ts, const ct_rec_cpu *r)
 
 int ct_enc_loss(ct_enc *e, uint64_t ts, const ct_rec_loss *r)
 {
-    CT_BEGIN(e, CT_REC_LOSS, ts, CT_F(3));
+    CT_BEGIN(e, CT_REC_LOSS, ts, CT_F(5));
     p = ct_put_uv(p, r->reason);
     p = ct_put_uv(p, r->count);
     p = ct_put_uv(p, r->tid);
+    p = ct_put_uv(p, r->corr);
+    p = ct_put_uv(p, r->why);
     CT_END(e, ts);
 }
 

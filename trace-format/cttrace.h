@@ -35,7 +35,7 @@ extern "C" {
 /* ---- versions and limits ------------------------------------------------------------------ */
 
 #define CT_FORMAT_MAJOR 1
-#define CT_FORMAT_MINOR 0
+#define CT_FORMAT_MINOR 1
 
 #define CT_FILE_MAGIC "CUTRACE\0"      /* 8 bytes at offset 0 */
 #define CT_FILE_MAGIC_LEN 8
@@ -135,6 +135,10 @@ enum ct_loss_reason {
     CT_LOSS_OTHER = 0, CT_LOSS_BUFFER_FULL = 1, CT_LOSS_GPU_TIMING = 2, CT_LOSS_WRITE = 3,
     CT_LOSS_STRINGS = 4,
 };
+enum ct_gpu_lost {  /* why one call's GPU timing is missing (LOSS why) */
+    CT_GPU_LOST_NO_EVENT = 1, CT_GPU_LOST_RECORD_FAILED = 2, CT_GPU_LOST_RUNNING_AT_END = 3,
+    CT_GPU_LOST_CONTEXT_GONE = 4, CT_GPU_LOST_NO_TIME = 5, CT_GPU_LOST_NO_MEMORY = 6,
+};
 enum ct_end_how { CT_END_EXIT = 1, CT_END_SIGNAL = 2, CT_END_ABORT = 3, CT_END_DETACH = 4 };
 enum ct_thread_flags { CT_THREAD_TRACER = 1, CT_THREAD_EXITED = 2 };
 enum ct_stream_op { CT_STREAM_CREATE = 0, CT_STREAM_DESTROY = 1 };
@@ -226,7 +230,13 @@ typedef struct {
     uint64_t object;               /* stream / event / context handle */
 } ct_rec_sync;
 typedef struct { uint32_t tid; uint64_t user_ns, sys_ns; } ct_rec_cpu;
-typedef struct { uint32_t reason; uint64_t count; uint32_t tid; } ct_rec_loss;
+typedef struct {
+    uint32_t reason;               /* enum ct_loss_reason */
+    uint64_t count;
+    uint32_t tid;
+    uint64_t corr;                 /* the one call concerned (count 1), 0 if none (minor 1) */
+    uint32_t why;                  /* CT_LOSS_GPU_TIMING of one call: enum ct_gpu_lost (minor 1) */
+} ct_rec_loss;
 typedef struct {
     uint32_t how;                  /* enum ct_end_how */
     int32_t code;                  /* exit status or signal number */

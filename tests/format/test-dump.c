@@ -54,7 +54,7 @@ TEST_IMPL(dump_prints_records_and_exit_codes)
     ASSERT_INT(p.code, ==, 0);
     ASSERT_STR(p.err, "");
     ASSERT_CONTAINS(p.out, "header file=0 path=\"");
-    ASSERT_CONTAINS(p.out, " format=1.0\n");
+    ASSERT_CONTAINS(p.out, " format=1.1\n");
     ASSERT_CONTAINS(p.out, "header tracer=\"test\" options=\"FMT=1\"\n");
     ASSERT_CONTAINS(p.out, "\nchunk seq=0 offset=");
     ASSERT_CONTAINS(p.out, " tid=77 records=7 lost=0 t_min=1000 t_max=10000 low_water=1000 ");

@@ -45,7 +45,8 @@ static size_t fmt_all_types(ct_rec *v, char *longtext, size_t longlen)
     ADD(CT_REC_SYNC)->sync = (ct_rec_sync){0, 13, CT_SYNC_EVENT, 0x600000ull};
     v[n - 1].u.sync.start = v[n - 1].ts - 123456;
     ADD(CT_REC_CPU)->cpu = (ct_rec_cpu){4242, 5000000000ull, 1};
-    ADD(CT_REC_LOSS)->loss = (ct_rec_loss){CT_LOSS_BUFFER_FULL, 17, 4242};
+    ADD(CT_REC_LOSS)->loss = (ct_rec_loss){CT_LOSS_GPU_TIMING, 17, 4242, 0x123456789ull,
+                                           CT_GPU_LOST_NO_TIME};
     static const uint8_t future[] = {1, 2, 3, 0x80, 0x01};
     ADD(CT_REC_UNKNOWN)->unknown = (ct_rec_unknown){99, sizeof future, future};
     ADD(CT_REC_END)->end = (ct_rec_end){CT_END_SIGNAL, -15, 20, 17};

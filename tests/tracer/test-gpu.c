@@ -210,3 +210,47 @@ TEST_IMPL(gpu_timing_stream_capture)
     ct_test_proc_free(&p);
     return 0;
 }
+
+/* An operation whose timing cannot be had is named in the trace: the driver refuses the
+ * tracer's first event record (FAKECUDA_FAIL), the start event of driver_api's first copy. That
+ * copy gets a LOSS record of its own (GPU timing, count 1, its call's correlation id, why: the
+ * record failed) and no GPU record; every other kernel and copy has its GPU record. */
+TEST_IMPL(gpu_timing_loss_names_the_call)
+{
+    char prog[4096], out[4096];
+    snprintf(out, sizeof out, "%s/fail", ct_test_tmpdir());
+    char *cmd[] = {(char *)tr_workload(prog, "driver_api"), NULL};
+    char *env[] = {"FAKECUDA_FAIL=cuEventRecord:1:1", NULL};
+    ct_test_proc p;
+    ASSERT_INT(tr_run(&p, out, NULL, cmd, env, 60), ==, 0);
+    TR_ASSERT_EXIT(p, 0);
+    tr_trace t;
+    ASSERT_INT(tr_load(&t, out), ==, 0);
+    ASSERT_UINT(t.stats[0].lost, ==, 1);
+    const ct_rec *loss = NULL, *first_copy = NULL;
+    size_t gpu = 0;
+    for (size_t i = 0; i < t.n; i++) {
+        const ct_rec *r = &t.v[i].r;
+        if (r->type == CT_REC_LOSS) {
+            ASSERT(loss == NULL);
+            loss = r;
+        } else if (r->type == CT_REC_COPY &&
+                   (!first_copy || r->u.copy.corr < first_copy->u.copy.corr)) {
+            first_copy = r;
+        } else if (r->type == CT_REC_GPU) {
+            gpu++;
+        }
+    }
+    ASSERT(loss != NULL && first_copy != NULL);
+    ASSERT_UINT(loss->u.loss.reason, ==, CT_LOSS_GPU_TIMING);
+    ASSERT_UINT(loss->u.loss.count, ==, 1);
+    ASSERT_UINT(loss->u.loss.corr, ==, first_copy->u.copy.corr);
+    ASSERT_UINT(loss->u.loss.why, ==, CT_GPU_LOST_RECORD_FAILED);
+    ASSERT_UINT(loss->u.loss.tid, ==, tr_api(&t, first_copy->u.copy.corr)->r.tid);
+    ASSERT_UINT(gpu, ==, 4 + 3 - 1);
+    for (size_t i = 0; i < t.n; i++)
+        ASSERT(t.v[i].r.type != CT_REC_GPU || t.v[i].r.u.gpu.corr != loss->u.loss.corr);
+    tr_free(&t);
+    ct_test_proc_free(&p);
+    return 0;
+}
