@@ -15,6 +15,15 @@ static CUevent ct_gpu_take(ct_thread *th, uint64_t ctx)
 {
     ct_gpu_stash *s = th->gpu;
     uint64_t tail = atomic_load_explicit(&s->tail, memory_order_acquire);
+    uint64_t left = atomic_load_explicit(&s->head, memory_order_acquire) - tail;
+    /* Running low while near the creation limit (a burst faster than the writer's period):
+     * wake the writer to harvest and refill now, once per refill. */
+    if (left < CT_GPU_STASH / 4 && s->created > CT_GPU_MAX_EVENTS / 2 && !s->pressed) {
+        s->pressed = 1;
+        ct_writer_pressure();
+    } else if (left >= CT_GPU_STASH / 2) {
+        s->pressed = 0;
+    }
     for (int tries = 0; tries < 4; tries++) {
         if (tail == atomic_load_explicit(&s->head, memory_order_acquire))
             break;
@@ -31,7 +40,8 @@ static CUevent ct_gpu_take(ct_thread *th, uint64_t ctx)
         ct_push(th, CT_RAW_GPU_PEND, 0, ct_ticks(), &back, sizeof back);
     }
     CUevent e = NULL;
-    if (s->created < CT_GPU_MAX_EVENTS &&
+    if (s->created - atomic_load_explicit(&s->destroyed, memory_order_relaxed) <
+            CT_GPU_MAX_EVENTS &&
         CT_REAL(cuEventCreate)(&e, CU_EVENT_DEFAULT) == CUDA_SUCCESS) {
         s->created++;
         return e;
@@ -160,8 +170,8 @@ static void ct_give_back(ct_thread *owner, CUevent e, uint64_t ctx)
 {
     if (!e)
         return;
-    ct_gpu_stash *s = owner && !owner->dead && ctx ? owner->gpu : NULL;
-    if (s) {
+    ct_gpu_stash *s = owner && !owner->dead ? owner->gpu : NULL;
+    if (s && ctx) {
         uint64_t head = atomic_load_explicit(&s->head, memory_order_relaxed);
         if (head - atomic_load_explicit(&s->tail, memory_order_acquire) < CT_GPU_STASH) {
             s->ev[head & (CT_GPU_STASH - 1)] = e;
@@ -170,6 +180,8 @@ static void ct_give_back(ct_thread *owner, CUevent e, uint64_t ctx)
             return;
         }
     }
+    if (s) /* the owner may create another in its place */
+        atomic_fetch_add_explicit(&s->destroyed, 1, memory_order_relaxed);
     CT_REAL(cuEventDestroy_v2)(e);
 }
 
@@ -286,8 +298,8 @@ static void ct_gpu_retire(uint64_t ctx)
          * then put back those of other contexts. */
         uint64_t head = atomic_load_explicit(&s->head, memory_order_acquire);
         uint64_t tail = atomic_load_explicit(&s->tail, memory_order_acquire), n = 0;
-        CUevent keep[CT_GPU_STASH];
-        uint64_t kctx[CT_GPU_STASH];
+        static CUevent keep[CT_GPU_STASH]; /* flushes are serialized; app stacks may be small */
+        static uint64_t kctx[CT_GPU_STASH];
         do {
             n = 0;
             for (uint64_t i = tail; i != head; i++) {
@@ -296,14 +308,26 @@ static void ct_gpu_retire(uint64_t ctx)
             }
         } while (!atomic_compare_exchange_strong(&s->tail, &tail, head));
         for (uint64_t i = 0; i < n; i++)
-            if (kctx[i] == ctx)
-                CT_REAL(cuEventDestroy_v2)(keep[i]);
-            else
-                ct_give_back(t, keep[i], kctx[i]);
+            ct_give_back(t, keep[i], kctx[i] == ctx ? 0 : kctx[i]);
     }
 }
 
-uint64_t ct_gpu_harvest(ct_enc *e, int final, uint64_t *min_ts, uint64_t retire)
+/* r into e; a full e goes out as a chunk (full()) first. */
+static void ct_gpu_put(ct_enc *e, const ct_rec *r, uint64_t *min_ts, void (*full)(void))
+{
+    int rc = ct_enc_rec(e, r);
+    if (rc == CT_E_FULL) {
+        full();
+        rc = ct_enc_rec(e, r);
+    }
+    if (rc != 0)
+        ct_harvest_lost++;
+    else if (r->ts < *min_ts)
+        *min_ts = r->ts;
+}
+
+uint64_t ct_gpu_harvest(ct_enc *e, int final, uint64_t *min_ts, uint64_t retire,
+                        void (*full)(void))
 {
     /* The tracer's queries must neither fail nor invalidate a capture the program runs in
      * another thread in CU_STREAM_CAPTURE_MODE_GLOBAL (where a query is a "potentially unsafe"
@@ -359,17 +383,13 @@ uint64_t ct_gpu_harvest(ct_enc *e, int final, uint64_t *min_ts, uint64_t retire)
     }
     ct_npend = keep;
     qsort(out, nout, sizeof *out, ct_gpu_cmp);
-    if (nout && out[0].ts < *min_ts)
-        *min_ts = out[0].ts;
     for (size_t i = 0; i < nout; i++)
-        if (ct_enc_rec(e, &out[i]) != 0)
-            ct_harvest_lost++;
+        ct_gpu_put(e, &out[i], min_ts, full);
     free(out);
-    if (ct_nlost && now < *min_ts)
-        *min_ts = now;
-    for (size_t i = 0; i < ct_nlost; i++)
-        if (ct_enc_loss(e, now, &ct_lost_ops[i]) != 0)
-            ct_harvest_lost++;
+    for (size_t i = 0; i < ct_nlost; i++) {
+        ct_rec r = {.type = CT_REC_LOSS, .ts = now, .u.loss = ct_lost_ops[i]};
+        ct_gpu_put(e, &r, min_ts, full);
+    }
     ct_nlost = 0;
     if (retire)
         ct_anchor_drop(retire);

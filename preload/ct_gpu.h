@@ -27,8 +27,8 @@
 #include <cuda.h>
 #include "ct_trace.h"
 
-#define CT_GPU_STASH 1024u       /* free events per thread (power of two) */
-#define CT_GPU_MAX_EVENTS 4096u  /* events one thread may create */
+#define CT_GPU_STASH 4096u       /* free events per thread (power of two) */
+#define CT_GPU_MAX_EVENTS 16384u /* events one thread may have at once */
 
 /* Per-thread event stash: a ring the writer fills (head) and the thread empties (tail). */
 typedef struct ct_gpu_stash {
@@ -37,6 +37,8 @@ typedef struct ct_gpu_stash {
     _Atomic uint64_t head, tail;
     uint32_t created;            /* thread-private */
     uint32_t count;              /* thread-private: operations since the last timed one */
+    uint32_t pressed;            /* thread-private: the writer was woken to refill */
+    _Atomic uint32_t destroyed;  /* of those created, destroyed by the writer (stash full) */
 } ct_gpu_stash;
 
 /* What the thread hands the writer for one timed operation (raw kind CT_RAW_GPU_PEND). kind 0:
@@ -89,8 +91,10 @@ void ct_gpu_collect(ct_thread *owner, const ct_gpu_pend *p);
 /* Converts every completed pending operation into a GPU record in e (sorted by GPU end),
  * lowering *min_ts to the earliest ts written; returns the CPU submit time of the oldest still
  * pending (UINT64_MAX if none). final: give up on what is not complete (counted as lost).
- * retire: a context about to be destroyed (ct_gpu_ctx_gone), 0 if none. */
-uint64_t ct_gpu_harvest(ct_enc *e, int final, uint64_t *min_ts, uint64_t retire);
+ * retire: a context about to be destroyed (ct_gpu_ctx_gone), 0 if none. full: writes e out as a
+ * chunk when it fills (a burst can harvest more than one encoder holds). */
+uint64_t ct_gpu_harvest(ct_enc *e, int final, uint64_t *min_ts, uint64_t retire,
+                        void (*full)(void));
 /* GPU timings lost so far that no per-operation LOSS record reports. */
 uint64_t ct_gpu_lost(void);
 /* Operations collected and not harvested yet (async-signal-safe: a read). */

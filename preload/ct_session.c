@@ -539,6 +539,13 @@ static void ct_thread_record(ct_thread *t, unsigned flags, int nolock)
     ct_enc_thread(&ct_wenc, ct_low_water, &r);
 }
 
+/* The GPU records' encoder filled during a harvest (never in a signal handler): out it goes. */
+static void ct_genc_full(void)
+{
+    ct_write_chunk_flags(&ct_genc, ct_writer_tid, 0, CT_CHUNK_GPU, 1);
+    ct_genc_min = UINT64_MAX;
+}
+
 /* GPU timings lost so far that no per-operation LOSS record reports: by the harvester and the
  * signal-handler flush. */
 static uint64_t ct_gpu_lost_total(void)
@@ -604,7 +611,7 @@ static void ct_flush(unsigned fl, unsigned how, int code, uint64_t retire)
     if (ct_opt.gpu_every) {
         /* In a handler, the GPU records harvested earlier are still written (raw). */
         if (!in_signal)
-            ct_gpu_oldest = ct_gpu_harvest(&ct_genc, final, &ct_genc_min, retire);
+            ct_gpu_oldest = ct_gpu_harvest(&ct_genc, final, &ct_genc_min, retire, ct_genc_full);
         else if (final)
             ct_gpu_dropped += ct_gpu_pending();
         if (final || now - ct_gpu_last_chunk >= CT_CHUNK_PERIOD_NS) {

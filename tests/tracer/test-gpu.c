@@ -254,3 +254,27 @@ TEST_IMPL(gpu_timing_loss_names_the_call)
     ct_test_proc_free(&p);
     return 0;
 }
+
+/* A burst faster than the writer's period: 64 threads each issue 3000 memsets back to back
+ * (instant simulation) with the default options. Every one is timed: the threads' event stashes
+ * are refilled as the writer harvests, woken when one runs low. */
+TEST_IMPL(gpu_timing_burst_loses_nothing)
+{
+    char prog[4096], out[4096];
+    snprintf(out, sizeof out, "%s/burst", ct_test_tmpdir());
+    char *cmd[] = {(char *)ct_test_path(prog, "tests/tracer/probe"), "stress", "64", "3000", NULL};
+    char *env[] = {"FAKECUDA_INSTANT=1", NULL};
+    ct_test_proc p;
+    ASSERT_INT(tr_run(&p, out, NULL, cmd, env, 60), ==, 0);
+    TR_ASSERT_EXIT(p, 0);
+    tr_trace t;
+    ASSERT_INT(tr_load(&t, out), ==, 0);
+    ASSERT_UINT(t.stats[0].lost, ==, 0);
+    size_t sets = 0;
+    for (size_t i = 0; i < t.n; i++)
+        sets += t.v[i].r.type == CT_REC_GPU && t.v[i].r.u.gpu.kind == CT_GPU_MEMSET;
+    ASSERT_UINT(sets, ==, 64 * 3000);
+    tr_free(&t);
+    ct_test_proc_free(&p);
+    return 0;
+}
