@@ -9,7 +9,7 @@
 
 /* ---- hot path (calling thread) ---- */
 
-/* The stash's consumer side. The writer may also take every entry (ct_gpu_purge), so the tail
+/* The stash's consumer side. The writer may also take every entry (ct_gpu_retire), so the tail
  * moves by compare-and-swap: an entry belongs to whoever advanced the tail past it. */
 static CUevent ct_gpu_take(ct_thread *th, uint64_t ctx)
 {
