@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "ct_fns.h"
 #include "ct_record.h"
@@ -156,6 +157,8 @@ static ct_anchor ct_anchors[64];
 static unsigned ct_nanchors;
 
 #define CT_ANCHOR_PERIOD_NS 1000000000ull
+/* How long the end of a trace (exit, exec) waits for operations still running. */
+#define CT_FINAL_WAIT_NS 250000000ull
 
 static CUresult ct_elapsed(float *ms, CUevent a, CUevent b)
 {
@@ -337,6 +340,17 @@ uint64_t ct_gpu_harvest(ct_enc *e, int final, uint64_t *min_ts, uint64_t retire,
     int exchanged = CT_REAL(cuThreadExchangeStreamCaptureMode)(&mode) == CUDA_SUCCESS;
     if (retire)
         ct_gpu_retire(retire);
+    /* The trace ends (exit, exec, a fatal signal the writer handles): work still queued
+     * completes on the GPU anyway (a context's teardown waits for it), so wait for it a
+     * little rather than lose its timing. */
+    uint64_t until = ct_now() + CT_FINAL_WAIT_NS;
+    for (size_t i = 0; final && i < ct_npend; i++) {
+        while (CT_REAL(cuEventQuery)(ct_pend[i].p.ev1) == CUDA_ERROR_NOT_READY &&
+               ct_now() < until) {
+            struct timespec ts = {0, 50000};
+            nanosleep(&ts, NULL);
+        }
+    }
     uint64_t now = ct_now(), oldest = UINT64_MAX;
     size_t keep = 0, nout = 0;
     ct_rec *out = ct_npend ? malloc(ct_npend * sizeof *out) : NULL;
