@@ -16,7 +16,8 @@
  * Harvesting runs at every writer pass and right after a synchronization returns.
  *
  * Events come from a per-thread stash (a ring the writer refills with harvested events), so
- * after warm-up the hot path creates none; a thread creates at most CT_GPU_MAX_EVENTS. An
+ * after warm-up the hot path creates none; a thread has at most CT_GPU_MAX_EVENTS, and one
+ * whose stash runs low near that limit wakes the writer to refill it (once per refill). An
  * operation that should have been timed and was not (no event, an event the driver refused,
  * still running at the end, its context gone, no time from the driver) gets a LOSS record of its
  * own (reason GPU timing, count 1, its correlation id and why), written with the GPU records.
