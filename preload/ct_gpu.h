@@ -76,8 +76,8 @@ CT_HOT void ct_gpu_end(ct_call *c, CUresult r, unsigned kind, uint32_t device, i
 
 /* Wakes the writer to harvest (after a synchronization; rate-limited; ct_session.c). */
 void ct_writer_nudge(void);
-/* Before a context is destroyed (cuCtxDestroy; cuDevicePrimaryCtxReset for the device's primary
- * context): its events die with it, so its pending timings are collected first: the calling
+/* Before a context is destroyed (cuCtxDestroy; cuDevicePrimaryCtxReset or Release for the
+ * device's primary context): its events die with it, so its pending timings are collected first: the calling
  * thread flushes every ring and harvests, waiting for that context's timed operations (as the
  * destruction itself does); that context's events in stashes and its anchor are destroyed. */
 void ct_gpu_ctx_gone(uint64_t ctx);

@@ -146,9 +146,11 @@ TRACE = {
     "cuStreamDestroy": ("stream", "CT_STREAM_DESTROY, (uintptr_t)$0, 0, 0", None, {}),
 }
 # Calls that destroy a context, whose events go with it: a pre-hook collects its GPU timings
-# first (ct_gpu.h). Not recorded; exported like traced calls so cuGetProcAddress answers reach it.
+# first (ct_gpu.h). A release destroys the primary context only on its last reference, which
+# cannot be told beforehand: every release is treated so. Not recorded; exported like traced calls so cuGetProcAddress answers reach it.
 CTX_GONE = {"cuCtxDestroy": ("ctx_gone", "(uintptr_t)$0"),
-            "cuDevicePrimaryCtxReset": ("primary_gone", "$0")}
+            "cuDevicePrimaryCtxReset": ("primary_gone", "$0"),
+            "cuDevicePrimaryCtxRelease": ("primary_gone", "$0")}
 # Recorded as a synchronization only in their legacy form (cuCtxSynchronize_v2 takes a context).
 SYNC_CTX_OBJECT = {"cuCtxSynchronize_v2": "(uintptr_t)ctx"}
 GPA = {"cuGetProcAddress"}

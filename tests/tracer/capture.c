@@ -9,7 +9,8 @@
  * timing is still pending during the capture); cuStreamBeginCapture(cap, GLOBAL); 3 "step" on
  * `cap` (captured, not run); 1 "step" on `other` (runs); 300 ms of sleep (tracer harvests happen
  * meanwhile); cuStreamEndCapture, which must succeed with a graph of 3 nodes; instantiate; 2
- * launches of the graph on `cap`; synchronize.
+ * launches of the graph on `cap`; synchronize; 1 "step" on `other`, not waited for, then the
+ * primary context's last release (its events go with it).
  *
  * stdout: "capture: nodes=N graph_launches=2 end=RESULT" (RESULT the CUresult of
  * cuStreamEndCapture); exit status 0 if the capture succeeded with 3 nodes. */
@@ -77,6 +78,8 @@ int main(int argc, char **argv)
         CHECK(cuGraphDestroy(graph));
     }
     CHECK(cuStreamSynchronize(other));
+    CHECK(cuLaunchKernel(step, 1, 1, 1, 32, 1, 1, 0, other, NULL, NULL));
+    CHECK(cuDevicePrimaryCtxRelease(dev));
     printf("capture: nodes=%zu graph_launches=2 end=%d\n", nodes, (int)end);
     return end == CUDA_SUCCESS && nodes == 3 ? 0 : 1;
 }
