@@ -188,8 +188,8 @@ static void ct_dump_record(ct_dumper *d, const ct_rec *rec)
     case CT_REC_GPU: {
         const ct_rec_gpu *g = &rec->u.gpu;
         fprintf(o, " corr=%" PRIu64 " start=%" PRIu64 " dur=%" PRIu64 " device=%u kind=%u"
-                   " stream=0x%" PRIx64,
-                g->corr, g->start, rec->ts - g->start, g->device, g->kind, g->stream);
+                   " stream=0x%" PRIx64 " flags=%u",
+                g->corr, g->start, rec->ts - g->start, g->device, g->kind, g->stream, g->flags);
         break;
     }
     case CT_REC_MEM: {

@@ -97,7 +97,7 @@ void ct_gpu_begin_timed(ct_call *c, uint64_t stream)
 void ct_gpu_end_timed(ct_call *c, CUresult r, unsigned kind, uint32_t device, int waited)
 {
     ct_gpu_pend p = {c->corr, c->gpu_ev0, NULL, c->gpu_stream, c->gpu_ctx, c->gpu_submit,
-                     waited ? ct_now() : 0, device, 0, 0};
+                     waited ? ct_now() : 0, 0, device, 0, 0};
     /* A call that failed enqueued nothing: nothing to time, nothing lost. */
     if (r == CUDA_SUCCESS && c->gpu_why)
         p.why = c->gpu_why;
@@ -108,8 +108,10 @@ void ct_gpu_end_timed(ct_call *c, CUresult r, unsigned kind, uint32_t device, in
         else if (CT_REAL(cuEventRecord)(p.ev1, (CUstream)(uintptr_t)c->gpu_stream) !=
                  CUDA_SUCCESS)
             p.why = CT_GPU_LOST_RECORD_FAILED;
-        else
+        else {
             p.kind = kind;
+            p.ev1_host = ct_now();
+        }
     }
     ct_push(c->th, CT_RAW_GPU_PEND, c->fn, c->t1, &p, sizeof p);
 }
@@ -378,6 +380,10 @@ uint64_t ct_gpu_harvest(ct_enc *e, int final, uint64_t *min_ts, uint64_t retire,
                 r->u.gpu.start = q->p.submit;
             if (q->p.done_by && q->p.done_by < r->ts)
                 r->ts = q->p.done_by > r->u.gpu.start ? q->p.done_by : r->u.gpu.start;
+            /* An end event that completed by the time its record returned found the stream
+             * idle: the operation had ended earlier, at some unknown time. */
+            if (q->p.done_by || r->ts <= q->p.ev1_host)
+                r->u.gpu.flags = CT_GPU_END_BOUND;
             r->u.gpu.corr = q->p.corr;
             r->u.gpu.device = q->p.device;
             r->u.gpu.kind = q->p.kind;

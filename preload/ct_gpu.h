@@ -52,6 +52,7 @@ typedef struct {
     uint64_t submit;             /* host time between the start event and the operation */
     uint64_t done_by;            /* host time by which the operation had completed (its call
                                   * returned only then), 0 if the call did not wait for it */
+    uint64_t ev1_host;           /* host time right after the end event was enqueued */
     uint32_t device, kind, why;
 } ct_gpu_pend;
 

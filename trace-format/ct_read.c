@@ -449,6 +449,7 @@ static int ct_decode(ct_fin *f, ct_cursor *c, ct_rec *r)
             g->device = ct_get_u32v(&b, be, &bad);
             g->kind = ct_get_u32v(&b, be, &bad);
             g->stream = ct_get_uv(&b, be, &bad);
+            g->flags = ct_get_u32v(&b, be, &bad);
             break;
         }
         case CT_REC_COPY: {

@@ -115,6 +115,9 @@ enum ct_copy_flags { CT_COPY_ASYNC = 1, CT_COPY_2D = 2, CT_COPY_3D = 4, CT_COPY_
  * node to the graph and nothing executed (the graph's launches execute it). */
 enum ct_launch_flags { CT_LAUNCH_CAPTURED = 1 };
 enum ct_gpu_kind { CT_GPU_OTHER = 0, CT_GPU_KERNEL = 1, CT_GPU_MEMCPY = 2, CT_GPU_MEMSET = 3 };
+/* END_BOUND: the end is only an upper bound: the operation had completed when its end event
+ * was enqueued (the call waited for it, or the stream was idle by then). */
+enum ct_gpu_flags { CT_GPU_END_BOUND = 1 };
 enum ct_alloc_kind {
     CT_ALLOC_UNKNOWN = 0,
     CT_ALLOC_DEVICE = 1,        /* cudaMalloc, cuMemAlloc */
@@ -211,6 +214,7 @@ typedef struct {
     uint32_t device;
     uint32_t kind;                 /* enum ct_gpu_kind */
     uint64_t stream;
+    uint32_t flags;                /* enum ct_gpu_flags (minor 1) */
 } ct_rec_gpu;
 typedef struct {
     uint32_t op;                   /* enum ct_mem_op */

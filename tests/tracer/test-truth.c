@@ -10,13 +10,12 @@
  *   - it encloses the true interval;
  *   - its start is the true one when the operation waited for earlier work on its stream (for a
  *     transfer: the time it became ready, before any wait for its copy engine);
- *   - its end is the true one when the operation ended TR_HOST_NS or more after it was
- *     submitted and its call did not hold the host while it ran (a copy the call waited for
- *     or staged pageable memory for).
+ *   - its end is the true one unless the record says it is only a bound (CT_GPU_END_BOUND: the
+ *     operation had completed when its end event was enqueued).
  *
  * TR_HOST_NS bounds the host's time from handing an operation to the driver to enqueuing the
- * tracer's end event (a few microseconds; a preempted host takes longer, so 1% of the checked
- * operations, plus one, may miss the last two points, never the first). */
+ * tracer's start event of the next (a few microseconds; a preempted host takes longer, so 1% of
+ * the checked starts and ends, plus one, may miss the last two points, never the first). */
 #include "tr.h"
 
 #include <stdlib.h>
@@ -47,28 +46,6 @@ static int traced_cmp(const void *x, const void *y)
     if (a->tid != b->tid)
         return a->tid < b->tid ? -1 : 1;
     return a->corr < b->corr ? -1 : a->corr > b->corr;
-}
-
-static int host_side(uint32_t kind)
-{
-    return kind == CT_MEMKIND_PAGEABLE || kind == CT_MEMKIND_PINNED;
-}
-
-/* Whether the call itself held the host while the transfer ran: it returned only once the copy
- * had completed (NVIDIA's "API synchronization behavior"), or it staged pageable memory. The
- * end event comes after the return, so the record's end is the return. */
-static int call_blocks(const ct_rec *d)
-{
-    if (d->type != CT_REC_COPY || d->u.copy.op != CT_COPY_MEMCPY)
-        return 0;
-    const ct_rec_copy *c = &d->u.copy;
-    if (host_side(c->src_kind) && host_side(c->dst_kind))
-        return 1;
-    if (c->src_kind == CT_MEMKIND_PAGEABLE || c->dst_kind == CT_MEMKIND_PAGEABLE)
-        return 1;
-    if (c->flags & CT_COPY_ASYNC)
-        return c->dst_kind == CT_MEMKIND_PAGEABLE;
-    return host_side(c->dst_kind) || c->src_kind == CT_MEMKIND_PINNED;
 }
 
 static int truth_check(const char *name, char *const cmd[], int status)
@@ -161,7 +138,7 @@ static int truth_check(const char *name, char *const cmd[], int status)
             return 1;
         }
         int check_start = tr->ready > tr->submit + TR_HOST_NS;
-        int check_end = tr->end > tr->submit + TR_HOST_NS && !call_blocks(ov[k].detail);
+        int check_end = !(g->u.gpu.flags & CT_GPU_END_BOUND);
         int64_t es = (int64_t)g->u.gpu.start - tr->ready;
         checked += check_start + check_end;
         if ((check_start && llabs(es) > TR_GPU_ERR_NS) ||
