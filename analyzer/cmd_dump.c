@@ -191,8 +191,8 @@ static void ct_dump_record(ct_dumper *d, const ct_rec *rec)
     case CT_REC_GPU: {
         const ct_rec_gpu *g = &rec->u.gpu;
         fprintf(o, " corr=%" PRIu64 " start=%" PRIu64 " dur=%" PRIu64 " device=%u kind=%u"
-                   " stream=0x%" PRIx64,
-                g->corr, g->start, rec->ts - g->start, g->device, g->kind, g->stream);
+                   " stream=0x%" PRIx64 " flags=%u",
+                g->corr, g->start, rec->ts - g->start, g->device, g->kind, g->stream, g->flags);
         break;
     }
     case CT_REC_MEM: {
@@ -215,8 +215,9 @@ static void ct_dump_record(ct_dumper *d, const ct_rec *rec)
                 rec->u.cpu.user_ns, rec->u.cpu.sys_ns);
         break;
     case CT_REC_LOSS:
-        fprintf(o, " reason=%u count=%" PRIu64 " thread=%u", rec->u.loss.reason,
-                rec->u.loss.count, rec->u.loss.tid);
+        fprintf(o, " reason=%u count=%" PRIu64 " thread=%u corr=%" PRIu64 " why=%u",
+                rec->u.loss.reason, rec->u.loss.count, rec->u.loss.tid, rec->u.loss.corr,
+                rec->u.loss.why);
         break;
     case CT_REC_END:
         fprintf(o, " how=%u code=%d records=%" PRIu64 " lost=%" PRIu64, rec->u.end.how,

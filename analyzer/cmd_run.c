@@ -32,7 +32,7 @@ static const char *const ct_run_usage =
     "  --stacks MODE        call stacks: none, default (allocations, copies and\n"
     "                       synchronizations), all (every traced call)\n"
     "  --gpu-timing MODE    GPU start/end of kernels, copies and sets from CUDA events:\n"
-    "                       all, off (default), or N to time 1 operation in N\n"
+    "                       all (default), off, or N to time 1 operation in N\n"
     "  --libcuda PATH       the real CUDA driver (default: found like the system would)\n"
     "  --buffer-mb N        memory budget for trace buffers, all threads together (default 512)\n"
     "  -q, --quiet          do not print where the traces are\n"

@@ -953,6 +953,11 @@ static void untimed_done(ct_model *m, ct_proc *p, const callent *c);
 static void call_host_done(ct_model *m, ct_proc *p, callent *c)
 {
     uint64_t host_ns = c->api_end - c->api_start;
+    if ((c->type == CT_REC_LAUNCH && (c->u.launch.flags & CT_LAUNCH_CAPTURED)) ||
+        (c->type == CT_REC_COPY && (c->u.copy.flags & CT_COPY_CAPTURED))) {
+        call_drop(p, c->corr); /* a node added to a graph being captured: nothing executed */
+        return;
+    }
     if (c->type == CT_REC_COPY) {
         const ct_rec_copy *cp = &c->u.copy;
         int hk = host_kind(cp);
@@ -1116,6 +1121,8 @@ static void launch_counts(ct_model *m, ct_proc *p, callent *c, uint32_t file)
 {
     const ct_rec_launch *l = &c->u.launch;
     uint32_t k = c->kidx = cached(m, file, l->function, 0);
+    if (l->flags & CT_LAUNCH_CAPTURED)
+        return; /* a node added to a graph being captured: nothing executed */
     launch_config(&m->kernels[k], l);
     m->launched++;
     ct_dev *dv = &p->dev[dev_slot(l->device)];
@@ -1144,6 +1151,8 @@ static void copy_peak(ct_copystat *cs, int op, const ct_dev *dv)
 /* Every copy and set counts from its COPY record, timed or not. */
 static void copy_counts(ct_model *m, ct_proc *p, const ct_rec_copy *cp)
 {
+    if (cp->flags & CT_COPY_CAPTURED)
+        return; /* a node added to a graph being captured: nothing executed */
     int op = copy_op(cp), d = dev_slot(cp->device);
     ct_copystat *cs = &m->copies[op][host_kind(cp)];
     cs->count++;

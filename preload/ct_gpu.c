@@ -3,22 +3,37 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "ct_fns.h"
 #include "ct_record.h"
 
 /* ---- hot path (calling thread) ---- */
 
+/* The stash's consumer side. The writer may also take every entry (ct_gpu_retire), so the tail
+ * moves by compare-and-swap: an entry belongs to whoever advanced the tail past it. */
 static CUevent ct_gpu_take(ct_thread *th, uint64_t ctx)
 {
     ct_gpu_stash *s = th->gpu;
-    uint64_t tail = atomic_load_explicit(&s->tail, memory_order_relaxed);
+    uint64_t tail = atomic_load_explicit(&s->tail, memory_order_acquire);
+    uint64_t left = atomic_load_explicit(&s->head, memory_order_acquire) - tail;
+    /* Running low while near the creation limit (a burst faster than the writer's period):
+     * wake the writer to harvest and refill now, once per refill. */
+    if (left < CT_GPU_STASH / 4 && s->created > CT_GPU_MAX_EVENTS / 2 && !s->pressed) {
+        s->pressed = 1;
+        ct_writer_pressure();
+    } else if (left >= CT_GPU_STASH / 2) {
+        s->pressed = 0;
+    }
     for (int tries = 0; tries < 4; tries++) {
         if (tail == atomic_load_explicit(&s->head, memory_order_acquire))
             break;
         CUevent e = s->ev[tail & (CT_GPU_STASH - 1)];
         uint64_t ectx = s->ctx[tail & (CT_GPU_STASH - 1)];
-        atomic_store_explicit(&s->tail, ++tail, memory_order_release);
+        if (!atomic_compare_exchange_strong_explicit(&s->tail, &tail, tail + 1,
+                                                     memory_order_acq_rel, memory_order_acquire))
+            continue; /* the writer took it: tail now holds the new tail */
+        tail++;
         if (ectx == ctx)
             return e;
         /* An event of another context cannot go on this stream: hand it back. */
@@ -26,36 +41,45 @@ static CUevent ct_gpu_take(ct_thread *th, uint64_t ctx)
         ct_push(th, CT_RAW_GPU_PEND, 0, ct_ticks(), &back, sizeof back);
     }
     CUevent e = NULL;
-    if (s->created < CT_GPU_MAX_EVENTS &&
+    if (s->created - atomic_load_explicit(&s->destroyed, memory_order_relaxed) <
+            CT_GPU_MAX_EVENTS &&
         CT_REAL(cuEventCreate)(&e, CU_EVENT_DEFAULT) == CUDA_SUCCESS) {
         s->created++;
         return e;
     }
-    atomic_fetch_add_explicit(&s->lost, 1, memory_order_relaxed);
     return NULL;
 }
 
 static void ct_gpu_start(ct_call *c, uint64_t stream)
 {
     ct_thread *th = c->th;
+    /* Work enqueued on a capturing stream becomes a graph node and never executes here: it is
+     * marked, and never gets an event (recording one into the capture would add a node to the
+     * program's graph). A status that cannot be read is not timed either: on the legacy stream
+     * while a blocking stream captures, cuStreamIsCapturing fails (STREAM_CAPTURE_IMPLICIT)
+     * without harm, but an event record there would invalidate that capture. */
+    CUstreamCaptureStatus cs = CU_STREAM_CAPTURE_STATUS_NONE;
+    CUresult q = CT_REAL(cuStreamIsCapturing)((CUstream)(uintptr_t)stream, &cs);
+    c->captured = q == CUDA_SUCCESS && cs != CU_STREAM_CAPTURE_STATUS_NONE ? CT_LAUNCH_CAPTURED : 0;
+    c->gpu_why = 0;
+    if (!th->gpu || q != CUDA_SUCCESS || c->captured)
+        return;
     if (ct_opt.gpu_every > 1 && ++th->gpu->count % ct_opt.gpu_every != 0)
         return;
-    /* A stream being captured into a graph must not get events. A driver that cannot say
-     * (error) is taken at its word when the event record fails. */
-    CUstreamCaptureStatus cs = CU_STREAM_CAPTURE_STATUS_NONE;
     CUcontext ctx = NULL;
-    if ((CT_REAL(cuStreamIsCapturing)((CUstream)(uintptr_t)stream, &cs) == CUDA_SUCCESS &&
-         cs != CU_STREAM_CAPTURE_STATUS_NONE) ||
-        CT_REAL(cuCtxGetCurrent)(&ctx) != CUDA_SUCCESS || !ctx)
+    if (CT_REAL(cuCtxGetCurrent)(&ctx) != CUDA_SUCCESS || !ctx)
         return;
     CUevent e = ct_gpu_take(th, (uint64_t)(uintptr_t)ctx);
-    if (!e)
+    if (!e) {
+        c->gpu_why = CT_GPU_LOST_NO_EVENT;
         return;
+    }
     c->gpu_stream = stream;
     c->gpu_ctx = (uint64_t)(uintptr_t)ctx;
     if (CT_REAL(cuEventRecord)(e, (CUstream)(uintptr_t)stream) != CUDA_SUCCESS) {
         ct_gpu_pend back = {.ev0 = e, .ctx = c->gpu_ctx};
         ct_push(th, CT_RAW_GPU_PEND, 0, c->t0, &back, sizeof back);
+        c->gpu_why = CT_GPU_LOST_RECORD_FAILED;
         return;
     }
     c->gpu_ev0 = e;
@@ -73,12 +97,21 @@ void ct_gpu_begin_timed(ct_call *c, uint64_t stream)
 void ct_gpu_end_timed(ct_call *c, CUresult r, unsigned kind, uint32_t device, int waited)
 {
     ct_gpu_pend p = {c->corr, c->gpu_ev0, NULL, c->gpu_stream, c->gpu_ctx, c->gpu_submit,
-                     waited ? ct_now() : 0, device, 0};
-    if (r == CUDA_SUCCESS) {
+                     waited ? ct_now() : 0, 0, device, 0, 0};
+    /* A call that failed enqueued nothing: nothing to time, nothing lost. */
+    if (r == CUDA_SUCCESS && c->gpu_why)
+        p.why = c->gpu_why;
+    else if (r == CUDA_SUCCESS) {
         p.ev1 = ct_gpu_take(c->th, c->gpu_ctx);
-        if (p.ev1 && CT_REAL(cuEventRecord)(p.ev1, (CUstream)(uintptr_t)c->gpu_stream) ==
-                         CUDA_SUCCESS)
+        if (!p.ev1)
+            p.why = CT_GPU_LOST_NO_EVENT;
+        else if (CT_REAL(cuEventRecord)(p.ev1, (CUstream)(uintptr_t)c->gpu_stream) !=
+                 CUDA_SUCCESS)
+            p.why = CT_GPU_LOST_RECORD_FAILED;
+        else {
             p.kind = kind;
+            p.ev1_host = ct_now();
+        }
     }
     ct_push(c->th, CT_RAW_GPU_PEND, c->fn, c->t1, &p, sizeof p);
 }
@@ -92,11 +125,33 @@ typedef struct {
 
 static ct_pending *ct_pend;
 static size_t ct_npend, ct_pend_cap;
-static uint64_t ct_harvest_lost;
+static uint64_t ct_harvest_lost; /* lost timings no per-operation LOSS record reports */
 
+/* Operations whose timing is lost, written as LOSS records at the next harvest. */
+static ct_rec_loss *ct_lost_ops;
+static size_t ct_nlost, ct_lost_cap;
+
+static void ct_lost_op(const ct_thread *owner, uint64_t corr, uint32_t why)
+{
+    if (ct_nlost == ct_lost_cap) {
+        size_t cap = ct_lost_cap ? ct_lost_cap * 2 : 64;
+        ct_rec_loss *v = realloc(ct_lost_ops, cap * sizeof *v);
+        if (!v) {
+            ct_harvest_lost++;
+            return;
+        }
+        ct_lost_ops = v;
+        ct_lost_cap = cap;
+    }
+    ct_lost_ops[ct_nlost++] = (ct_rec_loss){CT_LOSS_GPU_TIMING, 1, owner ? owner->tid : 0, corr,
+                                            why};
+}
+
+#define CT_ANCHOR_SAMPLES 8
 typedef struct {
     uint64_t ctx;
-    CUevent ev;
+    CUevent ev[CT_ANCHOR_SAMPLES]; /* ev[best] is the anchor */
+    unsigned best;
     CUstream stream;
     uint64_t host, made;
 } ct_anchor;
@@ -104,6 +159,8 @@ static ct_anchor ct_anchors[64];
 static unsigned ct_nanchors;
 
 #define CT_ANCHOR_PERIOD_NS 1000000000ull
+/* How long the end of a trace (exit, exec) waits for operations still running. */
+#define CT_FINAL_WAIT_NS 250000000ull
 
 static CUresult ct_elapsed(float *ms, CUevent a, CUevent b)
 {
@@ -112,12 +169,14 @@ static CUresult ct_elapsed(float *ms, CUevent a, CUevent b)
     return CT_REAL(cuEventElapsedTime)(ms, a, b);
 }
 
+/* e back to its owner's stash, or destroyed (owner gone, stash full, or ctx 0: a context that
+ * is being destroyed). */
 static void ct_give_back(ct_thread *owner, CUevent e, uint64_t ctx)
 {
     if (!e)
         return;
     ct_gpu_stash *s = owner && !owner->dead ? owner->gpu : NULL;
-    if (s) {
+    if (s && ctx) {
         uint64_t head = atomic_load_explicit(&s->head, memory_order_relaxed);
         if (head - atomic_load_explicit(&s->tail, memory_order_acquire) < CT_GPU_STASH) {
             s->ev[head & (CT_GPU_STASH - 1)] = e;
@@ -126,6 +185,8 @@ static void ct_give_back(ct_thread *owner, CUevent e, uint64_t ctx)
             return;
         }
     }
+    if (s) /* the owner may create another in its place */
+        atomic_fetch_add_explicit(&s->destroyed, 1, memory_order_relaxed);
     CT_REAL(cuEventDestroy_v2)(e);
 }
 
@@ -134,13 +195,15 @@ void ct_gpu_collect(ct_thread *owner, const ct_gpu_pend *p)
     if (p->kind == 0) {
         ct_give_back(owner, p->ev0, p->ctx);
         ct_give_back(owner, p->ev1, p->ctx);
+        if (p->why)
+            ct_lost_op(owner, p->corr, p->why);
         return;
     }
     if (ct_npend == ct_pend_cap) {
         size_t cap = ct_pend_cap ? ct_pend_cap * 2 : 1024;
         ct_pending *v = realloc(ct_pend, cap * sizeof *v);
         if (!v) {
-            ct_harvest_lost++;
+            ct_lost_op(owner, p->corr, CT_GPU_LOST_NO_MEMORY);
             ct_give_back(owner, p->ev0, p->ctx);
             ct_give_back(owner, p->ev1, p->ctx);
             return;
@@ -158,7 +221,8 @@ static ct_anchor *ct_anchor_for(uint64_t ctx, uint64_t now)
     for (unsigned i = 0; i < ct_nanchors; i++)
         if (ct_anchors[i].ctx == ctx)
             a = &ct_anchors[i];
-    if (a && now - a->made < CT_ANCHOR_PERIOD_NS)
+    /* made may be later than now (an anchor renewed earlier in the same harvest) */
+    if (a && now < a->made + CT_ANCHOR_PERIOD_NS)
         return a;
     if (!a) {
         if (ct_nanchors == sizeof ct_anchors / sizeof ct_anchors[0])
@@ -170,19 +234,50 @@ static ct_anchor *ct_anchor_for(uint64_t ctx, uint64_t now)
     CUcontext popped;
     if (CT_REAL(cuCtxPushCurrent_v2)((CUcontext)(uintptr_t)ctx) != CUDA_SUCCESS)
         return NULL;
-    int ok = (a->stream || CT_REAL(cuStreamCreate)(&a->stream, CU_STREAM_NON_BLOCKING) ==
-                               CUDA_SUCCESS) &&
-             (a->ev || CT_REAL(cuEventCreate)(&a->ev, CU_EVENT_DEFAULT) == CUDA_SUCCESS);
-    if (ok) {
-        uint64_t t0 = ct_now();
-        ok = CT_REAL(cuEventRecord)(a->ev, a->stream) == CUDA_SUCCESS;
-        uint64_t t1 = ct_now();
-        ok = ok && CT_REAL(cuEventSynchronize)(a->ev) == CUDA_SUCCESS;
-        a->host = t0 + (t1 - t0) / 2;
-        a->made = t1;
+    int ok = a->stream || CT_REAL(cuStreamCreate)(&a->stream, CU_STREAM_NON_BLOCKING) ==
+                              CUDA_SUCCESS;
+    /* The GPU stamps an event recorded on an idle stream somewhere inside the record call: the
+     * call's middle is the estimate, off by at most half the call. A call can be slow (one
+     * that wakes the driver's or the simulation's worker, a preempted host): of
+     * CT_ANCHOR_SAMPLES records back to back (after the first, the worker is awake), each on its
+     * own event, the shortest call's is the anchor. */
+    uint64_t best = UINT64_MAX, t0s[CT_ANCHOR_SAMPLES], t1s[CT_ANCHOR_SAMPLES];
+    unsigned n = 0;
+    for (; ok && n < CT_ANCHOR_SAMPLES; n++) {
+        ok = a->ev[n] || CT_REAL(cuEventCreate)(&a->ev[n], CU_EVENT_DEFAULT) == CUDA_SUCCESS;
+        t0s[n] = ct_now();
+        ok = ok && CT_REAL(cuEventRecord)(a->ev[n], a->stream) == CUDA_SUCCESS;
+        t1s[n] = ct_now();
     }
+    /* Polled, not cuEventSynchronize: a query is what the relaxed capture mode allows while
+     * another thread captures (ct_gpu_harvest). */
+    CUresult st = CUDA_ERROR_NOT_READY;
+    while (ok && (st = CT_REAL(cuEventQuery)(a->ev[n - 1])) == CUDA_ERROR_NOT_READY)
+        ;
+    ok = ok && st == CUDA_SUCCESS;
+    for (unsigned i = 0; ok && i < n; i++)
+        if (t1s[i] - t0s[i] < best) {
+            best = t1s[i] - t0s[i];
+            a->best = i;
+            a->host = t0s[i] + best / 2;
+            a->made = t1s[i];
+        }
     CT_REAL(cuCtxPopCurrent_v2)(&popped);
     return ok ? a : NULL;
+}
+
+static void ct_anchor_drop(uint64_t ctx)
+{
+    for (unsigned i = 0; i < ct_nanchors; i++)
+        if (ct_anchors[i].ctx == ctx) {
+            for (unsigned k = 0; k < CT_ANCHOR_SAMPLES; k++)
+                if (ct_anchors[i].ev[k])
+                    CT_REAL(cuEventDestroy_v2)(ct_anchors[i].ev[k]);
+            if (ct_anchors[i].stream)
+                CT_REAL(cuStreamDestroy_v2)(ct_anchors[i].stream);
+            ct_anchors[i] = ct_anchors[--ct_nanchors];
+            return;
+        }
 }
 
 static int ct_gpu_cmp(const void *x, const void *y)
@@ -191,8 +286,73 @@ static int ct_gpu_cmp(const void *x, const void *y)
     return a < b ? -1 : a > b;
 }
 
-uint64_t ct_gpu_harvest(ct_enc *e, int final, uint64_t *min_ts)
+/* Everything of context ctx, which is about to be destroyed, before its events go with it:
+ * waits for its timed operations (the destruction waits for them too), so that the harvest
+ * that follows converts them; destroys its events in every stash. (Its anchor goes after the
+ * harvest, ct_anchor_drop.) */
+static void ct_gpu_retire(uint64_t ctx)
 {
+    for (size_t i = 0; i < ct_npend; i++)
+        if (ct_pend[i].p.ctx == ctx)
+            CT_REAL(cuEventSynchronize)(ct_pend[i].p.ev1);
+    for (ct_thread *t = ct_session_threads(); t; t = t->next) {
+        ct_gpu_stash *s = t->dead ? NULL : t->gpu;
+        if (!s)
+            continue;
+        /* Take every entry (the owner may be taking one: whoever moves the tail owns it),
+         * then put back those of other contexts. */
+        uint64_t head = atomic_load_explicit(&s->head, memory_order_acquire);
+        uint64_t tail = atomic_load_explicit(&s->tail, memory_order_acquire), n = 0;
+        static CUevent keep[CT_GPU_STASH]; /* flushes are serialized; app stacks may be small */
+        static uint64_t kctx[CT_GPU_STASH];
+        do {
+            n = 0;
+            for (uint64_t i = tail; i != head; i++) {
+                keep[n] = s->ev[i & (CT_GPU_STASH - 1)];
+                kctx[n++] = s->ctx[i & (CT_GPU_STASH - 1)];
+            }
+        } while (!atomic_compare_exchange_strong(&s->tail, &tail, head));
+        for (uint64_t i = 0; i < n; i++)
+            ct_give_back(t, keep[i], kctx[i] == ctx ? 0 : kctx[i]);
+    }
+}
+
+/* r into e; a full e goes out as a chunk (full()) first. */
+static void ct_gpu_put(ct_enc *e, const ct_rec *r, uint64_t *min_ts, void (*full)(void))
+{
+    int rc = ct_enc_rec(e, r);
+    if (rc == CT_E_FULL) {
+        full();
+        rc = ct_enc_rec(e, r);
+    }
+    if (rc != 0)
+        ct_harvest_lost++;
+    else if (r->ts < *min_ts)
+        *min_ts = r->ts;
+}
+
+uint64_t ct_gpu_harvest(ct_enc *e, int final, uint64_t *min_ts, uint64_t retire,
+                        void (*full)(void))
+{
+    /* The tracer's queries must neither fail nor invalidate a capture the program runs in
+     * another thread in CU_STREAM_CAPTURE_MODE_GLOBAL (where a query is a "potentially unsafe"
+     * call): this thread is relaxed while it harvests, and restored after (it may be a
+     * thread of the program's, at exit or in ct_gpu_ctx_gone). */
+    CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
+    int exchanged = CT_REAL(cuThreadExchangeStreamCaptureMode)(&mode) == CUDA_SUCCESS;
+    if (retire)
+        ct_gpu_retire(retire);
+    /* The trace ends (exit, exec, a fatal signal the writer handles): work still queued
+     * completes on the GPU anyway (a context's teardown waits for it), so wait for it a
+     * little rather than lose its timing. */
+    uint64_t until = ct_now() + CT_FINAL_WAIT_NS;
+    for (size_t i = 0; final && i < ct_npend; i++) {
+        while (CT_REAL(cuEventQuery)(ct_pend[i].p.ev1) == CUDA_ERROR_NOT_READY &&
+               ct_now() < until) {
+            struct timespec ts = {0, 50000};
+            nanosleep(&ts, NULL);
+        }
+    }
     uint64_t now = ct_now(), oldest = UINT64_MAX;
     size_t keep = 0, nout = 0;
     ct_rec *out = ct_npend ? malloc(ct_npend * sizeof *out) : NULL;
@@ -207,7 +367,7 @@ uint64_t ct_gpu_harvest(ct_enc *e, int final, uint64_t *min_ts)
         }
         ct_anchor *a = st == CUDA_SUCCESS ? ct_anchor_for(q->p.ctx, now) : NULL;
         float ms0, ms1;
-        if (a && out && ct_elapsed(&ms0, a->ev, q->p.ev0) == CUDA_SUCCESS &&
+        if (a && out && ct_elapsed(&ms0, a->ev[a->best], q->p.ev0) == CUDA_SUCCESS &&
             ct_elapsed(&ms1, q->p.ev0, q->p.ev1) == CUDA_SUCCESS) {
             ct_rec *r = &out[nout++];
             memset(r, 0, sizeof *r);
@@ -220,25 +380,67 @@ uint64_t ct_gpu_harvest(ct_enc *e, int final, uint64_t *min_ts)
                 r->u.gpu.start = q->p.submit;
             if (q->p.done_by && q->p.done_by < r->ts)
                 r->ts = q->p.done_by > r->u.gpu.start ? q->p.done_by : r->u.gpu.start;
+            /* An end event that completed by the time its record returned found the stream
+             * idle: the operation had ended earlier, at some unknown time. */
+            if (q->p.done_by || r->ts <= q->p.ev1_host)
+                r->u.gpu.flags = CT_GPU_END_BOUND;
             r->u.gpu.corr = q->p.corr;
             r->u.gpu.device = q->p.device;
             r->u.gpu.kind = q->p.kind;
             r->u.gpu.stream = q->p.stream;
         } else {
-            ct_harvest_lost++;
+            /* Not ready at the end; or the events gone with a context destroyed unseen (the
+             * simulation and the driver then call them invalid handles); or no time. */
+            ct_lost_op(q->owner, q->p.corr,
+                       st == CUDA_ERROR_NOT_READY ? CT_GPU_LOST_RUNNING_AT_END
+                       : st == CUDA_ERROR_INVALID_HANDLE || st == CUDA_ERROR_CONTEXT_IS_DESTROYED ||
+                               st == CUDA_ERROR_INVALID_CONTEXT
+                           ? CT_GPU_LOST_CONTEXT_GONE
+                           : CT_GPU_LOST_NO_TIME);
         }
-        ct_give_back(q->owner, q->p.ev0, q->p.ctx);
-        ct_give_back(q->owner, q->p.ev1, q->p.ctx);
+        ct_give_back(q->owner, q->p.ev0, q->p.ctx == retire ? 0 : q->p.ctx);
+        ct_give_back(q->owner, q->p.ev1, q->p.ctx == retire ? 0 : q->p.ctx);
     }
     ct_npend = keep;
     qsort(out, nout, sizeof *out, ct_gpu_cmp);
-    if (nout && out[0].ts < *min_ts)
-        *min_ts = out[0].ts;
     for (size_t i = 0; i < nout; i++)
-        if (ct_enc_rec(e, &out[i]) != 0)
-            ct_harvest_lost++;
+        ct_gpu_put(e, &out[i], min_ts, full);
     free(out);
+    for (size_t i = 0; i < ct_nlost; i++) {
+        ct_rec r = {.type = CT_REC_LOSS, .ts = now, .u.loss = ct_lost_ops[i]};
+        ct_gpu_put(e, &r, min_ts, full);
+    }
+    ct_nlost = 0;
+    if (retire)
+        ct_anchor_drop(retire);
+    if (exchanged)
+        CT_REAL(cuThreadExchangeStreamCaptureMode)(&mode);
     return oldest;
+}
+
+void ct_gpu_ctx_gone(uint64_t ctx)
+{
+    if (!ct_opt.gpu_every || !ctx)
+        return;
+    int saved = errno;
+    ct_session_retire(ctx);
+    errno = saved;
+}
+
+void ct_gpu_primary_gone(CUdevice dev)
+{
+    if (!ct_opt.gpu_every)
+        return;
+    int saved = errno, active = 0;
+    unsigned flags;
+    CUcontext ctx = NULL;
+    /* The primary context's handle, without changing its reference count in the end. */
+    if (CT_REAL(cuDevicePrimaryCtxGetState)(dev, &flags, &active) == CUDA_SUCCESS && active &&
+        CT_REAL(cuDevicePrimaryCtxRetain)(&ctx, dev) == CUDA_SUCCESS) {
+        CT_REAL(cuDevicePrimaryCtxRelease_v2)(dev);
+        ct_session_retire((uint64_t)(uintptr_t)ctx);
+    }
+    errno = saved;
 }
 
 uint64_t ct_gpu_lost(void)
@@ -256,7 +458,6 @@ void ct_gpu_thread_dead(ct_thread *t)
     ct_gpu_stash *s = t->gpu;
     if (!s)
         return;
-    ct_harvest_lost += atomic_load(&s->lost);
     for (uint64_t i = atomic_load(&s->tail); i != atomic_load(&s->head); i++)
         CT_REAL(cuEventDestroy_v2)(s->ev[i & (CT_GPU_STASH - 1)]);
     t->gpu = NULL;
@@ -266,6 +467,7 @@ void ct_gpu_thread_dead(ct_thread *t)
 void ct_gpu_reset(void)
 {
     ct_npend = 0;
+    ct_nlost = 0;
     ct_nanchors = 0;
     ct_harvest_lost = 0;
 }

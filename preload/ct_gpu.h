@@ -2,11 +2,12 @@
  *
  * Around a timed operation the calling thread records two CUDA events on the operation's
  * stream, in the current context (ct_gpu_begin before the real call, ct_gpu_end after), unless
- * the stream is being captured into a graph. The pair goes through the thread's ring to the
- * writer, which keeps it pending until the end event completes, then converts the events to
- * the host's CLOCK_MONOTONIC: per context, an anchor event is recorded on a private idle
- * non-blocking stream and synchronized, and its host time taken as the middle of the record
- * call; a GPU time is the anchor's host time plus cuEventElapsedTime(anchor, event). Anchors
+ * the stream is being captured into a graph or its capture status cannot be read. The pair goes
+ * through the thread's ring to the writer, which keeps it pending until the end event
+ * completes, then converts the events to the host's CLOCK_MONOTONIC: per context, anchor events
+ * are recorded back to back on a private idle non-blocking stream, and the host time of the one
+ * whose record call was shortest is the middle of that call; a GPU time is the anchor's host
+ * time plus cuEventElapsedTime(anchor, event). preload/README.md states the accuracy. Anchors
  * are renewed every second so the float milliseconds never lose more than a fraction of a
  * microsecond; durations come from the event pair (exact to the event resolution), except
  * that an operation never starts before the host submitted it: on an idle stream the start
@@ -15,17 +16,20 @@
  * Harvesting runs at every writer pass and right after a synchronization returns.
  *
  * Events come from a per-thread stash (a ring the writer refills with harvested events), so
- * after warm-up the hot path creates none; a thread creates at most CT_GPU_MAX_EVENTS. An
- * operation that finds no event is not timed and counted (LOSS, reason GPU timing). The
- * tracer's own CUDA calls go to the real driver and are never recorded. */
+ * after warm-up the hot path creates none; a thread has at most CT_GPU_MAX_EVENTS, and one
+ * whose stash runs low near that limit wakes the writer to refill it (once per refill). An
+ * operation that should have been timed and was not (no event, an event the driver refused,
+ * still running at the end, its context gone, no time from the driver) gets a LOSS record of its
+ * own (reason GPU timing, count 1, its correlation id and why), written with the GPU records.
+ * The tracer's own CUDA calls go to the real driver and are never recorded. */
 #ifndef CT_GPU_H
 #define CT_GPU_H
 
 #include <cuda.h>
 #include "ct_trace.h"
 
-#define CT_GPU_STASH 1024u       /* free events per thread (power of two) */
-#define CT_GPU_MAX_EVENTS 4096u  /* events one thread may create */
+#define CT_GPU_STASH 4096u       /* free events per thread (power of two) */
+#define CT_GPU_MAX_EVENTS 16384u /* events one thread may have at once */
 
 /* Per-thread event stash: a ring the writer fills (head) and the thread empties (tail). */
 typedef struct ct_gpu_stash {
@@ -34,11 +38,13 @@ typedef struct ct_gpu_stash {
     _Atomic uint64_t head, tail;
     uint32_t created;            /* thread-private */
     uint32_t count;              /* thread-private: operations since the last timed one */
-    _Atomic uint64_t lost;       /* operations not timed for want of an event */
+    uint32_t pressed;            /* thread-private: the writer was woken to refill */
+    _Atomic uint32_t destroyed;  /* of those created, destroyed by the writer (stash full) */
 } ct_gpu_stash;
 
 /* What the thread hands the writer for one timed operation (raw kind CT_RAW_GPU_PEND). kind 0:
- * the events are only returned (the operation failed or could not be timed). */
+ * the events are only returned (the operation failed or could not be timed: then why says why,
+ * enum ct_gpu_lost, 0 when it failed). */
 typedef struct {
     uint64_t corr;
     CUevent ev0, ev1;
@@ -46,15 +52,18 @@ typedef struct {
     uint64_t submit;             /* host time between the start event and the operation */
     uint64_t done_by;            /* host time by which the operation had completed (its call
                                   * returned only then), 0 if the call did not wait for it */
-    uint32_t device, kind;
+    uint64_t ev1_host;           /* host time right after the end event was enqueued */
+    uint32_t device, kind, why;
 } ct_gpu_pend;
 
-/* The hooks around a timed operation; inline gates keep untimed calls from paying a call. */
+/* The hooks around a kernel, copy or set. ct_gpu_begin runs for every one of them: it reads the
+ * stream's capture status (c->captured), which the LAUNCH and COPY records carry, then times the
+ * operation if timing is on, the status was read and the stream is not capturing. */
 void ct_gpu_begin_timed(ct_call *c, uint64_t stream);
 void ct_gpu_end_timed(ct_call *c, CUresult r, unsigned kind, uint32_t device, int waited);
 CT_HOT void ct_gpu_begin(ct_call *c, uint64_t stream)
 {
-    if (c->th && c->th->gpu)
+    if (c->th)
         ct_gpu_begin_timed(c, stream);
 }
 /* waited: the call returned only once the operation had completed. The end event, recorded
@@ -62,20 +71,33 @@ CT_HOT void ct_gpu_begin(ct_call *c, uint64_t stream)
  * the return, and the GPU record says so. */
 CT_HOT void ct_gpu_end(ct_call *c, CUresult r, unsigned kind, uint32_t device, int waited)
 {
-    if (c->gpu_ev0)
+    if (c->gpu_ev0 || c->gpu_why)
         ct_gpu_end_timed(c, r, kind, device, waited);
 }
 
 /* Wakes the writer to harvest (after a synchronization; rate-limited; ct_session.c). */
 void ct_writer_nudge(void);
+/* Before a context is destroyed (cuCtxDestroy; cuDevicePrimaryCtxReset or Release for the
+ * device's primary context): its events die with it, so its pending timings are collected first: the calling
+ * thread flushes every ring and harvests, waiting for that context's timed operations (as the
+ * destruction itself does); that context's events in stashes and its anchor are destroyed. */
+void ct_gpu_ctx_gone(uint64_t ctx);
+void ct_gpu_primary_gone(CUdevice dev);
+/* ct_session.c: a flush now, retiring ctx (nothing when not tracing or not timing); the list
+ * of registered threads. */
+void ct_session_retire(uint64_t ctx);
+ct_thread *ct_session_threads(void);
 
 /* Writer side (never from a signal handler). */
 void ct_gpu_collect(ct_thread *owner, const ct_gpu_pend *p);
 /* Converts every completed pending operation into a GPU record in e (sorted by GPU end),
  * lowering *min_ts to the earliest ts written; returns the CPU submit time of the oldest still
- * pending (UINT64_MAX if none). final: give up on what is not complete (counted as lost). */
-uint64_t ct_gpu_harvest(ct_enc *e, int final, uint64_t *min_ts);
-/* GPU timings lost so far by all threads and the harvester. */
+ * pending (UINT64_MAX if none). final: give up on what is not complete (counted as lost).
+ * retire: a context about to be destroyed (ct_gpu_ctx_gone), 0 if none. full: writes e out as a
+ * chunk when it fills (a burst can harvest more than one encoder holds). */
+uint64_t ct_gpu_harvest(ct_enc *e, int final, uint64_t *min_ts, uint64_t retire,
+                        void (*full)(void));
+/* GPU timings lost so far that no per-operation LOSS record reports. */
 uint64_t ct_gpu_lost(void);
 /* Operations collected and not harvested yet (async-signal-safe: a read). */
 uint64_t ct_gpu_pending(void);

@@ -219,7 +219,8 @@ static void ct_launch_record(ct_call *c, CUresult r, uint64_t names, const unsig
                              .shared_bytes = shared,
                              .stream = stream,
                              .context = ctx,
-                             .device = dev};
+                             .device = dev,
+                             .flags = c->captured};
         ct_emit_end(c);
     }
     ct_gpu_end(c, r, CT_GPU_KERNEL, dev, 0);
@@ -289,7 +290,7 @@ static void ct_copy_record(ct_call *c, CUresult r, unsigned op, unsigned dir, un
                            .bytes = bytes,
                            .src_kind = src_kind,
                            .dst_kind = dst_kind,
-                           .flags = flags,
+                           .flags = flags | (c->captured ? CT_COPY_CAPTURED : 0),
                            .stream = stream,
                            .device = dev};
         ct_emit_end(c);

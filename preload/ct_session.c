@@ -161,7 +161,7 @@ static void ct_read_options(void)
     const char *s = getenv("CUTRACE_STACKS");
     ct_opt.stacks = !s || !*s || !strcmp(s, "default") ? 1 : !strcmp(s, "all") ? 2 : 0;
     s = getenv("CUTRACE_GPU_TIMING");
-    ct_opt.gpu_every = !s || !*s || !strcmp(s, "off") ? 0 : !strcmp(s, "all") ? 1
+    ct_opt.gpu_every = !s || !*s || !strcmp(s, "all") ? 1 : !strcmp(s, "off") ? 0
                                                          : (unsigned)strtoul(s, NULL, 10);
     s = getenv("CUTRACE_CPU_GAP_US");
     if (s && *s)
@@ -503,7 +503,7 @@ static void ct_drain(ct_thread *t, int final, int compress, int in_signal, uint6
         if (kind == CT_RAW_GPU_PEND) {
             if (!in_signal)
                 ct_gpu_collect(t, (const ct_gpu_pend *)(w + 2));
-            else if (((const ct_gpu_pend *)(w + 2))->kind)
+            else if (((const ct_gpu_pend *)(w + 2))->kind || ((const ct_gpu_pend *)(w + 2))->why)
                 ct_gpu_dropped++;
         } else if (kind != CT_RAW_PAD) {
             if (ct_encode(&t->enc, w) == CT_E_FULL) {
@@ -540,19 +540,24 @@ static void ct_thread_record(ct_thread *t, unsigned flags, int nolock)
     ct_enc_thread(&ct_wenc, ct_low_water, &r);
 }
 
-/* GPU timings lost so far by the harvester, the signal-handler flush and every thread. */
+/* The GPU records' encoder filled during a harvest (never in a signal handler): out it goes. */
+static void ct_genc_full(void)
+{
+    ct_write_chunk_flags(&ct_genc, ct_writer_tid, 0, CT_CHUNK_GPU, 1);
+    ct_genc_min = UINT64_MAX;
+}
+
+/* GPU timings lost so far that no per-operation LOSS record reports: by the harvester and the
+ * signal-handler flush. */
 static uint64_t ct_gpu_lost_total(void)
 {
-    uint64_t n = ct_gpu_lost() + ct_gpu_dropped;
-    for (ct_thread *t = atomic_load(&ct_threads); t; t = t->next)
-        if (t->gpu)
-            n += atomic_load_explicit(&t->gpu->lost, memory_order_relaxed);
-    return n;
+    return ct_gpu_lost() + ct_gpu_dropped;
 }
 
 /* One flush of every thread (fl: CT_FL_*). CT_FL_FINAL: drain everything and end the trace
- * with END (how, code). */
-static void ct_flush(unsigned fl, unsigned how, int code)
+ * with END (how, code). retire: a context about to be destroyed, whose GPU timings are
+ * collected now (0: none). */
+static void ct_flush(unsigned fl, unsigned how, int code, uint64_t retire)
 {
     int final = !!(fl & CT_FL_FINAL), in_signal = !!(fl & CT_FL_SIGNAL);
     int nolock = in_signal || (fl & CT_FL_NOLOCK);
@@ -607,7 +612,7 @@ static void ct_flush(unsigned fl, unsigned how, int code)
     if (ct_opt.gpu_every) {
         /* In a handler, the GPU records harvested earlier are still written (raw). */
         if (!in_signal)
-            ct_gpu_oldest = ct_gpu_harvest(&ct_genc, final, &ct_genc_min);
+            ct_gpu_oldest = ct_gpu_harvest(&ct_genc, final, &ct_genc_min, retire, ct_genc_full);
         else if (final)
             ct_gpu_dropped += ct_gpu_pending();
         if (final || now - ct_gpu_last_chunk >= CT_CHUNK_PERIOD_NS) {
@@ -619,7 +624,7 @@ static void ct_flush(unsigned fl, unsigned how, int code)
     }
     uint64_t gpu_lost = ct_gpu_lost_total();
     if (gpu_lost > ct_gpu_lost_reported) {
-        ct_rec_loss l = {CT_LOSS_GPU_TIMING, gpu_lost - ct_gpu_lost_reported, 0};
+        ct_rec_loss l = {CT_LOSS_GPU_TIMING, gpu_lost - ct_gpu_lost_reported, 0, 0, 0};
         ct_enc_loss(&ct_wenc, now, &l);
         ct_gpu_lost_reported = gpu_lost;
     }
@@ -645,7 +650,7 @@ static void ct_flush_final_here(unsigned fl, unsigned how, int code)
     sigaddset(&xfsz, SIGXFSZ);
     int had = sigpending(&pending) == 0 && sigismember(&pending, SIGXFSZ);
     pthread_sigmask(SIG_BLOCK, &xfsz, &old);
-    ct_flush(CT_FL_FINAL | fl, how, code);
+    ct_flush(CT_FL_FINAL | fl, how, code, 0);
     if (!had) {
         struct timespec zero = {0, 0};
         sigtimedwait(&xfsz, NULL, &zero);
@@ -693,14 +698,25 @@ static void *ct_writer_main(void *arg)
         if (req) {
             /* A fatal signal: the final flush with everything a normal thread may do (harvest
              * GPU timings, compress) but no wait on a lock the dying thread may hold. */
-            ct_flush(CT_FL_FINAL | CT_FL_NOLOCK, req >> 8, (int)(req & 0xff));
+            ct_flush(CT_FL_FINAL | CT_FL_NOLOCK, req >> 8, (int)(req & 0xff), 0);
             atomic_store(&ct_final_done, 1);
             ct_futex_wake(&ct_final_done);
             break;
         }
-        ct_flush(0, 0, 0);
+        ct_flush(0, 0, 0, 0);
     }
     return NULL;
+}
+
+ct_thread *ct_session_threads(void)
+{
+    return atomic_load(&ct_threads);
+}
+
+void ct_session_retire(uint64_t ctx)
+{
+    if (atomic_load(&ct_state) == CT_RUNNING && ct_opt.gpu_every)
+        ct_flush(0, 0, 0, ctx);
 }
 
 void ct_writer_pressure(void)

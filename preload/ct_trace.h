@@ -84,6 +84,10 @@ typedef struct {
     void *gpu_ev0;                /* start event of GPU timing, NULL if not timed */
     uint64_t gpu_stream, gpu_ctx; /* where gpu_ev0 was recorded */
     uint64_t gpu_submit;          /* host time after gpu_ev0 was recorded */
+    uint32_t captured;            /* CT_LAUNCH_CAPTURED: the stream was capturing (set by
+                                   * ct_gpu_begin, read only by the hooks of calls that have it) */
+    uint32_t gpu_why;             /* enum ct_gpu_lost: why it could not be timed, 0 if it was
+                                   * or was not to be (set by ct_gpu_begin, like captured) */
     uint32_t stack;               /* call-site stack id for the API record, 0 if none */
 } ct_call;
 

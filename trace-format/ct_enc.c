@@ -203,12 +203,13 @@ int ct_enc_copy(ct_enc *e, uint64_t ts, const ct_rec_copy *r)
 
 int ct_enc_gpu(ct_enc *e, uint64_t end, const ct_rec_gpu *r)
 {
-    CT_BEGIN(e, CT_REC_GPU, end, CT_F(5));
+    CT_BEGIN(e, CT_REC_GPU, end, CT_F(6));
     p = ct_put_uv(p, ct_dur(end, r->start));
     p = ct_put_corr(e, p, r->corr);
     p = ct_put_uv(p, r->device);
     p = ct_put_uv(p, r->kind);
     p = ct_put_uv(p, r->stream);
+    p = ct_put_uv(p, r->flags);
     CT_END(e, end);
 }
 
@@ -249,10 +250,12 @@ int ct_enc_cpu(ct_enc *e, uint64_t ts, const ct_rec_cpu *r)
 
 int ct_enc_loss(ct_enc *e, uint64_t ts, const ct_rec_loss *r)
 {
-    CT_BEGIN(e, CT_REC_LOSS, ts, CT_F(3));
+    CT_BEGIN(e, CT_REC_LOSS, ts, CT_F(5));
     p = ct_put_uv(p, r->reason);
     p = ct_put_uv(p, r->count);
     p = ct_put_uv(p, r->tid);
+    p = ct_put_uv(p, r->corr);
+    p = ct_put_uv(p, r->why);
     CT_END(e, ts);
 }
 

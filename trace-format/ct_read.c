@@ -449,6 +449,7 @@ static int ct_decode(ct_fin *f, ct_cursor *c, ct_rec *r)
             g->device = ct_get_u32v(&b, be, &bad);
             g->kind = ct_get_u32v(&b, be, &bad);
             g->stream = ct_get_uv(&b, be, &bad);
+            g->flags = ct_get_u32v(&b, be, &bad);
             break;
         }
         case CT_REC_COPY: {
@@ -567,6 +568,8 @@ static int ct_decode(ct_fin *f, ct_cursor *c, ct_rec *r)
             r->u.loss.reason = ct_get_u32v(&b, be, &bad);
             r->u.loss.count = ct_get_uv(&b, be, &bad);
             r->u.loss.tid = ct_get_u32v(&b, be, &bad);
+            r->u.loss.corr = ct_get_uv(&b, be, &bad);
+            r->u.loss.why = ct_get_u32v(&b, be, &bad);
             if (!bad)
                 ct_fin_lost(f, r->u.loss.reason, r->u.loss.count);
             break;

@@ -110,8 +110,14 @@ enum ct_copy_dir {
     CT_DIR_PEER = 5,
 };
 enum ct_copy_op { CT_COPY_MEMCPY = 0, CT_COPY_MEMSET = 1 };
-enum ct_copy_flags { CT_COPY_ASYNC = 1, CT_COPY_2D = 2, CT_COPY_3D = 4 };
+enum ct_copy_flags { CT_COPY_ASYNC = 1, CT_COPY_2D = 2, CT_COPY_3D = 4, CT_COPY_CAPTURED = 8 };
+/* CAPTURED: enqueued while its stream was being captured into a CUDA graph: the call added a
+ * node to the graph and nothing executed (the graph's launches execute it). */
+enum ct_launch_flags { CT_LAUNCH_CAPTURED = 1 };
 enum ct_gpu_kind { CT_GPU_OTHER = 0, CT_GPU_KERNEL = 1, CT_GPU_MEMCPY = 2, CT_GPU_MEMSET = 3 };
+/* END_BOUND: the end is only an upper bound: the operation had completed when its end event
+ * was enqueued (the call waited for it, or the stream was idle by then). */
+enum ct_gpu_flags { CT_GPU_END_BOUND = 1 };
 enum ct_alloc_kind {
     CT_ALLOC_UNKNOWN = 0,
     CT_ALLOC_DEVICE = 1,        /* cudaMalloc, cuMemAlloc */
@@ -131,6 +137,10 @@ enum ct_sync_kind {
 enum ct_loss_reason {
     CT_LOSS_OTHER = 0, CT_LOSS_BUFFER_FULL = 1, CT_LOSS_GPU_TIMING = 2, CT_LOSS_WRITE = 3,
     CT_LOSS_STRINGS = 4,
+};
+enum ct_gpu_lost {  /* why one call's GPU timing is missing (LOSS why) */
+    CT_GPU_LOST_NO_EVENT = 1, CT_GPU_LOST_RECORD_FAILED = 2, CT_GPU_LOST_RUNNING_AT_END = 3,
+    CT_GPU_LOST_CONTEXT_GONE = 4, CT_GPU_LOST_NO_TIME = 5, CT_GPU_LOST_NO_MEMORY = 6,
 };
 /* END how (FORMAT.md 4.4). CT_END_EXIT_NOW (format 1.1): _exit/_Exit, no exit handler ran. */
 enum ct_end_how {
@@ -207,6 +217,7 @@ typedef struct {
     uint32_t device;
     uint32_t kind;                 /* enum ct_gpu_kind */
     uint64_t stream;
+    uint32_t flags;                /* enum ct_gpu_flags (minor 1) */
 } ct_rec_gpu;
 typedef struct {
     uint32_t op;                   /* enum ct_mem_op */
@@ -226,7 +237,13 @@ typedef struct {
     uint64_t object;               /* stream / event / context handle */
 } ct_rec_sync;
 typedef struct { uint32_t tid; uint64_t user_ns, sys_ns; } ct_rec_cpu;
-typedef struct { uint32_t reason; uint64_t count; uint32_t tid; } ct_rec_loss;
+typedef struct {
+    uint32_t reason;               /* enum ct_loss_reason */
+    uint64_t count;
+    uint32_t tid;
+    uint64_t corr;                 /* the one call concerned (count 1), 0 if none (minor 1) */
+    uint32_t why;                  /* CT_LOSS_GPU_TIMING of one call: enum ct_gpu_lost (minor 1) */
+} ct_rec_loss;
 typedef struct {
     uint32_t how;                  /* enum ct_end_how */
     int32_t code;                  /* exit status (0-255; -1 unknown) or signal number */

@@ -153,6 +153,12 @@ TRACE = {
     "cuProfilerStart": ("api", None, None, {}),
     "cuProfilerStop": ("api", None, None, {}),
 }
+# Calls that destroy a context, whose events go with it: a pre-hook collects its GPU timings
+# first (ct_gpu.h). A release destroys the primary context only on its last reference, which
+# cannot be told beforehand: every release is treated so. Not recorded; exported like traced calls so cuGetProcAddress answers reach it.
+CTX_GONE = {"cuCtxDestroy": ("ctx_gone", "(uintptr_t)$0"),
+            "cuDevicePrimaryCtxReset": ("primary_gone", "$0"),
+            "cuDevicePrimaryCtxRelease": ("primary_gone", "$0")}
 # Recorded as a synchronization only in their legacy form (cuCtxSynchronize_v2 takes a context).
 SYNC_CTX_OBJECT = {"cuCtxSynchronize_v2": "(uintptr_t)ctx"}
 GPA = {"cuGetProcAddress"}
@@ -215,6 +221,12 @@ def driver_variant_code(v, fid):
                 "    CUresult r = (%s real)(%s);\n"
                 "    ct_gpa_fix(r == CUDA_SUCCESS, pfn);\n"
                 "    return r;\n}\n" % (fid, pfn, v.args()), True)
+    if v.base in CTX_GONE:
+        hook, arg = CTX_GONE[v.base]
+        return (head + "    ct_gpu_%s(%s);\n" % (hook, expand(arg, v)) +
+                "    void *real = ct_resolve(%d);\n"
+                "    return real ? (%s real)(%s) : CUDA_ERROR_NOT_FOUND;\n}\n"
+                % (fid, pfn, v.args()), True)
     spec = TRACE.get(v.base)
     if spec and v.version >= spec[3].get("min_version", 0):
         hook, args, stream, _ = spec

@@ -12,6 +12,7 @@ Measures, on the simulated CUDA stack:
   3. `cutrace summary` and `cutrace timeline` on a 10-million-event tracegen trace;
   4. the tracer's peak RSS over an untraced run;
   5. each diagnosis's estimated saving against its fix's measured saving (bench_pairs.py).
+  6. the wall time cutrace's defaults add to train_loop (bench_overhead.py).
 Writes OUT_DIR/results.json (flat numeric keys, units in the names; `null` plus a reason in
 "notes" where a figure could not be measured) and OUT_DIR/results.md, and prints the tables.
 Speed is reported, never asserted: the exit status is 0 unless a program fails to run.
@@ -28,6 +29,7 @@ import tempfile
 import time
 
 import bench_pairs
+import bench_overhead
 
 CALLS = ["launch", "memcpy", "alloc", "rtlaunch"]
 CALL_KEY = {"launch": "launch", "memcpy": "memcpy", "alloc": "alloc", "rtlaunch": "runtime_launch"}
@@ -372,6 +374,7 @@ class Bench:
         # Flat: ten times the records may not cost more than half again (plus allocator slack).
         small, large = r["analyzer_peak_rss_mb_small_trace"], r["analyzer_peak_rss_mb"]
         v["analyzer_memory_flat"] = "pass" if large <= 1.5 * small + 8 else "miss"
+        v.update(bench_overhead.verdicts(r))
         return v
 
     def tables(self, v):
@@ -431,6 +434,7 @@ class Bench:
                       r["trace_events"], r["trace_bytes_per_event"], r["trace_raw_bytes_per_event"],
                       GOAL_BYTES_PER_EVENT, v["trace_bytes_per_event"]),
                   "| trace bytes per kernel launch | %.1f | | |" % r["trace_bytes_per_launch"],
+                  bench_overhead.row(r, s, v),
                   "| cutrace summary, events/s (%d events, CPU time) | %.1f M (wall %.1f M) | >= %.0f M | %s |" % (
                       r["analyzer_trace_events"], r["analyzer_events_per_sec"] / 1e6,
                       r["analyzer_events_per_sec_wall"] / 1e6, GOAL_ANALYZER_EPS / 1e6,
@@ -470,6 +474,7 @@ class Bench:
         self.bench_ltrace()
         self.null_failed()
         self.bench_trace_size()
+        bench_overhead.measure(self)
         self.bench_analyzer()
         pair_verdicts = bench_pairs.bench(self)
         v = self.verdicts()

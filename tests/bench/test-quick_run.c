@@ -79,9 +79,15 @@ TEST_IMPL(quick_run_reports_every_key)
         ASSERT_INT(lost->v[i]->num, ==, 0);
     const tj *v = tj_get(j, "verdicts");
     ASSERT(v != NULL && v->type == TJ_OBJ);
-    ASSERT_UINT(v->n, ==, 11 + 5); /* and one per diagnosis pair (bench_pairs.py) */
+    ASSERT_UINT(v->n, ==, 12 + 5); /* and one per diagnosis pair (bench_pairs.py) */
     ASSERT(tj_get(v, "pair_dataloader_starvation") != NULL);
     ASSERT(tj_num(j, "pair_dataloader_starvation_estimate_ms") > 0);
+    /* the overhead of the defaults on train_loop: the three wall times and both ratios */
+    ASSERT(tj_num(j, "train_loop_wall_s_untraced") > 0);
+    ASSERT(tj_num(j, "train_loop_wall_s_default") > 0);
+    ASSERT(tj_num(j, "train_loop_wall_s_gpu_timing_off") > 0);
+    ASSERT(tj_get(j, "train_loop_overhead_pct_default") != NULL);
+    ASSERT(tj_get(j, "train_loop_overhead_pct_gpu_timing_off") != NULL);
     for (size_t i = 0; i < v->n; i++)
         ASSERT(!strcmp(v->v[i]->str, "pass") || !strcmp(v->v[i]->str, "miss") ||
                !strcmp(v->v[i]->str, "n/a")); /* n/a: the floor added nothing measurable */

@@ -59,7 +59,7 @@ TEST_IMPL(dump_prints_records_and_exit_codes)
                            "\\\"x\\\")\"#2 symbol=- grid=4,1,1 block=256,1,1 shared=0 "
                            "stream=0x10 context=0x0 device=0 flags=0\n");
     ASSERT_CONTAINS(p.out, "\n9100 gpu tid=77 corr=5 start=2100 dur=7000 device=0 kind=1 "
-                           "stream=0x10\n");
+                           "stream=0x10 flags=0\n");
     ASSERT_CONTAINS(p.out, "\n10000 end tid=77 how=1 code=0 records=6 lost=0\n");
     /* One line per header field group (6, plus one per job variable), chunk and record. */
     size_t lines = 0;

@@ -11,7 +11,7 @@ TEST_IMPL(loss_warning_names_the_reason)
     static uint8_t buf[256];
     ct_enc e;
     ct_enc_init(&e, buf, sizeof buf);
-    ct_rec_loss gpu = {CT_LOSS_GPU_TIMING, 7, 0};
+    ct_rec_loss gpu = {CT_LOSS_GPU_TIMING, 7, 0, 0, 0};
     ASSERT_INT(ct_enc_loss(&e, 1000, &gpu), ==, 0);
     ct_chunk_info ci = {.tid = 5};
     ASSERT_INT(ct_writer_chunk(w, &e, &ci, 1), ==, 0);
@@ -30,8 +30,8 @@ TEST_IMPL(loss_warning_names_the_reason)
     snprintf(path, sizeof path, "%s/all.ct", ct_test_tmpdir());
     w = fmt_writer(path);
     ct_enc_init(&e, buf, sizeof buf);
-    ct_rec_loss write = {CT_LOSS_WRITE, 3, 5}, strings = {CT_LOSS_STRINGS, 2, 0},
-                odd = {99, 1, 0};
+    ct_rec_loss write = {CT_LOSS_WRITE, 3, 5, 0, 0}, strings = {CT_LOSS_STRINGS, 2, 0, 0, 0},
+                odd = {99, 1, 0, 0, 0};
     ASSERT_INT(ct_enc_loss(&e, 1000, &gpu), ==, 0);
     ASSERT_INT(ct_enc_loss(&e, 1001, &write), ==, 0);
     ASSERT_INT(ct_enc_loss(&e, 1002, &strings), ==, 0);

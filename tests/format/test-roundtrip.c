@@ -36,7 +36,8 @@ static size_t fmt_all_types(ct_rec *v, char *longtext, size_t longlen)
     ADD(CT_REC_COPY)->copy = (ct_rec_copy){11, CT_COPY_MEMCPY, CT_DIR_HTOD, 1ull << 33,
                                            CT_MEMKIND_PAGEABLE, CT_MEMKIND_DEVICE,
                                            CT_COPY_ASYNC, 0x7f0000001000ull, 1, 0};
-    ADD(CT_REC_GPU)->gpu = (ct_rec_gpu){0, 10, 1, CT_GPU_KERNEL, 0x7f0000001000ull};
+    ADD(CT_REC_GPU)->gpu = (ct_rec_gpu){0, 10, 1, CT_GPU_KERNEL, 0x7f0000001000ull,
+                                         CT_GPU_END_BOUND};
     v[n - 1].u.gpu.start = v[n - 1].ts - 5000;
     ADD(CT_REC_MEM)->mem = (ct_rec_mem){CT_MEM_ALLOC, CT_ALLOC_POOL, 12, UINT64_MAX - 4095,
                                         1ull << 40, 1, 2, 1, 0x7f0000001000ull, 0};
@@ -45,7 +46,8 @@ static size_t fmt_all_types(ct_rec *v, char *longtext, size_t longlen)
     ADD(CT_REC_SYNC)->sync = (ct_rec_sync){0, 13, CT_SYNC_EVENT, 0x600000ull};
     v[n - 1].u.sync.start = v[n - 1].ts - 123456;
     ADD(CT_REC_CPU)->cpu = (ct_rec_cpu){4242, 5000000000ull, 1};
-    ADD(CT_REC_LOSS)->loss = (ct_rec_loss){CT_LOSS_BUFFER_FULL, 17, 4242};
+    ADD(CT_REC_LOSS)->loss = (ct_rec_loss){CT_LOSS_GPU_TIMING, 17, 4242, 0x123456789ull,
+                                           CT_GPU_LOST_NO_TIME};
     static const uint8_t future[] = {1, 2, 3, 0x80, 0x01};
     ADD(CT_REC_UNKNOWN)->unknown = (ct_rec_unknown){99, sizeof future, future};
     ADD(CT_REC_END)->end = (ct_rec_end){CT_END_SIGNAL, -15, 20, 17};

@@ -134,7 +134,7 @@ TEST_IMPL(hostile_sizes_claim_gigabytes)
         ct_rec_sync s = {.start = ts + 60, .corr = ++corr, .kind = 99};
         ASSERT_INT(ct_enc_sync(&t.e, ts + 70, &s), ==, 0);
     }
-    ct_rec_loss loss = {CT_LOSS_BUFFER_FULL, UINT64_MAX, 5};
+    ct_rec_loss loss = {CT_LOSS_BUFFER_FULL, UINT64_MAX, 5, 0, 0};
     ASSERT_INT(ct_enc_loss(&t.e, 9000000, &loss), ==, 0);
     ct_rec_cpu cpu = {1000, UINT64_MAX, UINT64_MAX};
     ASSERT_INT(ct_enc_cpu(&t.e, 9000001, &cpu), ==, 0);

@@ -1,4 +1,4 @@
-/* No stream is ever capturing; managed-memory advice and prefetch are validated and accepted;
+/* A stream not capturing says so; managed-memory advice and prefetch are validated and accepted;
  * cache preferences round-trip; handles lead back to their module and library. */
 #include "sd.h"
 

@@ -4,23 +4,26 @@
 
 #include <string.h>
 
-/* Queues one copy per stream behind gates, opens both, returns each copy's a->b time. */
+/* Queues one copy per stream behind one gate (stream 1 waits for an event recorded on stream
+ * 0 after it, so both copies become ready at the same simulated time however late the host
+ * wakes), opens it, returns each copy's a->b time. */
 static int two_copies(CUstream s[2], CUdeviceptr d[2], void *h[2], int d2h_second,
                       double out[2])
 {
-    sd_gate g[2];
+    sd_gate g;
     CUevent a[2], b[2];
+    if (sd_gate_close(&g, s[0]))
+        return -1;
     for (int i = 0; i < 2; i++) {
-        if (cuEventCreate(&a[i], 0) || cuEventCreate(&b[i], 0) || sd_gate_close(&g[i], s[i]) ||
-            cuEventRecord(a[i], s[i]))
+        if (cuEventCreate(&a[i], 0) || cuEventCreate(&b[i], 0) ||
+            (i == 1 && cuStreamWaitEvent(s[1], a[0], 0)) || cuEventRecord(a[i], s[i]))
             return -1;
         CUresult r = i == 1 && d2h_second ? cuMemcpyDtoHAsync_v2(h[i], d[i], 8 << 20, s[i])
                                           : cuMemcpyHtoDAsync_v2(d[i], h[i], 8 << 20, s[i]);
         if (r || cuEventRecord(b[i], s[i]))
             return -1;
     }
-    sd_gate_open(&g[0]);
-    sd_gate_open(&g[1]);
+    sd_gate_open(&g);
     for (int i = 0; i < 2; i++) {
         if (cuEventSynchronize(b[i]))
             return -1;

@@ -6,15 +6,20 @@
 TRACER_B := $(B)/tests/tracer
 TRACER_DRIVER := $(if $(wildcard tests/fakecuda/driver/part.mk),$(FAKECUDA_DIR)/libcuda.so.1)
 TRACER_PROBE := $(TRACER_B)/probe
+TRACER_CAPTURE := $(TRACER_B)/capture
 TRACER_REFERENCE := $(abspath ../shared/reference/cudart-13.0-getprocaddress.txt)
 
 $(TRACER_PROBE): $(TRACER_B)/probe.o $(FAKECUDA_DIR)/libcudart.so.13
 	$(CC) $(CFLAGS) -o $@ $(TRACER_B)/probe.o -L$(FAKECUDA_DIR) -l:libcudart.so.13 -ldl -lpthread
+
+# A driver API program, linked like the driver_api workload (the simulation is found at run time).
+$(TRACER_CAPTURE): $(TRACER_B)/capture.o
+	$(CC) $(CFLAGS) -o $@ $< -L$(CUDA_HOME)/lib64/stubs -lcuda
 
 $(TRACER_B)/%.o: CFLAGS += -DTR_REFERENCE='"$(TRACER_REFERENCE)"' \
   -DTR_ENDS_PY='"$(abspath tests/tracer/ends.py)"' -DTR_NVCC='"$(NVCC)"' \
   -DTR_SAMPLES='"$(abspath ../shared/third_party/cuda-samples)"'
 
 $(eval $(call ct_test_suite,tracer,$(TRACER_B)/tr.o $(CTTRACE_LIB),$(CTTRACE_LDLIBS) -ldl -lpthread,\
-  $(CUTRACE_SO) $(CUTRACE_BIN) $(FAKECUDA_DIR)/libcudart.so.13 $(TRACER_DRIVER) $(TRACER_PROBE) \
+  $(CUTRACE_SO) $(CUTRACE_BIN) $(FAKECUDA_DIR)/libcudart.so.13 $(TRACER_DRIVER) $(TRACER_PROBE) $(TRACER_CAPTURE) \
   $(WORKLOADS)))

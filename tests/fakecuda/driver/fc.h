@@ -9,7 +9,8 @@
  *   fc_stream.c  the time engine: streams with in-order worker threads, events, sync
  *   fc_copy.c    copies and memsets: cost model and API synchronization behaviour
  *   fc_module.c  modules, libraries, kernels, globals (cubin/fatbin/PTX/text images), launches
- *   fc_misc.c    capture status (never capturing), managed-memory advice, cache preferences
+ *   fc_misc.c    capture status queries, managed-memory advice, cache preferences
+ *   fc_graph.c   stream capture, graphs made by capture
  *
  * The CUDA headers are included in NVIDIA's internal mode, so every ABI variant (cuMemAlloc and
  * cuMemAlloc_v2, cuMemcpyHtoD_v2 and cuMemcpyHtoD_v2_ptds) is declared under its own name. */
@@ -36,6 +37,7 @@ typedef struct {
     int ndev;
     int have_faults;    /* FAKECUDA_FAIL set */
     int forked;         /* this process is a fork() child of one that initialized */
+    int truth_fd;       /* FAKECUDA_TRUTH file (appended), -1 if none */
 } fc_globals;
 extern fc_globals fc_g;
 
@@ -198,6 +200,8 @@ typedef struct fc_op {
     fc_op_kind kind;
     int engine;      /* FC_ENGINE_*: the copy engine a host<->device transfer occupies */
     uint64_t seq;
+    uint32_t truth_tid;  /* FAKECUDA_TRUTH: submitting thread and the op's index among its */
+    uint64_t truth_idx;  /* kernels, copies and sets (from 1); 0: not logged */
     int64_t submit_ns;
     int64_t dur_ns;
     int ndeps;
@@ -238,6 +242,7 @@ struct CUstream_st {
     int worker_started, destroyed;
     pthread_t worker;
     fc_stream *ctx_next;
+    struct fc_capture *capture; /* the capture sequence begun on it (fc_graph.c), or NULL */
 };
 
 /* Resolves a CUstream argument: NULL means the legacy stream unless per_thread (the _ptsz
@@ -256,6 +261,23 @@ void fc_ctx_sync(fc_ctx *c);
 /* Retires a stream (cuStreamDestroy; a per-thread default stream at its thread's exit). */
 void fc_stream_retire(void *stream);
 
+/* ---- stream capture (fc_graph.c) ------------------------------------------------------- */
+
+extern __thread CUstreamCaptureMode fc_capture_mode; /* cuThreadExchangeStreamCaptureMode */
+/* cuStreamIsCapturing's answer for s. */
+CUresult fc_capture_status(fc_stream *s, CUstreamCaptureStatus *st, cuuint64_t *id);
+/* Before work on s: on the legacy stream while a blocking stream of its context captures, that
+ * capture is invalidated and the call fails with CUDA_ERROR_STREAM_CAPTURE_IMPLICIT. */
+CUresult fc_capture_legacy_check(fc_stream *s);
+/* s is capturing: a kernel op (or NULL: an event record) joins the capture instead of running;
+ * returns 1. 0: s is not capturing. */
+int fc_capture_add(fc_stream *s, const fc_op *op);
+/* A "potentially unsafe" call under the thread's capture mode: 0, or
+ * CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED after invalidating the captures it conflicts with. */
+CUresult fc_capture_unsafe(void);
+/* A captured event was queried or waited for: its capture is invalidated. */
+void fc_capture_event_used(fc_stream *s);
+
 #define FC_EVENT_MAGIC 0xe7e7e7e7u
 struct CUevent_st {
     uint32_t magic;
@@ -268,6 +290,7 @@ struct CUevent_st {
     int64_t time_ns;           /* GPU-side time of the last completed record */
     fc_stream *s;              /* stream of the last record (a reference) */
     uint64_t seq;
+    int captured;              /* last recorded into a capturing stream (s) */
 };
 void fc_event_unref(struct CUevent_st *e);
 

@@ -4,6 +4,7 @@
 #include "fc_procs.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -148,6 +149,10 @@ static void fc_setup_env(void)
 {
     const char *e;
     fc_g.instant = (e = getenv("FAKECUDA_INSTANT")) && strcmp(e, "0") != 0 && *e;
+    fc_g.truth_fd = -1;
+    if ((e = getenv("FAKECUDA_TRUTH")) && *e &&
+        (fc_g.truth_fd = open(e, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644)) < 0)
+        fc_fatal("FAKECUDA_TRUTH: cannot open \"%s\" for appending: %s", e, strerror(errno));
     if ((e = getenv("FAKECUDA_FAIL")) && *e)
         fc_faults_parse(e);
     if ((e = getenv("FAKECUDA_KERNEL_NS")) && *e)
@@ -588,7 +593,7 @@ FC_EXPORT CUresult CUDAAPI cuCtxSynchronize(void)
     FC_ENTER("cuCtxSynchronize");
     fc_ctx *c;
     CUresult r = fc_ctx_get(&c);
-    if (r == CUDA_SUCCESS)
+    if (r == CUDA_SUCCESS && (r = fc_capture_unsafe()) == CUDA_SUCCESS)
         fc_ctx_sync(c);
     return r;
 }
@@ -598,7 +603,7 @@ FC_EXPORT CUresult CUDAAPI cuCtxSynchronize_v2(CUcontext ctx)
     FC_ENTER("cuCtxSynchronize_v2");
     fc_ctx *c;
     CUresult r = fc_ctx_or_current(ctx, &c);
-    if (r == CUDA_SUCCESS)
+    if (r == CUDA_SUCCESS && (r = fc_capture_unsafe()) == CUDA_SUCCESS)
         fc_ctx_sync(c);
     return r;
 }

@@ -1,13 +1,12 @@
-/* Calls whose honest answer in this simulation is "nothing is happening": stream capture
- * status (graphs are not simulated, so no stream is ever capturing), and advisory calls on
+/* Stream capture status (the captures themselves are fc_graph.c's), and advisory calls on
  * managed memory and caches, which are validated and accepted. Programs (PyTorch's caching
  * allocator, for one) make these on hot paths and must not see errors from them. */
 #include "fc.h"
 
-static __thread CUstreamCaptureMode fc_capture_mode = CU_STREAM_CAPTURE_MODE_GLOBAL;
+__thread CUstreamCaptureMode fc_capture_mode = CU_STREAM_CAPTURE_MODE_GLOBAL;
 
-static CUresult fc_capture_status(CUstream h, int pt, CUstreamCaptureStatus *status,
-                                  cuuint64_t *id)
+static CUresult fc_stream_capture_status(CUstream h, int pt, CUstreamCaptureStatus *status,
+                                         cuuint64_t *id)
 {
     fc_stream *s;
     CUresult r = fc_stream_resolve(h, pt, &s);
@@ -15,44 +14,41 @@ static CUresult fc_capture_status(CUstream h, int pt, CUstreamCaptureStatus *sta
         return r;
     if (!status)
         return CUDA_ERROR_INVALID_VALUE;
-    *status = CU_STREAM_CAPTURE_STATUS_NONE;
-    if (id)
-        *id = 0;
-    return CUDA_SUCCESS;
+    return fc_capture_status(s, status, id);
 }
 
 FC_EXPORT CUresult CUDAAPI cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus *st)
 {
     FC_ENTER("cuStreamIsCapturing");
-    return fc_capture_status(hStream, 0, st, NULL);
+    return fc_stream_capture_status(hStream, 0, st, NULL);
 }
 
 FC_EXPORT CUresult CUDAAPI cuStreamIsCapturing_ptsz(CUstream hStream, CUstreamCaptureStatus *st)
 {
     FC_ENTER("cuStreamIsCapturing_ptsz");
-    return fc_capture_status(hStream, 1, st, NULL);
+    return fc_stream_capture_status(hStream, 1, st, NULL);
 }
 
 FC_EXPORT CUresult CUDAAPI cuStreamGetCaptureInfo(CUstream hStream, CUstreamCaptureStatus *st,
                                                   cuuint64_t *id)
 {
     FC_ENTER("cuStreamGetCaptureInfo");
-    return fc_capture_status(hStream, 0, st, id);
+    return fc_stream_capture_status(hStream, 0, st, id);
 }
 
 FC_EXPORT CUresult CUDAAPI cuStreamGetCaptureInfo_ptsz(CUstream hStream,
                                                        CUstreamCaptureStatus *st, cuuint64_t *id)
 {
     FC_ENTER("cuStreamGetCaptureInfo_ptsz");
-    return fc_capture_status(hStream, 1, st, id);
+    return fc_stream_capture_status(hStream, 1, st, id);
 }
 
-/* Graph, dependencies and edge data are only defined while capturing. */
+/* Graph, dependencies and edge data are not simulated. */
 static CUresult fc_capture_info(CUstream h, int pt, CUstreamCaptureStatus *st, cuuint64_t *id,
                                 CUgraph *graph, const CUgraphNode **deps,
                                 const CUgraphEdgeData **edges, size_t *ndeps)
 {
-    CUresult r = fc_capture_status(h, pt, st, id);
+    CUresult r = fc_stream_capture_status(h, pt, st, id);
     if (r == CUDA_SUCCESS) {
         if (graph)
             *graph = NULL;

@@ -1206,7 +1206,7 @@ static CUresult fc_launch(const void *h, fc_dims d, CUstream hs, void **params, 
         return CUDA_ERROR_INVALID_HANDLE;
     fc_stream *s;
     CUresult r = fc_stream_resolve(hs, pt, &s);
-    if (r != CUDA_SUCCESS)
+    if (r != CUDA_SUCCESS || (r = fc_capture_legacy_check(s)) != CUDA_SUCCESS)
         return r;
     const fc_device_desc *dev = fc_ctx_dev(s->ctx)->d;
     unsigned long long threads = (unsigned long long)d.block[0] * d.block[1] * d.block[2];

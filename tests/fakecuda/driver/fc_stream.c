@@ -17,14 +17,54 @@
 #define _GNU_SOURCE
 #include "fc.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static _Atomic unsigned long long fc_stream_ids = 1;
 
 /* ---- ops ----------------------------------------------------------------------------- */
 
 static __thread fc_op fc_instant_op;
+
+/* ---- FAKECUDA_TRUTH ------------------------------------------------------------------ */
+
+static __thread uint64_t fc_truth_count; /* this thread's kernels, copies and sets so far */
+
+static int fc_truth_kind(const fc_op *op)
+{
+    return op->kind == FC_OP_KERNEL || op->kind == FC_OP_COPY || op->kind == FC_OP_COPY2D ||
+           op->kind == FC_OP_MEMSET;
+}
+
+/* At submission: who submitted the op, and its index among that thread's operations. */
+static void fc_truth_submit(fc_op *op)
+{
+    if (fc_g.truth_fd >= 0 && fc_truth_kind(op)) {
+        op->truth_tid = (uint32_t)gettid();
+        op->truth_idx = ++fc_truth_count;
+    }
+}
+
+/* One line per executed operation (one write, appended: processes may share the file). ready:
+ * when its stream and dependencies let it start (before waiting for a copy engine). */
+static void fc_truth_log(const fc_op *op, const fc_stream *s, int64_t ready, int64_t start,
+                         int64_t end)
+{
+    if (!op->truth_idx)
+        return;
+    static const char *const kinds[] = {[FC_OP_KERNEL] = "kernel", [FC_OP_COPY] = "copy",
+                                        [FC_OP_COPY2D] = "copy", [FC_OP_MEMSET] = "set"};
+    char line[160];
+    int n = snprintf(line, sizeof line, "%d %u %llu %s %llu %lld %lld %lld %lld\n",
+                     (int)getpid(), op->truth_tid, (unsigned long long)op->truth_idx,
+                     kinds[op->kind], (unsigned long long)s->id, (long long)start,
+                     (long long)end, (long long)op->submit_ns, (long long)ready);
+    if (write(fc_g.truth_fd, line, (size_t)n) != n)
+        fc_fatal("FAKECUDA_TRUTH: write failed: %s", strerror(errno));
+}
 
 fc_op *fc_op_new(fc_op_kind kind)
 {
@@ -215,6 +255,7 @@ static void *fc_worker(void *arg)
             if (e > start)
                 start = e;
         }
+        int64_t ready = start;
         if (op->engine != FC_ENGINE_NONE) {
             fc_device *d = fc_ctx_dev(s->ctx);
             pthread_mutex_lock(&d->engine_lock);
@@ -235,6 +276,7 @@ static void *fc_worker(void *arg)
                 end = now;
         }
         fc_sleep_until(end);
+        fc_truth_log(op, s, ready, start, end);
 
         pthread_mutex_lock(&s->m);
         s->head = op->next;
@@ -313,10 +355,17 @@ static void fc_add_legacy_barrier(fc_stream *s, fc_op *op)
 
 uint64_t fc_submit(fc_stream *s, fc_op *op)
 {
+    if (op->kind == FC_OP_KERNEL && fc_capture_add(s, op)) {
+        fc_op_free(op); /* a graph node now: nothing to run, nothing to wait for */
+        return 0;
+    }
+    fc_truth_submit(op);
     if (fc_g.instant) {
         if (fc_op_runs_host_code(op))
             fc_op_host_code(op);
-        fc_op_effect(op, op->kind == FC_OP_RECORD ? fc_now_ns() : 0);
+        int64_t now = fc_now_ns();
+        fc_op_effect(op, op->kind == FC_OP_RECORD ? now : 0);
+        fc_truth_log(op, s, now, now, now);
         uint64_t seq = atomic_fetch_add(&s->submitted, 1) + 1;
         atomic_store(&s->completed, seq);
         fc_op_free(op);
@@ -482,7 +531,7 @@ static CUresult fc_stream_sync(CUstream h, int pt)
 {
     fc_stream *s;
     CUresult r = fc_stream_resolve(h, pt, &s);
-    if (r == CUDA_SUCCESS)
+    if (r == CUDA_SUCCESS && (r = fc_capture_unsafe()) == CUDA_SUCCESS)
         fc_stream_wait(s, atomic_load(&s->submitted));
     return r;
 }
@@ -503,7 +552,7 @@ static CUresult fc_stream_query(CUstream h, int pt)
 {
     fc_stream *s;
     CUresult r = fc_stream_resolve(h, pt, &s);
-    if (r != CUDA_SUCCESS)
+    if (r != CUDA_SUCCESS || (r = fc_capture_unsafe()) != CUDA_SUCCESS)
         return r;
     return atomic_load(&s->completed) >= atomic_load(&s->submitted) ? CUDA_SUCCESS
                                                                      : CUDA_ERROR_NOT_READY;
@@ -521,9 +570,11 @@ FC_EXPORT CUresult CUDAAPI cuStreamQuery_ptsz(CUstream hStream)
     return fc_stream_query(hStream, 1);
 }
 
+/* An event goes with its context, as on the card: handles of a destroyed context's events
+ * are invalid. */
 static int fc_event_valid(CUevent e)
 {
-    return e && e->magic == FC_EVENT_MAGIC;
+    return e && e->magic == FC_EVENT_MAGIC && atomic_load(&e->ctx->alive);
 }
 
 static CUresult fc_stream_wait_event(CUstream h, CUevent ev, unsigned flags, int pt)
@@ -781,6 +832,20 @@ static CUresult fc_event_record(CUevent ev, CUstream h, unsigned flags, int pt)
         return r;
     if (s->ctx != ev->ctx)
         return CUDA_ERROR_INVALID_HANDLE;
+    if ((r = fc_capture_legacy_check(s)) != CUDA_SUCCESS)
+        return r;
+    if (fc_capture_add(s, NULL)) {
+        pthread_mutex_lock(&ev->m);
+        ev->captured = 1;
+        if (ev->s != s) {
+            fc_stream_ref(s);
+            if (ev->s)
+                fc_stream_unref(ev->s);
+            ev->s = s;
+        }
+        pthread_mutex_unlock(&ev->m);
+        return CUDA_SUCCESS;
+    }
     fc_op *op = fc_op_new(FC_OP_RECORD);
     atomic_fetch_add(&ev->refs, 1);
     op->u.record.ev = ev;
@@ -788,6 +853,7 @@ static CUresult fc_event_record(CUevent ev, CUstream h, unsigned flags, int pt)
     /* Holding the event lock across submission keeps (gen, stream, seq) consistent for
      * concurrent cuStreamWaitEvent and cuEventSynchronize callers. */
     op->u.record.gen = ++ev->gen;
+    ev->captured = 0;
     if (ev->s != s) {
         fc_stream_ref(s);
         if (ev->s)
@@ -839,11 +905,29 @@ static int fc_event_done(CUevent e)
     return done;
 }
 
+/* Querying or waiting for an event: a captured one, or any during a conflicting capture
+ * (fc_graph.c), fails. */
+static CUresult fc_event_capture_check(CUevent e)
+{
+    pthread_mutex_lock(&e->m);
+    int captured = e->captured;
+    fc_stream *s = e->s;
+    pthread_mutex_unlock(&e->m);
+    if (captured) {
+        fc_capture_event_used(s);
+        return CUDA_ERROR_CAPTURED_EVENT;
+    }
+    return fc_capture_unsafe();
+}
+
 FC_EXPORT CUresult CUDAAPI cuEventQuery(CUevent hEvent)
 {
     FC_ENTER_INIT("cuEventQuery");
     if (!fc_event_valid(hEvent))
         return CUDA_ERROR_INVALID_HANDLE;
+    CUresult r = fc_event_capture_check(hEvent);
+    if (r != CUDA_SUCCESS)
+        return r;
     return fc_event_done(hEvent) ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
 }
 
@@ -852,6 +936,9 @@ FC_EXPORT CUresult CUDAAPI cuEventSynchronize(CUevent hEvent)
     FC_ENTER_INIT("cuEventSynchronize");
     if (!fc_event_valid(hEvent))
         return CUDA_ERROR_INVALID_HANDLE;
+    CUresult cr = fc_event_capture_check(hEvent);
+    if (cr != CUDA_SUCCESS)
+        return cr;
     pthread_mutex_lock(&hEvent->m);
     fc_stream *s = hEvent->s;
     uint64_t seq = hEvent->seq;
