@@ -128,11 +128,12 @@ static void rows(diffs *d, const tj *arr, size_t n, const char *what)
         differ(d, what, "rows", arr ? (double)arr->n : -1, (double)n);
 }
 
-/* The kernel table (st is r->kernels) or the API table (r->api), rows matched by name. */
+/* The kernel table (st is r->kernels, or r->variants) or the API table (r->api), rows matched
+ * by name. */
 static void named_table(diffs *d, const tj *arr, const rm_stat *st, size_t n, const rm_result *r)
 {
     int api = st == r->api;
-    const char *what = api ? "api" : "kernel";
+    const char *what = api ? "api" : st == r->variants ? "kernel variant" : "kernel";
     rows(d, arr, n, what);
     for (size_t i = 0; i < n; i++) {
         const rm_stat *s = &st[i];
@@ -298,6 +299,8 @@ int rm_diff(const rm_result *r, const tj *s, const char *what)
         breakdown(&d, bd, &r->bd[i], tj_get(s, "processes"));
     named_table(&d, tj_get(s, "kernels"), r->kernels, r->nkernels, r);
     named_table(&d, tj_get(s, "api"), r->api, r->napi, r);
+    if (tj_get(s, "kernel_variants")) /* with --variants */
+        named_table(&d, tj_get(s, "kernel_variants"), r->variants, r->nvariants, r);
     copies(&d, tj_get(s, "copies"), r);
     devices(&d, tj_get(s, "processes"), r);
     if (d.n > 20)

@@ -595,6 +595,17 @@ static void breakdown(rm_breakdown *b, const file_t *f, const host_t *h, int dev
 
 /* ---- the tables ------------------------------------------------------------------------------ */
 
+/* name (the kernel's shown name) prefixed with the launch's configuration, in place */
+static void variant_name(const ct_rec_launch *l, char *name, size_t len)
+{
+    char *kernel = strdup(name);
+    if (!kernel)
+        abort();
+    snprintf(name, len, "<<<(%u,%u,%u),(%u,%u,%u)>>> %s", l->grid[0], l->grid[1], l->grid[2],
+             l->block[0], l->block[1], l->block[2], kernel);
+    free(kernel);
+}
+
 static rm_stat *copy_row(rm_result *res, const ct_rec_copy *c)
 {
     char key[32];
@@ -620,9 +631,11 @@ static void tables(rm_result *res, const file_t *f, const ct_reader *rd, uint32_
         const det_t *d = &f->det[i];
         int dev;
         if (d->type == CT_REC_LAUNCH) {
+            const api_t *call = find_call(calls, f->napi, d->corr);
             kernel_name(ct_reader_str(rd, fi, d->l.function, tmp), name, sizeof name);
-            launch_add(stat_of(&res->kernels, &res->nkernels, name), d,
-                       find_call(calls, f->napi, d->corr));
+            launch_add(stat_of(&res->kernels, &res->nkernels, name), d, call);
+            variant_name(&d->l, name, sizeof name);
+            launch_add(stat_of(&res->variants, &res->nvariants, name), d, call);
             dev = dev_of(d->l.device);
         } else {
             rm_stat *s = copy_row(res, &d->c);
@@ -642,6 +655,8 @@ static void tables(rm_result *res, const file_t *f, const ct_reader *rd, uint32_
         if (d && d->type == CT_REC_LAUNCH) {
             kernel_name(ct_reader_str(rd, fi, d->l.function, tmp), name, sizeof name);
             stat_add(stat_of(&res->kernels, &res->nkernels, name), dur);
+            variant_name(&d->l, name, sizeof name);
+            stat_add(stat_of(&res->variants, &res->nvariants, name), dur);
             res->kernel_ns += dur;
         } else if (d && d->type == CT_REC_COPY) {
             rm_stat *s = copy_row(res, &d->c);
@@ -745,5 +760,6 @@ void rm_free(rm_result *r)
     stats_free(r->kernels, r->nkernels);
     stats_free(r->api, r->napi);
     stats_free(r->copies, r->ncopies);
+    stats_free(r->variants, r->nvariants);
     free(r);
 }

@@ -31,6 +31,8 @@
  *    are of those GPU records. A kernel's launch call time is the host time of the API record
  *    with the LAUNCH record's correlation id; its configuration is that of its earliest LAUNCH.
  *    Kernel names are shown demangled (libstdc++'s __cxa_demangle on names starting "_Z").
+ *    With --variants, the same per kernel name and configuration ("<<<(gx,gy,gz),(bx,by,bz)>>>
+ *    NAME").
  *  - API table: every API record, nested ones included, under the name the user wrote (nvcc's
  *    __cudaLaunchKernel and __cudaLaunchKernel_ptsz are cudaLaunchKernel); its layer from the
  *    record's driver flag; each row's time share of its layer's total.
@@ -93,7 +95,8 @@ typedef struct {
     rm_breakdown *bd;
     size_t nbd;
     rm_stat *kernels, *api, *copies; /* copies: name is "OP/HOSTKIND" as the JSON's op, host_kind */
-    size_t nkernels, napi, ncopies;
+    rm_stat *variants;               /* kernels per launch configuration, named as --variants */
+    size_t nkernels, napi, ncopies, nvariants;
     uint64_t kernel_ns, layer_ns[2]; /* all kernels' GPU time; API host time per layer */
     rm_devops *devs;
     size_t ndevs;
@@ -109,7 +112,7 @@ void rm_middle(const rm_stat *s, uint64_t *lo, uint64_t *hi);
 /* Compares `cutrace summary --json` (parsed) with the reference: the breakdown of every process
  * and device (operations, untimed operations and completeness always; the figures exactly, for
  * complete entries of processes whose late_points is 0), each device's operation counts, and
- * every field of the kernel, copy and API tables (counts, bytes, totals, minima, maxima,
+ * every field of the kernel, copy and API tables (and of kernel_variants when the JSON has it) (counts, bytes, totals, minima, maxima,
  * failures, configurations and layers exactly; medians within the sketch's documented error,
  * analyzer/ct_sketch.h; averages, shares, rates and standard deviations to the JSON's 6
  * significant digits, the deviation also within the rounding of its one-pass formula; null

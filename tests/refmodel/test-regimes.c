@@ -15,7 +15,7 @@ TEST_IMPL(tracegen_regimes)
         char dir[4096], name[32];
         snprintf(name, sizeof name, "regime%zu", i);
         ASSERT(an_gen(dir, name, args[i]));
-        ASSERT_INT(rm_check(dir, NULL, args[i], NULL), ==, 0);
+        ASSERT_INT(rm_check(dir, "--variants", args[i], NULL), ==, 0);
     }
     return 0;
 }

@@ -18,7 +18,7 @@ TEST_IMPL(random_shapes_untimed)
             snprintf(args, sizeof args, "--random %d --gpu-timing %d", seed, timing[t]);
             ASSERT(an_gen(dir, name, args));
             rm_result *r = NULL;
-            ASSERT_INT(rm_check(dir, NULL, args, &r), ==, 0);
+            ASSERT_INT(rm_check(dir, "--variants", args, &r), ==, 0);
             for (size_t i = 0; i < r->nbd; i++, entries++) {
                 incomplete += r->bd[i].untimed > 0;
                 /* with timing off nothing on any device was timed */

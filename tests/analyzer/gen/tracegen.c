@@ -715,9 +715,9 @@ static void run_random(const char *dir, uint64_t seed, int proc, int nproc, int 
             uint64_t stream = 0x1000u * (uint64_t)(str + 1) + 0x100u * (uint64_t)th;
             if (kind <= 3) {
                 fn = chance(r, 50) ? N_LAUNCH_RT : N_LAUNCH_DRV;
-                det.type = CT_REC_LAUNCH;
+                det.type = CT_REC_LAUNCH; /* configurations vary (--variants) */
                 det.u.launch = (ct_rec_launch){.corr = c, .function = N_KERNEL0 + (uint32_t)rnd_in(r, 0, 2),
-                                               .grid = {1, 1, 1}, .block = {32, 1, 1}, .stream = stream,
+                                               .grid = {1 + (uint32_t)(c % 3), 1, 1}, .block = {32, 1, 1}, .stream = stream,
                                                .device = (uint32_t)dev};
             } else if (kind <= 6) {
                 int sync = chance(r, 40), set = chance(r, 15);
