@@ -194,10 +194,15 @@ static void copies(diffs *d, const tj *arr, const rm_result *r)
             exact(d, where, o, "total_ns", s->total);
         else
             null(d, where, o, "total_ns");
-        if (s->total) /* GB/s = bytes per ns */
-            near(d, where, o, "gbps", (double)s->timed_bytes / (double)s->total, 0);
+        double gbps = s->total ? (double)s->timed_bytes / (double)s->total : 0; /* bytes per ns */
+        if (s->total)
+            near(d, where, o, "gbps", gbps, 0);
         else
             null(d, where, o, "gbps");
+        if (s->total && s->peak_bps > 0 && !s->peak_tie) /* a tie: which copy came first is open */
+            near(d, where, o, "peak_pct", 100.0 * gbps * 1e9 / s->peak_bps, 0);
+        else if (!s->total || s->peak_bps <= 0)
+            null(d, where, o, "peak_pct");
     }
 }
 
@@ -221,6 +226,27 @@ static void devices(diffs *d, const tj *procs, const rm_result *r)
         }
         exact(d, where, o, "gpu_operations", v->ops);
         exact(d, where, o, "gpu_timed_operations", v->timed);
+        if (v->have_prop) {
+            near(d, where, o, "memory_peak_gbps", v->mem_peak / 1e9, 0);
+            near(d, where, o, "link_peak_gbps", v->link_peak / 1e9, 0);
+        } else if (tj_get(o, "memory_peak_gbps")) {
+            differ(d, where, "peaks without a DEVICE record", 1, 0);
+        }
+    }
+    /* and no operations on a device the reference has none on */
+    for (size_t k = 0; procs && k < procs->n; k++) {
+        const tj *devs = tj_get(procs->v[k], "devices");
+        for (size_t j = 0; devs && j < devs->n; j++) {
+            double ops = tj_num(devs->v[j], "gpu_operations"), pid = tj_num(procs->v[k], "pid");
+            int known = 0;
+            for (size_t i = 0; i < r->ndevs && !known; i++)
+                known = r->devs[i].pid == pid && r->devs[i].device == tj_num(devs->v[j], "device");
+            if (!known && ops != 0) {
+                char where[64];
+                snprintf(where, sizeof where, "process %.0f device %.0f", pid, tj_num(devs->v[j], "device"));
+                differ(d, where, "gpu_operations", ops, 0);
+            }
+        }
     }
 }
 

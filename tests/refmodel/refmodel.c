@@ -46,6 +46,8 @@ typedef struct {
     sync_t *sy; size_t nsy, csy;
     cpu_t *cpu; size_t ncpu, ccpu;
     det_t *det; size_t ndet, cdet;
+    ct_rec_device prop[NDEV]; /* each device's last DEVICE record */
+    uint8_t have_prop[NDEV];
 } file_t;
 
 /* ---- small sorting helpers -------------------------------------------------------------- */
@@ -306,6 +308,10 @@ static void read_all(ct_reader *rd, file_t *files, rm_result *res)
             PUSH(f->cpu, f->ncpu, f->ccpu, c);
             break;
         }
+        case CT_REC_DEVICE:
+            f->prop[dev_of(r.u.device.device)] = r.u.device;
+            f->have_prop[dev_of(r.u.device.device)] = 1;
+            break;
         case CT_REC_LAUNCH:
         case CT_REC_COPY: {
             det_t d = {.type = r.type, .ts = r.ts};
@@ -606,6 +612,40 @@ static void variant_name(const ct_rec_launch *l, char *name, size_t len)
     free(kernel);
 }
 
+/* Peaks in bytes/s (JSON.md processes[].devices): DDR memory moves two words per clock; a PCIe
+ * lane's usable rate after line encoding (8b/10b to gen 2, 128b/130b from gen 3, FLIT mode in
+ * gen 6) as the specifications publish it. */
+static double mem_peak(const ct_rec_device *p)
+{
+    return 2.0 * (double)p->mem_clock_khz * 1000.0 * (double)p->mem_bus_bits / 8.0;
+}
+static double link_peak(const ct_rec_device *p)
+{
+    static const double lane_mbps[] = {250, 500, 985, 1969, 3938, 7563}; /* gen 1..6 */
+    if ((p->link_kind != CT_LINK_PCIE && p->link_kind != CT_LINK_UNKNOWN) || p->link_gen < 1 ||
+        p->link_gen > 6)
+        return 0;
+    return lane_mbps[p->link_gen - 1] * 1e6 * (double)p->link_width;
+}
+
+/* A copy of row s at ts on device dev of file f: the row's peak if it is the earliest so far. */
+static void copy_peak(rm_stat *s, const ct_rec_copy *c, uint64_t ts, const file_t *f, int dev)
+{
+    if (!f->have_prop[dev])
+        return;
+    int memory = c->op == CT_COPY_MEMSET || c->dir == CT_DIR_DTOD;
+    double peak = memory ? mem_peak(&f->prop[dev]) : link_peak(&f->prop[dev]);
+    if (peak <= 0)
+        return;
+    if (s->peak_bps <= 0 || ts < s->peak_ts) {
+        s->peak_bps = peak;
+        s->peak_ts = ts;
+        s->peak_tie = 0;
+    } else if (ts == s->peak_ts && peak != s->peak_bps) {
+        s->peak_tie = 1;
+    }
+}
+
 static rm_stat *copy_row(rm_result *res, const ct_rec_copy *c)
 {
     char key[32];
@@ -641,6 +681,7 @@ static void tables(rm_result *res, const file_t *f, const ct_reader *rd, uint32_
             rm_stat *s = copy_row(res, &d->c);
             s->recorded++;
             s->bytes += d->c.bytes;
+            copy_peak(s, &d->c, d->ts, f, dev_of(d->c.device));
             if (d->c.op == CT_COPY_MEMCPY && d->c.dir == CT_DIR_HTOH)
                 continue; /* no GPU work */
             dev = dev_of(d->c.device);
@@ -710,8 +751,13 @@ rm_result *rm_compute(const char *path, char *err, size_t errlen)
             int has = untimed[d] > 0;
             for (size_t i = 0; i < f->ngpu && !has; i++)
                 has = f->gpu[i].dev == d;
-            if (ops[d]) {
-                rm_devops o = {.pid = f->pid, .device = d, .ops = ops[d], .timed = ops[d] - untimed[d]};
+            if (ops[d] || f->have_prop[d]) {
+                rm_devops o = {.pid = f->pid, .device = d, .ops = ops[d], .timed = ops[d] - untimed[d],
+                               .have_prop = f->have_prop[d]};
+                if (o.have_prop) {
+                    o.mem_peak = mem_peak(&f->prop[d]);
+                    o.link_peak = link_peak(&f->prop[d]);
+                }
                 res->devs = xrealloc(res->devs, (res->ndevs + 1) * sizeof *res->devs);
                 res->devs[res->ndevs++] = o;
             }

@@ -31,6 +31,10 @@
  *    are of those GPU records. A kernel's launch call time is the host time of the API record
  *    with the LAUNCH record's correlation id; its configuration is that of its earliest LAUNCH.
  *    Kernel names are shown demangled (libstdc++'s __cxa_demangle on names starting "_Z").
+ *    A copy row's peak (for peak_pct) is its earliest copy's device's: the memory's (clock x bus
+ *    width x 2) for device-to-device copies and sets, else the host link's (PCIe lanes x the
+ *    published per-lane rate of its generation), from the device's DEVICE record; copies on
+ *    devices without one (or with a link of unknown rate) are passed over.
  *    With --variants, the same per kernel name and configuration ("<<<(gx,gy,gz),(bx,by,bz)>>>
  *    NAME").
  *  - API table: every API record, nested ones included, under the name the user wrote (nvcc's
@@ -80,14 +84,20 @@ typedef struct {
     uint64_t recorded, timed_bytes, launch_ns, first_ts;
     uint32_t grid[3], block[3];
     int vary, config_tie;
+    double peak_bps;  /* copies: the peak of the earliest copy's device with a known one ... */
+    uint64_t peak_ts; /* ... (that copy's time; peak_tie: another peak at that instant too) */
+    int peak_tie;
     int driver; /* API rows: 1 driver layer, 0 runtime */
 } rm_stat;
 
-/* Operations of one process's device, for processes[].devices. */
+/* One process's device, for processes[].devices: operations, and the peaks of its DEVICE
+ * record (bytes/s; 0 when it has none or the link's rate is not known). */
 typedef struct {
     uint32_t pid;
     int device;
     uint64_t ops, timed;
+    int have_prop;
+    double mem_peak, link_peak;
 } rm_devops;
 
 typedef struct {

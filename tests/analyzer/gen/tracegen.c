@@ -635,10 +635,10 @@ static const char *const rnd_names[] = {
     "cudaLaunchKernel", "cuLaunchKernel", "cudaMemcpyAsync", "cudaMemcpy", "cudaMemsetAsync",
     "cudaStreamSynchronize", "cudaDeviceSynchronize", "cudaMalloc", "cudaFree", "cuMemcpyHtoD_v2",
     "cudaEventSynchronize", "gemm_kernel", "reduce<float>", "_Z4tinyPfi", "main", "loader",
-    "cutrace-gpu", "__cudaLaunchKernel", "__cudaLaunchKernel_ptsz"};
+    "cutrace-gpu", "__cudaLaunchKernel", "__cudaLaunchKernel_ptsz", "Random GPU"};
 enum { N_LAUNCH_RT = 1, N_LAUNCH_DRV, N_MEMCPY_ASYNC, N_MEMCPY, N_MEMSET, N_SSYNC, N_DSYNC,
        N_MALLOC, N_FREE, N_HTOD_DRV, N_ESYNC, N_KERNEL0, N_LAUNCH_NVCC = N_KERNEL0 + 6,
-       N_LAUNCH_NVCC_PTSZ };
+       N_LAUNCH_NVCC_PTSZ, N_DEVICE };
 
 static void run_random(const char *dir, uint64_t seed, int proc, int nproc, int gpu_timing)
 {
@@ -657,6 +657,16 @@ static void run_random(const char *dir, uint64_t seed, int proc, int nproc, int 
     ct_rec x = {.type = CT_REC_STRING, .ts = t0};
     for (uint32_t i = 0; i < sizeof rnd_names / sizeof *rnd_names; i++) {
         x.u.string = (ct_rec_string){.id = i + 1, .len = (uint32_t)strlen(rnd_names[i]), .text = rnd_names[i]};
+        radd(&a, 1, &x, t0);
+    }
+    /* device properties (the copies' peaks): a PCIe device, one on NVLink-C2C (no host link
+     * rate), and the third without a DEVICE record */
+    for (int d = 0; d < ndev && d < 2; d++) {
+        x = (ct_rec){.type = CT_REC_DEVICE, .ts = t0};
+        x.u.device = (ct_rec_device){.device = (uint32_t)d, .name = N_DEVICE,
+                                     .mem_clock_khz = d ? 1593000 : 2619000, .mem_bus_bits = d ? 4096 : 5120,
+                                     .link_kind = d ? CT_LINK_C2C : CT_LINK_PCIE, .link_gen = 5,
+                                     .link_width = 16};
         radd(&a, 1, &x, t0);
     }
     /* each thread its own streams, so a synchronization waits at most for the thread's own
