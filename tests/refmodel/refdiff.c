@@ -122,6 +122,40 @@ static void durations(diffs *d, const char *where, const tj *o, const rm_stat *s
     stddev(d, where, o, s);
 }
 
+/* The reference row a JSON row names (NULL: none). */
+static const rm_stat *ref_row(const rm_stat *st, size_t n, const char *name)
+{
+    char want[512], got[512];
+    ascii(name ? name : "", want, sizeof want);
+    for (size_t i = 0; i < n; i++) {
+        ascii(st[i].name, got, sizeof got);
+        if (!strcmp(got, want))
+            return &st[i];
+    }
+    return NULL;
+}
+
+/* JSON.md's order of the kernel and API tables: by time descending, then (kernels never
+ * timed) by instances and by launch call time, descending too. */
+static void order(diffs *d, const tj *arr, const rm_stat *st, size_t n, const char *what)
+{
+    for (size_t i = 0; arr && i + 1 < arr->n; i++) {
+        const rm_stat *a = ref_row(st, n, tj_str(arr->v[i], "name"));
+        const rm_stat *b = ref_row(st, n, tj_str(arr->v[i + 1], "name"));
+        if (!a || !b)
+            continue; /* reported as a row count */
+        uint64_t ka[3] = {a->total, a->recorded, a->launch_ns}, kb[3] = {b->total, b->recorded, b->launch_ns};
+        int k = 0;
+        while (k < 2 && ka[k] == kb[k])
+            k++;
+        if (ka[k] < kb[k]) {
+            char where[600];
+            snprintf(where, sizeof where, "%s \"%.500s\" before \"%.40s\"", what, a->name, b->name);
+            differ(d, where, "order (row)", (double)i, (double)i + 1);
+        }
+    }
+}
+
 static void rows(diffs *d, const tj *arr, size_t n, const char *what)
 {
     if (!arr || arr->n != n)
@@ -151,7 +185,7 @@ static void named_table(diffs *d, const tj *arr, const rm_stat *st, size_t n, co
             exact(d, where, o, "calls", s->n);
             exact(d, where, o, "failures", s->failures);
             durations(d, where, o, s, r->layer_ns[s->driver]);
-            continue;
+            continue; /* its order is checked below, with the kernels' */
         }
         exact(d, where, o, "instances", s->recorded);
         exact(d, where, o, "timed_instances", s->n);
@@ -166,6 +200,7 @@ static void named_table(diffs *d, const tj *arr, const rm_stat *st, size_t n, co
         }
         durations(d, where, o, s, r->kernel_ns);
     }
+    order(d, arr, st, n, what);
 }
 
 static void copies(diffs *d, const tj *arr, const rm_result *r)

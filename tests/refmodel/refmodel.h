@@ -126,7 +126,7 @@ void rm_middle(const rm_stat *s, uint64_t *lo, uint64_t *hi);
  * failures, configurations and layers exactly; medians within the sketch's documented error,
  * analyzer/ct_sketch.h; averages, shares, rates and standard deviations to the JSON's 6
  * significant digits, the deviation also within the rounding of its one-pass formula; null
- * statistics where nothing was timed). Prints each difference to stderr after `what`; returns
+ * statistics where nothing was timed; kernel and API rows in JSON.md's order). Prints each difference to stderr after `what`; returns
  * their number. */
 struct tj;
 int rm_diff(const rm_result *r, const struct tj *summary, const char *what);
