@@ -11,7 +11,9 @@ const char *const ct_gap_names[CT_GAP_N] = {"data-loading", "after-sync", "after
                                             "launch", "host"};
 
 /* API categories, from the function name (cached per string id). */
-enum { CAT_LAUNCH = 1, CAT_COPY = 2, CAT_SYNCCOPY = 4, CAT_MEM = 8, CAT_SYNC = 16, CAT_KNOWN = 128 };
+/* CAT_DETAIL: the call may have a LAUNCH, COPY or MEM record to join */
+enum { CAT_LAUNCH = 1, CAT_COPY = 2, CAT_SYNCCOPY = 4, CAT_MEM = 8, CAT_SYNC = 16, CAT_DETAIL = 32,
+       CAT_KNOWN = 128 };
 
 /* ---- the sweep's time-bucketed queue --------------------------------------------------- */
 
@@ -439,18 +441,24 @@ static uint8_t api_category(const char *name)
         c |= CAT_MEM;
     if (strstr(name, "Synchronize"))
         c |= CAT_SYNC;
+    if (c & (CAT_LAUNCH | CAT_COPY | CAT_MEM))
+        c |= CAT_DETAIL;
     return c;
 }
 
 static uint8_t api_cat(ct_model *m, uint32_t file, uint32_t sid, uint32_t idx)
 {
-    if (sid < m->acache_n[file]) {
+    if (sid < m->acache_n[file] && m->acache[file][sid]) { /* a resolved name */
         uint8_t *c = &m->acat[file][sid];
         if (!*c)
             *c = api_category(ct_map_key(&m->api_names, idx));
         return *c;
     }
-    return api_category(ct_map_key(&m->api_names, idx));
+    /* a call whose name was lost (a damaged trace) may be a launch or a copy: its LAUNCH or
+     * COPY record still joins it by correlation id, so the kernel's launch call time and the
+     * copy's host side are not lost with the name */
+    uint8_t c = api_category(ct_map_key(&m->api_names, idx));
+    return sid && !ct_reader_string(m->rd, file, sid) ? c | CAT_DETAIL : c;
 }
 
 /* ---- call sites ----------------------------------------------------------------------------- */
@@ -1062,7 +1070,7 @@ static void on_api(ct_model *m, ct_proc *p, const ct_rec *r)
                ((cat & CAT_MEM) && !a->parent ? PF_MEMCALL : 0);
     if (!a->parent) /* a nested call lies inside its parent: the parent's interval covers it */
         api_interval(p, start, r->ts, flag, r->tid);
-    if (cat & (CAT_LAUNCH | CAT_COPY | CAT_MEM)) {
+    if (cat & CAT_DETAIL) {
         ct_apislot sl = {.corr = a->corr, .start = start, .end = r->ts, .idx = idx, .stack = stack};
         callent *c = call_get(p, a->corr, 0);
         if (c) {

@@ -33,11 +33,11 @@ static void *xrealloc(void *p, size_t n)
         (arr)[(n)++] = (val);                                                                  \
     } while (0)
 
-typedef struct { uint64_t s, e, corr, parent; uint32_t tid, fn, result; } api_t;
+typedef struct { uint64_t s, e, corr, parent; uint32_t tid, fn, result, driver; } api_t;
 typedef struct { uint64_t s, e, corr; int dev; } gpu_t;
 typedef struct { uint64_t s, e; uint32_t kind; } sync_t;
 typedef struct { uint64_t t, cpu; uint32_t tid; size_t order; } cpu_t;
-typedef struct { uint64_t corr; uint32_t type; ct_rec_launch l; ct_rec_copy c; } det_t;
+typedef struct { uint64_t corr, ts; uint32_t type; ct_rec_launch l; ct_rec_copy c; } det_t;
 
 typedef struct {
     uint32_t pid;
@@ -46,6 +46,8 @@ typedef struct {
     sync_t *sy; size_t nsy, csy;
     cpu_t *cpu; size_t ncpu, ccpu;
     det_t *det; size_t ndet, cdet;
+    ct_rec_device prop[NDEV]; /* each device's last DEVICE record */
+    uint8_t have_prop[NDEV];
 } file_t;
 
 /* ---- small sorting helpers -------------------------------------------------------------- */
@@ -56,6 +58,11 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 static int cmp_det(const void *a, const void *b) { return cmp_u64(a, b); } /* corr first */
+static int cmp_api_corr(const void *a, const void *b)
+{
+    const api_t *x = a, *y = b;
+    return x->corr < y->corr ? -1 : x->corr > y->corr;
+}
 static int cmp_cpu(const void *a, const void *b)
 {
     const cpu_t *x = a, *y = b;
@@ -76,6 +83,18 @@ static size_t lower(const uint64_t *v, size_t n, uint64_t x) /* first index with
             hi = m;
     }
     return lo;
+}
+static const api_t *find_call(const api_t *v, size_t n, uint64_t corr)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t m = (lo + hi) / 2;
+        if (v[m].corr < corr)
+            lo = m + 1;
+        else
+            hi = m;
+    }
+    return lo < n && v[lo].corr == corr ? &v[lo] : NULL;
 }
 static const det_t *find_det(const file_t *f, uint64_t corr)
 {
@@ -159,6 +178,49 @@ static const char *host_kind(const ct_rec_copy *c)
     return pg ? "pageable" : pn ? "pinned" : "none";
 }
 
+/* libstdc++'s demangler: the reference shows kernel names as the user wrote them too */
+extern char *__cxa_demangle(const char *mangled, char *out, size_t *len, int *status);
+
+static void kernel_name(const char *recorded, char *out, size_t len)
+{
+    int status = -1;
+    char *d = strncmp(recorded, "_Z", 2) ? NULL : __cxa_demangle(recorded, NULL, NULL, &status);
+    snprintf(out, len, "%s", d && status == 0 ? d : recorded);
+    free(d);
+}
+
+/* nvcc 13 compiles kernel<<<...>>> into calls of these entry points of libcudart, which the
+ * tracer records as it intercepted them (../shared/reference/nvcc-13.0-host-abi.txt) */
+static const char *api_name(const char *recorded)
+{
+    static const char *const internal[] = {"__cudaLaunchKernel", "__cudaLaunchKernel_ptsz"};
+    for (size_t i = 0; i < sizeof internal / sizeof *internal; i++)
+        if (!strcmp(recorded, internal[i]))
+            return "cudaLaunchKernel";
+    return recorded;
+}
+
+/* A launch of a kernel row: counted, its host time, the earliest launch's configuration. */
+static void launch_add(rm_stat *s, const det_t *d, const api_t *call)
+{
+    const ct_rec_launch *l = &d->l;
+    int same = s->recorded && !memcmp(s->grid, l->grid, sizeof s->grid) &&
+               !memcmp(s->block, l->block, sizeof s->block);
+    if (s->recorded && !same)
+        s->vary = 1;
+    if (!s->recorded || d->ts < s->first_ts) {
+        memcpy(s->grid, l->grid, sizeof s->grid);
+        memcpy(s->block, l->block, sizeof s->block);
+        s->first_ts = d->ts;
+        s->config_tie = 0;
+    } else if (d->ts == s->first_ts && !same) {
+        s->config_tie = 1;
+    }
+    s->recorded++;
+    if (call)
+        s->launch_ns += call->e - call->s;
+}
+
 /* The API category the breakdown needs: a synchronous copy or set (its return ends a copy's
  * wait); by name, as the JSON's API table names calls. */
 static int sync_copy_call(const char *name)
@@ -208,6 +270,7 @@ static char **list_paths(const char *path, size_t *n)
 }
 
 static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
+static int dev_of(uint32_t device) { return device < NDEV ? (int)device : NDEV - 1; }
 
 static void read_all(ct_reader *rd, file_t *files, rm_result *res)
 {
@@ -224,13 +287,13 @@ static void read_all(ct_reader *rd, file_t *files, rm_result *res)
         case CT_REC_API: {
             api_t a = {.s = min_u64(r.u.api.start, r.ts), .e = r.ts, .corr = r.u.api.corr,
                        .parent = r.u.api.parent, .tid = r.tid, .fn = r.u.api.function,
-                       .result = r.u.api.result};
+                       .result = r.u.api.result, .driver = r.u.api.flags & CT_API_DRIVER};
             PUSH(f->api, f->napi, f->capi, a);
             break;
         }
         case CT_REC_GPU: {
             gpu_t g = {.s = min_u64(r.u.gpu.start, r.ts), .e = r.ts, .corr = r.u.gpu.corr,
-                       .dev = r.u.gpu.device < NDEV ? (int)r.u.gpu.device : NDEV - 1};
+                       .dev = dev_of(r.u.gpu.device)};
             PUSH(f->gpu, f->ngpu, f->cgpu, g);
             break;
         }
@@ -245,9 +308,13 @@ static void read_all(ct_reader *rd, file_t *files, rm_result *res)
             PUSH(f->cpu, f->ncpu, f->ccpu, c);
             break;
         }
+        case CT_REC_DEVICE:
+            f->prop[dev_of(r.u.device.device)] = r.u.device;
+            f->have_prop[dev_of(r.u.device.device)] = 1;
+            break;
         case CT_REC_LAUNCH:
         case CT_REC_COPY: {
-            det_t d = {.type = r.type};
+            det_t d = {.type = r.type, .ts = r.ts};
             if (r.type == CT_REC_LAUNCH) {
                 d.l = r.u.launch;
                 d.corr = d.l.corr;
@@ -532,6 +599,123 @@ static void breakdown(rm_breakdown *b, const file_t *f, const host_t *h, int dev
     free(h2d);
 }
 
+/* ---- the tables ------------------------------------------------------------------------------ */
+
+/* name (the kernel's shown name) prefixed with the launch's configuration, in place */
+static void variant_name(const ct_rec_launch *l, char *name, size_t len)
+{
+    char *kernel = strdup(name);
+    if (!kernel)
+        abort();
+    snprintf(name, len, "<<<(%u,%u,%u),(%u,%u,%u)>>> %s", l->grid[0], l->grid[1], l->grid[2],
+             l->block[0], l->block[1], l->block[2], kernel);
+    free(kernel);
+}
+
+/* Peaks in bytes/s (JSON.md processes[].devices): DDR memory moves two words per clock; a PCIe
+ * lane's usable rate after line encoding (8b/10b to gen 2, 128b/130b from gen 3, FLIT mode in
+ * gen 6) as the specifications publish it. */
+static double mem_peak(const ct_rec_device *p)
+{
+    return 2.0 * (double)p->mem_clock_khz * 1000.0 * (double)p->mem_bus_bits / 8.0;
+}
+static double link_peak(const ct_rec_device *p)
+{
+    static const double lane_mbps[] = {250, 500, 985, 1969, 3938, 7563}; /* gen 1..6 */
+    if ((p->link_kind != CT_LINK_PCIE && p->link_kind != CT_LINK_UNKNOWN) || p->link_gen < 1 ||
+        p->link_gen > 6)
+        return 0;
+    return lane_mbps[p->link_gen - 1] * 1e6 * (double)p->link_width;
+}
+
+/* A copy of row s at ts on device dev of file f: the row's peak if it is the earliest so far. */
+static void copy_peak(rm_stat *s, const ct_rec_copy *c, uint64_t ts, const file_t *f, int dev)
+{
+    if (!f->have_prop[dev])
+        return;
+    int memory = c->op == CT_COPY_MEMSET || c->dir == CT_DIR_DTOD;
+    double peak = memory ? mem_peak(&f->prop[dev]) : link_peak(&f->prop[dev]);
+    if (peak <= 0)
+        return;
+    if (s->peak_bps <= 0 || ts < s->peak_ts) {
+        s->peak_bps = peak;
+        s->peak_ts = ts;
+        s->peak_tie = 0;
+    } else if (ts == s->peak_ts && peak != s->peak_bps) {
+        s->peak_tie = 1;
+    }
+}
+
+static rm_stat *copy_row(rm_result *res, const ct_rec_copy *c)
+{
+    char key[32];
+    snprintf(key, sizeof key, "%s/%s", op_name(c), host_kind(c));
+    return stat_of(&res->copies, &res->ncopies, key);
+}
+
+/* One file's rows, and the operations of each of its devices with those never timed. */
+static void tables(rm_result *res, const file_t *f, const ct_reader *rd, uint32_t fi,
+                   uint64_t *ops, uint64_t *untimed)
+{
+    char tmp[CT_STRTMP], name[4096];
+    uint64_t *timed = malloc((f->ngpu + 1) * sizeof *timed);
+    api_t *calls = malloc((f->napi + 1) * sizeof *calls);
+    if (!timed || !calls)
+        abort();
+    for (size_t i = 0; i < f->ngpu; i++)
+        timed[i] = f->gpu[i].corr;
+    qsort(timed, f->ngpu, sizeof *timed, cmp_u64);
+    memcpy(calls, f->api, f->napi * sizeof *calls);
+    qsort(calls, f->napi, sizeof *calls, cmp_api_corr);
+    for (size_t i = 0; i < f->ndet; i++) {
+        const det_t *d = &f->det[i];
+        int dev;
+        if (d->type == CT_REC_LAUNCH) {
+            const api_t *call = find_call(calls, f->napi, d->corr);
+            kernel_name(ct_reader_str(rd, fi, d->l.function, tmp), name, sizeof name);
+            launch_add(stat_of(&res->kernels, &res->nkernels, name), d, call);
+            variant_name(&d->l, name, sizeof name);
+            launch_add(stat_of(&res->variants, &res->nvariants, name), d, call);
+            dev = dev_of(d->l.device);
+        } else {
+            rm_stat *s = copy_row(res, &d->c);
+            s->recorded++;
+            s->bytes += d->c.bytes;
+            copy_peak(s, &d->c, d->ts, f, dev_of(d->c.device));
+            if (d->c.op == CT_COPY_MEMCPY && d->c.dir == CT_DIR_HTOH)
+                continue; /* no GPU work */
+            dev = dev_of(d->c.device);
+        }
+        size_t k = lower(timed, f->ngpu, d->corr);
+        ops[dev]++;
+        untimed[dev] += k == f->ngpu || timed[k] != d->corr;
+    }
+    for (size_t i = 0; i < f->ngpu; i++) {
+        const det_t *d = find_det(f, f->gpu[i].corr);
+        uint64_t dur = f->gpu[i].e - f->gpu[i].s;
+        if (d && d->type == CT_REC_LAUNCH) {
+            kernel_name(ct_reader_str(rd, fi, d->l.function, tmp), name, sizeof name);
+            stat_add(stat_of(&res->kernels, &res->nkernels, name), dur);
+            variant_name(&d->l, name, sizeof name);
+            stat_add(stat_of(&res->variants, &res->nvariants, name), dur);
+            res->kernel_ns += dur;
+        } else if (d && d->type == CT_REC_COPY) {
+            rm_stat *s = copy_row(res, &d->c);
+            stat_add(s, dur);
+            s->timed_bytes += d->c.bytes;
+        }
+    }
+    for (size_t i = 0; i < f->napi; i++) {
+        rm_stat *s = stat_of(&res->api, &res->napi, api_name(ct_reader_str(rd, fi, f->api[i].fn, tmp)));
+        stat_add(s, f->api[i].e - f->api[i].s);
+        s->failures += f->api[i].result != 0;
+        s->driver = f->api[i].driver != 0;
+        res->layer_ns[s->driver] += f->api[i].e - f->api[i].s;
+    }
+    free(timed);
+    free(calls);
+}
+
 /* ---- the whole trace ------------------------------------------------------------------------ */
 
 rm_result *rm_compute(const char *path, char *err, size_t errlen)
@@ -559,32 +743,24 @@ rm_result *rm_compute(const char *path, char *err, size_t errlen)
         const ct_header *hd = ct_reader_header(rd, (uint32_t)fi);
         f->pid = hd ? hd->pid : 0;
         qsort(f->det, f->ndet, sizeof *f->det, cmp_det);
-        char tmp[CT_STRTMP];
-        for (size_t i = 0; i < f->ngpu; i++) {
-            const det_t *d = find_det(f, f->gpu[i].corr);
-            uint64_t dur = f->gpu[i].e - f->gpu[i].s;
-            if (d && d->type == CT_REC_LAUNCH) {
-                stat_add(stat_of(&res->kernels, &res->nkernels,
-                                 ct_reader_str(rd, (uint32_t)fi, d->l.function, tmp)), dur);
-            } else if (d && d->type == CT_REC_COPY) {
-                char key[32];
-                snprintf(key, sizeof key, "%s/%s", op_name(&d->c), host_kind(&d->c));
-                rm_stat *s = stat_of(&res->copies, &res->ncopies, key);
-                stat_add(s, dur);
-                s->bytes += d->c.bytes;
-            }
-        }
-        for (size_t i = 0; i < f->napi; i++) {
-            rm_stat *s = stat_of(&res->api, &res->napi, ct_reader_str(rd, (uint32_t)fi, f->api[i].fn, tmp));
-            stat_add(s, f->api[i].e - f->api[i].s);
-            s->failures += f->api[i].result != 0;
-        }
+        uint64_t ops[NDEV] = {0}, untimed[NDEV] = {0};
+        tables(res, f, rd, (uint32_t)fi, ops, untimed);
         host_t h;
         host_build(&h, f, rd, (uint32_t)fi);
         for (int d = 0; d < NDEV; d++) {
-            int has = 0;
+            int has = untimed[d] > 0;
             for (size_t i = 0; i < f->ngpu && !has; i++)
                 has = f->gpu[i].dev == d;
+            if (ops[d] || f->have_prop[d]) {
+                rm_devops o = {.pid = f->pid, .device = d, .ops = ops[d], .timed = ops[d] - untimed[d],
+                               .have_prop = f->have_prop[d]};
+                if (o.have_prop) {
+                    o.mem_peak = mem_peak(&f->prop[d]);
+                    o.link_peak = link_peak(&f->prop[d]);
+                }
+                res->devs = xrealloc(res->devs, (res->ndevs + 1) * sizeof *res->devs);
+                res->devs[res->ndevs++] = o;
+            }
             if (!has)
                 continue;
             res->bd = xrealloc(res->bd, (res->nbd + 1) * sizeof *res->bd);
@@ -592,7 +768,10 @@ rm_result *rm_compute(const char *path, char *err, size_t errlen)
             memset(b, 0, sizeof *b);
             b->pid = f->pid;
             b->device = d;
-            breakdown(b, f, &h, d, res->t0);
+            b->ops = ops[d];
+            b->untimed = untimed[d];
+            if (!untimed[d])
+                breakdown(b, f, &h, d, res->t0);
         }
         host_free(&h);
         free(f->api);
@@ -623,8 +802,10 @@ void rm_free(rm_result *r)
     if (!r)
         return;
     free(r->bd);
+    free(r->devs);
     stats_free(r->kernels, r->nkernels);
     stats_free(r->api, r->napi);
     stats_free(r->copies, r->ncopies);
+    stats_free(r->variants, r->nvariants);
     free(r);
 }

@@ -26,8 +26,23 @@
  *    implicit-in-a-copy or stream-waits-event returns inside it, its ends included, so that a
  *    return at an instant two gaps share counts for both); after-sync-copy (such an implicit SYNC record, or a
  *    top-level synchronous copy or set call ends inside it); launch (in_api >= half); host.
- *  - Kernel, copy and API tables: GPU records joined by correlation id to the LAUNCH or COPY
- *    record of the same file; every API record, nested ones included. */
+ *  - Kernel and copy tables: every LAUNCH / COPY record is an instance (a copy of its bytes),
+ *    timed when a GPU record of the same file carries its correlation id; the GPU statistics
+ *    are of those GPU records. A kernel's launch call time is the host time of the API record
+ *    with the LAUNCH record's correlation id; its configuration is that of its earliest LAUNCH.
+ *    Kernel names are shown demangled (libstdc++'s __cxa_demangle on names starting "_Z").
+ *    A copy row's peak (for peak_pct) is its earliest copy's device's: the memory's (clock x bus
+ *    width x 2) for device-to-device copies and sets, else the host link's (PCIe lanes x the
+ *    published per-lane rate of its generation), from the device's DEVICE record; copies on
+ *    devices without one (or with a link of unknown rate) are passed over.
+ *    With --variants, the same per kernel name and configuration ("<<<(gx,gy,gz),(bx,by,bz)>>>
+ *    NAME").
+ *  - API table: every API record, nested ones included, under the name the user wrote (nvcc's
+ *    __cudaLaunchKernel and __cudaLaunchKernel_ptsz are cudaLaunchKernel); its layer from the
+ *    record's driver flag; each row's time share of its layer's total.
+ *  - A device's operations: the LAUNCH and COPY records naming it (host-to-host copies
+ *    excluded), untimed those without a GPU record. A device with untimed operations has no
+ *    breakdown figures (complete false): the missing work would count as idle. */
 #ifndef REFMODEL_H
 #define REFMODEL_H
 
@@ -49,27 +64,52 @@ typedef struct {
 typedef struct {
     uint32_t pid;
     int device;
-    uint64_t window_start, window, busy; /* window_start relative to t0 */
+    uint64_t ops, untimed;               /* LAUNCH / COPY records on it, those never timed */
+    uint64_t window_start, window, busy; /* window_start relative to t0; only when !untimed */
     uint64_t split[RM_NSPLIT];
     uint64_t gap_count[RM_NGAP], gap_ns[RM_NGAP];
     rm_gap top[RM_TOP];                  /* longest first; ties: earliest first */
     int ntop;
 } rm_breakdown;
 
-/* Durations of one table row: every value, sorted, for exact medians. */
+/* One table row. Durations: every value (n of them: timed instances, API calls), for exact
+ * medians. Kernels and copies: instances / copies recorded (timed or not) and their bytes,
+ * bytes of the timed ones. Kernels: launch call time, the earliest launch's configuration
+ * (first_ts; config_tie when another configuration was launched at that instant too). */
 typedef struct {
     char *name;
     uint64_t n, total, min, max, failures, bytes;
     uint64_t *v;
     size_t cap;
+    uint64_t recorded, timed_bytes, launch_ns, first_ts;
+    uint32_t grid[3], block[3];
+    int vary, config_tie;
+    double peak_bps;  /* copies: the peak of the earliest copy's device with a known one ... */
+    uint64_t peak_ts; /* ... (that copy's time; peak_tie: another peak at that instant too) */
+    int peak_tie;
+    int driver; /* API rows: 1 driver layer, 0 runtime */
 } rm_stat;
+
+/* One process's device, for processes[].devices: operations, and the peaks of its DEVICE
+ * record (bytes/s; 0 when it has none or the link's rate is not known). */
+typedef struct {
+    uint32_t pid;
+    int device;
+    uint64_t ops, timed;
+    int have_prop;
+    double mem_peak, link_peak;
+} rm_devops;
 
 typedef struct {
     uint64_t t0;
     rm_breakdown *bd;
     size_t nbd;
     rm_stat *kernels, *api, *copies; /* copies: name is "OP/HOSTKIND" as the JSON's op, host_kind */
-    size_t nkernels, napi, ncopies;
+    rm_stat *variants;               /* kernels per launch configuration, named as --variants */
+    size_t nkernels, napi, ncopies, nvariants;
+    uint64_t kernel_ns, layer_ns[2]; /* all kernels' GPU time; API host time per layer */
+    rm_devops *devs;
+    size_t ndevs;
 } rm_result;
 
 /* Reads the trace files (a directory: its *.cutrace files) and computes the reference. NULL
@@ -80,10 +120,14 @@ void rm_free(rm_result *r);
 void rm_middle(const rm_stat *s, uint64_t *lo, uint64_t *hi);
 
 /* Compares `cutrace summary --json` (parsed) with the reference: the breakdown of every process
- * and device (exactly, for processes whose late_points is 0), and the kernel, copy and API
- * tables (counts, totals, minima, maxima and failures exactly; medians within the sketch's
- * documented error, analyzer/ct_sketch.h). Prints each difference to stderr after `what`;
- * returns their number. */
+ * and device (operations, untimed operations and completeness always; the figures exactly, for
+ * complete entries of processes whose late_points is 0), each device's operation counts, and
+ * every field of the kernel, copy and API tables (and of kernel_variants when the JSON has it) (counts, bytes, totals, minima, maxima,
+ * failures, configurations and layers exactly; medians within the sketch's documented error,
+ * analyzer/ct_sketch.h; averages, shares, rates and standard deviations to the JSON's 6
+ * significant digits, the deviation also within the rounding of its one-pass formula; null
+ * statistics where nothing was timed; kernel and API rows in JSON.md's order). Prints each difference to stderr after `what`; returns
+ * their number. */
 struct tj;
 int rm_diff(const rm_result *r, const struct tj *summary, const char *what);
 /* cutrace summary --json [extra] on path against the reference: the number of differences, or

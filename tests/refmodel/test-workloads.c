@@ -18,7 +18,7 @@ static int check_traced(const char *dir, const char *what)
     tj_free(s);
     if (late)
         fprintf(stderr, "%s: %d processes with late points\n", what, late);
-    return late ? -1 : rm_check(dir, NULL, what, NULL);
+    return late ? -1 : rm_check(dir, "--variants", what, NULL);
 }
 
 TEST_IMPL(workloads_traced)

@@ -7,7 +7,9 @@
  *
  *   tracegen -o DIR [options]      one file per rank: DIR/rank-R.cutrace
  *   tracegen -o DIR --random SEED  1-3 processes of random shape: DIR/random-P.cutrace
- *                                  (run_random; for the differential tests, tests/refmodel)
+ *                                  (run_random; for the differential tests, tests/refmodel);
+ *                                  with --gpu-timing N only the first of every N kernels, copies
+ *                                  and sets of a process get a GPU record (0: none)
  *
  * Each iteration: the data loader (--loader-ms, sleeping or computing on the main thread, or
  * hidden by --prefetch), one cudaMemcpyAsync host-to-device of --batch-bytes from pageable or
@@ -632,11 +634,13 @@ static int by_emit(const void *x, const void *y)
 static const char *const rnd_names[] = {
     "cudaLaunchKernel", "cuLaunchKernel", "cudaMemcpyAsync", "cudaMemcpy", "cudaMemsetAsync",
     "cudaStreamSynchronize", "cudaDeviceSynchronize", "cudaMalloc", "cudaFree", "cuMemcpyHtoD_v2",
-    "cudaEventSynchronize", "gemm_kernel", "reduce<float>", "tiny", "main", "loader", "cutrace-gpu"};
+    "cudaEventSynchronize", "gemm_kernel", "reduce<float>", "_Z4tinyPfi", "main", "loader",
+    "cutrace-gpu", "__cudaLaunchKernel", "__cudaLaunchKernel_ptsz", "Random GPU"};
 enum { N_LAUNCH_RT = 1, N_LAUNCH_DRV, N_MEMCPY_ASYNC, N_MEMCPY, N_MEMSET, N_SSYNC, N_DSYNC,
-       N_MALLOC, N_FREE, N_HTOD_DRV, N_ESYNC, N_KERNEL0 };
+       N_MALLOC, N_FREE, N_HTOD_DRV, N_ESYNC, N_KERNEL0, N_LAUNCH_NVCC = N_KERNEL0 + 6,
+       N_LAUNCH_NVCC_PTSZ, N_DEVICE };
 
-static void run_random(const char *dir, uint64_t seed, int proc, int nproc)
+static void run_random(const char *dir, uint64_t seed, int proc, int nproc, int gpu_timing)
 {
     rng R = {.x = seed * 0x9E3779B97F4A7C15ull + (uint64_t)proc * 0xD1B54A32D192ED03ull + 1};
     rng *r = &R;
@@ -655,9 +659,19 @@ static void run_random(const char *dir, uint64_t seed, int proc, int nproc)
         x.u.string = (ct_rec_string){.id = i + 1, .len = (uint32_t)strlen(rnd_names[i]), .text = rnd_names[i]};
         radd(&a, 1, &x, t0);
     }
+    /* device properties (the copies' peaks): a PCIe device, one on NVLink-C2C (no host link
+     * rate), and the third without a DEVICE record */
+    for (int d = 0; d < ndev && d < 2; d++) {
+        x = (ct_rec){.type = CT_REC_DEVICE, .ts = t0};
+        x.u.device = (ct_rec_device){.device = (uint32_t)d, .name = N_DEVICE,
+                                     .mem_clock_khz = d ? 1593000 : 2619000, .mem_bus_bits = d ? 4096 : 5120,
+                                     .link_kind = d ? CT_LINK_C2C : CT_LINK_PCIE, .link_gen = 5,
+                                     .link_width = 16};
+        radd(&a, 1, &x, t0);
+    }
     /* each thread its own streams, so a synchronization waits at most for the thread's own
      * queue (a wait longer than the sweep's lag reaches it late) */
-    uint64_t free_at[3][3][3] = {{{0}}}, first_op = 1;
+    uint64_t free_at[3][3][3] = {{{0}}}, first_op = 1, gpu_ops = 0;
     for (int th = 0; th < nthr; th++) {
         int st = th + 1;
         uint32_t tid = pid + (uint32_t)th;
@@ -711,9 +725,9 @@ static void run_random(const char *dir, uint64_t seed, int proc, int nproc)
             uint64_t stream = 0x1000u * (uint64_t)(str + 1) + 0x100u * (uint64_t)th;
             if (kind <= 3) {
                 fn = chance(r, 50) ? N_LAUNCH_RT : N_LAUNCH_DRV;
-                det.type = CT_REC_LAUNCH;
+                det.type = CT_REC_LAUNCH; /* configurations vary (--variants) */
                 det.u.launch = (ct_rec_launch){.corr = c, .function = N_KERNEL0 + (uint32_t)rnd_in(r, 0, 2),
-                                               .grid = {1, 1, 1}, .block = {32, 1, 1}, .stream = stream,
+                                               .grid = {1 + (uint32_t)(c % 3), 1, 1}, .block = {32, 1, 1}, .stream = stream,
                                                .device = (uint32_t)dev};
             } else if (kind <= 6) {
                 int sync = chance(r, 40), set = chance(r, 15);
@@ -757,9 +771,12 @@ static void run_random(const char *dir, uint64_t seed, int proc, int nproc)
                                        .corr = c + 500000, .parent = c, .flags = CT_API_DRIVER};
                 radd(&a, st, &x, 0);
             }
+            /* runtime launches as the program's code calls them: nvcc's entry points too */
+            uint32_t called = fn == N_LAUNCH_RT && c % 3 ? N_LAUNCH_NVCC + (uint32_t)(c % 3 - 1) : fn;
             x = (ct_rec){.type = CT_REC_API, .ts = end};
-            x.u.api = (ct_rec_api){.start = t, .function = fn, .corr = c,
-                                   .result = chance(r, 3) ? 700 : 0};
+            x.u.api = (ct_rec_api){.start = t, .function = called, .corr = c,
+                                   .result = chance(r, 3) ? 700 : 0,
+                                   .flags = fn == N_LAUNCH_DRV || fn == N_HTOD_DRV ? CT_API_DRIVER : 0};
             radd(&a, st, &x, 0);
             if (det.type) {
                 det.ts = end;
@@ -771,16 +788,17 @@ static void run_random(const char *dir, uint64_t seed, int proc, int nproc)
                                          .corr = c, .kind = (uint32_t)sync_kind, .object = stream};
                 radd(&a, st, &x, 0);
             }
-            if (has_gpu) {
+            /* the work runs (its stream stays busy) whether it is timed or not */
+            if (has_gpu && gpu_timing && gpu_ops++ % (uint64_t)gpu_timing == 0) {
                 x = (ct_rec){.type = CT_REC_GPU, .ts = gs + gl};
                 x.u.gpu = (ct_rec_gpu){.start = gs, .corr = c, .device = (uint32_t)dev,
                                        .kind = (uint32_t)gpu_kind, .stream = stream};
                 /* harvested late, sometimes seconds late */
                 uint64_t late = chance(r, 5) ? rnd_in(r, 500000000, 4000000000ull) : rnd_in(r, 0, 60000000);
                 radd(&a, 0, &x, (gs + gl > end ? gs + gl : end) + late);
-                if (gs + gl > *fa)
-                    *fa = gs + gl;
             }
+            if (has_gpu && gs + gl > *fa)
+                *fa = gs + gl;
             t = end;
         }
         if (chance(r, 90) || th > 0)
@@ -816,13 +834,14 @@ static void run_random(const char *dir, uint64_t seed, int proc, int nproc)
         i = j;
     }
     qsort(ch, nch, sizeof *ch, by_emit);
-    char path[4096], cmd[32];
+    char path[4096], cmd[32], opts[32];
     snprintf(path, sizeof path, "%s/random-%d.cutrace", dir, proc);
+    snprintf(opts, sizeof opts, "random gpu_timing=%d", gpu_timing);
     int cl = snprintf(cmd, sizeof cmd, "random%c%llu", 0, (unsigned long long)seed);
     ct_header h = {.hostname = "randhost", .pid = pid, .ppid = 1, .cmdline = cmd,
                    .cmdline_len = (size_t)cl + 1, .exe = "/bin/random", .boot_id = "tracegen-boot",
                    .realtime_ns = 1700000000000000000ull, .monotonic_ns = t0,
-                   .tracer_version = "tracegen", .tracer_options = "random"};
+                   .tracer_version = "tracegen", .tracer_options = opts};
     ct_writer *w;
     int rc = ct_writer_open(&w, path, &h, NULL);
     if (rc < 0)
@@ -870,7 +889,7 @@ static const char usage[] =
     "       [--ranks R] [--straggler FACTOR] [--workers W] [--events N] [--stacks-all]\n"
     "       [--gpu-timing N (0: no GPU records; N: for 1 operation in N; 1)] [--no-rank]\n"
     "       [--no-cpu-readings]\n"
-    "       tracegen -o DIR --random SEED   (random shapes: see run_random)\n";
+    "       tracegen -o DIR --random SEED [--gpu-timing N]   (random shapes: see run_random)\n";
 
 int main(int argc, char **argv)
 {
@@ -943,7 +962,7 @@ int main(int argc, char **argv)
     if (random_mode) {
         int n = 1 + (int)(seed % 3);
         for (int p = 0; p < n; p++)
-            run_random(o.out, seed, p, n);
+            run_random(o.out, seed, p, n, o.gpu_timing);
         return 0;
     }
     for (int r = 0; r < o.ranks; r++)
