@@ -314,6 +314,10 @@ static void read_all(ct_reader *rd, file_t *files, rm_result *res)
             break;
         case CT_REC_LAUNCH:
         case CT_REC_COPY: {
+            /* work enqueued while its stream was captured into a graph did not execute */
+            if (r.type == CT_REC_LAUNCH ? r.u.launch.flags & CT_LAUNCH_CAPTURED
+                                        : r.u.copy.flags & CT_COPY_CAPTURED)
+                break;
             det_t d = {.type = r.type, .ts = r.ts};
             if (r.type == CT_REC_LAUNCH) {
                 d.l = r.u.launch;

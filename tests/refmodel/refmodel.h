@@ -27,6 +27,7 @@
  *    return at an instant two gaps share counts for both); after-sync-copy (such an implicit SYNC record, or a
  *    top-level synchronous copy or set call ends inside it); launch (in_api >= half); host.
  *  - Kernel and copy tables: every LAUNCH / COPY record is an instance (a copy of its bytes),
+ *    but for those flagged captured (enqueued into a graph being captured: nothing ran),
  *    timed when a GPU record of the same file carries its correlation id; the GPU statistics
  *    are of those GPU records. A kernel's launch call time is the host time of the API record
  *    with the LAUNCH record's correlation id; its configuration is that of its earliest LAUNCH.
