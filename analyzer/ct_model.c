@@ -987,7 +987,8 @@ static void call_host_done(ct_model *m, ct_proc *p, callent *c)
             p->sync_copy_host_ns += host_ns;
             site_add(p, CT_SITE_SYNC_COPY, c->api_idx, c->stack, cp->bytes, host_ns);
         }
-        if (cp->dir == CT_DIR_HTOH || p->gpu_timing == 0) { /* no GPU record follows */
+        if (cp->dir == CT_DIR_HTOH || p->gpu_timing == 0 || (cp->flags & CT_COPY_UNTIMED)) {
+            /* no GPU record follows */
             untimed_done(m, p, c);
             call_drop(p, c->corr);
         }
@@ -1005,7 +1006,7 @@ static void call_host_done(ct_model *m, ct_proc *p, callent *c)
             m->variant_stats[c->vidx].launch_ns += host_ns;
         if (c->stack) /* launches carry a call site only with --stacks all */
             site_add(p, CT_SITE_LAUNCH, c->api_idx, c->stack, 0, host_ns);
-        if (p->gpu_timing == 0) {
+        if (p->gpu_timing == 0 || (c->u.launch.flags & CT_LAUNCH_UNTIMED)) {
             untimed_done(m, p, c);
             call_drop(p, c->corr);
         }

@@ -1,4 +1,5 @@
 #include "ct_gpu.h"
+#include "ct_real.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -59,7 +60,9 @@ static void ct_gpu_start(ct_call *c, uint64_t stream)
      * while a blocking stream captures, cuStreamIsCapturing fails (STREAM_CAPTURE_IMPLICIT)
      * without harm, but an event record there would invalidate that capture. */
     CUstreamCaptureStatus cs = CU_STREAM_CAPTURE_STATUS_NONE;
-    CUresult q = CT_REAL(cuStreamIsCapturing)((CUstream)(uintptr_t)stream, &cs);
+    /* No real driver (one warning said so): the program's calls fail; nothing to time. */
+    __typeof__(&cuStreamIsCapturing) is_capturing = CT_REAL(cuStreamIsCapturing);
+    CUresult q = is_capturing ? is_capturing((CUstream)(uintptr_t)stream, &cs) : CUDA_ERROR_NOT_FOUND;
     c->captured = q == CUDA_SUCCESS && cs != CU_STREAM_CAPTURE_STATUS_NONE ? CT_LAUNCH_CAPTURED : 0;
     c->gpu_why = 0;
     if (!th->gpu || q != CUDA_SUCCESS || c->captured)
@@ -338,6 +341,8 @@ uint64_t ct_gpu_harvest(ct_enc *e, int final, uint64_t *min_ts, uint64_t retire,
      * another thread in CU_STREAM_CAPTURE_MODE_GLOBAL (where a query is a "potentially unsafe"
      * call): this thread is relaxed while it harvests, and restored after (it may be a
      * thread of the program's, at exit or in ct_gpu_ctx_gone). */
+    if (!ct_real_handle())
+        return UINT64_MAX; /* no real driver: no operation was timed */
     CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
     int exchanged = CT_REAL(cuThreadExchangeStreamCaptureMode)(&mode) == CUDA_SUCCESS;
     if (retire)

@@ -220,7 +220,7 @@ static void ct_launch_record(ct_call *c, CUresult r, uint64_t names, const unsig
                              .stream = stream,
                              .context = ctx,
                              .device = dev,
-                             .flags = c->captured};
+                             .flags = c->captured | ct_gpu_untimed(c, r, CT_LAUNCH_UNTIMED)};
         ct_emit_end(c);
     }
     ct_gpu_end(c, r, CT_GPU_KERNEL, dev, 0);
@@ -290,7 +290,8 @@ static void ct_copy_record(ct_call *c, CUresult r, unsigned op, unsigned dir, un
                            .bytes = bytes,
                            .src_kind = src_kind,
                            .dst_kind = dst_kind,
-                           .flags = flags | (c->captured ? CT_COPY_CAPTURED : 0),
+                           .flags = flags | (c->captured ? CT_COPY_CAPTURED : 0) |
+                                    ct_gpu_untimed(c, r, CT_COPY_UNTIMED),
                            .stream = stream,
                            .device = dev};
         ct_emit_end(c);

@@ -110,10 +110,14 @@ enum ct_copy_dir {
     CT_DIR_PEER = 5,
 };
 enum ct_copy_op { CT_COPY_MEMCPY = 0, CT_COPY_MEMSET = 1 };
-enum ct_copy_flags { CT_COPY_ASYNC = 1, CT_COPY_2D = 2, CT_COPY_3D = 4, CT_COPY_CAPTURED = 8 };
+enum ct_copy_flags {
+    CT_COPY_ASYNC = 1, CT_COPY_2D = 2, CT_COPY_3D = 4, CT_COPY_CAPTURED = 8, CT_COPY_UNTIMED = 16,
+};
 /* CAPTURED: enqueued while its stream was being captured into a CUDA graph: the call added a
- * node to the graph and nothing executed (the graph's launches execute it). */
-enum ct_launch_flags { CT_LAUNCH_CAPTURED = 1 };
+ * node to the graph and nothing executed (the graph's launches execute it). UNTIMED: no GPU
+ * record will follow and no LOSS names it (timing off, not among the 1 in N timed, not timable
+ * where it was enqueued, or the call failed), so a reader need not wait for one. */
+enum ct_launch_flags { CT_LAUNCH_CAPTURED = 1, CT_LAUNCH_UNTIMED = 2 };
 enum ct_gpu_kind { CT_GPU_OTHER = 0, CT_GPU_KERNEL = 1, CT_GPU_MEMCPY = 2, CT_GPU_MEMSET = 3 };
 /* END_BOUND: the end is only an upper bound: the operation had completed when its end event
  * was enqueued (the call waited for it, or the stream was idle by then). */

@@ -74,6 +74,22 @@ static int gpu_check(const char *mode, int expect_all)
         ASSERT_UINT(kernels + copies, >=, (KERNELS + 2 * ITERS + 1) / 4 - 1);
         ASSERT_UINT(kernels + copies, <=, (KERNELS + 2 * ITERS + 1) / 4 + 1);
     }
+    /* A LAUNCH or COPY is flagged untimed exactly when no GPU record (and no LOSS) follows:
+     * the analyzer stops waiting for it on that word. */
+    for (size_t i = 0; i < t.n; i++) {
+        const ct_rec *d = &t.v[i].r;
+        if (d->type != CT_REC_LAUNCH && d->type != CT_REC_COPY)
+            continue;
+        uint64_t corr = d->type == CT_REC_LAUNCH ? d->u.launch.corr : d->u.copy.corr;
+        int untimed = d->type == CT_REC_LAUNCH ? !!(d->u.launch.flags & CT_LAUNCH_UNTIMED)
+                                               : !!(d->u.copy.flags & CT_COPY_UNTIMED);
+        int timed = 0;
+        for (size_t j = 0; j < t.n && !timed; j++)
+            timed = t.v[j].r.type == CT_REC_GPU && t.v[j].r.u.gpu.corr == corr;
+        if (d->type == CT_REC_COPY && d->u.copy.dir == CT_DIR_HTOH)
+            continue; /* no GPU work, nothing to time */
+        ASSERT_INT(untimed, ==, !timed);
+    }
     tr_free(&t);
     ct_test_proc_free(&p);
     return 0;
