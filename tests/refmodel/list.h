@@ -2,6 +2,7 @@
 TEST_ENTRY(recorded_python_trace)
 TEST_ENTRY(tracegen_regimes)
 TEST_ENTRY(random_shapes)
+TEST_ENTRY(long_spans_exact)
 TEST_ENTRY(damaged_traces)
 TEST_ENTRY(workloads_traced)
 TEST_ENTRY(planted_bug_is_detected)

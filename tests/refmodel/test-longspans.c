@@ -1,0 +1,42 @@
+/* Intervals longer than every earlier one and than the sweep's minimum lag: a first call that
+ * creates the context (300 ms), a stream synchronization waiting ~1.1 s for queued kernels while
+ * their GPU records arrive, CPU readings 700 ms apart (a stall). The chunk headers declare the
+ * longest span (FORMAT.md 3.2), so the analyzer's sweep lags enough from the first record: no
+ * point may be late, and the breakdown must agree with the reference exactly. */
+#include "an_helpers.h"
+#include "refmodel.h"
+
+/* The largest max_ns of API function `name` over the summary's API table. */
+static double api_max(const tj *s, const char *name)
+{
+    const tj *a = tj_get(s, "api");
+    double m = 0;
+    for (size_t i = 0; a && i < a->n; i++)
+        if (!strcmp(tj_str(a->v[i], "name"), name) && tj_num(a->v[i], "max_ns") > m)
+            m = tj_num(a->v[i], "max_ns");
+    return m;
+}
+
+TEST_IMPL(long_spans_exact)
+{
+    static const char *const args[] = {
+        "--init-ms 300 --iters 4 --kernels 100 --kernel-us 10000",
+        "--init-ms 300 --iters 6 --kernels 100 --kernel-us 10000 --stall-ms 700 --ranks 2"};
+    for (size_t i = 0; i < sizeof args / sizeof *args; i++) {
+        char dir[4096], name[32];
+        snprintf(name, sizeof name, "longspan%zu", i);
+        ASSERT(an_gen(dir, name, args[i]));
+        tj *s = an_summary(dir, NULL);
+        ASSERT(s);
+        /* the shapes are there: calls longer than the 200 ms minimum lag, each the longest so far */
+        ASSERT(api_max(s, "cudaFree") >= 300e6);
+        ASSERT(api_max(s, "cudaStreamSynchronize") >= 1e9);
+        const tj *p = tj_get(s, "processes");
+        ASSERT(p && p->n > 0);
+        for (size_t k = 0; k < p->n; k++)
+            ASSERT_INT((long long)tj_num(p->v[k], "late_points"), ==, 0);
+        tj_free(s);
+        ASSERT_INT(rm_check(dir, NULL, args[i], NULL), ==, 0);
+    }
+    return 0;
+}
