@@ -847,8 +847,9 @@ static int ct_fin_spans(ct_fin *f)
         f->headers_only = 1;
         ct_hdr_state s = ct_chunk_header(f, off, &ci, &hs, &pcrc, &ioerr);
         f->headers_only = 0;
-        if (ioerr || s == CT_HDR_SHORT)
-            break;
+        if (ioerr || s == CT_HDR_SHORT || (s == CT_HDR_OK && hs + (uint64_t)ci.payload_size >
+                                                                f->size - off))
+            break; /* a torn chunk is not delivered: its span does not count */
         if (s == CT_HDR_BAD) {
             off = ct_resync(f, off, &ioerr);
             continue;
