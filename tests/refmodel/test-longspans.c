@@ -3,6 +3,8 @@
  * their GPU records arrive, CPU readings 700 ms apart (a stall). The chunk headers declare the
  * longest span (FORMAT.md 3.2), so the analyzer's sweep lags enough from the first record: no
  * point may be late, and the breakdown must agree with the reference exactly. */
+#include <stdlib.h>
+
 #include "an_helpers.h"
 #include "refmodel.h"
 
@@ -38,5 +40,26 @@ TEST_IMPL(long_spans_exact)
         tj_free(s);
         ASSERT_INT(rm_check(dir, NULL, args[i], NULL), ==, 0);
     }
+    return 0;
+}
+
+/* The same under `cutrace run`: train_loop on the simulation with 40 ms kernels, whose loss
+ * read-back (a pageable cudaMemcpyAsync) waits over a second for the queued step while the
+ * harvester's GPU records arrive. The tracer's writer declares the spans. */
+TEST_IMPL(long_spans_traced)
+{
+    char dir[4096], *out, env0[] = "FAKECUDA_KERNEL_NS=*=40000000";
+    char *env[] = {env0, NULL};
+    const char *args = "train_loop --iters 3 --loader-ms 1";
+    ASSERT(an_trace_workload(dir, "longspan_traced", args, env, &out));
+    free(out);
+    tj *s = an_summary(dir, NULL);
+    ASSERT(s);
+    ASSERT(api_max(s, "cudaMemcpyAsync") >= 1e9);
+    const tj *p = tj_get(s, "processes");
+    ASSERT(p && p->n == 1);
+    ASSERT_INT((long long)tj_num(p->v[0], "late_points"), ==, 0);
+    tj_free(s);
+    ASSERT_INT(rm_check(dir, NULL, args, NULL), ==, 0);
     return 0;
 }
