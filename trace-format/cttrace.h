@@ -14,6 +14,8 @@
  *
  * Reader side: ct_reader opens one or many files and delivers records in time order (or in file
  * order, for `cutrace dump`), with memory bounded by the writers' flush lag, not by trace length.
+ * Opening a file walks its chunk headers once (no payload) to learn the longest span any record
+ * declares (ct_stats.max_span), before the first record is delivered.
  * It never trusts a length or count from a file. Damage (torn tail, corrupt chunk, missing
  * chunks, lost records) is reported as warnings through a callback; errors are returned only when
  * nothing can be read (empty file, not a trace, newer major version, I/O error).
@@ -398,7 +400,7 @@ int ct_writer_open_fd(ct_writer **w, int fd, const ct_header *h, const ct_writer
 /* Creates path (O_EXCL) then as above. */
 int ct_writer_open(ct_writer **w, const char *path, const ct_header *h, const ct_writer_opts *o);
 /* Writes e's records as the next chunk (one write()) and restarts e. info->tid, flags, lost and
- * low_water are the caller's; the rest is filled in. A chunk with no records is written only if
+ * low_water are the caller's; the rest (max_span from e) is filled in. A chunk with no records is written only if
  * lost > 0. compress = 0 stores the payload raw (async-signal-safe). Returns 0 or CT_E_*. */
 int ct_writer_chunk(ct_writer *w, ct_enc *e, ct_chunk_info *info, int compress);
 uint64_t ct_writer_bytes(const ct_writer *w);   /* bytes written so far */
