@@ -192,7 +192,7 @@ typedef struct {
     size_t heap_cap;
     char *path;
     int fd;
-    int headers_only;          /* reading chunk headers alone (ct_fin_spans): no read-ahead */
+    int headers_only;          /* reading chunk headers alone (ct_fin_spans): 4 KiB read-ahead */
     uint64_t size, pos;
     ct_header_store hs;
     int64_t offset;
@@ -251,7 +251,7 @@ static const uint8_t *ct_fin_bytes(ct_fin *f, uint64_t off, size_t len)
 {
     if (off >= f->win_off && off + len <= f->win_off + f->win_len)
         return f->win + (off - f->win_off);
-    size_t least = f->headers_only ? CT_CHUNK_HEADER_SIZE : CT_WINDOW_MIN;
+    size_t least = f->headers_only ? CT_CHUNK_HEADER_MAX : CT_WINDOW_MIN;
     size_t want = len > least ? len : least;
     if (want > f->size - off)
         want = (size_t)(f->size - off);
@@ -835,8 +835,9 @@ static uint64_t ct_resync(ct_fin *f, uint64_t off, int *ioerr)
 
 /* The longest span any chunk header of the file declares (st.max_span), so that a consumer
  * ordering intervals by their start knows from the first record how far back a later record can
- * reach. Reads only the headers (one small read per chunk; damage is skipped as ct_fin_load
- * skips it, a torn chunk ends the walk), before anything is delivered. 0, or CT_E_IO. */
+ * reach. Reads only the headers (a read of 4 KiB at most per chunk, which holds many small
+ * chunks; damage is skipped as ct_fin_load skips it, a torn chunk ends the walk), before anything
+ * is delivered. 0, or CT_E_IO. */
 static int ct_fin_spans(ct_fin *f)
 {
     uint64_t off = f->pos;
