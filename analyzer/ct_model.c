@@ -1486,12 +1486,13 @@ void ct_model_feed(ct_model *m, const ct_rec *r)
         break;
     }
     ct_sweep *s = p->sweep;
-    /* the file's declared span covers every record from the first on; the longest interval
-     * seen covers files of 1.0, with a margin since it can only grow late */
-    uint64_t lag = s->max_dur > UINT64_MAX / 2 ? UINT64_MAX
-                 : 2 * s->max_dur > CT_SWEEP_MIN_LAG_NS ? 2 * s->max_dur : CT_SWEEP_MIN_LAG_NS;
-    if (s->file_span > lag)
-        lag = s->file_span;
+    /* the file's declared span covers every record from the first on; once a record exceeds it
+     * (a file of 1.0 declares none, a writer may lie) the longest interval seen, with a margin
+     * since it can only grow late */
+    uint64_t lag = s->max_dur <= s->file_span ? s->file_span
+                 : s->max_dur > UINT64_MAX / 2 ? UINT64_MAX : 2 * s->max_dur;
+    if (lag < CT_SWEEP_MIN_LAG_NS)
+        lag = CT_SWEEP_MIN_LAG_NS;
     if (s->pending > SWEEP_MAX_PENDING)
         lag = 0;
     if (s->pending && r->ts > lag && s->head < (r->ts - lag) >> BUCKET_SHIFT)
