@@ -870,6 +870,7 @@ static const char usage[] =
     "usage: tracegen -o DIR [--iters N] [--kernels K] [--kernel-us X] [--launch-us X]\n"
     "       [--loader-ms X] [--compute-loader] [--prefetch] [--batch-bytes B] [--pinned]\n"
     "       [--sync-every-kernel] [--sync-copy-bytes B] [--host-us X] [--churn] [--stall-ms X] [--oom]\n"
+    "       [--init-ms X]\n"
     "       [--ranks R] [--straggler FACTOR] [--workers W] [--events N] [--stacks-all]\n"
     "       [--gpu-timing N (0: no GPU records; N: for 1 operation in N; 1)] [--no-rank]\n"
     "       [--no-cpu-readings]\n"
