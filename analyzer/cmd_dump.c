@@ -101,9 +101,9 @@ static void ct_dump_record(ct_dumper *d, const ct_rec *rec)
         const ct_chunk_info *c = &rec->u.chunk;
         fprintf(o, "chunk seq=%" PRIu64 " offset=%" PRIu64 " tid=%u records=%u lost=%" PRIu64
                    " t_min=%" PRIu64 " t_max=%" PRIu64 " low_water=%" PRIu64
-                   " raw=%u payload=%u%s%s%s\n",
+                   " max_span=%" PRIu64 " raw=%u payload=%u%s%s%s\n",
                 c->seq, c->offset, c->tid, c->nrecords, c->lost, c->t_min, c->t_max,
-                c->low_water, c->raw_size, c->payload_size,
+                c->low_water, c->max_span, c->raw_size, c->payload_size,
                 (c->flags & CT_CHUNK_RAW) ? " stored" : " zstd",
                 (c->flags & CT_CHUNK_GPU) ? " gpu" : "", (c->flags & CT_CHUNK_FINAL) ? " final" : "");
         return;

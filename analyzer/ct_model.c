@@ -59,6 +59,7 @@ struct ct_sweep {
     uint64_t safe;       /* buckets before this one may be applied (the lag's limit so far) */
     int applied;         /* a point has been applied (now is set) */
     uint64_t max_dur;    /* longest interval seen */
+    uint64_t file_span;  /* longest the trace's chunk headers declare (ct_stats.max_span) */
     int api_depth, sync_depth, mem_depth;
     int sync_ret, copy_ret;          /* a synchronization / a copy's wait has returned ... */
     uint64_t sync_ret_t, copy_ret_t; /* ... last at this time */
@@ -348,6 +349,7 @@ static void proc_init(ct_model *m, ct_proc *p, uint32_t file)
     ct_map_init(&p->sites);
     ct_sketch_init(&p->launch_queue);
     p->sweep = xmalloc(sizeof *p->sweep);
+    p->sweep->file_span = p->stats->max_span;
 }
 
 static int dev_slot(uint32_t device)
@@ -1502,8 +1504,13 @@ void ct_model_feed(ct_model *m, const ct_rec *r)
         break;
     }
     ct_sweep *s = p->sweep;
-    uint64_t lag = s->max_dur > UINT64_MAX / 2 ? UINT64_MAX
-                 : 2 * s->max_dur > CT_SWEEP_MIN_LAG_NS ? 2 * s->max_dur : CT_SWEEP_MIN_LAG_NS;
+    /* the file's declared span covers every record from the first on; once a record exceeds it
+     * (a file of 1.0 declares none, a writer may lie) the longest interval seen, with a margin
+     * since it can only grow late */
+    uint64_t lag = s->max_dur <= s->file_span ? s->file_span
+                 : s->max_dur > UINT64_MAX / 2 ? UINT64_MAX : 2 * s->max_dur;
+    if (lag < CT_SWEEP_MIN_LAG_NS)
+        lag = CT_SWEEP_MIN_LAG_NS;
     if (s->pending > SWEEP_MAX_PENDING)
         lag = 0;
     if (s->pending && r->ts > lag && s->head < (r->ts - lag) >> BUCKET_SHIFT)

@@ -14,13 +14,16 @@
  * call, blocking synchronization), CPU-time reading and allocation becomes points that are
  * sorted in a time-bucketed queue and applied in time order once no record can still start
  * before them. Records are ordered by their end, so a point is safe once it is older than the
- * longest interval seen so far: the sweep lags by max(CT_SWEEP_MIN_LAG_NS, 2 x the longest
- * interval). A point that arrives later than that is applied at the sweep's current time and
- * counted (ct_proc.late_points). Back-to-back GPU intervals of a device enter the sweep as one
+ * longest span of any record: the reader knows it before the first record from the file's chunk
+ * headers (ct_stats.max_span, FORMAT.md 3.2), and the sweep lags by that span, at least
+ * CT_SWEEP_MIN_LAG_NS; once an interval exceeds it (files of 1.0 declare none), by twice the
+ * longest interval seen. A point that arrives
+ * later than that (the reader delivered a record late, a thread's CPU readings spread over
+ * streams) is applied at the sweep's current time and counted (ct_proc.late_points). Back-to-back GPU intervals of a device enter the sweep as one
  * busy run (the union and the gaps are unchanged). A damaged trace cannot make the sweep
  * unbounded: points far ahead of it wait in a heap rather than sizing the bucket ring, empty
  * stretches are jumped, and past 1 M queued points it stops lagging (later points count as
- * late), so an interval claiming years costs neither memory nor time. */
+ * late), so an interval (or a declared span) claiming years costs neither memory nor time. */
 #ifndef CT_MODEL_H
 #define CT_MODEL_H
 

@@ -94,7 +94,8 @@ ssize_t ct_chunk_build(ct_zctx *z, ct_chunk_info *info, const void *raw, size_t 
     ct_le64(o + 64, info->low_water);
     ct_le64(o + 72, info->lost);
     ct_le32(o + 80, ct_crc32c(payload, psize));
-    ct_le32(o + 84, ct_crc32c(o, CT_CHUNK_HEADER_SIZE - 4));
+    ct_le64(o + 84, info->max_span);
+    ct_le32(o + CT_CHUNK_HEADER_SIZE - 4, ct_crc32c(o, CT_CHUNK_HEADER_SIZE - 4));
     return (ssize_t)(CT_CHUNK_HEADER_SIZE + psize);
 }
 

@@ -18,6 +18,7 @@ void ct_enc_restart(ct_enc *e)
 {
     e->len = 0;
     e->nrecords = 0;
+    e->max_span = 0;
     e->ts_base = e->prev_ts;
     e->corr_base = e->prev_corr;
 }
@@ -26,6 +27,14 @@ void ct_enc_chunk_info(const ct_enc *e, ct_chunk_info *info)
 {
     info->ts_base = e->ts_base;
     info->corr_base = e->corr_base;
+    info->max_span = e->max_span;
+}
+
+/* The chunk header's max_span (FORMAT.md 3.2): how far before its ts a record reaches. */
+static inline void ct_span(ct_enc *e, uint64_t span)
+{
+    if (span > e->max_span)
+        e->max_span = span;
 }
 
 /* Writes the type, a one-byte length placeholder (*lenp) and dts. Returns NULL, writing
@@ -164,6 +173,7 @@ int ct_enc_api(ct_enc *e, uint64_t end, const ct_rec_api *r)
     p = ct_put_uv(p, r->parent ? ct_zigzag((int64_t)(r->corr - r->parent)) : 0);
     p = ct_put_uv(p, r->flags);
     p = ct_put_uv(p, r->stack);
+    ct_span(e, ct_dur(end, r->start));
     CT_END(e, end);
 }
 
@@ -210,6 +220,7 @@ int ct_enc_gpu(ct_enc *e, uint64_t end, const ct_rec_gpu *r)
     p = ct_put_uv(p, r->kind);
     p = ct_put_uv(p, r->stream);
     p = ct_put_uv(p, r->flags);
+    ct_span(e, ct_dur(end, r->start));
     CT_END(e, end);
 }
 
@@ -236,6 +247,7 @@ int ct_enc_sync(ct_enc *e, uint64_t end, const ct_rec_sync *r)
     p = ct_put_corr(e, p, r->corr);
     p = ct_put_uv(p, r->kind);
     p = ct_put_uv(p, r->object);
+    ct_span(e, ct_dur(end, r->start));
     CT_END(e, end);
 }
 
@@ -245,6 +257,10 @@ int ct_enc_cpu(ct_enc *e, uint64_t ts, const ct_rec_cpu *r)
     p = ct_put_uv(p, r->tid);
     p = ct_put_uv(p, r->user_ns);
     p = ct_put_uv(p, r->sys_ns);
+    /* the analyzer applies a thread's CPU rate from its previous reading on */
+    if (e->cpu_prev_ts && ts > e->cpu_prev_ts)
+        ct_span(e, ts - e->cpu_prev_ts);
+    e->cpu_prev_ts = ts;
     CT_END(e, ts);
 }
 

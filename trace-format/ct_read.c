@@ -192,6 +192,7 @@ typedef struct {
     size_t heap_cap;
     char *path;
     int fd;
+    int headers_only;          /* reading chunk headers alone (ct_fin_spans): 4 KiB read-ahead */
     uint64_t size, pos;
     ct_header_store hs;
     int64_t offset;
@@ -250,7 +251,8 @@ static const uint8_t *ct_fin_bytes(ct_fin *f, uint64_t off, size_t len)
 {
     if (off >= f->win_off && off + len <= f->win_off + f->win_len)
         return f->win + (off - f->win_off);
-    size_t want = len > CT_WINDOW_MIN ? len : CT_WINDOW_MIN;
+    size_t least = f->headers_only ? CT_CHUNK_HEADER_MAX : CT_WINDOW_MIN;
+    size_t want = len > least ? len : least;
     if (want > f->size - off)
         want = (size_t)(f->size - off);
     if (want > f->win_cap) {
@@ -766,7 +768,7 @@ static ct_hdr_state ct_chunk_header(ct_fin *f, uint64_t off, ct_chunk_info *ci,
         return CT_HDR_BAD;
     }
     uint32_t hs = ct_rd16(h + 4);
-    if (ct_rd32(h) != CT_CHUNK_MAGIC || hs < CT_CHUNK_HEADER_SIZE || hs > CT_CHUNK_HEADER_MAX)
+    if (ct_rd32(h) != CT_CHUNK_MAGIC || hs < CT_CHUNK_HEADER_MIN || hs > CT_CHUNK_HEADER_MAX)
         return CT_HDR_BAD;
     if (avail < hs)
         return CT_HDR_SHORT;
@@ -790,6 +792,7 @@ static ct_hdr_state ct_chunk_header(ct_fin *f, uint64_t off, ct_chunk_info *ci,
     ci->t_max = ct_rd64(h + 56);
     ci->low_water = ct_rd64(h + 64);
     ci->lost = ct_rd64(h + 72);
+    ci->max_span = hs >= 96 ? ct_rd64(h + 84) : 0; /* 1.1 */
     ci->offset = off;
     *hsize = hs;
     *pcrc = ct_rd32(h + 80);
@@ -831,6 +834,35 @@ static uint64_t ct_resync(ct_fin *f, uint64_t off, int *ioerr)
         pos = cand + 1;
     }
     return f->size;
+}
+
+/* The longest span any chunk header of the file declares (st.max_span), so that a consumer
+ * ordering intervals by their start knows from the first record how far back a later record can
+ * reach. Reads only the headers (a read of 4 KiB at most per chunk, which holds many small
+ * chunks; damage is skipped as ct_fin_load skips it, a torn chunk ends the walk), before anything
+ * is delivered. 0, or CT_E_IO. */
+static int ct_fin_spans(ct_fin *f)
+{
+    uint64_t off = f->pos;
+    int ioerr = 0;
+    while (off < f->size && !ioerr) {
+        ct_chunk_info ci;
+        uint32_t hs = 0, pcrc = 0;
+        f->headers_only = 1;
+        ct_hdr_state s = ct_chunk_header(f, off, &ci, &hs, &pcrc, &ioerr);
+        f->headers_only = 0;
+        if (ioerr || s == CT_HDR_SHORT || (s == CT_HDR_OK && hs + (uint64_t)ci.payload_size >
+                                                                f->size - off))
+            break; /* a torn chunk is not delivered: its span does not count */
+        if (s == CT_HDR_BAD) {
+            off = ct_resync(f, off, &ioerr);
+            continue;
+        }
+        if (ci.max_span > f->st.max_span)
+            f->st.max_span = ci.max_span;
+        off += hs + (uint64_t)ci.payload_size;
+    }
+    return ioerr ? CT_E_IO : 0;
 }
 
 static void ct_fin_set_eof(ct_fin *f)
@@ -1192,6 +1224,10 @@ static int ct_fin_open(ct_fin *f, char *err, size_t errlen)
         return rc;
     }
     f->pos = hlen;
+    if (ct_fin_spans(f) < 0) {
+        snprintf(err, errlen, "%s", f->r->err);
+        return CT_E_IO;
+    }
     return 0;
 }
 

@@ -14,6 +14,8 @@
  *
  * Reader side: ct_reader opens one or many files and delivers records in time order (or in file
  * order, for `cutrace dump`), with memory bounded by the writers' flush lag, not by trace length.
+ * Opening a file walks its chunk headers once (no payload) to learn the longest span any record
+ * declares (ct_stats.max_span), before the first record is delivered.
  * It never trusts a length or count from a file. Damage (torn tail, corrupt chunk, missing
  * chunks, lost records) is reported as warnings through a callback; errors are returned only when
  * nothing can be read (empty file, not a trace, newer major version, I/O error).
@@ -40,7 +42,8 @@ extern "C" {
 #define CT_FILE_MAGIC "CUTRACE\0"      /* 8 bytes at offset 0 */
 #define CT_FILE_MAGIC_LEN 8
 #define CT_CHUNK_MAGIC 0x4b435443u     /* "CTCK" little-endian */
-#define CT_CHUNK_HEADER_SIZE 88u       /* v1.0 chunk header size */
+#define CT_CHUNK_HEADER_SIZE 96u       /* chunk header size this library writes (1.1) */
+#define CT_CHUNK_HEADER_MIN 88u        /* smallest a reader accepts (1.0, without max_span) */
 #define CT_CHUNK_RAW_MAX (64u << 20)   /* largest decoded chunk payload a reader accepts */
 #define CT_HEADER_BODY_MAX (1u << 20)  /* largest file header field area a reader accepts */
 #define CT_STRING_MAX 65535u           /* longest string a STRING record may carry */
@@ -268,6 +271,9 @@ typedef struct {
     uint64_t lost;      /* records this stream lost since its previous chunk */
     uint64_t low_water; /* no record in this or any later chunk of the file has ts < low_water */
     uint64_t ts_base, corr_base; /* delta bases: from ct_enc_restart (ct_enc_chunk_info) */
+    /* how long before its ts any record of the chunk begins: interval durations and the
+     * spacing of the stream's CPU readings (ct_enc_chunk_info; 0 in files of 1.0) */
+    uint64_t max_span;
     /* out (set by ct_writer_chunk / ct_chunk_build; read from the file by the reader) */
     uint64_t seq;       /* chunk sequence number in the file, from 0 */
     uint64_t t_min, t_max;
@@ -313,6 +319,8 @@ typedef struct {
     uint64_t prev_ts, prev_corr;   /* delta state */
     uint64_t ts_base, corr_base;   /* delta state when the current chunk began */
     uint32_t nrecords;             /* records since the current chunk began */
+    uint64_t max_span;             /* of the current chunk (ct_chunk_info.max_span) */
+    uint64_t cpu_prev_ts;          /* the stream's last CPU reading (0: none yet) */
 } ct_enc;
 
 /* buf/cap: caller memory, kept until the encoder is dropped. Delta state starts at 0. */
@@ -413,7 +421,7 @@ int ct_writer_open_fd(ct_writer **w, int fd, const ct_header *h, const ct_writer
 /* Creates path (O_EXCL) then as above. */
 int ct_writer_open(ct_writer **w, const char *path, const ct_header *h, const ct_writer_opts *o);
 /* Writes e's records as the next chunk (one write()) and restarts e. info->tid, flags, lost and
- * low_water are the caller's; the rest is filled in. A chunk with no records is written only if
+ * low_water are the caller's; the rest (max_span from e) is filled in. A chunk with no records is written only if
  * lost > 0. compress = 0 stores the payload raw (async-signal-safe). Returns 0 or CT_E_*. */
 int ct_writer_chunk(ct_writer *w, ct_enc *e, ct_chunk_info *info, int compress);
 uint64_t ct_writer_bytes(const ct_writer *w);   /* bytes written so far */
@@ -448,6 +456,9 @@ typedef struct {
     uint64_t bad_records;     /* malformed records skipped */
     uint64_t late_records;    /* delivered after a later-timed record (order not kept) */
     uint64_t peak_pending;    /* most bytes of decoded chunks held at once */
+    uint64_t max_span;        /* longest span (ct_chunk_info.max_span) any chunk header of the
+                                 file declares, known at open: no record of the file begins
+                                 more than this before its ts (0 for files of 1.0) */
     int complete;             /* an END record was read */
 } ct_stats;
 

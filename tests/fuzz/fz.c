@@ -23,10 +23,10 @@ static size_t fz_header_end(const uint8_t *buf, size_t len)
  * inside the image), else 0; *hs gets its header size. */
 static size_t fz_chunk_size(const uint8_t *buf, size_t len, size_t off, uint32_t *hs)
 {
-    if (len - off < CT_CHUNK_HEADER_SIZE || ct_rd32(buf + off) != CT_CHUNK_MAGIC)
+    if (len - off < CT_CHUNK_HEADER_MIN || ct_rd32(buf + off) != CT_CHUNK_MAGIC)
         return 0;
     *hs = ct_rd16(buf + off + 4);
-    if (*hs < CT_CHUNK_HEADER_SIZE || *hs > 4096 || *hs > len - off)
+    if (*hs < CT_CHUNK_HEADER_MIN || *hs > 4096 || *hs > len - off)
         return 0;
     uint64_t total = (uint64_t)*hs + ct_rd32(buf + off + 8);
     return total <= len - off ? (size_t)total : 0;

@@ -261,6 +261,39 @@ TEST_IMPL(hostile_timestamps_analyzer)
     return rb_all_commands(path, 0, 64, NULL);
 }
 
+/* A first call claiming 2^62 ns: the chunk header declares that span (FORMAT.md 3.2), so the
+ * analyzer's sweep would lag forever from the first record. 1.5 M separate calls follow (3 M
+ * sweep points): past 1 M queued points the sweep stops lagging, so memory stays bounded (and,
+ * every record being in order, nothing is applied late). */
+TEST_IMPL(hostile_declared_span)
+{
+    char path[4096];
+    rb_trace t;
+    rb_open(&t, rb_tmp(path, "span.cutrace"));
+    RB_ENC(&t, ct_enc_string(&t.e, 1, 1, "cudaStreamQuery", 15));
+    const uint64_t t0 = 1ull << 62;
+    ct_rec_api a = {.start = 1000, .function = 1, .corr = 1};
+    RB_ENC(&t, ct_enc_api(&t.e, t0, &a));
+    for (uint64_t i = 0; i < 1500000; i++) {
+        a = (ct_rec_api){.start = t0 + 1000 * i + 100, .function = 1, .corr = i + 2};
+        RB_ENC(&t, ct_enc_api(&t.e, t0 + 1000 * i + 600, &a));
+    }
+    ASSERT_INT(rb_close(&t, t0 + 1000 * 1500000 + 5000), ==, 0);
+    ct_test_proc p;
+    long rss;
+    char *sum[] = {"summary", path, NULL};
+    if (rb_cutrace(&p, 0, sum, 0, &rss))
+        return 1;
+    ASSERT_CONTAINS(p.out, "1500003 records");
+    ct_test_proc_free(&p);
+    printf("summary with a declared span of 2^62 ns and 1.5 M calls: %ld KiB resident\n", rss);
+    ASSERT_INT(rss, <, 160 * 1024);
+    if (rb_cutrace(&p, 1, sum, 0, NULL)) /* and clean under the sanitizers */
+        return 1;
+    ct_test_proc_free(&p);
+    return 0;
+}
+
 /* One API call, launch and GPU interval for each of n distinct kernel names. */
 static int rb_many_names(const char *path, uint32_t n)
 {

@@ -44,7 +44,7 @@
 typedef struct {
     int iters, kernels, ranks, workers, prefetch, pinned, sync_every_kernel, churn, oom,
         compute_loader, stacks_all, gpu_timing, no_rank, no_cpu;
-    double loader_ms, kernel_us, launch_us, stall_ms, straggler, host_us;
+    double loader_ms, kernel_us, launch_us, stall_ms, straggler, host_us, init_ms;
     uint64_t batch_bytes, sync_copy_bytes;
     const char *out;
 } gen_opts;
@@ -461,7 +461,10 @@ static void run_rank(const gen_opts *o, int rank, uint64_t t0)
     p->site_devsync = frame_stack(p, cs_devsync, 4, rt);
     p->site_launch = frame_stack(p, cs_launch, 4, rt);
 
-    /* setup */
+    /* setup; --init-ms: the first call creates the context (cudaFree(0)), longer than the
+     * analyzer's minimum lag and than every call before it */
+    if (o->init_ms > 0)
+        api(p, p->s_free, 0, (uint64_t)(o->init_ms * 1e6), 0, 0);
     mem(p, CT_MEM_ALLOC, 0x700000000000ull, GiB, p->s_stack[0], 150000, 0);
     mem(p, CT_MEM_ALLOC, 0x700100000000ull, GiB, p->s_stack[1], 150000, 0);
     mem(p, CT_MEM_ALLOC, 0x700200000000ull, 2 * GiB, p->s_stack[2], 150000, 0);
@@ -886,6 +889,7 @@ static const char usage[] =
     "usage: tracegen -o DIR [--iters N] [--kernels K] [--kernel-us X] [--launch-us X]\n"
     "       [--loader-ms X] [--compute-loader] [--prefetch] [--batch-bytes B] [--pinned]\n"
     "       [--sync-every-kernel] [--sync-copy-bytes B] [--host-us X] [--churn] [--stall-ms X] [--oom]\n"
+    "       [--init-ms X]\n"
     "       [--ranks R] [--straggler FACTOR] [--workers W] [--events N] [--stacks-all]\n"
     "       [--gpu-timing N (0: no GPU records; N: for 1 operation in N; 1)] [--no-rank]\n"
     "       [--no-cpu-readings]\n"
@@ -907,6 +911,7 @@ int main(int argc, char **argv)
         {"straggler", 1, 0, 'g'}, {"workers", 1, 0, 'w'}, {"events", 1, 0, 'e'},
         {"host-us", 1, 0, 'H'}, {"stacks-all", 0, 0, 'A'}, {"gpu-timing", 1, 0, 'T'},
         {"no-rank", 0, 0, 'R'}, {"no-cpu-readings", 0, 0, 'N'}, {"random", 1, 0, 'Z'},
+        {"init-ms", 1, 0, 'I'},
         {"help", 0, 0, 'h'},
         {0, 0, 0, 0}};
     int c;
@@ -936,6 +941,7 @@ int main(int argc, char **argv)
         case 'T': o.gpu_timing = atoi(optarg); break;
         case 'R': o.no_rank = 1; break;
         case 'N': o.no_cpu = 1; break;
+        case 'I': o.init_ms = atof(optarg); break;
         case 'Z': seed = strtoull(optarg, NULL, 0); random_mode = 1; break;
         case 'h': fputs(usage, stdout); return 0;
         default: fputs(usage, stderr); return 2;

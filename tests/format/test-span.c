@@ -1,0 +1,134 @@
+#include "fmt.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "ct_wire.h"
+
+/* Chunk headers declare how far before its ts a record of the chunk begins (FORMAT.md 3.2,
+ * max_span), and the reader knows the file's largest before it delivers anything: written by
+ * the encoder from interval durations and the spacing of the stream's CPU readings (across
+ * chunks), read from the headers alone, past a damaged header, up to a torn chunk, and absent
+ * (0) in chunk headers of format 1.0. */
+
+/* Three chunks of one stream; their spans are 2000 (a GPU interval), 30000 (a CPU reading 30000
+ * after the previous chunk's) and 100. Chunk offsets go to off[3]; returns the file size. */
+static uint64_t span_trace(const char *path, uint64_t off[3])
+{
+    ct_writer *w = fmt_writer(path);
+    static uint8_t buf[4096];
+    ct_enc e;
+    ct_enc_init(&e, buf, sizeof buf);
+    ct_rec_api a = {.start = 9500, .function = 0, .corr = 1};
+    ct_rec_gpu g = {.start = 8000, .corr = 1, .kind = CT_GPU_KERNEL};
+    ct_rec_cpu c = {.tid = 100, .user_ns = 5};
+    ct_rec_sync s = {.start = 33000, .corr = 2, .kind = CT_SYNC_DEVICE};
+    ct_rec_api b = {.start = 49900, .corr = 3};
+    ct_chunk_info ci = {.tid = 100, .low_water = 1};
+    int rc = 0;
+    off[0] = ct_writer_bytes(w);
+    rc |= ct_enc_api(&e, 10000, &a) | ct_enc_gpu(&e, 10000, &g) | ct_enc_cpu(&e, 10000, &c);
+    rc |= ct_writer_chunk(w, &e, &ci, 1);
+    off[1] = ct_writer_bytes(w);
+    rc |= ct_enc_sync(&e, 40000, &s) | ct_enc_cpu(&e, 40000, &c);
+    rc |= ct_writer_chunk(w, &e, &ci, 1);
+    off[2] = ct_writer_bytes(w);
+    rc |= ct_enc_api(&e, 50000, &b);
+    rc |= ct_writer_chunk(w, &e, &ci, 1);
+    uint64_t size = ct_writer_bytes(w);
+    rc |= ct_writer_close(w);
+    return rc ? 0 : size;
+}
+
+static void span_quiet(void *ctx, const char *path, const char *msg)
+{
+    (void)ctx, (void)path, (void)msg;
+}
+
+/* The file's max_span as the reader knows it on opening (no record read). */
+static uint64_t span_at_open(const char *path)
+{
+    ct_reader *r;
+    char err[512];
+    const char *paths[] = {path};
+    ct_reader_opts o = {.warn = span_quiet}; /* damage warnings are other tests' */
+    int rc = ct_reader_open(&r, paths, 1, &o, err, sizeof err);
+    if (rc < 0)
+        return UINT64_MAX;
+    uint64_t s = ct_reader_stats(r, 0)->max_span;
+    ct_reader_close(r);
+    return s;
+}
+
+/* Rewrites every chunk header of src as format 1.0 wrote it (88 bytes, no max_span). */
+static int span_to_v10(const char *src, const char *dst, uint64_t first, uint64_t size)
+{
+    uint8_t *in = malloc(size), *out = malloc(size);
+    ASSERT(in && out);
+    ASSERT_INT(fmt_peek(src, 0, in, size), ==, 0);
+    memcpy(out, in, first);
+    uint64_t o = first;
+    for (uint64_t i = first; i < size;) {
+        uint32_t hs = ct_rd16(in + i + 4), ps = ct_rd32(in + i + 8);
+        ASSERT_INT(hs, ==, 96);
+        memcpy(out + o, in + i, 84);
+        ct_le16(out + o + 4, 88);
+        ct_le32(out + o + 84, ct_crc32c(out + o, 84));
+        memcpy(out + o + 88, in + i + hs, ps);
+        o += 88 + ps;
+        i += hs + ps;
+    }
+    FILE *f = fopen(dst, "wb");
+    ASSERT(f && fwrite(out, 1, o, f) == o && fclose(f) == 0);
+    free(in);
+    free(out);
+    return 0;
+}
+
+TEST_IMPL(chunk_max_span)
+{
+    char path[4096], cut[4096], old[4096];
+    snprintf(path, sizeof path, "%s/span.ct", ct_test_tmpdir());
+    snprintf(cut, sizeof cut, "%s/span-cut.ct", ct_test_tmpdir());
+    snprintf(old, sizeof old, "%s/span-old.ct", ct_test_tmpdir());
+    uint64_t off[3];
+    uint64_t size = span_trace(path, off);
+    ASSERT(size > 0);
+
+    /* each chunk's own span, as the reader decodes its header */
+    ct_reader_opts o = {.file_order = 1, .chunk_records = 1};
+    fmt_log l;
+    const char *paths[] = {path};
+    ASSERT_INT(fmt_read(&l, paths, 1, &o, NULL, 0), ==, 0);
+    uint64_t want[3] = {2000, 30000, 100};
+    size_t k = 0;
+    for (size_t i = 0; i < l.n; i++)
+        if (l.recs[i].type == CT_REC_CHUNK) {
+            ASSERT(k < 3);
+            ASSERT_UINT(l.recs[i].u.chunk.max_span, ==, want[k]);
+            k++;
+        }
+    ASSERT_UINT(k, ==, 3);
+    fmt_free(&l);
+
+    ASSERT_UINT(span_at_open(path), ==, 30000);
+    /* a damaged header: that chunk is skipped, the walk resynchronizes on the next */
+    uint8_t bad = 0xff;
+    ASSERT_INT(fmt_copy(path, cut, size), ==, 0);
+    ASSERT_INT(fmt_poke(cut, off[1] + 20, &bad, 1), ==, 0);
+    ASSERT_UINT(span_at_open(cut), ==, 2000);
+    /* killed while writing chunk 1 (or a file still being written): what is complete counts */
+    for (uint64_t len = off[1]; len < off[2]; len += 7) {
+        ASSERT_INT(fmt_copy(path, cut, len), ==, 0);
+        ASSERT_UINT(span_at_open(cut), ==, 2000);
+    }
+    /* format 1.0's 88-byte chunk headers: no span declared, every record still read */
+    ASSERT_INT(span_to_v10(path, old, off[0], size), ==, 0);
+    ASSERT_UINT(span_at_open(old), ==, 0);
+    ASSERT_INT(fmt_read1(&l, old), ==, 0);
+    ASSERT_UINT(fmt_count(&l, CT_REC_API), ==, 2);
+    ASSERT_UINT(fmt_count(&l, CT_REC_SYNC), ==, 1);
+    ASSERT_UINT(ct_reader_stats(l.r, 0)->chunks, ==, 3);
+    fmt_free(&l);
+    return 0;
+}
