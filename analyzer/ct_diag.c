@@ -477,15 +477,21 @@ static void proc_diagnoses(diags *ds, const ct_proc *p)
             double pin = p->pageable_recost_ns ? (double)p->pageable_bytes / (double)p->pageable_recost_ns : 0;
             msg(x,
                 "%llu copies of pageable host memory (%s) took %s at %.2f GB/s; pinned they "
-                "would run at %.2f GB/s (%s) and save %s (%.1f%% of the window)",
+                "would run at %.2f GB/s (%s) and save %s (%.1f%% of the window)%s",
                 (unsigned long long)p->pageable_count, ct_fmt_bytes(b1, (double)p->pageable_bytes),
                 ct_fmt_ns(b2, (double)p->pageable_ns), got, pin,
                 p->pinned_from == 1 ? "the host link's peak: no pinned copy was measured"
                 : p->pinned_from == 2 ? "their own transfer after staging: no pinned copy or "
                                         "link peak is known"
                                       : "measured on the same device",
-                ct_fmt_ns(b3, (double)saving),
-                pct(saving, win));
+                ct_fmt_ns(b3, (double)saving), pct(saving, win),
+                !p->pageable_async ? ""
+                : p->pageable_async == p->pageable_count
+                    ? ". These are the Async copies of async-memcpy-pageable: its saving, of the "
+                      "same pinning, includes this one (do not add the two)"
+                    : ". Some are the Async copies of async-memcpy-pageable: its saving, of the "
+                      "same pinning, includes theirs (do not add the two)");
+            ev(x, "async_copies", (double)p->pageable_async, CT_EV_COUNT);
             ev(x, "copies", (double)p->pageable_count, CT_EV_COUNT);
             ev(x, "bytes", (double)p->pageable_bytes, CT_EV_BYTES);
             ev(x, "time_ns", (double)p->pageable_ns, CT_EV_NS);
@@ -518,7 +524,8 @@ static void proc_diagnoses(diags *ds, const ct_proc *p)
         sites(m, p, CT_SITE_ASYNC_PAGEABLE, x);
     }
 
-    /* alloc-churn: the GPU time lost while the host allocated and freed in the loop */
+    /* alloc-churn: the GPU time lost while the host allocated and freed in the loop and then
+     * launched the work the GPU waited for (ct_dev.idle_in_memcall) */
     uint64_t churn_idle = 0;
     for (int k = 0; k < CT_MAX_DEV; k++)
         churn_idle += p->dev[k].idle_in_memcall;
@@ -526,7 +533,8 @@ static void proc_diagnoses(diags *ds, const ct_proc *p)
         msg(x,
             "%llu device allocations re-made a size freed earlier and %llu of them were freed "
             "again; the host spent %s in those calls (each cudaFree synchronizes the device) and "
-            "the GPU sat idle %s (%.1f%% of the window) during allocation calls",
+            "the GPU sat idle %s (%.1f%% of the window) in those calls and the launches after them, "
+            "which reusing the memory saves",
             (unsigned long long)p->churn_allocs, (unsigned long long)p->churn_frees,
             ct_fmt_ns(b1, (double)p->churn_ns), ct_fmt_ns(b2, (double)churn_idle), pct(churn_idle, win));
         ev(x, "allocations", (double)p->churn_allocs, CT_EV_COUNT);

@@ -510,7 +510,7 @@ static void advance(ct_proc *p, uint64_t t)
             continue;
         }
         if (s->mem_depth > 0)
-            dv->idle_in_memcall += len;
+            dv->gap_mem = 1;
         if (!seg_done) {
             seg_done = 1;
             if (s->sync_depth > 0) {
@@ -569,6 +569,7 @@ static void gap_end(ct_dev *dv, uint64_t t, int h2d)
     dv->closed_h2d = h2d != 0;
     dv->closed_sync = dv->gap_sync;
     dv->closed_synccpy = dv->gap_synccpy;
+    dv->closed_mem = dv->gap_mem;
     memset(&dv->pend, 0, sizeof dv->pend);
     dv->pend_cpu = 0;
 }
@@ -590,6 +591,11 @@ static void gap_commit(ct_dev *dv)
     else
         g.cls = CT_GAP_HOST;
     split_add(&dv->idle, h);
+    /* An allocation call in the gap: the host's time in CUDA in it is what reusing memory
+     * saves, the allocation calls (cudaFree waiting for the device) and the launch after them
+     * that the GPU also waits for; its time outside CUDA (a loader) stays */
+    if (dv->closed_mem)
+        dv->idle_in_memcall += h->in_api;
     if (g.len >= 100000)
         dv->long_gaps++;
     if (g.len > 0 && g.cls == CT_GAP_STARVE)
@@ -672,6 +678,7 @@ static void apply(ct_model *m, ct_proc *p, const ct_pt *pt)
             /* a synchronization that returned at this instant counts for this gap too */
             dv->gap_sync = s->sync_ret && s->sync_ret_t == pt->t;
             dv->gap_synccpy = s->copy_ret && s->copy_ret_t == pt->t;
+            dv->gap_mem = s->mem_depth > 0;
             memset(&dv->pend, 0, sizeof dv->pend);
             dv->pend_cpu = 0;
         }
@@ -1249,6 +1256,7 @@ static void gpu_done(ct_model *m, ct_proc *p, const ct_rec_gpu *g, uint64_t end,
                 if (c->have_api && end > c->api_end)
                     p->pg_tail_ns[d][dir] += end - c->api_end;
                 p->pg_count[d][dir]++;
+                p->pageable_async += (cp->flags & CT_COPY_ASYNC) && cp->op == CT_COPY_MEMCPY;
                 site_add(p, CT_SITE_PAGEABLE, c->have_api ? c->api_idx : UINT32_MAX, c->stack,
                          cp->bytes, dur);
             }

@@ -99,12 +99,14 @@ typedef struct {
     double pend_cpu;              /* its CPU time outside CUDA: time x rate (compute) */
     uint64_t gap_start;
     int gap_sync, gap_synccpy;    /* a blocking call returned during the gap in progress */
+    int gap_mem;                  /* the host was in an allocation call during it */
     ct_gap closed;                /* the gap that ended at the sweep's current instant, ... */
-    int closed_open, closed_h2d, closed_sync, closed_synccpy; /* ... its cause not yet decided */
+    int closed_open, closed_h2d, closed_sync, closed_synccpy, closed_mem; /* ... its cause not
+                                                                          * yet decided */
     uint64_t gap_ns[CT_GAP_N], gap_count[CT_GAP_N];
     ct_sketch starve_len;         /* lengths of the data-loading gaps (their regularity) */
     ct_hostsplit gap_host[CT_GAP_N];
-    uint64_t idle_in_memcall;     /* idle while the host was in allocation calls */
+    uint64_t idle_in_memcall;     /* of gaps with an allocation call, the host's time in CUDA */
     uint64_t long_gaps;           /* gaps of 100 us or more: the loop's rhythm */
     ct_gap top[CT_TOP_GAPS];
     int ntop;
@@ -206,6 +208,8 @@ typedef struct {
     /* copies detail for diagnoses */
     uint64_t pageable_count, pageable_bytes, pageable_ns;
     uint64_t pageable_recost_ns;  /* the same copies at the pinned bandwidth */
+    uint64_t pageable_async;      /* of them, Async copies: async-memcpy-pageable prices the
+                                   * same pinning of them (its saving includes this one's) */
     int pinned_from;              /* what pageable copies were re-costed with where no pinned
                                    * copy was measured: 1 the link's peak, 2 (no peak known
                                    * either) their own transfer after staging; 0 measured */

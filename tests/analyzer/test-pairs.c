@@ -49,6 +49,13 @@ static int check_pair(char *f[5])
                 ASSERT(d);
                 if (fastest)
                     est = tj_num(d, "estimated_saving_ns") / 1e6;
+                /* one copy's saving is not offered twice to be added up: pageable-memcpy on
+                 * Async copies says that async-memcpy-pageable's saving includes its own */
+                const tj *pg = an_diag(s, "pageable-memcpy");
+                if (pg && tj_num(pg, "evidence.async_copies") > 0)
+                    ASSERT_CONTAINS(tj_str(pg, "message"), "do not add the two");
+                if (pg && !strcmp(f[0], "pageable-memcpy"))
+                    ASSERT_INT(tj_num(pg, "evidence.async_copies"), ==, 0);
                 /* the starvation pair's fix is one loader one batch ahead (--prefetch): the
                  * message must recommend that, not more workers than the fix has */
                 if (!strcmp(f[0], "dataloader-starvation"))

@@ -7,7 +7,8 @@ the estimate within GOAL_PAIR_ERR of the measured difference, and no such diagno
 fixed variant's fastest run (the table also counts the fixed runs diagnosed: under load a host
 woken late from a synchronization leaves the simulated GPU idle after it).
 
-    python3 bench_pairs.py --build BUILD_DIR [--reps N]     (standalone; make bench imports it)
+    python3 bench_pairs.py --build BUILD_DIR [--reps N] [--only ID]  (standalone; make bench
+                                                                       imports it)
 """
 import argparse
 import json
@@ -63,7 +64,7 @@ def saving_ms(summary, diag_id):
     return None
 
 
-def run_pairs(build, env, tmp, reps):
+def run_pairs(build, env, tmp, reps, only=None):
     """Returns rows: id, problem_ms, fixed_ms, measured_ms, estimate_ms, ratio, fixed_fires,
     verdict."""
     cutrace = os.path.join(build, "bin/cutrace")
@@ -71,6 +72,8 @@ def run_pairs(build, env, tmp, reps):
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     rows = []
     for pid, extra, bad, good in read_pairs(os.path.join(root, "tests/workloads/diag_pairs.txt")):
+        if only and pid != only:
+            continue
         e = dict(env, **extra)
         loops = {"bad": [], "good": []}
         estimate, fixed_fires, fastest_fixed_fires = 0.0, 0, False
@@ -132,13 +135,14 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--build", required=True)
     ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--only", help="the pair of this diagnosis id alone")
     a = ap.parse_args()
     build = os.path.abspath(a.build)
     env = dict(os.environ, LD_LIBRARY_PATH=os.path.join(build, "tests/fakecuda"),
                FAKECUDA_HOST_KERNELS=os.path.join(build, "tests/workloads/libworkload_kernels.so"))
     tmp = tempfile.mkdtemp(prefix="cutrace-pairs-")
     try:
-        print(table(run_pairs(build, env, tmp, a.reps), a.reps))
+        print(table(run_pairs(build, env, tmp, a.reps, a.only), a.reps))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

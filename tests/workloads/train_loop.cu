@@ -17,8 +17,9 @@
  *   --copy async|sync    the batch copy: cudaMemcpyAsync on "compute", or cudaMemcpy (then the
  *                        step waits for nothing else before it) [async; sync excludes --prefetch]
  *   --sync-per-kernel    cudaStreamSynchronize after every kernel launch, not only once per step
- *   --realloc-per-kernel after every kernel launch, cudaFree a 4 KiB scratch buffer (which waits
- *                        for the device) and cudaMalloc it again (alloc churn inside the step)
+ *   --realloc-per-kernel N  after every kernel launch, cudaFree N 4 KiB scratch buffers (the
+ *                        first waits for the device) and cudaMalloc them again (alloc churn
+ *                        inside the step, as code allocating its temporaries does), N <= 16
  *   --dlopen LIB         dlopen LIB before the first CUDA call (a stand-in for PyTorch's
  *                        libtorch_cuda.so: the tracer then records PyTorch as loaded)
  *   --verify             recompute every loss on the CPU and exit 1 on a mismatch
@@ -177,6 +178,7 @@ struct options {
     int readback = -1; /* -1: as memory */
     int sync_copy = 0;
     int after_kernel = 0; /* TL_AFTER_* */
+    int scratch = 0;      /* --realloc-per-kernel's buffers */
     const char *dlopen_lib = NULL;
     int verify = 0;
 };
@@ -188,7 +190,8 @@ struct model {
 };
 
 static long long device_allocs, device_bytes;
-static void *tl_scratch; /* --realloc-per-kernel */
+#define TL_MAX_SCRATCH 16
+static void *tl_scratch[TL_MAX_SCRATCH]; /* --realloc-per-kernel */
 
 template <typename T> static T *dev_alloc(size_t count)
 {
@@ -244,7 +247,7 @@ static double load_batch(float *batch, long long index, int rows, const options 
 /* Enqueues one training step on `s`; records `consumed` once the batch has been read. Returns
  * the number of kernels launched. */
 static int run_step(const model &m, const float *batch, int rows, int layers, cudaStream_t s,
-                    cudaEvent_t consumed, int after_kernel)
+                    cudaEvent_t consumed, int after_kernel, int scratch)
 {
     const int W = WL_TL_WIDTH;
     int launched = 0;
@@ -256,8 +259,10 @@ static int run_step(const model &m, const float *batch, int rows, int layers, cu
         if (after_kernel == TL_AFTER_SYNC)                                                         \
             WL_RT(cudaStreamSynchronize(s));                                                       \
         if (after_kernel == TL_AFTER_REALLOC) {                                                    \
-            WL_RT(cudaFree(tl_scratch));                                                           \
-            WL_RT(cudaMalloc(&tl_scratch, 4096));                                                  \
+            for (int b = 0; b < scratch; b++) {                                                    \
+                WL_RT(cudaFree(tl_scratch[b]));                                                    \
+                WL_RT(cudaMalloc(&tl_scratch[b], 4096));                                           \
+            }                                                                                      \
         }                                                                                          \
     } while (0)
     reduce_batch<<<TL_BLOCKS, TL_THREADS, 0, s>>>(m.a, batch, rows);
@@ -337,7 +342,7 @@ static void usage(void)
     fprintf(stderr, "usage: train_loop [--iters N] [--loader-ms X] [--loader sleep|compute]\n"
                     "  [--batch-bytes B] [--memory pageable|pinned] [--prefetch] [--layers L]\n"
                     "  [--readback pageable|pinned] [--copy async|sync] [--sync-per-kernel]\n"
-                    "  [--realloc-per-kernel]"
+                    "  [--realloc-per-kernel N]"
                     " [--dlopen LIB] [--verify]\n");
     exit(2);
 }
@@ -351,7 +356,7 @@ static options parse(int argc, char **argv)
         {"layers", required_argument, NULL, 'L'},     {"verify", no_argument, NULL, 'v'},
         {"readback", required_argument, NULL, 'r'},   {"copy", required_argument, NULL, 'c'},
         {"sync-per-kernel", no_argument, NULL, 'k'},
-        {"dlopen", required_argument, NULL, 'D'},     {"realloc-per-kernel", no_argument, NULL, 'R'},
+        {"dlopen", required_argument, NULL, 'D'},     {"realloc-per-kernel", required_argument, NULL, 'R'},
         {NULL, 0, NULL, 0}};
     options o;
     int c;
@@ -368,7 +373,13 @@ static options parse(int argc, char **argv)
         case 'r': o.readback = wl_parse_choice("--readback", optarg, memory_names); break;
         case 'c': o.sync_copy = wl_parse_choice("--copy", optarg, copy_names); break;
         case 'k': o.after_kernel = TL_AFTER_SYNC; break;
-        case 'R': o.after_kernel = TL_AFTER_REALLOC; break;
+        case 'R':
+            o.after_kernel = TL_AFTER_REALLOC;
+            o.scratch = (int)wl_parse_count("--realloc-per-kernel", optarg);
+            if (o.scratch < 1 || o.scratch > TL_MAX_SCRATCH)
+                WL_DIE("--realloc-per-kernel: expected 1 to %d buffers, found %d", TL_MAX_SCRATCH,
+                       o.scratch);
+            break;
         case 'D': o.dlopen_lib = optarg; break;
         default: usage();
         }
@@ -458,7 +469,8 @@ int main(int argc, char **argv)
                                       cudaMemcpyHostToDevice, compute));
             h2d++;
         }
-        kernels += run_step(m, d_batch[cur], rows, L, compute, consumed[cur], o.after_kernel);
+        kernels += run_step(m, d_batch[cur], rows, L, compute, consumed[cur], o.after_kernel,
+                            o.scratch);
         syncs += o.after_kernel == TL_AFTER_SYNC ? 5 * L + 3 : 0;
         records += o.prefetch;
         WL_RT(cudaMemcpyAsync(h_loss, m.loss, sizeof(float), cudaMemcpyDeviceToHost, compute));
@@ -495,7 +507,8 @@ int main(int argc, char **argv)
         host_free(h_batch[b], o.memory);
     }
     if (o.after_kernel == TL_AFTER_REALLOC)
-        WL_RT(cudaFree(tl_scratch));
+        for (int b = 0; b < o.scratch; b++)
+            WL_RT(cudaFree(tl_scratch[b]));
     float *dev_ptrs[] = {m.w, m.gw, m.y, m.a, m.g, m.loss};
     for (float *p : dev_ptrs)
         WL_RT(cudaFree(p));
@@ -506,7 +519,7 @@ int main(int argc, char **argv)
            "\n",
            o.iters, loader_names[o.loader], o.loader_ms, o.batch_bytes, memory_names[o.memory],
            o.prefetch, L, memory_names[o.readback], copy_names[o.sync_copy],
-           o.after_kernel == TL_AFTER_SYNC, o.after_kernel == TL_AFTER_REALLOC);
+           o.after_kernel == TL_AFTER_SYNC, o.scratch);
     printf("train_loop: per_iter h2d=1 h2d_bytes=%lld kernels=%d d2h=1 d2h_bytes=4 "
            "stream_syncs=%d\n",
            o.batch_bytes, 5 * L + 3, 1 + (o.after_kernel == TL_AFTER_SYNC ? 5 * L + 3 : 0));
