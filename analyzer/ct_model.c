@@ -928,6 +928,14 @@ static int apg_priced(const ct_rec_copy *c)
     return c->dir == CT_DIR_HTOD || (c->dir == CT_DIR_DTOH && c->bytes >= CT_BW_MIN_BYTES);
 }
 
+/* A synchronous copy that sync-memcpy counts: not a host-to-device one of 64 KiB or less (the
+ * call returns once the data is staged) nor device-to-device (it does not block the host). */
+static int sync_copy_counted(const ct_rec_copy *c)
+{
+    return c->op == CT_COPY_MEMCPY && !(c->flags & CT_COPY_ASYNC) &&
+           !(c->dir == CT_DIR_HTOD && c->bytes <= 65536) && c->dir != CT_DIR_DTOD;
+}
+
 static int host_kind(const ct_rec_copy *c)
 {
     uint32_t k = c->dir == CT_DIR_DTOH ? c->dst_kind : c->dir == CT_DIR_HTOD ? c->src_kind
@@ -974,8 +982,7 @@ static void call_host_done(ct_model *m, ct_proc *p, callent *c)
             }
             site_add(p, CT_SITE_ASYNC_PAGEABLE, c->api_idx, c->stack, cp->bytes, host_ns);
         }
-        if (cp->op == CT_COPY_MEMCPY && !(cp->flags & CT_COPY_ASYNC) &&
-            !(cp->dir == CT_DIR_HTOD && cp->bytes <= 65536) && cp->dir != CT_DIR_DTOD) {
+        if (sync_copy_counted(cp)) {
             p->sync_copy_count++;
             p->sync_copy_bytes += cp->bytes;
             p->sync_copy_host_ns += host_ns;
@@ -1245,6 +1252,14 @@ static void gpu_done(ct_model *m, ct_proc *p, const ct_rec_gpu *g, uint64_t end,
                 p->apg_timed_host_ns[d][dir] += c->api_end - c->api_start;
                 p->apg_span_ns[d][dir] += to - from;
                 p->apg_tail_ns[d][dir] += end > c->api_end ? end - c->api_end : 0;
+            }
+            /* a latency-bound synchronous copy: its interval ends when its call returned (the
+             * tracer's bound), so it holds the host's wake-up, in which the GPU had nothing
+             * queued; the fastest of them is the copy itself (ct_model_finish) */
+            if (sync_copy_counted(cp) && cp->bytes < CT_BW_MIN_BYTES && c->have_api) {
+                p->scp_ns[d][dir] += dur;
+                if (!p->scp_n[d][dir]++ || dur < p->scp_min[d][dir])
+                    p->scp_min[d][dir] = dur;
             }
             if (hk == CT_HK_PINNED && cp->bytes >= CT_BW_MIN_BYTES) {
                 p->pinned_bytes[d][dir] += cp->bytes;

@@ -224,6 +224,11 @@ typedef struct {
     uint64_t async_pageable_copy_ns;
     int async_pageable_from_bw;   /* some copies had no GPU interval: re-costed from bytes */
     uint64_t sync_copy_count, sync_copy_bytes, sync_copy_host_ns;
+    /* The latency-bound ones (under CT_BW_MIN_BYTES) with GPU timing, per device and direction:
+     * their GPU time, count and the fastest. Their intervals end when the call returned, so
+     * beyond the fastest they hold the host's wake-up after the copy, when the GPU, with
+     * nothing queued by the blocked host, idled; the gaps after them do not hold it */
+    uint64_t scp_ns[CT_MAX_DEV][2], scp_n[CT_MAX_DEV][2], scp_min[CT_MAX_DEV][2];
     uint64_t sync_calls, sync_ns, sync_count_kind[8];
     uint64_t churn_allocs, churn_frees, churn_ns;
     uint64_t short_kernels;       /* kernels shorter than their launch call */

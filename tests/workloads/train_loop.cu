@@ -20,6 +20,10 @@
  *   --realloc-per-kernel N  after every kernel launch, cudaFree N 4 KiB scratch buffers (the
  *                        first waits for the device) and cudaMalloc them again (alloc churn
  *                        inside the step, as code allocating its temporaries does), N <= 16
+ *   --readback-per-kernel sync|async  after every kernel launch, copy the loss (4 bytes) into
+ *                        a pinned slot of its own, by cudaMemcpy (which waits for the device) or
+ *                        by cudaMemcpyAsync on "compute"; the slots are summed after the step's
+ *                        synchronization (probe_sum: the same in both)
  *   --dlopen LIB         dlopen LIB before the first CUDA call (a stand-in for PyTorch's
  *                        libtorch_cuda.so: the tracer then records PyTorch as loaded)
  *   --verify             recompute every loss on the CPU and exit 1 on a mismatch
@@ -39,8 +43,9 @@
  * 1 or 2 of B bytes and 1 of 4 bytes), 1 cudaMemcpy host-to-device of the initial weights
  * (L * 4096 bytes), 1 stream "compute" (and "copy" with 2 + 2 events with --prefetch).
  *
- * The last four flags make the problem variants of the analyzer's diagnoses (tests/analyzer
- * test-pairs.c, tests/bench/bench_pairs.py): each pair differs in that flag alone.
+ * --memory, --prefetch, --copy and the three --*-per-kernel flags make the problem and fixed
+ * variants of the analyzer's diagnoses (tests/workloads/diag_pairs.txt): each pair differs in
+ * one of them. Of the --*-per-kernel flags the last one given applies.
  *
  * What a correct trace shows, per iteration:
  *   - 1 cudaMemcpyAsync host-to-device of B bytes from pageable|pinned memory on "compute" (with
@@ -56,7 +61,8 @@
  *             nn::backward_linear<float> }     _ZN2nn15backward_linearIfEEvPT_S2_PKS1_S4_S4_i
  *       L x nn::sgd_update<float>              _ZN2nn10sgd_updateIfEEvPT_PKS1_i
  *     all <<<4, 256>>> except loss_forward <<<1, 256>>>;
- *   - 1 cudaMemcpyAsync device-to-host of 4 bytes (the loss) on "compute";
+ *   - 1 cudaMemcpyAsync device-to-host of 4 bytes (the loss) on "compute" (and one of 4 bytes
+ *     after each kernel with --readback-per-kernel);
  *   - 1 cudaStreamSynchronize("compute"), during which the host waits for the GPU;
  *   - with --prefetch also cudaEventRecord and cudaStreamWaitEvent, 2 of each per iteration
  *     (in all 2N records and 2N-1 waits: the last iteration prefetches nothing);
@@ -162,7 +168,7 @@ __global__ void backward_relu(float *gy, const float *g, const float *y, int n)
 
 enum { LOADER_SLEEP, LOADER_COMPUTE };
 enum { MEM_PAGEABLE, MEM_PINNED };
-enum { TL_AFTER_NOTHING, TL_AFTER_SYNC, TL_AFTER_REALLOC };
+enum { TL_AFTER_NOTHING, TL_AFTER_SYNC, TL_AFTER_REALLOC, TL_AFTER_READ_SYNC, TL_AFTER_READ_ASYNC };
 static const char *const loader_names[] = {"sleep", "compute", NULL};
 static const char *const memory_names[] = {"pageable", "pinned", NULL};
 static const char *const copy_names[] = {"async", "sync", NULL};
@@ -192,6 +198,7 @@ struct model {
 static long long device_allocs, device_bytes;
 #define TL_MAX_SCRATCH 16
 static void *tl_scratch[TL_MAX_SCRATCH]; /* --realloc-per-kernel */
+static float *tl_probe;                  /* --readback-per-kernel: a pinned slot per kernel */
 
 template <typename T> static T *dev_alloc(size_t count)
 {
@@ -251,8 +258,9 @@ static int run_step(const model &m, const float *batch, int rows, int layers, cu
 {
     const int W = WL_TL_WIDTH;
     int launched = 0;
-    /* after_kernel: a wait after every launch, as a debugging habit left in a loop does, or a
-     * scratch buffer freed and allocated again, as code allocating its temporaries does */
+    /* after_kernel: a wait after every launch, as a debugging habit left in a loop does, a
+     * scratch buffer freed and allocated again, as code allocating its temporaries does, or a
+     * value read back for monitoring, waiting for it or not */
 #define TL_LAUNCHED()                                                                              \
     do {                                                                                           \
         launched++;                                                                                \
@@ -264,6 +272,12 @@ static int run_step(const model &m, const float *batch, int rows, int layers, cu
                 WL_RT(cudaMalloc(&tl_scratch[b], 4096));                                           \
             }                                                                                      \
         }                                                                                          \
+        if (after_kernel == TL_AFTER_READ_SYNC)                                                    \
+            WL_RT(cudaMemcpy(&tl_probe[launched - 1], m.loss, sizeof(float),                       \
+                             cudaMemcpyDeviceToHost));                                             \
+        if (after_kernel == TL_AFTER_READ_ASYNC)                                                   \
+            WL_RT(cudaMemcpyAsync(&tl_probe[launched - 1], m.loss, sizeof(float),                  \
+                                  cudaMemcpyDeviceToHost, s));                                     \
     } while (0)
     reduce_batch<<<TL_BLOCKS, TL_THREADS, 0, s>>>(m.a, batch, rows);
     TL_LAUNCHED();
@@ -342,7 +356,7 @@ static void usage(void)
     fprintf(stderr, "usage: train_loop [--iters N] [--loader-ms X] [--loader sleep|compute]\n"
                     "  [--batch-bytes B] [--memory pageable|pinned] [--prefetch] [--layers L]\n"
                     "  [--readback pageable|pinned] [--copy async|sync] [--sync-per-kernel]\n"
-                    "  [--realloc-per-kernel N]"
+                    "  [--realloc-per-kernel N] [--readback-per-kernel sync|async]"
                     " [--dlopen LIB] [--verify]\n");
     exit(2);
 }
@@ -357,6 +371,7 @@ static options parse(int argc, char **argv)
         {"readback", required_argument, NULL, 'r'},   {"copy", required_argument, NULL, 'c'},
         {"sync-per-kernel", no_argument, NULL, 'k'},
         {"dlopen", required_argument, NULL, 'D'},     {"realloc-per-kernel", required_argument, NULL, 'R'},
+        {"readback-per-kernel", required_argument, NULL, 'P'},
         {NULL, 0, NULL, 0}};
     options o;
     int c;
@@ -381,6 +396,10 @@ static options parse(int argc, char **argv)
                        o.scratch);
             break;
         case 'D': o.dlopen_lib = optarg; break;
+        case 'P':
+            o.after_kernel = wl_parse_choice("--readback-per-kernel", optarg, copy_names) ? TL_AFTER_READ_SYNC
+                                                                                    : TL_AFTER_READ_ASYNC;
+            break;
         default: usage();
         }
     }
@@ -423,6 +442,10 @@ int main(int argc, char **argv)
         h_batch[b] = (float *)host_alloc((size_t)o.batch_bytes, o.memory);
     }
     float *h_loss = (float *)host_alloc(sizeof(float), o.readback);
+    const int reads = o.after_kernel == TL_AFTER_READ_SYNC || o.after_kernel == TL_AFTER_READ_ASYNC;
+    if (reads)
+        WL_RT(cudaMallocHost((void **)&tl_probe, (size_t)(5 * L + 3) * sizeof(float)));
+    double probe_sum = 0;
     float *losses = (float *)calloc((size_t)o.iters, sizeof(float));
     float *w0 = (float *)malloc((size_t)L * W * sizeof(float));
     if (!losses || !w0)
@@ -472,6 +495,7 @@ int main(int argc, char **argv)
         kernels += run_step(m, d_batch[cur], rows, L, compute, consumed[cur], o.after_kernel,
                             o.scratch);
         syncs += o.after_kernel == TL_AFTER_SYNC ? 5 * L + 3 : 0;
+        d2h += reads ? 5 * L + 3 : 0;
         records += o.prefetch;
         WL_RT(cudaMemcpyAsync(h_loss, m.loss, sizeof(float), cudaMemcpyDeviceToHost, compute));
         d2h++;
@@ -491,6 +515,8 @@ int main(int argc, char **argv)
         wait_total += wl_now_ms() - t0;
         syncs++;
         losses[it] = *h_loss;
+        for (int k = 0; reads && k < 5 * L + 3; k++)
+            probe_sum += tl_probe[k];
     }
     double loop_ms = wl_now_ms() - t_loop;
 
@@ -513,6 +539,8 @@ int main(int argc, char **argv)
     for (float *p : dev_ptrs)
         WL_RT(cudaFree(p));
     host_free(h_loss, o.readback);
+    if (reads)
+        WL_RT(cudaFreeHost(tl_probe));
 
     printf("train_loop: iters=%lld loader=%s loader_ms=%lld batch_bytes=%lld memory=%s "
            "prefetch=%d layers=%d readback=%s copy=%s sync_per_kernel=%d realloc_per_kernel=%d "
@@ -520,9 +548,10 @@ int main(int argc, char **argv)
            o.iters, loader_names[o.loader], o.loader_ms, o.batch_bytes, memory_names[o.memory],
            o.prefetch, L, memory_names[o.readback], copy_names[o.sync_copy],
            o.after_kernel == TL_AFTER_SYNC, o.scratch);
-    printf("train_loop: per_iter h2d=1 h2d_bytes=%lld kernels=%d d2h=1 d2h_bytes=4 "
+    printf("train_loop: per_iter h2d=1 h2d_bytes=%lld kernels=%d d2h=%d d2h_bytes=%d "
            "stream_syncs=%d\n",
-           o.batch_bytes, 5 * L + 3, 1 + (o.after_kernel == TL_AFTER_SYNC ? 5 * L + 3 : 0));
+           o.batch_bytes, 5 * L + 3, 1 + reads * (5 * L + 3), 4 * (1 + reads * (5 * L + 3)),
+           1 + (o.after_kernel == TL_AFTER_SYNC ? 5 * L + 3 : 0));
     printf("train_loop: totals h2d=%lld h2d_bytes=%lld kernels=%lld d2h=%lld d2h_bytes=%lld "
            "stream_syncs=%lld event_records=%lld event_waits=%lld\n",
            h2d, h2d * o.batch_bytes, kernels, d2h, d2h * (long long)sizeof(float), syncs,
@@ -530,7 +559,8 @@ int main(int argc, char **argv)
     printf("train_loop: device_allocs=%lld device_bytes=%lld\n", device_allocs, device_bytes);
     printf("train_loop: loader_ms_total=%.1f sync_wait_ms_total=%.1f loop_ms=%.1f wall_ms=%.1f\n",
            loader_total, wait_total, loop_ms, wl_now_ms() - t_start);
-    printf("train_loop: loss_first=%.6f loss_last=%.6f\n", losses[0], losses[o.iters - 1]);
+    printf("train_loop: loss_first=%.6f loss_last=%.6f probe_sum=%.6f\n", losses[0],
+           losses[o.iters - 1], probe_sum);
     int status = 0;
     if (o.verify) {
         double err = verify_losses(losses, o, rows);
