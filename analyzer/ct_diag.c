@@ -361,16 +361,23 @@ static void dev_diagnoses(diags *ds, const ct_proc *p, int d)
         sites(m, p, CT_SITE_SYNC, x);
     }
 
-    /* sync-memcpy: without it the host would have run ahead instead of waiting */
-    uint64_t cn = dv->gap_ns[CT_GAP_SYNCCPY];
+    /* sync-memcpy: without it the host would have run ahead instead of waiting. The fix, the
+     * copy queued and read later, saves the gaps after the copies and, in the latency-bound
+     * copies' intervals, the host's wake-up beyond the fastest of them (ct_proc.scp_ns) */
+    uint64_t cn = dv->gap_ns[CT_GAP_SYNCCPY], wake = 0;
+    for (int dir = 0; dir < 2; dir++)
+        wake += p->scp_ns[d][dir] - p->scp_n[d][dir] * p->scp_min[d][dir];
     if (p->sync_copy_count &&
-        (x = add(ds, "sync-memcpy", p, d, cn, win, fix(p, FIX_SYNC_COPY)))) {
+        (x = add(ds, "sync-memcpy", p, d, cn + wake, win, fix(p, FIX_SYNC_COPY)))) {
         msg(x,
             "%llu synchronous copies (%s) blocked the host %s (%.1f%% of the window); GPU %d sat "
-            "idle %s right after them",
+            "idle %s right after them and %s while the host woke from the small ones (their "
+            "time beyond the fastest): queued and read later, they save %s",
             (unsigned long long)p->sync_copy_count, ct_fmt_bytes(b1, (double)p->sync_copy_bytes),
             ct_fmt_ns(b2, (double)p->sync_copy_host_ns), pct(p->sync_copy_host_ns, win), d,
-            ct_fmt_ns(b3, (double)cn));
+            ct_fmt_ns(b3, (double)cn), ct_fmt_ns((char[32]){0}, (double)wake),
+            ct_fmt_ns((char[32]){0}, (double)(cn + wake)));
+        ev(x, "idle_in_wakeup_ns", (double)wake, CT_EV_NS);
         ev(x, "copies", (double)p->sync_copy_count, CT_EV_COUNT);
         ev(x, "bytes", (double)p->sync_copy_bytes, CT_EV_BYTES);
         ev(x, "host_blocked_ns", (double)p->sync_copy_host_ns, CT_EV_NS);
@@ -477,15 +484,21 @@ static void proc_diagnoses(diags *ds, const ct_proc *p)
             double pin = p->pageable_recost_ns ? (double)p->pageable_bytes / (double)p->pageable_recost_ns : 0;
             msg(x,
                 "%llu copies of pageable host memory (%s) took %s at %.2f GB/s; pinned they "
-                "would run at %.2f GB/s (%s) and save %s (%.1f%% of the window)",
+                "would run at %.2f GB/s (%s) and save %s (%.1f%% of the window)%s",
                 (unsigned long long)p->pageable_count, ct_fmt_bytes(b1, (double)p->pageable_bytes),
                 ct_fmt_ns(b2, (double)p->pageable_ns), got, pin,
                 p->pinned_from == 1 ? "the host link's peak: no pinned copy was measured"
                 : p->pinned_from == 2 ? "their own transfer after staging: no pinned copy or "
                                         "link peak is known"
                                       : "measured on the same device",
-                ct_fmt_ns(b3, (double)saving),
-                pct(saving, win));
+                ct_fmt_ns(b3, (double)saving), pct(saving, win),
+                !p->pageable_async ? ""
+                : p->pageable_async == p->pageable_count
+                    ? ". These are the Async copies of async-memcpy-pageable: its saving, of the "
+                      "same pinning, includes this one (do not add the two)"
+                    : ". Some are the Async copies of async-memcpy-pageable: its saving, of the "
+                      "same pinning, includes theirs (do not add the two)");
+            ev(x, "async_copies", (double)p->pageable_async, CT_EV_COUNT);
             ev(x, "copies", (double)p->pageable_count, CT_EV_COUNT);
             ev(x, "bytes", (double)p->pageable_bytes, CT_EV_BYTES);
             ev(x, "time_ns", (double)p->pageable_ns, CT_EV_NS);
@@ -518,7 +531,8 @@ static void proc_diagnoses(diags *ds, const ct_proc *p)
         sites(m, p, CT_SITE_ASYNC_PAGEABLE, x);
     }
 
-    /* alloc-churn: the GPU time lost while the host allocated and freed in the loop */
+    /* alloc-churn: the GPU time lost while the host allocated and freed in the loop and then
+     * launched the work the GPU waited for (ct_dev.idle_in_memcall) */
     uint64_t churn_idle = 0;
     for (int k = 0; k < CT_MAX_DEV; k++)
         churn_idle += p->dev[k].idle_in_memcall;
@@ -526,7 +540,8 @@ static void proc_diagnoses(diags *ds, const ct_proc *p)
         msg(x,
             "%llu device allocations re-made a size freed earlier and %llu of them were freed "
             "again; the host spent %s in those calls (each cudaFree synchronizes the device) and "
-            "the GPU sat idle %s (%.1f%% of the window) during allocation calls",
+            "the GPU sat idle %s (%.1f%% of the window) in those calls and the launches after them, "
+            "which reusing the memory saves",
             (unsigned long long)p->churn_allocs, (unsigned long long)p->churn_frees,
             ct_fmt_ns(b1, (double)p->churn_ns), ct_fmt_ns(b2, (double)churn_idle), pct(churn_idle, win));
         ev(x, "allocations", (double)p->churn_allocs, CT_EV_COUNT);

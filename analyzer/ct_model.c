@@ -520,7 +520,7 @@ static void advance(ct_proc *p, uint64_t t)
             continue;
         }
         if (s->mem_depth > 0)
-            dv->idle_in_memcall += len;
+            dv->gap_mem = 1;
         if (!seg_done) {
             seg_done = 1;
             if (s->sync_depth > 0) {
@@ -579,6 +579,7 @@ static void gap_end(ct_dev *dv, uint64_t t, int h2d)
     dv->closed_h2d = h2d != 0;
     dv->closed_sync = dv->gap_sync;
     dv->closed_synccpy = dv->gap_synccpy;
+    dv->closed_mem = dv->gap_mem;
     memset(&dv->pend, 0, sizeof dv->pend);
     dv->pend_cpu = 0;
 }
@@ -600,6 +601,11 @@ static void gap_commit(ct_dev *dv)
     else
         g.cls = CT_GAP_HOST;
     split_add(&dv->idle, h);
+    /* An allocation call in the gap: the host's time in CUDA in it is what reusing memory
+     * saves, the allocation calls (cudaFree waiting for the device) and the launch after them
+     * that the GPU also waits for; its time outside CUDA (a loader) stays */
+    if (dv->closed_mem)
+        dv->idle_in_memcall += h->in_api;
     if (g.len >= 100000)
         dv->long_gaps++;
     if (g.len > 0 && g.cls == CT_GAP_STARVE)
@@ -682,6 +688,7 @@ static void apply(ct_model *m, ct_proc *p, const ct_pt *pt)
             /* a synchronization that returned at this instant counts for this gap too */
             dv->gap_sync = s->sync_ret && s->sync_ret_t == pt->t;
             dv->gap_synccpy = s->copy_ret && s->copy_ret_t == pt->t;
+            dv->gap_mem = s->mem_depth > 0;
             memset(&dv->pend, 0, sizeof dv->pend);
             dv->pend_cpu = 0;
         }
@@ -931,6 +938,14 @@ static int apg_priced(const ct_rec_copy *c)
     return c->dir == CT_DIR_HTOD || (c->dir == CT_DIR_DTOH && c->bytes >= CT_BW_MIN_BYTES);
 }
 
+/* A synchronous copy that sync-memcpy counts: not a host-to-device one of 64 KiB or less (the
+ * call returns once the data is staged) nor device-to-device (it does not block the host). */
+static int sync_copy_counted(const ct_rec_copy *c)
+{
+    return c->op == CT_COPY_MEMCPY && !(c->flags & CT_COPY_ASYNC) &&
+           !(c->dir == CT_DIR_HTOD && c->bytes <= 65536) && c->dir != CT_DIR_DTOD;
+}
+
 static int host_kind(const ct_rec_copy *c)
 {
     uint32_t k = c->dir == CT_DIR_DTOH ? c->dst_kind : c->dir == CT_DIR_HTOD ? c->src_kind
@@ -982,8 +997,7 @@ static void call_host_done(ct_model *m, ct_proc *p, callent *c)
             }
             site_add(p, CT_SITE_ASYNC_PAGEABLE, c->api_idx, c->stack, cp->bytes, host_ns);
         }
-        if (cp->op == CT_COPY_MEMCPY && !(cp->flags & CT_COPY_ASYNC) &&
-            !(cp->dir == CT_DIR_HTOD && cp->bytes <= 65536) && cp->dir != CT_DIR_DTOD) {
+        if (sync_copy_counted(cp)) {
             p->sync_copy_count++;
             p->sync_copy_bytes += cp->bytes;
             p->sync_copy_host_ns += host_ns;
@@ -1259,6 +1273,14 @@ static void gpu_done(ct_model *m, ct_proc *p, const ct_rec_gpu *g, uint64_t end,
                 p->apg_span_ns[d][dir] += to - from;
                 p->apg_tail_ns[d][dir] += end > c->api_end ? end - c->api_end : 0;
             }
+            /* a latency-bound synchronous copy: its interval ends when its call returned (the
+             * tracer's bound), so it holds the host's wake-up, in which the GPU had nothing
+             * queued; the fastest of them is the copy itself (ct_model_finish) */
+            if (sync_copy_counted(cp) && cp->bytes < CT_BW_MIN_BYTES && c->have_api) {
+                p->scp_ns[d][dir] += dur;
+                if (!p->scp_n[d][dir]++ || dur < p->scp_min[d][dir])
+                    p->scp_min[d][dir] = dur;
+            }
             if (hk == CT_HK_PINNED && cp->bytes >= CT_BW_MIN_BYTES) {
                 p->pinned_bytes[d][dir] += cp->bytes;
                 p->pinned_ns[d][dir] += dur;
@@ -1269,6 +1291,7 @@ static void gpu_done(ct_model *m, ct_proc *p, const ct_rec_gpu *g, uint64_t end,
                 if (c->have_api && end > c->api_end)
                     p->pg_tail_ns[d][dir] += end - c->api_end;
                 p->pg_count[d][dir]++;
+                p->pageable_async += (cp->flags & CT_COPY_ASYNC) && cp->op == CT_COPY_MEMCPY;
                 site_add(p, CT_SITE_PAGEABLE, c->have_api ? c->api_idx : UINT32_MAX, c->stack,
                          cp->bytes, dur);
             }

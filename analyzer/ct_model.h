@@ -102,12 +102,14 @@ typedef struct {
     double pend_cpu;              /* its CPU time outside CUDA: time x rate (compute) */
     uint64_t gap_start;
     int gap_sync, gap_synccpy;    /* a blocking call returned during the gap in progress */
+    int gap_mem;                  /* the host was in an allocation call during it */
     ct_gap closed;                /* the gap that ended at the sweep's current instant, ... */
-    int closed_open, closed_h2d, closed_sync, closed_synccpy; /* ... its cause not yet decided */
+    int closed_open, closed_h2d, closed_sync, closed_synccpy, closed_mem; /* ... its cause not
+                                                                          * yet decided */
     uint64_t gap_ns[CT_GAP_N], gap_count[CT_GAP_N];
     ct_sketch starve_len;         /* lengths of the data-loading gaps (their regularity) */
     ct_hostsplit gap_host[CT_GAP_N];
-    uint64_t idle_in_memcall;     /* idle while the host was in allocation calls */
+    uint64_t idle_in_memcall;     /* of gaps with an allocation call, the host's time in CUDA */
     uint64_t long_gaps;           /* gaps of 100 us or more: the loop's rhythm */
     ct_gap top[CT_TOP_GAPS];
     int ntop;
@@ -209,6 +211,8 @@ typedef struct {
     /* copies detail for diagnoses */
     uint64_t pageable_count, pageable_bytes, pageable_ns;
     uint64_t pageable_recost_ns;  /* the same copies at the pinned bandwidth */
+    uint64_t pageable_async;      /* of them, Async copies: async-memcpy-pageable prices the
+                                   * same pinning of them (its saving includes this one's) */
     int pinned_from;              /* what pageable copies were re-costed with where no pinned
                                    * copy was measured: 1 the link's peak, 2 (no peak known
                                    * either) their own transfer after staging; 0 measured */
@@ -223,6 +227,11 @@ typedef struct {
     uint64_t async_pageable_copy_ns;
     int async_pageable_from_bw;   /* some copies had no GPU interval: re-costed from bytes */
     uint64_t sync_copy_count, sync_copy_bytes, sync_copy_host_ns;
+    /* The latency-bound ones (under CT_BW_MIN_BYTES) with GPU timing, per device and direction:
+     * their GPU time, count and the fastest. Their intervals end when the call returned, so
+     * beyond the fastest they hold the host's wake-up after the copy, when the GPU, with
+     * nothing queued by the blocked host, idled; the gaps after them do not hold it */
+    uint64_t scp_ns[CT_MAX_DEV][2], scp_n[CT_MAX_DEV][2], scp_min[CT_MAX_DEV][2];
     uint64_t sync_calls, sync_ns, sync_count_kind[8];
     uint64_t churn_allocs, churn_frees, churn_ns;
     uint64_t short_kernels;       /* kernels shorter than their launch call */

@@ -14,6 +14,11 @@ TEST_IMPL(diag_pageable_memcpy)
     ASSERT_INT(tj_num(d, "evidence.bytes"), ==, 20 * 67108864LL);
     ASSERT_NEAR(tj_num(d, "evidence.achieved_gbps"), 8.0, 0.05);
     ASSERT_NEAR(tj_num(d, "evidence.pinned_gbps"), 63.008, 0.01);
+    /* the copies are Async: async-memcpy-pageable prices the same pinning, the message says so */
+    ASSERT_INT(tj_num(d, "evidence.async_copies"), ==, 20);
+    ASSERT(an_diag(s, "async-memcpy-pageable"));
+    ASSERT_CONTAINS(tj_str(d, "message"), "These are the Async copies of async-memcpy-pageable");
+    ASSERT_CONTAINS(tj_str(d, "message"), "do not add the two");
     double t = tj_num(d, "evidence.time_ns");
     ASSERT_NEAR(tj_num(d, "estimated_saving_ns"), t - 20 * 67108864 / 63.008, 20 * 2000);
     /* the site: the function the user called and the user's frames, not the runtime's */

@@ -17,8 +17,13 @@
  *   --copy async|sync    the batch copy: cudaMemcpyAsync on "compute", or cudaMemcpy (then the
  *                        step waits for nothing else before it) [async; sync excludes --prefetch]
  *   --sync-per-kernel    cudaStreamSynchronize after every kernel launch, not only once per step
- *   --realloc-per-kernel after every kernel launch, cudaFree a 4 KiB scratch buffer (which waits
- *                        for the device) and cudaMalloc it again (alloc churn inside the step)
+ *   --realloc-per-kernel N  after every kernel launch, cudaFree N 4 KiB scratch buffers (the
+ *                        first waits for the device) and cudaMalloc them again (alloc churn
+ *                        inside the step, as code allocating its temporaries does), N <= 16
+ *   --readback-per-kernel sync|async  after every kernel launch, copy the loss (4 bytes) into
+ *                        a pinned slot of its own, by cudaMemcpy (which waits for the device) or
+ *                        by cudaMemcpyAsync on "compute"; the slots are summed after the step's
+ *                        synchronization (probe_sum: the same in both)
  *   --dlopen LIB         dlopen LIB before the first CUDA call (a stand-in for PyTorch's
  *                        libtorch_cuda.so: the tracer then records PyTorch as loaded)
  *   --verify             recompute every loss on the CPU and exit 1 on a mismatch
@@ -38,8 +43,9 @@
  * 1 or 2 of B bytes and 1 of 4 bytes), 1 cudaMemcpy host-to-device of the initial weights
  * (L * 4096 bytes), 1 stream "compute" (and "copy" with 2 + 2 events with --prefetch).
  *
- * The last four flags make the problem variants of the analyzer's diagnoses (tests/analyzer
- * test-pairs.c, tests/bench/bench_pairs.py): each pair differs in that flag alone.
+ * --memory, --prefetch, --copy and the three --*-per-kernel flags make the problem and fixed
+ * variants of the analyzer's diagnoses (tests/workloads/diag_pairs.txt): each pair differs in
+ * one of them. Of the --*-per-kernel flags the last one given applies.
  *
  * What a correct trace shows, per iteration:
  *   - 1 cudaMemcpyAsync host-to-device of B bytes from pageable|pinned memory on "compute" (with
@@ -55,7 +61,8 @@
  *             nn::backward_linear<float> }     _ZN2nn15backward_linearIfEEvPT_S2_PKS1_S4_S4_i
  *       L x nn::sgd_update<float>              _ZN2nn10sgd_updateIfEEvPT_PKS1_i
  *     all <<<4, 256>>> except loss_forward <<<1, 256>>>;
- *   - 1 cudaMemcpyAsync device-to-host of 4 bytes (the loss) on "compute";
+ *   - 1 cudaMemcpyAsync device-to-host of 4 bytes (the loss) on "compute" (and one of 4 bytes
+ *     after each kernel with --readback-per-kernel);
  *   - 1 cudaStreamSynchronize("compute"), during which the host waits for the GPU;
  *   - with --prefetch also cudaEventRecord and cudaStreamWaitEvent, 2 of each per iteration
  *     (in all 2N records and 2N-1 waits: the last iteration prefetches nothing);
@@ -161,7 +168,7 @@ __global__ void backward_relu(float *gy, const float *g, const float *y, int n)
 
 enum { LOADER_SLEEP, LOADER_COMPUTE };
 enum { MEM_PAGEABLE, MEM_PINNED };
-enum { TL_AFTER_NOTHING, TL_AFTER_SYNC, TL_AFTER_REALLOC };
+enum { TL_AFTER_NOTHING, TL_AFTER_SYNC, TL_AFTER_REALLOC, TL_AFTER_READ_SYNC, TL_AFTER_READ_ASYNC };
 static const char *const loader_names[] = {"sleep", "compute", NULL};
 static const char *const memory_names[] = {"pageable", "pinned", NULL};
 static const char *const copy_names[] = {"async", "sync", NULL};
@@ -177,6 +184,7 @@ struct options {
     int readback = -1; /* -1: as memory */
     int sync_copy = 0;
     int after_kernel = 0; /* TL_AFTER_* */
+    int scratch = 0;      /* --realloc-per-kernel's buffers */
     const char *dlopen_lib = NULL;
     int verify = 0;
 };
@@ -188,7 +196,9 @@ struct model {
 };
 
 static long long device_allocs, device_bytes;
-static void *tl_scratch; /* --realloc-per-kernel */
+#define TL_MAX_SCRATCH 16
+static void *tl_scratch[TL_MAX_SCRATCH]; /* --realloc-per-kernel */
+static float *tl_probe;                  /* --readback-per-kernel: a pinned slot per kernel */
 
 template <typename T> static T *dev_alloc(size_t count)
 {
@@ -244,21 +254,30 @@ static double load_batch(float *batch, long long index, int rows, const options 
 /* Enqueues one training step on `s`; records `consumed` once the batch has been read. Returns
  * the number of kernels launched. */
 static int run_step(const model &m, const float *batch, int rows, int layers, cudaStream_t s,
-                    cudaEvent_t consumed, int after_kernel)
+                    cudaEvent_t consumed, int after_kernel, int scratch)
 {
     const int W = WL_TL_WIDTH;
     int launched = 0;
-    /* after_kernel: a wait after every launch, as a debugging habit left in a loop does, or a
-     * scratch buffer freed and allocated again, as code allocating its temporaries does */
+    /* after_kernel: a wait after every launch, as a debugging habit left in a loop does, a
+     * scratch buffer freed and allocated again, as code allocating its temporaries does, or a
+     * value read back for monitoring, waiting for it or not */
 #define TL_LAUNCHED()                                                                              \
     do {                                                                                           \
         launched++;                                                                                \
         if (after_kernel == TL_AFTER_SYNC)                                                         \
             WL_RT(cudaStreamSynchronize(s));                                                       \
         if (after_kernel == TL_AFTER_REALLOC) {                                                    \
-            WL_RT(cudaFree(tl_scratch));                                                           \
-            WL_RT(cudaMalloc(&tl_scratch, 4096));                                                  \
+            for (int b = 0; b < scratch; b++) {                                                    \
+                WL_RT(cudaFree(tl_scratch[b]));                                                    \
+                WL_RT(cudaMalloc(&tl_scratch[b], 4096));                                           \
+            }                                                                                      \
         }                                                                                          \
+        if (after_kernel == TL_AFTER_READ_SYNC)                                                    \
+            WL_RT(cudaMemcpy(&tl_probe[launched - 1], m.loss, sizeof(float),                       \
+                             cudaMemcpyDeviceToHost));                                             \
+        if (after_kernel == TL_AFTER_READ_ASYNC)                                                   \
+            WL_RT(cudaMemcpyAsync(&tl_probe[launched - 1], m.loss, sizeof(float),                  \
+                                  cudaMemcpyDeviceToHost, s));                                     \
     } while (0)
     reduce_batch<<<TL_BLOCKS, TL_THREADS, 0, s>>>(m.a, batch, rows);
     TL_LAUNCHED();
@@ -337,7 +356,7 @@ static void usage(void)
     fprintf(stderr, "usage: train_loop [--iters N] [--loader-ms X] [--loader sleep|compute]\n"
                     "  [--batch-bytes B] [--memory pageable|pinned] [--prefetch] [--layers L]\n"
                     "  [--readback pageable|pinned] [--copy async|sync] [--sync-per-kernel]\n"
-                    "  [--realloc-per-kernel]"
+                    "  [--realloc-per-kernel N] [--readback-per-kernel sync|async]"
                     " [--dlopen LIB] [--verify]\n");
     exit(2);
 }
@@ -351,7 +370,8 @@ static options parse(int argc, char **argv)
         {"layers", required_argument, NULL, 'L'},     {"verify", no_argument, NULL, 'v'},
         {"readback", required_argument, NULL, 'r'},   {"copy", required_argument, NULL, 'c'},
         {"sync-per-kernel", no_argument, NULL, 'k'},
-        {"dlopen", required_argument, NULL, 'D'},     {"realloc-per-kernel", no_argument, NULL, 'R'},
+        {"dlopen", required_argument, NULL, 'D'},     {"realloc-per-kernel", required_argument, NULL, 'R'},
+        {"readback-per-kernel", required_argument, NULL, 'P'},
         {NULL, 0, NULL, 0}};
     options o;
     int c;
@@ -368,8 +388,18 @@ static options parse(int argc, char **argv)
         case 'r': o.readback = wl_parse_choice("--readback", optarg, memory_names); break;
         case 'c': o.sync_copy = wl_parse_choice("--copy", optarg, copy_names); break;
         case 'k': o.after_kernel = TL_AFTER_SYNC; break;
-        case 'R': o.after_kernel = TL_AFTER_REALLOC; break;
+        case 'R':
+            o.after_kernel = TL_AFTER_REALLOC;
+            o.scratch = (int)wl_parse_count("--realloc-per-kernel", optarg);
+            if (o.scratch < 1 || o.scratch > TL_MAX_SCRATCH)
+                WL_DIE("--realloc-per-kernel: expected 1 to %d buffers, found %d", TL_MAX_SCRATCH,
+                       o.scratch);
+            break;
         case 'D': o.dlopen_lib = optarg; break;
+        case 'P':
+            o.after_kernel = wl_parse_choice("--readback-per-kernel", optarg, copy_names) ? TL_AFTER_READ_SYNC
+                                                                                    : TL_AFTER_READ_ASYNC;
+            break;
         default: usage();
         }
     }
@@ -412,6 +442,10 @@ int main(int argc, char **argv)
         h_batch[b] = (float *)host_alloc((size_t)o.batch_bytes, o.memory);
     }
     float *h_loss = (float *)host_alloc(sizeof(float), o.readback);
+    const int reads = o.after_kernel == TL_AFTER_READ_SYNC || o.after_kernel == TL_AFTER_READ_ASYNC;
+    if (reads)
+        WL_RT(cudaMallocHost((void **)&tl_probe, (size_t)(5 * L + 3) * sizeof(float)));
+    double probe_sum = 0;
     float *losses = (float *)calloc((size_t)o.iters, sizeof(float));
     float *w0 = (float *)malloc((size_t)L * W * sizeof(float));
     if (!losses || !w0)
@@ -458,8 +492,10 @@ int main(int argc, char **argv)
                                       cudaMemcpyHostToDevice, compute));
             h2d++;
         }
-        kernels += run_step(m, d_batch[cur], rows, L, compute, consumed[cur], o.after_kernel);
+        kernels += run_step(m, d_batch[cur], rows, L, compute, consumed[cur], o.after_kernel,
+                            o.scratch);
         syncs += o.after_kernel == TL_AFTER_SYNC ? 5 * L + 3 : 0;
+        d2h += reads ? 5 * L + 3 : 0;
         records += o.prefetch;
         WL_RT(cudaMemcpyAsync(h_loss, m.loss, sizeof(float), cudaMemcpyDeviceToHost, compute));
         d2h++;
@@ -479,6 +515,8 @@ int main(int argc, char **argv)
         wait_total += wl_now_ms() - t0;
         syncs++;
         losses[it] = *h_loss;
+        for (int k = 0; reads && k < 5 * L + 3; k++)
+            probe_sum += tl_probe[k];
     }
     double loop_ms = wl_now_ms() - t_loop;
 
@@ -495,21 +533,25 @@ int main(int argc, char **argv)
         host_free(h_batch[b], o.memory);
     }
     if (o.after_kernel == TL_AFTER_REALLOC)
-        WL_RT(cudaFree(tl_scratch));
+        for (int b = 0; b < o.scratch; b++)
+            WL_RT(cudaFree(tl_scratch[b]));
     float *dev_ptrs[] = {m.w, m.gw, m.y, m.a, m.g, m.loss};
     for (float *p : dev_ptrs)
         WL_RT(cudaFree(p));
     host_free(h_loss, o.readback);
+    if (reads)
+        WL_RT(cudaFreeHost(tl_probe));
 
     printf("train_loop: iters=%lld loader=%s loader_ms=%lld batch_bytes=%lld memory=%s "
            "prefetch=%d layers=%d readback=%s copy=%s sync_per_kernel=%d realloc_per_kernel=%d "
            "\n",
            o.iters, loader_names[o.loader], o.loader_ms, o.batch_bytes, memory_names[o.memory],
            o.prefetch, L, memory_names[o.readback], copy_names[o.sync_copy],
-           o.after_kernel == TL_AFTER_SYNC, o.after_kernel == TL_AFTER_REALLOC);
-    printf("train_loop: per_iter h2d=1 h2d_bytes=%lld kernels=%d d2h=1 d2h_bytes=4 "
+           o.after_kernel == TL_AFTER_SYNC, o.scratch);
+    printf("train_loop: per_iter h2d=1 h2d_bytes=%lld kernels=%d d2h=%d d2h_bytes=%d "
            "stream_syncs=%d\n",
-           o.batch_bytes, 5 * L + 3, 1 + (o.after_kernel == TL_AFTER_SYNC ? 5 * L + 3 : 0));
+           o.batch_bytes, 5 * L + 3, 1 + reads * (5 * L + 3), 4 * (1 + reads * (5 * L + 3)),
+           1 + (o.after_kernel == TL_AFTER_SYNC ? 5 * L + 3 : 0));
     printf("train_loop: totals h2d=%lld h2d_bytes=%lld kernels=%lld d2h=%lld d2h_bytes=%lld "
            "stream_syncs=%lld event_records=%lld event_waits=%lld\n",
            h2d, h2d * o.batch_bytes, kernels, d2h, d2h * (long long)sizeof(float), syncs,
@@ -517,7 +559,8 @@ int main(int argc, char **argv)
     printf("train_loop: device_allocs=%lld device_bytes=%lld\n", device_allocs, device_bytes);
     printf("train_loop: loader_ms_total=%.1f sync_wait_ms_total=%.1f loop_ms=%.1f wall_ms=%.1f\n",
            loader_total, wait_total, loop_ms, wl_now_ms() - t_start);
-    printf("train_loop: loss_first=%.6f loss_last=%.6f\n", losses[0], losses[o.iters - 1]);
+    printf("train_loop: loss_first=%.6f loss_last=%.6f probe_sum=%.6f\n", losses[0],
+           losses[o.iters - 1], probe_sum);
     int status = 0;
     if (o.verify) {
         double err = verify_losses(losses, o, rows);
