@@ -250,7 +250,7 @@ static const char *upper_ns(char b[40], double ns, int upper)
 }
 
 /* Kernel instances whose end is only bounded, in the user's terms (under a kernel table). */
-static void bounded_note(FILE *f, const ct_stat *st, size_t n)
+static void bounded_note(FILE *f, const ct_stat *st, size_t n, int pct)
 {
     uint64_t nb = 0, all = 0, upper = 0, worst = 0;
     for (size_t i = 0; i < n; i++) {
@@ -272,7 +272,7 @@ static void bounded_note(FILE *f, const ct_stat *st, size_t n)
     if (upper)
         fprintf(f, "; the %llu row%s with no exact instance show%s the bounds (\u2264)",
                 (unsigned long long)upper, upper == 1 ? "" : "s", upper == 1 ? "s" : "");
-    fprintf(f, ". Time %% is of the Totals shown.\n");
+    fprintf(f, "%s.\n", pct ? ". Time %% is of the Totals shown" : "");
 }
 
 /* Kernels (or variants) when some instances have no GPU interval: what the launch records
@@ -282,10 +282,13 @@ static void host_kernel_table(FILE *f, const ct_model *m, const ct_stat *st, con
 {
     static const char *const h[] = {">Instances", ">GPU-timed", ">GPU total", ">GPU avg",
                                      ">Launch API time", "Grid, block", "Name"};
-    uint64_t timed = 0, all = 0;
+    static const char *const hb[] = {">Instances", ">GPU-timed", ">End-bounded", ">GPU total",
+                                      ">GPU avg", ">Launch API time", "Grid, block", "Name"};
+    uint64_t timed = 0, all = 0, nb = 0;
     for (size_t i = 0; i < n; i++) {
         timed += ct_stat_timed(&st[i]);
         all += st[i].launched;
+        nb += st[i].b.count;
     }
     char why[200];
     if (timed)
@@ -297,25 +300,31 @@ static void host_kernel_table(FILE *f, const ct_model *m, const ct_stat *st, con
         fprintf(f, "  GPU durations were not collected (%s): instances, configurations and launch "
                    "call time are from the launch records; %s.\n",
                 timing_why(m, why, sizeof why), TIMING_FIX);
-    ct_table *t = ct_table_new(7, h);
+    ct_table *t = nb ? ct_table_new(8, hb) : ct_table_new(7, h);
     uint32_t *idx = sorted(st, n);
     size_t rows = top && (size_t)top < n ? (size_t)top : n;
     for (size_t r = 0; r < rows; r++) {
         const ct_stat *s = &st[idx[r]];
-        char c[6][40], cfg[64], name[200];
+        char c[7][40], cfg[64], name[200];
         const ct_sketch *d = ct_stat_shown(s);
-        int tm = d->count > 0, up = ct_stat_upper(s);
-        ct_table_row(t, u64s(c[0], s->launched), u64s(c[1], ct_stat_timed(s)),
-                     tm ? upper_ns(c[2], (double)d->sum, up) : "-",
-                     tm ? upper_ns(c[3], (double)d->sum / (double)d->count, up) : "-",
-                     ct_fmt_ns(c[4], (double)s->launch_ns), config_text(cfg, sizeof cfg, s),
-                     ct_text_safe(name, sizeof name, ct_map_key(names, idx[r]), 90));
+        int tm = d->count > 0, up = ct_stat_upper(s), k = 0;
+        const char *cell[8];
+        cell[k++] = u64s(c[0], s->launched);
+        cell[k++] = u64s(c[1], ct_stat_timed(s));
+        if (nb)
+            cell[k++] = u64s(c[5], s->b.count);
+        cell[k++] = tm ? upper_ns(c[2], (double)d->sum, up) : "-";
+        cell[k++] = tm ? upper_ns(c[3], (double)d->sum / (double)d->count, up) : "-";
+        cell[k++] = ct_fmt_ns(c[4], (double)s->launch_ns);
+        cell[k++] = config_text(cfg, sizeof cfg, s);
+        cell[k++] = ct_text_safe(name, sizeof name, ct_map_key(names, idx[r]), 90);
+        ct_table_row_v(t, cell);
     }
     ct_table_print(t, f, "  ");
     table_cut(f, rows, n);
     ct_table_free(t);
     free(idx);
-    bounded_note(f, st, n);
+    bounded_note(f, st, n, 0);
 }
 
 static void stats_table(FILE *f, const ct_stat *st, const ct_map *names, size_t n, int top,
@@ -372,7 +381,7 @@ static void stats_table(FILE *f, const ct_stat *st, const ct_map *names, size_t 
     ct_table_free(t);
     free(idx);
     if (!api)
-        bounded_note(f, st, n);
+        bounded_note(f, st, n, 1);
 }
 
 /* Host time and number of functions of one API layer (0 runtime, 1 driver). */
