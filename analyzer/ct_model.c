@@ -1291,18 +1291,17 @@ static void gpu_done(ct_model *m, ct_proc *p, const ct_rec_gpu *g, uint64_t end,
  * waits in the call's entry for the detail. */
 static void on_gpu(ct_model *m, ct_proc *p, const ct_rec *r)
 {
-    /* the unions see the records in time order, whenever their call's records come */
+    /* the union of the exact intervals sees the records in time order, whenever their call's
+     * records come */
     const ct_rec_gpu *g = &r->u.gpu;
     ct_dev *dv = &p->dev[dev_slot(g->device)];
     uint64_t a = g->start <= r->ts ? g->start : r->ts;
     if (r->ts - a > p->gpu_longest)
         p->gpu_longest = r->ts - a;
-    uint64_t lag = CT_SWEEP_MIN_LAG_NS + 2 * p->gpu_longest;
-    ct_union_add(&dv->u_all, a, r->ts, lag);
     if (g->flags & CT_GPU_END_BOUND)
         dv->bounded_ops++;
     else
-        ct_union_add(&dv->u_exact, a, r->ts, lag);
+        ct_union_add(&dv->u_exact, a, r->ts, CT_SWEEP_MIN_LAG_NS + 2 * p->gpu_longest);
     callent *c = call_get(p, r->u.gpu.corr, 1);
     if (c->have_detail && c->type != CT_REC_MEM) {
         gpu_done(m, p, &r->u.gpu, r->ts, c);
@@ -1568,8 +1567,8 @@ void ct_model_finish(ct_model *m)
             ct_dev *dv = &p->dev[d];
             if (dv->closed_open)
                 gap_commit(dv);
-            uint64_t all = ct_union_len(&dv->u_all), exact = ct_union_len(&dv->u_exact);
-            dv->busy_bounded = all > exact ? all - exact : 0;
+            uint64_t exact = ct_union_len(&dv->u_exact);
+            dv->busy_bounded = dv->bounded_ops && dv->busy > exact ? dv->busy - exact : 0;
             if (dv->peak_pending) {
                 dv->npeak_holders = snapshot_holders(p, d, dv->peak_holders);
                 dv->peak_pending = 0;
@@ -1640,7 +1639,6 @@ static void proc_free(ct_proc *p)
     ct_sketch_free(&p->launch_queue);
     for (int d = 0; d <= CT_MAX_DEV; d++) {
         ct_sketch_free(&p->dev[d].starve_len);
-        ct_union_free(&p->dev[d].u_all);
         ct_union_free(&p->dev[d].u_exact);
     }
     free(p->kern_ns);

@@ -126,11 +126,11 @@ typedef struct {
      * is drawn from them are unknown for this device. */
     uint64_t gpu_ops, gpu_timed;
     uint64_t copy_ns;             /* GPU time of copies and sets, summed (overlaps counted twice) */
-    /* The union of the GPU intervals and that of the exact ones (not CT_GPU_END_BOUND): the
-     * busy time only end-bounded operations cover is at most their difference (busy_bounded,
-     * set by ct_model_finish): the busy time and what is drawn from it are upper bounds by
-     * that much, the idle time and its gaps lower bounds. */
-    ct_union u_all, u_exact;
+    /* The union of the exact GPU intervals (not CT_GPU_END_BOUND): the busy time only
+     * end-bounded operations cover is busy less its measure (busy_bounded, set by
+     * ct_model_finish): the busy time and what is drawn from it are upper bounds by that much,
+     * the idle time and its gaps lower bounds. */
+    ct_union u_exact;
     uint64_t bounded_ops, busy_bounded;
 } ct_dev;
 
