@@ -683,9 +683,9 @@ static void text_breakdown(FILE *f, const ct_model *m)
             ct_table_print(t, f, "    ");
             ct_table_free(t);
             if (b.busy_bounded)
-                fprintf(f, "    GPU busy includes up to %s covered only by %llu operations whose end "
-                           "is only bounded (they ended before the tracer could time their end): "
-                           "busy may be that much less, idle that much more.\n",
+                fprintf(f, "    GPU busy includes up to %s covered only by operations whose end is "
+                           "only bounded (%llu on this GPU ended before the tracer could time their "
+                           "end): busy may be that much less, idle and its gaps that much more.\n",
                         ct_fmt_ns(x, (double)b.busy_bounded), (unsigned long long)dv->bounded_ops);
             if (b.host.unknown)
                 fprintf(f, "    (*) no CPU-time readings of the thread cover this time, so computing "
