@@ -2,6 +2,7 @@
  * its end): the kernel and copy tables take their statistics from the exact instances and count
  * the bounded ones; the breakdown says how much busy time only bounded intervals cover. */
 #include "an_helpers.h"
+#include "ct_union.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -143,5 +144,44 @@ TEST_IMPL(summary_marks_upper_bounds)
     ASSERT_INT(upper_rows, >, 0);
     ASSERT_INT(mixed_rows, >, 0);
     ASSERT_INT(busy_lines, >, 0);
+    return 0;
+}
+
+/* ct_union against a brute-force measure on a grid: intervals fed in order of their end, with
+ * now and then one out of order (a record delivered late), touching, nested, zero-length; with
+ * a lag longer than any interval the measure is exact, and with a short one the segments kept
+ * stay few. */
+TEST_IMPL(union_measure_matches_brute_force)
+{
+    enum { N = 3000, SPAN = 200000 };
+    static uint8_t covered[SPAN];
+    uint64_t x = 0x9E3779B97F4A7C15ull, ends = 0;
+    ct_union u = {0}, small = {0};
+    size_t most = 0;
+    memset(covered, 0, sizeof covered);
+    for (int i = 0; i < N; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        uint64_t len = x % 5 == 0 ? 0 : x % 97;
+        uint64_t b = ends + x % 60;
+        if (x % 23 == 0 && b > 300) /* out of order */
+            b -= 250;
+        if (b > ends)
+            ends = b;
+        uint64_t a = b > len ? b - len : 0;
+        for (uint64_t t = a; t < b; t++)
+            covered[t] = 1;
+        ct_union_add(&u, a, b, SPAN);
+        ct_union_add(&small, a, b, 1000);
+        if (small.n - small.head > most)
+            most = small.n - small.head;
+    }
+    uint64_t want = 0;
+    for (size_t t = 0; t < SPAN; t++)
+        want += covered[t];
+    ASSERT(ends < SPAN);
+    ASSERT_UINT(ct_union_len(&u), ==, want);
+    ASSERT_UINT(most, <, 200); /* about 1000 / 60 gaps' worth kept */
+    ct_union_free(&u);
+    ct_union_free(&small);
     return 0;
 }
