@@ -394,6 +394,7 @@ static uint32_t stat_index(ct_map *names, ct_stat **arr, size_t *cap, const char
     if (added) {
         ct_grow(arr, cap, i + 1, sizeof **arr);
         ct_sketch_init(&(*arr)[i].d);
+        ct_sketch_init(&(*arr)[i].b);
     }
     return i;
 }
@@ -1227,15 +1228,14 @@ static void gpu_done(ct_model *m, ct_proc *p, const ct_rec_gpu *g, uint64_t end,
     dv->seen = 1;
     uint64_t start = g->start <= end ? g->start : end, dur = end - start;
     ct_call call = {.corr = g->corr};
-    int flag = 0;
+    int flag = 0, bounded = (g->flags & CT_GPU_END_BOUND) != 0;
     if (c && c->have_detail)
         call_view(m, c, &call);
     if (c && c->have_detail && c->type == CT_REC_LAUNCH) {
         uint32_t k = c->kidx;
-        ct_sketch_add(&m->kernels[k].d, dur);
+        ct_sketch_add(bounded ? &m->kernels[k].b : &m->kernels[k].d, dur);
         m->launched_timed++;
         dv->gpu_timed++;
-        m->gpu_ns_total += dur;
         ct_grow(&p->kern_ns, &p->kern_cap, k + 1, sizeof *p->kern_ns);
         p->kern_ns[k] += dur;
         dv->kernels++;
@@ -1247,14 +1247,20 @@ static void gpu_done(ct_model *m, ct_proc *p, const ct_rec_gpu *g, uint64_t end,
                 p->short_kernels++;
         }
         if (m->variants_on)
-            ct_sketch_add(&m->variant_stats[c->vidx].d, dur);
+            ct_sketch_add(bounded ? &m->variant_stats[c->vidx].b : &m->variant_stats[c->vidx].d, dur);
     } else if (c && c->have_detail && c->type == CT_REC_COPY) {
         const ct_rec_copy *cp = &c->u.copy;
         int op = copy_op(cp), hk = host_kind(cp);
         ct_copystat *cs = &m->copies[op][hk];
-        cs->timed++;
-        cs->timed_bytes += cp->bytes;
-        cs->ns += dur;
+        if (bounded) {
+            cs->bounded++;
+            cs->bounded_bytes += cp->bytes;
+            cs->bounded_ns += dur;
+        } else {
+            cs->timed++;
+            cs->timed_bytes += cp->bytes;
+            cs->ns += dur;
+        }
         dv->gpu_timed++;
         copy_peak(cs, op, dv);
         dv->copy_ns += dur;
@@ -1311,6 +1317,17 @@ static void gpu_done(ct_model *m, ct_proc *p, const ct_rec_gpu *g, uint64_t end,
  * waits in the call's entry for the detail. */
 static void on_gpu(ct_model *m, ct_proc *p, const ct_rec *r)
 {
+    /* the union of the exact intervals sees the records in time order, whenever their call's
+     * records come */
+    const ct_rec_gpu *g = &r->u.gpu;
+    ct_dev *dv = &p->dev[dev_slot(g->device)];
+    uint64_t a = g->start <= r->ts ? g->start : r->ts;
+    if (r->ts - a > p->gpu_longest)
+        p->gpu_longest = r->ts - a;
+    if (g->flags & CT_GPU_END_BOUND)
+        dv->bounded_ops++;
+    else
+        ct_union_add(&dv->u_exact, a, r->ts, CT_SWEEP_MIN_LAG_NS + 2 * p->gpu_longest);
     callent *c = call_get(p, r->u.gpu.corr, 1);
     if (c->have_detail && c->type != CT_REC_MEM) {
         gpu_done(m, p, &r->u.gpu, r->ts, c);
@@ -1581,6 +1598,8 @@ void ct_model_finish(ct_model *m)
             ct_dev *dv = &p->dev[d];
             if (dv->closed_open)
                 gap_commit(dv);
+            uint64_t exact = ct_union_len(&dv->u_exact);
+            dv->busy_bounded = dv->bounded_ops && dv->busy > exact ? dv->busy - exact : 0;
             if (dv->peak_pending) {
                 dv->npeak_holders = snapshot_holders(p, d, dv->peak_holders);
                 dv->peak_pending = 0;
@@ -1649,8 +1668,10 @@ static void proc_free(ct_proc *p)
     ct_map_free(&p->sites);
     free(p->site);
     ct_sketch_free(&p->launch_queue);
-    for (int d = 0; d <= CT_MAX_DEV; d++)
+    for (int d = 0; d <= CT_MAX_DEV; d++) {
         ct_sketch_free(&p->dev[d].starve_len);
+        ct_union_free(&p->dev[d].u_exact);
+    }
     free(p->kern_ns);
     if (p->sweep) {
         for (size_t i = 0; i < p->sweep->cap; i++)
@@ -1665,7 +1686,7 @@ static void proc_free(ct_proc *p)
 static void stats_free(ct_stat *s, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        ct_sketch_free(&s[i].d);
+        ct_sketch_free(&s[i].d), ct_sketch_free(&s[i].b);
     free(s);
 }
 

@@ -33,6 +33,7 @@
 #include "ct_map.h"
 #include "ct_series.h"
 #include "ct_sketch.h"
+#include "ct_union.h"
 
 #define CT_MAX_DEV 16            /* devices per process the model follows */
 #define CT_HOST_DEV CT_MAX_DEV   /* slot of pinned host memory in the per-device arrays */
@@ -130,6 +131,12 @@ typedef struct {
      * is drawn from them are unknown for this device. */
     uint64_t gpu_ops, gpu_timed;
     uint64_t copy_ns;             /* GPU time of copies and sets, summed (overlaps counted twice) */
+    /* The union of the exact GPU intervals (not CT_GPU_END_BOUND): the busy time only
+     * end-bounded operations cover is busy less its measure (busy_bounded, set by
+     * ct_model_finish): the busy time and what is drawn from it are upper bounds by that much,
+     * the idle time and its gaps lower bounds. */
+    ct_union u_exact;
+    uint64_t bounded_ops, busy_bounded;
 } ct_dev;
 
 /* Operations of a device whose GPU interval is missing. */
@@ -249,6 +256,7 @@ typedef struct {
     uint64_t apg_timed_bytes[CT_MAX_DEV][2], apg_timed_host_ns[CT_MAX_DEV][2];
     uint64_t apg_span_ns[CT_MAX_DEV][2];  /* timed ones: the spans above, summed */
     uint64_t apg_tail_ns[CT_MAX_DEV][2];  /* and their GPU time after the call returned */
+    uint64_t gpu_longest;         /* the longest GPU interval (the lag of the dev unions) */
     uint64_t *kern_ns;            /* kernel time per kernel index (ct_model.kernels) */
     size_t kern_cap;
     char top_kernel[160];         /* the kernel with the most GPU time (set by ct_model_finish) */
@@ -256,9 +264,12 @@ typedef struct {
 } ct_proc;
 
 /* Per kernel (or kernel variant) or API function. Kernels: d holds the GPU durations of the
- * instances that were timed, `launched` counts every instance from its LAUNCH record. */
+ * instances timed exactly, b those of the instances whose end is only an upper bound
+ * (CT_GPU_END_BOUND), `launched` counts every instance from its LAUNCH record. A row's statistics
+ * are d's when it has any exact instance (ct_stat_shown): a bound can exceed the true duration
+ * by the time the host was held up, so it would drown the exact figures. */
 typedef struct {
-    ct_sketch d;
+    ct_sketch d, b;
     uint64_t failures;            /* API only */
     int driver;                   /* API only: a driver function (cu*), else runtime (cuda*) */
     uint64_t launched, launch_ns; /* kernels: LAUNCH records, host time of their launch calls */
@@ -266,12 +277,32 @@ typedef struct {
     int configs_vary;             /* ... and whether later launches used another */
 } ct_stat;
 
-/* Per copy operation and host memory kind: count and bytes from the COPY records, the GPU time
- * of those with a GPU interval (timed, timed_bytes). */
+/* The durations a kernel row's statistics are of: its exact instances, or where it has none,
+ * the bounds of its end-bounded ones (the statistics are then upper bounds). */
+static inline const ct_sketch *ct_stat_shown(const ct_stat *s) { return s->d.count ? &s->d : &s->b; }
+static inline int ct_stat_upper(const ct_stat *s) { return !s->d.count && s->b.count; }
+static inline uint64_t ct_stat_timed(const ct_stat *s) { return s->d.count + s->b.count; }
+
+/* Per copy operation and host memory kind: count and bytes from the COPY records, and of those
+ * with a GPU interval, the exact ones (timed, timed_bytes, ns) and those whose end is only an
+ * upper bound (bounded, bounded_bytes, bounded_ns), as for kernels (ct_stat). */
 typedef struct {
     uint64_t count, bytes, timed, timed_bytes, ns;
+    uint64_t bounded, bounded_bytes, bounded_ns;
     double peak_bps;              /* of the first device it ran on (0 unknown) */
 } ct_copystat;
+
+/* What a copy row's time and bandwidth are of (ct_stat_shown's rule). */
+typedef struct {
+    uint64_t n, bytes, ns;
+    int upper;
+} ct_copyshown;
+static inline ct_copyshown ct_copy_shown(const ct_copystat *c)
+{
+    if (c->timed || !c->bounded)
+        return (ct_copyshown){c->timed, c->timed_bytes, c->ns, 0};
+    return (ct_copyshown){c->bounded, c->bounded_bytes, c->bounded_ns, 1};
+}
 
 /* What a consumer other than the tables (the timeline) may observe as the pass goes. All
  * pointers are valid during the call only. */
@@ -315,7 +346,6 @@ typedef struct {
     size_t api_cap;
     ct_copystat copies[CT_OP_N][CT_HK_N];
     uint64_t t0;                  /* earliest time of any record (report times are relative) */
-    uint64_t gpu_ns_total;        /* kernel time, for GPU time % */
     uint64_t launched, launched_timed; /* kernel instances, and those with a GPU interval */
     uint64_t records;
     /* per-file string id -> kernel / api index + 1 (caches; 0 = not yet looked up) */

@@ -250,17 +250,23 @@ ct_table *ct_table_new(int ncols, const char *const *headers)
     return t;
 }
 
+void ct_table_row_v(ct_table *t, const char *const *cells)
+{
+    ct_grow(&t->cells, &t->cap, (t->rows + 1) * (size_t)t->ncols, sizeof *t->cells);
+    for (int i = 0; i < t->ncols; i++)
+        t->cells[t->rows * (size_t)t->ncols + (size_t)i] = strdup(cells[i] ? cells[i] : "");
+    t->rows++;
+}
+
 void ct_table_row(ct_table *t, ...)
 {
+    const char *cells[32];
     va_list ap;
     va_start(ap, t);
-    ct_grow(&t->cells, &t->cap, (t->rows + 1) * (size_t)t->ncols, sizeof *t->cells);
-    for (int i = 0; i < t->ncols; i++) {
-        const char *c = va_arg(ap, const char *);
-        t->cells[t->rows * (size_t)t->ncols + (size_t)i] = strdup(c ? c : "");
-    }
+    for (int i = 0; i < t->ncols; i++)
+        cells[i] = va_arg(ap, const char *);
     va_end(ap);
-    t->rows++;
+    ct_table_row_v(t, cells);
 }
 
 /* Display width: UTF-8 characters (names are sanitised before they reach a table). */

@@ -73,6 +73,7 @@ const char *ct_fmt_pct(char buf[32], double pct);
 typedef struct ct_table ct_table;
 ct_table *ct_table_new(int ncols, const char *const *headers);
 void ct_table_row(ct_table *t, ...); /* exactly ncols const char * cells */
+void ct_table_row_v(ct_table *t, const char *const *cells); /* the same from an array */
 void ct_table_print(ct_table *t, FILE *f, const char *indent);
 void ct_table_free(ct_table *t);
 

@@ -17,6 +17,7 @@ void ct_breakdown_of(const ct_dev *d, ct_breakdown *b)
     b->host = d->idle;
     b->max_speedup_gpu = b->idle ? (double)b->window / (double)b->idle : INFINITY;
     b->max_speedup_host = b->busy ? (double)b->window / (double)b->busy : INFINITY;
+    b->busy_bounded = d->busy_bounded < b->busy ? d->busy_bounded : b->busy;
 }
 
 /* ---- shared orderings ----------------------------------------------------------------------- */
@@ -26,7 +27,8 @@ static int by_total(const void *a, const void *b)
 {
     const ct_stat *s = &sort_stats[*(const uint32_t *)a], *t = &sort_stats[*(const uint32_t *)b];
     /* kernels never timed: by instances, then their launch calls' time */
-    uint64_t k1[3] = {s->d.sum, s->launched, s->launch_ns}, k2[3] = {t->d.sum, t->launched, t->launch_ns};
+    uint64_t k1[3] = {ct_stat_shown(s)->sum, s->launched, s->launch_ns},
+             k2[3] = {ct_stat_shown(t)->sum, t->launched, t->launch_ns};
     for (int i = 0; i < 3; i++)
         if (k1[i] != k2[i])
             return k1[i] < k2[i] ? 1 : -1;
@@ -224,9 +226,53 @@ static const char *config_text(char *buf, size_t n, const ct_stat *s)
 static int any_untimed(const ct_stat *st, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        if (st[i].d.count < st[i].launched)
+        if (ct_stat_timed(&st[i]) < st[i].launched)
             return 1;
     return 0;
+}
+
+/* Time % of a kernel table: of the sum of its rows' Total, each the row's shown durations (its
+ * exact instances, else its bounds), so that the shares add up to 100. */
+static uint64_t shown_total(const ct_stat *st, size_t n)
+{
+    uint64_t t = 0;
+    for (size_t i = 0; i < n; i++)
+        t += ct_stat_shown(&st[i])->sum;
+    return t;
+}
+
+/* A figure of a row whose statistics are upper bounds: "≤ 276.1 us". */
+static const char *upper_ns(char b[40], double ns, int upper)
+{
+    char v[32];
+    snprintf(b, 40, "%s%s", upper ? "\u2264 " : "", ct_fmt_ns(v, ns));
+    return b;
+}
+
+/* Kernel instances whose end is only bounded, in the user's terms (under a kernel table). */
+static void bounded_note(FILE *f, const ct_stat *st, size_t n, int pct)
+{
+    uint64_t nb = 0, all = 0, upper = 0, worst = 0;
+    for (size_t i = 0; i < n; i++) {
+        nb += st[i].b.count;
+        all += ct_stat_timed(&st[i]);
+        upper += ct_stat_upper(&st[i]);
+        if (st[i].b.count && st[i].b.max > worst)
+            worst = st[i].b.max;
+    }
+    if (!nb)
+        return;
+    char w[32];
+    fprintf(f, "  End-bounded: %llu of %llu timed instances ended before the tracer could time their "
+               "end: the stream was idle when the launch call returned, because the call was held "
+               "up on the host after the driver got the work (a preempted thread, a slow driver "
+               "call), so their recorded durations (up to %s) are only upper bounds. Rows take "
+               "their statistics from their exact instances and only count these",
+            (unsigned long long)nb, (unsigned long long)all, ct_fmt_ns(w, (double)worst));
+    if (upper)
+        fprintf(f, "; the %llu row%s with no exact instance show%s the bounds (\u2264)",
+                (unsigned long long)upper, upper == 1 ? "" : "s", upper == 1 ? "s" : "");
+    fprintf(f, "%s.\n", pct ? ". Time %% is of the Totals shown" : "");
 }
 
 /* Kernels (or variants) when some instances have no GPU interval: what the launch records
@@ -236,10 +282,13 @@ static void host_kernel_table(FILE *f, const ct_model *m, const ct_stat *st, con
 {
     static const char *const h[] = {">Instances", ">GPU-timed", ">GPU total", ">GPU avg",
                                      ">Launch API time", "Grid, block", "Name"};
-    uint64_t timed = 0, all = 0;
+    static const char *const hb[] = {">Instances", ">GPU-timed", ">End-bounded", ">GPU total",
+                                      ">GPU avg", ">Launch API time", "Grid, block", "Name"};
+    uint64_t timed = 0, all = 0, nb = 0;
     for (size_t i = 0; i < n; i++) {
-        timed += st[i].d.count;
+        timed += ct_stat_timed(&st[i]);
         all += st[i].launched;
+        nb += st[i].b.count;
     }
     char why[200];
     if (timed)
@@ -251,23 +300,31 @@ static void host_kernel_table(FILE *f, const ct_model *m, const ct_stat *st, con
         fprintf(f, "  GPU durations were not collected (%s): instances, configurations and launch "
                    "call time are from the launch records; %s.\n",
                 timing_why(m, why, sizeof why), TIMING_FIX);
-    ct_table *t = ct_table_new(7, h);
+    ct_table *t = nb ? ct_table_new(8, hb) : ct_table_new(7, h);
     uint32_t *idx = sorted(st, n);
     size_t rows = top && (size_t)top < n ? (size_t)top : n;
     for (size_t r = 0; r < rows; r++) {
         const ct_stat *s = &st[idx[r]];
-        char c[6][32], cfg[64], name[200];
-        int tm = s->d.count > 0;
-        ct_table_row(t, u64s(c[0], s->launched), u64s(c[1], s->d.count),
-                     tm ? ct_fmt_ns(c[2], (double)s->d.sum) : "-",
-                     tm ? ct_fmt_ns(c[3], (double)s->d.sum / (double)s->d.count) : "-",
-                     ct_fmt_ns(c[4], (double)s->launch_ns), config_text(cfg, sizeof cfg, s),
-                     ct_text_safe(name, sizeof name, ct_map_key(names, idx[r]), 90));
+        char c[7][40], cfg[64], name[200];
+        const ct_sketch *d = ct_stat_shown(s);
+        int tm = d->count > 0, up = ct_stat_upper(s), k = 0;
+        const char *cell[8];
+        cell[k++] = u64s(c[0], s->launched);
+        cell[k++] = u64s(c[1], ct_stat_timed(s));
+        if (nb)
+            cell[k++] = u64s(c[5], s->b.count);
+        cell[k++] = tm ? upper_ns(c[2], (double)d->sum, up) : "-";
+        cell[k++] = tm ? upper_ns(c[3], (double)d->sum / (double)d->count, up) : "-";
+        cell[k++] = ct_fmt_ns(c[4], (double)s->launch_ns);
+        cell[k++] = config_text(cfg, sizeof cfg, s);
+        cell[k++] = ct_text_safe(name, sizeof name, ct_map_key(names, idx[r]), 90);
+        ct_table_row_v(t, cell);
     }
     ct_table_print(t, f, "  ");
     table_cut(f, rows, n);
     ct_table_free(t);
     free(idx);
+    bounded_note(f, st, n, 0);
 }
 
 static void stats_table(FILE *f, const ct_stat *st, const ct_map *names, size_t n, int top,
@@ -275,9 +332,16 @@ static void stats_table(FILE *f, const ct_stat *st, const ct_map *names, size_t 
 {
     static const char *const kh[] = {">Time %", ">Total", ">Instances", ">Avg", ">Med", ">Min",
                                      ">Max", ">StdDev", "Name"};
+    static const char *const kbh[] = {">Time %", ">Total", ">Instances", ">End-bounded", ">Avg",
+                                      ">Med", ">Min", ">Max", ">StdDev", "Name"};
     static const char *const ah[] = {">Time %", ">Total", ">Calls", ">Avg", ">Med", ">Min",
                                      ">Max", ">Failed", "Name"};
-    ct_table *t = ct_table_new(9, api ? ah : kh);
+    int nb = 0; /* a column of end-bounded instances where any kernel has some */
+    for (size_t i = 0; !api && i < n; i++)
+        nb |= st[i].b.count > 0;
+    if (!api)
+        total = shown_total(st, n);
+    ct_table *t = api ? ct_table_new(9, ah) : nb ? ct_table_new(10, kbh) : ct_table_new(9, kh);
     uint32_t *idx = sorted(st, n);
     size_t rows = 0;
     for (size_t r = 0; r < n && (!top || rows < (size_t)top); r++) {
@@ -285,20 +349,26 @@ static void stats_table(FILE *f, const ct_stat *st, const ct_map *names, size_t 
         if (api && s->driver != api - 1)
             continue;
         rows++;
-        char c[9][32], name[200];
-        ct_fmt_pct(c[0], total ? 100.0 * (double)s->d.sum / (double)total : 0);
-        ct_fmt_ns(c[1], (double)s->d.sum);
-        u64s(c[2], s->d.count);
-        ct_fmt_ns(c[3], s->d.count ? (double)s->d.sum / (double)s->d.count : 0);
-        ct_fmt_ns(c[4], (double)ct_sketch_quantile(&s->d, 0.5));
-        ct_fmt_ns(c[5], s->d.count ? (double)s->d.min : 0);
-        ct_fmt_ns(c[6], (double)s->d.max);
+        char c[10][40], name[200];
+        const ct_sketch *d = api ? &s->d : ct_stat_shown(s);
+        int up = !api && ct_stat_upper(s);
+        ct_fmt_pct(c[0], total ? 100.0 * (double)d->sum / (double)total : 0);
+        upper_ns(c[1], (double)d->sum, up);
+        u64s(c[2], api ? s->d.count : ct_stat_timed(s));
+        upper_ns(c[3], d->count ? (double)d->sum / (double)d->count : 0, up);
+        upper_ns(c[4], (double)ct_sketch_quantile(d, 0.5), up);
+        upper_ns(c[5], d->count ? (double)d->min : 0, up);
+        upper_ns(c[6], (double)d->max, up);
         if (api)
             u64s(c[7], s->failures);
         else
-            ct_fmt_ns(c[7], ct_sketch_stddev(&s->d));
-        ct_table_row(t, c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7],
-                     ct_text_safe(name, sizeof name, ct_map_key(names, idx[r]), 90));
+            upper_ns(c[7], ct_sketch_stddev(d), up);
+        ct_text_safe(name, sizeof name, ct_map_key(names, idx[r]), 90);
+        if (nb)
+            ct_table_row(t, c[0], c[1], c[2], u64s(c[8], s->b.count), c[3], c[4], c[5], c[6], c[7],
+                         name);
+        else
+            ct_table_row(t, c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], name);
     }
     ct_table_print(t, f, "  ");
     size_t all = n;
@@ -310,6 +380,8 @@ static void stats_table(FILE *f, const ct_stat *st, const ct_map *names, size_t 
     table_cut(f, rows, all);
     ct_table_free(t);
     free(idx);
+    if (!api)
+        bounded_note(f, st, n, 1);
 }
 
 /* Host time and number of functions of one API layer (0 runtime, 1 driver). */
@@ -387,11 +459,16 @@ static void text_copies(FILE *f, const ct_model *m)
 {
     heading(f, "Copies and sets");
     /* host-to-host copies have no GPU work: they are never untimed */
-    uint64_t all = 0, timed = 0;
+    uint64_t all = 0, timed = 0, bounded = 0, upper = 0;
     for (int op = 0; op < CT_OP_N; op++)
-        for (int hk = 0; op != CT_OP_H2H && hk < CT_HK_N; hk++) {
-            all += m->copies[op][hk].count;
-            timed += m->copies[op][hk].timed;
+        for (int hk = 0; hk < CT_HK_N; hk++) {
+            const ct_copystat *c = &m->copies[op][hk];
+            bounded += c->bounded;
+            upper += c->count && ct_copy_shown(c).upper;
+            if (op == CT_OP_H2H)
+                continue;
+            all += c->count;
+            timed += c->timed + c->bounded;
         }
     int partial = timed < all;
     char why[200];
@@ -403,34 +480,51 @@ static void text_copies(FILE *f, const ct_model *m)
     else if (partial)
         fprintf(f, "  GPU durations were not collected (%s): counts and bytes are from the copy "
                    "records; %s.\n", timing_why(m, why, sizeof why), TIMING_FIX);
-    static const char *const h[] = {"Operation", "Host memory", ">Count", ">Bytes", ">GPU-timed",
-                                    ">Total", ">Avg", ">GB/s", ">% of peak"};
-    static const char *const h_all[] = {"Operation", "Host memory", ">Count", ">Bytes", ">Total",
-                                        ">Avg", ">GB/s", ">% of peak"};
-    ct_table *t = partial ? ct_table_new(9, h) : ct_table_new(8, h_all);
+    /* GPU-timed where some have no GPU interval, End-bounded where some have only a bound */
+    const char *h[11] = {"Operation", "Host memory", ">Count", ">Bytes"};
+    int nh = 4;
+    if (partial)
+        h[nh++] = ">GPU-timed";
+    if (bounded)
+        h[nh++] = ">End-bounded";
+    h[nh++] = ">Total";
+    h[nh++] = ">Avg";
+    h[nh++] = ">GB/s";
+    h[nh++] = ">% of peak";
+    ct_table *t = ct_table_new(nh, h);
     int rows = 0;
     for (int op = 0; op < CT_OP_N; op++)
         for (int hk = 0; hk < CT_HK_N; hk++) {
             const ct_copystat *c = &m->copies[op][hk];
             if (!c->count)
                 continue;
-            /* over the timed ones; "-" where none was (or none has GPU work) */
-            char a[32], b[32], cc[32] = "-", d[32] = "-", e[32] = "-", g[32] = "-", n[32];
-            double bw = gbps(c->timed_bytes, c->ns);
-            if (c->timed) {
-                ct_fmt_ns(cc, (double)c->ns);
-                ct_fmt_ns(d, (double)c->ns / (double)c->timed);
-                snprintf(e, sizeof e, "%.2f", bw);
-                if (c->peak_bps > 0)
-                    ct_fmt_pct(g, 100.0 * bw * 1e9 / c->peak_bps);
+            /* over the exact ones, else the bounded ones (a bound: "<=" time, ">=" rate); "-"
+             * where none was timed (or none has GPU work) */
+            ct_copyshown sh = ct_copy_shown(c);
+            char a[32], b[32], cc[40] = "-", d[40] = "-", e[40] = "-", g[40] = "-", n[32], nb[32];
+            double bw = gbps(sh.bytes, sh.ns);
+            if (sh.n) {
+                upper_ns(cc, (double)sh.ns, sh.upper);
+                upper_ns(d, (double)sh.ns / (double)sh.n, sh.upper);
+                snprintf(e, sizeof e, "%s%.2f", sh.upper ? "\u2265 " : "", bw);
+                if (c->peak_bps > 0) {
+                    char pc[32];
+                    snprintf(g, sizeof g, "%s%s", sh.upper ? "\u2265 " : "",
+                             ct_fmt_pct(pc, 100.0 * bw * 1e9 / c->peak_bps));
+                }
             }
-            u64s(a, c->count);
-            ct_fmt_bytes(b, (double)c->bytes);
+            const char *cell[11] = {ct_op_names[op], ct_hk_names[hk], u64s(a, c->count),
+                                    ct_fmt_bytes(b, (double)c->bytes)};
+            int k = 4;
             if (partial)
-                ct_table_row(t, ct_op_names[op], ct_hk_names[hk], a, b,
-                             op == CT_OP_H2H ? "-" : u64s(n, c->timed), cc, d, e, g);
-            else
-                ct_table_row(t, ct_op_names[op], ct_hk_names[hk], a, b, cc, d, e, g);
+                cell[k++] = op == CT_OP_H2H ? "-" : u64s(n, c->timed + c->bounded);
+            if (bounded)
+                cell[k++] = u64s(nb, c->bounded);
+            cell[k++] = cc;
+            cell[k++] = d;
+            cell[k++] = e;
+            cell[k++] = g;
+            ct_table_row_v(t, cell);
             rows++;
         }
     if (rows)
@@ -438,6 +532,19 @@ static void text_copies(FILE *f, const ct_model *m)
     else
         fprintf(f, "  (no copies or sets)\n");
     ct_table_free(t);
+    if (bounded) {
+        fprintf(f, "  End-bounded: %llu copies and sets ended before the tracer could time their "
+                   "end: the stream was idle when the call returned (a call that returned only once "
+                   "the copy completed, or one held up on the host after the driver got the work), "
+                   "so their recorded times are only upper bounds. Rows take their time and "
+                   "bandwidth from their exact operations and only count these",
+                (unsigned long long)bounded);
+        if (upper)
+            fprintf(f, "; the %llu row%s with no exact operation show%s the bounds (\u2264 time, "
+                       "\u2265 bandwidth)", (unsigned long long)upper, upper == 1 ? "" : "s",
+                    upper == 1 ? "s" : "");
+        fprintf(f, ".\n");
+    }
 }
 
 static void sparkline(FILE *f, const ct_series *s, uint64_t peak)
@@ -575,6 +682,11 @@ static void text_breakdown(FILE *f, const ct_model *m)
 #undef ROW
             ct_table_print(t, f, "    ");
             ct_table_free(t);
+            if (b.busy_bounded)
+                fprintf(f, "    GPU busy includes up to %s covered only by operations whose end is "
+                           "only bounded (%llu on this GPU ended before the tracer could time their "
+                           "end): busy may be that much less, idle and its gaps that much more.\n",
+                        ct_fmt_ns(x, (double)b.busy_bounded), (unsigned long long)dv->bounded_ops);
             if (b.host.unknown)
                 fprintf(f, "    (*) no CPU-time readings of the thread cover this time, so computing "
                            "cannot be told from waiting: the tracer reads a thread's CPU time when "
@@ -683,7 +795,7 @@ void ct_report_text(FILE *f, const ct_model *m, const ct_diag *dg, int ndiag, co
     if (nk && any_untimed(m->kernels, nk))
         host_kernel_table(f, m, m->kernels, &m->kernel_names, nk, o->top);
     else if (nk)
-        stats_table(f, m->kernels, &m->kernel_names, nk, o->top, m->gpu_ns_total, 0);
+        stats_table(f, m->kernels, &m->kernel_names, nk, o->top, 0, 0);
     else
         fprintf(f, "  (no kernels)\n");
     size_t nv = ct_map_count(&m->variants);
@@ -692,7 +804,7 @@ void ct_report_text(FILE *f, const ct_model *m, const ct_diag *dg, int ndiag, co
         if (any_untimed(m->variant_stats, nv))
             host_kernel_table(f, m, m->variant_stats, &m->variants, nv, o->top);
         else
-            stats_table(f, m->variant_stats, &m->variants, nv, o->top, m->gpu_ns_total, 0);
+            stats_table(f, m->variant_stats, &m->variants, nv, o->top, 0, 0);
     }
     text_copies(f, m);
     /* runtime calls contain the driver calls they make: one table per layer, each layer's
@@ -735,6 +847,8 @@ static void json_stats(ct_json *j, const char *key, const ct_stat *st, const ct_
     ct_json_arr(j);
     uint32_t *idx = sorted(st, n);
     uint64_t layer[2] = {layer_total(m, 0), layer_total(m, 1)};
+    if (!api)
+        total = shown_total(st, n);
     for (size_t r = 0; r < n; r++) {
         const ct_stat *s = &st[idx[r]];
         ct_json_obj(j);
@@ -745,21 +859,25 @@ static void json_stats(ct_json *j, const char *key, const ct_stat *st, const ct_
             total = layer[s->driver];
         } else {
             CT_JK_U64(j, "instances", s->launched);
-            CT_JK_U64(j, "timed_instances", s->d.count);
+            CT_JK_U64(j, "timed_instances", ct_stat_timed(s));
+            CT_JK_U64(j, "end_bounded", s->b.count);
+            ct_json_key(j, "upper_bounds");
+            ct_json_bool(j, ct_stat_upper(s));
             CT_JK_U64(j, "launch_calls_ns", s->launch_ns);
             json_u32s(j, "grid", s->grid);
             json_u32s(j, "block", s->block);
             ct_json_key(j, "configurations_vary");
             ct_json_bool(j, s->configs_vary);
         }
-        if (s->d.count) {
-            CT_JK_U64(j, "total_ns", s->d.sum);
-            CT_JK_NUM(j, "time_pct", total ? 100.0 * (double)s->d.sum / (double)total : 0);
-            CT_JK_NUM(j, "avg_ns", (double)s->d.sum / (double)s->d.count);
-            CT_JK_U64(j, "median_ns", ct_sketch_quantile(&s->d, 0.5));
-            CT_JK_U64(j, "min_ns", s->d.min);
-            CT_JK_U64(j, "max_ns", s->d.max);
-            CT_JK_NUM(j, "stddev_ns", ct_sketch_stddev(&s->d));
+        const ct_sketch *d = api ? &s->d : ct_stat_shown(s);
+        if (d->count) {
+            CT_JK_U64(j, "total_ns", d->sum);
+            CT_JK_NUM(j, "time_pct", total ? 100.0 * (double)d->sum / (double)total : 0);
+            CT_JK_NUM(j, "avg_ns", (double)d->sum / (double)d->count);
+            CT_JK_U64(j, "median_ns", ct_sketch_quantile(d, 0.5));
+            CT_JK_U64(j, "min_ns", d->min);
+            CT_JK_U64(j, "max_ns", d->max);
+            CT_JK_NUM(j, "stddev_ns", ct_sketch_stddev(d));
         } else {
             static const char *const none[] = {"total_ns", "time_pct", "avg_ns", "median_ns",
                                                "min_ns", "max_ns", "stddev_ns"};
@@ -970,6 +1088,8 @@ static void json_breakdown(ct_json *j, const ct_model *m)
             CT_JK_U64(j, "window_start_ns", dv->first_gpu - m->t0);
             CT_JK_U64(j, "window_ns", b.window);
             CT_JK_U64(j, "gpu_busy_ns", b.busy);
+            CT_JK_U64(j, "gpu_end_bounded_operations", dv->bounded_ops);
+            CT_JK_U64(j, "gpu_busy_bounded_ns", b.busy_bounded);
             CT_JK_U64(j, "gpu_idle_ns", b.idle);
             json_split(j, &b.host);
             json_speedup(j, "max_speedup_gpu", b.max_speedup_gpu);
@@ -1112,11 +1232,10 @@ void ct_report_json(FILE *f, const ct_model *m, const ct_diag *dg, int ndiag, co
     CT_JK_U64(&j, "records", m->records);
     CT_JK_NUM(&j, "min_saving_pct", o->diag ? o->diag->min_saving_pct : 1.0);
     json_processes(&j, m);
-    json_stats(&j, "kernels", m->kernels, &m->kernel_names, ct_map_count(&m->kernel_names),
-               m->gpu_ns_total, 0, m);
+    json_stats(&j, "kernels", m->kernels, &m->kernel_names, ct_map_count(&m->kernel_names), 0, 0, m);
     if (o->variants)
         json_stats(&j, "kernel_variants", m->variant_stats, &m->variants, ct_map_count(&m->variants),
-                   m->gpu_ns_total, 0, m);
+                   0, 0, m);
     ct_json_key(&j, "copies");
     ct_json_arr(&j);
     for (int op = 0; op < CT_OP_N; op++)
@@ -1129,21 +1248,25 @@ void ct_report_json(FILE *f, const ct_model *m, const ct_diag *dg, int ndiag, co
             CT_JK_STR(&j, "host_kind", ct_hk_names[hk]);
             CT_JK_U64(&j, "count", c->count);
             CT_JK_U64(&j, "bytes", c->bytes);
-            CT_JK_U64(&j, "timed_count", c->timed);
-            CT_JK_U64(&j, "timed_bytes", c->timed_bytes);
+            ct_copyshown sh = ct_copy_shown(c);
+            CT_JK_U64(&j, "timed_count", c->timed + c->bounded);
+            CT_JK_U64(&j, "end_bounded", c->bounded);
+            ct_json_key(&j, "upper_bounds");
+            ct_json_bool(&j, sh.upper);
+            CT_JK_U64(&j, "timed_bytes", sh.bytes);
             ct_json_key(&j, "total_ns");
-            if (c->timed)
-                ct_json_u64(&j, c->ns);
+            if (sh.n)
+                ct_json_u64(&j, sh.ns);
             else
                 ct_json_null(&j);
             ct_json_key(&j, "gbps");
-            if (c->timed && c->ns)
-                ct_json_num(&j, gbps(c->timed_bytes, c->ns));
+            if (sh.n && sh.ns)
+                ct_json_num(&j, gbps(sh.bytes, sh.ns));
             else
                 ct_json_null(&j);
             ct_json_key(&j, "peak_pct");
-            if (c->timed && c->ns && c->peak_bps > 0)
-                ct_json_num(&j, 100.0 * gbps(c->timed_bytes, c->ns) * 1e9 / c->peak_bps);
+            if (sh.n && sh.ns && c->peak_bps > 0)
+                ct_json_num(&j, 100.0 * gbps(sh.bytes, sh.ns) * 1e9 / c->peak_bps);
             else
                 ct_json_null(&j);
             ct_json_end_obj(&j);

@@ -24,6 +24,8 @@ void ct_report_json(FILE *f, const ct_model *m, const ct_diag *dg, int ndiag, co
 /* Per process and device breakdown, shared by both renderings and the ranks table. */
 typedef struct {
     uint64_t window, busy, idle;
+    uint64_t busy_bounded;    /* of busy, covered only by end-bounded operations: at most this
+                               * much less busy, more idle */
     ct_hostsplit host;
     double max_speedup_gpu, max_speedup_host; /* INFINITY when the bound is unlimited */
 } ct_breakdown;

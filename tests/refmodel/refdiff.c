@@ -144,7 +144,8 @@ static void order(diffs *d, const tj *arr, const rm_stat *st, size_t n, const ch
         const rm_stat *b = ref_row(st, n, tj_str(arr->v[i + 1], "name"));
         if (!a || !b)
             continue; /* reported as a row count */
-        uint64_t ka[3] = {a->total, a->recorded, a->launch_ns}, kb[3] = {b->total, b->recorded, b->launch_ns};
+        uint64_t ka[3] = {rm_shown(a)->total, a->recorded, a->launch_ns},
+                 kb[3] = {rm_shown(b)->total, b->recorded, b->launch_ns};
         int k = 0;
         while (k < 2 && ka[k] == kb[k])
             k++;
@@ -188,7 +189,10 @@ static void named_table(diffs *d, const tj *arr, const rm_stat *st, size_t n, co
             continue; /* its order is checked below, with the kernels' */
         }
         exact(d, where, o, "instances", s->recorded);
-        exact(d, where, o, "timed_instances", s->n);
+        uint64_t nb = rm_timed(s) - s->n;
+        exact(d, where, o, "timed_instances", rm_timed(s));
+        exact(d, where, o, "end_bounded", nb);
+        flag(d, where, o, "upper_bounds", !s->n && nb);
         exact(d, where, o, "launch_calls_ns", s->launch_ns);
         flag(d, where, o, "configurations_vary", s->vary);
         for (int k = 0; k < 3 && !s->config_tie; k++) { /* the first launch is ambiguous on a tie */
@@ -198,7 +202,7 @@ static void named_table(diffs *d, const tj *arr, const rm_stat *st, size_t n, co
             snprintf(f, sizeof f, "block.%d", k);
             exact(d, where, o, f, s->block[k]);
         }
-        durations(d, where, o, s, r->kernel_ns);
+        durations(d, where, o, rm_shown(s), st == r->variants ? r->variant_ns : r->kernel_ns);
     }
     order(d, arr, st, n, what);
 }
@@ -223,20 +227,24 @@ static void copies(diffs *d, const tj *arr, const rm_result *r)
         }
         exact(d, where, o, "count", s->recorded);
         exact(d, where, o, "bytes", s->bytes);
-        exact(d, where, o, "timed_count", s->n);
-        exact(d, where, o, "timed_bytes", s->timed_bytes);
-        if (s->n)
-            exact(d, where, o, "total_ns", s->total);
+        uint64_t nb = rm_timed(s) - s->n;
+        exact(d, where, o, "timed_count", rm_timed(s));
+        exact(d, where, o, "end_bounded", nb);
+        flag(d, where, o, "upper_bounds", !s->n && nb);
+        const rm_stat *sh = rm_shown(s);
+        exact(d, where, o, "timed_bytes", sh->timed_bytes);
+        if (sh->n)
+            exact(d, where, o, "total_ns", sh->total);
         else
             null(d, where, o, "total_ns");
-        double gbps = s->total ? (double)s->timed_bytes / (double)s->total : 0; /* bytes per ns */
-        if (s->total)
+        double gbps = sh->total ? (double)sh->timed_bytes / (double)sh->total : 0; /* bytes per ns */
+        if (sh->total)
             near(d, where, o, "gbps", gbps, 0);
         else
             null(d, where, o, "gbps");
-        if (s->total && s->peak_bps > 0 && !s->peak_tie) /* a tie: which copy came first is open */
+        if (sh->total && s->peak_bps > 0 && !s->peak_tie) /* a tie: which copy came first is open */
             near(d, where, o, "peak_pct", 100.0 * gbps * 1e9 / s->peak_bps, 0);
-        else if (!s->total || s->peak_bps <= 0)
+        else if (!sh->total || s->peak_bps <= 0)
             null(d, where, o, "peak_pct");
     }
 }
@@ -311,6 +319,8 @@ static void breakdown(diffs *d, const tj *arr, const rm_breakdown *b, const tj *
     exact(d, where, o, "window_start_ns", b->window_start);
     exact(d, where, o, "window_ns", b->window);
     exact(d, where, o, "gpu_busy_ns", b->busy);
+    exact(d, where, o, "gpu_end_bounded_operations", b->bounded_ops);
+    exact(d, where, o, "gpu_busy_bounded_ns", b->busy_bounded);
     exact(d, where, o, "gpu_idle_ns", b->window - b->busy);
     uint64_t idle = b->window - b->busy;
     if (idle)

@@ -34,7 +34,7 @@ static void *xrealloc(void *p, size_t n)
     } while (0)
 
 typedef struct { uint64_t s, e, corr, parent; uint32_t tid, fn, result, driver; } api_t;
-typedef struct { uint64_t s, e, corr; int dev; } gpu_t;
+typedef struct { uint64_t s, e, corr; int dev, bounded; } gpu_t;
 typedef struct { uint64_t s, e; uint32_t kind; } sync_t;
 typedef struct { uint64_t t, cpu; uint32_t tid; size_t order; } cpu_t;
 typedef struct { uint64_t corr, ts; uint32_t type; ct_rec_launch l; ct_rec_copy c; } det_t;
@@ -131,6 +131,23 @@ static void stat_add(rm_stat *s, uint64_t v)
         s->min = v;
     if (v > s->max)
         s->max = v;
+}
+
+/* The row of s's end-bounded values (made on first use). */
+static rm_stat *bounded_of(rm_stat *s)
+{
+    if (!s->bnd) {
+        s->bnd = calloc(1, sizeof *s->bnd);
+        if (!s->bnd)
+            abort();
+        s->bnd->min = UINT64_MAX;
+    }
+    return s->bnd;
+}
+
+const rm_stat *rm_shown(const rm_stat *s)
+{
+    return s->n || !s->bnd ? s : s->bnd;
 }
 
 void rm_middle(const rm_stat *s, uint64_t *lo, uint64_t *hi)
@@ -293,7 +310,7 @@ static void read_all(ct_reader *rd, file_t *files, rm_result *res)
         }
         case CT_REC_GPU: {
             gpu_t g = {.s = min_u64(r.u.gpu.start, r.ts), .e = r.ts, .corr = r.u.gpu.corr,
-                       .dev = dev_of(r.u.gpu.device)};
+                       .dev = dev_of(r.u.gpu.device), .bounded = (r.u.gpu.flags & CT_GPU_END_BOUND) != 0};
             PUSH(f->gpu, f->ngpu, f->cgpu, g);
             break;
         }
@@ -515,9 +532,9 @@ static void gap_done(rm_breakdown *b, rm_gap *g, double rate_ns, uint64_t known,
 static void breakdown(rm_breakdown *b, const file_t *f, const host_t *h, int dev, uint64_t t0)
 {
     size_t nt = h->nt;
-    int64_t *busy = calloc(nt + 1, sizeof *busy);
+    int64_t *busy = calloc(nt + 1, sizeof *busy), *exact = calloc(nt + 1, sizeof *exact);
     uint8_t *point = calloc(nt + 1, 1), *h2d = calloc(nt + 1, 1);
-    if (!busy || !point || !h2d)
+    if (!busy || !exact || !point || !h2d)
         abort();
     uint64_t ws = UINT64_MAX, we = 0;
     for (size_t i = 0; i < f->ngpu; i++) {
@@ -527,6 +544,12 @@ static void breakdown(rm_breakdown *b, const file_t *f, const host_t *h, int dev
         size_t a = tindex(h, g->s), e = tindex(h, g->e);
         busy[a]++;
         busy[e]--;
+        if (g->bounded) {
+            b->bounded_ops++;
+        } else {
+            exact[a]++;
+            exact[e]--;
+        }
         if (g->s == g->e)
             point[a] = 1;
         const det_t *d = find_det(f, g->corr);
@@ -535,8 +558,10 @@ static void breakdown(rm_breakdown *b, const file_t *f, const host_t *h, int dev
         ws = min_u64(ws, g->s);
         we = g->e > we ? g->e : we;
     }
-    for (size_t i = 1; i < nt; i++)
+    for (size_t i = 1; i < nt; i++) {
         busy[i] += busy[i - 1];
+        exact[i] += exact[i - 1];
+    }
     b->window_start = ws - t0;
     b->window = we - ws;
     size_t is = tindex(h, ws), ie = tindex(h, we);
@@ -567,6 +592,8 @@ static void breakdown(rm_breakdown *b, const file_t *f, const host_t *h, int dev
         }
         if (i < ie && busy[i] > 0)
             b->busy += h->T[i + 1] - t;
+        if (i < ie && busy[i] > 0 && exact[i] == 0)
+            b->busy_bounded += h->T[i + 1] - t;
         if (i == ie || busy[i] > 0)
             continue;
         if (!open) {
@@ -599,6 +626,7 @@ static void breakdown(rm_breakdown *b, const file_t *f, const host_t *h, int dev
     b->ntop = nall < RM_TOP ? (int)nall : RM_TOP;
     free(all);
     free(busy);
+    free(exact);
     free(point);
     free(h2d);
 }
@@ -697,14 +725,18 @@ static void tables(rm_result *res, const file_t *f, const ct_reader *rd, uint32_
     for (size_t i = 0; i < f->ngpu; i++) {
         const det_t *d = find_det(f, f->gpu[i].corr);
         uint64_t dur = f->gpu[i].e - f->gpu[i].s;
+        int bd = f->gpu[i].bounded;
         if (d && d->type == CT_REC_LAUNCH) {
             kernel_name(ct_reader_str(rd, fi, d->l.function, tmp), name, sizeof name);
-            stat_add(stat_of(&res->kernels, &res->nkernels, name), dur);
+            rm_stat *k = stat_of(&res->kernels, &res->nkernels, name);
+            stat_add(bd ? bounded_of(k) : k, dur);
             variant_name(&d->l, name, sizeof name);
-            stat_add(stat_of(&res->variants, &res->nvariants, name), dur);
-            res->kernel_ns += dur;
+            k = stat_of(&res->variants, &res->nvariants, name);
+            stat_add(bd ? bounded_of(k) : k, dur);
         } else if (d && d->type == CT_REC_COPY) {
             rm_stat *s = copy_row(res, &d->c);
+            if (bd)
+                s = bounded_of(s);
             stat_add(s, dur);
             s->timed_bytes += d->c.bytes;
         }
@@ -786,6 +818,10 @@ rm_result *rm_compute(const char *path, char *err, size_t errlen)
     }
     free(files);
     ct_reader_close(rd);
+    for (size_t i = 0; i < res->nkernels; i++)
+        res->kernel_ns += rm_shown(&res->kernels[i])->total;
+    for (size_t i = 0; i < res->nvariants; i++)
+        res->variant_ns += rm_shown(&res->variants[i])->total;
     for (size_t i = 0; i < np; i++)
         free(paths[i]);
     free(paths);
@@ -797,6 +833,9 @@ static void stats_free(rm_stat *s, size_t n)
     for (size_t i = 0; i < n; i++) {
         free(s[i].name);
         free(s[i].v);
+        if (s[i].bnd)
+            free(s[i].bnd->v);
+        free(s[i].bnd);
     }
     free(s);
 }

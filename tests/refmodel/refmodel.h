@@ -31,6 +31,11 @@
  *    timed when a GPU record of the same file carries its correlation id; the GPU statistics
  *    are of those GPU records. A kernel's launch call time is the host time of the API record
  *    with the LAUNCH record's correlation id; its configuration is that of its earliest LAUNCH.
+ *    A GPU record flagged end-bounded (CT_GPU_END_BOUND) makes its instance timed but bounded:
+ *    a row's statistics (and its bytes for bandwidth) are of its exact instances, or where it
+ *    has none, of its bounded ones (upper_bounds); Time % is of the sum of the rows' totals so
+ *    taken. The busy time only bounded intervals cover is the measure of the union of all
+ *    intervals outside the union of the exact ones.
  *    Kernel names are shown demangled (libstdc++'s __cxa_demangle on names starting "_Z").
  *    A copy row's peak (for peak_pct) is its earliest copy's device's: the memory's (clock x bus
  *    width x 2) for device-to-device copies and sets, else the host link's (PCIe lanes x the
@@ -67,6 +72,7 @@ typedef struct {
     int device;
     uint64_t ops, untimed;               /* LAUNCH / COPY records on it, those never timed */
     uint64_t window_start, window, busy; /* window_start relative to t0; only when !untimed */
+    uint64_t bounded_ops, busy_bounded;  /* end-bounded GPU records; busy time only they cover */
     uint64_t split[RM_NSPLIT];
     uint64_t gap_count[RM_NGAP], gap_ns[RM_NGAP];
     rm_gap top[RM_TOP];                  /* longest first; ties: earliest first */
@@ -77,7 +83,7 @@ typedef struct {
  * medians. Kernels and copies: instances / copies recorded (timed or not) and their bytes,
  * bytes of the timed ones. Kernels: launch call time, the earliest launch's configuration
  * (first_ts; config_tie when another configuration was launched at that instant too). */
-typedef struct {
+typedef struct rm_stat {
     char *name;
     uint64_t n, total, min, max, failures, bytes;
     uint64_t *v;
@@ -89,6 +95,8 @@ typedef struct {
     uint64_t peak_ts; /* ... (that copy's time; peak_tie: another peak at that instant too) */
     int peak_tie;
     int driver; /* API rows: 1 driver layer, 0 runtime */
+    struct rm_stat *bnd; /* kernels, copies: the end-bounded instances' row (NULL: none); the
+                          * fields above are of the exact ones */
 } rm_stat;
 
 /* One process's device, for processes[].devices: operations, and the peaks of its DEVICE
@@ -108,7 +116,8 @@ typedef struct {
     rm_stat *kernels, *api, *copies; /* copies: name is "OP/HOSTKIND" as the JSON's op, host_kind */
     rm_stat *variants;               /* kernels per launch configuration, named as --variants */
     size_t nkernels, napi, ncopies, nvariants;
-    uint64_t kernel_ns, layer_ns[2]; /* all kernels' GPU time; API host time per layer */
+    uint64_t kernel_ns, variant_ns;  /* the kernel and variant rows' shown totals, summed */
+    uint64_t layer_ns[2];            /* API host time per layer */
     rm_devops *devs;
     size_t ndevs;
 } rm_result;
@@ -117,6 +126,10 @@ typedef struct {
  * with the reason in err when nothing can be read. */
 rm_result *rm_compute(const char *path, char *err, size_t errlen);
 void rm_free(rm_result *r);
+/* The values a kernel or copy row's statistics are of: its exact ones, else its bounds. */
+const rm_stat *rm_shown(const rm_stat *s);
+/* A kernel or copy row's timed instances, exact and end-bounded. */
+static inline uint64_t rm_timed(const rm_stat *s) { return s->n + (s->bnd ? s->bnd->n : 0); }
 /* The two middle values of a row (the same one for an odd count; 0 for an empty row). */
 void rm_middle(const rm_stat *s, uint64_t *lo, uint64_t *hi);
 

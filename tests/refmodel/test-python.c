@@ -44,7 +44,7 @@ TEST_IMPL(python_ctypes_workload)
     ASSERT_UINT(r->nbd, ==, 1);
     ASSERT_UINT(r->bd[0].gap_count[RM_GAP_STARVE], >=, 19);
     ASSERT_UINT(r->nkernels, ==, 1);
-    ASSERT_UINT(r->kernels[0].n, ==, 160);
+    ASSERT_UINT(rm_timed(&r->kernels[0]), ==, 160);
     rm_free(r);
     return 0;
 }

@@ -27,9 +27,9 @@ TEST_IMPL(random_shapes_untimed)
             }
             for (size_t i = 0; i < r->nkernels; i++) {
                 recorded += r->kernels[i].recorded;
-                timed += r->kernels[i].n;
+                timed += rm_timed(&r->kernels[i]);
                 if (timing[t] == 0)
-                    ASSERT_UINT(r->kernels[i].n, ==, 0);
+                    ASSERT_UINT(rm_timed(&r->kernels[i]), ==, 0);
             }
             rm_free(r);
         }

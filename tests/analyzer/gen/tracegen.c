@@ -9,7 +9,10 @@
  *   tracegen -o DIR --random SEED  1-3 processes of random shape: DIR/random-P.cutrace
  *                                  (run_random; for the differential tests, tests/refmodel);
  *                                  with --gpu-timing N only the first of every N kernels, copies
- *                                  and sets of a process get a GPU record (0: none)
+ *                                  and sets of a process get a GPU record (0: none); some GPU
+ *                                  records are end-bounded (CT_GPU_END_BOUND): 1 in 12, most
+ *                                  synchronous copies', and in some processes every launch of
+ *                                  one kernel
  *
  * Each iteration: the data loader (--loader-ms, sleeping or computing on the main thread, or
  * hidden by --prefetch), one cudaMemcpyAsync host-to-device of --batch-bytes from pageable or
@@ -675,6 +678,8 @@ static void run_random(const char *dir, uint64_t seed, int proc, int nproc, int 
     /* each thread its own streams, so a synchronization waits at most for the thread's own
      * queue (a wait longer than the sweep's lag reaches it late) */
     uint64_t free_at[3][3][3] = {{{0}}}, first_op = 1, gpu_ops = 0;
+    /* in some processes one kernel's launches are always held up (its rows have bounds only) */
+    int held = chance(r, 40) ? (int)rnd_in(r, 0, 2) : -1;
     for (int th = 0; th < nthr; th++) {
         int st = th + 1;
         uint32_t tid = pid + (uint32_t)th;
@@ -724,7 +729,7 @@ static void run_random(const char *dir, uint64_t seed, int proc, int nproc, int 
             gl = gl / q * q;
             uint32_t fn;
             ct_rec det = {.ts = 0};
-            int gpu_kind = CT_GPU_KERNEL, sync_kind = -1, has_gpu = 1;
+            int gpu_kind = CT_GPU_KERNEL, sync_kind = -1, has_gpu = 1, sync_copy = 0;
             uint64_t stream = 0x1000u * (uint64_t)(str + 1) + 0x100u * (uint64_t)th;
             if (kind <= 3) {
                 fn = chance(r, 50) ? N_LAUNCH_RT : N_LAUNCH_DRV;
@@ -749,6 +754,7 @@ static void run_random(const char *dir, uint64_t seed, int proc, int nproc, int 
                                            .flags = set || !sync ? CT_COPY_ASYNC : 0, .stream = stream,
                                            .device = (uint32_t)dev};
                 if (sync && !set) { /* the call returns when the copy is done */
+                    sync_copy = 1;
                     api_len = (gs + gl > t ? gs + gl - t : 0) + rnd_in(r, 0, 3000) / q * q;
                     sync_kind = CT_SYNC_MEMCPY;
                 }
@@ -796,9 +802,19 @@ static void run_random(const char *dir, uint64_t seed, int proc, int nproc, int 
                 x = (ct_rec){.type = CT_REC_GPU, .ts = gs + gl};
                 x.u.gpu = (ct_rec_gpu){.start = gs, .corr = c, .device = (uint32_t)dev,
                                        .kind = (uint32_t)gpu_kind, .stream = stream};
+                /* now and then its end event came after it completed (the call returned when it
+                 * was done, or was held up after the driver got it): the record's end is then
+                 * a bound, at or after the call's return, up to the 300 us a preempted thread
+                 * adds */
+                int bound = chance(r, 8) || (sync_copy && chance(r, 60)) ||
+                            (det.type == CT_REC_LAUNCH && det.u.launch.function == N_KERNEL0 + (uint32_t)held);
+                if (bound) {
+                    x.ts = (x.ts > end ? x.ts : end) + rnd_in(r, 0, 300000) / q * q;
+                    x.u.gpu.flags = CT_GPU_END_BOUND;
+                }
                 /* harvested late, sometimes seconds late */
                 uint64_t late = chance(r, 5) ? rnd_in(r, 500000000, 4000000000ull) : rnd_in(r, 0, 60000000);
-                radd(&a, 0, &x, (gs + gl > end ? gs + gl : end) + late);
+                radd(&a, 0, &x, (x.ts > end ? x.ts : end) + late);
             }
             if (has_gpu && gs + gl > *fa)
                 *fa = gs + gl;

@@ -310,5 +310,7 @@ int64_t fc_kernel_ns_override(const char *name);
 int64_t fc_kernel_ns(int64_t override, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                      unsigned by, unsigned bz, const fc_device_desc *d);
 void fc_kernel_ns_parse(const char *spec);
+/* FAKECUDA_LAUNCH_HOLD_NS: launches of matching kernels return that long after submitting. */
+void fc_launch_hold_parse(const char *spec);
 
 #endif

@@ -157,6 +157,8 @@ static void fc_setup_env(void)
         fc_faults_parse(e);
     if ((e = getenv("FAKECUDA_KERNEL_NS")) && *e)
         fc_kernel_ns_parse(e);
+    if ((e = getenv("FAKECUDA_LAUNCH_HOLD_NS")) && *e)
+        fc_launch_hold_parse(e);
     const fc_device_desc *descs[FC_MAX_DEVICES];
     fc_g.ndev = fc_devices_parse(getenv("FAKECUDA_DEVICES"), descs, FC_MAX_DEVICES);
     size_t limit = (size_t)-1;

@@ -19,10 +19,12 @@
 #include "fc.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <zstd.h>
 
 #define FC_FUNC_MAGIC 0xf0f0cafeu
@@ -37,6 +39,8 @@ struct CUfunc_st {
     uint32_t param_size[FC_MAX_PARAMS], param_off[FC_MAX_PARAMS];
     fakecuda_host_kernel host;
     int64_t ns_override; /* FAKECUDA_KERNEL_NS, -1 if none */
+    int64_t hold_ns;     /* FAKECUDA_LAUNCH_HOLD_NS, -1 if none ... */
+    uint64_t hold_every, launches; /* ... for every hold_every-th launch */
     struct CUmod_st *mod;
     struct CUlib_st *lib;
 };
@@ -80,41 +84,63 @@ struct CUlib_st {
 typedef struct {
     char pattern[128];
     int64_t ns;
+    uint64_t every; /* FAKECUDA_LAUNCH_HOLD_NS's /N: every Nth launch (1: each) */
 } fc_kernel_rule;
 
-static fc_kernel_rule fc_rules[64];
-static int fc_nrules;
+/* pattern=ns rules of FAKECUDA_KERNEL_NS (durations) and FAKECUDA_LAUNCH_HOLD_NS (holds) */
+typedef struct {
+    const char *var;
+    int every_ok; /* pattern=ns/N allowed */
+    fc_kernel_rule r[64];
+    int n;
+} fc_rules;
 
-void fc_kernel_ns_parse(const char *spec)
+static fc_rules fc_dur_rules = {.var = "FAKECUDA_KERNEL_NS"};
+static fc_rules fc_hold_rules = {.var = "FAKECUDA_LAUNCH_HOLD_NS", .every_ok = 1};
+
+static void fc_rules_parse(fc_rules *rs, const char *spec)
 {
     char *copy = strdup(spec), *save = NULL;
     for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         char *eq = strrchr(tok, '=');
         char *end = NULL;
-        long long ns = eq ? strtoll(eq + 1, &end, 10) : -1;
-        if (!eq || eq == tok || !end || *end || ns < 0 || eq - tok >= 128)
-            fc_fatal("FAKECUDA_KERNEL_NS: expected pattern=nanoseconds, found \"%s\"", tok);
-        if (fc_nrules == (int)(sizeof fc_rules / sizeof fc_rules[0]))
-            fc_fatal("FAKECUDA_KERNEL_NS: more than %d rules", fc_nrules);
-        memcpy(fc_rules[fc_nrules].pattern, tok, (size_t)(eq - tok));
-        fc_rules[fc_nrules].pattern[eq - tok] = 0;
-        fc_rules[fc_nrules].ns = ns;
-        fc_nrules++;
+        long long ns = eq ? strtoll(eq + 1, &end, 10) : -1, every = 1;
+        if (rs->every_ok && end && *end == '/' && end[1])
+            every = strtoll(end + 1, &end, 10);
+        if (!eq || eq == tok || !end || *end || ns < 0 || every < 1 || eq - tok >= 128)
+            fc_fatal("%s: expected pattern=nanoseconds%s, found \"%s\"", rs->var,
+                     rs->every_ok ? "[/N]" : "", tok);
+        if (rs->n == (int)(sizeof rs->r / sizeof rs->r[0]))
+            fc_fatal("%s: more than %d rules", rs->var, rs->n);
+        memcpy(rs->r[rs->n].pattern, tok, (size_t)(eq - tok));
+        rs->r[rs->n].pattern[eq - tok] = 0;
+        rs->r[rs->n].ns = ns;
+        rs->r[rs->n].every = (uint64_t)every;
+        rs->n++;
     }
     free(copy);
 }
 
-/* The first FAKECUDA_KERNEL_NS rule that matches the (mangled) name: as an fnmatch pattern
- * if it has a wildcard, else as a substring. */
-int64_t fc_kernel_ns_override(const char *name)
+void fc_kernel_ns_parse(const char *spec) { fc_rules_parse(&fc_dur_rules, spec); }
+void fc_launch_hold_parse(const char *spec) { fc_rules_parse(&fc_hold_rules, spec); }
+
+/* The first rule that matches the (mangled) name: as an fnmatch pattern if it has a wildcard,
+ * else as a substring. */
+static const fc_kernel_rule *fc_rules_match(const fc_rules *rs, const char *name)
 {
-    for (int i = 0; i < fc_nrules; i++) {
-        const char *p = fc_rules[i].pattern;
+    for (int i = 0; i < rs->n; i++) {
+        const char *p = rs->r[i].pattern;
         int wild = strpbrk(p, "*?[") != NULL;
         if (wild ? fnmatch(p, name, 0) == 0 : strstr(name, p) != NULL)
-            return fc_rules[i].ns;
+            return &rs->r[i];
     }
-    return -1;
+    return NULL;
+}
+
+int64_t fc_kernel_ns_override(const char *name)
+{
+    const fc_kernel_rule *r = fc_rules_match(&fc_dur_rules, name);
+    return r ? r->ns : -1;
 }
 
 /* Without an override: 2 us of launch and drain, plus 3 us per wave, a wave being as many
@@ -703,6 +729,9 @@ static CUresult fc_load_image(const void *image, int dev, fc_kernels *out)
     for (int i = 0; i < ps.ks.n; i++) {
         ps.ks.k[i].f.host = fc_host_kernel_find(ps.ks.k[i].f.name);
         ps.ks.k[i].f.ns_override = fc_kernel_ns_override(ps.ks.k[i].f.name);
+        const fc_kernel_rule *hold = fc_rules_match(&fc_hold_rules, ps.ks.k[i].f.name);
+        ps.ks.k[i].f.hold_ns = hold ? hold->ns : -1;
+        ps.ks.k[i].f.hold_every = hold ? hold->every : 1;
     }
     pthread_mutex_init(&ps.ks.lock, NULL);
     *out = ps.ks;
@@ -1239,6 +1268,14 @@ static CUresult fc_launch(const void *h, fc_dims d, CUstream hs, void **params, 
     uint64_t seq = fc_submit(s, op);
     if (wait)
         fc_stream_wait(s, seq);
+    /* the call held up after the work was submitted: a preempted thread */
+    if (f->hold_ns > 0 && __atomic_add_fetch(&f->launches, 1, __ATOMIC_RELAXED) % f->hold_every == 0) {
+        struct timespec ts = {f->hold_ns / 1000000000, f->hold_ns % 1000000000};
+        int saved = errno;
+        while (nanosleep(&ts, &ts) != 0)
+            ;
+        errno = saved;
+    }
     return CUDA_SUCCESS;
 }
 

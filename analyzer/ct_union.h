@@ -1,0 +1,24 @@
+/* The measure of a union of intervals fed roughly in order of their end (records come in time
+ * order, and a GPU record's time is its end). The union is kept as disjoint segments sorted by
+ * time; segments that end more than `lag` before the latest end seen are folded into the total
+ * and dropped, so memory grows with the segments of the last lag, not with the trace. An
+ * interval reaching back past a dropped segment is still counted, but the time it shares with
+ * dropped segments is counted again (as the breakdown's sweep applies its late points). */
+#ifndef CT_UNION_H
+#define CT_UNION_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct {
+    uint64_t (*seg)[2];  /* [start, end) from head to n-1: sorted, disjoint, not touching */
+    size_t head, n, cap;
+    uint64_t done;       /* measure of the dropped segments */
+    uint64_t latest;     /* the latest end seen */
+} ct_union;
+
+void ct_union_add(ct_union *u, uint64_t a, uint64_t b, uint64_t lag);
+uint64_t ct_union_len(const ct_union *u);
+void ct_union_free(ct_union *u);
+
+#endif
