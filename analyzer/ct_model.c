@@ -1324,10 +1324,14 @@ static void on_gpu(ct_model *m, ct_proc *p, const ct_rec *r)
     uint64_t a = g->start <= r->ts ? g->start : r->ts;
     if (r->ts - a > p->gpu_longest)
         p->gpu_longest = r->ts - a;
-    if (g->flags & CT_GPU_END_BOUND)
+    if (g->flags & CT_GPU_END_BOUND) {
         dv->bounded_ops++;
-    else
-        ct_union_add(&dv->u_exact, a, r->ts, CT_SWEEP_MIN_LAG_NS + 2 * p->gpu_longest);
+    } else {
+        /* as the sweep: the file's declared span covers every interval from the first on */
+        uint64_t seen = p->gpu_longest > UINT64_MAX / 4 ? UINT64_MAX / 2 : 2 * p->gpu_longest;
+        uint64_t lag = seen > p->stats->max_span ? seen : p->stats->max_span;
+        ct_union_add(&dv->u_exact, a, r->ts, lag > UINT64_MAX / 2 ? lag : lag + CT_SWEEP_MIN_LAG_NS);
+    }
     callent *c = call_get(p, r->u.gpu.corr, 1);
     if (c->have_detail && c->type != CT_REC_MEM) {
         gpu_done(m, p, &r->u.gpu, r->ts, c);

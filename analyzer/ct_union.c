@@ -41,7 +41,9 @@ void ct_union_add(ct_union *u, uint64_t a, uint64_t b, uint64_t lag)
     }
     u->seg[i][0] = a;
     u->seg[i][1] = b;
-    while (u->head < u->n && u->seg[u->head][1] + lag < u->latest) {
+    /* past CT_UNION_MAX_SEGS segments (a span a hostile file declares) the oldest go anyway */
+    while (u->head < u->n &&
+           (u->latest - u->seg[u->head][1] > lag || u->n - u->head > CT_UNION_MAX_SEGS)) {
         u->done += u->seg[u->head][1] - u->seg[u->head][0];
         u->head++;
     }

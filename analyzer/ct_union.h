@@ -1,7 +1,8 @@
 /* The measure of a union of intervals fed roughly in order of their end (records come in time
  * order, and a GPU record's time is its end). The union is kept as disjoint segments sorted by
  * time; segments that end more than `lag` before the latest end seen are folded into the total
- * and dropped, so memory grows with the segments of the last lag, not with the trace. An
+ * and dropped (also the oldest beyond CT_UNION_MAX_SEGS), so memory grows with the segments of
+ * the last lag, not with the trace. An
  * interval reaching back past a dropped segment is still counted, but the time it shares with
  * dropped segments is counted again (as the breakdown's sweep applies its late points). */
 #ifndef CT_UNION_H
@@ -9,6 +10,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+#define CT_UNION_MAX_SEGS (1u << 20)
 
 typedef struct {
     uint64_t (*seg)[2];  /* [start, end) from head to n-1: sorted, disjoint, not touching */
