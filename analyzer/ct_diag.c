@@ -363,16 +363,21 @@ static void dev_diagnoses(diags *ds, const ct_proc *p, int d)
 
     /* sync-memcpy: without it the host would have run ahead instead of waiting. The fix, the
      * copy queued and read later, saves the gaps after the copies and, in the latency-bound
-     * copies' intervals, the host's wake-up beyond the fastest of them (ct_proc.scp_ns) */
+     * copies' intervals (bounds: they end at the call's return), the host's wake-up: what they
+     * hold beyond a small copy timed exactly, else beyond the fastest of them (ct_proc.scp_ns) */
     uint64_t cn = dv->gap_ns[CT_GAP_SYNCCPY], wake = 0;
-    for (int dir = 0; dir < 2; dir++)
-        wake += p->scp_ns[d][dir] - p->scp_n[d][dir] * p->scp_min[d][dir];
+    for (int dir = 0; dir < 2; dir++) {
+        uint64_t copy = p->scp_min[d][dir];
+        if (p->small_exact_n[d][dir] && p->small_exact_min[d][dir] < copy)
+            copy = p->small_exact_min[d][dir];
+        wake += p->scp_ns[d][dir] - p->scp_n[d][dir] * copy;
+    }
     if (p->sync_copy_count &&
         (x = add(ds, "sync-memcpy", p, d, cn + wake, win, fix(p, FIX_SYNC_COPY)))) {
         msg(x,
             "%llu synchronous copies (%s) blocked the host %s (%.1f%% of the window); GPU %d sat "
             "idle %s right after them and %s while the host woke from the small ones (their "
-            "time beyond the fastest): queued and read later, they save %s",
+            "time beyond what such a copy takes): queued and read later, they save %s",
             (unsigned long long)p->sync_copy_count, ct_fmt_bytes(b1, (double)p->sync_copy_bytes),
             ct_fmt_ns(b2, (double)p->sync_copy_host_ns), pct(p->sync_copy_host_ns, win), d,
             ct_fmt_ns(b3, (double)cn), ct_fmt_ns((char[32]){0}, (double)wake),

@@ -1281,12 +1281,16 @@ static void gpu_done(ct_model *m, ct_proc *p, const ct_rec_gpu *g, uint64_t end,
             }
             /* a latency-bound synchronous copy: its interval ends when its call returned (the
              * tracer's bound), so it holds the host's wake-up, in which the GPU had nothing
-             * queued; the fastest of them is the copy itself (ct_model_finish) */
+             * queued; the copy itself takes what a small copy timed exactly takes, else at
+             * most the fastest of them (ct_diag.c) */
             if (sync_copy_counted(cp) && cp->bytes < CT_BW_MIN_BYTES && c->have_api) {
                 p->scp_ns[d][dir] += dur;
                 if (!p->scp_n[d][dir]++ || dur < p->scp_min[d][dir])
                     p->scp_min[d][dir] = dur;
             }
+            if (cp->bytes < CT_BW_MIN_BYTES && !(g->flags & CT_GPU_END_BOUND) &&
+                (!p->small_exact_n[d][dir]++ || dur < p->small_exact_min[d][dir]))
+                p->small_exact_min[d][dir] = dur;
             if (hk == CT_HK_PINNED && cp->bytes >= CT_BW_MIN_BYTES) {
                 p->pinned_bytes[d][dir] += cp->bytes;
                 p->pinned_ns[d][dir] += dur;

@@ -239,6 +239,9 @@ typedef struct {
      * beyond the fastest they hold the host's wake-up after the copy, when the GPU, with
      * nothing queued by the blocked host, idled; the gaps after them do not hold it */
     uint64_t scp_ns[CT_MAX_DEV][2], scp_n[CT_MAX_DEV][2], scp_min[CT_MAX_DEV][2];
+    /* the fastest small copy per device and direction whose end was timed exactly (not a
+     * bound): what such a copy takes without the host's wake-up */
+    uint64_t small_exact_min[CT_MAX_DEV][2], small_exact_n[CT_MAX_DEV][2];
     uint64_t sync_calls, sync_ns, sync_count_kind[8];
     uint64_t churn_allocs, churn_frees, churn_ns;
     uint64_t short_kernels;       /* kernels shorter than their launch call */
