@@ -285,6 +285,20 @@ typedef struct {
 static inline const ct_sketch *ct_stat_shown(const ct_stat *s) { return s->d.count ? &s->d : &s->b; }
 static inline int ct_stat_upper(const ct_stat *s) { return !s->d.count && s->b.count; }
 static inline uint64_t ct_stat_timed(const ct_stat *s) { return s->d.count + s->b.count; }
+/* A kernel row's total GPU time (its Total and Time %): every timed instance counts, the
+ * end-bounded ones at the exact instances' average (their bound may exceed their duration by
+ * the time the host was held up, and an instance left out would shrink the kernel's share);
+ * with no exact instance, the bounds' sum, an upper bound. ct_stat_total_estimated: the row
+ * mixes both, so its total is partly that estimate. */
+static inline uint64_t ct_stat_total(const ct_stat *s)
+{
+    if (!s->d.count)
+        return s->b.sum;
+    /* b.count x the average, rounded half up, in exact arithmetic */
+    unsigned __int128 twice = (unsigned __int128)s->b.count * s->d.sum * 2 + s->d.count;
+    return s->d.sum + (uint64_t)(twice / ((unsigned __int128)s->d.count * 2));
+}
+static inline int ct_stat_total_estimated(const ct_stat *s) { return s->d.count && s->b.count; }
 
 /* Per copy operation and host memory kind: count and bytes from the COPY records, and of those
  * with a GPU interval, the exact ones (timed, timed_bytes, ns) and those whose end is only an

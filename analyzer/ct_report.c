@@ -27,8 +27,8 @@ static int by_total(const void *a, const void *b)
 {
     const ct_stat *s = &sort_stats[*(const uint32_t *)a], *t = &sort_stats[*(const uint32_t *)b];
     /* kernels never timed: by instances, then their launch calls' time */
-    uint64_t k1[3] = {ct_stat_shown(s)->sum, s->launched, s->launch_ns},
-             k2[3] = {ct_stat_shown(t)->sum, t->launched, t->launch_ns};
+    uint64_t k1[3] = {ct_stat_total(s), s->launched, s->launch_ns},
+             k2[3] = {ct_stat_total(t), t->launched, t->launch_ns};
     for (int i = 0; i < 3; i++)
         if (k1[i] != k2[i])
             return k1[i] < k2[i] ? 1 : -1;
@@ -231,21 +231,21 @@ static int any_untimed(const ct_stat *st, size_t n)
     return 0;
 }
 
-/* Time % of a kernel table: of the sum of its rows' Total, each the row's shown durations (its
- * exact instances, else its bounds), so that the shares add up to 100. */
+/* Time % of a kernel table: of the sum of its rows' Total (ct_stat_total), so that the shares
+ * add up to 100. */
 static uint64_t shown_total(const ct_stat *st, size_t n)
 {
     uint64_t t = 0;
     for (size_t i = 0; i < n; i++)
-        t += ct_stat_shown(&st[i])->sum;
+        t += ct_stat_total(&st[i]);
     return t;
 }
 
-/* A figure of a row whose statistics are upper bounds: "≤ 276.1 us". */
+/* A figure of a row whose statistics are upper bounds: "≤ 276.1 us"; an estimate: "~ 1.2 ms". */
 static const char *upper_ns(char b[40], double ns, int upper)
 {
     char v[32];
-    snprintf(b, 40, "%s%s", upper ? "\u2264 " : "", ct_fmt_ns(v, ns));
+    snprintf(b, 40, "%s%s", upper == 2 ? "~ " : upper ? "\u2264 " : "", ct_fmt_ns(v, ns));
     return b;
 }
 
@@ -267,12 +267,13 @@ static void bounded_note(FILE *f, const ct_stat *st, size_t n, int pct)
                "end: the stream was idle when the launch call returned, because the call was held "
                "up on the host after the driver got the work (a preempted thread, a slow driver "
                "call), so their recorded durations (up to %s) are only upper bounds. Rows take "
-               "their statistics from their exact instances and only count these",
+               "their statistics from their exact instances; their Total (~) counts these at "
+               "that average",
             (unsigned long long)nb, (unsigned long long)all, ct_fmt_ns(w, (double)worst));
     if (upper)
         fprintf(f, "; the %llu row%s with no exact instance show%s the bounds (\u2264)",
                 (unsigned long long)upper, upper == 1 ? "" : "s", upper == 1 ? "s" : "");
-    fprintf(f, "%s.\n", pct ? ". Time %% is of the Totals shown" : "");
+    fprintf(f, "%s.\n", pct ? ". Time % is of the Totals shown" : "");
 }
 
 /* Kernels (or variants) when some instances have no GPU interval: what the launch records
@@ -313,7 +314,9 @@ static void host_kernel_table(FILE *f, const ct_model *m, const ct_stat *st, con
         cell[k++] = u64s(c[1], ct_stat_timed(s));
         if (nb)
             cell[k++] = u64s(c[5], s->b.count);
-        cell[k++] = tm ? upper_ns(c[2], (double)d->sum, up) : "-";
+        cell[k++] = tm ? upper_ns(c[2], (double)ct_stat_total(s),
+                                  ct_stat_total_estimated(s) ? 2 : up)
+                       : "-";
         cell[k++] = tm ? upper_ns(c[3], (double)d->sum / (double)d->count, up) : "-";
         cell[k++] = ct_fmt_ns(c[4], (double)s->launch_ns);
         cell[k++] = config_text(cfg, sizeof cfg, s);
@@ -352,8 +355,9 @@ static void stats_table(FILE *f, const ct_stat *st, const ct_map *names, size_t 
         char c[10][40], name[200];
         const ct_sketch *d = api ? &s->d : ct_stat_shown(s);
         int up = !api && ct_stat_upper(s);
-        ct_fmt_pct(c[0], total ? 100.0 * (double)d->sum / (double)total : 0);
-        upper_ns(c[1], (double)d->sum, up);
+        uint64_t sum = api ? d->sum : ct_stat_total(s);
+        ct_fmt_pct(c[0], total ? 100.0 * (double)sum / (double)total : 0);
+        upper_ns(c[1], (double)sum, !api && ct_stat_total_estimated(s) ? 2 : up);
         u64s(c[2], api ? s->d.count : ct_stat_timed(s));
         upper_ns(c[3], d->count ? (double)d->sum / (double)d->count : 0, up);
         upper_ns(c[4], (double)ct_sketch_quantile(d, 0.5), up);
@@ -863,6 +867,8 @@ static void json_stats(ct_json *j, const char *key, const ct_stat *st, const ct_
             CT_JK_U64(j, "end_bounded", s->b.count);
             ct_json_key(j, "upper_bounds");
             ct_json_bool(j, ct_stat_upper(s));
+            ct_json_key(j, "total_estimated");
+            ct_json_bool(j, ct_stat_total_estimated(s));
             CT_JK_U64(j, "launch_calls_ns", s->launch_ns);
             json_u32s(j, "grid", s->grid);
             json_u32s(j, "block", s->block);
@@ -871,8 +877,9 @@ static void json_stats(ct_json *j, const char *key, const ct_stat *st, const ct_
         }
         const ct_sketch *d = api ? &s->d : ct_stat_shown(s);
         if (d->count) {
-            CT_JK_U64(j, "total_ns", d->sum);
-            CT_JK_NUM(j, "time_pct", total ? 100.0 * (double)d->sum / (double)total : 0);
+            uint64_t sum = api ? d->sum : ct_stat_total(s);
+            CT_JK_U64(j, "total_ns", sum);
+            CT_JK_NUM(j, "time_pct", total ? 100.0 * (double)sum / (double)total : 0);
             CT_JK_NUM(j, "avg_ns", (double)d->sum / (double)d->count);
             CT_JK_U64(j, "median_ns", ct_sketch_quantile(d, 0.5));
             CT_JK_U64(j, "min_ns", d->min);

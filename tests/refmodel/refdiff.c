@@ -103,8 +103,10 @@ static void stddev(diffs *d, const char *where, const tj *o, const rm_stat *s)
     near(d, where, o, "stddev_ns", want, rounding);
 }
 
-/* The duration statistics of a row, share of total (null over no values). */
-static void durations(diffs *d, const char *where, const tj *o, const rm_stat *s, uint64_t total)
+/* The duration statistics of a row, its total (row_total) and share of total (null over no
+ * values). */
+static void durations(diffs *d, const char *where, const tj *o, const rm_stat *s,
+                      uint64_t row_total, uint64_t total)
 {
     if (!s->n) {
         static const char *const none[] = {"total_ns", "time_pct", "avg_ns", "median_ns",
@@ -113,11 +115,11 @@ static void durations(diffs *d, const char *where, const tj *o, const rm_stat *s
             null(d, where, o, none[k]);
         return;
     }
-    exact(d, where, o, "total_ns", s->total);
+    exact(d, where, o, "total_ns", row_total);
     exact(d, where, o, "min_ns", s->min);
     exact(d, where, o, "max_ns", s->max);
     near(d, where, o, "avg_ns", (double)s->total / (double)s->n, 0);
-    near(d, where, o, "time_pct", total ? 100.0 * (double)s->total / (double)total : 0, 0);
+    near(d, where, o, "time_pct", total ? 100.0 * (double)row_total / (double)total : 0, 0);
     median(d, where, o, s);
     stddev(d, where, o, s);
 }
@@ -144,8 +146,8 @@ static void order(diffs *d, const tj *arr, const rm_stat *st, size_t n, const ch
         const rm_stat *b = ref_row(st, n, tj_str(arr->v[i + 1], "name"));
         if (!a || !b)
             continue; /* reported as a row count */
-        uint64_t ka[3] = {rm_shown(a)->total, a->recorded, a->launch_ns},
-                 kb[3] = {rm_shown(b)->total, b->recorded, b->launch_ns};
+        uint64_t ka[3] = {rm_kernel_total(a), a->recorded, a->launch_ns},
+                 kb[3] = {rm_kernel_total(b), b->recorded, b->launch_ns};
         int k = 0;
         while (k < 2 && ka[k] == kb[k])
             k++;
@@ -185,7 +187,7 @@ static void named_table(diffs *d, const tj *arr, const rm_stat *st, size_t n, co
                 differ(d, where, s->driver ? "layer driver" : "layer runtime", 0, 1);
             exact(d, where, o, "calls", s->n);
             exact(d, where, o, "failures", s->failures);
-            durations(d, where, o, s, r->layer_ns[s->driver]);
+            durations(d, where, o, s, s->total, r->layer_ns[s->driver]);
             continue; /* its order is checked below, with the kernels' */
         }
         exact(d, where, o, "instances", s->recorded);
@@ -202,7 +204,9 @@ static void named_table(diffs *d, const tj *arr, const rm_stat *st, size_t n, co
             snprintf(f, sizeof f, "block.%d", k);
             exact(d, where, o, f, s->block[k]);
         }
-        durations(d, where, o, rm_shown(s), st == r->variants ? r->variant_ns : r->kernel_ns);
+        flag(d, where, o, "total_estimated", s->n && nb);
+        durations(d, where, o, rm_shown(s), rm_kernel_total(s),
+                  st == r->variants ? r->variant_ns : r->kernel_ns);
     }
     order(d, arr, st, n, what);
 }

@@ -150,6 +150,17 @@ const rm_stat *rm_shown(const rm_stat *s)
     return s->n || !s->bnd ? s : s->bnd;
 }
 
+uint64_t rm_kernel_total(const rm_stat *s)
+{
+    uint64_t nb = rm_timed(s) - s->n;
+    if (!s->n)
+        return nb ? s->bnd->total : 0;
+    /* nb * total / n to the nearest integer: quotient, then the remainder against half */
+    unsigned __int128 num = (unsigned __int128)nb * s->total;
+    uint64_t q = (uint64_t)(num / s->n), rem = (uint64_t)(num % s->n);
+    return s->total + q + (2 * (unsigned __int128)rem >= s->n);
+}
+
 void rm_middle(const rm_stat *s, uint64_t *lo, uint64_t *hi)
 {
     *lo = *hi = 0;
@@ -819,9 +830,9 @@ rm_result *rm_compute(const char *path, char *err, size_t errlen)
     free(files);
     ct_reader_close(rd);
     for (size_t i = 0; i < res->nkernels; i++)
-        res->kernel_ns += rm_shown(&res->kernels[i])->total;
+        res->kernel_ns += rm_kernel_total(&res->kernels[i]);
     for (size_t i = 0; i < res->nvariants; i++)
-        res->variant_ns += rm_shown(&res->variants[i])->total;
+        res->variant_ns += rm_kernel_total(&res->variants[i]);
     for (size_t i = 0; i < np; i++)
         free(paths[i]);
     free(paths);

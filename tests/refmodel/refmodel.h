@@ -130,6 +130,9 @@ void rm_free(rm_result *r);
 const rm_stat *rm_shown(const rm_stat *s);
 /* A kernel or copy row's timed instances, exact and end-bounded. */
 static inline uint64_t rm_timed(const rm_stat *s) { return s->n + (s->bnd ? s->bnd->n : 0); }
+/* A kernel row's total: its exact values' sum plus each end-bounded instance at their mean
+ * (nearest ns, halves up); with no exact value, the bounds' sum. */
+uint64_t rm_kernel_total(const rm_stat *s);
 /* The two middle values of a row (the same one for an odd count; 0 for an empty row). */
 void rm_middle(const rm_stat *s, uint64_t *lo, uint64_t *hi);
 
