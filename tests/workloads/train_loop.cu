@@ -46,9 +46,9 @@
  * 1 or 2 of B bytes and 1 of 4 bytes), 1 cudaMemcpy host-to-device of the initial weights
  * (L * 4096 bytes), 1 stream "compute" (and "copy" with 2 + 2 events with --prefetch).
  *
- * --memory, --prefetch, --copy and the three --*-per-kernel flags make the problem and fixed
- * variants of the analyzer's diagnoses (tests/workloads/diag_pairs.txt): each pair differs in
- * one of them. Of the --*-per-kernel flags the last one given applies.
+ * --memory, --prefetch, --copy, --fuse and the three --*-per-kernel flags make the problem and
+ * fixed variants of the analyzer's diagnoses (tests/workloads/diag_pairs.txt): each pair differs
+ * in one of them. Of the --*-per-kernel flags the last one given applies.
  *
  * What a correct trace shows, per iteration:
  *   - 1 cudaMemcpyAsync host-to-device of B bytes from pageable|pinned memory on "compute" (with
