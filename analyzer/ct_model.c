@@ -1251,9 +1251,14 @@ static void gpu_done(ct_model *m, ct_proc *p, const ct_rec_gpu *g, uint64_t end,
                 surely = (g->flags & CT_GPU_END_BOUND) || end < c->api_end ? 0 : end - c->api_end;
             if (surely < call_ns)
                 p->short_kernels++;
+            /* the wait is the launch's when the call took at least half of it (as in a launch
+             * gap); else (the host did other things first, or was descheduled) only the
+             * part in the call is */
             uint64_t latest = start > c->api_end ? start : c->api_end < end ? c->api_end : end;
             uint64_t wait = latest > dv->end_seen ? latest - dv->end_seen : 0;
-            if (wait && 2 * call_ns >= wait) {
+            if (wait && 2 * call_ns < wait)
+                wait = latest > c->api_start && c->api_start > dv->end_seen ? latest - c->api_start : 0;
+            if (wait) {
                 dv->launch_wait_ns += wait;
                 dv->launch_waits++;
             }
