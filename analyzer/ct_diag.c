@@ -390,18 +390,26 @@ static void dev_diagnoses(diags *ds, const ct_proc *p, int d)
         sites(m, p, CT_SITE_SYNC_COPY, x);
     }
 
-    /* launch-bound */
-    uint64_t ln = dv->gap_ns[CT_GAP_LAUNCH];
+    /* launch-bound: fewer launches (a graph, fused kernels) save the GPU's wait for each launch
+     * (ct_dev.launch_wait_ns): from its earlier work's end to the latest the kernel can have
+     * started. On an idle stream the recorded start is the host's time before the call (events
+     * cannot tell when in the call the GPU got the kernel), so the wait runs to the call's
+     * return; the idle gaps alone would leave the call out, as if the GPU had been busy */
+    uint64_t ln = dv->gap_ns[CT_GAP_LAUNCH], lw = dv->launch_wait_ns;
     if (dv->kernels && 2 * p->short_kernels >= dv->kernels &&
-        (x = add(ds, "launch-bound", p, d, ln, win, fix(p, FIX_LAUNCH)))) {
+        (x = add(ds, "launch-bound", p, d, lw, win, fix(p, FIX_LAUNCH)))) {
         double avg_launch = p->launches ? (double)p->launch_api_ns / (double)p->launches : 0;
         double avg_kernel = (double)dv->kernel_ns / (double)dv->kernels;
         msg(x,
-            "%llu of %llu kernels on GPU %d ran shorter than their launch call (avg kernel %s, "
-            "avg launch %s); the GPU idled %s (%.1f%% of the window) while the host was launching",
+            "%llu of %llu kernels on GPU %d ran shorter than their launch call, as far as their "
+            "GPU timings tell (avg kernel %s as recorded, avg launch %s); the GPU waited %s "
+            "(%.1f%% of the window) for %llu launches, up to the calls' returns: fewer launches "
+            "save that",
             (unsigned long long)p->short_kernels, (unsigned long long)dv->kernels, d,
-            ct_fmt_ns(b1, avg_kernel), ct_fmt_ns(b2, avg_launch), ct_fmt_ns(b3, (double)ln),
-            pct(ln, win));
+            ct_fmt_ns(b1, avg_kernel), ct_fmt_ns(b2, avg_launch), ct_fmt_ns(b3, (double)lw),
+            pct(lw, win), (unsigned long long)dv->launch_waits);
+        ev(x, "waited_for_launch_ns", (double)lw, CT_EV_NS);
+        ev(x, "launches_waited_for", (double)dv->launch_waits, CT_EV_COUNT);
         ev(x, "kernels", (double)dv->kernels, CT_EV_COUNT);
         ev(x, "short_kernels", (double)p->short_kernels, CT_EV_COUNT);
         ev(x, "avg_kernel_ns", avg_kernel, CT_EV_NS);

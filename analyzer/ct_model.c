@@ -1243,8 +1243,25 @@ static void gpu_done(ct_model *m, ct_proc *p, const ct_rec_gpu *g, uint64_t end,
         if (c->have_api) {
             if (start >= c->api_start)
                 ct_sketch_add(&p->launch_queue, start - c->api_start);
-            if (dur < c->api_end - c->api_start)
+            /* A record that starts before its call returned (nothing was queued before it)
+             * vouches only for the kernel's time after the return, or for none if its end is
+             * only a bound: the call may have handed it over at its last instant */
+            uint64_t call_ns = c->api_end - c->api_start, surely = dur;
+            if (start < c->api_end)
+                surely = (g->flags & CT_GPU_END_BOUND) || end < c->api_end ? 0 : end - c->api_end;
+            if (surely < call_ns)
                 p->short_kernels++;
+            /* the wait is the launch's when the call took at least half of it (as in a launch
+             * gap); else (the host did other things first, or was descheduled) only the
+             * part in the call is */
+            uint64_t latest = start > c->api_end ? start : c->api_end < end ? c->api_end : end;
+            uint64_t wait = latest > dv->end_seen ? latest - dv->end_seen : 0;
+            if (wait && 2 * call_ns < wait)
+                wait = latest > c->api_start && c->api_start > dv->end_seen ? latest - c->api_start : 0;
+            if (wait) {
+                dv->launch_wait_ns += wait;
+                dv->launch_waits++;
+            }
         }
         if (m->variants_on)
             ct_sketch_add(bounded ? &m->variant_stats[c->vidx].b : &m->variant_stats[c->vidx].d, dur);
@@ -1310,6 +1327,8 @@ static void gpu_done(ct_model *m, ct_proc *p, const ct_rec_gpu *g, uint64_t end,
         p->unmatched_gpu++;
     }
     gpu_interval(p, d, start, end, flag);
+    if (end > dv->end_seen)
+        dv->end_seen = end;
     if (m->obs && m->obs->on_gpu)
         m->obs->on_gpu(m->obs->ctx, p, g, end, &call);
     if (c)

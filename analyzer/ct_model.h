@@ -125,6 +125,12 @@ typedef struct {
     ct_fail fails[CT_MAX_FAILS];
     /* work counts */
     uint64_t kernels, kernel_ns;  /* kernels with a GPU interval, their GPU time */
+    /* The GPU's wait for launches (launch-bound): for each kernel, the time from the end of
+     * the device's earlier work (as recorded so far) to the latest the kernel can have started
+     * (its recorded start, or the call's return when the record starts before it: on an idle
+     * stream the tracer can only bound the start to the call) if its launch call took at
+     * least half of it, else that time's part in the call; and how many waits */
+    uint64_t launch_wait_ns, launch_waits, end_seen;
     /* Kernels, copies and sets whose LAUNCH / COPY record says they ran here (host-to-host
      * copies excluded: no GPU work) and those of them with a GPU interval. Fewer timed than
      * recorded (GPU timing off, 1 in N, timings lost): busy and idle time, the gaps and what

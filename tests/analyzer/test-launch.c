@@ -15,6 +15,11 @@ TEST_IMPL(diag_launch_bound)
     ASSERT_NEAR(tj_num(d, "evidence.avg_launch_ns"), 8000, 1);
     /* each kernel (2.0-2.4 us) waits for the next 8 us launch: ~5.8 us idle per kernel */
     ASSERT_NEAR(tj_num(d, "evidence.idle_while_launching_ns"), 1450 * 5.8e3, 1450 * 0.5e3);
+    /* each kernel starts 3 us into its call, before the call returned: as the tracer's bound of
+     * an idle stream's start, the wait runs to the return, past the gap */
+    ASSERT_INT(tj_num(d, "evidence.launches_waited_for"), ==, 1500);
+    ASSERT(tj_num(d, "evidence.waited_for_launch_ns") > tj_num(d, "evidence.idle_while_launching_ns"));
+    ASSERT_NEAR(tj_num(d, "estimated_saving_ns"), tj_num(d, "evidence.waited_for_launch_ns"), 0);
     ASSERT_STR(tj_str(s, "diagnoses.0.id"), "launch-bound");
     /* default stacks: launches carry no call site */
     ASSERT(!tj_path(d, "sites.0"));

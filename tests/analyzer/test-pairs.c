@@ -24,10 +24,15 @@ static double loop_ms(const char *out)
     return p ? atof(p + 8) : -1;
 }
 
-/* One pair: id, env ("-" none; one NAME=value), common, problem and fixed arguments. */
+/* One pair: id, env ("-" none, or space-separated NAME=value), common, problem and fixed
+ * arguments. */
 static int check_pair(char *f[5])
 {
-    char *env[2] = {strcmp(f[1], "-") ? f[1] : NULL, NULL};
+    char *env[8] = {NULL}, *save = NULL;
+    int ne = 0;
+    for (char *t = strcmp(f[1], "-") ? strtok_r(f[1], " ", &save) : NULL; t && ne < 7;
+         t = strtok_r(NULL, " ", &save))
+        env[ne++] = t;
     double best[2] = {1e300, 1e300}, est = 1e300, workers = -1;
     int fired = 0, fastest_fired = 0;
     char fixed_msg[700] = "";

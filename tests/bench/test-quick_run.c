@@ -79,7 +79,7 @@ TEST_IMPL(quick_run_reports_every_key)
         ASSERT_INT(lost->v[i]->num, ==, 0);
     const tj *v = tj_get(j, "verdicts");
     ASSERT(v != NULL && v->type == TJ_OBJ);
-    ASSERT_UINT(v->n, ==, 12 + 6); /* and one per diagnosis pair (bench_pairs.py) */
+    ASSERT_UINT(v->n, ==, 12 + 7); /* and one per diagnosis pair (bench_pairs.py) */
     ASSERT(tj_get(v, "pair_dataloader_starvation") != NULL);
     ASSERT(tj_num(j, "pair_dataloader_starvation_estimate_ms") > 0);
     /* the overhead of the defaults on train_loop: the three wall times and both ratios */

@@ -1,6 +1,7 @@
 /* The simulated driver's tests (tests/fakecuda/driver). */
 TEST_ENTRY(getprocaddress_reference_list)
 TEST_ENTRY(device_table_and_derived_peaks)
+TEST_ENTRY(launch_cost_holds_the_host)
 TEST_ENTRY(pinned_vs_pageable_copy_timing)
 TEST_ENTRY(synchronous_calls_block_as_documented)
 TEST_ENTRY(streams_order_and_overlap)

@@ -78,6 +78,17 @@ HOST_KERNEL(_ZN2nn10sgd_updateIfEEvPT_PKS1_i)
     wl_host_sgd_update(ARG(float *, 0), ARG(const float *, 1), ARG(int, 2));
 }
 
+/* train_step(float *w, float *gw, float *y, float *a, float *g, float *loss,
+ *            const float *batch, int rows, int layers), extern "C": the step's kernels in their
+ * order, as train_loop launches them without --fuse */
+HOST_KERNEL(train_step)
+{
+    (void)launch;
+    wl_host_train_step(ARG(float *, 0), ARG(float *, 1), ARG(float *, 2), ARG(float *, 3),
+                       ARG(float *, 4), ARG(float *, 5), ARG(const float *, 6), ARG(int, 7),
+                       ARG(int, 8));
+}
+
 /* ---- threads, fork_exec, dies: affine<float>(float *x, float a, float b, int n) ---- */
 HOST_KERNEL(_Z6affineIfEvPT_S0_S0_i)
 {

@@ -20,6 +20,9 @@
  *   --realloc-per-kernel N  after every kernel launch, cudaFree N 4 KiB scratch buffers (the
  *                        first waits for the device) and cudaMalloc them again (alloc churn
  *                        inside the step, as code allocating its temporaries does), N <= 16
+ *   --fuse               one kernel per step, train_step, doing the work of the 5*L+3 (the same
+ *                        losses): the fix of launch-bound; excludes --prefetch and the
+ *                        --*-per-kernel flags
  *   --readback-per-kernel sync|async  after every kernel launch, copy the loss (4 bytes) into
  *                        a pinned slot of its own, by cudaMemcpy (which waits for the device) or
  *                        by cudaMemcpyAsync on "compute"; the slots are summed after the step's
@@ -43,9 +46,9 @@
  * 1 or 2 of B bytes and 1 of 4 bytes), 1 cudaMemcpy host-to-device of the initial weights
  * (L * 4096 bytes), 1 stream "compute" (and "copy" with 2 + 2 events with --prefetch).
  *
- * --memory, --prefetch, --copy and the three --*-per-kernel flags make the problem and fixed
- * variants of the analyzer's diagnoses (tests/workloads/diag_pairs.txt): each pair differs in
- * one of them. Of the --*-per-kernel flags the last one given applies.
+ * --memory, --prefetch, --copy, --fuse and the three --*-per-kernel flags make the problem and
+ * fixed variants of the analyzer's diagnoses (tests/workloads/diag_pairs.txt): each pair differs
+ * in one of them. Of the --*-per-kernel flags the last one given applies.
  *
  * What a correct trace shows, per iteration:
  *   - 1 cudaMemcpyAsync host-to-device of B bytes from pageable|pinned memory on "compute" (with
@@ -132,13 +135,11 @@ __global__ void forward_relu(float *a, const float *y, int n)
         a[j] = wl_tl_relu(y[j]);
 }
 
-/* One block: a tree sum in shared memory. */
-__global__ void loss_forward(float *loss, const float *a, int n)
+/* One block: the mean of n terms, thread t holding the sum of its own; a tree sum in shared
+ * memory, written by thread 0. */
+static __device__ void tl_block_mean(float *out, float s, int n)
 {
     __shared__ float part[TL_THREADS];
-    float s = 0.0f;
-    for (int j = threadIdx.x; j < n; j += blockDim.x)
-        s += wl_tl_loss_term(a[j]);
     part[threadIdx.x] = s;
     __syncthreads();
     for (int w = blockDim.x / 2; w > 0; w /= 2) {
@@ -147,7 +148,15 @@ __global__ void loss_forward(float *loss, const float *a, int n)
         __syncthreads();
     }
     if (threadIdx.x == 0)
-        *loss = part[0] / (float)n;
+        *out = part[0] / (float)n;
+}
+
+__global__ void loss_forward(float *loss, const float *a, int n)
+{
+    float s = 0.0f;
+    for (int j = threadIdx.x; j < n; j += blockDim.x)
+        s += wl_tl_loss_term(a[j]);
+    tl_block_mean(loss, s, n);
 }
 
 __global__ void loss_backward(float *g, const float *a, int n)
@@ -162,6 +171,34 @@ __global__ void backward_relu(float *gy, const float *g, const float *y, int n)
     int j = tl_index();
     if (j < n)
         gy[j] = wl_tl_relu_grad(g[j], y[j]);
+}
+
+/* The whole step in one launch (--fuse): every kernel above is column-wise but the loss's sum,
+ * so each thread runs the step for its columns and one block sums the loss as loss_forward
+ * does. Launched <<<1, TL_THREADS>>>. */
+extern "C" __global__ void train_step(float *w, float *gw, float *y, float *a, float *g,
+                                      float *loss, const float *batch, int rows, int layers)
+{
+    const int W = WL_TL_WIDTH;
+    float s = 0.0f;
+    for (int j = threadIdx.x; j < W; j += blockDim.x) {
+        a[j] = wl_tl_column_mean(batch, rows, j);
+        for (int l = 0; l < layers; l++) {
+            y[l * W + j] = w[l * W + j] * a[l * W + j];
+            a[(l + 1) * W + j] = wl_tl_relu(y[l * W + j]);
+        }
+        s += wl_tl_loss_term(a[layers * W + j]);
+        float gj = wl_tl_loss_grad(a[layers * W + j], W);
+        for (int l = layers - 1; l >= 0; l--) {
+            gj = wl_tl_relu_grad(gj, y[l * W + j]);
+            gw[l * W + j] = gj * a[l * W + j];
+            gj = gj * w[l * W + j];
+        }
+        g[j] = gj;
+        for (int l = 0; l < layers; l++)
+            w[l * W + j] = wl_tl_sgd(w[l * W + j], gw[l * W + j]);
+    }
+    tl_block_mean(loss, s, W);
 }
 
 /* ---- host code ---- */
@@ -185,6 +222,7 @@ struct options {
     int sync_copy = 0;
     int after_kernel = 0; /* TL_AFTER_* */
     int scratch = 0;      /* --realloc-per-kernel's buffers */
+    int fuse = 0;
     const char *dlopen_lib = NULL;
     int verify = 0;
 };
@@ -254,10 +292,15 @@ static double load_batch(float *batch, long long index, int rows, const options 
 /* Enqueues one training step on `s`; records `consumed` once the batch has been read. Returns
  * the number of kernels launched. */
 static int run_step(const model &m, const float *batch, int rows, int layers, cudaStream_t s,
-                    cudaEvent_t consumed, int after_kernel, int scratch)
+                    cudaEvent_t consumed, int after_kernel, int scratch, int fuse)
 {
     const int W = WL_TL_WIDTH;
     int launched = 0;
+    if (fuse) {
+        train_step<<<1, TL_THREADS, 0, s>>>(m.w, m.gw, m.y, m.a, m.g, m.loss, batch, rows, layers);
+        WL_RT(cudaGetLastError());
+        return 1;
+    }
     /* after_kernel: a wait after every launch, as a debugging habit left in a loop does, a
      * scratch buffer freed and allocated again, as code allocating its temporaries does, or a
      * value read back for monitoring, waiting for it or not */
@@ -329,20 +372,8 @@ static double verify_losses(const float *losses, const options &o, int rows)
     double worst = 0.0;
     for (long long it = 0; it < o.iters; it++) {
         fill_batch(batch, it, rows);
-        wl_host_reduce_batch(a, batch, rows);
-        for (int l = 0; l < L; l++) {
-            wl_host_forward_linear(y + l * W, a + l * W, w + l * W, W);
-            wl_host_forward_relu(a + (l + 1) * W, y + l * W, W);
-        }
         float loss;
-        wl_host_loss_forward(&loss, a + L * W, W);
-        wl_host_loss_backward(g, a + L * W, W);
-        for (int l = L - 1; l >= 0; l--) {
-            wl_host_backward_relu(g, g, y + l * W, W);
-            wl_host_backward_linear(g, gw + l * W, g, a + l * W, w + l * W, W);
-        }
-        for (int l = 0; l < L; l++)
-            wl_host_sgd_update(w + l * W, gw + l * W, W);
+        wl_host_train_step(w, gw, y, a, g, &loss, batch, rows, L);
         double err = fabs((double)losses[it] - loss) / fmax(fabs((double)loss), 1e-30);
         if (!(err <= worst)) /* also catches NaN */
             worst = err;
@@ -356,7 +387,7 @@ static void usage(void)
     fprintf(stderr, "usage: train_loop [--iters N] [--loader-ms X] [--loader sleep|compute]\n"
                     "  [--batch-bytes B] [--memory pageable|pinned] [--prefetch] [--layers L]\n"
                     "  [--readback pageable|pinned] [--copy async|sync] [--sync-per-kernel]\n"
-                    "  [--realloc-per-kernel N] [--readback-per-kernel sync|async]"
+                    "  [--realloc-per-kernel N] [--readback-per-kernel sync|async] [--fuse]"
                     " [--dlopen LIB] [--verify]\n");
     exit(2);
 }
@@ -371,7 +402,7 @@ static options parse(int argc, char **argv)
         {"readback", required_argument, NULL, 'r'},   {"copy", required_argument, NULL, 'c'},
         {"sync-per-kernel", no_argument, NULL, 'k'},
         {"dlopen", required_argument, NULL, 'D'},     {"realloc-per-kernel", required_argument, NULL, 'R'},
-        {"readback-per-kernel", required_argument, NULL, 'P'},
+        {"readback-per-kernel", required_argument, NULL, 'P'}, {"fuse", no_argument, NULL, 'F'},
         {NULL, 0, NULL, 0}};
     options o;
     int c;
@@ -396,6 +427,7 @@ static options parse(int argc, char **argv)
                        o.scratch);
             break;
         case 'D': o.dlopen_lib = optarg; break;
+        case 'F': o.fuse = 1; break;
         case 'P':
             o.after_kernel = wl_parse_choice("--readback-per-kernel", optarg, copy_names) ? TL_AFTER_READ_SYNC
                                                                                     : TL_AFTER_READ_ASYNC;
@@ -409,6 +441,8 @@ static options parse(int argc, char **argv)
         o.readback = o.memory;
     if (o.prefetch && o.sync_copy)
         WL_DIE("--prefetch: expected without --copy sync, found both");
+    if (o.fuse && (o.prefetch || o.after_kernel))
+        WL_DIE("--fuse: expected without --prefetch and the --*-per-kernel flags, found them");
     const long long row_bytes = WL_TL_WIDTH * (long long)sizeof(float);
     if (o.batch_bytes < row_bytes || o.batch_bytes % row_bytes)
         WL_DIE("--batch-bytes: expected a positive multiple of %lld, found %lld", row_bytes,
@@ -493,7 +527,7 @@ int main(int argc, char **argv)
             h2d++;
         }
         kernels += run_step(m, d_batch[cur], rows, L, compute, consumed[cur], o.after_kernel,
-                            o.scratch);
+                            o.scratch, o.fuse);
         syncs += o.after_kernel == TL_AFTER_SYNC ? 5 * L + 3 : 0;
         d2h += reads ? 5 * L + 3 : 0;
         records += o.prefetch;
@@ -544,13 +578,13 @@ int main(int argc, char **argv)
 
     printf("train_loop: iters=%lld loader=%s loader_ms=%lld batch_bytes=%lld memory=%s "
            "prefetch=%d layers=%d readback=%s copy=%s sync_per_kernel=%d realloc_per_kernel=%d "
-           "\n",
+           "fuse=%d\n",
            o.iters, loader_names[o.loader], o.loader_ms, o.batch_bytes, memory_names[o.memory],
            o.prefetch, L, memory_names[o.readback], copy_names[o.sync_copy],
-           o.after_kernel == TL_AFTER_SYNC, o.scratch);
+           o.after_kernel == TL_AFTER_SYNC, o.scratch, o.fuse);
     printf("train_loop: per_iter h2d=1 h2d_bytes=%lld kernels=%d d2h=%d d2h_bytes=%d "
            "stream_syncs=%d\n",
-           o.batch_bytes, 5 * L + 3, 1 + reads * (5 * L + 3), 4 * (1 + reads * (5 * L + 3)),
+           o.batch_bytes, o.fuse ? 1 : 5 * L + 3, 1 + reads * (5 * L + 3), 4 * (1 + reads * (5 * L + 3)),
            1 + (o.after_kernel == TL_AFTER_SYNC ? 5 * L + 3 : 0));
     printf("train_loop: totals h2d=%lld h2d_bytes=%lld kernels=%lld d2h=%lld d2h_bytes=%lld "
            "stream_syncs=%lld event_records=%lld event_waits=%lld\n",

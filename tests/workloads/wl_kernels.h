@@ -100,6 +100,26 @@ static inline void wl_host_sgd_update(float *w, const float *gw, int n)
     for (int j = 0; j < n; j++)
         w[j] = wl_tl_sgd(w[j], gw[j]);
 }
+/* One training step of L layers, kernel by kernel in train_loop's order: its CPU check, and
+ * the host form of its fused train_step kernel */
+static inline void wl_host_train_step(float *w, float *gw, float *y, float *a, float *g,
+                                      float *loss, const float *batch, int rows, int L)
+{
+    const int W = WL_TL_WIDTH;
+    wl_host_reduce_batch(a, batch, rows);
+    for (int l = 0; l < L; l++) {
+        wl_host_forward_linear(y + l * W, a + l * W, w + l * W, W);
+        wl_host_forward_relu(a + (l + 1) * W, y + l * W, W);
+    }
+    wl_host_loss_forward(loss, a + L * W, W);
+    wl_host_loss_backward(g, a + L * W, W);
+    for (int l = L - 1; l >= 0; l--) {
+        wl_host_backward_relu(g, g, y + l * W, W);
+        wl_host_backward_linear(g, gw + l * W, g, a + l * W, w + l * W, W);
+    }
+    for (int l = 0; l < L; l++)
+        wl_host_sgd_update(w + l * W, gw + l * W, W);
+}
 
 /* ---- threads and fork_exec: x = a * x + b, exact in floats for the values used ---- */
 WL_HD float wl_affine(float x, float a, float b) { return a * x + b; }

@@ -34,6 +34,7 @@
 typedef struct {
     int initialized;
     int instant;        /* FAKECUDA_INSTANT=1 */
+    int64_t launch_ns;  /* FAKECUDA_LAUNCH_NS: the host's cost of a kernel launch */
     int ndev;
     int have_faults;    /* FAKECUDA_FAIL set */
     int forked;         /* this process is a fork() child of one that initialized */

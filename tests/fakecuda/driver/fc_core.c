@@ -159,6 +159,13 @@ static void fc_setup_env(void)
         fc_kernel_ns_parse(e);
     if ((e = getenv("FAKECUDA_LAUNCH_HOLD_NS")) && *e)
         fc_launch_hold_parse(e);
+    if ((e = getenv("FAKECUDA_LAUNCH_NS")) && *e) {
+        char *end = NULL;
+        long long ns = strtoll(e, &end, 10);
+        if (!end || *end || ns < 0)
+            fc_fatal("FAKECUDA_LAUNCH_NS: expected nanoseconds, found \"%s\"", e);
+        fc_g.launch_ns = ns;
+    }
     const fc_device_desc *descs[FC_MAX_DEVICES];
     fc_g.ndev = fc_devices_parse(getenv("FAKECUDA_DEVICES"), descs, FC_MAX_DEVICES);
     size_t limit = (size_t)-1;
