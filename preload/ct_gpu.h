@@ -66,14 +66,14 @@ CT_HOT void ct_gpu_begin(ct_call *c, uint64_t stream)
     if (c->th)
         ct_gpu_begin_timed(c, stream);
 }
-/* waited: the call returned only once the operation had completed. The end event, recorded
- * after the return, then completes when the host gets to it; the operation itself had ended by
- * the return, and the GPU record says so. */
 /* The LAUNCH / COPY flag saying that no GPU record and no LOSS will follow for this call. */
 CT_HOT uint32_t ct_gpu_untimed(const ct_call *c, CUresult r, uint32_t flag)
 {
     return r != CUDA_SUCCESS || (!c->gpu_ev0 && !c->gpu_why) ? flag : 0;
 }
+/* waited: the call returned only once the operation had completed. The end event, recorded
+ * after the return, then completes when the host gets to it; the operation itself had ended by
+ * the return, and the GPU record says so. */
 CT_HOT void ct_gpu_end(ct_call *c, CUresult r, unsigned kind, uint32_t device, int waited)
 {
     if (c->gpu_ev0 || c->gpu_why)
