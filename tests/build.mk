@@ -1,5 +1,6 @@
 # Test harness and the suite macro. A suite is a directory tests/NAME/ holding list.h (one
-# TEST_ENTRY(name) per test), test-*.c files (one TEST_IMPL each) and suite.mk, which calls:
+# TEST_ENTRY(name) per test), test-TOPIC.c files (the TEST_IMPLs of one topic each) and suite.mk,
+# which calls:
 #
 #   $(eval $(call ct_test_suite,NAME,EXTRA_OBJS,LDLIBS,PREREQS))
 #

@@ -1,5 +1,5 @@
-/* More workloads: threads (8 threads, 8 streams), and dies (a process ended by a signal and one
- * killed outright, whose trace is cut short). */
+/* Workloads whose shape is threads and ends: threads (8 threads, 8 streams), and dies (a process
+ * ended by a signal and one killed outright, whose trace is cut short). */
 #include "an_helpers.h"
 
 #include <stdlib.h>
