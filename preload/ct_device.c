@@ -14,7 +14,8 @@
 
 #include "ct_fns.h"
 #include "ct_maps.h"
-#include "ct_record.h"
+#include "ct_real.h"
+#include "ct_trace.h"
 
 #define CT_MAX_DEVICES 256u
 static _Atomic uint64_t ct_dev_described[CT_MAX_DEVICES / 64];

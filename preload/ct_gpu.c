@@ -7,7 +7,8 @@
 #include <time.h>
 
 #include "ct_fns.h"
-#include "ct_record.h"
+#include "ct_real.h"
+#include "ct_trace.h"
 
 /* ---- hot path (calling thread) ---- */
 

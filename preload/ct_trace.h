@@ -30,6 +30,7 @@
 #include <time.h>
 
 #include "cttrace.h"
+#include "ct_real.h"
 #include "ct_ring.h"
 
 /* Raw kinds beyond the wire record types (which are used as raw kinds for detail records). */
@@ -39,15 +40,6 @@ enum {
                            * whenever stack is; stack, maybe 0, whenever a detail is) */
     CT_RAW_GPU_PEND = 101 /* GPU timing to harvest: payload ct_gpu_pend */
 };
-
-/* Function flags (generated table ct_fns[]). */
-enum { CT_FN_DRIVER = 1, CT_FN_RUNTIME = 2 };
-typedef struct {
-    const char *name;
-    unsigned flags;
-} ct_fn_info;
-extern const ct_fn_info ct_fns[];
-extern const unsigned ct_nfns;
 
 typedef struct ct_thread {
     ct_ring ring;
