@@ -7,12 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ct_clock.h"
 #include "ct_device.h"
 #include "ct_fns.h"
 #include "ct_gpu.h"
 #include "ct_maps.h"
 #include "ct_real.h"
 #include "ct_stack.h"
+#include "ct_wake.h"
 
 /* ---- context, device, memory kinds ---- */
 

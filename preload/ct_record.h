@@ -11,8 +11,8 @@
 #include <stdint.h>
 #include <cuda.h>
 
-#include "ct_gpu.h"
-#include "ct_trace.h"
+#include "ct_emit.h"
+#include "ct_state.h"
 
 /* ---- argument helpers for generated code ---- */
 /* The value an output parameter received, or 0 if the call failed. */

@@ -33,15 +33,20 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ct_session.h"
+
+#include "ct_clock.h"
 #include "ct_device.h"
-#include "ct_exec.h"
+#include "ct_emit.h"
 #include "ct_frameworks.h"
 #include "ct_fns.h"
 #include "ct_gpu.h"
+#include "ct_harvest.h"
 #include "ct_maps.h"
-#include "ct_record.h"
+#include "ct_real.h"
 #include "ct_stack.h"
-#include "ct_trace.h"
+#include "ct_state.h"
+#include "ct_wake.h"
 
 #define CT_VERSION "0.1"
 /* Words per thread ring (CUTRACE_RING_KB): 1 MiB, ~8,700 launches between drains. */
@@ -51,16 +56,11 @@ static uint64_t ct_ring_words = 1u << 17;
 #define CT_WRITER_BUSY_NS 5000000ull      /* when a ring held an eighth of its size */
 #define CT_CHUNK_PERIOD_NS 500000000ull
 
-__thread ct_thread *ct_tls __attribute__((tls_model("initial-exec")));
-ct_thread ct_untraced;
-ct_options ct_opt = {1, 0, 100000, 100000};
-int ct_use_tsc;
 
 enum { CT_OFF = 0, CT_RUNNING = 1, CT_FAILED = 2, CT_ENDED = 3 };
 static _Atomic int ct_state;
 static pid_t ct_pid;                            /* the process whose trace this is */
 static pthread_mutex_t ct_reg_mu = PTHREAD_MUTEX_INITIALIZER;
-static _Atomic(ct_thread *) ct_threads;       /* registration order reversed */
 static _Atomic uint64_t ct_thread_count;
 static uint64_t ct_buffer_budget = 512ull << 20;
 static uint64_t ct_buffer_used;
@@ -89,9 +89,6 @@ static uint64_t ct_low_water;
 static uint64_t ct_records_total;
 
 static pthread_t ct_writer_thread;
-/* The writer sleeps on a futex word that wakers bump: unlike a condition variable, a futex wake
- * is async-signal-safe, so a fatal-signal handler can hand the final flush to the writer. */
-static _Atomic uint32_t ct_wake_seq;
 static _Atomic int ct_writer_stop;
 static _Atomic uint32_t ct_final_req;           /* how << 8 | signal: a handler asks for the end */
 static _Atomic uint32_t ct_final_done;          /* the writer wrote it */
@@ -99,60 +96,6 @@ static _Atomic uint32_t ct_final_done;          /* the writer wrote it */
 static char ct_options_text[256];
 
 static uint32_t ct_gettid(void) { return (uint32_t)syscall(SYS_gettid); }
-
-/* ---- time: ticks to CLOCK_MONOTONIC ns ---- */
-
-/* Two calibration points (ticks, ns): `cal` taken at the current flush, `base` about a second
- * earlier; their slope converts, extrapolating from `cal` (records are at most a flush old).
- * Over a second, a 20 ns reading jitter makes the rate exact to a few 1e-8. */
-static uint64_t ct_cal_k, ct_cal_n, ct_base_k, ct_base_n;
-static double ct_ns_per_tick = 1.0;
-
-static void ct_calibrate(void)
-{
-    uint64_t n0 = ct_now(), k = ct_ticks(), n1 = ct_now();
-    ct_cal_k = k;
-    ct_cal_n = n0 + (n1 - n0) / 2;
-    if (ct_cal_k > ct_base_k && ct_cal_n - ct_base_n > 2000000)
-        ct_ns_per_tick = (double)(ct_cal_n - ct_base_n) / (double)(ct_cal_k - ct_base_k);
-    if (ct_cal_n - ct_base_n > 1000000000) {
-        ct_base_k = ct_cal_k;
-        ct_base_n = ct_cal_n;
-    }
-}
-
-static uint64_t ct_ticks_to_ns(uint64_t k)
-{
-    if (!ct_use_tsc)
-        return k;
-    return (uint64_t)((int64_t)ct_cal_n + (int64_t)(((double)(int64_t)(k - ct_cal_k)) * ct_ns_per_tick));
-}
-
-/* Uses the TSC only where the kernel keeps CLOCK_MONOTONIC with it; measures its rate over
- * 2 ms (refined at every flush). */
-static void ct_time_init(void)
-{
-#if defined(__x86_64__)
-    char cs[32] = "";
-    int fd = open("/sys/devices/system/clocksource/clocksource0/current_clocksource",
-                  O_RDONLY | O_CLOEXEC);
-    if (fd >= 0) {
-        ssize_t n = read(fd, cs, sizeof cs - 1);
-        close(fd);
-        cs[n > 0 ? n : 0] = 0;
-    }
-    ct_use_tsc = !strcmp(cs, "tsc\n");
-#endif
-    ct_base_k = ct_ticks();
-    ct_base_n = ct_now();
-    if (ct_use_tsc) {
-        struct timespec ms = {0, 2000000};
-        nanosleep(&ms, NULL);
-    }
-    ct_calibrate();
-    ct_base_k = ct_cal_k, ct_base_n = ct_cal_n; /* keep the 2 ms rate until a longer one */
-    ct_opt.cpu_gap_ticks = (uint64_t)((double)ct_opt.cpu_gap_ns / ct_ns_per_tick);
-}
 
 /* ---- options and output file ---- */
 
@@ -569,8 +512,7 @@ static void ct_flush(unsigned fl, unsigned how, int code, uint64_t retire)
         struct timespec ms = {0, 1000000};
         nanosleep(&ms, NULL);
     }
-    ct_calibrate();
-    uint64_t now = ct_cal_n;
+    uint64_t now = ct_calibrate();
     int compress = !in_signal;
     ct_cycle_start = now;
     ct_max_drained = 0;
@@ -658,24 +600,6 @@ static void ct_flush_final_here(unsigned fl, unsigned how, int code)
     pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
-static void ct_futex_wake(_Atomic uint32_t *word)
-{
-    syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
-}
-
-/* Sleeps while *word == val, at most ns (a wake or a signal may end it earlier). */
-static void ct_futex_wait(_Atomic uint32_t *word, uint32_t val, uint64_t ns)
-{
-    struct timespec rel = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
-    syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, val, &rel, NULL, 0);
-}
-
-static void ct_writer_wake(void)
-{
-    atomic_fetch_add(&ct_wake_seq, 1);
-    ct_futex_wake(&ct_wake_seq);
-}
-
 /* arg: ct_wake_seq read before the thread was created. The writer waits on the value read
  * before its previous flush (or its start), not after: a wake that arrives while it flushes or
  * starts (a ring passing half full, which is reported once per drain) then ends the next wait
@@ -708,33 +632,35 @@ static void *ct_writer_main(void *arg)
     return NULL;
 }
 
-ct_thread *ct_session_threads(void)
-{
-    return atomic_load(&ct_threads);
-}
-
-void ct_session_retire(uint64_t ctx)
+static void ct_session_retire(uint64_t ctx)
 {
     if (atomic_load(&ct_state) == CT_RUNNING && ct_opt.gpu_every)
         ct_flush(0, 0, 0, ctx);
 }
 
-void ct_writer_pressure(void)
+void ct_session_ctx_gone(uint64_t ctx)
 {
+    if (!ct_opt.gpu_every || !ctx)
+        return;
     int saved = errno;
-    ct_writer_wake();
+    ct_session_retire(ctx);
     errno = saved;
 }
 
-/* A synchronization returned: GPU work up to it is complete, so wake the writer to harvest
- * its timings now rather than at its next period (at most every 10 ms). */
-void ct_writer_nudge(void)
+void ct_session_primary_gone(CUdevice dev)
 {
-    static _Atomic uint64_t last;
-    uint64_t now = ct_now(), prev = atomic_load_explicit(&last, memory_order_relaxed);
-    if (now - prev < 10000000 || !atomic_compare_exchange_strong(&last, &prev, now))
+    if (!ct_opt.gpu_every)
         return;
-    ct_writer_wake();
+    int saved = errno, active = 0;
+    unsigned flags;
+    CUcontext ctx = NULL;
+    /* The primary context's handle, without changing its reference count in the end. */
+    if (CT_REAL(cuDevicePrimaryCtxGetState)(dev, &flags, &active) == CUDA_SUCCESS && active &&
+        CT_REAL(cuDevicePrimaryCtxRetain)(&ctx, dev) == CUDA_SUCCESS) {
+        CT_REAL(cuDevicePrimaryCtxRelease_v2)(dev);
+        ct_session_retire((uint64_t)(uintptr_t)ctx);
+    }
+    errno = saved;
 }
 
 /* ---- the end of the process ---- */
@@ -922,6 +848,7 @@ static int ct_session_start_locked(void)
         return atomic_load(&ct_state) == CT_RUNNING ? 0 : -1;
     ct_read_options();
     ct_time_init();
+    ct_opt.cpu_gap_ticks = ct_ns_to_ticks(ct_opt.cpu_gap_ns);
     if (!maps_ready) {
         ct_maps_init();
         ct_intern_reserve(CT_NFNS); /* string id fn + 1 names API function fn */
