@@ -10,6 +10,7 @@
 #ifndef CT_STATE_H
 #define CT_STATE_H
 
+#include <pthread.h>
 #include <stdint.h>
 
 #include "cttrace.h"
@@ -71,6 +72,11 @@ extern ct_thread ct_untraced;
 /* Every registered thread, newest first (pushed under the session's registration lock, read
  * by the writer and the GPU harvester; a forked child empties it). */
 extern _Atomic(ct_thread *) ct_threads;
+
+/* The registration lock: held while a thread registers or the trace starts (ct_session.c), and
+ * by the writer while it gives a retired thread's buffers back to the budget it guards. */
+extern pthread_mutex_t ct_reg_mu;
+extern uint64_t ct_buffer_used; /* bytes of rings and encoders of registered threads */
 
 /* Options (read by the session when the trace starts, CUTRACE_* variables). */
 typedef struct {
