@@ -10,8 +10,9 @@
 #include "ct_real.h"
 #include "ct_wake.h"
 
-/* The stash's consumer side. The writer may also take every entry (ct_gpu_retire), so the tail
- * moves by compare-and-swap: an entry belongs to whoever advanced the tail past it. */
+/* The stash's consumer side. The writer may also take every entry (ct_harvest.c, when a
+ * context is destroyed), so the tail moves by compare-and-swap: an entry belongs to whoever
+ * advanced the tail past it. */
 static CUevent ct_gpu_take(ct_thread *th, uint64_t ctx)
 {
     ct_gpu_stash *s = th->gpu;

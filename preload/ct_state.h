@@ -3,10 +3,10 @@
  * the recorder writes into rings and the writer reads back.
  *
  * Contract: the data is defined here (ct_state.c) and nothing here calls anything. The session
- * (ct_session.c) sets ct_opt before the first record, registers threads (ct_tls, ct_threads) and
- * alone frees them; a thread's fields above "Writer-private" belong to the thread itself, those
- * below to whoever holds the flush (ct_writer.c). Including this header creates no dependency
- * on any other preload module. */
+ * (ct_session.c) sets ct_opt before the first record and registers threads (ct_tls,
+ * ct_threads); the writer (ct_writer.c) retires them (frees their buffers under ct_reg_mu). A
+ * thread's fields above "Writer-private" belong to the thread itself, those below to whoever
+ * holds the flush. This module depends on no other preload module but the ring (ct_ring.h). */
 #ifndef CT_STATE_H
 #define CT_STATE_H
 
