@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "ct_device.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdatomic.h>
@@ -14,7 +15,9 @@
 
 #include "ct_fns.h"
 #include "ct_maps.h"
-#include "ct_record.h"
+#include "ct_real.h"
+#include "ct_clock.h"
+#include "ct_emit.h"
 
 #define CT_MAX_DEVICES 256u
 static _Atomic uint64_t ct_dev_described[CT_MAX_DEVICES / 64];

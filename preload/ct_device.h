@@ -16,7 +16,7 @@
 #define CT_DEVICE_H
 
 #include <stdint.h>
-#include "ct_trace.h"
+#include "ct_state.h"
 
 /* The calling thread's traced call runs on device dev: the first time in this trace, append the
  * device's DEVICE record to the thread's ring. Cheap after the first time (one atomic load). */

@@ -13,7 +13,7 @@
  * that an operation never starts before the host submitted it: on an idle stream the start
  * event completes at once, and a host delay before the operation is not GPU time.
  *
- * Harvesting runs at every writer pass and right after a synchronization returns.
+ * Harvesting (ct_harvest.c) runs at every writer pass and right after a synchronization returns.
  *
  * Events come from a per-thread stash (a ring the writer refills with harvested events), so
  * after warm-up the hot path creates none; a thread has at most CT_GPU_MAX_EVENTS, and one
@@ -26,7 +26,8 @@
 #define CT_GPU_H
 
 #include <cuda.h>
-#include "ct_trace.h"
+#include "ct_emit.h"
+#include "ct_state.h"
 
 #define CT_GPU_STASH 4096u       /* free events per thread (power of two) */
 #define CT_GPU_MAX_EVENTS 16384u /* events one thread may have at once */
@@ -79,36 +80,5 @@ CT_HOT void ct_gpu_end(ct_call *c, CUresult r, unsigned kind, uint32_t device, i
     if (c->gpu_ev0 || c->gpu_why)
         ct_gpu_end_timed(c, r, kind, device, waited);
 }
-
-/* Wakes the writer to harvest (after a synchronization; rate-limited; ct_session.c). */
-void ct_writer_nudge(void);
-/* Before a context is destroyed (cuCtxDestroy; cuDevicePrimaryCtxReset or Release for the
- * device's primary context): its events die with it, so its pending timings are collected first: the calling
- * thread flushes every ring and harvests, waiting for that context's timed operations (as the
- * destruction itself does); that context's events in stashes and its anchor are destroyed. */
-void ct_gpu_ctx_gone(uint64_t ctx);
-void ct_gpu_primary_gone(CUdevice dev);
-/* ct_session.c: a flush now, retiring ctx (nothing when not tracing or not timing); the list
- * of registered threads. */
-void ct_session_retire(uint64_t ctx);
-ct_thread *ct_session_threads(void);
-
-/* Writer side (never from a signal handler). */
-void ct_gpu_collect(ct_thread *owner, const ct_gpu_pend *p);
-/* Converts every completed pending operation into a GPU record in e (sorted by GPU end),
- * lowering *min_ts to the earliest ts written; returns the CPU submit time of the oldest still
- * pending (UINT64_MAX if none). final: give up on what is not complete (counted as lost).
- * retire: a context about to be destroyed (ct_gpu_ctx_gone), 0 if none. full: writes e out as a
- * chunk when it fills (a burst can harvest more than one encoder holds). */
-uint64_t ct_gpu_harvest(ct_enc *e, int final, uint64_t *min_ts, uint64_t retire,
-                        void (*full)(void));
-/* GPU timings lost so far that no per-operation LOSS record reports. */
-uint64_t ct_gpu_lost(void);
-/* Operations collected and not harvested yet (async-signal-safe: a read). */
-uint64_t ct_gpu_pending(void);
-/* A thread's stash is no longer used: its events are destroyed as they come back. */
-void ct_gpu_thread_dead(ct_thread *t);
-/* Forgets everything (forked child). */
-void ct_gpu_reset(void);
 
 #endif

@@ -3,6 +3,7 @@
 
 #include <cuda.h>
 #include <dlfcn.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
@@ -13,6 +14,8 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "ct_fns.h"
 
 #define CT_DRIVER_SONAME "libcuda.so.1"
 #define CT_RUNTIME_SONAME "libcudart.so.13"
@@ -192,4 +195,72 @@ void *ct_rt_sym(const char *name)
     if (!p)
         p = dlsym(RTLD_NEXT, name);
     return p;
+}
+
+/* ---- the table of real entry points ---- */
+
+void *ct_real_fn[CT_NFNS];
+_Atomic int ct_real_loaded;
+extern void *const ct_wrapper_of[CT_NDRIVER];
+
+/* Real entry point of a traced variant -> cutrace's wrapper of it (cuGetProcAddress answers).
+ * Built once, read-only afterwards. */
+#define CT_GPA_SLOTS 2048u
+static struct {
+    void *real, *wrapper;
+} ct_gpa_map[CT_GPA_SLOTS];
+
+static unsigned ct_ptr_slot(const void *p)
+{
+    uint64_t k = (uint64_t)(uintptr_t)p;
+    return (unsigned)((k * 0x9e3779b97f4a7c15ull) >> 53) & (CT_GPA_SLOTS - 1);
+}
+
+static pthread_once_t ct_load_once = PTHREAD_ONCE_INIT;
+
+static void ct_real_load_once(void)
+{
+    int saved = errno;
+    if (ct_real_open() == 0) {
+        for (unsigned i = 0; i < CT_NDRIVER; i++)
+            ct_real_fn[i] = ct_real_sym(ct_fns[i].name);
+        for (unsigned i = 0; i < CT_NDRIVER; i++) {
+            if (!ct_wrapper_of[i] || !ct_real_fn[i])
+                continue;
+            unsigned s = ct_ptr_slot(ct_real_fn[i]);
+            while (ct_gpa_map[s].real && ct_gpa_map[s].real != ct_real_fn[i])
+                s = (s + 1) & (CT_GPA_SLOTS - 1);
+            ct_gpa_map[s].real = ct_real_fn[i];
+            ct_gpa_map[s].wrapper = ct_wrapper_of[i];
+        }
+    }
+    atomic_store_explicit(&ct_real_loaded, 1, memory_order_release);
+    errno = saved;
+}
+
+void ct_real_load_all(void)
+{
+    pthread_once(&ct_load_once, ct_real_load_once);
+}
+
+void *ct_rt_resolve_slow(unsigned fid)
+{
+    int saved = errno;
+    void *p = ct_rt_sym(ct_fns[fid].name);
+    if (p)
+        __atomic_store_n(&ct_real_fn[fid], p, __ATOMIC_RELAXED);
+    errno = saved;
+    return p;
+}
+
+void ct_gpa_fix(int ok, void **pfn)
+{
+    if (!ok || !pfn || !*pfn)
+        return;
+    ct_real_load_all();
+    for (unsigned s = ct_ptr_slot(*pfn); ct_gpa_map[s].real; s = (s + 1) & (CT_GPA_SLOTS - 1))
+        if (ct_gpa_map[s].real == *pfn) {
+            *pfn = ct_gpa_map[s].wrapper;
+            return;
+        }
 }

@@ -14,6 +14,11 @@
 #ifndef CT_REAL_H
 #define CT_REAL_H
 
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "ct_fns.h"
+
 /* Opens the real driver once per process (thread-safe, idempotent). Returns 0, or -1 after
  * printing one warning naming every place searched; wrappers of symbols with no real
  * definition then return CUDA_ERROR_NOT_FOUND. */
@@ -27,5 +32,38 @@ void *ct_real_sym(const char *name);
 /* The real runtime's definition of name at version node libcudart.so.13 (or unversioned), or
  * NULL if no runtime defines it yet. */
 void *ct_rt_sym(const char *name);
+
+/* The function table: every exported driver and runtime function by id (CT_FN_*, ct_fns.h,
+ * generated), its name and flags, and the real definition it forwards to. */
+enum { CT_FN_DRIVER = 1, CT_FN_RUNTIME = 2 };
+typedef struct {
+    const char *name;
+    unsigned flags;
+} ct_fn_info;
+extern const ct_fn_info ct_fns[];
+extern const unsigned ct_nfns;
+
+extern void *ct_real_fn[];              /* by function id (ct_fns.h) */
+extern _Atomic int ct_real_loaded;
+void ct_real_load_all(void);            /* opens the driver, resolves every driver id */
+void *ct_rt_resolve_slow(unsigned fid);
+
+static inline void *ct_resolve(unsigned fid)
+{
+    if (__builtin_expect(!atomic_load_explicit(&ct_real_loaded, memory_order_acquire), 0))
+        ct_real_load_all();
+    return ct_real_fn[fid];
+}
+static inline void *ct_rt_resolve(unsigned fid)
+{
+    void *p = __atomic_load_n(&ct_real_fn[fid], __ATOMIC_RELAXED);
+    return p ? p : ct_rt_resolve_slow(fid);
+}
+/* The real driver function with this exported name (the tracer's own calls). */
+#define CT_REAL(name) ((__typeof__(&name))ct_resolve(CT_FN_##name))
+
+/* cuGetProcAddress / cudaGetDriverEntryPoint: if ok and *pfn is the real driver's entry point of
+ * a traced variant, replace it by cutrace's wrapper of that same variant. */
+void ct_gpa_fix(int ok, void **pfn);
 
 #endif

@@ -1,85 +1,20 @@
-/* The category recorders (see ct_record.h) and the resolution of real entry points. */
+/* The category recorders (see ct_record.h). */
 #define _GNU_SOURCE
 #include "ct_record.h"
 
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "ct_clock.h"
 #include "ct_device.h"
 #include "ct_fns.h"
 #include "ct_gpu.h"
 #include "ct_maps.h"
 #include "ct_real.h"
 #include "ct_stack.h"
-
-void *ct_real_fn[CT_NFNS];
-_Atomic int ct_real_loaded;
-extern void *const ct_wrapper_of[CT_NDRIVER];
-
-/* Real entry point of a traced variant -> cutrace's wrapper of it (cuGetProcAddress answers).
- * Built once, read-only afterwards. */
-#define CT_GPA_SLOTS 2048u
-static struct {
-    void *real, *wrapper;
-} ct_gpa_map[CT_GPA_SLOTS];
-
-static unsigned ct_ptr_slot(const void *p)
-{
-    uint64_t k = (uint64_t)(uintptr_t)p;
-    return (unsigned)((k * 0x9e3779b97f4a7c15ull) >> 53) & (CT_GPA_SLOTS - 1);
-}
-
-static pthread_once_t ct_load_once = PTHREAD_ONCE_INIT;
-
-static void ct_real_load_once(void)
-{
-    int saved = errno;
-    if (ct_real_open() == 0) {
-        for (unsigned i = 0; i < CT_NDRIVER; i++)
-            ct_real_fn[i] = ct_real_sym(ct_fns[i].name);
-        for (unsigned i = 0; i < CT_NDRIVER; i++) {
-            if (!ct_wrapper_of[i] || !ct_real_fn[i])
-                continue;
-            unsigned s = ct_ptr_slot(ct_real_fn[i]);
-            while (ct_gpa_map[s].real && ct_gpa_map[s].real != ct_real_fn[i])
-                s = (s + 1) & (CT_GPA_SLOTS - 1);
-            ct_gpa_map[s].real = ct_real_fn[i];
-            ct_gpa_map[s].wrapper = ct_wrapper_of[i];
-        }
-    }
-    atomic_store_explicit(&ct_real_loaded, 1, memory_order_release);
-    errno = saved;
-}
-
-void ct_real_load_all(void)
-{
-    pthread_once(&ct_load_once, ct_real_load_once);
-}
-
-void *ct_rt_resolve_slow(unsigned fid)
-{
-    int saved = errno;
-    void *p = ct_rt_sym(ct_fns[fid].name);
-    if (p)
-        __atomic_store_n(&ct_real_fn[fid], p, __ATOMIC_RELAXED);
-    errno = saved;
-    return p;
-}
-
-void ct_gpa_fix(int ok, void **pfn)
-{
-    if (!ok || !pfn || !*pfn)
-        return;
-    ct_real_load_all();
-    for (unsigned s = ct_ptr_slot(*pfn); ct_gpa_map[s].real; s = (s + 1) & (CT_GPA_SLOTS - 1))
-        if (ct_gpa_map[s].real == *pfn) {
-            *pfn = ct_gpa_map[s].wrapper;
-            return;
-        }
-}
+#include "ct_wake.h"
 
 /* ---- context, device, memory kinds ---- */
 

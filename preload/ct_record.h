@@ -1,5 +1,4 @@
-/* What each category of traced call records (the hooks the generated wrappers call), and how
- * wrappers reach the real entry points.
+/* What each category of traced call records (the hooks the generated wrappers call).
  *
  * Every ct_on_* hook runs after the real call (ct_leave done, ct_finish not yet), returns at once
  * when c->th is NULL (thread not traced), and appends its detail record with the call's
@@ -12,32 +11,8 @@
 #include <stdint.h>
 #include <cuda.h>
 
-#include "ct_gpu.h"
-#include "ct_trace.h"
-
-/* ---- real entry points ---- */
-extern void *ct_real_fn[];              /* by function id (ct_fns.h) */
-extern _Atomic int ct_real_loaded;
-void ct_real_load_all(void);            /* opens the driver, resolves every driver id */
-void *ct_rt_resolve_slow(unsigned fid);
-
-static inline void *ct_resolve(unsigned fid)
-{
-    if (__builtin_expect(!atomic_load_explicit(&ct_real_loaded, memory_order_acquire), 0))
-        ct_real_load_all();
-    return ct_real_fn[fid];
-}
-static inline void *ct_rt_resolve(unsigned fid)
-{
-    void *p = __atomic_load_n(&ct_real_fn[fid], __ATOMIC_RELAXED);
-    return p ? p : ct_rt_resolve_slow(fid);
-}
-/* The real driver function with this exported name (the tracer's own calls). */
-#define CT_REAL(name) ((__typeof__(&name))ct_resolve(CT_FN_##name))
-
-/* cuGetProcAddress / cudaGetDriverEntryPoint: if ok and *pfn is the real driver's entry point of
- * a traced variant, replace it by cutrace's wrapper of that same variant. */
-void ct_gpa_fix(int ok, void **pfn);
+#include "ct_emit.h"
+#include "ct_state.h"
 
 /* ---- argument helpers for generated code ---- */
 /* The value an output parameter received, or 0 if the call failed. */

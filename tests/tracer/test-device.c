@@ -15,17 +15,6 @@ typedef struct {
     uint32_t l2, smem_per_sm, pci_bus;
 } dev_want;
 
-static int put(const char *dir, const char *file, const char *text)
-{
-    char path[4600];
-    snprintf(path, sizeof path, "%s/%s", dir, file);
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return -1;
-    fputs(text, f);
-    return fclose(f);
-}
-
 /* SYSFS/devices/pci0000:00/0000:00:01.0/BUSID with the card's and the port's maximum link, and
  * SYSFS/bus/pci/devices/BUSID -> it. */
 static int make_sysfs(const char *sysfs, const char *busid, const char *card_speed,
@@ -39,8 +28,8 @@ static int make_sysfs(const char *sysfs, const char *busid, const char *card_spe
     snprintf(cmd, sizeof cmd, "mkdir -p '%s' '%s'", card, links);
     if (system(cmd) != 0 || symlink(card, link) != 0)
         return -1;
-    return put(card, "max_link_speed", card_speed) | put(card, "max_link_width", card_width) |
-           put(port, "max_link_speed", port_speed) | put(port, "max_link_width", port_width);
+    return tr_put(card, "max_link_speed", card_speed) | tr_put(card, "max_link_width", card_width) |
+           tr_put(port, "max_link_speed", port_speed) | tr_put(port, "max_link_width", port_width);
 }
 
 static int check(const dev_want *w, const char *port_speed, const char *port_width,

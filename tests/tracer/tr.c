@@ -241,3 +241,14 @@ long long tr_value(const char *line, const char *key)
     const char *p = strstr(line, pat);
     return p ? strtoll(p + strlen(pat), NULL, 10) : -1;
 }
+
+int tr_put(const char *dir, const char *file, const char *text)
+{
+    char path[4600];
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    fputs(text, f);
+    return fclose(f);
+}

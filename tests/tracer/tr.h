@@ -60,6 +60,8 @@ size_t tr_count(const tr_trace *t, uint32_t type, const char *name);
 const tr_rec *tr_api(const tr_trace *t, uint64_t corr);
 /* The first line of text starting with `prefix`, up to its end (static buffer), or "". */
 const char *tr_line(const char *text, const char *prefix);
+/* Writes text into the file dir/file (created or truncated); 0 or -1. */
+int tr_put(const char *dir, const char *file, const char *text);
 /* The integer value of " key=" on a line, or -1. */
 long long tr_value(const char *line, const char *key);
 
