@@ -22,6 +22,16 @@ static inline uint64_t ct_get_corr(ct_cursor *c, const uint8_t **b, const uint8_
     return c->prev_corr;
 }
 
+/* What decoding a record of a type does besides its fields; type is a constant, so this folds
+ * away in every case but LOSS's and END's. */
+static inline void ct_decoded(ct_fin *f, const ct_rec *r, uint32_t type)
+{
+    if (type == CT_REC_LOSS)
+        ct_fin_lost(f, r->u.loss.reason, r->u.loss.count);
+    else if (type == CT_REC_END)
+        f->st.complete = 1;
+}
+
 int ct_decode(ct_fin *f, ct_cursor *c, ct_rec *r)
 {
     if (c->p < c->end) {
@@ -54,80 +64,15 @@ int ct_decode(ct_fin *f, ct_cursor *c, ct_rec *r)
         r->type = (uint32_t)type;
         const uint32_t *ix;
         switch (type) {
-        case CT_REC_API: {
-            ct_rec_api *a = &r->u.api;
-            a->start = r->ts - ct_get_uv(&b, be, &bad);
-            a->function = ct_get_u32v(&b, be, &bad);
-            a->result = ct_get_u32v(&b, be, &bad);
-            a->corr = ct_get_corr(c, &b, be, &bad);
-            uint64_t pz = ct_get_uv(&b, be, &bad);
-            a->parent = pz ? a->corr - (uint64_t)ct_unzigzag(pz) : 0;
-            a->flags = ct_get_u32v(&b, be, &bad);
-            a->stack = ct_get_u32v(&b, be, &bad);
-            break;
+#define CT_DEC_CASE(TYPE, member, FIELDS)                                                   \
+        case CT_REC_##TYPE: {                                                                \
+            ct_rec_##member *d = &r->u.member;                                               \
+            FIELDS(CT_DEC_FIELD)                                                             \
+            if (!bad)                                                                        \
+                ct_decoded(f, r, CT_REC_##TYPE);                                             \
+            break;                                                                           \
         }
-        case CT_REC_LAUNCH: {
-            ct_rec_launch *l = &r->u.launch;
-            l->corr = ct_get_corr(c, &b, be, &bad);
-            l->function = ct_get_u32v(&b, be, &bad);
-            l->symbol = ct_get_u32v(&b, be, &bad);
-            for (int i = 0; i < 3; i++)
-                l->grid[i] = ct_get_u32v(&b, be, &bad);
-            for (int i = 0; i < 3; i++)
-                l->block[i] = ct_get_u32v(&b, be, &bad);
-            l->shared_bytes = ct_get_u32v(&b, be, &bad);
-            l->stream = ct_get_uv(&b, be, &bad);
-            l->context = ct_get_uv(&b, be, &bad);
-            l->device = ct_get_u32v(&b, be, &bad);
-            l->flags = ct_get_u32v(&b, be, &bad);
-            break;
-        }
-        case CT_REC_GPU: {
-            ct_rec_gpu *g = &r->u.gpu;
-            g->start = r->ts - ct_get_uv(&b, be, &bad);
-            g->corr = ct_get_corr(c, &b, be, &bad);
-            g->device = ct_get_u32v(&b, be, &bad);
-            g->kind = ct_get_u32v(&b, be, &bad);
-            g->stream = ct_get_uv(&b, be, &bad);
-            g->flags = ct_get_u32v(&b, be, &bad);
-            break;
-        }
-        case CT_REC_COPY: {
-            ct_rec_copy *k = &r->u.copy;
-            k->corr = ct_get_corr(c, &b, be, &bad);
-            k->op = ct_get_u32v(&b, be, &bad);
-            k->dir = ct_get_u32v(&b, be, &bad);
-            k->bytes = ct_get_uv(&b, be, &bad);
-            k->src_kind = ct_get_u32v(&b, be, &bad);
-            k->dst_kind = ct_get_u32v(&b, be, &bad);
-            k->flags = ct_get_u32v(&b, be, &bad);
-            k->stream = ct_get_uv(&b, be, &bad);
-            k->device = ct_get_u32v(&b, be, &bad);
-            k->peer_device = ct_get_u32v(&b, be, &bad);
-            break;
-        }
-        case CT_REC_MEM: {
-            ct_rec_mem *m = &r->u.mem;
-            m->op = ct_get_u32v(&b, be, &bad);
-            m->kind = ct_get_u32v(&b, be, &bad);
-            m->corr = ct_get_corr(c, &b, be, &bad);
-            m->address = ct_get_uv(&b, be, &bad);
-            m->size = ct_get_uv(&b, be, &bad);
-            m->device = ct_get_u32v(&b, be, &bad);
-            m->result = ct_get_u32v(&b, be, &bad);
-            m->stack = ct_get_u32v(&b, be, &bad);
-            m->stream = ct_get_uv(&b, be, &bad);
-            m->handle = ct_get_uv(&b, be, &bad);
-            break;
-        }
-        case CT_REC_SYNC: {
-            ct_rec_sync *s = &r->u.sync;
-            s->start = r->ts - ct_get_uv(&b, be, &bad);
-            s->corr = ct_get_corr(c, &b, be, &bad);
-            s->kind = ct_get_u32v(&b, be, &bad);
-            s->object = ct_get_uv(&b, be, &bad);
-            break;
-        }
+        CT_EVENT_RECORDS(CT_DEC_CASE)
         case CT_REC_STRING:
             r->u.string.id = ct_get_u32v(&b, be, &bad);
             ix = ct_idmap_find(&f->str_ids, r->u.string.id);
@@ -156,75 +101,6 @@ int ct_decode(ct_fin *f, ct_cursor *c, ct_rec *r)
                 bad = 1;
             }
             break;
-        case CT_REC_THREAD:
-            r->u.thread.tid = ct_get_u32v(&b, be, &bad);
-            r->u.thread.name = ct_get_u32v(&b, be, &bad);
-            r->u.thread.flags = ct_get_u32v(&b, be, &bad);
-            break;
-        case CT_REC_DEVICE: {
-            ct_rec_device *d = &r->u.device;
-            d->device = ct_get_u32v(&b, be, &bad);
-            d->name = ct_get_u32v(&b, be, &bad);
-            memset(d->uuid, 0, 16);
-            if (be - b >= 16) {
-                memcpy(d->uuid, b, 16);
-                b += 16;
-            } else {
-                b = be; /* an older writer stopped here: the rest reads as 0 */
-            }
-            uint32_t *u32s[] = {&d->cc_major,      &d->cc_minor,      &d->sm_count,
-                                &d->clock_khz,     &d->mem_clock_khz, &d->mem_bus_bits};
-            for (size_t i = 0; i < sizeof u32s / sizeof u32s[0]; i++)
-                *u32s[i] = ct_get_u32v(&b, be, &bad);
-            d->mem_bytes = ct_get_uv(&b, be, &bad);
-            uint32_t *rest[] = {&d->l2_bytes,      &d->max_threads_per_sm, &d->regs_per_sm,
-                                &d->smem_per_sm,   &d->warp_size,          &d->async_engines,
-                                &d->concurrent_kernels, &d->link_kind,     &d->link_gen,
-                                &d->link_width,    &d->pci_domain,         &d->pci_bus,
-                                &d->pci_device};
-            for (size_t i = 0; i < sizeof rest / sizeof rest[0]; i++)
-                *rest[i] = ct_get_u32v(&b, be, &bad);
-            break;
-        }
-        case CT_REC_STREAM: {
-            ct_rec_stream *s = &r->u.stream;
-            s->op = ct_get_u32v(&b, be, &bad);
-            s->stream = ct_get_uv(&b, be, &bad);
-            s->context = ct_get_uv(&b, be, &bad);
-            s->device = ct_get_u32v(&b, be, &bad);
-            s->flags = ct_get_u32v(&b, be, &bad);
-            int64_t pr = ct_get_sv(&b, be, &bad);
-            if (pr < INT32_MIN || pr > INT32_MAX)
-                bad = 1;
-            s->priority = (int32_t)pr;
-            break;
-        }
-        case CT_REC_CPU:
-            r->u.cpu.tid = ct_get_u32v(&b, be, &bad);
-            r->u.cpu.user_ns = ct_get_uv(&b, be, &bad);
-            r->u.cpu.sys_ns = ct_get_uv(&b, be, &bad);
-            break;
-        case CT_REC_LOSS:
-            r->u.loss.reason = ct_get_u32v(&b, be, &bad);
-            r->u.loss.count = ct_get_uv(&b, be, &bad);
-            r->u.loss.tid = ct_get_u32v(&b, be, &bad);
-            r->u.loss.corr = ct_get_uv(&b, be, &bad);
-            r->u.loss.why = ct_get_u32v(&b, be, &bad);
-            if (!bad)
-                ct_fin_lost(f, r->u.loss.reason, r->u.loss.count);
-            break;
-        case CT_REC_END: {
-            r->u.end.how = ct_get_u32v(&b, be, &bad);
-            int64_t code = ct_get_sv(&b, be, &bad);
-            if (code < INT32_MIN || code > INT32_MAX)
-                bad = 1;
-            r->u.end.code = (int32_t)code;
-            r->u.end.records = ct_get_uv(&b, be, &bad);
-            r->u.end.lost = ct_get_uv(&b, be, &bad);
-            if (!bad)
-                f->st.complete = 1;
-            break;
-        }
         default:
             r->type = CT_REC_UNKNOWN;
             r->u.unknown.type = type > UINT32_MAX ? UINT32_MAX : (uint32_t)type;

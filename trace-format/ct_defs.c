@@ -113,6 +113,7 @@ static int ct_def_charge(ct_fin *f, uint64_t bytes)
 int ct_define(ct_fin *f, uint32_t type, const uint8_t *b, const uint8_t *be)
 {
     int bad = 0;
+    const uint8_t *body = b;
     uint32_t id = ct_get_u32v(&b, be, &bad);
     if (bad || id == 0)
         return 1;
@@ -133,10 +134,9 @@ int ct_define(ct_fin *f, uint32_t type, const uint8_t *b, const uint8_t *be)
         return rc < 0 ? rc : 0;
     }
     if (type == CT_REC_FRAME) {
-        ct_rec_frame fr = {id, 0, 0, 0};
-        fr.function = ct_get_u32v(&b, be, &bad);
-        fr.module = ct_get_u32v(&b, be, &bad);
-        fr.offset = ct_get_uv(&b, be, &bad);
+        ct_rec_frame fr, *d = &fr;
+        b = body;
+        CT_FRAME_FIELDS(CT_DEC_FIELD)
         if (bad)
             return 1;
         if (ct_idmap_find(&f->frame_ids, id) || ct_def_charge(f, sizeof fr))

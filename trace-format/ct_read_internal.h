@@ -10,6 +10,7 @@
 #include "cttrace.h"
 #include "ct_header.h"
 #include "ct_wire.h"
+#include "ct_records.h"
 
 #include <zstd.h>
 
@@ -128,6 +129,34 @@ struct ct_reader {
     ZSTD_DCtx *dctx;           /* shared: files are decoded one chunk at a time */
     char err[1024];
 };
+
+/* Decodes one field into d->member by its kind (ct_records.h), from the body [b, be) of a record
+ * at r->ts in cursor c, noting a malformed value in `bad`. */
+#define CT_DEC_u32(m) d->m = ct_get_u32v(&b, be, &bad);
+#define CT_DEC_uv(m) d->m = ct_get_uv(&b, be, &bad);
+#define CT_DEC_sv32(m)                                                                     \
+    {                                                                                      \
+        int64_t v_ = ct_get_sv(&b, be, &bad);                                              \
+        if (v_ < INT32_MIN || v_ > INT32_MAX)                                              \
+            bad = 1;                                                                       \
+        d->m = (int32_t)v_;                                                                \
+    }
+#define CT_DEC_dur(m) d->m = r->ts - ct_get_uv(&b, be, &bad);
+#define CT_DEC_dcorr(m) d->m = ct_get_corr(c, &b, be, &bad);
+#define CT_DEC_parent(m)                                                                   \
+    {                                                                                      \
+        uint64_t z_ = ct_get_uv(&b, be, &bad);                                             \
+        d->m = z_ ? d->corr - (uint64_t)ct_unzigzag(z_) : 0;                               \
+    }
+#define CT_DEC_uuid16(m)                                                                   \
+    memset(d->m, 0, 16);                                                                   \
+    if (be - b >= 16) {                                                                    \
+        memcpy(d->m, b, 16);                                                               \
+        b += 16;                                                                           \
+    } else {                                                                               \
+        b = be; /* an older writer stopped here: the rest reads as 0 */                    \
+    }
+#define CT_DEC_FIELD(name, kind, member, unit) CT_DEC_##kind(member)
 
 /* ct_defs.c */
 /* Inserts key -> val unless key is present. Returns 1 inserted, 0 present, CT_E_NOMEM. */
