@@ -7,6 +7,7 @@
  * are shown resolved and quoted, followed by "#ID". Header lines start with "header". */
 #include "ct_cli.h"
 #include "ct_paths.h"
+#include "ct_records.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -94,6 +95,19 @@ static void ct_dump_header(ct_dumper *d)
     }
 }
 
+/* One field of *v by its dump style (trace-format/ct_records.h), as " key=value". */
+#define CT_DUMP_u(key, x) fprintf(o, " " #key "=%" PRIu64, (uint64_t)(x));
+#define CT_DUMP_d(key, x) fprintf(o, " " #key "=%d", (int)(x));
+#define CT_DUMP_x(key, x) fprintf(o, " " #key "=0x%" PRIx64, (uint64_t)(x));
+#define CT_DUMP_str(key, x) ct_dump_str(d, #key, x);
+#define CT_DUMP_opSTREAM(key, x) \
+    fprintf(o, " " #key "=%s", (x) == CT_STREAM_DESTROY ? "destroy" : "create");
+#define CT_DUMP_opCOPY(key, x) \
+    fprintf(o, " " #key "=%s", (x) == CT_COPY_MEMSET ? "memset" : "memcpy");
+#define CT_DUMP_opMEM(key, x) \
+    fprintf(o, " " #key "=%s", (x) == CT_MEM_FREE ? "free" : "alloc");
+#define CT_DUMP_FIELD(name, kind, member, unit, dump, style) CT_DUMP_##style(dump, v->member)
+
 static void ct_dump_record(ct_dumper *d, const ct_rec *rec)
 {
     FILE *o = d->o;
@@ -117,23 +131,10 @@ static void ct_dump_record(ct_dumper *d, const ct_rec *rec)
         fprintf(o, " id=%u text=", rec->u.string.id);
         ct_dump_quoted(o, rec->u.string.text, rec->u.string.len);
         break;
-    case CT_REC_FRAME: {
-        const ct_rec_frame *f = &rec->u.frame;
-        fprintf(o, " id=%u", f->id);
-        ct_dump_str(d, "function", f->function);
-        ct_dump_str(d, "module", f->module);
-        fprintf(o, " offset=0x%" PRIx64, f->offset);
-        break;
-    }
     case CT_REC_STACK:
         fprintf(o, " id=%u frames=", rec->u.stack.id);
         for (uint32_t i = 0; i < rec->u.stack.nframes; i++)
             fprintf(o, "%s%u", i ? "," : "", rec->u.stack.frames[i]);
-        break;
-    case CT_REC_THREAD:
-        fprintf(o, " thread=%u", rec->u.thread.tid);
-        ct_dump_str(d, "name", rec->u.thread.name);
-        fprintf(o, " flags=%u", rec->u.thread.flags);
         break;
     case CT_REC_DEVICE: {
         const ct_rec_device *v = &rec->u.device;
@@ -151,13 +152,6 @@ static void ct_dump_record(ct_dumper *d, const ct_rec *rec)
                 v->regs_per_sm, v->smem_per_sm, v->warp_size, v->async_engines,
                 v->concurrent_kernels, v->link_kind, v->link_gen, v->link_width, v->pci_domain,
                 v->pci_bus, v->pci_device);
-        break;
-    }
-    case CT_REC_STREAM: {
-        const ct_rec_stream *s = &rec->u.stream;
-        fprintf(o, " op=%s stream=0x%" PRIx64 " context=0x%" PRIx64 " device=%u flags=%u priority=%d",
-                s->op == CT_STREAM_DESTROY ? "destroy" : "create", s->stream, s->context,
-                s->device, s->flags, s->priority);
         break;
     }
     case CT_REC_API: {
@@ -180,27 +174,11 @@ static void ct_dump_record(ct_dumper *d, const ct_rec *rec)
                 l->shared_bytes, l->stream, l->context, l->device, l->flags);
         break;
     }
-    case CT_REC_COPY: {
-        const ct_rec_copy *c = &rec->u.copy;
-        fprintf(o, " corr=%" PRIu64 " op=%s dir=%u bytes=%" PRIu64 " src_kind=%u dst_kind=%u"
-                   " flags=%u stream=0x%" PRIx64 " device=%u peer=%u",
-                c->corr, c->op == CT_COPY_MEMSET ? "memset" : "memcpy", c->dir, c->bytes,
-                c->src_kind, c->dst_kind, c->flags, c->stream, c->device, c->peer_device);
-        break;
-    }
     case CT_REC_GPU: {
         const ct_rec_gpu *g = &rec->u.gpu;
         fprintf(o, " corr=%" PRIu64 " start=%" PRIu64 " dur=%" PRIu64 " device=%u kind=%u"
                    " stream=0x%" PRIx64 " flags=%u",
                 g->corr, g->start, rec->ts - g->start, g->device, g->kind, g->stream, g->flags);
-        break;
-    }
-    case CT_REC_MEM: {
-        const ct_rec_mem *m = &rec->u.mem;
-        fprintf(o, " op=%s kind=%u corr=%" PRIu64 " address=0x%" PRIx64 " size=%" PRIu64
-                   " device=%u result=%u stack=%u stream=0x%" PRIx64 " handle=0x%" PRIx64,
-                m->op == CT_MEM_FREE ? "free" : "alloc", m->kind, m->corr, m->address, m->size,
-                m->device, m->result, m->stack, m->stream, m->handle);
         break;
     }
     case CT_REC_SYNC: {
@@ -210,19 +188,20 @@ static void ct_dump_record(ct_dumper *d, const ct_rec *rec)
                 s->corr, s->kind, s->start, rec->ts - s->start, s->object);
         break;
     }
-    case CT_REC_CPU:
-        fprintf(o, " thread=%u user_ns=%" PRIu64 " sys_ns=%" PRIu64, rec->u.cpu.tid,
-                rec->u.cpu.user_ns, rec->u.cpu.sys_ns);
-        break;
-    case CT_REC_LOSS:
-        fprintf(o, " reason=%u count=%" PRIu64 " thread=%u corr=%" PRIu64 " why=%u",
-                rec->u.loss.reason, rec->u.loss.count, rec->u.loss.tid, rec->u.loss.corr,
-                rec->u.loss.why);
-        break;
-    case CT_REC_END:
-        fprintf(o, " how=%u code=%d records=%" PRIu64 " lost=%" PRIu64, rec->u.end.how,
-                rec->u.end.code, rec->u.end.records, rec->u.end.lost);
-        break;
+#define CT_DUMP_CASE(TYPE, member, FIELDS)                                                  \
+    case CT_REC_##TYPE: {                                                                   \
+        const ct_rec_##member *v = &rec->u.member;                                          \
+        FIELDS(CT_DUMP_FIELD)                                                               \
+        break;                                                                              \
+    }
+        CT_DUMP_CASE(FRAME, frame, CT_FRAME_FIELDS)
+        CT_DUMP_CASE(THREAD, thread, CT_THREAD_FIELDS)
+        CT_DUMP_CASE(STREAM, stream, CT_STREAM_FIELDS)
+        CT_DUMP_CASE(COPY, copy, CT_COPY_FIELDS)
+        CT_DUMP_CASE(MEM, mem, CT_MEM_FIELDS)
+        CT_DUMP_CASE(CPU, cpu, CT_CPU_FIELDS)
+        CT_DUMP_CASE(LOSS, loss, CT_LOSS_FIELDS)
+        CT_DUMP_CASE(END, end, CT_END_FIELDS)
     default:
         fprintf(o, " type=%u bytes=%u", rec->u.unknown.type, rec->u.unknown.len);
         break;

@@ -4,6 +4,7 @@
  * moved only in the rare case it turns out to be 128 bytes or longer. */
 #include "cttrace.h"
 #include "ct_wire.h"
+#include "ct_records.h"
 
 #include <assert.h>
 
@@ -98,16 +99,6 @@ int ct_enc_string(ct_enc *e, uint64_t ts, uint32_t id, const char *text, size_t 
     CT_END(e, ts);
 }
 
-int ct_enc_frame(ct_enc *e, uint64_t ts, const ct_rec_frame *r)
-{
-    CT_BEGIN(e, CT_REC_FRAME, ts, CT_F(4));
-    p = ct_put_uv(p, r->id);
-    p = ct_put_uv(p, r->function);
-    p = ct_put_uv(p, r->module);
-    p = ct_put_uv(p, r->offset);
-    CT_END(e, ts);
-}
-
 int ct_enc_stack(ct_enc *e, uint64_t ts, uint32_t id, const uint32_t *frames, uint32_t n)
 {
     if (n > CT_STACK_MAX)
@@ -120,170 +111,53 @@ int ct_enc_stack(ct_enc *e, uint64_t ts, uint32_t id, const uint32_t *frames, ui
     CT_END(e, ts);
 }
 
-int ct_enc_thread(ct_enc *e, uint64_t ts, const ct_rec_thread *r)
-{
-    CT_BEGIN(e, CT_REC_THREAD, ts, CT_F(3));
-    p = ct_put_uv(p, r->tid);
-    p = ct_put_uv(p, r->name);
-    p = ct_put_uv(p, r->flags);
-    CT_END(e, ts);
-}
-
-int ct_enc_device(ct_enc *e, uint64_t ts, const ct_rec_device *r)
-{
-    CT_BEGIN(e, CT_REC_DEVICE, ts, CT_F(22) + 16);
-    p = ct_put_uv(p, r->device);
-    p = ct_put_uv(p, r->name);
-    memcpy(p, r->uuid, 16);
-    p += 16;
-    const uint64_t v[] = {r->cc_major,      r->cc_minor,        r->sm_count,
-                          r->clock_khz,     r->mem_clock_khz,   r->mem_bus_bits,
-                          r->mem_bytes,     r->l2_bytes,        r->max_threads_per_sm,
-                          r->regs_per_sm,   r->smem_per_sm,     r->warp_size,
-                          r->async_engines, r->concurrent_kernels, r->link_kind,
-                          r->link_gen,      r->link_width,      r->pci_domain,
-                          r->pci_bus,       r->pci_device};
-    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
-        p = ct_put_uv(p, v[i]);
-    CT_END(e, ts);
-}
-
-int ct_enc_stream(ct_enc *e, uint64_t ts, const ct_rec_stream *r)
-{
-    CT_BEGIN(e, CT_REC_STREAM, ts, CT_F(6));
-    p = ct_put_uv(p, r->op);
-    p = ct_put_uv(p, r->stream);
-    p = ct_put_uv(p, r->context);
-    p = ct_put_uv(p, r->device);
-    p = ct_put_uv(p, r->flags);
-    p = ct_put_sv(p, r->priority);
-    CT_END(e, ts);
-}
-
 /* Start of an interval ending at `end`: a start after the end (clock misuse) records 0. */
 static inline uint64_t ct_dur(uint64_t end, uint64_t start) { return end >= start ? end - start : 0; }
 
-int ct_enc_api(ct_enc *e, uint64_t end, const ct_rec_api *r)
-{
-    CT_BEGIN(e, CT_REC_API, end, CT_F(7));
-    p = ct_put_uv(p, ct_dur(end, r->start));
-    p = ct_put_uv(p, r->function);
-    p = ct_put_uv(p, r->result);
-    p = ct_put_corr(e, p, r->corr);
-    p = ct_put_uv(p, r->parent ? ct_zigzag((int64_t)(r->corr - r->parent)) : 0);
-    p = ct_put_uv(p, r->flags);
-    p = ct_put_uv(p, r->stack);
-    ct_span(e, ct_dur(end, r->start));
-    CT_END(e, end);
-}
+/* One field of *r (a record at ts) by its kind (ct_records.h), and its largest encoding. */
+#define CT_ENC_u32(m) p = ct_put_uv(p, r->m);
+#define CT_ENC_uv(m) p = ct_put_uv(p, r->m);
+#define CT_ENC_sv32(m) p = ct_put_sv(p, r->m);
+#define CT_ENC_dur(m)                                                                      \
+    p = ct_put_uv(p, ct_dur(ts, r->m));                                                    \
+    ct_span(e, ct_dur(ts, r->m));
+#define CT_ENC_dcorr(m) p = ct_put_corr(e, p, r->m);
+#define CT_ENC_parent(m) p = ct_put_uv(p, r->m ? ct_zigzag((int64_t)(r->corr - r->m)) : 0);
+#define CT_ENC_uuid16(m)                                                                   \
+    memcpy(p, r->m, 16);                                                                   \
+    p += 16;
+#define CT_ENC_FIELD(name, kind, member, unit, dump, style) CT_ENC_##kind(member)
+#define CT_MAX_u32 CT_UV_MAX
+#define CT_MAX_uv CT_UV_MAX
+#define CT_MAX_sv32 CT_UV_MAX
+#define CT_MAX_dur CT_UV_MAX
+#define CT_MAX_dcorr CT_UV_MAX
+#define CT_MAX_parent CT_UV_MAX
+#define CT_MAX_uuid16 16
+#define CT_MAX_FIELD(name, kind, member, unit, dump, style) + CT_MAX_##kind
 
-int ct_enc_launch(ct_enc *e, uint64_t ts, const ct_rec_launch *r)
+/* What a record type's encoding does besides its fields; type is a constant, so this folds
+ * away in every encoder but CPU's. */
+static inline void ct_enc_after(ct_enc *e, uint32_t type, uint64_t ts)
 {
-    CT_BEGIN(e, CT_REC_LAUNCH, ts, CT_F(14));
-    p = ct_put_corr(e, p, r->corr);
-    p = ct_put_uv(p, r->function);
-    p = ct_put_uv(p, r->symbol);
-    for (int i = 0; i < 3; i++)
-        p = ct_put_uv(p, r->grid[i]);
-    for (int i = 0; i < 3; i++)
-        p = ct_put_uv(p, r->block[i]);
-    p = ct_put_uv(p, r->shared_bytes);
-    p = ct_put_uv(p, r->stream);
-    p = ct_put_uv(p, r->context);
-    p = ct_put_uv(p, r->device);
-    p = ct_put_uv(p, r->flags);
-    CT_END(e, ts);
-}
-
-int ct_enc_copy(ct_enc *e, uint64_t ts, const ct_rec_copy *r)
-{
-    CT_BEGIN(e, CT_REC_COPY, ts, CT_F(10));
-    p = ct_put_corr(e, p, r->corr);
-    p = ct_put_uv(p, r->op);
-    p = ct_put_uv(p, r->dir);
-    p = ct_put_uv(p, r->bytes);
-    p = ct_put_uv(p, r->src_kind);
-    p = ct_put_uv(p, r->dst_kind);
-    p = ct_put_uv(p, r->flags);
-    p = ct_put_uv(p, r->stream);
-    p = ct_put_uv(p, r->device);
-    p = ct_put_uv(p, r->peer_device);
-    CT_END(e, ts);
-}
-
-int ct_enc_gpu(ct_enc *e, uint64_t end, const ct_rec_gpu *r)
-{
-    CT_BEGIN(e, CT_REC_GPU, end, CT_F(6));
-    p = ct_put_uv(p, ct_dur(end, r->start));
-    p = ct_put_corr(e, p, r->corr);
-    p = ct_put_uv(p, r->device);
-    p = ct_put_uv(p, r->kind);
-    p = ct_put_uv(p, r->stream);
-    p = ct_put_uv(p, r->flags);
-    ct_span(e, ct_dur(end, r->start));
-    CT_END(e, end);
-}
-
-int ct_enc_mem(ct_enc *e, uint64_t ts, const ct_rec_mem *r)
-{
-    CT_BEGIN(e, CT_REC_MEM, ts, CT_F(10));
-    p = ct_put_uv(p, r->op);
-    p = ct_put_uv(p, r->kind);
-    p = ct_put_corr(e, p, r->corr);
-    p = ct_put_uv(p, r->address);
-    p = ct_put_uv(p, r->size);
-    p = ct_put_uv(p, r->device);
-    p = ct_put_uv(p, r->result);
-    p = ct_put_uv(p, r->stack);
-    p = ct_put_uv(p, r->stream);
-    p = ct_put_uv(p, r->handle);
-    CT_END(e, ts);
-}
-
-int ct_enc_sync(ct_enc *e, uint64_t end, const ct_rec_sync *r)
-{
-    CT_BEGIN(e, CT_REC_SYNC, end, CT_F(4));
-    p = ct_put_uv(p, ct_dur(end, r->start));
-    p = ct_put_corr(e, p, r->corr);
-    p = ct_put_uv(p, r->kind);
-    p = ct_put_uv(p, r->object);
-    ct_span(e, ct_dur(end, r->start));
-    CT_END(e, end);
-}
-
-int ct_enc_cpu(ct_enc *e, uint64_t ts, const ct_rec_cpu *r)
-{
-    CT_BEGIN(e, CT_REC_CPU, ts, CT_F(3));
-    p = ct_put_uv(p, r->tid);
-    p = ct_put_uv(p, r->user_ns);
-    p = ct_put_uv(p, r->sys_ns);
+    if (type != CT_REC_CPU)
+        return;
     /* the analyzer applies a thread's CPU rate from its previous reading on */
     if (e->cpu_prev_ts && ts > e->cpu_prev_ts)
         ct_span(e, ts - e->cpu_prev_ts);
     e->cpu_prev_ts = ts;
-    CT_END(e, ts);
 }
 
-int ct_enc_loss(ct_enc *e, uint64_t ts, const ct_rec_loss *r)
-{
-    CT_BEGIN(e, CT_REC_LOSS, ts, CT_F(5));
-    p = ct_put_uv(p, r->reason);
-    p = ct_put_uv(p, r->count);
-    p = ct_put_uv(p, r->tid);
-    p = ct_put_uv(p, r->corr);
-    p = ct_put_uv(p, r->why);
-    CT_END(e, ts);
-}
-
-int ct_enc_end(ct_enc *e, uint64_t ts, const ct_rec_end *r)
-{
-    CT_BEGIN(e, CT_REC_END, ts, CT_F(4));
-    p = ct_put_uv(p, r->how);
-    p = ct_put_sv(p, r->code);
-    p = ct_put_uv(p, r->records);
-    p = ct_put_uv(p, r->lost);
-    CT_END(e, ts);
-}
+/* ct_enc_frame, ct_enc_thread, ... ct_enc_end: one per fixed-layout record type. */
+#define CT_ENC_FN(TYPE, member, FIELDS)                                                     \
+    int ct_enc_##member(ct_enc *e, uint64_t ts, const ct_rec_##member *r)                   \
+    {                                                                                       \
+        CT_BEGIN(e, CT_REC_##TYPE, ts, (size_t)(0 FIELDS(CT_MAX_FIELD)));                   \
+        FIELDS(CT_ENC_FIELD)                                                                \
+        ct_enc_after(e, CT_REC_##TYPE, ts);                                                 \
+        CT_END(e, ts);                                                                      \
+    }
+CT_RECORDS(CT_ENC_FN)
 
 int ct_enc_raw(ct_enc *e, uint32_t type, uint64_t ts, const void *body, size_t len)
 {

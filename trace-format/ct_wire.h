@@ -28,7 +28,11 @@ static inline int64_t ct_unzigzag(uint64_t v) { return (int64_t)(v >> 1) ^ -(int
 
 static inline uint8_t *ct_put_sv(uint8_t *p, int64_t v) { return ct_put_uv(p, ct_zigzag(v)); }
 
-static inline uint64_t ct_get_uv(const uint8_t **pp, const uint8_t *end, int *bad)
+/* The readers are always inlined: the decoder's hot loop reads every field through them, and
+ * with one call site per field (ct_records.h) gcc would otherwise call them out of line. */
+#define CT_WIRE_INLINE static inline __attribute__((always_inline))
+
+CT_WIRE_INLINE uint64_t ct_get_uv(const uint8_t **pp, const uint8_t *end, int *bad)
 {
     const uint8_t *p = *pp;
     if (p >= end)
@@ -54,7 +58,7 @@ static inline uint64_t ct_get_uv(const uint8_t **pp, const uint8_t *end, int *ba
     return v;
 }
 
-static inline uint32_t ct_get_u32v(const uint8_t **pp, const uint8_t *end, int *bad)
+CT_WIRE_INLINE uint32_t ct_get_u32v(const uint8_t **pp, const uint8_t *end, int *bad)
 {
     uint64_t v = ct_get_uv(pp, end, bad);
     if (v > UINT32_MAX) {
@@ -64,7 +68,7 @@ static inline uint32_t ct_get_u32v(const uint8_t **pp, const uint8_t *end, int *
     return (uint32_t)v;
 }
 
-static inline int64_t ct_get_sv(const uint8_t **pp, const uint8_t *end, int *bad)
+CT_WIRE_INLINE int64_t ct_get_sv(const uint8_t **pp, const uint8_t *end, int *bad)
 {
     return ct_unzigzag(ct_get_uv(pp, end, bad));
 }
