@@ -1,4 +1,4 @@
-#include "ct_model.h"
+#include "ct_sweep.h"
 
 #include <assert.h>
 #include <stdio.h>
@@ -14,221 +14,6 @@ const char *const ct_gap_names[CT_GAP_N] = {"data-loading", "after-sync", "after
 /* CAT_DETAIL: the call may have a LAUNCH, COPY or MEM record to join */
 enum { CAT_LAUNCH = 1, CAT_COPY = 2, CAT_SYNCCOPY = 4, CAT_MEM = 8, CAT_SYNC = 16, CAT_DETAIL = 32,
        CAT_KNOWN = 128 };
-
-/* ---- the sweep's time-bucketed queue --------------------------------------------------- */
-
-/* Point types, in the order points of equal time are applied: ends before begins, so that
- * back-to-back work leaves no gap, and frees before allocations, so a peak is never counted
- * with memory that was already released. The end of a zero-length interval comes after the
- * begins (END0: its END type + P_END0), or it would be applied before its own begin and leave
- * the device busy, or the host inside a call, for the rest of the trace. */
-enum { P_GPU_END, P_API_END, P_SYNC_END, P_FREE, P_RATE, P_GPU_BEGIN, P_API_BEGIN, P_SYNC_BEGIN,
-       P_ALLOC, P_FAIL, P_END0 };
-enum { PF_H2D = 1, PF_SYNCCOPY = 2, PF_MEMCALL = 4 };
-
-typedef struct {
-    uint64_t t;
-    uint8_t type, dev, flag, kind;
-    uint32_t a;   /* tid, or stack index */
-    uint64_t b;   /* bytes, or rate (double bits), or the result of a failed allocation */
-} ct_pt;
-
-#define BUCKET_SHIFT 20 /* ~1 ms */
-/* The ring spans at most this many buckets (~69 s) ahead of the sweep: a damaged trace's times
- * can lie years apart, so points further ahead wait in a heap instead of sizing the ring. */
-#define RING_MAX ((uint64_t)1 << 16)
-/* Points queued past this many, the sweep stops lagging (memory stays bounded when one absurd
- * interval would make it lag forever); later points for time already applied count as late. */
-#define SWEEP_MAX_PENDING ((size_t)1 << 20)
-
-typedef struct {
-    ct_pt *v;
-    size_t n, cap;
-} bucket;
-
-struct ct_sweep {
-    bucket *ring;
-    uint64_t *occ;       /* a bit per ring bucket holding points: empty stretches are skipped */
-    size_t cap;          /* power of two */
-    uint64_t head;       /* bucket index applied next */
-    int started;
-    size_t pending;      /* points queued, in the ring and in far */
-    ct_pt *far;          /* min-heap of the points RING_MAX buckets or more ahead of head */
-    size_t nfar, far_cap;
-    uint64_t now;        /* time the state has been advanced to */
-    uint64_t safe;       /* buckets before this one may be applied (the lag's limit so far) */
-    int applied;         /* a point has been applied (now is set) */
-    uint64_t max_dur;    /* longest interval seen */
-    uint64_t file_span;  /* longest the trace's chunk headers declare (ct_stats.max_span) */
-    int api_depth, sync_depth, mem_depth;
-    int sync_ret, copy_ret;          /* a synchronization / a copy's wait has returned ... */
-    uint64_t sync_ret_t, copy_ret_t; /* ... last at this time */
-    int ndev;            /* devices [0, ndev) may have GPU work */
-    /* back-to-back plain calls of one thread, merged as GPU runs are (api_interval) */
-    int api_open;
-    uint32_t api_tid;
-    uint64_t api_start, api_end;
-    uint32_t last_tid;
-};
-
-static void *xmalloc(size_t n)
-{
-    void *p = calloc(1, n ? n : 1);
-    if (!p)
-        abort();
-    return p;
-}
-
-static int pt_less(const ct_pt *x, const ct_pt *y)
-{
-    return x->t < y->t || (x->t == y->t && x->type < y->type);
-}
-
-/* Test only: CUTRACE_TEST_SWEEP_FAULT=1 (read once, by ct_model_init) plants a known bug in the
- * sweep, zero-length intervals ending before they begin, so that the differential tests
- * (tests/refmodel) can show they detect a wrong breakdown. Never set it otherwise. */
-static int sweep_fault;
-
-/* The type of the end point of an interval [a, b] whose end type is te. */
-static uint8_t end_type(int te, uint64_t a, uint64_t b)
-{
-    return (uint8_t)(a == b && !sweep_fault ? P_END0 + te : te);
-}
-
-static void ring_grow(ct_sweep *s, size_t need)
-{
-    assert(need <= RING_MAX);
-    size_t nc = s->cap ? s->cap : 64;
-    while (nc < need)
-        nc *= 2;
-    bucket *nr = xmalloc(nc * sizeof *nr);
-    uint64_t *occ = xmalloc(nc / 64 * sizeof *occ);
-    for (size_t i = 0; i < s->cap; i++) {
-        bucket *b = &s->ring[(s->head + i) & (s->cap - 1)];
-        size_t k = (s->head + i) & (nc - 1);
-        nr[k] = *b;
-        if (b->n)
-            occ[k >> 6] |= 1ull << (k & 63);
-    }
-    free(s->ring);
-    free(s->occ);
-    s->ring = nr;
-    s->occ = occ;
-    s->cap = nc;
-}
-
-/* The first ring bucket at or after head that holds points (the ring holds some). */
-static uint64_t ring_next(const ct_sweep *s)
-{
-    size_t mask = s->cap - 1, start = s->head & mask, nw = s->cap / 64, w = start >> 6;
-    uint64_t bits = s->occ[w] & (~0ull << (start & 63));
-    for (size_t k = 0; !bits; k++) {
-        assert(k < nw);
-        w = (w + 1) & (nw - 1);
-        bits = s->occ[w]; /* back at the start word, its low bits are the window's end */
-    }
-    size_t slot = (w << 6) | (size_t)__builtin_ctzll(bits);
-    return s->head + ((slot - start) & mask);
-}
-
-static void far_push(ct_sweep *s, ct_pt pt)
-{
-    ct_grow(&s->far, &s->far_cap, s->nfar + 1, sizeof *s->far);
-    size_t i = s->nfar++;
-    while (i > 0 && pt_less(&pt, &s->far[(i - 1) / 2])) {
-        s->far[i] = s->far[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    s->far[i] = pt;
-}
-
-static ct_pt far_pop(ct_sweep *s)
-{
-    assert(s->nfar > 0);
-    ct_pt top = s->far[0], last = s->far[--s->nfar];
-    size_t i = 0;
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= s->nfar)
-            break;
-        if (c + 1 < s->nfar && pt_less(&s->far[c + 1], &s->far[c]))
-            c++;
-        if (!pt_less(&s->far[c], &last))
-            break;
-        s->far[i] = s->far[c];
-        i = c;
-    }
-    if (s->nfar)
-        s->far[i] = last;
-    return top;
-}
-
-/* Queues a point at or after head: in its bucket, or in far when beyond the ring's reach. */
-static void ring_put(ct_sweep *s, ct_pt pt)
-{
-    uint64_t bi = pt.t >> BUCKET_SHIFT;
-    assert(bi >= s->head);
-    if (bi - s->head >= RING_MAX) {
-        far_push(s, pt);
-        return;
-    }
-    if (bi - s->head >= s->cap)
-        ring_grow(s, bi - s->head + 1);
-    size_t k = bi & (s->cap - 1);
-    bucket *b = &s->ring[k];
-    s->occ[k >> 6] |= 1ull << (k & 63);
-    ct_grow(&b->v, &b->cap, b->n + 1, sizeof *b->v);
-    /* insertion from the back: points mostly arrive in order */
-    size_t i = b->n++;
-    while (i > 0 && pt_less(&pt, &b->v[i - 1])) {
-        b->v[i] = b->v[i - 1];
-        i--;
-    }
-    b->v[i] = pt;
-}
-
-/* Nothing applied yet and a point before head: the queue starts earlier, at bucket bi. */
-static void ring_rebase(ct_sweep *s, uint64_t bi)
-{
-    if (s->head - bi + s->cap <= RING_MAX) {
-        ring_grow(s, s->head + s->cap - bi);
-        s->head = bi;
-        return;
-    }
-    /* too far back for the ring to span both: what it holds waits in far */
-    for (size_t k = 0; k < s->cap; k++) {
-        bucket *b = &s->ring[k];
-        for (size_t i = 0; i < b->n; i++)
-            far_push(s, b->v[i]);
-        b->n = 0;
-    }
-    memset(s->occ, 0, s->cap / 64 * sizeof *s->occ);
-    s->head = bi;
-}
-
-static void sweep_push(ct_proc *p, ct_pt pt)
-{
-    ct_sweep *s = p->sweep;
-    uint64_t bi = pt.t >> BUCKET_SHIFT;
-    if (!s->started) {
-        s->started = 1;
-        s->head = bi;
-    }
-    if (bi < s->head && !s->applied)
-        ring_rebase(s, bi);
-    if (bi < s->head || (s->applied && pt.t < s->now)) {
-        /* older than what has been applied: apply it as early as still possible */
-        p->late_points++;
-        pt.t = s->now > (s->head << BUCKET_SHIFT) ? s->now : s->head << BUCKET_SHIFT;
-        bi = pt.t >> BUCKET_SHIFT;
-    }
-    /* nothing queued: skip the empty stretch, but not past what the lag has let the sweep
-     * pass (a record delivered later may still start before this point) */
-    if (s->pending == 0 && bi > s->head && s->safe > s->head)
-        s->head = bi < s->safe ? bi : s->safe;
-    ring_put(s, pt);
-    s->pending++;
-}
 
 /* A call being joined: API record + its detail (+ its GPU record for launches and copies). */
 typedef struct {
@@ -258,23 +43,6 @@ typedef struct {
 
 /* ---- processes -------------------------------------------------------------------------- */
 
-static ct_thread *thread_of(ct_proc *p, uint32_t tid)
-{
-    /* records come from a few threads, interleaved (the GPU collector's with the caller's): a
-     * direct-mapped cache answers before the hash map */
-    uint32_t *hint = &p->thread_hint[tid % 16];
-    if (*hint && p->threads[*hint - 1].tid == tid)
-        return &p->threads[*hint - 1];
-    int added;
-    uint32_t i = ct_map_get(&p->thread_idx, &tid, sizeof tid, &added);
-    if (added) {
-        ct_grow(&p->threads, &p->threads_cap, i + 1, sizeof *p->threads);
-        p->threads[i].tid = tid;
-        p->nthreads = i + 1;
-    }
-    *hint = i + 1;
-    return &p->threads[i];
-}
 
 static uint32_t stack_index(ct_proc *p, uint32_t id)
 {
@@ -348,7 +116,7 @@ static void proc_init(ct_model *m, ct_proc *p, uint32_t file)
     ct_map_init(&p->freed_sizes);
     ct_map_init(&p->sites);
     ct_sketch_init(&p->launch_queue);
-    p->sweep = xmalloc(sizeof *p->sweep);
+    p->sweep = xmalloc(sizeof *p->sweep, "a process's sweep");
     p->sweep->file_span = p->stats->max_span;
 }
 
@@ -361,19 +129,19 @@ void ct_model_init(ct_model *m, const ct_reader *rd, const ct_observer *obs)
 {
     memset(m, 0, sizeof *m);
     const char *fault = getenv("CUTRACE_TEST_SWEEP_FAULT");
-    sweep_fault = fault && !strcmp(fault, "1");
+    ct_sweep_fault = fault && !strcmp(fault, "1");
     m->rd = rd;
     m->obs = obs;
     m->nprocs = ct_reader_nfiles(rd);
-    m->procs = xmalloc(m->nprocs * sizeof *m->procs);
+    m->procs = xmalloc(m->nprocs * sizeof *m->procs, "the processes");
     ct_map_init(&m->kernel_names);
     ct_map_init(&m->variants);
     ct_map_init(&m->api_names);
-    m->kcache = xmalloc(m->nprocs * sizeof *m->kcache);
-    m->acache = xmalloc(m->nprocs * sizeof *m->acache);
-    m->acat = xmalloc(m->nprocs * sizeof *m->acat);
-    m->kcache_n = xmalloc(m->nprocs * sizeof *m->kcache_n);
-    m->acache_n = xmalloc(m->nprocs * sizeof *m->acache_n);
+    m->kcache = xmalloc(m->nprocs * sizeof *m->kcache, "the name caches");
+    m->acache = xmalloc(m->nprocs * sizeof *m->acache, "the name caches");
+    m->acat = xmalloc(m->nprocs * sizeof *m->acat, "the name caches");
+    m->kcache_n = xmalloc(m->nprocs * sizeof *m->kcache_n, "the name caches");
+    m->acache_n = xmalloc(m->nprocs * sizeof *m->acache_n, "the name caches");
     m->t0 = UINT64_MAX;
     for (size_t i = 0; i < m->nprocs; i++) {
         proc_init(m, &m->procs[i], (uint32_t)i);
@@ -477,434 +245,6 @@ static void site_add(ct_proc *p, int kind, uint32_t api_idx, uint32_t stack, uin
     p->site[i].count++;
     p->site[i].bytes += bytes;
     p->site[i].ns += ns;
-}
-
-/* ---- the sweep: applying points ----------------------------------------------------------- */
-
-static void split_add(ct_hostsplit *h, const ct_hostsplit *x)
-{
-    h->in_api += x->in_api;
-    h->blocked += x->blocked;
-    h->compute += x->compute;
-    h->wait += x->wait;
-    h->unknown += x->unknown;
-}
-
-static void gap_commit(ct_dev *dv);
-
-/* Advances the state from s->now to t: busy time and idle time by host state. Gaps that ended
- * at s->now are final once the sweep moves past it. */
-static void advance(ct_proc *p, uint64_t t)
-{
-    ct_sweep *s = p->sweep;
-    if (s->applied && t > s->now)
-        for (int d = 0; d < s->ndev; d++)
-            if (p->dev[d].closed_open)
-                gap_commit(&p->dev[d]);
-    if (!s->applied) {
-        s->applied = 1;
-        s->now = t;
-    }
-    if (t <= s->now)
-        return;
-    uint64_t len = t - s->now;
-    ct_hostsplit seg = {0};
-    double seg_cpu = 0;
-    int seg_done = 0;
-    for (int d = 0; d < s->ndev; d++) {
-        ct_dev *dv = &p->dev[d];
-        if (!dv->windowed)
-            continue;
-        if (dv->busy_depth > 0) {
-            dv->busy += len;
-            ct_series_add_interval(&dv->util, s->now, t);
-            continue;
-        }
-        if (s->mem_depth > 0)
-            dv->gap_mem = 1;
-        if (!seg_done) {
-            seg_done = 1;
-            if (s->sync_depth > 0) {
-                seg.blocked = len;
-            } else if (s->api_depth > 0) {
-                seg.in_api = len;
-            } else {
-                uint32_t ti;
-                const ct_thread *th = NULL;
-                uint32_t tid = s->last_tid;
-                if (ct_map_count(&p->thread_idx) &&
-                    (ti = ct_map_find(&p->thread_idx, &tid, sizeof tid)) != UINT32_MAX)
-                    th = &p->threads[ti];
-                if (th && th->rate_known) {
-                    /* split when the gap ends (gap_end): rounding each segment would make the
-                     * split depend on where unrelated points cut the gap */
-                    seg_cpu = (double)len * (th->rate < 0 ? 0 : th->rate > 1 ? 1 : th->rate);
-                    seg.wait = len;
-                } else {
-                    seg.unknown = len;
-                }
-            }
-        }
-        split_add(&dv->pend, &seg);
-        dv->pend_cpu += seg_cpu;
-    }
-    s->now = t;
-}
-
-static void top_insert(ct_dev *dv, const ct_gap *g)
-{
-    int i = dv->ntop < CT_TOP_GAPS ? dv->ntop++ : CT_TOP_GAPS;
-    if (i == CT_TOP_GAPS) {
-        if (g->len <= dv->top[CT_TOP_GAPS - 1].len)
-            return;
-        i = CT_TOP_GAPS - 1;
-    }
-    while (i > 0 && dv->top[i - 1].len < g->len) {
-        dv->top[i] = dv->top[i - 1];
-        i--;
-    }
-    dv->top[i] = *g;
-}
-
-/* The gap in progress ends at t (GPU work begins). Its cause is decided once the sweep has
- * applied every point at t (gap_commit): a synchronization returning at t, or a host-to-device
- * copy beginning at t, may come after the point that ended the gap. */
-static void gap_end(ct_dev *dv, uint64_t t, int h2d)
-{
-    /* the time outside CUDA with a known CPU rate is in pend.wait until now */
-    uint64_t known = dv->pend.wait, cpu = (uint64_t)(dv->pend_cpu + 0.5);
-    dv->pend.compute = cpu < known ? cpu : known;
-    dv->pend.wait = known - dv->pend.compute;
-    dv->closed = (ct_gap){.start = dv->gap_start, .len = t - dv->gap_start, .host = dv->pend};
-    dv->closed_open = 1;
-    dv->closed_h2d = h2d != 0;
-    dv->closed_sync = dv->gap_sync;
-    dv->closed_synccpy = dv->gap_synccpy;
-    dv->closed_mem = dv->gap_mem;
-    memset(&dv->pend, 0, sizeof dv->pend);
-    dv->pend_cpu = 0;
-}
-
-static void gap_commit(ct_dev *dv)
-{
-    dv->closed_open = 0;
-    ct_gap g = dv->closed;
-    const ct_hostsplit *h = &g.host;
-    uint64_t outside = h->compute + h->wait + h->unknown;
-    if (dv->closed_h2d && outside * 2 >= g.len)
-        g.cls = CT_GAP_STARVE;
-    else if (dv->closed_sync)
-        g.cls = CT_GAP_SYNC;
-    else if (dv->closed_synccpy)
-        g.cls = CT_GAP_SYNCCPY;
-    else if (h->in_api * 2 >= g.len)
-        g.cls = CT_GAP_LAUNCH;
-    else
-        g.cls = CT_GAP_HOST;
-    split_add(&dv->idle, h);
-    /* An allocation call in the gap: the host's time in CUDA in it is what reusing memory
-     * saves, the allocation calls (cudaFree waiting for the device) and the launch after them
-     * that the GPU also waits for; its time outside CUDA (a loader) stays */
-    if (dv->closed_mem)
-        dv->idle_in_memcall += h->in_api;
-    if (g.len >= 100000)
-        dv->long_gaps++;
-    if (g.len > 0 && g.cls == CT_GAP_STARVE)
-        ct_sketch_add(&dv->starve_len, g.len);
-    if (g.len > 0) {
-        dv->gap_ns[g.cls] += g.len;
-        dv->gap_count[g.cls]++;
-        split_add(&dv->gap_host[g.cls], h);
-        top_insert(dv, &g);
-    }
-}
-
-/* The largest holders of device slot d's live memory, by call stack. */
-static int snapshot_holders(const ct_proc *p, int d, ct_holder *out)
-{
-    int n = 0;
-    for (uint32_t i = 0; i < ct_map_count(&p->holders); i++) {
-        uint32_t key[2];
-        memcpy(key, ct_map_key(&p->holders, i), sizeof key);
-        if ((int)key[0] != d || p->holder_bytes[i] == 0)
-            continue;
-        ct_holder h = {.stack = key[1], .bytes = p->holder_bytes[i], .count = p->holder_count[i]};
-        int j = n < CT_TOP_STACKS ? n++ : CT_TOP_STACKS;
-        if (j == CT_TOP_STACKS) {
-            if (h.bytes <= out[CT_TOP_STACKS - 1].bytes)
-                continue;
-            j = CT_TOP_STACKS - 1;
-        }
-        while (j > 0 && out[j - 1].bytes < h.bytes) {
-            out[j] = out[j - 1];
-            j--;
-        }
-        out[j] = h;
-    }
-    return n;
-}
-
-static void holder_add(ct_proc *p, int d, uint32_t stack, uint64_t bytes, int sign)
-{
-    uint32_t key[2] = {(uint32_t)d, stack};
-    int added;
-    uint32_t i = ct_map_get(&p->holders, key, sizeof key, &added);
-    if (added) {
-        size_t c = p->holders_cap;
-        ct_grow(&p->holder_bytes, &c, i + 1, sizeof *p->holder_bytes);
-        ct_grow(&p->holder_count, &p->holders_cap, i + 1, sizeof *p->holder_count);
-    }
-    if (sign > 0) {
-        p->holder_bytes[i] += bytes;
-        p->holder_count[i]++;
-    } else {
-        p->holder_bytes[i] -= bytes < p->holder_bytes[i] ? bytes : p->holder_bytes[i];
-        p->holder_count[i] -= p->holder_count[i] > 0;
-    }
-}
-
-static void apply(ct_model *m, ct_proc *p, const ct_pt *pt)
-{
-    ct_sweep *s = p->sweep;
-    advance(p, pt->t);
-    ct_dev *dv = &p->dev[pt->dev];
-    int type = pt->type >= P_END0 ? pt->type - P_END0 : pt->type;
-    switch (type) {
-    case P_GPU_BEGIN:
-        if (!dv->windowed) {
-            dv->windowed = 1;
-            dv->first_gpu = pt->t;
-            if (pt->dev >= s->ndev)
-                s->ndev = pt->dev + 1;
-        } else if (dv->busy_depth == 0) {
-            gap_end(dv, pt->t, pt->flag & PF_H2D);
-        } else if (dv->closed_open && (pt->flag & PF_H2D)) {
-            dv->closed_h2d = 1; /* began with the work that ended the gap */
-        }
-        dv->busy_depth++;
-        break;
-    case P_GPU_END:
-        if (dv->busy_depth > 0 && --dv->busy_depth == 0) {
-            dv->gap_start = pt->t;
-            /* a synchronization that returned at this instant counts for this gap too */
-            dv->gap_sync = s->sync_ret && s->sync_ret_t == pt->t;
-            dv->gap_synccpy = s->copy_ret && s->copy_ret_t == pt->t;
-            dv->gap_mem = s->mem_depth > 0;
-            memset(&dv->pend, 0, sizeof dv->pend);
-            dv->pend_cpu = 0;
-        }
-        if (pt->t > dv->last_gpu)
-            dv->last_gpu = pt->t;
-        break;
-    case P_API_BEGIN:
-        s->api_depth++;
-        s->mem_depth += (pt->flag & PF_MEMCALL) != 0;
-        s->last_tid = pt->a;
-        break;
-    case P_API_END:
-    case P_SYNC_END:
-        if (type == P_API_END) {
-            s->api_depth -= s->api_depth > 0;
-            s->mem_depth -= (pt->flag & PF_MEMCALL) && s->mem_depth > 0;
-        }
-        else
-            s->sync_depth -= s->sync_depth > 0;
-        if (type == P_API_END)
-            s->last_tid = pt->a;
-        if (type == P_SYNC_END || (pt->flag & PF_SYNCCOPY)) {
-            /* it counts for every gap whose span (ends included) holds its return: the one in
-             * progress, one that ended at this instant, one that starts at it */
-            int cpy = (pt->flag & PF_SYNCCOPY) != 0;
-            *(cpy ? &s->copy_ret : &s->sync_ret) = 1;
-            *(cpy ? &s->copy_ret_t : &s->sync_ret_t) = pt->t;
-            for (int d = 0; d < s->ndev; d++) {
-                ct_dev *x = &p->dev[d];
-                if (x->windowed && x->busy_depth == 0)
-                    *(cpy ? &x->gap_synccpy : &x->gap_sync) = 1;
-                if (x->closed_open)
-                    *(cpy ? &x->closed_synccpy : &x->closed_sync) = 1;
-            }
-        }
-        break;
-    case P_SYNC_BEGIN:
-        s->sync_depth++;
-        break;
-    case P_RATE: {
-        ct_thread *th = thread_of(p, pt->a);
-        double r;
-        memcpy(&r, &pt->b, sizeof r);
-        th->rate = r;
-        th->rate_known = 1;
-        break;
-    }
-    case P_ALLOC:
-        dv->in_use += pt->b;
-        dv->allocs++;
-        dv->alloc_bytes += pt->b;
-        holder_add(p, pt->dev, pt->a, pt->b, +1);
-        if (dv->in_use > dv->peak) {
-            dv->peak = dv->in_use;
-            dv->peak_time = pt->t;
-            dv->peak_pending = 1;
-        }
-        ct_series_note(&dv->mem, pt->t, dv->in_use);
-        if (m->obs && m->obs->on_mem)
-            m->obs->on_mem(m->obs->ctx, p, pt->t, pt->dev == CT_HOST_DEV ? -1 : pt->dev, dv->in_use);
-        break;
-    case P_FREE:
-        if (dv->peak_pending) {
-            dv->npeak_holders = snapshot_holders(p, pt->dev, dv->peak_holders);
-            dv->peak_pending = 0;
-        }
-        dv->in_use -= pt->b < dv->in_use ? pt->b : dv->in_use;
-        dv->frees++;
-        holder_add(p, pt->dev, pt->a, pt->b, -1);
-        ct_series_note(&dv->mem, pt->t, dv->in_use);
-        if (m->obs && m->obs->on_mem)
-            m->obs->on_mem(m->obs->ctx, p, pt->t, pt->dev == CT_HOST_DEV ? -1 : pt->dev, dv->in_use);
-        break;
-    case P_FAIL:
-        if (dv->nfails < CT_MAX_FAILS) {
-            ct_fail *f = &dv->fails[dv->nfails];
-            f->time = pt->t;
-            f->requested = pt->b;
-            f->in_use = dv->in_use;
-            f->stack = pt->a;
-            f->kind = pt->kind;
-            f->result = pt->flag;
-            f->nholders = snapshot_holders(p, pt->dev, f->holders);
-        }
-        dv->nfails++;
-        break;
-    }
-}
-
-/* Applies every queued point older than `upto`. */
-static void sweep_run(ct_model *m, ct_proc *p, uint64_t upto)
-{
-    ct_sweep *s = p->sweep;
-    int all = upto == UINT64_MAX; /* the end: even points at the clock's last instant */
-    if (s->api_open && (s->api_end < upto || all)) {
-        s->api_open = 0;
-        sweep_push(p, (ct_pt){.t = s->api_end, .type = end_type(P_API_END, s->api_start, s->api_end),
-                              .a = s->api_tid});
-    }
-    /* a merged GPU interval ending before upto cannot grow any more (a later record starts
-     * after upto): its end goes in now, before the sweep passes it */
-    for (int d = 0; d < CT_MAX_DEV; d++) {
-        ct_dev *dv = &p->dev[d];
-        if (dv->run_open && (dv->run_end < upto || all)) {
-            dv->run_open = 0;
-            sweep_push(p, (ct_pt){.t = dv->run_end, .type = end_type(P_GPU_END, dv->run_start, dv->run_end),
-                                  .dev = (uint8_t)d});
-        }
-    }
-    uint64_t lim = all ? UINT64_MAX : upto >> BUCKET_SHIFT; /* buckets before lim are applied */
-    if (lim > s->safe)
-        s->safe = lim;
-    while (s->pending > 0 && s->head < lim) {
-        while (s->nfar && (s->far[0].t >> BUCKET_SHIFT) - s->head < RING_MAX)
-            ring_put(s, far_pop(s));
-        if (!s->nfar && s->far) { /* its points are in the ring now: not twice the memory */
-            free(s->far);
-            s->far = NULL;
-            s->far_cap = 0;
-        }
-        if (s->pending == s->nfar) {
-            /* the ring is empty: jump to the next point instead of walking to it */
-            uint64_t fb = s->far[0].t >> BUCKET_SHIFT;
-            s->head = fb < lim ? fb : lim;
-            continue;
-        }
-        uint64_t nb = ring_next(s);
-        if (nb >= lim) {
-            s->head = lim;
-            break;
-        }
-        s->head = nb;
-        size_t k = nb & (s->cap - 1);
-        bucket *b = &s->ring[k];
-        for (size_t i = 0; i < b->n; i++)
-            apply(m, p, &b->v[i]);
-        s->occ[k >> 6] &= ~(1ull << (k & 63));
-        s->pending -= b->n;
-        b->n = 0;
-        s->head++;
-    }
-}
-
-static void push_interval(ct_proc *p, uint64_t a, uint64_t b, int tb, int te, int dev, int flag,
-                          uint32_t tid)
-{
-    ct_sweep *s = p->sweep;
-    if (b < a)
-        a = b;
-    if (b - a > s->max_dur)
-        s->max_dur = b - a;
-    sweep_push(p, (ct_pt){.t = a, .type = (uint8_t)tb, .dev = (uint8_t)dev, .flag = (uint8_t)flag, .a = tid});
-    sweep_push(p, (ct_pt){.t = b, .type = end_type(te, a, b), .dev = (uint8_t)dev, .flag = (uint8_t)flag, .a = tid});
-}
-
-/* A top-level API call. Calls of one thread that start where the previous one ended (a launch
- * loop) enter the sweep as one run, as GPU runs do: the host is inside CUDA throughout either
- * way. Calls with a flag (blocking copies, allocations) keep their own points. */
-static void api_interval(ct_proc *p, uint64_t a, uint64_t b, int flag, uint32_t tid)
-{
-    ct_sweep *s = p->sweep;
-    if (b < a)
-        a = b;
-    if (b - a > s->max_dur)
-        s->max_dur = b - a;
-    if (s->api_open && !flag && tid == s->api_tid && a >= s->api_start && a <= s->api_end) {
-        if (b > s->api_end)
-            s->api_end = b;
-        return;
-    }
-    if (s->api_open) {
-        s->api_open = 0;
-        sweep_push(p, (ct_pt){.t = s->api_end, .type = end_type(P_API_END, s->api_start, s->api_end),
-                              .a = s->api_tid});
-    }
-    if (flag) {
-        push_interval(p, a, b, P_API_BEGIN, P_API_END, 0, flag, tid);
-        return;
-    }
-    s->api_open = 1;
-    s->api_tid = tid;
-    s->api_start = a;
-    s->api_end = b;
-    sweep_push(p, (ct_pt){.t = a, .type = P_API_BEGIN, .a = tid});
-}
-
-/* GPU intervals of a device that start inside the previous one's span (back-to-back kernels,
- * a queue) are merged into one busy run before they reach the sweep: the union, the gaps and
- * their causes stay the same with a fraction of the points. The run's begin is queued at once;
- * its end when no later record can extend it (sweep_run) or at the end. */
-static void gpu_interval(ct_proc *p, int d, uint64_t a, uint64_t b, int flag)
-{
-    ct_dev *dv = &p->dev[d];
-    ct_sweep *s = p->sweep;
-    if (b - a > s->max_dur)
-        s->max_dur = b - a;
-    /* (a host-to-device copy beginning with the run keeps its own begin: it may end a gap) */
-    if (dv->run_open && a >= dv->run_start && a <= dv->run_end && !(flag && a == dv->run_start)) {
-        if (b > dv->run_end)
-            dv->run_end = b;
-        return;
-    }
-    if (dv->run_open && a > dv->run_end) {
-        sweep_push(p, (ct_pt){.t = dv->run_end, .type = end_type(P_GPU_END, dv->run_start, dv->run_end),
-                                  .dev = (uint8_t)d});
-        dv->run_open = 0;
-    }
-    if (dv->run_open) { /* overlaps the run from the left: counted on its own */
-        push_interval(p, a, b, P_GPU_BEGIN, P_GPU_END, d, flag, 0);
-        return;
-    }
-    dv->run_open = 1;
-    dv->run_start = a;
-    dv->run_end = b;
-    sweep_push(p, (ct_pt){.t = a, .type = P_GPU_BEGIN, .dev = (uint8_t)d, .flag = (uint8_t)flag});
 }
 
 /* ---- record handlers ---------------------------------------------------------------------- */
@@ -1581,7 +921,7 @@ void ct_model_feed(ct_model *m, const ct_rec *r)
     if (s->pending > SWEEP_MAX_PENDING)
         lag = 0;
     if (s->pending && r->ts > lag && s->head < (r->ts - lag) >> BUCKET_SHIFT)
-        sweep_run(m, p, r->ts - lag);
+        ct_sweep_run(m, p, r->ts - lag);
 }
 
 /* Pinned bandwidth (bytes/s) of device slot d in direction dir: measured on large pinned copies,
@@ -1602,7 +942,7 @@ void ct_model_finish(ct_model *m)
                 sync_site(p, &p->threads[k], 0);
         /* GPU intervals whose call detail never came: counted as GPU time only; those whose
          * API record never came, with their detail */
-        uint64_t *waiting = xmalloc((p->corr.n + 1) * sizeof *waiting);
+        uint64_t *waiting = xmalloc((p->corr.n + 1) * sizeof *waiting, "the calls still waiting");
         size_t nw = 0;
         for (size_t k = 0; k < p->corr.cap; k++) {
             if (!p->corr.keys[k])
@@ -1620,17 +960,11 @@ void ct_model_finish(ct_model *m)
             call_drop(p, waiting[k]);
         }
         free(waiting);
-        sweep_run(m, p, UINT64_MAX); /* closes the open GPU runs first */
+        ct_sweep_finish(m, p);
         for (int d = 0; d <= CT_MAX_DEV; d++) {
             ct_dev *dv = &p->dev[d];
-            if (dv->closed_open)
-                gap_commit(dv);
             uint64_t exact = ct_union_len(&dv->u_exact);
             dv->busy_bounded = dv->bounded_ops && dv->busy > exact ? dv->busy - exact : 0;
-            if (dv->peak_pending) {
-                dv->npeak_holders = snapshot_holders(p, d, dv->peak_holders);
-                dv->peak_pending = 0;
-            }
         }
         size_t best = SIZE_MAX;
         for (size_t k = 0; k < p->kern_cap; k++)

@@ -38,9 +38,7 @@ static int by_total(const void *a, const void *b)
 /* Indices of stats sorted by total time, descending (caller frees). */
 static uint32_t *sorted(const ct_stat *s, size_t n)
 {
-    uint32_t *idx = malloc((n ? n : 1) * sizeof *idx);
-    if (!idx)
-        abort();
+    uint32_t *idx = xmalloc(n * sizeof *idx, "a sorted table");
     for (size_t i = 0; i < n; i++)
         idx[i] = (uint32_t)i;
     sort_stats = s;
@@ -165,9 +163,7 @@ static int cmp_u64(const void *a, const void *b)
 /* The median over the ranks (busy: over those whose busy time is known; 0 if none). */
 static uint64_t median_of(const ct_model *m, int busy)
 {
-    uint64_t *v = malloc((m->nprocs ? m->nprocs : 1) * sizeof *v);
-    if (!v)
-        abort();
+    uint64_t *v = xmalloc(m->nprocs * sizeof *v, "the ranks' medians");
     size_t n = 0;
     for (size_t i = 0; i < m->nprocs; i++) {
         const ct_proc *p = &m->procs[i];
