@@ -49,9 +49,7 @@ void ct_util_windows(const ct_dev *d, uint64_t want, ct_utilwin *u)
         double x = (double)busy / span;
         u->util[u->n++] = x > 1 ? 1 : x;
     }
-    double *tmp = malloc(u->n * sizeof *tmp);
-    if (!tmp)
-        abort();
+    double *tmp = xmalloc(u->n * sizeof *tmp, "the utilization windows");
     memcpy(tmp, u->util, u->n * sizeof *tmp);
     qsort(tmp, u->n, sizeof *tmp, cmp_double);
     u->median = u->n ? tmp[u->n / 2] : 0;
@@ -442,9 +440,7 @@ static void dev_diagnoses(diags *ds, const ct_proc *p, int d)
     }
 
     /* low-gpu-utilization: phases well below the run's typical utilization */
-    ct_utilwin *u = malloc(sizeof *u);
-    if (!u)
-        abort();
+    ct_utilwin *u = xmalloc(sizeof *u, "the utilization windows");
     ct_util_windows(dv, ds->o->util_window_ns, u);
     if (u->n >= 4) {
         double lost = 0;

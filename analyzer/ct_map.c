@@ -1,5 +1,6 @@
 #include "ct_map.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,12 +13,26 @@ static uint64_t hash_bytes(const void *key, size_t len)
     return h ^ (h >> 29);
 }
 
-static void *xcalloc(size_t n, size_t sz)
+static void out_of_memory(size_t n, const char *what)
 {
-    void *p = calloc(n ? n : 1, sz);
+    fprintf(stderr, "cutrace: out of memory: %zu bytes for %s\n", n, what);
+    abort();
+}
+
+void *xmalloc(size_t n, const char *what)
+{
+    void *p = calloc(1, n ? n : 1);
     if (!p)
-        abort();
+        out_of_memory(n, what);
     return p;
+}
+
+void *xrealloc(void *p, size_t n, const char *what)
+{
+    void *q = realloc(p, n ? n : 1);
+    if (!q)
+        out_of_memory(n, what);
+    return q;
 }
 
 void ct_grow_slow(void *arr, size_t *cap, size_t n, size_t sz)
@@ -26,9 +41,7 @@ void ct_grow_slow(void *arr, size_t *cap, size_t n, size_t sz)
     while (nc < n)
         nc *= 2;
     void **a = arr;
-    char *p = realloc(*a, nc * sz);
-    if (!p)
-        abort();
+    char *p = xrealloc(*a, nc * sz, "a growing array");
     memset(p + *cap * sz, 0, (nc - *cap) * sz);
     *a = p;
     *cap = nc;
@@ -38,7 +51,7 @@ void ct_map_init(ct_map *m)
 {
     memset(m, 0, sizeof *m);
     m->cap = 16;
-    m->slots = xcalloc(m->cap, sizeof *m->slots);
+    m->slots = xmalloc(m->cap * sizeof *m->slots, "a hash map's slots");
     for (size_t i = 0; i < m->cap; i++)
         m->slots[i].idx = UINT32_MAX;
 }
@@ -87,7 +100,7 @@ static uint32_t map_get(ct_map *m, const void *key, size_t len, int borrow, int 
         ct_map_slot *old = m->slots;
         size_t oc = m->cap;
         m->cap *= 2;
-        m->slots = xcalloc(m->cap, sizeof *m->slots);
+        m->slots = xmalloc(m->cap * sizeof *m->slots, "a hash map's slots");
         for (size_t j = 0; j < m->cap; j++)
             m->slots[j].idx = UINT32_MAX;
         for (size_t j = 0; j < oc; j++)
@@ -107,7 +120,7 @@ static uint32_t map_get(ct_map *m, const void *key, size_t len, int borrow, int 
         m->keys[m->n] = (char *)key;
         m->lens[m->n] = len | KEY_BORROWED;
     } else {
-        m->keys[m->n] = xcalloc(len + 1, 1);
+        m->keys[m->n] = xmalloc(len + 1, "a hash map's key");
         memcpy(m->keys[m->n], key, len);
         m->lens[m->n] = len;
     }
@@ -132,8 +145,8 @@ void ct_imap_init(ct_imap *m)
 {
     m->cap = 64;
     m->n = 0;
-    m->keys = xcalloc(m->cap, sizeof *m->keys);
-    m->vals = xcalloc(m->cap, sizeof *m->vals);
+    m->keys = xmalloc(m->cap * sizeof *m->keys, "a hash map's keys");
+    m->vals = xmalloc(m->cap * sizeof *m->vals, "a hash map's values");
 }
 
 void ct_imap_free(ct_imap *m)
@@ -150,8 +163,8 @@ void ct_imap_put(ct_imap *m, uint64_t key, uint32_t val)
         uint32_t *ov = m->vals;
         size_t oc = m->cap;
         m->cap *= 2;
-        m->keys = xcalloc(m->cap, sizeof *m->keys);
-        m->vals = xcalloc(m->cap, sizeof *m->vals);
+        m->keys = xmalloc(m->cap * sizeof *m->keys, "a hash map's keys");
+        m->vals = xmalloc(m->cap * sizeof *m->vals, "a hash map's values");
         for (size_t j = 0; j < oc; j++)
             if (ok[j]) {
                 size_t k = ct_imap_slot(m, ok[j]);

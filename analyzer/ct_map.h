@@ -33,6 +33,12 @@ uint32_t ct_map_find(const ct_map *m, const void *key, size_t len);
 static inline size_t ct_map_count(const ct_map *m) { return m->n; }
 static inline const char *ct_map_key(const ct_map *m, uint32_t idx) { return m->keys[idx]; }
 
+/* The analyzer's policy when memory runs out: abort, naming what the memory was for (a summary
+ * with a table missing would be wrong, and there is nothing to fall back to). xmalloc's memory
+ * is zeroed; xrealloc's new part is not. */
+void *xmalloc(size_t n, const char *what);
+void *xrealloc(void *p, size_t n, const char *what);
+
 /* Grows *arr (elements of size sz) to hold at least n elements, zeroing new ones. Inline for
  * the common case (room already there): it is on the per-record path. */
 void ct_grow_slow(void *arr, size_t *cap, size_t n, size_t sz);

@@ -239,9 +239,7 @@ struct ct_table {
 
 ct_table *ct_table_new(int ncols, const char *const *headers)
 {
-    ct_table *t = calloc(1, sizeof *t);
-    if (!t)
-        abort();
+    ct_table *t = xmalloc(sizeof *t, "a table");
     t->ncols = ncols;
     ct_grow(&t->cells, &t->cap, (size_t)ncols, sizeof *t->cells);
     for (int i = 0; i < ncols; i++)

@@ -1,7 +1,8 @@
 /* The summary's two renderings of one finished model and its diagnoses: aligned text tables with
  * human units, and one JSON document following analyzer/JSON.md (schema_version
  * CT_SCHEMA_VERSION). Both show the same sections and numbers; the text cuts long tables at
- * `top` rows, the JSON never does. */
+ * `top` rows, the JSON never does. The text is in ct_report.c, the JSON in ct_json_report.c; the
+ * figures both show are computed once (ct_report_int.h). */
 #ifndef CT_REPORT_H
 #define CT_REPORT_H
 

@@ -1,4 +1,5 @@
 #include "ct_sketch.h"
+#include "ct_map.h"
 
 #include <assert.h>
 #include <math.h>
@@ -18,17 +19,13 @@ void ct_sketch_hold(ct_sketch *s, uint64_t v)
     if (s->count < CT_SKETCH_EXACT) {
         if (!s->exact) {
             /* a second value: the first is min */
-            s->exact = malloc(CT_SKETCH_EXACT * sizeof *s->exact);
-            if (!s->exact)
-                abort();
+            s->exact = xmalloc(CT_SKETCH_EXACT * sizeof *s->exact, "a distribution sketch");
             s->exact[0] = s->min;
         }
         s->exact[s->count] = v;
         return;
     }
-    s->bins = calloc(CT_SKETCH_BUCKETS, sizeof *s->bins);
-    if (!s->bins)
-        abort();
+    s->bins = xmalloc(CT_SKETCH_BUCKETS * sizeof *s->bins, "a distribution sketch");
     for (unsigned i = 0; i < CT_SKETCH_EXACT; i++)
         ct_sketch_bin(s, s->exact[i]);
     free(s->exact);

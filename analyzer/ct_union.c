@@ -1,4 +1,5 @@
 #include "ct_union.h"
+#include "ct_map.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -32,9 +33,7 @@ void ct_union_add(ct_union *u, uint64_t a, uint64_t b, uint64_t lag)
         }
         if (u->n == u->cap) {
             u->cap = u->cap ? 2 * u->cap : 64;
-            u->seg = realloc(u->seg, u->cap * sizeof *u->seg);
-            if (!u->seg)
-                abort();
+            u->seg = xrealloc(u->seg, u->cap * sizeof *u->seg, "an interval union");
         }
         memmove(&u->seg[i + 1], &u->seg[i], (u->n - i) * sizeof *u->seg);
         u->n++;

@@ -1,0 +1,32 @@
+/* Internal to the summary's renderings (ct_report.c: the text and what both renderings share;
+ * ct_json_report.c: the JSON): the orderings and figures both must compute the same way, so
+ * that the text and the JSON never disagree. Everything here reads a finished model only. */
+#ifndef CT_REPORT_INT_H
+#define CT_REPORT_INT_H
+
+#include "ct_report.h"
+
+static inline uint64_t wall_of(const ct_proc *p) { return p->t_last >= p->t_first ? p->t_last - p->t_first : 0; }
+
+static inline double gbps(uint64_t bytes, uint64_t ns) { return ns ? (double)bytes / (double)ns : 0; }
+
+/* How the process ended (FORMAT.md 4.4), indexed by ct_end.how, for the text and the JSON. */
+#define CT_REPORT_END_HOWS 6
+extern const char *const ct_report_end_how[CT_REPORT_END_HOWS];
+
+/* Indices of stats sorted by total time, descending (caller frees). */
+uint32_t *ct_report_sorted(const ct_stat *s, size_t n);
+/* The END code: the exit status, the signal, or -1 where unknown. */
+int ct_report_end_code(const ct_model *m, const ct_proc *p);
+/* The highest device memory in use of any of the process's devices. */
+uint64_t ct_report_proc_peak(const ct_proc *p);
+/* The breakdown of a process's busiest device; 0 when it has none or its times are unknown. */
+int ct_report_proc_breakdown(const ct_proc *p, ct_breakdown *b);
+/* The straggler verdict of a ranked process against the ranks' medians, or NULL. */
+const char *ct_report_straggler(const ct_model *m, const ct_proc *p);
+/* A kernel table's total: the sum of its rows' Total, so that Time % adds up to 100. */
+uint64_t ct_report_shown_total(const ct_stat *st, size_t n);
+/* Host time of one API layer (0 runtime, 1 driver). */
+uint64_t ct_report_layer_total(const ct_model *m, int layer);
+
+#endif
