@@ -72,6 +72,24 @@ tj *an_summary(const char *path, const char *extra)
     return j;
 }
 
+tj *an_timeline(const char *path)
+{
+    char out[4096], args[4200];
+    snprintf(out, sizeof out, "%s/timeline.json", ct_test_tmpdir());
+    snprintf(args, sizeof args, "timeline {} -o %s", out);
+    ct_test_proc p;
+    int ok = an_run(&p, args, path) == 0 && p.exited && p.code == 0;
+    if (!ok)
+        fprintf(stderr, "cutrace %s exited %d/%d: %s\n", args, p.exited, p.code, p.err);
+    ct_test_proc_free(&p);
+    char *text = ok ? ct_test_read_file(out, NULL) : NULL, err[256];
+    tj *j = text ? tj_parse(text, err, sizeof err) : NULL;
+    if (text && !j)
+        fprintf(stderr, "%s: invalid JSON: %s\n", out, err);
+    free(text);
+    return j;
+}
+
 const tj *an_diag(const tj *s, const char *id)
 {
     return tj_find(tj_get(s, "diagnoses"), "id", id);

@@ -16,6 +16,9 @@ const char *an_gen(char dir[4096], const char *name, const char *args);
 int an_run(ct_test_proc *p, const char *args, const char *path);
 /* `cutrace summary --json EXTRA PATH`, parsed; NULL (with the reason printed) on failure. */
 tj *an_summary(const char *path, const char *extra);
+/* `cutrace timeline PATH -o FILE` (FILE in the test's tmpdir), parsed; NULL (with the reason
+ * printed) on failure. */
+tj *an_timeline(const char *path);
 /* The first diagnosis with this id, or NULL. */
 const tj *an_diag(const tj *summary, const char *id);
 /* Number of diagnoses with this id. */

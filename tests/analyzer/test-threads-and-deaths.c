@@ -27,17 +27,7 @@ TEST_IMPL(workload_threads_and_streams)
     ASSERT_INT(tj_num(s, "processes.0.pinned_host_peak_bytes"), ==, 2097152);
     tj_free(s);
     /* the timeline names the 8 worker threads and has 8 stream tracks */
-    char tl[4200], args[4300];
-    snprintf(tl, sizeof tl, "%s/tl.json", ct_test_tmpdir());
-    snprintf(args, sizeof args, "timeline {} -o %s", tl);
-    ct_test_proc p;
-    ASSERT_INT(an_run(&p, args, dir), ==, 0);
-    ASSERT_INT(p.code, ==, 0);
-    ct_test_proc_free(&p);
-    char *text = ct_test_read_file(tl, NULL), err[256];
-    ASSERT(text);
-    tj *j = tj_parse(text, err, sizeof err);
-    free(text);
+    tj *j = an_timeline(dir);
     ASSERT(j);
     const tj *ev = tj_get(j, "traceEvents");
     int workers = 0, streams = 0;

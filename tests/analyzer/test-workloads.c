@@ -158,17 +158,7 @@ TEST_IMPL(workload_ranks_merge_and_timeline)
     ASSERT_INT(tj_num(s, "ranks.0.rank") + tj_num(s, "ranks.1.rank"), ==, 1);
     ASSERT_INT(total_instances(s), ==, 2 * 99);
     tj_free(s);
-    char tl[4200], args[4300];
-    snprintf(tl, sizeof tl, "%s/tl.json", ct_test_tmpdir());
-    snprintf(args, sizeof args, "timeline {} -o %s", tl);
-    ct_test_proc p;
-    ASSERT_INT(an_run(&p, args, dir), ==, 0);
-    ASSERT_INT(p.code, ==, 0);
-    ct_test_proc_free(&p);
-    char *text = ct_test_read_file(tl, NULL), err[256];
-    ASSERT(text);
-    tj *j = tj_parse(text, err, sizeof err);
-    free(text);
+    tj *j = an_timeline(dir);
     ASSERT(j);
     const tj *ev = tj_get(j, "traceEvents");
     int kernels = 0, flows_s = 0, flows_f = 0, names = 0;
