@@ -99,14 +99,31 @@ static void ct_dump_header(ct_dumper *d)
 #define CT_DUMP_u(key, x) fprintf(o, " " #key "=%" PRIu64, (uint64_t)(x));
 #define CT_DUMP_d(key, x) fprintf(o, " " #key "=%d", (int)(x));
 #define CT_DUMP_x(key, x) fprintf(o, " " #key "=0x%" PRIx64, (uint64_t)(x));
+#define CT_DUMP_x04(key, x) fprintf(o, " " #key "=%04x", (unsigned)(x));
 #define CT_DUMP_str(key, x) ct_dump_str(d, #key, x);
+#define CT_DUMP_hex16(key, x)                                                               \
+    fprintf(o, " " #key "=");                                                               \
+    for (int i = 0; i < 16; i++)                                                            \
+        fprintf(o, "%02x", (x)[i]);
+#define CT_DUMP_span(key, x)                                                                \
+    fprintf(o, " start=%" PRIu64 " " #key "=%" PRIu64, (uint64_t)(x), rec->ts - (x));
+#define CT_DUMP_side(key, x) fprintf(o, " %s", ((x) & CT_API_DRIVER) ? "driver" : "runtime");
+#define CT_DUMP_none(key, x)
+#define CT_DUMP_comma(key, x) fprintf(o, ",%u", (unsigned)(x));
+#define CT_DUMP_dot(key, x) fprintf(o, ".%u", (unsigned)(x));
+#define CT_DUMP_colon02x(key, x) fprintf(o, ":%02x", (unsigned)(x));
 #define CT_DUMP_opSTREAM(key, x) \
     fprintf(o, " " #key "=%s", (x) == CT_STREAM_DESTROY ? "destroy" : "create");
 #define CT_DUMP_opCOPY(key, x) \
     fprintf(o, " " #key "=%s", (x) == CT_COPY_MEMSET ? "memset" : "memcpy");
 #define CT_DUMP_opMEM(key, x) \
     fprintf(o, " " #key "=%s", (x) == CT_MEM_FREE ? "free" : "alloc");
-#define CT_DUMP_FIELD(name, kind, member, unit, dump, style) CT_DUMP_##style(dump, v->member)
+#define CT_DUMP_FIELD(name, kind, member, unit, dump, style, at)                           \
+    if (at == place) {                                                                      \
+        CT_DUMP_##style(dump, v->member)                                                    \
+    }
+/* The last place a field list uses (ct_records.h: the API record's). */
+#define CT_DUMP_PLACES 6
 
 static void ct_dump_record(ct_dumper *d, const ct_rec *rec)
 {
@@ -136,72 +153,15 @@ static void ct_dump_record(ct_dumper *d, const ct_rec *rec)
         for (uint32_t i = 0; i < rec->u.stack.nframes; i++)
             fprintf(o, "%s%u", i ? "," : "", rec->u.stack.frames[i]);
         break;
-    case CT_REC_DEVICE: {
-        const ct_rec_device *v = &rec->u.device;
-        fprintf(o, " device=%u", v->device);
-        ct_dump_str(d, "name", v->name);
-        fprintf(o, " uuid=");
-        for (int i = 0; i < 16; i++)
-            fprintf(o, "%02x", v->uuid[i]);
-        fprintf(o, " cc=%u.%u sms=%u clock_khz=%u mem_clock_khz=%u bus_bits=%u mem_bytes=%" PRIu64
-                   " l2_bytes=%u threads_per_sm=%u regs_per_sm=%u smem_per_sm=%u warp=%u"
-                   " async_engines=%u concurrent_kernels=%u link=%u gen=%u width=%u"
-                   " pci=%04x:%02x:%02x",
-                v->cc_major, v->cc_minor, v->sm_count, v->clock_khz, v->mem_clock_khz,
-                v->mem_bus_bits, v->mem_bytes, v->l2_bytes, v->max_threads_per_sm,
-                v->regs_per_sm, v->smem_per_sm, v->warp_size, v->async_engines,
-                v->concurrent_kernels, v->link_kind, v->link_gen, v->link_width, v->pci_domain,
-                v->pci_bus, v->pci_device);
-        break;
-    }
-    case CT_REC_API: {
-        const ct_rec_api *a = &rec->u.api;
-        ct_dump_str(d, "fn", a->function);
-        fprintf(o, " start=%" PRIu64 " dur=%" PRIu64 " result=%u corr=%" PRIu64
-                   " parent=%" PRIu64 " %s",
-                a->start, rec->ts - a->start, a->result, a->corr, a->parent,
-                (a->flags & CT_API_DRIVER) ? "driver" : "runtime");
-        break;
-    }
-    case CT_REC_LAUNCH: {
-        const ct_rec_launch *l = &rec->u.launch;
-        fprintf(o, " corr=%" PRIu64, l->corr);
-        ct_dump_str(d, "kernel", l->function);
-        ct_dump_str(d, "symbol", l->symbol);
-        fprintf(o, " grid=%u,%u,%u block=%u,%u,%u shared=%u stream=0x%" PRIx64
-                   " context=0x%" PRIx64 " device=%u flags=%u",
-                l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1], l->block[2],
-                l->shared_bytes, l->stream, l->context, l->device, l->flags);
-        break;
-    }
-    case CT_REC_GPU: {
-        const ct_rec_gpu *g = &rec->u.gpu;
-        fprintf(o, " corr=%" PRIu64 " start=%" PRIu64 " dur=%" PRIu64 " device=%u kind=%u"
-                   " stream=0x%" PRIx64 " flags=%u",
-                g->corr, g->start, rec->ts - g->start, g->device, g->kind, g->stream, g->flags);
-        break;
-    }
-    case CT_REC_SYNC: {
-        const ct_rec_sync *s = &rec->u.sync;
-        fprintf(o, " corr=%" PRIu64 " kind=%u start=%" PRIu64 " blocked=%" PRIu64
-                   " object=0x%" PRIx64,
-                s->corr, s->kind, s->start, rec->ts - s->start, s->object);
-        break;
-    }
 #define CT_DUMP_CASE(TYPE, member, FIELDS)                                                  \
     case CT_REC_##TYPE: {                                                                   \
         const ct_rec_##member *v = &rec->u.member;                                          \
-        FIELDS(CT_DUMP_FIELD)                                                               \
+        for (int place = 0; place < CT_DUMP_PLACES; place++) {                             \
+            FIELDS(CT_DUMP_FIELD)                                                           \
+        }                                                                                   \
         break;                                                                              \
     }
-        CT_DUMP_CASE(FRAME, frame, CT_FRAME_FIELDS)
-        CT_DUMP_CASE(THREAD, thread, CT_THREAD_FIELDS)
-        CT_DUMP_CASE(STREAM, stream, CT_STREAM_FIELDS)
-        CT_DUMP_CASE(COPY, copy, CT_COPY_FIELDS)
-        CT_DUMP_CASE(MEM, mem, CT_MEM_FIELDS)
-        CT_DUMP_CASE(CPU, cpu, CT_CPU_FIELDS)
-        CT_DUMP_CASE(LOSS, loss, CT_LOSS_FIELDS)
-        CT_DUMP_CASE(END, end, CT_END_FIELDS)
+        CT_RECORDS(CT_DUMP_CASE)
     default:
         fprintf(o, " type=%u bytes=%u", rec->u.unknown.type, rec->u.unknown.len);
         break;

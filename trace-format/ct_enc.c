@@ -126,7 +126,7 @@ static inline uint64_t ct_dur(uint64_t end, uint64_t start) { return end >= star
 #define CT_ENC_uuid16(m)                                                                   \
     memcpy(p, r->m, 16);                                                                   \
     p += 16;
-#define CT_ENC_FIELD(name, kind, member, unit, dump, style) CT_ENC_##kind(member)
+#define CT_ENC_FIELD(name, kind, member, unit, dump, style, at) CT_ENC_##kind(member)
 #define CT_MAX_u32 CT_UV_MAX
 #define CT_MAX_uv CT_UV_MAX
 #define CT_MAX_sv32 CT_UV_MAX
@@ -134,7 +134,7 @@ static inline uint64_t ct_dur(uint64_t end, uint64_t start) { return end >= star
 #define CT_MAX_dcorr CT_UV_MAX
 #define CT_MAX_parent CT_UV_MAX
 #define CT_MAX_uuid16 16
-#define CT_MAX_FIELD(name, kind, member, unit, dump, style) + CT_MAX_##kind
+#define CT_MAX_FIELD(name, kind, member, unit, dump, style, at) + CT_MAX_##kind
 
 /* What a record type's encoding does besides its fields; type is a constant, so this folds
  * away in every encoder but CPU's. */

@@ -156,7 +156,7 @@ struct ct_reader {
     } else {                                                                               \
         b = be; /* an older writer stopped here: the rest reads as 0 */                    \
     }
-#define CT_DEC_FIELD(name, kind, member, unit, dump, style) CT_DEC_##kind(member)
+#define CT_DEC_FIELD(name, kind, member, unit, dump, style, at) CT_DEC_##kind(member)
 
 /* ct_defs.c */
 /* Inserts key -> val unless key is present. Returns 1 inserted, 0 present, CT_E_NOMEM. */

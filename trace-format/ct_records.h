@@ -1,16 +1,21 @@
 /* The fixed-layout records' fields, described once (FORMAT.md section 4), as Darshan describes
  * its counters: an X-macro list per record type that the encoder (ct_enc.c) and the decoder
- * (ct_decode.c, ct_defs.c) expand, and that tests/format/test-format_tables.c checks against
- * FORMAT.md's tables. STRING and STACK (a count, then that many items) are written out by hand.
+ * (ct_decode.c, ct_defs.c) and `cutrace dump` (analyzer/cmd_dump.c) expand, and that
+ * tests/format/test-format_tables.c checks against FORMAT.md's tables. STRING and STACK (a count,
+ * then that many items) are written out by hand.
  *
  * CT_RECORDS(R) calls R(TYPE, member, FIELDS) per record: CT_REC_TYPE, the ct_rec union member
  * (ct_rec_<member>) and the record's field list. A field list FIELDS(F) calls, in wire order,
- *   F(name, kind, member, unit, dump, style)
+ *   F(name, kind, member, unit, dump, style, at)
  * name: the field's name in FORMAT.md; member: the C lvalue in the record struct it maps to;
- * unit: "" or the unit FORMAT.md states (ns, bytes, kHz, bits, lanes); dump, style: the key
- * `cutrace dump` prints it under and how (analyzer/cmd_dump.c: u decimal, d signed, x hex, str
- * a string id, hex16 raw bytes in hex, op<TYPE> the op's name), for the records whose dump line
- * follows the wire order (the others' dump lines are written out by hand). kind, the wire coding:
+ * unit: "" or the unit FORMAT.md states (ns, bytes, kHz, bits, lanes). dump, style, at: how
+ * `cutrace dump` shows it (analyzer/cmd_dump.c): under the key dump, in the style
+ *   u decimal, d signed, x hex, x04 4-digit hex, str a string id, hex16 raw bytes in hex,
+ *   op<TYPE> the op's name, span "start=<member> <dump>=<ts - member>", side "driver" or
+ *   "runtime" from the API flags, none not shown (the API record's stack id), and the
+ *   continuations of the previous field's value (no key): comma ",%u", dot ".%u", colon02x ":%02x"
+ * at the field's place on the dump line: fields print by increasing at, equal ones in wire order
+ * (the line was laid out for reading before the wire order was fixed). kind, the wire coding:
  *   u32     uv holding a 32-bit value (a larger value makes the record malformed)
  *   uv      uv holding a 64-bit value
  *   sv32    sv holding a signed 32-bit value
@@ -24,129 +29,129 @@
 #define CT_RECORDS_H
 
 #define CT_FRAME_FIELDS(F)                                                                  \
-    F(id, u32, id, "", id, u)                                                               \
-    F(function, u32, function, "", function, str)                                           \
-    F(module, u32, module, "", module, str)                                                 \
-    F(offset, uv, offset, "bytes", offset, x)
+    F(id, u32, id, "", id, u, 0)                                                            \
+    F(function, u32, function, "", function, str, 0)                                        \
+    F(module, u32, module, "", module, str, 0)                                              \
+    F(offset, uv, offset, "bytes", offset, x, 0)
 
 #define CT_THREAD_FIELDS(F)                                                                 \
-    F(tid, u32, tid, "", thread, u)                                                         \
-    F(name, u32, name, "", name, str)                                                       \
-    F(flags, u32, flags, "", flags, u)
+    F(tid, u32, tid, "", thread, u, 0)                                                      \
+    F(name, u32, name, "", name, str, 0)                                                    \
+    F(flags, u32, flags, "", flags, u, 0)
 
 #define CT_DEVICE_FIELDS(F)                                                                 \
-    F(device, u32, device, "", device, u)                                                   \
-    F(name, u32, name, "", name, str)                                                       \
-    F(uuid, uuid16, uuid, "bytes", uuid, hex16)                                             \
-    F(cc_major, u32, cc_major, "", cc_major, u)                                             \
-    F(cc_minor, u32, cc_minor, "", cc_minor, u)                                             \
-    F(sm_count, u32, sm_count, "", sm_count, u)                                             \
-    F(clock_khz, u32, clock_khz, "kHz", clock_khz, u)                                       \
-    F(mem_clock_khz, u32, mem_clock_khz, "kHz", mem_clock_khz, u)                           \
-    F(mem_bus_bits, u32, mem_bus_bits, "bits", mem_bus_bits, u)                             \
-    F(mem_bytes, uv, mem_bytes, "bytes", mem_bytes, u)                                      \
-    F(l2_bytes, u32, l2_bytes, "bytes", l2_bytes, u)                                        \
-    F(max_threads_per_sm, u32, max_threads_per_sm, "", max_threads_per_sm, u)               \
-    F(regs_per_sm, u32, regs_per_sm, "", regs_per_sm, u)                                    \
-    F(smem_per_sm, u32, smem_per_sm, "bytes", smem_per_sm, u)                               \
-    F(warp_size, u32, warp_size, "", warp_size, u)                                          \
-    F(async_engines, u32, async_engines, "", async_engines, u)                              \
-    F(concurrent_kernels, u32, concurrent_kernels, "", concurrent_kernels, u)               \
-    F(link_kind, u32, link_kind, "", link_kind, u)                                          \
-    F(link_gen, u32, link_gen, "", link_gen, u)                                             \
-    F(link_width, u32, link_width, "lanes", link_width, u)                                  \
-    F(pci_domain, u32, pci_domain, "", pci_domain, u)                                       \
-    F(pci_bus, u32, pci_bus, "", pci_bus, u)                                                \
-    F(pci_device, u32, pci_device, "", pci_device, u)
+    F(device, u32, device, "", device, u, 0)                                                \
+    F(name, u32, name, "", name, str, 0)                                                    \
+    F(uuid, uuid16, uuid, "bytes", uuid, hex16, 0)                                          \
+    F(cc_major, u32, cc_major, "", cc, u, 0)                                                \
+    F(cc_minor, u32, cc_minor, "", cc_minor, dot, 0)                                        \
+    F(sm_count, u32, sm_count, "", sms, u, 0)                                               \
+    F(clock_khz, u32, clock_khz, "kHz", clock_khz, u, 0)                                    \
+    F(mem_clock_khz, u32, mem_clock_khz, "kHz", mem_clock_khz, u, 0)                        \
+    F(mem_bus_bits, u32, mem_bus_bits, "bits", bus_bits, u, 0)                              \
+    F(mem_bytes, uv, mem_bytes, "bytes", mem_bytes, u, 0)                                   \
+    F(l2_bytes, u32, l2_bytes, "bytes", l2_bytes, u, 0)                                     \
+    F(max_threads_per_sm, u32, max_threads_per_sm, "", threads_per_sm, u, 0)                \
+    F(regs_per_sm, u32, regs_per_sm, "", regs_per_sm, u, 0)                                 \
+    F(smem_per_sm, u32, smem_per_sm, "bytes", smem_per_sm, u, 0)                            \
+    F(warp_size, u32, warp_size, "", warp, u, 0)                                            \
+    F(async_engines, u32, async_engines, "", async_engines, u, 0)                           \
+    F(concurrent_kernels, u32, concurrent_kernels, "", concurrent_kernels, u, 0)            \
+    F(link_kind, u32, link_kind, "", link, u, 0)                                            \
+    F(link_gen, u32, link_gen, "", gen, u, 0)                                               \
+    F(link_width, u32, link_width, "lanes", width, u, 0)                                    \
+    F(pci_domain, u32, pci_domain, "", pci, x04, 0)                                         \
+    F(pci_bus, u32, pci_bus, "", pci_bus, colon02x, 0)                                      \
+    F(pci_device, u32, pci_device, "", pci_device, colon02x, 0)
 
 #define CT_STREAM_FIELDS(F)                                                                 \
-    F(op, u32, op, "", op, opSTREAM)                                                        \
-    F(stream, uv, stream, "", stream, x)                                                    \
-    F(context, uv, context, "", context, x)                                                 \
-    F(device, u32, device, "", device, u)                                                   \
-    F(flags, u32, flags, "", flags, u)                                                      \
-    F(priority, sv32, priority, "", priority, d)
+    F(op, u32, op, "", op, opSTREAM, 0)                                                     \
+    F(stream, uv, stream, "", stream, x, 0)                                                 \
+    F(context, uv, context, "", context, x, 0)                                              \
+    F(device, u32, device, "", device, u, 0)                                                \
+    F(flags, u32, flags, "", flags, u, 0)                                                   \
+    F(priority, sv32, priority, "", priority, d, 0)
 
 #define CT_API_FIELDS(F)                                                                    \
-    F(dur, dur, start, "ns", dur, u)                                                        \
-    F(function, u32, function, "", function, str)                                           \
-    F(result, u32, result, "", result, u)                                                   \
-    F(dcorr, dcorr, corr, "", corr, u)                                                      \
-    F(parent, parent, parent, "", parent, u)                                                \
-    F(flags, u32, flags, "", flags, u)                                                      \
-    F(stack, u32, stack, "", stack, u)
+    F(dur, dur, start, "ns", dur, span, 1)                                                  \
+    F(function, u32, function, "", fn, str, 0)                                              \
+    F(result, u32, result, "", result, u, 2)                                                \
+    F(dcorr, dcorr, corr, "", corr, u, 3)                                                   \
+    F(parent, parent, parent, "", parent, u, 4)                                             \
+    F(flags, u32, flags, "", flags, side, 5)                                                \
+    F(stack, u32, stack, "", stack, none, 5)
 
 #define CT_LAUNCH_FIELDS(F)                                                                 \
-    F(dcorr, dcorr, corr, "", corr, u)                                                      \
-    F(function, u32, function, "", function, str)                                           \
-    F(symbol, u32, symbol, "", symbol, str)                                                 \
-    F(grid_x, u32, grid[0], "", grid_x, u)                                                  \
-    F(grid_y, u32, grid[1], "", grid_y, u)                                                  \
-    F(grid_z, u32, grid[2], "", grid_z, u)                                                  \
-    F(block_x, u32, block[0], "", block_x, u)                                               \
-    F(block_y, u32, block[1], "", block_y, u)                                               \
-    F(block_z, u32, block[2], "", block_z, u)                                               \
-    F(shared_bytes, u32, shared_bytes, "bytes", shared_bytes, u)                            \
-    F(stream, uv, stream, "", stream, x)                                                    \
-    F(context, uv, context, "", context, x)                                                 \
-    F(device, u32, device, "", device, u)                                                   \
-    F(flags, u32, flags, "", flags, u)
+    F(dcorr, dcorr, corr, "", corr, u, 0)                                                   \
+    F(function, u32, function, "", kernel, str, 0)                                          \
+    F(symbol, u32, symbol, "", symbol, str, 0)                                              \
+    F(grid_x, u32, grid[0], "", grid, u, 0)                                                 \
+    F(grid_y, u32, grid[1], "", grid_y, comma, 0)                                           \
+    F(grid_z, u32, grid[2], "", grid_z, comma, 0)                                           \
+    F(block_x, u32, block[0], "", block, u, 0)                                              \
+    F(block_y, u32, block[1], "", block_y, comma, 0)                                        \
+    F(block_z, u32, block[2], "", block_z, comma, 0)                                        \
+    F(shared_bytes, u32, shared_bytes, "bytes", shared, u, 0)                               \
+    F(stream, uv, stream, "", stream, x, 0)                                                 \
+    F(context, uv, context, "", context, x, 0)                                              \
+    F(device, u32, device, "", device, u, 0)                                                \
+    F(flags, u32, flags, "", flags, u, 0)
 
 #define CT_COPY_FIELDS(F)                                                                   \
-    F(dcorr, dcorr, corr, "", corr, u)                                                      \
-    F(op, u32, op, "", op, opCOPY)                                                          \
-    F(dir, u32, dir, "", dir, u)                                                            \
-    F(bytes, uv, bytes, "bytes", bytes, u)                                                  \
-    F(src_kind, u32, src_kind, "", src_kind, u)                                             \
-    F(dst_kind, u32, dst_kind, "", dst_kind, u)                                             \
-    F(flags, u32, flags, "", flags, u)                                                      \
-    F(stream, uv, stream, "", stream, x)                                                    \
-    F(device, u32, device, "", device, u)                                                   \
-    F(peer_device, u32, peer_device, "", peer, u)
+    F(dcorr, dcorr, corr, "", corr, u, 0)                                                   \
+    F(op, u32, op, "", op, opCOPY, 0)                                                       \
+    F(dir, u32, dir, "", dir, u, 0)                                                         \
+    F(bytes, uv, bytes, "bytes", bytes, u, 0)                                               \
+    F(src_kind, u32, src_kind, "", src_kind, u, 0)                                          \
+    F(dst_kind, u32, dst_kind, "", dst_kind, u, 0)                                          \
+    F(flags, u32, flags, "", flags, u, 0)                                                   \
+    F(stream, uv, stream, "", stream, x, 0)                                                 \
+    F(device, u32, device, "", device, u, 0)                                                \
+    F(peer_device, u32, peer_device, "", peer, u, 0)
 
 #define CT_GPU_FIELDS(F)                                                                    \
-    F(dur, dur, start, "ns", dur, u)                                                        \
-    F(dcorr, dcorr, corr, "", corr, u)                                                      \
-    F(device, u32, device, "", device, u)                                                   \
-    F(kind, u32, kind, "", kind, u)                                                         \
-    F(stream, uv, stream, "", stream, x)                                                    \
-    F(flags, u32, flags, "", flags, u)
+    F(dur, dur, start, "ns", dur, span, 1)                                                  \
+    F(dcorr, dcorr, corr, "", corr, u, 0)                                                   \
+    F(device, u32, device, "", device, u, 2)                                                \
+    F(kind, u32, kind, "", kind, u, 2)                                                      \
+    F(stream, uv, stream, "", stream, x, 2)                                                 \
+    F(flags, u32, flags, "", flags, u, 2)
 
 #define CT_MEM_FIELDS(F)                                                                    \
-    F(op, u32, op, "", op, opMEM)                                                           \
-    F(kind, u32, kind, "", kind, u)                                                         \
-    F(dcorr, dcorr, corr, "", corr, u)                                                      \
-    F(address, uv, address, "", address, x)                                                 \
-    F(size, uv, size, "bytes", size, u)                                                     \
-    F(device, u32, device, "", device, u)                                                   \
-    F(result, u32, result, "", result, u)                                                   \
-    F(stack, u32, stack, "", stack, u)                                                      \
-    F(stream, uv, stream, "", stream, x)                                                    \
-    F(handle, uv, handle, "", handle, x)
+    F(op, u32, op, "", op, opMEM, 0)                                                        \
+    F(kind, u32, kind, "", kind, u, 0)                                                      \
+    F(dcorr, dcorr, corr, "", corr, u, 0)                                                   \
+    F(address, uv, address, "", address, x, 0)                                              \
+    F(size, uv, size, "bytes", size, u, 0)                                                  \
+    F(device, u32, device, "", device, u, 0)                                                \
+    F(result, u32, result, "", result, u, 0)                                                \
+    F(stack, u32, stack, "", stack, u, 0)                                                   \
+    F(stream, uv, stream, "", stream, x, 0)                                                 \
+    F(handle, uv, handle, "", handle, x, 0)
 
 #define CT_SYNC_FIELDS(F)                                                                   \
-    F(dur, dur, start, "ns", dur, u)                                                        \
-    F(dcorr, dcorr, corr, "", corr, u)                                                      \
-    F(kind, u32, kind, "", kind, u)                                                         \
-    F(object, uv, object, "", object, x)
+    F(dur, dur, start, "ns", blocked, span, 2)                                              \
+    F(dcorr, dcorr, corr, "", corr, u, 0)                                                   \
+    F(kind, u32, kind, "", kind, u, 1)                                                      \
+    F(object, uv, object, "", object, x, 3)
 
 #define CT_CPU_FIELDS(F)                                                                    \
-    F(tid, u32, tid, "", thread, u)                                                         \
-    F(user_ns, uv, user_ns, "ns", user_ns, u)                                               \
-    F(sys_ns, uv, sys_ns, "ns", sys_ns, u)
+    F(tid, u32, tid, "", thread, u, 0)                                                      \
+    F(user_ns, uv, user_ns, "ns", user_ns, u, 0)                                            \
+    F(sys_ns, uv, sys_ns, "ns", sys_ns, u, 0)
 
 #define CT_LOSS_FIELDS(F)                                                                   \
-    F(reason, u32, reason, "", reason, u)                                                   \
-    F(count, uv, count, "", count, u)                                                       \
-    F(tid, u32, tid, "", thread, u)                                                         \
-    F(corr, uv, corr, "", corr, u)                                                          \
-    F(why, u32, why, "", why, u)
+    F(reason, u32, reason, "", reason, u, 0)                                                \
+    F(count, uv, count, "", count, u, 0)                                                    \
+    F(tid, u32, tid, "", thread, u, 0)                                                      \
+    F(corr, uv, corr, "", corr, u, 0)                                                       \
+    F(why, u32, why, "", why, u, 0)
 
 #define CT_END_FIELDS(F)                                                                    \
-    F(how, u32, how, "", how, u)                                                            \
-    F(code, sv32, code, "", code, d)                                                        \
-    F(records, uv, records, "", records, u)                                                 \
-    F(lost, uv, lost, "", lost, u)
+    F(how, u32, how, "", how, u, 0)                                                         \
+    F(code, sv32, code, "", code, d, 0)                                                     \
+    F(records, uv, records, "", records, u, 0)                                              \
+    F(lost, uv, lost, "", lost, u, 0)
 
 /* FRAME is a definition: a record delivers the fields of its id's first definition. */
 #define CT_DEF_RECORDS(R) R(FRAME, frame, CT_FRAME_FIELDS)

@@ -22,7 +22,7 @@ typedef struct {
     size_t n;
 } ft_record;
 
-#define FT_FIELD(name, kind, member, unit, dump, style) {#name, #kind, unit},
+#define FT_FIELD(name, kind, member, unit, dump, style, at) {#name, #kind, unit},
 #define FT_LIST(TYPE, member, FIELDS) static const ft_field ft_##member[] = {FIELDS(FT_FIELD)};
 CT_RECORDS(FT_LIST)
 #define FT_RECORD(TYPE, member, FIELDS)                                                     \
