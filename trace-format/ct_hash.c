@@ -64,7 +64,7 @@ int ct_hash_put(ct_hash *h, uint64_t key, uint32_t val)
 
 int ct_hash_del(ct_hash *h, uint64_t key, uint32_t *val)
 {
-    if (!h->cap || !key)
+    if (!h->cap)
         return 0;
     size_t mask = h->cap - 1, i = ct_hash_slot(h, key);
     if (!h->keys[i])

@@ -42,7 +42,8 @@ static inline uint64_t ct_hash_mix(uint64_t k)
     return k;
 }
 
-/* The slot holding key, or the empty slot where it would go (cap > 0, key != 0). */
+/* The slot holding key, or the empty slot where it would go (cap > 0; for the key 0, the first
+ * empty slot of its probe run). */
 static inline size_t ct_hash_slot(const ct_hash *h, uint64_t key)
 {
     size_t i = ct_hash_mix(key) & (h->cap - 1);
@@ -51,11 +52,12 @@ static inline size_t ct_hash_slot(const ct_hash *h, uint64_t key)
     return i;
 }
 
-/* key's value, or NULL if key is absent (or 0). Inline: the analyzer looks up several keys per
- * trace record. The pointer is valid until the next ct_hash_put or ct_hash_del. */
+/* key's value, or NULL if key is absent (or 0: its probe stops at the first empty slot, and a
+ * table is never more than half full). Inline: the analyzer looks up several keys per trace
+ * record. The pointer is valid until the next ct_hash_put or ct_hash_del. */
 static inline const uint32_t *ct_hash_find(const ct_hash *h, uint64_t key)
 {
-    if (!h->cap || !key)
+    if (!h->cap)
         return NULL;
     size_t i = ct_hash_slot(h, key);
     return h->keys[i] ? &h->vals[i] : NULL;
