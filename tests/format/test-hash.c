@@ -226,7 +226,8 @@ TEST_IMPL(hash_out_of_memory_leaves_the_map_unchanged)
     struct rlimit old, lim;
     ASSERT_INT(getrlimit(RLIMIT_AS, &old), ==, 0);
     lim = old;
-    lim.rlim_cur = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) + (4u << 20); /* the doubled table needs 24 MiB */
+    /* 4 MiB to spare; the doubled table needs 24 (16 of keys, 8 of values) */
+    lim.rlim_cur = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) + (4u << 20);
     ASSERT_INT(setrlimit(RLIMIT_AS, &lim), ==, 0);
     const ct_hash full_map = h;
     int rc = ct_hash_put(&h, full + 1, 1);
