@@ -133,13 +133,13 @@ static void site_add(ct_proc *p, int kind, uint32_t api_idx, uint32_t stack, uin
 
 static callent *call_get(ct_proc *p, uint64_t corr, int create)
 {
-    uint32_t idx;
-    if (ct_imap_get(&p->corr, corr, &idx))
-        return ct_pool_at(&p->calls, idx);
+    const uint32_t *found = ct_hash_find(&p->corr, corr);
+    if (found)
+        return ct_pool_at(&p->calls, *found);
     if (!create)
         return NULL;
-    idx = ct_pool_alloc(&p->calls);
-    ct_imap_put(&p->corr, corr, idx);
+    uint32_t idx = ct_pool_alloc(&p->calls);
+    xhash_put(&p->corr, corr, idx, "the calls in flight");
     callent *c = ct_pool_at(&p->calls, idx);
     c->corr = corr;
     return c;
@@ -148,7 +148,7 @@ static callent *call_get(ct_proc *p, uint64_t corr, int create)
 static void call_drop(ct_proc *p, uint64_t corr)
 {
     uint32_t idx;
-    if (ct_imap_del(&p->corr, corr, &idx))
+    if (ct_hash_del(&p->corr, corr, &idx))
         ct_pool_put(&p->calls, idx);
 }
 
@@ -632,13 +632,13 @@ static void on_mem(ct_model *m, ct_proc *p, const ct_rec *r)
         le->churn = (uint8_t)churn;
         le->kind = (uint8_t)mr->kind;
         uint32_t old;
-        if (ct_imap_del(&p->live, mr->address ? mr->address : mr->handle, &old))
+        if (ct_hash_del(&p->live, mr->address ? mr->address : mr->handle, &old))
             ct_pool_put(&p->allocs, old); /* its free was lost: the new block replaces it */
-        ct_imap_put(&p->live, mr->address ? mr->address : mr->handle, li);
+        xhash_put(&p->live, mr->address ? mr->address : mr->handle, li, "the live allocations");
         sweep_push(p, (ct_pt){.t = r->ts, .type = P_ALLOC, .dev = (uint8_t)d, .a = stack, .b = mr->size});
     } else {
         uint32_t li;
-        if (!ct_imap_del(&p->live, mr->address ? mr->address : mr->handle, &li)) {
+        if (!ct_hash_del(&p->live, mr->address ? mr->address : mr->handle, &li)) {
             p->unknown_frees++;
             return;
         }

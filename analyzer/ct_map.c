@@ -35,6 +35,13 @@ void *xrealloc(void *p, size_t n, const char *what)
     return q;
 }
 
+void xhash_put(ct_hash *h, uint64_t key, uint32_t val, const char *what)
+{
+    if (ct_hash_put(h, key, val) == CT_E_NOMEM)
+        out_of_memory((h->cap ? 2 * h->cap : CT_HASH_MIN_CAP) * (sizeof *h->keys + sizeof *h->vals),
+                      what);
+}
+
 void ct_grow_slow(void *arr, size_t *cap, size_t n, size_t sz)
 {
     size_t nc = *cap ? *cap : 8;
@@ -139,74 +146,6 @@ uint32_t ct_map_get(ct_map *m, const void *key, size_t len, int *added)
 uint32_t ct_map_get_ref(ct_map *m, const char *key, size_t len, int *added)
 {
     return map_get(m, key, len, 1, added);
-}
-
-void ct_imap_init(ct_imap *m)
-{
-    m->cap = 64;
-    m->n = 0;
-    m->keys = xmalloc(m->cap * sizeof *m->keys, "a hash map's keys");
-    m->vals = xmalloc(m->cap * sizeof *m->vals, "a hash map's values");
-}
-
-void ct_imap_free(ct_imap *m)
-{
-    free(m->keys);
-    free(m->vals);
-    memset(m, 0, sizeof *m);
-}
-
-void ct_imap_put(ct_imap *m, uint64_t key, uint32_t val)
-{
-    if (2 * (m->n + 1) > m->cap) {
-        uint64_t *ok = m->keys;
-        uint32_t *ov = m->vals;
-        size_t oc = m->cap;
-        m->cap *= 2;
-        m->keys = xmalloc(m->cap * sizeof *m->keys, "a hash map's keys");
-        m->vals = xmalloc(m->cap * sizeof *m->vals, "a hash map's values");
-        for (size_t j = 0; j < oc; j++)
-            if (ok[j]) {
-                size_t k = ct_imap_slot(m, ok[j]);
-                m->keys[k] = ok[j];
-                m->vals[k] = ov[j];
-            }
-        free(ok);
-        free(ov);
-    }
-    size_t i = ct_imap_slot(m, key);
-    if (!m->keys[i]) {
-        m->keys[i] = key;
-        m->n++;
-    }
-    m->vals[i] = val;
-}
-
-int ct_imap_del(ct_imap *m, uint64_t key, uint32_t *val)
-{
-    size_t i = ct_imap_slot(m, key);
-    if (!m->keys[i])
-        return 0;
-    if (val)
-        *val = m->vals[i];
-    m->keys[i] = 0;
-    m->n--;
-    /* shift back the entries of the probe run that follows, so lookups never stop early */
-    size_t j = i;
-    for (;;) {
-        j = (j + 1) & (m->cap - 1);
-        if (!m->keys[j])
-            break;
-        size_t home = ct_mix64(m->keys[j]) & (m->cap - 1);
-        /* move j to i if its home is not cyclically in (i, j] */
-        if ((j > i && (home <= i || home > j)) || (j < i && (home <= i && home > j))) {
-            m->keys[i] = m->keys[j];
-            m->vals[i] = m->vals[j];
-            m->keys[j] = 0;
-            i = j;
-        }
-    }
-    return 1;
 }
 
 void ct_pool_init(ct_pool *p, size_t item_size)

@@ -1,11 +1,16 @@
 /* Hash map from byte-string keys (names, or integers passed by address) to dense indices
  * 0, 1, 2... in insertion order, so callers keep their per-key records in a plain array. Keys are
- * copied. Open addressing with linear probing; grows at 50% load. */
+ * copied. Open addressing with linear probing; grows at 50% load. Not a ct_hash (the format
+ * library's integer map, which the analyzer uses for its in-flight calls and live allocations):
+ * its keys are compared byte for byte, since two keys may share any hash, and are kept in
+ * insertion order. */
 #ifndef CT_MAP_H
 #define CT_MAP_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "ct_hash.h"
 
 typedef struct {
     uint64_t hash;
@@ -38,6 +43,9 @@ static inline const char *ct_map_key(const ct_map *m, uint32_t idx) { return m->
  * is zeroed; xrealloc's new part is not. */
 void *xmalloc(size_t n, const char *what);
 void *xrealloc(void *p, size_t n, const char *what);
+/* ct_hash_put under the same policy. The key 0 (a record without a correlation id or an
+ * address) is not stored, so it is never found. */
+void xhash_put(ct_hash *h, uint64_t key, uint32_t val, const char *what);
 
 /* Grows *arr (elements of size sz) to hold at least n elements, zeroing new ones. Inline for
  * the common case (room already there): it is on the per-record path. */
@@ -48,53 +56,7 @@ static inline void ct_grow(void *arr, size_t *cap, size_t n, size_t sz)
         ct_grow_slow(arr, cap, n, sz);
 }
 
-#endif
-
-/* Hash map from nonzero 64-bit keys (correlation ids, addresses) to 32-bit values, with
- * deletion (backward-shift, no tombstones), for state that comes and goes: in-flight calls, live
- * allocations. */
-typedef struct {
-    uint64_t *keys; /* 0: empty */
-    uint32_t *vals;
-    size_t cap, n;
-} ct_imap;
-
-void ct_imap_init(ct_imap *m);
-void ct_imap_free(ct_imap *m);
-/* Sets key's value (inserting it). */
-void ct_imap_put(ct_imap *m, uint64_t key, uint32_t val);
-
-static inline uint64_t ct_mix64(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdull;
-    x ^= x >> 33;
-    return x;
-}
-
-/* The slot holding key, or the empty slot where it would go. Inline with ct_imap_get: lookups
- * run several times per trace record. */
-static inline size_t ct_imap_slot(const ct_imap *m, uint64_t key)
-{
-    size_t i = ct_mix64(key) & (m->cap - 1);
-    while (m->keys[i] && m->keys[i] != key)
-        i = (i + 1) & (m->cap - 1);
-    return i;
-}
-
-/* 1 and *val if present. */
-static inline int ct_imap_get(const ct_imap *m, uint64_t key, uint32_t *val)
-{
-    size_t i = ct_imap_slot(m, key);
-    if (!m->keys[i])
-        return 0;
-    *val = m->vals[i];
-    return 1;
-}
-/* 1 and *val if it was present (and is now removed). */
-int ct_imap_del(ct_imap *m, uint64_t key, uint32_t *val);
-
-/* Free-list pool of fixed-size records addressed by uint32 index, for ct_imap values. */
+/* Free-list pool of fixed-size records addressed by uint32 index, for ct_hash values. */
 typedef struct {
     char *items;
     size_t sz, cap, n;
@@ -107,3 +69,5 @@ void ct_pool_free(ct_pool *p);
 uint32_t ct_pool_alloc(ct_pool *p); /* zeroed */
 void ct_pool_put(ct_pool *p, uint32_t idx);
 static inline void *ct_pool_at(ct_pool *p, uint32_t idx) { return p->items + (size_t)idx * p->sz; }
+
+#endif

@@ -62,12 +62,10 @@ static void proc_init(ct_model *m, ct_proc *p, uint32_t file)
         ct_sketch_init(&p->dev[d].starve_len);
     }
     ct_map_init(&p->thread_idx);
-    ct_imap_init(&p->corr);
     ct_pool_init(&p->calls, sizeof(callent));
     ct_map_init(&p->stack_idx);
     p->nstacks = 1;
     ct_grow(&p->stack_ids, &p->stacks_cap, 1, sizeof *p->stack_ids);
-    ct_imap_init(&p->live);
     ct_pool_init(&p->allocs, sizeof(liveent));
     ct_map_init(&p->holders);
     ct_map_init(&p->freed_sizes);
@@ -172,11 +170,11 @@ static void proc_free(ct_proc *p)
 {
     free(p->threads);
     ct_map_free(&p->thread_idx);
-    ct_imap_free(&p->corr);
+    ct_hash_free(&p->corr);
     ct_pool_free(&p->calls);
     ct_map_free(&p->stack_idx);
     free(p->stack_ids);
-    ct_imap_free(&p->live);
+    ct_hash_free(&p->live);
     ct_pool_free(&p->allocs);
     ct_map_free(&p->holders);
     free(p->holder_bytes);

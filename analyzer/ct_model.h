@@ -204,14 +204,14 @@ typedef struct {
     ct_map thread_idx;            /* tid -> index */
     uint32_t thread_hint[16];     /* tid % 16 -> 1 + index of a thread with that tid, 0: none */
     /* joins */
-    ct_imap corr;                 /* corr -> pool entry */
+    ct_hash corr;                 /* corr -> pool entry */
     ct_pool calls;
     /* stack id (file's) -> index, for grouping; index 0 is "no stack" */
     ct_map stack_idx;
     uint32_t *stack_ids;          /* index -> file stack id */
     size_t nstacks, stacks_cap;
     /* live allocations: address -> pool entry */
-    ct_imap live;
+    ct_hash live;
     ct_pool allocs;
     ct_map holders;               /* (dev, stack) -> index in holder_bytes */
     uint64_t *holder_bytes, *holder_count;

@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "ct_maps.h"
+#include "ct_hash.h"
 
 #include <dlfcn.h>
 
@@ -162,21 +163,13 @@ void ct_hmap_init(ct_hmap *m, unsigned log2_cap)
     m->n = 0;
 }
 
-static uint64_t ct_hash64(uint64_t k)
-{
-    k ^= k >> 33;
-    k *= 0xff51afd7ed558ccdull;
-    k ^= k >> 33;
-    return k;
-}
-
 void ct_hmap_put(ct_hmap *m, uint64_t key, uint64_t val)
 {
     assert(key != 0);
     if (!m->mask)
         return;
     pthread_mutex_lock(&m->mu);
-    for (uint64_t i = ct_hash64(key) & m->mask, probes = 0; probes <= m->mask;
+    for (uint64_t i = ct_hash_mix(key) & m->mask, probes = 0; probes <= m->mask;
          i = (i + 1) & m->mask, probes++) {
         uint64_t k = atomic_load_explicit(&m->keys[i], memory_order_relaxed);
         if (k == key) {
@@ -199,7 +192,7 @@ int ct_hmap_get(ct_hmap *m, uint64_t key, uint64_t *val)
 {
     if (!m->mask || key == 0)
         return 0;
-    for (uint64_t i = ct_hash64(key) & m->mask;; i = (i + 1) & m->mask) {
+    for (uint64_t i = ct_hash_mix(key) & m->mask;; i = (i + 1) & m->mask) {
         uint64_t k = atomic_load_explicit(&m->keys[i], memory_order_acquire);
         if (k == key) {
             *val = atomic_load_explicit(&m->vals[i], memory_order_acquire);

@@ -8,7 +8,9 @@
  *
  * ct_hmap: handle -> 64-bit value (kernel handle -> interned names), insert-or-update under a
  * mutex, lock-free lookup. Fixed capacity; a full map stops caching (lookups then miss and the
- * caller resolves again).
+ * caller resolves again). Not a ct_hash (the format library's map, which grows and shifts
+ * entries back on deletion): its readers on the hot path race with its writers, so an entry,
+ * once published by an atomic store, never moves and its memory is never freed.
  *
  * Strings: ct_intern returns a per-file string id (1..) for a text, storing it once; the
  * writer takes the definitions not yet written with ct_intern_pending. */

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "ct_fns.h"
+#include "ct_hash.h"
 
 #define CT_DRIVER_SONAME "libcuda.so.1"
 #define CT_RUNTIME_SONAME "libcudart.so.13"
@@ -203,18 +204,11 @@ void *ct_real_fn[CT_NFNS];
 _Atomic int ct_real_loaded;
 extern void *const ct_wrapper_of[CT_NDRIVER];
 
-/* Real entry point of a traced variant -> cutrace's wrapper of it (cuGetProcAddress answers).
- * Built once, read-only afterwards. */
-#define CT_GPA_SLOTS 2048u
-static struct {
-    void *real, *wrapper;
-} ct_gpa_map[CT_GPA_SLOTS];
-
-static unsigned ct_ptr_slot(const void *p)
-{
-    uint64_t k = (uint64_t)(uintptr_t)p;
-    return (unsigned)((k * 0x9e3779b97f4a7c15ull) >> 53) & (CT_GPA_SLOTS - 1);
-}
+/* Real entry point of a traced variant -> its function id, whose wrapper cuGetProcAddress answers
+ * with. Built (and allocated) once by ct_real_load_once, under pthread_once; only read
+ * afterwards, by ct_gpa_fix once its own ct_real_load_all has returned, so readers take no lock
+ * and never see the table change or grow. */
+static ct_hash ct_gpa_map;
 
 static pthread_once_t ct_load_once = PTHREAD_ONCE_INIT;
 
@@ -224,15 +218,14 @@ static void ct_real_load_once(void)
     if (ct_real_open() == 0) {
         for (unsigned i = 0; i < CT_NDRIVER; i++)
             ct_real_fn[i] = ct_real_sym(ct_fns[i].name);
-        for (unsigned i = 0; i < CT_NDRIVER; i++) {
-            if (!ct_wrapper_of[i] || !ct_real_fn[i])
-                continue;
-            unsigned s = ct_ptr_slot(ct_real_fn[i]);
-            while (ct_gpa_map[s].real && ct_gpa_map[s].real != ct_real_fn[i])
-                s = (s + 1) & (CT_GPA_SLOTS - 1);
-            ct_gpa_map[s].real = ct_real_fn[i];
-            ct_gpa_map[s].wrapper = ct_wrapper_of[i];
-        }
+        /* Reserved first, so that no insertion can fail: the table is whole or empty. */
+        if (ct_hash_reserve(&ct_gpa_map, CT_NDRIVER) < 0)
+            fprintf(stderr, "cutrace: warning: no memory for the table of the driver's entry "
+                            "points: those cuGetProcAddress returns are not traced\n");
+        else
+            for (unsigned i = 0; i < CT_NDRIVER; i++)
+                if (ct_wrapper_of[i] && ct_real_fn[i])
+                    ct_hash_put(&ct_gpa_map, (uintptr_t)ct_real_fn[i], i);
     }
     atomic_store_explicit(&ct_real_loaded, 1, memory_order_release);
     errno = saved;
@@ -258,9 +251,7 @@ void ct_gpa_fix(int ok, void **pfn)
     if (!ok || !pfn || !*pfn)
         return;
     ct_real_load_all();
-    for (unsigned s = ct_ptr_slot(*pfn); ct_gpa_map[s].real; s = (s + 1) & (CT_GPA_SLOTS - 1))
-        if (ct_gpa_map[s].real == *pfn) {
-            *pfn = ct_gpa_map[s].wrapper;
-            return;
-        }
+    const uint32_t *fid = ct_hash_find(&ct_gpa_map, (uintptr_t)*pfn);
+    if (fid)
+        *pfn = ct_wrapper_of[*fid];
 }

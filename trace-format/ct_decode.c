@@ -75,7 +75,7 @@ int ct_decode(ct_fin *f, ct_cursor *c, ct_rec *r)
         CT_EVENT_RECORDS(CT_DEC_CASE)
         case CT_REC_STRING:
             r->u.string.id = ct_get_u32v(&b, be, &bad);
-            ix = ct_idmap_find(&f->str_ids, r->u.string.id);
+            ix = ct_hash_find(&f->str_ids, r->u.string.id);
             if (ix) {
                 r->u.string.text = f->strs[*ix].text;
                 r->u.string.len = f->strs[*ix].len;
@@ -85,7 +85,7 @@ int ct_decode(ct_fin *f, ct_cursor *c, ct_rec *r)
             break;
         case CT_REC_FRAME:
             r->u.frame.id = ct_get_u32v(&b, be, &bad);
-            ix = ct_idmap_find(&f->frame_ids, r->u.frame.id);
+            ix = ct_hash_find(&f->frame_ids, r->u.frame.id);
             if (ix)
                 r->u.frame = f->frames[*ix];
             else
@@ -93,7 +93,7 @@ int ct_decode(ct_fin *f, ct_cursor *c, ct_rec *r)
             break;
         case CT_REC_STACK:
             r->u.stack.id = ct_get_u32v(&b, be, &bad);
-            ix = ct_idmap_find(&f->stack_ids, r->u.stack.id);
+            ix = ct_hash_find(&f->stack_ids, r->u.stack.id);
             if (ix) {
                 r->u.stack.frames = f->stacks[*ix].frames;
                 r->u.stack.nframes = f->stacks[*ix].n;

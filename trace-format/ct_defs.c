@@ -1,53 +1,10 @@
-/* The reader's definition tables (see ct_read_internal.h): id -> index maps, an arena whose
- * memory never moves (texts and frame lists are handed out as pointers) and the registration
- * of STRING, FRAME and STACK definitions against the file's CT_DEFS_MAX budget. */
+/* The reader's definition tables (see ct_read_internal.h): an arena whose memory never moves
+ * (texts and frame lists are handed out as pointers) and the registration of STRING, FRAME and
+ * STACK definitions, each found by its id through a ct_hash, against the file's CT_DEFS_MAX
+ * budget. */
 #include "ct_read_internal.h"
 
 #include <stdlib.h>
-
-
-int ct_idmap_add(ct_idmap *m, uint32_t key, uint32_t val)
-{
-    if (ct_idmap_find(m, key))
-        return 0;
-    if ((m->n + 1) * 2 > m->cap) {
-        size_t ncap = m->cap ? m->cap * 2 : 64;
-        uint32_t *nk = calloc(ncap, sizeof *nk), *nv = malloc(ncap * sizeof *nv);
-        if (!nk || !nv) {
-            free(nk);
-            free(nv);
-            return CT_E_NOMEM;
-        }
-        for (size_t i = 0; i < m->cap; i++) {
-            if (!m->keys[i])
-                continue;
-            size_t j = ct_id_slot(m->keys[i], ncap);
-            while (nk[j])
-                j = (j + 1) & (ncap - 1);
-            nk[j] = m->keys[i];
-            nv[j] = m->vals[i];
-        }
-        free(m->keys);
-        free(m->vals);
-        m->keys = nk;
-        m->vals = nv;
-        m->cap = ncap;
-    }
-    size_t i = ct_id_slot(key, m->cap);
-    while (m->keys[i])
-        i = (i + 1) & (m->cap - 1);
-    m->keys[i] = key;
-    m->vals[i] = val;
-    m->n++;
-    return 1;
-}
-
-void ct_idmap_free(ct_idmap *m)
-{
-    free(m->keys);
-    free(m->vals);
-}
-
 
 void *ct_arena_alloc(ct_block **head, size_t n)
 {
@@ -97,7 +54,8 @@ int ct_reserve(void *arrp, size_t *cap, size_t n, size_t elem)
  * small file define gigabytes of names; past CT_DEFS_MAX their ids read as undefined. */
 static int ct_def_charge(ct_fin *f, uint64_t bytes)
 {
-    const uint64_t entry = 40; /* table slot, id map slots at half load, arena rounding */
+    /* table slot (16), the id map's two slots at half load (2 x 12: ct_hash), arena rounding */
+    const uint64_t entry = 48;
     if (f->def_bytes + bytes + entry <= CT_DEFS_MAX) {
         f->def_bytes += bytes + entry;
         return 0;
@@ -121,7 +79,7 @@ int ct_define(ct_fin *f, uint32_t type, const uint8_t *b, const uint8_t *be)
         uint64_t n = ct_get_uv(&b, be, &bad);
         if (bad || n > CT_STRING_MAX || n > (uint64_t)(be - b))
             return 1;
-        if (ct_idmap_find(&f->str_ids, id) || ct_def_charge(f, n + 1))
+        if (ct_hash_find(&f->str_ids, id) || ct_def_charge(f, n + 1))
             return 0;
         char *t = ct_arena_alloc(&f->arena, n + 1);
         if (!t || ct_reserve(&f->strs, &f->strs_cap, f->nstrs, sizeof *f->strs) < 0)
@@ -129,7 +87,7 @@ int ct_define(ct_fin *f, uint32_t type, const uint8_t *b, const uint8_t *be)
         memcpy(t, b, n);
         t[n] = 0;
         f->strs[f->nstrs] = (ct_str_def){t, (uint32_t)n};
-        int rc = ct_idmap_add(&f->str_ids, id, (uint32_t)f->nstrs);
+        int rc = ct_hash_put(&f->str_ids, id, (uint32_t)f->nstrs);
         f->nstrs += rc > 0;
         return rc < 0 ? rc : 0;
     }
@@ -139,12 +97,12 @@ int ct_define(ct_fin *f, uint32_t type, const uint8_t *b, const uint8_t *be)
         CT_FRAME_FIELDS(CT_DEC_FIELD)
         if (bad)
             return 1;
-        if (ct_idmap_find(&f->frame_ids, id) || ct_def_charge(f, sizeof fr))
+        if (ct_hash_find(&f->frame_ids, id) || ct_def_charge(f, sizeof fr))
             return 0;
         if (ct_reserve(&f->frames, &f->frames_cap, f->nframes, sizeof *f->frames) < 0)
             return CT_E_NOMEM;
         f->frames[f->nframes] = fr;
-        int rc = ct_idmap_add(&f->frame_ids, id, (uint32_t)f->nframes);
+        int rc = ct_hash_put(&f->frame_ids, id, (uint32_t)f->nframes);
         f->nframes += rc > 0;
         return rc < 0 ? rc : 0;
     }
@@ -152,7 +110,7 @@ int ct_define(ct_fin *f, uint32_t type, const uint8_t *b, const uint8_t *be)
     /* Each frame id takes at least one byte: a count above the bytes left is a lie. */
     if (bad || n > CT_STACK_MAX || n > (uint64_t)(be - b))
         return 1;
-    if (ct_idmap_find(&f->stack_ids, id) || ct_def_charge(f, n * sizeof(uint32_t)))
+    if (ct_hash_find(&f->stack_ids, id) || ct_def_charge(f, n * sizeof(uint32_t)))
         return 0;
     uint32_t *frames = ct_arena_alloc(&f->arena, (size_t)n * sizeof(uint32_t) + 1);
     if (!frames)
@@ -164,7 +122,7 @@ int ct_define(ct_fin *f, uint32_t type, const uint8_t *b, const uint8_t *be)
     if (ct_reserve(&f->stacks, &f->stacks_cap, f->nstacks, sizeof *f->stacks) < 0)
         return CT_E_NOMEM;
     f->stacks[f->nstacks] = (ct_stack_def){frames, (uint32_t)n};
-    int rc = ct_idmap_add(&f->stack_ids, id, (uint32_t)f->nstacks);
+    int rc = ct_hash_put(&f->stack_ids, id, (uint32_t)f->nstacks);
     f->nstacks += rc > 0;
     return rc < 0 ? rc : 0;
 }

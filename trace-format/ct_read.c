@@ -517,9 +517,9 @@ static void ct_fin_free(ct_fin *f)
         close(f->fd);
     free(f->win);
     ct_header_store_free(&f->hs);
-    ct_idmap_free(&f->str_ids);
-    ct_idmap_free(&f->frame_ids);
-    ct_idmap_free(&f->stack_ids);
+    ct_hash_free(&f->str_ids);
+    ct_hash_free(&f->frame_ids);
+    ct_hash_free(&f->stack_ids);
     free(f->strs);
     free(f->frames);
     free(f->stacks);
@@ -772,7 +772,7 @@ const char *ct_reader_string(const ct_reader *r, uint32_t file, uint32_t id)
     if (file >= r->n)
         return NULL;
     const ct_fin *f = &r->files[file];
-    const uint32_t *ix = ct_idmap_find(&f->str_ids, id);
+    const uint32_t *ix = ct_hash_find(&f->str_ids, id);
     return ix ? f->strs[*ix].text : NULL;
 }
 
@@ -792,7 +792,7 @@ int ct_reader_frame(const ct_reader *r, uint32_t file, uint32_t id, ct_rec_frame
     if (file >= r->n)
         return CT_E_INVAL;
     const ct_fin *f = &r->files[file];
-    const uint32_t *ix = ct_idmap_find(&f->frame_ids, id);
+    const uint32_t *ix = ct_hash_find(&f->frame_ids, id);
     if (!ix)
         return CT_E_INVAL;
     *out = f->frames[*ix];
@@ -805,7 +805,7 @@ int ct_reader_stack(const ct_reader *r, uint32_t file, uint32_t id, const uint32
     if (file >= r->n)
         return CT_E_INVAL;
     const ct_fin *f = &r->files[file];
-    const uint32_t *ix = ct_idmap_find(&f->stack_ids, id);
+    const uint32_t *ix = ct_hash_find(&f->stack_ids, id);
     if (!ix)
         return CT_E_INVAL;
     *frames = f->stacks[*ix].frames;

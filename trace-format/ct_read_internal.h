@@ -1,5 +1,5 @@
 /* Internals shared by the reader's three parts (FORMAT.md sections 3.3, 4 and 6):
- *   ct_defs.c    id -> index maps, the arena and the STRING/FRAME/STACK definition tables
+ *   ct_defs.c    the arena and the STRING/FRAME/STACK definition tables (ids -> index: ct_hash)
  *   ct_decode.c  one chunk's records: decoding a record, a cursor's peek/take, sorting a chunk
  *   ct_read.c    chunk loading, the per-file and cross-file merges and the public reader API
  * A ct_fin is one file being read; a ct_cursor one decompressed chunk of it. Everything here
@@ -11,33 +11,11 @@
 #include "ct_header.h"
 #include "ct_wire.h"
 #include "ct_records.h"
+#include "ct_hash.h"
 
 #include <zstd.h>
 
-/* ---- id -> index maps and the definition tables ------------------------------------------ */
-
-typedef struct {
-    uint32_t *keys; /* 0 = empty (ids are nonzero) */
-    uint32_t *vals;
-    size_t cap, n;  /* cap: power of two or 0 */
-} ct_idmap;
-
-static inline size_t ct_id_slot(uint32_t key, size_t cap)
-{
-    return (size_t)((key * 0x9E3779B97F4A7C15ull) >> 32) & (cap - 1);
-}
-
-static inline const uint32_t *ct_idmap_find(const ct_idmap *m, uint32_t key)
-{
-    if (!m->cap || !key)
-        return NULL;
-    for (size_t i = ct_id_slot(key, m->cap);; i = (i + 1) & (m->cap - 1)) {
-        if (m->keys[i] == key)
-            return &m->vals[i];
-        if (m->keys[i] == 0)
-            return NULL;
-    }
-}
+/* ---- the definition tables ---------------------------------------------------------------- */
 
 /* Memory that never moves, for definition texts and frame lists. */
 typedef struct ct_block {
@@ -56,7 +34,6 @@ typedef struct {
     uint32_t n;
 } ct_stack_def;
 
-/* Grows an array to hold n + 1 elements. */
 /* ---- per-file state ------------------------------------------------------------------------ */
 
 /* Both structures begin with what is read for every record delivered, so that it shares a
@@ -106,7 +83,7 @@ typedef struct {
     uint64_t win_off;
     uint64_t next_seq;
     int seq_started;
-    ct_idmap str_ids, frame_ids, stack_ids;
+    ct_hash str_ids, frame_ids, stack_ids; /* definition id -> index in strs, frames, stacks */
     ct_str_def *strs;
     ct_rec_frame *frames;
     ct_stack_def *stacks;
@@ -159,9 +136,6 @@ struct ct_reader {
 #define CT_DEC_FIELD(name, kind, member, unit, dump, style, at) CT_DEC_##kind(member)
 
 /* ct_defs.c */
-/* Inserts key -> val unless key is present. Returns 1 inserted, 0 present, CT_E_NOMEM. */
-int ct_idmap_add(ct_idmap *m, uint32_t key, uint32_t val);
-void ct_idmap_free(ct_idmap *m);
 void *ct_arena_alloc(ct_block **head, size_t n);
 void ct_arena_free(ct_block *b);
 /* Grows an array to hold n + 1 elements. */

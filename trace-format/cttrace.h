@@ -1,6 +1,7 @@
 /* cttrace: the one library that writes and reads cutrace trace files (format: FORMAT.md, which is
  * normative; this header is its C binding). Used by the tracer (preload/), the analyzer
- * (analyzer/) and the benchmark generator; there is no second implementation.
+ * (analyzer/) and the benchmark generator; there is no second implementation. The library also
+ * holds the one integer hash map its users share (ct_hash.h).
  *
  * Writer side, three layers:
  *  - ct_enc: record encoder into a caller-provided buffer. Hot-path safe: no allocation, no
