@@ -21,7 +21,8 @@ int nv_trace(ct_test_proc *p, char dir[4096], const char *name, nv_runtime rt, c
 
 /* Asserts (failing the test, naming the field) that two summaries of the same workload count
  * the same: kernels by name and instances, copies by operation, host memory kind, count and
- * bytes, VRAM allocations, frees and peak, and runtime synchronization calls by name. */
-int nv_same_counts(const tj *ours, const tj *nvidia);
+ * bytes, VRAM allocations, frees, failures and (same_peak: for workloads whose peak does not
+ * depend on how their threads interleave) peak, and runtime synchronization calls by name. */
+int nv_same_counts(const tj *ours, const tj *nvidia, int same_peak);
 
 #endif

@@ -39,7 +39,7 @@ TEST_IMPL(nvidia_runtime_train_loop)
     tj *s[2];
     if (both("train_loop", "tests/workloads/train_loop", args, "train_loop: verify=ok", s))
         return 1;
-    if (nv_same_counts(s[0], s[1]))
+    if (nv_same_counts(s[0], s[1], 1))
         return 1;
     const tj *k = tj_get(s[1], "kernels");
     ASSERT_INT(tj_num(tj_find(k, "name", "reduce_batch"), "instances"), ==, 8);
@@ -58,7 +58,8 @@ TEST_IMPL(nvidia_runtime_threads)
     tj *s[2];
     if (both("threads", "tests/workloads/threads", NULL, "threads: totals h2d=80 d2h=80 h2d_bytes=20971520 kernels=320 stream_syncs=80", s))
         return 1;
-    if (nv_same_counts(s[0], s[1]))
+    /* each thread frees its buffers when done: the peak depends on how they interleave */
+    if (nv_same_counts(s[0], s[1], 0))
         return 1;
     ASSERT_INT(tj_num(tj_find(tj_get(s[1], "api"), "name", "cudaStreamSynchronize"), "calls"), ==, 80);
     tj_free(s[0]);
@@ -72,6 +73,8 @@ TEST_IMPL(nvidia_runtime_vram_peak)
     tj *s[2];
     if (both("vram_peak", "tests/workloads/vram_peak", NULL,
              "vram_peak: allocs=6 failed_allocs=1 frees=6 peak=12079607866", s))
+        return 1;
+    if (nv_same_counts(s[0], s[1], 1))
         return 1;
     ASSERT_INT(tj_num(s[1], "vram.0.peak_bytes"), ==, 12079607866LL);
     ASSERT_INT(tj_num(s[1], "vram.0.failed_count"), ==, 1);
