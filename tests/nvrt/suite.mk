@@ -6,7 +6,7 @@
 # libcudart.so.13 on the default path (ours lives in $(FAKECUDA_DIR), next to the driver).
 NV_OUT     := $(B)/tests/nvrt
 NV_DRV_DIR := $(NV_OUT)/driver
-NV_PROGS   := $(NV_OUT)/cublas_sgemm
+NV_PROGS   := $(NV_OUT)/cublas_gemm
 nv_comma   := ,
 
 $(NV_DRV_DIR)/libcuda.so.1: $(FCDRV_LIB)
@@ -14,7 +14,7 @@ $(NV_DRV_DIR)/libcuda.so.1: $(FCDRV_LIB)
 	ln -sf $(abspath $(FCDRV_LIB)) $@
 
 # A plain C program on cuBLAS and NVIDIA's runtime, as a user would build it.
-$(NV_OUT)/cublas_sgemm: tests/nvrt/cublas_sgemm.c
+$(NV_OUT)/cublas_gemm: tests/nvrt/cublas_gemm.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< -L$(CUDA_HOME)/lib64 -lcublas -lcudart -lm
 

@@ -83,34 +83,42 @@ TEST_IMPL(nvidia_runtime_vram_peak)
     return 0;
 }
 
-/* cuBLAS from the toolkit, on NVIDIA's runtime, on the simulated driver: cublasCreate, an SGEMM
- * and cublasDestroy succeed and the GEMM's kernel is traced under cuBLAS's own name (loaded
- * through cuLibraryLoadData/cuLibraryGetKernel, launched with cuLaunchKernelEx). The simulation
- * has no host implementation of cuBLAS's kernels, so C is not computed: the program's
- * comparison with the CPU is printed, not asserted. */
-TEST_IMPL(cublas_sgemm)
+/* cuBLAS from the toolkit, on NVIDIA's runtime, on the simulated driver: cublasCreate, an
+ * SGEMM, a half-precision GEMM-Ex (through cuBLASLt, which needs the 1734dc26 table) and a
+ * strided batched SGEMM succeed, and each GEMM's kernel is traced under cuBLAS's own name
+ * (loaded through cuLibraryLoadData/cuLibraryGetKernel, launched with cuLaunchKernelEx). The
+ * simulation has no host implementation of cuBLAS's kernels, so C is not computed: the
+ * program's comparison with the CPU is printed, not asserted. */
+TEST_IMPL(cublas_gemms)
 {
     char dir[4096];
     ct_test_proc p;
-    if (nv_trace(&p, dir, "cublas", NV_NVIDIA, "tests/nvrt/cublas_sgemm", NULL, NULL) != 0)
+    if (nv_trace(&p, dir, "cublas", NV_NVIDIA, "tests/nvrt/cublas_gemm", NULL, NULL) != 0)
         return 1;
     if (!p.exited || p.code != 0)
-        fprintf(stderr, "cublas_sgemm: %s%s", p.out, p.err);
+        fprintf(stderr, "cublas_gemm: %s%s", p.out, p.err);
     ASSERT_INT(p.exited, ==, 1);
     ASSERT_INT(p.code, ==, 0);
-    ASSERT_CONTAINS(p.out, "cublas_sgemm: create=0 malloc=0 h2d=0 gemm=0 d2h=0 sync=0 destroy=0\n");
+    ASSERT_CONTAINS(p.out, "cublas_gemm: create=0 malloc=0 h2d=0 gemm=0 d2h=0 sync=0 gemm_ex=0 batched=0 destroy=0\n");
     ct_test_proc_free(&p);
     tj *s = an_summary(dir, NULL);
     ASSERT(s);
     const tj *k = tj_get(s, "kernels");
     ASSERT(k);
-    ASSERT_UINT(k->n, ==, 1);
-    const char *name = tj_str(k->v[0], "name");
-    ASSERT(name && strstr(name, "gemm") && !strncmp(name, "sm", 2)); /* e.g. sm80_xmma_gemm_f32f32_... */
-    ASSERT_INT(tj_num(k->v[0], "instances"), ==, 1);
+    double launches = 0;
+    int half = 0;
+    for (size_t i = 0; i < k->n; i++) {
+        const char *name = tj_str(k->v[i], "name");
+        /* cuBLAS's names, e.g. sm80_xmma_gemm_f32f32_..., nvjet_sm90_hsh_... */
+        ASSERT(name && strstr(name, "sm") && (strstr(name, "gemm") || strstr(name, "nvjet")));
+        half += strstr(name, "hsh") != NULL;
+        launches += tj_num(k->v[i], "instances");
+    }
+    ASSERT_INT(launches, ==, 3);
+    ASSERT_INT(half, ==, 1);
     const tj *api = tj_get(s, "api");
     ASSERT(tj_num(tj_find(api, "name", "cuLibraryGetKernel"), "calls") >= 1);
-    ASSERT_INT(tj_num(tj_find(api, "name", "cuLaunchKernelEx"), "calls"), ==, 1);
+    ASSERT_INT(tj_num(tj_find(api, "name", "cuLaunchKernelEx"), "calls"), ==, 3);
     ASSERT_INT(tj_num(tj_find(api, "name", "cudaMemcpy"), "calls"), ==, 4);
     tj_free(s);
     return 0;

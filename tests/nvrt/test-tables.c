@@ -18,6 +18,7 @@ static const CUuuid cls = U(0xc6, 0x93, 0x33, 0x6e, 0x11, 0x21, 0xdf, 0x11, 0xa8
 static const CUuuid checks = U(0x26, 0x3e, 0x88, 0x60, 0x7c, 0xd2, 0x61, 0x43, 0x92, 0xf6, 0xbb, 0xd5, 0x00, 0x6d, 0xfa, 0x7e);
 static const CUuuid integrity = U(0xd4, 0x08, 0x20, 0x55, 0xbd, 0xe6, 0x70, 0x4b, 0x8d, 0x34, 0xba, 0x12, 0x3c, 0x66, 0xe1, 0xf2);
 static const CUuuid ctx_ids = U(0x21, 0x31, 0x8c, 0x60, 0x97, 0x14, 0x32, 0x48, 0x8c, 0xa6, 0x41, 0xff, 0x73, 0x24, 0xc8, 0xf2);
+static const CUuuid lt_unnamed = U(0x17, 0x34, 0xdc, 0x26, 0x80, 0x0d, 0x47, 0x45, 0x87, 0x26, 0xc0, 0xf1, 0xe7, 0xdd, 0x8b, 0xca);
 static const CUuuid refused = U(0xf8, 0xcf, 0xf9, 0x51, 0x21, 0x46, 0x8b, 0x4e, 0xb9, 0xe2, 0xfb, 0x46, 0x9e, 0x7c, 0x0d, 0xd9);
 static const CUuuid ctx_create_bypass = U(0x0c, 0xa5, 0x0b, 0x8c, 0x10, 0x04, 0x92, 0x9a, 0xa7, 0x89, 0xd0, 0xdf, 0x10, 0xe7, 0x72, 0x86);
 
@@ -37,7 +38,7 @@ TEST_IMPL(export_tables_answered_or_refused)
         const CUuuid *id;
         size_t slots; /* slot 0 holds slots * 8 */
     } sized[] = {{&cudart_interface, 13}, {&tools_tls, 4}, {&hooks, 7}, {&checks, 4},
-                 {&integrity, 3}, {&ctx_ids, 8}};
+                 {&integrity, 3}, {&ctx_ids, 8}, {&lt_unnamed, 6}};
     for (size_t i = 0; i < sizeof sized / sizeof sized[0]; i++) {
         void *const *t = table(sized[i].id);
         ASSERT(t);
@@ -52,8 +53,11 @@ TEST_IMPL(export_tables_answered_or_refused)
     ASSERT(t == NULL);
     ASSERT_INT(cuGetExportTable(&t, &ctx_create_bypass), ==, CUDA_ERROR_NOT_SUPPORTED);
     ASSERT_INT(cuGetExportTable(NULL, &tools_tls), ==, CUDA_ERROR_INVALID_VALUE);
-    /* a slot of unknown meaning refuses instead of crashing */
+    /* a slot of unknown meaning refuses instead of crashing: cuBLASLt calls 1734dc26[4] and
+     * takes the refusal */
     ASSERT_INT(SLOT(CUresult(*)(void), table(&tools_tls), 1)(), ==, CUDA_ERROR_NOT_SUPPORTED);
+    void *o1 = NULL, *o2 = NULL;
+    ASSERT_INT(SLOT(CUresult(*)(void **, void **), table(&lt_unnamed), 4)(&o1, &o2), ==, CUDA_ERROR_NOT_SUPPORTED);
     /* HOOKS[2] and [6]: zeroed buffers of 1024 and 14 u32 */
     void *const *h = table(&hooks);
     uint32_t *buf;

@@ -350,6 +350,27 @@ static const void *const fc_unnamed_21318c60[8] = {
     FC_SLOT(fc_unknown_UNNAMED_21318c60_7),
 };
 
+/* ---- 1734dc26-800d-4745-8726-c0f1e7dd8bca (unnamed; CUDA 13.0's cuBLASLt) ------------- */
+
+/* cuBLASLt's half-precision heuristics fetch this table, ignore whether that worked and call
+ * [4](void **out, void *out2): a refused table is a call through NULL. With a table whose
+ * slots refuse, [4]'s nonzero answer sends cuBLASLt down its fallback path. What the slots do
+ * on NVIDIA's driver is unknown. */
+FC_UNKNOWN(UNNAMED_1734dc26, 1)
+FC_UNKNOWN(UNNAMED_1734dc26, 2)
+FC_UNKNOWN(UNNAMED_1734dc26, 3)
+FC_UNKNOWN(UNNAMED_1734dc26, 4)
+FC_UNKNOWN(UNNAMED_1734dc26, 5)
+
+static const void *const fc_unnamed_1734dc26[6] = {
+    FC_SIZE(6),
+    FC_SLOT(fc_unknown_UNNAMED_1734dc26_1),
+    FC_SLOT(fc_unknown_UNNAMED_1734dc26_2),
+    FC_SLOT(fc_unknown_UNNAMED_1734dc26_3),
+    FC_SLOT(fc_unknown_UNNAMED_1734dc26_4),
+    FC_SLOT(fc_unknown_UNNAMED_1734dc26_5),
+};
+
 /* ---- the lookup ----------------------------------------------------------------------- */
 
 static const struct {
@@ -378,6 +399,9 @@ static const struct {
     {"21318c60",
      {0x21, 0x31, 0x8c, 0x60, 0x97, 0x14, 0x32, 0x48, 0x8c, 0xa6, 0x41, 0xff, 0x73, 0x24, 0xc8, 0xf2},
      fc_unnamed_21318c60},
+    {"1734dc26",
+     {0x17, 0x34, 0xdc, 0x26, 0x80, 0x0d, 0x47, 0x45, 0x87, 0x26, 0xc0, 0xf1, 0xe7, 0xdd, 0x8b, 0xca},
+     fc_unnamed_1734dc26},
     /* A table of stubs here changes how NVIDIA's runtime starts; refusing it is what works. */
     {"f8cff951",
      {0xf8, 0xcf, 0xf9, 0x51, 0x21, 0x46, 0x8b, 0x4e, 0xb9, 0xe2, 0xfb, 0x46, 0x9e, 0x7c, 0x0d, 0xd9},
