@@ -228,3 +228,57 @@ TEST_IMPL(harmless_refusals)
     ASSERT_INT(cuMemAlloc(&p, (size_t)96 << 30), ==, CUDA_ERROR_OUT_OF_MEMORY);
     return 0;
 }
+
+/* The linker API as cuda-python and numba use it: PTX in, an image for cuModuleLoadData out. */
+TEST_IMPL(linker)
+{
+    static const char ptx_a[] = ".version 8.0\n.target sm_90\n.address_size 64\n"
+                                ".visible .entry add_one(.param .u64 p, .param .u32 n)\n{\n ret;\n}\n";
+    static const char ptx_b[] = ".version 8.0\n.target sm_90\n.address_size 64\n"
+                                ".visible .entry scale(.param .u64 p, .param .f32 s, .param .u32 n)\n{\n ret;\n}\n";
+    ASSERT_INT(cuInit(0), ==, CUDA_SUCCESS);
+    CUlinkState l;
+    ASSERT_INT(cuLinkCreate(0, NULL, NULL, &l), ==, CUDA_ERROR_INVALID_CONTEXT); /* needs one */
+    CUcontext c;
+    ASSERT_INT(cuCtxCreate(&c, NULL, 0, 0), ==, CUDA_SUCCESS);
+    CUjit_option opt = CU_JIT_OPTIMIZATION_LEVEL;
+    void *val = (void *)(uintptr_t)3;
+    ASSERT_INT(cuLinkCreate(1, &opt, &val, &l), ==, CUDA_SUCCESS);
+    ASSERT_INT(cuLinkAddData(l, CU_JIT_INPUT_PTX, (void *)ptx_a, sizeof ptx_a, "a.ptx", 0, NULL, NULL), ==, CUDA_SUCCESS);
+    ASSERT_INT(cuLinkAddData(l, CU_JIT_INPUT_PTX, (void *)ptx_b, sizeof ptx_b, "b.ptx", 0, NULL, NULL), ==, CUDA_SUCCESS);
+    ASSERT_INT(cuLinkAddData(l, CU_JIT_INPUT_PTX, (void *)"not ptx", 8, "bad", 0, NULL, NULL), ==, CUDA_ERROR_INVALID_IMAGE);
+    ASSERT_INT(cuLinkAddData(l, CU_JIT_INPUT_OBJECT, (void *)ptx_a, sizeof ptx_a, "o", 0, NULL, NULL), ==, CUDA_ERROR_NOT_SUPPORTED);
+    void *image;
+    size_t size;
+    ASSERT_INT(cuLinkComplete(l, &image, &size), ==, CUDA_SUCCESS);
+    ASSERT(size > sizeof ptx_a + sizeof ptx_b - 2);
+    CUmodule m;
+    CUfunction f;
+    size_t off, psize;
+    ASSERT_INT(cuModuleLoadData(&m, image), ==, CUDA_SUCCESS);
+    ASSERT_INT(cuModuleGetFunction(&f, m, "add_one"), ==, CUDA_SUCCESS);
+    ASSERT_INT(cuModuleGetFunction(&f, m, "scale"), ==, CUDA_SUCCESS);
+    ASSERT_INT(cuFuncGetParamInfo(f, 2, &off, &psize), ==, CUDA_SUCCESS);
+    ASSERT_UINT(off, ==, 12);
+    ASSERT_UINT(psize, ==, 4);
+    ASSERT_INT(cuModuleUnload(m), ==, CUDA_SUCCESS);
+    ASSERT_INT(cuLinkDestroy(l), ==, CUDA_SUCCESS);
+    ASSERT_INT(cuLinkDestroy(l), ==, CUDA_ERROR_INVALID_HANDLE);
+    /* a cubin file: for this device it links; for another, it fails where it is added */
+    char path[4096];
+    ASSERT_INT(cuLinkCreate(0, NULL, NULL, &l), ==, CUDA_SUCCESS);
+    ASSERT_INT(cuLinkAddFile(l, CU_JIT_INPUT_CUBIN, ct_test_path(path, "tests/workloads/driver_api_kernels.sm_80.cubin"), 0, NULL, NULL), ==, CUDA_ERROR_NO_BINARY_FOR_GPU);
+    ASSERT_INT(cuLinkAddFile(l, CU_JIT_INPUT_CUBIN, ct_test_path(path, "tests/workloads/driver_api_kernels.sm_90.cubin"), 0, NULL, NULL), ==, CUDA_SUCCESS);
+    ASSERT_INT(cuLinkComplete(l, &image, &size), ==, CUDA_SUCCESS);
+    ASSERT_INT(memcmp(image, "\177ELF", 4), ==, 0);
+    ASSERT_INT(cuModuleLoadData(&m, image), ==, CUDA_SUCCESS);
+    unsigned count = 0;
+    ASSERT_INT(cuModuleGetFunctionCount(&count, m), ==, CUDA_SUCCESS);
+    ASSERT(count > 0);
+    /* two binaries would need a real linker */
+    ASSERT_INT(cuLinkAddFile(l, CU_JIT_INPUT_CUBIN, path, 0, NULL, NULL), ==, CUDA_SUCCESS);
+    ASSERT_INT(cuLinkComplete(l, &image, &size), ==, CUDA_ERROR_NOT_SUPPORTED);
+    ASSERT_INT(cuLinkDestroy(l), ==, CUDA_SUCCESS);
+    ASSERT_INT(cuLinkAddFile(l, CU_JIT_INPUT_CUBIN, path, 0, NULL, NULL), ==, CUDA_ERROR_INVALID_HANDLE);
+    return 0;
+}

@@ -14,6 +14,7 @@
  *   fc_export.c  cuGetExportTable: NVIDIA's private tables, context-local storage
  *   fc_integrity.c the integrity check's keyed hash (self-contained, fc_integrity.h)
  *   fc_report.c  FAKECUDA_CUDART_REPORT: which libcudart.so the process runs on
+ *   fc_link.c    the JIT linker API (cuLinkCreate ... cuLinkDestroy)
  *
  * The CUDA headers are included in NVIDIA's internal mode, so every ABI variant (cuMemAlloc and
  * cuMemAlloc_v2, cuMemcpyHtoD_v2 and cuMemcpyHtoD_v2_ptds) is declared under its own name. */
@@ -206,6 +207,10 @@ void fc_mem_free_device(uintptr_t p);
 
 /* cuModuleLoadData's work: a module from any accepted image, in the current context. */
 CUresult fc_module_load(CUmodule *mod, const void *image);
+/* Whether an image would load on device dev: CUDA_SUCCESS or cuModuleLoadData's error. */
+CUresult fc_image_check(const void *image, int dev);
+/* A whole file, NUL-terminated, malloc'd; its size in *size (may be NULL). NULL if unreadable. */
+void *fc_read_whole(const char *path, size_t *size);
 
 /* ---- streams, events, time engine ---------------------------------------------------- */
 

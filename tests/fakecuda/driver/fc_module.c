@@ -751,6 +751,15 @@ static CUresult fc_load_image(const void *image, int dev, fc_kernels *out)
     return CUDA_SUCCESS;
 }
 
+CUresult fc_image_check(const void *image, int dev)
+{
+    fc_kernels ks;
+    CUresult r = fc_load_image(image, dev, &ks);
+    if (r == CUDA_SUCCESS)
+        fc_kernels_free(&ks);
+    return r;
+}
+
 static struct CUfunc_st *fc_kernels_find(fc_kernels *ks, const char *name)
 {
     for (int i = 0; i < ks->n; i++)
@@ -807,7 +816,7 @@ FC_EXPORT CUresult CUDAAPI cuModuleLoadFatBinary(CUmodule *module, const void *f
     return fc_module_load(module, fatCubin);
 }
 
-static void *fc_read_whole(const char *path)
+void *fc_read_whole(const char *path, size_t *size)
 {
     FILE *f = fopen(path, "rb");
     if (!f)
@@ -831,6 +840,8 @@ static void *fc_read_whole(const char *path)
     fclose(f);
     if (buf)
         buf[n] = 0;
+    if (size)
+        *size = n;
     return buf;
 }
 
@@ -839,7 +850,7 @@ FC_EXPORT CUresult CUDAAPI cuModuleLoad(CUmodule *module, const char *fname)
     FC_ENTER("cuModuleLoad");
     if (!fname)
         return CUDA_ERROR_INVALID_VALUE;
-    void *img = fc_read_whole(fname);
+    void *img = fc_read_whole(fname, NULL);
     if (!img)
         return CUDA_ERROR_FILE_NOT_FOUND;
     CUresult r = fc_module_load(module, img);
@@ -982,7 +993,7 @@ FC_EXPORT CUresult CUDAAPI cuLibraryLoadFromFile(CUlibrary *library, const char 
     CUresult r = fc_library_options(libraryOptions, libraryOptionValues, numLibraryOptions, 1);
     if (r != CUDA_SUCCESS)
         return r;
-    void *img = fc_read_whole(fileName);
+    void *img = fc_read_whole(fileName, NULL);
     if (!img)
         return CUDA_ERROR_FILE_NOT_FOUND;
     r = fc_library_load(library, img);
