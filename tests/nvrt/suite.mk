@@ -6,7 +6,7 @@
 # libcudart.so.13 on the default path (ours lives in $(FAKECUDA_DIR), next to the driver).
 NV_OUT     := $(B)/tests/nvrt
 NV_DRV_DIR := $(NV_OUT)/driver
-NV_PROGS   := $(NV_OUT)/cublas_gemm
+NV_PROGS   := $(NV_OUT)/cublas_gemm $(NV_OUT)/sm75_only.fatbin
 nv_comma   := ,
 
 $(NV_DRV_DIR)/libcuda.so.1: $(FCDRV_LIB)
@@ -17,6 +17,11 @@ $(NV_DRV_DIR)/libcuda.so.1: $(FCDRV_LIB)
 $(NV_OUT)/cublas_gemm: tests/nvrt/cublas_gemm.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< -L$(CUDA_HOME)/lib64 -lcublas -lcudart -lm
+
+# Code for Turing only, as the fatbins cuBLAS ships for sm_75 alone.
+$(NV_OUT)/sm75_only.fatbin: tests/workloads/driver_api_kernels.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) -fatbin -gencode arch=compute_75,code=sm_75 -o $@ $<
 
 $(eval $(call ct_test_suite,nvrt,$(B)/tests/nvrt/nv.o $(B)/tests/analyzer/an_helpers.o \
   $(B)/tests/analyzer/tjson.o $(B)/tests/fakecuda/driver/fc_integrity.o,\

@@ -282,3 +282,37 @@ TEST_IMPL(linker)
     ASSERT_INT(cuLinkAddFile(l, CU_JIT_INPUT_CUBIN, path, 0, NULL, NULL), ==, CUDA_ERROR_INVALID_HANDLE);
     return 0;
 }
+
+/* A library is loaded for whichever device runs it: one with code only for other
+ * architectures loads (in eager mode too: cuBLAS ships sm_75-only fatbins, and failing them
+ * would fail the runtime's whole load), and its kernels fail with NO_BINARY_FOR_GPU when
+ * used. A module, bound to its context's device, fails to load, as documented. */
+static int foreign_code(const char *file)
+{
+    char path[4096];
+    size_t n;
+    char *img = ct_test_read_file(ct_test_path(path, file), &n);
+    ASSERT(img);
+    ASSERT_INT(cuInit(0), ==, CUDA_SUCCESS);
+    CUcontext c;
+    ASSERT_INT(cuCtxCreate(&c, NULL, 0, 0), ==, CUDA_SUCCESS); /* an H100 */
+    CUmodule m;
+    ASSERT_INT(cuModuleLoadData(&m, img), ==, CUDA_ERROR_NO_BINARY_FOR_GPU);
+    CUlibrary lib;
+    CUkernel k;
+    CUfunction f;
+    ASSERT_INT(cuLibraryLoadData(&lib, img, NULL, NULL, 0, NULL, NULL, 0), ==, CUDA_SUCCESS);
+    ASSERT_INT(cuLibraryGetKernel(&k, lib, "vec_add"), ==, CUDA_SUCCESS);
+    ASSERT_INT(cuKernelGetFunction(&f, k), ==, CUDA_ERROR_NO_BINARY_FOR_GPU);
+    ASSERT_INT(cuLaunchKernel((CUfunction)k, 1, 1, 1, 32, 1, 1, 0, NULL, NULL, NULL), ==, CUDA_ERROR_NO_BINARY_FOR_GPU);
+    ASSERT_INT(cuLibraryUnload(lib), ==, CUDA_SUCCESS);
+    free(img);
+    return 0;
+}
+
+TEST_IMPL(library_without_code_for_the_device)
+{
+    setenv("CUDA_MODULE_LOADING", "EAGER", 1);
+    return foreign_code("tests/nvrt/sm75_only.fatbin") ||
+           foreign_code("tests/workloads/driver_api_kernels.sm_80.cubin");
+}

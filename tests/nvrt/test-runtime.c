@@ -89,11 +89,11 @@ TEST_IMPL(nvidia_runtime_vram_peak)
  * (loaded through cuLibraryLoadData/cuLibraryGetKernel, launched with cuLaunchKernelEx). The
  * simulation has no host implementation of cuBLAS's kernels, so C is not computed: the
  * program's comparison with the CPU is printed, not asserted. */
-TEST_IMPL(cublas_gemms)
+static int cublas_gemms(const char *const env[])
 {
     char dir[4096];
     ct_test_proc p;
-    if (nv_trace(&p, dir, "cublas", NV_NVIDIA, "tests/nvrt/cublas_gemm", NULL, NULL) != 0)
+    if (nv_trace(&p, dir, "cublas", NV_NVIDIA, "tests/nvrt/cublas_gemm", NULL, env) != 0)
         return 1;
     if (!p.exited || p.code != 0)
         fprintf(stderr, "cublas_gemm: %s%s", p.out, p.err);
@@ -122,4 +122,16 @@ TEST_IMPL(cublas_gemms)
     ASSERT_INT(tj_num(tj_find(api, "name", "cudaMemcpy"), "calls"), ==, 4);
     tj_free(s);
     return 0;
+}
+
+TEST_IMPL(cublas_gemms)
+{
+    return cublas_gemms(NULL);
+}
+
+/* Eager loading: the runtime loads every fatbin of cuBLAS at start, sm_75-only ones included. */
+TEST_IMPL(cublas_gemms_eager)
+{
+    const char *const env[] = {"CUDA_MODULE_LOADING=EAGER", NULL};
+    return cublas_gemms(env);
 }

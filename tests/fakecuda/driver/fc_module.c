@@ -5,7 +5,8 @@
  *     entries may be LZ4 (nvcc -compress-mode=speed) or zstd (nvcc 13's default when it
  *     compresses) compressed. A cubin entry is usable on a device with the same major compute
  *     capability and a minor at least its own, a PTX entry on any device at least its
- *     version; a fatbin with neither fails with CUDA_ERROR_NO_BINARY_FOR_GPU.
+ *     version; a module from a fatbin with neither fails with CUDA_ERROR_NO_BINARY_FOR_GPU,
+ *     a library loads and its kernels fail so when used (fc_load_image).
  *   - cubins (ELF): kernels are the STT_FUNC symbols flagged STO_CUDA_ENTRY; parameter sizes
  *     come from each kernel's .nv.info.<name> section (EIATTR_KPARAM_INFO); __device__ and
  *     __constant__ variables are the STT_OBJECT symbols of .nv.global* and .nv.constant3.
@@ -46,6 +47,7 @@ struct CUfunc_st {
     /* cuFuncSetAttribute / cuKernelSetAttribute */
     int max_dyn_smem;         /* CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES */
     int non_portable_cluster; /* CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED */
+    int nobinary;             /* of a library without code for the device: never runs */
 };
 
 /* A CUkernel is its function (first member), so either handle launches. */
@@ -213,6 +215,7 @@ typedef struct {
     const fc_device_desc *dev;
     fc_kernels ks;
     int usable;          /* a usable code entry was seen */
+    int any_arch;        /* take every code entry, whatever its architecture (for names) */
 } fc_parse;
 
 static struct CUfunc_st *fc_kernel_add(fc_parse *ps, const char *name, size_t len)
@@ -310,7 +313,7 @@ static CUresult fc_parse_elf(fc_parse *ps, const unsigned char *img, size_t size
 {
     if (size < 64 || img[4] != 2 /* ELFCLASS64 */)
         return CUDA_ERROR_INVALID_IMAGE;
-    if (check_arch && !fc_cubin_usable(fc_cubin_arch(img), ps->dev))
+    if (check_arch && !ps->any_arch && !fc_cubin_usable(fc_cubin_arch(img), ps->dev))
         return CUDA_ERROR_NO_BINARY_FOR_GPU;
     uint64_t shoff = fc_rd64(img + 0x28);
     unsigned shentsize = fc_rd16(img + 0x3a), shnum = fc_rd16(img + 0x3c),
@@ -568,8 +571,9 @@ static CUresult fc_parse_fatbin(fc_parse *ps, const unsigned char *img)
         if (ehsize < 64 || data + payload > end)
             return CUDA_ERROR_INVALID_IMAGE;
         int is_ptx = kind == 1, is_elf = kind == 2;
-        int usable = is_elf ? fc_cubin_usable(arch, ps->dev)
-                            : is_ptx && arch <= (unsigned)(ps->dev->cc_major * 10 + ps->dev->cc_minor);
+        int usable = is_elf ? ps->any_arch || fc_cubin_usable(arch, ps->dev)
+                            : is_ptx && (ps->any_arch ||
+                                         arch <= (unsigned)(ps->dev->cc_major * 10 + ps->dev->cc_minor));
         saw_code |= is_ptx || is_elf;
         if (usable) {
             const unsigned char *code = data;
@@ -709,8 +713,29 @@ static CUresult fc_get_global(fc_kernels *ks, fc_ctx *c, const char *name, CUdev
     return CUDA_SUCCESS;
 }
 
-/* Parses any accepted image into kernels, resolving their host implementations. */
-static CUresult fc_load_image(const void *image, int dev, fc_kernels *out)
+static CUresult fc_parse_image(fc_parse *ps, const unsigned char *img)
+{
+    if (fc_rd32(img) == FC_FATBIN_MAGIC)
+        return fc_parse_fatbin(ps, img);
+    if (memcmp(img, "\177ELF", 4) == 0)
+        return fc_parse_elf(ps, img, (size_t)fc_rd64(img + 0x28) +
+                                         (size_t)fc_rd16(img + 0x3a) * fc_rd16(img + 0x3c), 1);
+    if (strncmp((const char *)img, FC_TEXT_MAGIC, strlen(FC_TEXT_MAGIC)) == 0)
+        return fc_parse_text(ps, (const char *)img);
+    if (strstr((const char *)img, ".entry") || strstr((const char *)img, ".version")) {
+        fc_parse_ptx(ps, (const char *)img, strlen((const char *)img));
+        return CUDA_SUCCESS;
+    }
+    return CUDA_ERROR_INVALID_IMAGE;
+}
+
+/* Parses any accepted image into kernels, resolving their host implementations. A library
+ * (context-independent, loaded for whichever device runs it) that holds code only for other
+ * architectures still loads, as on NVIDIA's driver, where an eager load of cuBLAS's sm_75-only
+ * fatbins must not fail the whole library load: its kernels fail with
+ * CUDA_ERROR_NO_BINARY_FOR_GPU when used (cuKernelGetFunction, a launch). A module (bound to
+ * its context's device) fails to load, as documented for cuModuleLoadData. */
+static CUresult fc_load_image(const void *image, int dev, int library, fc_kernels *out)
 {
     if (!image)
         return CUDA_ERROR_INVALID_VALUE;
@@ -723,18 +748,14 @@ static CUresult fc_load_image(const void *image, int dev, fc_kernels *out)
             return CUDA_ERROR_INVALID_IMAGE;
     }
     fc_parse ps = {.dev = fc_devs[dev].d};
-    CUresult r;
-    if (fc_rd32(img) == FC_FATBIN_MAGIC)
-        r = fc_parse_fatbin(&ps, img);
-    else if (memcmp(img, "\177ELF", 4) == 0)
-        r = fc_parse_elf(&ps, img, (size_t)fc_rd64(img + 0x28) +
-                                       (size_t)fc_rd16(img + 0x3a) * fc_rd16(img + 0x3c), 1);
-    else if (strncmp((const char *)img, FC_TEXT_MAGIC, strlen(FC_TEXT_MAGIC)) == 0)
-        r = fc_parse_text(&ps, (const char *)img);
-    else if (strstr((const char *)img, ".entry") || strstr((const char *)img, ".version"))
-        (fc_parse_ptx(&ps, (const char *)img, strlen((const char *)img)), r = CUDA_SUCCESS);
-    else
-        r = CUDA_ERROR_INVALID_IMAGE;
+    CUresult r = fc_parse_image(&ps, img);
+    if (r == CUDA_ERROR_NO_BINARY_FOR_GPU && library) {
+        fc_kernels_free(&ps.ks);
+        ps = (fc_parse){.dev = fc_devs[dev].d, .any_arch = 1};
+        r = fc_parse_image(&ps, img);
+        for (int i = 0; r == CUDA_SUCCESS && i < ps.ks.n; i++)
+            ps.ks.k[i].f.nobinary = 1;
+    }
     if (r != CUDA_SUCCESS) {
         fc_kernels_free(&ps.ks);
         return r;
@@ -754,7 +775,7 @@ static CUresult fc_load_image(const void *image, int dev, fc_kernels *out)
 CUresult fc_image_check(const void *image, int dev)
 {
     fc_kernels ks;
-    CUresult r = fc_load_image(image, dev, &ks);
+    CUresult r = fc_load_image(image, dev, 0, &ks);
     if (r == CUDA_SUCCESS)
         fc_kernels_free(&ks);
     return r;
@@ -781,7 +802,7 @@ CUresult fc_module_load(CUmodule *mod, const void *image)
     struct CUmod_st *m = calloc(1, sizeof *m);
     if (!m)
         return CUDA_ERROR_OUT_OF_MEMORY;
-    r = fc_load_image(image, c->dev, &m->ks);
+    r = fc_load_image(image, c->dev, 0, &m->ks);
     if (r != CUDA_SUCCESS) {
         free(m);
         return r;
@@ -937,7 +958,7 @@ static CUresult fc_library_load(CUlibrary *library, const void *code)
     struct CUlib_st *l = calloc(1, sizeof *l);
     if (!l)
         return CUDA_ERROR_OUT_OF_MEMORY;
-    CUresult r = fc_load_image(code, c ? c->dev : 0, &l->ks);
+    CUresult r = fc_load_image(code, c ? c->dev : 0, 1, &l->ks);
     if (r != CUDA_SUCCESS) {
         free(l);
         return r;
@@ -1096,6 +1117,8 @@ FC_EXPORT CUresult CUDAAPI cuKernelGetFunction(CUfunction *pFunc, CUkernel kerne
         return CUDA_ERROR_INVALID_HANDLE;
     if (!pFunc)
         return CUDA_ERROR_INVALID_VALUE;
+    if (f->nobinary)
+        return CUDA_ERROR_NO_BINARY_FOR_GPU;
     *pFunc = f;
     return CUDA_SUCCESS;
 }
@@ -1293,6 +1316,8 @@ static CUresult fc_launch(const void *h, fc_dims d, CUstream hs, void **params, 
     struct CUfunc_st *f = fc_func(h);
     if (!f)
         return CUDA_ERROR_INVALID_HANDLE;
+    if (f->nobinary)
+        return CUDA_ERROR_NO_BINARY_FOR_GPU;
     fc_stream *s;
     CUresult r = fc_stream_resolve(hs, pt, &s);
     if (r != CUDA_SUCCESS || (r = fc_capture_legacy_check(s)) != CUDA_SUCCESS)
