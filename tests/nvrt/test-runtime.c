@@ -52,6 +52,35 @@ TEST_IMPL(nvidia_runtime_train_loop)
     return 0;
 }
 
+/* Pinned batches (cudaMallocHost) prefetched on a second stream, ordered by events. */
+TEST_IMPL(nvidia_runtime_train_loop_pinned)
+{
+    const char *args[] = {"--iters", "6", "--loader-ms", "1", "--memory", "pinned", "--prefetch",
+                          "--verify", NULL};
+    tj *s[2];
+    if (both("train_loop_pinned", "tests/workloads/train_loop", args, "train_loop: verify=ok", s))
+        return 1;
+    if (nv_same_counts(s[0], s[1], 1))
+        return 1;
+    /* the batches from pinned memory (the weights' one copy is pageable) */
+    const tj *c = tj_get(s[1], "copies"), *pinned = NULL;
+    for (size_t i = 0; c && i < c->n; i++)
+        if (!strcmp(tj_str(c->v[i], "op"), "H2D") && !strcmp(tj_str(c->v[i], "host_kind"), "pinned"))
+            pinned = c->v[i];
+    ASSERT(pinned);
+    ASSERT_INT(tj_num(pinned, "count"), ==, 6);
+    ASSERT_INT(tj_num(pinned, "bytes"), ==, 6 * 4194304);
+    const tj *api = tj_get(s[1], "api");
+    ASSERT_INT(tj_num(tj_find(api, "name", "cudaStreamWaitEvent"), "calls"), ==, 11);
+    ASSERT_INT(tj_num(tj_find(api, "name", "cuStreamWaitEvent"), "calls"), ==, 11);
+    /* two batch buffers and the loss, each with the driver call inside */
+    ASSERT_INT(tj_num(tj_find(api, "name", "cudaMallocHost"), "calls"), ==, 3);
+    ASSERT_INT(tj_num(tj_find(api, "name", "cuMemHostAlloc"), "calls"), ==, 3);
+    tj_free(s[0]);
+    tj_free(s[1]);
+    return 0;
+}
+
 /* 8 threads, each on its own non-blocking stream, results checked bit for bit. */
 TEST_IMPL(nvidia_runtime_threads)
 {
