@@ -96,6 +96,22 @@ TEST_IMPL(nvidia_runtime_threads)
     return 0;
 }
 
+/* Children forked before CUDA starts each use it; one execs train_loop; every process is
+ * traced, and the report names the runtime of each. */
+TEST_IMPL(nvidia_runtime_fork_exec)
+{
+    tj *s[2];
+    if (both("fork_exec", "tests/workloads/fork_exec", NULL, "fork_exec: children=4 job_children=2", s))
+        return 1;
+    ASSERT_UINT(tj_len(s[1], "processes"), ==, tj_len(s[0], "processes"));
+    ASSERT(tj_len(s[1], "processes") >= 4);
+    if (nv_same_counts(s[0], s[1], 1))
+        return 1;
+    tj_free(s[0]);
+    tj_free(s[1]);
+    return 0;
+}
+
 /* A C program on the runtime: an exact peak of 12079607866 bytes and one deliberate OOM. */
 TEST_IMPL(nvidia_runtime_vram_peak)
 {
