@@ -50,13 +50,12 @@ static CUresult fc_link_create(unsigned n, CUjit_option *opts, void **vals, CUli
 static CUresult fc_link_add(CUlinkState l, CUjitInputType type, char *data, size_t size,
                             unsigned n, CUjit_option *opts, void **vals)
 {
-    CUresult r = CUDA_SUCCESS;
-    if (n && (!opts || !vals))
+    CUresult r;
+    if ((n && (!opts || !vals)) || (unsigned)type >= CU_JIT_NUM_INPUT_TYPES)
         r = CUDA_ERROR_INVALID_VALUE;
     else if (type != CU_JIT_INPUT_CUBIN && type != CU_JIT_INPUT_PTX &&
              type != CU_JIT_INPUT_FATBINARY)
-        r = (unsigned)type < CU_JIT_NUM_INPUT_TYPES ? fc_unsupported("cuLinkAddData (objects, libraries, NVVM)")
-                                                    : CUDA_ERROR_INVALID_VALUE;
+        r = fc_unsupported("cuLinkAdd* of an object, a library or NVVM");
     else
         r = fc_image_check(data, l->dev);
     if (r == CUDA_SUCCESS && type == CU_JIT_INPUT_PTX && !strstr(data, ".entry") &&
