@@ -173,6 +173,8 @@ typedef struct {
     uint64_t await_corr;          /* a call with detail and GPU interval waiting for its API */
     uint64_t child_parent;        /* the parent of the last nested call with a site ... */
     uint32_t child_stack;         /* ... and that site */
+    uint64_t *nested;             /* corrs of the calls nested in the thread's current top-level */
+    size_t nnested, nested_cap;   /* call so far (its kernels, if it is a cuBLAS GEMM) */
     char name[64];
 } ct_thread;
 
@@ -377,6 +379,7 @@ typedef struct {
     uint8_t **acat;               /* api category per string id */
     const ct_observer *obs;
     int variants_on;              /* also keep per grid/block variant statistics */
+    struct ct_gemms *gemm;        /* cuBLAS / cuBLASLt matrix products (ct_gemm.h), NULL if none */
 } ct_model;
 
 /* rd stays open until ct_model_free (names and stacks are resolved through it). */
