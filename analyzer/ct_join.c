@@ -311,7 +311,8 @@ static void on_api(ct_model *m, ct_proc *p, const ct_rec *r)
     ct_stat *st = &m->api[idx];
     uint64_t start = a->start <= r->ts ? a->start : r->ts;
     ct_sketch_add(&st->d, r->ts - start);
-    st->driver = (a->flags & CT_API_DRIVER) != 0;
+    st->layer = (a->flags & CT_API_DRIVER) ? CT_LAYER_DRIVER
+              : (a->flags & CT_API_LIBRARY) ? CT_LAYER_LIBRARY : CT_LAYER_RUNTIME;
     if (a->result != 0)
         st->failures++;
     uint8_t cat = api_cat(m, r->file, a->function, idx);

@@ -24,7 +24,10 @@ static void json_stats(ct_json *j, const char *key, const ct_stat *st, const ct_
     ct_json_key(j, key);
     ct_json_arr(j);
     uint32_t *idx = ct_report_sorted(st, n);
-    uint64_t layer[2] = {ct_report_layer_total(m, 0), ct_report_layer_total(m, 1)};
+    static const char *const layer_name[CT_LAYER_N] = {"runtime", "driver", "library"};
+    uint64_t layer[CT_LAYER_N];
+    for (int l = 0; l < CT_LAYER_N; l++)
+        layer[l] = ct_report_layer_total(m, l);
     if (!api)
         total = ct_report_shown_total(st, n);
     for (size_t r = 0; r < n; r++) {
@@ -32,9 +35,9 @@ static void json_stats(ct_json *j, const char *key, const ct_stat *st, const ct_
         ct_json_obj(j);
         CT_JK_STR(j, "name", ct_map_key(names, idx[r]));
         if (api) {
-            CT_JK_STR(j, "layer", s->driver ? "driver" : "runtime");
+            CT_JK_STR(j, "layer", layer_name[s->layer]);
             CT_JK_U64(j, "calls", s->d.count);
-            total = layer[s->driver];
+            total = layer[s->layer];
         } else {
             CT_JK_U64(j, "instances", s->launched);
             CT_JK_U64(j, "timed_instances", ct_stat_timed(s));

@@ -37,6 +37,8 @@
 
 #define CT_MAX_DEV 16            /* devices per process the model follows */
 #define CT_HOST_DEV CT_MAX_DEV   /* slot of pinned host memory in the per-device arrays */
+/* The API layers, each a table of its own: a runtime or library call contains driver calls. */
+enum { CT_LAYER_RUNTIME, CT_LAYER_DRIVER, CT_LAYER_LIBRARY, CT_LAYER_N };
 #define CT_TOP_STACKS 10         /* live allocations grouped by stack, at a peak or an OOM */
 #define CT_TOP_GAPS 10
 #define CT_MAX_FAILS 16          /* failed allocations kept in detail */
@@ -282,7 +284,8 @@ typedef struct {
 typedef struct {
     ct_sketch d, b;
     uint64_t failures;            /* API only */
-    int driver;                   /* API only: a driver function (cu*), else runtime (cuda*) */
+    int layer;                    /* API only: CT_LAYER_RUNTIME (cuda*), _DRIVER (cu*), _LIBRARY
+                                   * (cuBLAS, cuBLASLt) */
     uint64_t launched, launch_ns; /* kernels: LAUNCH records, host time of their launch calls */
     uint32_t grid[3], block[3];   /* kernels: the first launch's configuration ... */
     int configs_vary;             /* ... and whether later launches used another */

@@ -340,7 +340,7 @@ static void stats_table(FILE *f, const ct_stat *st, const ct_map *names, size_t 
     size_t rows = 0;
     for (size_t r = 0; r < n && (!top || rows < (size_t)top); r++) {
         const ct_stat *s = &st[idx[r]];
-        if (api && s->driver != api - 1)
+        if (api && s->layer != api - 1)
             continue;
         rows++;
         char c[10][40], name[200];
@@ -370,7 +370,7 @@ static void stats_table(FILE *f, const ct_stat *st, const ct_map *names, size_t 
     if (api) {
         all = 0;
         for (size_t i = 0; i < n; i++)
-            all += st[i].driver == api - 1;
+            all += st[i].layer == api - 1;
     }
     table_cut(f, rows, all);
     ct_table_free(t);
@@ -379,12 +379,12 @@ static void stats_table(FILE *f, const ct_stat *st, const ct_map *names, size_t 
         bounded_note(f, st, n, 1);
 }
 
-/* Host time and number of functions of one API layer (0 runtime, 1 driver). */
+/* Host time and number of functions of one API layer (CT_LAYER_*). */
 uint64_t ct_report_layer_total(const ct_model *m, int layer)
 {
     uint64_t t = 0;
     for (size_t i = 0; i < ct_map_count(&m->api_names); i++)
-        if (m->api[i].driver == layer)
+        if (m->api[i].layer == layer)
             t += m->api[i].d.sum;
     return t;
 }
@@ -392,7 +392,7 @@ static size_t layer_calls(const ct_model *m, int layer)
 {
     size_t n = 0;
     for (size_t i = 0; i < ct_map_count(&m->api_names); i++)
-        n += m->api[i].driver == layer;
+        n += m->api[i].layer == layer;
     return n;
 }
 
@@ -845,15 +845,20 @@ void ct_report_text(FILE *f, const ct_model *m, const ct_diag *dg, int ndiag, co
     }
     text_gemm(f, o);
     text_copies(f, m);
-    /* runtime calls contain the driver calls they make: one table per layer, each layer's
-     * Time % of its own total, so that no time is counted twice */
-    for (int layer = 0; layer < 2; layer++) {
-        heading(f, layer ? "CUDA driver API" : "CUDA runtime API");
+    /* runtime and library calls contain the driver calls they make: one table per layer, each
+     * layer's Time % of its own total, so that no time is counted twice */
+    static const char *const heads[CT_LAYER_N] = {"CUDA runtime API", "CUDA driver API",
+                                                  "cuBLAS and cuBLASLt API"};
+    for (int layer = 0; layer < CT_LAYER_N; layer++) {
+        size_t calls = layer_calls(m, layer);
+        if (layer == CT_LAYER_LIBRARY && !calls)
+            continue;
+        heading(f, heads[layer]);
         uint64_t total = ct_report_layer_total(m, layer);
-        if (layer)
+        if (layer == CT_LAYER_DRIVER)
             fprintf(f, "  Driver calls, those the runtime makes inside the calls above included "
                        "(Time %% is of this table's total).\n");
-        if (layer_calls(m, layer))
+        if (calls)
             stats_table(f, m->api, &m->api_names, ct_map_count(&m->api_names), o->top, total,
                         1 + layer);
         else

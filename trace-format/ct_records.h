@@ -11,8 +11,8 @@
  * unit: "" or the unit FORMAT.md states (ns, bytes, kHz, bits, lanes). dump, style, at: how
  * `cutrace dump` shows it (analyzer/cmd_dump.c): under the key dump, in the style
  *   u decimal, d signed, x hex, x04 4-digit hex, str a string id, hex16 raw bytes in hex,
- *   op<TYPE> the op's name, span "start=<member> <dump>=<ts - member>", side "driver" or
- *   "runtime" from the API flags, none not shown (the API record's stack id), and the
+ *   op<TYPE> the op's name, span "start=<member> <dump>=<ts - member>", side "driver",
+ *   "library" or "runtime" from the API flags, none not shown (the API record's stack id), and the
  *   continuations of the previous field's value (no key): comma ",%u", dot ".%u", colon02x ":%02x"
  * at the field's place on the dump line: fields print by increasing at, equal ones in wire order
  * (the line was laid out for reading before the wire order was fixed). kind, the wire coding:
