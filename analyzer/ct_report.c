@@ -789,7 +789,7 @@ static void text_gemm(FILE *f, const ct_report_opts *o)
     fprintf(f, "  FLOPs = 2*m*n*k*batch (complex: x4); intensity = FLOPs / bytes of A, B, C read and "
                "C written;\n  ridge = dense peak / memory bandwidth; GPU time: the kernels each "
                "call launched.\n");
-    fprintf(f, "  %6s  %-22s %-24s %2s %12s %12s %9s %8s %9s %8s  %-13s  %s\n", "Calls",
+    fprintf(f, "  %6s  %-22s %-26s %2s %12s %12s %9s %8s %9s %8s  %-13s  %s\n", "Calls",
             "m x n x k x batch", "A,B,C->D (compute)", "op", "GFLOP/call", "GPU time", "TFLOP/s",
             "FLOP/B", "peak", "ridge", "verdict", "function");
     size_t n = o->top > 0 && (size_t)o->top < o->ngemm ? (size_t)o->top : o->ngemm;
@@ -808,7 +808,7 @@ static void text_gemm(FILE *f, const ct_report_opts *o)
         snprintf(ai, sizeof ai, r->intensity > 0 ? "%.2f" : "-", r->intensity);
         snprintf(pk, sizeof pk, r->peak_name ? "%.1f" : "-", r->peak_tflops);
         snprintf(ridge, sizeof ridge, r->ridge > 0 ? "%.2f" : "-", r->ridge);
-        fprintf(f, "  %6llu  %-22s %-24s %c%c %12.6f %12s %9s %8s %9s %8s  %-13s  %s\n",
+        fprintf(f, "  %6llu  %-22s %-26s %c%c %12.6f %12s %9s %8s %9s %8s  %-13s  %s\n",
                 (unsigned long long)r->calls, shape, types, "NTC?"[s->trans_a < 3 ? s->trans_a : 3],
                 "NTC?"[s->trans_b < 3 ? s->trans_b : 3], r->flops / 1e9, gpu, tf, ai, pk, ridge,
                 r->verdict ? r->verdict : "peak unknown", r->api);
