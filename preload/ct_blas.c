@@ -1,8 +1,6 @@
 #define _GNU_SOURCE
 #include "ct_blas.h"
 
-#include <errno.h>
-
 #include "ct_emit.h"
 #include "ct_real.h"
 
@@ -30,14 +28,13 @@ typedef cublasStatus_t (*ct_desc_get)(cublasLtMatmulDesc_t, cublasLtMatmulDescAt
 static void *ct_layout_get_fn, *ct_desc_get_fn;
 
 /* The getters from the cuBLASLt the program loaded (it called cublasLtMatmul, so it is loaded:
- * found by its soname, never loaded here). Resolved once; a race resolves twice, harmlessly. */
+ * found by its soname, never loaded here). Resolved once; a race resolves twice, harmlessly.
+ * errno is the program's again when the wrapper's ct_finish runs. */
 static void *ct_lt_getter(void **slot, const char *name)
 {
     void *p = __atomic_load_n(slot, __ATOMIC_RELAXED);
     if (!p) {
-        int saved = errno;
         p = ct_lib_sym(name, "libcublasLt.so.13");
-        errno = saved;
         __atomic_store_n(slot, p, __ATOMIC_RELAXED);
     }
     return p;
@@ -61,8 +58,9 @@ static int ct_desc_attr(cublasLtMatmulDesc_t d, cublasLtMatmulDescAttributes_t a
            written != sizeof *v;
 }
 
-void ct_on_gemm_lt(ct_call *c, cublasLtMatmulDesc_t desc, cublasLtMatrixLayout_t a,
-                   cublasLtMatrixLayout_t b, cublasLtMatrixLayout_t cl, cublasLtMatrixLayout_t d)
+void ct_on_gemm_lt(ct_call *c, cublasStatus_t r, cublasLtMatmulDesc_t desc,
+                   cublasLtMatrixLayout_t a, cublasLtMatrixLayout_t b, cublasLtMatrixLayout_t cl,
+                   cublasLtMatrixLayout_t d)
 {
     if (!c->th)
         return;
@@ -73,17 +71,17 @@ void ct_on_gemm_lt(ct_call *c, cublasLtMatmulDesc_t desc, cublasLtMatrixLayout_t
     uint64_t a_rows = 0, a_cols = 0, m = 0, n = 0;
     int32_t batch = 0, compute = 0, ta = 0, tb = 0;
     cublasLtMatrixLayout_t lay[4] = {a, b, cl, d};
-    int bad = 0;
-    for (int i = 0; i < 4; i++)
-        bad |= ct_layout_attr(lay[i], CUBLASLT_MATRIX_LAYOUT_TYPE, &type[i], sizeof type[i]);
-    bad |= ct_layout_attr(a, CUBLASLT_MATRIX_LAYOUT_ROWS, &a_rows, sizeof a_rows);
-    bad |= ct_layout_attr(a, CUBLASLT_MATRIX_LAYOUT_COLS, &a_cols, sizeof a_cols);
-    bad |= ct_layout_attr(d, CUBLASLT_MATRIX_LAYOUT_ROWS, &m, sizeof m);
-    bad |= ct_layout_attr(d, CUBLASLT_MATRIX_LAYOUT_COLS, &n, sizeof n);
-    bad |= ct_layout_attr(d, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &batch, sizeof batch);
-    bad |= ct_desc_attr(desc, CUBLASLT_MATMUL_DESC_COMPUTE_TYPE, &compute);
-    bad |= ct_desc_attr(desc, CUBLASLT_MATMUL_DESC_TRANSA, &ta);
-    bad |= ct_desc_attr(desc, CUBLASLT_MATMUL_DESC_TRANSB, &tb);
+    int bad = r != CUBLAS_STATUS_SUCCESS;
+    for (int i = 0; i < 4 && !bad; i++)
+        bad = ct_layout_attr(lay[i], CUBLASLT_MATRIX_LAYOUT_TYPE, &type[i], sizeof type[i]);
+    bad = bad || ct_layout_attr(a, CUBLASLT_MATRIX_LAYOUT_ROWS, &a_rows, sizeof a_rows) ||
+          ct_layout_attr(a, CUBLASLT_MATRIX_LAYOUT_COLS, &a_cols, sizeof a_cols) ||
+          ct_layout_attr(d, CUBLASLT_MATRIX_LAYOUT_ROWS, &m, sizeof m) ||
+          ct_layout_attr(d, CUBLASLT_MATRIX_LAYOUT_COLS, &n, sizeof n) ||
+          ct_layout_attr(d, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &batch, sizeof batch) ||
+          ct_desc_attr(desc, CUBLASLT_MATMUL_DESC_COMPUTE_TYPE, &compute) ||
+          ct_desc_attr(desc, CUBLASLT_MATMUL_DESC_TRANSA, &ta) ||
+          ct_desc_attr(desc, CUBLASLT_MATMUL_DESC_TRANSB, &tb);
     ct_rec_gemm *g = ct_emit_begin(c, CT_REC_GEMM, sizeof *g);
     if (!g)
         return;

@@ -358,7 +358,7 @@ def blas_code(sym, params, spec, fid):
     plist = ", ".join(cuda_api._join_decl(p.type, p.name) for p in params)
     args = ", ".join(p.name for p in params)
     if spec is None:
-        post = "    ct_on_gemm_lt(&c, computeDesc, Adesc, Bdesc, Cdesc, Ddesc);\n"
+        post = "    ct_on_gemm_lt(&c, r, computeDesc, Adesc, Bdesc, Cdesc, Ddesc);\n"
     else:
         post = "    ct_on_gemm(&c, transa, transb, m, n, k, %s);\n" % spec
     return ("CT_EXPORT cublasStatus_t %s(%s)\n{\n"

@@ -6,14 +6,15 @@
  *   cublasGemmEx               1024 x 512 x 256, FP16 in and out, FP32 compute, A transposed
  *   cublasSgemmStridedBatched  64 x 64 x 64, batch 8, FP32       (intensity 8)
  *   cublasLtMatmul             2048 x 2048 x 2048, FP16 in and out, FP32 compute, B transposed
+ *   cublasLtMatmul             refused: A's 1024 columns do not match B's 2048 rows
  *
  * On the simulation cuBLAS's kernels are launched but not executed (the simulated driver cannot
  * run their SASS), so the products are not computed: the program checks and prints every
  * status, nothing else:
  *
- *   cublas_roofline: create=S malloc=E sgemm=S gemm_ex=S batched=S lt=S sync=E destroy=S
+ *   cublas_roofline: create=S malloc=E sgemm=S gemm_ex=S batched=S lt=S lt_refused=S sync=E destroy=S
  *
- * Exits 0 when every status is success. */
+ * Exits 0 when every status is success but the refused call's, which must be an error. */
 #include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -38,7 +39,7 @@ int main(void)
 
     cublasLtHandle_t lt;
     cublasLtMatmulDesc_t op;
-    cublasLtMatrixLayout_t la, lb, lc;
+    cublasLtMatrixLayout_t la, lb, lc, lbad;
     cublasOperation_t tb = CUBLAS_OP_T;
     int lts = cublasLtCreate(&lt);
     lts |= cublasLtMatmulDescCreate(&op, CUBLAS_COMPUTE_32F, CUDA_R_32F);
@@ -46,19 +47,25 @@ int main(void)
     lts |= cublasLtMatrixLayoutCreate(&la, CUDA_R_16F, 2048, 2048, 2048);
     lts |= cublasLtMatrixLayoutCreate(&lb, CUDA_R_16F, 2048, 2048, 2048);
     lts |= cublasLtMatrixLayoutCreate(&lc, CUDA_R_16F, 2048, 2048, 2048);
+    lts |= cublasLtMatrixLayoutCreate(&lbad, CUDA_R_16F, 2048, 1024, 2048);
     size_t ws_size = 32u << 20;
     void *ws = NULL;
     malloc_err |= cudaMalloc(&ws, ws_size);
     lts |= cublasLtMatmul(lt, op, &one, a, la, b, lb, &zero, c, lc, c, lc, NULL, ws, ws_size, 0);
+    int refused = cublasLtMatmul(lt, op, &one, a, lbad, b, lb, &zero, c, lc, c, lc, NULL, ws,
+                                 ws_size, 0);
     int sync = cudaDeviceSynchronize();
     lts |= cublasLtMatrixLayoutDestroy(la) | cublasLtMatrixLayoutDestroy(lb) |
+           cublasLtMatrixLayoutDestroy(lbad) |
            cublasLtMatrixLayoutDestroy(lc) | cublasLtMatmulDescDestroy(op) | cublasLtDestroy(lt);
     int destroy = cublasDestroy(h);
     cudaFree(a);
     cudaFree(b);
     cudaFree(c);
     cudaFree(ws);
-    printf("cublas_roofline: create=%d malloc=%d sgemm=%d gemm_ex=%d batched=%d lt=%d sync=%d "
-           "destroy=%d\n", create, malloc_err, sgemm, gemm_ex, batched, lts, sync, destroy);
-    return create || malloc_err || sgemm || gemm_ex || batched || lts || sync || destroy;
+    printf("cublas_roofline: create=%d malloc=%d sgemm=%d gemm_ex=%d batched=%d lt=%d "
+           "lt_refused=%d sync=%d destroy=%d\n", create, malloc_err, sgemm, gemm_ex, batched, lts,
+           refused, sync, destroy);
+    return create || malloc_err || sgemm || gemm_ex || batched || lts || !refused || sync ||
+           destroy;
 }
