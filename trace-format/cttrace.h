@@ -156,7 +156,8 @@ enum ct_gpu_lost {  /* why one call's GPU timing is missing (LOSS why) */
 enum ct_end_how {
     CT_END_EXIT = 1, CT_END_SIGNAL = 2, CT_END_ABORT = 3, CT_END_DETACH = 4, CT_END_EXIT_NOW = 5,
 };
-/* UNREAD: a cublasLtMatmul whose descriptor or layouts could not be read (fields 0) */
+/* UNREAD: a cublasLtMatmul that failed (its descriptors are not read) or whose descriptor or
+ * layouts could not be read (fields 0) */
 enum ct_gemm_flags { CT_GEMM_UNREAD = 1 };
 enum ct_thread_flags { CT_THREAD_TRACER = 1, CT_THREAD_EXITED = 2 };
 enum ct_stream_op { CT_STREAM_CREATE = 0, CT_STREAM_DESTROY = 1 };
