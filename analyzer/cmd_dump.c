@@ -107,7 +107,8 @@ static void ct_dump_header(ct_dumper *d)
         fprintf(o, "%02x", (x)[i]);
 #define CT_DUMP_span(key, x)                                                                \
     fprintf(o, " start=%" PRIu64 " " #key "=%" PRIu64, (uint64_t)(x), rec->ts - (x));
-#define CT_DUMP_side(key, x) fprintf(o, " %s", ((x) & CT_API_DRIVER) ? "driver" : "runtime");
+#define CT_DUMP_side(key, x)                                                                \
+    fprintf(o, " %s", ((x) & CT_API_DRIVER) ? "driver" : ((x) & CT_API_LIBRARY) ? "library" : "runtime");
 #define CT_DUMP_none(key, x)
 #define CT_DUMP_comma(key, x) fprintf(o, ",%u", (unsigned)(x));
 #define CT_DUMP_dot(key, x) fprintf(o, ".%u", (unsigned)(x));

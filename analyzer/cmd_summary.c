@@ -25,6 +25,34 @@ static const char usage[] =
     "\n"
     "Exit status: 0 done, 2 usage error, 3 unreadable input.\n";
 
+/* The GPU records of the kernels that cuBLAS GEMM calls launched, in a second pass over the
+ * same files (ct_gemm.h: a kernel's GPU record may come before the call it nests in). */
+static int gemm_gpu_pass(char *const *paths, int npaths, ct_model *m)
+{
+    ct_reader *rd;
+    int rc = ct_load_open("summary", paths, npaths, &rd);
+    if (rc != CT_EXIT_OK)
+        return rc;
+    ct_rec r;
+    int got;
+    while ((got = ct_reader_next(rd, &r)) > 0)
+        if (r.type == CT_REC_GPU)
+            ct_gemm_gpu(m->gemm, r.file, &r.u.gpu, r.ts);
+    if (got < 0)
+        fprintf(stderr, "cutrace summary: error: %s\n", ct_reader_error(rd));
+    ct_reader_close(rd);
+    return got < 0 ? CT_EXIT_INPUT : CT_EXIT_OK;
+}
+
+static const ct_rec_device *gemm_device(void *ctx, uint32_t file, uint32_t device, const char **name)
+{
+    const ct_model *m = ctx;
+    if (file >= m->nprocs || device >= CT_MAX_DEV || !m->procs[file].dev[device].have_prop)
+        return NULL;
+    *name = m->procs[file].dev[device].name;
+    return &m->procs[file].dev[device].prop;
+}
+
 static int parse_num(const char *s, double *out)
 {
     char *end;
@@ -83,6 +111,15 @@ int ct_cmd_summary(int argc, char **argv)
     int rc = ct_load("summary", argv + optind, argc - optind, NULL, ropt.variants, &rd, &m);
     if (rc != CT_EXIT_OK)
         return rc;
+    ct_gemm_row *gemm = NULL;
+    if (m.gemm) {
+        if ((rc = gemm_gpu_pass(argv + optind, argc - optind, &m)) != CT_EXIT_OK) {
+            ct_load_close(rd, &m);
+            return rc;
+        }
+        ropt.ngemm = ct_gemm_rows(m.gemm, gemm_device, &m, &gemm);
+        ropt.gemm = gemm;
+    }
     ct_diag *dg;
     int n = ct_diagnose(&m, &dopt, &dg);
     if (json)
@@ -90,6 +127,7 @@ int ct_cmd_summary(int argc, char **argv)
     else
         ct_report_text(stdout, &m, dg, n, &ropt);
     free(dg);
+    free(gemm);
     ct_load_close(rd, &m);
     return fflush(stdout) == 0 ? CT_EXIT_OK : CT_EXIT_FAIL;
 }

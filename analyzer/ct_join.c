@@ -2,6 +2,7 @@
  * (API record + LAUNCH/COPY/MEM detail + GPU interval, by correlation id, FORMAT.md 4.3), counted
  * into the per-name tables and call sites, and turned into the sweep's intervals and points. */
 #include "ct_model_int.h"
+#include "ct_gemm.h"
 
 #include <assert.h>
 #include <stdio.h>
@@ -283,6 +284,26 @@ static void call_api(callent *c, const ct_apislot *a, uint32_t tid)
         c->stack = a->stack;
 }
 
+/* The calls nested in the thread's current top-level call are its children, grandchildren...
+ * (a thread's nested calls end, and come, before the call they nest in): a cuBLAS GEMM that
+ * returns at top level takes them, so that its kernels' GPU time is found (ct_gemm.h). */
+static void gemm_nesting(ct_model *m, ct_thread *th, const ct_rec *r, uint32_t idx)
+{
+    const ct_rec_api *a = &r->u.api;
+    if (a->flags & CT_API_LIBRARY) {
+        if (!m->gemm)
+            m->gemm = ct_gemm_new();
+        ct_gemm_api(m->gemm, r->file, a, ct_map_key(&m->api_names, idx), th->nested,
+                    a->parent ? 0 : th->nnested);
+    }
+    if (!a->parent) {
+        th->nnested = 0;
+        return;
+    }
+    ct_grow(&th->nested, &th->nested_cap, th->nnested + 1, sizeof *th->nested);
+    th->nested[th->nnested++] = a->corr;
+}
+
 static void on_api(ct_model *m, ct_proc *p, const ct_rec *r)
 {
     const ct_rec_api *a = &r->u.api;
@@ -290,7 +311,8 @@ static void on_api(ct_model *m, ct_proc *p, const ct_rec *r)
     ct_stat *st = &m->api[idx];
     uint64_t start = a->start <= r->ts ? a->start : r->ts;
     ct_sketch_add(&st->d, r->ts - start);
-    st->driver = (a->flags & CT_API_DRIVER) != 0;
+    st->layer = (a->flags & CT_API_DRIVER) ? CT_LAYER_DRIVER
+              : (a->flags & CT_API_LIBRARY) ? CT_LAYER_LIBRARY : CT_LAYER_RUNTIME;
     if (a->result != 0)
         st->failures++;
     uint8_t cat = api_cat(m, r->file, a->function, idx);
@@ -306,6 +328,7 @@ static void on_api(ct_model *m, ct_proc *p, const ct_rec *r)
         sync_site(p, th, th->sync_corr == a->corr ? stack : 0);
     th->last_api_corr = a->corr;
     th->last_api_stack = stack;
+    gemm_nesting(m, th, r, idx);
     int flag = ((cat & CAT_SYNCCOPY) ? PF_SYNCCOPY : 0) |
                ((cat & CAT_MEM) && !a->parent ? PF_MEMCALL : 0);
     if (!a->parent) /* a nested call lies inside its parent: the parent's interval covers it */
@@ -784,6 +807,11 @@ void ct_model_feed(ct_model *m, const ct_rec *r)
     }
     case CT_REC_CPU:
         on_cpu(p, r);
+        break;
+    case CT_REC_GEMM:
+        if (!m->gemm)
+            m->gemm = ct_gemm_new();
+        ct_gemm_rec(m->gemm, r->file, &r->u.gemm);
         break;
     case CT_REC_END:
         p->ended = 1;

@@ -24,7 +24,10 @@ static void json_stats(ct_json *j, const char *key, const ct_stat *st, const ct_
     ct_json_key(j, key);
     ct_json_arr(j);
     uint32_t *idx = ct_report_sorted(st, n);
-    uint64_t layer[2] = {ct_report_layer_total(m, 0), ct_report_layer_total(m, 1)};
+    static const char *const layer_name[CT_LAYER_N] = {"runtime", "driver", "library"};
+    uint64_t layer[CT_LAYER_N];
+    for (int l = 0; l < CT_LAYER_N; l++)
+        layer[l] = ct_report_layer_total(m, l);
     if (!api)
         total = ct_report_shown_total(st, n);
     for (size_t r = 0; r < n; r++) {
@@ -32,9 +35,9 @@ static void json_stats(ct_json *j, const char *key, const ct_stat *st, const ct_
         ct_json_obj(j);
         CT_JK_STR(j, "name", ct_map_key(names, idx[r]));
         if (api) {
-            CT_JK_STR(j, "layer", s->driver ? "driver" : "runtime");
+            CT_JK_STR(j, "layer", layer_name[s->layer]);
             CT_JK_U64(j, "calls", s->d.count);
-            total = layer[s->driver];
+            total = layer[s->layer];
         } else {
             CT_JK_U64(j, "instances", s->launched);
             CT_JK_U64(j, "timed_instances", ct_stat_timed(s));
@@ -403,6 +406,60 @@ static void json_ranks(ct_json *j, const ct_model *m)
     ct_json_end_arr(j);
 }
 
+static void json_opt_num(ct_json *j, const char *k, int known, double v)
+{
+    ct_json_key(j, k);
+    if (known)
+        ct_json_num(j, v);
+    else
+        ct_json_null(j);
+}
+
+/* cuBLAS / cuBLASLt products per shape and type (JSON.md "gemm"). */
+static void json_gemm(ct_json *j, const ct_report_opts *o)
+{
+    ct_json_key(j, "gemm");
+    ct_json_arr(j);
+    for (size_t i = 0; i < o->ngemm; i++) {
+        const ct_gemm_row *r = &o->gemm[i];
+        const ct_rec_gemm *s = &r->shape;
+        char t[4][16];
+        ct_json_obj(j);
+        CT_JK_STR(j, "function", r->api);
+        CT_JK_STR(j, "device", r->device);
+        CT_JK_U64(j, "m", s->m);
+        CT_JK_U64(j, "n", s->n);
+        CT_JK_U64(j, "k", s->k);
+        CT_JK_U64(j, "batch", s->batch);
+        CT_JK_STR(j, "a_type", ct_gemm_type_name(s->a_type, t[0], 16));
+        CT_JK_STR(j, "b_type", ct_gemm_type_name(s->b_type, t[1], 16));
+        CT_JK_STR(j, "c_type", ct_gemm_type_name(s->c_type, t[2], 16));
+        CT_JK_STR(j, "d_type", ct_gemm_type_name(s->d_type, t[3], 16));
+        CT_JK_U64(j, "compute_type", s->compute_type);
+        CT_JK_U64(j, "trans_a", s->trans_a);
+        CT_JK_U64(j, "trans_b", s->trans_b);
+        CT_JK_U64(j, "calls", r->calls);
+        CT_JK_U64(j, "timed_calls", r->timed_calls);
+        CT_JK_U64(j, "kernels", r->kernels);
+        CT_JK_U64(j, "gpu_ns", r->gpu_ns);
+        CT_JK_NUM(j, "flops_per_call", r->flops);
+        json_opt_num(j, "bytes_per_call", r->bytes > 0, r->bytes);
+        json_opt_num(j, "tflops", r->gpu_ns != 0, r->tflops);
+        json_opt_num(j, "intensity", r->intensity > 0, r->intensity);
+        ct_json_key(j, "peak_kind");
+        if (r->peak_name)
+            ct_json_str(j, r->peak_name);
+        else
+            ct_json_null(j);
+        json_opt_num(j, "peak_tflops", r->peak_name != NULL, r->peak_tflops);
+        json_opt_num(j, "mem_gbps", r->mem_gbps > 0, r->mem_gbps);
+        json_opt_num(j, "ridge", r->ridge > 0, r->ridge);
+        CT_JK_STR(j, "verdict", r->verdict ? r->verdict : "peak unknown");
+        ct_json_end_obj(j);
+    }
+    ct_json_end_arr(j);
+}
+
 void ct_report_json(FILE *f, const ct_model *m, const ct_diag *dg, int ndiag, const ct_report_opts *o)
 {
     ct_json j;
@@ -417,6 +474,7 @@ void ct_report_json(FILE *f, const ct_model *m, const ct_diag *dg, int ndiag, co
     if (o->variants)
         json_stats(&j, "kernel_variants", m->variant_stats, &m->variants, ct_map_count(&m->variants),
                    0, 0, m);
+    json_gemm(&j, o);
     ct_json_key(&j, "copies");
     ct_json_arr(&j);
     for (int op = 0; op < CT_OP_N; op++)

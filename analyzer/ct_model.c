@@ -2,6 +2,7 @@
  * the records are done (ct_model_finish), freeing. The per-record pass is ct_join.c, the time
  * sweep ct_sweep.c, how names are shown ct_names.c; the contract is ct_model.h. */
 #include "ct_model_int.h"
+#include "ct_gemm.h"
 
 #include <assert.h>
 #include <stdio.h>
@@ -168,6 +169,8 @@ void ct_model_finish(ct_model *m)
 
 static void proc_free(ct_proc *p)
 {
+    for (size_t k = 0; k < p->nthreads; k++)
+        free(p->threads[k].nested);
     free(p->threads);
     ct_map_free(&p->thread_idx);
     ct_hash_free(&p->corr);
@@ -225,5 +228,6 @@ void ct_model_free(ct_model *m)
     ct_map_free(&m->kernel_names);
     ct_map_free(&m->variants);
     ct_map_free(&m->api_names);
+    ct_gemm_free(m->gemm);
     memset(m, 0, sizeof *m);
 }

@@ -37,6 +37,8 @@
 
 #define CT_MAX_DEV 16            /* devices per process the model follows */
 #define CT_HOST_DEV CT_MAX_DEV   /* slot of pinned host memory in the per-device arrays */
+/* The API layers, each a table of its own: a runtime or library call contains driver calls. */
+enum { CT_LAYER_RUNTIME, CT_LAYER_DRIVER, CT_LAYER_LIBRARY, CT_LAYER_N };
 #define CT_TOP_STACKS 10         /* live allocations grouped by stack, at a peak or an OOM */
 #define CT_TOP_GAPS 10
 #define CT_MAX_FAILS 16          /* failed allocations kept in detail */
@@ -173,6 +175,8 @@ typedef struct {
     uint64_t await_corr;          /* a call with detail and GPU interval waiting for its API */
     uint64_t child_parent;        /* the parent of the last nested call with a site ... */
     uint32_t child_stack;         /* ... and that site */
+    uint64_t *nested;             /* corrs of the calls nested in the thread's current top-level */
+    size_t nnested, nested_cap;   /* call so far (its kernels, if it is a cuBLAS GEMM) */
     char name[64];
 } ct_thread;
 
@@ -280,7 +284,8 @@ typedef struct {
 typedef struct {
     ct_sketch d, b;
     uint64_t failures;            /* API only */
-    int driver;                   /* API only: a driver function (cu*), else runtime (cuda*) */
+    int layer;                    /* API only: CT_LAYER_RUNTIME (cuda*), _DRIVER (cu*), _LIBRARY
+                                   * (cuBLAS, cuBLASLt) */
     uint64_t launched, launch_ns; /* kernels: LAUNCH records, host time of their launch calls */
     uint32_t grid[3], block[3];   /* kernels: the first launch's configuration ... */
     int configs_vary;             /* ... and whether later launches used another */
@@ -377,6 +382,7 @@ typedef struct {
     uint8_t **acat;               /* api category per string id */
     const ct_observer *obs;
     int variants_on;              /* also keep per grid/block variant statistics */
+    struct ct_gemms *gemm;        /* cuBLAS / cuBLASLt matrix products (ct_gemm.h), NULL if none */
 } ct_model;
 
 /* rd stays open until ct_model_free (names and stacks are resolved through it). */

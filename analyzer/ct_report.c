@@ -340,7 +340,7 @@ static void stats_table(FILE *f, const ct_stat *st, const ct_map *names, size_t 
     size_t rows = 0;
     for (size_t r = 0; r < n && (!top || rows < (size_t)top); r++) {
         const ct_stat *s = &st[idx[r]];
-        if (api && s->driver != api - 1)
+        if (api && s->layer != api - 1)
             continue;
         rows++;
         char c[10][40], name[200];
@@ -370,7 +370,7 @@ static void stats_table(FILE *f, const ct_stat *st, const ct_map *names, size_t 
     if (api) {
         all = 0;
         for (size_t i = 0; i < n; i++)
-            all += st[i].driver == api - 1;
+            all += st[i].layer == api - 1;
     }
     table_cut(f, rows, all);
     ct_table_free(t);
@@ -379,12 +379,12 @@ static void stats_table(FILE *f, const ct_stat *st, const ct_map *names, size_t 
         bounded_note(f, st, n, 1);
 }
 
-/* Host time and number of functions of one API layer (0 runtime, 1 driver). */
+/* Host time and number of functions of one API layer (CT_LAYER_*). */
 uint64_t ct_report_layer_total(const ct_model *m, int layer)
 {
     uint64_t t = 0;
     for (size_t i = 0; i < ct_map_count(&m->api_names); i++)
-        if (m->api[i].driver == layer)
+        if (m->api[i].layer == layer)
             t += m->api[i].d.sum;
     return t;
 }
@@ -392,7 +392,7 @@ static size_t layer_calls(const ct_model *m, int layer)
 {
     size_t n = 0;
     for (size_t i = 0; i < ct_map_count(&m->api_names); i++)
-        n += m->api[i].driver == layer;
+        n += m->api[i].layer == layer;
     return n;
 }
 
@@ -780,6 +780,48 @@ static void text_ranks(FILE *f, const ct_model *m)
     ct_table_free(t);
 }
 
+/* One row per shape and type of cuBLAS / cuBLASLt product (ct_gemm.h has the definitions). */
+static void text_gemm(FILE *f, const ct_report_opts *o)
+{
+    if (!o->ngemm)
+        return;
+    heading(f, "GEMM (cuBLAS, cuBLASLt)");
+    fprintf(f, "  FLOPs = 2*m*n*k*batch (complex: x4); intensity = FLOPs / bytes of A, B, C read and "
+               "C written;\n  ridge = dense peak / memory bandwidth; GPU time: the kernels each "
+               "call launched.\n");
+    fprintf(f, "  %6s  %-22s %-26s %2s %12s %12s %9s %8s %9s %8s  %-13s  %s\n", "Calls",
+            "m x n x k x batch", "A,B,C->D (compute)", "op", "GFLOP/call", "GPU time", "TFLOP/s",
+            "FLOP/B", "peak", "ridge", "verdict", "function");
+    size_t n = o->top > 0 && (size_t)o->top < o->ngemm ? (size_t)o->top : o->ngemm;
+    for (size_t i = 0; i < n; i++) {
+        const ct_gemm_row *r = &o->gemm[i];
+        const ct_rec_gemm *s = &r->shape;
+        char shape[64], types[64], t[4][16], gpu[32], tf[16], pk[16], ridge[16], ai[16];
+        snprintf(shape, sizeof shape, "%llux%llux%llux%llu", (unsigned long long)s->m,
+                 (unsigned long long)s->n, (unsigned long long)s->k, (unsigned long long)s->batch);
+        snprintf(types, sizeof types, "%s,%s,%s->%s (%u)", ct_gemm_type_name(s->a_type, t[0], 16),
+                 ct_gemm_type_name(s->b_type, t[1], 16), ct_gemm_type_name(s->c_type, t[2], 16),
+                 ct_gemm_type_name(s->d_type, t[3], 16), s->compute_type);
+        char ns[32];
+        snprintf(gpu, sizeof gpu, "%s", r->gpu_ns ? ct_fmt_ns(ns, (double)r->gpu_ns) : "-");
+        snprintf(tf, sizeof tf, r->gpu_ns ? "%.3f" : "-", r->tflops);
+        snprintf(ai, sizeof ai, r->intensity > 0 ? "%.2f" : "-", r->intensity);
+        snprintf(pk, sizeof pk, r->peak_name ? "%.1f" : "-", r->peak_tflops);
+        snprintf(ridge, sizeof ridge, r->ridge > 0 ? "%.2f" : "-", r->ridge);
+        fprintf(f, "  %6llu  %-22s %-26s %c%c %12.6f %12s %9s %8s %9s %8s  %-13s  %s\n",
+                (unsigned long long)r->calls, shape, types, "NTC?"[s->trans_a < 3 ? s->trans_a : 3],
+                "NTC?"[s->trans_b < 3 ? s->trans_b : 3], r->flops / 1e9, gpu, tf, ai, pk, ridge,
+                r->verdict ? r->verdict : "peak unknown", r->api);
+        if (r->peak_name)
+            fprintf(f, "          on %s: %s dense peak %.1f TFLOP/s, memory %.0f GB/s\n", r->device,
+                    r->peak_name, r->peak_tflops, r->mem_gbps);
+        else
+            fprintf(f, "          on %s: peak unknown for this device and data type\n",
+                    *r->device ? r->device : "an unknown device (no kernel timed)");
+    }
+    table_cut(f, n, o->ngemm);
+}
+
 void ct_report_text(FILE *f, const ct_model *m, const ct_diag *dg, int ndiag, const ct_report_opts *o)
 {
     fprintf(f, "cutrace summary: %zu process%s, %llu records\n", m->nprocs, m->nprocs == 1 ? "" : "es",
@@ -801,16 +843,22 @@ void ct_report_text(FILE *f, const ct_model *m, const ct_diag *dg, int ndiag, co
         else
             stats_table(f, m->variant_stats, &m->variants, nv, o->top, 0, 0);
     }
+    text_gemm(f, o);
     text_copies(f, m);
-    /* runtime calls contain the driver calls they make: one table per layer, each layer's
-     * Time % of its own total, so that no time is counted twice */
-    for (int layer = 0; layer < 2; layer++) {
-        heading(f, layer ? "CUDA driver API" : "CUDA runtime API");
+    /* runtime and library calls contain the driver calls they make: one table per layer, each
+     * layer's Time % of its own total, so that no time is counted twice */
+    static const char *const heads[CT_LAYER_N] = {"CUDA runtime API", "CUDA driver API",
+                                                  "cuBLAS and cuBLASLt API"};
+    for (int layer = 0; layer < CT_LAYER_N; layer++) {
+        size_t calls = layer_calls(m, layer);
+        if (layer == CT_LAYER_LIBRARY && !calls)
+            continue;
+        heading(f, heads[layer]);
         uint64_t total = ct_report_layer_total(m, layer);
-        if (layer)
+        if (layer == CT_LAYER_DRIVER)
             fprintf(f, "  Driver calls, those the runtime makes inside the calls above included "
                        "(Time %% is of this table's total).\n");
-        if (layer_calls(m, layer))
+        if (calls)
             stats_table(f, m->api, &m->api_names, ct_map_count(&m->api_names), o->top, total,
                         1 + layer);
         else

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "ct_diag.h"
+#include "ct_gemm.h"
 #include "ct_model.h"
 
 #define CT_SCHEMA_VERSION 2
@@ -17,6 +18,8 @@ typedef struct {
     int top;                  /* rows per text table (0: all) */
     int variants;             /* kernel grid/block variants table */
     const ct_diag_opts *diag; /* the options the diagnoses were computed with */
+    const ct_gemm_row *gemm;  /* cuBLAS matrix products (ct_gemm_rows), ngemm of them */
+    size_t ngemm;
 } ct_report_opts;
 
 void ct_report_text(FILE *f, const ct_model *m, const ct_diag *dg, int ndiag, const ct_report_opts *o);

@@ -26,7 +26,7 @@ int ct_report_proc_breakdown(const ct_proc *p, ct_breakdown *b);
 const char *ct_report_straggler(const ct_model *m, const ct_proc *p);
 /* A kernel table's total: the sum of its rows' Total, so that Time % adds up to 100. */
 uint64_t ct_report_shown_total(const ct_stat *st, size_t n);
-/* Host time of one API layer (0 runtime, 1 driver). */
+/* Host time of one API layer (CT_LAYER_*). */
 uint64_t ct_report_layer_total(const ct_model *m, int layer);
 
 #endif

@@ -3,17 +3,18 @@
 CUTRACE_SO := $(B)/lib/libcutrace.so
 PRELOAD_GEN := $(B)/preload/gen
 PRELOAD_GEN_OUT := $(PRELOAD_GEN)/ct_fns.h $(PRELOAD_GEN)/ct_wrappers.c $(PRELOAD_GEN)/ct_rt_wrappers.c \
-                   $(PRELOAD_GEN)/libcutrace.map
+                   $(PRELOAD_GEN)/ct_blas_wrappers.c $(PRELOAD_GEN)/libcutrace.map
 PRELOAD_SRCS := $(sort $(wildcard preload/*.c))
 PRELOAD_OBJS := $(patsubst %.c,$(B)/%.o,$(PRELOAD_SRCS)) $(PRELOAD_GEN)/ct_wrappers.o \
-                $(PRELOAD_GEN)/ct_rt_wrappers.o
+                $(PRELOAD_GEN)/ct_rt_wrappers.o $(PRELOAD_GEN)/ct_blas_wrappers.o
 # Only the CUDA entry points are exported (version script); old ABI variants need the internal
 # declarations of cuda.h. -z nodelete: a trace registers an on_exit handler (ct_session.c), which
 # must stay mapped until exit even if a program dlcloses the library.
 PRELOAD_CFLAGS := -fvisibility=hidden -D__CUDA_API_VERSION_INTERNAL=1 -Ipreload -I$(PRELOAD_GEN)
 
 $(PRELOAD_GEN_OUT) &: preload/gen/gen_wrappers.py preload/gen/cuda_api.py $(CUDA_INC)/cuda.h \
-                      $(CUDA_INC)/cuda_runtime_api.h $(CUDA_INC)/cuda_profiler_api.h
+                      $(CUDA_INC)/cuda_runtime_api.h $(CUDA_INC)/cuda_profiler_api.h \
+                      $(CUDA_INC)/cublas_api.h $(CUDA_INC)/cublasLt.h
 	@mkdir -p $(PRELOAD_GEN)
 	$(PYTHON) preload/gen/gen_wrappers.py --include $(CUDA_INC) --out $(PRELOAD_GEN)
 

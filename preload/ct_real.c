@@ -19,7 +19,6 @@
 #include "ct_hash.h"
 
 #define CT_DRIVER_SONAME "libcuda.so.1"
-#define CT_RUNTIME_SONAME "libcudart.so.13"
 
 static void *ct_real_h;
 static char ct_real_file[PATH_MAX];
@@ -181,13 +180,13 @@ void *ct_real_sym(const char *name)
     return ct_real_h ? dlsym(ct_real_h, name) : NULL;
 }
 
-void *ct_rt_sym(const char *name)
+void *ct_lib_sym(const char *name, const char *soname)
 {
-    void *p = dlvsym(RTLD_NEXT, name, CT_RUNTIME_SONAME);
+    void *p = dlvsym(RTLD_NEXT, name, soname);
     if (!p) {
-        void *h = dlopen(CT_RUNTIME_SONAME, RTLD_LAZY | RTLD_NOLOAD);
+        void *h = dlopen(soname, RTLD_LAZY | RTLD_NOLOAD);
         if (h) {
-            p = dlvsym(h, name, CT_RUNTIME_SONAME);
+            p = dlvsym(h, name, soname);
             if (!p)
                 p = dlsym(h, name);
             dlclose(h);
@@ -239,7 +238,7 @@ void ct_real_load_all(void)
 void *ct_rt_resolve_slow(unsigned fid)
 {
     int saved = errno;
-    void *p = ct_rt_sym(ct_fns[fid].name);
+    void *p = ct_lib_sym(ct_fns[fid].name, ct_fn_soname[fid]);
     if (p)
         __atomic_store_n(&ct_real_fn[fid], p, __ATOMIC_RELAXED);
     errno = saved;

@@ -29,24 +29,28 @@ void *ct_real_handle(void);
 const char *ct_real_path(void);
 /* The real driver's definition of name, or NULL. */
 void *ct_real_sym(const char *name);
-/* The real runtime's definition of name at version node libcudart.so.13 (or unversioned), or
- * NULL if no runtime defines it yet. */
-void *ct_rt_sym(const char *name);
+/* The real definition of name in the library of that soname (libcudart.so.13, libcublas.so.13,
+ * ...), at the version node of that name (or unversioned), or NULL if no library loaded yet
+ * defines it. */
+void *ct_lib_sym(const char *name, const char *soname);
 
-/* The function table: every exported driver and runtime function by id (CT_FN_*, ct_fns.h,
- * generated), its name and flags, and the real definition it forwards to. */
-enum { CT_FN_DRIVER = 1, CT_FN_RUNTIME = 2 };
+/* The function table: every exported driver, runtime and library function by id (CT_FN_*,
+ * ct_fns.h, generated), its name and flags, the library a runtime or library function forwards
+ * to (its soname, NULL for the driver's), and the real definition it forwards to. RUNTIME: its
+ * call is the parent of the calls made inside it; LIBRARY: cuBLAS or cuBLASLt. */
+enum { CT_FN_DRIVER = 1, CT_FN_RUNTIME = 2, CT_FN_LIBRARY = 4 };
 typedef struct {
     const char *name;
     unsigned flags;
 } ct_fn_info;
 extern const ct_fn_info ct_fns[];
+extern const char *const ct_fn_soname[];
 extern const unsigned ct_nfns;
 
 extern void *ct_real_fn[];              /* by function id (ct_fns.h) */
 extern _Atomic int ct_real_loaded;
 void ct_real_load_all(void);            /* opens the driver, resolves every driver id */
-void *ct_rt_resolve_slow(unsigned fid);
+void *ct_rt_resolve_slow(unsigned fid); /* a runtime or library function's real definition */
 
 static inline void *ct_resolve(unsigned fid)
 {

@@ -171,6 +171,7 @@ static int ct_encode_detail(ct_enc *e, unsigned type, uint64_t ts, uint64_t star
         return ct_enc_sync(e, ts, &r);
     }
     case CT_REC_STREAM: return ct_enc_stream(e, ts, body);
+    case CT_REC_GEMM: return ct_enc_gemm(e, ts, body);
     default: return 0;
     }
 }
@@ -192,7 +193,8 @@ static int ct_encode(ct_enc *e, const uint64_t *w)
         unsigned nw = ct_raw_nwords(w[0]);
         ct_rec_api a = {ct_ticks_to_ns(w[2]), fn + 1, ct_raw_aux(w[0]), w[3],
                         nw > 4 ? w[4] : 0,
-                        (ct_fns[fn].flags & CT_FN_DRIVER) ? CT_API_DRIVER : 0,
+                        ((ct_fns[fn].flags & CT_FN_DRIVER) ? CT_API_DRIVER : 0) |
+                        ((ct_fns[fn].flags & CT_FN_LIBRARY) ? CT_API_LIBRARY : 0),
                         nw > 5 ? (uint32_t)w[5] : 0};
         ct_enc before = *e;
         int rc = ct_enc_api(e, ts, &a);

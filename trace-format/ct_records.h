@@ -11,8 +11,8 @@
  * unit: "" or the unit FORMAT.md states (ns, bytes, kHz, bits, lanes). dump, style, at: how
  * `cutrace dump` shows it (analyzer/cmd_dump.c): under the key dump, in the style
  *   u decimal, d signed, x hex, x04 4-digit hex, str a string id, hex16 raw bytes in hex,
- *   op<TYPE> the op's name, span "start=<member> <dump>=<ts - member>", side "driver" or
- *   "runtime" from the API flags, none not shown (the API record's stack id), and the
+ *   op<TYPE> the op's name, span "start=<member> <dump>=<ts - member>", side "driver",
+ *   "library" or "runtime" from the API flags, none not shown (the API record's stack id), and the
  *   continuations of the previous field's value (no key): comma ",%u", dot ".%u", colon02x ":%02x"
  * at the field's place on the dump line: fields print by increasing at, equal ones in wire order
  * (the line was laid out for reading before the wire order was fixed). kind, the wire coding:
@@ -153,6 +153,21 @@
     F(records, uv, records, "", records, u, 0)                                              \
     F(lost, uv, lost, "", lost, u, 0)
 
+#define CT_GEMM_FIELDS(F)                                                                   \
+    F(dcorr, dcorr, corr, "", corr, u, 0)                                                   \
+    F(m, uv, m, "", m, u, 0)                                                                \
+    F(n, uv, n, "", n, u, 0)                                                                \
+    F(k, uv, k, "", k, u, 0)                                                                \
+    F(batch, uv, batch, "", batch, u, 0)                                                    \
+    F(a_type, u32, a_type, "", a_type, u, 0)                                                \
+    F(b_type, u32, b_type, "", b_type, u, 0)                                                \
+    F(c_type, u32, c_type, "", c_type, u, 0)                                                \
+    F(d_type, u32, d_type, "", d_type, u, 0)                                                \
+    F(compute_type, u32, compute_type, "", compute, u, 0)                                   \
+    F(trans_a, u32, trans_a, "", trans_a, u, 0)                                             \
+    F(trans_b, u32, trans_b, "", trans_b, u, 0)                                             \
+    F(flags, u32, flags, "", flags, u, 0)
+
 /* FRAME is a definition: a record delivers the fields of its id's first definition. */
 #define CT_DEF_RECORDS(R) R(FRAME, frame, CT_FRAME_FIELDS)
 #define CT_EVENT_RECORDS(R)                                                                 \
@@ -167,7 +182,8 @@
     R(SYNC, sync, CT_SYNC_FIELDS)                                                           \
     R(CPU, cpu, CT_CPU_FIELDS)                                                              \
     R(LOSS, loss, CT_LOSS_FIELDS)                                                           \
-    R(END, end, CT_END_FIELDS)
+    R(END, end, CT_END_FIELDS)                                                              \
+    R(GEMM, gemm, CT_GEMM_FIELDS)
 #define CT_RECORDS(R) CT_DEF_RECORDS(R) CT_EVENT_RECORDS(R)
 
 #endif

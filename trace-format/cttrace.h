@@ -38,7 +38,7 @@ extern "C" {
 /* ---- versions and limits ------------------------------------------------------------------ */
 
 #define CT_FORMAT_MAJOR 1
-#define CT_FORMAT_MINOR 1
+#define CT_FORMAT_MINOR 2
 
 #define CT_FILE_MAGIC "CUTRACE\0"      /* 8 bytes at offset 0 */
 #define CT_FILE_MAGIC_LEN 8
@@ -94,7 +94,8 @@ enum ct_rec_type {
     CT_REC_NVTX_MARK = 17,
     CT_REC_GRAPH_LAUNCH = 18,
     CT_REC_PYFRAME = 19,
-    CT_REC_TYPE_LIMIT = 20, /* first type number this version does not define */
+    CT_REC_GEMM = 20,   /* a cuBLAS / cuBLASLt matrix product's shape and types (minor 2) */
+    CT_REC_TYPE_LIMIT = 21, /* first type number this version does not define */
     /* Pseudo types, never on the wire, delivered by the reader: */
     CT_REC_CHUNK = 1000,   /* start of a chunk (only with ct_reader_opts.chunk_records) */
     CT_REC_UNKNOWN = 1001, /* a record of a type this reader does not know (content skipped) */
@@ -104,7 +105,9 @@ const char *ct_rec_type_name(uint32_t type);
 
 /* Enumerations used in records. Values are part of the format; new ones may be added in minor
  * versions, so consumers treat unknown values like the *_UNKNOWN / *_OTHER value. */
-enum ct_api_flags { CT_API_DRIVER = 1 }; /* set: driver API (cu*); clear: runtime (cuda*) */
+/* DRIVER set: driver API (cu*); clear: runtime (cuda*) or, with LIBRARY (minor 2), a CUDA
+ * math library's entry point (cuBLAS, cuBLASLt) */
+enum ct_api_flags { CT_API_DRIVER = 1, CT_API_LIBRARY = 2 };
 enum ct_mem_kind {                       /* where a copy's source or destination lives */
     CT_MEMKIND_UNKNOWN = 0, CT_MEMKIND_PAGEABLE = 1, CT_MEMKIND_PINNED = 2,
     CT_MEMKIND_DEVICE = 3, CT_MEMKIND_MANAGED = 4, CT_MEMKIND_ARRAY = 5,
@@ -154,6 +157,9 @@ enum ct_gpu_lost {  /* why one call's GPU timing is missing (LOSS why) */
 enum ct_end_how {
     CT_END_EXIT = 1, CT_END_SIGNAL = 2, CT_END_ABORT = 3, CT_END_DETACH = 4, CT_END_EXIT_NOW = 5,
 };
+/* UNREAD: a cublasLtMatmul that failed (its descriptors are not read) or whose descriptor or
+ * layouts could not be read (fields 0) */
+enum ct_gemm_flags { CT_GEMM_UNREAD = 1 };
 enum ct_thread_flags { CT_THREAD_TRACER = 1, CT_THREAD_EXITED = 2 };
 enum ct_stream_op { CT_STREAM_CREATE = 0, CT_STREAM_DESTROY = 1 };
 enum ct_link_kind { CT_LINK_UNKNOWN = 0, CT_LINK_PCIE = 1, CT_LINK_C2C = 2, CT_LINK_INTEGRATED = 3 };
@@ -244,6 +250,15 @@ typedef struct {
     uint32_t kind;                 /* enum ct_sync_kind */
     uint64_t object;               /* stream / event / context handle */
 } ct_rec_sync;
+typedef struct {
+    uint64_t corr;                 /* the cuBLAS / cuBLASLt call's id */
+    uint64_t m, n, k;              /* op(A) is m x k, op(B) k x n, C and D m x n */
+    uint64_t batch;                /* products in the call (1 unless batched) */
+    uint32_t a_type, b_type, c_type, d_type; /* cudaDataType_t of A, B, C, D (D: the output) */
+    uint32_t compute_type;         /* cublasComputeType_t */
+    uint32_t trans_a, trans_b;     /* cublasOperation_t: 0 N, 1 T, 2 C */
+    uint32_t flags;                /* enum ct_gemm_flags */
+} ct_rec_gemm;
 typedef struct { uint32_t tid; uint64_t user_ns, sys_ns; } ct_rec_cpu;
 typedef struct {
     uint32_t reason;               /* enum ct_loss_reason */
@@ -307,6 +322,7 @@ typedef struct {
         ct_rec_cpu cpu;
         ct_rec_loss loss;
         ct_rec_end end;
+        ct_rec_gemm gemm;
         ct_chunk_info chunk;
         ct_rec_unknown unknown;
     } u;
@@ -349,6 +365,7 @@ int ct_enc_sync(ct_enc *e, uint64_t end, const ct_rec_sync *r);
 int ct_enc_cpu(ct_enc *e, uint64_t ts, const ct_rec_cpu *r);
 int ct_enc_loss(ct_enc *e, uint64_t ts, const ct_rec_loss *r);
 int ct_enc_end(ct_enc *e, uint64_t ts, const ct_rec_end *r);
+int ct_enc_gemm(ct_enc *e, uint64_t ts, const ct_rec_gemm *r);
 /* Any record in decoded form (r->type, r->ts, r->u): dispatches to the functions above. */
 int ct_enc_rec(ct_enc *e, const ct_rec *r);
 /* A record of arbitrary type whose body after the timestamp is `body` (tests, extensions). */

@@ -16,8 +16,13 @@ The runtime (cuda_runtime_api.h, plus nvcc's __cudaLaunchKernel[_ptsz]) is inter
 the functions matching RUNTIME_TRACED, each with its _ptds/_ptsz forms; they record an API call
 that is the parent of the driver calls made inside it.
 
+cuBLAS and cuBLASLt (cublas_api.h, cublasLt.h) are interposed only for their GEMM entry points
+(BLAS_GEMM, BLAS_LT_GEMM): each records an API call that is the parent of the driver calls made
+inside it, and its detail, the GEMM record (ct_blas.h), in version nodes libcublas.so.13 and
+libcublasLt.so.13.
+
 Outputs (in --out): ct_fns.h (function ids), ct_wrappers.c (driver), ct_rt_wrappers.c
-(runtime), libcutrace.map (the version script: only these entry points are exported; runtime
+(runtime), ct_blas_wrappers.c (cuBLAS, cuBLASLt), libcutrace.map (the version script: only these entry points are exported; runtime
 names in version node libcudart.so.13; the exec and _exit functions of ct_exec.h under their
 glibc nodes). A new CUDA version is a regeneration; a TRACE entry naming a parameter that no longer
 exists fails the build with the function's name.
@@ -174,6 +179,28 @@ RUNTIME_TRACED = re.compile(
     r"cudaInitDevice|cudaProfilerStart|cudaProfilerStop)$")
 RUNTIME_GPA = {"cudaGetDriverEntryPoint", "cudaGetDriverEntryPointByVersion"}
 
+# cuBLAS and cuBLASLt (cublas_api.h, cublasLt.h): the GEMM entry points, each recording its
+# shape and types (GEMM record) and being the parent of the driver calls it makes. Per family,
+# by a regex over the base name (without _v2 / _64): the argument expressions of ct_on_gemm
+# after m, n, k (A, B, C types, compute type, batch), over the prototype's parameters. A
+# letter-typed call (cublasSgemm) implies its types; {t} and {c} stand for them. Not exported:
+# the grouped batched calls (an array of shapes per group) and every other cuBLAS function.
+BLAS_LETTER = {"S": ("CUDA_R_32F", "CUBLAS_COMPUTE_32F"), "D": ("CUDA_R_64F", "CUBLAS_COMPUTE_64F"),
+               "C": ("CUDA_C_32F", "CUBLAS_COMPUTE_32F"), "Z": ("CUDA_C_64F", "CUBLAS_COMPUTE_64F"),
+               "H": ("CUDA_R_16F", "CUBLAS_COMPUTE_16F")}
+BLAS_GEMM = [
+    (r"cublas([SDCZH])gemm", "{t}, {t}, {t}, {c}, 1"),
+    (r"cublas([SDCZH])gemm(?:Batched|StridedBatched)", "{t}, {t}, {t}, {c}, batchCount"),
+    (r"cublas([CZ])gemm3m", "{t}, {t}, {t}, {c}, 1"),
+    (r"cublas([CZ])gemm3m(?:Batched|StridedBatched)", "{t}, {t}, {t}, {c}, batchCount"),
+    (r"cublas(S|C)gemmEx|cublas(C)gemm3mEx", "Atype, Btype, Ctype, CUBLAS_COMPUTE_32F, 1"),
+    (r"cublasGemmEx", "Atype, Btype, Ctype, computeType, 1"),
+    (r"cublasGemm(?:Strided)?BatchedEx", "Atype, Btype, Ctype, computeType, batchCount"),
+]
+BLAS_LT_GEMM = "cublasLtMatmul"
+_BLAS_PROTO_RE = re.compile(r"\bcublasStatus_t\s+CUBLASWINAPI\s+(\w+)\s*\(([^;{}]*?)\)\s*;", re.S)
+BLAS_SONAMES = {"cublas_api.h": "libcublas.so.13", "cublasLt.h": "libcublasLt.so.13"}
+
 _RT_PROTO_RE = re.compile(r"extern\s+(?:__host__\s+|__cudart_builtin__\s+|__device__\s+|"
                           r"CUDART_CB\s+)*(cudaError_t)\s+CUDARTAPI\s+(\w+)\s*\(([^;{}]*?)\)\s*;",
                           re.S)
@@ -293,6 +320,71 @@ def runtime_code(sym, base, ret, params, fid):
             "    return r;\n}\n" % (ret, sym, plist, fid, fid, ret, pfn, args, post))
 
 
+def blas_functions(include):
+    """(symbol, soname, params, ct_on_gemm arguments after m, n, k or None for cublasLtMatmul)
+    for every GEMM entry point cublas_api.h and cublasLt.h declare."""
+    out = []
+    for header, soname in sorted(BLAS_SONAMES.items()):
+        with open(os.path.join(include, header)) as f:
+            text = cuda_api._strip_comments(f.read())
+        for name, params in _BLAS_PROTO_RE.findall(text):
+            base = re.sub(r"(_v2)?(_64)?$", "", name)
+            if name == BLAS_LT_GEMM:
+                spec = None
+            else:
+                spec = next((a for rx, a in BLAS_GEMM if re.fullmatch(rx, base)), False)
+                if spec is False:
+                    continue
+                m = re.match(r"cublas([SDCZH])", base)
+                if "{t}" in spec:
+                    t, c = BLAS_LETTER[m.group(1)]
+                    spec = spec.format(t=t, c=c)
+            plist = cuda_api._parse_params(params, header + ": " + name)
+            names = [p.name for p in plist]
+            need = ["transa", "transb", "m", "n", "k"] if spec else \
+                ["computeDesc", "Adesc", "Bdesc", "Cdesc", "Ddesc"]
+            for ident in need + re.findall(r"\b([a-z]\w*)\b", spec or ""):
+                if ident not in names:
+                    die("%s: the GEMM table names parameter '%s', which %s/%s's prototype (%s) lacks"
+                        % (name, ident, include, header, ", ".join(names)))
+            out.append((name, soname, plist, spec))
+    for need in ("cublasSgemm_v2", "cublasGemmEx", "cublasSgemmStridedBatched_64", BLAS_LT_GEMM):
+        if need not in [o[0] for o in out]:
+            die("no prototype of %s found in %s" % (need, include))
+    return sorted(out, key=lambda o: o[0])
+
+
+def blas_code(sym, params, spec, fid):
+    plist = ", ".join(cuda_api._join_decl(p.type, p.name) for p in params)
+    args = ", ".join(p.name for p in params)
+    if spec is None:
+        post = "    ct_on_gemm_lt(&c, r, computeDesc, Adesc, Bdesc, Cdesc, Ddesc);\n"
+    else:
+        post = "    ct_on_gemm(&c, transa, transb, m, n, k, %s);\n" % spec
+    return ("CT_EXPORT cublasStatus_t %s(%s)\n{\n"
+            "    ct_call c;\n    ct_enter(&c, %s);\n"
+            "    void *real = ct_rt_resolve(%s);\n"
+            "    cublasStatus_t r = real ? ((cublasStatus_t (*)(%s))real)(%s)\n"
+            "                            : CUBLAS_STATUS_NOT_INITIALIZED;\n"
+            "    ct_leave(&c, (uint32_t)r);\n%s"
+            "    ct_finish(&c);\n"
+            "    return r;\n}\n" % (sym, plist, fid, fid, plist, args, post))
+
+
+BLAS_PRELUDE = """/* Generated by preload/gen/gen_wrappers.py from NVIDIA's headers: do not edit. */
+#include <stdint.h>
+#include <cublas_api.h>
+#include <cublasLt.h>
+#include "ct_blas.h"
+#include "ct_fns.h"
+#include "ct_trace.h"
+#define CT_EXPORT __attribute__((visibility("default")))
+/* cublas_api.h declares the half-precision calls (cublasHgemm*) for C++ only, where __half is a
+ * class; through a pointer, an incomplete struct has the same ABI. */
+typedef struct __half __half;
+"""
+
+
 PRELUDE = """/* Generated by preload/gen/gen_wrappers.py from NVIDIA's headers: do not edit. */
 #define __CUDA_API_VERSION_INTERNAL 1
 #include <stdint.h>
@@ -334,8 +426,11 @@ def main():
               if api.symbols[s].header in ("cuda.h", "cudaProfiler.h")]
     runtime = runtime_functions(a.include)
 
+    blas = blas_functions(a.include)
+
     fns = [(v.symbol, "CT_FN_DRIVER") for v in driver] + \
-          [(s, "CT_FN_RUNTIME") for s, _, _, _ in runtime]
+          [(s, "CT_FN_RUNTIME") for s, _, _, _ in runtime] + \
+          [(s, "CT_FN_RUNTIME | CT_FN_LIBRARY") for s, _, _, _ in blas]
     if len(fns) >= 65536:
         die("%d functions do not fit the 16-bit function id" % len(fns))
     os.makedirs(a.out, exist_ok=True)
@@ -353,8 +448,12 @@ def main():
         if is_traced:
             traced.append(v.symbol)
         body.append(code)
+    soname = {s: "libcudart.so.13" for s, _, _, _ in runtime}
+    soname.update({s: so for s, so, _, _ in blas})
     body.append("const ct_fn_info ct_fns[CT_NFNS] = {\n%s\n};\n" % ",\n".join(
         '    {"%s", %s}' % (n, f) for n, f in fns))
+    body.append("const char *const ct_fn_soname[CT_NFNS] = {\n%s\n};\n" % "\n".join(
+        '    [CT_FN_%s] = "%s",' % (n, so) for n, so in sorted(soname.items())))
     body.append("const unsigned ct_nfns = CT_NFNS;\n")
     body.append("/* cutrace's wrapper of each traced driver variant (cuGetProcAddress answers). */\n"
                 "void *const ct_wrapper_of[CT_NDRIVER] = {\n%s\n};\n" % "\n".join(
@@ -364,12 +463,20 @@ def main():
     for sym, base, ret, params in runtime:
         rt.append(runtime_code(sym, base, ret, params, "CT_FN_" + sym))
 
+    bl = [BLAS_PRELUDE]
+    for sym, _, params, spec in blas:
+        bl.append(blas_code(sym, params, spec, "CT_FN_" + sym))
+
     mapfile = ["/* Generated by preload/gen/gen_wrappers.py: do not edit. */",
                "CUTRACE_DRIVER {", "  global:"]
     mapfile += ["    %s;" % v.symbol for v in driver]
     mapfile += ["  local:", "    *;", "};", "libcudart.so.13 {", "  global:"]
     mapfile += ["    %s;" % s for s, _, _, _ in runtime]
     mapfile += ["};"]
+    # cuBLAS's and cuBLASLt's own version nodes, so programs' references bind to cutrace's.
+    for soname in sorted(set(BLAS_SONAMES.values())):
+        mapfile += ["%s {" % soname, "  global:"]
+        mapfile += ["    %s;" % sym for sym, so, _, _ in blas if so == soname] + ["};"]
     # The exec and _exit functions (ct_exec.c), under the C library's own version nodes so
     # programs' references (execv@GLIBC_2.2.5, _exit@GLIBC_2.2.5) bind to them.
     base = GLIBC_BASE.get(platform.machine(), "GLIBC_2.2.5")
@@ -381,6 +488,7 @@ def main():
     mapfile += [""]
 
     for name, lines in (("ct_fns.h", hdr), ("ct_wrappers.c", body), ("ct_rt_wrappers.c", rt),
+                        ("ct_blas_wrappers.c", bl),
                         ("libcutrace.map", mapfile)):
         tmp = os.path.join(a.out, name + ".tmp")
         with open(tmp, "w") as f:

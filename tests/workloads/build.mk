@@ -21,8 +21,15 @@ WL_CUBINS   := $(foreach a,75 80 90,$(WL_DIR)/driver_api_kernels.sm_$(a).cubin)
 # py_loader runs from the build directory, next to the cubins it loads.
 WL_PY_PROGS := $(WL_DIR)/py_loader
 
-WORKLOADS   := $(WL_CU_PROGS) $(WL_C_PROGS) $(WL_PY_PROGS) $(WL_KERNELS) $(WL_TORCH)
+# A C program on NVIDIA's cuBLAS and cuBLASLt (linked as a user would, run on NVIDIA's runtime).
+WL_BLAS_PROGS := $(WL_DIR)/cublas_roofline
+
+WORKLOADS   := $(WL_CU_PROGS) $(WL_C_PROGS) $(WL_PY_PROGS) $(WL_KERNELS) $(WL_TORCH) $(WL_BLAS_PROGS)
 all: $(WORKLOADS)
+
+$(WL_BLAS_PROGS): $(WL_DIR)/%: tests/workloads/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< -L$(CUDA_HOME)/lib64 -lcublasLt -lcublas -lcudart
 
 $(WL_DIR)/py_loader: tests/workloads/py_loader.py $(WL_CUBINS)
 	@mkdir -p $(dir $@)
