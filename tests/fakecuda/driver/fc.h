@@ -11,6 +11,10 @@
  *   fc_module.c  modules, libraries, kernels, globals (cubin/fatbin/PTX/text images), launches
  *   fc_misc.c    capture status queries, managed-memory advice, cache preferences
  *   fc_graph.c   stream capture, graphs made by capture
+ *   fc_export.c  cuGetExportTable: NVIDIA's private tables, context-local storage
+ *   fc_integrity.c the integrity check's keyed hash (self-contained, fc_integrity.h)
+ *   fc_report.c  FAKECUDA_CUDART_REPORT: which libcudart.so the process runs on
+ *   fc_link.c    the JIT linker API (cuLinkCreate ... cuLinkDestroy)
  *
  * The CUDA headers are included in NVIDIA's internal mode, so every ABI variant (cuMemAlloc and
  * cuMemAlloc_v2, cuMemcpyHtoD_v2 and cuMemcpyHtoD_v2_ptds) is declared under its own name. */
@@ -39,6 +43,7 @@ typedef struct {
     int have_faults;    /* FAKECUDA_FAIL set */
     int forked;         /* this process is a fork() child of one that initialized */
     int truth_fd;       /* FAKECUDA_TRUTH file (appended), -1 if none */
+    int eager;          /* CUDA_MODULE_LOADING=EAGER (NVIDIA's default is lazy since 12.2) */
 } fc_globals;
 extern fc_globals fc_g;
 
@@ -62,6 +67,8 @@ CUresult fc_fault_check(const char *symbol);
     } while (0)
 
 CUresult fc_unsupported(const char *symbol);
+/* FAKECUDA_CUDART_REPORT (fc_report.c); called by cuInit. */
+void fc_report_cudart(void);
 
 /* Every CUresult of cuda.h (generated fc_errors.c). */
 typedef struct {
@@ -119,6 +126,7 @@ double fc_dev_mem_bw(const fc_device_desc *d);   /* bytes/s */
 double fc_dev_link_bw(const fc_device_desc *d);  /* practical pinned host<->device, bytes/s */
 CUresult fc_device_attribute(int *pi, CUdevice_attribute a, const fc_device_desc *d);
 CUresult fc_check_device(CUdevice dev);
+CUresult fc_device_uuid(CUuuid *uuid, CUdevice dev); /* cuDeviceGetUuid's answer */
 
 /* ---- contexts ------------------------------------------------------------------------ */
 
@@ -135,6 +143,7 @@ struct CUctx_st {
     pthread_key_t ptds_key;       /* this thread's per-thread default stream */
     pthread_mutex_t limits_lock;
     size_t limits[CU_LIMIT_MAX];  /* cuCtxSetLimit / cuCtxGetLimit */
+    struct fc_cls_entry *cls;     /* context-local storage (fc_export.c), under lock */
 };
 #define FC_CTX_MAGIC 0xc7c7c7c7u
 
@@ -142,6 +151,16 @@ fc_ctx *fc_ctx_current(void);
 /* The current context, or an error (no context, destroyed). */
 CUresult fc_ctx_get(fc_ctx **out);
 fc_device *fc_ctx_dev(fc_ctx *c);
+/* cuCtxGetId's answer (ctx NULL: the current context). */
+CUresult fc_ctx_id(CUcontext ctx, unsigned long long *id);
+/* A context handle (magic checked), alive or not. */
+int fc_ctx_valid(CUcontext c);
+/* The device's primary context for NVIDIA's runtime (CUDART_INTERFACE[2]): created if need be
+ * and usable, but not retained (cuDevicePrimaryCtxGetState still says inactive, as NVIDIA's
+ * does; a release to zero references deactivates it as usual). */
+fc_ctx *fc_primary_handle(CUdevice dev);
+/* Runs and forgets the context-local storage's destructors (the context goes away). */
+void fc_cls_destroy(fc_ctx *c);
 
 /* ---- memory -------------------------------------------------------------------------- */
 
@@ -183,6 +202,15 @@ int fc_mem_is_pinned_kind(fc_mem_kind k);
 CUresult fc_mem_alloc_device(fc_ctx *c, size_t bytesize, CUdeviceptr *out);
 /* Releases a device or managed allocation (stream-ordered frees, module globals). */
 void fc_mem_free_device(uintptr_t p);
+
+/* ---- modules ------------------------------------------------------------------------- */
+
+/* cuModuleLoadData's work: a module from any accepted image, in the current context. */
+CUresult fc_module_load(CUmodule *mod, const void *image);
+/* Whether an image would load on device dev: CUDA_SUCCESS or cuModuleLoadData's error. */
+CUresult fc_image_check(const void *image, int dev);
+/* A whole file, NUL-terminated, malloc'd; its size in *size (may be NULL). NULL if unreadable. */
+void *fc_read_whole(const char *path, size_t *size);
 
 /* ---- streams, events, time engine ---------------------------------------------------- */
 

@@ -166,6 +166,8 @@ static void fc_setup_env(void)
             fc_fatal("FAKECUDA_LAUNCH_NS: expected nanoseconds, found \"%s\"", e);
         fc_g.launch_ns = ns;
     }
+    /* NVIDIA's variable, read as its driver does: EAGER or LAZY, anything else the default. */
+    fc_g.eager = (e = getenv("CUDA_MODULE_LOADING")) && strcmp(e, "EAGER") == 0;
     const fc_device_desc *descs[FC_MAX_DEVICES];
     fc_g.ndev = fc_devices_parse(getenv("FAKECUDA_DEVICES"), descs, FC_MAX_DEVICES);
     size_t limit = (size_t)-1;
@@ -211,6 +213,8 @@ FC_EXPORT CUresult CUDAAPI cuInit(unsigned int Flags)
         return CUDA_ERROR_INVALID_VALUE;
     if (fc_g.forked)
         return CUDA_ERROR_NOT_INITIALIZED;
+    static pthread_once_t reported = PTHREAD_ONCE_INIT;
+    pthread_once(&reported, fc_report_cudart);
     fc_g.initialized = 1;
     return CUDA_SUCCESS;
 }
@@ -414,7 +418,7 @@ static fc_ctx *fc_ctx_new(int dev, unsigned flags, int primary)
     return c;
 }
 
-static int fc_ctx_valid(CUcontext c)
+int fc_ctx_valid(CUcontext c)
 {
     return c && c->magic == FC_CTX_MAGIC;
 }
@@ -485,6 +489,7 @@ static CUresult fc_ctx_destroy(CUcontext ctx)
     if (!fc_ctx_valid(ctx) || ctx->is_primary || !atomic_load(&ctx->alive))
         return CUDA_ERROR_INVALID_CONTEXT;
     fc_ctx_sync(ctx);
+    fc_cls_destroy(ctx);
     atomic_store(&ctx->alive, 0);
     /* Its streams go with it (their worker threads end). */
     for (;;) {
@@ -646,6 +651,11 @@ FC_EXPORT CUresult CUDAAPI cuCtxGetDevice_v2(CUdevice *device, CUcontext ctx)
 FC_EXPORT CUresult CUDAAPI cuCtxGetId(CUcontext ctx, unsigned long long *ctxId)
 {
     FC_ENTER("cuCtxGetId");
+    return fc_ctx_id(ctx, ctxId);
+}
+
+CUresult fc_ctx_id(CUcontext ctx, unsigned long long *ctxId)
+{
     fc_ctx *c;
     CUresult r = fc_ctx_or_current(ctx, &c);
     if (r != CUDA_SUCCESS)
@@ -707,6 +717,12 @@ static CUresult fc_limit(CUlimit limit, size_t *value, int set)
         if (*value > (size_t)max)
             return CUDA_ERROR_INVALID_VALUE;
     }
+    /* An ordinary context is not CIG-enabled: cuBLASLt queries this, and on any answer but
+     * success and 0 skips its device set-up while cublasCreate still succeeds. Query-only. */
+    if (limit == CU_LIMIT_CIG_ENABLED && !set) {
+        *value = 0;
+        return CUDA_SUCCESS;
+    }
     if (limit == CU_LIMIT_SHMEM_SIZE || limit == CU_LIMIT_CIG_ENABLED ||
         limit == CU_LIMIT_CIG_SHMEM_FALLBACK_ENABLED)
         return CUDA_ERROR_UNSUPPORTED_LIMIT;
@@ -747,6 +763,19 @@ FC_EXPORT CUresult CUDAAPI cuProfilerStop(void)
 
 /* ---- primary contexts ---------------------------------------------------------------- */
 
+fc_ctx *fc_primary_handle(CUdevice dev)
+{
+    fc_device *d = &fc_devs[dev];
+    pthread_mutex_lock(&d->lock);
+    if (!d->primary)
+        d->primary = fc_ctx_new(dev, d->primary_flags, 1);
+    else
+        atomic_store(&d->primary->alive, 1);
+    fc_ctx *c = d->primary;
+    pthread_mutex_unlock(&d->lock);
+    return c;
+}
+
 FC_EXPORT CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
 {
     FC_ENTER("cuDevicePrimaryCtxRetain");
@@ -782,12 +811,16 @@ static CUresult fc_primary_release(CUdevice dev)
         pthread_mutex_unlock(&d->lock);
         return CUDA_ERROR_INVALID_CONTEXT;
     }
+    fc_ctx *gone = NULL;
     if (--d->primary_refs == 0) {
         fc_ctx_sync(d->primary);
         /* Inactive, but the same handle comes back on the next retain, as on NVIDIA's. */
         atomic_store(&d->primary->alive, 0);
+        gone = d->primary;
     }
     pthread_mutex_unlock(&d->lock);
+    if (gone) /* unlocked: the destructors may call the driver */
+        fc_cls_destroy(gone);
     return CUDA_SUCCESS;
 }
 
@@ -861,7 +894,10 @@ static CUresult fc_primary_reset(CUdevice dev)
     }
     d->primary_refs = 0;
     d->primary_flags = 0;
+    fc_ctx *gone = d->primary;
     pthread_mutex_unlock(&d->lock);
+    if (gone)
+        fc_cls_destroy(gone);
     return CUDA_SUCCESS;
 }
 

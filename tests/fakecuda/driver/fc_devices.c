@@ -222,7 +222,7 @@ FC_EXPORT CUresult CUDAAPI cuDeviceGetAttribute(int *pi, CUdevice_attribute attr
     return fc_device_attribute(pi, attrib, fc_devs[dev].d);
 }
 
-static CUresult fc_uuid(CUuuid *uuid, CUdevice dev)
+CUresult fc_device_uuid(CUuuid *uuid, CUdevice dev)
 {
     CUresult r = fc_check_device(dev);
     if (r != CUDA_SUCCESS)
@@ -246,13 +246,13 @@ static CUresult fc_uuid(CUuuid *uuid, CUdevice dev)
 FC_EXPORT CUresult CUDAAPI cuDeviceGetUuid(CUuuid *uuid, CUdevice dev)
 {
     FC_ENTER("cuDeviceGetUuid");
-    return fc_uuid(uuid, dev);
+    return fc_device_uuid(uuid, dev);
 }
 
 FC_EXPORT CUresult CUDAAPI cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev)
 {
     FC_ENTER("cuDeviceGetUuid_v2");
-    return fc_uuid(uuid, dev);
+    return fc_device_uuid(uuid, dev);
 }
 
 FC_EXPORT CUresult CUDAAPI cuDeviceComputeCapability(int *major, int *minor, CUdevice dev)

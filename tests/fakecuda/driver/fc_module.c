@@ -5,7 +5,8 @@
  *     entries may be LZ4 (nvcc -compress-mode=speed) or zstd (nvcc 13's default when it
  *     compresses) compressed. A cubin entry is usable on a device with the same major compute
  *     capability and a minor at least its own, a PTX entry on any device at least its
- *     version; a fatbin with neither fails with CUDA_ERROR_NO_BINARY_FOR_GPU.
+ *     version; a module from a fatbin with neither fails with CUDA_ERROR_NO_BINARY_FOR_GPU,
+ *     a library loads and its kernels fail so when used (fc_load_image).
  *   - cubins (ELF): kernels are the STT_FUNC symbols flagged STO_CUDA_ENTRY; parameter sizes
  *     come from each kernel's .nv.info.<name> section (EIATTR_KPARAM_INFO); __device__ and
  *     __constant__ variables are the STT_OBJECT symbols of .nv.global* and .nv.constant3.
@@ -43,6 +44,10 @@ struct CUfunc_st {
     uint64_t hold_every, launches; /* ... for every hold_every-th launch */
     struct CUmod_st *mod;
     struct CUlib_st *lib;
+    /* cuFuncSetAttribute / cuKernelSetAttribute */
+    int max_dyn_smem;         /* CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES */
+    int non_portable_cluster; /* CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED */
+    int nobinary;             /* of a library without code for the device: never runs */
 };
 
 /* A CUkernel is its function (first member), so either handle launches. */
@@ -210,6 +215,7 @@ typedef struct {
     const fc_device_desc *dev;
     fc_kernels ks;
     int usable;          /* a usable code entry was seen */
+    int any_arch;        /* take every code entry, whatever its architecture (for names) */
 } fc_parse;
 
 static struct CUfunc_st *fc_kernel_add(fc_parse *ps, const char *name, size_t len)
@@ -226,6 +232,7 @@ static struct CUfunc_st *fc_kernel_add(fc_parse *ps, const char *name, size_t le
     f->magic = FC_FUNC_MAGIC;
     f->name = strndup(name, len);
     f->nparams = -1;
+    f->max_dyn_smem = 49152;
     return f;
 }
 
@@ -293,11 +300,20 @@ static int fc_cubin_usable(unsigned arch, const fc_device_desc *d)
     return arch / 10 == (unsigned)d->cc_major && arch % 10 <= (unsigned)d->cc_minor;
 }
 
+/* The SM a cubin is for, from e_flags: CUDA 13's ELF ABI version 8 keeps it in bits 8-15
+ * (sm_90: 0x6005a04); version 7 and older, still shipped inside cuBLASLt, in bits 0-7
+ * (0x5a055a). */
+static unsigned fc_cubin_arch(const unsigned char *img)
+{
+    uint32_t flags = fc_rd32(img + 48);
+    return img[8] /* EI_ABIVERSION */ >= 8 ? (flags >> 8) & 0xff : flags & 0xff;
+}
+
 static CUresult fc_parse_elf(fc_parse *ps, const unsigned char *img, size_t size, int check_arch)
 {
     if (size < 64 || img[4] != 2 /* ELFCLASS64 */)
         return CUDA_ERROR_INVALID_IMAGE;
-    if (check_arch && !fc_cubin_usable((fc_rd32(img + 48) >> 8) & 0xff, ps->dev))
+    if (check_arch && !ps->any_arch && !fc_cubin_usable(fc_cubin_arch(img), ps->dev))
         return CUDA_ERROR_NO_BINARY_FOR_GPU;
     uint64_t shoff = fc_rd64(img + 0x28);
     unsigned shentsize = fc_rd16(img + 0x3a), shnum = fc_rd16(img + 0x3c),
@@ -555,8 +571,9 @@ static CUresult fc_parse_fatbin(fc_parse *ps, const unsigned char *img)
         if (ehsize < 64 || data + payload > end)
             return CUDA_ERROR_INVALID_IMAGE;
         int is_ptx = kind == 1, is_elf = kind == 2;
-        int usable = is_elf ? fc_cubin_usable(arch, ps->dev)
-                            : is_ptx && arch <= (unsigned)(ps->dev->cc_major * 10 + ps->dev->cc_minor);
+        int usable = is_elf ? ps->any_arch || fc_cubin_usable(arch, ps->dev)
+                            : is_ptx && (ps->any_arch ||
+                                         arch <= (unsigned)(ps->dev->cc_major * 10 + ps->dev->cc_minor));
         saw_code |= is_ptx || is_elf;
         if (usable) {
             const unsigned char *code = data;
@@ -696,8 +713,29 @@ static CUresult fc_get_global(fc_kernels *ks, fc_ctx *c, const char *name, CUdev
     return CUDA_SUCCESS;
 }
 
-/* Parses any accepted image into kernels, resolving their host implementations. */
-static CUresult fc_load_image(const void *image, int dev, fc_kernels *out)
+static CUresult fc_parse_image(fc_parse *ps, const unsigned char *img)
+{
+    if (fc_rd32(img) == FC_FATBIN_MAGIC)
+        return fc_parse_fatbin(ps, img);
+    if (memcmp(img, "\177ELF", 4) == 0)
+        return fc_parse_elf(ps, img, (size_t)fc_rd64(img + 0x28) +
+                                         (size_t)fc_rd16(img + 0x3a) * fc_rd16(img + 0x3c), 1);
+    if (strncmp((const char *)img, FC_TEXT_MAGIC, strlen(FC_TEXT_MAGIC)) == 0)
+        return fc_parse_text(ps, (const char *)img);
+    if (strstr((const char *)img, ".entry") || strstr((const char *)img, ".version")) {
+        fc_parse_ptx(ps, (const char *)img, strlen((const char *)img));
+        return CUDA_SUCCESS;
+    }
+    return CUDA_ERROR_INVALID_IMAGE;
+}
+
+/* Parses any accepted image into kernels, resolving their host implementations. A library
+ * (context-independent, loaded for whichever device runs it) that holds code only for other
+ * architectures still loads, as on NVIDIA's driver, where an eager load of cuBLAS's sm_75-only
+ * fatbins must not fail the whole library load: its kernels fail with
+ * CUDA_ERROR_NO_BINARY_FOR_GPU when used (cuKernelGetFunction, a launch). A module (bound to
+ * its context's device) fails to load, as documented for cuModuleLoadData. */
+static CUresult fc_load_image(const void *image, int dev, int library, fc_kernels *out)
 {
     if (!image)
         return CUDA_ERROR_INVALID_VALUE;
@@ -710,18 +748,14 @@ static CUresult fc_load_image(const void *image, int dev, fc_kernels *out)
             return CUDA_ERROR_INVALID_IMAGE;
     }
     fc_parse ps = {.dev = fc_devs[dev].d};
-    CUresult r;
-    if (fc_rd32(img) == FC_FATBIN_MAGIC)
-        r = fc_parse_fatbin(&ps, img);
-    else if (memcmp(img, "\177ELF", 4) == 0)
-        r = fc_parse_elf(&ps, img, (size_t)fc_rd64(img + 0x28) +
-                                       (size_t)fc_rd16(img + 0x3a) * fc_rd16(img + 0x3c), 1);
-    else if (strncmp((const char *)img, FC_TEXT_MAGIC, strlen(FC_TEXT_MAGIC)) == 0)
-        r = fc_parse_text(&ps, (const char *)img);
-    else if (strstr((const char *)img, ".entry") || strstr((const char *)img, ".version"))
-        (fc_parse_ptx(&ps, (const char *)img, strlen((const char *)img)), r = CUDA_SUCCESS);
-    else
-        r = CUDA_ERROR_INVALID_IMAGE;
+    CUresult r = fc_parse_image(&ps, img);
+    if (r == CUDA_ERROR_NO_BINARY_FOR_GPU && library) {
+        fc_kernels_free(&ps.ks);
+        ps = (fc_parse){.dev = fc_devs[dev].d, .any_arch = 1};
+        r = fc_parse_image(&ps, img);
+        for (int i = 0; r == CUDA_SUCCESS && i < ps.ks.n; i++)
+            ps.ks.k[i].f.nobinary = 1;
+    }
     if (r != CUDA_SUCCESS) {
         fc_kernels_free(&ps.ks);
         return r;
@@ -738,6 +772,15 @@ static CUresult fc_load_image(const void *image, int dev, fc_kernels *out)
     return CUDA_SUCCESS;
 }
 
+CUresult fc_image_check(const void *image, int dev)
+{
+    fc_kernels ks;
+    CUresult r = fc_load_image(image, dev, 0, &ks);
+    if (r == CUDA_SUCCESS)
+        fc_kernels_free(&ks);
+    return r;
+}
+
 static struct CUfunc_st *fc_kernels_find(fc_kernels *ks, const char *name)
 {
     for (int i = 0; i < ks->n; i++)
@@ -748,7 +791,7 @@ static struct CUfunc_st *fc_kernels_find(fc_kernels *ks, const char *name)
 
 /* ---- module API ---------------------------------------------------------------------- */
 
-static CUresult fc_module_load(CUmodule *mod, const void *image)
+CUresult fc_module_load(CUmodule *mod, const void *image)
 {
     fc_ctx *c;
     CUresult r = fc_ctx_get(&c);
@@ -759,7 +802,7 @@ static CUresult fc_module_load(CUmodule *mod, const void *image)
     struct CUmod_st *m = calloc(1, sizeof *m);
     if (!m)
         return CUDA_ERROR_OUT_OF_MEMORY;
-    r = fc_load_image(image, c->dev, &m->ks);
+    r = fc_load_image(image, c->dev, 0, &m->ks);
     if (r != CUDA_SUCCESS) {
         free(m);
         return r;
@@ -794,7 +837,7 @@ FC_EXPORT CUresult CUDAAPI cuModuleLoadFatBinary(CUmodule *module, const void *f
     return fc_module_load(module, fatCubin);
 }
 
-static void *fc_read_whole(const char *path)
+void *fc_read_whole(const char *path, size_t *size)
 {
     FILE *f = fopen(path, "rb");
     if (!f)
@@ -818,6 +861,8 @@ static void *fc_read_whole(const char *path)
     fclose(f);
     if (buf)
         buf[n] = 0;
+    if (size)
+        *size = n;
     return buf;
 }
 
@@ -826,7 +871,7 @@ FC_EXPORT CUresult CUDAAPI cuModuleLoad(CUmodule *module, const char *fname)
     FC_ENTER("cuModuleLoad");
     if (!fname)
         return CUDA_ERROR_INVALID_VALUE;
-    void *img = fc_read_whole(fname);
+    void *img = fc_read_whole(fname, NULL);
     if (!img)
         return CUDA_ERROR_FILE_NOT_FOUND;
     CUresult r = fc_module_load(module, img);
@@ -913,7 +958,7 @@ static CUresult fc_library_load(CUlibrary *library, const void *code)
     struct CUlib_st *l = calloc(1, sizeof *l);
     if (!l)
         return CUDA_ERROR_OUT_OF_MEMORY;
-    CUresult r = fc_load_image(code, c ? c->dev : 0, &l->ks);
+    CUresult r = fc_load_image(code, c ? c->dev : 0, 1, &l->ks);
     if (r != CUDA_SUCCESS) {
         free(l);
         return r;
@@ -925,6 +970,22 @@ static CUresult fc_library_load(CUlibrary *library, const void *code)
     return CUDA_SUCCESS;
 }
 
+/* CU_LIBRARY_BINARY_IS_PRESERVED takes no value, so values may be NULL when it is the only
+ * option (cuBLASLt passes exactly that); it is invalid for a file. */
+static CUresult fc_library_options(const CUlibraryOption *opts, void **values, unsigned n,
+                                   int from_file)
+{
+    if (n && !opts)
+        return CUDA_ERROR_INVALID_VALUE;
+    for (unsigned i = 0; i < n; i++) {
+        if (opts[i] == CU_LIBRARY_BINARY_IS_PRESERVED && !from_file)
+            continue;
+        if (opts[i] != CU_LIBRARY_HOST_UNIVERSAL_FUNCTION_AND_DATA_TABLE || !values)
+            return CUDA_ERROR_INVALID_VALUE;
+    }
+    return CUDA_SUCCESS;
+}
+
 FC_EXPORT CUresult CUDAAPI cuLibraryLoadData(CUlibrary *library, const void *code,
                                              CUjit_option *jitOptions, void **jitOptionsValues,
                                              unsigned int numJitOptions,
@@ -933,10 +994,10 @@ FC_EXPORT CUresult CUDAAPI cuLibraryLoadData(CUlibrary *library, const void *cod
                                              unsigned int numLibraryOptions)
 {
     FC_ENTER("cuLibraryLoadData");
-    if ((numJitOptions && (!jitOptions || !jitOptionsValues)) ||
-        (numLibraryOptions && (!libraryOptions || !libraryOptionValues)))
+    if (numJitOptions && (!jitOptions || !jitOptionsValues))
         return CUDA_ERROR_INVALID_VALUE;
-    return fc_library_load(library, code);
+    CUresult r = fc_library_options(libraryOptions, libraryOptionValues, numLibraryOptions, 0);
+    return r != CUDA_SUCCESS ? r : fc_library_load(library, code);
 }
 
 FC_EXPORT CUresult CUDAAPI cuLibraryLoadFromFile(CUlibrary *library, const char *fileName,
@@ -948,14 +1009,15 @@ FC_EXPORT CUresult CUDAAPI cuLibraryLoadFromFile(CUlibrary *library, const char 
                                                  unsigned int numLibraryOptions)
 {
     FC_ENTER("cuLibraryLoadFromFile");
-    (void)jitOptions, (void)jitOptionsValues, (void)numJitOptions;
-    (void)libraryOptions, (void)libraryOptionValues, (void)numLibraryOptions;
-    if (!fileName)
+    if (!fileName || (numJitOptions && (!jitOptions || !jitOptionsValues)))
         return CUDA_ERROR_INVALID_VALUE;
-    void *img = fc_read_whole(fileName);
+    CUresult r = fc_library_options(libraryOptions, libraryOptionValues, numLibraryOptions, 1);
+    if (r != CUDA_SUCCESS)
+        return r;
+    void *img = fc_read_whole(fileName, NULL);
     if (!img)
         return CUDA_ERROR_FILE_NOT_FOUND;
-    CUresult r = fc_library_load(library, img);
+    r = fc_library_load(library, img);
     free(img);
     return r;
 }
@@ -1055,6 +1117,8 @@ FC_EXPORT CUresult CUDAAPI cuKernelGetFunction(CUfunction *pFunc, CUkernel kerne
         return CUDA_ERROR_INVALID_HANDLE;
     if (!pFunc)
         return CUDA_ERROR_INVALID_VALUE;
+    if (f->nobinary)
+        return CUDA_ERROR_NO_BINARY_FOR_GPU;
     *pFunc = f;
     return CUDA_SUCCESS;
 }
@@ -1134,7 +1198,8 @@ static CUresult fc_func_attribute(int *pi, CUfunction_attribute a, const void *h
     case CU_FUNC_ATTRIBUTE_PTX_VERSION:
     case CU_FUNC_ATTRIBUTE_BINARY_VERSION: *pi = d->cc_major * 10 + d->cc_minor; break;
     case CU_FUNC_ATTRIBUTE_CACHE_MODE_CA: *pi = 0; break;
-    case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: *pi = 49152; break;
+    case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: *pi = f->max_dyn_smem; break;
+    case CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED: *pi = f->non_portable_cluster; break;
     case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT: *pi = -1; break;
     default: *pi = 0; break;
     }
@@ -1156,19 +1221,37 @@ FC_EXPORT CUresult CUDAAPI cuKernelGetAttribute(int *pi, CUfunction_attribute at
     return r != CUDA_SUCCESS ? r : fc_func_attribute(pi, attrib, kernel, dev);
 }
 
+/* Settable attributes are kept per function (a CUkernel's for every device); the others are
+ * accepted and have no effect on the simulation. */
+static CUresult fc_func_set_attribute(const void *h, CUfunction_attribute attrib, int value,
+                                      int dev)
+{
+    struct CUfunc_st *f = fc_func(h);
+    if (!f)
+        return CUDA_ERROR_INVALID_HANDLE;
+    if (attrib == CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES) {
+        if (value < 0 || value > fc_devs[dev].d->smem_per_block_optin)
+            return CUDA_ERROR_INVALID_VALUE;
+        f->max_dyn_smem = value;
+    } else if (attrib == CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED) {
+        f->non_portable_cluster = value != 0;
+    }
+    return CUDA_SUCCESS;
+}
+
 FC_EXPORT CUresult CUDAAPI cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attrib, int value)
 {
     FC_ENTER_INIT("cuFuncSetAttribute");
-    (void)attrib, (void)value;
-    return fc_func(hfunc) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+    fc_ctx *c = fc_ctx_current();
+    return fc_func_set_attribute(hfunc, attrib, value, c ? c->dev : 0);
 }
 
 FC_EXPORT CUresult CUDAAPI cuKernelSetAttribute(CUfunction_attribute attrib, int val,
                                                 CUkernel kernel, CUdevice dev)
 {
     FC_ENTER_INIT("cuKernelSetAttribute");
-    (void)attrib, (void)val, (void)dev;
-    return fc_func(kernel) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+    CUresult r = fc_check_device(dev);
+    return r != CUDA_SUCCESS ? r : fc_func_set_attribute(kernel, attrib, val, dev);
 }
 
 FC_EXPORT CUresult CUDAAPI cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache config)
@@ -1233,6 +1316,8 @@ static CUresult fc_launch(const void *h, fc_dims d, CUstream hs, void **params, 
     struct CUfunc_st *f = fc_func(h);
     if (!f)
         return CUDA_ERROR_INVALID_HANDLE;
+    if (f->nobinary)
+        return CUDA_ERROR_NO_BINARY_FOR_GPU;
     fc_stream *s;
     CUresult r = fc_stream_resolve(hs, pt, &s);
     if (r != CUDA_SUCCESS || (r = fc_capture_legacy_check(s)) != CUDA_SUCCESS)
@@ -1349,21 +1434,136 @@ FC_EXPORT CUresult CUDAAPI cuLaunchKernelEx_ptsz(const CUlaunchConfig *config, C
     return fc_launch_ex(config, f, kernelParams, extra, 1);
 }
 
+/* ---- occupancy ------------------------------------------------------------------------ */
+
+/* Blocks of blockSize threads, each with smem bytes of dynamic shared memory, resident on one
+ * SM at once: limited by threads, blocks, registers (the 32 per thread fc_func_attribute
+ * reports) and shared memory (with the 1 KiB per block the driver reserves from cc 8.0). */
+static int fc_blocks_per_sm(const fc_device_desc *d, int blockSize, size_t smem)
+{
+    int n = d->max_threads_per_sm / blockSize;
+    if (n > d->max_blocks_per_sm)
+        n = d->max_blocks_per_sm;
+    int regs = d->regs_per_sm / (32 * blockSize);
+    if (n > regs)
+        n = regs;
+    size_t per_block = smem + (d->cc_major >= 8 ? 1024 : 0);
+    if (per_block && (size_t)n > d->smem_per_sm / per_block)
+        n = (int)(d->smem_per_sm / per_block);
+    return n;
+}
+
+/* The context's device for an occupancy query on func; or an error. */
+static CUresult fc_occupancy_dev(const void *func, int blockSize, const fc_device_desc **d)
+{
+    fc_ctx *c;
+    CUresult r = fc_ctx_get(&c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!fc_func(func))
+        return CUDA_ERROR_INVALID_HANDLE;
+    if (blockSize <= 0 || blockSize > 1024)
+        return CUDA_ERROR_INVALID_VALUE;
+    *d = fc_ctx_dev(c)->d;
+    return CUDA_SUCCESS;
+}
+
+static CUresult fc_max_active_blocks(int *numBlocks, CUfunction func, int blockSize,
+                                     size_t dynamicSMemSize)
+{
+    const fc_device_desc *d;
+    CUresult r = fc_occupancy_dev(func, blockSize, &d);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!numBlocks)
+        return CUDA_ERROR_INVALID_VALUE;
+    *numBlocks = fc_blocks_per_sm(d, blockSize, dynamicSMemSize);
+    return CUDA_SUCCESS;
+}
+
 FC_EXPORT CUresult CUDAAPI cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks,
                                                                        CUfunction func,
                                                                        int blockSize,
                                                                        size_t dynamicSMemSize)
 {
-    FC_ENTER_INIT("cuOccupancyMaxActiveBlocksPerMultiprocessor");
-    fc_ctx *c = fc_ctx_current();
-    if (!fc_func(func))
-        return CUDA_ERROR_INVALID_HANDLE;
-    if (!numBlocks || blockSize <= 0 || !c)
+    FC_ENTER("cuOccupancyMaxActiveBlocksPerMultiprocessor");
+    return fc_max_active_blocks(numBlocks, func, blockSize, dynamicSMemSize);
+}
+
+FC_EXPORT CUresult CUDAAPI cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+    int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize, unsigned int flags)
+{
+    FC_ENTER("cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags");
+    /* CU_OCCUPANCY_DISABLE_CACHING_OVERRIDE changes nothing: there is no L1 to configure. */
+    if (flags & ~(unsigned)CU_OCCUPANCY_DISABLE_CACHING_OVERRIDE)
         return CUDA_ERROR_INVALID_VALUE;
-    const fc_device_desc *d = fc_devs[c->dev].d;
-    int by_threads = d->max_threads_per_sm / blockSize;
-    int by_smem = dynamicSMemSize ? (int)(d->smem_per_sm / dynamicSMemSize) : d->max_blocks_per_sm;
-    int n = by_threads < d->max_blocks_per_sm ? by_threads : d->max_blocks_per_sm;
-    *numBlocks = n < by_smem ? n : by_smem;
+    return fc_max_active_blocks(numBlocks, func, blockSize, dynamicSMemSize);
+}
+
+/* The most dynamic shared memory a block may use with numBlocks blocks on each SM. */
+FC_EXPORT CUresult CUDAAPI cuOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize,
+                                                                   CUfunction func,
+                                                                   int numBlocks, int blockSize)
+{
+    FC_ENTER("cuOccupancyAvailableDynamicSMemPerBlock");
+    const fc_device_desc *d;
+    CUresult r = fc_occupancy_dev(func, blockSize, &d);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!dynamicSmemSize || numBlocks <= 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (fc_blocks_per_sm(d, blockSize, 0) < numBlocks) {
+        *dynamicSmemSize = 0;
+        return CUDA_SUCCESS;
+    }
+    size_t per = (size_t)d->smem_per_sm / (size_t)numBlocks - (d->cc_major >= 8 ? 1024 : 0);
+    *dynamicSmemSize = per < (size_t)d->smem_per_block_optin ? per : (size_t)d->smem_per_block_optin;
+    return CUDA_SUCCESS;
+}
+
+/* Clusters run inside one GPC. The model: TPCs of two SMs spread as evenly as they go over the
+ * GPCs (H100 SXM5: 66 TPCs over 8 GPCs, so six GPCs of 16 SMs and two of 18). */
+static int fc_gpcs(const fc_device_desc *d)
+{
+    return d->cc_major >= 9 ? 8 : 0;
+}
+
+FC_EXPORT CUresult CUDAAPI cuOccupancyMaxActiveClusters(int *numClusters, CUfunction func,
+                                                        const CUlaunchConfig *config)
+{
+    FC_ENTER("cuOccupancyMaxActiveClusters");
+    if (!config || !numClusters || (config->numAttrs && !config->attrs))
+        return CUDA_ERROR_INVALID_VALUE;
+    unsigned block = config->blockDimX * config->blockDimY * config->blockDimZ;
+    const fc_device_desc *d;
+    CUresult r = fc_occupancy_dev(func, (int)block, &d);
+    if (r != CUDA_SUCCESS)
+        return r;
+    unsigned cluster = 1;
+    for (unsigned i = 0; i < config->numAttrs; i++)
+        if (config->attrs[i].id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION)
+            cluster = config->attrs[i].value.clusterDim.x * config->attrs[i].value.clusterDim.y *
+                      config->attrs[i].value.clusterDim.z;
+    struct CUfunc_st *f = fc_func(func);
+    unsigned max_cluster = f->non_portable_cluster ? 16 : 8;
+    int gpcs = fc_gpcs(d);
+    if (!gpcs || cluster == 0 || cluster > max_cluster)
+        return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+    int per_sm = fc_blocks_per_sm(d, (int)block, config->sharedMemBytes);
+    int tpcs = d->sm_count / 2, n = 0;
+    for (int g = 0; g < gpcs; g++) {
+        int sms = 2 * (tpcs / gpcs + (g < tpcs % gpcs));
+        n += sms * per_sm / (int)cluster;
+    }
+    *numClusters = n;
+    return CUDA_SUCCESS;
+}
+
+FC_EXPORT CUresult CUDAAPI cuModuleGetLoadingMode(CUmoduleLoadingMode *mode)
+{
+    FC_ENTER_INIT("cuModuleGetLoadingMode");
+    if (!mode)
+        return CUDA_ERROR_INVALID_VALUE;
+    *mode = fc_g.eager ? CU_MODULE_EAGER_LOADING : CU_MODULE_LAZY_LOADING;
     return CUDA_SUCCESS;
 }

@@ -1,0 +1,182 @@
+/* Runtime workloads (tests/workloads) traced by cutrace twice, over the simulated driver: on
+ * the simulated runtime and on NVIDIA's own libcudart.so.13. Each run proves which runtime it
+ * had (nv_trace), each program checks its own results, and the two summaries must count the
+ * same kernels, copies, allocations and synchronizations. */
+#include "nv.h"
+
+#include <stdlib.h>
+
+/* Traces prog args on both runtimes; both must exit 0 with `ok` in their output. Returns the
+ * two summaries in s[0] (ours) and s[1] (NVIDIA's). */
+static int both(const char *name, const char *prog, const char *const args[], const char *ok,
+                tj *s[2])
+{
+    static const nv_runtime rts[2] = {NV_OURS, NV_NVIDIA};
+    for (int i = 0; i < 2; i++) {
+        char dir[4096], sub[256];
+        snprintf(sub, sizeof sub, "%s-%s", name, i ? "nvidia" : "ours");
+        ct_test_proc p;
+        if (nv_trace(&p, dir, sub, rts[i], prog, args, NULL) != 0)
+            return 1;
+        if (!p.exited || p.code != 0)
+            fprintf(stderr, "%s on %s: %s", prog, sub, p.err);
+        ASSERT_INT(p.exited, ==, 1);
+        ASSERT_INT(p.code, ==, 0);
+        ASSERT_CONTAINS(p.out, ok);
+        ct_test_proc_free(&p);
+        s[i] = an_summary(dir, NULL);
+        ASSERT(s[i]);
+        ASSERT_INT(tj_num(s[i], "processes.0.complete"), ==, 1);
+    }
+    return 0;
+}
+
+/* 8 iterations of 33 kernels, a 4 MiB pageable batch and a 4-byte loss each; every loss checked
+ * against the CPU (--verify, through the host kernels). */
+TEST_IMPL(nvidia_runtime_train_loop)
+{
+    const char *args[] = {"--iters", "8", "--loader-ms", "1", "--verify", NULL};
+    tj *s[2];
+    if (both("train_loop", "tests/workloads/train_loop", args, "train_loop: verify=ok", s))
+        return 1;
+    if (nv_same_counts(s[0], s[1], 1))
+        return 1;
+    const tj *k = tj_get(s[1], "kernels");
+    ASSERT_INT(tj_num(tj_find(k, "name", "reduce_batch"), "instances"), ==, 8);
+    ASSERT_INT(tj_num(tj_find(k, "name", "void nn::forward_linear<float>(float*, float const*, float const*, int)"), "instances"), ==, 48);
+    ASSERT_INT(tj_num(tj_find(tj_get(s[1], "api"), "name", "cudaStreamSynchronize"), "calls"), ==, 8);
+    ASSERT_INT(tj_num(s[1], "vram.0.allocations"), ==, 7);
+    ASSERT_INT(tj_num(s[1], "vram.0.peak_bytes"), ==, (26624 + 1) * 4 + 4194304);
+    tj_free(s[0]);
+    tj_free(s[1]);
+    return 0;
+}
+
+/* Pinned batches (cudaMallocHost) prefetched on a second stream, ordered by events. */
+TEST_IMPL(nvidia_runtime_train_loop_pinned)
+{
+    const char *args[] = {"--iters", "6", "--loader-ms", "1", "--memory", "pinned", "--prefetch",
+                          "--verify", NULL};
+    tj *s[2];
+    if (both("train_loop_pinned", "tests/workloads/train_loop", args, "train_loop: verify=ok", s))
+        return 1;
+    if (nv_same_counts(s[0], s[1], 1))
+        return 1;
+    /* the batches from pinned memory (the weights' one copy is pageable) */
+    const tj *c = tj_get(s[1], "copies"), *pinned = NULL;
+    for (size_t i = 0; c && i < c->n; i++)
+        if (!strcmp(tj_str(c->v[i], "op"), "H2D") && !strcmp(tj_str(c->v[i], "host_kind"), "pinned"))
+            pinned = c->v[i];
+    ASSERT(pinned);
+    ASSERT_INT(tj_num(pinned, "count"), ==, 6);
+    ASSERT_INT(tj_num(pinned, "bytes"), ==, 6 * 4194304);
+    const tj *api = tj_get(s[1], "api");
+    ASSERT_INT(tj_num(tj_find(api, "name", "cudaStreamWaitEvent"), "calls"), ==, 11);
+    ASSERT_INT(tj_num(tj_find(api, "name", "cuStreamWaitEvent"), "calls"), ==, 11);
+    /* two batch buffers and the loss, each with the driver call inside */
+    ASSERT_INT(tj_num(tj_find(api, "name", "cudaMallocHost"), "calls"), ==, 3);
+    ASSERT_INT(tj_num(tj_find(api, "name", "cuMemHostAlloc"), "calls"), ==, 3);
+    tj_free(s[0]);
+    tj_free(s[1]);
+    return 0;
+}
+
+/* 8 threads, each on its own non-blocking stream, results checked bit for bit. */
+TEST_IMPL(nvidia_runtime_threads)
+{
+    tj *s[2];
+    if (both("threads", "tests/workloads/threads", NULL, "threads: totals h2d=80 d2h=80 h2d_bytes=20971520 kernels=320 stream_syncs=80", s))
+        return 1;
+    /* each thread frees its buffers when done: the peak depends on how they interleave */
+    if (nv_same_counts(s[0], s[1], 0))
+        return 1;
+    ASSERT_INT(tj_num(tj_find(tj_get(s[1], "api"), "name", "cudaStreamSynchronize"), "calls"), ==, 80);
+    tj_free(s[0]);
+    tj_free(s[1]);
+    return 0;
+}
+
+/* Children forked before CUDA starts each use it; one execs train_loop; every process is
+ * traced, and the report names the runtime of each. */
+TEST_IMPL(nvidia_runtime_fork_exec)
+{
+    tj *s[2];
+    if (both("fork_exec", "tests/workloads/fork_exec", NULL, "fork_exec: children=4 job_children=2", s))
+        return 1;
+    ASSERT_UINT(tj_len(s[1], "processes"), ==, tj_len(s[0], "processes"));
+    ASSERT(tj_len(s[1], "processes") >= 4);
+    if (nv_same_counts(s[0], s[1], 1))
+        return 1;
+    tj_free(s[0]);
+    tj_free(s[1]);
+    return 0;
+}
+
+/* A C program on the runtime: an exact peak of 12079607866 bytes and one deliberate OOM. */
+TEST_IMPL(nvidia_runtime_vram_peak)
+{
+    tj *s[2];
+    if (both("vram_peak", "tests/workloads/vram_peak", NULL,
+             "vram_peak: allocs=6 failed_allocs=1 frees=6 peak=12079607866", s))
+        return 1;
+    if (nv_same_counts(s[0], s[1], 1))
+        return 1;
+    ASSERT_INT(tj_num(s[1], "vram.0.peak_bytes"), ==, 12079607866LL);
+    ASSERT_INT(tj_num(s[1], "vram.0.failed_count"), ==, 1);
+    tj_free(s[0]);
+    tj_free(s[1]);
+    return 0;
+}
+
+/* cuBLAS from the toolkit, on NVIDIA's runtime, on the simulated driver: cublasCreate, an
+ * SGEMM, a half-precision GEMM-Ex (through cuBLASLt, which needs the 1734dc26 table) and a
+ * strided batched SGEMM succeed, and each GEMM's kernel is traced under cuBLAS's own name
+ * (loaded through cuLibraryLoadData/cuLibraryGetKernel, launched with cuLaunchKernelEx). The
+ * simulation has no host implementation of cuBLAS's kernels, so C is not computed: the
+ * program's comparison with the CPU is printed, not asserted. */
+static int cublas_gemms(const char *const env[])
+{
+    char dir[4096];
+    ct_test_proc p;
+    if (nv_trace(&p, dir, "cublas", NV_NVIDIA, "tests/nvrt/cublas_gemm", NULL, env) != 0)
+        return 1;
+    if (!p.exited || p.code != 0)
+        fprintf(stderr, "cublas_gemm: %s%s", p.out, p.err);
+    ASSERT_INT(p.exited, ==, 1);
+    ASSERT_INT(p.code, ==, 0);
+    ASSERT_CONTAINS(p.out, "cublas_gemm: create=0 malloc=0 h2d=0 gemm=0 d2h=0 sync=0 gemm_ex=0 batched=0 destroy=0\n");
+    ct_test_proc_free(&p);
+    tj *s = an_summary(dir, NULL);
+    ASSERT(s);
+    const tj *k = tj_get(s, "kernels");
+    ASSERT(k);
+    double launches = 0;
+    int half = 0;
+    for (size_t i = 0; i < k->n; i++) {
+        const char *name = tj_str(k->v[i], "name");
+        /* cuBLAS's names, e.g. sm80_xmma_gemm_f32f32_..., nvjet_sm90_hsh_... */
+        ASSERT(name && strstr(name, "sm") && (strstr(name, "gemm") || strstr(name, "nvjet")));
+        half += strstr(name, "hsh") != NULL;
+        launches += tj_num(k->v[i], "instances");
+    }
+    ASSERT_INT(launches, ==, 3);
+    ASSERT_INT(half, ==, 1);
+    const tj *api = tj_get(s, "api");
+    ASSERT(tj_num(tj_find(api, "name", "cuLibraryGetKernel"), "calls") >= 1);
+    ASSERT_INT(tj_num(tj_find(api, "name", "cuLaunchKernelEx"), "calls"), ==, 3);
+    ASSERT_INT(tj_num(tj_find(api, "name", "cudaMemcpy"), "calls"), ==, 4);
+    tj_free(s);
+    return 0;
+}
+
+TEST_IMPL(cublas_gemms)
+{
+    return cublas_gemms(NULL);
+}
+
+/* Eager loading: the runtime loads every fatbin of cuBLAS at start, sm_75-only ones included. */
+TEST_IMPL(cublas_gemms_eager)
+{
+    const char *const env[] = {"CUDA_MODULE_LOADING=EAGER", NULL};
+    return cublas_gemms(env);
+}
