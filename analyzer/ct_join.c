@@ -718,6 +718,16 @@ void ct_model_feed(ct_model *m, const ct_rec *r)
         snprintf(dv->name, sizeof dv->name, "%s", ct_reader_str(m->rd, r->file, r->u.device.name, tmp));
         break;
     }
+    case CT_REC_SHLIB:
+        if (p->nshlibs < CT_MAX_SHLIBS) {
+            ct_shlib *l = &p->shlibs[p->nshlibs++];
+            char tmp[CT_STRTMP];
+            l->kind = r->u.shlib.kind;
+            snprintf(l->path, sizeof l->path, "%s", ct_reader_str(m->rd, r->file, r->u.shlib.path, tmp));
+            snprintf(l->build_id, sizeof l->build_id, "%s",
+                     r->u.shlib.build_id ? ct_reader_str(m->rd, r->file, r->u.shlib.build_id, tmp) : "");
+        }
+        break;
     case CT_REC_STREAM:
         if (m->obs && m->obs->on_stream && r->u.stream.op == CT_STREAM_CREATE)
             m->obs->on_stream(m->obs->ctx, p, dev_slot(r->u.stream.device), r->u.stream.stream);

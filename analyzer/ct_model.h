@@ -185,6 +185,14 @@ typedef struct {
 
 typedef struct ct_sweep ct_sweep;
 
+/* A CUDA library the process mapped (a SHLIB record, FORMAT.md 4.6). */
+#define CT_MAX_SHLIBS 16
+typedef struct {
+    uint32_t kind;                /* enum ct_shlib_kind */
+    char path[512];
+    char build_id[132];           /* hex; "" when the object has none */
+} ct_shlib;
+
 typedef struct {
     uint32_t file;
     char host[256];
@@ -198,6 +206,8 @@ typedef struct {
     int ended;                    /* END record seen */
     ct_rec_end end;
     const ct_stats *stats;        /* reader's damage counts (valid until the reader closes) */
+    ct_shlib shlibs[CT_MAX_SHLIBS]; /* in the order described; later ones beyond the limit dropped */
+    size_t nshlibs;
     ct_dev dev[CT_MAX_DEV + 1];
     ct_thread *threads;
     size_t nthreads, threads_cap;

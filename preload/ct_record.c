@@ -13,6 +13,7 @@
 #include "ct_gpu.h"
 #include "ct_maps.h"
 #include "ct_real.h"
+#include "ct_shlib.h"
 #include "ct_stack.h"
 #include "ct_wake.h"
 
@@ -124,9 +125,10 @@ static uint64_t ct_kernel_ids(uint64_t handle)
 
 void ct_on_name(ct_call *c, CUresult r, uint64_t handle, const char *name)
 {
-    (void)c;
     if (r == CUDA_SUCCESS && handle && name)
         ct_hmap_put(&ct_kernel_names, handle, ct_names_of(name));
+    if (c->th)
+        ct_shlib_scan(c->th);
 }
 
 void ct_on_kernel_function(ct_call *c, CUresult r, uint64_t func, uint64_t kernel)

@@ -187,6 +187,7 @@ int ct_enc_rec(ct_enc *e, const ct_rec *r)
     case CT_REC_CPU: return ct_enc_cpu(e, r->ts, &r->u.cpu);
     case CT_REC_LOSS: return ct_enc_loss(e, r->ts, &r->u.loss);
     case CT_REC_END: return ct_enc_end(e, r->ts, &r->u.end);
+    case CT_REC_SHLIB: return ct_enc_shlib(e, r->ts, &r->u.shlib);
     case CT_REC_UNKNOWN:
         return ct_enc_raw(e, r->u.unknown.type, r->ts, r->u.unknown.bytes, r->u.unknown.len);
     default: return CT_E_INVAL;

@@ -153,6 +153,11 @@
     F(records, uv, records, "", records, u, 0)                                              \
     F(lost, uv, lost, "", lost, u, 0)
 
+#define CT_SHLIB_FIELDS(F)                                                                  \
+    F(kind, u32, kind, "", kind, u, 0)                                                      \
+    F(path, u32, path, "", path, str, 0)                                                    \
+    F(build_id, u32, build_id, "", build_id, str, 0)
+
 /* FRAME is a definition: a record delivers the fields of its id's first definition. */
 #define CT_DEF_RECORDS(R) R(FRAME, frame, CT_FRAME_FIELDS)
 #define CT_EVENT_RECORDS(R)                                                                 \
@@ -167,7 +172,8 @@
     R(SYNC, sync, CT_SYNC_FIELDS)                                                           \
     R(CPU, cpu, CT_CPU_FIELDS)                                                              \
     R(LOSS, loss, CT_LOSS_FIELDS)                                                           \
-    R(END, end, CT_END_FIELDS)
+    R(END, end, CT_END_FIELDS)                                                              \
+    R(SHLIB, shlib, CT_SHLIB_FIELDS)
 #define CT_RECORDS(R) CT_DEF_RECORDS(R) CT_EVENT_RECORDS(R)
 
 #endif

@@ -50,6 +50,7 @@ static size_t fmt_all_types(ct_rec *v, char *longtext, size_t longlen)
                                            CT_GPU_LOST_NO_TIME};
     static const uint8_t future[] = {1, 2, 3, 0x80, 0x01};
     ADD(CT_REC_UNKNOWN)->unknown = (ct_rec_unknown){99, sizeof future, future};
+    ADD(CT_REC_SHLIB)->shlib = (ct_rec_shlib){CT_SHLIB_CUBLASLT, 3, UINT32_MAX};
     ADD(CT_REC_END)->end = (ct_rec_end){CT_END_SIGNAL, -15, 20, 17};
 #undef ADD
     return n;
@@ -60,7 +61,7 @@ TEST_IMPL(roundtrip_every_record_type)
     static char longtext[300];
     ct_rec in[32];
     size_t n = fmt_all_types(in, longtext, sizeof longtext);
-    ASSERT_INT(n, ==, 19);
+    ASSERT_INT(n, ==, 20);
 
     char path[4096];
     snprintf(path, sizeof path, "%s/all.ct", ct_test_tmpdir());
@@ -125,14 +126,17 @@ TEST_IMPL(roundtrip_every_record_type)
     ASSERT_UINT(l.recs[13].u.mem.handle, ==, 0xabcdef);
     ASSERT_UINT(l.recs[14].ts - l.recs[14].u.sync.start, ==, 123456);
     ASSERT_UINT(l.recs[17].u.unknown.type, ==, 99);
-    ASSERT_INT(l.recs[18].u.end.code, ==, -15);
+    ASSERT_UINT(l.recs[18].u.shlib.kind, ==, CT_SHLIB_CUBLASLT);
+    ASSERT_UINT(l.recs[18].u.shlib.path, ==, 3);
+    ASSERT_UINT(l.recs[18].u.shlib.build_id, ==, UINT32_MAX);
+    ASSERT_INT(l.recs[19].u.end.code, ==, -15);
     ct_rec_frame fr;
     ASSERT_INT(ct_reader_frame(l.r, 0, 1, &fr), ==, 0);
     ASSERT_UINT(fr.offset, ==, 0x1234);
 
     const ct_stats *st = ct_reader_stats(l.r, 0);
     ASSERT_INT(st->chunks, ==, 2);
-    ASSERT_INT(st->records, ==, 19);
+    ASSERT_INT(st->records, ==, 20);
     ASSERT_INT(st->lost, ==, 3 + 17); /* chunk count plus the LOSS record */
     ASSERT_INT(st->unknown_records, ==, 1);
     ASSERT_INT(st->complete, ==, 1);
