@@ -65,6 +65,24 @@ typedef struct {
     uint64_t in_api, blocked, compute, wait, unknown;
 } ct_hostsplit;
 
+static inline void ct_hostsplit_add(ct_hostsplit *h, const ct_hostsplit *x)
+{
+    h->in_api += x->in_api;
+    h->blocked += x->blocked;
+    h->compute += x->compute;
+    h->wait += x->wait;
+    h->unknown += x->unknown;
+}
+
+/* Data-loading gaps of one length class (ct_sketch_bucket of their length): how many, their
+ * time and what the host did in them. Kept per class so that the diagnosis, which learns the
+ * typical gap only at the end, can set aside the gaps far longer than it (the program's start
+ * before its first batch, a stalled host) with their host time. */
+typedef struct {
+    uint64_t n, ns;
+    ct_hostsplit host;
+} ct_starve_bin;
+
 typedef struct {
     uint64_t start, len;
     int cls;
@@ -109,6 +127,7 @@ typedef struct {
                                                                           * yet decided */
     uint64_t gap_ns[CT_GAP_N], gap_count[CT_GAP_N];
     ct_sketch starve_len;         /* lengths of the data-loading gaps (their regularity) */
+    ct_starve_bin *starve_bins;   /* CT_SKETCH_BUCKETS of them, NULL until the first such gap */
     ct_hostsplit gap_host[CT_GAP_N];
     uint64_t idle_in_memcall;     /* of gaps with an allocation call, the host's time in CUDA */
     uint64_t long_gaps;           /* gaps of 100 us or more: the loop's rhythm */
