@@ -5,8 +5,9 @@
  *
  * Contract: ct_shlib_scan walks the loaded objects with dl_iterate_phdr, which takes the
  * dynamic loader's lock, so it is called only off the hot path: when a thread registers, when
- * a device is first described, and after the calls that look up kernels (module and library
- * loading: cuBLAS is loaded after the trace starts and looks its kernels up then). A scan that
+ * a device is first described, and after a kernel lookup returns a handle not seen before (a
+ * module or library just loaded: cuBLAS is loaded after the trace starts and looks its
+ * kernels up then). A scan that
  * finds no object loaded since the previous one stops at the first object. Leaves errno as it
  * was. Safe from any thread. */
 #ifndef CT_SHLIB_H

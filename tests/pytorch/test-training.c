@@ -3,6 +3,7 @@
  * workers feed it, pinned copies, forked DataLoader workers. */
 #include "pt.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -10,30 +11,48 @@
 #define STEPS 8
 #define COLLATE_MS 25
 
+/* The path of the process's library of this kind ends with end (at least as long); else a
+ * message, and nonzero. */
+static int pt_lib_at(const char *dir, const tj *proc, const char *kind, const char *end)
+{
+    const tj *l = tj_find(tj_get(proc, "libraries"), "kind", kind);
+    const char *path = l ? tj_str(l, "path") : "none";
+    size_t n = strlen(path), m = strlen(end);
+    if (n >= m && !strcmp(path + n - m, end))
+        return 0;
+    ct_test_fail_at(__FILE__, __LINE__, "%s: expected %s at ...%s, found %s", dir, kind, end, path);
+    return 1;
+}
+
 /* A summary of the one trace file the run wrote (forked workers that never used CUDA write
- * none), of a process that loaded PyTorch and PyTorch's own NVIDIA runtime. */
+ * none), of a process that loaded PyTorch with its wheels' NVIDIA runtime, cuBLAS and cuBLASLt
+ * (not the toolkit's on the default path) over the simulated driver. */
 static tj *pt_summary(const char *dir)
 {
-    char one[4096];
+    char one[4096], driver[4096], real[PATH_MAX];
     int files = pt_trace_files(dir, one);
     if (files != 1) {
         ct_test_fail_at(__FILE__, __LINE__, "%s: expected 1 trace file, found %d", dir, files);
+        return NULL;
+    }
+    if (!realpath(ct_test_path(driver, "tests/fakecuda/libcuda.so.1"), real)) {
+        ct_test_fail_at(__FILE__, __LINE__, "expected the simulated driver at %s", driver);
         return NULL;
     }
     tj *s = an_summary(dir, NULL);
     if (!s)
         return NULL;
     const tj *pr = tj_get(s, "processes")->v[0];
-    const tj *rt = tj_find(tj_get(pr, "libraries"), "kind", "cudart");
-    int torch = tj_num(pr, "pytorch") == 1;
-    if (!torch || !rt || !strstr(tj_str(rt, "path"), "/nvidia/cu13/lib/libcudart.so.13")) {
-        ct_test_fail_at(__FILE__, __LINE__, "%s: expected a PyTorch process on its wheel's "
-                        "libcudart.so.13, found pytorch=%d, runtime %s", dir, torch,
-                        rt ? tj_str(rt, "path") : "none");
-        tj_free(s);
-        return NULL;
+    if (tj_num(pr, "pytorch") != 1) {
+        ct_test_fail_at(__FILE__, __LINE__, "%s: expected PyTorch's CUDA library loaded", dir);
+    } else if (!pt_lib_at(dir, pr, "cudart", "/nvidia/cu13/lib/libcudart.so.13") &&
+               !pt_lib_at(dir, pr, "cublas", "/nvidia/cu13/lib/libcublas.so.13") &&
+               !pt_lib_at(dir, pr, "cublasLt", "/nvidia/cu13/lib/libcublasLt.so.13") &&
+               !pt_lib_at(dir, pr, "cuda", real)) {
+        return s;
     }
-    return s;
+    tj_free(s);
+    return NULL;
 }
 
 /* The MLP (Linear 256-512, GELU, Linear 512-10) with a 25 ms collate on the training process:
