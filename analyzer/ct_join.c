@@ -462,6 +462,12 @@ static void gpu_done(ct_model *m, ct_proc *p, const ct_rec_gpu *g, uint64_t end,
         p->kern_ns[k] += dur;
         dv->kernels++;
         dv->kernel_ns += dur;
+        if (bounded) {
+            dv->bounded_kernels++;
+        } else {
+            dv->exact_kernels++;
+            dv->exact_kernel_ns += dur;
+        }
         if (c->have_api) {
             if (start >= c->api_start)
                 ct_sketch_add(&p->launch_queue, start - c->api_start);
@@ -503,6 +509,12 @@ static void gpu_done(ct_model *m, ct_proc *p, const ct_rec_gpu *g, uint64_t end,
         dv->gpu_timed++;
         copy_peak(cs, op, dv);
         dv->copy_ns += dur;
+        if (bounded) {
+            dv->bounded_copy_bytes += cp->bytes;
+        } else {
+            dv->exact_copy_bytes += cp->bytes;
+            dv->exact_copy_ns += dur;
+        }
         if (op == CT_OP_H2D || op == CT_OP_D2H) {
             int dir = op == CT_OP_D2H;
             if (op == CT_OP_H2D) {

@@ -156,6 +156,11 @@ typedef struct {
      * is drawn from them are unknown for this device. */
     uint64_t gpu_ops, gpu_timed;
     uint64_t copy_ns;             /* GPU time of copies and sets, summed (overlaps counted twice) */
+    /* Kernels, copies and sets whose end was timed exactly (not end-bounded): how many kernels
+     * and their time, the copies' bytes and time; and the end-bounded ones, kernels counted,
+     * copies by bytes: what a step's GPU work is estimated from */
+    uint64_t exact_kernels, exact_kernel_ns, bounded_kernels;
+    uint64_t exact_copy_bytes, exact_copy_ns, bounded_copy_bytes;
     /* The union of the exact GPU intervals (not CT_GPU_END_BOUND): the busy time only
      * end-bounded operations cover is busy less its measure (busy_bounded, set by
      * ct_model_finish): the busy time and what is drawn from it are upper bounds by that much,
