@@ -340,17 +340,13 @@ static void dev_diagnoses(diags *ds, const ct_proc *p, int d)
     starve_band(dv, &sc, &sn, &sh, &typical);
     uint64_t set_aside = dv->gap_count[CT_GAP_STARVE] - sc;
     uint64_t set_aside_ns = dv->gap_ns[CT_GAP_STARVE] - sn;
-    /* the GPU's work per step, at most its busy time (an operation timed from a late start
-     * event can stretch the busy union): the operations timed exactly, and the end-bounded
-     * ones at their exact peers' rate (kernels at their average, copies at their bandwidth),
-     * not at their recorded durations, which are only bounds (a synchronous copy in a slow
-     * first call is recorded as long as the call: PyTorch's first batch copy, 171 ms for a
-     * copy of microseconds, made the step 22 ms instead of 0.1 ms) */
-    double est = (double)dv->exact_kernel_ns + (double)dv->exact_copy_ns;
-    if (dv->exact_kernels)
-        est += (double)dv->bounded_kernels * (double)dv->exact_kernel_ns / (double)dv->exact_kernels;
-    if (dv->exact_copy_bytes)
-        est += (double)dv->bounded_copy_bytes * (double)dv->exact_copy_ns / (double)dv->exact_copy_bytes;
+    /* the GPU's work per step, at most its busy time: its kernels at the average and its
+     * copies and sets at the bandwidth of those whose intervals are the work alone
+     * (ct_work_estimate), not at recorded durations that hold host time or are only bounds
+     * (a synchronous copy in a slow first call is recorded as long as the call: PyTorch's
+     * first batch copy, 171 ms for a copy of microseconds, made the step 22 ms instead of
+     * 0.1 ms; a first launch loading its module is recorded with the loading) */
+    double est = ct_work_estimate(&dv->work_kernels) + ct_work_estimate(&dv->work_copies);
     uint64_t work = est < (double)dv->busy ? (uint64_t)est : dv->busy;
     double step = (double)work / (double)(sc + 1), load = (double)typical;
     double need = step > 0 ? ceil(load / step) : CT_DIAG_MAX_WORKERS;

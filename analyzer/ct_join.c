@@ -442,6 +442,25 @@ static void untimed_done(ct_model *m, ct_proc *p, const callent *c)
     m->obs->on_untimed(m->obs->ctx, p, &call);
 }
 
+/* One operation of n units (a kernel: 1; a copy or set: its bytes) into w. Its interval is
+ * clean when its end was timed exactly and it began after its call returned (queued behind
+ * other work, its start event fired as the work began); one that began before (an idle
+ * stream's start event fires at once, and the call may hand the work over much later: a
+ * lazily loaded module, a slow launch) holds some of the call. */
+static void work_sample(ct_work *w, const callent *c, uint64_t start, uint64_t end, int bounded,
+                        uint64_t n)
+{
+    w->units += n;
+    if (bounded)
+        return;
+    w->exact_units += n;
+    w->exact_ns += end - start;
+    if (c && c->have_api && start >= c->api_end) {
+        w->clean_units += n;
+        w->clean_ns += end - start;
+    }
+}
+
 /* A GPU interval with whatever is known of its call (c NULL or without detail: unmatched). */
 static void gpu_done(ct_model *m, ct_proc *p, const ct_rec_gpu *g, uint64_t end, callent *c)
 {
@@ -462,12 +481,7 @@ static void gpu_done(ct_model *m, ct_proc *p, const ct_rec_gpu *g, uint64_t end,
         p->kern_ns[k] += dur;
         dv->kernels++;
         dv->kernel_ns += dur;
-        if (bounded) {
-            dv->bounded_kernels++;
-        } else {
-            dv->exact_kernels++;
-            dv->exact_kernel_ns += dur;
-        }
+        work_sample(&dv->work_kernels, c, start, end, bounded, 1);
         if (c->have_api) {
             if (start >= c->api_start)
                 ct_sketch_add(&p->launch_queue, start - c->api_start);
@@ -509,12 +523,7 @@ static void gpu_done(ct_model *m, ct_proc *p, const ct_rec_gpu *g, uint64_t end,
         dv->gpu_timed++;
         copy_peak(cs, op, dv);
         dv->copy_ns += dur;
-        if (bounded) {
-            dv->bounded_copy_bytes += cp->bytes;
-        } else {
-            dv->exact_copy_bytes += cp->bytes;
-            dv->exact_copy_ns += dur;
-        }
+        work_sample(&dv->work_copies, c, start, end, bounded, cp->bytes);
         if (op == CT_OP_H2D || op == CT_OP_D2H) {
             int dir = op == CT_OP_D2H;
             if (op == CT_OP_H2D) {

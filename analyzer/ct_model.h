@@ -59,6 +59,22 @@ extern const char *const ct_hk_names[CT_HK_N];
 enum { CT_GAP_STARVE, CT_GAP_SYNC, CT_GAP_SYNCCPY, CT_GAP_LAUNCH, CT_GAP_HOST, CT_GAP_N };
 extern const char *const ct_gap_names[CT_GAP_N];
 
+/* GPU operations of one kind (kernels counted; copies and sets by bytes) for estimating their
+ * work (ct_join.c: work_sample): all of them, those timed exactly, and of those the clean
+ * ones (begun after their call returned), with their time. */
+typedef struct {
+    uint64_t units, exact_units, exact_ns, clean_units, clean_ns;
+} ct_work;
+
+/* The GPU time of all of w's operations at the rate of its clean ones, else of its exact ones
+ * (the others' recorded intervals hold host time or are only bounds); 0 if none was timed. */
+static inline double ct_work_estimate(const ct_work *w)
+{
+    if (w->clean_units)
+        return (double)w->units * (double)w->clean_ns / (double)w->clean_units;
+    return w->exact_units ? (double)w->units * (double)w->exact_ns / (double)w->exact_units : 0;
+}
+
 /* What the host was doing while a device was idle. "unknown" is time outside CUDA on a thread
  * with no CPU-time readings. */
 typedef struct {
@@ -156,11 +172,7 @@ typedef struct {
      * is drawn from them are unknown for this device. */
     uint64_t gpu_ops, gpu_timed;
     uint64_t copy_ns;             /* GPU time of copies and sets, summed (overlaps counted twice) */
-    /* Kernels, copies and sets whose end was timed exactly (not end-bounded): how many kernels
-     * and their time, the copies' bytes and time; and the end-bounded ones, kernels counted,
-     * copies by bytes: what a step's GPU work is estimated from */
-    uint64_t exact_kernels, exact_kernel_ns, bounded_kernels;
-    uint64_t exact_copy_bytes, exact_copy_ns, bounded_copy_bytes;
+    ct_work work_kernels, work_copies; /* what a step's GPU work is estimated from */
     /* The union of the exact GPU intervals (not CT_GPU_END_BOUND): the busy time only
      * end-bounded operations cover is busy less its measure (busy_bounded, set by
      * ct_model_finish): the busy time and what is drawn from it are upper bounds by that much,

@@ -124,10 +124,11 @@ TEST_IMPL(pytorch_starved_loop)
     ASSERT(tj_num(x, "evidence.host_wait_ns") > tj_num(x, "evidence.host_compute_ns"));
     ASSERT_CONTAINS(tj_str(x, "message"), "DataLoader worker");
     /* The GPU work per step it prices the workers with, against the simulation's true
-     * intervals (one stream: no overlap): measured intervals hold some of a launch's host time
-     * (the start event fires at once on an idle stream) and end-bounded copies are left out,
-     * so it is near the truth but no bound of it; a factor 3 either way still catches a bounded
-     * copy counted at its bound (PyTorch's first batch copy: 250 times the step). The saving,
+     * intervals (one stream: no overlap). It is an estimate (operations at the rate of those
+     * whose intervals are the work alone; copies extrapolated by bandwidth from small ones
+     * come out long: about twice the truth here), but a factor 3 either way still catches an
+     * interval counted at a bound that holds host time (PyTorch's first batch copy: 250 times
+     * the step). The saving,
      * recomputed from the true step and the gaps the program measured: 16 workers (the most
      * priced) would leave gap / 16 - step of each of the 7 gaps. */
     double step = pt_true_gpu_ns(truth, (int)tj_num(s, "processes.0.pid")) / STEPS;
