@@ -272,8 +272,8 @@ static const ct_fix FIX_OOM = {
 
 /* Of the data-loading gaps (ct_dev.starve_bins), those of the band [b, b + width) of length
  * classes, a factor CT_DIAG_STARVE_BAND in length, with the most time among the bands holding
- * at least 3 gaps (else among all): their count, time, host activity and median (the mean
- * length of the class holding it, within 1/32 of the true median). */
+ * at least 3 gaps (else among all): their count, time, host activity and median (from the
+ * lengths' sketch: exact up to CT_SKETCH_EXACT gaps, else within 1/32). */
 static void starve_band(const ct_dev *dv, uint64_t *sc, uint64_t *sn, ct_hostsplit *sh,
                         uint64_t *typical)
 {
@@ -304,11 +304,7 @@ static void starve_band(const ct_dev *dv, uint64_t *sc, uint64_t *sn, ct_hostspl
         *sn += bins[b].ns;
         ct_hostsplit_add(sh, &bins[b].host);
     }
-    for (unsigned b = first, seen = 0; b <= best; b++)
-        if (bins[b].n && (seen += (unsigned)bins[b].n) * 2 >= *sc) {
-            *typical = bins[b].ns / bins[b].n;
-            break;
-        }
+    *typical = ct_sketch_quantile_in(&dv->starve_len, 0.5, first, best);
 }
 
 static void dev_diagnoses(diags *ds, const ct_proc *p, int d)
@@ -340,13 +336,15 @@ static void dev_diagnoses(diags *ds, const ct_proc *p, int d)
     starve_band(dv, &sc, &sn, &sh, &typical);
     uint64_t set_aside = dv->gap_count[CT_GAP_STARVE] - sc;
     uint64_t set_aside_ns = dv->gap_ns[CT_GAP_STARVE] - sn;
-    /* the GPU's work per step, at most its busy time: its kernels at the average and its
-     * copies and sets at the bandwidth of those whose intervals are the work alone
+    /* the GPU's work per step, at most its busy time: its kernels, and its copies and sets of
+     * each direction, at the average of those whose intervals are the work alone
      * (ct_work_estimate), not at recorded durations that hold host time or are only bounds
      * (a synchronous copy in a slow first call is recorded as long as the call: PyTorch's
      * first batch copy, 171 ms for a copy of microseconds, made the step 22 ms instead of
      * 0.1 ms; a first launch loading its module is recorded with the loading) */
-    double est = ct_work_estimate(&dv->work_kernels) + ct_work_estimate(&dv->work_copies);
+    double est = ct_work_estimate(&dv->work_kernels);
+    for (int op = 0; op < CT_OP_N; op++)
+        est += ct_work_estimate(&dv->work_copies[op]);
     uint64_t work = est < (double)dv->busy ? (uint64_t)est : dv->busy;
     double step = (double)work / (double)(sc + 1), load = (double)typical;
     double need = step > 0 ? ceil(load / step) : CT_DIAG_MAX_WORKERS;

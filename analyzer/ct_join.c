@@ -442,21 +442,20 @@ static void untimed_done(ct_model *m, ct_proc *p, const callent *c)
     m->obs->on_untimed(m->obs->ctx, p, &call);
 }
 
-/* One operation of n units (a kernel: 1; a copy or set: its bytes) into w. Its interval is
- * clean when its end was timed exactly and it began after its call returned (queued behind
- * other work, its start event fired as the work began); one that began before (an idle
- * stream's start event fires at once, and the call may hand the work over much later: a
- * lazily loaded module, a slow launch) holds some of the call. */
-static void work_sample(ct_work *w, const callent *c, uint64_t start, uint64_t end, int bounded,
-                        uint64_t n)
+/* One operation into w. Its interval is clean when its end was timed exactly and it began
+ * after its call returned (queued behind other work, its start event fired as the work
+ * began); one that began before (an idle stream's start event fires at once, and the call may
+ * hand the work over much later: a lazily loaded module, a slow launch) holds some of the
+ * call. */
+static void work_sample(ct_work *w, const callent *c, uint64_t start, uint64_t end, int bounded)
 {
-    w->units += n;
+    w->ops++;
     if (bounded)
         return;
-    w->exact_units += n;
+    w->exact_ops++;
     w->exact_ns += end - start;
     if (c && c->have_api && start >= c->api_end) {
-        w->clean_units += n;
+        w->clean_ops++;
         w->clean_ns += end - start;
     }
 }
@@ -481,7 +480,7 @@ static void gpu_done(ct_model *m, ct_proc *p, const ct_rec_gpu *g, uint64_t end,
         p->kern_ns[k] += dur;
         dv->kernels++;
         dv->kernel_ns += dur;
-        work_sample(&dv->work_kernels, c, start, end, bounded, 1);
+        work_sample(&dv->work_kernels, c, start, end, bounded);
         if (c->have_api) {
             if (start >= c->api_start)
                 ct_sketch_add(&p->launch_queue, start - c->api_start);
@@ -523,7 +522,7 @@ static void gpu_done(ct_model *m, ct_proc *p, const ct_rec_gpu *g, uint64_t end,
         dv->gpu_timed++;
         copy_peak(cs, op, dv);
         dv->copy_ns += dur;
-        work_sample(&dv->work_copies, c, start, end, bounded, cp->bytes);
+        work_sample(&dv->work_copies[op], c, start, end, bounded);
         if (op == CT_OP_H2D || op == CT_OP_D2H) {
             int dir = op == CT_OP_D2H;
             if (op == CT_OP_H2D) {

@@ -59,20 +59,22 @@ extern const char *const ct_hk_names[CT_HK_N];
 enum { CT_GAP_STARVE, CT_GAP_SYNC, CT_GAP_SYNCCPY, CT_GAP_LAUNCH, CT_GAP_HOST, CT_GAP_N };
 extern const char *const ct_gap_names[CT_GAP_N];
 
-/* GPU operations of one kind (kernels counted; copies and sets by bytes) for estimating their
- * work (ct_join.c: work_sample): all of them, those timed exactly, and of those the clean
- * ones (begun after their call returned), with their time. */
+/* GPU operations of one kind (kernels; copies and sets) for estimating their work (ct_join.c:
+ * work_sample): how many, how many were timed exactly, and of those the clean ones (begun
+ * after their call returned), with their time. */
 typedef struct {
-    uint64_t units, exact_units, exact_ns, clean_units, clean_ns;
+    uint64_t ops, exact_ops, exact_ns, clean_ops, clean_ns;
 } ct_work;
 
-/* The GPU time of all of w's operations at the rate of its clean ones, else of its exact ones
- * (the others' recorded intervals hold host time or are only bounds); 0 if none was timed. */
+/* The GPU time of all of w's operations at the average of its clean ones, else of its exact
+ * ones (the others' recorded intervals hold host time or are only bounds); 0 if none was
+ * timed. Per operation, not per byte: a small copy's time is mostly latency, and its rate
+ * applied to a large one would make it out hundreds of times too long. */
 static inline double ct_work_estimate(const ct_work *w)
 {
-    if (w->clean_units)
-        return (double)w->units * (double)w->clean_ns / (double)w->clean_units;
-    return w->exact_units ? (double)w->units * (double)w->exact_ns / (double)w->exact_units : 0;
+    if (w->clean_ops)
+        return (double)w->ops * (double)w->clean_ns / (double)w->clean_ops;
+    return w->exact_ops ? (double)w->ops * (double)w->exact_ns / (double)w->exact_ops : 0;
 }
 
 /* What the host was doing while a device was idle. "unknown" is time outside CUDA on a thread
@@ -172,7 +174,7 @@ typedef struct {
      * is drawn from them are unknown for this device. */
     uint64_t gpu_ops, gpu_timed;
     uint64_t copy_ns;             /* GPU time of copies and sets, summed (overlaps counted twice) */
-    ct_work work_kernels, work_copies; /* what a step's GPU work is estimated from */
+    ct_work work_kernels, work_copies[CT_OP_N]; /* what a step's GPU work is estimated from */
     /* The union of the exact GPU intervals (not CT_GPU_END_BOUND): the busy time only
      * end-bounded operations cover is busy less its measure (busy_bounded, set by
      * ct_model_finish): the busy time and what is drawn from it are upper bounds by that much,

@@ -124,16 +124,21 @@ TEST_IMPL(pytorch_starved_loop)
     ASSERT(tj_num(x, "evidence.host_wait_ns") > tj_num(x, "evidence.host_compute_ns"));
     ASSERT_CONTAINS(tj_str(x, "message"), "DataLoader worker");
     /* The GPU work per step it prices the workers with, against the simulation's true
-     * intervals (one stream: no overlap). It is an estimate (operations at the rate of those
-     * whose intervals are the work alone; copies extrapolated by bandwidth from small ones
-     * come out long: about twice the truth here), but a factor 3 either way still catches an
-     * interval counted at a bound that holds host time (PyTorch's first batch copy: 250 times
-     * the step). The saving,
-     * recomputed from the true step and the gaps the program measured: 16 workers (the most
-     * priced) would leave gap / 16 - step of each of the 7 gaps. */
+     * intervals (one stream: no overlap): an estimate (operations at the average of those
+     * whose intervals are the work alone: 1.0 to 1.2 times the truth in 24 runs here), so
+     * within a factor 3, which catches an interval counted at a bound that holds host time
+     * (PyTorch's first batch copy: 250 times the step) or a copy's time extrapolated from a
+     * small one's rate (up to 100 times). The saving, recomputed from the true step and the
+     * gaps the program measured: 16 workers (the most priced) would leave gap / 16 - step of
+     * each of the 7 gaps. */
     double step = pt_true_gpu_ns(truth, (int)tj_num(s, "processes.0.pid")) / STEPS;
     ASSERT(step > 0);
-    ASSERT(tj_num(x, "evidence.gpu_step_ns") > step / 3 && tj_num(x, "evidence.gpu_step_ns") < step * 3);
+    double est = tj_num(x, "evidence.gpu_step_ns");
+    if (!(est > step / 3 && est < step * 3)) {
+        ct_test_fail_at(__FILE__, __LINE__, "expected the GPU work per step within a factor 3 of "
+                        "the simulation's %.0f ns, found %.0f ns", step, est);
+        return 1;
+    }
     ASSERT_INT(tj_num(x, "evidence.loader_workers"), ==, 16);
     double left = host_gap / 16 - step;
     ASSERT_NEAR(tj_num(x, "estimated_saving_ns"), (STEPS - 1) * (host_gap - (left > 0 ? left : 0)),

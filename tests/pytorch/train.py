@@ -67,6 +67,11 @@ fed = args.loader == "fed"
 loader = DataLoader(SlowDataset(), batch_size=args.batch, shuffle=False, collate_fn=slow_collate,
                     num_workers=args.workers if fed else 0, pin_memory=fed,
                     prefetch_factor=4 if fed else None, persistent_workers=False)
+# Backward runs on this thread, not on autograd's device thread: that thread releases each
+# step's graph just after backward() returns, and when it releases the last one while Python
+# finalizes it is killed inside a C++ destructor and the process aborts at exit ("terminate
+# called without an active exception", pytorch/pytorch#38230 and #50893; 2 exits in 12 here).
+torch.autograd.set_multithreading_enabled(False)
 steps = 0
 # stderr: how long the host went from the end of each step's calls to the next batch's copy
 # (CLOCK_MONOTONIC ns): the GPU's idle time between steps when the loader starves it
