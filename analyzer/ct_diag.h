@@ -12,6 +12,9 @@
 #define CT_DIAG_MAX_SITES 5
 /* dataloader-starvation recommends at most this many loader workers (a host's cores bound it) */
 #define CT_DIAG_MAX_WORKERS 16
+/* dataloader-starvation counts the gaps of the busiest band of lengths this factor wide (a power
+ * of two) */
+#define CT_DIAG_STARVE_BAND 4
 
 typedef enum { CT_EV_COUNT, CT_EV_NS, CT_EV_BYTES, CT_EV_PCT, CT_EV_GBPS, CT_EV_RATIO } ct_ev_unit;
 

@@ -465,6 +465,24 @@ static void untimed_done(ct_model *m, ct_proc *p, const callent *c)
     m->obs->on_untimed(m->obs->ctx, p, &call);
 }
 
+/* One operation into w. Its interval is clean when its end was timed exactly and it began
+ * after its call returned (queued behind other work, its start event fired as the work
+ * began); one that began before (an idle stream's start event fires at once, and the call may
+ * hand the work over much later: a lazily loaded module, a slow launch) holds some of the
+ * call. */
+static void work_sample(ct_work *w, const callent *c, uint64_t start, uint64_t end, int bounded)
+{
+    w->ops++;
+    if (bounded)
+        return;
+    w->exact_ops++;
+    w->exact_ns += end - start;
+    if (c && c->have_api && start >= c->api_end) {
+        w->clean_ops++;
+        w->clean_ns += end - start;
+    }
+}
+
 /* A GPU interval with whatever is known of its call (c NULL or without detail: unmatched). */
 static void gpu_done(ct_model *m, ct_proc *p, const ct_rec_gpu *g, uint64_t end, callent *c)
 {
@@ -485,6 +503,7 @@ static void gpu_done(ct_model *m, ct_proc *p, const ct_rec_gpu *g, uint64_t end,
         p->kern_ns[k] += dur;
         dv->kernels++;
         dv->kernel_ns += dur;
+        work_sample(&dv->work_kernels, c, start, end, bounded);
         if (c->have_api) {
             if (start >= c->api_start)
                 ct_sketch_add(&p->launch_queue, start - c->api_start);
@@ -526,6 +545,7 @@ static void gpu_done(ct_model *m, ct_proc *p, const ct_rec_gpu *g, uint64_t end,
         dv->gpu_timed++;
         copy_peak(cs, op, dv);
         dv->copy_ns += dur;
+        work_sample(&dv->work_copies[op], c, start, end, bounded);
         if (op == CT_OP_H2D || op == CT_OP_D2H) {
             int dir = op == CT_OP_D2H;
             if (op == CT_OP_H2D) {
@@ -741,6 +761,16 @@ void ct_model_feed(ct_model *m, const ct_rec *r)
         snprintf(dv->name, sizeof dv->name, "%s", ct_reader_str(m->rd, r->file, r->u.device.name, tmp));
         break;
     }
+    case CT_REC_SHLIB:
+        if (p->nshlibs < CT_MAX_SHLIBS) {
+            ct_shlib *l = &p->shlibs[p->nshlibs++];
+            char tmp[CT_STRTMP];
+            l->kind = r->u.shlib.kind;
+            snprintf(l->path, sizeof l->path, "%s", ct_reader_str(m->rd, r->file, r->u.shlib.path, tmp));
+            snprintf(l->build_id, sizeof l->build_id, "%s",
+                     r->u.shlib.build_id ? ct_reader_str(m->rd, r->file, r->u.shlib.build_id, tmp) : "");
+        }
+        break;
     case CT_REC_STREAM:
         if (m->obs && m->obs->on_stream && r->u.stream.op == CT_STREAM_CREATE)
             m->obs->on_stream(m->obs->ctx, p, dev_slot(r->u.stream.device), r->u.stream.stream);

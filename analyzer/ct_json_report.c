@@ -176,6 +176,20 @@ static void json_processes(ct_json *j, const ct_model *m)
             ct_json_end_obj(j);
         }
         ct_json_end_arr(j);
+        ct_json_key(j, "libraries");
+        ct_json_arr(j);
+        for (size_t k = 0; k < p->nshlibs; k++) {
+            ct_json_obj(j);
+            CT_JK_STR(j, "kind", ct_report_shlib_kind(p->shlibs[k].kind));
+            CT_JK_STR(j, "path", p->shlibs[k].path);
+            ct_json_key(j, "build_id");
+            if (p->shlibs[k].build_id[0])
+                ct_json_str(j, p->shlibs[k].build_id);
+            else
+                ct_json_null(j);
+            ct_json_end_obj(j);
+        }
+        ct_json_end_arr(j);
         if (p->launch_queue.count) {
             ct_json_key(j, "launch_queue");
             ct_json_obj(j);

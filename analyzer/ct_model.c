@@ -188,6 +188,7 @@ static void proc_free(ct_proc *p)
     ct_sketch_free(&p->launch_queue);
     for (int d = 0; d <= CT_MAX_DEV; d++) {
         ct_sketch_free(&p->dev[d].starve_len);
+        free(p->dev[d].starve_bins);
         ct_union_free(&p->dev[d].u_exact);
     }
     free(p->kern_ns);

@@ -61,11 +61,47 @@ extern const char *const ct_hk_names[CT_HK_N];
 enum { CT_GAP_STARVE, CT_GAP_SYNC, CT_GAP_SYNCCPY, CT_GAP_LAUNCH, CT_GAP_HOST, CT_GAP_N };
 extern const char *const ct_gap_names[CT_GAP_N];
 
+/* GPU operations of one kind (kernels; copies and sets) for estimating their work (ct_join.c:
+ * work_sample): how many, how many were timed exactly, and of those the clean ones (begun
+ * after their call returned), with their time. */
+typedef struct {
+    uint64_t ops, exact_ops, exact_ns, clean_ops, clean_ns;
+} ct_work;
+
+/* The GPU time of all of w's operations at the average of its clean ones, else of its exact
+ * ones (the others' recorded intervals hold host time or are only bounds); 0 if none was
+ * timed. Per operation, not per byte: a small copy's time is mostly latency, and its rate
+ * applied to a large one would make it out hundreds of times too long. */
+static inline double ct_work_estimate(const ct_work *w)
+{
+    if (w->clean_ops)
+        return (double)w->ops * (double)w->clean_ns / (double)w->clean_ops;
+    return w->exact_ops ? (double)w->ops * (double)w->exact_ns / (double)w->exact_ops : 0;
+}
+
 /* What the host was doing while a device was idle. "unknown" is time outside CUDA on a thread
  * with no CPU-time readings. */
 typedef struct {
     uint64_t in_api, blocked, compute, wait, unknown;
 } ct_hostsplit;
+
+static inline void ct_hostsplit_add(ct_hostsplit *h, const ct_hostsplit *x)
+{
+    h->in_api += x->in_api;
+    h->blocked += x->blocked;
+    h->compute += x->compute;
+    h->wait += x->wait;
+    h->unknown += x->unknown;
+}
+
+/* Data-loading gaps of one length class (ct_sketch_bucket of their length): how many, their
+ * time and what the host did in them. Kept per class so that the diagnosis, which learns the
+ * typical gap only at the end, can set aside the gaps far longer than it (the program's start
+ * before its first batch, a stalled host) with their host time. */
+typedef struct {
+    uint64_t n, ns;
+    ct_hostsplit host;
+} ct_starve_bin;
 
 typedef struct {
     uint64_t start, len;
@@ -111,6 +147,7 @@ typedef struct {
                                                                           * yet decided */
     uint64_t gap_ns[CT_GAP_N], gap_count[CT_GAP_N];
     ct_sketch starve_len;         /* lengths of the data-loading gaps (their regularity) */
+    ct_starve_bin *starve_bins;   /* CT_SKETCH_BUCKETS of them, NULL until the first such gap */
     ct_hostsplit gap_host[CT_GAP_N];
     uint64_t idle_in_memcall;     /* of gaps with an allocation call, the host's time in CUDA */
     uint64_t long_gaps;           /* gaps of 100 us or more: the loop's rhythm */
@@ -139,6 +176,7 @@ typedef struct {
      * is drawn from them are unknown for this device. */
     uint64_t gpu_ops, gpu_timed;
     uint64_t copy_ns;             /* GPU time of copies and sets, summed (overlaps counted twice) */
+    ct_work work_kernels, work_copies[CT_OP_N]; /* what a step's GPU work is estimated from */
     /* The union of the exact GPU intervals (not CT_GPU_END_BOUND): the busy time only
      * end-bounded operations cover is busy less its measure (busy_bounded, set by
      * ct_model_finish): the busy time and what is drawn from it are upper bounds by that much,
@@ -189,6 +227,14 @@ typedef struct {
 
 typedef struct ct_sweep ct_sweep;
 
+/* A CUDA library the process mapped (a SHLIB record, FORMAT.md 4.6). */
+#define CT_MAX_SHLIBS 16
+typedef struct {
+    uint32_t kind;                /* enum ct_shlib_kind */
+    char path[512];
+    char build_id[132];           /* hex; "" when the object has none */
+} ct_shlib;
+
 typedef struct {
     uint32_t file;
     char host[256];
@@ -202,6 +248,8 @@ typedef struct {
     int ended;                    /* END record seen */
     ct_rec_end end;
     const ct_stats *stats;        /* reader's damage counts (valid until the reader closes) */
+    ct_shlib shlibs[CT_MAX_SHLIBS]; /* in the order described; later ones beyond the limit dropped */
+    size_t nshlibs;
     ct_dev dev[CT_MAX_DEV + 1];
     ct_thread *threads;
     size_t nthreads, threads_cap;

@@ -56,6 +56,12 @@ int ct_report_end_code(const ct_model *m, const ct_proc *p)
     return p->end.code;
 }
 
+const char *ct_report_shlib_kind(uint32_t kind)
+{
+    static const char *const names[] = {"other", "cudart", "cuda", "cublas", "cublasLt"};
+    return kind < sizeof names / sizeof names[0] ? names[kind] : names[0];
+}
+
 const char *const ct_report_end_how[CT_REPORT_END_HOWS] = {"unknown", "exit", "signal", "abort",
                                                          "detached", "_exit"};
 
@@ -432,6 +438,12 @@ static void text_run(FILE *f, const ct_model *m)
                         ct_dev_mem_peak(&dv->prop) / 1e9, link);
             } else
                 fprintf(f, "    GPU %d: (no device record)\n", d);
+        }
+        for (size_t k = 0; k < p->nshlibs; k++) {
+            const ct_shlib *l = &p->shlibs[k];
+            char path[600];
+            fprintf(f, "    %s: %s, build id %s\n", ct_report_shlib_kind(l->kind),
+                    ct_text_safe(path, sizeof path, l->path, 300), l->build_id[0] ? l->build_id : "none");
         }
         const ct_stats *s = p->stats;
         if (s && (s->lost || s->corrupt_chunks || s->chunks_missing || s->torn_tail || s->bad_records ||

@@ -14,6 +14,10 @@ static inline double gbps(uint64_t bytes, uint64_t ns) { return ns ? (double)byt
 #define CT_REPORT_END_HOWS 6
 extern const char *const ct_report_end_how[CT_REPORT_END_HOWS];
 
+/* A SHLIB kind's name (enum ct_shlib_kind), for the text and the JSON: "cudart", "cuda",
+ * "cublas", "cublasLt", "other". */
+const char *ct_report_shlib_kind(uint32_t kind);
+
 /* Indices of stats sorted by total time, descending (caller frees). */
 uint32_t *ct_report_sorted(const ct_stat *s, size_t n);
 /* The END code: the exit status, the signal, or -1 where unknown. */

@@ -41,26 +41,40 @@ static int cmp_u64(const void *a, const void *b)
 
 uint64_t ct_sketch_quantile(const ct_sketch *s, double q)
 {
-    if (s->count == 0)
-        return 0;
+    return ct_sketch_quantile_in(s, q, 0, CT_SKETCH_BUCKETS - 1);
+}
+
+uint64_t ct_sketch_quantile_in(const ct_sketch *s, double q, unsigned first, unsigned last)
+{
     if (q < 0)
         q = 0;
     if (q > 1)
         q = 1;
-    if (s->count == 1)
-        return s->min;
     if (!s->bins) {
         uint64_t v[CT_SKETCH_EXACT];
-        memcpy(v, s->exact, s->count * sizeof *v);
-        qsort(v, s->count, sizeof *v, cmp_u64);
+        size_t n = 0;
+        for (uint64_t i = 0; i < s->count; i++) {
+            uint64_t x = s->count == 1 ? s->min : s->exact[i];
+            unsigned b = ct_sketch_bucket(x);
+            if (b >= first && b <= last)
+                v[n++] = x;
+        }
+        if (n == 0)
+            return 0;
+        qsort(v, n, sizeof *v, cmp_u64);
         /* median of an even count: the mean of the two middle values, as nsys reports */
-        double pos = q * (double)(s->count - 1);
-        size_t lo = (size_t)pos, hi = lo + 1 < s->count ? lo + 1 : lo;
+        double pos = q * (double)(n - 1);
+        size_t lo = (size_t)pos, hi = lo + 1 < n ? lo + 1 : lo;
         double frac = pos - (double)lo;
         return (uint64_t)llround((double)v[lo] * (1 - frac) + (double)v[hi] * frac);
     }
-    uint64_t rank = (uint64_t)(q * (double)(s->count - 1)), seen = 0;
-    for (unsigned b = 0; b < CT_SKETCH_BUCKETS; b++) {
+    uint64_t n = 0, seen = 0;
+    for (unsigned b = first; b <= last && b < CT_SKETCH_BUCKETS; b++)
+        n += s->bins[b].n;
+    if (n == 0)
+        return 0;
+    uint64_t rank = (uint64_t)(q * (double)(n - 1));
+    for (unsigned b = first; b <= last && b < CT_SKETCH_BUCKETS; b++) {
         seen += s->bins[b].n;
         if (seen > rank) {
             uint64_t v = s->bins[b].sum / s->bins[b].n;

@@ -71,6 +71,8 @@ static inline void ct_sketch_add(ct_sketch *s, uint64_t v)
 }
 /* q in [0,1]; 0 for an empty sketch. */
 uint64_t ct_sketch_quantile(const ct_sketch *s, double q);
+/* The same of the values whose bucket (ct_sketch_bucket) is in [first, last]; 0 if none. */
+uint64_t ct_sketch_quantile_in(const ct_sketch *s, double q, unsigned first, unsigned last);
 double ct_sketch_stddev(const ct_sketch *s);
 void ct_sketch_free(ct_sketch *s);
 

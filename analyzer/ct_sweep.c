@@ -1,6 +1,7 @@
 #include "ct_sweep.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* Test only: CUTRACE_TEST_SWEEP_FAULT=1 (read once, by ct_model_init) plants a known bug in the
  * sweep, zero-length intervals ending before they begin, so that the differential tests
@@ -95,14 +96,6 @@ void ct_sweep_rebase(ct_sweep *s, uint64_t bi)
 
 /* ---- the sweep: applying points ----------------------------------------------------------- */
 
-static void split_add(ct_hostsplit *h, const ct_hostsplit *x)
-{
-    h->in_api += x->in_api;
-    h->blocked += x->blocked;
-    h->compute += x->compute;
-    h->wait += x->wait;
-    h->unknown += x->unknown;
-}
 
 static void gap_commit(ct_dev *dv);
 
@@ -159,7 +152,7 @@ static void advance(ct_proc *p, uint64_t t)
                 }
             }
         }
-        split_add(&dv->pend, &seg);
+        ct_hostsplit_add(&dv->pend, &seg);
         dv->pend_cpu += seg_cpu;
     }
     s->now = t;
@@ -215,7 +208,7 @@ static void gap_commit(ct_dev *dv)
         g.cls = CT_GAP_LAUNCH;
     else
         g.cls = CT_GAP_HOST;
-    split_add(&dv->idle, h);
+    ct_hostsplit_add(&dv->idle, h);
     /* An allocation call in the gap: the host's time in CUDA in it is what reusing memory
      * saves, the allocation calls (cudaFree waiting for the device) and the launch after them
      * that the GPU also waits for; its time outside CUDA (a loader) stays */
@@ -223,12 +216,21 @@ static void gap_commit(ct_dev *dv)
         dv->idle_in_memcall += h->in_api;
     if (g.len >= 100000)
         dv->long_gaps++;
-    if (g.len > 0 && g.cls == CT_GAP_STARVE)
+    if (g.len > 0 && g.cls == CT_GAP_STARVE) {
         ct_sketch_add(&dv->starve_len, g.len);
+        if (!dv->starve_bins) {
+            dv->starve_bins = xmalloc(CT_SKETCH_BUCKETS * sizeof *dv->starve_bins, "gap classes");
+            memset(dv->starve_bins, 0, CT_SKETCH_BUCKETS * sizeof *dv->starve_bins);
+        }
+        ct_starve_bin *b = &dv->starve_bins[ct_sketch_bucket(g.len)];
+        b->n++;
+        b->ns += g.len;
+        ct_hostsplit_add(&b->host, h);
+    }
     if (g.len > 0) {
         dv->gap_ns[g.cls] += g.len;
         dv->gap_count[g.cls]++;
-        split_add(&dv->gap_host[g.cls], h);
+        ct_hostsplit_add(&dv->gap_host[g.cls], h);
         top_insert(dv, &g);
     }
 }

@@ -18,6 +18,7 @@
 #include "ct_real.h"
 #include "ct_clock.h"
 #include "ct_emit.h"
+#include "ct_shlib.h"
 
 #define CT_MAX_DEVICES 256u
 static _Atomic uint64_t ct_dev_described[CT_MAX_DEVICES / 64];
@@ -149,5 +150,6 @@ void ct_device_seen(ct_thread *th, uint32_t dev)
         return;
     int saved = errno;
     ct_describe(th, (CUdevice)dev);
+    ct_shlib_scan(th); /* a forked child's threads are registered already */
     errno = saved;
 }

@@ -13,6 +13,7 @@
 #include "ct_gpu.h"
 #include "ct_maps.h"
 #include "ct_real.h"
+#include "ct_shlib.h"
 #include "ct_stack.h"
 #include "ct_wake.h"
 
@@ -124,9 +125,15 @@ static uint64_t ct_kernel_ids(uint64_t handle)
 
 void ct_on_name(ct_call *c, CUresult r, uint64_t handle, const char *name)
 {
-    (void)c;
-    if (r == CUDA_SUCCESS && handle && name)
-        ct_hmap_put(&ct_kernel_names, handle, ct_names_of(name));
+    if (r != CUDA_SUCCESS || !handle || !name)
+        return;
+    uint64_t known;
+    /* a handle not seen before comes from a module just loaded, by a library perhaps loaded
+     * since the last look (cuBLAS); a program looking the same kernel up again costs no look */
+    int seen = ct_hmap_get(&ct_kernel_names, handle, &known);
+    ct_hmap_put(&ct_kernel_names, handle, ct_names_of(name));
+    if (!seen && c->th)
+        ct_shlib_scan(c->th);
 }
 
 void ct_on_kernel_function(ct_call *c, CUresult r, uint64_t func, uint64_t kernel)

@@ -27,6 +27,7 @@
 #include "ct_maps.h"
 #include "ct_output.h"
 #include "ct_real.h"
+#include "ct_shlib.h"
 #include "ct_stack.h"
 #include "ct_state.h"
 #include "ct_wake.h"
@@ -200,6 +201,7 @@ static void ct_new_file_state(void)
     ct_intern_rewind();
     ct_stack_rewind();
     ct_device_reset();
+    ct_shlib_reset();
     atomic_store(&ct_state, CT_OFF);
 }
 
@@ -236,6 +238,7 @@ static void ct_fork_child(void)
     ct_buffer_used = 0;
     ct_w = NULL; /* the parent's file stays the parent's: the descriptor is close-on-exec */
     ct_writer_fork_child();
+    ct_shlib_fork_child();
     ct_new_file_state();
 }
 
@@ -321,6 +324,8 @@ ct_thread *ct_thread_slow(void)
     }
     pthread_mutex_unlock(&ct_reg_mu);
     ct_tls = t ? t : &ct_untraced;
+    if (t)
+        ct_shlib_scan(t);
     errno = saved;
     return t;
 }

@@ -66,15 +66,22 @@ static void ct_stack_init(void)
 }
 
 /* Function symbols of one module from its ELF .symtab (static functions that dladdr, which
- * sees only dynamic symbols, cannot name), loaded once per module, sorted by address. */
+ * sees only dynamic symbols, cannot name), loaded once per module, sorted by address. A name
+ * is read from the file and interned only when a frame falls in its function: a library such
+ * as PyTorch's has hundreds of thousands, and interning them all put each into the trace and
+ * took seconds of the program's time at its first captured stack. */
 typedef struct {
     uint64_t lo, hi;
-    uint32_t name;               /* string id, demangled */
+    uint64_t name_at;            /* file offset of the NUL-terminated name */
 } ct_sym;
 typedef struct {
     const void *base;            /* dli_fbase of the module */
     ct_sym *syms;
     size_t n;
+    char *path;                  /* the file the names are read from, as it was when loaded */
+    dev_t dev;
+    ino_t ino;
+    struct timespec mtime;
 } ct_module;
 static ct_module ct_modules[256];
 static size_t ct_nmodules;
@@ -128,13 +135,45 @@ static void ct_load_symtab(ct_module *m, const char *path)
             if (!memchr(name, 0, strs->sh_size - sym[k].st_name))
                 continue;
             out[n++] = (ct_sym){sym[k].st_value, sym[k].st_value + (sym[k].st_size ? sym[k].st_size : 1),
-                                ct_intern_demangled(name)};
+                                strs->sh_offset + sym[k].st_name};
         }
         qsort(out, n, sizeof *out, ct_sym_cmp);
         m->syms = out;
         m->n = n;
+        m->path = strdup(path);
+        m->dev = st.st_dev;
+        m->ino = st.st_ino;
+        m->mtime = st.st_mtim;
     }
     munmap((void *)f, size);
+}
+
+/* The name at file offset `at` of m's file, interned demangled; 0 if the file changed since its
+ * symbols were read, or the name cannot be read whole (at most CT_STRING_MAX bytes). */
+static uint32_t ct_sym_name(const ct_module *m, uint64_t at)
+{
+    if (!m->path)
+        return 0;
+    int fd = open(m->path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0)
+        return 0;
+    uint32_t id = 0;
+    char small[512], *buf = small;
+    ssize_t got = 0;
+    if (fstat(fd, &st) == 0 && st.st_dev == m->dev && st.st_ino == m->ino &&
+        st.st_mtim.tv_sec == m->mtime.tv_sec && st.st_mtim.tv_nsec == m->mtime.tv_nsec) {
+        got = pread(fd, buf, sizeof small, (off_t)at);
+        if (got == (ssize_t)sizeof small && !memchr(buf, 0, (size_t)got) &&
+            (buf = malloc(CT_STRING_MAX + 1)))
+            got = pread(fd, buf, CT_STRING_MAX + 1, (off_t)at);
+    }
+    close(fd);
+    if (buf && got > 0 && memchr(buf, 0, (size_t)got))
+        id = ct_intern_demangled(buf);
+    if (buf != small)
+        free(buf);
+    return id;
 }
 
 /* The function containing a module offset (link-time address for executables and libraries
@@ -160,7 +199,7 @@ static uint32_t ct_symtab_name(const Dl_info *info, uint64_t offset)
         else
             hi = mid;
     }
-    return lo && offset < m->syms[lo - 1].hi ? m->syms[lo - 1].name : 0;
+    return lo && offset < m->syms[lo - 1].hi ? ct_sym_name(m, m->syms[lo - 1].name_at) : 0;
 }
 
 static uint32_t ct_frame_of(uintptr_t ip)

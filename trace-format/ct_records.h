@@ -168,6 +168,11 @@
     F(trans_b, u32, trans_b, "", trans_b, u, 0)                                             \
     F(flags, u32, flags, "", flags, u, 0)
 
+#define CT_SHLIB_FIELDS(F)                                                                  \
+    F(kind, u32, kind, "", kind, u, 0)                                                      \
+    F(path, u32, path, "", path, str, 0)                                                    \
+    F(build_id, u32, build_id, "", build_id, str, 0)
+
 /* FRAME is a definition: a record delivers the fields of its id's first definition. */
 #define CT_DEF_RECORDS(R) R(FRAME, frame, CT_FRAME_FIELDS)
 #define CT_EVENT_RECORDS(R)                                                                 \
@@ -183,7 +188,8 @@
     R(CPU, cpu, CT_CPU_FIELDS)                                                              \
     R(LOSS, loss, CT_LOSS_FIELDS)                                                           \
     R(END, end, CT_END_FIELDS)                                                              \
-    R(GEMM, gemm, CT_GEMM_FIELDS)
+    R(GEMM, gemm, CT_GEMM_FIELDS)                                                           \
+    R(SHLIB, shlib, CT_SHLIB_FIELDS)
 #define CT_RECORDS(R) CT_DEF_RECORDS(R) CT_EVENT_RECORDS(R)
 
 #endif

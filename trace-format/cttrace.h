@@ -95,7 +95,8 @@ enum ct_rec_type {
     CT_REC_GRAPH_LAUNCH = 18,
     CT_REC_PYFRAME = 19,
     CT_REC_GEMM = 20,   /* a cuBLAS / cuBLASLt matrix product's shape and types (minor 2) */
-    CT_REC_TYPE_LIMIT = 21, /* first type number this version does not define */
+    CT_REC_SHLIB = 21,  /* a CUDA library the process mapped: path and build id (minor 2) */
+    CT_REC_TYPE_LIMIT = 22, /* first type number this version does not define */
     /* Pseudo types, never on the wire, delivered by the reader: */
     CT_REC_CHUNK = 1000,   /* start of a chunk (only with ct_reader_opts.chunk_records) */
     CT_REC_UNKNOWN = 1001, /* a record of a type this reader does not know (content skipped) */
@@ -154,6 +155,9 @@ enum ct_gpu_lost {  /* why one call's GPU timing is missing (LOSS why) */
     CT_GPU_LOST_CONTEXT_GONE = 4, CT_GPU_LOST_NO_TIME = 5, CT_GPU_LOST_NO_MEMORY = 6,
 };
 /* END how (FORMAT.md 4.4). CT_END_EXIT_NOW (format 1.1): _exit/_Exit, no exit handler ran. */
+enum ct_shlib_kind { /* which library of the CUDA stack a SHLIB record names (0 other) */
+    CT_SHLIB_CUDART = 1, CT_SHLIB_CUDA = 2, CT_SHLIB_CUBLAS = 3, CT_SHLIB_CUBLASLT = 4,
+};
 enum ct_end_how {
     CT_END_EXIT = 1, CT_END_SIGNAL = 2, CT_END_ABORT = 3, CT_END_DETACH = 4, CT_END_EXIT_NOW = 5,
 };
@@ -268,6 +272,11 @@ typedef struct {
     uint32_t why;                  /* CT_LOSS_GPU_TIMING of one call: enum ct_gpu_lost (minor 1) */
 } ct_rec_loss;
 typedef struct {
+    uint32_t kind;                 /* enum ct_shlib_kind */
+    uint32_t path;                 /* string id: the object's path, symbolic links resolved */
+    uint32_t build_id;             /* string id: its GNU build id in lowercase hex, 0 if none */
+} ct_rec_shlib;
+typedef struct {
     uint32_t how;                  /* enum ct_end_how */
     int32_t code;                  /* exit status (0-255; -1 unknown) or signal number */
     uint64_t records, lost;        /* totals over the process */
@@ -323,6 +332,7 @@ typedef struct {
         ct_rec_loss loss;
         ct_rec_end end;
         ct_rec_gemm gemm;
+        ct_rec_shlib shlib;
         ct_chunk_info chunk;
         ct_rec_unknown unknown;
     } u;
@@ -366,6 +376,7 @@ int ct_enc_cpu(ct_enc *e, uint64_t ts, const ct_rec_cpu *r);
 int ct_enc_loss(ct_enc *e, uint64_t ts, const ct_rec_loss *r);
 int ct_enc_end(ct_enc *e, uint64_t ts, const ct_rec_end *r);
 int ct_enc_gemm(ct_enc *e, uint64_t ts, const ct_rec_gemm *r);
+int ct_enc_shlib(ct_enc *e, uint64_t ts, const ct_rec_shlib *r);
 /* Any record in decoded form (r->type, r->ts, r->u): dispatches to the functions above. */
 int ct_enc_rec(ct_enc *e, const ct_rec *r);
 /* A record of arbitrary type whose body after the timestamp is `body` (tests, extensions). */

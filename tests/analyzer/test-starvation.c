@@ -32,3 +32,24 @@ TEST_IMPL(diag_dataloader_starvation)
     tj_free(s);
     return 0;
 }
+
+/* A loop starved by a 20 ms loader, with one 2 s stall in the middle (an evaluation phase): the
+ * stall's gap is far longer than a step's, so it is set aside, not allowed to hide the loop's
+ * 18 regular gaps (19 gaps in the window: 20 iterations, the first before any GPU work). */
+TEST_IMPL(diag_dataloader_starvation_despite_a_stall)
+{
+    char dir[4096];
+    ASSERT(an_gen(dir, "stall", "--iters 20 --loader-ms 20 --stall-ms 2000"));
+    tj *s = an_summary(dir, NULL);
+    ASSERT(s);
+    const tj *x = an_diag(s, "dataloader-starvation");
+    ASSERT(x);
+    ASSERT_INT(tj_num(x, "evidence.gaps"), ==, 18);
+    ASSERT_NEAR(tj_num(x, "evidence.median_gap_ns"), 20e6, 0.1e6);
+    ASSERT_NEAR(tj_num(x, "evidence.gap_ns"), 18 * 20e6, 18 * 0.1e6);
+    ASSERT_INT(tj_num(x, "evidence.set_aside_gaps"), ==, 1);
+    ASSERT_NEAR(tj_num(x, "evidence.set_aside_gap_ns"), 2020e6, 1e6);
+    ASSERT_CONTAINS(tj_str(x, "message"), "1 other gap before batch copies");
+    tj_free(s);
+    return 0;
+}

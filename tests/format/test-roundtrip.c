@@ -52,6 +52,7 @@ static size_t fmt_all_types(ct_rec *v, char *longtext, size_t longlen)
                                            0, 0, 77, 1, 2, CT_GEMM_UNREAD};
     static const uint8_t future[] = {1, 2, 3, 0x80, 0x01};
     ADD(CT_REC_UNKNOWN)->unknown = (ct_rec_unknown){99, sizeof future, future};
+    ADD(CT_REC_SHLIB)->shlib = (ct_rec_shlib){CT_SHLIB_CUBLASLT, 3, UINT32_MAX};
     ADD(CT_REC_END)->end = (ct_rec_end){CT_END_SIGNAL, -15, 20, 17};
 #undef ADD
     return n;
@@ -132,7 +133,10 @@ TEST_IMPL(roundtrip_every_record_type)
     ASSERT_UINT(l.recs[17].u.gemm.trans_b, ==, 2);
     ASSERT_UINT(l.recs[17].u.gemm.flags, ==, CT_GEMM_UNREAD);
     ASSERT_UINT(l.recs[18].u.unknown.type, ==, 99);
-    ASSERT_INT(l.recs[19].u.end.code, ==, -15);
+    ASSERT_UINT(l.recs[19].u.shlib.kind, ==, CT_SHLIB_CUBLASLT);
+    ASSERT_UINT(l.recs[19].u.shlib.path, ==, 3);
+    ASSERT_UINT(l.recs[19].u.shlib.build_id, ==, UINT32_MAX);
+    ASSERT_INT(l.recs[20].u.end.code, ==, -15);
     ct_rec_frame fr;
     ASSERT_INT(ct_reader_frame(l.r, 0, 1, &fr), ==, 0);
     ASSERT_UINT(fr.offset, ==, 0x1234);

@@ -1,0 +1,131 @@
+/* Running the suite's Python programs (see pt.h). */
+#define _GNU_SOURCE
+#include "pt.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The venv's python from the status tests/pytorch/venv.sh wrote, or a skip. */
+static const char *pt_python(char out[4096])
+{
+    char *st = ct_test_read_file(PT_STATUS, NULL);
+    if (!st)
+        ct_test_skip("no " PT_STATUS ": the build did not run tests/pytorch/venv.sh");
+    st[strcspn(st, "\n")] = 0;
+    if (strncmp(st, "ok ", 3) != 0) {
+        static char why[1024];
+        snprintf(why, sizeof why, "no PyTorch virtual environment: %s", st);
+        free(st);
+        ct_test_skip(why);
+    }
+    snprintf(out, 4096, "%s/bin/python", st + 3);
+    free(st);
+    return out;
+}
+
+int pt_run(ct_test_proc *p, char dir[4096], const char *name, int traced, const char *script,
+           const char *const args[], const char *const env[])
+{
+    char py[4096], src[4200], drv[4096], lib[4096];
+    pt_python(py);
+    snprintf(src, sizeof src, "%s/%s", PT_SRC, script);
+    ct_test_path(drv, "tests/nvrt/driver");
+    ct_test_path(lib, "lib/libcutrace.so");
+    snprintf(dir, 4096, "%s/%s", ct_test_tmpdir(), name);
+    char *argv[64];
+    int argc = 0;
+    if (traced) {
+        const char *const run[] = {an_cutrace(), "run", "-q", "-o", dir, "--gpu-timing", "all", "--"};
+        for (size_t i = 0; i < sizeof run / sizeof run[0]; i++)
+            argv[argc++] = (char *)run[i];
+    }
+    argv[argc++] = py;
+    argv[argc++] = src;
+    for (int i = 0; args && args[i] && argc < 63; i++)
+        argv[argc++] = (char *)args[i];
+    argv[argc] = NULL;
+    /* bytecode would be written next to the sources, inside the clone */
+    char ld[4200], cl[4200];
+    snprintf(ld, sizeof ld, "LD_LIBRARY_PATH=%s", drv);
+    snprintf(cl, sizeof cl, "CUTRACE_LIB=%s", lib);
+    char *envv[32] = {ld, cl, "PYTHONDONTWRITEBYTECODE=1"};
+    int envc = 3;
+    for (int i = 0; env && env[i] && envc < 31; i++)
+        envv[envc++] = (char *)env[i];
+    envv[envc] = NULL;
+    if (ct_test_run(p, argv, envv, 300) != 0) {
+        ct_test_fail_at(__FILE__, __LINE__, "%s: could not be started", src);
+        return 1;
+    }
+    if (!p->exited || p->code != 0) {
+        ct_test_fail_at(__FILE__, __LINE__, "%s%s: expected exit status 0, found %s %d; stderr:\n%s",
+                        traced ? "cutrace run -- " : "", script, p->exited ? "exit status" : "signal",
+                        p->code, p->err);
+        return 1;
+    }
+    return 0;
+}
+
+int pt_run_both(ct_test_proc *p, char dir[4096], const char *name, const char *script,
+                const char *const args[], const char *const env[])
+{
+    ct_test_proc plain;
+    char unused[4096];
+    if (pt_run(&plain, unused, name, 0, script, args, env) != 0)
+        return 1;
+    if (pt_run(p, dir, name, 1, script, args, env) != 0)
+        return 1;
+    ASSERT_STR(p->out, plain.out);
+    ct_test_proc_free(&plain);
+    return 0;
+}
+
+int pt_trace_files(const char *dir, char one[4096])
+{
+    DIR *d = opendir(dir);
+    int n = 0;
+    if (!d)
+        return 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        size_t len = strlen(e->d_name);
+        if (len > 8 && !strcmp(e->d_name + len - 8, ".cutrace")) {
+            snprintf(one, 4096, "%s/%s", dir, e->d_name);
+            n++;
+        }
+    }
+    closedir(d);
+    return n;
+}
+
+double pt_kernel_instances(const tj *summary, const char *part)
+{
+    const tj *k = tj_get(summary, "kernels");
+    double n = 0;
+    for (size_t i = 0; k && i < k->n; i++) {
+        const char *name = tj_str(k->v[i], "name");
+        if (name && strstr(name, part))
+            n += tj_num(k->v[i], "instances");
+    }
+    return n;
+}
+
+static int pt_cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+double pt_median_of(const char *text, const char *prefix)
+{
+    double v[1024];
+    size_t n = 0, plen = strlen(prefix);
+    for (const char *l = text; l && *l && n < 1024; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+        if (!strncmp(l, prefix, plen) && l[plen] == ' ')
+            v[n++] = strtod(l + plen + 1, NULL);
+    if (!n)
+        return -1;
+    qsort(v, n, sizeof v[0], pt_cmp);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}

@@ -1,0 +1,195 @@
+/* PyTorch training loops (tests/pytorch/train.py) traced on the simulated driver: the kernels
+ * of a step by name, the loader's starvation diagnosed where the loop is starved and not where
+ * workers feed it, pinned copies, forked DataLoader workers. */
+#include "pt.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define STEPS 8
+#define COLLATE_MS 25
+
+/* The path of the process's library of this kind ends with end (at least as long); else a
+ * message, and nonzero. */
+static int pt_lib_at(const char *dir, const tj *proc, const char *kind, const char *end)
+{
+    const tj *l = tj_find(tj_get(proc, "libraries"), "kind", kind);
+    const char *path = l ? tj_str(l, "path") : "none";
+    size_t n = strlen(path), m = strlen(end);
+    if (n >= m && !strcmp(path + n - m, end))
+        return 0;
+    ct_test_fail_at(__FILE__, __LINE__, "%s: expected %s at ...%s, found %s", dir, kind, end, path);
+    return 1;
+}
+
+/* A summary of the one trace file the run wrote (forked workers that never used CUDA write
+ * none), of a process that loaded PyTorch with its wheels' NVIDIA runtime, cuBLAS and cuBLASLt
+ * (not the toolkit's on the default path) over the simulated driver. */
+static tj *pt_summary(const char *dir)
+{
+    char one[4096], driver[4096], real[PATH_MAX];
+    int files = pt_trace_files(dir, one);
+    if (files != 1) {
+        ct_test_fail_at(__FILE__, __LINE__, "%s: expected 1 trace file, found %d", dir, files);
+        return NULL;
+    }
+    if (!realpath(ct_test_path(driver, "tests/fakecuda/libcuda.so.1"), real)) {
+        ct_test_fail_at(__FILE__, __LINE__, "expected the simulated driver at %s", driver);
+        return NULL;
+    }
+    tj *s = an_summary(dir, NULL);
+    if (!s)
+        return NULL;
+    const tj *pr = tj_get(s, "processes")->v[0];
+    if (tj_num(pr, "pytorch") != 1) {
+        ct_test_fail_at(__FILE__, __LINE__, "%s: expected PyTorch's CUDA library loaded", dir);
+    } else if (!pt_lib_at(dir, pr, "cudart", "/nvidia/cu13/lib/libcudart.so.13") &&
+               !pt_lib_at(dir, pr, "cublas", "/nvidia/cu13/lib/libcublas.so.13") &&
+               !pt_lib_at(dir, pr, "cublasLt", "/nvidia/cu13/lib/libcublasLt.so.13") &&
+               !pt_lib_at(dir, pr, "cuda", real)) {
+        return s;
+    }
+    tj_free(s);
+    return NULL;
+}
+
+/* The MLP (Linear 256-512, GELU, Linear 512-10) with a 25 ms collate on the training process:
+ * the GPU waits for every batch. Kernels at their default simulated duration (a few us), so
+ * that the GPU's queue drains right after each step's calls and each idle gap is the host's
+ * time between steps, which the program measures itself (stderr). */
+/* The GPU time of the operations the simulation executed for process pid (FAKECUDA_TRUTH
+ * lines: PID TID INDEX KIND STREAM START END ...), summed; -1 if it has none. */
+static double pt_true_gpu_ns(const char *truth, int pid)
+{
+    char *text = ct_test_read_file(truth, NULL);
+    double ns = 0;
+    int n = 0;
+    for (char *save = NULL, *l = text ? strtok_r(text, "\n", &save) : NULL; l;
+         l = strtok_r(NULL, "\n", &save)) {
+        int who;
+        unsigned long long start, end;
+        if (sscanf(l, "%d %*s %*s %*s %*s %llu %llu", &who, &start, &end) == 3 && who == pid) {
+            ns += (double)(end - start);
+            n++;
+        }
+    }
+    free(text);
+    return n ? ns : -1;
+}
+
+TEST_IMPL(pytorch_starved_loop)
+{
+    const char *args[] = {"--loader", "starved", "--model", "mlp", "--steps", "8", "--collate-ms",
+                          "25", NULL};
+    char truth[4200], truth_env[4300];
+    snprintf(truth, sizeof truth, "%s/truth", ct_test_tmpdir());
+    snprintf(truth_env, sizeof truth_env, "FAKECUDA_TRUTH=%s", truth);
+    const char *env[] = {truth_env, NULL};
+    ct_test_proc p;
+    char dir[4096];
+    if (pt_run_both(&p, dir, "starved", "train.py", args, env))
+        return 1;
+    ASSERT_CONTAINS(p.out, "steps 8 model mlp loader starved device cuda:0\n");
+    double host_gap = pt_median_of(p.err, "host between steps ns");
+    ASSERT(host_gap >= COLLATE_MS * 1e6);
+    tj *s = pt_summary(dir);
+    ASSERT(s);
+    /* ATen's kernels of the step, once per step */
+    ASSERT_INT(pt_kernel_instances(s, "at::native::GeluCUDAKernelImpl"), ==, STEPS);
+    ASSERT_INT(pt_kernel_instances(s, "at::native::GeluBackwardCUDAKernelImpl"), ==, STEPS);
+    ASSERT_INT(pt_kernel_instances(s, "nll_loss_forward_reduce_cuda_kernel_2d"), ==, STEPS);
+    ASSERT_INT(pt_kernel_instances(s, "softmax_warp_forward"), ==, STEPS);
+    ASSERT(pt_kernel_instances(s, "multi_tensor_apply_kernel") >= STEPS);
+    /* cuBLAS's: 2 matrix products forward (the Linear layers), 3 backward (the weights' two
+     * gradients and the input gradient of the second layer; the first layer's input needs none) */
+    ASSERT_INT(pt_kernel_instances(s, "cublas"), ==, 5 * STEPS);
+    /* the batches (x and y per step) and the 4 parameter tensors, from pageable memory */
+    const tj *c = tj_get(s, "copies");
+    const tj *h2d = NULL;
+    for (size_t i = 0; c && i < c->n; i++)
+        if (!strcmp(tj_str(c->v[i], "op"), "H2D") && !strcmp(tj_str(c->v[i], "host_kind"), "pageable"))
+            h2d = c->v[i];
+    ASSERT(h2d);
+    ASSERT_INT(tj_num(h2d, "count"), ==, 2 * STEPS + 4);
+    /* the loop starved: each step after the first waited for its batch (the first waits with
+     * the program's start, set aside), as long as the host went between steps */
+    const tj *x = an_diag(s, "dataloader-starvation");
+    if (!x)
+        fprintf(stderr, "diagnoses: %s\n", tj_str(tj_get(s, "diagnoses")->v[0], "message"));
+    ASSERT(x);
+    ASSERT_INT(tj_num(x, "evidence.gaps"), ==, STEPS - 1);
+    ASSERT_NEAR(tj_num(x, "evidence.median_gap_ns"), host_gap, 0.5e6);
+    ASSERT(tj_num(x, "evidence.host_wait_ns") > tj_num(x, "evidence.host_compute_ns"));
+    ASSERT_CONTAINS(tj_str(x, "message"), "DataLoader worker");
+    /* The GPU work per step it prices the workers with, against the simulation's true
+     * intervals (one stream: no overlap): an estimate (operations at the average of those
+     * whose intervals are the work alone: 1.0 to 1.2 times the truth in 24 runs here), so
+     * within a factor 3, which catches an interval counted at a bound that holds host time
+     * (PyTorch's first batch copy: 250 times the step) or a copy's time extrapolated from a
+     * small one's rate (up to 100 times). The saving, recomputed from the true step and the
+     * gaps the program measured: 16 workers (the most priced) would leave gap / 16 - step of
+     * each of the 7 gaps. */
+    double step = pt_true_gpu_ns(truth, (int)tj_num(s, "processes.0.pid")) / STEPS;
+    ASSERT(step > 0);
+    double est = tj_num(x, "evidence.gpu_step_ns");
+    if (!(est > step / 3 && est < step * 3)) {
+        ct_test_fail_at(__FILE__, __LINE__, "expected the GPU work per step within a factor 3 of "
+                        "the simulation's %.0f ns, found %.0f ns", step, est);
+        return 1;
+    }
+    ASSERT_INT(tj_num(x, "evidence.loader_workers"), ==, 16);
+    double left = host_gap / 16 - step;
+    ASSERT_NEAR(tj_num(x, "estimated_saving_ns"), (STEPS - 1) * (host_gap - (left > 0 ? left : 0)),
+                0.02 * (STEPS - 1) * host_gap);
+    /* the trace holds what the run did: about 2,000 records (launches, copies, the frames of
+     * the call stacks captured), not the 450,000 names of PyTorch's symbol tables */
+    ASSERT(tj_num(s, "processes.0.records") < 10000);
+    tj_free(s);
+    ct_test_proc_free(&p);
+    return 0;
+}
+
+/* The small convolutional model (Conv2d, ReLU, MaxPool2d, Linear: cuDNN, ATen and cuBLAS) fed
+ * by 2 forked DataLoader workers with the same 25 ms collate, into pinned memory, copied with
+ * non_blocking=True. Kernels take 1 ms each, so a step's GPU work (over 20 ms) outlasts a
+ * batch's loading (25 ms over 2 workers): the GPU, not the loader, sets the pace. */
+TEST_IMPL(pytorch_fed_loop)
+{
+    const char *args[] = {"--loader", "fed", "--model", "conv", "--steps", "8", "--collate-ms",
+                          "25", "--workers", "2", NULL};
+    const char *env[] = {"FAKECUDA_KERNEL_NS=*=1000000", NULL};
+    ct_test_proc p;
+    char dir[4096];
+    if (pt_run_both(&p, dir, "fed", "train.py", args, env))
+        return 1;
+    ASSERT_CONTAINS(p.out, "steps 8 model conv loader fed device cuda:0\n");
+    /* the batches came from forked workers (neither broken nor traced: they used no CUDA) */
+    ASSERT_CONTAINS(p.err, "loader worker pid ");
+    tj *s = pt_summary(dir);
+    ASSERT(s);
+    int main_pid = (int)tj_num(s, "processes.0.pid");
+    for (const char *l = strstr(p.err, "loader worker pid "); l; l = strstr(l + 1, "loader worker pid "))
+        ASSERT(atoi(l + 18) != main_pid);
+    /* cuDNN's convolution kernels: layout conversions, forward and weight gradient */
+    ASSERT_INT(pt_kernel_instances(s, "cudnn::engines_precompiled::nchwToNhwcKernel"), ==, 2 * STEPS);
+    ASSERT_INT(pt_kernel_instances(s, "_fprop_implicit_gemm_"), ==, STEPS);
+    ASSERT_INT(pt_kernel_instances(s, "_wgrad_implicit_gemm_"), ==, STEPS);
+    /* ATen's pooling, cuBLAS's products for the Linear layer */
+    ASSERT_INT(pt_kernel_instances(s, "max_pool_forward_nchw"), ==, STEPS);
+    ASSERT_INT(pt_kernel_instances(s, "max_pool_backward_nchw"), ==, STEPS);
+    ASSERT(pt_kernel_instances(s, "cublas") >= 2 * STEPS);
+    /* every batch (x and y) from pinned memory, pinned by the DataLoader with cudaHostAlloc */
+    const tj *c = tj_get(s, "copies");
+    double pinned = 0;
+    for (size_t i = 0; c && i < c->n; i++)
+        if (!strcmp(tj_str(c->v[i], "op"), "H2D") && !strcmp(tj_str(c->v[i], "host_kind"), "pinned"))
+            pinned += tj_num(c->v[i], "count");
+    ASSERT_INT(pinned, ==, 2 * STEPS);
+    ASSERT(tj_num(s, "processes.0.pinned_host_peak_bytes") > 0);
+    ASSERT(!an_diag(s, "dataloader-starvation"));
+    tj_free(s);
+    ct_test_proc_free(&p);
+    return 0;
+}
