@@ -56,7 +56,7 @@ $(B)/asan/%.o: %.c | $(B)/.deps-ok
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SANITIZE) -MMD -MP -c $< -o $@
 
-# tests/build.mk first: it defines ct_test_suite, which the other fragments call.
+# tests/build.mk first: it defines ctt_suite, which the other fragments call.
 include tests/build.mk
 include $(wildcard trace-format/build.mk)
 include $(wildcard preload/build.mk)

@@ -5,15 +5,15 @@
  *
  * Line format: "TS TYPE field=value ...", TS in ns of the (merged) monotonic clock; string ids
  * are shown resolved and quoted, followed by "#ID". Header lines start with "header". */
-#include "ct_cli.h"
-#include "ct_paths.h"
+#include "cta_cli.h"
+#include "cta_paths.h"
 #include "ct_records.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
-static const char *const ct_dump_usage =
+static const char *const cta_dump_usage =
     "usage: cutrace dump [--time-order] PATH...\n"
     "  Prints the file header, then every chunk and record, one per line. A PATH is a trace\n"
     "  file or a directory of them (every trace below it, sorted by path).\n"
@@ -21,7 +21,7 @@ static const char *const ct_dump_usage =
     "exit status: 0 ok (damage is reported as warnings on stderr), 2 usage, 3 unreadable input\n";
 
 /* Prints s (len bytes) quoted, with C escapes for quotes, backslashes and non-printables. */
-static void ct_dump_quoted(FILE *o, const char *s, size_t len)
+static void cta_dump_quoted(FILE *o, const char *s, size_t len)
 {
     fputc('"', o);
     for (size_t i = 0; i < len; i++) {
@@ -40,14 +40,14 @@ typedef struct {
     FILE *o;
     const ct_reader *r;
     uint32_t file;
-} ct_dumper;
+} cta_dumper;
 
-static void ct_dump_str(ct_dumper *d, const char *key, uint32_t id)
+static void cta_dump_str(cta_dumper *d, const char *key, uint32_t id)
 {
     const char *s = id ? ct_reader_string(d->r, d->file, id) : NULL;
     fprintf(d->o, " %s=", key);
     if (s)
-        ct_dump_quoted(d->o, s, strlen(s));
+        cta_dump_quoted(d->o, s, strlen(s));
     else if (id)
         fprintf(d->o, "<string %u>", id);
     else
@@ -56,77 +56,77 @@ static void ct_dump_str(ct_dumper *d, const char *key, uint32_t id)
         fprintf(d->o, "#%u", id);
 }
 
-static void ct_dump_header(ct_dumper *d)
+static void cta_dump_header(cta_dumper *d)
 {
     const ct_header *h = ct_reader_header(d->r, d->file);
     FILE *o = d->o;
     fprintf(o, "header file=%u path=", d->file);
     const char *path = ct_reader_path(d->r, d->file);
-    ct_dump_quoted(o, path, strlen(path));
+    cta_dump_quoted(o, path, strlen(path));
     fprintf(o, " format=%u.%u\n", h->major, h->minor);
     fprintf(o, "header host=");
-    ct_dump_quoted(o, h->hostname, strlen(h->hostname));
+    cta_dump_quoted(o, h->hostname, strlen(h->hostname));
     fprintf(o, " pid=%u ppid=%u\n", h->pid, h->ppid);
     fprintf(o, "header cmdline=");
     for (size_t i = 0; i < h->cmdline_len;) {
         size_t n = strnlen(h->cmdline + i, h->cmdline_len - i);
         if (i)
             fputc(' ', o);
-        ct_dump_quoted(o, h->cmdline + i, n);
+        cta_dump_quoted(o, h->cmdline + i, n);
         i += n + 1;
     }
     fprintf(o, "\nheader exe=");
-    ct_dump_quoted(o, h->exe, strlen(h->exe));
+    cta_dump_quoted(o, h->exe, strlen(h->exe));
     fprintf(o, " boot_id=");
-    ct_dump_quoted(o, h->boot_id, strlen(h->boot_id));
+    cta_dump_quoted(o, h->boot_id, strlen(h->boot_id));
     fprintf(o, "\nheader clock realtime_ns=%" PRIu64 " monotonic_ns=%" PRIu64
                " uncertainty_ns=%" PRIu64 " offset_ns=%" PRId64 "\n",
             h->realtime_ns, h->monotonic_ns, h->clock_uncertainty_ns,
             ct_reader_offset(d->r, d->file));
     fprintf(o, "header tracer=");
-    ct_dump_quoted(o, h->tracer_version, strlen(h->tracer_version));
+    cta_dump_quoted(o, h->tracer_version, strlen(h->tracer_version));
     fprintf(o, " options=");
-    ct_dump_quoted(o, h->tracer_options, strlen(h->tracer_options));
+    cta_dump_quoted(o, h->tracer_options, strlen(h->tracer_options));
     fputc('\n', o);
     for (size_t i = 0; i < h->nenv; i++) {
         fprintf(o, "header env ");
-        ct_dump_quoted(o, h->env[i], strlen(h->env[i]));
+        cta_dump_quoted(o, h->env[i], strlen(h->env[i]));
         fputc('\n', o);
     }
 }
 
 /* One field of *v by its dump style (trace-format/ct_records.h), as " key=value". */
-#define CT_DUMP_u(key, x) fprintf(o, " " #key "=%" PRIu64, (uint64_t)(x));
-#define CT_DUMP_d(key, x) fprintf(o, " " #key "=%d", (int)(x));
-#define CT_DUMP_x(key, x) fprintf(o, " " #key "=0x%" PRIx64, (uint64_t)(x));
-#define CT_DUMP_x04(key, x) fprintf(o, " " #key "=%04x", (unsigned)(x));
-#define CT_DUMP_str(key, x) ct_dump_str(d, #key, x);
-#define CT_DUMP_hex16(key, x)                                                               \
+#define CTA_DUMP_u(key, x) fprintf(o, " " #key "=%" PRIu64, (uint64_t)(x));
+#define CTA_DUMP_d(key, x) fprintf(o, " " #key "=%d", (int)(x));
+#define CTA_DUMP_x(key, x) fprintf(o, " " #key "=0x%" PRIx64, (uint64_t)(x));
+#define CTA_DUMP_x04(key, x) fprintf(o, " " #key "=%04x", (unsigned)(x));
+#define CTA_DUMP_str(key, x) cta_dump_str(d, #key, x);
+#define CTA_DUMP_hex16(key, x)                                                               \
     fprintf(o, " " #key "=");                                                               \
     for (int i = 0; i < 16; i++)                                                            \
         fprintf(o, "%02x", (x)[i]);
-#define CT_DUMP_span(key, x)                                                                \
+#define CTA_DUMP_span(key, x)                                                                \
     fprintf(o, " start=%" PRIu64 " " #key "=%" PRIu64, (uint64_t)(x), rec->ts - (x));
-#define CT_DUMP_side(key, x)                                                                \
+#define CTA_DUMP_side(key, x)                                                                \
     fprintf(o, " %s", ((x) & CT_API_DRIVER) ? "driver" : ((x) & CT_API_LIBRARY) ? "library" : "runtime");
-#define CT_DUMP_none(key, x)
-#define CT_DUMP_comma(key, x) fprintf(o, ",%u", (unsigned)(x));
-#define CT_DUMP_dot(key, x) fprintf(o, ".%u", (unsigned)(x));
-#define CT_DUMP_colon02x(key, x) fprintf(o, ":%02x", (unsigned)(x));
-#define CT_DUMP_opSTREAM(key, x) \
+#define CTA_DUMP_none(key, x)
+#define CTA_DUMP_comma(key, x) fprintf(o, ",%u", (unsigned)(x));
+#define CTA_DUMP_dot(key, x) fprintf(o, ".%u", (unsigned)(x));
+#define CTA_DUMP_colon02x(key, x) fprintf(o, ":%02x", (unsigned)(x));
+#define CTA_DUMP_opSTREAM(key, x) \
     fprintf(o, " " #key "=%s", (x) == CT_STREAM_DESTROY ? "destroy" : "create");
-#define CT_DUMP_opCOPY(key, x) \
+#define CTA_DUMP_opCOPY(key, x) \
     fprintf(o, " " #key "=%s", (x) == CT_COPY_MEMSET ? "memset" : "memcpy");
-#define CT_DUMP_opMEM(key, x) \
+#define CTA_DUMP_opMEM(key, x) \
     fprintf(o, " " #key "=%s", (x) == CT_MEM_FREE ? "free" : "alloc");
-#define CT_DUMP_FIELD(name, kind, member, unit, dump, style, at)                           \
+#define CTA_DUMP_FIELD(name, kind, member, unit, dump, style, at)                           \
     if (at == place) {                                                                      \
-        CT_DUMP_##style(dump, v->member)                                                    \
+        CTA_DUMP_##style(dump, v->member)                                                    \
     }
 /* The last place a field list uses (ct_records.h: the API record's). */
-#define CT_DUMP_PLACES 6
+#define CTA_DUMP_PLACES 6
 
-static void ct_dump_record(ct_dumper *d, const ct_rec *rec)
+static void cta_dump_record(cta_dumper *d, const ct_rec *rec)
 {
     FILE *o = d->o;
     if (rec->type == CT_REC_CHUNK) {
@@ -147,22 +147,22 @@ static void ct_dump_record(ct_dumper *d, const ct_rec *rec)
     switch (rec->type) {
     case CT_REC_STRING:
         fprintf(o, " id=%u text=", rec->u.string.id);
-        ct_dump_quoted(o, rec->u.string.text, rec->u.string.len);
+        cta_dump_quoted(o, rec->u.string.text, rec->u.string.len);
         break;
     case CT_REC_STACK:
         fprintf(o, " id=%u frames=", rec->u.stack.id);
         for (uint32_t i = 0; i < rec->u.stack.nframes; i++)
             fprintf(o, "%s%u", i ? "," : "", rec->u.stack.frames[i]);
         break;
-#define CT_DUMP_CASE(TYPE, member, FIELDS)                                                  \
+#define CTA_DUMP_CASE(TYPE, member, FIELDS)                                                  \
     case CT_REC_##TYPE: {                                                                   \
         const ct_rec_##member *v = &rec->u.member;                                          \
-        for (int place = 0; place < CT_DUMP_PLACES; place++) {                             \
-            FIELDS(CT_DUMP_FIELD)                                                           \
+        for (int place = 0; place < CTA_DUMP_PLACES; place++) {                             \
+            FIELDS(CTA_DUMP_FIELD)                                                           \
         }                                                                                   \
         break;                                                                              \
     }
-        CT_RECORDS(CT_DUMP_CASE)
+        CT_RECORDS(CTA_DUMP_CASE)
     default:
         fprintf(o, " type=%u bytes=%u", rec->u.unknown.type, rec->u.unknown.len);
         break;
@@ -170,7 +170,7 @@ static void ct_dump_record(ct_dumper *d, const ct_rec *rec)
     fputc('\n', o);
 }
 
-int ct_cmd_dump(int argc, char **argv)
+int cta_cmd_dump(int argc, char **argv)
 {
     ct_reader_opts opts = {.file_order = 1, .chunk_records = 1};
     int i = 1;
@@ -179,27 +179,27 @@ int ct_cmd_dump(int argc, char **argv)
             opts.file_order = 0;
             opts.chunk_records = 0;
         } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            fputs(ct_dump_usage, stdout);
-            return CT_EXIT_OK;
+            fputs(cta_dump_usage, stdout);
+            return CTA_EXIT_OK;
         } else if (!strcmp(argv[i], "--")) {
             i++;
             break;
         } else {
-            return ct_cli_usage_error("dump", "unknown option '%s'", argv[i]);
+            return cta_cli_usage_error("dump", "unknown option '%s'", argv[i]);
         }
     }
     if (i >= argc)
-        return ct_cli_usage_error("dump", "no trace file given");
+        return cta_cli_usage_error("dump", "no trace file given");
     char **files;
     size_t nf;
-    if (ct_paths_expand("dump", argv + i, argc - i, &files, &nf) != 0)
-        return CT_EXIT_INPUT;
+    if (cta_paths_expand("dump", argv + i, argc - i, &files, &nf) != 0)
+        return CTA_EXIT_INPUT;
     ct_reader *r;
-    int rc = ct_cli_open(&r, files, nf, &opts);
-    ct_paths_free(files);
-    if (rc != CT_EXIT_OK)
+    int rc = cta_cli_open(&r, files, nf, &opts);
+    cta_paths_free(files);
+    if (rc != CTA_EXIT_OK)
         return rc;
-    ct_dumper d = {stdout, r, 0};
+    cta_dumper d = {stdout, r, 0};
     /* A file's header comes before its first record (file order) or all up front. */
     uint32_t nfiles = (uint32_t)ct_reader_nfiles(r), headers = 0;
     ct_rec rec;
@@ -207,21 +207,21 @@ int ct_cmd_dump(int argc, char **argv)
     while ((n = ct_reader_next(r, &rec)) > 0) {
         for (; headers < nfiles && (!opts.file_order || headers <= rec.file); headers++) {
             d.file = headers;
-            ct_dump_header(&d);
+            cta_dump_header(&d);
         }
         d.file = rec.file;
-        ct_dump_record(&d, &rec);
+        cta_dump_record(&d, &rec);
     }
     for (; headers < nfiles; headers++) {
         d.file = headers;
-        ct_dump_header(&d);
+        cta_dump_header(&d);
     }
     if (n < 0) {
         fprintf(stderr, "cutrace: error: %s\n", ct_reader_error(r));
-        rc = CT_EXIT_INPUT;
+        rc = CTA_EXIT_INPUT;
     }
     ct_reader_close(r);
     if (fflush(stdout) != 0)
-        rc = CT_EXIT_FAIL;
+        rc = CTA_EXIT_FAIL;
     return rc;
 }

@@ -7,7 +7,7 @@
  * CUTRACE_STACKS, CUTRACE_GPU_TIMING, CUTRACE_LIBCUDA, CUTRACE_BUFFER_MB), so children and
  * exec'd programs of CMD are traced the same way. */
 #define _GNU_SOURCE
-#include "ct_cli.h"
+#include "cta_cli.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -21,7 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static const char *const ct_run_usage =
+static const char *const cta_run_usage =
     "usage: cutrace run [OPTIONS] -- COMMAND [ARGS...]\n"
     "  Runs COMMAND (and every process it starts) with the CUDA tracer preloaded, then prints\n"
     "  where the traces are. Exit status and signals are COMMAND's own.\n"
@@ -38,18 +38,18 @@ static const char *const ct_run_usage =
     "  -q, --quiet          do not print where the traces are\n"
     "  -h, --help           this text\n";
 
-static pid_t ct_child;
+static pid_t cta_child;
 
 /* Forwards a signal sent to cutrace itself (kill, a scheduler) to the command. Terminal
  * signals (SI_KERNEL) already reach the command through its process group. */
-static void ct_forward(int sig, siginfo_t *si, void *uc)
+static void cta_forward(int sig, siginfo_t *si, void *uc)
 {
     (void)uc;
-    if (ct_child > 0 && (!si || si->si_code != SI_KERNEL))
-        kill(ct_child, sig);
+    if (cta_child > 0 && (!si || si->si_code != SI_KERNEL))
+        kill(cta_child, sig);
 }
 
-static int ct_set_env(const char *name, const char *value)
+static int cta_set_env(const char *name, const char *value)
 {
     if (setenv(name, value, 1) != 0) {
         fprintf(stderr, "cutrace run: error: cannot set %s: %s\n", name, strerror(errno));
@@ -59,7 +59,7 @@ static int ct_set_env(const char *name, const char *value)
 }
 
 /* libcutrace.so: CUTRACE_LIB, else next to this executable. */
-static int ct_find_lib(char *out, size_t cap)
+static int cta_find_lib(char *out, size_t cap)
 {
     const char *env = getenv("CUTRACE_LIB");
     if (env && *env) {
@@ -84,7 +84,7 @@ static int ct_find_lib(char *out, size_t cap)
     return 0;
 }
 
-static int ct_valid_mode(const char *v, const char *const *modes, int numeric)
+static int cta_valid_mode(const char *v, const char *const *modes, int numeric)
 {
     for (; *modes; modes++)
         if (!strcmp(v, *modes))
@@ -98,7 +98,7 @@ static int ct_valid_mode(const char *v, const char *const *modes, int numeric)
 }
 
 /* Counts the .cutrace files in dir modified at or after `since`. */
-static int ct_count_traces(const char *dir, time_t since)
+static int cta_count_traces(const char *dir, time_t since)
 {
     DIR *d = opendir(dir);
     if (!d)
@@ -119,7 +119,7 @@ static int ct_count_traces(const char *dir, time_t since)
     return n;
 }
 
-int ct_cmd_run(int argc, char **argv)
+int cta_cmd_run(int argc, char **argv)
 {
     static const char *const stack_modes[] = {"none", "default", "all", NULL};
     static const char *const gpu_modes[] = {"all", "off", NULL};
@@ -135,8 +135,8 @@ int ct_cmd_run(int argc, char **argv)
             break;
         }
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            fputs(ct_run_usage, stdout);
-            return CT_EXIT_OK;
+            fputs(cta_run_usage, stdout);
+            return CTA_EXIT_OK;
         }
         if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
             quiet = 1;
@@ -145,7 +145,7 @@ int ct_cmd_run(int argc, char **argv)
         if (a[0] != '-')
             break; /* the command, without "--" */
         if (!v)
-            return ct_cli_usage_error("run", "option %s needs a value", a);
+            return cta_cli_usage_error("run", "option %s needs a value", a);
         if (!strcmp(a, "-o") || !strcmp(a, "--output"))
             out = v;
         else if (!strcmp(a, "--stacks"))
@@ -157,25 +157,25 @@ int ct_cmd_run(int argc, char **argv)
         else if (!strcmp(a, "--buffer-mb"))
             buffer = v;
         else
-            return ct_cli_usage_error("run", "unknown option '%s'", a);
+            return cta_cli_usage_error("run", "unknown option '%s'", a);
         i++;
     }
     if (i >= argc)
-        return ct_cli_usage_error("run", "no command given (cutrace run [OPTIONS] -- COMMAND)");
-    if (stacks && !ct_valid_mode(stacks, stack_modes, 0))
-        return ct_cli_usage_error("run", "--stacks: expected none, default or all, found '%s'",
+        return cta_cli_usage_error("run", "no command given (cutrace run [OPTIONS] -- COMMAND)");
+    if (stacks && !cta_valid_mode(stacks, stack_modes, 0))
+        return cta_cli_usage_error("run", "--stacks: expected none, default or all, found '%s'",
                                   stacks);
-    if (gpu && !ct_valid_mode(gpu, gpu_modes, 1))
-        return ct_cli_usage_error("run", "--gpu-timing: expected all, off or a count N > 0, "
+    if (gpu && !cta_valid_mode(gpu, gpu_modes, 1))
+        return cta_cli_usage_error("run", "--gpu-timing: expected all, off or a count N > 0, "
                                   "found '%s'", gpu);
-    if (buffer && !ct_valid_mode(buffer, no_words, 1))
-        return ct_cli_usage_error("run", "--buffer-mb: expected a number > 0, found '%s'", buffer);
+    if (buffer && !cta_valid_mode(buffer, no_words, 1))
+        return cta_cli_usage_error("run", "--buffer-mb: expected a number > 0, found '%s'", buffer);
 
     char lib[PATH_MAX];
-    if (ct_find_lib(lib, sizeof lib) != 0) {
+    if (cta_find_lib(lib, sizeof lib) != 0) {
         fprintf(stderr, "cutrace run: error: expected libcutrace.so next to the cutrace binary "
                 "(../lib/) or at CUTRACE_LIB, found none\n");
-        return CT_EXIT_FAIL;
+        return CTA_EXIT_FAIL;
     }
     /* An absolute output directory, so processes that change directory write to the same. */
     char outdir[PATH_MAX];
@@ -186,29 +186,29 @@ int ct_cmd_run(int argc, char **argv)
         if (!getcwd(cwd, sizeof cwd)) {
             fprintf(stderr, "cutrace run: error: cannot read the current directory: %s\n",
                     strerror(errno));
-            return CT_EXIT_FAIL;
+            return CTA_EXIT_FAIL;
         }
         if ((size_t)snprintf(outdir, sizeof outdir, "%s/%s", cwd, out) >= sizeof outdir)
-            return ct_cli_usage_error("run", "output directory too long: %s", out);
+            return cta_cli_usage_error("run", "output directory too long: %s", out);
     }
     const char *old = getenv("LD_PRELOAD");
     size_t plen = strlen(lib) + (old ? strlen(old) : 0) + 2;
     char *preload = malloc(plen);
     if (!preload)
-        return CT_EXIT_FAIL;
+        return CTA_EXIT_FAIL;
     snprintf(preload, plen, "%s%s%s", lib, old && *old ? ":" : "", old ? old : "");
-    if (ct_set_env("LD_PRELOAD", preload) || ct_set_env("CUTRACE_OUTPUT", outdir) ||
-        (stacks && ct_set_env("CUTRACE_STACKS", stacks)) ||
-        (gpu && ct_set_env("CUTRACE_GPU_TIMING", gpu)) ||
-        (libcuda && ct_set_env("CUTRACE_LIBCUDA", libcuda)) ||
-        (buffer && ct_set_env("CUTRACE_BUFFER_MB", buffer)))
-        return CT_EXIT_FAIL;
+    if (cta_set_env("LD_PRELOAD", preload) || cta_set_env("CUTRACE_OUTPUT", outdir) ||
+        (stacks && cta_set_env("CUTRACE_STACKS", stacks)) ||
+        (gpu && cta_set_env("CUTRACE_GPU_TIMING", gpu)) ||
+        (libcuda && cta_set_env("CUTRACE_LIBCUDA", libcuda)) ||
+        (buffer && cta_set_env("CUTRACE_BUFFER_MB", buffer)))
+        return CTA_EXIT_FAIL;
     free(preload);
 
     static const int fwd[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGCONT};
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
-    sa.sa_sigaction = ct_forward;
+    sa.sa_sigaction = cta_forward;
     sa.sa_flags = SA_SIGINFO | SA_RESTART;
     sigemptyset(&sa.sa_mask);
     for (size_t k = 0; k < sizeof fwd / sizeof fwd[0]; k++)
@@ -216,12 +216,12 @@ int ct_cmd_run(int argc, char **argv)
 
     time_t started = time(NULL);
     fflush(NULL);
-    ct_child = fork();
-    if (ct_child < 0) {
+    cta_child = fork();
+    if (cta_child < 0) {
         fprintf(stderr, "cutrace run: error: fork: %s\n", strerror(errno));
-        return CT_EXIT_FAIL;
+        return CTA_EXIT_FAIL;
     }
-    if (ct_child == 0) {
+    if (cta_child == 0) {
         signal(SIGTERM, SIG_DFL);
         signal(SIGINT, SIG_DFL);
         signal(SIGHUP, SIG_DFL);
@@ -234,14 +234,14 @@ int ct_cmd_run(int argc, char **argv)
         _exit(127);
     }
     int status = 0;
-    while (waitpid(ct_child, &status, 0) < 0 && errno == EINTR)
+    while (waitpid(cta_child, &status, 0) < 0 && errno == EINTR)
         ;
-    ct_child = 0;
+    cta_child = 0;
     if (!quiet) {
         if (strchr(outdir, '%')) {
             fprintf(stderr, "cutrace: traces in %s (one directory per expansion)\n", outdir);
         } else {
-            int n = ct_count_traces(outdir, started);
+            int n = cta_count_traces(outdir, started);
             if (n > 0)
                 fprintf(stderr, "cutrace: %d trace file%s in %s (cutrace summary %s)\n", n,
                         n == 1 ? "" : "s", outdir, outdir);

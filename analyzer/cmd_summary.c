@@ -1,13 +1,13 @@
-/* `cutrace summary PATH...`: the tables and diagnoses of ct_report.h, as text or --json. */
+/* `cutrace summary PATH...`: the tables and diagnoses of cta_report.h, as text or --json. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "ct_cli.h"
-#include "ct_diag.h"
-#include "ct_load.h"
-#include "ct_report.h"
+#include "cta_cli.h"
+#include "cta_diag.h"
+#include "cta_load.h"
+#include "cta_report.h"
 
 static const char usage[] =
     "usage: cutrace summary [OPTIONS] PATH...\n"
@@ -26,28 +26,28 @@ static const char usage[] =
     "Exit status: 0 done, 2 usage error, 3 unreadable input.\n";
 
 /* The GPU records of the kernels that cuBLAS GEMM calls launched, in a second pass over the
- * same files (ct_gemm.h: a kernel's GPU record may come before the call it nests in). */
-static int gemm_gpu_pass(char *const *paths, int npaths, ct_model *m)
+ * same files (cta_gemm.h: a kernel's GPU record may come before the call it nests in). */
+static int gemm_gpu_pass(char *const *paths, int npaths, cta_model *m)
 {
     ct_reader *rd;
-    int rc = ct_load_open("summary", paths, npaths, &rd);
-    if (rc != CT_EXIT_OK)
+    int rc = cta_load_open("summary", paths, npaths, &rd);
+    if (rc != CTA_EXIT_OK)
         return rc;
     ct_rec r;
     int got;
     while ((got = ct_reader_next(rd, &r)) > 0)
         if (r.type == CT_REC_GPU)
-            ct_gemm_gpu(m->gemm, r.file, &r.u.gpu, r.ts);
+            cta_gemm_gpu(m->gemm, r.file, &r.u.gpu, r.ts);
     if (got < 0)
         fprintf(stderr, "cutrace summary: error: %s\n", ct_reader_error(rd));
     ct_reader_close(rd);
-    return got < 0 ? CT_EXIT_INPUT : CT_EXIT_OK;
+    return got < 0 ? CTA_EXIT_INPUT : CTA_EXIT_OK;
 }
 
 static const ct_rec_device *gemm_device(void *ctx, uint32_t file, uint32_t device, const char **name)
 {
-    const ct_model *m = ctx;
-    if (file >= m->nprocs || device >= CT_MAX_DEV || !m->procs[file].dev[device].have_prop)
+    const cta_model *m = ctx;
+    if (file >= m->nprocs || device >= CTA_MAX_DEV || !m->procs[file].dev[device].have_prop)
         return NULL;
     *name = m->procs[file].dev[device].name;
     return &m->procs[file].dev[device].prop;
@@ -60,7 +60,7 @@ static int parse_num(const char *s, double *out)
     return end != s && *end == 0 && *out >= 0;
 }
 
-int ct_cmd_summary(int argc, char **argv)
+int cta_cmd_summary(int argc, char **argv)
 {
     static const struct option opts[] = {
         {"json", no_argument, NULL, 'j'},         {"min-saving", required_argument, NULL, 'm'},
@@ -68,8 +68,8 @@ int ct_cmd_summary(int argc, char **argv)
         {"util-window", required_argument, NULL, 'u'}, {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     int json = 0;
-    ct_diag_opts dopt = {.min_saving_pct = 1.0};
-    ct_report_opts ropt = {.top = 25, .diag = &dopt};
+    cta_diag_opts dopt = {.min_saving_pct = 1.0};
+    cta_report_opts ropt = {.top = 25, .diag = &dopt};
     double x;
     int c;
     optind = 1;
@@ -81,12 +81,12 @@ int ct_cmd_summary(int argc, char **argv)
             break;
         case 'm':
             if (!parse_num(optarg, &x) || x > 100)
-                return ct_cli_usage_error("summary", "--min-saving expects a percentage 0..100, got '%s'", optarg);
+                return cta_cli_usage_error("summary", "--min-saving expects a percentage 0..100, got '%s'", optarg);
             dopt.min_saving_pct = x;
             break;
         case 't':
             if (!parse_num(optarg, &x))
-                return ct_cli_usage_error("summary", "--top expects a row count, got '%s'", optarg);
+                return cta_cli_usage_error("summary", "--top expects a row count, got '%s'", optarg);
             ropt.top = (int)x;
             break;
         case 'v':
@@ -94,40 +94,40 @@ int ct_cmd_summary(int argc, char **argv)
             break;
         case 'u':
             if (!parse_num(optarg, &x) || x <= 0)
-                return ct_cli_usage_error("summary", "--util-window expects milliseconds > 0, got '%s'", optarg);
+                return cta_cli_usage_error("summary", "--util-window expects milliseconds > 0, got '%s'", optarg);
             dopt.util_window_ns = (uint64_t)(x * 1e6);
             break;
         case 'h':
             fputs(usage, stdout);
-            return CT_EXIT_OK;
+            return CTA_EXIT_OK;
         default:
-            return ct_cli_usage_error("summary", "unknown option '%s'", argv[optind - 1]);
+            return cta_cli_usage_error("summary", "unknown option '%s'", argv[optind - 1]);
         }
     }
     if (optind >= argc)
-        return ct_cli_usage_error("summary", "expected at least one trace file or directory");
+        return cta_cli_usage_error("summary", "expected at least one trace file or directory");
     ct_reader *rd;
-    ct_model m;
-    int rc = ct_load("summary", argv + optind, argc - optind, NULL, ropt.variants, &rd, &m);
-    if (rc != CT_EXIT_OK)
+    cta_model m;
+    int rc = cta_load("summary", argv + optind, argc - optind, NULL, ropt.variants, &rd, &m);
+    if (rc != CTA_EXIT_OK)
         return rc;
-    ct_gemm_row *gemm = NULL;
+    cta_gemm_row *gemm = NULL;
     if (m.gemm) {
-        if ((rc = gemm_gpu_pass(argv + optind, argc - optind, &m)) != CT_EXIT_OK) {
-            ct_load_close(rd, &m);
+        if ((rc = gemm_gpu_pass(argv + optind, argc - optind, &m)) != CTA_EXIT_OK) {
+            cta_load_close(rd, &m);
             return rc;
         }
-        ropt.ngemm = ct_gemm_rows(m.gemm, gemm_device, &m, &gemm);
+        ropt.ngemm = cta_gemm_rows(m.gemm, gemm_device, &m, &gemm);
         ropt.gemm = gemm;
     }
-    ct_diag *dg;
-    int n = ct_diagnose(&m, &dopt, &dg);
+    cta_diag *dg;
+    int n = cta_diagnose(&m, &dopt, &dg);
     if (json)
-        ct_report_json(stdout, &m, dg, n, &ropt);
+        cta_report_json(stdout, &m, dg, n, &ropt);
     else
-        ct_report_text(stdout, &m, dg, n, &ropt);
+        cta_report_text(stdout, &m, dg, n, &ropt);
     free(dg);
     free(gemm);
-    ct_load_close(rd, &m);
-    return fflush(stdout) == 0 ? CT_EXIT_OK : CT_EXIT_FAIL;
+    cta_load_close(rd, &m);
+    return fflush(stdout) == 0 ? CTA_EXIT_OK : CTA_EXIT_FAIL;
 }

@@ -1,5 +1,5 @@
 /* `cutrace timeline PATH... -o FILE.json`: a Chrome Trace Event / Perfetto JSON timeline, written
- * while the model reads the traces (it observes the joined calls, ct_observer), so memory stays
+ * while the model reads the traces (it observes the joined calls, cta_observer), so memory stays
  * that of the model. Layout:
  *  - one process per traced process, named "HOST pid PID rank R", sorted by rank;
  *  - host threads (tid = OS tid) with their CUDA calls as complete ("X") events; a driver call
@@ -16,20 +16,20 @@
  * dropped); all processes share the axis. The JSON is kept small: one event per line, args only
  * where they say something (a call's result only when it failed; no correlation ids: the flows
  * link calls to their work), flow ids numbered from 1. Viewers handle a few million events at
- * most, so the timeline stops at --max-events (default CT_TL_MAX_EVENTS) with a warning saying
+ * most, so the timeline stops at --max-events (default CTA_TL_MAX_EVENTS) with a warning saying
  * where, rather than writing a file nothing can open. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "ct_cli.h"
-#include "ct_load.h"
-#include "ct_out.h"
-#include "ct_report.h"
+#include "cta_cli.h"
+#include "cta_load.h"
+#include "cta_out.h"
+#include "cta_report.h"
 
 #define GPU_TID_BASE 1000000000u /* stream tracks: GPU_TID_BASE + device * 1000 + index */
-#define CT_TL_MAX_EVENTS 2000000ull
+#define CTA_TL_MAX_EVENTS 2000000ull
 
 typedef struct {
     FILE *f;
@@ -37,7 +37,7 @@ typedef struct {
     uint64_t base;               /* ns mapped to ts 0 */
     uint64_t from, to;           /* window, ns on the trace axis (to 0: no end) */
     long pid;                    /* -1: all */
-    ct_map streams;              /* (file, device, stream) -> index */
+    cta_map streams;              /* (file, device, stream) -> index */
     uint64_t events;
     uint64_t max_events;         /* 0: no limit */
     uint64_t stopped_at;         /* time of the first event left out (0: none) */
@@ -57,7 +57,7 @@ static int room(tl *t, uint64_t ts, uint64_t n)
     return 0;
 }
 
-static int keep_proc(const tl *t, const ct_proc *p) { return t->pid < 0 || (long)p->pid == t->pid; }
+static int keep_proc(const tl *t, const cta_proc *p) { return t->pid < 0 || (long)p->pid == t->pid; }
 
 static int in_window(const tl *t, uint64_t a, uint64_t b)
 {
@@ -68,10 +68,10 @@ static int in_window(const tl *t, uint64_t a, uint64_t b)
 static void put_us(FILE *f, const char *key, uint64_t ns, int neg)
 {
     unsigned frac = (unsigned)(ns % 1000);
-    ct_put_str(f, ",\"");
-    ct_put_str(f, key);
-    ct_put_str(f, neg && ns ? "\":-" : "\":");
-    ct_put_dec(f, ns / 1000);
+    cta_put_str(f, ",\"");
+    cta_put_str(f, key);
+    cta_put_str(f, neg && ns ? "\":-" : "\":");
+    cta_put_dec(f, ns / 1000);
     if (frac) {
         char d[4] = {'.', (char)('0' + frac / 100), (char)('0' + frac / 10 % 10),
                      (char)('0' + frac % 10)};
@@ -84,14 +84,14 @@ static void put_us(FILE *f, const char *key, uint64_t ns, int neg)
 }
 
 /* Opens one event object: {"ph":PH,"pid":..,"tid":..,"ts":..  (the caller adds the rest). */
-static void ev_open(tl *t, const char *ph, const ct_proc *p, uint64_t tid, uint64_t ts)
+static void ev_open(tl *t, const char *ph, const cta_proc *p, uint64_t tid, uint64_t ts)
 {
-    ct_put_str(t->f, t->first ? "\n{\"ph\":\"" : ",\n{\"ph\":\"");
-    ct_put_str(t->f, ph);
-    ct_put_str(t->f, "\",\"pid\":");
-    ct_put_dec(t->f, p->file + 1);
-    ct_put_str(t->f, ",\"tid\":");
-    ct_put_dec(t->f, tid);
+    cta_put_str(t->f, t->first ? "\n{\"ph\":\"" : ",\n{\"ph\":\"");
+    cta_put_str(t->f, ph);
+    cta_put_str(t->f, "\",\"pid\":");
+    cta_put_dec(t->f, p->file + 1);
+    cta_put_str(t->f, ",\"tid\":");
+    cta_put_dec(t->f, tid);
     if (ts >= t->base)
         put_us(t->f, "ts", ts - t->base, 0);
     else
@@ -102,23 +102,23 @@ static void ev_open(tl *t, const char *ph, const ct_proc *p, uint64_t tid, uint6
 
 static void str_field(tl *t, const char *key, const char *v)
 {
-    ct_put_str(t->f, ",\"");
-    ct_put_str(t->f, key);
-    ct_put_str(t->f, "\":\"");
-    ct_json_escape(t->f, v);
+    cta_put_str(t->f, ",\"");
+    cta_put_str(t->f, key);
+    cta_put_str(t->f, "\":\"");
+    cta_json_escape(t->f, v);
     putc_unlocked('"', t->f);
 }
 
-static void meta(tl *t, const ct_proc *p, uint64_t tid, const char *what, const char *name)
+static void meta(tl *t, const cta_proc *p, uint64_t tid, const char *what, const char *name)
 {
     fprintf(t->f, "%s\n{\"ph\":\"M\",\"pid\":%u,\"tid\":%llu,\"name\":\"%s\",\"args\":{\"name\":\"",
             t->first ? "" : ",", p->file + 1, (unsigned long long)tid, what);
-    ct_json_escape(t->f, name);
+    cta_json_escape(t->f, name);
     fputs("\"}}", t->f);
     t->first = 0;
 }
 
-static void on_proc(void *ctx, ct_proc *p)
+static void on_proc(void *ctx, cta_proc *p)
 {
     tl *t = ctx;
     if (!keep_proc(t, p))
@@ -134,12 +134,12 @@ static void on_proc(void *ctx, ct_proc *p)
     if (p->command[0]) {
         fprintf(t->f, ",\n{\"ph\":\"M\",\"pid\":%u,\"name\":\"process_labels\",\"args\":{\"labels\":\"",
                 p->file + 1);
-        ct_json_escape(t->f, p->command);
+        cta_json_escape(t->f, p->command);
         fputs("\"}}", t->f);
     }
 }
 
-static void on_thread(void *ctx, ct_proc *p, const ct_thread *th)
+static void on_thread(void *ctx, cta_proc *p, const cta_thread *th)
 {
     tl *t = ctx;
     if (keep_proc(t, p) && th->name[0])
@@ -148,24 +148,24 @@ static void on_thread(void *ctx, ct_proc *p, const ct_thread *th)
 
 /* How p ended, once the model has read its END record (or found none): at its last activity,
  * or at the axis's start if it has none. */
-static void ended(tl *t, const ct_model *m, const ct_proc *p)
+static void ended(tl *t, const cta_model *m, const cta_proc *p)
 {
     if (!keep_proc(t, p))
         return;
     char text[160], name[170];
-    snprintf(name, sizeof name, "ended: %s", ct_end_text(m, p, text, sizeof text));
+    snprintf(name, sizeof name, "ended: %s", cta_end_text(m, p, text, sizeof text));
     ev_open(t, "i", p, 0, p->t_first == UINT64_MAX ? t->base : p->t_last);
-    ct_put_str(t->f, ",\"s\":\"p\"");
+    cta_put_str(t->f, ",\"s\":\"p\"");
     str_field(t, "name", name);
     putc_unlocked('}', t->f);
 }
 
 /* The track of a device stream, named when first used. */
-static uint64_t stream_track(tl *t, ct_proc *p, int dev, uint64_t stream)
+static uint64_t stream_track(tl *t, cta_proc *p, int dev, uint64_t stream)
 {
     uint64_t key[3] = {p->file, (uint64_t)dev, stream};
     int added;
-    uint32_t i = ct_map_get(&t->streams, key, sizeof key, &added);
+    uint32_t i = cta_map_get(&t->streams, key, sizeof key, &added);
     uint64_t tid = GPU_TID_BASE + (uint64_t)dev * 1000 + i % 1000;
     if (added) {
         char name[96];
@@ -178,14 +178,14 @@ static uint64_t stream_track(tl *t, ct_proc *p, int dev, uint64_t stream)
     return tid;
 }
 
-static void on_stream(void *ctx, ct_proc *p, int dev, uint64_t stream)
+static void on_stream(void *ctx, cta_proc *p, int dev, uint64_t stream)
 {
     tl *t = ctx;
     if (keep_proc(t, p))
         stream_track(t, p, dev, stream);
 }
 
-static void on_api(void *ctx, ct_proc *p, const ct_rec *r, const char *name)
+static void on_api(void *ctx, cta_proc *p, const ct_rec *r, const char *name)
 {
     tl *t = ctx;
     uint64_t start = r->u.api.start <= r->ts ? r->u.api.start : r->ts;
@@ -194,7 +194,7 @@ static void on_api(void *ctx, ct_proc *p, const ct_rec *r, const char *name)
         return;
     ev_open(t, "X", p, r->tid, start);
     put_us(t->f, "dur", r->ts - start, 0);
-    ct_put_str(t->f, ",\"cat\":\"cuda_api\"");
+    cta_put_str(t->f, ",\"cat\":\"cuda_api\"");
     str_field(t, "name", name);
     if (r->u.api.result)
         fprintf(t->f, ",\"args\":{\"result\":%u}", r->u.api.result);
@@ -206,7 +206,7 @@ static const char *kind_name(uint32_t k) { return k < 6 ? kind_names[k] : "unkno
 
 /* The category, name and args of a call's GPU work (gpu_kind: the GPU record's, for work whose
  * call is unknown); a copy's GB/s only when timed. */
-static void work_event(tl *t, const ct_call *c, uint32_t gpu_kind, uint64_t dur, int timed)
+static void work_event(tl *t, const cta_call *c, uint32_t gpu_kind, uint64_t dur, int timed)
 {
     char name[96];
     const char *nm = name;
@@ -222,7 +222,7 @@ static void work_event(tl *t, const ct_call *c, uint32_t gpu_kind, uint64_t dur,
     } else {
         snprintf(name, sizeof name, "%s", gpu_kind == CT_GPU_KERNEL ? "kernel" : gpu_kind == CT_GPU_MEMCPY ? "Memcpy" : gpu_kind == CT_GPU_MEMSET ? "Memset" : "GPU work");
     }
-    ct_put_str(t->f, c->is_launch || gpu_kind == CT_GPU_KERNEL ? ",\"cat\":\"kernel\""
+    cta_put_str(t->f, c->is_launch || gpu_kind == CT_GPU_KERNEL ? ",\"cat\":\"kernel\""
                                                               : ",\"cat\":\"memory\"");
     str_field(t, "name", nm);
     if (c->is_launch) {
@@ -230,8 +230,8 @@ static void work_event(tl *t, const ct_call *c, uint32_t gpu_kind, uint64_t dur,
         static const char *const sep[6] = {",\"args\":{\"grid\":\"", ",", ",",
                                            "\",\"block\":\"", ",", ","};
         for (int i = 0; i < 6; i++) {
-            ct_put_str(t->f, sep[i]);
-            ct_put_dec(t->f, i < 3 ? l->grid[i] : l->block[i - 3]);
+            cta_put_str(t->f, sep[i]);
+            cta_put_dec(t->f, i < 3 ? l->grid[i] : l->block[i - 3]);
         }
         putc_unlocked('"', t->f);
         if (l->shared_bytes)
@@ -247,24 +247,24 @@ static void work_event(tl *t, const ct_call *c, uint32_t gpu_kind, uint64_t dur,
     if (!c->is_launch && !c->is_copy)
         return;
     if (!timed)
-        ct_put_str(t->f, ",\"gpu_time\":\"not collected (cutrace run --gpu-timing all)\"");
+        cta_put_str(t->f, ",\"gpu_time\":\"not collected (cutrace run --gpu-timing all)\"");
     putc_unlocked('}', t->f);
 }
 
 /* Work without a GPU interval: an instant event on the calling thread when its call returned. */
-static void on_untimed(void *ctx, ct_proc *p, const ct_call *c)
+static void on_untimed(void *ctx, cta_proc *p, const cta_call *c)
 {
     tl *t = ctx;
     if (!c->have_api || !keep_proc(t, p) || !in_window(t, c->api_end, c->api_end) ||
         !room(t, c->api_end, 1))
         return;
     ev_open(t, "i", p, c->tid, c->api_end);
-    ct_put_str(t->f, ",\"s\":\"t\"");
+    cta_put_str(t->f, ",\"s\":\"t\"");
     work_event(t, c, 0, 0, 0);
     putc_unlocked('}', t->f);
 }
 
-static void on_gpu(void *ctx, ct_proc *p, const ct_rec_gpu *g, uint64_t end, const ct_call *c)
+static void on_gpu(void *ctx, cta_proc *p, const ct_rec_gpu *g, uint64_t end, const cta_call *c)
 {
     tl *t = ctx;
     uint64_t start = g->start <= end ? g->start : end, dur = end - start;
@@ -272,7 +272,7 @@ static void on_gpu(void *ctx, ct_proc *p, const ct_rec_gpu *g, uint64_t end, con
     if (!keep_proc(t, p) || !in_window(t, start, end) ||
         !room(t, start, 1 + 2 * (uint64_t)flow + 2 * (uint64_t)bw))
         return;
-    int dev = g->device < CT_MAX_DEV ? (int)g->device : CT_MAX_DEV - 1;
+    int dev = g->device < CTA_MAX_DEV ? (int)g->device : CTA_MAX_DEV - 1;
     uint64_t tid = stream_track(t, p, dev, g->stream);
     ev_open(t, "X", p, tid, start);
     put_us(t->f, "dur", dur, 0);
@@ -287,24 +287,24 @@ static void on_gpu(void *ctx, ct_proc *p, const ct_rec_gpu *g, uint64_t end, con
         fprintf(t->f, ",\"args\":{\"GB/s\":%.3f}}", gbps);
         ev_open(t, "C", p, 0, end);
         str_field(t, "name", cname);
-        ct_put_str(t->f, ",\"args\":{\"GB/s\":0}}");
+        cta_put_str(t->f, ",\"args\":{\"GB/s\":0}}");
     }
     if (flow) {
         /* the arrow: from inside the call to the start of its GPU work */
         uint64_t id = ++t->flows;
         uint64_t s_ts = c->api_start + (c->api_end - c->api_start) / 2;
         ev_open(t, "s", p, c->tid, s_ts);
-        ct_put_str(t->f, ",\"id\":");
-        ct_put_dec(t->f, id);
-        ct_put_str(t->f, ",\"cat\":\"launch\",\"name\":\"launch\"}");
+        cta_put_str(t->f, ",\"id\":");
+        cta_put_dec(t->f, id);
+        cta_put_str(t->f, ",\"cat\":\"launch\",\"name\":\"launch\"}");
         ev_open(t, "f", p, tid, start);
-        ct_put_str(t->f, ",\"id\":");
-        ct_put_dec(t->f, id);
-        ct_put_str(t->f, ",\"cat\":\"launch\",\"name\":\"launch\",\"bp\":\"e\"}");
+        cta_put_str(t->f, ",\"id\":");
+        cta_put_dec(t->f, id);
+        cta_put_str(t->f, ",\"cat\":\"launch\",\"name\":\"launch\",\"bp\":\"e\"}");
     }
 }
 
-static void on_mem(void *ctx, ct_proc *p, uint64_t ts, int dev, uint64_t in_use)
+static void on_mem(void *ctx, cta_proc *p, uint64_t ts, int dev, uint64_t in_use)
 {
     tl *t = ctx;
     if (!keep_proc(t, p) || !in_window(t, ts, ts) || !room(t, ts, 1))
@@ -337,7 +337,7 @@ static const char usage[] =
     "\n"
     "Exit status: 0 done, 2 usage error, 3 unreadable input.\n";
 
-int ct_cmd_timeline(int argc, char **argv)
+int cta_cmd_timeline(int argc, char **argv)
 {
     static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
                                          {"from", required_argument, NULL, 'f'},
@@ -350,7 +350,7 @@ int ct_cmd_timeline(int argc, char **argv)
     const char *out = NULL;
     double from = 0, to = 0;
     long pid = -1;
-    unsigned long long max_events = CT_TL_MAX_EVENTS;
+    unsigned long long max_events = CTA_TL_MAX_EVENTS;
     int c, driver_calls = 0;
     optind = 1;
     opterr = 0;
@@ -364,7 +364,7 @@ int ct_cmd_timeline(int argc, char **argv)
         case 't': {
             double v = strtod(optarg, &end);
             if (end == optarg || *end || v < 0)
-                return ct_cli_usage_error("timeline", "--%s expects milliseconds >= 0, got '%s'",
+                return cta_cli_usage_error("timeline", "--%s expects milliseconds >= 0, got '%s'",
                                           c == 'f' ? "from" : "to", optarg);
             if (c == 'f')
                 from = v;
@@ -375,7 +375,7 @@ int ct_cmd_timeline(int argc, char **argv)
         case 'p':
             pid = strtol(optarg, &end, 10);
             if (end == optarg || *end || pid < 0)
-                return ct_cli_usage_error("timeline", "--pid expects a process id, got '%s'", optarg);
+                return cta_cli_usage_error("timeline", "--pid expects a process id, got '%s'", optarg);
             break;
         case 'd':
             driver_calls = 1;
@@ -383,66 +383,66 @@ int ct_cmd_timeline(int argc, char **argv)
         case 'm':
             max_events = strtoull(optarg, &end, 10);
             if (end == optarg || *end || *optarg == '-')
-                return ct_cli_usage_error("timeline", "--max-events expects a count, got '%s'", optarg);
+                return cta_cli_usage_error("timeline", "--max-events expects a count, got '%s'", optarg);
             break;
         case 'h':
             fputs(usage, stdout);
-            return CT_EXIT_OK;
+            return CTA_EXIT_OK;
         default:
-            return ct_cli_usage_error("timeline", "unknown option '%s'", argv[optind - 1]);
+            return cta_cli_usage_error("timeline", "unknown option '%s'", argv[optind - 1]);
         }
     }
     if (!out)
-        return ct_cli_usage_error("timeline", "expected -o FILE.json");
+        return cta_cli_usage_error("timeline", "expected -o FILE.json");
     if (optind >= argc)
-        return ct_cli_usage_error("timeline", "expected at least one trace file or directory");
+        return cta_cli_usage_error("timeline", "expected at least one trace file or directory");
     if (to && to < from)
-        return ct_cli_usage_error("timeline", "--to (%g) is before --from (%g)", to, from);
+        return cta_cli_usage_error("timeline", "--to (%g) is before --from (%g)", to, from);
     /* the inputs first: nothing is created when they cannot be read */
     ct_reader *rd;
-    int rc = ct_load_open("timeline", argv + optind, argc - optind, &rd);
-    if (rc != CT_EXIT_OK)
+    int rc = cta_load_open("timeline", argv + optind, argc - optind, &rd);
+    if (rc != CTA_EXIT_OK)
         return rc;
     tl t = {.first = 1, .pid = pid, .max_events = max_events, .driver_calls = driver_calls};
     FILE *f = strcmp(out, "-") ? fopen(out, "w") : stdout;
     if (!f) {
         fprintf(stderr, "cutrace timeline: error: %s: cannot create the output file: %m\n", out);
         ct_reader_close(rd);
-        return CT_EXIT_FAIL;
+        return CTA_EXIT_FAIL;
     }
-    ct_map_init(&t.streams);
+    cta_map_init(&t.streams);
     t.f = f;
-    ct_observer obs = {.ctx = &t, .on_api = on_api, .on_gpu = on_gpu, .on_untimed = on_untimed, .on_mem = on_mem,
+    cta_observer obs = {.ctx = &t, .on_api = on_api, .on_gpu = on_gpu, .on_untimed = on_untimed, .on_mem = on_mem,
                        .on_proc = on_proc, .on_thread = on_thread, .on_stream = on_stream};
     /* the axis starts at the earliest file start; the window is relative to it */
-    t.base = ct_load_start(rd);
+    t.base = cta_load_start(rd);
     t.from = t.base + (uint64_t)(from * 1e6);
     t.to = to ? t.base + (uint64_t)(to * 1e6) : 0;
     fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", f);
-    ct_model m;
-    rc = ct_load_run("timeline", rd, &obs, 0, &m);
+    cta_model m;
+    rc = cta_load_run("timeline", rd, &obs, 0, &m);
     uint64_t t_end = 0;
-    if (rc == CT_EXIT_OK) {
+    if (rc == CTA_EXIT_OK) {
         for (size_t i = 0; i < m.nprocs; i++)
             ended(&t, &m, &m.procs[i]);
         fputs("\n]}\n", f);
         for (size_t i = 0; i < m.nprocs; i++)
             if (m.procs[i].t_last > t_end)
                 t_end = m.procs[i].t_last;
-        ct_model_free(&m);
+        cta_model_free(&m);
     }
     ct_reader_close(rd);
     int werr = ferror(f);
     if (f != stdout && fclose(f) != 0)
         werr = 1;
-    if (rc == CT_EXIT_OK && werr) {
+    if (rc == CTA_EXIT_OK && werr) {
         fprintf(stderr, "cutrace timeline: error: %s: write failed\n", out);
-        rc = CT_EXIT_FAIL;
-    } else if (rc == CT_EXIT_OK && f != stdout) {
+        rc = CTA_EXIT_FAIL;
+    } else if (rc == CTA_EXIT_OK && f != stdout) {
         fprintf(stderr, "cutrace timeline: wrote %llu events to %s (open it in https://ui.perfetto.dev)\n",
                 (unsigned long long)t.events, out);
     }
-    if (rc == CT_EXIT_OK && t.stopped_at) {
+    if (rc == CTA_EXIT_OK && t.stopped_at) {
         uint64_t at = t.stopped_at > t.base ? t.stopped_at - t.base : 0;
         uint64_t all = t_end > t.base ? t_end - t.base : 0;
         fprintf(stderr,
@@ -451,6 +451,6 @@ int ct_cmd_timeline(int argc, char **argv)
                 "or --max-events 0 for all (viewers struggle beyond a few million events)\n",
                 (unsigned long long)t.max_events, (double)at / 1e6, (double)all / 1e6, out);
     }
-    ct_map_free(&t.streams);
+    cta_map_free(&t.streams);
     return rc;
 }

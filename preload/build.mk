@@ -2,13 +2,13 @@
 # points are generated from NVIDIA's headers by preload/gen/gen_wrappers.py into $(B)/preload/gen/.
 CUTRACE_SO := $(B)/lib/libcutrace.so
 PRELOAD_GEN := $(B)/preload/gen
-PRELOAD_GEN_OUT := $(PRELOAD_GEN)/ct_fns.h $(PRELOAD_GEN)/ct_wrappers.c $(PRELOAD_GEN)/ct_rt_wrappers.c \
-                   $(PRELOAD_GEN)/ct_blas_wrappers.c $(PRELOAD_GEN)/libcutrace.map
+PRELOAD_GEN_OUT := $(PRELOAD_GEN)/ctp_fns.h $(PRELOAD_GEN)/ctp_wrappers.c $(PRELOAD_GEN)/ctp_rt_wrappers.c \
+                   $(PRELOAD_GEN)/ctp_blas_wrappers.c $(PRELOAD_GEN)/libcutrace.map
 PRELOAD_SRCS := $(sort $(wildcard preload/*.c))
-PRELOAD_OBJS := $(patsubst %.c,$(B)/%.o,$(PRELOAD_SRCS)) $(PRELOAD_GEN)/ct_wrappers.o \
-                $(PRELOAD_GEN)/ct_rt_wrappers.o $(PRELOAD_GEN)/ct_blas_wrappers.o
+PRELOAD_OBJS := $(patsubst %.c,$(B)/%.o,$(PRELOAD_SRCS)) $(PRELOAD_GEN)/ctp_wrappers.o \
+                $(PRELOAD_GEN)/ctp_rt_wrappers.o $(PRELOAD_GEN)/ctp_blas_wrappers.o
 # Only the CUDA entry points are exported (version script); old ABI variants need the internal
-# declarations of cuda.h. -z nodelete: a trace registers an on_exit handler (ct_session.c), which
+# declarations of cuda.h. -z nodelete: a trace registers an on_exit handler (ctp_session.c), which
 # must stay mapped until exit even if a program dlcloses the library.
 PRELOAD_CFLAGS := -fvisibility=hidden -D__CUDA_API_VERSION_INTERNAL=1 -Ipreload -I$(PRELOAD_GEN)
 
@@ -19,9 +19,9 @@ $(PRELOAD_GEN_OUT) &: preload/gen/gen_wrappers.py preload/gen/cuda_api.py $(CUDA
 	$(PYTHON) preload/gen/gen_wrappers.py --include $(CUDA_INC) --out $(PRELOAD_GEN)
 
 $(patsubst %.c,$(B)/%.o,$(PRELOAD_SRCS)): CFLAGS += $(PRELOAD_CFLAGS)
-$(patsubst %.c,$(B)/%.o,$(PRELOAD_SRCS)): $(PRELOAD_GEN)/ct_fns.h
+$(patsubst %.c,$(B)/%.o,$(PRELOAD_SRCS)): $(PRELOAD_GEN)/ctp_fns.h
 
-$(PRELOAD_GEN)/%.o: $(PRELOAD_GEN)/%.c $(PRELOAD_GEN)/ct_fns.h | $(B)/.deps-ok
+$(PRELOAD_GEN)/%.o: $(PRELOAD_GEN)/%.c $(PRELOAD_GEN)/ctp_fns.h | $(B)/.deps-ok
 	$(CC) $(CFLAGS) $(PRELOAD_CFLAGS) $(PICFLAGS) -Wno-unused-parameter -MMD -MP -c $< -o $@
 
 $(CUTRACE_SO): $(PRELOAD_OBJS) $(CTTRACE_LIB) $(PRELOAD_GEN)/libcutrace.map

@@ -50,8 +50,8 @@ ssize_t ct_chunk_build(ct_zctx *z, ct_chunk_info *info, const void *raw, size_t 
 {
     if (raw_len > CT_CHUNK_RAW_MAX || out_cap < ct_chunk_bound(raw_len))
         return CT_E_INVAL;
-    ct_scan_result sr;
-    if (ct_scan_records(raw, raw_len, info->ts_base, &sr, 0, NULL, NULL) != raw_len)
+    ct__scan_result sr;
+    if (ct__scan_records(raw, raw_len, info->ts_base, &sr, 0, NULL, NULL) != raw_len)
         return CT_E_INVAL;
     uint8_t *o = out, *payload = o + CT_CHUNK_HEADER_SIZE;
     size_t psize = raw_len;
@@ -79,23 +79,23 @@ ssize_t ct_chunk_build(ct_zctx *z, ct_chunk_info *info, const void *raw, size_t 
     info->raw_size = (uint32_t)raw_len;
     info->payload_size = (uint32_t)psize;
 
-    ct_le32(o + 0, CT_CHUNK_MAGIC);
-    ct_le16(o + 4, CT_CHUNK_HEADER_SIZE);
-    ct_le16(o + 6, info->flags);
-    ct_le32(o + 8, info->payload_size);
-    ct_le32(o + 12, info->raw_size);
-    ct_le64(o + 16, info->seq);
-    ct_le32(o + 24, info->tid);
-    ct_le32(o + 28, info->nrecords);
-    ct_le64(o + 32, info->ts_base);
-    ct_le64(o + 40, info->corr_base);
-    ct_le64(o + 48, info->t_min);
-    ct_le64(o + 56, info->t_max);
-    ct_le64(o + 64, info->low_water);
-    ct_le64(o + 72, info->lost);
-    ct_le32(o + 80, ct_crc32c(payload, psize));
-    ct_le64(o + 84, info->max_span);
-    ct_le32(o + CT_CHUNK_HEADER_SIZE - 4, ct_crc32c(o, CT_CHUNK_HEADER_SIZE - 4));
+    ct__le32(o + 0, CT_CHUNK_MAGIC);
+    ct__le16(o + 4, CT_CHUNK_HEADER_SIZE);
+    ct__le16(o + 6, info->flags);
+    ct__le32(o + 8, info->payload_size);
+    ct__le32(o + 12, info->raw_size);
+    ct__le64(o + 16, info->seq);
+    ct__le32(o + 24, info->tid);
+    ct__le32(o + 28, info->nrecords);
+    ct__le64(o + 32, info->ts_base);
+    ct__le64(o + 40, info->corr_base);
+    ct__le64(o + 48, info->t_min);
+    ct__le64(o + 56, info->t_max);
+    ct__le64(o + 64, info->low_water);
+    ct__le64(o + 72, info->lost);
+    ct__le32(o + 80, ct__crc32c(payload, psize));
+    ct__le64(o + 84, info->max_span);
+    ct__le32(o + CT_CHUNK_HEADER_SIZE - 4, ct__crc32c(o, CT_CHUNK_HEADER_SIZE - 4));
     return (ssize_t)(CT_CHUNK_HEADER_SIZE + psize);
 }
 
@@ -107,7 +107,7 @@ struct ct_writer {
     uint64_t seq, bytes;
 };
 
-static int ct_write_all(int fd, const uint8_t *p, size_t n)
+static int ct__write_all(int fd, const uint8_t *p, size_t n)
 {
     while (n > 0) {
         ssize_t w = write(fd, p, n);
@@ -125,7 +125,7 @@ int ct_writer_open_fd(ct_writer **wp, int fd, const ct_header *h, const ct_write
 {
     *wp = NULL;
     ct_writer *w = calloc(1, sizeof *w);
-    size_t hcap = ct_header_bound(h);
+    size_t hcap = ct__header_bound(h);
     uint8_t *hbuf = malloc(hcap);
     int rc = CT_E_NOMEM;
     if (!w || !hbuf)
@@ -146,7 +146,7 @@ int ct_writer_open_fd(ct_writer **wp, int fd, const ct_header *h, const ct_write
         rc = (int)n;
         goto fail;
     }
-    rc = ct_write_all(fd, hbuf, (size_t)n);
+    rc = ct__write_all(fd, hbuf, (size_t)n);
     if (rc < 0)
         goto fail;
     w->bytes = (uint64_t)n;
@@ -185,7 +185,7 @@ int ct_writer_chunk(ct_writer *w, ct_enc *e, ct_chunk_info *info, int compress)
     ct_enc_restart(e);
     if (n < 0)
         return (int)n;
-    int rc = ct_write_all(w->fd, w->out, (size_t)n);
+    int rc = ct__write_all(w->fd, w->out, (size_t)n);
     if (rc == 0)
         w->bytes += (uint64_t)n;
     return rc;

@@ -47,25 +47,25 @@ const char *const ct_job_env_vars[] = {
 
 /* CRC32C: SSE4.2 instruction when the CPU has it, else a byte table. Both are set up by a
  * constructor so that the first call may come from a signal handler. */
-static uint32_t ct_crc_table[256];
-static int ct_crc_hw;
+static uint32_t ct__crc_table[256];
+static int ct__crc_hw;
 
-__attribute__((constructor)) static void ct_crc_init(void)
+__attribute__((constructor)) static void ct__crc_init(void)
 {
     for (uint32_t i = 0; i < 256; i++) {
         uint32_t c = i;
         for (int k = 0; k < 8; k++)
             c = (c >> 1) ^ (0x82F63B78u & -(c & 1));
-        ct_crc_table[i] = c;
+        ct__crc_table[i] = c;
     }
 #if defined(__x86_64__)
     __builtin_cpu_init();
-    ct_crc_hw = __builtin_cpu_supports("sse4.2");
+    ct__crc_hw = __builtin_cpu_supports("sse4.2");
 #endif
 }
 
 #if defined(__x86_64__)
-__attribute__((target("sse4.2"))) static uint32_t ct_crc_sse(uint32_t c, const uint8_t *p,
+__attribute__((target("sse4.2"))) static uint32_t ct__crc_sse(uint32_t c, const uint8_t *p,
                                                               size_t len)
 {
     uint64_t c64 = c;
@@ -81,21 +81,21 @@ __attribute__((target("sse4.2"))) static uint32_t ct_crc_sse(uint32_t c, const u
 }
 #endif
 
-uint32_t ct_crc32c(const void *buf, size_t len)
+uint32_t ct__crc32c(const void *buf, size_t len)
 {
     const uint8_t *p = buf;
     uint32_t c = 0xFFFFFFFFu;
 #if defined(__x86_64__)
-    if (ct_crc_hw)
-        return ~ct_crc_sse(c, p, len);
+    if (ct__crc_hw)
+        return ~ct__crc_sse(c, p, len);
 #endif
     for (; len; p++, len--)
-        c = (c >> 8) ^ ct_crc_table[(c ^ *p) & 0xff];
+        c = (c >> 8) ^ ct__crc_table[(c ^ *p) & 0xff];
     return ~c;
 }
 
-size_t ct_scan_records(const uint8_t *p, size_t len, uint64_t ts_base, ct_scan_result *out,
-                       uint64_t types, ct_scan_fn each, void *ctx)
+size_t ct__scan_records(const uint8_t *p, size_t len, uint64_t ts_base, ct__scan_result *out,
+                       uint64_t types, ct__scan_fn each, void *ctx)
 {
     /* the results live in locals while the walk runs: through out they went to memory at every
      * record (the callback might have seen them), and every record of every chunk read passes here */
@@ -106,12 +106,12 @@ size_t ct_scan_records(const uint8_t *p, size_t len, uint64_t ts_base, ct_scan_r
     while (p < end) {
         int bad = 0;
         const uint8_t *q = p;
-        uint64_t type = ct_get_uv(&q, end, &bad);
-        uint64_t blen = ct_get_uv(&q, end, &bad);
+        uint64_t type = ct__get_uv(&q, end, &bad);
+        uint64_t blen = ct__get_uv(&q, end, &bad);
         if (bad || type == 0 || blen > (uint64_t)(end - q))
             break;
         const uint8_t *body = q;
-        uint64_t nts = ts + (uint64_t)ct_get_sv(&body, q + blen, &bad);
+        uint64_t nts = ts + (uint64_t)ct__get_sv(&body, q + blen, &bad);
         sorted &= nts >= ts;
         ts = nts;
         t_min = ts < t_min ? ts : t_min;

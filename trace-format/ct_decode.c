@@ -7,32 +7,32 @@
 
 /* ---- record decoding ------------------------------------------------------------------------ */
 
-void ct_malformed_rest(ct_fin *f, ct_cursor *c, const char *why)
+void ct__malformed_rest(ct__infile *f, ct__cursor *c, const char *why)
 {
-    ct_warn(f, "chunk %llu: %s at byte %zu of %zu; rest of the chunk skipped",
+    ct__warn(f, "chunk %llu: %s at byte %zu of %zu; rest of the chunk skipped",
             (unsigned long long)c->seq, why, (size_t)(c->p - c->buf),
             (size_t)(c->end - c->buf));
     f->st.bad_records++;
     c->p = c->end;
 }
 
-static inline uint64_t ct_get_corr(ct_cursor *c, const uint8_t **b, const uint8_t *be, int *bad)
+static inline uint64_t ct__get_corr(ct__cursor *c, const uint8_t **b, const uint8_t *be, int *bad)
 {
-    c->prev_corr += (uint64_t)ct_get_sv(b, be, bad);
+    c->prev_corr += (uint64_t)ct__get_sv(b, be, bad);
     return c->prev_corr;
 }
 
 /* What decoding a record of a type does besides its fields; type is a constant, so this folds
  * away in every case but LOSS's and END's. */
-static inline void ct_decoded(ct_fin *f, const ct_rec *r, uint32_t type)
+static inline void ct__decoded(ct__infile *f, const ct_rec *r, uint32_t type)
 {
     if (type == CT_REC_LOSS)
-        ct_fin_lost(f, r->u.loss.reason, r->u.loss.count);
+        ct__infile_lost(f, r->u.loss.reason, r->u.loss.count);
     else if (type == CT_REC_END)
         f->st.complete = 1;
 }
 
-int ct_decode(ct_fin *f, ct_cursor *c, ct_rec *r)
+int ct_decode(ct__infile *f, ct__cursor *c, ct_rec *r)
 {
     if (c->p < c->end) {
         int bad = 0;
@@ -46,15 +46,15 @@ int ct_decode(ct_fin *f, ct_cursor *c, ct_rec *r)
             r->ts = c->head_ts;
         } else {
             const uint8_t *p = c->p, *end = c->end;
-            type = ct_get_uv(&p, end, &bad);
-            uint64_t len = ct_get_uv(&p, end, &bad);
+            type = ct__get_uv(&p, end, &bad);
+            uint64_t len = ct__get_uv(&p, end, &bad);
             if (bad || type == 0 || len > (uint64_t)(end - p)) {
-                ct_malformed_rest(f, c, type == 0 ? "record type 0" : "record overruns the chunk");
+                ct__malformed_rest(f, c, type == 0 ? "record type 0" : "record overruns the chunk");
                 return 0;
             }
             b = p;
             be = p + len;
-            r->ts = c->prev_ts + (uint64_t)ct_get_sv(&b, be, &bad);
+            r->ts = c->prev_ts + (uint64_t)ct__get_sv(&b, be, &bad);
         }
         c->p = be;
         c->prev_ts = r->ts;
@@ -64,27 +64,27 @@ int ct_decode(ct_fin *f, ct_cursor *c, ct_rec *r)
         r->type = (uint32_t)type;
         const uint32_t *ix;
         switch (type) {
-#define CT_DEC_CASE(TYPE, member, FIELDS)                                                   \
+#define CT__DEC_CASE(TYPE, member, FIELDS)                                                   \
         case CT_REC_##TYPE: {                                                                \
             ct_rec_##member *d = &r->u.member;                                               \
-            FIELDS(CT_DEC_FIELD)                                                             \
+            FIELDS(CT__DEC_FIELD)                                                             \
             if (!bad)                                                                        \
-                ct_decoded(f, r, CT_REC_##TYPE);                                             \
+                ct__decoded(f, r, CT_REC_##TYPE);                                             \
             break;                                                                           \
         }
-        CT_EVENT_RECORDS(CT_DEC_CASE)
+        CT_EVENT_RECORDS(CT__DEC_CASE)
         case CT_REC_STRING:
-            r->u.string.id = ct_get_u32v(&b, be, &bad);
+            r->u.string.id = ct__get_u32v(&b, be, &bad);
             ix = ct_hash_find(&f->str_ids, r->u.string.id);
             if (ix) {
                 r->u.string.text = f->strs[*ix].text;
                 r->u.string.len = f->strs[*ix].len;
             } else {
-                bad = 1; /* ct_define refused it */
+                bad = 1; /* ct__define refused it */
             }
             break;
         case CT_REC_FRAME:
-            r->u.frame.id = ct_get_u32v(&b, be, &bad);
+            r->u.frame.id = ct__get_u32v(&b, be, &bad);
             ix = ct_hash_find(&f->frame_ids, r->u.frame.id);
             if (ix)
                 r->u.frame = f->frames[*ix];
@@ -92,7 +92,7 @@ int ct_decode(ct_fin *f, ct_cursor *c, ct_rec *r)
                 bad = 1;
             break;
         case CT_REC_STACK:
-            r->u.stack.id = ct_get_u32v(&b, be, &bad);
+            r->u.stack.id = ct__get_u32v(&b, be, &bad);
             ix = ct_hash_find(&f->stack_ids, r->u.stack.id);
             if (ix) {
                 r->u.stack.frames = f->stacks[*ix].frames;
@@ -120,14 +120,14 @@ int ct_decode(ct_fin *f, ct_cursor *c, ct_rec *r)
 
 /* ---- cursors ---------------------------------------------------------------------------------- */
 
-void ct_cursor_free(ct_cursor *c)
+void ct__cursor_free(ct__cursor *c)
 {
     free(c->buf);
     free(c->sorted);
     free(c);
 }
 
-int ct_cursor_peek(ct_fin *f, ct_cursor *c)
+int ct__cursor_peek(ct__infile *f, ct__cursor *c)
 {
     if (c->chunk_pending) {
         c->head_ts = c->chunk.t_min;
@@ -143,22 +143,22 @@ int ct_cursor_peek(ct_fin *f, ct_cursor *c)
         return 0;
     int bad = 0;
     const uint8_t *p = c->p, *end = c->end;
-    uint64_t type = ct_get_uv(&p, end, &bad);
-    uint64_t len = ct_get_uv(&p, end, &bad);
+    uint64_t type = ct__get_uv(&p, end, &bad);
+    uint64_t len = ct__get_uv(&p, end, &bad);
     if (bad || type == 0 || len > (uint64_t)(end - p)) {
-        ct_malformed_rest(f, c, type == 0 ? "record type 0" : "record overruns the chunk");
+        ct__malformed_rest(f, c, type == 0 ? "record type 0" : "record overruns the chunk");
         return 0;
     }
     c->pk_at = c->p;
     c->pk_end = p + len;
     c->pk_type = (uint32_t)type;
-    c->head_ts = c->prev_ts + (uint64_t)ct_get_sv(&p, p + len, &bad);
+    c->head_ts = c->prev_ts + (uint64_t)ct__get_sv(&p, p + len, &bad);
     c->pk_body = p;
     c->pk_bad = bad;
     return 1;
 }
 
-int ct_cursor_take(ct_fin *f, ct_cursor *c, ct_rec *r)
+int ct__cursor_take(ct__infile *f, ct__cursor *c, ct_rec *r)
 {
     if (c->chunk_pending) {
         c->chunk_pending = 0;
@@ -178,7 +178,7 @@ int ct_cursor_take(ct_fin *f, ct_cursor *c, ct_rec *r)
 }
 
 
-static int ct_rec_cmp(const void *a, const void *b)
+static int ct__rec_cmp(const void *a, const void *b)
 {
     const ct_rec *x = a, *y = b;
     if (x->ts != y->ts)
@@ -186,7 +186,7 @@ static int ct_rec_cmp(const void *a, const void *b)
     return x->pad_ < y->pad_ ? -1 : x->pad_ > y->pad_;
 }
 
-int ct_cursor_sort(ct_fin *f, ct_cursor *c, size_t n)
+int ct__cursor_sort(ct__infile *f, ct__cursor *c, size_t n)
 {
     ct_rec *recs = malloc((n ? n : 1) * sizeof *recs);
     if (!recs)
@@ -201,7 +201,7 @@ int ct_cursor_sort(ct_fin *f, ct_cursor *c, size_t n)
         recs[got_n].pad_ = (uint32_t)got_n;
         got_n++;
     }
-    qsort(recs, got_n, sizeof *recs, ct_rec_cmp);
+    qsort(recs, got_n, sizeof *recs, ct__rec_cmp);
     for (size_t i = 0; i < got_n; i++)
         recs[i].pad_ = 0;
     c->sorted = recs;

@@ -6,10 +6,10 @@
 
 #include <stdlib.h>
 
-void *ct_arena_alloc(ct_block **head, size_t n)
+void *ct__arena_alloc(ct__block **head, size_t n)
 {
     n = (n + 7) & ~(size_t)7;
-    ct_block *b = *head;
+    ct__block *b = *head;
     if (!b || b->cap - b->used < n) {
         size_t cap = n > (64u << 10) ? n : (64u << 10);
         b = malloc(sizeof *b + cap);
@@ -25,16 +25,16 @@ void *ct_arena_alloc(ct_block **head, size_t n)
     return p;
 }
 
-void ct_arena_free(ct_block *b)
+void ct__arena_free(ct__block *b)
 {
     while (b) {
-        ct_block *n = b->next;
+        ct__block *n = b->next;
         free(b);
         b = n;
     }
 }
 
-int ct_reserve(void *arrp, size_t *cap, size_t n, size_t elem)
+int ct__reserve(void *arrp, size_t *cap, size_t n, size_t elem)
 {
     if (n < *cap)
         return 0;
@@ -52,7 +52,7 @@ int ct_reserve(void *arrp, size_t *cap, size_t n, size_t elem)
 /* Charges a definition of `bytes` (plus its table entries) to the file's budget: 0, or 1 if
  * the budget is spent (warned once), when the definition is to be ignored. Compression lets a
  * small file define gigabytes of names; past CT_DEFS_MAX their ids read as undefined. */
-static int ct_def_charge(ct_fin *f, uint64_t bytes)
+static int ct__def_charge(ct__infile *f, uint64_t bytes)
 {
     /* table slot (16), the id map's two slots at half load (2 x 12: ct_hash), arena rounding */
     const uint64_t entry = 48;
@@ -62,31 +62,31 @@ static int ct_def_charge(ct_fin *f, uint64_t bytes)
     }
     if (f->def_bytes <= CT_DEFS_MAX) {
         f->def_bytes = CT_DEFS_MAX + 1;
-        ct_warn(f, "more than %u bytes of string, frame and stack definitions: the rest are "
+        ct__warn(f, "more than %u bytes of string, frame and stack definitions: the rest are "
                    "ignored (their ids show as undefined)", CT_DEFS_MAX);
     }
     return 1;
 }
 
-int ct_define(ct_fin *f, uint32_t type, const uint8_t *b, const uint8_t *be)
+int ct__define(ct__infile *f, uint32_t type, const uint8_t *b, const uint8_t *be)
 {
     int bad = 0;
     const uint8_t *body = b;
-    uint32_t id = ct_get_u32v(&b, be, &bad);
+    uint32_t id = ct__get_u32v(&b, be, &bad);
     if (bad || id == 0)
         return 1;
     if (type == CT_REC_STRING) {
-        uint64_t n = ct_get_uv(&b, be, &bad);
+        uint64_t n = ct__get_uv(&b, be, &bad);
         if (bad || n > CT_STRING_MAX || n > (uint64_t)(be - b))
             return 1;
-        if (ct_hash_find(&f->str_ids, id) || ct_def_charge(f, n + 1))
+        if (ct_hash_find(&f->str_ids, id) || ct__def_charge(f, n + 1))
             return 0;
-        char *t = ct_arena_alloc(&f->arena, n + 1);
-        if (!t || ct_reserve(&f->strs, &f->strs_cap, f->nstrs, sizeof *f->strs) < 0)
+        char *t = ct__arena_alloc(&f->arena, n + 1);
+        if (!t || ct__reserve(&f->strs, &f->strs_cap, f->nstrs, sizeof *f->strs) < 0)
             return CT_E_NOMEM;
         memcpy(t, b, n);
         t[n] = 0;
-        f->strs[f->nstrs] = (ct_str_def){t, (uint32_t)n};
+        f->strs[f->nstrs] = (ct__str_def){t, (uint32_t)n};
         int rc = ct_hash_put(&f->str_ids, id, (uint32_t)f->nstrs);
         f->nstrs += rc > 0;
         return rc < 0 ? rc : 0;
@@ -94,34 +94,34 @@ int ct_define(ct_fin *f, uint32_t type, const uint8_t *b, const uint8_t *be)
     if (type == CT_REC_FRAME) {
         ct_rec_frame fr, *d = &fr;
         b = body;
-        CT_FRAME_FIELDS(CT_DEC_FIELD)
+        CT_FRAME_FIELDS(CT__DEC_FIELD)
         if (bad)
             return 1;
-        if (ct_hash_find(&f->frame_ids, id) || ct_def_charge(f, sizeof fr))
+        if (ct_hash_find(&f->frame_ids, id) || ct__def_charge(f, sizeof fr))
             return 0;
-        if (ct_reserve(&f->frames, &f->frames_cap, f->nframes, sizeof *f->frames) < 0)
+        if (ct__reserve(&f->frames, &f->frames_cap, f->nframes, sizeof *f->frames) < 0)
             return CT_E_NOMEM;
         f->frames[f->nframes] = fr;
         int rc = ct_hash_put(&f->frame_ids, id, (uint32_t)f->nframes);
         f->nframes += rc > 0;
         return rc < 0 ? rc : 0;
     }
-    uint64_t n = ct_get_uv(&b, be, &bad);
+    uint64_t n = ct__get_uv(&b, be, &bad);
     /* Each frame id takes at least one byte: a count above the bytes left is a lie. */
     if (bad || n > CT_STACK_MAX || n > (uint64_t)(be - b))
         return 1;
-    if (ct_hash_find(&f->stack_ids, id) || ct_def_charge(f, n * sizeof(uint32_t)))
+    if (ct_hash_find(&f->stack_ids, id) || ct__def_charge(f, n * sizeof(uint32_t)))
         return 0;
-    uint32_t *frames = ct_arena_alloc(&f->arena, (size_t)n * sizeof(uint32_t) + 1);
+    uint32_t *frames = ct__arena_alloc(&f->arena, (size_t)n * sizeof(uint32_t) + 1);
     if (!frames)
         return CT_E_NOMEM;
     for (uint64_t i = 0; i < n; i++)
-        frames[i] = ct_get_u32v(&b, be, &bad);
+        frames[i] = ct__get_u32v(&b, be, &bad);
     if (bad)
         return 1;
-    if (ct_reserve(&f->stacks, &f->stacks_cap, f->nstacks, sizeof *f->stacks) < 0)
+    if (ct__reserve(&f->stacks, &f->stacks_cap, f->nstacks, sizeof *f->stacks) < 0)
         return CT_E_NOMEM;
-    f->stacks[f->nstacks] = (ct_stack_def){frames, (uint32_t)n};
+    f->stacks[f->nstacks] = (ct__stack_def){frames, (uint32_t)n};
     int rc = ct_hash_put(&f->stack_ids, id, (uint32_t)f->nstacks);
     f->nstacks += rc > 0;
     return rc < 0 ? rc : 0;

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 /* Moves every key into a new table of ncap slots (a power of two that holds them). */
-static int ct_hash_rehash(ct_hash *h, size_t ncap)
+static int ct__hash_rehash(ct_hash *h, size_t ncap)
 {
     if (ncap > SIZE_MAX / sizeof(uint64_t))
         return CT_E_NOMEM;
@@ -36,7 +36,7 @@ int ct_hash_reserve(ct_hash *h, size_t n)
             return CT_E_NOMEM;
         cap *= 2;
     }
-    return cap > h->cap ? ct_hash_rehash(h, cap) : 0;
+    return cap > h->cap ? ct__hash_rehash(h, cap) : 0;
 }
 
 int ct_hash_put(ct_hash *h, uint64_t key, uint32_t val)

@@ -15,18 +15,18 @@
 #include <unistd.h>
 
 enum {
-    CT_H_HOSTNAME = 1, CT_H_PID = 2, CT_H_PPID = 3, CT_H_CMDLINE = 4, CT_H_EXE = 5,
-    CT_H_BOOT_ID = 6, CT_H_REALTIME = 7, CT_H_MONOTONIC = 8, CT_H_CLOCK_UNC = 9,
-    CT_H_VERSION = 10, CT_H_OPTIONS = 11, CT_H_ENV = 12, CT_H_FRAMEWORKS = 13,
+    CT__H_HOSTNAME = 1, CT__H_PID = 2, CT__H_PPID = 3, CT__H_CMDLINE = 4, CT__H_EXE = 5,
+    CT__H_BOOT_ID = 6, CT__H_REALTIME = 7, CT__H_MONOTONIC = 8, CT__H_CLOCK_UNC = 9,
+    CT__H_VERSION = 10, CT__H_OPTIONS = 11, CT__H_ENV = 12, CT__H_FRAMEWORKS = 13,
 };
 
 /* Scratch allocator over the caller's buffer. */
 typedef struct {
     char *p;
     size_t left;
-} ct_scratch;
+} ct__scratch;
 
-static char *ct_scratch_take(ct_scratch *s, size_t n)
+static char *ct__scratch_take(ct__scratch *s, size_t n)
 {
     if (n > s->left)
         return NULL;
@@ -37,7 +37,7 @@ static char *ct_scratch_take(ct_scratch *s, size_t n)
 }
 
 /* Reads up to cap - 1 bytes of a small file into a NUL-terminated buffer; length or -1. */
-static ssize_t ct_read_small(const char *path, char *buf, size_t cap)
+static ssize_t ct__read_small(const char *path, char *buf, size_t cap)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
@@ -56,7 +56,7 @@ static ssize_t ct_read_small(const char *path, char *buf, size_t cap)
     return (ssize_t)n;
 }
 
-static uint64_t ct_clock_ns(clockid_t id)
+static uint64_t ct__clock_ns(clockid_t id)
 {
     struct timespec ts;
     clock_gettime(id, &ts);
@@ -74,24 +74,24 @@ int ct_header_collect(ct_header *h, const char *version, const char *options, ch
     h->pid = (uint32_t)getpid();
     h->ppid = (uint32_t)getppid();
 
-    uint64_t m0 = ct_clock_ns(CLOCK_MONOTONIC);
-    h->realtime_ns = ct_clock_ns(CLOCK_REALTIME);
-    uint64_t m1 = ct_clock_ns(CLOCK_MONOTONIC);
+    uint64_t m0 = ct__clock_ns(CLOCK_MONOTONIC);
+    h->realtime_ns = ct__clock_ns(CLOCK_REALTIME);
+    uint64_t m1 = ct__clock_ns(CLOCK_MONOTONIC);
     h->monotonic_ns = m0 + (m1 - m0) / 2;
     h->clock_uncertainty_ns = m1 - m0;
 
     /* Fixed-size parts first, the command line last with whatever room is left. */
-    ct_scratch s = {scratch, scratch_len};
+    ct__scratch s = {scratch, scratch_len};
     size_t nvars = 0;
     while (ct_job_env_vars[nvars])
         nvars++;
     size_t misalign = (uintptr_t)s.p % _Alignof(char *);
-    if (misalign && !ct_scratch_take(&s, _Alignof(char *) - misalign))
+    if (misalign && !ct__scratch_take(&s, _Alignof(char *) - misalign))
         return CT_E_INVAL;
-    const char **env = (const char **)(void *)ct_scratch_take(&s, nvars * sizeof(char *));
-    char *host = ct_scratch_take(&s, 256);
-    char *boot = ct_scratch_take(&s, 64);
-    char *exe = ct_scratch_take(&s, 4096);
+    const char **env = (const char **)(void *)ct__scratch_take(&s, nvars * sizeof(char *));
+    char *host = ct__scratch_take(&s, 256);
+    char *boot = ct__scratch_take(&s, 64);
+    char *exe = ct__scratch_take(&s, 4096);
     if (!env || !host || !boot || !exe)
         return CT_E_INVAL;
 
@@ -99,7 +99,7 @@ int ct_header_collect(ct_header *h, const char *version, const char *options, ch
         host[0] = 0;
     host[255] = 0;
     h->hostname = host;
-    ssize_t n = ct_read_small("/proc/sys/kernel/random/boot_id", boot, 64);
+    ssize_t n = ct__read_small("/proc/sys/kernel/random/boot_id", boot, 64);
     while (n > 0 && (boot[n - 1] == '\n' || boot[n - 1] == ' '))
         boot[--n] = 0;
     if (n < 0)
@@ -114,7 +114,7 @@ int ct_header_collect(ct_header *h, const char *version, const char *options, ch
         if (!v)
             continue;
         size_t need = strlen(ct_job_env_vars[i]) + 1 + strlen(v) + 1;
-        char *kv = ct_scratch_take(&s, need);
+        char *kv = ct__scratch_take(&s, need);
         if (!kv)
             return CT_E_INVAL;
         snprintf(kv, need, "%s=%s", ct_job_env_vars[i], v);
@@ -124,7 +124,7 @@ int ct_header_collect(ct_header *h, const char *version, const char *options, ch
 
     /* The command line may be cut: keep whole arguments only. */
     if (s.left > 1) {
-        n = ct_read_small("/proc/self/cmdline", s.p, s.left);
+        n = ct__read_small("/proc/self/cmdline", s.p, s.left);
         size_t len = n > 0 ? (size_t)n : 0;
         if (len + 1 >= s.left)
             while (len > 0 && s.p[len - 1] != 0)
@@ -135,98 +135,98 @@ int ct_header_collect(ct_header *h, const char *version, const char *options, ch
     return 0;
 }
 
-static uint8_t *ct_put_field(uint8_t *p, uint32_t tag, const void *v, size_t len)
+static uint8_t *ct__put_field(uint8_t *p, uint32_t tag, const void *v, size_t len)
 {
-    p = ct_put_uv(p, tag);
-    p = ct_put_uv(p, len);
+    p = ct__put_uv(p, tag);
+    p = ct__put_uv(p, len);
     memcpy(p, v, len);
     return p + len;
 }
 
-static uint8_t *ct_put_text(uint8_t *p, uint32_t tag, const char *s)
+static uint8_t *ct__put_text(uint8_t *p, uint32_t tag, const char *s)
 {
-    return s ? ct_put_field(p, tag, s, strlen(s)) : p;
+    return s ? ct__put_field(p, tag, s, strlen(s)) : p;
 }
 
-static uint8_t *ct_put_num(uint8_t *p, uint32_t tag, uint64_t v)
+static uint8_t *ct__put_num(uint8_t *p, uint32_t tag, uint64_t v)
 {
-    uint8_t tmp[CT_UV_MAX];
-    return ct_put_field(p, tag, tmp, (size_t)(ct_put_uv(tmp, v) - tmp));
+    uint8_t tmp[CT__UV_MAX];
+    return ct__put_field(p, tag, tmp, (size_t)(ct__put_uv(tmp, v) - tmp));
 }
 
-static size_t ct_text_len(const char *s) { return s ? strlen(s) : 0; }
+static size_t ct__text_len(const char *s) { return s ? strlen(s) : 0; }
 
-size_t ct_header_bound(const ct_header *h)
+size_t ct__header_bound(const ct_header *h)
 {
-    size_t need = 16 + 4 + 13 * 2 * CT_UV_MAX + ct_text_len(h->hostname) + h->cmdline_len +
-                  ct_text_len(h->exe) + ct_text_len(h->boot_id) + ct_text_len(h->tracer_version) +
-                  ct_text_len(h->tracer_options);
+    size_t need = 16 + 4 + 13 * 2 * CT__UV_MAX + ct__text_len(h->hostname) + h->cmdline_len +
+                  ct__text_len(h->exe) + ct__text_len(h->boot_id) + ct__text_len(h->tracer_version) +
+                  ct__text_len(h->tracer_options);
     for (size_t i = 0; i < h->nenv; i++)
-        need += 2 * CT_UV_MAX + strlen(h->env[i]);
+        need += 2 * CT__UV_MAX + strlen(h->env[i]);
     return need;
 }
 
 ssize_t ct_header_encode(const ct_header *h, void *out, size_t cap)
 {
-    if (ct_header_bound(h) > cap)
+    if (ct__header_bound(h) > cap)
         return CT_E_FULL;
     uint8_t *o = out, *p = o + 16;
-    p = ct_put_text(p, CT_H_HOSTNAME, h->hostname);
-    p = ct_put_num(p, CT_H_PID, h->pid);
-    p = ct_put_num(p, CT_H_PPID, h->ppid);
+    p = ct__put_text(p, CT__H_HOSTNAME, h->hostname);
+    p = ct__put_num(p, CT__H_PID, h->pid);
+    p = ct__put_num(p, CT__H_PPID, h->ppid);
     if (h->cmdline)
-        p = ct_put_field(p, CT_H_CMDLINE, h->cmdline, h->cmdline_len);
-    p = ct_put_text(p, CT_H_EXE, h->exe);
-    p = ct_put_text(p, CT_H_BOOT_ID, h->boot_id);
-    p = ct_put_num(p, CT_H_REALTIME, h->realtime_ns);
-    p = ct_put_num(p, CT_H_MONOTONIC, h->monotonic_ns);
-    p = ct_put_num(p, CT_H_CLOCK_UNC, h->clock_uncertainty_ns);
-    p = ct_put_text(p, CT_H_VERSION, h->tracer_version);
-    p = ct_put_text(p, CT_H_OPTIONS, h->tracer_options);
+        p = ct__put_field(p, CT__H_CMDLINE, h->cmdline, h->cmdline_len);
+    p = ct__put_text(p, CT__H_EXE, h->exe);
+    p = ct__put_text(p, CT__H_BOOT_ID, h->boot_id);
+    p = ct__put_num(p, CT__H_REALTIME, h->realtime_ns);
+    p = ct__put_num(p, CT__H_MONOTONIC, h->monotonic_ns);
+    p = ct__put_num(p, CT__H_CLOCK_UNC, h->clock_uncertainty_ns);
+    p = ct__put_text(p, CT__H_VERSION, h->tracer_version);
+    p = ct__put_text(p, CT__H_OPTIONS, h->tracer_options);
     for (size_t i = 0; i < h->nenv; i++)
-        p = ct_put_text(p, CT_H_ENV, h->env[i]);
+        p = ct__put_text(p, CT__H_ENV, h->env[i]);
     if (h->frameworks) /* absent reads as 0, as in files older than 1.1 */
-        p = ct_put_num(p, CT_H_FRAMEWORKS, h->frameworks);
+        p = ct__put_num(p, CT__H_FRAMEWORKS, h->frameworks);
     size_t body = (size_t)(p - (o + 16));
     if (body > CT_HEADER_BODY_MAX)
         return CT_E_INVAL;
     memcpy(o, CT_FILE_MAGIC, CT_FILE_MAGIC_LEN);
-    ct_le16(o + 8, CT_FORMAT_MAJOR);
-    ct_le16(o + 10, CT_FORMAT_MINOR);
-    ct_le32(o + 12, (uint32_t)body);
-    ct_le32(p, ct_crc32c(o, 16 + body));
+    ct__le16(o + 8, CT_FORMAT_MAJOR);
+    ct__le16(o + 10, CT_FORMAT_MINOR);
+    ct__le32(o + 12, (uint32_t)body);
+    ct__le32(p, ct__crc32c(o, 16 + body));
     return (ssize_t)(16 + body + 4);
 }
 
-int ct_header_parse(const uint8_t *buf, size_t len, ct_header_store *hs)
+int ct__header_parse(const uint8_t *buf, size_t len, ct__header_store *hs)
 {
     memset(hs, 0, sizeof *hs);
     ct_header *h = &hs->h;
     assert(len >= 20);
-    h->major = ct_rd16(buf + 8);
-    h->minor = ct_rd16(buf + 10);
+    h->major = ct__rd16(buf + 8);
+    h->minor = ct__rd16(buf + 10);
     const uint8_t *p = buf + 16, *end = buf + len - 4;
     /* Every value plus a NUL fits in twice the body; env pointers are counted first. */
     size_t nenv = 0;
     int bad = 0;
     for (const uint8_t *q = p; q < end && !bad;) {
-        uint64_t tag = ct_get_uv(&q, end, &bad);
-        uint64_t n = ct_get_uv(&q, end, &bad);
+        uint64_t tag = ct__get_uv(&q, end, &bad);
+        uint64_t n = ct__get_uv(&q, end, &bad);
         if (bad || n > (uint64_t)(end - q))
             return CT_E_CORRUPT;
-        nenv += tag == CT_H_ENV;
+        nenv += tag == CT__H_ENV;
         q += n;
     }
     hs->store = malloc((size_t)(end - p) * 2 + 1);
     hs->env = calloc(nenv + 1, sizeof(char *));
     if (!hs->store || !hs->env) {
-        ct_header_store_free(hs);
+        ct__header_store_free(hs);
         return CT_E_NOMEM;
     }
     char *s = hs->store;
     while (p < end) {
-        uint64_t tag = ct_get_uv(&p, end, &bad);
-        uint64_t n = ct_get_uv(&p, end, &bad);
+        uint64_t tag = ct__get_uv(&p, end, &bad);
+        uint64_t n = ct__get_uv(&p, end, &bad);
         const uint8_t *v = p, *vend = p + n;
         p = vend;
         char *text = s;
@@ -235,23 +235,23 @@ int ct_header_parse(const uint8_t *buf, size_t len, ct_header_store *hs)
         s += n + 1;
         int nbad = 0;
         switch (tag) {
-        case CT_H_HOSTNAME: h->hostname = text; break;
-        case CT_H_PID: h->pid = ct_get_u32v(&v, vend, &nbad); break;
-        case CT_H_PPID: h->ppid = ct_get_u32v(&v, vend, &nbad); break;
-        case CT_H_CMDLINE: h->cmdline = text; h->cmdline_len = n; break;
-        case CT_H_EXE: h->exe = text; break;
-        case CT_H_BOOT_ID: h->boot_id = text; break;
-        case CT_H_REALTIME: h->realtime_ns = ct_get_uv(&v, vend, &nbad); break;
-        case CT_H_MONOTONIC: h->monotonic_ns = ct_get_uv(&v, vend, &nbad); break;
-        case CT_H_CLOCK_UNC: h->clock_uncertainty_ns = ct_get_uv(&v, vend, &nbad); break;
-        case CT_H_VERSION: h->tracer_version = text; break;
-        case CT_H_OPTIONS: h->tracer_options = text; break;
-        case CT_H_ENV: hs->env[h->nenv++] = text; break;
-        case CT_H_FRAMEWORKS: h->frameworks = ct_get_uv(&v, vend, &nbad); break;
+        case CT__H_HOSTNAME: h->hostname = text; break;
+        case CT__H_PID: h->pid = ct__get_u32v(&v, vend, &nbad); break;
+        case CT__H_PPID: h->ppid = ct__get_u32v(&v, vend, &nbad); break;
+        case CT__H_CMDLINE: h->cmdline = text; h->cmdline_len = n; break;
+        case CT__H_EXE: h->exe = text; break;
+        case CT__H_BOOT_ID: h->boot_id = text; break;
+        case CT__H_REALTIME: h->realtime_ns = ct__get_uv(&v, vend, &nbad); break;
+        case CT__H_MONOTONIC: h->monotonic_ns = ct__get_uv(&v, vend, &nbad); break;
+        case CT__H_CLOCK_UNC: h->clock_uncertainty_ns = ct__get_uv(&v, vend, &nbad); break;
+        case CT__H_VERSION: h->tracer_version = text; break;
+        case CT__H_OPTIONS: h->tracer_options = text; break;
+        case CT__H_ENV: hs->env[h->nenv++] = text; break;
+        case CT__H_FRAMEWORKS: h->frameworks = ct__get_uv(&v, vend, &nbad); break;
         default: break; /* a tag from a later minor version */
         }
         if (nbad) {
-            ct_header_store_free(hs);
+            ct__header_store_free(hs);
             return CT_E_CORRUPT;
         }
     }
@@ -265,7 +265,7 @@ int ct_header_parse(const uint8_t *buf, size_t len, ct_header_store *hs)
     return 0;
 }
 
-void ct_header_store_free(ct_header_store *hs)
+void ct__header_store_free(ct__header_store *hs)
 {
     free(hs->store);
     free(hs->env);

@@ -20,13 +20,13 @@
 #include <zstd.h>
 
 /* Small enough that merging a thousand ranks stays cheap, large enough for few reads. */
-#define CT_WINDOW_MIN (64u << 10)
-#define CT_DEFAULT_MAX_PENDING ((size_t)256 << 20)
-#define CT_CHUNK_HEADER_MAX 4096u
+#define CT__WINDOW_MIN (64u << 10)
+#define CT__DEFAULT_MAX_PENDING ((size_t)256 << 20)
+#define CT__CHUNK_HEADER_MAX 4096u
 
 /* ---- per-file state ------------------------------------------------------------------------ */
 
-void ct_warn(ct_fin *f, const char *fmt, ...)
+void ct__warn(ct__infile *f, const char *fmt, ...)
 {
     char msg[512];
     va_list ap;
@@ -41,11 +41,11 @@ void ct_warn(ct_fin *f, const char *fmt, ...)
 
 /* Pointer to len bytes at file offset off (the caller checked off + len <= size), or NULL with
  * the reader's error set. Valid until the next call. */
-static const uint8_t *ct_fin_bytes(ct_fin *f, uint64_t off, size_t len)
+static const uint8_t *ct__infile_bytes(ct__infile *f, uint64_t off, size_t len)
 {
     if (off >= f->win_off && off + len <= f->win_off + f->win_len)
         return f->win + (off - f->win_off);
-    size_t least = f->headers_only ? CT_CHUNK_HEADER_MAX : CT_WINDOW_MIN;
+    size_t least = f->headers_only ? CT__CHUNK_HEADER_MAX : CT__WINDOW_MIN;
     size_t want = len > least ? len : least;
     if (want > f->size - off)
         want = (size_t)(f->size - off);
@@ -78,119 +78,119 @@ static const uint8_t *ct_fin_bytes(ct_fin *f, uint64_t off, size_t len)
     return f->win;
 }
 
-static inline int ct_cursor_before(const ct_cursor *a, const ct_cursor *b)
+static inline int ct__cursor_before(const ct__cursor *a, const ct__cursor *b)
 {
     return a->head_ts != b->head_ts ? a->head_ts < b->head_ts : a->seq < b->seq;
 }
 
-static void ct_fin_sift_down(ct_fin *f, size_t i)
+static void ct__infile_sift_down(ct__infile *f, size_t i)
 {
-    ct_cursor **h = f->heap;
+    ct__cursor **h = f->heap;
     for (;;) {
         size_t l = 2 * i + 1, m = i;
-        if (l < f->nheap && ct_cursor_before(h[l], h[m]))
+        if (l < f->nheap && ct__cursor_before(h[l], h[m]))
             m = l;
-        if (l + 1 < f->nheap && ct_cursor_before(h[l + 1], h[m]))
+        if (l + 1 < f->nheap && ct__cursor_before(h[l + 1], h[m]))
             m = l + 1;
         if (m == i)
             break;
-        ct_cursor *t = h[i];
+        ct__cursor *t = h[i];
         h[i] = h[m];
         h[m] = t;
         i = m;
     }
     f->runner = f->nheap < 2 ? NULL
-              : f->nheap > 2 && ct_cursor_before(h[2], h[1]) ? h[2] : h[1];
+              : f->nheap > 2 && ct__cursor_before(h[2], h[1]) ? h[2] : h[1];
 }
 
 /* Restores heap order after the top cursor's time changed: nothing to do while it is still
  * before the runner-up (whose time cannot have changed: only the top is ever advanced). */
-static inline void ct_fin_settle(ct_fin *f)
+static inline void ct__infile_settle(ct__infile *f)
 {
-    if (!f->runner || ct_cursor_before(f->heap[0], f->runner))
+    if (!f->runner || ct__cursor_before(f->heap[0], f->runner))
         return;
-    ct_fin_sift_down(f, 0);
+    ct__infile_sift_down(f, 0);
 }
 
-static int ct_fin_push(ct_fin *f, ct_cursor *c)
+static int ct__infile_push(ct__infile *f, ct__cursor *c)
 {
-    if (ct_reserve(&f->heap, &f->heap_cap, f->nheap, sizeof *f->heap) < 0)
+    if (ct__reserve(&f->heap, &f->heap_cap, f->nheap, sizeof *f->heap) < 0)
         return CT_E_NOMEM;
     size_t i = f->nheap++;
     f->heap[i] = c;
-    while (i > 0 && ct_cursor_before(f->heap[i], f->heap[(i - 1) / 2])) {
-        ct_cursor *t = f->heap[i];
+    while (i > 0 && ct__cursor_before(f->heap[i], f->heap[(i - 1) / 2])) {
+        ct__cursor *t = f->heap[i];
         f->heap[i] = f->heap[(i - 1) / 2];
         f->heap[(i - 1) / 2] = t;
         i = (i - 1) / 2;
     }
-    ct_fin_sift_down(f, 0); /* only notes the runner-up: the heap is in order */
+    ct__infile_sift_down(f, 0); /* only notes the runner-up: the heap is in order */
     return 0;
 }
 
 /* ---- chunk loading ------------------------------------------------------------------------ */
 
-typedef enum { CT_HDR_OK, CT_HDR_BAD, CT_HDR_SHORT } ct_hdr_state;
+typedef enum { CT__HDR_OK, CT__HDR_BAD, CT__HDR_SHORT } ct__hdr_state;
 
 /* Checks the chunk header at off and decodes it into *ci, *hsize and *pcrc (payload CRC). */
-static ct_hdr_state ct_chunk_header(ct_fin *f, uint64_t off, ct_chunk_info *ci,
+static ct__hdr_state ct__chunk_header(ct__infile *f, uint64_t off, ct_chunk_info *ci,
                                     uint32_t *hsize, uint32_t *pcrc, int *ioerr)
 {
     uint64_t avail = f->size - off;
     if (avail < 8)
-        return CT_HDR_SHORT;
-    const uint8_t *h = ct_fin_bytes(f, off, 8);
+        return CT__HDR_SHORT;
+    const uint8_t *h = ct__infile_bytes(f, off, 8);
     if (!h) {
         *ioerr = 1;
-        return CT_HDR_BAD;
+        return CT__HDR_BAD;
     }
-    uint32_t hs = ct_rd16(h + 4);
-    if (ct_rd32(h) != CT_CHUNK_MAGIC || hs < CT_CHUNK_HEADER_MIN || hs > CT_CHUNK_HEADER_MAX)
-        return CT_HDR_BAD;
+    uint32_t hs = ct__rd16(h + 4);
+    if (ct__rd32(h) != CT_CHUNK_MAGIC || hs < CT_CHUNK_HEADER_MIN || hs > CT__CHUNK_HEADER_MAX)
+        return CT__HDR_BAD;
     if (avail < hs)
-        return CT_HDR_SHORT;
-    h = ct_fin_bytes(f, off, hs);
+        return CT__HDR_SHORT;
+    h = ct__infile_bytes(f, off, hs);
     if (!h) {
         *ioerr = 1;
-        return CT_HDR_BAD;
+        return CT__HDR_BAD;
     }
-    if (ct_crc32c(h, hs - 4) != ct_rd32(h + hs - 4))
-        return CT_HDR_BAD;
+    if (ct__crc32c(h, hs - 4) != ct__rd32(h + hs - 4))
+        return CT__HDR_BAD;
     memset(ci, 0, sizeof *ci);
-    ci->flags = ct_rd16(h + 6);
-    ci->payload_size = ct_rd32(h + 8);
-    ci->raw_size = ct_rd32(h + 12);
-    ci->seq = ct_rd64(h + 16);
-    ci->tid = ct_rd32(h + 24);
-    ci->nrecords = ct_rd32(h + 28);
-    ci->ts_base = ct_rd64(h + 32);
-    ci->corr_base = ct_rd64(h + 40);
-    ci->t_min = ct_rd64(h + 48);
-    ci->t_max = ct_rd64(h + 56);
-    ci->low_water = ct_rd64(h + 64);
-    ci->lost = ct_rd64(h + 72);
-    ci->max_span = hs >= 96 ? ct_rd64(h + 84) : 0; /* 1.1 */
+    ci->flags = ct__rd16(h + 6);
+    ci->payload_size = ct__rd32(h + 8);
+    ci->raw_size = ct__rd32(h + 12);
+    ci->seq = ct__rd64(h + 16);
+    ci->tid = ct__rd32(h + 24);
+    ci->nrecords = ct__rd32(h + 28);
+    ci->ts_base = ct__rd64(h + 32);
+    ci->corr_base = ct__rd64(h + 40);
+    ci->t_min = ct__rd64(h + 48);
+    ci->t_max = ct__rd64(h + 56);
+    ci->low_water = ct__rd64(h + 64);
+    ci->lost = ct__rd64(h + 72);
+    ci->max_span = hs >= 96 ? ct__rd64(h + 84) : 0; /* 1.1 */
     ci->offset = off;
     *hsize = hs;
-    *pcrc = ct_rd32(h + 80);
+    *pcrc = ct__rd32(h + 80);
     /* A header whose sizes break the limits is treated as damaged, whatever its CRC says. */
     if (ci->raw_size > CT_CHUNK_RAW_MAX)
-        return CT_HDR_BAD;
+        return CT__HDR_BAD;
     if ((ci->flags & CT_CHUNK_RAW) ? ci->payload_size != ci->raw_size
                                    : ci->payload_size > ZSTD_COMPRESSBOUND(ci->raw_size))
-        return CT_HDR_BAD;
-    return CT_HDR_OK;
+        return CT__HDR_BAD;
+    return CT__HDR_OK;
 }
 
 /* Searches forward from off + 1 for the next valid chunk header; returns its offset or the
  * file size if there is none. */
-static uint64_t ct_resync(ct_fin *f, uint64_t off, int *ioerr)
+static uint64_t ct__resync(ct__infile *f, uint64_t off, int *ioerr)
 {
     static const uint8_t magic[4] = {0x43, 0x54, 0x43, 0x4b};
     uint64_t pos = off + 1;
     while (pos + 4 <= f->size) {
-        size_t len = f->size - pos > CT_WINDOW_MIN ? CT_WINDOW_MIN : (size_t)(f->size - pos);
-        const uint8_t *w = ct_fin_bytes(f, pos, len);
+        size_t len = f->size - pos > CT__WINDOW_MIN ? CT__WINDOW_MIN : (size_t)(f->size - pos);
+        const uint8_t *w = ct__infile_bytes(f, pos, len);
         if (!w) {
             *ioerr = 1;
             return f->size;
@@ -203,10 +203,10 @@ static uint64_t ct_resync(ct_fin *f, uint64_t off, int *ioerr)
         uint64_t cand = pos + (uint64_t)(hit - w);
         ct_chunk_info ci;
         uint32_t hs, pcrc;
-        ct_hdr_state s = ct_chunk_header(f, cand, &ci, &hs, &pcrc, ioerr);
+        ct__hdr_state s = ct__chunk_header(f, cand, &ci, &hs, &pcrc, ioerr);
         if (*ioerr)
             return f->size;
-        if (s == CT_HDR_OK || s == CT_HDR_SHORT)
+        if (s == CT__HDR_OK || s == CT__HDR_SHORT)
             return cand;
         pos = cand + 1;
     }
@@ -216,9 +216,9 @@ static uint64_t ct_resync(ct_fin *f, uint64_t off, int *ioerr)
 /* The longest span any chunk header of the file declares (st.max_span), so that a consumer
  * ordering intervals by their start knows from the first record how far back a later record can
  * reach. Reads only the headers (a read of 4 KiB at most per chunk, which holds many small
- * chunks; damage is skipped as ct_fin_load skips it, a torn chunk ends the walk), before anything
+ * chunks; damage is skipped as ct__infile_load skips it, a torn chunk ends the walk), before anything
  * is delivered. 0, or CT_E_IO. */
-static int ct_fin_spans(ct_fin *f)
+static int ct__infile_spans(ct__infile *f)
 {
     uint64_t off = f->pos;
     int ioerr = 0;
@@ -226,13 +226,13 @@ static int ct_fin_spans(ct_fin *f)
         ct_chunk_info ci;
         uint32_t hs = 0, pcrc = 0;
         f->headers_only = 1;
-        ct_hdr_state s = ct_chunk_header(f, off, &ci, &hs, &pcrc, &ioerr);
+        ct__hdr_state s = ct__chunk_header(f, off, &ci, &hs, &pcrc, &ioerr);
         f->headers_only = 0;
-        if (ioerr || s == CT_HDR_SHORT || (s == CT_HDR_OK && hs + (uint64_t)ci.payload_size >
+        if (ioerr || s == CT__HDR_SHORT || (s == CT__HDR_OK && hs + (uint64_t)ci.payload_size >
                                                                 f->size - off))
             break; /* a torn chunk is not delivered: its span does not count */
-        if (s == CT_HDR_BAD) {
-            off = ct_resync(f, off, &ioerr);
+        if (s == CT__HDR_BAD) {
+            off = ct__resync(f, off, &ioerr);
             continue;
         }
         if (ci.max_span > f->st.max_span)
@@ -242,51 +242,51 @@ static int ct_fin_spans(ct_fin *f)
     return ioerr ? CT_E_IO : 0;
 }
 
-static void ct_fin_set_eof(ct_fin *f)
+static void ct__infile_set_eof(ct__infile *f)
 {
     f->eof = 1;
     f->low_water = UINT64_MAX;
 }
 
-static int ct_define_any(void *ctx, uint64_t type, const uint8_t *b, const uint8_t *be)
+static int ct__define_any(void *ctx, uint64_t type, const uint8_t *b, const uint8_t *be)
 {
-    int rc = ct_define(ctx, (uint32_t)type, b, be);
+    int rc = ct__define(ctx, (uint32_t)type, b, be);
     return rc < 0 ? rc : 0;
 }
 
 /* Reads chunks from f->pos until one yields a cursor or the file ends. 0, or CT_E_* (I/O or
  * memory: the reader's error says what). */
-static int ct_fin_load(ct_fin *f)
+static int ct__infile_load(ct__infile *f)
 {
     ct_reader *r = f->r;
     while (!f->eof) {
         uint64_t off = f->pos;
         if (off >= f->size) {
-            ct_fin_set_eof(f);
+            ct__infile_set_eof(f);
             break;
         }
         ct_chunk_info ci;
         uint32_t hs = 0, pcrc = 0;
         int ioerr = 0;
-        ct_hdr_state s = ct_chunk_header(f, off, &ci, &hs, &pcrc, &ioerr);
+        ct__hdr_state s = ct__chunk_header(f, off, &ci, &hs, &pcrc, &ioerr);
         if (ioerr)
             return CT_E_IO;
-        if (s == CT_HDR_SHORT ||
-            (s == CT_HDR_OK && (uint64_t)hs + ci.payload_size > f->size - off)) {
+        if (s == CT__HDR_SHORT ||
+            (s == CT__HDR_OK && (uint64_t)hs + ci.payload_size > f->size - off)) {
             uint64_t n = f->size - off;
-            ct_warn(f, "incomplete chunk at the end (%llu bytes at offset %llu) ignored: the "
+            ct__warn(f, "incomplete chunk at the end (%llu bytes at offset %llu) ignored: the "
                        "writer stopped while writing it",
                     (unsigned long long)n, (unsigned long long)off);
             f->st.torn_tail = n;
             f->st.skipped_bytes += n;
-            ct_fin_set_eof(f);
+            ct__infile_set_eof(f);
             break;
         }
-        if (s == CT_HDR_BAD) {
-            uint64_t next = ct_resync(f, off, &ioerr);
+        if (s == CT__HDR_BAD) {
+            uint64_t next = ct__resync(f, off, &ioerr);
             if (ioerr)
                 return CT_E_IO;
-            ct_warn(f, "damaged data at offsets %llu..%llu (%llu bytes) skipped%s",
+            ct__warn(f, "damaged data at offsets %llu..%llu (%llu bytes) skipped%s",
                     (unsigned long long)off, (unsigned long long)next,
                     (unsigned long long)(next - off),
                     next == f->size ? " (up to the end of the file)" : "");
@@ -297,7 +297,7 @@ static int ct_fin_load(ct_fin *f)
         uint64_t total = hs + (uint64_t)ci.payload_size;
         f->pos = off + total;
         if (f->seq_started && ci.seq > f->next_seq) {
-            ct_warn(f, "chunks %llu..%llu are missing",
+            ct__warn(f, "chunks %llu..%llu are missing",
                     (unsigned long long)f->next_seq, (unsigned long long)(ci.seq - 1));
             f->st.chunks_missing += ci.seq - f->next_seq;
         }
@@ -305,12 +305,12 @@ static int ct_fin_load(ct_fin *f)
             f->next_seq = ci.seq + 1;
         f->seq_started = 1;
 
-        const uint8_t *payload = ct_fin_bytes(f, off + hs, ci.payload_size);
+        const uint8_t *payload = ct__infile_bytes(f, off + hs, ci.payload_size);
         if (!payload)
             return CT_E_IO;
         const char *damage = NULL;
         uint8_t *raw = NULL;
-        if (ct_crc32c(payload, ci.payload_size) != pcrc)
+        if (ct__crc32c(payload, ci.payload_size) != pcrc)
             damage = "payload checksum mismatch";
         if (!damage) {
             raw = malloc(ci.raw_size ? ci.raw_size : 1);
@@ -330,7 +330,7 @@ static int ct_fin_load(ct_fin *f)
         }
         if (damage) {
             free(raw);
-            ct_warn(f, "chunk %llu at offset %llu (%llu bytes) skipped: %s",
+            ct__warn(f, "chunk %llu at offset %llu (%llu bytes) skipped: %s",
                     (unsigned long long)ci.seq, (unsigned long long)off,
                     (unsigned long long)total, damage);
             f->st.corrupt_chunks++;
@@ -339,7 +339,7 @@ static int ct_fin_load(ct_fin *f)
         }
 
         f->st.chunks++;
-        ct_fin_lost(f, CT_LOSS_BUFFER_FULL, ci.lost); /* a chunk's count is its ring's drops */
+        ct__infile_lost(f, CT_LOSS_BUFFER_FULL, ci.lost); /* a chunk's count is its ring's drops */
         ci.ts_base += (uint64_t)f->offset;
         ci.t_min += (uint64_t)f->offset;
         ci.t_max += (uint64_t)f->offset;
@@ -348,7 +348,7 @@ static int ct_fin_load(ct_fin *f)
         if (lw > f->low_water)
             f->low_water = lw;
 
-        ct_cursor *c = calloc(1, sizeof *c);
+        ct__cursor *c = calloc(1, sizeof *c);
         if (!c) {
             free(raw);
             return CT_E_NOMEM;
@@ -365,37 +365,37 @@ static int ct_fin_load(ct_fin *f)
         c->chunk_pending = r->opts.file_order && r->opts.chunk_records;
         /* Definitions first, so that ids resolve whatever order records are delivered in.
          * Broken framing is left for ct_decode to report where it is met. */
-        ct_scan_result sr;
-        ct_scan_records(c->p, (size_t)(c->end - c->p), c->prev_ts, &sr,
+        ct__scan_result sr;
+        ct__scan_records(c->p, (size_t)(c->end - c->p), c->prev_ts, &sr,
                         1u << CT_REC_STRING | 1u << CT_REC_FRAME | 1u << CT_REC_STACK,
-                        ct_define_any, f);
+                        ct__define_any, f);
         int rc = sr.stop;
         /* Sorting holds every record decoded (ct_rec each, ~45 times a minimal record's 3
          * bytes): beyond the pending bound the chunk is delivered in stream order instead, and
          * its records that come late are counted as such. */
         if (rc == 0 && !sr.sorted && !r->opts.file_order) {
             if ((uint64_t)sr.nrecords * sizeof(ct_rec) <= r->opts.max_pending)
-                rc = ct_cursor_sort(f, c, sr.nrecords);
+                rc = ct__cursor_sort(f, c, sr.nrecords);
             else
-                ct_warn(f, "chunk %llu: %u records not in time order, too many to sort within "
+                ct__warn(f, "chunk %llu: %u records not in time order, too many to sort within "
                            "the reader's memory bound (%zu bytes); delivered in stored order",
                         (unsigned long long)ci.seq, sr.nrecords, r->opts.max_pending);
         }
         if (rc < 0) {
-            ct_cursor_free(c);
+            ct__cursor_free(c);
             snprintf(r->err, sizeof r->err, "%s: out of memory", f->path);
             return rc;
         }
-        if (!ct_cursor_peek(f, c)) {
-            ct_cursor_free(c);
+        if (!ct__cursor_peek(f, c)) {
+            ct__cursor_free(c);
             continue;
         }
         f->pending += c->bytes;
         if (f->pending > f->st.peak_pending)
             f->st.peak_pending = f->pending;
-        rc = ct_fin_push(f, c);
+        rc = ct__infile_push(f, c);
         if (rc < 0) {
-            ct_cursor_free(c);
+            ct__cursor_free(c);
             return rc;
         }
         return 0;
@@ -406,23 +406,23 @@ static int ct_fin_load(ct_fin *f)
 /* Whether the file's top cursor may deliver: every cursor that could hold an earlier record
  * is loaded (its time is below the writer's low-water mark, or there is nothing left to load),
  * or the reader's memory bound is reached. */
-static inline int ct_fin_ready(const ct_fin *f)
+static inline int ct__infile_ready(const ct__infile *f)
 {
     return f->heap[0]->head_ts < f->low_water || f->eof || f->r->opts.file_order ||
            f->pending > f->r->opts.max_pending;
 }
 
-static const ct_cursor *ct_fin_peek_load(ct_fin *f, int *rc)
+static const ct__cursor *ct__infile_peek_load(ct__infile *f, int *rc)
 {
     *rc = 0;
     for (;;) {
         if (f->nheap > 0) {
-            if (ct_fin_ready(f))
+            if (ct__infile_ready(f))
                 return f->heap[0];
         } else if (f->eof) {
             return NULL;
         }
-        *rc = ct_fin_load(f);
+        *rc = ct__infile_load(f);
         if (*rc < 0)
             return NULL;
     }
@@ -430,25 +430,25 @@ static const ct_cursor *ct_fin_peek_load(ct_fin *f, int *rc)
 
 /* The cursor holding the file's next record in its order (its time is head_ts), or NULL at the
  * file's end; *rc < 0 on error. */
-static inline const ct_cursor *ct_fin_peek(ct_fin *f, int *rc)
+static inline const ct__cursor *ct__infile_peek(ct__infile *f, int *rc)
 {
-    if (f->nheap > 0 && ct_fin_ready(f)) {
+    if (f->nheap > 0 && ct__infile_ready(f)) {
         *rc = 0;
         return f->heap[0];
     }
-    return ct_fin_peek_load(f, rc);
+    return ct__infile_peek_load(f, rc);
 }
 
-/* Delivers the record ct_fin_peek announced into *rec and advances: 1, or -1 if it was
+/* Delivers the record ct__infile_peek announced into *rec and advances: 1, or -1 if it was
  * malformed (skipped). An exhausted cursor is retired, not freed: rec may point into it. */
-static int ct_fin_take(ct_fin *f, ct_rec *rec)
+static int ct__infile_take(ct__infile *f, ct_rec *rec)
 {
     if (f->retired) {
-        ct_cursor_free(f->retired);
+        ct__cursor_free(f->retired);
         f->retired = NULL;
     }
-    ct_cursor *c = f->heap[0];
-    int got = ct_cursor_take(f, c, rec);
+    ct__cursor *c = f->heap[0];
+    int got = ct__cursor_take(f, c, rec);
     if (got > 0 && rec->type != CT_REC_CHUNK) {
         if (!f->r->opts.file_order) {
             if (rec->ts < f->last_ts)
@@ -458,18 +458,18 @@ static int ct_fin_take(ct_fin *f, ct_rec *rec)
         }
         f->st.records++;
     }
-    if (ct_cursor_peek(f, c)) {
-        ct_fin_settle(f);
+    if (ct__cursor_peek(f, c)) {
+        ct__infile_settle(f);
         return got;
     }
     f->pending -= c->bytes;
     f->retired = c;
     f->heap[0] = f->heap[--f->nheap];
-    ct_fin_sift_down(f, 0);
+    ct__infile_sift_down(f, 0);
     return got;
 }
 
-static void ct_fin_finish(ct_fin *f)
+static void ct__infile_finish(ct__infile *f)
 {
     if (f->finished)
         return;
@@ -492,43 +492,43 @@ static void ct_fin_finish(ct_fin *f)
                 len += (size_t)snprintf(detail + len, sizeof detail - len, "%s%llu %s",
                                         len ? "; " : "", (unsigned long long)f->lost_by[i],
                                         why[i]);
-        ct_warn(f, "%llu records were lost by the tracer: %s", (unsigned long long)f->st.lost,
+        ct__warn(f, "%llu records were lost by the tracer: %s", (unsigned long long)f->st.lost,
                 detail);
     }
     if (f->st.late_records)
-        ct_warn(f, "%llu records were delivered out of time order (the writer's low-water "
+        ct__warn(f, "%llu records were delivered out of time order (the writer's low-water "
                    "marks were wrong or the reader's buffer limit was reached)",
                 (unsigned long long)f->st.late_records);
     if (!f->st.complete)
-        ct_warn(f, "no end record: the process did not finish writing its trace (killed, or "
+        ct__warn(f, "no end record: the process did not finish writing its trace (killed, or "
                    "the file is cut)");
 }
 
 /* ---- opening -------------------------------------------------------------------------------- */
 
-static void ct_fin_free(ct_fin *f)
+static void ct__infile_free(ct__infile *f)
 {
     for (size_t i = 0; i < f->nheap; i++)
-        ct_cursor_free(f->heap[i]);
+        ct__cursor_free(f->heap[i]);
     if (f->retired)
-        ct_cursor_free(f->retired);
+        ct__cursor_free(f->retired);
     free(f->heap);
     if (f->fd >= 0)
         close(f->fd);
     free(f->win);
-    ct_header_store_free(&f->hs);
+    ct__header_store_free(&f->hs);
     ct_hash_free(&f->str_ids);
     ct_hash_free(&f->frame_ids);
     ct_hash_free(&f->stack_ids);
     free(f->strs);
     free(f->frames);
     free(f->stacks);
-    ct_arena_free(f->arena);
+    ct__arena_free(f->arena);
     free(f->path);
 }
 
 /* Opens f->path and reads its header; on error writes the message into err. */
-static int ct_fin_open(ct_fin *f, char *err, size_t errlen)
+static int ct__infile_open(ct__infile *f, char *err, size_t errlen)
 {
     const char *path = f->path;
     f->fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -546,7 +546,7 @@ static int ct_fin_open(ct_fin *f, char *err, size_t errlen)
         snprintf(err, errlen, "%s: empty file (0 bytes): expected a cutrace trace", path);
         return CT_E_EMPTY;
     }
-    const uint8_t *h = ct_fin_bytes(f, 0, f->size < 16 ? (size_t)f->size : 16);
+    const uint8_t *h = ct__infile_bytes(f, 0, f->size < 16 ? (size_t)f->size : 16);
     if (!h) {
         snprintf(err, errlen, "%s", f->r->err);
         return CT_E_IO;
@@ -569,8 +569,8 @@ static int ct_fin_open(ct_fin *f, char *err, size_t errlen)
                               "needs at least 20", path, (unsigned long long)f->size);
         return CT_E_CORRUPT;
     }
-    unsigned major = ct_rd16(h + 8), minor = ct_rd16(h + 10);
-    uint32_t body = ct_rd32(h + 12);
+    unsigned major = ct__rd16(h + 8), minor = ct__rd16(h + 10);
+    uint32_t body = ct__rd32(h + 12);
     if (major > CT_FORMAT_MAJOR || major == 0) {
         snprintf(err, errlen,
                  "%s: trace format %u.%u is %s than this cutrace reads (%d.%d)%s", path, major,
@@ -585,23 +585,23 @@ static int ct_fin_open(ct_fin *f, char *err, size_t errlen)
         return CT_E_CORRUPT;
     }
     size_t hlen = 16 + (size_t)body + 4;
-    h = ct_fin_bytes(f, 0, hlen);
+    h = ct__infile_bytes(f, 0, hlen);
     if (!h) {
         snprintf(err, errlen, "%s", f->r->err);
         return CT_E_IO;
     }
-    if (ct_crc32c(h, hlen - 4) != ct_rd32(h + hlen - 4)) {
+    if (ct__crc32c(h, hlen - 4) != ct__rd32(h + hlen - 4)) {
         snprintf(err, errlen, "%s: file header damaged: checksum mismatch", path);
         return CT_E_CORRUPT;
     }
-    int rc = ct_header_parse(h, hlen, &f->hs);
+    int rc = ct__header_parse(h, hlen, &f->hs);
     if (rc < 0) {
         snprintf(err, errlen, "%s: file header damaged: %s", path,
                  rc == CT_E_NOMEM ? "out of memory" : "malformed field");
         return rc;
     }
     f->pos = hlen;
-    if (ct_fin_spans(f) < 0) {
+    if (ct__infile_spans(f) < 0) {
         snprintf(err, errlen, "%s", f->r->err);
         return CT_E_IO;
     }
@@ -637,12 +637,12 @@ int ct_reader_open(ct_reader **rp, const char *const *paths, size_t n,
     if (opts)
         r->opts = *opts;
     if (!r->opts.max_pending)
-        r->opts.max_pending = CT_DEFAULT_MAX_PENDING;
+        r->opts.max_pending = CT__DEFAULT_MAX_PENDING;
     r->last = -1;
     r->runner = -1;
     int rc = 0;
     for (size_t i = 0; i < n; i++) {
-        ct_fin *f = &r->files[i];
+        ct__infile *f = &r->files[i];
         f->r = r;
         f->index = (uint32_t)i;
         f->fd = -1;
@@ -653,7 +653,7 @@ int ct_reader_open(ct_reader **rp, const char *const *paths, size_t n,
             rc = CT_E_NOMEM;
             break;
         }
-        rc = ct_fin_open(f, err, errlen);
+        rc = ct__infile_open(f, err, errlen);
         if (rc < 0)
             break;
         const ct_header *h0 = &r->files[0].hs.h, *h = &f->hs.h;
@@ -671,7 +671,7 @@ int ct_reader_open(ct_reader **rp, const char *const *paths, size_t n,
 
 /* ---- merging -------------------------------------------------------------------------------- */
 
-static inline int ct_file_before(const ct_reader *r, uint32_t a, uint32_t b)
+static inline int ct__file_before(const ct_reader *r, uint32_t a, uint32_t b)
 {
     if (!r->opts.file_order) {
         uint64_t ta = r->keys[a], tb = r->keys[b];
@@ -681,14 +681,14 @@ static inline int ct_file_before(const ct_reader *r, uint32_t a, uint32_t b)
     return a < b;
 }
 
-static void ct_reader_sift_down(ct_reader *r, size_t i)
+static void ct__reader_sift_down(ct_reader *r, size_t i)
 {
     uint32_t *h = r->heap;
     for (;;) {
         size_t l = 2 * i + 1, m = i;
-        if (l < r->nheap && ct_file_before(r, h[l], h[m]))
+        if (l < r->nheap && ct__file_before(r, h[l], h[m]))
             m = l;
-        if (l + 1 < r->nheap && ct_file_before(r, h[l + 1], h[m]))
+        if (l + 1 < r->nheap && ct__file_before(r, h[l + 1], h[m]))
             m = l + 1;
         if (m == i)
             break;
@@ -698,7 +698,7 @@ static void ct_reader_sift_down(ct_reader *r, size_t i)
         i = m;
     }
     r->runner = r->nheap < 2 ? -1
-              : (int64_t)(r->nheap > 2 && ct_file_before(r, h[2], h[1]) ? h[2] : h[1]);
+              : (int64_t)(r->nheap > 2 && ct__file_before(r, h[2], h[1]) ? h[2] : h[1]);
 }
 
 int ct_reader_next(ct_reader *r, ct_rec *rec)
@@ -707,7 +707,7 @@ int ct_reader_next(ct_reader *r, ct_rec *rec)
     if (!r->started) {
         r->started = 1;
         for (size_t i = 0; i < r->n; i++) {
-            const ct_cursor *c = ct_fin_peek(&r->files[i], &rc);
+            const ct__cursor *c = ct__infile_peek(&r->files[i], &rc);
             if (c) {
                 r->keys[i] = c->head_ts;
                 r->heap[r->nheap++] = (uint32_t)i;
@@ -715,33 +715,33 @@ int ct_reader_next(ct_reader *r, ct_rec *rec)
             else if (rc < 0)
                 return rc;
             else
-                ct_fin_finish(&r->files[i]);
+                ct__infile_finish(&r->files[i]);
         }
         for (size_t i = r->nheap / 2; i-- > 0;)
-            ct_reader_sift_down(r, i);
+            ct__reader_sift_down(r, i);
     }
     for (;;) {
         /* The file last taken from is at the top of the heap: find its next record. */
         if (r->last >= 0) {
-            ct_fin *f = &r->files[r->last];
-            const ct_cursor *c = ct_fin_peek(f, &rc);
+            ct__infile *f = &r->files[r->last];
+            const ct__cursor *c = ct__infile_peek(f, &rc);
             if (c) {
                 r->keys[r->last] = c->head_ts;
-                if (r->runner >= 0 && !ct_file_before(r, r->heap[0], (uint32_t)r->runner))
-                    ct_reader_sift_down(r, 0);
+                if (r->runner >= 0 && !ct__file_before(r, r->heap[0], (uint32_t)r->runner))
+                    ct__reader_sift_down(r, 0);
             } else {
                 if (rc < 0)
                     return rc;
-                ct_fin_finish(f);
+                ct__infile_finish(f);
                 r->heap[0] = r->heap[--r->nheap];
-                ct_reader_sift_down(r, 0);
+                ct__reader_sift_down(r, 0);
             }
             r->last = -1;
         }
         if (r->nheap == 0)
             return 0;
         r->last = r->heap[0];
-        if (ct_fin_take(&r->files[r->heap[0]], rec) > 0)
+        if (ct__infile_take(&r->files[r->heap[0]], rec) > 0)
             return 1;
     }
 }
@@ -771,7 +771,7 @@ const char *ct_reader_string(const ct_reader *r, uint32_t file, uint32_t id)
 {
     if (file >= r->n)
         return NULL;
-    const ct_fin *f = &r->files[file];
+    const ct__infile *f = &r->files[file];
     const uint32_t *ix = ct_hash_find(&f->str_ids, id);
     return ix ? f->strs[*ix].text : NULL;
 }
@@ -791,7 +791,7 @@ int ct_reader_frame(const ct_reader *r, uint32_t file, uint32_t id, ct_rec_frame
 {
     if (file >= r->n)
         return CT_E_INVAL;
-    const ct_fin *f = &r->files[file];
+    const ct__infile *f = &r->files[file];
     const uint32_t *ix = ct_hash_find(&f->frame_ids, id);
     if (!ix)
         return CT_E_INVAL;
@@ -804,7 +804,7 @@ int ct_reader_stack(const ct_reader *r, uint32_t file, uint32_t id, const uint32
 {
     if (file >= r->n)
         return CT_E_INVAL;
-    const ct_fin *f = &r->files[file];
+    const ct__infile *f = &r->files[file];
     const uint32_t *ix = ct_hash_find(&f->stack_ids, id);
     if (!ix)
         return CT_E_INVAL;
@@ -818,7 +818,7 @@ void ct_reader_close(ct_reader *r)
     if (!r)
         return;
     for (size_t i = 0; i < r->n; i++)
-        ct_fin_free(&r->files[i]);
+        ct__infile_free(&r->files[i]);
     free(r->files);
     free(r->heap);
     free(r->keys);

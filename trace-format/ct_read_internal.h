@@ -2,10 +2,10 @@
  *   ct_defs.c    the arena and the STRING/FRAME/STACK definition tables (ids -> index: ct_hash)
  *   ct_decode.c  one chunk's records: decoding a record, a cursor's peek/take, sorting a chunk
  *   ct_read.c    chunk loading, the per-file and cross-file merges and the public reader API
- * A ct_fin is one file being read; a ct_cursor one decompressed chunk of it. Everything here
+ * A ct__infile is one file being read; a ct__cursor one decompressed chunk of it. Everything here
  * belongs to the library: nothing outside trace-format/ includes this header. */
-#ifndef CT_READ_INTERNAL_H
-#define CT_READ_INTERNAL_H
+#ifndef CT__READ_INTERNAL_H
+#define CT__READ_INTERNAL_H
 
 #include "cttrace.h"
 #include "ct_header.h"
@@ -18,21 +18,21 @@
 /* ---- the definition tables ---------------------------------------------------------------- */
 
 /* Memory that never moves, for definition texts and frame lists. */
-typedef struct ct_block {
-    struct ct_block *next;
+typedef struct ct__block {
+    struct ct__block *next;
     size_t used, cap;
     _Alignas(8) uint8_t data[];
-} ct_block;
+} ct__block;
 
 typedef struct {
     const char *text;
     uint32_t len;
-} ct_str_def;
+} ct__str_def;
 
 typedef struct {
     const uint32_t *frames;
     uint32_t n;
-} ct_stack_def;
+} ct__stack_def;
 
 /* ---- per-file state ------------------------------------------------------------------------ */
 
@@ -41,9 +41,9 @@ typedef struct {
  * them, and the merge's loads depend on one another. */
 typedef struct {
     const uint8_t *p, *end;
-    uint64_t head_ts;          /* time of the next record (set by ct_cursor_peek) */
+    uint64_t head_ts;          /* time of the next record (set by ct__cursor_peek) */
     uint64_t prev_ts, prev_corr;
-    /* what ct_cursor_peek parsed of the record at pk_at, so ct_decode does not parse it again */
+    /* what ct__cursor_peek parsed of the record at pk_at, so ct_decode does not parse it again */
     const uint8_t *pk_at, *pk_body, *pk_end;
     uint32_t pk_type;
     int pk_bad;
@@ -55,16 +55,16 @@ typedef struct {
     uint8_t *buf;              /* decoded payload */
     size_t bytes;              /* counted against max_pending */
     ct_chunk_info chunk;       /* delivered first when chunk_pending */
-} ct_cursor;
+} ct__cursor;
 
 typedef struct {
-    ct_cursor **heap;
+    ct__cursor **heap;
     size_t nheap;
     /* the earlier of heap[1] and heap[2] (NULL if neither): while the top stays before it, taking
      * from the top leaves the heap in order, and most records come in runs from one cursor */
-    const ct_cursor *runner;
+    const ct__cursor *runner;
     uint64_t low_water;
-    ct_cursor *retired;        /* exhausted, freed once its last record is no longer exposed */
+    ct__cursor *retired;        /* exhausted, freed once its last record is no longer exposed */
     uint64_t last_ts;
     ct_reader *r;
     size_t pending;
@@ -74,9 +74,9 @@ typedef struct {
     size_t heap_cap;
     char *path;
     int fd;
-    int headers_only;          /* reading chunk headers alone (ct_fin_spans): 4 KiB read-ahead */
+    int headers_only;          /* reading chunk headers alone (ct__infile_spans): 4 KiB read-ahead */
     uint64_t size, pos;
-    ct_header_store hs;
+    ct__header_store hs;
     int64_t offset;
     uint8_t *win;              /* bytes [win_off, win_off + win_len) of the file */
     size_t win_cap, win_len;
@@ -84,21 +84,21 @@ typedef struct {
     uint64_t next_seq;
     int seq_started;
     ct_hash str_ids, frame_ids, stack_ids; /* definition id -> index in strs, frames, stacks */
-    ct_str_def *strs;
+    ct__str_def *strs;
     ct_rec_frame *frames;
-    ct_stack_def *stacks;
+    ct__stack_def *stacks;
     size_t nstrs, strs_cap, nframes, frames_cap, nstacks, stacks_cap;
-    ct_block *arena;
+    ct__block *arena;
     uint64_t def_bytes;        /* memory held by definitions, against CT_DEFS_MAX */
     uint64_t lost_by[CT_LOSS_STRINGS + 1]; /* st.lost by enum ct_loss_reason (unknown: OTHER) */
-} ct_fin;
+} ct__infile;
 
 struct ct_reader {
-    ct_fin *files;
+    ct__infile *files;
     uint32_t *heap;            /* files with a record ready, earliest first */
     uint64_t *keys;            /* per file: time of its next record (saves pointer chasing) */
     size_t nheap;
-    int64_t runner;            /* the earlier of heap[1] and heap[2], -1 if neither (ct_fin's) */
+    int64_t runner;            /* the earlier of heap[1] and heap[2], -1 if neither (ct__infile's) */
     int64_t last;              /* file whose record was delivered last, -1 if none */
     int started;
     ct_reader_opts opts;
@@ -109,23 +109,23 @@ struct ct_reader {
 
 /* Decodes one field into d->member by its kind (ct_records.h), from the body [b, be) of a record
  * at r->ts in cursor c, noting a malformed value in `bad`. */
-#define CT_DEC_u32(m) d->m = ct_get_u32v(&b, be, &bad);
-#define CT_DEC_uv(m) d->m = ct_get_uv(&b, be, &bad);
-#define CT_DEC_sv32(m)                                                                     \
+#define CT__DEC_u32(m) d->m = ct__get_u32v(&b, be, &bad);
+#define CT__DEC_uv(m) d->m = ct__get_uv(&b, be, &bad);
+#define CT__DEC_sv32(m)                                                                     \
     {                                                                                      \
-        int64_t v_ = ct_get_sv(&b, be, &bad);                                              \
+        int64_t v_ = ct__get_sv(&b, be, &bad);                                              \
         if (v_ < INT32_MIN || v_ > INT32_MAX)                                              \
             bad = 1;                                                                       \
         d->m = (int32_t)v_;                                                                \
     }
-#define CT_DEC_dur(m) d->m = r->ts - ct_get_uv(&b, be, &bad);
-#define CT_DEC_dcorr(m) d->m = ct_get_corr(c, &b, be, &bad);
-#define CT_DEC_parent(m)                                                                   \
+#define CT__DEC_dur(m) d->m = r->ts - ct__get_uv(&b, be, &bad);
+#define CT__DEC_dcorr(m) d->m = ct__get_corr(c, &b, be, &bad);
+#define CT__DEC_parent(m)                                                                   \
     {                                                                                      \
-        uint64_t z_ = ct_get_uv(&b, be, &bad);                                             \
-        d->m = z_ ? d->corr - (uint64_t)ct_unzigzag(z_) : 0;                               \
+        uint64_t z_ = ct__get_uv(&b, be, &bad);                                             \
+        d->m = z_ ? d->corr - (uint64_t)ct__unzigzag(z_) : 0;                               \
     }
-#define CT_DEC_uuid16(m)                                                                   \
+#define CT__DEC_uuid16(m)                                                                   \
     memset(d->m, 0, 16);                                                                   \
     if (be - b >= 16) {                                                                    \
         memcpy(d->m, b, 16);                                                               \
@@ -133,38 +133,38 @@ struct ct_reader {
     } else {                                                                               \
         b = be; /* an older writer stopped here: the rest reads as 0 */                    \
     }
-#define CT_DEC_FIELD(name, kind, member, unit, dump, style, at) CT_DEC_##kind(member)
+#define CT__DEC_FIELD(name, kind, member, unit, dump, style, at) CT__DEC_##kind(member)
 
 /* ct_defs.c */
-void *ct_arena_alloc(ct_block **head, size_t n);
-void ct_arena_free(ct_block *b);
+void *ct__arena_alloc(ct__block **head, size_t n);
+void ct__arena_free(ct__block *b);
 /* Grows an array to hold n + 1 elements. */
-int ct_reserve(void *arrp, size_t *cap, size_t n, size_t elem);
+int ct__reserve(void *arrp, size_t *cap, size_t n, size_t elem);
 /* Registers a STRING, FRAME or STACK definition (body after dts). A redefinition keeps the
  * first. Returns 0, or 1 if the body is malformed, or CT_E_NOMEM. */
-int ct_define(ct_fin *f, uint32_t type, const uint8_t *b, const uint8_t *be);
+int ct__define(ct__infile *f, uint32_t type, const uint8_t *b, const uint8_t *be);
 
 /* ct_decode.c */
 /* Counts a malformed record and skips the rest of the cursor's chunk, with a warning. */
-void ct_malformed_rest(ct_fin *f, ct_cursor *c, const char *why);
+void ct__malformed_rest(ct__infile *f, ct__cursor *c, const char *why);
 /* Decodes the cursor's next record into *r: 1, 0 when the chunk is exhausted (or its framing
  * broken), -1 when the record was malformed (counted and skipped). */
-int ct_decode(ct_fin *f, ct_cursor *c, ct_rec *r);
-void ct_cursor_free(ct_cursor *c);
+int ct_decode(ct__infile *f, ct__cursor *c, ct_rec *r);
+void ct__cursor_free(ct__cursor *c);
 /* Sets head_ts to the time of the cursor's next record without decoding it: 1, or 0 if it has
  * none left. */
-int ct_cursor_peek(ct_fin *f, ct_cursor *c);
-/* Delivers the record ct_cursor_peek announced into *r: 1, or -1 if it was malformed. */
-int ct_cursor_take(ct_fin *f, ct_cursor *c, ct_rec *r);
+int ct__cursor_peek(ct__infile *f, ct__cursor *c);
+/* Delivers the record ct__cursor_peek announced into *r: 1, or -1 if it was malformed. */
+int ct__cursor_take(ct__infile *f, ct__cursor *c, ct_rec *r);
 /* A chunk whose records are not in time order is decoded whole and sorted (stably: the index
- * of each record breaks ties). n: its well-framed records (ct_scan_records), an upper bound on
+ * of each record breaks ties). n: its well-framed records (ct__scan_records), an upper bound on
  * what decodes. */
-int ct_cursor_sort(ct_fin *f, ct_cursor *c, size_t n);
+int ct__cursor_sort(ct__infile *f, ct__cursor *c, size_t n);
 
 /* ct_read.c */
-void ct_warn(ct_fin *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void ct__warn(ct__infile *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-static inline void ct_fin_lost(ct_fin *f, uint32_t reason, uint64_t count)
+static inline void ct__infile_lost(ct__infile *f, uint32_t reason, uint64_t count)
 {
     f->st.lost += count;
     f->lost_by[reason <= CT_LOSS_STRINGS ? reason : CT_LOSS_OTHER] += count;

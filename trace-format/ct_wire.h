@@ -1,19 +1,19 @@
 /* Wire primitives shared by the encoder, the chunk framer and the reader (FORMAT.md section 2):
  * LEB128 varints, zigzag, little-endian fixed-width fields and CRC32C. Internal to the library.
  *
- * Writers (ct_put_*) assume the caller checked capacity (at most CT_UV_MAX bytes per varint).
- * Readers (ct_get_*) never read at or past `end`: a missing value reads as 0 (a trailing field
+ * Writers (ct__put_*) assume the caller checked capacity (at most CT__UV_MAX bytes per varint).
+ * Readers (ct__get_*) never read at or past `end`: a missing value reads as 0 (a trailing field
  * an older writer did not write) and a value that runs past `end` or beyond 10 bytes sets *bad. */
-#ifndef CT_WIRE_H
-#define CT_WIRE_H
+#ifndef CT__WIRE_H
+#define CT__WIRE_H
 
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
-#define CT_UV_MAX 10
+#define CT__UV_MAX 10
 
-static inline uint8_t *ct_put_uv(uint8_t *p, uint64_t v)
+static inline uint8_t *ct__put_uv(uint8_t *p, uint64_t v)
 {
     while (v >= 0x80) {
         *p++ = (uint8_t)(v | 0x80);
@@ -23,16 +23,16 @@ static inline uint8_t *ct_put_uv(uint8_t *p, uint64_t v)
     return p;
 }
 
-static inline uint64_t ct_zigzag(int64_t v) { return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63); }
-static inline int64_t ct_unzigzag(uint64_t v) { return (int64_t)(v >> 1) ^ -(int64_t)(v & 1); }
+static inline uint64_t ct__zigzag(int64_t v) { return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63); }
+static inline int64_t ct__unzigzag(uint64_t v) { return (int64_t)(v >> 1) ^ -(int64_t)(v & 1); }
 
-static inline uint8_t *ct_put_sv(uint8_t *p, int64_t v) { return ct_put_uv(p, ct_zigzag(v)); }
+static inline uint8_t *ct__put_sv(uint8_t *p, int64_t v) { return ct__put_uv(p, ct__zigzag(v)); }
 
 /* The readers are always inlined: the decoder's hot loop reads every field through them, and
  * with one call site per field (ct_records.h) gcc would otherwise call them out of line. */
-#define CT_WIRE_INLINE static inline __attribute__((always_inline))
+#define CT__WIRE_INLINE static inline __attribute__((always_inline))
 
-CT_WIRE_INLINE uint64_t ct_get_uv(const uint8_t **pp, const uint8_t *end, int *bad)
+CT__WIRE_INLINE uint64_t ct__get_uv(const uint8_t **pp, const uint8_t *end, int *bad)
 {
     const uint8_t *p = *pp;
     if (p >= end)
@@ -58,9 +58,9 @@ CT_WIRE_INLINE uint64_t ct_get_uv(const uint8_t **pp, const uint8_t *end, int *b
     return v;
 }
 
-CT_WIRE_INLINE uint32_t ct_get_u32v(const uint8_t **pp, const uint8_t *end, int *bad)
+CT__WIRE_INLINE uint32_t ct__get_u32v(const uint8_t **pp, const uint8_t *end, int *bad)
 {
-    uint64_t v = ct_get_uv(pp, end, bad);
+    uint64_t v = ct__get_uv(pp, end, bad);
     if (v > UINT32_MAX) {
         *bad = 1;
         return 0;
@@ -68,31 +68,31 @@ CT_WIRE_INLINE uint32_t ct_get_u32v(const uint8_t **pp, const uint8_t *end, int 
     return (uint32_t)v;
 }
 
-CT_WIRE_INLINE int64_t ct_get_sv(const uint8_t **pp, const uint8_t *end, int *bad)
+CT__WIRE_INLINE int64_t ct__get_sv(const uint8_t **pp, const uint8_t *end, int *bad)
 {
-    return ct_unzigzag(ct_get_uv(pp, end, bad));
+    return ct__unzigzag(ct__get_uv(pp, end, bad));
 }
 
-static inline void ct_le16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
-static inline void ct_le32(uint8_t *p, uint32_t v)
+static inline void ct__le16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
+static inline void ct__le32(uint8_t *p, uint32_t v)
 {
     for (int i = 0; i < 4; i++)
         p[i] = (uint8_t)(v >> (8 * i));
 }
-static inline void ct_le64(uint8_t *p, uint64_t v)
+static inline void ct__le64(uint8_t *p, uint64_t v)
 {
     for (int i = 0; i < 8; i++)
         p[i] = (uint8_t)(v >> (8 * i));
 }
-static inline uint16_t ct_rd16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
-static inline uint32_t ct_rd32(const uint8_t *p)
+static inline uint16_t ct__rd16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
+static inline uint32_t ct__rd32(const uint8_t *p)
 {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
-static inline uint64_t ct_rd64(const uint8_t *p) { return ct_rd32(p) | (uint64_t)ct_rd32(p + 4) << 32; }
+static inline uint64_t ct__rd64(const uint8_t *p) { return ct__rd32(p) | (uint64_t)ct__rd32(p + 4) << 32; }
 
 /* CRC32C (Castagnoli) of buf, as FORMAT.md defines it. Async-signal-safe. */
-uint32_t ct_crc32c(const void *buf, size_t len);
+uint32_t ct__crc32c(const void *buf, size_t len);
 
 /* Walks the records of one chunk payload (a stream piece starting at ts_base) by type, length
  * and time only: checks that each record's framing fits, reports the range of record times,
@@ -106,9 +106,9 @@ typedef struct {
     uint32_t nrecords;
     int sorted;
     int stop;
-} ct_scan_result;
-typedef int (*ct_scan_fn)(void *ctx, uint64_t type, const uint8_t *body, const uint8_t *end);
-size_t ct_scan_records(const uint8_t *p, size_t len, uint64_t ts_base, ct_scan_result *out,
-                       uint64_t types, ct_scan_fn each, void *ctx);
+} ct__scan_result;
+typedef int (*ct__scan_fn)(void *ctx, uint64_t type, const uint8_t *body, const uint8_t *end);
+size_t ct__scan_records(const uint8_t *p, size_t len, uint64_t ts_base, ct__scan_result *out,
+                       uint64_t types, ct__scan_fn each, void *ctx);
 
 #endif

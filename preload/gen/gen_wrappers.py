@@ -5,10 +5,10 @@ libcutrace stands in for libcuda.so.1, so it must export every driver entry poin
 declare (every ABI variant cuda_api.py models: cuMemAlloc, cuMemAlloc_v2, cuMemcpyHtoD_v2_ptds,
 ...). For each variant one of three patterns is emitted:
 
-  traced    ct_enter / [pre-hook] / real call / ct_leave / post-hook / ct_finish, where the
-            hooks are the hand-written recorders of the function's category (ct_record.h),
+  traced    ctp_enter / [pre-hook] / real call / ctp_leave / post-hook / ctp_finish, where the
+            hooks are the hand-written recorders of the function's category (ctp_record.h),
             called with the argument expressions of the TRACE table below;
-  gpa       cuGetProcAddress[_v2]: the real call, then ct_gpa_fix swaps the returned pointer
+  gpa       cuGetProcAddress[_v2]: the real call, then ctp_gpa_fix swaps the returned pointer
             for cutrace's wrapper of the same variant (no record);
   forward   the real call, nothing else.
 
@@ -18,12 +18,12 @@ that is the parent of the driver calls made inside it.
 
 cuBLAS and cuBLASLt (cublas_api.h, cublasLt.h) are interposed only for their GEMM entry points
 (BLAS_GEMM, BLAS_LT_GEMM): each records an API call that is the parent of the driver calls made
-inside it, and its detail, the GEMM record (ct_blas.h), in version nodes libcublas.so.13 and
+inside it, and its detail, the GEMM record (ctp_blas.h), in version nodes libcublas.so.13 and
 libcublasLt.so.13.
 
-Outputs (in --out): ct_fns.h (function ids), ct_wrappers.c (driver), ct_rt_wrappers.c
-(runtime), ct_blas_wrappers.c (cuBLAS, cuBLASLt), libcutrace.map (the version script: only these entry points are exported; runtime
-names in version node libcudart.so.13; the exec and _exit functions of ct_exec.h under their
+Outputs (in --out): ctp_fns.h (function ids), ctp_wrappers.c (driver), ctp_rt_wrappers.c
+(runtime), ctp_blas_wrappers.c (cuBLAS, cuBLASLt), libcutrace.map (the version script: only these entry points are exported; runtime
+names in version node libcudart.so.13; the exec and _exit functions of ctp_exec.h under their
 glibc nodes). A new CUDA version is a regeneration; a TRACE entry naming a parameter that no longer
 exists fails the build with the function's name.
 """
@@ -42,7 +42,7 @@ import cuda_api  # noqa: E402
 # parameter (names differ between some variants). STREAM(x) marks a stream: for per-thread
 # variants it becomes the per-thread default stream when x is 0.
 # Options: min_version (older variants have other struct layouts and are only forwarded).
-# The C library's exec and _exit functions libcutrace exports (ct_exec.h), with the glibc
+# The C library's exec and _exit functions libcutrace exports (ctp_exec.h), with the glibc
 # version that introduced each; on architectures whose first glibc is newer, their base version.
 EXEC_EXPORTS = [("execve", "GLIBC_2.2.5"), ("execv", "GLIBC_2.2.5"), ("execvp", "GLIBC_2.2.5"),
                 ("execl", "GLIBC_2.2.5"), ("execlp", "GLIBC_2.2.5"), ("execle", "GLIBC_2.2.5"),
@@ -111,20 +111,20 @@ TRACE = {
                            "CT_COPY_2D | CT_COPY_ASYNC", "hStream", {}),
 
     # alloc: kind, address (read after the call), size, stream, VMM handle
-    "cuMemAlloc": ("alloc", "CT_ALLOC_DEVICE, CT_OUT(r, dptr), bytesize, 0, 0", None, {}),
-    "cuMemAllocPitch": ("alloc", "CT_ALLOC_DEVICE, CT_OUT(r, dptr), "
-                        "(uint64_t)CT_OUT(r, pPitch) * Height, 0, 0", None, {}),
-    "cuMemAllocHost": ("alloc", "CT_ALLOC_PINNED, CT_OUT(r, pp), bytesize, 0, 0", None, {}),
-    "cuMemHostAlloc": ("alloc", "CT_ALLOC_PINNED, CT_OUT(r, pp), bytesize, 0, 0", None, {}),
-    "cuMemAllocManaged": ("alloc", "CT_ALLOC_MANAGED, CT_OUT(r, dptr), bytesize, 0, 0", None, {}),
-    "cuMemAllocAsync": ("alloc", "CT_ALLOC_POOL, CT_OUT(r, dptr), bytesize, STREAM(hStream), 0",
+    "cuMemAlloc": ("alloc", "CT_ALLOC_DEVICE, CTP_OUT(r, dptr), bytesize, 0, 0", None, {}),
+    "cuMemAllocPitch": ("alloc", "CT_ALLOC_DEVICE, CTP_OUT(r, dptr), "
+                        "(uint64_t)CTP_OUT(r, pPitch) * Height, 0, 0", None, {}),
+    "cuMemAllocHost": ("alloc", "CT_ALLOC_PINNED, CTP_OUT(r, pp), bytesize, 0, 0", None, {}),
+    "cuMemHostAlloc": ("alloc", "CT_ALLOC_PINNED, CTP_OUT(r, pp), bytesize, 0, 0", None, {}),
+    "cuMemAllocManaged": ("alloc", "CT_ALLOC_MANAGED, CTP_OUT(r, dptr), bytesize, 0, 0", None, {}),
+    "cuMemAllocAsync": ("alloc", "CT_ALLOC_POOL, CTP_OUT(r, dptr), bytesize, STREAM(hStream), 0",
                         None, {}),
-    "cuMemAllocFromPoolAsync": ("alloc", "CT_ALLOC_POOL, CT_OUT(r, dptr), bytesize, "
+    "cuMemAllocFromPoolAsync": ("alloc", "CT_ALLOC_POOL, CTP_OUT(r, dptr), bytesize, "
                                 "STREAM(hStream), 0", None, {}),
     "cuMemHostRegister": ("alloc", "CT_ALLOC_HOST_REGISTER, (uintptr_t)p, bytesize, 0, 0", None, {}),
-    "cuMemCreate": ("alloc", "CT_ALLOC_VMM_PHYSICAL, 0, size, 0, CT_OUT(r, handle)", None, {}),
+    "cuMemCreate": ("alloc", "CT_ALLOC_VMM_PHYSICAL, 0, size, 0, CTP_OUT(r, handle)", None, {}),
     "cuMemMap": ("alloc", "CT_ALLOC_VMM_MAP, ptr, size, 0, handle", None, {}),
-    "cuMemAddressReserve": ("alloc", "CT_ALLOC_VMM_RESERVE, CT_OUT(r, ptr), size, 0, 0", None, {}),
+    "cuMemAddressReserve": ("alloc", "CT_ALLOC_VMM_RESERVE, CTP_OUT(r, ptr), size, 0, 0", None, {}),
     # free: kind (UNKNOWN: whatever cutrace saw allocated there), address, size (0: the size
     # cutrace saw allocated), stream, VMM handle
     "cuMemFree": ("free", "CT_ALLOC_UNKNOWN, dptr, 0, 0, 0", None, {}),
@@ -142,12 +142,12 @@ TRACE = {
     "cuStreamWaitEvent": ("sync", "CT_SYNC_STREAM_WAIT_EVENT, (uintptr_t)hEvent", None, {}),
 
     # names: the handle created, the kernel name
-    "cuModuleGetFunction": ("name", "CT_OUT(r, hfunc), name", None, {}),
-    "cuLibraryGetKernel": ("name", "CT_OUT(r, pKernel), name", None, {}),
-    "cuKernelGetFunction": ("kernel_function", "CT_OUT(r, pFunc), (uintptr_t)kernel", None, {}),
+    "cuModuleGetFunction": ("name", "CTP_OUT(r, hfunc), name", None, {}),
+    "cuLibraryGetKernel": ("name", "CTP_OUT(r, pKernel), name", None, {}),
+    "cuKernelGetFunction": ("kernel_function", "CTP_OUT(r, pFunc), (uintptr_t)kernel", None, {}),
 
-    "cuStreamCreate": ("stream", "CT_STREAM_CREATE, CT_OUT(r, phStream), Flags, 0", None, {}),
-    "cuStreamCreateWithPriority": ("stream", "CT_STREAM_CREATE, CT_OUT(r, phStream), flags, "
+    "cuStreamCreate": ("stream", "CT_STREAM_CREATE, CTP_OUT(r, phStream), Flags, 0", None, {}),
+    "cuStreamCreateWithPriority": ("stream", "CT_STREAM_CREATE, CTP_OUT(r, phStream), flags, "
                                    "priority", None, {}),
     "cuStreamDestroy": ("stream", "CT_STREAM_DESTROY, (uintptr_t)$0, 0, 0", None, {}),
 
@@ -159,7 +159,7 @@ TRACE = {
     "cuProfilerStop": ("api", None, None, {}),
 }
 # Calls that destroy a context, whose events go with it: a pre-hook collects its GPU timings
-# first (ct_gpu.h). A release destroys the primary context only on its last reference, which
+# first (ctp_gpu.h). A release destroys the primary context only on its last reference, which
 # cannot be told beforehand: every release is treated so. Not recorded; exported like traced calls so cuGetProcAddress answers reach it.
 CTX_GONE = {"cuCtxDestroy": ("ctx_gone", "(uintptr_t)$0"),
             "cuDevicePrimaryCtxReset": ("primary_gone", "$0"),
@@ -181,7 +181,7 @@ RUNTIME_GPA = {"cudaGetDriverEntryPoint", "cudaGetDriverEntryPointByVersion"}
 
 # cuBLAS and cuBLASLt (cublas_api.h, cublasLt.h): the GEMM entry points, each recording its
 # shape and types (GEMM record) and being the parent of the driver calls it makes. Per family,
-# by a regex over the base name (without _v2 / _64): the argument expressions of ct_on_gemm
+# by a regex over the base name (without _v2 / _64): the argument expressions of ctp_on_gemm
 # after m, n, k (A, B, C types, compute type, batch), over the prototype's parameters. A
 # letter-typed call (cublasSgemm) implies its types; {t} and {c} stand for them. Not exported:
 # the grouped batched calls (an array of shapes per group) and every other cuBLAS function.
@@ -225,13 +225,13 @@ def expand(expr, variant):
 
     expr = re.sub(r"\$(\d+)", pos, expr)
     if variant.stream:
-        expr = re.sub(r"STREAM\(", "CT_STREAM_PT(", expr)
+        expr = re.sub(r"STREAM\(", "CTP_STREAM_PT(", expr)
     else:
         expr = re.sub(r"STREAM\(", "(uintptr_t)(", expr)
     # Every identifier that is not a field (after -> or .), a cutrace macro, a type or the
     # result must be a parameter of this variant.
     for ident in re.findall(r"(?<![\w>.])([A-Za-z_]\w*)", expr):
-        if ident.startswith("CT_") or ident in ("uintptr_t", "uint64_t", "r") or ident in names:
+        if ident.startswith(("CT_", "CTP_")) or ident in ("uintptr_t", "uint64_t", "r") or ident in names:
             continue
         die("%s: TRACE names parameter '%s', which its prototype (%s) lacks"
             % (variant.symbol, ident, variant.decl()))
@@ -241,17 +241,17 @@ def expand(expr, variant):
 def driver_variant_code(v, fid):
     """One exported driver entry point: (C code, whether it is traced)."""
     pfn = "(%s (*)(%s))" % (v.ret, v.param_list())
-    head = "CT_EXPORT %s\n{\n" % v.decl()
+    head = "CTP_EXPORT %s\n{\n" % v.decl()
     if v.base in GPA:
-        return (head + "    void *real = ct_resolve(%s);\n"
+        return (head + "    void *real = ctp_resolve(%s);\n"
                 "    if (!real)\n        return CUDA_ERROR_NOT_FOUND;\n"
                 "    CUresult r = (%s real)(%s);\n"
-                "    ct_gpa_fix(r == CUDA_SUCCESS, pfn);\n"
+                "    ctp_gpa_fix(r == CUDA_SUCCESS, pfn);\n"
                 "    return r;\n}\n" % (fid, pfn, v.args()), True)
     if v.base in CTX_GONE:
         hook, arg = CTX_GONE[v.base]
-        return (head + "    ct_session_%s(%s);\n" % (hook, expand(arg, v)) +
-                "    void *real = ct_resolve(%s);\n"
+        return (head + "    ctp_session_%s(%s);\n" % (hook, expand(arg, v)) +
+                "    void *real = ctp_resolve(%s);\n"
                 "    return real ? (%s real)(%s) : CUDA_ERROR_NOT_FOUND;\n}\n"
                 % (fid, pfn, v.args()), True)
     spec = TRACE.get(v.base)
@@ -259,20 +259,20 @@ def driver_variant_code(v, fid):
         hook, args, stream, _ = spec
         if v.symbol in SYNC_CTX_OBJECT:
             args = "CT_SYNC_CONTEXT, " + SYNC_CTX_OBJECT[v.symbol]
-        out = head + "    ct_call c;\n    ct_enter(&c, %s);\n" % fid
+        out = head + "    ctp_call c;\n    ctp_enter(&c, %s);\n" % fid
         if hook in GPU_TIMED:
             sexpr = expand(stream, v)
             if v.stream:
-                sexpr = "CT_STREAM_PT(%s)" % sexpr
-            out += "    ct_gpu_begin(&c, (uintptr_t)(%s));\n" % sexpr
-        post = "" if hook == "api" else "    ct_on_%s(&c, r, %s);\n" % (hook, expand(args, v))
-        out += ("    void *real = ct_resolve(%s);\n"
+                sexpr = "CTP_STREAM_PT(%s)" % sexpr
+            out += "    ctp_gpu_begin(&c, (uintptr_t)(%s));\n" % sexpr
+        post = "" if hook == "api" else "    ctp_on_%s(&c, r, %s);\n" % (hook, expand(args, v))
+        out += ("    void *real = ctp_resolve(%s);\n"
                 "    CUresult r = real ? (%s real)(%s) : CUDA_ERROR_NOT_FOUND;\n"
-                "    ct_leave(&c, r);\n%s"
-                "    ct_finish(&c);\n"
+                "    ctp_leave(&c, r);\n%s"
+                "    ctp_finish(&c);\n"
                 "    return r;\n}\n" % (fid, pfn, v.args(), post))
         return out, True
-    return (head + "    void *real = ct_resolve(%s);\n"
+    return (head + "    void *real = ctp_resolve(%s);\n"
             "    return real ? (%s real)(%s) : CUDA_ERROR_NOT_FOUND;\n}\n"
             % (fid, pfn, v.args()), False)
 
@@ -310,18 +310,18 @@ def runtime_code(sym, base, ret, params, fid):
     pfn = "(%s (*)(%s))" % (ret, plist)
     post = ""
     if base in RUNTIME_GPA:
-        post = "    ct_gpa_fix(r == cudaSuccess, funcPtr);\n"
-    return ("CT_EXPORT %s %s(%s)\n{\n"
-            "    ct_call c;\n    ct_enter(&c, %s);\n"
-            "    void *real = ct_rt_resolve(%s);\n"
+        post = "    ctp_gpa_fix(r == cudaSuccess, funcPtr);\n"
+    return ("CTP_EXPORT %s %s(%s)\n{\n"
+            "    ctp_call c;\n    ctp_enter(&c, %s);\n"
+            "    void *real = ctp_rt_resolve(%s);\n"
             "    %s r = real ? (%s real)(%s) : cudaErrorNotSupported;\n"
-            "    ct_leave(&c, (uint32_t)r);\n%s"
-            "    ct_finish(&c);\n"
+            "    ctp_leave(&c, (uint32_t)r);\n%s"
+            "    ctp_finish(&c);\n"
             "    return r;\n}\n" % (ret, sym, plist, fid, fid, ret, pfn, args, post))
 
 
 def blas_functions(include):
-    """(symbol, soname, params, ct_on_gemm arguments after m, n, k or None for cublasLtMatmul)
+    """(symbol, soname, params, ctp_on_gemm arguments after m, n, k or None for cublasLtMatmul)
     for every GEMM entry point cublas_api.h and cublasLt.h declare."""
     out = []
     for header, soname in sorted(BLAS_SONAMES.items()):
@@ -358,16 +358,16 @@ def blas_code(sym, params, spec, fid):
     plist = ", ".join(cuda_api._join_decl(p.type, p.name) for p in params)
     args = ", ".join(p.name for p in params)
     if spec is None:
-        post = "    ct_on_gemm_lt(&c, r, computeDesc, Adesc, Bdesc, Cdesc, Ddesc);\n"
+        post = "    ctp_on_gemm_lt(&c, r, computeDesc, Adesc, Bdesc, Cdesc, Ddesc);\n"
     else:
-        post = "    ct_on_gemm(&c, transa, transb, m, n, k, %s);\n" % spec
-    return ("CT_EXPORT cublasStatus_t %s(%s)\n{\n"
-            "    ct_call c;\n    ct_enter(&c, %s);\n"
-            "    void *real = ct_rt_resolve(%s);\n"
+        post = "    ctp_on_gemm(&c, transa, transb, m, n, k, %s);\n" % spec
+    return ("CTP_EXPORT cublasStatus_t %s(%s)\n{\n"
+            "    ctp_call c;\n    ctp_enter(&c, %s);\n"
+            "    void *real = ctp_rt_resolve(%s);\n"
             "    cublasStatus_t r = real ? ((cublasStatus_t (*)(%s))real)(%s)\n"
             "                            : CUBLAS_STATUS_NOT_INITIALIZED;\n"
-            "    ct_leave(&c, (uint32_t)r);\n%s"
-            "    ct_finish(&c);\n"
+            "    ctp_leave(&c, (uint32_t)r);\n%s"
+            "    ctp_finish(&c);\n"
             "    return r;\n}\n" % (sym, plist, fid, fid, plist, args, post))
 
 
@@ -375,10 +375,10 @@ BLAS_PRELUDE = """/* Generated by preload/gen/gen_wrappers.py from NVIDIA's head
 #include <stdint.h>
 #include <cublas_api.h>
 #include <cublasLt.h>
-#include "ct_blas.h"
-#include "ct_fns.h"
-#include "ct_trace.h"
-#define CT_EXPORT __attribute__((visibility("default")))
+#include "ctp_blas.h"
+#include "ctp_fns.h"
+#include "ctp_trace.h"
+#define CTP_EXPORT __attribute__((visibility("default")))
 /* cublas_api.h declares the half-precision calls (cublasHgemm*) for C++ only, where __half is a
  * class; through a pointer, an incomplete struct has the same ABI. */
 typedef struct __half __half;
@@ -391,21 +391,21 @@ PRELUDE = """/* Generated by preload/gen/gen_wrappers.py from NVIDIA's headers: 
 #include <cuda.h>
 #include <cudaTypedefs.h>
 #include <cudaProfiler.h>
-#include "ct_fns.h"
-#include "ct_gpu.h"
-#include "ct_record.h"
-#include "ct_trace.h"
-#define CT_EXPORT __attribute__((visibility("default")))
+#include "ctp_fns.h"
+#include "ctp_gpu.h"
+#include "ctp_record.h"
+#include "ctp_trace.h"
+#define CTP_EXPORT __attribute__((visibility("default")))
 """
 
 RT_PRELUDE = """/* Generated by preload/gen/gen_wrappers.py from NVIDIA's headers: do not edit. */
 #include <stdint.h>
 #include <cuda_runtime_api.h>
 #include <cuda_profiler_api.h>
-#include "ct_fns.h"
-#include "ct_record.h"
-#include "ct_trace.h"
-#define CT_EXPORT __attribute__((visibility("default")))
+#include "ctp_fns.h"
+#include "ctp_record.h"
+#include "ctp_trace.h"
+#define CTP_EXPORT __attribute__((visibility("default")))
 """
 
 
@@ -428,44 +428,44 @@ def main():
 
     blas = blas_functions(a.include)
 
-    fns = [(v.symbol, "CT_FN_DRIVER") for v in driver] + \
-          [(s, "CT_FN_RUNTIME") for s, _, _, _ in runtime] + \
-          [(s, "CT_FN_RUNTIME | CT_FN_LIBRARY") for s, _, _, _ in blas]
+    fns = [(v.symbol, "CTP_FN_DRIVER") for v in driver] + \
+          [(s, "CTP_FN_RUNTIME") for s, _, _, _ in runtime] + \
+          [(s, "CTP_FN_RUNTIME | CTP_FN_LIBRARY") for s, _, _, _ in blas]
     if len(fns) >= 65536:
         die("%d functions do not fit the 16-bit function id" % len(fns))
     os.makedirs(a.out, exist_ok=True)
 
     hdr = ["/* Generated by preload/gen/gen_wrappers.py: do not edit. */",
-           "#ifndef CT_FNS_H", "#define CT_FNS_H",
-           "#define CT_NDRIVER %d" % len(driver), "#define CT_NFNS %d" % len(fns)]
-    hdr += ["#define CT_FN_%s %d" % (name, i) for i, (name, _) in enumerate(fns)]
+           "#ifndef CTP_FNS_H", "#define CTP_FNS_H",
+           "#define CTP_NDRIVER %d" % len(driver), "#define CTP_NFNS %d" % len(fns)]
+    hdr += ["#define CTP_FN_%s %d" % (name, i) for i, (name, _) in enumerate(fns)]
     hdr += ["#endif", ""]
 
     body = [PRELUDE]
     traced = []
     for v in driver:
-        code, is_traced = driver_variant_code(v, "CT_FN_" + v.symbol)
+        code, is_traced = driver_variant_code(v, "CTP_FN_" + v.symbol)
         if is_traced:
             traced.append(v.symbol)
         body.append(code)
     soname = {s: "libcudart.so.13" for s, _, _, _ in runtime}
     soname.update({s: so for s, so, _, _ in blas})
-    body.append("const ct_fn_info ct_fns[CT_NFNS] = {\n%s\n};\n" % ",\n".join(
+    body.append("const ctp_fn_info ctp_fns[CTP_NFNS] = {\n%s\n};\n" % ",\n".join(
         '    {"%s", %s}' % (n, f) for n, f in fns))
-    body.append("const char *const ct_fn_soname[CT_NFNS] = {\n%s\n};\n" % "\n".join(
-        '    [CT_FN_%s] = "%s",' % (n, so) for n, so in sorted(soname.items())))
-    body.append("const unsigned ct_nfns = CT_NFNS;\n")
+    body.append("const char *const ctp_fn_soname[CTP_NFNS] = {\n%s\n};\n" % "\n".join(
+        '    [CTP_FN_%s] = "%s",' % (n, so) for n, so in sorted(soname.items())))
+    body.append("const unsigned ctp_nfns = CTP_NFNS;\n")
     body.append("/* cutrace's wrapper of each traced driver variant (cuGetProcAddress answers). */\n"
-                "void *const ct_wrapper_of[CT_NDRIVER] = {\n%s\n};\n" % "\n".join(
-                    "    [CT_FN_%s] = (void *)%s," % (s, s) for s in traced))
+                "void *const ctp_wrapper_of[CTP_NDRIVER] = {\n%s\n};\n" % "\n".join(
+                    "    [CTP_FN_%s] = (void *)%s," % (s, s) for s in traced))
 
     rt = [RT_PRELUDE]
     for sym, base, ret, params in runtime:
-        rt.append(runtime_code(sym, base, ret, params, "CT_FN_" + sym))
+        rt.append(runtime_code(sym, base, ret, params, "CTP_FN_" + sym))
 
     bl = [BLAS_PRELUDE]
     for sym, _, params, spec in blas:
-        bl.append(blas_code(sym, params, spec, "CT_FN_" + sym))
+        bl.append(blas_code(sym, params, spec, "CTP_FN_" + sym))
 
     mapfile = ["/* Generated by preload/gen/gen_wrappers.py: do not edit. */",
                "CUTRACE_DRIVER {", "  global:"]
@@ -477,7 +477,7 @@ def main():
     for soname in sorted(set(BLAS_SONAMES.values())):
         mapfile += ["%s {" % soname, "  global:"]
         mapfile += ["    %s;" % sym for sym, so, _, _ in blas if so == soname] + ["};"]
-    # The exec and _exit functions (ct_exec.c), under the C library's own version nodes so
+    # The exec and _exit functions (ctp_exec.c), under the C library's own version nodes so
     # programs' references (execv@GLIBC_2.2.5, _exit@GLIBC_2.2.5) bind to them.
     base = GLIBC_BASE.get(platform.machine(), "GLIBC_2.2.5")
     nodes = {}
@@ -487,8 +487,8 @@ def main():
         mapfile += ["%s {" % ver, "  global:"] + ["    %s;" % s for s in nodes[ver]] + ["};"]
     mapfile += [""]
 
-    for name, lines in (("ct_fns.h", hdr), ("ct_wrappers.c", body), ("ct_rt_wrappers.c", rt),
-                        ("ct_blas_wrappers.c", bl),
+    for name, lines in (("ctp_fns.h", hdr), ("ctp_wrappers.c", body), ("ctp_rt_wrappers.c", rt),
+                        ("ctp_blas_wrappers.c", bl),
                         ("libcutrace.map", mapfile)):
         tmp = os.path.join(a.out, name + ".tmp")
         with open(tmp, "w") as f:

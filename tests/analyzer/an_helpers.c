@@ -8,9 +8,9 @@ const char *an_cutrace(void)
 {
     static char path[4096];
 #ifdef __SANITIZE_ADDRESS__
-    return ct_test_path(path, "asan/bin/cutrace");
+    return ctt_path(path, "asan/bin/cutrace");
 #else
-    return ct_test_path(path, "bin/cutrace");
+    return ctt_path(path, "bin/cutrace");
 #endif
 }
 
@@ -26,21 +26,21 @@ static int split(char *buf, char **argv, int n, int max)
 const char *an_gen(char dir[4096], const char *name, const char *args)
 {
     char gen[4096], buf[2048];
-    snprintf(dir, 4096, "%s/%s", ct_test_tmpdir(), name);
+    snprintf(dir, 4096, "%s/%s", ctt_tmpdir(), name);
     snprintf(buf, sizeof buf, "%s", args ? args : "");
-    char *argv[64] = {(char *)ct_test_path(gen, "tests/analyzer/tracegen"), "-o", dir};
+    char *argv[64] = {(char *)ctt_path(gen, "tests/analyzer/tracegen"), "-o", dir};
     split(buf, argv, 3, 64);
-    ct_test_proc p;
-    if (ct_test_run(&p, argv, NULL, 60) != 0)
+    ctt_proc p;
+    if (ctt_run(&p, argv, NULL, 60) != 0)
         return NULL;
     int ok = p.exited && p.code == 0;
     if (!ok)
         fprintf(stderr, "tracegen %s failed (%d): %s\n", args, p.code, p.err);
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     return ok ? dir : NULL;
 }
 
-int an_run(ct_test_proc *p, const char *args, const char *path)
+int an_run(ctt_proc *p, const char *args, const char *path)
 {
     char buf[2048];
     snprintf(buf, sizeof buf, "%s", args);
@@ -49,14 +49,14 @@ int an_run(ct_test_proc *p, const char *args, const char *path)
     for (int i = 1; i < n; i++)
         if (!strcmp(argv[i], "{}"))
             argv[i] = (char *)path;
-    return ct_test_run(p, argv, NULL, 120);
+    return ctt_run(p, argv, NULL, 120);
 }
 
 tj *an_summary(const char *path, const char *extra)
 {
     char args[1024];
     snprintf(args, sizeof args, "summary --json %s {}", extra ? extra : "");
-    ct_test_proc p;
+    ctt_proc p;
     if (an_run(&p, args, path) != 0)
         return NULL;
     tj *j = NULL;
@@ -68,21 +68,21 @@ tj *an_summary(const char *path, const char *extra)
         if (!j)
             fprintf(stderr, "cutrace %s: invalid JSON: %s\n", args, err);
     }
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     return j;
 }
 
 tj *an_timeline(const char *path)
 {
     char out[4096], args[4200];
-    snprintf(out, sizeof out, "%s/timeline.json", ct_test_tmpdir());
+    snprintf(out, sizeof out, "%s/timeline.json", ctt_tmpdir());
     snprintf(args, sizeof args, "timeline {} -o %s", out);
-    ct_test_proc p;
+    ctt_proc p;
     int ok = an_run(&p, args, path) == 0 && p.exited && p.code == 0;
     if (!ok)
         fprintf(stderr, "cutrace %s exited %d/%d: %s\n", args, p.exited, p.code, p.err);
-    ct_test_proc_free(&p);
-    char *text = ok ? ct_test_read_file(out, NULL) : NULL, err[256];
+    ctt_proc_free(&p);
+    char *text = ok ? ctt_read_file(out, NULL) : NULL, err[256];
     tj *j = text ? tj_parse(text, err, sizeof err) : NULL;
     if (text && !j)
         fprintf(stderr, "%s: invalid JSON: %s\n", out, err);
@@ -134,22 +134,22 @@ const char *an_trace_workload(char dir[4096], const char *name, const char *prog
 {
     char lib[4096], prog[4096], fake[4096], kern[4096], ld[4200], hk[4200], buf[1024];
     *out = NULL;
-    ct_test_path(lib, "lib/libcutrace.so");
-    ct_test_path(fake, "tests/fakecuda/libcuda.so.1");
-    ct_test_path(kern, "tests/workloads/libworkload_kernels.so");
+    ctt_path(lib, "lib/libcutrace.so");
+    ctt_path(fake, "tests/fakecuda/libcuda.so.1");
+    ctt_path(kern, "tests/workloads/libworkload_kernels.so");
     snprintf(buf, sizeof buf, "%s", prog_args);
     char *argv[64] = {(char *)an_cutrace(), "run", "-q", "-o", dir, "--gpu-timing", "all", "--"};
     for (int i = 0; env && env[i]; i++)
         if (!strncmp(env[i], "CUTRACE_GPU_TIMING=", 19))
             argv[6] = env[i] + 19;
     split(buf, argv, 8, 64);
-    ct_test_path(prog, "tests/workloads/");
+    ctt_path(prog, "tests/workloads/");
     snprintf(prog + strlen(prog), sizeof prog - strlen(prog), "%s", argv[8]);
     argv[8] = prog;
     if (access(lib, R_OK) || access(fake, R_OK) || access(kern, R_OK) || access(prog, X_OK))
-        ct_test_skip("the tracer or the workloads are not built");
-    snprintf(dir, 4096, "%s/%s", ct_test_tmpdir(), name);
-    snprintf(ld, sizeof ld, "LD_LIBRARY_PATH=%s", ct_test_path(fake, "tests/fakecuda"));
+        ctt_skip("the tracer or the workloads are not built");
+    snprintf(dir, 4096, "%s/%s", ctt_tmpdir(), name);
+    snprintf(ld, sizeof ld, "LD_LIBRARY_PATH=%s", ctt_path(fake, "tests/fakecuda"));
     snprintf(hk, sizeof hk, "FAKECUDA_HOST_KERNELS=%s", kern);
     char cl[4200];
     snprintf(cl, sizeof cl, "CUTRACE_LIB=%s", lib); /* the sanitizer build's cutrace too */
@@ -158,14 +158,14 @@ const char *an_trace_workload(char dir[4096], const char *name, const char *prog
     for (int i = 0; env && env[i] && k < 15; i++)
         envv[k++] = env[i];
     envv[k] = NULL;
-    ct_test_proc p;
-    if (ct_test_run(&p, argv, envv, 120) != 0)
+    ctt_proc p;
+    if (ctt_run(&p, argv, envv, 120) != 0)
         return NULL;
     int ok = p.exited && p.code == 0;
     if (!ok && p.exited) /* a death by signal is what some workloads are for */
         fprintf(stderr, "cutrace run %s failed (%d): %s\n", prog_args, p.code, p.err);
     *out = p.out;
     p.out = NULL;
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     return ok ? dir : NULL;
 }

@@ -4,7 +4,7 @@
 #ifndef AN_HELPERS_H
 #define AN_HELPERS_H
 
-#include "ct_test.h"
+#include "ctt.h"
 #include "tjson.h"
 
 /* Path of the cutrace binary under test. */
@@ -13,7 +13,7 @@ const char *an_cutrace(void);
  * returns DIR (static storage per call site is the caller's: copy it) or NULL on failure. */
 const char *an_gen(char dir[4096], const char *name, const char *args);
 /* Runs `cutrace ARGS` (space-separated; "{}" is replaced by path); p is filled. */
-int an_run(ct_test_proc *p, const char *args, const char *path);
+int an_run(ctt_proc *p, const char *args, const char *path);
 /* `cutrace summary --json EXTRA PATH`, parsed; NULL (with the reason printed) on failure. */
 tj *an_summary(const char *path, const char *extra);
 /* `cutrace timeline PATH -o FILE` (FILE in the test's tmpdir), parsed; NULL (with the reason
@@ -34,7 +34,7 @@ tj *an_fires(const char *id, const char *bad, const char *good);
  * ("NAME=value" list, NULL-terminated, may be NULL; CUTRACE_GPU_TIMING=MODE there replaces
  * `all`). Returns DIR, or NULL when the program did
  * not exit 0 (the trace is still in DIR); *out gets the program's stdout (free it). Skips the
- * test (ct_test_skip) when the tracer or the workloads are not built. */
+ * test (ctt_skip) when the tracer or the workloads are not built. */
 const char *an_trace_workload(char dir[4096], const char *name, const char *prog_args,
                               char *const *env, char **out);
 #endif

@@ -3,5 +3,5 @@
 AN_TEST_SRCS := $(wildcard tests/analyzer/test-*.c)
 AN_HELPER_SRCS := tests/analyzer/an_helpers.c tests/analyzer/tjson.c
 # the modules the unit tests call directly (the rest is exercised through the cutrace binary)
-AN_UNIT_SRCS := analyzer/ct_map.c analyzer/ct_out.c analyzer/ct_sketch.c analyzer/ct_union.c
+AN_UNIT_SRCS := analyzer/cta_map.c analyzer/cta_out.c analyzer/cta_sketch.c analyzer/cta_union.c
 TRACEGEN := $(B)/tests/analyzer/tracegen

@@ -13,7 +13,7 @@ all: $(TRACEGEN)
 
 $(B)/tests/analyzer/%.o $(B)/asan/tests/analyzer/%.o: CFLAGS += -Ianalyzer -Itests/analyzer
 
-$(eval $(call ct_test_suite,analyzer,$(patsubst %.c,$(B)/%.o,$(AN_HELPER_SRCS) $(AN_UNIT_SRCS)) $(CTTRACE_LIB),$(CTTRACE_LDLIBS) -lm,$(TRACEGEN) $(CUTRACE_BIN)))
+$(eval $(call ctt_suite,analyzer,$(patsubst %.c,$(B)/%.o,$(AN_HELPER_SRCS) $(AN_UNIT_SRCS)) $(CTTRACE_LIB),$(CTTRACE_LDLIBS) -lm,$(TRACEGEN) $(CUTRACE_BIN)))
 
 
 # the diagnosis pairs the tests trace (make bench reads them too)

@@ -2,7 +2,7 @@
  * its end): the kernel and copy tables take their statistics from the exact instances and count
  * the bounded ones; the breakdown says how much busy time only bounded intervals cover. */
 #include "an_helpers.h"
-#include "ct_union.h"
+#include "cta_union.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +14,7 @@
  * simulated H100); 0 if they differ or there is none. */
 static uint64_t truth_kernel_ns(const char *path)
 {
-    char *text = ct_test_read_file(path, NULL), *save = NULL;
+    char *text = ctt_read_file(path, NULL), *save = NULL;
     uint64_t same = 0;
     int n = 0;
     for (char *l = text ? strtok_r(text, "\n", &save) : NULL; l; l = strtok_r(NULL, "\n", &save)) {
@@ -38,7 +38,7 @@ static uint64_t truth_kernel_ns(const char *path)
 TEST_IMPL(workload_held_launch_statistics_are_exact)
 {
     char dir[4096], truth[4200], hold[64], tenv[4300], *out;
-    snprintf(truth, sizeof truth, "%s/truth", ct_test_tmpdir());
+    snprintf(truth, sizeof truth, "%s/truth", ctt_tmpdir());
     snprintf(tenv, sizeof tenv, "FAKECUDA_TRUTH=%s", truth);
     snprintf(hold, sizeof hold, "FAKECUDA_LAUNCH_HOLD_NS=reduce_batch=%d/2", HOLD_NS);
     char *env[] = {tenv, hold, NULL};
@@ -69,13 +69,13 @@ TEST_IMPL(workload_held_launch_statistics_are_exact)
     ASSERT_INT(tj_num(s, "breakdown.0.gpu_busy_bounded_ns"), <=, tj_num(s, "breakdown.0.gpu_busy_ns"));
     tj_free(s);
     /* the text says it in the user's terms */
-    ct_test_proc p;
+    ctt_proc p;
     ASSERT_INT(an_run(&p, "summary {}", dir), ==, 0);
     ASSERT_CONTAINS(p.out, "End-bounded");
     ASSERT_CONTAINS(p.out, "ended before the tracer could time their end");
     ASSERT_CONTAINS(p.out, "held up on the host");
     ASSERT_CONTAINS(p.out, "GPU busy includes up to");
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     return 0;
 }
 
@@ -117,7 +117,7 @@ TEST_IMPL(summary_marks_upper_bounds)
             notes += upper > before;
         }
         const tj *bd = tj_get(s, "breakdown");
-        ct_test_proc p;
+        ctt_proc p;
         ASSERT_INT(an_run(&p, "summary {}", dir), ==, 0);
         for (size_t i = 0; bd && i < bd->n; i++) {
             double bb = tj_num(bd->v[i], "gpu_busy_bounded_ns");
@@ -136,7 +136,7 @@ TEST_IMPL(summary_marks_upper_bounds)
             ASSERT_CONTAINS(p.out, "End-bounded");
         upper_rows += upper;
         busy_lines += busy;
-        ct_test_proc_free(&p);
+        ctt_proc_free(&p);
         tj_free(s);
     }
     fprintf(stderr, "%d rows with bounds only, %d mixed, %d devices with bounded busy time\n",
@@ -147,7 +147,7 @@ TEST_IMPL(summary_marks_upper_bounds)
     return 0;
 }
 
-/* ct_union against a brute-force measure on a grid: intervals fed in order of their end, with
+/* cta_union against a brute-force measure on a grid: intervals fed in order of their end, with
  * now and then one out of order (a record delivered late), touching, nested, zero-length; with
  * a lag longer than any interval the measure is exact, and with a short one the segments kept
  * stay few. */
@@ -156,7 +156,7 @@ TEST_IMPL(union_measure_matches_brute_force)
     enum { N = 3000, SPAN = 200000 };
     static uint8_t covered[SPAN];
     uint64_t x = 0x9E3779B97F4A7C15ull, ends = 0;
-    ct_union u = {0}, small = {0};
+    cta_union u = {0}, small = {0};
     size_t most = 0;
     memset(covered, 0, sizeof covered);
     for (int i = 0; i < N; i++) {
@@ -170,8 +170,8 @@ TEST_IMPL(union_measure_matches_brute_force)
         uint64_t a = b > len ? b - len : 0;
         for (uint64_t t = a; t < b; t++)
             covered[t] = 1;
-        ct_union_add(&u, a, b, SPAN);
-        ct_union_add(&small, a, b, 1000);
+        cta_union_add(&u, a, b, SPAN);
+        cta_union_add(&small, a, b, 1000);
         if (small.n - small.head > most)
             most = small.n - small.head;
     }
@@ -179,9 +179,9 @@ TEST_IMPL(union_measure_matches_brute_force)
     for (size_t t = 0; t < SPAN; t++)
         want += covered[t];
     ASSERT(ends < SPAN);
-    ASSERT_UINT(ct_union_len(&u), ==, want);
+    ASSERT_UINT(cta_union_len(&u), ==, want);
     ASSERT_UINT(most, <, 200); /* about 1000 / 60 gaps' worth kept */
-    ct_union_free(&u);
-    ct_union_free(&small);
+    cta_union_free(&u);
+    cta_union_free(&small);
     return 0;
 }

@@ -8,13 +8,13 @@
 
 static int code_of(const char *args, const char *path, char **err)
 {
-    ct_test_proc p;
+    ctt_proc p;
     if (an_run(&p, args, path) != 0)
         return -1;
     int c = p.exited ? p.code : 128 + p.code;
     if (err)
         *err = strdup(p.err);
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     return c;
 }
 
@@ -31,7 +31,7 @@ TEST_IMPL(cli_exit_codes)
     ASSERT_CONTAINS(err, "/nonexistent/trace");
     free(err);
     /* a file that is not a trace */
-    snprintf(bad, sizeof bad, "%s/not-a-trace", ct_test_tmpdir());
+    snprintf(bad, sizeof bad, "%s/not-a-trace", ctt_tmpdir());
     FILE *f = fopen(bad, "w");
     ASSERT(f);
     fputs("hello, world\n", f);
@@ -40,12 +40,12 @@ TEST_IMPL(cli_exit_codes)
     ASSERT_CONTAINS(err, "not-a-trace");
     free(err);
     char out[4200], args[4300];
-    snprintf(out, sizeof out, "%s/tl.json", ct_test_tmpdir());
+    snprintf(out, sizeof out, "%s/tl.json", ctt_tmpdir());
     snprintf(args, sizeof args, "timeline {} -o %s", out);
     ASSERT_INT(code_of(args, bad, NULL), ==, 3);
     ASSERT(access(out, F_OK) != 0); /* nothing created for unreadable input */
     /* an empty directory */
-    snprintf(bad, sizeof bad, "%s/empty", ct_test_tmpdir());
+    snprintf(bad, sizeof bad, "%s/empty", ctt_tmpdir());
     ASSERT_INT(mkdir(bad, 0755), ==, 0);
     ASSERT_INT(code_of("summary {}", bad, &err), ==, 3);
     ASSERT_CONTAINS(err, "no cutrace trace files");

@@ -21,7 +21,7 @@ static int text_has_torch(const char *s)
 static int check(int torch)
 {
     char dir[4096], lib[4096], args[8192], *out;
-    ct_test_path(lib, "tests/workloads/torch/libtorch_cuda.so");
+    ctt_path(lib, "tests/workloads/torch/libtorch_cuda.so");
     snprintf(args, sizeof args, "train_loop --iters 6 --loader-ms 20 --memory pinned%s%s",
              torch ? " --dlopen " : "", torch ? lib : "");
     ASSERT(an_trace_workload(dir, torch ? "torch" : "cuda", args, NULL, &out));
@@ -46,7 +46,7 @@ static int check(int torch)
         ASSERT(!text_has_torch(tj_str(all->v[i], "message")));
     }
     tj_free(s);
-    ct_test_proc p;
+    ctt_proc p;
     ASSERT_INT(an_run(&p, "summary {}", dir), ==, 0);
     ASSERT_INT(p.code, ==, 0);
     ASSERT_CONTAINS(p.out, "== VRAM ==");
@@ -54,7 +54,7 @@ static int check(int torch)
         ASSERT_CONTAINS(p.out, "caching allocator");
     else
         ASSERT(!strstr(p.out, "caching allocator") && !text_has_torch(p.out));
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     return 0;
 }
 

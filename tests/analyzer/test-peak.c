@@ -21,17 +21,17 @@ static int make_sysfs(const char *sysfs, const char *busid)
              "echo 16 > \"$d/max_link_width\"; done",
              sysfs, busid);
     char *argv[] = {"sh", "-c", cmd, NULL};
-    ct_test_proc p;
-    int rc = ct_test_run(&p, argv, NULL, 30);
+    ctt_proc p;
+    int rc = ctt_run(&p, argv, NULL, 30);
     rc = rc == 0 && p.exited && p.code == 0 ? 0 : -1;
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     return rc;
 }
 
 TEST_IMPL(workload_copy_peak_from_device_record)
 {
     char sysfs[4096], env_sys[4200], dir[4096], *out;
-    snprintf(sysfs, sizeof sysfs, "%s/sys", ct_test_tmpdir());
+    snprintf(sysfs, sizeof sysfs, "%s/sys", ctt_tmpdir());
     ASSERT_INT(make_sysfs(sysfs, "0000:18:00.0"), ==, 0); /* the simulated H100's bus id */
     snprintf(env_sys, sizeof env_sys, "CUTRACE_SYSFS=%s", sysfs);
     char *env[] = {"FAKECUDA_DEVICES=h100", env_sys, NULL};
@@ -74,11 +74,11 @@ TEST_IMPL(workload_copy_peak_from_device_record)
     ASSERT_INT(tj_num(d, "evidence.copies"), ==, 5);
     tj_free(s);
     /* the text table shows the same percentage */
-    ct_test_proc p;
+    ctt_proc p;
     ASSERT_INT(an_run(&p, "summary {}", dir), ==, 0);
     ASSERT_INT(p.code, ==, 0);
     ASSERT_CONTAINS(p.out, "% of peak");
     ASSERT_CONTAINS(p.out, "63.01");
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     return 0;
 }

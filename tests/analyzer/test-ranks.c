@@ -33,13 +33,13 @@ TEST_IMPL(summary_ranks_and_straggler)
     snprintf(f0, sizeof f0, "%s/rank-0.cutrace", dir);
     snprintf(f2, sizeof f2, "%s/rank-2.cutrace", dir);
     char *argv[] = {(char *)an_cutrace(), "summary", f0, f2, NULL};
-    ct_test_proc p;
-    ASSERT_INT(ct_test_run(&p, argv, NULL, 60), ==, 0);
+    ctt_proc p;
+    ASSERT_INT(ctt_run(&p, argv, NULL, 60), ==, 0);
     ASSERT_INT(p.code, ==, 0);
     ASSERT_CONTAINS(p.out, "cutrace summary: 2 processes");
     ASSERT_CONTAINS(p.out, "== Ranks ==");
     ASSERT_CONTAINS(p.out, "dataloader-starvation (pid 1002, rank 2)");
     ASSERT_CONTAINS(p.out, "1002"); /* rank 2's pid in the table */
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     return 0;
 }

@@ -5,7 +5,7 @@ TEST_IMPL(summary_text_sections)
 {
     char dir[4096];
     ASSERT(an_gen(dir, "t", "--iters 10"));
-    ct_test_proc p;
+    ctt_proc p;
     ASSERT_INT(an_run(&p, "summary {}", dir), ==, 0);
     ASSERT_INT(p.code, ==, 0);
     static const char *const want[] = {
@@ -26,6 +26,6 @@ TEST_IMPL(summary_text_sections)
      * caching allocator */
     ASSERT(!strstr(p.out, "DataLoader"));
     ASSERT(!strstr(p.out, "caching allocator"));
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     return 0;
 }

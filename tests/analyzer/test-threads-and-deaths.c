@@ -50,7 +50,7 @@ TEST_IMPL(workload_dies_by_signal_and_kill)
     /* dies exits by a signal: an_trace_workload reports that as a failure; read on */
     an_trace_workload(dir, "term", "dies --how term", NULL, &out);
     free(out);
-    snprintf(dir, sizeof dir, "%s/term", ct_test_tmpdir());
+    snprintf(dir, sizeof dir, "%s/term", ctt_tmpdir());
     tj *s = an_summary(dir, NULL);
     ASSERT(s);
     ASSERT_INT(tj_num(s, "processes.0.complete"), ==, 1);
@@ -66,14 +66,14 @@ TEST_IMPL(workload_dies_by_signal_and_kill)
     /* SIGKILL: nothing runs after it; the trace is cut and still analyzed, with a warning */
     an_trace_workload(dir, "kill", "dies --how kill", NULL, &out);
     free(out);
-    snprintf(dir, sizeof dir, "%s/kill", ct_test_tmpdir());
-    ct_test_proc p;
+    snprintf(dir, sizeof dir, "%s/kill", ctt_tmpdir());
+    ctt_proc p;
     ASSERT_INT(an_run(&p, "summary --json {}", dir), ==, 0);
     ASSERT_INT(p.code, ==, 0);
     ASSERT_CONTAINS(p.err, "warning");
     char err[256];
     s = tj_parse(p.out, err, sizeof err);
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     ASSERT(s);
     ASSERT_INT(tj_num(s, "processes.0.complete"), ==, 0);
     ASSERT_CONTAINS(tj_str(s, "processes.0.command"), "dies --how kill");

@@ -10,15 +10,15 @@
 static tj *timeline(const char *dir, const char *extra, char *out_path)
 {
     char args[512];
-    snprintf(out_path, 4096, "%s/tl.json", ct_test_tmpdir());
+    snprintf(out_path, 4096, "%s/tl.json", ctt_tmpdir());
     snprintf(args, sizeof args, "timeline {} -o %s %s", out_path, extra);
-    ct_test_proc p;
+    ctt_proc p;
     if (an_run(&p, args, dir) != 0 || !p.exited || p.code != 0) {
         fprintf(stderr, "timeline failed: %s\n", p.err);
         return NULL;
     }
-    ct_test_proc_free(&p);
-    char *text = ct_test_read_file(out_path, NULL), err[256];
+    ctt_proc_free(&p);
+    char *text = ctt_read_file(out_path, NULL), err[256];
     tj *j = text ? tj_parse(text, err, sizeof err) : NULL;
     if (!j)
         fprintf(stderr, "timeline JSON invalid: %s\n", text ? err : "unreadable");
@@ -87,7 +87,7 @@ TEST_IMPL(timeline_trace_event_format)
     ASSERT_INT(bw, ==, 2 * 2 * 10);
     tj_free(j);
     /* compact: no correlation ids, integer microseconds or at most 3 decimals */
-    char *text = ct_test_read_file(out, NULL);
+    char *text = ctt_read_file(out, NULL);
     ASSERT(text);
     ASSERT(!strstr(text, "\"corr\""));
     ASSERT(!strstr(text, ".000"));
@@ -105,10 +105,10 @@ TEST_IMPL(timeline_trace_event_format)
     char cmd[4200];
     snprintf(cmd, sizeof cmd, "command -v python3 >/dev/null || exit 0; python3 -m json.tool %s >/dev/null", out);
     char *argv[] = {"sh", "-c", cmd, NULL};
-    ct_test_proc p;
-    ASSERT_INT(ct_test_run(&p, argv, NULL, 60), ==, 0);
+    ctt_proc p;
+    ASSERT_INT(ctt_run(&p, argv, NULL, 60), ==, 0);
     ASSERT_INT(p.code, ==, 0);
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     /* the driver calls nested in the launches, on request */
     j = timeline(dir, "--driver-calls", out);
     ASSERT(j);
@@ -117,12 +117,12 @@ TEST_IMPL(timeline_trace_event_format)
     /* --max-events: the first N events at most (metadata aside), and a warning saying where it stopped */
     char args[4300];
     snprintf(args, sizeof args, "timeline {} -o %s --max-events 100", out);
-    ct_test_proc mp;
+    ctt_proc mp;
     ASSERT_INT(an_run(&mp, args, dir), ==, 0);
     ASSERT_INT(mp.code, ==, 0);
     ASSERT_CONTAINS(mp.err, "warning: stopped at 100 events (--max-events), at ");
-    ct_test_proc_free(&mp);
-    text = ct_test_read_file(out, NULL);
+    ctt_proc_free(&mp);
+    text = ctt_read_file(out, NULL);
     ASSERT(text);
     char err[256];
     j = tj_parse(text, err, sizeof err);

@@ -5,9 +5,9 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "ct_map.h"
-#include "ct_out.h"
-#include "ct_sketch.h"
+#include "cta_map.h"
+#include "cta_out.h"
+#include "cta_sketch.h"
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -17,33 +17,33 @@ static int cmp_u64(const void *a, const void *b)
 
 TEST_IMPL(sketch_quantiles_within_documented_error)
 {
-    ct_sketch s;
-    ct_sketch_init(&s);
+    cta_sketch s;
+    cta_sketch_init(&s);
     uint64_t v[] = {5, 1, 4, 2, 3, 6};
     for (int i = 0; i < 6; i++)
-        ct_sketch_add(&s, v[i]);
-    ASSERT_INT(ct_sketch_quantile(&s, 0.5), ==, 4); /* exact: (3 + 4) / 2 rounded */
+        cta_sketch_add(&s, v[i]);
+    ASSERT_INT(cta_sketch_quantile(&s, 0.5), ==, 4); /* exact: (3 + 4) / 2 rounded */
     ASSERT_INT(s.min, ==, 1);
     ASSERT_INT(s.max, ==, 6);
-    ASSERT_NEAR(ct_sketch_stddev(&s), 1.8708, 0.001);
-    ct_sketch_free(&s);
+    ASSERT_NEAR(cta_sketch_stddev(&s), 1.8708, 0.001);
+    cta_sketch_free(&s);
     /* 100000 log-uniform values from 1 us to 1 s: every decile within 1/32 of the truth */
-    ct_sketch_init(&s);
+    cta_sketch_init(&s);
     uint64_t *all = malloc(100000 * sizeof *all);
     ASSERT(all);
     uint64_t x = 88172645463325252ull;
     for (int i = 0; i < 100000; i++) {
         x ^= x << 13, x ^= x >> 7, x ^= x << 17;
         all[i] = (uint64_t)(1000.0 * pow(1e6, (double)(x % 1000000) / 1e6));
-        ct_sketch_add(&s, all[i]);
+        cta_sketch_add(&s, all[i]);
     }
     qsort(all, 100000, sizeof *all, cmp_u64);
     for (int d = 1; d < 10; d++) {
         double truth = (double)all[(size_t)(d * 0.1 * 99999)];
-        ASSERT_NEAR((double)ct_sketch_quantile(&s, d * 0.1), truth, truth / 32 + 1);
+        ASSERT_NEAR((double)cta_sketch_quantile(&s, d * 0.1), truth, truth / 32 + 1);
     }
     free(all);
-    ct_sketch_free(&s);
+    cta_sketch_free(&s);
     return 0;
 }
 
@@ -52,7 +52,7 @@ TEST_IMPL(maps_insert_find_delete)
     /* the join's maps: ct_hash under the analyzer's policy (the map itself: tests/format) */
     ct_hash m = {0};
     for (uint64_t k = 1; k <= 5000; k++)
-        xhash_put(&m, k * 7919, (uint32_t)k, "a test map");
+        cta_xhash_put(&m, k * 7919, (uint32_t)k, "a test map");
     uint32_t v;
     for (uint64_t k = 1; k <= 5000; k += 2)
         ASSERT(ct_hash_del(&m, k * 7919, &v) && v == k);
@@ -60,18 +60,18 @@ TEST_IMPL(maps_insert_find_delete)
         ASSERT_INT(ct_hash_find(&m, k * 7919) != NULL, ==, k % 2 == 0);
     ASSERT_UINT(m.n, ==, 2500);
     /* a record without a correlation id or address: not stored, not an abort */
-    xhash_put(&m, 0, 7, "a test map");
+    cta_xhash_put(&m, 0, 7, "a test map");
     ASSERT_UINT(m.n, ==, 2500);
     ASSERT(ct_hash_find(&m, 0) == NULL);
     ct_hash_free(&m);
-    ct_map s;
-    ct_map_init(&s);
-    ASSERT_UINT(ct_map_get(&s, "a", 1, NULL), ==, 0);
-    ASSERT_UINT(ct_map_get(&s, "b", 1, NULL), ==, 1);
-    ASSERT_UINT(ct_map_get(&s, "a", 1, NULL), ==, 0);
-    ASSERT_UINT(ct_map_find(&s, "c", 1), ==, UINT32_MAX);
-    ASSERT_STR(ct_map_key(&s, 1), "b");
-    ct_map_free(&s);
+    cta_map s;
+    cta_map_init(&s);
+    ASSERT_UINT(cta_map_get(&s, "a", 1, NULL), ==, 0);
+    ASSERT_UINT(cta_map_get(&s, "b", 1, NULL), ==, 1);
+    ASSERT_UINT(cta_map_get(&s, "a", 1, NULL), ==, 0);
+    ASSERT_UINT(cta_map_find(&s, "c", 1), ==, UINT32_MAX);
+    ASSERT_STR(cta_map_key(&s, 1), "b");
+    cta_map_free(&s);
     return 0;
 }
 
@@ -81,14 +81,14 @@ TEST_IMPL(json_and_text_escaping)
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     ASSERT(f);
-    ct_json_escape(f, "a\"b\\c\n\x01\xff\xc3\xa9");
+    cta_json_escape(f, "a\"b\\c\n\x01\xff\xc3\xa9");
     fclose(f);
     ASSERT_STR(buf, "a\\\"b\\\\c\\u000a\\u0001\\ufffd\xc3\xa9");
     free(buf);
     char t[64];
-    ASSERT_STR(ct_text_safe(t, sizeof t, "x\ty\xffz", 0), "x?y?z");
-    ASSERT_STR(ct_text_safe(t, sizeof t, "abcdefghijkl", 8), "abcde...");
-    ASSERT_STR(ct_fmt_ns(t, 1500), "1.50 us");
-    ASSERT_STR(ct_fmt_bytes(t, 4294967296.0), "4.00 GiB");
+    ASSERT_STR(cta_text_safe(t, sizeof t, "x\ty\xffz", 0), "x?y?z");
+    ASSERT_STR(cta_text_safe(t, sizeof t, "abcdefghijkl", 8), "abcde...");
+    ASSERT_STR(cta_fmt_ns(t, 1500), "1.50 us");
+    ASSERT_STR(cta_fmt_bytes(t, 4294967296.0), "4.00 GiB");
     return 0;
 }

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 /* `cutrace summary DIR` (text), in p */
-static int text_of(ct_test_proc *p, const char *dir)
+static int text_of(ctt_proc *p, const char *dir)
 {
     return an_run(p, "summary {}", dir) == 0 && p->exited && p->code == 0;
 }
@@ -65,7 +65,7 @@ TEST_IMPL(summary_without_gpu_timing)
     ASSERT(s && an_diag(s, "dataloader-starvation"));
     tj_free(s);
 
-    ct_test_proc p;
+    ctt_proc p;
     ASSERT(text_of(&p, dir));
     ASSERT_CONTAINS(p.out, "GPU durations were not collected (traced with GPU timing off, cutrace "
                            "run's default)");
@@ -77,19 +77,19 @@ TEST_IMPL(summary_without_gpu_timing)
                            "and 320 of 320 have none");
     ASSERT(!strstr(p.out, "(no kernels)") && !strstr(p.out, "(no copies or sets)") &&
            !strstr(p.out, "(no GPU activity traced)"));
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
 
     /* the timeline: each of the 320 as an instant event on the calling thread */
     char out[4096], arg[4200];
-    snprintf(out, sizeof out, "%s/tl.json", ct_test_tmpdir());
+    snprintf(out, sizeof out, "%s/tl.json", ctt_tmpdir());
     snprintf(arg, sizeof arg, "timeline {} -o %s", out);
     ASSERT_INT(an_run(&p, arg, dir), ==, 0);
     ASSERT_INT(p.code, ==, 0);
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     char *argv[] = {"grep", "-c", "\"gpu_time\":\"not collected", out, NULL};
-    ASSERT_INT(ct_test_run(&p, argv, NULL, 30), ==, 0);
+    ASSERT_INT(ctt_run(&p, argv, NULL, 30), ==, 0);
     ASSERT_INT(atoi(p.out), ==, 320);
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     return 0;
 }
 
@@ -117,7 +117,7 @@ TEST_IMPL(summary_partial_gpu_timing)
     ASSERT(tj_path(s, "ranks.0.gpu_busy_pct")->type == TJ_NULL);
     ASSERT(!an_diag(s, "dataloader-starvation"));
     tj_free(s);
-    ct_test_proc p;
+    ctt_proc p;
     ASSERT(text_of(&p, dir));
     char want[200];
     snprintf(want, sizeof want, "GPU durations were collected for %llu of 600 kernel instances "
@@ -127,6 +127,6 @@ TEST_IMPL(summary_partial_gpu_timing)
     snprintf(want, sizeof want, "and %llu of 320 have none", (unsigned long long)(320 - timed));
     ASSERT_CONTAINS(p.out, want);
     ASSERT_CONTAINS(p.out, "the findings drawn from GPU idle gaps need every GPU interval");
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     return 0;
 }

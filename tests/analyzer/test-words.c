@@ -5,7 +5,7 @@
 
 #include <stdlib.h>
 
-static int text_of(ct_test_proc *p, const char *args, const char *dir)
+static int text_of(ctt_proc *p, const char *args, const char *dir)
 {
     return an_run(p, args, dir) == 0 && p->exited && p->code == 0;
 }
@@ -34,11 +34,11 @@ static char *slurp(const char *path)
 static char *timeline_of(const char *dir, const char *name)
 {
     char out[4096], arg[4200];
-    snprintf(out, sizeof out, "%s/%s.json", ct_test_tmpdir(), name);
+    snprintf(out, sizeof out, "%s/%s.json", ctt_tmpdir(), name);
     snprintf(arg, sizeof arg, "timeline {} -o %s", out);
-    ct_test_proc p;
+    ctt_proc p;
     int ok = text_of(&p, arg, dir);
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     return ok ? slurp(out) : NULL;
 }
 
@@ -48,9 +48,9 @@ static int shown_as(const char *dir, const char *name, const char *hidden)
     static const char *const cmds[] = {"summary --variants {}", "summary --json {}"};
     int ok = 1;
     for (int i = 0; i < 2 && ok; i++) {
-        ct_test_proc p;
+        ctt_proc p;
         ok = text_of(&p, cmds[i], dir) && strstr(p.out, name) && !strstr(p.out, hidden);
-        ct_test_proc_free(&p);
+        ctt_proc_free(&p);
     }
     char *tl = timeline_of(dir, "tl");
     ok = ok && tl && strstr(tl, name) && !strstr(tl, hidden);
@@ -64,7 +64,7 @@ TEST_IMPL(api_tables_by_layer)
 {
     char dir[4096];
     ASSERT(an_gen(dir, "t", "--iters 5"));
-    ct_test_proc p;
+    ctt_proc p;
     ASSERT(text_of(&p, "summary {}", dir));
     const char *rt = strstr(p.out, "== CUDA runtime API ==");
     const char *drv = strstr(p.out, "== CUDA driver API =="), *end = strstr(p.out, "== VRAM ==");
@@ -75,7 +75,7 @@ TEST_IMPL(api_tables_by_layer)
     ASSERT(rl && rl < drv);
     ASSERT(dl && dl > drv);
     ASSERT(!strstr(drv, "cudaLaunchKernel") && !strstr(drv, "cudaMemcpyAsync"));
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     return 0;
 }
 
@@ -124,11 +124,11 @@ TEST_IMPL(breakdown_words)
     ASSERT(s);
     ASSERT_INT(tj_num(s, "breakdown.0.gpu_idle_ns"), ==, 0);
     tj_free(s);
-    ct_test_proc p;
+    ctt_proc p;
     ASSERT(text_of(&p, "summary {}", dir));
     ASSERT_CONTAINS(p.out, "Amdahl: the GPU is never idle in the window: GPU work alone sets its length");
     ASSERT(!strstr(p.out, "unbounded"));
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     /* no CPU-time readings: the time outside CUDA is explained */
     ASSERT(an_gen(dir, "noreadings", "--iters 5 --no-cpu-readings"));
     s = an_summary(dir, NULL);
@@ -141,7 +141,7 @@ TEST_IMPL(breakdown_words)
                            "cannot be told from waiting");
     ASSERT_CONTAINS(p.out, "CUTRACE_CPU_GAP_US");
     ASSERT_CONTAINS(p.out, "Amdahl: the GPU is busy");
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     return 0;
 }
 
@@ -153,11 +153,11 @@ TEST_IMPL(workload_host_link_unknown_says_why)
     char *out = NULL;
     ASSERT(an_trace_workload(dir, "nolink", "train_loop --iters 2 --loader-ms 0", NULL, &out));
     free(out);
-    ct_test_proc p;
+    ctt_proc p;
     ASSERT(text_of(&p, "summary {}", dir));
     ASSERT_CONTAINS(p.out, "host link unknown: the tracer found no PCIe speed and width in sysfs "
                            "(with /sys mounted elsewhere, set CUTRACE_SYSFS), so copies have no % of peak");
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     return 0;
 }
 
@@ -165,7 +165,7 @@ TEST_IMPL(dump_directory)
 {
     char dir[4096];
     ASSERT(an_gen(dir, "t", "--iters 2 --ranks 2"));
-    ct_test_proc p, q;
+    ctt_proc p, q;
     ASSERT(text_of(&p, "dump {}", dir));
     ASSERT_CONTAINS(p.out, "header file=0");
     ASSERT_CONTAINS(p.out, "header file=1");
@@ -174,8 +174,8 @@ TEST_IMPL(dump_directory)
     snprintf(args, sizeof args, "dump %s/rank-0.cutrace %s/rank-1.cutrace", dir, dir);
     ASSERT(text_of(&q, args, dir));
     ASSERT_STR(p.out, q.out);
-    ct_test_proc_free(&p);
-    ct_test_proc_free(&q);
+    ctt_proc_free(&p);
+    ctt_proc_free(&q);
     return 0;
 }
 
@@ -198,12 +198,12 @@ TEST_IMPL(fork_tree_has_no_stragglers)
         ASSERT(tj_path(s, path)->type == TJ_NULL);
     }
     tj_free(s);
-    ct_test_proc p;
+    ctt_proc p;
     ASSERT(text_of(&p, "summary {}", dir));
     ASSERT_CONTAINS(p.out, "== Processes ==");
     ASSERT_CONTAINS(p.out, "No straggler verdicts");
     ASSERT(!strstr(p.out, "GPU work\n"));
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     /* the same processes with ranks: rank 1 is the straggler */
     ASSERT(an_gen(dir, "ranked", "--ranks 3 --straggler 1.5 --iters 5"));
     s = an_summary(dir, NULL);

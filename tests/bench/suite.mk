@@ -6,4 +6,4 @@ BENCH_TJSON := $(B)/tests/analyzer/tjson.o
 $(B)/tests/bench/test-%.o: CFLAGS += -Itests/analyzer \
   -DBENCH_DRIVER='"$(CURDIR)/tests/bench/run_bench.py"' -DBENCH_PYTHON='"$(PYTHON)"'
 
-$(eval $(call ct_test_suite,bench,$(BENCH_TJSON),,$(BENCH_RUN_PREREQS)))
+$(eval $(call ctt_suite,bench,$(BENCH_TJSON),,$(BENCH_RUN_PREREQS)))

@@ -1,7 +1,7 @@
 /* run_bench.py --quick end to end: the harness runs every program, writes results.json with
  * every key the benchmark promises (numbers; null with a reason where a baseline is skipped) and
  * results.md, and the counts it takes from traces are exact. Speed is not asserted. */
-#include "ct_test.h"
+#include "ctt.h"
 #include "tjson.h"
 
 #include <math.h>
@@ -19,21 +19,21 @@ static const char *const bench_keys[] = {
 
 TEST_IMPL(quick_run_reports_every_key)
 {
-    const char *out = ct_test_tmpdir();
-    char *argv[] = {BENCH_PYTHON, BENCH_DRIVER, "--build", (char *)ct_test_build(), "--out",
+    const char *out = ctt_tmpdir();
+    char *argv[] = {BENCH_PYTHON, BENCH_DRIVER, "--build", (char *)ctt_build(), "--out",
                     (char *)out, "--quick", NULL};
-    ct_test_proc p;
-    ASSERT_INT(ct_test_run(&p, argv, NULL, 100), ==, 0);
+    ctt_proc p;
+    ASSERT_INT(ctt_run(&p, argv, NULL, 100), ==, 0);
     if (!p.exited || p.code != 0)
         fprintf(stderr, "run_bench.py: %s%s\n", p.out, p.err);
     ASSERT_INT(p.exited, ==, 1);
     ASSERT_INT(p.code, ==, 0);
     ASSERT_CONTAINS(p.out, "| cuLaunchKernel |");
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
 
     char path[4096], err[256];
     snprintf(path, sizeof path, "%s/results.json", out);
-    char *text = ct_test_read_file(path, NULL);
+    char *text = ctt_read_file(path, NULL);
     ASSERT(text != NULL);
     tj *j = tj_parse(text, err, sizeof err);
     free(text);
@@ -94,7 +94,7 @@ TEST_IMPL(quick_run_reports_every_key)
     tj_free(j);
 
     snprintf(path, sizeof path, "%s/results.md", out);
-    text = ct_test_read_file(path, NULL);
+    text = ctt_read_file(path, NULL);
     ASSERT(text != NULL);
     ASSERT_CONTAINS(text, "| cudaLaunchKernel |");
     ASSERT_CONTAINS(text, "trace bytes per event");

@@ -4,4 +4,4 @@
 # a change of output on purpose updates the expected files in the same commit, with the reason.
 $(B)/tests/corpus/%.o: CFLAGS += -DCORPUS_ROOT='"$(CURDIR)"'
 
-$(eval $(call ct_test_suite,corpus,,,$(CUTRACE_BIN)))
+$(eval $(call ctt_suite,corpus,,,$(CUTRACE_BIN)))

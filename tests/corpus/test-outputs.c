@@ -2,7 +2,7 @@
  * in tests/corpus/expected/, run from the top directory with the same relative paths (dump
  * prints them). A difference names the trace, the command and the first line that differs. */
 #define _GNU_SOURCE
-#include "ct_test.h"
+#include "ctt.h"
 
 #include <dirent.h>
 #include <stdlib.h>
@@ -40,7 +40,7 @@ static int corpus_check(const char *cmd, const char *flag, const char *suffix)
         snprintf(want_path, sizeof want_path, "tests/corpus/expected/%s.%s", name, suffix);
         char *argv[8];
         int k = 0;
-        argv[k++] = (char *)ct_test_path(cutrace, "bin/cutrace");
+        argv[k++] = (char *)ctt_path(cutrace, "bin/cutrace");
         argv[k++] = (char *)cmd;
         if (flag)
             argv[k++] = (char *)flag;
@@ -50,12 +50,12 @@ static int corpus_check(const char *cmd, const char *flag, const char *suffix)
             argv[k++] = "-";
         }
         argv[k] = NULL;
-        ct_test_proc p;
-        ASSERT_INT(ct_test_run(&p, argv, NULL, 60), ==, 0);
+        ctt_proc p;
+        ASSERT_INT(ctt_run(&p, argv, NULL, 60), ==, 0);
         ASSERT_INT(p.exited, ==, 1);
         ASSERT_INT(p.code, ==, 0);
         size_t want_len;
-        char *want = ct_test_read_file(want_path, &want_len);
+        char *want = ctt_read_file(want_path, &want_len);
         ASSERT(want != NULL);
         if (want_len != p.out_len || memcmp(want, p.out, want_len)) {
             printf("%s: cutrace %s%s%s differs from %s from line %zu on (%zu bytes, expected "
@@ -65,7 +65,7 @@ static int corpus_check(const char *cmd, const char *flag, const char *suffix)
         }
         checked++;
         free(want);
-        ct_test_proc_free(&p);
+        ctt_proc_free(&p);
         free(ents[i]);
     }
     free(ents);

@@ -7,21 +7,21 @@
 
 const char *fl_victim(char buf[4096])
 {
-    return ct_test_path(buf, "tests/faults/victim");
+    return ctt_path(buf, "tests/faults/victim");
 }
 
-int fl_plain(ct_test_proc *p, char *const cmd[], char *const env[], int timeout_s)
+int fl_plain(ctt_proc *p, char *const cmd[], char *const env[], int timeout_s)
 {
     char fake[4096], kernels[4096], llp[4200], hk[4200];
-    snprintf(llp, sizeof llp, "LD_LIBRARY_PATH=%s", ct_test_path(fake, "tests/fakecuda"));
+    snprintf(llp, sizeof llp, "LD_LIBRARY_PATH=%s", ctt_path(fake, "tests/fakecuda"));
     snprintf(hk, sizeof hk, "FAKECUDA_HOST_KERNELS=%s",
-             ct_test_path(kernels, "tests/workloads/libworkload_kernels.so"));
+             ctt_path(kernels, "tests/workloads/libworkload_kernels.so"));
     char *e[64] = {llp, hk};
     size_t m = 2;
     for (size_t i = 0; env && env[i] && m < 62; i++)
         e[m++] = env[i];
     e[m] = NULL;
-    return ct_test_run(p, cmd, e, timeout_s);
+    return ctt_run(p, cmd, e, timeout_s);
 }
 
 /* s without " t_ms=N" readings (malloc'd). */
@@ -40,12 +40,12 @@ static char *fl_strip(const char *s)
     return o;
 }
 
-int fl_differ(const ct_test_proc *a, const ct_test_proc *b)
+int fl_differ(const ctt_proc *a, const ctt_proc *b)
 {
     char *x = fl_strip(a->out), *y = fl_strip(b->out);
     int differ = a->exited != b->exited || a->code != b->code || strcmp(x, y) != 0;
     if (differ)
-        ct_test_fail_at(__FILE__, __LINE__, "traced run differs from the untraced one:\n"
+        ctt_fail_at(__FILE__, __LINE__, "traced run differs from the untraced one:\n"
                         "--- traced (%s %d):\n%s--- untraced (%s %d):\n%s--- traced stderr:\n%s",
                         a->exited ? "exit" : "signal", a->code, a->out,
                         b->exited ? "exit" : "signal", b->code, b->out, a->err);
@@ -57,8 +57,8 @@ int fl_differ(const ct_test_proc *a, const ct_test_proc *b)
 pid_t fl_spawn_traced(char *const cmd[], const char *outdir, const char *out)
 {
     char lib[4096], fake[4096];
-    ct_test_path(lib, "lib/libcutrace.so");
-    ct_test_path(fake, "tests/fakecuda");
+    ctt_path(lib, "lib/libcutrace.so");
+    ctt_path(fake, "tests/fakecuda");
     pid_t pid = fork();
     if (pid == 0) {
         int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);

@@ -10,7 +10,7 @@
 /* Path of build/tests/faults/victim (see victim.c). */
 const char *fl_victim(char buf[4096]);
 /* Runs cmd untraced with the simulation's environment plus env (NULL-terminated, may be NULL). */
-int fl_plain(ct_test_proc *p, char *const cmd[], char *const env[], int timeout_s);
+int fl_plain(ctt_proc *p, char *const cmd[], char *const env[], int timeout_s);
 /* Fails the test unless a and b ended the same way and printed the same stdout, ignoring the
  * "t_ms=" clock readings victim prints. */
 #define FL_ASSERT_SAME(a, b) \
@@ -18,7 +18,7 @@ int fl_plain(ct_test_proc *p, char *const cmd[], char *const env[], int timeout_
         if (fl_differ(&(a), &(b))) \
             return 1; \
     } while (0)
-int fl_differ(const ct_test_proc *a, const ct_test_proc *b);
+int fl_differ(const ctt_proc *a, const ctt_proc *b);
 /* Starts cmd with libcutrace preloaded (CUTRACE_OUTPUT=outdir), stdout to the file out; returns
  * its pid (the caller waits) or -1. */
 pid_t fl_spawn_traced(char *const cmd[], const char *outdir, const char *out);

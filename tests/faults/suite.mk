@@ -12,7 +12,7 @@ $(FAULTS_B)/libenospc.so: $(FAULTS_B)/enospc.o
 
 all: $(FAULTS_B)/victim $(FAULTS_B)/libenospc.so
 
-$(eval $(call ct_test_suite,faults,$(FAULTS_B)/fl.o $(B)/tests/tracer/tr.o $(CTTRACE_LIB),$(CTTRACE_LDLIBS),\
+$(eval $(call ctt_suite,faults,$(FAULTS_B)/fl.o $(B)/tests/tracer/tr.o $(CTTRACE_LIB),$(CTTRACE_LDLIBS),\
   $(CUTRACE_SO) $(CUTRACE_BIN) $(FAKECUDA_DIR)/libcudart.so.13 $(FAKECUDA_DIR)/libcuda.so.1 \
   $(FAULTS_B)/victim $(FAULTS_B)/libenospc.so $(WORKLOADS)))
 $(B)/tests/faults/%.o: CFLAGS += -Itests/tracer

@@ -29,8 +29,8 @@ TEST_IMPL(sigkill_at_random_points)
     unsigned seed = (unsigned)time(NULL);
     printf("seed %u\n", seed);
     for (int round = 0; round < 5; round++) {
-        snprintf(dir, sizeof dir, "%s/kill%d", ct_test_tmpdir(), round);
-        snprintf(out, sizeof out, "%s/kill%d.out", ct_test_tmpdir(), round);
+        snprintf(dir, sizeof dir, "%s/kill%d", ctt_tmpdir(), round);
+        snprintf(out, sizeof out, "%s/kill%d.out", ctt_tmpdir(), round);
         char *cmd[] = {(char *)fl_victim(victim), "steps", "1000", "10", NULL};
         pid_t pid = fl_spawn_traced(cmd, dir, out);
         ASSERT(pid > 0);
@@ -42,7 +42,7 @@ TEST_IMPL(sigkill_at_random_points)
         ASSERT_INT(waitpid(pid, &st, 0), ==, pid);
         ASSERT(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
         /* Steps the program finished long enough before the kill. */
-        char *text = ct_test_read_file(out, NULL);
+        char *text = ctt_read_file(out, NULL);
         ASSERT(text != NULL);
         long old_steps = 0, all_steps = 0;
         for (const char *l = strstr(text, "victim: step "); l; l = strstr(l + 1, "victim: step ")) {
@@ -71,9 +71,9 @@ TEST_IMPL(sigkill_at_random_points)
 static int fl_handled(const char *mode, const char *arg, size_t syncs, int *how, int *code)
 {
     char victim[4096], dir[4096];
-    snprintf(dir, sizeof dir, "%s/%s-%s", ct_test_tmpdir(), mode, arg);
+    snprintf(dir, sizeof dir, "%s/%s-%s", ctt_tmpdir(), mode, arg);
     char *cmd[] = {(char *)fl_victim(victim), (char *)mode, "3", (char *)arg, NULL};
-    ct_test_proc plain, traced;
+    ctt_proc plain, traced;
     ASSERT_INT(fl_plain(&plain, cmd, NULL, 60), ==, 0);
     ASSERT_INT(tr_run(&traced, dir, NULL, cmd, NULL, 60), ==, 0);
     FL_ASSERT_SAME(traced, plain);
@@ -88,8 +88,8 @@ static int fl_handled(const char *mode, const char *arg, size_t syncs, int *how,
     *how = (int)end->u.end.how;
     *code = end->u.end.code;
     tr_free(&t);
-    ct_test_proc_free(&plain);
-    ct_test_proc_free(&traced);
+    ctt_proc_free(&plain);
+    ctt_proc_free(&traced);
     return 0;
 }
 

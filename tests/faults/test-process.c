@@ -9,18 +9,18 @@
 static int fl_fds(const char *mode)
 {
     char dir[4096], victim[4096], data[4096], data2[4096];
-    snprintf(dir, sizeof dir, "%s/%s", ct_test_tmpdir(), mode);
-    snprintf(data, sizeof data, "%s/%s-plain.txt", ct_test_tmpdir(), mode);
-    snprintf(data2, sizeof data2, "%s/%s-traced.txt", ct_test_tmpdir(), mode);
+    snprintf(dir, sizeof dir, "%s/%s", ctt_tmpdir(), mode);
+    snprintf(data, sizeof data, "%s/%s-plain.txt", ctt_tmpdir(), mode);
+    snprintf(data2, sizeof data2, "%s/%s-traced.txt", ctt_tmpdir(), mode);
     char *cmd[] = {(char *)fl_victim(victim), (char *)mode, "20", data, NULL};
-    ct_test_proc plain, traced;
+    ctt_proc plain, traced;
     ASSERT_INT(fl_plain(&plain, cmd, NULL, 60), ==, 0);
     cmd[3] = data2;
     ASSERT_INT(tr_run(&traced, dir, NULL, cmd, NULL, 60), ==, 0);
     FL_ASSERT_SAME(traced, plain);
     /* The program's own file holds exactly what it wrote: no trace bytes landed in it through a
      * descriptor number the tracer used to own. */
-    char *a = ct_test_read_file(data, NULL), *b = ct_test_read_file(data2, NULL);
+    char *a = ctt_read_file(data, NULL), *b = ctt_read_file(data2, NULL);
     ASSERT(a && b);
     ASSERT_CONTAINS(a, "data 20\n");
     ASSERT_STR(b, a);
@@ -31,8 +31,8 @@ static int fl_fds(const char *mode)
     ASSERT_INT(tr_load(&t, dir), ==, 0);
     ASSERT_UINT(fl_count(&t, 0, "cudaStreamSynchronize"), <=, 40);
     tr_free(&t);
-    ct_test_proc_free(&plain);
-    ct_test_proc_free(&traced);
+    ctt_proc_free(&plain);
+    ctt_proc_free(&traced);
     return 0;
 }
 
@@ -53,9 +53,9 @@ TEST_IMPL(program_dup2s_over_descriptors)
 static int fl_fork(const char *delay_ms)
 {
     char dir[4096], victim[4096];
-    snprintf(dir, sizeof dir, "%s/fork", ct_test_tmpdir());
+    snprintf(dir, sizeof dir, "%s/fork", ctt_tmpdir());
     char *cmd[] = {(char *)fl_victim(victim), "fork", "50", (char *)delay_ms, NULL};
-    ct_test_proc plain, traced;
+    ctt_proc plain, traced;
     ASSERT_INT(fl_plain(&plain, cmd, NULL, 60), ==, 0);
     ASSERT_CONTAINS(plain.out, "children=20 ok=20");
     ASSERT_INT(tr_run(&traced, dir, NULL, cmd, NULL, 20), ==, 0);
@@ -77,8 +77,8 @@ static int fl_fork(const char *delay_ms)
     }
     ASSERT_UINT(parents, ==, 1);
     tr_free(&t);
-    ct_test_proc_free(&plain);
-    ct_test_proc_free(&traced);
+    ctt_proc_free(&plain);
+    ctt_proc_free(&traced);
     return 0;
 }
 
@@ -99,9 +99,9 @@ TEST_IMPL(fork_while_trace_starts)
 TEST_IMPL(exec_chain)
 {
     char dir[4096], victim[4096];
-    snprintf(dir, sizeof dir, "%s/exec", ct_test_tmpdir());
+    snprintf(dir, sizeof dir, "%s/exec", ctt_tmpdir());
     char *cmd[] = {(char *)fl_victim(victim), "exec", "3", NULL};
-    ct_test_proc plain, traced;
+    ctt_proc plain, traced;
     ASSERT_INT(fl_plain(&plain, cmd, NULL, 60), ==, 0);
     ASSERT_INT(tr_run(&traced, dir, NULL, cmd, NULL, 60), ==, 0);
     FL_ASSERT_SAME(traced, plain);
@@ -114,8 +114,8 @@ TEST_IMPL(exec_chain)
         ASSERT_INT(t.stats[f].complete, ==, 1);
     }
     tr_free(&t);
-    ct_test_proc_free(&plain);
-    ct_test_proc_free(&traced);
+    ctt_proc_free(&plain);
+    ctt_proc_free(&traced);
     return 0;
 }
 
@@ -124,11 +124,11 @@ TEST_IMPL(exec_chain)
 TEST_IMPL(cuda_failures_passed_back)
 {
     char dir[4096], victim[4096];
-    snprintf(dir, sizeof dir, "%s/fail", ct_test_tmpdir());
+    snprintf(dir, sizeof dir, "%s/fail", ctt_tmpdir());
     char *env[] = {"FAKECUDA_FAIL=cuMemAlloc_v2:2:2,cuMemcpyHtoD_v2:1:1,cuStreamSynchronize:1:999",
                    NULL};
     char *cmd[] = {(char *)fl_victim(victim), "fail", NULL};
-    ct_test_proc plain, traced;
+    ctt_proc plain, traced;
     ASSERT_INT(fl_plain(&plain, cmd, env, 60), ==, 0);
     ASSERT_CONTAINS(plain.out, "cudaMalloc -> 0\nvictim: cudaMalloc -> 2\n");
     ASSERT_INT(tr_run(&traced, dir, NULL, cmd, env, 60), ==, 0);
@@ -147,14 +147,14 @@ TEST_IMPL(cuda_failures_passed_back)
             n += t.v[k].r.type == CT_REC_API && t.v[k].name &&
                  !strcmp(t.v[k].name, want[i].name) && t.v[k].r.u.api.result == want[i].result;
         if (n != want[i].n) {
-            ct_test_fail_at(__FILE__, __LINE__, "%s returning %u: %zu records, expected %zu",
+            ctt_fail_at(__FILE__, __LINE__, "%s returning %u: %zu records, expected %zu",
                             want[i].name, want[i].result, n, want[i].n);
             return 1;
         }
     }
     tr_free(&t);
-    ct_test_proc_free(&plain);
-    ct_test_proc_free(&traced);
+    ctt_proc_free(&plain);
+    ctt_proc_free(&traced);
     return 0;
 }
 
@@ -164,9 +164,9 @@ TEST_IMPL(cuda_failures_passed_back)
 TEST_IMPL(fork_exec_workload_unchanged)
 {
     char dir[4096], prog[4096];
-    snprintf(dir, sizeof dir, "%s/forkexec", ct_test_tmpdir());
+    snprintf(dir, sizeof dir, "%s/forkexec", ctt_tmpdir());
     char *cmd[] = {(char *)tr_workload(prog, "fork_exec"), NULL};
-    ct_test_proc plain, traced;
+    ctt_proc plain, traced;
     ASSERT_INT(fl_plain(&plain, cmd, NULL, 60), ==, 0);
     ASSERT_INT(tr_run(&traced, dir, NULL, cmd, NULL, 60), ==, 0);
     ASSERT_INT(traced.exited, ==, plain.exited);
@@ -184,7 +184,7 @@ TEST_IMPL(fork_exec_workload_unchanged)
     for (uint32_t f = 0; f < t.nfiles; f++)
         ASSERT_INT(t.stats[f].complete, ==, 1);
     tr_free(&t);
-    ct_test_proc_free(&plain);
-    ct_test_proc_free(&traced);
+    ctt_proc_free(&plain);
+    ctt_proc_free(&traced);
     return 0;
 }

@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 /* The library's CRC32C, internal to it but linked in with the archive. */
-uint32_t ct_crc32c(const void *buf, size_t len);
+uint32_t ct__crc32c(const void *buf, size_t len);
 
 ct_writer *fmt_writer(const char *path)
 {
@@ -144,7 +144,7 @@ int fmt_truncate(const char *path, uint64_t size) { return truncate(path, (off_t
 int fmt_copy(const char *from, const char *to, uint64_t size)
 {
     size_t len;
-    char *data = ct_test_read_file(from, &len);
+    char *data = ctt_read_file(from, &len);
     if (!data)
         return -1;
     if (size > len)
@@ -192,7 +192,7 @@ int fmt_set_version(const char *path, unsigned major, unsigned minor)
         return -1;
     }
     memcpy(h, pre, 16);
-    uint32_t crc = ct_crc32c(h, hlen);
+    uint32_t crc = ct__crc32c(h, hlen);
     uint8_t c[4] = {(uint8_t)crc, (uint8_t)(crc >> 8), (uint8_t)(crc >> 16), (uint8_t)(crc >> 24)};
     int rc = fmt_poke(path, 0, h, 16) || fmt_poke(path, hlen, c, 4);
     free(h);
@@ -202,8 +202,8 @@ int fmt_set_version(const char *path, unsigned major, unsigned minor)
 const char *fmt_cutrace(char buf[4096])
 {
 #ifdef __SANITIZE_ADDRESS__
-    return ct_test_path(buf, "asan/bin/cutrace");
+    return ctt_path(buf, "asan/bin/cutrace");
 #else
-    return ct_test_path(buf, "bin/cutrace");
+    return ctt_path(buf, "bin/cutrace");
 #endif
 }

@@ -3,7 +3,7 @@
 #ifndef FMT_H
 #define FMT_H
 
-#include "ct_test.h"
+#include "ctt.h"
 #include "cttrace.h"
 
 /* A writer on path with this process's header and tracer version "test"; aborts on failure. */

@@ -29,7 +29,7 @@ static int fmt_expect_error(const char *path, int code, const char *want)
 TEST_IMPL(empty_foreign_and_cut_header_files)
 {
     char p[4096], trace[4096];
-    const char *dir = ct_test_tmpdir();
+    const char *dir = ctt_tmpdir();
     snprintf(p, sizeof p, "%s/empty.ct", dir);
     ASSERT_INT(fmt_write(p, "", 0), ==, 0);
     if (fmt_expect_error(p, CT_E_EMPTY, "empty file (0 bytes): expected a cutrace trace"))

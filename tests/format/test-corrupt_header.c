@@ -6,7 +6,7 @@
 TEST_IMPL(corrupt_chunk_header_resynchronizes)
 {
     char path[4096];
-    snprintf(path, sizeof path, "%s/t.ct", ct_test_tmpdir());
+    snprintf(path, sizeof path, "%s/t.ct", ctt_tmpdir());
     uint64_t off[4];
     uint64_t size = fmt_api_trace(path, 4, 40, off);
     uint8_t b;

@@ -5,7 +5,7 @@
 TEST_IMPL(corrupt_chunk_payload_in_middle)
 {
     char path[4096];
-    snprintf(path, sizeof path, "%s/t.ct", ct_test_tmpdir());
+    snprintf(path, sizeof path, "%s/t.ct", ctt_tmpdir());
     uint64_t off[3];
     fmt_api_trace(path, 3, 50, off);
     uint8_t b;

@@ -34,14 +34,14 @@ TEST_IMPL(dump_prints_records_and_exit_codes)
 {
     char bin[4096], path[4096], path2[4096];
     fmt_cutrace(bin);
-    snprintf(path, sizeof path, "%s/t.ct", ct_test_tmpdir());
-    snprintf(path2, sizeof path2, "%s/u.ct", ct_test_tmpdir());
+    snprintf(path, sizeof path, "%s/t.ct", ctt_tmpdir());
+    snprintf(path2, sizeof path2, "%s/u.ct", ctt_tmpdir());
     if (fmt_small_trace(path) || fmt_small_trace(path2))
         return 1;
 
-    ct_test_proc p;
+    ctt_proc p;
     char *argv[] = {bin, "dump", path, NULL};
-    ASSERT_INT(ct_test_run(&p, argv, NULL, 30), ==, 0);
+    ASSERT_INT(ctt_run(&p, argv, NULL, 30), ==, 0);
     ASSERT_INT(p.code, ==, 0);
     ASSERT_STR(p.err, "");
     ASSERT_CONTAINS(p.out, "header file=0 path=\"");
@@ -66,53 +66,53 @@ TEST_IMPL(dump_prints_records_and_exit_codes)
     for (const char *c = p.out; *c; c = strchr(c, '\n') + 1)
         lines += strncmp(c, "header env ", 11) != 0;
     ASSERT_UINT(lines, ==, 6 + 1 + 7);
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
 
     /* Two files merged in time order: no chunk lines, records tagged with their file. */
     char *argv2[] = {bin, "dump", "--time-order", path, path2, NULL};
-    ASSERT_INT(ct_test_run(&p, argv2, NULL, 30), ==, 0);
+    ASSERT_INT(ctt_run(&p, argv2, NULL, 30), ==, 0);
     ASSERT_INT(p.code, ==, 0);
     ASSERT_CONTAINS(p.out, "header file=1 path=");
     ASSERT_CONTAINS(p.out, "\n9100 gpu file=0 tid=77 corr=5");
     ASSERT_CONTAINS(p.out, "\n9100 gpu file=1 tid=77 corr=5");
     ASSERT(strstr(p.out, "chunk seq=") == NULL);
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
 
     /* A cut file: what is left is printed, the damage is a warning, the exit status 0. */
     size_t len;
-    char *data = ct_test_read_file(path, &len);
+    char *data = ctt_read_file(path, &len);
     ASSERT(data != NULL);
     free(data);
     ASSERT_INT(fmt_truncate(path2, len - 3), ==, 0);
     char *argv3[] = {bin, "dump", path2, NULL};
-    ASSERT_INT(ct_test_run(&p, argv3, NULL, 30), ==, 0);
+    ASSERT_INT(ctt_run(&p, argv3, NULL, 30), ==, 0);
     ASSERT_INT(p.code, ==, 0);
     ASSERT_CONTAINS(p.err, "cutrace: warning: ");
     ASSERT_CONTAINS(p.err, "incomplete chunk at the end");
     ASSERT_CONTAINS(p.out, "header host=");
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
 
     char *argv4[] = {bin, "dump", NULL};
-    ASSERT_INT(ct_test_run(&p, argv4, NULL, 30), ==, 0);
+    ASSERT_INT(ctt_run(&p, argv4, NULL, 30), ==, 0);
     ASSERT_INT(p.code, ==, 2);
     ASSERT_CONTAINS(p.err, "no trace file given");
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
 
     char *argv5[] = {bin, "dump", "--bogus", path, NULL};
-    ASSERT_INT(ct_test_run(&p, argv5, NULL, 30), ==, 0);
+    ASSERT_INT(ctt_run(&p, argv5, NULL, 30), ==, 0);
     ASSERT_INT(p.code, ==, 2);
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
 
     char missing[4200];
-    snprintf(missing, sizeof missing, "%s/none.ct", ct_test_tmpdir());
+    snprintf(missing, sizeof missing, "%s/none.ct", ctt_tmpdir());
     char *argv6[] = {bin, "dump", missing, NULL};
-    ASSERT_INT(ct_test_run(&p, argv6, NULL, 30), ==, 0);
+    ASSERT_INT(ctt_run(&p, argv6, NULL, 30), ==, 0);
     ASSERT_INT(p.code, ==, 3);
     /* PATH arguments are expanded as for the other commands, which say what they expected */
     ASSERT_CONTAINS(p.err, "cutrace dump: error: ");
     ASSERT_CONTAINS(p.err, "none.ct: No such file or directory (expected a trace file or a "
                            "directory of traces)");
     ASSERT_STR(p.out, "");
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     return 0;
 }

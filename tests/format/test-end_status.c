@@ -31,23 +31,23 @@ static int fmt_summary_says(char *path, int json, const char *want)
     char *argv[] = {(char *)fmt_cutrace(bin), "summary", json ? "--json" : path, path, NULL};
     if (!json)
         argv[3] = NULL;
-    ct_test_proc p;
-    ASSERT_INT(ct_test_run(&p, argv, NULL, 30), ==, 0);
+    ctt_proc p;
+    ASSERT_INT(ctt_run(&p, argv, NULL, 30), ==, 0);
     ASSERT_INT(p.code, ==, 0);
     ASSERT_CONTAINS(p.out, want);
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     return 0;
 }
 
 TEST_IMPL(end_exit_status_and_old_files)
 {
     char path[4096];
-    snprintf(path, sizeof path, "%s/exit.ct", ct_test_tmpdir());
+    snprintf(path, sizeof path, "%s/exit.ct", ctt_tmpdir());
     if (fmt_exit_trace(path, 3) || fmt_summary_says(path, 0, ", ended: exit status 3, ") ||
         fmt_summary_says(path, 1, "\"end\": \"exit\",\n") ||
         fmt_summary_says(path, 1, "\"end_code\": 3,\n"))
         return 1;
-    snprintf(path, sizeof path, "%s/old.ct", ct_test_tmpdir());
+    snprintf(path, sizeof path, "%s/old.ct", ctt_tmpdir());
     if (fmt_exit_trace(path, 0))
         return 1;
     ASSERT_INT(fmt_set_version(path, 1, 0), ==, 0);
@@ -56,9 +56,9 @@ TEST_IMPL(end_exit_status_and_old_files)
         return 1;
     char bin[4096];
     char *argv[] = {(char *)fmt_cutrace(bin), "summary", "--json", path, NULL};
-    ct_test_proc p;
-    ASSERT_INT(ct_test_run(&p, argv, NULL, 30), ==, 0);
+    ctt_proc p;
+    ASSERT_INT(ctt_run(&p, argv, NULL, 30), ==, 0);
     ASSERT(strstr(p.out, "\"end_code\"") == NULL); /* not known: not given */
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     return 0;
 }

@@ -191,7 +191,7 @@ TEST_IMPL(format_tables_match_the_record_lists)
     char path[4096];
     snprintf(path, sizeof path, "%s/trace-format/FORMAT.md", CT_SRCDIR);
     size_t len;
-    char *doc = ct_test_read_file(path, &len);
+    char *doc = ctt_read_file(path, &len);
     ASSERT(doc != NULL);
     int bad = ft_check(doc, path);
     free(doc);

@@ -12,7 +12,7 @@ TEST_IMPL(header_identity_and_clocks)
     setenv("RANK", "3", 1);
     unsetenv("LOCAL_RANK");
     char path[4096];
-    snprintf(path, sizeof path, "%s/t.ct", ct_test_tmpdir());
+    snprintf(path, sizeof path, "%s/t.ct", ctt_tmpdir());
     struct timespec now;
     clock_gettime(CLOCK_REALTIME, &now);
     uint64_t real = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
@@ -55,7 +55,7 @@ TEST_IMPL(header_frameworks_field)
     char scratch[16384 + 8192];
     for (uint64_t fw = 0; fw <= CT_FW_TORCH; fw++) {
         char path[4096];
-        snprintf(path, sizeof path, "%s/fw%llu.ct", ct_test_tmpdir(), (unsigned long long)fw);
+        snprintf(path, sizeof path, "%s/fw%llu.ct", ctt_tmpdir(), (unsigned long long)fw);
         ct_header h;
         ASSERT_INT(ct_header_collect(&h, "v", "", scratch, sizeof scratch), ==, 0);
         h.frameworks = fw;

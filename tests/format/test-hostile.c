@@ -9,7 +9,7 @@
 TEST_IMPL(hostile_record_contents_are_skipped)
 {
     char path[4096];
-    snprintf(path, sizeof path, "%s/t.ct", ct_test_tmpdir());
+    snprintf(path, sizeof path, "%s/t.ct", ctt_tmpdir());
     ct_writer *w = fmt_writer(path);
     static uint8_t buf[4096];
     ct_enc e;
@@ -60,12 +60,12 @@ TEST_IMPL(hostile_record_contents_are_skipped)
 TEST_IMPL(random_damage_never_crashes)
 {
     char full[4096], bad[4096];
-    snprintf(full, sizeof full, "%s/full.ct", ct_test_tmpdir());
-    snprintf(bad, sizeof bad, "%s/bad.ct", ct_test_tmpdir());
+    snprintf(full, sizeof full, "%s/full.ct", ctt_tmpdir());
+    snprintf(bad, sizeof bad, "%s/bad.ct", ctt_tmpdir());
     uint64_t off[6];
     uint64_t size = fmt_api_trace(full, 6, 40, off);
     size_t len;
-    uint8_t *orig = (uint8_t *)ct_test_read_file(full, &len);
+    uint8_t *orig = (uint8_t *)ctt_read_file(full, &len);
     ASSERT(orig && len == size);
     uint8_t *copy = malloc(len);
     unsigned seed = 12345;

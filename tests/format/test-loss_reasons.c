@@ -6,7 +6,7 @@
 TEST_IMPL(loss_warning_names_the_reason)
 {
     char path[4096];
-    snprintf(path, sizeof path, "%s/gpu.ct", ct_test_tmpdir());
+    snprintf(path, sizeof path, "%s/gpu.ct", ctt_tmpdir());
     ct_writer *w = fmt_writer(path);
     static uint8_t buf[256];
     ct_enc e;
@@ -27,7 +27,7 @@ TEST_IMPL(loss_warning_names_the_reason)
     fmt_free(&l);
 
     /* Every reason at once, in enum order, summed. */
-    snprintf(path, sizeof path, "%s/all.ct", ct_test_tmpdir());
+    snprintf(path, sizeof path, "%s/all.ct", ctt_tmpdir());
     w = fmt_writer(path);
     ct_enc_init(&e, buf, sizeof buf);
     ct_rec_loss write = {CT_LOSS_WRITE, 3, 5, 0, 0}, strings = {CT_LOSS_STRINGS, 2, 0, 0, 0},

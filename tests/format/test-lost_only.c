@@ -5,7 +5,7 @@
 TEST_IMPL(lost_only_chunk)
 {
     char path[4096];
-    snprintf(path, sizeof path, "%s/t.ct", ct_test_tmpdir());
+    snprintf(path, sizeof path, "%s/t.ct", ctt_tmpdir());
     ct_writer *w = fmt_writer(path);
     static uint8_t buf[256];
     ct_enc e;

@@ -40,7 +40,7 @@ TEST_IMPL(merge_files_in_time_order)
     const char *paths[3];
     const uint64_t real0 = 1700000000000000000ull;
     for (int f = 0; f < 3; f++) {
-        snprintf(p[f], sizeof p[f], "%s/rank%d.ct", ct_test_tmpdir(), f);
+        snprintf(p[f], sizeof p[f], "%s/rank%d.ct", ctt_tmpdir(), f);
         paths[f] = p[f];
     }
     /* File 1 shares file 0's boot: its (inconsistent) clock pair must be ignored. File 2 is

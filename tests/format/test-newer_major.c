@@ -4,7 +4,7 @@
 TEST_IMPL(newer_major_version_refused)
 {
     char path[4096], err[1024] = "";
-    snprintf(path, sizeof path, "%s/t.ct", ct_test_tmpdir());
+    snprintf(path, sizeof path, "%s/t.ct", ctt_tmpdir());
     fmt_api_trace(path, 1, 5, NULL);
     ASSERT_INT(fmt_set_version(path, CT_FORMAT_MAJOR + 1, 3), ==, 0);
     fmt_log l;

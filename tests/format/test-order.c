@@ -49,7 +49,7 @@ static uint64_t fmt_lagged_trace(const char *path, int honest, uint64_t *max_chu
 TEST_IMPL(time_order_with_late_gpu_records_bounded_memory)
 {
     char path[4096];
-    snprintf(path, sizeof path, "%s/t.ct", ct_test_tmpdir());
+    snprintf(path, sizeof path, "%s/t.ct", ctt_tmpdir());
     uint64_t max_chunk;
     uint64_t total = fmt_lagged_trace(path, 1, &max_chunk);
     ASSERT_UINT(total, >, 0);
@@ -74,7 +74,7 @@ TEST_IMPL(time_order_with_late_gpu_records_bounded_memory)
 TEST_IMPL(weak_low_water_degrades_to_late_records)
 {
     char path[4096];
-    snprintf(path, sizeof path, "%s/t.ct", ct_test_tmpdir());
+    snprintf(path, sizeof path, "%s/t.ct", ctt_tmpdir());
     uint64_t max_chunk;
     ASSERT_UINT(fmt_lagged_trace(path, 0, &max_chunk), >, 0);
     fmt_log l;
@@ -103,7 +103,7 @@ TEST_IMPL(weak_low_water_degrades_to_late_records)
 TEST_IMPL(unsorted_chunk_is_sorted)
 {
     char path[4096];
-    snprintf(path, sizeof path, "%s/t.ct", ct_test_tmpdir());
+    snprintf(path, sizeof path, "%s/t.ct", ctt_tmpdir());
     ct_writer *w = fmt_writer(path);
     static uint8_t buf[4096];
     ct_enc e;

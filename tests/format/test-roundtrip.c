@@ -66,7 +66,7 @@ TEST_IMPL(roundtrip_every_record_type)
     ASSERT_INT(n, ==, 20);
 
     char path[4096];
-    snprintf(path, sizeof path, "%s/all.ct", ct_test_tmpdir());
+    snprintf(path, sizeof path, "%s/all.ct", ctt_tmpdir());
     ct_writer *w = fmt_writer(path);
     static uint8_t buf[1 << 16];
     ct_enc e;
@@ -105,7 +105,7 @@ TEST_IMPL(roundtrip_every_record_type)
         ASSERT_INT(ct_enc_rec(&e2, &l.recs[i]), ==, 0);
         ASSERT_UINT(e1.len, ==, e2.len);
         if (memcmp(b1, b2, e1.len) != 0) {
-            ct_test_fail_at(__FILE__, __LINE__, "record %zu (%s) differs after reading", i,
+            ctt_fail_at(__FILE__, __LINE__, "record %zu (%s) differs after reading", i,
                             ct_rec_type_name(in[i].type));
             return 1;
         }

@@ -69,11 +69,11 @@ static int span_to_v10(const char *src, const char *dst, uint64_t first, uint64_
     memcpy(out, in, first);
     uint64_t o = first;
     for (uint64_t i = first; i < size;) {
-        uint32_t hs = ct_rd16(in + i + 4), ps = ct_rd32(in + i + 8);
+        uint32_t hs = ct__rd16(in + i + 4), ps = ct__rd32(in + i + 8);
         ASSERT_INT(hs, ==, 96);
         memcpy(out + o, in + i, 84);
-        ct_le16(out + o + 4, 88);
-        ct_le32(out + o + 84, ct_crc32c(out + o, 84));
+        ct__le16(out + o + 4, 88);
+        ct__le32(out + o + 84, ct__crc32c(out + o, 84));
         memcpy(out + o + 88, in + i + hs, ps);
         o += 88 + ps;
         i += hs + ps;
@@ -88,9 +88,9 @@ static int span_to_v10(const char *src, const char *dst, uint64_t first, uint64_
 TEST_IMPL(chunk_max_span)
 {
     char path[4096], cut[4096], old[4096];
-    snprintf(path, sizeof path, "%s/span.ct", ct_test_tmpdir());
-    snprintf(cut, sizeof cut, "%s/span-cut.ct", ct_test_tmpdir());
-    snprintf(old, sizeof old, "%s/span-old.ct", ct_test_tmpdir());
+    snprintf(path, sizeof path, "%s/span.ct", ctt_tmpdir());
+    snprintf(cut, sizeof cut, "%s/span-cut.ct", ctt_tmpdir());
+    snprintf(old, sizeof old, "%s/span-old.ct", ctt_tmpdir());
     uint64_t off[3];
     uint64_t size = span_trace(path, off);
     ASSERT(size > 0);

@@ -6,8 +6,8 @@
 TEST_IMPL(truncated_at_every_offset_of_last_chunk)
 {
     char full[4096], cut[4096];
-    snprintf(full, sizeof full, "%s/full.ct", ct_test_tmpdir());
-    snprintf(cut, sizeof cut, "%s/cut.ct", ct_test_tmpdir());
+    snprintf(full, sizeof full, "%s/full.ct", ctt_tmpdir());
+    snprintf(cut, sizeof cut, "%s/cut.ct", ctt_tmpdir());
     uint64_t off[3];
     uint64_t size = fmt_api_trace(full, 3, 50, off);
     ASSERT_UINT(size - off[2], >, 100); /* a chunk worth cutting */
@@ -17,7 +17,7 @@ TEST_IMPL(truncated_at_every_offset_of_last_chunk)
         ASSERT_INT(fmt_read1(&l, cut), ==, 0);
         ASSERT_INT(l.rc, ==, 0);
         if (fmt_check_api(&l, 100) != 0) {
-            ct_test_fail_at(__FILE__, __LINE__, "file cut at %llu of %llu",
+            ctt_fail_at(__FILE__, __LINE__, "file cut at %llu of %llu",
                             (unsigned long long)len, (unsigned long long)size);
             return 1;
         }

@@ -13,7 +13,7 @@ static size_t fz_header_end(const uint8_t *buf, size_t len)
 {
     if (len < 20 || memcmp(buf, CT_FILE_MAGIC, CT_FILE_MAGIC_LEN) != 0)
         return 0;
-    uint64_t body = ct_rd32(buf + 12);
+    uint64_t body = ct__rd32(buf + 12);
     if (body > len - 20)
         return 0;
     return 16 + (size_t)body + 4;
@@ -23,12 +23,12 @@ static size_t fz_header_end(const uint8_t *buf, size_t len)
  * inside the image), else 0; *hs gets its header size. */
 static size_t fz_chunk_size(const uint8_t *buf, size_t len, size_t off, uint32_t *hs)
 {
-    if (len - off < CT_CHUNK_HEADER_MIN || ct_rd32(buf + off) != CT_CHUNK_MAGIC)
+    if (len - off < CT_CHUNK_HEADER_MIN || ct__rd32(buf + off) != CT_CHUNK_MAGIC)
         return 0;
-    *hs = ct_rd16(buf + off + 4);
+    *hs = ct__rd16(buf + off + 4);
     if (*hs < CT_CHUNK_HEADER_MIN || *hs > 4096 || *hs > len - off)
         return 0;
-    uint64_t total = (uint64_t)*hs + ct_rd32(buf + off + 8);
+    uint64_t total = (uint64_t)*hs + ct__rd32(buf + off + 8);
     return total <= len - off ? (size_t)total : 0;
 }
 
@@ -37,13 +37,13 @@ void fz_fix_checksums(uint8_t *buf, size_t len)
     size_t off = fz_header_end(buf, len);
     if (!off)
         return;
-    ct_le32(buf + off - 4, ct_crc32c(buf, off - 4));
+    ct__le32(buf + off - 4, ct__crc32c(buf, off - 4));
     uint32_t hs;
     size_t n;
     while (off < len && (n = fz_chunk_size(buf, len, off, &hs)) != 0) {
         uint8_t *h = buf + off;
-        ct_le32(h + 80, ct_crc32c(h + hs, n - hs));
-        ct_le32(h + hs - 4, ct_crc32c(h, hs - 4));
+        ct__le32(h + 80, ct__crc32c(h + hs, n - hs));
+        ct__le32(h + hs - 4, ct__crc32c(h, hs - 4));
         off += n;
     }
 }
@@ -63,7 +63,7 @@ uint8_t *fz_rawify(const uint8_t *in, size_t len, size_t *out_len)
     size_t n;
     while (off < len && (n = fz_chunk_size(in, len, off, &hs)) != 0) {
         const uint8_t *h = in + off;
-        uint32_t raw = ct_rd32(h + 12), flags = ct_rd16(h + 6);
+        uint32_t raw = ct__rd32(h + 12), flags = ct__rd16(h + 6);
         if (raw > CT_CHUNK_RAW_MAX)
             break;
         if (o + hs + raw > cap) {
@@ -81,11 +81,11 @@ uint8_t *fz_rawify(const uint8_t *in, size_t len, size_t *out_len)
             size_t got = ZSTD_decompress(oh + hs, raw, h + hs, n - hs);
             if (ZSTD_isError(got) || got != raw)
                 break;
-            ct_le16(oh + 6, (uint16_t)(flags | CT_CHUNK_RAW));
-            ct_le32(oh + 8, raw);
+            ct__le16(oh + 6, (uint16_t)(flags | CT_CHUNK_RAW));
+            ct__le32(oh + 8, raw);
         }
-        ct_le32(oh + 80, ct_crc32c(oh + hs, raw));
-        ct_le32(oh + hs - 4, ct_crc32c(oh, hs - 4));
+        ct__le32(oh + 80, ct__crc32c(oh + hs, raw));
+        ct__le32(oh + hs - 4, ct__crc32c(oh, hs - 4));
         o += hs + raw;
         off += n;
     }

@@ -1,9 +1,9 @@
-/* Test runner, compiled once per suite with -DCT_SUITE=name and -I pointing at the suite's
+/* Test runner, compiled once per suite with -DCTT_SUITE=name and -I pointing at the suite's
  * list.h. Usage: test-SUITE [NAME...] runs all tests or the named ones.
  * Each test runs in its own process group with a time limit (CT_TEST_TIMEOUT seconds, default
  * 120) and a fresh temporary directory in CT_TEST_TMPDIR. */
 #define _GNU_SOURCE
-#include "ct_test.h"
+#include "ctt.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -13,31 +13,31 @@
 #include <time.h>
 #include <unistd.h>
 
-#define CT_STR2(x) #x
-#define CT_STR(x) CT_STR2(x)
+#define CTT_STR2(x) #x
+#define CTT_STR(x) CTT_STR2(x)
 
-/* The suite's list.h by full path (tests/build.mk sets CT_LIST): a plain "list.h" would find
+/* The suite's list.h by full path (tests/build.mk sets CTT_LIST): a plain "list.h" would find
  * tests/harness/list.h, next to this file, for every suite. */
-#ifndef CT_LIST
-#define CT_LIST "list.h"
+#ifndef CTT_LIST
+#define CTT_LIST "list.h"
 #endif
 
 #define TEST_ENTRY(name) TEST_IMPL(name);
-#include CT_LIST
+#include CTT_LIST
 #undef TEST_ENTRY
 
 typedef struct {
     const char *name;
     int (*fn)(void);
-} ct_test_entry;
+} ctt_entry;
 
-static const ct_test_entry ct_tests[] = {
-#define TEST_ENTRY(name) {#name, ct_test_##name},
-#include CT_LIST
+static const ctt_entry ctt_tests[] = {
+#define TEST_ENTRY(name) {#name, ctt_##name},
+#include CTT_LIST
 #undef TEST_ENTRY
 };
 
-static int ct_selected(const char *name, int argc, char **argv)
+static int ctt_selected(const char *name, int argc, char **argv)
 {
     if (argc < 2)
         return 1;
@@ -47,7 +47,7 @@ static int ct_selected(const char *name, int argc, char **argv)
     return 0;
 }
 
-static void ct_rm_rf(const char *dir)
+static void ctt_rm_rf(const char *dir)
 {
     pid_t pid = fork();
     if (pid == 0) {
@@ -60,7 +60,7 @@ static void ct_rm_rf(const char *dir)
 }
 
 /* Runs one test in a child; returns 0 pass, 1 fail, 2 skip. */
-static int ct_run_one(const ct_test_entry *t, int timeout_s, double *secs)
+static int ctt_run_one(const ctt_entry *t, int timeout_s, double *secs)
 {
     char tmpl[] = "/tmp/cutrace-test-XXXXXX";
     if (!mkdtemp(tmpl)) {
@@ -89,7 +89,7 @@ static int ct_run_one(const ct_test_entry *t, int timeout_s, double *secs)
     *secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
     if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
         result = 0;
-    else if (WIFEXITED(st) && WEXITSTATUS(st) == CT_TEST_SKIP_CODE)
+    else if (WIFEXITED(st) && WEXITSTATUS(st) == CTT_SKIP_CODE)
         result = 2;
     else {
         if (WIFSIGNALED(st))
@@ -98,7 +98,7 @@ static int ct_run_one(const ct_test_entry *t, int timeout_s, double *secs)
         result = 1;
     }
     if (!getenv("CT_KEEP_TMP"))
-        ct_rm_rf(tmpl);
+        ctt_rm_rf(tmpl);
     else
         fprintf(stderr, "  %s: kept %s\n", t->name, tmpl);
     return result;
@@ -106,7 +106,7 @@ static int ct_run_one(const ct_test_entry *t, int timeout_s, double *secs)
 
 int main(int argc, char **argv)
 {
-    const char *suite = CT_STR(CT_SUITE);
+    const char *suite = CTT_STR(CTT_SUITE);
     const char *to = getenv("CT_TEST_TIMEOUT");
     int timeout_s = to ? atoi(to) : 120;
     if (!getenv("CT_BUILD")) {
@@ -124,21 +124,21 @@ int main(int argc, char **argv)
         }
     }
     int pass = 0, fail = 0, skip = 0;
-    size_t n = sizeof ct_tests / sizeof ct_tests[0];
+    size_t n = sizeof ctt_tests / sizeof ctt_tests[0];
     for (size_t i = 0; i < n; i++) {
-        if (!ct_selected(ct_tests[i].name, argc, argv))
+        if (!ctt_selected(ctt_tests[i].name, argc, argv))
             continue;
         double secs = 0;
-        int r = ct_run_one(&ct_tests[i], timeout_s, &secs);
+        int r = ctt_run_one(&ctt_tests[i], timeout_s, &secs);
         if (r == 0) {
             pass++;
-            printf("ok %s.%s (%.2fs)\n", suite, ct_tests[i].name, secs);
+            printf("ok %s.%s (%.2fs)\n", suite, ctt_tests[i].name, secs);
         } else if (r == 2) {
             skip++;
-            printf("skip %s.%s\n", suite, ct_tests[i].name);
+            printf("skip %s.%s\n", suite, ctt_tests[i].name);
         } else {
             fail++;
-            printf("not ok %s.%s (%.2fs)\n", suite, ct_tests[i].name, secs);
+            printf("not ok %s.%s (%.2fs)\n", suite, ctt_tests[i].name, secs);
         }
         fflush(stdout);
     }

@@ -1,1 +1,1 @@
-$(eval $(call ct_test_suite,harness,,,))
+$(eval $(call ctt_suite,harness,,,))

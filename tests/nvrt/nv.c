@@ -8,7 +8,7 @@
 
 #define NV_FAIL(...)                                                                    \
     do {                                                                                \
-        ct_test_fail_at(__FILE__, __LINE__, __VA_ARGS__);                               \
+        ctt_fail_at(__FILE__, __LINE__, __VA_ARGS__);                               \
         return 1;                                                                       \
     } while (0)
 
@@ -16,7 +16,7 @@
 static int nv_file_build_id(const char *path, char *out, size_t cap)
 {
     size_t n;
-    unsigned char *f = (unsigned char *)ct_test_read_file(path, &n);
+    unsigned char *f = (unsigned char *)ctt_read_file(path, &n);
     int found = -1;
     if (!f || n < 64) {
         free(f);
@@ -58,7 +58,7 @@ static int nv_file_build_id(const char *path, char *out, size_t cap)
 /* Every line of the report names want_path with want_id; at least one line. */
 static int nv_check_report(const char *report, const char *want_path, const char *want_id)
 {
-    char *text = ct_test_read_file(report, NULL);
+    char *text = ctt_read_file(report, NULL);
     if (!text)
         NV_FAIL("%s: expected the driver's libcudart report, found no file", report);
     int lines = 0;
@@ -68,7 +68,7 @@ static int nv_check_report(const char *report, const char *want_path, const char
         int ok = sscanf(l, "%d %4095s %127s", &pid, path, id) == 3 &&
                  !strcmp(path, want_path) && !strcmp(id, want_id);
         if (!ok) {
-            ct_test_fail_at(__FILE__, __LINE__, "%s: expected \"PID %s %s\", found \"%s\"",
+            ctt_fail_at(__FILE__, __LINE__, "%s: expected \"PID %s %s\", found \"%s\"",
                             report, want_path, want_id, l);
             free(text);
             return 1;
@@ -81,24 +81,24 @@ static int nv_check_report(const char *report, const char *want_path, const char
     return 0;
 }
 
-int nv_trace(ct_test_proc *p, char dir[4096], const char *name, nv_runtime rt, const char *prog,
+int nv_trace(ctt_proc *p, char dir[4096], const char *name, nv_runtime rt, const char *prog,
              const char *const args[], const char *const env[])
 {
     char path[4096], libdir[4096], kern[4096], lib[4096], report[4200], want[PATH_MAX];
     char want_id[128];
     if (rt == NV_NVIDIA && access(NV_CUDART, R_OK) != 0)
-        ct_test_skip("NVIDIA's libcudart.so.13 (" NV_CUDART ") is not installed");
-    ct_test_path(path, prog);
-    ct_test_path(libdir, rt == NV_NVIDIA ? "tests/nvrt/driver" : "tests/fakecuda");
-    ct_test_path(kern, "tests/workloads/libworkload_kernels.so");
-    ct_test_path(lib, "lib/libcutrace.so");
-    if (!realpath(rt == NV_NVIDIA ? NV_CUDART : ct_test_path(want, "tests/fakecuda/libcudart.so.13"),
+        ctt_skip("NVIDIA's libcudart.so.13 (" NV_CUDART ") is not installed");
+    ctt_path(path, prog);
+    ctt_path(libdir, rt == NV_NVIDIA ? "tests/nvrt/driver" : "tests/fakecuda");
+    ctt_path(kern, "tests/workloads/libworkload_kernels.so");
+    ctt_path(lib, "lib/libcutrace.so");
+    if (!realpath(rt == NV_NVIDIA ? NV_CUDART : ctt_path(want, "tests/fakecuda/libcudart.so.13"),
                   want) ||
         nv_file_build_id(want, want_id, sizeof want_id) != 0)
         NV_FAIL("expected a libcudart.so.13 with a build id for %s, found none",
                         rt == NV_NVIDIA ? "NVIDIA's runtime" : "the simulated runtime");
-    snprintf(dir, 4096, "%s/%s", ct_test_tmpdir(), name);
-    snprintf(report, sizeof report, "%s/%s.cudart", ct_test_tmpdir(), name);
+    snprintf(dir, 4096, "%s/%s", ctt_tmpdir(), name);
+    snprintf(report, sizeof report, "%s/%s.cudart", ctt_tmpdir(), name);
     char *argv[64] = {(char *)an_cutrace(), "run", "-q", "-o", dir, "--gpu-timing", "all", "--", path};
     int argc = 9;
     for (int i = 0; args && args[i] && argc < 63; i++)
@@ -114,7 +114,7 @@ int nv_trace(ct_test_proc *p, char dir[4096], const char *name, nv_runtime rt, c
     for (int i = 0; env && env[i] && envc < 31; i++)
         envv[envc++] = (char *)env[i];
     envv[envc] = NULL;
-    if (ct_test_run(p, argv, envv, 120) != 0)
+    if (ctt_run(p, argv, envv, 120) != 0)
         return -1;
     return nv_check_report(report, want, want_id);
 }

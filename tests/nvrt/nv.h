@@ -16,7 +16,7 @@ typedef enum { NV_OURS, NV_NVIDIA } nv_runtime;
  * (the driver's FAKECUDA_CUDART_REPORT: resolved path and GNU build id; NVIDIA's is NV_CUDART
  * on this machine's default library path, ours only reachable through LD_LIBRARY_PATH). Skips
  * the test when NVIDIA's runtime is not installed. Returns 0, or nonzero after a message. */
-int nv_trace(ct_test_proc *p, char dir[4096], const char *name, nv_runtime rt, const char *prog,
+int nv_trace(ctt_proc *p, char dir[4096], const char *name, nv_runtime rt, const char *prog,
              const char *const args[], const char *const env[]);
 
 /* Asserts (failing the test, naming the field) that two summaries of the same workload count

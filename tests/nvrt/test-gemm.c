@@ -46,7 +46,7 @@ static double rel(double a, double b)
 TEST_IMPL(cublas_gemm_roofline)
 {
     char dir[4096];
-    ct_test_proc p;
+    ctt_proc p;
     const char *const env[] = {"FAKECUDA_KERNEL_NS=*=2000000", NULL};
     if (nv_trace(&p, dir, "roofline", NV_NVIDIA, "tests/workloads/cublas_roofline", NULL, env) != 0)
         return 1;
@@ -57,7 +57,7 @@ TEST_IMPL(cublas_gemm_roofline)
     /* statuses only: the simulation launches cuBLAS's kernels without executing them */
     ASSERT_CONTAINS(p.out, "cublas_roofline: create=0 malloc=0 sgemm=0 gemm_ex=0 batched=0 lt=0 "
                            "lt_refused=7 sync=0 destroy=0\n"); /* CUBLAS_STATUS_INVALID_VALUE */
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
 
     /* the records: one GEMM per call, as passed; every kernel a child of one of them; the
      * refused call's descriptors left unread */
@@ -85,7 +85,7 @@ TEST_IMPL(cublas_gemm_roofline)
         while (w < GEMM_N && strcmp(gemm_wants[w].fn, api->name) != 0)
             w++;
         if (w == GEMM_N || corr[w]) {
-            ct_test_fail_at(__FILE__, __LINE__, "GEMM record of %s: expected one of each "
+            ctt_fail_at(__FILE__, __LINE__, "GEMM record of %s: expected one of each "
                             "function the program calls", api->name);
             return 1;
         }
@@ -118,7 +118,7 @@ TEST_IMPL(cublas_gemm_roofline)
         while (w < GEMM_N && corr[w] != api->r.u.api.parent)
             w++;
         if (w == GEMM_N) {
-            ct_test_fail_at(__FILE__, __LINE__, "kernel %s: its launch's parent %llu is none of "
+            ctt_fail_at(__FILE__, __LINE__, "kernel %s: its launch's parent %llu is none of "
                             "the GEMM calls", name, (unsigned long long)api->r.u.api.parent);
             return 1;
         }
@@ -152,7 +152,7 @@ TEST_IMPL(cublas_gemm_roofline)
         ASSERT(rel(tj_num(r, "intensity"), flops / bytes) < JSON_EXACT);
         /* a GPU record encloses the kernel, early by the driver's submission time (~1 us) */
         if (rel(tj_num(r, "tflops"), tflops) > 0.005) {
-            ct_test_fail_at(__FILE__, __LINE__, "%s: %.6f TFLOP/s, expected %.6f (%zu kernels "
+            ctt_fail_at(__FILE__, __LINE__, "%s: %.6f TFLOP/s, expected %.6f (%zu kernels "
                             "of %.0f ns)", e->fn, tj_num(r, "tflops"), tflops, kernels[w],
                             GEMM_KERNEL_NS);
             return 1;
@@ -241,7 +241,7 @@ static int write_trace(const char *dir)
 TEST_IMPL(gemm_peak_unknown_and_nested_calls)
 {
     char dir[4096];
-    snprintf(dir, sizeof dir, "%s/gemm", ct_test_tmpdir());
+    snprintf(dir, sizeof dir, "%s/gemm", ctt_tmpdir());
     ASSERT_INT(mkdir(dir, 0700), ==, 0);
     ASSERT_INT(write_trace(dir), ==, 0);
     tj *s = an_summary(dir, NULL);
@@ -266,9 +266,9 @@ TEST_IMPL(gemm_peak_unknown_and_nested_calls)
     ASSERT_INT(tj_num(ex, "kernels"), ==, 1);
     ASSERT_STR(tj_str(ex, "verdict"), "peak unknown");
     tj_free(s);
-    ct_test_proc p;
+    ctt_proc p;
     ASSERT_INT(an_run(&p, "summary {}", dir), ==, 0);
     ASSERT_CONTAINS(p.out, "on NVIDIA GeForce RTX 4090: peak unknown for this device and data type");
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     return 0;
 }

@@ -35,7 +35,7 @@ static int expect_library(const char *dir, const tj *s, const char *kind, const 
 {
     char real[PATH_MAX], id[128];
     if (!realpath(want, real)) {
-        ct_test_fail_at(__FILE__, __LINE__, "expected %s to exist", want);
+        ctt_fail_at(__FILE__, __LINE__, "expected %s to exist", want);
         return 1;
     }
     if (readelf_build_id(real, id, sizeof id) != 0)
@@ -43,23 +43,23 @@ static int expect_library(const char *dir, const tj *s, const char *kind, const 
     const tj *libs = tj_get(tj_get(s, "processes")->v[0], "libraries");
     const tj *l = tj_find(libs, "kind", kind);
     if (!l) {
-        ct_test_fail_at(__FILE__, __LINE__, "%s: expected a %s library, found none", dir, kind);
+        ctt_fail_at(__FILE__, __LINE__, "%s: expected a %s library, found none", dir, kind);
         return 1;
     }
     ASSERT_STR(tj_str(l, "path"), real);
     ASSERT_STR(tj_str(l, "build_id"), id);
-    ct_test_proc p;
+    ctt_proc p;
     ASSERT_INT(an_run(&p, "summary {}", dir), ==, 0);
     char line[PATH_MAX + 200];
     snprintf(line, sizeof line, "    %s: %s, build id %s\n", kind, real, id);
     ASSERT_CONTAINS(p.out, line);
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     ASSERT_INT(an_run(&p, "dump {}", dir), ==, 0);
     snprintf(line, sizeof line, " path=\"%s\"", real);
     ASSERT_CONTAINS(p.out, line);
     snprintf(line, sizeof line, " build_id=\"%s\"", id);
     ASSERT_CONTAINS(p.out, line);
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     return 0;
 }
 
@@ -68,16 +68,16 @@ TEST_IMPL(traced_runtime_identity)
     const char *args[] = {"--iters", "2", "--loader-ms", "1", NULL};
     static const nv_runtime rts[2] = {NV_OURS, NV_NVIDIA};
     char ours_rt[4096], driver[4096];
-    ct_test_path(ours_rt, "tests/fakecuda/libcudart.so.13");
-    ct_test_path(driver, "tests/fakecuda/libcuda.so.1");
+    ctt_path(ours_rt, "tests/fakecuda/libcudart.so.13");
+    ctt_path(driver, "tests/fakecuda/libcuda.so.1");
     for (int i = 0; i < 2; i++) {
         char dir[4096];
-        ct_test_proc p;
+        ctt_proc p;
         if (nv_trace(&p, dir, i ? "nvidia" : "ours", rts[i], "tests/workloads/train_loop", args,
                      NULL) != 0)
             return 1;
         ASSERT_INT(p.code, ==, 0);
-        ct_test_proc_free(&p);
+        ctt_proc_free(&p);
         tj *s = an_summary(dir, NULL);
         ASSERT(s);
         if (expect_library(dir, s, "cudart", rts[i] == NV_NVIDIA ? NV_CUDART : ours_rt) ||

@@ -1,7 +1,7 @@
 /* Public driver functions NVIDIA's runtime, cuBLAS and cuBLASLt call, answered as NVIDIA's
  * driver answers them (/work/shared/reference/nvidia-private-driver-tables.md). */
 #define _GNU_SOURCE
-#include "ct_test.h"
+#include "ctt.h"
 
 #include <cuda.h>
 #include <dlfcn.h>
@@ -71,8 +71,8 @@ TEST_IMPL(cubin_abi_versions)
 {
     char path[4096];
     size_t n;
-    unsigned char *img = (unsigned char *)ct_test_read_file(
-        ct_test_path(path, "tests/workloads/driver_api_kernels.sm_90.cubin"), &n);
+    unsigned char *img = (unsigned char *)ctt_read_file(
+        ctt_path(path, "tests/workloads/driver_api_kernels.sm_90.cubin"), &n);
     ASSERT(img && n > 64);
     ASSERT_INT(img[8], ==, 8);
     uint32_t flags;
@@ -267,8 +267,8 @@ TEST_IMPL(linker)
     /* a cubin file: for this device it links; for another, it fails where it is added */
     char path[4096];
     ASSERT_INT(cuLinkCreate(0, NULL, NULL, &l), ==, CUDA_SUCCESS);
-    ASSERT_INT(cuLinkAddFile(l, CU_JIT_INPUT_CUBIN, ct_test_path(path, "tests/workloads/driver_api_kernels.sm_80.cubin"), 0, NULL, NULL), ==, CUDA_ERROR_NO_BINARY_FOR_GPU);
-    ASSERT_INT(cuLinkAddFile(l, CU_JIT_INPUT_CUBIN, ct_test_path(path, "tests/workloads/driver_api_kernels.sm_90.cubin"), 0, NULL, NULL), ==, CUDA_SUCCESS);
+    ASSERT_INT(cuLinkAddFile(l, CU_JIT_INPUT_CUBIN, ctt_path(path, "tests/workloads/driver_api_kernels.sm_80.cubin"), 0, NULL, NULL), ==, CUDA_ERROR_NO_BINARY_FOR_GPU);
+    ASSERT_INT(cuLinkAddFile(l, CU_JIT_INPUT_CUBIN, ctt_path(path, "tests/workloads/driver_api_kernels.sm_90.cubin"), 0, NULL, NULL), ==, CUDA_SUCCESS);
     ASSERT_INT(cuLinkComplete(l, &image, &size), ==, CUDA_SUCCESS);
     ASSERT_INT(memcmp(image, "\177ELF", 4), ==, 0);
     ASSERT_INT(cuModuleLoadData(&m, image), ==, CUDA_SUCCESS);
@@ -291,7 +291,7 @@ static int foreign_code(const char *file)
 {
     char path[4096];
     size_t n;
-    char *img = ct_test_read_file(ct_test_path(path, file), &n);
+    char *img = ctt_read_file(ctt_path(path, file), &n);
     ASSERT(img);
     ASSERT_INT(cuInit(0), ==, CUDA_SUCCESS);
     CUcontext c;

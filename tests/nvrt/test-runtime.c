@@ -15,7 +15,7 @@ static int both(const char *name, const char *prog, const char *const args[], co
     for (int i = 0; i < 2; i++) {
         char dir[4096], sub[256];
         snprintf(sub, sizeof sub, "%s-%s", name, i ? "nvidia" : "ours");
-        ct_test_proc p;
+        ctt_proc p;
         if (nv_trace(&p, dir, sub, rts[i], prog, args, NULL) != 0)
             return 1;
         if (!p.exited || p.code != 0)
@@ -23,7 +23,7 @@ static int both(const char *name, const char *prog, const char *const args[], co
         ASSERT_INT(p.exited, ==, 1);
         ASSERT_INT(p.code, ==, 0);
         ASSERT_CONTAINS(p.out, ok);
-        ct_test_proc_free(&p);
+        ctt_proc_free(&p);
         s[i] = an_summary(dir, NULL);
         ASSERT(s[i]);
         ASSERT_INT(tj_num(s[i], "processes.0.complete"), ==, 1);
@@ -137,7 +137,7 @@ TEST_IMPL(nvidia_runtime_vram_peak)
 static int cublas_gemms(const char *const env[])
 {
     char dir[4096];
-    ct_test_proc p;
+    ctt_proc p;
     if (nv_trace(&p, dir, "cublas", NV_NVIDIA, "tests/nvrt/cublas_gemm", NULL, env) != 0)
         return 1;
     if (!p.exited || p.code != 0)
@@ -145,7 +145,7 @@ static int cublas_gemms(const char *const env[])
     ASSERT_INT(p.exited, ==, 1);
     ASSERT_INT(p.code, ==, 0);
     ASSERT_CONTAINS(p.out, "cublas_gemm: create=0 malloc=0 h2d=0 gemm=0 d2h=0 sync=0 gemm_ex=0 batched=0 destroy=0\n");
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     tj *s = an_summary(dir, NULL);
     ASSERT(s);
     const tj *k = tj_get(s, "kernels");

@@ -2,7 +2,7 @@
  * NVIDIA's runtime accepts them end to end (the integrity check included) is the workload tests'
  * part (test-runtime.c). */
 #define _GNU_SOURCE
-#include "ct_test.h"
+#include "ctt.h"
 #include "fc_integrity.h"
 
 #include <cuda.h>

@@ -10,30 +10,30 @@
 /* The venv's python from the status tests/pytorch/venv.sh wrote, or a skip. */
 static const char *pt_python(char out[4096])
 {
-    char *st = ct_test_read_file(PT_STATUS, NULL);
+    char *st = ctt_read_file(PT_STATUS, NULL);
     if (!st)
-        ct_test_skip("no " PT_STATUS ": the build did not run tests/pytorch/venv.sh");
+        ctt_skip("no " PT_STATUS ": the build did not run tests/pytorch/venv.sh");
     st[strcspn(st, "\n")] = 0;
     if (strncmp(st, "ok ", 3) != 0) {
         static char why[1024];
         snprintf(why, sizeof why, "no PyTorch virtual environment: %s", st);
         free(st);
-        ct_test_skip(why);
+        ctt_skip(why);
     }
     snprintf(out, 4096, "%s/bin/python", st + 3);
     free(st);
     return out;
 }
 
-int pt_run(ct_test_proc *p, char dir[4096], const char *name, int traced, const char *script,
+int pt_run(ctt_proc *p, char dir[4096], const char *name, int traced, const char *script,
            const char *const args[], const char *const env[])
 {
     char py[4096], src[4200], drv[4096], lib[4096];
     pt_python(py);
     snprintf(src, sizeof src, "%s/%s", PT_SRC, script);
-    ct_test_path(drv, "tests/nvrt/driver");
-    ct_test_path(lib, "lib/libcutrace.so");
-    snprintf(dir, 4096, "%s/%s", ct_test_tmpdir(), name);
+    ctt_path(drv, "tests/nvrt/driver");
+    ctt_path(lib, "lib/libcutrace.so");
+    snprintf(dir, 4096, "%s/%s", ctt_tmpdir(), name);
     char *argv[64];
     int argc = 0;
     if (traced) {
@@ -55,12 +55,12 @@ int pt_run(ct_test_proc *p, char dir[4096], const char *name, int traced, const 
     for (int i = 0; env && env[i] && envc < 31; i++)
         envv[envc++] = (char *)env[i];
     envv[envc] = NULL;
-    if (ct_test_run(p, argv, envv, 300) != 0) {
-        ct_test_fail_at(__FILE__, __LINE__, "%s: could not be started", src);
+    if (ctt_run(p, argv, envv, 300) != 0) {
+        ctt_fail_at(__FILE__, __LINE__, "%s: could not be started", src);
         return 1;
     }
     if (!p->exited || p->code != 0) {
-        ct_test_fail_at(__FILE__, __LINE__, "%s%s: expected exit status 0, found %s %d; stderr:\n%s",
+        ctt_fail_at(__FILE__, __LINE__, "%s%s: expected exit status 0, found %s %d; stderr:\n%s",
                         traced ? "cutrace run -- " : "", script, p->exited ? "exit status" : "signal",
                         p->code, p->err);
         return 1;
@@ -68,17 +68,17 @@ int pt_run(ct_test_proc *p, char dir[4096], const char *name, int traced, const 
     return 0;
 }
 
-int pt_run_both(ct_test_proc *p, char dir[4096], const char *name, const char *script,
+int pt_run_both(ctt_proc *p, char dir[4096], const char *name, const char *script,
                 const char *const args[], const char *const env[])
 {
-    ct_test_proc plain;
+    ctt_proc plain;
     char unused[4096];
     if (pt_run(&plain, unused, name, 0, script, args, env) != 0)
         return 1;
     if (pt_run(p, dir, name, 1, script, args, env) != 0)
         return 1;
     ASSERT_STR(p->out, plain.out);
-    ct_test_proc_free(&plain);
+    ctt_proc_free(&plain);
     return 0;
 }
 

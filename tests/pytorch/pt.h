@@ -11,12 +11,12 @@
  * `cutrace run -q --gpu-timing all -o DIR` with DIR the test's tmpdir/NAME (written to dir).
  * Fails the test unless the program exits 0. Skips the test when the venv could not be made
  * (PyPI unreachable: tests/pytorch/venv.sh). Returns 0, or nonzero after a message. */
-int pt_run(ct_test_proc *p, char dir[4096], const char *name, int traced, const char *script,
+int pt_run(ctt_proc *p, char dir[4096], const char *name, int traced, const char *script,
            const char *const args[], const char *const env[]);
 
 /* Runs the program untraced, then traced into DIR, and asserts both exited 0 with the same
  * stdout; p gets the traced run. Returns 0, or nonzero after a message. */
-int pt_run_both(ct_test_proc *p, char dir[4096], const char *name, const char *script,
+int pt_run_both(ctt_proc *p, char dir[4096], const char *name, const char *script,
                 const char *const args[], const char *const env[]);
 
 /* The number of trace files (*.cutrace) in dir, and in *one the path of the last. */

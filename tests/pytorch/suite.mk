@@ -11,7 +11,7 @@ PT_STATUS := $(B)/tests/pytorch/venv.status
 pytorch-venv:
 	@bash tests/pytorch/venv.sh $(PT_VENV) tests/pytorch/requirements.txt $(PT_STATUS)
 
-$(eval $(call ct_test_suite,pytorch,$(B)/tests/pytorch/pt.o $(B)/tests/analyzer/an_helpers.o \
+$(eval $(call ctt_suite,pytorch,$(B)/tests/pytorch/pt.o $(B)/tests/analyzer/an_helpers.o \
   $(B)/tests/analyzer/tjson.o,-lm,\
   pytorch-venv $(NV_DRV_DIR)/libcuda.so.1 $(FCDRV_LIB) $(CUTRACE_BIN) $(CUTRACE_SO)))
 

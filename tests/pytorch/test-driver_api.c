@@ -11,7 +11,7 @@
 TEST_IMPL(cuda_python_ptx)
 {
     const char *args[] = {"--iters", "5", "--n", "65536", NULL};
-    ct_test_proc p;
+    ctt_proc p;
     char dir[4096], one[4096];
     if (pt_run_both(&p, dir, "ptx", "driver_ptx.py", args, NULL))
         return 1;
@@ -42,6 +42,6 @@ TEST_IMPL(cuda_python_ptx)
     ASSERT(!tj_find(libs, "kind", "cudart"));
     ASSERT(tj_find(libs, "kind", "cuda"));
     tj_free(s);
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     return 0;
 }

@@ -12,14 +12,14 @@
 TEST_IMPL(pytorch_oom)
 {
     const char *args[] = {"--request-gib", "10240", NULL};
-    ct_test_proc p;
+    ctt_proc p;
     char dir[4096];
     if (pt_run_both(&p, dir, "oom", "oom.py", args, NULL))
         return 1;
     ASSERT_CONTAINS(p.out, "caught torch.cuda.OutOfMemoryError for 10240 GiB\n");
     /* every segment PyTorch holds is a device allocation of the trace, at its address and
      * size, and the trace has no other successful one */
-    ct_test_proc d;
+    ctt_proc d;
     ASSERT_INT(an_run(&d, "dump {}", dir), ==, 0);
     int segments = 0, allocs = 0;
     uint64_t seg_bytes = 0;
@@ -38,7 +38,7 @@ TEST_IMPL(pytorch_oom)
     for (char *save = NULL, *l = strtok_r(d.out, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
         allocs += strstr(l, " mem ") && strstr(l, " op=alloc kind=1 ") && strstr(l, " result=0 ");
     ASSERT_INT(allocs, ==, segments);
-    ct_test_proc_free(&d);
+    ctt_proc_free(&d);
     tj *s = an_summary(dir, NULL);
     ASSERT(s);
     ASSERT_UINT(tj_num(s, "vram.0.peak_bytes"), ==, seg_bytes);
@@ -50,6 +50,6 @@ TEST_IMPL(pytorch_oom)
     ASSERT(x);
     ASSERT_UINT(tj_num(x, "evidence.requested_bytes"), ==, (uint64_t)REQUEST_GIB << 30);
     tj_free(s);
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     return 0;
 }

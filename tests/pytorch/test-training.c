@@ -20,7 +20,7 @@ static int pt_lib_at(const char *dir, const tj *proc, const char *kind, const ch
     size_t n = strlen(path), m = strlen(end);
     if (n >= m && !strcmp(path + n - m, end))
         return 0;
-    ct_test_fail_at(__FILE__, __LINE__, "%s: expected %s at ...%s, found %s", dir, kind, end, path);
+    ctt_fail_at(__FILE__, __LINE__, "%s: expected %s at ...%s, found %s", dir, kind, end, path);
     return 1;
 }
 
@@ -32,11 +32,11 @@ static tj *pt_summary(const char *dir)
     char one[4096], driver[4096], real[PATH_MAX];
     int files = pt_trace_files(dir, one);
     if (files != 1) {
-        ct_test_fail_at(__FILE__, __LINE__, "%s: expected 1 trace file, found %d", dir, files);
+        ctt_fail_at(__FILE__, __LINE__, "%s: expected 1 trace file, found %d", dir, files);
         return NULL;
     }
-    if (!realpath(ct_test_path(driver, "tests/fakecuda/libcuda.so.1"), real)) {
-        ct_test_fail_at(__FILE__, __LINE__, "expected the simulated driver at %s", driver);
+    if (!realpath(ctt_path(driver, "tests/fakecuda/libcuda.so.1"), real)) {
+        ctt_fail_at(__FILE__, __LINE__, "expected the simulated driver at %s", driver);
         return NULL;
     }
     tj *s = an_summary(dir, NULL);
@@ -44,7 +44,7 @@ static tj *pt_summary(const char *dir)
         return NULL;
     const tj *pr = tj_get(s, "processes")->v[0];
     if (tj_num(pr, "pytorch") != 1) {
-        ct_test_fail_at(__FILE__, __LINE__, "%s: expected PyTorch's CUDA library loaded", dir);
+        ctt_fail_at(__FILE__, __LINE__, "%s: expected PyTorch's CUDA library loaded", dir);
     } else if (!pt_lib_at(dir, pr, "cudart", "/nvidia/cu13/lib/libcudart.so.13") &&
                !pt_lib_at(dir, pr, "cublas", "/nvidia/cu13/lib/libcublas.so.13") &&
                !pt_lib_at(dir, pr, "cublasLt", "/nvidia/cu13/lib/libcublasLt.so.13") &&
@@ -63,7 +63,7 @@ static tj *pt_summary(const char *dir)
  * lines: PID TID INDEX KIND STREAM START END ...), summed; -1 if it has none. */
 static double pt_true_gpu_ns(const char *truth, int pid)
 {
-    char *text = ct_test_read_file(truth, NULL);
+    char *text = ctt_read_file(truth, NULL);
     double ns = 0;
     int n = 0;
     for (char *save = NULL, *l = text ? strtok_r(text, "\n", &save) : NULL; l;
@@ -84,10 +84,10 @@ TEST_IMPL(pytorch_starved_loop)
     const char *args[] = {"--loader", "starved", "--model", "mlp", "--steps", "8", "--collate-ms",
                           "25", NULL};
     char truth[4200], truth_env[4300];
-    snprintf(truth, sizeof truth, "%s/truth", ct_test_tmpdir());
+    snprintf(truth, sizeof truth, "%s/truth", ctt_tmpdir());
     snprintf(truth_env, sizeof truth_env, "FAKECUDA_TRUTH=%s", truth);
     const char *env[] = {truth_env, NULL};
-    ct_test_proc p;
+    ctt_proc p;
     char dir[4096];
     if (pt_run_both(&p, dir, "starved", "train.py", args, env))
         return 1;
@@ -135,7 +135,7 @@ TEST_IMPL(pytorch_starved_loop)
     ASSERT(step > 0);
     double est = tj_num(x, "evidence.gpu_step_ns");
     if (!(est > step / 3 && est < step * 3)) {
-        ct_test_fail_at(__FILE__, __LINE__, "expected the GPU work per step within a factor 3 of "
+        ctt_fail_at(__FILE__, __LINE__, "expected the GPU work per step within a factor 3 of "
                         "the simulation's %.0f ns, found %.0f ns", step, est);
         return 1;
     }
@@ -147,7 +147,7 @@ TEST_IMPL(pytorch_starved_loop)
      * the call stacks captured), not the 450,000 names of PyTorch's symbol tables */
     ASSERT(tj_num(s, "processes.0.records") < 10000);
     tj_free(s);
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     return 0;
 }
 
@@ -160,7 +160,7 @@ TEST_IMPL(pytorch_fed_loop)
     const char *args[] = {"--loader", "fed", "--model", "conv", "--steps", "8", "--collate-ms",
                           "25", "--workers", "2", NULL};
     const char *env[] = {"FAKECUDA_KERNEL_NS=*=1000000", NULL};
-    ct_test_proc p;
+    ctt_proc p;
     char dir[4096];
     if (pt_run_both(&p, dir, "fed", "train.py", args, env))
         return 1;
@@ -190,6 +190,6 @@ TEST_IMPL(pytorch_fed_loop)
     ASSERT(tj_num(s, "processes.0.pinned_host_peak_bytes") > 0);
     ASSERT(!an_diag(s, "dataloader-starvation"));
     tj_free(s);
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     return 0;
 }

@@ -4,10 +4,10 @@
 RACE_B := $(B)/tsan
 RACE_SO := $(RACE_B)/lib/libcutrace.so
 RACE_LIBTSAN := $(shell $(CC) -print-file-name=libtsan.so.2)
-RACE_OBJS := $(patsubst %.c,$(RACE_B)/%.o,$(PRELOAD_SRCS) $(PRELOAD_GEN)/ct_wrappers.c \
-               $(PRELOAD_GEN)/ct_rt_wrappers.c $(CTTRACE_SRCS))
+RACE_OBJS := $(patsubst %.c,$(RACE_B)/%.o,$(PRELOAD_SRCS) $(PRELOAD_GEN)/ctp_wrappers.c \
+               $(PRELOAD_GEN)/ctp_rt_wrappers.c $(CTTRACE_SRCS))
 
-$(RACE_B)/%.o: %.c | $(B)/.deps-ok $(PRELOAD_GEN)/ct_fns.h
+$(RACE_B)/%.o: %.c | $(B)/.deps-ok $(PRELOAD_GEN)/ctp_fns.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(PRELOAD_CFLAGS) -Wno-unused-parameter -Wno-tsan -fsanitize=thread -fPIC -MMD -MP -c $< -o $@
 
@@ -19,6 +19,6 @@ $(RACE_SO): $(RACE_OBJS) $(PRELOAD_GEN)/libcutrace.map
 all: $(RACE_SO)
 
 $(B)/tests/race/%.o: CFLAGS += -Itests/tracer -Itests/faults -DRACE_LIBTSAN='"$(RACE_LIBTSAN)"' -DRACE_SRC='"$(CURDIR)/tests/race"'
-$(eval $(call ct_test_suite,race,$(B)/tests/faults/fl.o $(B)/tests/tracer/tr.o $(CTTRACE_LIB),$(CTTRACE_LDLIBS),\
+$(eval $(call ctt_suite,race,$(B)/tests/faults/fl.o $(B)/tests/tracer/tr.o $(CTTRACE_LIB),$(CTTRACE_LDLIBS),\
   $(RACE_SO) $(CUTRACE_BIN) $(FAKECUDA_DIR)/libcudart.so.13 $(FAKECUDA_DIR)/libcuda.so.1 \
   $(B)/tests/faults/victim $(B)/tests/tracer/probe $(WORKLOADS)))

@@ -16,8 +16,8 @@ static int race_run(const char *name, char *const opts[], char *const cmd[], cha
                     int want)
 {
     char dir[4096], lib[4096], so[4200], pre[4200];
-    snprintf(dir, sizeof dir, "%s/%s", ct_test_tmpdir(), name);
-    snprintf(so, sizeof so, "CUTRACE_LIB=%s", ct_test_path(lib, "tsan/lib/libcutrace.so"));
+    snprintf(dir, sizeof dir, "%s/%s", ctt_tmpdir(), name);
+    snprintf(so, sizeof so, "CUTRACE_LIB=%s", ctt_path(lib, "tsan/lib/libcutrace.so"));
     /* libtsan first: its interceptors must come before libc's symbols. */
     snprintf(pre, sizeof pre, "LD_PRELOAD=%s", RACE_LIBTSAN);
     char opt[4200];
@@ -27,10 +27,10 @@ static int race_run(const char *name, char *const opts[], char *const cmd[], cha
     char *o[16] = {"--stacks", "none"};
     for (size_t i = 0; opts && opts[i] && i < 13; i++)
         o[2 + i] = opts[i];
-    ct_test_proc p;
+    ctt_proc p;
     ASSERT_INT(tr_run(&p, dir, o, cmd, env, 60), ==, 0);
     if (strstr(p.err, "ThreadSanitizer") || !p.exited || p.code != want) {
-        ct_test_fail_at(__FILE__, __LINE__, "%s: %s %d (expected exit %d); stderr:\n%.20000s",
+        ctt_fail_at(__FILE__, __LINE__, "%s: %s %d (expected exit %d); stderr:\n%.20000s",
                         name, p.exited ? "exit" : "signal", p.code, want, p.err);
         return 1;
     }
@@ -43,7 +43,7 @@ static int race_run(const char *name, char *const opts[], char *const cmd[], cha
     printf("%s: %zu files, %zu records, no race reported\n", name, t.nfiles, t.n);
     ASSERT_UINT(t.n, >, 100);
     tr_free(&t);
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     return 0;
 }
 
@@ -58,6 +58,6 @@ TEST_IMPL(threads_workload_no_races)
 TEST_IMPL(stress_threads_no_races)
 {
     char prog[4096];
-    char *cmd[] = {(char *)ct_test_path(prog, "tests/tracer/probe"), "stress", "32", "300", NULL};
+    char *cmd[] = {(char *)ctt_path(prog, "tests/tracer/probe"), "stress", "32", "300", NULL};
     return race_run("stress", NULL, cmd, "FAKECUDA_INSTANT=1", 0);
 }

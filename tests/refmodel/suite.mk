@@ -8,4 +8,4 @@ RM_SHARED_TRACES := $(abspath ../shared/data/traces)
 $(B)/tests/refmodel/%.o: CFLAGS += -Itests/analyzer -Itests/refmodel \
   -DRM_SHARED_TRACES='"$(RM_SHARED_TRACES)"'
 
-$(eval $(call ct_test_suite,refmodel,$(RM_OBJS) $(CTTRACE_LIB),$(CTTRACE_LDLIBS) -lm -lstdc++,$(TRACEGEN) $(CUTRACE_BIN) $(WORKLOADS) $(CUTRACE_SO) $(FCDRV_LIB) $(FCRT_LIB)))
+$(eval $(call ctt_suite,refmodel,$(RM_OBJS) $(CTTRACE_LIB),$(CTTRACE_LDLIBS) -lm -lstdc++,$(TRACEGEN) $(CUTRACE_BIN) $(WORKLOADS) $(CUTRACE_SO) $(FCDRV_LIB) $(FCRT_LIB)))

@@ -29,23 +29,23 @@ static int check_damaged(const char *path, const char *what)
         rm_free(r);
         return rm_check(path, "--variants", what, NULL) == 0 ? 0 : -1;
     }
-    ct_test_proc p;
+    ctt_proc p;
     if (an_run(&p, "summary --json {}", path) != 0)
         return -1;
     int ok = p.exited && p.code == 3;
     if (!ok)
         fprintf(stderr, "%s: the reference reads nothing (%s), cutrace exited %d\n", what, err, p.code);
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     return ok ? 0 : -1;
 }
 
 static int damage(const char *src, const char *name, unsigned seed)
 {
     size_t len;
-    char *data = ct_test_read_file(src, &len), path[4200], what[4300];
+    char *data = ctt_read_file(src, &len), path[4200], what[4300];
     if (!data || len < 64)
         return -1;
-    snprintf(path, sizeof path, "%s/%s.cutrace", ct_test_tmpdir(), name);
+    snprintf(path, sizeof path, "%s/%s.cutrace", ctt_tmpdir(), name);
     int bad = 0;
     for (int k = 1; k < 8 && !bad; k++) {
         snprintf(what, sizeof what, "%s cut at %d/8", name, k);

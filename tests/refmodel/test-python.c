@@ -12,7 +12,7 @@
 TEST_IMPL(python_ctypes_workload)
 {
     if (system("python3 -c 'import ctypes, multiprocessing' >/dev/null 2>&1") != 0)
-        ct_test_skip("python3 with ctypes and multiprocessing is not installed");
+        ctt_skip("python3 with ctypes and multiprocessing is not installed");
     char dir[4096], *out;
     ASSERT(an_trace_workload(dir, "py", "py_loader --steps 20 --loader-ms 20 --workers 3", NULL, &out));
     ASSERT_CONTAINS(out, "py_loader: verify=ok");

@@ -25,7 +25,7 @@ static int launch(ct_enc *main, ct_enc *gpu, uint64_t start, uint64_t end, uint6
 TEST_IMPL(quiet_then_overlapping_threads)
 {
     char dir[4096], path[4200];
-    snprintf(dir, sizeof dir, "%s", ct_test_tmpdir());
+    snprintf(dir, sizeof dir, "%s", ctt_tmpdir());
     snprintf(path, sizeof path, "%s/quiet.cutrace", dir);
     const uint64_t t0 = 10000 * MS, T = t0 + 1000 * MS;
     ct_header h = {.hostname = "quiet", .pid = 7, .boot_id = "b", .monotonic_ns = t0,

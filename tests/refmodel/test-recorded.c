@@ -11,7 +11,7 @@ TEST_IMPL(recorded_python_trace)
 {
     const char *path = RM_SHARED_TRACES "/python-ctypes-busy-386ms.cutrace";
     if (access(path, R_OK))
-        ct_test_skip("the recorded trace is not present (../shared/data/traces)");
+        ctt_skip("the recorded trace is not present (../shared/data/traces)");
     rm_result *r = NULL;
     ASSERT_INT(rm_check(path, NULL, "python-ctypes-busy-386ms", &r), ==, 0);
     ASSERT_UINT(r->nbd, ==, 1);

@@ -46,7 +46,7 @@ TEST_IMPL(workloads_traced)
     char dir[4096], *out;
     an_trace_workload(dir, "term", "dies --how term", NULL, &out);
     free(out);
-    snprintf(dir, sizeof dir, "%s/term", ct_test_tmpdir());
+    snprintf(dir, sizeof dir, "%s/term", ctt_tmpdir());
     ASSERT_INT(check_traced(dir, "dies --how term"), ==, 0);
     return 0;
 }

@@ -60,18 +60,18 @@ static long rb_hwm(pid_t pid)
     return h ? strtol(h + 6, NULL, 10) : 0;
 }
 
-/* ct_test_run, but through posix_spawn, returning the command's own peak resident size. The
+/* ctt_run, but through posix_spawn, returning the command's own peak resident size. The
  * kernel's rusage of a child counts the memory of the process that spawned it (the address
  * space it replaced at exec), so the peak is the larger of VmHWM sampled while it runs and the
  * rusage figure when that exceeds this process's own peak (its VmHWM). Output goes through files in the
  * test's directory. 0, or -1 if it could not be started. */
-static int rb_spawn(ct_test_proc *p, char *const argv[], char *const env[], int timeout_s,
+static int rb_spawn(ctt_proc *p, char *const argv[], char *const env[], int timeout_s,
                     long *maxrss_kb)
 {
     static unsigned seq;
     char out[4096], err[4096];
-    snprintf(out, sizeof out, "%s/.rb-out-%u", ct_test_tmpdir(), seq);
-    snprintf(err, sizeof err, "%s/.rb-err-%u", ct_test_tmpdir(), seq++);
+    snprintf(out, sizeof out, "%s/.rb-out-%u", ctt_tmpdir(), seq);
+    snprintf(err, sizeof err, "%s/.rb-err-%u", ctt_tmpdir(), seq++);
     long self = rb_hwm(getpid());
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
@@ -112,8 +112,8 @@ static int rb_spawn(ct_test_proc *p, char *const argv[], char *const env[], int 
     *maxrss_kb = ru.ru_maxrss > self + 1024 ? ru.ru_maxrss : hwm;
     p->exited = WIFEXITED(st);
     p->code = p->exited ? WEXITSTATUS(st) : WTERMSIG(st);
-    p->out = ct_test_read_file(out, &p->out_len);
-    p->err = ct_test_read_file(err, &p->err_len);
+    p->out = ctt_read_file(out, &p->out_len);
+    p->err = ctt_read_file(err, &p->err_len);
     unlink(out);
     unlink(err);
     if (!p->out || !p->err) {
@@ -123,10 +123,10 @@ static int rb_spawn(ct_test_proc *p, char *const argv[], char *const env[], int 
     return 0;
 }
 
-int rb_cutrace(ct_test_proc *p, int asan, char *const args[], int want, long *maxrss_kb)
+int rb_cutrace(ctt_proc *p, int asan, char *const args[], int want, long *maxrss_kb)
 {
     char bin[4096];
-    ct_test_path(bin, asan ? "asan/bin/cutrace" : "bin/cutrace");
+    ctt_path(bin, asan ? "asan/bin/cutrace" : "bin/cutrace");
     char *argv[32];
     size_t n = 0;
     argv[n++] = bin;
@@ -142,7 +142,7 @@ int rb_cutrace(ct_test_proc *p, int asan, char *const args[], int want, long *ma
         *maxrss_kb = rss;
     if (!p->exited || strstr(p->err, "Sanitizer") || strstr(p->err, "runtime error") ||
         (want >= 0 ? p->code != want : p->code != 0 && p->code != 3)) {
-        ct_test_fail_at(__FILE__, __LINE__, "cutrace %s (%s build) on %s: %s %d (expected %d); "
+        ctt_fail_at(__FILE__, __LINE__, "cutrace %s (%s build) on %s: %s %d (expected %d); "
                         "stderr:\n%.4000s", args[0], asan ? "sanitizer" : "plain",
                         argv[n - 1], p->exited ? "exit status" : "killed by signal", p->code,
                         want, p->err);
@@ -161,21 +161,21 @@ int rb_all_commands(const char *path, int want_rc, long max_rss_mb, const char *
                 args[n++] = strcmp(fz_commands[c][i], "@") ? (char *)fz_commands[c][i]
                                                            : (char *)path;
             args[n] = NULL;
-            ct_test_proc p;
+            ctt_proc p;
             long rss;
             if (rb_cutrace(&p, asan, args, want_rc, &rss))
                 return 1;
             if (!asan && rss > max_rss_mb * 1024) {
-                ct_test_fail_at(__FILE__, __LINE__, "cutrace %s on %s: %ld KiB resident, "
+                ctt_fail_at(__FILE__, __LINE__, "cutrace %s on %s: %ld KiB resident, "
                                 "bound %ld MiB", args[0], path, rss, max_rss_mb);
                 return 1;
             }
             if (warn && !strstr(p.err, warn)) {
-                ct_test_fail_at(__FILE__, __LINE__, "cutrace %s on %s: stderr lacks \"%s\":\n%s",
+                ctt_fail_at(__FILE__, __LINE__, "cutrace %s on %s: stderr lacks \"%s\":\n%s",
                                 args[0], path, warn, p.err);
                 return 1;
             }
-            ct_test_proc_free(&p);
+            ctt_proc_free(&p);
         }
     }
     return 0;
@@ -183,7 +183,7 @@ int rb_all_commands(const char *path, int want_rc, long max_rss_mb, const char *
 
 uint8_t *rb_slurp(const char *path, size_t *len)
 {
-    uint8_t *b = (uint8_t *)ct_test_read_file(path, len);
+    uint8_t *b = (uint8_t *)ctt_read_file(path, len);
     if (!b) {
         fprintf(stderr, "rb_slurp: cannot read %s\n", path);
         abort();

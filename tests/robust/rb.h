@@ -4,7 +4,7 @@
 #ifndef RB_H
 #define RB_H
 
-#include "ct_test.h"
+#include "ctt.h"
 #include "cttrace.h"
 
 /* A trace being written: one stream, chunks written by rb_chunk. */
@@ -34,7 +34,7 @@ int rb_close(rb_trace *t, uint64_t ts);
  * exits with `want` (-1: 0 or 3) and prints no sanitizer report. *maxrss_kb, if not NULL, gets
  * its peak resident size (its own getrusage: the command alone, spawned without a copy of the
  * test's memory). */
-int rb_cutrace(ct_test_proc *p, int asan, char *const args[], int want, long *maxrss_kb);
+int rb_cutrace(ctt_proc *p, int asan, char *const args[], int want, long *maxrss_kb);
 /* Runs every command of fz_commands (dump, summary, timeline) on path with both builds; each
  * must exit with want_rc and, in the plain build, stay under max_rss_mb of memory. If
  * warn is not NULL, every run's stderr must contain it. 0 or 1 (failed, reason printed). */

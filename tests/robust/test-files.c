@@ -32,10 +32,10 @@ static void rb_trace_name(char *buf, size_t cap, const char *dir, pid_t pid, int
 static int rb_run_planted(const char *dir, const char *victim, char **out, pid_t *pidp)
 {
     char prog[4096], lib[4096], fake[4096], outfile[4096];
-    ct_test_path(prog, "tests/workloads/vram_peak");
-    ct_test_path(lib, "lib/libcutrace.so");
-    ct_test_path(fake, "tests/fakecuda");
-    snprintf(outfile, sizeof outfile, "%s/stdout", ct_test_tmpdir());
+    ctt_path(prog, "tests/workloads/vram_peak");
+    ctt_path(lib, "lib/libcutrace.so");
+    ctt_path(fake, "tests/fakecuda");
+    snprintf(outfile, sizeof outfile, "%s/stdout", ctt_tmpdir());
     pid_t pid = fork();
     if (pid == 0) {
         char name[4096];
@@ -60,17 +60,17 @@ static int rb_run_planted(const char *dir, const char *victim, char **out, pid_t
     if (pid < 0 || waitpid(pid, &st, 0) != pid)
         return -1;
     *pidp = pid;
-    *out = ct_test_read_file(outfile, NULL);
+    *out = ctt_read_file(outfile, NULL);
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
 TEST_IMPL(trace_file_safe_in_shared_dir)
 {
     char dir[4096], victim[4096], name[4096];
-    snprintf(dir, sizeof dir, "%s/shared", ct_test_tmpdir());
+    snprintf(dir, sizeof dir, "%s/shared", ctt_tmpdir());
     ASSERT_INT(mkdir(dir, 0777), ==, 0);
     ASSERT_INT(chmod(dir, 01777), ==, 0); /* like /tmp: anybody may create files here */
-    snprintf(victim, sizeof victim, "%s/victim", ct_test_tmpdir());
+    snprintf(victim, sizeof victim, "%s/victim", ctt_tmpdir());
     ASSERT_INT(rb_spit(victim, "precious\n", 9), ==, 0);
 
     /* What the program prints untraced. */
@@ -84,7 +84,7 @@ TEST_IMPL(trace_file_safe_in_shared_dir)
 
     /* The symlink was not followed and somebody's file not overwritten. */
     size_t len;
-    char *v = ct_test_read_file(victim, &len);
+    char *v = ctt_read_file(victim, &len);
     ASSERT_STR(v, "precious\n");
     free(v);
     struct stat st;
@@ -92,7 +92,7 @@ TEST_IMPL(trace_file_safe_in_shared_dir)
     ASSERT_INT(lstat(name, &st), ==, 0);
     ASSERT(S_ISLNK(st.st_mode));
     rb_trace_name(name, sizeof name, dir, pid, 1);
-    v = ct_test_read_file(name, &len);
+    v = ctt_read_file(name, &len);
     ASSERT_STR(v, "somebody's file\n");
     free(v);
     /* The trace took the next free name, is ours, a regular file, and not writable by others
@@ -108,7 +108,7 @@ TEST_IMPL(trace_file_safe_in_shared_dir)
 
     /* A directory the tracer creates is not writable by others either. */
     char sub[4096];
-    snprintf(sub, sizeof sub, "%s/new/deeper", ct_test_tmpdir());
+    snprintf(sub, sizeof sub, "%s/new/deeper", ctt_tmpdir());
     free(traced);
     ASSERT_INT(rb_run_planted(sub, NULL, &traced, &pid), ==, rc0);
     ASSERT_STR(traced, plain);
@@ -153,7 +153,7 @@ static long rb_bad_byte(const char *out, int ascii)
     do { \
         long at_ = rb_bad_byte(out, ascii); \
         if (at_ >= 0) { \
-            ct_test_fail_at(__FILE__, __LINE__, "unescaped byte 0x%02x at %ld in:\n%.300s", \
+            ctt_fail_at(__FILE__, __LINE__, "unescaped byte 0x%02x at %ld in:\n%.300s", \
                             (unsigned char)(out)[at_], at_, (out) + (at_ > 100 ? at_ - 100 : 0)); \
             return 1; \
         } \
@@ -169,7 +169,7 @@ TEST_IMPL(names_escaped_in_every_output)
     };
     const size_t nn = sizeof names / sizeof names[0];
     char path[4096];
-    snprintf(path, sizeof path, "%s/we\"ird\nname\x01%%s\xff.cutrace", ct_test_tmpdir());
+    snprintf(path, sizeof path, "%s/we\"ird\nname\x01%%s\xff.cutrace", ctt_tmpdir());
     static const char cmdline[] = "prog\0--name=\"x\"\n\0\x1b[2J\0";
     const char *env[] = {"RANK=1\n\"x\"\x7f"};
     ct_header h = {.hostname = "host\"\n\x01\xff", .pid = 42, .cmdline = cmdline,
@@ -200,7 +200,7 @@ TEST_IMPL(names_escaped_in_every_output)
     }
     ASSERT_INT(rb_close(&t, 9000000), ==, 0);
 
-    ct_test_proc p;
+    ctt_proc p;
     /* dump: one line per record (no raw newline inside one), ASCII only, C escapes. */
     char *dump[] = {"dump", path, NULL};
     if (rb_cutrace(&p, 1, dump, 0, NULL))
@@ -221,7 +221,7 @@ TEST_IMPL(names_escaped_in_every_output)
     ASSERT_CONTAINS(p.out, "host=\"host\\\"\\x0a\\x01\\xff\"");
     ASSERT_CONTAINS(p.out, "cmdline=\"prog\" \"--name=\\\"x\\\"\\x0a\" \"\\x1b[2J\"");
     ASSERT_CONTAINS(p.out, "header env \"RANK=1\\x0a\\\"x\\\"\\x7f\"");
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
 
     /* summary as text: no control character reaches the terminal, valid UTF-8. */
     char *sum[] = {"summary", "--top", "0", path, NULL};
@@ -231,7 +231,7 @@ TEST_IMPL(names_escaped_in_every_output)
     RB_CLEAN(p.err, 0);
     ASSERT_CONTAINS(p.out, "k\"quoted\"<float>");
     ASSERT_CONTAINS(p.out, "%s%n%p%x");
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
 
     /* summary --json and the timeline: valid JSON whose strings decode to the names (invalid
      * UTF-8 replaced by U+FFFD). */
@@ -241,7 +241,7 @@ TEST_IMPL(names_escaped_in_every_output)
     char err[256];
     tj *j = tj_parse(p.out, err, sizeof err);
     if (!j) {
-        ct_test_fail_at(__FILE__, __LINE__, "summary --json: %s", err);
+        ctt_fail_at(__FILE__, __LINE__, "summary --json: %s", err);
         return 1;
     }
     for (size_t i = 0; i < nn; i++)
@@ -252,18 +252,18 @@ TEST_IMPL(names_escaped_in_every_output)
     ASSERT_CONTAINS(tj_str(j, "processes.0.host"), "host\"\n\x01");
     ASSERT_CONTAINS(tj_str(j, "processes.0.command"), "--name=\"x\"\n");
     tj_free(j);
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     char tl[4096];
-    snprintf(tl, sizeof tl, "%s/timeline.json", ct_test_tmpdir());
+    snprintf(tl, sizeof tl, "%s/timeline.json", ctt_tmpdir());
     char *tla[] = {"timeline", "-o", tl, path, NULL};
     if (rb_cutrace(&p, 1, tla, 0, NULL))
         return 1;
-    ct_test_proc_free(&p);
-    char *text = ct_test_read_file(tl, NULL);
+    ctt_proc_free(&p);
+    char *text = ctt_read_file(tl, NULL);
     ASSERT(text != NULL);
     j = tj_parse(text, err, sizeof err);
     if (!j) {
-        ct_test_fail_at(__FILE__, __LINE__, "timeline: %s", err);
+        ctt_fail_at(__FILE__, __LINE__, "timeline: %s", err);
         return 1;
     }
     ASSERT_CONTAINS(text, "k\\\"quoted\\\"<float>");

@@ -32,7 +32,7 @@ static int rb_small(rb_trace *t, int n)
 
 static const char *rb_tmp(char buf[4096], const char *name)
 {
-    snprintf(buf, 4096, "%s/%s", ct_test_tmpdir(), name);
+    snprintf(buf, 4096, "%s/%s", ctt_tmpdir(), name);
     return buf;
 }
 
@@ -56,15 +56,15 @@ TEST_IMPL(hostile_sizes_claim_gigabytes)
     ASSERT_INT(rb_close(&t, 99000000), ==, 0);
     size_t len;
     uint8_t *img = rb_slurp(good, &len);
-    uint32_t hdr = 16 + ct_rd32(img + 12) + 4;
-    uint32_t hs = ct_rd16(img + hdr + 4), psize = ct_rd32(img + hdr + 8);
+    uint32_t hdr = 16 + ct__rd32(img + 12) + 4;
+    uint32_t hs = ct__rd16(img + hdr + 4), psize = ct__rd32(img + hdr + 8);
     uint32_t second = hdr + hs + psize;
-    ASSERT_UINT(ct_rd32(img + second), ==, CT_CHUNK_MAGIC);
+    ASSERT_UINT(ct__rd32(img + second), ==, CT_CHUNK_MAGIC);
     uint8_t *w = malloc(len);
 
     /* The file header claims 4 GiB of fields: refused before anything is allocated. */
     memcpy(w, img, len);
-    ct_le32(w + 12, 0xFFFFFF00u);
+    ct__le32(w + 12, 0xFFFFFF00u);
     ASSERT_INT(rb_spit(rb_tmp(bad, "header.cutrace"), w, len), ==, 0);
     if (rb_all_commands(bad, 3, 64, "declares 4294967040 bytes of fields"))
         return 1;
@@ -78,10 +78,10 @@ TEST_IMPL(hostile_sizes_claim_gigabytes)
     };
     for (size_t i = 0; i < sizeof lies / sizeof lies[0]; i++) {
         memcpy(w, img, len);
-        ct_le32(w + hdr + 12, lies[i].raw);
+        ct__le32(w + hdr + 12, lies[i].raw);
         if (lies[i].payload)
-            ct_le32(w + hdr + 8, lies[i].payload);
-        ct_le16(w + hdr + 6, (uint16_t)(ct_rd16(w + hdr + 6) | lies[i].flags));
+            ct__le32(w + hdr + 8, lies[i].payload);
+        ct__le16(w + hdr + 6, (uint16_t)(ct__rd16(w + hdr + 6) | lies[i].flags));
         ASSERT_INT(rb_spit_fixed(rb_tmp(bad, "chunk.cutrace"), w, len), ==, 0);
         if (rb_all_commands(bad, 0, 64, lies[i].warn))
             return 1;
@@ -181,7 +181,7 @@ TEST_IMPL(hostile_string_ids_out_of_range)
     ASSERT_UINT(st.bad_records, ==, 0);
     if (rb_all_commands(path, 0, 64, NULL))
         return 1;
-    ct_test_proc p;
+    ctt_proc p;
     char *dump[] = {"dump", path, NULL};
     if (rb_cutrace(&p, 0, dump, 0, NULL))
         return 1;
@@ -189,13 +189,13 @@ TEST_IMPL(hostile_string_ids_out_of_range)
     ASSERT_CONTAINS(p.out, "kernel=<string 123456>#123456");
     ASSERT_CONTAINS(p.out, "name=<string 999>#999");
     ASSERT_CONTAINS(p.out, "function=<string 31337>#31337 module=<string 4294967295>");
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     char *sum[] = {"summary", path, NULL};
     if (rb_cutrace(&p, 0, sum, 0, NULL))
         return 1;
     ASSERT_CONTAINS(p.out, "<string 123456>");
     ASSERT_CONTAINS(p.out, "known_kernel");
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     return 0;
 }
 
@@ -279,18 +279,18 @@ TEST_IMPL(hostile_declared_span)
         RB_ENC(&t, ct_enc_api(&t.e, t0 + 1000 * i + 600, &a));
     }
     ASSERT_INT(rb_close(&t, t0 + 1000 * 1500000 + 5000), ==, 0);
-    ct_test_proc p;
+    ctt_proc p;
     long rss;
     char *sum[] = {"summary", path, NULL};
     if (rb_cutrace(&p, 0, sum, 0, &rss))
         return 1;
     ASSERT_CONTAINS(p.out, "1500003 records");
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     printf("summary with a declared span of 2^62 ns and 1.5 M calls: %ld KiB resident\n", rss);
     ASSERT_INT(rss, <, 160 * 1024);
     if (rb_cutrace(&p, 1, sum, 0, NULL)) /* and clean under the sanitizers */
         return 1;
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     return 0;
 }
 
@@ -325,27 +325,27 @@ TEST_IMPL(hostile_million_kernel_names)
         return 1;
     ct_stats st;
     ASSERT_INT(rb_read(path, CT_REC_LAUNCH, &st, NULL, 0), ==, n);
-    ct_test_proc p;
+    ctt_proc p;
     long rss;
     char *sum[] = {"summary", "--top", "5", path, NULL};
     if (rb_cutrace(&p, 0, sum, 0, &rss))
         return 1;
     ASSERT_CONTAINS(p.out, "kernel_");
-    ct_test_proc_free(&p);
-    /* The analyzer keeps statistics per distinct name (ct_model.h): ~290 bytes each today. */
+    ctt_proc_free(&p);
+    /* The analyzer keeps statistics per distinct name (cta_model.h): ~290 bytes each today. */
     printf("summary of %u kernel names: %ld KiB resident\n", n, rss);
     ASSERT_INT(rss, <, 1024 * 1024);
     char *dump[] = {"dump", path, NULL};
     if (rb_cutrace(&p, 0, dump, 0, &rss))
         return 1;
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     printf("dump: %ld KiB resident\n", rss);
     /* dump streams records; it keeps only the string table (~80 bytes a name with its index) */
     ASSERT_INT(rss, <, 128 * 1024);
     char *tl[] = {"timeline", "-o", "/dev/null", path, NULL};
     if (rb_cutrace(&p, 0, tl, 0, &rss))
         return 1;
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     printf("timeline: %ld KiB resident\n", rss);
     ASSERT_INT(rss, <, 1024 * 1024);
     return 0;
@@ -506,12 +506,12 @@ TEST_IMPL(hostile_deep_stacks)
     ASSERT_UINT(st.bad_records, ==, 0);
     if (rb_all_commands(path, 0, 128, NULL))
         return 1;
-    ct_test_proc p;
+    ctt_proc p;
     char *sum[] = {"summary", path, NULL};
     if (rb_cutrace(&p, 0, sum, 0, NULL))
         return 1;
     ASSERT_CONTAINS(p.out, "frame_1_");
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     return 0;
 }
 
@@ -538,14 +538,14 @@ TEST_IMPL(hostile_unsorted_decompression_bomb)
     ASSERT_INT(fclose(w.f), ==, 0);
     free(raw);
     free(w.out);
-    ct_test_proc p;
+    ctt_proc p;
     long rss;
     char *sum[] = {"summary", path, NULL};
     if (rb_cutrace(&p, 0, sum, 0, &rss))
         return 1;
     printf("summary: %ld KiB resident\n", rss);
     ASSERT_CONTAINS(p.err, "records not in time order, too many to sort");
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     /* The chunk (64 MiB), its records kept for sorting (within the 256 MiB pending bound) and
      * the output buffer; nothing per record beyond that. */
     ASSERT_INT(rss, <, 400 * 1024);
@@ -580,14 +580,14 @@ TEST_IMPL(hostile_definitions_bomb)
     ASSERT_INT(stat(path, &st), ==, 0);
     printf("%u strings of %u bytes in a file of %lld bytes\n", id - 1, CT_STRING_MAX,
            (long long)st.st_size);
-    ct_test_proc p;
+    ctt_proc p;
     long rss;
     char *sum[] = {"summary", path, NULL};
     if (rb_cutrace(&p, 0, sum, 0, &rss))
         return 1;
     printf("summary: %ld KiB resident\n", rss);
     ASSERT_CONTAINS(p.err, "bytes of string, frame and stack definitions: the rest are ignored");
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     /* The definitions' bound, two decoded chunks (the one just finished is freed after the
      * next is decoded), 32 MiB for the rest; without the bound this took 789 MB. */
     ASSERT_INT(rss, <, (CT_DEFS_MAX >> 10) + (2 * CT_CHUNK_RAW_MAX >> 10) + 32 * 1024);

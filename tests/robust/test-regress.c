@@ -22,7 +22,7 @@ static int rb_each_regress(int (*check)(const char *orig, const char *fixed))
             continue;
         char orig[4096], fixed[4096];
         snprintf(orig, sizeof orig, "%s/regress/%s", RB_SRC, e->d_name);
-        snprintf(fixed, sizeof fixed, "%s/%s", ct_test_tmpdir(), e->d_name);
+        snprintf(fixed, sizeof fixed, "%s/%s", ctt_tmpdir(), e->d_name);
         size_t size;
         uint8_t *img = rb_slurp(orig, &size);
         fz_fix_checksums(img, size);
@@ -52,10 +52,10 @@ static int rb_reader_and_dump(const char *orig, const char *fixed)
                 args[n++] = strcmp(fz_commands[c][i], "@") ? (char *)fz_commands[c][i]
                                                            : (char *)fixed;
             args[n] = NULL;
-            ct_test_proc p;
+            ctt_proc p;
             if (rb_cutrace(&p, asan, args, -1, NULL))
                 return 1;
-            ct_test_proc_free(&p);
+            ctt_proc_free(&p);
         }
     }
     return 0;

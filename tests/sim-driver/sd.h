@@ -7,7 +7,7 @@
 #define __CUDA_API_VERSION_INTERNAL 1
 #include <cuda.h>
 
-#include "ct_test.h"
+#include "ctt.h"
 
 #include <pthread.h>
 

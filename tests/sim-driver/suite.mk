@@ -20,7 +20,7 @@ $(SD_OUT)/kernels.lz4.fatbin: $(SD_DIR)/kernels.cu
 	@mkdir -p $(dir $@)
 	$(NVCC) -arch=sm_90 -Xfatbin -compress-all -compress-mode=speed -fatbin -o $@ $<
 
-$(eval $(call ct_test_suite,sim-driver,$(SD_OUT)/sd.o,\
+$(eval $(call ctt_suite,sim-driver,$(SD_OUT)/sd.o,\
   -L$(FAKECUDA_DIR) -lcuda -Wl$(sd_comma)-rpath$(sd_comma)$(abspath $(FAKECUDA_DIR)) -rdynamic -ldl -lpthread -lm,\
   $(FCDRV_LIB) $(FAKECUDA_DIR)/libcuda.so $(FCDRV_EXPECT) $(SD_IMGS)))
 

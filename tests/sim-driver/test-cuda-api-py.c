@@ -11,8 +11,8 @@ static char *py(const char *a, const char *b, const char *c, const char *d)
     char script[4096];
     snprintf(script, sizeof script, "%s/preload/gen/cuda_api.py", SD_REPO);
     char *argv[] = {"python3", script, (char *)a, (char *)b, (char *)c, (char *)d, NULL};
-    ct_test_proc p;
-    if (ct_test_run(&p, argv, NULL, 60) != 0 || !p.exited || p.code != 0)
+    ctt_proc p;
+    if (ctt_run(&p, argv, NULL, 60) != 0 || !p.exited || p.code != 0)
         return NULL;
     free(p.err);
     return p.out;

@@ -16,19 +16,19 @@ static int check(const char *sym, int ver, int flags, const char *want, CUresult
     CUdriverProcAddressQueryResult st = (CUdriverProcAddressQueryResult)-1;
     CUresult r = cuGetProcAddress_v2(sym, &p, ver, (cuuint64_t)flags, &st);
     if (r != want_r || st != want_st) {
-        ct_test_fail_at(__FILE__, line, "%s %d %d: expected result %d status %d, found %d %d",
+        ctt_fail_at(__FILE__, line, "%s %d %d: expected result %d status %d, found %d %d",
                         sym, ver, flags, want_r, want_st, r, st);
         return 1;
     }
     void *expect = want ? dlsym(lib, want) : NULL;
     if (want && !expect) {
-        ct_test_fail_at(__FILE__, line, "libcuda.so.1 does not export %s", want);
+        ctt_fail_at(__FILE__, line, "libcuda.so.1 does not export %s", want);
         return 1;
     }
     if (p != expect) {
         Dl_info info;
         const char *got = p && dladdr(p, &info) && info.dli_sname ? info.dli_sname : "?";
-        ct_test_fail_at(__FILE__, line, "%s %d %d: expected %s, found %s", sym, ver, flags,
+        ctt_fail_at(__FILE__, line, "%s %d %d: expected %s, found %s", sym, ver, flags,
                         want ? want : "NULL", got);
         return 1;
     }
@@ -77,14 +77,14 @@ TEST_IMPL(getprocaddress_reference_list)
     /* The whole reference list. */
     char path[4096];
     snprintf(path, sizeof path, "%s/../shared/reference/cudart-13.0-getprocaddress.txt", SD_REPO);
-    char *ref = ct_test_read_file(path, NULL);
+    char *ref = ctt_read_file(path, NULL);
     if (!ref) {
-        ct_test_fail_at(__FILE__, __LINE__,
+        ctt_fail_at(__FILE__, __LINE__,
                         "%s: cannot read NVIDIA's reference request list (expected the shared "
                         "reference directory next to the repository)", path);
         return 1;
     }
-    char *expect = ct_test_read_file(ct_test_path(path, "tests/fakecuda/driver/gen/fc_expect.txt"), NULL);
+    char *expect = ctt_read_file(ctt_path(path, "tests/fakecuda/driver/gen/fc_expect.txt"), NULL);
     ASSERT(expect);
     int lines = 0, found = 0;
     char *save = NULL;

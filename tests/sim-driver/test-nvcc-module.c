@@ -79,7 +79,7 @@ static int check_kernels(const void *img, CUresult expect_load)
 static char *load(const char *rel)
 {
     char path[4096];
-    return ct_test_read_file(ct_test_path(path, rel), NULL);
+    return ctt_read_file(ctt_path(path, rel), NULL);
 }
 
 TEST_IMPL(nvcc_cubin_and_fatbins)

@@ -15,24 +15,24 @@ int simrt_setup(const char *devices)
         unsetenv("FAKECUDA_DEVICES");
     unsetenv("FAKECUDA_INSTANT");
     if (!fakecudart_loaded()) {
-        ct_test_fail_at(__FILE__, __LINE__, "expected the simulated libcudart.so.13 in this "
+        ctt_fail_at(__FILE__, __LINE__, "expected the simulated libcudart.so.13 in this "
                         "process, found another (no fakecuda_runtime_version symbol)");
         return 1;
     }
     return 0;
 }
 
-int simrt_run(ct_test_proc *p, const char *prog, char *const env[], int shim, char **log)
+int simrt_run(ctt_proc *p, const char *prog, char *const env[], int shim, char **log)
 {
     char rel[256], bin[4096], fake[4096], shimdir[4096], driver[4096], hostk[4096];
     char ld[8300], hk[4200], sd[4200], sl[4200], logpath[4096];
     snprintf(rel, sizeof rel, "tests/sim-runtime/%s", prog);
-    ct_test_path(bin, rel);
-    ct_test_path(fake, "tests/fakecuda");
-    ct_test_path(shimdir, "tests/sim-runtime/shim");
-    ct_test_path(driver, "tests/fakecuda/libcuda.so.1");
-    ct_test_path(hostk, "tests/sim-runtime/host_kernels.so");
-    snprintf(logpath, sizeof logpath, "%s/shim.log", ct_test_tmpdir());
+    ctt_path(bin, rel);
+    ctt_path(fake, "tests/fakecuda");
+    ctt_path(shimdir, "tests/sim-runtime/shim");
+    ctt_path(driver, "tests/fakecuda/libcuda.so.1");
+    ctt_path(hostk, "tests/sim-runtime/host_kernels.so");
+    snprintf(logpath, sizeof logpath, "%s/shim.log", ctt_tmpdir());
     if (shim)
         snprintf(ld, sizeof ld, "LD_LIBRARY_PATH=%s:%s", shimdir, fake);
     else
@@ -47,9 +47,9 @@ int simrt_run(ct_test_proc *p, const char *prog, char *const env[], int shim, ch
     envs[n] = NULL;
     unlink(logpath); /* each run's log starts empty */
     char *argv[] = {bin, NULL};
-    int r = ct_test_run(p, argv, envs, 60);
+    int r = ctt_run(p, argv, envs, 60);
     if (log) {
-        *log = ct_test_read_file(logpath, NULL);
+        *log = ctt_read_file(logpath, NULL);
         if (!*log)
             *log = strdup("");
     }

@@ -4,7 +4,7 @@
 #ifndef SIMRT_H
 #define SIMRT_H
 
-#include "ct_test.h"
+#include "ctt.h"
 
 /* SIMRT_REQUESTS (set by suite.mk): NVIDIA's request list, tests/fakecuda/runtime/getprocaddress.txt */
 
@@ -18,7 +18,7 @@ int simrt_setup(const char *devices);
  * kernels of host_kernels.so (driver in real-time mode), plus `env` (NULL-terminated, may be NULL). With `shim`, the stand-in
  * driver (shim_driver.c) goes first and logs to TMPDIR/shim.log; *log receives that file's text
  * (malloc'd) after the run. */
-int simrt_run(ct_test_proc *p, const char *prog, char *const env[], int shim, char **log);
+int simrt_run(ctt_proc *p, const char *prog, char *const env[], int shim, char **log);
 
 /* Runs a CUDA runtime call that must succeed, but skips the test if it fails with
  * cudaErrorNotSupported: the simulated driver does not simulate `what` (yet). */
@@ -26,7 +26,7 @@ int simrt_run(ct_test_proc *p, const char *prog, char *const env[], int shim, ch
     do {                                                                                    \
         int simrt_e_ = (int)(call);                                                         \
         if (simrt_e_ == 801 /* cudaErrorNotSupported */)                                    \
-            ct_test_skip("the simulated driver does not simulate " what);                   \
+            ctt_skip("the simulated driver does not simulate " what);                   \
         ASSERT_INT(simrt_e_, ==, 0);                                                        \
     } while (0)
 

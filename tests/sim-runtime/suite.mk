@@ -27,7 +27,7 @@ $(SIMRT_B)/shim/libcuda.so.1: tests/sim-runtime/shim_driver.c
 $(SIMRT_B)/%.o: CFLAGS += -Itests/fakecuda/runtime \
   -DSIMRT_REQUESTS='"$(abspath tests/fakecuda/runtime/getprocaddress.txt)"'
 
-$(eval $(call ct_test_suite,sim-runtime,$(SIMRT_B)/simrt.o,\
+$(eval $(call ctt_suite,sim-runtime,$(SIMRT_B)/simrt.o,\
   -L$(FAKECUDA_DIR) -l:libcudart.so.13 -Xlinker --disable-new-dtags -Xlinker -rpath \
   -Xlinker $(abspath $(FAKECUDA_DIR)) -ldl -lpthread,\
   $(FAKECUDA_DIR)/libcudart.so.13 $(SIMRT_DRIVER) $(SIMRT_PROGS)))

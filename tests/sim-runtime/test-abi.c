@@ -36,7 +36,7 @@ static void fc_tick_stub(int *runs)
 TEST_IMPL(host_abi_register_launch_unregister)
 {
     char hk[4096];
-    setenv("FAKECUDA_HOST_KERNELS", ct_test_path(hk, "tests/sim-runtime/host_kernels.so"), 1);
+    setenv("FAKECUDA_HOST_KERNELS", ctt_path(hk, "tests/sim-runtime/host_kernels.so"), 1);
     if (simrt_setup(NULL))
         return 1;
     void **h = __cudaRegisterFatBinary((void *)&fc_wrapper);

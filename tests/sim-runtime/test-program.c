@@ -12,13 +12,13 @@
 
 TEST_IMPL(program_runs_on_simulation)
 {
-    ct_test_proc p;
+    ctt_proc p;
     ASSERT_INT(simrt_run(&p, "vecadd", NULL, 0, NULL), ==, 0);
     ASSERT_STR(p.err, "");
     ASSERT_INT(p.exited, ==, 1);
     ASSERT_INT(p.code, ==, 0);
     ASSERT_STR(p.out, VECADD_OUT);
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     return 0;
 }
 
@@ -27,13 +27,13 @@ TEST_IMPL(program_runs_on_simulation)
 TEST_IMPL(program_without_image_for_device)
 {
     char *env[] = {"FAKECUDA_DEVICES=v100", NULL};
-    ct_test_proc p;
+    ctt_proc p;
     ASSERT_INT(simrt_run(&p, "vecadd", env, 0, NULL), ==, 0);
     ASSERT_INT(p.exited, ==, 1);
     ASSERT_INT(p.code, ==, 1);
     ASSERT_CONTAINS(p.err, "cudaGetLastError() returned cudaErrorNoKernelImageForDevice (209)");
     ASSERT_STR(p.out, "");
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     return 0;
 }
 
@@ -41,7 +41,7 @@ TEST_IMPL(program_without_image_for_device)
  * legacy entry points; the per-thread one uses the driver's per-thread (flags 2) entry points. */
 TEST_IMPL(default_stream_modes_pick_driver_variants)
 {
-    ct_test_proc p;
+    ctt_proc p;
     char *log;
     ASSERT_INT(simrt_run(&p, "vecadd", NULL, 1, &log), ==, 0);
     ASSERT_INT(p.code, ==, 0);
@@ -54,7 +54,7 @@ TEST_IMPL(default_stream_modes_pick_driver_variants)
     ASSERT_INT(simrt_count_lines(log, "call cuMemcpyDtoHAsync 0"), ==, 1);
     ASSERT_INT(simrt_count_lines(log, "call cuMemcpyDtoH 0"), ==, 1);
     ASSERT_INT(simrt_count_lines(log, "call cuMemcpy 0") + simrt_count_lines(log, "call cuMemcpyDtoD 0"), ==, 0);
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     free(log);
 
     ASSERT_INT(simrt_run(&p, "vecadd-ptds", NULL, 1, &log), ==, 0);
@@ -66,7 +66,7 @@ TEST_IMPL(default_stream_modes_pick_driver_variants)
     ASSERT_INT(simrt_count_lines(log, "call cuMemcpyDtoHAsync 2"), ==, 1);
     ASSERT_INT(simrt_count_lines(log, "call cuMemcpyDtoH 2"), ==, 1);
     ASSERT_INT(simrt_count_lines(log, "call cuMemcpyHtoD 0"), ==, 0);
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     free(log);
     return 0;
 }
@@ -75,9 +75,9 @@ TEST_IMPL(default_stream_modes_pick_driver_variants)
  * flags) in the same order (tests/fakecuda/runtime/getprocaddress.txt). */
 TEST_IMPL(init_requests_match_nvidia)
 {
-    char *ref = ct_test_read_file(SIMRT_REQUESTS, NULL);
+    char *ref = ctt_read_file(SIMRT_REQUESTS, NULL);
     ASSERT(ref != NULL);
-    ct_test_proc p;
+    ctt_proc p;
     char *log;
     ASSERT_INT(simrt_run(&p, "vecadd", NULL, 1, &log), ==, 0);
     ASSERT_INT(p.code, ==, 0);
@@ -93,7 +93,7 @@ TEST_IMPL(init_requests_match_nvidia)
             snprintf(want, sizeof want, "gpa %.*s", (int)rl, r);
             snprintf(got, sizeof got, "%.*s", (int)(le - l), l);
             if (strcmp(want, got) != 0) {
-                ct_test_fail_at(__FILE__, __LINE__, "request %d: expected \"%s\", found \"%s\"", nref + 1, want, got);
+                ctt_fail_at(__FILE__, __LINE__, "request %d: expected \"%s\", found \"%s\"", nref + 1, want, got);
                 return 1;
             }
             nref++;
@@ -105,7 +105,7 @@ TEST_IMPL(init_requests_match_nvidia)
         nlog += s == log || s[-1] == '\n';
     ASSERT_INT(nref, ==, 440);
     ASSERT_INT(nlog, ==, nref); /* the program makes no request of its own after init */
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     free(log);
     free(ref);
     return 0;
@@ -115,20 +115,20 @@ TEST_IMPL(init_requests_match_nvidia)
  * simulated directory first must stop with a message, not run against it and test nothing. */
 TEST_IMPL(wrong_runtime_fails_loudly)
 {
-    ct_test_proc p;
+    ctt_proc p;
     char *argv[] = {"sh", "-c", "ldconfig -p | grep -q 'libcudart.so.13 '", NULL};
-    ASSERT_INT(ct_test_run(&p, argv, NULL, 20), ==, 0);
+    ASSERT_INT(ctt_run(&p, argv, NULL, 20), ==, 0);
     int have_real = p.exited && p.code == 0;
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     if (!have_real)
-        ct_test_skip("NVIDIA's libcudart.so.13 is not on the default library path here");
+        ctt_skip("NVIDIA's libcudart.so.13 is not on the default library path here");
     char *env[] = {"LD_LIBRARY_PATH=", NULL};
     ASSERT_INT(simrt_run(&p, "vecadd", env, 0, NULL), ==, 0);
     ASSERT_INT(p.exited, ==, 1);
     ASSERT_INT(p.code, ==, 3);
     ASSERT_CONTAINS(p.err, "must run on the simulated CUDA runtime");
     ASSERT_STR(p.out, "");
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     return 0;
 }
 
@@ -137,14 +137,14 @@ TEST_IMPL(wrong_runtime_fails_loudly)
 TEST_IMPL(per_thread_default_streams_overlap)
 {
     char *env[] = {"FAKECUDA_KERNEL_NS=tick=200000000", NULL};
-    ct_test_proc p;
+    ctt_proc p;
     long runs = -1, ms = -1;
     ASSERT_INT(simrt_run(&p, "threads", env, 0, NULL), ==, 0);
     ASSERT_STR(p.err, "");
     ASSERT_INT(sscanf(p.out, "threads=2 runs=%ld elapsed_ms=%ld", &runs, &ms), ==, 2);
     ASSERT_INT(runs, ==, 2);
     ASSERT_INT(ms, >=, 390);
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
 
     ASSERT_INT(simrt_run(&p, "threads-ptds", env, 0, NULL), ==, 0);
     ASSERT_STR(p.err, "");
@@ -152,7 +152,7 @@ TEST_IMPL(per_thread_default_streams_overlap)
     ASSERT_INT(runs, ==, 2);
     ASSERT_INT(ms, >=, 195);
     ASSERT_INT(ms, <, 350);
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     return 0;
 }
 
@@ -160,23 +160,23 @@ TEST_IMPL(per_thread_default_streams_overlap)
  * cudaErrorInsufficientDriver, as NVIDIA's runtime does on a machine without the driver. */
 TEST_IMPL(no_driver_is_insufficient_driver)
 {
-    ct_test_proc p;
+    ctt_proc p;
     char *probe[] = {"sh", "-c", "ldconfig -p | grep -q 'libcuda.so.1 '", NULL};
-    ASSERT_INT(ct_test_run(&p, probe, NULL, 20), ==, 0);
+    ASSERT_INT(ctt_run(&p, probe, NULL, 20), ==, 0);
     int have_driver = p.exited && p.code == 0;
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     if (have_driver)
-        ct_test_skip("a libcuda.so.1 is on the default library path here");
+        ctt_skip("a libcuda.so.1 is on the default library path here");
     char rt[4096], link[4200], ld[4200];
-    ct_test_path(rt, "tests/fakecuda/libcudart.so.13");
-    snprintf(link, sizeof link, "%s/libcudart.so.13", ct_test_tmpdir());
+    ctt_path(rt, "tests/fakecuda/libcudart.so.13");
+    snprintf(link, sizeof link, "%s/libcudart.so.13", ctt_tmpdir());
     ASSERT_INT(symlink(rt, link), ==, 0);
-    snprintf(ld, sizeof ld, "LD_LIBRARY_PATH=%s", ct_test_tmpdir());
+    snprintf(ld, sizeof ld, "LD_LIBRARY_PATH=%s", ctt_tmpdir());
     char *env[] = {ld, NULL};
     ASSERT_INT(simrt_run(&p, "vecadd", env, 0, NULL), ==, 0);
     ASSERT_INT(p.exited, ==, 1);
     ASSERT_INT(p.code, ==, 1);
     ASSERT_CONTAINS(p.err, "returned cudaErrorInsufficientDriver (35)");
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     return 0;
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """No dependency cycle among the tracer's modules (preload/).
 
-A module is a file stem: ct_gpu.c and ct_gpu.h are one module. Module A depends on module B when
+A module is a file stem: ctp_gpu.c and ctp_gpu.h are one module. Module A depends on module B when
 a file of A #includes B's header (preload/*.c, preload/*.h, quoted includes of files that exist
 there), or when A's object file uses a symbol that B's object file defines (nm on
 build/preload/*.o: functions, and extern globals, which an include graph alone would miss).

@@ -21,6 +21,6 @@ $(TRACER_B)/%.o: CFLAGS += -DTR_REFERENCE='"$(TRACER_REFERENCE)"' \
   -DTR_PRELOAD_SRC='"$(abspath preload)"' -DTR_NVCC='"$(NVCC)"' \
   -DTR_SAMPLES='"$(abspath ../shared/third_party/cuda-samples)"'
 
-$(eval $(call ct_test_suite,tracer,$(TRACER_B)/tr.o $(CTTRACE_LIB),$(CTTRACE_LDLIBS) -ldl -lpthread,\
+$(eval $(call ctt_suite,tracer,$(TRACER_B)/tr.o $(CTTRACE_LIB),$(CTTRACE_LDLIBS) -ldl -lpthread,\
   $(CUTRACE_SO) $(CUTRACE_BIN) $(FAKECUDA_DIR)/libcudart.so.13 $(TRACER_DRIVER) $(TRACER_PROBE) $(TRACER_CAPTURE) \
   $(WORKLOADS)))

@@ -9,29 +9,29 @@
 TEST_IMPL(errno_preserved)
 {
     char prog[4096], out[4096];
-    snprintf(out, sizeof out, "%s/out", ct_test_tmpdir());
-    char *cmd[] = {(char *)ct_test_path(prog, "tests/tracer/probe"), "errno", NULL};
-    ct_test_proc p;
+    snprintf(out, sizeof out, "%s/out", ctt_tmpdir());
+    char *cmd[] = {(char *)ctt_path(prog, "tests/tracer/probe"), "errno", NULL};
+    ctt_proc p;
     ASSERT_INT(tr_run(&p, out, NULL, cmd, NULL, 30), ==, 0);
     TR_ASSERT_EXIT(p, 0);
     ASSERT_CONTAINS(p.out, "result=0 errno=4242");
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     return 0;
 }
 
 TEST_IMPL(no_cuda_no_file)
 {
     char prog[4096], out[4096];
-    snprintf(out, sizeof out, "%s/out", ct_test_tmpdir());
-    char *cmd[] = {(char *)ct_test_path(prog, "tests/tracer/probe"), "nocuda", NULL};
-    ct_test_proc p;
+    snprintf(out, sizeof out, "%s/out", ctt_tmpdir());
+    char *cmd[] = {(char *)ctt_path(prog, "tests/tracer/probe"), "nocuda", NULL};
+    ctt_proc p;
     ASSERT_INT(tr_run(&p, out, NULL, cmd, NULL, 30), ==, 0);
     TR_ASSERT_EXIT(p, 7);
     ASSERT_STR(p.out, "probe: mode=nocuda\n");
     struct stat st;
     ASSERT_INT(stat(out, &st), ==, -1); /* not even the directory */
     ASSERT_CONTAINS(p.err, "no trace written");
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     return 0;
 }
 
@@ -40,13 +40,13 @@ TEST_IMPL(no_cuda_no_file)
 TEST_IMPL(unwritable_dir_runs_untraced)
 {
     char prog[4096], file[4000], out[4096];
-    snprintf(file, sizeof file, "%s/a-file", ct_test_tmpdir());
+    snprintf(file, sizeof file, "%s/a-file", ctt_tmpdir());
     FILE *f = fopen(file, "w");
     ASSERT(f != NULL);
     fclose(f);
     snprintf(out, sizeof out, "%s/traces", file);
-    char *cmd[] = {(char *)ct_test_path(prog, "tests/tracer/probe"), "dlopen", NULL};
-    ct_test_proc p;
+    char *cmd[] = {(char *)ctt_path(prog, "tests/tracer/probe"), "dlopen", NULL};
+    ctt_proc p;
     ASSERT_INT(tr_run(&p, out, NULL, cmd, NULL, 30), ==, 0);
     TR_ASSERT_EXIT(p, 0);
     ASSERT_STR(p.out, "probe: mode=dlopen allocs=1 bytes=1048576 sets=1\n");
@@ -54,7 +54,7 @@ TEST_IMPL(unwritable_dir_runs_untraced)
     /* Exactly one warning line from the traced process. */
     const char *w = strstr(p.err, "cutrace: warning:");
     ASSERT(w && !strstr(w + 1, "cutrace: warning:"));
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     return 0;
 }
 
@@ -63,24 +63,24 @@ TEST_IMPL(unwritable_dir_runs_untraced)
 TEST_IMPL(disk_full_runs_on)
 {
     char prog[4096], cutrace[4096], fake[4096], script[16384];
-    const char *dir = ct_test_tmpdir();
+    const char *dir = ctt_tmpdir();
     snprintf(script, sizeof script,
              "mount -t tmpfs -o size=16k tmpfs %s || exit 99; "
              "LD_LIBRARY_PATH=%s FAKECUDA_INSTANT=1 %s run -o %s/traces -- %s stress 8 8000",
-             dir, ct_test_path(fake, "tests/fakecuda"), ct_test_path(cutrace, "bin/cutrace"), dir,
-             ct_test_path(prog, "tests/tracer/probe"));
+             dir, ctt_path(fake, "tests/fakecuda"), ctt_path(cutrace, "bin/cutrace"), dir,
+             ctt_path(prog, "tests/tracer/probe"));
     char *argv[] = {"unshare", "-m", "sh", "-c", script, NULL};
-    ct_test_proc p;
-    ASSERT_INT(ct_test_run(&p, argv, NULL, 60), ==, 0);
+    ctt_proc p;
+    ASSERT_INT(ctt_run(&p, argv, NULL, 60), ==, 0);
     if (p.exited && p.code == 99)
-        ct_test_skip("cannot mount a small tmpfs here (needs root and mount namespaces)");
+        ctt_skip("cannot mount a small tmpfs here (needs root and mount namespaces)");
     TR_ASSERT_EXIT(p, 0);
     ASSERT_STR(p.out, "probe: mode=stress threads=8 sets=64000\n");
     const char *w = strstr(p.err, "cutrace: warning: writing ");
     ASSERT(w != NULL);
     ASSERT_CONTAINS(w, "failed");
     ASSERT(!strstr(w + 1, "cutrace: warning:"));
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     return 0;
 }
 
@@ -96,11 +96,11 @@ TEST_IMPL(tracer_calls_not_recorded)
         "cuDeviceGetAttribute", "cuDeviceGetName", "cuDeviceGetUuid_v2", "cuDeviceTotalMem_v2",
         "cuPointerGetAttribute", "cuFuncGetName", "cuKernelGetName"};
     char prog[4096], out[4096];
-    snprintf(out, sizeof out, "%s/out", ct_test_tmpdir());
+    snprintf(out, sizeof out, "%s/out", ctt_tmpdir());
     char *cmd[] = {(char *)tr_workload(prog, "train_loop"), "--iters", "2", "--loader-ms", "1",
                    "--memory", "pageable", NULL};
     char *opts[] = {"--gpu-timing", "all", "--stacks", "all", NULL};
-    ct_test_proc p;
+    ctt_proc p;
     ASSERT_INT(tr_run(&p, out, opts, cmd, NULL, 60), ==, 0);
     TR_ASSERT_EXIT(p, 0);
     tr_trace t;
@@ -111,12 +111,12 @@ TEST_IMPL(tracer_calls_not_recorded)
     ASSERT_UINT(tr_count(&t, CT_REC_LAUNCH, NULL), ==, 2 * (5 * 6 + 3));
     for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
         if (tr_count(&t, CT_REC_API, own[i]) != 0) {
-            ct_test_fail_at(__FILE__, __LINE__, "%zu API records of %s, which only the tracer "
+            ctt_fail_at(__FILE__, __LINE__, "%zu API records of %s, which only the tracer "
                             "calls", tr_count(&t, CT_REC_API, own[i]), own[i]);
             return 1;
         }
     tr_free(&t);
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     return 0;
 }
 
@@ -126,15 +126,15 @@ TEST_IMPL(tracer_calls_not_recorded)
 TEST_IMPL(closed_trace_descriptor_not_reused)
 {
     char prog[4096], out[4096], data[4096];
-    snprintf(out, sizeof out, "%s/out", ct_test_tmpdir());
-    snprintf(data, sizeof data, "%s/data.txt", ct_test_tmpdir());
-    char *cmd[] = {(char *)ct_test_path(prog, "tests/tracer/probe"), "closefds", data, NULL};
-    ct_test_proc p;
+    snprintf(out, sizeof out, "%s/out", ctt_tmpdir());
+    snprintf(data, sizeof data, "%s/data.txt", ctt_tmpdir());
+    char *cmd[] = {(char *)ctt_path(prog, "tests/tracer/probe"), "closefds", data, NULL};
+    ctt_proc p;
     ASSERT_INT(tr_run(&p, out, NULL, cmd, NULL, 30), ==, 0);
     TR_ASSERT_EXIT(p, 0);
     ASSERT_CONTAINS(p.out, "probe: mode=closefds fd=3\n");
     ASSERT_CONTAINS(p.err, "closed or reused the descriptor");
-    char *text = ct_test_read_file(data, NULL);
+    char *text = ctt_read_file(data, NULL);
     ASSERT(text);
     ASSERT_STR(text, "line 0\nline 1\nline 2\nline 3\nline 4\nline 5\n");
     free(text);
@@ -143,6 +143,6 @@ TEST_IMPL(closed_trace_descriptor_not_reused)
     ASSERT_UINT(t.nfiles, ==, 1);
     ASSERT_UINT(tr_count(&t, CT_REC_API, "cuMemsetD8_v2"), <=, 16);
     tr_free(&t);
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     return 0;
 }

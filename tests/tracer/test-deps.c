@@ -6,13 +6,13 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "ct_test.h"
+#include "ctt.h"
 #include "tr.h"
 
-static int depcheck(ct_test_proc *p, const char *src, const char *obj)
+static int depcheck(ctt_proc *p, const char *src, const char *obj)
 {
     char *cmd[] = {"python3", TR_DEPCHECK, (char *)src, (char *)obj, NULL};
-    return ct_test_run(p, cmd, NULL, 60);
+    return ctt_run(p, cmd, NULL, 60);
 }
 
 /* Builds TMP/name/src from files (S.c compiled into TMP/name/obj/S.o), runs the checker on it
@@ -21,7 +21,7 @@ static int planted(const char *name, const char *const files[][2], size_t n, con
                    const char *why)
 {
     char dir[4096], src[4200], obj[4200];
-    snprintf(dir, sizeof dir, "%s/%s", ct_test_tmpdir(), name);
+    snprintf(dir, sizeof dir, "%s/%s", ctt_tmpdir(), name);
     snprintf(src, sizeof src, "%s/src", dir);
     snprintf(obj, sizeof obj, "%s/obj", dir);
     ASSERT(!mkdir(dir, 0755) && !mkdir(src, 0755) && !mkdir(obj, 0755));
@@ -35,34 +35,34 @@ static int planted(const char *name, const char *const files[][2], size_t n, con
         snprintf(in, sizeof in, "%s/%s", src, files[i][0]);
         snprintf(out, sizeof out, "%s/%.*s.o", obj, (int)(len - 2), files[i][0]);
         char *cc[] = {"cc", "-c", "-o", out, in, NULL};
-        ct_test_proc p;
-        ASSERT_INT(ct_test_run(&p, cc, NULL, 60), ==, 0);
+        ctt_proc p;
+        ASSERT_INT(ctt_run(&p, cc, NULL, 60), ==, 0);
         if (!p.exited || p.code)
             fprintf(stderr, "cc %s: %s", in, p.err);
         ASSERT(p.exited && p.code == 0);
-        ct_test_proc_free(&p);
+        ctt_proc_free(&p);
     }
-    ct_test_proc p;
+    ctt_proc p;
     ASSERT_INT(depcheck(&p, src, obj), ==, 0);
     printf("planted %s: %s", name, p.err);
     ASSERT(p.exited);
     ASSERT_INT(p.code, ==, 1);
     ASSERT_CONTAINS(p.err, cycle);
     ASSERT_CONTAINS(p.err, why);
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     return 0;
 }
 
 TEST_IMPL(preload_modules_have_no_cycle)
 {
     char obj[4096];
-    ct_test_proc p;
-    ASSERT_INT(depcheck(&p, TR_PRELOAD_SRC, ct_test_path(obj, "preload")), ==, 0);
+    ctt_proc p;
+    ASSERT_INT(depcheck(&p, TR_PRELOAD_SRC, ctt_path(obj, "preload")), ==, 0);
     printf("%s%s", p.out, p.err);
     ASSERT(p.exited);
     ASSERT_INT(p.code, ==, 0);
     ASSERT_CONTAINS(p.out, "no cycle");
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
 
     /* An include cycle (a.c includes b.h, b.h includes a.h), no symbol between them. */
     static const char *const inc[][2] = {

@@ -36,8 +36,8 @@ static int check(const dev_want *w, const char *port_speed, const char *port_wid
                  uint32_t gen, uint32_t width)
 {
     char prog[4096], out[4096], sysfs[4096], env_dev[64], env_sys[4200];
-    snprintf(out, sizeof out, "%s/%s-%s", ct_test_tmpdir(), w->key, port_width);
-    snprintf(sysfs, sizeof sysfs, "%s/sys-%s-%s", ct_test_tmpdir(), w->key, port_width);
+    snprintf(out, sizeof out, "%s/%s-%s", ctt_tmpdir(), w->key, port_width);
+    snprintf(sysfs, sizeof sysfs, "%s/sys-%s-%s", ctt_tmpdir(), w->key, port_width);
     /* The card's own maximum is what the device table says (H100 PCIe 5 x16, A100 PCIe 4 x16) */
     ASSERT_INT(make_sysfs(sysfs, w->busid, w->cc_major >= 9 ? "32.0 GT/s PCIe\n" : "16.0 GT/s PCIe\n",
                           "16\n", port_speed, port_width), ==, 0);
@@ -46,7 +46,7 @@ static int check(const dev_want *w, const char *port_speed, const char *port_wid
     char *env[] = {env_dev, env_sys, NULL};
     char *cmd[] = {(char *)tr_workload(prog, "train_loop"), "--iters", "2", "--loader-ms", "1",
                    NULL};
-    ct_test_proc p;
+    ctt_proc p;
     ASSERT_INT(tr_run(&p, out, NULL, cmd, env, 60), ==, 0);
     TR_ASSERT_EXIT(p, 0);
     tr_trace t;
@@ -87,7 +87,7 @@ static int check(const dev_want *w, const char *port_speed, const char *port_wid
     ASSERT_UINT(d->link_gen, ==, gen);
     ASSERT_UINT(d->link_width, ==, width);
     tr_free(&t);
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     return 0;
 }
 
@@ -109,12 +109,12 @@ TEST_IMPL(device_records)
 TEST_IMPL(device_link_unknown_without_sysfs)
 {
     char prog[4096], out[4096], env_sys[4200];
-    snprintf(out, sizeof out, "%s/out", ct_test_tmpdir());
-    snprintf(env_sys, sizeof env_sys, "CUTRACE_SYSFS=%s/nothing", ct_test_tmpdir());
+    snprintf(out, sizeof out, "%s/out", ctt_tmpdir());
+    snprintf(env_sys, sizeof env_sys, "CUTRACE_SYSFS=%s/nothing", ctt_tmpdir());
     char *env[] = {"FAKECUDA_DEVICES=h100", env_sys, NULL};
     char *cmd[] = {(char *)tr_workload(prog, "train_loop"), "--iters", "1", "--loader-ms", "1",
                    NULL};
-    ct_test_proc p;
+    ctt_proc p;
     ASSERT_INT(tr_run(&p, out, NULL, cmd, env, 60), ==, 0);
     TR_ASSERT_EXIT(p, 0);
     tr_trace t;
@@ -128,6 +128,6 @@ TEST_IMPL(device_link_unknown_without_sysfs)
             ASSERT_UINT(t.v[i].r.u.device.link_width, ==, 0);
         }
     tr_free(&t);
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     return 0;
 }

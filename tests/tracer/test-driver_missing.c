@@ -12,23 +12,23 @@ TEST_IMPL(run_names_libcuda_without_driver)
 {
     /* A library directory holding the runtime but no driver. */
     char rt[4096], lib[4096], llp[4200], prog[4096], out[4096], cutrace[4096];
-    snprintf(lib, sizeof lib, "%s/lib", ct_test_tmpdir());
-    snprintf(out, sizeof out, "%s/out", ct_test_tmpdir());
+    snprintf(lib, sizeof lib, "%s/lib", ctt_tmpdir());
+    snprintf(out, sizeof out, "%s/out", ctt_tmpdir());
     ASSERT_INT(mkdir(lib, 0755), ==, 0);
     char link[4200];
     snprintf(link, sizeof link, "%s/libcudart.so.13", lib);
-    ASSERT_INT(symlink(ct_test_path(rt, "tests/fakecuda/libcudart.so.13"), link), ==, 0);
+    ASSERT_INT(symlink(ctt_path(rt, "tests/fakecuda/libcudart.so.13"), link), ==, 0);
     snprintf(llp, sizeof llp, "LD_LIBRARY_PATH=%s", lib);
     char *env[] = {llp, NULL};
-    char *cmd[] = {(char *)ct_test_path(prog, "tests/tracer/probe"), "entry", NULL};
-    ct_test_proc plain;
-    ASSERT_INT(ct_test_run(&plain, cmd, env, 30), ==, 0);
+    char *cmd[] = {(char *)ctt_path(prog, "tests/tracer/probe"), "entry", NULL};
+    ctt_proc plain;
+    ASSERT_INT(ctt_run(&plain, cmd, env, 30), ==, 0);
     if (plain.exited && plain.code == 0)
-        ct_test_skip("a CUDA driver is installed on this machine");
-    char *run[] = {(char *)ct_test_path(cutrace, "bin/cutrace"), "run", "-o", out, "--", prog,
+        ctt_skip("a CUDA driver is installed on this machine");
+    char *run[] = {(char *)ctt_path(cutrace, "bin/cutrace"), "run", "-o", out, "--", prog,
                    "entry", NULL};
-    ct_test_proc p;
-    ASSERT_INT(ct_test_run(&p, run, env, 30), ==, 0);
+    ctt_proc p;
+    ASSERT_INT(ctt_run(&p, run, env, 30), ==, 0);
     ASSERT_INT(p.exited, ==, plain.exited);
     ASSERT_INT(p.code, ==, plain.code);
     ASSERT_CONTAINS(p.err, "cutrace: warning: expected the real CUDA driver libcuda.so.1, found none");
@@ -43,16 +43,16 @@ TEST_IMPL(run_names_libcuda_without_driver)
     ASSERT(malloc_call != NULL);
     ASSERT_UINT(malloc_call->r.u.api.result, !=, 0);
     tr_free(&t);
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     /* A --libcuda that is no driver: the warning names the option it came from. */
-    snprintf(out, sizeof out, "%s/out2", ct_test_tmpdir());
+    snprintf(out, sizeof out, "%s/out2", ctt_tmpdir());
     char *bad[] = {cutrace, "run", "--libcuda", "/nonexistent/libcuda.so.1", "-o", out, "--", prog,
                    "entry", NULL};
-    ASSERT_INT(ct_test_run(&p, bad, env, 30), ==, 0);
+    ASSERT_INT(ctt_run(&p, bad, env, 30), ==, 0);
     ASSERT_INT(p.code, ==, plain.code);
     ASSERT_CONTAINS(p.err, "cutrace: warning: CUTRACE_LIBCUDA=/nonexistent/libcuda.so.1 (cutrace "
                            "run --libcuda): expected a CUDA driver");
-    ct_test_proc_free(&p);
-    ct_test_proc_free(&plain);
+    ctt_proc_free(&p);
+    ctt_proc_free(&plain);
     return 0;
 }

@@ -10,7 +10,7 @@
 enum { ENDS_RUN = 0, ENDS_PRELOAD = 1 };
 
 /* Runs cmd traced into dir, by `cutrace run` or by LD_PRELOAD alone. */
-static int ends_run(ct_test_proc *p, const char *dir, char *const cmd[], int mode)
+static int ends_run(ctt_proc *p, const char *dir, char *const cmd[], int mode)
 {
     return mode == ENDS_RUN ? tr_run(p, dir, NULL, cmd, NULL, 60)
                             : tr_run_preloaded(p, dir, cmd, NULL, 60);
@@ -83,10 +83,10 @@ static int ends_dies(const char *how, int exited, int status, const ends_want *w
 {
     for (int mode = ENDS_RUN; mode <= ENDS_PRELOAD; mode++) {
         char prog[4096], dir[4096];
-        snprintf(dir, sizeof dir, "%s/%s-%s", ct_test_tmpdir(), how, mode ? "preload" : "run");
+        snprintf(dir, sizeof dir, "%s/%s-%s", ctt_tmpdir(), how, mode ? "preload" : "run");
         char *cmd[] = {(char *)tr_workload(prog, "dies"), "--how", (char *)how, "--steps", "2",
                        "--step-ms", "10", NULL};
-        ct_test_proc p;
+        ctt_proc p;
         ASSERT_INT(ends_run(&p, dir, cmd, mode), ==, 0);
         printf("dies --how %s (%s): %s %d\n", how, mode ? "LD_PRELOAD" : "cutrace run",
                p.exited ? "exit status" : "signal", p.code);
@@ -95,7 +95,7 @@ static int ends_dies(const char *how, int exited, int status, const ends_want *w
         ASSERT_CONTAINS(p.out, "with work in flight");
         if (ends_check(dir, w))
             return 1;
-        ct_test_proc_free(&p);
+        ctt_proc_free(&p);
     }
     return 0;
 }
@@ -144,9 +144,9 @@ TEST_IMPL(ends_python)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         for (int mode = ENDS_RUN; mode <= ENDS_PRELOAD; mode++) {
             char dir[4096];
-            snprintf(dir, sizeof dir, "%s/py%zu-%d", ct_test_tmpdir(), i, mode);
+            snprintf(dir, sizeof dir, "%s/py%zu-%d", ctt_tmpdir(), i, mode);
             char *cmd[] = {"python3", TR_ENDS_PY, (char *)cases[i].how, NULL};
-            ct_test_proc p;
+            ctt_proc p;
             ASSERT_INT(ends_run(&p, dir, cmd, mode), ==, 0);
             printf("ends.py %s (%s): %s %d\n", cases[i].how, mode ? "LD_PRELOAD" : "cutrace run",
                    p.exited ? "exit status" : "signal", p.code);
@@ -154,7 +154,7 @@ TEST_IMPL(ends_python)
             ASSERT_STR(p.out, "ends.py: cuda ok\n");
             if (ends_check(dir, &cases[i].w))
                 return 1;
-            ct_test_proc_free(&p);
+            ctt_proc_free(&p);
         }
     return 0;
 }
@@ -166,17 +166,17 @@ TEST_IMPL(ends_python)
 TEST_IMPL(ends_immediate_exit_in_children_and_handlers)
 {
     char prog[4096], dir[4096];
-    snprintf(dir, sizeof dir, "%s/children", ct_test_tmpdir());
-    char *cmd[] = {(char *)ct_test_path(prog, "tests/tracer/probe"), "children", NULL};
-    ct_test_proc p;
+    snprintf(dir, sizeof dir, "%s/children", ctt_tmpdir());
+    char *cmd[] = {(char *)ctt_path(prog, "tests/tracer/probe"), "children", NULL};
+    ctt_proc p;
     ASSERT_INT(ends_run(&p, dir, cmd, ENDS_PRELOAD), ==, 0);
     TR_ASSERT_EXIT(p, 0);
     ASSERT_STR(p.out, "probe: mode=children fork=3 vfork=127\n");
     const ends_want parent = {CT_END_EXIT, 0, "exit status 0", "exit", 0, 20};
     if (ends_check(dir, &parent))
         return 1;
-    ct_test_proc_free(&p);
-    snprintf(dir, sizeof dir, "%s/sigexit", ct_test_tmpdir());
+    ctt_proc_free(&p);
+    snprintf(dir, sizeof dir, "%s/sigexit", ctt_tmpdir());
     char *cmd2[] = {prog, "sigexit", NULL};
     ASSERT_INT(ends_run(&p, dir, cmd2, ENDS_RUN), ==, 0);
     TR_ASSERT_EXIT(p, 9);
@@ -185,7 +185,7 @@ TEST_IMPL(ends_immediate_exit_in_children_and_handlers)
                                "_exit", 0, 10};
     if (ends_check(dir, &handler))
         return 1;
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     return 0;
 }
 
@@ -194,16 +194,16 @@ TEST_IMPL(ends_immediate_exit_in_children_and_handlers)
 TEST_IMPL(ends_exit_from_another_thread)
 {
     char prog[4096], dir[4096];
-    char *cmd[] = {(char *)ct_test_path(prog, "tests/tracer/probe"), "threadexit", NULL};
+    char *cmd[] = {(char *)ctt_path(prog, "tests/tracer/probe"), "threadexit", NULL};
     const ends_want w = {CT_END_EXIT, 12, "exit status 12", "exit", 0, 20};
     for (int mode = ENDS_RUN; mode <= ENDS_PRELOAD; mode++) {
-        snprintf(dir, sizeof dir, "%s/threadexit%d", ct_test_tmpdir(), mode);
-        ct_test_proc p;
+        snprintf(dir, sizeof dir, "%s/threadexit%d", ctt_tmpdir(), mode);
+        ctt_proc p;
         ASSERT_INT(ends_run(&p, dir, cmd, mode), ==, 0);
         TR_ASSERT_EXIT(p, 12);
         if (ends_check(dir, &w))
             return 1;
-        ct_test_proc_free(&p);
+        ctt_proc_free(&p);
     }
     return 0;
 }

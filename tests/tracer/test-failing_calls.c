@@ -20,12 +20,12 @@ TEST_IMPL(all_calls_failing_leave_a_trace)
 {
     char prog[4096], dir[4096];
     char *env[] = {"FAKECUDA_FAIL=cuInit:1:100", NULL}; /* CUDA_ERROR_NO_DEVICE, then for good */
-    char *cmd[] = {(char *)ct_test_path(prog, "tests/tracer/probe"), "setup", NULL};
-    ct_test_proc plain;
+    char *cmd[] = {(char *)ctt_path(prog, "tests/tracer/probe"), "setup", NULL};
+    ctt_proc plain;
     char fake[4096], llp[4200];
-    snprintf(llp, sizeof llp, "LD_LIBRARY_PATH=%s", ct_test_path(fake, "tests/fakecuda"));
+    snprintf(llp, sizeof llp, "LD_LIBRARY_PATH=%s", ctt_path(fake, "tests/fakecuda"));
     char *plain_env[] = {llp, env[0], NULL};
-    ASSERT_INT(ct_test_run(&plain, cmd, plain_env, 30), ==, 0);
+    ASSERT_INT(ctt_run(&plain, cmd, plain_env, 30), ==, 0);
     TR_ASSERT_EXIT(plain, 1);
     int r[3];
     const char *line = tr_line(plain.out, "probe: cudaGetDeviceCount=");
@@ -34,8 +34,8 @@ TEST_IMPL(all_calls_failing_leave_a_trace)
     for (int i = 0; i < 3; i++)
         ASSERT_INT(r[i], !=, 0);
     for (int mode = 0; mode < 2; mode++) {
-        snprintf(dir, sizeof dir, "%s/setup%d", ct_test_tmpdir(), mode);
-        ct_test_proc p;
+        snprintf(dir, sizeof dir, "%s/setup%d", ctt_tmpdir(), mode);
+        ctt_proc p;
         ASSERT_INT(mode ? tr_run_preloaded(&p, dir, cmd, env, 30) : tr_run(&p, dir, NULL, cmd, env, 30),
                    ==, 0);
         TR_ASSERT_EXIT(p, 1);
@@ -56,9 +56,9 @@ TEST_IMPL(all_calls_failing_leave_a_trace)
         ASSERT(text != NULL);
         ASSERT_CONTAINS(text, ", ended: exit status 1, ");
         free(text);
-        ct_test_proc_free(&p);
+        ctt_proc_free(&p);
     }
-    ct_test_proc_free(&plain);
+    ctt_proc_free(&plain);
     return 0;
 }
 
@@ -79,23 +79,23 @@ TEST_IMPL(cuda_samples_matrixMul)
     char bin[4096], src[4200], inc[4200], dir[4096];
     snprintf(src, sizeof src, "%s/Samples/0_Introduction/matrixMul/matrixMul.cu", TR_SAMPLES);
     snprintf(inc, sizeof inc, "-I%s/Common", TR_SAMPLES);
-    ct_test_path(bin, "tests/tracer/matrixMul");
+    ctt_path(bin, "tests/tracer/matrixMul");
     char *nvcc[] = {TR_NVCC, "-cudart", "shared", "-arch=sm_90", inc, "-o", bin, src, NULL};
-    ct_test_proc b;
-    if (ct_test_run(&b, nvcc, NULL, 110) != 0 || !b.exited || b.code != 0)
-        ct_test_skip("nvcc could not build cuda-samples' matrixMul (see ../shared/third_party)");
-    ct_test_proc_free(&b);
+    ctt_proc b;
+    if (ctt_run(&b, nvcc, NULL, 110) != 0 || !b.exited || b.code != 0)
+        ctt_skip("nvcc could not build cuda-samples' matrixMul (see ../shared/third_party)");
+    ctt_proc_free(&b);
     char fake[4096], llp[4200];
-    snprintf(llp, sizeof llp, "LD_LIBRARY_PATH=%s", ct_test_path(fake, "tests/fakecuda"));
+    snprintf(llp, sizeof llp, "LD_LIBRARY_PATH=%s", ctt_path(fake, "tests/fakecuda"));
     char *env[] = {llp, NULL};
     char *cmd[] = {bin, NULL};
-    ct_test_proc plain, p;
-    ASSERT_INT(ct_test_run(&plain, cmd, env, 60), ==, 0);
+    ctt_proc plain, p;
+    ASSERT_INT(ctt_run(&plain, cmd, env, 60), ==, 0);
     char call[64] = "";
     int code = sample_error(plain.err, call);
     printf("matrixMul untraced: exit status %d, failed call %s code %d\n", plain.code,
            code >= 0 ? call : "none", code);
-    snprintf(dir, sizeof dir, "%s/mm", ct_test_tmpdir());
+    snprintf(dir, sizeof dir, "%s/mm", ctt_tmpdir());
     ASSERT_INT(tr_run(&p, dir, NULL, cmd, NULL, 60), ==, 0);
     ASSERT_INT(p.exited, ==, plain.exited);
     ASSERT_INT(p.code, ==, plain.code);
@@ -117,7 +117,7 @@ TEST_IMPL(cuda_samples_matrixMul)
     snprintf(want, sizeof want, ", ended: exit status %d, ", plain.code);
     ASSERT_CONTAINS(text, want);
     free(text);
-    ct_test_proc_free(&plain);
-    ct_test_proc_free(&p);
+    ctt_proc_free(&plain);
+    ctt_proc_free(&p);
     return 0;
 }

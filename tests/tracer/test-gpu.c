@@ -11,12 +11,12 @@
 static int gpu_check(const char *mode, int expect_all)
 {
     char prog[4096], out[4096];
-    snprintf(out, sizeof out, "%s/%s", ct_test_tmpdir(), mode);
+    snprintf(out, sizeof out, "%s/%s", ctt_tmpdir(), mode);
     char *opts[] = {"--gpu-timing", (char *)mode, NULL};
     char *cmd[] = {(char *)tr_workload(prog, "train_loop"), "--iters", "4", "--loader-ms", "5",
                    "--layers", "2", "--memory", "pinned", NULL};
     char *env[] = {"FAKECUDA_KERNEL_NS=forward_relu=300000,sgd_update=150000", NULL};
-    ct_test_proc p;
+    ctt_proc p;
     ASSERT_INT(tr_run(&p, out, opts, cmd, env, 60), ==, 0);
     TR_ASSERT_EXIT(p, 0);
     tr_trace t;
@@ -91,7 +91,7 @@ static int gpu_check(const char *mode, int expect_all)
         ASSERT_INT(untimed, ==, !timed);
     }
     tr_free(&t);
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     return 0;
 }
 
@@ -109,10 +109,10 @@ TEST_IMPL(gpu_timing_one_in_four)
 static int gpu_count(const char *dir, char *const opts[], size_t *gpu)
 {
     char prog[4096], out[4096];
-    snprintf(out, sizeof out, "%s/%s", ct_test_tmpdir(), dir);
+    snprintf(out, sizeof out, "%s/%s", ctt_tmpdir(), dir);
     char *cmd[] = {(char *)tr_workload(prog, "train_loop"), "--iters", "2", "--loader-ms", "1",
                    NULL};
-    ct_test_proc p;
+    ctt_proc p;
     ASSERT_INT(tr_run(&p, out, opts, cmd, NULL, 60), ==, 0);
     TR_ASSERT_EXIT(p, 0);
     tr_trace t;
@@ -120,7 +120,7 @@ static int gpu_count(const char *dir, char *const opts[], size_t *gpu)
     ASSERT_UINT(tr_count(&t, CT_REC_LAUNCH, NULL), ==, 2 * 33);
     *gpu = tr_count(&t, CT_REC_GPU, NULL);
     tr_free(&t);
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     return 0;
 }
 
@@ -152,9 +152,9 @@ TEST_IMPL(gpu_timing_context_destroyed)
 {
     for (int run = 0; run < 20; run++) {
         char prog[4096], out[4096];
-        snprintf(out, sizeof out, "%s/run%d", ct_test_tmpdir(), run);
+        snprintf(out, sizeof out, "%s/run%d", ctt_tmpdir(), run);
         char *cmd[] = {(char *)tr_workload(prog, "driver_api"), NULL};
-        ct_test_proc p;
+        ctt_proc p;
         ASSERT_INT(tr_run(&p, out, NULL, cmd, NULL, 60), ==, 0);
         TR_ASSERT_EXIT(p, 0);
         tr_trace t;
@@ -170,7 +170,7 @@ TEST_IMPL(gpu_timing_context_destroyed)
         ASSERT_UINT(kernels, ==, 4);
         ASSERT_UINT(copies, ==, 3);
         tr_free(&t);
-        ct_test_proc_free(&p);
+        ctt_proc_free(&p);
     }
     return 0;
 }
@@ -185,15 +185,15 @@ TEST_IMPL(gpu_timing_context_destroyed)
 TEST_IMPL(gpu_timing_stream_capture)
 {
     char prog[4096], out[4096], mod[4096];
-    snprintf(out, sizeof out, "%s/capture", ct_test_tmpdir());
-    snprintf(mod, sizeof mod, "%s/capture.module", ct_test_tmpdir());
+    snprintf(out, sizeof out, "%s/capture", ctt_tmpdir());
+    snprintf(mod, sizeof mod, "%s/capture.module", ctt_tmpdir());
     FILE *f = fopen(mod, "w");
     ASSERT(f != NULL);
     fputs("fakecuda-module 1\nkernel slow\nkernel step\n", f);
     fclose(f);
-    char *cmd[] = {(char *)ct_test_path(prog, "tests/tracer/capture"), mod, NULL};
+    char *cmd[] = {(char *)ctt_path(prog, "tests/tracer/capture"), mod, NULL};
     char *env[] = {"FAKECUDA_KERNEL_NS=slow=400000000", NULL};
-    ct_test_proc p;
+    ctt_proc p;
     ASSERT_INT(tr_run(&p, out, NULL, cmd, env, 60), ==, 0);
     TR_ASSERT_EXIT(p, 0);
     ASSERT_CONTAINS(p.out, "capture: nodes=3 graph_launches=2 end=0");
@@ -224,7 +224,7 @@ TEST_IMPL(gpu_timing_stream_capture)
     ASSERT_UINT(graphs, ==, 2);
     ASSERT_UINT(slow, ==, 1);
     tr_free(&t);
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     return 0;
 }
 
@@ -235,10 +235,10 @@ TEST_IMPL(gpu_timing_stream_capture)
 TEST_IMPL(gpu_timing_loss_names_the_call)
 {
     char prog[4096], out[4096];
-    snprintf(out, sizeof out, "%s/fail", ct_test_tmpdir());
+    snprintf(out, sizeof out, "%s/fail", ctt_tmpdir());
     char *cmd[] = {(char *)tr_workload(prog, "driver_api"), NULL};
     char *env[] = {"FAKECUDA_FAIL=cuEventRecord:1:1", NULL};
-    ct_test_proc p;
+    ctt_proc p;
     ASSERT_INT(tr_run(&p, out, NULL, cmd, env, 60), ==, 0);
     TR_ASSERT_EXIT(p, 0);
     tr_trace t;
@@ -268,7 +268,7 @@ TEST_IMPL(gpu_timing_loss_names_the_call)
     for (size_t i = 0; i < t.n; i++)
         ASSERT(t.v[i].r.type != CT_REC_GPU || t.v[i].r.u.gpu.corr != loss->u.loss.corr);
     tr_free(&t);
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     return 0;
 }
 
@@ -278,10 +278,10 @@ TEST_IMPL(gpu_timing_loss_names_the_call)
 TEST_IMPL(gpu_timing_burst_loses_nothing)
 {
     char prog[4096], out[4096];
-    snprintf(out, sizeof out, "%s/burst", ct_test_tmpdir());
-    char *cmd[] = {(char *)ct_test_path(prog, "tests/tracer/probe"), "stress", "64", "3000", NULL};
+    snprintf(out, sizeof out, "%s/burst", ctt_tmpdir());
+    char *cmd[] = {(char *)ctt_path(prog, "tests/tracer/probe"), "stress", "64", "3000", NULL};
     char *env[] = {"FAKECUDA_INSTANT=1", NULL};
-    ct_test_proc p;
+    ctt_proc p;
     ASSERT_INT(tr_run(&p, out, NULL, cmd, env, 60), ==, 0);
     TR_ASSERT_EXIT(p, 0);
     tr_trace t;
@@ -292,6 +292,6 @@ TEST_IMPL(gpu_timing_burst_loses_nothing)
         sets += t.v[i].r.type == CT_REC_GPU && t.v[i].r.u.gpu.kind == CT_GPU_MEMSET;
     ASSERT_UINT(sets, ==, 64 * 3000);
     tr_free(&t);
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     return 0;
 }

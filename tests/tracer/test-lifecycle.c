@@ -16,9 +16,9 @@ static size_t count_file(const tr_trace *t, uint32_t file, uint32_t type)
 TEST_IMPL(fork_exec_one_file_per_process)
 {
     char prog[4096], out[4096];
-    snprintf(out, sizeof out, "%s/out", ct_test_tmpdir());
+    snprintf(out, sizeof out, "%s/out", ctt_tmpdir());
     char *cmd[] = {(char *)tr_workload(prog, "fork_exec"), NULL};
-    ct_test_proc p;
+    ctt_proc p;
     ASSERT_INT(tr_run(&p, out, NULL, cmd, NULL, 60), ==, 0);
     TR_ASSERT_EXIT(p, 0);
     ASSERT_CONTAINS(p.out, "failed=0");
@@ -42,7 +42,7 @@ TEST_IMPL(fork_exec_one_file_per_process)
     ASSERT_INT(jobs, ==, 3);
     ASSERT_INT(train, ==, 1);
     tr_free(&t);
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     return 0;
 }
 
@@ -53,9 +53,9 @@ TEST_IMPL(fork_while_trace_starts)
 {
     char prog[4096], out[4096];
     for (int round = 0; round < 10; round++) {
-        snprintf(out, sizeof out, "%s/out%d", ct_test_tmpdir(), round);
-        char *cmd[] = {(char *)ct_test_path(prog, "tests/tracer/probe"), "forkstart", NULL};
-        ct_test_proc p;
+        snprintf(out, sizeof out, "%s/out%d", ctt_tmpdir(), round);
+        char *cmd[] = {(char *)ctt_path(prog, "tests/tracer/probe"), "forkstart", NULL};
+        ctt_proc p;
         ASSERT_INT(tr_run(&p, out, NULL, cmd, NULL, 20), ==, 0);
         TR_ASSERT_EXIT(p, 0);
         ASSERT_CONTAINS(p.out, "probe: mode=forkstart children=20 ok=20\n");
@@ -66,7 +66,7 @@ TEST_IMPL(fork_while_trace_starts)
         for (uint32_t f = 0; f < t.nfiles; f++)
             ASSERT_INT(t.stats[f].complete, ==, 1);
         tr_free(&t);
-        ct_test_proc_free(&p);
+        ctt_proc_free(&p);
     }
     return 0;
 }
@@ -85,9 +85,9 @@ static size_t count_api_file(const tr_trace *t, uint32_t file, const char *name)
 TEST_IMPL(exec_keeps_records_made_just_before)
 {
     char prog[4096], out[4096];
-    snprintf(out, sizeof out, "%s/out", ct_test_tmpdir());
-    char *cmd[] = {(char *)ct_test_path(prog, "tests/tracer/probe"), "exec", NULL};
-    ct_test_proc p;
+    snprintf(out, sizeof out, "%s/out", ctt_tmpdir());
+    char *cmd[] = {(char *)ctt_path(prog, "tests/tracer/probe"), "exec", NULL};
+    ctt_proc p;
     ASSERT_INT(tr_run(&p, out, NULL, cmd, NULL, 30), ==, 0);
     TR_ASSERT_EXIT(p, 7);
     ASSERT_CONTAINS(p.out, "probe: mode=exec failed_exec=-1 errno=2\n");
@@ -118,7 +118,7 @@ TEST_IMPL(exec_keeps_records_made_just_before)
         }
     ASSERT_UINT(ends, ==, 2);
     tr_free(&t);
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     return 0;
 }
 
@@ -128,12 +128,12 @@ static int dies(const char *how, int exited, int code, unsigned end_how, int ste
                 const char *step_ms, int gpu)
 {
     char prog[4096], out[4096], s[16];
-    snprintf(out, sizeof out, "%s/%s%s", ct_test_tmpdir(), how, gpu ? "-gpu" : "");
+    snprintf(out, sizeof out, "%s/%s%s", ctt_tmpdir(), how, gpu ? "-gpu" : "");
     snprintf(s, sizeof s, "%d", steps);
     char *cmd[] = {(char *)tr_workload(prog, "dies"), "--how", (char *)how, "--steps", s,
                    "--step-ms", (char *)step_ms, NULL};
     char *no_gpu_opts[] = {"--gpu-timing", "off", NULL};
-    ct_test_proc p;
+    ctt_proc p;
     ASSERT_INT(tr_run(&p, out, gpu ? NULL : no_gpu_opts, cmd, NULL, 60), ==, 0);
     ASSERT_INT(p.exited, ==, exited);
     ASSERT_INT(p.code, ==, code);
@@ -180,7 +180,7 @@ static int dies(const char *how, int exited, int code, unsigned end_how, int ste
         ASSERT_UINT(tr_count(&t, CT_REC_LAUNCH, NULL), >=, 2 * (steps - 11));
     }
     tr_free(&t);
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     return 0;
 }
 
@@ -212,19 +212,19 @@ TEST_IMPL(dies_sigkill_loses_at_most_a_second)
 static int killed_while_sleeping(const char *sig, int signo)
 {
     char prog[4096], out[4096], cutrace[4096], fake[4096], script[20000], status[32];
-    snprintf(out, sizeof out, "%s/%s", ct_test_tmpdir(), sig);
+    snprintf(out, sizeof out, "%s/%s", ctt_tmpdir(), sig);
     snprintf(script, sizeof script,
              "%s run -o %s -- %s sleep & pid=$!; "
              "for i in $(seq 100); do ls %s/*.cutrace >/dev/null 2>&1 && break; sleep 0.05; done; sleep 0.3; "
              "kill -%s $pid; wait $pid; echo status=$?",
-             ct_test_path(cutrace, "bin/cutrace"), out,
-             ct_test_path(prog, "tests/tracer/probe"), out, sig);
+             ctt_path(cutrace, "bin/cutrace"), out,
+             ctt_path(prog, "tests/tracer/probe"), out, sig);
     char llp[4200];
-    snprintf(llp, sizeof llp, "LD_LIBRARY_PATH=%s", ct_test_path(fake, "tests/fakecuda"));
+    snprintf(llp, sizeof llp, "LD_LIBRARY_PATH=%s", ctt_path(fake, "tests/fakecuda"));
     char *argv[] = {"sh", "-c", script, NULL};
     char *env[] = {llp, NULL};
-    ct_test_proc p;
-    ASSERT_INT(ct_test_run(&p, argv, env, 30), ==, 0);
+    ctt_proc p;
+    ASSERT_INT(ctt_run(&p, argv, env, 30), ==, 0);
     ASSERT_CONTAINS(p.out, "probe: mode=sleep ready");
     snprintf(status, sizeof status, "status=%d", 128 + signo); /* as the shell reports it */
     ASSERT_CONTAINS(p.out, status);
@@ -240,7 +240,7 @@ static int killed_while_sleeping(const char *sig, int signo)
     ASSERT_UINT(end->u.end.how, ==, CT_END_SIGNAL);
     ASSERT_INT(end->u.end.code, ==, signo);
     tr_free(&t);
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     return 0;
 }
 
@@ -252,22 +252,22 @@ TEST_IMPL(run_forwards_signals)
 TEST_IMPL(run_usage)
 {
     char cutrace[4096];
-    char *help[] = {(char *)ct_test_path(cutrace, "bin/cutrace"), "run", "--help", NULL};
-    ct_test_proc p;
-    ASSERT_INT(ct_test_run(&p, help, NULL, 10), ==, 0);
+    char *help[] = {(char *)ctt_path(cutrace, "bin/cutrace"), "run", "--help", NULL};
+    ctt_proc p;
+    ASSERT_INT(ctt_run(&p, help, NULL, 10), ==, 0);
     TR_ASSERT_EXIT(p, 0);
     ASSERT_CONTAINS(p.out, "--output DIR");
     ASSERT_CONTAINS(p.out, "--stacks MODE");
     ASSERT_CONTAINS(p.out, "--gpu-timing MODE");
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     char *bad[] = {cutrace, "run", "--gpu-timing", "sometimes", "--", "true", NULL};
-    ASSERT_INT(ct_test_run(&p, bad, NULL, 10), ==, 0);
+    ASSERT_INT(ctt_run(&p, bad, NULL, 10), ==, 0);
     TR_ASSERT_EXIT(p, 2);
     ASSERT_CONTAINS(p.err, "--gpu-timing: expected all, off or a count N > 0, found 'sometimes'");
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     char *none[] = {cutrace, "run", NULL};
-    ASSERT_INT(ct_test_run(&p, none, NULL, 10), ==, 0);
+    ASSERT_INT(ctt_run(&p, none, NULL, 10), ==, 0);
     TR_ASSERT_EXIT(p, 2);
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     return 0;
 }

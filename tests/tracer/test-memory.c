@@ -6,9 +6,9 @@
 TEST_IMPL(vram_peak_and_oom)
 {
     char prog[4096], out[4096];
-    snprintf(out, sizeof out, "%s/out", ct_test_tmpdir());
+    snprintf(out, sizeof out, "%s/out", ctt_tmpdir());
     char *cmd[] = {(char *)tr_workload(prog, "vram_peak"), NULL};
-    ct_test_proc p;
+    ctt_proc p;
     ASSERT_INT(tr_run(&p, out, NULL, cmd, NULL, 60), ==, 0);
     TR_ASSERT_EXIT(p, 0);
     tr_trace t;
@@ -61,17 +61,17 @@ TEST_IMPL(vram_peak_and_oom)
     /* The runtime's failed cudaMalloc is the parent of the failed driver allocation. */
     ASSERT_UINT(tr_count(&t, CT_REC_API, "cudaMalloc"), ==, 7);
     tr_free(&t);
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     return 0;
 }
 
 TEST_IMPL(stacks_none)
 {
     char prog[4096], out[4096];
-    snprintf(out, sizeof out, "%s/out", ct_test_tmpdir());
+    snprintf(out, sizeof out, "%s/out", ctt_tmpdir());
     char *opts[] = {"--stacks", "none", NULL};
     char *cmd[] = {(char *)tr_workload(prog, "vram_peak"), NULL};
-    ct_test_proc p;
+    ctt_proc p;
     ASSERT_INT(tr_run(&p, out, opts, cmd, NULL, 60), ==, 0);
     TR_ASSERT_EXIT(p, 0);
     tr_trace t;
@@ -81,6 +81,6 @@ TEST_IMPL(stacks_none)
         if (t.v[i].r.type == CT_REC_MEM)
             ASSERT_UINT(t.v[i].r.u.mem.stack, ==, 0);
     tr_free(&t);
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     return 0;
 }

@@ -12,9 +12,9 @@
 TEST_IMPL(route_dt_needed)
 {
     char prog[4096], out[4096];
-    snprintf(out, sizeof out, "%s/out", ct_test_tmpdir());
+    snprintf(out, sizeof out, "%s/out", ctt_tmpdir());
     char *cmd[] = {(char *)tr_workload(prog, "driver_api"), NULL};
-    ct_test_proc p;
+    ctt_proc p;
     ASSERT_INT(tr_run(&p, out, NULL, cmd, NULL, 60), ==, 0);
     TR_ASSERT_EXIT(p, 0);
     ASSERT_CONTAINS(p.out, "verify=ok");
@@ -42,7 +42,7 @@ TEST_IMPL(route_dt_needed)
     ASSERT_UINT(h2d, ==, 2);
     ASSERT_UINT(d2h, ==, 1);
     tr_free(&t);
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     return 0;
 }
 
@@ -50,9 +50,9 @@ TEST_IMPL(route_dt_needed)
 TEST_IMPL(route_dlopen)
 {
     char prog[4096], out[4096];
-    snprintf(out, sizeof out, "%s/out", ct_test_tmpdir());
-    char *cmd[] = {(char *)ct_test_path(prog, "tests/tracer/probe"), "dlopen", NULL};
-    ct_test_proc p;
+    snprintf(out, sizeof out, "%s/out", ctt_tmpdir());
+    char *cmd[] = {(char *)ctt_path(prog, "tests/tracer/probe"), "dlopen", NULL};
+    ctt_proc p;
     ASSERT_INT(tr_run(&p, out, NULL, cmd, NULL, 30), ==, 0);
     TR_ASSERT_EXIT(p, 0);
     tr_trace t;
@@ -83,7 +83,7 @@ TEST_IMPL(route_dlopen)
     ASSERT_INT(set, ==, 1);
     ASSERT_INT(freed, ==, 1);
     tr_free(&t);
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     return 0;
 }
 
@@ -94,7 +94,7 @@ TEST_IMPL(route_getprocaddress)
 {
     FILE *f = fopen(TR_REFERENCE, "r");
     if (!f) {
-        ct_test_fail_at(__FILE__, __LINE__, "expected NVIDIA's request list at %s (shared/"
+        ctt_fail_at(__FILE__, __LINE__, "expected NVIDIA's request list at %s (shared/"
                         "reference beside the repository), found nothing", TR_REFERENCE);
         return 1;
     }
@@ -103,11 +103,11 @@ TEST_IMPL(route_getprocaddress)
     if (forced && *forced)
         snprintf(driver, sizeof driver, "%s", forced);
     else
-        ct_test_path(driver, "tests/fakecuda/libcuda.so.1");
+        ctt_path(driver, "tests/fakecuda/libcuda.so.1");
     setenv("CUTRACE_LIBCUDA", driver, 1);
-    setenv("CUTRACE_OUTPUT", ct_test_tmpdir(), 1);
+    setenv("CUTRACE_OUTPUT", ctt_tmpdir(), 1);
     void *real = dlopen(driver, RTLD_NOW | RTLD_LOCAL);
-    void *ct = dlopen(ct_test_path(lib, "lib/libcutrace.so"), RTLD_NOW | RTLD_LOCAL);
+    void *ct = dlopen(ctt_path(lib, "lib/libcutrace.so"), RTLD_NOW | RTLD_LOCAL);
     ASSERT(real != NULL);
     ASSERT(ct != NULL);
     ASSERT(real != ct);
@@ -133,7 +133,7 @@ TEST_IMPL(route_getprocaddress)
         CUresult r2 = gpa_ct(name, &p2, ver, flags, &s2);
         n++;
         if (r1 != r2 || s1 != s2 || !p1 != !p2) {
-            ct_test_fail_at(__FILE__, __LINE__, "%s %d %llu: driver says %d/%d/%p, cutrace says "
+            ctt_fail_at(__FILE__, __LINE__, "%s %d %llu: driver says %d/%d/%p, cutrace says "
                             "%d/%d/%p", sym, ver, flags, r1, s1, p1, r2, s2, p2);
             return 1;
         }
@@ -148,7 +148,7 @@ TEST_IMPL(route_getprocaddress)
         Dl_info i1, i2;
         ASSERT(dladdr(p1, &i1) && dladdr(p2, &i2) && i1.dli_sname && i2.dli_sname);
         if (i2.dli_fbase != ct_info.dli_fbase || strcmp(i1.dli_sname, i2.dli_sname)) {
-            ct_test_fail_at(__FILE__, __LINE__, "%s %d %llu: driver returns %s, cutrace returns "
+            ctt_fail_at(__FILE__, __LINE__, "%s %d %llu: driver returns %s, cutrace returns "
                             "%s from %s", sym, ver, flags, i1.dli_sname, i2.dli_sname,
                             i2.dli_fname);
             return 1;
@@ -189,9 +189,9 @@ TEST_IMPL(route_getprocaddress)
 TEST_IMPL(route_entry_point)
 {
     char prog[4096], out[4096];
-    snprintf(out, sizeof out, "%s/out", ct_test_tmpdir());
-    char *cmd[] = {(char *)ct_test_path(prog, "tests/tracer/probe"), "entry", NULL};
-    ct_test_proc p;
+    snprintf(out, sizeof out, "%s/out", ctt_tmpdir());
+    char *cmd[] = {(char *)ctt_path(prog, "tests/tracer/probe"), "entry", NULL};
+    ctt_proc p;
     ASSERT_INT(tr_run(&p, out, NULL, cmd, NULL, 30), ==, 0);
     TR_ASSERT_EXIT(p, 0);
     tr_trace t;
@@ -218,6 +218,6 @@ TEST_IMPL(route_entry_point)
     ASSERT_UINT(tr_count(&t, CT_REC_API, "cudaGetDriverEntryPoint"), ==, 1);
     ASSERT_UINT(tr_count(&t, CT_REC_API, "cudaGetDriverEntryPointByVersion"), ==, 1);
     tr_free(&t);
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     return 0;
 }

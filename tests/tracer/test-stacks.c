@@ -6,11 +6,11 @@ static int stacks_run(const char *mode, size_t *copies, size_t *copies_with, siz
                       size_t *syncs_with, size_t *launches, size_t *launches_with)
 {
     char prog[4096], out[4096];
-    snprintf(out, sizeof out, "%s/out-%s", ct_test_tmpdir(), mode);
+    snprintf(out, sizeof out, "%s/out-%s", ctt_tmpdir(), mode);
     char *opts[] = {"--stacks", (char *)mode, NULL};
     char *cmd[] = {(char *)tr_workload(prog, "train_loop"), "--iters", "2", "--loader-ms", "1",
                    NULL};
-    ct_test_proc p;
+    ctt_proc p;
     ASSERT_INT(tr_run(&p, out, opts, cmd, NULL, 60), ==, 0);
     TR_ASSERT_EXIT(p, 0);
     tr_trace t;
@@ -38,7 +38,7 @@ static int stacks_run(const char *mode, size_t *copies, size_t *copies_with, siz
         }
     }
     tr_free(&t);
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     return 0;
 }
 

@@ -7,11 +7,11 @@
 TEST_IMPL(stress_64_threads_lose_nothing)
 {
     char prog[4096], out[4096];
-    snprintf(out, sizeof out, "%s/out", ct_test_tmpdir());
-    char *cmd[] = {(char *)ct_test_path(prog, "tests/tracer/probe"), "stress", "64", "3000", NULL};
+    snprintf(out, sizeof out, "%s/out", ctt_tmpdir());
+    char *cmd[] = {(char *)ctt_path(prog, "tests/tracer/probe"), "stress", "64", "3000", NULL};
     char *env[] = {"FAKECUDA_INSTANT=1", NULL};
     char *opts[] = {"--gpu-timing", "off", NULL}; /* the rings' losses, not GPU timings' */
-    ct_test_proc p;
+    ctt_proc p;
     ASSERT_INT(tr_run(&p, out, opts, cmd, env, 60), ==, 0);
     TR_ASSERT_EXIT(p, 0);
     tr_trace t;
@@ -31,16 +31,16 @@ TEST_IMPL(stress_64_threads_lose_nothing)
     ASSERT_UINT(threads, ==, 64 + 1);
     ASSERT_UINT(tr_count(&t, CT_REC_API, "cuInit"), ==, 1);
     tr_free(&t);
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     return 0;
 }
 
 TEST_IMPL(threads_named_with_own_streams)
 {
     char prog[4096], out[4096];
-    snprintf(out, sizeof out, "%s/out", ct_test_tmpdir());
+    snprintf(out, sizeof out, "%s/out", ctt_tmpdir());
     char *cmd[] = {(char *)tr_workload(prog, "threads"), "--rounds", "3", NULL};
-    ct_test_proc p;
+    ctt_proc p;
     ASSERT_INT(tr_run(&p, out, NULL, cmd, NULL, 60), ==, 0);
     TR_ASSERT_EXIT(p, 0);
     tr_trace t;
@@ -74,7 +74,7 @@ TEST_IMPL(threads_named_with_own_streams)
         for (int b = a + 1; b < 8; b++)
             ASSERT(streams[a] != streams[b]);
     tr_free(&t);
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     return 0;
 }
 
@@ -84,11 +84,11 @@ TEST_IMPL(threads_named_with_own_streams)
 TEST_IMPL(overflow_is_counted)
 {
     char prog[4096], out[4096];
-    snprintf(out, sizeof out, "%s/out", ct_test_tmpdir());
-    char *cmd[] = {(char *)ct_test_path(prog, "tests/tracer/probe"), "stress", "1", "300000", NULL};
+    snprintf(out, sizeof out, "%s/out", ctt_tmpdir());
+    char *cmd[] = {(char *)ctt_path(prog, "tests/tracer/probe"), "stress", "1", "300000", NULL};
     char *env[] = {"FAKECUDA_INSTANT=1", "CUTRACE_RING_KB=16", NULL};
     char *opts[] = {"--gpu-timing", "off", NULL}; /* the ring's losses, not GPU timings' */
-    ct_test_proc p;
+    ctt_proc p;
     ASSERT_INT(tr_run(&p, out, opts, cmd, env, 60), ==, 0);
     TR_ASSERT_EXIT(p, 0);
     tr_trace t;
@@ -103,6 +103,6 @@ TEST_IMPL(overflow_is_counted)
     ASSERT_UINT(api + copies + t.stats[0].lost, <=, 2 * 300000 + 100);
     ASSERT_INT(t.stats[0].complete, ==, 1);
     tr_free(&t);
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     return 0;
 }

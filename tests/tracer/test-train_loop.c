@@ -11,10 +11,10 @@
 static int check(const char *memory, unsigned host_kind, const char *loader)
 {
     char prog[4096], out[4096];
-    snprintf(out, sizeof out, "%s/%s", ct_test_tmpdir(), memory);
+    snprintf(out, sizeof out, "%s/%s", ctt_tmpdir(), memory);
     char *cmd[] = {(char *)tr_workload(prog, "train_loop"), "--iters", "5", "--loader-ms", "5",
                    "--memory", (char *)memory, "--loader", (char *)loader, "--verify", NULL};
-    ct_test_proc p;
+    ctt_proc p;
     ASSERT_INT(tr_run(&p, out, NULL, cmd, NULL, 60), ==, 0);
     TR_ASSERT_EXIT(p, 0);
     ASSERT_CONTAINS(p.err, "cutrace: 1 trace file in");
@@ -115,7 +115,7 @@ static int check(const char *memory, unsigned host_kind, const char *loader)
     if (!strcmp(loader, "compute"))
         ASSERT_UINT(last - first, >=, (ITERS - 1) * 1000000ull);
     tr_free(&t);
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     return 0;
 }
 

@@ -51,11 +51,11 @@ static int traced_cmp(const void *x, const void *y)
 static int truth_check(const char *name, char *const cmd[], int status)
 {
     char out[4096], truth[4096], env0[4200];
-    snprintf(out, sizeof out, "%s/%s", ct_test_tmpdir(), name);
-    snprintf(truth, sizeof truth, "%s/%s.truth", ct_test_tmpdir(), name);
+    snprintf(out, sizeof out, "%s/%s", ctt_tmpdir(), name);
+    snprintf(truth, sizeof truth, "%s/%s.truth", ctt_tmpdir(), name);
     snprintf(env0, sizeof env0, "FAKECUDA_TRUTH=%s", truth);
     char *env[] = {env0, NULL};
-    ct_test_proc p;
+    ctt_proc p;
     ASSERT_INT(tr_run(&p, out, NULL, cmd, env, 120), ==, 0);
     TR_ASSERT_EXIT(p, status);
 
@@ -98,7 +98,7 @@ static int truth_check(const char *name, char *const cmd[], int status)
         while (k < no && !(ov[k].pid == t.pids[g->file] && ov[k].corr == g->u.gpu.corr))
             k++;
         if (k == no)
-            ct_test_fail_at(__FILE__, __LINE__, "%s: GPU record of corr %llu has no call", name,
+            ctt_fail_at(__FILE__, __LINE__, "%s: GPU record of corr %llu has no call", name,
                             (unsigned long long)g->u.gpu.corr);
         if (k == no)
             return 1;
@@ -115,7 +115,7 @@ static int truth_check(const char *name, char *const cmd[], int status)
             if (tv[j].pid == ov[k].pid && tv[j].tid == ov[k].tid && tv[j].idx == idx)
                 tr = &tv[j];
         if (!tr || !ov[k].gpu) {
-            ct_test_fail_at(__FILE__, __LINE__, "%s: pid %u tid %u operation %zu (corr %llu): "
+            ctt_fail_at(__FILE__, __LINE__, "%s: pid %u tid %u operation %zu (corr %llu): "
                             "%s", name, ov[k].pid, ov[k].tid, idx,
                             (unsigned long long)ov[k].corr,
                             !tr ? "traced, but the simulation executed no such operation"
@@ -130,7 +130,7 @@ static int truth_check(const char *name, char *const cmd[], int status)
         int64_t ds = (int64_t)g->u.gpu.start - tr->start, de = (int64_t)g->ts - tr->end;
         /* enclosing, to the error */
         if (ds > TR_GPU_ERR_NS || de < -TR_GPU_ERR_NS) {
-            ct_test_fail_at(__FILE__, __LINE__, "%s: pid %u tid %u %s %zu: GPU record "
+            ctt_fail_at(__FILE__, __LINE__, "%s: pid %u tid %u %s %zu: GPU record "
                             "[%lld, %lld] does not enclose the truth [%lld, %lld] (start %+lld "
                             "ns, end %+lld ns)", name, ov[k].pid, ov[k].tid, tr->kind, idx,
                             (long long)g->u.gpu.start, (long long)g->ts, (long long)tr->start,
@@ -157,7 +157,7 @@ static int truth_check(const char *name, char *const cmd[], int status)
     }
     for (size_t j = 0; j < nt; j++)
         if (!tv[j].matched) {
-            ct_test_fail_at(__FILE__, __LINE__, "%s: pid %u tid %u %s %lu was executed but "
+            ctt_fail_at(__FILE__, __LINE__, "%s: pid %u tid %u %s %lu was executed but "
                             "never traced", name, tv[j].pid, tv[j].tid, tv[j].kind,
                             (unsigned long)tv[j].idx);
             return 1;
@@ -168,7 +168,7 @@ static int truth_check(const char *name, char *const cmd[], int status)
     free(ov);
     free(tv);
     tr_free(&t);
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     return 0;
 }
 

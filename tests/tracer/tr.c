@@ -9,16 +9,16 @@ const char *tr_workload(char buf[4096], const char *name)
 {
     char rel[256];
     snprintf(rel, sizeof rel, "tests/workloads/%s", name);
-    return ct_test_path(buf, rel);
+    return ctt_path(buf, rel);
 }
 
-int tr_run(ct_test_proc *p, const char *outdir, char *const opts[], char *const cmd[],
+int tr_run(ctt_proc *p, const char *outdir, char *const opts[], char *const cmd[],
            char *const env[], int timeout_s)
 {
     char cutrace[4096], fake[4096], kernels[4096];
-    ct_test_path(cutrace, "bin/cutrace");
-    ct_test_path(fake, "tests/fakecuda");
-    ct_test_path(kernels, "tests/workloads/libworkload_kernels.so");
+    ctt_path(cutrace, "bin/cutrace");
+    ctt_path(fake, "tests/fakecuda");
+    ctt_path(kernels, "tests/workloads/libworkload_kernels.so");
     char *argv[64];
     size_t n = 0;
     argv[n++] = cutrace;
@@ -41,48 +41,48 @@ int tr_run(ct_test_proc *p, const char *outdir, char *const opts[], char *const 
     for (size_t i = 0; env && env[i] && m < 62; i++)
         e[m++] = env[i];
     e[m] = NULL;
-    return ct_test_run(p, argv, e, timeout_s);
+    return ctt_run(p, argv, e, timeout_s);
 }
 
-int tr_run_preloaded(ct_test_proc *p, const char *outdir, char *const cmd[], char *const env[],
+int tr_run_preloaded(ctt_proc *p, const char *outdir, char *const cmd[], char *const env[],
                      int timeout_s)
 {
     char lib[4096], fake[4096], kernels[4096];
     char pre[4200], out[4200], llp[4200], hk[4200];
-    snprintf(pre, sizeof pre, "LD_PRELOAD=%s", ct_test_path(lib, "lib/libcutrace.so"));
+    snprintf(pre, sizeof pre, "LD_PRELOAD=%s", ctt_path(lib, "lib/libcutrace.so"));
     snprintf(out, sizeof out, "CUTRACE_OUTPUT=%s", outdir);
-    snprintf(llp, sizeof llp, "LD_LIBRARY_PATH=%s", ct_test_path(fake, "tests/fakecuda"));
+    snprintf(llp, sizeof llp, "LD_LIBRARY_PATH=%s", ctt_path(fake, "tests/fakecuda"));
     snprintf(hk, sizeof hk, "FAKECUDA_HOST_KERNELS=%s",
-             ct_test_path(kernels, "tests/workloads/libworkload_kernels.so"));
+             ctt_path(kernels, "tests/workloads/libworkload_kernels.so"));
     char *e[64] = {pre, out, llp, hk};
     size_t m = 4;
     for (size_t i = 0; env && env[i] && m < 62; i++)
         e[m++] = env[i];
     e[m] = NULL;
-    return ct_test_run(p, cmd, e, timeout_s);
+    return ctt_run(p, cmd, e, timeout_s);
 }
 
 char *tr_analyze(char *const args[])
 {
     char cutrace[4096];
-    char *argv[16] = {(char *)ct_test_path(cutrace, "bin/cutrace")};
+    char *argv[16] = {(char *)ctt_path(cutrace, "bin/cutrace")};
     size_t n = 1;
     for (size_t i = 0; args[i] && n < 15; i++)
         argv[n++] = args[i];
     argv[n] = NULL;
-    ct_test_proc p;
-    if (ct_test_run(&p, argv, NULL, 60) != 0)
+    ctt_proc p;
+    if (ctt_run(&p, argv, NULL, 60) != 0)
         return NULL;
     if (!p.exited || p.code != 0) {
-        ct_test_fail_at(__FILE__, __LINE__, "cutrace %s %s: expected exit status 0, found %s %d; "
+        ctt_fail_at(__FILE__, __LINE__, "cutrace %s %s: expected exit status 0, found %s %d; "
                         "stderr:\n%s", args[0], args[1] ? args[1] : "", p.exited ? "status" : "signal",
                         p.code, p.err);
-        ct_test_proc_free(&p);
+        ctt_proc_free(&p);
         return NULL;
     }
     char *out = p.out;
     p.out = NULL;
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     return out;
 }
 

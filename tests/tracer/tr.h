@@ -3,7 +3,7 @@
 #ifndef TR_H
 #define TR_H
 
-#include "ct_test.h"
+#include "ctt.h"
 #include "cttrace.h"
 
 /* One record of a loaded trace, with its names resolved: API -> the function; LAUNCH -> the
@@ -29,11 +29,11 @@ typedef struct {
 /* Runs `build/bin/cutrace run -o OUTDIR [opts...] -- cmd...` with the simulation first on
  * LD_LIBRARY_PATH, the workloads' host kernels, and `env` (NULL-terminated, may be NULL).
  * opts is NULL-terminated (may be NULL). */
-int tr_run(ct_test_proc *p, const char *outdir, char *const opts[], char *const cmd[],
+int tr_run(ctt_proc *p, const char *outdir, char *const opts[], char *const cmd[],
            char *const env[], int timeout_s);
 /* Runs cmd with libcutrace in LD_PRELOAD and CUTRACE_OUTPUT=outdir (no `cutrace run`), on the
  * simulation like tr_run, plus env (NULL-terminated, may be NULL). */
-int tr_run_preloaded(ct_test_proc *p, const char *outdir, char *const cmd[], char *const env[],
+int tr_run_preloaded(ctt_proc *p, const char *outdir, char *const cmd[], char *const env[],
                      int timeout_s);
 /* stdout of `cutrace ARGS...` (NULL-terminated, e.g. "summary", dir), malloc'd; NULL after
  * failing the test (it did not exit 0). */
@@ -42,7 +42,7 @@ char *tr_analyze(char *const args[]);
 #define TR_ASSERT_EXIT(p, want)                                                          \
     do {                                                                                 \
         if (!(p).exited || (p).code != (want)) {                                         \
-            ct_test_fail_at(__FILE__, __LINE__, "expected exit status %d, found %s %d; "  \
+            ctt_fail_at(__FILE__, __LINE__, "expected exit status %d, found %s %d; "  \
                             "stderr:\n%s", (want), (p).exited ? "status" : "signal",    \
                             (p).code, (p).err);                                          \
             return 1;                                                                    \

@@ -1,2 +1,2 @@
 # The workloads and the simulated driver and runtime they run on.
-$(eval $(call ct_test_suite,workloads-run,$(B)/tests/workloads-run/wl_run.o,-lm,$(WORKLOADS) $(FCDRV_LIB) $(FCRT_LIB)))
+$(eval $(call ctt_suite,workloads-run,$(B)/tests/workloads-run/wl_run.o,-lm,$(WORKLOADS) $(FCDRV_LIB) $(FCRT_LIB)))

@@ -9,7 +9,7 @@ TEST_IMPL(devices)
     const char *cc[] = {"cc=7.5", "cc=8.0"};
     const char *tl[] = {"--iters", "2", "--loader-ms", "1", "--layers", "1", "--verify", NULL};
     for (int d = 0; d < 2; d++) {
-        ct_test_proc p;
+        ctt_proc p;
         double ms;
         const char *env[] = {devs[d], NULL};
         ASSERT_INT(wl_run(&p, "driver_api", NULL, env, &ms), ==, 0);
@@ -17,14 +17,14 @@ TEST_IMPL(devices)
         ASSERT_INT(p.code, ==, 0);
         ASSERT_CONTAINS(p.out, cc[d]);
         ASSERT_CONTAINS(p.out, "driver_api: verify=ok");
-        ct_test_proc_free(&p);
+        ctt_proc_free(&p);
         ASSERT_INT(wl_run(&p, "train_loop", tl, env, &ms), ==, 0);
         ASSERT_STR(p.err, "");
         ASSERT_INT(p.code, ==, 0);
         ASSERT_CONTAINS(p.out, "train_loop: verify=ok");
-        ct_test_proc_free(&p);
+        ctt_proc_free(&p);
     }
-    ct_test_proc p;
+    ctt_proc p;
     double ms;
     const char *volta[] = {"FAKECUDA_DEVICES=v100", NULL};
     ASSERT_INT(wl_run(&p, "train_loop", tl, volta, &ms), ==, 0);
@@ -32,6 +32,6 @@ TEST_IMPL(devices)
     ASSERT_INT(p.code, ==, 1);
     ASSERT_CONTAINS(p.err, "cudaErrorNoKernelImageForDevice (209)");
     ASSERT_STR(p.out, "");
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     return 0;
 }

@@ -3,7 +3,7 @@
 /* Module functions and library kernels, by cuLaunchKernel and cuLaunchKernelEx, all computed. */
 TEST_IMPL(driver_api)
 {
-    ct_test_proc p;
+    ctt_proc p;
     double ms;
     ASSERT_INT(wl_run(&p, "driver_api", NULL, NULL, &ms), ==, 0);
     ASSERT_STR(p.err, "");
@@ -13,6 +13,6 @@ TEST_IMPL(driver_api)
     ASSERT_CONTAINS(p.out, "driver_api: verify=ok mismatches=0");
     ASSERT_INT(wl_num(p.out, "driver_api: launches=", "cuLaunchKernelEx"), ==, 2);
     ASSERT_INT(wl_num(p.out, "driver_api: launches=", "alloc_bytes"), ==, 3 * 262144);
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     return 0;
 }

@@ -6,7 +6,7 @@
  * train_loop's own report, and every child exiting 0. */
 TEST_IMPL(fork_exec)
 {
-    ct_test_proc p;
+    ctt_proc p;
     double ms;
     ASSERT_INT(wl_run(&p, "fork_exec", NULL, NULL, &ms), ==, 0);
     ASSERT_STR(p.err, "");
@@ -26,6 +26,6 @@ TEST_IMPL(fork_exec)
     ASSERT_INT(wl_num(p.out, "train_loop: totals ", "kernels"), ==, 3 * 13);
     ASSERT_INT(wl_num(p.out, "fork_exec: children=", "children"), ==, 4);
     ASSERT_INT(wl_num(p.out, "fork_exec: children=", "failed"), ==, 0);
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     return 0;
 }

@@ -16,22 +16,22 @@ TEST_IMPL(workloads_use_simulated_libraries)
         {"vram_peak", "libcudart.so.13"},  {"driver_api", "libcuda.so.1"},
     };
     char fake_dir[4096];
-    ct_test_path(fake_dir, "tests/fakecuda");
+    ctt_path(fake_dir, "tests/fakecuda");
     for (size_t i = 0; i < sizeof uses / sizeof uses[0]; i++) {
         const char *env[] = {"LD_TRACE_LOADED_OBJECTS=1", NULL};
-        ct_test_proc p;
+        ctt_proc p;
         double ms;
         ASSERT_INT(wl_run(&p, uses[i].prog, NULL, env, &ms), ==, 0);
         char want[8192];
         snprintf(want, sizeof want, "%s => %s/%s ", uses[i].lib, fake_dir, uses[i].lib);
         if (!strstr(p.out, want)) {
-            ct_test_fail_at(__FILE__, __LINE__,
+            ctt_fail_at(__FILE__, __LINE__,
                             "%s: expected %s to resolve to the simulation (%s/%s); the loader "
                             "reported:\n%s", uses[i].prog, uses[i].lib, fake_dir, uses[i].lib,
                             p.out);
             return 1;
         }
-        ct_test_proc_free(&p);
+        ctt_proc_free(&p);
     }
     return 0;
 }

@@ -3,7 +3,7 @@
 /* 8 threads on 8 streams: every result right, every count as designed. */
 TEST_IMPL(threads)
 {
-    ct_test_proc p;
+    ctt_proc p;
     double ms;
     ASSERT_INT(wl_run(&p, "threads", NULL, NULL, &ms), ==, 0);
     ASSERT_STR(p.err, "");
@@ -16,6 +16,6 @@ TEST_IMPL(threads)
     ASSERT_INT(wl_num(p.out, t, "h2d_bytes"), ==, 80LL * 262144);
     ASSERT_INT(wl_num(p.out, t, "kernels"), ==, 320);
     ASSERT_INT(wl_num(p.out, t, "stream_syncs"), ==, 80);
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     return 0;
 }

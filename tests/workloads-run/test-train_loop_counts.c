@@ -4,7 +4,7 @@
  * loss the simulation computed (through the host kernels) matches the CPU's. */
 TEST_IMPL(train_loop_counts)
 {
-    ct_test_proc p;
+    ctt_proc p;
     double ms;
     const char *args[] = {"--iters", "20", "--loader-ms", "5", "--verify", NULL};
     ASSERT_INT(wl_run(&p, "train_loop", args, NULL, &ms), ==, 0);
@@ -31,6 +31,6 @@ TEST_IMPL(train_loop_counts)
     /* Training makes progress: the loss falls. */
     ASSERT(wl_num(p.out, "train_loop: loss", "loss_last") <
            wl_num(p.out, "train_loop: loss", "loss_first"));
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     return 0;
 }

@@ -7,7 +7,7 @@
  * per kernel. */
 TEST_IMPL(train_loop_fuse)
 {
-    ct_test_proc p, q;
+    ctt_proc p, q;
     double ms;
     const char *fused[] = {"--iters", "6", "--loader-ms", "0", "--layers", "4", "--verify", "--fuse",
                            NULL};
@@ -24,12 +24,12 @@ TEST_IMPL(train_loop_fuse)
     ASSERT(lp && lq);
     ASSERT_INT(strcspn(lp, "\n"), ==, strcspn(lq, "\n"));
     ASSERT(!strncmp(lp, lq, strcspn(lp, "\n")));
-    ct_test_proc_free(&p);
-    ct_test_proc_free(&q);
+    ctt_proc_free(&p);
+    ctt_proc_free(&q);
     const char *both[] = {"--fuse", "--prefetch", NULL};
     ASSERT_INT(wl_run(&p, "train_loop", both, NULL, &ms), ==, 0);
     ASSERT_INT(p.code, ==, 1);
     ASSERT_CONTAINS(p.err, "--fuse: expected without --prefetch");
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     return 0;
 }

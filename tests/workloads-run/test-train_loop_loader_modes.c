@@ -6,7 +6,7 @@ TEST_IMPL(train_loop_loader_modes)
     const char *modes[] = {"compute", "sleep"};
     double cpu[2];
     for (int m = 0; m < 2; m++) {
-        ct_test_proc p;
+        ctt_proc p;
         double ms, before = wl_children_cpu_s();
         const char *args[] = {"--iters", "5", "--loader-ms", "40", "--loader", modes[m],
                               "--layers", "1", "--batch-bytes", "65536", "--verify", NULL};
@@ -20,7 +20,7 @@ TEST_IMPL(train_loop_loader_modes)
         ASSERT_INT(loader, >=, 200);
         ASSERT_INT(loader, <, 1000); /* late wake-ups on a loaded machine, not more */
         ASSERT_INT(ms, >=, 200);
-        ct_test_proc_free(&p);
+        ctt_proc_free(&p);
     }
     /* 200 ms of busy loop against 200 ms of sleep: even on a loaded machine, where the loop
      * gets only a share of a CPU, it costs several times what sleeping does. */

@@ -9,7 +9,7 @@ TEST_IMPL(train_loop_overlap)
     const char *memory[] = {"pageable", "pinned"};
     double loop[2];
     for (int m = 0; m < 2; m++) {
-        ct_test_proc p;
+        ctt_proc p;
         double ms;
         const char *args[] = {"--iters", "10", "--loader-ms", "10", "--prefetch", "--memory",
                               memory[m], "--verify", NULL};
@@ -20,7 +20,7 @@ TEST_IMPL(train_loop_overlap)
         ASSERT_INT(p.code, ==, 0);
         ASSERT_CONTAINS(p.out, "train_loop: verify=ok");
         loop[m] = wl_num(p.out, "train_loop: loader", "loop_ms");
-        ct_test_proc_free(&p);
+        ctt_proc_free(&p);
     }
     ASSERT_INT(loop[0], >=, 220);
     ASSERT_INT(loop[1], >=, 120);

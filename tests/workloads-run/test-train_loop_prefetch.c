@@ -4,7 +4,7 @@
  * events order the two streams, and results still verify (a copy racing the loader would not). */
 TEST_IMPL(train_loop_prefetch)
 {
-    ct_test_proc p;
+    ctt_proc p;
     double ms;
     const char *args[] = {"--iters", "10", "--loader-ms", "5", "--prefetch", "--memory",
                           "pinned", "--layers", "2", "--verify", NULL};
@@ -23,6 +23,6 @@ TEST_IMPL(train_loop_prefetch)
     /* 10 batches of 5 ms are loaded in all, one of them before the loop. */
     ASSERT(wl_num(p.out, "train_loop: loader", "loader_ms_total") >= 50);
     ASSERT(ms >= 50);
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     return 0;
 }

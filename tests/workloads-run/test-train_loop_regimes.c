@@ -10,7 +10,7 @@
  * cudaStreamSynchronize and the loop takes at least the GPU's 20 x 12 ms. */
 TEST_IMPL(train_loop_regimes)
 {
-    ct_test_proc p;
+    ctt_proc p;
     double ms;
     const char *starved[] = {"--iters", "6", "--layers", "1", "--memory", "pinned", NULL};
     ASSERT_INT(wl_run(&p, "train_loop", starved, NULL, &ms), ==, 0);
@@ -22,7 +22,7 @@ TEST_IMPL(train_loop_regimes)
     ASSERT_INT(loader, >=, 300);
     ASSERT_INT(loop, >=, loader);
     ASSERT_INT(wait, <, 0.5 * loader);
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
 
     const char *fed[] = {"--iters", "20", "--loader-ms", "2", "--memory", "pinned",
                          "--prefetch", "--verify", NULL};
@@ -39,6 +39,6 @@ TEST_IMPL(train_loop_regimes)
     ASSERT_INT(loader, >=, 40);
     ASSERT_INT(loader, <, 0.5 * loop);
     ASSERT_INT(wait, >, 0.5 * loop);
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     return 0;
 }

@@ -4,7 +4,7 @@
  * says so (while the program still runs through every call). */
 TEST_IMPL(train_loop_without_host_kernels)
 {
-    ct_test_proc p;
+    ctt_proc p;
     double ms;
     const char *args[] = {"--iters", "3", "--loader-ms", "1", "--verify", NULL};
     const char *env[] = {"FAKECUDA_HOST_KERNELS=", NULL};
@@ -13,6 +13,6 @@ TEST_IMPL(train_loop_without_host_kernels)
     ASSERT_INT(p.code, ==, 1);
     ASSERT_CONTAINS(p.out, "train_loop: verify=FAILED");
     ASSERT_INT(wl_num(p.out, "train_loop: totals ", "kernels"), ==, 3 * 33);
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     return 0;
 }

@@ -4,7 +4,7 @@
  * allocation is given back. */
 TEST_IMPL(vram_peak)
 {
-    ct_test_proc p;
+    ctt_proc p;
     double ms;
     ASSERT_INT(wl_run(&p, "vram_peak", NULL, NULL, &ms), ==, 0);
     ASSERT_STR(p.err, "");
@@ -27,6 +27,6 @@ TEST_IMPL(vram_peak)
                            "vram_peak: free optimizer bytes=3221225472 in_use=3221225472\n"
                            "vram_peak: free grads bytes=1610612736 in_use=1610612736\n"
                            "vram_peak: free weights bytes=1610612736 in_use=0\n");
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     return 0;
 }

@@ -8,16 +8,16 @@
 #include <time.h>
 #include <unistd.h>
 
-int wl_run(ct_test_proc *p, const char *prog, const char *const args[], const char *const env[],
+int wl_run(ctt_proc *p, const char *prog, const char *const args[], const char *const env[],
            double *wall_ms)
 {
     char path[4096], libdir[4096], kernels[4096], cuda[4096], cudart[4096];
-    ct_test_path(path, "tests/workloads/");
+    ctt_path(path, "tests/workloads/");
     strncat(path, prog, sizeof path - strlen(path) - 1);
-    ct_test_path(libdir, "tests/fakecuda");
-    ct_test_path(cuda, "tests/fakecuda/libcuda.so.1");
-    ct_test_path(cudart, "tests/fakecuda/libcudart.so.13");
-    ct_test_path(kernels, "tests/workloads/libworkload_kernels.so");
+    ctt_path(libdir, "tests/fakecuda");
+    ctt_path(cuda, "tests/fakecuda/libcuda.so.1");
+    ctt_path(cudart, "tests/fakecuda/libcudart.so.13");
+    ctt_path(kernels, "tests/workloads/libworkload_kernels.so");
     const char *const required[] = {path, kernels, cuda, cudart};
     for (size_t i = 0; i < sizeof required / sizeof required[0]; i++) {
         if (access(required[i], R_OK) != 0) {
@@ -51,7 +51,7 @@ int wl_run(ct_test_proc *p, const char *prog, const char *const args[], const ch
 
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    int r = ct_test_run(p, argv, envv, 60);
+    int r = ctt_run(p, argv, envv, 60);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     *wall_ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
     return r;
@@ -81,7 +81,7 @@ double wl_num(const char *out, const char *line, const char *key)
 
 int wl_check_death(const char *how, int exited, int code)
 {
-    ct_test_proc p;
+    ctt_proc p;
     double ms;
     const char *args[] = {"--how", how, "--steps", "3", "--step-ms", "10", NULL};
     ASSERT_INT(wl_run(&p, "dies", args, NULL, &ms), ==, 0);
@@ -93,7 +93,7 @@ int wl_check_death(const char *how, int exited, int code)
     snprintf(last, sizeof last, "dies: dying by %s with work in flight\n", how);
     ASSERT_CONTAINS(p.out, last);
     ASSERT(ms >= 30);
-    ct_test_proc_free(&p);
+    ctt_proc_free(&p);
     return 0;
 }
 

@@ -3,14 +3,14 @@
 #ifndef WL_RUN_H
 #define WL_RUN_H
 
-#include "ct_test.h"
+#include "ctt.h"
 
 /* Runs BUILD/tests/workloads/PROG with `args` (NULL-terminated, may be NULL) under
  * LD_LIBRARY_PATH=BUILD/tests/fakecuda and FAKECUDA_HOST_KERNELS=BUILD/tests/workloads/
- * libworkload_kernels.so, then `env` (ct_test_run's format, which can override or unset those).
+ * libworkload_kernels.so, then `env` (ctt_run's format, which can override or unset those).
  * Sets *wall_ms to the measured run time. Returns 0, or -1 (with a message) if the simulation
  * or the program is missing or could not be started. */
-int wl_run(ct_test_proc *p, const char *prog, const char *const args[], const char *const env[],
+int wl_run(ctt_proc *p, const char *prog, const char *const args[], const char *const env[],
            double *wall_ms);
 
 /* The number after " KEY=" on the first line of `out` that starts with `line` (e.g.

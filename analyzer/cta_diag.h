@@ -1,0 +1,69 @@
+/* Diagnoses: each is a function over the finished model (cta_model.h) that names a cause, with
+ * its evidence, call sites, the fix in the user's terms and an estimate of the time the fix
+ * would save, computed from the trace. A diagnosis is reported only when that estimate is at
+ * least min_saving_pct of its process's window (the span from its first to its last GPU
+ * activity), except `oom`, which is always reported. The list is sorted by estimated saving. */
+#ifndef CTA_DIAG_H
+#define CTA_DIAG_H
+
+#include "cta_model.h"
+
+#define CTA_DIAG_MAX_EV 16
+#define CTA_DIAG_MAX_SITES 5
+/* dataloader-starvation recommends at most this many loader workers (a host's cores bound it) */
+#define CTA_DIAG_MAX_WORKERS 16
+/* dataloader-starvation counts the gaps of the busiest band of lengths this factor wide (a power
+ * of two) */
+#define CTA_DIAG_STARVE_BAND 4
+
+typedef enum { CTA_EV_COUNT, CTA_EV_NS, CTA_EV_BYTES, CTA_EV_PCT, CTA_EV_GBPS, CTA_EV_RATIO } cta_ev_unit;
+
+typedef struct {
+    const char *key;
+    double value;
+    cta_ev_unit unit;
+} cta_evidence;
+
+/* A call site of a diagnosis: where the user's code made the calls (or, for `oom`, allocated
+ * what held the memory), with what those calls amount to. */
+typedef struct {
+    char call[96];                /* the CUDA function called ("" unknown) */
+    char stack[400];              /* the user's frames, innermost first ("" not captured) */
+    uint64_t count, bytes, ns;    /* calls (allocations), bytes, time */
+    char text[600];               /* one line for people: call, stack and numbers */
+} cta_diag_site;
+
+typedef struct {
+    const char *id;
+    const char *severity;         /* "error", "high", "medium", "low" */
+    const cta_proc *proc;
+    int dev;                      /* device ordinal, -1 for the process as a whole */
+    char message[600];
+    uint64_t saving_ns;
+    uint64_t window_ns;
+    cta_evidence ev[CTA_DIAG_MAX_EV];
+    int nev;
+    cta_diag_site sites[CTA_DIAG_MAX_SITES];
+    int nsites;
+    const char *fix;
+    char detail[2048];            /* extra lines (gaps, holders, windows), text only */
+} cta_diag;
+
+typedef struct {
+    double min_saving_pct;        /* default 1 */
+    uint64_t util_window_ns;      /* 0: max(10 ms, window / 100) */
+} cta_diag_opts;
+
+/* Fills *out (malloc'd, caller frees) with the diagnoses that fire; returns how many. */
+int cta_diagnose(const cta_model *m, const cta_diag_opts *o, cta_diag **out);
+
+/* Utilization windows of one device, shared by the report and low-gpu-utilization. */
+typedef struct {
+    uint64_t width;               /* window length */
+    uint32_t n;                   /* windows from the device's first GPU activity */
+    double util[CTA_SERIES_BINS];  /* busy fraction of each */
+    double median;
+} cta_utilwin;
+void cta_util_windows(const cta_dev *d, uint64_t want_width, cta_utilwin *u);
+
+#endif

@@ -1,0 +1,534 @@
+#include "cta_report_int.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cta_out.h"
+
+static void json_u32s(cta_json *j, const char *k, const uint32_t v[3])
+{
+    cta_json_key(j, k);
+    cta_json_arr(j);
+    for (int i = 0; i < 3; i++)
+        cta_json_u64(j, v[i]);
+    cta_json_end_arr(j);
+}
+
+/* Kernels: the statistics are of the GPU durations of the timed instances (null when none was
+ * timed); API functions: of the calls' host time, each layer's time_pct of its own total. */
+static void json_stats(cta_json *j, const char *key, const cta_stat *st, const cta_map *names,
+                       size_t n, uint64_t total, int api, const cta_model *m)
+{
+    cta_json_key(j, key);
+    cta_json_arr(j);
+    uint32_t *idx = cta_report_sorted(st, n);
+    static const char *const layer_name[CTA_LAYER_N] = {"runtime", "driver", "library"};
+    uint64_t layer[CTA_LAYER_N];
+    for (int l = 0; l < CTA_LAYER_N; l++)
+        layer[l] = cta_report_layer_total(m, l);
+    if (!api)
+        total = cta_report_shown_total(st, n);
+    for (size_t r = 0; r < n; r++) {
+        const cta_stat *s = &st[idx[r]];
+        cta_json_obj(j);
+        CTA_JK_STR(j, "name", cta_map_key(names, idx[r]));
+        if (api) {
+            CTA_JK_STR(j, "layer", layer_name[s->layer]);
+            CTA_JK_U64(j, "calls", s->d.count);
+            total = layer[s->layer];
+        } else {
+            CTA_JK_U64(j, "instances", s->launched);
+            CTA_JK_U64(j, "timed_instances", cta_stat_timed(s));
+            CTA_JK_U64(j, "end_bounded", s->b.count);
+            cta_json_key(j, "upper_bounds");
+            cta_json_bool(j, cta_stat_upper(s));
+            cta_json_key(j, "total_estimated");
+            cta_json_bool(j, cta_stat_total_estimated(s));
+            CTA_JK_U64(j, "launch_calls_ns", s->launch_ns);
+            json_u32s(j, "grid", s->grid);
+            json_u32s(j, "block", s->block);
+            cta_json_key(j, "configurations_vary");
+            cta_json_bool(j, s->configs_vary);
+        }
+        const cta_sketch *d = api ? &s->d : cta_stat_shown(s);
+        if (d->count) {
+            uint64_t sum = api ? d->sum : cta_stat_total(s);
+            CTA_JK_U64(j, "total_ns", sum);
+            CTA_JK_NUM(j, "time_pct", total ? 100.0 * (double)sum / (double)total : 0);
+            CTA_JK_NUM(j, "avg_ns", (double)d->sum / (double)d->count);
+            CTA_JK_U64(j, "median_ns", cta_sketch_quantile(d, 0.5));
+            CTA_JK_U64(j, "min_ns", d->min);
+            CTA_JK_U64(j, "max_ns", d->max);
+            CTA_JK_NUM(j, "stddev_ns", cta_sketch_stddev(d));
+        } else {
+            static const char *const none[] = {"total_ns", "time_pct", "avg_ns", "median_ns",
+                                               "min_ns", "max_ns", "stddev_ns"};
+            for (size_t k = 0; k < sizeof none / sizeof *none; k++) {
+                cta_json_key(j, none[k]);
+                cta_json_null(j);
+            }
+        }
+        if (api)
+            CTA_JK_U64(j, "failures", s->failures);
+        cta_json_end_obj(j);
+    }
+    free(idx);
+    cta_json_end_arr(j);
+}
+
+static void json_holders(cta_json *j, const cta_model *m, const cta_proc *p, const char *key,
+                         const cta_holder *h, int n)
+{
+    cta_json_key(j, key);
+    cta_json_arr(j);
+    for (int i = 0; i < n; i++) {
+        char st[1024];
+        cta_json_obj(j);
+        CTA_JK_U64(j, "bytes", h[i].bytes);
+        CTA_JK_U64(j, "allocations", h[i].count);
+        CTA_JK_STR(j, "stack", cta_model_stack_text(m, p, h[i].stack, st, sizeof st, 16));
+        cta_json_end_obj(j);
+    }
+    cta_json_end_arr(j);
+}
+
+static void json_split(cta_json *j, const cta_hostsplit *h)
+{
+    CTA_JK_U64(j, "idle_in_api_ns", h->in_api);
+    CTA_JK_U64(j, "idle_blocked_ns", h->blocked);
+    CTA_JK_U64(j, "idle_host_compute_ns", h->compute);
+    CTA_JK_U64(j, "idle_host_wait_ns", h->wait);
+    CTA_JK_U64(j, "idle_host_unknown_ns", h->unknown);
+}
+
+static void json_speedup(cta_json *j, const char *k, double v)
+{
+    cta_json_key(j, k);
+    if (isinf(v))
+        cta_json_null(j);
+    else
+        cta_json_num(j, v);
+}
+
+static void json_processes(cta_json *j, const cta_model *m)
+{
+    cta_json_key(j, "processes");
+    cta_json_arr(j);
+    for (size_t i = 0; i < m->nprocs; i++) {
+        const cta_proc *p = &m->procs[i];
+        cta_json_obj(j);
+        CTA_JK_STR(j, "host", p->host);
+        CTA_JK_U64(j, "pid", p->pid);
+        cta_json_key(j, "rank");
+        if (p->rank >= 0)
+            cta_json_i64(j, p->rank);
+        else
+            cta_json_null(j);
+        CTA_JK_STR(j, "command", p->command);
+        cta_json_key(j, "pytorch");
+        cta_json_bool(j, p->torch);
+        CTA_JK_STR(j, "file", ct_reader_path(m->rd, p->file));
+        CTA_JK_U64(j, "start_ns", p->t_first == UINT64_MAX ? 0 : p->t_first - m->t0);
+        CTA_JK_U64(j, "wall_ns", wall_of(p));
+        cta_json_key(j, "complete");
+        cta_json_bool(j, p->ended);
+        if (p->ended) {
+            CTA_JK_STR(j, "end", cta_report_end_how[p->end.how < CTA_REPORT_END_HOWS ? p->end.how : 0]);
+            if (cta_report_end_code(m, p) >= 0)
+                CTA_JK_I64(j, "end_code", cta_report_end_code(m, p));
+        }
+        const ct_stats *s = p->stats;
+        CTA_JK_U64(j, "records", s ? s->records : 0);
+        CTA_JK_U64(j, "lost_records", s ? s->lost : 0);
+        CTA_JK_U64(j, "corrupt_chunks", s ? s->corrupt_chunks : 0);
+        CTA_JK_U64(j, "missing_chunks", s ? s->chunks_missing : 0);
+        CTA_JK_U64(j, "torn_tail_bytes", s ? s->torn_tail : 0);
+        CTA_JK_U64(j, "late_points", p->late_points);
+        CTA_JK_U64(j, "unmatched_gpu_records", p->unmatched_gpu);
+        CTA_JK_U64(j, "unknown_frees", p->unknown_frees);
+        CTA_JK_U64(j, "pinned_host_peak_bytes", p->dev[CTA_HOST_DEV].peak);
+        cta_json_key(j, "gpu_timing");
+        if (p->gpu_timing >= 0)
+            cta_json_i64(j, p->gpu_timing);
+        else
+            cta_json_null(j);
+        const char *sg = cta_report_straggler(m, p);
+        cta_json_key(j, "straggler");
+        cta_json_bool(j, sg != NULL);
+        cta_json_key(j, "devices");
+        cta_json_arr(j);
+        for (int d = 0; d < CTA_MAX_DEV; d++) {
+            const cta_dev *dv = &p->dev[d];
+            if (!dv->seen)
+                continue;
+            cta_json_obj(j);
+            CTA_JK_I64(j, "device", d);
+            CTA_JK_STR(j, "name", dv->name);
+            CTA_JK_U64(j, "gpu_operations", dv->gpu_ops);
+            CTA_JK_U64(j, "gpu_timed_operations", dv->gpu_timed < dv->gpu_ops ? dv->gpu_timed : dv->gpu_ops);
+            if (dv->have_prop) {
+                CTA_JK_U64(j, "memory_bytes", dv->prop.mem_bytes);
+                CTA_JK_NUM(j, "memory_peak_gbps", cta_dev_mem_peak(&dv->prop) / 1e9);
+                CTA_JK_NUM(j, "link_peak_gbps", cta_dev_link_peak(&dv->prop) / 1e9);
+            }
+            cta_json_end_obj(j);
+        }
+        cta_json_end_arr(j);
+        cta_json_key(j, "libraries");
+        cta_json_arr(j);
+        for (size_t k = 0; k < p->nshlibs; k++) {
+            cta_json_obj(j);
+            CTA_JK_STR(j, "kind", cta_report_shlib_kind(p->shlibs[k].kind));
+            CTA_JK_STR(j, "path", p->shlibs[k].path);
+            cta_json_key(j, "build_id");
+            if (p->shlibs[k].build_id[0])
+                cta_json_str(j, p->shlibs[k].build_id);
+            else
+                cta_json_null(j);
+            cta_json_end_obj(j);
+        }
+        cta_json_end_arr(j);
+        if (p->launch_queue.count) {
+            cta_json_key(j, "launch_queue");
+            cta_json_obj(j);
+            CTA_JK_U64(j, "kernels", p->launch_queue.count);
+            CTA_JK_NUM(j, "avg_ns", (double)p->launch_queue.sum / (double)p->launch_queue.count);
+            CTA_JK_U64(j, "median_ns", cta_sketch_quantile(&p->launch_queue, 0.5));
+            CTA_JK_U64(j, "max_ns", p->launch_queue.max);
+            cta_json_end_obj(j);
+        }
+        cta_json_end_obj(j);
+    }
+    cta_json_end_arr(j);
+}
+
+static void json_vram(cta_json *j, const cta_model *m)
+{
+    cta_json_key(j, "vram");
+    cta_json_arr(j);
+    for (size_t i = 0; i < m->nprocs; i++) {
+        const cta_proc *p = &m->procs[i];
+        for (int d = 0; d <= CTA_MAX_DEV; d++) {
+            const cta_dev *dv = &p->dev[d];
+            if (!dv->allocs && !dv->nfails)
+                continue;
+            cta_json_obj(j);
+            CTA_JK_U64(j, "pid", p->pid);
+            cta_json_key(j, "device");
+            if (d == CTA_HOST_DEV)
+                cta_json_str(j, "pinned-host");
+            else
+                cta_json_i64(j, d);
+            CTA_JK_U64(j, "peak_bytes", dv->peak);
+            CTA_JK_U64(j, "peak_time_ns", dv->peak ? dv->peak_time - m->t0 : 0);
+            CTA_JK_U64(j, "allocations", dv->allocs);
+            CTA_JK_U64(j, "frees", dv->frees);
+            CTA_JK_U64(j, "in_use_at_end_bytes", dv->in_use);
+            json_holders(j, m, p, "peak_holders", dv->peak_holders, dv->npeak_holders);
+            cta_json_key(j, "curve");
+            cta_json_obj(j);
+            CTA_JK_U64(j, "start_ns", dv->mem.started ? dv->mem.t0 - (dv->mem.t0 >= m->t0 ? m->t0 : dv->mem.t0) : 0);
+            CTA_JK_U64(j, "bin_ns", dv->mem.width);
+            cta_json_key(j, "max_bytes");
+            cta_json_arr(j);
+            for (uint32_t k = 0; k < dv->mem.n; k++)
+                cta_json_u64(j, dv->mem.max[k]);
+            cta_json_end_arr(j);
+            cta_json_end_obj(j);
+            CTA_JK_U64(j, "failed_count", dv->nfails);
+            cta_json_key(j, "failed_allocs");
+            cta_json_arr(j);
+            for (uint64_t k = 0; k < dv->nfails && k < CTA_MAX_FAILS; k++) {
+                const cta_fail *fl = &dv->fails[k];
+                char st[1024];
+                cta_json_obj(j);
+                CTA_JK_U64(j, "requested_bytes", fl->requested);
+                CTA_JK_U64(j, "in_use_bytes", fl->in_use);
+                CTA_JK_U64(j, "time_ns", fl->time - m->t0);
+                CTA_JK_U64(j, "result", fl->result);
+                CTA_JK_STR(j, "stack", cta_model_stack_text(m, p, fl->stack, st, sizeof st, 16));
+                json_holders(j, m, p, "holders", fl->holders, fl->nholders);
+                cta_json_end_obj(j);
+            }
+            cta_json_end_arr(j);
+            cta_json_end_obj(j);
+        }
+    }
+    cta_json_end_arr(j);
+}
+
+static void json_breakdown(cta_json *j, const cta_model *m)
+{
+    cta_json_key(j, "breakdown");
+    cta_json_arr(j);
+    for (size_t i = 0; i < m->nprocs; i++) {
+        const cta_proc *p = &m->procs[i];
+        for (int d = 0; d < CTA_MAX_DEV; d++) {
+            const cta_dev *dv = &p->dev[d];
+            uint64_t untimed = cta_dev_untimed(dv);
+            if (!dv->windowed && !untimed)
+                continue;
+            cta_breakdown b;
+            cta_breakdown_of(dv, &b);
+            cta_json_obj(j);
+            CTA_JK_U64(j, "pid", p->pid);
+            CTA_JK_I64(j, "device", d);
+            CTA_JK_U64(j, "gpu_operations", dv->gpu_ops);
+            CTA_JK_U64(j, "gpu_untimed_operations", untimed);
+            cta_json_key(j, "complete");
+            cta_json_bool(j, !untimed);
+            if (untimed) { /* busy, idle and the gaps would hold the untimed work */
+                cta_json_end_obj(j);
+                continue;
+            }
+            CTA_JK_U64(j, "window_start_ns", dv->first_gpu - m->t0);
+            CTA_JK_U64(j, "window_ns", b.window);
+            CTA_JK_U64(j, "gpu_busy_ns", b.busy);
+            CTA_JK_U64(j, "gpu_end_bounded_operations", dv->bounded_ops);
+            CTA_JK_U64(j, "gpu_busy_bounded_ns", b.busy_bounded);
+            CTA_JK_U64(j, "gpu_idle_ns", b.idle);
+            json_split(j, &b.host);
+            json_speedup(j, "max_speedup_gpu", b.max_speedup_gpu);
+            json_speedup(j, "max_speedup_host", b.max_speedup_host);
+            cta_json_key(j, "gaps");
+            cta_json_obj(j);
+            for (int c = 0; c < CTA_GAP_N; c++) {
+                cta_json_key(j, cta_gap_names[c]);
+                cta_json_obj(j);
+                CTA_JK_U64(j, "count", dv->gap_count[c]);
+                CTA_JK_U64(j, "total_ns", dv->gap_ns[c]);
+                cta_json_end_obj(j);
+            }
+            cta_json_end_obj(j);
+            cta_json_key(j, "longest_gaps");
+            cta_json_arr(j);
+            for (int g = 0; g < dv->ntop; g++) {
+                cta_json_obj(j);
+                CTA_JK_U64(j, "start_ns", dv->top[g].start - m->t0);
+                CTA_JK_U64(j, "len_ns", dv->top[g].len);
+                CTA_JK_STR(j, "cause", cta_gap_names[dv->top[g].cls]);
+                json_split(j, &dv->top[g].host);
+                cta_json_end_obj(j);
+            }
+            cta_json_end_arr(j);
+            cta_json_end_obj(j);
+        }
+    }
+    cta_json_end_arr(j);
+}
+
+static const char *const unit_names[] = {"count", "ns", "bytes", "pct", "gbps", "ratio"};
+
+static void json_diag(cta_json *j, const cta_diag *dg, int n)
+{
+    cta_json_key(j, "diagnoses");
+    cta_json_arr(j);
+    for (int i = 0; i < n; i++) {
+        const cta_diag *d = &dg[i];
+        cta_json_obj(j);
+        CTA_JK_STR(j, "id", d->id);
+        CTA_JK_STR(j, "severity", d->severity);
+        CTA_JK_U64(j, "pid", d->proc->pid);
+        cta_json_key(j, "rank");
+        if (d->proc->rank >= 0)
+            cta_json_i64(j, d->proc->rank);
+        else
+            cta_json_null(j);
+        cta_json_key(j, "device");
+        if (d->dev >= 0)
+            cta_json_i64(j, d->dev);
+        else
+            cta_json_null(j);
+        CTA_JK_STR(j, "message", d->message);
+        CTA_JK_U64(j, "estimated_saving_ns", d->saving_ns);
+        CTA_JK_U64(j, "window_ns", d->window_ns);
+        CTA_JK_NUM(j, "saving_pct", d->window_ns ? 100.0 * (double)d->saving_ns / (double)d->window_ns : 0);
+        cta_json_key(j, "evidence");
+        cta_json_obj(j);
+        for (int k = 0; k < d->nev; k++)
+            CTA_JK_NUM(j, d->ev[k].key, d->ev[k].value);
+        cta_json_end_obj(j);
+        cta_json_key(j, "evidence_units");
+        cta_json_obj(j);
+        for (int k = 0; k < d->nev; k++)
+            CTA_JK_STR(j, d->ev[k].key, unit_names[d->ev[k].unit]);
+        cta_json_end_obj(j);
+        cta_json_key(j, "call_sites");
+        cta_json_arr(j);
+        for (int k = 0; k < d->nsites; k++)
+            cta_json_str(j, d->sites[k].text);
+        cta_json_end_arr(j);
+        cta_json_key(j, "sites");
+        cta_json_arr(j);
+        for (int k = 0; k < d->nsites; k++) {
+            const cta_diag_site *st = &d->sites[k];
+            cta_json_obj(j);
+            CTA_JK_STR(j, "call", st->call);
+            CTA_JK_STR(j, "stack", st->stack);
+            CTA_JK_U64(j, "count", st->count);
+            CTA_JK_U64(j, "bytes", st->bytes);
+            CTA_JK_U64(j, "total_ns", st->ns);
+            cta_json_end_obj(j);
+        }
+        cta_json_end_arr(j);
+        CTA_JK_STR(j, "detail", d->detail);
+        CTA_JK_STR(j, "fix", d->fix);
+        cta_json_end_obj(j);
+    }
+    cta_json_end_arr(j);
+}
+
+static void json_ranks(cta_json *j, const cta_model *m)
+{
+    cta_json_key(j, "ranks");
+    cta_json_arr(j);
+    for (size_t i = 0; m->nprocs > 1 && i < m->nprocs; i++) {
+        const cta_proc *p = &m->procs[i];
+        cta_breakdown b;
+        int known = cta_report_proc_breakdown(p, &b) && b.window;
+        cta_json_obj(j);
+        cta_json_key(j, "rank");
+        if (p->rank >= 0)
+            cta_json_i64(j, p->rank);
+        else
+            cta_json_null(j);
+        CTA_JK_U64(j, "pid", p->pid);
+        CTA_JK_STR(j, "host", p->host);
+        CTA_JK_U64(j, "wall_ns", wall_of(p));
+        cta_json_key(j, "gpu_busy_pct");
+        if (known)
+            cta_json_num(j, 100.0 * (double)b.busy / (double)b.window);
+        else
+            cta_json_null(j);
+        cta_json_key(j, "gpu_idle_pct");
+        if (known)
+            cta_json_num(j, 100.0 * (double)b.idle / (double)b.window);
+        else
+            cta_json_null(j);
+        CTA_JK_U64(j, "peak_vram_bytes", cta_report_proc_peak(p));
+        CTA_JK_STR(j, "top_kernel", p->top_kernel);
+        const char *s = cta_report_straggler(m, p);
+        cta_json_key(j, "straggler");
+        if (s)
+            cta_json_str(j, s);
+        else
+            cta_json_null(j);
+        cta_json_end_obj(j);
+    }
+    cta_json_end_arr(j);
+}
+
+static void json_opt_num(cta_json *j, const char *k, int known, double v)
+{
+    cta_json_key(j, k);
+    if (known)
+        cta_json_num(j, v);
+    else
+        cta_json_null(j);
+}
+
+/* cuBLAS / cuBLASLt products per shape and type (JSON.md "gemm"). */
+static void json_gemm(cta_json *j, const cta_report_opts *o)
+{
+    cta_json_key(j, "gemm");
+    cta_json_arr(j);
+    for (size_t i = 0; i < o->ngemm; i++) {
+        const cta_gemm_row *r = &o->gemm[i];
+        const ct_rec_gemm *s = &r->shape;
+        char t[4][16];
+        cta_json_obj(j);
+        CTA_JK_STR(j, "function", r->api);
+        CTA_JK_STR(j, "device", r->device);
+        CTA_JK_U64(j, "m", s->m);
+        CTA_JK_U64(j, "n", s->n);
+        CTA_JK_U64(j, "k", s->k);
+        CTA_JK_U64(j, "batch", s->batch);
+        CTA_JK_STR(j, "a_type", cta_gemm_type_name(s->a_type, t[0], 16));
+        CTA_JK_STR(j, "b_type", cta_gemm_type_name(s->b_type, t[1], 16));
+        CTA_JK_STR(j, "c_type", cta_gemm_type_name(s->c_type, t[2], 16));
+        CTA_JK_STR(j, "d_type", cta_gemm_type_name(s->d_type, t[3], 16));
+        CTA_JK_U64(j, "compute_type", s->compute_type);
+        CTA_JK_U64(j, "trans_a", s->trans_a);
+        CTA_JK_U64(j, "trans_b", s->trans_b);
+        CTA_JK_U64(j, "calls", r->calls);
+        CTA_JK_U64(j, "timed_calls", r->timed_calls);
+        CTA_JK_U64(j, "kernels", r->kernels);
+        CTA_JK_U64(j, "gpu_ns", r->gpu_ns);
+        CTA_JK_NUM(j, "flops_per_call", r->flops);
+        json_opt_num(j, "bytes_per_call", r->bytes > 0, r->bytes);
+        json_opt_num(j, "tflops", r->gpu_ns != 0, r->tflops);
+        json_opt_num(j, "intensity", r->intensity > 0, r->intensity);
+        cta_json_key(j, "peak_kind");
+        if (r->peak_name)
+            cta_json_str(j, r->peak_name);
+        else
+            cta_json_null(j);
+        json_opt_num(j, "peak_tflops", r->peak_name != NULL, r->peak_tflops);
+        json_opt_num(j, "mem_gbps", r->mem_gbps > 0, r->mem_gbps);
+        json_opt_num(j, "ridge", r->ridge > 0, r->ridge);
+        CTA_JK_STR(j, "verdict", r->verdict ? r->verdict : "peak unknown");
+        cta_json_end_obj(j);
+    }
+    cta_json_end_arr(j);
+}
+
+void cta_report_json(FILE *f, const cta_model *m, const cta_diag *dg, int ndiag, const cta_report_opts *o)
+{
+    cta_json j;
+    cta_json_init(&j, f, 1);
+    cta_json_obj(&j);
+    CTA_JK_I64(&j, "schema_version", CTA_SCHEMA_VERSION);
+    CTA_JK_STR(&j, "tool", "cutrace summary");
+    CTA_JK_U64(&j, "records", m->records);
+    CTA_JK_NUM(&j, "min_saving_pct", o->diag ? o->diag->min_saving_pct : 1.0);
+    json_processes(&j, m);
+    json_stats(&j, "kernels", m->kernels, &m->kernel_names, cta_map_count(&m->kernel_names), 0, 0, m);
+    if (o->variants)
+        json_stats(&j, "kernel_variants", m->variant_stats, &m->variants, cta_map_count(&m->variants),
+                   0, 0, m);
+    json_gemm(&j, o);
+    cta_json_key(&j, "copies");
+    cta_json_arr(&j);
+    for (int op = 0; op < CTA_OP_N; op++)
+        for (int hk = 0; hk < CTA_HK_N; hk++) {
+            const cta_copystat *c = &m->copies[op][hk];
+            if (!c->count)
+                continue;
+            cta_json_obj(&j);
+            CTA_JK_STR(&j, "op", cta_op_names[op]);
+            CTA_JK_STR(&j, "host_kind", cta_hk_names[hk]);
+            CTA_JK_U64(&j, "count", c->count);
+            CTA_JK_U64(&j, "bytes", c->bytes);
+            cta_copyshown sh = cta_copy_shown(c);
+            CTA_JK_U64(&j, "timed_count", c->timed + c->bounded);
+            CTA_JK_U64(&j, "end_bounded", c->bounded);
+            cta_json_key(&j, "upper_bounds");
+            cta_json_bool(&j, sh.upper);
+            CTA_JK_U64(&j, "timed_bytes", sh.bytes);
+            cta_json_key(&j, "total_ns");
+            if (sh.n)
+                cta_json_u64(&j, sh.ns);
+            else
+                cta_json_null(&j);
+            cta_json_key(&j, "gbps");
+            if (sh.n && sh.ns)
+                cta_json_num(&j, gbps(sh.bytes, sh.ns));
+            else
+                cta_json_null(&j);
+            cta_json_key(&j, "peak_pct");
+            if (sh.n && sh.ns && c->peak_bps > 0)
+                cta_json_num(&j, 100.0 * gbps(sh.bytes, sh.ns) * 1e9 / c->peak_bps);
+            else
+                cta_json_null(&j);
+            cta_json_end_obj(&j);
+        }
+    cta_json_end_arr(&j);
+    json_stats(&j, "api", m->api, &m->api_names, cta_map_count(&m->api_names), 0, 1, m);
+    json_vram(&j, m);
+    json_breakdown(&j, m);
+    json_ranks(&j, m);
+    json_diag(&j, dg, ndiag);
+    cta_json_end_obj(&j);
+}

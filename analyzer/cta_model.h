@@ -1,0 +1,469 @@
+/* The analysis model: one pass over the records of a set of traces (delivered in time order by
+ * the format library's reader) builds per-process state from which every table, the timeline's
+ * joined events and every diagnosis are computed. Memory grows with the live state (calls whose
+ * GPU work is in flight, live allocations, distinct names and call stacks), never with the
+ * number of records.
+ *
+ * How records are joined (FORMAT.md 4.3): an API call, its LAUNCH / COPY / MEM detail and its
+ * GPU interval share a correlation id. Details and API records of a call are adjacent in their
+ * thread's stream; the GPU record completes the call. It usually comes later, but comes first
+ * when the work ended before the call returned (a synchronous copy, a tiny kernel): it then waits
+ * in the call's entry for the detail.
+ *
+ * The host-versus-GPU breakdown is a sweep over the time axis: each interval (GPU work, API
+ * call, blocking synchronization), CPU-time reading and allocation becomes points that are
+ * sorted in a time-bucketed queue and applied in time order once no record can still start
+ * before them. Records are ordered by their end, so a point is safe once it is older than the
+ * longest span of any record: the reader knows it before the first record from the file's chunk
+ * headers (ct_stats.max_span, FORMAT.md 3.2), and the sweep lags by that span, at least
+ * CTA_SWEEP_MIN_LAG_NS; once an interval exceeds it (files of 1.0 declare none), by twice the
+ * longest interval seen. A point that arrives
+ * later than that (the reader delivered a record late, a thread's CPU readings spread over
+ * streams) is applied at the sweep's current time and counted (cta_proc.late_points). Back-to-back GPU intervals of a device enter the sweep as one
+ * busy run (the union and the gaps are unchanged). A damaged trace cannot make the sweep
+ * unbounded: points far ahead of it wait in a heap rather than sizing the bucket ring, empty
+ * stretches are jumped, and past 1 M queued points it stops lagging (later points count as
+ * late), so an interval (or a declared span) claiming years costs neither memory nor time. */
+#ifndef CTA_MODEL_H
+#define CTA_MODEL_H
+
+#include <stdint.h>
+
+#include "cttrace.h"
+#include "cta_map.h"
+#include "cta_series.h"
+#include "cta_sketch.h"
+#include "cta_union.h"
+
+#define CTA_MAX_DEV 16            /* devices per process the model follows */
+#define CTA_HOST_DEV CTA_MAX_DEV   /* slot of pinned host memory in the per-device arrays */
+/* The API layers, each a table of its own: a runtime or library call contains driver calls. */
+enum { CTA_LAYER_RUNTIME, CTA_LAYER_DRIVER, CTA_LAYER_LIBRARY, CTA_LAYER_N };
+#define CTA_TOP_STACKS 10         /* live allocations grouped by stack, at a peak or an OOM */
+#define CTA_TOP_GAPS 10
+#define CTA_MAX_FAILS 16          /* failed allocations kept in detail */
+#define CTA_SWEEP_MIN_LAG_NS 200000000ull
+#define CTA_BW_MIN_BYTES (256u << 10) /* smaller copies measure latency, not bandwidth */
+
+/* copy operations, as the tables name them */
+enum { CTA_OP_H2D, CTA_OP_D2H, CTA_OP_D2D, CTA_OP_P2P, CTA_OP_H2H, CTA_OP_MEMSET, CTA_OP_N };
+/* host memory kinds of a copy */
+enum { CTA_HK_PAGEABLE, CTA_HK_PINNED, CTA_HK_NONE, CTA_HK_N };
+extern const char *const cta_op_names[CTA_OP_N];
+extern const char *const cta_hk_names[CTA_HK_N];
+
+/* GPU idle gaps, each attributed to one cause (first that applies):
+ *  STARVE  ends with a host-to-device copy and the host spent most of it outside CUDA
+ *  SYNC    a synchronization call returned during the gap (the queue had been drained)
+ *  SYNCCPY a blocking (synchronous) copy returned during the gap
+ *  LAUNCH  the host spent most of it inside CUDA calls (launch overhead)
+ *  HOST    anything else (host work between GPU phases) */
+enum { CTA_GAP_STARVE, CTA_GAP_SYNC, CTA_GAP_SYNCCPY, CTA_GAP_LAUNCH, CTA_GAP_HOST, CTA_GAP_N };
+extern const char *const cta_gap_names[CTA_GAP_N];
+
+/* GPU operations of one kind (kernels; copies and sets) for estimating their work (cta_join.c:
+ * work_sample): how many, how many were timed exactly, and of those the clean ones (begun
+ * after their call returned), with their time. */
+typedef struct {
+    uint64_t ops, exact_ops, exact_ns, clean_ops, clean_ns;
+} cta_work;
+
+/* The GPU time of all of w's operations at the average of its clean ones, else of its exact
+ * ones (the others' recorded intervals hold host time or are only bounds); 0 if none was
+ * timed. Per operation, not per byte: a small copy's time is mostly latency, and its rate
+ * applied to a large one would make it out hundreds of times too long. */
+static inline double cta_work_estimate(const cta_work *w)
+{
+    if (w->clean_ops)
+        return (double)w->ops * (double)w->clean_ns / (double)w->clean_ops;
+    return w->exact_ops ? (double)w->ops * (double)w->exact_ns / (double)w->exact_ops : 0;
+}
+
+/* What the host was doing while a device was idle. "unknown" is time outside CUDA on a thread
+ * with no CPU-time readings. */
+typedef struct {
+    uint64_t in_api, blocked, compute, wait, unknown;
+} cta_hostsplit;
+
+static inline void cta_hostsplit_add(cta_hostsplit *h, const cta_hostsplit *x)
+{
+    h->in_api += x->in_api;
+    h->blocked += x->blocked;
+    h->compute += x->compute;
+    h->wait += x->wait;
+    h->unknown += x->unknown;
+}
+
+/* Data-loading gaps of one length class (cta_sketch_bucket of their length): how many, their
+ * time and what the host did in them. Kept per class so that the diagnosis, which learns the
+ * typical gap only at the end, can set aside the gaps far longer than it (the program's start
+ * before its first batch, a stalled host) with their host time. */
+typedef struct {
+    uint64_t n, ns;
+    cta_hostsplit host;
+} cta_starve_bin;
+
+typedef struct {
+    uint64_t start, len;
+    int cls;
+    cta_hostsplit host;
+} cta_gap;
+
+typedef struct {
+    uint32_t stack; /* index into cta_proc stacks (0: no stack) */
+    uint64_t bytes, count;
+} cta_holder;
+
+typedef struct {
+    uint64_t time, requested, in_use;
+    uint32_t stack;
+    int kind;       /* enum ct_alloc_kind */
+    uint32_t result;
+    int nholders;
+    cta_holder holders[CTA_TOP_STACKS];
+} cta_fail;
+
+/* Per device (and CTA_HOST_DEV for pinned host memory) of one process. */
+typedef struct {
+    int seen;
+    ct_rec_device prop;
+    int have_prop;
+    char name[128];
+    /* breakdown (sweep) */
+    int busy_depth;
+    int run_open;                 /* a merged GPU busy run whose end is not queued yet */
+    uint64_t run_start, run_end;
+    int windowed;                 /* first GPU work seen */
+    uint64_t first_gpu, last_gpu; /* the window */
+    uint64_t busy;
+    cta_hostsplit idle;            /* committed gaps */
+    cta_hostsplit pend;            /* the gap in progress (compute: in wait until it ends) */
+    double pend_cpu;              /* its CPU time outside CUDA: time x rate (compute) */
+    uint64_t gap_start;
+    int gap_sync, gap_synccpy;    /* a blocking call returned during the gap in progress */
+    int gap_mem;                  /* the host was in an allocation call during it */
+    cta_gap closed;                /* the gap that ended at the sweep's current instant, ... */
+    int closed_open, closed_h2d, closed_sync, closed_synccpy, closed_mem; /* ... its cause not
+                                                                          * yet decided */
+    uint64_t gap_ns[CTA_GAP_N], gap_count[CTA_GAP_N];
+    cta_sketch starve_len;         /* lengths of the data-loading gaps (their regularity) */
+    cta_starve_bin *starve_bins;   /* CTA_SKETCH_BUCKETS of them, NULL until the first such gap */
+    cta_hostsplit gap_host[CTA_GAP_N];
+    uint64_t idle_in_memcall;     /* of gaps with an allocation call, the host's time in CUDA */
+    uint64_t long_gaps;           /* gaps of 100 us or more: the loop's rhythm */
+    cta_gap top[CTA_TOP_GAPS];
+    int ntop;
+    cta_series util;
+    /* memory */
+    uint64_t in_use, peak, peak_time, allocs, frees, alloc_bytes;
+    int peak_pending;             /* the peak's holders are not yet snapshotted */
+    cta_holder peak_holders[CTA_TOP_STACKS];
+    int npeak_holders;
+    cta_series mem;
+    uint64_t nfails;
+    cta_fail fails[CTA_MAX_FAILS];
+    /* work counts */
+    uint64_t kernels, kernel_ns;  /* kernels with a GPU interval, their GPU time */
+    /* The GPU's wait for launches (launch-bound): for each kernel, the time from the end of
+     * the device's earlier work (as recorded so far) to the latest the kernel can have started
+     * (its recorded start, or the call's return when the record starts before it: on an idle
+     * stream the tracer can only bound the start to the call) if its launch call took at
+     * least half of it, else that time's part in the call; and how many waits */
+    uint64_t launch_wait_ns, launch_waits, end_seen;
+    /* Kernels, copies and sets whose LAUNCH / COPY record says they ran here (host-to-host
+     * copies excluded: no GPU work) and those of them with a GPU interval. Fewer timed than
+     * recorded (GPU timing off, 1 in N, timings lost): busy and idle time, the gaps and what
+     * is drawn from them are unknown for this device. */
+    uint64_t gpu_ops, gpu_timed;
+    uint64_t copy_ns;             /* GPU time of copies and sets, summed (overlaps counted twice) */
+    cta_work work_kernels, work_copies[CTA_OP_N]; /* what a step's GPU work is estimated from */
+    /* The union of the exact GPU intervals (not CT_GPU_END_BOUND): the busy time only
+     * end-bounded operations cover is busy less its measure (busy_bounded, set by
+     * cta_model_finish): the busy time and what is drawn from it are upper bounds by that much,
+     * the idle time and its gaps lower bounds. */
+    cta_union u_exact;
+    uint64_t bounded_ops, busy_bounded;
+} cta_dev;
+
+/* Operations of a device whose GPU interval is missing. */
+static inline uint64_t cta_dev_untimed(const cta_dev *d)
+{
+    return d->gpu_ops > d->gpu_timed ? d->gpu_ops - d->gpu_timed : 0;
+}
+
+/* An API call that may still get a detail record */
+typedef struct {
+    uint64_t corr, start, end;
+    uint32_t idx, stack;          /* API name index, stack index */
+} cta_apislot;
+
+typedef struct {
+    uint32_t tid;
+    double rate;                  /* CPU seconds per second over the current reading interval */
+    int rate_known;
+    uint64_t last_ts, last_cpu;   /* previous reading */
+    int have_reading;
+    uint64_t api_calls;
+    cta_apislot recent[4];         /* last calls still waiting for their detail record */
+    /* A call's site is on its API record, which follows its SYNC record and its detail: */
+    uint64_t last_api_corr;       /* the thread's last API record ... */
+    uint32_t last_api_stack;      /* ... and its stack index */
+    uint64_t sync_corr, sync_ns;  /* a synchronization waiting for its API record (corr != 0) */
+    uint32_t sync_kind;
+    uint64_t await_corr;          /* a call with detail and GPU interval waiting for its API */
+    uint64_t child_parent;        /* the parent of the last nested call with a site ... */
+    uint32_t child_stack;         /* ... and that site */
+    uint64_t *nested;             /* corrs of the calls nested in the thread's current top-level */
+    size_t nnested, nested_cap;   /* call so far (its kernels, if it is a cuBLAS GEMM) */
+    char name[64];
+} cta_thread;
+
+/* Per call-site accumulator for diagnoses (key: diagnosis kind + stack). */
+enum { CTA_SITE_PAGEABLE, CTA_SITE_ASYNC_PAGEABLE, CTA_SITE_SYNC_COPY, CTA_SITE_SYNC, CTA_SITE_CHURN,
+       CTA_SITE_LAUNCH, CTA_SITE_N };
+typedef struct {
+    uint64_t count, bytes, ns;
+} cta_site;
+
+typedef struct cta_sweep cta_sweep;
+
+/* A CUDA library the process mapped (a SHLIB record, FORMAT.md 4.6). */
+#define CTA_MAX_SHLIBS 16
+typedef struct {
+    uint32_t kind;                /* enum ct_shlib_kind */
+    char path[512];
+    char build_id[132];           /* hex; "" when the object has none */
+} cta_shlib;
+
+typedef struct {
+    uint32_t file;
+    char host[256];
+    uint32_t pid;
+    int rank;                     /* from the rank variables of the environment; -1: none */
+    int gpu_timing;               /* the tracer's GPU timing: 0 off, 1 all, N 1 in N, -1 unknown */
+    char command[512];
+    int torch;                    /* PyTorch's CUDA library was loaded (header CT_FW_TORCH):
+                                   * advice in its terms, its caching allocator plausible */
+    uint64_t t_first, t_last;     /* first and last record times */
+    int ended;                    /* END record seen */
+    ct_rec_end end;
+    const ct_stats *stats;        /* reader's damage counts (valid until the reader closes) */
+    cta_shlib shlibs[CTA_MAX_SHLIBS]; /* in the order described; later ones beyond the limit dropped */
+    size_t nshlibs;
+    cta_dev dev[CTA_MAX_DEV + 1];
+    cta_thread *threads;
+    size_t nthreads, threads_cap;
+    cta_map thread_idx;            /* tid -> index */
+    uint32_t thread_hint[16];     /* tid % 16 -> 1 + index of a thread with that tid, 0: none */
+    /* joins */
+    ct_hash corr;                 /* corr -> pool entry */
+    cta_pool calls;
+    /* stack id (file's) -> index, for grouping; index 0 is "no stack" */
+    cta_map stack_idx;
+    uint32_t *stack_ids;          /* index -> file stack id */
+    size_t nstacks, stacks_cap;
+    /* live allocations: address -> pool entry */
+    ct_hash live;
+    cta_pool allocs;
+    cta_map holders;               /* (dev, stack) -> index in holder_bytes */
+    uint64_t *holder_bytes, *holder_count;
+    size_t holders_cap;
+    cta_map freed_sizes;           /* (dev, size) -> index: sizes freed, for churn */
+    /* per-site accumulators */
+    cta_map sites;                 /* (kind, api name index, stack) -> index in site */
+    cta_site *site;
+    size_t site_cap;
+    /* copies detail for diagnoses */
+    uint64_t pageable_count, pageable_bytes, pageable_ns;
+    uint64_t pageable_recost_ns;  /* the same copies at the pinned bandwidth */
+    uint64_t pageable_async;      /* of them, Async copies: async-memcpy-pageable prices the
+                                   * same pinning of them (its saving includes this one's) */
+    int pinned_from;              /* what pageable copies were re-costed with where no pinned
+                                   * copy was measured: 1 the link's peak, 2 (no peak known
+                                   * either) their own transfer after staging; 0 measured */
+    uint64_t async_pageable_count, async_pageable_bytes, async_pageable_host_ns;
+    /* What pinning would save: per timed call, from the later of its entry and its GPU start
+     * (the host waited for queued work ahead of the copy either way: a synchronization after
+     * a pinned copy waits for it too) to the later of its return and its GPU end, less the
+     * copy at the pinned bandwidth, or where none is known, less the copy's GPU time after the
+     * call returned (the transfer proper, at the link's rate); untimed copies: the bytes at the
+     * pinned bandwidth, at most the call. Device-to-host copies under CTA_BW_MIN_BYTES count
+     * nothing (their latency stays, and the host waits for their data either way) */
+    uint64_t async_pageable_copy_ns;
+    int async_pageable_from_bw;   /* some copies had no GPU interval: re-costed from bytes */
+    uint64_t sync_copy_count, sync_copy_bytes, sync_copy_host_ns;
+    /* The latency-bound ones (under CTA_BW_MIN_BYTES) with GPU timing, per device and direction:
+     * their GPU time, count and the fastest. Their intervals end when the call returned, so
+     * beyond the fastest they hold the host's wake-up after the copy, when the GPU, with
+     * nothing queued by the blocked host, idled; the gaps after them do not hold it */
+    uint64_t scp_ns[CTA_MAX_DEV][2], scp_n[CTA_MAX_DEV][2], scp_min[CTA_MAX_DEV][2];
+    /* the fastest small copy per device and direction whose end was timed exactly (not a
+     * bound): what such a copy takes without the host's wake-up */
+    uint64_t small_exact_min[CTA_MAX_DEV][2], small_exact_n[CTA_MAX_DEV][2];
+    uint64_t sync_calls, sync_ns, sync_count_kind[8];
+    uint64_t churn_allocs, churn_frees, churn_ns;
+    uint64_t short_kernels;       /* kernels shorter than their launch call */
+    uint64_t launches, launch_api_ns;
+    cta_sketch launch_queue;       /* launch call entry -> kernel start */
+    uint64_t h2d_copies;          /* batches, for starvation recurrence */
+    uint64_t late_points, unmatched_gpu, unknown_frees;
+    /* pinned bandwidth measured per device and direction (bytes, ns), for re-costing */
+    uint64_t pinned_bytes[CTA_MAX_DEV][2], pinned_ns[CTA_MAX_DEV][2];
+    /* pageable copies per device and direction, re-costed at the end */
+    uint64_t pg_bytes[CTA_MAX_DEV][2], pg_ns[CTA_MAX_DEV][2], pg_count[CTA_MAX_DEV][2];
+    uint64_t pg_tail_ns[CTA_MAX_DEV][2];  /* their GPU time after the call returned */
+    /* Async pageable copies per device and direction: all, and those with a GPU interval */
+    uint64_t apg_bytes[CTA_MAX_DEV][2], apg_host_ns[CTA_MAX_DEV][2];
+    uint64_t apg_timed_bytes[CTA_MAX_DEV][2], apg_timed_host_ns[CTA_MAX_DEV][2];
+    uint64_t apg_span_ns[CTA_MAX_DEV][2];  /* timed ones: the spans above, summed */
+    uint64_t apg_tail_ns[CTA_MAX_DEV][2];  /* and their GPU time after the call returned */
+    uint64_t gpu_longest;         /* the longest GPU interval (the lag of the dev unions) */
+    uint64_t *kern_ns;            /* kernel time per kernel index (cta_model.kernels) */
+    size_t kern_cap;
+    char top_kernel[160];         /* the kernel with the most GPU time (set by cta_model_finish) */
+    cta_sweep *sweep;
+} cta_proc;
+
+/* Per kernel (or kernel variant) or API function. Kernels: d holds the GPU durations of the
+ * instances timed exactly, b those of the instances whose end is only an upper bound
+ * (CT_GPU_END_BOUND), `launched` counts every instance from its LAUNCH record. A row's statistics
+ * are d's when it has any exact instance (cta_stat_shown): a bound can exceed the true duration
+ * by the time the host was held up, so it would drown the exact figures. */
+typedef struct {
+    cta_sketch d, b;
+    uint64_t failures;            /* API only */
+    int layer;                    /* API only: CTA_LAYER_RUNTIME (cuda*), _DRIVER (cu*), _LIBRARY
+                                   * (cuBLAS, cuBLASLt) */
+    uint64_t launched, launch_ns; /* kernels: LAUNCH records, host time of their launch calls */
+    uint32_t grid[3], block[3];   /* kernels: the first launch's configuration ... */
+    int configs_vary;             /* ... and whether later launches used another */
+} cta_stat;
+
+/* The durations a kernel row's statistics are of: its exact instances, or where it has none,
+ * the bounds of its end-bounded ones (the statistics are then upper bounds). */
+static inline const cta_sketch *cta_stat_shown(const cta_stat *s) { return s->d.count ? &s->d : &s->b; }
+static inline int cta_stat_upper(const cta_stat *s) { return !s->d.count && s->b.count; }
+static inline uint64_t cta_stat_timed(const cta_stat *s) { return s->d.count + s->b.count; }
+/* A kernel row's total GPU time (its Total and Time %): every timed instance counts, the
+ * end-bounded ones at the exact instances' average (their bound may exceed their duration by
+ * the time the host was held up, and an instance left out would shrink the kernel's share);
+ * with no exact instance, the bounds' sum, an upper bound. cta_stat_total_estimated: the row
+ * mixes both, so its total is partly that estimate. */
+static inline uint64_t cta_stat_total(const cta_stat *s)
+{
+    if (!s->d.count)
+        return s->b.sum;
+    /* b.count x the average, rounded half up, in exact arithmetic */
+    unsigned __int128 twice = (unsigned __int128)s->b.count * s->d.sum * 2 + s->d.count;
+    return s->d.sum + (uint64_t)(twice / ((unsigned __int128)s->d.count * 2));
+}
+static inline int cta_stat_total_estimated(const cta_stat *s) { return s->d.count && s->b.count; }
+
+/* Per copy operation and host memory kind: count and bytes from the COPY records, and of those
+ * with a GPU interval, the exact ones (timed, timed_bytes, ns) and those whose end is only an
+ * upper bound (bounded, bounded_bytes, bounded_ns), as for kernels (cta_stat). */
+typedef struct {
+    uint64_t count, bytes, timed, timed_bytes, ns;
+    uint64_t bounded, bounded_bytes, bounded_ns;
+    double peak_bps;              /* of the first device it ran on (0 unknown) */
+} cta_copystat;
+
+/* What a copy row's time and bandwidth are of (cta_stat_shown's rule). */
+typedef struct {
+    uint64_t n, bytes, ns;
+    int upper;
+} cta_copyshown;
+static inline cta_copyshown cta_copy_shown(const cta_copystat *c)
+{
+    if (c->timed || !c->bounded)
+        return (cta_copyshown){c->timed, c->timed_bytes, c->ns, 0};
+    return (cta_copyshown){c->bounded, c->bounded_bytes, c->bounded_ns, 1};
+}
+
+/* What a consumer other than the tables (the timeline) may observe as the pass goes. All
+ * pointers are valid during the call only. */
+typedef struct {
+    uint64_t corr, api_start, api_end;
+    uint32_t tid;
+    const char *api_name;
+    int is_launch, is_copy;
+    const ct_rec_launch *launch;  /* is_launch */
+    const ct_rec_copy *copy;      /* is_copy */
+    const char *kernel_name;
+    int have_api;
+} cta_call;
+
+typedef struct {
+    void *ctx;
+    void (*on_api)(void *ctx, cta_proc *p, const ct_rec *r, const char *name);
+    /* a GPU interval (end: its end time), joined with its call when known */
+    void (*on_gpu)(void *ctx, cta_proc *p, const ct_rec_gpu *g, uint64_t end, const cta_call *c);
+    /* a kernel, copy or set known from its call only: its GPU interval was not collected (at
+     * its call's return with GPU timing off, else at the end of the pass, out of time order) */
+    void (*on_untimed)(void *ctx, cta_proc *p, const cta_call *c);
+    void (*on_mem)(void *ctx, cta_proc *p, uint64_t t, int dev, uint64_t in_use);
+    void (*on_proc)(void *ctx, cta_proc *p);
+    void (*on_thread)(void *ctx, cta_proc *p, const cta_thread *t);
+    void (*on_stream)(void *ctx, cta_proc *p, int dev, uint64_t stream);
+} cta_observer;
+
+typedef struct {
+    const ct_reader *rd;
+    cta_proc *procs;
+    size_t nprocs;
+    cta_map kernel_names;          /* name -> index */
+    cta_stat *kernels;
+    size_t kernels_cap;
+    cta_map variants;              /* name\0grid\0block -> index */
+    cta_stat *variant_stats;
+    size_t variants_cap;
+    cta_map api_names;
+    cta_stat *api;
+    size_t api_cap;
+    cta_copystat copies[CTA_OP_N][CTA_HK_N];
+    uint64_t t0;                  /* earliest time of any record (report times are relative) */
+    uint64_t launched, launched_timed; /* kernel instances, and those with a GPU interval */
+    uint64_t records;
+    /* per-file string id -> kernel / api index + 1 (caches; 0 = not yet looked up) */
+    uint32_t **kcache, **acache;
+    size_t *kcache_n, *acache_n;
+    uint8_t **acat;               /* api category per string id */
+    const cta_observer *obs;
+    int variants_on;              /* also keep per grid/block variant statistics */
+    struct cta_gemms *gemm;        /* cuBLAS / cuBLASLt matrix products (cta_gemm.h), NULL if none */
+} cta_model;
+
+/* rd stays open until cta_model_free (names and stacks are resolved through it). */
+void cta_model_init(cta_model *m, const ct_reader *rd, const cta_observer *obs);
+void cta_model_feed(cta_model *m, const ct_rec *r);
+/* Flushes the sweeps and computes what needs the whole trace. */
+void cta_model_finish(cta_model *m);
+void cta_model_free(cta_model *m);
+
+/* A call site from a process's stack (index from cta_holder.stack etc.): `call` (may be NULL)
+ * gets the CUDA function the user's code called (the outermost frame of CUDA's libraries or
+ * cutrace at the top of the stack, "" if none); buf gets the user's frames from the caller
+ * outwards, joined by " <- ", at most max_frames, ending at main; "" for no stack. Frames of
+ * libcudart, libcuda and libcutrace (by module, or by name where the module is unknown) are not
+ * the user's. Returns buf. */
+const char *cta_model_site(const cta_model *m, const cta_proc *p, uint32_t stack, char *call,
+                          size_t clen, char *buf, size_t len, int max_frames);
+static inline const char *cta_model_stack_text(const cta_model *m, const cta_proc *p, uint32_t stack,
+                                              char *buf, size_t len, int max_frames)
+{
+    return cta_model_site(m, p, stack, NULL, 0, buf, len, max_frames);
+}
+/* Peak bandwidths in bytes/s derived from the device's properties (0 if unknown). */
+double cta_dev_mem_peak(const ct_rec_device *d);
+double cta_dev_link_peak(const ct_rec_device *d);
+/* The name to show for a function the tracer recorded: nvcc's internal entry points under the
+ * name the user wrote (__cudaLaunchKernel, __cudaLaunchKernel_ptsz: cudaLaunchKernel); else name
+ * itself. */
+const char *cta_api_display_name(const char *name);
+/* A kernel name as the user wrote it: an Itanium-mangled name (_Z...) demangled into buf
+ * (libstdc++'s __cxa_demangle), else name itself. */
+const char *cta_kernel_display_name(const char *name, char *buf, size_t len);
+/* The window of a device: last - first GPU activity (0 if none). */
+static inline uint64_t cta_dev_window(const cta_dev *d) { return d->windowed ? d->last_gpu - d->first_gpu : 0; }
+
+#endif

@@ -1,0 +1,118 @@
+/* What the model's names, stacks and device properties look like to the user: call sites,
+ * display names of API functions and kernels, peak bandwidths. Read-only over the model; their
+ * contracts are in cta_model.h. Off the per-record path (names are shown once, when first seen). */
+#include "cta_model.h"
+
+#include <assert.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Whether a frame is CUDA's or cutrace's rather than the user's: by its module where known,
+ * else by its function's name. */
+static int frame_not_user(const char *fn, const char *mod)
+{
+    const char *base = strrchr(mod, '/');
+    base = base ? base + 1 : mod;
+    if (*base)
+        return !strncmp(base, "libcudart", 9) || !strncmp(base, "libcuda.", 8) ||
+               !strncmp(base, "libcutrace", 10);
+    return !strncmp(fn, "ct_", 3) || !strncmp(fn, "cuda", 4) || !strncmp(fn, "__cuda", 6) ||
+           (fn[0] == 'c' && fn[1] == 'u' && fn[2] >= 'A' && fn[2] <= 'Z');
+}
+
+const char *cta_model_site(const cta_model *m, const cta_proc *p, uint32_t stack, char *call,
+                          size_t clen, char *buf, size_t len, int max_frames)
+{
+    assert(len > 0);
+    buf[0] = 0;
+    if (call && clen)
+        call[0] = 0;
+    if (stack == 0 || stack >= p->nstacks)
+        return buf;
+    const uint32_t *frames;
+    uint32_t n;
+    if (ct_reader_stack(m->rd, p->file, p->stack_ids[stack], &frames, &n) != 0) {
+        snprintf(buf, len, "<stack %u>", p->stack_ids[stack]);
+        return buf;
+    }
+    size_t o = 0;
+    int shown = 0;
+    for (uint32_t i = 0; i < n && shown < max_frames && o + 1 < len; i++) {
+        ct_rec_frame fr = {0};
+        char tmp[CT_STRTMP], tmp2[CT_STRTMP];
+        const char *fn = "?", *mod = "";
+        int named = 0;
+        if (ct_reader_frame(m->rd, p->file, frames[i], &fr) == 0) {
+            fn = ct_reader_str(m->rd, p->file, fr.function, tmp);
+            mod = fr.module ? ct_reader_str(m->rd, p->file, fr.module, tmp2) : "";
+            named = *fn != 0;
+        }
+        const char *base = strrchr(mod, '/');
+        base = base ? base + 1 : mod;
+        /* the tracer's and the CUDA libraries' frames say nothing to the user; the outermost of
+         * them is the function the user called */
+        if (shown == 0 && frame_not_user(fn, mod)) {
+            if (call && clen && named)
+                snprintf(call, clen, "%s", cta_api_display_name(fn));
+            continue;
+        }
+        char at[80] = "";
+        if (!named)
+            snprintf(at, sizeof at, "%.40s+0x%llx", base, (unsigned long long)fr.offset);
+        else if (*base && fr.offset) /* the module offset tells apart sites in one function */
+            snprintf(at, sizeof at, " (%.40s+0x%llx)", base, (unsigned long long)fr.offset);
+        int w = snprintf(buf + o, len - o, "%s%s%s", shown ? " <- " : "", named ? fn : "", at);
+        if (w < 0 || (size_t)w >= len - o)
+            break;
+        o += (size_t)w;
+        shown++;
+        if (!strcmp(fn, "main"))
+            break; /* what runs main (libc, _start) says nothing either */
+    }
+    return buf;
+}
+
+const char *cta_api_display_name(const char *name)
+{
+    /* what nvcc 13 generates for kernel<<<...>>> (FORMAT.md: the tracer records the function
+     * it intercepted; ../shared/reference/nvcc-13.0-host-abi.txt) */
+    if (!strncmp(name, "__cudaLaunchKernel", 18) && (!name[18] || !strcmp(name + 18, "_ptsz")))
+        return "cudaLaunchKernel";
+    return name;
+}
+
+/* libstdc++'s demangler (the analyzer links -lstdc++; the tracer stays free of it) */
+extern char *__cxa_demangle(const char *mangled, char *out, size_t *len, int *status);
+
+const char *cta_kernel_display_name(const char *name, char *buf, size_t len)
+{
+    if (name[0] != '_' || name[1] != 'Z')
+        return name;
+    int status = 0;
+    char *d = __cxa_demangle(name, NULL, NULL, &status);
+    if (!d || status != 0) {
+        free(d);
+        return name; /* not a valid mangled name: shown as recorded */
+    }
+    snprintf(buf, len, "%s", d);
+    free(d);
+    return buf;
+}
+
+double cta_dev_mem_peak(const ct_rec_device *d)
+{
+    /* DDR: two transfers per memory clock */
+    return (double)d->mem_clock_khz * 1e3 * 2.0 * (double)d->mem_bus_bits / 8.0;
+}
+
+double cta_dev_link_peak(const ct_rec_device *d)
+{
+    /* usable bytes/s per PCIe lane after line encoding, by generation */
+    static const double lane[] = {0, 0.25e9, 0.5e9, 0.985e9, 1.969e9, 3.938e9, 7.563e9};
+    if (d->link_kind != CT_LINK_PCIE && d->link_kind != CT_LINK_UNKNOWN)
+        return 0;
+    if (d->link_gen == 0 || d->link_gen >= sizeof lane / sizeof *lane)
+        return 0;
+    return lane[d->link_gen] * (double)d->link_width;
+}

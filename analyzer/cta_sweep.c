@@ -1,0 +1,462 @@
+#include "cta_sweep.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Test only: CUTRACE_TEST_SWEEP_FAULT=1 (read once, by cta_model_init) plants a known bug in the
+ * sweep, zero-length intervals ending before they begin, so that the differential tests
+ * (tests/refmodel) can show they detect a wrong breakdown. Never set it otherwise. */
+int cta_sweep_fault;
+
+void cta_sweep_ring_grow(cta_sweep *s, size_t need)
+{
+    assert(need <= RING_MAX);
+    size_t nc = s->cap ? s->cap : 64;
+    while (nc < need)
+        nc *= 2;
+    bucket *nr = cta_xmalloc(nc * sizeof *nr, "the sweep's queue");
+    uint64_t *occ = cta_xmalloc(nc / 64 * sizeof *occ, "the sweep's queue");
+    for (size_t i = 0; i < s->cap; i++) {
+        bucket *b = &s->ring[(s->head + i) & (s->cap - 1)];
+        size_t k = (s->head + i) & (nc - 1);
+        nr[k] = *b;
+        if (b->n)
+            occ[k >> 6] |= 1ull << (k & 63);
+    }
+    free(s->ring);
+    free(s->occ);
+    s->ring = nr;
+    s->occ = occ;
+    s->cap = nc;
+}
+
+/* The first ring bucket at or after head that holds points (the ring holds some). */
+static uint64_t ring_next(const cta_sweep *s)
+{
+    size_t mask = s->cap - 1, start = s->head & mask, nw = s->cap / 64, w = start >> 6;
+    uint64_t bits = s->occ[w] & (~0ull << (start & 63));
+    for (size_t k = 0; !bits; k++) {
+        assert(k < nw);
+        w = (w + 1) & (nw - 1);
+        bits = s->occ[w]; /* back at the start word, its low bits are the window's end */
+    }
+    size_t slot = (w << 6) | (size_t)__builtin_ctzll(bits);
+    return s->head + ((slot - start) & mask);
+}
+
+void cta_sweep_far_push(cta_sweep *s, cta_pt pt)
+{
+    cta_grow(&s->far, &s->far_cap, s->nfar + 1, sizeof *s->far);
+    size_t i = s->nfar++;
+    while (i > 0 && pt_less(&pt, &s->far[(i - 1) / 2])) {
+        s->far[i] = s->far[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    s->far[i] = pt;
+}
+
+static cta_pt far_pop(cta_sweep *s)
+{
+    assert(s->nfar > 0);
+    cta_pt top = s->far[0], last = s->far[--s->nfar];
+    size_t i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= s->nfar)
+            break;
+        if (c + 1 < s->nfar && pt_less(&s->far[c + 1], &s->far[c]))
+            c++;
+        if (!pt_less(&s->far[c], &last))
+            break;
+        s->far[i] = s->far[c];
+        i = c;
+    }
+    if (s->nfar)
+        s->far[i] = last;
+    return top;
+}
+
+void cta_sweep_rebase(cta_sweep *s, uint64_t bi)
+{
+    if (s->head - bi + s->cap <= RING_MAX) {
+        cta_sweep_ring_grow(s, s->head + s->cap - bi);
+        s->head = bi;
+        return;
+    }
+    /* too far back for the ring to span both: what it holds waits in far */
+    for (size_t k = 0; k < s->cap; k++) {
+        bucket *b = &s->ring[k];
+        for (size_t i = 0; i < b->n; i++)
+            cta_sweep_far_push(s, b->v[i]);
+        b->n = 0;
+    }
+    memset(s->occ, 0, s->cap / 64 * sizeof *s->occ);
+    s->head = bi;
+}
+
+/* ---- the sweep: applying points ----------------------------------------------------------- */
+
+
+static void gap_commit(cta_dev *dv);
+
+/* Advances the state from s->now to t: busy time and idle time by host state. Gaps that ended
+ * at s->now are final once the sweep moves past it. */
+static void advance(cta_proc *p, uint64_t t)
+{
+    cta_sweep *s = p->sweep;
+    if (s->applied && t > s->now)
+        for (int d = 0; d < s->ndev; d++)
+            if (p->dev[d].closed_open)
+                gap_commit(&p->dev[d]);
+    if (!s->applied) {
+        s->applied = 1;
+        s->now = t;
+    }
+    if (t <= s->now)
+        return;
+    uint64_t len = t - s->now;
+    cta_hostsplit seg = {0};
+    double seg_cpu = 0;
+    int seg_done = 0;
+    for (int d = 0; d < s->ndev; d++) {
+        cta_dev *dv = &p->dev[d];
+        if (!dv->windowed)
+            continue;
+        if (dv->busy_depth > 0) {
+            dv->busy += len;
+            cta_series_add_interval(&dv->util, s->now, t);
+            continue;
+        }
+        if (s->mem_depth > 0)
+            dv->gap_mem = 1;
+        if (!seg_done) {
+            seg_done = 1;
+            if (s->sync_depth > 0) {
+                seg.blocked = len;
+            } else if (s->api_depth > 0) {
+                seg.in_api = len;
+            } else {
+                uint32_t ti;
+                const cta_thread *th = NULL;
+                uint32_t tid = s->last_tid;
+                if (cta_map_count(&p->thread_idx) &&
+                    (ti = cta_map_find(&p->thread_idx, &tid, sizeof tid)) != UINT32_MAX)
+                    th = &p->threads[ti];
+                if (th && th->rate_known) {
+                    /* split when the gap ends (gap_end): rounding each segment would make the
+                     * split depend on where unrelated points cut the gap */
+                    seg_cpu = (double)len * (th->rate < 0 ? 0 : th->rate > 1 ? 1 : th->rate);
+                    seg.wait = len;
+                } else {
+                    seg.unknown = len;
+                }
+            }
+        }
+        cta_hostsplit_add(&dv->pend, &seg);
+        dv->pend_cpu += seg_cpu;
+    }
+    s->now = t;
+}
+
+static void top_insert(cta_dev *dv, const cta_gap *g)
+{
+    int i = dv->ntop < CTA_TOP_GAPS ? dv->ntop++ : CTA_TOP_GAPS;
+    if (i == CTA_TOP_GAPS) {
+        if (g->len <= dv->top[CTA_TOP_GAPS - 1].len)
+            return;
+        i = CTA_TOP_GAPS - 1;
+    }
+    while (i > 0 && dv->top[i - 1].len < g->len) {
+        dv->top[i] = dv->top[i - 1];
+        i--;
+    }
+    dv->top[i] = *g;
+}
+
+/* The gap in progress ends at t (GPU work begins). Its cause is decided once the sweep has
+ * applied every point at t (gap_commit): a synchronization returning at t, or a host-to-device
+ * copy beginning at t, may come after the point that ended the gap. */
+static void gap_end(cta_dev *dv, uint64_t t, int h2d)
+{
+    /* the time outside CUDA with a known CPU rate is in pend.wait until now */
+    uint64_t known = dv->pend.wait, cpu = (uint64_t)(dv->pend_cpu + 0.5);
+    dv->pend.compute = cpu < known ? cpu : known;
+    dv->pend.wait = known - dv->pend.compute;
+    dv->closed = (cta_gap){.start = dv->gap_start, .len = t - dv->gap_start, .host = dv->pend};
+    dv->closed_open = 1;
+    dv->closed_h2d = h2d != 0;
+    dv->closed_sync = dv->gap_sync;
+    dv->closed_synccpy = dv->gap_synccpy;
+    dv->closed_mem = dv->gap_mem;
+    memset(&dv->pend, 0, sizeof dv->pend);
+    dv->pend_cpu = 0;
+}
+
+static void gap_commit(cta_dev *dv)
+{
+    dv->closed_open = 0;
+    cta_gap g = dv->closed;
+    const cta_hostsplit *h = &g.host;
+    uint64_t outside = h->compute + h->wait + h->unknown;
+    if (dv->closed_h2d && outside * 2 >= g.len)
+        g.cls = CTA_GAP_STARVE;
+    else if (dv->closed_sync)
+        g.cls = CTA_GAP_SYNC;
+    else if (dv->closed_synccpy)
+        g.cls = CTA_GAP_SYNCCPY;
+    else if (h->in_api * 2 >= g.len)
+        g.cls = CTA_GAP_LAUNCH;
+    else
+        g.cls = CTA_GAP_HOST;
+    cta_hostsplit_add(&dv->idle, h);
+    /* An allocation call in the gap: the host's time in CUDA in it is what reusing memory
+     * saves, the allocation calls (cudaFree waiting for the device) and the launch after them
+     * that the GPU also waits for; its time outside CUDA (a loader) stays */
+    if (dv->closed_mem)
+        dv->idle_in_memcall += h->in_api;
+    if (g.len >= 100000)
+        dv->long_gaps++;
+    if (g.len > 0 && g.cls == CTA_GAP_STARVE) {
+        cta_sketch_add(&dv->starve_len, g.len);
+        if (!dv->starve_bins) {
+            dv->starve_bins = cta_xmalloc(CTA_SKETCH_BUCKETS * sizeof *dv->starve_bins, "gap classes");
+            memset(dv->starve_bins, 0, CTA_SKETCH_BUCKETS * sizeof *dv->starve_bins);
+        }
+        cta_starve_bin *b = &dv->starve_bins[cta_sketch_bucket(g.len)];
+        b->n++;
+        b->ns += g.len;
+        cta_hostsplit_add(&b->host, h);
+    }
+    if (g.len > 0) {
+        dv->gap_ns[g.cls] += g.len;
+        dv->gap_count[g.cls]++;
+        cta_hostsplit_add(&dv->gap_host[g.cls], h);
+        top_insert(dv, &g);
+    }
+}
+
+int cta_sweep_holders(const cta_proc *p, int d, cta_holder *out)
+{
+    int n = 0;
+    for (uint32_t i = 0; i < cta_map_count(&p->holders); i++) {
+        uint32_t key[2];
+        memcpy(key, cta_map_key(&p->holders, i), sizeof key);
+        if ((int)key[0] != d || p->holder_bytes[i] == 0)
+            continue;
+        cta_holder h = {.stack = key[1], .bytes = p->holder_bytes[i], .count = p->holder_count[i]};
+        int j = n < CTA_TOP_STACKS ? n++ : CTA_TOP_STACKS;
+        if (j == CTA_TOP_STACKS) {
+            if (h.bytes <= out[CTA_TOP_STACKS - 1].bytes)
+                continue;
+            j = CTA_TOP_STACKS - 1;
+        }
+        while (j > 0 && out[j - 1].bytes < h.bytes) {
+            out[j] = out[j - 1];
+            j--;
+        }
+        out[j] = h;
+    }
+    return n;
+}
+
+static void holder_add(cta_proc *p, int d, uint32_t stack, uint64_t bytes, int sign)
+{
+    uint32_t key[2] = {(uint32_t)d, stack};
+    int added;
+    uint32_t i = cta_map_get(&p->holders, key, sizeof key, &added);
+    if (added) {
+        size_t c = p->holders_cap;
+        cta_grow(&p->holder_bytes, &c, i + 1, sizeof *p->holder_bytes);
+        cta_grow(&p->holder_count, &p->holders_cap, i + 1, sizeof *p->holder_count);
+    }
+    if (sign > 0) {
+        p->holder_bytes[i] += bytes;
+        p->holder_count[i]++;
+    } else {
+        p->holder_bytes[i] -= bytes < p->holder_bytes[i] ? bytes : p->holder_bytes[i];
+        p->holder_count[i] -= p->holder_count[i] > 0;
+    }
+}
+
+static void apply(cta_model *m, cta_proc *p, const cta_pt *pt)
+{
+    cta_sweep *s = p->sweep;
+    advance(p, pt->t);
+    cta_dev *dv = &p->dev[pt->dev];
+    int type = pt->type >= P_END0 ? pt->type - P_END0 : pt->type;
+    switch (type) {
+    case P_GPU_BEGIN:
+        if (!dv->windowed) {
+            dv->windowed = 1;
+            dv->first_gpu = pt->t;
+            if (pt->dev >= s->ndev)
+                s->ndev = pt->dev + 1;
+        } else if (dv->busy_depth == 0) {
+            gap_end(dv, pt->t, pt->flag & PF_H2D);
+        } else if (dv->closed_open && (pt->flag & PF_H2D)) {
+            dv->closed_h2d = 1; /* began with the work that ended the gap */
+        }
+        dv->busy_depth++;
+        break;
+    case P_GPU_END:
+        if (dv->busy_depth > 0 && --dv->busy_depth == 0) {
+            dv->gap_start = pt->t;
+            /* a synchronization that returned at this instant counts for this gap too */
+            dv->gap_sync = s->sync_ret && s->sync_ret_t == pt->t;
+            dv->gap_synccpy = s->copy_ret && s->copy_ret_t == pt->t;
+            dv->gap_mem = s->mem_depth > 0;
+            memset(&dv->pend, 0, sizeof dv->pend);
+            dv->pend_cpu = 0;
+        }
+        if (pt->t > dv->last_gpu)
+            dv->last_gpu = pt->t;
+        break;
+    case P_API_BEGIN:
+        s->api_depth++;
+        s->mem_depth += (pt->flag & PF_MEMCALL) != 0;
+        s->last_tid = pt->a;
+        break;
+    case P_API_END:
+    case P_SYNC_END:
+        if (type == P_API_END) {
+            s->api_depth -= s->api_depth > 0;
+            s->mem_depth -= (pt->flag & PF_MEMCALL) && s->mem_depth > 0;
+        }
+        else
+            s->sync_depth -= s->sync_depth > 0;
+        if (type == P_API_END)
+            s->last_tid = pt->a;
+        if (type == P_SYNC_END || (pt->flag & PF_SYNCCOPY)) {
+            /* it counts for every gap whose span (ends included) holds its return: the one in
+             * progress, one that ended at this instant, one that starts at it */
+            int cpy = (pt->flag & PF_SYNCCOPY) != 0;
+            *(cpy ? &s->copy_ret : &s->sync_ret) = 1;
+            *(cpy ? &s->copy_ret_t : &s->sync_ret_t) = pt->t;
+            for (int d = 0; d < s->ndev; d++) {
+                cta_dev *x = &p->dev[d];
+                if (x->windowed && x->busy_depth == 0)
+                    *(cpy ? &x->gap_synccpy : &x->gap_sync) = 1;
+                if (x->closed_open)
+                    *(cpy ? &x->closed_synccpy : &x->closed_sync) = 1;
+            }
+        }
+        break;
+    case P_SYNC_BEGIN:
+        s->sync_depth++;
+        break;
+    case P_RATE: {
+        cta_thread *th = thread_of(p, pt->a);
+        double r;
+        memcpy(&r, &pt->b, sizeof r);
+        th->rate = r;
+        th->rate_known = 1;
+        break;
+    }
+    case P_ALLOC:
+        dv->in_use += pt->b;
+        dv->allocs++;
+        dv->alloc_bytes += pt->b;
+        holder_add(p, pt->dev, pt->a, pt->b, +1);
+        if (dv->in_use > dv->peak) {
+            dv->peak = dv->in_use;
+            dv->peak_time = pt->t;
+            dv->peak_pending = 1;
+        }
+        cta_series_note(&dv->mem, pt->t, dv->in_use);
+        if (m->obs && m->obs->on_mem)
+            m->obs->on_mem(m->obs->ctx, p, pt->t, pt->dev == CTA_HOST_DEV ? -1 : pt->dev, dv->in_use);
+        break;
+    case P_FREE:
+        if (dv->peak_pending) {
+            dv->npeak_holders = cta_sweep_holders(p, pt->dev, dv->peak_holders);
+            dv->peak_pending = 0;
+        }
+        dv->in_use -= pt->b < dv->in_use ? pt->b : dv->in_use;
+        dv->frees++;
+        holder_add(p, pt->dev, pt->a, pt->b, -1);
+        cta_series_note(&dv->mem, pt->t, dv->in_use);
+        if (m->obs && m->obs->on_mem)
+            m->obs->on_mem(m->obs->ctx, p, pt->t, pt->dev == CTA_HOST_DEV ? -1 : pt->dev, dv->in_use);
+        break;
+    case P_FAIL:
+        if (dv->nfails < CTA_MAX_FAILS) {
+            cta_fail *f = &dv->fails[dv->nfails];
+            f->time = pt->t;
+            f->requested = pt->b;
+            f->in_use = dv->in_use;
+            f->stack = pt->a;
+            f->kind = pt->kind;
+            f->result = pt->flag;
+            f->nholders = cta_sweep_holders(p, pt->dev, f->holders);
+        }
+        dv->nfails++;
+        break;
+    }
+}
+
+void cta_sweep_run(cta_model *m, cta_proc *p, uint64_t upto)
+{
+    cta_sweep *s = p->sweep;
+    int all = upto == UINT64_MAX; /* the end: even points at the clock's last instant */
+    if (s->api_open && (s->api_end < upto || all)) {
+        s->api_open = 0;
+        sweep_push(p, (cta_pt){.t = s->api_end, .type = end_type(P_API_END, s->api_start, s->api_end),
+                              .a = s->api_tid});
+    }
+    /* a merged GPU interval ending before upto cannot grow any more (a later record starts
+     * after upto): its end goes in now, before the sweep passes it */
+    for (int d = 0; d < CTA_MAX_DEV; d++) {
+        cta_dev *dv = &p->dev[d];
+        if (dv->run_open && (dv->run_end < upto || all)) {
+            dv->run_open = 0;
+            sweep_push(p, (cta_pt){.t = dv->run_end, .type = end_type(P_GPU_END, dv->run_start, dv->run_end),
+                                  .dev = (uint8_t)d});
+        }
+    }
+    uint64_t lim = all ? UINT64_MAX : upto >> BUCKET_SHIFT; /* buckets before lim are applied */
+    if (lim > s->safe)
+        s->safe = lim;
+    while (s->pending > 0 && s->head < lim) {
+        while (s->nfar && (s->far[0].t >> BUCKET_SHIFT) - s->head < RING_MAX)
+            ring_put(s, far_pop(s));
+        if (!s->nfar && s->far) { /* its points are in the ring now: not twice the memory */
+            free(s->far);
+            s->far = NULL;
+            s->far_cap = 0;
+        }
+        if (s->pending == s->nfar) {
+            /* the ring is empty: jump to the next point instead of walking to it */
+            uint64_t fb = s->far[0].t >> BUCKET_SHIFT;
+            s->head = fb < lim ? fb : lim;
+            continue;
+        }
+        uint64_t nb = ring_next(s);
+        if (nb >= lim) {
+            s->head = lim;
+            break;
+        }
+        s->head = nb;
+        size_t k = nb & (s->cap - 1);
+        bucket *b = &s->ring[k];
+        for (size_t i = 0; i < b->n; i++)
+            apply(m, p, &b->v[i]);
+        s->occ[k >> 6] &= ~(1ull << (k & 63));
+        s->pending -= b->n;
+        b->n = 0;
+        s->head++;
+    }
+}
+
+void cta_sweep_finish(cta_model *m, cta_proc *p)
+{
+    cta_sweep_run(m, p, UINT64_MAX); /* closes the open GPU runs first */
+    for (int d = 0; d <= CTA_MAX_DEV; d++) {
+        cta_dev *dv = &p->dev[d];
+        if (dv->closed_open)
+            gap_commit(dv);
+        if (dv->peak_pending) {
+            dv->npeak_holders = cta_sweep_holders(p, d, dv->peak_holders);
+            dv->peak_pending = 0;
+        }
+    }
+}

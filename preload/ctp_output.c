@@ -1,0 +1,141 @@
+/* The trace file (see ctp_output.h). */
+#define _GNU_SOURCE
+#include "ctp_output.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ctp_frameworks.h"
+
+#define CTP_VERSION "0.1"
+
+ct_writer *ctp_w;
+char ctp_path[PATH_MAX];
+int ctp_fd = -1;                                /* ctp_w's descriptor ... */
+static dev_t ctp_fd_dev;                        /* ... and the file it must still be */
+static ino_t ctp_fd_ino;
+
+static const char *ctp_env_first(const char *const *names, const char *dflt)
+{
+    for (; *names; names++) {
+        const char *v = getenv(*names);
+        if (v && *v)
+            return v;
+    }
+    return dflt;
+}
+
+/* CUTRACE_OUTPUT with %h (host), %p (pid), %j (slurm job), %r (rank), %% expanded. */
+static void ctp_expand(const char *pat, char *out, size_t cap)
+{
+    static const char *const rank_vars[] = {"SLURM_PROCID", "RANK", "OMPI_COMM_WORLD_RANK",
+                                            "PMI_RANK", NULL};
+    static const char *const job_vars[] = {"SLURM_JOB_ID", NULL};
+    char host[256] = "host";
+    gethostname(host, sizeof host - 1);
+    size_t o = 0;
+    for (const char *p = pat; *p && o + 1 < cap; p++) {
+        char tmp[32];
+        const char *ins = NULL;
+        if (*p == '%' && p[1]) {
+            p++;
+            switch (*p) {
+            case 'h': ins = host; break;
+            case 'p': snprintf(tmp, sizeof tmp, "%d", (int)getpid()); ins = tmp; break;
+            case 'j': ins = ctp_env_first(job_vars, "nojob"); break;
+            case 'r': ins = ctp_env_first(rank_vars, "0"); break;
+            case '%': ins = "%"; break;
+            default: tmp[0] = '%'; tmp[1] = *p; tmp[2] = 0; ins = tmp;
+            }
+            o += (size_t)snprintf(out + o, cap - o, "%s", ins);
+        } else {
+            out[o++] = *p;
+        }
+    }
+    out[o < cap ? o : cap - 1] = 0;
+}
+
+static int ctp_mkdirs(char *dir)
+{
+    for (char *p = dir + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = 0;
+        int rc = mkdir(dir, 0750);
+        *p = '/';
+        if (rc != 0 && errno != EEXIST)
+            return -1;
+    }
+    return mkdir(dir, 0750) == 0 || errno == EEXIST ? 0 : -1;
+}
+
+int ctp_open_output(const char *options_text)
+{
+    const char *pat = getenv("CUTRACE_OUTPUT");
+    char dir[PATH_MAX - 64];
+    ctp_expand(pat && *pat ? pat : ".", dir, sizeof dir);
+    char host[64] = "host";
+    gethostname(host, sizeof host - 1);
+    for (char *h = host; *h; h++)
+        if (*h == '/' || *h == '.')
+            *h = '_';
+    int fd = -1;
+    if (ctp_mkdirs(dir) == 0) {
+        for (int i = 0; i < 1000 && fd < 0; i++) {
+            if (i == 0)
+                snprintf(ctp_path, sizeof ctp_path, "%s/%s-%d.cutrace", dir, host, (int)getpid());
+            else
+                snprintf(ctp_path, sizeof ctp_path, "%s/%s-%d-%d.cutrace", dir, host, (int)getpid(), i);
+            fd = open(ctp_path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0640);
+            if (fd < 0 && errno != EEXIST)
+                break;
+        }
+    }
+    if (fd < 0) {
+        fprintf(stderr, "cutrace: warning: cannot create a trace file in %s (%s); this process "
+                "(pid %d) runs untraced\n", dir, strerror(errno), (int)getpid());
+        return -1;
+    }
+    struct stat st;
+    if (fstat(fd, &st) == 0) {
+        ctp_fd = fd;
+        ctp_fd_dev = st.st_dev;
+        ctp_fd_ino = st.st_ino;
+    }
+    static char scratch[16384 + 8192];
+    ct_header h;
+    /* zstd level 3, not the format's default 6: the writer is one thread compressing what every
+     * traced thread produces, and at 6 it falls behind a loop of back-to-back launches (61% of
+     * 800,000 records lost in instant mode, against 8% at 3) for 10% smaller files (2.02
+     * against 2.22 bytes per train_loop event). */
+    const ct_writer_opts wo = {.zlevel = 3};
+    if (ct_header_collect(&h, CTP_VERSION, options_text, scratch, sizeof scratch) != 0 ||
+        (h.frameworks = ctp_frameworks_loaded(), ct_writer_open_fd(&ctp_w, fd, &h, &wo)) != 0) {
+        fprintf(stderr, "cutrace: warning: cannot write the trace header to %s (%s); this "
+                "process (pid %d) runs untraced\n", ctp_path, strerror(errno), (int)getpid());
+        close(fd);
+        unlink(ctp_path);
+        return -1;
+    }
+    return 0;
+}
+
+int ctp_fd_ours(void)
+{
+    struct stat st;
+    return ctp_fd >= 0 && fstat(ctp_fd, &st) == 0 && st.st_dev == ctp_fd_dev &&
+           st.st_ino == ctp_fd_ino;
+}
+
+void ctp_close_output(void)
+{
+    if (ctp_w && ctp_fd_ours())
+        ct_writer_close(ctp_w);
+    ctp_w = NULL;
+    ctp_fd = -1;
+}

@@ -1,0 +1,30 @@
+/* The trace file: where it goes (CUTRACE_OUTPUT with %h %p %j %r expanded, directories created
+ * 0750), its creation (HOST-PID.cutrace, suffix -N if it exists; O_EXCL|O_NOFOLLOW, mode 0640)
+ * with the header, and the check that its descriptor is still ours.
+ *
+ * Contract: the session opens and closes it (under its registration lock, or at the end of the
+ * process); the writer (ctp_writer.c) writes through ctp_w while it holds the flush. Nothing here
+ * knows of threads or records. */
+#ifndef CTP_OUTPUT_H
+#define CTP_OUTPUT_H
+
+#include <limits.h>
+
+#include "cttrace.h"
+
+extern ct_writer *ctp_w;          /* NULL when no file is open */
+extern char ctp_path[PATH_MAX];
+extern int ctp_fd;
+
+/* Creates the trace file and writes its header (options_text: the options as the header states
+ * them); -1 after one warning on stderr (the process then runs untraced). */
+int ctp_open_output(const char *options_text);
+/* The trace's descriptor is still the trace file: a program may close descriptors it did not
+ * open and get the same number for a file of its own, which must not receive trace chunks
+ * (async-signal-safe). */
+int ctp_fd_ours(void);
+/* Closes the trace file, unless its descriptor now belongs to the program (then the writer's
+ * few bytes of state are left). */
+void ctp_close_output(void);
+
+#endif

@@ -1,0 +1,34 @@
+/* Call stacks (CUTRACE_STACKS = none | default | all), captured with libunwind, interned, and
+ * symbolized inside the trace so another machine can read them.
+ *
+ * ctp_stack_capture walks the calling thread's stack (unw_backtrace, no allocation once warm),
+ * drops cutrace's own frames, and returns the stack's id. A stack seen before costs one hash
+ * lookup (lock-free). A new stack is interned under a mutex: each new return address becomes a
+ * FRAME (function name from dladdr, demangled when the process has a C++ runtime; module path;
+ * offset from the module's load address) and the stack a STACK of frame ids. The writer writes
+ * the definitions not yet written (ctp_stack_pending) after the strings they use and before any
+ * record that refers to them. The tables hold at most 49152 stacks and 49152 frames (what their
+ * lock-free lookup maps cache); a process with more distinct call sites gets stack id 0 for the
+ * new ones, at the cost of the hash lookup only. */
+#ifndef CTP_STACK_H
+#define CTP_STACK_H
+
+#include <stdint.h>
+
+#include "cttrace.h"
+
+#define CTP_STACK_DEPTH 48
+
+/* The calling thread's stack id (0 if it cannot be had). */
+uint32_t ctp_stack_capture(void);
+/* Appends the FRAME and STACK definitions made since the previous call to e at ts: 0, or
+ * CT_E_FULL when e is full (call again after writing it out). try: give up (return -1) rather
+ * than wait for the table's lock (signal handlers). */
+int ctp_stack_pending(ct_enc *e, uint64_t ts, int try);
+/* Makes every definition pending again (a forked child starts a new file). */
+void ctp_stack_rewind(void);
+/* Fork protection of the table's lock. */
+void ctp_stack_lock(void);
+void ctp_stack_unlock(void);
+
+#endif

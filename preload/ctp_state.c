@@ -1,0 +1,9 @@
+/* The shared state's definitions (contract in ctp_state.h). */
+#include "ctp_state.h"
+
+__thread ctp_thread *ctp_tls __attribute__((tls_model("initial-exec")));
+ctp_thread ctp_untraced;
+_Atomic(ctp_thread *) ctp_threads;
+ctp_options ctp_opt = {1, 0, 100000, 100000};
+pthread_mutex_t ctp_reg_mu = PTHREAD_MUTEX_INITIALIZER;
+uint64_t ctp_buffer_used;

@@ -1,0 +1,90 @@
+/* What every layer of the tracer shares (the preload's internal.h): the per-thread state, the
+ * per-call state of a wrapper, the options, the list of traced threads, and the raw record kinds
+ * the recorder writes into rings and the writer reads back.
+ *
+ * Contract: the data is defined here (ctp_state.c) and nothing here calls anything. The session
+ * (ctp_session.c) sets ctp_opt before the first record and registers threads (ctp_tls,
+ * ctp_threads); the writer (ctp_writer.c) retires them (frees their buffers under ctp_reg_mu). A
+ * thread's fields above "Writer-private" belong to the thread itself, those below to whoever
+ * holds the flush. This module depends on no other preload module but the ring (ctp_ring.h). */
+#ifndef CTP_STATE_H
+#define CTP_STATE_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "cttrace.h"
+#include "ctp_ring.h"
+
+/* Raw kinds beyond the wire record types (which are used as raw kinds for detail records). */
+enum {
+    CTP_RAW_API = 100,     /* API record: aux = result; words: ts, start, corr[, parent[, stack
+                           * | detail type << 32[, detail]]] (parent is present, maybe 0,
+                           * whenever stack is; stack, maybe 0, whenever a detail is) */
+    CTP_RAW_GPU_PEND = 101 /* GPU timing to harvest: payload ctp_gpu_pend */
+};
+
+typedef struct ctp_thread {
+    ctp_ring ring;
+    int *errp;                   /* the thread's errno (its address never changes) */
+    uint64_t corr_next;          /* next correlation id (thread index in the high bits) */
+    uint64_t parent;             /* correlation id of the runtime call in progress, or 0 */
+    uint64_t last_return;        /* ctp_ticks of the last return to the program */
+    uint32_t tid;
+    uint32_t cache_dev;          /* device of cache_ctx */
+    uint64_t cache_ctx;          /* last current context seen by this thread */
+    struct ctp_gpu_stash *gpu;    /* GPU-timing events (ctp_gpu.h), NULL when timing is off */
+    /* Writer-private from here. */
+    ct_enc enc;
+    void *encbuf;
+    uint64_t enc_min_ts;         /* earliest ts in enc (UINT64_MAX when empty) */
+    uint64_t lost_reported;
+    char name[16];               /* thread name at registration, then at exit */
+    uint64_t last_chunk;         /* when this thread's last chunk was written */
+    uint64_t snap;               /* ring head at the start of the current flush */
+    int snap_exited;             /* exited, read just before snap */
+    int announced;               /* THREAD record written */
+    int dead;                    /* exited, drained, buffers freed */
+    _Atomic int exited;          /* set by the thread's exit; the writer then retires it */
+    struct ctp_thread *next;
+} ctp_thread;
+
+typedef struct {
+    ctp_thread *th;
+    unsigned fn;
+    int err;                      /* errno to hand back to the program */
+    uint32_t result;              /* what the real call returned */
+    int recorded;                 /* words of the record ctp_emit_begin reserved, 0 if none */
+    uint64_t t0, t1, corr, parent; /* t0, t1: ctp_ticks */
+    void *gpu_ev0;                /* start event of GPU timing, NULL if not timed */
+    uint64_t gpu_stream, gpu_ctx; /* where gpu_ev0 was recorded */
+    uint64_t gpu_submit;          /* host time after gpu_ev0 was recorded */
+    uint32_t captured;            /* CT_LAUNCH_CAPTURED: the stream was capturing (set by
+                                   * ctp_gpu_begin, read only by the hooks of calls that have it) */
+    uint32_t gpu_why;             /* enum ct_gpu_lost: why it could not be timed, 0 if it was
+                                   * or was not to be (set by ctp_gpu_begin, like captured) */
+    uint32_t stack;               /* call-site stack id for the API record, 0 if none */
+} ctp_call;
+
+extern __thread ctp_thread *ctp_tls __attribute__((tls_model("initial-exec")));
+/* ctp_tls of a thread that is not traced (process untraced, over the memory budget, exiting). */
+extern ctp_thread ctp_untraced;
+/* Every registered thread, newest first (pushed under the session's registration lock, read
+ * by the writer and the GPU harvester; a forked child empties it). */
+extern _Atomic(ctp_thread *) ctp_threads;
+
+/* The registration lock: held while a thread registers or the trace starts (ctp_session.c), and
+ * by the writer while it gives a retired thread's buffers back to the budget it guards. */
+extern pthread_mutex_t ctp_reg_mu;
+extern uint64_t ctp_buffer_used; /* bytes of rings and encoders of registered threads */
+
+/* Options (read by the session when the trace starts, CUTRACE_* variables). */
+typedef struct {
+    int stacks;                   /* 0 none, 1 default (alloc/copy/sync), 2 all */
+    unsigned gpu_every;           /* 0 off, 1 all, N: 1 in N */
+    uint64_t cpu_gap_ns;          /* read thread CPU time after this long outside CUDA */
+    uint64_t cpu_gap_ticks;       /* the same in ctp_ticks units */
+} ctp_options;
+extern ctp_options ctp_opt;
+
+#endif

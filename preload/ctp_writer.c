@@ -1,0 +1,484 @@
+/* The background writer and the flush (see ctp_writer.h). */
+#define _GNU_SOURCE
+#include "ctp_writer.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#include "ctp_clock.h"
+#include "ctp_fns.h"
+#include "ctp_gpu.h"
+#include "ctp_harvest.h"
+#include "ctp_maps.h"
+#include "ctp_output.h"
+#include "ctp_real.h"
+#include "ctp_stack.h"
+#include "ctp_wake.h"
+
+#define CTP_WRITER_PERIOD_NS 100000000ull /* when the rings are nearly empty */
+#define CTP_WRITER_BUSY_NS 5000000ull      /* when a ring held an eighth of its size */
+#define CTP_CHUNK_PERIOD_NS 500000000ull
+#define CTP_FINAL_WAIT_NS 2000000000ull    /* a handler's wait for the writer's final flush */
+
+uint64_t ctp_ring_words = 1u << 17;
+
+static int ctp_write_failed;
+static ct_enc ctp_wenc;                         /* the writer's own stream: definitions, END */
+static void *ctp_wbuf;
+static ct_enc ctp_genc;                         /* GPU activity from the harvester */
+static void *ctp_gbuf;
+static uint64_t ctp_gpu_oldest = UINT64_MAX;    /* CPU submit time of the oldest pending GPU op */
+static uint64_t ctp_gpu_lost_reported;
+static uint64_t ctp_gpu_last_chunk;
+static uint64_t ctp_genc_min = UINT64_MAX;      /* earliest ts in ctp_genc */
+static uint64_t ctp_cycle_start;                /* when the current flush began */
+static uint64_t ctp_max_drained;                /* most words one ring held at the last flush */
+static uint8_t ctp_fn_defined[CTP_NFNS];         /* STRING of the function name written */
+static uint32_t ctp_writer_tid;
+static _Atomic uint32_t ctp_flush_owner;        /* tid of the flushing thread, 0 if none */
+static uint64_t ctp_low_water;
+static uint64_t ctp_records_total;
+
+static pthread_t ctp_writer_thread;
+static _Atomic int ctp_writer_stop;
+static _Atomic uint32_t ctp_final_req;           /* how << 8 | signal: a handler asks for the end */
+static _Atomic uint32_t ctp_final_done;          /* the writer wrote it */
+
+
+static void ctp_def_string(void *ctx, uint32_t id, const char *s, size_t len)
+{
+    (void)ctx;
+    if (ct_enc_string(&ctp_wenc, ctp_low_water, id, s, len) == CT_E_FULL) {
+        ct_chunk_info info = {.tid = ctp_writer_tid, .low_water = ctp_low_water};
+        if (!ctp_write_failed)
+            ct_writer_chunk(ctp_w, &ctp_wenc, &info, 1);
+        ct_enc_restart(&ctp_wenc);
+        ct_enc_string(&ctp_wenc, ctp_low_water, id, s, len);
+    }
+}
+
+uint64_t *ctp_ring_alloc(void)
+{
+    void *p = mmap(NULL, ctp_ring_words * 8, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+void ctp_ring_free(uint64_t *words)
+{
+    if (words)
+        munmap(words, ctp_ring_words * 8);
+}
+
+/* The promise of a chunk written now: no record written later has an earlier ts. Records not
+ * yet written are in thread encoders, in rings (not drained yet), in the GPU encoder, pending
+ * GPU timings (their GPU end is after their CPU submission), or not appended yet (their ts is
+ * at most a short delay before the current flush began). */
+static void ctp_update_low_water(void)
+{
+    uint64_t lw = ctp_cycle_start > 20000000 ? ctp_cycle_start - 20000000 : 0;
+    for (ctp_thread *t = atomic_load(&ctp_threads); t; t = t->next) {
+        if (t->dead)
+            continue;
+        if (t->enc_min_ts < lw)
+            lw = t->enc_min_ts;
+        uint64_t tail = atomic_load_explicit(&t->ring.tail, memory_order_relaxed);
+        if (tail < t->snap) {
+            const uint64_t *w = t->ring.words + (tail & t->ring.mask);
+            if (ctp_raw_kind(w[0]) != CTP_RAW_PAD && ctp_ticks_to_ns(w[1]) < lw)
+                lw = ctp_ticks_to_ns(w[1]);
+        }
+    }
+    if (ctp_genc_min < lw)
+        lw = ctp_genc_min;
+    if (ctp_gpu_oldest != UINT64_MAX && ctp_gpu_oldest - 1000000 < lw)
+        lw = ctp_gpu_oldest - 1000000;
+    if (lw > ctp_low_water)
+        ctp_low_water = lw;
+}
+
+static void ctp_write_chunk_flags(ct_enc *e, uint32_t tid, uint64_t lost, unsigned flags,
+                                 int compress)
+{
+    ctp_update_low_water();
+    /* Definitions (in the writer's stream) go to the file before the records that use them. */
+    if (e != &ctp_wenc && ctp_wenc.nrecords)
+        ctp_write_chunk_flags(&ctp_wenc, ctp_writer_tid, 0, 0, compress);
+    if (!ctp_write_failed && (e->nrecords || lost) && !ctp_fd_ours()) {
+        ctp_write_failed = 1;
+        if (compress)
+            fprintf(stderr, "cutrace: warning: the program closed or reused the descriptor of "
+                    "%s (fd %d); tracing stops, the program continues\n", ctp_path, ctp_fd);
+    }
+    if (!ctp_write_failed && (e->nrecords || lost)) {
+        ct_chunk_info info = {0};
+        info.tid = tid;
+        info.lost = lost;
+        info.low_water = ctp_low_water;
+        info.flags = (uint16_t)flags;
+        ctp_records_total += e->nrecords;
+        int rc = ct_writer_chunk(ctp_w, e, &info, compress);
+        if (rc != 0) {
+            ctp_write_failed = 1;
+            if (compress) {
+                int err = errno;
+                fprintf(stderr, "cutrace: warning: writing %s failed (%s: %s); tracing stops, "
+                        "the program continues\n", ctp_path, ct_strerror(rc), strerror(err));
+            }
+        }
+    }
+    ct_enc_restart(e);
+}
+
+static void ctp_write_chunk(ct_enc *e, uint32_t tid, uint64_t lost, int final, int compress)
+{
+    ctp_write_chunk_flags(e, tid, lost, final ? CT_CHUNK_FINAL : 0, compress);
+}
+
+/* The SYNC record of a copy the host waited for: a synchronous copy, or an asynchronous one
+ * staged from pageable memory. 0 if there is none. */
+static int ctp_copy_sync(ct_enc *e, uint64_t ts, uint64_t start, const ct_rec_copy *k)
+{
+    if ((k->flags & CT_COPY_ASYNC) && k->src_kind != CT_MEMKIND_PAGEABLE &&
+        k->dst_kind != CT_MEMKIND_PAGEABLE)
+        return 0;
+    ct_rec_sync s = {start, k->corr, CT_SYNC_MEMCPY, k->stream};
+    return ct_enc_sync(e, ts, &s);
+}
+
+/* A call's detail record (wire type `type`, payload body) at ts; start: the call's entry. */
+static int ctp_encode_detail(ct_enc *e, unsigned type, uint64_t ts, uint64_t start,
+                            const void *body)
+{
+    switch (type) {
+    case CT_REC_LAUNCH: return ct_enc_launch(e, ts, body);
+    case CT_REC_COPY: {
+        ct_rec_copy k;
+        memcpy(&k, body, sizeof k);
+        int rc = ct_enc_copy(e, ts, &k);
+        return rc ? rc : ctp_copy_sync(e, ts, start, &k);
+    }
+    case CT_REC_MEM: return ct_enc_mem(e, ts, body);
+    case CT_REC_SYNC: {
+        ct_rec_sync r;
+        memcpy(&r, body, sizeof r);
+        r.start = start;
+        return ct_enc_sync(e, ts, &r);
+    }
+    case CT_REC_STREAM: return ct_enc_stream(e, ts, body);
+    case CT_REC_GEMM: return ct_enc_gemm(e, ts, body);
+    default: return 0;
+    }
+}
+
+/* Encodes one raw record, its ticks converted to ns; a call's API record and detail go into e
+ * together or not at all (CT_E_FULL leaves e as it was, for a retry in the next chunk). */
+static int ctp_encode(ct_enc *e, const uint64_t *w)
+{
+    unsigned kind = ctp_raw_kind(w[0]);
+    const void *body = w + 2;
+    uint64_t ts = ctp_ticks_to_ns(w[1]);
+    switch (kind) {
+    case CTP_RAW_API: {
+        unsigned fn = ctp_raw_fn(w[0]);
+        if (!ctp_fn_defined[fn]) {
+            ctp_def_string(NULL, fn + 1, ctp_fns[fn].name, strlen(ctp_fns[fn].name));
+            ctp_fn_defined[fn] = 1;
+        }
+        unsigned nw = ctp_raw_nwords(w[0]);
+        ct_rec_api a = {ctp_ticks_to_ns(w[2]), fn + 1, ctp_raw_aux(w[0]), w[3],
+                        nw > 4 ? w[4] : 0,
+                        ((ctp_fns[fn].flags & CTP_FN_DRIVER) ? CT_API_DRIVER : 0) |
+                        ((ctp_fns[fn].flags & CTP_FN_LIBRARY) ? CT_API_LIBRARY : 0),
+                        nw > 5 ? (uint32_t)w[5] : 0};
+        ct_enc before = *e;
+        int rc = ct_enc_api(e, ts, &a);
+        if (rc == 0 && nw > 6)
+            rc = ctp_encode_detail(e, (unsigned)(w[5] >> 32), ts, a.start, w + 6);
+        if (rc == CT_E_FULL)
+            *e = before;
+        return rc;
+    }
+    case CT_REC_DEVICE: return ct_enc_device(e, ts, body);
+    case CT_REC_CPU: return ct_enc_cpu(e, ts, body);
+    case CT_REC_SHLIB: return ct_enc_shlib(e, ts, body);
+    default: return 0;
+    }
+}
+
+/* GPU timings a signal-handler flush could not hand to the harvester. */
+static uint64_t ctp_gpu_dropped;
+
+/* Drains t's ring up to t->snap into its encoder, writing chunks as the buffer fills. GPU
+ * timings to collect go to the harvester (not from a signal handler, which counts them lost). */
+static void ctp_drain(ctp_thread *t, int final, int compress, int in_signal, uint64_t now)
+{
+    uint64_t tail = atomic_load_explicit(&t->ring.tail, memory_order_relaxed);
+    uint64_t lost = atomic_load_explicit(&t->ring.dropped, memory_order_relaxed) - t->lost_reported;
+    if (t->snap - tail > ctp_max_drained)
+        ctp_max_drained = t->snap - tail;
+    while (tail < t->snap) {
+        const uint64_t *w = t->ring.words + (tail & t->ring.mask);
+        unsigned kind = ctp_raw_kind(w[0]);
+        uint64_t n = kind == CTP_RAW_PAD ? ctp_raw_aux(w[0]) : ctp_raw_nwords(w[0]);
+        if (n == 0)
+            break; /* cannot happen with a well-formed ring; never spin */
+        if (kind == CTP_RAW_GPU_PEND) {
+            if (!in_signal)
+                ctp_gpu_collect(t, (const ctp_gpu_pend *)(w + 2));
+            else if (((const ctp_gpu_pend *)(w + 2))->kind || ((const ctp_gpu_pend *)(w + 2))->why)
+                ctp_gpu_dropped++;
+        } else if (kind != CTP_RAW_PAD) {
+            if (ctp_encode(&t->enc, w) == CT_E_FULL) {
+                ctp_write_chunk(&t->enc, t->tid, lost, 0, compress);
+                t->enc_min_ts = UINT64_MAX;
+                t->lost_reported += lost;
+                lost = 0;
+                t->last_chunk = now;
+                continue; /* retry this record in the empty buffer */
+            }
+            if (ctp_ticks_to_ns(w[1]) < t->enc_min_ts)
+                t->enc_min_ts = ctp_ticks_to_ns(w[1]);
+        }
+        tail += n;
+        atomic_store_explicit(&t->ring.tail, tail, memory_order_release);
+    }
+    if (final || lost || now - t->last_chunk >= CTP_CHUNK_PERIOD_NS || t->enc.len > t->enc.cap / 2) {
+        ctp_write_chunk(&t->enc, t->tid, lost, final, compress);
+        t->enc_min_ts = UINT64_MAX;
+        t->lost_reported += lost;
+        t->last_chunk = now;
+    }
+}
+
+/* A THREAD record with the thread's name (interning needs a lock: not under CTP_FL_NOLOCK). */
+static void ctp_thread_record(ctp_thread *t, unsigned flags, int nolock)
+{
+    char name[sizeof t->name];
+    memcpy(name, t->name, sizeof name);
+    name[sizeof name - 1] = 0;
+    ct_rec_thread r = {t->tid, name[0] && !nolock ? ctp_intern(name, strlen(name)) : 0, flags};
+    if (!nolock)
+        ctp_intern_pending(ctp_def_string, NULL);
+    ct_enc_thread(&ctp_wenc, ctp_low_water, &r);
+}
+
+/* The GPU records' encoder filled during a harvest (never in a signal handler): out it goes. */
+static void ctp_genc_full(void)
+{
+    ctp_write_chunk_flags(&ctp_genc, ctp_writer_tid, 0, CT_CHUNK_GPU, 1);
+    ctp_genc_min = UINT64_MAX;
+}
+
+/* GPU timings lost so far that no per-operation LOSS record reports: by the harvester and the
+ * signal-handler flush. */
+static uint64_t ctp_gpu_lost_total(void)
+{
+    return ct_gpu_lost() + ctp_gpu_dropped;
+}
+
+void ctp_flush(unsigned fl, unsigned how, int code, uint64_t retire)
+{
+    int final = !!(fl & CTP_FL_FINAL), in_signal = !!(fl & CTP_FL_SIGNAL);
+    int nolock = in_signal || (fl & CTP_FL_NOLOCK);
+    uint32_t me = ctp_gettid(), none = 0;
+    for (int spins = 0; !atomic_compare_exchange_strong(&ctp_flush_owner, &none, me); spins++) {
+        if (none == me || spins > 2000)
+            return; /* a signal interrupted our own flush, or the writer is stuck */
+        none = 0;
+        struct timespec ms = {0, 1000000};
+        nanosleep(&ms, NULL);
+    }
+    uint64_t now = ctp_calibrate();
+    int compress = !in_signal;
+    ctp_cycle_start = now;
+    ctp_max_drained = 0;
+    /* Records appended before this point had their strings interned before. */
+    /* exited is read before head: a thread that had exited then appended nothing later. */
+    for (ctp_thread *t = atomic_load(&ctp_threads); t; t = t->next)
+        if (!t->dead) {
+            t->snap_exited = atomic_load_explicit(&t->exited, memory_order_acquire);
+            t->snap = atomic_load_explicit(&t->ring.head, memory_order_acquire);
+        }
+    if (nolock)
+        ctp_intern_pending_try(ctp_def_string, NULL);
+    else
+        ctp_intern_pending(ctp_def_string, NULL);
+    while (ctp_stack_pending(&ctp_wenc, ctp_low_water, nolock) == CT_E_FULL)
+        ctp_write_chunk(&ctp_wenc, ctp_writer_tid, 0, 0, compress);
+    for (ctp_thread *t = atomic_load(&ctp_threads); t; t = t->next)
+        if (!t->announced) {
+            ctp_thread_record(t, 0, nolock);
+            t->announced = 1;
+        }
+    ctp_write_chunk(&ctp_wenc, ctp_writer_tid, 0, 0, compress);
+    for (ctp_thread *t = atomic_load(&ctp_threads); t; t = t->next) {
+        if (t->dead)
+            continue;
+        int exited = t->snap_exited;
+        ctp_drain(t, final || exited, compress, in_signal, now);
+        if (exited && !nolock && atomic_load(&t->ring.tail) == t->snap) {
+            ctp_thread_record(t, CT_THREAD_EXITED, 0);
+            ctp_gpu_thread_dead(t);
+            ctp_ring_free(t->ring.words);
+            free(t->encbuf);
+            t->dead = 1;
+            pthread_mutex_lock(&ctp_reg_mu); /* the budget is shared with registration */
+            ctp_buffer_used -= ctp_ring_words * 8 + CTP_ENC_BYTES;
+            pthread_mutex_unlock(&ctp_reg_mu);
+        }
+    }
+    if (ctp_opt.gpu_every) {
+        /* In a handler, the GPU records harvested earlier are still written (raw). */
+        if (!in_signal)
+            ctp_gpu_oldest = ctp_gpu_harvest(&ctp_genc, final, &ctp_genc_min, retire, ctp_genc_full);
+        else if (final)
+            ctp_gpu_dropped += ctp_gpu_pending();
+        if (final || now - ctp_gpu_last_chunk >= CTP_CHUNK_PERIOD_NS) {
+            ctp_write_chunk_flags(&ctp_genc, ctp_writer_tid, 0, CT_CHUNK_GPU | (final ? CT_CHUNK_FINAL : 0),
+                                 compress);
+            ctp_genc_min = UINT64_MAX;
+            ctp_gpu_last_chunk = now;
+        }
+    }
+    uint64_t gpu_lost = ctp_gpu_lost_total();
+    if (gpu_lost > ctp_gpu_lost_reported) {
+        ct_rec_loss l = {CT_LOSS_GPU_TIMING, gpu_lost - ctp_gpu_lost_reported, 0, 0, 0};
+        ct_enc_loss(&ctp_wenc, now, &l);
+        ctp_gpu_lost_reported = gpu_lost;
+    }
+    if (final) {
+        ct_rec_end e = {how, code, ctp_records_total + ctp_wenc.nrecords + 1, 0};
+        for (ctp_thread *t = atomic_load(&ctp_threads); t; t = t->next)
+            e.lost += atomic_load(&t->ring.dropped);
+        ct_enc_end(&ctp_wenc, ctp_now(), &e);
+    }
+    ctp_write_chunk(&ctp_wenc, ctp_writer_tid, 0, final, compress);
+    atomic_store(&ctp_flush_owner, 0);
+}
+
+void ctp_flush_final_here(unsigned fl, unsigned how, int code)
+{
+    sigset_t xfsz, old, pending;
+    sigemptyset(&xfsz);
+    sigaddset(&xfsz, SIGXFSZ);
+    int had = sigpending(&pending) == 0 && sigismember(&pending, SIGXFSZ);
+    pthread_sigmask(SIG_BLOCK, &xfsz, &old);
+    ctp_flush(CTP_FL_FINAL | fl, how, code, 0);
+    if (!had) {
+        struct timespec zero = {0, 0};
+        sigtimedwait(&xfsz, NULL, &zero);
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+/* arg: ctp_wake_seq read before the thread was created. The writer waits on the value read
+ * before its previous flush (or its start), not after: a wake that arrives while it flushes or
+ * starts (a ring passing half full, which is reported once per drain) then ends the next wait
+ * at once instead of being missed. */
+static void *ctp_writer_main(void *arg)
+{
+    ctp_writer_tid = ctp_gettid();
+    uint32_t seq = (uint32_t)(uintptr_t)arg;
+    for (;;) {
+        /* Poll faster while threads fill their rings quickly, so bursts are not dropped. */
+        uint64_t period = ctp_max_drained > ctp_ring_words / 8 ? CTP_WRITER_BUSY_NS
+                          : ctp_max_drained > ctp_ring_words / 64 ? CTP_WRITER_BUSY_NS * 4
+                                                                 : CTP_WRITER_PERIOD_NS;
+        if (!atomic_load(&ctp_writer_stop) && !atomic_load(&ctp_final_req))
+            ctp_futex_wait(&ctp_wake_seq, seq, period);
+        seq = atomic_load(&ctp_wake_seq);
+        if (atomic_load(&ctp_writer_stop))
+            break;
+        uint32_t req = atomic_load(&ctp_final_req);
+        if (req) {
+            /* A fatal signal: the final flush with everything a normal thread may do (harvest
+             * GPU timings, compress) but no wait on a lock the dying thread may hold. */
+            ctp_flush(CTP_FL_FINAL | CTP_FL_NOLOCK, req >> 8, (int)(req & 0xff), 0);
+            atomic_store(&ctp_final_done, 1);
+            ctp_futex_wake(&ctp_final_done);
+            break;
+        }
+        ctp_flush(0, 0, 0, 0);
+    }
+    return NULL;
+}
+
+int ctp_writer_start(void)
+{
+    if (!ctp_wbuf)
+        ctp_wbuf = malloc(CTP_ENC_BYTES);
+    if (!ctp_wbuf)
+        return -1;
+    ct_enc_init(&ctp_wenc, ctp_wbuf, CTP_ENC_BYTES);
+    if (ctp_opt.gpu_every) {
+        if (!ctp_gbuf)
+            ctp_gbuf = malloc(CTP_ENC_BYTES);
+        if (!ctp_gbuf)
+            ctp_opt.gpu_every = 0;
+        else
+            ct_enc_init(&ctp_genc, ctp_gbuf, CTP_ENC_BYTES);
+    }
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int rc = pthread_create(&ctp_writer_thread, NULL, ctp_writer_main,
+                            (void *)(uintptr_t)atomic_load(&ctp_wake_seq));
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0) {
+        fprintf(stderr, "cutrace: warning: cannot start the writer thread; untraced\n");
+        return -1;
+    }
+    return 0;
+}
+
+void ctp_writer_join(void)
+{
+    atomic_store(&ctp_writer_stop, 1);
+    ctp_writer_wake();
+    pthread_join(ctp_writer_thread, NULL);
+}
+
+void ctp_writer_end_anywhere(unsigned how, int code)
+{
+    atomic_store(&ctp_final_req, how << 8 | (unsigned)code);
+    ctp_writer_wake();
+    uint64_t t0 = ctp_now(), waited = 0;
+    while (!atomic_load(&ctp_final_done) && waited < CTP_FINAL_WAIT_NS) {
+        ctp_futex_wait(&ctp_final_done, 0, CTP_FINAL_WAIT_NS - waited);
+        waited = ctp_now() - t0;
+    }
+    if (!atomic_load(&ctp_final_done))
+        ctp_flush_final_here(CTP_FL_NOLOCK | CTP_FL_SIGNAL, how, code);
+}
+
+void ctp_writer_new_file(void)
+{
+    atomic_store(&ctp_flush_owner, 0);
+    ctp_write_failed = 0;
+    ctp_low_water = 0;
+    ctp_records_total = 0;
+    atomic_store(&ctp_writer_stop, 0);
+    atomic_store(&ctp_final_req, 0);
+    atomic_store(&ctp_final_done, 0);
+    ctp_genc_min = UINT64_MAX;
+    memset(ctp_fn_defined, 0, sizeof ctp_fn_defined);
+    ctp_gpu_oldest = UINT64_MAX;
+}
+
+void ctp_writer_fork_child(void)
+{
+    ctp_gpu_dropped = 0;
+    ctp_gpu_reset();
+    ctp_gpu_lost_reported = 0;
+}
+
+void ctp_writer_continue(void)
+{
+    ctp_gpu_lost_reported = ctp_gpu_lost_total();
+}
