@@ -170,4 +170,22 @@ static inline void ct__infile_lost(ct__infile *f, uint32_t reason, uint64_t coun
     f->lost_by[reason <= CT_LOSS_STRINGS ? reason : CT_LOSS_OTHER] += count;
 }
 
+/* Heap order of a file's cursors: by the time of their next record, then by chunk. */
+static inline int ct__cursor_before(const ct__cursor *a, const ct__cursor *b)
+{
+    return a->head_ts != b->head_ts ? a->head_ts < b->head_ts : a->seq < b->seq;
+}
+/* Restores the heap below index i and notes the runner-up (f->runner). */
+void ct__infile_sift_down(ct__infile *f, size_t i);
+
+/* Chunk loading (ct_chunkload.c). */
+/* Pointer to len bytes at file offset off (the caller checked off + len <= size), or NULL with
+ * the reader's error set. Valid until the next call. */
+const uint8_t *ct__infile_bytes(ct__infile *f, uint64_t off, size_t len);
+/* Reads every chunk header for the largest span declared, before anything is delivered. 0 or
+ * CT_E_IO. */
+int ct__infile_spans(ct__infile *f);
+/* Reads the next chunk of the file onto its heap (or notes the end): 0, or a CT_E_* error. */
+int ct__infile_load(ct__infile *f);
+
 #endif
