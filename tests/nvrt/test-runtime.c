@@ -3,6 +3,7 @@
  * had (nv_trace), each program checks its own results, and the two summaries must count the
  * same kernels, copies, allocations and synchronizations. */
 #include "nv.h"
+#include "tr.h"
 
 #include <stdlib.h>
 
@@ -31,6 +32,31 @@ static int both(const char *name, const char *prog, const char *const args[], co
     return 0;
 }
 
+/* In the trace of NVIDIA's run of `name` (both() wrote it): every driver call named drv was
+ * made inside a runtime call named rt (its parent), and there are n of each. */
+static int inside(const char *name, const char *rt, const char *drv, size_t n)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/%s-nvidia", ctt_tmpdir(), name);
+    tr_trace t;
+    ASSERT_INT(tr_load(&t, dir), ==, 0);
+    ASSERT_UINT(tr_count(&t, CT_REC_API, rt), ==, n);
+    ASSERT_UINT(tr_count(&t, CT_REC_API, drv), ==, n);
+    for (size_t i = 0; i < t.n; i++) {
+        if (t.v[i].r.type != CT_REC_API || strcmp(t.v[i].name, drv))
+            continue;
+        const tr_rec *parent = tr_api(&t, t.v[i].r.u.api.parent);
+        if (!parent || strcmp(parent->name, rt)) {
+            ctt_fail_at(__FILE__, __LINE__, "%s: expected inside %s, found inside %s", drv, rt,
+                        parent ? parent->name : "no call");
+            tr_free(&t);
+            return 1;
+        }
+    }
+    tr_free(&t);
+    return 0;
+}
+
 /* 8 iterations of 33 kernels, a 4 MiB pageable batch and a 4-byte loss each; every loss checked
  * against the CPU (--verify, through the host kernels). */
 TEST_IMPL(nvidia_runtime_train_loop)
@@ -49,7 +75,9 @@ TEST_IMPL(nvidia_runtime_train_loop)
     ASSERT_INT(tj_num(s[1], "vram.0.peak_bytes"), ==, (26624 + 1) * 4 + 4194304);
     tj_free(s[0]);
     tj_free(s[1]);
-    return 0;
+    /* nvcc 13's launch stubs call the runtime's __cudaLaunchKernel (the summary shows it as
+     * cudaLaunchKernel); NVIDIA's runtime launches each with cuLaunchKernel */
+    return inside("train_loop", "__cudaLaunchKernel", "cuLaunchKernel", 8 * 33);
 }
 
 /* Pinned batches (cudaMallocHost) prefetched on a second stream, ordered by events. */
@@ -179,4 +207,52 @@ TEST_IMPL(cublas_gemms_eager)
 {
     const char *const env[] = {"CUDA_MODULE_LOADING=EAGER", NULL};
     return cublas_gemms(env);
+}
+
+/* The runtime's other allocators (stream-ordered, from the device's default pool, pinned by
+ * cudaMallocHost and cudaHostAlloc, registered by cudaHostRegister) and copies from and into
+ * that memory: the same counts on both runtimes, the sizes the program documents, copies of
+ * registered and pinned memory counted as pinned, and on NVIDIA's runtime each runtime call the
+ * parent of the driver call that did the work. */
+TEST_IMPL(nvidia_runtime_memory)
+{
+    tj *s[2];
+    if (both("rt_memory", "tests/workloads/rt_memory", NULL, "rt_memory: ok", s))
+        return 1;
+    if (nv_same_counts(s[0], s[1], 1))
+        return 1;
+    const long long mib = 1 << 20;
+    /* device: 1 MiB + 7 (async, freed before the pool's 2 MiB), 2 MiB, 1 MiB */
+    ASSERT_INT(tj_num(s[1], "vram.0.allocations"), ==, 3);
+    ASSERT_INT(tj_num(s[1], "vram.0.frees"), ==, 3);
+    ASSERT_INT(tj_num(s[1], "vram.0.peak_bytes"), ==, 2 * mib);
+    const tj *host = tj_find(tj_get(s[1], "vram"), "device", "pinned-host");
+    ASSERT(host);
+    ASSERT_INT(tj_num(host, "allocations"), ==, 3);
+    ASSERT_INT(tj_num(host, "peak_bytes"), ==, 3 * mib);
+    ASSERT_INT(tj_num(host, "in_use_at_end_bytes"), ==, 0);
+    const tj *c = tj_get(s[1], "copies");
+    ASSERT_UINT(c->n, ==, 2);
+    for (size_t i = 0; i < c->n; i++) {
+        ASSERT_STR(tj_str(c->v[i], "host_kind"), "pinned");
+        ASSERT_INT(tj_num(c->v[i], "count"), ==, 2);
+        ASSERT_INT(tj_num(c->v[i], "bytes"), ==, 2 * mib);
+    }
+    tj_free(s[0]);
+    tj_free(s[1]);
+    static const char *const pairs[][2] = {
+        {"cudaMallocAsync", "cuMemAllocAsync"},
+        {"cudaMallocFromPoolAsync", "cuMemAllocFromPoolAsync"},
+        {"cudaHostRegister", "cuMemHostRegister_v2"},
+        {"cudaHostUnregister", "cuMemHostUnregister"},
+        {"cudaMalloc", "cuMemAlloc_v2"},
+        {"cudaFree", "cuMemFree_v2"},
+    };
+    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++)
+        if (inside("rt_memory", pairs[i][0], pairs[i][1], 1))
+            return 1;
+    if (inside("rt_memory", "cudaFreeAsync", "cuMemFreeAsync", 2) ||
+        inside("rt_memory", "cudaFreeHost", "cuMemFreeHost", 2))
+        return 1;
+    return 0;
 }

@@ -7,7 +7,7 @@ WL_DIR      := $(B)/tests/workloads
 # Flags live in this file, so what nvcc builds depends on it too.
 WL_HEADERS  := tests/workloads/wl_common.h tests/workloads/wl_kernels.h tests/workloads/build.mk
 WL_CU_PROGS := $(addprefix $(WL_DIR)/,train_loop threads fork_exec dies)
-WL_C_PROGS  := $(addprefix $(WL_DIR)/,vram_peak driver_api)
+WL_C_PROGS  := $(addprefix $(WL_DIR)/,vram_peak rt_memory driver_api)
 WL_KERNELS  := $(WL_DIR)/libworkload_kernels.so
 WL_TORCH    := $(WL_DIR)/torch/libtorch_cuda.so
 # Machine code for each major architecture CUDA 13 supports (Turing is its oldest) plus PTX, as
@@ -54,7 +54,7 @@ $(WL_DIR)/driver_api.o: CFLAGS += -DWL_IMAGES=\"$(WL_DIR)/driver_api_kernels\"
 $(WL_DIR)/driver_api: $(WL_DIR)/driver_api.o
 	$(CC) $(CFLAGS) -o $@ $^ -L$(CUDA_HOME)/lib64/stubs -lcuda
 
-$(WL_DIR)/vram_peak: $(WL_DIR)/vram_peak.o
+$(WL_DIR)/vram_peak $(WL_DIR)/rt_memory: %: %.o
 	$(CC) $(CFLAGS) -o $@ $^ -L$(CUDA_HOME)/lib64 -lcudart
 
 $(WL_KERNELS): $(WL_DIR)/kernels.o
