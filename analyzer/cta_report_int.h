@@ -1,5 +1,5 @@
-/* Internal to the summary's renderings (cta_report.c: the text and what both renderings share;
- * cta_json_report.c: the JSON): the orderings and figures both must compute the same way, so
+/* Internal to the summary's renderings (cta_report_common.c: what both share; cta_report.c: the
+ * text; cta_json_report.c: the JSON): the orderings and figures both must compute the same way, so
  * that the text and the JSON never disagree. Everything here reads a finished model only. */
 #ifndef CTA_REPORT_INT_H
 #define CTA_REPORT_INT_H
@@ -26,6 +26,8 @@ int cta_report_end_code(const cta_model *m, const cta_proc *p);
 uint64_t cta_report_proc_peak(const cta_proc *p);
 /* The breakdown of a process's busiest device; 0 when it has none or its times are unknown. */
 int cta_report_proc_breakdown(const cta_proc *p, cta_breakdown *b);
+/* How many processes carry a rank identity (only those are compared as ranks). */
+size_t cta_report_ranked(const cta_model *m);
 /* The straggler verdict of a ranked process against the ranks' medians, or NULL. */
 const char *cta_report_straggler(const cta_model *m, const cta_proc *p);
 /* A kernel table's total: the sum of its rows' Total, so that Time % adds up to 100. */
