@@ -15,8 +15,8 @@
  * What a correct trace shows, for the defaults: 8 threads with distinct thread ids and names,
  * 8 distinct streams, one per thread, each stream used only by its thread; per thread 10 H2D and
  * 10 D2H copies of 262144 bytes and 40 kernels; totals 80 H2D, 80 D2H (20971520 bytes each way),
- * 320 kernels, 80 stream synchronizations, 8 cudaMalloc of 262144 bytes (a peak of up to
- * 2097152 bytes, reached when all threads hold theirs at once, as they normally do), and API
+ * 320 kernels, 80 stream synchronizations, 8 cudaMalloc of 262144 bytes (a peak of exactly
+ * 2097152 bytes: every thread allocates, then waits for the others, before it works), and API
  * calls of different threads overlapping in time.
  *
  * Values stay integers below 2^24 for K <= 12, so every result is exact (on a GPU too, where
@@ -60,6 +60,8 @@ static void *work(void *arg)
     WL_RT(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     WL_RT(cudaMalloc((void **)&d, bytes));
     WL_RT(cudaMallocHost((void **)&h, bytes));
+    /* every thread holds its buffers before any starts work, so the peak is exact */
+    pthread_barrier_wait(&start_line);
     for (long long r = 0; r < rounds; r++) {
         for (int i = 0; i < n; i++)
             h[i] = expect[i] = initial_value(w->index, r, i);
