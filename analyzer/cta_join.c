@@ -9,11 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* API categories, from the function name (cached per string id). */
-/* CAT_DETAIL: the call may have a LAUNCH, COPY or MEM record to join */
-enum { CAT_LAUNCH = 1, CAT_COPY = 2, CAT_SYNCCOPY = 4, CAT_MEM = 8, CAT_SYNC = 16, CAT_DETAIL = 32,
-       CAT_KNOWN = 128 };
-
 static uint32_t stack_index(cta_proc *p, uint32_t id)
 {
     if (id == 0)
@@ -33,106 +28,9 @@ static int dev_slot(uint32_t device)
     return device < CTA_MAX_DEV ? (int)device : CTA_MAX_DEV - 1;
 }
 
-/* ---- names ------------------------------------------------------------------------------ */
-
-/* borrow: name stays valid while the model lives (the reader's string) */
-static uint32_t stat_index(cta_map *names, cta_stat **arr, size_t *cap, const char *name,
-                           int borrow)
-{
-    int added;
-    uint32_t i = borrow ? cta_map_get_ref(names, name, strlen(name), &added)
-                        : cta_map_get(names, name, strlen(name), &added);
-    if (added) {
-        cta_grow(arr, cap, i + 1, sizeof **arr);
-        cta_sketch_init(&(*arr)[i].d);
-        cta_sketch_init(&(*arr)[i].b);
-    }
-    return i;
-}
-
-static uint32_t cached(cta_model *m, uint32_t file, uint32_t sid, int api)
-{
-    uint32_t **cache = api ? &m->acache[file] : &m->kcache[file];
-    size_t *n = api ? &m->acache_n[file] : &m->kcache_n[file];
-    if (sid < *n && (*cache)[sid])
-        return (*cache)[sid] - 1;
-    char tmp[CT_STRTMP];
-    const char *ref = sid ? ct_reader_string(m->rd, file, sid) : NULL;
-    const char *name = ref ? ref : ct_reader_str(m->rd, file, sid, tmp);
-    /* shown as the user wrote them; a name that is not the reader's string is copied */
-    char demangled[1024];
-    const char *shown = api ? cta_api_display_name(name)
-                            : cta_kernel_display_name(name, demangled, sizeof demangled);
-    int borrow = shown == name ? ref != NULL : api; /* API display names are literals */
-    uint32_t idx = api ? stat_index(&m->api_names, &m->api, &m->api_cap, shown, borrow)
-                       : stat_index(&m->kernel_names, &m->kernels, &m->kernels_cap, shown, borrow);
-    if (sid < 1u << 24 && ref) { /* cache only resolved names */
-        size_t c = *n;
-        cta_grow(cache, &c, sid + 1, sizeof **cache);
-        if (api) {
-            size_t c2 = *n;
-            cta_grow(&m->acat[file], &c2, sid + 1, 1);
-        }
-        *n = c;
-        (*cache)[sid] = idx + 1;
-    }
-    return idx;
-}
-
-static uint8_t api_category(const char *name)
-{
-    uint8_t c = CAT_KNOWN;
-    if (strstr(name, "Launch"))
-        c |= CAT_LAUNCH;
-    if (strstr(name, "Memcpy") || strstr(name, "Memset") || strstr(name, "MemcpyPeer")) {
-        c |= CAT_COPY;
-        if (!strstr(name, "Async"))
-            c |= CAT_SYNCCOPY;
-    }
-    if (strstr(name, "Malloc") || strstr(name, "MemAlloc") || strstr(name, "Free") ||
-        strstr(name, "HostAlloc") || strstr(name, "MemCreate") || strstr(name, "MemRelease") ||
-        strstr(name, "HostRegister") || strstr(name, "HostUnregister"))
-        c |= CAT_MEM;
-    if (strstr(name, "Synchronize"))
-        c |= CAT_SYNC;
-    if (c & (CAT_LAUNCH | CAT_COPY | CAT_MEM))
-        c |= CAT_DETAIL;
-    return c;
-}
-
-static uint8_t api_cat(cta_model *m, uint32_t file, uint32_t sid, uint32_t idx)
-{
-    if (sid < m->acache_n[file] && m->acache[file][sid]) { /* a resolved name */
-        uint8_t *c = &m->acat[file][sid];
-        if (!*c)
-            *c = api_category(cta_map_key(&m->api_names, idx));
-        return *c;
-    }
-    /* a call whose name was lost (a damaged trace) may be a launch or a copy: its LAUNCH or
-     * COPY record still joins it by correlation id, so the kernel's launch call time and the
-     * copy's host side are not lost with the name */
-    uint8_t c = api_category(cta_map_key(&m->api_names, idx));
-    return sid && !ct_reader_string(m->rd, file, sid) ? c | CAT_DETAIL : c;
-}
-
-/* ---- call sites ----------------------------------------------------------------------------- */
-
-static void site_add(cta_proc *p, int kind, uint32_t api_idx, uint32_t stack, uint64_t bytes,
-                     uint64_t ns)
-{
-    uint32_t key[3] = {(uint32_t)kind, api_idx, stack};
-    int added;
-    uint32_t i = cta_map_get(&p->sites, key, sizeof key, &added);
-    if (added)
-        cta_grow(&p->site, &p->site_cap, i + 1, sizeof *p->site);
-    p->site[i].count++;
-    p->site[i].bytes += bytes;
-    p->site[i].ns += ns;
-}
-
 /* ---- record handlers ---------------------------------------------------------------------- */
 
-static callent *call_get(cta_proc *p, uint64_t corr, int create)
+static cta_joining *call_get(cta_proc *p, uint64_t corr, int create)
 {
     const uint32_t *found = ct_hash_find(&p->corr, corr);
     if (found)
@@ -141,7 +39,7 @@ static callent *call_get(cta_proc *p, uint64_t corr, int create)
         return NULL;
     uint32_t idx = cta_pool_alloc(&p->calls);
     cta_xhash_put(&p->corr, corr, idx, "the calls in flight");
-    callent *c = cta_pool_at(&p->calls, idx);
+    cta_joining *c = cta_pool_at(&p->calls, idx);
     c->corr = corr;
     return c;
 }
@@ -196,10 +94,10 @@ static int copy_op(const ct_rec_copy *c)
     }
 }
 
-static void untimed_done(cta_model *m, cta_proc *p, const callent *c);
+static void untimed_done(cta_model *m, cta_proc *p, const cta_joining *c);
 
 /* API and detail of a call are both known: host-side accounting. */
-static void call_host_done(cta_model *m, cta_proc *p, callent *c)
+static void call_host_done(cta_model *m, cta_proc *p, cta_joining *c)
 {
     uint64_t host_ns = c->api_end - c->api_start;
     if ((c->type == CT_REC_LAUNCH && (c->u.launch.flags & CT_LAUNCH_CAPTURED)) ||
@@ -219,13 +117,13 @@ static void call_host_done(cta_model *m, cta_proc *p, callent *c)
                 p->apg_bytes[d][dir] += cp->bytes;
                 p->apg_host_ns[d][dir] += host_ns;
             }
-            site_add(p, CTA_SITE_ASYNC_PAGEABLE, c->api_idx, c->stack, cp->bytes, host_ns);
+            cta_site_add(p, CTA_SITE_ASYNC_PAGEABLE, c->api_idx, c->stack, cp->bytes, host_ns);
         }
         if (sync_copy_counted(cp)) {
             p->sync_copy_count++;
             p->sync_copy_bytes += cp->bytes;
             p->sync_copy_host_ns += host_ns;
-            site_add(p, CTA_SITE_SYNC_COPY, c->api_idx, c->stack, cp->bytes, host_ns);
+            cta_site_add(p, CTA_SITE_SYNC_COPY, c->api_idx, c->stack, cp->bytes, host_ns);
         }
         if (cp->dir == CT_DIR_HTOH || p->gpu_timing == 0 || (cp->flags & CT_COPY_UNTIMED)) {
             /* no GPU record follows */
@@ -235,7 +133,7 @@ static void call_host_done(cta_model *m, cta_proc *p, callent *c)
     } else if (c->type == CT_REC_MEM) {
         if (c->churn) {
             p->churn_ns += host_ns;
-            site_add(p, CTA_SITE_CHURN, c->api_idx, c->stack, 0, host_ns);
+            cta_site_add(p, CTA_SITE_CHURN, c->api_idx, c->stack, 0, host_ns);
         }
         call_drop(p, c->corr);
     } else if (c->type == CT_REC_LAUNCH) {
@@ -245,7 +143,7 @@ static void call_host_done(cta_model *m, cta_proc *p, callent *c)
         if (m->variants_on)
             m->variant_stats[c->vidx].launch_ns += host_ns;
         if (c->stack) /* launches carry a call site only with --stacks all */
-            site_add(p, CTA_SITE_LAUNCH, c->api_idx, c->stack, 0, host_ns);
+            cta_site_add(p, CTA_SITE_LAUNCH, c->api_idx, c->stack, 0, host_ns);
         if (p->gpu_timing == 0 || (c->u.launch.flags & CT_LAUNCH_UNTIMED)) {
             untimed_done(m, p, c);
             call_drop(p, c->corr);
@@ -253,12 +151,12 @@ static void call_host_done(cta_model *m, cta_proc *p, callent *c)
     }
 }
 
-static void gpu_done(cta_model *m, cta_proc *p, const ct_rec_gpu *g, uint64_t end, callent *c);
+static void gpu_done(cta_model *m, cta_proc *p, const ct_rec_gpu *g, uint64_t end, cta_joining *c);
 
 /* A synchronization's site, once its API record (or the next call of its thread) is seen. */
 static void sync_site(cta_proc *p, cta_thread *th, uint32_t stack)
 {
-    site_add(p, CTA_SITE_SYNC, th->sync_kind, stack, 0, th->sync_ns);
+    cta_site_add(p, CTA_SITE_SYNC, th->sync_kind, stack, 0, th->sync_ns);
     th->sync_corr = 0;
 }
 
@@ -266,14 +164,14 @@ static void sync_site(cta_proc *p, cta_thread *th, uint32_t stack)
  * has now been seen (or was lost), so the GPU interval is accounted with what is known. */
 static void await_done(cta_model *m, cta_proc *p, cta_thread *th)
 {
-    callent *w = call_get(p, th->await_corr, 0);
+    cta_joining *w = call_get(p, th->await_corr, 0);
     th->await_corr = 0;
     if (w && w->have_gpu && w->have_detail)
         gpu_done(m, p, &w->gpu, w->gpu_end, w);
 }
 
 /* The call's API record joins its entry. */
-static void call_api(callent *c, const cta_apislot *a, uint32_t tid)
+static void call_api(cta_joining *c, const cta_apislot *a, uint32_t tid)
 {
     c->have_api = 1;
     c->api_start = a->start;
@@ -307,7 +205,7 @@ static void gemm_nesting(cta_model *m, cta_thread *th, const ct_rec *r, uint32_t
 static void on_api(cta_model *m, cta_proc *p, const ct_rec *r)
 {
     const ct_rec_api *a = &r->u.api;
-    uint32_t idx = cached(m, r->file, a->function, 1);
+    uint32_t idx = cta_name_index(m, r->file, a->function, 1);
     cta_stat *st = &m->api[idx];
     uint64_t start = a->start <= r->ts ? a->start : r->ts;
     cta_sketch_add(&st->d, r->ts - start);
@@ -315,7 +213,7 @@ static void on_api(cta_model *m, cta_proc *p, const ct_rec *r)
               : (a->flags & CT_API_LIBRARY) ? CTA_LAYER_LIBRARY : CTA_LAYER_RUNTIME;
     if (a->result != 0)
         st->failures++;
-    uint8_t cat = api_cat(m, r->file, a->function, idx);
+    uint8_t cat = cta_api_category(m, r->file, a->function, idx);
     cta_thread *th = thread_of(p, r->tid);
     th->api_calls++;
     uint32_t stack = a->stack ? stack_index(p, a->stack) : 0;
@@ -329,13 +227,13 @@ static void on_api(cta_model *m, cta_proc *p, const ct_rec *r)
     th->last_api_corr = a->corr;
     th->last_api_stack = stack;
     gemm_nesting(m, th, r, idx);
-    int flag = ((cat & CAT_SYNCCOPY) ? PF_SYNCCOPY : 0) |
-               ((cat & CAT_MEM) && !a->parent ? PF_MEMCALL : 0);
+    int flag = ((cat & CTA_CAT_SYNCCOPY) ? PF_SYNCCOPY : 0) |
+               ((cat & CTA_CAT_MEM) && !a->parent ? PF_MEMCALL : 0);
     if (!a->parent) /* a nested call lies inside its parent: the parent's interval covers it */
         api_interval(p, start, r->ts, flag, r->tid);
-    if (cat & CAT_DETAIL) {
+    if (cat & CTA_CAT_DETAIL) {
         cta_apislot sl = {.corr = a->corr, .start = start, .end = r->ts, .idx = idx, .stack = stack};
-        callent *c = call_get(p, a->corr, 0);
+        cta_joining *c = call_get(p, a->corr, 0);
         if (c) {
             call_api(c, &sl, r->tid);
             if (c->have_detail)
@@ -355,9 +253,9 @@ static void on_api(cta_model *m, cta_proc *p, const ct_rec *r)
 
 /* Detail records (LAUNCH, COPY, MEM) attach to their call: its entry, or its API record still in
  * the thread's ring (the caller does the host-side accounting once it has stored the detail). */
-static callent *detail(cta_proc *p, uint64_t corr, int type, uint32_t tid)
+static cta_joining *detail(cta_proc *p, uint64_t corr, int type, uint32_t tid)
 {
-    callent *c = call_get(p, corr, 1);
+    cta_joining *c = call_get(p, corr, 1);
     c->type = (uint8_t)type;
     c->have_detail = 1;
     if (!c->have_api) {
@@ -388,10 +286,10 @@ static void launch_config(cta_stat *st, const ct_rec_launch *l)
     st->launched++;
 }
 
-static void launch_counts(cta_model *m, cta_proc *p, callent *c, uint32_t file)
+static void launch_counts(cta_model *m, cta_proc *p, cta_joining *c, uint32_t file)
 {
     const ct_rec_launch *l = &c->u.launch;
-    uint32_t k = c->kidx = cached(m, file, l->function, 0);
+    uint32_t k = c->kidx = cta_name_index(m, file, l->function, 0);
     if (l->flags & CT_LAUNCH_CAPTURED)
         return; /* a node added to a graph being captured: nothing executed */
     launch_config(&m->kernels[k], l);
@@ -405,7 +303,7 @@ static void launch_counts(cta_model *m, cta_proc *p, callent *c, uint32_t file)
         snprintf(key, sizeof key, "<<<(%u,%u,%u),(%u,%u,%u)>>> %s", l->grid[0], l->grid[1],
                  l->grid[2], l->block[0], l->block[1], l->block[2],
                  cta_map_key(&m->kernel_names, k));
-        c->vidx = stat_index(&m->variants, &m->variant_stats, &m->variants_cap, key, 0);
+        c->vidx = cta_stat_index(&m->variants, &m->variant_stats, &m->variants_cap, key, 0);
         launch_config(&m->variant_stats[c->vidx], l);
     }
 }
@@ -436,7 +334,7 @@ static void copy_counts(cta_model *m, cta_proc *p, const ct_rec_copy *cp)
 }
 
 /* What an observer sees of a call with its detail. */
-static void call_view(const cta_model *m, const callent *c, cta_call *call)
+static void call_view(const cta_model *m, const cta_joining *c, cta_call *call)
 {
     call->corr = c->corr;
     call->have_api = c->have_api;
@@ -456,7 +354,7 @@ static void call_view(const cta_model *m, const callent *c, cta_call *call)
 
 /* A kernel, copy or set whose GPU interval will not come (GPU timing off, or the trace ended
  * without it): the observer still sees it. */
-static void untimed_done(cta_model *m, cta_proc *p, const callent *c)
+static void untimed_done(cta_model *m, cta_proc *p, const cta_joining *c)
 {
     if (!m->obs || !m->obs->on_untimed || (c->type == CT_REC_COPY && c->u.copy.dir == CT_DIR_HTOH))
         return;
@@ -470,7 +368,7 @@ static void untimed_done(cta_model *m, cta_proc *p, const callent *c)
  * began); one that began before (an idle stream's start event fires at once, and the call may
  * hand the work over much later: a lazily loaded module, a slow launch) holds some of the
  * call. */
-static void work_sample(cta_work *w, const callent *c, uint64_t start, uint64_t end, int bounded)
+static void work_sample(cta_work *w, const cta_joining *c, uint64_t start, uint64_t end, int bounded)
 {
     w->ops++;
     if (bounded)
@@ -484,7 +382,7 @@ static void work_sample(cta_work *w, const callent *c, uint64_t start, uint64_t 
 }
 
 /* A GPU interval with whatever is known of its call (c NULL or without detail: unmatched). */
-static void gpu_done(cta_model *m, cta_proc *p, const ct_rec_gpu *g, uint64_t end, callent *c)
+static void gpu_done(cta_model *m, cta_proc *p, const ct_rec_gpu *g, uint64_t end, cta_joining *c)
 {
     int d = dev_slot(g->device);
     cta_dev *dv = &p->dev[d];
@@ -584,7 +482,7 @@ static void gpu_done(cta_model *m, cta_proc *p, const ct_rec_gpu *g, uint64_t en
                     p->pg_tail_ns[d][dir] += end - c->api_end;
                 p->pg_count[d][dir]++;
                 p->pageable_async += (cp->flags & CT_COPY_ASYNC) && cp->op == CT_COPY_MEMCPY;
-                site_add(p, CTA_SITE_PAGEABLE, c->have_api ? c->api_idx : UINT32_MAX, c->stack,
+                cta_site_add(p, CTA_SITE_PAGEABLE, c->have_api ? c->api_idx : UINT32_MAX, c->stack,
                          cp->bytes, dur);
             }
         }
@@ -620,7 +518,7 @@ static void on_gpu(cta_model *m, cta_proc *p, const ct_rec *r)
         uint64_t lag = seen > p->stats->max_span ? seen : p->stats->max_span;
         cta_union_add(&dv->u_exact, a, r->ts, lag > UINT64_MAX / 2 ? lag : lag + CTA_SWEEP_MIN_LAG_NS);
     }
-    callent *c = call_get(p, r->u.gpu.corr, 1);
+    cta_joining *c = call_get(p, r->u.gpu.corr, 1);
     if (c->have_detail && c->type != CT_REC_MEM) {
         gpu_done(m, p, &r->u.gpu, r->ts, c);
         return;
@@ -694,7 +592,7 @@ static void on_mem(cta_model *m, cta_proc *p, const ct_rec *r)
         sweep_push(p, (cta_pt){.t = r->ts, .type = P_FREE, .dev = le->dev, .a = le->stack, .b = le->size});
         cta_pool_put(&p->allocs, li);
     }
-    callent *c = detail(p, mr->corr, CT_REC_MEM, r->tid);
+    cta_joining *c = detail(p, mr->corr, CT_REC_MEM, r->tid);
     c->churn = (uint8_t)churn;
     if (stack)
         c->stack = stack;
@@ -781,7 +679,7 @@ void cta_model_feed(cta_model *m, const ct_rec *r)
     case CT_REC_LAUNCH:
     case CT_REC_COPY: {
         uint64_t corr = r->type == CT_REC_LAUNCH ? r->u.launch.corr : r->u.copy.corr;
-        callent *c = detail(p, corr, (int)r->type, r->tid);
+        cta_joining *c = detail(p, corr, (int)r->type, r->tid);
         if (r->type == CT_REC_LAUNCH) {
             c->u.launch = r->u.launch;
             launch_counts(m, p, c, r->file);
@@ -876,14 +774,14 @@ void cta_join_finish(cta_model *m, cta_proc *p)
     for (size_t k = 0; k < p->corr.cap; k++) {
         if (!p->corr.keys[k])
             continue;
-        const callent *c = cta_pool_at(&p->calls, p->corr.vals[k]);
+        const cta_joining *c = cta_pool_at(&p->calls, p->corr.vals[k]);
         if (c->have_gpu)
             waiting[nw++] = p->corr.keys[k];
         else if (c->have_detail && c->type != CT_REC_MEM) /* its GPU interval never came */
             untimed_done(m, p, c);
     }
     for (size_t k = 0; k < nw; k++) {
-        callent *c = call_get(p, waiting[k], 0);
+        cta_joining *c = call_get(p, waiting[k], 0);
         ct_rec_gpu g = c->gpu;
         gpu_done(m, p, &g, c->gpu_end, c->have_detail ? c : NULL);
         call_drop(p, waiting[k]);

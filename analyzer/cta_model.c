@@ -63,7 +63,7 @@ static void proc_init(cta_model *m, cta_proc *p, uint32_t file)
         cta_sketch_init(&p->dev[d].starve_len);
     }
     cta_map_init(&p->thread_idx);
-    cta_pool_init(&p->calls, sizeof(callent));
+    cta_pool_init(&p->calls, sizeof(cta_joining));
     cta_map_init(&p->stack_idx);
     p->nstacks = 1;
     cta_grow(&p->stack_ids, &p->stacks_cap, 1, sizeof *p->stack_ids);

@@ -22,7 +22,7 @@ typedef struct {
         ct_rec_launch launch;
         ct_rec_copy copy;
     } u;
-} callent;
+} cta_joining;
 
 /* Live allocation */
 typedef struct {
@@ -35,5 +35,22 @@ typedef struct {
  * calls still waiting for a part (GPU intervals whose detail never came count as GPU time only;
  * details whose GPU interval never came as untimed). */
 void cta_join_finish(cta_model *m, cta_proc *p);
+
+/* API categories, from the function name (cached per string id: cta_api_category). */
+/* CTA_CAT_DETAIL: the call may have a LAUNCH, COPY or MEM record to join */
+enum { CTA_CAT_LAUNCH = 1, CTA_CAT_COPY = 2, CTA_CAT_SYNCCOPY = 4, CTA_CAT_MEM = 8, CTA_CAT_SYNC = 16, CTA_CAT_DETAIL = 32,
+       CTA_CAT_KNOWN = 128 };
+
+/* Names (cta_intern.c). */
+/* The row of name in a table (names: its keys; arr, cap: its rows), added if new. borrow: name
+ * stays valid while the model lives (the reader's string) and is not copied. */
+uint32_t cta_stat_index(cta_map *names, cta_stat **arr, size_t *cap, const char *name, int borrow);
+/* The row of string sid of file in the API table (api) or the kernel table, by display name. */
+uint32_t cta_name_index(cta_model *m, uint32_t file, uint32_t sid, int api);
+/* CTA_CAT_* of an API call (its name's row idx, its string sid in file). */
+uint8_t cta_api_category(cta_model *m, uint32_t file, uint32_t sid, uint32_t idx);
+/* Counts one event of a call site (kind CTA_SITE_*, the API row, the stack index). */
+void cta_site_add(cta_proc *p, int kind, uint32_t api_idx, uint32_t stack, uint64_t bytes,
+                  uint64_t ns);
 
 #endif
