@@ -278,6 +278,9 @@ struct CUstream_st {
  * entry points), CU_STREAM_LEGACY and CU_STREAM_PER_THREAD mean what they say. */
 CUresult fc_stream_resolve(CUstream h, int per_thread, fc_stream **out);
 fc_op *fc_op_new(fc_op_kind kind);
+/* Makes op wait for op seq of s (taking a reference to s); frees op with its references. */
+void fc_op_add_dep(fc_op *op, fc_stream *s, uint64_t seq);
+void fc_op_free(fc_op *op);
 /* Enqueues op on s (legacy-stream barriers added here); returns its sequence number. In
  * instant mode it runs the op inline. */
 uint64_t fc_submit(fc_stream *s, fc_op *op);
@@ -322,6 +325,8 @@ struct CUevent_st {
     int captured;              /* last recorded into a capturing stream (s) */
 };
 void fc_event_unref(struct CUevent_st *e);
+/* A live event of a live context. */
+int fc_event_valid(CUevent e);
 
 /* ---- cost model ---------------------------------------------------------------------- */
 
