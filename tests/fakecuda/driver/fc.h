@@ -2,13 +2,19 @@
  * directory for what it simulates and the environment variables it reads.
  *
  * Modules:
- *   fc_core.c    init, environment, fault injection, devices, contexts, errors, cuGetProcAddress
+ *   fc_core.c    init, environment, fault injection, errors, cuGetProcAddress, profiler control
+ *   fc_ctx.c     contexts: the per-thread stack, cuCtx*, limits, primary contexts
  *   fc_devices.c the table of real GPUs and cuDeviceGetAttribute
- *   fc_mem.c     allocations and the address-range map (pointer classification, attributes),
- *                pools, VMM
- *   fc_stream.c  the time engine: streams with in-order worker threads, events, sync
+ *   fc_mem.c     allocations and the address-range map (pointer classification, attributes)
+ *   fc_pool.c    stream-ordered allocation, the default pools
+ *   fc_vmm.c     virtual memory management (cuMemCreate, cuMemMap, ...)
+ *   fc_exec.c    the time engine: ops, streams' in-order worker threads, sync
+ *   fc_stream.c  the stream API, host functions and callbacks
+ *   fc_event.c   the event API
  *   fc_copy.c    copies and memsets: cost model and API synchronization behaviour
- *   fc_module.c  modules, libraries, kernels, globals (cubin/fatbin/PTX/text images), launches
+ *   fc_module.c  modules, libraries, kernels, globals (fc_module.h: shared with the two below)
+ *   fc_image.c   parsing images: cubin, fatbin (LZ4, zstd), PTX, the text format
+ *   fc_launch.c  the kernel cost model, host kernels, launches, occupancy
  *   fc_misc.c    capture status queries, managed-memory advice, cache preferences
  *   fc_graph.c   stream capture, graphs made by capture
  *   fc_export.c  cuGetExportTable: NVIDIA's private tables, context-local storage
@@ -202,6 +208,19 @@ int fc_mem_is_pinned_kind(fc_mem_kind k);
 CUresult fc_mem_alloc_device(fc_ctx *c, size_t bytesize, CUdeviceptr *out);
 /* Releases a device or managed allocation (stream-ordered frees, module globals). */
 void fc_mem_free_device(uintptr_t p);
+/* Shared by fc_mem.c, fc_pool.c and fc_vmm.c: a device allocation of a kind (device, managed,
+ * pool) from c's budget; n rounded up to a multiple of a; adding a range to the map (0, or -1
+ * if it overlaps one) and removing the one based at base whose kind is in kinds_mask (a mask of
+ * FC_KIND bits; 0 and the range, or -1); taking n bytes from a device's budget (0, or -1 when
+ * it has not that many) and giving them back. */
+#define FC_KIND(k) (1u << (k))
+CUresult fc_alloc_device(CUdeviceptr *dptr, size_t bytesize, fc_mem_kind kind,
+                         struct CUmemPoolHandle_st *pool, fc_ctx *c);
+size_t fc_round(size_t n, size_t a);
+int fc_map_insert(fc_range r);
+int fc_map_remove(uintptr_t base, unsigned kinds_mask, fc_range *out);
+int fc_budget_take(fc_device *d, size_t n);
+void fc_budget_give(fc_device *d, size_t n);
 
 /* ---- modules ------------------------------------------------------------------------- */
 

@@ -470,4 +470,3 @@ CUresult fc_stream_resolve(CUstream h, int per_thread, fc_stream **out)
         *out = c->legacy;
     return CUDA_SUCCESS;
 }
-

@@ -605,4 +605,3 @@ struct CUfunc_st *fc_kernels_find(fc_kernels *ks, const char *name)
             return &ks->k[i].f;
     return NULL;
 }
-

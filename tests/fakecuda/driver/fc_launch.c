@@ -122,7 +122,6 @@ fakecuda_host_kernel fc_host_kernel_find(const char *name)
     return fn;
 }
 
-
 /* ---- launches ------------------------------------------------------------------------ */
 
 typedef struct {
@@ -420,4 +419,3 @@ FC_EXPORT CUresult CUDAAPI cuOccupancyMaxActiveClusters(int *numClusters, CUfunc
     *numClusters = n;
     return CUDA_SUCCESS;
 }
-

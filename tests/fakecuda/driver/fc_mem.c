@@ -6,7 +6,8 @@
  *
  * Every allocation the driver knows of (device, pinned, registered, managed, pool, VMM
  * reservation) is in one address-range map, which classifies pointers for copies and
- * cuPointerGetAttribute(s); an address in no range is pageable host memory. */
+ * cuPointerGetAttribute(s); an address in no range is pageable host memory. Stream-ordered
+ * allocation and pools are in fc_pool.c, virtual memory management in fc_vmm.c. */
 #define _GNU_SOURCE
 #include "fc.h"
 
@@ -18,7 +19,6 @@
 /* Device allocations are aligned and accounted in these units, like the real allocator's
  * minimum alignment. */
 #define FC_ALLOC_ALIGN 512u
-#define FC_VMM_GRANULARITY (2u << 20)
 
 /* ---- the range map: a sorted array under a rwlock ------------------------------------ */
 
@@ -41,7 +41,7 @@ static size_t fc_map_upper(uintptr_t p)
     return lo;
 }
 
-static int fc_map_insert(fc_range r)
+int fc_map_insert(fc_range r)
 {
     pthread_rwlock_wrlock(&fc_map_lock);
     size_t i = fc_map_upper(r.base);
@@ -68,7 +68,7 @@ static int fc_map_insert(fc_range r)
 
 /* Removes the range starting exactly at base with one of the given kinds; returns 0 and the
  * removed range, or -1. */
-static int fc_map_remove(uintptr_t base, unsigned kinds_mask, fc_range *out)
+int fc_map_remove(uintptr_t base, unsigned kinds_mask, fc_range *out)
 {
     pthread_rwlock_wrlock(&fc_map_lock);
     size_t i = fc_map_upper(base);
@@ -99,16 +99,14 @@ int fc_mem_is_pinned_kind(fc_mem_kind k)
     return k == FC_MEM_PINNED || k == FC_MEM_REGISTERED;
 }
 
-#define FC_KIND(k) (1u << (k))
-
 /* ---- budget -------------------------------------------------------------------------- */
 
-static size_t fc_round(size_t n, size_t a)
+size_t fc_round(size_t n, size_t a)
 {
     return (n + a - 1) / a * a;
 }
 
-static int fc_budget_take(fc_device *d, size_t n)
+int fc_budget_take(fc_device *d, size_t n)
 {
     size_t used = atomic_load(&d->used);
     do {
@@ -118,7 +116,7 @@ static int fc_budget_take(fc_device *d, size_t n)
     return 0;
 }
 
-static void fc_budget_give(fc_device *d, size_t n)
+void fc_budget_give(fc_device *d, size_t n)
 {
     atomic_fetch_sub(&d->used, n);
 }
@@ -132,8 +130,8 @@ static void *fc_reserve(size_t n)
 
 /* ---- device memory ------------------------------------------------------------------- */
 
-static CUresult fc_alloc_device(CUdeviceptr *dptr, size_t bytesize, fc_mem_kind kind,
-                                struct CUmemPoolHandle_st *pool, fc_ctx *c)
+CUresult fc_alloc_device(CUdeviceptr *dptr, size_t bytesize, fc_mem_kind kind,
+                         struct CUmemPoolHandle_st *pool, fc_ctx *c)
 {
     if (!dptr)
         return CUDA_ERROR_INVALID_VALUE;
@@ -463,386 +461,6 @@ FC_EXPORT CUresult CUDAAPI cuMemHostGetFlags(unsigned int *pFlags, void *p)
         return CUDA_ERROR_INVALID_VALUE;
     *pFlags = r.flags;
     return CUDA_SUCCESS;
-}
-
-/* ---- stream-ordered allocation and pools --------------------------------------------- */
-
-#define FC_POOL_MAGIC 0x900190e1u
-
-static struct CUmemPoolHandle_st *fc_default_pool(int dev)
-{
-    fc_device *d = &fc_devs[dev];
-    pthread_mutex_lock(&d->lock);
-    if (!d->default_pool) {
-        d->default_pool = calloc(1, sizeof *d->default_pool);
-        if (!d->default_pool)
-            fc_fatal("out of host memory for a memory pool");
-        d->default_pool->magic = FC_POOL_MAGIC;
-        d->default_pool->dev = dev;
-        d->default_pool->reuse[0] = d->default_pool->reuse[1] = d->default_pool->reuse[2] = 1;
-    }
-    if (!d->current_pool)
-        d->current_pool = d->default_pool;
-    struct CUmemPoolHandle_st *p = d->default_pool;
-    pthread_mutex_unlock(&d->lock);
-    return p;
-}
-
-FC_EXPORT CUresult CUDAAPI cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out, CUdevice dev)
-{
-    FC_ENTER("cuDeviceGetDefaultMemPool");
-    CUresult r = fc_check_device(dev);
-    if (r != CUDA_SUCCESS)
-        return r;
-    if (!pool_out)
-        return CUDA_ERROR_INVALID_VALUE;
-    *pool_out = fc_default_pool(dev);
-    return CUDA_SUCCESS;
-}
-
-FC_EXPORT CUresult CUDAAPI cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev)
-{
-    FC_ENTER("cuDeviceGetMemPool");
-    CUresult r = fc_check_device(dev);
-    if (r != CUDA_SUCCESS)
-        return r;
-    if (!pool)
-        return CUDA_ERROR_INVALID_VALUE;
-    fc_default_pool(dev);
-    pthread_mutex_lock(&fc_devs[dev].lock);
-    *pool = fc_devs[dev].current_pool;
-    pthread_mutex_unlock(&fc_devs[dev].lock);
-    return CUDA_SUCCESS;
-}
-
-FC_EXPORT CUresult CUDAAPI cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool)
-{
-    FC_ENTER("cuDeviceSetMemPool");
-    CUresult r = fc_check_device(dev);
-    if (r != CUDA_SUCCESS)
-        return r;
-    if (!pool || pool->magic != FC_POOL_MAGIC || pool->dev != dev)
-        return CUDA_ERROR_INVALID_VALUE;
-    pthread_mutex_lock(&fc_devs[dev].lock);
-    fc_devs[dev].current_pool = pool;
-    pthread_mutex_unlock(&fc_devs[dev].lock);
-    return CUDA_SUCCESS;
-}
-
-static CUresult fc_alloc_async(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool,
-                               CUstream h, int pt)
-{
-    fc_stream *s;
-    CUresult r = fc_stream_resolve(h, pt, &s);
-    if (r != CUDA_SUCCESS)
-        return r;
-    if (!pool) {
-        fc_default_pool(s->ctx->dev);
-        pthread_mutex_lock(&fc_devs[s->ctx->dev].lock);
-        pool = fc_devs[s->ctx->dev].current_pool;
-        pthread_mutex_unlock(&fc_devs[s->ctx->dev].lock);
-    } else if (pool->magic != FC_POOL_MAGIC) {
-        return CUDA_ERROR_INVALID_VALUE;
-    }
-    /* The allocation is usable by work queued after this call on the stream; taking the
-     * address space now gives exactly that. */
-    return fc_alloc_device(dptr, bytesize, FC_MEM_DEVICE, pool, s->ctx);
-}
-
-FC_EXPORT CUresult CUDAAPI cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
-{
-    FC_ENTER("cuMemAllocAsync");
-    return fc_alloc_async(dptr, bytesize, NULL, hStream, 0);
-}
-
-FC_EXPORT CUresult CUDAAPI cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytesize,
-                                                CUstream hStream)
-{
-    FC_ENTER("cuMemAllocAsync_ptsz");
-    return fc_alloc_async(dptr, bytesize, NULL, hStream, 1);
-}
-
-FC_EXPORT CUresult CUDAAPI cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize,
-                                                   CUmemoryPool pool, CUstream hStream)
-{
-    FC_ENTER("cuMemAllocFromPoolAsync");
-    if (!pool)
-        return CUDA_ERROR_INVALID_VALUE;
-    return fc_alloc_async(dptr, bytesize, pool, hStream, 0);
-}
-
-FC_EXPORT CUresult CUDAAPI cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t bytesize,
-                                                        CUmemoryPool pool, CUstream hStream)
-{
-    FC_ENTER("cuMemAllocFromPoolAsync_ptsz");
-    if (!pool)
-        return CUDA_ERROR_INVALID_VALUE;
-    return fc_alloc_async(dptr, bytesize, pool, hStream, 1);
-}
-
-static CUresult fc_free_async(CUdeviceptr dptr, CUstream h, int pt)
-{
-    fc_stream *s;
-    CUresult r = fc_stream_resolve(h, pt, &s);
-    if (r != CUDA_SUCCESS)
-        return r;
-    fc_range rg;
-    if (fc_mem_lookup((uintptr_t)dptr, &rg) != 0 || rg.base != (uintptr_t)dptr ||
-        rg.kind != FC_MEM_DEVICE)
-        return CUDA_ERROR_INVALID_VALUE;
-    fc_op *op = fc_op_new(FC_OP_FREE);
-    op->u.free.p = (uintptr_t)dptr;
-    fc_submit(s, op);
-    return CUDA_SUCCESS;
-}
-
-FC_EXPORT CUresult CUDAAPI cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)
-{
-    FC_ENTER("cuMemFreeAsync");
-    return fc_free_async(dptr, hStream, 0);
-}
-
-FC_EXPORT CUresult CUDAAPI cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream hStream)
-{
-    FC_ENTER("cuMemFreeAsync_ptsz");
-    return fc_free_async(dptr, hStream, 1);
-}
-
-static CUresult fc_pool_attr(CUmemoryPool pool, CUmemPool_attribute a, void *value, int set)
-{
-    if (!fc_g.initialized)
-        return CUDA_ERROR_NOT_INITIALIZED;
-    if (!pool || pool->magic != FC_POOL_MAGIC || !value)
-        return CUDA_ERROR_INVALID_VALUE;
-    switch (a) {
-    case CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES:
-    case CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC:
-    case CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES: {
-        int *slot = &pool->reuse[a - CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES];
-        if (set)
-            *slot = *(int *)value != 0;
-        else
-            *(int *)value = *slot;
-        return CUDA_SUCCESS;
-    }
-    case CU_MEMPOOL_ATTR_RELEASE_THRESHOLD:
-        if (set)
-            pool->release_threshold = *(cuuint64_t *)value;
-        else
-            *(cuuint64_t *)value = pool->release_threshold;
-        return CUDA_SUCCESS;
-    case CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT:
-    case CU_MEMPOOL_ATTR_USED_MEM_CURRENT:
-        if (set)
-            return CUDA_ERROR_INVALID_VALUE;
-        *(cuuint64_t *)value = atomic_load(&pool->used);
-        return CUDA_SUCCESS;
-    case CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH:
-    case CU_MEMPOOL_ATTR_USED_MEM_HIGH:
-        if (set) { /* only a reset to zero is allowed; it restarts from the current use */
-            if (*(cuuint64_t *)value != 0)
-                return CUDA_ERROR_INVALID_VALUE;
-            atomic_store(&pool->used_high, atomic_load(&pool->used));
-        } else {
-            *(cuuint64_t *)value = atomic_load(&pool->used_high);
-        }
-        return CUDA_SUCCESS;
-    default:
-        return CUDA_ERROR_INVALID_VALUE;
-    }
-}
-
-FC_EXPORT CUresult CUDAAPI cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attr,
-                                                 void *value)
-{
-    FC_ENTER("cuMemPoolSetAttribute");
-    return fc_pool_attr(pool, attr, value, 1);
-}
-
-FC_EXPORT CUresult CUDAAPI cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr,
-                                                 void *value)
-{
-    FC_ENTER("cuMemPoolGetAttribute");
-    return fc_pool_attr(pool, attr, value, 0);
-}
-
-FC_EXPORT CUresult CUDAAPI cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep)
-{
-    FC_ENTER("cuMemPoolTrimTo");
-    (void)minBytesToKeep; /* freed blocks return to the device at once; nothing is cached */
-    return pool && pool->magic == FC_POOL_MAGIC ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
-}
-
-/* ---- virtual memory management (PyTorch expandable segments) ------------------------- */
-
-struct fc_phys {
-    uint32_t magic;
-    int fd;         /* memfd: sparse, so mapping it costs nothing until touched */
-    size_t size;
-    int dev;
-};
-#define FC_PHYS_MAGIC 0x9495a1c0u
-
-static CUresult fc_check_prop(const CUmemAllocationProp *prop)
-{
-    if (!prop || prop->type != CU_MEM_ALLOCATION_TYPE_PINNED ||
-        prop->location.type != CU_MEM_LOCATION_TYPE_DEVICE)
-        return CUDA_ERROR_INVALID_VALUE;
-    return fc_check_device(prop->location.id);
-}
-
-FC_EXPORT CUresult CUDAAPI cuMemGetAllocationGranularity(size_t *granularity,
-                                                         const CUmemAllocationProp *prop,
-                                                         CUmemAllocationGranularity_flags option)
-{
-    FC_ENTER("cuMemGetAllocationGranularity");
-    CUresult r = fc_check_prop(prop);
-    if (r != CUDA_SUCCESS)
-        return r;
-    if (!granularity || (option != CU_MEM_ALLOC_GRANULARITY_MINIMUM &&
-                         option != CU_MEM_ALLOC_GRANULARITY_RECOMMENDED))
-        return CUDA_ERROR_INVALID_VALUE;
-    *granularity = FC_VMM_GRANULARITY;
-    return CUDA_SUCCESS;
-}
-
-FC_EXPORT CUresult CUDAAPI cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t alignment,
-                                               CUdeviceptr addr, unsigned long long flags)
-{
-    FC_ENTER_INIT("cuMemAddressReserve");
-    if (!ptr || !size || size % FC_VMM_GRANULARITY || flags ||
-        (alignment & (alignment - 1)))
-        return CUDA_ERROR_INVALID_VALUE;
-    size_t align = alignment > FC_VMM_GRANULARITY ? alignment : FC_VMM_GRANULARITY;
-    /* Over-reserve to align, then trim: mmap only guarantees page alignment. */
-    char *p = mmap(addr ? (void *)(uintptr_t)addr : NULL, size + align, PROT_NONE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (p == MAP_FAILED)
-        return CUDA_ERROR_OUT_OF_MEMORY;
-    uintptr_t base = fc_round((uintptr_t)p, align);
-    if (base > (uintptr_t)p)
-        munmap(p, base - (uintptr_t)p);
-    uintptr_t end = (uintptr_t)p + size + align;
-    if (end > base + size)
-        munmap((void *)(base + size), end - (base + size));
-    fc_ctx *c = fc_ctx_current();
-    fc_range rg = {.base = base, .size = size, .kind = FC_MEM_VMM, .dev = c ? c->dev : 0, .ctx = c};
-    if (fc_map_insert(rg) != 0)
-        fc_fatal("mmap returned %#lx, which overlaps a tracked allocation", (unsigned long)base);
-    *ptr = base;
-    return CUDA_SUCCESS;
-}
-
-FC_EXPORT CUresult CUDAAPI cuMemAddressFree(CUdeviceptr ptr, size_t size)
-{
-    FC_ENTER_INIT("cuMemAddressFree");
-    fc_range r;
-    if (fc_mem_lookup((uintptr_t)ptr, &r) != 0 || r.base != (uintptr_t)ptr || r.size != size ||
-        r.kind != FC_MEM_VMM)
-        return CUDA_ERROR_INVALID_VALUE;
-    fc_map_remove((uintptr_t)ptr, FC_KIND(FC_MEM_VMM), &r);
-    munmap((void *)r.base, r.size);
-    return CUDA_SUCCESS;
-}
-
-FC_EXPORT CUresult CUDAAPI cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size,
-                                       const CUmemAllocationProp *prop, unsigned long long flags)
-{
-    FC_ENTER_INIT("cuMemCreate");
-    CUresult r = fc_check_prop(prop);
-    if (r != CUDA_SUCCESS)
-        return r;
-    if (!handle || !size || size % FC_VMM_GRANULARITY || flags)
-        return CUDA_ERROR_INVALID_VALUE;
-    fc_device *d = &fc_devs[prop->location.id];
-    if (fc_budget_take(d, size) != 0)
-        return CUDA_ERROR_OUT_OF_MEMORY;
-    struct fc_phys *ph = calloc(1, sizeof *ph);
-    int fd = memfd_create("fakecuda-vmm", MFD_CLOEXEC);
-    if (!ph || fd < 0 || ftruncate(fd, (off_t)size) != 0) {
-        if (fd >= 0)
-            close(fd);
-        free(ph);
-        fc_budget_give(d, size);
-        return CUDA_ERROR_OUT_OF_MEMORY;
-    }
-    ph->magic = FC_PHYS_MAGIC;
-    ph->fd = fd;
-    ph->size = size;
-    ph->dev = prop->location.id;
-    *handle = (CUmemGenericAllocationHandle)(uintptr_t)ph;
-    return CUDA_SUCCESS;
-}
-
-static struct fc_phys *fc_phys_get(CUmemGenericAllocationHandle h)
-{
-    struct fc_phys *ph = (struct fc_phys *)(uintptr_t)h;
-    return ph && ph->magic == FC_PHYS_MAGIC ? ph : NULL;
-}
-
-FC_EXPORT CUresult CUDAAPI cuMemRelease(CUmemGenericAllocationHandle handle)
-{
-    FC_ENTER_INIT("cuMemRelease");
-    struct fc_phys *ph = fc_phys_get(handle);
-    if (!ph)
-        return CUDA_ERROR_INVALID_VALUE;
-    /* Mappings keep the memfd's pages alive; the budget returns now, as the handle's
-     * memory is released once unmapped. */
-    fc_budget_give(&fc_devs[ph->dev], ph->size);
-    close(ph->fd);
-    ph->magic = 0;
-    free(ph);
-    return CUDA_SUCCESS;
-}
-
-static int fc_in_reservation(uintptr_t p, size_t size)
-{
-    fc_range r;
-    return fc_mem_lookup(p, &r) == 0 && r.kind == FC_MEM_VMM && p + size <= r.base + r.size;
-}
-
-FC_EXPORT CUresult CUDAAPI cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
-                                    CUmemGenericAllocationHandle handle, unsigned long long flags)
-{
-    FC_ENTER_INIT("cuMemMap");
-    struct fc_phys *ph = fc_phys_get(handle);
-    if (!ph || flags || !size || offset + size > ph->size || ptr % FC_VMM_GRANULARITY ||
-        !fc_in_reservation((uintptr_t)ptr, size))
-        return CUDA_ERROR_INVALID_VALUE;
-    /* Mapped but inaccessible until cuMemSetAccess, as on the real driver. */
-    void *p = mmap((void *)(uintptr_t)ptr, size, PROT_NONE, MAP_SHARED | MAP_FIXED, ph->fd,
-                   (off_t)offset);
-    return p == MAP_FAILED ? CUDA_ERROR_OUT_OF_MEMORY : CUDA_SUCCESS;
-}
-
-FC_EXPORT CUresult CUDAAPI cuMemSetAccess(CUdeviceptr ptr, size_t size,
-                                          const CUmemAccessDesc *desc, size_t count)
-{
-    FC_ENTER_INIT("cuMemSetAccess");
-    if (!desc || !count || !fc_in_reservation((uintptr_t)ptr, size))
-        return CUDA_ERROR_INVALID_VALUE;
-    int prot = PROT_NONE;
-    for (size_t i = 0; i < count; i++) {
-        if (desc[i].location.type != CU_MEM_LOCATION_TYPE_DEVICE ||
-            fc_check_device(desc[i].location.id) != CUDA_SUCCESS)
-            return CUDA_ERROR_INVALID_VALUE;
-        if (desc[i].flags == CU_MEM_ACCESS_FLAGS_PROT_READWRITE)
-            prot = PROT_READ | PROT_WRITE;
-        else if (desc[i].flags == CU_MEM_ACCESS_FLAGS_PROT_READ && prot == PROT_NONE)
-            prot = PROT_READ;
-    }
-    return mprotect((void *)(uintptr_t)ptr, size, prot) == 0 ? CUDA_SUCCESS
-                                                              : CUDA_ERROR_INVALID_VALUE;
-}
-
-FC_EXPORT CUresult CUDAAPI cuMemUnmap(CUdeviceptr ptr, size_t size)
-{
-    FC_ENTER_INIT("cuMemUnmap");
-    if (!size || !fc_in_reservation((uintptr_t)ptr, size))
-        return CUDA_ERROR_INVALID_VALUE;
-    void *p = mmap((void *)(uintptr_t)ptr, size, PROT_NONE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
-    return p == MAP_FAILED ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
 }
 
 /* ---- pointer attributes -------------------------------------------------------------- */

@@ -61,7 +61,6 @@ struct CUlib_st {
     fc_kernels ks;
 };
 
-
 typedef struct {
     char pattern[128];
     int64_t ns;

@@ -310,4 +310,3 @@ FC_EXPORT CUresult CUDAAPI cuStreamAddCallback_ptsz(CUstream hStream, CUstreamCa
     FC_ENTER("cuStreamAddCallback_ptsz");
     return fc_add_callback(hStream, callback, userData, flags, 1);
 }
-
