@@ -5,7 +5,8 @@
 # through the format library; the benchmarks reuse it.
 include tests/analyzer/sources.mk
 
-$(TRACEGEN): $(B)/tests/analyzer/gen/tracegen.o $(CTTRACE_LIB)
+$(TRACEGEN): $(B)/tests/analyzer/gen/tracegen.o $(B)/tests/analyzer/gen/tracegen_random.o \
+    $(CTTRACE_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $^ $(CTTRACE_LDLIBS)
 

@@ -1,4 +1,4 @@
-/* tracegen --random SEED: shapes a training loop never has (tracegen.c, run_random) against the
+/* tracegen --random SEED: shapes a training loop never has (tracegen_random.c) against the
  * reference, over fixed seeds. A process whose breakdown the analyzer reports approximate
  * (late_points) would be compared on its tables only; the reader delivers every record of
  * these traces in time order and the chunk headers declare the longest span, so every process
