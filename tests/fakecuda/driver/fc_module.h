@@ -74,6 +74,7 @@ typedef struct {
     fc_kernel_rule r[64];
     int n;
 } fc_rules;
+
 /* fc_launch.c: the FAKECUDA_LAUNCH_HOLD_NS rules, a kernel's first matching rule (NULL if
  * none), and its host implementation (NULL if none). */
 extern fc_rules fc_hold_rules;
@@ -84,10 +85,10 @@ fakecuda_host_kernel fc_host_kernel_find(const char *name);
  * code for the device loads, its kernels marked nobinary); free them; a global by name,
  * allocated on first request; a kernel by name (NULL if none). */
 CUresult fc_load_image(const void *image, int dev, int library, fc_kernels *out);
-struct CUfunc_st *fc_kernels_find(fc_kernels *ks, const char *name);
 void fc_kernels_free(fc_kernels *ks);
 CUresult fc_get_global(fc_kernels *ks, fc_ctx *c, const char *name, CUdeviceptr *dptr,
                        size_t *bytes);
+struct CUfunc_st *fc_kernels_find(fc_kernels *ks, const char *name);
 
 /* fc_module.c: the function of a CUfunction or CUkernel handle (NULL if invalid). */
 struct CUfunc_st *fc_func(const void *h);
