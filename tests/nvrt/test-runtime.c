@@ -5,10 +5,12 @@
 #include "nv.h"
 #include "tr.h"
 
+#include <limits.h>
 #include <stdlib.h>
 
-/* Traces prog args on both runtimes; both must exit 0 with `ok` in their output. Returns the
- * two summaries in s[0] (ours) and s[1] (NVIDIA's). */
+/* Traces prog args on both runtimes; both must exit 0 with `ok` in their output, and every
+ * process's trace must name the runtime it ran (its SHLIB record: the path the simulated driver
+ * also reported, nv_trace). Returns the two summaries in s[0] (ours) and s[1] (NVIDIA's). */
 static int both(const char *name, const char *prog, const char *const args[], const char *ok,
                 tj *s[2])
 {
@@ -28,6 +30,20 @@ static int both(const char *name, const char *prog, const char *const args[], co
         s[i] = an_summary(dir, NULL);
         ASSERT(s[i]);
         ASSERT_INT(tj_num(s[i], "processes.0.complete"), ==, 1);
+        char want[PATH_MAX], ours[4096];
+        ASSERT(realpath(rts[i] == NV_NVIDIA ? NV_CUDART
+                                            : ctt_path(ours, "tests/fakecuda/libcudart.so.13"),
+                        want));
+        /* fork_exec's job children never call the runtime: each process that did names it */
+        const tj *procs = tj_get(s[i], "processes");
+        size_t named = 0;
+        for (size_t k = 0; k < procs->n; k++) {
+            const tj *rt = tj_find(tj_get(procs->v[k], "libraries"), "kind", "cudart");
+            if (rt)
+                ASSERT_STR(tj_str(rt, "path"), want);
+            named += rt != NULL;
+        }
+        ASSERT(named >= 1);
     }
     return 0;
 }
