@@ -8,18 +8,18 @@
 # programs the tests execute). Suites built with sanitizers pass objects from $(B)/asan/ and
 # -fsanitize in LDLIBS.
 
-CT_HARNESS_OBJS := $(B)/tests/harness/ctt.o
-CT_ASAN_HARNESS_OBJS := $(B)/asan/tests/harness/ctt.o
+CTT_HARNESS_OBJS := $(B)/tests/harness/ctt.o
+CTT_ASAN_HARNESS_OBJS := $(B)/asan/tests/harness/ctt.o
 
 # $(1) suite, $(2) extra objects, $(3) libs, $(4) prerequisites, $(5) empty or "asan"
 define ctt_suite
 TEST_SUITES += $(1)
 $(1)_TEST_OBJS := $$(patsubst %.c,$(B)/$(if $(5),asan/,)%.o,$$(wildcard tests/$(1)/test-*.c))
-$(B)/tests/test-$(1): $$($(1)_TEST_OBJS) $(2) $(if $(5),$(CT_ASAN_HARNESS_OBJS),$(CT_HARNESS_OBJS)) tests/harness/runner.c tests/$(1)/list.h | $(4)
+$(B)/tests/test-$(1): $$($(1)_TEST_OBJS) $(2) $(if $(5),$(CTT_ASAN_HARNESS_OBJS),$(CTT_HARNESS_OBJS)) tests/harness/runner.c tests/$(1)/list.h | $(4)
 	@mkdir -p $$(dir $$@)
 	$$(CC) $$(CFLAGS) $(if $(5),$$(SANITIZE),) -DCTT_SUITE=$(1) -DCTT_LIST='"$(CURDIR)/tests/$(1)/list.h"' -Itests/harness -Itests/$(1) \
 	  -o $$@ tests/harness/runner.c $$($(1)_TEST_OBJS) $(2) \
-	  $(if $(5),$(CT_ASAN_HARNESS_OBJS),$(CT_HARNESS_OBJS)) $(3)
+	  $(if $(5),$(CTT_ASAN_HARNESS_OBJS),$(CTT_HARNESS_OBJS)) $(3)
 $(B)/tests/test-$(1): CFLAGS += -Itests/harness
 test-bins: $(B)/tests/test-$(1) $(4)
 endef

@@ -37,7 +37,7 @@ CALL_LABEL = {"launch": "cuLaunchKernel", "memcpy": "cuMemcpyHtoDAsync (pinned, 
               "alloc": "cuMemAlloc+cuMemFree (4 KiB)", "rtlaunch": "cudaLaunchKernel"}
 # Intercepted calls per iteration: by cutrace (the runtime's nested cuLaunchKernel is traced
 # too) and by an LD_PRELOAD interposer (which cannot see calls made through cuGetProcAddress).
-CT_CALLS_PER_ITER = {"launch": 1, "memcpy": 1, "alloc": 2, "rtlaunch": 2}
+CALLS_PER_ITER = {"launch": 1, "memcpy": 1, "alloc": 2, "rtlaunch": 2}
 IB_CALLS_PER_ITER = {"launch": 1, "memcpy": 1, "alloc": 2, "rtlaunch": 1}
 CUTRACE_MODES = {  # config -> cutrace run options
     "traced": ["--stacks", "none", "--gpu-timing", "off"],
@@ -354,10 +354,10 @@ class Bench:
         for call in CALLS:
             k = CALL_KEY[call]
             base = r["%s_ns_untraced" % k]
-            added = (r["%s_ns_traced" % k] - base) / CT_CALLS_PER_ITER[call]
+            added = (r["%s_ns_traced" % k] - base) / CALLS_PER_ITER[call]
             floor = (r["%s_ns_floor" % k] - base) / IB_CALLS_PER_ITER[call] \
                 if r["%s_ns_floor" % k] is not None else 0
-            stacks = (r["%s_ns_traced_stacks" % k] - base) / CT_CALLS_PER_ITER[call]
+            stacks = (r["%s_ns_traced_stacks" % k] - base) / CALLS_PER_ITER[call]
             r["%s_ns_added_per_call_traced" % k] = round(added, 1)
             r["%s_ns_added_per_call_floor" % k] = round(floor, 1)
             r["%s_ns_added_per_call_traced_stacks" % k] = round(stacks, 1)

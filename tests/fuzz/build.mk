@@ -43,7 +43,7 @@ $(FUZZ_B)/obj/%.o: %.c | $(B)/.deps-ok $(FUZZ_B)/.clang-ok
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -MMD -MP -c $< -o $@
 
 # The analyzer's main() becomes a function the target calls with each command line.
-$(FUZZ_B)/obj/analyzer/main.o: FUZZ_CFLAGS += -Dmain=ct_cutrace_main
+$(FUZZ_B)/obj/analyzer/main.o: FUZZ_CFLAGS += -Dmain=cta_main
 
 $(FUZZ_B)/fuzz_reader: $(FUZZ_B)/obj/tests/fuzz/fuzz_reader.o $(FUZZ_LIB_OBJS)
 	$(FUZZ_CC) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ $(CTTRACE_LDLIBS)

@@ -1,7 +1,7 @@
 /* libFuzzer target: every cutrace command that parses a trace (fz_commands: dump in file and
  * time order, summary as text and JSON, timeline) over a whole file image with its checksums
  * repaired (the reader's own target covers the checksum paths). The analyzer is linked whole,
- * its main() renamed ct_cutrace_main by the build, so inputs take the real command-line path.
+ * its main() renamed cta_main by the build, so inputs take the real command-line path.
  * Run with -close_fd_mask=3: the commands' output and warnings are not the fuzzer's. */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -12,7 +12,7 @@
 
 #include "fz.h"
 
-int ct_cutrace_main(int argc, char **argv);
+int cta_main(int argc, char **argv);
 
 static int fz_fd = -1;
 static char fz_path[64];
@@ -45,7 +45,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (size_t i = 0; fz_commands[c][i] && argc < 15; i++)
             argv[argc++] = strcmp(fz_commands[c][i], "@") ? (char *)fz_commands[c][i] : fz_path;
         argv[argc] = NULL;
-        int rc = ct_cutrace_main(argc, argv);
+        int rc = cta_main(argc, argv);
         /* 0 (read, damage warned about) or 3 (unreadable); anything else is a bug. */
         if (rc != 0 && rc != 3) {
             fprintf(stderr, "fuzz_cli: cutrace %s exited %d\n", fz_commands[c][0], rc);

@@ -116,8 +116,8 @@ TEST_IMPL(route_getprocaddress)
     gpa_fn gpa_real = (gpa_fn)dlsym(real, "cuGetProcAddress_v2");
     gpa_fn gpa_ct = (gpa_fn)dlsym(ct, "cuGetProcAddress_v2");
     ASSERT(gpa_real && gpa_ct && (void *)gpa_real != (void *)gpa_ct);
-    Dl_info ct_info;
-    ASSERT(dladdr((void *)gpa_ct, &ct_info));
+    Dl_info tracer_info;
+    ASSERT(dladdr((void *)gpa_ct, &tracer_info));
     char line[512];
     int n = 0, wrapped = 0, same = 0, missing = 0;
     while (fgets(line, sizeof line, f)) {
@@ -147,7 +147,7 @@ TEST_IMPL(route_getprocaddress)
         }
         Dl_info i1, i2;
         ASSERT(dladdr(p1, &i1) && dladdr(p2, &i2) && i1.dli_sname && i2.dli_sname);
-        if (i2.dli_fbase != ct_info.dli_fbase || strcmp(i1.dli_sname, i2.dli_sname)) {
+        if (i2.dli_fbase != tracer_info.dli_fbase || strcmp(i1.dli_sname, i2.dli_sname)) {
             ctt_fail_at(__FILE__, __LINE__, "%s %d %llu: driver returns %s, cutrace returns "
                             "%s from %s", sym, ver, flags, i1.dli_sname, i2.dli_sname,
                             i2.dli_fname);
@@ -179,7 +179,7 @@ TEST_IMPL(route_getprocaddress)
         Dl_info d;
         ASSERT(p && dladdr(p, &d) && d.dli_sname);
         ASSERT_STR(d.dli_sname, spot[i].want);
-        ASSERT(d.dli_fbase == ct_info.dli_fbase);
+        ASSERT(d.dli_fbase == tracer_info.dli_fbase);
     }
     return 0;
 }
