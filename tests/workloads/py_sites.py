@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/env python3.11
 """py_sites: a Python training loop on the CUDA driver through ctypes, whose CUDA calls are made
 on lines marked `# cutrace: <what>`: the tests read the markers to know which file:line each
 diagnosis must name (issue 14).
