@@ -13,22 +13,46 @@
 
 #include "ctp_maps.h"
 
-/* One CPython version's offsets (bytes). Provenance: CPython v3.11.x Include/cpython/pystate.h
- * (PyThreadState.cframe), Include/internal/pycore_frame.h (_PyCFrame, _PyInterpreterFrame),
- * Include/cpython/code.h (PyCodeObject), Include/cpython/unicodeobject.h (PyASCIIObject,
- * PyCompactUnicodeObject); checked with offsetof against the Debian python3.11-dev headers. */
+/* One CPython version's offsets (bytes). Provenance: CPython's Include/cpython/pystate.h
+ * (PyThreadState.cframe, 3.13 .current_frame), Include/internal/pycore_frame.h (_PyCFrame,
+ * _PyInterpreterFrame), Include/cpython/code.h (PyCodeObject), Include/cpython/unicodeobject.h
+ * (PyASCIIObject, PyCompactUnicodeObject) of each release; each checked with offsetof against
+ * that release's headers (Debian's python3.11-dev; pyenv's 3.12.1 and 3.13.0). */
+#define CTP_PY_NONE 0xffffu
 typedef struct {
-    unsigned hex_lo, hex_hi;             /* PY_VERSION_HEX range, major.minor */
-    unsigned ts_cframe, cframe_current;
-    unsigned fr_code, fr_previous, fr_prev_instr, fr_is_entry, fr_owner, fr_size;
+    unsigned hex_lo, hex_hi;           /* PY_VERSION_HEX range, major.minor */
+    unsigned ts_frame;                 /* PyThreadState: the _PyCFrame (3.11, 3.12) or the frame */
+    unsigned cframe_current;           /* _PyCFrame.current_frame; NONE: ts_frame is the frame */
+    unsigned fr_code, fr_previous, fr_instr, fr_owner, fr_size;
+    unsigned fr_is_entry;              /* 3.11: the frame a C call of the loop entered at */
+    unsigned owner_cstack;             /* 3.12+: the shim frame the loop pushes on entry */
     unsigned co_firstlineno, co_filename, co_qualname, co_linetable, co_firsttraceable, co_code;
     unsigned str_state, str_length, str_ascii_data, str_utf8_length, str_utf8;
     unsigned bytes_size, bytes_data;
 } ctp_py_layout;
 
 static const ctp_py_layout ctp_py_layouts[] = {
-    {0x030b0000, 0x030c0000, 56, 8, 32, 48, 56, 68, 69, 72, 72, 112, 128, 136, 168, 184,
-     32, 16, 48, 48, 56, 16, 32},
+    {.hex_lo = 0x030b0000, .hex_hi = 0x030c0000, .ts_frame = 56, .cframe_current = 8,
+     .fr_code = 32, .fr_previous = 48, .fr_instr = 56, .fr_owner = 69, .fr_size = 72,
+     .fr_is_entry = 68, .owner_cstack = CTP_PY_NONE,
+     .co_firstlineno = 72, .co_filename = 112, .co_qualname = 128, .co_linetable = 136,
+     .co_firsttraceable = 168, .co_code = 184,
+     .str_state = 32, .str_length = 16, .str_ascii_data = 48, .str_utf8_length = 48,
+     .str_utf8 = 56, .bytes_size = 16, .bytes_data = 32},
+    {.hex_lo = 0x030c0000, .hex_hi = 0x030d0000, .ts_frame = 56, .cframe_current = 0,
+     .fr_code = 0, .fr_previous = 8, .fr_instr = 56, .fr_owner = 70, .fr_size = 72,
+     .fr_is_entry = CTP_PY_NONE, .owner_cstack = 3,
+     .co_firstlineno = 68, .co_filename = 112, .co_qualname = 128, .co_linetable = 136,
+     .co_firsttraceable = 176, .co_code = 192,
+     .str_state = 32, .str_length = 16, .str_ascii_data = 40, .str_utf8_length = 40,
+     .str_utf8 = 48, .bytes_size = 16, .bytes_data = 32},
+    {.hex_lo = 0x030d0000, .hex_hi = 0x030e0000, .ts_frame = 72, .cframe_current = CTP_PY_NONE,
+     .fr_code = 0, .fr_previous = 8, .fr_instr = 56, .fr_owner = 70, .fr_size = 72,
+     .fr_is_entry = CTP_PY_NONE, .owner_cstack = 3,
+     .co_firstlineno = 68, .co_filename = 112, .co_qualname = 128, .co_linetable = 136,
+     .co_firsttraceable = 184, .co_code = 200,
+     .str_state = 32, .str_length = 16, .str_ascii_data = 40, .str_utf8_length = 40,
+     .str_utf8 = 48, .bytes_size = 16, .bytes_data = 32},
 };
 
 #define CTP_PY_OWNED_BY_GENERATOR 1
@@ -63,10 +87,10 @@ static void ctp_py_init(void)
     ctp_py = NULL;
     if (hex)
         fprintf(stderr, "cutrace: Python %lu.%lu runs in this process but cutrace cannot read its "
-                        "frames (known: 3.11); its call sites stay native\n", hex >> 24, (hex >> 16) & 0xff);
+                        "frames (known: 3.11 to 3.13); its call sites stay native\n", hex >> 24, (hex >> 16) & 0xff);
     else
         fprintf(stderr, "cutrace: a Python older than 3.11 runs in this process (no Py_Version); "
-                        "cutrace cannot read its frames (known: 3.11); its call sites stay native\n");
+                        "cutrace cannot read its frames (known: 3.11 to 3.13); its call sites stay native\n");
 }
 
 static int ctp_py_read(pid_t pid, uint64_t addr, void *buf, size_t len)
@@ -105,26 +129,30 @@ int ctp_python_splice(uint64_t *ips, int n, int cap)
     void *ts = ctp_py_tstate();
     pid_t pid = getpid();
     int kept = 0, py = 0;
-    if (ts && ctp_py_read(pid, (uintptr_t)ts + L->ts_cframe, buf, 8) == 0 &&
-        ctp_py_read(pid, ctp_py_u64(buf, 0) + L->cframe_current, buf, 8) == 0)
+    if (ts && ctp_py_read(pid, (uintptr_t)ts + L->ts_frame, buf, 8) == 0 &&
+        (L->cframe_current == CTP_PY_NONE ||
+         ctp_py_read(pid, ctp_py_u64(buf, 0) + L->cframe_current, buf, 8) == 0))
         cur = ctp_py_u64(buf, 0);
     for (int i = 0; i < n && kept < cap && kept < (int)(sizeof out / sizeof out[0]); i++) {
         if (ips[i] < ctp_py_eval_lo || ips[i] >= ctp_py_eval_hi || !cur) {
             out[kept++] = ips[i];
             continue;
         }
-        /* This evaluation loop runs the frames from cur to the first entry frame. */
+        /* This evaluation loop runs the frames from cur to the first entry frame (3.11) or to
+         * the shim frame it pushed on entry (3.12+). */
         int entry = 0, any = 0;
         while (cur && !entry && py < CTP_PY_MAX && kept < cap) {
             if (ctp_py_read(pid, cur, buf, L->fr_size) != 0) {
                 cur = 0;
                 break;
             }
-            uint64_t code = ctp_py_u64(buf, L->fr_code), prev = ctp_py_u64(buf, L->fr_prev_instr);
-            entry = buf[L->fr_is_entry] != 0;
+            uint64_t code = ctp_py_u64(buf, L->fr_code), prev = ctp_py_u64(buf, L->fr_instr);
             unsigned owner = buf[L->fr_owner];
             cur = ctp_py_u64(buf, L->fr_previous);
             py++;
+            if (owner == L->owner_cstack)
+                break;
+            entry = L->fr_is_entry != CTP_PY_NONE && buf[L->fr_is_entry] != 0;
             unsigned char c[8];
             if (ctp_py_read(pid, code + L->co_firsttraceable, c, 4) != 0)
                 continue;

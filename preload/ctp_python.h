@@ -12,7 +12,7 @@
  *
  * Layouts are per version, written from CPython's headers (Include/cpython/code.h, pystate.h,
  * Include/internal/pycore_frame.h of each release); py-spy and austin read the same structures.
- * Known: 3.11. Any other version is reported once on stderr and its frames are left native,
+ * Known: 3.11, 3.12, 3.13. Any other version is reported once on stderr and its frames are left native,
  * never guessed. */
 #ifndef CTP_PYTHON_H
 #define CTP_PYTHON_H

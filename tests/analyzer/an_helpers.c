@@ -144,6 +144,8 @@ const char *an_trace_workload(char dir[4096], const char *name, const char *prog
             argv[6] = env[i] + 19;
     split(buf, argv, 8, 64);
     ctt_path(prog, "tests/workloads/");
+    if (argv[8][0] == '/') /* an interpreter running a workload script */
+        prog[0] = 0;
     snprintf(prog + strlen(prog), sizeof prog - strlen(prog), "%s", argv[8]);
     argv[8] = prog;
     if (access(lib, R_OK) || access(fake, R_OK) || access(kern, R_OK) || access(prog, X_OK))
