@@ -3,15 +3,18 @@
 on lines marked `# cutrace: <what>`: the tests read the markers to know which file:line each
 diagnosis must name (issue 14).
 
-    py_sites [--steps N] [--thread]
+    py_sites [--steps N] [--thread] [--fork]
 
 cuInit; cuDeviceGet(0); cuDevicePrimaryCtxRetain + cuCtxSetCurrent; cuMemAlloc of 1 MiB; then N
 [10] steps, each a cuMemcpyHtoD of 1 MiB from pageable memory (marker pageable-copy) and a
 cuCtxSynchronize (marker step-sync), in train_step; with --thread the loop runs in a second
-thread. stdout: "py_sites: steps=N" and exit status 0 when every call succeeded.
+thread; with --fork the process forks first (before CUDA) and the child runs the same program,
+the parent waiting for it (two traced processes, each with its own frames). stdout:
+"py_sites: steps=N" (twice with --fork) and exit status 0 when every call succeeded.
 """
 import argparse
 import ctypes
+import os
 import sys
 import threading
 
@@ -43,7 +46,9 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--steps", type=int, default=10)
     ap.add_argument("--thread", action="store_true")
+    ap.add_argument("--fork", action="store_true")
     o = ap.parse_args()
+    child = os.fork() if o.fork else -1
     dev, ctx = ctypes.c_int(), ctypes.c_void_p()
     check(cu.cuInit(0), "cuInit")
     check(cu.cuDeviceGet(ctypes.byref(dev), 0), "cuDeviceGet")
@@ -55,7 +60,11 @@ def main():
     else:
         train(o.steps, ctx)
     check(cu.cuDevicePrimaryCtxRelease(dev), "cuDevicePrimaryCtxRelease")
-    print("py_sites: steps=%d" % o.steps)
+    print("py_sites: steps=%d" % o.steps, flush=True)
+    if child == 0:
+        os._exit(0)
+    if child > 0:
+        return 0 if os.waitpid(child, 0)[1] == 0 else 1
     return 0
 
 
