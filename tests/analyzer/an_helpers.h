@@ -38,4 +38,7 @@ tj *an_fires(const char *id, const char *bad, const char *good);
  * test (ctt_skip) when the tracer or the workloads are not built. */
 const char *an_trace_workload(char dir[4096], const char *name, const char *prog_args,
                               char *const *env, char **out);
+/* The same, also giving the tracer's and the program's stderr in *err (free it). */
+const char *an_trace_workload_err(char dir[4096], const char *name, const char *prog_args,
+                                  char *const *env, char **out, char **err);
 #endif

@@ -114,3 +114,40 @@ TEST_IMPL(python_call_sites_across_fork)
 {
     return every_python(" --fork");
 }
+
+/* A CPython whose frames the tracer cannot read (before 3.11) is reported once, and its call
+ * sites stay native: never a guessed Python line. */
+TEST_IMPL(python_unknown_version_reported_once)
+{
+    static const char *const old[] = {
+        "/root/.pyenv/versions/3.10.13/bin/python3.10",
+        "/root/.pyenv/versions/3.9.18/bin/python3.9",
+        "/root/.pyenv/versions/3.8.18/bin/python3.8",
+    };
+    int tried = 0;
+    for (size_t i = 0; i < sizeof old / sizeof old[0]; i++) {
+        if (access(old[i], X_OK) != 0)
+            continue;
+        char dir[4096], script[4096], args[8300], name[32], *out, *err;
+        snprintf(name, sizeof name, "pyold-%zu", i);
+        snprintf(args, sizeof args, "%s %s --steps 10 --thread", old[i],
+                 ctt_path(script, "tests/workloads/py_sites"));
+        ASSERT(an_trace_workload_err(dir, name, args, NULL, &out, &err));
+        free(out);
+        const char *w = strstr(err, "cutrace cannot read its frames");
+        ASSERT(w);
+        ASSERT(!strstr(w + 1, "cutrace cannot read its frames"));
+        free(err);
+        tj *s = an_summary(dir, NULL);
+        ASSERT(s);
+        const tj *d = an_diag(s, "pageable-memcpy");
+        ASSERT(d);
+        ASSERT(!strstr(tj_str(d, "sites.0.stack"), "py_sites"));
+        ASSERT_CONTAINS(tj_str(d, "sites.0.stack"), "ffi_call");
+        tj_free(s);
+        tried++;
+    }
+    if (!tried)
+        ctt_skip("no CPython older than 3.11 is installed");
+    return 0;
+}
