@@ -26,7 +26,7 @@ typedef struct {
     unsigned fr_code, fr_previous, fr_instr, fr_owner, fr_size;
     unsigned fr_is_entry;              /* 3.11: the frame a C call of the loop entered at */
     unsigned owner_cstack;             /* 3.12+: the shim frame the loop pushes on entry */
-    unsigned co_firstlineno, co_filename, co_qualname, co_linetable, co_firsttraceable, co_code;
+    unsigned co_firstlineno, co_filename, co_qualname, co_linetable, co_code;
     unsigned str_state, str_length, str_ascii_data, str_utf8_length, str_utf8;
     unsigned bytes_size, bytes_data;
 } ctp_py_layout;
@@ -36,31 +36,37 @@ static const ctp_py_layout ctp_py_layouts[] = {
      .fr_code = 32, .fr_previous = 48, .fr_instr = 56, .fr_owner = 69, .fr_size = 72,
      .fr_is_entry = 68, .owner_cstack = CTP_PY_NONE,
      .co_firstlineno = 72, .co_filename = 112, .co_qualname = 128, .co_linetable = 136,
-     .co_firsttraceable = 168, .co_code = 184,
+     .co_code = 184,
      .str_state = 32, .str_length = 16, .str_ascii_data = 48, .str_utf8_length = 48,
      .str_utf8 = 56, .bytes_size = 16, .bytes_data = 32},
     {.hex_lo = 0x030c0000, .hex_hi = 0x030d0000, .ts_frame = 56, .cframe_current = 0,
      .fr_code = 0, .fr_previous = 8, .fr_instr = 56, .fr_owner = 70, .fr_size = 72,
      .fr_is_entry = CTP_PY_NONE, .owner_cstack = 3,
      .co_firstlineno = 68, .co_filename = 112, .co_qualname = 128, .co_linetable = 136,
-     .co_firsttraceable = 176, .co_code = 192,
+     .co_code = 192,
      .str_state = 32, .str_length = 16, .str_ascii_data = 40, .str_utf8_length = 40,
      .str_utf8 = 48, .bytes_size = 16, .bytes_data = 32},
     {.hex_lo = 0x030d0000, .hex_hi = 0x030e0000, .ts_frame = 72, .cframe_current = CTP_PY_NONE,
      .fr_code = 0, .fr_previous = 8, .fr_instr = 56, .fr_owner = 70, .fr_size = 72,
      .fr_is_entry = CTP_PY_NONE, .owner_cstack = 3,
      .co_firstlineno = 68, .co_filename = 112, .co_qualname = 128, .co_linetable = 136,
-     .co_firsttraceable = 184, .co_code = 200,
+     .co_code = 200,
      .str_state = 32, .str_length = 16, .str_ascii_data = 40, .str_utf8_length = 40,
      .str_utf8 = 48, .bytes_size = 16, .bytes_data = 32},
 };
-
-#define CTP_PY_OWNED_BY_GENERATOR 1
 
 static pthread_once_t ctp_py_once = PTHREAD_ONCE_INIT;
 static const ctp_py_layout *ctp_py;                  /* NULL: no Python we can read */
 static void *(*ctp_py_tstate)(void);                 /* PyGILState_GetThisThreadState */
 static uintptr_t ctp_py_eval_lo, ctp_py_eval_hi;     /* _PyEval_EvalFrameDefault's code */
+/* The process reads itself by its pid, kept here (and renewed in a forked child) so that a
+ * capture makes no getpid call. */
+static pid_t ctp_py_pid;
+
+static void ctp_py_forked(void)
+{
+    ctp_py_pid = getpid();
+}
 
 static void ctp_py_init(void)
 {
@@ -82,6 +88,8 @@ static void ctp_py_init(void)
         ctp_py_eval_lo = (uintptr_t)eval;
         ctp_py_eval_hi = (uintptr_t)eval + sym->st_size;
         ctp_py_tstate = (void *(*)(void))get;
+        ctp_py_pid = getpid();
+        pthread_atfork(NULL, NULL, ctp_py_forked);
         return;
     }
     ctp_py = NULL;
@@ -127,7 +135,7 @@ int ctp_python_splice(uint64_t *ips, int n, int cap)
     uint64_t cur = 0, out[CTP_PY_MAX + 64];
     unsigned char buf[256];
     void *ts = ctp_py_tstate();
-    pid_t pid = getpid();
+    pid_t pid = ctp_py_pid;
     int kept = 0, py = 0;
     if (ts && ctp_py_read(pid, (uintptr_t)ts + L->ts_frame, buf, 8) == 0 &&
         (L->cframe_current == CTP_PY_NONE ||
@@ -153,15 +161,10 @@ int ctp_python_splice(uint64_t *ips, int n, int cap)
             if (owner == L->owner_cstack)
                 break;
             entry = L->fr_is_entry != CTP_PY_NONE && buf[L->fr_is_entry] != 0;
-            unsigned char c[8];
-            if (ctp_py_read(pid, code + L->co_firsttraceable, c, 4) != 0)
-                continue;
-            uint64_t first = code + L->co_code;
-            int64_t lasti = ((int64_t)prev - (int64_t)first) / 2;
-            /* A frame whose first instructions have not run is not yet on the Python stack
-             * (_PyFrame_IsIncomplete). */
-            if (owner != CTP_PY_OWNED_BY_GENERATOR && lasti < (int64_t)ctp_py_u32(c, 0))
-                continue;
+            int64_t lasti = ((int64_t)prev - (int64_t)(code + L->co_code)) / 2;
+            /* A frame whose first instructions have not run (_PyFrame_IsIncomplete) cannot be
+             * calling out; it is not told apart here, which would cost a read per frame: its
+             * line is then its definition's. */
             if (lasti < 0 || lasti >= (1 << CTP_PY_LASTI_BITS) || (code & 15) ||
                 code >> (CTP_PY_CODE_BITS + 4))
                 continue;
@@ -253,7 +256,7 @@ int ctp_python_frame(uint64_t key, uint32_t *file, uint32_t *function, uint32_t 
         return -1;
     int saved = errno, rc = -1;
     const ctp_py_layout *L = ctp_py;
-    pid_t pid = getpid();
+    pid_t pid = ctp_py_pid;
     uint64_t code = (key & ((1ull << CTP_PY_CODE_BITS) - 1)) << 4;
     int64_t lasti = (int64_t)((key >> CTP_PY_CODE_BITS) & ((1u << CTP_PY_LASTI_BITS) - 1));
     unsigned char co[256], lt[48];
