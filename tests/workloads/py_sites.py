@@ -8,8 +8,8 @@ diagnosis must name (issue 14).
 cuInit; cuDeviceGet(0); cuDevicePrimaryCtxRetain + cuCtxSetCurrent; cuMemAlloc of 1 MiB; then N
 [10] steps, each a cuMemcpyHtoD of 1 MiB from pageable memory (marker pageable-copy) and a
 cuCtxSynchronize (marker step-sync), in train_step; with --thread the loop runs in a second
-thread; with --fork the process forks first (before CUDA) and the child runs the same program,
-the parent waiting for it (two traced processes, each with its own frames). stdout:
+thread; with --fork the process forks first (before CUDA) and the child runs the same program
+before the parent (two traced processes, each with its own frames). stdout:
 "py_sites: steps=N" (twice with --fork) and exit status 0 when every call succeeded.
 """
 import argparse
@@ -49,6 +49,8 @@ def main():
     ap.add_argument("--fork", action="store_true")
     o = ap.parse_args()
     child = os.fork() if o.fork else -1
+    if child > 0 and os.waitpid(child, 0)[1] != 0:
+        return 1  # the child first, alone: the two processes' GPU work never overlaps
     dev, ctx = ctypes.c_int(), ctypes.c_void_p()
     check(cu.cuInit(0), "cuInit")
     check(cu.cuDeviceGet(ctypes.byref(dev), 0), "cuDeviceGet")
@@ -63,8 +65,6 @@ def main():
     print("py_sites: steps=%d" % o.steps, flush=True)
     if child == 0:
         os._exit(0)
-    if child > 0:
-        return 0 if os.waitpid(child, 0)[1] == 0 else 1
     return 0
 
 
