@@ -151,3 +151,8 @@ TEST_IMPL(python_unknown_version_reported_once)
         ctt_skip("no CPython older than 3.11 is installed");
     return 0;
 }
+
+TEST_IMPL(python_call_sites_through_a_c_callback)
+{
+    return every_python(" --callback");
+}

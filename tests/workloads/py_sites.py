@@ -3,12 +3,13 @@
 on lines marked `# cutrace: <what>`: the tests read the markers to know which file:line each
 diagnosis must name (issue 14).
 
-    py_sites [--steps N] [--thread] [--fork]
+    py_sites [--steps N] [--thread] [--fork] [--callback]
 
 cuInit; cuDeviceGet(0); cuDevicePrimaryCtxRetain + cuCtxSetCurrent; cuMemAlloc of 1 MiB; then N
 [10] steps, each a cuMemcpyHtoD of 1 MiB from pageable memory (marker pageable-copy) and a
 cuCtxSynchronize (marker step-sync), in train_step; with --thread the loop runs in a second
-thread; with --fork the process forks first (before CUDA) and the child runs the same program
+thread; with --callback it runs inside a Python comparison function that libc's qsort calls
+(Python -> C -> Python); with --fork the process forks first (before CUDA) and the child runs the same program
 before the parent (two traced processes, each with its own frames). stdout:
 "py_sites: steps=N" (twice with --fork) and exit status 0 when every call succeeded.
 """
@@ -47,6 +48,7 @@ def main():
     ap.add_argument("--steps", type=int, default=10)
     ap.add_argument("--thread", action="store_true")
     ap.add_argument("--fork", action="store_true")
+    ap.add_argument("--callback", action="store_true")
     o = ap.parse_args()
     child = os.fork() if o.fork else -1
     if child > 0 and os.waitpid(child, 0)[1] != 0:
@@ -55,7 +57,18 @@ def main():
     check(cu.cuInit(0), "cuInit")
     check(cu.cuDeviceGet(ctypes.byref(dev), 0), "cuDeviceGet")
     check(cu.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), dev), "cuDevicePrimaryCtxRetain")
-    if o.thread:
+    if o.callback:
+        cmp_t = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p)
+        ran = []
+
+        def compare(a, b):
+            if not ran:
+                ran.append(train(o.steps, ctx))
+            return 0
+
+        pair = (ctypes.c_int * 2)(1, 2)
+        ctypes.CDLL(None).qsort(pair, 2, ctypes.sizeof(ctypes.c_int), cmp_t(compare))
+    elif o.thread:
         t = threading.Thread(target=train, args=(o.steps, ctx))
         t.start()
         t.join()
