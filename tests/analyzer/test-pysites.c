@@ -1,6 +1,7 @@
 /* py_sites (tests/workloads/py_sites.py): a Python training loop calling the driver through ctypes
  * (issue 14). The pageable copy and the per-step synchronization must be reported at the exact
  * file:line of the user's code, read from the script's `# cutrace: <what>` markers. */
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +58,51 @@ static int site_at_marker(const tj *s, const char *id, const char *marker, int p
     return 0;
 }
 
+/* Whether some STACK of the trace in dir (one file) has exactly these Python frames, innermost
+ * first (each function name followed by a space), whatever native frames lie between them: read
+ * from `cutrace dump`. */
+static int has_python_stack(const char *dir, const char *want)
+{
+    char file[4400] = "", args[64];
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d && (e = readdir(d)))
+        if (e->d_name[0] != '.')
+            snprintf(file, sizeof file, "%s/%s", dir, e->d_name);
+    if (d)
+        closedir(d);
+    ctt_proc p;
+    snprintf(args, sizeof args, "dump {}");
+    if (!*file || an_run(&p, args, file) != 0)
+        return 0;
+    static char names[4096][64]; /* Python frame id -> function name, "" for a native frame */
+    memset(names, 0, sizeof names);
+    int found = 0;
+    for (char *line = strtok(p.out, "\n"); line && !found; line = strtok(NULL, "\n")) {
+        unsigned id;
+        char fn[64];
+        const char *f = strstr(line, " frame "), *st = strstr(line, " stack ");
+        if (f && strstr(line, " kind=1 ") && sscanf(strstr(f, " id="), " id=%u function=\"%63[^\"]", &id, fn) == 2 &&
+            id < 4096)
+            snprintf(names[id], sizeof names[id], "%s", fn);
+        if (st && strstr(st, " frames=")) {
+            char seq[1024] = "";
+            for (char *q = strstr(st, " frames=") + 8; *q;) {
+                unsigned fid = (unsigned)strtoul(q, &q, 10);
+                if (fid < 4096 && names[fid][0] && strlen(seq) + strlen(names[fid]) + 2 < sizeof seq)
+                    strcat(strcat(seq, names[fid]), " ");
+                if (*q == ',')
+                    q++;
+                else
+                    break;
+            }
+            found = !strcmp(seq, want);
+        }
+    }
+    ctt_proc_free(&p);
+    return found;
+}
+
 /* Traces py_sites under one interpreter and checks both diagnoses name the marked lines. */
 static int python_sites(const char *python, int n, const char *extra)
 {
@@ -72,6 +118,13 @@ static int python_sites(const char *python, int n, const char *extra)
     ASSERT(s);
     ASSERT_INT(site_at_marker(s, "pageable-memcpy", "pageable-copy", procs), ==, 0);
     ASSERT_INT(site_at_marker(s, "excessive-sync", "step-sync", procs), ==, 0);
+    if (strstr(extra, "--callback")) {
+        char want[160];
+        snprintf(want, sizeof want, "train (py_sites:%d) <- main.<locals>.compare (py_sites:%d) <- ",
+                 marker_line("alloc"), marker_line("callback"));
+        ASSERT_CONTAINS(tj_str(s, "vram.0.peak_holders.0.stack"), want);
+        ASSERT(has_python_stack(dir, "train main.<locals>.compare main <module> "));
+    }
     tj_free(s);
     return 0;
 }

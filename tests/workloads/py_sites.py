@@ -36,7 +36,7 @@ def train(steps, ctx):
     check(cu.cuCtxSetCurrent(ctx), "cuCtxSetCurrent")
     nbytes = 1 << 20
     d = ctypes.c_uint64()
-    check(cu.cuMemAlloc_v2(ctypes.byref(d), ctypes.c_size_t(nbytes)), "cuMemAlloc")
+    check(cu.cuMemAlloc_v2(ctypes.byref(d), ctypes.c_size_t(nbytes)), "cuMemAlloc")  # cutrace: alloc
     host = ctypes.create_string_buffer(nbytes)  # pageable
     for _ in range(steps):
         train_step(d, host, nbytes)
@@ -63,7 +63,7 @@ def main():
 
         def compare(a, b):
             if not ran:
-                ran.append(train(o.steps, ctx))
+                ran.append(train(o.steps, ctx))  # cutrace: callback
             return 0
 
         pair = (ctypes.c_int * 2)(1, 2)
