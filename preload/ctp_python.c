@@ -4,7 +4,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <link.h>
-#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,7 +55,11 @@ static const ctp_py_layout ctp_py_layouts[] = {
      .str_utf8 = 48, .bytes_size = 16, .bytes_data = 32},
 };
 
-static pthread_once_t ctp_py_once = PTHREAD_ONCE_INIT;
+/* Looking the interpreter up (dlsym) takes long enough that a fork may come in the middle:
+ * a pthread_once would leave the child waiting for it forever. The first capture looks; others
+ * meanwhile go without Python frames; a child forked meanwhile looks again. */
+enum { CTP_PY_UNKNOWN, CTP_PY_LOOKING, CTP_PY_KNOWN };
+static _Atomic int ctp_py_state;
 static const ctp_py_layout *ctp_py;                  /* NULL: no Python we can read */
 static void *(*ctp_py_tstate)(void);                 /* PyGILState_GetThisThreadState */
 static uintptr_t ctp_py_eval_lo, ctp_py_eval_hi;     /* _PyEval_EvalFrameDefault's code */
@@ -63,12 +67,14 @@ static uintptr_t ctp_py_eval_lo, ctp_py_eval_hi;     /* _PyEval_EvalFrameDefault
  * capture makes no getpid call. */
 static pid_t ctp_py_pid;
 
-static void ctp_py_forked(void)
+void ctp_python_fork_child(void)
 {
     ctp_py_pid = getpid();
+    int looking = CTP_PY_LOOKING;
+    atomic_compare_exchange_strong(&ctp_py_state, &looking, CTP_PY_UNKNOWN);
 }
 
-static void ctp_py_init(void)
+static void ctp_py_lookup(void)
 {
     void *get = dlsym(RTLD_DEFAULT, "PyGILState_GetThisThreadState");
     if (!get)
@@ -89,7 +95,6 @@ static void ctp_py_init(void)
         ctp_py_eval_hi = (uintptr_t)eval + sym->st_size;
         ctp_py_tstate = (void *(*)(void))get;
         ctp_py_pid = getpid();
-        pthread_atfork(NULL, NULL, ctp_py_forked);
         return;
     }
     ctp_py = NULL;
@@ -125,10 +130,22 @@ static uint32_t ctp_py_u32(const unsigned char *b, unsigned at)
 #define CTP_PY_LASTI_BITS 20
 #define CTP_PY_CODE_BITS 43
 
+/* Whether the interpreter has been looked up (by this call if no one had). */
+static int ctp_py_known(void)
+{
+    int state = atomic_load_explicit(&ctp_py_state, memory_order_acquire);
+    if (state == CTP_PY_UNKNOWN &&
+        atomic_compare_exchange_strong(&ctp_py_state, &state, CTP_PY_LOOKING)) {
+        ctp_py_lookup();
+        atomic_store_explicit(&ctp_py_state, CTP_PY_KNOWN, memory_order_release);
+        return 1;
+    }
+    return state == CTP_PY_KNOWN;
+}
+
 int ctp_python_splice(uint64_t *ips, int n, int cap)
 {
-    pthread_once(&ctp_py_once, ctp_py_init);
-    if (!ctp_py)
+    if (!ctp_py_known() || !ctp_py)
         return n;
     int saved = errno;
     const ctp_py_layout *L = ctp_py;
@@ -251,8 +268,7 @@ static uint32_t ctp_py_line(const unsigned char *p, const unsigned char *end, in
 
 int ctp_python_frame(uint64_t key, uint32_t *file, uint32_t *function, uint32_t *line)
 {
-    pthread_once(&ctp_py_once, ctp_py_init);
-    if (!ctp_py)
+    if (!ctp_py_known() || !ctp_py)
         return -1;
     int saved = errno, rc = -1;
     const ctp_py_layout *L = ctp_py;

@@ -30,5 +30,8 @@ int ctp_python_splice(uint64_t *ips, int n, int cap);
 /* The definition of a Python frame key: file, qualified name and line, interned; 0 if the
  * frame's code can no longer be read. */
 int ctp_python_frame(uint64_t key, uint32_t *file, uint32_t *function, uint32_t *line);
+/* In a forked child (ctp_session's fork handler): the pid to read, and a lookup the fork
+ * interrupted starts again. */
+void ctp_python_fork_child(void);
 
 #endif
