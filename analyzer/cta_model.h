@@ -445,7 +445,9 @@ void cta_model_free(cta_model *m);
  * cutrace at the top of the stack, "" if none); buf gets the user's frames from the caller
  * outwards, joined by " <- ", at most max_frames, ending at main; "" for no stack. Frames of
  * libcudart, libcuda and libcutrace (by module, or by name where the module is unknown) are not
- * the user's. Returns buf. */
+ * the user's. A Python frame shows as "function (file:line)". With call non-NULL, a stack with
+ * Python frames gives instead the innermost Python frame in user code (not the standard library
+ * or site-packages), as "file:line in function". Returns buf. */
 const char *cta_model_site(const cta_model *m, const cta_proc *p, uint32_t stack, char *call,
                           size_t clen, char *buf, size_t len, int max_frames);
 static inline const char *cta_model_stack_text(const cta_model *m, const cta_proc *p, uint32_t stack,

@@ -21,6 +21,36 @@ static int frame_not_user(const char *fn, const char *mod)
            (fn[0] == 'c' && fn[1] == 'u' && fn[2] >= 'A' && fn[2] <= 'Z');
 }
 
+/* Whether a Python source file is the user's rather than the interpreter's standard library or an
+ * installed package. Until the trace records the interpreter's prefix and site paths (issue 14
+ * item 2, not done), by the paths CPython's installations use. */
+static int py_file_is_user(const char *file)
+{
+    return *file && *file != '<' && !strstr(file, "/site-packages/") &&
+           !strstr(file, "/dist-packages/") && !strstr(file, "/lib/python3");
+}
+
+/* The innermost Python frame in user code as "file:line in function" (the file's base name);
+ * 0 if the stack has none. */
+static int py_site(const cta_model *m, const cta_proc *p, const uint32_t *frames, uint32_t n,
+                   char *buf, size_t len)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        ct_rec_frame fr = {0};
+        char tmp[CT_STRTMP], tmp2[CT_STRTMP];
+        if (ct_reader_frame(m->rd, p->file, frames[i], &fr) != 0 || fr.kind != CT_FRAME_PYTHON)
+            continue;
+        const char *file = fr.module ? ct_reader_str(m->rd, p->file, fr.module, tmp2) : "";
+        if (!py_file_is_user(file))
+            continue;
+        const char *base = strrchr(file, '/');
+        snprintf(buf, len, "%s:%u in %s", base ? base + 1 : file, fr.line,
+                 ct_reader_str(m->rd, p->file, fr.function, tmp));
+        return 1;
+    }
+    return 0;
+}
+
 const char *cta_model_site(const cta_model *m, const cta_proc *p, uint32_t stack, char *call,
                           size_t clen, char *buf, size_t len, int max_frames)
 {
@@ -58,7 +88,9 @@ const char *cta_model_site(const cta_model *m, const cta_proc *p, uint32_t stack
             continue;
         }
         char at[80] = "";
-        if (!named)
+        if (fr.kind == CT_FRAME_PYTHON)
+            snprintf(at, sizeof at, " (%.40s:%u)", base, fr.line);
+        else if (!named)
             snprintf(at, sizeof at, "%.40s+0x%llx", base, (unsigned long long)fr.offset);
         else if (*base && fr.offset) /* the module offset tells apart sites in one function */
             snprintf(at, sizeof at, " (%.40s+0x%llx)", base, (unsigned long long)fr.offset);
@@ -67,9 +99,12 @@ const char *cta_model_site(const cta_model *m, const cta_proc *p, uint32_t stack
             break;
         o += (size_t)w;
         shown++;
-        if (!strcmp(fn, "main"))
+        if (fr.kind != CT_FRAME_PYTHON && !strcmp(fn, "main"))
             break; /* what runs main (libc, _start) says nothing either */
     }
+    /* a diagnosis names the Python line that made the call; the stack text keeps every frame */
+    if (call)
+        py_site(m, p, frames, n, buf, len);
     return buf;
 }
 

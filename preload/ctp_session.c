@@ -26,6 +26,7 @@
 #include "ctp_gpu.h"
 #include "ctp_maps.h"
 #include "ctp_output.h"
+#include "ctp_python.h"
 #include "ctp_real.h"
 #include "ctp_shlib.h"
 #include "ctp_stack.h"
@@ -239,6 +240,7 @@ static void ctp_fork_child(void)
     ctp_w = NULL; /* the parent's file stays the parent's: the descriptor is close-on-exec */
     ctp_writer_fork_child();
     ctp_shlib_fork_child();
+    ctp_python_fork_child();
     ctp_new_file_state();
 }
 

@@ -15,10 +15,12 @@
 #include <libunwind.h>
 
 #include "ctp_maps.h"
+#include "ctp_python.h"
 
 typedef struct {
     uint32_t function, module;
     uint64_t offset;
+    uint32_t kind, line;
 } ctp_frame_def;
 
 typedef struct {
@@ -202,7 +204,7 @@ static uint32_t ctp_symtab_name(const Dl_info *info, uint64_t offset)
     return lo && offset < m->syms[lo - 1].hi ? ctp_sym_name(m, m->syms[lo - 1].name_at) : 0;
 }
 
-static uint32_t ctp_frame_of(uintptr_t ip)
+static uint32_t ctp_frame_of(uint64_t ip)
 {
     uint64_t id;
     if (ctp_hmap_get(&ctp_frame_ids, ip, &id))
@@ -217,8 +219,12 @@ static uint32_t ctp_frame_of(uintptr_t ip)
     }
     /* ip - 1: a return address may already belong to the next function. */
     Dl_info info;
-    ctp_frame_def f = {0, 0, ip};
-    if (dladdr((void *)(ip - 1), &info)) {
+    ctp_frame_def f = {0, 0, ip, CT_FRAME_NATIVE, 0};
+    if (ip & CTP_PY_KEY) {
+        f.offset = 0;
+        f.kind = CT_FRAME_PYTHON;
+        ctp_python_frame(ip, &f.module, &f.function, &f.line);
+    } else if (dladdr((void *)(ip - 1), &info)) {
         f.module = info.dli_fname ? ctp_intern(info.dli_fname, strlen(info.dli_fname)) : 0;
         f.offset = ip - (uintptr_t)info.dli_fbase;
         f.function = info.dli_sname ? ctp_intern_demangled(info.dli_sname)
@@ -233,19 +239,20 @@ uint32_t ctp_stack_capture(void)
 {
     pthread_once(&ctp_stk_once, ctp_stack_init);
     void *ips[CTP_STACK_DEPTH + 8];
+    uint64_t at[CTP_STACK_DEPTH + 8];
     int n = unw_backtrace(ips, CTP_STACK_DEPTH + 8);
     /* cutrace's own frames (this function, the hook, the wrappers of the driver and of the
      * runtime) are not the program's: leave them out wherever they are. */
     int kept = 0;
     for (int i = 0; i < n && kept < CTP_STACK_DEPTH; i++)
         if ((uintptr_t)ips[i] < ctp_self_lo || (uintptr_t)ips[i] >= ctp_self_hi)
-            ips[kept++] = ips[i];
-    n = kept;
+            at[kept++] = (uintptr_t)ips[i];
+    n = ctp_python_splice(at, kept, CTP_STACK_DEPTH);
     if (n == 0)
         return 0;
     uint64_t h = 1469598103934665603ull;
     for (int i = 0; i < n; i++)
-        h = (h ^ (uint64_t)(uintptr_t)ips[i]) * 1099511628211ull;
+        h = (h ^ at[i]) * 1099511628211ull;
     h |= 1; /* never the empty key */
     uint64_t id;
     if (ctp_hmap_get(&ctp_stack_ids, h, &id))
@@ -271,7 +278,7 @@ uint32_t ctp_stack_capture(void)
         uint32_t *frames = malloc((size_t)n * sizeof *frames);
         if (frames) {
             for (int i = 0; i < n; i++)
-                frames[i] = ctp_frame_of((uintptr_t)ips[i]);
+                frames[i] = ctp_frame_of(at[i]);
             ctp_stacks[ctp_nstacks] = (ctp_stack_def){(uint32_t)n, frames};
             sid = ++ctp_nstacks;
             ctp_hmap_put(&ctp_stack_ids, h, sid);
@@ -288,7 +295,7 @@ int ctp_stack_pending(ct_enc *e, uint64_t ts, int try)
     int rc = 0;
     while (rc == 0 && ctp_frames_emitted < ctp_nframes) {
         const ctp_frame_def *f = &ctp_frames[ctp_frames_emitted];
-        ct_rec_frame r = {ctp_frames_emitted + 1, f->function, f->module, f->offset};
+        ct_rec_frame r = {ctp_frames_emitted + 1, f->function, f->module, f->offset, f->kind, f->line};
         if ((rc = ct_enc_frame(e, ts, &r)) == 0)
             ctp_frames_emitted++;
     }

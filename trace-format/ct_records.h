@@ -32,7 +32,9 @@
     F(id, u32, id, "", id, u, 0)                                                            \
     F(function, u32, function, "", function, str, 0)                                        \
     F(module, u32, module, "", module, str, 0)                                              \
-    F(offset, uv, offset, "bytes", offset, x, 0)
+    F(offset, uv, offset, "bytes", offset, x, 0)                                            \
+    F(kind, u32, kind, "", kind, u, 0)                                                      \
+    F(line, u32, line, "", line, u, 0)
 
 #define CT_THREAD_FIELDS(F)                                                                 \
     F(tid, u32, tid, "", thread, u, 0)                                                      \

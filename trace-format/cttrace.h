@@ -38,7 +38,7 @@ extern "C" {
 /* ---- versions and limits ------------------------------------------------------------------ */
 
 #define CT_FORMAT_MAJOR 1
-#define CT_FORMAT_MINOR 2
+#define CT_FORMAT_MINOR 3
 
 #define CT_FILE_MAGIC "CUTRACE\0"      /* 8 bytes at offset 0 */
 #define CT_FILE_MAGIC_LEN 8
@@ -174,7 +174,10 @@ enum ct_link_kind { CT_LINK_UNKNOWN = 0, CT_LINK_PCIE = 1, CT_LINK_C2C = 2, CT_L
  * end (ct_rec.ts); `start` is the beginning. Field units are in FORMAT.md. */
 
 typedef struct { uint32_t id; uint32_t len; const char *text; } ct_rec_string;
-typedef struct { uint32_t id; uint32_t function, module; uint64_t offset; } ct_rec_frame;
+/* kind (minor 3): enum ct_frame_kind; a Python frame's module is its source file, function its
+ * qualified name, line its line (0 if unknown) and offset 0. */
+typedef struct { uint32_t id; uint32_t function, module; uint64_t offset; uint32_t kind, line; } ct_rec_frame;
+enum ct_frame_kind { CT_FRAME_NATIVE = 0, CT_FRAME_PYTHON = 1 };
 typedef struct { uint32_t id; uint32_t nframes; const uint32_t *frames; } ct_rec_stack;
 typedef struct { uint32_t tid; uint32_t name; uint32_t flags; } ct_rec_thread;
 typedef struct {

@@ -132,6 +132,12 @@ tj *an_fires(const char *id, const char *bad, const char *good)
 const char *an_trace_workload(char dir[4096], const char *name, const char *prog_args,
                               char *const *env, char **out)
 {
+    return an_trace_workload_err(dir, name, prog_args, env, out, NULL);
+}
+
+const char *an_trace_workload_err(char dir[4096], const char *name, const char *prog_args,
+                                  char *const *env, char **out, char **err)
+{
     char lib[4096], prog[4096], fake[4096], kern[4096], ld[4200], hk[4200], buf[1024];
     *out = NULL;
     ctt_path(lib, "lib/libcutrace.so");
@@ -144,6 +150,8 @@ const char *an_trace_workload(char dir[4096], const char *name, const char *prog
             argv[6] = env[i] + 19;
     split(buf, argv, 8, 64);
     ctt_path(prog, "tests/workloads/");
+    if (argv[8][0] == '/') /* an interpreter running a workload script */
+        prog[0] = 0;
     snprintf(prog + strlen(prog), sizeof prog - strlen(prog), "%s", argv[8]);
     argv[8] = prog;
     if (access(lib, R_OK) || access(fake, R_OK) || access(kern, R_OK) || access(prog, X_OK))
@@ -166,6 +174,10 @@ const char *an_trace_workload(char dir[4096], const char *name, const char *prog
         fprintf(stderr, "cutrace run %s failed (%d): %s\n", prog_args, p.code, p.err);
     *out = p.out;
     p.out = NULL;
+    if (err) {
+        *err = p.err;
+        p.err = NULL;
+    }
     ctt_proc_free(&p);
     return ok ? dir : NULL;
 }

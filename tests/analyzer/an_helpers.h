@@ -29,7 +29,8 @@ int an_diag_count(const tj *summary, const char *id);
  * failed. */
 tj *an_fires(const char *id, const char *bad, const char *good);
 
-/* Traces a workload (build/tests/workloads/PROG ARGS, space-separated) with `cutrace run
+/* Traces a workload (build/tests/workloads/PROG ARGS, space-separated; a PROG with an absolute
+ * path, such as an interpreter given a script, is run as is) with `cutrace run
  * --gpu-timing all` on the simulated CUDA into DIR (under the test's tmpdir), with extra env
  * ("NAME=value" list, NULL-terminated, may be NULL; CUTRACE_GPU_TIMING=MODE there replaces
  * `all`). Returns DIR, or NULL when the program did
@@ -37,4 +38,7 @@ tj *an_fires(const char *id, const char *bad, const char *good);
  * test (ctt_skip) when the tracer or the workloads are not built. */
 const char *an_trace_workload(char dir[4096], const char *name, const char *prog_args,
                               char *const *env, char **out);
+/* The same, also giving the tracer's and the program's stderr in *err (free it). */
+const char *an_trace_workload_err(char dir[4096], const char *name, const char *prog_args,
+                                  char *const *env, char **out, char **err);
 #endif

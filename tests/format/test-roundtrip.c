@@ -23,7 +23,7 @@ static size_t fmt_all_types(ct_rec *v, char *longtext, size_t longlen)
     memset(longtext, 'k', longlen);
     ADD(CT_REC_STRING)->string = (ct_rec_string){2, (uint32_t)longlen, longtext};
     ADD(CT_REC_STRING)->string = (ct_rec_string){3, 9, "libfoo.so"};
-    ADD(CT_REC_FRAME)->frame = (ct_rec_frame){1, 2, 3, 0x1234};
+    ADD(CT_REC_FRAME)->frame = (ct_rec_frame){1, 2, 3, 0x1234, CT_FRAME_PYTHON, 42};
     ADD(CT_REC_STACK)->stack = (ct_rec_stack){1, 3, frames};
     ADD(CT_REC_THREAD)->thread = (ct_rec_thread){4242, 1, CT_THREAD_TRACER};
     ADD(CT_REC_DEVICE)->device = dev;

@@ -150,7 +150,7 @@ TEST_IMPL(hostile_string_ids_out_of_range)
     rb_open(&t, rb_tmp(path, "ids.cutrace"));
     ASSERT_INT(ct_enc_string(&t.e, 1, 1, "cudaLaunchKernel", 16), ==, 0);
     ASSERT_INT(ct_enc_string(&t.e, 1, 2, "known_kernel", 12), ==, 0);
-    ct_rec_frame fr = {1000, 31337, 0xFFFFFFFFu, 0x40};
+    ct_rec_frame fr = {1000, 31337, 0xFFFFFFFFu, 0x40, CT_FRAME_NATIVE, 0};
     ASSERT_INT(ct_enc_frame(&t.e, 1, &fr), ==, 0);
     uint32_t frames[] = {1000, 2000, 0xFFFFFFFFu};
     ASSERT_INT(ct_enc_stack(&t.e, 1, 5, frames, 3), ==, 0);
@@ -470,7 +470,7 @@ TEST_IMPL(hostile_deep_stacks)
         snprintf(name, 32, "frame_%u", f);
         name[strlen(name)] = '_';
         RB_ENC(&t, ct_enc_string(&t.e, 1, 100 + f, name, sizeof name));
-        ct_rec_frame fr = {f + 1, 100 + f, 100 + f, f * 16};
+        ct_rec_frame fr = {f + 1, 100 + f, 100 + f, f * 16, CT_FRAME_NATIVE, 0};
         RB_ENC(&t, ct_enc_frame(&t.e, 1, &fr));
     }
     static uint32_t frames[CT_STACK_MAX + 1];

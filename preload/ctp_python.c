@@ -1,0 +1,295 @@
+#define _GNU_SOURCE
+#include "ctp_python.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <link.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "ctp_maps.h"
+
+/* One CPython version's offsets (bytes). Provenance: CPython's Include/cpython/pystate.h
+ * (PyThreadState.cframe, 3.13 .current_frame), Include/internal/pycore_frame.h (_PyCFrame,
+ * _PyInterpreterFrame), Include/cpython/code.h (PyCodeObject), Include/cpython/unicodeobject.h
+ * (PyASCIIObject, PyCompactUnicodeObject) of each release; each checked with offsetof against
+ * that release's headers (Debian's python3.11-dev; pyenv's 3.12.1 and 3.13.0). */
+#define CTP_PY_NONE 0xffffu
+typedef struct {
+    unsigned hex_lo, hex_hi;           /* PY_VERSION_HEX range, major.minor */
+    unsigned ts_frame;                 /* PyThreadState: the _PyCFrame (3.11, 3.12) or the frame */
+    unsigned cframe_current;           /* _PyCFrame.current_frame; NONE: ts_frame is the frame */
+    unsigned fr_code, fr_previous, fr_instr, fr_owner, fr_size;
+    unsigned fr_is_entry;              /* 3.11: the frame a C call of the loop entered at */
+    unsigned owner_cstack;             /* 3.12+: the shim frame the loop pushes on entry */
+    unsigned co_firstlineno, co_filename, co_qualname, co_linetable, co_code;
+    unsigned str_state, str_length, str_ascii_data, str_utf8_length, str_utf8;
+    unsigned bytes_size, bytes_data;
+} ctp_py_layout;
+
+static const ctp_py_layout ctp_py_layouts[] = {
+    {.hex_lo = 0x030b0000, .hex_hi = 0x030c0000, .ts_frame = 56, .cframe_current = 8,
+     .fr_code = 32, .fr_previous = 48, .fr_instr = 56, .fr_owner = 69, .fr_size = 72,
+     .fr_is_entry = 68, .owner_cstack = CTP_PY_NONE,
+     .co_firstlineno = 72, .co_filename = 112, .co_qualname = 128, .co_linetable = 136,
+     .co_code = 184,
+     .str_state = 32, .str_length = 16, .str_ascii_data = 48, .str_utf8_length = 48,
+     .str_utf8 = 56, .bytes_size = 16, .bytes_data = 32},
+    {.hex_lo = 0x030c0000, .hex_hi = 0x030d0000, .ts_frame = 56, .cframe_current = 0,
+     .fr_code = 0, .fr_previous = 8, .fr_instr = 56, .fr_owner = 70, .fr_size = 72,
+     .fr_is_entry = CTP_PY_NONE, .owner_cstack = 3,
+     .co_firstlineno = 68, .co_filename = 112, .co_qualname = 128, .co_linetable = 136,
+     .co_code = 192,
+     .str_state = 32, .str_length = 16, .str_ascii_data = 40, .str_utf8_length = 40,
+     .str_utf8 = 48, .bytes_size = 16, .bytes_data = 32},
+    {.hex_lo = 0x030d0000, .hex_hi = 0x030e0000, .ts_frame = 72, .cframe_current = CTP_PY_NONE,
+     .fr_code = 0, .fr_previous = 8, .fr_instr = 56, .fr_owner = 70, .fr_size = 72,
+     .fr_is_entry = CTP_PY_NONE, .owner_cstack = 3,
+     .co_firstlineno = 68, .co_filename = 112, .co_qualname = 128, .co_linetable = 136,
+     .co_code = 200,
+     .str_state = 32, .str_length = 16, .str_ascii_data = 40, .str_utf8_length = 40,
+     .str_utf8 = 48, .bytes_size = 16, .bytes_data = 32},
+};
+
+/* Looking the interpreter up (dlsym) takes long enough that a fork may come in the middle:
+ * a pthread_once would leave the child waiting for it forever. The first capture looks; others
+ * meanwhile go without Python frames; a child forked meanwhile looks again. */
+enum { CTP_PY_UNKNOWN, CTP_PY_LOOKING, CTP_PY_KNOWN };
+static _Atomic int ctp_py_state;
+static const ctp_py_layout *ctp_py;                  /* NULL: no Python we can read */
+static void *(*ctp_py_tstate)(void);                 /* PyGILState_GetThisThreadState */
+static uintptr_t ctp_py_eval_lo, ctp_py_eval_hi;     /* _PyEval_EvalFrameDefault's code */
+/* The process reads itself by its pid, kept here (and renewed in a forked child) so that a
+ * capture makes no getpid call. */
+static pid_t ctp_py_pid;
+
+void ctp_python_fork_child(void)
+{
+    ctp_py_pid = getpid();
+    int looking = CTP_PY_LOOKING;
+    atomic_compare_exchange_strong(&ctp_py_state, &looking, CTP_PY_UNKNOWN);
+}
+
+static void ctp_py_lookup(void)
+{
+    void *get = dlsym(RTLD_DEFAULT, "PyGILState_GetThisThreadState");
+    if (!get)
+        return;
+    /* Py_Version (3.11+) is data: reading it runs no Python code. Older versions do not have
+     * it, and are among those we cannot read yet. */
+    const unsigned long *ver = dlsym(RTLD_DEFAULT, "Py_Version");
+    unsigned long hex = ver ? *ver : 0;
+    for (size_t i = 0; i < sizeof ctp_py_layouts / sizeof ctp_py_layouts[0]; i++)
+        if (hex >= ctp_py_layouts[i].hex_lo && hex < ctp_py_layouts[i].hex_hi)
+            ctp_py = &ctp_py_layouts[i];
+    Dl_info info;
+    const ElfW(Sym) *sym = NULL;
+    void *eval = dlsym(RTLD_DEFAULT, "_PyEval_EvalFrameDefault");
+    if (ctp_py && eval && dladdr1(eval, &info, (void **)&sym, RTLD_DL_SYMENT) && sym &&
+        sym->st_size) {
+        ctp_py_eval_lo = (uintptr_t)eval;
+        ctp_py_eval_hi = (uintptr_t)eval + sym->st_size;
+        ctp_py_tstate = (void *(*)(void))get;
+        ctp_py_pid = getpid();
+        return;
+    }
+    ctp_py = NULL;
+    if (hex)
+        fprintf(stderr, "cutrace: Python %lu.%lu runs in this process but cutrace cannot read its "
+                        "frames (known: 3.11 to 3.13); its call sites stay native\n", hex >> 24, (hex >> 16) & 0xff);
+    else
+        fprintf(stderr, "cutrace: a Python older than 3.11 runs in this process (no Py_Version); "
+                        "cutrace cannot read its frames (known: 3.11 to 3.13); its call sites stay native\n");
+}
+
+static int ctp_py_read(pid_t pid, uint64_t addr, void *buf, size_t len)
+{
+    struct iovec local = {buf, len}, remote = {(void *)(uintptr_t)addr, len};
+    return addr && process_vm_readv(pid, &local, 1, &remote, 1, 0) == (ssize_t)len ? 0 : -1;
+}
+
+static uint64_t ctp_py_u64(const unsigned char *b, unsigned at)
+{
+    uint64_t v;
+    memcpy(&v, b + at, sizeof v);
+    return v;
+}
+
+static uint32_t ctp_py_u32(const unsigned char *b, unsigned at)
+{
+    uint32_t v;
+    memcpy(&v, b + at, sizeof v);
+    return v;
+}
+
+/* The key's fields: the code object (16-byte aligned, below 2^47) and the instruction index. */
+#define CTP_PY_LASTI_BITS 20
+#define CTP_PY_CODE_BITS 43
+
+/* Whether the interpreter has been looked up (by this call if no one had). */
+static int ctp_py_known(void)
+{
+    int state = atomic_load_explicit(&ctp_py_state, memory_order_acquire);
+    if (state == CTP_PY_UNKNOWN &&
+        atomic_compare_exchange_strong(&ctp_py_state, &state, CTP_PY_LOOKING)) {
+        ctp_py_lookup();
+        atomic_store_explicit(&ctp_py_state, CTP_PY_KNOWN, memory_order_release);
+        return 1;
+    }
+    return state == CTP_PY_KNOWN;
+}
+
+int ctp_python_splice(uint64_t *ips, int n, int cap)
+{
+    if (!ctp_py_known() || !ctp_py)
+        return n;
+    int saved = errno;
+    const ctp_py_layout *L = ctp_py;
+    uint64_t cur = 0, out[CTP_PY_MAX + 64];
+    unsigned char buf[256];
+    void *ts = ctp_py_tstate();
+    pid_t pid = ctp_py_pid;
+    int kept = 0, py = 0;
+    if (ts && ctp_py_read(pid, (uintptr_t)ts + L->ts_frame, buf, 8) == 0 &&
+        (L->cframe_current == CTP_PY_NONE ||
+         ctp_py_read(pid, ctp_py_u64(buf, 0) + L->cframe_current, buf, 8) == 0))
+        cur = ctp_py_u64(buf, 0);
+    for (int i = 0; i < n && kept < cap && kept < (int)(sizeof out / sizeof out[0]); i++) {
+        if (ips[i] < ctp_py_eval_lo || ips[i] >= ctp_py_eval_hi || !cur) {
+            out[kept++] = ips[i];
+            continue;
+        }
+        /* This evaluation loop runs the frames from cur to the first entry frame (3.11) or to
+         * the shim frame it pushed on entry (3.12+). */
+        int entry = 0, any = 0;
+        while (cur && !entry && py < CTP_PY_MAX && kept < cap) {
+            if (ctp_py_read(pid, cur, buf, L->fr_size) != 0) {
+                cur = 0;
+                break;
+            }
+            uint64_t code = ctp_py_u64(buf, L->fr_code), prev = ctp_py_u64(buf, L->fr_instr);
+            unsigned owner = buf[L->fr_owner];
+            cur = ctp_py_u64(buf, L->fr_previous);
+            py++;
+            if (owner == L->owner_cstack)
+                break;
+            entry = L->fr_is_entry != CTP_PY_NONE && buf[L->fr_is_entry] != 0;
+            int64_t lasti = ((int64_t)prev - (int64_t)(code + L->co_code)) / 2;
+            /* A frame whose first instructions have not run (_PyFrame_IsIncomplete) cannot be
+             * calling out; it is not told apart here, which would cost a read per frame: its
+             * line is then its definition's. */
+            if (lasti < 0 || lasti >= (1 << CTP_PY_LASTI_BITS) || (code & 15) ||
+                code >> (CTP_PY_CODE_BITS + 4))
+                continue;
+            out[kept++] = CTP_PY_KEY | (uint64_t)lasti << CTP_PY_CODE_BITS | code >> 4;
+            any = 1;
+        }
+        if (!any)
+            out[kept++] = ips[i];
+    }
+    memcpy(ips, out, (size_t)kept * sizeof *ips);
+    errno = saved;
+    return kept;
+}
+
+/* A Python str's text, interned; 0 if unreadable. */
+static uint32_t ctp_py_string(pid_t pid, uint64_t obj)
+{
+    const ctp_py_layout *L = ctp_py;
+    unsigned char h[96];
+    char text[1024];
+    if (ctp_py_read(pid, obj, h, sizeof h) != 0)
+        return 0;
+    uint32_t state = ctp_py_u32(h, L->str_state);
+    uint64_t len = ctp_py_u64(h, L->str_length), at;
+    /* state bits: interned (2), kind (3), compact (bit 5), ascii (bit 6). */
+    if ((state & (1u << 5)) && (state & (1u << 6))) {
+        at = obj + L->str_ascii_data;
+    } else {
+        at = ctp_py_u64(h, L->str_utf8);
+        len = ctp_py_u64(h, L->str_utf8_length);
+    }
+    if (len >= sizeof text || ctp_py_read(pid, at, text, len) != 0)
+        return 0;
+    return ctp_intern(text, len);
+}
+
+static uint64_t ctp_py_varint(const unsigned char **p, const unsigned char *end)
+{
+    uint64_t v = 0;
+    unsigned shift = 0;
+    while (*p < end && shift < 64) {
+        unsigned b = *(*p)++;
+        v |= (uint64_t)(b & 63) << shift;
+        shift += 6;
+        if (!(b & 64))
+            break;
+    }
+    return v;
+}
+
+/* The line of instruction lasti from a 3.11 location table (CPython Objects/locations.md):
+ * entries of a header byte (bit 7 set; code in bits 3-6; length - 1 in bits 0-2) and operands. */
+static uint32_t ctp_py_line(const unsigned char *p, const unsigned char *end, int first, int64_t lasti)
+{
+    int64_t line = first, addr = 0;
+    while (p < end) {
+        unsigned h = *p++;
+        if (!(h & 128))
+            return 0;
+        unsigned code = (h >> 3) & 15;
+        int64_t len = (h & 7) + 1, delta = 0;
+        int none = 0;
+        if (code == 15) {
+            none = 1;
+        } else if (code == 14 || code == 13) {
+            uint64_t u = ctp_py_varint(&p, end);
+            delta = (u & 1) ? -(int64_t)(u >> 1) : (int64_t)(u >> 1);
+            if (code == 14)
+                for (int k = 0; k < 3; k++)
+                    ctp_py_varint(&p, end);
+        } else if (code >= 10) {
+            delta = code - 10;
+            p += 2;
+        } else {
+            p += 1;
+        }
+        line += delta;
+        if (lasti < addr + len)
+            return none || line <= 0 ? 0 : (uint32_t)line;
+        addr += len;
+    }
+    return 0;
+}
+
+int ctp_python_frame(uint64_t key, uint32_t *file, uint32_t *function, uint32_t *line)
+{
+    if (!ctp_py_known() || !ctp_py)
+        return -1;
+    int saved = errno, rc = -1;
+    const ctp_py_layout *L = ctp_py;
+    pid_t pid = ctp_py_pid;
+    uint64_t code = (key & ((1ull << CTP_PY_CODE_BITS) - 1)) << 4;
+    int64_t lasti = (int64_t)((key >> CTP_PY_CODE_BITS) & ((1u << CTP_PY_LASTI_BITS) - 1));
+    unsigned char co[256], lt[48];
+    if (ctp_py_read(pid, code, co, L->co_code) == 0) {
+        *file = ctp_py_string(pid, ctp_py_u64(co, L->co_filename));
+        *function = ctp_py_string(pid, ctp_py_u64(co, L->co_qualname));
+        *line = 0;
+        uint64_t table = ctp_py_u64(co, L->co_linetable);
+        unsigned char *bytes = NULL;
+        uint64_t size;
+        if (ctp_py_read(pid, table, lt, sizeof lt) == 0 &&
+            (size = ctp_py_u64(lt, L->bytes_size)) <= (1u << 20) && (bytes = malloc(size ? size : 1)) &&
+            ctp_py_read(pid, table + L->bytes_data, bytes, size) == 0)
+            *line = ctp_py_line(bytes, bytes + size, (int)ctp_py_u32(co, L->co_firstlineno), lasti);
+        free(bytes);
+        rc = 0;
+    }
+    errno = saved;
+    return rc;
+}

@@ -1,0 +1,37 @@
+/* The calling thread's Python frames, read from CPython's memory (issue 14).
+ *
+ * When the process runs CPython (its symbols found at run time with dlsym: no build dependency on
+ * Python), ctp_python_walk gives the Python frames of the calling thread's Python thread state,
+ * innermost first, whether the thread holds the GIL or released it around the call (ctypes): the
+ * thread state is found with PyGILState_GetThisThreadState, which reads a thread-specific key and
+ * neither needs the GIL nor allocates; no other Python function is called. Everything else is
+ * read from the interpreter's memory with process_vm_readv on the process itself, so a freed or
+ * half-built frame reads as an error, never a fault, and the walk is bounded (CTP_PY_MAX frames).
+ * Each frame is coded as one 64-bit key (bit 63 set, which no user-space return address has):
+ * the code object's address and the index of the instruction the frame is at.
+ *
+ * Layouts are per version, written from CPython's headers (Include/cpython/code.h, pystate.h,
+ * Include/internal/pycore_frame.h of each release); py-spy and austin read the same structures.
+ * Known: 3.11, 3.12, 3.13. Any other version is reported once on stderr and its frames are left native,
+ * never guessed. */
+#ifndef CTP_PYTHON_H
+#define CTP_PYTHON_H
+
+#include <stdint.h>
+
+#define CTP_PY_MAX 64
+#define CTP_PY_KEY (1ull << 63)
+
+/* Splices Python frames into a native stack ips[0..n) (innermost first, at most cap entries):
+ * each native frame of the interpreter's evaluation loop is replaced by the Python frames it
+ * runs (from 3.11 one such native frame runs several). Returns the new count; ips unchanged
+ * (n returned) if the thread has no Python frames or Python is absent or unknown. */
+int ctp_python_splice(uint64_t *ips, int n, int cap);
+/* The definition of a Python frame key: file, qualified name and line, interned; 0 if the
+ * frame's code can no longer be read. */
+int ctp_python_frame(uint64_t key, uint32_t *file, uint32_t *function, uint32_t *line);
+/* In a forked child (ctp_session's fork handler): the pid to read, and a lookup the fork
+ * interrupted starts again. */
+void ctp_python_fork_child(void);
+
+#endif
