@@ -212,7 +212,7 @@ static void json_vram(cta_json *j, const cta_model *m)
         const cta_proc *p = &m->procs[i];
         for (int d = 0; d <= CTA_MAX_DEV; d++) {
             const cta_dev *dv = &p->dev[d];
-            if (!dv->allocs && !dv->nfails)
+            if (!cta_report_has_vram(dv))
                 continue;
             cta_json_obj(j);
             CTA_JK_U64(j, "pid", p->pid);

@@ -434,7 +434,7 @@ static void text_vram(FILE *f, const cta_model *m)
         const cta_proc *p = &m->procs[i];
         for (int d = 0; d <= CTA_MAX_DEV; d++) {
             const cta_dev *dv = &p->dev[d];
-            if (!dv->allocs && !dv->nfails)
+            if (!cta_report_has_vram(dv))
                 continue;
             any = 1;
             torch |= p->torch;

@@ -8,6 +8,10 @@
 
 static inline uint64_t wall_of(const cta_proc *p) { return p->t_last >= p->t_first ? p->t_last - p->t_first : 0; }
 
+/* Whether a device (or the pinned host, CTA_HOST_DEV) gets a VRAM entry: memory was allocated
+ * on it or an allocation failed; the text and the JSON list the same ones. */
+static inline int cta_report_has_vram(const cta_dev *dv) { return dv->allocs || dv->nfails; }
+
 static inline double gbps(uint64_t bytes, uint64_t ns) { return ns ? (double)bytes / (double)ns : 0; }
 
 /* How the process ended (FORMAT.md 4.4), indexed by cta_end.how, for the text and the JSON. */
