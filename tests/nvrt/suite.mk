@@ -6,7 +6,7 @@
 # libcudart.so.13 on the default path (ours lives in $(FAKECUDA_DIR), next to the driver).
 NV_OUT     := $(B)/tests/nvrt
 NV_DRV_DIR := $(NV_OUT)/driver
-NV_PROGS   := $(NV_OUT)/cublas_gemm $(NV_OUT)/sm75_only.fatbin
+NV_PROGS   := $(NV_OUT)/cublas_gemm $(NV_OUT)/forked $(NV_OUT)/sm75_only.fatbin
 nv_comma   := ,
 
 $(NV_DRV_DIR)/libcuda.so.1: $(FCDRV_LIB)
@@ -17,6 +17,11 @@ $(NV_DRV_DIR)/libcuda.so.1: $(FCDRV_LIB)
 $(NV_OUT)/cublas_gemm: tests/nvrt/cublas_gemm.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< -L$(CUDA_HOME)/lib64 -lcublas -lcudart -lm
+
+# The runtime is whichever libcudart.so.13 the loader finds: no RPATH.
+$(NV_OUT)/forked: tests/nvrt/forked.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< -L$(CUDA_HOME)/lib64 -lcudart -lpthread
 
 # Code for Turing only, as the fatbins cuBLAS ships for sm_75 alone.
 $(NV_OUT)/sm75_only.fatbin: tests/workloads/driver_api_kernels.cu

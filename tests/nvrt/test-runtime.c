@@ -272,3 +272,37 @@ TEST_IMPL(nvidia_runtime_memory)
         return 1;
     return 0;
 }
+
+/* A fork() child of a CUDA process, on both runtimes: the calls NVIDIA's runtime still answers
+ * (device count and properties, versions, peeking at the error) and the ones that fail with
+ * cudaErrorInitializationError give the same results on ours, traced; also when the child is
+ * forked while another thread's first CUDA call is inside the driver (held there 400 ms), where
+ * a runtime that kept a lock across the fork leaves the child waiting forever. */
+TEST_IMPL(forked_child_same_answers)
+{
+    static const char *const modes[] = {"after", "during"};
+    static const char *const hold[] = {"FAKECUDA_FAIL=cuDevicePrimaryCtxRetain:1:0:400", NULL};
+    for (int m = 0; m < 2; m++) {
+        char *out[2];
+        for (int i = 0; i < 2; i++) {
+            char dir[4096], sub[256];
+            snprintf(sub, sizeof sub, "forked-%s-%s", modes[m], i ? "nvidia" : "ours");
+            const char *args[] = {modes[m], NULL};
+            ctt_proc p;
+            if (nv_trace(&p, dir, sub, i ? NV_NVIDIA : NV_OURS, "tests/nvrt/forked", args,
+                         m ? hold : NULL) != 0)
+                return 1;
+            ASSERT_INT(p.exited, ==, 1);
+            ASSERT_INT(p.code, ==, 0);
+            ASSERT_CONTAINS(p.out, "forked: child done\nforked: child exit 0\n"
+                                   "forked: parent cudaMalloc 0\n");
+            ASSERT_CONTAINS(p.out, "cudaMalloc(&p, 4096) 3\n");
+            out[i] = strdup(p.out);
+            ctt_proc_free(&p);
+        }
+        ASSERT_STR(out[0], out[1]);
+        free(out[0]);
+        free(out[1]);
+    }
+    return 0;
+}

@@ -65,12 +65,13 @@ CUresult fc_unsupported(const char *symbol)
     return CUDA_ERROR_NOT_SUPPORTED;
 }
 
-/* ---- fault injection: FAKECUDA_FAIL="name:N:code,..." -------------------------------- */
+/* ---- fault injection: FAKECUDA_FAIL="name:N:code[:ms],..." --------------------------- */
 
 typedef struct {
     char name[96];
     unsigned long nth;
     CUresult code;
+    unsigned ms; /* the call first waits this long, holding whatever its caller holds */
     _Atomic unsigned long calls;
 } fc_fault;
 
@@ -83,15 +84,18 @@ static void fc_faults_parse(const char *spec)
     for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         char name[96];
         unsigned long nth;
-        int code;
-        if (sscanf(tok, "%95[^:]:%lu:%d", name, &nth, &code) != 3 || nth == 0)
-            fc_fatal("FAKECUDA_FAIL: expected name:N:code (N >= 1), found \"%s\"", tok);
+        int code, end = 0;
+        unsigned ms = 0;
+        int got = sscanf(tok, "%95[^:]:%lu:%d%n:%u%n", name, &nth, &code, &end, &ms, &end);
+        if (got < 3 || nth == 0 || tok[end] != 0)
+            fc_fatal("FAKECUDA_FAIL: expected name:N:code[:ms] (N >= 1), found \"%s\"", tok);
         if (fc_nfaults == (int)(sizeof fc_faults / sizeof fc_faults[0]))
             fc_fatal("FAKECUDA_FAIL: more than %d entries", fc_nfaults);
         fc_fault *f = &fc_faults[fc_nfaults++];
         snprintf(f->name, sizeof f->name, "%s", name);
         f->nth = nth;
         f->code = (CUresult)code;
+        f->ms = ms;
     }
     free(copy);
     fc_g.have_faults = fc_nfaults > 0;
@@ -119,8 +123,12 @@ CUresult fc_fault_check(const char *symbol)
 {
     for (int i = 0; i < fc_nfaults; i++) {
         fc_fault *f = &fc_faults[i];
-        if (fc_fault_matches(f->name, symbol) && atomic_fetch_add(&f->calls, 1) + 1 == f->nth)
-            return f->code;
+        if (fc_fault_matches(f->name, symbol) && atomic_fetch_add(&f->calls, 1) + 1 == f->nth) {
+            if (f->ms)
+                nanosleep(&(struct timespec){f->ms / 1000, (long)(f->ms % 1000) * 1000000L}, NULL);
+            if (f->code != CUDA_SUCCESS)
+                return f->code;
+        }
     }
     return CUDA_SUCCESS;
 }

@@ -31,8 +31,11 @@ extern fc_rt_driver fc_drv;
 /* The legacy or the per-thread-default-stream variant of a driver entry point. */
 #define FC_PT(pt, legacy, per_thread) ((pt) ? (per_thread) : (legacy))
 
-/* Loads the driver and calls cuInit once per process; cudaSuccess or why not. */
+/* Loads the driver and calls cuInit once per process; cudaSuccess or why not
+ * (cudaErrorInitializationError in a fork() child of a process that had used the runtime). */
 cudaError_t fc_rt_init(void);
+/* Whether this process is such a child: calls that take a lock without fc_rt_init ask first. */
+int fc_rt_forked(void);
 /* fc_rt_init, then the sticky error if any, then the current device's primary context. */
 cudaError_t fc_rt_ctx(void);
 /* Returns from the calling API function with fc_rt_ctx()'s failure, recorded. */

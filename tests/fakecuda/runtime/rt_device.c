@@ -17,7 +17,16 @@ fc_rt_driver fc_drv;
 
 static pthread_once_t fc_init_once = PTHREAD_ONCE_INIT;
 static cudaError_t fc_init_error;
+/* Set once a thread has entered the runtime; in a fork() child, fc_forked says the parent had. */
+static _Atomic int fc_started;
+static _Atomic int fc_forked;
 static int fc_ndevices;
+
+/* Every device's properties as read at init: NVIDIA's runtime learns them then, and still
+ * answers cudaGetDeviceProperties in a fork() child, where every call needing the driver fails. */
+static struct cudaDeviceProp fc_prop_at_init[FC_MAX_DEVICES];
+static int fc_prop_learnt[FC_MAX_DEVICES];
+static void fc_rt_learn_properties(void);
 
 static _Atomic int fc_sticky;
 static __thread cudaError_t fc_last;
@@ -60,10 +69,35 @@ static void fc_load_driver(void)
     fc_init_error = fc_rt_map(r);
     if (fc_ndevices > FC_MAX_DEVICES)
         fc_ndevices = FC_MAX_DEVICES;
+    if (r == CUDA_SUCCESS)
+        fc_rt_learn_properties();
+}
+
+/* Like NVIDIA's runtime, a fork() child of a process that used CUDA gets
+ * cudaErrorInitializationError from every call; the flag is checked before any lock or once,
+ * which another thread of the parent may have been holding at the fork and the child never
+ * sees released. */
+static void fc_after_fork_child(void)
+{
+    if (atomic_load(&fc_started))
+        atomic_store(&fc_forked, 1);
+}
+
+__attribute__((constructor)) static void fc_rt_setup(void)
+{
+    pthread_atfork(NULL, NULL, fc_after_fork_child);
+}
+
+int fc_rt_forked(void)
+{
+    return atomic_load_explicit(&fc_forked, memory_order_relaxed);
 }
 
 cudaError_t fc_rt_init(void)
 {
+    if (fc_rt_forked())
+        return cudaErrorInitializationError;
+    atomic_store_explicit(&fc_started, 1, memory_order_relaxed);
     pthread_once(&fc_init_once, fc_load_driver);
     return fc_init_error;
 }
@@ -211,6 +245,11 @@ FC_EXPORT cudaError_t CUDARTAPI cudaGetDeviceCount(int *count)
 {
     if (!count)
         return fc_rt_ret(cudaErrorInvalidValue);
+    /* NVIDIA's runtime still answers the count in a fork() child: it was learnt at init */
+    if (fc_rt_forked()) {
+        *count = fc_ndevices;
+        return cudaSuccess;
+    }
     cudaError_t e = fc_rt_init();
     *count = e == cudaSuccess ? fc_ndevices : 0;
     return fc_rt_ret(e);
@@ -439,14 +478,8 @@ static const fc_prop_field fc_prop_fields[] = {
     FC_F(hostNumaMultinodeIpcSupported, HOST_NUMA_MULTINODE_IPC_SUPPORTED),
 };
 
-FC_EXPORT cudaError_t CUDARTAPI cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device)
+static CUresult fc_read_properties(struct cudaDeviceProp *prop, CUdevice dev)
 {
-    CUdevice dev;
-    if (!prop)
-        return fc_rt_ret(cudaErrorInvalidValue);
-    cudaError_t e = fc_rt_cudevice(device, &dev);
-    if (e != cudaSuccess)
-        return fc_rt_ret(e);
     memset(prop, 0, sizeof *prop);
     CUresult r = FC_DRV(fc_drv.cuDeviceGetName_v2000, prop->name, (int)sizeof prop->name, dev);
     if (r == CUDA_SUCCESS)
@@ -459,7 +492,31 @@ FC_EXPORT cudaError_t CUDARTAPI cudaGetDeviceProperties(struct cudaDeviceProp *p
         r = FC_DRV(fc_drv.cuDeviceGetAttribute_v2000, &v, f->attr, dev);
         fc_rt_set_field(prop, f->offset, f->size, v);
     }
-    return fc_rt_err(r);
+    return r;
+}
+
+static void fc_rt_learn_properties(void)
+{
+    for (int d = 0; d < fc_ndevices; d++) {
+        CUdevice dev;
+        fc_prop_learnt[d] = FC_DRV(fc_drv.cuDeviceGet_v2000, &dev, d) == CUDA_SUCCESS &&
+                            fc_read_properties(&fc_prop_at_init[d], dev) == CUDA_SUCCESS;
+    }
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device)
+{
+    CUdevice dev;
+    if (!prop)
+        return fc_rt_ret(cudaErrorInvalidValue);
+    if (fc_rt_forked() && device >= 0 && device < fc_ndevices && fc_prop_learnt[device]) {
+        *prop = fc_prop_at_init[device];
+        return cudaSuccess;
+    }
+    cudaError_t e = fc_rt_cudevice(device, &dev);
+    if (e != cudaSuccess)
+        return fc_rt_ret(e);
+    return fc_rt_err(fc_read_properties(prop, dev));
 }
 
 void fc_rt_set_field(void *base, size_t offset, size_t size, int v)

@@ -163,6 +163,8 @@ FC_EXPORT cudaError_t CUDARTAPI cudaFuncGetName(const char **name, const void *f
 {
     if (!name || !func)
         return fc_rt_ret(cudaErrorInvalidValue);
+    if (fc_rt_forked())
+        return fc_rt_ret(cudaErrorInitializationError);
     pthread_mutex_lock(&fc_reg_lock);
     fc_function *f = fc_find(func);
     *name = f ? f->name : NULL;
