@@ -62,6 +62,10 @@ enum { CTP_PY_UNKNOWN, CTP_PY_LOOKING, CTP_PY_KNOWN };
 static _Atomic int ctp_py_state;
 static const ctp_py_layout *ctp_py;                  /* NULL: no Python we can read */
 static void *(*ctp_py_tstate)(void);                 /* PyGILState_GetThisThreadState */
+static int (*ctp_py_finalizing)(void);               /* Py_IsFinalizing (3.13), _Py_IsFinalizing */
+/* 3.11 binds the GIL-state key to a thread's main-interpreter state only: while a
+ * sub-interpreter exists, the state it gives may not be the one running (Head() != Main()). */
+static void *(*ctp_py_interp_head)(void), *(*ctp_py_interp_main)(void);
 static uintptr_t ctp_py_eval_lo, ctp_py_eval_hi;     /* _PyEval_EvalFrameDefault's code */
 /* The process reads itself by its pid, kept here (and renewed in a forked child) so that a
  * capture makes no getpid call. */
@@ -89,8 +93,17 @@ static void ctp_py_lookup(void)
     Dl_info info;
     const ElfW(Sym) *sym = NULL;
     void *eval = dlsym(RTLD_DEFAULT, "_PyEval_EvalFrameDefault");
-    if (ctp_py && eval && dladdr1(eval, &info, (void **)&sym, RTLD_DL_SYMENT) && sym &&
-        sym->st_size) {
+    void *fin = dlsym(RTLD_DEFAULT, "Py_IsFinalizing");
+    fin = fin ? fin : dlsym(RTLD_DEFAULT, "_Py_IsFinalizing");
+    void *head = dlsym(RTLD_DEFAULT, "PyInterpreterState_Head");
+    void *main_interp = dlsym(RTLD_DEFAULT, "PyInterpreterState_Main");
+    if (ctp_py && eval && fin && head && main_interp &&
+        dladdr1(eval, &info, (void **)&sym, RTLD_DL_SYMENT) && sym && sym->st_size) {
+        ctp_py_finalizing = (int (*)(void))fin;
+        if (ctp_py->hex_lo == 0x030b0000) {
+            ctp_py_interp_head = (void *(*)(void))head;
+            ctp_py_interp_main = (void *(*)(void))main_interp;
+        }
         ctp_py_eval_lo = (uintptr_t)eval;
         ctp_py_eval_hi = (uintptr_t)eval + sym->st_size;
         ctp_py_tstate = (void *(*)(void))get;
@@ -106,10 +119,23 @@ static void ctp_py_lookup(void)
                         "cutrace cannot read its frames (known: 3.11 to 3.13); its call sites stay native\n");
 }
 
-static int ctp_py_read(pid_t pid, uint64_t addr, void *buf, size_t len)
+/* Where a walk reads the interpreter's memory: directly, or through process_vm_readv, where
+ * an address that is no longer mapped is an error instead of a fault (see the header). */
+typedef struct {
+    pid_t pid;
+    int direct;
+} ctp_py_mem;
+
+static int ctp_py_read(const ctp_py_mem *m, uint64_t addr, void *buf, size_t len)
 {
+    if (!addr)
+        return -1;
+    if (m->direct) {
+        memcpy(buf, (const void *)(uintptr_t)addr, len);
+        return 0;
+    }
     struct iovec local = {buf, len}, remote = {(void *)(uintptr_t)addr, len};
-    return addr && process_vm_readv(pid, &local, 1, &remote, 1, 0) == (ssize_t)len ? 0 : -1;
+    return process_vm_readv(m->pid, &local, 1, &remote, 1, 0) == (ssize_t)len ? 0 : -1;
 }
 
 static uint64_t ctp_py_u64(const unsigned char *b, unsigned at)
@@ -143,23 +169,32 @@ static int ctp_py_known(void)
     return state == CTP_PY_KNOWN;
 }
 
-int ctp_python_splice(uint64_t *ips, int n, int cap)
+/* A 64-bit mix (splitmix64's finalizer): identity keys of distinct frames differ. */
+static uint64_t ctp_py_mix(uint64_t x)
 {
-    if (!ctp_py_known() || !ctp_py)
-        return n;
-    int saved = errno;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+/* One walk of the thread's frames (see ctp_python_splice), reading through m; -1 if the thread
+ * state or its current frame cannot be read. */
+static int ctp_py_walk(const ctp_py_mem *m, const uint64_t *ips, int n, int cap, uint64_t *out,
+                       uint64_t *code_at)
+{
     const ctp_py_layout *L = ctp_py;
-    uint64_t cur = 0, out[CTP_PY_MAX + 64];
+    uint64_t cur = 0;
     unsigned char buf[256];
     void *ts = ctp_py_tstate();
-    pid_t pid = ctp_py_pid;
+    if (!ts || ctp_py_read(m, (uintptr_t)ts + L->ts_frame, buf, 8) != 0 ||
+        (L->cframe_current != CTP_PY_NONE &&
+         ctp_py_read(m, ctp_py_u64(buf, 0) + L->cframe_current, buf, 8) != 0))
+        return -1;
+    cur = ctp_py_u64(buf, 0);
     int kept = 0, py = 0;
-    if (ts && ctp_py_read(pid, (uintptr_t)ts + L->ts_frame, buf, 8) == 0 &&
-        (L->cframe_current == CTP_PY_NONE ||
-         ctp_py_read(pid, ctp_py_u64(buf, 0) + L->cframe_current, buf, 8) == 0))
-        cur = ctp_py_u64(buf, 0);
-    for (int i = 0; i < n && kept < cap && kept < (int)(sizeof out / sizeof out[0]); i++) {
+    for (int i = 0; i < n && kept < cap; i++) {
         if (ips[i] < ctp_py_eval_lo || ips[i] >= ctp_py_eval_hi || !cur) {
+            code_at[kept] = 0;
             out[kept++] = ips[i];
             continue;
         }
@@ -167,42 +202,76 @@ int ctp_python_splice(uint64_t *ips, int n, int cap)
          * the shim frame it pushed on entry (3.12+). */
         int entry = 0, any = 0;
         while (cur && !entry && py < CTP_PY_MAX && kept < cap) {
-            if (ctp_py_read(pid, cur, buf, L->fr_size) != 0) {
-                cur = 0;
-                break;
-            }
-            uint64_t code = ctp_py_u64(buf, L->fr_code), prev = ctp_py_u64(buf, L->fr_instr);
+            if (ctp_py_read(m, cur, buf, L->fr_size) != 0)
+                return -1;
+            uint64_t code = ctp_py_u64(buf, L->fr_code), instr = ctp_py_u64(buf, L->fr_instr);
             unsigned owner = buf[L->fr_owner];
             cur = ctp_py_u64(buf, L->fr_previous);
             py++;
             if (owner == L->owner_cstack)
                 break;
             entry = L->fr_is_entry != CTP_PY_NONE && buf[L->fr_is_entry] != 0;
-            int64_t lasti = ((int64_t)prev - (int64_t)(code + L->co_code)) / 2;
+            int64_t lasti = ((int64_t)instr - (int64_t)(code + L->co_code)) / 2;
             /* A frame whose first instructions have not run (_PyFrame_IsIncomplete) cannot be
              * calling out; it is not told apart here, which would cost a read per frame: its
              * line is then its definition's. */
             if (lasti < 0 || lasti >= (1 << CTP_PY_LASTI_BITS) || (code & 15) ||
                 code >> (CTP_PY_CODE_BITS + 4))
                 continue;
-            out[kept++] = CTP_PY_KEY | (uint64_t)lasti << CTP_PY_CODE_BITS | code >> 4;
+            /* The code object's address alone would name a later code object allocated at the
+             * same place as this one: its file, name, line table and first line go in too. */
+            unsigned lo = L->co_firstlineno;
+            if (ctp_py_read(m, code + lo, buf, L->co_linetable + 8 - lo) != 0)
+                return -1;
+            uint64_t id = ctp_py_mix(code ^ (uint64_t)lasti << 47 ^ ctp_py_u32(buf, 0));
+            id = ctp_py_mix(id ^ ctp_py_u64(buf, L->co_filename - lo));
+            id = ctp_py_mix(id ^ ctp_py_u64(buf, L->co_qualname - lo));
+            id = ctp_py_mix(id ^ ctp_py_u64(buf, L->co_linetable - lo));
+            code_at[kept] = CTP_PY_KEY | (uint64_t)lasti << CTP_PY_CODE_BITS | code >> 4;
+            out[kept++] = CTP_PY_KEY | id;
             any = 1;
         }
-        if (!any)
+        if (!any) {
+            code_at[kept] = 0;
             out[kept++] = ips[i];
+        }
     }
-    memcpy(ips, out, (size_t)kept * sizeof *ips);
+    return kept;
+}
+
+int ctp_python_splice(uint64_t *ips, int n, int cap, uint64_t *code_at)
+{
+    if (!ctp_py_known() || !ctp_py)
+        return n;
+    /* 3.11 with a sub-interpreter: the thread state found may not be the running one */
+    if (ctp_py_interp_head && ctp_py_interp_head() != ctp_py_interp_main())
+        return n;
+    int saved = errno;
+    uint64_t out[CTP_PY_MAX + 64];
+    if (cap > (int)(sizeof out / sizeof out[0]))
+        cap = (int)(sizeof out / sizeof out[0]);
+    /* Read directly unless finalization has begun; if it began during the walk, what the walk
+     * read of a thread state freed meanwhile may be garbage: read again, safely. */
+    ctp_py_mem m = {ctp_py_pid, !ctp_py_finalizing()};
+    int kept = ctp_py_walk(&m, ips, n, cap, out, code_at);
+    if (m.direct && ctp_py_finalizing()) {
+        m.direct = 0;
+        kept = ctp_py_walk(&m, ips, n, cap, out, code_at);
+    }
     errno = saved;
+    if (kept < 0)
+        return n;
+    memcpy(ips, out, (size_t)kept * sizeof *ips);
     return kept;
 }
 
 /* A Python str's text, interned; 0 if unreadable. */
-static uint32_t ctp_py_string(pid_t pid, uint64_t obj)
+static uint32_t ctp_py_string(const ctp_py_mem *m, uint64_t obj)
 {
     const ctp_py_layout *L = ctp_py;
     unsigned char h[96];
     char text[1024];
-    if (ctp_py_read(pid, obj, h, sizeof h) != 0)
+    if (ctp_py_read(m, obj, h, sizeof h) != 0)
         return 0;
     uint32_t state = ctp_py_u32(h, L->str_state);
     uint64_t len = ctp_py_u64(h, L->str_length), at;
@@ -213,7 +282,7 @@ static uint32_t ctp_py_string(pid_t pid, uint64_t obj)
         at = ctp_py_u64(h, L->str_utf8);
         len = ctp_py_u64(h, L->str_utf8_length);
     }
-    if (len >= sizeof text || ctp_py_read(pid, at, text, len) != 0)
+    if (len >= sizeof text || ctp_py_read(m, at, text, len) != 0)
         return 0;
     return ctp_intern(text, len);
 }
@@ -272,20 +341,21 @@ int ctp_python_frame(uint64_t key, uint32_t *file, uint32_t *function, uint32_t 
         return -1;
     int saved = errno, rc = -1;
     const ctp_py_layout *L = ctp_py;
-    pid_t pid = ctp_py_pid;
+    /* rare (once per new frame): the safe reads will do */
+    const ctp_py_mem m = {ctp_py_pid, 0};
     uint64_t code = (key & ((1ull << CTP_PY_CODE_BITS) - 1)) << 4;
     int64_t lasti = (int64_t)((key >> CTP_PY_CODE_BITS) & ((1u << CTP_PY_LASTI_BITS) - 1));
     unsigned char co[256], lt[48];
-    if (ctp_py_read(pid, code, co, L->co_code) == 0) {
-        *file = ctp_py_string(pid, ctp_py_u64(co, L->co_filename));
-        *function = ctp_py_string(pid, ctp_py_u64(co, L->co_qualname));
+    if (ctp_py_read(&m, code, co, L->co_code) == 0) {
+        *file = ctp_py_string(&m, ctp_py_u64(co, L->co_filename));
+        *function = ctp_py_string(&m, ctp_py_u64(co, L->co_qualname));
         *line = 0;
         uint64_t table = ctp_py_u64(co, L->co_linetable);
         unsigned char *bytes = NULL;
         uint64_t size;
-        if (ctp_py_read(pid, table, lt, sizeof lt) == 0 &&
+        if (ctp_py_read(&m, table, lt, sizeof lt) == 0 &&
             (size = ctp_py_u64(lt, L->bytes_size)) <= (1u << 20) && (bytes = malloc(size ? size : 1)) &&
-            ctp_py_read(pid, table + L->bytes_data, bytes, size) == 0)
+            ctp_py_read(&m, table + L->bytes_data, bytes, size) == 0)
             *line = ctp_py_line(bytes, bytes + size, (int)ctp_py_u32(co, L->co_firstlineno), lasti);
         free(bytes);
         rc = 0;

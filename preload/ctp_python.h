@@ -4,9 +4,16 @@
  * Python), ctp_python_walk gives the Python frames of the calling thread's Python thread state,
  * innermost first, whether the thread holds the GIL or released it around the call (ctypes): the
  * thread state is found with PyGILState_GetThisThreadState, which reads a thread-specific key and
- * neither needs the GIL nor allocates; no other Python function is called. Everything else is
- * read from the interpreter's memory with process_vm_readv on the process itself, so a freed or
- * half-built frame reads as an error, never a fault, and the walk is bounded (CTP_PY_MAX frames).
+ * neither needs the GIL nor allocates; no other Python function is called but Py_IsFinalizing
+ * (an atomic read). The walk reads the interpreter's memory directly (no system call): while the
+ * thread is inside the traced call, nothing but the thread itself changes or frees its thread
+ * state, its frames (in its own data stack) and the code objects they hold, except interpreter
+ * finalization, which deletes other threads' states (3.11-3.13 free the state and leak the
+ * frames, which stay mapped). So once finalization has begun the walk reads with process_vm_readv
+ * on the process itself, where an unmapped address is an error, not a fault; a walk during which
+ * it began is read again that way. What is left: a thread suspended between its check and its
+ * first read for the whole time finalization takes to free its state and the allocator to return
+ * that page to the system. The walk is bounded (CTP_PY_MAX frames).
  * Each frame is coded as one 64-bit key (bit 63 set, which no user-space return address has):
  * the code object's address and the index of the instruction the frame is at.
  *
@@ -24,11 +31,14 @@
 
 /* Splices Python frames into a native stack ips[0..n) (innermost first, at most cap entries):
  * each native frame of the interpreter's evaluation loop is replaced by the Python frames it
- * runs (from 3.11 one such native frame runs several). Returns the new count; ips unchanged
- * (n returned) if the thread has no Python frames or Python is absent or unknown. */
-int ctp_python_splice(uint64_t *ips, int n, int cap);
-/* The definition of a Python frame key: file, qualified name and line, interned; 0 if the
- * frame's code can no longer be read. */
+ * runs (from 3.11 one such native frame runs several). A Python frame's entry is its identity
+ * key (bit 63 set: a mix of the code object's address, its file, name, line table and first
+ * line, and the instruction), and code_at[i] its frame key, which ctp_python_frame reads; for a
+ * native entry code_at[i] is 0. Returns the new count; ips unchanged (n returned, code_at
+ * untouched) if the thread has no Python frames or Python is absent or unknown. */
+int ctp_python_splice(uint64_t *ips, int n, int cap, uint64_t *code_at);
+/* The definition of a frame key (from code_at, while the frame is still running): file,
+ * qualified name and line, interned; -1 if the frame's code cannot be read. */
 int ctp_python_frame(uint64_t key, uint32_t *file, uint32_t *function, uint32_t *line);
 /* In a forked child (ctp_session's fork handler): the pid to read, and a lookup the fork
  * interrupted starts again. */

@@ -204,7 +204,8 @@ static uint32_t ctp_symtab_name(const Dl_info *info, uint64_t offset)
     return lo && offset < m->syms[lo - 1].hi ? ctp_sym_name(m, m->syms[lo - 1].name_at) : 0;
 }
 
-static uint32_t ctp_frame_of(uint64_t ip)
+/* ip's frame id; code_at: for a Python frame (ip its identity key) the key that reads it. */
+static uint32_t ctp_frame_of(uint64_t ip, uint64_t code_at)
 {
     uint64_t id;
     if (ctp_hmap_get(&ctp_frame_ids, ip, &id))
@@ -223,7 +224,7 @@ static uint32_t ctp_frame_of(uint64_t ip)
     if (ip & CTP_PY_KEY) {
         f.offset = 0;
         f.kind = CT_FRAME_PYTHON;
-        ctp_python_frame(ip, &f.module, &f.function, &f.line);
+        ctp_python_frame(code_at, &f.module, &f.function, &f.line);
     } else if (dladdr((void *)(ip - 1), &info)) {
         f.module = info.dli_fname ? ctp_intern(info.dli_fname, strlen(info.dli_fname)) : 0;
         f.offset = ip - (uintptr_t)info.dli_fbase;
@@ -239,7 +240,7 @@ uint32_t ctp_stack_capture(void)
 {
     pthread_once(&ctp_stk_once, ctp_stack_init);
     void *ips[CTP_STACK_DEPTH + 8];
-    uint64_t at[CTP_STACK_DEPTH + 8];
+    uint64_t at[CTP_STACK_DEPTH + 8], code_at[CTP_STACK_DEPTH + 8];
     int n = unw_backtrace(ips, CTP_STACK_DEPTH + 8);
     /* cutrace's own frames (this function, the hook, the wrappers of the driver and of the
      * runtime) are not the program's: leave them out wherever they are. */
@@ -247,7 +248,7 @@ uint32_t ctp_stack_capture(void)
     for (int i = 0; i < n && kept < CTP_STACK_DEPTH; i++)
         if ((uintptr_t)ips[i] < ctp_self_lo || (uintptr_t)ips[i] >= ctp_self_hi)
             at[kept++] = (uintptr_t)ips[i];
-    n = ctp_python_splice(at, kept, CTP_STACK_DEPTH);
+    n = ctp_python_splice(at, kept, CTP_STACK_DEPTH, code_at);
     if (n == 0)
         return 0;
     uint64_t h = 1469598103934665603ull;
@@ -278,7 +279,7 @@ uint32_t ctp_stack_capture(void)
         uint32_t *frames = malloc((size_t)n * sizeof *frames);
         if (frames) {
             for (int i = 0; i < n; i++)
-                frames[i] = ctp_frame_of(at[i]);
+                frames[i] = ctp_frame_of(at[i], at[i] & CTP_PY_KEY ? code_at[i] : 0);
             ctp_stacks[ctp_nstacks] = (ctp_stack_def){(uint32_t)n, frames};
             sid = ++ctp_nstacks;
             ctp_hmap_put(&ctp_stack_ids, h, sid);

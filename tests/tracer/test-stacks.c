@@ -1,5 +1,7 @@
 #include "tr.h"
 
+#include <glob.h>
+
 /* Runs train_loop (2 iterations) with `--stacks mode` and counts, per API function group, the
  * records carrying a call site that reaches main. */
 static int stacks_run(const char *mode, size_t *copies, size_t *copies_with, size_t *syncs,
@@ -59,5 +61,44 @@ TEST_IMPL(stacks_on_copies_and_syncs)
     ASSERT_UINT(cw, ==, 5);
     ASSERT_INT(stacks_run("none", &c, &cw, &s, &sw, &l, &lw), ==, 0);
     ASSERT_UINT(cw + sw + lw, ==, 0);
+    return 0;
+}
+
+/* Python code objects freed and made again at the same addresses (pycode.py): the i-th call is
+ * named after its own code object, gen_i.py line i + 2, on each CPython 3.11-3.13 installed. */
+TEST_IMPL(stacks_python_code_reused)
+{
+    glob_t g;
+    int found = glob("/usr/bin/python3.1[1-3]", 0, NULL, &g);
+    found = glob("/root/.pyenv/versions/3.1[1-3].*/bin/python3.1[1-3]", found ? 0 : GLOB_APPEND,
+                 NULL, &g);
+    if (g.gl_pathc == 0)
+        ctt_skip("no CPython 3.11 to 3.13 found (/usr/bin, pyenv)");
+    for (size_t k = 0; k < g.gl_pathc; k++) {
+        char out[4096], want[64];
+        snprintf(out, sizeof out, "%s/pycode-%zu", ctt_tmpdir(), k);
+        char *cmd[] = {g.gl_pathv[k], TR_PYCODE_PY, "200", NULL};
+        ctt_proc p;
+        ASSERT_INT(tr_run(&p, out, NULL, cmd, NULL, 60), ==, 0);
+        TR_ASSERT_EXIT(p, 0);
+        ASSERT_STR(p.out, "pycode: calls=200\n");
+        tr_trace t;
+        ASSERT_INT(tr_load(&t, out), ==, 0);
+        int i = 0;
+        for (size_t r = 0; r < t.n; r++) {
+            const tr_rec *x = &t.v[r];
+            if (x->r.type != CT_REC_API || strcmp(x->name, "cuCtxSynchronize") != 0)
+                continue;
+            snprintf(want, sizeof want, ";gen@gen_%d.py:%d;", i, i + 2);
+            ASSERT(x->stack);
+            ASSERT_CONTAINS(x->stack, want);
+            i++;
+        }
+        ASSERT_INT(i, ==, 200);
+        printf("%s: 200 calls named after their own code objects\n", g.gl_pathv[k]);
+        tr_free(&t);
+        ctt_proc_free(&p);
+    }
+    globfree(&g);
     return 0;
 }

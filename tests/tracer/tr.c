@@ -106,8 +106,12 @@ static char *tr_stack(ct_reader *r, uint32_t file, uint32_t id)
             continue;
         const char *mod = ct_reader_str(r, file, fr.module, tmp2);
         const char *base = strrchr(mod, '/');
-        len += (size_t)snprintf(buf + len, sizeof buf - len, "%s@%s;",
-                                ct_reader_str(r, file, fr.function, tmp), base ? base + 1 : mod);
+        len += (size_t)snprintf(buf + len, sizeof buf - len, "%s@%s", ct_reader_str(r, file, fr.function, tmp),
+                                base ? base + 1 : mod);
+        if (fr.kind == CT_FRAME_PYTHON)
+            len += (size_t)snprintf(buf + len, sizeof buf - len, ":%u", fr.line);
+        buf[len++] = ';';
+        buf[len] = 0;
     }
     return tr_dup(buf);
 }

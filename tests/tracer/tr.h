@@ -9,7 +9,8 @@
 /* One record of a loaded trace, with its names resolved: API -> the function; LAUNCH -> the
  * kernel (demangled) and symbol (mangled, or the same); THREAD -> the thread name; DEVICE -> the
  * device name. API and MEM
- * records with a stack: "function@module;" per frame, innermost first. */
+ * records with a stack: "function@module;" per frame, innermost first ("function@file:line;" for
+ * a Python frame). */
 typedef struct {
     ct_rec r;
     char *name;
