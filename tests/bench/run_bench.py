@@ -13,6 +13,7 @@ Measures, on the simulated CUDA stack:
   4. the tracer's peak RSS over an untraced run;
   5. each diagnosis's estimated saving against its fix's measured saving (bench_pairs.py).
   6. the wall time cutrace's defaults add to train_loop (bench_overhead.py).
+  7. what a call stack with Python frames adds to a call from Python (bench_pystack.py).
 Writes OUT_DIR/results.json (flat numeric keys, units in the names; `null` plus a reason in
 "notes" where a figure could not be measured) and OUT_DIR/results.md, and prints the tables.
 Speed is reported, never asserted: the exit status is 0 unless a program fails to run.
@@ -30,6 +31,7 @@ import time
 
 import bench_pairs
 import bench_overhead
+import bench_pystack
 
 CALLS = ["launch", "memcpy", "alloc", "rtlaunch"]
 CALL_KEY = {"launch": "launch", "memcpy": "memcpy", "alloc": "alloc", "rtlaunch": "runtime_launch"}
@@ -375,6 +377,7 @@ class Bench:
         small, large = r["analyzer_peak_rss_mb_small_trace"], r["analyzer_peak_rss_mb"]
         v["analyzer_memory_flat"] = "pass" if large <= 1.5 * small + 8 else "miss"
         v.update(bench_overhead.verdicts(r))
+        v.update(bench_pystack.verdicts(r))
         return v
 
     def tables(self, v):
@@ -435,6 +438,7 @@ class Bench:
                       GOAL_BYTES_PER_EVENT, v["trace_bytes_per_event"]),
                   "| trace bytes per kernel launch | %.1f | | |" % r["trace_bytes_per_launch"],
                   bench_overhead.row(r, s, v),
+                  bench_pystack.row(r, s, v),
                   "| cutrace summary, events/s (%d events, CPU time) | %.1f M (wall %.1f M) | >= %.0f M | %s |" % (
                       r["analyzer_trace_events"], r["analyzer_events_per_sec"] / 1e6,
                       r["analyzer_events_per_sec_wall"] / 1e6, GOAL_ANALYZER_EPS / 1e6,
@@ -475,6 +479,7 @@ class Bench:
         self.null_failed()
         self.bench_trace_size()
         bench_overhead.measure(self)
+        bench_pystack.measure(self)
         self.bench_analyzer()
         pair_verdicts = bench_pairs.bench(self)
         v = self.verdicts()
