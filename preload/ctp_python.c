@@ -11,6 +11,8 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "ctp_clock.h"
+#include "ctp_emit.h"
 #include "ctp_maps.h"
 
 /* One CPython version's offsets (bytes). Provenance: CPython's Include/cpython/pystate.h
@@ -63,6 +65,12 @@ static _Atomic int ctp_py_state;
 static const ctp_py_layout *ctp_py;                  /* NULL: no Python we can read */
 static void *(*ctp_py_tstate)(void);                 /* PyGILState_GetThisThreadState */
 static int (*ctp_py_finalizing)(void);               /* Py_IsFinalizing (3.13), _Py_IsFinalizing */
+/* What the PYTHON record says: PY_VERSION_HEX, and the functions that read the interpreter's path
+ * configuration (a global it computed at start-up; no GIL, no allocation). */
+static uint32_t ctp_py_version;
+static const wchar_t *(*ctp_py_program)(void), *(*ctp_py_prefix)(void), *(*ctp_py_exec_prefix)(void),
+    *(*ctp_py_search_path)(void);
+static _Atomic int ctp_py_described; /* in this trace file */
 /* 3.11 binds the GIL-state key to a thread's main-interpreter state only: while a
  * sub-interpreter exists, the state it gives may not be the one running (Head() != Main()). */
 static void *(*ctp_py_interp_head)(void), *(*ctp_py_interp_main)(void);
@@ -97,9 +105,18 @@ static void ctp_py_lookup(void)
     fin = fin ? fin : dlsym(RTLD_DEFAULT, "_Py_IsFinalizing");
     void *head = dlsym(RTLD_DEFAULT, "PyInterpreterState_Head");
     void *main_interp = dlsym(RTLD_DEFAULT, "PyInterpreterState_Main");
-    if (ctp_py && eval && fin && head && main_interp &&
-        dladdr1(eval, &info, (void **)&sym, RTLD_DL_SYMENT) && sym && sym->st_size) {
+    void *program = dlsym(RTLD_DEFAULT, "Py_GetProgramFullPath");
+    void *prefix = dlsym(RTLD_DEFAULT, "Py_GetPrefix");
+    void *exec_prefix = dlsym(RTLD_DEFAULT, "Py_GetExecPrefix");
+    void *search_path = dlsym(RTLD_DEFAULT, "Py_GetPath");
+    if (ctp_py && eval && fin && head && main_interp && program && prefix && exec_prefix &&
+        search_path && dladdr1(eval, &info, (void **)&sym, RTLD_DL_SYMENT) && sym && sym->st_size) {
         ctp_py_finalizing = (int (*)(void))fin;
+        ctp_py_version = (uint32_t)hex;
+        ctp_py_program = (const wchar_t *(*)(void))program;
+        ctp_py_prefix = (const wchar_t *(*)(void))prefix;
+        ctp_py_exec_prefix = (const wchar_t *(*)(void))exec_prefix;
+        ctp_py_search_path = (const wchar_t *(*)(void))search_path;
         if (ctp_py->hex_lo == 0x030b0000) {
             ctp_py_interp_head = (void *(*)(void))head;
             ctp_py_interp_main = (void *(*)(void))main_interp;
@@ -362,4 +379,40 @@ int ctp_python_frame(uint64_t key, uint32_t *file, uint32_t *function, uint32_t 
     }
     errno = saved;
     return rc;
+}
+
+void ctp_python_reset(void)
+{
+    atomic_store(&ctp_py_described, 0);
+}
+
+/* A configuration string (wchar_t is UCS-4 here) in UTF-8, interned; 0 if absent. */
+static uint32_t ctp_py_wide(const wchar_t *w)
+{
+    char buf[4096];
+    size_t n = 0;
+    for (; w && *w; w++) {
+        uint32_t c = (uint32_t)*w;
+        int len = c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
+        if (c > 0x10ffff || n + (size_t)len >= sizeof buf)
+            break;
+        static const unsigned char lead[] = {0, 0, 0xc0, 0xe0, 0xf0};
+        for (int k = len - 1; k > 0; k--, c >>= 6)
+            buf[n + (size_t)k] = (char)(0x80 | (c & 0x3f));
+        buf[n] = (char)(len == 1 ? c : (lead[len] | c));
+        n += (size_t)len;
+    }
+    return n ? ctp_intern(buf, n) : 0;
+}
+
+void ctp_python_describe(ctp_thread *th)
+{
+    if (atomic_load_explicit(&ctp_py_described, memory_order_relaxed) || !ctp_py_known() ||
+        !ctp_py || ctp_py_finalizing() || atomic_exchange(&ctp_py_described, 1))
+        return;
+    int saved = errno;
+    ct_rec_python r = {ctp_py_version, ctp_py_wide(ctp_py_program()), ctp_py_wide(ctp_py_prefix()),
+                       ctp_py_wide(ctp_py_exec_prefix()), ctp_py_wide(ctp_py_search_path())};
+    ctp_push(th, CT_REC_PYTHON, 0, ctp_ticks(), &r, sizeof r);
+    errno = saved;
 }

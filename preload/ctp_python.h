@@ -26,6 +26,8 @@
 
 #include <stdint.h>
 
+#include "ctp_state.h"
+
 #define CTP_PY_MAX 64
 #define CTP_PY_KEY (1ull << 63)
 
@@ -43,5 +45,12 @@ int ctp_python_frame(uint64_t key, uint32_t *file, uint32_t *function, uint32_t 
 /* In a forked child (ctp_session's fork handler): the pid to read, and a lookup the fork
  * interrupted starts again. */
 void ctp_python_fork_child(void);
+/* Once per trace file, when the process runs a CPython it can read: appends to th's ring the
+ * PYTHON record (FORMAT.md 4.7: version, program, prefixes, module search path), which the
+ * analyzer needs to tell the user's files from the interpreter's. Cheap when done already (one
+ * atomic load); interns strings the first time. */
+void ctp_python_describe(ctp_thread *th);
+/* A new trace file (fork child, exec) describes the interpreter again. */
+void ctp_python_reset(void);
 
 #endif

@@ -13,6 +13,7 @@
 #include "ctp_gpu.h"
 #include "ctp_maps.h"
 #include "ctp_real.h"
+#include "ctp_python.h"
 #include "ctp_shlib.h"
 #include "ctp_stack.h"
 #include "ctp_wake.h"
@@ -86,8 +87,11 @@ static int ctp_is_host(unsigned kind)
  * `all` mode captured it already in ctp_leave. */
 static uint32_t ctp_site(ctp_call *c)
 {
-    if (ctp_opt.stacks && !c->stack)
+    if (ctp_opt.stacks && !c->stack) {
         c->stack = ctp_stack_capture();
+        if (c->th)
+            ctp_python_describe(c->th);
+    }
     return c->stack;
 }
 

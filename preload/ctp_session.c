@@ -203,6 +203,7 @@ static void ctp_new_file_state(void)
     ctp_stack_rewind();
     ctp_device_reset();
     ctp_shlib_reset();
+    ctp_python_reset();
     atomic_store(&ctp_state, CTP_OFF);
 }
 

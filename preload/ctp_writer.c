@@ -207,6 +207,7 @@ static int ctp_encode(ct_enc *e, const uint64_t *w)
     case CT_REC_DEVICE: return ct_enc_device(e, ts, body);
     case CT_REC_CPU: return ct_enc_cpu(e, ts, body);
     case CT_REC_SHLIB: return ct_enc_shlib(e, ts, body);
+    case CT_REC_PYTHON: return ct_enc_python(e, ts, body);
     default: return 0;
     }
 }

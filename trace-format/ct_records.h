@@ -175,6 +175,13 @@
     F(path, u32, path, "", path, str, 0)                                                    \
     F(build_id, u32, build_id, "", build_id, str, 0)
 
+#define CT_PYTHON_FIELDS(F)                                                                 \
+    F(version, u32, version, "", version, x, 0)                                             \
+    F(program, u32, program, "", program, str, 0)                                           \
+    F(prefix, u32, prefix, "", prefix, str, 0)                                              \
+    F(exec_prefix, u32, exec_prefix, "", exec_prefix, str, 0)                               \
+    F(path, u32, path, "", path, str, 0)
+
 /* FRAME is a definition: a record delivers the fields of its id's first definition. */
 #define CT_DEF_RECORDS(R) R(FRAME, frame, CT_FRAME_FIELDS)
 #define CT_EVENT_RECORDS(R)                                                                 \
@@ -191,7 +198,8 @@
     R(LOSS, loss, CT_LOSS_FIELDS)                                                           \
     R(END, end, CT_END_FIELDS)                                                              \
     R(GEMM, gemm, CT_GEMM_FIELDS)                                                           \
-    R(SHLIB, shlib, CT_SHLIB_FIELDS)
+    R(SHLIB, shlib, CT_SHLIB_FIELDS)                                                        \
+    R(PYTHON, python, CT_PYTHON_FIELDS)
 #define CT_RECORDS(R) CT_DEF_RECORDS(R) CT_EVENT_RECORDS(R)
 
 #endif

@@ -38,7 +38,7 @@ extern "C" {
 /* ---- versions and limits ------------------------------------------------------------------ */
 
 #define CT_FORMAT_MAJOR 1
-#define CT_FORMAT_MINOR 3
+#define CT_FORMAT_MINOR 4
 
 #define CT_FILE_MAGIC "CUTRACE\0"      /* 8 bytes at offset 0 */
 #define CT_FILE_MAGIC_LEN 8
@@ -96,7 +96,8 @@ enum ct_rec_type {
     CT_REC_PYFRAME = 19,
     CT_REC_GEMM = 20,   /* a cuBLAS / cuBLASLt matrix product's shape and types (minor 2) */
     CT_REC_SHLIB = 21,  /* a CUDA library the process mapped: path and build id (minor 2) */
-    CT_REC_TYPE_LIMIT = 22, /* first type number this version does not define */
+    CT_REC_PYTHON = 22, /* the CPython the process runs: version, prefixes, search path (minor 4) */
+    CT_REC_TYPE_LIMIT = 23, /* first type number this version does not define */
     /* Pseudo types, never on the wire, delivered by the reader: */
     CT_REC_CHUNK = 1000,   /* start of a chunk (only with ct_reader_opts.chunk_records) */
     CT_REC_UNKNOWN = 1001, /* a record of a type this reader does not know (content skipped) */
@@ -280,6 +281,12 @@ typedef struct {
     uint32_t build_id;             /* string id: its GNU build id in lowercase hex, 0 if none */
 } ct_rec_shlib;
 typedef struct {
+    uint32_t version;              /* PY_VERSION_HEX, e.g. 0x030b07f0 for 3.11.7 */
+    uint32_t program;              /* string ids: the interpreter's program (sys.executable), */
+    uint32_t prefix, exec_prefix;  /* the prefixes of its installation (sys.base_prefix, ...) */
+    uint32_t path;                 /* and the module search path it computed, ':'-separated */
+} ct_rec_python;
+typedef struct {
     uint32_t how;                  /* enum ct_end_how */
     int32_t code;                  /* exit status (0-255; -1 unknown) or signal number */
     uint64_t records, lost;        /* totals over the process */
@@ -336,6 +343,7 @@ typedef struct {
         ct_rec_end end;
         ct_rec_gemm gemm;
         ct_rec_shlib shlib;
+        ct_rec_python python;
         ct_chunk_info chunk;
         ct_rec_unknown unknown;
     } u;
@@ -380,6 +388,7 @@ int ct_enc_loss(ct_enc *e, uint64_t ts, const ct_rec_loss *r);
 int ct_enc_end(ct_enc *e, uint64_t ts, const ct_rec_end *r);
 int ct_enc_gemm(ct_enc *e, uint64_t ts, const ct_rec_gemm *r);
 int ct_enc_shlib(ct_enc *e, uint64_t ts, const ct_rec_shlib *r);
+int ct_enc_python(ct_enc *e, uint64_t ts, const ct_rec_python *r);
 /* Any record in decoded form (r->type, r->ts, r->u): dispatches to the functions above. */
 int ct_enc_rec(ct_enc *e, const ct_rec *r);
 /* A record of arbitrary type whose body after the timestamp is `body` (tests, extensions). */

@@ -53,6 +53,7 @@ static size_t fmt_all_types(ct_rec *v, char *longtext, size_t longlen)
     static const uint8_t future[] = {1, 2, 3, 0x80, 0x01};
     ADD(CT_REC_UNKNOWN)->unknown = (ct_rec_unknown){99, sizeof future, future};
     ADD(CT_REC_SHLIB)->shlib = (ct_rec_shlib){CT_SHLIB_CUBLASLT, 3, UINT32_MAX};
+    ADD(CT_REC_PYTHON)->python = (ct_rec_python){0x030d00f0, 3, 0, UINT32_MAX, 7};
     ADD(CT_REC_END)->end = (ct_rec_end){CT_END_SIGNAL, -15, 20, 17};
 #undef ADD
     return n;
@@ -63,7 +64,7 @@ TEST_IMPL(roundtrip_every_record_type)
     static char longtext[300];
     ct_rec in[32];
     size_t n = fmt_all_types(in, longtext, sizeof longtext);
-    ASSERT_INT(n, ==, 21);
+    ASSERT_INT(n, ==, 22);
 
     char path[4096];
     snprintf(path, sizeof path, "%s/all.ct", ctt_tmpdir());
@@ -136,14 +137,19 @@ TEST_IMPL(roundtrip_every_record_type)
     ASSERT_UINT(l.recs[19].u.shlib.kind, ==, CT_SHLIB_CUBLASLT);
     ASSERT_UINT(l.recs[19].u.shlib.path, ==, 3);
     ASSERT_UINT(l.recs[19].u.shlib.build_id, ==, UINT32_MAX);
-    ASSERT_INT(l.recs[20].u.end.code, ==, -15);
+    ASSERT_UINT(l.recs[20].u.python.version, ==, 0x030d00f0);
+    ASSERT_UINT(l.recs[20].u.python.program, ==, 3);
+    ASSERT_UINT(l.recs[20].u.python.prefix, ==, 0);
+    ASSERT_UINT(l.recs[20].u.python.exec_prefix, ==, UINT32_MAX);
+    ASSERT_UINT(l.recs[20].u.python.path, ==, 7);
+    ASSERT_INT(l.recs[21].u.end.code, ==, -15);
     ct_rec_frame fr;
     ASSERT_INT(ct_reader_frame(l.r, 0, 1, &fr), ==, 0);
     ASSERT_UINT(fr.offset, ==, 0x1234);
 
     const ct_stats *st = ct_reader_stats(l.r, 0);
     ASSERT_INT(st->chunks, ==, 2);
-    ASSERT_INT(st->records, ==, 21);
+    ASSERT_INT(st->records, ==, 22);
     ASSERT_INT(st->lost, ==, 3 + 17); /* chunk count plus the LOSS record */
     ASSERT_INT(st->unknown_records, ==, 1);
     ASSERT_INT(st->complete, ==, 1);

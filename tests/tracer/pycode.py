@@ -6,7 +6,9 @@ must not be named after the code object that used to live at its address).
 
 Makes N functions in turn, each from source compiled under the file name "gen_I.py" whose
 cuCtxSynchronize call is on line I + 2; calls it once and frees it (gc.collect) before the next.
-stdout: "pycode: calls=N", exit status 0 when every call succeeded."""
+stdout: "pycode: calls=N", then what the interpreter says of itself, for the PYTHON record:
+"pycode: hexversion=0x... executable=... base_prefix=... base_exec_prefix=... path=A:B:..."
+(sys.path); exit status 0 when every call succeeded."""
 import ctypes
 import gc
 import sys
@@ -28,6 +30,8 @@ def main():
         del space
         gc.collect()
     print("pycode: calls=%d" % n)
+    print("pycode: hexversion=0x%x executable=%s base_prefix=%s base_exec_prefix=%s path=%s" % (
+        sys.hexversion, sys.executable, sys.base_prefix, sys.base_exec_prefix, ":".join(sys.path)))
 
 
 main()
