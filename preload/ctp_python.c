@@ -16,13 +16,20 @@
 #include "ctp_maps.h"
 
 /* One CPython version's offsets (bytes). Provenance: CPython's Include/cpython/pystate.h
- * (PyThreadState.cframe, 3.13 .current_frame), Include/internal/pycore_frame.h (_PyCFrame,
- * _PyInterpreterFrame), Include/cpython/code.h (PyCodeObject), Include/cpython/unicodeobject.h
+ * (PyThreadState.cframe, 3.13 .current_frame, 3.8-3.10 .frame), Include/internal/pycore_frame.h
+ * (_PyCFrame, _PyInterpreterFrame; 3.8-3.10 Include/frameobject.h, cpython/frameobject.h:
+ * PyFrameObject), Include/cpython/code.h (PyCodeObject), Include/cpython/unicodeobject.h
  * (PyASCIIObject, PyCompactUnicodeObject) of each release; each checked with offsetof against
- * that release's headers (Debian's python3.11-dev; pyenv's 3.12.1 and 3.13.0). */
+ * that release's headers (Debian's python3.11-dev; pyenv's 3.8.18, 3.9.18, 3.10.13, 3.12.1 and
+ * 3.13.0). Before 3.11 each frame is a heap object and each runs in its own native evaluation
+ * frame; the code object has no qualified name (co_name) and its code is a bytes object. */
 #define CTP_PY_NONE 0xffffu
+enum { CTP_PY_LINES_311, CTP_PY_LINES_310, CTP_PY_LNOTAB }; /* how a line table is coded */
 typedef struct {
     unsigned hex_lo, hex_hi;           /* PY_VERSION_HEX range, major.minor */
+    unsigned one_per_loop;             /* 3.8-3.10: an evaluation loop runs one frame */
+    unsigned fr_lasti, lasti_bytes;    /* 3.8-3.10: the int f_lasti, and bytes per unit of it */
+    unsigned lines;                    /* CTP_PY_LINES_311 ... */
     unsigned ts_frame;                 /* PyThreadState: the _PyCFrame (3.11, 3.12) or the frame */
     unsigned cframe_current;           /* _PyCFrame.current_frame; NONE: ts_frame is the frame */
     unsigned fr_code, fr_previous, fr_instr, fr_owner, fr_size;
@@ -34,6 +41,22 @@ typedef struct {
 } ctp_py_layout;
 
 static const ctp_py_layout ctp_py_layouts[] = {
+    {.hex_lo = 0x03080000, .hex_hi = 0x030a0000, .one_per_loop = 1, .fr_lasti = 104,
+     .lasti_bytes = 1, .lines = CTP_PY_LNOTAB, .ts_frame = 24, .cframe_current = CTP_PY_NONE,
+     .fr_code = 32, .fr_previous = 24, .fr_instr = CTP_PY_NONE, .fr_owner = CTP_PY_NONE,
+     .fr_size = 112, .fr_is_entry = CTP_PY_NONE, .owner_cstack = CTP_PY_NONE,
+     .co_firstlineno = 40, .co_filename = 104, .co_qualname = 112, .co_linetable = 120,
+     .co_code = 128,
+     .str_state = 32, .str_length = 16, .str_ascii_data = 48, .str_utf8_length = 48,
+     .str_utf8 = 56, .bytes_size = 16, .bytes_data = 32},
+    {.hex_lo = 0x030a0000, .hex_hi = 0x030b0000, .one_per_loop = 1, .fr_lasti = 96,
+     .lasti_bytes = 2, .lines = CTP_PY_LINES_310, .ts_frame = 24, .cframe_current = CTP_PY_NONE,
+     .fr_code = 32, .fr_previous = 24, .fr_instr = CTP_PY_NONE, .fr_owner = CTP_PY_NONE,
+     .fr_size = 112, .fr_is_entry = CTP_PY_NONE, .owner_cstack = CTP_PY_NONE,
+     .co_firstlineno = 40, .co_filename = 104, .co_qualname = 112, .co_linetable = 120,
+     .co_code = 128,
+     .str_state = 32, .str_length = 16, .str_ascii_data = 48, .str_utf8_length = 48,
+     .str_utf8 = 56, .bytes_size = 16, .bytes_data = 32},
     {.hex_lo = 0x030b0000, .hex_hi = 0x030c0000, .ts_frame = 56, .cframe_current = 8,
      .fr_code = 32, .fr_previous = 48, .fr_instr = 56, .fr_owner = 69, .fr_size = 72,
      .fr_is_entry = 68, .owner_cstack = CTP_PY_NONE,
@@ -71,7 +94,7 @@ static uint32_t ctp_py_version;
 static const wchar_t *(*ctp_py_program)(void), *(*ctp_py_prefix)(void), *(*ctp_py_exec_prefix)(void),
     *(*ctp_py_search_path)(void);
 static _Atomic int ctp_py_described; /* in this trace file */
-/* 3.11 binds the GIL-state key to a thread's main-interpreter state only: while a
+/* Up to 3.11 the GIL-state key is bound to a thread's main-interpreter state only: while a
  * sub-interpreter exists, the state it gives may not be the one running (Head() != Main()). */
 static void *(*ctp_py_interp_head)(void), *(*ctp_py_interp_main)(void);
 static uintptr_t ctp_py_eval_lo, ctp_py_eval_hi;     /* _PyEval_EvalFrameDefault's code */
@@ -86,15 +109,29 @@ void ctp_python_fork_child(void)
     atomic_compare_exchange_strong(&ctp_py_state, &looking, CTP_PY_UNKNOWN);
 }
 
+/* PY_VERSION_HEX. Py_Version (3.11+) is data; before it, Py_GetVersion's text ("3.10.13 (main,
+ * ..." or "3.9.0rc2 (...") says it, formatted from constants into a static buffer (no Python
+ * code runs). 0 if neither is found. */
+static unsigned long ctp_py_hex(void)
+{
+    const unsigned long *ver = dlsym(RTLD_DEFAULT, "Py_Version");
+    if (ver)
+        return *ver;
+    const char *(*text)(void) = (const char *(*)(void))dlsym(RTLD_DEFAULT, "Py_GetVersion");
+    unsigned major, minor, micro, serial = 0;
+    char level[3] = "";
+    if (!text || sscanf(text(), "%u.%u.%u%2[abrc]%u", &major, &minor, &micro, level, &serial) < 3)
+        return 0;
+    unsigned rel = !level[0] ? 0xf0 : level[0] == 'a' ? 0xa0 : level[0] == 'b' ? 0xb0 : 0xc0;
+    return (unsigned long)major << 24 | minor << 16 | micro << 8 | rel | (serial & 15);
+}
+
 static void ctp_py_lookup(void)
 {
     void *get = dlsym(RTLD_DEFAULT, "PyGILState_GetThisThreadState");
     if (!get)
         return;
-    /* Py_Version (3.11+) is data: reading it runs no Python code. Older versions do not have
-     * it, and are among those we cannot read yet. */
-    const unsigned long *ver = dlsym(RTLD_DEFAULT, "Py_Version");
-    unsigned long hex = ver ? *ver : 0;
+    unsigned long hex = ctp_py_hex();
     for (size_t i = 0; i < sizeof ctp_py_layouts / sizeof ctp_py_layouts[0]; i++)
         if (hex >= ctp_py_layouts[i].hex_lo && hex < ctp_py_layouts[i].hex_hi)
             ctp_py = &ctp_py_layouts[i];
@@ -117,7 +154,7 @@ static void ctp_py_lookup(void)
         ctp_py_prefix = (const wchar_t *(*)(void))prefix;
         ctp_py_exec_prefix = (const wchar_t *(*)(void))exec_prefix;
         ctp_py_search_path = (const wchar_t *(*)(void))search_path;
-        if (ctp_py->hex_lo == 0x030b0000) {
+        if (ctp_py->hex_hi <= 0x030c0000) {
             ctp_py_interp_head = (void *(*)(void))head;
             ctp_py_interp_main = (void *(*)(void))main_interp;
         }
@@ -130,10 +167,11 @@ static void ctp_py_lookup(void)
     ctp_py = NULL;
     if (hex)
         fprintf(stderr, "cutrace: Python %lu.%lu runs in this process but cutrace cannot read its "
-                        "frames (known: 3.11 to 3.13); its call sites stay native\n", hex >> 24, (hex >> 16) & 0xff);
+                        "frames (known: 3.8 to 3.13); its call sites stay native\n", hex >> 24, (hex >> 16) & 0xff);
     else
-        fprintf(stderr, "cutrace: a Python older than 3.11 runs in this process (no Py_Version); "
-                        "cutrace cannot read its frames (known: 3.11 to 3.13); its call sites stay native\n");
+        fprintf(stderr, "cutrace: a Python whose version cannot be told (neither Py_Version nor "
+                        "Py_GetVersion) runs in this process; cutrace does not read its frames; "
+                        "its call sites stay native\n");
 }
 
 /* Where a walk reads the interpreter's memory: directly, or through process_vm_readv, where
@@ -221,14 +259,21 @@ static int ctp_py_walk(const ctp_py_mem *m, const uint64_t *ips, int n, int cap,
         while (cur && !entry && py < CTP_PY_MAX && kept < cap) {
             if (ctp_py_read(m, cur, buf, L->fr_size) != 0)
                 return -1;
-            uint64_t code = ctp_py_u64(buf, L->fr_code), instr = ctp_py_u64(buf, L->fr_instr);
-            unsigned owner = buf[L->fr_owner];
+            uint64_t code = ctp_py_u64(buf, L->fr_code);
             cur = ctp_py_u64(buf, L->fr_previous);
             py++;
-            if (owner == L->owner_cstack)
-                break;
-            entry = L->fr_is_entry != CTP_PY_NONE && buf[L->fr_is_entry] != 0;
-            int64_t lasti = ((int64_t)instr - (int64_t)(code + L->co_code)) / 2;
+            int64_t lasti;
+            if (L->one_per_loop) {
+                /* f_lasti is -1 before the frame's first instruction: its definition's line */
+                entry = 1;
+                lasti = (int64_t)(int32_t)ctp_py_u32(buf, L->fr_lasti) * L->lasti_bytes;
+                lasti = lasti < 0 ? 0 : lasti;
+            } else {
+                if (buf[L->fr_owner] == L->owner_cstack)
+                    break;
+                entry = L->fr_is_entry != CTP_PY_NONE && buf[L->fr_is_entry] != 0;
+                lasti = ((int64_t)ctp_py_u64(buf, L->fr_instr) - (int64_t)(code + L->co_code)) / 2;
+            }
             /* A frame whose first instructions have not run (_PyFrame_IsIncomplete) cannot be
              * calling out; it is not told apart here, which would cost a read per frame: its
              * line is then its definition's. */
@@ -352,6 +397,31 @@ static uint32_t ctp_py_line(const unsigned char *p, const unsigned char *end, in
     return 0;
 }
 
+/* The line of byte offset `at` from a 3.8/3.9 co_lnotab (pairs of an unsigned byte-offset
+ * increment and a signed line increment; Objects/lnotab_notes.txt) or a 3.10 co_linetable (pairs
+ * of a byte-offset length and a signed line delta, -128 for no line). */
+static uint32_t ctp_py_line_pairs(const unsigned char *p, const unsigned char *end, int first,
+                                  int64_t at, int v310)
+{
+    int64_t line = first, addr = 0;
+    for (; end - p >= 2; p += 2) {
+        int64_t next = addr + p[0];
+        int delta = (signed char)p[1];
+        if (!v310) {
+            if (next > at)
+                break;
+            line += delta;
+        } else {
+            int none = delta == -128;
+            line += none ? 0 : delta;
+            if (at < next)
+                return none || line <= 0 ? 0 : (uint32_t)line;
+        }
+        addr = next;
+    }
+    return !v310 && line > 0 ? (uint32_t)line : 0;
+}
+
 int ctp_python_frame(uint64_t key, uint32_t *file, uint32_t *function, uint32_t *line)
 {
     if (!ctp_py_known() || !ctp_py)
@@ -372,8 +442,11 @@ int ctp_python_frame(uint64_t key, uint32_t *file, uint32_t *function, uint32_t 
         uint64_t size;
         if (ctp_py_read(&m, table, lt, sizeof lt) == 0 &&
             (size = ctp_py_u64(lt, L->bytes_size)) <= (1u << 20) && (bytes = malloc(size ? size : 1)) &&
-            ctp_py_read(&m, table + L->bytes_data, bytes, size) == 0)
-            *line = ctp_py_line(bytes, bytes + size, (int)ctp_py_u32(co, L->co_firstlineno), lasti);
+            ctp_py_read(&m, table + L->bytes_data, bytes, size) == 0) {
+            int first = (int)ctp_py_u32(co, L->co_firstlineno);
+            *line = L->lines == CTP_PY_LINES_311 ? ctp_py_line(bytes, bytes + size, first, lasti)
+                    : ctp_py_line_pairs(bytes, bytes + size, first, lasti, L->lines == CTP_PY_LINES_310);
+        }
         free(bytes);
         rc = 0;
     }

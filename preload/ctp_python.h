@@ -1,25 +1,26 @@
 /* The calling thread's Python frames, read from CPython's memory (issue 14).
  *
  * When the process runs CPython (its symbols found at run time with dlsym: no build dependency on
- * Python), ctp_python_walk gives the Python frames of the calling thread's Python thread state,
- * innermost first, whether the thread holds the GIL or released it around the call (ctypes): the
- * thread state is found with PyGILState_GetThisThreadState, which reads a thread-specific key and
- * neither needs the GIL nor allocates; no other Python function is called but Py_IsFinalizing
- * (an atomic read). The walk reads the interpreter's memory directly (no system call): while the
- * thread is inside the traced call, nothing but the thread itself changes or frees its thread
- * state, its frames (in its own data stack) and the code objects they hold, except interpreter
- * finalization, which deletes other threads' states (3.11-3.13 free the state and leak the
- * frames, which stay mapped). So once finalization has begun the walk reads with process_vm_readv
- * on the process itself, where an unmapped address is an error, not a fault; a walk during which
- * it began is read again that way. What is left: a thread suspended between its check and its
- * first read for the whole time finalization takes to free its state and the allocator to return
- * that page to the system. The walk is bounded (CTP_PY_MAX frames).
- * Each frame is coded as one 64-bit key (bit 63 set, which no user-space return address has):
- * the code object's address and the index of the instruction the frame is at.
+ * Python), ctp_python_splice puts the Python frames of the calling thread's Python thread state
+ * into its native stack, innermost first, whether the thread holds the GIL or released it around
+ * the call (ctypes): the thread state is found with PyGILState_GetThisThreadState, which reads a
+ * thread-specific key and neither needs the GIL nor allocates; no other Python function is
+ * called on the way but Py_IsFinalizing (an atomic read).
+ *
+ * The walk reads the interpreter's memory directly (no system call): while the thread is inside
+ * the traced call, nothing but the thread itself changes or frees its thread state, its frames
+ * and the code objects they hold, except interpreter finalization, which deletes other threads'
+ * states (3.11-3.13 free the state and leak the frames, which stay mapped; up to 3.10 frames are
+ * objects, freed with it). So once finalization has begun the walk reads with process_vm_readv
+ * on the process itself, where an unmapped address is an error, not a fault, and a walk during
+ * which it began is read again that way. What is left: a thread suspended between its check and
+ * its reads for the whole time finalization takes to free what it reads and the allocator to
+ * return those pages to the system. The walk is bounded (CTP_PY_MAX frames).
  *
  * Layouts are per version, written from CPython's headers (Include/cpython/code.h, pystate.h,
- * Include/internal/pycore_frame.h of each release); py-spy and austin read the same structures.
- * Known: 3.11, 3.12, 3.13. Any other version is reported once on stderr and its frames are left native,
+ * Include/internal/pycore_frame.h, frameobject.h of each release); py-spy and austin read the
+ * same structures. Known: 3.8 to 3.13 (before 3.11 a frame is named by its code's co_name: no
+ * qualified name). Any other version is reported once on stderr and its frames are left native,
  * never guessed. */
 #ifndef CTP_PYTHON_H
 #define CTP_PYTHON_H
