@@ -41,22 +41,18 @@ typedef struct {
 } ctp_py_layout;
 
 static const ctp_py_layout ctp_py_layouts[] = {
-    {.hex_lo = 0x03080000, .hex_hi = 0x030a0000, .one_per_loop = 1, .fr_lasti = 104,
-     .lasti_bytes = 1, .lines = CTP_PY_LNOTAB, .ts_frame = 24, .cframe_current = CTP_PY_NONE,
-     .fr_code = 32, .fr_previous = 24, .fr_instr = CTP_PY_NONE, .fr_owner = CTP_PY_NONE,
-     .fr_size = 112, .fr_is_entry = CTP_PY_NONE, .owner_cstack = CTP_PY_NONE,
-     .co_firstlineno = 40, .co_filename = 104, .co_qualname = 112, .co_linetable = 120,
-     .co_code = 128,
-     .str_state = 32, .str_length = 16, .str_ascii_data = 48, .str_utf8_length = 48,
-     .str_utf8 = 56, .bytes_size = 16, .bytes_data = 32},
-    {.hex_lo = 0x030a0000, .hex_hi = 0x030b0000, .one_per_loop = 1, .fr_lasti = 96,
-     .lasti_bytes = 2, .lines = CTP_PY_LINES_310, .ts_frame = 24, .cframe_current = CTP_PY_NONE,
-     .fr_code = 32, .fr_previous = 24, .fr_instr = CTP_PY_NONE, .fr_owner = CTP_PY_NONE,
-     .fr_size = 112, .fr_is_entry = CTP_PY_NONE, .owner_cstack = CTP_PY_NONE,
-     .co_firstlineno = 40, .co_filename = 104, .co_qualname = 112, .co_linetable = 120,
-     .co_code = 128,
-     .str_state = 32, .str_length = 16, .str_ascii_data = 48, .str_utf8_length = 48,
-     .str_utf8 = 56, .bytes_size = 16, .bytes_data = 32},
+/* 3.8 to 3.10 share these (co_qualname holds co_name's offset, co_linetable co_lnotab's) */
+#define CTP_PY_BEFORE_311                                                                    \
+    .one_per_loop = 1, .ts_frame = 24, .cframe_current = CTP_PY_NONE, .fr_code = 32,          \
+    .fr_previous = 24, .fr_instr = CTP_PY_NONE, .fr_owner = CTP_PY_NONE, .fr_size = 112,      \
+    .fr_is_entry = CTP_PY_NONE, .owner_cstack = CTP_PY_NONE, .co_firstlineno = 40,            \
+    .co_filename = 104, .co_qualname = 112, .co_linetable = 120, .co_code = 128,              \
+    .str_state = 32, .str_length = 16, .str_ascii_data = 48, .str_utf8_length = 48,           \
+    .str_utf8 = 56, .bytes_size = 16, .bytes_data = 32
+    {.hex_lo = 0x03080000, .hex_hi = 0x030a0000, .fr_lasti = 104, .lasti_bytes = 1,
+     .lines = CTP_PY_LNOTAB, CTP_PY_BEFORE_311},
+    {.hex_lo = 0x030a0000, .hex_hi = 0x030b0000, .fr_lasti = 96, .lasti_bytes = 2,
+     .lines = CTP_PY_LINES_310, CTP_PY_BEFORE_311},
     {.hex_lo = 0x030b0000, .hex_hi = 0x030c0000, .ts_frame = 56, .cframe_current = 8,
      .fr_code = 32, .fr_previous = 48, .fr_instr = 56, .fr_owner = 69, .fr_size = 72,
      .fr_is_entry = 68, .owner_cstack = CTP_PY_NONE,
