@@ -151,3 +151,49 @@ TEST_IMPL(stacks_python_code_reused)
     globfree(&g);
     return 0;
 }
+
+/* CUDA calls from a sub-interpreter (pysub.py), on each CPython 3.8-3.13 installed: the program
+ * runs as untraced, and each call's Python frames are either the sub-interpreter's own, at the
+ * marked lines (3.12 and later, where the thread-state key follows the running interpreter), or
+ * none (earlier versions, whose key names the main interpreter's state: stacks stay native). */
+TEST_IMPL(stacks_python_subinterpreter)
+{
+    glob_t g;
+    int found = glob("/root/.pyenv/versions/3.{8,9,1[0-3]}.*/bin/python3.{8,9,1[0-3]}",
+                     GLOB_BRACE, NULL, &g);
+    if (found != 0 || g.gl_pathc == 0)
+        ctt_skip("no CPython 3.8 to 3.13 found (pyenv)");
+    for (size_t k = 0; k < g.gl_pathc; k++) {
+        char out[4096], want[128];
+        snprintf(out, sizeof out, "%s/pysub-%zu", ctt_tmpdir(), k);
+        char *cmd[] = {g.gl_pathv[k], TR_PYSUB_PY, NULL};
+        ctt_proc p;
+        ASSERT_INT(tr_run(&p, out, NULL, cmd, NULL, 60), ==, 0);
+        TR_ASSERT_EXIT(p, 0);
+        ASSERT_CONTAINS(p.out, "pysub: ok\n");
+        const char *said = tr_line(p.out, "pysub: sync_line=");
+        long long sync = tr_value(said, "sync_line"), loop = tr_value(said, "module_line");
+        int reads = strstr(g.gl_pathv[k], "/python3.12") || strstr(g.gl_pathv[k], "/python3.13");
+        tr_trace t;
+        ASSERT_INT(tr_load(&t, out), ==, 0);
+        int calls = 0;
+        for (size_t r = 0; r < t.n; r++) {
+            const tr_rec *x = &t.v[r];
+            if (x->r.type != CT_REC_API || strcmp(x->name, "cuCtxSynchronize") != 0)
+                continue;
+            ASSERT(x->stack);
+            snprintf(want, sizeof want, ";sub_step@<string>:%lld;<module>@<string>:%lld;", sync, loop);
+            if (reads)
+                ASSERT_CONTAINS(x->stack, want);
+            else
+                ASSERT(!strstr(x->stack, "@<string>:") && !strstr(x->stack, ".py:"));
+            calls++;
+        }
+        ASSERT_INT(calls, ==, 3);
+        printf("%s: sub-interpreter frames %s\n", g.gl_pathv[k], reads ? "read" : "left native");
+        tr_free(&t);
+        ctt_proc_free(&p);
+    }
+    globfree(&g);
+    return 0;
+}
