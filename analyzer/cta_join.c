@@ -669,6 +669,18 @@ void cta_model_feed(cta_model *m, const ct_rec *r)
                      r->u.shlib.build_id ? ct_reader_str(m->rd, r->file, r->u.shlib.build_id, tmp) : "");
         }
         break;
+    case CT_REC_PYTHON: {
+        cta_python *py = &p->python;
+        char tmp[CT_STRTMP];
+        const ct_rec_python *q = &r->u.python;
+        py->version = q->version;
+        snprintf(py->program, sizeof py->program, "%s", ct_reader_str(m->rd, r->file, q->program, tmp));
+        snprintf(py->prefix, sizeof py->prefix, "%s", ct_reader_str(m->rd, r->file, q->prefix, tmp));
+        snprintf(py->exec_prefix, sizeof py->exec_prefix, "%s",
+                 ct_reader_str(m->rd, r->file, q->exec_prefix, tmp));
+        snprintf(py->path, sizeof py->path, "%s", ct_reader_str(m->rd, r->file, q->path, tmp));
+        break;
+    }
     case CT_REC_STREAM:
         if (m->obs && m->obs->on_stream && r->u.stream.op == CT_STREAM_CREATE)
             m->obs->on_stream(m->obs->ctx, p, dev_slot(r->u.stream.device), r->u.stream.stream);

@@ -190,6 +190,22 @@ static void json_processes(cta_json *j, const cta_model *m)
             cta_json_end_obj(j);
         }
         cta_json_end_arr(j);
+        cta_json_key(j, "python");
+        if (p->python.version) {
+            char v[32];
+            snprintf(v, sizeof v, "%u.%u.%u", p->python.version >> 24, (p->python.version >> 16) & 0xff,
+                     (p->python.version >> 8) & 0xff);
+            cta_json_obj(j);
+            CTA_JK_STR(j, "version", v);
+            CTA_JK_U64(j, "hexversion", p->python.version);
+            CTA_JK_STR(j, "program", p->python.program);
+            CTA_JK_STR(j, "prefix", p->python.prefix);
+            CTA_JK_STR(j, "exec_prefix", p->python.exec_prefix);
+            CTA_JK_STR(j, "path", p->python.path);
+            cta_json_end_obj(j);
+        } else {
+            cta_json_null(j);
+        }
         if (p->launch_queue.count) {
             cta_json_key(j, "launch_queue");
             cta_json_obj(j);

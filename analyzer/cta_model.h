@@ -235,6 +235,14 @@ typedef struct {
     char build_id[132];           /* hex; "" when the object has none */
 } cta_shlib;
 
+/* The CPython the process ran (a PYTHON record, FORMAT.md 4.7); version 0: none recorded. */
+typedef struct {
+    uint32_t version;             /* PY_VERSION_HEX */
+    char program[512];
+    char prefix[512], exec_prefix[512];
+    char path[2048];              /* the module search path it computed, ':'-separated */
+} cta_python;
+
 typedef struct {
     uint32_t file;
     char host[256];
@@ -250,6 +258,7 @@ typedef struct {
     const ct_stats *stats;        /* reader's damage counts (valid until the reader closes) */
     cta_shlib shlibs[CTA_MAX_SHLIBS]; /* in the order described; later ones beyond the limit dropped */
     size_t nshlibs;
+    cta_python python;
     cta_dev dev[CTA_MAX_DEV + 1];
     cta_thread *threads;
     size_t nthreads, threads_cap;

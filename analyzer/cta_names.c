@@ -21,13 +21,35 @@ static int frame_not_user(const char *fn, const char *mod)
            (fn[0] == 'c' && fn[1] == 'u' && fn[2] >= 'A' && fn[2] <= 'Z');
 }
 
-/* Whether a Python source file is the user's rather than the interpreter's standard library or an
- * installed package. Until the trace records the interpreter's prefix and site paths (issue 14
- * item 2, not done), by the paths CPython's installations use. */
-static int py_file_is_user(const char *file)
+/* Whether file lies in directory dir (a path prefix ending at a '/'). */
+static int py_under(const char *dir, size_t len, const char *file)
 {
-    return *file && *file != '<' && !strstr(file, "/site-packages/") &&
-           !strstr(file, "/dist-packages/") && !strstr(file, "/lib/python3");
+    while (len && dir[len - 1] == '/')
+        len--;
+    return len && !strncmp(file, dir, len) && file[len] == '/';
+}
+
+/* Whether a Python source file is the user's rather than the interpreter's: not frozen or
+ * generated code ("<frozen ...>", "<string>"), not an installed package (in a directory named
+ * site-packages or dist-packages, the names site.py gives every site directory: a virtual
+ * environment's, the user's, Debian's), and not the standard library, which lies under the lib
+ * directory of one of the installation's prefixes, from the process's PYTHON record (the module
+ * search path it also records starts with PYTHONPATH's entries, often the user's own code); a
+ * trace without one (before format 1.4) has only the lib/python3 directory name to go by. */
+static int py_file_is_user(const cta_python *py, const char *file)
+{
+    if (!*file || *file == '<' || strstr(file, "/site-packages/") || strstr(file, "/dist-packages/"))
+        return 0;
+    if (!py->version)
+        return !strstr(file, "/lib/python3");
+    const char *prefixes[] = {py->prefix, py->exec_prefix};
+    for (size_t i = 0; i < 2; i++) {
+        char lib[600];
+        int n = snprintf(lib, sizeof lib, "%s/lib", prefixes[i]);
+        if (prefixes[i][0] && py_under(lib, (size_t)n, file))
+            return 0;
+    }
+    return 1;
 }
 
 /* The innermost Python frame in user code as "file:line in function" (the file's base name);
@@ -41,7 +63,7 @@ static int py_site(const cta_model *m, const cta_proc *p, const uint32_t *frames
         if (ct_reader_frame(m->rd, p->file, frames[i], &fr) != 0 || fr.kind != CT_FRAME_PYTHON)
             continue;
         const char *file = fr.module ? ct_reader_str(m->rd, p->file, fr.module, tmp2) : "";
-        if (!py_file_is_user(file))
+        if (!py_file_is_user(&p->python, file))
             continue;
         const char *base = strrchr(file, '/');
         snprintf(buf, len, "%s:%u in %s", base ? base + 1 : file, fr.line,

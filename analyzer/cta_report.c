@@ -285,6 +285,13 @@ static void text_run(FILE *f, const cta_model *m)
             fprintf(f, "    %s: %s, build id %s\n", cta_report_shlib_kind(l->kind),
                     cta_text_safe(path, sizeof path, l->path, 300), l->build_id[0] ? l->build_id : "none");
         }
+        if (p->python.version) {
+            char prog[600], prefix[600];
+            fprintf(f, "    python: CPython %u.%u.%u, %s (prefix %s)\n", p->python.version >> 24,
+                    (p->python.version >> 16) & 0xff, (p->python.version >> 8) & 0xff,
+                    cta_text_safe(prog, sizeof prog, p->python.program, 300),
+                    cta_text_safe(prefix, sizeof prefix, p->python.prefix, 300));
+        }
         const ct_stats *s = p->stats;
         if (s && (s->lost || s->corrupt_chunks || s->chunks_missing || s->torn_tail || s->bad_records ||
                   s->late_records))

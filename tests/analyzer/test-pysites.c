@@ -223,3 +223,31 @@ TEST_IMPL(python_call_sites_through_a_c_callback)
 {
     return every_python(" --callback");
 }
+
+/* The user's script in a directory whose path has "lib/python3" in it (a project's
+ * lib/python3_tools/): it is the user's, not the standard library, since it is not under the lib
+ * directory of the interpreter's prefixes recorded in the trace (PYTHON record). */
+TEST_IMPL(python_user_code_under_a_lib_python3_directory)
+{
+    char dir[4096], src[4096], copy[4200], args[8400], *out;
+    snprintf(copy, sizeof copy, "%s/proj/lib/python3_tools", ctt_tmpdir());
+    char *mk[] = {"mkdir", "-p", copy, NULL};
+    ctt_proc p;
+    ASSERT_INT(ctt_run(&p, mk, NULL, 10), ==, 0);
+    ctt_proc_free(&p);
+    strcat(copy, "/py_sites");
+    char *cp[] = {"cp", (char *)ctt_path(src, "tests/workloads/py_sites"), copy, NULL};
+    ASSERT_INT(ctt_run(&p, cp, NULL, 10), ==, 0);
+    ctt_proc_free(&p);
+    if (access("/usr/bin/python3.11", X_OK) != 0)
+        ctt_skip("/usr/bin/python3.11 is not installed");
+    snprintf(args, sizeof args, "/usr/bin/python3.11 %s --steps 10", copy);
+    ASSERT(an_trace_workload(dir, "pylib", args, NULL, &out));
+    ASSERT_CONTAINS(out, "py_sites: steps=10");
+    free(out);
+    tj *s = an_summary(dir, NULL);
+    ASSERT(s);
+    ASSERT_INT(site_at_marker(s, "pageable-memcpy", "pageable-copy", 1), ==, 0);
+    tj_free(s);
+    return 0;
+}
