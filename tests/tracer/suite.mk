@@ -1,13 +1,19 @@
 # The tracer's suite (tests/tracer): programs run under `cutrace run` on the simulated CUDA
 # stack, traces read back through the trace format library. probe is a small CUDA program with
 # one mode per route to the driver (see probe.c); ends.py, a Python program using the driver
-# through ctypes that ends by sys.exit or os._exit. cuda-samples' matrixMul is built from
-# ../shared by its test, at test time (skipped if nvcc cannot).
+# through ctypes that ends by sys.exit or os._exit. cuda-samples' matrixMul and asyncAPI are built
+# from ../shared by their tests, at test time (skipped if nvcc cannot); libsample_kernels.so holds
+# host implementations of their kernels.
 TRACER_B := $(B)/tests/tracer
 TRACER_DRIVER := $(if $(wildcard tests/fakecuda/driver/part.mk),$(FAKECUDA_DIR)/libcuda.so.1)
 TRACER_PROBE := $(TRACER_B)/probe
 TRACER_CAPTURE := $(TRACER_B)/capture
 TRACER_REFERENCE := $(abspath ../shared/reference/cudart-13.0-getprocaddress.txt)
+TRACER_SAMPLE_KERNELS := $(TRACER_B)/libsample_kernels.so
+
+$(TRACER_SAMPLE_KERNELS): tests/tracer/sample_kernels.c tests/fakecuda/fakecuda.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fPIC -shared -o $@ $<
 
 $(TRACER_PROBE): $(TRACER_B)/probe.o $(FAKECUDA_DIR)/libcudart.so.13
 	$(CC) $(CFLAGS) -o $@ $(TRACER_B)/probe.o -L$(FAKECUDA_DIR) -l:libcudart.so.13 -ldl -lpthread
@@ -22,5 +28,5 @@ $(TRACER_B)/%.o: CFLAGS += -DTR_REFERENCE='"$(TRACER_REFERENCE)"' \
   -DTR_SAMPLES='"$(abspath ../shared/third_party/cuda-samples)"'
 
 $(eval $(call ctt_suite,tracer,$(TRACER_B)/tr.o $(CTTRACE_LIB),$(CTTRACE_LDLIBS) -ldl -lpthread,\
-  $(CUTRACE_SO) $(CUTRACE_BIN) $(FAKECUDA_DIR)/libcudart.so.13 $(TRACER_DRIVER) $(TRACER_PROBE) $(TRACER_CAPTURE) \
+  $(CUTRACE_SO) $(CUTRACE_BIN) $(FAKECUDA_DIR)/libcudart.so.13 $(TRACER_DRIVER) $(TRACER_PROBE) $(TRACER_CAPTURE) $(TRACER_SAMPLE_KERNELS) \
   $(WORKLOADS)))

@@ -256,3 +256,11 @@ int tr_put(const char *dir, const char *file, const char *text)
     fputs(text, f);
     return fclose(f);
 }
+
+long long tr_result(const tr_trace *t, const char *name)
+{
+    for (size_t i = 0; i < t->n; i++)
+        if (t->v[i].r.type == CT_REC_API && !strcmp(t->v[i].name, name))
+            return t->v[i].r.u.api.result;
+    return -1;
+}

@@ -57,6 +57,8 @@ int tr_load(tr_trace *t, const char *dir);
 void tr_free(tr_trace *t);
 /* Records of `type` whose name is `name` (NULL: any); for API also counts by name. */
 size_t tr_count(const tr_trace *t, uint32_t type, const char *name);
+/* The result of the first API record named `name`, or -1 if there is none. */
+long long tr_result(const tr_trace *t, const char *name);
 /* The API record with this correlation id, or NULL. */
 const tr_rec *tr_api(const tr_trace *t, uint64_t corr);
 /* The first line of text starting with `prefix`, up to its end (static buffer), or "". */

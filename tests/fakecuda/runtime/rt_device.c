@@ -305,6 +305,19 @@ FC_EXPORT cudaError_t CUDARTAPI cudaDeviceSynchronize(void)
     return fc_rt_err(FC_DRV(fc_drv.cuCtxSynchronize_v2000));
 }
 
+/* The profiler's capture range (cuda_profiler_api.h): the driver's, in the current context. */
+FC_EXPORT cudaError_t CUDARTAPI cudaProfilerStart(void)
+{
+    cudaError_t e = fc_rt_ctx();
+    return fc_rt_ret(e != cudaSuccess ? e : fc_rt_map(FC_DRV(fc_drv.cuProfilerStart_v4000)));
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaProfilerStop(void)
+{
+    cudaError_t e = fc_rt_ctx();
+    return fc_rt_ret(e != cudaSuccess ? e : fc_rt_map(FC_DRV(fc_drv.cuProfilerStop_v4000)));
+}
+
 /* Destroys the current device's primary context; the next call that needs one makes a new one.
  * A sticky error stays: NVIDIA documents that only a new process clears it. */
 FC_EXPORT cudaError_t CUDARTAPI cudaDeviceReset(void)
