@@ -84,6 +84,10 @@ static _Atomic int ctp_py_state;
 static const ctp_py_layout *ctp_py;                  /* NULL: no Python we can read */
 static void *(*ctp_py_tstate)(void);                 /* PyGILState_GetThisThreadState */
 static int (*ctp_py_finalizing)(void);               /* Py_IsFinalizing (3.13), _Py_IsFinalizing */
+/* Py_IsInitialized: before the interpreter is up (a program that embeds Python calls CUDA
+ * first) and once finalization has begun, the thread-state key is not created, or deleted:
+ * PyGILState_GetThisThreadState would read a key that is another library's. */
+static int (*ctp_py_initialized)(void);
 /* What the PYTHON record says: PY_VERSION_HEX, and the functions that read the interpreter's path
  * configuration (a global it computed at start-up; no GIL, no allocation). */
 static uint32_t ctp_py_version;
@@ -134,6 +138,7 @@ static void ctp_py_lookup(void)
     Dl_info info;
     const ElfW(Sym) *sym = NULL;
     void *eval = dlsym(RTLD_DEFAULT, "_PyEval_EvalFrameDefault");
+    void *up = dlsym(RTLD_DEFAULT, "Py_IsInitialized");
     void *fin = dlsym(RTLD_DEFAULT, "Py_IsFinalizing");
     fin = fin ? fin : dlsym(RTLD_DEFAULT, "_Py_IsFinalizing");
     void *head = dlsym(RTLD_DEFAULT, "PyInterpreterState_Head");
@@ -142,9 +147,10 @@ static void ctp_py_lookup(void)
     void *prefix = dlsym(RTLD_DEFAULT, "Py_GetPrefix");
     void *exec_prefix = dlsym(RTLD_DEFAULT, "Py_GetExecPrefix");
     void *search_path = dlsym(RTLD_DEFAULT, "Py_GetPath");
-    if (ctp_py && eval && fin && head && main_interp && program && prefix && exec_prefix &&
+    if (ctp_py && eval && up && fin && head && main_interp && program && prefix && exec_prefix &&
         search_path && dladdr1(eval, &info, (void **)&sym, RTLD_DL_SYMENT) && sym && sym->st_size) {
         ctp_py_finalizing = (int (*)(void))fin;
+        ctp_py_initialized = (int (*)(void))up;
         ctp_py_version = (uint32_t)hex;
         ctp_py_program = (const wchar_t *(*)(void))program;
         ctp_py_prefix = (const wchar_t *(*)(void))prefix;
@@ -301,8 +307,10 @@ int ctp_python_splice(uint64_t *ips, int n, int cap, uint64_t *code_at)
 {
     if (!ctp_py_known() || !ctp_py)
         return n;
-    /* 3.11 with a sub-interpreter: the thread state found may not be the running one */
-    if (ctp_py_interp_head && ctp_py_interp_head() != ctp_py_interp_main())
+    /* not up, or going down; or before 3.12 with a sub-interpreter, where the thread state found
+     * may not be the running one */
+    if (!ctp_py_initialized() ||
+        (ctp_py_interp_head && ctp_py_interp_head() != ctp_py_interp_main()))
         return n;
     int saved = errno;
     uint64_t out[CTP_PY_MAX + 64];
@@ -477,7 +485,8 @@ static uint32_t ctp_py_wide(const wchar_t *w)
 void ctp_python_describe(ctp_thread *th)
 {
     if (atomic_load_explicit(&ctp_py_described, memory_order_relaxed) || !ctp_py_known() ||
-        !ctp_py || ctp_py_finalizing() || atomic_exchange(&ctp_py_described, 1))
+        !ctp_py || !ctp_py_initialized() || ctp_py_finalizing() ||
+        atomic_exchange(&ctp_py_described, 1))
         return;
     int saved = errno;
     ct_rec_python r = {ctp_py_version, ctp_py_wide(ctp_py_program()), ctp_py_wide(ctp_py_prefix()),

@@ -23,7 +23,7 @@ $(TRACER_CAPTURE): $(TRACER_B)/capture.o
 	$(CC) $(CFLAGS) -o $@ $< -L$(CUDA_HOME)/lib64/stubs -lcuda
 
 $(TRACER_B)/%.o: CFLAGS += -DTR_REFERENCE='"$(TRACER_REFERENCE)"' \
-  -DTR_PYSUB_PY='"$(abspath tests/tracer/pysub.py)"' -DTR_PYCODE_PY='"$(abspath tests/tracer/pycode.py)"' -DTR_ENDS_PY='"$(abspath tests/tracer/ends.py)"' -DTR_DEPCHECK='"$(abspath tests/tracer/depcheck.py)"' \
+  -DTR_SRCDIR='"$(abspath tests/tracer)"' -DTR_PYSUB_PY='"$(abspath tests/tracer/pysub.py)"' -DTR_PYCODE_PY='"$(abspath tests/tracer/pycode.py)"' -DTR_ENDS_PY='"$(abspath tests/tracer/ends.py)"' -DTR_DEPCHECK='"$(abspath tests/tracer/depcheck.py)"' \
   -DTR_PRELOAD_SRC='"$(abspath preload)"' -DTR_NVCC='"$(NVCC)"' \
   -DTR_SAMPLES='"$(abspath ../shared/third_party/cuda-samples)"'
 

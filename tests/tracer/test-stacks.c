@@ -2,6 +2,7 @@
 
 #include <glob.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 /* Runs train_loop (2 iterations) with `--stacks mode` and counts, per API function group, the
  * records carrying a call site that reaches main. */
@@ -195,5 +196,51 @@ TEST_IMPL(stacks_python_subinterpreter)
         ctt_proc_free(&p);
     }
     globfree(&g);
+    return 0;
+}
+
+/* CUDA calls before CPython starts, from it, and after it finished, in a program that embeds it
+ * (pyembed.c, built at test time against the system's libpython3.11): it runs as untraced, and
+ * only the 3 calls made from Python have Python frames, embedded.py:4 in step. */
+TEST_IMPL(stacks_python_embedded_start_and_end)
+{
+    char bin[4096], src[4096];
+    ctt_path(bin, "tests/tracer/pyembed");
+    snprintf(src, sizeof src, "%s/pyembed.c", TR_SRCDIR);
+    char *cc[] = {"sh", "-c", "cc -O2 -I/usr/local/cuda/include $(/usr/bin/python3.11-config --cflags) "
+                  "-o \"$0\" \"$1\" -L/usr/local/cuda/lib64/stubs -lcuda "
+                  "$(/usr/bin/python3.11-config --embed --ldflags)", bin, src, NULL};
+    ctt_proc b;
+    if (access("/usr/bin/python3.11-config", X_OK) != 0 || ctt_run(&b, cc, NULL, 60) != 0 ||
+        !b.exited || b.code != 0)
+        ctt_skip("no libpython3.11 to embed (/usr/bin/python3.11-config, python3.11-dev)");
+    ctt_proc_free(&b);
+    char out[4096];
+    snprintf(out, sizeof out, "%s/pyembed", ctt_tmpdir());
+    char *cmd[] = {bin, NULL};
+    ctt_proc p;
+    ASSERT_INT(tr_run(&p, out, NULL, cmd, NULL, 60), ==, 0);
+    TR_ASSERT_EXIT(p, 0);
+    ASSERT_STR(p.out, "pyembed: before=0 python=0 after=0\n");
+    tr_trace t;
+    ASSERT_INT(tr_load(&t, out), ==, 0);
+    int calls = 0, python = 0;
+    for (size_t r = 0; r < t.n; r++) {
+        const tr_rec *x = &t.v[r];
+        if (x->r.type != CT_REC_API || strcmp(x->name, "cuCtxSynchronize") != 0)
+            continue;
+        ASSERT(x->stack);
+        int in_python = calls >= 3 && calls < 6;
+        if (in_python)
+            ASSERT_CONTAINS(x->stack, ";step@embedded.py:4;<module>@embedded.py:7;");
+        else
+            ASSERT(!strstr(x->stack, ".py:"));
+        python += in_python;
+        calls++;
+    }
+    ASSERT_INT(calls, ==, 9);
+    ASSERT_INT(python, ==, 3);
+    tr_free(&t);
+    ctt_proc_free(&p);
     return 0;
 }
