@@ -419,7 +419,7 @@ static void text_holders(FILE *f, const cta_model *m, const cta_proc *p, const c
 {
     for (int i = 0; i < n; i++) {
         char st[400], safe[300], b[32];
-        cta_model_stack_text(m, p, h[i].stack, st, sizeof st, 5);
+        cta_model_site_text(m, p, h[i].stack, st, sizeof st, 5);
         fprintf(f, "%s%10s in %llu  %s\n", indent, cta_fmt_bytes(b, (double)h[i].bytes),
                 (unsigned long long)h[i].count,
                 cta_text_safe(safe, sizeof safe, *st ? st : "(no call stack)", 160));
