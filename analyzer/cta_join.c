@@ -248,7 +248,7 @@ static void on_api(cta_model *m, cta_proc *p, const ct_rec *r)
     if (th->await_corr)
         await_done(m, p, th);
     if (m->obs && m->obs->on_api)
-        m->obs->on_api(m->obs->ctx, p, r, cta_map_key(&m->api_names, idx));
+        m->obs->on_api(m->obs->ctx, p, r, cta_map_key(&m->api_names, idx), stack);
 }
 
 /* Detail records (LAUNCH, COPY, MEM) attach to their call: its entry, or its API record still in

@@ -416,7 +416,9 @@ typedef struct {
 
 typedef struct {
     void *ctx;
-    void (*on_api)(void *ctx, cta_proc *p, const ct_rec *r, const char *name);
+    /* an API record; stack: its call site's stack index in p (the record's stack, or for a runtime
+     * call without one the driver call's nested in it), 0 none */
+    void (*on_api)(void *ctx, cta_proc *p, const ct_rec *r, const char *name, uint32_t stack);
     /* a GPU interval (end: its end time), joined with its call when known */
     void (*on_gpu)(void *ctx, cta_proc *p, const ct_rec_gpu *g, uint64_t end, const cta_call *c);
     /* a kernel, copy or set known from its call only: its GPU interval was not collected (at
