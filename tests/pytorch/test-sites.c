@@ -1,0 +1,49 @@
+/* Advice in PyTorch's terms at the user's line (issue 14 item 3), on tests/pytorch/sites.py: a
+ * pageable batch copied with .cuda() and a loss read with .item() each step. The fix names the
+ * method only because the trace's native frames under the line show it (THPVariable_cuda,
+ * _local_scalar_dense / THPVariable_item), and the line from the script's `# cutrace:` markers. */
+#include "pt.h"
+
+#include <string.h>
+
+TEST_IMPL(pytorch_advice_names_the_line)
+{
+    const char *args[] = {"--steps", "10", NULL};
+    ctt_proc p;
+    char dir[4096], want[512];
+    if (pt_run(&p, dir, "sites", 1, "sites.py", args, NULL))
+        return 1;
+    ASSERT_CONTAINS(p.out, "sites: steps=10\n");
+    ctt_proc_free(&p);
+    int copy = an_marker_line(PT_SRC "/sites.py", "cuda-copy");
+    int item = an_marker_line(PT_SRC "/sites.py", "item");
+    ASSERT_INT(copy, >, 0);
+    ASSERT_INT(item, >, 0);
+    /* what the wording rests on: the frames are in the trace */
+    ctt_proc d;
+    ASSERT_INT(an_run(&d, "dump {}", dir), ==, 0);
+    ASSERT_CONTAINS(d.out, "torch::autograd::THPVariable_cuda(");
+    ASSERT_CONTAINS(d.out, "_local_scalar_dense");
+    ctt_proc_free(&d);
+    tj *s = an_summary(dir, NULL);
+    ASSERT(s);
+    ASSERT_INT(tj_num(s, "processes.0.pytorch"), ==, 1);
+    const tj *pg = an_diag(s, "pageable-memcpy");
+    ASSERT(pg);
+    snprintf(want, sizeof want,
+             "`x.cuda()` at sites.py:%d in <module> copies from pageable memory (10 calls): pin the "
+             "host tensor (DataLoader(pin_memory=True), or tensor.pin_memory()) and copy with "
+             "`.cuda(non_blocking=True)`",
+             copy);
+    ASSERT_STR(tj_str(pg, "fix"), want);
+    /* the .cuda() line waits for its staged copy, the .item() line for the step's work: each
+     * named by its own method, never .item() for the copy */
+    const tj *y = an_diag(s, "excessive-sync");
+    ASSERT(y);
+    snprintf(want, sizeof want, "`.item()` at sites.py:%d in <module> waits for the GPU (10 calls)", item);
+    ASSERT_CONTAINS(tj_str(y, "fix"), want);
+    snprintf(want, sizeof want, "`x.cuda()` at sites.py:%d in <module> waits for the GPU (10 calls)", copy);
+    ASSERT_CONTAINS(tj_str(y, "fix"), want);
+    tj_free(s);
+    return 0;
+}
