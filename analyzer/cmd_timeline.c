@@ -5,7 +5,7 @@
  *  - host threads (tid = OS tid) with their CUDA calls as complete ("X") events; a driver call
  *    made by a runtime call lies inside it and is left out unless --driver-calls; a call with a
  *    call stack has args "site" (as the summary names it: the Python line in user code, else the
- *    user's native frames) and "stack" (every frame, innermost first, up to TL_STACK_FRAMES);
+ *    user's native frames) and "stack" (every frame, innermost first, up to CTA_FULL_STACK_FRAMES);
  *  - one thread track per device stream ("GPU D stream 0x..."), with kernels, copies and sets
  *    (args: grid, block, bytes, memory kinds, GB/s); those without a GPU interval (GPU timing
  *    off or 1 in N) as instant events on the calling thread when the call returned;
@@ -32,7 +32,6 @@
 
 #define GPU_TID_BASE 1000000000u /* stream tracks: GPU_TID_BASE + device * 1000 + index */
 #define CTA_TL_MAX_EVENTS 2000000ull
-#define TL_STACK_FRAMES 64
 
 typedef struct {
     FILE *f;
@@ -199,9 +198,9 @@ static void stack_args(tl *t, const cta_proc *p, uint32_t stack)
     int added;
     uint32_t i = cta_map_get(&t->stacks, key, sizeof key, &added);
     if (added) {
-        char site[1024], st[4096];
-        cta_model_site_text(t->m, p, stack, site, sizeof site, TL_STACK_FRAMES);
-        cta_model_stack_text(t->m, p, stack, st, sizeof st, TL_STACK_FRAMES);
+        char site[1024], st[8192];
+        cta_model_site_text(t->m, p, stack, site, sizeof site, CTA_FULL_STACK_FRAMES);
+        cta_model_stack_text(t->m, p, stack, st, sizeof st, CTA_FULL_STACK_FRAMES);
         size_t a = strlen(site) + 1, b = strlen(st) + 1;
         cta_grow(&t->stack_text, &t->stack_cap, i + 1, sizeof *t->stack_text);
         t->stack_text[i] = cta_xmalloc(a + b, "the timeline's call stacks");

@@ -78,15 +78,15 @@ static void json_stats(cta_json *j, const char *key, const cta_stat *st, const c
     cta_json_end_arr(j);
 }
 
-/* The full call stacks of a site (every frame, Python ones as "function (file:line)"): "stacks"
- * and "more_stacks" (it had more than listed). */
+/* The full call stacks of a site (every frame up to CTA_FULL_STACK_FRAMES, Python ones as
+ * "function (file:line)"): "stacks" and "more_stacks" (it had more than listed). */
 static void json_stacks(cta_json *j, const cta_model *m, const cta_proc *p, const cta_stackset *s)
 {
     cta_json_key(j, "stacks");
     cta_json_arr(j);
     for (uint32_t i = 0; i < s->n; i++) {
-        char st[1024];
-        cta_json_str(j, cta_model_stack_text(m, p, s->ids[i], st, sizeof st, 16));
+        char st[8192]; /* PyTorch's C++ frames run to 300 characters each */
+        cta_json_str(j, cta_model_stack_text(m, p, s->ids[i], st, sizeof st, CTA_FULL_STACK_FRAMES));
     }
     cta_json_end_arr(j);
     cta_json_key(j, "more_stacks");

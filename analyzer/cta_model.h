@@ -473,6 +473,9 @@ void cta_model_free(cta_model *m);
  * or site-packages), as "file:line in function". Returns buf. */
 const char *cta_model_site(const cta_model *m, const cta_proc *p, uint32_t stack, char *call,
                           size_t clen, char *buf, size_t len, int max_frames);
+/* The frames of a full stack in the JSON and the timeline: more than the tracer records natively
+ * (CTP_STACK_DEPTH, 48), as Python frames are spliced in. */
+#define CTA_FULL_STACK_FRAMES 64
 /* A call site as shown to people (the VRAM holders, an OOM's failing call): the innermost Python
  * frame in user code as "file:line in function", else the user's native frames
  * (cta_model_stack_text). */
