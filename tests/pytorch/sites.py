@@ -1,7 +1,8 @@
 """A PyTorch loop whose copies and synchronizations are made on lines marked `# cutrace: <what>`,
 for the advice that names the user's line (issue 14 item 3): each step copies a pageable CPU
 batch with .cuda() (marker cuda-copy) and reads the loss with .item() (marker item), which waits
-for the GPU. stdout: "sites: steps=N" and the loss of each step computed on the CPU."""
+for the GPU; then a 1 TiB tensor (marker oom) fails with torch.cuda.OutOfMemoryError while the
+weights (marker weights) hold memory. stdout: "sites: steps=N", then "caught OutOfMemoryError"."""
 import argparse
 
 import torch
@@ -10,10 +11,14 @@ ap = argparse.ArgumentParser()
 ap.add_argument("--steps", type=int, default=10)
 args = ap.parse_args()
 
-w = torch.ones(1024, 1024, device="cuda")
+w = torch.ones(1024, 1024, device="cuda")  # cutrace: weights
 for step in range(args.steps):
     batch = torch.full((1024, 1024), float(step))  # pageable
     x = batch.cuda()  # cutrace: cuda-copy
     loss = (x * w).sum()
     value = loss.item()  # cutrace: item
 print("sites: steps=%d" % args.steps)
+try:
+    torch.empty(1 << 40, dtype=torch.uint8, device="cuda")  # cutrace: oom
+except torch.cuda.OutOfMemoryError:
+    print("caught OutOfMemoryError")

@@ -1,7 +1,8 @@
 /* Advice in PyTorch's terms at the user's line (issue 14 item 3), on tests/pytorch/sites.py: a
- * pageable batch copied with .cuda() and a loss read with .item() each step. The fix names the
- * method only because the trace's native frames under the line show it (THPVariable_cuda,
- * _local_scalar_dense / THPVariable_item), and the line from the script's `# cutrace:` markers. */
+ * pageable batch copied with .cuda() and a loss read with .item() each step, then a failed 1 TiB
+ * tensor. The fix names the method only because the trace's native frames under the line show it
+ * (THPVariable_cuda, _local_scalar_dense / THPVariable_item); the out-of-memory report names the
+ * lines that failed and that held the memory; the lines from the script's `# cutrace:` markers. */
 #include "pt.h"
 
 #include <string.h>
@@ -13,12 +14,13 @@ TEST_IMPL(pytorch_advice_names_the_line)
     char dir[4096], want[512];
     if (pt_run(&p, dir, "sites", 1, "sites.py", args, NULL))
         return 1;
-    ASSERT_CONTAINS(p.out, "sites: steps=10\n");
+    ASSERT_CONTAINS(p.out, "sites: steps=10\ncaught OutOfMemoryError\n");
     ctt_proc_free(&p);
     int copy = an_marker_line(PT_SRC "/sites.py", "cuda-copy");
     int item = an_marker_line(PT_SRC "/sites.py", "item");
-    ASSERT_INT(copy, >, 0);
-    ASSERT_INT(item, >, 0);
+    int oom = an_marker_line(PT_SRC "/sites.py", "oom");
+    int weights = an_marker_line(PT_SRC "/sites.py", "weights");
+    ASSERT(copy > 0 && item > 0 && oom > 0 && weights > 0);
     /* what the wording rests on: the frames are in the trace */
     ctt_proc d;
     ASSERT_INT(an_run(&d, "dump {}", dir), ==, 0);
@@ -36,6 +38,9 @@ TEST_IMPL(pytorch_advice_names_the_line)
              "`.cuda(non_blocking=True)`",
              copy);
     ASSERT_STR(tj_str(pg, "fix"), want);
+    const tj *apg = an_diag(s, "async-memcpy-pageable");
+    ASSERT(apg);
+    ASSERT_STR(tj_str(apg, "fix"), want);
     /* the .cuda() line waits for its staged copy, the .item() line for the step's work: each
      * named by its own method, never .item() for the copy */
     const tj *y = an_diag(s, "excessive-sync");
@@ -44,6 +49,24 @@ TEST_IMPL(pytorch_advice_names_the_line)
     ASSERT_CONTAINS(tj_str(y, "fix"), want);
     snprintf(want, sizeof want, "`x.cuda()` at sites.py:%d in <module> waits for the GPU (10 calls)", copy);
     ASSERT_CONTAINS(tj_str(y, "fix"), want);
+    /* the failed request at its line; the weights' line held the largest segment, and the
+     * holders add up to the memory in use */
+    snprintf(want, sizeof want, "sites.py:%d in <module>", oom);
+    ASSERT_STR(tj_str(s, "vram.0.failed_allocs.0.site"), want);
+    const tj *x = an_diag(s, "oom");
+    ASSERT(x);
+    snprintf(want, sizeof want, "failing call: sites.py:%d in <module>\n", oom);
+    ASSERT_CONTAINS(tj_str(x, "detail"), want);
+    snprintf(want, sizeof want, "sites.py:%d in <module>", weights);
+    ASSERT_STR(tj_str(x, "sites.0.stack"), want);
+    ASSERT_STR(tj_str(s, "vram.0.failed_allocs.0.holders.0.site"), want);
+    double held = 0;
+    for (size_t i = 0; i < tj_len(s, "vram.0.failed_allocs.0.holders"); i++) {
+        char path[96];
+        snprintf(path, sizeof path, "vram.0.failed_allocs.0.holders.%zu.bytes", i);
+        held += tj_num(s, path);
+    }
+    ASSERT(held == tj_num(s, "vram.0.failed_allocs.0.in_use_bytes"));
     tj_free(s);
     return 0;
 }
