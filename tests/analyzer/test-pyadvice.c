@@ -17,26 +17,42 @@ static int site_of(char *buf, size_t len, const char *what, const char *function
     return line;
 }
 
-/* From `cutrace dump` alone: the calls of fn, the bytes of all COPY records and the GPU time of
- * all memcpy GPU records (py_sites copies only on the line under test). */
+/* From `cutrace dump` alone: the calls of fn, and of the host-to-device copies (py_sites makes
+ * them only on the line under test) the bytes of their COPY records and the time of their GPU
+ * records (joined by correlation id). */
 static int dump_counts(const char *dir, const char *fn, uint64_t *calls, uint64_t *bytes,
                        uint64_t *gpu_ns)
 {
     ctt_proc d;
     char want[96];
+    unsigned long long h2d[64];
+    int nh2d = 0;
     ASSERT_INT(an_run(&d, "dump {}", dir), ==, 0);
     snprintf(want, sizeof want, " fn=\"%s\"#", fn);
     *calls = *bytes = *gpu_ns = 0;
-    for (char *save = NULL, *l = strtok_r(d.out, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-        unsigned long long v;
-        const char *f;
-        *calls += strstr(l, " api ") && strstr(l, want);
-        if (strstr(l, " copy ") && (f = strstr(l, " bytes=")) && sscanf(f, " bytes=%llu", &v) == 1)
-            *bytes += v;
-        if (strstr(l, " gpu ") && strstr(l, " kind=2 ") && (f = strstr(l, " dur=")) &&
-            sscanf(f, " dur=%llu", &v) == 1)
-            *gpu_ns += v;
-    }
+    /* two passes: a GPU record may come before its COPY record */
+    for (int pass = 0; pass < 2; pass++)
+        for (const char *l = d.out; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+            unsigned long long corr, v;
+            const char *f, *e = strchr(l, '\n');
+            char line[1024];
+            snprintf(line, sizeof line, "%.*s", e ? (int)(e - l) : (int)strlen(l), l);
+            if (pass == 0) {
+                *calls += strstr(line, " api ") && strstr(line, want);
+                if (strstr(line, " copy ") && strstr(line, " dir=1 ") && (f = strstr(line, " corr=")) &&
+                    sscanf(f, " corr=%llu", &corr) == 1 && (f = strstr(line, " bytes=")) &&
+                    sscanf(f, " bytes=%llu", &v) == 1) {
+                    ASSERT_INT(nh2d, <, 64);
+                    h2d[nh2d++] = corr;
+                    *bytes += v;
+                }
+            } else if (strstr(line, " gpu ") && (f = strstr(line, " corr=")) &&
+                       sscanf(f, " corr=%llu", &corr) == 1 && (f = strstr(line, " dur=")) &&
+                       sscanf(f, " dur=%llu", &v) == 1) {
+                for (int i = 0; i < nh2d; i++)
+                    *gpu_ns += h2d[i] == corr ? v : 0;
+            }
+        }
     ctt_proc_free(&d);
     return 0;
 }
@@ -113,6 +129,19 @@ TEST_IMPL(python_line_through_two_native_paths_is_one_site)
              site, (unsigned long long)calls);
     ASSERT_CONTAINS(tj_str(d, "fix"), want);
     ASSERT_INT(no_torch_terms(tj_str(d, "fix")), ==, 0);
+    /* the blocking copies: the two-path line is one row too, and the fix names both lines */
+    char readback[128];
+    ASSERT_INT(site_of(readback, sizeof readback, "readback", "two_paths"), >, 0);
+    const tj *sc = an_diag(s, "sync-memcpy");
+    ASSERT(sc);
+    ASSERT_INT(tj_len(sc, "sites"), ==, 2);
+    ASSERT_UINT(tj_num(tj_find(tj_get(sc, "sites"), "stack", site), "count"), ==, calls);
+    snprintf(want, sizeof want, "the blocking copy at %s waits for the GPU (10 calls)", readback);
+    ASSERT_CONTAINS(tj_str(sc, "fix"), want);
+    snprintf(want, sizeof want, "the blocking copy at %s waits for the GPU (%llu calls)", site,
+             (unsigned long long)calls);
+    ASSERT_CONTAINS(tj_str(sc, "fix"), want);
+    ASSERT_INT(no_torch_terms(tj_str(sc, "fix")), ==, 0);
     /* the two allocations of one line, through the two paths, hold the peak as one holder */
     ctt_proc dump;
     ASSERT_INT(an_run(&dump, "dump {}", dir), ==, 0);

@@ -56,10 +56,11 @@ def two_paths(steps, ctx):
     for i in range(2):
         check(allocs[i](ctypes.byref(d[i]), ctypes.c_size_t(nbytes)), "cuMemAlloc")  # cutrace: two-paths-alloc
     host = ctypes.create_string_buffer(nbytes)  # pageable
+    result = ctypes.create_string_buffer(4)
     copies = [cu.cuMemcpyHtoD_v2, functools.partial(cu.cuMemcpyHtoD_v2)]
     for i in range(steps):
         check(copies[i % 2](d[0], host, ctypes.c_size_t(nbytes)), "cuMemcpyHtoD")  # cutrace: two-paths
-        check(cu.cuCtxSynchronize(), "cuCtxSynchronize")
+        check(cu.cuMemcpyDtoH_v2(result, d[0], ctypes.c_size_t(4)), "cuMemcpyDtoH")  # cutrace: readback
     for buf in d:
         check(cu.cuMemFree_v2(buf), "cuMemFree")
 
