@@ -48,7 +48,8 @@ def train(steps, ctx):
 def two_paths(steps, ctx):
     """The loop of train, but one line makes both allocations and one every copy, alternately
     through ctypes directly and through functools.partial, whose C code adds native frames: two
-    native stacks reach each line (cutrace counts them as one call site)."""
+    native stacks reach each line (cutrace counts them as one call site); each step then reads 4
+    bytes back with a blocking copy instead of synchronizing."""
     check(cu.cuCtxSetCurrent(ctx), "cuCtxSetCurrent")
     nbytes = 1 << 20
     d = [ctypes.c_uint64(), ctypes.c_uint64()]
