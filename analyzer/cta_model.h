@@ -490,10 +490,11 @@ static inline const char *cta_model_site_text(const cta_model *m, const cta_proc
  * one function (py_file_is_user in cta_names.c). */
 int cta_model_py_site(const cta_model *m, const cta_proc *p, uint32_t stack, char *buf, size_t len);
 /* The PyTorch method that made a site's calls, from the native frames between the CUDA call and
- * the first Python frame: .item() (a _local_scalar_dense or THPVariable_item frame), .cuda()
- * (THPVariable_cuda), .to() (THPVariable_to), a tensor copy of unknown method (at::native::to,
- * _to_copy, copy_ only). NONE unless PyTorch was loaded (cta_proc.torch), and unless every stack
- * of the site shows the same (a site with more stacks than listed names none). */
+ * the first Python frame, when that frame is the user's (the site's line): .item() (a
+ * _local_scalar_dense or THPVariable_item frame), .cuda() (THPVariable_cuda), .to()
+ * (THPVariable_to), a tensor copy of unknown method (at::native::to, _to_copy, copy_ only). NONE
+ * unless PyTorch was loaded (cta_proc.torch), and unless every stack of the site shows the same
+ * (a site with more stacks than listed names none). */
 enum { CTA_TORCH_NONE, CTA_TORCH_ITEM, CTA_TORCH_CUDA, CTA_TORCH_TO, CTA_TORCH_COPY };
 int cta_model_torch_op(const cta_model *m, const cta_proc *p, const cta_stackset *s);
 /* The call site of stack index `stack`: the first stack index of p whose innermost Python frame in

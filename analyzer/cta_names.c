@@ -72,7 +72,8 @@ int cta_model_py_site(const cta_model *m, const cta_proc *p, uint32_t stack, cha
 }
 
 /* The PyTorch method a stack's native frames show under the Python line: the first frame, from
- * the innermost, whose function names one (libtorch's and libtorch_python's demangled names). */
+ * the innermost, whose function names one (libtorch's and libtorch_python's demangled names);
+ * none when the first Python frame is not the user's (a library's Python code made the call). */
 static int torch_op_of(const cta_model *m, const cta_proc *p, uint32_t stack)
 {
     static const struct {
@@ -93,8 +94,12 @@ static int torch_op_of(const cta_model *m, const cta_proc *p, uint32_t stack)
         char tmp[CT_STRTMP];
         if (ct_reader_frame(m->rd, p->file, frames[i], &fr) != 0)
             continue;
-        if (fr.kind == CT_FRAME_PYTHON)
-            break; /* what the Python code above called is not this call's */
+        if (fr.kind == CT_FRAME_PYTHON) {
+            char tmp2[CT_STRTMP];
+            return py_file_is_user(fr.module ? ct_reader_str(m->rd, p->file, fr.module, tmp2) : "")
+                       ? found
+                       : CTA_TORCH_NONE;
+        }
         const char *fn = ct_reader_str(m->rd, p->file, fr.function, tmp);
         for (size_t k = 0; k < sizeof ops / sizeof *ops; k++)
             /* the Python method's own binding, outermost, names it best: .cuda() over the
@@ -102,7 +107,7 @@ static int torch_op_of(const cta_model *m, const cta_proc *p, uint32_t stack)
             if (strstr(fn, ops[k].in) && (found == CTA_TORCH_NONE || found == CTA_TORCH_COPY))
                 found = ops[k].op;
     }
-    return found;
+    return CTA_TORCH_NONE; /* no Python frame: no line to name */
 }
 
 int cta_model_torch_op(const cta_model *m, const cta_proc *p, const cta_stackset *s)
