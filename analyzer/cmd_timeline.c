@@ -198,7 +198,7 @@ static void stack_args(tl *t, const cta_proc *p, uint32_t stack)
     int added;
     uint32_t i = cta_map_get(&t->stacks, key, sizeof key, &added);
     if (added) {
-        char site[1024], st[8192];
+        char site[1024], st[CTA_FULL_STACK_LEN];
         cta_model_site_text(t->m, p, stack, site, sizeof site, CTA_FULL_STACK_FRAMES);
         cta_model_stack_text(t->m, p, stack, st, sizeof st, CTA_FULL_STACK_FRAMES);
         size_t a = strlen(site) + 1, b = strlen(st) + 1;

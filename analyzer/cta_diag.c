@@ -279,8 +279,9 @@ static const cta_fix FIX_OOM = {
 
 /* The fix of x names the Python lines of its sites (in their order, most time first): "WHO at
  * FILE:LINE in FUNCTION DOES (N calls); ...: FIX", WHO the PyTorch method the site's native frames
- * show (cta_model_torch_op: only when PyTorch is loaded, never guessed), else `what`. When the
- * first is a pageable copy made by .cuda() or .to(), FIX is that method's own non_blocking advice. */
+ * show (cta_model_torch_op: only when PyTorch is loaded, never guessed), else `what`. When one is
+ * a pageable copy made by .cuda() or .to(), FIX is the first such method's own non_blocking
+ * advice (pinning, which it starts with, is the advice for the others too). */
 static void fix_at_line(const cta_model *m, const cta_proc *p, cta_diag *x, const char *what,
                         const char *does, const char *advice, int pageable)
 {
@@ -293,7 +294,7 @@ static void fix_at_line(const cta_model *m, const cta_proc *p, cta_diag *x, cons
         if (!s->python)
             continue;
         int op = cta_model_torch_op(m, p, &s->stacks);
-        if (o == 0 && pageable && (op == CTA_TORCH_CUDA || op == CTA_TORCH_TO)) {
+        if (advice != own && pageable && (op == CTA_TORCH_CUDA || op == CTA_TORCH_TO)) {
             snprintf(own, sizeof own,
                      "pin the host tensor (DataLoader(pin_memory=True), or tensor.pin_memory()) "
                      "and copy with `%s`",

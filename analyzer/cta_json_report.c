@@ -85,7 +85,7 @@ static void json_stacks(cta_json *j, const cta_model *m, const cta_proc *p, cons
     cta_json_key(j, "stacks");
     cta_json_arr(j);
     for (uint32_t i = 0; i < s->n; i++) {
-        char st[8192]; /* PyTorch's C++ frames run to 300 characters each */
+        char st[CTA_FULL_STACK_LEN];
         cta_json_str(j, cta_model_stack_text(m, p, s->ids[i], st, sizeof st, CTA_FULL_STACK_FRAMES));
     }
     cta_json_end_arr(j);

@@ -466,16 +466,19 @@ void cta_model_free(cta_model *m);
 /* A call site from a process's stack (index from cta_holder.stack etc.): `call` (may be NULL)
  * gets the CUDA function the user's code called (the outermost frame of CUDA's libraries or
  * cutrace at the top of the stack, "" if none); buf gets the user's frames from the caller
- * outwards, joined by " <- ", at most max_frames, ending at main; "" for no stack. Frames of
- * libcudart, libcuda and libcutrace (by module, or by name where the module is unknown) are not
- * the user's. A Python frame shows as "function (file:line)". With call non-NULL, a stack with
+ * outwards, joined by " <- ", at most max_frames (each name cut at CTA_FRAME_NAME_MAX), ending
+ * at main; "" for no stack. Frames of libcudart, libcuda and libcutrace (by module, or by name
+ * where the module is unknown) are not the user's. A Python frame shows as "function (file:line)". With call non-NULL, a stack with
  * Python frames gives instead the innermost Python frame in user code (not the standard library
  * or site-packages), as "file:line in function". Returns buf. */
 const char *cta_model_site(const cta_model *m, const cta_proc *p, uint32_t stack, char *call,
                           size_t clen, char *buf, size_t len, int max_frames);
 /* The frames of a full stack in the JSON and the timeline: more than the tracer records natively
- * (CTP_STACK_DEPTH, 48), as Python frames are spliced in. */
+ * (CTP_STACK_DEPTH, 48), as Python frames are spliced in; each function name in a stack text is
+ * cut at CTA_FRAME_NAME_MAX characters ("..." added), so 64 frames fit in CTA_FULL_STACK_LEN. */
 #define CTA_FULL_STACK_FRAMES 64
+#define CTA_FRAME_NAME_MAX 200
+#define CTA_FULL_STACK_LEN 20000
 /* A call site as shown to people (the VRAM holders, an OOM's failing call): the innermost Python
  * frame in user code as "file:line in function", else the user's native frames
  * (cta_model_stack_text). */

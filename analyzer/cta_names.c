@@ -207,7 +207,11 @@ const char *cta_model_site(const cta_model *m, const cta_proc *p, uint32_t stack
             snprintf(at, sizeof at, "%.40s+0x%llx", base, (unsigned long long)fr.offset);
         else if (*base && fr.offset) /* the module offset tells apart sites in one function */
             snprintf(at, sizeof at, " (%.40s+0x%llx)", base, (unsigned long long)fr.offset);
-        int w = snprintf(buf + o, len - o, "%s%s%s", shown ? " <- " : "", named ? fn : "", at);
+        /* a C++ template instance's name runs to thousands of characters: cut, so that a stack
+         * keeps its frames down to the Python ones */
+        int cut = named && strlen(fn) > CTA_FRAME_NAME_MAX;
+        int w = snprintf(buf + o, len - o, "%s%.*s%s%s", shown ? " <- " : "", CTA_FRAME_NAME_MAX,
+                         named ? fn : "", cut ? "..." : "", at);
         if (w < 0 || (size_t)w >= len - o)
             break;
         o += (size_t)w;
