@@ -20,7 +20,8 @@ TEST_IMPL(pytorch_advice_names_the_line)
     int item = an_marker_line(PT_SRC "/sites.py", "item");
     int oom = an_marker_line(PT_SRC "/sites.py", "oom");
     int weights = an_marker_line(PT_SRC "/sites.py", "weights");
-    ASSERT(copy > 0 && item > 0 && oom > 0 && weights > 0);
+    int module = an_marker_line(PT_SRC "/sites.py", "module-cuda");
+    ASSERT(copy > 0 && item > 0 && oom > 0 && weights > 0 && module > 0);
     /* what the wording rests on: the frames are in the trace */
     ctt_proc d;
     ASSERT_INT(an_run(&d, "dump {}", dir), ==, 0);
@@ -32,15 +33,37 @@ TEST_IMPL(pytorch_advice_names_the_line)
     ASSERT_INT(tj_num(s, "processes.0.pytorch"), ==, 1);
     const tj *pg = an_diag(s, "pageable-memcpy");
     ASSERT(pg);
-    snprintf(want, sizeof want,
-             "`x.cuda()` at sites.py:%d in <module> copies from pageable memory (10 calls): pin the "
-             "host tensor (DataLoader(pin_memory=True), or tensor.pin_memory()) and copy with "
-             "`.cuda(non_blocking=True)`",
+    static const char advice[] = ": pin the host tensor (DataLoader(pin_memory=True), or "
+                                 "tensor.pin_memory()) and copy with `.cuda(non_blocking=True)`";
+    snprintf(want, sizeof want, "`x.cuda()` at sites.py:%d in <module> copies from pageable memory (10 calls)",
              copy);
-    ASSERT_STR(tj_str(pg, "fix"), want);
+    ASSERT_CONTAINS(tj_str(pg, "fix"), want);
+    ASSERT_CONTAINS(tj_str(pg, "fix"), advice);
     const tj *apg = an_diag(s, "async-memcpy-pageable");
     ASSERT(apg);
-    ASSERT_STR(tj_str(apg, "fix"), want);
+    ASSERT_CONTAINS(tj_str(apg, "fix"), want);
+    ASSERT_CONTAINS(tj_str(apg, "fix"), advice);
+    /* Module.cuda() calls .cuda() from PyTorch's Python code: the line is named, not as x.cuda() */
+    snprintf(want, sizeof want, "the copy at sites.py:%d in <module> copies from pageable memory (", module);
+    ASSERT_CONTAINS(tj_str(apg, "fix"), want);
+    snprintf(want, sizeof want, "`x.cuda()` at sites.py:%d", module);
+    ASSERT(!strstr(tj_str(apg, "fix"), want));
+    /* the full stack reaches the user's frame through libtorch's long C++ names */
+    snprintf(want, sizeof want, "sites.py:%d in <module>", copy);
+    const tj *at = tj_find(tj_get(pg, "sites"), "stack", want);
+    ASSERT(at);
+    ASSERT_CONTAINS(tj_str(at, "stacks.0"),
+                    "THPVariable_cuda(_object*, _object*, _object*) (libtorch_python.so+");
+    snprintf(want, sizeof want, " <- <module> (sites.py:%d) <- ", copy);
+    ASSERT_CONTAINS(tj_str(at, "stacks.0"), want);
+    /* down to the process's entry, each frame's name cut at 200 characters ("..." added; with
+     * its module and offset, a frame stays under 300) */
+    ASSERT_CONTAINS(tj_str(at, "stacks.0"), " <- _start (");
+    ASSERT_CONTAINS(tj_str(at, "stacks.0"), "...");
+    for (const char *f = tj_str(at, "stacks.0"), *e; f; f = e ? e + 4 : NULL) {
+        e = strstr(f, " <- ");
+        ASSERT_INT(e ? (int)(e - f) : (int)strlen(f), <, 300);
+    }
     /* the .cuda() line waits for its staged copy, the .item() line for the step's work: each
      * named by its own method, never .item() for the copy */
     const tj *y = an_diag(s, "excessive-sync");
