@@ -451,7 +451,7 @@ static void text_vram(FILE *f, const cta_model *m)
                         (unsigned long long)dv->allocs, (unsigned long long)dv->frees,
                         cta_fmt_bytes((char[32]){0}, (double)dv->in_use));
             if (dv->npeak_holders) {
-                fprintf(f, "    live at the peak, by call stack:\n");
+                fprintf(f, "    live at the peak, by call site:\n");
                 text_holders(f, m, p, dv->peak_holders, dv->npeak_holders, "      ");
             }
             sparkline(f, &dv->mem, dv->peak);
