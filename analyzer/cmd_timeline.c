@@ -3,7 +3,9 @@
  * that of the model. Layout:
  *  - one process per traced process, named "HOST pid PID rank R", sorted by rank;
  *  - host threads (tid = OS tid) with their CUDA calls as complete ("X") events; a driver call
- *    made by a runtime call lies inside it and is left out unless --driver-calls;
+ *    made by a runtime call lies inside it and is left out unless --driver-calls; a call with a
+ *    call stack has args "site" (as the summary names it: the Python line in user code, else the
+ *    user's native frames) and "stack" (every frame, innermost first, up to CTA_FULL_STACK_FRAMES);
  *  - one thread track per device stream ("GPU D stream 0x..."), with kernels, copies and sets
  *    (args: grid, block, bytes, memory kinds, GB/s); those without a GPU interval (GPU timing
  *    off or 1 in N) as instant events on the calling thread when the call returned;
@@ -43,6 +45,10 @@ typedef struct {
     uint64_t stopped_at;         /* time of the first event left out (0: none) */
     uint64_t flows;              /* flow ids handed out */
     int driver_calls;            /* also driver calls nested in runtime calls */
+    const cta_model *m;          /* names the stacks */
+    cta_map stacks;              /* (file, stack index) -> index in stack_text */
+    char **stack_text;           /* site\0stack of each, resolved once */
+    size_t stack_cap;
 } tl;
 
 /* Whether n events at ts (one item: a GPU interval with its counters and flow) still fit under
@@ -185,7 +191,30 @@ static void on_stream(void *ctx, cta_proc *p, int dev, uint64_t stream)
         stream_track(t, p, dev, stream);
 }
 
-static void on_api(void *ctx, cta_proc *p, const ct_rec *r, const char *name)
+/* "site":..,"stack":.. of a call's stack (resolved once per stack: a loop repeats a few). */
+static void stack_args(tl *t, const cta_proc *p, uint32_t stack)
+{
+    uint32_t key[2] = {p->file, stack};
+    int added;
+    uint32_t i = cta_map_get(&t->stacks, key, sizeof key, &added);
+    if (added) {
+        char site[1024], st[CTA_FULL_STACK_LEN];
+        cta_model_site_text(t->m, p, stack, site, sizeof site, CTA_FULL_STACK_FRAMES);
+        cta_model_stack_text(t->m, p, stack, st, sizeof st, CTA_FULL_STACK_FRAMES);
+        size_t a = strlen(site) + 1, b = strlen(st) + 1;
+        cta_grow(&t->stack_text, &t->stack_cap, i + 1, sizeof *t->stack_text);
+        t->stack_text[i] = cta_xmalloc(a + b, "the timeline's call stacks");
+        memcpy(t->stack_text[i], site, a);
+        memcpy(t->stack_text[i] + a, st, b);
+    }
+    const char *site = t->stack_text[i];
+    cta_put_str(t->f, "\"site\":\"");
+    cta_json_escape(t->f, site);
+    putc_unlocked('"', t->f);
+    str_field(t, "stack", site + strlen(site) + 1);
+}
+
+static void on_api(void *ctx, cta_proc *p, const ct_rec *r, const char *name, uint32_t stack)
 {
     tl *t = ctx;
     uint64_t start = r->u.api.start <= r->ts ? r->u.api.start : r->ts;
@@ -196,8 +225,14 @@ static void on_api(void *ctx, cta_proc *p, const ct_rec *r, const char *name)
     put_us(t->f, "dur", r->ts - start, 0);
     cta_put_str(t->f, ",\"cat\":\"cuda_api\"");
     str_field(t, "name", name);
-    if (r->u.api.result)
-        fprintf(t->f, ",\"args\":{\"result\":%u}", r->u.api.result);
+    if (r->u.api.result || stack) {
+        cta_put_str(t->f, ",\"args\":{");
+        if (r->u.api.result)
+            fprintf(t->f, "\"result\":%u%s", r->u.api.result, stack ? "," : "");
+        if (stack)
+            stack_args(t, p, stack);
+        putc_unlocked('}', t->f);
+    }
     putc_unlocked('}', t->f);
 }
 
@@ -411,6 +446,7 @@ int cta_cmd_timeline(int argc, char **argv)
         return CTA_EXIT_FAIL;
     }
     cta_map_init(&t.streams);
+    cta_map_init(&t.stacks);
     t.f = f;
     cta_observer obs = {.ctx = &t, .on_api = on_api, .on_gpu = on_gpu, .on_untimed = on_untimed, .on_mem = on_mem,
                        .on_proc = on_proc, .on_thread = on_thread, .on_stream = on_stream};
@@ -420,6 +456,7 @@ int cta_cmd_timeline(int argc, char **argv)
     t.to = to ? t.base + (uint64_t)(to * 1e6) : 0;
     fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", f);
     cta_model m;
+    t.m = &m;
     rc = cta_load_run("timeline", rd, &obs, 0, &m);
     uint64_t t_end = 0;
     if (rc == CTA_EXIT_OK) {
@@ -452,5 +489,9 @@ int cta_cmd_timeline(int argc, char **argv)
                 (unsigned long long)t.max_events, (double)at / 1e6, (double)all / 1e6, out);
     }
     cta_map_free(&t.streams);
+    for (size_t i = 0; i < cta_map_count(&t.stacks); i++)
+        free(t.stack_text[i]);
+    free(t.stack_text);
+    cta_map_free(&t.stacks);
     return rc;
 }

@@ -80,7 +80,7 @@ static cta_diag *add(diags *ds, const char *id, const cta_proc *p, int dev, uint
     d->dev = dev;
     d->saving_ns = saving;
     d->window_ns = window;
-    d->fix = fix;
+    snprintf(d->fix, sizeof d->fix, "%s", fix);
     double share = window ? (double)saving / (double)window : 1;
     d->severity = exempt ? "error" : share >= 0.25 ? "high" : share >= 0.05 ? "medium" : "low";
     return d;
@@ -125,13 +125,19 @@ static uint64_t proc_window(const cta_proc *p)
 
 static double pct(uint64_t a, uint64_t b) { return b ? 100.0 * (double)a / (double)b : 0; }
 
-/* Fills the next site of d and its one-line text. */
-static void site_out(cta_diag *d, const char *call, const char *stack, uint64_t count,
-                     uint64_t bytes, uint64_t ns, const char *unit)
+/* Fills the next site of d (the calls of stacks, first stacks.ids[0]) and its one-line text: a
+ * stack with a Python frame in user code is shown by that frame. */
+static void site_out(const cta_model *m, const cta_proc *p, cta_diag *d, const char *call,
+                     const cta_stackset *stacks, uint64_t count, uint64_t bytes, uint64_t ns,
+                     const char *unit)
 {
     if (d->nsites >= CTA_DIAG_MAX_SITES)
         return;
     cta_diag_site *s = &d->sites[d->nsites++];
+    char stack[400];
+    cta_model_site(m, p, stacks->n ? stacks->ids[0] : 0, NULL, 0, stack, sizeof stack, 4);
+    s->python = stacks->n && cta_model_py_site(m, p, stacks->ids[0], stack, sizeof stack);
+    s->stacks = *stacks;
     cta_text_safe(s->call, sizeof s->call, call, 80);
     cta_text_safe(s->stack, sizeof s->stack, stack, 300);
     s->count = count;
@@ -180,7 +186,8 @@ static void sites(const cta_model *m, const cta_proc *p, int kind, cta_diag *d)
         char call[96], st[400], what[160];
         static const char *const sync_kinds[] = {"other", "device", "context", "stream", "event",
                                                  "stream-wait-event", "implicit (sync copy)", "?"};
-        cta_model_site(m, p, key[2], call, sizeof call, st, sizeof st, 4);
+        /* the site's own first stack: the site's key may be another kind's stack on that line */
+        cta_model_site(m, p, s->stacks.n ? s->stacks.ids[0] : 0, call, sizeof call, st, sizeof st, 4);
         if (kind == CTA_SITE_SYNC) {
             snprintf(what, sizeof what, "%s%s%s synchronization%s", call, *call ? " (" : "",
                      sync_kinds[key[1] < 7 ? key[1] : 7], *call ? ")" : "");
@@ -190,7 +197,7 @@ static void sites(const cta_model *m, const cta_proc *p, int kind, cta_diag *d)
                      : key[1] < cta_map_count(&m->api_names) ? cta_map_key(&m->api_names, key[1])
                                                             : "(unknown call)");
         }
-        site_out(d, what, st, s->count, s->bytes, s->ns, "call");
+        site_out(m, p, d, what, &s->stacks, s->count, s->bytes, s->ns, "call");
     }
 }
 
@@ -200,7 +207,7 @@ static void holders_detail(const cta_model *m, const cta_proc *p, cta_diag *d, c
     for (int i = 0; i < n; i++) {
         char call[96], st[400];
         cta_model_site(m, p, h[i].stack, call, sizeof call, st, sizeof st, 4);
-        site_out(d, call, st, h[i].count, h[i].bytes, 0, "allocation");
+        site_out(m, p, d, call, &h[i].stacks, h[i].count, h[i].bytes, 0, "allocation");
     }
 }
 
@@ -269,6 +276,41 @@ static const cta_fix FIX_OOM = {
     "references to tensors no longer needed; for fragmentation set "
     "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True. The caching allocator shows reserved "
     "segments, not individual tensors"};
+
+/* The fix of x names the Python lines of its sites (in their order, most time first): "WHO at
+ * FILE:LINE in FUNCTION DOES (N calls); ...: FIX", WHO the PyTorch method the site's native frames
+ * show (cta_model_torch_op: only when PyTorch is loaded, never guessed), else `what`. When one is
+ * a pageable copy made by .cuda() or .to(), FIX is the first such method's own non_blocking
+ * advice (pinning, which it starts with, is the advice for the others too). */
+static void fix_at_line(const cta_model *m, const cta_proc *p, cta_diag *x, const char *what,
+                        const char *does, const char *advice, int pageable)
+{
+    static const char *const who[] = {NULL, "`.item()`", "`x.cuda()`", "`x.to()`",
+                                      "a tensor copy (`.to()`, `.cuda()` or `.copy_()`)"};
+    char lines[1024], own[160]; /* lines: the fix's advice (< 600) fits after them */
+    size_t o = 0;
+    for (int i = 0; i < x->nsites; i++) {
+        const cta_diag_site *s = &x->sites[i];
+        if (!s->python)
+            continue;
+        int op = cta_model_torch_op(m, p, &s->stacks);
+        if (advice != own && pageable && (op == CTA_TORCH_CUDA || op == CTA_TORCH_TO)) {
+            snprintf(own, sizeof own,
+                     "pin the host tensor (DataLoader(pin_memory=True), or tensor.pin_memory()) "
+                     "and copy with `%s`",
+                     op == CTA_TORCH_CUDA ? ".cuda(non_blocking=True)" : ".to(device, non_blocking=True)");
+            advice = own;
+        }
+        int w = snprintf(lines + o, sizeof lines - o, "%s%s at %s %s (%llu call%s)", o ? "; " : "",
+                         op ? who[op] : what, s->stack, does, (unsigned long long)s->count,
+                         s->count == 1 ? "" : "s");
+        if (w < 0 || o + (size_t)w >= sizeof lines)
+            break; /* the lines named so far, whole */
+        o += (size_t)w;
+    }
+    if (o)
+        snprintf(x->fix, sizeof x->fix, "%.*s: %s", (int)o, lines, advice);
+}
 
 /* Of the data-loading gaps (cta_dev.starve_bins), those of the band [b, b + width) of length
  * classes, a factor CTA_DIAG_STARVE_BAND in length, with the most time among the bands holding
@@ -420,6 +462,7 @@ static void dev_diagnoses(diags *ds, const cta_proc *p, int d)
         ev(x, "idle_after_sync_ns", (double)yn, CTA_EV_NS);
         ev(x, "gaps_after_sync", (double)dv->gap_count[CTA_GAP_SYNC], CTA_EV_COUNT);
         sites(m, p, CTA_SITE_SYNC, x);
+        fix_at_line(m, p, x, "the synchronization", "waits for the GPU", fix(p, FIX_SYNC), 0);
     }
 
     /* sync-memcpy: without it the host would have run ahead instead of waiting. The fix, the
@@ -449,6 +492,7 @@ static void dev_diagnoses(diags *ds, const cta_proc *p, int d)
         ev(x, "host_blocked_ns", (double)p->sync_copy_host_ns, CTA_EV_NS);
         ev(x, "idle_after_copy_ns", (double)cn, CTA_EV_NS);
         sites(m, p, CTA_SITE_SYNC_COPY, x);
+        fix_at_line(m, p, x, "the blocking copy", "waits for the GPU", fix(p, FIX_SYNC_COPY), 0);
     }
 
     /* launch-bound: fewer launches (a graph, fused kernels) save the GPU's wait for each launch
@@ -578,6 +622,7 @@ static void proc_diagnoses(diags *ds, const cta_proc *p)
             ev(x, "pinned_gbps", pin, CTA_EV_GBPS);
             ev(x, "pinned_time_ns", (double)p->pageable_recost_ns, CTA_EV_NS);
             sites(m, p, CTA_SITE_PAGEABLE, x);
+            fix_at_line(m, p, x, "the copy", "copies from pageable memory", fix(p, FIX_PAGEABLE), 1);
         }
     }
 
@@ -601,6 +646,7 @@ static void proc_diagnoses(diags *ds, const cta_proc *p)
         ev(x, "host_blocked_ns", (double)p->async_pageable_host_ns, CTA_EV_NS);
         ev(x, "copy_ns", (double)an, CTA_EV_NS);
         sites(m, p, CTA_SITE_ASYNC_PAGEABLE, x);
+        fix_at_line(m, p, x, "the copy", "copies from pageable memory", fix(p, FIX_ASYNC_PAGEABLE), 1);
     }
 
     /* alloc-churn: the GPU time lost while the host allocated and freed in the loop and then
@@ -651,7 +697,7 @@ static void proc_diagnoses(diags *ds, const cta_proc *p)
             ev(x, "failed_allocations", (double)dv->nfails, CTA_EV_COUNT);
             if (f->stack) {
                 char st[300], safe[300];
-                cta_model_stack_text(m, p, f->stack, st, sizeof st, 4);
+                cta_model_site_text(m, p, f->stack, st, sizeof st, 4);
                 detail(x, "failing call: %s\n", cta_text_safe(safe, sizeof safe, st, 200));
             }
             holders_detail(m, p, x, f->holders, f->nholders);

@@ -31,6 +31,8 @@ typedef struct {
     char stack[400];              /* the user's frames, innermost first ("" not captured) */
     uint64_t count, bytes, ns;    /* calls (allocations), bytes, time */
     char text[600];               /* one line for people: call, stack and numbers */
+    int python;                   /* stack is a Python line in user code */
+    cta_stackset stacks;          /* the call stacks counted in this site */
 } cta_diag_site;
 
 typedef struct {
@@ -45,7 +47,7 @@ typedef struct {
     int nev;
     cta_diag_site sites[CTA_DIAG_MAX_SITES];
     int nsites;
-    const char *fix;
+    char fix[2048];               /* naming the Python line of the first site where it has one */
     char detail[2048];            /* extra lines (gaps, holders, windows), text only */
 } cta_diag;
 

@@ -84,10 +84,10 @@ uint8_t cta_api_category(cta_model *m, uint32_t file, uint32_t sid, uint32_t idx
     return sid && !ct_reader_string(m->rd, file, sid) ? c | CTA_CAT_DETAIL : c;
 }
 
-void cta_site_add(cta_proc *p, int kind, uint32_t api_idx, uint32_t stack, uint64_t bytes,
-                     uint64_t ns)
+void cta_site_add(const cta_model *m, cta_proc *p, int kind, uint32_t api_idx, uint32_t stack,
+                  uint64_t bytes, uint64_t ns)
 {
-    uint32_t key[3] = {(uint32_t)kind, api_idx, stack};
+    uint32_t key[3] = {(uint32_t)kind, api_idx, cta_model_site_group(m, p, stack)};
     int added;
     uint32_t i = cta_map_get(&p->sites, key, sizeof key, &added);
     if (added)
@@ -95,4 +95,6 @@ void cta_site_add(cta_proc *p, int kind, uint32_t api_idx, uint32_t stack, uint6
     p->site[i].count++;
     p->site[i].bytes += bytes;
     p->site[i].ns += ns;
+    if (stack)
+        cta_stackset_add(&p->site[i].stacks, stack);
 }

@@ -117,13 +117,13 @@ static void call_host_done(cta_model *m, cta_proc *p, cta_joining *c)
                 p->apg_bytes[d][dir] += cp->bytes;
                 p->apg_host_ns[d][dir] += host_ns;
             }
-            cta_site_add(p, CTA_SITE_ASYNC_PAGEABLE, c->api_idx, c->stack, cp->bytes, host_ns);
+            cta_site_add(m, p, CTA_SITE_ASYNC_PAGEABLE, c->api_idx, c->stack, cp->bytes, host_ns);
         }
         if (sync_copy_counted(cp)) {
             p->sync_copy_count++;
             p->sync_copy_bytes += cp->bytes;
             p->sync_copy_host_ns += host_ns;
-            cta_site_add(p, CTA_SITE_SYNC_COPY, c->api_idx, c->stack, cp->bytes, host_ns);
+            cta_site_add(m, p, CTA_SITE_SYNC_COPY, c->api_idx, c->stack, cp->bytes, host_ns);
         }
         if (cp->dir == CT_DIR_HTOH || p->gpu_timing == 0 || (cp->flags & CT_COPY_UNTIMED)) {
             /* no GPU record follows */
@@ -133,7 +133,7 @@ static void call_host_done(cta_model *m, cta_proc *p, cta_joining *c)
     } else if (c->type == CT_REC_MEM) {
         if (c->churn) {
             p->churn_ns += host_ns;
-            cta_site_add(p, CTA_SITE_CHURN, c->api_idx, c->stack, 0, host_ns);
+            cta_site_add(m, p, CTA_SITE_CHURN, c->api_idx, c->stack, 0, host_ns);
         }
         call_drop(p, c->corr);
     } else if (c->type == CT_REC_LAUNCH) {
@@ -143,7 +143,7 @@ static void call_host_done(cta_model *m, cta_proc *p, cta_joining *c)
         if (m->variants_on)
             m->variant_stats[c->vidx].launch_ns += host_ns;
         if (c->stack) /* launches carry a call site only with --stacks all */
-            cta_site_add(p, CTA_SITE_LAUNCH, c->api_idx, c->stack, 0, host_ns);
+            cta_site_add(m, p, CTA_SITE_LAUNCH, c->api_idx, c->stack, 0, host_ns);
         if (p->gpu_timing == 0 || (c->u.launch.flags & CT_LAUNCH_UNTIMED)) {
             untimed_done(m, p, c);
             call_drop(p, c->corr);
@@ -154,9 +154,9 @@ static void call_host_done(cta_model *m, cta_proc *p, cta_joining *c)
 static void gpu_done(cta_model *m, cta_proc *p, const ct_rec_gpu *g, uint64_t end, cta_joining *c);
 
 /* A synchronization's site, once its API record (or the next call of its thread) is seen. */
-static void sync_site(cta_proc *p, cta_thread *th, uint32_t stack)
+static void sync_site(const cta_model *m, cta_proc *p, cta_thread *th, uint32_t stack)
 {
-    cta_site_add(p, CTA_SITE_SYNC, th->sync_kind, stack, 0, th->sync_ns);
+    cta_site_add(m, p, CTA_SITE_SYNC, th->sync_kind, stack, 0, th->sync_ns);
     th->sync_corr = 0;
 }
 
@@ -223,7 +223,7 @@ static void on_api(cta_model *m, cta_proc *p, const ct_rec *r)
     th->child_parent = a->parent && stack ? a->parent : 0;
     th->child_stack = stack;
     if (th->sync_corr) /* its API record is the thread's next one, unless it was lost */
-        sync_site(p, th, th->sync_corr == a->corr ? stack : 0);
+        sync_site(m, p, th, th->sync_corr == a->corr ? stack : 0);
     th->last_api_corr = a->corr;
     th->last_api_stack = stack;
     gemm_nesting(m, th, r, idx);
@@ -248,7 +248,7 @@ static void on_api(cta_model *m, cta_proc *p, const ct_rec *r)
     if (th->await_corr)
         await_done(m, p, th);
     if (m->obs && m->obs->on_api)
-        m->obs->on_api(m->obs->ctx, p, r, cta_map_key(&m->api_names, idx));
+        m->obs->on_api(m->obs->ctx, p, r, cta_map_key(&m->api_names, idx), stack);
 }
 
 /* Detail records (LAUNCH, COPY, MEM) attach to their call: its entry, or its API record still in
@@ -482,7 +482,7 @@ static void gpu_done(cta_model *m, cta_proc *p, const ct_rec_gpu *g, uint64_t en
                     p->pg_tail_ns[d][dir] += end - c->api_end;
                 p->pg_count[d][dir]++;
                 p->pageable_async += (cp->flags & CT_COPY_ASYNC) && cp->op == CT_COPY_MEMCPY;
-                cta_site_add(p, CTA_SITE_PAGEABLE, c->have_api ? c->api_idx : UINT32_MAX, c->stack,
+                cta_site_add(m, p, CTA_SITE_PAGEABLE, c->have_api ? c->api_idx : UINT32_MAX, c->stack,
                          cp->bytes, dur);
             }
         }
@@ -731,12 +731,12 @@ void cta_model_feed(cta_model *m, const ct_rec *r)
             /* the site is on the call's API record, next in the thread's stream (or before) */
             cta_thread *th = thread_of(p, r->tid);
             if (th->sync_corr)
-                sync_site(p, th, 0);
+                sync_site(m, p, th, 0);
             th->sync_corr = sy->corr ? sy->corr : UINT64_MAX;
             th->sync_kind = sy->kind;
             th->sync_ns = r->ts - start;
             if (th->last_api_corr == sy->corr && sy->corr)
-                sync_site(p, th, th->last_api_stack);
+                sync_site(m, p, th, th->last_api_stack);
         }
         if (sy->kind < 8)
             p->sync_count_kind[sy->kind]++;
@@ -778,7 +778,7 @@ void cta_join_finish(cta_model *m, cta_proc *p)
 {
     for (size_t k = 0; k < p->nthreads; k++)
         if (p->threads[k].sync_corr)
-            sync_site(p, &p->threads[k], 0);
+            sync_site(m, p, &p->threads[k], 0);
     /* GPU intervals whose call detail never came: counted as GPU time only; those whose
      * API record never came, with their detail */
     uint64_t *waiting = cta_xmalloc((p->corr.n + 1) * sizeof *waiting, "the calls still waiting");

@@ -78,6 +78,21 @@ static void json_stats(cta_json *j, const char *key, const cta_stat *st, const c
     cta_json_end_arr(j);
 }
 
+/* The full call stacks of a site (every frame up to CTA_FULL_STACK_FRAMES, Python ones as
+ * "function (file:line)"): "stacks" and "more_stacks" (it had more than listed). */
+static void json_stacks(cta_json *j, const cta_model *m, const cta_proc *p, const cta_stackset *s)
+{
+    cta_json_key(j, "stacks");
+    cta_json_arr(j);
+    for (uint32_t i = 0; i < s->n; i++) {
+        char st[CTA_FULL_STACK_LEN];
+        cta_json_str(j, cta_model_stack_text(m, p, s->ids[i], st, sizeof st, CTA_FULL_STACK_FRAMES));
+    }
+    cta_json_end_arr(j);
+    cta_json_key(j, "more_stacks");
+    cta_json_bool(j, s->more);
+}
+
 static void json_holders(cta_json *j, const cta_model *m, const cta_proc *p, const char *key,
                          const cta_holder *h, int n)
 {
@@ -89,6 +104,8 @@ static void json_holders(cta_json *j, const cta_model *m, const cta_proc *p, con
         CTA_JK_U64(j, "bytes", h[i].bytes);
         CTA_JK_U64(j, "allocations", h[i].count);
         CTA_JK_STR(j, "stack", cta_model_stack_text(m, p, h[i].stack, st, sizeof st, 16));
+        CTA_JK_STR(j, "site", cta_model_site_text(m, p, h[i].stack, st, sizeof st, 16));
+        json_stacks(j, m, p, &h[i].stacks);
         cta_json_end_obj(j);
     }
     cta_json_end_arr(j);
@@ -265,6 +282,7 @@ static void json_vram(cta_json *j, const cta_model *m)
                 CTA_JK_U64(j, "time_ns", fl->time - m->t0);
                 CTA_JK_U64(j, "result", fl->result);
                 CTA_JK_STR(j, "stack", cta_model_stack_text(m, p, fl->stack, st, sizeof st, 16));
+                CTA_JK_STR(j, "site", cta_model_site_text(m, p, fl->stack, st, sizeof st, 16));
                 json_holders(j, m, p, "holders", fl->holders, fl->nholders);
                 cta_json_end_obj(j);
             }
@@ -337,7 +355,7 @@ static void json_breakdown(cta_json *j, const cta_model *m)
 
 static const char *const unit_names[] = {"count", "ns", "bytes", "pct", "gbps", "ratio"};
 
-static void json_diag(cta_json *j, const cta_diag *dg, int n)
+static void json_diag(cta_json *j, const cta_model *m, const cta_diag *dg, int n)
 {
     cta_json_key(j, "diagnoses");
     cta_json_arr(j);
@@ -386,6 +404,7 @@ static void json_diag(cta_json *j, const cta_diag *dg, int n)
             CTA_JK_U64(j, "count", st->count);
             CTA_JK_U64(j, "bytes", st->bytes);
             CTA_JK_U64(j, "total_ns", st->ns);
+            json_stacks(j, m, d->proc, &st->stacks);
             cta_json_end_obj(j);
         }
         cta_json_end_arr(j);
@@ -545,6 +564,6 @@ void cta_report_json(FILE *f, const cta_model *m, const cta_diag *dg, int ndiag,
     json_vram(&j, m);
     json_breakdown(&j, m);
     json_ranks(&j, m);
-    json_diag(&j, dg, ndiag);
+    json_diag(&j, m, dg, ndiag);
     cta_json_end_obj(&j);
 }

@@ -65,6 +65,7 @@ static void proc_init(cta_model *m, cta_proc *p, uint32_t file)
     cta_map_init(&p->thread_idx);
     cta_pool_init(&p->calls, sizeof(cta_joining));
     cta_map_init(&p->stack_idx);
+    cta_map_init(&p->site_keys);
     p->nstacks = 1;
     cta_grow(&p->stack_ids, &p->stacks_cap, 1, sizeof *p->stack_ids);
     cta_pool_init(&p->allocs, sizeof(liveent));
@@ -177,11 +178,15 @@ static void proc_free(cta_proc *p)
     cta_pool_free(&p->calls);
     cta_map_free(&p->stack_idx);
     free(p->stack_ids);
+    free(p->site_group);
+    cta_map_free(&p->site_keys);
+    free(p->site_first);
     ct_hash_free(&p->live);
     cta_pool_free(&p->allocs);
     cta_map_free(&p->holders);
     free(p->holder_bytes);
     free(p->holder_count);
+    free(p->holder_stacks);
     cta_map_free(&p->freed_sizes);
     cta_map_free(&p->sites);
     free(p->site);

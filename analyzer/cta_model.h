@@ -109,9 +109,21 @@ typedef struct {
     cta_hostsplit host;
 } cta_gap;
 
+/* The call stacks counted in one call site: stacks that reach the same Python line in user code
+ * through different native frames are one site (cta_model_site_group). The first
+ * CTA_SITE_STACKS distinct ones, and whether there were more. */
+#define CTA_SITE_STACKS 4
 typedef struct {
-    uint32_t stack; /* index into cta_proc stacks (0: no stack) */
+    uint32_t ids[CTA_SITE_STACKS]; /* stack indices */
+    uint32_t n;
+    int more;
+} cta_stackset;
+void cta_stackset_add(cta_stackset *s, uint32_t stack);
+
+typedef struct {
+    uint32_t stack; /* index into cta_proc stacks (0: no stack): the holder's first stack */
     uint64_t bytes, count;
+    cta_stackset stacks;
 } cta_holder;
 
 typedef struct {
@@ -223,6 +235,7 @@ enum { CTA_SITE_PAGEABLE, CTA_SITE_ASYNC_PAGEABLE, CTA_SITE_SYNC_COPY, CTA_SITE_
        CTA_SITE_LAUNCH, CTA_SITE_N };
 typedef struct {
     uint64_t count, bytes, ns;
+    cta_stackset stacks;
 } cta_site;
 
 typedef struct cta_sweep cta_sweep;
@@ -271,15 +284,23 @@ typedef struct {
     cta_map stack_idx;
     uint32_t *stack_ids;          /* index -> file stack id */
     size_t nstacks, stacks_cap;
+    /* stack index -> the first stack index of its call site (cta_model_site_group; 0: not yet
+     * looked up), and the Python sites seen (file\0line\0function -> first stack index) */
+    uint32_t *site_group;
+    size_t site_group_cap;
+    cta_map site_keys;
+    uint32_t *site_first;
+    size_t site_first_cap;
     /* live allocations: address -> pool entry */
     ct_hash live;
     cta_pool allocs;
-    cta_map holders;               /* (dev, stack) -> index in holder_bytes */
+    cta_map holders;               /* (dev, site's first stack) -> index in holder_bytes */
     uint64_t *holder_bytes, *holder_count;
+    cta_stackset *holder_stacks;
     size_t holders_cap;
     cta_map freed_sizes;           /* (dev, size) -> index: sizes freed, for churn */
     /* per-site accumulators */
-    cta_map sites;                 /* (kind, api name index, stack) -> index in site */
+    cta_map sites;                 /* (kind, api name index, site's first stack) -> index in site */
     cta_site *site;
     size_t site_cap;
     /* copies detail for diagnoses */
@@ -404,7 +425,9 @@ typedef struct {
 
 typedef struct {
     void *ctx;
-    void (*on_api)(void *ctx, cta_proc *p, const ct_rec *r, const char *name);
+    /* an API record; stack: its call site's stack index in p (the record's stack, or for a runtime
+     * call without one the driver call's nested in it), 0 none */
+    void (*on_api)(void *ctx, cta_proc *p, const ct_rec *r, const char *name, uint32_t stack);
     /* a GPU interval (end: its end time), joined with its call when known */
     void (*on_gpu)(void *ctx, cta_proc *p, const ct_rec_gpu *g, uint64_t end, const cta_call *c);
     /* a kernel, copy or set known from its call only: its GPU interval was not collected (at
@@ -452,13 +475,46 @@ void cta_model_free(cta_model *m);
 /* A call site from a process's stack (index from cta_holder.stack etc.): `call` (may be NULL)
  * gets the CUDA function the user's code called (the outermost frame of CUDA's libraries or
  * cutrace at the top of the stack, "" if none); buf gets the user's frames from the caller
- * outwards, joined by " <- ", at most max_frames, ending at main; "" for no stack. Frames of
- * libcudart, libcuda and libcutrace (by module, or by name where the module is unknown) are not
- * the user's. A Python frame shows as "function (file:line)". With call non-NULL, a stack with
+ * outwards, joined by " <- ", at most max_frames (each name cut at CTA_FRAME_NAME_MAX), ending
+ * at main; "" for no stack. Frames of libcudart, libcuda and libcutrace (by module, or by name
+ * where the module is unknown) are not the user's. A Python frame shows as "function (file:line)". With call non-NULL, a stack with
  * Python frames gives instead the innermost Python frame in user code (not the standard library
  * or site-packages), as "file:line in function". Returns buf. */
 const char *cta_model_site(const cta_model *m, const cta_proc *p, uint32_t stack, char *call,
                           size_t clen, char *buf, size_t len, int max_frames);
+/* The frames of a full stack in the JSON and the timeline: more than the tracer records natively
+ * (CTP_STACK_DEPTH, 48), as Python frames are spliced in; each function name in a stack text is
+ * cut at CTA_FRAME_NAME_MAX characters ("..." added), so 64 frames fit in CTA_FULL_STACK_LEN. */
+#define CTA_FULL_STACK_FRAMES 64
+#define CTA_FRAME_NAME_MAX 200
+#define CTA_FULL_STACK_LEN 20000
+/* A call site as shown to people (the VRAM holders, an OOM's failing call): the innermost Python
+ * frame in user code as "file:line in function", else the user's native frames
+ * (cta_model_stack_text). */
+static inline const char *cta_model_site_text(const cta_model *m, const cta_proc *p, uint32_t stack,
+                                             char *buf, size_t len, int max_frames)
+{
+    char call[8];
+    return cta_model_site(m, p, stack, call, sizeof call, buf, len, max_frames);
+}
+/* The innermost Python frame in user code of a stack, "file:line in function" (the file's base
+ * name), into buf; 0 (buf unchanged) if it has none. Which frames are the user's is decided by
+ * one function (py_file_is_user in cta_names.c). */
+int cta_model_py_site(const cta_model *m, const cta_proc *p, uint32_t stack, char *buf, size_t len);
+/* The PyTorch method that made a site's calls, from the native frames between the CUDA call and
+ * the first Python frame, when that frame is the user's (the site's line): .item() (a
+ * _local_scalar_dense or THPVariable_item frame), .cuda() (THPVariable_cuda), .to()
+ * (THPVariable_to), a tensor copy of unknown method (at::native::to, _to_copy, copy_ only). NONE
+ * unless PyTorch was loaded (cta_proc.torch), and unless every stack of the site shows the same
+ * (a site with more stacks than listed names none). */
+enum { CTA_TORCH_NONE, CTA_TORCH_ITEM, CTA_TORCH_CUDA, CTA_TORCH_TO, CTA_TORCH_COPY };
+int cta_model_torch_op(const cta_model *m, const cta_proc *p, const cta_stackset *s);
+/* The call site of stack index `stack`: the first stack index of p whose innermost Python frame in
+ * user code is the same file (full path), line and function; the stack itself when it has no such
+ * frame (native stacks stay apart). Diagnoses and VRAM holders count per site, so that two native
+ * paths to one Python line are one row. Looked up once per stack (cached in p), through the reader,
+ * so the stack must be resolvable (it is once a record that uses it was read). */
+uint32_t cta_model_site_group(const cta_model *m, cta_proc *p, uint32_t stack);
 static inline const char *cta_model_stack_text(const cta_model *m, const cta_proc *p, uint32_t stack,
                                               char *buf, size_t len, int max_frames)
 {

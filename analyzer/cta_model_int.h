@@ -49,8 +49,9 @@ uint32_t cta_stat_index(cta_map *names, cta_stat **arr, size_t *cap, const char 
 uint32_t cta_name_index(cta_model *m, uint32_t file, uint32_t sid, int api);
 /* CTA_CAT_* of an API call (its name's row idx, its string sid in file). */
 uint8_t cta_api_category(cta_model *m, uint32_t file, uint32_t sid, uint32_t idx);
-/* Counts one event of a call site (kind CTA_SITE_*, the API row, the stack index). */
-void cta_site_add(cta_proc *p, int kind, uint32_t api_idx, uint32_t stack, uint64_t bytes,
-                  uint64_t ns);
+/* Counts one event of a call site (kind CTA_SITE_*, the API row, the stack index: counted at its
+ * site, cta_model_site_group). */
+void cta_site_add(const cta_model *m, cta_proc *p, int kind, uint32_t api_idx, uint32_t stack,
+                  uint64_t bytes, uint64_t ns);
 
 #endif

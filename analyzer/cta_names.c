@@ -52,25 +52,137 @@ static int py_file_is_user(const cta_python *py, const char *file)
     return 1;
 }
 
+/* The index in frames of the innermost Python frame in user code, *fr that frame and *file its
+ * source file; -1 if the stack has none. */
+static int py_user_frame(const cta_model *m, const cta_proc *p, const uint32_t *frames, uint32_t n,
+                         ct_rec_frame *fr, const char **file, char tmp[CT_STRTMP])
+{
+    for (uint32_t i = 0; i < n; i++) {
+        if (ct_reader_frame(m->rd, p->file, frames[i], fr) != 0 || fr->kind != CT_FRAME_PYTHON)
+            continue;
+        *file = fr->module ? ct_reader_str(m->rd, p->file, fr->module, tmp) : "";
+        if (py_file_is_user(&p->python, *file))
+            return (int)i;
+    }
+    return -1;
+}
+
 /* The innermost Python frame in user code as "file:line in function" (the file's base name);
  * 0 if the stack has none. */
 static int py_site(const cta_model *m, const cta_proc *p, const uint32_t *frames, uint32_t n,
                    char *buf, size_t len)
 {
+    ct_rec_frame fr = {0};
+    char tmp[CT_STRTMP], tmp2[CT_STRTMP];
+    const char *file;
+    if (py_user_frame(m, p, frames, n, &fr, &file, tmp2) < 0)
+        return 0;
+    const char *base = strrchr(file, '/');
+    snprintf(buf, len, "%s:%u in %s", base ? base + 1 : file, fr.line,
+             ct_reader_str(m->rd, p->file, fr.function, tmp));
+    return 1;
+}
+
+int cta_model_py_site(const cta_model *m, const cta_proc *p, uint32_t stack, char *buf, size_t len)
+{
+    const uint32_t *frames;
+    uint32_t n;
+    if (stack == 0 || stack >= p->nstacks ||
+        ct_reader_stack(m->rd, p->file, p->stack_ids[stack], &frames, &n) != 0)
+        return 0;
+    return py_site(m, p, frames, n, buf, len);
+}
+
+/* The PyTorch method a stack's native frames show under the Python line: the first frame, from
+ * the innermost, whose function names one (libtorch's and libtorch_python's demangled names);
+ * none when the first Python frame is not the user's (a library's Python code made the call). */
+static int torch_op_of(const cta_model *m, const cta_proc *p, uint32_t stack)
+{
+    static const struct {
+        const char *in;
+        int op;
+    } ops[] = {{"_local_scalar_dense", CTA_TORCH_ITEM}, {"THPVariable_item(", CTA_TORCH_ITEM},
+               {"THPVariable_cuda(", CTA_TORCH_CUDA}, {"THPVariable_to(", CTA_TORCH_TO},
+               {"at::native::to(", CTA_TORCH_COPY}, {"at::native::_to_copy(", CTA_TORCH_COPY},
+               {"at::native::copy_(", CTA_TORCH_COPY}};
+    const uint32_t *frames;
+    uint32_t n;
+    if (stack == 0 || stack >= p->nstacks ||
+        ct_reader_stack(m->rd, p->file, p->stack_ids[stack], &frames, &n) != 0)
+        return CTA_TORCH_NONE;
+    int found = CTA_TORCH_NONE;
     for (uint32_t i = 0; i < n; i++) {
         ct_rec_frame fr = {0};
-        char tmp[CT_STRTMP], tmp2[CT_STRTMP];
-        if (ct_reader_frame(m->rd, p->file, frames[i], &fr) != 0 || fr.kind != CT_FRAME_PYTHON)
+        char tmp[CT_STRTMP];
+        if (ct_reader_frame(m->rd, p->file, frames[i], &fr) != 0)
             continue;
-        const char *file = fr.module ? ct_reader_str(m->rd, p->file, fr.module, tmp2) : "";
-        if (!py_file_is_user(&p->python, file))
-            continue;
-        const char *base = strrchr(file, '/');
-        snprintf(buf, len, "%s:%u in %s", base ? base + 1 : file, fr.line,
-                 ct_reader_str(m->rd, p->file, fr.function, tmp));
-        return 1;
+        if (fr.kind == CT_FRAME_PYTHON) {
+            char tmp2[CT_STRTMP];
+            const char *file = fr.module ? ct_reader_str(m->rd, p->file, fr.module, tmp2) : "";
+            return py_file_is_user(&p->python, file) ? found : CTA_TORCH_NONE;
+        }
+        const char *fn = ct_reader_str(m->rd, p->file, fr.function, tmp);
+        for (size_t k = 0; k < sizeof ops / sizeof *ops; k++)
+            /* the Python method's own binding, outermost, names it best: .cuda() over the
+             * copy_ it makes */
+            if (strstr(fn, ops[k].in) && (found == CTA_TORCH_NONE || found == CTA_TORCH_COPY))
+                found = ops[k].op;
     }
-    return 0;
+    return CTA_TORCH_NONE; /* no Python frame: no line to name */
+}
+
+int cta_model_torch_op(const cta_model *m, const cta_proc *p, const cta_stackset *s)
+{
+    if (!p->torch || !s->n || s->more)
+        return CTA_TORCH_NONE;
+    int op = torch_op_of(m, p, s->ids[0]);
+    for (uint32_t i = 1; i < s->n; i++)
+        if (torch_op_of(m, p, s->ids[i]) != op)
+            return CTA_TORCH_NONE; /* the site's paths disagree: name none */
+    return op;
+}
+
+uint32_t cta_model_site_group(const cta_model *m, cta_proc *p, uint32_t stack)
+{
+    if (stack == 0 || stack >= p->nstacks)
+        return stack;
+    if (stack < p->site_group_cap && p->site_group[stack])
+        return p->site_group[stack];
+    uint32_t g = stack;
+    const uint32_t *frames;
+    uint32_t n;
+    ct_rec_frame fr = {0};
+    const char *file;
+    char tmp[CT_STRTMP], tmp2[CT_STRTMP];
+    if (ct_reader_stack(m->rd, p->file, p->stack_ids[stack], &frames, &n) == 0 &&
+        py_user_frame(m, p, frames, n, &fr, &file, tmp) >= 0) {
+        /* the full path, not the base name shown: two train.py of two packages stay apart */
+        char key[1200];
+        int k = snprintf(key, sizeof key, "%s%c%u%c%s", file, 0, fr.line, 0,
+                         ct_reader_str(m->rd, p->file, fr.function, tmp2));
+        int added;
+        uint32_t i = cta_map_get(&p->site_keys, key, k < (int)sizeof key ? (size_t)k : sizeof key - 1,
+                                 &added);
+        if (added) {
+            cta_grow(&p->site_first, &p->site_first_cap, i + 1, sizeof *p->site_first);
+            p->site_first[i] = stack;
+        }
+        g = p->site_first[i];
+    }
+    cta_grow(&p->site_group, &p->site_group_cap, stack + 1, sizeof *p->site_group);
+    p->site_group[stack] = g;
+    return g;
+}
+
+void cta_stackset_add(cta_stackset *s, uint32_t stack)
+{
+    for (uint32_t i = 0; i < s->n; i++)
+        if (s->ids[i] == stack)
+            return;
+    if (s->n < CTA_SITE_STACKS)
+        s->ids[s->n++] = stack;
+    else
+        s->more = 1;
 }
 
 const char *cta_model_site(const cta_model *m, const cta_proc *p, uint32_t stack, char *call,
@@ -116,7 +228,11 @@ const char *cta_model_site(const cta_model *m, const cta_proc *p, uint32_t stack
             snprintf(at, sizeof at, "%.40s+0x%llx", base, (unsigned long long)fr.offset);
         else if (*base && fr.offset) /* the module offset tells apart sites in one function */
             snprintf(at, sizeof at, " (%.40s+0x%llx)", base, (unsigned long long)fr.offset);
-        int w = snprintf(buf + o, len - o, "%s%s%s", shown ? " <- " : "", named ? fn : "", at);
+        /* a C++ template instance's name runs to thousands of characters: cut, so that a stack
+         * keeps its frames down to the Python ones */
+        int cut = named && strlen(fn) > CTA_FRAME_NAME_MAX;
+        int w = snprintf(buf + o, len - o, "%s%.*s%s%s", shown ? " <- " : "", CTA_FRAME_NAME_MAX,
+                         named ? fn : "", cut ? "..." : "", at);
         if (w < 0 || (size_t)w >= len - o)
             break;
         o += (size_t)w;

@@ -426,7 +426,7 @@ static void text_holders(FILE *f, const cta_model *m, const cta_proc *p, const c
 {
     for (int i = 0; i < n; i++) {
         char st[400], safe[300], b[32];
-        cta_model_stack_text(m, p, h[i].stack, st, sizeof st, 5);
+        cta_model_site_text(m, p, h[i].stack, st, sizeof st, 5);
         fprintf(f, "%s%10s in %llu  %s\n", indent, cta_fmt_bytes(b, (double)h[i].bytes),
                 (unsigned long long)h[i].count,
                 cta_text_safe(safe, sizeof safe, *st ? st : "(no call stack)", 160));
@@ -458,7 +458,7 @@ static void text_vram(FILE *f, const cta_model *m)
                         (unsigned long long)dv->allocs, (unsigned long long)dv->frees,
                         cta_fmt_bytes((char[32]){0}, (double)dv->in_use));
             if (dv->npeak_holders) {
-                fprintf(f, "    live at the peak, by call stack:\n");
+                fprintf(f, "    live at the peak, by call site:\n");
                 text_holders(f, m, p, dv->peak_holders, dv->npeak_holders, "      ");
             }
             sparkline(f, &dv->mem, dv->peak);

@@ -243,7 +243,9 @@ int cta_sweep_holders(const cta_proc *p, int d, cta_holder *out)
         memcpy(key, cta_map_key(&p->holders, i), sizeof key);
         if ((int)key[0] != d || p->holder_bytes[i] == 0)
             continue;
-        cta_holder h = {.stack = key[1], .bytes = p->holder_bytes[i], .count = p->holder_count[i]};
+        const cta_stackset *ss = &p->holder_stacks[i];
+        cta_holder h = {.stack = ss->n ? ss->ids[0] : 0, .bytes = p->holder_bytes[i],
+                        .count = p->holder_count[i], .stacks = *ss};
         int j = n < CTA_TOP_STACKS ? n++ : CTA_TOP_STACKS;
         if (j == CTA_TOP_STACKS) {
             if (h.bytes <= out[CTA_TOP_STACKS - 1].bytes)
@@ -259,19 +261,24 @@ int cta_sweep_holders(const cta_proc *p, int d, cta_holder *out)
     return n;
 }
 
-static void holder_add(cta_proc *p, int d, uint32_t stack, uint64_t bytes, int sign)
+/* Live memory is held per device and call site, so that a Python line reached through several
+ * native paths is one holder (cta_model_site_group). */
+static void holder_add(const cta_model *m, cta_proc *p, int d, uint32_t stack, uint64_t bytes, int sign)
 {
-    uint32_t key[2] = {(uint32_t)d, stack};
+    uint32_t key[2] = {(uint32_t)d, cta_model_site_group(m, p, stack)};
     int added;
     uint32_t i = cta_map_get(&p->holders, key, sizeof key, &added);
     if (added) {
-        size_t c = p->holders_cap;
+        size_t c = p->holders_cap, c2 = p->holders_cap;
         cta_grow(&p->holder_bytes, &c, i + 1, sizeof *p->holder_bytes);
+        cta_grow(&p->holder_stacks, &c2, i + 1, sizeof *p->holder_stacks);
         cta_grow(&p->holder_count, &p->holders_cap, i + 1, sizeof *p->holder_count);
     }
     if (sign > 0) {
         p->holder_bytes[i] += bytes;
         p->holder_count[i]++;
+        if (stack)
+            cta_stackset_add(&p->holder_stacks[i], stack);
     } else {
         p->holder_bytes[i] -= bytes < p->holder_bytes[i] ? bytes : p->holder_bytes[i];
         p->holder_count[i] -= p->holder_count[i] > 0;
@@ -356,7 +363,7 @@ static void apply(cta_model *m, cta_proc *p, const cta_pt *pt)
         dv->in_use += pt->b;
         dv->allocs++;
         dv->alloc_bytes += pt->b;
-        holder_add(p, pt->dev, pt->a, pt->b, +1);
+        holder_add(m, p, pt->dev, pt->a, pt->b, +1);
         if (dv->in_use > dv->peak) {
             dv->peak = dv->in_use;
             dv->peak_time = pt->t;
@@ -373,7 +380,7 @@ static void apply(cta_model *m, cta_proc *p, const cta_pt *pt)
         }
         dv->in_use -= pt->b < dv->in_use ? pt->b : dv->in_use;
         dv->frees++;
-        holder_add(p, pt->dev, pt->a, pt->b, -1);
+        holder_add(m, p, pt->dev, pt->a, pt->b, -1);
         cta_series_note(&dv->mem, pt->t, dv->in_use);
         if (m->obs && m->obs->on_mem)
             m->obs->on_mem(m->obs->ctx, p, pt->t, pt->dev == CTA_HOST_DEV ? -1 : pt->dev, dv->in_use);

@@ -96,7 +96,8 @@ void cta_sweep_run(cta_model *m, cta_proc *p, uint64_t upto);
 /* At the end of the records: applies every point left, decides the last gap's cause and takes
  * the holders of a peak no free has followed. */
 void cta_sweep_finish(cta_model *m, cta_proc *p);
-/* The largest holders of device slot d's live memory, by call stack; returns how many. */
+/* The largest holders of device slot d's live memory, by call site (cta_model_site_group);
+ * returns how many. */
 int cta_sweep_holders(const cta_proc *p, int d, cta_holder *out);
 
 /* The thread record of tid in p, created on first sight (the model's; the sweep's rate points

@@ -181,3 +181,20 @@ const char *an_trace_workload_err(char dir[4096], const char *name, const char *
     ctt_proc_free(&p);
     return ok ? dir : NULL;
 }
+
+int an_marker_line(const char *path, const char *what)
+{
+    char line[1024], want[128];
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    snprintf(want, sizeof want, "# cutrace: %s\n", what);
+    int n = 0, found = 0;
+    while (!found && fgets(line, sizeof line, f)) {
+        n++;
+        const char *c = strstr(line, "# cutrace: ");
+        found = c && !strcmp(c, want);
+    }
+    fclose(f);
+    return found ? n : 0;
+}

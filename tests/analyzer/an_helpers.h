@@ -41,4 +41,7 @@ const char *an_trace_workload(char dir[4096], const char *name, const char *prog
 /* The same, also giving the tracer's and the program's stderr in *err (free it). */
 const char *an_trace_workload_err(char dir[4096], const char *name, const char *prog_args,
                                   char *const *env, char **out, char **err);
+/* The line of the script at path whose comment is "# cutrace: <what>" (how the Python tests know
+ * the line a call site must name), 0 if none. */
+int an_marker_line(const char *path, const char *what);
 #endif

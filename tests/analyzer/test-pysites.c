@@ -12,19 +12,8 @@
 /* The line of the script whose comment is "# cutrace: <what>", 0 if none. */
 static int marker_line(const char *what)
 {
-    char path[4096], line[1024], want[128];
-    FILE *f = fopen(ctt_path(path, "tests/workloads/py_sites"), "r");
-    if (!f)
-        return 0;
-    snprintf(want, sizeof want, "# cutrace: %s\n", what);
-    int n = 0, found = 0;
-    while (!found && fgets(line, sizeof line, f)) {
-        n++;
-        const char *c = strstr(line, "# cutrace: ");
-        found = c && !strcmp(c, want);
-    }
-    fclose(f);
-    return found ? n : 0;
+    char path[4096];
+    return an_marker_line(ctt_path(path, "tests/workloads/py_sites"), what);
 }
 
 /* The CPythons of the machine whose frames the tracer reads (3.8 to 3.13): the system's, the

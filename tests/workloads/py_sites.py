@@ -10,11 +10,13 @@ cuInit; cuDeviceGet(0); cuDevicePrimaryCtxRetain + cuCtxSetCurrent; cuMemAlloc o
 cuCtxSynchronize (marker step-sync), in train_step; with --thread the loop runs in a second
 thread; with --callback it runs inside a Python comparison function that libc's qsort calls
 (Python -> C -> Python); with --fork the process forks first (before CUDA) and the child runs the same program
-before the parent (two traced processes, each with its own frames). stdout:
+before the parent (two traced processes, each with its own frames); with --two-paths the loop is
+two_paths's, whose copy line calls the driver through two native paths. stdout:
 "py_sites: steps=N" (twice with --fork) and exit status 0 when every call succeeded.
 """
 import argparse
 import ctypes
+import functools
 import os
 import sys
 import threading
@@ -43,12 +45,34 @@ def train(steps, ctx):
     check(cu.cuMemFree_v2(d), "cuMemFree")
 
 
+def two_paths(steps, ctx):
+    """The loop of train, but one line makes both allocations and one every copy, alternately
+    through ctypes directly and through functools.partial, whose C code adds native frames: two
+    native stacks reach each line (cutrace counts them as one call site); each step then reads 4
+    bytes back with a blocking copy instead of synchronizing."""
+    check(cu.cuCtxSetCurrent(ctx), "cuCtxSetCurrent")
+    nbytes = 1 << 20
+    d = [ctypes.c_uint64(), ctypes.c_uint64()]
+    allocs = [cu.cuMemAlloc_v2, functools.partial(cu.cuMemAlloc_v2)]
+    for i in range(2):
+        check(allocs[i](ctypes.byref(d[i]), ctypes.c_size_t(nbytes)), "cuMemAlloc")  # cutrace: two-paths-alloc
+    host = ctypes.create_string_buffer(nbytes)  # pageable
+    result = ctypes.create_string_buffer(4)
+    copies = [cu.cuMemcpyHtoD_v2, functools.partial(cu.cuMemcpyHtoD_v2)]
+    for i in range(steps):
+        check(copies[i % 2](d[0], host, ctypes.c_size_t(nbytes)), "cuMemcpyHtoD")  # cutrace: two-paths
+        check(cu.cuMemcpyDtoH_v2(result, d[0], ctypes.c_size_t(4)), "cuMemcpyDtoH")  # cutrace: readback
+    for buf in d:
+        check(cu.cuMemFree_v2(buf), "cuMemFree")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--steps", type=int, default=10)
     ap.add_argument("--thread", action="store_true")
     ap.add_argument("--fork", action="store_true")
     ap.add_argument("--callback", action="store_true")
+    ap.add_argument("--two-paths", action="store_true")
     o = ap.parse_args()
     child = os.fork() if o.fork else -1
     if child > 0 and os.waitpid(child, 0)[1] != 0:
@@ -68,6 +92,8 @@ def main():
 
         pair = (ctypes.c_int * 2)(1, 2)
         ctypes.CDLL(None).qsort(pair, 2, ctypes.sizeof(ctypes.c_int), cmp_t(compare))
+    elif o.two_paths:
+        two_paths(o.steps, ctx)
     elif o.thread:
         t = threading.Thread(target=train, args=(o.steps, ctx))
         t.start()
