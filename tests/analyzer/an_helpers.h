@@ -41,4 +41,8 @@ const char *an_trace_workload(char dir[4096], const char *name, const char *prog
 /* The same, also giving the tracer's and the program's stderr in *err (free it). */
 const char *an_trace_workload_err(char dir[4096], const char *name, const char *prog_args,
                                   char *const *env, char **out, char **err);
+/* Runs the workload as an_trace_workload does, traced into DIR or (traced 0) not; p gets how
+ * it ended and its outputs. Returns 0, or -1 if it could not be started. */
+int an_run_workload(ctt_proc *p, char dir[4096], const char *name, const char *prog_args,
+                    char *const *env, int traced);
 #endif
