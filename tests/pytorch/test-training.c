@@ -147,6 +147,11 @@ TEST_IMPL(pytorch_starved_loop)
      * the call stacks captured), not the 450,000 names of PyTorch's symbol tables */
     ASSERT(tj_num(s, "processes.0.records") < 10000);
     tj_free(s);
+    /* the stacks of the batch's copy and of the final synchronization hold their Python lines */
+    char one[4096];
+    ASSERT_INT(pt_trace_files(dir, one), ==, 1);
+    ASSERT_INT(pt_python_frame_at(one, "train.py", "batch-copy"), ==, 0);
+    ASSERT_INT(pt_python_frame_at(one, "train.py", "final-sync"), ==, 0);
     ctt_proc_free(&p);
     return 0;
 }
