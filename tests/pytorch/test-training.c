@@ -195,6 +195,10 @@ TEST_IMPL(pytorch_fed_loop)
     ASSERT(tj_num(s, "processes.0.pinned_host_peak_bytes") > 0);
     ASSERT(!an_diag(s, "dataloader-starvation"));
     tj_free(s);
+    char one[4096];
+    ASSERT_INT(pt_trace_files(dir, one), ==, 1);
+    ASSERT_INT(pt_python_frame_at(one, "train.py", "batch-copy"), ==, 0);
+    ASSERT_INT(pt_python_frame_at(one, "train.py", "final-sync"), ==, 0);
     ctt_proc_free(&p);
     return 0;
 }
