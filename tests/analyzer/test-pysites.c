@@ -333,17 +333,18 @@ static const char *from_main(char buf[256])
     return buf;
 }
 
-/* --exception: a frame unwound by an exception leaves nothing behind: every later stack is as
- * before it, the calls made in the `try:`, the `finally:` and the handler each name their own
- * line, the diagnoses keep their one site, and the uncaught exception at the end exits 1 with
+/* --exception: a frame unwound by an exception, in Python or through qsort's C frames from a
+ * callback, leaves nothing behind: every later stack is as before it, the calls made in the
+ * `try:`, the `finally:`, the handler and the callback each name their own line, the diagnoses keep their one site, and the uncaught exception at the end exits 1 with
  * the same traceback traced and untraced. */
 static int exception_sites(const char *python, int n)
 {
     ctt_proc p;
-    char dir[4096], files[2][4096], outer[256], b[4][1024], e[3][1024];
+    char dir[4096], files[2][4096], outer[256], b[4][1024], e[4][1024];
     ASSERT_INT(same_traced(&p, dir, python, n, " --exception"), ==, 0);
     ASSERT(p.exited && p.code == 1);
     ASSERT_CONTAINS(p.out, "py_sites: steps=10\n");
+    ASSERT_CONTAINS(p.err, "py_sites: the callback raised StepFailed\n");
     ASSERT_CONTAINS(p.err, "StepFailed: py_sites: the last step failed\n");
     ctt_proc_free(&p);
     ASSERT_INT(trace_files(dir, files, 2), ==, 1);
@@ -352,7 +353,9 @@ static int exception_sites(const char *python, int n)
     snprintf(e[0], sizeof e[0], "%s %s %s", at("failing_step", "in-try"), at("train", "fail"), outer);
     snprintf(e[1], sizeof e[1], "%s %s %s", at("failing_step", "in-finally"), at("train", "fail"), outer);
     snprintf(e[2], sizeof e[2], "%s %s", at("train", "in-except"), outer);
-    const char *want[] = {t[0], t[1], t[2], t[3], e[0], e[1], e[2], NULL};
+    snprintf(e[3], sizeof e[3], "%s %s %s %s", at("sort_raising.<locals>.compare", "in-callback"),
+             at("sort_raising", "raising-qsort"), at("train", "sort"), outer);
+    const char *want[] = {t[0], t[1], t[2], t[3], e[0], e[1], e[2], e[3], NULL};
     ASSERT_INT(python_stacks_are(files[0], want), ==, 0);
     tj *s = an_summary(dir, NULL);
     ASSERT(s);

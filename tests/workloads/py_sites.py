@@ -16,8 +16,11 @@ before the parent (two traced processes, each with its own frames). stdout:
 
 --exception: before the middle step, failing_step makes a cuMemsetD8 inside a `try:` (marker
 in-try), raises, makes another in its `finally:` while the exception unwinds it (in-finally), and
-train catches it and makes a third (in-except); after "py_sites: steps=N" the program raises an
-uncaught StepFailed (a traceback on stderr, exit status 1).
+train catches it and makes a third (in-except); then sort_raising's qsort calls a Python comparison
+that makes a fourth (in-callback) and raises through the C frames of qsort (the unraisable
+exception is printed "py_sites: the callback raised StepFailed" on stderr); after
+"py_sites: steps=N" the program raises an uncaught StepFailed (a traceback on stderr, exit
+status 1).
 --atexit: the context is released by an `atexit` handler, at_exit, which first allocates and frees
 2 MiB (marker atexit-alloc) and prints "py_sites: at exit".
 --daemon: a daemon thread calls cuCtxSynchronize in a loop (marker daemon-sync) from before the
@@ -59,6 +62,16 @@ def failing_step(dev_buf, nbytes):
         check(cu.cuMemsetD8_v2(dev_buf, 1, ctypes.c_size_t(nbytes)), "cuMemsetD8")  # cutrace: in-finally
 
 
+def sort_raising(dev_buf, nbytes):
+    def compare(a, b):
+        check(cu.cuMemsetD8_v2(dev_buf, 3, ctypes.c_size_t(nbytes)), "cuMemsetD8")  # cutrace: in-callback
+        raise StepFailed("py_sites: the comparison failed")
+
+    cmp_t = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p)
+    pair = (ctypes.c_int * 2)(1, 2)
+    ctypes.CDLL(None).qsort(pair, 2, ctypes.sizeof(ctypes.c_int), cmp_t(compare))  # cutrace: raising-qsort
+
+
 def train(steps, ctx, fail_at=-1):
     check(cu.cuCtxSetCurrent(ctx), "cuCtxSetCurrent")
     nbytes = 1 << 20
@@ -71,6 +84,7 @@ def train(steps, ctx, fail_at=-1):
                 failing_step(d, nbytes)  # cutrace: fail
             except StepFailed:
                 check(cu.cuMemsetD8_v2(d, 2, ctypes.c_size_t(nbytes)), "cuMemsetD8")  # cutrace: in-except
+            sort_raising(d, nbytes)  # cutrace: sort
         train_step(d, host, nbytes)  # cutrace: step
     check(cu.cuMemFree_v2(d), "cuMemFree")  # cutrace: free
 
@@ -123,6 +137,9 @@ def main():
         pool.close()
         pool.join()
         print("py_sites: pool workers=%d" % len(set(pids)), flush=True)
+    if o.exception:  # ctypes reports a callback's exception with its address: print what is stable
+        sys.unraisablehook = lambda u: print("py_sites: the callback raised %s" % u.exc_type.__name__,
+                                             file=sys.stderr, flush=True)
     dev, ctx = cuda_context()
     if o.daemon:
         running = threading.Event()
