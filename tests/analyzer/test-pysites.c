@@ -333,6 +333,11 @@ static const char *from_main(char buf[256])
     return buf;
 }
 
+/* The sites of excessive-sync are checked by python_sites alone: which gaps the analyzer puts
+ * after the synchronizations depends on the machine's load (a loaded host ends the copies
+ * before the tracer times them, and the gaps then count as before batch copies), so here the
+ * step-sync calls are checked in the stacks, not in that diagnosis. */
+
 /* --exception: a frame unwound by an exception, in Python or through qsort's C frames from a
  * callback, leaves nothing behind: every later stack is as before it, the calls made in the
  * `try:`, the `finally:`, the handler and the callback each name their own line, the diagnoses keep their one site, and the uncaught exception at the end exits 1 with
@@ -360,7 +365,6 @@ static int exception_sites(const char *python, int n)
     tj *s = an_summary(dir, NULL);
     ASSERT(s);
     ASSERT_INT(site_at_marker(s, "pageable-memcpy", "pageable-copy", 1), ==, 0);
-    ASSERT_INT(site_at_marker(s, "excessive-sync", "step-sync", 1), ==, 0);
     tj_free(s);
     return 0;
 }
@@ -437,7 +441,6 @@ static int pool_sites(const char *python, int n)
     tj *s = an_summary(dir, NULL);
     ASSERT(s);
     ASSERT_INT(site_at_marker(s, "pageable-memcpy", "pageable-copy", 3), ==, 0);
-    ASSERT_INT(site_at_marker(s, "excessive-sync", "step-sync", 3), ==, 0);
     tj_free(s);
     return 0;
 }

@@ -26,8 +26,8 @@ status 1).
 --daemon: a daemon thread calls cuCtxSynchronize in a loop (marker daemon-sync) from before the
 training until the process exits; the context is not released (the thread still uses it).
 --pool: first a multiprocessing Pool of 2 workers forked with the 'fork' start method (one task
-each, before the parent uses CUDA) each initializes CUDA and trains (marker pool-train), printing
-"py_sites: pool workers=2"; then the parent trains as without it.
+each, before the parent uses CUDA) each initializes CUDA and trains (marker pool-train; the
+two in turn), printing "py_sites: pool workers=2"; then the parent trains as without it.
 """
 import argparse
 import atexit
@@ -112,9 +112,18 @@ def daemon_loop(ctx, running):
         running.set()
 
 
+gpu_turn = None  # --pool: the workers train in turn, so that the GPU's idle time is each one's own
+
+
+def pool_init(turn):
+    global gpu_turn
+    gpu_turn = turn
+
+
 def pool_worker(steps):
     dev, ctx = cuda_context()
-    train(steps, ctx)  # cutrace: pool-train
+    with gpu_turn:
+        train(steps, ctx)  # cutrace: pool-train
     check(cu.cuDevicePrimaryCtxRelease(dev), "cuDevicePrimaryCtxRelease")
     return os.getpid()
 
@@ -132,7 +141,8 @@ def main():
     if child > 0 and os.waitpid(child, 0)[1] != 0:
         return 1  # the child first, alone: the two processes' GPU work never overlaps
     if o.pool:
-        pool = multiprocessing.get_context("fork").Pool(2, maxtasksperchild=1)
+        fork = multiprocessing.get_context("fork")
+        pool = fork.Pool(2, pool_init, (fork.Lock(),), maxtasksperchild=1)
         pids = pool.map(pool_worker, [o.steps, o.steps], chunksize=1)
         pool.close()
         pool.join()
