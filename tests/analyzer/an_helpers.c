@@ -135,11 +135,10 @@ const char *an_trace_workload(char dir[4096], const char *name, const char *prog
     return an_trace_workload_err(dir, name, prog_args, env, out, NULL);
 }
 
-const char *an_trace_workload_err(char dir[4096], const char *name, const char *prog_args,
-                                  char *const *env, char **out, char **err)
+int an_run_workload(ctt_proc *p, char dir[4096], const char *name, const char *prog_args,
+                    char *const *env, int traced)
 {
     char lib[4096], prog[4096], fake[4096], kern[4096], ld[4200], hk[4200], buf[1024];
-    *out = NULL;
     ctt_path(lib, "lib/libcutrace.so");
     ctt_path(fake, "tests/fakecuda/libcuda.so.1");
     ctt_path(kern, "tests/workloads/libworkload_kernels.so");
@@ -166,8 +165,15 @@ const char *an_trace_workload_err(char dir[4096], const char *name, const char *
     for (int i = 0; env && env[i] && k < 15; i++)
         envv[k++] = env[i];
     envv[k] = NULL;
+    return ctt_run(p, traced ? argv : argv + 8, envv, 120);
+}
+
+const char *an_trace_workload_err(char dir[4096], const char *name, const char *prog_args,
+                                  char *const *env, char **out, char **err)
+{
+    *out = NULL;
     ctt_proc p;
-    if (ctt_run(&p, argv, envv, 120) != 0)
+    if (an_run_workload(&p, dir, name, prog_args, env, 1) != 0)
         return NULL;
     int ok = p.exited && p.code == 0;
     if (!ok && p.exited) /* a death by signal is what some workloads are for */

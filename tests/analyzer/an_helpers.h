@@ -44,4 +44,8 @@ const char *an_trace_workload_err(char dir[4096], const char *name, const char *
 /* The line of the script at path whose comment is "# cutrace: <what>" (how the Python tests know
  * the line a call site must name), 0 if none. */
 int an_marker_line(const char *path, const char *what);
+/* Runs the workload as an_trace_workload does, traced into DIR or (traced 0) not; p gets how
+ * it ended and its outputs. Returns 0, or -1 if it could not be started. */
+int an_run_workload(ctt_proc *p, char dir[4096], const char *name, const char *prog_args,
+                    char *const *env, int traced);
 #endif

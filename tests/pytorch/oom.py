@@ -17,8 +17,8 @@ assert torch.cuda.is_available(), "torch.cuda.is_available() is False"
 dev = torch.device("cuda")
 # a small tensor (the small pool's 2 MiB segments), a medium one (20 MiB segments) and a large
 # one (its own segment, rounded to 2 MiB)
-held = [torch.ones(1000, device=dev), torch.ones(3 << 20, dtype=torch.uint8, device=dev),
-        torch.ones(33 << 20, dtype=torch.uint8, device=dev)]
+held = [torch.ones(1000, device=dev), torch.ones(3 << 20, dtype=torch.uint8, device=dev),  # cutrace: held
+        torch.ones(33 << 20, dtype=torch.uint8, device=dev)]  # cutrace: held-large
 assert all(t.is_cuda for t in held)
 print("held %d tensors, %d elements" % (len(held), sum(t.numel() for t in held)))
 for seg in torch.cuda.memory_snapshot():

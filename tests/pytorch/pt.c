@@ -129,3 +129,44 @@ double pt_median_of(const char *text, const char *prefix)
     qsort(v, n, sizeof v[0], pt_cmp);
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
+
+int pt_marker_line(const char *script, const char *marker)
+{
+    char src[4200], want[128];
+    snprintf(src, sizeof src, "%s/%s", PT_SRC, script);
+    snprintf(want, sizeof want, "# cutrace: %s\n", marker);
+    char *text = ctt_read_file(src, NULL);
+    int line = 0, n = 1;
+    for (const char *l = text ? text : ""; *l && !line; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : "", n++) {
+        const char *c = strstr(l, "# cutrace: ");
+        if (c && c < strchr(l, '\n') && !strncmp(c, want, strlen(want)))
+            line = n;
+    }
+    free(text);
+    if (!line)
+        ctt_fail_at(__FILE__, __LINE__, "%s: expected a line marked \"# cutrace: %s\", found none",
+                    src, marker);
+    return line;
+}
+
+int pt_python_frame_at(const char *trace, const char *script, const char *marker)
+{
+    char src[4200], frame[4400];
+    int line = pt_marker_line(script, marker);
+    if (!line)
+        return 1;
+    snprintf(src, sizeof src, "%s/%s", PT_SRC, script);
+    snprintf(frame, sizeof frame, "module=\"%s\"", src);
+    ctt_proc p;
+    ASSERT_INT(an_run(&p, "dump {}", trace), ==, 0);
+    int found = 0;
+    for (char *l = strtok(p.out, "\n"); l && !found; l = strtok(NULL, "\n")) {
+        const char *m = strstr(l, frame), *k = strstr(l, " kind=1 line=");
+        found = strstr(l, " frame ") && m && k && atoi(k + 13) == line;
+    }
+    ctt_proc_free(&p);
+    if (!found)
+        ctt_fail_at(__FILE__, __LINE__, "%s: expected a Python frame at %s:%d (# cutrace: %s), found none",
+                    trace, src, line, marker);
+    return !found;
+}

@@ -28,4 +28,12 @@ double pt_kernel_instances(const tj *summary, const char *part);
 /* The median of the values of the lines "PREFIX N" in text; -1 if there are none. */
 double pt_median_of(const char *text, const char *prefix);
 
+/* The line of PT_SRC/SCRIPT whose comment is "# cutrace: MARKER"; 0 after a message if none. */
+int pt_marker_line(const char *script, const char *marker);
+
+/* Whether the trace file's stacks hold a Python frame (FRAME kind 1, read with `cutrace dump`)
+ * at the line of PT_SRC/SCRIPT whose comment is "# cutrace: MARKER". Returns 0, or nonzero after
+ * a message. */
+int pt_python_frame_at(const char *trace, const char *script, const char *marker);
+
 #endif

@@ -147,6 +147,11 @@ TEST_IMPL(pytorch_starved_loop)
      * the call stacks captured), not the 450,000 names of PyTorch's symbol tables */
     ASSERT(tj_num(s, "processes.0.records") < 10000);
     tj_free(s);
+    /* the stacks of the batch's copy and of the final synchronization hold their Python lines */
+    char one[4096];
+    ASSERT_INT(pt_trace_files(dir, one), ==, 1);
+    ASSERT_INT(pt_python_frame_at(one, "train.py", "batch-copy"), ==, 0);
+    ASSERT_INT(pt_python_frame_at(one, "train.py", "final-sync"), ==, 0);
     ctt_proc_free(&p);
     return 0;
 }
@@ -190,6 +195,62 @@ TEST_IMPL(pytorch_fed_loop)
     ASSERT(tj_num(s, "processes.0.pinned_host_peak_bytes") > 0);
     ASSERT(!an_diag(s, "dataloader-starvation"));
     tj_free(s);
+    char one[4096];
+    ASSERT_INT(pt_trace_files(dir, one), ==, 1);
+    ASSERT_INT(pt_python_frame_at(one, "train.py", "batch-copy"), ==, 0);
+    ASSERT_INT(pt_python_frame_at(one, "train.py", "final-sync"), ==, 0);
     ctt_proc_free(&p);
+    return 0;
+}
+
+/* The stacks of the trace file that hold Python frames but none of PT_SRC/script's: calls the
+ * analyzer cannot place on the user's line. Their number (each printed), or -1 on failure. */
+static int pt_stacks_missing_script(const char *trace, const char *script)
+{
+    char mod[4400];
+    snprintf(mod, sizeof mod, "module=\"%s/%s\"", PT_SRC, script);
+    ctt_proc p;
+    if (an_run(&p, "dump {}", trace) != 0)
+        return -1;
+    static unsigned char kind[1 << 16]; /* frame id -> 1 Python, 2 Python in the script */
+    memset(kind, 0, sizeof kind);
+    int missing = 0;
+    for (char *l = strtok(p.out, "\n"); l; l = strtok(NULL, "\n")) {
+        unsigned id;
+        const char *f = strstr(l, " frame "), *st = strstr(l, " stack ");
+        if (f && strstr(l, " kind=1 ") && sscanf(strstr(f, " id="), " id=%u", &id) == 1 && id < sizeof kind)
+            kind[id] = strstr(l, mod) ? 2 : 1;
+        if (!st || !strstr(st, " frames="))
+            continue;
+        int python = 0, mine = 0;
+        for (char *q = strstr(st, " frames=") + 8;;) {
+            unsigned long fid = strtoul(q, &q, 10);
+            python |= fid < sizeof kind && kind[fid];
+            mine |= fid < sizeof kind && kind[fid] == 2;
+            if (*q++ != ',')
+                break;
+        }
+        if (python && !mine) {
+            fprintf(stderr, "%s: a stack with Python frames but none of %s:%s\n", trace, script, st);
+            missing++;
+        }
+    }
+    ctt_proc_free(&p);
+    return missing;
+}
+
+/* Every call the starved loop's trace has Python frames for reaches the script's own line: the
+ * innermost user frame the analyzer names as the call site is there. */
+TEST_IMPL(pytorch_stacks_reach_the_script)
+{
+    const char *args[] = {"--loader", "starved", "--model", "mlp", "--steps", "8", "--collate-ms",
+                          "25", NULL};
+    ctt_proc p;
+    char dir[4096], one[4096];
+    if (pt_run(&p, dir, "reach", 1, "train.py", args, NULL))
+        return 1;
+    ctt_proc_free(&p);
+    ASSERT_INT(pt_trace_files(dir, one), ==, 1);
+    ASSERT_INT(pt_stacks_missing_script(one, "train.py"), ==, 0);
     return 0;
 }

@@ -82,7 +82,7 @@ for x, y in loader:
     checksum = float(x.double().sum())
     if step_done is not None:
         print("host between steps ns %d" % (time.monotonic_ns() - step_done), file=sys.stderr)
-    x = x.to(dev, non_blocking=fed)
+    x = x.to(dev, non_blocking=fed)  # cutrace: batch-copy
     y = y.to(dev, non_blocking=fed)
     assert x.is_cuda and y.is_cuda
     out = model(x)
@@ -94,6 +94,6 @@ for x, y in loader:
     assert out.is_cuda and loss.is_cuda
     print("step %d batch %d checksum %.6f" % (steps, x.shape[0], checksum))
     steps += 1
-torch.cuda.synchronize()
+torch.cuda.synchronize()  # cutrace: final-sync
 print("steps %d model %s loader %s device %s" % (steps, args.model, args.loader, out.device))
 sys.stdout.flush()

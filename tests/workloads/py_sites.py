@@ -3,7 +3,8 @@
 on lines marked `# cutrace: <what>`: the tests read the markers to know which file:line each
 diagnosis must name (issue 14).
 
-    py_sites [--steps N] [--thread] [--fork] [--callback]
+    py_sites [--steps N] [--thread] [--fork] [--callback] [--two-paths] [--exception] [--atexit]
+             [--daemon] [--pool]
 
 cuInit; cuDeviceGet(0); cuDevicePrimaryCtxRetain + cuCtxSetCurrent; cuMemAlloc of 1 MiB; then N
 [10] steps, each a cuMemcpyHtoD of 1 MiB from pageable memory (marker pageable-copy) and a
@@ -13,10 +14,27 @@ thread; with --callback it runs inside a Python comparison function that libc's 
 before the parent (two traced processes, each with its own frames); with --two-paths the loop is
 two_paths's, whose copy line calls the driver through two native paths. stdout:
 "py_sites: steps=N" (twice with --fork) and exit status 0 when every call succeeded.
+
+--exception: before the middle step, failing_step makes a cuMemsetD8 inside a `try:` (marker
+in-try), raises, makes another in its `finally:` while the exception unwinds it (in-finally), and
+train catches it and makes a third (in-except); then sort_raising's qsort calls a Python comparison
+that makes a fourth (in-callback) and raises through the C frames of qsort (the unraisable
+exception is printed "py_sites: the callback raised StepFailed" on stderr); after
+"py_sites: steps=N" the program raises an uncaught StepFailed (a traceback on stderr, exit
+status 1).
+--atexit: the context is released by an `atexit` handler, at_exit, which first allocates and frees
+2 MiB (marker atexit-alloc) and prints "py_sites: at exit".
+--daemon: a daemon thread calls cuCtxSynchronize in a loop (marker daemon-sync) from before the
+training until the process exits; the context is not released (the thread still uses it).
+--pool: first a multiprocessing Pool of 2 workers forked with the 'fork' start method (one task
+each, before the parent uses CUDA) each initializes CUDA and trains (marker pool-train; the
+two in turn), printing "py_sites: pool workers=2"; then the parent trains as without it.
 """
 import argparse
+import atexit
 import ctypes
 import functools
+import multiprocessing
 import os
 import sys
 import threading
@@ -34,15 +52,82 @@ def train_step(dev_buf, host, nbytes):
     check(cu.cuCtxSynchronize(), "cuCtxSynchronize")  # cutrace: step-sync
 
 
-def train(steps, ctx):
+class StepFailed(Exception):
+    pass
+
+
+def failing_step(dev_buf, nbytes):
+    try:
+        check(cu.cuMemsetD8_v2(dev_buf, 0, ctypes.c_size_t(nbytes)), "cuMemsetD8")  # cutrace: in-try
+        raise StepFailed("py_sites: the step failed")
+    finally:
+        check(cu.cuMemsetD8_v2(dev_buf, 1, ctypes.c_size_t(nbytes)), "cuMemsetD8")  # cutrace: in-finally
+
+
+def sort_raising(dev_buf, nbytes):
+    def compare(a, b):
+        check(cu.cuMemsetD8_v2(dev_buf, 3, ctypes.c_size_t(nbytes)), "cuMemsetD8")  # cutrace: in-callback
+        raise StepFailed("py_sites: the comparison failed")
+
+    cmp_t = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p)
+    pair = (ctypes.c_int * 2)(1, 2)
+    ctypes.CDLL(None).qsort(pair, 2, ctypes.sizeof(ctypes.c_int), cmp_t(compare))  # cutrace: raising-qsort
+
+
+def train(steps, ctx, fail_at=-1):
     check(cu.cuCtxSetCurrent(ctx), "cuCtxSetCurrent")
     nbytes = 1 << 20
     d = ctypes.c_uint64()
     check(cu.cuMemAlloc_v2(ctypes.byref(d), ctypes.c_size_t(nbytes)), "cuMemAlloc")  # cutrace: alloc
     host = ctypes.create_string_buffer(nbytes)  # pageable
-    for _ in range(steps):
-        train_step(d, host, nbytes)
-    check(cu.cuMemFree_v2(d), "cuMemFree")
+    for i in range(steps):
+        if i == fail_at:
+            try:
+                failing_step(d, nbytes)  # cutrace: fail
+            except StepFailed:
+                check(cu.cuMemsetD8_v2(d, 2, ctypes.c_size_t(nbytes)), "cuMemsetD8")  # cutrace: in-except
+            sort_raising(d, nbytes)  # cutrace: sort
+        train_step(d, host, nbytes)  # cutrace: step
+    check(cu.cuMemFree_v2(d), "cuMemFree")  # cutrace: free
+
+
+def cuda_context():
+    dev, ctx = ctypes.c_int(), ctypes.c_void_p()
+    check(cu.cuInit(0), "cuInit")
+    check(cu.cuDeviceGet(ctypes.byref(dev), 0), "cuDeviceGet")
+    check(cu.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), dev), "cuDevicePrimaryCtxRetain")
+    return dev, ctx
+
+
+def at_exit(dev):
+    d = ctypes.c_uint64()
+    check(cu.cuMemAlloc_v2(ctypes.byref(d), ctypes.c_size_t(2 << 20)), "cuMemAlloc")  # cutrace: atexit-alloc
+    check(cu.cuMemFree_v2(d), "cuMemFree")  # cutrace: atexit-free
+    check(cu.cuDevicePrimaryCtxRelease(dev), "cuDevicePrimaryCtxRelease")
+    print("py_sites: at exit", flush=True)
+
+
+def daemon_loop(ctx, running):
+    cu.cuCtxSetCurrent(ctx)
+    while True:  # results unchecked: the interpreter may be finalizing
+        cu.cuCtxSynchronize()  # cutrace: daemon-sync
+        running.set()
+
+
+gpu_turn = None  # --pool: the workers train in turn, so that the GPU's idle time is each one's own
+
+
+def pool_init(turn):
+    global gpu_turn
+    gpu_turn = turn
+
+
+def pool_worker(steps):
+    dev, ctx = cuda_context()
+    with gpu_turn:
+        train(steps, ctx)  # cutrace: pool-train
+    check(cu.cuDevicePrimaryCtxRelease(dev), "cuDevicePrimaryCtxRelease")
+    return os.getpid()
 
 
 def two_paths(steps, ctx):
@@ -73,14 +158,27 @@ def main():
     ap.add_argument("--fork", action="store_true")
     ap.add_argument("--callback", action="store_true")
     ap.add_argument("--two-paths", action="store_true")
+    for mode in ("--exception", "--atexit", "--daemon", "--pool"):
+        ap.add_argument(mode, action="store_true")
     o = ap.parse_args()
     child = os.fork() if o.fork else -1
     if child > 0 and os.waitpid(child, 0)[1] != 0:
         return 1  # the child first, alone: the two processes' GPU work never overlaps
-    dev, ctx = ctypes.c_int(), ctypes.c_void_p()
-    check(cu.cuInit(0), "cuInit")
-    check(cu.cuDeviceGet(ctypes.byref(dev), 0), "cuDeviceGet")
-    check(cu.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), dev), "cuDevicePrimaryCtxRetain")
+    if o.pool:
+        fork = multiprocessing.get_context("fork")
+        pool = fork.Pool(2, pool_init, (fork.Lock(),), maxtasksperchild=1)
+        pids = pool.map(pool_worker, [o.steps, o.steps], chunksize=1)
+        pool.close()
+        pool.join()
+        print("py_sites: pool workers=%d" % len(set(pids)), flush=True)
+    if o.exception:  # ctypes reports a callback's exception with its address: print what is stable
+        sys.unraisablehook = lambda u: print("py_sites: the callback raised %s" % u.exc_type.__name__,
+                                             file=sys.stderr, flush=True)
+    dev, ctx = cuda_context()
+    if o.daemon:
+        running = threading.Event()
+        threading.Thread(target=daemon_loop, args=(ctx, running), daemon=True).start()
+        running.wait()
     if o.callback:
         cmp_t = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p)
         ran = []
@@ -91,7 +189,7 @@ def main():
             return 0
 
         pair = (ctypes.c_int * 2)(1, 2)
-        ctypes.CDLL(None).qsort(pair, 2, ctypes.sizeof(ctypes.c_int), cmp_t(compare))
+        ctypes.CDLL(None).qsort(pair, 2, ctypes.sizeof(ctypes.c_int), cmp_t(compare))  # cutrace: qsort
     elif o.two_paths:
         two_paths(o.steps, ctx)
     elif o.thread:
@@ -99,13 +197,18 @@ def main():
         t.start()
         t.join()
     else:
-        train(o.steps, ctx)
-    check(cu.cuDevicePrimaryCtxRelease(dev), "cuDevicePrimaryCtxRelease")
+        train(o.steps, ctx, o.steps // 2 if o.exception else -1)  # cutrace: train
+    if o.atexit:
+        atexit.register(at_exit, dev)
+    elif not o.daemon:
+        check(cu.cuDevicePrimaryCtxRelease(dev), "cuDevicePrimaryCtxRelease")
     print("py_sites: steps=%d" % o.steps, flush=True)
     if child == 0:
         os._exit(0)
+    if o.exception:
+        raise StepFailed("py_sites: the last step failed")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main())  # cutrace: module
