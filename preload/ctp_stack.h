@@ -17,7 +17,9 @@
 
 #include "cttrace.h"
 
-#define CTP_STACK_DEPTH 48
+/* Frames kept per stack, innermost first: PyTorch puts 60 to 90 C++ frames (libtorch, cuBLAS,
+ * its caching allocator) between a CUDA call and the Python line that made it. */
+#define CTP_STACK_DEPTH 128
 
 /* The calling thread's stack id (0 if it cannot be had). */
 uint32_t ctp_stack_capture(void);
