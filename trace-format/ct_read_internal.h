@@ -166,6 +166,10 @@ void ct__warn(ct__infile *f, const char *fmt, ...) __attribute__((format(printf,
 
 static inline void ct__infile_lost(ct__infile *f, uint32_t reason, uint64_t count)
 {
+    if (reason == CT_LOSS_NVTX_NAMES) { /* the records are there, named by their group */
+        f->st.nvtx_unnamed += count;
+        return;
+    }
     f->st.lost += count;
     f->lost_by[reason <= CT_LOSS_STRINGS ? reason : CT_LOSS_OTHER] += count;
 }
