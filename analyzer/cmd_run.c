@@ -201,7 +201,9 @@ int cta_cmd_run(int argc, char **argv)
         (stacks && cta_set_env("CUTRACE_STACKS", stacks)) ||
         (gpu && cta_set_env("CUTRACE_GPU_TIMING", gpu)) ||
         (libcuda && cta_set_env("CUTRACE_LIBCUDA", libcuda)) ||
-        (buffer && cta_set_env("CUTRACE_BUFFER_MB", buffer)))
+        (buffer && cta_set_env("CUTRACE_BUFFER_MB", buffer)) ||
+        /* libcutrace is also the program's NVTX tool, unless the user named another */
+        (!getenv("NVTX_INJECTION64_PATH") && cta_set_env("NVTX_INJECTION64_PATH", lib)))
         return CTA_EXIT_FAIL;
     free(preload);
 
