@@ -259,3 +259,52 @@ TEST_IMPL(nvtx_user_injection_kept)
     ctt_proc_free(&p);
     return 0;
 }
+
+/* NVTX's C++ API (tests/workloads/nvtx3_ranges.cpp): scoped ranges of a domain named by a
+ * registered string in a named category with a payload and a color, global-domain ranges
+ * inside them (each domain nests on its own: both at level 0), a mark, and a range started in
+ * one std::thread and ended in another. */
+TEST_IMPL(nvtx_cpp_api)
+{
+    char prog[4096], out[4096];
+    snprintf(out, sizeof out, "%s/out", ctt_tmpdir());
+    char *cmd[] = {(char *)tr_workload(prog, "nvtx3_ranges"), NULL};
+    ctt_proc p;
+    ASSERT_INT(tr_run(&p, out, NULL, cmd, NULL, 60), ==, 0);
+    TR_ASSERT_EXIT(p, 0);
+    ASSERT_STR(p.out, "nvtx3_ranges: steps=5\n");
+    tr_trace t;
+    ASSERT_INT(tr_load(&t, out), ==, 0);
+    const tr_rec *c = nvtx_find(&t, CT_REC_NVTX_MARK, "io");
+    ASSERT(c != NULL && c->domain != NULL);
+    ASSERT_STR(c->domain, "cutrace-cpp");
+    ASSERT_UINT(c->r.u.nvtx_mark.category, ==, 11);
+    ASSERT_UINT(c->r.u.nvtx_mark.flags, ==, CT_NVTX_CATEGORY_NAME);
+    uint64_t seen = 0; /* bit i: the step with payload i */
+    for (size_t i = 0; i < t.n; i++) {
+        const ct_rec *r = &t.v[i].r;
+        if (r->type != CT_REC_NVTX_RANGE || !t.v[i].name || strcmp(t.v[i].name, "step"))
+            continue;
+        ASSERT(t.v[i].domain != NULL);
+        ASSERT_STR(t.v[i].domain, "cutrace-cpp");
+        ASSERT_UINT(r->u.nvtx_range.category, ==, 11);
+        ASSERT_UINT(r->u.nvtx_range.payload_kind, ==, 5); /* NVTX_PAYLOAD_TYPE_INT32 */
+        ASSERT_UINT(r->u.nvtx_range.color, ==, 0xffff0000u);
+        ASSERT_UINT(r->u.nvtx_range.flags, ==, CT_NVTX_COLOR);
+        ASSERT_UINT(r->u.nvtx_range.depth, ==, 0);
+        ASSERT_UINT(r->u.nvtx_range.payload, <, 5);
+        seen |= 1ull << r->u.nvtx_range.payload;
+        ASSERT_INT(nvtx_inside(&t, r->tid, 0, "load", r->u.nvtx_range.start, r->ts), ==, 1);
+    }
+    ASSERT_UINT(seen, ==, 0x1f);
+    ASSERT_UINT(tr_count(&t, CT_REC_NVTX_RANGE, "load"), ==, 5);
+    ASSERT_UINT(tr_count(&t, CT_REC_NVTX_MARK, "done"), ==, 1);
+    const tr_rec *x = nvtx_find(&t, CT_REC_NVTX_RANGE, "cross");
+    ASSERT(x != NULL);
+    ASSERT_UINT(x->r.u.nvtx_range.kind, ==, CT_NVTX_START_END);
+    ASSERT_UINT(x->r.u.nvtx_range.start_tid, ==, t.pids[0]);
+    ASSERT(x->r.u.nvtx_range.end_tid != t.pids[0]);
+    tr_free(&t);
+    ctt_proc_free(&p);
+    return 0;
+}
