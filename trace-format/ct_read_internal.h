@@ -119,6 +119,7 @@ struct ct_reader {
         d->m = (int32_t)v_;                                                                \
     }
 #define CT__DEC_dur(m) d->m = r->ts - ct__get_uv(&b, be, &bad);
+#define CT__DEC_since CT__DEC_dur
 #define CT__DEC_dcorr(m) d->m = ct__get_corr(c, &b, be, &bad);
 #define CT__DEC_parent(m)                                                                   \
     {                                                                                      \

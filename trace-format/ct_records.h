@@ -20,6 +20,9 @@
  *   uv      uv holding a 64-bit value
  *   sv32    sv holding a signed 32-bit value
  *   dur     uv: the record's ts minus member (an interval's start), 0 if start > ts
+ *   since   uv: as dur, but not counted in the chunk's max_span (an NVTX range, delivered at its
+ *           end, may have begun at any time before: a run-long range must not make a reader
+ *           hold back every record)
  *   dcorr   sv: member (a correlation id) minus the previous one of the chunk
  *   parent  uv: 0 if member is 0, else the zigzag of corr - member (the record's corr, coded
  *           before it)
@@ -193,7 +196,7 @@
     F(payload, uv, payload, "", payload, x, 0)
 
 #define CT_NVTX_RANGE_FIELDS(F)                                                             \
-    F(dur, dur, start, "ns", dur, span, 1)                                                  \
+    F(dur, since, start, "ns", dur, span, 1)                                                  \
     F(start_tid, u32, start_tid, "", start_thread, u, 0)                                    \
     F(end_tid, u32, end_tid, "", end_thread, u, 0)                                          \
     CT_NVTX_ATTR_FIELDS(F)                                                                  \

@@ -57,7 +57,7 @@ static size_t fmt_all_types(ct_rec *v, char *longtext, size_t longlen)
     ADD(CT_REC_NVTX_RANGE)->nvtx_range = (ct_rec_nvtx_range){
         0, 4242, 4243, 3, 1, UINT32_MAX, 7, 0xff00ff00u, 3, 0x400921fb54442d18ull,
         CT_NVTX_START_END, 0x100000007ull, 0, CT_NVTX_COLOR};
-    v[n - 1].u.nvtx_range.start = v[n - 1].ts - 99999;
+    v[n - 1].u.nvtx_range.start = v[n - 1].ts - 999999; /* longer than any other interval */
     ADD(CT_REC_NVTX_MARK)->nvtx_mark = (ct_rec_nvtx_mark){0, 3, 3, UINT32_MAX, 0, 0, 4242,
                                                           CT_NVTX_THREAD_NAME};
     ADD(CT_REC_LOSS)->loss = (ct_rec_loss){CT_LOSS_NVTX_NAMES, 9000, 0, 0, 0};
@@ -150,7 +150,7 @@ TEST_IMPL(roundtrip_every_record_type)
     ASSERT_UINT(l.recs[20].u.python.exec_prefix, ==, UINT32_MAX);
     ASSERT_UINT(l.recs[20].u.python.path, ==, 7);
     const ct_rec_nvtx_range *g = &l.recs[21].u.nvtx_range;
-    ASSERT_UINT(l.recs[21].ts - g->start, ==, 99999);
+    ASSERT_UINT(l.recs[21].ts - g->start, ==, 999999);
     ASSERT_UINT(g->start_tid, ==, 4242);
     ASSERT_UINT(g->end_tid, ==, 4243);
     ASSERT_UINT(g->group, ==, UINT32_MAX);
@@ -172,6 +172,7 @@ TEST_IMPL(roundtrip_every_record_type)
     ASSERT_INT(st->records, ==, 25);
     ASSERT_INT(st->lost, ==, 3 + 17); /* chunk count plus the LOSS record */
     ASSERT_INT(st->nvtx_unnamed, ==, 9000); /* LOSS reason 5: named by group, not lost */
+    ASSERT_UINT(st->max_span, ==, 123456); /* the SYNC's: an NVTX range does not count */
     ASSERT_INT(st->unknown_records, ==, 1);
     ASSERT_INT(st->complete, ==, 1);
     ASSERT_INT(l.nwarn, ==, 1); /* the losses, reported once */
