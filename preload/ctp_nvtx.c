@@ -193,6 +193,8 @@ static nvtxRangeId_t ctp_nvtx_start(unsigned dom, const nvtxEventAttributes_t *a
     if (__builtin_expect(ctp_nvtx_next == 0, 0))
         ctp_nvtx_next = (atomic_fetch_add(&ctp_nvtx_threads, 1) + 1) << 32;
     nvtxRangeId_t id = ++ctp_nvtx_next;
+    if (ctp_nvtx_thread()) /* the writer then knows an end without this bit has no start */
+        id |= CTP_NVTX_ID_RECORDED;
     ctp_nvtx_record(CTP_NVTX_START, dom, (ctp_nvtx_raw){.id = id}, a, text, wtext);
     return id;
 }

@@ -245,7 +245,7 @@ int ctp_nvtxw_encode(ctp_thread *t, ct_enc *e, const uint64_t *w, int give_up, i
                 ctp_nvtxw_remove(s);
             return rc;
         }
-        if (!give_up)
+        if (!give_up && (r.id & CTP_NVTX_ID_RECORDED))
             return CTP_NVTXW_WAIT;
         ctp_nvtxw_info_of(&r, text, dom, nolock, def, &info);
         return ctp_nvtxw_range(e, ts, ts, t->tid, t->tid, &info, CT_NVTX_START_END, r.id, 0,

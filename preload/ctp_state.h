@@ -39,6 +39,9 @@ typedef struct {
     uint32_t depth;               /* push/pop: the level in the thread and domain */
     uint32_t len;                 /* bytes of message after this struct */
 } ctp_nvtx_raw;
+/* Set in the id of a start/end range whose start went to a ring (bits 32-62: the starting
+ * thread's number, 0-31: its count): an end without it has no start to wait for. */
+#define CTP_NVTX_ID_RECORDED (1ull << 63)
 /* Domain index -> the domain's name (set once by nvtxDomainCreate, never freed); 0: default. */
 extern const char *_Atomic ctp_nvtx_domain_names[CTP_NVTX_DOMAINS];
 

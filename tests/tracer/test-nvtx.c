@@ -132,19 +132,22 @@ TEST_IMPL(nvtx_ranges_recorded)
         ASSERT_UINT(n->r.u.nvtx_mark.payload, ==, n->r.tid);
     }
 
-    /* The pop with nothing pushed: recorded, unmatched, in the main thread, no time. */
-    size_t unmatched = 0;
+    /* The pop with nothing pushed, and the end of the range started before the trace: each
+     * recorded, unmatched, in the main thread, with no time and no name. */
+    size_t unmatched[2] = {0, 0};
     for (size_t i = 0; i < t.n; i++) {
         const ct_rec *r = &t.v[i].r;
         if (r->type == CT_REC_NVTX_RANGE && (r->u.nvtx_range.flags & CT_NVTX_UNMATCHED)) {
-            unmatched++;
+            ASSERT_UINT(r->u.nvtx_range.kind, <=, CT_NVTX_START_END);
+            unmatched[r->u.nvtx_range.kind]++;
             ASSERT_UINT(r->tid, ==, pid);
-            ASSERT_UINT(r->u.nvtx_range.kind, ==, CT_NVTX_PUSH_POP);
             ASSERT_UINT(r->u.nvtx_range.start, ==, r->ts);
             ASSERT(t.v[i].name == NULL);
         }
     }
-    ASSERT_UINT(unmatched, ==, 1);
+    ASSERT_UINT(unmatched[CT_NVTX_PUSH_POP], ==, 1);
+    ASSERT_UINT(unmatched[CT_NVTX_START_END], ==, 1);
+    ASSERT_UINT(tr_count(&t, CT_REC_NVTX_RANGE, "before-cuda"), ==, 0);
 
     /* Started in the main thread, ended in another: one record joining both. */
     const tr_rec *h = nvtx_find(&t, CT_REC_NVTX_RANGE, "handoff");
@@ -209,6 +212,17 @@ TEST_IMPL(nvtx_ranges_recorded)
     ASSERT_UINT(t.stats[0].nvtx_unnamed, ==, NVTX_NAMES - named);
     /* API names, frames, thread names, the workload's dozen messages, and the bounded rest */
     ASSERT_UINT(t.nstrings, <, NVTX_BOUND + 300);
+
+    /* dump shows them; the analyzer, which does not use them yet, reads the trace as before */
+    char *dump = tr_analyze((char *[]){"dump", out, NULL});
+    ASSERT(dump != NULL);
+    ASSERT_CONTAINS(dump, " nvtx-mark ");
+    ASSERT_CONTAINS(dump, "name=\"handoff\"");
+    free(dump);
+    char *sum = tr_analyze((char *[]){"summary", out, NULL});
+    ASSERT(sum != NULL);
+    ASSERT_CONTAINS(sum, "ended: exit status 0");
+    free(sum);
     tr_free(&t);
     ctt_proc_free(&p);
     return 0;

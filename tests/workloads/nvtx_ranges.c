@@ -1,6 +1,7 @@
 /* nvtx_ranges: a CUDA program that names its phases with NVTX (C API, nvtx3/nvToolsExt.h).
  *
- * After one cudaMalloc/cudaFree (a trace starts with the first CUDA call), it does:
+ * It starts a range "before-cuda" (no trace runs yet), makes one cudaMalloc/cudaFree (a trace
+ * starts with the first CUDA call) and ends that range, then does:
  *   - 4 threads (named "nvtx-0".."nvtx-3" with nvtxNameOsThreadA), each 20 times: push "outer",
  *     push "middle", push "inner", pop x3, measuring CLOCK_MONOTONIC just before the outer push
  *     and just after the outer pop, then sleeping 20 us;
@@ -80,11 +81,13 @@ static nvtxEventAttributes_t attributes(uint32_t category)
 
 int main(int argc, char **argv)
 {
+    nvtxRangeId_t early = nvtxRangeStartA("before-cuda");
     void *p;
     if (cudaMalloc(&p, 1024) != cudaSuccess || cudaFree(p) != cudaSuccess) {
         fprintf(stderr, "nvtx_ranges: CUDA failed\n");
         return 1;
     }
+    nvtxRangeEnd(early);
     struct worker w[THREADS];
     for (int i = 0; i < THREADS; i++) {
         w[i].index = i;
