@@ -68,7 +68,11 @@ static inline void ctp_nvtx_put(ctp_thread *th, unsigned op, unsigned dom, ctp_n
                                const char *text, const wchar_t *wtext)
 {
     uint64_t now = ctp_ticks();
-    size_t len = text ? strnlen(text, CTP_NVTX_TEXT) : wtext ? CTP_NVTX_TEXT : 0;
+    size_t len = text ? strnlen(text, CTP_NVTX_TEXT) : 0;
+    if (wtext) { /* room for its UTF-8: at most 4 bytes a character */
+        len = wcsnlen(wtext, CTP_NVTX_TEXT) * 4;
+        len = len < CTP_NVTX_TEXT ? len : CTP_NVTX_TEXT;
+    }
     unsigned n = 2 + (unsigned)((sizeof *r + len + 7) / 8);
     uint64_t *w = ctp_ring_reserve(&th->ring, n);
     if (!w)

@@ -162,6 +162,7 @@ TEST_IMPL(nvtx_ranges_recorded)
 
     /* Marks, with the attributes given. */
     ASSERT_UINT(tr_count(&t, CT_REC_NVTX_MARK, "mark-a"), ==, 1);
+    ASSERT_UINT(tr_count(&t, CT_REC_NVTX_MARK, "wide-\xc3\xa9\xe4\xb8\xad"), ==, 1); /* UTF-8 */
     const tr_rec *x = nvtx_find(&t, CT_REC_NVTX_MARK, "mark-ex");
     ASSERT(x != NULL);
     ASSERT_UINT(x->r.u.nvtx_mark.category, ==, 3);

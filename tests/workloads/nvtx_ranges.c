@@ -7,8 +7,8 @@
  *     and just after the outer pop, then sleeping 20 us;
  *   - one nvtxRangePop with nothing pushed (unbalanced);
  *   - a start/end range "handoff" started in the main thread and ended in a new thread;
- *   - nvtxMarkA("mark-a") and an nvtxMarkEx "mark-ex" with category 3, ARGB color 0xff00ff00 and
- *     a u64 payload 42;
+ *   - nvtxMarkA("mark-a"), nvtxMarkW(L"wide-\u00e9\u4e2d") and an nvtxMarkEx "mark-ex" with
+ *     category 3, ARGB color 0xff00ff00 and a u64 payload 42;
  *   - a domain "cutrace-test" with the registered string "registered-phase", category 7 named
  *     "io", and one domain push/pop of the registered string in category 7 with an i32 payload -5;
  *   - 10000 push/pops named like PyTorch's emit_nvtx: "aten::add, seq = N, sizes = [[3, 4]]",
@@ -104,6 +104,7 @@ int main(int argc, char **argv)
     pthread_join(t, NULL);
 
     nvtxMarkA("mark-a");
+    nvtxMarkW(L"wide-\u00e9\u4e2d");
     nvtxEventAttributes_t a = attributes(3);
     a.colorType = NVTX_COLOR_ARGB;
     a.color = 0xff00ff00u;
