@@ -160,6 +160,25 @@ TEST_IMPL(nvtx_ranges_recorded)
     ASSERT_UINT(h->r.u.nvtx_range.flags, ==, 0);
     ASSERT_UINT(h->r.u.nvtx_range.start, <, h->r.ts);
 
+    /* 2000 ranges started in one thread and ended in the main one, across writer passes:
+     * each joined (none unmatched), naming both threads. */
+    size_t relays = 0;
+    uint32_t starter = 0;
+    for (size_t i = 0; i < t.n; i++) {
+        const ct_rec *r = &t.v[i].r;
+        if (r->type != CT_REC_NVTX_RANGE || !t.v[i].name || strcmp(t.v[i].name, "relay"))
+            continue;
+        relays++;
+        starter = starter ? starter : r->u.nvtx_range.start_tid;
+        ASSERT_UINT(r->u.nvtx_range.kind, ==, CT_NVTX_START_END);
+        ASSERT_UINT(r->u.nvtx_range.start_tid, ==, starter);
+        ASSERT_UINT(r->u.nvtx_range.end_tid, ==, pid);
+        ASSERT_UINT(r->u.nvtx_range.flags, ==, 0);
+        ASSERT_UINT(r->u.nvtx_range.start, <=, r->ts);
+    }
+    ASSERT_UINT(relays, ==, 2000);
+    ASSERT(starter != pid);
+
     /* Marks, with the attributes given. */
     ASSERT_UINT(tr_count(&t, CT_REC_NVTX_MARK, "mark-a"), ==, 1);
     ASSERT_UINT(tr_count(&t, CT_REC_NVTX_MARK, "wide-\xc3\xa9\xe4\xb8\xad"), ==, 1); /* UTF-8 */

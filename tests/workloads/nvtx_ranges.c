@@ -7,6 +7,9 @@
  *     and just after the outer pop, then sleeping 20 us;
  *   - one nvtxRangePop with nothing pushed (unbalanced);
  *   - a start/end range "handoff" started in the main thread and ended in a new thread;
+ *   - 2000 start/end ranges "relay" started in a new thread, which passes each id through a
+ *     pipe, and ended by the main thread (the main thread waits 1 ms every 10, so the relay
+ *     spans several of cutrace's writer passes);
  *   - nvtxMarkA("mark-a"), nvtxMarkW(L"wide-\u00e9\u4e2d") and an nvtxMarkEx "mark-ex" with
  *     category 3, ARGB color 0xff00ff00 and a u64 payload 42;
  *   - a domain "cutrace-test" with the registered string "registered-phase", category 7 named
@@ -26,7 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { THREADS = 4, ROUNDS = 20, NAMES = 10000 };
+enum { THREADS = 4, ROUNDS = 20, NAMES = 10000, RELAYS = 2000 };
 
 static uint64_t now_ns(void)
 {
@@ -70,6 +73,39 @@ static void *end_handoff(void *arg)
     return NULL;
 }
 
+static void *relay_starts(void *arg)
+{
+    int fd = *(int *)arg;
+    for (int i = 0; i < RELAYS; i++) {
+        nvtxRangeId_t id = nvtxRangeStartA("relay");
+        if (write(fd, &id, sizeof id) != sizeof id)
+            return NULL;
+    }
+    return NULL;
+}
+
+/* Ends in this thread the ranges relay_starts starts in another; 0 when all came through. */
+static int relay(void)
+{
+    int fds[2];
+    pthread_t t;
+    if (pipe(fds) != 0 || pthread_create(&t, NULL, relay_starts, &fds[1]) != 0)
+        return -1;
+    int n = 0;
+    nvtxRangeId_t id;
+    while (n < RELAYS && read(fds[0], &id, sizeof id) == sizeof id) {
+        nvtxRangeEnd(id);
+        if (++n % 10 == 0) {
+            struct timespec gap = {0, 1000000};
+            nanosleep(&gap, NULL);
+        }
+    }
+    pthread_join(t, NULL);
+    close(fds[0]);
+    close(fds[1]);
+    return n == RELAYS ? 0 : -1;
+}
+
 static nvtxEventAttributes_t attributes(uint32_t category)
 {
     nvtxEventAttributes_t a = {0};
@@ -103,6 +139,10 @@ int main(int argc, char **argv)
     pthread_create(&t, NULL, end_handoff, &id);
     pthread_join(t, NULL);
 
+    if (relay() != 0) {
+        fprintf(stderr, "nvtx_ranges: the relay failed\n");
+        return 1;
+    }
     nvtxMarkA("mark-a");
     nvtxMarkW(L"wide-\u00e9\u4e2d");
     nvtxEventAttributes_t a = attributes(3);
