@@ -9,6 +9,7 @@
 typedef struct {
     uint32_t domain, name, group, category, color, payload_kind, flags;
     uint64_t payload;
+    int unnamed;                   /* its message was past the bound: counted once encoded */
 } ctp_nvtxw_info;
 
 enum { CTP_NVTXW_OPEN = 64,        /* pushes open at once per thread that get a record */
@@ -107,7 +108,7 @@ static void ctp_nvtxw_info_of(const ctp_nvtx_raw *r, const char *text, unsigned 
                              ctp_intern_fn def, ctp_nvtxw_info *o)
 {
     *o = (ctp_nvtxw_info){0, 0, 0, r->category, r->color, r->payload_kind,
-                          r->flags & CT_NVTX_COLOR, r->payload};
+                          r->flags & CT_NVTX_COLOR, r->payload, 0};
     if (nolock)
         return;
     int fresh = 0;
@@ -124,8 +125,7 @@ static void ctp_nvtxw_info_of(const ctp_nvtx_raw *r, const char *text, unsigned 
         o->name = ctp_nvtxw_intern(ctp_seen_names, &ctp_nnames, text, len, 0, &fresh);
     } else if (len) {
         o->name = ctp_nvtxw_intern(ctp_seen_names, &ctp_nnames, text, len, 1, &fresh);
-        if (!o->name)
-            ctp_names_lost++;
+        o->unnamed = !o->name;
     }
     if (len) {
         char norm[CTP_NVTX_TEXT];
@@ -143,7 +143,9 @@ static int ctp_nvtxw_range(ct_enc *e, uint64_t ts, uint64_t start, uint32_t star
     ct_rec_nvtx_range rr = {start, start_tid, end_tid, i->domain, i->name, i->group,
                             i->category, i->color, i->payload_kind, i->payload, kind, id,
                             depth, i->flags | flags};
-    return ct_enc_nvtx_range(e, ts, &rr);
+    int rc = ct_enc_nvtx_range(e, ts, &rr);
+    ctp_names_lost += rc == 0 && i->unnamed;
+    return rc;
 }
 
 static ctp_nvtxw_start *ctp_nvtxw_find(uint64_t id, int for_insert)
@@ -256,7 +258,9 @@ int ctp_nvtxw_encode(ctp_thread *t, ct_enc *e, const uint64_t *w, int give_up, i
         ct_rec_nvtx_mark m = {info.domain, info.name, info.group, info.category, info.color,
                               info.payload_kind, r.flags & CT_NVTX_THREAD_NAME ? r.id : info.payload,
                               info.flags | (r.flags & (CT_NVTX_CATEGORY_NAME | CT_NVTX_THREAD_NAME))};
-        return ct_enc_nvtx_mark(e, ts, &m);
+        int rc = ct_enc_nvtx_mark(e, ts, &m);
+        ctp_names_lost += rc == 0 && info.unnamed;
+        return rc;
     }
     default:
         return 0;

@@ -29,7 +29,7 @@ int ctp_nvtxw_init(void);
  * in the next chunk) or CTP_NVTXW_WAIT. */
 int ctp_nvtxw_encode(ctp_thread *t, ct_enc *e, const uint64_t *w, int give_up, int nolock,
                      ctp_intern_fn def);
-/* Records whose message was past the bound so far in this file (LOSS reason 5). */
+/* Records written so far in this file whose message was past the bound (LOSS reason 5). */
 uint64_t ctp_nvtxw_names_lost(void);
 /* A retired thread's open pushes (never popped: no record). */
 void ctp_nvtxw_thread_dead(ctp_thread *t);
