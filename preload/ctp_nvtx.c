@@ -63,7 +63,9 @@ static size_t ctp_nvtx_utf8(char *out, size_t cap, const wchar_t *s)
     return n;
 }
 
-/* Appends one raw NVTX record with its message (text, or wide text) at the current time. */
+/* Appends one raw NVTX record with its message (text, or wide text) at the current time. A
+ * record with no attributes but its level or id (most pushes) is "plain": that one word, then
+ * the message, its length in the aux bits (5 words fewer in the ring). */
 static inline void ctp_nvtx_put(ctp_thread *th, unsigned op, unsigned dom, ctp_nvtx_raw *r,
                                const char *text, const wchar_t *wtext)
 {
@@ -73,20 +75,28 @@ static inline void ctp_nvtx_put(ctp_thread *th, unsigned op, unsigned dom, ctp_n
         len = wcsnlen(wtext, CTP_NVTX_TEXT) * 4;
         len = len < CTP_NVTX_TEXT ? len : CTP_NVTX_TEXT;
     }
-    unsigned n = 2 + (unsigned)((sizeof *r + len + 7) / 8);
+    int plain = !r->registered && !r->payload && !(r->category | r->color | r->payload_kind |
+                                                   r->flags);
+    size_t head = plain ? 8 : sizeof *r;
+    unsigned n = 2 + (unsigned)((head + len + 7) / 8);
     uint64_t *w = ctp_ring_reserve(&th->ring, n);
     if (!w)
         return;
-    w[0] = ctp_raw_w0(CTP_RAW_NVTX, n, op, dom);
     w[1] = now;
     w[n - 1] = 0;
-    char *dst = (char *)(w + 2) + sizeof *r;
+    char *dst = (char *)(w + 2) + head;
     if (text)
         memcpy(dst, text, len);
     else if (wtext)
         len = ctp_nvtx_utf8(dst, len, wtext);
-    r->len = (uint32_t)len;
-    memcpy(w + 2, r, sizeof *r);
+    if (plain) {
+        w[0] = ctp_raw_w0(CTP_RAW_NVTX, n, op | CTP_NVTX_PLAIN, dom | (uint32_t)len << 16);
+        w[2] = op == CTP_NVTX_PUSH ? r->depth : r->id;
+    } else {
+        w[0] = ctp_raw_w0(CTP_RAW_NVTX, n, op, dom);
+        r->len = (uint32_t)len;
+        memcpy(w + 2, r, sizeof *r);
+    }
     ctp_publish(th, n);
 }
 

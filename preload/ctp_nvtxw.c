@@ -178,7 +178,8 @@ static void ctp_nvtxw_remove(ctp_nvtxw_start *s)
 int ctp_nvtxw_encode(ctp_thread *t, ct_enc *e, const uint64_t *w, int give_up, int nolock,
                      ctp_intern_fn def)
 {
-    unsigned op = ctp_raw_fn(w[0]), dom = ctp_raw_aux(w[0]) % CTP_NVTX_DOMAINS;
+    unsigned op = ctp_raw_fn(w[0]) & ~(unsigned)CTP_NVTX_PLAIN;
+    unsigned dom = (ctp_raw_aux(w[0]) & 0xffff) % CTP_NVTX_DOMAINS;
     ctp_nvtx_raw r = {0};
     const char *text = NULL;
     if (op == CTP_NVTX_POP) {
@@ -186,6 +187,13 @@ int ctp_nvtxw_encode(ctp_thread *t, ct_enc *e, const uint64_t *w, int give_up, i
         r.flags = (uint32_t)(w[2] >> 32);
     } else if (op == CTP_NVTX_END) {
         r.id = w[2];
+    } else if (ctp_raw_fn(w[0]) & CTP_NVTX_PLAIN) {
+        r.len = ctp_raw_aux(w[0]) >> 16;
+        if (op == CTP_NVTX_PUSH)
+            r.depth = (uint32_t)w[2];
+        else
+            r.id = w[2];
+        text = (const char *)(w + 3);
     } else {
         memcpy(&r, w + 2, sizeof r);
         text = (const char *)(w + 2) + sizeof r;

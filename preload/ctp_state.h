@@ -23,12 +23,14 @@ enum {
                            * whenever stack is; stack, maybe 0, whenever a detail is) */
     CTP_RAW_GPU_PEND = 101, /* GPU timing to harvest: payload ctp_gpu_pend */
     CTP_RAW_NVTX = 102     /* an NVTX call: fn = enum ctp_nvtx_op, aux = domain index; payload
-                           * ctp_nvtx_raw, then its message's bytes (push, start, mark), or
-                           * one word (pop: level | flags << 32; end: id) (ctp_nvtx.c) */
+                           * ctp_nvtx_raw, then its message's bytes (push, start, mark; see
+                           * CTP_NVTX_PLAIN), or one word (pop: level | flags << 32; end: id) */
 };
 
 /* NVTX (ctp_nvtx.c records, ctp_nvtxw.c joins): what one call puts in the ring. */
-enum ctp_nvtx_op { CTP_NVTX_PUSH = 1, CTP_NVTX_POP, CTP_NVTX_START, CTP_NVTX_END, CTP_NVTX_MARK };
+enum ctp_nvtx_op { CTP_NVTX_PUSH = 1, CTP_NVTX_POP, CTP_NVTX_START, CTP_NVTX_END, CTP_NVTX_MARK,
+                   CTP_NVTX_PLAIN = 0x100 /* or'd: one word (push: level, else id), then the
+                                           * message; aux = domain | its length << 16 */ };
 enum { CTP_NVTX_DOMAINS = 64,     /* domains a process may create (index 0: the default one) */
        CTP_NVTX_TEXT = 512 };     /* bytes of a message kept */
 typedef struct {
