@@ -5,7 +5,8 @@
  * libcutrace is found next to this binary ($BINDIR/../lib/libcutrace.so, the build and install
  * layout), or at CUTRACE_LIB. Options become the environment libcutrace reads (CUTRACE_OUTPUT,
  * CUTRACE_STACKS, CUTRACE_GPU_TIMING, CUTRACE_LIBCUDA, CUTRACE_BUFFER_MB), so children and
- * exec'd programs of CMD are traced the same way. */
+ * exec'd programs of CMD are traced the same way; NVTX_INJECTION64_PATH names libcutrace as
+ * the program's NVTX tool unless the user set it. */
 #define _GNU_SOURCE
 #include "cta_cli.h"
 
@@ -24,7 +25,8 @@
 static const char *const cta_run_usage =
     "usage: cutrace run [OPTIONS] -- COMMAND [ARGS...]\n"
     "  Runs COMMAND (and every process it starts) with the CUDA tracer preloaded, then prints\n"
-    "  where the traces are. Exit status and signals are COMMAND's own.\n"
+    "  where the traces are. Exit status and signals are COMMAND's own. libcutrace is also\n"
+    "  COMMAND's NVTX tool (NVTX ranges are recorded) unless NVTX_INJECTION64_PATH is set.\n"
     "options:\n"
     "  -o, --output DIR     directory for the traces (created if missing; default\n"
     "                       ./cutrace-traces). %h host, %p pid, %j slurm job id, %r rank, %% %.\n"
@@ -201,7 +203,9 @@ int cta_cmd_run(int argc, char **argv)
         (stacks && cta_set_env("CUTRACE_STACKS", stacks)) ||
         (gpu && cta_set_env("CUTRACE_GPU_TIMING", gpu)) ||
         (libcuda && cta_set_env("CUTRACE_LIBCUDA", libcuda)) ||
-        (buffer && cta_set_env("CUTRACE_BUFFER_MB", buffer)))
+        (buffer && cta_set_env("CUTRACE_BUFFER_MB", buffer)) ||
+        /* libcutrace is also the program's NVTX tool, unless the user named another */
+        (!getenv("NVTX_INJECTION64_PATH") && cta_set_env("NVTX_INJECTION64_PATH", lib)))
         return CTA_EXIT_FAIL;
     free(preload);
 

@@ -216,7 +216,7 @@ static uint32_t ctp_nstrs, ctp_strs_cap, ctp_str_emitted, ctp_str_base;
 static uint32_t *ctp_str_index;   /* open addressing: id, 0 = empty */
 static uint32_t ctp_str_index_mask;
 
-static uint64_t ctp_hash_bytes(const char *s, size_t len)
+uint64_t ctp_hash_bytes(const char *s, size_t len)
 {
     uint64_t h = 1469598103934665603ull;
     for (size_t i = 0; i < len; i++)

@@ -56,6 +56,9 @@ void ctp_hmap_init(ctp_hmap *m, unsigned log2_cap);
 void ctp_hmap_put(ctp_hmap *m, uint64_t key, uint64_t val);  /* key != 0 */
 int ctp_hmap_get(ctp_hmap *m, uint64_t key, uint64_t *val);
 
+/* FNV-1a of len bytes (the string table's hash, also the NVTX name bounds' in ctp_nvtxw.c). */
+uint64_t ctp_hash_bytes(const char *s, size_t len);
+
 /* String interning. ids are dense in first-intern order, after the `reserved` ids 1..reserved
  * that the caller defines itself (API function names). */
 void ctp_intern_reserve(uint32_t reserved);

@@ -287,6 +287,11 @@ static int ctp_session_start_locked(void)
     return 0;
 }
 
+int ctp_session_running(void)
+{
+    return atomic_load(&ctp_state) == CTP_RUNNING;
+}
+
 ctp_thread *ctp_thread_slow(void)
 {
     int saved = errno;

@@ -18,6 +18,9 @@
 /* Registers the calling thread (starting the trace on first use); NULL if it is not traced.
  * The only slow path of ctp_enter: may lock and allocate. */
 ctp_thread *ctp_thread_slow(void);
+/* 1 while a trace runs: NVTX calls (ctp_nvtx.c) register their thread only then, since a
+ * process that never uses CUDA writes no trace. */
+int ctp_session_running(void);
 /* Appends th's CPU times (getrusage) as read at `now` (ticks): the thread came back to CUDA
  * after a gap. errno is kept. */
 void ctp_record_cpu(ctp_thread *th, uint64_t now);

@@ -7,3 +7,4 @@ _Atomic(ctp_thread *) ctp_threads;
 ctp_options ctp_opt = {1, 0, 100000, 100000};
 pthread_mutex_t ctp_reg_mu = PTHREAD_MUTEX_INITIALIZER;
 uint64_t ctp_buffer_used;
+const char *_Atomic ctp_nvtx_domain_names[CTP_NVTX_DOMAINS];

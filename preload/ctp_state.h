@@ -21,8 +21,31 @@ enum {
     CTP_RAW_API = 100,     /* API record: aux = result; words: ts, start, corr[, parent[, stack
                            * | detail type << 32[, detail]]] (parent is present, maybe 0,
                            * whenever stack is; stack, maybe 0, whenever a detail is) */
-    CTP_RAW_GPU_PEND = 101 /* GPU timing to harvest: payload ctp_gpu_pend */
+    CTP_RAW_GPU_PEND = 101, /* GPU timing to harvest: payload ctp_gpu_pend */
+    CTP_RAW_NVTX = 102     /* an NVTX call: fn = enum ctp_nvtx_op, aux = domain index; payload
+                           * ctp_nvtx_raw, then its message's bytes (push, start, mark; see
+                           * CTP_NVTX_PLAIN), or one word (pop: level | flags << 32; end: id) */
 };
+
+/* NVTX (ctp_nvtx.c records, ctp_nvtxw.c joins): what one call puts in the ring. */
+enum ctp_nvtx_op { CTP_NVTX_PUSH = 1, CTP_NVTX_POP, CTP_NVTX_START, CTP_NVTX_END, CTP_NVTX_MARK,
+                   CTP_NVTX_PLAIN = 0x100 /* or'd: one word (push: level, else id), then the
+                                           * message; aux = domain | its length << 16 */ };
+enum { CTP_NVTX_DOMAINS = 64,     /* domains a process may create (index 0: the default one) */
+       CTP_NVTX_TEXT = 512 };     /* bytes of a message kept */
+typedef struct {
+    uint64_t id;                  /* start/end: the range id; mark naming a thread: its tid */
+    uint64_t payload;
+    const char *registered;       /* a registered string (ctp_nvtx.c keeps it), else NULL */
+    uint32_t category, color, payload_kind, flags; /* flags: enum ct_nvtx_flags */
+    uint32_t depth;               /* push/pop: the level in the thread and domain */
+    uint32_t len;                 /* bytes of message after this struct */
+} ctp_nvtx_raw;
+/* Set in the id of a start/end range whose start went to a ring (bits 32-62: the starting
+ * thread's number, 0-31: its count): an end without it has no start to wait for. */
+#define CTP_NVTX_ID_RECORDED (1ull << 63)
+/* Domain index -> the domain's name (set once by nvtxDomainCreate, never freed); 0: default. */
+extern const char *_Atomic ctp_nvtx_domain_names[CTP_NVTX_DOMAINS];
 
 typedef struct ctp_thread {
     ctp_ring ring;
@@ -45,6 +68,8 @@ typedef struct ctp_thread {
     int snap_exited;             /* exited, read just before snap */
     int announced;               /* THREAD record written */
     int dead;                    /* exited, drained, buffers freed */
+    struct ctp_nvtx_open *nvtx_open; /* this thread's pushed ranges not yet popped (ctp_nvtxw) */
+    unsigned nvtx_stuck;         /* drains that stopped at an end whose start was not seen */
     _Atomic int exited;          /* set by the thread's exit; the writer then retires it */
     struct ctp_thread *next;
 } ctp_thread;

@@ -15,6 +15,7 @@
 #include "ctp_gpu.h"
 #include "ctp_harvest.h"
 #include "ctp_maps.h"
+#include "ctp_nvtxw.h"
 #include "ctp_output.h"
 #include "ctp_real.h"
 #include "ctp_stack.h"
@@ -43,6 +44,7 @@ static uint32_t ctp_writer_tid;
 static _Atomic uint32_t ctp_flush_owner;        /* tid of the flushing thread, 0 if none */
 static uint64_t ctp_low_water;
 static uint64_t ctp_records_total;
+static uint64_t ctp_nvtx_lost_reported;
 
 static pthread_t ctp_writer_thread;
 static _Atomic int ctp_writer_stop;
@@ -176,9 +178,10 @@ static int ctp_encode_detail(ct_enc *e, unsigned type, uint64_t ts, uint64_t sta
     }
 }
 
-/* Encodes one raw record, its ticks converted to ns; a call's API record and detail go into e
- * together or not at all (CT_E_FULL leaves e as it was, for a retry in the next chunk). */
-static int ctp_encode(ct_enc *e, const uint64_t *w)
+/* Encodes one raw record of t, its ticks converted to ns; a call's API record and detail go into
+ * e together or not at all (CT_E_FULL leaves e as it was, for a retry in the next chunk).
+ * CTP_NVTXW_WAIT: an NVTX end whose start is not known yet (give_up: record it unmatched). */
+static int ctp_encode(ctp_thread *t, ct_enc *e, const uint64_t *w, int give_up, int nolock)
 {
     unsigned kind = ctp_raw_kind(w[0]);
     const void *body = w + 2;
@@ -208,6 +211,7 @@ static int ctp_encode(ct_enc *e, const uint64_t *w)
     case CT_REC_CPU: return ct_enc_cpu(e, ts, body);
     case CT_REC_SHLIB: return ct_enc_shlib(e, ts, body);
     case CT_REC_PYTHON: return ct_enc_python(e, ts, body);
+    case CTP_RAW_NVTX: return ctp_nvtxw_encode(t, e, w, give_up, nolock, ctp_def_string);
     default: return 0;
     }
 }
@@ -216,8 +220,11 @@ static int ctp_encode(ct_enc *e, const uint64_t *w)
 static uint64_t ctp_gpu_dropped;
 
 /* Drains t's ring up to t->snap into its encoder, writing chunks as the buffer fills. GPU
- * timings to collect go to the harvester (not from a signal handler, which counts them lost). */
-static void ctp_drain(ctp_thread *t, int final, int compress, int in_signal, uint64_t now)
+ * timings to collect go to the harvester (not from a signal handler, which counts them lost).
+ * Stops early (t->nvtx_stuck counts it) at an NVTX end whose start another thread's ring may
+ * still hold, unless give_up. */
+static void ctp_drain(ctp_thread *t, int final, int compress, int in_signal, int nolock,
+                      uint64_t now, int give_up)
 {
     uint64_t tail = atomic_load_explicit(&t->ring.tail, memory_order_relaxed);
     uint64_t lost = atomic_load_explicit(&t->ring.dropped, memory_order_relaxed) - t->lost_reported;
@@ -235,7 +242,12 @@ static void ctp_drain(ctp_thread *t, int final, int compress, int in_signal, uin
             else if (((const ctp_gpu_pend *)(w + 2))->kind || ((const ctp_gpu_pend *)(w + 2))->why)
                 ctp_gpu_dropped++;
         } else if (kind != CTP_RAW_PAD) {
-            if (ctp_encode(&t->enc, w) == CT_E_FULL) {
+            int rc = ctp_encode(t, &t->enc, w, give_up, nolock);
+            if (rc == CTP_NVTXW_WAIT) {
+                t->nvtx_stuck++;
+                break;
+            }
+            if (rc == CT_E_FULL) {
                 ctp_write_chunk(&t->enc, t->tid, lost, 0, compress);
                 t->enc_min_ts = UINT64_MAX;
                 t->lost_reported += lost;
@@ -249,6 +261,8 @@ static void ctp_drain(ctp_thread *t, int final, int compress, int in_signal, uin
         tail += n;
         atomic_store_explicit(&t->ring.tail, tail, memory_order_release);
     }
+    if (tail == t->snap)
+        t->nvtx_stuck = 0;
     if (final || lost || now - t->last_chunk >= CTP_CHUNK_PERIOD_NS || t->enc.len > t->enc.cap / 2) {
         ctp_write_chunk(&t->enc, t->tid, lost, final, compress);
         t->enc_min_ts = UINT64_MAX;
@@ -322,10 +336,11 @@ void ctp_flush(unsigned fl, unsigned how, int code, uint64_t retire)
         if (t->dead)
             continue;
         int exited = t->snap_exited;
-        ctp_drain(t, final || exited, compress, in_signal, now);
+        ctp_drain(t, final || exited, compress, in_signal, nolock, now, 0);
         if (exited && !nolock && atomic_load(&t->ring.tail) == t->snap) {
             ctp_thread_record(t, CT_THREAD_EXITED, 0);
             ctp_gpu_thread_dead(t);
+            ctp_nvtxw_thread_dead(t);
             ctp_ring_free(t->ring.words);
             free(t->encbuf);
             t->dead = 1;
@@ -334,6 +349,12 @@ void ctp_flush(unsigned fl, unsigned how, int code, uint64_t retire)
             pthread_mutex_unlock(&ctp_reg_mu);
         }
     }
+    /* Threads stopped at an NVTX end: its start, published before the end, is drained by now
+     * unless it came after its thread's snapshot; one more flush settles that. */
+    for (ctp_thread *t = atomic_load(&ctp_threads); t; t = t->next)
+        if (!t->dead && t->nvtx_stuck)
+            ctp_drain(t, final || t->snap_exited, compress, in_signal, nolock, now,
+                      final || t->nvtx_stuck >= 3);
     if (ctp_opt.gpu_every) {
         /* In a handler, the GPU records harvested earlier are still written (raw). */
         if (!in_signal)
@@ -352,6 +373,11 @@ void ctp_flush(unsigned fl, unsigned how, int code, uint64_t retire)
         ct_rec_loss l = {CT_LOSS_GPU_TIMING, gpu_lost - ctp_gpu_lost_reported, 0, 0, 0};
         ct_enc_loss(&ctp_wenc, now, &l);
         ctp_gpu_lost_reported = gpu_lost;
+    }
+    if (ctp_nvtxw_names_lost() > ctp_nvtx_lost_reported) {
+        ct_rec_loss l = {CT_LOSS_NVTX_NAMES, ctp_nvtxw_names_lost() - ctp_nvtx_lost_reported, 0, 0, 0};
+        ct_enc_loss(&ctp_wenc, now, &l);
+        ctp_nvtx_lost_reported = ctp_nvtxw_names_lost();
     }
     if (final) {
         ct_rec_end e = {how, code, ctp_records_total + ctp_wenc.nrecords + 1, 0};
@@ -414,7 +440,7 @@ int ctp_writer_start(void)
 {
     if (!ctp_wbuf)
         ctp_wbuf = malloc(CTP_ENC_BYTES);
-    if (!ctp_wbuf)
+    if (!ctp_wbuf || ctp_nvtxw_init() != 0)
         return -1;
     ct_enc_init(&ctp_wenc, ctp_wbuf, CTP_ENC_BYTES);
     if (ctp_opt.gpu_every) {
@@ -469,6 +495,8 @@ void ctp_writer_new_file(void)
     atomic_store(&ctp_final_done, 0);
     ctp_genc_min = UINT64_MAX;
     memset(ctp_fn_defined, 0, sizeof ctp_fn_defined);
+    ctp_nvtxw_new_file();
+    ctp_nvtx_lost_reported = 0;
     ctp_gpu_oldest = UINT64_MAX;
 }
 

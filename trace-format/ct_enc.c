@@ -121,6 +121,7 @@ static inline uint64_t ct__dur(uint64_t end, uint64_t start) { return end >= sta
 #define CT__ENC_dur(m)                                                                      \
     p = ct__put_uv(p, ct__dur(ts, r->m));                                                    \
     ct__span(e, ct__dur(ts, r->m));
+#define CT__ENC_since(m) p = ct__put_uv(p, ct__dur(ts, r->m));
 #define CT__ENC_dcorr(m) p = ct__put_corr(e, p, r->m);
 #define CT__ENC_parent(m) p = ct__put_uv(p, r->m ? ct__zigzag((int64_t)(r->corr - r->m)) : 0);
 #define CT__ENC_uuid16(m)                                                                   \
@@ -131,6 +132,7 @@ static inline uint64_t ct__dur(uint64_t end, uint64_t start) { return end >= sta
 #define CT__MAX_uv CT__UV_MAX
 #define CT__MAX_sv32 CT__UV_MAX
 #define CT__MAX_dur CT__UV_MAX
+#define CT__MAX_since CT__UV_MAX
 #define CT__MAX_dcorr CT__UV_MAX
 #define CT__MAX_parent CT__UV_MAX
 #define CT__MAX_uuid16 16
@@ -190,6 +192,8 @@ int ct_enc_rec(ct_enc *e, const ct_rec *r)
     case CT_REC_GEMM: return ct_enc_gemm(e, r->ts, &r->u.gemm);
     case CT_REC_SHLIB: return ct_enc_shlib(e, r->ts, &r->u.shlib);
     case CT_REC_PYTHON: return ct_enc_python(e, r->ts, &r->u.python);
+    case CT_REC_NVTX_RANGE: return ct_enc_nvtx_range(e, r->ts, &r->u.nvtx_range);
+    case CT_REC_NVTX_MARK: return ct_enc_nvtx_mark(e, r->ts, &r->u.nvtx_mark);
     case CT_REC_UNKNOWN:
         return ct_enc_raw(e, r->u.unknown.type, r->ts, r->u.unknown.bytes, r->u.unknown.len);
     default: return CT_E_INVAL;

@@ -119,6 +119,7 @@ struct ct_reader {
         d->m = (int32_t)v_;                                                                \
     }
 #define CT__DEC_dur(m) d->m = r->ts - ct__get_uv(&b, be, &bad);
+#define CT__DEC_since CT__DEC_dur
 #define CT__DEC_dcorr(m) d->m = ct__get_corr(c, &b, be, &bad);
 #define CT__DEC_parent(m)                                                                   \
     {                                                                                      \
@@ -166,6 +167,10 @@ void ct__warn(ct__infile *f, const char *fmt, ...) __attribute__((format(printf,
 
 static inline void ct__infile_lost(ct__infile *f, uint32_t reason, uint64_t count)
 {
+    if (reason == CT_LOSS_NVTX_NAMES) { /* the records are there, named by their group */
+        f->st.nvtx_unnamed += count;
+        return;
+    }
     f->st.lost += count;
     f->lost_by[reason <= CT_LOSS_STRINGS ? reason : CT_LOSS_OTHER] += count;
 }

@@ -20,6 +20,9 @@
  *   uv      uv holding a 64-bit value
  *   sv32    sv holding a signed 32-bit value
  *   dur     uv: the record's ts minus member (an interval's start), 0 if start > ts
+ *   since   uv: as dur, but not counted in the chunk's max_span (an NVTX range, delivered at its
+ *           end, may have begun at any time before: a run-long range must not make a reader
+ *           hold back every record)
  *   dcorr   sv: member (a correlation id) minus the previous one of the chunk
  *   parent  uv: 0 if member is 0, else the zigzag of corr - member (the record's corr, coded
  *           before it)
@@ -182,6 +185,30 @@
     F(exec_prefix, u32, exec_prefix, "", exec_prefix, str, 0)                               \
     F(path, u32, path, "", path, str, 0)
 
+/* What NVTX_RANGE and NVTX_MARK both carry, in the same order (FORMAT.md 4.8). */
+#define CT_NVTX_ATTR_FIELDS(F)                                                              \
+    F(domain, u32, domain, "", domain, str, 0)                                              \
+    F(name, u32, name, "", name, str, 0)                                                    \
+    F(group, u32, group, "", group, str, 0)                                                 \
+    F(category, u32, category, "", category, u, 0)                                          \
+    F(color, u32, color, "", color, x, 0)                                                   \
+    F(payload_kind, u32, payload_kind, "", payload_kind, u, 0)                              \
+    F(payload, uv, payload, "", payload, x, 0)
+
+#define CT_NVTX_RANGE_FIELDS(F)                                                             \
+    F(dur, since, start, "ns", dur, span, 1)                                                  \
+    F(start_tid, u32, start_tid, "", start_thread, u, 0)                                    \
+    F(end_tid, u32, end_tid, "", end_thread, u, 0)                                          \
+    CT_NVTX_ATTR_FIELDS(F)                                                                  \
+    F(kind, u32, kind, "", kind, u, 0)                                                      \
+    F(id, uv, id, "", id, x, 0)                                                             \
+    F(depth, u32, depth, "", depth, u, 0)                                                   \
+    F(flags, u32, flags, "", flags, u, 0)
+
+#define CT_NVTX_MARK_FIELDS(F)                                                              \
+    CT_NVTX_ATTR_FIELDS(F)                                                                  \
+    F(flags, u32, flags, "", flags, u, 0)
+
 /* FRAME is a definition: a record delivers the fields of its id's first definition. */
 #define CT_DEF_RECORDS(R) R(FRAME, frame, CT_FRAME_FIELDS)
 #define CT_EVENT_RECORDS(R)                                                                 \
@@ -199,7 +226,9 @@
     R(END, end, CT_END_FIELDS)                                                              \
     R(GEMM, gemm, CT_GEMM_FIELDS)                                                           \
     R(SHLIB, shlib, CT_SHLIB_FIELDS)                                                        \
-    R(PYTHON, python, CT_PYTHON_FIELDS)
+    R(PYTHON, python, CT_PYTHON_FIELDS)                                                     \
+    R(NVTX_RANGE, nvtx_range, CT_NVTX_RANGE_FIELDS)                                         \
+    R(NVTX_MARK, nvtx_mark, CT_NVTX_MARK_FIELDS)
 #define CT_RECORDS(R) CT_DEF_RECORDS(R) CT_EVENT_RECORDS(R)
 
 #endif

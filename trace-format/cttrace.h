@@ -38,7 +38,7 @@ extern "C" {
 /* ---- versions and limits ------------------------------------------------------------------ */
 
 #define CT_FORMAT_MAJOR 1
-#define CT_FORMAT_MINOR 4
+#define CT_FORMAT_MINOR 5
 
 #define CT_FILE_MAGIC "CUTRACE\0"      /* 8 bytes at offset 0 */
 #define CT_FILE_MAGIC_LEN 8
@@ -89,9 +89,9 @@ enum ct_rec_type {
     CT_REC_CPU = 13,    /* host thread CPU time reading */
     CT_REC_LOSS = 14,   /* records lost */
     CT_REC_END = 15,    /* the process ended (last record of a complete trace) */
+    CT_REC_NVTX_RANGE = 16, /* an NVTX push/pop or start/end range (minor 5) */
+    CT_REC_NVTX_MARK = 17,  /* an NVTX mark, or the name of a category or OS thread (minor 5) */
     /* Reserved for later minor versions; readers of this version skip them as unknown. */
-    CT_REC_NVTX_RANGE = 16,
-    CT_REC_NVTX_MARK = 17,
     CT_REC_GRAPH_LAUNCH = 18,
     CT_REC_PYFRAME = 19,
     CT_REC_GEMM = 20,   /* a cuBLAS / cuBLASLt matrix product's shape and types (minor 2) */
@@ -149,7 +149,7 @@ enum ct_sync_kind {
 };
 enum ct_loss_reason {
     CT_LOSS_OTHER = 0, CT_LOSS_BUFFER_FULL = 1, CT_LOSS_GPU_TIMING = 2, CT_LOSS_WRITE = 3,
-    CT_LOSS_STRINGS = 4,
+    CT_LOSS_STRINGS = 4, CT_LOSS_NVTX_NAMES = 5,
 };
 enum ct_gpu_lost {  /* why one call's GPU timing is missing (LOSS why) */
     CT_GPU_LOST_NO_EVENT = 1, CT_GPU_LOST_RECORD_FAILED = 2, CT_GPU_LOST_RUNNING_AT_END = 3,
@@ -165,6 +165,15 @@ enum ct_end_how {
 /* UNREAD: a cublasLtMatmul that failed (its descriptors are not read) or whose descriptor or
  * layouts could not be read (fields 0) */
 enum ct_gemm_flags { CT_GEMM_UNREAD = 1 };
+/* NVTX (minor 5). A range's kind: push/pop (nvtxRangePush/Pop, nested per thread and domain) or
+ * start/end (nvtxRangeStart/End, which may end in another thread). */
+enum ct_nvtx_kind { CT_NVTX_PUSH_POP = 0, CT_NVTX_START_END = 1 };
+enum ct_nvtx_flags {
+    CT_NVTX_COLOR = 1,      /* color holds an ARGB color the program gave */
+    CT_NVTX_UNMATCHED = 2,  /* range: a pop or end with no open range (start = end, no name) */
+    CT_NVTX_CATEGORY_NAME = 4, /* mark: not an event: names `category` (nvtxNameCategory) */
+    CT_NVTX_THREAD_NAME = 8,   /* mark: not an event: names the OS thread `payload` */
+};
 enum ct_thread_flags { CT_THREAD_TRACER = 1, CT_THREAD_EXITED = 2 };
 enum ct_stream_op { CT_STREAM_CREATE = 0, CT_STREAM_DESTROY = 1 };
 enum ct_link_kind { CT_LINK_UNKNOWN = 0, CT_LINK_PCIE = 1, CT_LINK_C2C = 2, CT_LINK_INTEGRATED = 3 };
@@ -287,6 +296,24 @@ typedef struct {
     uint32_t path;                 /* and the module search path it computed, ':'-separated */
 } ct_rec_python;
 typedef struct {
+    uint64_t start;                /* the push or start */
+    uint32_t start_tid, end_tid;   /* OS threads that started and ended it */
+    uint32_t domain, name, group;  /* string ids: domain (0 default), name as given, normalized */
+    uint32_t category, color;      /* NVTX category (0 none), ARGB color (CT_NVTX_COLOR) */
+    uint32_t payload_kind;         /* nvtxPayloadType_t (0 none) */
+    uint64_t payload;              /* its bits (a double's or float's IEEE bits) */
+    uint32_t kind;                 /* enum ct_nvtx_kind */
+    uint64_t id;                   /* start/end: the nvtxRangeId_t returned; push/pop: 0 */
+    uint32_t depth;                /* push/pop: the level in its thread and domain, 0 outermost */
+    uint32_t flags;                /* enum ct_nvtx_flags */
+} ct_rec_nvtx_range;
+typedef struct {
+    uint32_t domain, name, group;  /* as in ct_rec_nvtx_range */
+    uint32_t category, color, payload_kind;
+    uint64_t payload;
+    uint32_t flags;                /* enum ct_nvtx_flags */
+} ct_rec_nvtx_mark;
+typedef struct {
     uint32_t how;                  /* enum ct_end_how */
     int32_t code;                  /* exit status (0-255; -1 unknown) or signal number */
     uint64_t records, lost;        /* totals over the process */
@@ -344,6 +371,8 @@ typedef struct {
         ct_rec_gemm gemm;
         ct_rec_shlib shlib;
         ct_rec_python python;
+        ct_rec_nvtx_range nvtx_range;
+        ct_rec_nvtx_mark nvtx_mark;
         ct_chunk_info chunk;
         ct_rec_unknown unknown;
     } u;
@@ -389,6 +418,8 @@ int ct_enc_end(ct_enc *e, uint64_t ts, const ct_rec_end *r);
 int ct_enc_gemm(ct_enc *e, uint64_t ts, const ct_rec_gemm *r);
 int ct_enc_shlib(ct_enc *e, uint64_t ts, const ct_rec_shlib *r);
 int ct_enc_python(ct_enc *e, uint64_t ts, const ct_rec_python *r);
+int ct_enc_nvtx_range(ct_enc *e, uint64_t end, const ct_rec_nvtx_range *r);
+int ct_enc_nvtx_mark(ct_enc *e, uint64_t ts, const ct_rec_nvtx_mark *r);
 /* Any record in decoded form (r->type, r->ts, r->u): dispatches to the functions above. */
 int ct_enc_rec(ct_enc *e, const ct_rec *r);
 /* A record of arbitrary type whose body after the timestamp is `body` (tests, extensions). */
@@ -501,6 +532,8 @@ typedef struct {
                                  file declares, known at open: no record of the file begins
                                  more than this before its ts (0 for files of 1.0) */
     int complete;             /* an END record was read */
+    uint64_t nvtx_unnamed;    /* NVTX records past the writer's bound of distinct messages
+                                 (LOSS reason 5, not counted in lost): name 0, group kept */
 } ct_stats;
 
 /* Opens n files. On error returns CT_E_* and writes "PATH: what was expected, what was found"

@@ -6,6 +6,7 @@ BENCH_DIR      := $(B)/tests/bench
 BENCH_CALLS    := $(BENCH_DIR)/bench_calls
 BENCH_TRACESTAT := $(BENCH_DIR)/tracestat
 BENCH_RUSAGE   := $(BENCH_DIR)/rusage
+BENCH_NVTX     := $(BENCH_DIR)/bench_nvtx
 BENCH_PRELOADS := $(BENCH_DIR)/libib_floor.so $(BENCH_DIR)/libib_naive.so
 BENCH_LTTNG    := $(BENCH_DIR)/libib_lttng.so
 # tracegen (tests/analyzer/suite.mk, read after this file, so named here by its path)
@@ -13,11 +14,11 @@ BENCH_TRACEGEN := $(B)/tests/analyzer/tracegen
 # Debian packages of the LTTng and ltrace baselines: installed by `make bench` when missing and
 # running as root, otherwise the command is printed and those baselines are reported as null.
 BENCH_DEB_DEPS := lttng-tools liblttng-ust-dev ltrace babeltrace2
-BENCH_RUN_PREREQS := $(BENCH_CALLS) $(BENCH_TRACESTAT) $(BENCH_RUSAGE) $(BENCH_PRELOADS) $(CUTRACE_BIN) \
+BENCH_RUN_PREREQS := $(BENCH_CALLS) $(BENCH_TRACESTAT) $(BENCH_RUSAGE) $(BENCH_NVTX) $(BENCH_PRELOADS) $(CUTRACE_BIN) \
                      $(CUTRACE_SO) $(BENCH_TRACEGEN) $(WORKLOADS) $(FAKECUDA_DIR)/libcuda.so.1 \
                      $(FAKECUDA_DIR)/libcudart.so.13
 
-all: $(BENCH_CALLS) $(BENCH_TRACESTAT) $(BENCH_RUSAGE) $(BENCH_PRELOADS)
+all: $(BENCH_CALLS) $(BENCH_TRACESTAT) $(BENCH_RUSAGE) $(BENCH_NVTX) $(BENCH_PRELOADS)
 
 $(BENCH_DIR)/%.o: CFLAGS += -Itests/bench -fvisibility=hidden
 
@@ -26,6 +27,10 @@ $(BENCH_CALLS): tests/bench/bench_calls.cu tests/workloads/wl_common.h \
 	@mkdir -p $(dir $@)
 	$(NVCC) -cudart shared $(WL_NVFLAGS) -Itests/workloads -Itests/fakecuda/runtime -o $@ $< \
 	  -L$(CUDA_HOME)/lib64/stubs -lcuda
+
+$(BENCH_NVTX): tests/bench/bench_nvtx.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< -L$(CUDA_HOME)/lib64 -lcudart -ldl
 
 $(BENCH_TRACESTAT): $(BENCH_DIR)/tracestat.o $(CTTRACE_LIB)
 	$(CC) $(CFLAGS) -o $@ $^ $(CTTRACE_LDLIBS)

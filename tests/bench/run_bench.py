@@ -14,6 +14,7 @@ Measures, on the simulated CUDA stack:
   5. each diagnosis's estimated saving against its fix's measured saving (bench_pairs.py).
   6. the wall time cutrace's defaults add to train_loop (bench_overhead.py).
   7. what a call stack with Python frames adds to a call from Python (bench_pystack.py).
+  8. what an NVTX push/pop pair costs, untraced and traced (bench_nvtx.py).
 Writes OUT_DIR/results.json (flat numeric keys, units in the names; `null` plus a reason in
 "notes" where a figure could not be measured) and OUT_DIR/results.md, and prints the tables.
 Speed is reported, never asserted: the exit status is 0 unless a program fails to run.
@@ -32,6 +33,7 @@ import time
 import bench_pairs
 import bench_overhead
 import bench_pystack
+import bench_nvtx
 
 CALLS = ["launch", "memcpy", "alloc", "rtlaunch"]
 CALL_KEY = {"launch": "launch", "memcpy": "memcpy", "alloc": "alloc", "rtlaunch": "runtime_launch"}
@@ -97,7 +99,8 @@ class Bench:
 
     SNAPSHOT = ["bin/cutrace", "lib/libcutrace.so", "tests/fakecuda/libcuda.so.1",
                 "tests/fakecuda/libcudart.so.13", "tests/bench/bench_calls", "tests/bench/tracestat",
-                "tests/bench/rusage", "tests/bench/libib_floor.so", "tests/bench/libib_naive.so",
+                "tests/bench/rusage", "tests/bench/bench_nvtx", "tests/bench/libib_floor.so",
+                "tests/bench/libib_naive.so",
                 "tests/bench/libib_lttng.so", "tests/workloads/train_loop",
                 "tests/analyzer/tracegen", "tests/workloads/libworkload_kernels.so"]
 
@@ -439,6 +442,7 @@ class Bench:
                   "| trace bytes per kernel launch | %.1f | | |" % r["trace_bytes_per_launch"],
                   bench_overhead.row(r, s, v),
                   bench_pystack.row(r, s, v),
+                  bench_nvtx.row(r, s),
                   "| cutrace summary, events/s (%d events, CPU time) | %.1f M (wall %.1f M) | >= %.0f M | %s |" % (
                       r["analyzer_trace_events"], r["analyzer_events_per_sec"] / 1e6,
                       r["analyzer_events_per_sec_wall"] / 1e6, GOAL_ANALYZER_EPS / 1e6,
@@ -480,6 +484,7 @@ class Bench:
         self.bench_trace_size()
         bench_overhead.measure(self)
         bench_pystack.measure(self)
+        bench_nvtx.measure(self)
         self.bench_analyzer()
         pair_verdicts = bench_pairs.bench(self)
         v = self.verdicts()

@@ -15,7 +15,10 @@ static const char *const bench_keys[] = {
     "alloc_ns_untraced", "alloc_ns_traced", "runtime_launch_ns_untraced",
     "runtime_launch_ns_traced", "trace_bytes_per_event", "trace_bytes_per_launch",
     "analyzer_events_per_sec", "analyzer_peak_rss_mb", "timeline_events_per_sec",
-    "tracer_rss_overhead_mb", "python_sync_ns_stacks_none", "python_sync_ns_stacks_default", NULL};
+    "tracer_rss_overhead_mb", "python_sync_ns_stacks_none", "python_sync_ns_stacks_default",
+    "nvtx_pair_ns_untraced_static", "nvtx_pair_ns_traced_static", "nvtx_pair_ns_added_static",
+    "nvtx_pair_ns_untraced_dynamic", "nvtx_pair_ns_traced_dynamic", "nvtx_pair_ns_added_dynamic",
+    NULL};
 
 TEST_IMPL(quick_run_reports_every_key)
 {

@@ -41,7 +41,7 @@ static const char *ft_wire_type(const char *kind)
         return "sv";
     if (!strcmp(kind, "uuid16"))
         return "16 raw bytes";
-    return "uv"; /* uv, dur, parent */
+    return "uv"; /* uv, dur, since, parent */
 }
 
 static int ft_word_at(const char *s, const char *start, const char *w)

@@ -16,7 +16,7 @@ TEST_IMPL(newer_minor_unknown_types_and_fields)
     ct_rec_api a = {.start = 150, .function = 1, .corr = 41};
     ASSERT_INT(ct_enc_api(&e, 200, &a), ==, 0);
     static const uint8_t nvtx[] = {1, 2, 3, 4};
-    ASSERT_INT(ct_enc_raw(&e, CT_REC_NVTX_RANGE, 300, nvtx, sizeof nvtx), ==, 0);
+    ASSERT_INT(ct_enc_raw(&e, CT_REC_GRAPH_LAUNCH, 300, nvtx, sizeof nvtx), ==, 0);
     ASSERT_INT(ct_enc_raw(&e, 200, 400, nvtx, 2), ==, 0);
     /* An API record with two more fields than version 1.0 has: dur 100, function 1, result 2,
      * dcorr +1 (zigzag 2), parent corr-41 (zigzag of 1 = 2), flags 1, then 0x7f, 0x80 0x01. */
@@ -47,7 +47,7 @@ TEST_IMPL(newer_minor_unknown_types_and_fields)
         ASSERT_UINT(l.recs[i].type, ==, types[i]);
         ASSERT_UINT(l.recs[i].ts, ==, 100 * (i + 1));
     }
-    ASSERT_UINT(l.recs[2].u.unknown.type, ==, CT_REC_NVTX_RANGE);
+    ASSERT_UINT(l.recs[2].u.unknown.type, ==, CT_REC_GRAPH_LAUNCH);
     ASSERT_UINT(l.recs[2].u.unknown.len, ==, 4);
     ASSERT_UINT(l.recs[2].u.unknown.bytes[3], ==, 4);
     ASSERT_UINT(l.recs[3].u.unknown.type, ==, 200);

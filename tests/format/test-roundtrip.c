@@ -54,6 +54,13 @@ static size_t fmt_all_types(ct_rec *v, char *longtext, size_t longlen)
     ADD(CT_REC_UNKNOWN)->unknown = (ct_rec_unknown){99, sizeof future, future};
     ADD(CT_REC_SHLIB)->shlib = (ct_rec_shlib){CT_SHLIB_CUBLASLT, 3, UINT32_MAX};
     ADD(CT_REC_PYTHON)->python = (ct_rec_python){0x030d00f0, 3, 0, UINT32_MAX, 7};
+    ADD(CT_REC_NVTX_RANGE)->nvtx_range = (ct_rec_nvtx_range){
+        0, 4242, 4243, 3, 1, UINT32_MAX, 7, 0xff00ff00u, 3, 0x400921fb54442d18ull,
+        CT_NVTX_START_END, 0x100000007ull, 0, CT_NVTX_COLOR};
+    v[n - 1].u.nvtx_range.start = v[n - 1].ts - 999999; /* longer than any other interval */
+    ADD(CT_REC_NVTX_MARK)->nvtx_mark = (ct_rec_nvtx_mark){0, 3, 3, UINT32_MAX, 0, 0, 4242,
+                                                          CT_NVTX_THREAD_NAME};
+    ADD(CT_REC_LOSS)->loss = (ct_rec_loss){CT_LOSS_NVTX_NAMES, 9000, 0, 0, 0};
     ADD(CT_REC_END)->end = (ct_rec_end){CT_END_SIGNAL, -15, 20, 17};
 #undef ADD
     return n;
@@ -64,7 +71,7 @@ TEST_IMPL(roundtrip_every_record_type)
     static char longtext[300];
     ct_rec in[32];
     size_t n = fmt_all_types(in, longtext, sizeof longtext);
-    ASSERT_INT(n, ==, 22);
+    ASSERT_INT(n, ==, 25);
 
     char path[4096];
     snprintf(path, sizeof path, "%s/all.ct", ctt_tmpdir());
@@ -142,15 +149,30 @@ TEST_IMPL(roundtrip_every_record_type)
     ASSERT_UINT(l.recs[20].u.python.prefix, ==, 0);
     ASSERT_UINT(l.recs[20].u.python.exec_prefix, ==, UINT32_MAX);
     ASSERT_UINT(l.recs[20].u.python.path, ==, 7);
-    ASSERT_INT(l.recs[21].u.end.code, ==, -15);
+    const ct_rec_nvtx_range *g = &l.recs[21].u.nvtx_range;
+    ASSERT_UINT(l.recs[21].ts - g->start, ==, 999999);
+    ASSERT_UINT(g->start_tid, ==, 4242);
+    ASSERT_UINT(g->end_tid, ==, 4243);
+    ASSERT_UINT(g->group, ==, UINT32_MAX);
+    ASSERT_UINT(g->color, ==, 0xff00ff00u);
+    ASSERT_UINT(g->payload, ==, 0x400921fb54442d18ull);
+    ASSERT_UINT(g->kind, ==, CT_NVTX_START_END);
+    ASSERT_UINT(g->id, ==, 0x100000007ull);
+    ASSERT_UINT(g->flags, ==, CT_NVTX_COLOR);
+    ASSERT_UINT(l.recs[22].u.nvtx_mark.category, ==, UINT32_MAX);
+    ASSERT_UINT(l.recs[22].u.nvtx_mark.payload, ==, 4242);
+    ASSERT_UINT(l.recs[22].u.nvtx_mark.flags, ==, CT_NVTX_THREAD_NAME);
+    ASSERT_INT(l.recs[24].u.end.code, ==, -15);
     ct_rec_frame fr;
     ASSERT_INT(ct_reader_frame(l.r, 0, 1, &fr), ==, 0);
     ASSERT_UINT(fr.offset, ==, 0x1234);
 
     const ct_stats *st = ct_reader_stats(l.r, 0);
     ASSERT_INT(st->chunks, ==, 2);
-    ASSERT_INT(st->records, ==, 22);
+    ASSERT_INT(st->records, ==, 25);
     ASSERT_INT(st->lost, ==, 3 + 17); /* chunk count plus the LOSS record */
+    ASSERT_INT(st->nvtx_unnamed, ==, 9000); /* LOSS reason 5: named by group, not lost */
+    ASSERT_UINT(st->max_span, ==, 123456); /* the SYNC's: an NVTX range does not count */
     ASSERT_INT(st->unknown_records, ==, 1);
     ASSERT_INT(st->complete, ==, 1);
     ASSERT_INT(l.nwarn, ==, 1); /* the losses, reported once */

@@ -148,6 +148,7 @@ int tr_load(tr_trace *t, const char *dir)
     ct_rec rec;
     int rc;
     while ((rc = ct_reader_next(r, &rec)) == 1) {
+        t->nstrings += rec.type == CT_REC_STRING;
         if (rec.type == CT_REC_STRING || rec.type == CT_REC_FRAME || rec.type == CT_REC_STACK ||
             rec.type == CT_REC_UNKNOWN)
             continue;
@@ -170,8 +171,18 @@ int tr_load(tr_trace *t, const char *dir)
             x->name = tr_dup(ct_reader_str(r, rec.file, rec.u.thread.name, tmp));
         } else if (rec.type == CT_REC_DEVICE) {
             x->name = tr_dup(ct_reader_str(r, rec.file, rec.u.device.name, tmp));
-        } else if (rec.type == CT_REC_MEM)
+        } else if (rec.type == CT_REC_MEM) {
             x->stack = tr_stack(r, rec.file, rec.u.mem.stack);
+        } else if (rec.type == CT_REC_NVTX_RANGE || rec.type == CT_REC_NVTX_MARK) {
+            const ct_rec_nvtx_mark *m = &rec.u.nvtx_mark;
+            const ct_rec_nvtx_range *g = &rec.u.nvtx_range;
+            int range = rec.type == CT_REC_NVTX_RANGE;
+            uint32_t ids[3] = {range ? g->name : m->name, range ? g->group : m->group,
+                               range ? g->domain : m->domain};
+            char **to[3] = {&x->name, &x->symbol, &x->domain};
+            for (int k = 0; k < 3; k++)
+                *to[k] = ids[k] ? tr_dup(ct_reader_str(r, rec.file, ids[k], tmp)) : NULL;
+        }
         if (rec.type == CT_REC_API)
             x->stack = tr_stack(r, rec.file, rec.u.api.stack);
     }
@@ -193,6 +204,7 @@ void tr_free(tr_trace *t)
     for (size_t i = 0; i < t->n; i++) {
         free(t->v[i].name);
         free(t->v[i].symbol);
+        free(t->v[i].domain);
         free(t->v[i].stack);
     }
     for (size_t i = 0; i < t->nfiles; i++)

@@ -8,7 +8,8 @@
 
 /* One record of a loaded trace, with its names resolved: API -> the function; LAUNCH -> the
  * kernel (demangled) and symbol (mangled, or the same); THREAD -> the thread name; DEVICE -> the
- * device name. API and MEM
+ * device name; NVTX_RANGE and NVTX_MARK -> name, symbol: the normalized name (group), domain
+ * (NULL for id 0). API and MEM
  * records with a stack: "function@module;" per frame, innermost first ("function@file:line;" for
  * a Python frame). */
 typedef struct {
@@ -16,12 +17,14 @@ typedef struct {
     char *name;
     char *symbol;
     char *stack;
+    char *domain;
 } tr_rec;
 
 typedef struct {
     tr_rec *v;
     size_t n, cap;
     size_t nfiles;
+    size_t nstrings;  /* STRING definitions read */
     char **paths;
     uint32_t pids[64];
     ct_stats stats[64];

@@ -23,13 +23,24 @@ WL_PY_PROGS := $(WL_DIR)/py_loader $(WL_DIR)/py_sites
 
 # A C program on NVIDIA's cuBLAS and cuBLASLt (linked as a user would, run on NVIDIA's runtime).
 WL_BLAS_PROGS := $(WL_DIR)/cublas_roofline
+# Programs naming their phases with NVTX (NVIDIA's header-only nvtx3, which dlopens its tool).
+WL_NVTX_PROGS := $(WL_DIR)/nvtx_ranges $(WL_DIR)/nvtx3_ranges
 
-WORKLOADS   := $(WL_CU_PROGS) $(WL_C_PROGS) $(WL_PY_PROGS) $(WL_KERNELS) $(WL_TORCH) $(WL_BLAS_PROGS)
+WORKLOADS   := $(WL_CU_PROGS) $(WL_C_PROGS) $(WL_PY_PROGS) $(WL_KERNELS) $(WL_TORCH) $(WL_BLAS_PROGS) $(WL_NVTX_PROGS)
 all: $(WORKLOADS)
 
 $(WL_BLAS_PROGS): $(WL_DIR)/%: tests/workloads/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< -L$(CUDA_HOME)/lib64 -lcublasLt -lcublas -lcudart
+
+$(WL_DIR)/nvtx_ranges: tests/workloads/nvtx_ranges.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< -L$(CUDA_HOME)/lib64 -lcudart -ldl -lpthread
+
+# NVTX's C++ API (nvtx3.hpp), compiled as C++17 the way its documentation uses it.
+$(WL_DIR)/nvtx3_ranges: tests/workloads/nvtx3_ranges.cpp
+	@mkdir -p $(dir $@)
+	$(CXX) -O2 -g -std=c++17 -Wall -Wextra -Werror -I$(CUDA_INC) -o $@ $< -L$(CUDA_HOME)/lib64 -lcudart -ldl -lpthread
 
 $(WL_DIR)/py_loader: tests/workloads/py_loader.py $(WL_CUBINS)
 	@mkdir -p $(dir $@)
