@@ -500,3 +500,40 @@ TEST_IMPL(python_user_code_under_a_lib_python3_directory)
     tj_free(s);
     return 0;
 }
+
+/* --runtime: the loop through the CUDA runtime (here the simulated libcudart.so.13) by ctypes:
+ * the pageable-copy diagnosis names the copy's line, and every Python stack of the trace is one
+ * of the runtime loop's marked lines (the driver calls the runtime makes inside them carry the
+ * same Python frames). */
+static int runtime_sites(const char *python, int n)
+{
+    ctt_proc p;
+    char dir[4096], files[2][4096], outer[256], b[4][1024], want[128];
+    ASSERT_INT(same_traced(&p, dir, python, n, " --runtime"), ==, 0);
+    ASSERT(p.exited && p.code == 0);
+    ASSERT_STR(p.out, "py_sites: steps=10\n");
+    ctt_proc_free(&p);
+    ASSERT_INT(trace_files(dir, files, 2), ==, 1);
+    snprintf(outer, sizeof outer, "%s %s", at("main", "rt-main"), at("<module>", "module"));
+    snprintf(b[0], sizeof b[0], "%s %s", at("runtime_train", "rt-alloc"), outer);
+    snprintf(b[1], sizeof b[1], "%s %s %s", at("runtime_step", "rt-copy"), at("runtime_train", "rt-step"), outer);
+    snprintf(b[2], sizeof b[2], "%s %s %s", at("runtime_step", "rt-sync"), at("runtime_train", "rt-step"), outer);
+    snprintf(b[3], sizeof b[3], "%s %s", at("runtime_train", "rt-free"), outer);
+    const char *stacks[] = {b[0], b[1], b[2], b[3], NULL};
+    ASSERT_INT(python_stacks_are(files[0], stacks), ==, 0);
+    tj *s = an_summary(dir, NULL);
+    ASSERT(s);
+    const tj *d = an_diag(s, "pageable-memcpy");
+    ASSERT(d);
+    snprintf(want, sizeof want, "py_sites:%d in runtime_step", marker_line("rt-copy"));
+    ASSERT_STR(tj_str(d, "sites.0.stack"), want);
+    ASSERT_STR(tj_str(d, "sites.0.call"), "cudaMemcpy");
+    ASSERT_INT(tj_num(d, "sites.0.count"), ==, 10);
+    tj_free(s);
+    return 0;
+}
+
+TEST_IMPL(python_call_sites_through_the_runtime)
+{
+    return every_python_check(runtime_sites);
+}

@@ -4,7 +4,7 @@ on lines marked `# cutrace: <what>`: the tests read the markers to know which fi
 diagnosis must name (issue 14).
 
     py_sites [--steps N] [--thread] [--fork] [--callback] [--two-paths] [--exception] [--atexit]
-             [--daemon] [--pool]
+             [--daemon] [--pool] [--runtime]
 
 cuInit; cuDeviceGet(0); cuDevicePrimaryCtxRetain + cuCtxSetCurrent; cuMemAlloc of 1 MiB; then N
 [10] steps, each a cuMemcpyHtoD of 1 MiB from pageable memory (marker pageable-copy) and a
@@ -26,6 +26,10 @@ status 1).
 2 MiB (marker atexit-alloc) and prints "py_sites: at exit".
 --daemon: a daemon thread calls cuCtxSynchronize in a loop (marker daemon-sync) from before the
 training until the process exits; the context is not released (the thread still uses it).
+--runtime: the loop goes through the CUDA runtime (the libcudart.so.13 the loader finds) instead:
+cudaMalloc (marker rt-alloc), then N steps of runtime_step, each a cudaMemcpy host-to-device of
+1 MiB from pageable memory (rt-copy) and a cudaDeviceSynchronize (rt-sync), then cudaFree
+(rt-free); stdout as without it.
 --pool: first a multiprocessing Pool of 2 workers forked with the 'fork' start method (one task
 each, before the parent uses CUDA) each initializes CUDA and trains (marker pool-train; the
 two in turn), printing "py_sites: pool workers=2"; then the parent trains as without it.
@@ -151,6 +155,22 @@ def two_paths(steps, ctx):
         check(cu.cuMemFree_v2(buf), "cuMemFree")
 
 
+def runtime_step(rt, dev_buf, host, nbytes):
+    check(rt.cudaMemcpy(dev_buf, host, ctypes.c_size_t(nbytes), 1), "cudaMemcpy")  # cutrace: rt-copy
+    check(rt.cudaDeviceSynchronize(), "cudaDeviceSynchronize")  # cutrace: rt-sync
+
+
+def runtime_train(steps):
+    rt = ctypes.CDLL("libcudart.so.13")
+    nbytes = 1 << 20
+    d = ctypes.c_void_p()
+    check(rt.cudaMalloc(ctypes.byref(d), ctypes.c_size_t(nbytes)), "cudaMalloc")  # cutrace: rt-alloc
+    host = ctypes.create_string_buffer(nbytes)  # pageable
+    for _ in range(steps):
+        runtime_step(rt, d, host, nbytes)  # cutrace: rt-step
+    check(rt.cudaFree(d), "cudaFree")  # cutrace: rt-free
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--steps", type=int, default=10)
@@ -158,7 +178,7 @@ def main():
     ap.add_argument("--fork", action="store_true")
     ap.add_argument("--callback", action="store_true")
     ap.add_argument("--two-paths", action="store_true")
-    for mode in ("--exception", "--atexit", "--daemon", "--pool"):
+    for mode in ("--exception", "--atexit", "--daemon", "--pool", "--runtime"):
         ap.add_argument(mode, action="store_true")
     o = ap.parse_args()
     child = os.fork() if o.fork else -1
@@ -174,6 +194,10 @@ def main():
     if o.exception:  # ctypes reports a callback's exception with its address: print what is stable
         sys.unraisablehook = lambda u: print("py_sites: the callback raised %s" % u.exc_type.__name__,
                                              file=sys.stderr, flush=True)
+    if o.runtime:
+        runtime_train(o.steps)  # cutrace: rt-main
+        print("py_sites: steps=%d" % o.steps, flush=True)
+        return 0
     dev, ctx = cuda_context()
     if o.daemon:
         running = threading.Event()
