@@ -73,7 +73,7 @@ kernels = [check(cu.cuModuleGetFunction(module, name)) for name in (b"scale_by_t
 
 nbytes = args.n * 4
 host = bytearray(nbytes)
-dptr = check(cu.cuMemAlloc(nbytes))
+dptr = check(cu.cuMemAlloc(nbytes))  # cutrace: alloc
 stream = check(cu.cuStreamCreate(0))
 threads = 256
 blocks = (args.n + threads - 1) // threads
@@ -81,12 +81,12 @@ ptr_arg = ctypes.c_uint64(int(dptr))
 n_arg = ctypes.c_uint32(args.n)
 params = (ctypes.c_void_p * 2)(ctypes.addressof(ptr_arg), ctypes.addressof(n_arg))
 for _ in range(args.iters):
-    check(cu.cuMemcpyHtoDAsync(dptr, host, nbytes, stream))
+    check(cu.cuMemcpyHtoDAsync(dptr, host, nbytes, stream))  # cutrace: h2d
     for k in kernels:
         check(cu.cuLaunchKernel(k, blocks, 1, 1, threads, 1, 1, 0, stream,
                                 ctypes.addressof(params), 0))
     check(cu.cuMemcpyDtoHAsync(host, dptr, nbytes, stream))
-check(cu.cuStreamSynchronize(stream))
+check(cu.cuStreamSynchronize(stream))  # cutrace: sync
 check(cu.cuStreamDestroy(stream))
 check(cu.cuMemFree(dptr))
 check(cu.cuModuleUnload(module))

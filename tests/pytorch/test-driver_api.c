@@ -17,6 +17,11 @@ TEST_IMPL(cuda_python_ptx)
         return 1;
     ASSERT_CONTAINS(p.out, "launches 10 kernels 2 copies 10 bytes per copy 262144\n");
     ASSERT_INT(pt_trace_files(dir, one), ==, 1);
+    /* cuda-python's Cython bindings between the script and the driver: its lines are the call
+     * sites all the same */
+    ASSERT_INT(pt_python_frame_at(one, "driver_ptx.py", "alloc"), ==, 0);
+    ASSERT_INT(pt_python_frame_at(one, "driver_ptx.py", "h2d"), ==, 0);
+    ASSERT_INT(pt_python_frame_at(one, "driver_ptx.py", "sync"), ==, 0);
     tj *s = an_summary(dir, NULL);
     ASSERT(s);
     const tj *k = tj_get(s, "kernels");
