@@ -305,7 +305,7 @@ static int ctp_py_walk(const ctp_py_mem *m, const uint64_t *ips, int n, int cap,
 
 int ctp_python_splice(uint64_t *ips, int n, int cap, uint64_t *code_at)
 {
-    if (!ctp_py_known() || !ctp_py)
+    if (!ctp_opt.python_frames || !ctp_py_known() || !ctp_py)
         return n;
     /* not up, or going down; or before 3.12 with a sub-interpreter, where the thread state found
      * may not be the running one */

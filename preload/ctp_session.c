@@ -50,6 +50,8 @@ static void ctp_read_options(void)
 {
     const char *s = getenv("CUTRACE_STACKS");
     ctp_opt.stacks = !s || !*s || !strcmp(s, "default") ? 1 : !strcmp(s, "all") ? 2 : 0;
+    s = getenv("CUTRACE_PYTHON_FRAMES");
+    ctp_opt.python_frames = !s || strcmp(s, "0") != 0;
     s = getenv("CUTRACE_GPU_TIMING");
     ctp_opt.gpu_every = !s || !*s || !strcmp(s, "all") ? 1 : !strcmp(s, "off") ? 0
                                                          : (unsigned)strtoul(s, NULL, 10);

@@ -106,6 +106,7 @@ extern uint64_t ctp_buffer_used; /* bytes of rings and encoders of registered th
 /* Options (read by the session when the trace starts, CUTRACE_* variables). */
 typedef struct {
     int stacks;                   /* 0 none, 1 default (alloc/copy/sync), 2 all */
+    int python_frames;            /* 0: stacks stay native in a Python process */
     unsigned gpu_every;           /* 0 off, 1 all, N: 1 in N */
     uint64_t cpu_gap_ns;          /* read thread CPU time after this long outside CUDA */
     uint64_t cpu_gap_ticks;       /* the same in ctp_ticks units */

@@ -112,8 +112,9 @@ static int same_interpreter(const char *dir, const char *out)
 }
 
 /* Python code objects freed and made again at the same addresses (pycode.py): the i-th call is
- * named after its own code object, gen_i.py line i + 2, on each CPython 3.8-3.13 installed; and
- * the trace's PYTHON record describes that interpreter as it describes itself. */
+ * named after its own code object, gen_i.py line i + 2, on each CPython 3.8-3.13 installed; the
+ * trace's PYTHON record describes that interpreter as it describes itself; and with
+ * CUTRACE_PYTHON_FRAMES=0 the stacks stay native. */
 TEST_IMPL(stacks_python_code_reused)
 {
     glob_t g;
@@ -146,6 +147,19 @@ TEST_IMPL(stacks_python_code_reused)
         printf("%s: 200 calls named after their own code objects\n", g.gl_pathv[k]);
         if (same_interpreter(out, p.out))
             return 1;
+        /* CUTRACE_PYTHON_FRAMES=0: the same calls, their stacks native */
+        char *off[] = {"CUTRACE_PYTHON_FRAMES=0", NULL};
+        ctt_proc q;
+        tr_trace u;
+        snprintf(out, sizeof out, "%s/pycode-%zu-native", ctt_tmpdir(), k);
+        ASSERT_INT(tr_run(&q, out, NULL, cmd, off, 60), ==, 0);
+        TR_ASSERT_EXIT(q, 0);
+        ASSERT_INT(tr_load(&u, out), ==, 0);
+        ASSERT_UINT(tr_count(&u, CT_REC_API, "cuCtxSynchronize"), ==, 200);
+        for (size_t r = 0; r < u.n; r++)
+            ASSERT(!u.v[r].stack || !strstr(u.v[r].stack, ".py:"));
+        tr_free(&u);
+        ctt_proc_free(&q);
         tr_free(&t);
         ctt_proc_free(&p);
     }
