@@ -59,6 +59,18 @@ static tj *pt_summary(const char *dir)
  * the GPU waits for every batch. Kernels at their default simulated duration (a few us), so
  * that the GPU's queue drains right after each step's calls and each idle gap is the host's
  * time between steps, which the program measures itself (stderr). */
+
+/* The stacks of the batch's copy and of the final synchronization in the one trace file of dir
+ * hold their Python lines of train.py. */
+static int train_lines_in_stacks(const char *dir)
+{
+    char one[4096];
+    ASSERT_INT(pt_trace_files(dir, one), ==, 1);
+    ASSERT_INT(pt_python_frame_at(one, "train.py", "batch-copy"), ==, 0);
+    ASSERT_INT(pt_python_frame_at(one, "train.py", "final-sync"), ==, 0);
+    return 0;
+}
+
 /* The GPU time of the operations the simulation executed for process pid (FAKECUDA_TRUTH
  * lines: PID TID INDEX KIND STREAM START END ...), summed; -1 if it has none. */
 static double pt_true_gpu_ns(const char *truth, int pid)
@@ -147,11 +159,7 @@ TEST_IMPL(pytorch_starved_loop)
      * the call stacks captured), not the 450,000 names of PyTorch's symbol tables */
     ASSERT(tj_num(s, "processes.0.records") < 10000);
     tj_free(s);
-    /* the stacks of the batch's copy and of the final synchronization hold their Python lines */
-    char one[4096];
-    ASSERT_INT(pt_trace_files(dir, one), ==, 1);
-    ASSERT_INT(pt_python_frame_at(one, "train.py", "batch-copy"), ==, 0);
-    ASSERT_INT(pt_python_frame_at(one, "train.py", "final-sync"), ==, 0);
+    ASSERT_INT(train_lines_in_stacks(dir), ==, 0);
     ctt_proc_free(&p);
     return 0;
 }
@@ -195,10 +203,7 @@ TEST_IMPL(pytorch_fed_loop)
     ASSERT(tj_num(s, "processes.0.pinned_host_peak_bytes") > 0);
     ASSERT(!an_diag(s, "dataloader-starvation"));
     tj_free(s);
-    char one[4096];
-    ASSERT_INT(pt_trace_files(dir, one), ==, 1);
-    ASSERT_INT(pt_python_frame_at(one, "train.py", "batch-copy"), ==, 0);
-    ASSERT_INT(pt_python_frame_at(one, "train.py", "final-sync"), ==, 0);
+    ASSERT_INT(train_lines_in_stacks(dir), ==, 0);
     ctt_proc_free(&p);
     return 0;
 }
