@@ -21,14 +21,6 @@ static int frame_not_user(const char *fn, const char *mod)
            (fn[0] == 'c' && fn[1] == 'u' && fn[2] >= 'A' && fn[2] <= 'Z');
 }
 
-/* Whether file lies in directory dir (a path prefix ending at a '/'). */
-static int py_under(const char *dir, size_t len, const char *file)
-{
-    while (len && dir[len - 1] == '/')
-        len--;
-    return len && !strncmp(file, dir, len) && file[len] == '/';
-}
-
 /* Whether a Python source file is the user's rather than the interpreter's: not frozen or
  * generated code ("<frozen ...>", "<string>"), not an installed package (in a directory named
  * site-packages or dist-packages, the names site.py gives every site directory: a virtual
@@ -45,8 +37,8 @@ static int py_file_is_user(const cta_python *py, const char *file)
     const char *prefixes[] = {py->prefix, py->exec_prefix};
     for (size_t i = 0; i < 2; i++) {
         char lib[600];
-        int n = snprintf(lib, sizeof lib, "%s/lib", prefixes[i]);
-        if (prefixes[i][0] && py_under(lib, (size_t)n, file))
+        int n = snprintf(lib, sizeof lib, "%s/lib/", prefixes[i]);
+        if (prefixes[i][0] && !strncmp(file, lib, (size_t)n))
             return 0;
     }
     return 1;

@@ -240,14 +240,17 @@ static int ctp_py_walk(const ctp_py_mem *m, const uint64_t *ips, int n, int cap,
                        uint64_t *code_at)
 {
     const ctp_py_layout *L = ctp_py;
-    uint64_t cur = 0;
     unsigned char buf[256];
     void *ts = ctp_py_tstate();
-    if (!ts || ctp_py_read(m, (uintptr_t)ts + L->ts_frame, buf, 8) != 0 ||
-        (L->cframe_current != CTP_PY_NONE &&
-         ctp_py_read(m, ctp_py_u64(buf, 0) + L->cframe_current, buf, 8) != 0))
+    if (!ts || ctp_py_read(m, (uintptr_t)ts + L->ts_frame, buf, 8) != 0)
         return -1;
-    cur = ctp_py_u64(buf, 0);
+    uint64_t cur = ctp_py_u64(buf, 0);
+    /* 3.11, 3.12: the state points at a _PyCFrame (a direct read must not follow a null one) */
+    if (L->cframe_current != CTP_PY_NONE) {
+        if (!cur || ctp_py_read(m, cur + L->cframe_current, buf, 8) != 0)
+            return -1;
+        cur = ctp_py_u64(buf, 0);
+    }
     int kept = 0, py = 0;
     for (int i = 0; i < n && kept < cap; i++) {
         if (ips[i] < ctp_py_eval_lo || ips[i] >= ctp_py_eval_hi || !cur) {
