@@ -148,6 +148,15 @@ static int ctp_nvtxw_range(ct_enc *e, uint64_t ts, uint64_t start, uint32_t star
     return rc;
 }
 
+/* The NVTX_BEGIN of a range the writer now keeps open: a reader learns of it before the calls
+ * made inside it (FORMAT.md 4.8). */
+static int ctp_nvtxw_begin(ct_enc *e, uint64_t ts, uint32_t tid, uint32_t kind, uint64_t id,
+                          uint32_t depth, const ctp_nvtxw_info *i)
+{
+    ct_rec_nvtx_begin b = {tid, kind, id, i->domain, i->name, i->group, depth};
+    return ct_enc_nvtx_begin(e, ts, &b);
+}
+
 static ctp_nvtxw_start *ctp_nvtxw_find(uint64_t id, int for_insert)
 {
     uint64_t i = (id * 0x9E3779B97F4A7C15ull) >> 51; /* 13 bits: CTP_NVTXW_STARTS */
@@ -213,14 +222,13 @@ int ctp_nvtxw_encode(ctp_thread *t, ct_enc *e, const uint64_t *w, int give_up, i
             if (!o[k].used && !slot)
                 slot = &o[k];
         }
-        if (slot) {
-            ctp_nvtxw_info_of(&r, text, dom, nolock, def, &slot->i);
-            slot->start = ts;
-            slot->dom = dom;
-            slot->depth = r.depth;
-            slot->used = 1;
-        }
-        return 0;
+        if (!slot)
+            return 0;
+        ctp_nvtxw_info_of(&r, text, dom, nolock, def, &info);
+        int rc = ctp_nvtxw_begin(e, ts, t->tid, CT_NVTX_PUSH_POP, 0, r.depth, &info);
+        if (rc == 0)
+            *slot = (struct ctp_nvtx_open){ts, dom, r.depth, 1, info};
+        return rc;
     }
     case CTP_NVTX_POP: {
         struct ctp_nvtx_open *o = t->nvtx_open;
@@ -238,13 +246,13 @@ int ctp_nvtxw_encode(ctp_thread *t, ct_enc *e, const uint64_t *w, int give_up, i
     }
     case CTP_NVTX_START: {
         ctp_nvtxw_start *s = ctp_starts ? ctp_nvtxw_find(r.id, 1) : NULL;
-        if (s) {
-            ctp_nvtxw_info_of(&r, text, dom, nolock, def, &s->i);
-            s->id = r.id;
-            s->start = ts;
-            s->tid = t->tid;
-        }
-        return 0;
+        if (!s)
+            return 0;
+        ctp_nvtxw_info_of(&r, text, dom, nolock, def, &info);
+        int rc = ctp_nvtxw_begin(e, ts, t->tid, CT_NVTX_START_END, r.id, 0, &info);
+        if (rc == 0)
+            *s = (ctp_nvtxw_start){r.id, ts, t->tid, info};
+        return rc;
     }
     case CTP_NVTX_END: {
         ctp_nvtxw_start *s = ctp_starts ? ctp_nvtxw_find(r.id, 0) : NULL;

@@ -205,6 +205,15 @@
     F(depth, u32, depth, "", depth, u, 0)                                                   \
     F(flags, u32, flags, "", flags, u, 0)
 
+#define CT_NVTX_BEGIN_FIELDS(F)                                                             \
+    F(tid, u32, tid, "", thread, u, 0)                                                      \
+    F(kind, u32, kind, "", kind, u, 0)                                                      \
+    F(id, uv, id, "", id, x, 0)                                                             \
+    F(domain, u32, domain, "", domain, str, 0)                                              \
+    F(name, u32, name, "", name, str, 0)                                                    \
+    F(group, u32, group, "", group, str, 0)                                                 \
+    F(depth, u32, depth, "", depth, u, 0)
+
 #define CT_NVTX_MARK_FIELDS(F)                                                              \
     CT_NVTX_ATTR_FIELDS(F)                                                                  \
     F(flags, u32, flags, "", flags, u, 0)
@@ -228,7 +237,8 @@
     R(SHLIB, shlib, CT_SHLIB_FIELDS)                                                        \
     R(PYTHON, python, CT_PYTHON_FIELDS)                                                     \
     R(NVTX_RANGE, nvtx_range, CT_NVTX_RANGE_FIELDS)                                         \
-    R(NVTX_MARK, nvtx_mark, CT_NVTX_MARK_FIELDS)
+    R(NVTX_MARK, nvtx_mark, CT_NVTX_MARK_FIELDS)                                           \
+    R(NVTX_BEGIN, nvtx_begin, CT_NVTX_BEGIN_FIELDS)
 #define CT_RECORDS(R) CT_DEF_RECORDS(R) CT_EVENT_RECORDS(R)
 
 #endif

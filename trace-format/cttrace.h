@@ -38,7 +38,7 @@ extern "C" {
 /* ---- versions and limits ------------------------------------------------------------------ */
 
 #define CT_FORMAT_MAJOR 1
-#define CT_FORMAT_MINOR 5
+#define CT_FORMAT_MINOR 6
 
 #define CT_FILE_MAGIC "CUTRACE\0"      /* 8 bytes at offset 0 */
 #define CT_FILE_MAGIC_LEN 8
@@ -97,7 +97,8 @@ enum ct_rec_type {
     CT_REC_GEMM = 20,   /* a cuBLAS / cuBLASLt matrix product's shape and types (minor 2) */
     CT_REC_SHLIB = 21,  /* a CUDA library the process mapped: path and build id (minor 2) */
     CT_REC_PYTHON = 22, /* the CPython the process runs: version, prefixes, search path (minor 4) */
-    CT_REC_TYPE_LIMIT = 23, /* first type number this version does not define */
+    CT_REC_NVTX_BEGIN = 23, /* an NVTX range's push or start, before its NVTX_RANGE (minor 6) */
+    CT_REC_TYPE_LIMIT = 24, /* first type number this version does not define */
     /* Pseudo types, never on the wire, delivered by the reader: */
     CT_REC_CHUNK = 1000,   /* start of a chunk (only with ct_reader_opts.chunk_records) */
     CT_REC_UNKNOWN = 1001, /* a record of a type this reader does not know (content skipped) */
@@ -308,6 +309,12 @@ typedef struct {
     uint32_t flags;                /* enum ct_nvtx_flags */
 } ct_rec_nvtx_range;
 typedef struct {
+    uint32_t tid;                  /* the OS thread that pushed or started it */
+    uint32_t kind;                 /* enum ct_nvtx_kind */
+    uint64_t id;                   /* as in ct_rec_nvtx_range */
+    uint32_t domain, name, group, depth;
+} ct_rec_nvtx_begin;
+typedef struct {
     uint32_t domain, name, group;  /* as in ct_rec_nvtx_range */
     uint32_t category, color, payload_kind;
     uint64_t payload;
@@ -373,6 +380,7 @@ typedef struct {
         ct_rec_python python;
         ct_rec_nvtx_range nvtx_range;
         ct_rec_nvtx_mark nvtx_mark;
+        ct_rec_nvtx_begin nvtx_begin;
         ct_chunk_info chunk;
         ct_rec_unknown unknown;
     } u;
@@ -420,6 +428,7 @@ int ct_enc_shlib(ct_enc *e, uint64_t ts, const ct_rec_shlib *r);
 int ct_enc_python(ct_enc *e, uint64_t ts, const ct_rec_python *r);
 int ct_enc_nvtx_range(ct_enc *e, uint64_t end, const ct_rec_nvtx_range *r);
 int ct_enc_nvtx_mark(ct_enc *e, uint64_t ts, const ct_rec_nvtx_mark *r);
+int ct_enc_nvtx_begin(ct_enc *e, uint64_t ts, const ct_rec_nvtx_begin *r);
 /* Any record in decoded form (r->type, r->ts, r->u): dispatches to the functions above. */
 int ct_enc_rec(ct_enc *e, const ct_rec *r);
 /* A record of arbitrary type whose body after the timestamp is `body` (tests, extensions). */

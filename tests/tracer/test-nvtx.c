@@ -233,7 +233,34 @@ TEST_IMPL(nvtx_ranges_recorded)
     /* API names, frames, thread names, the workload's dozen messages, and the bounded rest */
     ASSERT_UINT(t.nstrings, <, NVTX_BOUND + 300);
 
-    /* dump shows them; the analyzer, which does not use them yet, reads the trace as before */
+    /* Each range's NVTX_BEGIN, in its starting thread's stream at its start, before it: the
+     * same names, kind and id or depth; none for the unmatched ones; one per range. */
+    size_t begins = 0, ranges = 0;
+    for (size_t i = 0; i < t.n; i++) {
+        const ct_rec *r = &t.v[i].r;
+        begins += r->type == CT_REC_NVTX_BEGIN;
+        if (r->type != CT_REC_NVTX_RANGE || (r->u.nvtx_range.flags & CT_NVTX_UNMATCHED))
+            continue;
+        ranges++;
+        const ct_rec_nvtx_range *g = &r->u.nvtx_range;
+        const tr_rec *b = NULL;
+        for (size_t j = i; j-- > 0 && !b;) {
+            const ct_rec *c = &t.v[j].r;
+            if (c->type == CT_REC_NVTX_BEGIN && c->ts == g->start && c->tid == g->start_tid &&
+                c->u.nvtx_begin.tid == g->start_tid && c->u.nvtx_begin.kind == g->kind &&
+                c->u.nvtx_begin.id == g->id && c->u.nvtx_begin.depth == g->depth)
+                b = &t.v[j];
+        }
+        ASSERT(b != NULL);
+        ASSERT((b->name == NULL) == (t.v[i].name == NULL));
+        ASSERT(!b->name || !strcmp(b->name, t.v[i].name));
+        ASSERT(!b->symbol == !t.v[i].symbol);
+        ASSERT(!b->symbol || !strcmp(b->symbol, t.v[i].symbol));
+        ASSERT(!b->domain == !t.v[i].domain);
+    }
+    ASSERT_UINT(begins, ==, ranges);
+
+    /* dump shows them; the analyzer reads the trace */
     char *dump = tr_analyze((char *[]){"dump", out, NULL});
     ASSERT(dump != NULL);
     ASSERT_CONTAINS(dump, " nvtx-mark ");

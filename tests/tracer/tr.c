@@ -173,12 +173,16 @@ int tr_load(tr_trace *t, const char *dir)
             x->name = tr_dup(ct_reader_str(r, rec.file, rec.u.device.name, tmp));
         } else if (rec.type == CT_REC_MEM) {
             x->stack = tr_stack(r, rec.file, rec.u.mem.stack);
-        } else if (rec.type == CT_REC_NVTX_RANGE || rec.type == CT_REC_NVTX_MARK) {
+        } else if (rec.type == CT_REC_NVTX_RANGE || rec.type == CT_REC_NVTX_MARK ||
+                   rec.type == CT_REC_NVTX_BEGIN) {
             const ct_rec_nvtx_mark *m = &rec.u.nvtx_mark;
             const ct_rec_nvtx_range *g = &rec.u.nvtx_range;
-            int range = rec.type == CT_REC_NVTX_RANGE;
-            uint32_t ids[3] = {range ? g->name : m->name, range ? g->group : m->group,
-                               range ? g->domain : m->domain};
+            const ct_rec_nvtx_begin *b = &rec.u.nvtx_begin;
+            uint32_t ids[3] = {m->name, m->group, m->domain};
+            if (rec.type == CT_REC_NVTX_RANGE)
+                memcpy(ids, (uint32_t[3]){g->name, g->group, g->domain}, sizeof ids);
+            else if (rec.type == CT_REC_NVTX_BEGIN)
+                memcpy(ids, (uint32_t[3]){b->name, b->group, b->domain}, sizeof ids);
             char **to[3] = {&x->name, &x->symbol, &x->domain};
             for (int k = 0; k < 3; k++)
                 *to[k] = ids[k] ? tr_dup(ct_reader_str(r, rec.file, ids[k], tmp)) : NULL;
