@@ -714,11 +714,32 @@ static int by_saving(const void *a, const void *b)
     return x->saving_ns < y->saving_ns ? 1 : x->saving_ns > y->saving_ns ? -1 : strcmp(x->id, y->id);
 }
 
+/* The events each diagnosis is drawn from, for the NVTX range they happened in. */
+static const struct {
+    const char *id;
+    int kind;
+} where_kinds[] = {
+    {"dataloader-starvation", CTA_WHERE_GAP + CTA_GAP_STARVE},
+    {"excessive-sync", CTA_SITE_SYNC},
+    {"sync-memcpy", CTA_SITE_SYNC_COPY},
+    {"launch-bound", CTA_WHERE_GAP + CTA_GAP_LAUNCH},
+    {"gpu-gaps", CTA_WHERE_GAP + CTA_GAP_HOST},
+    {"pageable-memcpy", CTA_SITE_PAGEABLE},
+    {"async-memcpy-pageable", CTA_SITE_ASYNC_PAGEABLE},
+    {"alloc-churn", CTA_SITE_CHURN},
+    {"oom", CTA_WHERE_OOM},
+};
+
 int cta_diagnose(const cta_model *m, const cta_diag_opts *o, cta_diag **out)
 {
     diags ds = {.m = m, .o = o};
     for (size_t i = 0; i < m->nprocs; i++)
         proc_diagnoses(&ds, &m->procs[i]);
+    for (size_t i = 0; i < ds.n; i++)
+        for (size_t k = 0; k < sizeof where_kinds / sizeof *where_kinds; k++)
+            if (!strcmp(ds.v[i].id, where_kinds[k].id))
+                ds.v[i].in_range = cta_nvtx_where_text(m, ds.v[i].proc, where_kinds[k].kind,
+                                                       &ds.v[i].range);
     if (ds.n)
         qsort(ds.v, ds.n, sizeof *ds.v, by_saving);
     *out = ds.v;

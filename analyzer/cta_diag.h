@@ -7,6 +7,7 @@
 #define CTA_DIAG_H
 
 #include "cta_model.h"
+#include "cta_nvtx.h"
 
 #define CTA_DIAG_MAX_EV 16
 #define CTA_DIAG_MAX_SITES 5
@@ -49,6 +50,8 @@ typedef struct {
     int nsites;
     char fix[2048];               /* naming the Python line of the first site where it has one */
     char detail[2048];            /* extra lines (gaps, holders, windows), text only */
+    int in_range;                 /* its events happened in NVTX ranges: where (range) */
+    cta_nvtx_where_info range;
 } cta_diag;
 
 typedef struct {

@@ -3,6 +3,7 @@
  * into the per-name tables and call sites, and turned into the sweep's intervals and points. */
 #include "cta_model_int.h"
 #include "cta_gemm.h"
+#include "cta_nvtx.h"
 
 #include <assert.h>
 #include <stdio.h>
@@ -44,11 +45,13 @@ static cta_joining *call_get(cta_proc *p, uint64_t corr, int create)
     return c;
 }
 
-static void call_drop(cta_proc *p, uint64_t corr)
+static void call_drop(cta_model *m, cta_proc *p, uint64_t corr)
 {
     uint32_t idx;
-    if (ct_hash_del(&p->corr, corr, &idx))
+    if (ct_hash_del(&p->corr, corr, &idx)) {
+        cta_nvtx_unref(m, p, ((cta_joining *)cta_pool_at(&p->calls, idx))->nvtx);
         cta_pool_put(&p->calls, idx);
+    }
 }
 
 /* An Async pageable copy whose pinning can save time: host-to-device (the call stages the data
@@ -102,7 +105,7 @@ static void call_host_done(cta_model *m, cta_proc *p, cta_joining *c)
     uint64_t host_ns = c->api_end - c->api_start;
     if ((c->type == CT_REC_LAUNCH && (c->u.launch.flags & CT_LAUNCH_CAPTURED)) ||
         (c->type == CT_REC_COPY && (c->u.copy.flags & CT_COPY_CAPTURED))) {
-        call_drop(p, c->corr); /* a node added to a graph being captured: nothing executed */
+        call_drop(m, p, c->corr); /* a node added to a graph being captured: nothing executed */
         return;
     }
     if (c->type == CT_REC_COPY) {
@@ -117,25 +120,25 @@ static void call_host_done(cta_model *m, cta_proc *p, cta_joining *c)
                 p->apg_bytes[d][dir] += cp->bytes;
                 p->apg_host_ns[d][dir] += host_ns;
             }
-            cta_site_add(m, p, CTA_SITE_ASYNC_PAGEABLE, c->api_idx, c->stack, cp->bytes, host_ns);
+            cta_site_add(m, p, CTA_SITE_ASYNC_PAGEABLE, c->api_idx, c->stack, cp->bytes, host_ns, c->nvtx);
         }
         if (sync_copy_counted(cp)) {
             p->sync_copy_count++;
             p->sync_copy_bytes += cp->bytes;
             p->sync_copy_host_ns += host_ns;
-            cta_site_add(m, p, CTA_SITE_SYNC_COPY, c->api_idx, c->stack, cp->bytes, host_ns);
+            cta_site_add(m, p, CTA_SITE_SYNC_COPY, c->api_idx, c->stack, cp->bytes, host_ns, c->nvtx);
         }
         if (cp->dir == CT_DIR_HTOH || p->gpu_timing == 0 || (cp->flags & CT_COPY_UNTIMED)) {
             /* no GPU record follows */
             untimed_done(m, p, c);
-            call_drop(p, c->corr);
+            call_drop(m, p, c->corr);
         }
     } else if (c->type == CT_REC_MEM) {
         if (c->churn) {
             p->churn_ns += host_ns;
-            cta_site_add(m, p, CTA_SITE_CHURN, c->api_idx, c->stack, 0, host_ns);
+            cta_site_add(m, p, CTA_SITE_CHURN, c->api_idx, c->stack, 0, host_ns, c->nvtx);
         }
-        call_drop(p, c->corr);
+        call_drop(m, p, c->corr);
     } else if (c->type == CT_REC_LAUNCH) {
         p->launches++;
         p->launch_api_ns += host_ns;
@@ -143,10 +146,10 @@ static void call_host_done(cta_model *m, cta_proc *p, cta_joining *c)
         if (m->variants_on)
             m->variant_stats[c->vidx].launch_ns += host_ns;
         if (c->stack) /* launches carry a call site only with --stacks all */
-            cta_site_add(m, p, CTA_SITE_LAUNCH, c->api_idx, c->stack, 0, host_ns);
+            cta_site_add(m, p, CTA_SITE_LAUNCH, c->api_idx, c->stack, 0, host_ns, c->nvtx);
         if (p->gpu_timing == 0 || (c->u.launch.flags & CT_LAUNCH_UNTIMED)) {
             untimed_done(m, p, c);
-            call_drop(p, c->corr);
+            call_drop(m, p, c->corr);
         }
     }
 }
@@ -154,9 +157,10 @@ static void call_host_done(cta_model *m, cta_proc *p, cta_joining *c)
 static void gpu_done(cta_model *m, cta_proc *p, const ct_rec_gpu *g, uint64_t end, cta_joining *c);
 
 /* A synchronization's site, once its API record (or the next call of its thread) is seen. */
-static void sync_site(const cta_model *m, cta_proc *p, cta_thread *th, uint32_t stack)
+static void sync_site(cta_model *m, cta_proc *p, cta_thread *th, uint32_t stack)
 {
-    cta_site_add(m, p, CTA_SITE_SYNC, th->sync_kind, stack, 0, th->sync_ns);
+    cta_site_add(m, p, CTA_SITE_SYNC, th->sync_kind, stack, 0, th->sync_ns, 0);
+    cta_nvtx_where_now(m, p, th, CTA_SITE_SYNC, th->sync_ns);
     th->sync_corr = 0;
 }
 
@@ -178,6 +182,7 @@ static void call_api(cta_joining *c, const cta_apislot *a, uint32_t tid)
     c->api_end = a->end;
     c->api_idx = a->idx;
     c->tid = tid;
+    c->nvtx = a->nvtx;
     if (a->stack)
         c->stack = a->stack;
 }
@@ -232,7 +237,8 @@ static void on_api(cta_model *m, cta_proc *p, const ct_rec *r)
     if (!a->parent) /* a nested call lies inside its parent: the parent's interval covers it */
         api_interval(p, start, r->ts, flag, r->tid);
     if (cat & CTA_CAT_DETAIL) {
-        cta_apislot sl = {.corr = a->corr, .start = start, .end = r->ts, .idx = idx, .stack = stack};
+        cta_apislot sl = {.corr = a->corr, .start = start, .end = r->ts, .idx = idx, .stack = stack,
+                          .nvtx = th->nvtx ? cta_nvtx_ref(p, th) : 0};
         cta_joining *c = call_get(p, a->corr, 0);
         if (c) {
             call_api(c, &sl, r->tid);
@@ -242,7 +248,10 @@ static void on_api(cta_model *m, cta_proc *p, const ct_rec *r)
             /* A detail is appended next to its call, so a call of this thread that is still
              * without one four calls later never gets one (a nested call, a lost record): the
              * call waits in the thread's ring, not in the join table. */
-            th->recent[th->api_calls % 4] = sl;
+            cta_apislot *old = &th->recent[th->api_calls % 4];
+            if (old->corr)
+                cta_nvtx_unref(m, p, old->nvtx);
+            *old = sl;
         }
     }
     if (th->await_corr)
@@ -483,11 +492,17 @@ static void gpu_done(cta_model *m, cta_proc *p, const ct_rec_gpu *g, uint64_t en
                 p->pg_count[d][dir]++;
                 p->pageable_async += (cp->flags & CT_COPY_ASYNC) && cp->op == CT_COPY_MEMCPY;
                 cta_site_add(m, p, CTA_SITE_PAGEABLE, c->have_api ? c->api_idx : UINT32_MAX, c->stack,
-                         cp->bytes, dur);
+                         cp->bytes, dur, c->nvtx);
             }
         }
     } else {
         p->unmatched_gpu++;
+    }
+    if (c && c->have_detail) {
+        /* an operation that began before its call returned (an idle stream) began by then; one
+         * whose end is a bound ended after it began */
+        uint64_t late = !c->have_api || start >= c->api_end ? start : c->api_end < end ? c->api_end : end;
+        cta_nvtx_gpu(p, c->nvtx, start, end, c->type == CT_REC_LAUNCH, late, bounded ? start : end);
     }
     gpu_interval(p, d, start, end, flag);
     if (end > dv->end_seen)
@@ -495,7 +510,7 @@ static void gpu_done(cta_model *m, cta_proc *p, const ct_rec_gpu *g, uint64_t en
     if (m->obs && m->obs->on_gpu)
         m->obs->on_gpu(m->obs->ctx, p, g, end, &call);
     if (c)
-        call_drop(p, g->corr);
+        call_drop(m, p, g->corr);
 }
 
 /* GPU records are joined to their call's LAUNCH / COPY detail. A GPU interval can end before
@@ -554,6 +569,7 @@ static void on_mem(cta_model *m, cta_proc *p, const ct_rec *r)
     int churn = 0;
     if (mr->op == CT_MEM_ALLOC) {
         if (mr->result != 0) {
+            cta_nvtx_where_now(m, p, thread_of(p, r->tid), CTA_WHERE_OOM, 1);
             sweep_push(p, (cta_pt){.t = r->ts, .type = P_FAIL, .dev = (uint8_t)d, .a = stack,
                                   .b = mr->size, .kind = (uint8_t)mr->kind,
                                   .flag = (uint8_t)(mr->result < 255 ? mr->result : 255)});
@@ -732,6 +748,7 @@ void cta_model_feed(cta_model *m, const ct_rec *r)
             cta_thread *th = thread_of(p, r->tid);
             if (th->sync_corr)
                 sync_site(m, p, th, 0);
+            cta_nvtx_sync(p, th, r->ts - start);
             th->sync_corr = sy->corr ? sy->corr : UINT64_MAX;
             th->sync_kind = sy->kind;
             th->sync_ns = r->ts - start;
@@ -752,6 +769,12 @@ void cta_model_feed(cta_model *m, const ct_rec *r)
         if (!m->gemm)
             m->gemm = cta_gemm_new();
         cta_gemm_rec(m->gemm, r->file, &r->u.gemm);
+        break;
+    case CT_REC_NVTX_BEGIN:
+        cta_nvtx_begin(m, p, r);
+        break;
+    case CT_REC_NVTX_RANGE:
+        cta_nvtx_end(m, p, r);
         break;
     case CT_REC_END:
         p->ended = 1;
@@ -796,7 +819,7 @@ void cta_join_finish(cta_model *m, cta_proc *p)
         cta_joining *c = call_get(p, waiting[k], 0);
         ct_rec_gpu g = c->gpu;
         gpu_done(m, p, &g, c->gpu_end, c->have_detail ? c : NULL);
-        call_drop(p, waiting[k]);
+        call_drop(m, p, waiting[k]);
     }
     free(waiting);
 }

@@ -1,3 +1,4 @@
+#include "cta_nvtx.h"
 #include "cta_report_int.h"
 
 #include <math.h>
@@ -389,6 +390,26 @@ static void json_diag(cta_json *j, const cta_model *m, const cta_diag *dg, int n
         for (int k = 0; k < d->nev; k++)
             CTA_JK_STR(j, d->ev[k].key, unit_names[d->ev[k].unit]);
         cta_json_end_obj(j);
+        cta_json_key(j, "nvtx");
+        if (d->in_range) {
+            cta_json_obj(j);
+            CTA_JK_STR(j, "range", d->range.range);
+            CTA_JK_NUM(j, "share_pct", 100.0 * d->range.share);
+            cta_json_key(j, "repeating");
+            if (d->range.outer[0]) {
+                cta_json_obj(j);
+                CTA_JK_STR(j, "range", d->range.outer);
+                CTA_JK_U64(j, "first", d->range.first);
+                CTA_JK_U64(j, "last", d->range.last);
+                cta_json_end_obj(j);
+            } else {
+                cta_json_null(j);
+            }
+            CTA_JK_STR(j, "text", d->range.text);
+            cta_json_end_obj(j);
+        } else {
+            cta_json_null(j);
+        }
         cta_json_key(j, "call_sites");
         cta_json_arr(j);
         for (int k = 0; k < d->nsites; k++)
@@ -563,6 +584,7 @@ void cta_report_json(FILE *f, const cta_model *m, const cta_diag *dg, int ndiag,
     json_stats(&j, "api", m->api, &m->api_names, cta_map_count(&m->api_names), 0, 1, m);
     json_vram(&j, m);
     json_breakdown(&j, m);
+    cta_nvtx_json(&j, m);
     json_ranks(&j, m);
     json_diag(&j, m, dg, ndiag);
     cta_json_end_obj(&j);

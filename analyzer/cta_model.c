@@ -2,6 +2,7 @@
  * the records are done (cta_model_finish), freeing. The per-record pass is cta_join.c, the time
  * sweep cta_sweep.c, how names are shown cta_names.c; the contract is cta_model.h. */
 #include "cta_model_int.h"
+#include "cta_nvtx.h"
 #include "cta_gemm.h"
 
 #include <assert.h>
@@ -117,6 +118,7 @@ void cta_model_finish(cta_model *m)
         cta_proc *p = &m->procs[i];
         cta_join_finish(m, p);
         cta_sweep_finish(m, p);
+        cta_nvtx_finish(m, p);
         for (int d = 0; d <= CTA_MAX_DEV; d++) {
             cta_dev *dv = &p->dev[d];
             uint64_t exact = cta_union_len(&dv->u_exact);
@@ -170,6 +172,7 @@ void cta_model_finish(cta_model *m)
 
 static void proc_free(cta_proc *p)
 {
+    cta_nvtx_proc_free(p);
     for (size_t k = 0; k < p->nthreads; k++)
         free(p->threads[k].nested);
     free(p->threads);
@@ -235,5 +238,6 @@ void cta_model_free(cta_model *m)
     cta_map_free(&m->variants);
     cta_map_free(&m->api_names);
     cta_gemm_free(m->gemm);
+    cta_nvtx_free(m);
     memset(m, 0, sizeof *m);
 }

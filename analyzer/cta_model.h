@@ -207,6 +207,7 @@ static inline uint64_t cta_dev_untimed(const cta_dev *d)
 typedef struct {
     uint64_t corr, start, end;
     uint32_t idx, stack;          /* API name index, stack index */
+    uint32_t nvtx;                /* the NVTX ranges open on its thread (cta_nvtx_ref), 0 none */
 } cta_apislot;
 
 typedef struct {
@@ -228,6 +229,7 @@ typedef struct {
     uint64_t *nested;             /* corrs of the calls nested in the thread's current top-level */
     size_t nnested, nested_cap;   /* call so far (its kernels, if it is a cuBLAS GEMM) */
     char name[64];
+    struct cta_nvtx_thread *nvtx;  /* its NVTX ranges (cta_nvtx.c), NULL if none */
 } cta_thread;
 
 /* Per call-site accumulator for diagnoses (key: diagnosis kind + stack). */
@@ -352,6 +354,7 @@ typedef struct {
     size_t kern_cap;
     char top_kernel[160];         /* the kernel with the most GPU time (set by cta_model_finish) */
     cta_sweep *sweep;
+    struct cta_nvtx_proc *nvtx;    /* its NVTX range instances (cta_nvtx.c), NULL if none */
 } cta_proc;
 
 /* Per kernel (or kernel variant) or API function. Kernels: d holds the GPU durations of the
@@ -463,6 +466,7 @@ typedef struct {
     const cta_observer *obs;
     int variants_on;              /* also keep per grid/block variant statistics */
     struct cta_gemms *gemm;        /* cuBLAS / cuBLASLt matrix products (cta_gemm.h), NULL if none */
+    struct cta_nvtx_model *nvtx;   /* NVTX ranges per name (cta_nvtx.h), NULL if none */
 } cta_model;
 
 /* rd stays open until cta_model_free (names and stacks are resolved through it). */

@@ -18,6 +18,7 @@ typedef struct {
     uint32_t api_idx, tid;
     uint32_t stack;                      /* call site (stack index), from the API or MEM record */
     uint32_t kidx, vidx;                 /* launches: kernel and variant index */
+    uint32_t nvtx;                       /* NVTX ranges open around the call (cta_nvtx_ref) */
     union {
         ct_rec_launch launch;
         ct_rec_copy copy;
@@ -50,8 +51,9 @@ uint32_t cta_name_index(cta_model *m, uint32_t file, uint32_t sid, int api);
 /* CTA_CAT_* of an API call (its name's row idx, its string sid in file). */
 uint8_t cta_api_category(cta_model *m, uint32_t file, uint32_t sid, uint32_t idx);
 /* Counts one event of a call site (kind CTA_SITE_*, the API row, the stack index: counted at its
- * site, cta_model_site_group). */
-void cta_site_add(const cta_model *m, cta_proc *p, int kind, uint32_t api_idx, uint32_t stack,
-                  uint64_t bytes, uint64_t ns);
+ * site, cta_model_site_group), and in the NVTX ranges open around the call (cta_nvtx_ref, 0
+ * none). */
+void cta_site_add(cta_model *m, cta_proc *p, int kind, uint32_t api_idx, uint32_t stack,
+                  uint64_t bytes, uint64_t ns, uint32_t nvtx);
 
 #endif

@@ -1,6 +1,7 @@
 /* `cutrace summary`'s text: one section per question (the run, kernels, copies, VRAM, the
  * breakdown, diagnoses, ranks, GEMMs), from the figures cta_report_common.c computes for the text
  * and the JSON alike. */
+#include "cta_nvtx.h"
 #include "cta_report_int.h"
 
 #include <math.h>
@@ -594,6 +595,8 @@ static void text_diag(FILE *f, const cta_model *m, const cta_diag *dg, int n, co
                 s += len + (e != NULL);
             }
         }
+        if (d->in_range)
+            fprintf(f, "    %s\n", d->range.text);
         if (d->nsites) {
             fprintf(f, "    where:\n");
             for (int k = 0; k < d->nsites; k++)
@@ -725,6 +728,7 @@ void cta_report_text(FILE *f, const cta_model *m, const cta_diag *dg, int ndiag,
     }
     text_vram(f, m);
     text_breakdown(f, m);
+    cta_nvtx_text(f, m, o->top);
     text_ranks(f, m);
     text_diag(f, m, dg, ndiag, o);
 }

@@ -1,4 +1,5 @@
 #include "cta_sweep.h"
+#include "cta_nvtx.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -97,17 +98,17 @@ void cta_sweep_rebase(cta_sweep *s, uint64_t bi)
 /* ---- the sweep: applying points ----------------------------------------------------------- */
 
 
-static void gap_commit(cta_dev *dv);
+static void gap_commit(cta_model *m, cta_proc *p, int d);
 
 /* Advances the state from s->now to t: busy time and idle time by host state. Gaps that ended
  * at s->now are final once the sweep moves past it. */
-static void advance(cta_proc *p, uint64_t t)
+static void advance(cta_model *m, cta_proc *p, uint64_t t)
 {
     cta_sweep *s = p->sweep;
     if (s->applied && t > s->now)
         for (int d = 0; d < s->ndev; d++)
             if (p->dev[d].closed_open)
-                gap_commit(&p->dev[d]);
+                gap_commit(m, p, d);
     if (!s->applied) {
         s->applied = 1;
         s->now = t;
@@ -154,6 +155,7 @@ static void advance(cta_proc *p, uint64_t t)
         }
         cta_hostsplit_add(&dv->pend, &seg);
         dv->pend_cpu += seg_cpu;
+        cta_nvtx_idle(m, p, d, s->last_tid, len);
     }
     s->now = t;
 }
@@ -192,8 +194,9 @@ static void gap_end(cta_dev *dv, uint64_t t, int h2d)
     dv->pend_cpu = 0;
 }
 
-static void gap_commit(cta_dev *dv)
+static void gap_commit(cta_model *m, cta_proc *p, int d)
 {
+    cta_dev *dv = &p->dev[d];
     dv->closed_open = 0;
     cta_gap g = dv->closed;
     const cta_hostsplit *h = &g.host;
@@ -233,6 +236,7 @@ static void gap_commit(cta_dev *dv)
         cta_hostsplit_add(&dv->gap_host[g.cls], h);
         top_insert(dv, &g);
     }
+    cta_nvtx_gap(m, p, d, g.cls, g.len);
 }
 
 int cta_sweep_holders(const cta_proc *p, int d, cta_holder *out)
@@ -288,7 +292,7 @@ static void holder_add(const cta_model *m, cta_proc *p, int d, uint32_t stack, u
 static void apply(cta_model *m, cta_proc *p, const cta_pt *pt)
 {
     cta_sweep *s = p->sweep;
-    advance(p, pt->t);
+    advance(m, p, pt->t);
     cta_dev *dv = &p->dev[pt->dev];
     int type = pt->type >= P_END0 ? pt->type - P_END0 : pt->type;
     switch (type) {
@@ -350,6 +354,10 @@ static void apply(cta_model *m, cta_proc *p, const cta_pt *pt)
         break;
     case P_SYNC_BEGIN:
         s->sync_depth++;
+        break;
+    case P_NVTX_BEGIN:
+    case P_NVTX_END:
+        cta_nvtx_point(m, p, pt->a, type == P_NVTX_BEGIN, (uint32_t)pt->b);
         break;
     case P_RATE: {
         cta_thread *th = thread_of(p, pt->a);
@@ -460,7 +468,7 @@ void cta_sweep_finish(cta_model *m, cta_proc *p)
     for (int d = 0; d <= CTA_MAX_DEV; d++) {
         cta_dev *dv = &p->dev[d];
         if (dv->closed_open)
-            gap_commit(dv);
+            gap_commit(m, p, d);
         if (dv->peak_pending) {
             dv->npeak_holders = cta_sweep_holders(p, d, dv->peak_holders);
             dv->peak_pending = 0;

@@ -23,8 +23,8 @@
  * with memory that was already released. The end of a zero-length interval comes after the
  * begins (END0: its END type + P_END0), or it would be applied before its own begin and leave
  * the device busy, or the host inside a call, for the rest of the trace. */
-enum { P_GPU_END, P_API_END, P_SYNC_END, P_FREE, P_RATE, P_GPU_BEGIN, P_API_BEGIN, P_SYNC_BEGIN,
-       P_ALLOC, P_FAIL, P_END0 };
+enum { P_GPU_END, P_API_END, P_SYNC_END, P_FREE, P_NVTX_END, P_RATE, P_GPU_BEGIN, P_API_BEGIN,
+       P_SYNC_BEGIN, P_NVTX_BEGIN, P_ALLOC, P_FAIL, P_END0 };
 enum { PF_H2D = 1, PF_SYNCCOPY = 2, PF_MEMCALL = 4 };
 
 typedef struct {

@@ -30,6 +30,11 @@
  *   --dlopen LIB         dlopen LIB before the first CUDA call (a stand-in for PyTorch's
  *                        libtorch_cuda.so: the tracer then records PyTorch as loaded)
  *   --verify             recompute every loss on the CPU and exit 1 on a mismatch
+ *   --nvtx FILE          name the phases with NVTX (nvtx3/nvToolsExt.h): each iteration is a
+ *                        range "train_step" holding "data_load" (the loader) and "model" (the
+ *                        kernel launches); FILE gets one line per range as the program measured
+ *                        it, "NAME STEP T_BEFORE_PUSH T_AFTER_POP" (CLOCK_MONOTONIC ns, STEP from 1)
+ *   --slow-steps A-B:MS  the loader takes MS ms more in iterations A to B (from 1)
  *
  * A device-to-host copy into pageable memory returns only when it is done, even the Async form,
  * so with --memory pageable the loss copy makes the host wait for each step before it loads the
@@ -81,6 +86,7 @@
  * counts above as issued, the measured loader, wait and wall times, and the losses. */
 #include <cuda_runtime.h>
 #include <dlfcn.h>
+#include <nvtx3/nvToolsExt.h>
 #include <getopt.h>
 #include <math.h>
 
@@ -225,7 +231,32 @@ struct options {
     int fuse = 0;
     const char *dlopen_lib = NULL;
     int verify = 0;
+    const char *nvtx = NULL;          /* --nvtx FILE */
+    long long slow_from = 0, slow_to = -1, slow_ms = 0;
 };
+
+/* --nvtx: a range around what f does, and the program's own measure of it in tl_nvtx_file. */
+static FILE *tl_nvtx_file;
+static long long tl_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+static long long tl_push(const char *name)
+{
+    long long t = tl_ns();
+    if (tl_nvtx_file)
+        nvtxRangePushA(name);
+    return t;
+}
+static void tl_pop(const char *name, long long step, long long t0)
+{
+    if (!tl_nvtx_file)
+        return;
+    nvtxRangePop();
+    fprintf(tl_nvtx_file, "%s %lld %lld %lld\n", name, step, t0, tl_ns());
+}
 
 /* Device state of the model. Activations a[0..L] (a[0] is the reduced batch), pre-activations
  * y[0..L-1], weights and their gradients w, gw (L x width each), the backward signal g. */
@@ -276,17 +307,21 @@ static void fill_batch(float *batch, long long index, int rows)
  * a checksum of it on the CPU. Returns the milliseconds it took. */
 static double load_batch(float *batch, long long index, int rows, const options &o)
 {
+    long long pushed = tl_push("data_load");
     double t0 = wl_now_ms();
+    double ms = (double)o.loader_ms + (index + 1 >= o.slow_from && index + 1 <= o.slow_to ? o.slow_ms : 0);
     fill_batch(batch, index, rows);
     if (o.loader == LOADER_SLEEP) {
-        wl_sleep_ms((double)o.loader_ms - (wl_now_ms() - t0));
+        wl_sleep_ms(ms - (wl_now_ms() - t0));
     } else {
         volatile float sink = 0.0f;
         long long n = (long long)rows * WL_TL_WIDTH;
-        for (long long k = 0; wl_now_ms() - t0 < (double)o.loader_ms; k = (k + 4099) % n)
+        for (long long k = 0; wl_now_ms() - t0 < ms; k = (k + 4099) % n)
             sink = sink * 0.5f + batch[k];
     }
-    return wl_now_ms() - t0;
+    double took = wl_now_ms() - t0;
+    tl_pop("data_load", index + 1, pushed);
+    return took;
 }
 
 /* Enqueues one training step on `s`; records `consumed` once the batch has been read. Returns
@@ -388,7 +423,7 @@ static void usage(void)
                     "  [--batch-bytes B] [--memory pageable|pinned] [--prefetch] [--layers L]\n"
                     "  [--readback pageable|pinned] [--copy async|sync] [--sync-per-kernel]\n"
                     "  [--realloc-per-kernel N] [--readback-per-kernel sync|async] [--fuse]"
-                    " [--dlopen LIB] [--verify]\n");
+                    " [--dlopen LIB] [--verify]\n  [--nvtx FILE] [--slow-steps A-B:MS]\n");
     exit(2);
 }
 
@@ -403,6 +438,7 @@ static options parse(int argc, char **argv)
         {"sync-per-kernel", no_argument, NULL, 'k'},
         {"dlopen", required_argument, NULL, 'D'},     {"realloc-per-kernel", required_argument, NULL, 'R'},
         {"readback-per-kernel", required_argument, NULL, 'P'}, {"fuse", no_argument, NULL, 'F'},
+        {"nvtx", required_argument, NULL, 'N'},      {"slow-steps", required_argument, NULL, 'S'},
         {NULL, 0, NULL, 0}};
     options o;
     int c;
@@ -428,6 +464,13 @@ static options parse(int argc, char **argv)
             break;
         case 'D': o.dlopen_lib = optarg; break;
         case 'F': o.fuse = 1; break;
+        case 'N': o.nvtx = optarg; break;
+        case 'S':
+            if (sscanf(optarg, "%lld-%lld:%lld", &o.slow_from, &o.slow_to, &o.slow_ms) != 3 ||
+                o.slow_from < 1 || o.slow_to < o.slow_from || o.slow_ms < 0)
+                WL_DIE("--slow-steps: expected A-B:MS with 1 <= A <= B and MS >= 0, found \"%s\"",
+                       optarg);
+            break;
         case 'P':
             o.after_kernel = wl_parse_choice("--readback-per-kernel", optarg, copy_names) ? TL_AFTER_READ_SYNC
                                                                                     : TL_AFTER_READ_ASYNC;
@@ -456,6 +499,8 @@ static options parse(int argc, char **argv)
 int main(int argc, char **argv)
 {
     options o = parse(argc, argv);
+    if (o.nvtx && !(tl_nvtx_file = fopen(o.nvtx, "w")))
+        WL_DIE("--nvtx %s: expected a writable file, found: %s", o.nvtx, strerror(errno));
     if (o.dlopen_lib && !dlopen(o.dlopen_lib, RTLD_NOW | RTLD_GLOBAL))
         WL_DIE("--dlopen %s: expected a loadable shared object, found: %s", o.dlopen_lib, dlerror());
     const int W = WL_TL_WIDTH, L = o.layers;
@@ -512,6 +557,7 @@ int main(int argc, char **argv)
         h2d++, records++;
     }
     for (long long it = 0; it < o.iters; it++) {
+        long long step_pushed = tl_push("train_step");
         int cur = o.prefetch ? (int)(it % 2) : 0, nxt = 1 - cur;
         if (o.prefetch) {
             WL_RT(cudaStreamWaitEvent(compute, copied[cur], 0));
@@ -526,8 +572,10 @@ int main(int argc, char **argv)
                                       cudaMemcpyHostToDevice, compute));
             h2d++;
         }
+        long long model_pushed = tl_push("model");
         kernels += run_step(m, d_batch[cur], rows, L, compute, consumed[cur], o.after_kernel,
                             o.scratch, o.fuse);
+        tl_pop("model", it + 1, model_pushed);
         syncs += o.after_kernel == TL_AFTER_SYNC ? 5 * L + 3 : 0;
         d2h += reads ? 5 * L + 3 : 0;
         records += o.prefetch;
@@ -551,6 +599,7 @@ int main(int argc, char **argv)
         losses[it] = *h_loss;
         for (int k = 0; reads && k < 5 * L + 3; k++)
             probe_sum += tl_probe[k];
+        tl_pop("train_step", it + 1, step_pushed);
     }
     double loop_ms = wl_now_ms() - t_loop;
 
@@ -602,5 +651,7 @@ int main(int argc, char **argv)
         printf("train_loop: verify=%s max_rel_err=%.3g\n", status ? "FAILED" : "ok", err);
     }
     free(losses);
+    if (tl_nvtx_file && fclose(tl_nvtx_file) != 0)
+        WL_DIE("--nvtx %s: write failed: %s", o.nvtx, strerror(errno));
     return status;
 }

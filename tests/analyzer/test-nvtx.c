@@ -1,0 +1,236 @@
+/* NVTX ranges in the summary against ground truth. train_loop --nvtx measures each of its ranges
+ * itself (CLOCK_MONOTONIC before the push and after the pop) and the simulation logs every
+ * operation it ran with its true interval and the time the driver got it (FAKECUDA_TRUTH); the
+ * per-range host time, GPU operations, kernel time and projected span, the per-iteration view and
+ * the range the data-loading diagnosis names are computed from those and compared. */
+#include "an_helpers.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define NV_STEPS 12
+#define NV_KERNEL_NS 200000
+/* The tracer's time of a push or pop is inside the program's measurement around it, a few us
+ * in; the first push of the run also waits for NVTX to load its tool (cutrace). */
+#define NV_HOST_TOL_NS 20000
+#define NV_INIT_TOL_NS 20000000
+/* A GPU record encloses the true interval within the anchor's error (tests/tracer/test-truth.c);
+ * an end known only as a bound may hold more (README: end-bounded GPU times) */
+#define NV_GPU_TOL_NS 5000
+#define NV_BOUND_TOL 0.02
+
+typedef struct {
+    char name[32];
+    long long step, t0, t1;
+} nv_range;
+
+typedef struct {
+    char kind[8];
+    long long start, end, submit;
+} nv_op;
+
+/* span: the true spans summed */
+typedef struct {
+    long long n, host, ops, kern, span;
+} nv_ref;
+
+/* The ranges the program measured (--nvtx FILE), at most max; 0 if FILE cannot be read. */
+static size_t read_ranges(const char *path, nv_range *r, size_t max)
+{
+    size_t n = 0;
+    FILE *f = fopen(path, "r");
+    while (f && n < max && fscanf(f, "%31s %lld %lld %lld", r[n].name, &r[n].step, &r[n].t0, &r[n].t1) == 4)
+        n++;
+    if (f)
+        fclose(f);
+    return n;
+}
+
+/* The reference figures of the ranges called name, from the program's and the simulation's logs. */
+static nv_ref reference(const nv_range *r, size_t nr, const nv_op *o, size_t no, const char *name)
+{
+    nv_ref ref = {0, 0, 0, 0, 0};
+    for (size_t i = 0; i < nr; i++) {
+        if (strcmp(r[i].name, name))
+            continue;
+        ref.n++;
+        ref.host += r[i].t1 - r[i].t0;
+        long long first = -1, last = -1;
+        for (size_t k = 0; k < no; k++) {
+            if (o[k].submit < r[i].t0 || o[k].submit > r[i].t1)
+                continue;
+            ref.ops++;
+            if (!strcmp(o[k].kind, "kernel"))
+                ref.kern += o[k].end - o[k].start;
+            first = first < 0 || o[k].start < first ? o[k].start : first;
+            last = o[k].end > last ? o[k].end : last;
+        }
+        ref.span += first < 0 ? 0 : last - first;
+    }
+    return ref;
+}
+
+static int ll_cmp(const void *a, const void *b)
+{
+    long long x = *(const long long *)a, y = *(const long long *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int near_gpu(double got, long long want, long long ops)
+{
+    return got >= (double)want - (double)ops * NV_GPU_TOL_NS &&
+           got <= (double)want * (1 + NV_BOUND_TOL) + (double)ops * NV_GPU_TOL_NS;
+}
+
+TEST_IMPL(nvtx_ranges_against_truth)
+{
+    char dir[4096], times[4096], truth[4096], args[8192], env0[4200], *out;
+    snprintf(times, sizeof times, "%s/times", ctt_tmpdir());
+    snprintf(truth, sizeof truth, "%s/truth", ctt_tmpdir());
+    snprintf(env0, sizeof env0, "FAKECUDA_TRUTH=%s", truth);
+    char *env[] = {env0, "FAKECUDA_KERNEL_NS=*=200000", NULL};
+    /* steps 5 and 6 load for 150 ms more than the 20 ms of the others (their gaps are set aside
+     * as stalls by dataloader-starvation, whose loop is the 20 ms gaps) */
+    snprintf(args, sizeof args, "train_loop --iters %d --loader-ms 20 --slow-steps 5-6:150 --nvtx %s",
+             NV_STEPS, times);
+    ASSERT(an_trace_workload(dir, "nvtx", args, env, &out));
+    free(out);
+
+    nv_range r[3 * NV_STEPS + 1];
+    size_t nr = read_ranges(times, r, 3 * NV_STEPS + 1);
+    ASSERT_UINT(nr, ==, 3 * NV_STEPS);
+    FILE *f;
+    nv_op *o = NULL;
+    size_t no = 0, cap = 0;
+    nv_op x;
+    f = fopen(truth, "r");
+    ASSERT(f != NULL);
+    while (fscanf(f, "%*u %*u %*u %7s %*u %lld %lld %lld %*d", x.kind, &x.start, &x.end, &x.submit) == 4) {
+        if (no == cap)
+            o = realloc(o, (cap = cap ? 2 * cap : 512) * sizeof *o);
+        o[no++] = x;
+    }
+    fclose(f);
+
+    tj *s = an_summary(dir, NULL);
+    ASSERT(s);
+    static const char *const names[] = {"train_step", "data_load", "model"};
+    for (int i = 0; i < 3; i++) {
+        nv_ref ref = reference(r, nr, o, no, names[i]);
+        const tj *row = tj_find(tj_path(s, "nvtx.ranges"), "name", names[i]);
+        ASSERT(row != NULL);
+        ASSERT_STR(tj_str(row, "kind"), "push/pop");
+        ASSERT_INT(tj_num(row, "instances"), ==, NV_STEPS);
+        ASSERT_INT(tj_num(row, "instances"), ==, ref.n);
+        ASSERT_INT(tj_num(row, "open_at_end"), ==, 0);
+        ASSERT_INT(tj_num(row, "top_level"), ==, i == 0 ? NV_STEPS : 0);
+        double host = tj_num(row, "host_total_ns");
+        if (host > (double)ref.host || host < (double)(ref.host - ref.n * NV_HOST_TOL_NS - NV_INIT_TOL_NS))
+            return ctt_fail_at(__FILE__, __LINE__, "%s: host %.0f ns, measured by the program %lld",
+                               names[i], host, ref.host), 1;
+        /* every operation submitted inside the range: 33 kernels in model, with the batch and
+         * loss copies in train_step, none in data_load */
+        ASSERT_INT(tj_num(row, "gpu_ops"), ==, ref.ops);
+        ASSERT_INT(ref.ops, ==, (i == 0 ? 35 : i == 2 ? 33 : 0) * NV_STEPS);
+        ASSERT_INT(ref.kern, ==, i == 1 ? 0 : 33LL * NV_STEPS * NV_KERNEL_NS);
+        /* the projected time: the simulation's between the least and the most the summary
+         * says it can be */
+        double lo = tj_num(row, "gpu_projected_min_ns"), hi = tj_num(row, "gpu_projected_ns");
+        if (!near_gpu(tj_num(row, "gpu_kernel_ns"), ref.kern, ref.ops) ||
+            (double)ref.span < lo - (double)ref.ops * NV_GPU_TOL_NS ||
+            (double)ref.span > hi + (double)ref.ops * NV_GPU_TOL_NS || lo > hi)
+            return ctt_fail_at(__FILE__, __LINE__, "%s: kernels %.0f ns, projected %.0f to %.0f "
+                               "ns; the simulation's %lld and %lld", names[i],
+                               tj_num(row, "gpu_kernel_ns"), lo, hi, ref.kern, ref.span), 1;
+    }
+
+    /* the iterations: train_step, its two slow steps first, each slow in data_load */
+    ASSERT_UINT(tj_len(s, "nvtx.iterations"), ==, 1);
+    const tj *it = tj_path(s, "nvtx.iterations.0");
+    ASSERT_STR(tj_str(it, "name"), "train_step");
+    ASSERT_INT(tj_num(it, "steps"), ==, NV_STEPS);
+    ASSERT_UINT(tj_len(it, "slowest"), >=, 2); /* a loaded machine may slow another one */
+    double a = tj_num(it, "slowest.0.step"), b = tj_num(it, "slowest.1.step");
+    ASSERT((a == 5 && b == 6) || (a == 6 && b == 5));
+    for (int k = 0; k < 2; k++) {
+        const tj *st = tj_at(tj_get(it, "slowest"), (size_t)k);
+        ASSERT_STR(tj_str(st, "most_above_median.part"), "data_load");
+        const nv_range *load = NULL;
+        for (size_t i = 0; i < nr; i++)
+            if (!strcmp(r[i].name, "data_load") && r[i].step == (long long)tj_num(st, "step"))
+                load = &r[i];
+        ASSERT(load != NULL);
+        double got = tj_num(st, "most_above_median.ns");
+        ASSERT(got <= (double)(load->t1 - load->t0) && got >= (double)(load->t1 - load->t0 - NV_HOST_TOL_NS));
+    }
+    /* the median data_load per step, as the program measured it (the summary's median is
+     * within 1/32 of the value, cta_sketch.h, and the program's measure encloses the range) */
+    long long loads[NV_STEPS];
+    int nl = 0;
+    for (size_t i = 0; i < nr; i++)
+        if (!strcmp(r[i].name, "data_load") && nl < NV_STEPS)
+            loads[nl++] = r[i].t1 - r[i].t0;
+    ASSERT_INT(nl, ==, NV_STEPS);
+    qsort(loads, NV_STEPS, sizeof *loads, ll_cmp);
+    double med = tj_num(it, "median_step.data_load"), want = (double)loads[(NV_STEPS - 1) / 2];
+    ASSERT(med >= want * (1 - 1.0 / 32) - NV_HOST_TOL_NS && med <= (double)loads[NV_STEPS / 2] * (1 + 1.0 / 32));
+
+    /* the data-loading gaps: in data_load, within the steps of train_step */
+    const tj *d = an_diag(s, "dataloader-starvation");
+    ASSERT(d != NULL);
+    ASSERT_STR(tj_str(d, "nvtx.range"), "data_load");
+    ASSERT(tj_num(d, "nvtx.share_pct") >= 90);
+    ASSERT_STR(tj_str(d, "nvtx.repeating.range"), "train_step");
+    ASSERT(tj_num(d, "nvtx.repeating.first") >= 1 && tj_num(d, "nvtx.repeating.last") <= NV_STEPS);
+    tj_free(s);
+
+    ctt_proc p;
+    ASSERT_INT(an_run(&p, "summary {}", dir), ==, 0);
+    ASSERT_CONTAINS(p.out, "== NVTX ranges ==");
+    ASSERT_CONTAINS(p.out, "== Iterations of train_step: 12 ==");
+    ASSERT_CONTAINS(p.out, "in NVTX range `data_load` (");
+    ASSERT_CONTAINS(p.out, "of `train_step`");
+    ctt_proc_free(&p);
+    free(o);
+    return 0;
+}
+
+/* The program dies in its 4th step (the 100th kernel launch fails: train_loop exits at once,
+ * inside train_step and model): those two ranges were pushed and never popped. They are counted
+ * as open at the end, with their time until then, and the ranges that ended are the ones the
+ * program measured. */
+TEST_IMPL(nvtx_ranges_open_at_end)
+{
+    char dir[4096], times[4096], args[8192];
+    snprintf(times, sizeof times, "%s/times", ctt_tmpdir());
+    snprintf(args, sizeof args, "train_loop --iters 12 --loader-ms 5 --nvtx %s", times);
+    char *env[] = {"FAKECUDA_FAIL=cuLaunchKernel:100:1", NULL};
+    ctt_proc p;
+    ASSERT_INT(an_run_workload(&p, dir, "dies", args, env, 1), ==, 0);
+    ASSERT(p.exited && p.code == 1);
+    ctt_proc_free(&p);
+    nv_range r[64];
+    size_t nr = read_ranges(times, r, 64);
+    tj *s = an_summary(dir, NULL);
+    ASSERT(s);
+    static const char *const names[] = {"train_step", "data_load", "model"};
+    static const int open[] = {1, 0, 1};
+    for (int i = 0; i < 3; i++) {
+        nv_ref ref = reference(r, nr, NULL, 0, names[i]);
+        const tj *row = tj_find(tj_path(s, "nvtx.ranges"), "name", names[i]);
+        ASSERT(row != NULL);
+        ASSERT_INT(tj_num(row, "instances"), ==, ref.n);
+        ASSERT_INT(tj_num(row, "instances"), ==, i == 1 ? 4 : 3);
+        ASSERT_INT(tj_num(row, "open_at_end"), ==, open[i]);
+        ASSERT((tj_num(row, "open_ns") > 0) == open[i]);
+        double host = tj_num(row, "host_total_ns");
+        ASSERT(host <= (double)ref.host &&
+               host >= (double)(ref.host - ref.n * NV_HOST_TOL_NS - NV_INIT_TOL_NS));
+    }
+    tj_free(s);
+    ASSERT_INT(an_run(&p, "summary {}", dir), ==, 0);
+    ASSERT_CONTAINS(p.out, "still open at the end: train_step, 1 instance (");
+    ctt_proc_free(&p);
+    return 0;
+}
