@@ -81,7 +81,6 @@ static uint32_t nv_group(cta_model *m, uint32_t file, uint32_t domain, uint32_t 
         cta_sketch_init(&x->span);
         cta_sketch_init(&x->sync);
         cta_sketch_init(&x->self);
-        cta_sketch_init(&x->gpu);
         for (int k = 0; k < CTA_NVTX_KIDS; k++)
             cta_sketch_init(&x->kid[k]);
     }
@@ -185,13 +184,9 @@ static void nv_fold(cta_model *m, cta_proc *p, uint32_t idx)
             if (slot >= 0)
                 cta_sketch_add(&x->kid[slot], in->kid_ns[k]);
         }
-        if (in->nkids || x->kid_track == 1) {
-            cta_sketch_add(&x->self, self);
-            if (in->sync_ns)
-                cta_sketch_add(&x->sync, in->sync_ns);
-            if (in->gpu_ns)
-                cta_sketch_add(&x->gpu, in->gpu_ns);
-        }
+        cta_sketch_add(&x->self, self);
+        if (in->sync_ns)
+            cta_sketch_add(&x->sync, in->sync_ns);
         step_insert(x, &s);
     }
     if (in->ops) {
@@ -584,7 +579,6 @@ void cta_nvtx_free(cta_model *m)
         cta_sketch_free(&x->span);
         cta_sketch_free(&x->sync);
         cta_sketch_free(&x->self);
-        cta_sketch_free(&x->gpu);
         for (int k = 0; k < CTA_NVTX_KIDS; k++)
             cta_sketch_free(&x->kid[k]);
     }

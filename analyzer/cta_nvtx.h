@@ -87,13 +87,13 @@ typedef struct {
     uint64_t with_gpu;             /* instances with GPU work */
     int kinds;                     /* 1 push/pop, 2 start/end seen */
     int unprojected;               /* some instances came without NVTX_BEGIN (files before 1.6) */
-    /* Per-iteration view (groups whose instances are top-level): the slowest instances and the
-     * distribution of each component per instance */
+    /* Per-iteration view: the slowest instances and the distribution of each part of an
+     * instance (child ranges: of the first NV_TRACKED_GROUPS groups that have any) */
     cta_nvtx_step slow[CTA_NVTX_SLOW];
     int nslow;
     int kid_track;                 /* components tracked: 0 not yet, 1 yes, -1 past the bound */
     uint32_t kid_group[CTA_NVTX_KIDS];
-    cta_sketch kid[CTA_NVTX_KIDS], sync, self, gpu;
+    cta_sketch kid[CTA_NVTX_KIDS], sync, self; /* per ended instance (kid, sync: 0 not kept) */
     int nkids;
 } cta_nvtx_group;
 

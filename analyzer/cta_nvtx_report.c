@@ -179,10 +179,13 @@ void cta_nvtx_text(FILE *f, const cta_model *m, int top)
             char pid[32] = "";
             if (m->nprocs > 1)
                 snprintf(pid, sizeof pid, " (pid %u)", s->pid);
-            fprintf(f, "    step %llu%s: %s (%.1fx the median); GPU: kernels %s, projected %s%s",
-                    (unsigned long long)s->seq, pid, cta_fmt_ns(b[0], (double)s->dur),
-                    med ? (double)s->dur / (double)med : 0, cta_fmt_ns(b[1], (double)s->kern_ns),
-                    s->span_lo_ns < s->span_ns ? "\u2264 " : "", cta_fmt_ns(b[2], (double)s->span_ns));
+            fprintf(f, "    step %llu%s: %s (%.1fx the median); ", (unsigned long long)s->seq, pid,
+                    cta_fmt_ns(b[0], (double)s->dur), med ? (double)s->dur / (double)med : 0);
+            if (s->gpu_ns)
+                fprintf(f, "GPU: kernels %s, projected %s%s", cta_fmt_ns(b[1], (double)s->kern_ns),
+                        s->span_lo_ns < s->span_ns ? "\u2264 " : "", cta_fmt_ns(b[2], (double)s->span_ns));
+            else
+                fprintf(f, "no GPU work");
             if (w.name[0])
                 fprintf(f, "; most above its median: %s %s (median %s)",
                         cta_text_safe(safe, sizeof safe, w.name, 60), cta_fmt_ns(b[0], (double)w.ns),
