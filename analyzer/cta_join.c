@@ -49,7 +49,9 @@ static void call_drop(cta_model *m, cta_proc *p, uint64_t corr)
 {
     uint32_t idx;
     if (ct_hash_del(&p->corr, corr, &idx)) {
-        cta_nvtx_unref(m, p, ((cta_joining *)cta_pool_at(&p->calls, idx))->nvtx);
+        uint32_t nvtx = ((cta_joining *)cta_pool_at(&p->calls, idx))->nvtx;
+        if (nvtx)
+            cta_nvtx_unref(m, p, nvtx);
         cta_pool_put(&p->calls, idx);
     }
 }
@@ -249,7 +251,7 @@ static void on_api(cta_model *m, cta_proc *p, const ct_rec *r)
              * without one four calls later never gets one (a nested call, a lost record): the
              * call waits in the thread's ring, not in the join table. */
             cta_apislot *old = &th->recent[th->api_calls % 4];
-            if (old->corr)
+            if (old->corr && old->nvtx)
                 cta_nvtx_unref(m, p, old->nvtx);
             *old = sl;
         }
@@ -498,7 +500,7 @@ static void gpu_done(cta_model *m, cta_proc *p, const ct_rec_gpu *g, uint64_t en
     } else {
         p->unmatched_gpu++;
     }
-    if (c && c->have_detail) {
+    if (c && c->have_detail && c->nvtx) {
         /* an operation that began before its call returned (an idle stream) began by then; one
          * whose end is a bound ended after it began */
         uint64_t late = !c->have_api || start >= c->api_end ? start : c->api_end < end ? c->api_end : end;

@@ -482,8 +482,7 @@ void cta_nvtx_point(cta_model *m, cta_proc *p, uint32_t a, int begin, uint32_t t
 
 void cta_nvtx_idle(cta_model *m, cta_proc *p, int dev, uint32_t tid, uint64_t ns)
 {
-    (void)m;
-    if (!p->nvtx || !ns)
+    if (!p->nvtx || !p->nvtx->serial || !ns) /* no range yet */
         return;
     uint32_t ti = cta_map_count(&p->thread_idx) ? cta_map_find(&p->thread_idx, &tid, sizeof tid)
                                                  : UINT32_MAX;
@@ -514,9 +513,8 @@ void cta_nvtx_idle(cta_model *m, cta_proc *p, int dev, uint32_t tid, uint64_t ns
 
 void cta_nvtx_gap(cta_model *m, cta_proc *p, int dev, int cls, uint64_t ns)
 {
-    if (!p->nvtx)
-        return;
-    p->nvtx->where_ns[CTA_WHERE_GAP + cls] += ns;
+    nv_model(m);
+    nv_proc(p)->where_ns[CTA_WHERE_GAP + cls] += ns;
     __typeof__(p->nvtx->ov[0][0]) *ov = p->nvtx->ov[dev];
     int best = -1;
     for (int k = 0; k < NV_OVERLAP; k++)

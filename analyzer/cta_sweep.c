@@ -155,7 +155,8 @@ static void advance(cta_model *m, cta_proc *p, uint64_t t)
         }
         cta_hostsplit_add(&dv->pend, &seg);
         dv->pend_cpu += seg_cpu;
-        cta_nvtx_idle(m, p, d, s->last_tid, len);
+        if (p->nvtx)
+            cta_nvtx_idle(m, p, d, s->last_tid, len);
     }
     s->now = t;
 }
