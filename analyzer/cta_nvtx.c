@@ -12,7 +12,7 @@
 #define NV_OVERLAP 4 /* ranges a gap in progress is counted against, per device */
 
 typedef struct {
-    uint64_t start, end, serial, seq, id;
+    uint64_t start, end, serial, seq;
     uint64_t gpu_ns, kern_ns, first, last, sync_ns, ops, kid_total;
     uint64_t first_late, last_early; /* the latest its work can have begun, the earliest ended */
     uint64_t kid_ns[CTA_NVTX_KIDS];
@@ -299,7 +299,7 @@ void cta_nvtx_begin(cta_model *m, cta_proc *p, const ct_rec *r)
     uint32_t idx = cta_pool_alloc(&np->inst);
     nv_inst *in = nv_at(p, idx);
     cta_grow(&np->seq, &np->seq_cap, g + 1, sizeof *np->seq);
-    *in = (nv_inst){.start = r->ts, .serial = ++np->serial, .seq = ++np->seq[g], .id = b->id,
+    *in = (nv_inst){.start = r->ts, .serial = ++np->serial, .seq = ++np->seq[g],
                     .group = g, .tid = b->tid, .domain = b->domain, .depth = b->depth,
                     .kind = b->kind, .refs = 2 /* open; the sweep's */, .top = t->nopen == 0,
                     .projected = 1};

@@ -234,3 +234,44 @@ TEST_IMPL(nvtx_ranges_open_at_end)
     ctt_proc_free(&p);
     return 0;
 }
+
+/* Every kind of range tests/workloads/nvtx_ranges.c makes, counted per name as it makes them:
+ * push/pop nested three deep in 4 threads, start/end ranges ended in another thread, a domain's
+ * registered string, 10,000 PyTorch-style names grouped as one; the range whose start came
+ * before the trace and the pop with nothing pushed are in no row. */
+TEST_IMPL(nvtx_ranges_of_every_kind)
+{
+    char dir[4096], *out;
+    char *env[] = {"CUTRACE_RING_KB=8192", NULL};
+    ASSERT(an_trace_workload(dir, "kinds", "nvtx_ranges", env, &out));
+    free(out);
+    tj *s = an_summary(dir, NULL);
+    ASSERT(s);
+    static const struct {
+        const char *domain, *name, *kind;
+        int instances, top;
+    } want[] = {
+        {"", "outer", "push/pop", 80, 80},
+        {"", "middle", "push/pop", 80, 0},
+        {"", "inner", "push/pop", 80, 0},
+        {"", "handoff", "start/end", 1, 1},
+        {"", "relay", "start/end", 2000, -1}, /* overlapping: some start inside others */
+        {"", "aten::add, seq = #, sizes = [[#, #]]", "push/pop", 10000, 10000},
+        {"cutrace-test", "registered-phase", "push/pop", 1, 1},
+    };
+    const tj *ranges = tj_path(s, "nvtx.ranges");
+    ASSERT_UINT(tj_len(s, "nvtx.ranges"), ==, sizeof want / sizeof *want);
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        const tj *row = tj_find(ranges, "name", want[i].name);
+        ASSERT(row != NULL);
+        ASSERT_STR(tj_str(row, "domain"), want[i].domain);
+        ASSERT_STR(tj_str(row, "kind"), want[i].kind);
+        ASSERT_INT(tj_num(row, "instances"), ==, want[i].instances);
+        if (want[i].top >= 0)
+            ASSERT_INT(tj_num(row, "top_level"), ==, want[i].top);
+        ASSERT_INT(tj_num(row, "open_at_end"), ==, 0);
+        ASSERT_INT(tj_num(row, "gpu_ops"), ==, 0);
+    }
+    tj_free(s);
+    return 0;
+}
