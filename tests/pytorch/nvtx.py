@@ -15,9 +15,8 @@ import sys
 import torch
 
 ap = argparse.ArgumentParser()
-ap.add_argument("--steps", type=int, default=6)
-ap.add_argument("--emit-steps", type=int, default=2)
-ap.add_argument("--chain", type=int, default=700)
+for flag, default in (("--steps", 6), ("--emit-steps", 2), ("--chain", 700)):
+    ap.add_argument(flag, type=int, default=default)
 args = ap.parse_args()
 
 assert torch.cuda.is_available(), "torch.cuda.is_available() is False"
