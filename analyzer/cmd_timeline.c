@@ -182,6 +182,15 @@ static void ended(tl *t, const cta_model *m, const cta_proc *p)
     putc_unlocked('}', t->f);
 }
 
+/* Names a track of the timeline's own (not an OS thread) and sorts it by its tid: NVTX tracks
+ * after the host threads, stream tracks last. */
+static void track_meta(tl *t, const cta_proc *p, uint64_t tid, const char *name)
+{
+    meta(t, p, tid, "thread_name", name);
+    fprintf(t->f, ",\n{\"ph\":\"M\",\"pid\":%u,\"tid\":%llu,\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":%llu}}",
+            p->file + 1, (unsigned long long)tid, (unsigned long long)tid);
+}
+
 /* The track of a device stream, named when first used. */
 static uint64_t stream_track(tl *t, cta_proc *p, int dev, uint64_t stream)
 {
@@ -193,9 +202,7 @@ static uint64_t stream_track(tl *t, cta_proc *p, int dev, uint64_t stream)
         char name[96];
         snprintf(name, sizeof name, "GPU %d stream %s0x%llx", dev, stream ? "" : "(default) ",
                  (unsigned long long)stream);
-        meta(t, p, tid, "thread_name", name);
-        fprintf(t->f, ",\n{\"ph\":\"M\",\"pid\":%u,\"tid\":%llu,\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":%llu}}",
-                p->file + 1, (unsigned long long)tid, (unsigned long long)tid);
+        track_meta(t, p, tid, name);
     }
     return tid;
 }
@@ -387,9 +394,7 @@ static uint64_t nvtx_track(tl *t, cta_proc *p, uint32_t tid, uint32_t domain, ui
             snprintf(rowname, sizeof rowname, " %u", row + 1);
         snprintf(name, sizeof name, "NVTX%s%s%s%s (tid %u)", domain ? " " : "",
                  ct_reader_str(t->m->rd, p->file, domain, tmp), kind ? " start/end" : "", rowname, tid);
-        meta(t, p, track, "thread_name", name);
-        fprintf(t->f, ",\n{\"ph\":\"M\",\"pid\":%u,\"tid\":%llu,\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":%llu}}",
-                p->file + 1, (unsigned long long)track, (unsigned long long)track);
+        track_meta(t, p, track, name);
     }
     *idx = i;
     return track;
