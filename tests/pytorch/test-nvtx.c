@@ -6,9 +6,10 @@
  * inside the steps that emitted them, each grouped by its name with digit runs as '#'; at most
  * 1,024 distinct names interned although the operators' names are more, the rest recorded by
  * their group and counted in LOSS records (reason 5); and the script's output and exit status
- * as without tracing. */
+ * as without tracing; and the timeline draws them so. */
 #include "pt.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -80,6 +81,52 @@ static int pt_distinct(unsigned *v, size_t n)
 static int pt_inside(const pt_range *in, const pt_range *out)
 {
     return in->tid == out->tid && in->start >= out->start && in->end <= out->end;
+}
+
+/* `cutrace timeline` draws the ranges: every train_step, data_load and chained addition (by
+ * name, or past the bound by its group) on one NVTX track, each of the others inside a
+ * train_step. */
+static int pt_timeline_nests(const char *dir, int pushes, int loads, int adds)
+{
+    tj *j = an_timeline(dir);
+    ASSERT(j);
+    const tj *ev = tj_get(j, "traceEvents");
+    long long steps[64][2];
+    double track = -1;
+    int nstep = 0, nload = 0, nadd = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; ev && i < ev->n; i++) {
+            const tj *e = ev->v[i];
+            const char *cat = tj_str(e, "cat"), *name = tj_str(e, "name");
+            if (strcmp(tj_str(e, "ph"), "X") || !cat || strcmp(cat, "nvtx"))
+                continue;
+            long long ts = llround(tj_num(e, "ts") * 1000), end = ts + llround(tj_num(e, "dur") * 1000);
+            char norm[256];
+            pt_normalize(name, norm);
+            int step = !strcmp(name, "train_step"), load = !strcmp(name, "data_load"),
+                add = !strcmp(norm, ADD_GROUP);
+            if (pass == 0 && step) {
+                ASSERT(track < 0 || tj_num(e, "tid") == track);
+                track = tj_num(e, "tid");
+                ASSERT_INT(nstep, <, 64);
+                steps[nstep][0] = ts;
+                steps[nstep++][1] = end;
+            }
+            if (pass == 0 || !(load || add))
+                continue;
+            ASSERT(tj_num(e, "tid") == track);
+            int inside = 0;
+            for (int k = 0; k < nstep && !inside; k++)
+                inside = ts >= steps[k][0] && end <= steps[k][1];
+            ASSERT(inside);
+            nload += load;
+            nadd += add;
+        }
+    tj_free(j);
+    ASSERT_INT(nstep, ==, pushes);
+    ASSERT_INT(nload, ==, loads);
+    ASSERT_INT(nadd, ==, adds);
+    return 0;
 }
 
 TEST_IMPL(pytorch_nvtx_ranges)
@@ -178,5 +225,5 @@ TEST_IMPL(pytorch_nvtx_ranges)
     free(r);
     free(name_ids);
     free(group_ids);
-    return 0;
+    return pt_timeline_nests(dir, pushes, loads, adds);
 }
