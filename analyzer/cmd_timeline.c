@@ -11,6 +11,13 @@
  *    off or 1 in N) as instant events on the calling thread when the call returned;
  *  - a flow ("s" at the call, "f" at the GPU work, id unique per process) from each call to its
  *    GPU work;
+ *  - NVTX ranges (FORMAT.md 4.8) as complete events on tracks of their own per thread and domain
+ *    ("NVTX DOMAIN (tid N)", next to the thread's CUDA calls): push/pop ranges nest as pushed;
+ *    start/end ranges, which need not nest, go on the starting thread's "start/end" track, on a
+ *    further row of it ("start/end 2", up to NVTX_ROWS) when one overlaps a range already drawn,
+ *    as complete events must nest (one overlapping NVTX_ROWS others is left out and counted in
+ *    a warning); named by their message, or by its normalized name when the tracer kept no more
+ *    names; marks and unmatched pops and ends as instant events;
  *  - counters ("C"): device memory in use per device, pinned host memory, copy bandwidth;
  *  - per process, an instant event at its last activity (the axis start if it has none) saying
  *    how it ended ("ended: exit status 3", as the summary's).
@@ -31,6 +38,8 @@
 #include "cta_report.h"
 
 #define GPU_TID_BASE 1000000000u /* stream tracks: GPU_TID_BASE + device * 1000 + index */
+#define NVTX_TID_BASE 500000000u /* NVTX tracks: NVTX_TID_BASE + index, between threads and GPU */
+#define NVTX_ROWS 256            /* rows of a start/end track (ranges open at once in a thread) */
 #define CTA_TL_MAX_EVENTS 2000000ull
 
 typedef struct {
@@ -49,6 +58,13 @@ typedef struct {
     cta_map stacks;              /* (file, stack index) -> index in stack_text */
     char **stack_text;           /* site\0stack of each, resolved once */
     size_t stack_cap;
+    cta_map nvtx_tracks;         /* (file, tid, domain, kind, row) -> index */
+    uint64_t *nvtx_end;          /* per NVTX track: the latest end of a range drawn on it */
+    size_t nvtx_cap;
+    cta_map categories;          /* (file, domain, category) -> index in category_name */
+    uint32_t *category_name;     /* string id that names it (nvtxNameCategory) */
+    size_t category_cap;
+    uint64_t nvtx_crowded;       /* start/end ranges left out: NVTX_ROWS rows were busy */
 } tl;
 
 /* Whether n events at ts (one item: a GPU interval with its counters and flow) still fit under
@@ -166,6 +182,15 @@ static void ended(tl *t, const cta_model *m, const cta_proc *p)
     putc_unlocked('}', t->f);
 }
 
+/* Names a track of the timeline's own (not an OS thread) and sorts it by its tid: NVTX tracks
+ * after the host threads, stream tracks last. */
+static void track_meta(tl *t, const cta_proc *p, uint64_t tid, const char *name)
+{
+    meta(t, p, tid, "thread_name", name);
+    fprintf(t->f, ",\n{\"ph\":\"M\",\"pid\":%u,\"tid\":%llu,\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":%llu}}",
+            p->file + 1, (unsigned long long)tid, (unsigned long long)tid);
+}
+
 /* The track of a device stream, named when first used. */
 static uint64_t stream_track(tl *t, cta_proc *p, int dev, uint64_t stream)
 {
@@ -177,9 +202,7 @@ static uint64_t stream_track(tl *t, cta_proc *p, int dev, uint64_t stream)
         char name[96];
         snprintf(name, sizeof name, "GPU %d stream %s0x%llx", dev, stream ? "" : "(default) ",
                  (unsigned long long)stream);
-        meta(t, p, tid, "thread_name", name);
-        fprintf(t->f, ",\n{\"ph\":\"M\",\"pid\":%u,\"tid\":%llu,\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":%llu}}",
-                p->file + 1, (unsigned long long)tid, (unsigned long long)tid);
+        track_meta(t, p, tid, name);
     }
     return tid;
 }
@@ -354,13 +377,174 @@ static void on_mem(void *ctx, cta_proc *p, uint64_t ts, int dev, uint64_t in_use
     fprintf(t->f, ",\"args\":{\"bytes\":%llu}}", (unsigned long long)in_use);
 }
 
+/* The track of an NVTX thread and domain, named when first used: push/pop ranges (kind 0) or
+ * row `row` of the start/end ranges (kind 1). Returns its index (nvtx_end) in *idx. */
+static uint64_t nvtx_track(tl *t, cta_proc *p, uint32_t tid, uint32_t domain, uint32_t kind,
+                           uint32_t row, uint32_t *idx)
+{
+    uint32_t key[5] = {p->file, tid, domain, kind, row};
+    int added;
+    uint32_t i = cta_map_get(&t->nvtx_tracks, key, sizeof key, &added);
+    uint64_t track = NVTX_TID_BASE + (uint64_t)i;
+    if (added) {
+        cta_grow(&t->nvtx_end, &t->nvtx_cap, i + 1, sizeof *t->nvtx_end);
+        t->nvtx_end[i] = 0;
+        char tmp[CT_STRTMP], name[400], rowname[24] = "";
+        if (row)
+            snprintf(rowname, sizeof rowname, " %u", row + 1);
+        snprintf(name, sizeof name, "NVTX%s%s%s%s (tid %u)", domain ? " " : "",
+                 ct_reader_str(t->m->rd, p->file, domain, tmp), kind ? " start/end" : "", rowname, tid);
+        track_meta(t, p, track, name);
+    }
+    *idx = i;
+    return track;
+}
+
+/* ,"payload":V in the type the program gave (nvtxPayloadType_t); a non-finite float as text. */
+static void nvtx_payload(FILE *f, uint32_t kind, uint64_t v)
+{
+    uint32_t lo = (uint32_t)v;
+    double d;
+    float fl;
+    switch (kind) {
+    case 1: fprintf(f, ",\"payload\":%llu", (unsigned long long)v); return;
+    case 2: fprintf(f, ",\"payload\":%lld", (long long)v); return;
+    case 4: fprintf(f, ",\"payload\":%u", lo); return;
+    case 5: fprintf(f, ",\"payload\":%d", (int32_t)lo); return;
+    case 3: memcpy(&d, &v, sizeof d); break;
+    case 6: memcpy(&fl, &lo, sizeof fl); d = fl; break;
+    default: return;
+    }
+    fprintf(f, d == d && d - d == 0 ? ",\"payload\":%.17g" : ",\"payload\":\"%g\"", d);
+}
+
+/* The args both NVTX records carry, opening "args" (the caller closes it): domain, category
+ * (by its name when the program named it), payload, color, and the normalized name (group)
+ * when it differs from the name shown. */
+static void nvtx_args(tl *t, const cta_proc *p, uint32_t domain, uint32_t category, uint32_t payload_kind,
+                      uint64_t payload, uint32_t flags, uint32_t color, const char *shown, uint32_t group)
+{
+    char tmp[CT_STRTMP];
+    cta_put_str(t->f, ",\"args\":{\"domain\":\"");
+    cta_json_escape(t->f, domain ? ct_reader_str(t->m->rd, p->file, domain, tmp) : "(default)");
+    putc_unlocked('"', t->f);
+    if (category) {
+        uint32_t key[3] = {p->file, domain, category};
+        uint32_t i = cta_map_find(&t->categories, key, sizeof key);
+        if (i != UINT32_MAX)
+            str_field(t, "category", ct_reader_str(t->m->rd, p->file, t->category_name[i], tmp));
+        else
+            fprintf(t->f, ",\"category\":%u", category);
+    }
+    nvtx_payload(t->f, payload_kind, payload);
+    if (flags & CT_NVTX_COLOR)
+        fprintf(t->f, ",\"color\":\"#%06x\"", color & 0xFFFFFFu);
+    const char *g = group ? ct_reader_str(t->m->rd, p->file, group, tmp) : "";
+    if (*g && strcmp(g, shown))
+        str_field(t, "group", g);
+}
+
+/* The name an NVTX record shows: its message, else its normalized name (the tracer kept no
+ * more distinct messages), else `none`. */
+static const char *nvtx_name(const tl *t, const cta_proc *p, uint32_t name, uint32_t group,
+                             const char *none, char tmp[CT_STRTMP])
+{
+    if (name)
+        return ct_reader_str(t->m->rd, p->file, name, tmp);
+    return group ? ct_reader_str(t->m->rd, p->file, group, tmp) : none;
+}
+
+static void nvtx_range(tl *t, cta_proc *p, const ct_rec *r)
+{
+    const ct_rec_nvtx_range *n = &r->u.nvtx_range;
+    uint64_t start = n->start <= r->ts ? n->start : r->ts;
+    int unmatched = (n->flags & CT_NVTX_UNMATCHED) != 0;
+    if (!in_window(t, start, r->ts))
+        return;
+    uint32_t idx, tid = unmatched ? n->end_tid : n->start_tid, row = 0;
+    uint64_t track = nvtx_track(t, p, tid, n->domain, n->kind != 0, 0, &idx);
+    /* complete events must nest: a start/end range that overlaps the last drawn goes lower */
+    while (n->kind && !unmatched && t->nvtx_end[idx] > start) {
+        if (++row == NVTX_ROWS) {
+            t->nvtx_crowded++;
+            return;
+        }
+        track = nvtx_track(t, p, tid, n->domain, 1, row, &idx);
+    }
+    if (!room(t, start, 1))
+        return;
+    char tmp[CT_STRTMP];
+    const char *name;
+    if (unmatched) {
+        name = n->kind ? "nvtxRangeEnd of a range the trace did not see start (unmatched)"
+                       : "nvtxRangePop with nothing pushed (unmatched)";
+        ev_open(t, "i", p, track, r->ts);
+        cta_put_str(t->f, ",\"s\":\"t\"");
+    } else {
+        name = nvtx_name(t, p, n->name, n->group, "(unnamed range)", tmp);
+        if (r->ts > t->nvtx_end[idx])
+            t->nvtx_end[idx] = r->ts;
+        ev_open(t, "X", p, track, start);
+        put_us(t->f, "dur", r->ts - start, 0);
+    }
+    cta_put_str(t->f, ",\"cat\":\"nvtx\"");
+    str_field(t, "name", name);
+    nvtx_args(t, p, n->domain, n->category, n->payload_kind, n->payload, n->flags, n->color, name, n->group);
+    if (!n->kind)
+        fprintf(t->f, ",\"depth\":%u", n->depth);
+    else
+        fprintf(t->f, ",\"id\":%llu", (unsigned long long)n->id);
+    if (n->kind && n->start_tid != n->end_tid)
+        fprintf(t->f, ",\"start_tid\":%u,\"end_tid\":%u", n->start_tid, n->end_tid);
+    if (!n->name && n->group)
+        cta_put_str(t->f, ",\"unnamed\":\"past the tracer's bound of distinct NVTX names: "
+                          "shown by its normalized name\"");
+    cta_put_str(t->f, "}}");
+}
+
+static void nvtx_mark(tl *t, cta_proc *p, const ct_rec *r)
+{
+    const ct_rec_nvtx_mark *n = &r->u.nvtx_mark;
+    if (n->flags & CT_NVTX_CATEGORY_NAME) {
+        uint32_t key[3] = {p->file, n->domain, n->category};
+        int added;
+        uint32_t i = cta_map_get(&t->categories, key, sizeof key, &added);
+        cta_grow(&t->category_name, &t->category_cap, i + 1, sizeof *t->category_name);
+        t->category_name[i] = n->name;
+        return;
+    }
+    /* an OS thread's NVTX name is not an event; the tracer names threads itself */
+    if ((n->flags & CT_NVTX_THREAD_NAME) || !in_window(t, r->ts, r->ts) || !room(t, r->ts, 1))
+        return;
+    uint32_t idx;
+    uint64_t track = nvtx_track(t, p, r->tid, n->domain, 0, 0, &idx);
+    char tmp[CT_STRTMP];
+    const char *name = nvtx_name(t, p, n->name, n->group, "(unnamed mark)", tmp);
+    ev_open(t, "i", p, track, r->ts);
+    cta_put_str(t->f, ",\"s\":\"t\",\"cat\":\"nvtx\"");
+    str_field(t, "name", name);
+    nvtx_args(t, p, n->domain, n->category, n->payload_kind, n->payload, n->flags, n->color, name, n->group);
+    cta_put_str(t->f, "}}");
+}
+
+static void on_nvtx(void *ctx, cta_proc *p, const ct_rec *r)
+{
+    tl *t = ctx;
+    if (!keep_proc(t, p))
+        return;
+    if (r->type == CT_REC_NVTX_RANGE)
+        nvtx_range(t, p, r);
+    else
+        nvtx_mark(t, p, r);
+}
+
 static const char usage[] =
     "usage: cutrace timeline [OPTIONS] PATH... -o FILE.json\n"
     "\n"
     "Writes a Chrome Trace Event / Perfetto timeline (open it in https://ui.perfetto.dev) of the\n"
     "traces in PATH (trace files or directories): host threads with their CUDA calls, one track\n"
-    "per GPU stream, arrows from calls to their GPU work, memory and bandwidth counters; every\n"
-    "process and rank on one time axis.\n"
+    "per GPU stream, arrows from calls to their GPU work, NVTX ranges and marks on tracks per\n"
+    "thread and domain, memory and bandwidth counters; every process and rank on one time axis.\n"
     "\n"
     "  -o, --output FILE  where to write the JSON (required; - for stdout)\n"
     "  --from MS          only events ending after MS milliseconds from the trace start\n"
@@ -447,9 +631,12 @@ int cta_cmd_timeline(int argc, char **argv)
     }
     cta_map_init(&t.streams);
     cta_map_init(&t.stacks);
+    cta_map_init(&t.nvtx_tracks);
+    cta_map_init(&t.categories);
     t.f = f;
     cta_observer obs = {.ctx = &t, .on_api = on_api, .on_gpu = on_gpu, .on_untimed = on_untimed, .on_mem = on_mem,
-                       .on_proc = on_proc, .on_thread = on_thread, .on_stream = on_stream};
+                       .on_proc = on_proc, .on_thread = on_thread, .on_stream = on_stream,
+                       .on_nvtx = on_nvtx};
     /* the axis starts at the earliest file start; the window is relative to it */
     t.base = cta_load_start(rd);
     t.from = t.base + (uint64_t)(from * 1e6);
@@ -488,10 +675,20 @@ int cta_cmd_timeline(int argc, char **argv)
                 "or --max-events 0 for all (viewers struggle beyond a few million events)\n",
                 (unsigned long long)t.max_events, (double)at / 1e6, (double)all / 1e6, out);
     }
+    if (rc == CTA_EXIT_OK && t.nvtx_crowded)
+        fprintf(stderr,
+                "cutrace timeline: warning: %llu NVTX start/end ranges are not in %s: each "
+                "overlapped %d others started in its thread and domain (a row each; complete "
+                "events must nest)\n",
+                (unsigned long long)t.nvtx_crowded, out, NVTX_ROWS);
     cta_map_free(&t.streams);
     for (size_t i = 0; i < cta_map_count(&t.stacks); i++)
         free(t.stack_text[i]);
     free(t.stack_text);
     cta_map_free(&t.stacks);
+    cta_map_free(&t.nvtx_tracks);
+    free(t.nvtx_end);
+    cta_map_free(&t.categories);
+    free(t.category_name);
     return rc;
 }

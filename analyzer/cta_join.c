@@ -782,6 +782,11 @@ void cta_model_feed(cta_model *m, const ct_rec *r)
         p->ended = 1;
         p->end = r->u.end;
         break;
+    case CT_REC_NVTX_RANGE:
+    case CT_REC_NVTX_MARK:
+        if (m->obs && m->obs->on_nvtx)
+            m->obs->on_nvtx(m->obs->ctx, p, r);
+        break;
     default:
         break;
     }

@@ -440,6 +440,8 @@ typedef struct {
     void (*on_proc)(void *ctx, cta_proc *p);
     void (*on_thread)(void *ctx, cta_proc *p, const cta_thread *t);
     void (*on_stream)(void *ctx, cta_proc *p, int dev, uint64_t stream);
+    /* an NVTX_RANGE (at its end) or NVTX_MARK record, as read (its strings are resolvable) */
+    void (*on_nvtx)(void *ctx, cta_proc *p, const ct_rec *r);
 } cta_observer;
 
 typedef struct {

@@ -25,7 +25,7 @@ $(TRACER_CAPTURE): $(TRACER_B)/capture.o
 $(TRACER_B)/%.o: CFLAGS += -DTR_REFERENCE='"$(TRACER_REFERENCE)"' \
   -DTR_SRCDIR='"$(abspath tests/tracer)"' -DTR_PYSUB_PY='"$(abspath tests/tracer/pysub.py)"' -DTR_PYCODE_PY='"$(abspath tests/tracer/pycode.py)"' -DTR_ENDS_PY='"$(abspath tests/tracer/ends.py)"' -DTR_DEPCHECK='"$(abspath tests/tracer/depcheck.py)"' \
   -DTR_PRELOAD_SRC='"$(abspath preload)"' -DTR_NVCC='"$(NVCC)"' \
-  -DTR_SAMPLES='"$(abspath ../shared/third_party/cuda-samples)"'
+  -DTR_SAMPLES='"$(abspath ../shared/third_party/cuda-samples)"' -DTR_NV_CUDART='"$(CUDA_HOME)/lib64/libcudart.so.13"'
 
 $(eval $(call ctt_suite,tracer,$(TRACER_B)/tr.o $(CTTRACE_LIB),$(CTTRACE_LDLIBS) -ldl -lpthread,\
   $(CUTRACE_SO) $(CUTRACE_BIN) $(FAKECUDA_DIR)/libcudart.so.13 $(TRACER_DRIVER) $(TRACER_PROBE) $(TRACER_CAPTURE) $(TRACER_SAMPLE_KERNELS) \
