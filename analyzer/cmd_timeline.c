@@ -65,7 +65,24 @@ typedef struct {
     uint32_t *category_name;     /* string id that names it (nvtxNameCategory) */
     size_t category_cap;
     uint64_t nvtx_crowded;       /* start/end ranges left out: NVTX_ROWS rows were busy */
+    /* NVTX ranges begun and not yet ended (NVTX_BEGIN records, format 1.6), drawn until their
+     * process's end if they never end: push/pop ones by (file, tid, domain, depth), start/end
+     * ones by id per file; each an entry of nvtx_open (tl_open) */
+    cta_map nvtx_pushed;
+    uint32_t *pushed_slot;        /* per nvtx_pushed key: its tl_open index + 1, 0 none */
+    size_t pushed_cap;
+    ct_hash *nvtx_started;        /* per file */
+    size_t started_cap;
+    cta_pool nvtx_open;
 } tl;
+
+typedef struct {
+    ct_rec r;                     /* the NVTX_BEGIN */
+    int live;
+} tl_open;
+
+/* A range drawn open (its flags, the timeline's own): it never ended. */
+#define TL_NVTX_OPEN (1u << 31)
 
 /* Whether n events at ts (one item: a GPU interval with its counters and flow) still fit under
  * --max-events; the first item that does not marks where the timeline stops (items come in time
@@ -499,7 +516,99 @@ static void nvtx_range(tl *t, cta_proc *p, const ct_rec *r)
     if (!n->name && n->group)
         cta_put_str(t->f, ",\"unnamed\":\"past the tracer's bound of distinct NVTX names: "
                           "shown by its normalized name\"");
+    if (n->flags & TL_NVTX_OPEN)
+        cta_put_str(t->f, ",\"open_at_end\":\"never ended: drawn until the process's last record\"");
     cta_put_str(t->f, "}}");
+}
+
+/* The slot of an open push/pop range of (file, tid, domain, depth): its tl_open index + 1. */
+static uint32_t *pushed_slot(tl *t, uint32_t file, uint32_t tid, uint32_t domain, uint32_t depth,
+                             int create)
+{
+    uint32_t key[4] = {file, tid, domain, depth};
+    int added;
+    uint32_t i = create ? cta_map_get(&t->nvtx_pushed, key, sizeof key, &added)
+                        : cta_map_find(&t->nvtx_pushed, key, sizeof key);
+    if (i == UINT32_MAX)
+        return NULL;
+    if (i >= t->pushed_cap) {
+        size_t old = t->pushed_cap;
+        cta_grow(&t->pushed_slot, &t->pushed_cap, i + 1, sizeof *t->pushed_slot);
+        memset(t->pushed_slot + old, 0, (t->pushed_cap - old) * sizeof *t->pushed_slot);
+    }
+    return &t->pushed_slot[i];
+}
+
+/* The open start/end ranges of file: id -> tl_open index. */
+static ct_hash *started(tl *t, uint32_t file)
+{
+    if (file >= t->started_cap) {
+        size_t old = t->started_cap;
+        cta_grow(&t->nvtx_started, &t->started_cap, file + 1, sizeof *t->nvtx_started);
+        memset(t->nvtx_started + old, 0, (t->started_cap - old) * sizeof *t->nvtx_started);
+    }
+    return &t->nvtx_started[file];
+}
+
+/* Draws open range idx, which never ended, until end, and forgets it. */
+static void draw_open(tl *t, cta_proc *p, uint32_t idx, uint64_t end)
+{
+    tl_open *o = cta_pool_at(&t->nvtx_open, idx);
+    const ct_rec_nvtx_begin *b = &o->r.u.nvtx_begin;
+    ct_rec r = {.type = CT_REC_NVTX_RANGE, .tid = o->r.tid, .file = p->file,
+                .ts = end > o->r.ts ? end : o->r.ts};
+    r.u.nvtx_range = (ct_rec_nvtx_range){.start = o->r.ts, .start_tid = b->tid, .end_tid = b->tid,
+                                         .domain = b->domain, .name = b->name, .group = b->group,
+                                         .kind = b->kind, .id = b->id, .depth = b->depth,
+                                         .flags = TL_NVTX_OPEN};
+    nvtx_range(t, p, &r);
+    o->live = 0;
+    cta_pool_put(&t->nvtx_open, idx);
+}
+
+/* NVTX_BEGIN: the range is open until its NVTX_RANGE (FORMAT.md 4.8). */
+static void nvtx_begin(tl *t, cta_proc *p, const ct_rec *r)
+{
+    const ct_rec_nvtx_begin *b = &r->u.nvtx_begin;
+    uint32_t idx = cta_pool_alloc(&t->nvtx_open);
+    *(tl_open *)cta_pool_at(&t->nvtx_open, idx) = (tl_open){*r, 1};
+    if (b->kind == CT_NVTX_START_END) {
+        uint32_t old;
+        if (ct_hash_del(started(t, p->file), b->id, &old)) /* an id given twice */
+            draw_open(t, p, old, r->ts);
+        cta_xhash_put(started(t, p->file), b->id, idx, "the NVTX ranges open");
+        return;
+    }
+    uint32_t *slot = pushed_slot(t, p->file, b->tid, b->domain, b->depth, 1);
+    if (*slot) /* the one open at this level lost its pop: it ended by now */
+        draw_open(t, p, *slot - 1, r->ts);
+    *slot = idx + 1;
+}
+
+static void nvtx_ended(tl *t, const cta_proc *p, const ct_rec *r)
+{
+    const ct_rec_nvtx_range *n = &r->u.nvtx_range;
+    uint32_t v, *slot;
+    if (n->flags & CT_NVTX_UNMATCHED)
+        return;
+    if (n->kind == CT_NVTX_START_END) {
+        if (ct_hash_del(started(t, p->file), n->id, &v))
+            ((tl_open *)cta_pool_at(&t->nvtx_open, v))->live = 0, cta_pool_put(&t->nvtx_open, v);
+    } else if ((slot = pushed_slot(t, p->file, n->start_tid, n->domain, n->depth, 0)) && *slot) {
+        ((tl_open *)cta_pool_at(&t->nvtx_open, *slot - 1))->live = 0;
+        cta_pool_put(&t->nvtx_open, *slot - 1);
+        *slot = 0;
+    }
+}
+
+/* The ranges of p that never ended, until its last record. */
+static void nvtx_never_ended(tl *t, cta_proc *p)
+{
+    for (uint32_t i = 0; i < t->nvtx_open.n; i++) {
+        tl_open *o = cta_pool_at(&t->nvtx_open, i);
+        if (o->live && o->r.file == p->file)
+            draw_open(t, p, i, p->t_last);
+    }
 }
 
 static void nvtx_mark(tl *t, cta_proc *p, const ct_rec *r)
@@ -532,10 +641,14 @@ static void on_nvtx(void *ctx, cta_proc *p, const ct_rec *r)
     tl *t = ctx;
     if (!keep_proc(t, p))
         return;
-    if (r->type == CT_REC_NVTX_RANGE)
+    if (r->type == CT_REC_NVTX_BEGIN) {
+        nvtx_begin(t, p, r);
+    } else if (r->type == CT_REC_NVTX_RANGE) {
+        nvtx_ended(t, p, r);
         nvtx_range(t, p, r);
-    else
+    } else {
         nvtx_mark(t, p, r);
+    }
 }
 
 static const char usage[] =
@@ -633,6 +746,8 @@ int cta_cmd_timeline(int argc, char **argv)
     cta_map_init(&t.stacks);
     cta_map_init(&t.nvtx_tracks);
     cta_map_init(&t.categories);
+    cta_map_init(&t.nvtx_pushed);
+    cta_pool_init(&t.nvtx_open, sizeof(tl_open));
     t.f = f;
     cta_observer obs = {.ctx = &t, .on_api = on_api, .on_gpu = on_gpu, .on_untimed = on_untimed, .on_mem = on_mem,
                        .on_proc = on_proc, .on_thread = on_thread, .on_stream = on_stream,
@@ -647,8 +762,11 @@ int cta_cmd_timeline(int argc, char **argv)
     rc = cta_load_run("timeline", rd, &obs, 0, &m);
     uint64_t t_end = 0;
     if (rc == CTA_EXIT_OK) {
-        for (size_t i = 0; i < m.nprocs; i++)
+        for (size_t i = 0; i < m.nprocs; i++) {
+            if (keep_proc(&t, &m.procs[i]))
+                nvtx_never_ended(&t, &m.procs[i]);
             ended(&t, &m, &m.procs[i]);
+        }
         fputs("\n]}\n", f);
         for (size_t i = 0; i < m.nprocs; i++)
             if (m.procs[i].t_last > t_end)
@@ -690,5 +808,11 @@ int cta_cmd_timeline(int argc, char **argv)
     free(t.nvtx_end);
     cta_map_free(&t.categories);
     free(t.category_name);
+    cta_map_free(&t.nvtx_pushed);
+    free(t.pushed_slot);
+    for (size_t i = 0; i < t.started_cap; i++)
+        ct_hash_free(&t.nvtx_started[i]);
+    free(t.nvtx_started);
+    cta_pool_free(&t.nvtx_open);
     return rc;
 }

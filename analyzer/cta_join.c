@@ -773,19 +773,18 @@ void cta_model_feed(cta_model *m, const ct_rec *r)
         cta_gemm_rec(m->gemm, r->file, &r->u.gemm);
         break;
     case CT_REC_NVTX_BEGIN:
-        cta_nvtx_begin(m, p, r);
-        break;
     case CT_REC_NVTX_RANGE:
-        cta_nvtx_end(m, p, r);
+    case CT_REC_NVTX_MARK:
+        if (r->type == CT_REC_NVTX_BEGIN)
+            cta_nvtx_begin(m, p, r);
+        else if (r->type == CT_REC_NVTX_RANGE)
+            cta_nvtx_end(m, p, r);
+        if (m->obs && m->obs->on_nvtx)
+            m->obs->on_nvtx(m->obs->ctx, p, r);
         break;
     case CT_REC_END:
         p->ended = 1;
         p->end = r->u.end;
-        break;
-    case CT_REC_NVTX_RANGE:
-    case CT_REC_NVTX_MARK:
-        if (m->obs && m->obs->on_nvtx)
-            m->obs->on_nvtx(m->obs->ctx, p, r);
         break;
     default:
         break;

@@ -232,6 +232,24 @@ TEST_IMPL(nvtx_ranges_open_at_end)
     ASSERT_INT(an_run(&p, "summary {}", dir), ==, 0);
     ASSERT_CONTAINS(p.out, "still open at the end: train_step, 1 instance (");
     ctt_proc_free(&p);
+    /* the timeline draws them until the end, said so, and every other range as it ended */
+    tj *tl = an_timeline(dir);
+    ASSERT(tl);
+    const tj *ev = tj_get(tl, "traceEvents");
+    int open_seen[3] = {0, 0, 0}, drawn = 0;
+    for (size_t i = 0; ev && i < ev->n; i++) {
+        const char *cat = tj_str(ev->v[i], "cat");
+        if (!cat || strcmp(cat, "nvtx"))
+            continue;
+        drawn++;
+        for (int k = 0; k < 3; k++)
+            open_seen[k] += !strcmp(tj_str(ev->v[i], "name"), names[k]) &&
+                            tj_path(ev->v[i], "args.open_at_end") != NULL;
+    }
+    ASSERT_INT(drawn, ==, 3 + 4 + 3 + 2);
+    for (int k = 0; k < 3; k++)
+        ASSERT_INT(open_seen[k], ==, open[k]);
+    tj_free(tl);
     return 0;
 }
 
