@@ -27,8 +27,9 @@
  *
  * stdout: "capture_steps: window=MODE outside=6 win1=4 win2=4 early=1073745145
  * scratch=268435459" (nothing time-dependent, so traced and untraced runs print the same).
- * --times FILE: one line "open close" per window, CLOCK_MONOTONIC ns read just before the
- * call opening it and just after the call closing it. Exits 0. */
+ * --times FILE: the program's start (CLOCK_MONOTONIC ns, first thing in main), then one line
+ * "open close" per window: ns read just before the call opening it and just after the call
+ * closing it. Exits 0. */
 #include <cuda_profiler_api.h>
 #include <cuda_runtime_api.h>
 #include <nvtx3/nvToolsExt.h>
@@ -128,6 +129,7 @@ int main(int argc, char **argv)
     if (strcmp(mode, "profiler") && strcmp(mode, "nvtx") && strcmp(mode, "nvtx-domain") &&
         strcmp(mode, "none"))
         WL_DIE("--window: expected profiler, nvtx, nvtx-domain or none, found '%s'", mode);
+    unsigned long long start = now_ns();
     double t0 = wl_now_ms();
     if (!strcmp(mode, "nvtx-domain"))
         trainer = nvtxDomainCreateA("trainer");
@@ -177,6 +179,7 @@ int main(int argc, char **argv)
         FILE *f = fopen(times, "w");
         if (!f)
             WL_DIE("cannot write %s: %s", times, strerror(errno));
+        fprintf(f, "%llu\n", start);
         for (int w = 0; w < 2; w++)
             fprintf(f, "%llu %llu\n", opened[w], closed[w]);
         fclose(f);
