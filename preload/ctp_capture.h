@@ -9,8 +9,8 @@
  * compare-and-swap on the gate, with no lock: the thread whose swap started or stopped
  * recording writes the CAPTURE record (FORMAT.md 4.9), into its ring (ctp_capture_mark: the
  * profiler calls, NVTX ranges, the trace's first record) or, for the writer (the delay, the
- * duration, the trace's end), into the writer's own stream. Depends on the ring (ctp_emit.h) and
- * the clock only. */
+ * duration, the trace's end), into the writer's own stream. Depends on the ring (ctp_emit.h),
+ * the clock and the shared state (ctp_state.h: NVTX domain names) only. */
 #ifndef CTP_CAPTURE_H
 #define CTP_CAPTURE_H
 

@@ -382,6 +382,8 @@ void ctp_exec_failed(void)
     }
     ctp_session_start_locked();
     pthread_mutex_unlock(&ctp_reg_mu);
+    if (ctp_tls && ctp_tls != &ctp_untraced) /* registered threads do not register again */
+        ctp_capture_begin(ctp_tls);
     errno = saved;
 }
 
