@@ -45,6 +45,8 @@ static const char *const cta_run_usage =
     "  --delay SEC          start recording SEC seconds after the process starts (then the\n"
     "                       capture range applies)\n"
     "  --duration SEC       stop recording SEC seconds after recording began\n"
+    "                       (without cutrace run: CUTRACE_CAPTURE_RANGE, CUTRACE_DELAY and\n"
+    "                       CUTRACE_DURATION in the environment of an LD_PRELOAD run)\n"
     "  -q, --quiet          do not print where the traces are\n"
     "  -h, --help           this text\n";
 
