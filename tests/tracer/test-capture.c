@@ -182,7 +182,8 @@ TEST_IMPL(capture_profiler_api_two_windows)
 }
 
 /* The outermost range "capture" decides (a nested one of the same name does not close the
- * window); push/pop and start/end both open one; another name does not. */
+ * window); push/pop and start/end both open one; another name does not. Ranges begun outside a
+ * window and ended in one (a start/end, a push/pop) are not recorded, not even as unmatched. */
 TEST_IMPL(capture_nvtx_range)
 {
     cap_run c;
@@ -194,6 +195,9 @@ TEST_IMPL(capture_nvtx_range)
     ASSERT_UINT(tr_count(&c.t, CT_REC_NVTX_RANGE, "capture"), ==, 3);
     ASSERT_UINT(tr_count(&c.t, CT_REC_NVTX_RANGE, "other"), ==, 0);
     ASSERT_UINT(tr_count(&c.t, CT_REC_NVTX_RANGE, NULL), ==, 3);
+    for (size_t i = 0; i < c.t.n; i++)
+        if (c.t.v[i].r.type == CT_REC_NVTX_RANGE)
+            ASSERT_UINT(c.t.v[i].r.u.nvtx_range.flags & CT_NVTX_UNMATCHED, ==, 0);
     tr_free(&c.t);
     return 0;
 }
@@ -207,6 +211,11 @@ TEST_IMPL(capture_nvtx_domain)
     if (cap_trace(&c, "domain", "nvtx-domain", opts, NULL, 0) || cap_kernels(&c, 4, 4, 0) ||
         cap_windows(&c, CT_CAPTURE_NVTX) || cap_summary(&c))
         return 1;
+    /* the domain's 3 (2 windows, 1 nested), not the default domain's outside; the marks made
+     * in the windows, not the one between them */
+    ASSERT_UINT(tr_count(&c.t, CT_REC_NVTX_RANGE, NULL), ==, 3);
+    ASSERT_UINT(tr_count(&c.t, CT_REC_NVTX_MARK, "opened"), ==, 2);
+    ASSERT_UINT(tr_count(&c.t, CT_REC_NVTX_MARK, NULL), ==, 2);
     tr_free(&c.t);
     return 0;
 }

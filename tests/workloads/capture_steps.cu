@@ -20,9 +20,12 @@
  *   profiler     cudaProfilerStart() / cudaProfilerStop()
  *   nvtx         window 1 nvtxRangePushA("capture") / nvtxRangePop(), window 2
  *                nvtxRangeStartA("capture") / nvtxRangeEnd(); an outside range "other" around
- *                the t=400 kernels
+ *                the t=400 kernels; ranges begun outside and ended inside a window: a start
+ *                "straddle" before window 1 ended in it, a push "epoch" before window 2
+ *                popped in it
  *   nvtx-domain  nvtxDomainRangePushEx(domain "trainer", message "capture") / DomainRangePop
- *                for both windows; a default-domain range "capture" around the t=400 kernels
+ *                for both windows, each followed by nvtxMarkA("opened"); a default-domain range
+ *                "capture" around the t=400 kernels, with nvtxMarkA("between") in it
  *   none         nothing (for --delay / --duration)
  *
  * stdout: "capture_steps: window=MODE outside=6 win1=4 win2=4 early=1073745145
@@ -46,7 +49,7 @@ __global__ void win2_kernel(int *n) { if (n) atomicAdd(n, 1); }
 
 static const char *mode = "none";
 static nvtxDomainHandle_t trainer;
-static nvtxRangeId_t range_id;
+static nvtxRangeId_t range_id, straddle;
 static unsigned long long opened[2], closed[2];
 
 static unsigned long long now_ns(void)
@@ -79,6 +82,7 @@ static void open_window(int w)
     } else if (!strcmp(mode, "nvtx-domain")) {
         nvtxEventAttributes_t a = named("capture");
         nvtxDomainRangePushEx(trainer, &a);
+        nvtxMarkA("opened");
     }
 }
 
@@ -103,8 +107,12 @@ static void outside_range(int push)
 {
     if (!strcmp(mode, "nvtx"))
         push ? (void)nvtxRangePushA("other") : (void)nvtxRangePop();
-    else if (!strcmp(mode, "nvtx-domain"))
-        push ? (void)nvtxRangePushA("capture") : (void)nvtxRangePop();
+    else if (!strcmp(mode, "nvtx-domain") && push) {
+        nvtxRangePushA("capture");
+        nvtxMarkA("between");
+    } else if (!strcmp(mode, "nvtx-domain")) {
+        nvtxRangePop();
+    }
 }
 
 static void launch(void (*k)(int *), int times, int *counter)
@@ -140,8 +148,13 @@ int main(int argc, char **argv)
     WL_RT(cudaDeviceSynchronize());
 
     wl_sleep_ms(t0 + 50 - wl_now_ms());
+    int nvtx = strcmp(mode, "nvtx") == 0;
+    if (nvtx)
+        straddle = nvtxRangeStartA("straddle");
     open_window(0);
     launch(win1_kernel, 4, NULL);
+    if (nvtx)
+        nvtxRangeEnd(straddle);
     WL_RT(cudaMalloc(&scratch, SCRATCH_BYTES));
     wl_sleep_ms(20);
     WL_RT(cudaDeviceSynchronize());
@@ -155,10 +168,13 @@ int main(int argc, char **argv)
     outside_range(0);
 
     wl_sleep_ms(t0 + 450 - wl_now_ms());
+    if (nvtx)
+        nvtxRangePushA("epoch");
     open_window(1);
     launch(win2_kernel, 2, NULL);
-    if (strcmp(mode, "nvtx") == 0) { /* nested, same name: the outermost decides */
+    if (nvtx) { /* nested, same name: the outermost decides; then epoch's pop */
         nvtxRangePushA("capture");
+        nvtxRangePop();
         nvtxRangePop();
     } else if (strcmp(mode, "nvtx-domain") == 0) {
         nvtxEventAttributes_t a = named("capture");
