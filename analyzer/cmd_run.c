@@ -4,7 +4,8 @@
  *
  * libcutrace is found next to this binary ($BINDIR/../lib/libcutrace.so, the build and install
  * layout), or at CUTRACE_LIB. Options become the environment libcutrace reads (CUTRACE_OUTPUT,
- * CUTRACE_STACKS, CUTRACE_GPU_TIMING, CUTRACE_LIBCUDA, CUTRACE_BUFFER_MB), so children and
+ * CUTRACE_STACKS, CUTRACE_GPU_TIMING, CUTRACE_LIBCUDA, CUTRACE_BUFFER_MB, CUTRACE_CAPTURE_RANGE,
+ * CUTRACE_DELAY, CUTRACE_DURATION), so children and
  * exec'd programs of CMD are traced the same way; NVTX_INJECTION64_PATH names libcutrace as
  * the program's NVTX tool unless the user set it. */
 #define _GNU_SOURCE
@@ -37,10 +38,40 @@ static const char *const cta_run_usage =
     "                       all (default), off, or N to time 1 operation in N\n"
     "  --libcuda PATH       the real CUDA driver (default: found like the system would)\n"
     "  --buffer-mb N        memory budget for trace buffers, all threads together (default 512)\n"
+    "  --capture-range R    record only inside windows: cudaProfilerApi (from each\n"
+    "                       cudaProfilerStart/cuProfilerStart to the next stop), or\n"
+    "                       nvtx:NAME[@DOMAIN] (each outermost NVTX range NAME, of DOMAIN or\n"
+    "                       the default domain). Allocations and frees are recorded throughout\n"
+    "  --delay SEC          start recording SEC seconds after the process starts (then the\n"
+    "                       capture range applies)\n"
+    "  --duration SEC       stop recording SEC seconds after recording began\n"
+    "                       (without cutrace run: CUTRACE_CAPTURE_RANGE, CUTRACE_DELAY and\n"
+    "                       CUTRACE_DURATION in the environment of an LD_PRELOAD run)\n"
     "  -q, --quiet          do not print where the traces are\n"
     "  -h, --help           this text\n";
 
 static pid_t cta_child;
+
+/* --delay / --duration: a decimal number of seconds, >= 0 (> 0 if positive). */
+static int cta_valid_seconds(const char *s, int positive)
+{
+    char *end;
+    double v = strtod(s, &end);
+    return end != s && !*end && v == v && v <= 1e9 && (positive ? v > 0 : v >= 0);
+}
+
+/* --capture-range: cudaProfilerApi, or nvtx:NAME[@DOMAIN] (NAME and DOMAIN non-empty, at most
+ * 512 bytes: the tracer compares the first 512 bytes of a message). */
+static int cta_valid_range(const char *s)
+{
+    if (!strcmp(s, "cudaProfilerApi"))
+        return 1;
+    if (strncmp(s, "nvtx:", 5) != 0)
+        return 0;
+    const char *at = strrchr(s + 5, '@');
+    size_t name = at ? (size_t)(at - s - 5) : strlen(s + 5);
+    return name > 0 && name <= 512 && (!at || (at[1] && strlen(at + 1) <= 512));
+}
 
 /* Forwards a signal sent to cutrace itself (kill, a scheduler) to the command. Terminal
  * signals (SI_KERNEL) already reach the command through its process group. */
@@ -127,7 +158,7 @@ int cta_cmd_run(int argc, char **argv)
     static const char *const gpu_modes[] = {"all", "off", NULL};
     static const char *const no_words[] = {NULL};
     const char *out = "cutrace-traces", *stacks = NULL, *gpu = NULL, *libcuda = NULL,
-               *buffer = NULL;
+               *buffer = NULL, *range = NULL, *delay = NULL, *duration = NULL;
     int quiet = 0, i;
     for (i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -158,6 +189,12 @@ int cta_cmd_run(int argc, char **argv)
             libcuda = v;
         else if (!strcmp(a, "--buffer-mb"))
             buffer = v;
+        else if (!strcmp(a, "--capture-range"))
+            range = v;
+        else if (!strcmp(a, "--delay"))
+            delay = v;
+        else if (!strcmp(a, "--duration"))
+            duration = v;
         else
             return cta_cli_usage_error("run", "unknown option '%s'", a);
         i++;
@@ -172,6 +209,15 @@ int cta_cmd_run(int argc, char **argv)
                                   "found '%s'", gpu);
     if (buffer && !cta_valid_mode(buffer, no_words, 1))
         return cta_cli_usage_error("run", "--buffer-mb: expected a number > 0, found '%s'", buffer);
+    if (range && !cta_valid_range(range))
+        return cta_cli_usage_error("run", "--capture-range: expected cudaProfilerApi or "
+                                  "nvtx:NAME[@DOMAIN], found '%s'", range);
+    if (delay && !cta_valid_seconds(delay, 0))
+        return cta_cli_usage_error("run", "--delay: expected seconds (a number >= 0), found '%s'",
+                                  delay);
+    if (duration && !cta_valid_seconds(duration, 1))
+        return cta_cli_usage_error("run", "--duration: expected seconds (a number > 0), found "
+                                  "'%s'", duration);
 
     char lib[PATH_MAX];
     if (cta_find_lib(lib, sizeof lib) != 0) {
@@ -204,6 +250,9 @@ int cta_cmd_run(int argc, char **argv)
         (gpu && cta_set_env("CUTRACE_GPU_TIMING", gpu)) ||
         (libcuda && cta_set_env("CUTRACE_LIBCUDA", libcuda)) ||
         (buffer && cta_set_env("CUTRACE_BUFFER_MB", buffer)) ||
+        (range && cta_set_env("CUTRACE_CAPTURE_RANGE", range)) ||
+        (delay && cta_set_env("CUTRACE_DELAY", delay)) ||
+        (duration && cta_set_env("CUTRACE_DURATION", duration)) ||
         /* libcutrace is also the program's NVTX tool, unless the user named another */
         (!getenv("NVTX_INJECTION64_PATH") && cta_set_env("NVTX_INJECTION64_PATH", lib)))
         return CTA_EXIT_FAIL;

@@ -14,7 +14,24 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-void cta_util_windows(const cta_dev *d, uint64_t want, cta_utilwin *u)
+/* Of [lo, hi), the time inside p's capture windows (all of it when the trace is not windowed);
+ * *w: the first window that may still overlap (calls come in increasing lo). */
+static uint64_t recorded(const cta_proc *p, uint64_t lo, uint64_t hi, uint64_t *w)
+{
+    if (!p->captured)
+        return hi - lo;
+    uint64_t in = 0;
+    for (; *w < p->capture_windows && p->capture_win[*w][1] <= lo; (*w)++)
+        ;
+    for (uint64_t i = *w; i < p->capture_windows && p->capture_win[i][0] < hi; i++) {
+        uint64_t a = p->capture_win[i][0] > lo ? p->capture_win[i][0] : lo;
+        uint64_t b = p->capture_win[i][1] < hi ? p->capture_win[i][1] : hi;
+        in += b > a ? b - a : 0;
+    }
+    return in;
+}
+
+void cta_util_windows(const cta_proc *p, const cta_dev *d, uint64_t want, cta_utilwin *u)
 {
     memset(u, 0, sizeof *u);
     const cta_series *s = &d->util;
@@ -32,7 +49,7 @@ void cta_util_windows(const cta_dev *d, uint64_t want, cta_utilwin *u)
         k = 1;
     u->width = k * s->width;
     uint64_t first = d->first_gpu > s->t0 ? (d->first_gpu - s->t0) / s->width : 0;
-    uint64_t last = (d->last_gpu - s->t0) / s->width;
+    uint64_t last = (d->last_gpu - s->t0) / s->width, w = 0;
     if (last >= s->n)
         last = s->n ? s->n - 1 : 0;
     for (uint64_t b = first; b <= last && u->n < CTA_SERIES_BINS; b += k) {
@@ -45,15 +62,25 @@ void cta_util_windows(const cta_dev *d, uint64_t want, cta_utilwin *u)
         uint64_t busy = 0;
         for (uint64_t j = b; j < b + k && j <= last; j++)
             busy += s->sum[j];
-        double span = hi > lo ? (double)(hi - lo) : 1;
-        double x = (double)busy / span;
+        uint64_t rec = hi > lo ? recorded(p, lo, hi, &w) : 1;
+        double x = rec ? (double)busy / (double)rec : -1; /* -1: nothing recorded in it */
+        u->recorded[u->n] = p->captured ? rec : u->width;
         u->util[u->n++] = x > 1 ? 1 : x;
     }
-    double *tmp = cta_xmalloc(u->n * sizeof *tmp, "the utilization windows");
-    memcpy(tmp, u->util, u->n * sizeof *tmp);
-    qsort(tmp, u->n, sizeof *tmp, cmp_double);
-    u->median = u->n ? tmp[u->n / 2] : 0;
+    double *tmp = cta_xmalloc(u->n * sizeof *tmp + 1, "the utilization windows");
+    uint32_t nrec = 0;
+    for (uint32_t i = 0; i < u->n; i++)
+        if (u->util[i] >= 0)
+            tmp[nrec++] = u->util[i];
+    qsort(tmp, nrec, sizeof *tmp, cmp_double);
+    u->median = nrec ? tmp[nrec / 2] : 0;
     free(tmp);
+}
+
+/* Window i was recorded and ran below half its typical utilization. */
+static int low_util(const cta_utilwin *u, uint32_t i)
+{
+    return u->util[i] >= 0 && u->util[i] < 0.5 && u->util[i] < 0.5 * u->median;
 }
 
 /* ---- building diagnoses ------------------------------------------------------------------- */
@@ -548,13 +575,13 @@ static void dev_diagnoses(diags *ds, const cta_proc *p, int d)
 
     /* low-gpu-utilization: phases well below the run's typical utilization */
     cta_utilwin *u = cta_xmalloc(sizeof *u, "the utilization windows");
-    cta_util_windows(dv, ds->o->util_window_ns, u);
+    cta_util_windows(p, dv, ds->o->util_window_ns, u);
     if (u->n >= 4) {
         double lost = 0;
         uint32_t low = 0;
         for (uint32_t i = 0; i < u->n; i++)
-            if (u->util[i] < 0.5 && u->util[i] < 0.5 * u->median) {
-                lost += (u->median - u->util[i]) * (double)u->width;
+            if (low_util(u, i)) {
+                lost += (u->median - u->util[i]) * (double)u->recorded[i];
                 low++;
             }
         if (low && (x = add(ds, "low-gpu-utilization", p, d, (uint64_t)lost, win, fix(p, FIX_LOWUTIL)))) {
@@ -566,10 +593,10 @@ static void dev_diagnoses(diags *ds, const cta_proc *p, int d)
             ev(x, "median_utilization_pct", 100 * u->median, CTA_EV_PCT);
             int shown = 0;
             for (uint32_t i = 0; i < u->n && shown < 8; i++) {
-                if (!(u->util[i] < 0.5 && u->util[i] < 0.5 * u->median))
+                if (!low_util(u, i))
                     continue;
                 uint32_t j = i;
-                while (j + 1 < u->n && u->util[j + 1] < 0.5 && u->util[j + 1] < 0.5 * u->median)
+                while (j + 1 < u->n && low_util(u, j + 1))
                     j++;
                 uint64_t a = dv->first_gpu - m->t0 + (uint64_t)i * u->width;
                 detail(x, "low utilization from +%s to +%s\n", cta_fmt_ns(b1, (double)a),

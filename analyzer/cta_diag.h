@@ -66,9 +66,13 @@ int cta_diagnose(const cta_model *m, const cta_diag_opts *o, cta_diag **out);
 typedef struct {
     uint64_t width;               /* window length */
     uint32_t n;                   /* windows from the device's first GPU activity */
-    double util[CTA_SERIES_BINS];  /* busy fraction of each */
+    double util[CTA_SERIES_BINS];  /* busy fraction of each's recorded time (capture windows);
+                                   * -1: none of it was recorded */
+    uint64_t recorded[CTA_SERIES_BINS]; /* the window's length; in a windowed trace the time of
+                                        * it recorded (clipped to the device's first and last
+                                        * GPU activity, less time outside capture windows) */
     double median;
 } cta_utilwin;
-void cta_util_windows(const cta_dev *d, uint64_t want_width, cta_utilwin *u);
+void cta_util_windows(const cta_proc *p, const cta_dev *d, uint64_t want_width, cta_utilwin *u);
 
 #endif

@@ -699,6 +699,9 @@ void cta_model_feed(cta_model *m, const ct_rec *r)
         snprintf(py->path, sizeof py->path, "%s", ct_reader_str(m->rd, r->file, q->path, tmp));
         break;
     }
+    case CT_REC_CAPTURE:
+        cta_sweep_capture(p, r->ts, r->u.capture.op == CT_CAPTURE_START);
+        break;
     case CT_REC_STREAM:
         if (m->obs && m->obs->on_stream && r->u.stream.op == CT_STREAM_CREATE)
             m->obs->on_stream(m->obs->ctx, p, dev_slot(r->u.stream.device), r->u.stream.stream);

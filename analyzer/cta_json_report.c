@@ -150,6 +150,13 @@ static void json_processes(cta_json *j, const cta_model *m)
         CTA_JK_STR(j, "file", ct_reader_path(m->rd, p->file));
         CTA_JK_U64(j, "start_ns", p->t_first == UINT64_MAX ? 0 : p->t_first - m->t0);
         CTA_JK_U64(j, "wall_ns", wall_of(p));
+        if (p->captured) { /* only then: the output of other traces stays as it was */
+            cta_json_key(j, "capture");
+            cta_json_obj(j);
+            CTA_JK_U64(j, "windows", p->capture_windows);
+            CTA_JK_U64(j, "total_ns", p->capture_ns);
+            cta_json_end_obj(j);
+        }
         cta_json_key(j, "complete");
         cta_json_bool(j, p->ended);
         if (p->ended) {

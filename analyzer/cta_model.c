@@ -200,6 +200,7 @@ static void proc_free(cta_proc *p)
         cta_union_free(&p->dev[d].u_exact);
     }
     free(p->kern_ns);
+    free(p->capture_win);
     if (p->sweep) {
         for (size_t i = 0; i < p->sweep->cap; i++)
             free(p->sweep->ring[i].v);

@@ -147,6 +147,8 @@ typedef struct {
     uint64_t run_start, run_end;
     int windowed;                 /* first GPU work seen */
     uint64_t first_gpu, last_gpu; /* the window */
+    uint64_t paused, pause_pend;  /* of it, idle time outside the capture windows (cta_sweep.c);
+                                   * of the gap in progress */
     uint64_t busy;
     cta_hostsplit idle;            /* committed gaps */
     cta_hostsplit pend;            /* the gap in progress (compute: in wait until it ends) */
@@ -353,6 +355,12 @@ typedef struct {
     uint64_t *kern_ns;            /* kernel time per kernel index (cta_model.kernels) */
     size_t kern_cap;
     char top_kernel[160];         /* the kernel with the most GPU time (set by cta_model_finish) */
+    /* A windowed trace (CAPTURE records, FORMAT.md 4.9): its windows, their total, the one
+     * open since capture_since (cta_sweep_capture) */
+    int captured, capture_on;
+    uint64_t capture_windows, capture_ns, capture_since;
+    uint64_t (*capture_win)[2];   /* each window's start and end, in time order */
+    size_t capture_cap;
     cta_sweep *sweep;
     struct cta_nvtx_proc *nvtx;    /* its NVTX range instances (cta_nvtx.c), NULL if none */
 } cta_proc;
@@ -537,6 +545,6 @@ const char *cta_api_display_name(const char *name);
  * (libstdc++'s __cxa_demangle), else name itself. */
 const char *cta_kernel_display_name(const char *name, char *buf, size_t len);
 /* The window of a device: last - first GPU activity (0 if none). */
-static inline uint64_t cta_dev_window(const cta_dev *d) { return d->windowed ? d->last_gpu - d->first_gpu : 0; }
+static inline uint64_t cta_dev_window(const cta_dev *d) { return d->windowed ? d->last_gpu - d->first_gpu - d->paused : 0; }
 
 #endif

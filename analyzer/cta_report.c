@@ -255,6 +255,10 @@ static void text_run(FILE *f, const cta_model *m)
         fprintf(f, ": %s\n", cta_text_safe(cmd, sizeof cmd, p->command, 120));
         fprintf(f, "    wall %s, ended: %s, %llu records\n", cta_fmt_ns(b1, (double)wall_of(p)),
                 cta_end_text(m, p, b2, sizeof b2), (unsigned long long)(p->stats ? p->stats->records : 0));
+        if (p->captured) /* the tables, breakdown and gaps cover these windows only */
+            fprintf(f, "    captured in %llu window%s totalling %s (allocations and frees "
+                    "recorded throughout)\n", (unsigned long long)p->capture_windows,
+                    p->capture_windows == 1 ? "" : "s", cta_fmt_ns(b1, (double)p->capture_ns));
         for (int d = 0; d < CTA_MAX_DEV; d++) {
             const cta_dev *dv = &p->dev[d];
             if (!dv->seen)

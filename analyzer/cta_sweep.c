@@ -128,6 +128,10 @@ static void advance(cta_model *m, cta_proc *p, uint64_t t)
             cta_series_add_interval(&dv->util, s->now, t);
             continue;
         }
+        if (s->paused) { /* not recorded: neither idle nor part of the gap */
+            dv->pause_pend += len;
+            continue;
+        }
         if (s->mem_depth > 0)
             dv->gap_mem = 1;
         if (!seg_done) {
@@ -185,7 +189,10 @@ static void gap_end(cta_dev *dv, uint64_t t, int h2d)
     uint64_t known = dv->pend.wait, cpu = (uint64_t)(dv->pend_cpu + 0.5);
     dv->pend.compute = cpu < known ? cpu : known;
     dv->pend.wait = known - dv->pend.compute;
-    dv->closed = (cta_gap){.start = dv->gap_start, .len = t - dv->gap_start, .host = dv->pend};
+    dv->closed = (cta_gap){.start = dv->gap_start, .len = t - dv->gap_start - dv->pause_pend,
+                           .host = dv->pend};
+    dv->paused += dv->pause_pend;
+    dv->pause_pend = 0;
     dv->closed_open = 1;
     dv->closed_h2d = h2d != 0;
     dv->closed_sync = dv->gap_sync;
@@ -319,6 +326,7 @@ static void apply(cta_model *m, cta_proc *p, const cta_pt *pt)
             dv->gap_mem = s->mem_depth > 0;
             memset(&dv->pend, 0, sizeof dv->pend);
             dv->pend_cpu = 0;
+            dv->pause_pend = 0;
         }
         if (pt->t > dv->last_gpu)
             dv->last_gpu = pt->t;
@@ -394,6 +402,9 @@ static void apply(cta_model *m, cta_proc *p, const cta_pt *pt)
         if (m->obs && m->obs->on_mem)
             m->obs->on_mem(m->obs->ctx, p, pt->t, pt->dev == CTA_HOST_DEV ? -1 : pt->dev, dv->in_use);
         break;
+    case P_CAPTURE:
+        s->paused = !pt->flag;
+        break;
     case P_FAIL:
         if (dv->nfails < CTA_MAX_FAILS) {
             cta_fail *f = &dv->fails[dv->nfails];
@@ -408,6 +419,22 @@ static void apply(cta_model *m, cta_proc *p, const cta_pt *pt)
         dv->nfails++;
         break;
     }
+}
+
+void cta_sweep_capture(cta_proc *p, uint64_t t, int on)
+{
+    p->captured = 1;
+    if (on && !p->capture_on)
+        p->capture_since = t;
+    else if (!on && p->capture_on) {
+        cta_grow(&p->capture_win, &p->capture_cap, p->capture_windows + 1, sizeof *p->capture_win);
+        p->capture_win[p->capture_windows][0] = p->capture_since;
+        p->capture_win[p->capture_windows][1] = t;
+        p->capture_windows++;
+        p->capture_ns += t - p->capture_since;
+    }
+    p->capture_on = on;
+    sweep_push(p, (cta_pt){.t = t, .type = P_CAPTURE, .flag = (uint8_t)on});
 }
 
 void cta_sweep_run(cta_model *m, cta_proc *p, uint64_t upto)
@@ -465,6 +492,8 @@ void cta_sweep_run(cta_model *m, cta_proc *p, uint64_t upto)
 
 void cta_sweep_finish(cta_model *m, cta_proc *p)
 {
+    if (p->capture_on) /* no stop: the trace was cut short while recording */
+        cta_sweep_capture(p, p->t_last > p->capture_since ? p->t_last : p->capture_since, 0);
     cta_sweep_run(m, p, UINT64_MAX); /* closes the open GPU runs first */
     for (int d = 0; d <= CTA_MAX_DEV; d++) {
         cta_dev *dv = &p->dev[d];

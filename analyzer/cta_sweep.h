@@ -24,7 +24,7 @@
  * begins (END0: its END type + P_END0), or it would be applied before its own begin and leave
  * the device busy, or the host inside a call, for the rest of the trace. */
 enum { P_GPU_END, P_API_END, P_SYNC_END, P_FREE, P_NVTX_END, P_RATE, P_GPU_BEGIN, P_API_BEGIN,
-       P_SYNC_BEGIN, P_NVTX_BEGIN, P_ALLOC, P_FAIL, P_END0 };
+       P_SYNC_BEGIN, P_NVTX_BEGIN, P_ALLOC, P_FAIL, P_CAPTURE, P_END0 };
 enum { PF_H2D = 1, PF_SYNCCOPY = 2, PF_MEMCALL = 4 };
 
 typedef struct {
@@ -70,6 +70,7 @@ struct cta_sweep {
     uint32_t api_tid;
     uint64_t api_start, api_end;
     uint32_t last_tid;
+    int paused;          /* outside the capture windows of a windowed trace */
 };
 
 /* Test only (cta_sweep.c says why): set by cta_model_init from CUTRACE_TEST_SWEEP_FAULT. */
@@ -96,6 +97,10 @@ void cta_sweep_run(cta_model *m, cta_proc *p, uint64_t upto);
 /* At the end of the records: applies every point left, decides the last gap's cause and takes
  * the holders of a peak no free has followed. */
 void cta_sweep_finish(cta_model *m, cta_proc *p);
+/* A CAPTURE record at t: recording started (on) or stopped. The sweep counts a device's idle
+ * time, and its gaps, inside the windows only (outside them the trace holds no GPU work, copies
+ * or synchronizations but those already under way); memory in use counts throughout. */
+void cta_sweep_capture(cta_proc *p, uint64_t t, int on);
 /* The largest holders of device slot d's live memory, by call site (cta_model_site_group);
  * returns how many. */
 int cta_sweep_holders(const cta_proc *p, int d, cta_holder *out);

@@ -18,6 +18,7 @@
 #define NVTX_NO_IMPL
 #include <nvtx3/nvToolsExt.h>
 
+#include "ctp_capture.h"
 #include "ctp_clock.h"
 #include "ctp_emit.h"
 #include "ctp_session.h"
@@ -25,6 +26,9 @@
 /* Levels per domain, kept whether or not the thread is traced, so that the values
  * nvtxRangePush/Pop return stay right when a trace starts in the middle of a nesting. */
 static __thread uint16_t ctp_nvtx_depth[CTP_NVTX_DOMAINS] __attribute__((tls_model("initial-exec")));
+/* Per domain, bit L: the push at level L began in a capture window (ctp_capture.h), so its pop is
+ * recorded too; levels past 63 are recorded while a window is open. */
+static __thread uint64_t ctp_nvtx_kept[CTP_NVTX_DOMAINS] __attribute__((tls_model("initial-exec")));
 /* Start/end range ids: the thread's base (from a process-wide counter, once per thread) | seq. */
 static __thread uint64_t ctp_nvtx_next __attribute__((tls_model("initial-exec")));
 static _Atomic uint64_t ctp_nvtx_threads;
@@ -153,7 +157,7 @@ static inline void ctp_nvtx_attrs(const nvtxEventAttributes_t *a, ctp_nvtx_raw *
 }
 
 /* The record of a push, start or mark r (its attributes a, or its message text / wtext), if
- * a trace runs. */
+ * a trace runs. Outside the capture windows (ctp_capture.h) the callers record only names. */
 static inline void ctp_nvtx_record(unsigned op, unsigned dom, ctp_nvtx_raw r,
                                   const nvtxEventAttributes_t *a, const char *text,
                                   const wchar_t *wtext)
@@ -165,6 +169,19 @@ static inline void ctp_nvtx_record(unsigned op, unsigned dom, ctp_nvtx_raw r,
     }
 }
 
+/* The message of a push or start (for --capture-range nvtx:NAME) as UTF-8: its length, *msg
+ * pointing to it (into buf for a wide one). */
+static size_t ctp_nvtx_message(const nvtxEventAttributes_t *a, const char *text,
+                               const wchar_t *wtext, char buf[CTP_NVTX_TEXT], const char **msg)
+{
+    ctp_nvtx_raw r = {0};
+    ctp_nvtx_attrs(a, &r, &text, &wtext);
+    *msg = r.registered ? r.registered : text ? text : buf;
+    if (*msg != buf)
+        return strnlen(*msg, CTP_NVTX_TEXT);
+    return wtext ? ctp_nvtx_utf8(buf, CTP_NVTX_TEXT, wtext) : 0;
+}
+
 /* ---- push/pop ---- */
 static int ctp_nvtx_push(unsigned dom, const nvtxEventAttributes_t *a, const char *text,
                         const wchar_t *wtext)
@@ -173,7 +190,17 @@ static int ctp_nvtx_push(unsigned dom, const nvtxEventAttributes_t *a, const cha
     if (d == UINT16_MAX)
         return -1;
     ctp_nvtx_depth[dom] = (uint16_t)(d + 1);
-    ctp_nvtx_record(CTP_NVTX_PUSH, dom, (ctp_nvtx_raw){.depth = d}, a, text, wtext);
+    if (__builtin_expect(ctp_capture_nvtx(), 0)) {
+        char buf[CTP_NVTX_TEXT];
+        const char *msg;
+        size_t len = ctp_nvtx_message(a, text, wtext, buf, &msg);
+        ctp_capture_mark(ctp_nvtx_thread(), ctp_capture_push(dom, d, msg, len));
+    }
+    int keep = !ctp_capture_paused();
+    if (d < 64) /* its pop is recorded if it is */
+        ctp_nvtx_kept[dom] = keep ? ctp_nvtx_kept[dom] | 1ull << d : ctp_nvtx_kept[dom] & ~(1ull << d);
+    if (keep)
+        ctp_nvtx_record(CTP_NVTX_PUSH, dom, (ctp_nvtx_raw){.depth = d}, a, text, wtext);
     return d;
 }
 
@@ -183,10 +210,13 @@ static int ctp_nvtx_pop(unsigned dom)
     int level = d ? d - 1 : -1;
     if (d)
         ctp_nvtx_depth[dom] = (uint16_t)(d - 1);
-    ctp_thread *th = ctp_nvtx_thread();
+    int kept = d && d <= 64 ? (int)(ctp_nvtx_kept[dom] >> (d - 1) & 1) : !ctp_capture_paused();
+    ctp_thread *th = kept ? ctp_nvtx_thread() : NULL;
     if (th)
         ctp_nvtx_put_word(th, CTP_NVTX_POP, dom,
                           d ? d - 1u : (uint64_t)CT_NVTX_UNMATCHED << 32);
+    if (__builtin_expect(ctp_capture_nvtx(), 0) && d)
+        ctp_capture_mark(ctp_nvtx_thread(), ctp_capture_pop(dom, d - 1u));
     return level;
 }
 
@@ -207,17 +237,28 @@ static nvtxRangeId_t ctp_nvtx_start(unsigned dom, const nvtxEventAttributes_t *a
     if (__builtin_expect(ctp_nvtx_next == 0, 0))
         ctp_nvtx_next = (atomic_fetch_add(&ctp_nvtx_threads, 1) + 1) << 32;
     nvtxRangeId_t id = ++ctp_nvtx_next;
-    if (ctp_nvtx_thread()) /* the writer then knows an end without this bit has no start */
+    if (__builtin_expect(ctp_capture_nvtx(), 0)) {
+        char buf[CTP_NVTX_TEXT];
+        const char *msg;
+        size_t len = ctp_nvtx_message(a, text, wtext, buf, &msg);
+        ctp_capture_mark(ctp_nvtx_thread(), ctp_capture_start(dom, id, msg, len));
+    }
+    if (ctp_capture_paused()) /* begun outside the capture windows: its end is not recorded */
+        id |= CTP_NVTX_ID_UNKEPT;
+    else if (ctp_nvtx_thread()) /* the writer then knows an end without this bit has no start */
         id |= CTP_NVTX_ID_RECORDED;
-    ctp_nvtx_record(CTP_NVTX_START, dom, (ctp_nvtx_raw){.id = id}, a, text, wtext);
+    if (!(id & CTP_NVTX_ID_UNKEPT))
+        ctp_nvtx_record(CTP_NVTX_START, dom, (ctp_nvtx_raw){.id = id}, a, text, wtext);
     return id;
 }
 
 static void ctp_nvtx_end(unsigned dom, nvtxRangeId_t id)
 {
-    ctp_thread *th = ctp_nvtx_thread();
+    ctp_thread *th = id & CTP_NVTX_ID_UNKEPT ? NULL : ctp_nvtx_thread();
     if (th)
         ctp_nvtx_put_word(th, CTP_NVTX_END, dom, id);
+    if (__builtin_expect(ctp_capture_nvtx(), 0))
+        ctp_capture_mark(ctp_nvtx_thread(), ctp_capture_end(id));
 }
 
 static nvtxRangeId_t NVTX_API ctp_RangeStartEx(const nvtxEventAttributes_t *a) { return ctp_nvtx_start(0, a, NULL, NULL); }
@@ -234,6 +275,8 @@ static void NVTX_API ctp_DomainRangeEnd(nvtxDomainHandle_t d, nvtxRangeId_t id) 
 static void ctp_nvtx_mark(unsigned dom, const nvtxEventAttributes_t *a, const char *text,
                          const wchar_t *wtext, uint32_t flags, uint32_t category, uint64_t id)
 {
+    if (ctp_capture_paused() && !flags) /* a name is kept, a mark is an event */
+        return;
     ctp_nvtx_record(CTP_NVTX_MARK, dom,
                     (ctp_nvtx_raw){.id = id, .flags = flags, .category = category}, a, text, wtext);
 }

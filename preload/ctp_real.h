@@ -37,8 +37,9 @@ void *ctp_lib_sym(const char *name, const char *soname);
 /* The function table: every exported driver, runtime and library function by id (CTP_FN_*,
  * ctp_fns.h, generated), its name and flags, the library a runtime or library function forwards
  * to (its soname, NULL for the driver's), and the real definition it forwards to. RUNTIME: its
- * call is the parent of the calls made inside it; LIBRARY: cuBLAS or cuBLASLt. */
-enum { CTP_FN_DRIVER = 1, CTP_FN_RUNTIME = 2, CTP_FN_LIBRARY = 4 };
+ * call is the parent of the calls made inside it; LIBRARY: cuBLAS or cuBLASLt; KEEP: recorded
+ * outside the windows of a windowed trace too (ctp_capture.h). */
+enum { CTP_FN_DRIVER = 1, CTP_FN_RUNTIME = 2, CTP_FN_LIBRARY = 4, CTP_FN_KEEP = 8 };
 typedef struct {
     const char *name;
     unsigned flags;

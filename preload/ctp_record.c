@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ctp_capture.h"
 #include "ctp_clock.h"
 #include "ctp_device.h"
 #include "ctp_fns.h"
@@ -423,4 +424,10 @@ void ctp_on_stream(ctp_call *c, CUresult r, unsigned op, uint64_t stream, unsign
     s.priority = priority;
     ctp_current(c->th, &s.context, &s.device);
     ctp_emit(c, CT_REC_STREAM, &s, sizeof s);
+}
+
+void ctp_on_profiler(ctp_call *c, CUresult r, unsigned op)
+{
+    (void)r;
+    ctp_capture_mark(c->th, ctp_capture_profiler(op));
 }

@@ -43,5 +43,8 @@ void ctp_on_name(ctp_call *c, CUresult r, uint64_t handle, const char *name);
 void ctp_on_kernel_function(ctp_call *c, CUresult r, uint64_t func, uint64_t kernel);
 void ctp_on_stream(ctp_call *c, CUresult r, unsigned op, uint64_t stream, unsigned flags,
                   int priority);
+/* cuProfilerStart / Stop (op: CT_CAPTURE_START / STOP): the API record, and with --capture-range
+ * cudaProfilerApi the window's start or stop (ctp_capture.h), whatever the call returned. */
+void ctp_on_profiler(ctp_call *c, CUresult r, unsigned op);
 
 #endif

@@ -19,6 +19,7 @@
 
 #include "ctp_session.h"
 
+#include "ctp_capture.h"
 #include "ctp_clock.h"
 #include "ctp_device.h"
 #include "ctp_emit.h"
@@ -42,7 +43,7 @@ static pid_t ctp_pid;                            /* the process whose trace this
 static _Atomic uint64_t ctp_thread_count;
 static uint64_t ctp_buffer_budget = 512ull << 20;
 static pthread_key_t ctp_exit_key;
-static char ctp_options_text[256];
+static char ctp_options_text[1280]; /* room for an NVTX capture range and its domain */
 
 /* ---- options ---- */
 
@@ -73,11 +74,11 @@ static void ctp_read_options(void)
             ctp_ring_words = kb * 128;
     }
     snprintf(ctp_options_text, sizeof ctp_options_text,
-             "stacks=%s gpu_timing=%u cpu_gap_us=%llu buffer_mb=%llu ring_kb=%llu",
+             "stacks=%s gpu_timing=%u cpu_gap_us=%llu buffer_mb=%llu ring_kb=%llu%s",
              ctp_opt.stacks == 2 ? "all" : ctp_opt.stacks ? "default" : "none", ctp_opt.gpu_every,
              (unsigned long long)(ctp_opt.cpu_gap_ns / 1000),
              (unsigned long long)(ctp_buffer_budget >> 20),
-             (unsigned long long)(ctp_ring_words / 128));
+             (unsigned long long)(ctp_ring_words / 128), ctp_capture_options());
 }
 
 static void ctp_session_retire(uint64_t ctx)
@@ -206,6 +207,7 @@ static void ctp_new_file_state(void)
     ctp_device_reset();
     ctp_shlib_reset();
     ctp_python_reset();
+    ctp_capture_new_file();
     atomic_store(&ctp_state, CTP_OFF);
 }
 
@@ -334,8 +336,10 @@ ctp_thread *ctp_thread_slow(void)
     }
     pthread_mutex_unlock(&ctp_reg_mu);
     ctp_tls = t ? t : &ctp_untraced;
-    if (t)
+    if (t) {
+        ctp_capture_begin(t);
         ctp_shlib_scan(t);
+    }
     errno = saved;
     return t;
 }
@@ -378,6 +382,8 @@ void ctp_exec_failed(void)
     }
     ctp_session_start_locked();
     pthread_mutex_unlock(&ctp_reg_mu);
+    if (ctp_tls && ctp_tls != &ctp_untraced) /* registered threads do not register again */
+        ctp_capture_begin(ctp_tls);
     errno = saved;
 }
 

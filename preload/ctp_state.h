@@ -44,6 +44,9 @@ typedef struct {
 /* Set in the id of a start/end range whose start went to a ring (bits 32-62: the starting
  * thread's number, 0-31: its count): an end without it has no start to wait for. */
 #define CTP_NVTX_ID_RECORDED (1ull << 63)
+/* Set instead in the id of a range started outside the capture windows (ctp_capture.h): its end
+ * is not recorded either (thread numbers stay below 2^30). */
+#define CTP_NVTX_ID_UNKEPT (1ull << 62)
 /* Domain index -> the domain's name (set once by nvtxDomainCreate, never freed); 0: default. */
 extern const char *_Atomic ctp_nvtx_domain_names[CTP_NVTX_DOMAINS];
 

@@ -9,7 +9,8 @@
  *     [category post-hook: LAUNCH / COPY / MEM / SYNC / STREAM detail, via ctp_emit]
  *     ctp_finish(&c);                          API record unless ctp_emit wrote it, errno back
  * When tracing is off for the thread (process not traced, thread over the memory budget, thread
- * exiting) c.th is NULL and every hook returns at once, so the wrapper only forwards.
+ * exiting, or outside the capture windows for a call not flagged CTP_FN_KEEP: one relaxed load
+ * of ctp_capture_gate) c.th is NULL and every hook returns at once, so the wrapper only forwards.
  *
  * A call goes to the thread's ring (ctp_ring.h) as one raw record: the API record, followed by
  * its detail (the trace format's own decoded struct, ct_rec_launch ..., copied as is) when the
@@ -26,6 +27,7 @@
 #include <errno.h>
 #include <stdint.h>
 
+#include "ctp_capture.h"
 #include "ctp_clock.h"
 #include "ctp_emit.h"
 #include "ctp_real.h"
@@ -45,12 +47,18 @@ CTP_HOT void ctp_enter(ctp_call *c, unsigned fn)
     c->recorded = 0;
     if (!th)
         return;
+    /* outside a capture window: only what the windows need (ctp_capture.h), no CPU reading */
+    int paused = ctp_capture_paused();
+    if (__builtin_expect(paused, 0) && !(ctp_fns[fn].flags & CTP_FN_KEEP)) {
+        c->th = 0;
+        return;
+    }
     c->corr = th->corr_next++;
     c->parent = th->parent;
     if (ctp_fns[fn].flags & CTP_FN_RUNTIME)
         th->parent = c->corr;
     c->t0 = ctp_ticks();
-    if (c->t0 - th->last_return >= ctp_opt.cpu_gap_ticks && !c->parent)
+    if (c->t0 - th->last_return >= ctp_opt.cpu_gap_ticks && !c->parent && !paused)
         ctp_record_cpu(th, c->t0);
 }
 

@@ -10,6 +10,7 @@
 #include <sys/mman.h>
 #include <time.h>
 
+#include "ctp_capture.h"
 #include "ctp_clock.h"
 #include "ctp_fns.h"
 #include "ctp_gpu.h"
@@ -211,6 +212,7 @@ static int ctp_encode(ctp_thread *t, ct_enc *e, const uint64_t *w, int give_up, 
     case CT_REC_CPU: return ct_enc_cpu(e, ts, body);
     case CT_REC_SHLIB: return ct_enc_shlib(e, ts, body);
     case CT_REC_PYTHON: return ct_enc_python(e, ts, body);
+    case CT_REC_CAPTURE: return ct_enc_capture(e, ts, body);
     case CTP_RAW_NVTX: return ctp_nvtxw_encode(t, e, w, give_up, nolock, ctp_def_string);
     default: return 0;
     }
@@ -379,7 +381,13 @@ void ctp_flush(unsigned fl, unsigned how, int code, uint64_t retire)
         ct_enc_loss(&ctp_wenc, now, &l);
         ctp_nvtx_lost_reported = ctp_nvtxw_names_lost();
     }
+    ct_rec_capture cap[2];
+    for (int i = 0, n = ctp_capture_timers(now, cap); i < n; i++)
+        ct_enc_capture(&ctp_wenc, now, &cap[i]);
     if (final) {
+        cap[0] = ctp_capture_final();
+        if (cap[0].op)
+            ct_enc_capture(&ctp_wenc, ctp_now(), &cap[0]);
         ct_rec_end e = {how, code, ctp_records_total + ctp_wenc.nrecords + 1, 0};
         for (ctp_thread *t = atomic_load(&ctp_threads); t; t = t->next)
             e.lost += atomic_load(&t->ring.dropped);
@@ -417,6 +425,9 @@ static void *ctp_writer_main(void *arg)
         uint64_t period = ctp_max_drained > ctp_ring_words / 8 ? CTP_WRITER_BUSY_NS
                           : ctp_max_drained > ctp_ring_words / 64 ? CTP_WRITER_BUSY_NS * 4
                                                                  : CTP_WRITER_PERIOD_NS;
+        uint64_t cap = ctp_capture_wait(ctp_now()); /* a delay or duration ends on time */
+        if (cap < period)
+            period = cap;
         if (!atomic_load(&ctp_writer_stop) && !atomic_load(&ctp_final_req))
             ctp_futex_wait(&ctp_wake_seq, seq, period);
         seq = atomic_load(&ctp_wake_seq);

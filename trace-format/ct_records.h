@@ -185,6 +185,10 @@
     F(exec_prefix, u32, exec_prefix, "", exec_prefix, str, 0)                               \
     F(path, u32, path, "", path, str, 0)
 
+#define CT_CAPTURE_FIELDS(F)                                                                \
+    F(op, u32, op, "", op, u, 0)                                                            \
+    F(why, u32, why, "", why, u, 0)
+
 /* What NVTX_RANGE and NVTX_MARK both carry, in the same order (FORMAT.md 4.8). */
 #define CT_NVTX_ATTR_FIELDS(F)                                                              \
     F(domain, u32, domain, "", domain, str, 0)                                              \
@@ -238,7 +242,8 @@
     R(PYTHON, python, CT_PYTHON_FIELDS)                                                     \
     R(NVTX_RANGE, nvtx_range, CT_NVTX_RANGE_FIELDS)                                         \
     R(NVTX_MARK, nvtx_mark, CT_NVTX_MARK_FIELDS)                                           \
-    R(NVTX_BEGIN, nvtx_begin, CT_NVTX_BEGIN_FIELDS)
+    R(NVTX_BEGIN, nvtx_begin, CT_NVTX_BEGIN_FIELDS)                                         \
+    R(CAPTURE, capture, CT_CAPTURE_FIELDS)
 #define CT_RECORDS(R) CT_DEF_RECORDS(R) CT_EVENT_RECORDS(R)
 
 #endif

@@ -98,7 +98,8 @@ enum ct_rec_type {
     CT_REC_SHLIB = 21,  /* a CUDA library the process mapped: path and build id (minor 2) */
     CT_REC_PYTHON = 22, /* the CPython the process runs: version, prefixes, search path (minor 4) */
     CT_REC_NVTX_BEGIN = 23, /* an NVTX range's push or start, before its NVTX_RANGE (minor 6) */
-    CT_REC_TYPE_LIMIT = 24, /* first type number this version does not define */
+    CT_REC_CAPTURE = 24, /* recording of a windowed trace started or stopped (minor 6) */
+    CT_REC_TYPE_LIMIT = 25, /* first type number this version does not define */
     /* Pseudo types, never on the wire, delivered by the reader: */
     CT_REC_CHUNK = 1000,   /* start of a chunk (only with ct_reader_opts.chunk_records) */
     CT_REC_UNKNOWN = 1001, /* a record of a type this reader does not know (content skipped) */
@@ -296,6 +297,22 @@ typedef struct {
     uint32_t prefix, exec_prefix;  /* the prefixes of its installation (sys.base_prefix, ...) */
     uint32_t path;                 /* and the module search path it computed, ':'-separated */
 } ct_rec_python;
+/* A windowed trace (cutrace run --capture-range, --delay, --duration): recording started (op 1)
+ * or stopped (op 2) at ts, and why. Outside its windows only allocations, frees and what names
+ * things (devices, threads, libraries, strings) are recorded. */
+enum ct_capture_op { CT_CAPTURE_START = 1, CT_CAPTURE_STOP = 2 };
+enum ct_capture_why {
+    CT_CAPTURE_PROFILER = 1, /* cudaProfilerStart / cuProfilerStart, or the matching stop */
+    CT_CAPTURE_NVTX = 2,     /* the outermost NVTX range of the capture name began or ended */
+    CT_CAPTURE_DELAY = 3,    /* the delay after the process started elapsed */
+    CT_CAPTURE_DURATION = 4, /* the duration after recording began elapsed */
+    CT_CAPTURE_END = 5,      /* the trace ended while recording */
+    CT_CAPTURE_BEGIN = 6,    /* the trace began (recording on or off): the trace is windowed */
+};
+typedef struct {
+    uint32_t op;                   /* enum ct_capture_op */
+    uint32_t why;                  /* enum ct_capture_why */
+} ct_rec_capture;
 typedef struct {
     uint64_t start;                /* the push or start */
     uint32_t start_tid, end_tid;   /* OS threads that started and ended it */
@@ -378,6 +395,7 @@ typedef struct {
         ct_rec_gemm gemm;
         ct_rec_shlib shlib;
         ct_rec_python python;
+        ct_rec_capture capture;
         ct_rec_nvtx_range nvtx_range;
         ct_rec_nvtx_mark nvtx_mark;
         ct_rec_nvtx_begin nvtx_begin;
@@ -426,6 +444,7 @@ int ct_enc_end(ct_enc *e, uint64_t ts, const ct_rec_end *r);
 int ct_enc_gemm(ct_enc *e, uint64_t ts, const ct_rec_gemm *r);
 int ct_enc_shlib(ct_enc *e, uint64_t ts, const ct_rec_shlib *r);
 int ct_enc_python(ct_enc *e, uint64_t ts, const ct_rec_python *r);
+int ct_enc_capture(ct_enc *e, uint64_t ts, const ct_rec_capture *r);
 int ct_enc_nvtx_range(ct_enc *e, uint64_t end, const ct_rec_nvtx_range *r);
 int ct_enc_nvtx_mark(ct_enc *e, uint64_t ts, const ct_rec_nvtx_mark *r);
 int ct_enc_nvtx_begin(ct_enc *e, uint64_t ts, const ct_rec_nvtx_begin *r);

@@ -155,11 +155,21 @@ TRACE = {
 
     # api: the API record alone. A driver program's first call (cuInit, also the runtime's first
     # request), so every process that uses CUDA starts its trace even if all its calls fail or
-    # none of them is of the categories above; the profiler range calls (cudaProfiler.h).
+    # none of them is of the categories above.
     "cuInit": ("api", None, None, {}),
-    "cuProfilerStart": ("api", None, None, {}),
-    "cuProfilerStop": ("api", None, None, {}),
+    # the profiler range calls (cudaProfiler.h; NVIDIA's and the simulated cudaProfilerStart/Stop
+    # call them): the edges of a --capture-range cudaProfilerApi window (ctp_capture.h)
+    "cuProfilerStart": ("profiler", "CT_CAPTURE_START", None, {}),
+    "cuProfilerStop": ("profiler", "CT_CAPTURE_STOP", None, {}),
 }
+# Recorded outside the windows of a windowed trace too (CTP_FN_KEEP, ctp_capture.h): what a
+# reader needs to know the state inside them (memory in use, streams, kernel names) and the calls
+# that bring CUDA up or open and close a window.
+KEEP_HOOKS = {"alloc", "free", "name", "kernel_function", "stream", "profiler", "api"}
+RUNTIME_KEEP = re.compile(
+    r"^(cudaMalloc\w*|cudaFree\w*|cudaHostAlloc|cudaHostRegister|cudaHostUnregister|"
+    r"cudaDeviceReset|cudaGetDeviceCount|cudaSetDevice|cudaInitDevice|cudaProfilerStart|"
+    r"cudaProfilerStop)(_pt[sd][sz])?$")
 # Calls that destroy a context, whose events go with it: a pre-hook collects its GPU timings
 # first (ctp_gpu.h). A release destroys the primary context only on its last reference, which
 # cannot be told beforehand: every release is treated so. Not recorded; exported like traced calls so cuGetProcAddress answers reach it.
@@ -430,8 +440,11 @@ def main():
 
     blas = blas_functions(a.include)
 
-    fns = [(v.symbol, "CTP_FN_DRIVER") for v in driver] + \
-          [(s, "CTP_FN_RUNTIME") for s, _, _, _ in runtime] + \
+    def keep(hook):
+        return " | CTP_FN_KEEP" if hook else ""
+    fns = [(v.symbol, "CTP_FN_DRIVER" + keep(v.base in TRACE and TRACE[v.base][0] in KEEP_HOOKS))
+           for v in driver] + \
+          [(s, "CTP_FN_RUNTIME" + keep(RUNTIME_KEEP.match(s))) for s, _, _, _ in runtime] + \
           [(s, "CTP_FN_RUNTIME | CTP_FN_LIBRARY") for s, _, _, _ in blas]
     if len(fns) >= 65536:
         die("%d functions do not fit the 16-bit function id" % len(fns))

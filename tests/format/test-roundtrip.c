@@ -63,6 +63,7 @@ static size_t fmt_all_types(ct_rec *v, char *longtext, size_t longlen)
     ADD(CT_REC_LOSS)->loss = (ct_rec_loss){CT_LOSS_NVTX_NAMES, 9000, 0, 0, 0};
     ADD(CT_REC_NVTX_BEGIN)->nvtx_begin = (ct_rec_nvtx_begin){4242, CT_NVTX_START_END,
                                                              0x100000007ull, 3, 0, UINT32_MAX, 9};
+    ADD(CT_REC_CAPTURE)->capture = (ct_rec_capture){CT_CAPTURE_STOP, CT_CAPTURE_END};
     ADD(CT_REC_END)->end = (ct_rec_end){CT_END_SIGNAL, -15, 20, 17};
 #undef ADD
     return n;
@@ -73,7 +74,7 @@ TEST_IMPL(roundtrip_every_record_type)
     static char longtext[300];
     ct_rec in[32];
     size_t n = fmt_all_types(in, longtext, sizeof longtext);
-    ASSERT_INT(n, ==, 26);
+    ASSERT_INT(n, ==, 27);
 
     char path[4096];
     snprintf(path, sizeof path, "%s/all.ct", ctt_tmpdir());
@@ -172,14 +173,17 @@ TEST_IMPL(roundtrip_every_record_type)
     ASSERT_UINT(b->name, ==, 0);
     ASSERT_UINT(b->group, ==, UINT32_MAX);
     ASSERT_UINT(b->depth, ==, 9);
-    ASSERT_INT(l.recs[25].u.end.code, ==, -15);
+    ASSERT_UINT(l.recs[25].type, ==, CT_REC_CAPTURE);
+    ASSERT_UINT(l.recs[25].u.capture.op, ==, CT_CAPTURE_STOP);
+    ASSERT_UINT(l.recs[25].u.capture.why, ==, CT_CAPTURE_END);
+    ASSERT_INT(l.recs[26].u.end.code, ==, -15);
     ct_rec_frame fr;
     ASSERT_INT(ct_reader_frame(l.r, 0, 1, &fr), ==, 0);
     ASSERT_UINT(fr.offset, ==, 0x1234);
 
     const ct_stats *st = ct_reader_stats(l.r, 0);
     ASSERT_INT(st->chunks, ==, 2);
-    ASSERT_INT(st->records, ==, 26);
+    ASSERT_INT(st->records, ==, 27);
     ASSERT_INT(st->lost, ==, 3 + 17); /* chunk count plus the LOSS record */
     ASSERT_INT(st->nvtx_unnamed, ==, 9000); /* LOSS reason 5: named by group, not lost */
     ASSERT_UINT(st->max_span, ==, 123456); /* the SYNC's: an NVTX range does not count */

@@ -306,3 +306,39 @@ TEST_IMPL(forked_child_same_answers)
     }
     return 0;
 }
+
+/* NVIDIA's cudaProfilerStart/Stop reach the driver's cuProfilerStart/Stop (libcutrace's, as the
+ * process's libcuda.so.1): with CUTRACE_CAPTURE_RANGE=cudaProfilerApi the trace holds exactly
+ * the kernels capture_steps launches between them (4 of each of its two windows, none of the 6
+ * outside) and the two windows, as on the simulated runtime. */
+TEST_IMPL(nvidia_runtime_capture_range)
+{
+    static const nv_runtime rts[2] = {NV_OURS, NV_NVIDIA};
+    static const char *const args[] = {"--window", "profiler", NULL};
+    static const char *const env[] = {"CUTRACE_CAPTURE_RANGE=cudaProfilerApi", NULL};
+    for (int i = 0; i < 2; i++) {
+        char dir[4096];
+        ctt_proc p;
+        if (nv_trace(&p, dir, i ? "capture-nvidia" : "capture-ours", rts[i],
+                     "tests/workloads/capture_steps", args, env) != 0)
+            return 1;
+        TR_ASSERT_EXIT(p, 0);
+        ASSERT_CONTAINS(p.out, "capture_steps: window=profiler outside=6 win1=4 win2=4");
+        ctt_proc_free(&p);
+        tr_trace t;
+        ASSERT_INT(tr_load(&t, dir), ==, 0);
+        ASSERT_UINT(tr_count(&t, CT_REC_LAUNCH, "win1_kernel(int*)"), ==, 4);
+        ASSERT_UINT(tr_count(&t, CT_REC_LAUNCH, "win2_kernel(int*)"), ==, 4);
+        ASSERT_UINT(tr_count(&t, CT_REC_LAUNCH, NULL), ==, 8);
+        size_t starts = 0, stops = 0;
+        for (size_t k = 0; k < t.n; k++)
+            if (t.v[k].r.type == CT_REC_CAPTURE && t.v[k].r.u.capture.why == CT_CAPTURE_PROFILER) {
+                starts += t.v[k].r.u.capture.op == CT_CAPTURE_START;
+                stops += t.v[k].r.u.capture.op == CT_CAPTURE_STOP;
+            }
+        ASSERT_UINT(starts, ==, 2);
+        ASSERT_UINT(stops, ==, 2);
+        tr_free(&t);
+    }
+    return 0;
+}

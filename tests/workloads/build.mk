@@ -6,7 +6,7 @@
 WL_DIR      := $(B)/tests/workloads
 # Flags live in this file, so what nvcc builds depends on it too.
 WL_HEADERS  := tests/workloads/wl_common.h tests/workloads/wl_kernels.h tests/workloads/build.mk
-WL_CU_PROGS := $(addprefix $(WL_DIR)/,train_loop threads fork_exec dies)
+WL_CU_PROGS := $(addprefix $(WL_DIR)/,train_loop threads fork_exec dies capture_steps)
 WL_C_PROGS  := $(addprefix $(WL_DIR)/,vram_peak rt_memory driver_api)
 WL_KERNELS  := $(WL_DIR)/libworkload_kernels.so
 WL_TORCH    := $(WL_DIR)/torch/libtorch_cuda.so
