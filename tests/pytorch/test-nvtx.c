@@ -6,7 +6,9 @@
  * inside the steps that emitted them, each grouped by its name with digit runs as '#'; at most
  * 1,024 distinct names interned although the operators' names are more, the rest recorded by
  * their group and counted in LOSS records (reason 5); and the script's output and exit status
- * as without tracing; and the timeline draws them so. */
+ * as without tracing; the summary's per-range table says as much, and gives the steps the GPU
+ * operations of the calls made inside them, counted here from the records; and the timeline
+ * draws them so. */
 #include "pt.h"
 
 #include <math.h>
@@ -23,6 +25,17 @@ typedef struct {
     unsigned name_id, group_id, depth, flags, tid;
     unsigned long long start, end;
 } pt_range;
+
+typedef struct {
+    unsigned long long corr, start;
+    unsigned tid;
+} pt_call;
+
+static int pt_call_cmp(const void *a, const void *b)
+{
+    unsigned long long x = ((const pt_call *)a)->corr, y = ((const pt_call *)b)->corr;
+    return x < y ? -1 : x > y;
+}
 
 /* The value of ` key=` in a dump line: a quoted string ("TEXT"#ID: text and id) or `-`. */
 static void pt_dump_str(const char *line, const char *key, char out[256], unsigned *id)
@@ -150,7 +163,25 @@ TEST_IMPL(pytorch_nvtx_ranges)
     pt_range *r = malloc(cap * sizeof *r); /* ranges; the ids of every NVTX record's names: */
     unsigned *name_ids = malloc(cap * sizeof *name_ids), *group_ids = malloc(cap * sizeof *group_ids);
     unsigned long long lost_names = 0;
+    /* the calls (corr, thread, start) and the corrs of GPU intervals, for the GPU work of the
+     * steps counted from the records themselves */
+    size_t ncalls = 0, ngpu = 0, calls_cap = 1024, gpu_cap = 1024;
+    pt_call *calls = malloc(calls_cap * sizeof *calls);
+    unsigned long long *gpu = malloc(gpu_cap * sizeof *gpu);
     for (char *save = NULL, *l = strtok_r(p.out, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+        if (strstr(l, " api ")) {
+            if (ncalls == calls_cap)
+                calls = realloc(calls, (calls_cap *= 2) * sizeof *calls);
+            calls[ncalls++] = (pt_call){pt_dump_num(l, "corr"), pt_dump_num(l, "start"),
+                                        (unsigned)pt_dump_num(l, "tid")};
+            continue;
+        }
+        if (strstr(l, " gpu ")) {
+            if (ngpu == gpu_cap)
+                gpu = realloc(gpu, (gpu_cap *= 2) * sizeof *gpu);
+            gpu[ngpu++] = pt_dump_num(l, "corr");
+            continue;
+        }
         int range = strstr(l, " nvtx-range ") != NULL;
         if (strstr(l, " loss ") && pt_dump_num(l, "reason") == 5)
             lost_names += pt_dump_num(l, "count");
@@ -222,6 +253,33 @@ TEST_IMPL(pytorch_nvtx_ranges)
     ASSERT_INT(dg, <=, NVTX_BOUND);
     ASSERT_INT(unnamed, >, 0);
     ASSERT_UINT(lost_names, ==, (unsigned long long)unnamed);
+
+    /* the summary's ranges: as many as the script made, and the steps' GPU work that of the
+     * calls made inside them on their thread, counted here from the records */
+    qsort(calls, ncalls, sizeof *calls, pt_call_cmp);
+    long long in_steps = 0;
+    for (size_t g = 0; g < ngpu; g++) {
+        pt_call key = {gpu[g], 0, 0};
+        const pt_call *c = bsearch(&key, calls, ncalls, sizeof *calls, pt_call_cmp);
+        for (int k = 0; c && k < nstep; k++)
+            in_steps += c->tid == step[k]->tid && c->start >= step[k]->start && c->start <= step[k]->end;
+    }
+    ASSERT(in_steps > 0);
+    tj *sum = an_summary(dir, NULL);
+    ASSERT(sum);
+    const tj *ranges = tj_path(sum, "nvtx.ranges");
+    const tj *ts = tj_find(ranges, "name", "train_step"), *dl = tj_find(ranges, "name", "data_load");
+    const tj *ad = tj_find(ranges, "name", ADD_GROUP);
+    ASSERT(ts && dl && ad);
+    ASSERT_INT(tj_num(ts, "instances"), ==, pushes);
+    ASSERT_INT(tj_num(ts, "top_level"), ==, pushes);
+    ASSERT_INT(tj_num(dl, "instances"), ==, loads);
+    ASSERT_INT(tj_num(ad, "instances"), ==, adds);
+    ASSERT_INT(tj_num(ts, "gpu_ops"), ==, in_steps);
+    ASSERT_STR(tj_str(sum, "nvtx.iterations.0.name"), "train_step");
+    tj_free(sum);
+    free(calls);
+    free(gpu);
     free(r);
     free(name_ids);
     free(group_ids);
