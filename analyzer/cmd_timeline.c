@@ -651,6 +651,26 @@ static void on_nvtx(void *ctx, cta_proc *p, const ct_rec *r)
     }
 }
 
+/* Where a windowed trace's recording started and stopped: a line across the process. */
+static void on_capture(void *ctx, cta_proc *p, const ct_rec *r)
+{
+    tl *t = ctx;
+    static const char *const why[] = {
+        [CT_CAPTURE_PROFILER] = "cudaProfilerStart/Stop", [CT_CAPTURE_NVTX] = "the NVTX capture range",
+        [CT_CAPTURE_DELAY] = "--delay elapsed", [CT_CAPTURE_DURATION] = "--duration elapsed",
+        [CT_CAPTURE_END] = "the trace ended", [CT_CAPTURE_BEGIN] = "the trace began"};
+    const ct_rec_capture *c = &r->u.capture;
+    if (!keep_proc(t, p) || !in_window(t, r->ts, r->ts) || !room(t, r->ts, 1))
+        return;
+    char name[96];
+    snprintf(name, sizeof name, "recording %s: %s", c->op == CT_CAPTURE_START ? "starts" : "stops",
+             c->why < sizeof why / sizeof *why && why[c->why] ? why[c->why] : "?");
+    ev_open(t, "i", p, 0, r->ts);
+    cta_put_str(t->f, ",\"s\":\"p\",\"cat\":\"capture\"");
+    str_field(t, "name", name);
+    putc_unlocked('}', t->f);
+}
+
 static const char usage[] =
     "usage: cutrace timeline [OPTIONS] PATH... -o FILE.json\n"
     "\n"
@@ -751,7 +771,7 @@ int cta_cmd_timeline(int argc, char **argv)
     t.f = f;
     cta_observer obs = {.ctx = &t, .on_api = on_api, .on_gpu = on_gpu, .on_untimed = on_untimed, .on_mem = on_mem,
                        .on_proc = on_proc, .on_thread = on_thread, .on_stream = on_stream,
-                       .on_nvtx = on_nvtx};
+                       .on_nvtx = on_nvtx, .on_capture = on_capture};
     /* the axis starts at the earliest file start; the window is relative to it */
     t.base = cta_load_start(rd);
     t.from = t.base + (uint64_t)(from * 1e6);

@@ -701,6 +701,8 @@ void cta_model_feed(cta_model *m, const ct_rec *r)
     }
     case CT_REC_CAPTURE:
         cta_sweep_capture(p, r->ts, r->u.capture.op == CT_CAPTURE_START);
+        if (m->obs && m->obs->on_capture)
+            m->obs->on_capture(m->obs->ctx, p, r);
         break;
     case CT_REC_STREAM:
         if (m->obs && m->obs->on_stream && r->u.stream.op == CT_STREAM_CREATE)

@@ -450,6 +450,8 @@ typedef struct {
     void (*on_stream)(void *ctx, cta_proc *p, int dev, uint64_t stream);
     /* an NVTX_RANGE (at its end) or NVTX_MARK record, as read (its strings are resolvable) */
     void (*on_nvtx)(void *ctx, cta_proc *p, const ct_rec *r);
+    /* a CAPTURE record: recording of a windowed trace started or stopped */
+    void (*on_capture)(void *ctx, cta_proc *p, const ct_rec *r);
 } cta_observer;
 
 typedef struct {

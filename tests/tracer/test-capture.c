@@ -149,6 +149,34 @@ static int cap_summary(const cap_run *c)
     return 0;
 }
 
+/* The timeline marks where recording started and stopped: as many lines as CAPTURE records,
+ * each naming why. */
+static int cap_timeline(const cap_run *c, const char *why)
+{
+    tj *tl = an_timeline(c->dir);
+    ASSERT(tl != NULL);
+    const tj *ev = tj_get(tl, "traceEvents");
+    char starts[96], stops[96];
+    snprintf(starts, sizeof starts, "recording starts: %s", why);
+    snprintf(stops, sizeof stops, "recording stops: %s", why);
+    int n[3] = {0, 0, 0}, all = 0;
+    for (size_t i = 0; ev && i < ev->n; i++) {
+        const char *cat = tj_str(ev->v[i], "cat"), *name = tj_str(ev->v[i], "name");
+        if (!cat || strcmp(cat, "capture"))
+            continue;
+        all++;
+        n[0] += !strcmp(name, starts);
+        n[1] += !strcmp(name, stops);
+        n[2] += !strcmp(name, "recording stops: the trace began");
+    }
+    tj_free(tl);
+    ASSERT_INT(n[0], ==, 2);
+    ASSERT_INT(n[1], ==, 2);
+    ASSERT_INT(n[2], ==, 1);
+    ASSERT_INT(all, ==, 5);
+    return 0;
+}
+
 /* The early allocation, made before the first window, is in the trace (its MEM record). */
 static int cap_early_alloc(const cap_run *c)
 {
@@ -168,7 +196,7 @@ TEST_IMPL(capture_profiler_api_two_windows)
     char *opts[] = {"--capture-range", "cudaProfilerApi", NULL};
     if (cap_trace(&c, "profiler", "profiler", opts, NULL, 0) || cap_kernels(&c, 4, 4, 0) ||
         cap_windows(&c, CT_CAPTURE_PROFILER) || cap_early_alloc(&c) ||
-        cap_summary(&c))
+        cap_summary(&c) || cap_timeline(&c, "cudaProfilerStart/Stop"))
         return 1;
     /* no NVTX, CPU or synchronization outside: every SYNC is inside a window */
     for (size_t i = 0; i < c.t.n; i++) {
