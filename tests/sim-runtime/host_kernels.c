@@ -34,3 +34,20 @@ void fakecuda_kernel__Z4tickPi(void **p, const fakecuda_launch *l)
     (void)l;
     __atomic_fetch_add(*(int **)p[0], 1, __ATOMIC_SEQ_CST);
 }
+
+/* saxpy(float a, const float *x, float *y, int n) of features.cu */
+void fakecuda_kernel__Z5saxpyfPKfPfi(void **p, const fakecuda_launch *l)
+{
+    float a = *(float *)p[0];
+    const float *x = *(const float **)p[1];
+    float *y = *(float **)p[2];
+    int n = *(int *)p[3];
+    for (unsigned i = 0; i < fc_threads(l) && (int)i < n; i++)
+        y[i] = a * x[i] + y[i];
+}
+
+/* bump(int *p) of features.cu: one increment per thread. */
+void fakecuda_kernel__Z4bumpPi(void **p, const fakecuda_launch *l)
+{
+    __atomic_fetch_add(*(int **)p[0], (int)fc_threads(l), __ATOMIC_SEQ_CST);
+}

@@ -3,6 +3,8 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fakecudart.h"
@@ -22,7 +24,11 @@ int simrt_setup(const char *devices)
     return 0;
 }
 
-int simrt_run(ctt_proc *p, const char *prog, char *const env[], int shim, char **log)
+/* Runs PROG with `args` on the simulated driver: with `nvidia`, on NVIDIA's libcudart.so.13 (a
+ * directory holding only a link to the simulated driver on LD_LIBRARY_PATH), else on ours (with
+ * `shim`, the stand-in driver first). */
+static int simrt_exec(ctt_proc *p, const char *prog, const char *const args[], char *const env[], int shim,
+                      int nvidia, char **log)
 {
     char rel[256], bin[4096], fake[4096], shimdir[4096], driver[4096], hostk[4096];
     char ld[8300], hk[4200], sd[4200], sl[4200], logpath[4096];
@@ -33,7 +39,13 @@ int simrt_run(ctt_proc *p, const char *prog, char *const env[], int shim, char *
     ctt_path(driver, "tests/fakecuda/libcuda.so.1");
     ctt_path(hostk, "tests/sim-runtime/host_kernels.so");
     snprintf(logpath, sizeof logpath, "%s/shim.log", ctt_tmpdir());
-    if (shim)
+    char driver_only[4096];
+    snprintf(driver_only, sizeof driver_only, "%s/driver-only", ctt_tmpdir());
+    if (nvidia && (mkdir(driver_only, 0755) != 0 || symlink(driver, strcat(driver_only, "/libcuda.so.1")) != 0))
+        return -1;
+    if (nvidia)
+        snprintf(ld, sizeof ld, "LD_LIBRARY_PATH=%s/driver-only", ctt_tmpdir());
+    else if (shim)
         snprintf(ld, sizeof ld, "LD_LIBRARY_PATH=%s:%s", shimdir, fake);
     else
         snprintf(ld, sizeof ld, "LD_LIBRARY_PATH=%s", fake);
@@ -46,7 +58,9 @@ int simrt_run(ctt_proc *p, const char *prog, char *const env[], int shim, char *
         envs[n++] = env[i];
     envs[n] = NULL;
     unlink(logpath); /* each run's log starts empty */
-    char *argv[] = {bin, NULL};
+    char *argv[16] = {bin};
+    for (size_t i = 0; args && args[i] && i < 14; i++)
+        argv[i + 1] = (char *)args[i];
     int r = ctt_run(p, argv, envs, 60);
     if (log) {
         *log = ctt_read_file(logpath, NULL);
@@ -54,6 +68,32 @@ int simrt_run(ctt_proc *p, const char *prog, char *const env[], int shim, char *
             *log = strdup("");
     }
     return r;
+}
+
+int simrt_run(ctt_proc *p, const char *prog, char *const env[], int shim, char **log)
+{
+    return simrt_exec(p, prog, NULL, env, shim, 0, log);
+}
+
+int simrt_run_nvidia(ctt_proc *p, const char *prog, const char *const args[])
+{
+    char report[4096], env_report[4200];
+    snprintf(report, sizeof report, "%s/cudart.report", ctt_tmpdir());
+    snprintf(env_report, sizeof env_report, "FAKECUDA_CUDART_REPORT=%s", report);
+    char *env[] = {env_report, NULL};
+    if (simrt_exec(p, prog, args, env, 0, 1, NULL) != 0) {
+        ctt_fail_at(__FILE__, __LINE__, "%s: could not make its driver-only directory or run it", prog);
+        return -1;
+    }
+    char *text = ctt_read_file(report, NULL);
+    char want[4200];
+    snprintf(want, sizeof want, " %s ", SIMRT_NV_CUDART);
+    int ok = text && strstr(text, want) && !strstr(text, "tests/fakecuda");
+    if (!ok)
+        ctt_fail_at(__FILE__, __LINE__, "%s: expected NVIDIA's runtime (%s) alone, found %s", report,
+                    SIMRT_NV_CUDART, text ? text : "no report");
+    free(text);
+    return ok ? 0 : -1;
 }
 
 int simrt_count_lines(const char *text, const char *line)

@@ -20,6 +20,13 @@ int simrt_setup(const char *devices);
  * (malloc'd) after the run. */
 int simrt_run(ctt_proc *p, const char *prog, char *const env[], int shim, char **log);
 
+/* Runs build/tests/sim-runtime/PROG with `args` (NULL-terminated, may be NULL) on NVIDIA's
+ * libcudart.so.13 (SIMRT_NV_CUDART, set by suite.mk) over the simulated driver, with the host
+ * kernels. Returns 0 after checking, through the driver's FAKECUDA_CUDART_REPORT, that NVIDIA's
+ * runtime and no other ran; otherwise fails the test and returns -1. Callers skip the test first
+ * when SIMRT_NV_CUDART is not installed. */
+int simrt_run_nvidia(ctt_proc *p, const char *prog, const char *const args[]);
+
 /* Runs a CUDA runtime call that must succeed, but skips the test if it fails with
  * cudaErrorNotSupported: the simulated driver does not simulate `what` (yet). */
 #define SIMRT_CALL_OR_SKIP(call, what)                                                      \

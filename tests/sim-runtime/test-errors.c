@@ -36,9 +36,9 @@ TEST_IMPL(last_error_peek_get_per_thread)
     ASSERT_INT(in_thread, ==, cudaErrorInvalidDevice);
     ASSERT_INT(cudaPeekAtLastError(), ==, cudaSuccess);
 
-    /* an export the simulation does not implement fails the same way as the others */
-    cudaGraph_t g;
-    ASSERT_INT(cudaGraphCreate(&g, 0), ==, cudaErrorNotSupported);
+    /* an export the simulation does not implement (unsupported.txt) fails the same way */
+    cudaIpcMemHandle_t h;
+    ASSERT_INT(cudaIpcGetMemHandle(&h, NULL), ==, cudaErrorNotSupported);
     ASSERT_INT(cudaGetLastError(), ==, cudaErrorNotSupported);
     return 0;
 }

@@ -52,6 +52,8 @@ int fc_rt_device(void);
 cudaError_t fc_rt_primary(int d, CUcontext *out);
 /* Validates a device ordinal (after fc_rt_init); *dev is its CUdevice. Not recorded. */
 cudaError_t fc_rt_cudevice(int ordinal, CUdevice *dev);
+/* The ordinal of a CUdevice (after fc_rt_init); cudaErrorInvalidDevice if none. Not recorded. */
+cudaError_t fc_rt_ordinal(CUdevice dev, int *ordinal);
 
 /* Stores a driver attribute's int into a struct field of sizeof(int) or sizeof(size_t) bytes
  * (size_t fields hold sizes, which the driver reports as non-negative ints). */
@@ -64,9 +66,23 @@ cudaError_t fc_rt_ret(cudaError_t e);
 cudaError_t fc_rt_map(CUresult r);
 /* fc_rt_map, then fc_rt_ret. */
 cudaError_t fc_rt_err(CUresult r);
-/* For generated stubs: records and returns cudaErrorNotSupported; with FAKECUDA_TRACE_UNSUPPORTED
- * set, also says so on stderr. */
-cudaError_t fc_rt_unsupported(const char *api);
+/* For generated stubs (one per line of unsupported.txt): records and returns e, the error the
+ * documentation gives for what is not simulated; with FAKECUDA_TRACE_UNSUPPORTED set, also
+ * names the function and why on stderr. */
+cudaError_t fc_rt_unsupported(const char *api, cudaError_t e, const char *why);
+
+/* The CUkernel of a registered kernel's host stub, loading its module on first use (after
+ * fc_rt_ctx); cudaErrorInvalidDeviceFunction for an unknown stub. Not recorded. */
+cudaError_t fc_rt_kernel(const void *host_fun, CUkernel *out);
+/* The host stub of a kernel fc_rt_kernel returned, or NULL. */
+const void *fc_rt_host_fun(CUkernel k);
+/* The device address and size of a variable registered by __cudaRegisterVar (its host shadow's
+ * address), loading its module on first use; cudaErrorInvalidSymbol if none. Not recorded. */
+cudaError_t fc_rt_symbol(const void *symbol, CUdeviceptr *dptr, size_t *size);
+
+/* A cudaMemcpy3DParms as the driver's CUDA_MEMCPY3D (cudaMemcpyDefault resolved from where the
+ * pointers live); cudaErrorInvalidResourceHandle for a CUDA array (none can exist). Not recorded. */
+cudaError_t fc_rt_copy3d(const struct cudaMemcpy3DParms *p, CUDA_MEMCPY3D *m);
 
 typedef struct {
     int value;

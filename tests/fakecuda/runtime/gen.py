@@ -2,15 +2,24 @@
 """Generates the table-driven parts of the simulated libcudart.so.13 (see README.md).
 
 usage: gen.py CUDA_INC OUTDIR HANDWRITTEN.c...
+       gen.py --check UNSUPPORTED.txt HANDWRITTEN.c...   (only the checks below, on that list)
 
 Reads getprocaddress.txt and exports.txt (next to this script: copies of NVIDIA's lists, so the
-build does not depend on /work/shared) and the CUDA headers, and writes to OUTDIR:
+build does not depend on /work/shared), unsupported.txt (the exports not simulated: NAME ERROR
+REASON, one a line) and the CUDA headers, and writes to OUTDIR:
   fc_rt_drv.h / fc_rt_drv.c  the driver entry-point table, one typed slot per request, and the
                              requests in the order NVIDIA's runtime makes them
-  fc_rt_stubs.c              cudaErrorNotSupported stubs for every export not hand-written
+  fc_rt_stubs.c              a stub for each line of unsupported.txt: returns its error, records
+                             it, and (FAKECUDA_TRACE_UNSUPPORTED) names the function and reason
+  fc_rt_forward.c            the plain forwarders of forward.txt (below)
   fc_rt_errors.c             cudaError_t names and the header's description of each
   libcudart.map              the version script: every export in node libcudart.so.13
 A hand-written export is a definition starting with FC_EXPORT in one of the HANDWRITTEN files.
+forward.txt lists exports that only pass their arguments, in order, to one driver entry point
+("cudaName slot", the slot named as in fc_rt_drv.h): each becomes FC_CTX() then that call, every
+argument cast to the driver's parameter type (the enums and handles coincide).
+Every export must be hand-written, forwarded or listed in unsupported.txt, exactly one of them,
+or the build fails.
 """
 import os
 import re
@@ -54,6 +63,23 @@ def read_exports():
         if node != "libcudart.so.13":
             die("%s: expected NAME@@libcudart.so.13, found %r" % (path, line))
         out.append(name)
+    return out
+
+
+def read_unsupported(exports, path):
+    """name -> (error, reason) from unsupported.txt, checked against exports.txt."""
+    out = {}
+    for n, line in enumerate(open(path), 1):
+        if line.startswith("#") or not line.strip():
+            continue
+        f = line.split(None, 2)
+        if len(f) != 3 or not f[1].startswith("cudaError"):
+            die("%s:%d: expected 'NAME cudaErrorX REASON', found %r" % (path, n, line))
+        if f[0] not in exports:
+            die("%s:%d: %s is not in exports.txt" % (path, n, f[0]))
+        if f[0] in out:
+            die("%s:%d: %s is listed twice" % (path, n, f[0]))
+        out[f[0]] = (f[1], f[2].strip())
     return out
 
 
@@ -140,7 +166,78 @@ def gen_driver(reqs, inc, out):
                 % "\n".join(rows))
 
 
-def gen_stubs(exports, hand, inc, out):
+def read_forwards(exports):
+    """cudaName -> driver slot, from forward.txt."""
+    path = os.path.join(HERE, "forward.txt")
+    out = {}
+    for n, line in enumerate(open(path), 1):
+        if line.startswith("#") or not line.strip():
+            continue
+        f = line.split()
+        if len(f) != 2 or f[0] not in exports or f[0] in out:
+            die("%s:%d: expected 'EXPORT SLOT' for an export of exports.txt listed once, found %r" % (path, n, line))
+        out[f[0]] = f[1]
+    return out
+
+
+def check_in_step(exports, hand, forwards, unsupported, path):
+    twice = sorted(hand & set(forwards))
+    if twice:
+        die("forward.txt lists functions that are hand-written (FC_EXPORT): " + ", ".join(twice))
+    hand = hand | set(forwards)
+    both = sorted(hand & set(unsupported))
+    if both:
+        die("%s lists functions that are hand-written (FC_EXPORT): %s" % (path, ", ".join(both)))
+    neither = [e for e in exports if e not in hand and e not in unsupported]
+    if neither:
+        die("exports.txt: expected each export hand-written (FC_EXPORT) or listed in %s, found neither for: %s"
+            % (path, ", ".join(neither)))
+
+
+def split_params(params):
+    """(type, name) of each parameter of a prototype's parameter text."""
+    out = []
+    if params.strip() == "void":
+        return out
+    for p in params.split(","):
+        m = re.match(r"^(.*?)\s*\b(\w+)\s*$", p.strip())
+        if not m or not m.group(1):
+            return None
+        out.append((m.group(1), m.group(2)))
+    return out
+
+
+def gen_forwards(forwards, inc, out):
+    api = {}
+    for h in API_HEADERS:
+        api.update(parse_decls(open(os.path.join(inc, h)).read()))
+    text = open(os.path.join(inc, "cudaTypedefs.h")).read()
+    pfns = dict(re.findall(r"typedef[^;]*\(CUDAAPI \*PFN_(\w+)\)\s*\(([^;]*)\)\s*;", text))
+    funcs = []
+    for name, slot in forwards.items():
+        base = name[:-5] if name.endswith(PT_SUFFIXES) else name
+        if base not in api or api[base][0] != "cudaError_t":
+            die("forward.txt: %s: expected a cudaError_t declaration in the CUDA headers" % name)
+        if slot not in pfns:
+            die("forward.txt: %s: expected a PFN_%s typedef in cudaTypedefs.h" % (name, slot))
+        ours, theirs = split_params(api[base][1]), split_params(" ".join(pfns[slot].split()))
+        if ours is None or theirs is None or len(ours) != len(theirs):
+            die("forward.txt: %s (%s) and %s (%s): expected parameters to pass one for one"
+                % (name, api[base][1], slot, pfns[slot]))
+        args = "".join(", (%s)%s" % (t, n) for (_, n), (t, _) in zip(ours, theirs))
+        funcs.append("FC_FWD cudaError_t CUDARTAPI %s(%s)\n{\n    FC_CTX();\n"
+                     "    return fc_rt_err(FC_DRV(fc_drv.%s%s));\n}\n" % (name, api[base][1], slot, args))
+    with open(os.path.join(out, "fc_rt_forward.c"), "w") as f:
+        f.write("/* Generated by tests/fakecuda/runtime/gen.py from forward.txt: exports that pass their\n"
+                " * arguments, in order, to one driver entry point. */\n"
+                '#include "fc_rt.h"\n#define FC_FWD __attribute__((visibility("default")))\n\n' + "\n".join(funcs))
+
+
+def c_string(text):
+    return '"%s"' % text.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def gen_stubs(exports, hand, unsupported, inc, out):
     api = {}
     for h in API_HEADERS:
         api.update(parse_decls(open(os.path.join(inc, h)).read()))
@@ -160,11 +257,12 @@ def gen_stubs(exports, hand, inc, out):
             die("export %s: no declaration in the CUDA headers; hand-write it with FC_EXPORT" % name)
         if ret != "cudaError_t":
             die("export %s returns %r, not cudaError_t; hand-write it with FC_EXPORT" % (name, ret))
-        lines.append("FC_STUB cudaError_t CUDARTAPI %s(%s)\n{\n    return fc_rt_unsupported(\"%s\");\n}\n"
-                     % (name, params, name))
+        err, why = unsupported[name]
+        lines.append("FC_STUB cudaError_t CUDARTAPI %s(%s)\n{\n    return fc_rt_unsupported(%s, %s, %s);\n}\n"
+                     % (name, params, c_string(name), err, c_string(why)))
     with open(os.path.join(out, "fc_rt_stubs.c"), "w") as f:
-        f.write("/* Generated by tests/fakecuda/runtime/gen.py: exports the simulation does not\n"
-                " * implement. Each returns cudaErrorNotSupported and records it as the last error. */\n"
+        f.write("/* Generated by tests/fakecuda/runtime/gen.py from unsupported.txt: exports the simulation\n"
+                " * does not implement. Each returns the listed error and records it as the last error. */\n"
                 '#include "fc_rt.h"\n#include <cuda_profiler_api.h>\n#pragma GCC diagnostic ignored "-Wunused-parameter"\n'
                 "#define FC_STUB __attribute__((visibility(\"default\")))\n\n" + "\n".join(lines))
 
@@ -202,16 +300,24 @@ def gen_map(exports, out):
 
 def main():
     if len(sys.argv) < 3:
-        die("usage: gen.py CUDA_INC OUTDIR HANDWRITTEN.c...")
+        die("usage: gen.py CUDA_INC OUTDIR HANDWRITTEN.c... | gen.py --check UNSUPPORTED.txt HANDWRITTEN.c...")
+    check = sys.argv[1] == "--check"
+    list_path = sys.argv[2] if check else os.path.join(HERE, "unsupported.txt")
     inc, out, srcs = sys.argv[1], sys.argv[2], sys.argv[3:]
-    os.makedirs(out, exist_ok=True)
     exports = read_exports()
     hand = handwritten(srcs)
     unknown = sorted(hand - set(exports) - {"fakecuda_runtime_version"})
     if unknown:
         die("FC_EXPORT functions not in exports.txt: " + ", ".join(unknown))
+    forwards = read_forwards(set(exports))
+    unsupported = read_unsupported(set(exports), list_path)
+    check_in_step(exports, hand, forwards, unsupported, list_path)
+    if check:
+        return
+    os.makedirs(out, exist_ok=True)
+    gen_forwards(forwards, inc, out)
     gen_driver(read_requests(), inc, out)
-    gen_stubs(exports, hand, inc, out)
+    gen_stubs(exports, hand | set(forwards), unsupported, inc, out)
     gen_errors(inc, out)
     gen_map(exports, out)
 

@@ -34,6 +34,9 @@ static __thread cudaError_t fc_last;
 static pthread_mutex_t fc_ctx_lock = PTHREAD_MUTEX_INITIALIZER;
 static CUcontext _Atomic fc_primary[FC_MAX_DEVICES];
 static __thread int fc_dev;
+static __thread int fc_dev_set; /* cudaSetDevice was called on this thread */
+/* The device of threads that never called cudaSetDevice: the first of cudaSetValidDevices' list. */
+static _Atomic int fc_default_dev;
 static __thread CUcontext fc_bound;
 
 FC_EXPORT const char *fakecuda_runtime_version(void)
@@ -104,7 +107,7 @@ cudaError_t fc_rt_init(void)
 
 int fc_rt_device(void)
 {
-    return fc_dev;
+    return fc_dev_set ? fc_dev : atomic_load(&fc_default_dev);
 }
 
 static const fc_rt_error_desc *fc_error_desc(int value)
@@ -143,11 +146,11 @@ cudaError_t fc_rt_err(CUresult r)
 }
 
 /* FAKECUDA_TRACE_UNSUPPORTED is the driver's switch too: one place to ask what a run missed. */
-cudaError_t fc_rt_unsupported(const char *api)
+cudaError_t fc_rt_unsupported(const char *api, cudaError_t e, const char *why)
 {
     if (getenv("FAKECUDA_TRACE_UNSUPPORTED"))
-        fprintf(stderr, "fakecuda libcudart.so.13: %s is not simulated (cudaErrorNotSupported)\n", api);
-    return fc_rt_ret(cudaErrorNotSupported);
+        fprintf(stderr, "fakecuda libcudart.so.13: %s is not simulated (%s): %s\n", api, cudaGetErrorName(e), why);
+    return fc_rt_ret(e);
 }
 
 cudaError_t fc_rt_primary(int d, CUcontext *out)
@@ -182,7 +185,7 @@ cudaError_t fc_rt_ctx(void)
     if (sticky != cudaSuccess)
         return (cudaError_t)sticky;
     CUcontext c;
-    if ((e = fc_rt_primary(fc_dev, &c)) != cudaSuccess)
+    if ((e = fc_rt_primary(fc_rt_device(), &c)) != cudaSuccess)
         return e;
     if (fc_bound != c) {
         CUresult r = FC_DRV(fc_drv.cuCtxSetCurrent_v4000, c);
@@ -265,6 +268,18 @@ cudaError_t fc_rt_cudevice(int ordinal, CUdevice *dev)
     return fc_rt_map(FC_DRV(fc_drv.cuDeviceGet_v2000, dev, ordinal));
 }
 
+cudaError_t fc_rt_ordinal(CUdevice dev, int *ordinal)
+{
+    for (int d = 0; d < fc_ndevices; d++) {
+        CUdevice cand;
+        if (fc_rt_cudevice(d, &cand) == cudaSuccess && cand == dev) {
+            *ordinal = d;
+            return cudaSuccess;
+        }
+    }
+    return cudaErrorInvalidDevice;
+}
+
 FC_EXPORT cudaError_t CUDARTAPI cudaSetDevice(int device)
 {
     CUdevice dev;
@@ -272,6 +287,7 @@ FC_EXPORT cudaError_t CUDARTAPI cudaSetDevice(int device)
     if (e != cudaSuccess)
         return fc_rt_ret(e);
     fc_dev = device;
+    fc_dev_set = 1;
     /* Since CUDA 12 cudaSetDevice initializes the device's primary context at once. */
     return fc_rt_ret(fc_rt_ctx());
 }
@@ -281,7 +297,7 @@ FC_EXPORT cudaError_t CUDARTAPI cudaGetDevice(int *device)
     if (!device)
         return fc_rt_ret(cudaErrorInvalidValue);
     cudaError_t e = fc_rt_init();
-    *device = fc_dev;
+    *device = fc_rt_device();
     return fc_rt_ret(e);
 }
 
@@ -323,7 +339,7 @@ FC_EXPORT cudaError_t CUDARTAPI cudaProfilerStop(void)
 FC_EXPORT cudaError_t CUDARTAPI cudaDeviceReset(void)
 {
     CUdevice dev;
-    int d = fc_dev;
+    int d = fc_rt_device();
     cudaError_t e = fc_rt_cudevice(d, &dev);
     if (e != cudaSuccess)
         return fc_rt_ret(e);
@@ -602,7 +618,7 @@ FC_EXPORT cudaError_t CUDARTAPI cudaGetDriverEntryPointByVersion_ptsz(const char
 FC_EXPORT cudaError_t CUDARTAPI cudaSetDeviceFlags(unsigned int flags)
 {
     CUdevice dev;
-    cudaError_t e = fc_rt_cudevice(fc_dev, &dev);
+    cudaError_t e = fc_rt_cudevice(fc_rt_device(), &dev);
     if (e != cudaSuccess)
         return fc_rt_ret(e);
     /* cudaDeviceMapHost is always on since CUDA 12 and has no context flag. */
@@ -615,7 +631,7 @@ FC_EXPORT cudaError_t CUDARTAPI cudaGetDeviceFlags(unsigned int *flags)
     int active;
     if (!flags)
         return fc_rt_ret(cudaErrorInvalidValue);
-    cudaError_t e = fc_rt_cudevice(fc_dev, &dev);
+    cudaError_t e = fc_rt_cudevice(fc_rt_device(), &dev);
     if (e != cudaSuccess)
         return fc_rt_ret(e);
     CUresult r = FC_DRV(fc_drv.cuDevicePrimaryCtxGetState_v7000, dev, flags, &active);
@@ -700,3 +716,91 @@ FC_EXPORT cudaError_t CUDARTAPI cudaMemPoolTrimTo(cudaMemPool_t memPool, size_t 
     FC_CTX();
     return fc_rt_err(FC_DRV(fc_drv.cuMemPoolTrimTo_v11020, (CUmemoryPool)memPool, minBytesToKeep));
 }
+
+/* Validates the list and makes its first device the one threads use until they call
+ * cudaSetDevice; an empty list restores device 0. */
+FC_EXPORT cudaError_t CUDARTAPI cudaSetValidDevices(int *device_arr, int len)
+{
+    CUdevice dev;
+    if (len < 0 || (len > 0 && !device_arr))
+        return fc_rt_ret(cudaErrorInvalidValue);
+    for (int i = 0; i < len; i++) {
+        cudaError_t e = fc_rt_cudevice(device_arr[i], &dev);
+        if (e != cudaSuccess)
+            return fc_rt_ret(e);
+    }
+    atomic_store(&fc_default_dev, len ? device_arr[0] : 0);
+    return cudaSuccess;
+}
+
+/* The best match for the fields of *prop a program sets (NVIDIA's matching is not documented
+ * field by field): the device of the requested compute capability with the most
+ * multiprocessors, else the one of the highest capability. */
+FC_EXPORT cudaError_t CUDARTAPI cudaChooseDevice(int *device, const struct cudaDeviceProp *prop)
+{
+    if (!device || !prop)
+        return fc_rt_ret(cudaErrorInvalidValue);
+    cudaError_t e = fc_rt_init();
+    if (e != cudaSuccess)
+        return fc_rt_ret(e);
+    int best = -1;
+    long best_score = -1;
+    for (int d = 0; d < fc_ndevices; d++) {
+        CUdevice dev;
+        int major = 0, minor = 0, sms = 0;
+        CUresult r = FC_DRV(fc_drv.cuDeviceGet_v2000, &dev, d);
+        if (r == CUDA_SUCCESS)
+            r = FC_DRV(fc_drv.cuDeviceGetAttribute_v2000, &major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);
+        if (r == CUDA_SUCCESS)
+            r = FC_DRV(fc_drv.cuDeviceGetAttribute_v2000, &minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);
+        if (r == CUDA_SUCCESS)
+            r = FC_DRV(fc_drv.cuDeviceGetAttribute_v2000, &sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev);
+        if (r != CUDA_SUCCESS)
+            return fc_rt_err(r);
+        int exact = major == prop->major && minor == prop->minor;
+        long score = (long)exact << 40 | (long)(major * 10 + minor) << 20 | sms;
+        if (score > best_score)
+            best = d, best_score = score;
+    }
+    if (best < 0)
+        return fc_rt_ret(cudaErrorNoDevice);
+    *device = best;
+    return cudaSuccess;
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaDeviceGetByPCIBusId(int *device, const char *pciBusId)
+{
+    if (!device || !pciBusId)
+        return fc_rt_ret(cudaErrorInvalidValue);
+    cudaError_t e = fc_rt_init();
+    if (e != cudaSuccess)
+        return fc_rt_ret(e);
+    CUdevice found;
+    CUresult r = FC_DRV(fc_drv.cuDeviceGetByPCIBusId_v4010, &found, pciBusId);
+    if (r != CUDA_SUCCESS)
+        return fc_rt_err(r);
+    return fc_rt_ret(fc_rt_ordinal(found, device));
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaDeviceGetPCIBusId(char *pciBusId, int len, int device)
+{
+    CUdevice dev;
+    cudaError_t e = fc_rt_cudevice(device, &dev);
+    if (e != cudaSuccess)
+        return fc_rt_ret(e);
+    return fc_rt_err(FC_DRV(fc_drv.cuDeviceGetPCIBusId_v4010, pciBusId, len, dev));
+}
+
+/* cudaDeviceP2PAttr and CUdevice_P2PAttribute share their values. */
+FC_EXPORT cudaError_t CUDARTAPI cudaDeviceGetP2PAttribute(int *value, enum cudaDeviceP2PAttr attr, int srcDevice,
+                                                          int dstDevice)
+{
+    CUdevice src, dst;
+    cudaError_t e = fc_rt_cudevice(srcDevice, &src);
+    if (e == cudaSuccess)
+        e = fc_rt_cudevice(dstDevice, &dst);
+    if (e != cudaSuccess)
+        return fc_rt_ret(e);
+    return fc_rt_err(FC_DRV(fc_drv.cuDeviceGetP2PAttribute_v8000, value, (CUdevice_P2PAttribute)attr, src, dst));
+}
+

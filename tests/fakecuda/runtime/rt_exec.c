@@ -33,7 +33,39 @@ static _Atomic int fc_lookup_error = cudaErrorInvalidResourceHandle;
 static fc_function *fc_funcs;
 static size_t fc_nfuncs, fc_capfuncs;
 
+/* Device variables: the host shadow nvcc registers stands for the module global of the same
+ * name, found with cuLibraryGetGlobal when a symbol call first needs it. */
+typedef struct {
+    const void *host_var;
+    const char *name;
+    fc_module *mod;
+} fc_variable;
+
+static fc_variable *fc_vars;
+static size_t fc_nvars, fc_capvars;
+
+/* Loads a module's library on first use; call with fc_reg_lock held. */
+static CUresult fc_module_load(fc_module *m)
+{
+    if (m->lib)
+        return CUDA_SUCCESS;
+    return FC_DRV(fc_drv.cuLibraryLoadData_v12000, &m->lib, m->wrapper->data, NULL, NULL, 0, NULL, NULL, 0);
+}
+
+
 /* ---- registration (runs from static constructors, before main: no driver calls here) ---- */
+
+/* arr (n elements of size, room for *cap) with room for one more. */
+static void *fc_room(void *arr, size_t n, size_t *cap, size_t size)
+{
+    if (n < *cap)
+        return arr;
+    *cap = *cap ? 2 * *cap : 64;
+    arr = realloc(arr, *cap * size);
+    if (!arr)
+        abort(); /* nvcc's registration code has no way to report a failure */
+    return arr;
+}
 
 FC_EXPORT void **CUDARTAPI __cudaRegisterFatBinary(void *fatCubin)
 {
@@ -55,12 +87,7 @@ FC_EXPORT void CUDARTAPI __cudaRegisterFunction(void **fatCubinHandle, const cha
 {
     (void)deviceFun, (void)thread_limit, (void)tid, (void)bid, (void)bDim, (void)gDim, (void)wSize;
     pthread_mutex_lock(&fc_reg_lock);
-    if (fc_nfuncs == fc_capfuncs) {
-        fc_capfuncs = fc_capfuncs ? 2 * fc_capfuncs : 64;
-        fc_funcs = realloc(fc_funcs, fc_capfuncs * sizeof *fc_funcs);
-        if (!fc_funcs)
-            abort();
-    }
+    fc_funcs = fc_room(fc_funcs, fc_nfuncs, &fc_capfuncs, sizeof *fc_funcs);
     fc_funcs[fc_nfuncs++] = (fc_function){hostFun, deviceName, (fc_module *)fatCubinHandle, NULL};
     pthread_mutex_unlock(&fc_reg_lock);
 }
@@ -74,18 +101,47 @@ FC_EXPORT void CUDARTAPI __cudaUnregisterFatBinary(void **fatCubinHandle)
         if (fc_funcs[i].mod != m)
             fc_funcs[kept++] = fc_funcs[i];
     fc_nfuncs = kept;
+    kept = 0;
+    for (size_t i = 0; i < fc_nvars; i++)
+        if (fc_vars[i].mod != m)
+            fc_vars[kept++] = fc_vars[i];
+    fc_nvars = kept;
     pthread_mutex_unlock(&fc_reg_lock);
     if (m->lib)
         FC_DRV(fc_drv.cuLibraryUnload_v12000, m->lib);
     free(m);
 }
 
-/* Device variables are not simulated (cudaMemcpyToSymbol and friends are stubs). */
 FC_EXPORT void CUDARTAPI __cudaRegisterVar(void **fatCubinHandle, char *hostVar, char *deviceAddress,
                                            const char *deviceName, int ext, size_t size, int constant, int global)
 {
-    (void)fatCubinHandle, (void)hostVar, (void)deviceAddress, (void)deviceName, (void)ext, (void)size,
-        (void)constant, (void)global;
+    (void)deviceAddress, (void)ext, (void)size, (void)constant, (void)global; /* the module knows them */
+    pthread_mutex_lock(&fc_reg_lock);
+    fc_vars = fc_room(fc_vars, fc_nvars, &fc_capvars, sizeof *fc_vars);
+    fc_vars[fc_nvars++] = (fc_variable){hostVar, deviceName, (fc_module *)fatCubinHandle};
+    pthread_mutex_unlock(&fc_reg_lock);
+}
+
+cudaError_t fc_rt_symbol(const void *symbol, CUdeviceptr *dptr, size_t *size)
+{
+    cudaError_t e = fc_rt_ctx();
+    if (e != cudaSuccess)
+        return e;
+    pthread_mutex_lock(&fc_reg_lock);
+    const fc_variable *v = NULL;
+    for (size_t i = 0; i < fc_nvars && !v; i++)
+        if (fc_vars[i].host_var == symbol)
+            v = &fc_vars[i];
+    /* NVIDIA's answer for an address that is not a registered variable. */
+    e = cudaErrorInvalidSymbol;
+    if (v) {
+        CUresult r = fc_module_load(v->mod);
+        if (r == CUDA_SUCCESS)
+            r = FC_DRV(fc_drv.cuLibraryGetGlobal_v12000, dptr, size, v->mod->lib, v->name);
+        e = r == CUDA_ERROR_NOT_FOUND ? cudaErrorInvalidSymbol : fc_rt_map(r);
+    }
+    pthread_mutex_unlock(&fc_reg_lock);
+    return e;
 }
 
 FC_EXPORT void CUDARTAPI __cudaRegisterManagedVar(void **fatCubinHandle, void **hostVarPtrAddress,
@@ -115,8 +171,7 @@ static fc_function *fc_find(const void *host_fun)
     return NULL;
 }
 
-/* The CUkernel of a registered host stub, loading its fatbin on first use; not recorded. */
-static cudaError_t fc_kernel(const void *host_fun, CUkernel *out)
+cudaError_t fc_rt_kernel(const void *host_fun, CUkernel *out)
 {
     cudaError_t e = fc_rt_ctx();
     if (e != cudaSuccess)
@@ -127,9 +182,7 @@ static cudaError_t fc_kernel(const void *host_fun, CUkernel *out)
     if (!f) {
         e = cudaErrorInvalidDeviceFunction;
     } else if (!f->kernel) {
-        if (!f->mod->lib)
-            r = FC_DRV(fc_drv.cuLibraryLoadData_v12000, &f->mod->lib, f->mod->wrapper->data, NULL, NULL, 0, NULL,
-                       NULL, 0);
+        r = fc_module_load(f->mod);
         if (r == CUDA_SUCCESS)
             r = FC_DRV(fc_drv.cuLibraryGetKernel_v12000, &f->kernel, f->mod->lib, f->name);
         /* The runtime's word for a kernel the module does not have. */
@@ -143,6 +196,17 @@ static cudaError_t fc_kernel(const void *host_fun, CUkernel *out)
     return e;
 }
 
+const void *fc_rt_host_fun(CUkernel k)
+{
+    const void *found = NULL;
+    pthread_mutex_lock(&fc_reg_lock);
+    for (size_t i = 0; i < fc_nfuncs && !found; i++)
+        if (fc_funcs[i].kernel == k)
+            found = fc_funcs[i].host_fun;
+    pthread_mutex_unlock(&fc_reg_lock);
+    return found;
+}
+
 FC_EXPORT char CUDARTAPI __cudaInitModule(void **fatCubinHandle)
 {
     (void)fatCubinHandle; /* modules load with their first kernel */
@@ -154,7 +218,7 @@ FC_EXPORT cudaError_t CUDARTAPI __cudaGetKernel(cudaKernel_t *kernel, const void
     if (!kernel)
         return fc_rt_ret(cudaErrorInvalidValue);
     CUkernel k = NULL;
-    cudaError_t e = fc_kernel(hostFun, &k);
+    cudaError_t e = fc_rt_kernel(hostFun, &k);
     *kernel = (cudaKernel_t)k;
     return fc_rt_ret(e);
 }
@@ -201,7 +265,7 @@ static const struct {
 /* The kernel of a host stub and the CUdevice of the calling thread's current device. */
 static cudaError_t fc_kernel_on_device(const void *func, CUkernel *k, CUdevice *dev)
 {
-    cudaError_t e = fc_kernel(func, k);
+    cudaError_t e = fc_rt_kernel(func, k);
     return e == cudaSuccess ? fc_rt_cudevice(fc_rt_device(), dev) : e;
 }
 
@@ -297,7 +361,7 @@ static cudaError_t fc_launch_func(const void *func, dim3 g, dim3 b, void **args,
                                   int pt)
 {
     CUkernel k;
-    cudaError_t e = fc_kernel(func, &k);
+    cudaError_t e = fc_rt_kernel(func, &k);
     return e != cudaSuccess ? fc_rt_ret(e) : fc_launch(k, g, b, args, shmem, s, pt);
 }
 
@@ -562,4 +626,95 @@ FC_EXPORT cudaError_t CUDARTAPI cudaEventElapsedTime(float *ms, cudaEvent_t star
 {
     FC_CTX();
     return fc_rt_err(FC_DRV(fc_drv.cuEventElapsedTime_v12080, ms, start, end));
+}
+
+/* ---- kernel preferences and handles ---- */
+
+/* cudaFuncCache and CUfunc_cache share their values. */
+FC_EXPORT cudaError_t CUDARTAPI cudaFuncSetCacheConfig(const void *func, enum cudaFuncCache cacheConfig)
+{
+    CUkernel k;
+    CUdevice dev;
+    cudaError_t e = fc_kernel_on_device(func, &k, &dev);
+    if (e != cudaSuccess)
+        return fc_rt_ret(e);
+    return fc_rt_err(FC_DRV(fc_drv.cuKernelSetCacheConfig_v12000, k, (CUfunc_cache)cacheConfig, dev));
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaFuncSetSharedMemConfig(const void *func, enum cudaSharedMemConfig config)
+{
+    CUkernel k;
+    cudaError_t e = fc_rt_kernel(func, &k);
+    if (e != cudaSuccess)
+        return fc_rt_ret(e);
+    return fc_rt_err(FC_DRV(fc_drv.cuFuncSetSharedMemConfig_v4020, (CUfunction)k, (CUsharedconfig)config));
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaGetKernel(cudaKernel_t *kernelPtr, const void *entryFuncAddr)
+{
+    if (!kernelPtr)
+        return fc_rt_ret(cudaErrorInvalidValue);
+    CUkernel k;
+    cudaError_t e = fc_rt_kernel(entryFuncAddr, &k);
+    if (e == cudaSuccess)
+        *kernelPtr = (cudaKernel_t)k;
+    return fc_rt_ret(e);
+}
+
+/* The kernel's function in the current device's context. */
+FC_EXPORT cudaError_t CUDARTAPI cudaGetFuncBySymbol(cudaFunction_t *functionPtr, const void *symbolPtr)
+{
+    if (!functionPtr)
+        return fc_rt_ret(cudaErrorInvalidValue);
+    CUkernel k;
+    cudaError_t e = fc_rt_kernel(symbolPtr, &k);
+    if (e != cudaSuccess)
+        return fc_rt_ret(e);
+    return fc_rt_err(FC_DRV(fc_drv.cuKernelGetFunction_v12000, (CUfunction *)functionPtr, k));
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaKernelSetAttributeForDevice(cudaKernel_t kernel, enum cudaFuncAttribute attr,
+                                                                int value, int device)
+{
+    CUdevice dev;
+    cudaError_t e = fc_rt_cudevice(device, &dev);
+    if (e != cudaSuccess)
+        return fc_rt_ret(e);
+    return fc_rt_err(FC_DRV(fc_drv.cuKernelSetAttribute_v12000, (CUfunction_attribute)attr, value, (CUkernel)kernel,
+                            dev));
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaFuncGetParamInfo(const void *func, size_t paramIndex, size_t *paramOffset,
+                                                     size_t *paramSize)
+{
+    CUkernel k;
+    cudaError_t e = fc_rt_kernel(func, &k);
+    if (e != cudaSuccess)
+        return fc_rt_ret(e);
+    return fc_rt_err(FC_DRV(fc_drv.cuKernelGetParamInfo_v12040, k, paramIndex, paramOffset, paramSize));
+}
+
+/* ---- a stream's device ---- */
+
+/* The driver answers a CUdevice; the runtime's answer is its ordinal. */
+static cudaError_t fc_stream_device(cudaStream_t s, int *device, int pt)
+{
+    if (!device)
+        return fc_rt_ret(cudaErrorInvalidValue);
+    FC_CTX();
+    CUdevice dev;
+    CUresult r = FC_DRV(FC_PT(pt, fc_drv.cuStreamGetDevice_v12080, fc_drv.cuStreamGetDevice_v12080_ptsz), s, &dev);
+    if (r != CUDA_SUCCESS)
+        return fc_rt_err(r);
+    return fc_rt_ret(fc_rt_ordinal(dev, device));
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaStreamGetDevice(cudaStream_t hStream, int *device)
+{
+    return fc_stream_device(hStream, device, 0);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaStreamGetDevice_ptsz(cudaStream_t hStream, int *device)
+{
+    return fc_stream_device(hStream, device, 1);
 }

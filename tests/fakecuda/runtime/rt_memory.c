@@ -449,3 +449,241 @@ FC_EXPORT cudaError_t CUDARTAPI cudaMemcpyPeerAsync(void *dst, int dstDevice, co
 {
     return fc_memcpy_peer(dst, dstDevice, src, srcDevice, count, 1, stream);
 }
+
+/* ---- device variables (registered by __cudaRegisterVar) ---- */
+
+FC_EXPORT cudaError_t CUDARTAPI cudaGetSymbolAddress(void **devPtr, const void *symbol)
+{
+    CUdeviceptr d;
+    size_t size;
+    if (!devPtr)
+        return fc_rt_ret(cudaErrorInvalidValue);
+    cudaError_t e = fc_rt_symbol(symbol, &d, &size);
+    if (e == cudaSuccess)
+        *devPtr = (void *)(uintptr_t)d;
+    return fc_rt_ret(e);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaGetSymbolSize(size_t *size, const void *symbol)
+{
+    CUdeviceptr d;
+    if (!size)
+        return fc_rt_ret(cudaErrorInvalidValue);
+    return fc_rt_ret(fc_rt_symbol(symbol, &d, size));
+}
+
+/* A copy to (to_symbol) or from a device variable: `count` bytes at `offset` into it, which
+ * must lie inside it; the documented kinds only (the variable's side is device memory). */
+static cudaError_t fc_symbol_copy(int to_symbol, void *mem, const void *symbol, size_t count, size_t offset,
+                                  enum cudaMemcpyKind kind, int async, cudaStream_t s, int pt)
+{
+    CUdeviceptr d;
+    size_t size;
+    cudaError_t e = fc_rt_symbol(symbol, &d, &size);
+    if (e != cudaSuccess)
+        return fc_rt_ret(e);
+    if (offset > size || count > size - offset)
+        return fc_rt_ret(cudaErrorInvalidValue);
+    enum cudaMemcpyKind host_side = to_symbol ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost;
+    if (kind != host_side && kind != cudaMemcpyDeviceToDevice && kind != cudaMemcpyDefault)
+        return fc_rt_ret(cudaErrorInvalidMemcpyDirection);
+    void *var = (char *)(uintptr_t)d + offset;
+    return to_symbol ? fc_memcpy(var, mem, count, kind, async, s, pt) : fc_memcpy(mem, var, count, kind, async, s, pt);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count, size_t offset,
+                                                   enum cudaMemcpyKind kind)
+{
+    return fc_symbol_copy(1, (void *)src, symbol, count, offset, kind, 0, NULL, 0);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaMemcpyToSymbol_ptds(const void *symbol, const void *src, size_t count,
+                                                        size_t offset, enum cudaMemcpyKind kind)
+{
+    return fc_symbol_copy(1, (void *)src, symbol, count, offset, kind, 0, NULL, 1);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaMemcpyToSymbolAsync(const void *symbol, const void *src, size_t count,
+                                                        size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream)
+{
+    return fc_symbol_copy(1, (void *)src, symbol, count, offset, kind, 1, stream, 0);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaMemcpyToSymbolAsync_ptsz(const void *symbol, const void *src, size_t count,
+                                                             size_t offset, enum cudaMemcpyKind kind,
+                                                             cudaStream_t stream)
+{
+    return fc_symbol_copy(1, (void *)src, symbol, count, offset, kind, 1, stream, 1);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count, size_t offset,
+                                                     enum cudaMemcpyKind kind)
+{
+    return fc_symbol_copy(0, dst, symbol, count, offset, kind, 0, NULL, 0);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaMemcpyFromSymbol_ptds(void *dst, const void *symbol, size_t count, size_t offset,
+                                                          enum cudaMemcpyKind kind)
+{
+    return fc_symbol_copy(0, dst, symbol, count, offset, kind, 0, NULL, 1);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t count, size_t offset,
+                                                          enum cudaMemcpyKind kind, cudaStream_t stream)
+{
+    return fc_symbol_copy(0, dst, symbol, count, offset, kind, 1, stream, 0);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaMemcpyFromSymbolAsync_ptsz(void *dst, const void *symbol, size_t count,
+                                                               size_t offset, enum cudaMemcpyKind kind,
+                                                               cudaStream_t stream)
+{
+    return fc_symbol_copy(0, dst, symbol, count, offset, kind, 1, stream, 1);
+}
+
+/* ---- managed memory hints (CUDA 13 takes a cudaMemLocation, laid out as CUmemLocation) ---- */
+
+_Static_assert(sizeof(struct cudaMemLocation) == sizeof(CUmemLocation), "cudaMemLocation is CUmemLocation");
+
+static CUmemLocation fc_location(struct cudaMemLocation l)
+{
+    return (CUmemLocation){.type = (CUmemLocationType)l.type, .id = l.id};
+}
+
+static cudaError_t fc_prefetch(const void *p, size_t count, struct cudaMemLocation loc, unsigned flags, cudaStream_t s,
+                               int pt)
+{
+    FC_CTX();
+    return fc_rt_err(FC_DRV(FC_PT(pt, fc_drv.cuMemPrefetchAsync_v12020, fc_drv.cuMemPrefetchAsync_v12020_ptsz),
+                            (CUdeviceptr)(uintptr_t)p, count, fc_location(loc), flags, s));
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaMemPrefetchAsync(const void *devPtr, size_t count, struct cudaMemLocation location,
+                                                     unsigned int flags, cudaStream_t stream)
+{
+    return fc_prefetch(devPtr, count, location, flags, stream, 0);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaMemPrefetchAsync_ptsz(const void *devPtr, size_t count,
+                                                          struct cudaMemLocation location, unsigned int flags,
+                                                          cudaStream_t stream)
+{
+    return fc_prefetch(devPtr, count, location, flags, stream, 1);
+}
+
+/* cudaMemoryAdvise and CUmem_advise share their values. */
+FC_EXPORT cudaError_t CUDARTAPI cudaMemAdvise(const void *devPtr, size_t count, enum cudaMemoryAdvise advice,
+                                              struct cudaMemLocation location)
+{
+    FC_CTX();
+    return fc_rt_err(FC_DRV(fc_drv.cuMemAdvise_v12020, (CUdeviceptr)(uintptr_t)devPtr, count, (CUmem_advise)advice,
+                            fc_location(location)));
+}
+
+/* ---- 3D copies (pitched pointers; no CUDA array can exist: cudaMallocArray is not simulated) ---- */
+
+cudaError_t fc_rt_copy3d(const struct cudaMemcpy3DParms *p, CUDA_MEMCPY3D *m)
+{
+    if (!p)
+        return cudaErrorInvalidValue;
+    if (p->srcArray || p->dstArray)
+        return cudaErrorInvalidResourceHandle;
+    enum cudaMemcpyKind dir;
+    cudaError_t e = fc_direction(p->kind, p->dstPtr.ptr, p->srcPtr.ptr, &dir);
+    if (e != cudaSuccess)
+        return e;
+    /* A pitched pointer's x is in bytes, and its ysize is the height of its slices. */
+    *m = (CUDA_MEMCPY3D){
+        .srcXInBytes = p->srcPos.x, .srcY = p->srcPos.y, .srcZ = p->srcPos.z,
+        .srcPitch = p->srcPtr.pitch, .srcHeight = p->srcPtr.ysize,
+        .dstXInBytes = p->dstPos.x, .dstY = p->dstPos.y, .dstZ = p->dstPos.z,
+        .dstPitch = p->dstPtr.pitch, .dstHeight = p->dstPtr.ysize,
+        .WidthInBytes = p->extent.width, .Height = p->extent.height, .Depth = p->extent.depth,
+    };
+    fc_2d_side(&m->srcMemoryType, &m->srcHost, &m->srcDevice, p->srcPtr.ptr,
+               dir == cudaMemcpyDeviceToHost || dir == cudaMemcpyDeviceToDevice);
+    fc_2d_side(&m->dstMemoryType, (const void **)&m->dstHost, &m->dstDevice, p->dstPtr.ptr,
+               dir == cudaMemcpyHostToDevice || dir == cudaMemcpyDeviceToDevice);
+    return cudaSuccess;
+}
+
+static cudaError_t fc_memcpy3d(const struct cudaMemcpy3DParms *p, int async, cudaStream_t s, int pt)
+{
+    FC_CTX();
+    CUDA_MEMCPY3D m;
+    cudaError_t e = fc_rt_copy3d(p, &m);
+    if (e != cudaSuccess)
+        return fc_rt_ret(e);
+    return fc_rt_err(async ? FC_DRV(FC_PT(pt, fc_drv.cuMemcpy3DAsync_v3020, fc_drv.cuMemcpy3DAsync_v7000_ptsz), &m, s)
+                           : FC_DRV(FC_PT(pt, fc_drv.cuMemcpy3D_v3020, fc_drv.cuMemcpy3D_v7000_ptds), &m));
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaMemcpy3D(const struct cudaMemcpy3DParms *p)
+{
+    return fc_memcpy3d(p, 0, NULL, 0);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaMemcpy3D_ptds(const struct cudaMemcpy3DParms *p)
+{
+    return fc_memcpy3d(p, 0, NULL, 1);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaMemcpy3DAsync(const struct cudaMemcpy3DParms *p, cudaStream_t stream)
+{
+    return fc_memcpy3d(p, 1, stream, 0);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaMemcpy3DAsync_ptsz(const struct cudaMemcpy3DParms *p, cudaStream_t stream)
+{
+    return fc_memcpy3d(p, 1, stream, 1);
+}
+
+/* A pitched allocation of extent.height * extent.depth rows, as NVIDIA's cudaMalloc3D. */
+FC_EXPORT cudaError_t CUDARTAPI cudaMalloc3D(struct cudaPitchedPtr *pitchedDevPtr, struct cudaExtent extent)
+{
+    if (!pitchedDevPtr)
+        return fc_rt_ret(cudaErrorInvalidValue);
+    FC_CTX();
+    CUdeviceptr d = 0;
+    size_t pitch = 0;
+    CUresult r = FC_DRV(fc_drv.cuMemAllocPitch_v3020, &d, &pitch, extent.width, extent.height * extent.depth, 16);
+    if (r == CUDA_SUCCESS)
+        *pitchedDevPtr = (struct cudaPitchedPtr){(void *)(uintptr_t)d, pitch, extent.width, extent.height};
+    return fc_rt_err(r);
+}
+
+/* The driver has no 3D fill: slices whose rows follow each other (extent.height == ysize) are
+ * one 2D fill of height * depth rows, otherwise one 2D fill per slice. */
+static cudaError_t fc_memset3d(struct cudaPitchedPtr p, int value, struct cudaExtent ext, int async, cudaStream_t s,
+                               int pt)
+{
+    if (ext.height == p.ysize)
+        return fc_memset2d(p.ptr, p.pitch, value, ext.width, ext.height * ext.depth, async, s, pt);
+    cudaError_t e = cudaSuccess;
+    for (size_t z = 0; z < ext.depth && e == cudaSuccess; z++)
+        e = fc_memset2d((char *)p.ptr + z * p.pitch * p.ysize, p.pitch, value, ext.width, ext.height, async, s, pt);
+    return e;
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaMemset3D(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent)
+{
+    return fc_memset3d(pitchedDevPtr, value, extent, 0, NULL, 0);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaMemset3D_ptds(struct cudaPitchedPtr pitchedDevPtr, int value,
+                                                  struct cudaExtent extent)
+{
+    return fc_memset3d(pitchedDevPtr, value, extent, 0, NULL, 1);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaMemset3DAsync(struct cudaPitchedPtr pitchedDevPtr, int value,
+                                                  struct cudaExtent extent, cudaStream_t stream)
+{
+    return fc_memset3d(pitchedDevPtr, value, extent, 1, stream, 0);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaMemset3DAsync_ptsz(struct cudaPitchedPtr pitchedDevPtr, int value,
+                                                       struct cudaExtent extent, cudaStream_t stream)
+{
+    return fc_memset3d(pitchedDevPtr, value, extent, 1, stream, 1);
+}

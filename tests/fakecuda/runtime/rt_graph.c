@@ -1,0 +1,389 @@
+/* Stream capture, graphs, extended and cooperative launches and occupancy in the simulated
+ * runtime (contract in fc_rt.h). Each call goes to the driver entry point NVIDIA's runtime uses;
+ * runtime and driver handles are the same objects (cudaGraph_t is CUgraph, cudaGraphNode_t
+ * CUgraphNode, ...), the enums share their values and many parameter structs their layout (the
+ * asserts below), so most of these calls only pass their arguments on: forward.txt lists those,
+ * and gen.py writes them. What differs is translated here: a kernel is named by its host stub in
+ * the runtime and by its CUkernel in the driver, copies describe their operands differently, and
+ * nodes that touch memory belong to the current device's primary context. */
+#include "fc_rt.h"
+
+#include <stdint.h>
+#include <string.h>
+
+_Static_assert(sizeof(cudaGraphEdgeData) == sizeof(CUgraphEdgeData), "edge data layouts");
+_Static_assert(sizeof(struct cudaHostNodeParams) == sizeof(CUDA_HOST_NODE_PARAMS), "host node layouts");
+_Static_assert(sizeof(struct cudaMemsetParams) == sizeof(CUDA_MEMSET_NODE_PARAMS), "memset node layouts");
+_Static_assert(sizeof(cudaGraphInstantiateParams) == sizeof(CUDA_GRAPH_INSTANTIATE_PARAMS), "instantiate layouts");
+_Static_assert(sizeof(cudaGraphExecUpdateResultInfo) == sizeof(CUgraphExecUpdateResultInfo), "update layouts");
+_Static_assert(sizeof(cudaLaunchAttribute) == sizeof(CUlaunchAttribute), "launch attribute layouts");
+_Static_assert(sizeof(struct cudaMemAllocNodeParams) == sizeof(CUDA_MEM_ALLOC_NODE_PARAMS), "alloc node layouts");
+
+/* The current device's primary context, which memset and memcpy nodes name. */
+static cudaError_t fc_context(CUcontext *ctx)
+{
+    cudaError_t e = fc_rt_ctx();
+    return e == cudaSuccess ? fc_rt_primary(fc_rt_device(), ctx) : e;
+}
+
+/* The mode is per thread and needs no context; NVIDIA's runtime still initializes the driver. */
+FC_EXPORT cudaError_t CUDARTAPI cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureMode *mode)
+{
+    cudaError_t e = fc_rt_init();
+    if (e != cudaSuccess)
+        return fc_rt_ret(e);
+    return fc_rt_err(FC_DRV(fc_drv.cuThreadExchangeStreamCaptureMode_v10010, (CUstreamCaptureMode *)mode));
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle *pHandle_out,
+                                                                 cudaGraph_t graph, unsigned int defaultLaunchValue,
+                                                                 unsigned int flags)
+{
+    CUcontext ctx;
+    cudaError_t e = fc_context(&ctx);
+    if (e != cudaSuccess)
+        return fc_rt_ret(e);
+    return fc_rt_err(FC_DRV(fc_drv.cuGraphConditionalHandleCreate_v12030, (CUgraphConditionalHandle *)pHandle_out,
+                            graph, ctx, defaultLaunchValue, flags));
+}
+
+/* ---- memory nodes and the graph memory of a device ---- */
+
+FC_EXPORT cudaError_t CUDARTAPI cudaGraphAddMemFreeNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                                        const cudaGraphNode_t *pDependencies, size_t numDependencies,
+                                                        void *dptr)
+{
+    FC_CTX();
+    return fc_rt_err(FC_DRV(fc_drv.cuGraphAddMemFreeNode_v11040, pGraphNode, graph, pDependencies, numDependencies,
+                            (CUdeviceptr)(uintptr_t)dptr));
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaDeviceGraphMemTrim(int device)
+{
+    CUdevice dev;
+    cudaError_t e = fc_rt_cudevice(device, &dev);
+    return e != cudaSuccess ? fc_rt_ret(e) : fc_rt_err(FC_DRV(fc_drv.cuDeviceGraphMemTrim_v11040, dev));
+}
+
+/* cudaGraphMemAttributeType and CUgraphMem_attribute share their values. */
+static cudaError_t fc_graph_mem_attr(int device, enum cudaGraphMemAttributeType attr, void *value, int set)
+{
+    CUdevice dev;
+    cudaError_t e = fc_rt_cudevice(device, &dev);
+    if (e != cudaSuccess)
+        return fc_rt_ret(e);
+    CUgraphMem_attribute a = (CUgraphMem_attribute)attr;
+    return fc_rt_err(set ? FC_DRV(fc_drv.cuDeviceSetGraphMemAttribute_v11040, dev, a, value)
+                         : FC_DRV(fc_drv.cuDeviceGetGraphMemAttribute_v11040, dev, a, value));
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaDeviceGetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr,
+                                                               void *value)
+{
+    return fc_graph_mem_attr(device, attr, value, 0);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaDeviceSetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr,
+                                                               void *value)
+{
+    return fc_graph_mem_attr(device, attr, value, 1);
+}
+
+/* ---- kernel nodes: host stub <-> CUkernel ---- */
+
+static cudaError_t fc_kernel_params(const struct cudaKernelNodeParams *p, CUDA_KERNEL_NODE_PARAMS *k)
+{
+    if (!p)
+        return cudaErrorInvalidValue;
+    CUkernel kern;
+    cudaError_t e = fc_rt_kernel(p->func, &kern);
+    if (e != cudaSuccess)
+        return e;
+    /* func, as cuLaunchKernel takes the CUkernel cast to CUfunction from this runtime. */
+    *k = (CUDA_KERNEL_NODE_PARAMS){
+        .func = (CUfunction)kern,
+        .gridDimX = p->gridDim.x, .gridDimY = p->gridDim.y, .gridDimZ = p->gridDim.z,
+        .blockDimX = p->blockDim.x, .blockDimY = p->blockDim.y, .blockDimZ = p->blockDim.z,
+        .sharedMemBytes = p->sharedMemBytes, .kernelParams = p->kernelParams, .extra = p->extra,
+    };
+    return cudaSuccess;
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaGraphAddKernelNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                                       const cudaGraphNode_t *pDependencies, size_t numDependencies,
+                                                       const struct cudaKernelNodeParams *pNodeParams)
+{
+    CUDA_KERNEL_NODE_PARAMS k;
+    cudaError_t e = fc_kernel_params(pNodeParams, &k);
+    if (e != cudaSuccess)
+        return fc_rt_ret(e);
+    return fc_rt_err(FC_DRV(fc_drv.cuGraphAddKernelNode_v12000, pGraphNode, graph, pDependencies, numDependencies, &k));
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaGraphKernelNodeGetParams(cudaGraphNode_t node,
+                                                             struct cudaKernelNodeParams *pNodeParams)
+{
+    if (!pNodeParams)
+        return fc_rt_ret(cudaErrorInvalidValue);
+    FC_CTX();
+    CUDA_KERNEL_NODE_PARAMS k;
+    memset(&k, 0, sizeof k);
+    CUresult r = FC_DRV(fc_drv.cuGraphKernelNodeGetParams_v12000, node, &k);
+    if (r != CUDA_SUCCESS)
+        return fc_rt_err(r);
+    const void *stub = fc_rt_host_fun(k.kern ? k.kern : (CUkernel)k.func);
+    *pNodeParams = (struct cudaKernelNodeParams){
+        /* A kernel not loaded through this runtime (a captured driver launch) has no host stub:
+         * NVIDIA's runtime then returns the driver's handle, as here. */
+        .func = stub ? (void *)stub : (void *)(k.kern ? (void *)k.kern : (void *)k.func),
+        .gridDim = {k.gridDimX, k.gridDimY, k.gridDimZ},
+        .blockDim = {k.blockDimX, k.blockDimY, k.blockDimZ},
+        .sharedMemBytes = k.sharedMemBytes, .kernelParams = k.kernelParams, .extra = k.extra,
+    };
+    return cudaSuccess;
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaGraphKernelNodeSetParams(cudaGraphNode_t node,
+                                                             const struct cudaKernelNodeParams *pNodeParams)
+{
+    CUDA_KERNEL_NODE_PARAMS k;
+    cudaError_t e = fc_kernel_params(pNodeParams, &k);
+    if (e != cudaSuccess)
+        return fc_rt_ret(e);
+    return fc_rt_err(FC_DRV(fc_drv.cuGraphKernelNodeSetParams_v12000, node, &k));
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node,
+                                                                 const struct cudaKernelNodeParams *pNodeParams)
+{
+    CUDA_KERNEL_NODE_PARAMS k;
+    cudaError_t e = fc_kernel_params(pNodeParams, &k);
+    if (e != cudaSuccess)
+        return fc_rt_ret(e);
+    return fc_rt_err(FC_DRV(fc_drv.cuGraphExecKernelNodeSetParams_v12000, hGraphExec, node, &k));
+}
+
+/* ---- memset nodes (same layout; the driver also takes the context) ---- */
+
+FC_EXPORT cudaError_t CUDARTAPI cudaGraphAddMemsetNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                                       const cudaGraphNode_t *pDependencies, size_t numDependencies,
+                                                       const struct cudaMemsetParams *pMemsetParams)
+{
+    CUcontext ctx;
+    cudaError_t e = fc_context(&ctx);
+    if (e != cudaSuccess)
+        return fc_rt_ret(e);
+    return fc_rt_err(FC_DRV(fc_drv.cuGraphAddMemsetNode_v10000, pGraphNode, graph, pDependencies, numDependencies,
+                            (const CUDA_MEMSET_NODE_PARAMS *)pMemsetParams, ctx));
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaGraphExecMemsetNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node,
+                                                                 const struct cudaMemsetParams *pNodeParams)
+{
+    CUcontext ctx;
+    cudaError_t e = fc_context(&ctx);
+    if (e != cudaSuccess)
+        return fc_rt_ret(e);
+    return fc_rt_err(FC_DRV(fc_drv.cuGraphExecMemsetNodeSetParams_v10020, hGraphExec, node,
+                            (const CUDA_MEMSET_NODE_PARAMS *)pNodeParams, ctx));
+}
+
+/* ---- memcpy nodes: cudaMemcpy3DParms (or a 1D copy) as CUDA_MEMCPY3D ---- */
+
+static cudaError_t fc_copy1d(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind, CUDA_MEMCPY3D *m)
+{
+    struct cudaMemcpy3DParms p;
+    memset(&p, 0, sizeof p);
+    p.srcPtr = (struct cudaPitchedPtr){(void *)src, count, count, 1};
+    p.dstPtr = (struct cudaPitchedPtr){dst, count, count, 1};
+    p.extent = (struct cudaExtent){count, 1, 1};
+    p.kind = kind;
+    return fc_rt_copy3d(&p, m);
+}
+
+/* op: 0 add (node, graph, deps), 1 set on a node, 2 set on an executable graph's node. */
+static cudaError_t fc_memcpy_node(int op, cudaGraphNode_t *out, cudaGraph_t g, cudaGraphExec_t exec,
+                                  cudaGraphNode_t node, const cudaGraphNode_t *deps, size_t n, CUDA_MEMCPY3D *m,
+                                  cudaError_t converted)
+{
+    if (converted != cudaSuccess)
+        return fc_rt_ret(converted);
+    CUcontext ctx;
+    cudaError_t e = fc_context(&ctx);
+    if (e != cudaSuccess)
+        return fc_rt_ret(e);
+    CUresult r = op == 0   ? FC_DRV(fc_drv.cuGraphAddMemcpyNode_v10000, out, g, deps, n, m, ctx)
+                 : op == 1 ? FC_DRV(fc_drv.cuGraphMemcpyNodeSetParams_v10000, node, m)
+                           : FC_DRV(fc_drv.cuGraphExecMemcpyNodeSetParams_v10020, exec, node, m, ctx);
+    return fc_rt_err(r);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaGraphAddMemcpyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                                       const cudaGraphNode_t *pDependencies, size_t numDependencies,
+                                                       const struct cudaMemcpy3DParms *pCopyParams)
+{
+    CUDA_MEMCPY3D m;
+    return fc_memcpy_node(0, pGraphNode, graph, NULL, NULL, pDependencies, numDependencies, &m,
+                          fc_rt_copy3d(pCopyParams, &m));
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaGraphAddMemcpyNode1D(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                                         const cudaGraphNode_t *pDependencies, size_t numDependencies,
+                                                         void *dst, const void *src, size_t count,
+                                                         enum cudaMemcpyKind kind)
+{
+    CUDA_MEMCPY3D m;
+    return fc_memcpy_node(0, pGraphNode, graph, NULL, NULL, pDependencies, numDependencies, &m,
+                          fc_copy1d(dst, src, count, kind, &m));
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaGraphMemcpyNodeSetParams(cudaGraphNode_t node,
+                                                             const struct cudaMemcpy3DParms *pNodeParams)
+{
+    CUDA_MEMCPY3D m;
+    return fc_memcpy_node(1, NULL, NULL, NULL, node, NULL, 0, &m, fc_rt_copy3d(pNodeParams, &m));
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaGraphMemcpyNodeSetParams1D(cudaGraphNode_t node, void *dst, const void *src,
+                                                               size_t count, enum cudaMemcpyKind kind)
+{
+    CUDA_MEMCPY3D m;
+    return fc_memcpy_node(1, NULL, NULL, NULL, node, NULL, 0, &m, fc_copy1d(dst, src, count, kind, &m));
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaGraphExecMemcpyNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node,
+                                                                 const struct cudaMemcpy3DParms *pNodeParams)
+{
+    CUDA_MEMCPY3D m;
+    return fc_memcpy_node(2, NULL, NULL, hGraphExec, node, NULL, 0, &m, fc_rt_copy3d(pNodeParams, &m));
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t hGraphExec, cudaGraphNode_t node,
+                                                                   void *dst, const void *src, size_t count,
+                                                                   enum cudaMemcpyKind kind)
+{
+    CUDA_MEMCPY3D m;
+    return fc_memcpy_node(2, NULL, NULL, hGraphExec, node, NULL, 0, &m, fc_copy1d(dst, src, count, kind, &m));
+}
+
+/* ---- launches with a configuration, cooperative launches ---- */
+
+/* The kernel of func and c as the driver's CUlaunchConfig (cudaLaunchAttribute is
+ * CUlaunchAttribute; the rest is renamed). Not recorded. */
+static cudaError_t fc_launch_config(const cudaLaunchConfig_t *c, const void *func, CUkernel *k, CUlaunchConfig *cfg)
+{
+    if (!c)
+        return cudaErrorInvalidValue;
+    cudaError_t e = fc_rt_kernel(func, k);
+    if (e != cudaSuccess)
+        return e;
+    *cfg = (CUlaunchConfig){
+        .gridDimX = c->gridDim.x, .gridDimY = c->gridDim.y, .gridDimZ = c->gridDim.z,
+        .blockDimX = c->blockDim.x, .blockDimY = c->blockDim.y, .blockDimZ = c->blockDim.z,
+        .sharedMemBytes = (unsigned)c->dynamicSmemBytes, .hStream = c->stream,
+        .attrs = (CUlaunchAttribute *)c->attrs, .numAttrs = c->numAttrs,
+    };
+    return cudaSuccess;
+}
+
+static cudaError_t fc_launch_ex(const cudaLaunchConfig_t *c, const void *func, void **args, int pt)
+{
+    CUkernel k;
+    CUlaunchConfig cfg;
+    cudaError_t e = fc_launch_config(c, func, &k, &cfg);
+    if (e != cudaSuccess)
+        return fc_rt_ret(e);
+    return fc_rt_err(FC_DRV(FC_PT(pt, fc_drv.cuLaunchKernelEx_v11060, fc_drv.cuLaunchKernelEx_v11060_ptsz), &cfg,
+                            (CUfunction)k, args, NULL));
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *func, void **args)
+{
+    return fc_launch_ex(config, func, args, 0);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t *config, const void *func,
+                                                         void **args)
+{
+    return fc_launch_ex(config, func, args, 1);
+}
+
+static cudaError_t fc_launch_coop(const void *func, dim3 g, dim3 b, void **args, size_t shmem, cudaStream_t s, int pt)
+{
+    CUkernel k;
+    cudaError_t e = fc_rt_kernel(func, &k);
+    if (e != cudaSuccess)
+        return fc_rt_ret(e);
+    return fc_rt_err(FC_DRV(FC_PT(pt, fc_drv.cuLaunchCooperativeKernel_v9000, fc_drv.cuLaunchCooperativeKernel_v9000_ptsz),
+                            (CUfunction)k, g.x, g.y, g.z, b.x, b.y, b.z, (unsigned)shmem, s, args));
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaLaunchCooperativeKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args,
+                                                            size_t sharedMem, cudaStream_t stream)
+{
+    return fc_launch_coop(func, gridDim, blockDim, args, sharedMem, stream, 0);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaLaunchCooperativeKernel_ptsz(const void *func, dim3 gridDim, dim3 blockDim,
+                                                                 void **args, size_t sharedMem, cudaStream_t stream)
+{
+    return fc_launch_coop(func, gridDim, blockDim, args, sharedMem, stream, 1);
+}
+
+/* ---- occupancy (the driver computes it for the CUkernel as a CUfunction) ---- */
+
+FC_EXPORT cudaError_t CUDARTAPI cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks,
+                                                                                       const void *func,
+                                                                                       int blockSize,
+                                                                                       size_t dynamicSMemSize,
+                                                                                       unsigned int flags)
+{
+    CUkernel k;
+    cudaError_t e = fc_rt_kernel(func, &k);
+    if (e != cudaSuccess)
+        return fc_rt_ret(e);
+    return fc_rt_err(FC_DRV(fc_drv.cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags_v7000, numBlocks,
+                            (CUfunction)k, blockSize, dynamicSMemSize, flags));
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const void *func,
+                                                                              int blockSize, size_t dynamicSMemSize)
+{
+    return cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize, dynamicSMemSize,
+                                                                  cudaOccupancyDefault);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, const void *func,
+                                                                          int numBlocks, int blockSize)
+{
+    CUkernel k;
+    cudaError_t e = fc_rt_kernel(func, &k);
+    if (e != cudaSuccess)
+        return fc_rt_ret(e);
+    return fc_rt_err(FC_DRV(fc_drv.cuOccupancyAvailableDynamicSMemPerBlock_v10020, dynamicSmemSize, (CUfunction)k,
+                            numBlocks, blockSize));
+}
+
+/* which: 0 cuOccupancyMaxPotentialClusterSize, 1 cuOccupancyMaxActiveClusters. */
+static cudaError_t fc_cluster_occupancy(int which, int *out, const void *func, const cudaLaunchConfig_t *c)
+{
+    CUkernel k;
+    CUlaunchConfig cfg;
+    cudaError_t e = fc_launch_config(c, func, &k, &cfg);
+    if (e != cudaSuccess)
+        return fc_rt_ret(e);
+    return fc_rt_err(which ? FC_DRV(fc_drv.cuOccupancyMaxActiveClusters_v11070, out, (CUfunction)k, &cfg)
+                           : FC_DRV(fc_drv.cuOccupancyMaxPotentialClusterSize_v11070, out, (CUfunction)k, &cfg));
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaOccupancyMaxPotentialClusterSize(int *clusterSize, const void *func,
+                                                                     const cudaLaunchConfig_t *launchConfig)
+{
+    return fc_cluster_occupancy(0, clusterSize, func, launchConfig);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaOccupancyMaxActiveClusters(int *numClusters, const void *func,
+                                                               const cudaLaunchConfig_t *launchConfig)
+{
+    return fc_cluster_occupancy(1, numClusters, func, launchConfig);
+}
