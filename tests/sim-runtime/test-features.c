@@ -333,3 +333,41 @@ TEST_IMPL(managed_hints_and_cache_config)
     CU(cudaDeviceSetCacheConfig(cudaFuncCachePreferNone));
     return 0;
 }
+
+/* ---- the runtime's library API, a device's pool ---- */
+
+/* A text-format module (the simulated driver's, see its README) through cudaLibrary*: its
+ * kernels counted, enumerated and found by name, as the module lists them. */
+TEST_IMPL(library_api_and_device_pool)
+{
+    if (simrt_setup(NULL))
+        return 1;
+    static const char image[] = "fakecuda-module 1\nkernel first 8 4\nkernel second 8\n";
+    cudaLibrary_t lib;
+    CU(cudaLibraryLoadData(&lib, image, NULL, NULL, 0, NULL, NULL, 0));
+    unsigned count = 0;
+    CU(cudaLibraryGetKernelCount(&count, lib));
+    ASSERT_UINT(count, ==, 2);
+    cudaKernel_t all[2], second;
+    CU(cudaLibraryGetKernel(&second, lib, "second"));
+    /* cuLibraryEnumerateKernels is not simulated by every driver version: checked where it is */
+    cudaError_t listed = cudaLibraryEnumerateKernels(all, 2, lib);
+    if (listed == cudaErrorNotSupported) {
+        ASSERT_INT(cudaGetLastError(), ==, cudaErrorNotSupported);
+    } else {
+        CU(listed);
+        ASSERT(all[0] == second || all[1] == second);
+        ASSERT(all[0] != all[1]);
+    }
+    ASSERT_INT(cudaLibraryGetKernel(&second, lib, "third"), !=, cudaSuccess);
+    ASSERT_INT(cudaGetLastError(), !=, cudaSuccess);
+    CU(cudaLibraryUnload(lib));
+
+    cudaMemPool_t current = NULL, dflt = NULL;
+    CU(cudaDeviceGetMemPool(&current, 0));
+    CU(cudaDeviceGetDefaultMemPool(&dflt, 0));
+    ASSERT(current != NULL && current == dflt);
+    ASSERT_INT(cudaDeviceGetMemPool(&current, 9), ==, cudaErrorInvalidDevice);
+    ASSERT_INT(cudaGetLastError(), ==, cudaErrorInvalidDevice);
+    return 0;
+}

@@ -79,6 +79,11 @@ const void *fc_rt_host_fun(CUkernel k);
 /* The device address and size of a variable registered by __cudaRegisterVar (its host shadow's
  * address), loading its module on first use; cudaErrorInvalidSymbol if none. Not recorded. */
 cudaError_t fc_rt_symbol(const void *symbol, CUdeviceptr *dptr, size_t *size);
+/* The device address of `count` bytes at `offset` into a variable, for a copy to it (to_symbol)
+ * or from it of that kind: cudaErrorInvalidValue outside the variable,
+ * cudaErrorInvalidMemcpyDirection for a kind whose variable side is the host. Not recorded. */
+cudaError_t fc_rt_symbol_span(int to_symbol, const void *symbol, size_t count, size_t offset,
+                              enum cudaMemcpyKind kind, void **var);
 
 /* A cudaMemcpy3DParms as the driver's CUDA_MEMCPY3D (cudaMemcpyDefault resolved from where the
  * pointers live); cudaErrorInvalidResourceHandle for a CUDA array (none can exist). Not recorded. */

@@ -266,6 +266,181 @@ FC_EXPORT cudaError_t CUDARTAPI cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec
     return fc_memcpy_node(2, NULL, NULL, hGraphExec, node, NULL, 0, &m, fc_copy1d(dst, src, count, kind, &m));
 }
 
+/* A 1D copy to (to_symbol) or from a device variable, as CUDA_MEMCPY3D. */
+static cudaError_t fc_copy_symbol(int to_symbol, void *mem, const void *symbol, size_t count, size_t offset,
+                                  enum cudaMemcpyKind kind, CUDA_MEMCPY3D *m)
+{
+    void *var;
+    cudaError_t e = fc_rt_ctx();
+    if (e == cudaSuccess)
+        e = fc_rt_symbol_span(to_symbol, symbol, count, offset, kind, &var);
+    if (e != cudaSuccess)
+        return e;
+    return to_symbol ? fc_copy1d(var, mem, count, kind, m) : fc_copy1d(mem, var, count, kind, m);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaGraphAddMemcpyNodeToSymbol(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                                               const cudaGraphNode_t *pDependencies,
+                                                               size_t numDependencies, const void *symbol,
+                                                               const void *src, size_t count, size_t offset,
+                                                               enum cudaMemcpyKind kind)
+{
+    CUDA_MEMCPY3D m;
+    return fc_memcpy_node(0, pGraphNode, graph, NULL, NULL, pDependencies, numDependencies, &m,
+                          fc_copy_symbol(1, (void *)src, symbol, count, offset, kind, &m));
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaGraphAddMemcpyNodeFromSymbol(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                                                 const cudaGraphNode_t *pDependencies,
+                                                                 size_t numDependencies, void *dst,
+                                                                 const void *symbol, size_t count, size_t offset,
+                                                                 enum cudaMemcpyKind kind)
+{
+    CUDA_MEMCPY3D m;
+    return fc_memcpy_node(0, pGraphNode, graph, NULL, NULL, pDependencies, numDependencies, &m,
+                          fc_copy_symbol(0, dst, symbol, count, offset, kind, &m));
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaGraphMemcpyNodeSetParamsToSymbol(cudaGraphNode_t node, const void *symbol,
+                                                                     const void *src, size_t count, size_t offset,
+                                                                     enum cudaMemcpyKind kind)
+{
+    CUDA_MEMCPY3D m;
+    return fc_memcpy_node(1, NULL, NULL, NULL, node, NULL, 0, &m,
+                          fc_copy_symbol(1, (void *)src, symbol, count, offset, kind, &m));
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaGraphMemcpyNodeSetParamsFromSymbol(cudaGraphNode_t node, void *dst,
+                                                                       const void *symbol, size_t count,
+                                                                       size_t offset, enum cudaMemcpyKind kind)
+{
+    CUDA_MEMCPY3D m;
+    return fc_memcpy_node(1, NULL, NULL, NULL, node, NULL, 0, &m, fc_copy_symbol(0, dst, symbol, count, offset, kind, &m));
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaGraphExecMemcpyNodeSetParamsToSymbol(cudaGraphExec_t hGraphExec,
+                                                                         cudaGraphNode_t node, const void *symbol,
+                                                                         const void *src, size_t count,
+                                                                         size_t offset, enum cudaMemcpyKind kind)
+{
+    CUDA_MEMCPY3D m;
+    return fc_memcpy_node(2, NULL, NULL, hGraphExec, node, NULL, 0, &m,
+                          fc_copy_symbol(1, (void *)src, symbol, count, offset, kind, &m));
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaGraphExecMemcpyNodeSetParamsFromSymbol(cudaGraphExec_t hGraphExec,
+                                                                           cudaGraphNode_t node, void *dst,
+                                                                           const void *symbol, size_t count,
+                                                                           size_t offset, enum cudaMemcpyKind kind)
+{
+    CUDA_MEMCPY3D m;
+    return fc_memcpy_node(2, NULL, NULL, hGraphExec, node, NULL, 0, &m,
+                          fc_copy_symbol(0, dst, symbol, count, offset, kind, &m));
+}
+
+/* The driver's description back as cudaMemcpy3DParms: pitched pointers (a host side's address
+ * is its host pointer, a device side's its device pointer), positions in bytes. */
+FC_EXPORT cudaError_t CUDARTAPI cudaGraphMemcpyNodeGetParams(cudaGraphNode_t node, struct cudaMemcpy3DParms *pNodeParams)
+{
+    if (!pNodeParams)
+        return fc_rt_ret(cudaErrorInvalidValue);
+    FC_CTX();
+    CUDA_MEMCPY3D m;
+    CUresult r = FC_DRV(fc_drv.cuGraphMemcpyNodeGetParams_v10000, node, &m);
+    if (r != CUDA_SUCCESS)
+        return fc_rt_err(r);
+    int src_host = m.srcMemoryType == CU_MEMORYTYPE_HOST, dst_host = m.dstMemoryType == CU_MEMORYTYPE_HOST;
+    void *src = src_host ? (void *)m.srcHost : (void *)(uintptr_t)m.srcDevice;
+    void *dst = dst_host ? m.dstHost : (void *)(uintptr_t)m.dstDevice;
+    memset(pNodeParams, 0, sizeof *pNodeParams);
+    pNodeParams->srcPtr = (struct cudaPitchedPtr){src, m.srcPitch, m.WidthInBytes, m.srcHeight};
+    pNodeParams->dstPtr = (struct cudaPitchedPtr){dst, m.dstPitch, m.WidthInBytes, m.dstHeight};
+    pNodeParams->srcPos = (struct cudaPos){m.srcXInBytes, m.srcY, m.srcZ};
+    pNodeParams->dstPos = (struct cudaPos){m.dstXInBytes, m.dstY, m.dstZ};
+    pNodeParams->extent = (struct cudaExtent){m.WidthInBytes, m.Height, m.Depth};
+    pNodeParams->kind = src_host ? (dst_host ? cudaMemcpyHostToHost : cudaMemcpyHostToDevice)
+                                 : (dst_host ? cudaMemcpyDeviceToHost : cudaMemcpyDeviceToDevice);
+    return cudaSuccess;
+}
+
+/* ---- generic node parameters (cudaGraphNodeParams as CUgraphNodeParams) ---- */
+
+_Static_assert(sizeof(struct cudaGraphNodeParams) == sizeof(CUgraphNodeParams), "node parameter layouts");
+_Static_assert(sizeof(CUDA_KERNEL_NODE_PARAMS) == sizeof(CUDA_KERNEL_NODE_PARAMS_v3), "kernel node layouts");
+
+/* The union's members lay out as the driver's but for kernels (a host stub, not a CUkernel),
+ * copies (cudaMemcpy3DParms) and fills (no context). Not recorded. */
+static cudaError_t fc_node_params(const struct cudaGraphNodeParams *p, CUgraphNodeParams *d)
+{
+    if (!p)
+        return cudaErrorInvalidValue;
+    memcpy(d, p, sizeof *d);
+    CUcontext ctx;
+    cudaError_t e = fc_context(&ctx);
+    if (e != cudaSuccess)
+        return e;
+    switch (p->type) {
+    case cudaGraphNodeTypeKernel: {
+        const struct cudaKernelNodeParamsV2 *k = &p->kernel;
+        struct cudaKernelNodeParams v1 = {k->func, k->gridDim, k->blockDim, k->sharedMemBytes, k->kernelParams,
+                                          k->extra};
+        CUDA_KERNEL_NODE_PARAMS converted;
+        e = fc_kernel_params(&v1, &converted);
+        memset(&d->kernel, 0, sizeof d->kernel);
+        memcpy(&d->kernel, &converted, sizeof converted);
+        return e;
+    }
+    case cudaGraphNodeTypeMemcpy:
+        memset(&d->memcpy, 0, sizeof d->memcpy);
+        d->memcpy.copyCtx = ctx;
+        return fc_rt_copy3d(&p->memcpy.copyParams, &d->memcpy.copyParams);
+    case cudaGraphNodeTypeMemset:
+        d->memset.ctx = ctx;
+        return cudaSuccess;
+    default:
+        return cudaSuccess;
+    }
+}
+
+/* Outputs (a memory allocation node's address) back into the caller's parameters. */
+static void fc_node_outputs(struct cudaGraphNodeParams *p, const CUgraphNodeParams *d)
+{
+    if (p->type == cudaGraphNodeTypeMemAlloc)
+        memcpy(&p->alloc, &d->alloc, sizeof p->alloc);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaGraphAddNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                                                 const cudaGraphNode_t *pDependencies,
+                                                 const cudaGraphEdgeData *dependencyData, size_t numDependencies,
+                                                 struct cudaGraphNodeParams *nodeParams)
+{
+    CUgraphNodeParams d;
+    cudaError_t e = fc_node_params(nodeParams, &d);
+    if (e != cudaSuccess)
+        return fc_rt_ret(e);
+    CUresult r = FC_DRV(fc_drv.cuGraphAddNode_v12030, pGraphNode, graph, pDependencies,
+                        (const CUgraphEdgeData *)dependencyData, numDependencies, &d);
+    if (r == CUDA_SUCCESS)
+        fc_node_outputs(nodeParams, &d);
+    return fc_rt_err(r);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaGraphNodeSetParams(cudaGraphNode_t node, struct cudaGraphNodeParams *nodeParams)
+{
+    CUgraphNodeParams d;
+    cudaError_t e = fc_node_params(nodeParams, &d);
+    return e != cudaSuccess ? fc_rt_ret(e) : fc_rt_err(FC_DRV(fc_drv.cuGraphNodeSetParams_v12020, node, &d));
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaGraphExecNodeSetParams(cudaGraphExec_t graphExec, cudaGraphNode_t node,
+                                                           struct cudaGraphNodeParams *nodeParams)
+{
+    CUgraphNodeParams d;
+    cudaError_t e = fc_node_params(nodeParams, &d);
+    return e != cudaSuccess ? fc_rt_ret(e)
+                            : fc_rt_err(FC_DRV(fc_drv.cuGraphExecNodeSetParams_v12020, graphExec, node, &d));
+}
+
 /* ---- launches with a configuration, cooperative launches ---- */
 
 /* The kernel of func and c as the driver's CUlaunchConfig (cudaLaunchAttribute is

@@ -472,22 +472,30 @@ FC_EXPORT cudaError_t CUDARTAPI cudaGetSymbolSize(size_t *size, const void *symb
     return fc_rt_ret(fc_rt_symbol(symbol, &d, size));
 }
 
-/* A copy to (to_symbol) or from a device variable: `count` bytes at `offset` into it, which
- * must lie inside it; the documented kinds only (the variable's side is device memory). */
-static cudaError_t fc_symbol_copy(int to_symbol, void *mem, const void *symbol, size_t count, size_t offset,
-                                  enum cudaMemcpyKind kind, int async, cudaStream_t s, int pt)
+cudaError_t fc_rt_symbol_span(int to_symbol, const void *symbol, size_t count, size_t offset,
+                              enum cudaMemcpyKind kind, void **var)
 {
     CUdeviceptr d;
     size_t size;
     cudaError_t e = fc_rt_symbol(symbol, &d, &size);
     if (e != cudaSuccess)
-        return fc_rt_ret(e);
+        return e;
     if (offset > size || count > size - offset)
-        return fc_rt_ret(cudaErrorInvalidValue);
+        return cudaErrorInvalidValue;
     enum cudaMemcpyKind host_side = to_symbol ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost;
     if (kind != host_side && kind != cudaMemcpyDeviceToDevice && kind != cudaMemcpyDefault)
-        return fc_rt_ret(cudaErrorInvalidMemcpyDirection);
-    void *var = (char *)(uintptr_t)d + offset;
+        return cudaErrorInvalidMemcpyDirection;
+    *var = (char *)(uintptr_t)d + offset;
+    return cudaSuccess;
+}
+
+static cudaError_t fc_symbol_copy(int to_symbol, void *mem, const void *symbol, size_t count, size_t offset,
+                                  enum cudaMemcpyKind kind, int async, cudaStream_t s, int pt)
+{
+    void *var;
+    cudaError_t e = fc_rt_symbol_span(to_symbol, symbol, count, offset, kind, &var);
+    if (e != cudaSuccess)
+        return fc_rt_ret(e);
     return to_symbol ? fc_memcpy(var, mem, count, kind, async, s, pt) : fc_memcpy(mem, var, count, kind, async, s, pt);
 }
 
@@ -686,4 +694,20 @@ FC_EXPORT cudaError_t CUDARTAPI cudaMemset3DAsync_ptsz(struct cudaPitchedPtr pit
                                                        struct cudaExtent extent, cudaStream_t stream)
 {
     return fc_memset3d(pitchedDevPtr, value, extent, 1, stream, 1);
+}
+
+/* ---- a device's current pool (the driver takes a CUdevice) ---- */
+
+FC_EXPORT cudaError_t CUDARTAPI cudaDeviceGetMemPool(cudaMemPool_t *memPool, int device)
+{
+    CUdevice dev;
+    cudaError_t e = fc_rt_cudevice(device, &dev);
+    return e != cudaSuccess ? fc_rt_ret(e) : fc_rt_err(FC_DRV(fc_drv.cuDeviceGetMemPool_v11020, memPool, dev));
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaDeviceSetMemPool(int device, cudaMemPool_t memPool)
+{
+    CUdevice dev;
+    cudaError_t e = fc_rt_cudevice(device, &dev);
+    return e != cudaSuccess ? fc_rt_ret(e) : fc_rt_err(FC_DRV(fc_drv.cuDeviceSetMemPool_v11020, dev, memPool));
 }
