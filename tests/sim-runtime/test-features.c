@@ -8,6 +8,7 @@
 
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
+#include <fatbinary_section.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -197,6 +198,64 @@ TEST_IMPL(graph_built_node_by_node)
     CU(cudaGraphDestroy(g));
     CU(cudaStreamDestroy(s));
     CU(cudaFree(d));
+    return 0;
+}
+
+/* What nvcc's generated code declares (crt/host_runtime.h), in C. */
+void **CUDARTAPI __cudaRegisterFatBinary(void *fatCubin);
+void CUDARTAPI __cudaRegisterFatBinaryEnd(void **fatCubinHandle);
+void CUDARTAPI __cudaRegisterFunction(void **fatCubinHandle, const char *hostFun, char *deviceFun,
+                                      const char *deviceName, int thread_limit, uint3 *tid, uint3 *bid,
+                                      dim3 *bDim, dim3 *gDim, int *wSize);
+
+static const char fc_tick_image[] = "fakecuda-module 1\nkernel _Z4tickPi 8\n";
+static const __fatBinC_Wrapper_t fc_tick_wrapper = {FATBINC_MAGIC, FATBINC_VERSION,
+                                                    (const unsigned long long *)fc_tick_image, NULL};
+
+/* Stands for nvcc's host stub: only its address matters. */
+static void fc_tick_stub(int *runs)
+{
+    (void)runs;
+}
+
+/* A kernel node names its kernel by host stub: the driver gets the module's CUkernel, and
+ * cudaGraphKernelNodeGetParams gives the stub back, with the configuration as set; an
+ * executable graph's node takes new parameters. */
+TEST_IMPL(graph_kernel_node_params)
+{
+    if (simrt_setup(NULL))
+        return 1;
+    void **h = __cudaRegisterFatBinary((void *)&fc_tick_wrapper);
+    __cudaRegisterFunction(h, (const char *)fc_tick_stub, (char *)"_Z4tickPi", "_Z4tickPi", -1, NULL, NULL, NULL,
+                           NULL, NULL);
+    __cudaRegisterFatBinaryEnd(h);
+    int *runs;
+    CU(cudaMalloc((void **)&runs, sizeof(int)));
+    void *args[] = {&runs};
+    struct cudaKernelNodeParams kp = {(void *)fc_tick_stub, {3, 1, 1}, {64, 1, 1}, 0, args, NULL};
+    cudaGraph_t g;
+    cudaGraphNode_t node;
+    SIMRT_CALL_OR_SKIP(cudaGraphCreate(&g, 0), "cuGraphCreate");
+    SIMRT_CALL_OR_SKIP(cudaGraphAddKernelNode(&node, g, NULL, 0, &kp), "cuGraphAddKernelNode");
+    struct cudaKernelNodeParams back;
+    SIMRT_CALL_OR_SKIP(cudaGraphKernelNodeGetParams(node, &back), "cuGraphKernelNodeGetParams");
+    ASSERT(back.func == (void *)fc_tick_stub);
+    ASSERT_UINT(back.gridDim.x, ==, 3);
+    ASSERT_UINT(back.blockDim.x, ==, 64);
+    /* a stub no module registered is the runtime's invalid device function */
+    struct cudaKernelNodeParams bad = kp;
+    bad.func = (void *)&kp;
+    ASSERT_INT(cudaGraphKernelNodeSetParams(node, &bad), ==, cudaErrorInvalidDeviceFunction);
+    ASSERT_INT(cudaGetLastError(), ==, cudaErrorInvalidDeviceFunction);
+    cudaGraphExec_t exec;
+    CU(cudaGraphInstantiate(&exec, g, 0));
+    kp.gridDim.x = 5;
+    SIMRT_CALL_OR_SKIP(cudaGraphExecKernelNodeSetParams(exec, node, &kp), "cuGraphExecKernelNodeSetParams");
+    CU(cudaGraphLaunch(exec, 0));
+    CU(cudaDeviceSynchronize());
+    CU(cudaGraphExecDestroy(exec));
+    CU(cudaGraphDestroy(g));
+    CU(cudaFree(runs));
     return 0;
 }
 
