@@ -218,10 +218,11 @@ static void fc_tick_stub(int *runs)
     (void)runs;
 }
 
-/* A kernel node names its kernel by host stub: the driver gets the module's CUkernel, and
+/* Extended and cooperative launches check their configuration as <<<>>> launches do. A kernel
+ * node names its kernel by host stub: the driver gets the module's CUkernel, and
  * cudaGraphKernelNodeGetParams gives the stub back, with the configuration as set; an
  * executable graph's node takes new parameters. */
-TEST_IMPL(graph_kernel_node_params)
+TEST_IMPL(kernel_by_stub_in_launches_and_nodes)
 {
     if (simrt_setup(NULL))
         return 1;
@@ -232,6 +233,18 @@ TEST_IMPL(graph_kernel_node_params)
     int *runs;
     CU(cudaMalloc((void **)&runs, sizeof(int)));
     void *args[] = {&runs};
+    ASSERT_INT(cudaLaunchCooperativeKernel((const void *)fc_tick_stub, (dim3){1, 1, 1}, (dim3){2048, 1, 1}, args, 0,
+                                           NULL),
+               ==, cudaErrorInvalidConfiguration);
+    ASSERT_INT(cudaGetLastError(), ==, cudaErrorInvalidConfiguration);
+    cudaLaunchConfig_t cfg = {.gridDim = {0, 1, 1}, .blockDim = {32, 1, 1}};
+    ASSERT_INT(cudaLaunchKernelExC(&cfg, (const void *)fc_tick_stub, args), ==, cudaErrorInvalidConfiguration);
+    ASSERT_INT(cudaGetLastError(), ==, cudaErrorInvalidConfiguration);
+    cfg.gridDim.x = 2;
+    CU(cudaLaunchKernelExC(&cfg, (const void *)fc_tick_stub, args));
+    CU(cudaLaunchCooperativeKernel((const void *)fc_tick_stub, (dim3){1, 1, 1}, (dim3){32, 1, 1}, args, 0, NULL));
+    ASSERT_INT(cudaLaunchKernelExC(&cfg, (const void *)&cfg, args), ==, cudaErrorInvalidDeviceFunction);
+    ASSERT_INT(cudaGetLastError(), ==, cudaErrorInvalidDeviceFunction);
     struct cudaKernelNodeParams kp = {(void *)fc_tick_stub, {3, 1, 1}, {64, 1, 1}, 0, args, NULL};
     cudaGraph_t g;
     cudaGraphNode_t node;

@@ -74,6 +74,9 @@ cudaError_t fc_rt_unsupported(const char *api, cudaError_t e, const char *why);
 /* The CUkernel of a registered kernel's host stub, loading its module on first use (after
  * fc_rt_ctx); cudaErrorInvalidDeviceFunction for an unknown stub. Not recorded. */
 cudaError_t fc_rt_kernel(const void *host_fun, CUkernel *out);
+/* Whether a launch's grid and block are valid (else the runtime's cudaErrorInvalidConfiguration,
+ * before the driver sees it, as NVIDIA's runtime answers). */
+int fc_rt_config_ok(dim3 grid, dim3 block);
 /* The host stub of a kernel fc_rt_kernel returned, or NULL. */
 const void *fc_rt_host_fun(CUkernel k);
 /* The device address and size of a variable registered by __cudaRegisterVar (its host shadow's

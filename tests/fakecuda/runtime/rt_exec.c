@@ -333,13 +333,18 @@ FC_EXPORT cudaError_t CUDARTAPI __cudaPopCallConfiguration(dim3 *gridDim, dim3 *
     return cudaSuccess;
 }
 
+int fc_rt_config_ok(dim3 g, dim3 b)
+{
+    /* 1024 threads per block is every CUDA 13 GPU's limit (compute capability 7.5 and up). */
+    return g.x && g.y && g.z && b.x && b.y && b.z && (unsigned long long)b.x * b.y * b.z <= 1024;
+}
+
 static cudaError_t fc_launch(CUkernel k, dim3 g, dim3 b, void **args, size_t shmem, cudaStream_t s, int pt)
 {
     FC_CTX();
     if (!k)
         return fc_rt_ret((cudaError_t)atomic_load(&fc_lookup_error));
-    /* 1024 threads per block is every CUDA 13 GPU's limit (compute capability 7.5 and up). */
-    if (!g.x || !g.y || !g.z || !b.x || !b.y || !b.z || (unsigned long long)b.x * b.y * b.z > 1024)
+    if (!fc_rt_config_ok(g, b))
         return fc_rt_ret(cudaErrorInvalidConfiguration);
     return fc_rt_err(FC_DRV(FC_PT(pt, fc_drv.cuLaunchKernel_v4000, fc_drv.cuLaunchKernel_v7000_ptsz), (CUfunction)k,
                             g.x, g.y, g.z, b.x, b.y, b.z, (unsigned)shmem, s, args, NULL));

@@ -449,6 +449,8 @@ static cudaError_t fc_launch_config(const cudaLaunchConfig_t *c, const void *fun
 {
     if (!c)
         return cudaErrorInvalidValue;
+    if (!fc_rt_config_ok(c->gridDim, c->blockDim))
+        return cudaErrorInvalidConfiguration;
     cudaError_t e = fc_rt_kernel(func, k);
     if (e != cudaSuccess)
         return e;
@@ -486,7 +488,7 @@ FC_EXPORT cudaError_t CUDARTAPI cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_
 static cudaError_t fc_launch_coop(const void *func, dim3 g, dim3 b, void **args, size_t shmem, cudaStream_t s, int pt)
 {
     CUkernel k;
-    cudaError_t e = fc_rt_kernel(func, &k);
+    cudaError_t e = fc_rt_config_ok(g, b) ? fc_rt_kernel(func, &k) : cudaErrorInvalidConfiguration;
     if (e != cudaSuccess)
         return fc_rt_ret(e);
     return fc_rt_err(FC_DRV(FC_PT(pt, fc_drv.cuLaunchCooperativeKernel_v9000, fc_drv.cuLaunchCooperativeKernel_v9000_ptsz),
