@@ -272,6 +272,55 @@ TEST_IMPL(kernel_by_stub_in_launches_and_nodes)
     return 0;
 }
 
+/* ---- capture state in process ---- */
+
+/* The per-thread-default-stream export, declared only under --default-stream per-thread. */
+cudaError_t CUDARTAPI cudaStreamGetCaptureInfo_ptsz(cudaStream_t stream, enum cudaStreamCaptureStatus *captureStatus_out,
+                                                    unsigned long long *id_out, cudaGraph_t *graph_out,
+                                                    const cudaGraphNode_t **dependencies_out,
+                                                    const cudaGraphEdgeData **edgeData_out,
+                                                    size_t *numDependencies_out);
+
+/* The thread's capture mode is exchanged (global by default); a capture's info names its graph
+ * and id while it lasts; what EndCapture returns is that graph, with nothing captured in it. */
+TEST_IMPL(capture_mode_and_info)
+{
+    if (simrt_setup(NULL))
+        return 1;
+    enum cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+    CU(cudaThreadExchangeStreamCaptureMode(&mode));
+    ASSERT_INT(mode, ==, cudaStreamCaptureModeGlobal);
+    CU(cudaThreadExchangeStreamCaptureMode(&mode));
+    ASSERT_INT(mode, ==, cudaStreamCaptureModeRelaxed);
+    cudaStream_t s;
+    CU(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    enum cudaStreamCaptureStatus status = cudaStreamCaptureStatusActive;
+    unsigned long long id = 0, id2 = 0;
+    cudaGraph_t during = NULL, after = NULL;
+    CU(cudaStreamGetCaptureInfo(s, &status, &id, NULL, NULL, NULL, NULL));
+    ASSERT_INT(status, ==, cudaStreamCaptureStatusNone);
+    CU(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+    ASSERT_INT(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal), !=, cudaSuccess);
+    ASSERT_INT(cudaGetLastError(), !=, cudaSuccess);
+    CU(cudaStreamGetCaptureInfo(s, &status, &id, &during, NULL, NULL, NULL));
+    ASSERT_INT(status, ==, cudaStreamCaptureStatusActive);
+    ASSERT(id != 0);
+    CU(cudaStreamGetCaptureInfo_ptsz(s, &status, &id2, NULL, NULL, NULL, NULL));
+    ASSERT_UINT(id2, ==, id);
+    CU(cudaStreamEndCapture(s, &after));
+    ASSERT(after != NULL);
+    if (during)
+        ASSERT(during == after);
+    size_t nodes = 1;
+    CU(cudaGraphGetNodes(after, NULL, &nodes));
+    ASSERT_UINT(nodes, ==, 0);
+    CU(cudaStreamIsCapturing(s, &status));
+    ASSERT_INT(status, ==, cudaStreamCaptureStatusNone);
+    CU(cudaGraphDestroy(after));
+    CU(cudaStreamDestroy(s));
+    return 0;
+}
+
 /* ---- device selection ---- */
 
 static void *fc_device_in_new_thread(void *out)
