@@ -427,6 +427,40 @@ TEST_IMPL(memcpy3d_and_memset3d)
     return 0;
 }
 
+/* A 3D box from one device's pitched allocation to another's: each side in its own device's
+ * context; a device that does not exist is the runtime's invalid device, before the driver. */
+TEST_IMPL(memcpy3d_peer_between_devices)
+{
+    if (simrt_setup("a100,a100"))
+        return 1;
+    enum { W = 24, H = 4, D = 3 };
+    struct cudaPitchedPtr p0, p1;
+    static unsigned char src[D][H][W], back[D][H][W];
+    for (int z = 0; z < D; z++)
+        for (int y = 0; y < H; y++)
+            for (int x = 0; x < W; x++)
+                src[z][y][x] = (unsigned char)(3 * x + 5 * y + 11 * z);
+    CU(cudaSetDevice(1));
+    CU(cudaMalloc3D(&p1, (struct cudaExtent){W, H, D}));
+    CU(cudaSetDevice(0));
+    CU(cudaMalloc3D(&p0, (struct cudaExtent){W, H, D}));
+    struct cudaMemcpy3DParms up = {.srcPtr = {src, W, W, H}, .dstPtr = p0, .extent = {W, H, D},
+                                   .kind = cudaMemcpyHostToDevice};
+    CU(cudaMemcpy3D(&up));
+    struct cudaMemcpy3DPeerParms peer = {.srcPtr = p0, .srcDevice = 0, .dstPtr = p1, .dstDevice = 5,
+                                         .extent = {W, H, D}};
+    ASSERT_INT(cudaMemcpy3DPeer(&peer), ==, cudaErrorInvalidDevice);
+    ASSERT_INT(cudaGetLastError(), ==, cudaErrorInvalidDevice);
+    peer.dstDevice = 1;
+    SIMRT_CALL_OR_SKIP(cudaMemcpy3DPeer(&peer), "cuMemcpy3DPeer");
+    struct cudaMemcpy3DParms down = {.srcPtr = p1, .dstPtr = {back, W, W, H}, .extent = {W, H, D},
+                                     .kind = cudaMemcpyDeviceToHost};
+    CU(cudaSetDevice(1));
+    CU(cudaMemcpy3D(&down));
+    ASSERT_INT(memcmp(back, src, sizeof src), ==, 0);
+    return 0;
+}
+
 /* ---- managed-memory hints, cache preferences ---- */
 
 TEST_IMPL(managed_hints_and_cache_config)

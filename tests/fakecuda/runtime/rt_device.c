@@ -804,3 +804,50 @@ FC_EXPORT cudaError_t CUDARTAPI cudaDeviceGetP2PAttribute(int *value, enum cudaD
     return fc_rt_err(FC_DRV(fc_drv.cuDeviceGetP2PAttribute_v8000, value, (CUdevice_P2PAttribute)attr, src, dst));
 }
 
+
+/* cudaAtomicOperation and CUatomicOperation share their values. */
+FC_EXPORT cudaError_t CUDARTAPI cudaDeviceGetHostAtomicCapabilities(unsigned int *capabilities,
+                                                                    const enum cudaAtomicOperation *operations,
+                                                                    unsigned int count, int device)
+{
+    CUdevice dev;
+    cudaError_t e = fc_rt_cudevice(device, &dev);
+    return e != cudaSuccess ? fc_rt_ret(e)
+                            : fc_rt_err(FC_DRV(fc_drv.cuDeviceGetHostAtomicCapabilities_v13000, capabilities,
+                                               (const CUatomicOperation *)operations, count, dev));
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaDeviceGetP2PAtomicCapabilities(unsigned int *capabilities,
+                                                                   const enum cudaAtomicOperation *operations,
+                                                                   unsigned int count, int srcDevice, int dstDevice)
+{
+    CUdevice src, dst;
+    cudaError_t e = fc_rt_cudevice(srcDevice, &src);
+    if (e == cudaSuccess)
+        e = fc_rt_cudevice(dstDevice, &dst);
+    return e != cudaSuccess ? fc_rt_ret(e)
+                            : fc_rt_err(FC_DRV(fc_drv.cuDeviceGetP2PAtomicCapabilities_v13000, capabilities,
+                                               (const CUatomicOperation *)operations, count, src, dst));
+}
+
+/* cudaAsyncCallback and CUasyncCallback differ only in their types' names. */
+FC_EXPORT cudaError_t CUDARTAPI cudaDeviceRegisterAsyncNotification(int device, cudaAsyncCallback callbackFunc,
+                                                                    void *userData,
+                                                                    cudaAsyncCallbackHandle_t *callback)
+{
+    CUdevice dev;
+    cudaError_t e = fc_rt_cudevice(device, &dev);
+    return e != cudaSuccess ? fc_rt_ret(e)
+                            : fc_rt_err(FC_DRV(fc_drv.cuDeviceRegisterAsyncNotification_v12040, dev,
+                                               (CUasyncCallback)callbackFunc, userData,
+                                               (CUasyncCallbackHandle *)callback));
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaDeviceUnregisterAsyncNotification(int device, cudaAsyncCallbackHandle_t callback)
+{
+    CUdevice dev;
+    cudaError_t e = fc_rt_cudevice(device, &dev);
+    return e != cudaSuccess ? fc_rt_ret(e)
+                            : fc_rt_err(FC_DRV(fc_drv.cuDeviceUnregisterAsyncNotification_v12040, dev,
+                                               (CUasyncCallbackHandle)callback));
+}

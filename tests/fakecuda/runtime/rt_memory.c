@@ -711,3 +711,58 @@ FC_EXPORT cudaError_t CUDARTAPI cudaDeviceSetMemPool(int device, cudaMemPool_t m
     cudaError_t e = fc_rt_cudevice(device, &dev);
     return e != cudaSuccess ? fc_rt_ret(e) : fc_rt_err(FC_DRV(fc_drv.cuDeviceSetMemPool_v11020, dev, memPool));
 }
+
+/* ---- 3D copies between devices: each side's device pointer in its device's primary context ---- */
+
+static cudaError_t fc_memcpy3d_peer(const struct cudaMemcpy3DPeerParms *p, int async, cudaStream_t s, int pt)
+{
+    if (!p)
+        return fc_rt_ret(cudaErrorInvalidValue);
+    FC_CTX();
+    struct cudaMemcpy3DParms same = {.srcArray = p->srcArray, .srcPos = p->srcPos, .srcPtr = p->srcPtr,
+                                     .dstArray = p->dstArray, .dstPos = p->dstPos, .dstPtr = p->dstPtr,
+                                     .extent = p->extent, .kind = cudaMemcpyDeviceToDevice};
+    CUDA_MEMCPY3D m;
+    CUcontext src_ctx, dst_ctx;
+    cudaError_t e = fc_rt_copy3d(&same, &m);
+    if (e == cudaSuccess)
+        e = fc_rt_cudevice(p->srcDevice, &(CUdevice){0});
+    if (e == cudaSuccess)
+        e = fc_rt_cudevice(p->dstDevice, &(CUdevice){0});
+    if (e == cudaSuccess)
+        e = fc_rt_primary(p->srcDevice, &src_ctx);
+    if (e == cudaSuccess)
+        e = fc_rt_primary(p->dstDevice, &dst_ctx);
+    if (e != cudaSuccess)
+        return fc_rt_ret(e);
+    CUDA_MEMCPY3D_PEER q = {
+        .srcXInBytes = m.srcXInBytes, .srcY = m.srcY, .srcZ = m.srcZ, .srcMemoryType = m.srcMemoryType,
+        .srcDevice = m.srcDevice, .srcContext = src_ctx, .srcPitch = m.srcPitch, .srcHeight = m.srcHeight,
+        .dstXInBytes = m.dstXInBytes, .dstY = m.dstY, .dstZ = m.dstZ, .dstMemoryType = m.dstMemoryType,
+        .dstDevice = m.dstDevice, .dstContext = dst_ctx, .dstPitch = m.dstPitch, .dstHeight = m.dstHeight,
+        .WidthInBytes = m.WidthInBytes, .Height = m.Height, .Depth = m.Depth,
+    };
+    return fc_rt_err(async ? FC_DRV(FC_PT(pt, fc_drv.cuMemcpy3DPeerAsync_v4000, fc_drv.cuMemcpy3DPeerAsync_v7000_ptsz),
+                                    &q, s)
+                           : FC_DRV(FC_PT(pt, fc_drv.cuMemcpy3DPeer_v4000, fc_drv.cuMemcpy3DPeer_v7000_ptds), &q));
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaMemcpy3DPeer(const struct cudaMemcpy3DPeerParms *p)
+{
+    return fc_memcpy3d_peer(p, 0, NULL, 0);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaMemcpy3DPeer_ptds(const struct cudaMemcpy3DPeerParms *p)
+{
+    return fc_memcpy3d_peer(p, 0, NULL, 1);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaMemcpy3DPeerAsync(const struct cudaMemcpy3DPeerParms *p, cudaStream_t stream)
+{
+    return fc_memcpy3d_peer(p, 1, stream, 0);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaMemcpy3DPeerAsync_ptsz(const struct cudaMemcpy3DPeerParms *p, cudaStream_t stream)
+{
+    return fc_memcpy3d_peer(p, 1, stream, 1);
+}
