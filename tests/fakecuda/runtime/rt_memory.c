@@ -552,6 +552,9 @@ FC_EXPORT cudaError_t CUDARTAPI cudaMemcpyFromSymbolAsync_ptsz(void *dst, const 
 /* ---- managed memory hints (CUDA 13 takes a cudaMemLocation, laid out as CUmemLocation) ---- */
 
 _Static_assert(sizeof(struct cudaMemLocation) == sizeof(CUmemLocation), "cudaMemLocation is CUmemLocation");
+/* The batched forms (forward.txt) pass these arrays to the driver as they are. */
+_Static_assert(sizeof(struct cudaMemcpyAttributes) == sizeof(CUmemcpyAttributes), "copy attribute layouts");
+_Static_assert(sizeof(struct cudaMemcpy3DBatchOp) == sizeof(CUDA_MEMCPY3D_BATCH_OP), "3D batch layouts");
 
 static CUmemLocation fc_location(struct cudaMemLocation l)
 {
