@@ -851,3 +851,12 @@ FC_EXPORT cudaError_t CUDARTAPI cudaDeviceUnregisterAsyncNotification(int device
                             : fc_rt_err(FC_DRV(fc_drv.cuDeviceUnregisterAsyncNotification_v12040, dev,
                                                (CUasyncCallbackHandle)callback));
 }
+
+FC_EXPORT cudaError_t CUDARTAPI cudaDeviceGetNvSciSyncAttributes(void *nvSciSyncAttrList, int device, int flags)
+{
+    CUdevice dev;
+    cudaError_t e = fc_rt_cudevice(device, &dev);
+    return e != cudaSuccess ? fc_rt_ret(e)
+                            : fc_rt_err(FC_DRV(fc_drv.cuDeviceGetNvSciSyncAttributes_v10020, nvSciSyncAttrList, dev,
+                                               flags));
+}

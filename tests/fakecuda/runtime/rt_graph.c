@@ -18,6 +18,10 @@ _Static_assert(sizeof(cudaGraphInstantiateParams) == sizeof(CUDA_GRAPH_INSTANTIA
 _Static_assert(sizeof(cudaGraphExecUpdateResultInfo) == sizeof(CUgraphExecUpdateResultInfo), "update layouts");
 _Static_assert(sizeof(cudaLaunchAttribute) == sizeof(CUlaunchAttribute), "launch attribute layouts");
 _Static_assert(sizeof(struct cudaMemAllocNodeParams) == sizeof(CUDA_MEM_ALLOC_NODE_PARAMS), "alloc node layouts");
+_Static_assert(sizeof(struct cudaExternalSemaphoreSignalNodeParams) == sizeof(CUDA_EXT_SEM_SIGNAL_NODE_PARAMS),
+               "semaphore node layouts");
+_Static_assert(sizeof(struct cudaExternalSemaphoreWaitNodeParams) == sizeof(CUDA_EXT_SEM_WAIT_NODE_PARAMS),
+               "semaphore node layouts");
 
 /* The current device's primary context, which memset and memcpy nodes name. */
 static cudaError_t fc_context(CUcontext *ctx)

@@ -552,7 +552,17 @@ FC_EXPORT cudaError_t CUDARTAPI cudaMemcpyFromSymbolAsync_ptsz(void *dst, const 
 /* ---- managed memory hints (CUDA 13 takes a cudaMemLocation, laid out as CUmemLocation) ---- */
 
 _Static_assert(sizeof(struct cudaMemLocation) == sizeof(CUmemLocation), "cudaMemLocation is CUmemLocation");
-/* The batched forms (forward.txt) pass these arrays to the driver as they are. */
+/* The batched forms and external memory (forward.txt) pass these to the driver as they are. */
+_Static_assert(sizeof(struct cudaExternalMemoryHandleDesc) == sizeof(CUDA_EXTERNAL_MEMORY_HANDLE_DESC),
+               "external memory layouts");
+_Static_assert(sizeof(struct cudaExternalMemoryBufferDesc) == sizeof(CUDA_EXTERNAL_MEMORY_BUFFER_DESC),
+               "external buffer layouts");
+_Static_assert(sizeof(struct cudaExternalSemaphoreHandleDesc) == sizeof(CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC),
+               "external semaphore layouts");
+_Static_assert(sizeof(struct cudaExternalSemaphoreSignalParams) == sizeof(CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS),
+               "semaphore signal layouts");
+_Static_assert(sizeof(struct cudaExternalSemaphoreWaitParams) == sizeof(CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS),
+               "semaphore wait layouts");
 _Static_assert(sizeof(struct cudaMemcpyAttributes) == sizeof(CUmemcpyAttributes), "copy attribute layouts");
 _Static_assert(sizeof(struct cudaMemcpy3DBatchOp) == sizeof(CUDA_MEMCPY3D_BATCH_OP), "3D batch layouts");
 
