@@ -42,6 +42,7 @@ static void json_stats(cta_json *j, const char *key, const cta_stat *st, const c
         } else {
             CTA_JK_U64(j, "instances", s->launched);
             CTA_JK_U64(j, "timed_instances", cta_stat_timed(s));
+            CTA_JK_U64(j, "graph_instances", s->in_graphs);
             CTA_JK_U64(j, "end_bounded", s->b.count);
             cta_json_key(j, "upper_bounds");
             cta_json_bool(j, cta_stat_upper(s));

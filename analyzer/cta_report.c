@@ -123,14 +123,22 @@ static void host_kernel_table(FILE *f, const cta_model *m, const cta_stat *st, c
                                      ">Launch API time", "Grid, block", "Name"};
     static const char *const hb[] = {">Instances", ">GPU-timed", ">End-bounded", ">GPU total",
                                       ">GPU avg", ">Launch API time", "Grid, block", "Name"};
-    uint64_t timed = 0, all = 0, nb = 0;
+    uint64_t timed = 0, all = 0, nb = 0, graphed = 0;
     for (size_t i = 0; i < n; i++) {
         timed += cta_stat_timed(&st[i]);
         all += st[i].launched;
         nb += st[i].b.count;
+        graphed += st[i].in_graphs;
     }
     char why[200];
-    if (timed)
+    if (graphed)
+        fprintf(f, "  %llu kernel instances ran inside CUDA graph launches, counted from the "
+                   "graphs' kernel nodes: events time a graph as a whole (its [CUDA graph] row), "
+                   "so their own GPU durations are unknown and not shown.\n",
+                (unsigned long long)graphed);
+    if (timed + graphed == all)
+        ; /* nothing else is missing */
+    else if (timed)
         fprintf(f, "  GPU durations were collected for %llu of %llu kernel instances (%s): the GPU "
                    "columns cover those only; %s.\n",
                 (unsigned long long)timed, (unsigned long long)all, timing_why(m, why, sizeof why),

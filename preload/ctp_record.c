@@ -204,6 +204,24 @@ void ctp_on_graph_launch(ctp_call *c, CUresult r, CUgraphExec g, uint64_t stream
         __atomic_store_n(&graph_id, ctp_intern(graph, sizeof graph - 1), __ATOMIC_RELAXED);
     unsigned zero[3] = {0, 0, 0};
     ctp_launch_record(c, r, __atomic_load_n(&graph_id, __ATOMIC_RELAXED), zero, zero, 0, stream);
+    /* which exec ran, for the reader to name its kernels; after the LAUNCH, which stays the
+     * launch's detail and GPU interval as a whole */
+    ct_rec_graph gr = {.corr = c->corr, .op = CT_GRAPH_LAUNCH, .exec = (uint64_t)(uintptr_t)g,
+                       .stream = stream, .result = (uint32_t)r};
+    ctp_push(c->th, CT_REC_GRAPH, c->fn, c->t1, &gr, sizeof gr);
+}
+
+void ctp_on_graph(ctp_call *c, CUresult r, unsigned op, uint64_t graph, uint64_t exec,
+                  uint64_t stream, unsigned mode)
+{
+    if (!c->th)
+        return;
+    ct_rec_graph *gr = ctp_emit_begin(c, CT_REC_GRAPH, sizeof *gr);
+    if (gr) {
+        *gr = (ct_rec_graph){.corr = c->corr, .op = op, .mode = mode, .graph = graph, .exec = exec,
+                             .stream = stream, .result = (uint32_t)r};
+        ctp_emit_end(c);
+    }
 }
 
 /* ---- copies and sets ---- */
