@@ -541,9 +541,10 @@ static void dev_diagnoses(diags *ds, const cta_proc *p, int d)
      * cannot tell when in the call the GPU got the kernel), so the wait runs to the call's
      * return; the idle gaps alone would leave the call out, as if the GPU had been busy */
     uint64_t ln = dv->gap_ns[CTA_GAP_LAUNCH], lw = dv->launch_wait_ns;
-    /* graphs are the fix only for launches that are not graph launches already */
+    /* graphs are the fix only for launches that are not graph launches already: when most
+     * of the wait was for graph launches, the fix is larger graphs */
     cta_graph_stats gs = cta_graph_stats_of(p);
-    int graphed = gs.launches && gs.launches >= p->launches;
+    int graphed = 2 * dv->graph_launch_wait_ns > lw;
     if (dv->kernels && 2 * p->short_kernels >= dv->kernels &&
         (x = add(ds, "launch-bound", p, d, lw, win,
                  fix(p, graphed ? FIX_LAUNCH_GRAPHED : FIX_LAUNCH)))) {
@@ -566,10 +567,12 @@ static void dev_diagnoses(diags *ds, const cta_proc *p, int d)
         ev(x, "idle_while_launching_ns", (double)ln, CTA_EV_NS);
         ev(x, "launch_gaps", (double)dv->gap_count[CTA_GAP_LAUNCH], CTA_EV_COUNT);
         ev(x, "graph_launches", (double)gs.launches, CTA_EV_COUNT);
-        if (gs.launches && !graphed)
-            detail(x, "%llu of the process's %llu launches are CUDA graph launches already: "
-                      "graphs would replace the other %llu", (unsigned long long)gs.launches,
-                   (unsigned long long)p->launches, (unsigned long long)(p->launches - gs.launches));
+        ev(x, "waited_for_graph_launch_ns", (double)dv->graph_launch_wait_ns, CTA_EV_NS);
+        if (gs.launches)
+            detail(x, "%llu of the process's %llu launches are CUDA graph launches already, "
+                      "%s of the wait (%.1f%%)", (unsigned long long)gs.launches,
+                   (unsigned long long)p->launches, cta_fmt_ns(b1, (double)dv->graph_launch_wait_ns),
+                   pct(dv->graph_launch_wait_ns, lw));
         sites(m, p, CTA_SITE_LAUNCH, x);
     }
 
