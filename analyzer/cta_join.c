@@ -342,9 +342,6 @@ static void graph_rec(cta_model *m, cta_proc *p, const ct_rec *r)
     cta_thread *th = thread_of(p, r->tid);
     uint64_t host_ns = th->last_api_corr == r->u.graph.corr ? th->last_api_ns : 0;
     cta_gnodes ran = cta_graph_rec(p, &r->u.graph, host_ns);
-    cta_joining *c = r->u.graph.op == CT_GRAPH_LAUNCH ? call_get(p, r->u.graph.corr, 0) : NULL;
-    if (c) /* its LAUNCH came first; its GPU record comes later */
-        c->graph = 1;
     for (size_t i = 0; i < ran.n; i++)
         kernel_instance(m, ran.v[i].kidx, &ran.v[i].l, 1);
 }
@@ -464,7 +461,7 @@ static void gpu_done(cta_model *m, cta_proc *p, const ct_rec_gpu *g, uint64_t en
             if (wait) {
                 dv->launch_wait_ns += wait;
                 dv->launch_waits++;
-                dv->graph_launch_wait_ns += c->graph ? wait : 0;
+                dv->graph_launch_wait_ns += (c->u.launch.flags & CT_LAUNCH_GRAPH) ? wait : 0;
             }
         }
         if (m->variants_on)

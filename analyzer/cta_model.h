@@ -184,7 +184,8 @@ typedef struct {
      * stream the tracer can only bound the start to the call) if its launch call took at
      * least half of it, else that time's part in the call; and how many waits */
     uint64_t launch_wait_ns, launch_waits, end_seen;
-    uint64_t graph_launch_wait_ns;    /* of launch_wait_ns, the waits for graph launches */
+    uint64_t graph_launch_wait_ns;    /* of launch_wait_ns, the waits for graph launches
+                                       * (LAUNCH flag CT_LAUNCH_GRAPH) */
     /* Kernels, copies and sets whose LAUNCH / COPY record says they ran here (host-to-host
      * copies excluded: no GPU work) and those of them with a GPU interval. Fewer timed than
      * recorded (GPU timing off, 1 in N, timings lost): busy and idle time, the gaps and what

@@ -12,7 +12,6 @@ typedef struct {
     uint64_t corr;
     uint8_t have_api, have_detail, type; /* type: CT_REC_LAUNCH / COPY / MEM */
     uint8_t churn, have_gpu;             /* have_gpu: the GPU record came first and waits */
-    uint8_t graph;                       /* launches: a CUDA graph's (its GRAPH record seen) */
     ct_rec_gpu gpu;
     uint64_t gpu_end;
     uint64_t api_start, api_end;

@@ -129,7 +129,8 @@ enum ct_copy_flags {
  * node to the graph and nothing executed (the graph's launches execute it). UNTIMED: no GPU
  * record will follow and no LOSS names it (timing off, not among the 1 in N timed, not timable
  * where it was enqueued, or the call failed), so a reader need not wait for one. */
-enum ct_launch_flags { CT_LAUNCH_CAPTURED = 1, CT_LAUNCH_UNTIMED = 2 };
+/* GRAPH (minor 7): a CUDA graph's launch (cuGraphLaunch), the graph as one operation. */
+enum ct_launch_flags { CT_LAUNCH_CAPTURED = 1, CT_LAUNCH_UNTIMED = 2, CT_LAUNCH_GRAPH = 4 };
 enum ct_gpu_kind { CT_GPU_OTHER = 0, CT_GPU_KERNEL = 1, CT_GPU_MEMCPY = 2, CT_GPU_MEMSET = 3 };
 /* END_BOUND: the end is only an upper bound: the operation had completed when its end event
  * was enqueued (the call waited for it, or the stream was idle by then). */
@@ -322,7 +323,7 @@ enum ct_graph_op {
     CT_GRAPH_CAPTURE_END = 2,   /* cuStreamEndCapture: stream, graph (0 if the capture failed) */
     CT_GRAPH_INSTANTIATE = 3,   /* cuGraphInstantiate*: graph, exec (0 if it failed) */
     CT_GRAPH_UPDATE = 4,        /* cuGraphExecUpdate: exec now runs graph (0 if it failed) */
-    CT_GRAPH_LAUNCH = 5,        /* cuGraphLaunch: exec, stream (after the call's LAUNCH record) */
+    CT_GRAPH_LAUNCH = 5,        /* cuGraphLaunch: exec, stream (before the call's API record) */
     CT_GRAPH_EXEC_DESTROY = 6,  /* cuGraphExecDestroy: exec */
     CT_GRAPH_DESTROY = 7,       /* cuGraphDestroy: graph */
 };
