@@ -2,6 +2,7 @@
  * breakdown, diagnoses, ranks, GEMMs), from the figures cta_report_common.c computes for the text
  * and the JSON alike. */
 #include "cta_nvtx.h"
+#include "cta_graph.h"
 #include "cta_report_int.h"
 
 #include <math.h>
@@ -267,6 +268,18 @@ static void text_run(FILE *f, const cta_model *m)
             fprintf(f, "    captured in %llu window%s totalling %s (allocations and frees "
                     "recorded throughout)\n", (unsigned long long)p->capture_windows,
                     p->capture_windows == 1 ? "" : "s", cta_fmt_ns(b1, (double)p->capture_ns));
+        cta_graph_stats gs = cta_graph_stats_of(p);
+        if (gs.launches) { /* what the kernel table counts of graphs, and what it cannot */
+            fprintf(f, "    CUDA graphs: %llu launches running %llu kernels, %llu instantiations, "
+                    "%llu exec updates", (unsigned long long)gs.launches,
+                    (unsigned long long)gs.launch_kernels, (unsigned long long)gs.instantiations,
+                    (unsigned long long)gs.updates);
+            if (gs.unknown_launches)
+                fprintf(f, "; %llu launches of graphs whose kernels the trace does not name "
+                           "(built node by node, or captured before the trace began): their "
+                           "kernels are not counted", (unsigned long long)gs.unknown_launches);
+            fputc('\n', f);
+        }
         for (int d = 0; d < CTA_MAX_DEV; d++) {
             const cta_dev *dv = &p->dev[d];
             if (!dv->seen)

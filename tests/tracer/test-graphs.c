@@ -216,6 +216,10 @@ static int gr_check(const char *name, const gr_case *k)
         reach = r->ts > reach ? r->ts : reach;
     }
     ASSERT_NEAR(tj_num(s, "breakdown.0.gpu_busy_ns"), (double)busy, 0);
+    ASSERT_NEAR(tj_num(s, "processes.0.graphs.launches"), (double)k->steps, 0);
+    ASSERT_NEAR(tj_num(s, "processes.0.graphs.launch_kernels"), (double)(k->steps * GR_NODES), 0);
+    ASSERT_NEAR(tj_num(s, "processes.0.graphs.unknown_launches"), 0, 0);
+    ASSERT_NEAR(tj_num(s, "processes.0.graphs.instantiations"), (double)k->captures, 0);
     tj_free(s);
 
     /* the timeline: each graph launch one slice, its kernels listed */
