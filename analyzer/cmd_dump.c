@@ -119,12 +119,25 @@ static void cta_dump_header(cta_dumper *d)
     fprintf(o, " " #key "=%s", (x) == CT_COPY_MEMSET ? "memset" : "memcpy");
 #define CTA_DUMP_opMEM(key, x) \
     fprintf(o, " " #key "=%s", (x) == CT_MEM_FREE ? "free" : "alloc");
+#define CTA_DUMP_opGRAPH(key, x) fprintf(o, " " #key "=%s", cta_graph_op_name(x));
 #define CTA_DUMP_FIELD(name, kind, member, unit, dump, style, at)                           \
     if (at == place) {                                                                      \
         CTA_DUMP_##style(dump, v->member)                                                    \
     }
 /* The last place a field list uses (ct_records.h: the API record's). */
 #define CTA_DUMP_PLACES 6
+
+static const char *cta_graph_op_name(uint32_t op)
+{
+    static const char *const names[] = {[CT_GRAPH_CAPTURE_BEGIN] = "capture-begin",
+                                        [CT_GRAPH_CAPTURE_END] = "capture-end",
+                                        [CT_GRAPH_INSTANTIATE] = "instantiate",
+                                        [CT_GRAPH_UPDATE] = "update",
+                                        [CT_GRAPH_LAUNCH] = "launch",
+                                        [CT_GRAPH_EXEC_DESTROY] = "exec-destroy",
+                                        [CT_GRAPH_DESTROY] = "destroy"};
+    return op < sizeof names / sizeof *names && names[op] ? names[op] : "unknown";
+}
 
 static void cta_dump_record(cta_dumper *d, const ct_rec *rec)
 {

@@ -33,6 +33,7 @@
 #include <string.h>
 
 #include "cta_cli.h"
+#include "cta_graph.h"
 #include "cta_load.h"
 #include "cta_out.h"
 #include "cta_report.h"
@@ -279,9 +280,33 @@ static void on_api(void *ctx, cta_proc *p, const ct_rec *r, const char *name, ui
 static const char *const kind_names[] = {"unknown", "pageable", "pinned", "device", "managed", "array"};
 static const char *kind_name(uint32_t k) { return k < 6 ? kind_names[k] : "unknown"; }
 
+/* A graph launch's args: the kernels it ran, in node order, runs of the same kernel as one
+ * "name xN" (each one's GPU time inside the graph is unknown). */
+static void graph_args(tl *t, const cta_proc *p, const cta_call *c)
+{
+    cta_gnodes g = cta_graph_launch_nodes(p, c->corr);
+    if (!g.n)
+        return;
+    char list[4096];
+    size_t at = 0;
+    for (size_t i = 0, run; i < g.n && at < sizeof list - 1; i += run) {
+        for (run = 1; i + run < g.n && g.v[i + run].kidx == g.v[i].kidx; run++)
+            ;
+        int w = snprintf(list + at, sizeof list - at, "%s%s x%zu", i ? ", " : "",
+                         cta_map_key(&t->m->kernel_names, g.v[i].kidx), run);
+        at += w > 0 ? (size_t)w : 0;
+    }
+    if (at >= sizeof list - 1)
+        memcpy(list + sizeof list - 5, "...", 4);
+    fprintf(t->f, ",\"graph_kernels\":%zu", g.n);
+    str_field(t, "kernels", list);
+    cta_put_str(t->f, ",\"kernel_times\":\"unknown: events time a graph as a whole\"");
+}
+
 /* The category, name and args of a call's GPU work (gpu_kind: the GPU record's, for work whose
  * call is unknown); a copy's GB/s only when timed. */
-static void work_event(tl *t, const cta_call *c, uint32_t gpu_kind, uint64_t dur, int timed)
+static void work_event(tl *t, const cta_proc *p, const cta_call *c, uint32_t gpu_kind,
+                       uint64_t dur, int timed)
 {
     char name[96];
     const char *nm = name;
@@ -311,6 +336,7 @@ static void work_event(tl *t, const cta_call *c, uint32_t gpu_kind, uint64_t dur
         putc_unlocked('"', t->f);
         if (l->shared_bytes)
             fprintf(t->f, ",\"shared_bytes\":%u", l->shared_bytes);
+        graph_args(t, p, c);
     } else if (c->is_copy) {
         const ct_rec_copy *cp = c->copy;
         fprintf(t->f, ",\"args\":{\"bytes\":%llu,\"src_kind\":\"%s\",\"dst_kind\":\"%s\",\"async\":%s",
@@ -335,7 +361,7 @@ static void on_untimed(void *ctx, cta_proc *p, const cta_call *c)
         return;
     ev_open(t, "i", p, c->tid, c->api_end);
     cta_put_str(t->f, ",\"s\":\"t\"");
-    work_event(t, c, 0, 0, 0);
+    work_event(t, p, c, 0, 0, 0);
     putc_unlocked('}', t->f);
 }
 
@@ -351,7 +377,7 @@ static void on_gpu(void *ctx, cta_proc *p, const ct_rec_gpu *g, uint64_t end, co
     uint64_t tid = stream_track(t, p, dev, g->stream);
     ev_open(t, "X", p, tid, start);
     put_us(t->f, "dur", dur, 0);
-    work_event(t, c, g->kind, dur, 1);
+    work_event(t, p, c, g->kind, dur, 1);
     putc_unlocked('}', t->f);
     if (bw) {
         double gbps = (double)c->copy->bytes / (double)dur;

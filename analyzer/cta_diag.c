@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cta_graph.h"
 #include "cta_out.h"
 
 static int cmp_double(const void *a, const void *b)
@@ -290,6 +291,18 @@ static const cta_fix FIX_LAUNCH = {
     "cudaGraphLaunch), fuse small kernels, or give each kernel more work (larger batches)",
     "cut launch overhead: CUDA graphs (torch.cuda.graphs / torch.cuda.make_graphed_callables), "
     "torch.compile(mode=\"reduce-overhead\"), fused kernels, or larger batches"};
+static const cta_fix FIX_LAUNCH_GRAPHED = {
+    "cut launch overhead: the launches are CUDA graph launches already: capture more of the step "
+    "into each graph (fewer, larger graphs), fuse small kernels, or give each kernel more work",
+    "cut launch overhead: the launches are CUDA graph replays already: graph more of the step "
+    "per replay (torch.cuda.graphs around the whole step), fused kernels, or larger batches"};
+static const cta_fix FIX_REINSTANTIATE = {
+    "instantiate each graph once, before the loop, and launch its exec again (cudaGraphLaunch); "
+    "when its parameters change, update the exec in place (cudaGraphExecUpdate, "
+    "cudaGraphExecKernelNodeSetParams) instead of capturing and instantiating it again",
+    "capture the step once (torch.cuda.CUDAGraph / torch.cuda.graphs) and replay it, copying new "
+    "inputs into its static input tensors instead of capturing again; with torch.compile, avoid "
+    "recompiling (fixed shapes, or torch._dynamo.mark_dynamic)"};
 static const cta_fix FIX_GAPS = {
     "find what the host does in these gaps (the timeline shows the calls around them) and move "
     "it off the critical path or overlap it with queued GPU work", NULL};
@@ -528,8 +541,13 @@ static void dev_diagnoses(diags *ds, const cta_proc *p, int d)
      * cannot tell when in the call the GPU got the kernel), so the wait runs to the call's
      * return; the idle gaps alone would leave the call out, as if the GPU had been busy */
     uint64_t ln = dv->gap_ns[CTA_GAP_LAUNCH], lw = dv->launch_wait_ns;
+    /* graphs are the fix only for launches that are not graph launches already: when most
+     * of the wait was for graph launches, the fix is larger graphs */
+    cta_graph_stats gs = cta_graph_stats_of(p);
+    int graphed = 2 * dv->graph_launch_wait_ns > lw;
     if (dv->kernels && 2 * p->short_kernels >= dv->kernels &&
-        (x = add(ds, "launch-bound", p, d, lw, win, fix(p, FIX_LAUNCH)))) {
+        (x = add(ds, "launch-bound", p, d, lw, win,
+                 fix(p, graphed ? FIX_LAUNCH_GRAPHED : FIX_LAUNCH)))) {
         double avg_launch = p->launches ? (double)p->launch_api_ns / (double)p->launches : 0;
         double avg_kernel = (double)dv->kernel_ns / (double)dv->kernels;
         msg(x,
@@ -548,6 +566,13 @@ static void dev_diagnoses(diags *ds, const cta_proc *p, int d)
         ev(x, "avg_launch_ns", avg_launch, CTA_EV_NS);
         ev(x, "idle_while_launching_ns", (double)ln, CTA_EV_NS);
         ev(x, "launch_gaps", (double)dv->gap_count[CTA_GAP_LAUNCH], CTA_EV_COUNT);
+        ev(x, "graph_launches", (double)gs.launches, CTA_EV_COUNT);
+        ev(x, "waited_for_graph_launch_ns", (double)dv->graph_launch_wait_ns, CTA_EV_NS);
+        if (gs.launches)
+            detail(x, "%llu of the process's %llu launches are CUDA graph launches already, "
+                      "%s of the wait (%.1f%%)", (unsigned long long)gs.launches,
+                   (unsigned long long)p->launches, cta_fmt_ns(b1, (double)dv->graph_launch_wait_ns),
+                   pct(dv->graph_launch_wait_ns, lw));
         sites(m, p, CTA_SITE_LAUNCH, x);
     }
 
@@ -618,6 +643,30 @@ static void proc_diagnoses(diags *ds, const cta_proc *p)
 
     for (int d = 0; d < CTA_MAX_DEV; d++)
         dev_diagnoses(ds, p, d);
+
+    /* graph-reinstantiation: a graph of the same kernels and configurations instantiated
+     * again (captured in the loop and instantiated each step) costs an instantiation each time
+     * that one exec, relaunched or updated in place, would not; the estimate counts the
+     * instantiations only (capturing again costs more) */
+    cta_graph_stats gs = cta_graph_stats_of(p);
+    if (gs.repeated &&
+        (x = add(ds, "graph-reinstantiation", p, -1, gs.repeat_ns, win, fix(p, FIX_REINSTANTIATE)))) {
+        msg(x,
+            "%llu of %llu graph instantiations were of a graph instantiated before (%llu graphs "
+            "of the same kernels and launch configurations instantiated more than once); they "
+            "cost the host %s (%.1f%% of the window) beyond one instantiation per graph: "
+            "instantiating once and relaunching saves at least that",
+            (unsigned long long)gs.repeated, (unsigned long long)gs.instantiations,
+            (unsigned long long)gs.repeated_shapes, cta_fmt_ns(b1, (double)gs.repeat_ns),
+            pct(gs.repeat_ns, win));
+        ev(x, "repeated_instantiations", (double)gs.repeated, CTA_EV_COUNT);
+        ev(x, "instantiations", (double)gs.instantiations, CTA_EV_COUNT);
+        ev(x, "repeated_graphs", (double)gs.repeated_shapes, CTA_EV_COUNT);
+        ev(x, "instantiate_ns", (double)gs.instantiate_ns, CTA_EV_NS);
+        ev(x, "repeated_instantiate_ns", (double)gs.repeat_ns, CTA_EV_NS);
+        ev(x, "graph_launches", (double)gs.launches, CTA_EV_COUNT);
+        ev(x, "exec_updates", (double)gs.updates, CTA_EV_COUNT);
+    }
 
     /* pageable-memcpy */
     if (p->pageable_count) {

@@ -3,6 +3,7 @@
  * into the per-name tables and call sites, and turned into the sweep's intervals and points. */
 #include "cta_model_int.h"
 #include "cta_gemm.h"
+#include "cta_graph.h"
 #include "cta_nvtx.h"
 
 #include <assert.h>
@@ -233,6 +234,7 @@ static void on_api(cta_model *m, cta_proc *p, const ct_rec *r)
         sync_site(m, p, th, th->sync_corr == a->corr ? stack : 0);
     th->last_api_corr = a->corr;
     th->last_api_stack = stack;
+    th->last_api_ns = r->ts - start;
     gemm_nesting(m, th, r, idx);
     int flag = ((cat & CTA_CAT_SYNCCOPY) ? PF_SYNCCOPY : 0) |
                ((cat & CTA_CAT_MEM) && !a->parent ? PF_MEMCALL : 0);
@@ -297,26 +299,51 @@ static void launch_config(cta_stat *st, const ct_rec_launch *l)
     st->launched++;
 }
 
+/* An instance of kernel k launched as l, by a graph launch if in_graph: in the kernel table
+ * (and the variants'); returns its variant's index. */
+static uint32_t kernel_instance(cta_model *m, uint32_t k, const ct_rec_launch *l, int in_graph)
+{
+    launch_config(&m->kernels[k], l);
+    m->kernels[k].in_graphs += (uint64_t)in_graph;
+    m->launched++;
+    if (!m->variants_on)
+        return 0;
+    char key[512];
+    /* the configuration first, so that a table cutting long names keeps it */
+    snprintf(key, sizeof key, "<<<(%u,%u,%u),(%u,%u,%u)>>> %s", l->grid[0], l->grid[1],
+             l->grid[2], l->block[0], l->block[1], l->block[2], cta_map_key(&m->kernel_names, k));
+    uint32_t v = cta_stat_index(&m->variants, &m->variant_stats, &m->variants_cap, key, 0);
+    launch_config(&m->variant_stats[v], l);
+    m->variant_stats[v].in_graphs += (uint64_t)in_graph;
+    return v;
+}
+
 static void launch_counts(cta_model *m, cta_proc *p, cta_joining *c, uint32_t file)
 {
     const ct_rec_launch *l = &c->u.launch;
     uint32_t k = c->kidx = cta_name_index(m, file, l->function, 0);
-    if (l->flags & CT_LAUNCH_CAPTURED)
-        return; /* a node added to a graph being captured: nothing executed */
-    launch_config(&m->kernels[k], l);
-    m->launched++;
+    if (l->flags & CT_LAUNCH_CAPTURED) {
+        /* a node added to a graph being captured: nothing executed; its graph's launches
+         * execute it */
+        cta_graph_captured(p, l, k);
+        return;
+    }
+    c->vidx = kernel_instance(m, k, l, 0);
     cta_dev *dv = &p->dev[dev_slot(l->device)];
     dv->seen = 1;
     dv->gpu_ops++;
-    if (m->variants_on) {
-        char key[512];
-        /* the configuration first, so that a table cutting long names keeps it */
-        snprintf(key, sizeof key, "<<<(%u,%u,%u),(%u,%u,%u)>>> %s", l->grid[0], l->grid[1],
-                 l->grid[2], l->block[0], l->block[1], l->block[2],
-                 cta_map_key(&m->kernel_names, k));
-        c->vidx = cta_stat_index(&m->variants, &m->variant_stats, &m->variants_cap, key, 0);
-        launch_config(&m->variant_stats[c->vidx], l);
-    }
+}
+
+/* A graph launch's GRAPH record: the kernels it ran are instances of theirs, whose GPU time is
+ * unknown (events time the graph as a whole: its LAUNCH record's GPU interval), so untimed in
+ * the kernel table, never given a share of the graph's time. */
+static void graph_rec(cta_model *m, cta_proc *p, const ct_rec *r)
+{
+    cta_thread *th = thread_of(p, r->tid);
+    uint64_t host_ns = th->last_api_corr == r->u.graph.corr ? th->last_api_ns : 0;
+    cta_gnodes ran = cta_graph_rec(p, &r->u.graph, host_ns);
+    for (size_t i = 0; i < ran.n; i++)
+        kernel_instance(m, ran.v[i].kidx, &ran.v[i].l, 1);
 }
 
 /* The peak a copy is measured against: the device's memory for device-side copies and sets,
@@ -434,6 +461,7 @@ static void gpu_done(cta_model *m, cta_proc *p, const ct_rec_gpu *g, uint64_t en
             if (wait) {
                 dv->launch_wait_ns += wait;
                 dv->launch_waits++;
+                dv->graph_launch_wait_ns += (c->u.launch.flags & CT_LAUNCH_GRAPH) ? wait : 0;
             }
         }
         if (m->variants_on)
@@ -771,6 +799,9 @@ void cta_model_feed(cta_model *m, const ct_rec *r)
     }
     case CT_REC_CPU:
         on_cpu(p, r);
+        break;
+    case CT_REC_GRAPH:
+        graph_rec(m, p, r);
         break;
     case CT_REC_GEMM:
         if (!m->gemm)

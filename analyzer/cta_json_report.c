@@ -1,3 +1,4 @@
+#include "cta_graph.h"
 #include "cta_nvtx.h"
 #include "cta_report_int.h"
 
@@ -42,6 +43,7 @@ static void json_stats(cta_json *j, const char *key, const cta_stat *st, const c
         } else {
             CTA_JK_U64(j, "instances", s->launched);
             CTA_JK_U64(j, "timed_instances", cta_stat_timed(s));
+            CTA_JK_U64(j, "graph_instances", s->in_graphs);
             CTA_JK_U64(j, "end_bounded", s->b.count);
             cta_json_key(j, "upper_bounds");
             cta_json_bool(j, cta_stat_upper(s));
@@ -155,6 +157,17 @@ static void json_processes(cta_json *j, const cta_model *m)
             cta_json_obj(j);
             CTA_JK_U64(j, "windows", p->capture_windows);
             CTA_JK_U64(j, "total_ns", p->capture_ns);
+            cta_json_end_obj(j);
+        }
+        cta_graph_stats gs = cta_graph_stats_of(p);
+        if (gs.launches || gs.instantiations) { /* only then, as for capture */
+            cta_json_key(j, "graphs");
+            cta_json_obj(j);
+            CTA_JK_U64(j, "launches", gs.launches);
+            CTA_JK_U64(j, "launch_kernels", gs.launch_kernels);
+            CTA_JK_U64(j, "unknown_launches", gs.unknown_launches);
+            CTA_JK_U64(j, "instantiations", gs.instantiations);
+            CTA_JK_U64(j, "updates", gs.updates);
             cta_json_end_obj(j);
         }
         cta_json_key(j, "complete");

@@ -2,6 +2,7 @@
  * the records are done (cta_model_finish), freeing. The per-record pass is cta_join.c, the time
  * sweep cta_sweep.c, how names are shown cta_names.c; the contract is cta_model.h. */
 #include "cta_model_int.h"
+#include "cta_graph.h"
 #include "cta_nvtx.h"
 #include "cta_gemm.h"
 
@@ -173,6 +174,7 @@ void cta_model_finish(cta_model *m)
 static void proc_free(cta_proc *p)
 {
     cta_nvtx_proc_free(p);
+    cta_graph_proc_free(p);
     for (size_t k = 0; k < p->nthreads; k++)
         free(p->threads[k].nested);
     free(p->threads);

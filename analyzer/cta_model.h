@@ -184,6 +184,8 @@ typedef struct {
      * stream the tracer can only bound the start to the call) if its launch call took at
      * least half of it, else that time's part in the call; and how many waits */
     uint64_t launch_wait_ns, launch_waits, end_seen;
+    uint64_t graph_launch_wait_ns;    /* of launch_wait_ns, the waits for graph launches
+                                       * (LAUNCH flag CT_LAUNCH_GRAPH) */
     /* Kernels, copies and sets whose LAUNCH / COPY record says they ran here (host-to-host
      * copies excluded: no GPU work) and those of them with a GPU interval. Fewer timed than
      * recorded (GPU timing off, 1 in N, timings lost): busy and idle time, the gaps and what
@@ -222,7 +224,8 @@ typedef struct {
     cta_apislot recent[4];         /* last calls still waiting for their detail record */
     /* A call's site is on its API record, which follows its SYNC record and its detail: */
     uint64_t last_api_corr;       /* the thread's last API record ... */
-    uint32_t last_api_stack;      /* ... and its stack index */
+    uint32_t last_api_stack;      /* ... and its stack index ... */
+    uint64_t last_api_ns;         /* ... and host time */
     uint64_t sync_corr, sync_ns;  /* a synchronization waiting for its API record (corr != 0) */
     uint32_t sync_kind;
     uint64_t await_corr;          /* a call with detail and GPU interval waiting for its API */
@@ -363,6 +366,7 @@ typedef struct {
     size_t capture_cap;
     cta_sweep *sweep;
     struct cta_nvtx_proc *nvtx;    /* its NVTX range instances (cta_nvtx.c), NULL if none */
+    struct cta_graph_proc *graphs; /* its CUDA graphs (cta_graph.c), NULL if none */
 } cta_proc;
 
 /* Per kernel (or kernel variant) or API function. Kernels: d holds the GPU durations of the
@@ -376,6 +380,8 @@ typedef struct {
     int layer;                    /* API only: CTA_LAYER_RUNTIME (cuda*), _DRIVER (cu*), _LIBRARY
                                    * (cuBLAS, cuBLASLt) */
     uint64_t launched, launch_ns; /* kernels: LAUNCH records, host time of their launch calls */
+    uint64_t in_graphs;           /* kernels: of the instances, those run by CUDA graph launches
+                                   * (counted from the graphs' nodes, never GPU-timed alone) */
     uint32_t grid[3], block[3];   /* kernels: the first launch's configuration ... */
     int configs_vary;             /* ... and whether later launches used another */
 } cta_stat;

@@ -2,6 +2,7 @@
  * breakdown, diagnoses, ranks, GEMMs), from the figures cta_report_common.c computes for the text
  * and the JSON alike. */
 #include "cta_nvtx.h"
+#include "cta_graph.h"
 #include "cta_report_int.h"
 
 #include <math.h>
@@ -123,14 +124,22 @@ static void host_kernel_table(FILE *f, const cta_model *m, const cta_stat *st, c
                                      ">Launch API time", "Grid, block", "Name"};
     static const char *const hb[] = {">Instances", ">GPU-timed", ">End-bounded", ">GPU total",
                                       ">GPU avg", ">Launch API time", "Grid, block", "Name"};
-    uint64_t timed = 0, all = 0, nb = 0;
+    uint64_t timed = 0, all = 0, nb = 0, graphed = 0;
     for (size_t i = 0; i < n; i++) {
         timed += cta_stat_timed(&st[i]);
         all += st[i].launched;
         nb += st[i].b.count;
+        graphed += st[i].in_graphs;
     }
     char why[200];
-    if (timed)
+    if (graphed)
+        fprintf(f, "  %llu kernel instances ran inside CUDA graph launches, counted from the "
+                   "graphs' kernel nodes: events time a graph as a whole (its [CUDA graph] row), "
+                   "so their own GPU durations are unknown and not shown.\n",
+                (unsigned long long)graphed);
+    if (timed + graphed == all)
+        ; /* nothing else is missing */
+    else if (timed)
         fprintf(f, "  GPU durations were collected for %llu of %llu kernel instances (%s): the GPU "
                    "columns cover those only; %s.\n",
                 (unsigned long long)timed, (unsigned long long)all, timing_why(m, why, sizeof why),
@@ -259,6 +268,18 @@ static void text_run(FILE *f, const cta_model *m)
             fprintf(f, "    captured in %llu window%s totalling %s (allocations and frees "
                     "recorded throughout)\n", (unsigned long long)p->capture_windows,
                     p->capture_windows == 1 ? "" : "s", cta_fmt_ns(b1, (double)p->capture_ns));
+        cta_graph_stats gs = cta_graph_stats_of(p);
+        if (gs.launches) { /* what the kernel table counts of graphs, and what it cannot */
+            fprintf(f, "    CUDA graphs: %llu launches running %llu kernels, %llu instantiations, "
+                    "%llu exec updates", (unsigned long long)gs.launches,
+                    (unsigned long long)gs.launch_kernels, (unsigned long long)gs.instantiations,
+                    (unsigned long long)gs.updates);
+            if (gs.unknown_launches)
+                fprintf(f, "; %llu launches of graphs whose kernels the trace does not name "
+                           "(built node by node, or captured before the trace began): their "
+                           "kernels are not counted", (unsigned long long)gs.unknown_launches);
+            fputc('\n', f);
+        }
         for (int d = 0; d < CTA_MAX_DEV; d++) {
             const cta_dev *dv = &p->dev[d];
             if (!dv->seen)

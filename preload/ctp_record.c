@@ -151,7 +151,7 @@ void ctp_on_kernel_function(ctp_call *c, CUresult r, uint64_t func, uint64_t ker
 /* ---- launches ---- */
 
 static void ctp_launch_record(ctp_call *c, CUresult r, uint64_t names, const unsigned g[3],
-                             const unsigned b[3], unsigned shared, uint64_t stream)
+                             const unsigned b[3], unsigned shared, uint64_t stream, unsigned flags)
 {
     uint64_t ctx;
     uint32_t dev;
@@ -167,7 +167,8 @@ static void ctp_launch_record(ctp_call *c, CUresult r, uint64_t names, const uns
                              .stream = stream,
                              .context = ctx,
                              .device = dev,
-                             .flags = c->captured | ctp_gpu_untimed(c, r, CT_LAUNCH_UNTIMED)};
+                             .flags = flags | c->captured |
+                                      ctp_gpu_untimed(c, r, CT_LAUNCH_UNTIMED)};
         ctp_emit_end(c);
     }
     ctp_gpu_end(c, r, CT_GPU_KERNEL, dev, 0);
@@ -179,7 +180,7 @@ void ctp_on_launch(ctp_call *c, CUresult r, CUfunction f, unsigned gx, unsigned 
     if (!c->th)
         return;
     unsigned g[3] = {gx, gy, gz}, b[3] = {bx, by, bz};
-    ctp_launch_record(c, r, ctp_kernel_ids((uint64_t)(uintptr_t)f), g, b, shared, stream);
+    ctp_launch_record(c, r, ctp_kernel_ids((uint64_t)(uintptr_t)f), g, b, shared, stream, 0);
 }
 
 void ctp_on_launch_ex(ctp_call *c, CUresult r, const CUlaunchConfig *cfg, CUfunction f,
@@ -190,7 +191,7 @@ void ctp_on_launch_ex(ctp_call *c, CUresult r, const CUlaunchConfig *cfg, CUfunc
     unsigned g[3] = {cfg->gridDimX, cfg->gridDimY, cfg->gridDimZ};
     unsigned b[3] = {cfg->blockDimX, cfg->blockDimY, cfg->blockDimZ};
     ctp_launch_record(c, r, ctp_kernel_ids((uint64_t)(uintptr_t)f), g, b, cfg->sharedMemBytes,
-                     stream);
+                     stream, 0);
 }
 
 void ctp_on_graph_launch(ctp_call *c, CUresult r, CUgraphExec g, uint64_t stream)
@@ -202,8 +203,27 @@ void ctp_on_graph_launch(ctp_call *c, CUresult r, CUgraphExec g, uint64_t stream
     static uint32_t graph_id;
     if (!__atomic_load_n(&graph_id, __ATOMIC_RELAXED))
         __atomic_store_n(&graph_id, ctp_intern(graph, sizeof graph - 1), __ATOMIC_RELAXED);
+    /* which exec ran, for the reader to name its kernels: before the LAUNCH (the launch's
+     * detail, timed as a whole), so that a reader knows them once the GPU interval joins it */
+    ct_rec_graph gr = {.corr = c->corr, .op = CT_GRAPH_LAUNCH, .exec = (uint64_t)(uintptr_t)g,
+                       .stream = stream, .result = (uint32_t)r};
+    ctp_push(c->th, CT_REC_GRAPH, c->fn, c->t1, &gr, sizeof gr);
     unsigned zero[3] = {0, 0, 0};
-    ctp_launch_record(c, r, __atomic_load_n(&graph_id, __ATOMIC_RELAXED), zero, zero, 0, stream);
+    ctp_launch_record(c, r, __atomic_load_n(&graph_id, __ATOMIC_RELAXED), zero, zero, 0, stream,
+                     CT_LAUNCH_GRAPH);
+}
+
+void ctp_on_graph(ctp_call *c, CUresult r, unsigned op, uint64_t graph, uint64_t exec,
+                  uint64_t stream, unsigned mode)
+{
+    if (!c->th)
+        return;
+    ct_rec_graph *gr = ctp_emit_begin(c, CT_REC_GRAPH, sizeof *gr);
+    if (gr) {
+        *gr = (ct_rec_graph){.corr = c->corr, .op = op, .mode = mode, .graph = graph, .exec = exec,
+                             .stream = stream, .result = (uint32_t)r};
+        ctp_emit_end(c);
+    }
 }
 
 /* ---- copies and sets ---- */

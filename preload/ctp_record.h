@@ -25,7 +25,12 @@ void ctp_on_launch(ctp_call *c, CUresult r, CUfunction f, unsigned gx, unsigned 
                   unsigned bx, unsigned by, unsigned bz, unsigned shared, uint64_t stream);
 void ctp_on_launch_ex(ctp_call *c, CUresult r, const CUlaunchConfig *cfg, CUfunction f,
                      uint64_t stream);
+/* cuGraphLaunch: a GRAPH record naming the exec launched, then the LAUNCH record of the graph
+ * as a whole (named "[CUDA graph]", flagged CT_LAUNCH_GRAPH, timed as one operation). */
 void ctp_on_graph_launch(ctp_call *c, CUresult r, CUgraphExec g, uint64_t stream);
+/* Stream capture, graph and exec calls (op: enum ct_graph_op): their GRAPH record. */
+void ctp_on_graph(ctp_call *c, CUresult r, unsigned op, uint64_t graph, uint64_t exec,
+                  uint64_t stream, unsigned mode);
 void ctp_on_copy(ctp_call *c, CUresult r, unsigned dir, uint64_t dst, uint64_t src, uint64_t bytes,
                 uint64_t stream, unsigned flags);
 void ctp_on_copy2d(ctp_call *c, CUresult r, const CUDA_MEMCPY2D *p, uint64_t stream,

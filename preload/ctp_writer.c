@@ -175,6 +175,7 @@ static int ctp_encode_detail(ct_enc *e, unsigned type, uint64_t ts, uint64_t sta
     }
     case CT_REC_STREAM: return ct_enc_stream(e, ts, body);
     case CT_REC_GEMM: return ct_enc_gemm(e, ts, body);
+    case CT_REC_GRAPH: return ct_enc_graph(e, ts, body);
     default: return 0;
     }
 }
@@ -213,6 +214,7 @@ static int ctp_encode(ctp_thread *t, ct_enc *e, const uint64_t *w, int give_up, 
     case CT_REC_SHLIB: return ct_enc_shlib(e, ts, body);
     case CT_REC_PYTHON: return ct_enc_python(e, ts, body);
     case CT_REC_CAPTURE: return ct_enc_capture(e, ts, body);
+    case CT_REC_GRAPH: return ct_enc_graph(e, ts, body); /* a graph launch's, before its call */
     case CTP_RAW_NVTX: return ctp_nvtxw_encode(t, e, w, give_up, nolock, ctp_def_string);
     default: return 0;
     }

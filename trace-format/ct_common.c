@@ -33,7 +33,7 @@ const char *ct_rec_type_name(uint32_t type)
         [CT_REC_GEMM] = "gemm",
         [CT_REC_SHLIB] = "shlib",   [CT_REC_PYTHON] = "python",
         [CT_REC_NVTX_BEGIN] = "nvtx-begin",
-        [CT_REC_CAPTURE] = "capture",
+        [CT_REC_CAPTURE] = "capture", [CT_REC_GRAPH] = "graph",
     };
     if (type == CT_REC_CHUNK)
         return "chunk";

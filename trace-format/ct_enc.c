@@ -193,6 +193,7 @@ int ct_enc_rec(ct_enc *e, const ct_rec *r)
     case CT_REC_SHLIB: return ct_enc_shlib(e, r->ts, &r->u.shlib);
     case CT_REC_PYTHON: return ct_enc_python(e, r->ts, &r->u.python);
     case CT_REC_CAPTURE: return ct_enc_capture(e, r->ts, &r->u.capture);
+    case CT_REC_GRAPH: return ct_enc_graph(e, r->ts, &r->u.graph);
     case CT_REC_NVTX_RANGE: return ct_enc_nvtx_range(e, r->ts, &r->u.nvtx_range);
     case CT_REC_NVTX_MARK: return ct_enc_nvtx_mark(e, r->ts, &r->u.nvtx_mark);
     case CT_REC_NVTX_BEGIN: return ct_enc_nvtx_begin(e, r->ts, &r->u.nvtx_begin);

@@ -189,6 +189,15 @@
     F(op, u32, op, "", op, u, 0)                                                            \
     F(why, u32, why, "", why, u, 0)
 
+#define CT_GRAPH_FIELDS(F)                                                                  \
+    F(dcorr, dcorr, corr, "", corr, u, 0)                                                   \
+    F(op, u32, op, "", op, opGRAPH, 0)                                                      \
+    F(mode, u32, mode, "", mode, u, 0)                                                      \
+    F(graph, uv, graph, "", graph, x, 0)                                                    \
+    F(exec, uv, exec, "", exec, x, 0)                                                       \
+    F(stream, uv, stream, "", stream, x, 0)                                                 \
+    F(result, u32, result, "", result, u, 0)
+
 /* What NVTX_RANGE and NVTX_MARK both carry, in the same order (FORMAT.md 4.8). */
 #define CT_NVTX_ATTR_FIELDS(F)                                                              \
     F(domain, u32, domain, "", domain, str, 0)                                              \
@@ -243,7 +252,8 @@
     R(NVTX_RANGE, nvtx_range, CT_NVTX_RANGE_FIELDS)                                         \
     R(NVTX_MARK, nvtx_mark, CT_NVTX_MARK_FIELDS)                                           \
     R(NVTX_BEGIN, nvtx_begin, CT_NVTX_BEGIN_FIELDS)                                         \
-    R(CAPTURE, capture, CT_CAPTURE_FIELDS)
+    R(CAPTURE, capture, CT_CAPTURE_FIELDS)                                                 \
+    R(GRAPH, graph, CT_GRAPH_FIELDS)
 #define CT_RECORDS(R) CT_DEF_RECORDS(R) CT_EVENT_RECORDS(R)
 
 #endif

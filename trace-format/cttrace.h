@@ -38,7 +38,7 @@ extern "C" {
 /* ---- versions and limits ------------------------------------------------------------------ */
 
 #define CT_FORMAT_MAJOR 1
-#define CT_FORMAT_MINOR 6
+#define CT_FORMAT_MINOR 7
 
 #define CT_FILE_MAGIC "CUTRACE\0"      /* 8 bytes at offset 0 */
 #define CT_FILE_MAGIC_LEN 8
@@ -99,7 +99,8 @@ enum ct_rec_type {
     CT_REC_PYTHON = 22, /* the CPython the process runs: version, prefixes, search path (minor 4) */
     CT_REC_NVTX_BEGIN = 23, /* an NVTX range's push or start, before its NVTX_RANGE (minor 6) */
     CT_REC_CAPTURE = 24, /* recording of a windowed trace started or stopped (minor 6) */
-    CT_REC_TYPE_LIMIT = 25, /* first type number this version does not define */
+    CT_REC_GRAPH = 25,  /* a stream capture, CUDA graph or graph exec call's handles (minor 7) */
+    CT_REC_TYPE_LIMIT = 26, /* first type number this version does not define */
     /* Pseudo types, never on the wire, delivered by the reader: */
     CT_REC_CHUNK = 1000,   /* start of a chunk (only with ct_reader_opts.chunk_records) */
     CT_REC_UNKNOWN = 1001, /* a record of a type this reader does not know (content skipped) */
@@ -128,7 +129,8 @@ enum ct_copy_flags {
  * node to the graph and nothing executed (the graph's launches execute it). UNTIMED: no GPU
  * record will follow and no LOSS names it (timing off, not among the 1 in N timed, not timable
  * where it was enqueued, or the call failed), so a reader need not wait for one. */
-enum ct_launch_flags { CT_LAUNCH_CAPTURED = 1, CT_LAUNCH_UNTIMED = 2 };
+/* GRAPH (minor 7): a CUDA graph's launch (cuGraphLaunch), the graph as one operation. */
+enum ct_launch_flags { CT_LAUNCH_CAPTURED = 1, CT_LAUNCH_UNTIMED = 2, CT_LAUNCH_GRAPH = 4 };
 enum ct_gpu_kind { CT_GPU_OTHER = 0, CT_GPU_KERNEL = 1, CT_GPU_MEMCPY = 2, CT_GPU_MEMSET = 3 };
 /* END_BOUND: the end is only an upper bound: the operation had completed when its end event
  * was enqueued (the call waited for it, or the stream was idle by then). */
@@ -313,6 +315,25 @@ typedef struct {
     uint32_t op;                   /* enum ct_capture_op */
     uint32_t why;                  /* enum ct_capture_why */
 } ct_rec_capture;
+/* A call on a stream capture, graph or graph exec (FORMAT.md 4.10): what a reader needs to
+ * name a graph launch's kernels, the LAUNCH records flagged captured between a capture's begin
+ * and its end being the graph's kernel nodes. */
+enum ct_graph_op {
+    CT_GRAPH_CAPTURE_BEGIN = 1, /* cuStreamBeginCapture*: stream, mode */
+    CT_GRAPH_CAPTURE_END = 2,   /* cuStreamEndCapture: stream, graph (0 if the capture failed) */
+    CT_GRAPH_INSTANTIATE = 3,   /* cuGraphInstantiate*: graph, exec (0 if it failed) */
+    CT_GRAPH_UPDATE = 4,        /* cuGraphExecUpdate: exec now runs graph (0 if it failed) */
+    CT_GRAPH_LAUNCH = 5,        /* cuGraphLaunch: exec, stream (before the call's API record) */
+    CT_GRAPH_EXEC_DESTROY = 6,  /* cuGraphExecDestroy: exec */
+    CT_GRAPH_DESTROY = 7,       /* cuGraphDestroy: graph */
+};
+typedef struct {
+    uint64_t corr;                 /* the call's correlation id */
+    uint32_t op;                   /* enum ct_graph_op */
+    uint32_t mode;                 /* capture begin: CUstreamCaptureMode */
+    uint64_t graph, exec, stream;  /* handles (0: none or not applicable) */
+    uint32_t result;               /* the call's CUresult */
+} ct_rec_graph;
 typedef struct {
     uint64_t start;                /* the push or start */
     uint32_t start_tid, end_tid;   /* OS threads that started and ended it */
@@ -396,6 +417,7 @@ typedef struct {
         ct_rec_shlib shlib;
         ct_rec_python python;
         ct_rec_capture capture;
+        ct_rec_graph graph;
         ct_rec_nvtx_range nvtx_range;
         ct_rec_nvtx_mark nvtx_mark;
         ct_rec_nvtx_begin nvtx_begin;
@@ -445,6 +467,7 @@ int ct_enc_gemm(ct_enc *e, uint64_t ts, const ct_rec_gemm *r);
 int ct_enc_shlib(ct_enc *e, uint64_t ts, const ct_rec_shlib *r);
 int ct_enc_python(ct_enc *e, uint64_t ts, const ct_rec_python *r);
 int ct_enc_capture(ct_enc *e, uint64_t ts, const ct_rec_capture *r);
+int ct_enc_graph(ct_enc *e, uint64_t ts, const ct_rec_graph *r);
 int ct_enc_nvtx_range(ct_enc *e, uint64_t end, const ct_rec_nvtx_range *r);
 int ct_enc_nvtx_mark(ct_enc *e, uint64_t ts, const ct_rec_nvtx_mark *r);
 int ct_enc_nvtx_begin(ct_enc *e, uint64_t ts, const ct_rec_nvtx_begin *r);

@@ -68,6 +68,25 @@ TRACE = {
     "cuLaunchKernelEx": ("launch_ex", "config, f, STREAM(config ? config->hStream : 0)",
                          "config ? config->hStream : 0", {}),
     "cuGraphLaunch": ("graph_launch", "$0, STREAM($1)", "$1", {}),
+    # graph: op, graph, exec, stream, capture mode (the GRAPH record, FORMAT.md 4.10); what names
+    # a graph launch's kernels: the captured launches between a capture's begin and end make
+    # its graph, an instantiation or update says which graph an exec runs
+    "cuStreamBeginCapture": ("graph", "CT_GRAPH_CAPTURE_BEGIN, 0, 0, STREAM($0), "
+                             "PARAM_OR(mode, CU_STREAM_CAPTURE_MODE_GLOBAL)", None, {}),
+    "cuStreamBeginCaptureToGraph": ("graph", "CT_GRAPH_CAPTURE_BEGIN, (uintptr_t)hGraph, 0, "
+                                    "STREAM($0), mode", None, {}),
+    "cuStreamEndCapture": ("graph", "CT_GRAPH_CAPTURE_END, CTP_OUT(r, phGraph), 0, STREAM($0), 0",
+                           None, {}),
+    "cuGraphInstantiate": ("graph", "CT_GRAPH_INSTANTIATE, (uintptr_t)hGraph, "
+                           "CTP_OUT(r, phGraphExec), 0, 0", None, {}),
+    "cuGraphInstantiateWithFlags": ("graph", "CT_GRAPH_INSTANTIATE, (uintptr_t)hGraph, "
+                                    "CTP_OUT(r, phGraphExec), 0, 0", None, {}),
+    "cuGraphInstantiateWithParams": ("graph", "CT_GRAPH_INSTANTIATE, (uintptr_t)hGraph, "
+                                     "CTP_OUT(r, phGraphExec), 0, 0", None, {}),
+    "cuGraphExecUpdate": ("graph", "CT_GRAPH_UPDATE, (uintptr_t)hGraph, (uintptr_t)hGraphExec, 0, 0",
+                          None, {}),
+    "cuGraphExecDestroy": ("graph", "CT_GRAPH_EXEC_DESTROY, 0, (uintptr_t)hGraphExec, 0, 0", None, {}),
+    "cuGraphDestroy": ("graph", "CT_GRAPH_DESTROY, (uintptr_t)hGraph, 0, 0, 0", None, {}),
 
     "cuMemcpy": ("copy", "CT_DIR_UNKNOWN, dst, src, ByteCount, STREAM(0), 0", "0", {}),
     "cuMemcpyAsync": ("copy", "CT_DIR_UNKNOWN, dst, src, ByteCount, STREAM(hStream), CT_COPY_ASYNC",
@@ -165,7 +184,7 @@ TRACE = {
 # Recorded outside the windows of a windowed trace too (CTP_FN_KEEP, ctp_capture.h): what a
 # reader needs to know the state inside them (memory in use, streams, kernel names) and the calls
 # that bring CUDA up or open and close a window.
-KEEP_HOOKS = {"alloc", "free", "name", "kernel_function", "stream", "profiler", "api"}
+KEEP_HOOKS = {"alloc", "free", "name", "kernel_function", "stream", "profiler", "api", "graph"}
 RUNTIME_KEEP = re.compile(
     r"^(cudaMalloc\w*|cudaFree\w*|cudaHostAlloc|cudaHostRegister|cudaHostUnregister|"
     r"cudaDeviceReset|cudaGetDeviceCount|cudaSetDevice|cudaInitDevice|cudaProfilerStart|"
@@ -186,6 +205,8 @@ GPU_TIMED = {"launch", "launch_ex", "graph_launch", "copy", "copy2d", "copy3d", 
 RUNTIME_TRACED = re.compile(
     r"^(cudaMalloc\w*|cudaFree\w*|cudaHostAlloc|cudaHostRegister|cudaHostUnregister|"
     r"cudaMemcpy\w*|cudaMemset\w*|cudaLaunch\w*|cudaGraphLaunch|cudaDeviceSynchronize|"
+    r"cudaStreamBeginCapture\w*|cudaStreamEndCapture|cudaGraphInstantiate\w*|cudaGraphExecUpdate|"
+    r"cudaGraphExecDestroy|cudaGraphDestroy|"
     r"cudaStreamSynchronize|cudaEventSynchronize|cudaStreamWaitEvent|cudaDeviceReset|"
     r"cudaGetDriverEntryPoint\w*|__cudaLaunchKernel|cudaGetDeviceCount|cudaSetDevice|"
     r"cudaInitDevice|cudaProfilerStart|cudaProfilerStop)$")
@@ -236,6 +257,10 @@ def expand(expr, variant):
         return names[i]
 
     expr = re.sub(r"\$(\d+)", pos, expr)
+    # PARAM_OR(name, default): the parameter where this variant has it (cuStreamBeginCapture_v2's
+    # mode), else the default its older variant implies
+    expr = re.sub(r"PARAM_OR\((\w+),\s*(\w+)\)", lambda m: m.group(1) if m.group(1) in names
+                  else m.group(2), expr)
     if variant.stream:
         expr = re.sub(r"STREAM\(", "CTP_STREAM_PT(", expr)
     else:
@@ -243,7 +268,7 @@ def expand(expr, variant):
     # Every identifier that is not a field (after -> or .), a cutrace macro, a type or the
     # result must be a parameter of this variant.
     for ident in re.findall(r"(?<![\w>.])([A-Za-z_]\w*)", expr):
-        if ident.startswith(("CT_", "CTP_")) or ident in ("uintptr_t", "uint64_t", "r") or ident in names:
+        if ident.startswith(("CT_", "CTP_", "CU_STREAM_CAPTURE_MODE_")) or ident in ("uintptr_t", "uint64_t", "r") or ident in names:
             continue
         die("%s: TRACE names parameter '%s', which its prototype (%s) lacks"
             % (variant.symbol, ident, variant.decl()))

@@ -1,6 +1,7 @@
 /* bench_calls: the cost of one CUDA call, for the tracer-overhead benchmark (run_bench.py).
  *
- *   bench_calls CALL N [BURST PAUSE_MS]      CALL: launch | memcpy | alloc | rtlaunch | tsc | clock
+ *   bench_calls CALL N [BURST PAUSE_MS]      CALL: launch | memcpy | alloc | rtlaunch | graph | tsc |
+ *                                            clock
  *
  * After setup and BURST warm-up calls, makes N calls in tight loops of BURST calls (default N),
  * sleeping PAUSE_MS between loops (each loop then starts with BURST/10 untimed calls), and prints
@@ -15,6 +16,7 @@
  *   memcpy    cuMemcpyHtoDAsync of 256 bytes from pinned memory on that stream
  *   alloc     cuMemAlloc of 4096 bytes then cuMemFree (one pair counts as one "call")
  *   rtlaunch  cudaLaunchKernel of an nvcc-registered kernel (the runtime calls cuLaunchKernel)
+ *   graph     cuGraphLaunch on that stream of a graph of one such launch (captured at setup)
  *   tsc       one read of the time-stamp counter (rdtsc), no CUDA call: what a clock read costs
  *   clock     one clock_gettime(CLOCK_MONOTONIC), no CUDA call       back to back, for comparison
  * Run it on the simulated CUDA in instant mode (FAKECUDA_INSTANT=1) so the driver costs next to
@@ -44,12 +46,13 @@ static const char bench_ptx[] = ".version 8.0\n"
                                 "\tret;\n"
                                 "}\n";
 
-enum { CALL_LAUNCH, CALL_MEMCPY, CALL_ALLOC, CALL_RTLAUNCH, CALL_TSC, CALL_CLOCK, CALL_N };
+enum { CALL_LAUNCH, CALL_MEMCPY, CALL_ALLOC, CALL_RTLAUNCH, CALL_GRAPH, CALL_TSC, CALL_CLOCK, CALL_N };
 
 typedef struct {
     CUfunction f;
     CUstream s;
     CUdeviceptr d;
+    CUgraphExec g;
     void *h;
     unsigned long long arg;
     void *params[1];
@@ -75,6 +78,9 @@ static inline void bench_one(int call, bench_ctx *b)
         WL_RT(cudaLaunchKernel((const void *)bench_rk, dim3(1), dim3(32), b->params, 0,
                                (cudaStream_t)b->s));
         break;
+    case CALL_GRAPH:
+        WL_CU(cuGraphLaunch(b->g, b->s));
+        break;
     case CALL_TSC:
         b->sink = b->sink + __rdtsc();
         break;
@@ -95,8 +101,8 @@ static int cmp_double(const void *a, const void *b)
 
 int main(int argc, char **argv)
 {
-    static const char *const names[CALL_N] = {"launch", "memcpy", "alloc", "rtlaunch", "tsc",
-                                              "clock"};
+    static const char *const names[CALL_N] = {"launch", "memcpy", "alloc", "rtlaunch", "graph",
+                                              "tsc", "clock"};
     int call = -1;
     int args_ok = argc == 3 || argc == 5;
     long n = args_ok ? atol(argv[2]) : 0;
@@ -106,7 +112,7 @@ int main(int argc, char **argv)
         if (!strcmp(argv[1], names[i]))
             call = i;
     if (call < 0 || n <= 0 || burst <= 0 || pause_ms < 0) {
-        fprintf(stderr, "usage: bench_calls launch|memcpy|alloc|rtlaunch|tsc|clock N "
+        fprintf(stderr, "usage: bench_calls launch|memcpy|alloc|rtlaunch|graph|tsc|clock N "
                 "[BURST PAUSE_MS] (N, BURST > 0; PAUSE_MS >= 0)\n");
         return 2;
     }
@@ -124,6 +130,13 @@ int main(int argc, char **argv)
     WL_CU(cuMemAllocHost(&b.h, 256));
     WL_CU(cuMemAlloc(&b.d, 256));
     memset(b.h, 1, 256);
+    CUgraph graph = NULL;
+    if (call == CALL_GRAPH) {
+        WL_CU(cuStreamBeginCapture_v2(b.s, CU_STREAM_CAPTURE_MODE_GLOBAL));
+        WL_CU(cuLaunchKernel(b.f, 1, 1, 1, 32, 1, 1, 0, b.s, b.params, NULL));
+        WL_CU(cuStreamEndCapture(b.s, &graph));
+        WL_CU(cuGraphInstantiateWithFlags(&b.g, graph, 0));
+    }
 
     long made = 0; /* calls of the function under test, for checking what a tracer recorded */
     for (long i = 0; i < burst; i++, made++)
@@ -155,6 +168,10 @@ int main(int argc, char **argv)
            "ns_per_call_median_burst=%.2f\n", names[call], n, made, busy_ms * 1e6 / n, median);
     free(per_call);
 
+    if (graph) {
+        WL_CU(cuGraphExecDestroy(b.g));
+        WL_CU(cuGraphDestroy(graph));
+    }
     WL_CU(cuMemFree(b.d));
     WL_CU(cuMemFreeHost(b.h));
     WL_CU(cuStreamDestroy(b.s));

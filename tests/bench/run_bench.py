@@ -241,6 +241,18 @@ class Bench:
                 self.results["%s_ns_lttng" % CALL_KEY[call]] = None
             self.notes["lttng"] = self.lttng.reason
 
+    def bench_graph(self):
+        """cuGraphLaunch of a one-kernel graph, in bursts as the calls above: the launch of a
+        graph records its LAUNCH and a GRAPH record naming the exec (issue 16)."""
+        samples = {}
+        for rep in range(self.reps):
+            for config in ["untraced", "traced", "traced_gputime"]:
+                ns, _ = self.measure_call(config, "graph", self.n, self.burst, self.pause_ms,
+                                          "graph-%s-%d" % (config, rep))
+                samples.setdefault(config, []).append(ns)
+        for config, v in samples.items():
+            self.results["graph_launch_ns_%s" % config] = round(statistics.median(v), 1)
+
     def bench_sustained(self):
         """cuLaunchKernel without pauses: at this rate cutrace's buffers fill between writer
         cycles; reports what is lost next to the cost."""
@@ -423,6 +435,9 @@ class Bench:
                       100 * r["launch_lost_fraction_traced_sustained"],
                       ", LTTng-UST %.0f ns" % r["launch_ns_lttng_sustained"]
                       if r.get("launch_ns_lttng_sustained") is not None else ""),
+                  "cuGraphLaunch (a one-kernel graph): untraced %.0f ns, cutrace %.0f ns, with GPU "
+                  "timing %.0f ns." % (r["graph_launch_ns_untraced"], r["graph_launch_ns_traced"],
+                                      r["graph_launch_ns_traced_gputime"]),
                   "One clock read, back to back: rdtsc %.1f ns, clock_gettime(CLOCK_MONOTONIC) "
                   "%.1f ns." % (r["tsc_read_ns"], r["clock_gettime_ns"]),
                   "LTTng-UST trace: %s bytes per event%s." % (
@@ -469,6 +484,7 @@ class Bench:
             else:
                 self.lttng.reason = "skipped (--quick)"
             self.bench_calls()
+            self.bench_graph()
             self.bench_sustained()
             self.bench_clocks()
         finally:

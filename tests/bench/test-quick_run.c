@@ -18,6 +18,7 @@ static const char *const bench_keys[] = {
     "tracer_rss_overhead_mb", "python_sync_ns_stacks_none", "python_sync_ns_stacks_default",
     "nvtx_pair_ns_untraced_static", "nvtx_pair_ns_traced_static", "nvtx_pair_ns_added_static",
     "nvtx_pair_ns_untraced_dynamic", "nvtx_pair_ns_traced_dynamic", "nvtx_pair_ns_added_dynamic",
+    "graph_launch_ns_untraced", "graph_launch_ns_traced", "graph_launch_ns_traced_gputime",
     NULL};
 
 TEST_IMPL(quick_run_reports_every_key)

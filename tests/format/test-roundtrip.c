@@ -64,6 +64,9 @@ static size_t fmt_all_types(ct_rec *v, char *longtext, size_t longlen)
     ADD(CT_REC_NVTX_BEGIN)->nvtx_begin = (ct_rec_nvtx_begin){4242, CT_NVTX_START_END,
                                                              0x100000007ull, 3, 0, UINT32_MAX, 9};
     ADD(CT_REC_CAPTURE)->capture = (ct_rec_capture){CT_CAPTURE_STOP, CT_CAPTURE_END};
+    ADD(CT_REC_GRAPH)->graph = (ct_rec_graph){1ull << 40 | 12, CT_GRAPH_CAPTURE_BEGIN,
+                                              2 /* relaxed */, UINT64_MAX,
+                                              0x7f0000001000ull, 0x55aa00000040ull, 900};
     ADD(CT_REC_END)->end = (ct_rec_end){CT_END_SIGNAL, -15, 20, 17};
 #undef ADD
     return n;
@@ -74,7 +77,7 @@ TEST_IMPL(roundtrip_every_record_type)
     static char longtext[300];
     ct_rec in[32];
     size_t n = fmt_all_types(in, longtext, sizeof longtext);
-    ASSERT_INT(n, ==, 27);
+    ASSERT_INT(n, ==, 28);
 
     char path[4096];
     snprintf(path, sizeof path, "%s/all.ct", ctt_tmpdir());
@@ -176,14 +179,23 @@ TEST_IMPL(roundtrip_every_record_type)
     ASSERT_UINT(l.recs[25].type, ==, CT_REC_CAPTURE);
     ASSERT_UINT(l.recs[25].u.capture.op, ==, CT_CAPTURE_STOP);
     ASSERT_UINT(l.recs[25].u.capture.why, ==, CT_CAPTURE_END);
-    ASSERT_INT(l.recs[26].u.end.code, ==, -15);
+    const ct_rec_graph *gr = &l.recs[26].u.graph;
+    ASSERT_UINT(l.recs[26].type, ==, CT_REC_GRAPH);
+    ASSERT_UINT(gr->corr, ==, 1ull << 40 | 12);
+    ASSERT_UINT(gr->op, ==, CT_GRAPH_CAPTURE_BEGIN);
+    ASSERT_UINT(gr->mode, ==, 2 /* relaxed */);
+    ASSERT_UINT(gr->graph, ==, UINT64_MAX);
+    ASSERT_UINT(gr->exec, ==, 0x7f0000001000ull);
+    ASSERT_UINT(gr->stream, ==, 0x55aa00000040ull);
+    ASSERT_UINT(gr->result, ==, 900);
+    ASSERT_INT(l.recs[27].u.end.code, ==, -15);
     ct_rec_frame fr;
     ASSERT_INT(ct_reader_frame(l.r, 0, 1, &fr), ==, 0);
     ASSERT_UINT(fr.offset, ==, 0x1234);
 
     const ct_stats *st = ct_reader_stats(l.r, 0);
     ASSERT_INT(st->chunks, ==, 2);
-    ASSERT_INT(st->records, ==, 27);
+    ASSERT_INT(st->records, ==, 28);
     ASSERT_INT(st->lost, ==, 3 + 17); /* chunk count plus the LOSS record */
     ASSERT_INT(st->nvtx_unnamed, ==, 9000); /* LOSS reason 5: named by group, not lost */
     ASSERT_UINT(st->max_span, ==, 123456); /* the SYNC's: an NVTX range does not count */

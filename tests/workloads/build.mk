@@ -8,6 +8,8 @@ WL_DIR      := $(B)/tests/workloads
 WL_HEADERS  := tests/workloads/wl_common.h tests/workloads/wl_kernels.h tests/workloads/build.mk
 WL_CU_PROGS := $(addprefix $(WL_DIR)/,train_loop threads fork_exec dies capture_steps)
 WL_C_PROGS  := $(addprefix $(WL_DIR)/,vram_peak rt_memory driver_api)
+# Runtime kernels captured and launched as graphs through the driver API (NVIDIA's link stub).
+WL_GRAPH_PROGS := $(WL_DIR)/graph_steps
 WL_KERNELS  := $(WL_DIR)/libworkload_kernels.so
 WL_TORCH    := $(WL_DIR)/torch/libtorch_cuda.so
 # Machine code for each major architecture CUDA 13 supports (Turing is its oldest) plus PTX, as
@@ -26,7 +28,7 @@ WL_BLAS_PROGS := $(WL_DIR)/cublas_roofline
 # Programs naming their phases with NVTX (NVIDIA's header-only nvtx3, which dlopens its tool).
 WL_NVTX_PROGS := $(WL_DIR)/nvtx_ranges $(WL_DIR)/nvtx3_ranges
 
-WORKLOADS   := $(WL_CU_PROGS) $(WL_C_PROGS) $(WL_PY_PROGS) $(WL_KERNELS) $(WL_TORCH) $(WL_BLAS_PROGS) $(WL_NVTX_PROGS)
+WORKLOADS   := $(WL_CU_PROGS) $(WL_GRAPH_PROGS) $(WL_C_PROGS) $(WL_PY_PROGS) $(WL_KERNELS) $(WL_TORCH) $(WL_BLAS_PROGS) $(WL_NVTX_PROGS)
 all: $(WORKLOADS)
 
 $(WL_BLAS_PROGS): $(WL_DIR)/%: tests/workloads/%.c
@@ -53,6 +55,10 @@ $(WL_DIR)/py_sites: tests/workloads/py_sites.py
 $(WL_CU_PROGS): $(WL_DIR)/%: tests/workloads/%.cu $(WL_HEADERS)
 	@mkdir -p $(dir $@)
 	$(NVCC) -cudart shared $(WL_NVFLAGS) $(WL_ARCH) -o $@ $<
+
+$(WL_GRAPH_PROGS): $(WL_DIR)/%: tests/workloads/%.cu $(WL_HEADERS)
+	@mkdir -p $(dir $@)
+	$(NVCC) -cudart shared $(WL_NVFLAGS) $(WL_ARCH) -o $@ $< -L$(CUDA_HOME)/lib64/stubs -lcuda
 
 $(WL_DIR)/driver_api_kernels.sm_%.cubin: tests/workloads/driver_api_kernels.cu $(WL_HEADERS)
 	@mkdir -p $(dir $@)

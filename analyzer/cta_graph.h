@@ -1,0 +1,50 @@
+/* CUDA graphs of a process, from its GRAPH records and its LAUNCH records flagged captured
+ * (FORMAT.md 4.10): which kernels each graph launch ran, and how often the same graph was
+ * instantiated again (the graph-reinstantiation diagnosis).
+ *
+ * Contract: the join (cta_join.c) calls these in record order, per process. A graph's kernels
+ * are the captured launches made while its capture was open, on the capturing stream or, while
+ * exactly one capture of the process is open, on any stream (one joined to it through an
+ * event); a launch of an exec runs those of the graph it was instantiated from or last updated
+ * to. A graph built otherwise (explicit construction) has no known kernels (n 0). Node lists
+ * live until cta_graph_proc_free, so what cta_graph_launch_nodes returns stays valid. */
+#ifndef CTA_GRAPH_H
+#define CTA_GRAPH_H
+
+#include "cta_model.h"
+
+typedef struct {
+    uint32_t kidx;                /* kernel name index (cta_model.kernels) */
+    ct_rec_launch l;              /* its captured LAUNCH record: name, configuration */
+} cta_gnode;
+
+typedef struct {
+    const cta_gnode *v;
+    size_t n;                     /* 0: none known */
+} cta_gnodes;
+
+/* Instantiations of the process, for graph-reinstantiation: of graphs with known kernels, those
+ * of a graph of the same kernels and configurations (its shape) as one instantiated before, and
+ * what all instantiations of such shapes cost the host beyond the most expensive one of each
+ * (which instantiating once would keep). */
+typedef struct {
+    uint64_t instantiations, instantiate_ns;  /* every successful instantiation, its host time */
+    uint64_t repeated, repeated_shapes;       /* instantiations of a shape seen before; shapes */
+    uint64_t repeat_ns;                       /* their cost beyond one per shape */
+    uint64_t updates;                         /* successful cuGraphExecUpdate calls */
+    uint64_t launches;                        /* graph launches, and kernels they ran as far */
+    uint64_t launch_kernels;                  /* as known */
+    uint64_t unknown_launches;                /* launches of an exec with no known kernels */
+} cta_graph_stats;
+
+/* A captured LAUNCH record (kidx: its kernel's index). */
+void cta_graph_captured(cta_proc *p, const ct_rec_launch *l, uint32_t kidx);
+/* A GRAPH record; host_ns: its call's host time (0 unknown). For a launch, the kernels it ran. */
+cta_gnodes cta_graph_rec(cta_proc *p, const ct_rec_graph *g, uint64_t host_ns);
+/* The kernels of the graph launch with this correlation id (n 0: not a known graph launch). */
+cta_gnodes cta_graph_launch_nodes(const cta_proc *p, uint64_t corr);
+/* The process's statistics (all 0 without graphs). */
+cta_graph_stats cta_graph_stats_of(const cta_proc *p);
+void cta_graph_proc_free(cta_proc *p);
+
+#endif
