@@ -1,9 +1,10 @@
 # The tracer's suite (tests/tracer): programs run under `cutrace run` on the simulated CUDA
 # stack, traces read back through the trace format library. probe is a small CUDA program with
 # one mode per route to the driver (see probe.c); ends.py, a Python program using the driver
-# through ctypes that ends by sys.exit or os._exit. cuda-samples' matrixMul and asyncAPI are built
-# from ../shared by their tests, at test time (skipped if nvcc cannot); libsample_kernels.so holds
-# host implementations of their kernels.
+# through ctypes that ends by sys.exit or os._exit. cuda-samples' Samples/0_Introduction programs
+# are built from ../shared by test-samples.c at test time with samples.mk (skipped if nvcc is not
+# installed); libsample_kernels.so holds host implementations of their kernels; samples.txt lists
+# those not expected to pass on the simulation, and why.
 TRACER_B := $(B)/tests/tracer
 TRACER_DRIVER := $(if $(wildcard tests/fakecuda/driver/part.mk),$(FAKECUDA_DIR)/libcuda.so.1)
 TRACER_PROBE := $(TRACER_B)/probe
@@ -25,7 +26,7 @@ $(TRACER_CAPTURE): $(TRACER_B)/capture.o
 $(TRACER_B)/%.o: CFLAGS += -DTR_REFERENCE='"$(TRACER_REFERENCE)"' \
   -DTR_SRCDIR='"$(abspath tests/tracer)"' -DTR_PYSUB_PY='"$(abspath tests/tracer/pysub.py)"' -DTR_PYCODE_PY='"$(abspath tests/tracer/pycode.py)"' -DTR_ENDS_PY='"$(abspath tests/tracer/ends.py)"' -DTR_DEPCHECK='"$(abspath tests/tracer/depcheck.py)"' \
   -DTR_PRELOAD_SRC='"$(abspath preload)"' -DTR_NVCC='"$(NVCC)"' \
-  -DTR_SAMPLES='"$(abspath ../shared/third_party/cuda-samples)"' -DTR_NV_CUDART='"$(CUDA_HOME)/lib64/libcudart.so.13"'
+  -DTR_SAMPLES='"$(abspath ../shared/third_party/cuda-samples)"' -DTR_NV_CUDART='"$(CUDA_HOME)/lib64/libcudart.so.13"' -DTR_CUDA_INC='"$(CUDA_INC)"'
 
 # test-capture reads the summary's JSON with the analyzer suite's helpers.
 $(TRACER_B)/test-capture.o: CFLAGS += -Itests/analyzer
