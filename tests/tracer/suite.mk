@@ -11,6 +11,9 @@ TRACER_PROBE := $(TRACER_B)/probe
 TRACER_CAPTURE := $(TRACER_B)/capture
 TRACER_REFERENCE := $(abspath ../shared/reference/cudart-13.0-getprocaddress.txt)
 TRACER_SAMPLE_KERNELS := $(TRACER_B)/libsample_kernels.so
+# NVIDIA's NVRTC compiling to PTX for the simulated driver; built only where the toolkit has it
+# (its test skips otherwise).
+TRACER_NVRTC_PTX := $(if $(wildcard $(CUDA_HOME)/lib64/libnvrtc.so),$(TRACER_B)/nvrtc_ptx)
 
 $(TRACER_SAMPLE_KERNELS): tests/tracer/sample_kernels.c tests/fakecuda/fakecuda.h
 	@mkdir -p $(dir $@)
@@ -18,6 +21,9 @@ $(TRACER_SAMPLE_KERNELS): tests/tracer/sample_kernels.c tests/fakecuda/fakecuda.
 
 $(TRACER_PROBE): $(TRACER_B)/probe.o $(FAKECUDA_DIR)/libcudart.so.13
 	$(CC) $(CFLAGS) -o $@ $(TRACER_B)/probe.o -L$(FAKECUDA_DIR) -l:libcudart.so.13 -ldl -lpthread
+
+$(TRACER_B)/nvrtc_ptx: $(TRACER_B)/nvrtc_ptx.o
+	$(CC) $(CFLAGS) -o $@ $< -L$(CUDA_HOME)/lib64 -lnvrtc -Wl,-rpath,$(CUDA_HOME)/lib64 -L$(CUDA_HOME)/lib64/stubs -lcuda
 
 # A driver API program, linked like the driver_api workload (the simulation is found at run time).
 $(TRACER_CAPTURE): $(TRACER_B)/capture.o
@@ -31,5 +37,5 @@ $(TRACER_B)/%.o: CFLAGS += -DTR_REFERENCE='"$(TRACER_REFERENCE)"' \
 # test-capture reads the summary's JSON with the analyzer suite's helpers.
 $(TRACER_B)/test-capture.o: CFLAGS += -Itests/analyzer
 $(eval $(call ctt_suite,tracer,$(TRACER_B)/tr.o $(B)/tests/analyzer/an_helpers.o $(B)/tests/analyzer/tjson.o $(CTTRACE_LIB),$(CTTRACE_LDLIBS) -ldl -lpthread -lm,\
-  $(CUTRACE_SO) $(CUTRACE_BIN) $(FAKECUDA_DIR)/libcudart.so.13 $(TRACER_DRIVER) $(TRACER_PROBE) $(TRACER_CAPTURE) $(TRACER_SAMPLE_KERNELS) \
+  $(CUTRACE_SO) $(CUTRACE_BIN) $(FAKECUDA_DIR)/libcudart.so.13 $(TRACER_DRIVER) $(TRACER_PROBE) $(TRACER_CAPTURE) $(TRACER_SAMPLE_KERNELS) $(TRACER_NVRTC_PTX) \
   $(WORKLOADS)))
