@@ -9,6 +9,8 @@
 #include "../fakecuda/fakecuda.h"
 
 #include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
 
 #define HOST_KERNEL(name) \
     void fakecuda_kernel_##name(void **params, const fakecuda_launch *launch); \
@@ -218,4 +220,97 @@ HOST_KERNEL(_Z14VoteAnyKernel3Pbi)
                 info[3 * t + 2] = true;
         }
     }
+}
+
+/* mergeSort (ascending: the <1> instances): the two kernels that write the result. Sorting
+ * SHARED_SIZE_LIMIT (1024) element blocks and merging pairs of sorted runs are what they compute;
+ * the rank and limit kernels between them (generateSampleRanks, mergeRanksAndIndices) only split
+ * a merge into pieces for the GPU's blocks, and the merge here, done whole, does not need them. */
+static void merge_runs(unsigned *dk, unsigned *dv, const unsigned *ak, const unsigned *av,
+                       unsigned long na, const unsigned *bk, const unsigned *bv, unsigned long nb)
+{
+    unsigned long i = 0, j = 0, o = 0;
+    while (i < na || j < nb) /* stable: A's element first on equal keys */
+        if (j == nb || (i < na && ak[i] <= bk[j])) {
+            dk[o] = ak[i];
+            dv[o++] = av[i++];
+        } else {
+            dk[o] = bk[j];
+            dv[o++] = bv[j++];
+        }
+}
+
+/* mergeSortSharedKernel<1>(dstKey, dstVal, srcKey, srcVal, arrayLength): each block stably
+ * sorts its 1024 elements, as runs of arrayLength */
+HOST_KERNEL(_Z21mergeSortSharedKernelILj1EEvPjS0_S0_S0_j)
+{
+    enum { LIMIT = 1024 };
+    unsigned *dk = ARG(0, unsigned *), *dv = ARG(1, unsigned *);
+    const unsigned *sk = ARG(2, const unsigned *), *sv = ARG(3, const unsigned *);
+    unsigned length = ARG(4, unsigned);
+    unsigned k[2][LIMIT], v[2][LIMIT];
+    for (unsigned long b = 0; b < launch->grid[0]; b++) {
+        int cur = 0;
+        memcpy(k[0], sk + b * LIMIT, sizeof k[0]);
+        memcpy(v[0], sv + b * LIMIT, sizeof v[0]);
+        for (unsigned width = 1; width < length; width *= 2, cur ^= 1)
+            for (unsigned lo = 0; lo < LIMIT; lo += 2 * width)
+                merge_runs(k[cur ^ 1] + lo, v[cur ^ 1] + lo, k[cur] + lo, v[cur] + lo, width,
+                           k[cur] + lo + width, v[cur] + lo + width, width);
+        memcpy(dk + b * LIMIT, k[cur], sizeof k[cur]);
+        memcpy(dv + b * LIMIT, v[cur], sizeof v[cur]);
+    }
+}
+
+/* mergeElementaryIntervalsKernel<1>(dstKey, dstVal, srcKey, srcVal, limitsA, limitsB, stride,
+ * N): each pair of sorted runs of stride elements merged; a last run without a partner is the
+ * host's to copy (mergeSort.cu) */
+HOST_KERNEL(_Z30mergeElementaryIntervalsKernelILj1EEvPjS0_S0_S0_S0_S0_jj)
+{
+    (void)launch;
+    unsigned *dk = ARG(0, unsigned *), *dv = ARG(1, unsigned *);
+    const unsigned *sk = ARG(2, const unsigned *), *sv = ARG(3, const unsigned *);
+    unsigned long stride = ARG(6, unsigned), n = ARG(7, unsigned);
+    for (unsigned long base = 0; base + stride < n; base += 2 * stride) {
+        unsigned long nb = n - base - stride < stride ? n - base - stride : stride;
+        merge_runs(dk + base, dv + base, sk + base, sv + base, stride, sk + base + stride,
+                   sv + base + stride, nb);
+    }
+}
+
+/* Device printf: a GPU prints a kernel's lines when the host synchronizes with it, after what the
+ * program printed before; the host implementations print on the simulation thread that runs the
+ * kernel, into the same stdout buffer, before the launch is complete. Threads in block order. */
+
+/* simplePrintf's testKernel(int val) */
+HOST_KERNEL(_Z10testKerneli)
+{
+    int val = ARG(0, int);
+    const unsigned *g = launch->grid, *b = launch->block;
+    for (unsigned by = 0; by < g[1]; by++)
+        for (unsigned bx = 0; bx < g[0]; bx++)
+            for (unsigned t = 0; t < b[0] * b[1] * b[2]; t++)
+                printf("[%u, %u]:\t\tValue is:%d\n", by * g[0] + bx, t, val);
+}
+
+/* sum of the thread ranks lo .. hi - 1, as simpleCooperativeGroups' sumReduction adds them */
+static int rank_sum(int lo, int hi)
+{
+    int sum = 0;
+    for (int r = lo; r < hi; r++)
+        sum += r - lo;
+    return sum;
+}
+
+/* simpleCooperativeGroups' cgkernel(): one block; its ranks summed, then each tile of 16's */
+HOST_KERNEL(_Z8cgkernelv)
+{
+    (void)params;
+    int n = (int)launch->block[0];
+    printf(" Sum of all ranks 0..%d in threadBlockGroup is %d (expected %d)\n\n", n - 1,
+           rank_sum(0, n), (n - 1) * n / 2);
+    printf(" Now creating %d groups, each of size 16 threads:\n\n", n / 16);
+    for (int t = 0; t < n; t += 16)
+        printf("   Sum of all ranks 0..15 in this tiledPartition16 group is %d (expected %d)\n",
+               rank_sum(t, t + 16), 15 * 16 / 2);
 }

@@ -297,7 +297,18 @@ typedef struct {
     const char *timed[12];
 } intro_sample;
 
+/* Samples run without libsample_kernels.so: their kernels have the names of other samples'
+ * kernels there (simplePrintf's testKernel(int), simpleAtomicIntrinsics_nvrtc's testKernel),
+ * which compute something else. */
+static int bare(const char *name)
+{
+    return !strcmp(name, "simpleAssert") || !strcmp(name, "simpleAssert_nvrtc");
+}
 
+
+/* Samples passing with no host implementation of some kernel, whose output then differs from a
+ * GPU's: clock and clock_nvrtc (timedReduction reads the SM clock: "Average clocks/block =
+ * 0.000000"), fp16ScalarProduct (its half2 kernels: the results print 0; it checks nothing). */
 static const intro_sample intro[] = {
     {"asyncAPI", "_Z16increment_kernelPii*1", {"time spent", "CPU executed"}},
     {"clock", "_Z14timedReductionPKfPfPl*1", {0}},
@@ -523,7 +534,7 @@ static int intro_run(const char *name)
     snprintf(truth, sizeof truth, "%s/truth", ctt_tmpdir());
     snprintf(tenv, sizeof tenv, "FAKECUDA_TRUTH=%s", truth);
     snprintf(hk, sizeof hk, "FAKECUDA_HOST_KERNELS=%s", ctt_path(lib, "tests/tracer/libsample_kernels.so"));
-    char *env[] = {hk, "FAKECUDA_TRACE_UNSUPPORTED=1", tenv, NULL};
+    char *env[] = {bare(name) ? "FAKECUDA_HOST_KERNELS=" : hk, "FAKECUDA_TRACE_UNSUPPORTED=1", tenv, NULL};
     int code;
     char *err = NULL;
     tr_trace t;
