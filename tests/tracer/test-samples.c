@@ -553,7 +553,7 @@ static int intro_run(const char *name)
     }
     if (!strcmp(state, "needs")) {
         char fns[512];
-        ASSERT_INT(sscanf(rest, "%511s", fns), ==, 1);
+        ASSERT_INT(sscanf(rest, "%511[^ ;]", fns), ==, 1);
         for (char *save = NULL, *f = strtok_r(fns, ",", &save); f; f = strtok_r(NULL, ",", &save)) {
             char says[600];
             snprintf(says, sizeof says, ": %s is not simulated", f);
