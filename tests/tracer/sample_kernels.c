@@ -321,3 +321,44 @@ HOST_KERNEL(_Z8cgkernelv)
         printf("   Sum of all ranks 0..15 in this tiledPartition16 group is %d (expected %d)\n",
                rank_sum(t, t + 16), 15 * 16 / 2);
 }
+
+/* fp16ScalarProduct's scalarProductKernel_intrinsics and _native(const half2 *a, const half2 *b,
+ * float *results, size_t size): per thread, from element tid + blockDim.x + blockIdx.x (sic) by
+ * the grid's stride, value = a b + value in half precision (__hfma2; nvcc contracts the native
+ * a[i] * b[i] + value to it too, -fmad=true being its default), then the block's 128 values
+ * summed pairwise in halves (__hadd2, 64 down to 1) and results[block] = x + y in float. Each
+ * half operation is computed exactly in double and rounded once to _Float16, as the GPU rounds
+ * it. */
+typedef struct {
+    _Float16 x, y;
+} half2;
+
+static _Float16 hfma(_Float16 a, _Float16 b, _Float16 c) { return (_Float16)((double)a * b + c); }
+static _Float16 hadd(_Float16 a, _Float16 b) { return (_Float16)((double)a + b); }
+
+static void scalar_product(void **params, const fakecuda_launch *launch)
+{
+    enum { THREADS = 128 };
+    const half2 *a = ARG(0, const half2 *), *b = ARG(1, const half2 *);
+    float *results = ARG(2, float *);
+    unsigned long size = ARG(3, unsigned long), stride = threads(launch);
+    for (unsigned blk = 0; blk < launch->grid[0]; blk++) {
+        half2 v[THREADS];
+        for (unsigned t = 0; t < THREADS && t < launch->block[0]; t++) {
+            half2 value = {0, 0};
+            for (unsigned long i = t + launch->block[0] + blk; i < size; i += stride) {
+                value.x = hfma(a[i].x, b[i].x, value.x);
+                value.y = hfma(a[i].y, b[i].y, value.y);
+            }
+            v[t] = value;
+        }
+        for (unsigned s = THREADS / 2; s > 0; s /= 2)
+            for (unsigned t = 0; t < s; t++) {
+                v[t].x = hadd(v[t].x, v[t + s].x);
+                v[t].y = hadd(v[t].y, v[t + s].y);
+            }
+        results[blk] = (float)v[0].x + (float)v[0].y;
+    }
+}
+HOST_KERNEL(_Z30scalarProductKernel_intrinsicsPK7__half2S1_Pfm) { scalar_product(params, launch); }
+HOST_KERNEL(_Z26scalarProductKernel_nativePK7__half2S1_Pfm) { scalar_product(params, launch); }

@@ -115,10 +115,11 @@ static int mapped_runtime(const char *report, const char *want)
 
 /* Runs cmd on runtime rt untraced and traced (into dir) with env; the two end alike (*code:
  * the untraced exit status) and print the same but for the timed lines; the traced run's trace
- * is loaded into t; *err (if err) gets the untraced run's stderr, malloc'd. Returns 0, or 1
+ * is loaded into t; *out and *err (if not NULL) get the untraced run's stdout and stderr,
+ * malloc'd. Returns 0, or 1
  * after failing the test. */
 static int sample_runs(char *const cmd[], const char *dir, sample_rt rt, char *const env[],
-                       const char *const timed[], int *code, tr_trace *t, char **err)
+                       const char *const timed[], int *code, tr_trace *t, char **out, char **err)
 {
     char llp[4200], want[PATH_MAX], report[4200], rep[4300];
     if (runtime_env(rt, llp, want))
@@ -144,6 +145,10 @@ static int sample_runs(char *const cmd[], const char *dir, sample_rt rt, char *c
     ASSERT_INT(tr_load(t, dir), ==, 0);
     ASSERT_INT(t->stats[0].complete, ==, 1);
     *code = plain.code;
+    if (out) {
+        *out = plain.out;
+        plain.out = NULL;
+    }
     if (err) {
         *err = plain.err;
         plain.err = NULL;
@@ -201,7 +206,7 @@ static int sample_trace(const sample *s, sample_rt rt, tr_trace *t)
     char *env[] = {s->host_kernels ? hk : NULL, NULL};
     int code;
     char *cmd[] = {bin, NULL};
-    if (sample_runs(cmd, dir, rt, env, s->timed, &code, t, NULL))
+    if (sample_runs(cmd, dir, rt, env, s->timed, &code, t, NULL, NULL))
         return 1;
     ASSERT_INT(code, ==, s->code);
     ASSERT_INT(tr_result(t, "cudaGetDeviceCount"), ==, 0);
@@ -294,7 +299,7 @@ TEST_IMPL(cuda_samples_asyncAPI_nvidia_runtime) { return on_nvidia_runtime(&asyn
 typedef struct {
     const char *name;
     const char *kernels; /* "SYMBOL*COUNT ..." launched by a run that passes, from its source */
-    const char *timed[12];
+    const char *timed[12]; /* prefixes of the lines that differ from run to run */
 } intro_sample;
 
 /* Samples run without libsample_kernels.so: their kernels have the names of other samples'
@@ -308,14 +313,15 @@ static int bare(const char *name)
 
 /* Samples passing with no host implementation of some kernel, whose output then differs from a
  * GPU's: clock and clock_nvrtc (timedReduction reads the SM clock: "Average clocks/block =
- * 0.000000"), fp16ScalarProduct (its half2 kernels: the results print 0; it checks nothing). */
+ * 0.000000"). */
 static const intro_sample intro[] = {
     {"asyncAPI", "_Z16increment_kernelPii*1", {"time spent", "CPU executed"}},
     {"clock", "_Z14timedReductionPKfPfPl*1", {0}},
     {"clock_nvrtc", "timedReduction*1", {0}},
     {"cudaOpenMP", "_Z17kernelAddConstantPii*1", {0}},
     {"fp16ScalarProduct", "_Z26scalarProductKernel_nativePK7__half2S1_Pfm*1 "
-                          "_Z30scalarProductKernel_intrinsicsPK7__half2S1_Pfm*1", {0}},
+                          "_Z30scalarProductKernel_intrinsicsPK7__half2S1_Pfm*1",
+     {"Result native", "Result intrinsics"}}, /* its input is seeded by time(NULL) */
     {"matrixMul", "_Z13MatrixMulCUDAILi32EEvPfS0_S0_ii*301", {"Performance="}},
     {"matrixMulDrv", "matrixMul_bs32_64bit*1", {0}},
     {"matrixMulDynlinkJIT", "matrixMul_bs32_32bit*1", {0}},
@@ -356,6 +362,14 @@ static const intro_sample intro[] = {
     {"vectorAddMMAP", "VecAdd_kernel*1", {0}},
     {"vectorAdd_nvrtc", "vectorAdd*1", {0}},
 };
+
+/* The line a sample prints when its check passes, for one whose exit status does not say
+ * (fp16ScalarProduct compares its two kernels' results, prints PASSED or FAILED, exits 0); NULL
+ * for the others. */
+static const char *passed_line(const char *name)
+{
+    return !strcmp(name, "fp16ScalarProduct") ? "&&&& fp16ScalarProduct PASSED\n" : NULL;
+}
 
 /* The samples.txt line of name ("NAME STATE REST"): state and rest into the buffers; 0 if none. */
 static int listed(const char *name, char state[32], char rest[512])
@@ -536,16 +550,18 @@ static int intro_run(const char *name)
     snprintf(hk, sizeof hk, "FAKECUDA_HOST_KERNELS=%s", ctt_path(lib, "tests/tracer/libsample_kernels.so"));
     char *env[] = {bare(name) ? "FAKECUDA_HOST_KERNELS=" : hk, "FAKECUDA_TRACE_UNSUPPORTED=1", tenv, NULL};
     int code;
-    char *err = NULL;
+    char *err = NULL, *out_text = NULL;
     tr_trace t;
     char *cmd[] = {bin, NULL};
-    if (sample_runs(cmd, out, RT_OURS, env, s->timed, &code, &t, &err))
+    if (sample_runs(cmd, out, RT_OURS, env, s->timed, &code, &t, &out_text, &err))
         return 1;
     if (!is_listed && code != 0) {
         ctt_fail_at(__FILE__, __LINE__, "%s: expected exit status 0 (samples.txt does not list "
                     "it), found %d; stderr:\n%s", name, code, err);
         return 1;
     }
+    if (!is_listed && passed_line(name))
+        ASSERT_CONTAINS(out_text, passed_line(name));
     if (is_listed && code == 0) {
         ctt_fail_at(__FILE__, __LINE__, "%s: samples.txt says \"%s %s\" but it passes now: "
                     "remove its line", name, state, rest);
@@ -563,6 +579,7 @@ static int intro_run(const char *name)
         ASSERT_STR(state, "fails");
     if (intro_work(s, &t, !is_listed, truth))
         return 1;
+    free(out_text);
     free(err);
     tr_free(&t);
     return 0;
@@ -657,7 +674,7 @@ TEST_IMPL(cuda_samples_nvrtc_ptx)
     static const char *const untimed_all[] = {NULL};
     int code;
     tr_trace t;
-    if (sample_runs(cmd, dir, RT_NONE, env, untimed_all, &code, &t, NULL))
+    if (sample_runs(cmd, dir, RT_NONE, env, untimed_all, &code, &t, NULL, NULL))
         return 1;
     ASSERT_INT(code, ==, 0);
     ASSERT_INT(tr_result(&t, "cuModuleGetFunction"), ==, 0);
