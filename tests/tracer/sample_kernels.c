@@ -1,5 +1,5 @@
 /* libsample_kernels.so: host implementations (tests/fakecuda/fakecuda.h) of the kernels of the
- * cuda-samples the tracer suite runs (test-samples.c, test-intro.c), so their own result checks
+ * cuda-samples the tracer suite runs (test-samples.c), so their own result checks
  * run on the simulation. Each computes what the sample's kernel source computes for the launch's
  * grid; threads run one after another, which is one of the orders a GPU may run them in (the
  * atomics use the host's atomics: systemWideAtomics' CPU threads update the same words while its

@@ -1,5 +1,5 @@
-# Builds the cuda-samples of Samples/0_Introduction that the tracer suite runs (samples.txt), at
-# test time: test-intro.c runs `make -f tests/tracer/samples.mk -j2 OUT=... SAMPLES=... NVCC=...`
+# Builds the cuda-samples of Samples/0_Introduction that the tracer suite runs (intro[]), at
+# test time: test-samples.c runs `make -f tests/tracer/samples.mk -j2 OUT=... SAMPLES=... NVCC=...`
 # once for all of them (then once per sample, finding it up to date), so nvcc runs only when a
 # source changed and two builds at a time. Each sample NAME becomes OUT/NAME/NAME; the driver API
 # samples' kernels become the fatbin the program loads from its working directory

@@ -591,6 +591,9 @@ TEST_IMPL(cuda_samples_intro_build)
 {
     if (samples_make("all", NULL))
         return 1;
+    char *list = ctt_read_file(TR_SRCDIR "/samples.txt", NULL);
+    ASSERT(list);
+    free(list);
     char src[4200], state[32], rest[512];
     snprintf(src, sizeof src, "%s/Samples/0_Introduction", TR_SAMPLES);
     DIR *d = opendir(src);
