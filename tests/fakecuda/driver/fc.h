@@ -72,6 +72,21 @@ CUresult fc_fault_check(const char *symbol);
             return CUDA_ERROR_NOT_INITIALIZED;                            \
     } while (0)
 
+/* An entry point that is one call (its variants: _v2, _ptsz, ...), with FC_ENTER or
+ * FC_ENTER_INIT. */
+#define FC_DEF(name, params, call)                 \
+    FC_EXPORT CUresult CUDAAPI name params         \
+    {                                              \
+        FC_ENTER(#name);                           \
+        return call;                               \
+    }
+#define FC_DEF_INIT(name, params, call)            \
+    FC_EXPORT CUresult CUDAAPI name params         \
+    {                                              \
+        FC_ENTER_INIT(#name);                      \
+        return call;                               \
+    }
+
 CUresult fc_unsupported(const char *symbol);
 /* FAKECUDA_CUDART_REPORT (fc_report.c); called by cuInit. */
 void fc_report_cudart(void);
@@ -243,6 +258,13 @@ typedef struct {
 
 enum { FC_ENGINE_NONE = -1, FC_ENGINE_H2D = 0, FC_ENGINE_D2H = 1 };
 
+/* A set of graph nodes with (zeroed) edge data of the same length (fc_graph.c). */
+typedef struct {
+    struct CUgraphNode_st **v;
+    CUgraphEdgeData *e;
+    size_t n, cap;
+} fc_nodeset;
+
 typedef struct fc_op {
     struct fc_op *next;
     fc_op_kind kind;
@@ -250,6 +272,7 @@ typedef struct fc_op {
     uint64_t seq;
     uint32_t truth_tid;  /* FAKECUDA_TRUTH: submitting thread and the op's index among its */
     uint64_t truth_idx;  /* kernels, copies and sets (from 1); 0: not logged */
+    uint64_t truth_graph; /* a graph's node: the launching thread's graph launch (from 1) */
     int64_t submit_ns;
     int64_t dur_ns;
     int ndeps;
@@ -262,7 +285,12 @@ typedef struct fc_op {
         struct { CUDA_MEMCPY2D p; } copy2d;
         /* height rows of count elements, pitch bytes apart */
         struct { char *dst; unsigned value, elem; size_t count, pitch, height; } memset;
-        struct { fakecuda_host_kernel fn; void **params; fakecuda_launch launch; } kernel;
+        struct {
+            fakecuda_host_kernel fn;
+            void **params;
+            fakecuda_launch launch;
+            struct CUfunc_st *f;
+        } kernel;
         struct { CUhostFn fn; void *user; } hostfn;
         struct { CUstreamCallback fn; CUstream h; void *user; } callback;
         struct { struct CUevent_st *ev; uint64_t gen; } record;
@@ -290,7 +318,8 @@ struct CUstream_st {
     int worker_started, destroyed;
     pthread_t worker;
     fc_stream *ctx_next;
-    struct fc_capture *capture; /* the capture sequence begun on it (fc_graph.c), or NULL */
+    struct fc_capture *capture; /* the capture sequence it takes part in (fc_graph.c), or NULL */
+    fc_nodeset capdeps;         /* while capturing: the nodes its next operation depends on */
 };
 
 /* Resolves a CUstream argument: NULL means the legacy stream unless per_thread (the _ptsz
@@ -320,9 +349,18 @@ CUresult fc_capture_status(fc_stream *s, CUstreamCaptureStatus *st, cuuint64_t *
 /* Before work on s: on the legacy stream while a blocking stream of its context captures, that
  * capture is invalidated and the call fails with CUDA_ERROR_STREAM_CAPTURE_IMPLICIT. */
 CUresult fc_capture_legacy_check(fc_stream *s);
-/* s is capturing: a kernel op (or NULL: an event record) joins the capture instead of running;
- * returns 1. 0: s is not capturing. */
+/* s is capturing: the op (a kernel, copy, memset or host function) becomes a node of the
+ * capture's graph instead of running, and the caller frees it; returns 1. 0: s is not
+ * capturing. */
 int fc_capture_add(fc_stream *s, const fc_op *op);
+/* cuEventRecord(WithFlags) on a capturing s: the event takes s's capture dependencies (an
+ * external record is a node); returns 1. 0: s is not capturing. */
+int fc_capture_event_record(fc_stream *s, struct CUevent_st *ev, unsigned flags);
+/* cuStreamWaitEvent: s joins the capture ev was recorded in, or, capturing, gets an event wait
+ * node for an event recorded outside; returns 1 and *r. 0: neither captures. */
+int fc_capture_event_wait(fc_stream *s, struct CUevent_st *ev, CUresult *r);
+/* Frees a retired stream's capture state. */
+void fc_nodeset_free(fc_nodeset *ns);
 /* A "potentially unsafe" call under the thread's capture mode: 0, or
  * CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED after invalidating the captures it conflicts with. */
 CUresult fc_capture_unsafe(void);
@@ -342,6 +380,8 @@ struct CUevent_st {
     fc_stream *s;              /* stream of the last record (a reference) */
     uint64_t seq;
     int captured;              /* last recorded into a capturing stream (s) */
+    unsigned long long cap_id; /* ... of this capture, */
+    fc_nodeset cap_deps;       /* ... after these nodes (fc_graph.c) */
 };
 void fc_event_unref(struct CUevent_st *e);
 /* A live event of a live context. */

@@ -42,7 +42,7 @@ static int fc_truth_kind(const fc_op *op)
 /* At submission: who submitted the op, and its index among that thread's operations. */
 static void fc_truth_submit(fc_op *op)
 {
-    if (fc_g.truth_fd >= 0 && fc_truth_kind(op)) {
+    if (fc_g.truth_fd >= 0 && fc_truth_kind(op) && !op->truth_graph) {
         op->truth_tid = (uint32_t)gettid();
         op->truth_idx = ++fc_truth_count;
     }
@@ -57,11 +57,13 @@ static void fc_truth_log(const fc_op *op, const fc_stream *s, int64_t ready, int
         return;
     static const char *const kinds[] = {[FC_OP_KERNEL] = "kernel", [FC_OP_COPY] = "copy",
                                         [FC_OP_COPY2D] = "copy", [FC_OP_MEMSET] = "set"};
-    char line[160];
-    int n = snprintf(line, sizeof line, "%d %u %llu %s %llu %lld %lld %lld %lld\n",
+    char line[192], graph[32] = "";
+    if (op->truth_graph)
+        snprintf(graph, sizeof graph, " graph=%llu", (unsigned long long)op->truth_graph);
+    int n = snprintf(line, sizeof line, "%d %u %llu %s %llu %lld %lld %lld %lld%s\n",
                      (int)getpid(), op->truth_tid, (unsigned long long)op->truth_idx,
                      kinds[op->kind], (unsigned long long)s->id, (long long)start,
-                     (long long)end, (long long)op->submit_ns, (long long)ready);
+                     (long long)end, (long long)op->submit_ns, (long long)ready, graph);
     if (write(fc_g.truth_fd, line, (size_t)n) != n)
         fc_fatal("FAKECUDA_TRUTH: write failed: %s", strerror(errno));
 }
@@ -214,6 +216,7 @@ void fc_stream_unref(fc_stream *s)
         pthread_mutex_destroy(&s->m);
         pthread_cond_destroy(&s->work);
         pthread_cond_destroy(&s->done);
+        fc_nodeset_free(&s->capdeps);
         s->magic = 0;
         free(s);
     }
@@ -355,7 +358,7 @@ static void fc_add_legacy_barrier(fc_stream *s, fc_op *op)
 
 uint64_t fc_submit(fc_stream *s, fc_op *op)
 {
-    if (op->kind == FC_OP_KERNEL && fc_capture_add(s, op)) {
+    if (fc_capture_add(s, op)) {
         fc_op_free(op); /* a graph node now: nothing to run, nothing to wait for */
         return 0;
     }
