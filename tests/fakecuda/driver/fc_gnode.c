@@ -345,8 +345,10 @@ static void fc_kernel_get(const struct CUgraphNode_st *n, CUDA_KERNEL_NODE_PARAM
     const fakecuda_launch *l = &n->u.k.launch;
     *p = (CUDA_KERNEL_NODE_PARAMS){(CUfunction)n->u.k.f, l->grid[0], l->grid[1], l->grid[2],
                                    l->block[0], l->block[1], l->block[2], l->shared_bytes,
-                                   n->u.k.args ? n->u.k.args : n->u.k.raw, NULL, NULL,
-                                   n->u.k.ctx};
+                                   n->u.k.args ? n->u.k.args : n->u.k.raw, NULL,
+                                   /* a library's kernel is its CUkernel too (fc_module.h);
+                                    * NVIDIA's runtime finds its entry function by it */
+                                   n->u.k.f->lib ? (CUkernel)n->u.k.f : NULL, n->u.k.ctx};
 }
 
 /* The generic form (cuGraphAddNode, cuGraphNodeSetParams, cuGraphExecNodeSetParams). */
