@@ -281,9 +281,9 @@ TEST_IMPL(graph_exec_updates_and_invalid_use)
     CK(cuGraphRemoveDependencies(g2, &k2b, &k2a, 1));
     CK(cuGraphInstantiateWithParams(&bad_exec, g2, &ip));
     ASSERT_INT(ip.result_out, ==, CUDA_GRAPH_INSTANTIATE_SUCCESS);
-    /* conditional nodes are not simulated (documented) */
-    CUgraphNodeParams cond = {.type = CU_GRAPH_NODE_TYPE_CONDITIONAL};
-    ASSERT_INT(cuGraphAddNode(&bad, g2, NULL, 0, &cond), ==, CUDA_ERROR_NOT_SUPPORTED);
+    /* node types the simulation does not run */
+    CUgraphNodeParams memop = {.type = CU_GRAPH_NODE_TYPE_BATCH_MEM_OP};
+    ASSERT_INT(cuGraphAddNode(&bad, g2, NULL, 0, &memop), ==, CUDA_ERROR_NOT_SUPPORTED);
     CK(cuGraphExecDestroy(bad_exec));
     CK(cuGraphExecDestroy(ex));
     CK(cuGraphDestroy(g));
@@ -411,6 +411,123 @@ TEST_IMPL(capture_of_every_operation_type)
     CK(cuStreamWaitEvent(s2, fork, 0));
     ASSERT_INT(cuStreamEndCapture(s2, &g2_end), ==, CUDA_ERROR_STREAM_CAPTURE_UNMATCHED);
     ASSERT_INT(cuStreamEndCapture(s, &g2_end), ==, CUDA_ERROR_STREAM_CAPTURE_INVALIDATED);
+    CK(cuGraphExecDestroy(x));
+    CK(cuGraphDestroy(g));
+    CK(cuGraphDestroy(g2));
+    return 0;
+}
+
+/* (int *counter, int limit, handle): counts, and keeps the handle's value "counter < limit",
+ * as a while loop's body kernel does with cudaGraphSetConditional. */
+__attribute__((visibility("default"))) void fakecuda_kernel_g_count(void **params,
+                                                                    const fakecuda_launch *l)
+{
+    (void)l;
+    int *counter = *(int **)params[0];
+    int limit = *(int *)params[1];
+    ++*counter;
+    fakecuda_graph_set_conditional(*(unsigned long long *)params[2], *counter < limit);
+}
+
+/* (handle, value): sets the handle, as an if node's deciding kernel does. */
+__attribute__((visibility("default"))) void fakecuda_kernel_g_decide(void **params,
+                                                                     const fakecuda_launch *l)
+{
+    (void)l;
+    fakecuda_graph_set_conditional(*(unsigned long long *)params[0], *(unsigned *)params[1]);
+}
+
+static CUresult add_cond(CUgraphNode *n, CUgraph g, const CUgraphNode *dep,
+                         CUgraphConditionalHandle h, CUgraphConditionalNodeType type,
+                         unsigned size, CUgraph **bodies)
+{
+    CUgraphNodeParams p = {.type = CU_GRAPH_NODE_TYPE_CONDITIONAL};
+    p.conditional.handle = h;
+    p.conditional.type = type;
+    p.conditional.size = size;
+    CUresult r = cuGraphAddNode(n, g, dep, dep ? 1 : 0, &p);
+    *bodies = p.conditional.phGraph_out;
+    return r;
+}
+
+TEST_IMPL(conditional_while_and_if_nodes)
+{
+    char truth[4096];
+    snprintf(truth, sizeof truth, "%s/truth", ctt_tmpdir());
+    sd_env("FAKECUDA_TRUTH", truth);
+    ASSERT_INT(sd_init(), ==, 0);
+    CUfunction count = sd_kernel_image("fakecuda-module 1\nkernel g_count 8 4 8\n", "g_count");
+    CUfunction decide = sd_kernel_image("fakecuda-module 1\nkernel g_decide 8 4\n", "g_decide");
+    ASSERT(count && decide);
+    CUcontext ctx;
+    CK(cuCtxGetCurrent(&ctx));
+    CUdeviceptr cnt, flag;
+    CK(cuMemAlloc_v2(&cnt, sizeof(int)));
+    CK(cuMemAlloc_v2(&flag, sizeof(int)));
+    const int *counter = (const int *)(uintptr_t)cnt, *branch = (const int *)(uintptr_t)flag;
+
+    /* while: reset the counter, then count to 5 (the handle starts at 1 each launch) */
+    CUgraph g, *body;
+    CK(cuGraphCreate(&g, 0));
+    CUgraphConditionalHandle wh, ih;
+    CK(cuGraphConditionalHandleCreate(&wh, g, ctx, 1, CU_GRAPH_COND_ASSIGN_DEFAULT));
+    CK(cuGraphConditionalHandleCreate(&ih, g, ctx, 0, 0));
+    CUgraphNode reset, loop, dec, choose, k;
+    CUDA_MEMSET_NODE_PARAMS zero = {cnt, 0, 0, 4, 1, 1};
+    CK(cuGraphAddMemsetNode(&reset, g, NULL, 0, &zero, NULL));
+    CK(add_cond(&loop, g, &reset, wh, CU_GRAPH_COND_TYPE_WHILE, 1, &body));
+    int limit = 5;
+    void *cargs[] = {&cnt, &limit, &wh};
+    CUDA_KERNEL_NODE_PARAMS kp = step_params(count, cargs);
+    CK(cuGraphAddKernelNode_v2(&k, body[0], NULL, 0, &kp));
+    /* if/else: a kernel decides which of two memsets runs */
+    unsigned v = 1;
+    void *dargs[] = {&ih, &v};
+    CUDA_KERNEL_NODE_PARAMS dp = step_params(decide, dargs);
+    CK(cuGraphAddKernelNode_v2(&dec, g, &loop, 1, &dp));
+    CK(add_cond(&choose, g, &dec, ih, CU_GRAPH_COND_TYPE_IF, 2, &body));
+    CUDA_MEMSET_NODE_PARAMS one = {flag, 0, 1, 4, 1, 1}, two = {flag, 0, 2, 4, 1, 1};
+    CK(cuGraphAddMemsetNode(&k, body[0], NULL, 0, &one, NULL));
+    CK(cuGraphAddMemsetNode(&k, body[1], NULL, 0, &two, NULL));
+    CUgraphNodeType t;
+    CK(cuGraphNodeGetType(loop, &t));
+    ASSERT_INT(t, ==, CU_GRAPH_NODE_TYPE_CONDITIONAL);
+
+    CUgraphExec x;
+    CK(cuGraphInstantiateWithFlags(&x, g, 0));
+    CUstream s;
+    CK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+    CK(cuGraphLaunch(x, s));
+    CK(cuStreamSynchronize(s));
+    ASSERT_INT(*counter, ==, 5);
+    ASSERT_INT(*branch, ==, 1);
+    /* the else branch, through the executable graph's kernel parameters */
+    v = 0;
+    CK(cuGraphExecKernelNodeSetParams_v2(x, dec, &dp));
+    CK(cuGraphLaunch(x, s));
+    CK(cuStreamSynchronize(s));
+    ASSERT_INT(*counter, ==, 5); /* reset, and counted again from the default */
+    ASSERT_INT(*branch, ==, 2);
+    /* per launch: five loop kernels and the deciding one; the reset and one branch's memset */
+    for (unsigned long long i = 1; i <= 2; i++) {
+        ASSERT_INT(truth_count(truth, i, "kernel"), ==, 6);
+        ASSERT_INT(truth_count(truth, i, "set"), ==, 2);
+    }
+    /* a host node is not allowed in a body */
+    CUgraph g2;
+    CK(cuGraphCreate(&g2, 0));
+    CUgraphConditionalHandle h2;
+    CK(cuGraphConditionalHandleCreate(&h2, g2, ctx, 0, 0));
+    CK(add_cond(&loop, g2, NULL, h2, CU_GRAPH_COND_TYPE_WHILE, 1, &body));
+    observer obs = {(const float *)(uintptr_t)cnt, {0}, 0};
+    CUDA_HOST_NODE_PARAMS hp = {observe, &obs};
+    CK(cuGraphAddHostNode(&k, body[0], NULL, 0, &hp));
+    CUgraphExec bad;
+    ASSERT_INT(cuGraphInstantiateWithFlags(&bad, g2, 0), ==, CUDA_ERROR_INVALID_VALUE);
+    ASSERT_INT(add_cond(&loop, g2, NULL, wh, CU_GRAPH_COND_TYPE_WHILE, 1, &body), ==,
+               CUDA_ERROR_INVALID_VALUE); /* another graph's handle */
+    ASSERT_INT(add_cond(&loop, g2, NULL, h2, CU_GRAPH_COND_TYPE_WHILE, 2, &body), ==,
+               CUDA_ERROR_INVALID_VALUE);
     CK(cuGraphExecDestroy(x));
     CK(cuGraphDestroy(g));
     CK(cuGraphDestroy(g2));

@@ -249,7 +249,9 @@ void *fc_read_whole(const char *path, size_t *size);
 /* ---- streams, events, time engine ---------------------------------------------------- */
 
 typedef enum { FC_OP_WAIT, FC_OP_RECORD, FC_OP_COPY, FC_OP_COPY2D, FC_OP_MEMSET, FC_OP_KERNEL,
-               FC_OP_HOSTFN, FC_OP_CALLBACK, FC_OP_FREE } fc_op_kind;
+               FC_OP_HOSTFN, FC_OP_CALLBACK, FC_OP_FREE,
+               FC_OP_DEVICE /* work decided when it runs (a graph's conditional node) */
+} fc_op_kind;
 
 typedef struct {
     fc_stream *s;
@@ -295,6 +297,13 @@ typedef struct fc_op {
         struct { CUstreamCallback fn; CUstream h; void *user; } callback;
         struct { struct CUevent_st *ev; uint64_t gen; } record;
         struct { uintptr_t p; } free;
+        /* run(arg, stream, start) does the work starting at start and returns its end;
+         * release(arg) when the op is freed */
+        struct {
+            int64_t (*run)(void *arg, fc_stream *s, int64_t start);
+            void *arg;
+            void (*release)(void *arg);
+        } device;
     } u;
 } fc_op;
 
@@ -332,6 +341,10 @@ void fc_op_free(fc_op *op);
 /* Enqueues op on s (legacy-stream barriers added here); returns its sequence number. In
  * instant mode it runs the op inline. */
 uint64_t fc_submit(fc_stream *s, fc_op *op);
+/* Runs op as s's worker does (its data effect, host code, modelled duration: sleeping until its
+ * end, FAKECUDA_TRUTH) from start, ignoring its dependencies; returns its end. The caller frees
+ * it. A conditional node's body runs this way inside its op. */
+int64_t fc_op_run_at(fc_stream *s, fc_op *op, int64_t start);
 /* Blocks until op seq of s has completed. */
 void fc_stream_wait(fc_stream *s, uint64_t seq);
 fc_stream *fc_stream_new(fc_ctx *ctx, unsigned flags, int priority, int legacy);

@@ -8,9 +8,16 @@
  * therefore run one after another, never overlapping: a graph's modelled time is the sum of its
  * nodes' (a GPU may overlap branches; the simulation does not). Empty, memory-allocation and
  * memory-free nodes do nothing when run (the allocation lives with the graph, fc_gnode.c).
+ * A conditional node is one operation of the stream that, when it starts (its dependencies
+ * done), reads its handle's value and runs the chosen body inline, node after node in
+ * topological order with their modelled durations (a while body again while the value is
+ * nonzero); kernels in a body set the value through fakecuda_graph_set_conditional
+ * (fakecuda.h), the host-side equivalent of cudaGraphSetConditional. A handle made with
+ * CU_GRAPH_COND_ASSIGN_DEFAULT takes its default value when each launch begins, in stream order.
  * FAKECUDA_TRUTH logs each kernel, copy and memset node with the launching thread's id, its
  * position in the launch (from 1) and " graph=L", L counting the thread's graph launches from 1;
- * graph nodes take no index from the thread's own kernels, copies and sets. */
+ * graph nodes take no index from the thread's own kernels, copies and sets. Nodes run inside a
+ * conditional body have INDEX 0 (how many run is known only then). */
 #define _GNU_SOURCE
 #include "fc_graph.h"
 #include "fc_module.h"
@@ -22,6 +29,37 @@
 static int fc_exec_valid(const struct CUgraphExec_st *x)
 {
     return x && x->magic == FC_GEXEC_MAGIC;
+}
+
+/* Whether g and its child graphs are acyclic and conditional bodies hold only the node types
+ * CUDA allows there (kernels, empty nodes, child graphs, memsets, copies, conditionals). */
+static int fc_graph_ok(const struct CUgraph_st *g, int in_body)
+{
+    size_t *order = malloc((g->n + 1) * sizeof *order);
+    if (!order)
+        fc_fatal("out of host memory for a graph");
+    int ok = fc_graph_topo(g, order) == 0;
+    free(order);
+    for (size_t i = 0; ok && i < g->n; i++) {
+        const struct CUgraphNode_st *n = g->nodes[i];
+        switch (n->type) {
+        case CU_GRAPH_NODE_TYPE_GRAPH:
+            ok = fc_graph_ok(n->u.child, in_body);
+            break;
+        case CU_GRAPH_NODE_TYPE_CONDITIONAL:
+            for (unsigned b = 0; ok && b < n->u.cond.p.size; b++)
+                ok = fc_graph_ok(n->u.cond.body[b], 1);
+            break;
+        case CU_GRAPH_NODE_TYPE_KERNEL:
+        case CU_GRAPH_NODE_TYPE_EMPTY:
+        case CU_GRAPH_NODE_TYPE_MEMSET:
+        case CU_GRAPH_NODE_TYPE_MEMCPY:
+            break;
+        default:
+            ok = !in_body;
+        }
+    }
+    return ok;
 }
 
 static CUresult fc_instantiate(CUgraphExec *out, CUgraph g, unsigned long long flags,
@@ -39,12 +77,7 @@ static CUresult fc_instantiate(CUgraphExec *out, CUgraph g, unsigned long long f
     CUresult r = fc_ctx_get(&c);
     if (r != CUDA_SUCCESS)
         return r;
-    size_t *order = malloc((g->n + 1) * sizeof *order);
-    if (!order)
-        fc_fatal("out of host memory for a graph");
-    int cyclic = fc_graph_topo(g, order);
-    free(order);
-    if (cyclic) {
+    if (!fc_graph_ok(g, 0)) {
         if (res)
             *res = CUDA_GRAPH_INSTANTIATE_INVALID_STRUCTURE;
         return CUDA_ERROR_INVALID_VALUE;
@@ -145,19 +178,74 @@ typedef struct {
     uint64_t launch; /* FAKECUDA_TRUTH: the thread's graph launch; 0 when not logging */
     uint64_t logged;  /* kernels, copies and sets submitted so far */
     uint32_t tid;
+    int inline_run;   /* inside a conditional node's op: run each op now, on s's worker */
+    int64_t t;        /* ... the end of the last one */
 } fc_run;
 
 static void fc_run_submit(fc_run *run, fc_op *op)
 {
-    if (run->launch && op->kind != FC_OP_HOSTFN) {
+    if (run->launch && op->kind != FC_OP_HOSTFN && op->kind != FC_OP_DEVICE) {
         op->truth_graph = run->launch;
         op->truth_tid = run->tid;
-        op->truth_idx = ++run->logged;
+        op->truth_idx = run->inline_run ? 0 : ++run->logged;
     }
-    fc_submit(run->s, op);
+    if (!run->inline_run) {
+        fc_submit(run->s, op);
+        return;
+    }
+    run->t = fc_op_run_at(run->s, op, run->t);
+    fc_op_free(op);
 }
 
+/* A conditional node's op: its own copy of the node (bodies and all), and how to log. */
+typedef struct {
+    struct CUgraphNode_st node;
+    uint64_t launch;
+    uint32_t tid;
+} fc_cond_run;
+
 static void fc_run_graph(fc_run *run, const struct CUgraph_st *g);
+
+static int64_t fc_cond_exec(void *arg, fc_stream *s, int64_t start)
+{
+    fc_cond_run *c = arg;
+    const CUDA_CONDITIONAL_NODE_PARAMS *p = &c->node.u.cond.p;
+    fc_cond *h = fc_cond_of(p->handle);
+    fc_run run = {s, c->launch, 0, c->tid, 1, start};
+    if (p->type == CU_GRAPH_COND_TYPE_WHILE) {
+        while (atomic_load(&h->value))
+            fc_run_graph(&run, c->node.u.cond.body[0]);
+    } else {
+        unsigned v = atomic_load(&h->value);
+        unsigned b = p->type == CU_GRAPH_COND_TYPE_IF ? (v ? 0 : 1) : v;
+        if (b < p->size)
+            fc_run_graph(&run, c->node.u.cond.body[b]);
+    }
+    return run.t;
+}
+
+static void fc_cond_release(void *arg)
+{
+    fc_cond_run *c = arg;
+    fc_node_params_free(&c->node);
+    free(c);
+}
+
+/* A launch's first operation when the graph has handles with default values. */
+static int64_t fc_cond_defaults(void *arg, fc_stream *s, int64_t start)
+{
+    (void)s;
+    const struct CUgraph_st *g = arg;
+    for (size_t i = 0; i < g->nconds; i++)
+        if (g->conds[i]->flags & CU_GRAPH_COND_ASSIGN_DEFAULT)
+            atomic_store(&g->conds[i]->value, g->conds[i]->dflt);
+    return start;
+}
+
+static void fc_graph_release(void *arg)
+{
+    fc_graph_free(arg);
+}
 
 static void fc_run_node(fc_run *run, const struct CUgraphNode_st *n)
 {
@@ -225,6 +313,22 @@ static void fc_run_node(fc_run *run, const struct CUgraphNode_st *n)
     case CU_GRAPH_NODE_TYPE_GRAPH:
         fc_run_graph(run, n->u.child);
         break;
+    case CU_GRAPH_NODE_TYPE_CONDITIONAL: {
+        fc_cond_run *c = calloc(1, sizeof *c);
+        if (!c)
+            fc_fatal("out of host memory for a graph launch");
+        c->node.type = CU_GRAPH_NODE_TYPE_EMPTY;
+        fc_node_params_copy(&c->node, n);
+        c->node.type = n->type;
+        c->launch = run->launch;
+        c->tid = run->tid;
+        op = fc_op_new(FC_OP_DEVICE);
+        op->u.device.run = fc_cond_exec;
+        op->u.device.arg = c;
+        op->u.device.release = fc_cond_release;
+        fc_run_submit(run, op);
+        break;
+    }
     default: /* empty, memory allocation and free: nothing to run */
         break;
     }
@@ -251,10 +355,23 @@ static CUresult fc_graph_launch(CUgraphExec x, CUstream h, int pt)
         return r;
     if (s->ctx != x->ctx)
         return CUDA_ERROR_INVALID_CONTEXT;
-    fc_run run = {s, 0, 0, 0};
+    fc_run run = {s, 0, 0, 0, 0, 0};
     if (fc_g.truth_fd >= 0) {
         run.launch = ++fc_graph_launches;
         run.tid = (uint32_t)gettid();
+    }
+    if (x->g->nconds) {
+        struct CUgraph_st *handles = fc_graph_new(); /* a carrier of the handle list */
+        handles->conds = malloc(x->g->nconds * sizeof *handles->conds);
+        if (!handles->conds)
+            fc_fatal("out of host memory for a graph launch");
+        memcpy(handles->conds, x->g->conds, x->g->nconds * sizeof *handles->conds);
+        handles->nconds = x->g->nconds;
+        fc_op *op = fc_op_new(FC_OP_DEVICE);
+        op->u.device.run = fc_cond_defaults;
+        op->u.device.arg = handles;
+        op->u.device.release = fc_graph_release;
+        fc_submit(s, op);
     }
     fc_run_graph(&run, x->g);
     return CUDA_SUCCESS;
@@ -404,4 +521,35 @@ FC_EXPORT CUresult CUDAAPI cuGraphExecUpdate(CUgraphExec x, CUgraph g, CUgraphNo
     if (result)
         *result = r == CUDA_ERROR_INVALID_VALUE ? CU_GRAPH_EXEC_UPDATE_ERROR : info.result;
     return r;
+}
+
+/* ---- conditional handles --------------------------------------------------------------- */
+
+FC_EXPORT CUresult CUDAAPI cuGraphConditionalHandleCreate(CUgraphConditionalHandle *pHandle_out,
+                                                          CUgraph hGraph, CUcontext ctx,
+                                                          unsigned int defaultLaunchValue,
+                                                          unsigned int flags)
+{
+    FC_ENTER_INIT("cuGraphConditionalHandleCreate");
+    if (!pHandle_out || !hGraph || hGraph->magic != FC_GRAPH_MAGIC ||
+        (flags & ~(unsigned)CU_GRAPH_COND_ASSIGN_DEFAULT) || !fc_ctx_valid(ctx))
+        return CUDA_ERROR_INVALID_VALUE;
+    fc_cond *c = calloc(1, sizeof *c);
+    fc_cond **v = realloc(hGraph->conds, (hGraph->nconds + 1) * sizeof *v);
+    if (!c || !v)
+        fc_fatal("out of host memory for a conditional handle");
+    *c = (fc_cond){FC_COND_MAGIC, defaultLaunchValue, defaultLaunchValue, flags, ctx};
+    hGraph->conds = v;
+    hGraph->conds[hGraph->nconds++] = c;
+    *pHandle_out = (CUgraphConditionalHandle)(uintptr_t)c;
+    return CUDA_SUCCESS;
+}
+
+FC_EXPORT void fakecuda_graph_set_conditional(unsigned long long handle, unsigned int value)
+{
+    fc_cond *c = fc_cond_of(handle);
+    if (!c)
+        fc_fatal("fakecuda_graph_set_conditional: expected a conditional handle, found %#llx",
+                 handle);
+    atomic_store(&c->value, value);
 }

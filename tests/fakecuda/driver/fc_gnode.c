@@ -3,7 +3,8 @@
  * validated as a launch or copy of the same kind would be, and kept by value (fc_graph.h).
  * Memory-allocation nodes allocate when they are made (the address is fixed for the graph's
  * life, as CUDA documents); the memory is released when the last graph or executable graph
- * holding the node goes. Conditional nodes are not simulated: CUDA_ERROR_NOT_SUPPORTED. */
+ * holding the node goes. A conditional node owns its body graphs (made empty with the node, to
+ * be filled by the caller), as CUDA's does. */
 #define _GNU_SOURCE
 #include "fc_graph.h"
 #include "fc_module.h"
@@ -50,6 +51,12 @@ void fc_node_params_free(struct CUgraphNode_st *n)
             fc_graph_free(n->u.child);
         n->u.child = NULL;
         break;
+    case CU_GRAPH_NODE_TYPE_CONDITIONAL:
+        for (unsigned i = 0; n->u.cond.body && i < n->u.cond.p.size; i++)
+            fc_graph_free(n->u.cond.body[i]);
+        free(n->u.cond.body);
+        n->u.cond.body = NULL;
+        break;
     case CU_GRAPH_NODE_TYPE_MEM_ALLOC:
         if (n->u.alloc.a && atomic_fetch_sub(&n->u.alloc.a->refs, 1) == 1) {
             fc_mem_free_device(n->u.alloc.a->p);
@@ -72,6 +79,16 @@ void fc_node_params_copy(struct CUgraphNode_st *dst, const struct CUgraphNode_st
         dst->u.child = fc_graph_clone(src->u.child);
     else if (src->type == CU_GRAPH_NODE_TYPE_MEM_ALLOC)
         atomic_fetch_add(&dst->u.alloc.a->refs, 1);
+    else if (src->type == CU_GRAPH_NODE_TYPE_CONDITIONAL)
+        fc_cond_bodies(dst, src->u.cond.body);
+}
+
+void fc_cond_bodies(struct CUgraphNode_st *n, struct CUgraph_st *const *from)
+{
+    n->u.cond.body = fc_xrealloc(NULL, n->u.cond.p.size * sizeof *n->u.cond.body);
+    for (unsigned i = 0; i < n->u.cond.p.size; i++)
+        n->u.cond.body[i] = from ? fc_graph_clone(from[i]) : fc_graph_new();
+    n->u.cond.p.phGraph_out = n->u.cond.body;
 }
 
 void fc_graph_free(struct CUgraph_st *g)
@@ -83,6 +100,7 @@ void fc_graph_free(struct CUgraph_st *g)
         free(g->nodes[i]);
     }
     free(g->nodes);
+    free(g->conds);
     g->magic = 0;
     free(g);
 }
@@ -173,6 +191,11 @@ struct CUgraph_st *fc_graph_clone(const struct CUgraph_st *g)
         fc_node_params_copy(n, o);
         n->type = o->type;
         n->orig = (struct CUgraphNode_st *)o;
+    }
+    if (g->nconds) {
+        c->conds = fc_xrealloc(NULL, g->nconds * sizeof *c->conds);
+        memcpy(c->conds, g->conds, g->nconds * sizeof *c->conds);
+        c->nconds = g->nconds;
     }
     /* edges once every node exists: a dependency may come later in the array */
     for (size_t i = 0; i < g->n; i++)
@@ -351,6 +374,33 @@ static void fc_kernel_get(const struct CUgraphNode_st *n, CUDA_KERNEL_NODE_PARAM
                                    n->u.k.f->lib ? (CUkernel)n->u.k.f : NULL, n->u.k.ctx};
 }
 
+fc_cond *fc_cond_of(CUgraphConditionalHandle h)
+{
+    fc_cond *c = (fc_cond *)(uintptr_t)h;
+    return c && c->magic == FC_COND_MAGIC ? c : NULL;
+}
+
+/* A new conditional node's parameters: its handle (made for this graph) and empty bodies. */
+static CUresult fc_set_cond(struct CUgraphNode_st *n, CUDA_CONDITIONAL_NODE_PARAMS *p)
+{
+    fc_cond *c = fc_cond_of(p->handle);
+    int mine = 0;
+    for (size_t i = 0; c && i < n->g->nconds; i++)
+        mine |= n->g->conds[i] == c;
+    if (!mine || (p->ctx && p->ctx != c->ctx))
+        return CUDA_ERROR_INVALID_VALUE;
+    unsigned max = p->type == CU_GRAPH_COND_TYPE_IF      ? 2
+                   : p->type == CU_GRAPH_COND_TYPE_WHILE ? 1
+                   : p->type == CU_GRAPH_COND_TYPE_SWITCH ? ~0u
+                                                          : 0;
+    if (!p->size || p->size > max)
+        return CUDA_ERROR_INVALID_VALUE;
+    n->u.cond.p = *p;
+    fc_cond_bodies(n, NULL);
+    p->phGraph_out = n->u.cond.body;
+    return CUDA_SUCCESS;
+}
+
 /* The generic form (cuGraphAddNode, cuGraphNodeSetParams, cuGraphExecNodeSetParams). */
 CUresult fc_set_generic(struct CUgraphNode_st *n, CUgraphNodeParams *p)
 {
@@ -393,8 +443,10 @@ CUresult fc_set_generic(struct CUgraphNode_st *n, CUgraphNodeParams *p)
         return fc_set_free(n, p->free.dptr);
     case CU_GRAPH_NODE_TYPE_EMPTY:
         return CUDA_SUCCESS;
+    case CU_GRAPH_NODE_TYPE_CONDITIONAL:
+        return fc_set_cond(n, &p->conditional);
     default:
-        return fc_unsupported("graph nodes of this type (conditional, semaphores, memops)");
+        return fc_unsupported("graph nodes of this type (semaphores, memory operations)");
     }
 }
 

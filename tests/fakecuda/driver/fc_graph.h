@@ -55,17 +55,31 @@ struct CUgraphNode_st {
         } alloc;
         CUdeviceptr free;
         struct {
-            CUDA_CONDITIONAL_NODE_PARAMS p;
-            struct CUgraph_st *body[2]; /* owned; p.phGraph_out points here */
+            CUDA_CONDITIONAL_NODE_PARAMS p; /* p.phGraph_out: body */
+            struct CUgraph_st **body;       /* p.size graphs, owned */
         } cond;
     } u;
 };
+
+/* A conditional handle (cuGraphConditionalHandleCreate): the value a conditional node tests,
+ * set by the host implementations of kernels (fakecuda_graph_set_conditional). Handles live
+ * as long as the process (a handle is a few bytes; a graph may be destroyed while a launch
+ * that sets it still runs). */
+typedef struct {
+    uint32_t magic;
+    _Atomic unsigned value;
+    unsigned dflt;
+    unsigned flags; /* CU_GRAPH_COND_ASSIGN_DEFAULT */
+    fc_ctx *ctx;
+} fc_cond;
+#define FC_COND_MAGIC 0x6a6a0004u
 
 struct CUgraph_st {
     uint32_t magic;
     struct CUgraphNode_st **nodes;
     size_t n, cap;
-    int capturing; /* a capture is adding to it */
+    fc_cond **conds; /* the handles made for it */
+    size_t nconds;
 };
 
 struct CUgraphExec_st {
@@ -95,6 +109,10 @@ CUresult fc_node_set_kernel(struct CUgraphNode_st *n, const void *func, const un
 void fc_node_params_free(struct CUgraphNode_st *n);
 /* Copies src's parameters into dst (same type), replacing dst's. */
 void fc_node_params_copy(struct CUgraphNode_st *dst, const struct CUgraphNode_st *src);
+/* n's conditional bodies (p.size of them): clones of from's, or empty graphs (from NULL). */
+void fc_cond_bodies(struct CUgraphNode_st *n, struct CUgraph_st *const *from);
+/* The conditional handle h, or NULL if it is not one. */
+fc_cond *fc_cond_of(CUgraphConditionalHandle h);
 /* A valid node handle. */
 int fc_node_valid(const struct CUgraphNode_st *n);
 /* A topological order of g's nodes (n indices): 0, or -1 if g has a cycle. */
