@@ -16,7 +16,9 @@
  *   fc_image.c   parsing images: cubin, fatbin (LZ4, zstd), PTX, the text format
  *   fc_launch.c  the kernel cost model, host kernels, launches, occupancy
  *   fc_misc.c    capture status queries, managed-memory advice, cache preferences
- *   fc_graph.c   stream capture, graphs made by capture
+ *   fc_graph.c   stream capture (fc_graph.h: the graphs' shared contract)
+ *   fc_gnode.c   graphs built node by node, queries, node parameters
+ *   fc_gexec.c   executable graphs: instantiation, updates, launches, conditional handles
  *   fc_export.c  cuGetExportTable: NVIDIA's private tables, context-local storage
  *   fc_integrity.c the integrity check's keyed hash (self-contained, fc_integrity.h)
  *   fc_report.c  FAKECUDA_CUDART_REPORT: which libcudart.so the process runs on
