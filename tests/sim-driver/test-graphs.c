@@ -238,6 +238,20 @@ TEST_IMPL(graph_exec_updates_and_invalid_use)
         want = 2 * want + steps[i];
     ASSERT_NEAR(x[0], want, 0);
 
+    /* a disabled kernel node runs as an empty one, until enabled again */
+    unsigned on;
+    CK(cuGraphNodeSetEnabled(ex, k, 0));
+    CK(cuGraphNodeGetEnabled(ex, k, &on));
+    ASSERT_INT(on, ==, 0);
+    CK(cuGraphLaunch(ex, s));
+    CK(cuStreamSynchronize(s));
+    ASSERT_NEAR(x[0], want, 0);
+    CK(cuGraphNodeSetEnabled(ex, k, 1));
+    CK(cuGraphLaunch(ex, s));
+    CK(cuStreamSynchronize(s));
+    want = 2 * want + 100;
+    ASSERT_NEAR(x[0], want, 0);
+
     /* updates that cannot apply */
     CUgraph g2;
     CK(cuGraphCreate(&g2, 0));
@@ -405,6 +419,25 @@ TEST_IMPL(capture_of_every_operation_type)
     CK(cuGraphGetNodes(g2, nodes, &count));
     CK(cuGraphNodeGetType(nodes[3], &t));
     ASSERT_INT(t, ==, CU_GRAPH_NODE_TYPE_EVENT_RECORD);
+    /* a graph launched into a capture is a child graph node */
+    CK(cuStreamBeginCapture_v2(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
+    CK(cuGraphLaunch(x, s));
+    CUgraph g3;
+    CK(cuStreamEndCapture(s, &g3));
+    ASSERT_INT(obs.calls, ==, 2); /* not run */
+    CK(cuGraphGetNodes(g3, nodes, &count));
+    ASSERT_INT(count, ==, 1);
+    CK(cuGraphNodeGetType(nodes[0], &t));
+    ASSERT_INT(t, ==, CU_GRAPH_NODE_TYPE_GRAPH);
+    CUgraphExec x3;
+    CK(cuGraphInstantiateWithFlags(&x3, g3, 0));
+    memset(out, 0, sizeof out);
+    CK(cuGraphLaunch(x3, s));
+    CK(cuStreamSynchronize(s));
+    ASSERT_INT(obs.calls, ==, 3);
+    ASSERT_NEAR(out[N - 1], 2 * h[N - 1] + 1, 0);
+    CK(cuGraphExecDestroy(x3));
+    CK(cuGraphDestroy(g3));
     /* ending on a stream that only joined is an error */
     CK(cuStreamBeginCapture_v2(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
     CK(cuEventRecord(fork, s));

@@ -7,7 +7,7 @@
  * nodes record and wait as cuEventRecord and cuStreamWaitEvent do. Independent branches
  * therefore run one after another, never overlapping: a graph's modelled time is the sum of its
  * nodes' (a GPU may overlap branches; the simulation does not). Empty, memory-allocation and
- * memory-free nodes do nothing when run (the allocation lives with the graph, fc_gnode.c).
+ * memory-free nodes, and nodes disabled with cuGraphNodeSetEnabled, do nothing when run (the allocation lives with the graph, fc_gnode.c).
  * A conditional node is one operation of the stream that, when it starts (its dependencies
  * done), reads its handle's value and runs the chosen body inline, node after node in
  * topological order with their modelled durations (a while body again while the value is
@@ -250,6 +250,8 @@ static void fc_graph_release(void *arg)
 static void fc_run_node(fc_run *run, const struct CUgraphNode_st *n)
 {
     fc_op *op;
+    if (n->disabled)
+        return; /* runs as an empty node */
     switch (n->type) {
     case CU_GRAPH_NODE_TYPE_KERNEL: {
         const struct CUfunc_st *f = n->u.k.f;
@@ -355,6 +357,8 @@ static CUresult fc_graph_launch(CUgraphExec x, CUstream h, int pt)
         return r;
     if (s->ctx != x->ctx)
         return CUDA_ERROR_INVALID_CONTEXT;
+    if (fc_capture_graph(s, x->g))
+        return CUDA_SUCCESS;
     fc_run run = {s, 0, 0, 0, 0, 0};
     if (fc_g.truth_fd >= 0) {
         run.launch = ++fc_graph_launches;
@@ -454,6 +458,37 @@ FC_EXPORT CUresult CUDAAPI cuGraphExecNodeSetParams(CUgraphExec x, CUgraphNode h
         p->type == CU_GRAPH_NODE_TYPE_MEM_FREE)
         return CUDA_ERROR_INVALID_VALUE;
     return fc_set_generic(n, p);
+}
+
+static CUresult fc_node_enabled(CUgraphExec x, CUgraphNode h, unsigned *get, unsigned set)
+{
+    /* "only kernel, memset and memcpy nodes are supported" (cuda.h) */
+    struct CUgraphNode_st *n = NULL;
+    if (fc_node_valid(h) && (h->type == CU_GRAPH_NODE_TYPE_KERNEL ||
+                             h->type == CU_GRAPH_NODE_TYPE_MEMSET ||
+                             h->type == CU_GRAPH_NODE_TYPE_MEMCPY))
+        n = fc_exec_node(x, h, h->type);
+    if (!n)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (get)
+        *get = !n->disabled;
+    else
+        n->disabled = !set;
+    return CUDA_SUCCESS;
+}
+
+FC_EXPORT CUresult CUDAAPI cuGraphNodeSetEnabled(CUgraphExec x, CUgraphNode h, unsigned int on)
+{
+    FC_ENTER_INIT("cuGraphNodeSetEnabled");
+    return fc_node_enabled(x, h, NULL, on);
+}
+
+FC_EXPORT CUresult CUDAAPI cuGraphNodeGetEnabled(CUgraphExec x, CUgraphNode h, unsigned int *on)
+{
+    FC_ENTER_INIT("cuGraphNodeGetEnabled");
+    if (!on)
+        return CUDA_ERROR_INVALID_VALUE;
+    return fc_node_enabled(x, h, on, 0);
 }
 
 static int fc_same_deps(const struct CUgraphNode_st *a, const struct CUgraphNode_st *b)

@@ -1,5 +1,5 @@
 /* Stream capture (CUDA programming guide, "Creating a Graph Using Stream Capture"): an operation
- * on a capturing stream (kernel, copy, memset, host function; an event record with
+ * on a capturing stream (kernel, copy, memset, host function, graph launch; an event record with
  * CU_EVENT_RECORD_EXTERNAL; a wait for an event recorded outside the capture) becomes a node
  * of the capture's graph, depending on the stream's capture dependencies, which it then
  * replaces. Other streams join a capture by waiting for an event recorded in it (taking the
@@ -220,6 +220,18 @@ int fc_capture_add(fc_stream *s, const fc_op *op)
     }
     pthread_mutex_unlock(&fc_cap_lock);
     return 1;
+}
+
+int fc_capture_graph(fc_stream *s, const struct CUgraph_st *g)
+{
+    if (!atomic_load(&fc_ncaptures))
+        return 0;
+    pthread_mutex_lock(&fc_cap_lock);
+    int capturing = s->capture != NULL;
+    if (capturing)
+        fc_capture_node(s, CU_GRAPH_NODE_TYPE_GRAPH)->u.child = fc_graph_clone(g);
+    pthread_mutex_unlock(&fc_cap_lock);
+    return capturing;
 }
 
 int fc_capture_event_record(fc_stream *s, struct CUevent_st *ev, unsigned flags)

@@ -30,6 +30,7 @@ struct CUgraphNode_st {
     struct CUgraphNode_st **deps;
     size_t ndeps, capdeps;
     struct CUgraphNode_st *orig; /* in a clone: the node it copies (cuGraphNodeFindInClone) */
+    int disabled;                /* in an executable graph: cuGraphNodeSetEnabled(0) */
     union {
         struct {
             struct CUfunc_st *f;
@@ -128,6 +129,9 @@ CUresult fc_set_event(struct CUgraphNode_st *n, CUevent ev);
 CUresult fc_set_child(struct CUgraphNode_st *n, CUgraph child, int move);
 CUresult fc_set_generic(struct CUgraphNode_st *n, CUgraphNodeParams *p);
 
+/* cuGraphLaunch on a capturing s: a child graph node, a copy of g; returns 1. 0: s is not
+ * capturing. */
+int fc_capture_graph(fc_stream *s, const struct CUgraph_st *g);
 /* cuStreamGetCaptureInfo's graph and dependencies of s (NULL and 0 when not capturing); the
  * arrays stay valid until s's next captured operation. */
 CUresult fc_capture_deps(fc_stream *s, CUgraph *graph, const CUgraphNode **deps,
