@@ -438,6 +438,41 @@ TEST_IMPL(capture_of_every_operation_type)
     ASSERT_NEAR(out[N - 1], 2 * h[N - 1] + 1, 0);
     CK(cuGraphExecDestroy(x3));
     CK(cuGraphDestroy(g3));
+    /* stream-ordered allocation and free in a capture: allocation and free nodes, the
+     * address fixed at capture and usable at every launch */
+    CK(cuStreamBeginCapture_v2(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
+    CUdeviceptr tmp = 0;
+    CK(cuMemAllocAsync(&tmp, N * sizeof(int), s));
+    ASSERT(tmp != 0);
+    CK(cuMemsetD32Async(tmp, 42, N, s));
+    int got[N];
+    CK(cuMemcpyDtoHAsync_v2(got, tmp, sizeof got, s));
+    CK(cuMemFreeAsync(tmp, s));
+    CUgraph g4;
+    CK(cuStreamEndCapture(s, &g4));
+    count = 4;
+    CK(cuGraphGetNodes(g4, nodes, &count));
+    ASSERT_INT(count, ==, 4);
+    CUgraphNodeType alloc_types[] = {CU_GRAPH_NODE_TYPE_MEM_ALLOC, CU_GRAPH_NODE_TYPE_MEMSET,
+                                     CU_GRAPH_NODE_TYPE_MEMCPY, CU_GRAPH_NODE_TYPE_MEM_FREE};
+    for (int i = 0; i < 4; i++) {
+        CK(cuGraphNodeGetType(nodes[i], &t));
+        ASSERT_INT(t, ==, alloc_types[i]);
+    }
+    CUDA_MEM_ALLOC_NODE_PARAMS ap;
+    CK(cuGraphMemAllocNodeGetParams(nodes[0], &ap));
+    ASSERT(ap.dptr == tmp);
+    ASSERT_INT(ap.bytesize, ==, N * sizeof(int));
+    CUgraphExec x4;
+    CK(cuGraphInstantiateWithFlags(&x4, g4, 0));
+    for (int i = 0; i < 2; i++) {
+        memset(got, 0, sizeof got);
+        CK(cuGraphLaunch(x4, s));
+        CK(cuStreamSynchronize(s));
+        ASSERT_INT(got[N - 1], ==, 42);
+    }
+    CK(cuGraphExecDestroy(x4));
+    CK(cuGraphDestroy(g4));
     /* ending on a stream that only joined is an error */
     CK(cuStreamBeginCapture_v2(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
     CK(cuEventRecord(fork, s));

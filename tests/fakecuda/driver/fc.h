@@ -364,7 +364,8 @@ CUresult fc_capture_status(fc_stream *s, CUstreamCaptureStatus *st, cuuint64_t *
 /* Before work on s: on the legacy stream while a blocking stream of its context captures, that
  * capture is invalidated and the call fails with CUDA_ERROR_STREAM_CAPTURE_IMPLICIT. */
 CUresult fc_capture_legacy_check(fc_stream *s);
-/* s is capturing: the op (a kernel, copy, memset or host function) becomes a node of the
+/* s is capturing: the op (a kernel, copy, memset, host function or stream-ordered free) becomes
+ * a node of the
  * capture's graph instead of running, and the caller frees it; returns 1. 0: s is not
  * capturing. */
 int fc_capture_add(fc_stream *s, const fc_op *op);
@@ -374,6 +375,9 @@ int fc_capture_event_record(fc_stream *s, struct CUevent_st *ev, unsigned flags)
 /* cuStreamWaitEvent: s joins the capture ev was recorded in, or, capturing, gets an event wait
  * node for an event recorded outside; returns 1 and *r. 0: neither captures. */
 int fc_capture_event_wait(fc_stream *s, struct CUevent_st *ev, CUresult *r);
+/* cuMemAllocAsync on a capturing s: a memory-allocation node, its address in *dptr; returns 1
+ * and *r. 0: s is not capturing. */
+int fc_capture_alloc(fc_stream *s, size_t bytesize, CUdeviceptr *dptr, CUresult *r);
 /* Frees a retired stream's capture state. */
 void fc_nodeset_free(fc_nodeset *ns);
 /* A "potentially unsafe" call under the thread's capture mode: 0, or

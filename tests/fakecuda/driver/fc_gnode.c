@@ -59,7 +59,11 @@ void fc_node_params_free(struct CUgraphNode_st *n)
         break;
     case CU_GRAPH_NODE_TYPE_MEM_ALLOC:
         if (n->u.alloc.a && atomic_fetch_sub(&n->u.alloc.a->refs, 1) == 1) {
-            fc_mem_free_device(n->u.alloc.a->p);
+            /* the program may have freed it (cuMemFreeAsync) and the address be reused */
+            fc_range rg;
+            if (fc_mem_lookup((uintptr_t)n->u.alloc.a->p, &rg) == 0 &&
+                rg.id == n->u.alloc.a->id)
+                fc_mem_free_device(n->u.alloc.a->p);
             free(n->u.alloc.a);
         }
         n->u.alloc.a = NULL;
@@ -307,13 +311,12 @@ CUresult fc_set_child(struct CUgraphNode_st *n, CUgraph child, int move)
     return CUDA_SUCCESS;
 }
 
-static CUresult fc_set_alloc(struct CUgraphNode_st *n, CUDA_MEM_ALLOC_NODE_PARAMS *p)
+CUresult fc_set_alloc(struct CUgraphNode_st *n, CUDA_MEM_ALLOC_NODE_PARAMS *p, fc_ctx *c)
 {
     if (!p || !p->bytesize || p->poolProps.allocType != CU_MEM_ALLOCATION_TYPE_PINNED ||
         p->poolProps.location.type != CU_MEM_LOCATION_TYPE_DEVICE)
         return CUDA_ERROR_INVALID_VALUE;
-    fc_ctx *c;
-    CUresult r = fc_ctx_get(&c);
+    CUresult r = c ? CUDA_SUCCESS : fc_ctx_get(&c);
     if (r != CUDA_SUCCESS)
         return r;
     if (p->poolProps.location.id != c->dev)
@@ -326,6 +329,9 @@ static CUresult fc_set_alloc(struct CUgraphNode_st *n, CUDA_MEM_ALLOC_NODE_PARAM
         return r;
     }
     atomic_store(&a->refs, 1);
+    fc_range rg;
+    if (fc_mem_lookup((uintptr_t)a->p, &rg) == 0)
+        a->id = rg.id;
     p->dptr = a->p;
     n->u.alloc.p = *p;
     n->u.alloc.a = a;
@@ -434,7 +440,7 @@ CUresult fc_set_generic(struct CUgraphNode_st *n, CUgraphNodeParams *p)
     case CU_GRAPH_NODE_TYPE_MEM_ALLOC: {
         CUDA_MEM_ALLOC_NODE_PARAMS a = {p->alloc.poolProps, p->alloc.accessDescs,
                                         p->alloc.accessDescCount, p->alloc.bytesize, 0};
-        CUresult r = fc_set_alloc(n, &a);
+        CUresult r = fc_set_alloc(n, &a, NULL);
         if (r == CUDA_SUCCESS)
             p->alloc.dptr = a.dptr;
         return r;
@@ -590,7 +596,7 @@ FC_EXPORT CUresult CUDAAPI cuGraphAddMemAllocNode(CUgraphNode *ph, CUgraph g,
                                                   CUDA_MEM_ALLOC_NODE_PARAMS *p)
 {
     FC_ENTER_INIT("cuGraphAddMemAllocNode");
-    FC_ADD_NODE(ph, g, deps, ndeps, CU_GRAPH_NODE_TYPE_MEM_ALLOC, fc_set_alloc(n, p));
+    FC_ADD_NODE(ph, g, deps, ndeps, CU_GRAPH_NODE_TYPE_MEM_ALLOC, fc_set_alloc(n, p, NULL));
 }
 
 FC_EXPORT CUresult CUDAAPI cuGraphAddMemFreeNode(CUgraphNode *ph, CUgraph g,

@@ -1,5 +1,6 @@
 /* Stream capture (CUDA programming guide, "Creating a Graph Using Stream Capture"): an operation
- * on a capturing stream (kernel, copy, memset, host function, graph launch; an event record with
+ * on a capturing stream (kernel, copy, memset, host function, graph launch, stream-ordered
+ * allocation and free; an event record with
  * CU_EVENT_RECORD_EXTERNAL; a wait for an event recorded outside the capture) becomes a node
  * of the capture's graph, depending on the stream's capture dependencies, which it then
  * replaces. Other streams join a capture by waiting for an event recorded in it (taking the
@@ -176,7 +177,7 @@ int fc_capture_add(fc_stream *s, const fc_op *op)
     if (!atomic_load(&fc_ncaptures))
         return 0;
     if (op->kind != FC_OP_KERNEL && op->kind != FC_OP_COPY && op->kind != FC_OP_COPY2D &&
-        op->kind != FC_OP_MEMSET && op->kind != FC_OP_HOSTFN)
+        op->kind != FC_OP_MEMSET && op->kind != FC_OP_HOSTFN && op->kind != FC_OP_FREE)
         return 0;
     pthread_mutex_lock(&fc_cap_lock);
     if (!s->capture) {
@@ -213,6 +214,9 @@ int fc_capture_add(fc_stream *s, const fc_op *op)
             op->u.memset.elem, op->u.memset.count, op->u.memset.height};
         n->u.set.ctx = s->ctx;
         break;
+    case FC_OP_FREE:
+        fc_capture_node(s, CU_GRAPH_NODE_TYPE_MEM_FREE)->u.free = (CUdeviceptr)op->u.free.p;
+        break;
     default:
         n = fc_capture_node(s, CU_GRAPH_NODE_TYPE_HOST);
         n->u.host = (CUDA_HOST_NODE_PARAMS){op->u.hostfn.fn, op->u.hostfn.user};
@@ -220,6 +224,26 @@ int fc_capture_add(fc_stream *s, const fc_op *op)
     }
     pthread_mutex_unlock(&fc_cap_lock);
     return 1;
+}
+
+int fc_capture_alloc(fc_stream *s, size_t bytesize, CUdeviceptr *dptr, CUresult *r)
+{
+    if (!atomic_load(&fc_ncaptures))
+        return 0;
+    pthread_mutex_lock(&fc_cap_lock);
+    int capturing = s->capture != NULL;
+    if (capturing) {
+        CUDA_MEM_ALLOC_NODE_PARAMS p = {.bytesize = bytesize};
+        p.poolProps.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+        p.poolProps.location = (CUmemLocation){CU_MEM_LOCATION_TYPE_DEVICE, s->ctx->dev};
+        struct CUgraphNode_st made = {.type = CU_GRAPH_NODE_TYPE_MEM_ALLOC};
+        if ((*r = fc_set_alloc(&made, &p, s->ctx)) == CUDA_SUCCESS) {
+            fc_capture_node(s, CU_GRAPH_NODE_TYPE_MEM_ALLOC)->u = made.u;
+            *dptr = p.dptr;
+        }
+    }
+    pthread_mutex_unlock(&fc_cap_lock);
+    return capturing;
 }
 
 int fc_capture_graph(fc_stream *s, const struct CUgraph_st *g)

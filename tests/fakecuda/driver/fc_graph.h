@@ -20,6 +20,7 @@
 typedef struct {
     _Atomic int refs;
     CUdeviceptr p;
+    unsigned long long id; /* the range's (fc_range): freed only if the program has not */
 } fc_galloc;
 
 struct CUgraphNode_st {
@@ -127,6 +128,8 @@ CUresult fc_set_memset(struct CUgraphNode_st *n, const CUDA_MEMSET_NODE_PARAMS *
 CUresult fc_set_host(struct CUgraphNode_st *n, const CUDA_HOST_NODE_PARAMS *p);
 CUresult fc_set_event(struct CUgraphNode_st *n, CUevent ev);
 CUresult fc_set_child(struct CUgraphNode_st *n, CUgraph child, int move);
+/* A memory-allocation node's allocation, made in c (NULL: the current context); p->dptr set. */
+CUresult fc_set_alloc(struct CUgraphNode_st *n, CUDA_MEM_ALLOC_NODE_PARAMS *p, fc_ctx *c);
 CUresult fc_set_generic(struct CUgraphNode_st *n, CUgraphNodeParams *p);
 
 /* cuGraphLaunch on a capturing s: a child graph node, a copy of g; returns 1. 0: s is not
