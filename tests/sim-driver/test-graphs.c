@@ -473,6 +473,15 @@ TEST_IMPL(capture_of_every_operation_type)
     }
     CK(cuGraphExecDestroy(x4));
     CK(cuGraphDestroy(g4));
+    /* a forked stream whose work the origin never waits for: not joined */
+    CK(cuStreamBeginCapture_v2(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
+    CK(cuEventRecord(fork, s));
+    CK(cuStreamWaitEvent(s2, fork, 0));
+    CK(cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, s2, args2, NULL));
+    ASSERT_INT(cuStreamEndCapture(s, &g2_end), ==, CUDA_ERROR_STREAM_CAPTURE_UNJOINED);
+    ASSERT(g2_end == NULL);
+    CK(cuStreamIsCapturing(s2, &st));
+    ASSERT_INT(st, ==, CU_STREAM_CAPTURE_STATUS_NONE);
     /* ending on a stream that only joined is an error */
     CK(cuStreamBeginCapture_v2(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
     CK(cuEventRecord(fork, s));

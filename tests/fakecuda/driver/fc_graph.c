@@ -5,7 +5,8 @@
  * of the capture's graph, depending on the stream's capture dependencies, which it then
  * replaces. Other streams join a capture by waiting for an event recorded in it (taking the
  * event's dependencies: fork and join). cuStreamEndCapture on the stream that began it returns
- * the graph and ends every stream's part in it. The rules a capture can be broken by are
+ * the graph and ends every stream's part in it (CUDA_ERROR_STREAM_CAPTURE_UNJOINED, and no graph,
+ * when a stream that joined has work its origin does not wait for). The rules a capture can be broken by are
  * simulated, since a tracer must not break them:
  *   - an event recorded into a capturing stream belongs to the capture: querying or
  *     synchronizing it fails (CUDA_ERROR_CAPTURED_EVENT) and invalidates the capture;
@@ -435,6 +436,36 @@ FC_EXPORT CUresult CUDAAPI cuStreamBeginCaptureToGraph_ptsz(CUstream hStream, CU
     return fc_begin_capture(hStream, 1, mode, hGraph, deps, edges, ndeps);
 }
 
+/* Marks n and its ancestors in seen (by node index). */
+static void fc_mark_ancestors(const struct CUgraphNode_st *n, char *seen)
+{
+    if (seen[n->idx])
+        return;
+    seen[n->idx] = 1;
+    for (size_t i = 0; i < n->ndeps; i++)
+        fc_mark_ancestors(n->deps[i], seen);
+}
+
+/* Whether every stream that joined c has joined back into its origin: each one's last work
+ * precedes the origin's. Called with fc_cap_lock held. */
+static int fc_capture_joined(struct fc_capture *c)
+{
+    char *seen = calloc(c->graph->n + 1, 1);
+    if (!seen)
+        fc_fatal("out of host memory for a capture");
+    for (size_t i = 0; i < c->origin->capdeps.n; i++)
+        fc_mark_ancestors(c->origin->capdeps.v[i], seen);
+    int joined = 1;
+    fc_ctx *ctx = c->origin->ctx;
+    pthread_mutex_lock(&ctx->lock);
+    for (fc_stream *t = ctx->streams; t && joined; t = t->ctx_next)
+        for (size_t i = 0; t->capture == c && i < t->capdeps.n; i++)
+            joined &= seen[t->capdeps.v[i]->idx];
+    pthread_mutex_unlock(&ctx->lock);
+    free(seen);
+    return joined;
+}
+
 /* Ends every stream's part in c (its context's streams). Called with fc_cap_lock held. */
 static void fc_capture_detach(struct fc_capture *c)
 {
@@ -481,15 +512,17 @@ static CUresult fc_end_capture(CUstream h, int pt, CUgraph *out)
             *p = c->next;
             break;
         }
+    int joined = c->invalidated || fc_capture_joined(c);
     fc_capture_detach(c);
     atomic_fetch_sub(&fc_ncaptures, 1);
     pthread_mutex_unlock(&fc_cap_lock);
     *out = NULL;
-    if (c->invalidated) {
+    if (c->invalidated || !joined) {
         if (!c->user_graph)
             fc_graph_free(c->graph);
         free(c);
-        return CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
+        return joined ? CUDA_ERROR_STREAM_CAPTURE_INVALIDATED
+                      : CUDA_ERROR_STREAM_CAPTURE_UNJOINED;
     }
     *out = c->graph;
     free(c);
