@@ -115,7 +115,8 @@ static void fc_nodeset_set(fc_nodeset *ns, struct CUgraphNode_st *const *v, size
     fc_nodeset_reserve(ns, n);
     if (n)
         memcpy(ns->v, v, n * sizeof *v);
-    memset(ns->e, 0, ns->cap * sizeof *ns->e);
+    if (ns->cap)
+        memset(ns->e, 0, ns->cap * sizeof *ns->e);
     ns->n = n;
 }
 
