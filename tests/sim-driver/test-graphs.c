@@ -527,12 +527,32 @@ static CUresult add_cond(CUgraphNode *n, CUgraph g, const CUgraphNode *dep,
     return r;
 }
 
+/* The while/if graph below, launched twice (the second time taking the else branch), on a
+ * driver set up by the caller. */
+static int conditional_graph(const char *truth);
+
 TEST_IMPL(conditional_while_and_if_nodes)
 {
     char truth[4096];
     snprintf(truth, sizeof truth, "%s/truth", ctt_tmpdir());
     sd_env("FAKECUDA_TRUTH", truth);
     ASSERT_INT(sd_init(), ==, 0);
+    return conditional_graph(truth);
+}
+
+/* The same in instant mode, where every operation runs inline in the launching call. */
+TEST_IMPL(conditional_nodes_in_instant_mode)
+{
+    char truth[4096];
+    snprintf(truth, sizeof truth, "%s/truth", ctt_tmpdir());
+    sd_env("FAKECUDA_TRUTH", truth);
+    sd_env("FAKECUDA_INSTANT", "1");
+    ASSERT_INT(sd_init(), ==, 0);
+    return conditional_graph(truth);
+}
+
+static int conditional_graph(const char *truth)
+{
     CUfunction count = sd_kernel_image("fakecuda-module 1\nkernel g_count 8 4 8\n", "g_count");
     CUfunction decide = sd_kernel_image("fakecuda-module 1\nkernel g_decide 8 4\n", "g_decide");
     ASSERT(count && decide);
