@@ -25,4 +25,9 @@ typedef void (*fakecuda_host_kernel)(void **kernel_params, const fakecuda_launch
 
 #define FAKECUDA_HOST_KERNEL_PREFIX "fakecuda_kernel_"
 
+/* cudaGraphSetConditional for host kernels: sets a graph conditional handle's value (the
+ * handle from cuGraphConditionalHandleCreate, passed to the kernel as an argument, as CUDA's
+ * device code receives it). Exported by the simulated libcuda.so.1; an invalid handle aborts. */
+void fakecuda_graph_set_conditional(unsigned long long handle, unsigned int value);
+
 #endif

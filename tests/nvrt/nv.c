@@ -81,14 +81,15 @@ static int nv_check_report(const char *report, const char *want_path, const char
     return 0;
 }
 
-int nv_trace(ctt_proc *p, char dir[4096], const char *name, nv_runtime rt, const char *prog,
-             const char *const args[], const char *const env[])
+/* Runs argv (with argv[argc] free for NULL) on runtime rt, the driver reporting into
+ * tmpdir/name.cudart; checks that report names rt's libcudart.so.13. */
+static int nv_exec(ctt_proc *p, const char *name, nv_runtime rt, char **argv,
+                   const char *const env[])
 {
-    char path[4096], libdir[4096], kern[4096], lib[4096], report[4200], want[PATH_MAX];
+    char libdir[4096], kern[4096], lib[4096], report[4200], want[PATH_MAX];
     char want_id[128];
     if (rt == NV_NVIDIA && access(NV_CUDART, R_OK) != 0)
         ctt_skip("NVIDIA's libcudart.so.13 (" NV_CUDART ") is not installed");
-    ctt_path(path, prog);
     ctt_path(libdir, rt == NV_NVIDIA ? "tests/nvrt/driver" : "tests/fakecuda");
     ctt_path(kern, "tests/workloads/libworkload_kernels.so");
     ctt_path(lib, "lib/libcutrace.so");
@@ -97,13 +98,7 @@ int nv_trace(ctt_proc *p, char dir[4096], const char *name, nv_runtime rt, const
         nv_file_build_id(want, want_id, sizeof want_id) != 0)
         NV_FAIL("expected a libcudart.so.13 with a build id for %s, found none",
                         rt == NV_NVIDIA ? "NVIDIA's runtime" : "the simulated runtime");
-    snprintf(dir, 4096, "%s/%s", ctt_tmpdir(), name);
     snprintf(report, sizeof report, "%s/%s.cudart", ctt_tmpdir(), name);
-    char *argv[64] = {(char *)an_cutrace(), "run", "-q", "-o", dir, "--gpu-timing", "all", "--", path};
-    int argc = 9;
-    for (int i = 0; args && args[i] && argc < 63; i++)
-        argv[argc++] = (char *)args[i];
-    argv[argc] = NULL;
     char ld[4200], hk[4200], rep[4300], cl[4200];
     snprintf(ld, sizeof ld, "LD_LIBRARY_PATH=%s", libdir);
     snprintf(hk, sizeof hk, "FAKECUDA_HOST_KERNELS=%s", kern);
@@ -117,6 +112,28 @@ int nv_trace(ctt_proc *p, char dir[4096], const char *name, nv_runtime rt, const
     if (ctt_run(p, argv, envv, 120) != 0)
         return -1;
     return nv_check_report(report, want, want_id);
+}
+
+int nv_trace(ctt_proc *p, char dir[4096], const char *name, nv_runtime rt, const char *prog,
+             const char *const args[], const char *const env[])
+{
+    char path[4096];
+    ctt_path(path, prog);
+    snprintf(dir, 4096, "%s/%s", ctt_tmpdir(), name);
+    char *argv[64] = {(char *)an_cutrace(), "run", "-q", "-o", dir, "--gpu-timing", "all", "--", path};
+    int argc = 9;
+    for (int i = 0; args && args[i] && argc < 63; i++)
+        argv[argc++] = (char *)args[i];
+    argv[argc] = NULL;
+    return nv_exec(p, name, rt, argv, env);
+}
+
+int nv_run(ctt_proc *p, const char *name, nv_runtime rt, const char *prog)
+{
+    char path[4096];
+    ctt_path(path, prog);
+    char *argv[] = {path, NULL};
+    return nv_exec(p, name, rt, argv, NULL);
 }
 
 static const tj *nv_row(const tj *arr, const char *k1, const char *v1, const char *k2, const char *v2)

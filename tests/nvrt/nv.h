@@ -19,6 +19,10 @@ typedef enum { NV_OURS, NV_NVIDIA } nv_runtime;
 int nv_trace(ctt_proc *p, char dir[4096], const char *name, nv_runtime rt, const char *prog,
              const char *const args[], const char *const env[]);
 
+/* Runs PROG (a path under the build directory) untraced on runtime rt, as nv_trace does
+ * (environment, the check of which libcudart.so.13 it mapped; name names the report). */
+int nv_run(ctt_proc *p, const char *name, nv_runtime rt, const char *prog);
+
 /* Asserts (failing the test, naming the field) that two summaries of the same workload count
  * the same: kernels by name and instances, copies by operation, host memory kind, count and
  * bytes, VRAM allocations, frees, failures and (same_peak: for workloads whose peak does not

@@ -6,7 +6,7 @@
 # libcudart.so.13 on the default path (ours lives in $(FAKECUDA_DIR), next to the driver).
 NV_OUT     := $(B)/tests/nvrt
 NV_DRV_DIR := $(NV_OUT)/driver
-NV_PROGS   := $(NV_OUT)/cublas_gemm $(NV_OUT)/forked $(NV_OUT)/sm75_only.fatbin
+NV_PROGS   := $(NV_OUT)/cublas_gemm $(NV_OUT)/forked $(NV_OUT)/sm75_only.fatbin $(NV_OUT)/graph_rt
 nv_comma   := ,
 
 $(NV_DRV_DIR)/libcuda.so.1: $(FCDRV_LIB)
@@ -22,6 +22,13 @@ $(NV_OUT)/cublas_gemm: tests/nvrt/cublas_gemm.c
 $(NV_OUT)/forked: tests/nvrt/forked.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< -L$(CUDA_HOME)/lib64 -lcudart -lpthread
+
+# CUDA graphs through NVIDIA's runtime; the kernel's host implementation is in the program,
+# found by the driver among its dynamic symbols.
+$(NV_OUT)/graph_rt: tests/nvrt/graph_rt.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) -O2 -cudart shared -gencode arch=compute_90,code=sm_90 -Xlinker --export-dynamic \
+	  -o $@ $<
 
 # Code for Turing only, as the fatbins cuBLAS ships for sm_75 alone.
 $(NV_OUT)/sm75_only.fatbin: tests/workloads/driver_api_kernels.cu

@@ -16,7 +16,9 @@
  *   fc_image.c   parsing images: cubin, fatbin (LZ4, zstd), PTX, the text format
  *   fc_launch.c  the kernel cost model, host kernels, launches, occupancy
  *   fc_misc.c    capture status queries, managed-memory advice, cache preferences
- *   fc_graph.c   stream capture, graphs made by capture
+ *   fc_graph.c   stream capture (fc_graph.h: the graphs' shared contract)
+ *   fc_gnode.c   graphs built node by node, queries, node parameters
+ *   fc_gexec.c   executable graphs: instantiation, updates, launches, conditional handles
  *   fc_export.c  cuGetExportTable: NVIDIA's private tables, context-local storage
  *   fc_integrity.c the integrity check's keyed hash (self-contained, fc_integrity.h)
  *   fc_report.c  FAKECUDA_CUDART_REPORT: which libcudart.so the process runs on
@@ -71,6 +73,21 @@ CUresult fc_fault_check(const char *symbol);
         if (__builtin_expect(!fc_g.initialized, 0))                       \
             return CUDA_ERROR_NOT_INITIALIZED;                            \
     } while (0)
+
+/* An entry point that is one call (its variants: _v2, _ptsz, ...), with FC_ENTER or
+ * FC_ENTER_INIT. */
+#define FC_DEF(name, params, call)                 \
+    FC_EXPORT CUresult CUDAAPI name params         \
+    {                                              \
+        FC_ENTER(#name);                           \
+        return call;                               \
+    }
+#define FC_DEF_INIT(name, params, call)            \
+    FC_EXPORT CUresult CUDAAPI name params         \
+    {                                              \
+        FC_ENTER_INIT(#name);                      \
+        return call;                               \
+    }
 
 CUresult fc_unsupported(const char *symbol);
 /* FAKECUDA_CUDART_REPORT (fc_report.c); called by cuInit. */
@@ -234,7 +251,9 @@ void *fc_read_whole(const char *path, size_t *size);
 /* ---- streams, events, time engine ---------------------------------------------------- */
 
 typedef enum { FC_OP_WAIT, FC_OP_RECORD, FC_OP_COPY, FC_OP_COPY2D, FC_OP_MEMSET, FC_OP_KERNEL,
-               FC_OP_HOSTFN, FC_OP_CALLBACK, FC_OP_FREE } fc_op_kind;
+               FC_OP_HOSTFN, FC_OP_CALLBACK, FC_OP_FREE,
+               FC_OP_DEVICE /* work decided when it runs (a graph's conditional node) */
+} fc_op_kind;
 
 typedef struct {
     fc_stream *s;
@@ -243,6 +262,13 @@ typedef struct {
 
 enum { FC_ENGINE_NONE = -1, FC_ENGINE_H2D = 0, FC_ENGINE_D2H = 1 };
 
+/* A set of graph nodes with (zeroed) edge data of the same length (fc_graph.c). */
+typedef struct {
+    struct CUgraphNode_st **v;
+    CUgraphEdgeData *e;
+    size_t n, cap;
+} fc_nodeset;
+
 typedef struct fc_op {
     struct fc_op *next;
     fc_op_kind kind;
@@ -250,6 +276,7 @@ typedef struct fc_op {
     uint64_t seq;
     uint32_t truth_tid;  /* FAKECUDA_TRUTH: submitting thread and the op's index among its */
     uint64_t truth_idx;  /* kernels, copies and sets (from 1); 0: not logged */
+    uint64_t truth_graph; /* a graph's node: the launching thread's graph launch (from 1) */
     int64_t submit_ns;
     int64_t dur_ns;
     int ndeps;
@@ -262,11 +289,23 @@ typedef struct fc_op {
         struct { CUDA_MEMCPY2D p; } copy2d;
         /* height rows of count elements, pitch bytes apart */
         struct { char *dst; unsigned value, elem; size_t count, pitch, height; } memset;
-        struct { fakecuda_host_kernel fn; void **params; fakecuda_launch launch; } kernel;
+        struct {
+            fakecuda_host_kernel fn;
+            void **params;
+            fakecuda_launch launch;
+            struct CUfunc_st *f;
+        } kernel;
         struct { CUhostFn fn; void *user; } hostfn;
         struct { CUstreamCallback fn; CUstream h; void *user; } callback;
         struct { struct CUevent_st *ev; uint64_t gen; } record;
         struct { uintptr_t p; } free;
+        /* run(arg, stream, start) does the work starting at start and returns its end;
+         * release(arg) when the op is freed */
+        struct {
+            int64_t (*run)(void *arg, fc_stream *s, int64_t start);
+            void *arg;
+            void (*release)(void *arg);
+        } device;
     } u;
 } fc_op;
 
@@ -290,7 +329,8 @@ struct CUstream_st {
     int worker_started, destroyed;
     pthread_t worker;
     fc_stream *ctx_next;
-    struct fc_capture *capture; /* the capture sequence begun on it (fc_graph.c), or NULL */
+    struct fc_capture *capture; /* the capture sequence it takes part in (fc_graph.c), or NULL */
+    fc_nodeset capdeps;         /* while capturing: the nodes its next operation depends on */
 };
 
 /* Resolves a CUstream argument: NULL means the legacy stream unless per_thread (the _ptsz
@@ -303,6 +343,10 @@ void fc_op_free(fc_op *op);
 /* Enqueues op on s (legacy-stream barriers added here); returns its sequence number. In
  * instant mode it runs the op inline. */
 uint64_t fc_submit(fc_stream *s, fc_op *op);
+/* Runs op as s's worker does (its data effect, host code, modelled duration: sleeping until its
+ * end, FAKECUDA_TRUTH) from start, ignoring its dependencies; returns its end. The caller frees
+ * it. A conditional node's body runs this way inside its op. */
+int64_t fc_op_run_at(fc_stream *s, fc_op *op, int64_t start);
 /* Blocks until op seq of s has completed. */
 void fc_stream_wait(fc_stream *s, uint64_t seq);
 fc_stream *fc_stream_new(fc_ctx *ctx, unsigned flags, int priority, int legacy);
@@ -320,9 +364,22 @@ CUresult fc_capture_status(fc_stream *s, CUstreamCaptureStatus *st, cuuint64_t *
 /* Before work on s: on the legacy stream while a blocking stream of its context captures, that
  * capture is invalidated and the call fails with CUDA_ERROR_STREAM_CAPTURE_IMPLICIT. */
 CUresult fc_capture_legacy_check(fc_stream *s);
-/* s is capturing: a kernel op (or NULL: an event record) joins the capture instead of running;
- * returns 1. 0: s is not capturing. */
+/* s is capturing: the op (a kernel, copy, memset, host function or stream-ordered free) becomes
+ * a node of the
+ * capture's graph instead of running, and the caller frees it; returns 1. 0: s is not
+ * capturing. */
 int fc_capture_add(fc_stream *s, const fc_op *op);
+/* cuEventRecord(WithFlags) on a capturing s: the event takes s's capture dependencies (an
+ * external record is a node); returns 1. 0: s is not capturing. */
+int fc_capture_event_record(fc_stream *s, struct CUevent_st *ev, unsigned flags);
+/* cuStreamWaitEvent: s joins the capture ev was recorded in, or, capturing, gets an event wait
+ * node for an event recorded outside; returns 1 and *r. 0: neither captures. */
+int fc_capture_event_wait(fc_stream *s, struct CUevent_st *ev, CUresult *r);
+/* cuMemAllocAsync on a capturing s: a memory-allocation node, its address in *dptr; returns 1
+ * and *r. 0: s is not capturing. */
+int fc_capture_alloc(fc_stream *s, size_t bytesize, CUdeviceptr *dptr, CUresult *r);
+/* Frees a retired stream's capture state. */
+void fc_nodeset_free(fc_nodeset *ns);
 /* A "potentially unsafe" call under the thread's capture mode: 0, or
  * CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED after invalidating the captures it conflicts with. */
 CUresult fc_capture_unsafe(void);
@@ -342,6 +399,8 @@ struct CUevent_st {
     fc_stream *s;              /* stream of the last record (a reference) */
     uint64_t seq;
     int captured;              /* last recorded into a capturing stream (s) */
+    unsigned long long cap_id; /* ... of this capture, */
+    fc_nodeset cap_deps;       /* ... after these nodes (fc_graph.c) */
 };
 void fc_event_unref(struct CUevent_st *e);
 /* A live event of a live context. */

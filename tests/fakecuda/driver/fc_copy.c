@@ -13,7 +13,7 @@
  * copy; synchronous D2D does not block; host-to-host copies are fully synchronous; Async
  * copies with pinned memory never block; synchronous memsets block only when the target is
  * pinned host or managed memory. Managed memory is device memory for costs. */
-#include "fc.h"
+#include "fc_graph.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -91,6 +91,10 @@ static int fc_is_host(fc_side s)
 static void fc_transfer(fc_stream *s, fc_op *op, fc_side src, fc_side dst, size_t bytes,
                         int async, void (*stage)(fc_op *, void *))
 {
+    if (fc_capture_add(s, op)) { /* a graph's copy reads its source when the graph runs */
+        fc_op_free(op);
+        return;
+    }
     const fc_device_desc *d = fc_ctx_dev(s->ctx)->d;
     double link = fc_dev_link_bw(d), mem = fc_dev_mem_bw(d);
     if (fc_is_host(src) && fc_is_host(dst)) {
@@ -123,6 +127,21 @@ static void fc_transfer(fc_stream *s, fc_op *op, fc_side src, fc_side dst, size_
     uint64_t seq = fc_submit(s, op);
     if (!async || dst == FC_SIDE_PAGEABLE)
         fc_stream_wait(s, seq);
+}
+
+void fc_copy_model(fc_op *op, fc_ctx *c, uintptr_t src, uintptr_t dst, size_t bytes)
+{
+    const fc_device_desc *d = fc_ctx_dev(c)->d;
+    fc_side a = fc_classify(src), b = fc_classify(dst);
+    if (fc_is_host(a) == fc_is_host(b)) {
+        /* host-to-host copies cost the host's memcpy, not modelled (as in fc_transfer) */
+        op->dur_ns = fc_is_host(a) ? 0 : FC_COPY_LATENCY_NS + fc_bytes_ns(bytes, fc_dev_mem_bw(d));
+        return;
+    }
+    int pageable = a == FC_SIDE_PAGEABLE || b == FC_SIDE_PAGEABLE;
+    double link = fc_dev_link_bw(d);
+    op->engine = fc_is_host(a) ? FC_ENGINE_H2D : FC_ENGINE_D2H;
+    op->dur_ns = FC_COPY_LATENCY_NS + fc_bytes_ns(bytes, pageable ? link / 3 : link);
 }
 
 static void fc_stage_1d(fc_op *op, void *buf)
@@ -213,6 +232,17 @@ static CUresult fc_memcpy2d(const CUDA_MEMCPY2D *p, CUstream h, int pt, int asyn
     return CUDA_SUCCESS;
 }
 
+CUDA_MEMCPY2D fc_copy3d_slice(const CUDA_MEMCPY3D *p, size_t z)
+{
+    return (CUDA_MEMCPY2D){
+        .srcXInBytes = p->srcXInBytes, .srcY = (p->srcZ + z) * p->srcHeight + p->srcY,
+        .srcMemoryType = p->srcMemoryType, .srcHost = p->srcHost, .srcDevice = p->srcDevice,
+        .srcArray = p->srcArray, .srcPitch = p->srcPitch, .dstXInBytes = p->dstXInBytes,
+        .dstY = (p->dstZ + z) * p->dstHeight + p->dstY, .dstMemoryType = p->dstMemoryType,
+        .dstHost = p->dstHost, .dstDevice = p->dstDevice, .dstArray = p->dstArray,
+        .dstPitch = p->dstPitch, .WidthInBytes = p->WidthInBytes, .Height = p->Height};
+}
+
 /* A 3D copy is a 2D copy per slice (rows of a slice are srcHeight/dstHeight apart). */
 static CUresult fc_memcpy3d(const CUDA_MEMCPY3D *p, CUstream h, int pt, int async)
 {
@@ -221,14 +251,7 @@ static CUresult fc_memcpy3d(const CUDA_MEMCPY3D *p, CUstream h, int pt, int asyn
     if (p->srcLOD || p->dstLOD)
         return CUDA_ERROR_INVALID_VALUE;
     for (size_t z = 0; z < p->Depth; z++) {
-        CUDA_MEMCPY2D q = {
-            .srcXInBytes = p->srcXInBytes, .srcY = (p->srcZ + z) * p->srcHeight + p->srcY,
-            .srcMemoryType = p->srcMemoryType, .srcHost = p->srcHost,
-            .srcDevice = p->srcDevice, .srcArray = p->srcArray, .srcPitch = p->srcPitch,
-            .dstXInBytes = p->dstXInBytes, .dstY = (p->dstZ + z) * p->dstHeight + p->dstY,
-            .dstMemoryType = p->dstMemoryType, .dstHost = p->dstHost,
-            .dstDevice = p->dstDevice, .dstArray = p->dstArray, .dstPitch = p->dstPitch,
-            .WidthInBytes = p->WidthInBytes, .Height = p->Height};
+        CUDA_MEMCPY2D q = fc_copy3d_slice(p, z);
         CUresult r = fc_memcpy2d(&q, h, pt, async);
         if (r != CUDA_SUCCESS)
             return r;
@@ -323,13 +346,6 @@ static CUresult fc_memset(CUdeviceptr dst, size_t pitch, unsigned value, unsigne
 }
 
 /* ---- entry points -------------------------------------------------------------------- */
-
-#define FC_DEF(name, params, call)                 \
-    FC_EXPORT CUresult CUDAAPI name params         \
-    {                                              \
-        FC_ENTER(#name);                           \
-        return call;                               \
-    }
 
 typedef uintptr_t up;
 

@@ -1,7 +1,7 @@
 /* Events: create, record, query, synchronize, elapsed time, destroy. Apart from fc_stream.c
  * because an event is its own object over the time engine (fc_exec.c), as a stream is. */
 #define _GNU_SOURCE
-#include "fc.h"
+#include "fc_graph.h"
 
 #include <stdlib.h>
 /* ---- events -------------------------------------------------------------------------- */
@@ -16,6 +16,7 @@ void fc_event_unref(struct CUevent_st *e)
     if (atomic_fetch_sub(&e->refs, 1) == 1) {
         if (e->s)
             fc_stream_unref(e->s);
+        fc_nodeset_free(&e->cap_deps);
         pthread_mutex_destroy(&e->m);
         e->magic = 0;
         free(e);
@@ -62,18 +63,14 @@ static CUresult fc_event_record(CUevent ev, CUstream h, unsigned flags, int pt)
         return CUDA_ERROR_INVALID_HANDLE;
     if ((r = fc_capture_legacy_check(s)) != CUDA_SUCCESS)
         return r;
-    if (fc_capture_add(s, NULL)) {
-        pthread_mutex_lock(&ev->m);
-        ev->captured = 1;
-        if (ev->s != s) {
-            fc_stream_ref(s);
-            if (ev->s)
-                fc_stream_unref(ev->s);
-            ev->s = s;
-        }
-        pthread_mutex_unlock(&ev->m);
+    if (fc_capture_event_record(s, ev, flags))
         return CUDA_SUCCESS;
-    }
+    fc_event_record_on(s, ev);
+    return CUDA_SUCCESS;
+}
+
+void fc_event_record_on(fc_stream *s, CUevent ev)
+{
     fc_op *op = fc_op_new(FC_OP_RECORD);
     atomic_fetch_add(&ev->refs, 1);
     op->u.record.ev = ev;
@@ -92,11 +89,10 @@ static CUresult fc_event_record(CUevent ev, CUstream h, unsigned flags, int pt)
         ev->seq = atomic_load(&s->submitted) + 1;
         pthread_mutex_unlock(&ev->m);
         fc_submit(s, op); /* completes inline, taking the lock itself */
-        return CUDA_SUCCESS;
+        return;
     }
     ev->seq = fc_submit(s, op);
     pthread_mutex_unlock(&ev->m);
-    return CUDA_SUCCESS;
 }
 
 FC_EXPORT CUresult CUDAAPI cuEventRecord(CUevent hEvent, CUstream hStream)

@@ -42,7 +42,7 @@ static int fc_truth_kind(const fc_op *op)
 /* At submission: who submitted the op, and its index among that thread's operations. */
 static void fc_truth_submit(fc_op *op)
 {
-    if (fc_g.truth_fd >= 0 && fc_truth_kind(op)) {
+    if (fc_g.truth_fd >= 0 && fc_truth_kind(op) && !op->truth_graph) {
         op->truth_tid = (uint32_t)gettid();
         op->truth_idx = ++fc_truth_count;
     }
@@ -53,15 +53,17 @@ static void fc_truth_submit(fc_op *op)
 static void fc_truth_log(const fc_op *op, const fc_stream *s, int64_t ready, int64_t start,
                          int64_t end)
 {
-    if (!op->truth_idx)
+    if (!op->truth_idx && !op->truth_graph)
         return;
     static const char *const kinds[] = {[FC_OP_KERNEL] = "kernel", [FC_OP_COPY] = "copy",
                                         [FC_OP_COPY2D] = "copy", [FC_OP_MEMSET] = "set"};
-    char line[160];
-    int n = snprintf(line, sizeof line, "%d %u %llu %s %llu %lld %lld %lld %lld\n",
+    char line[192], graph[32] = "";
+    if (op->truth_graph)
+        snprintf(graph, sizeof graph, " graph=%llu", (unsigned long long)op->truth_graph);
+    int n = snprintf(line, sizeof line, "%d %u %llu %s %llu %lld %lld %lld %lld%s\n",
                      (int)getpid(), op->truth_tid, (unsigned long long)op->truth_idx,
                      kinds[op->kind], (unsigned long long)s->id, (long long)start,
-                     (long long)end, (long long)op->submit_ns, (long long)ready);
+                     (long long)end, (long long)op->submit_ns, (long long)ready, graph);
     if (write(fc_g.truth_fd, line, (size_t)n) != n)
         fc_fatal("FAKECUDA_TRUTH: write failed: %s", strerror(errno));
 }
@@ -114,6 +116,8 @@ void fc_op_free(fc_op *op)
         free(op->staging);
     if (op->kind == FC_OP_RECORD)
         fc_event_unref(op->u.record.ev);
+    if (op->kind == FC_OP_DEVICE)
+        op->u.device.release(op->u.device.arg);
     if (op != &fc_instant_op)
         free(op);
 }
@@ -178,6 +182,7 @@ static void fc_op_effect(fc_op *op, int64_t end)
         fc_mem_free_device(op->u.free.p);
         break;
     case FC_OP_WAIT:
+    case FC_OP_DEVICE:
     case FC_OP_KERNEL:
     case FC_OP_HOSTFN:
     case FC_OP_CALLBACK:
@@ -214,6 +219,7 @@ void fc_stream_unref(fc_stream *s)
         pthread_mutex_destroy(&s->m);
         pthread_cond_destroy(&s->work);
         pthread_cond_destroy(&s->done);
+        fc_nodeset_free(&s->capdeps);
         s->magic = 0;
         free(s);
     }
@@ -237,6 +243,35 @@ void fc_stream_wait(fc_stream *s, uint64_t seq)
     fc_stream_wait_end(s, seq);
 }
 
+int64_t fc_op_run_at(fc_stream *s, fc_op *op, int64_t start)
+{
+    int64_t ready = start;
+    if (op->engine != FC_ENGINE_NONE) {
+        fc_device *d = fc_ctx_dev(s->ctx);
+        pthread_mutex_lock(&d->engine_lock);
+        if (d->engine_free_ns[op->engine] > start)
+            start = d->engine_free_ns[op->engine];
+        d->engine_free_ns[op->engine] = start + op->dur_ns;
+        pthread_mutex_unlock(&d->engine_lock);
+    }
+    int64_t end = start + op->dur_ns;
+    fc_sleep_until(start);
+    if (op->kind == FC_OP_DEVICE)
+        end = op->u.device.run(op->u.device.arg, s, start);
+    if (fc_op_runs_host_code(op))
+        fc_op_host_code(op);
+    fc_op_effect(op, end);
+    if (op->kind == FC_OP_HOSTFN || op->kind == FC_OP_CALLBACK) {
+        /* A host function occupies the stream for as long as it really runs. */
+        int64_t now = fc_now_ns();
+        if (now > end)
+            end = now;
+    }
+    fc_sleep_until(end);
+    fc_truth_log(op, s, ready, start, end);
+    return end;
+}
+
 static void *fc_worker(void *arg)
 {
     fc_stream *s = arg;
@@ -255,28 +290,7 @@ static void *fc_worker(void *arg)
             if (e > start)
                 start = e;
         }
-        int64_t ready = start;
-        if (op->engine != FC_ENGINE_NONE) {
-            fc_device *d = fc_ctx_dev(s->ctx);
-            pthread_mutex_lock(&d->engine_lock);
-            if (d->engine_free_ns[op->engine] > start)
-                start = d->engine_free_ns[op->engine];
-            d->engine_free_ns[op->engine] = start + op->dur_ns;
-            pthread_mutex_unlock(&d->engine_lock);
-        }
-        int64_t end = start + op->dur_ns;
-        fc_sleep_until(start);
-        if (fc_op_runs_host_code(op))
-            fc_op_host_code(op);
-        fc_op_effect(op, end);
-        if (op->kind == FC_OP_HOSTFN || op->kind == FC_OP_CALLBACK) {
-            /* A host function occupies the stream for as long as it really runs. */
-            int64_t now = fc_now_ns();
-            if (now > end)
-                end = now;
-        }
-        fc_sleep_until(end);
-        fc_truth_log(op, s, ready, start, end);
+        int64_t end = fc_op_run_at(s, op, start);
 
         pthread_mutex_lock(&s->m);
         s->head = op->next;
@@ -355,7 +369,7 @@ static void fc_add_legacy_barrier(fc_stream *s, fc_op *op)
 
 uint64_t fc_submit(fc_stream *s, fc_op *op)
 {
-    if (op->kind == FC_OP_KERNEL && fc_capture_add(s, op)) {
+    if (fc_capture_add(s, op)) {
         fc_op_free(op); /* a graph node now: nothing to run, nothing to wait for */
         return 0;
     }
@@ -364,6 +378,8 @@ uint64_t fc_submit(fc_stream *s, fc_op *op)
         if (fc_op_runs_host_code(op))
             fc_op_host_code(op);
         int64_t now = fc_now_ns();
+        if (op->kind == FC_OP_DEVICE)
+            op->u.device.run(op->u.device.arg, s, now);
         fc_op_effect(op, op->kind == FC_OP_RECORD ? now : 0);
         fc_truth_log(op, s, now, now, now);
         uint64_t seq = atomic_fetch_add(&s->submitted, 1) + 1;

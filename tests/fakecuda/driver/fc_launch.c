@@ -3,6 +3,7 @@
  * is one job and loading it another. */
 #define _GNU_SOURCE
 #include "fc_module.h"
+#include "fc_graph.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -128,6 +129,26 @@ typedef struct {
     unsigned grid[3], block[3], smem;
 } fc_dims;
 
+void **fc_kernel_args_copy(const struct CUfunc_st *f, void **params)
+{
+    if (f->nparams <= 0 || !params)
+        return NULL;
+    size_t data = 0;
+    for (int i = 0; i < f->nparams; i++)
+        data += (f->param_size[i] + 15) / 16 * 16;
+    char *blk = malloc((size_t)f->nparams * sizeof(void *) + data + 1);
+    if (!blk)
+        fc_fatal("out of host memory for launch arguments");
+    void **arr = (void **)blk;
+    char *q = blk + (size_t)f->nparams * sizeof(void *);
+    for (int i = 0; i < f->nparams; i++) {
+        memcpy(q, params[i], f->param_size[i]);
+        arr[i] = q;
+        q += (f->param_size[i] + 15) / 16 * 16;
+    }
+    return arr;
+}
+
 /* Copies the launch's arguments, as the real driver does at launch time, so the caller may
  * reuse them at once. Returns 0, or -1 when the layout is unknown. */
 static int fc_snapshot_params(fc_op *op, const struct CUfunc_st *f, void **params, void **extra)
@@ -151,39 +172,19 @@ static int fc_snapshot_params(fc_op *op, const struct CUfunc_st *f, void **param
     }
     if (f->nparams < 0)
         return -1;
-    size_t data = 0;
-    for (int i = 0; i < f->nparams; i++)
-        data += (f->param_size[i] + 15) / 16 * 16;
-    char *blk = malloc((size_t)f->nparams * sizeof(void *) + data + 1);
-    if (!blk)
-        fc_fatal("out of host memory for launch arguments");
-    void **arr = (void **)blk;
-    char *q = blk + (size_t)f->nparams * sizeof(void *);
-    for (int i = 0; i < f->nparams; i++) {
-        memcpy(q, params[i], f->param_size[i]);
-        arr[i] = q;
-        q += (f->param_size[i] + 15) / 16 * 16;
-    }
-    op->staging = blk;
-    op->u.kernel.params = arr;
+    op->u.kernel.params = fc_kernel_args_copy(f, params);
+    op->staging = op->u.kernel.params;
     return 0;
 }
 
-static CUresult fc_launch(const void *h, fc_dims d, CUstream hs, void **params, void **extra,
-                          int pt)
+/* What a launch and a kernel node check alike: CUDA_SUCCESS or the launch's error. */
+static CUresult fc_launch_check(const struct CUfunc_st *f, fc_dims d, const fc_device_desc *dev,
+                                void **params, void **extra)
 {
-    if (!fc_g.initialized)
-        return CUDA_ERROR_NOT_INITIALIZED;
-    struct CUfunc_st *f = fc_func(h);
     if (!f)
         return CUDA_ERROR_INVALID_HANDLE;
     if (f->nobinary)
         return CUDA_ERROR_NO_BINARY_FOR_GPU;
-    fc_stream *s;
-    CUresult r = fc_stream_resolve(hs, pt, &s);
-    if (r != CUDA_SUCCESS || (r = fc_capture_legacy_check(s)) != CUDA_SUCCESS)
-        return r;
-    const fc_device_desc *dev = fc_ctx_dev(s->ctx)->d;
     unsigned long long threads = (unsigned long long)d.block[0] * d.block[1] * d.block[2];
     if (!d.grid[0] || !d.grid[1] || !d.grid[2] || !threads || threads > 1024 ||
         d.block[2] > 64 || d.grid[1] > 65535 || d.grid[2] > 65535)
@@ -194,8 +195,49 @@ static CUresult fc_launch(const void *h, fc_dims d, CUstream hs, void **params, 
         return CUDA_ERROR_INVALID_VALUE;
     if (f->nparams > 0 && !params && !extra)
         return CUDA_ERROR_INVALID_VALUE;
+    return CUDA_SUCCESS;
+}
+
+CUresult fc_node_set_kernel(struct CUgraphNode_st *n, const void *func, const unsigned grid[3],
+                            const unsigned block[3], unsigned smem, void **params,
+                            void **extra, fc_ctx *ctx)
+{
+    struct CUfunc_st *f = fc_func(func);
+    fc_dims d;
+    memcpy(d.grid, grid, sizeof d.grid);
+    memcpy(d.block, block, sizeof d.block);
+    d.smem = smem;
+    CUresult r = fc_launch_check(f, d, fc_ctx_dev(ctx)->d, params, extra);
+    if (r != CUDA_SUCCESS)
+        return r;
+    fc_node_params_free(n);
+    n->u.k.f = f;
+    n->u.k.ctx = ctx;
+    memcpy(n->u.k.launch.grid, grid, sizeof d.grid);
+    memcpy(n->u.k.launch.block, block, sizeof d.block);
+    n->u.k.launch.shared_bytes = smem;
+    /* Arguments passed through `extra` reach a host kernel as NULL, as in a launch. */
+    n->u.k.args = extra ? NULL : fc_kernel_args_copy(f, params);
+    n->u.k.raw = f->nparams < 0 && !extra ? params : NULL;
+    return CUDA_SUCCESS;
+}
+
+static CUresult fc_launch(const void *h, fc_dims d, CUstream hs, void **params, void **extra,
+                          int pt)
+{
+    if (!fc_g.initialized)
+        return CUDA_ERROR_NOT_INITIALIZED;
+    struct CUfunc_st *f = fc_func(h);
+    fc_stream *s;
+    CUresult r = f ? fc_stream_resolve(hs, pt, &s) : CUDA_ERROR_INVALID_HANDLE;
+    if (r != CUDA_SUCCESS || (r = fc_capture_legacy_check(s)) != CUDA_SUCCESS)
+        return r;
+    const fc_device_desc *dev = fc_ctx_dev(s->ctx)->d;
+    if ((r = fc_launch_check(f, d, dev, params, extra)) != CUDA_SUCCESS)
+        return r;
     fc_op *op = fc_op_new(FC_OP_KERNEL);
     op->u.kernel.fn = f->host;
+    op->u.kernel.f = f;
     fakecuda_launch *l = &op->u.kernel.launch;
     memcpy(l->grid, d.grid, sizeof l->grid);
     memcpy(l->block, d.block, sizeof l->block);

@@ -1,7 +1,7 @@
 /* Stream capture status (the captures themselves are fc_graph.c's), and advisory calls on
  * managed memory and caches, which are validated and accepted. Programs (PyTorch's caching
  * allocator, for one) make these on hot paths and must not see errors from them. */
-#include "fc.h"
+#include "fc_graph.h"
 
 __thread CUstreamCaptureMode fc_capture_mode = CU_STREAM_CAPTURE_MODE_GLOBAL;
 
@@ -43,22 +43,14 @@ FC_EXPORT CUresult CUDAAPI cuStreamGetCaptureInfo_ptsz(CUstream hStream,
     return fc_stream_capture_status(hStream, 1, st, id);
 }
 
-/* Graph, dependencies and edge data are not simulated. */
 static CUresult fc_capture_info(CUstream h, int pt, CUstreamCaptureStatus *st, cuuint64_t *id,
                                 CUgraph *graph, const CUgraphNode **deps,
                                 const CUgraphEdgeData **edges, size_t *ndeps)
 {
     CUresult r = fc_stream_capture_status(h, pt, st, id);
-    if (r == CUDA_SUCCESS) {
-        if (graph)
-            *graph = NULL;
-        if (deps)
-            *deps = NULL;
-        if (edges)
-            *edges = NULL;
-        if (ndeps)
-            *ndeps = 0;
-    }
+    fc_stream *s;
+    if (r == CUDA_SUCCESS && (r = fc_stream_resolve(h, pt, &s)) == CUDA_SUCCESS)
+        r = fc_capture_deps(s, graph, deps, edges, ndeps);
     return r;
 }
 

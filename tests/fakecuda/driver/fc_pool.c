@@ -86,6 +86,10 @@ static CUresult fc_alloc_async(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool 
     } else if (pool->magic != FC_POOL_MAGIC) {
         return CUDA_ERROR_INVALID_VALUE;
     }
+    if (!dptr)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (fc_capture_alloc(s, bytesize, dptr, &r)) /* a graph's allocation node */
+        return r;
     /* The allocation is usable by work queued after this call on the stream; taking the
      * address space now gives exactly that. */
     return fc_alloc_device(dptr, bytesize, FC_MEM_DEVICE, pool, s->ctx);

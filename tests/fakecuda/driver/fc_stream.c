@@ -2,7 +2,7 @@
  * functions and callbacks. Apart from the time engine (fc_exec.c) that runs the streams' work,
  * because the API only checks arguments and submits ops to it. */
 #define _GNU_SOURCE
-#include "fc.h"
+#include "fc_graph.h"
 
 #include <stdlib.h>
 
@@ -117,8 +117,16 @@ static CUresult fc_stream_wait_event(CUstream h, CUevent ev, unsigned flags, int
         return CUDA_ERROR_INVALID_HANDLE;
     if (flags & ~(unsigned)CU_EVENT_WAIT_EXTERNAL)
         return CUDA_ERROR_INVALID_VALUE;
+    if (fc_capture_event_wait(s, ev, &r))
+        return r;
+    fc_stream_wait_event_on(s, ev);
+    return CUDA_SUCCESS;
+}
+
+void fc_stream_wait_event_on(fc_stream *s, CUevent ev)
+{
     if (fc_g.instant)
-        return CUDA_SUCCESS; /* every recorded event has already completed */
+        return; /* every recorded event has already completed */
     fc_op *op = fc_op_new(FC_OP_WAIT);
     pthread_mutex_lock(&ev->m);
     if (ev->gen && ev->s)
@@ -126,10 +134,9 @@ static CUresult fc_stream_wait_event(CUstream h, CUevent ev, unsigned flags, int
     pthread_mutex_unlock(&ev->m);
     if (op->ndeps == 0) { /* never recorded: nothing to wait for */
         fc_op_free(op);
-        return CUDA_SUCCESS;
+        return;
     }
     fc_submit(s, op);
-    return CUDA_SUCCESS;
 }
 
 FC_EXPORT CUresult CUDAAPI cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int Flags)
