@@ -6,6 +6,7 @@
  * kernel runs). Kernels left out are listed in samples.txt with the reason. */
 #include "../fakecuda/fakecuda.h"
 
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -44,6 +45,36 @@ HOST_KERNEL(_Z9vectorAddPKfS0_Pfi) { vector_add(params, launch); }
 HOST_KERNEL(vectorAdd) { vector_add(params, launch); }
 HOST_KERNEL(VecAdd_kernel) { vector_add(params, launch); }
 HOST_KERNEL(_Z12vectorAddGPUPfS_S_i) { vector_add(params, launch); }
+
+/* simpleOccupancy's square(int *array, int arrayCount): array[i] *= array[i] for i < arrayCount */
+HOST_KERNEL(_Z6squarePii)
+{
+    int *a = ARG(0, int *);
+    unsigned long n = (unsigned long)ARG(1, int), t = threads(launch);
+    for (unsigned long i = 0; i < n && i < t; i++)
+        a[i] *= a[i];
+}
+
+/* simpleAWBarrier's normVecByDotProductAWBarrier(float *vecA, float *vecB, double *partial, int
+ * size): each block's share of the dot product (thread r of the grid sums elements r, r + G, ...)
+ * into partial[block], their sum's square root into partial[0], then both vectors divided by it */
+HOST_KERNEL(_Z28normVecByDotProductAWBarrierPfS_Pdi)
+{
+    float *a = ARG(0, float *), *b = ARG(1, float *);
+    double *partial = ARG(2, double *), total = 0;
+    unsigned long n = (unsigned long)ARG(3, int), g = threads(launch), bs = launch->block[0];
+    for (unsigned long k = 0; k < launch->grid[0]; k++)
+        partial[k] = 0;
+    for (unsigned long i = 0; i < n; i++)
+        partial[(i % g) / bs] += (double)(a[i] * b[i]);
+    for (unsigned long k = 0; k < launch->grid[0]; k++)
+        total += partial[k];
+    partial[0] = sqrt(total);
+    for (unsigned long i = 0; i < n; i++) {
+        a[i] = (float)(a[i] / partial[0]);
+        b[i] = (float)(b[i] / partial[0]);
+    }
+}
 
 /* template's and simpleTemplates' testKernel(T *in, T *out): one block; out[t] = blockDim.x * in[t] */
 #define SCALE_BY_BLOCK(name, T) \

@@ -18,7 +18,7 @@ TRACER_NVRTC_PTX := $(if $(wildcard $(CUDA_HOME)/lib64/libnvrtc.so),$(TRACER_B)/
 # -O3: the host vectorizes matrixMul's 301 products (4 s instead of 10 per run)
 $(TRACER_SAMPLE_KERNELS): tests/tracer/sample_kernels.c tests/fakecuda/fakecuda.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -O3 -fPIC -shared -o $@ $<
+	$(CC) $(CFLAGS) -O3 -fPIC -shared -o $@ $< -lm
 
 $(TRACER_PROBE): $(TRACER_B)/probe.o $(FAKECUDA_DIR)/libcudart.so.13
 	$(CC) $(CFLAGS) -o $@ $(TRACER_B)/probe.o -L$(FAKECUDA_DIR) -l:libcudart.so.13 -ldl -lpthread

@@ -345,7 +345,7 @@ static const intro_sample intro[] = {
      {" Memcpy", " Kernel", "No overlap", "Compute can overlap", " Avg. time", " Avg. speedup",
       " Fully serialized", " Overlapped using"}},
     {"simpleMultiGPU", "_Z12reduceKernelPfS_i*1", {"  GPU Processing time"}},
-    {"simpleOccupancy", "_Z6squarePii*2", {0}},
+    {"simpleOccupancy", "_Z6squarePii*2", {"Elapsed time"}},
     {"simplePitchLinearTexture", "_Z16shiftPitchLinearPfiiiiiy*100 _Z10shiftArrayPfiiiiiy*100", {"Pitch", "Array"}},
     {"simplePrintf", "_Z10testKerneli*1", {0}},
     {"simpleStreams", "_Z10init_arrayPiS_i*501", {"memcopy:", "kernel:", "non-streamed:", "4 streams:"}},
