@@ -310,6 +310,28 @@ static CUresult fc_memcpy_peer(CUdeviceptr dst, CUcontext dctx, CUdeviceptr src,
     return fc_memcpy(dst, src, n, FC_DEV_SRC | FC_DEV_DST, h, pt, async);
 }
 
+/* A 3D copy between contexts: the peer descriptor's contexts stand where the plain one's reserved
+ * fields are, and unified addresses make it an ordinary 3D copy here (as fc_memcpy_peer). */
+static CUresult fc_memcpy3d_peer(const CUDA_MEMCPY3D_PEER *p, CUstream h, int pt, int async)
+{
+    if (!p)
+        return CUDA_ERROR_INVALID_VALUE;
+    const CUcontext ctx[2] = {p->srcMemoryType == CU_MEMORYTYPE_DEVICE ? p->srcContext : NULL,
+                              p->dstMemoryType == CU_MEMORYTYPE_DEVICE ? p->dstContext : NULL};
+    for (int k = 0; k < 2; k++)
+        if (ctx[k] && ctx[k]->magic != FC_CTX_MAGIC)
+            return CUDA_ERROR_INVALID_CONTEXT;
+    CUDA_MEMCPY3D q = {
+        .srcXInBytes = p->srcXInBytes, .srcY = p->srcY, .srcZ = p->srcZ, .srcLOD = p->srcLOD,
+        .srcMemoryType = p->srcMemoryType, .srcHost = p->srcHost, .srcDevice = p->srcDevice,
+        .srcArray = p->srcArray, .srcPitch = p->srcPitch, .srcHeight = p->srcHeight,
+        .dstXInBytes = p->dstXInBytes, .dstY = p->dstY, .dstZ = p->dstZ, .dstLOD = p->dstLOD,
+        .dstMemoryType = p->dstMemoryType, .dstHost = p->dstHost, .dstDevice = p->dstDevice,
+        .dstArray = p->dstArray, .dstPitch = p->dstPitch, .dstHeight = p->dstHeight,
+        .WidthInBytes = p->WidthInBytes, .Height = p->Height, .Depth = p->Depth};
+    return fc_memcpy3d(&q, h, pt, async);
+}
+
 /* ---- memsets ------------------------------------------------------------------------- */
 
 /* height rows of count elements of elem bytes, pitch bytes apart (1D: height 1). */
@@ -422,6 +444,11 @@ FC_DEF(cuMemcpy3D_v2, (const CUDA_MEMCPY3D *p), fc_memcpy3d(p, NULL, 0, 0))
 FC_DEF(cuMemcpy3D_v2_ptds, (const CUDA_MEMCPY3D *p), fc_memcpy3d(p, NULL, 1, 0))
 FC_DEF(cuMemcpy3DAsync_v2, (const CUDA_MEMCPY3D *p, CUstream h), fc_memcpy3d(p, h, 0, 1))
 FC_DEF(cuMemcpy3DAsync_v2_ptsz, (const CUDA_MEMCPY3D *p, CUstream h), fc_memcpy3d(p, h, 1, 1))
+FC_DEF(cuMemcpy3DPeer, (const CUDA_MEMCPY3D_PEER *p), fc_memcpy3d_peer(p, NULL, 0, 0))
+FC_DEF(cuMemcpy3DPeer_ptds, (const CUDA_MEMCPY3D_PEER *p), fc_memcpy3d_peer(p, NULL, 1, 0))
+FC_DEF(cuMemcpy3DPeerAsync, (const CUDA_MEMCPY3D_PEER *p, CUstream h), fc_memcpy3d_peer(p, h, 0, 1))
+FC_DEF(cuMemcpy3DPeerAsync_ptsz, (const CUDA_MEMCPY3D_PEER *p, CUstream h),
+       fc_memcpy3d_peer(p, h, 1, 1))
 
 FC_DEF(cuMemsetD8, (CUdeviceptr_v1 d, unsigned char v, unsigned n),
        fc_memset(d, 0, v, 1, n, 1, NULL, 0, 0))
