@@ -76,3 +76,51 @@ TEST_IMPL(pitched_copies_memsets_callbacks_limits_pools)
     free(host);
     return 0;
 }
+
+/* The runtime header's cudaOccupancyMaxPotentialBlockSizeVariableSMem, written out over
+ * cuOccupancyMaxActiveBlocksPerMultiprocessor: every warp multiple from the limit down, the
+ * most resident threads (the largest block on a tie), and the grid that fills the device. */
+static size_t smem_per_block(int bs) { return (size_t)bs * 32; }
+
+static void reference_block_size(CUfunction f, int limit, CUoccupancyB2DSize smem, int *grid,
+                                 int *block)
+{
+    int best = 0, best_blocks = 0, sms;
+    cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, 0);
+    for (int bs = (limit ? limit : 1024) / 32 * 32; bs > 0; bs -= 32) {
+        int n = 0;
+        cuOccupancyMaxActiveBlocksPerMultiprocessor(&n, f, bs, smem ? smem(bs) : 0);
+        if (n * bs > best_blocks * best)
+            best = bs, best_blocks = n;
+    }
+    *block = best;
+    *grid = best_blocks * sms;
+}
+
+TEST_IMPL(occupancy_potential_block_size)
+{
+    sd_env("FAKECUDA_DEVICES", "h100");
+    ASSERT_INT(sd_init(), ==, 0);
+    CUfunction f = sd_kernel("busy", 0);
+    static const struct {
+        int limit;
+        CUoccupancyB2DSize smem;
+    } cases[] = {{0, NULL}, {200, NULL}, {0, smem_per_block}, {96, smem_per_block}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        int grid, block, want_grid, want_block;
+        CK(cuOccupancyMaxPotentialBlockSize(&grid, &block, f, cases[i].smem, 0, cases[i].limit));
+        reference_block_size(f, cases[i].limit, cases[i].smem, &want_grid, &want_block);
+        ASSERT_INT(block, ==, want_block);
+        ASSERT_INT(grid, ==, want_grid);
+        ASSERT_INT(block % 32, ==, 0);
+        ASSERT(block > 0 && (!cases[i].limit || block <= cases[i].limit));
+        CK(cuOccupancyMaxPotentialBlockSizeWithFlags(&grid, &block, f, cases[i].smem, 0,
+                                                     cases[i].limit, CU_OCCUPANCY_DISABLE_CACHING_OVERRIDE));
+        ASSERT_INT(block, ==, want_block);
+    }
+    int grid, block;
+    ASSERT_INT(cuOccupancyMaxPotentialBlockSize(NULL, &block, f, NULL, 0, 0), ==, CUDA_ERROR_INVALID_VALUE);
+    ASSERT_INT(cuOccupancyMaxPotentialBlockSizeWithFlags(&grid, &block, f, NULL, 0, 0, 8), ==,
+               CUDA_ERROR_INVALID_VALUE);
+    return 0;
+}

@@ -100,11 +100,11 @@ HOST_KERNEL(_Z17kernelAddConstantPii)
 /* C = A B, one element of C per thread of a 2-D grid of 2-D blocks, as (float *C, float *A,
  * float *B, int wA, int wB): each element's products summed in k order, as the kernels do (row
  * by row, k outer, so the host vectorizes the inner loop) */
-static void matrix_mul(void **params, const fakecuda_launch *launch)
+static void matrix_mul(void **params, const fakecuda_launch *launch, int wide)
 {
     float *c = ARG(0, float *);
     const float *a = ARG(1, const float *), *b = ARG(2, const float *);
-    long wa = ARG(3, int), wb = ARG(4, int);
+    long wa = wide ? (long)ARG(3, size_t) : ARG(3, int), wb = wide ? (long)ARG(4, size_t) : ARG(4, int);
     long rows = (long)launch->grid[1] * launch->block[1], cols = (long)launch->grid[0] * launch->block[0];
     for (long r = 0; r < rows; r++) {
         float *restrict row = c + r * wb;
@@ -119,9 +119,11 @@ static void matrix_mul(void **params, const fakecuda_launch *launch)
 }
 /* matrixMul's MatrixMulCUDA<32>, matrixMul_nvrtc's matrixMulCUDA_block32, matrixMulDynlinkJIT's
  * matrixMul_bs32_32bit */
-HOST_KERNEL(_Z13MatrixMulCUDAILi32EEvPfS0_S0_ii) { matrix_mul(params, launch); }
-HOST_KERNEL(matrixMulCUDA_block32) { matrix_mul(params, launch); }
-HOST_KERNEL(matrixMul_bs32_32bit) { matrix_mul(params, launch); }
+HOST_KERNEL(_Z13MatrixMulCUDAILi32EEvPfS0_S0_ii) { matrix_mul(params, launch, 0); }
+HOST_KERNEL(matrixMulCUDA_block32) { matrix_mul(params, launch, 0); }
+HOST_KERNEL(matrixMul_bs32_32bit) { matrix_mul(params, launch, 0); }
+/* matrixMulDrv's, with size_t widths */
+HOST_KERNEL(matrixMul_bs32_64bit) { matrix_mul(params, launch, 1); }
 
 /* simpleHyperQ's kernel_A and kernel_B(clock_t *d_o, clock_t clock_count) spin until the SM
  * clock has advanced clock_count and store how far it did: at least clock_count, here exactly;

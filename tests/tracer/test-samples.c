@@ -323,7 +323,7 @@ static const intro_sample intro[] = {
                           "_Z30scalarProductKernel_intrinsicsPK7__half2S1_Pfm*1",
      {"Result native", "Result intrinsics"}}, /* its input is seeded by time(NULL) */
     {"matrixMul", "_Z13MatrixMulCUDAILi32EEvPfS0_S0_ii*301", {"Performance="}},
-    {"matrixMulDrv", "matrixMul_bs32_64bit*1", {0}},
+    {"matrixMulDrv", "matrixMul_bs32_64bit*1", {"Processing time"}},
     {"matrixMulDynlinkJIT", "matrixMul_bs32_32bit*1", {0}},
     {"matrixMul_nvrtc", "matrixMulCUDA_block32*300", {0}},
     {"mergeSort", "_Z21mergeSortSharedKernelILj1EEvPjS0_S0_S0_j*1 _Z25generateSampleRanksKernelILj1EEvPjS0_S0_jjj*12 "

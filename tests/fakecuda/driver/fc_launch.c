@@ -403,6 +403,53 @@ FC_EXPORT CUresult CUDAAPI cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
     return fc_max_active_blocks(numBlocks, func, blockSize, dynamicSMemSize);
 }
 
+/* The block size (a multiple of the warp, at most blockSizeLimit or 1024) with the most resident
+ * threads per SM, the largest on a tie, and the grid that fills the device with it: what the
+ * runtime header's cudaOccupancyMaxPotentialBlockSizeVariableSMem computes the same way. */
+static CUresult fc_potential_block_size(int *minGridSize, int *blockSize, CUfunction func,
+                                        CUoccupancyB2DSize smem_of, size_t dynamicSMemSize,
+                                        int blockSizeLimit, unsigned flags)
+{
+    if (!minGridSize || !blockSize || (flags & ~(unsigned)CU_OCCUPANCY_DISABLE_CACHING_OVERRIDE))
+        return CUDA_ERROR_INVALID_VALUE;
+    const fc_device_desc *d;
+    CUresult r = fc_occupancy_dev(func, 32, &d);
+    if (r != CUDA_SUCCESS)
+        return r;
+    int limit = blockSizeLimit > 0 && blockSizeLimit < 1024 ? blockSizeLimit : 1024;
+    int best = 0, best_blocks = 0, best_threads = 0;
+    for (int bs = limit / 32 * 32; bs > 0; bs -= 32) {
+        int blocks = fc_blocks_per_sm(d, bs, smem_of ? smem_of(bs) : dynamicSMemSize);
+        if (blocks * bs > best_threads) {
+            best_threads = blocks * bs;
+            best = bs;
+            best_blocks = blocks;
+        }
+    }
+    *blockSize = best;
+    *minGridSize = best_blocks * d->sm_count;
+    return CUDA_SUCCESS;
+}
+
+FC_EXPORT CUresult CUDAAPI cuOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockSize,
+                                                            CUfunction func,
+                                                            CUoccupancyB2DSize blockSizeToDynamicSMemSize,
+                                                            size_t dynamicSMemSize, int blockSizeLimit)
+{
+    FC_ENTER("cuOccupancyMaxPotentialBlockSize");
+    return fc_potential_block_size(minGridSize, blockSize, func, blockSizeToDynamicSMemSize,
+                                   dynamicSMemSize, blockSizeLimit, 0);
+}
+
+FC_EXPORT CUresult CUDAAPI cuOccupancyMaxPotentialBlockSizeWithFlags(
+    int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize,
+    size_t dynamicSMemSize, int blockSizeLimit, unsigned int flags)
+{
+    FC_ENTER("cuOccupancyMaxPotentialBlockSizeWithFlags");
+    return fc_potential_block_size(minGridSize, blockSize, func, blockSizeToDynamicSMemSize,
+                                   dynamicSMemSize, blockSizeLimit, flags);
+}
+
 /* The most dynamic shared memory a block may use with numBlocks blocks on each SM. */
 FC_EXPORT CUresult CUDAAPI cuOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize,
                                                                    CUfunction func,
