@@ -124,3 +124,42 @@ TEST_IMPL(occupancy_potential_block_size)
                CUDA_ERROR_INVALID_VALUE);
     return 0;
 }
+
+/* Stream attributes are read back as set (nothing in the simulation runs differently for them),
+ * with CUDA's defaults before, copied between streams of one context, and checked. */
+TEST_IMPL(stream_attributes_set_get_copy)
+{
+    ASSERT_INT(sd_init(), ==, 0);
+    CUstream a, b;
+    CK(cuStreamCreate(&a, CU_STREAM_NON_BLOCKING));
+    CK(cuStreamCreate(&b, CU_STREAM_NON_BLOCKING));
+    CUstreamAttrValue v;
+    CK(cuStreamGetAttribute(a, CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY, &v));
+    ASSERT_INT(v.syncPolicy, ==, CU_SYNC_POLICY_AUTO);
+    CK(cuStreamGetAttribute(a, CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW, &v));
+    ASSERT_UINT(v.accessPolicyWindow.num_bytes, ==, 0);
+    static int buf[1024];
+    CUstreamAttrValue w = {.accessPolicyWindow = {.base_ptr = buf, .num_bytes = sizeof buf,
+                                                  .hitRatio = 0.6f, .hitProp = CU_ACCESS_PROPERTY_PERSISTING,
+                                                  .missProp = CU_ACCESS_PROPERTY_STREAMING}};
+    CK(cuStreamSetAttribute(a, CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW, &w));
+    CK(cuStreamSetAttribute(a, CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY,
+                            &(CUstreamAttrValue){.syncPolicy = CU_SYNC_POLICY_YIELD}));
+    CK(cuStreamCopyAttributes(b, a));
+    CK(cuStreamGetAttribute(b, CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW, &v));
+    ASSERT(v.accessPolicyWindow.base_ptr == buf && v.accessPolicyWindow.num_bytes == sizeof buf);
+    ASSERT(v.accessPolicyWindow.hitRatio == 0.6f);
+    CK(cuStreamGetAttribute(b, CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY, &v));
+    ASSERT_INT(v.syncPolicy, ==, CU_SYNC_POLICY_YIELD);
+    /* out of range, or not a stream attribute */
+    w.accessPolicyWindow.hitRatio = 1.5f;
+    ASSERT_INT(cuStreamSetAttribute(a, CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW, &w), ==,
+               CUDA_ERROR_INVALID_VALUE);
+    ASSERT_INT(cuStreamSetAttribute(a, CU_LAUNCH_ATTRIBUTE_COOPERATIVE, &v), ==, CUDA_ERROR_INVALID_VALUE);
+    ASSERT_INT(cuStreamGetAttribute(a, CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY, NULL), ==,
+               CUDA_ERROR_INVALID_VALUE);
+    CK(cuCtxResetPersistingL2Cache());
+    CK(cuStreamDestroy(a));
+    CK(cuStreamDestroy(b));
+    return 0;
+}

@@ -318,6 +318,8 @@ struct CUstream_st {
     unsigned flags;      /* CU_STREAM_NON_BLOCKING */
     int priority;
     int legacy;          /* the context's legacy default stream */
+    CUstreamAttrValue attr[5]; /* cuStreamSetAttribute's (fc_stream.c: fc_attr_slot), ... */
+    unsigned attr_set;   /* ... which of them were set (bit per slot) */
     unsigned long long id;
     _Atomic int refs;
     pthread_mutex_t m;

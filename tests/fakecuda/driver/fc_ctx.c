@@ -549,3 +549,13 @@ FC_EXPORT CUresult CUDAAPI cuDevicePrimaryCtxReset_v2(CUdevice dev)
     FC_ENTER("cuDevicePrimaryCtxReset_v2");
     return fc_primary_reset(dev);
 }
+
+/* Persisting L2 lines are not simulated (an access policy window is only read back), so there
+ * is nothing to demote: the call succeeds where a context is current, as on a device without
+ * persisting lines in use. */
+FC_EXPORT CUresult CUDAAPI cuCtxResetPersistingL2Cache(void)
+{
+    FC_ENTER("cuCtxResetPersistingL2Cache");
+    fc_ctx *c;
+    return fc_ctx_get(&c);
+}

@@ -5,6 +5,7 @@
 #include "fc_graph.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* ---- stream API ---------------------------------------------------------------------- */
 
@@ -317,3 +318,108 @@ FC_EXPORT CUresult CUDAAPI cuStreamAddCallback_ptsz(CUstream hStream, CUstreamCa
     FC_ENTER("cuStreamAddCallback_ptsz");
     return fc_add_callback(hStream, callback, userData, flags, 1);
 }
+
+/* ---- stream attributes ------------------------------------------------------------------- */
+
+/* The slot of a launch attribute cuda.h marks "valid for streams" (priority aside: the stream's
+ * own), -1 for any other. Nothing in the simulation runs differently for them: a program reads
+ * back what it set, as on a device where they are hints. */
+static int fc_attr_slot(CUstreamAttrID a)
+{
+    switch (a) {
+    case CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW: return 0;
+    case CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY: return 1;
+    case CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP: return 2;
+    case CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN: return 3;
+    case CU_LAUNCH_ATTRIBUTE_NVLINK_UTIL_CENTRIC_SCHEDULING: return 4;
+    default: return -1;
+    }
+}
+
+static CUresult fc_stream_get_attr(CUstream h, int pt, CUstreamAttrID a, CUstreamAttrValue *v)
+{
+    fc_stream *s;
+    CUresult r = fc_stream_resolve(h, pt, &s);
+    if (r != CUDA_SUCCESS)
+        return r;
+    int k = fc_attr_slot(a);
+    if (!v || (k < 0 && a != CU_LAUNCH_ATTRIBUTE_PRIORITY))
+        return CUDA_ERROR_INVALID_VALUE;
+    memset(v, 0, sizeof *v);
+    if (a == CU_LAUNCH_ATTRIBUTE_PRIORITY)
+        v->priority = s->priority;
+    else if (s->attr_set & 1u << k)
+        *v = s->attr[k];
+    else if (a == CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY)
+        v->syncPolicy = CU_SYNC_POLICY_AUTO;
+    else if (a == CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP)
+        v->memSyncDomainMap = (CUlaunchMemSyncDomainMap){.default_ = 0, .remote = 1};
+    return CUDA_SUCCESS;
+}
+
+static CUresult fc_stream_set_attr(CUstream h, int pt, CUstreamAttrID a, const CUstreamAttrValue *v)
+{
+    fc_stream *s;
+    CUresult r = fc_stream_resolve(h, pt, &s);
+    if (r != CUDA_SUCCESS)
+        return r;
+    int k = fc_attr_slot(a);
+    if (!v || (k < 0 && a != CU_LAUNCH_ATTRIBUTE_PRIORITY))
+        return CUDA_ERROR_INVALID_VALUE;
+    if (a == CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW) {
+        const CUaccessPolicyWindow *w = &v->accessPolicyWindow;
+        if (!(w->hitRatio >= 0 && w->hitRatio <= 1) || w->hitProp > CU_ACCESS_PROPERTY_PERSISTING ||
+            w->missProp > CU_ACCESS_PROPERTY_PERSISTING || w->missProp == CU_ACCESS_PROPERTY_PERSISTING)
+            return CUDA_ERROR_INVALID_VALUE;
+    }
+    if (a == CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY &&
+        (v->syncPolicy < CU_SYNC_POLICY_AUTO || v->syncPolicy > CU_SYNC_POLICY_BLOCKING_SYNC))
+        return CUDA_ERROR_INVALID_VALUE;
+    if (a == CU_LAUNCH_ATTRIBUTE_PRIORITY) {
+        /* clamped to the device's range, as at creation */
+        s->priority = v->priority > 0 ? 0 : v->priority < -5 ? -5 : v->priority;
+        return CUDA_SUCCESS;
+    }
+    pthread_mutex_lock(&s->m);
+    s->attr[k] = *v;
+    s->attr_set |= 1u << k;
+    pthread_mutex_unlock(&s->m);
+    return CUDA_SUCCESS;
+}
+
+static CUresult fc_stream_copy_attrs(CUstream dst, CUstream src, int pt)
+{
+    fc_stream *d, *s;
+    CUresult r = fc_stream_resolve(dst, pt, &d);
+    if (r == CUDA_SUCCESS)
+        r = fc_stream_resolve(src, pt, &s);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (d->ctx != s->ctx)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (d == s)
+        return CUDA_SUCCESS;
+    pthread_mutex_lock(&s->m);
+    CUstreamAttrValue attr[5];
+    memcpy(attr, s->attr, sizeof attr);
+    unsigned set = s->attr_set;
+    int prio = s->priority;
+    pthread_mutex_unlock(&s->m);
+    pthread_mutex_lock(&d->m);
+    memcpy(d->attr, attr, sizeof attr);
+    d->attr_set = set;
+    d->priority = prio;
+    pthread_mutex_unlock(&d->m);
+    return CUDA_SUCCESS;
+}
+
+FC_DEF(cuStreamGetAttribute, (CUstream h, CUstreamAttrID a, CUstreamAttrValue *v),
+       fc_stream_get_attr(h, 0, a, v))
+FC_DEF(cuStreamGetAttribute_ptsz, (CUstream h, CUstreamAttrID a, CUstreamAttrValue *v),
+       fc_stream_get_attr(h, 1, a, v))
+FC_DEF(cuStreamSetAttribute, (CUstream h, CUstreamAttrID a, const CUstreamAttrValue *v),
+       fc_stream_set_attr(h, 0, a, v))
+FC_DEF(cuStreamSetAttribute_ptsz, (CUstream h, CUstreamAttrID a, const CUstreamAttrValue *v),
+       fc_stream_set_attr(h, 1, a, v))
+FC_DEF(cuStreamCopyAttributes, (CUstream dst, CUstream src), fc_stream_copy_attrs(dst, src, 0))
+FC_DEF(cuStreamCopyAttributes_ptsz, (CUstream dst, CUstream src), fc_stream_copy_attrs(dst, src, 1))
