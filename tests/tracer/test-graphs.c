@@ -31,10 +31,14 @@ static const char *const gr_nodes[] = {"forward_kernel(float*)", "forward_kernel
 #define GR_NODES (sizeof gr_nodes / sizeof *gr_nodes)
 #define GR_GRAPH "[CUDA graph]"
 
+/* One FAKECUDA_TRUTH line (tests/fakecuda/driver/README.md): a kernel, copy or set executed,
+ * by graph launch L of its thread (graph, 0 for none) as node idx of the launch, else as its
+ * thread's idx-th. */
 typedef struct {
     int64_t start, end;
     uint32_t tid;
-    uint64_t idx;
+    uint64_t idx, graph;
+    char kind[8];
 } gr_truth;
 
 static size_t gr_read_truth(const char *path, gr_truth **out)
@@ -44,11 +48,14 @@ static size_t gr_read_truth(const char *path, gr_truth **out)
         return 0;
     gr_truth *v = NULL, o;
     size_t n = 0, cap = 0;
-    char kind[8];
-    while (fscanf(f, "%*u %u %lu %7s %*u %ld %ld %*d %*d", &o.tid, &o.idx, kind, &o.start,
-                  &o.end) == 5) {
-        if (strcmp(kind, "kernel"))
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        int at = 0;
+        if (sscanf(line, "%*u %u %lu %7s %*u %ld %ld %*d %*d%n", &o.tid, &o.idx, o.kind, &o.start,
+                   &o.end, &at) != 5 || !at)
             continue;
+        o.graph = 0;
+        sscanf(line + at, " graph=%lu", &o.graph);
         if (n == cap)
             v = realloc(v, (cap = cap ? 2 * cap : 256) * sizeof *v);
         v[n++] = o;
@@ -118,7 +125,7 @@ static int gr_check(const char *name, const gr_case *k)
 
     /* GRAPH records: each capture begun in the mode asked for and ended with a graph, each
      * graph instantiated, each launch of the exec just instantiated, after its LAUNCH */
-    size_t ops[8] = {0};
+    size_t ops[CT_GRAPH_NODE_SET + 1] = {0};
     uint64_t graph = 0, exec = 0;
     for (size_t i = 0; i < t.n; i++) {
         const ct_rec *r = &t.v[i].r;
@@ -126,8 +133,13 @@ static int gr_check(const char *name, const gr_case *k)
             continue;
         const ct_rec_graph *g = &r->u.graph;
         ASSERT_UINT(g->result, ==, 0);
-        ASSERT_UINT(g->op, <, 8);
+        ASSERT_UINT(g->op, <=, CT_GRAPH_NODE_SET);
         ops[g->op]++;
+        if (g->op == CT_GRAPH_NODE) { /* the instantiation's, next: its graph's kernel nodes */
+            ASSERT_UINT(g->graph, ==, graph);
+            ASSERT_UINT(g->node_type, ==, CT_GNODE_KERNEL);
+            ASSERT_STR(t.v[i].name, gr_nodes[(ops[CT_GRAPH_NODE] - 1) % GR_NODES]);
+        }
         if (g->op == CT_GRAPH_CAPTURE_BEGIN)
             ASSERT_UINT(g->mode, ==, k->mode);
         if (g->op == CT_GRAPH_CAPTURE_END)
@@ -146,6 +158,7 @@ static int gr_check(const char *name, const gr_case *k)
     ASSERT_UINT(ops[CT_GRAPH_CAPTURE_BEGIN], ==, k->captures);
     ASSERT_UINT(ops[CT_GRAPH_CAPTURE_END], ==, k->captures);
     ASSERT_UINT(ops[CT_GRAPH_INSTANTIATE], ==, k->captures);
+    ASSERT_UINT(ops[CT_GRAPH_NODE], ==, k->captures * GR_NODES);
     ASSERT_UINT(ops[CT_GRAPH_LAUNCH], ==, k->steps);
     ASSERT_UINT(ops[CT_GRAPH_EXEC_DESTROY], ==, k->captures);
     ASSERT_UINT(ops[CT_GRAPH_DESTROY], ==, k->captures);
@@ -163,9 +176,9 @@ static int gr_check(const char *name, const gr_case *k)
             continue;
         const gr_truth *first = NULL, *last = NULL;
         for (size_t j = 0; j < nt; j++) {
-            if (tv[j].idx == 2 + launch * GR_NODES)
+            if (tv[j].graph == launch + 1 && tv[j].idx == 1)
                 first = &tv[j];
-            if (tv[j].idx == 1 + (launch + 1) * GR_NODES)
+            if (tv[j].graph == launch + 1 && tv[j].idx == GR_NODES)
                 last = &tv[j];
         }
         ASSERT(first != NULL && last != NULL);
