@@ -3,9 +3,11 @@
  * its submitting thread submitted them, with its true interval).
  *
  * What a graph is made of comes from the program: a case names the kernels each graph holds, in
- * order (gr_case). Cases are stream captures for now; an explicitly built graph is another case
- * with its own program, checked the same way, once the simulation builds graphs explicitly. */
+ * order (gr_case), for graph_steps' stream captures; graph_built's graphs (built node by node,
+ * with a child graph, a memcpy and a memset node, an exec kernel node update, instantiated
+ * again, and captured) are checked launch by launch against the truth (gr_truth.h). */
 #include "an_helpers.h"
+#include "gr_truth.h"
 #include "tr.h"
 
 #include <cuda.h>
@@ -30,40 +32,6 @@ static const char *const gr_nodes[] = {"forward_kernel(float*)", "forward_kernel
                                        "sgd_kernel(float*)"};
 #define GR_NODES (sizeof gr_nodes / sizeof *gr_nodes)
 #define GR_GRAPH "[CUDA graph]"
-
-/* One FAKECUDA_TRUTH line (tests/fakecuda/driver/README.md): a kernel, copy or set executed,
- * by graph launch L of its thread (graph, 0 for none) as node idx of the launch, else as its
- * thread's idx-th. */
-typedef struct {
-    int64_t start, end;
-    uint32_t tid;
-    uint64_t idx, graph;
-    char kind[8];
-} gr_truth;
-
-static size_t gr_read_truth(const char *path, gr_truth **out)
-{
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return 0;
-    gr_truth *v = NULL, o;
-    size_t n = 0, cap = 0;
-    char line[512];
-    while (fgets(line, sizeof line, f)) {
-        int at = 0;
-        if (sscanf(line, "%*u %u %lu %7s %*u %ld %ld %*d %*d%n", &o.tid, &o.idx, o.kind, &o.start,
-                   &o.end, &at) != 5 || !at)
-            continue;
-        o.graph = 0;
-        sscanf(line + at, " graph=%lu", &o.graph);
-        if (n == cap)
-            v = realloc(v, (cap = cap ? 2 * cap : 256) * sizeof *v);
-        v[n++] = o;
-    }
-    fclose(f);
-    *out = v;
-    return n;
-}
 
 static const ct_rec *gr_gpu_of(const tr_trace *t, uint64_t corr)
 {
@@ -265,6 +233,25 @@ TEST_IMPL(graph_capture_thread_local)
 {
     gr_case k = {"--steps 20 --mode thread-local", CU_STREAM_CAPTURE_MODE_THREAD_LOCAL, 20, 1};
     return gr_check("graph_thread_local", &k);
+}
+
+/* The runtime API on the simulated runtime: graphs built node by node and captured. */
+TEST_IMPL(graph_built_nodes)
+{
+    char dir[4096], truth[4096], env0[4200];
+    snprintf(truth, sizeof truth, "%s/graph_built.truth", ctt_tmpdir());
+    snprintf(env0, sizeof env0, "FAKECUDA_TRUTH=%s", truth);
+    char *env[] = {env0, NULL};
+    ctt_proc plain, traced;
+    ASSERT_INT(an_run_workload(&plain, dir, "graph_built", "graph_built", NULL, 0), ==, 0);
+    ASSERT_INT(an_run_workload(&traced, dir, "graph_built", "graph_built", env, 1), ==, 0);
+    TR_ASSERT_EXIT(plain, 0);
+    TR_ASSERT_EXIT(traced, 0);
+    ASSERT_STR(traced.out, plain.out);
+    ASSERT_CONTAINS(traced.out, "graph_built: launches=9 ");
+    ctt_proc_free(&plain);
+    ctt_proc_free(&traced);
+    return gr_built_check(dir, truth);
 }
 
 TEST_IMPL(graph_capture_relaxed_reinstantiated)
