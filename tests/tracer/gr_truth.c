@@ -45,6 +45,7 @@ static const struct {
     {3, {1, 1, 2, 0}, 1, 0, 1}, /* built, child graph of two c_kernel nodes */
     {2, {1, 0, 2, 1}, 1, 0, 1}, /* B's kernel set to d_kernel in the exec */
     {2, {1, 1, 2, 0}, 1, 0, 1}, /* instantiated again from the unchanged graph */
+    {2, {1, 0, 2, 1}, 1, 0, 1}, /* updated to a clone whose B runs d_kernel */
     {2, {1, 1, 0, 0}, 0, 1, 1}, /* captured */
 };
 #define GB_PHASES (sizeof gb_phases / sizeof *gb_phases)
@@ -160,6 +161,7 @@ int gr_built_check(const char *dir, const char *truth)
     ASSERT_NEAR(tj_num(s, "processes.0.graphs.launch_copies"), (double)truth_copies, 0);
     ASSERT_NEAR(tj_num(s, "processes.0.graphs.unknown_launches"), 0, 0);
     ASSERT_NEAR(tj_num(s, "processes.0.graphs.instantiations"), 3, 0);
+    ASSERT_NEAR(tj_num(s, "processes.0.graphs.updates"), 1, 0);
     tj_free(s);
     return 0;
 }

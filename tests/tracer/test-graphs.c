@@ -248,7 +248,7 @@ TEST_IMPL(graph_built_nodes)
     TR_ASSERT_EXIT(plain, 0);
     TR_ASSERT_EXIT(traced, 0);
     ASSERT_STR(traced.out, plain.out);
-    ASSERT_CONTAINS(traced.out, "graph_built: launches=9 ");
+    ASSERT_CONTAINS(traced.out, "graph_built: launches=11 ");
     ctt_proc_free(&plain);
     ctt_proc_free(&traced);
     return gr_built_check(dir, truth);

@@ -13,13 +13,16 @@
  *   launches 4-5: E1 again: a_kernel, c_kernel x2, d_kernel, 1 memcpy, 1 memset;
  *   E1 destroyed, G instantiated again (E2: G itself never changed, so B is b_kernel);
  *   launches 6-7: E2: as launches 1-3;
+ *   G cloned (cudaGraphClone), the clone's B set to d_kernel (cudaGraphKernelNodeSetParams), E2
+ *     updated to the clone (cudaGraphExecUpdate);
+ *   launches 8-9: E2: as launches 4-5;
  *   captured graph G2 (cudaStreamBeginCapture, global mode): a_kernel<<<4, 64>>>,
  *     b_kernel<<<8, 128>>>, cudaMemcpyAsync device to pinned host (N floats), cudaMemsetAsync
  *     (N floats), instantiated once;
- *   launches 8-9: a_kernel, b_kernel, 1 memcpy (device to host), 1 memset.
+ *   launches 10-11: a_kernel, b_kernel, 1 memcpy (device to host), 1 memset.
  * The kernels take NULL and do nothing (the simulation needs no host implementation); the
- * copies and sets move real memory, checked after launches 8 and 9.
- * stdout: "graph_built: launches=9 a=9 b=7 c=14 d=2 h2d=7 d2h=2 memset=9 ok". */
+ * copies and sets move real memory, checked after launches 10 and 11.
+ * stdout: "graph_built: launches=11 a=11 b=7 c=18 d=4 h2d=9 d2h=2 memset=11 ok". */
 #include <cuda_runtime_api.h>
 #include <string.h>
 
@@ -99,8 +102,19 @@ int main(int argc, char **argv)
     WL_RT(cudaGraphInstantiate(&x, g, 0));
     for (int i = 0; i < 2; i++, launches++)
         WL_RT(cudaGraphLaunch(x, s));
+    /* a clone whose B runs d_kernel, the exec updated to it */
+    cudaGraph_t g3;
+    cudaGraphNode_t b3;
+    WL_RT(cudaGraphClone(&g3, g));
+    WL_RT(cudaGraphNodeFindInClone(&b3, b, g3));
+    WL_RT(cudaGraphKernelNodeSetParams(b3, &dp));
+    cudaGraphExecUpdateResultInfo info;
+    WL_RT(cudaGraphExecUpdate(x, g3, &info));
+    for (int i = 0; i < 2; i++, launches++)
+        WL_RT(cudaGraphLaunch(x, s));
     WL_RT(cudaStreamSynchronize(s));
     WL_RT(cudaGraphExecDestroy(x));
+    WL_RT(cudaGraphDestroy(g3));
 
     cudaGraph_t g2;
     WL_RT(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
@@ -111,7 +125,7 @@ int main(int argc, char **argv)
     WL_RT(cudaMemsetAsync(d, 0, N * sizeof *d, s));
     WL_RT(cudaStreamEndCapture(s, &g2));
     WL_RT(cudaGraphInstantiate(&x, g2, 0));
-    /* the first launch copies back what launch 7's memcpy node left in d (h), then zeroes d;
+    /* the first launch copies back what launch 9's memcpy node left in d (h), then zeroes d;
      * the second copies back those zeros */
     for (int i = 0; i < 2; i++, launches++) {
         WL_RT(cudaGraphLaunch(x, s));
@@ -129,6 +143,6 @@ int main(int argc, char **argv)
     WL_RT(cudaFreeHost(h));
     WL_RT(cudaFree(d));
     WL_RT(cudaStreamDestroy(s));
-    printf("graph_built: launches=%d a=9 b=7 c=14 d=2 h2d=7 d2h=2 memset=9 ok\n", launches);
+    printf("graph_built: launches=%d a=11 b=7 c=18 d=4 h2d=9 d2h=2 memset=11 ok\n", launches);
     return 0;
 }
