@@ -3,6 +3,7 @@
 #include "ctp_record.h"
 
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -207,7 +208,8 @@ void ctp_on_graph_launch(ctp_call *c, CUresult r, CUgraphExec g, uint64_t stream
      * detail, timed as a whole), so that a reader knows them once the GPU interval joins it */
     ct_rec_graph gr = {.corr = c->corr, .op = CT_GRAPH_LAUNCH, .exec = (uint64_t)(uintptr_t)g,
                        .stream = stream, .result = (uint32_t)r};
-    ctp_push(c->th, CT_REC_GRAPH, c->fn, c->t1, &gr, sizeof gr);
+    /* the handles only: the node's fields, none a launch's, read 0 (ctp_writer.c) */
+    ctp_push(c->th, CT_REC_GRAPH, c->fn, c->t1, &gr, offsetof(ct_rec_graph, node));
     unsigned zero[3] = {0, 0, 0};
     ctp_launch_record(c, r, __atomic_load_n(&graph_id, __ATOMIC_RELAXED), zero, zero, 0, stream,
                      CT_LAUNCH_GRAPH);
