@@ -467,9 +467,9 @@ void ctp_on_graph(ctp_call *c, CUresult r, unsigned op, uint64_t graph, uint64_t
 void ctp_on_graph_set(ctp_call *c, CUresult r, uint64_t exec, uint64_t node, unsigned type,
                       const void *p)
 {
-    ct_rec_graph g = {.corr = c->corr, .op = CT_GRAPH_NODE_SET, .exec = exec, .node = node,
-                      .result = (uint32_t)r};
-    if (c->th && p && ctp_node_fill(&g, type, p))
+    /* p is read only once the driver accepted it: a failed call's may be anything */
+    ct_rec_graph g = {.corr = c->corr, .op = CT_GRAPH_NODE_SET, .exec = exec, .node = node};
+    if (c->th && r == CUDA_SUCCESS && p && ctp_node_fill(&g, type, p))
         ctp_emit(c, CT_REC_GRAPH, &g, sizeof g);
 }
 

@@ -39,9 +39,9 @@ void ctp_on_graph_launch(ctp_call *c, CUresult r, CUgraphExec g, uint64_t stream
  * (child graphs' included) through the real driver, a NODE record each. */
 void ctp_on_graph(ctp_call *c, CUresult r, unsigned op, uint64_t graph, uint64_t exec,
                   uint64_t stream, unsigned mode);
-/* cuGraphExecNodeSetParams, cuGraphExec{Kernel,Memcpy,Memset}NodeSetParams: a NODE_SET record,
- * what exec's node now runs, from the parameters p of its node type (CUgraphNodeType; nothing
- * for a type a reader does not count). */
+/* cuGraphExecNodeSetParams, cuGraphExec{Kernel,Memcpy,Memset}NodeSetParams: if it succeeded, a
+ * NODE_SET record, what exec's node now runs, from the parameters p of its node type
+ * (CUgraphNodeType; nothing for a type a reader does not count). */
 void ctp_on_graph_set(ctp_call *c, CUresult r, uint64_t exec, uint64_t node, unsigned type,
                       const void *p);
 void ctp_on_copy(ctp_call *c, CUresult r, unsigned dir, uint64_t dst, uint64_t src, uint64_t bytes,
