@@ -11,6 +11,7 @@ typedef struct {
     size_t n, cap;
     cta_gcopy *c;
     size_t nc, ccap;
+    uint64_t owner;               /* the exec a NODE_SET made it for, while no launch ran it */
 } glist;
 
 typedef struct {
@@ -152,29 +153,46 @@ static uint32_t exec_list(struct cta_graph_proc *g, uint64_t corr, uint64_t grap
     return list;
 }
 
-/* A NODE_SET record: exec's node runs something else from now on (in a list of its own: the
- * one it ran may be its graph's or another exec's too). */
+/* A NODE_SET record: exec's node runs something else from now on. The exec's list is changed in
+ * place when it is its own and no launch ran it yet (a launch's list must stay what it ran),
+ * else copied; setting what the node runs already (new kernel arguments) changes nothing. */
 static void node_set(struct cta_graph_proc *g, const ct_rec_graph *r, uint32_t kidx)
 {
-    uint32_t from = list_of(&g->exec_of, r->exec);
+    uint32_t list = list_of(&g->exec_of, r->exec);
     cta_gnode gn;
     cta_gcopy gc;
     int kind = node_of(r, kidx, &gn, &gc);
-    if (!from || !kind)
+    if (!list || !kind)
         return;
-    uint32_t to = new_list(g);
-    glist *src = &g->lists[from], *dst = &g->lists[to];
-    for (size_t i = 0; i < src->n; i++)
-        if (src->v[i].node != r->node)
+    const glist *gl = &g->lists[list];
+    size_t at = 0, n = kind == 1 ? gl->n : gl->nc;
+    while (at < n && (kind == 1 ? gl->v[at].node : gl->c[at].node) != r->node)
+        at++;
+    if (at == n)
+        return; /* not a node of the exec's kernels (or copies) as listed */
+    if (kind == 1 ? gl->v[at].kidx == gn.kidx && !memcmp(gl->v[at].l.grid, gn.l.grid,
+                                                         sizeof gn.l.grid) &&
+                        !memcmp(gl->v[at].l.block, gn.l.block, sizeof gn.l.block) &&
+                        gl->v[at].l.shared_bytes == gn.l.shared_bytes
+                  : gl->c[at].cp.op == gc.cp.op && gl->c[at].cp.dir == gc.cp.dir &&
+                        gl->c[at].cp.bytes == gc.cp.bytes &&
+                        gl->c[at].cp.src_kind == gc.cp.src_kind &&
+                        gl->c[at].cp.dst_kind == gc.cp.dst_kind)
+        return;
+    if (gl->owner != r->exec) {
+        uint32_t to = new_list(g);
+        glist *src = &g->lists[list], *dst = &g->lists[to];
+        for (size_t i = 0; i < src->n; i++)
             *add_kernel(dst) = src->v[i];
-        else if (kind == 1)
-            *add_kernel(dst) = gn;
-    for (size_t i = 0; i < src->nc; i++)
-        if (src->c[i].node != r->node)
+        for (size_t i = 0; i < src->nc; i++)
             *add_copy(dst) = src->c[i];
-        else if (kind == 2)
-            *add_copy(dst) = gc;
-    set_list(&g->exec_of, r->exec, to);
+        dst->owner = r->exec;
+        set_list(&g->exec_of, r->exec, list = to);
+    }
+    if (kind == 1)
+        g->lists[list].v[at] = gn;
+    else
+        g->lists[list].c[at] = gc;
 }
 
 /* An instantiation of the graph whose nodes are list: counted against its shape. */
@@ -273,6 +291,7 @@ cta_gnodes cta_graph_rec(cta_proc *p, const ct_rec_graph *r, uint64_t host_ns, u
             break;
         }
         cta_xhash_put(&g->launch_of, r->corr, list, "CUDA graph launches");
+        g->lists[list].owner = 0; /* what this launch ran, from now on */
         g->st.launch_kernels += g->lists[list].n;
         g->st.launch_copies += g->lists[list].nc;
         return nodes_of(&g->lists[list]);

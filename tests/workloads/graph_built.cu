@@ -9,7 +9,8 @@
  *     pinned host to device d), a child graph node whose graph holds two kernel nodes
  *     c_kernel<<<2, 32>>>, and kernel node B = b_kernel<<<8, 128>>>;
  *   launches 1-3: exec E1 of G: a_kernel, c_kernel x2, b_kernel, 1 memcpy (host to device), 1 memset;
- *   cudaGraphExecKernelNodeSetParams(E1, B, d_kernel<<<8, 128>>>);
+ *   cudaGraphExecKernelNodeSetParams(E1, B, c_kernel<<<8, 128>>>), then (E1 not launched since)
+ *     (E1, B, d_kernel<<<8, 128>>>), and (E1, A, a_kernel<<<4, 64>>>) with other arguments;
  *   launches 4-5: E1 again: a_kernel, c_kernel x2, d_kernel, 1 memcpy, 1 memset;
  *   E1 destroyed, G instantiated again (E2: G itself never changed, so B is b_kernel);
  *   launches 6-7: E2: as launches 1-3;
@@ -93,8 +94,16 @@ int main(int argc, char **argv)
     WL_RT(cudaGraphInstantiate(&x, g, 0));
     for (int i = 0; i < 3; i++, launches++)
         WL_RT(cudaGraphLaunch(x, s));
+    /* B to c_kernel, then (before any launch ran that) to d_kernel; A to itself with other
+     * arguments */
+    cudaKernelNodeParams cb = kernel_params((void *)c_kernel, 8, 128);
+    WL_RT(cudaGraphExecKernelNodeSetParams(x, b, &cb));
     cudaKernelNodeParams dp = kernel_params((void *)d_kernel, 8, 128);
     WL_RT(cudaGraphExecKernelNodeSetParams(x, b, &dp));
+    static float *other_data = NULL;
+    static void *other_args[] = {&other_data};
+    ap.kernelParams = other_args;
+    WL_RT(cudaGraphExecKernelNodeSetParams(x, a, &ap));
     for (int i = 0; i < 2; i++, launches++)
         WL_RT(cudaGraphLaunch(x, s));
     WL_RT(cudaStreamSynchronize(s));
