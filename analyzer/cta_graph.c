@@ -142,15 +142,15 @@ static void listed(struct cta_graph_proc *g, const ct_rec_graph *r, uint32_t kid
         *add_copy(&g->lists[list]) = gc;
 }
 
-/* The list an instantiation or update (of call corr) makes its exec run: the nodes its NODE
- * records listed, else those the graph was captured with. */
-static uint32_t exec_list(struct cta_graph_proc *g, uint64_t corr, uint64_t graph)
+/* The list an instantiation or update r makes its exec run: the nodes its NODE records listed
+ * (none known if some were lost), else those the graph was captured with. */
+static uint32_t exec_list(struct cta_graph_proc *g, const ct_rec_graph *r)
 {
-    uint32_t list = list_of(&g->listed, corr);
+    uint32_t list = list_of(&g->listed, r->corr);
     if (!list)
-        return list_of(&g->graph_of, graph);
-    ct_hash_del(&g->listed, corr, NULL);
-    return list;
+        return r->nodes ? 0 : list_of(&g->graph_of, r->graph);
+    ct_hash_del(&g->listed, r->corr, NULL);
+    return g->lists[list].n + g->lists[list].nc == r->nodes ? list : 0;
 }
 
 /* A NODE_SET record: exec's node runs something else from now on. The exec's list is changed in
@@ -266,14 +266,14 @@ cta_gnodes cta_graph_rec(cta_proc *p, const ct_rec_graph *r, uint64_t host_ns, u
         break;
     case CT_GRAPH_INSTANTIATE:
         if (ok && r->exec) {
-            uint32_t list = exec_list(g, r->corr, r->graph);
+            uint32_t list = exec_list(g, r);
             set_list(&g->exec_of, r->exec, list);
             instantiated(g, list, host_ns);
         }
         break;
     case CT_GRAPH_UPDATE:
         if (ok) {
-            set_list(&g->exec_of, r->exec, exec_list(g, r->corr, r->graph));
+            set_list(&g->exec_of, r->exec, exec_list(g, r));
             g->st.updates++;
         }
         break;

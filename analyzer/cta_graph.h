@@ -4,8 +4,8 @@
  *
  * Contract: the join (cta_join.c) calls these in record order, per process. An exec runs the
  * nodes listed by the NODE records of its instantiation or last update (a graph's nodes as the
- * driver listed them, child graphs' included), as changed since by NODE_SET records; where an
- * instantiation or update had none, those of the graph's capture: the captured launches and
+ * driver listed them, child graphs' included; none known if some were lost), as changed since
+ * by NODE_SET records; where an instantiation or update had none, those of the graph's capture: the captured launches and
  * copies made while its capture was open, on the capturing stream or, while exactly one capture
  * of the process is open, on any stream (one joined to it through an event). A graph built
  * otherwise and not listed has no known nodes (n 0). Node lists live until

@@ -276,8 +276,9 @@ static void text_run(FILE *f, const cta_model *m)
                     (unsigned long long)gs.instantiations, (unsigned long long)gs.updates);
             if (gs.unknown_launches)
                 fprintf(f, "; %llu launches of graphs whose nodes the trace does not name "
-                           "(instantiated before the trace began, or by a trace older than format "
-                           "1.7's node list): their kernels are not counted",
+                           "(instantiated before the trace began, their node records lost, or "
+                           "written without format 1.7's node list): their kernels are not "
+                           "counted",
                         (unsigned long long)gs.unknown_launches);
             fputc('\n', f);
         }

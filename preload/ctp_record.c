@@ -416,16 +416,18 @@ static int ctp_node_ask(ct_rec_graph *g, CUgraphNode n, CUgraphNodeType t)
 enum { CTP_GRAPH_DEPTH = 16 };
 
 /* A NODE record per kernel, memcpy and memset node of graph, its child graphs' included, for
- * the instantiation or update of exec this call made. Not a hot path (once per
- * instantiation): the node list is allocated. */
-static void ctp_graph_nodes(ctp_call *c, uint64_t graph, uint64_t exec, int depth)
+ * the instantiation or update of exec this call made; returns how many were written (some may
+ * have been dropped, the ring full). Not a hot path (once per instantiation): the node list is
+ * allocated. */
+static uint32_t ctp_graph_nodes(ctp_call *c, uint64_t graph, uint64_t exec, int depth)
 {
     size_t n = 0;
+    uint32_t written = 0;
     if (CTP_REAL(cuGraphGetNodes)((CUgraph)(uintptr_t)graph, NULL, &n) != CUDA_SUCCESS || !n)
-        return;
+        return 0;
     CUgraphNode *v = malloc(n * sizeof *v);
     if (!v)
-        return;
+        return 0;
     if (CTP_REAL(cuGraphGetNodes)((CUgraph)(uintptr_t)graph, v, &n) != CUDA_SUCCESS)
         n = 0;
     for (size_t i = 0; i < n; i++) {
@@ -436,15 +438,18 @@ static void ctp_graph_nodes(ctp_call *c, uint64_t graph, uint64_t exec, int dept
         if (t == CU_GRAPH_NODE_TYPE_GRAPH) {
             if (depth < CTP_GRAPH_DEPTH &&
                 CTP_REAL(cuGraphChildGraphNodeGetGraph)(v[i], &child) == CUDA_SUCCESS)
-                ctp_graph_nodes(c, (uint64_t)(uintptr_t)child, exec, depth + 1);
+                written += ctp_graph_nodes(c, (uint64_t)(uintptr_t)child, exec, depth + 1);
             continue;
         }
         ct_rec_graph g = {.corr = c->corr, .op = CT_GRAPH_NODE, .graph = graph, .exec = exec,
                           .node = (uint64_t)(uintptr_t)v[i]};
-        if (ctp_node_ask(&g, v[i], t))
+        if (ctp_node_ask(&g, v[i], t)) {
             ctp_push(c->th, CT_REC_GRAPH, c->fn, c->t1, &g, sizeof g);
+            written++;
+        }
     }
     free(v);
+    return written;
 }
 
 void ctp_on_graph(ctp_call *c, CUresult r, unsigned op, uint64_t graph, uint64_t exec,
@@ -453,13 +458,14 @@ void ctp_on_graph(ctp_call *c, CUresult r, unsigned op, uint64_t graph, uint64_t
     if (!c->th)
         return;
     /* the nodes first: the instantiation or update that follows makes the exec run them */
-    if (r == CUDA_SUCCESS && graph && exec &&
-        (op == CT_GRAPH_INSTANTIATE || op == CT_GRAPH_UPDATE))
-        ctp_graph_nodes(c, graph, exec, 0);
+    uint32_t nodes = r == CUDA_SUCCESS && graph && exec &&
+                             (op == CT_GRAPH_INSTANTIATE || op == CT_GRAPH_UPDATE)
+                         ? ctp_graph_nodes(c, graph, exec, 0)
+                         : 0;
     ct_rec_graph *gr = ctp_emit_begin(c, CT_REC_GRAPH, sizeof *gr);
     if (gr) {
         *gr = (ct_rec_graph){.corr = c->corr, .op = op, .mode = mode, .graph = graph, .exec = exec,
-                             .stream = stream, .result = (uint32_t)r};
+                             .stream = stream, .result = (uint32_t)r, .nodes = nodes};
         ctp_emit_end(c);
     }
 }

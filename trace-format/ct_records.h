@@ -207,7 +207,8 @@
     F(bytes, uv, bytes, "bytes", bytes, u, 0)                                               \
     F(dir, u32, dir, "", dir, u, 0)                                                         \
     F(src_kind, u32, src_kind, "", src_kind, u, 0)                                          \
-    F(dst_kind, u32, dst_kind, "", dst_kind, u, 0)
+    F(dst_kind, u32, dst_kind, "", dst_kind, u, 0)                                          \
+    F(nodes, u32, nodes, "", nodes, u, 0)
 
 /* What NVTX_RANGE and NVTX_MARK both carry, in the same order (FORMAT.md 4.8). */
 #define CT_NVTX_ATTR_FIELDS(F)                                                              \

@@ -347,6 +347,7 @@ typedef struct {
     uint32_t grid[3], block[3], shared_bytes;
     uint64_t bytes;
     uint32_t dir, src_kind, dst_kind;
+    uint32_t nodes;                /* instantiate, update: the NODE records written before it */
 } ct_rec_graph;
 typedef struct {
     uint64_t start;                /* the push or start */

@@ -46,3 +46,23 @@ TEST_IMPL(graph_nodes_from_capture)
     tj_free(s);
     return 0;
 }
+
+/* The instantiation's node records were lost: its launches' nodes are unknown, not the capture's
+ * (the node list, had it arrived, was what the driver ran) nor a part of the list. */
+TEST_IMPL(graph_nodes_lost_unknown)
+{
+    char dir[4096], args[128];
+    snprintf(args, sizeof args, "--graph-nodes-lost --iters %d --kernels %d --loader-ms 1",
+             TG_ITERS, TG_KERNELS);
+    ASSERT(an_gen(dir, "graph_lost", args));
+    tj *s = an_summary(dir, NULL);
+    ASSERT(s != NULL);
+    ASSERT_NEAR(tj_num(s, "processes.0.graphs.launches"), TG_ITERS, 0);
+    ASSERT_NEAR(tj_num(s, "processes.0.graphs.unknown_launches"), TG_ITERS, 0);
+    ASSERT_NEAR(tj_num(s, "processes.0.graphs.launch_kernels"), 0, 0);
+    /* captured, never known to run: no instance */
+    const tj *row = tj_find(tj_get(s, "kernels"), "name", "forward_relu(float*, float const*, int)");
+    ASSERT(row == NULL || tj_num(row, "instances") == 0);
+    tj_free(s);
+    return 0;
+}

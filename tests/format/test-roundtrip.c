@@ -71,7 +71,7 @@ static size_t fmt_all_types(ct_rec *v, char *longtext, size_t longlen)
                                               0x7f0000abc000ull, CT_GNODE_MEMCPY, 3, 4,
                                               {UINT32_MAX, 2, 3}, {1024, 1, 1}, 49152,
                                               1ull << 33, CT_DIR_HTOD, CT_MEMKIND_PINNED,
-                                              CT_MEMKIND_DEVICE};
+                                              CT_MEMKIND_DEVICE, 65536};
     ADD(CT_REC_END)->end = (ct_rec_end){CT_END_SIGNAL, -15, 20, 17};
 #undef ADD
     return n;
@@ -205,6 +205,7 @@ TEST_IMPL(roundtrip_every_record_type)
     ASSERT_UINT(gr->dir, ==, CT_DIR_HTOD);
     ASSERT_UINT(gr->src_kind, ==, CT_MEMKIND_PINNED);
     ASSERT_UINT(gr->dst_kind, ==, CT_MEMKIND_DEVICE);
+    ASSERT_UINT(gr->nodes, ==, 65536);
     ASSERT_INT(l.recs[27].u.end.code, ==, -15);
     ct_rec_frame fr;
     ASSERT_INT(ct_reader_frame(l.r, 0, 1, &fr), ==, 0);

@@ -114,6 +114,7 @@ static int gr_check(const char *name, const gr_case *k)
             ASSERT((graph = g->graph) != 0);
         if (g->op == CT_GRAPH_INSTANTIATE) {
             ASSERT_UINT(g->graph, ==, graph);
+            ASSERT_UINT(g->nodes, ==, GR_NODES);
             ASSERT((exec = g->exec) != 0);
         }
         if (g->op == CT_GRAPH_LAUNCH) {

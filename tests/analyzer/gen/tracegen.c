@@ -32,7 +32,8 @@
  * call __cudaLaunchKernel, as nvcc 13's code does. --no-cpu-readings leaves out the main thread's
  * CPU-time readings. --graph captures the step's launches and the loss copy into a CUDA graph
  * once (GRAPH records, no node list: the captured LAUNCH and COPY records name its nodes) and
- * runs each step as one graph launch, timed as a whole.
+ * runs each step as one graph launch, timed as a whole; --graph-nodes-lost does the same but its
+ * instantiation states node records that never arrived (lost), so no launch's nodes are known.
  *
  * stdout: "tracegen: key=value ..." lines stating what was written (counts, bytes, peaks,
  * simulated times), for tests to compare with the analyzer's output. */
@@ -287,12 +288,14 @@ static void launch(proc *p, int k)
     p->kernel_total_ns += dur;
 }
 
-/* --graph: a GRAPH record at ts, for the call corr, on the compute stream. */
-static void graph_rec(proc *p, uint64_t ts, uint64_t corr, uint32_t op, uint64_t exec)
+/* --graph: a GRAPH record at ts, for the call corr, on the compute stream, stating nodes node
+ * records before it. */
+static void graph_rec(proc *p, uint64_t ts, uint64_t corr, uint32_t op, uint64_t exec,
+                      uint32_t nodes)
 {
     ct_rec r = {.type = CT_REC_GRAPH, .ts = ts};
     r.u.graph = (ct_rec_graph){.corr = corr, .op = op, .graph = GRAPH_HANDLE, .exec = exec,
-                               .stream = STREAM_COMPUTE};
+                               .stream = STREAM_COMPUTE, .nodes = nodes};
     push(&p->g, S_MAIN, &r);
 }
 
@@ -302,7 +305,7 @@ static void graph_rec(proc *p, uint64_t ts, uint64_t corr, uint32_t op, uint64_t
 static void capture_graph(proc *p)
 {
     uint64_t corr = api(p, p->s_capture_begin, 0, 3000, 0, 0);
-    graph_rec(p, p->now, corr, CT_GRAPH_CAPTURE_BEGIN, 0);
+    graph_rec(p, p->now, corr, CT_GRAPH_CAPTURE_BEGIN, 0, 0);
     for (int k = 0; k < p->o->kernels; k++) {
         corr = api(p, p->s_launch_rt, p->s_launch_drv, (uint64_t)(p->o->launch_us * 1e3), 0, 0);
         ct_rec l = {.type = CT_REC_LAUNCH, .ts = p->now};
@@ -320,16 +323,18 @@ static void capture_graph(proc *p)
                              .stream = STREAM_COMPUTE};
     push(&p->g, S_MAIN, &c);
     corr = api(p, p->s_capture_end, 0, 3000, 0, 0);
-    graph_rec(p, p->now, corr, CT_GRAPH_CAPTURE_END, 0);
+    graph_rec(p, p->now, corr, CT_GRAPH_CAPTURE_END, 0, 0);
     corr = api(p, p->s_instantiate, 0, 40000, 0, 0);
-    graph_rec(p, p->now, corr, CT_GRAPH_INSTANTIATE, EXEC_HANDLE);
+    /* --graph-nodes-lost: the node records it states were all lost */
+    graph_rec(p, p->now, corr, CT_GRAPH_INSTANTIATE, EXEC_HANDLE,
+              p->o->graph == 2 ? (uint32_t)p->o->kernels + 1 : 0);
 }
 
 /* --graph: one step as a launch of the captured graph, timed as a whole. */
 static void graph_launch(proc *p)
 {
     uint64_t start = p->now, corr = p->g.corr + 1; /* the id api() gives the call */
-    graph_rec(p, start, corr, CT_GRAPH_LAUNCH, EXEC_HANDLE);
+    graph_rec(p, start, corr, CT_GRAPH_LAUNCH, EXEC_HANDLE, 0);
     api(p, p->s_graph_launch, 0, (uint64_t)(p->o->launch_us * 1e3), 0, 0);
     ct_rec l = {.type = CT_REC_LAUNCH, .ts = p->now};
     l.u.launch = (ct_rec_launch){.corr = corr, .function = p->s_graph, .stream = STREAM_COMPUTE,
@@ -641,7 +646,7 @@ static const char usage[] =
     "       [--init-ms X]\n"
     "       [--ranks R] [--straggler FACTOR] [--workers W] [--events N] [--stacks-all]\n"
     "       [--gpu-timing N (0: no GPU records; N: for 1 operation in N; 1)] [--no-rank]\n"
-    "       [--no-cpu-readings] [--graph]\n"
+    "       [--no-cpu-readings] [--graph] [--graph-nodes-lost]\n"
     "       tracegen -o DIR --random SEED [--gpu-timing N]   (random shapes: see tracegen_random.c)\n";
 
 int main(int argc, char **argv)
@@ -661,6 +666,7 @@ int main(int argc, char **argv)
         {"host-us", 1, 0, 'H'}, {"stacks-all", 0, 0, 'A'}, {"gpu-timing", 1, 0, 'T'},
         {"no-rank", 0, 0, 'R'}, {"no-cpu-readings", 0, 0, 'N'}, {"random", 1, 0, 'Z'},
         {"init-ms", 1, 0, 'I'}, {"graph", 0, 0, 'G'},
+        {"graph-nodes-lost", 0, 0, 'j'},
         {"help", 0, 0, 'h'},
         {0, 0, 0, 0}};
     int c;
@@ -692,6 +698,7 @@ int main(int argc, char **argv)
         case 'N': o.no_cpu = 1; break;
         case 'I': o.init_ms = atof(optarg); break;
         case 'G': o.graph = 1; break;
+        case 'j': o.graph = 2; break;
         case 'Z': seed = strtoull(optarg, NULL, 0); random_mode = 1; break;
         case 'h': fputs(usage, stdout); return 0;
         default: fputs(usage, stderr); return 2;
