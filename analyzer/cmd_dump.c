@@ -135,7 +135,9 @@ static const char *cta_graph_op_name(uint32_t op)
                                         [CT_GRAPH_UPDATE] = "update",
                                         [CT_GRAPH_LAUNCH] = "launch",
                                         [CT_GRAPH_EXEC_DESTROY] = "exec-destroy",
-                                        [CT_GRAPH_DESTROY] = "destroy"};
+                                        [CT_GRAPH_DESTROY] = "destroy",
+                                        [CT_GRAPH_NODE] = "node",
+                                        [CT_GRAPH_NODE_SET] = "node-set"};
     return op < sizeof names / sizeof *names && names[op] ? names[op] : "unknown";
 }
 

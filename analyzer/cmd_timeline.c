@@ -281,10 +281,15 @@ static const char *const kind_names[] = {"unknown", "pageable", "pinned", "devic
 static const char *kind_name(uint32_t k) { return k < 6 ? kind_names[k] : "unknown"; }
 
 /* A graph launch's args: the kernels it ran, in node order, runs of the same kernel as one
- * "name xN" (each one's GPU time inside the graph is unknown). */
+ * "name xN" (each one's GPU time inside the graph is unknown), and how many copies and sets. */
 static void graph_args(tl *t, const cta_proc *p, const cta_call *c)
 {
     cta_gnodes g = cta_graph_launch_nodes(p, c->corr);
+    size_t sets = 0;
+    for (size_t i = 0; i < g.nc; i++)
+        sets += g.c[i].cp.op == CT_COPY_MEMSET;
+    if (g.nc)
+        fprintf(t->f, ",\"graph_copies\":%zu,\"graph_sets\":%zu", g.nc - sets, sets);
     if (!g.n)
         return;
     char list[4096];

@@ -334,16 +334,25 @@ static void launch_counts(cta_model *m, cta_proc *p, cta_joining *c, uint32_t fi
     dv->gpu_ops++;
 }
 
-/* A graph launch's GRAPH record: the kernels it ran are instances of theirs, whose GPU time is
- * unknown (events time the graph as a whole: its LAUNCH record's GPU interval), so untimed in
- * the kernel table, never given a share of the graph's time. */
+static void graph_copy(cta_model *m, const ct_rec_copy *cp);
+
+/* A graph launch's GRAPH record: the kernels, copies and sets it ran are instances of theirs,
+ * whose GPU time is unknown (events time the graph as a whole: its LAUNCH record's GPU
+ * interval), so untimed in the kernel and copy tables, never given a share of the graph's time. */
 static void graph_rec(cta_model *m, cta_proc *p, const ct_rec *r)
 {
+    const ct_rec_graph *g = &r->u.graph;
     cta_thread *th = thread_of(p, r->tid);
-    uint64_t host_ns = th->last_api_corr == r->u.graph.corr ? th->last_api_ns : 0;
-    cta_gnodes ran = cta_graph_rec(p, &r->u.graph, host_ns);
+    uint64_t host_ns = th->last_api_corr == g->corr ? th->last_api_ns : 0;
+    uint32_t kidx = (g->op == CT_GRAPH_NODE || g->op == CT_GRAPH_NODE_SET) &&
+                            g->node_type == CT_GNODE_KERNEL
+                        ? cta_name_index(m, r->file, g->function, 0)
+                        : 0;
+    cta_gnodes ran = cta_graph_rec(p, g, host_ns, kidx);
     for (size_t i = 0; i < ran.n; i++)
         kernel_instance(m, ran.v[i].kidx, &ran.v[i].l, 1);
+    for (size_t i = 0; i < ran.nc; i++)
+        graph_copy(m, &ran.c[i].cp);
 }
 
 /* The peak a copy is measured against: the device's memory for device-side copies and sets,
@@ -358,8 +367,12 @@ static void copy_peak(cta_copystat *cs, int op, const cta_dev *dv)
 /* Every copy and set counts from its COPY record, timed or not. */
 static void copy_counts(cta_model *m, cta_proc *p, const ct_rec_copy *cp)
 {
-    if (cp->flags & CT_COPY_CAPTURED)
-        return; /* a node added to a graph being captured: nothing executed */
+    if (cp->flags & CT_COPY_CAPTURED) {
+        /* a node added to a graph being captured: nothing executed; its graph's launches
+         * execute it */
+        cta_graph_captured_copy(p, cp);
+        return;
+    }
     int op = copy_op(cp), d = dev_slot(cp->device);
     cta_copystat *cs = &m->copies[op][host_kind(cp)];
     cs->count++;
@@ -369,6 +382,15 @@ static void copy_counts(cta_model *m, cta_proc *p, const ct_rec_copy *cp)
         p->dev[d].gpu_ops++;
     }
     copy_peak(cs, op, &p->dev[d]);
+}
+
+/* A copy or set a graph launch ran: counted, untimed (cta_copystat.in_graphs). */
+static void graph_copy(cta_model *m, const ct_rec_copy *cp)
+{
+    cta_copystat *cs = &m->copies[copy_op(cp)][host_kind(cp)];
+    cs->count++;
+    cs->bytes += cp->bytes;
+    cs->in_graphs++;
 }
 
 /* What an observer sees of a call with its detail. */

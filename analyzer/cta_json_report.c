@@ -165,6 +165,7 @@ static void json_processes(cta_json *j, const cta_model *m)
             cta_json_obj(j);
             CTA_JK_U64(j, "launches", gs.launches);
             CTA_JK_U64(j, "launch_kernels", gs.launch_kernels);
+            CTA_JK_U64(j, "launch_copies", gs.launch_copies);
             CTA_JK_U64(j, "unknown_launches", gs.unknown_launches);
             CTA_JK_U64(j, "instantiations", gs.instantiations);
             CTA_JK_U64(j, "updates", gs.updates);
@@ -577,6 +578,7 @@ void cta_report_json(FILE *f, const cta_model *m, const cta_diag *dg, int ndiag,
             CTA_JK_STR(&j, "host_kind", cta_hk_names[hk]);
             CTA_JK_U64(&j, "count", c->count);
             CTA_JK_U64(&j, "bytes", c->bytes);
+            CTA_JK_U64(&j, "graph_count", c->in_graphs);
             cta_copyshown sh = cta_copy_shown(c);
             CTA_JK_U64(&j, "timed_count", c->timed + c->bounded);
             CTA_JK_U64(&j, "end_bounded", c->bounded);

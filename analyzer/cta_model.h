@@ -406,11 +406,13 @@ static inline uint64_t cta_stat_total(const cta_stat *s)
 }
 static inline int cta_stat_total_estimated(const cta_stat *s) { return s->d.count && s->b.count; }
 
-/* Per copy operation and host memory kind: count and bytes from the COPY records, and of those
- * with a GPU interval, the exact ones (timed, timed_bytes, ns) and those whose end is only an
- * upper bound (bounded, bounded_bytes, bounded_ns), as for kernels (cta_stat). */
+/* Per copy operation and host memory kind: count and bytes from the COPY records and the copy
+ * and set nodes of graph launches (in_graphs of them: events time a graph as a whole, so never
+ * timed), and of those with a GPU interval, the exact ones (timed, timed_bytes, ns) and those
+ * whose end is only an upper bound (bounded, bounded_bytes, bounded_ns), as for kernels
+ * (cta_stat). */
 typedef struct {
-    uint64_t count, bytes, timed, timed_bytes, ns;
+    uint64_t count, bytes, in_graphs, timed, timed_bytes, ns;
     uint64_t bounded, bounded_bytes, bounded_ns;
     double peak_bps;              /* of the first device it ran on (0 unknown) */
 } cta_copystat;

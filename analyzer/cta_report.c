@@ -270,14 +270,16 @@ static void text_run(FILE *f, const cta_model *m)
                     p->capture_windows == 1 ? "" : "s", cta_fmt_ns(b1, (double)p->capture_ns));
         cta_graph_stats gs = cta_graph_stats_of(p);
         if (gs.launches) { /* what the kernel table counts of graphs, and what it cannot */
-            fprintf(f, "    CUDA graphs: %llu launches running %llu kernels, %llu instantiations, "
-                    "%llu exec updates", (unsigned long long)gs.launches,
-                    (unsigned long long)gs.launch_kernels, (unsigned long long)gs.instantiations,
-                    (unsigned long long)gs.updates);
+            fprintf(f, "    CUDA graphs: %llu launches running %llu kernels and %llu copies and "
+                    "sets, %llu instantiations, %llu exec updates", (unsigned long long)gs.launches,
+                    (unsigned long long)gs.launch_kernels, (unsigned long long)gs.launch_copies,
+                    (unsigned long long)gs.instantiations, (unsigned long long)gs.updates);
             if (gs.unknown_launches)
-                fprintf(f, "; %llu launches of graphs whose kernels the trace does not name "
-                           "(built node by node, or captured before the trace began): their "
-                           "kernels are not counted", (unsigned long long)gs.unknown_launches);
+                fprintf(f, "; %llu launches of graphs whose nodes the trace does not name "
+                           "(instantiated before the trace began, their node records lost, or "
+                           "written without format 1.7's node list): their kernels are not "
+                           "counted",
+                        (unsigned long long)gs.unknown_launches);
             fputc('\n', f);
         }
         for (int d = 0; d < CTA_MAX_DEV; d++) {
@@ -339,12 +341,13 @@ static void text_copies(FILE *f, const cta_model *m)
 {
     heading(f, "Copies and sets");
     /* host-to-host copies have no GPU work: they are never untimed */
-    uint64_t all = 0, timed = 0, bounded = 0, upper = 0;
+    uint64_t all = 0, timed = 0, bounded = 0, upper = 0, graphed = 0;
     for (int op = 0; op < CTA_OP_N; op++)
         for (int hk = 0; hk < CTA_HK_N; hk++) {
             const cta_copystat *c = &m->copies[op][hk];
             bounded += c->bounded;
             upper += c->count && cta_copy_shown(c).upper;
+            graphed += c->in_graphs;
             if (op == CTA_OP_H2H)
                 continue;
             all += c->count;
@@ -352,12 +355,19 @@ static void text_copies(FILE *f, const cta_model *m)
         }
     int partial = timed < all;
     char why[200];
-    if (partial && timed)
+    if (graphed)
+        fprintf(f, "  %llu copies and sets ran inside CUDA graph launches, counted from the graphs' "
+                   "memcpy and memset nodes: events time a graph as a whole, so their own GPU "
+                   "durations are unknown and not shown.\n",
+                (unsigned long long)graphed);
+    if (timed + graphed >= all)
+        ; /* nothing else is missing (host-to-host graph nodes are not in all) */
+    else if (timed)
         fprintf(f, "  GPU durations were collected for %llu of %llu copies and sets (%s): the "
                    "time and bandwidth columns cover those only; %s.\n",
                 (unsigned long long)timed, (unsigned long long)all, timing_why(m, why, sizeof why),
                 TIMING_FIX);
-    else if (partial)
+    else
         fprintf(f, "  GPU durations were not collected (%s): counts and bytes are from the copy "
                    "records; %s.\n", timing_why(m, why, sizeof why), TIMING_FIX);
     /* GPU-timed where some have no GPU interval, End-bounded where some have only a bound */

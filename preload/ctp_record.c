@@ -3,6 +3,7 @@
 #include "ctp_record.h"
 
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -207,23 +208,11 @@ void ctp_on_graph_launch(ctp_call *c, CUresult r, CUgraphExec g, uint64_t stream
      * detail, timed as a whole), so that a reader knows them once the GPU interval joins it */
     ct_rec_graph gr = {.corr = c->corr, .op = CT_GRAPH_LAUNCH, .exec = (uint64_t)(uintptr_t)g,
                        .stream = stream, .result = (uint32_t)r};
-    ctp_push(c->th, CT_REC_GRAPH, c->fn, c->t1, &gr, sizeof gr);
+    /* the handles only: the node's fields, none a launch's, read 0 (ctp_writer.c) */
+    ctp_push(c->th, CT_REC_GRAPH, c->fn, c->t1, &gr, offsetof(ct_rec_graph, node));
     unsigned zero[3] = {0, 0, 0};
     ctp_launch_record(c, r, __atomic_load_n(&graph_id, __ATOMIC_RELAXED), zero, zero, 0, stream,
                      CT_LAUNCH_GRAPH);
-}
-
-void ctp_on_graph(ctp_call *c, CUresult r, unsigned op, uint64_t graph, uint64_t exec,
-                  uint64_t stream, unsigned mode)
-{
-    if (!c->th)
-        return;
-    ct_rec_graph *gr = ctp_emit_begin(c, CT_REC_GRAPH, sizeof *gr);
-    if (gr) {
-        *gr = (ct_rec_graph){.corr = c->corr, .op = op, .mode = mode, .graph = graph, .exec = exec,
-                             .stream = stream, .result = (uint32_t)r};
-        ctp_emit_end(c);
-    }
 }
 
 /* ---- copies and sets ---- */
@@ -316,14 +305,17 @@ static unsigned ctp_side_kind(CUmemorytype t, const void *host, uint64_t dev)
     }
 }
 
+/* A 2D or 3D copy's direction (an array is device memory). */
+static unsigned ctp_dir_nd(unsigned sk, unsigned dk)
+{
+    return ctp_dir_of(sk == CT_MEMKIND_ARRAY ? CT_MEMKIND_DEVICE : sk,
+                      dk == CT_MEMKIND_ARRAY ? CT_MEMKIND_DEVICE : dk);
+}
+
 static void ctp_copy_nd(ctp_call *c, CUresult r, unsigned sk, unsigned dk, uint64_t bytes,
                        uint64_t stream, unsigned flags)
 {
-    unsigned dir = sk == CT_MEMKIND_ARRAY || dk == CT_MEMKIND_ARRAY
-                       ? ctp_dir_of(sk == CT_MEMKIND_ARRAY ? CT_MEMKIND_DEVICE : sk,
-                                   dk == CT_MEMKIND_ARRAY ? CT_MEMKIND_DEVICE : dk)
-                       : ctp_dir_of(sk, dk);
-    ctp_copy_record(c, r, CT_COPY_MEMCPY, dir, sk, dk, bytes, stream, flags);
+    ctp_copy_record(c, r, CT_COPY_MEMCPY, ctp_dir_nd(sk, dk), sk, dk, bytes, stream, flags);
 }
 
 void ctp_on_copy2d(ctp_call *c, CUresult r, const CUDA_MEMCPY2D *p, uint64_t stream,
@@ -355,6 +347,136 @@ void ctp_on_set(ctp_call *c, CUresult r, uint64_t dst, uint64_t bytes, uint64_t 
     unsigned dk = ctp_memkind(dst);
     ctp_copy_record(c, r, CT_COPY_MEMSET, ctp_is_host(dk) ? CT_DIR_HTOH : CT_DIR_DTOD,
                    CT_MEMKIND_UNKNOWN, dk, bytes, stream, flags);
+}
+
+/* ---- graph nodes ---- */
+
+static void ctp_node_memset(ct_rec_graph *g, const CUDA_MEMSET_NODE_PARAMS *p)
+{
+    g->node_type = CT_GNODE_MEMSET;
+    g->dst_kind = ctp_memkind(p->dst);
+    g->dir = ctp_is_host(g->dst_kind) ? CT_DIR_HTOH : CT_DIR_DTOD;
+    g->bytes = (uint64_t)p->elementSize * p->width * (p->height ? p->height : 1);
+}
+
+/* What a node of type t with parameters p runs (a kernel's CUDA_KERNEL_NODE_PARAMS_v2 or _v3,
+ * the same layout; a memcpy's CUDA_MEMCPY3D; a memset's CUDA_MEMSET_NODE_PARAMS or the _v2 that
+ * begins with it), into g; 0 for other node types (nothing a reader counts). */
+static int ctp_node_fill(ct_rec_graph *g, unsigned t, const void *p)
+{
+    switch (t) {
+    case CU_GRAPH_NODE_TYPE_KERNEL: {
+        const CUDA_KERNEL_NODE_PARAMS_v2 *k = p;
+        uint64_t names = ctp_kernel_ids(k->func ? (uint64_t)(uintptr_t)k->func
+                                                : (uint64_t)(uintptr_t)k->kern);
+        g->node_type = CT_GNODE_KERNEL;
+        g->function = (uint32_t)names;
+        g->symbol = (uint32_t)(names >> 32);
+        memcpy(g->grid, (uint32_t[3]){k->gridDimX, k->gridDimY, k->gridDimZ}, sizeof g->grid);
+        memcpy(g->block, (uint32_t[3]){k->blockDimX, k->blockDimY, k->blockDimZ}, sizeof g->block);
+        g->shared_bytes = k->sharedMemBytes;
+        return 1;
+    }
+    case CU_GRAPH_NODE_TYPE_MEMCPY: {
+        const CUDA_MEMCPY3D *m = p;
+        g->node_type = CT_GNODE_MEMCPY;
+        g->src_kind = ctp_side_kind(m->srcMemoryType, m->srcHost, m->srcDevice);
+        g->dst_kind = ctp_side_kind(m->dstMemoryType, m->dstHost, m->dstDevice);
+        g->dir = ctp_dir_nd(g->src_kind, g->dst_kind);
+        g->bytes = (uint64_t)m->WidthInBytes * (m->Height ? m->Height : 1) *
+                   (m->Depth ? m->Depth : 1);
+        return 1;
+    }
+    case CU_GRAPH_NODE_TYPE_MEMSET:
+        ctp_node_memset(g, p);
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* What node n of type t runs, asked from the driver; 0 if not a kernel, memcpy or memset node
+ * or the driver did not say. */
+static int ctp_node_ask(ct_rec_graph *g, CUgraphNode n, CUgraphNodeType t)
+{
+    union {
+        CUDA_KERNEL_NODE_PARAMS_v2 kernel;
+        CUDA_MEMCPY3D memcpy;
+        CUDA_MEMSET_NODE_PARAMS memset;
+    } u;
+    memset(&u, 0, sizeof u);
+    CUresult r = t == CU_GRAPH_NODE_TYPE_KERNEL ? CTP_REAL(cuGraphKernelNodeGetParams_v2)(n, &u.kernel)
+                 : t == CU_GRAPH_NODE_TYPE_MEMCPY ? CTP_REAL(cuGraphMemcpyNodeGetParams)(n, &u.memcpy)
+                 : t == CU_GRAPH_NODE_TYPE_MEMSET ? CTP_REAL(cuGraphMemsetNodeGetParams)(n, &u.memset)
+                                                  : CUDA_ERROR_INVALID_VALUE;
+    return r == CUDA_SUCCESS && ctp_node_fill(g, t, &u);
+}
+
+/* Child graphs nested deeper are not listed (the driver allows any depth; a program's are few). */
+enum { CTP_GRAPH_DEPTH = 16 };
+
+/* A NODE record per kernel, memcpy and memset node of graph, its child graphs' included, for
+ * the instantiation or update of exec this call made; returns how many were written (some may
+ * have been dropped, the ring full). Not a hot path (once per instantiation): the node list is
+ * allocated. */
+static uint32_t ctp_graph_nodes(ctp_call *c, uint64_t graph, uint64_t exec, int depth)
+{
+    size_t n = 0;
+    uint32_t written = 0;
+    if (CTP_REAL(cuGraphGetNodes)((CUgraph)(uintptr_t)graph, NULL, &n) != CUDA_SUCCESS || !n)
+        return 0;
+    CUgraphNode *v = malloc(n * sizeof *v);
+    if (!v)
+        return 0;
+    if (CTP_REAL(cuGraphGetNodes)((CUgraph)(uintptr_t)graph, v, &n) != CUDA_SUCCESS)
+        n = 0;
+    for (size_t i = 0; i < n; i++) {
+        CUgraphNodeType t;
+        if (CTP_REAL(cuGraphNodeGetType)(v[i], &t) != CUDA_SUCCESS)
+            continue;
+        CUgraph child;
+        if (t == CU_GRAPH_NODE_TYPE_GRAPH) {
+            if (depth < CTP_GRAPH_DEPTH &&
+                CTP_REAL(cuGraphChildGraphNodeGetGraph)(v[i], &child) == CUDA_SUCCESS)
+                written += ctp_graph_nodes(c, (uint64_t)(uintptr_t)child, exec, depth + 1);
+            continue;
+        }
+        ct_rec_graph g = {.corr = c->corr, .op = CT_GRAPH_NODE, .graph = graph, .exec = exec,
+                          .node = (uint64_t)(uintptr_t)v[i]};
+        if (ctp_node_ask(&g, v[i], t)) {
+            ctp_push(c->th, CT_REC_GRAPH, c->fn, c->t1, &g, sizeof g);
+            written++;
+        }
+    }
+    free(v);
+    return written;
+}
+
+void ctp_on_graph(ctp_call *c, CUresult r, unsigned op, uint64_t graph, uint64_t exec,
+                  uint64_t stream, unsigned mode)
+{
+    if (!c->th)
+        return;
+    /* the nodes first: the instantiation or update that follows makes the exec run them */
+    uint32_t nodes = r == CUDA_SUCCESS && graph && exec &&
+                             (op == CT_GRAPH_INSTANTIATE || op == CT_GRAPH_UPDATE)
+                         ? ctp_graph_nodes(c, graph, exec, 0)
+                         : 0;
+    ct_rec_graph *gr = ctp_emit_begin(c, CT_REC_GRAPH, sizeof *gr);
+    if (gr) {
+        *gr = (ct_rec_graph){.corr = c->corr, .op = op, .mode = mode, .graph = graph, .exec = exec,
+                             .stream = stream, .result = (uint32_t)r, .nodes = nodes};
+        ctp_emit_end(c);
+    }
+}
+
+void ctp_on_graph_set(ctp_call *c, CUresult r, uint64_t exec, uint64_t node, unsigned type,
+                      const void *p)
+{
+    /* p is read only once the driver accepted it: a failed call's may be anything */
+    ct_rec_graph g = {.corr = c->corr, .op = CT_GRAPH_NODE_SET, .exec = exec, .node = node};
+    if (c->th && r == CUDA_SUCCESS && p && ctp_node_fill(&g, type, p))
+        ctp_emit(c, CT_REC_GRAPH, &g, sizeof g);
 }
 
 /* ---- allocations ---- */

@@ -214,7 +214,12 @@ static int ctp_encode(ctp_thread *t, ct_enc *e, const uint64_t *w, int give_up, 
     case CT_REC_SHLIB: return ct_enc_shlib(e, ts, body);
     case CT_REC_PYTHON: return ct_enc_python(e, ts, body);
     case CT_REC_CAPTURE: return ct_enc_capture(e, ts, body);
-    case CT_REC_GRAPH: return ct_enc_graph(e, ts, body); /* a graph launch's, before its call */
+    case CT_REC_GRAPH: { /* a graph launch's or a graph node's, before its call */
+        ct_rec_graph g = {0};
+        size_t len = (ctp_raw_nwords(w[0]) - 2) * sizeof *w; /* a launch's stops before node */
+        memcpy(&g, body, len < sizeof g ? len : sizeof g);
+        return ct_enc_graph(e, ts, &g);
+    }
     case CTP_RAW_NVTX: return ctp_nvtxw_encode(t, e, w, give_up, nolock, ctp_def_string);
     default: return 0;
     }

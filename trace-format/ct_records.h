@@ -86,8 +86,8 @@
     F(flags, u32, flags, "", flags, side, 5)                                                \
     F(stack, u32, stack, "", stack, none, 5)
 
-#define CT_LAUNCH_FIELDS(F)                                                                 \
-    F(dcorr, dcorr, corr, "", corr, u, 0)                                                   \
+/* A kernel's names and configuration, as LAUNCH and a GRAPH kernel node both carry them. */
+#define CT_KERNEL_FIELDS(F)                                                                 \
     F(function, u32, function, "", kernel, str, 0)                                          \
     F(symbol, u32, symbol, "", symbol, str, 0)                                              \
     F(grid_x, u32, grid[0], "", grid, u, 0)                                                 \
@@ -96,7 +96,11 @@
     F(block_x, u32, block[0], "", block, u, 0)                                              \
     F(block_y, u32, block[1], "", block_y, comma, 0)                                        \
     F(block_z, u32, block[2], "", block_z, comma, 0)                                        \
-    F(shared_bytes, u32, shared_bytes, "bytes", shared, u, 0)                               \
+    F(shared_bytes, u32, shared_bytes, "bytes", shared, u, 0)
+
+#define CT_LAUNCH_FIELDS(F)                                                                 \
+    F(dcorr, dcorr, corr, "", corr, u, 0)                                                   \
+    CT_KERNEL_FIELDS(F)                                                                     \
     F(stream, uv, stream, "", stream, x, 0)                                                 \
     F(context, uv, context, "", context, x, 0)                                              \
     F(device, u32, device, "", device, u, 0)                                                \
@@ -196,7 +200,15 @@
     F(graph, uv, graph, "", graph, x, 0)                                                    \
     F(exec, uv, exec, "", exec, x, 0)                                                       \
     F(stream, uv, stream, "", stream, x, 0)                                                 \
-    F(result, u32, result, "", result, u, 0)
+    F(result, u32, result, "", result, u, 0)                                                \
+    F(node, uv, node, "", node, x, 0)                                                       \
+    F(node_type, u32, node_type, "", node_type, u, 0)                                       \
+    CT_KERNEL_FIELDS(F)                                                                     \
+    F(bytes, uv, bytes, "bytes", bytes, u, 0)                                               \
+    F(dir, u32, dir, "", dir, u, 0)                                                         \
+    F(src_kind, u32, src_kind, "", src_kind, u, 0)                                          \
+    F(dst_kind, u32, dst_kind, "", dst_kind, u, 0)                                          \
+    F(nodes, u32, nodes, "", nodes, u, 0)
 
 /* What NVTX_RANGE and NVTX_MARK both carry, in the same order (FORMAT.md 4.8). */
 #define CT_NVTX_ATTR_FIELDS(F)                                                              \

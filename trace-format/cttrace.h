@@ -316,8 +316,9 @@ typedef struct {
     uint32_t why;                  /* enum ct_capture_why */
 } ct_rec_capture;
 /* A call on a stream capture, graph or graph exec (FORMAT.md 4.10): what a reader needs to
- * name a graph launch's kernels, the LAUNCH records flagged captured between a capture's begin
- * and its end being the graph's kernel nodes. */
+ * name a graph launch's kernels, copies and sets: the NODE records of an instantiation or update
+ * (the graph's nodes as the driver lists them), else the LAUNCH and COPY records flagged
+ * captured between a capture's begin and its end. */
 enum ct_graph_op {
     CT_GRAPH_CAPTURE_BEGIN = 1, /* cuStreamBeginCapture*: stream, mode */
     CT_GRAPH_CAPTURE_END = 2,   /* cuStreamEndCapture: stream, graph (0 if the capture failed) */
@@ -326,13 +327,27 @@ enum ct_graph_op {
     CT_GRAPH_LAUNCH = 5,        /* cuGraphLaunch: exec, stream (before the call's API record) */
     CT_GRAPH_EXEC_DESTROY = 6,  /* cuGraphExecDestroy: exec */
     CT_GRAPH_DESTROY = 7,       /* cuGraphDestroy: graph */
+    CT_GRAPH_NODE = 8,          /* a kernel, memcpy or memset node of the graph the instantiation
+                                 * or update of the same corr (next) makes the exec run */
+    CT_GRAPH_NODE_SET = 9,      /* cuGraphExec*NodeSetParams: exec's node now runs this */
 };
+/* GRAPH node_type: CUgraphNodeType's values (the tracer passes either). */
+enum ct_graph_node { CT_GNODE_KERNEL = 0, CT_GNODE_MEMCPY = 1, CT_GNODE_MEMSET = 2 };
 typedef struct {
     uint64_t corr;                 /* the call's correlation id */
     uint32_t op;                   /* enum ct_graph_op */
     uint32_t mode;                 /* capture begin: CUstreamCaptureMode */
     uint64_t graph, exec, stream;  /* handles (0: none or not applicable) */
     uint32_t result;               /* the call's CUresult */
+    /* NODE and NODE_SET (minor 7): the node (its handle in the graph it was added to), its
+     * enum ct_graph_node; a kernel's names (as LAUNCH's) and configuration; a memcpy's or
+     * memset's bytes, direction and memory kinds (as COPY's) */
+    uint64_t node;
+    uint32_t node_type, function, symbol;
+    uint32_t grid[3], block[3], shared_bytes;
+    uint64_t bytes;
+    uint32_t dir, src_kind, dst_kind;
+    uint32_t nodes;                /* instantiate, update: the NODE records written before it */
 } ct_rec_graph;
 typedef struct {
     uint64_t start;                /* the push or start */

@@ -87,6 +87,16 @@ TRACE = {
                           None, {}),
     "cuGraphExecDestroy": ("graph", "CT_GRAPH_EXEC_DESTROY, 0, (uintptr_t)hGraphExec, 0, 0", None, {}),
     "cuGraphDestroy": ("graph", "CT_GRAPH_DESTROY, (uintptr_t)hGraph, 0, 0, 0", None, {}),
+    # what an exec's node runs from now on (FORMAT.md 4.10, NODE_SET)
+    "cuGraphExecNodeSetParams": ("graph_set", "(uintptr_t)hGraphExec, (uintptr_t)hNode, "
+                                 "CTP_NODE_TYPE(nodeParams), CTP_NODE_PARAMS(nodeParams)", None, {}),
+    "cuGraphExecKernelNodeSetParams": ("graph_set", "(uintptr_t)hGraphExec, (uintptr_t)hNode, "
+                                       "CT_GNODE_KERNEL, nodeParams", None,
+                                       {"min_version": 12000}),
+    "cuGraphExecMemcpyNodeSetParams": ("graph_set", "(uintptr_t)hGraphExec, (uintptr_t)hNode, "
+                                       "CT_GNODE_MEMCPY, copyParams", None, {}),
+    "cuGraphExecMemsetNodeSetParams": ("graph_set", "(uintptr_t)hGraphExec, (uintptr_t)hNode, "
+                                       "CT_GNODE_MEMSET, memsetParams", None, {}),
 
     "cuMemcpy": ("copy", "CT_DIR_UNKNOWN, dst, src, ByteCount, STREAM(0), 0", "0", {}),
     "cuMemcpyAsync": ("copy", "CT_DIR_UNKNOWN, dst, src, ByteCount, STREAM(hStream), CT_COPY_ASYNC",
@@ -184,7 +194,8 @@ TRACE = {
 # Recorded outside the windows of a windowed trace too (CTP_FN_KEEP, ctp_capture.h): what a
 # reader needs to know the state inside them (memory in use, streams, kernel names) and the calls
 # that bring CUDA up or open and close a window.
-KEEP_HOOKS = {"alloc", "free", "name", "kernel_function", "stream", "profiler", "api", "graph"}
+KEEP_HOOKS = {"alloc", "free", "name", "kernel_function", "stream", "profiler", "api", "graph",
+              "graph_set"}
 RUNTIME_KEEP = re.compile(
     r"^(cudaMalloc\w*|cudaFree\w*|cudaHostAlloc|cudaHostRegister|cudaHostUnregister|"
     r"cudaDeviceReset|cudaGetDeviceCount|cudaSetDevice|cudaInitDevice|cudaProfilerStart|"
@@ -206,7 +217,7 @@ RUNTIME_TRACED = re.compile(
     r"^(cudaMalloc\w*|cudaFree\w*|cudaHostAlloc|cudaHostRegister|cudaHostUnregister|"
     r"cudaMemcpy\w*|cudaMemset\w*|cudaLaunch\w*|cudaGraphLaunch|cudaDeviceSynchronize|"
     r"cudaStreamBeginCapture\w*|cudaStreamEndCapture|cudaGraphInstantiate\w*|cudaGraphExecUpdate|"
-    r"cudaGraphExecDestroy|cudaGraphDestroy|"
+    r"cudaGraphExecDestroy|cudaGraphDestroy|cudaGraphExec(Kernel|Memcpy|Memset)?NodeSetParams\w*|"
     r"cudaStreamSynchronize|cudaEventSynchronize|cudaStreamWaitEvent|cudaDeviceReset|"
     r"cudaGetDriverEntryPoint\w*|__cudaLaunchKernel|cudaGetDeviceCount|cudaSetDevice|"
     r"cudaInitDevice|cudaProfilerStart|cudaProfilerStop)$")

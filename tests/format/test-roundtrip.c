@@ -64,9 +64,14 @@ static size_t fmt_all_types(ct_rec *v, char *longtext, size_t longlen)
     ADD(CT_REC_NVTX_BEGIN)->nvtx_begin = (ct_rec_nvtx_begin){4242, CT_NVTX_START_END,
                                                              0x100000007ull, 3, 0, UINT32_MAX, 9};
     ADD(CT_REC_CAPTURE)->capture = (ct_rec_capture){CT_CAPTURE_STOP, CT_CAPTURE_END};
-    ADD(CT_REC_GRAPH)->graph = (ct_rec_graph){1ull << 40 | 12, CT_GRAPH_CAPTURE_BEGIN,
+    /* a node's record, every field set (a capture's leaves the node's 0) */
+    ADD(CT_REC_GRAPH)->graph = (ct_rec_graph){1ull << 40 | 12, CT_GRAPH_NODE,
                                               2 /* relaxed */, UINT64_MAX,
-                                              0x7f0000001000ull, 0x55aa00000040ull, 900};
+                                              0x7f0000001000ull, 0x55aa00000040ull, 900,
+                                              0x7f0000abc000ull, CT_GNODE_MEMCPY, 3, 4,
+                                              {UINT32_MAX, 2, 3}, {1024, 1, 1}, 49152,
+                                              1ull << 33, CT_DIR_HTOD, CT_MEMKIND_PINNED,
+                                              CT_MEMKIND_DEVICE, 65536};
     ADD(CT_REC_END)->end = (ct_rec_end){CT_END_SIGNAL, -15, 20, 17};
 #undef ADD
     return n;
@@ -182,12 +187,25 @@ TEST_IMPL(roundtrip_every_record_type)
     const ct_rec_graph *gr = &l.recs[26].u.graph;
     ASSERT_UINT(l.recs[26].type, ==, CT_REC_GRAPH);
     ASSERT_UINT(gr->corr, ==, 1ull << 40 | 12);
-    ASSERT_UINT(gr->op, ==, CT_GRAPH_CAPTURE_BEGIN);
+    ASSERT_UINT(gr->op, ==, CT_GRAPH_NODE);
     ASSERT_UINT(gr->mode, ==, 2 /* relaxed */);
     ASSERT_UINT(gr->graph, ==, UINT64_MAX);
     ASSERT_UINT(gr->exec, ==, 0x7f0000001000ull);
     ASSERT_UINT(gr->stream, ==, 0x55aa00000040ull);
     ASSERT_UINT(gr->result, ==, 900);
+    ASSERT_UINT(gr->node, ==, 0x7f0000abc000ull);
+    ASSERT_UINT(gr->node_type, ==, CT_GNODE_MEMCPY);
+    ASSERT_UINT(gr->function, ==, 3);
+    ASSERT_UINT(gr->symbol, ==, 4);
+    ASSERT_UINT(gr->grid[0], ==, UINT32_MAX);
+    ASSERT_UINT(gr->grid[2], ==, 3);
+    ASSERT_UINT(gr->block[0], ==, 1024);
+    ASSERT_UINT(gr->shared_bytes, ==, 49152);
+    ASSERT_UINT(gr->bytes, ==, 1ull << 33);
+    ASSERT_UINT(gr->dir, ==, CT_DIR_HTOD);
+    ASSERT_UINT(gr->src_kind, ==, CT_MEMKIND_PINNED);
+    ASSERT_UINT(gr->dst_kind, ==, CT_MEMKIND_DEVICE);
+    ASSERT_UINT(gr->nodes, ==, 65536);
     ASSERT_INT(l.recs[27].u.end.code, ==, -15);
     ct_rec_frame fr;
     ASSERT_INT(ct_reader_frame(l.r, 0, 1, &fr), ==, 0);

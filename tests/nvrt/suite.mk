@@ -35,7 +35,7 @@ $(NV_OUT)/sm75_only.fatbin: tests/workloads/driver_api_kernels.cu
 	@mkdir -p $(dir $@)
 	$(NVCC) -fatbin -gencode arch=compute_75,code=sm_75 -o $@ $<
 
-$(eval $(call ctt_suite,nvrt,$(B)/tests/nvrt/nv.o $(B)/tests/analyzer/an_helpers.o $(B)/tests/tracer/tr.o \
+$(eval $(call ctt_suite,nvrt,$(B)/tests/nvrt/nv.o $(B)/tests/analyzer/an_helpers.o $(B)/tests/tracer/tr.o $(B)/tests/tracer/gr_truth.o \
   $(B)/tests/analyzer/tjson.o $(B)/tests/fakecuda/driver/fc_integrity.o $(CTTRACE_LIB),\
   $(CTTRACE_LDLIBS) -L$(FAKECUDA_DIR) -lcuda -Wl$(nv_comma)-rpath$(nv_comma)$(abspath $(FAKECUDA_DIR)) -ldl -lpthread -lm,\
   $(NV_DRV_DIR)/libcuda.so.1 $(NV_PROGS) $(WORKLOADS) $(FCDRV_LIB) $(FCRT_LIB) $(FAKECUDA_DIR)/libcuda.so $(CUTRACE_BIN) $(CUTRACE_SO)))

@@ -7,7 +7,8 @@
  *                     current), cudaGetDriverEntryPoint("cuMemAlloc") and
  *                     ByVersion("cuMemFree", 12000), those pointers: 2 MiB allocated and freed;
  *                     then cudaFree of the 3 MiB
- *   probe errno       errno set to 4242 before cuMemAlloc_v2 (through dlsym) is 4242 after it
+ *   probe errno       errno set to 4242 before cuMemAlloc_v2 (through dlsym) is 4242 after it;
+ *                     the same around cuGraphInstantiateWithFlags of a graph of one memset node
  *   probe nocuda      no CUDA at all (prints and exits 7)
  *   probe stress T N  T threads, each N cuMemsetD8Async_v2 of 64 bytes on its own stream, then
  *                     cuStreamSynchronize (nothing freed: the simulation's instant mode can hang
@@ -184,7 +185,20 @@ int main(int argc, char **argv)
         CUresult r = ((CUresult(*)(CUdeviceptr *, size_t))sym("cuMemAlloc_v2"))(&d, 4096);
         int e = errno;
         printf("probe: mode=errno result=%d errno=%d\n", (int)r, e);
-        return e == 4242 ? 0 : 1;
+        /* an instantiation, after which the tracer lists the graph's nodes through the driver */
+        CUgraph g;
+        CUgraphNode n;
+        CUgraphExec x;
+        CUDA_MEMSET_NODE_PARAMS mp = {.dst = d, .value = 0, .elementSize = 1, .width = 4096,
+                                      .height = 1};
+        CALL(cuGraphCreate, &g, 0);
+        CALL(cuGraphAddMemsetNode, &n, g, NULL, 0, &mp, ctx);
+        errno = 4242;
+        r = ((CUresult(*)(CUgraphExec *, CUgraph, unsigned long long))sym(
+            "cuGraphInstantiateWithFlags"))(&x, g, 0);
+        int ge = errno;
+        printf("probe: mode=errno instantiate=%d errno=%d\n", (int)r, ge);
+        return e == 4242 && ge == 4242 ? 0 : 1;
     }
     if (!strcmp(mode, "entry")) {
 /* Deprecated in CUDA 13 in favour of ByVersion, but programs (PyTorch) still call it. */

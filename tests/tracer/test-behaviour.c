@@ -15,6 +15,7 @@ TEST_IMPL(errno_preserved)
     ASSERT_INT(tr_run(&p, out, NULL, cmd, NULL, 30), ==, 0);
     TR_ASSERT_EXIT(p, 0);
     ASSERT_CONTAINS(p.out, "result=0 errno=4242");
+    ASSERT_CONTAINS(p.out, "instantiate=0 errno=4242"); /* the node listing after it */
     ctt_proc_free(&p);
     return 0;
 }

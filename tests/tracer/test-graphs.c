@@ -3,9 +3,11 @@
  * its submitting thread submitted them, with its true interval).
  *
  * What a graph is made of comes from the program: a case names the kernels each graph holds, in
- * order (gr_case). Cases are stream captures for now; an explicitly built graph is another case
- * with its own program, checked the same way, once the simulation builds graphs explicitly. */
+ * order (gr_case), for graph_steps' stream captures; graph_built's graphs (built node by node,
+ * with a child graph, a memcpy and a memset node, an exec kernel node update, instantiated
+ * again, and captured) are checked launch by launch against the truth (gr_truth.h). */
 #include "an_helpers.h"
+#include "gr_truth.h"
 #include "tr.h"
 
 #include <cuda.h>
@@ -30,37 +32,6 @@ static const char *const gr_nodes[] = {"forward_kernel(float*)", "forward_kernel
                                        "sgd_kernel(float*)"};
 #define GR_NODES (sizeof gr_nodes / sizeof *gr_nodes)
 #define GR_GRAPH "[CUDA graph]"
-
-typedef struct {
-    int64_t start, end;
-    uint32_t tid;
-    uint64_t idx;
-    unsigned graph;               /* the thread's graph launch that ran it (from 1), 0 none */
-} gr_truth;
-
-static size_t gr_read_truth(const char *path, gr_truth **out)
-{
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return 0;
-    gr_truth *v = NULL, o;
-    size_t n = 0, cap = 0;
-    char kind[8], line[256];
-    /* a graph node's line ends with "graph=L" (tests/fakecuda/driver/README.md) */
-    while (fgets(line, sizeof line, f)) {
-        if (sscanf(line, "%*u %u %lu %7s %*u %ld %ld %*d %*d", &o.tid, &o.idx, kind, &o.start,
-                   &o.end) != 5 || strcmp(kind, "kernel"))
-            continue;
-        const char *g = strstr(line, " graph=");
-        o.graph = g ? (unsigned)strtoul(g + 7, NULL, 10) : 0;
-        if (n == cap)
-            v = realloc(v, (cap = cap ? 2 * cap : 256) * sizeof *v);
-        v[n++] = o;
-    }
-    fclose(f);
-    *out = v;
-    return n;
-}
 
 static const ct_rec *gr_gpu_of(const tr_trace *t, uint64_t corr)
 {
@@ -122,7 +93,7 @@ static int gr_check(const char *name, const gr_case *k)
 
     /* GRAPH records: each capture begun in the mode asked for and ended with a graph, each
      * graph instantiated, each launch of the exec just instantiated, after its LAUNCH */
-    size_t ops[8] = {0};
+    size_t ops[CT_GRAPH_NODE_SET + 1] = {0};
     uint64_t graph = 0, exec = 0;
     for (size_t i = 0; i < t.n; i++) {
         const ct_rec *r = &t.v[i].r;
@@ -130,14 +101,20 @@ static int gr_check(const char *name, const gr_case *k)
             continue;
         const ct_rec_graph *g = &r->u.graph;
         ASSERT_UINT(g->result, ==, 0);
-        ASSERT_UINT(g->op, <, 8);
+        ASSERT_UINT(g->op, <=, CT_GRAPH_NODE_SET);
         ops[g->op]++;
+        if (g->op == CT_GRAPH_NODE) { /* the instantiation's, next: its graph's kernel nodes */
+            ASSERT_UINT(g->graph, ==, graph);
+            ASSERT_UINT(g->node_type, ==, CT_GNODE_KERNEL);
+            ASSERT_STR(t.v[i].name, gr_nodes[(ops[CT_GRAPH_NODE] - 1) % GR_NODES]);
+        }
         if (g->op == CT_GRAPH_CAPTURE_BEGIN)
             ASSERT_UINT(g->mode, ==, k->mode);
         if (g->op == CT_GRAPH_CAPTURE_END)
             ASSERT((graph = g->graph) != 0);
         if (g->op == CT_GRAPH_INSTANTIATE) {
             ASSERT_UINT(g->graph, ==, graph);
+            ASSERT_UINT(g->nodes, ==, GR_NODES);
             ASSERT((exec = g->exec) != 0);
         }
         if (g->op == CT_GRAPH_LAUNCH) {
@@ -150,6 +127,7 @@ static int gr_check(const char *name, const gr_case *k)
     ASSERT_UINT(ops[CT_GRAPH_CAPTURE_BEGIN], ==, k->captures);
     ASSERT_UINT(ops[CT_GRAPH_CAPTURE_END], ==, k->captures);
     ASSERT_UINT(ops[CT_GRAPH_INSTANTIATE], ==, k->captures);
+    ASSERT_UINT(ops[CT_GRAPH_NODE], ==, k->captures * GR_NODES);
     ASSERT_UINT(ops[CT_GRAPH_LAUNCH], ==, k->steps);
     ASSERT_UINT(ops[CT_GRAPH_EXEC_DESTROY], ==, k->captures);
     ASSERT_UINT(ops[CT_GRAPH_DESTROY], ==, k->captures);
@@ -168,12 +146,9 @@ static int gr_check(const char *name, const gr_case *k)
         const gr_truth *first = NULL, *last = NULL;
         size_t nodes = 0;
         for (size_t j = 0; j < nt; j++) {
-            if (tv[j].graph != launch + 1)
-                continue;
-            nodes++;
-            if (!first || tv[j].start < first->start)
+            if (tv[j].graph == launch + 1 && tv[j].idx == 1)
                 first = &tv[j];
-            if (!last || tv[j].end > last->end)
+            if (tv[j].graph == launch + 1 && tv[j].idx == GR_NODES)
                 last = &tv[j];
         }
         ASSERT_UINT(nodes, ==, GR_NODES);
@@ -260,6 +235,25 @@ TEST_IMPL(graph_capture_thread_local)
 {
     gr_case k = {"--steps 20 --mode thread-local", CU_STREAM_CAPTURE_MODE_THREAD_LOCAL, 20, 1};
     return gr_check("graph_thread_local", &k);
+}
+
+/* The runtime API on the simulated runtime: graphs built node by node and captured. */
+TEST_IMPL(graph_built_nodes)
+{
+    char dir[4096], truth[4096], env0[4200];
+    snprintf(truth, sizeof truth, "%s/graph_built.truth", ctt_tmpdir());
+    snprintf(env0, sizeof env0, "FAKECUDA_TRUTH=%s", truth);
+    char *env[] = {env0, NULL};
+    ctt_proc plain, traced;
+    ASSERT_INT(an_run_workload(&plain, dir, "graph_built", "graph_built", NULL, 0), ==, 0);
+    ASSERT_INT(an_run_workload(&traced, dir, "graph_built", "graph_built", env, 1), ==, 0);
+    TR_ASSERT_EXIT(plain, 0);
+    TR_ASSERT_EXIT(traced, 0);
+    ASSERT_STR(traced.out, plain.out);
+    ASSERT_CONTAINS(traced.out, "graph_built: launches=11 ");
+    ctt_proc_free(&plain);
+    ctt_proc_free(&traced);
+    return gr_built_check(dir, truth);
 }
 
 TEST_IMPL(graph_capture_relaxed_reinstantiated)

@@ -167,6 +167,8 @@ int tr_load(tr_trace *t, const char *dir)
             x->symbol = tr_dup(rec.u.launch.symbol
                                    ? ct_reader_str(r, rec.file, rec.u.launch.symbol, tmp)
                                    : x->name);
+        } else if (rec.type == CT_REC_GRAPH && rec.u.graph.function) {
+            x->name = tr_dup(ct_reader_str(r, rec.file, rec.u.graph.function, tmp));
         } else if (rec.type == CT_REC_THREAD) {
             x->name = tr_dup(ct_reader_str(r, rec.file, rec.u.thread.name, tmp));
         } else if (rec.type == CT_REC_DEVICE) {

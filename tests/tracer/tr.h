@@ -7,7 +7,8 @@
 #include "cttrace.h"
 
 /* One record of a loaded trace, with its names resolved: API -> the function; LAUNCH -> the
- * kernel (demangled) and symbol (mangled, or the same); THREAD -> the thread name; DEVICE -> the
+ * kernel (demangled) and symbol (mangled, or the same); GRAPH of a kernel node -> the kernel
+ * (demangled); THREAD -> the thread name; DEVICE -> the
  * device name; NVTX_RANGE, NVTX_MARK and NVTX_BEGIN -> name, symbol: the normalized name (group), domain
  * (NULL for id 0). API and MEM
  * records with a stack: "function@module;" per frame, innermost first ("function@file:line;" for

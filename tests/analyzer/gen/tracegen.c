@@ -30,7 +30,10 @@
  * --gpu-timing N writes GPU records for the first of every N kernels and copies (0: none), as
  * the tracer's --gpu-timing; --no-rank leaves RANK out of the environment (a fork tree). Launches
  * call __cudaLaunchKernel, as nvcc 13's code does. --no-cpu-readings leaves out the main thread's
- * CPU-time readings.
+ * CPU-time readings. --graph captures the step's launches and the loss copy into a CUDA graph
+ * once (GRAPH records, no node list: the captured LAUNCH and COPY records name its nodes) and
+ * runs each step as one graph launch, timed as a whole; --graph-nodes-lost does the same but its
+ * instantiation states node records that never arrived (lost), so no launch's nodes are known.
  *
  * stdout: "tracegen: key=value ..." lines stating what was written (counts, bytes, peaks,
  * simulated times), for tests to compare with the analyzer's output. */
@@ -47,13 +50,16 @@
 
 typedef struct {
     int iters, kernels, ranks, workers, prefetch, pinned, sync_every_kernel, churn, oom,
-        compute_loader, stacks_all, gpu_timing, no_rank, no_cpu;
+        compute_loader, stacks_all, gpu_timing, no_rank, no_cpu, graph;
     double loader_ms, kernel_us, launch_us, stall_ms, straggler, host_us, init_ms;
     uint64_t batch_bytes, sync_copy_bytes;
     const char *out;
 } gen_opts;
 
 #define GiB (1024ull * 1024 * 1024)
+/* --graph's graph and exec handles */
+#define GRAPH_HANDLE 0x7e0000001000ull
+#define EXEC_HANDLE 0x7e0000002000ull
 #define PINNED_BPS 25e9    /* host-to-device from pinned memory */
 #define PAGEABLE_BPS 8e9   /* from pageable memory (staged through a bounce buffer) */
 #define STREAM_COMPUTE 0x7f0000001000ull
@@ -197,10 +203,12 @@ typedef struct {
     double kernel_ns;
     uint32_t s_launch_rt, s_launch_drv, s_memcpy_async, s_memcpy, s_sync_stream, s_sync_dev,
         s_malloc, s_free, s_kernel[8], s_stack[8];
+    uint32_t s_capture_begin, s_capture_end, s_instantiate, s_graph_launch, s_graph;
     /* call sites (on API records, as the tracer's default stacks): the batch copy, the loss
      * copy, the metric read-back, the stream and device syncs, launches (--stacks-all) */
     uint32_t site_h2d, site_loss, site_metric, site_sync, site_devsync, site_launch;
     uint64_t h2d, h2d_bytes, d2h, d2h_bytes, kernels, syncs, mallocs, frees, failed;
+    uint64_t graph_launches, graph_kernels, graph_copies; /* --graph */
     uint64_t gpu_ops, gpu_timed, kernels_timed; /* GPU work, and that with a GPU record */
     uint64_t kernel_total_ns;
     uint64_t in_use, peak;
@@ -278,6 +286,65 @@ static void launch(proc *p, int k)
     gpu(p, corr, CT_GPU_KERNEL, 0, start, dur);
     p->kernels++;
     p->kernel_total_ns += dur;
+}
+
+/* --graph: a GRAPH record at ts, for the call corr, on the compute stream, stating nodes node
+ * records before it. */
+static void graph_rec(proc *p, uint64_t ts, uint64_t corr, uint32_t op, uint64_t exec,
+                      uint32_t nodes)
+{
+    ct_rec r = {.type = CT_REC_GRAPH, .ts = ts};
+    r.u.graph = (ct_rec_graph){.corr = corr, .op = op, .graph = GRAPH_HANDLE, .exec = exec,
+                               .stream = STREAM_COMPUTE, .nodes = nodes};
+    push(&p->g, S_MAIN, &r);
+}
+
+/* --graph at setup: the step's launches and the loss copy captured from the compute stream into
+ * a graph, instantiated with no node list (as a tracer that could not list the graph's nodes
+ * writes it): a reader knows the graph's nodes from the captured LAUNCH and COPY records. */
+static void capture_graph(proc *p)
+{
+    uint64_t corr = api(p, p->s_capture_begin, 0, 3000, 0, 0);
+    graph_rec(p, p->now, corr, CT_GRAPH_CAPTURE_BEGIN, 0, 0);
+    for (int k = 0; k < p->o->kernels; k++) {
+        corr = api(p, p->s_launch_rt, p->s_launch_drv, (uint64_t)(p->o->launch_us * 1e3), 0, 0);
+        ct_rec l = {.type = CT_REC_LAUNCH, .ts = p->now};
+        l.u.launch = (ct_rec_launch){.corr = corr, .function = p->s_kernel[k % 8],
+                                     .grid = {4u << (k % 3), 1, 1}, .block = {256, 1, 1},
+                                     .stream = STREAM_COMPUTE,
+                                     .flags = CT_LAUNCH_CAPTURED | CT_LAUNCH_UNTIMED};
+        push(&p->g, S_MAIN, &l);
+    }
+    corr = api(p, p->s_memcpy_async, 0, 4000, 0, 0);
+    ct_rec c = {.type = CT_REC_COPY, .ts = p->now};
+    c.u.copy = (ct_rec_copy){.corr = corr, .op = CT_COPY_MEMCPY, .dir = CT_DIR_DTOH, .bytes = 4,
+                             .src_kind = CT_MEMKIND_DEVICE, .dst_kind = CT_MEMKIND_PINNED,
+                             .flags = CT_COPY_ASYNC | CT_COPY_CAPTURED | CT_COPY_UNTIMED,
+                             .stream = STREAM_COMPUTE};
+    push(&p->g, S_MAIN, &c);
+    corr = api(p, p->s_capture_end, 0, 3000, 0, 0);
+    graph_rec(p, p->now, corr, CT_GRAPH_CAPTURE_END, 0, 0);
+    corr = api(p, p->s_instantiate, 0, 40000, 0, 0);
+    /* --graph-nodes-lost: the node records it states were all lost */
+    graph_rec(p, p->now, corr, CT_GRAPH_INSTANTIATE, EXEC_HANDLE,
+              p->o->graph == 2 ? (uint32_t)p->o->kernels + 1 : 0);
+}
+
+/* --graph: one step as a launch of the captured graph, timed as a whole. */
+static void graph_launch(proc *p)
+{
+    uint64_t start = p->now, corr = p->g.corr + 1; /* the id api() gives the call */
+    graph_rec(p, start, corr, CT_GRAPH_LAUNCH, EXEC_HANDLE, 0);
+    api(p, p->s_graph_launch, 0, (uint64_t)(p->o->launch_us * 1e3), 0, 0);
+    ct_rec l = {.type = CT_REC_LAUNCH, .ts = p->now};
+    l.u.launch = (ct_rec_launch){.corr = corr, .function = p->s_graph, .stream = STREAM_COMPUTE,
+                                 .flags = CT_LAUNCH_GRAPH};
+    push(&p->g, S_MAIN, &l);
+    gpu(p, corr, CT_GPU_KERNEL, 0, max_u64(start + 3000, p->gpu_free[0]),
+        (uint64_t)(p->kernel_ns * p->o->kernels) + 2000);
+    p->graph_launches++;
+    p->graph_kernels += (uint64_t)p->o->kernels;
+    p->graph_copies++;
 }
 
 /* A copy: async or not, from pageable or pinned host memory. */
@@ -431,6 +498,13 @@ static void run_rank(const gen_opts *o, int rank, uint64_t t0)
     p->s_sync_dev = intern(g, S_MAIN, p->now, "cudaDeviceSynchronize");
     p->s_malloc = intern(g, S_MAIN, p->now, "cudaMalloc");
     p->s_free = intern(g, S_MAIN, p->now, "cudaFree");
+    if (o->graph) {
+        p->s_capture_begin = intern(g, S_MAIN, p->now, "cudaStreamBeginCapture");
+        p->s_capture_end = intern(g, S_MAIN, p->now, "cudaStreamEndCapture");
+        p->s_instantiate = intern(g, S_MAIN, p->now, "cudaGraphInstantiate");
+        p->s_graph_launch = intern(g, S_MAIN, p->now, "cudaGraphLaunch");
+        p->s_graph = intern(g, S_MAIN, p->now, "[CUDA graph]");
+    }
     static const char *const kn[8] = {
         "void nn::forward_linear<float>(float*, float const*, float const*, int)",
         "forward_relu(float*, float const*, int)", "loss_forward(float*, float const*, int)",
@@ -472,6 +546,8 @@ static void run_rank(const gen_opts *o, int rank, uint64_t t0)
     mem(p, CT_MEM_ALLOC, 0x700000000000ull, GiB, p->s_stack[0], 150000, 0);
     mem(p, CT_MEM_ALLOC, 0x700100000000ull, GiB, p->s_stack[1], 150000, 0);
     mem(p, CT_MEM_ALLOC, 0x700200000000ull, 2 * GiB, p->s_stack[2], 150000, 0);
+    if (o->graph)
+        capture_graph(p);
     uint64_t flush_at = p->now + 50000000;
     for (int it = 0; it < o->iters; it++) {
         /* the loader: on the main thread unless prefetching hides it */
@@ -495,7 +571,9 @@ static void run_rank(const gen_opts *o, int rank, uint64_t t0)
         copy(p, CT_DIR_HTOD, o->batch_bytes, 1, o->pinned, o->prefetch, p->site_h2d);
         if (o->churn)
             mem(p, CT_MEM_ALLOC, 0x710000000000ull, 64u << 20, p->s_stack[3], 120000, 0);
-        for (int k = 0; k < o->kernels; k++) {
+        if (o->graph)
+            graph_launch(p);
+        for (int k = 0; k < o->kernels && !o->graph; k++) {
             if (k == o->kernels / 2) {
                 /* mid-step: a metric read back (blocking with --sync-copy-bytes), then host work */
                 if (o->sync_copy_bytes)
@@ -514,7 +592,8 @@ static void run_rank(const gen_opts *o, int rank, uint64_t t0)
             uint64_t wait = max_u64(p->gpu_free[0], p->now) - p->now;
             mem(p, CT_MEM_FREE, 0x710000000000ull, 64u << 20, p->s_stack[3], wait + 80000, 0);
         }
-        copy(p, CT_DIR_DTOH, 4, 1, 1, 0, p->site_loss);
+        if (!o->graph) /* else the graph's last node */
+            copy(p, CT_DIR_DTOH, 4, 1, 1, 0, p->site_loss);
         stream_sync(p, p->s_sync_stream, CT_SYNC_STREAM, p->site_sync);
         p->now += 20000; /* logging, bookkeeping */
         if (p->now >= flush_at) {
@@ -550,6 +629,10 @@ static void run_rank(const gen_opts *o, int rank, uint64_t t0)
     printf("tracegen: rank=%d gpu_ops=%llu gpu_timed=%llu kernels_timed=%llu\n", rank,
            (unsigned long long)p->gpu_ops, (unsigned long long)p->gpu_timed,
            (unsigned long long)p->kernels_timed);
+    if (o->graph)
+        printf("tracegen: rank=%d graph_launches=%llu graph_kernels=%llu graph_copies=%llu\n",
+               rank, (unsigned long long)p->graph_launches,
+               (unsigned long long)p->graph_kernels, (unsigned long long)p->graph_copies);
     for (int s = 0; s < g->nstreams; s++)
         free(g->enc[s].buf);
     free(g->heap);
@@ -563,7 +646,7 @@ static const char usage[] =
     "       [--init-ms X]\n"
     "       [--ranks R] [--straggler FACTOR] [--workers W] [--events N] [--stacks-all]\n"
     "       [--gpu-timing N (0: no GPU records; N: for 1 operation in N; 1)] [--no-rank]\n"
-    "       [--no-cpu-readings]\n"
+    "       [--no-cpu-readings] [--graph] [--graph-nodes-lost]\n"
     "       tracegen -o DIR --random SEED [--gpu-timing N]   (random shapes: see tracegen_random.c)\n";
 
 int main(int argc, char **argv)
@@ -582,7 +665,8 @@ int main(int argc, char **argv)
         {"straggler", 1, 0, 'g'}, {"workers", 1, 0, 'w'}, {"events", 1, 0, 'e'},
         {"host-us", 1, 0, 'H'}, {"stacks-all", 0, 0, 'A'}, {"gpu-timing", 1, 0, 'T'},
         {"no-rank", 0, 0, 'R'}, {"no-cpu-readings", 0, 0, 'N'}, {"random", 1, 0, 'Z'},
-        {"init-ms", 1, 0, 'I'},
+        {"init-ms", 1, 0, 'I'}, {"graph", 0, 0, 'G'},
+        {"graph-nodes-lost", 0, 0, 'j'},
         {"help", 0, 0, 'h'},
         {0, 0, 0, 0}};
     int c;
@@ -613,6 +697,8 @@ int main(int argc, char **argv)
         case 'R': o.no_rank = 1; break;
         case 'N': o.no_cpu = 1; break;
         case 'I': o.init_ms = atof(optarg); break;
+        case 'G': o.graph = 1; break;
+        case 'j': o.graph = 2; break;
         case 'Z': seed = strtoull(optarg, NULL, 0); random_mode = 1; break;
         case 'h': fputs(usage, stdout); return 0;
         default: fputs(usage, stderr); return 2;
