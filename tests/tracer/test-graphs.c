@@ -146,12 +146,14 @@ static int gr_check(const char *name, const gr_case *k)
         const gr_truth *first = NULL, *last = NULL;
         size_t nodes = 0;
         for (size_t j = 0; j < nt; j++) {
+            nodes += tv[j].graph == launch + 1 && !strcmp(tv[j].kind, "kernel");
             if (tv[j].graph == launch + 1 && tv[j].idx == 1)
                 first = &tv[j];
             if (tv[j].graph == launch + 1 && tv[j].idx == GR_NODES)
                 last = &tv[j];
         }
         ASSERT_UINT(nodes, ==, GR_NODES);
+        ASSERT(first != NULL && last != NULL);
         const ct_rec *g = gr_gpu_of(&t, r->r.u.launch.corr);
         ASSERT(g != NULL);
         ASSERT_UINT(g->u.gpu.kind, ==, CT_GPU_KERNEL);
