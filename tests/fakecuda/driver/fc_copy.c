@@ -205,7 +205,7 @@ static void fc_stage_2d(fc_op *op, void *buf)
     p->srcPitch = p->WidthInBytes;
 }
 
-static CUresult fc_memcpy2d(const CUDA_MEMCPY2D *p, CUstream h, int pt, int async)
+static CUresult fc_memcpy2d(const CUDA_MEMCPY2D *pa, CUstream h, int pt, int async)
 {
     if (!fc_g.initialized)
         return CUDA_ERROR_NOT_INITIALIZED;
@@ -213,10 +213,16 @@ static CUresult fc_memcpy2d(const CUDA_MEMCPY2D *p, CUstream h, int pt, int asyn
     CUresult r = fc_stream_resolve(h, pt, &s);
     if (r != CUDA_SUCCESS)
         return r;
-    if (!p)
+    if (!pa)
         return CUDA_ERROR_INVALID_VALUE;
-    if (p->srcMemoryType == CU_MEMORYTYPE_ARRAY || p->dstMemoryType == CU_MEMORYTYPE_ARRAY)
-        return fc_unsupported("CUDA arrays in 2D/3D copies");
+    /* an array side is its memory, rows packed (fc_array.c) */
+    CUDA_MEMCPY2D q = *pa;
+    const CUDA_MEMCPY2D *p = &q;
+    if ((r = fc_array_side(&q.srcMemoryType, q.srcArray, &q.srcDevice, &q.srcPitch,
+                           q.srcXInBytes, q.srcY, 0, q.WidthInBytes, q.Height, 1, NULL)) ||
+        (r = fc_array_side(&q.dstMemoryType, q.dstArray, &q.dstDevice, &q.dstPitch,
+                           q.dstXInBytes, q.dstY, 0, q.WidthInBytes, q.Height, 1, NULL)))
+        return r;
     if ((p->Height > 1 && (p->srcPitch < p->WidthInBytes || p->dstPitch < p->WidthInBytes)))
         return CUDA_ERROR_INVALID_VALUE;
     if (!p->WidthInBytes || !p->Height)
@@ -250,8 +256,18 @@ static CUresult fc_memcpy3d(const CUDA_MEMCPY3D *p, CUstream h, int pt, int asyn
         return CUDA_ERROR_INVALID_VALUE;
     if (p->srcLOD || p->dstLOD)
         return CUDA_ERROR_INVALID_VALUE;
-    for (size_t z = 0; z < p->Depth; z++) {
-        CUDA_MEMCPY2D q = fc_copy3d_slice(p, z);
+    /* an array side becomes its memory, slices of the array's rows (fc_array.c) */
+    CUDA_MEMCPY3D a = *p;
+    CUresult r;
+    if ((r = fc_array_side(&a.srcMemoryType, a.srcArray, &a.srcDevice, &a.srcPitch,
+                           a.srcXInBytes, a.srcY, a.srcZ, a.WidthInBytes, a.Height, a.Depth,
+                           &a.srcHeight)) ||
+        (r = fc_array_side(&a.dstMemoryType, a.dstArray, &a.dstDevice, &a.dstPitch,
+                           a.dstXInBytes, a.dstY, a.dstZ, a.WidthInBytes, a.Height, a.Depth,
+                           &a.dstHeight)))
+        return r;
+    for (size_t z = 0; z < a.Depth; z++) {
+        CUDA_MEMCPY2D q = fc_copy3d_slice(&a, z);
         CUresult r = fc_memcpy2d(&q, h, pt, async);
         if (r != CUDA_SUCCESS)
             return r;
