@@ -26,6 +26,13 @@ static int roundtrip(CUarray a, size_t row_bytes, size_t rows, size_t slices, un
                           .Height = rows, .Depth = slices};
     int ok = cuMemcpy3D_v2(&up) == CUDA_SUCCESS && cuMemcpy3D_v2(&down) == CUDA_SUCCESS &&
              memcmp(in, out, n) == 0;
+    /* the last row of the last slice alone: the layout is rows, then slices, packed */
+    CUDA_MEMCPY3D one = down;
+    one.srcY = rows - 1;
+    one.srcZ = slices - 1;
+    one.Height = one.Depth = 1;
+    ok = ok && cuMemcpy3D_v2(&one) == CUDA_SUCCESS &&
+         memcmp(out, in + n - row_bytes, row_bytes) == 0;
     free(in);
     free(out);
     return ok;
