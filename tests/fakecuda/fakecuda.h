@@ -54,4 +54,15 @@ fakecuda_float4 fakecuda_tex_fetch(unsigned long long tex, float x, float y, flo
 fakecuda_float4 fakecuda_tex_cubemap(unsigned long long tex, float x, float y, float z, int layer);
 void *fakecuda_surf_ptr(unsigned long long surf, long x_bytes, long y, long layer);
 
+/* The same three for a FAKECUDA_HOST_KERNELS library, which cannot link them: under a tracer,
+ * "libcuda.so.1" names the tracer's library, not the simulation's. Such a library defines
+ *     fakecuda_texture_api fakecuda_textures;
+ * and the driver fills it in when it loads the library, before any kernel runs. */
+typedef struct {
+    fakecuda_float4 (*tex_fetch)(unsigned long long tex, float x, float y, float z, int face);
+    fakecuda_float4 (*tex_cubemap)(unsigned long long tex, float x, float y, float z, int layer);
+    void *(*surf_ptr)(unsigned long long surf, long x_bytes, long y, long layer);
+} fakecuda_texture_api;
+#define FAKECUDA_TEXTURE_API_SYMBOL "fakecuda_textures"
+
 #endif

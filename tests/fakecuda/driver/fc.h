@@ -250,6 +250,9 @@ CUresult fc_array_side(CUmemorytype *type, CUarray a, CUdeviceptr *dev, size_t *
                        size_t x_bytes, size_t y, size_t z, size_t width_bytes, size_t height,
                        size_t depth, size_t *slice_rows);
 
+/* Fills a host-kernel library's fakecuda_texture_api (fakecuda.h), if it defines one. */
+void fc_textures_bind(void *lib);
+
 /* ---- modules ------------------------------------------------------------------------- */
 
 /* cuModuleLoadData's work: a module from any accepted image, in the current context. */

@@ -11,6 +11,7 @@
  * host kernel's inner loop does, and a destroyed slot reads as invalid. */
 #include "fc.h"
 
+#include <dlfcn.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -510,4 +511,11 @@ FC_EXPORT void *fakecuda_surf_ptr(unsigned long long surf, long x_bytes, long y,
                  "elements of %zu bytes (a GPU traps)", x_bytes, y, layer, o->w, o->h, o->d,
                  o->elem);
     return (char *)o->base + (size_t)layer * o->slice + (size_t)y * o->pitch + (size_t)x_bytes;
+}
+
+void fc_textures_bind(void *lib)
+{
+    fakecuda_texture_api *api = dlsym(lib, FAKECUDA_TEXTURE_API_SYMBOL);
+    if (api)
+        *api = (fakecuda_texture_api){fakecuda_tex_fetch, fakecuda_tex_cubemap, fakecuda_surf_ptr};
 }

@@ -266,6 +266,13 @@ static CUresult fc_memcpy3d(const CUDA_MEMCPY3D *p, CUstream h, int pt, int asyn
                            a.dstXInBytes, a.dstY, a.dstZ, a.WidthInBytes, a.Height, a.Depth,
                            &a.dstHeight)))
         return r;
+    /* Whole slices on both sides are consecutive rows: one 2D copy, so the copy is one
+     * operation (as the trace sees one call) */
+    if (a.Depth > 1 && a.srcHeight == a.Height && a.dstHeight == a.Height) {
+        CUDA_MEMCPY2D q = fc_copy3d_slice(&a, 0);
+        q.Height *= a.Depth;
+        return fc_memcpy2d(&q, h, pt, async);
+    }
     for (size_t z = 0; z < a.Depth; z++) {
         CUDA_MEMCPY2D q = fc_copy3d_slice(&a, z);
         CUresult r = fc_memcpy2d(&q, h, pt, async);
