@@ -32,6 +32,12 @@ TEST_IMPL(arrays_copies_and_texture_objects)
     memset(back, 0, sizeof back);
     CU(cudaMemcpy2DFromArray(back, W * 4, a, 0, 0, W * 4, H, cudaMemcpyDeviceToHost));
     ASSERT_INT(memcmp(img, back, sizeof img), ==, 0);
+    /* the per-thread-default-stream form (what --default-stream per-thread programs call) */
+    cudaError_t CUDARTAPI cudaMemcpy2DFromArray_ptds(void *, size_t, cudaArray_const_t, size_t, size_t, size_t,
+                                                     size_t, enum cudaMemcpyKind);
+    memset(back, 0, sizeof back);
+    CU(cudaMemcpy2DFromArray_ptds(back, W * 4, a, 0, 0, W * 4, H, cudaMemcpyDeviceToHost));
+    ASSERT_INT(memcmp(img, back, sizeof img), ==, 0);
     /* a 3x2 block at element (2, 1) from device memory, then one row's tail with the count form */
     float blk[2][3] = {{-1, -2, -3}, {-4, -5, -6}}, row[4];
     float *dblk;

@@ -324,13 +324,29 @@ static CUresult fc_memcpy3d_v1(const CUDA_MEMCPY3D_v1 *p, CUstream h, int async)
 
 /* ---- peer ---------------------------------------------------------------------------- */
 
+/* A synchronous peer copy is "serialized with respect to all pending and future asynchronous
+ * work" of the destination too (cudaMemcpyPeer's documentation): the destination context's
+ * legacy stream waits for the copy, which runs on the caller's stream. */
+static CUresult fc_peer_order(CUresult r, CUcontext dctx, CUstream h, int pt, int async)
+{
+    fc_stream *s;
+    if (r != CUDA_SUCCESS || async || fc_g.instant || !dctx || !dctx->legacy ||
+        fc_stream_resolve(h, pt, &s) != CUDA_SUCCESS || s->ctx == dctx)
+        return r;
+    fc_op *op = fc_op_new(FC_OP_WAIT);
+    fc_op_add_dep(op, s, atomic_load(&s->submitted));
+    fc_submit(dctx->legacy, op);
+    return r;
+}
+
 static CUresult fc_memcpy_peer(CUdeviceptr dst, CUcontext dctx, CUdeviceptr src,
                                CUcontext sctx, size_t n, CUstream h, int pt, int async)
 {
     if (!dctx || !sctx || dctx->magic != FC_CTX_MAGIC || sctx->magic != FC_CTX_MAGIC)
         return CUDA_ERROR_INVALID_CONTEXT;
     /* Unified addresses make a peer copy an ordinary device copy in this simulation. */
-    return fc_memcpy(dst, src, n, FC_DEV_SRC | FC_DEV_DST, h, pt, async);
+    return fc_peer_order(fc_memcpy(dst, src, n, FC_DEV_SRC | FC_DEV_DST, h, pt, async), dctx, h, pt,
+                         async);
 }
 
 /* A 3D copy between contexts: the peer descriptor's contexts stand where the plain one's reserved
@@ -352,7 +368,7 @@ static CUresult fc_memcpy3d_peer(const CUDA_MEMCPY3D_PEER *p, CUstream h, int pt
         .dstMemoryType = p->dstMemoryType, .dstHost = p->dstHost, .dstDevice = p->dstDevice,
         .dstArray = p->dstArray, .dstPitch = p->dstPitch, .dstHeight = p->dstHeight,
         .WidthInBytes = p->WidthInBytes, .Height = p->Height, .Depth = p->Depth};
-    return fc_memcpy3d(&q, h, pt, async);
+    return fc_peer_order(fc_memcpy3d(&q, h, pt, async), ctx[1], h, pt, async);
 }
 
 /* ---- memsets ------------------------------------------------------------------------- */

@@ -353,6 +353,7 @@ static cudaError_t fc_memcpy_array(cudaArray_const_t array, int to_array, size_t
                                    const void *ptr, size_t pitch, size_t width, size_t height,
                                    enum cudaMemcpyKind kind, int async, cudaStream_t s, int pt)
 {
+    FC_CTX();
     enum cudaMemcpyKind dir;
     cudaError_t e = fc_direction(kind, (void *)(to_array ? NULL : ptr), to_array ? ptr : NULL, &dir);
     if (e != cudaSuccess)
@@ -402,7 +403,6 @@ FC_EXPORT cudaError_t CUDARTAPI cudaMemcpy2DToArray(cudaArray_t dst, size_t wOff
                                                     size_t spitch, size_t width, size_t height,
                                                     enum cudaMemcpyKind kind)
 {
-    FC_CTX();
     return fc_memcpy_array(dst, 1, wOffset, hOffset, src, spitch, width, height, kind, 0, NULL, 0);
 }
 
@@ -410,7 +410,6 @@ FC_EXPORT cudaError_t CUDARTAPI cudaMemcpy2DToArrayAsync(cudaArray_t dst, size_t
                                                          const void *src, size_t spitch, size_t width, size_t height,
                                                          enum cudaMemcpyKind kind, cudaStream_t stream)
 {
-    FC_CTX();
     return fc_memcpy_array(dst, 1, wOffset, hOffset, src, spitch, width, height, kind, 1, stream, 0);
 }
 
@@ -418,7 +417,6 @@ FC_EXPORT cudaError_t CUDARTAPI cudaMemcpy2DFromArray(void *dst, size_t dpitch, 
                                                       size_t hOffset, size_t width, size_t height,
                                                       enum cudaMemcpyKind kind)
 {
-    FC_CTX();
     return fc_memcpy_array(src, 0, wOffset, hOffset, dst, dpitch, width, height, kind, 0, NULL, 0);
 }
 
@@ -427,7 +425,6 @@ FC_EXPORT cudaError_t CUDARTAPI cudaMemcpy2DFromArrayAsync(void *dst, size_t dpi
                                                            size_t height, enum cudaMemcpyKind kind,
                                                            cudaStream_t stream)
 {
-    FC_CTX();
     return fc_memcpy_array(src, 0, wOffset, hOffset, dst, dpitch, width, height, kind, 1, stream, 0);
 }
 
@@ -455,6 +452,62 @@ FC_EXPORT cudaError_t CUDARTAPI cudaMemcpyFromArrayAsync(void *dst, cudaArray_co
                                                          cudaStream_t stream)
 {
     return fc_memcpy_array_count(src, 0, wOffset, hOffset, dst, count, kind, 1, stream, 0);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaMemcpy2DToArray_ptds(cudaArray_t dst, size_t wOffset, size_t hOffset,
+                                                         const void *src, size_t spitch, size_t width, size_t height,
+                                                         enum cudaMemcpyKind kind)
+{
+    return fc_memcpy_array(dst, 1, wOffset, hOffset, src, spitch, width, height, kind, 0, NULL, 1);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaMemcpy2DToArrayAsync_ptsz(cudaArray_t dst, size_t wOffset, size_t hOffset,
+                                                              const void *src, size_t spitch, size_t width,
+                                                              size_t height, enum cudaMemcpyKind kind,
+                                                              cudaStream_t stream)
+{
+    return fc_memcpy_array(dst, 1, wOffset, hOffset, src, spitch, width, height, kind, 1, stream, 1);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaMemcpy2DFromArray_ptds(void *dst, size_t dpitch, cudaArray_const_t src,
+                                                           size_t wOffset, size_t hOffset, size_t width,
+                                                           size_t height, enum cudaMemcpyKind kind)
+{
+    return fc_memcpy_array(src, 0, wOffset, hOffset, dst, dpitch, width, height, kind, 0, NULL, 1);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaMemcpy2DFromArrayAsync_ptsz(void *dst, size_t dpitch, cudaArray_const_t src,
+                                                                size_t wOffset, size_t hOffset, size_t width,
+                                                                size_t height, enum cudaMemcpyKind kind,
+                                                                cudaStream_t stream)
+{
+    return fc_memcpy_array(src, 0, wOffset, hOffset, dst, dpitch, width, height, kind, 1, stream, 1);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaMemcpyToArray_ptds(cudaArray_t dst, size_t wOffset, size_t hOffset,
+                                                       const void *src, size_t count, enum cudaMemcpyKind kind)
+{
+    return fc_memcpy_array_count(dst, 1, wOffset, hOffset, src, count, kind, 0, NULL, 1);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaMemcpyToArrayAsync_ptsz(cudaArray_t dst, size_t wOffset, size_t hOffset,
+                                                            const void *src, size_t count, enum cudaMemcpyKind kind,
+                                                            cudaStream_t stream)
+{
+    return fc_memcpy_array_count(dst, 1, wOffset, hOffset, src, count, kind, 1, stream, 1);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaMemcpyFromArray_ptds(void *dst, cudaArray_const_t src, size_t wOffset,
+                                                         size_t hOffset, size_t count, enum cudaMemcpyKind kind)
+{
+    return fc_memcpy_array_count(src, 0, wOffset, hOffset, dst, count, kind, 0, NULL, 1);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaMemcpyFromArrayAsync_ptsz(void *dst, cudaArray_const_t src, size_t wOffset,
+                                                              size_t hOffset, size_t count, enum cudaMemcpyKind kind,
+                                                              cudaStream_t stream)
+{
+    return fc_memcpy_array_count(src, 0, wOffset, hOffset, dst, count, kind, 1, stream, 1);
 }
 
 /* ---- fills ---- */
