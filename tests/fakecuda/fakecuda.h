@@ -30,4 +30,39 @@ typedef void (*fakecuda_host_kernel)(void **kernel_params, const fakecuda_launch
  * device code receives it). Exported by the simulated libcuda.so.1; an invalid handle aborts. */
 void fakecuda_graph_set_conditional(unsigned long long handle, unsigned int value);
 
+/* Textures and surfaces for host kernels (exported by the simulated libcuda.so.1; an invalid
+ * handle or a surface access out of bounds aborts, naming it). CUtexObject / cudaTextureObject_t
+ * and the surface handles are passed as unsigned long long.
+ *
+ * fakecuda_tex_fetch samples a texture object as device code does: x, y, z are its coordinates
+ * (tex1D/tex2D/tex3D; tex1Dfetch: x is the element index of a linear resource, never filtered);
+ * on a layered array z is the layer (tex1DLayered/tex2DLayered), on a cubemap `face` is the
+ * face (0..5, +x -x +y -y +z -z) and z the cubemap layer. It honours the texture descriptor's
+ * normalized coordinates, address modes (wrap and mirror on normalized coordinates only, as
+ * CUDA; clamp; border with the border colour), point and linear filtering (weights in 9-bit fixed
+ * point with 8 fraction bits, as the hardware) and read mode (8- and 16-bit integers normalized
+ * to [0,1] or [-1,1] unless CU_TRSF_READ_AS_INTEGER; half and float as values; channels beyond
+ * the format's read as 0). Integer reads come back as float values (exact up to 2^24).
+ * fakecuda_tex_cubemap is texCubemap/texCubemapLayered: (x, y, z) a direction, the face chosen
+ * and projected by the CUDA Programming Guide's cubemap table.
+ * fakecuda_surf_ptr is surf1D/2D/3D/LayeredRead and Write's address: x in bytes, y the row,
+ * layer the slice (layer or depth) of a surface object's array. */
+typedef struct {
+    float x, y, z, w;
+} fakecuda_float4;
+fakecuda_float4 fakecuda_tex_fetch(unsigned long long tex, float x, float y, float z, int face);
+fakecuda_float4 fakecuda_tex_cubemap(unsigned long long tex, float x, float y, float z, int layer);
+void *fakecuda_surf_ptr(unsigned long long surf, long x_bytes, long y, long layer);
+
+/* The same three for a FAKECUDA_HOST_KERNELS library, which cannot link them: under a tracer,
+ * "libcuda.so.1" names the tracer's library, not the simulation's. Such a library defines
+ *     fakecuda_texture_api fakecuda_textures;
+ * and the driver fills it in when it loads the library, before any kernel runs. */
+typedef struct {
+    fakecuda_float4 (*tex_fetch)(unsigned long long tex, float x, float y, float z, int face);
+    fakecuda_float4 (*tex_cubemap)(unsigned long long tex, float x, float y, float z, int layer);
+    void *(*surf_ptr)(unsigned long long surf, long x_bytes, long y, long layer);
+} fakecuda_texture_api;
+#define FAKECUDA_TEXTURE_API_SYMBOL "fakecuda_textures"
+
 #endif

@@ -61,9 +61,9 @@ TEST_IMPL(device_table_and_derived_peaks)
     CK(cuGetErrorString(CUDA_ERROR_ECC_UNCORRECTABLE, &s));
     ASSERT_CONTAINS(s, "ECC");
     /* A function the simulation does not implement answers NOT_SUPPORTED. */
-    CUarray a;
-    CUDA_ARRAY_DESCRIPTOR ad = {16, 16, CU_AD_FORMAT_FLOAT, 1};
-    ASSERT_INT(cuArrayCreate_v2(&a, &ad), ==, CUDA_ERROR_NOT_SUPPORTED);
+    CUmipmappedArray a;
+    CUDA_ARRAY3D_DESCRIPTOR ad = {16, 16, 0, CU_AD_FORMAT_FLOAT, 1, 0};
+    ASSERT_INT(cuMipmappedArrayCreate(&a, &ad, 2), ==, CUDA_ERROR_NOT_SUPPORTED);
     int v;
     CK(cuDriverGetVersion(&v));
     ASSERT_INT(v, ==, 13000);

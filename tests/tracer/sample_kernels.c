@@ -395,3 +395,55 @@ static void scalar_product(void **params, const fakecuda_launch *launch)
 }
 HOST_KERNEL(_Z30scalarProductKernel_intrinsicsPK7__half2S1_Pfm) { scalar_product(params, launch); }
 HOST_KERNEL(_Z26scalarProductKernel_nativePK7__half2S1_Pfm) { scalar_product(params, launch); }
+
+/* ---- textures (the driver's sampler, fakecuda.h, as the texture unit does) ---- */
+
+fakecuda_texture_api fakecuda_textures; /* filled in by the driver when it loads this library */
+
+/* the launch's 2-D thread indices, x fastest */
+#define FOR_2D(launch, x, y)                                                            \
+    for (unsigned y = 0; y < (launch)->grid[1] * (launch)->block[1]; y++)              \
+        for (unsigned x = 0; x < (launch)->grid[0] * (launch)->block[0]; x++)
+
+/* simplePitchLinearTexture's shiftPitchLinear and shiftArray(float *odata, int pitch, int width,
+ * int height, int shiftX, int shiftY, cudaTextureObject_t tex): odata[y * pitch + x] =
+ * tex2D<float>(tex, (x + shiftX) / (float)width, (y + shiftY) / (float)height) */
+static void shift(void **params, const fakecuda_launch *launch)
+{
+    float *out = ARG(0, float *);
+    int pitch = ARG(1, int), width = ARG(2, int), height = ARG(3, int), sx = ARG(4, int), sy = ARG(5, int);
+    unsigned long long tex = ARG(6, unsigned long long);
+    FOR_2D(launch, x, y)
+        out[y * pitch + x] = fakecuda_textures.tex_fetch(tex, (x + sx) / (float)width, (y + sy) / (float)height, 0, 0).x;
+}
+HOST_KERNEL(_Z16shiftPitchLinearPfiiiiiy) { shift(params, launch); }
+HOST_KERNEL(_Z10shiftArrayPfiiiiiy) { shift(params, launch); }
+
+/* simpleLayeredTexture's transformKernel(float *g_odata, int width, int height, int layer,
+ * cudaTextureObject_t tex): -tex2DLayered<float>(tex, u, v, layer) + layer at texel centres */
+HOST_KERNEL(_Z15transformKernelPfiiiy)
+{
+    float *out = ARG(0, float *);
+    int width = ARG(1, int), height = ARG(2, int), layer = ARG(3, int);
+    unsigned long long tex = ARG(4, unsigned long long);
+    FOR_2D(launch, x, y) {
+        float u = (x + 0.5f) / (float)width, v = (y + 0.5f) / (float)height;
+        out[layer * width * height + y * width + x] = -fakecuda_textures.tex_fetch(tex, u, v, (float)layer, 0).x + layer;
+    }
+}
+
+/* simpleCubemapTexture's transformKernel(float *g_odata, int width, cudaTextureObject_t tex):
+ * for each face, the direction through texel (x, y) of that face, g_odata = -texCubemap(...) */
+HOST_KERNEL(_Z15transformKernelPfiy)
+{
+    float *out = ARG(0, float *);
+    int width = ARG(1, int);
+    unsigned long long tex = ARG(2, unsigned long long);
+    FOR_2D(launch, x, y) {
+        float u = ((x + 0.5f) / (float)width) * 2.f - 1.f, v = ((y + 0.5f) / (float)width) * 2.f - 1.f;
+        const float dir[6][3] = {{1, -v, -u}, {-1, -v, u}, {u, 1, v}, {u, -1, -v}, {u, -v, 1}, {-u, -v, -1}};
+        for (unsigned face = 0; face < 6; face++)
+            out[face * width * width + y * width + x] =
+                -fakecuda_textures.tex_cubemap(tex, dir[face][0], dir[face][1], dir[face][2], 0).x;
+    }
+}

@@ -45,7 +45,8 @@ static int samples_make(const char *target, char bin[4096])
     return 0;
 }
 
-/* text without the lines that start with one of the prefixes (timings), malloc'd */
+/* text without the lines that start with one of the prefixes (timings), or, for a prefix
+ * "*REST", contain REST (a rate printed after its number), malloc'd */
 static char *untimed(const char *text, const char *const prefixes[])
 {
     char *o = malloc(strlen(text) + 1), *w = o;
@@ -53,7 +54,8 @@ static char *untimed(const char *text, const char *const prefixes[])
         size_t len = strcspn(l, "\n") + (l[strcspn(l, "\n")] == '\n');
         int timed = 0;
         for (size_t i = 0; prefixes[i]; i++)
-            timed |= !strncmp(l, prefixes[i], strlen(prefixes[i]));
+            timed |= prefixes[i][0] == '*' ? memmem(l, len, prefixes[i] + 1, strlen(prefixes[i] + 1)) != NULL
+                                           : !strncmp(l, prefixes[i], strlen(prefixes[i]));
         if (!timed) {
             memcpy(w, l, len);
             w += len;
@@ -337,16 +339,16 @@ static const intro_sample intro[] = {
     {"simpleAttributes", "_Z20kernCacheSegmentTestPiiS_ii*1", {"Processing time"}},
     {"simpleCallback", "_Z9incKernelPii*8", {0}},
     {"simpleCooperativeGroups", "_Z8cgkernelv*1", {0}},
-    {"simpleCubemapTexture", "_Z15transformKernelPfiy*2", {"Processing time", "  "}},
+    {"simpleCubemapTexture", "_Z15transformKernelPfiy*2", {"Processing time", "*Mtexlookups/sec"}},
     {"simpleDrvRuntime", "VecAdd_kernel*1", {0}},
     {"simpleHyperQ", "_Z8kernel_APll*32 _Z8kernel_BPll*32 _Z3sumPli*1", {"Measured time"}},
-    {"simpleLayeredTexture", "_Z15transformKernelPfiiiy*6", {"Processing time", "  "}},
+    {"simpleLayeredTexture", "_Z15transformKernelPfiiiy*6", {"Processing time", "*Mtexlookups/sec"}},
     {"simpleMultiCopy", "_Z9incKernelPiS_ii*22",
      {" Memcpy", " Kernel", "No overlap", "Compute can overlap", " Avg. time", " Avg. speedup",
       " Fully serialized", " Overlapped using"}},
     {"simpleMultiGPU", "_Z12reduceKernelPfS_i*1", {"  GPU Processing time"}},
     {"simpleOccupancy", "_Z6squarePii*2", {"Elapsed time"}},
-    {"simplePitchLinearTexture", "_Z16shiftPitchLinearPfiiiiiy*100 _Z10shiftArrayPfiiiiiy*100", {"Pitch", "Array"}},
+    {"simplePitchLinearTexture", "_Z16shiftPitchLinearPfiiiiiy*100 _Z10shiftArrayPfiiiiiy*100", {"Bandwidth (GB/s)", "Texture fetch rate"}},
     {"simplePrintf", "_Z10testKerneli*1", {0}},
     {"simpleStreams", "_Z10init_arrayPiS_i*501", {"memcopy:", "kernel:", "non-streamed:", "4 streams:"}},
     {"simpleSurfaceWrite", "_Z18surfaceWriteKernelPfiiy*1 _Z15transformKernelPfiify*2", {"Processing time"}},

@@ -23,6 +23,7 @@
  *   fc_integrity.c the integrity check's keyed hash (self-contained, fc_integrity.h)
  *   fc_report.c  FAKECUDA_CUDART_REPORT: which libcudart.so the process runs on
  *   fc_link.c    the JIT linker API (cuLinkCreate ... cuLinkDestroy)
+ *   fc_array.c   CUDA arrays, texture and surface objects, sampling for host kernels
  *
  * The CUDA headers are included in NVIDIA's internal mode, so every ABI variant (cuMemAlloc and
  * cuMemAlloc_v2, cuMemcpyHtoD_v2 and cuMemcpyHtoD_v2_ptds) is declared under its own name. */
@@ -238,6 +239,19 @@ int fc_map_insert(fc_range r);
 int fc_map_remove(uintptr_t base, unsigned kinds_mask, fc_range *out);
 int fc_budget_take(fc_device *d, size_t n);
 void fc_budget_give(fc_device *d, size_t n);
+
+/* ---- arrays (fc_array.c) ------------------------------------------------------------ */
+
+/* One side of a 2D/3D copy: if *type is CU_MEMORYTYPE_ARRAY, checks that the copied box
+ * (x_bytes, y, z; width_bytes x height x depth) lies in array a and turns the side into device
+ * memory: *type CU_MEMORYTYPE_DEVICE, *dev the array's memory, *pitch its row bytes, *slice_rows
+ * (if not NULL) its rows per slice. Other sides are left alone. CUDA_SUCCESS or the copy's error. */
+CUresult fc_array_side(CUmemorytype *type, CUarray a, CUdeviceptr *dev, size_t *pitch,
+                       size_t x_bytes, size_t y, size_t z, size_t width_bytes, size_t height,
+                       size_t depth, size_t *slice_rows);
+
+/* Fills a host-kernel library's fakecuda_texture_api (fakecuda.h), if it defines one. */
+void fc_textures_bind(void *lib);
 
 /* ---- modules ------------------------------------------------------------------------- */
 

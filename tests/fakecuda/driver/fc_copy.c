@@ -205,7 +205,7 @@ static void fc_stage_2d(fc_op *op, void *buf)
     p->srcPitch = p->WidthInBytes;
 }
 
-static CUresult fc_memcpy2d(const CUDA_MEMCPY2D *p, CUstream h, int pt, int async)
+static CUresult fc_memcpy2d(const CUDA_MEMCPY2D *pa, CUstream h, int pt, int async)
 {
     if (!fc_g.initialized)
         return CUDA_ERROR_NOT_INITIALIZED;
@@ -213,10 +213,16 @@ static CUresult fc_memcpy2d(const CUDA_MEMCPY2D *p, CUstream h, int pt, int asyn
     CUresult r = fc_stream_resolve(h, pt, &s);
     if (r != CUDA_SUCCESS)
         return r;
-    if (!p)
+    if (!pa)
         return CUDA_ERROR_INVALID_VALUE;
-    if (p->srcMemoryType == CU_MEMORYTYPE_ARRAY || p->dstMemoryType == CU_MEMORYTYPE_ARRAY)
-        return fc_unsupported("CUDA arrays in 2D/3D copies");
+    /* an array side is its memory, rows packed (fc_array.c) */
+    CUDA_MEMCPY2D q = *pa;
+    const CUDA_MEMCPY2D *p = &q;
+    if ((r = fc_array_side(&q.srcMemoryType, q.srcArray, &q.srcDevice, &q.srcPitch,
+                           q.srcXInBytes, q.srcY, 0, q.WidthInBytes, q.Height, 1, NULL)) ||
+        (r = fc_array_side(&q.dstMemoryType, q.dstArray, &q.dstDevice, &q.dstPitch,
+                           q.dstXInBytes, q.dstY, 0, q.WidthInBytes, q.Height, 1, NULL)))
+        return r;
     if ((p->Height > 1 && (p->srcPitch < p->WidthInBytes || p->dstPitch < p->WidthInBytes)))
         return CUDA_ERROR_INVALID_VALUE;
     if (!p->WidthInBytes || !p->Height)
@@ -250,8 +256,25 @@ static CUresult fc_memcpy3d(const CUDA_MEMCPY3D *p, CUstream h, int pt, int asyn
         return CUDA_ERROR_INVALID_VALUE;
     if (p->srcLOD || p->dstLOD)
         return CUDA_ERROR_INVALID_VALUE;
-    for (size_t z = 0; z < p->Depth; z++) {
-        CUDA_MEMCPY2D q = fc_copy3d_slice(p, z);
+    /* an array side becomes its memory, slices of the array's rows (fc_array.c) */
+    CUDA_MEMCPY3D a = *p;
+    CUresult r;
+    if ((r = fc_array_side(&a.srcMemoryType, a.srcArray, &a.srcDevice, &a.srcPitch,
+                           a.srcXInBytes, a.srcY, a.srcZ, a.WidthInBytes, a.Height, a.Depth,
+                           &a.srcHeight)) ||
+        (r = fc_array_side(&a.dstMemoryType, a.dstArray, &a.dstDevice, &a.dstPitch,
+                           a.dstXInBytes, a.dstY, a.dstZ, a.WidthInBytes, a.Height, a.Depth,
+                           &a.dstHeight)))
+        return r;
+    /* Whole slices on both sides are consecutive rows: one 2D copy, so the copy is one
+     * operation (as the trace sees one call) */
+    if (a.Depth > 1 && a.srcHeight == a.Height && a.dstHeight == a.Height) {
+        CUDA_MEMCPY2D q = fc_copy3d_slice(&a, 0);
+        q.Height *= a.Depth;
+        return fc_memcpy2d(&q, h, pt, async);
+    }
+    for (size_t z = 0; z < a.Depth; z++) {
+        CUDA_MEMCPY2D q = fc_copy3d_slice(&a, z);
         CUresult r = fc_memcpy2d(&q, h, pt, async);
         if (r != CUDA_SUCCESS)
             return r;
@@ -301,13 +324,29 @@ static CUresult fc_memcpy3d_v1(const CUDA_MEMCPY3D_v1 *p, CUstream h, int async)
 
 /* ---- peer ---------------------------------------------------------------------------- */
 
+/* A synchronous peer copy is "serialized with respect to all pending and future asynchronous
+ * work" of the destination too (cudaMemcpyPeer's documentation): the destination context's
+ * legacy stream waits for the copy, which runs on the caller's stream. */
+static CUresult fc_peer_order(CUresult r, CUcontext dctx, CUstream h, int pt, int async)
+{
+    fc_stream *s;
+    if (r != CUDA_SUCCESS || async || fc_g.instant || !dctx || !dctx->legacy ||
+        fc_stream_resolve(h, pt, &s) != CUDA_SUCCESS || s->ctx == dctx)
+        return r;
+    fc_op *op = fc_op_new(FC_OP_WAIT);
+    fc_op_add_dep(op, s, atomic_load(&s->submitted));
+    fc_submit(dctx->legacy, op);
+    return r;
+}
+
 static CUresult fc_memcpy_peer(CUdeviceptr dst, CUcontext dctx, CUdeviceptr src,
                                CUcontext sctx, size_t n, CUstream h, int pt, int async)
 {
     if (!dctx || !sctx || dctx->magic != FC_CTX_MAGIC || sctx->magic != FC_CTX_MAGIC)
         return CUDA_ERROR_INVALID_CONTEXT;
     /* Unified addresses make a peer copy an ordinary device copy in this simulation. */
-    return fc_memcpy(dst, src, n, FC_DEV_SRC | FC_DEV_DST, h, pt, async);
+    return fc_peer_order(fc_memcpy(dst, src, n, FC_DEV_SRC | FC_DEV_DST, h, pt, async), dctx, h, pt,
+                         async);
 }
 
 /* A 3D copy between contexts: the peer descriptor's contexts stand where the plain one's reserved
@@ -329,7 +368,7 @@ static CUresult fc_memcpy3d_peer(const CUDA_MEMCPY3D_PEER *p, CUstream h, int pt
         .dstMemoryType = p->dstMemoryType, .dstHost = p->dstHost, .dstDevice = p->dstDevice,
         .dstArray = p->dstArray, .dstPitch = p->dstPitch, .dstHeight = p->dstHeight,
         .WidthInBytes = p->WidthInBytes, .Height = p->Height, .Depth = p->Depth};
-    return fc_memcpy3d(&q, h, pt, async);
+    return fc_peer_order(fc_memcpy3d(&q, h, pt, async), ctx[1], h, pt, async);
 }
 
 /* ---- memsets ------------------------------------------------------------------------- */

@@ -97,6 +97,7 @@ static void fc_host_libs_open(void)
         void *h = dlopen(tok, RTLD_NOW | RTLD_LOCAL);
         if (!h)
             fc_fatal("FAKECUDA_HOST_KERNELS: cannot load \"%s\": %s", tok, dlerror());
+        fc_textures_bind(h);
         if (fc_nhost_libs == (int)(sizeof fc_host_libs / sizeof fc_host_libs[0]))
             fc_fatal("FAKECUDA_HOST_KERNELS: more than %d libraries", fc_nhost_libs);
         fc_host_libs[fc_nhost_libs++] = h;

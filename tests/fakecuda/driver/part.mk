@@ -4,7 +4,7 @@
 # and the expected resolution of NVIDIA's reference request list for the sim-driver tests.
 FCDRV_DIR  := tests/fakecuda/driver
 FCDRV_GEN  := $(B)/$(FCDRV_DIR)/gen
-FCDRV_HAND := $(addprefix $(FCDRV_DIR)/,fc_core.c fc_ctx.c fc_devices.c fc_mem.c fc_pool.c fc_vmm.c fc_exec.c fc_stream.c fc_event.c fc_copy.c fc_module.c fc_image.c fc_launch.c fc_misc.c fc_graph.c fc_gnode.c fc_gexec.c fc_export.c fc_integrity.c fc_report.c fc_link.c)
+FCDRV_HAND := $(addprefix $(FCDRV_DIR)/,fc_core.c fc_ctx.c fc_devices.c fc_mem.c fc_pool.c fc_vmm.c fc_exec.c fc_stream.c fc_event.c fc_copy.c fc_module.c fc_image.c fc_launch.c fc_misc.c fc_graph.c fc_gnode.c fc_gexec.c fc_export.c fc_integrity.c fc_report.c fc_link.c fc_array.c)
 FCDRV_GENC := $(FCDRV_GEN)/fc_stubs.c $(FCDRV_GEN)/fc_procs.c $(FCDRV_GEN)/fc_errors.c
 FCDRV_OBJS := $(patsubst %.c,$(B)/%.o,$(FCDRV_HAND)) $(FCDRV_GENC:.c=.o)
 FCDRV_LIB  := $(FAKECUDA_DIR)/libcuda.so.1
@@ -31,7 +31,7 @@ $(FCDRV_GEN)/%.o: $(FCDRV_GEN)/%.c $(FCDRV_DIR)/fc.h $(FCDRV_DIR)/fc_procs.h
 $(FCDRV_LIB): $(FCDRV_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) -shared -o $@ -Wl,-soname,libcuda.so.1 -Wl,-Bsymbolic -Wl,-z,defs $(FCDRV_OBJS) \
-	  -lzstd -ldl -lpthread
+	  -lzstd -ldl -lpthread -lm
 
 # For programs linked with -lcuda.
 $(FAKECUDA_DIR)/libcuda.so: $(FCDRV_LIB)

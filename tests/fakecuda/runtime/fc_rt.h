@@ -89,8 +89,12 @@ cudaError_t fc_rt_symbol_span(int to_symbol, const void *symbol, size_t count, s
                               enum cudaMemcpyKind kind, void **var);
 
 /* A cudaMemcpy3DParms as the driver's CUDA_MEMCPY3D (cudaMemcpyDefault resolved from where the
- * pointers live); cudaErrorInvalidResourceHandle for a CUDA array (none can exist). Not recorded. */
+ * pointers live; a CUDA array's position and the extent in elements, as documented, made bytes).
+ * Not recorded. */
 cudaError_t fc_rt_copy3d(const struct cudaMemcpy3DParms *p, CUDA_MEMCPY3D *m);
+/* A CUDA array's driver descriptor and, if elem is not NULL, its element's bytes (rt_array.c);
+ * cudaErrorInvalidResourceHandle for what is not a live array. Not recorded. */
+cudaError_t fc_rt_array_desc(cudaArray_const_t array, CUDA_ARRAY3D_DESCRIPTOR *d, size_t *elem);
 
 typedef struct {
     int value;

@@ -4,7 +4,7 @@
 # forwarders and the version script.
 FCRT_DIR  := tests/fakecuda/runtime
 FCRT_GEN  := $(B)/$(FCRT_DIR)/gen
-FCRT_HAND := $(FCRT_DIR)/rt_device.c $(FCRT_DIR)/rt_memory.c $(FCRT_DIR)/rt_exec.c $(FCRT_DIR)/rt_graph.c
+FCRT_HAND := $(FCRT_DIR)/rt_device.c $(FCRT_DIR)/rt_memory.c $(FCRT_DIR)/rt_exec.c $(FCRT_DIR)/rt_graph.c $(FCRT_DIR)/rt_array.c
 FCRT_GENC := $(FCRT_GEN)/fc_rt_drv.c $(FCRT_GEN)/fc_rt_stubs.c $(FCRT_GEN)/fc_rt_errors.c $(FCRT_GEN)/fc_rt_forward.c
 FCRT_OBJS := $(patsubst %.c,$(B)/%.o,$(FCRT_HAND)) $(FCRT_GENC:.c=.o)
 FCRT_LIB  := $(FAKECUDA_DIR)/libcudart.so.13

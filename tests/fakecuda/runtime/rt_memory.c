@@ -347,6 +347,169 @@ FC_EXPORT cudaError_t CUDARTAPI cudaMemcpy2DAsync_ptsz(void *dst, size_t dpitch,
     return fc_memcpy2d(dst, dpitch, src, spitch, width, height, kind, 1, stream, 1);
 }
 
+/* ---- copies to and from CUDA arrays (offsets and widths in bytes) ---- */
+
+static cudaError_t fc_memcpy_array(cudaArray_const_t array, int to_array, size_t wOffset, size_t hOffset,
+                                   const void *ptr, size_t pitch, size_t width, size_t height,
+                                   enum cudaMemcpyKind kind, int async, cudaStream_t s, int pt)
+{
+    FC_CTX();
+    enum cudaMemcpyKind dir;
+    cudaError_t e = fc_direction(kind, (void *)(to_array ? NULL : ptr), to_array ? ptr : NULL, &dir);
+    if (e != cudaSuccess)
+        return fc_rt_ret(e);
+    if (height > 1 && width > pitch)
+        return fc_rt_ret(cudaErrorInvalidPitchValue);
+    if (width == 0 || height == 0)
+        return cudaSuccess;
+    CUDA_MEMCPY2D m = {.WidthInBytes = width, .Height = height};
+    if (to_array) {
+        m.dstMemoryType = CU_MEMORYTYPE_ARRAY, m.dstArray = (CUarray)(uintptr_t)array;
+        m.dstXInBytes = wOffset, m.dstY = hOffset, m.srcPitch = pitch;
+        fc_2d_side(&m.srcMemoryType, &m.srcHost, &m.srcDevice, ptr,
+                   dir == cudaMemcpyDeviceToHost || dir == cudaMemcpyDeviceToDevice);
+    } else {
+        m.srcMemoryType = CU_MEMORYTYPE_ARRAY, m.srcArray = (CUarray)(uintptr_t)array;
+        m.srcXInBytes = wOffset, m.srcY = hOffset, m.dstPitch = pitch;
+        fc_2d_side(&m.dstMemoryType, (const void **)&m.dstHost, &m.dstDevice, ptr,
+                   dir == cudaMemcpyHostToDevice || dir == cudaMemcpyDeviceToDevice);
+    }
+    CUresult r = async ? FC_DRV(FC_PT(pt, fc_drv.cuMemcpy2DAsync_v3020, fc_drv.cuMemcpy2DAsync_v7000_ptsz), &m, s)
+                       : FC_DRV(FC_PT(pt, fc_drv.cuMemcpy2DUnaligned_v3020, fc_drv.cuMemcpy2DUnaligned_v7000_ptds), &m);
+    return fc_rt_err(r);
+}
+
+/* The deprecated count forms: count bytes from (wOffset, hOffset), within a row or whole rows
+ * from the row's start (the array's rows are consecutive in its layout). */
+static cudaError_t fc_memcpy_array_count(cudaArray_const_t array, int to_array, size_t wOffset, size_t hOffset,
+                                         const void *ptr, size_t count, enum cudaMemcpyKind kind, int async,
+                                         cudaStream_t s, int pt)
+{
+    FC_CTX();
+    CUDA_ARRAY3D_DESCRIPTOR d;
+    size_t elem;
+    cudaError_t e = fc_rt_array_desc(array, &d, &elem);
+    if (e != cudaSuccess)
+        return fc_rt_ret(e);
+    size_t row = d.Width * elem;
+    if (wOffset + count <= row)
+        return fc_memcpy_array(array, to_array, wOffset, hOffset, ptr, count, count, 1, kind, async, s, pt);
+    if (wOffset != 0 || count % row)
+        return fc_rt_ret(cudaErrorInvalidValue);
+    return fc_memcpy_array(array, to_array, 0, hOffset, ptr, row, row, count / row, kind, async, s, pt);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaMemcpy2DToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src,
+                                                    size_t spitch, size_t width, size_t height,
+                                                    enum cudaMemcpyKind kind)
+{
+    return fc_memcpy_array(dst, 1, wOffset, hOffset, src, spitch, width, height, kind, 0, NULL, 0);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaMemcpy2DToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset,
+                                                         const void *src, size_t spitch, size_t width, size_t height,
+                                                         enum cudaMemcpyKind kind, cudaStream_t stream)
+{
+    return fc_memcpy_array(dst, 1, wOffset, hOffset, src, spitch, width, height, kind, 1, stream, 0);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaMemcpy2DFromArray(void *dst, size_t dpitch, cudaArray_const_t src, size_t wOffset,
+                                                      size_t hOffset, size_t width, size_t height,
+                                                      enum cudaMemcpyKind kind)
+{
+    return fc_memcpy_array(src, 0, wOffset, hOffset, dst, dpitch, width, height, kind, 0, NULL, 0);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaMemcpy2DFromArrayAsync(void *dst, size_t dpitch, cudaArray_const_t src,
+                                                           size_t wOffset, size_t hOffset, size_t width,
+                                                           size_t height, enum cudaMemcpyKind kind,
+                                                           cudaStream_t stream)
+{
+    return fc_memcpy_array(src, 0, wOffset, hOffset, dst, dpitch, width, height, kind, 1, stream, 0);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaMemcpyToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src,
+                                                  size_t count, enum cudaMemcpyKind kind)
+{
+    return fc_memcpy_array_count(dst, 1, wOffset, hOffset, src, count, kind, 0, NULL, 0);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaMemcpyToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset,
+                                                       const void *src, size_t count, enum cudaMemcpyKind kind,
+                                                       cudaStream_t stream)
+{
+    return fc_memcpy_array_count(dst, 1, wOffset, hOffset, src, count, kind, 1, stream, 0);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaMemcpyFromArray(void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset,
+                                                    size_t count, enum cudaMemcpyKind kind)
+{
+    return fc_memcpy_array_count(src, 0, wOffset, hOffset, dst, count, kind, 0, NULL, 0);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaMemcpyFromArrayAsync(void *dst, cudaArray_const_t src, size_t wOffset,
+                                                         size_t hOffset, size_t count, enum cudaMemcpyKind kind,
+                                                         cudaStream_t stream)
+{
+    return fc_memcpy_array_count(src, 0, wOffset, hOffset, dst, count, kind, 1, stream, 0);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaMemcpy2DToArray_ptds(cudaArray_t dst, size_t wOffset, size_t hOffset,
+                                                         const void *src, size_t spitch, size_t width, size_t height,
+                                                         enum cudaMemcpyKind kind)
+{
+    return fc_memcpy_array(dst, 1, wOffset, hOffset, src, spitch, width, height, kind, 0, NULL, 1);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaMemcpy2DToArrayAsync_ptsz(cudaArray_t dst, size_t wOffset, size_t hOffset,
+                                                              const void *src, size_t spitch, size_t width,
+                                                              size_t height, enum cudaMemcpyKind kind,
+                                                              cudaStream_t stream)
+{
+    return fc_memcpy_array(dst, 1, wOffset, hOffset, src, spitch, width, height, kind, 1, stream, 1);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaMemcpy2DFromArray_ptds(void *dst, size_t dpitch, cudaArray_const_t src,
+                                                           size_t wOffset, size_t hOffset, size_t width,
+                                                           size_t height, enum cudaMemcpyKind kind)
+{
+    return fc_memcpy_array(src, 0, wOffset, hOffset, dst, dpitch, width, height, kind, 0, NULL, 1);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaMemcpy2DFromArrayAsync_ptsz(void *dst, size_t dpitch, cudaArray_const_t src,
+                                                                size_t wOffset, size_t hOffset, size_t width,
+                                                                size_t height, enum cudaMemcpyKind kind,
+                                                                cudaStream_t stream)
+{
+    return fc_memcpy_array(src, 0, wOffset, hOffset, dst, dpitch, width, height, kind, 1, stream, 1);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaMemcpyToArray_ptds(cudaArray_t dst, size_t wOffset, size_t hOffset,
+                                                       const void *src, size_t count, enum cudaMemcpyKind kind)
+{
+    return fc_memcpy_array_count(dst, 1, wOffset, hOffset, src, count, kind, 0, NULL, 1);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaMemcpyToArrayAsync_ptsz(cudaArray_t dst, size_t wOffset, size_t hOffset,
+                                                            const void *src, size_t count, enum cudaMemcpyKind kind,
+                                                            cudaStream_t stream)
+{
+    return fc_memcpy_array_count(dst, 1, wOffset, hOffset, src, count, kind, 1, stream, 1);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaMemcpyFromArray_ptds(void *dst, cudaArray_const_t src, size_t wOffset,
+                                                         size_t hOffset, size_t count, enum cudaMemcpyKind kind)
+{
+    return fc_memcpy_array_count(src, 0, wOffset, hOffset, dst, count, kind, 0, NULL, 1);
+}
+
+FC_EXPORT cudaError_t CUDARTAPI cudaMemcpyFromArrayAsync_ptsz(void *dst, cudaArray_const_t src, size_t wOffset,
+                                                              size_t hOffset, size_t count, enum cudaMemcpyKind kind,
+                                                              cudaStream_t stream)
+{
+    return fc_memcpy_array_count(src, 0, wOffset, hOffset, dst, count, kind, 1, stream, 1);
+}
+
 /* ---- fills ---- */
 
 /* A 1D fill is the 2D fill of one row. */
@@ -601,30 +764,45 @@ FC_EXPORT cudaError_t CUDARTAPI cudaMemAdvise(const void *devPtr, size_t count, 
                             fc_location(location)));
 }
 
-/* ---- 3D copies (pitched pointers; no CUDA array can exist: cudaMallocArray is not simulated) ---- */
+/* ---- 3D copies (pitched pointers and CUDA arrays) ---- */
 
 cudaError_t fc_rt_copy3d(const struct cudaMemcpy3DParms *p, CUDA_MEMCPY3D *m)
 {
     if (!p)
         return cudaErrorInvalidValue;
-    if (p->srcArray || p->dstArray)
-        return cudaErrorInvalidResourceHandle;
-    enum cudaMemcpyKind dir;
-    cudaError_t e = fc_direction(p->kind, p->dstPtr.ptr, p->srcPtr.ptr, &dir);
-    if (e != cudaSuccess)
+    /* With an array on either side, the extent and the array's position are in elements. */
+    size_t selem = 1, delem = 1;
+    CUDA_ARRAY3D_DESCRIPTOR ad;
+    cudaError_t e;
+    if ((p->srcArray && (e = fc_rt_array_desc(p->srcArray, &ad, &selem)) != cudaSuccess) ||
+        (p->dstArray && (e = fc_rt_array_desc(p->dstArray, &ad, &delem)) != cudaSuccess))
         return e;
+    enum cudaMemcpyKind dir;
+    if ((e = fc_direction(p->kind, p->dstPtr.ptr, p->srcPtr.ptr, &dir)) != cudaSuccess)
+        return e;
+    size_t elem = p->srcArray ? selem : delem;
     /* A pitched pointer's x is in bytes, and its ysize is the height of its slices. */
     *m = (CUDA_MEMCPY3D){
-        .srcXInBytes = p->srcPos.x, .srcY = p->srcPos.y, .srcZ = p->srcPos.z,
+        .srcXInBytes = p->srcPos.x * selem, .srcY = p->srcPos.y, .srcZ = p->srcPos.z,
         .srcPitch = p->srcPtr.pitch, .srcHeight = p->srcPtr.ysize,
-        .dstXInBytes = p->dstPos.x, .dstY = p->dstPos.y, .dstZ = p->dstPos.z,
+        .dstXInBytes = p->dstPos.x * delem, .dstY = p->dstPos.y, .dstZ = p->dstPos.z,
         .dstPitch = p->dstPtr.pitch, .dstHeight = p->dstPtr.ysize,
-        .WidthInBytes = p->extent.width, .Height = p->extent.height, .Depth = p->extent.depth,
+        .WidthInBytes = p->extent.width * elem, .Height = p->extent.height, .Depth = p->extent.depth,
     };
-    fc_2d_side(&m->srcMemoryType, &m->srcHost, &m->srcDevice, p->srcPtr.ptr,
-               dir == cudaMemcpyDeviceToHost || dir == cudaMemcpyDeviceToDevice);
-    fc_2d_side(&m->dstMemoryType, (const void **)&m->dstHost, &m->dstDevice, p->dstPtr.ptr,
-               dir == cudaMemcpyHostToDevice || dir == cudaMemcpyDeviceToDevice);
+    if (p->srcArray) {
+        m->srcMemoryType = CU_MEMORYTYPE_ARRAY;
+        m->srcArray = (CUarray)p->srcArray;
+    } else {
+        fc_2d_side(&m->srcMemoryType, &m->srcHost, &m->srcDevice, p->srcPtr.ptr,
+                   dir == cudaMemcpyDeviceToHost || dir == cudaMemcpyDeviceToDevice);
+    }
+    if (p->dstArray) {
+        m->dstMemoryType = CU_MEMORYTYPE_ARRAY;
+        m->dstArray = (CUarray)p->dstArray;
+    } else {
+        fc_2d_side(&m->dstMemoryType, (const void **)&m->dstHost, &m->dstDevice, p->dstPtr.ptr,
+                   dir == cudaMemcpyHostToDevice || dir == cudaMemcpyDeviceToDevice);
+    }
     return cudaSuccess;
 }
 
