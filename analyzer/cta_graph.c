@@ -158,6 +158,10 @@ static uint32_t exec_list(struct cta_graph_proc *g, const ct_rec_graph *r)
  * else copied; setting what the node runs already (new kernel arguments) changes nothing. */
 static void node_set(struct cta_graph_proc *g, const ct_rec_graph *r, uint32_t kidx)
 {
+    if (r->node_type == CT_GNODE_CHANGED) { /* not listed: its launches run unknown work */
+        ct_hash_del(&g->exec_of, r->exec, NULL);
+        return;
+    }
     uint32_t list = list_of(&g->exec_of, r->exec);
     cta_gnode gn;
     cta_gcopy gc;

@@ -419,7 +419,7 @@ enum { CTP_GRAPH_DEPTH = 16 };
  * the instantiation or update of exec this call made; returns how many were written (some may
  * have been dropped, the ring full). Not a hot path (once per instantiation): the node list is
  * allocated. */
-static uint32_t ctp_graph_nodes(ctp_call *c, uint64_t graph, uint64_t exec, int depth)
+static uint32_t ctp_graph_nodes(ctp_call *c, uint64_t graph, uint64_t exec, int depth, int *unlisted)
 {
     size_t n = 0;
     uint32_t written = 0;
@@ -438,9 +438,10 @@ static uint32_t ctp_graph_nodes(ctp_call *c, uint64_t graph, uint64_t exec, int 
         if (t == CU_GRAPH_NODE_TYPE_GRAPH) {
             if (depth < CTP_GRAPH_DEPTH &&
                 CTP_REAL(cuGraphChildGraphNodeGetGraph)(v[i], &child) == CUDA_SUCCESS)
-                written += ctp_graph_nodes(c, (uint64_t)(uintptr_t)child, exec, depth + 1);
+                written += ctp_graph_nodes(c, (uint64_t)(uintptr_t)child, exec, depth + 1, unlisted);
             continue;
         }
+        *unlisted |= t == CU_GRAPH_NODE_TYPE_CONDITIONAL;
         ct_rec_graph g = {.corr = c->corr, .op = CT_GRAPH_NODE, .graph = graph, .exec = exec,
                           .node = (uint64_t)(uintptr_t)v[i]};
         if (ctp_node_ask(&g, v[i], t)) {
@@ -458,10 +459,13 @@ void ctp_on_graph(ctp_call *c, CUresult r, unsigned op, uint64_t graph, uint64_t
     if (!c->th)
         return;
     /* the nodes first: the instantiation or update that follows makes the exec run them */
+    int unlisted = 0;
     uint32_t nodes = r == CUDA_SUCCESS && graph && exec &&
                              (op == CT_GRAPH_INSTANTIATE || op == CT_GRAPH_UPDATE)
-                         ? ctp_graph_nodes(c, graph, exec, 0)
+                         ? ctp_graph_nodes(c, graph, exec, 0, &unlisted)
                          : 0;
+    if (unlisted)
+        nodes = CT_GRAPH_NODES_UNKNOWN;
     ct_rec_graph *gr = ctp_emit_begin(c, CT_REC_GRAPH, sizeof *gr);
     if (gr) {
         *gr = (ct_rec_graph){.corr = c->corr, .op = op, .mode = mode, .graph = graph, .exec = exec,
@@ -475,8 +479,17 @@ void ctp_on_graph_set(ctp_call *c, CUresult r, uint64_t exec, uint64_t node, uns
 {
     /* p is read only once the driver accepted it: a failed call's may be anything */
     ct_rec_graph g = {.corr = c->corr, .op = CT_GRAPH_NODE_SET, .exec = exec, .node = node};
-    if (c->th && r == CUDA_SUCCESS && p && ctp_node_fill(&g, type, p))
+    if (!c->th || r != CUDA_SUCCESS)
+        return;
+    /* a child graph's or a conditional node's new work, or a node switched on or off: not
+     * listed, so the exec's work becomes unknown */
+    if (type == CT_GNODE_CHANGED || type == CU_GRAPH_NODE_TYPE_GRAPH ||
+        type == CU_GRAPH_NODE_TYPE_CONDITIONAL) {
+        g.node_type = CT_GNODE_CHANGED;
         ctp_emit(c, CT_REC_GRAPH, &g, sizeof g);
+    } else if (p && ctp_node_fill(&g, type, p)) {
+        ctp_emit(c, CT_REC_GRAPH, &g, sizeof g);
+    }
 }
 
 /* ---- allocations ---- */

@@ -332,7 +332,14 @@ enum ct_graph_op {
     CT_GRAPH_NODE_SET = 9,      /* cuGraphExec*NodeSetParams: exec's node now runs this */
 };
 /* GRAPH node_type: CUgraphNodeType's values (the tracer passes either). */
-enum ct_graph_node { CT_GNODE_KERNEL = 0, CT_GNODE_MEMCPY = 1, CT_GNODE_MEMSET = 2 };
+enum ct_graph_node { CT_GNODE_KERNEL = 0, CT_GNODE_MEMCPY = 1, CT_GNODE_MEMSET = 2,
+                     /* node set: a change the trace does not list (a child graph's, a node
+                      * switched on or off, a conditional node's): what the exec runs is
+                      * unknown from then on */
+                     CT_GNODE_CHANGED = 100 };
+/* GRAPH `nodes` of an instantiation or update whose graph holds work the trace cannot list (a
+ * conditional node's bodies run as the device decides): what the exec runs is unknown */
+#define CT_GRAPH_NODES_UNKNOWN UINT32_MAX
 typedef struct {
     uint64_t corr;                 /* the call's correlation id */
     uint32_t op;                   /* enum ct_graph_op */

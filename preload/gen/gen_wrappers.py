@@ -97,6 +97,11 @@ TRACE = {
                                        "CT_GNODE_MEMCPY, copyParams", None, {}),
     "cuGraphExecMemsetNodeSetParams": ("graph_set", "(uintptr_t)hGraphExec, (uintptr_t)hNode, "
                                        "CT_GNODE_MEMSET, memsetParams", None, {}),
+    # not listed: the exec's work becomes unknown (the last argument is not read)
+    "cuGraphExecChildGraphNodeSetParams": ("graph_set", "(uintptr_t)hGraphExec, (uintptr_t)hNode, "
+                                           "CT_GNODE_CHANGED, childGraph", None, {}),
+    "cuGraphNodeSetEnabled": ("graph_set", "(uintptr_t)hGraphExec, (uintptr_t)hNode, "
+                              "CT_GNODE_CHANGED, hNode", None, {}),
 
     "cuMemcpy": ("copy", "CT_DIR_UNKNOWN, dst, src, ByteCount, STREAM(0), 0", "0", {}),
     "cuMemcpyAsync": ("copy", "CT_DIR_UNKNOWN, dst, src, ByteCount, STREAM(hStream), CT_COPY_ASYNC",

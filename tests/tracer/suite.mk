@@ -9,6 +9,7 @@ TRACER_B := $(B)/tests/tracer
 TRACER_DRIVER := $(if $(wildcard tests/fakecuda/driver/part.mk),$(FAKECUDA_DIR)/libcuda.so.1)
 TRACER_PROBE := $(TRACER_B)/probe
 TRACER_CAPTURE := $(TRACER_B)/capture
+TRACER_GRAPH_UNLISTED := $(TRACER_B)/graph_unlisted
 TRACER_REFERENCE := $(abspath ../shared/reference/cudart-13.0-getprocaddress.txt)
 TRACER_SAMPLE_KERNELS := $(TRACER_B)/libsample_kernels.so
 # NVIDIA's NVRTC compiling to PTX for the simulated driver; built only where the toolkit has it
@@ -27,7 +28,7 @@ $(TRACER_B)/nvrtc_ptx: $(TRACER_B)/nvrtc_ptx.o
 	$(CC) $(CFLAGS) -o $@ $< -L$(CUDA_HOME)/lib64 -lnvrtc -Wl,-rpath,$(CUDA_HOME)/lib64 -L$(CUDA_HOME)/lib64/stubs -lcuda
 
 # A driver API program, linked like the driver_api workload (the simulation is found at run time).
-$(TRACER_CAPTURE): $(TRACER_B)/capture.o
+$(TRACER_CAPTURE) $(TRACER_GRAPH_UNLISTED): $(TRACER_B)/%: $(TRACER_B)/%.o
 	$(CC) $(CFLAGS) -o $@ $< -L$(CUDA_HOME)/lib64/stubs -lcuda
 
 $(TRACER_B)/%.o: CFLAGS += -DTR_REFERENCE='"$(TRACER_REFERENCE)"' \
@@ -38,5 +39,5 @@ $(TRACER_B)/%.o: CFLAGS += -DTR_REFERENCE='"$(TRACER_REFERENCE)"' \
 # test-capture and test-graphs read the summary's JSON with the analyzer suite's helpers.
 $(TRACER_B)/test-capture.o $(TRACER_B)/test-graphs.o $(TRACER_B)/gr_truth.o: CFLAGS += -Itests/analyzer
 $(eval $(call ctt_suite,tracer,$(TRACER_B)/tr.o $(TRACER_B)/gr_truth.o $(B)/tests/analyzer/an_helpers.o $(B)/tests/analyzer/tjson.o $(CTTRACE_LIB),$(CTTRACE_LDLIBS) -ldl -lpthread -lm,\
-  $(CUTRACE_SO) $(CUTRACE_BIN) $(FAKECUDA_DIR)/libcudart.so.13 $(TRACER_DRIVER) $(TRACER_PROBE) $(TRACER_CAPTURE) $(TRACER_SAMPLE_KERNELS) $(TRACER_NVRTC_PTX) \
+  $(CUTRACE_SO) $(CUTRACE_BIN) $(FAKECUDA_DIR)/libcudart.so.13 $(TRACER_DRIVER) $(TRACER_PROBE) $(TRACER_CAPTURE) $(TRACER_GRAPH_UNLISTED) $(TRACER_SAMPLE_KERNELS) $(TRACER_NVRTC_PTX) \
   $(WORKLOADS)))

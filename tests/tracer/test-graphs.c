@@ -354,3 +354,49 @@ TEST_IMPL(graph_reinstantiation_diagnosis)
             re_ms * 1e3, fixed_ms * 1e3);
     return 0;
 }
+
+/* What the trace cannot list is unknown, never miscounted (tests/tracer/graph_unlisted.c): a
+ * one-kernel graph launched twice, then twice more with its node switched off, and a graph of a
+ * kernel node and an IF conditional node launched 3 times. Only the first two launches' "step"
+ * is counted; the other five are unknown launches (not 2 and 3 "step" of the listed kernels). The simulation's truth, launch by launch, shows the count is
+ * what ran: 1, 1, then nothing while the node is off. */
+TEST_IMPL(graph_unlisted_work_is_unknown)
+{
+    char prog[4096], out[4096], mod[4096], truth[4096], env0[4200];
+    snprintf(out, sizeof out, "%s/unlisted", ctt_tmpdir());
+    snprintf(mod, sizeof mod, "%s/unlisted.module", ctt_tmpdir());
+    snprintf(truth, sizeof truth, "%s/unlisted.truth", ctt_tmpdir());
+    snprintf(env0, sizeof env0, "FAKECUDA_TRUTH=%s", truth);
+    FILE *f = fopen(mod, "w");
+    ASSERT(f != NULL);
+    fputs("fakecuda-module 1\nkernel step\n", f);
+    fclose(f);
+    char *cmd[] = {(char *)ctt_path(prog, "tests/tracer/graph_unlisted"), mod, NULL};
+    char *env[] = {env0, NULL};
+    ctt_proc p;
+    ASSERT_INT(tr_run(&p, out, NULL, cmd, env, 60), ==, 0);
+    TR_ASSERT_EXIT(p, 0);
+    ASSERT_CONTAINS(p.out, "graph_unlisted: launches=2+2+3");
+    ctt_proc_free(&p);
+    gr_truth *tv = NULL;
+    size_t nt = gr_read_truth(truth, &tv);
+    unsigned ran[8] = {0};
+    for (size_t i = 0; i < nt; i++)
+        if (tv[i].graph && tv[i].graph < 8 && !strcmp(tv[i].kind, "kernel"))
+            ran[tv[i].graph]++;
+    free(tv);
+    ASSERT_UINT(ran[1], ==, 1);
+    ASSERT_UINT(ran[2], ==, 1);
+    ASSERT_UINT(ran[3], ==, 0);
+    ASSERT_UINT(ran[4], ==, 0);
+    tj *s = an_summary(out, NULL);
+    ASSERT(s != NULL);
+    ASSERT_NEAR(tj_num(s, "processes.0.graphs.launches"), 7, 0);
+    ASSERT_NEAR(tj_num(s, "processes.0.graphs.unknown_launches"), 5, 0);
+    ASSERT_NEAR(tj_num(s, "processes.0.graphs.launch_kernels"), 2, 0);
+    const tj *row = tj_find(tj_get(s, "kernels"), "name", "step");
+    ASSERT(row != NULL);
+    ASSERT_NEAR(tj_num(row, "graph_instances"), 2, 0);
+    tj_free(s);
+    return 0;
+}
