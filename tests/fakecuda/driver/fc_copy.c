@@ -294,17 +294,19 @@ static CUDA_MEMCPY2D fc_widen_2d(const CUDA_MEMCPY2D_v1 *p)
         .Height = p->Height};
 }
 
-static CUDA_MEMCPY3D fc_widen_3d(const CUDA_MEMCPY3D_v1 *p)
-{
-    return (CUDA_MEMCPY3D){
-        .srcXInBytes = p->srcXInBytes, .srcY = p->srcY, .srcZ = p->srcZ, .srcLOD = p->srcLOD,
-        .srcMemoryType = p->srcMemoryType, .srcHost = p->srcHost, .srcDevice = p->srcDevice,
-        .srcArray = p->srcArray, .srcPitch = p->srcPitch, .srcHeight = p->srcHeight,
-        .dstXInBytes = p->dstXInBytes, .dstY = p->dstY, .dstZ = p->dstZ, .dstLOD = p->dstLOD,
-        .dstMemoryType = p->dstMemoryType, .dstHost = p->dstHost, .dstDevice = p->dstDevice,
-        .dstArray = p->dstArray, .dstPitch = p->dstPitch, .dstHeight = p->dstHeight,
-        .WidthInBytes = p->WidthInBytes, .Height = p->Height, .Depth = p->Depth};
-}
+/* A CUDA_MEMCPY3D from any descriptor with its fields (the 32-bit ABI's, the peer one's). */
+#define FC_AS_COPY3D(p)                                                                         \
+    ((CUDA_MEMCPY3D){                                                                          \
+        .srcXInBytes = (p)->srcXInBytes, .srcY = (p)->srcY, .srcZ = (p)->srcZ,                 \
+        .srcLOD = (p)->srcLOD, .srcMemoryType = (p)->srcMemoryType, .srcHost = (p)->srcHost,   \
+        .srcDevice = (p)->srcDevice, .srcArray = (p)->srcArray, .srcPitch = (p)->srcPitch,     \
+        .srcHeight = (p)->srcHeight, .dstXInBytes = (p)->dstXInBytes, .dstY = (p)->dstY,       \
+        .dstZ = (p)->dstZ, .dstLOD = (p)->dstLOD, .dstMemoryType = (p)->dstMemoryType,         \
+        .dstHost = (p)->dstHost, .dstDevice = (p)->dstDevice, .dstArray = (p)->dstArray,       \
+        .dstPitch = (p)->dstPitch, .dstHeight = (p)->dstHeight,                                \
+        .WidthInBytes = (p)->WidthInBytes, .Height = (p)->Height, .Depth = (p)->Depth})
+
+static CUDA_MEMCPY3D fc_widen_3d(const CUDA_MEMCPY3D_v1 *p) { return FC_AS_COPY3D(p); }
 
 static CUresult fc_memcpy2d_v1(const CUDA_MEMCPY2D_v1 *p, CUstream h, int async)
 {
@@ -360,14 +362,7 @@ static CUresult fc_memcpy3d_peer(const CUDA_MEMCPY3D_PEER *p, CUstream h, int pt
     for (int k = 0; k < 2; k++)
         if (ctx[k] && ctx[k]->magic != FC_CTX_MAGIC)
             return CUDA_ERROR_INVALID_CONTEXT;
-    CUDA_MEMCPY3D q = {
-        .srcXInBytes = p->srcXInBytes, .srcY = p->srcY, .srcZ = p->srcZ, .srcLOD = p->srcLOD,
-        .srcMemoryType = p->srcMemoryType, .srcHost = p->srcHost, .srcDevice = p->srcDevice,
-        .srcArray = p->srcArray, .srcPitch = p->srcPitch, .srcHeight = p->srcHeight,
-        .dstXInBytes = p->dstXInBytes, .dstY = p->dstY, .dstZ = p->dstZ, .dstLOD = p->dstLOD,
-        .dstMemoryType = p->dstMemoryType, .dstHost = p->dstHost, .dstDevice = p->dstDevice,
-        .dstArray = p->dstArray, .dstPitch = p->dstPitch, .dstHeight = p->dstHeight,
-        .WidthInBytes = p->WidthInBytes, .Height = p->Height, .Depth = p->Depth};
+    CUDA_MEMCPY3D q = FC_AS_COPY3D(p);
     return fc_peer_order(fc_memcpy3d(&q, h, pt, async), ctx[1], h, pt, async);
 }
 

@@ -336,15 +336,26 @@ static int fc_attr_slot(CUstreamAttrID a)
     }
 }
 
+/* The stream and the attribute's slot of a get or set; an error for a bad handle, no value, or
+ * an attribute that is not a stream's. */
+static CUresult fc_stream_attr(CUstream h, int pt, CUstreamAttrID a, const void *v, fc_stream **s,
+                               int *k)
+{
+    CUresult r = fc_stream_resolve(h, pt, s);
+    if (r != CUDA_SUCCESS)
+        return r;
+    *k = fc_attr_slot(a);
+    return !v || (*k < 0 && a != CU_LAUNCH_ATTRIBUTE_PRIORITY) ? CUDA_ERROR_INVALID_VALUE
+                                                               : CUDA_SUCCESS;
+}
+
 static CUresult fc_stream_get_attr(CUstream h, int pt, CUstreamAttrID a, CUstreamAttrValue *v)
 {
     fc_stream *s;
-    CUresult r = fc_stream_resolve(h, pt, &s);
+    int k;
+    CUresult r = fc_stream_attr(h, pt, a, v, &s, &k);
     if (r != CUDA_SUCCESS)
         return r;
-    int k = fc_attr_slot(a);
-    if (!v || (k < 0 && a != CU_LAUNCH_ATTRIBUTE_PRIORITY))
-        return CUDA_ERROR_INVALID_VALUE;
     memset(v, 0, sizeof *v);
     if (a == CU_LAUNCH_ATTRIBUTE_PRIORITY)
         v->priority = s->priority;
@@ -360,12 +371,10 @@ static CUresult fc_stream_get_attr(CUstream h, int pt, CUstreamAttrID a, CUstrea
 static CUresult fc_stream_set_attr(CUstream h, int pt, CUstreamAttrID a, const CUstreamAttrValue *v)
 {
     fc_stream *s;
-    CUresult r = fc_stream_resolve(h, pt, &s);
+    int k;
+    CUresult r = fc_stream_attr(h, pt, a, v, &s, &k);
     if (r != CUDA_SUCCESS)
         return r;
-    int k = fc_attr_slot(a);
-    if (!v || (k < 0 && a != CU_LAUNCH_ATTRIBUTE_PRIORITY))
-        return CUDA_ERROR_INVALID_VALUE;
     if (a == CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW) {
         const CUaccessPolicyWindow *w = &v->accessPolicyWindow;
         if (!(w->hitRatio >= 0 && w->hitRatio <= 1) || w->hitProp > CU_ACCESS_PROPERTY_PERSISTING ||
