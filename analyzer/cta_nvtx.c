@@ -265,6 +265,19 @@ static void inst_end(cta_model *m, cta_proc *p, uint32_t idx, uint64_t end)
     inst_unref(m, p, idx);
 }
 
+/* A range a later one took the place of (at ts): never ended, it leaves its thread's open ranges
+ * and the sweep's, and counts until ts. */
+static void inst_displaced(cta_model *m, cta_proc *p, uint32_t idx, uint64_t ts)
+{
+    nv_inst *o = nv_at(p, idx);
+    struct cta_nvtx_thread *t = nv_thread(thread_of(p, o->tid));
+    open_remove(t, idx);
+    thread_changed(m, p, t);
+    o->end = ts;
+    o->refs--; /* its own (never ended): the sweep's is released at the point below */
+    sweep_push(p, (cta_pt){.t = ts, .type = P_NVTX_END, .a = idx, .b = o->tid});
+}
+
 void cta_nvtx_begin(cta_model *m, cta_proc *p, const ct_rec *r)
 {
     const ct_rec_nvtx_begin *b = &r->u.nvtx_begin;
@@ -277,22 +290,15 @@ void cta_nvtx_begin(cta_model *m, cta_proc *p, const ct_rec *r)
         for (uint32_t k = t->nopen; k-- > 0;) {
             nv_inst *o = nv_at(p, t->open[k]);
             if (o->kind == CT_NVTX_PUSH_POP && o->domain == b->domain && o->depth >= b->depth) {
-                uint32_t lost = t->open[k];
-                open_remove(t, lost);
-                nv_at(p, lost)->end = r->ts; /* never ended (its pop was lost) */
-                nv_at(p, lost)->refs--;
-                sweep_push(p, (cta_pt){.t = r->ts, .type = P_NVTX_END, .a = lost, .b = b->tid});
+                inst_displaced(m, p, t->open[k], r->ts); /* its pop was lost */
             }
         }
     } else {
         const uint32_t *old = ct_hash_find(&np->ids, b->id);
-        if (old) { /* an id given twice: the first is forgotten (never ended) */
+        if (old) { /* an id given twice: the first is forgotten */
             uint32_t lost = *old;
             ct_hash_del(&np->ids, b->id, NULL);
-            open_remove(t, lost);
-            nv_at(p, lost)->end = r->ts;
-            nv_at(p, lost)->refs--;
-            sweep_push(p, (cta_pt){.t = r->ts, .type = P_NVTX_END, .a = lost, .b = b->tid});
+            inst_displaced(m, p, lost, r->ts);
         }
     }
     thread_changed(m, p, t);
