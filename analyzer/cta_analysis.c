@@ -1,0 +1,100 @@
+#include "cta_analysis.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cta_cli.h"
+#include "cta_load.h"
+
+void cta_analysis_defaults(cta_analysis_opts *o)
+{
+    *o = (cta_analysis_opts){.dopt = {.min_saving_pct = 1.0}, .ropt = {.top = 25}};
+    o->ropt.diag = &o->dopt;
+}
+
+static int parse_num(const char *s, double *out)
+{
+    char *end;
+    *out = strtod(s, &end);
+    return end != s && *end == 0 && *out >= 0;
+}
+
+int cta_analysis_option(const char *cmd, int c, const char *arg, cta_analysis_opts *o)
+{
+    double x;
+    switch (c) {
+    case CTA_OPT_MIN_SAVING:
+        if (!parse_num(arg, &x) || x > 100)
+            return cta_cli_usage_error(cmd, "--min-saving expects a percentage 0..100, got '%s'", arg);
+        o->dopt.min_saving_pct = x;
+        return 1;
+    case CTA_OPT_TOP:
+        if (!parse_num(arg, &x))
+            return cta_cli_usage_error(cmd, "--top expects a row count, got '%s'", arg);
+        o->ropt.top = (int)x;
+        return 1;
+    case CTA_OPT_VARIANTS:
+        o->ropt.variants = 1;
+        return 1;
+    case CTA_OPT_UTIL_WINDOW:
+        if (!parse_num(arg, &x) || x <= 0)
+            return cta_cli_usage_error(cmd, "--util-window expects milliseconds > 0, got '%s'", arg);
+        o->dopt.util_window_ns = (uint64_t)(x * 1e6);
+        return 1;
+    }
+    return 0;
+}
+
+/* The GPU records of the kernels that cuBLAS GEMM calls launched, in a second pass over the
+ * same files (cta_gemm.h: a kernel's GPU record may come before the call it nests in). */
+static int gemm_gpu_pass(const char *cmd, char *const *paths, int npaths, cta_model *m)
+{
+    ct_reader *rd;
+    int rc = cta_load_open(cmd, paths, npaths, &rd);
+    if (rc != CTA_EXIT_OK)
+        return rc;
+    ct_rec r;
+    int got;
+    while ((got = ct_reader_next(rd, &r)) > 0)
+        if (r.type == CT_REC_GPU)
+            cta_gemm_gpu(m->gemm, r.file, &r.u.gpu, r.ts);
+    if (got < 0)
+        fprintf(stderr, "cutrace %s: error: %s\n", cmd, ct_reader_error(rd));
+    ct_reader_close(rd);
+    return got < 0 ? CTA_EXIT_INPUT : CTA_EXIT_OK;
+}
+
+static const ct_rec_device *gemm_device(void *ctx, uint32_t file, uint32_t device, const char **name)
+{
+    const cta_model *m = ctx;
+    if (file >= m->nprocs || device >= CTA_MAX_DEV || !m->procs[file].dev[device].have_prop)
+        return NULL;
+    *name = m->procs[file].dev[device].name;
+    return &m->procs[file].dev[device].prop;
+}
+
+int cta_analysis_run(const char *cmd, char *const *paths, int npaths, cta_analysis_opts *o,
+                     cta_analysis *a)
+{
+    *a = (cta_analysis){0};
+    int rc = cta_load(cmd, paths, npaths, NULL, o->ropt.variants, &a->rd, &a->m);
+    if (rc != CTA_EXIT_OK)
+        return rc;
+    if (a->m.gemm) {
+        if ((rc = gemm_gpu_pass(cmd, paths, npaths, &a->m)) != CTA_EXIT_OK) {
+            cta_load_close(a->rd, &a->m);
+            return rc;
+        }
+        o->ropt.ngemm = cta_gemm_rows(a->m.gemm, gemm_device, &a->m, &a->gemm);
+        o->ropt.gemm = a->gemm;
+    }
+    a->ndiag = cta_diagnose(&a->m, &o->dopt, &a->dg);
+    return CTA_EXIT_OK;
+}
+
+void cta_analysis_free(cta_analysis *a)
+{
+    free(a->dg);
+    free(a->gemm);
+    cta_load_close(a->rd, &a->m);
+}
