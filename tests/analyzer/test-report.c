@@ -262,3 +262,40 @@ TEST_IMPL(report_usage_and_write_errors)
     ctt_proc_free(&p);
     return 0;
 }
+
+/* 16 ranks: 32 series (utilization and memory per device) of 1024 bins would make a page of
+ * 400,000 SVG elements; the report keeps 16384 bins in all, 512 each here, as summary --json
+ * --series-bins 512 does. */
+TEST_IMPL(report_bounds_series_with_many_devices)
+{
+    char dir[4096], out[4200];
+    ASSERT(an_gen(dir, "r16", "--ranks 16 --iters 60 --loader-ms 12"));
+    tj *full = an_summary(dir, NULL);
+    ASSERT(full);
+    ASSERT_UINT(tj_len(full, "breakdown"), ==, 16);
+    ASSERT_UINT(tj_len(full, "breakdown.0.series.busy_ns"), >, 512); /* the bound changes it */
+    tj_free(full);
+    snprintf(out, sizeof out, "%s/r16.html", ctt_tmpdir());
+    char *argv[] = {NULL, "report", dir, "-o", out, NULL};
+    ctt_proc p;
+    ASSERT_INT(run_cutrace(&p, argv), ==, 0);
+    ASSERT_INT(p.code, ==, 0);
+    ctt_proc_free(&p);
+    char *page = ctt_read_file(out, NULL), *data = page ? script_body(page, "ct-data") : NULL, err[256];
+    ASSERT(data);
+    tj *got = tj_parse(data, err, sizeof err), *want = an_summary(dir, "--series-bins 512");
+    ASSERT(got && want);
+    for (int i = 0; i < 16; i++) {
+        char path[64];
+        snprintf(path, sizeof path, "breakdown.%d.series.busy_ns", i);
+        ASSERT_UINT(tj_len(got, path), <=, 512);
+        snprintf(path, sizeof path, "vram.%d.curve.max_bytes", i);
+        ASSERT_UINT(tj_len(got, path), <=, 512);
+    }
+    ASSERT(tj_equal(got, want));
+    tj_free(got);
+    tj_free(want);
+    free(data);
+    free(page);
+    return 0;
+}
