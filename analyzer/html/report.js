@@ -436,7 +436,7 @@
       append(main, h('h3', null, [words, ': peak ', val(vp + '.peak_bytes', fmtBytes), ' at ', val(vp + '.peak_time_ns', fmtNs),
         '; ', val(vp + '.allocations', fmtCount), ' allocations, ', val(vp + '.frees', fmtCount), ' frees, ',
         val(vp + '.failed_count', fmtCount), ' failed']));
-      if (v.curve && v.curve.max_bytes && v.curve.max_bytes.length) {
+      if (v.curve && v.curve.max_bytes) {
         var c = v.curve, mx = v.peak_bytes || 0;
         c.max_bytes.forEach(function (x) { if (x > mx) mx = x; });
         var pl = stackPlot({ kind: 'vram', id: 'plot-vram-' + i, path: vp + '.curve', start: c.start_ns, binNs: c.bin_ns,
@@ -571,7 +571,10 @@
       var lo = 0, hi = it.max_ns || 1, cmax = 0;
       hist.forEach(function (b) { lo = Math.min(lo, b.lo_ns); hi = Math.max(hi, b.hi_ns); cmax = Math.max(cmax, b.count); });
       if (hist.length) lo = hist[0].lo_ns;
-      var X = function (t) { return L + (t - lo) / (hi - lo || 1) * PW; };
+      /* a few slow steps far from the rest: a log axis keeps the bulk readable */
+      var logx = lo > 0 && hi / lo > 4;
+      var X = logx ? function (t) { return L + Math.log(Math.max(t, lo) / lo) / Math.log(hi / lo) * PW; }
+        : function (t) { return L + (t - lo) / (hi - lo || 1) * PW; };
       var svg = plotSvg('steps', 'plot-steps-' + i, ip, H, 'step-time distribution of ' + it.name);
       append(svg, s('line', { 'class': 'ct-axis', x1: L, x2: L, y1: T, y2: T + PH }));
       if (cmax) append(svg, [svgText(L - 6, T + 4, String(cmax), { 'text-anchor': 'end' }), svgText(L - 6, T + PH, '0', { 'text-anchor': 'end' })]);
@@ -587,8 +590,18 @@
           svgText(x + (k === 2 ? -3 : 3), T - 30 + k * 12, m[1] + ' ' + fmtNs(it[m[0]]), { 'text-anchor': k === 2 ? 'end' : 'start' }),
           s('line', { 'class': 'ct-peak', x1: x, x2: x, y1: T - 40 + k * 12, y2: T })]), ip + '.' + m[0]));
       });
-      timeAxis(svg, lo, hi, L, W - R, T + PH);
-      append(main, box([svg, h('p', { 'class': 'ct-muted' }, hist.length ? 'Steps per duration bucket (bars, with word counts on hover); dashed: median, p90 and max.' : 'No histogram in this document: median, p90 and max only.')]));
+      if (logx) {
+        append(svg, s('line', { 'class': 'ct-axis', x1: L, x2: W - R, y1: T + PH, y2: T + PH }));
+        for (var q = 0; q <= 6; q++) {
+          var tq = lo * Math.pow(hi / lo, q / 6), xq = X(tq);
+          append(svg, [s('line', { 'class': 'ct-axis', x1: xq, x2: xq, y1: T + PH, y2: T + PH + 4 }),
+            svgText(xq, T + PH + 16, fmtNs(tq), { 'text-anchor': q === 0 ? 'start' : q === 6 ? 'end' : 'middle' })]);
+        }
+      } else {
+        timeAxis(svg, lo, hi, L, W - R, T + PH);
+      }
+      append(main, box([svg, h('p', { 'class': 'ct-muted' }, (hist.length ? 'Steps per duration bucket (bars; hover for the counts); dashed: median, p90 and max.' :
+        'No histogram in this document: median, p90 and max only.') + (logx ? ' Durations on a logarithmic axis.' : ''))]));
       var sl = it.slowest || [];
       if (sl.length) {
         var tb = h('tbody');
