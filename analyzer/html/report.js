@@ -29,6 +29,8 @@
 
   var SVGNS = 'http://www.w3.org/2000/svg';
   var D = null, P = null;
+  /* diagnosis index -> id of the plot marking its `at` (the first plot drawn that shows it) */
+  var atTarget = {};
 
   /* ---------- building elements ---------- */
   function append(el, kids) {
@@ -182,20 +184,19 @@
     return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * p;
   }
   /* x axis of times lo..hi (ns) between pixels x0..x1 at y */
-  function timeAxis(g, lo, hi, x0, x1, y, gridTop) {
+  function timeAxis(g, lo, hi, x0, x1, y) {
     append(g, s('line', { 'class': 'ct-axis', x1: x0, x2: x1, y1: y, y2: y }));
     if (!(hi > lo)) return;
     var step = niceStep(hi - lo, 8);
     for (var t = Math.ceil(lo / step) * step; t <= hi; t += step) {
       var x = x0 + (t - lo) / (hi - lo) * (x1 - x0);
-      if (gridTop !== undefined) append(g, s('line', { 'class': 'ct-grid', x1: x, x2: x, y1: gridTop, y2: y }));
       append(g, s('line', { 'class': 'ct-axis', x1: x, x2: x, y1: y, y2: y + 4 }));
       append(g, svgText(x, y + 16, fmtNs(t), { 'text-anchor': 'middle' }));
     }
   }
 
   /* Stacked columns over time: layers [{arr, path, label, color}] of one series of bins, y from 0
-   * to ymax. Returns {svg, x(t)}. */
+   * to ymax. Returns the svg, x(t) and the plot area (top, bottom, left, right) for markers. */
   function stackPlot(o) {
     var L = 70, R = 10, T = 10, PH = o.height || 150, H = T + PH + 28;
     var svg = plotSvg(o.kind, o.id, o.path, H, o.label);
@@ -242,8 +243,6 @@
       atTarget[i] = plotId;
     });
   }
-  var atTarget = {};
-
   function box(kids) { return h('div', { 'class': 'ct-plotbox' }, kids); }
 
   /* ---------- sections ---------- */
