@@ -274,8 +274,8 @@
       var b = 'processes.' + i, dv = h('td');
       (p.devices || []).forEach(function (d, k) {
         if (k) append(dv, h('br'));
-        append(dv, ['GPU ', val(b + '.devices.' + k + '.device'), ': ', val(b + '.devices.' + k + '.name')]);
-        if (d.memory_bytes !== undefined) append(dv, [' (', val(b + '.devices.' + k + '.memory_bytes', fmtBytes), ')']);
+        append(dv, ['GPU ', val(b + '.devices.' + k + '.device'), d.name ? [': ', val(b + '.devices.' + k + '.name')] : null]);
+        if (d.memory_bytes > 0) append(dv, [' (', val(b + '.devices.' + k + '.memory_bytes', fmtBytes), ')']);
       });
       append(tb, h('tr', null, [
         h('td', { 'class': 'ct-name ct-mono' }, val(b + '.command')), h('td', null, val(b + '.host')),
@@ -534,7 +534,9 @@
   function sectionRanks(main) {
     var rs = D.ranks || [];
     if (rs.length < 2) return;
-    append(main, h('h2', { id: 'ranks' }, 'Ranks: GPU busy and idle'));
+    /* processes of a fork tree (no rank variable) are compared too, but none is a straggler */
+    var ranked = rs.some(function (r) { return r.rank !== null && r.rank !== undefined; });
+    append(main, h('h2', { id: 'ranks' }, (ranked ? 'Ranks' : 'Processes') + ': GPU busy and idle'));
     var L = 190, R = 200, RH = 20, T = 4, H = T + rs.length * RH + 6, PW = W - L - R;
     var svg = plotSvg('ranks', 'plot-ranks', 'ranks', H, 'GPU busy and idle share per rank');
     rs.forEach(function (r, i) {
