@@ -191,7 +191,7 @@
     for (var t = Math.ceil(lo / step) * step; t <= hi; t += step) {
       var x = x0 + (t - lo) / (hi - lo) * (x1 - x0);
       append(g, s('line', { 'class': 'ct-axis', x1: x, x2: x, y1: y, y2: y + 4 }));
-      append(g, svgText(x, y + 16, fmtNs(t), { 'text-anchor': 'middle' }));
+      append(g, svgText(x, y + 16, fmtNs(t), { 'text-anchor': x > x1 - 25 ? 'end' : x < x0 + 25 ? 'start' : 'middle' }));
     }
   }
 
@@ -457,7 +457,7 @@
           var hp = vp + '.peak_holders.' + k;
           append(tb, h('tr', null, [h('td', { 'class': 'ct-num' }, val(hp + '.bytes', fmtBytes)),
             h('td', { 'class': 'ct-num' }, val(hp + '.allocations', fmtCount)),
-            h('td', { 'class': 'ct-name ct-mono' }, ho.site ? val(hp + '.site') : h('span', { 'class': 'ct-muted' }, '(no stack captured)'))]));
+            h('td', { 'class': 'ct-name ct-mono', title: ho.stack || null }, ho.site ? val(hp + '.site') : h('span', { 'class': 'ct-muted' }, '(no stack captured)'))]));
         });
         append(main, h('table', null, [h('thead', null, h('tr', null, [h('th', { 'class': 'ct-num' }, 'held at the peak'),
           h('th', { 'class': 'ct-num' }, 'allocations'), h('th', null, 'call site')])), tb]));
