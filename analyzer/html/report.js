@@ -278,10 +278,11 @@
         if (d.memory_bytes > 0) append(dv, [' (', val(b + '.devices.' + k + '.memory_bytes', fmtBytes), ')']);
       });
       append(tb, h('tr', null, [
-        h('td', { 'class': 'ct-name ct-mono' }, val(b + '.command')), h('td', null, val(b + '.host')),
+        h('td', { 'class': 'ct-name ct-mono' }, [val(b + '.command'), h('br'), h('span', { 'class': 'ct-muted' }, ['trace: ', val(b + '.file')])]),
+        h('td', null, val(b + '.host')),
         h('td', { 'class': 'ct-num' }, val(b + '.pid', String)),
         h('td', { 'class': 'ct-num' }, val(b + '.rank', function (v) { return v === null ? '–' : String(v); })),
-        dv, h('td', { 'class': 'ct-num' }, val(b + '.wall_ns', fmtNs)), h('td', null, endWords(i))
+        dv, h('td', { 'class': 'ct-num' }, val(b + '.wall_ns', fmtNs)), h('td', { 'class': 'ct-nowrap' }, endWords(i))
       ]));
     });
     append(main, h('table', null, [h('thead', null, h('tr', null, [h('th', null, 'command'), h('th', null, 'host'),
