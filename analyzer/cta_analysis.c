@@ -41,6 +41,11 @@ int cta_analysis_option(const char *cmd, int c, const char *arg, cta_analysis_op
             return cta_cli_usage_error(cmd, "--util-window expects milliseconds > 0, got '%s'", arg);
         o->dopt.util_window_ns = (uint64_t)(x * 1e6);
         return 1;
+    case CTA_OPT_OVERVIEW:
+        if (!parse_num(arg, &x) || x < 1 || x > 10000000 || x != (uint32_t)x)
+            return cta_cli_usage_error(cmd, "--overview expects a slice count 1..10000000, got '%s'", arg);
+        o->overview = (uint32_t)x;
+        return 1;
     }
     return 0;
 }
@@ -77,12 +82,21 @@ int cta_analysis_run(const char *cmd, char *const *paths, int npaths, cta_analys
                      cta_analysis *a)
 {
     *a = (cta_analysis){0};
-    int rc = cta_load(cmd, paths, npaths, NULL, o->ropt.variants, &a->rd, &a->m);
-    if (rc != CTA_EXIT_OK)
+    cta_observer obs;
+    if (o->overview) {
+        if (!(a->ov = cta_overview_find(cmd, paths, npaths, o->overview)))
+            return CTA_EXIT_INPUT;
+        obs = cta_overview_observer(a->ov);
+    }
+    int rc = cta_load(cmd, paths, npaths, a->ov ? &obs : NULL, o->ropt.variants, &a->rd, &a->m);
+    if (rc != CTA_EXIT_OK) {
+        cta_overview_free(a->ov);
         return rc;
+    }
+    o->ropt.overview = a->ov;
     if (a->m.gemm) {
         if ((rc = gemm_gpu_pass(cmd, paths, npaths, &a->m)) != CTA_EXIT_OK) {
-            cta_load_close(a->rd, &a->m);
+            cta_analysis_free(a);
             return rc;
         }
         o->ropt.ngemm = cta_gemm_rows(a->m.gemm, gemm_device, &a->m, &a->gemm);
@@ -96,5 +110,6 @@ void cta_analysis_free(cta_analysis *a)
 {
     free(a->dg);
     free(a->gemm);
+    cta_overview_free(a->ov);
     cta_load_close(a->rd, &a->m);
 }
