@@ -296,9 +296,11 @@ void cta_overview_json(cta_json *j, const cta_model *m, const cta_overview *o)
         cta_json_arr(j);
         int pretty = j->pretty; /* one slice a line */
         j->pretty = 0;
+        /* an NVTX range may begin before the axis does (its first CUDA activity) */
+        uint64_t from = v[i].start > t0 ? v[i].start : t0;
         cta_json_u64(j, ti[2 * i]);
-        cta_json_u64(j, v[i].start - t0);
-        cta_json_u64(j, v[i].end - v[i].start);
+        cta_json_u64(j, from - t0);
+        cta_json_u64(j, v[i].end > from ? v[i].end - from : 0);
         cta_json_u64(j, ti[2 * i + 1]);
         cta_json_u64(j, v[i].cat);
         cta_json_end_arr(j);

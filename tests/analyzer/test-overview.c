@@ -33,6 +33,7 @@ static uint64_t fnum(const drec *r, const char *key)
 }
 
 static int has(const drec *r, const char *s) { return strstr(r->line, s) != NULL; }
+static int is(const drec *r, const char *type) { return !strcmp(r->type, type); }
 
 static int load_dump(dump_t *d, const char *dir)
 {
@@ -62,13 +63,15 @@ static int load_dump(dump_t *d, const char *dir)
         snprintf(r->type, sizeof r->type, "%s", type);
         r->line = line + off - 1; /* from the space before the first field */
         r->start = has(r, " start=") ? fnum(r, "start") : ts;
-        /* definitions carry any time: only activity is on the axis (as the analyzer's) */
+        /* definitions carry any time: only activity is on the axis, from the start of an API
+         * call, GPU interval or synchronization, else the record's time (JSON.md) */
         static const char *const defs[] = {"string", "frame", "stack", "thread", "device", "stream"};
         int def = 0;
         for (size_t k = 0; k < sizeof defs / sizeof *defs; k++)
             def |= !strcmp(type, defs[k]);
-        if (!def && r->start < d->t0)
-            d->t0 = r->start;
+        uint64_t first = is(r, "api") || is(r, "gpu") || is(r, "sync") ? r->start : ts;
+        if (!def && first < d->t0)
+            d->t0 = first;
     }
     return 0;
 }
@@ -79,7 +82,6 @@ static void free_dump(dump_t *d)
     free(d->v);
 }
 
-static int is(const drec *r, const char *type) { return !strcmp(r->type, type); }
 
 /* The record of type `type` with this corr, or NULL. */
 static const drec *by_corr(const dump_t *d, const char *type, uint64_t corr)
@@ -426,7 +428,7 @@ TEST_IMPL(diag_at_graph_reinstantiation)
 
 typedef struct {
     uint64_t start, end, id; /* on the JSON's axis; id: tid or stream */
-    int stream;
+    int stream, cat;
 } oslice;
 
 /* The slices the overview draws, from the records: top-level API calls on their thread, GPU
@@ -436,15 +438,21 @@ static size_t slices_of(const dump_t *d, oslice *v)
     size_t n = 0;
     for (size_t i = 0; i < d->n; i++) {
         const drec *r = &d->v[i];
-        oslice s = {r->start - d->t0, r->ts - d->t0, 0, 0};
-        if (is(r, "api") && has(r, " parent=0 "))
+        /* a range begun before the axis's 0 is drawn from 0 */
+        oslice s = {r->start > d->t0 ? r->start - d->t0 : 0, r->ts - d->t0, 0, 0, 0};
+        if (is(r, "api") && has(r, " parent=0 ")) {
             s.id = fnum(r, "tid");
-        else if (is(r, "gpu"))
-            s.id = fnum(r, "stream"), s.stream = 1;
-        else if (is(r, "nvtx_range") && !has(r, "unmatched"))
-            s.id = fnum(r, "start_tid");
-        else
+            s.cat = has(r, "Synchronize\"") ? 4 : has(r, "Malloc\"") || has(r, "Free\"") ? 5 : 0;
+        } else if (is(r, "gpu")) {
+            s.id = fnum(r, "stream");
+            s.stream = 1;
+            s.cat = (int)fnum(r, "kind"); /* 1 kernel, 2 memcpy, 3 memset */
+        } else if (is(r, "nvtx-range") && !(fnum(r, "flags") & 2)) { /* 2: unmatched */
+            s.id = fnum(r, "start_thread");
+            s.cat = 6;
+        } else {
             continue;
+        }
         v[n++] = s;
     }
     return n;
@@ -459,6 +467,8 @@ static int by_slice(const void *a, const void *b)
         return x->end < y->end ? -1 : 1;
     if (x->stream != y->stream)
         return x->stream - y->stream;
+    if (x->cat != y->cat)
+        return x->cat - y->cat;
     return x->id < y->id ? -1 : x->id > y->id;
 }
 
@@ -522,17 +532,18 @@ static int check_overview(const char *dir, const dump_t *d, uint32_t n)
         const tj *x = sl->v[i], *t = tj_at(tr, (size_t)tj_at(x, 0)->num);
         ASSERT(t);
         got[i] = (oslice){(uint64_t)tj_at(x, 1)->num, (uint64_t)(tj_at(x, 1)->num + tj_at(x, 2)->num),
-                          (uint64_t)tj_num(t, "id"), !strcmp(tj_str(t, "kind"), "stream")};
+                          (uint64_t)tj_num(t, "id"), !strcmp(tj_str(t, "kind"), "stream"),
+                          (int)tj_at(x, 4)->num};
         ASSERT((size_t)tj_at(x, 3)->num < tj_len(o, "names"));
     }
     qsort(got, sl->n, sizeof *got, by_slice);
     for (size_t i = 0; i < nw; i++)
         if (by_slice(&got[i], &want[i])) {
-            fprintf(stderr, "slice %zu: got %s %llu [%llu, %llu], want %s %llu [%llu, %llu]\n", i,
-                    got[i].stream ? "stream" : "thread", (unsigned long long)got[i].id,
-                    (unsigned long long)got[i].start, (unsigned long long)got[i].end,
+            fprintf(stderr, "slice %zu: got %s %llu [%llu, %llu] cat %d, want %s %llu [%llu, %llu] cat %d\n",
+                    i, got[i].stream ? "stream" : "thread", (unsigned long long)got[i].id,
+                    (unsigned long long)got[i].start, (unsigned long long)got[i].end, got[i].cat,
                     want[i].stream ? "stream" : "thread", (unsigned long long)want[i].id,
-                    (unsigned long long)want[i].start, (unsigned long long)want[i].end);
+                    (unsigned long long)want[i].start, (unsigned long long)want[i].end, want[i].cat);
             ASSERT(0);
         }
     free(got);
@@ -557,6 +568,18 @@ TEST_IMPL(overview_busiest_stretch)
             return 1;
         }
     }
+    free_dump(&d);
+    /* NVTX ranges of every kind in 4 threads (tests/workloads/nvtx_ranges.c), some begun before
+     * the first CUDA call */
+    char *env[] = {"CUTRACE_RING_KB=8192", NULL}, *out = NULL;
+    ASSERT(an_trace_workload(dir, "ov_nvtx", "nvtx_ranges", env, &out));
+    free(out);
+    ASSERT(load_dump(&d, dir) == 0);
+    for (size_t i = 0; i < 2; i++)
+        if (check_overview(dir, &d, i ? 1000000 : 500) != 0) {
+            free_dump(&d);
+            return 1;
+        }
     free_dump(&d);
     /* without --overview, no overview */
     tj *s = an_summary(dir, NULL);
