@@ -42,8 +42,9 @@ int cta_analysis_option(const char *cmd, int c, const char *arg, cta_analysis_op
         o->dopt.util_window_ns = (uint64_t)(x * 1e6);
         return 1;
     case CTA_OPT_OVERVIEW:
-        if (!parse_num(arg, &x) || x < 1 || x > 10000000 || x != (uint32_t)x)
-            return cta_cli_usage_error(cmd, "--overview expects a slice count 1..10000000, got '%s'", arg);
+        /* a million slices are far more than a page draws, and bound the memory (~60 MB) */
+        if (!parse_num(arg, &x) || x < 1 || x > 1000000 || x != (uint32_t)x)
+            return cta_cli_usage_error(cmd, "--overview expects a slice count 1..1000000, got '%s'", arg);
         o->overview = (uint32_t)x;
         return 1;
     }

@@ -35,8 +35,8 @@ enum { CTA_OPT_MIN_SAVING = 1, CTA_OPT_TOP, CTA_OPT_VARIANTS, CTA_OPT_UTIL_WINDO
     "  --variants         also a table per kernel grid/block configuration\n"                      \
     "  --util-window MS   window of the low-utilization analysis [the largest of 10 ms,\n"         \
     "                     window/100 and 4 periods of the loop]\n"                     \
-    "  --overview N       JSON: the busiest stretch of the run as at most N slices (a\n"   \
-    "                     timeline overview; one more pass over the traces)\n"
+    "  --overview N       JSON: the busiest stretch of the run as at most N slices (at\n"  \
+    "                     most 1000000; a timeline overview; one more pass over the traces)\n"
 
 /* Applies getopt_long's answer c (with arg) if it is a shared option: returns 1 when applied,
  * 0 when c is not one of them, CTA_EXIT_USAGE after printing what was wrong with arg. */

@@ -209,6 +209,22 @@ static int by_start(const void *a, const void *b)
     return x->start < y->start ? -1 : x->start > y->start;
 }
 
+/* A track, by one of its slices, and its index as interned */
+typedef struct {
+    const slice *s;
+    uint32_t index;
+} track_ref;
+
+static int by_track(const void *a, const void *b)
+{
+    const slice *x = ((const track_ref *)a)->s, *y = ((const track_ref *)b)->s;
+    if (x->file != y->file)
+        return x->file < y->file ? -1 : 1;
+    if (x->kind != y->kind || x->dev != y->dev)
+        return x->kind != y->kind ? x->kind - y->kind : x->dev - y->dev;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
 static const char *slice_name(const cta_model *m, const slice *s, char tmp[CT_STRTMP])
 {
     if (s->name)
@@ -257,7 +273,7 @@ void cta_overview_json(cta_json *j, const cta_model *m, const cta_overview *o)
             n--;
         end = o->cut > start ? o->cut - 1 : start;
     }
-    /* tracks and names, in the order the slices first use them */
+    /* tracks and names, interned in the order the slices first use them */
     cta_map tracks, names;
     cta_map_init(&tracks);
     cta_map_init(&names);
@@ -269,6 +285,15 @@ void cta_overview_json(cta_json *j, const cta_model *m, const cta_overview *o)
         const char *nm = slice_name(m, &v[i], tmp);
         ti[2 * i + 1] = cta_map_get(&names, nm, strlen(nm) + 1, NULL);
     }
+    /* tracks by process, its threads before its streams, by device, by id */
+    uint32_t nt = (uint32_t)cta_map_count(&tracks);
+    track_ref *tr = cta_xmalloc(((size_t)nt + 1) * sizeof *tr, "the overview's tracks");
+    for (uint32_t i = n; i-- > 0;)
+        tr[ti[2 * i]] = (track_ref){&v[i], ti[2 * i]};
+    qsort(tr, nt, sizeof *tr, by_track);
+    uint32_t *pos = cta_xmalloc(((size_t)nt + 1) * sizeof *pos, "the overview's tracks");
+    for (uint32_t k = 0; k < nt; k++)
+        pos[tr[k].index] = k;
     uint64_t t0 = m->t0;
     cta_json_key(j, "overview");
     cta_json_obj(j);
@@ -279,11 +304,8 @@ void cta_overview_json(cta_json *j, const cta_model *m, const cta_overview *o)
     cta_json_bool(j, truncated);
     cta_json_key(j, "tracks");
     cta_json_arr(j);
-    for (uint32_t i = 0, next = 0; i < n; i++)
-        if (ti[2 * i] == next) { /* a track's first slice */
-            track_json(j, m, &v[i]);
-            next++;
-        }
+    for (uint32_t k = 0; k < nt; k++)
+        track_json(j, m, tr[k].s);
     cta_json_end_arr(j);
     cta_json_key(j, "names");
     cta_json_arr(j);
@@ -298,7 +320,7 @@ void cta_overview_json(cta_json *j, const cta_model *m, const cta_overview *o)
         j->pretty = 0;
         /* an NVTX range may begin before the axis does (its first CUDA activity) */
         uint64_t from = v[i].start > t0 ? v[i].start : t0;
-        cta_json_u64(j, ti[2 * i]);
+        cta_json_u64(j, pos[ti[2 * i]]);
         cta_json_u64(j, from - t0);
         cta_json_u64(j, v[i].end > from ? v[i].end - from : 0);
         cta_json_u64(j, ti[2 * i + 1]);
@@ -309,6 +331,8 @@ void cta_overview_json(cta_json *j, const cta_model *m, const cta_overview *o)
     cta_json_end_arr(j);
     cta_json_end_obj(j);
     free(ti);
+    free(tr);
+    free(pos);
     cta_map_free(&tracks);
     cta_map_free(&names);
 }

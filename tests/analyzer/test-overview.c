@@ -581,9 +581,19 @@ TEST_IMPL(overview_busiest_stretch)
             return 1;
         }
     free_dump(&d);
-    /* without --overview, no overview */
+    /* without --overview, no overview; a count out of range is a usage error */
     tj *s = an_summary(dir, NULL);
     ASSERT(s && !tj_get(s, "overview"));
     tj_free(s);
+    static const char *const bad[] = {"0", "1000001", "2.5", "x"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char args[64];
+        snprintf(args, sizeof args, "summary --json --overview %s {}", bad[i]);
+        ctt_proc p;
+        ASSERT(an_run(&p, args, dir) == 0);
+        int code = p.code, exited = p.exited, said = strstr(p.err, "--overview") != NULL;
+        ctt_proc_free(&p);
+        ASSERT(exited && code == 2 && said);
+    }
     return 0;
 }
