@@ -597,3 +597,70 @@ TEST_IMPL(overview_busiest_stretch)
     }
     return 0;
 }
+
+/* dataloader-starvation on a real loop (train_loop on the simulated CUDA): its place lies inside
+ * a true idle gap of the GPU, from the simulation's log of every operation's true interval
+ * (FAKECUDA_TRUTH), one of the loop's 20 ms gaps, not the slow steps' 170 ms ones (set aside as
+ * stalls). Recorded gaps are lower bounds of the true ones (README: an end-bounded interval ends
+ * late, and a batch copy's record on an idle stream starts at its call, before its staging), so
+ * the place lies inside the true gap (up to the anchor's error, tests/tracer/test-truth.c). */
+#define OV_TOL_NS 10000
+TEST_IMPL(diag_at_against_truth)
+{
+    char dir[4096], truth[4096], env0[4200], *out;
+    snprintf(truth, sizeof truth, "%s/truth", ctt_tmpdir());
+    snprintf(env0, sizeof env0, "FAKECUDA_TRUTH=%s", truth);
+    char *env[] = {env0, "FAKECUDA_KERNEL_NS=*=200000", NULL};
+    ASSERT(an_trace_workload(dir, "loop", "train_loop --iters 12 --loader-ms 20 --slow-steps 5-6:150",
+                             env, &out));
+    free(out);
+    /* the true intervals, by start */
+    typedef struct {
+        long long start, end;
+    } iv;
+    iv *v = NULL, x;
+    size_t n = 0, cap = 0;
+    FILE *f = fopen(truth, "r");
+    ASSERT(f != NULL);
+    while (fscanf(f, "%*u %*u %*u %*7s %*u %lld %lld %*d %*d", &x.start, &x.end) == 2) {
+        if (n == cap)
+            v = realloc(v, (cap = cap ? 2 * cap : 512) * sizeof *v);
+        v[n++] = x;
+    }
+    fclose(f);
+    ASSERT(n > 100);
+    for (size_t i = 1; i < n; i++) /* insertion sort: the log is nearly in order */
+        for (size_t k = i; k > 0 && v[k].start < v[k - 1].start; k--) {
+            iv t = v[k];
+            v[k] = v[k - 1];
+            v[k - 1] = t;
+        }
+    dump_t d;
+    ASSERT(load_dump(&d, dir) == 0);
+    tj *s = an_summary(dir, NULL);
+    ASSERT(s);
+    uint64_t a, b;
+    ASSERT(at_of(s, "dataloader-starvation", &a, &b));
+    long long at0 = (long long)(a + d.t0), at1 = (long long)(b + d.t0), in = -1, slow = 0;
+    long long end = 0; /* of the union so far */
+    for (size_t i = 1; i < n; i++) {
+        end = v[i - 1].end > end ? v[i - 1].end : end;
+        long long g0 = end, g1 = v[i].start;
+        if (g1 <= g0)
+            continue;
+        slow += g1 - g0 > 100000000;
+        if (at0 >= g0 - OV_TOL_NS && at1 <= g1 + OV_TOL_NS)
+            in = g1 - g0;
+    }
+    if (in < 0)
+        fprintf(stderr, "at [%lld, %lld] lies in no true gap\n", at0, at1);
+    ASSERT(in >= 0);
+    ASSERT_INT(slow, ==, 2);
+    /* the loader's 20 ms and the step's host work (longer on a loaded machine), not a stall */
+    ASSERT(in >= 20000000 && in < 100000000);
+    ASSERT(at1 - at0 >= 16000000);
+    free(v);
+    free_dump(&d);
+    tj_free(s);
+    return 0;
+}
