@@ -611,7 +611,9 @@ TEST_IMPL(diag_at_against_truth)
     snprintf(truth, sizeof truth, "%s/truth", ctt_tmpdir());
     snprintf(env0, sizeof env0, "FAKECUDA_TRUTH=%s", truth);
     char *env[] = {env0, "FAKECUDA_KERNEL_NS=*=200000", NULL};
-    ASSERT(an_trace_workload(dir, "loop", "train_loop --iters 12 --loader-ms 20 --slow-steps 5-6:150",
+    /* 30 steps: the loop's gaps outweigh the slow steps' even when a loaded machine stretches a
+     * few of them (the diagnosis counts the band of lengths holding the most gap time) */
+    ASSERT(an_trace_workload(dir, "loop", "train_loop --iters 30 --loader-ms 20 --slow-steps 5-6:150",
                              env, &out));
     free(out);
     /* the true intervals, by start */
@@ -655,7 +657,7 @@ TEST_IMPL(diag_at_against_truth)
     if (in < 0)
         fprintf(stderr, "at [%lld, %lld] lies in no true gap\n", at0, at1);
     ASSERT(in >= 0);
-    ASSERT_INT(slow, ==, 2);
+    ASSERT_INT(slow, >=, 2); /* a loaded machine may stall a step too */
     /* the loader's 20 ms and the step's host work (longer on a loaded machine), not a stall */
     ASSERT(in >= 20000000 && in < 100000000);
     ASSERT(at1 - at0 >= 16000000);
