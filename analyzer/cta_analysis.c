@@ -46,6 +46,12 @@ int cta_analysis_option(const char *cmd, int c, const char *arg, cta_analysis_op
             return cta_cli_usage_error(cmd, "--series-bins expects a whole number of bins >= 1, got '%s'", arg);
         o->ropt.series_bins = (uint32_t)x;
         return 1;
+    case CTA_OPT_OVERVIEW:
+        /* a million slices are far more than a page draws, and bound the memory (~60 MB) */
+        if (!parse_num(arg, &x) || x < 1 || x > 1000000 || x != (uint32_t)x)
+            return cta_cli_usage_error(cmd, "--overview expects a slice count 1..1000000, got '%s'", arg);
+        o->overview = (uint32_t)x;
+        return 1;
     }
     return 0;
 }
@@ -82,12 +88,21 @@ int cta_analysis_run(const char *cmd, char *const *paths, int npaths, cta_analys
                      cta_analysis *a)
 {
     *a = (cta_analysis){0};
-    int rc = cta_load(cmd, paths, npaths, NULL, o->ropt.variants, &a->rd, &a->m);
-    if (rc != CTA_EXIT_OK)
+    cta_observer obs;
+    if (o->overview) {
+        if (!(a->ov = cta_overview_find(cmd, paths, npaths, o->overview)))
+            return CTA_EXIT_INPUT;
+        obs = cta_overview_observer(a->ov);
+    }
+    int rc = cta_load(cmd, paths, npaths, a->ov ? &obs : NULL, o->ropt.variants, &a->rd, &a->m);
+    if (rc != CTA_EXIT_OK) {
+        cta_overview_free(a->ov);
         return rc;
+    }
+    o->ropt.overview = a->ov;
     if (a->m.gemm) {
         if ((rc = gemm_gpu_pass(cmd, paths, npaths, &a->m)) != CTA_EXIT_OK) {
-            cta_load_close(a->rd, &a->m);
+            cta_analysis_free(a);
             return rc;
         }
         o->ropt.ngemm = cta_gemm_rows(a->m.gemm, gemm_device, &a->m, &a->gemm);
@@ -101,5 +116,6 @@ void cta_analysis_free(cta_analysis *a)
 {
     free(a->dg);
     free(a->gemm);
+    cta_overview_free(a->ov);
     cta_load_close(a->rd, &a->m);
 }

@@ -8,24 +8,28 @@
 #include <getopt.h>
 
 #include "cta_diag.h"
+#include "cta_overview.h"
 #include "cta_report.h"
 
 typedef struct {
     cta_diag_opts dopt;
     cta_report_opts ropt; /* ropt.diag points at dopt (cta_analysis_defaults) */
+    uint32_t overview;    /* slices of the JSON's overview (cta_overview.h), 0: none */
 } cta_analysis_opts;
 
 void cta_analysis_defaults(cta_analysis_opts *o);
 
 /* getopt_long entries for the shared options; their codes are below 32 so no command's own
  * short letters collide with them. */
-enum { CTA_OPT_MIN_SAVING = 1, CTA_OPT_TOP, CTA_OPT_VARIANTS, CTA_OPT_UTIL_WINDOW, CTA_OPT_SERIES_BINS };
+enum { CTA_OPT_MIN_SAVING = 1, CTA_OPT_TOP, CTA_OPT_VARIANTS, CTA_OPT_UTIL_WINDOW, CTA_OPT_SERIES_BINS,
+       CTA_OPT_OVERVIEW };
 #define CTA_ANALYSIS_LONGOPTS                                                  \
     {"min-saving", required_argument, NULL, CTA_OPT_MIN_SAVING},               \
     {"top", required_argument, NULL, CTA_OPT_TOP},                             \
     {"variants", no_argument, NULL, CTA_OPT_VARIANTS},                         \
     {"util-window", required_argument, NULL, CTA_OPT_UTIL_WINDOW},             \
-    {"series-bins", required_argument, NULL, CTA_OPT_SERIES_BINS}
+    {"series-bins", required_argument, NULL, CTA_OPT_SERIES_BINS},             \
+    {"overview", required_argument, NULL, CTA_OPT_OVERVIEW}
 #define CTA_ANALYSIS_USAGE                                                                          \
     "  --min-saving PCT   report a diagnosis only if its estimated saving is at least PCT% of\n"   \
     "                     the window [1]\n"                                                         \
@@ -34,7 +38,9 @@ enum { CTA_OPT_MIN_SAVING = 1, CTA_OPT_TOP, CTA_OPT_VARIANTS, CTA_OPT_UTIL_WINDO
     "  --util-window MS   window of the low-utilization analysis [the largest of 10 ms,\n"         \
     "                     window/100 and 4 periods of the loop]\n"                                \
     "  --series-bins N    JSON time series (utilization, memory in use) in at most N bins,\n"   \
-    "                     merging neighbours [1024: as kept]\n"
+    "                     merging neighbours [1024: as kept]\n"                                  \
+    "  --overview N       JSON: the busiest stretch of the run as at most N slices (at\n"       \
+    "                     most 1000000; a timeline overview; one more pass over the traces)\n"
 
 /* Applies getopt_long's answer c (with arg) if it is a shared option: returns 1 when applied,
  * 0 when c is not one of them, CTA_EXIT_USAGE after printing what was wrong with arg. */
@@ -46,10 +52,13 @@ typedef struct {
     cta_gemm_row *gemm;
     cta_diag *dg;
     int ndiag;
+    cta_overview *ov;     /* with opts' overview, else NULL */
 } cta_analysis;
 
 /* Reads the traces in paths into a->m (with the cuBLAS products' GPU pass when the program made
- * any; o->ropt.gemm is set to them) and diagnoses it. Returns CTA_EXIT_OK (free a with
+ * any; o->ropt.gemm is set to them) and diagnoses it. With o->overview, first finds the run's
+ * busiest stretch (a pass over the records) and collects its slices in the model's pass
+ * (o->ropt.overview is set to them). Returns CTA_EXIT_OK (free a with
  * cta_analysis_free) or CTA_EXIT_INPUT after printing why (nothing to free). */
 int cta_analysis_run(const char *cmd, char *const *paths, int npaths, cta_analysis_opts *o,
                      cta_analysis *a);

@@ -50,6 +50,7 @@ void cta_util_windows(const cta_proc *p, const cta_dev *d, uint64_t want, cta_ut
         k = 1;
     u->width = k * s->width;
     uint64_t first = d->first_gpu > s->t0 ? (d->first_gpu - s->t0) / s->width : 0;
+    u->t0 = s->t0 + first * s->width;
     uint64_t last = (d->last_gpu - s->t0) / s->width, w = 0;
     if (last >= s->n)
         last = s->n ? s->n - 1 : 0;
@@ -127,6 +128,38 @@ static void msg(cta_diag *d, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(d->message, sizeof d->message, fmt, ap);
     va_end(ap);
+}
+
+/* x happened in [start, start + len) on device dev (-1 none). */
+static void at(cta_diag *x, int dev, uint64_t start, uint64_t len)
+{
+    x->at = (cta_diag_at){1, dev, start, start + len};
+}
+
+/* x happened at the longest event of site kind `kind` (on the device it names, else dev). */
+static void at_call(cta_diag *x, const cta_proc *p, int kind, int dev)
+{
+    const cta_site_longest *l = &p->site_longest[kind];
+    if (l->set)
+        at(x, l->dev >= 0 ? l->dev : dev, l->start, l->len);
+}
+
+/* x happened at device d's longest gap of cause cls (cta_dev.top keeps the longest gaps, longest
+ * first), preferring one whose length class (cta_sketch_bucket) is in band[0..1] (band NULL: any);
+ * when none of them has that cause, at the longest event of site kind `kind` (-1: none). */
+static void at_gap(cta_diag *x, const cta_proc *p, int d, int cls, const unsigned *band, int kind)
+{
+    const cta_dev *dv = &p->dev[d];
+    const cta_gap *g = NULL;
+    for (int i = dv->ntop - 1; i >= 0; i--) {
+        unsigned b = cta_sketch_bucket(dv->top[i].len);
+        if (dv->top[i].cls == cls && (!g || !band || (b >= band[0] && b <= band[1])))
+            g = &dv->top[i];
+    }
+    if (g)
+        at(x, d, g->start, g->len);
+    else if (kind >= 0)
+        at_call(x, p, kind, d);
 }
 
 static void detail(cta_diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -357,7 +390,7 @@ static void fix_at_line(const cta_model *m, const cta_proc *p, cta_diag *x, cons
  * at least 3 gaps (else among all): their count, time, host activity and median (from the
  * lengths' sketch: exact up to CTA_SKETCH_EXACT gaps, else within 1/32). */
 static void starve_band(const cta_dev *dv, uint64_t *sc, uint64_t *sn, cta_hostsplit *sh,
-                        uint64_t *typical)
+                        uint64_t *typical, unsigned band[2])
 {
     const cta_starve_bin *bins = dv->starve_bins;
     if (!bins)
@@ -387,6 +420,8 @@ static void starve_band(const cta_dev *dv, uint64_t *sc, uint64_t *sn, cta_hosts
         cta_hostsplit_add(sh, &bins[b].host);
     }
     *typical = cta_sketch_quantile_in(&dv->starve_len, 0.5, first, best);
+    band[0] = first;
+    band[1] = best;
 }
 
 static void dev_diagnoses(diags *ds, const cta_proc *p, int d)
@@ -415,7 +450,8 @@ static void dev_diagnoses(diags *ds, const cta_proc *p, int d)
      * hide the typical gap, at most CTA_DIAG_MAX_WORKERS */
     uint64_t typical = 0, sn = 0, sc = 0;
     cta_hostsplit sh = {0};
-    starve_band(dv, &sc, &sn, &sh, &typical);
+    unsigned band[2] = {0, CTA_SKETCH_BUCKETS};
+    starve_band(dv, &sc, &sn, &sh, &typical, band);
     uint64_t set_aside = dv->gap_count[CTA_GAP_STARVE] - sc;
     uint64_t set_aside_ns = dv->gap_ns[CTA_GAP_STARVE] - sn;
     /* the GPU's work per step, at most its busy time: its kernels, and its copies and sets of
@@ -484,6 +520,7 @@ static void dev_diagnoses(diags *ds, const cta_proc *p, int d)
         ev(x, "gpu_step_ns", step, CTA_EV_NS);
         ev(x, "loader_workers", workers, CTA_EV_COUNT);
         ev(x, "max_speedup", dv->busy ? (double)win / (double)dv->busy : 0, CTA_EV_RATIO);
+        at_gap(x, p, d, CTA_GAP_STARVE, band, -1);
     }
 
     /* excessive-sync */
@@ -503,6 +540,7 @@ static void dev_diagnoses(diags *ds, const cta_proc *p, int d)
         ev(x, "gaps_after_sync", (double)dv->gap_count[CTA_GAP_SYNC], CTA_EV_COUNT);
         sites(m, p, CTA_SITE_SYNC, x);
         fix_at_line(m, p, x, "the synchronization", "waits for the GPU", fix(p, FIX_SYNC), 0);
+        at_gap(x, p, d, CTA_GAP_SYNC, NULL, CTA_SITE_SYNC);
     }
 
     /* sync-memcpy: without it the host would have run ahead instead of waiting. The fix, the
@@ -533,6 +571,7 @@ static void dev_diagnoses(diags *ds, const cta_proc *p, int d)
         ev(x, "idle_after_copy_ns", (double)cn, CTA_EV_NS);
         sites(m, p, CTA_SITE_SYNC_COPY, x);
         fix_at_line(m, p, x, "the blocking copy", "waits for the GPU", fix(p, FIX_SYNC_COPY), 0);
+        at_gap(x, p, d, CTA_GAP_SYNCCPY, NULL, CTA_SITE_SYNC_COPY);
     }
 
     /* launch-bound: fewer launches (a graph, fused kernels) save the GPU's wait for each launch
@@ -574,6 +613,7 @@ static void dev_diagnoses(diags *ds, const cta_proc *p, int d)
                    (unsigned long long)p->launches, cta_fmt_ns(b1, (double)dv->graph_launch_wait_ns),
                    pct(dv->graph_launch_wait_ns, lw));
         sites(m, p, CTA_SITE_LAUNCH, x);
+        at_gap(x, p, d, CTA_GAP_LAUNCH, NULL, CTA_SITE_LAUNCH);
     }
 
     /* gpu-gaps: idle gaps no other diagnosis explains */
@@ -587,6 +627,7 @@ static void dev_diagnoses(diags *ds, const cta_proc *p, int d)
         ev(x, "gap_ns", (double)hn, CTA_EV_NS);
         ev(x, "host_compute_ns", (double)dv->gap_host[CTA_GAP_HOST].compute, CTA_EV_NS);
         ev(x, "host_wait_ns", (double)dv->gap_host[CTA_GAP_HOST].wait, CTA_EV_NS);
+        at_gap(x, p, d, CTA_GAP_HOST, NULL, -1);
         for (int i = 0; i < dv->ntop && i < 5; i++) {
             const cta_gap *g = &dv->top[i];
             detail(x, "gap at +%s: %s (%s; host: in CUDA %s, blocked %s, computing %s, waiting %s)\n",
@@ -616,6 +657,14 @@ static void dev_diagnoses(diags *ds, const cta_proc *p, int d)
             ev(x, "low_windows", low, CTA_EV_COUNT);
             ev(x, "window_ns", (double)u->width, CTA_EV_NS);
             ev(x, "median_utilization_pct", 100 * u->median, CTA_EV_PCT);
+            uint32_t lowest = 0;
+            for (uint32_t i = 1; i < u->n; i++)
+                if (low_util(u, i) && (!low_util(u, lowest) || u->util[i] < u->util[lowest]))
+                    lowest = i;
+            uint64_t a = u->t0 + (uint64_t)lowest * u->width, b = a + u->width;
+            a = a > dv->first_gpu ? a : dv->first_gpu;
+            b = b < dv->last_gpu ? b : dv->last_gpu;
+            at(x, d, a, b - a);
             int shown = 0;
             for (uint32_t i = 0; i < u->n && shown < 8; i++) {
                 if (!low_util(u, i))
@@ -666,6 +715,7 @@ static void proc_diagnoses(diags *ds, const cta_proc *p)
         ev(x, "repeated_instantiate_ns", (double)gs.repeat_ns, CTA_EV_NS);
         ev(x, "graph_launches", (double)gs.launches, CTA_EV_COUNT);
         ev(x, "exec_updates", (double)gs.updates, CTA_EV_COUNT);
+        at(x, -1, gs.first_repeat, gs.first_repeat_ns);
     }
 
     /* pageable-memcpy */
@@ -699,6 +749,7 @@ static void proc_diagnoses(diags *ds, const cta_proc *p)
             ev(x, "pinned_time_ns", (double)p->pageable_recost_ns, CTA_EV_NS);
             sites(m, p, CTA_SITE_PAGEABLE, x);
             fix_at_line(m, p, x, "the copy", "copies from pageable memory", fix(p, FIX_PAGEABLE), 1);
+            at_call(x, p, CTA_SITE_PAGEABLE, -1);
         }
     }
 
@@ -723,6 +774,7 @@ static void proc_diagnoses(diags *ds, const cta_proc *p)
         ev(x, "copy_ns", (double)an, CTA_EV_NS);
         sites(m, p, CTA_SITE_ASYNC_PAGEABLE, x);
         fix_at_line(m, p, x, "the copy", "copies from pageable memory", fix(p, FIX_ASYNC_PAGEABLE), 1);
+        at_call(x, p, CTA_SITE_ASYNC_PAGEABLE, -1);
     }
 
     /* alloc-churn: the GPU time lost while the host allocated and freed in the loop and then
@@ -743,6 +795,7 @@ static void proc_diagnoses(diags *ds, const cta_proc *p)
         ev(x, "host_ns", (double)p->churn_ns, CTA_EV_NS);
         ev(x, "gpu_idle_in_alloc_calls_ns", (double)churn_idle, CTA_EV_NS);
         sites(m, p, CTA_SITE_CHURN, x);
+        at_call(x, p, CTA_SITE_CHURN, -1);
     }
 
     /* oom: every failed allocation, with what held the memory */
@@ -771,6 +824,7 @@ static void proc_diagnoses(diags *ds, const cta_proc *p)
                 ev(x, "device_bytes", (double)total, CTA_EV_BYTES);
             ev(x, "time_ns", (double)(f->time - m->t0), CTA_EV_NS);
             ev(x, "failed_allocations", (double)dv->nfails, CTA_EV_COUNT);
+            at(x, d == CTA_HOST_DEV ? -1 : d, f->time, 0);
             if (f->stack) {
                 char st[300], safe[300];
                 cta_model_site_text(m, p, f->stack, st, sizeof st, 4);

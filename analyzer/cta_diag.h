@@ -36,6 +36,15 @@ typedef struct {
     cta_stackset stacks;          /* the call stacks counted in this site */
 } cta_diag_site;
 
+/* Where a finding happened: its representative event (per id in analyzer/JSON.md: the longest
+ * gap of its cause, the longest call it counted, the failed allocation, the lowest window, the
+ * first repeated instantiation), on the model's time axis. set 0: no single place. */
+typedef struct {
+    int set;
+    int dev;                      /* the device it happened on, -1 none */
+    uint64_t start, end;
+} cta_diag_at;
+
 typedef struct {
     const char *id;
     const char *severity;         /* "error", "high", "medium", "low" */
@@ -52,6 +61,7 @@ typedef struct {
     char detail[2048];            /* extra lines (gaps, holders, windows), text only */
     int in_range;                 /* its events happened in NVTX ranges: where (range) */
     cta_nvtx_where_info range;
+    cta_diag_at at;
 } cta_diag;
 
 typedef struct {
@@ -66,6 +76,8 @@ int cta_diagnose(const cta_model *m, const cta_diag_opts *o, cta_diag **out);
 typedef struct {
     uint64_t width;               /* window length */
     uint32_t n;                   /* windows from the device's first GPU activity */
+    uint64_t t0;                  /* window i spans [t0 + i width, t0 + (i + 1) width), clipped to
+                                   * the device's first and last GPU activity */
     double util[CTA_SERIES_BINS];  /* busy fraction of each's recorded time (capture windows);
                                    * -1: none of it was recorded */
     uint64_t recorded[CTA_SERIES_BINS]; /* the window's length; in a windowed trace the time of

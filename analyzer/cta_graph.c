@@ -200,7 +200,7 @@ static void node_set(struct cta_graph_proc *g, const ct_rec_graph *r, uint32_t k
 }
 
 /* An instantiation of the graph whose nodes are list: counted against its shape. */
-static void instantiated(struct cta_graph_proc *g, uint32_t list, uint64_t host_ns)
+static void instantiated(struct cta_graph_proc *g, uint32_t list, uint64_t ts, uint64_t host_ns)
 {
     g->st.instantiations++;
     g->st.instantiate_ns += host_ns;
@@ -229,7 +229,10 @@ static void instantiated(struct cta_graph_proc *g, uint32_t list, uint64_t host_
     if (sh->count == 1)
         g->st.repeated_shapes++;
     if (sh->count) {
-        g->st.repeated++;
+        if (!g->st.repeated++) {
+            g->st.first_repeat = ts - (host_ns < ts ? host_ns : ts);
+            g->st.first_repeat_ns = ts - g->st.first_repeat;
+        }
         /* all but the most expensive instantiation of the shape */
         g->st.repeat_ns += host_ns < sh->max_ns ? host_ns : sh->max_ns;
     }
@@ -244,7 +247,8 @@ static cta_gnodes nodes_of(const glist *gl)
     return (cta_gnodes){gl->v, gl->n, gl->c, gl->nc};
 }
 
-cta_gnodes cta_graph_rec(cta_proc *p, const ct_rec_graph *r, uint64_t host_ns, uint32_t kidx)
+cta_gnodes cta_graph_rec(cta_proc *p, const ct_rec_graph *r, uint64_t ts, uint64_t host_ns,
+                         uint32_t kidx)
 {
     struct cta_graph_proc *g = gp_of(p);
     cta_gnodes none = {0};
@@ -272,7 +276,7 @@ cta_gnodes cta_graph_rec(cta_proc *p, const ct_rec_graph *r, uint64_t host_ns, u
         if (ok && r->exec) {
             uint32_t list = exec_list(g, r);
             set_list(&g->exec_of, r->exec, list);
-            instantiated(g, list, host_ns);
+            instantiated(g, list, ts, host_ns);
         }
         break;
     case CT_GRAPH_UPDATE:

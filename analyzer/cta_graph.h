@@ -41,6 +41,8 @@ typedef struct {
     uint64_t instantiations, instantiate_ns;  /* every successful instantiation, its host time */
     uint64_t repeated, repeated_shapes;       /* instantiations of a shape seen before; shapes */
     uint64_t repeat_ns;                       /* their cost beyond one per shape */
+    uint64_t first_repeat, first_repeat_ns;   /* the first of them: its call's start, host time
+                                               * (repeated 0: none) */
     uint64_t updates;                         /* successful cuGraphExecUpdate calls */
     uint64_t launches;                        /* graph launches, and kernels, copies and sets */
     uint64_t launch_kernels, launch_copies;   /* they ran as far as known */
@@ -51,9 +53,11 @@ typedef struct {
 void cta_graph_captured(cta_proc *p, const ct_rec_launch *l, uint32_t kidx);
 /* A captured COPY record. */
 void cta_graph_captured_copy(cta_proc *p, const ct_rec_copy *cp);
-/* A GRAPH record; host_ns: its call's host time (0 unknown); kidx: a kernel node's kernel index
- * (NODE and NODE_SET records). For a launch, the kernels, copies and sets it ran. */
-cta_gnodes cta_graph_rec(cta_proc *p, const ct_rec_graph *g, uint64_t host_ns, uint32_t kidx);
+/* A GRAPH record (ts: its time, its call's end); host_ns: its call's host time (0 unknown); kidx:
+ * a kernel node's kernel index (NODE and NODE_SET records). For a launch, the kernels, copies and
+ * sets it ran. */
+cta_gnodes cta_graph_rec(cta_proc *p, const ct_rec_graph *g, uint64_t ts, uint64_t host_ns,
+                         uint32_t kidx);
 /* What the graph launch with this correlation id ran (n and nc 0: not a known graph launch). */
 cta_gnodes cta_graph_launch_nodes(const cta_proc *p, uint64_t corr);
 /* The process's statistics (all 0 without graphs). */

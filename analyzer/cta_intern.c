@@ -49,7 +49,7 @@ uint32_t cta_name_index(cta_model *m, uint32_t file, uint32_t sid, int api)
     return idx;
 }
 
-static uint8_t api_category(const char *name)
+uint8_t cta_api_name_category(const char *name)
 {
     uint8_t c = CTA_CAT_KNOWN;
     if (strstr(name, "Launch"))
@@ -75,19 +75,20 @@ uint8_t cta_api_category(cta_model *m, uint32_t file, uint32_t sid, uint32_t idx
     if (sid < m->acache_n[file] && m->acache[file][sid]) { /* a resolved name */
         uint8_t *c = &m->acat[file][sid];
         if (!*c)
-            *c = api_category(cta_map_key(&m->api_names, idx));
+            *c = cta_api_name_category(cta_map_key(&m->api_names, idx));
         return *c;
     }
     /* a call whose name was lost (a damaged trace) may be a launch or a copy: its LAUNCH or
      * COPY record still joins it by correlation id, so the kernel's launch call time and the
      * copy's host side are not lost with the name */
-    uint8_t c = api_category(cta_map_key(&m->api_names, idx));
+    uint8_t c = cta_api_name_category(cta_map_key(&m->api_names, idx));
     return sid && !ct_reader_string(m->rd, file, sid) ? c | CTA_CAT_DETAIL : c;
 }
 
 void cta_site_add(cta_model *m, cta_proc *p, int kind, uint32_t api_idx, uint32_t stack,
-                  uint64_t bytes, uint64_t ns, uint32_t nvtx)
+                  uint64_t bytes, uint64_t ns, uint32_t nvtx, uint64_t start, int dev)
 {
+    cta_site_note(p, kind, start, ns, dev);
     if (kind != CTA_SITE_SYNC) /* counted in the thread's ranges (cta_nvtx_where_now) */
         cta_nvtx_where(m, p, nvtx, kind, ns);
     uint32_t key[3] = {(uint32_t)kind, api_idx, cta_model_site_group(m, p, stack)};

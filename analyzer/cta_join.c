@@ -123,13 +123,15 @@ static void call_host_done(cta_model *m, cta_proc *p, cta_joining *c)
                 p->apg_bytes[d][dir] += cp->bytes;
                 p->apg_host_ns[d][dir] += host_ns;
             }
-            cta_site_add(m, p, CTA_SITE_ASYNC_PAGEABLE, c->api_idx, c->stack, cp->bytes, host_ns, c->nvtx);
+            cta_site_add(m, p, CTA_SITE_ASYNC_PAGEABLE, c->api_idx, c->stack, cp->bytes, host_ns, c->nvtx,
+                         c->api_start, dev_slot(cp->device));
         }
         if (sync_copy_counted(cp)) {
             p->sync_copy_count++;
             p->sync_copy_bytes += cp->bytes;
             p->sync_copy_host_ns += host_ns;
-            cta_site_add(m, p, CTA_SITE_SYNC_COPY, c->api_idx, c->stack, cp->bytes, host_ns, c->nvtx);
+            cta_site_add(m, p, CTA_SITE_SYNC_COPY, c->api_idx, c->stack, cp->bytes, host_ns, c->nvtx,
+                         c->api_start, dev_slot(cp->device));
         }
         if (cp->dir == CT_DIR_HTOH || p->gpu_timing == 0 || (cp->flags & CT_COPY_UNTIMED)) {
             /* no GPU record follows */
@@ -139,7 +141,8 @@ static void call_host_done(cta_model *m, cta_proc *p, cta_joining *c)
     } else if (c->type == CT_REC_MEM) {
         if (c->churn) {
             p->churn_ns += host_ns;
-            cta_site_add(m, p, CTA_SITE_CHURN, c->api_idx, c->stack, 0, host_ns, c->nvtx);
+            cta_site_add(m, p, CTA_SITE_CHURN, c->api_idx, c->stack, 0, host_ns, c->nvtx, c->api_start,
+                         c->mem_dev);
         }
         call_drop(m, p, c->corr);
     } else if (c->type == CT_REC_LAUNCH) {
@@ -148,8 +151,12 @@ static void call_host_done(cta_model *m, cta_proc *p, cta_joining *c)
         m->kernels[c->kidx].launch_ns += host_ns;
         if (m->variants_on)
             m->variant_stats[c->vidx].launch_ns += host_ns;
+        int dev = dev_slot(c->u.launch.device);
         if (c->stack) /* launches carry a call site only with --stacks all */
-            cta_site_add(m, p, CTA_SITE_LAUNCH, c->api_idx, c->stack, 0, host_ns, c->nvtx);
+            cta_site_add(m, p, CTA_SITE_LAUNCH, c->api_idx, c->stack, 0, host_ns, c->nvtx,
+                         c->api_start, dev);
+        else
+            cta_site_note(p, CTA_SITE_LAUNCH, c->api_start, host_ns, dev);
         if (p->gpu_timing == 0 || (c->u.launch.flags & CT_LAUNCH_UNTIMED)) {
             untimed_done(m, p, c);
             call_drop(m, p, c->corr);
@@ -162,7 +169,7 @@ static void gpu_done(cta_model *m, cta_proc *p, const ct_rec_gpu *g, uint64_t en
 /* A synchronization's site, once its API record (or the next call of its thread) is seen. */
 static void sync_site(cta_model *m, cta_proc *p, cta_thread *th, uint32_t stack)
 {
-    cta_site_add(m, p, CTA_SITE_SYNC, th->sync_kind, stack, 0, th->sync_ns, 0);
+    cta_site_add(m, p, CTA_SITE_SYNC, th->sync_kind, stack, 0, th->sync_ns, 0, th->sync_start, -1);
     cta_nvtx_where_now(m, p, th, CTA_SITE_SYNC, th->sync_ns);
     th->sync_corr = 0;
 }
@@ -348,7 +355,7 @@ static void graph_rec(cta_model *m, cta_proc *p, const ct_rec *r)
                             g->node_type == CT_GNODE_KERNEL
                         ? cta_name_index(m, r->file, g->function, 0)
                         : 0;
-    cta_gnodes ran = cta_graph_rec(p, g, host_ns, kidx);
+    cta_gnodes ran = cta_graph_rec(p, g, r->ts, host_ns, kidx);
     for (size_t i = 0; i < ran.n; i++)
         kernel_instance(m, ran.v[i].kidx, &ran.v[i].l, 1);
     for (size_t i = 0; i < ran.nc; i++)
@@ -544,7 +551,7 @@ static void gpu_done(cta_model *m, cta_proc *p, const ct_rec_gpu *g, uint64_t en
                 p->pg_count[d][dir]++;
                 p->pageable_async += (cp->flags & CT_COPY_ASYNC) && cp->op == CT_COPY_MEMCPY;
                 cta_site_add(m, p, CTA_SITE_PAGEABLE, c->have_api ? c->api_idx : UINT32_MAX, c->stack,
-                         cp->bytes, dur, c->nvtx);
+                             cp->bytes, dur, c->nvtx, start, d);
             }
         }
     } else {
@@ -662,6 +669,7 @@ static void on_mem(cta_model *m, cta_proc *p, const ct_rec *r)
     }
     cta_joining *c = detail(p, mr->corr, CT_REC_MEM, r->tid);
     c->churn = (uint8_t)churn;
+    c->mem_dev = (uint8_t)(churn ? d : 0);
     if (stack)
         c->stack = stack;
     if (c->have_api)
@@ -809,6 +817,7 @@ void cta_model_feed(cta_model *m, const ct_rec *r)
             th->sync_corr = sy->corr ? sy->corr : UINT64_MAX;
             th->sync_kind = sy->kind;
             th->sync_ns = r->ts - start;
+            th->sync_start = start;
             if (th->last_api_corr == sy->corr && sy->corr)
                 sync_site(m, p, th, th->last_api_stack);
         }

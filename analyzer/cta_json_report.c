@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cta_out.h"
+#include "cta_overview.h"
 
 static void json_u32s(cta_json *j, const char *k, const uint32_t v[3])
 {
@@ -439,6 +440,26 @@ static void json_breakdown(cta_json *j, const cta_model *m, uint32_t max_bins)
 
 static const char *const unit_names[] = {"count", "ns", "bytes", "pct", "gbps", "ratio"};
 
+/* "at": where the finding happened, on the common axis (null: no single place). */
+static void json_at(cta_json *j, const cta_model *m, const cta_diag *d)
+{
+    cta_json_key(j, "at");
+    if (!d->at.set) {
+        cta_json_null(j);
+        return;
+    }
+    cta_json_obj(j);
+    CTA_JK_U64(j, "pid", d->proc->pid);
+    cta_json_key(j, "device");
+    if (d->at.dev >= 0)
+        cta_json_i64(j, d->at.dev);
+    else
+        cta_json_null(j);
+    CTA_JK_U64(j, "start_ns", d->at.start - m->t0);
+    CTA_JK_U64(j, "end_ns", d->at.end - m->t0);
+    cta_json_end_obj(j);
+}
+
 static void json_diag(cta_json *j, const cta_model *m, const cta_diag *dg, int n)
 {
     cta_json_key(j, "diagnoses");
@@ -463,6 +484,7 @@ static void json_diag(cta_json *j, const cta_model *m, const cta_diag *dg, int n
         CTA_JK_U64(j, "estimated_saving_ns", d->saving_ns);
         CTA_JK_U64(j, "window_ns", d->window_ns);
         CTA_JK_NUM(j, "saving_pct", d->window_ns ? 100.0 * (double)d->saving_ns / (double)d->window_ns : 0);
+        json_at(j, m, d);
         cta_json_key(j, "evidence");
         cta_json_obj(j);
         for (int k = 0; k < d->nev; k++)
@@ -676,5 +698,7 @@ void cta_report_json(FILE *f, const cta_model *m, const cta_diag *dg, int ndiag,
     cta_nvtx_json(&j, m);
     json_ranks(&j, m);
     json_diag(&j, m, dg, ndiag);
+    if (o->overview)
+        cta_overview_json(&j, m, o->overview);
     cta_json_end_obj(&j);
 }

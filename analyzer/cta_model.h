@@ -235,6 +235,7 @@ typedef struct {
     uint32_t last_api_stack;      /* ... and its stack index ... */
     uint64_t last_api_ns;         /* ... and host time */
     uint64_t sync_corr, sync_ns;  /* a synchronization waiting for its API record (corr != 0) */
+    uint64_t sync_start;          /* ... and when it began */
     uint32_t sync_kind;
     uint64_t await_corr;          /* a call with detail and GPU interval waiting for its API */
     uint64_t child_parent;        /* the parent of the last nested call with a site ... */
@@ -252,6 +253,14 @@ typedef struct {
     uint64_t count, bytes, ns;
     cta_stackset stacks;
 } cta_site;
+
+/* The longest event of one site kind (all of them, with or without a call stack): the call, or
+ * for pageable copies the GPU interval, a call-based diagnosis is drawn from (cta_diag.at). */
+typedef struct {
+    uint64_t start, len;
+    int dev;                      /* -1 unknown */
+    int set;
+} cta_site_longest;
 
 typedef struct cta_sweep cta_sweep;
 
@@ -318,6 +327,7 @@ typedef struct {
     cta_map sites;                 /* (kind, api name index, site's first stack) -> index in site */
     cta_site *site;
     size_t site_cap;
+    cta_site_longest site_longest[CTA_SITE_N];
     /* copies detail for diagnoses */
     uint64_t pageable_count, pageable_bytes, pageable_ns;
     uint64_t pageable_recost_ns;  /* the same copies at the pinned bandwidth */

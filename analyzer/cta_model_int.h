@@ -12,6 +12,7 @@ typedef struct {
     uint64_t corr;
     uint8_t have_api, have_detail, type; /* type: CT_REC_LAUNCH / COPY / MEM */
     uint8_t churn, have_gpu;             /* have_gpu: the GPU record came first and waits */
+    uint8_t mem_dev;                     /* MEM: the allocation's device slot */
     ct_rec_gpu gpu;
     uint64_t gpu_end;
     uint64_t api_start, api_end;
@@ -48,12 +49,21 @@ enum { CTA_CAT_LAUNCH = 1, CTA_CAT_COPY = 2, CTA_CAT_SYNCCOPY = 4, CTA_CAT_MEM =
 uint32_t cta_stat_index(cta_map *names, cta_stat **arr, size_t *cap, const char *name, int borrow);
 /* The row of string sid of file in the API table (api) or the kernel table, by display name. */
 uint32_t cta_name_index(cta_model *m, uint32_t file, uint32_t sid, int api);
+/* CTA_CAT_* of an API function, from its name. */
+uint8_t cta_api_name_category(const char *name);
 /* CTA_CAT_* of an API call (its name's row idx, its string sid in file). */
 uint8_t cta_api_category(cta_model *m, uint32_t file, uint32_t sid, uint32_t idx);
 /* Counts one event of a call site (kind CTA_SITE_*, the API row, the stack index: counted at its
  * site, cta_model_site_group), and in the NVTX ranges open around the call (cta_nvtx_ref, 0
- * none). */
+ * none); the event ran ns from start, on device dev (-1 unknown): cta_site_note. */
 void cta_site_add(cta_model *m, cta_proc *p, int kind, uint32_t api_idx, uint32_t stack,
-                  uint64_t bytes, uint64_t ns, uint32_t nvtx);
+                  uint64_t bytes, uint64_t ns, uint32_t nvtx, uint64_t start, int dev);
+/* Keeps the event if it is the longest of its kind so far (cta_proc.site_longest): O(1). */
+static inline void cta_site_note(cta_proc *p, int kind, uint64_t start, uint64_t ns, int dev)
+{
+    cta_site_longest *l = &p->site_longest[kind];
+    if (!l->set || ns > l->len)
+        *l = (cta_site_longest){start, ns, dev, 1};
+}
 
 #endif

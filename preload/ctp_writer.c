@@ -318,9 +318,7 @@ void ctp_flush(unsigned fl, unsigned how, int code, uint64_t retire)
         struct timespec ms = {0, 1000000};
         nanosleep(&ms, NULL);
     }
-    uint64_t now = ctp_calibrate();
     int compress = !in_signal;
-    ctp_cycle_start = now;
     ctp_max_drained = 0;
     /* Records appended before this point had their strings interned before. */
     /* exited is read before head: a thread that had exited then appended nothing later. */
@@ -329,6 +327,9 @@ void ctp_flush(unsigned fl, unsigned how, int code, uint64_t retire)
             t->snap_exited = atomic_load_explicit(&t->exited, memory_order_acquire);
             t->snap = atomic_load_explicit(&t->ring.head, memory_order_acquire);
         }
+    /* after the heads: the records drained now lie between two calibration points */
+    uint64_t now = ctp_calibrate();
+    ctp_cycle_start = now;
     if (nolock)
         ctp_intern_pending_try(ctp_def_string, NULL);
     else
