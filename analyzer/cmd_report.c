@@ -38,8 +38,9 @@ static const char usage[] =
     "  -o, --output FILE  the page to write (replaced only once it is complete)\n"
     "  --title TEXT       the page's title [cutrace report]\n"
     CTA_ANALYSIS_USAGE
-    "                     (the page: 1024 bins per series, fewer with many devices, so that\n"
-    "                     all hold at most 16384)\n"
+    "\n"
+    "Without --series-bins each time series has at most 1024 bins, fewer with many devices\n"
+    "(16384 in all); without --overview the overview has at most 3000 slices.\n"
     "\n"
     "Prints \"cutrace report: wrote FILE ...\" on stderr, nothing on stdout.\n"
     "Exit status: 0 done, 1 the page could not be written, 2 usage error, 3 unreadable input.\n";
@@ -68,6 +69,9 @@ static void put_html_text(FILE *f, const char *s)
         }
     }
 }
+
+/* slices of the page's timeline overview of the busiest stretch, unless --overview says */
+#define REPORT_OVERVIEW_SLICES 3000
 
 /* Without --series-bins, the page's time series (utilization per device, memory in use) hold at
  * most this many bins in all, and 1024 each at most, 64 at least: the document and the SVG the
@@ -209,6 +213,7 @@ int cta_cmd_report(int argc, char **argv)
     const char *out = NULL, *title = "cutrace report";
     cta_analysis_opts ao;
     cta_analysis_defaults(&ao);
+    ao.overview = REPORT_OVERVIEW_SLICES; /* the page always has one; --overview N changes N */
     int c;
     optind = 1;
     opterr = 0;

@@ -137,8 +137,9 @@ TEST_IMPL(report_self_contained_and_equal_to_summary)
     if (!got)
         ctt_fail_at(__FILE__, __LINE__, "embedded JSON does not parse: %s", err);
     ASSERT(got);
-    tj *want = an_summary(dir, "--variants --min-saving 0.5");
+    tj *want = an_summary(dir, "--variants --min-saving 0.5 --overview 3000"); /* the page's default */
     ASSERT(want);
+    ASSERT(tj_path(got, "overview.slices"));
     const char *file = tj_str(want, "processes.0.file");
     ASSERT(file && strstr(file, "</script><img src=x onerror=alert(1)>"));
     ASSERT(tj_path(want, "kernel_variants")); /* the options reached both */
@@ -158,6 +159,24 @@ TEST_IMPL(report_self_contained_and_equal_to_summary)
     ASSERT(tj_num(f, "timeline_offset_ns") >= 0);
     tj_free(f);
     free(facts);
+    free(page);
+
+    /* --overview N reaches the page too */
+    char *a2[] = {NULL, "report", "--overview", "5", dir, "-o", out, NULL};
+    ASSERT_INT(run_cutrace(&p, a2), ==, 0);
+    ASSERT_INT(p.code, ==, 0);
+    ctt_proc_free(&p);
+    page = ctt_read_file(out, NULL);
+    data = page ? script_body(page, "ct-data") : NULL;
+    ASSERT(data);
+    got = tj_parse(data, err, sizeof err);
+    want = an_summary(dir, "--overview 5");
+    ASSERT(got && want);
+    ASSERT_UINT(tj_len(got, "overview.slices"), ==, 5);
+    ASSERT(tj_equal(got, want));
+    tj_free(got);
+    tj_free(want);
+    free(data);
     free(page);
     return 0;
 }
@@ -283,7 +302,7 @@ TEST_IMPL(report_bounds_series_with_many_devices)
     ctt_proc_free(&p);
     char *page = ctt_read_file(out, NULL), *data = page ? script_body(page, "ct-data") : NULL, err[256];
     ASSERT(data);
-    tj *got = tj_parse(data, err, sizeof err), *want = an_summary(dir, "--series-bins 512");
+    tj *got = tj_parse(data, err, sizeof err), *want = an_summary(dir, "--series-bins 512 --overview 3000");
     ASSERT(got && want);
     for (int i = 0; i < 16; i++) {
         char path[64];
