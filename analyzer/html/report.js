@@ -692,11 +692,13 @@
       val('overview.slices_total', fmtCount), ' slices', o.truncated ? [', of which the ', String(o.slices.length), ' longest are drawn'] : '', '.']));
     var L = 200, R = 10, T = 4, RH = 16, AX = 24, n = o.tracks.length, H = T + n * RH + AX, PW = W - L - R;
     var svg = plotSvg('overview', 'plot-overview', 'overview', H, 'timeline overview of the busiest stretch');
+    /* the pid only where several processes share the overview */
+    var pids = o.tracks.some(function (t) { return t.pid !== o.tracks[0].pid; });
     o.tracks.forEach(function (t, k) {
       var tp = 'overview.tracks.' + k, y = T + k * RH;
       if (k % 2) append(svg, s('rect', { x: L, y: y, width: PW, height: RH, fill: '#f6f8fa' }));
       var nm = t.name || ((t.kind === 'stream' ? 'GPU ' + t.device + ' stream ' : 'thread ') + t.id);
-      var lab = 'pid ' + t.pid + ' ' + nm;
+      var lab = (pids ? 'pid ' + t.pid + ' ' : '') + nm;
       append(svg, append(bind(svgText(L - 6, y + 12, lab.length > 30 ? lab.slice(0, 29) + '…' : lab, { 'text-anchor': 'end' }), tp + '.name'), tip(lab)));
     });
     var clip = s('clipPath', { id: 'ct-ov-clip' }, s('rect', { x: L, y: 0, width: PW, height: H }));
