@@ -10,7 +10,8 @@ tests/report/README.md): every data-path resolves in the summary and its data-va
 value as JavaScript's String() writes it; the plots and diagnosis cards the summary calls for
 exist; the script finished (data-ct-rendered) without errors (data-ct-errors, console); nothing
 outside the file is referenced or fetched; no element the page did not make (handlers, images,
-frames). With --hostile MARK, every string of the summary containing MARK must be shown as text.
+frames). With --hostile MARK, every string of the summary containing MARK that an element shows
+(data-path) must be in the page's text.
 
 Prints one "FAIL: ..." line per problem and a last line "checked: ..." with the counts; exits 1
 when anything failed, 2 on unusable input. Python 3 standard library only (html.parser, json).
@@ -178,7 +179,8 @@ def check(dom_text, log_text, summary, hostile=None):
         fails.append(f'no <meta http-equiv="Content-Security-Policy"> with "{CSP}"')
     scripts = [n for n in nodes if n.tag == "script"]
     data_el = [n for n in scripts if n.attrs.get("id") == "ct-data"]
-    code = [n for n in scripts if n.attrs.get("id") != "ct-data"]
+    # JSON in a script element is data the browser never runs; any other script is code
+    code = [n for n in scripts if n.attrs.get("type") != "application/json"]
     if len(data_el) != 1 or data_el[0].attrs.get("type") != "application/json":
         fails.append(f'expected one <script type="application/json" id="ct-data">, found {len(data_el)}')
     if len(code) != 1 or set(code[0].attrs) - {"type"}:
@@ -293,13 +295,10 @@ def check(dom_text, log_text, summary, hostile=None):
 
     # hostile strings are there as text, never as markup
     if hostile:
-        title = "".join(x for n in nodes if n.tag == "title" for x in n.text)
-        if hostile in title:
-            fails.append(f"the page's title is {title!r}: an injected handler ran")
         text = t.root.shown_text()
         for p, s in strings_of(summary):
-            if hostile not in s:
-                continue
+            if hostile not in s or p not in by_path:
+                continue  # only what the page shows
             counts["hostile"] += 1
             if s not in text:
                 fails.append(f"the string at {p} ({s!r}) is not shown as text")

@@ -5,8 +5,28 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The browser tests/report/chromium.sh found, or a skip. */
+static const char *rp_browser(void)
+{
+    static char path[4096];
+    char *st = ctt_read_file(RP_STATUS, NULL);
+    if (!st)
+        ctt_skip("no " RP_STATUS ": the build did not run tests/report/chromium.sh");
+    st[strcspn(st, "\n")] = 0;
+    if (strncmp(st, "ok ", 3) != 0) {
+        static char why[1024];
+        snprintf(why, sizeof why, "no browser for the report tests: %s", st);
+        free(st);
+        ctt_skip(why);
+    }
+    snprintf(path, sizeof path, "%s", st + 3);
+    free(st);
+    return path;
+}
+
 void rp_name(rp_files *f, const char *name)
 {
+    rp_browser(); /* skip before any work when there is no browser */
     const char *t = ctt_tmpdir();
     snprintf(f->html, sizeof f->html, "%s/%s.html", t, name);
     snprintf(f->summary, sizeof f->summary, "%s/%s.json", t, name);
@@ -54,10 +74,12 @@ static int rp_cutrace(ctt_proc *p, const char *first, const char *const paths[],
     return 0;
 }
 
-int rp_report(const rp_files *f, const char *const paths[])
+int rp_report(const rp_files *f, const char *const paths[], const char *const only[])
 {
     ctt_proc p;
-    const char *const out[] = {"-o", f->html, NULL};
+    const char *out[16] = {"-o", f->html};
+    for (int i = 0; only && only[i] && i < 13; i++)
+        out[2 + i] = only[i];
     if (rp_cutrace(&p, "report", paths, out) != 0)
         return 1;
     ctt_proc_free(&p);
@@ -85,34 +107,15 @@ int rp_demo(rp_files *f, const char *name)
     snprintf(nvtx, sizeof nvtx, "%s/%s.nvtx", ctt_tmpdir(), name);
     snprintf(args, sizeof args, "train_loop --verify --nvtx %s", nvtx);
     char *const env[] = {"FAKECUDA_DEVICES=h100", NULL};
+    rp_name(f, name);
     const char *traces = an_trace_workload(dir, name, args, env, &out);
     free(out);
     if (!traces) {
         ctt_fail_at(__FILE__, __LINE__, "cutrace run -- %s: expected exit status 0", args);
         return 1;
     }
-    rp_name(f, name);
     const char *const paths[] = {traces, NULL};
-    return rp_report(f, paths);
-}
-
-/* The browser tests/report/chromium.sh found, or a skip. */
-static const char *rp_browser(void)
-{
-    static char path[4096];
-    char *st = ctt_read_file(RP_STATUS, NULL);
-    if (!st)
-        ctt_skip("no " RP_STATUS ": the build did not run tests/report/chromium.sh");
-    st[strcspn(st, "\n")] = 0;
-    if (strncmp(st, "ok ", 3) != 0) {
-        static char why[1024];
-        snprintf(why, sizeof why, "no browser for the report tests: %s", st);
-        free(st);
-        ctt_skip(why);
-    }
-    snprintf(path, sizeof path, "%s", st + 3);
-    free(st);
-    return path;
+    return rp_report(f, paths, NULL);
 }
 
 int rp_chromium(const rp_files *f, const char *const extra[], const char *out)

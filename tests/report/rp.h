@@ -19,12 +19,14 @@ typedef struct {
     char log[4096];     /* NAME.log, Chromium's stderr */
 } rp_files;
 
-/* Sets the paths of NAME's files. */
+/* Sets the paths of NAME's files; skips the test when tests/report/chromium.sh found no
+ * browser. */
 void rp_name(rp_files *f, const char *name);
-/* Writes f->html with `cutrace report RP_OPTS PATHS -o f->html` and f->summary with `cutrace
- * summary --json RP_OPTS PATHS` (paths: NULL-terminated; each one argument, whatever its bytes).
- * Returns 0, or nonzero after a message. */
-int rp_report(const rp_files *f, const char *const paths[]);
+/* Writes f->html with `cutrace report RP_OPTS PATHS -o f->html ONLY` and f->summary with
+ * `cutrace summary --json RP_OPTS PATHS` (paths and only, the report's own options such as
+ * --title: NULL-terminated, only may be NULL, at most 12; each one argument, whatever its
+ * bytes). Returns 0, or nonzero after a message. */
+int rp_report(const rp_files *f, const char *const paths[], const char *const only[]);
 /* The demo report: train_loop --verify (as `make demo` runs it, with --nvtx for the step
  * plot) traced on a simulated H100, reported into NAME's files. Returns 0, or nonzero after a
  * message. */

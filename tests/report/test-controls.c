@@ -45,12 +45,12 @@ static int rp_control(const char *name, long (*where)(const char *page), const c
     return 0;
 }
 
-/* The end of the page's own script (the one that is not the ct-data JSON). */
+/* The end of the page's own script (the one that is not JSON data). */
 static long rp_script_end(const char *page)
 {
     for (const char *s = strstr(page, "<script"); s; s = strstr(s + 1, "<script")) {
         const char *gt = strchr(s, '>'), *end = gt ? strstr(gt, "</script>") : NULL;
-        if (end && !memmem(s, (size_t)(gt - s), "ct-data", 7))
+        if (end && !memmem(s, (size_t)(gt - s), "application/json", 16))
             return end - page;
     }
     return -1;
