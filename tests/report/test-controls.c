@@ -64,11 +64,16 @@ static long rp_body_start(const char *page)
     return gt ? gt + 1 - page : -1;
 }
 
-/* The first value of the first utilization series in the embedded document. */
+/* The first value of the first VRAM curve in the embedded document (pretty-printed or not). */
 static long rp_first_bin(const char *page)
 {
-    const char *bins = strstr(page, "\"busy_ns\":[");
-    return bins ? bins + 11 - page : -1;
+    const char *key = strstr(page, "\"max_bytes\":");
+    const char *v = key ? strchr(key, '[') : NULL;
+    if (!v)
+        return -1;
+    for (v++; *v == ' ' || *v == '\n' || *v == '\r' || *v == '\t'; v++)
+        ;
+    return v - page;
 }
 
 /* An error thrown after the page finished drawing: data-ct-rendered is set, so only the error
@@ -87,10 +92,10 @@ TEST_IMPL(control_external_image_is_caught)
     return rp_control("external-image", rp_body_start, "<img src=\"http://example.com/x.png\">", found);
 }
 
-/* The page draws a busy time the summary does not have: the first utilization bin's value in
- * the embedded document gets a leading 1, so the data-value the page gives it differs. */
+/* The page draws a VRAM use the summary does not have: the first bin of the curve in the
+ * embedded document gets a leading 1, so the data-value the page gives its bar differs. */
 TEST_IMPL(control_wrong_value_is_caught)
 {
-    const char *const found[] = {"data-path='breakdown.0.series.busy_ns.0'> data-value=", NULL};
+    const char *const found[] = {"data-path='vram.0.curve.max_bytes.0'> data-value=", NULL};
     return rp_control("wrong-value", rp_first_bin, "1", found);
 }
