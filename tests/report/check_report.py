@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """Checks a cutrace report as Chromium rendered it against `cutrace summary --json`.
 
-    check_report.py DOM STDERR SUMMARY_JSON [--hostile MARK]
+    check_report.py DOM STDERR SUMMARY_JSON [--netlog NETLOG] [--hostile MARK]
 
 DOM is what `chromium --dump-dom` printed (the page after its script ran), STDERR what Chromium
 logged with --enable-logging=stderr, SUMMARY_JSON the output of `cutrace summary --json` run
-with the report's options. The conventions checked are those of the report's page (see
+with the report's options, NETLOG Chromium's network log (--log-net-log). The conventions checked are those of the report's page (see
 tests/report/README.md): every data-path resolves in the summary and its data-value is that
 value as JavaScript's String() writes it; the plots and diagnosis cards the summary calls for
 exist; the script finished (data-ct-rendered) without errors (data-ct-errors, console); nothing
@@ -149,7 +149,19 @@ def strings_of(v, path=""):
             yield from strings_of(x, f"{path}.{k}" if path else k)
 
 
-def check(dom_text, log_text, summary, hostile=None):
+def page_requests(netlog):
+    """URLs the page (its origin is file://) asked the network stack for. Chromium's own
+    background requests (updates, accounts) have other isolation keys."""
+    c = netlog["constants"]["logEventTypes"]
+    start = c.get("URL_REQUEST_START_JOB")
+    for e in netlog["events"]:
+        p = e.get("params") or {}
+        if e.get("type") == start and "url" in p and "file://" in p.get("network_isolation_key", ""):
+            if not p["url"].startswith(("file:", "data:")):
+                yield p["url"]
+
+
+def check(dom_text, log_text, summary, hostile=None, netlog=None):
     """Returns (failures, counts)."""
     fails = []
     counts = {"values": 0, "plots": 0, "diagnoses": 0, "hostile": 0, "bins": 0}
@@ -170,6 +182,9 @@ def check(dom_text, log_text, summary, hostile=None):
         if (":CONSOLE" in line or "Uncaught" in line or "Content Security Policy" in line
                 or "Failed to load resource" in line):
             fails.append(f"Chromium logged: {line.strip()}")
+    if netlog is not None:
+        for url in page_requests(netlog):
+            fails.append(f"the page requested {url} (Chromium's network log)")
     for tag, k in t.dup_attrs:
         fails.append(f"<{tag}> has attribute {k} twice")
 
@@ -316,11 +331,12 @@ def check(dom_text, log_text, summary, hostile=None):
 
 def main(argv):
     args = argv[1:]
-    hostile = None
-    if "--hostile" in args:
-        i = args.index("--hostile")
-        hostile = args[i + 1]
-        del args[i:i + 2]
+    opt = {}
+    for name in ("--hostile", "--netlog"):
+        if name in args[:-1]:
+            i = args.index(name)
+            opt[name] = args[i + 1]
+            del args[i:i + 2]
     if len(args) != 3:
         print(__doc__, file=sys.stderr)
         return 2
@@ -331,11 +347,15 @@ def main(argv):
             log = f.read()
         with open(args[2], encoding="utf-8") as f:
             summary = json.load(f)
+        netlog = None
+        if "--netlog" in opt:
+            with open(opt["--netlog"], encoding="utf-8") as f:
+                netlog = json.load(f)
     except (OSError, ValueError) as e:
         print(f"check_report.py: {e}", file=sys.stderr)
         return 2
     try:
-        fails, counts = check(dom, log, summary, hostile)
+        fails, counts = check(dom, log, summary, opt.get("--hostile"), netlog)
     except Exception as e:  # a checker bug must not read as "the page failed"
         print(f"check_report.py: {type(e).__name__}: {e}", file=sys.stderr)
         return 2

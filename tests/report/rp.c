@@ -32,6 +32,7 @@ void rp_name(rp_files *f, const char *name)
     snprintf(f->summary, sizeof f->summary, "%s/%s.json", t, name);
     snprintf(f->dom, sizeof f->dom, "%s/%s.dom.html", t, name);
     snprintf(f->log, sizeof f->log, "%s/%s.log", t, name);
+    snprintf(f->netlog, sizeof f->netlog, "%s/%s.netlog.json", t, name);
 }
 
 int rp_write(const char *path, const char *data, size_t len)
@@ -126,13 +127,14 @@ int rp_chromium(const rp_files *f, const char *const extra[], const char *out)
     snprintf(profile, sizeof profile, "%s/chromium-%d", ctt_tmpdir(), runs++);
     snprintf(cache, sizeof cache, "XDG_CACHE_HOME=%s/cache", profile);
     snprintf(config, sizeof config, "XDG_CONFIG_HOME=%s/config", profile);
-    char udd[4300];
+    char udd[4300], net[4200];
     snprintf(udd, sizeof udd, "--user-data-dir=%s", profile);
+    snprintf(net, sizeof net, "--log-net-log=%s", f->netlog);
     snprintf(url, sizeof url, "file://%s", f->html);
     char *argv[32] = {(char *)rp_browser(), "--headless", "--no-sandbox", "--disable-gpu",
                       "--enable-logging=stderr", "--v=0",
-                      "--host-resolver-rules=MAP * ~NOTFOUND", udd};
-    int n = 8;
+                      "--host-resolver-rules=MAP * ~NOTFOUND", udd, net};
+    int n = 9;
     for (int i = 0; extra[i] && n < 30; i++)
         argv[n++] = (char *)extra[i];
     argv[n++] = url;
@@ -158,7 +160,8 @@ int rp_chromium(const rp_files *f, const char *const extra[], const char *out)
 int rp_check(const rp_files *f, const char *hostile, char **out)
 {
     char *argv[] = {"python3", RP_SRC "/check_report.py", (char *)f->dom, (char *)f->log,
-                    (char *)f->summary, hostile ? "--hostile" : NULL, (char *)hostile, NULL};
+                    (char *)f->summary, "--netlog", (char *)f->netlog,
+                    hostile ? "--hostile" : NULL, (char *)hostile, NULL};
     ctt_proc p;
     *out = NULL;
     if (ctt_run(&p, argv, NULL, 60) != 0 || !p.exited || p.code > 1) {

@@ -17,6 +17,7 @@ typedef struct {
     char summary[4096]; /* NAME.json, cutrace summary --json */
     char dom[4096];     /* NAME.dom.html, Chromium's --dump-dom */
     char log[4096];     /* NAME.log, Chromium's stderr */
+    char netlog[4096];  /* NAME.netlog.json, Chromium's network log (--log-net-log) */
 } rp_files;
 
 /* Sets the paths of NAME's files; skips the test when tests/report/chromium.sh found no
@@ -35,9 +36,9 @@ int rp_demo(rp_files *f, const char *name);
 tj *rp_summary(const rp_files *f);
 /* Opens f->html in headless Chromium (outside hosts mapped to nowhere, a fresh profile) with
  * the extra arguments (NULL-terminated: --dump-dom, or --screenshot=...), its stdout to out
- * (may be NULL: dropped) and stderr to f->log. Returns 0, or nonzero after a message. */
+ * (may be NULL: dropped), stderr to f->log and its network log to f->netlog. Returns 0, or nonzero after a message. */
 int rp_chromium(const rp_files *f, const char *const extra[], const char *out);
-/* check_report.py on f's DOM, log and summary (hostile: NULL, or --hostile's MARK); returns its
+/* check_report.py on f's DOM, logs and summary (hostile: NULL, or --hostile's MARK); returns its
  * exit status (0 pass, 1 failures found), *out its output (free it). -1 if it did not run. */
 int rp_check(const rp_files *f, const char *hostile, char **out);
 /* Renders f->html (--dump-dom into f->dom) and checks it: fails the test with the checker's

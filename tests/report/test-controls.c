@@ -6,33 +6,49 @@
 
 #include <stdlib.h>
 
-/* A copy of the demo report with `text` inserted at offset where(page) (-1: the place was not
- * found, a failure), rendered in Chromium and checked against the demo's summary: the checker
- * must fail, saying each of the findings (NULL-terminated). Returns 0, or nonzero after a
- * message. */
-static int rp_control(const char *name, long (*where)(const char *page), const char *text,
-                      const char *const findings[])
+/* Text to insert into the page at offset where(page) (-1: the place was not found). */
+typedef struct {
+    long (*where)(const char *page);
+    const char *text;
+} rp_plant;
+
+/* A copy of the demo report with the plants inserted (each at its offset in the original),
+ * rendered in Chromium and checked against the demo's summary: the checker must fail, saying
+ * each of the findings (NULL-terminated). Returns 0, or nonzero after a message. */
+static int rp_control(const char *name, const rp_plant plants[], int n, const char *const findings[])
 {
     rp_files demo, f;
     ASSERT_INT(rp_demo(&demo, "demo"), ==, 0);
     char *page = ctt_read_file(demo.html, NULL);
     ASSERT(page);
-    long at = where(page);
-    if (at < 0) {
-        ctt_fail_at(__FILE__, __LINE__, "%s: the place to plant %s in was not found", demo.html, text);
-        free(page);
-        return 1;
+    size_t len = strlen(page), extra = 0;
+    long at[4];
+    for (int i = 0; i < n; i++) {
+        at[i] = plants[i].where(page);
+        extra += strlen(plants[i].text);
+        if (at[i] < 0) {
+            ctt_fail_at(__FILE__, __LINE__, "%s: the place to plant %s in was not found", demo.html,
+                        plants[i].text);
+            free(page);
+            return 1;
+        }
     }
+    char *copy = malloc(len + extra + 1);
+    ASSERT(copy);
+    size_t from = 0, to = 0;
+    for (size_t pos = 0; pos <= len; pos++) { /* page bytes, each plant before its offset */
+        for (int i = 0; i < n; i++)
+            if ((size_t)at[i] == pos) {
+                memcpy(copy + to, plants[i].text, strlen(plants[i].text));
+                to += strlen(plants[i].text);
+            }
+        if (pos < len)
+            copy[to++] = page[from++];
+    }
+    free(page);
     rp_name(&f, name);
     snprintf(f.summary, sizeof f.summary, "%s", demo.summary);
-    size_t len = strlen(page), tl = strlen(text);
-    char *copy = malloc(len + tl + 1);
-    ASSERT(copy);
-    memcpy(copy, page, (size_t)at);
-    memcpy(copy + at, text, tl);
-    memcpy(copy + at + tl, page + at, len - (size_t)at + 1);
-    free(page);
-    int rc = rp_write(f.html, copy, len + tl);
+    int rc = rp_write(f.html, copy, to);
     free(copy);
     ASSERT_INT(rc, ==, 0);
     const char *const dump[] = {"--dump-dom", NULL};
@@ -76,26 +92,47 @@ static long rp_first_bin(const char *page)
     return v - page;
 }
 
+/* Inside the CSP meta tag's http-equiv value: an "x-" there makes it no policy. */
+static long rp_csp_name(const char *page)
+{
+    const char *m = strstr(page, "http-equiv=\"Content-Security-Policy\"");
+    return m ? m + 12 - page : -1;
+}
+
 /* An error thrown after the page finished drawing: data-ct-rendered is set, so only the error
  * records (window.onerror's data-ct-errors, the console's "Uncaught") can tell. */
 TEST_IMPL(control_script_error_is_caught)
 {
+    const rp_plant p[] = {{rp_script_end, ";throw new Error('ct-planted-error');"}};
     const char *const found[] = {"data-ct-errors", "ct-planted-error", "Uncaught", NULL};
-    return rp_control("script-error", rp_script_end, ";throw new Error('ct-planted-error');", found);
+    return rp_control("script-error", p, 1, found);
 }
 
 /* An outside image: the CSP blocks the fetch (the console says so) and the element is seen. */
 TEST_IMPL(control_external_image_is_caught)
 {
+    const rp_plant p[] = {{rp_body_start, "<img src=\"http://example.com/x.png\">"}};
     const char *const found[] = {"element <img> {'src': 'http://example.com/x.png'}",
                                  "Chromium logged", NULL};
-    return rp_control("external-image", rp_body_start, "<img src=\"http://example.com/x.png\">", found);
+    return rp_control("external-image", p, 1, found);
+}
+
+/* A request from the script with the policy gone: no element shows it and the console stays
+ * silent; only Chromium's network log, which the checker reads, sees it go out. */
+TEST_IMPL(control_fetch_is_caught)
+{
+    const rp_plant p[] = {{rp_csp_name, "x-"},
+                          {rp_script_end, ";fetch('http://example.com/ct-planted').catch(function () {});"}};
+    const char *const found[] = {"requested http://example.com/ct-planted",
+                                 "no <meta http-equiv=\"Content-Security-Policy\">", NULL};
+    return rp_control("fetch", p, 2, found);
 }
 
 /* The page draws a VRAM use the summary does not have: the first bin of the curve in the
  * embedded document gets a leading 1, so the data-value the page gives its bar differs. */
 TEST_IMPL(control_wrong_value_is_caught)
 {
+    const rp_plant p[] = {{rp_first_bin, "1"}};
     const char *const found[] = {"data-path='vram.0.curve.max_bytes.0'> data-value=", NULL};
-    return rp_control("wrong-value", rp_first_bin, "1", found);
+    return rp_control("wrong-value", p, 1, found);
 }
