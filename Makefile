@@ -3,7 +3,8 @@
 #
 #   make        build everything into build/
 #   make test   build and run the whole suite (ends with "N passed, N failed")
-#   make demo   trace the training-loop workload on the simulated GPU and show its analysis
+#   make demo   trace the training-loop workload on the simulated GPU, show its analysis and
+#               write its HTML report
 #   make bench  speed and size figures (never asserted by make test)
 
 CUDA_HOME ?= /usr/local/cuda
@@ -68,8 +69,9 @@ include $(wildcard tests/fuzz/build.mk)
 include $(sort $(wildcard tests/*/suite.mk))
 
 # The demo: the training-loop workload in its starved-GPU configuration (a 50 ms data loader,
-# pageable batches) on a simulated H100, traced by `cutrace run`, then analyzed. The simulation
-# stands in for the machine's driver and runtime through the library path, as on a real system.
+# pageable batches) on a simulated H100, traced by `cutrace run`, then analyzed: the summary, a
+# timeline and the HTML report. The simulation stands in for the machine's driver and runtime
+# through the library path, as on a real system.
 # It builds only what it runs (no sanitizer or test builds), into a log, so that what it prints
 # is the analysis.
 DEMO_DIR  := $(B)/demo
@@ -88,6 +90,8 @@ demo:
 	@echo "$$ cutrace summary $(DEMO_DIR)/traces"
 	@$(CUTRACE_BIN) summary $(DEMO_DIR)/traces
 	@$(CUTRACE_BIN) timeline $(DEMO_DIR)/traces -o $(DEMO_DIR)/timeline.json
+	@$(CUTRACE_BIN) report $(DEMO_DIR)/traces -o $(DEMO_DIR)/report.html --title "cutrace demo: train_loop on a simulated H100"
+	@echo "open the HTML report in a browser: file://$(abspath $(DEMO_DIR))/report.html"
 
 clean:
 	rm -rf $(B)

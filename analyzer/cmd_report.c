@@ -38,6 +38,8 @@ static const char usage[] =
     "  -o, --output FILE  the page to write (replaced only once it is complete)\n"
     "  --title TEXT       the page's title [cutrace report]\n"
     CTA_ANALYSIS_USAGE
+    "                     (the page: 1024 bins per series, fewer with many devices, so that\n"
+    "                     all hold at most 16384)\n"
     "\n"
     "Prints \"cutrace report: wrote FILE ...\" on stderr, nothing on stdout.\n"
     "Exit status: 0 done, 1 the page could not be written, 2 usage error, 3 unreadable input.\n";
@@ -65,6 +67,23 @@ static void put_html_text(FILE *f, const char *s)
         default: putc_unlocked(*s, f);
         }
     }
+}
+
+/* Without --series-bins, the page's time series (utilization per device, memory in use) hold at
+ * most this many bins in all, and 1024 each at most, 64 at least: the document and the SVG the
+ * browser draws (a dozen elements per utilization bin) stay small with many ranks. */
+#define REPORT_SERIES_BINS_TOTAL 16384u
+
+static uint32_t report_series_bins(const cta_model *m)
+{
+    size_t series = 0;
+    for (size_t i = 0; i < m->nprocs; i++)
+        for (int d = 0; d < CTA_MAX_DEV; d++)
+            series += (m->procs[i].dev[d].windowed != 0) + (m->procs[i].dev[d].allocs != 0);
+    uint32_t bins = 1024;
+    while (bins > 64 && bins * series > REPORT_SERIES_BINS_TOTAL)
+        bins /= 2;
+    return bins;
 }
 
 typedef struct {
@@ -226,6 +245,8 @@ int cta_cmd_report(int argc, char **argv)
     page p = {.title = title};
     uint64_t start = cta_load_start(a.rd);
     p.timeline_offset_ns = a.m.t0 > start ? a.m.t0 - start : 0;
+    if (!ao.ropt.series_bins)
+        ao.ropt.series_bins = report_series_bins(&a.m);
     char *json = NULL;
     FILE *m = open_memstream(&json, &p.json_len);
     if (!m) {

@@ -41,6 +41,11 @@ int cta_analysis_option(const char *cmd, int c, const char *arg, cta_analysis_op
             return cta_cli_usage_error(cmd, "--util-window expects milliseconds > 0, got '%s'", arg);
         o->dopt.util_window_ns = (uint64_t)(x * 1e6);
         return 1;
+    case CTA_OPT_SERIES_BINS:
+        if (!parse_num(arg, &x) || x < 1 || x != (uint32_t)x)
+            return cta_cli_usage_error(cmd, "--series-bins expects a whole number of bins >= 1, got '%s'", arg);
+        o->ropt.series_bins = (uint32_t)x;
+        return 1;
     }
     return 0;
 }

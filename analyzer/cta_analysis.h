@@ -19,19 +19,22 @@ void cta_analysis_defaults(cta_analysis_opts *o);
 
 /* getopt_long entries for the shared options; their codes are below 32 so no command's own
  * short letters collide with them. */
-enum { CTA_OPT_MIN_SAVING = 1, CTA_OPT_TOP, CTA_OPT_VARIANTS, CTA_OPT_UTIL_WINDOW };
+enum { CTA_OPT_MIN_SAVING = 1, CTA_OPT_TOP, CTA_OPT_VARIANTS, CTA_OPT_UTIL_WINDOW, CTA_OPT_SERIES_BINS };
 #define CTA_ANALYSIS_LONGOPTS                                                  \
     {"min-saving", required_argument, NULL, CTA_OPT_MIN_SAVING},               \
     {"top", required_argument, NULL, CTA_OPT_TOP},                             \
     {"variants", no_argument, NULL, CTA_OPT_VARIANTS},                         \
-    {"util-window", required_argument, NULL, CTA_OPT_UTIL_WINDOW}
+    {"util-window", required_argument, NULL, CTA_OPT_UTIL_WINDOW},             \
+    {"series-bins", required_argument, NULL, CTA_OPT_SERIES_BINS}
 #define CTA_ANALYSIS_USAGE                                                                          \
     "  --min-saving PCT   report a diagnosis only if its estimated saving is at least PCT% of\n"   \
     "                     the window [1]\n"                                                         \
     "  --top N            rows per text table, 0 for all [25]\n"                                   \
     "  --variants         also a table per kernel grid/block configuration\n"                      \
     "  --util-window MS   window of the low-utilization analysis [the largest of 10 ms,\n"         \
-    "                     window/100 and 4 periods of the loop]\n"
+    "                     window/100 and 4 periods of the loop]\n"                                \
+    "  --series-bins N    JSON time series (utilization, memory in use) in at most N bins,\n"   \
+    "                     merging neighbours [1024: as kept]\n"
 
 /* Applies getopt_long's answer c (with arg) if it is a shared option: returns 1 when applied,
  * 0 when c is not one of them, CTA_EXIT_USAGE after printing what was wrong with arg. */

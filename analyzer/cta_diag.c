@@ -62,7 +62,7 @@ void cta_util_windows(const cta_proc *p, const cta_dev *d, uint64_t want, cta_ut
             hi = d->last_gpu;
         uint64_t busy = 0;
         for (uint64_t j = b; j < b + k && j <= last; j++)
-            busy += s->sum[j];
+            busy += cta_series_ch(s, CTA_CH_BUSY)[j];
         uint64_t rec = hi > lo ? recorded(p, lo, hi, &w) : 1;
         double x = rec ? (double)busy / (double)rec : -1; /* -1: nothing recorded in it */
         u->recorded[u->n] = p->captured ? rec : u->width;

@@ -259,7 +259,25 @@ static void json_processes(cta_json *j, const cta_model *m)
     cta_json_end_arr(j);
 }
 
-static void json_vram(cta_json *j, const cta_model *m)
+/* How many of a series' bins make one shown bin: the least power of two that keeps at most
+ * max_bins of them (0: no limit). */
+static uint32_t series_merge(const cta_series *s, uint32_t max_bins)
+{
+    uint32_t f = 1;
+    while (max_bins && (s->n + f - 1) / f > max_bins)
+        f *= 2;
+    return f;
+}
+
+/* The first bin's start (a whole millisecond of the clock: up to 1 ms before the first activity,
+ * so it can be negative) and the shown bins' width. */
+static void json_series_axis(cta_json *j, const cta_model *m, const cta_series *s, uint32_t f)
+{
+    CTA_JK_I64(j, "start_ns", s->started ? (int64_t)(s->t0 - m->t0) : 0);
+    CTA_JK_U64(j, "bin_ns", s->width * f);
+}
+
+static void json_vram(cta_json *j, const cta_model *m, uint32_t max_bins)
 {
     cta_json_key(j, "vram");
     cta_json_arr(j);
@@ -284,12 +302,16 @@ static void json_vram(cta_json *j, const cta_model *m)
             json_holders(j, m, p, "peak_holders", dv->peak_holders, dv->npeak_holders);
             cta_json_key(j, "curve");
             cta_json_obj(j);
-            CTA_JK_U64(j, "start_ns", dv->mem.started ? dv->mem.t0 - (dv->mem.t0 >= m->t0 ? m->t0 : dv->mem.t0) : 0);
-            CTA_JK_U64(j, "bin_ns", dv->mem.width);
+            uint32_t f = series_merge(&dv->mem, max_bins);
+            json_series_axis(j, m, &dv->mem, f);
             cta_json_key(j, "max_bytes");
             cta_json_arr(j);
-            for (uint32_t k = 0; k < dv->mem.n; k++)
-                cta_json_u64(j, dv->mem.max[k]);
+            for (uint32_t k = 0; k < dv->mem.n; k += f) {
+                uint64_t mx = 0;
+                for (uint32_t i = k; i < k + f && i < dv->mem.n; i++)
+                    mx = dv->mem.max[i] > mx ? dv->mem.max[i] : mx;
+                cta_json_u64(j, mx);
+            }
             cta_json_end_arr(j);
             cta_json_end_obj(j);
             CTA_JK_U64(j, "failed_count", dv->nfails);
@@ -315,7 +337,45 @@ static void json_vram(cta_json *j, const cta_model *m)
     cta_json_end_arr(j);
 }
 
-static void json_breakdown(cta_json *j, const cta_model *m)
+static void json_channel(cta_json *j, const char *key, const cta_series *s, uint32_t ch, uint32_t f)
+{
+    const uint64_t *v = cta_series_ch(s, ch);
+    cta_json_key(j, key);
+    cta_json_arr(j);
+    for (uint32_t i = 0; i < s->n; i += f) {
+        uint64_t sum = 0;
+        for (uint32_t k = i; k < i + f && k < s->n; k++)
+            sum += v[k];
+        cta_json_u64(j, sum);
+    }
+    cta_json_end_arr(j);
+}
+
+/* The device's plot series (cta_dev.util): busy time, and the idle time by gap cause and by host
+ * state, per bin. */
+static void json_util_series(cta_json *j, const cta_model *m, const cta_dev *dv, uint32_t max_bins)
+{
+    static const char *const host_names[] = {"in_api", "blocked", "compute", "wait", "unknown"};
+    const cta_series *s = &dv->util;
+    uint32_t f = series_merge(s, max_bins);
+    cta_json_key(j, "series");
+    cta_json_obj(j);
+    json_series_axis(j, m, s, f);
+    json_channel(j, "busy_ns", s, CTA_CH_BUSY, f);
+    cta_json_key(j, "idle_by_cause");
+    cta_json_obj(j);
+    for (int c = 0; c < CTA_GAP_N; c++)
+        json_channel(j, cta_gap_names[c], s, CTA_CH_GAP + (uint32_t)c, f);
+    cta_json_end_obj(j);
+    cta_json_key(j, "idle_by_host");
+    cta_json_obj(j);
+    for (uint32_t c = 0; c < sizeof host_names / sizeof *host_names; c++)
+        json_channel(j, host_names[c], s, CTA_CH_IN_API + c, f);
+    cta_json_end_obj(j);
+    cta_json_end_obj(j);
+}
+
+static void json_breakdown(cta_json *j, const cta_model *m, uint32_t max_bins)
 {
     cta_json_key(j, "breakdown");
     cta_json_arr(j);
@@ -369,6 +429,8 @@ static void json_breakdown(cta_json *j, const cta_model *m)
                 cta_json_end_obj(j);
             }
             cta_json_end_arr(j);
+            if (dv->util.started)
+                json_util_series(j, m, dv, max_bins);
             cta_json_end_obj(j);
         }
     }
@@ -595,6 +657,11 @@ void cta_report_json(FILE *f, const cta_model *m, const cta_diag *dg, int ndiag,
                 cta_json_num(&j, gbps(sh.bytes, sh.ns));
             else
                 cta_json_null(&j);
+            cta_json_key(&j, "peak_gbps");
+            if (c->peak_bps > 0)
+                cta_json_num(&j, c->peak_bps / 1e9);
+            else
+                cta_json_null(&j);
             cta_json_key(&j, "peak_pct");
             if (sh.n && sh.ns && c->peak_bps > 0)
                 cta_json_num(&j, 100.0 * gbps(sh.bytes, sh.ns) * 1e9 / c->peak_bps);
@@ -604,8 +671,8 @@ void cta_report_json(FILE *f, const cta_model *m, const cta_diag *dg, int ndiag,
         }
     cta_json_end_arr(&j);
     json_stats(&j, "api", m->api, &m->api_names, cta_map_count(&m->api_names), 0, 1, m);
-    json_vram(&j, m);
-    json_breakdown(&j, m);
+    json_vram(&j, m, o->series_bins);
+    json_breakdown(&j, m, o->series_bins);
     cta_nvtx_json(&j, m);
     json_ranks(&j, m);
     json_diag(&j, m, dg, ndiag);

@@ -60,8 +60,8 @@ static void proc_init(cta_model *m, cta_proc *p, uint32_t file)
     p->stats = ct_reader_stats(m->rd, file);
     p->t_first = UINT64_MAX;
     for (int d = 0; d <= CTA_MAX_DEV; d++) {
-        cta_series_init(&p->dev[d].util);
-        cta_series_init(&p->dev[d].mem);
+        cta_series_init(&p->dev[d].util, CTA_CH_N, 0);
+        cta_series_init(&p->dev[d].mem, 0, 1);
         cta_sketch_init(&p->dev[d].starve_len);
     }
     cta_map_init(&p->thread_idx);
@@ -198,6 +198,8 @@ static void proc_free(cta_proc *p)
     cta_sketch_free(&p->launch_queue);
     for (int d = 0; d <= CTA_MAX_DEV; d++) {
         cta_sketch_free(&p->dev[d].starve_len);
+        cta_series_free(&p->dev[d].util);
+        cta_series_free(&p->dev[d].mem);
         free(p->dev[d].starve_bins);
         cta_union_free(&p->dev[d].u_exact);
     }

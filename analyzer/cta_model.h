@@ -60,6 +60,14 @@ extern const char *const cta_hk_names[CTA_HK_N];
  *  HOST    anything else (host work between GPU phases) */
 enum { CTA_GAP_STARVE, CTA_GAP_SYNC, CTA_GAP_SYNCCPY, CTA_GAP_LAUNCH, CTA_GAP_HOST, CTA_GAP_N };
 extern const char *const cta_gap_names[CTA_GAP_N];
+/* The channels of a device's plot series (cta_dev.util): its GPU busy time; the idle time of
+ * the gap in progress by host state (outside CUDA with a known CPU rate, and the CPU time of
+ * that, apart), moved when the gap's cause is decided into the idle time by host state and by
+ * the gap's cause. A gap never decided (after the device's last GPU work) stays pending and is
+ * not shown, as the breakdown leaves it out. */
+enum { CTA_CH_BUSY, CTA_CH_PEND_IN_API, CTA_CH_PEND_BLOCKED, CTA_CH_PEND_OUTSIDE, CTA_CH_PEND_CPU,
+       CTA_CH_PEND_UNKNOWN, CTA_CH_IN_API, CTA_CH_BLOCKED, CTA_CH_COMPUTE, CTA_CH_WAIT,
+       CTA_CH_UNKNOWN, CTA_CH_GAP, CTA_CH_N = CTA_CH_GAP + CTA_GAP_N };
 
 /* GPU operations of one kind (kernels; copies and sets) for estimating their work (cta_join.c:
  * work_sample): how many, how many were timed exactly, and of those the clean ones (begun
@@ -167,7 +175,7 @@ typedef struct {
     uint64_t long_gaps;           /* gaps of 100 us or more: the loop's rhythm */
     cta_gap top[CTA_TOP_GAPS];
     int ntop;
-    cta_series util;
+    cta_series util;              /* CTA_CH_N channels from the first GPU work */
     /* memory */
     uint64_t in_use, peak, peak_time, allocs, frees, alloc_bytes;
     int peak_pending;             /* the peak's holders are not yet snapshotted */

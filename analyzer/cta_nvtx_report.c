@@ -255,6 +255,20 @@ void cta_nvtx_json(cta_json *j, const cta_model *m)
         CTA_JK_U64(j, "p90_ns", cta_sketch_quantile(&x->host, 0.9));
         CTA_JK_U64(j, "max_ns", x->host.max);
         CTA_JK_U64(j, "total_ns", x->host.sum);
+        cta_json_key(j, "histogram");
+        cta_json_arr(j);
+        for (unsigned b = 0; b < CTA_SKETCH_BUCKETS && x->host.count; b++) {
+            uint64_t c = cta_sketch_bucket_count(&x->host, b), lo, hi;
+            if (!c)
+                continue;
+            cta_sketch_bucket_bounds(b, &lo, &hi);
+            cta_json_obj(j);
+            CTA_JK_U64(j, "lo_ns", lo);
+            CTA_JK_U64(j, "hi_ns", hi);
+            CTA_JK_U64(j, "count", c);
+            cta_json_end_obj(j);
+        }
+        cta_json_end_arr(j);
         cta_json_key(j, "median_step");
         cta_json_obj(j);
         for (int k = 0; k < x->nkids; k++) {

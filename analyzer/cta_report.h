@@ -20,6 +20,7 @@ typedef struct {
     const cta_diag_opts *diag; /* the options the diagnoses were computed with */
     const cta_gemm_row *gemm;  /* cuBLAS matrix products (cta_gemm_rows), ngemm of them */
     size_t ngemm;
+    uint32_t series_bins;      /* JSON time series: at most this many bins (0: all kept) */
 } cta_report_opts;
 
 void cta_report_text(FILE *f, const cta_model *m, const cta_diag *dg, int ndiag, const cta_report_opts *o);

@@ -85,6 +85,28 @@ uint64_t cta_sketch_quantile_in(const cta_sketch *s, double q, unsigned first, u
     return s->max;
 }
 
+uint64_t cta_sketch_bucket_count(const cta_sketch *s, unsigned b)
+{
+    if (s->bins)
+        return s->bins[b].n;
+    uint64_t n = 0;
+    for (uint64_t i = 0; i < s->count; i++)
+        n += cta_sketch_bucket(s->count == 1 ? s->min : s->exact[i]) == b;
+    return n;
+}
+
+void cta_sketch_bucket_bounds(unsigned b, uint64_t *lo, uint64_t *hi)
+{
+    if (b < 64) {
+        *lo = b;
+        *hi = b + 1ull;
+        return;
+    }
+    unsigned e = (b - 64) / CTA_SKETCH_SUB + 6, m = (b - 64) % CTA_SKETCH_SUB;
+    *lo = (uint64_t)(CTA_SKETCH_SUB + m) << (e - 5);
+    *hi = (uint64_t)(CTA_SKETCH_SUB + m + 1) << (e - 5);
+}
+
 double cta_sketch_stddev(const cta_sketch *s)
 {
     if (s->count < 2)

@@ -74,6 +74,10 @@ uint64_t cta_sketch_quantile(const cta_sketch *s, double q);
 /* The same of the values whose bucket (cta_sketch_bucket) is in [first, last]; 0 if none. */
 uint64_t cta_sketch_quantile_in(const cta_sketch *s, double q, unsigned first, unsigned last);
 double cta_sketch_stddev(const cta_sketch *s);
+/* The values' distribution as the histogram's buckets, whether the sketch still holds its
+ * values or not: the count of bucket b (0..CTA_SKETCH_BUCKETS-1) and its bounds [lo, hi). */
+uint64_t cta_sketch_bucket_count(const cta_sketch *s, unsigned b);
+void cta_sketch_bucket_bounds(unsigned b, uint64_t *lo, uint64_t *hi);
 void cta_sketch_free(cta_sketch *s);
 
 #endif

@@ -117,15 +117,15 @@ static void advance(cta_model *m, cta_proc *p, uint64_t t)
         return;
     uint64_t len = t - s->now;
     cta_hostsplit seg = {0};
-    double seg_cpu = 0;
-    int seg_done = 0;
+    double seg_cpu = 0, seg_rate = 0;
+    int seg_done = 0, seg_ch = CTA_CH_PEND_UNKNOWN;
     for (int d = 0; d < s->ndev; d++) {
         cta_dev *dv = &p->dev[d];
         if (!dv->windowed)
             continue;
         if (dv->busy_depth > 0) {
             dv->busy += len;
-            cta_series_add_interval(&dv->util, s->now, t);
+            cta_series_add_interval(&dv->util, CTA_CH_BUSY, s->now, t, 1);
             continue;
         }
         if (s->paused) { /* not recorded: neither idle nor part of the gap */
@@ -138,8 +138,10 @@ static void advance(cta_model *m, cta_proc *p, uint64_t t)
             seg_done = 1;
             if (s->sync_depth > 0) {
                 seg.blocked = len;
+                seg_ch = CTA_CH_PEND_BLOCKED;
             } else if (s->api_depth > 0) {
                 seg.in_api = len;
+                seg_ch = CTA_CH_PEND_IN_API;
             } else {
                 uint32_t ti;
                 const cta_thread *th = NULL;
@@ -150,8 +152,10 @@ static void advance(cta_model *m, cta_proc *p, uint64_t t)
                 if (th && th->rate_known) {
                     /* split when the gap ends (gap_end): rounding each segment would make the
                      * split depend on where unrelated points cut the gap */
-                    seg_cpu = (double)len * (th->rate < 0 ? 0 : th->rate > 1 ? 1 : th->rate);
+                    seg_rate = th->rate < 0 ? 0 : th->rate > 1 ? 1 : th->rate;
+                    seg_cpu = (double)len * seg_rate;
                     seg.wait = len;
+                    seg_ch = CTA_CH_PEND_OUTSIDE;
                 } else {
                     seg.unknown = len;
                 }
@@ -159,6 +163,9 @@ static void advance(cta_model *m, cta_proc *p, uint64_t t)
         }
         cta_hostsplit_add(&dv->pend, &seg);
         dv->pend_cpu += seg_cpu;
+        cta_series_add_interval(&dv->util, (uint32_t)seg_ch, s->now, t, 1);
+        if (seg_cpu > 0)
+            cta_series_add_interval(&dv->util, CTA_CH_PEND_CPU, s->now, t, seg_rate);
         if (p->nvtx)
             cta_nvtx_idle(m, p, d, s->last_tid, len);
     }
@@ -202,6 +209,32 @@ static void gap_end(cta_dev *dv, uint64_t t, int h2d)
     dv->pend_cpu = 0;
 }
 
+/* The plot series' pending idle time of the gap [start, end] moves to its host states and to
+ * its cause: per bin, the CPU time outside CUDA is compute (at most the time outside CUDA),
+ * the rest of it waiting, as gap_end splits the gap as a whole. */
+static void series_commit(cta_series *u, uint64_t start, uint64_t end, int cls)
+{
+    if (!u->started)
+        return;
+    uint64_t *v = u->sum;
+#define CH(c, i) v[(uint64_t)(c) * CTA_SERIES_BINS + (i)]
+    for (uint32_t i = cta_series_bin(u, start), last = cta_series_bin(u, end); i <= last; i++) {
+        uint64_t out = CH(CTA_CH_PEND_OUTSIDE, i), cpu = CH(CTA_CH_PEND_CPU, i);
+        if (cpu > out)
+            cpu = out;
+        CH(CTA_CH_IN_API, i) += CH(CTA_CH_PEND_IN_API, i);
+        CH(CTA_CH_BLOCKED, i) += CH(CTA_CH_PEND_BLOCKED, i);
+        CH(CTA_CH_COMPUTE, i) += cpu;
+        CH(CTA_CH_WAIT, i) += out - cpu;
+        CH(CTA_CH_UNKNOWN, i) += CH(CTA_CH_PEND_UNKNOWN, i);
+        CH(CTA_CH_GAP + cls, i) += CH(CTA_CH_PEND_IN_API, i) + CH(CTA_CH_PEND_BLOCKED, i) + out +
+                                   CH(CTA_CH_PEND_UNKNOWN, i);
+        for (int c = CTA_CH_PEND_IN_API; c <= CTA_CH_PEND_UNKNOWN; c++)
+            CH(c, i) = 0;
+    }
+#undef CH
+}
+
 static void gap_commit(cta_model *m, cta_proc *p, int d)
 {
     cta_dev *dv = &p->dev[d];
@@ -220,6 +253,7 @@ static void gap_commit(cta_model *m, cta_proc *p, int d)
     else
         g.cls = CTA_GAP_HOST;
     cta_hostsplit_add(&dv->idle, h);
+    series_commit(&dv->util, g.start, p->sweep->now, g.cls);
     /* An allocation call in the gap: the host's time in CUDA in it is what reusing memory
      * saves, the allocation calls (cudaFree waiting for the device) and the launch after them
      * that the GPU also waits for; its time outside CUDA (a loader) stays */

@@ -222,7 +222,7 @@
     }
     append(svg, bars);
     timeAxis(svg, lo, hi, L, W - R, T + PH);
-    return { svg: svg, x: function (t) { return L + (t - lo) / (hi - lo || 1) * PW; }, top: T, bottom: T + PH };
+    return { svg: svg, x: function (t) { return L + (t - lo) / (hi - lo || 1) * PW; }, top: T, bottom: T + PH, left: L, right: W - R };
   }
 
   /* marks the places of the diagnoses at pid/device (device null: the whole process) */
@@ -231,11 +231,12 @@
       var at = d.at;
       if (!at || !which(d) || at.pid !== pid || (at.device !== null && at.device !== undefined && device !== null && at.device !== device)) return;
       if (atTarget[i]) return;
-      var x0 = plot.x(at.start_ns), x1 = plot.x(at.end_ns);
-      if (x1 - x0 < 3) { x0 -= 1.5; x1 = x0 + 3; }
+      var x0 = Math.max(plot.left, plot.x(at.start_ns)), x1 = Math.min(plot.right, plot.x(at.end_ns));
+      if (x1 - x0 < 3) { x0 = Math.min(x0, plot.right - 3); x1 = x0 + 3; }
       var g = bind(s('g', { 'class': 'ct-atmark-g' }), 'diagnoses.' + i + '.at');
       append(g, s('rect', { 'class': 'ct-atmark', x: x0.toFixed(2), y: plot.top, width: (x1 - x0).toFixed(2), height: plot.bottom - plot.top }));
-      append(g, svgText(x0 + 2, plot.top + 11, '#' + (i + 1), { 'font-weight': '700' }));
+      append(g, s('rect', { x: (x0 + 1).toFixed(2), y: plot.top + 1, width: 22, height: 13, fill: '#fff', opacity: 0.85 }));
+      append(g, svgText(x0 + 3, plot.top + 11, '#' + (i + 1), { 'font-weight': '700' }));
       append(g, tip('diagnosis #' + (i + 1) + ' ' + d.id + ': ' + fmtNs(at.start_ns) + ' – ' + fmtNs(at.end_ns)));
       append(plot.svg, g);
       atTarget[i] = plotId;
@@ -265,7 +266,7 @@
       wall = Math.max(wall, (p.start_ns || 0) + (p.wall_ns || 0));
     });
     append(main, h('p', { 'class': 'ct-muted' }, [
-      plural(ps.length, 'process'), ' on ', plural(Object.keys(hosts).length, 'host'), ', ',
+      plural(ps.length, 'process', 'processes'), ' on ', plural(Object.keys(hosts).length, 'host'), ', ',
       ranks ? plural(ranks, 'rank') : 'no ranks', ', ', plural(devs, 'device'),
       ', ', val('records', fmtCount), ' records; run: ', fmtNs(wall), ' from the first activity to the last'
     ]));
@@ -298,7 +299,7 @@
       append(p, [h('strong', null, 'Verdict: '), plural(ds.length, 'finding') + '. ']);
       ds.slice(0, 3).forEach(function (d, i) {
         var b = 'diagnoses.' + i;
-        append(p, [i === 0 ? 'Top: ' : i === 1 ? 'Then: ' : '; ',
+        append(p, [i === 0 ? 'The most valuable: ' : i === 1 ? '; then ' : '; ',
           h('a', { href: '#diag-' + i }, val(b + '.id')), ' (', deviceWords(d.pid, d.device), ') ',
           d.id === 'oom' ? 'lost the run' : ['saves ~', val(b + '.estimated_saving_ns', fmtNs), ' (',
             val(b + '.saving_pct', fmtPct), ' of its window)']]);
@@ -306,8 +307,10 @@
       append(p, '.');
     }
     append(v, p);
+    var shown = 0, more = 0;
     (D.breakdown || []).forEach(function (b, i) {
       if (!b.complete) return;
+      if (++shown > 4) { more++; return; }
       var bp = 'breakdown.' + i;
       append(v, h('p', null, [deviceWords(b.pid, b.device) + ': the GPU is busy ',
         val(bp + '.gpu_busy_ns', fmtNs), ' of a ', val(bp + '.window_ns', fmtNs), ' window (',
@@ -315,6 +318,7 @@
         val(bp + '.max_speedup_gpu', fmtRatio), ' faster; hiding every host-side gap at most ',
         val(bp + '.max_speedup_host', fmtRatio), '.']));
     });
+    if (more) append(v, h('p', null, ['And ', plural(more, 'more device'), ': see ', h('a', { href: '#breakdown' }, 'the breakdown'), '.']));
     append(main, v);
   }
 
@@ -432,7 +436,7 @@
       append(main, h('h3', null, [words, ': peak ', val(vp + '.peak_bytes', fmtBytes), ' at ', val(vp + '.peak_time_ns', fmtNs),
         '; ', val(vp + '.allocations', fmtCount), ' allocations, ', val(vp + '.frees', fmtCount), ' frees, ',
         val(vp + '.failed_count', fmtCount), ' failed']));
-      if (v.curve && v.curve.max_bytes && v.curve.max_bytes.length) {
+      if (v.curve && v.curve.max_bytes) {
         var c = v.curve, mx = v.peak_bytes || 0;
         c.max_bytes.forEach(function (x) { if (x > mx) mx = x; });
         var pl = stackPlot({ kind: 'vram', id: 'plot-vram-' + i, path: vp + '.curve', start: c.start_ns, binNs: c.bin_ns,
@@ -563,11 +567,14 @@
       var ip = 'nvtx.iterations.' + i;
       append(main, h('h3', null, [it.domain ? [val(ip + '.domain'), ' / '] : null, val(ip + '.name'), ': ', val(ip + '.steps', fmtCount),
         ' steps, median ', val(ip + '.median_ns', fmtNs), ', p90 ', val(ip + '.p90_ns', fmtNs), ', max ', val(ip + '.max_ns', fmtNs)]));
-      var hist = it.histogram || [], L = 70, R = 10, T = 16, PH = 110, H = T + PH + 28, PW = W - L - R;
+      var hist = it.histogram || [], L = 70, R = 10, T = 44, PH = 110, H = T + PH + 28, PW = W - L - R;
       var lo = 0, hi = it.max_ns || 1, cmax = 0;
       hist.forEach(function (b) { lo = Math.min(lo, b.lo_ns); hi = Math.max(hi, b.hi_ns); cmax = Math.max(cmax, b.count); });
       if (hist.length) lo = hist[0].lo_ns;
-      var X = function (t) { return L + (t - lo) / (hi - lo || 1) * PW; };
+      /* a few slow steps far from the rest: a log axis keeps the bulk readable */
+      var logx = lo > 0 && hi / lo > 4;
+      var X = logx ? function (t) { return L + Math.log(Math.max(t, lo) / lo) / Math.log(hi / lo) * PW; }
+        : function (t) { return L + (t - lo) / (hi - lo || 1) * PW; };
       var svg = plotSvg('steps', 'plot-steps-' + i, ip, H, 'step-time distribution of ' + it.name);
       append(svg, s('line', { 'class': 'ct-axis', x1: L, x2: L, y1: T, y2: T + PH }));
       if (cmax) append(svg, [svgText(L - 6, T + 4, String(cmax), { 'text-anchor': 'end' }), svgText(L - 6, T + PH, '0', { 'text-anchor': 'end' })]);
@@ -580,10 +587,21 @@
         if (missing(it[m[0]])) return;
         var x = X(it[m[0]]);
         append(svg, bind(s('g', null, [s('line', { 'class': 'ct-peak', x1: x, x2: x, y1: T, y2: T + PH }),
-          svgText(x + 3, T - 4 + k * 0, m[1] + ' ' + fmtNs(it[m[0]]), { 'text-anchor': k === 2 ? 'end' : 'start' })]), ip + '.' + m[0]));
+          svgText(x + (k === 2 ? -3 : 3), T - 30 + k * 12, m[1] + ' ' + fmtNs(it[m[0]]), { 'text-anchor': k === 2 ? 'end' : 'start' }),
+          s('line', { 'class': 'ct-peak', x1: x, x2: x, y1: T - 40 + k * 12, y2: T })]), ip + '.' + m[0]));
       });
-      timeAxis(svg, lo, hi, L, W - R, T + PH);
-      append(main, box([svg, h('p', { 'class': 'ct-muted' }, hist.length ? 'Steps per duration bucket (bars, with word counts on hover); dashed: median, p90 and max.' : 'No histogram in this document: median, p90 and max only.')]));
+      if (logx) {
+        append(svg, s('line', { 'class': 'ct-axis', x1: L, x2: W - R, y1: T + PH, y2: T + PH }));
+        for (var q = 0; q <= 6; q++) {
+          var tq = lo * Math.pow(hi / lo, q / 6), xq = X(tq);
+          append(svg, [s('line', { 'class': 'ct-axis', x1: xq, x2: xq, y1: T + PH, y2: T + PH + 4 }),
+            svgText(xq, T + PH + 16, fmtNs(tq), { 'text-anchor': q === 0 ? 'start' : q === 6 ? 'end' : 'middle' })]);
+        }
+      } else {
+        timeAxis(svg, lo, hi, L, W - R, T + PH);
+      }
+      append(main, box([svg, h('p', { 'class': 'ct-muted' }, (hist.length ? 'Steps per duration bucket (bars; hover for the counts); dashed: median, p90 and max.' :
+        'No histogram in this document: median, p90 and max only.') + (logx ? ' Durations on a logarithmic axis.' : ''))]));
       var sl = it.slowest || [];
       if (sl.length) {
         var tb = h('tbody');
@@ -619,7 +637,7 @@
       var evl = h('dd');
       Object.keys(ev).forEach(function (k, n) {
         if (n) append(evl, ' · ');
-        append(evl, [k.replace(/_/g, ' ') + ' ', val(dp + '.evidence.' + k, fmtUnit(units[k]), 'strong')]);
+        append(evl, [k.replace(/_(ns|bytes|pct|gbps)$/, '').replace(/_/g, ' ') + ' ', val(dp + '.evidence.' + k, fmtUnit(units[k]), 'strong')]);
       });
       if (Object.keys(ev).length) append(dl, [h('dt', null, 'evidence'), evl]);
       if (d.call_sites && d.call_sites.length) {
@@ -665,7 +683,7 @@
       if (k % 2) append(svg, s('rect', { x: L, y: y, width: PW, height: RH, fill: '#f6f8fa' }));
       var nm = t.name || ((t.kind === 'stream' ? 'GPU ' + t.device + ' stream ' : 'thread ') + t.id);
       var lab = 'pid ' + t.pid + ' ' + nm;
-      append(svg, append(bind(svgText(L - 6, y + 12, lab.length > 34 ? lab.slice(0, 33) + '…' : lab, { 'text-anchor': 'end' }), tp + '.name'), tip(lab)));
+      append(svg, append(bind(svgText(L - 6, y + 12, lab.length > 30 ? lab.slice(0, 29) + '…' : lab, { 'text-anchor': 'end' }), tp + '.name'), tip(lab)));
     });
     var clip = s('clipPath', { id: 'ct-ov-clip' }, s('rect', { x: L, y: 0, width: PW, height: H }));
     append(svg, s('defs', null, clip));
@@ -741,8 +759,8 @@
 
   function toc(main) {
     var nav = h('p', { 'class': 'ct-muted ct-controls' }, 'Jump to:');
-    [['verdict', 'verdict'], ['utilization', 'utilization'], ['breakdown', 'breakdown'], ['vram', 'memory'], ['kernels', 'kernels'],
-      ['copies', 'copies'], ['ranks', 'ranks'], ['steps', 'steps'], ['diagnoses', 'diagnoses'], ['overview', 'timeline']].forEach(function (x) {
+    [['verdict', 'verdict'], ['utilization', 'utilization'], ['breakdown', 'breakdown'], ['ranks', 'ranks'], ['steps', 'steps'],
+      ['vram', 'memory'], ['kernels', 'kernels'], ['copies', 'copies'], ['diagnoses', 'diagnoses'], ['overview', 'timeline']].forEach(function (x) {
       if (document.getElementById(x[0])) append(nav, [' ', h('a', { href: '#' + x[0] }, x[1])]);
     });
     main.insertBefore(nav, main.children[2] || null);
@@ -771,7 +789,7 @@
       section(holder, x[1]);
       parts[x[0]] = holder;
     });
-    ['header', 'verdict', 'diagnoses', 'util', 'breakdown', 'vram', 'kernels', 'copies', 'ranks', 'steps', 'overview'].forEach(function (k) {
+    ['header', 'verdict', 'util', 'breakdown', 'ranks', 'steps', 'vram', 'kernels', 'copies', 'diagnoses', 'overview'].forEach(function (k) {
       main.appendChild(parts[k]);
     });
     toc(main);

@@ -153,6 +153,31 @@ TEST_IMPL(nvtx_ranges_against_truth)
     ASSERT_UINT(tj_len(it, "slowest"), >=, 2); /* a loaded machine may slow another one */
     double a = tj_num(it, "slowest.0.step"), b = tj_num(it, "slowest.1.step");
     ASSERT((a == 5 && b == 6) || (a == 6 && b == 5));
+    /* the step-time distribution: every step once, in ascending buckets, each step the program
+     * measured in the bucket of its time (less the few us by which the program's measure
+     * encloses the range, which may cross a bucket's edge: then the next one down) */
+    const tj *h = tj_get(it, "histogram");
+    double in_hist = 0, prev_hi = 0;
+    for (size_t k = 0; k < tj_len(h, ""); k++) {
+        const tj *bk = tj_at(h, k);
+        ASSERT(tj_num(bk, "lo_ns") >= prev_hi && tj_num(bk, "hi_ns") > tj_num(bk, "lo_ns"));
+        ASSERT(tj_num(bk, "count") > 0);
+        prev_hi = tj_num(bk, "hi_ns");
+        in_hist += tj_num(bk, "count");
+    }
+    ASSERT_INT(in_hist, ==, NV_STEPS);
+    for (size_t i = 0; i < nr; i++) {
+        if (strcmp(r[i].name, "train_step"))
+            continue;
+        double d = (double)(r[i].t1 - r[i].t0), found = 0;
+        for (size_t k = 0; k < tj_len(h, ""); k++) {
+            const tj *bk = tj_at(h, k);
+            found += tj_num(bk, "lo_ns") <= d && d - NV_HOST_TOL_NS < tj_num(bk, "hi_ns");
+        }
+        if (!found)
+            return ctt_fail_at(__FILE__, __LINE__, "step %lld (%.0f ns) in no bucket of the histogram",
+                               r[i].step, d), 1;
+    }
     for (int k = 0; k < 2; k++) {
         const tj *st = tj_at(tj_get(it, "slowest"), (size_t)k);
         ASSERT_STR(tj_str(st, "most_above_median.part"), "data_load");
