@@ -80,10 +80,11 @@ static long rp_body_start(const char *page)
     return gt ? gt + 1 - page : -1;
 }
 
-/* The first value of the first VRAM curve in the embedded document (pretty-printed or not). */
+/* The first value of the first utilization series in the embedded document (pretty-printed
+ * or not). */
 static long rp_first_bin(const char *page)
 {
-    const char *key = strstr(page, "\"max_bytes\":");
+    const char *key = strstr(page, "\"busy_ns\":");
     const char *v = key ? strchr(key, '[') : NULL;
     if (!v)
         return -1;
@@ -128,11 +129,11 @@ TEST_IMPL(control_fetch_is_caught)
     return rp_control("fetch", p, 2, found);
 }
 
-/* The page draws a VRAM use the summary does not have: the first bin of the curve in the
- * embedded document gets a leading 1, so the data-value the page gives its bar differs. */
+/* The page draws a GPU busy time the summary does not have: the first bin of the utilization
+ * series in the embedded document gets a leading 1, so the data-value of its bar differs. */
 TEST_IMPL(control_wrong_value_is_caught)
 {
     const rp_plant p[] = {{rp_first_bin, "1"}};
-    const char *const found[] = {"data-path='vram.0.curve.max_bytes.0'> data-value=", NULL};
+    const char *const found[] = {"data-path='breakdown.0.series.busy_ns.0'> data-value=", NULL};
     return rp_control("wrong-value", p, 1, found);
 }
