@@ -14,6 +14,7 @@ if ! works; then
   else
     echo "tests/report/chromium.sh: installing chromium with apt-get" >&2
     log=$(mktemp)
+    export DEBIAN_FRONTEND=noninteractive # no question may wait for an answer
     { apt-get install -y -qq chromium || { apt-get update -qq && apt-get install -y -qq chromium; }; } \
       >"$log" 2>&1
     why="apt-get install -y chromium failed: $(tail -n 1 "$log")"
