@@ -29,6 +29,8 @@
 
   var SVGNS = 'http://www.w3.org/2000/svg';
   var D = null, P = null;
+  /* diagnosis index -> id of the plot marking its `at` (the first plot drawn that shows it) */
+  var atTarget = {};
 
   /* ---------- building elements ---------- */
   function append(el, kids) {
@@ -182,20 +184,19 @@
     return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * p;
   }
   /* x axis of times lo..hi (ns) between pixels x0..x1 at y */
-  function timeAxis(g, lo, hi, x0, x1, y, gridTop) {
+  function timeAxis(g, lo, hi, x0, x1, y) {
     append(g, s('line', { 'class': 'ct-axis', x1: x0, x2: x1, y1: y, y2: y }));
     if (!(hi > lo)) return;
     var step = niceStep(hi - lo, 8);
     for (var t = Math.ceil(lo / step) * step; t <= hi; t += step) {
       var x = x0 + (t - lo) / (hi - lo) * (x1 - x0);
-      if (gridTop !== undefined) append(g, s('line', { 'class': 'ct-grid', x1: x, x2: x, y1: gridTop, y2: y }));
       append(g, s('line', { 'class': 'ct-axis', x1: x, x2: x, y1: y, y2: y + 4 }));
-      append(g, svgText(x, y + 16, fmtNs(t), { 'text-anchor': 'middle' }));
+      append(g, svgText(x, y + 16, fmtNs(t), { 'text-anchor': x > x1 - 25 ? 'end' : x < x0 + 25 ? 'start' : 'middle' }));
     }
   }
 
   /* Stacked columns over time: layers [{arr, path, label, color}] of one series of bins, y from 0
-   * to ymax. Returns {svg, x(t)}. */
+   * to ymax. Returns the svg, x(t) and the plot area (top, bottom, left, right) for markers. */
   function stackPlot(o) {
     var L = 70, R = 10, T = 10, PH = o.height || 150, H = T + PH + 28;
     var svg = plotSvg(o.kind, o.id, o.path, H, o.label);
@@ -242,8 +243,6 @@
       atTarget[i] = plotId;
     });
   }
-  var atTarget = {};
-
   function box(kids) { return h('div', { 'class': 'ct-plotbox' }, kids); }
 
   /* ---------- sections ---------- */
@@ -275,8 +274,8 @@
       var b = 'processes.' + i, dv = h('td');
       (p.devices || []).forEach(function (d, k) {
         if (k) append(dv, h('br'));
-        append(dv, ['GPU ', val(b + '.devices.' + k + '.device'), ': ', val(b + '.devices.' + k + '.name')]);
-        if (d.memory_bytes !== undefined) append(dv, [' (', val(b + '.devices.' + k + '.memory_bytes', fmtBytes), ')']);
+        append(dv, ['GPU ', val(b + '.devices.' + k + '.device'), d.name ? [': ', val(b + '.devices.' + k + '.name')] : null]);
+        if (d.memory_bytes > 0) append(dv, [' (', val(b + '.devices.' + k + '.memory_bytes', fmtBytes), ')']);
       });
       append(tb, h('tr', null, [
         h('td', { 'class': 'ct-name ct-mono' }, val(b + '.command')), h('td', null, val(b + '.host')),
@@ -458,7 +457,7 @@
           var hp = vp + '.peak_holders.' + k;
           append(tb, h('tr', null, [h('td', { 'class': 'ct-num' }, val(hp + '.bytes', fmtBytes)),
             h('td', { 'class': 'ct-num' }, val(hp + '.allocations', fmtCount)),
-            h('td', { 'class': 'ct-name ct-mono' }, ho.site ? val(hp + '.site') : h('span', { 'class': 'ct-muted' }, '(no stack captured)'))]));
+            h('td', { 'class': 'ct-name ct-mono', title: ho.stack || null }, ho.site ? val(hp + '.site') : h('span', { 'class': 'ct-muted' }, '(no stack captured)'))]));
         });
         append(main, h('table', null, [h('thead', null, h('tr', null, [h('th', { 'class': 'ct-num' }, 'held at the peak'),
           h('th', { 'class': 'ct-num' }, 'allocations'), h('th', null, 'call site')])), tb]));
@@ -535,7 +534,9 @@
   function sectionRanks(main) {
     var rs = D.ranks || [];
     if (rs.length < 2) return;
-    append(main, h('h2', { id: 'ranks' }, 'Ranks: GPU busy and idle'));
+    /* processes of a fork tree (no rank variable) are compared too, but none is a straggler */
+    var ranked = rs.some(function (r) { return r.rank !== null && r.rank !== undefined; });
+    append(main, h('h2', { id: 'ranks' }, (ranked ? 'Ranks' : 'Processes') + ': GPU busy and idle'));
     var L = 190, R = 200, RH = 20, T = 4, H = T + rs.length * RH + 6, PW = W - L - R;
     var svg = plotSvg('ranks', 'plot-ranks', 'ranks', H, 'GPU busy and idle share per rank');
     rs.forEach(function (r, i) {
