@@ -131,10 +131,13 @@ int rp_chromium(const rp_files *f, const char *const extra[], const char *out)
     snprintf(udd, sizeof udd, "--user-data-dir=%s", profile);
     snprintf(net, sizeof net, "--log-net-log=%s", f->netlog);
     snprintf(url, sizeof url, "file://%s", f->html);
+    /* the virtual time budget: the page's timers run (and their errors show) before the DOM
+     * is dumped, and a screenshot waits for the whole page to be painted */
     char *argv[32] = {(char *)rp_browser(), "--headless", "--no-sandbox", "--disable-gpu",
                       "--enable-logging=stderr", "--v=0",
-                      "--host-resolver-rules=MAP * ~NOTFOUND", udd, net};
-    int n = 9;
+                      "--host-resolver-rules=MAP * ~NOTFOUND", udd, net,
+                      "--virtual-time-budget=3000"};
+    int n = 10;
     for (int i = 0; extra[i] && n < 30; i++)
         argv[n++] = (char *)extra[i];
     argv[n++] = url;

@@ -100,11 +100,13 @@ static long rp_csp_name(const char *page)
     return m ? m + 12 - page : -1;
 }
 
-/* An error thrown after the page finished drawing: data-ct-rendered is set, so only the error
- * records (window.onerror's data-ct-errors, the console's "Uncaught") can tell. */
+/* An error thrown a second after the page finished drawing: data-ct-rendered is set, so only
+ * the error records (window.onerror's data-ct-errors, the console's "Uncaught") can tell, and
+ * only if the dump waits for the page's timers (the virtual time budget). */
 TEST_IMPL(control_script_error_is_caught)
 {
-    const rp_plant p[] = {{rp_script_end, ";throw new Error('ct-planted-error');"}};
+    const rp_plant p[] = {{rp_script_end,
+                           ";setTimeout(function () { throw new Error('ct-planted-error'); }, 1000);"}};
     const char *const found[] = {"data-ct-errors", "ct-planted-error", "Uncaught", NULL};
     return rp_control("script-error", p, 1, found);
 }
