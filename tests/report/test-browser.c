@@ -79,6 +79,16 @@ TEST_IMPL(ranks_report_in_chromium)
     ASSERT_INT(rp_render_ok(&f, NULL, &out), ==, 0);
     ASSERT_INT(rp_count(out, "values"), >=, 100);
     free(out);
+    /* each rank's busy share drawn, and the straggler marked (the checker saw them equal) */
+    char *dom = ctt_read_file(f.dom, NULL);
+    ASSERT(dom);
+    for (int r = 0; r < 4; r++) {
+        char want[64];
+        snprintf(want, sizeof want, "data-path=\"ranks.%d.gpu_busy_pct\"", r);
+        ASSERT(strstr(dom, want));
+    }
+    ASSERT(strstr(dom, "data-path=\"ranks.1.straggler\""));
+    free(dom);
     return 0;
 }
 
