@@ -278,10 +278,11 @@
         if (d.memory_bytes > 0) append(dv, [' (', val(b + '.devices.' + k + '.memory_bytes', fmtBytes), ')']);
       });
       append(tb, h('tr', null, [
-        h('td', { 'class': 'ct-name ct-mono' }, val(b + '.command')), h('td', null, val(b + '.host')),
+        h('td', { 'class': 'ct-name ct-mono' }, [val(b + '.command'), h('br'), h('span', { 'class': 'ct-muted' }, ['trace: ', val(b + '.file')])]),
+        h('td', null, val(b + '.host')),
         h('td', { 'class': 'ct-num' }, val(b + '.pid', String)),
         h('td', { 'class': 'ct-num' }, val(b + '.rank', function (v) { return v === null ? '–' : String(v); })),
-        dv, h('td', { 'class': 'ct-num' }, val(b + '.wall_ns', fmtNs)), h('td', null, endWords(i))
+        dv, h('td', { 'class': 'ct-num' }, val(b + '.wall_ns', fmtNs)), h('td', { 'class': 'ct-nowrap' }, endWords(i))
       ]));
     });
     append(main, h('table', null, [h('thead', null, h('tr', null, [h('th', null, 'command'), h('th', null, 'host'),
@@ -365,10 +366,9 @@
   function sectionBreakdown(main) {
     var bs = D.breakdown || [];
     append(main, h('h2', { id: 'breakdown' }, 'Where the time went'));
-    var rows = [];
-    bs.forEach(function (b, i) { if (b.complete) rows.push(i); });
+    var rows = bs.map(function (b, i) { return i; });
     if (!rows.length) {
-      append(main, h('p', { 'class': 'ct-muted' }, 'No device has a complete breakdown (every GPU operation timed).'));
+      append(main, h('p', { 'class': 'ct-muted' }, 'No GPU activity.'));
       return;
     }
     var L = 170, R = 90, RH = 22, T = 6, H = T + rows.length * (2 * RH + 14) + 4;
@@ -376,6 +376,14 @@
     rows.forEach(function (i, r) {
       var b = bs[i], bp = 'breakdown.' + i, y = T + r * (2 * RH + 14), x = L, PW = W - L - R;
       var win = b.window_ns || 1;
+      if (!b.complete) { /* untimed work would count as idle: no figures (JSON.md) */
+        var why = svgText(0, y + 15, deviceWords(b.pid, b.device) + ': ');
+        append(why, [bind(s('tspan', null, fmtCount(b.gpu_untimed_operations)), bp + '.gpu_untimed_operations'), ' of ',
+          bind(s('tspan', null, fmtCount(b.gpu_operations)), bp + '.gpu_operations'),
+          ' GPU operations without GPU timing: no breakdown (trace with cutrace run --gpu-timing all)']);
+        append(svg, why);
+        return;
+      }
       append(svg, svgText(0, y + 15, deviceWords(b.pid, b.device) + ': host state'));
       append(svg, svgText(0, y + RH + 15, deviceWords(b.pid, b.device) + ': gap cause'));
       var segs = [{ f: 'gpu_busy_ns', label: BUSY.label, color: BUSY.color }].concat(HOST_STATES.map(function (c) {
@@ -412,7 +420,7 @@
       if (!at || atTarget[i]) return;
       rows.forEach(function (bi, r) {
         var b = D.breakdown[bi];
-        if (atTarget[i] || b.pid !== at.pid || (at.device !== null && at.device !== undefined && b.device !== at.device)) return;
+        if (atTarget[i] || !b.complete || b.pid !== at.pid || (at.device !== null && at.device !== undefined && b.device !== at.device)) return;
         var PW = W - 170 - 90, lo = b.window_start_ns, win = b.window_ns || 1;
         var x0 = 170 + Math.max(0, at.start_ns - lo) / win * PW, x1 = 170 + Math.min(win, at.end_ns - lo) / win * PW;
         if (!(x1 - x0 >= 3)) x1 = x0 + 3;
@@ -485,16 +493,21 @@
 
   function sectionKernels(main) {
     var ks = D.kernels || [];
-    append(main, h('h2', { id: 'kernels' }, 'Top kernels by GPU time'));
+    /* without any GPU timing the kernels are ranked by launches (JSON.md: counted untimed) */
+    var timed = ks.some(function (k) { return !missing(k.total_ns); });
+    append(main, h('h2', { id: 'kernels' }, timed ? 'Top kernels by GPU time' : 'Top kernels by launches (no GPU timing)'));
+    if (!ks.length) { append(main, h('p', { 'class': 'ct-muted' }, 'No kernels.')); return; }
     var rows = [];
     ks.forEach(function (k, i) {
-      if (rows.length >= 15 || missing(k.total_ns)) return;
-      rows.push({ label: k.name, lpath: 'kernels.' + i + '.name', value: k.total_ns, vpath: 'kernels.' + i + '.total_ns',
-        text: fmtNs(k.total_ns) + ' (' + fmtPct(k.time_pct) + ') · ' + fmtCount(k.instances) + '× · avg ' + fmtNs(k.avg_ns) });
+      if (rows.length >= 15 || (timed && missing(k.total_ns))) return;
+      var kp = 'kernels.' + i;
+      rows.push(timed ? { label: k.name, lpath: kp + '.name', value: k.total_ns, vpath: kp + '.total_ns',
+        text: fmtNs(k.total_ns) + ' (' + fmtPct(k.time_pct) + ') · ' + fmtCount(k.instances) + '× · avg ' + fmtNs(k.avg_ns) }
+        : { label: k.name, lpath: kp + '.name', value: k.instances, vpath: kp + '.instances', text: fmtCount(k.instances) + ' launches' });
     });
-    if (!rows.length) { append(main, h('p', { 'class': 'ct-muted' }, ks.length ? 'No kernel was timed.' : 'No kernels.')); return; }
-    append(main, box([hbarPlot('kernels', 'plot-kernels', 'kernels', rows, 'top kernels by GPU time'),
-      h('p', { 'class': 'ct-muted' }, 'GPU time summed over instances, share of all kernels\' time, instances, average. ' +
+    append(main, box([hbarPlot('kernels', 'plot-kernels', 'kernels', rows, timed ? 'top kernels by GPU time' : 'top kernels by launches'),
+      h('p', { 'class': 'ct-muted' }, (timed ? 'GPU time summed over instances, share of all kernels\' time, instances, average. ' :
+        'No kernel has a GPU interval (cutrace run --gpu-timing all times them): launches per kernel. ') +
         (ks.length > rows.length ? (ks.length - rows.length) + ' more kernels in the document.' : ''))]));
   }
 

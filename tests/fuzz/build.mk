@@ -11,7 +11,8 @@ FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit
 FUZZ_CFLAGS  := -g -O1 -std=gnu11 $(WARN) -fno-strict-aliasing -I$(CUDA_INC) -Itrace-format \
                 -Ianalyzer -Itests/fuzz -fsanitize=fuzzer-no-link $(FUZZ_SAN)
 FUZZ_LIB_OBJS := $(patsubst %.c,$(FUZZ_B)/obj/%.o,$(CTTRACE_SRCS) tests/fuzz/fz.c)
-FUZZ_CLI_OBJS := $(patsubst %.c,$(FUZZ_B)/obj/%.o,$(ANALYZER_SRCS))
+# (the report page's sources are data: the plain build's object serves, analyzer/build.mk)
+FUZZ_CLI_OBJS := $(patsubst %.c,$(FUZZ_B)/obj/%.o,$(ANALYZER_SRCS)) $(B)/analyzer/cta_html_assets.o
 
 # clang and libFuzzer's runtime (Debian's clang and libclang-rt-*-dev): installed when missing
 # and root.
