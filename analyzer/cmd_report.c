@@ -180,7 +180,7 @@ static int write_page(const char *out, const page *p)
         close(fd);
     } else {
         int bad = put_page(f, p);
-        int werr = ferror(f) ? errno : 0;
+        int werr = ferror(f) ? (errno ? errno : EIO) : 0;
         if (fclose(f) != 0 && !werr)
             werr = errno ? errno : EIO;
         if (bad)
