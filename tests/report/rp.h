@@ -8,9 +8,10 @@
 #include "an_helpers.h"
 
 /* The options given to both `cutrace report` and `cutrace summary --json`: not the defaults
- * (more diagnoses, fewer bins than the page's own choice), so that a report which dropped
- * one would embed a document other than the summary's, which the checker compares. */
-#define RP_OPTS "--min-saving 0.5 --series-bins 256"
+ * (more diagnoses, fewer bins and overview slices than the page's own choice), so that a
+ * report which dropped one would embed a document other than the summary's, which the checker
+ * compares. */
+#define RP_OPTS "--min-saving 0.5 --series-bins 256 --overview 2000"
 
 /* A rendered report: the files of one name under the test's tmpdir. */
 typedef struct {
