@@ -57,6 +57,8 @@ GOAL_FLOOR_RATIO = 1.3      # cutrace's added cost per call, in floors
 GOAL_STACKS_NS = 1500       # added per call with native call stacks
 GOAL_BYTES_PER_EVENT = 4.0  # on a training loop
 GOAL_ANALYZER_EPS = 20e6    # events per second on one core
+GOAL_REPORT_BYTES = 5 * 2**20  # issue 17: a 10-million-event trace gives a report of at most 5 MiB ...
+GOAL_REPORT_S = 5.0            # ... in at most 5 s
 
 
 class Bench:
@@ -348,6 +350,15 @@ class Bench:
             d[label] = (records, scpu, srss, swall)
             if label == "large":
                 _, twall, tcpu, trss = self.run([self.cutrace, "timeline", "-o", "-", trace])
+                html = os.path.join(self.tmp, "report.html")
+                _, rwall, rcpu, rrss = self.run([self.cutrace, "report", "-o", html, trace])
+                self.results.update({
+                    "report_wall_s": round(rwall, 2),
+                    "report_cpu_s": round(rcpu, 2),
+                    "report_bytes": os.path.getsize(html),
+                    "report_peak_rss_mb": round(rrss, 1),
+                })
+                os.unlink(html)
                 self.results.update({
                     "analyzer_trace_events": records,
                     "analyzer_trace_bytes": os.path.getsize(trace),
@@ -388,6 +399,8 @@ class Bench:
                                       else "miss")
         v["analyzer_events_per_sec"] = ("pass" if r["analyzer_events_per_sec"] >= GOAL_ANALYZER_EPS
                                         else "miss")
+        v["report_size_time"] = ("pass" if r["report_bytes"] <= GOAL_REPORT_BYTES and
+                                 r["report_wall_s"] <= GOAL_REPORT_S else "miss")
         # Flat: ten times the records may not cost more than half again (plus allocator slack).
         small, large = r["analyzer_peak_rss_mb_small_trace"], r["analyzer_peak_rss_mb"]
         v["analyzer_memory_flat"] = "pass" if large <= 1.5 * small + 8 else "miss"
@@ -466,6 +479,10 @@ class Bench:
                       r["analyzer_trace_events"], r["analyzer_small_trace_events"],
                       r["analyzer_peak_rss_mb"], r["analyzer_peak_rss_mb_small_trace"],
                       v["analyzer_memory_flat"]),
+                  "| cutrace report of the same trace: size, time | %.2f MiB, %.2f s wall (%.2f s CPU), peak RSS %.1f MiB | <= %.0f MiB, <= %.0f s | %s |" % (
+                      r["report_bytes"] / 2**20, r["report_wall_s"], r["report_cpu_s"],
+                      r["report_peak_rss_mb"], GOAL_REPORT_BYTES / 2**20, GOAL_REPORT_S,
+                      v["report_size_time"]),
                   "| cutrace timeline, events/s (CPU time) | %.2f M (wall %.2f M), peak RSS %.1f MiB | | |" % (
                       r["timeline_events_per_sec"] / 1e6, r["timeline_events_per_sec_wall"] / 1e6,
                       r["timeline_peak_rss_mb"]),

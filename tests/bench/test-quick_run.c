@@ -15,6 +15,7 @@ static const char *const bench_keys[] = {
     "alloc_ns_untraced", "alloc_ns_traced", "runtime_launch_ns_untraced",
     "runtime_launch_ns_traced", "trace_bytes_per_event", "trace_bytes_per_launch",
     "analyzer_events_per_sec", "analyzer_peak_rss_mb", "timeline_events_per_sec",
+    "report_wall_s", "report_bytes",
     "tracer_rss_overhead_mb", "python_sync_ns_stacks_none", "python_sync_ns_stacks_default",
     "nvtx_pair_ns_untraced_static", "nvtx_pair_ns_traced_static", "nvtx_pair_ns_added_static",
     "nvtx_pair_ns_untraced_dynamic", "nvtx_pair_ns_traced_dynamic", "nvtx_pair_ns_added_dynamic",
@@ -83,7 +84,8 @@ TEST_IMPL(quick_run_reports_every_key)
         ASSERT_INT(lost->v[i]->num, ==, 0);
     const tj *v = tj_get(j, "verdicts");
     ASSERT(v != NULL && v->type == TJ_OBJ);
-    ASSERT_UINT(v->n, ==, 13 + 7); /* and one per diagnosis pair (bench_pairs.py) */
+    ASSERT_UINT(v->n, ==, 14 + 7); /* and one per diagnosis pair (bench_pairs.py) */
+    ASSERT(tj_get(v, "report_size_time") != NULL);
     ASSERT(tj_get(v, "python_stack") != NULL);
     ASSERT(tj_get(v, "pair_dataloader_starvation") != NULL);
     ASSERT(tj_num(j, "pair_dataloader_starvation_estimate_ms") > 0);
