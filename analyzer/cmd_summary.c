@@ -6,12 +6,14 @@
 
 #include "cta_analysis.h"
 #include "cta_cli.h"
+#include "cta_kineto_report.h"
 
 static const char usage[] =
     "usage: cutrace summary [OPTIONS] PATH...\n"
     "\n"
     "Tables (run, kernels, copies, CUDA API, VRAM, host-vs-GPU breakdown, ranks) and diagnoses\n"
     "of the traces in PATH (trace files, or directories holding them: every process and rank).\n"
+    "PyTorch profiler (Kineto) traces, .json or .json.gz, get HTA's breakdown (analyzer/KINETO.md).\n"
     "\n"
     "  --json             one JSON document (schema: analyzer/JSON.md)\n"
     CTA_ANALYSIS_USAGE
@@ -48,6 +50,13 @@ int cta_cmd_summary(int argc, char **argv)
     }
     if (optind >= argc)
         return cta_cli_usage_error("summary", "expected at least one trace file or directory");
+    /* Kineto (PyTorch profiler) traces, recognised by content, take their own path */
+    int kineto = cta_kineto_inputs(argv + optind, argc - optind);
+    if (kineto < 0)
+        return cta_cli_usage_error("summary", "expected either cutrace traces or Kineto traces, "
+                                              "found both");
+    if (kineto)
+        return cta_kineto_summary("summary", argv + optind, argc - optind, json, stdout);
     cta_analysis a;
     int rc = cta_analysis_run("summary", argv + optind, argc - optind, &ao, &a);
     if (rc != CTA_EXIT_OK)

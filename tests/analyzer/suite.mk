@@ -20,3 +20,8 @@ $(eval $(call ctt_suite,analyzer,$(patsubst %.c,$(B)/%.o,$(AN_HELPER_SRCS) $(AN_
 # the diagnosis pairs the tests trace (make bench reads them too)
 $(B)/tests/analyzer/test-pairs.o $(B)/asan/tests/analyzer/test-pairs.o: CFLAGS += \
   -DAN_PAIRS='"$(CURDIR)/tests/workloads/diag_pairs.txt"'
+
+# the Kineto traces HTA's tests use (when present) and HTA's numbers for them
+$(B)/tests/analyzer/test-kineto.o $(B)/asan/tests/analyzer/test-kineto.o: CFLAGS += \
+  -DAN_KINETO_DATA='"$(abspath ../shared/data/kineto-hta)"' \
+  -DAN_KINETO_REF='"$(CURDIR)/tests/analyzer/kineto/hta-reference.txt"'

@@ -1,0 +1,63 @@
+/* Reading the Chrome-trace JSON the PyTorch profiler (Kineto) writes, `.json` or `.json.gz`
+ * (zlib reads both; the content decides, never the name).
+ *
+ * Contract:
+ * - Streaming: the file is read in fixed-size blocks and one trace event is held at a time, so
+ *   memory is bounded by the longest event (its strings together at most CTA_KINETO_MAX_EVENT
+ *   bytes) and the nesting depth (at most CTA_KINETO_MAX_DEPTH), never by the file's size.
+ * - Every object of the top-level `traceEvents` array is handed to the callback, in file order,
+ *   with the fields cutrace uses decoded (below); anything else in an event is skipped.
+ *   `distributedInfo.rank` and the number of `deviceProperties` entries go to the meta data,
+ *   final only when the read returns (Kineto may write them after the events).
+ * - The whole document must be valid JSON (RFC 8259): on the first violation the read stops
+ *   with an error naming the file, the byte offset (in the decompressed text, for a gzip file)
+ *   and what was expected against what was found. Events already delivered stay delivered.
+ */
+#ifndef CTA_KINETO_H
+#define CTA_KINETO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define CTA_KINETO_MAX_EVENT (16u << 20)
+#define CTA_KINETO_MAX_DEPTH 64
+
+/* A number field: has is 0 when absent or not a number (HTA's default then applies). */
+typedef struct {
+    double v;
+    int has;
+} cta_knum;
+
+/* One trace event. Strings are NUL-terminated, "" when absent, and valid only during the
+ * callback. pid and tid are numbers or strings in Kineto (a kernel's tid may read "stream 7"):
+ * the number when a number, else the string in pid_str / tid_str. */
+typedef struct {
+    const char *ph, *cat, *name, *pid_str, *tid_str;
+    int has_cat, has_name;
+    cta_knum ts, dur, pid, tid; /* ts, dur in microseconds, as written */
+    /* args */
+    cta_knum device, stream, correlation, external_id, bytes;
+    int64_t grid[3], block[3]; /* 0 when absent */
+} cta_kevent;
+
+typedef struct {
+    int64_t rank; /* distributedInfo.rank */
+    int has_rank;
+    int ndevices; /* entries of deviceProperties */
+    uint64_t events;
+} cta_kmeta;
+
+/* Return nonzero to stop the read (cta_kineto_read then returns that value). */
+typedef int (*cta_kevent_fn)(void *ctx, const cta_kevent *e);
+
+/* 1 if the file is a Kineto trace (a gzip stream or text whose first non-blank byte is '{'),
+ * 0 if not, -1 (errno set) if it cannot be opened. */
+int cta_kineto_sniff(const char *path);
+
+/* Reads the whole file: 0 when it was read to its end, the callback's nonzero value when it
+ * stopped the read, -1 with the reason in err ("PATH: byte N: expected X, found Y", or the
+ * system's or zlib's error) otherwise. meta is filled in every case. */
+int cta_kineto_read(const char *path, cta_kevent_fn fn, void *ctx, cta_kmeta *meta, char *err,
+                    size_t errlen);
+
+#endif

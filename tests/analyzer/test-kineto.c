@@ -1,0 +1,209 @@
+/* Kineto (PyTorch profiler) traces: the `hta` block against HTA's own numbers on real GPU traces
+ * (tests/analyzer/kineto/hta-reference.txt), against figures worked out by hand on small traces
+ * that exercise each of HTA's rules, and the reader's errors on broken documents. */
+#include "an_helpers.h"
+
+#include <dirent.h>
+#include <stdlib.h>
+
+static const char *write_tmp(char path[4096], const char *name, const char *text)
+{
+    snprintf(path, 4096, "%s/%s", ctt_tmpdir(), name);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return NULL;
+    fputs(text, f);
+    return fclose(f) == 0 ? path : NULL;
+}
+
+/* The trace of ../shared/data/kineto-hta whose name starts with prefix "--". */
+static int shared_trace(char path[4096], const char *prefix)
+{
+    DIR *d = opendir(AN_KINETO_DATA);
+    if (!d)
+        return -1;
+    struct dirent *e;
+    int found = -1;
+    size_t n = strlen(prefix);
+    while ((e = readdir(d)))
+        if (!strncmp(e->d_name, prefix, n) && !strncmp(e->d_name + n, "--", 2)) {
+            snprintf(path, 4096, "%s/%s", AN_KINETO_DATA, e->d_name);
+            found = 0;
+        }
+    closedir(d);
+    return found;
+}
+
+TEST_IMPL(kineto_hta_matches_hta_on_real_traces)
+{
+    DIR *probe = opendir(AN_KINETO_DATA);
+    if (!probe)
+        ctt_skip("the Kineto traces are not present (../shared/data/kineto-hta)");
+    closedir(probe);
+    FILE *ref = fopen(AN_KINETO_REF, "r");
+    ASSERT(ref);
+    char line[1024];
+    int traces = 0, without = 0;
+    while (fgets(line, sizeof line, ref)) {
+        if (line[0] == '#' || line[0] == '\n')
+            continue;
+        char name[256], rank[32];
+        double idle_us, comp_us, non_us, kt_us, idle_pct, comp_pct, non_pct;
+        ASSERT_INT(sscanf(line, "%255s %31s", name, rank), ==, 2);
+        char path[4096];
+        ASSERT_INT(shared_trace(path, name), ==, 0);
+        tj *s = an_summary(path, NULL);
+        ASSERT(s);
+        ASSERT_STR(tj_str(s, "input"), "kineto");
+        ASSERT_UINT(tj_len(s, "hta.ranks"), ==, 1);
+        if (!strcmp(rank, "none")) {
+            ASSERT_INT(tj_num(s, "hta.ranks.0.kernels"), ==, 0);
+            ASSERT_CONTAINS(tj_str(s, "hta.ranks.0.message"), "no GPU kernels");
+            ASSERT(!tj_path(s, "hta.ranks.0.idle_pct"));
+            without++;
+        } else {
+            ASSERT_INT(sscanf(line, "%*s %*s %lf %lf %lf %lf %lf %lf %lf", &idle_us, &comp_us,
+                              &non_us, &kt_us, &idle_pct, &comp_pct, &non_pct),
+                       ==, 7);
+            ASSERT_INT(tj_num(s, "hta.ranks.0.rank"), ==, atoi(rank));
+            ASSERT(!tj_path(s, "hta.ranks.0.message"));
+            /* the bound: within 0.5 percentage points of HTA */
+            ASSERT_NEAR(tj_num(s, "hta.ranks.0.idle_pct"), idle_pct, 0.5);
+            ASSERT_NEAR(tj_num(s, "hta.ranks.0.compute_pct"), comp_pct, 0.5);
+            ASSERT_NEAR(tj_num(s, "hta.ranks.0.non_compute_pct"), non_pct, 0.5);
+            ASSERT_NEAR(tj_num(s, "hta.ranks.0.kernel_time_ns") / 1e3, kt_us, kt_us * 0.005);
+            traces++;
+        }
+        tj_free(s);
+    }
+    fclose(ref);
+    ASSERT_INT(traces, ==, 3);
+    ASSERT_INT(without, ==, 1);
+    return 0;
+}
+
+/* Rules 1, 2, 4, 5, 6 of analyzer/KINETO.md on a trace small enough to work out by hand:
+ *   gemm           [100, 150]  stream 7   compute
+ *   ncclAllReduce  [120, 180]  stream 8   communication
+ *   Memcpy HtoD    [200.4, 210.6] -> [201, 210] (rounded inwards)
+ *   relu           [300, 320]  stream 7   compute
+ * and events that must not count: a CPU op (no stream), a "Trace" event, an instant (no dur).
+ * Span 100..320 = 220; busy 80 + 9 + 20 = 109, idle 111; compute 50 + 20 = 70; the rest, 39
+ * (ncclAllReduce's 30 us past gemm and the copy's 9), is non-compute. */
+static const char flat[] =
+    "{\"schemaVersion\": 1, \"distributedInfo\": {\"rank\": 3, \"world_size\": 4},\n"
+    " \"deviceProperties\": [{\"id\": 0, \"name\": \"GPU \\u00e9\"}],\n"
+    " \"traceEvents\": [\n"
+    "  {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mm\", \"pid\": 1, \"tid\": 1,"
+    "   \"ts\": 90, \"dur\": 400, \"args\": {\"External id\": 5}},\n"
+    "  {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"gemm\", \"pid\": 0, \"tid\": \"stream 7\","
+    "   \"ts\": 100, \"dur\": 50, \"args\": {\"device\": 0, \"stream\": 7, \"correlation\": 1,"
+    "   \"grid\": [4, 1, 1], \"block\": [128, 1, 1]}},\n"
+    "  {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"ncclAllReduce_sum\", \"ts\": 120,"
+    "   \"dur\": 60, \"args\": {\"stream\": 8, \"correlation\": 2}},\n"
+    "  {\"ph\": \"X\", \"cat\": \"gpu_memcpy\", \"name\": \"Memcpy HtoD (Pageable -> Device)\","
+    "   \"ts\": 200.4, \"dur\": 10.2, \"args\": {\"stream\": 7, \"correlation\": 3, \"bytes\": 4096}},\n"
+    "  {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"relu\", \"ts\": 300, \"dur\": 2e1,"
+    "   \"args\": {\"stream\": 7, \"correlation\": 4, \"unknown\": [null, true, false, {}]}},\n"
+    "  {\"ph\": \"X\", \"cat\": \"Trace\", \"name\": \"whole\", \"ts\": 0, \"dur\": 9999,"
+    "   \"args\": {\"stream\": 7}},\n"
+    "  {\"ph\": \"i\", \"cat\": \"kernel\", \"name\": \"marker\", \"ts\": 5000, \"args\": {\"stream\": 7}},\n"
+    "  {\"ph\": \"f\", \"id\": 1, \"pid\": 0, \"tid\": 0, \"ts\": 100, \"cat\": \"ac2g\", \"name\": \"ac2g\"}\n"
+    " ]}\n";
+
+/* Rule 3: two ProfilerStep names, so the last step (from ts 250) is dropped: relu, launched at
+ * ts 260 by correlation 4, goes; the rest was launched before 250. Span 100..210 = 110, busy
+ * 80 + 9 = 89, idle 21, compute 50, non-compute 39. */
+static const char stepped[] =
+    "{\"traceEvents\": [\n"
+    "  {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"ProfilerStep#1\", \"ts\": 0, \"dur\": 250},\n"
+    "  {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"ProfilerStep#2\", \"ts\": 250, \"dur\": 100},\n"
+    "  {\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"ts\": 95,"
+    "   \"dur\": 2, \"args\": {\"correlation\": 1}},\n"
+    "  {\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"ncclLaunch\", \"ts\": 110,"
+    "   \"dur\": 2, \"args\": {\"correlation\": 2}},\n"
+    "  {\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaMemcpyAsync\", \"ts\": 111,"
+    "   \"dur\": 2, \"args\": {\"correlation\": 3}},\n"
+    "  {\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"ts\": 260,"
+    "   \"dur\": 2, \"args\": {\"correlation\": 4}},\n"
+    "  {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"gemm\", \"ts\": 100, \"dur\": 50,"
+    "   \"args\": {\"stream\": 7, \"correlation\": 1}},\n"
+    "  {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"ncclAllReduce_sum\", \"ts\": 120,"
+    "   \"dur\": 60, \"args\": {\"stream\": 8, \"correlation\": 2}},\n"
+    "  {\"ph\": \"X\", \"cat\": \"gpu_memcpy\", \"name\": \"Memcpy HtoD (Pageable -> Device)\","
+    "   \"ts\": 200.4, \"dur\": 10.2, \"args\": {\"stream\": 7, \"correlation\": 3}},\n"
+    "  {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"relu\", \"ts\": 300, \"dur\": 20,"
+    "   \"args\": {\"stream\": 7, \"correlation\": 4}}\n"
+    " ]}\n";
+
+static int check_hta(const char *text, const char *name, int rank, int kernels, double span,
+                     double idle, double compute, double non_compute)
+{
+    char path[4096];
+    ASSERT(write_tmp(path, name, text));
+    tj *s = an_summary(path, NULL);
+    ASSERT(s);
+    ASSERT_STR(tj_str(s, "input"), "kineto");
+    ASSERT_INT(tj_num(s, "hta.ranks.0.rank"), ==, rank);
+    ASSERT_INT(tj_num(s, "hta.ranks.0.kernels"), ==, kernels);
+    ASSERT_INT(tj_num(s, "hta.ranks.0.kernel_time_ns"), ==, span * 1000);
+    ASSERT_INT(tj_num(s, "hta.ranks.0.idle_ns"), ==, idle * 1000);
+    ASSERT_INT(tj_num(s, "hta.ranks.0.compute_ns"), ==, compute * 1000);
+    ASSERT_INT(tj_num(s, "hta.ranks.0.non_compute_ns"), ==, non_compute * 1000);
+    ASSERT_NEAR(tj_num(s, "hta.ranks.0.idle_pct"), 100 * idle / span, 1e-3);
+    ASSERT_NEAR(tj_num(s, "hta.ranks.0.compute_pct"), 100 * compute / span, 1e-3);
+    ASSERT_NEAR(tj_num(s, "hta.ranks.0.non_compute_pct"), 100 * non_compute / span, 1e-3);
+    tj_free(s);
+    return 0;
+}
+
+TEST_IMPL(kineto_hta_rules_on_hand_worked_traces)
+{
+    ASSERT_INT(check_hta(flat, "flat.json", 3, 4, 220, 111, 70, 39), ==, 0);
+    ASSERT_INT(check_hta(stepped, "stepped.json", 0, 3, 110, 21, 50, 39), ==, 0);
+    char path[4096];
+    ASSERT(write_tmp(path, "flat.json", flat));
+    tj *s = an_summary(path, NULL);
+    ASSERT(s);
+    ASSERT_INT(tj_num(s, "kineto.0.events"), ==, 8);
+    ASSERT_INT(tj_num(s, "kineto.0.devices"), ==, 1);
+    tj_free(s);
+    return 0;
+}
+
+/* A broken document stops the read with the file, the byte offset and what was expected. */
+static int check_error(const char *name, const char *text, const char *offset, const char *what)
+{
+    char path[4096];
+    ASSERT(write_tmp(path, name, text));
+    ctt_proc p;
+    ASSERT_INT(an_run(&p, "summary --json {}", path), ==, 0);
+    ASSERT_INT(p.code, ==, 3);
+    ASSERT_CONTAINS(p.err, path);
+    ASSERT_CONTAINS(p.err, offset);
+    ASSERT_CONTAINS(p.err, what);
+    ctt_proc_free(&p);
+    return 0;
+}
+
+TEST_IMPL(kineto_reader_errors_name_file_offset_and_expectation)
+{
+    ASSERT_INT(check_error("trunc.json", "{\"traceEvents\": [{\"ph\": \"X\"", "byte 27:",
+                           "expected ',' or '}' in an object, found the end of the file"),
+               ==, 0);
+    ASSERT_INT(check_error("num.json", "{\"traceEvents\": [{\"ts\": 1.2.3}]}", "byte 24:",
+                           "expected a number, found \"1.2.3\""),
+               ==, 0);
+    ASSERT_INT(check_error("esc.json", "{\"traceEvents\": [{\"name\": \"a\\qb\"}]}", "byte 29:",
+                           "expected an escape"),
+               ==, 0);
+    ASSERT_INT(check_error("tail.json", "{\"traceEvents\": []} x", "byte 20:",
+                           "expected the end of the file after the document, found 'x'"),
+               ==, 0);
+    char deep[200];
+    memset(deep, '[', sizeof deep);
+    memcpy(deep, "{\"x\": ", 6);
+    deep[sizeof deep - 1] = '\0';
+    ASSERT_INT(check_error("deep.json", deep, "byte 69:", "expected at most 64 nested"), ==, 0);
+    return 0;
+}
