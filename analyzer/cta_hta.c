@@ -84,8 +84,11 @@ static int64_t as_int(cta_knum n) { return n.has && isfinite(n.v) ? (int64_t)n.v
 int cta_hta_event(void *ctx, const cta_kevent *e)
 {
     cta_hta *h = ctx;
-    /* rule 1; an event without ts is dropped too (HTA would fail on it) */
-    if (!e->has_cat || !e->dur.has || !e->ts.has || !strcmp(e->cat, "Trace"))
+    /* rule 1; an event without ts is dropped too (HTA would fail on it), and so is one with a
+     * negative duration or a time beyond 2^52 us (142 years: HTA takes them, but then the sums
+     * could overflow, and nanoseconds would not fit in 64 bits) */
+    if (!e->has_cat || !e->dur.has || !e->ts.has || !strcmp(e->cat, "Trace") || e->dur.v < 0 ||
+        fabs(e->ts.v) > 4503599627370496.0 || e->ts.v + e->dur.v > 4503599627370496.0)
         return 0;
     note_step_name(h, e->cat);
     note_step_name(h, e->name);

@@ -74,6 +74,10 @@ static int peek(kr *r)
         return -1;
     }
     if (n == 0) {
+        int zerr;
+        const char *m = gzerror(r->gz, &zerr);
+        if (zerr != Z_OK) /* a truncated gzip stream ends with Z_BUF_ERROR, not a short read */
+            fail(r, "expected the rest of the gzip stream: %s", m);
         r->eof = 1;
         return -1;
     }
@@ -407,13 +411,17 @@ static int skip_value(kr *r, int depth)
     }
 }
 
-/* A value that should be a number: a number is stored, anything else skipped (absent). */
+/* A value that should be a number: a number is stored, anything else skipped (absent). A
+ * number beyond 2^53 in magnitude counts as absent too, so that every field converts to an
+ * integer safely (Kineto's microsecond clock reads about 2^51). */
 static int opt_number(kr *r, cta_knum *n)
 {
     int c = peek_token(r);
     if (c == '-' || (c >= '0' && c <= '9')) {
-        n->has = 1;
-        return number(r, &n->v);
+        if (number(r, &n->v) != 0)
+            return -1;
+        n->has = fabs(n->v) <= 9007199254740992.0;
+        return 0;
     }
     n->has = 0;
     return skip_value(r, 0);

@@ -22,7 +22,8 @@
 #define CTA_KINETO_MAX_EVENT (16u << 20)
 #define CTA_KINETO_MAX_DEPTH 64
 
-/* A number field: has is 0 when absent or not a number (HTA's default then applies). */
+/* A number field: has is 0 when absent, not a number, or beyond 2^53 in magnitude (HTA's
+ * default then applies); when has is 1, v converts to int64_t safely. */
 typedef struct {
     double v;
     int has;

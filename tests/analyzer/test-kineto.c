@@ -207,3 +207,53 @@ TEST_IMPL(kineto_reader_errors_name_file_offset_and_expectation)
     ASSERT_INT(check_error("deep.json", deep, "byte 69:", "expected at most 64 nested"), ==, 0);
     return 0;
 }
+
+/* A .json.gz cut short: zlib's end of stream is told apart from the end of the document. */
+TEST_IMPL(kineto_truncated_gzip_is_named)
+{
+    char src[4096], path[4096];
+    if (shared_trace(src, "ns_resolution_trace") != 0)
+        ctt_skip("the Kineto traces are not present (../shared/data/kineto-hta)");
+    size_t len;
+    char *gz = ctt_read_file(src, &len);
+    ASSERT(gz);
+    ASSERT_UINT(len, >, 300000);
+    snprintf(path, sizeof path, "%s/cut.json.gz", ctt_tmpdir());
+    FILE *f = fopen(path, "w");
+    ASSERT(f);
+    ASSERT_UINT(fwrite(gz, 1, 300000, f), ==, 300000);
+    ASSERT_INT(fclose(f), ==, 0);
+    free(gz);
+    ctt_proc p;
+    ASSERT_INT(an_run(&p, "summary --json {}", path), ==, 0);
+    ASSERT_INT(p.code, ==, 3);
+    ASSERT_CONTAINS(p.err, path);
+    ASSERT_CONTAINS(p.err, "expected the rest of the gzip stream");
+    ctt_proc_free(&p);
+    return 0;
+}
+
+/* Kineto and cutrace traces in one command are refused; the text form names a kernel-less trace. */
+TEST_IMPL(kineto_mixed_inputs_and_text)
+{
+    char dir[4096], k[4096], t[4200], none[4096];
+    ASSERT(an_gen(dir, "t", "--iters 2"));
+    snprintf(t, sizeof t, "%s/rank-0.cutrace", dir);
+    ASSERT(write_tmp(k, "flat.json", flat));
+    char *argv[] = {(char *)an_cutrace(), "summary", k, t, NULL};
+    ctt_proc p;
+    ASSERT_INT(ctt_run(&p, argv, NULL, 60), ==, 0);
+    ASSERT_INT(p.code, ==, 2);
+    ASSERT_CONTAINS(p.err, "expected either cutrace traces or Kineto traces, found both");
+    ctt_proc_free(&p);
+    ASSERT(write_tmp(none, "none.json", "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"cpu_op\","
+                                         " \"name\": \"aten::add\", \"ts\": 1, \"dur\": 2}]}"));
+    char *argv2[] = {(char *)an_cutrace(), "summary", k, none, NULL};
+    ASSERT_INT(ctt_run(&p, argv2, NULL, 60), ==, 0);
+    ASSERT_INT(p.code, ==, 0);
+    ASSERT_CONTAINS(p.out, "HTA temporal breakdown");
+    ASSERT_CONTAINS(p.out, "50.5%"); /* flat's idle share, 111 of 220 us */
+    ASSERT_CONTAINS(p.out, "none.json: no GPU kernels in this trace");
+    ctt_proc_free(&p);
+    return 0;
+}
