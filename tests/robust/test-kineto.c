@@ -1,0 +1,130 @@
+/* Kineto (PyTorch profiler) JSON that is huge or hostile: the streaming reader's memory does not
+ * grow with the file, and broken or odd documents end in a named error or a valid summary, clean
+ * under ASan/UBSan. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "rb.h"
+#include "tjson.h"
+
+static const char *tmp(char path[4096], const char *name)
+{
+    snprintf(path, 4096, "%s/%s", ctt_tmpdir(), name);
+    return path;
+}
+
+TEST_IMPL(kineto_large_trace_bounded_memory)
+{
+    char path[4096];
+    FILE *f = fopen(tmp(path, "big.json"), "w");
+    ASSERT(f);
+    const int n = 600000, kernels = 10;
+    fputs("{\"schemaVersion\": 1, \"traceEvents\": [\n", f);
+    for (int i = 0; i < n; i++)
+        fprintf(f, "  {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::add_%d\", \"pid\": 1, "
+                   "\"tid\": 1, \"ts\": %d.%03d, \"dur\": 1.5, \"args\": {\"External id\": %d}},\n",
+                i % 1000, i, i % 1000, i);
+    /* one event with an 8 MiB name: the reader holds it, then lets it go */
+    fputs("  {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"", f);
+    for (int i = 0; i < 8 << 20; i++)
+        fputc('a' + i % 26, f);
+    fputs("\", \"ts\": 1, \"dur\": 1},\n", f);
+    for (int i = 0; i < kernels; i++)
+        fprintf(f, "  {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"gemm\", \"ts\": %d, \"dur\": 5,"
+                   " \"args\": {\"stream\": 7, \"correlation\": %d}}%s\n",
+                100 + 10 * i, i, i + 1 < kernels ? "," : "");
+    fputs("]}\n", f);
+    long size = ftell(f);
+    ASSERT_INT(fclose(f), ==, 0);
+    ASSERT_INT(size, >, 80 << 20);
+    ctt_proc p;
+    long rss;
+    char *sum[] = {"summary", "--json", path, NULL};
+    if (rb_cutrace(&p, 0, sum, 0, &rss))
+        return 1;
+    char err[256];
+    tj *s = tj_parse(p.out, err, sizeof err);
+    ASSERT(s);
+    ASSERT_INT(tj_num(s, "kineto.0.events"), ==, n + 1 + kernels);
+    ASSERT_INT(tj_num(s, "hta.ranks.0.kernels"), ==, kernels);
+    ASSERT_INT(tj_num(s, "hta.ranks.0.kernel_time_ns"), ==, (10 * (kernels - 1) + 5) * 1000);
+    ASSERT_INT(tj_num(s, "hta.ranks.0.idle_ns"), ==, 5 * (kernels - 1) * 1000);
+    tj_free(s);
+    ctt_proc_free(&p);
+    printf("summary of a %ld MiB Kineto trace: %ld KiB resident\n", size >> 20, rss);
+    /* the 8 MiB name's buffer (16 MiB at most as it doubles) and the program: not the file */
+    ASSERT_INT(rss, <, 40 * 1024);
+    return 0;
+}
+
+/* path holds text; cutrace summary --json on it must exit with want in both builds (and the
+ * error name `what`, or the output parse as JSON). */
+static int hostile(const char *name, const char *text, size_t len, int want, const char *what)
+{
+    char path[4096];
+    ASSERT_INT(rb_spit(tmp(path, name), text, len), ==, 0);
+    for (int asan = 0; asan < 2; asan++) {
+        ctt_proc p;
+        char *sum[] = {"summary", "--json", path, NULL};
+        if (rb_cutrace(&p, asan, sum, want, NULL))
+            return 1;
+        if (want == 3) {
+            ASSERT_CONTAINS(p.err, path);
+            ASSERT_CONTAINS(p.err, what);
+        } else {
+            char err[256];
+            tj *s = tj_parse(p.out, err, sizeof err);
+            if (!s)
+                ctt_fail_at(__FILE__, __LINE__, "%s: invalid JSON: %s", name, err);
+            ASSERT(s);
+            ASSERT_CONTAINS(p.out, what);
+            tj_free(s);
+        }
+        ctt_proc_free(&p);
+    }
+    return 0;
+}
+
+TEST_IMPL(kineto_hostile_documents)
+{
+    /* nesting a million deep: refused at 64, no recursion beyond */
+    size_t n = 1000000;
+    char *deep = malloc(n + 16);
+    ASSERT(deep);
+    memcpy(deep, "{\"a\": ", 6);
+    memset(deep + 6, '[', n);
+    int rc = hostile("deep.json", deep, n + 6, 3, "expected at most 64 nested");
+    free(deep);
+    ASSERT_INT(rc, ==, 0);
+    /* a 20 MiB string: over the 16 MiB an event may hold */
+    size_t big = 20u << 20;
+    char *s = malloc(big + 64);
+    ASSERT(s);
+    int h = snprintf(s, 64, "{\"traceEvents\": [{\"name\": \"");
+    memset(s + h, 'x', big);
+    memcpy(s + h + big, "\"}]}", 4);
+    rc = hostile("long.json", s, (size_t)h + big + 4, 3, "expected an event shorter than");
+    free(s);
+    ASSERT_INT(rc, ==, 0);
+    /* what may appear in names: invalid UTF-8, control characters, NUL and lone surrogates */
+    static const char odd[] =
+        "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\xff\xfe\\u0001\\u0000x\","
+        " \"ts\": 1, \"dur\": 2, \"args\": {\"stream\": 7}},\n"
+        " {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"\\ud800\\udc00 \\udc00 \\ud800\\u0041\","
+        " \"ts\": 5, \"dur\": 2, \"args\": {\"stream\": 7}},\n"
+        " {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"n\", \"ts\": 1e999, \"dur\": -0,"
+        " \"args\": {\"stream\": 1E+2, \"correlation\": -1.5e-3, \"grid\": [1e300, -1e300, 3, 4]}},\n"
+        " {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"m\", \"ts\": -9e18, \"dur\": 9e18,"
+        " \"args\": {\"stream\": 7}}],\n"
+        " \"distributedInfo\": {\"rank\": 1e300}, \"deviceProperties\": {\"not\": \"an array\"}}";
+    ASSERT_INT(hostile("odd.json", odd, sizeof odd - 1, 0, "\"kernels\": 2"), ==, 0);
+    /* a number longer than any real one, a bare value, an empty document */
+    char num[200] = "{\"traceEvents\": [{\"ts\": ";
+    size_t l = strlen(num);
+    memset(num + l, '7', 100);
+    strcpy(num + l + 100, "}]}");
+    ASSERT_INT(hostile("num.json", num, strlen(num), 3, "expected a number of at most"), ==, 0);
+    ASSERT_INT(hostile("empty.json", "{}", 2, 0, "no GPU kernels"), ==, 0);
+    ASSERT_INT(hostile("open.json", "{", 1, 3, "expected a string, found the end of the file"), ==, 0);
+    return 0;
+}
