@@ -50,7 +50,20 @@ $(FUZZ_B)/fuzz_reader: $(FUZZ_B)/obj/tests/fuzz/fuzz_reader.o $(FUZZ_LIB_OBJS)
 	$(FUZZ_CC) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ $(CTTRACE_LDLIBS)
 
 $(FUZZ_B)/fuzz_cli: $(FUZZ_B)/obj/tests/fuzz/fuzz_cli.o $(FUZZ_CLI_OBJS) $(FUZZ_LIB_OBJS)
-	$(FUZZ_CC) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ $(CTTRACE_LDLIBS) -lm
+	$(FUZZ_CC) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ $(CTTRACE_LDLIBS) -lz -lm
+
+$(FUZZ_B)/fuzz_kineto: $(FUZZ_B)/obj/tests/fuzz/fuzz_kineto.o \
+    $(addprefix $(FUZZ_B)/obj/analyzer/,cta_kineto.o cta_hta.o cta_map.o) $(FUZZ_B)/obj/trace-format/ct_hash.o
+	$(FUZZ_CC) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ $(CTTRACE_LDLIBS) -lz -lm
+
+# fuzz_kineto's seeds: the Kineto traces of HTA's tests (../shared, when present), decompressed
+# and cut to the fuzzer's length limit, and the documents of tests/fuzz/kineto-seeds/.
+$(FUZZ_B)/seeds-kineto/.done: $(wildcard tests/fuzz/kineto-seeds/*)
+	@mkdir -p $(dir $@)
+	@cp tests/fuzz/kineto-seeds/* $(dir $@)
+	@for f in $(wildcard ../shared/data/kineto-hta/*.json.gz); do \
+	  zcat "$$f" | head -c 200000 > $(dir $@)/$$(basename "$$f" .json.gz).json; done
+	@touch $@
 
 $(FUZZ_B)/rawify: $(B)/tests/fuzz/rawify.o $(B)/tests/fuzz/fz.o $(CTTRACE_LIB)
 	$(CC) $(CFLAGS) -o $@ $^ $(CTTRACE_LDLIBS)
@@ -61,16 +74,18 @@ FUZZ_SEED_PREREQS := $(FUZZ_B)/rawify $(CUTRACE_BIN) $(CUTRACE_SO) $(WORKLOADS) 
                      $(FAKECUDA_DIR)/libcuda.so.1 $(FAKECUDA_DIR)/libcudart.so.13
 
 # One core, FUZZ_SECONDS per target; FUZZ_FLAGS adds libFuzzer flags (e.g. -jobs=2).
-fuzz: $(FUZZ_B)/fuzz_reader $(FUZZ_B)/fuzz_cli $(FUZZ_SEED_PREREQS)
+fuzz: $(FUZZ_B)/fuzz_reader $(FUZZ_B)/fuzz_cli $(FUZZ_B)/fuzz_kineto $(FUZZ_B)/seeds-kineto/.done \
+    $(FUZZ_SEED_PREREQS)
 	@bash tests/fuzz/seeds.sh $(abspath $(B)) $(abspath $(FUZZ_B))/seeds
 	@mkdir -p $(FUZZ_B)/crashes
-	@status=0; for t in reader cli; do \
+	@status=0; for t in reader cli kineto; do \
 	  mkdir -p $(FUZZ_B)/corpus-$$t; \
+	  seeds=$(FUZZ_B)/seeds; [ $$t = kineto ] && seeds=$(FUZZ_B)/seeds-kineto; \
 	  echo "fuzz_$$t: $(FUZZ_SECONDS) s (log: $(FUZZ_B)/fuzz_$$t.log)"; \
 	  $(FUZZ_B)/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -max_len=262144 -rss_limit_mb=2048 \
 	    -timeout=30 -close_fd_mask=3 -print_final_stats=1 \
 	    -artifact_prefix=$(abspath $(FUZZ_B))/crashes/$$t- $(FUZZ_FLAGS) \
-	    $(FUZZ_B)/corpus-$$t $(FUZZ_B)/seeds > $(FUZZ_B)/fuzz_$$t.log 2>&1 || status=1; \
+	    $(FUZZ_B)/corpus-$$t $$seeds > $(FUZZ_B)/fuzz_$$t.log 2>&1 || status=1; \
 	  grep -E '^(stat::number_of_executed_units|stat::average_exec_per_sec|stat::new_units_added|stat::peak_rss_mb)|ERROR|SUMMARY' \
 	    $(FUZZ_B)/fuzz_$$t.log | sed "s/^/  /"; \
 	done; \
