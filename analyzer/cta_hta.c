@@ -57,12 +57,14 @@ static int starts(const char *s, const char *w) { return strncmp(s, w, strlen(w)
 
 int cta_hta_is_compute(const char *n)
 {
-    if (starts(n, "nccl") || starts(n, "Memcpy") || starts(n, "hipMemcpy") || starts(n, "Memset") ||
-        starts(n, "hipMemset") || starts(n, "dma") || starts(n, "runFunction"))
+    /* HTA 0.5.0's hta/utils/utils.py: communication ^nccl.*Kernel, memory (^Memcpy)|(^Memset)|
+     * (^dma), and not compute (^nccl.*Kernel)|(.*(Memcpy)|(Memset))|(.*Sync): the grouping
+     * there makes Memset count only at the start */
+    if (starts(n, "nccl") && line_has(n + 4, "Kernel"))
         return 0;
-    if (line_has(n, "Memcpy") || line_has(n, "Memset") || line_has(n, "dma") || line_has(n, "Sync"))
+    if (starts(n, "Memset") || starts(n, "dma"))
         return 0;
-    return !(starts(n, "cuda") && line_has(n + 4, "LaunchKernel"));
+    return !line_has(n, "Memcpy") && !line_has(n, "Sync");
 }
 
 static void note_step_name(cta_hta *h, const char *s)
