@@ -158,13 +158,19 @@ static int64_t merged(const row *rows, size_t n, int compute_only, int64_t *span
     return total + gend - gts;
 }
 
-void cta_hta_result(cta_hta *h, cta_hta_res *out)
+int cta_hta_step_names(const cta_hta *h, const char **first)
+{
+    *first = h->step_name;
+    return h->step_names;
+}
+
+void cta_hta_result(cta_hta *h, int drop_last_step, cta_hta_res *out)
 {
     memset(out, 0, sizeof *out);
     size_t k = 0;
     /* rule 3: keep a GPU event when a CPU event before the last step shares its correlation,
      * any other event when it starts before the last step */
-    out->last_step_dropped = h->step_names >= 2;
+    out->last_step_dropped = drop_last_step < 0 ? h->step_names >= 2 : drop_last_step;
     for (size_t i = 0; i < h->n; i++) {
         row r = h->rows[i];
         int keep = 1;

@@ -23,8 +23,13 @@ typedef struct {
 cta_hta *cta_hta_new(void);
 /* ctx is the cta_hta; returns 0 (out of memory aborts, the analyzer's policy: cta_map.h). */
 int cta_hta_event(void *ctx, const cta_kevent *e);
-/* The breakdown; kernels 0 (and no figures) when the trace has none. */
-void cta_hta_result(cta_hta *h, cta_hta_res *out);
+/* The distinct names containing "ProfilerStep" seen, counted to 2, and the first one (rule 3:
+ * HTA counts them over every trace of its directory, the ranks of one job, together). */
+int cta_hta_step_names(const cta_hta *h, const char **first);
+/* The breakdown, once all events are in; drop_last_step: apply rule 3's filter (-1: when this
+ * trace alone has two step names). kernels 0 (and no figures) when the trace has none. Call
+ * once. */
+void cta_hta_result(cta_hta *h, int drop_last_step, cta_hta_res *out);
 void cta_hta_free(cta_hta *h);
 
 /* HTA's kernel kinds: compute (1) or not (0: NCCL, memory, synchronisation and the like). */

@@ -1,8 +1,10 @@
 /* `cutrace summary` of Kineto traces: each file read once, streaming, into HTA's breakdown. */
 #include "cta_kineto_report.h"
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 
 #include "cta_cli.h"
@@ -16,17 +18,72 @@ static const char no_kernels[] =
     "breakdown has nothing to measure (HTA 0.5.0 fails on it with an IndexError)";
 
 typedef struct {
-    const char *path;
+    char *path;
     cta_kmeta meta;
+    cta_hta *hta;
     cta_hta_res res;
 } kfile;
+
+static int is_kineto_file(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode) && cta_kineto_sniff(path) == 1;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The Kineto traces of a directory as HTA's TraceAnalysis(trace_dir=...) takes them: the files
+ * directly in it whose names end in .json or .gz, here only those that are Kineto traces, by
+ * name. Returns how many were appended to *v (grown with cta_grow). */
+static size_t dir_files(const char *dir, char ***v, size_t *n, size_t *cap)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    size_t first = *n;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t l = strlen(e->d_name);
+        if (!(l > 5 && !strcmp(e->d_name + l - 5, ".json")) && !(l > 3 && !strcmp(e->d_name + l - 3, ".gz")))
+            continue;
+        size_t sz = strlen(dir) + l + 2;
+        char *path = cta_xmalloc(sz, "Kineto file name");
+        snprintf(path, sz, "%s/%s", dir, e->d_name);
+        if (!is_kineto_file(path)) {
+            free(path);
+            continue;
+        }
+        cta_grow(v, cap, *n + 1, sizeof **v);
+        (*v)[(*n)++] = path;
+    }
+    closedir(d);
+    qsort(*v + first, *n - first, sizeof **v, by_name);
+    return *n - first;
+}
+
+static int is_dir(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
 
 int cta_kineto_inputs(char *const *paths, int n)
 {
     int kineto = 0;
     for (int i = 0; i < n; i++) {
-        struct stat st;
-        kineto += stat(paths[i], &st) == 0 && S_ISREG(st.st_mode) && cta_kineto_sniff(paths[i]) == 1;
+        if (is_dir(paths[i])) {
+            char **v = NULL;
+            size_t nv = 0, cap = 0;
+            kineto += dir_files(paths[i], &v, &nv, &cap) > 0;
+            for (size_t j = 0; j < nv; j++)
+                free(v[j]);
+            free(v);
+        } else {
+            kineto += is_kineto_file(paths[i]);
+        }
     }
     return kineto == 0 ? 0 : kineto == n ? 1 : -1;
 }
@@ -126,28 +183,60 @@ static void text_doc(FILE *out, const kfile *fs, int n)
     fputs("Kineto events are not yet mapped onto cutrace's own tables and diagnoses.\n", out);
 }
 
-int cta_kineto_summary(const char *cmd, char *const *paths, int n, int json, FILE *out)
+/* Rule 3's filter applies to every trace when two distinct step names appear in all of them
+ * together, as HTA counts over its directory's symbol table. */
+static int drop_last_step(const kfile *fs, size_t n)
 {
-    kfile *fs = cta_xmalloc((size_t)n * sizeof *fs, "Kineto files");
+    const char *seen = NULL;
+    for (size_t i = 0; i < n; i++) {
+        const char *name;
+        int k = cta_hta_step_names(fs[i].hta, &name);
+        if (k >= 2 || (k == 1 && seen && strcmp(seen, name) != 0))
+            return 1;
+        if (k == 1)
+            seen = name;
+    }
+    return 0;
+}
+
+int cta_kineto_summary(const char *cmd, char *const *paths, int npaths, int json, FILE *out)
+{
+    char **files = NULL;
+    size_t n = 0, cap = 0;
+    for (int i = 0; i < npaths; i++) {
+        if (is_dir(paths[i])) {
+            dir_files(paths[i], &files, &n, &cap);
+        } else {
+            cta_grow(&files, &cap, n + 1, sizeof *files);
+            files[n] = cta_xmalloc(strlen(paths[i]) + 1, "Kineto file name");
+            strcpy(files[n++], paths[i]);
+        }
+    }
+    kfile *fs = cta_xmalloc((n ? n : 1) * sizeof *fs, "Kineto files");
     int rc = CTA_EXIT_OK;
-    for (int i = 0; i < n && rc == CTA_EXIT_OK; i++) {
+    for (size_t i = 0; i < n && rc == CTA_EXIT_OK; i++) {
         char err[512];
-        fs[i].path = paths[i];
-        cta_hta *h = cta_hta_new();
-        if (cta_kineto_read(paths[i], cta_hta_event, h, &fs[i].meta, err, sizeof err) != 0) {
+        fs[i].path = files[i];
+        fs[i].hta = cta_hta_new();
+        if (cta_kineto_read(files[i], cta_hta_event, fs[i].hta, &fs[i].meta, err, sizeof err) != 0) {
             fprintf(stderr, "cutrace %s: error: %s\n", cmd, err);
             rc = CTA_EXIT_INPUT;
-        } else {
-            cta_hta_result(h, &fs[i].res);
         }
-        cta_hta_free(h);
     }
     if (rc == CTA_EXIT_OK) {
+        int drop = drop_last_step(fs, n);
+        for (size_t i = 0; i < n; i++)
+            cta_hta_result(fs[i].hta, drop, &fs[i].res);
         if (json)
-            json_doc(out, fs, n);
+            json_doc(out, fs, (int)n);
         else
-            text_doc(out, fs, n);
+            text_doc(out, fs, (int)n);
     }
+    for (size_t i = 0; i < n; i++) {
+        cta_hta_free(fs[i].hta);
+        free(files[i]);
+    }
+    free(files);
     free(fs);
     return rc;
 }

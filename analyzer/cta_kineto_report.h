@@ -6,10 +6,14 @@
 
 #include <stdio.h>
 
-/* 1 when every path is a Kineto trace file, 0 when none is, -1 when they are mixed. */
+/* 1 when every path is a Kineto trace file or a directory directly holding one, 0 when none
+ * is, -1 when they are mixed. */
 int cta_kineto_inputs(char *const *paths, int n);
-/* Reads each file once and prints the summary; returns a CTA_EXIT_* status, errors (naming the
- * file, the byte offset and what was expected) on stderr. */
+/* Reads each file once (a directory: its files named *.json or *.gz that are Kineto traces, as
+ * HTA's trace_dir) and prints the summary; all the files are one job, as HTA's directory (its
+ * last-step filter decides over all of them, so their kernels are held until the end). Returns
+ * a CTA_EXIT_* status, errors (naming the file, the byte offset and what was expected) on
+ * stderr. */
 int cta_kineto_summary(const char *cmd, char *const *paths, int n, int json, FILE *out);
 
 #endif

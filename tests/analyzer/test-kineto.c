@@ -5,6 +5,7 @@
 
 #include <dirent.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 static const char *write_tmp(char path[4096], const char *name, const char *text)
 {
@@ -265,5 +266,59 @@ TEST_IMPL(kineto_mixed_inputs_and_text)
     ASSERT_CONTAINS(p.out, "73.7%"); /* flat's idle share, 376 of 510 us */
     ASSERT_CONTAINS(p.out, "none.json: no GPU kernels in this trace");
     ctt_proc_free(&p);
+    return 0;
+}
+
+/* A directory is one job, as HTA's trace_dir: its files named *.json or *.gz, every rank, with
+ * the last-step filter decided over all of them. Each rank here has one step name, repeated
+ * (ProfilerStep#1 at 0 and 200 on rank 0, #2 on rank 1): alone, a file has no filter; together
+ * two names, so the kernels launched at 210 go. HTA 0.5.0 on this directory: rank 0 span 50,
+ * idle 0, compute 50; rank 1 span 20, idle 0, compute 20. */
+#define KJOB_DOC(rank, step, k1, k2)                                                               \
+    "{\"distributedInfo\": {\"rank\": " rank "}, \"traceEvents\": ["                               \
+    "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"" step "\", \"ts\": 0, \"dur\": 200},"         \
+    "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"" step "\", \"ts\": 200, \"dur\": 200},"       \
+    "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"ts\": 10,"         \
+    " \"dur\": 2, \"args\": {\"correlation\": 1}},"                                                 \
+    "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"ts\": 210,"        \
+    " \"dur\": 2, \"args\": {\"correlation\": 2}},"                                                 \
+    "{\"ph\": \"X\", " k1 ", \"args\": {\"stream\": 7, \"correlation\": 1}},"                       \
+    "{\"ph\": \"X\", " k2 ", \"args\": {\"stream\": 7, \"correlation\": 2}}]}"
+
+TEST_IMPL(kineto_directory_is_one_job)
+{
+    char dir[4096], path[4200];
+    snprintf(dir, sizeof dir, "%s/job", ctt_tmpdir());
+    ASSERT_INT(mkdir(dir, 0755), ==, 0);
+    ASSERT(write_tmp(path, "job/rank0.json",
+                     KJOB_DOC("0", "ProfilerStep#1",
+                              "\"cat\": \"kernel\", \"name\": \"gemm\", \"ts\": 20, \"dur\": 50",
+                              "\"cat\": \"kernel\", \"name\": \"relu\", \"ts\": 220, \"dur\": 20")));
+    ASSERT(write_tmp(path, "job/rank1.json",
+                     KJOB_DOC("1", "ProfilerStep#2",
+                              "\"cat\": \"kernel\", \"name\": \"k1\", \"ts\": 30, \"dur\": 20",
+                              "\"cat\": \"gpu_memcpy\", \"name\": \"Memcpy DtoH\", \"ts\": 230, \"dur\": 30")));
+    ASSERT(write_tmp(path, "job/notes.txt", "not a trace"));
+    tj *s = an_summary(dir, NULL);
+    ASSERT(s);
+    ASSERT_UINT(tj_len(s, "hta.ranks"), ==, 2);
+    ASSERT_INT(tj_num(s, "hta.ranks.0.rank"), ==, 0);
+    ASSERT_INT(tj_num(s, "hta.ranks.0.last_step_dropped"), ==, 1);
+    ASSERT_INT(tj_num(s, "hta.ranks.0.kernels"), ==, 1);
+    ASSERT_INT(tj_num(s, "hta.ranks.0.kernel_time_ns"), ==, 50000);
+    ASSERT_INT(tj_num(s, "hta.ranks.0.idle_ns"), ==, 0);
+    ASSERT_INT(tj_num(s, "hta.ranks.0.compute_ns"), ==, 50000);
+    ASSERT_INT(tj_num(s, "hta.ranks.1.rank"), ==, 1);
+    ASSERT_INT(tj_num(s, "hta.ranks.1.kernel_time_ns"), ==, 20000);
+    ASSERT_INT(tj_num(s, "hta.ranks.1.compute_ns"), ==, 20000);
+    tj_free(s);
+    /* rank 0 alone: one step name, nothing dropped; span 20..240, busy 70 */
+    snprintf(path, sizeof path, "%s/rank0.json", dir);
+    s = an_summary(path, NULL);
+    ASSERT(s);
+    ASSERT_INT(tj_num(s, "hta.ranks.0.kernels"), ==, 2);
+    ASSERT_INT(tj_num(s, "hta.ranks.0.kernel_time_ns"), ==, 220000);
+    ASSERT_INT(tj_num(s, "hta.ranks.0.idle_ns"), ==, 150000);
+    tj_free(s);
     return 0;
 }

@@ -35,7 +35,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (rc != 0 && rc != -1)
         abort();
     cta_hta_res res;
-    cta_hta_result(h, &res);
+    cta_hta_result(h, -1, &res);
     /* HTA's identities: the parts add up to the span, none negative but through rounding */
     if (res.kernels && (res.idle_us + res.compute_us + res.non_compute_us != res.kernel_us ||
                         res.compute_us > res.kernel_us))
