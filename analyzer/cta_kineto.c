@@ -1,6 +1,7 @@
 /* A pull tokenizer over zlib's gzread (which passes plain text through), one block at a time,
  * and a parser that knows only the parts of Kineto's document cutrace uses: the rest is
  * checked for validity and skipped without being stored. */
+#define _GNU_SOURCE /* memmem */
 #include "cta_kineto.h"
 
 #include <errno.h>
@@ -583,15 +584,22 @@ int cta_kineto_sniff(const char *path)
     gzFile gz = gzopen(path, "rb");
     if (!gz)
         return -1;
-    unsigned char b[256];
-    int n = gzread(gz, b, sizeof b);
+    /* Kineto writes its few KiB of metadata (devices, ranks) before the events: the key must
+     * show within the first 64 KiB, so that other JSON (cutrace's own summary, say) is not
+     * taken for a profile */
+    static const char key[] = "\"traceEvents\"";
+    size_t cap = 64 << 10;
+    char *b = malloc(cap + 1);
+    int n = b ? gzread(gz, b, (unsigned)cap) : -1;
     gzclose(gz);
-    for (int i = 0; i < n; i++) {
-        if (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r')
-            continue;
-        return b[i] == '{';
+    int yes = 0;
+    if (n > 0) {
+        b[n] = '\0';
+        size_t lead = strspn(b, " \t\r\n");
+        yes = b[lead] == '{' && memmem(b, (size_t)n, key, sizeof key - 1) != NULL;
     }
-    return 0;
+    free(b);
+    return yes;
 }
 
 int cta_kineto_read(const char *path, cta_kevent_fn fn, void *ctx, cta_kmeta *meta, char *err,

@@ -51,8 +51,9 @@ typedef struct {
 /* Return nonzero to stop the read (cta_kineto_read then returns that value). */
 typedef int (*cta_kevent_fn)(void *ctx, const cta_kevent *e);
 
-/* 1 if the file is a Kineto trace (a gzip stream or text whose first non-blank byte is '{'),
- * 0 if not, -1 (errno set) if it cannot be opened. */
+/* 1 if the file is a Kineto trace (plain or gzip text whose first non-blank byte is '{' and
+ * whose first 64 KiB hold the key "traceEvents"), 0 if not, -1 (errno set) if it cannot be
+ * opened. */
 int cta_kineto_sniff(const char *path);
 
 /* Reads the whole file: 0 when it was read to its end, the callback's nonzero value when it

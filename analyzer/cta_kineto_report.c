@@ -11,6 +11,7 @@
 #include "cta_hta.h"
 #include "cta_map.h"
 #include "cta_out.h"
+#include "cta_paths.h"
 #include "cta_report.h"
 
 static const char no_kernels[] =
@@ -60,7 +61,8 @@ static size_t dir_files(const char *dir, char ***v, size_t *n, size_t *cap)
         (*v)[(*n)++] = path;
     }
     closedir(d);
-    qsort(*v + first, *n - first, sizeof **v, by_name);
+    if (*n > first) /* *v may still be NULL */
+        qsort(*v + first, *n - first, sizeof **v, by_name);
     return *n - first;
 }
 
@@ -75,6 +77,10 @@ int cta_kineto_inputs(char *const *paths, int n)
     int kineto = 0;
     for (int i = 0; i < n; i++) {
         if (is_dir(paths[i])) {
+            /* a directory of cutrace traces stays one, whatever JSON lies beside them (a
+             * summary --json or a timeline written there) */
+            if (cta_paths_has_traces(paths[i]))
+                continue;
             char **v = NULL;
             size_t nv = 0, cap = 0;
             kineto += dir_files(paths[i], &v, &nv, &cap) > 0;

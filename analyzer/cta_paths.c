@@ -99,6 +99,17 @@ int cta_paths_expand(const char *cmd, char *const *in, int n, char ***out, size_
     return 0;
 }
 
+int cta_paths_has_traces(const char *dir)
+{
+    list l = {0};
+    walk(&l, dir, 0);
+    size_t n = l.n;
+    for (size_t i = 0; i < n; i++)
+        free(l.v[i]);
+    free(l.v);
+    return n > 0;
+}
+
 void cta_paths_free(char **v)
 {
     for (size_t i = 0; v && v[i]; i++)

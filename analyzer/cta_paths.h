@@ -11,5 +11,7 @@
  * no trace. */
 int cta_paths_expand(const char *cmd, char *const *in, int n, char ***out, size_t *nout);
 void cta_paths_free(char **v);
+/* Whether the directory holds a trace file (as the expansion finds them), silently. */
+int cta_paths_has_traces(const char *dir);
 
 #endif

@@ -213,9 +213,9 @@ TEST_IMPL(kineto_reader_errors_name_file_offset_and_expectation)
                ==, 0);
     char deep[200];
     memset(deep, '[', sizeof deep);
-    memcpy(deep, "{\"x\": ", 6);
+    memcpy(deep, "{\"traceEvents\": [], \"x\": ", 25);
     deep[sizeof deep - 1] = '\0';
-    ASSERT_INT(check_error("deep.json", deep, "byte 69:", "expected at most 64 nested"), ==, 0);
+    ASSERT_INT(check_error("deep.json", deep, "byte 88:", "expected at most 64 nested"), ==, 0);
     return 0;
 }
 
@@ -265,6 +265,28 @@ TEST_IMPL(kineto_mixed_inputs_and_text)
     ASSERT_CONTAINS(p.out, "HTA temporal breakdown");
     ASSERT_CONTAINS(p.out, "73.7%"); /* flat's idle share, 376 of 510 us */
     ASSERT_CONTAINS(p.out, "none.json: no GPU kernels in this trace");
+    ctt_proc_free(&p);
+    /* cutrace's own JSON beside its traces (a timeline is Chrome-trace JSON too), or named
+     * alone, is not taken for a Kineto trace */
+    char sum[4200], tl[4200];
+    snprintf(sum, sizeof sum, "%s/summary.json", dir);
+    snprintf(tl, sizeof tl, "%s/timeline.json", dir);
+    FILE *f = fopen(sum, "w");
+    ASSERT(f);
+    fputs("{\"schema_version\": 2, \"processes\": []}\n", f);
+    ASSERT_INT(fclose(f), ==, 0);
+    ASSERT(f = fopen(tl, "w"));
+    fputs("{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"ts\": 1,"
+          " \"dur\": 2, \"args\": {\"stream\": 7}}]}\n", f);
+    ASSERT_INT(fclose(f), ==, 0);
+    tj *s = an_summary(dir, NULL);
+    ASSERT(s);
+    ASSERT(!tj_path(s, "hta"));
+    ASSERT_UINT(tj_len(s, "processes"), ==, 1);
+    tj_free(s);
+    char *argv3[] = {(char *)an_cutrace(), "summary", sum, NULL};
+    ASSERT_INT(ctt_run(&p, argv3, NULL, 60), ==, 0);
+    ASSERT_INT(p.code, ==, 3);
     ctt_proc_free(&p);
     return 0;
 }

@@ -91,8 +91,8 @@ TEST_IMPL(kineto_hostile_documents)
     size_t n = 1000000;
     char *deep = malloc(n + 16);
     ASSERT(deep);
-    memcpy(deep, "{\"a\": ", 6);
-    memset(deep + 6, '[', n);
+    memcpy(deep, "{\"traceEvents\": [], \"a\": ", 25);
+    memset(deep + 25, '[', n - 19);
     int rc = hostile("deep.json", deep, n + 6, 3, "expected at most 64 nested");
     free(deep);
     ASSERT_INT(rc, ==, 0);
@@ -124,7 +124,10 @@ TEST_IMPL(kineto_hostile_documents)
     memset(num + l, '7', 100);
     strcpy(num + l + 100, "}]}");
     ASSERT_INT(hostile("num.json", num, strlen(num), 3, "expected a number of at most"), ==, 0);
-    ASSERT_INT(hostile("empty.json", "{}", 2, 0, "no GPU kernels"), ==, 0);
-    ASSERT_INT(hostile("open.json", "{", 1, 3, "expected a string, found the end of the file"), ==, 0);
+    static const char empty[] = "{\"traceEvents\": []}", open_[] = "{\"traceEvents\": [";
+    ASSERT_INT(hostile("empty.json", empty, sizeof empty - 1, 0, "no GPU kernels"), ==, 0);
+    ASSERT_INT(hostile("open.json", open_, sizeof open_ - 1, 3,
+                       "expected an object, found the end of the file"),
+               ==, 0);
     return 0;
 }
