@@ -53,6 +53,25 @@ const char *ctt_path(char buf[4096], const char *rel)
     return buf;
 }
 
+const char *ctt_status_ok(const char *path, const char *script, const char *what, char *out, size_t len)
+{
+    static char why[1024];
+    char *st = ctt_read_file(path, NULL);
+    if (!st) {
+        snprintf(why, sizeof why, "no %s: the build did not run %s", path, script);
+        ctt_skip(why);
+    }
+    st[strcspn(st, "\n")] = 0;
+    if (strncmp(st, "ok ", 3) != 0) {
+        snprintf(why, sizeof why, "no %s: %s", what, st);
+        free(st);
+        ctt_skip(why);
+    }
+    snprintf(out, len, "%s", st + 3);
+    free(st);
+    return out;
+}
+
 char *ctt_read_file(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");
