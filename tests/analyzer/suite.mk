@@ -20,3 +20,7 @@ $(eval $(call ctt_suite,analyzer,$(patsubst %.c,$(B)/%.o,$(AN_HELPER_SRCS) $(AN_
 # the diagnosis pairs the tests trace (make bench reads them too)
 $(B)/tests/analyzer/test-pairs.o $(B)/asan/tests/analyzer/test-pairs.o: CFLAGS += \
   -DAN_PAIRS='"$(CURDIR)/tests/workloads/diag_pairs.txt"'
+
+# the example queries the export test runs
+$(B)/tests/analyzer/test-export.o $(B)/asan/tests/analyzer/test-export.o: CFLAGS += \
+  -DAN_SQLITE_MD='"$(CURDIR)/analyzer/SQLITE.md"'

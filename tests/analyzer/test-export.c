@@ -1,0 +1,310 @@
+/* `cutrace export`: the example queries of analyzer/SQLITE.md, run by the sqlite3 command on an
+ * exported trace, give what `cutrace summary --json` and the traced program itself count; the
+ * CSV export holds the SQLite export's rows; the GPU idle gaps the SQL view finds add up to the
+ * summary's idle time per rank. sqlite3 (Debian) is installed with apt-get when missing; the
+ * tests are skipped when it cannot be. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "an_helpers.h"
+
+/* sqlite3 --version works, after installing it if needed (once per process). */
+static void need_sqlite3(void)
+{
+    static int ok = -1;
+    char *ver[] = {"sqlite3", "--version", NULL};
+    ctt_proc p;
+    if (ok < 0) {
+        ok = ctt_run(&p, ver, NULL, 30) == 0 && p.exited && p.code == 0;
+        if (ok >= 0 && !ok && getuid() == 0 && access("/usr/bin/apt-get", X_OK) == 0) {
+            char *inst[] = {"sh", "-c", "apt-get install -y -qq sqlite3 >/dev/null 2>&1 || "
+                            "{ apt-get update -qq && apt-get install -y -qq sqlite3; } >/dev/null 2>&1", NULL};
+            ctt_proc q;
+            char *env[] = {"DEBIAN_FRONTEND=noninteractive", NULL};
+            if (ctt_run(&q, inst, env, 600) == 0)
+                ctt_proc_free(&q);
+            ctt_proc_free(&p);
+            ok = ctt_run(&p, ver, NULL, 30) == 0 && p.exited && p.code == 0;
+        }
+        ctt_proc_free(&p);
+    }
+    if (!ok)
+        ctt_skip("the sqlite3 command is missing and could not be installed (apt-get install sqlite3)");
+}
+
+/* The output of `sqlite3 DB SQL` (tab-separated, no header), or NULL after printing why. */
+static char *sql(const char *db, const char *query)
+{
+    need_sqlite3();
+    char *argv[] = {"sqlite3", "-batch", "-bail", "-separator", "\t", (char *)db, (char *)query, NULL};
+    ctt_proc p;
+    if (ctt_run(&p, argv, NULL, 120) != 0)
+        return NULL;
+    char *out = NULL;
+    if (p.exited && p.code == 0 && !p.err[0]) {
+        out = p.out;
+        p.out = NULL;
+    } else {
+        fprintf(stderr, "sqlite3 %s: %s\n%s\n", db, p.err, query);
+    }
+    ctt_proc_free(&p);
+    return out;
+}
+
+/* The example query `name` of SQLITE.md: the lines after "-- example: NAME" up to the fence. */
+static char *example(const char *name)
+{
+    char *doc = ctt_read_file(AN_SQLITE_MD, NULL);
+    if (!doc)
+        return NULL;
+    char tag[128];
+    snprintf(tag, sizeof tag, "-- example: %s\n", name);
+    char *q = strstr(doc, tag), *end = q ? strstr(q, "```") : NULL;
+    char *r = NULL;
+    if (end) {
+        q += strlen(tag);
+        r = strndup(q, (size_t)(end - q));
+    } else {
+        fprintf(stderr, "%s: no query tagged '%s'\n", AN_SQLITE_MD, tag);
+    }
+    free(doc);
+    return r;
+}
+
+/* Runs SQLITE.md's example `name` on db; each line's tab-separated fields in f[line][col]. */
+#define MAXL 256
+static int rows_of(const char *db, const char *name, char *f[MAXL][4], char **keep)
+{
+    char *q = example(name);
+    *keep = q ? sql(db, q) : NULL;
+    free(q);
+    if (!*keep)
+        return -1;
+    int n = 0;
+    char *save;
+    for (char *line = strtok_r(*keep, "\n", &save); line && n < MAXL; line = strtok_r(NULL, "\n", &save), n++) {
+        for (int c = 0; c < 4; c++) {
+            f[n][c] = line;
+            line = strchr(line, '\t');
+            if (line)
+                *line++ = 0;
+            else
+                line = "";
+        }
+    }
+    return n;
+}
+
+static const char *export_to(const char *dir, const char *opt, const char *name)
+{
+    static char out[4096];
+    char args[4200];
+    snprintf(out, sizeof out, "%s/%s", ctt_tmpdir(), name);
+    snprintf(args, sizeof args, "export %s %s {}", opt, out);
+    ctt_proc p;
+    int ok = an_run(&p, args, dir) == 0 && p.exited && p.code == 0;
+    if (!ok)
+        fprintf(stderr, "cutrace %s: %d %s\n", args, p.code, p.err);
+    ctt_proc_free(&p);
+    return ok ? out : NULL;
+}
+
+/* train_loop, with its NVTX ranges and its own counts (the demo's program, shorter). */
+static const char *trace_train_loop(char dir[4096], char nvtx[4096], char **out)
+{
+    snprintf(nvtx, 4096, "%s/nvtx.txt", ctt_tmpdir());
+    char args[4200];
+    snprintf(args, sizeof args, "train_loop --iters 10 --loader-ms 5 --nvtx %s", nvtx);
+    return an_trace_workload(dir, "train", args, NULL, out);
+}
+
+TEST_IMPL(export_sqlite_queries_match_summary)
+{
+    char dir[4096], nvtx[4096], *out, *keep;
+    ASSERT(trace_train_loop(dir, nvtx, &out));
+    ASSERT_CONTAINS(out, "totals h2d=10 h2d_bytes=41943040 kernels=330 d2h=10 d2h_bytes=40");
+    free(out);
+    tj *s = an_summary(dir, NULL);
+    ASSERT(s);
+    char db[4096];
+    snprintf(db, sizeof db, "%s", export_to(dir, "--sqlite", "t.sqlite") ?: "");
+    ASSERT(db[0]);
+    char *f[MAXL][4];
+
+    /* kernels: per name, the timed instances and their GPU time; 330 in all, as launched */
+    int n = rows_of(db, "kernels", f, &keep);
+    ASSERT_INT(n, >, 0);
+    const tj *kernels = tj_get(s, "kernels");
+    size_t timed = 0;
+    for (size_t i = 0; i < kernels->n; i++)
+        timed += tj_num(kernels->v[i], "timed_instances") > 0;
+    ASSERT_UINT((size_t)n, ==, timed);
+    long all = 0;
+    for (int i = 0; i < n; i++) {
+        const tj *k = tj_find(kernels, "name", f[i][0]);
+        ASSERT(k != NULL);
+        ASSERT_INT(atol(f[i][1]), ==, (long)tj_num(k, "timed_instances"));
+        ASSERT_INT(atol(f[i][2]), ==, (long)tj_num(k, "end_bounded"));
+        if (tj_num(k, "end_bounded") == 0)
+            ASSERT_INT(atol(f[i][3]), ==, (long)tj_num(k, "total_ns"));
+        all += atol(f[i][1]);
+    }
+    ASSERT_INT(all, ==, 330);
+    free(keep);
+
+    /* copies: count and bytes per kind, as the summary sums them over host memory kinds; the
+     * program's 10 read-backs of 4 bytes */
+    static const struct { const char *label, *op; } kinds[] = {
+        {"Host-to-Device", "H2D"}, {"Device-to-Host", "D2H"}, {"Device-to-Device", "D2D"}, {"Peer-to-Peer", "P2P"}};
+    n = rows_of(db, "copies", f, &keep);
+    ASSERT_INT(n, >, 0);
+    const tj *copies = tj_get(s, "copies");
+    for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
+        double count = 0, bytes = 0;
+        for (size_t i = 0; i < copies->n; i++)
+            if (!strcmp(tj_str(copies->v[i], "op"), kinds[k].op)) {
+                count += tj_num(copies->v[i], "count");
+                bytes += tj_num(copies->v[i], "bytes");
+            }
+        long got_n = 0, got_b = 0;
+        for (int i = 0; i < n; i++)
+            if (!strcmp(f[i][0], kinds[k].label))
+                got_n = atol(f[i][1]), got_b = atol(f[i][2]);
+        ASSERT_INT(got_n, ==, (long)count);
+        ASSERT_INT(got_b, ==, (long)bytes);
+        if (!strcmp(kinds[k].op, "D2H")) {
+            ASSERT_INT(got_n, ==, 10);
+            ASSERT_INT(got_b, ==, 40);
+        }
+    }
+    free(keep);
+
+    /* API calls per function */
+    n = rows_of(db, "api", f, &keep);
+    ASSERT_UINT((size_t)n, ==, tj_len(s, "api"));
+    for (int i = 0; i < n; i++) {
+        const tj *a = tj_find(tj_get(s, "api"), "name", f[i][0]);
+        ASSERT(a != NULL);
+        ASSERT_INT(atol(f[i][1]), ==, (long)tj_num(a, "calls"));
+    }
+    free(keep);
+
+    /* NVTX ranges: the summary's instances, and the ranges the program wrote down */
+    n = rows_of(db, "nvtx", f, &keep);
+    ASSERT_INT(n, ==, 1);
+    double inst = 0;
+    const tj *ranges = tj_path(s, "nvtx.ranges");
+    for (size_t i = 0; i < ranges->n; i++)
+        inst += tj_num(ranges->v[i], "instances");
+    char *truth = ctt_read_file(nvtx, NULL);
+    ASSERT(truth);
+    long lines = 0;
+    for (char *c = truth; *c; c++)
+        lines += *c == '\n';
+    free(truth);
+    ASSERT_INT(lines, ==, 30);
+    ASSERT_INT(atol(f[0][0]), ==, (long)inst);
+    ASSERT_INT(atol(f[0][0]), ==, lines);
+    free(keep);
+    tj_free(s);
+    return 0;
+}
+
+/* Every table of the CSV export holds the SQLite export's rows (values typed by schema.sql's
+ * types; NULL and "" are one in CSV), compared by Python's sqlite3, gzip and csv modules. */
+static const char csv_check[] =
+    "import csv, glob, gzip, os, sqlite3, sys\n"
+    "db, d = sys.argv[1], sys.argv[2]\n"
+    "con = sqlite3.connect(db)\n"
+    "tables = [r[0] for r in con.execute(\"SELECT name FROM sqlite_master WHERE type = 'table'\")]\n"
+    "schema = open(os.path.join(d, 'schema.sql')).read()\n"
+    "bad = 0\n"
+    "conv = {'INTEGER': int, 'REAL': float, 'TEXT': str}\n"
+    "for t in tables:\n"
+    "    info = list(con.execute('PRAGMA table_info(\"%s\")' % t))\n"
+    "    cols, types = [r[1] for r in info], [r[2] for r in info]\n"
+    "    if 'CREATE TABLE %s (' % t not in schema:\n"
+    "        print(t, 'not in schema.sql'); bad += 1\n"
+    "    norm = lambda row: tuple(None if v == '' else v for v in row)\n"
+    "    want = sorted((norm(r) for r in con.execute('SELECT * FROM \"%s\"' % t)), key=repr)\n"
+    "    got = []\n"
+    "    for path in sorted(glob.glob(os.path.join(d, t, '*.csv.gz'))):\n"
+    "        with gzip.open(path, 'rt', newline='') as f:\n"
+    "            rd = csv.reader(f)\n"
+    "            if next(rd) != cols:\n"
+    "                print(path, 'header differs'); bad += 1\n"
+    "            for row in rd:\n"
+    "                got.append(tuple(None if v == '' else conv[ty](v) for v, ty in zip(row, types)))\n"
+    "    got.sort(key=repr)\n"
+    "    if got != want:\n"
+    "        print(t, 'CSV has', len(got), 'rows, SQLite', len(want)); bad += 1\n"
+    "    print(t, len(want))\n"
+    "sys.exit(1 if bad or not tables else 0)\n";
+
+TEST_IMPL(export_csv_holds_the_sqlite_rows)
+{
+    char dir[4096], nvtx[4096], *out;
+    ASSERT(trace_train_loop(dir, nvtx, &out));
+    free(out);
+    char db[4096], csvdir[4096];
+    snprintf(db, sizeof db, "%s", export_to(dir, "--sqlite", "t.sqlite") ?: "");
+    snprintf(csvdir, sizeof csvdir, "%s", export_to(dir, "--csv", "csv") ?: "");
+    ASSERT(db[0] && csvdir[0]);
+    char *argv[] = {"python3", "-c", (char *)csv_check, db, csvdir, NULL};
+    ctt_proc p;
+    ASSERT_INT(ctt_run(&p, argv, NULL, 120), ==, 0);
+    if (!p.exited || p.code != 0)
+        fprintf(stderr, "%s%s", p.out, p.err);
+    ASSERT(p.exited && p.code == 0);
+    /* the comparison covered rows of every kind */
+    ASSERT_CONTAINS(p.out, "CUPTI_ACTIVITY_KIND_KERNEL 330\n");
+    ASSERT_CONTAINS(p.out, "NVTX_EVENTS 30\n");
+    ASSERT_CONTAINS(p.out, "CUTRACE_ALLOCATIONS 14\n");
+    ctt_proc_free(&p);
+    return 0;
+}
+
+/* 16 ranks (tracegen): the GPU idle time per rank from the exported intervals (the
+ * CUTRACE_GPU_GAPS view over the window from the first GPU start to the last end), an
+ * independent computation, equals the summary's breakdown and its ranks[] busy share. */
+TEST_IMPL(export_ranks_idle_from_intervals)
+{
+    char dir[4096];
+    ASSERT(an_gen(dir, "r16", "--ranks 16 --iters 6 --loader-ms 2"));
+    tj *s = an_summary(dir, NULL);
+    ASSERT(s);
+    char db[4096];
+    snprintf(db, sizeof db, "%s", export_to(dir, "--sqlite", "r.sqlite") ?: "");
+    ASSERT(db[0]);
+    char *res = sql(db,
+        "WITH w AS (SELECT globalPid, deviceId, MAX(e) - MIN(s) AS win FROM ("
+        " SELECT globalPid, deviceId, start AS s, \"end\" AS e FROM CUPTI_ACTIVITY_KIND_KERNEL UNION ALL"
+        " SELECT globalPid, deviceId, start, \"end\" FROM CUPTI_ACTIVITY_KIND_MEMCPY UNION ALL"
+        " SELECT globalPid, deviceId, start, \"end\" FROM CUPTI_ACTIVITY_KIND_MEMSET)"
+        " GROUP BY globalPid, deviceId),"
+        " g AS (SELECT globalPid, deviceId, SUM(gap_ns) AS idle FROM CUTRACE_GPU_GAPS GROUP BY 1, 2)"
+        " SELECT p.rank, w.win, COALESCE(g.idle, 0) FROM w JOIN CUTRACE_PROCESSES p USING (globalPid)"
+        " LEFT JOIN g USING (globalPid, deviceId) ORDER BY p.rank;");
+    ASSERT(res);
+    int n = 0;
+    char *save;
+    for (char *line = strtok_r(res, "\n", &save); line; line = strtok_r(NULL, "\n", &save), n++) {
+        long rank, win, idle;
+        ASSERT_INT(sscanf(line, "%ld\t%ld\t%ld", &rank, &win, &idle), ==, 3);
+        ASSERT_INT(rank, ==, n);
+        char path[64];
+        snprintf(path, sizeof path, "breakdown.%d.window_ns", n);
+        ASSERT_INT(win, ==, (long)tj_num(s, path));
+        snprintf(path, sizeof path, "breakdown.%d.gpu_idle_ns", n);
+        ASSERT_INT(idle, ==, (long)tj_num(s, path));
+        snprintf(path, sizeof path, "ranks.%d.gpu_idle_pct", n);
+        /* the JSON prints 6 significant digits */
+        ASSERT_NEAR(100.0 * (double)idle / (double)win, tj_num(s, path), 1e-4);
+    }
+    ASSERT_INT(n, ==, 16);
+    free(res);
+    tj_free(s);
+    return 0;
+}
