@@ -349,6 +349,8 @@ static void summary_tables(ex *x, const cta_model *m, const cta_diag *dg, int nd
         }
         put(x, CTA_TAB_DIAG, d->proc->file, row);
     }
+    for (size_t i = 0; i < m->nprocs && !x->failed; i++)
+        x->failed = cta_tables_trace_done(x->t, m->procs[i].file) != 0;
 }
 
 static void enum_tables(ex *x)

@@ -11,6 +11,7 @@
 #include <zlib.h>
 
 #include "cta_map.h"
+#include "cta_out.h"
 
 #define CTA_COL_NAME_(t, n, ty) #n,
 #define CTA_COL_TYPE_(t, n, ty) #ty,
@@ -18,6 +19,9 @@
 #define CTA_TAB_TYPES_(id, name, cols, per) static const char *const id##_types[] = {cols(CTA_COL_TYPE_, id)};
 CTA_TABLES(CTA_TAB_NAMES_)
 CTA_TABLES(CTA_TAB_TYPES_)
+
+#define CTA_TAB_WIDTH_(id, name, cols, per) _Static_assert(id##_NCOLS <= 32, #id " is wider than MAX_COLS");
+CTA_TABLES(CTA_TAB_WIDTH_)
 
 static const struct {
     const char *name;
@@ -34,12 +38,20 @@ const char *cta_table_col(int t, int c) { return tabs[t].cols[c]; }
 const char *cta_table_type(int t, int c) { return tabs[t].types[c]; }
 int cta_table_per_trace(int t) { return tabs[t].per_trace; }
 
-const char *cta_table_create_sql(int t, char *buf, size_t len)
+/* The engines' names of the types (DuckDB and Spark SQL both take them): SQLite's INTEGER is
+ * 64-bit, theirs 32-bit. */
+static const char *engine_type(const char *type)
+{
+    return !strcmp(type, "INTEGER") ? "BIGINT" : !strcmp(type, "REAL") ? "DOUBLE" : "STRING";
+}
+
+const char *cta_table_create_sql(int t, int engines, char *buf, size_t len)
 {
     size_t at = (size_t)snprintf(buf, len, "CREATE TABLE %s (", tabs[t].name);
     for (int c = 0; c < tabs[t].ncols && at < len; c++)
         at += (size_t)snprintf(buf + at, len - at, "%s\"%s\" %s%s", c ? ", " : "", tabs[t].cols[c],
-                               tabs[t].types[c], t == CTA_TAB_STRINGS && c == 0 ? " PRIMARY KEY" : "");
+                               engines ? engine_type(tabs[t].types[c]) : tabs[t].types[c],
+                               t == CTA_TAB_STRINGS && c == 0 && !engines ? " PRIMARY KEY" : "");
     if (at < len)
         snprintf(buf + at, len - at, ");");
     return buf;
@@ -48,7 +60,7 @@ const char *cta_table_create_sql(int t, char *buf, size_t len)
 /* CSV: gzip streams open at once, at most; one evicted is finished as a gzip member and a later
  * row appends another member to its file (a multi-member gzip file is one file to gzip, DuckDB
  * and Spark), so memory stays bounded however many traces there are. */
-#define CSV_OPEN_MAX 32
+#define CSV_OPEN_MAX 64
 #define SQLITE_ROWS_PER_TX 100000
 
 typedef struct {
@@ -71,6 +83,8 @@ struct cta_tables {
     uint8_t *started;             /* per (file, table): its file exists (header written) */
     size_t started_cap;
     /* both */
+    char *text;                   /* a text value made valid UTF-8 */
+    size_t text_cap;
     cta_map strings;
     uint64_t rows;
 };
@@ -126,7 +140,7 @@ cta_tables *cta_tables_sqlite(const char *path)
     if (db_exec(t, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; BEGIN;") != 0)
         goto fail;
     for (int i = 0; i < CTA_TAB_N; i++) {
-        if (db_exec(t, cta_table_create_sql(i, sql, sizeof sql)) != 0)
+        if (db_exec(t, cta_table_create_sql(i, 0, sql, sizeof sql)) != 0)
             goto fail;
         size_t at = (size_t)snprintf(sql, sizeof sql, "INSERT INTO %s VALUES (", tabs[i].name);
         for (int c = 0; c < tabs[i].ncols; c++)
@@ -157,7 +171,7 @@ cta_tables *cta_tables_csv(const char *dir)
     FILE *f = fopen(p, "w");
     char sql[2048];
     for (int i = 0; f && i < CTA_TAB_N; i++)
-        fprintf(f, "%s\n", cta_table_create_sql(i, sql, sizeof sql));
+        fprintf(f, "%s\n", cta_table_create_sql(i, 1, sql, sizeof sql));
     if (!f || ferror(f) | fclose(f)) {
         fprintf(stderr, "cutrace export: error: %s: cannot write the schema: %s\n", p, strerror(errno));
         free(p);
@@ -295,10 +309,47 @@ static int db_put(cta_tables *t, int table, const cta_val *row)
     return 0;
 }
 
+/* s with each byte that is not part of valid UTF-8 replaced by U+FFFD, as the summary's JSON
+ * has it (DuckDB and Spark reject invalid UTF-8); s itself when valid. */
+static const char *valid_utf8(cta_tables *t, const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t n, bad = 0;
+    for (; *p; p += n ? n : 1)
+        bad += !(n = cta_utf8_len(p));
+    if (!bad)
+        return s;
+    cta_grow(&t->text, &t->text_cap, (size_t)(p - (const unsigned char *)s) + 2 * bad + 1, 1);
+    char *o = t->text;
+    for (p = (const unsigned char *)s; *p; p += n ? n : 1) {
+        if ((n = cta_utf8_len(p)))
+            memcpy(o, p, n), o += n;
+        else
+            memcpy(o, "\xEF\xBF\xBD", 3), o += 3;
+    }
+    *o = 0;
+    return t->text;
+}
+
+#define MAX_COLS 32 /* the widest table has 20 */
 int cta_tables_put(cta_tables *t, int table, uint32_t file, const cta_val *row)
 {
+    cta_val v[MAX_COLS];
+    char *own[MAX_COLS] = {0};
+    int n = tabs[table].ncols, copied = 0;
+    for (int c = 0; c < n; c++) {
+        const char *s = row[c].kind == CTA_V_TEXT ? valid_utf8(t, row[c].s) : NULL;
+        if (s && s != row[c].s) { /* rare: a text kept apart while the others are checked */
+            if (!copied)
+                memcpy(v, row, (size_t)n * sizeof *v), copied = 1;
+            v[c].s = own[c] = strdup(s);
+        }
+    }
     t->rows++;
-    return t->db ? db_put(t, table, row) : csv_put(t, table, file, row);
+    int rc = t->db ? db_put(t, table, copied ? v : row) : csv_put(t, table, file, copied ? v : row);
+    for (int c = 0; copied && c < n; c++)
+        free(own[c]);
+    return rc;
 }
 
 int64_t cta_tables_string(cta_tables *t, const char *s)
@@ -311,6 +362,18 @@ int64_t cta_tables_string(cta_tables *t, const char *s)
             return -1;
     }
     return i;
+}
+
+int cta_tables_trace_done(cta_tables *t, uint32_t file)
+{
+    if (t->db)
+        return 0;
+    for (int i = 0; i < CTA_TAB_N; i++) {
+        size_t key = ((size_t)file + 1) * CTA_TAB_N + (size_t)i;
+        if (tabs[i].per_trace && (key >= t->started_cap || !t->started[key]) && !csv_stream(t, i, file))
+            return -1;
+    }
+    return 0;
 }
 
 int cta_tables_exec(cta_tables *t, const char *sql)
@@ -346,6 +409,7 @@ int cta_tables_close(cta_tables *t, int ok)
         if (t->open[i].gz && csv_close_slot(t, &t->open[i]) != 0)
             rc = -1;
     cta_map_free(&t->strings);
+    free(t->text);
     free(t->started);
     free(t->path);
     free(t->tmp);

@@ -7,7 +7,7 @@
  *
  * A row is an array of cta_val indexed by the table's column enum (TABLE_column, e.g.
  * KERNEL_start), all NULL unless set. Rows are written as they come (streaming): memory is the
- * back end's (a bounded number of open compressed files; SQLite's page cache), not the rows'.
+ * back end's (at most 64 open compressed files; SQLite's page cache), not the rows'.
  * Text values are referenced, not copied, during cta_tables_put only. */
 #ifndef CTA_TABLES_H
 #define CTA_TABLES_H
@@ -110,14 +110,15 @@ int cta_table_ncols(int table);
 const char *cta_table_col(int table, int col);
 const char *cta_table_type(int table, int col);
 int cta_table_per_trace(int table);
-/* The CREATE TABLE statement of a table, into buf; returns buf. */
-const char *cta_table_create_sql(int table, char *buf, size_t len);
+/* The CREATE TABLE statement of a table, into buf, in SQLite's types or (engines) in the
+ * types DuckDB and Spark SQL name BIGINT, DOUBLE and STRING; returns buf. */
+const char *cta_table_create_sql(int table, int engines, char *buf, size_t len);
 
 typedef struct cta_tables cta_tables;
 /* Creates the database at path (replacing it once complete: rows go to a temporary file beside
  * it, renamed over path by cta_tables_close). NULL after printing why on stderr. */
 cta_tables *cta_tables_sqlite(const char *path);
-/* Creates dir (if needed) with dir/schema.sql (every table's CREATE TABLE) and, as rows come,
+/* Creates dir (if needed) with dir/schema.sql (every table's CREATE TABLE, engines' types) and, as rows come,
  * dir/TABLE/trace-N.csv.gz (per_trace tables; N the trace's index, CUTRACE_PROCESSES.file
  * names it) or dir/TABLE/all.csv.gz, with a header line. NULL after printing why. */
 cta_tables *cta_tables_csv(const char *dir);
@@ -126,6 +127,9 @@ cta_tables *cta_tables_csv(const char *dir);
 int cta_tables_put(cta_tables *t, int table, uint32_t file, const cta_val *row);
 /* The id of a string in StringIds, adding its row the first time. -1 on failure (printed). */
 int64_t cta_tables_string(cta_tables *t, const char *s);
+/* Every row of trace `file` is written: CSV gives each table it has no rows in a file with the
+ * header alone, so that every trace has every table (an engine's glob finds them all). */
+int cta_tables_trace_done(cta_tables *t, uint32_t file);
 /* SQL run at the end (SQLite only: views); ignored by CSV. Returns 0 or -1 (printed). */
 int cta_tables_exec(cta_tables *t, const char *sql);
 /* Finishes (ok) or abandons (!ok, removing what was written) the output; returns 0 when
