@@ -121,6 +121,14 @@ cta_tables *cta_tables_sqlite(const char *path)
     t->tmp = cta_xmalloc(n + 16, "the export");
     snprintf(t->tmp, n + 16, "%s.tmp-XXXXXX", path);
     int fd = mkstemp(t->tmp);
+    /* the permissions a new file gets (mkstemp makes it private) */
+    mode_t um = umask(0);
+    umask(um);
+    if (fd >= 0 && fchmod(fd, 0666 & ~um) != 0) {
+        close(fd);
+        unlink(t->tmp);
+        fd = -1;
+    }
     if (fd < 0) {
         fprintf(stderr, "cutrace export: error: %s: cannot create a file beside it: %s\n", path,
                 strerror(errno));

@@ -3,9 +3,11 @@
  * CSV export holds the SQLite export's rows; the GPU idle gaps the SQL view finds add up to the
  * summary's idle time per rank. sqlite3 (Debian) is installed with apt-get when missing; the
  * tests are skipped when it cannot be. */
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "an_helpers.h"
@@ -377,4 +379,67 @@ TEST_IMPL(export_csv_ranks_in_duckdb)
     ctt_proc_free(&p);
     tj_free(s);
     return rc;
+}
+
+/* The database replaces an old file only once complete, with the permissions a new file gets;
+ * a failure (an output in a missing directory, an unreadable trace) leaves the old file and no
+ * temporary; usage errors name the problem. */
+TEST_IMPL(export_replaces_the_file_whole)
+{
+    char dir[4096], out[4096], bad[4096], args[8400];
+    ASSERT(an_gen(dir, "one", "--iters 3"));
+    snprintf(out, sizeof out, "%s/old.sqlite", ctt_tmpdir());
+    FILE *f = fopen(out, "w");
+    ASSERT(f && fputs("old", f) >= 0 && fclose(f) == 0);
+    ASSERT(chmod(out, 0600) == 0);
+    ctt_proc p;
+    snprintf(bad, sizeof bad, "%s/missing.cutrace", ctt_tmpdir());
+    snprintf(args, sizeof args, "export --sqlite %s %s", out, bad);
+    ASSERT_INT(an_run(&p, args, dir), ==, 0);
+    ASSERT_INT(p.code, ==, 3);
+    ctt_proc_free(&p);
+    char *old = ctt_read_file(out, NULL);
+    ASSERT(old);
+    ASSERT_STR(old, "old");
+    free(old);
+    snprintf(args, sizeof args, "export --sqlite %s/no/such/dir/x.sqlite {}", ctt_tmpdir());
+    ASSERT_INT(an_run(&p, args, dir), ==, 0);
+    ASSERT_INT(p.code, ==, 1);
+    ASSERT_CONTAINS(p.err, "/no/such/dir/x.sqlite");
+    ctt_proc_free(&p);
+    snprintf(args, sizeof args, "export --sqlite %s {}", out);
+    ASSERT_INT(an_run(&p, args, dir), ==, 0);
+    ASSERT_INT(p.code, ==, 0);
+    ctt_proc_free(&p);
+    char *n = sql(out, "SELECT COUNT(*) FROM CUPTI_ACTIVITY_KIND_KERNEL;");
+    ASSERT(n);
+    ASSERT_INT(atol(n), ==, 3 * 30);
+    free(n);
+    struct stat st;
+    mode_t um = umask(0);
+    umask(um);
+    ASSERT(stat(out, &st) == 0);
+    ASSERT_INT(st.st_mode & 0777, ==, 0666 & ~um);
+    DIR *d = opendir(ctt_tmpdir());
+    ASSERT(d);
+    for (struct dirent *e; (e = readdir(d));)
+        ASSERT(!strstr(e->d_name, ".tmp-"));
+    closedir(d);
+    char *usage[][6] = {{"export", "{}", NULL},
+                        {"export", "--sqlite", out, "--csv", out, NULL},
+                        {"export", "--sqlite", out, NULL},
+                        {"export", "--top", "3", "--sqlite", out, NULL}};
+    const char *why[] = {"expected one of --sqlite FILE or --csv DIR",
+                         "expected one of --sqlite FILE or --csv DIR",
+                         "expected at least one trace file or directory", "--min-saving and --util-window only"};
+    for (size_t i = 0; i < sizeof usage / sizeof *usage; i++) {
+        args[0] = 0;
+        for (char **a = usage[i]; *a; a++)
+            snprintf(args + strlen(args), sizeof args - strlen(args), "%s%s", a == usage[i] ? "" : " ", *a);
+        ASSERT_INT(an_run(&p, args, dir), ==, 0);
+        ASSERT_INT(p.code, ==, 2);
+        ASSERT_CONTAINS(p.err, why[i]);
+        ctt_proc_free(&p);
+    }
+    return 0;
 }
