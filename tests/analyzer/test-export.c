@@ -443,3 +443,41 @@ TEST_IMPL(export_replaces_the_file_whole)
     }
     return 0;
 }
+
+/* NVTX_EVENTS of tests/workloads/nvtx_ranges (its header lists what it makes): 240 nested
+ * push/pops in 4 threads, one in a domain with a category and an int32 payload, 10000
+ * PyTorch-style ones; 2001 start/end ranges, one ended in another thread; three marks, one with
+ * a category, a color and a uint64 payload. The range begun before the trace and the pop with
+ * nothing pushed are no rows. */
+TEST_IMPL(export_nvtx_events_of_every_kind)
+{
+    char dir[4096], *out;
+    char *env[] = {"CUTRACE_RING_KB=8192", NULL};
+    ASSERT(an_trace_workload(dir, "kinds", "nvtx_ranges", env, &out));
+    free(out);
+    char db[4096];
+    snprintf(db, sizeof db, "%s", export_to(dir, "--sqlite", "n.sqlite") ?: "");
+    ASSERT(db[0]);
+    static const struct { const char *q, *want; } checks[] = {
+        {"SELECT eventType, COUNT(*) FROM NVTX_EVENTS GROUP BY 1 ORDER BY 1;", "34\t3\n59\t10241\n60\t2001\n"},
+        {"SELECT COUNT(*) FROM NVTX_EVENTS WHERE text IN ('outer', 'middle', 'inner') AND eventType = 59;", "240\n"},
+        {"SELECT COUNT(*) FROM NVTX_EVENTS WHERE text LIKE 'aten::add, seq = %, sizes = [[%]]';", "10000\n"},
+        {"SELECT COUNT(*), COUNT(DISTINCT globalTid) FROM NVTX_EVENTS WHERE text = 'relay';", "2000\t1\n"},
+        {"SELECT globalTid != endGlobalTid FROM NVTX_EVENTS WHERE text = 'handoff';", "1\n"},
+        {"SELECT category, color, uint64Value, \"end\" IS NULL FROM NVTX_EVENTS WHERE text = 'mark-ex';",
+         "3\t4278255360\t42\t1\n"},
+        {"SELECT COUNT(*) FROM NVTX_EVENTS WHERE text = 'wide-\xc3\xa9\xe4\xb8\xad' AND eventType = 34;", "1\n"},
+        {"SELECT domain, category, int32Value FROM NVTX_EVENTS WHERE text = 'registered-phase';",
+         "cutrace-test\t7\t-5\n"},
+        {"SELECT COUNT(*) FROM NVTX_EVENTS WHERE text = 'before-cuda' OR \"end\" < start;", "0\n"},
+    };
+    for (size_t i = 0; i < sizeof checks / sizeof *checks; i++) {
+        char *res = sql(db, checks[i].q);
+        ASSERT(res);
+        if (strcmp(res, checks[i].want))
+            fprintf(stderr, "%s\n", checks[i].q);
+        ASSERT_STR(res, checks[i].want);
+        free(res);
+    }
+    return 0;
+}
