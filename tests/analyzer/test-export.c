@@ -210,6 +210,24 @@ TEST_IMPL(export_sqlite_queries_match_summary)
     ASSERT_INT(atol(f[0][0]), ==, (long)inst);
     ASSERT_INT(atol(f[0][0]), ==, lines);
     free(keep);
+
+    /* the views answer as the checked queries do */
+    const struct { const char *view, *example; long rows; } views[] = {
+        {"SELECT name, instances, end_bounded, total_ns FROM CUTRACE_TOP_KERNELS", "kernels", (long)timed},
+        {"SELECT kind, copies, bytes, gbps FROM CUTRACE_COPIES_BY_KIND", "copies", 2}, /* H2D, D2H */
+        {"SELECT name, calls, total_ns FROM CUTRACE_API_SUMMARY", "api", (long)tj_len(s, "api")}};
+    for (size_t i = 0; i < sizeof views / sizeof *views; i++) {
+        char *q = example(views[i].example), both[8192];
+        ASSERT(q);
+        q[strcspn(q, ";")] = 0;
+        snprintf(both, sizeof both, "SELECT COUNT(*) FROM (%s), (SELECT COUNT(*) AS n FROM (%s "
+                 "EXCEPT SELECT * FROM (%s))) WHERE n = 0;", views[i].view, views[i].view, q);
+        free(q);
+        char *res = sql(db, both);
+        ASSERT(res);
+        ASSERT_INT(atol(res), ==, views[i].rows); /* 0: the view has a row the query has not */
+        free(res);
+    }
     tj_free(s);
     return 0;
 }
@@ -341,6 +359,21 @@ TEST_IMPL(export_ranks_idle_from_intervals)
     free(q);
     ASSERT(res);
     int rc = check_busy(res, s);
+    free(res);
+    /* the gaps view's idle time per rank */
+    res = sql(db, "SELECT p.rank, SUM(g.gap_ns) FROM CUTRACE_GPU_GAPS AS g JOIN CUTRACE_PROCESSES AS p "
+                  "USING (globalPid) GROUP BY p.rank ORDER BY p.rank;");
+    ASSERT(res);
+    int n = 0;
+    char *save;
+    for (char *line = strtok_r(res, "\n", &save); line; line = strtok_r(NULL, "\n", &save), n++) {
+        long rank, idle;
+        ASSERT_INT(sscanf(line, "%ld\t%ld", &rank, &idle), ==, 2);
+        char path[64];
+        snprintf(path, sizeof path, "breakdown.%ld.gpu_idle_ns", rank);
+        ASSERT_INT(idle, ==, (long)tj_num(s, path));
+    }
+    ASSERT_INT(n, ==, 16);
     free(res);
     tj_free(s);
     return rc;
