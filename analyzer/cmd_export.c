@@ -344,8 +344,8 @@ static void summary_tables(ex *x, const cta_model *m, const cta_diag *dg, int nd
         if (d->dev >= 0)
             row[DIAG_deviceId] = cta_vi(d->dev);
         if (d->at.set) {
-            row[DIAG_atStart] = cta_vi(rel(x, d->at.start + m->t0));
-            row[DIAG_atEnd] = cta_vi(rel(x, d->at.end + m->t0));
+            row[DIAG_atStart] = cta_vi(rel(x, d->at.start));
+            row[DIAG_atEnd] = cta_vi(rel(x, d->at.end));
         }
         put(x, CTA_TAB_DIAG, d->proc->file, row);
     }

@@ -1,5 +1,6 @@
 #include "cta_tables.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -165,10 +166,29 @@ fail:
     return NULL;
 }
 
+/* Whether dir holds anything but . and .. */
+static int dir_used(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d && (e = readdir(d)))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+            break;
+    int used = !d || e;
+    if (d)
+        closedir(d);
+    return used;
+}
+
 cta_tables *cta_tables_csv(const char *dir)
 {
     if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
         fprintf(stderr, "cutrace export: error: %s: cannot create the directory: %s\n", dir, strerror(errno));
+        return NULL;
+    }
+    if (dir_used(dir)) {
+        fprintf(stderr, "cutrace export: error: %s: expected a new or empty directory, found one "
+                "that is not (an earlier export's files would mix with these)\n", dir);
         return NULL;
     }
     cta_tables *t = tables_new();

@@ -211,6 +211,32 @@ TEST_IMPL(export_sqlite_queries_match_summary)
     ASSERT_INT(atol(f[0][0]), ==, lines);
     free(keep);
 
+    /* the diagnoses, in the summary's order, placed where it places them (the export's axis
+     * starts at the trace's start, the summary's at its first activity: the process's start on
+     * each gives the offset) */
+    char *d = sql(db, "SELECT d.diagnosis, d.savingNs, d.atStart - p.start, d.atEnd - p.start "
+                      "FROM CUTRACE_DIAGNOSES AS d JOIN CUTRACE_PROCESSES AS p USING (globalPid) ORDER BY d.id;");
+    ASSERT(d);
+    size_t nd = 0;
+    char *save;
+    double p0 = tj_num(s, "processes.0.start_ns");
+    for (char *line = strtok_r(d, "\n", &save); line; line = strtok_r(NULL, "\n", &save), nd++) {
+        char id[64], path[64];
+        long saving, at0, at1;
+        ASSERT_INT(sscanf(line, "%63[^\t]\t%ld\t%ld\t%ld", id, &saving, &at0, &at1), ==, 4);
+        snprintf(path, sizeof path, "diagnoses.%zu.id", nd);
+        ASSERT_STR(id, tj_str(s, path));
+        snprintf(path, sizeof path, "diagnoses.%zu.estimated_saving_ns", nd);
+        ASSERT_INT(saving, ==, (long)tj_num(s, path));
+        snprintf(path, sizeof path, "diagnoses.%zu.at.start_ns", nd);
+        ASSERT_INT(at0, ==, (long)(tj_num(s, path) - p0));
+        snprintf(path, sizeof path, "diagnoses.%zu.at.end_ns", nd);
+        ASSERT_INT(at1, ==, (long)(tj_num(s, path) - p0));
+    }
+    ASSERT_UINT(nd, ==, tj_len(s, "diagnoses"));
+    ASSERT_UINT(nd, >, 0);
+    free(d);
+
     /* the views answer as the checked queries do */
     const struct { const char *view, *example; long rows; } views[] = {
         {"SELECT name, instances, end_bounded, total_ns FROM CUTRACE_TOP_KERNELS", "kernels", (long)timed},
@@ -263,12 +289,14 @@ static const char csv_check[] =
     "    print(t, len(want))\n"
     "sys.exit(1 if bad or not tables else 0)\n";
 
-/* Runs csv_check on the SQLite and CSV exports of the traces in dir; its output in *out. */
-static int csv_matches(const char *dir, char **out)
+/* Runs csv_check on the SQLite and CSV exports (name.sqlite, name/) of the traces in dir; its
+ * output in *out. */
+static int csv_matches(const char *dir, const char *name, char **out)
 {
-    char db[4096], csvdir[4096];
-    snprintf(db, sizeof db, "%s", export_to(dir, "--sqlite", "t.sqlite") ?: "");
-    snprintf(csvdir, sizeof csvdir, "%s", export_to(dir, "--csv", "csv") ?: "");
+    char db[4096], csvdir[4096], file[256];
+    snprintf(file, sizeof file, "%s.sqlite", name);
+    snprintf(db, sizeof db, "%s", export_to(dir, "--sqlite", file) ?: "");
+    snprintf(csvdir, sizeof csvdir, "%s", export_to(dir, "--csv", name) ?: "");
     ASSERT(db[0] && csvdir[0]);
     char *argv[] = {"python3", "-c", (char *)csv_check, db, csvdir, NULL};
     ctt_proc p;
@@ -288,7 +316,7 @@ TEST_IMPL(export_csv_holds_the_sqlite_rows)
     char dir[4096], nvtx[4096], *out;
     ASSERT(trace_train_loop(dir, nvtx, &out));
     free(out);
-    ASSERT_INT(csv_matches(dir, &out), ==, 0);
+    ASSERT_INT(csv_matches(dir, "csv-train", &out), ==, 0);
     /* the comparison covered rows of every kind */
     ASSERT_CONTAINS(out, "CUPTI_ACTIVITY_KIND_KERNEL 330\n");
     ASSERT_CONTAINS(out, "NVTX_EVENTS 30\n");
@@ -297,7 +325,7 @@ TEST_IMPL(export_csv_holds_the_sqlite_rows)
     /* 16 ranks interleaved: more files than stay open (each reopened file is a further gzip
      * member), tables without rows (header only), a kernel name that is not UTF-8 */
     ASSERT(an_gen(dir, "r16", "--ranks 16 --iters 6 --loader-ms 2"));
-    ASSERT_INT(csv_matches(dir, &out), ==, 0);
+    ASSERT_INT(csv_matches(dir, "csv-r16", &out), ==, 0);
     ASSERT_CONTAINS(out, "CUPTI_ACTIVITY_KIND_KERNEL 2880\n");
     ASSERT_CONTAINS(out, "CUPTI_ACTIVITY_KIND_MEMSET 0\n");
     free(out);
@@ -458,6 +486,12 @@ TEST_IMPL(export_replaces_the_file_whole)
     for (struct dirent *e; (e = readdir(d));)
         ASSERT(!strstr(e->d_name, ".tmp-"));
     closedir(d);
+    /* a directory holding anything is not exported into: old files would mix with the new */
+    snprintf(args, sizeof args, "export --csv %s {}", ctt_tmpdir());
+    ASSERT_INT(an_run(&p, args, dir), ==, 0);
+    ASSERT_INT(p.code, ==, 1);
+    ASSERT_CONTAINS(p.err, "expected a new or empty directory");
+    ctt_proc_free(&p);
     char *usage[][6] = {{"export", "{}", NULL},
                         {"export", "--sqlite", out, "--csv", out, NULL},
                         {"export", "--sqlite", out, NULL},
