@@ -118,9 +118,10 @@ typedef struct cta_tables cta_tables;
 /* Creates the database at path (replacing it once complete: rows go to a temporary file beside
  * it, renamed over path by cta_tables_close). NULL after printing why on stderr. */
 cta_tables *cta_tables_sqlite(const char *path);
-/* Creates dir (if needed) with dir/schema.sql (every table's CREATE TABLE, engines' types) and, as rows come,
- * dir/TABLE/trace-N.csv.gz (per_trace tables; N the trace's index, CUTRACE_PROCESSES.file
- * names it) or dir/TABLE/all.csv.gz, with a header line. NULL after printing why. */
+/* Creates dir (it must be new or empty) with dir/schema.sql (every table's CREATE TABLE, in the
+ * engines' types) and, as rows come, dir/TABLE/trace-N.csv.gz (per_trace tables; N the trace's
+ * index, CUTRACE_PROCESSES.file names it) or dir/TABLE/all.csv.gz, with a header line. NULL
+ * after printing why. */
 cta_tables *cta_tables_csv(const char *dir);
 /* Writes a row of table for trace `file` (ignored by SQLite: globalPid says it). Returns 0, or
  * -1 after printing why (the export failed: close with ok 0). */
