@@ -53,12 +53,12 @@ const char *ctt_path(char buf[4096], const char *rel)
     return buf;
 }
 
-const char *ctt_status_ok(const char *path, const char *script, const char *what, char *out, size_t len)
+const char *ctt_status_ok(const char *status, const char *what, const char *script)
 {
-    static char why[1024];
-    char *st = ctt_read_file(path, NULL);
+    static char path[4096], why[4096];
+    char *st = ctt_read_file(status, NULL);
     if (!st) {
-        snprintf(why, sizeof why, "no %s: the build did not run %s", path, script);
+        snprintf(why, sizeof why, "no %s: the build did not run %s", status, script);
         ctt_skip(why);
     }
     st[strcspn(st, "\n")] = 0;
@@ -67,9 +67,9 @@ const char *ctt_status_ok(const char *path, const char *script, const char *what
         free(st);
         ctt_skip(why);
     }
-    snprintf(out, len, "%s", st + 3);
+    snprintf(path, sizeof path, "%s", st + 3);
     free(st);
-    return out;
+    return path;
 }
 
 char *ctt_read_file(const char *path, size_t *len)

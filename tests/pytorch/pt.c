@@ -10,9 +10,8 @@
 /* The venv's python from the status tests/pytorch/venv.sh wrote, or a skip. */
 static const char *pt_python(char out[4096])
 {
-    char venv[4000];
-    ctt_status_ok(PT_STATUS, "tests/pytorch/venv.sh", "PyTorch virtual environment", venv, sizeof venv);
-    snprintf(out, 4096, "%s/bin/python", venv);
+    snprintf(out, 4096, "%s/bin/python",
+             ctt_status_ok(PT_STATUS, "PyTorch virtual environment", "tests/pytorch/venv.sh"));
     return out;
 }
 

@@ -8,9 +8,7 @@
 /* The browser tests/report/chromium.sh found, or a skip. */
 static const char *rp_browser(void)
 {
-    static char path[4096];
-    return ctt_status_ok(RP_STATUS, "tests/report/chromium.sh", "browser for the report tests", path,
-                         sizeof path);
+    return ctt_status_ok(RP_STATUS, "browser for the report tests", "tests/report/chromium.sh");
 }
 
 void rp_name(rp_files *f, const char *name)
