@@ -25,7 +25,7 @@ SANITIZE  := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-
 PICFLAGS  := -fPIC
 
 # Debian packages the build needs, checked once per build tree.
-DEB_DEPS  := libzstd-dev libunwind-dev zlib1g-dev
+DEB_DEPS  := libzstd-dev libunwind-dev libsqlite3-dev zlib1g-dev
 
 .PHONY: all test demo bench fuzz clean
 all:

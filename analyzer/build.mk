@@ -20,10 +20,10 @@ $(B)/analyzer/cta_html_assets.o $(B)/asan/analyzer/cta_html_assets.o: analyzer/c
 
 $(CUTRACE_BIN): $(B)/analyzer/main.o $(ANALYZER_OBJS) $(CTTRACE_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $^ $(CTTRACE_LDLIBS) -lz -lstdc++ -lm
+	$(CC) $(CFLAGS) -o $@ $^ $(CTTRACE_LDLIBS) -lsqlite3 -lz -lstdc++ -lm
 
 $(CUTRACE_ASAN_BIN): $(B)/asan/analyzer/main.o $(ANALYZER_ASAN_OBJS) $(CTTRACE_ASAN_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(SANITIZE) -o $@ $^ $(CTTRACE_LDLIBS) -lz -lstdc++ -lm
+	$(CC) $(CFLAGS) $(SANITIZE) -o $@ $^ $(CTTRACE_LDLIBS) -lsqlite3 -lz -lstdc++ -lm
 
 all: $(CUTRACE_BIN) $(CUTRACE_ASAN_BIN)

@@ -7,3 +7,4 @@ CTA_CMD(summary, "tables and diagnoses: kernels, copies, API, VRAM, CPU-vs-GPU b
 CTA_CMD(run, "run a program with the CUDA tracer preloaded and say where its traces are")
 CTA_CMD(timeline, "Chrome Trace / Perfetto JSON timeline: calls, GPU streams, flows, memory counters")
 CTA_CMD(report, "one self-contained HTML page: plots of the summary, diagnosis cards, timeline overview")
+CTA_CMD(export, "tables for SQL and data engines: SQLite (Nsight Systems' schema) or compressed CSV")

@@ -8,8 +8,7 @@
 #include <string.h>
 
 /* ---- UTF-8 ---- */
-/* Length of the valid UTF-8 sequence at s, or 0 if it is invalid. */
-static size_t utf8_len(const unsigned char *s)
+size_t cta_utf8_len(const unsigned char *s)
 {
     unsigned c = s[0];
     size_t n;
@@ -107,7 +106,7 @@ void cta_json_escape(FILE *f, const char *s)
             putc_unlocked((int)c, f); /* names are written for millions of timeline events */
             p++;
         } else {
-            size_t n = utf8_len(p);
+            size_t n = cta_utf8_len(p);
             if (n == 0) {
                 fputs("\\ufffd", f);
                 p++;
@@ -178,7 +177,7 @@ const char *cta_text_safe(char *buf, size_t bufsz, const char *s, size_t max)
     const unsigned char *p = (const unsigned char *)(s ? s : "");
     size_t o = 0, chars = 0, cut = 0; /* cut: byte offset after max-3 characters */
     while (*p && o + 4 + 4 < bufsz) {
-        size_t n = *p < 0x20 || *p == 0x7F ? 0 : utf8_len(p);
+        size_t n = *p < 0x20 || *p == 0x7F ? 0 : cta_utf8_len(p);
         if (n == 0) {
             buf[o++] = '?';
             p++;

@@ -31,6 +31,8 @@ void cta_json_bool(cta_json *j, int v);
 void cta_json_null(cta_json *j);
 /* Writes s as a JSON string literal body (no quotes) to f. */
 void cta_json_escape(FILE *f, const char *s);
+/* Length of the valid UTF-8 sequence at s, or 0 if it is invalid. */
+size_t cta_utf8_len(const unsigned char *s);
 
 /* fputs and decimal fprintf for output written millions of times (timeline events): a character
  * at a time into the stream's buffer costs a fraction of a stdio call. The analyzer writes from

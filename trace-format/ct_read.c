@@ -143,8 +143,8 @@ static void ct__infile_finish(ct__infile *f)
         static const char *const why[CT_LOSS_STRINGS + 1] = {
             [CT_LOSS_OTHER] = "for another reason",
             [CT_LOSS_BUFFER_FULL] = "because its buffers were full",
-            [CT_LOSS_GPU_TIMING] = "GPU timings not collected (operations still running when "
-                                   "the process ended, or the event pool empty)",
+            [CT_LOSS_GPU_TIMING] = ("GPU timings not collected (operations still running when "
+                                    "the process ended, or the event pool empty)"),
             [CT_LOSS_WRITE] = "because a write failed",
             [CT_LOSS_STRINGS] = "because its string table was full",
         };

@@ -14,7 +14,7 @@ all: $(TRACEGEN)
 
 $(B)/tests/analyzer/%.o $(B)/asan/tests/analyzer/%.o: CFLAGS += -Ianalyzer -Itests/analyzer
 
-$(eval $(call ctt_suite,analyzer,$(patsubst %.c,$(B)/%.o,$(AN_HELPER_SRCS) $(AN_UNIT_SRCS)) $(CTTRACE_LIB),$(CTTRACE_LDLIBS) -lm,$(TRACEGEN) $(CUTRACE_BIN)))
+$(eval $(call ctt_suite,analyzer,$(patsubst %.c,$(B)/%.o,$(AN_HELPER_SRCS) $(AN_UNIT_SRCS)) $(CTTRACE_LIB),$(CTTRACE_LDLIBS) -lm,$(TRACEGEN) $(CUTRACE_BIN) duckdb-venv))
 
 
 # the diagnosis pairs the tests trace (make bench reads them too)
@@ -25,3 +25,13 @@ $(B)/tests/analyzer/test-pairs.o $(B)/asan/tests/analyzer/test-pairs.o: CFLAGS +
 $(B)/tests/analyzer/test-kineto.o $(B)/asan/tests/analyzer/test-kineto.o: CFLAGS += \
   -DAN_KINETO_DATA='"$(abspath ../shared/data/kineto-hta)"' \
   -DAN_KINETO_REF='"$(CURDIR)/tests/analyzer/kineto/hta-reference.txt"'
+
+# the example queries the export test runs, and its DuckDB: PyPI's, in a virtual environment
+# outside the clone (tests/pytorch/venv.sh; its tests are skipped when PyPI cannot be reached)
+$(B)/tests/analyzer/test-export.o $(B)/asan/tests/analyzer/test-export.o: CFLAGS += \
+  -DAN_SQLITE_MD='"$(CURDIR)/analyzer/SQLITE.md"' -DAN_DUCKDB_STATUS='"$(abspath $(AN_DUCKDB_STATUS))"'
+
+.PHONY: duckdb-venv
+duckdb-venv:
+	@bash tests/pytorch/venv.sh $(AN_DUCKDB_VENV) tests/analyzer/duckdb-requirements.txt \
+	  $(AN_DUCKDB_STATUS) duckdb

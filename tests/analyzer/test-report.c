@@ -46,6 +46,16 @@ static char *script_body(const char *page, const char *id)
     return e ? strndup(s, (size_t)(e - s)) : NULL;
 }
 
+/* The document embedded in the page at path, parsed; NULL without a page, element or JSON. */
+static tj *page_document(const char *path)
+{
+    char *page = ctt_read_file(path, NULL), *data = page ? script_body(page, "ct-data") : NULL, err[256];
+    tj *j = data ? tj_parse(data, err, sizeof err) : NULL;
+    free(data);
+    free(page);
+    return j;
+}
+
 static size_t count_ci(const char *hay, const char *needle)
 {
     size_t n = 0, len = strlen(needle);
@@ -166,18 +176,13 @@ TEST_IMPL(report_self_contained_and_equal_to_summary)
     ASSERT_INT(run_cutrace(&p, a2), ==, 0);
     ASSERT_INT(p.code, ==, 0);
     ctt_proc_free(&p);
-    page = ctt_read_file(out, NULL);
-    data = page ? script_body(page, "ct-data") : NULL;
-    ASSERT(data);
-    got = tj_parse(data, err, sizeof err);
+    got = page_document(out);
     want = an_summary(dir, "--overview 5");
     ASSERT(got && want);
     ASSERT_UINT(tj_len(got, "overview.slices"), ==, 5);
     ASSERT(tj_equal(got, want));
     tj_free(got);
     tj_free(want);
-    free(data);
-    free(page);
     return 0;
 }
 
@@ -300,9 +305,7 @@ TEST_IMPL(report_bounds_series_with_many_devices)
     ASSERT_INT(run_cutrace(&p, argv), ==, 0);
     ASSERT_INT(p.code, ==, 0);
     ctt_proc_free(&p);
-    char *page = ctt_read_file(out, NULL), *data = page ? script_body(page, "ct-data") : NULL, err[256];
-    ASSERT(data);
-    tj *got = tj_parse(data, err, sizeof err), *want = an_summary(dir, "--series-bins 512 --overview 3000");
+    tj *got = page_document(out), *want = an_summary(dir, "--series-bins 512 --overview 3000");
     ASSERT(got && want);
     for (int i = 0; i < 16; i++) {
         char path[64];
@@ -314,7 +317,5 @@ TEST_IMPL(report_bounds_series_with_many_devices)
     ASSERT(tj_equal(got, want));
     tj_free(got);
     tj_free(want);
-    free(data);
-    free(page);
     return 0;
 }

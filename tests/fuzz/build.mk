@@ -50,7 +50,7 @@ $(FUZZ_B)/fuzz_reader: $(FUZZ_B)/obj/tests/fuzz/fuzz_reader.o $(FUZZ_LIB_OBJS)
 	$(FUZZ_CC) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ $(CTTRACE_LDLIBS)
 
 $(FUZZ_B)/fuzz_cli: $(FUZZ_B)/obj/tests/fuzz/fuzz_cli.o $(FUZZ_CLI_OBJS) $(FUZZ_LIB_OBJS)
-	$(FUZZ_CC) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ $(CTTRACE_LDLIBS) -lz -lm
+	$(FUZZ_CC) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ $(CTTRACE_LDLIBS) -lsqlite3 -lz -lm
 
 $(FUZZ_B)/fuzz_kineto: $(FUZZ_B)/obj/tests/fuzz/fuzz_kineto.o \
     $(addprefix $(FUZZ_B)/obj/analyzer/,cta_kineto.o cta_hta.o cta_map.o) $(FUZZ_B)/obj/trace-format/ct_hash.o

@@ -53,6 +53,25 @@ const char *ctt_path(char buf[4096], const char *rel)
     return buf;
 }
 
+const char *ctt_status_ok(const char *status, const char *what, const char *script)
+{
+    static char path[4096], why[4096];
+    char *st = ctt_read_file(status, NULL);
+    if (!st) {
+        snprintf(why, sizeof why, "no %s: the build did not run %s", status, script);
+        ctt_skip(why);
+    }
+    st[strcspn(st, "\n")] = 0;
+    if (strncmp(st, "ok ", 3) != 0) {
+        snprintf(why, sizeof why, "no %s: %s", what, st);
+        free(st);
+        ctt_skip(why);
+    }
+    snprintf(path, sizeof path, "%s", st + 3);
+    free(st);
+    return path;
+}
+
 char *ctt_read_file(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");

@@ -109,5 +109,9 @@ const char *ctt_tmpdir(void);
 const char *ctt_path(char buf[4096], const char *rel);
 /* Reads a whole file; NULL on failure. Caller frees. */
 char *ctt_read_file(const char *path, size_t *len);
+/* What a suite's set-up script found (a browser, a virtual environment): its status file says
+ * "ok PATH" (PATH is returned, static storage) or "skip WHY" / "fail WHY"; then, or when the
+ * file is missing, the test is skipped, the reason naming `what` and the script. */
+const char *ctt_status_ok(const char *status, const char *what, const char *script);
 
 #endif

@@ -10,18 +10,8 @@
 /* The venv's python from the status tests/pytorch/venv.sh wrote, or a skip. */
 static const char *pt_python(char out[4096])
 {
-    char *st = ctt_read_file(PT_STATUS, NULL);
-    if (!st)
-        ctt_skip("no " PT_STATUS ": the build did not run tests/pytorch/venv.sh");
-    st[strcspn(st, "\n")] = 0;
-    if (strncmp(st, "ok ", 3) != 0) {
-        static char why[1024];
-        snprintf(why, sizeof why, "no PyTorch virtual environment: %s", st);
-        free(st);
-        ctt_skip(why);
-    }
-    snprintf(out, 4096, "%s/bin/python", st + 3);
-    free(st);
+    snprintf(out, 4096, "%s/bin/python",
+             ctt_status_ok(PT_STATUS, "PyTorch virtual environment", "tests/pytorch/venv.sh"));
     return out;
 }
 

@@ -9,7 +9,8 @@ PT_STATUS := $(B)/tests/pytorch/venv.status
 
 .PHONY: pytorch-venv
 pytorch-venv:
-	@bash tests/pytorch/venv.sh $(PT_VENV) tests/pytorch/requirements.txt $(PT_STATUS)
+	@bash tests/pytorch/venv.sh $(PT_VENV) tests/pytorch/requirements.txt $(PT_STATUS) \
+	  'torch, numpy, cuda.bindings.driver'
 
 $(eval $(call ctt_suite,pytorch,$(B)/tests/pytorch/pt.o $(B)/tests/analyzer/an_helpers.o \
   $(B)/tests/analyzer/tjson.o,-lm,\

@@ -8,20 +8,7 @@
 /* The browser tests/report/chromium.sh found, or a skip. */
 static const char *rp_browser(void)
 {
-    static char path[4096];
-    char *st = ctt_read_file(RP_STATUS, NULL);
-    if (!st)
-        ctt_skip("no " RP_STATUS ": the build did not run tests/report/chromium.sh");
-    st[strcspn(st, "\n")] = 0;
-    if (strncmp(st, "ok ", 3) != 0) {
-        static char why[1024];
-        snprintf(why, sizeof why, "no browser for the report tests: %s", st);
-        free(st);
-        ctt_skip(why);
-    }
-    snprintf(path, sizeof path, "%s", st + 3);
-    free(st);
-    return path;
+    return ctt_status_ok(RP_STATUS, "browser for the report tests", "tests/report/chromium.sh");
 }
 
 void rp_name(rp_files *f, const char *name)

@@ -1,0 +1,497 @@
+/* `cutrace export --sqlite OUT.sqlite | --csv DIR PATH...`: the traces as tables (cta_tables.h;
+ * schema in analyzer/SQLITE.md). One pass of the model: the per-event tables (kernels, copies,
+ * sets, API calls, NVTX ranges and marks, allocations) are written as the model observes the
+ * joined events (cta_observer) and the allocation records go by; the per-process tables
+ * (processes, breakdown, diagnoses) from the finished model and its diagnoses, computed as
+ * `cutrace summary` computes them. Times are nanoseconds on the timeline's axis: 0 is the
+ * earliest trace start. Memory is the model's plus the names and call sites seen (StringIds). */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cta_analysis.h"
+#include "cta_cli.h"
+#include "cta_load.h"
+#include "cta_report_int.h"
+#include "cta_tables.h"
+
+typedef struct {
+    cta_tables *t;
+    const cta_model *m;
+    const ct_reader *rd;
+    uint64_t base;
+    int failed;
+    cta_map stacks;               /* (file, stack index) -> index in site_ids */
+    int64_t (*site_ids)[2];       /* StringIds of its site and full stack */
+    size_t site_cap;
+} ex;
+
+static int64_t rel(const ex *x, uint64_t ns) { return (int64_t)(ns - x->base); }
+
+/* Nsight Systems' serialized ids (its "Serialized process and thread identifiers"): pid in bits
+ * 24-47, tid in bits 0-23; the trace's index in bits 48-62 keeps processes of different hosts
+ * with one pid apart, so `(globalPid >> 24) & 0xFFFFFF` is still the pid. */
+static int64_t gpid(const cta_proc *p) { return (int64_t)(((uint64_t)(p->file & 0x7FFF) << 48) | ((uint64_t)(p->pid & 0xFFFFFF) << 24)); }
+static int64_t gtid(const cta_proc *p, uint32_t tid) { return gpid(p) | (tid & 0xFFFFFF); }
+
+static void put(ex *x, int table, uint32_t file, const cta_val *row)
+{
+    if (!x->failed && cta_tables_put(x->t, table, file, row) != 0)
+        x->failed = 1;
+}
+
+static cta_val str(ex *x, const char *s)
+{
+    if (!s)
+        return (cta_val){0};
+    int64_t id = cta_tables_string(x->t, s);
+    if (id < 0) {
+        x->failed = 1;
+        return (cta_val){0};
+    }
+    return cta_vi(id);
+}
+
+/* The StringIds of a call site (as the summary names it) and of its full stack, resolved once. */
+static void site_of(ex *x, const cta_proc *p, uint32_t stack, cta_val *site, cta_val *full)
+{
+    if (!stack)
+        return;
+    uint32_t key[2] = {p->file, stack};
+    int added;
+    uint32_t i = cta_map_get(&x->stacks, key, sizeof key, &added);
+    if (added) {
+        char s[1024], st[CTA_FULL_STACK_LEN];
+        cta_model_site_text(x->m, p, stack, s, sizeof s, CTA_FULL_STACK_FRAMES);
+        cta_model_stack_text(x->m, p, stack, st, sizeof st, CTA_FULL_STACK_FRAMES);
+        cta_grow(&x->site_ids, &x->site_cap, i + 1, sizeof *x->site_ids);
+        x->site_ids[i][0] = str(x, s).i;
+        x->site_ids[i][1] = str(x, st).i;
+    }
+    *site = cta_vi(x->site_ids[i][0]);
+    if (full)
+        *full = cta_vi(x->site_ids[i][1]);
+}
+
+static const char *const layer_names[] = {"runtime", "driver", "library"};
+
+static void on_api(void *ctx, cta_proc *p, const ct_rec *r, const char *name, uint32_t stack)
+{
+    ex *x = ctx;
+    const ct_rec_api *a = &r->u.api;
+    uint64_t start = a->start <= r->ts ? a->start : r->ts;
+    int layer = (a->flags & CT_API_DRIVER) ? 1 : (a->flags & CT_API_LIBRARY) ? 2 : 0;
+    cta_val row[RUNTIME_NCOLS] = {
+        [RUNTIME_start] = cta_vi(rel(x, start)), [RUNTIME_end] = cta_vi(rel(x, r->ts)),
+        [RUNTIME_globalTid] = cta_vi(gtid(p, r->tid)), [RUNTIME_correlationId] = cta_vi((int64_t)a->corr),
+        [RUNTIME_nameId] = str(x, name), [RUNTIME_returnValue] = cta_vi(a->result),
+        [RUNTIME_layer] = cta_vs(layer_names[layer])};
+    site_of(x, p, stack, &row[RUNTIME_siteId], NULL);
+    put(x, CTA_TAB_RUNTIME, p->file, row);
+}
+
+/* CUPTI's CUpti_ActivityMemcpyKind and CUpti_ActivityMemoryKind (ENUM_CUDA_MEMCPY_OPER,
+ * ENUM_CUDA_MEM_KIND) from the trace's ct_copy_dir and ct_mem_kind. */
+static const struct { int id; const char *name, *label; } copy_kinds[] = {
+    {0, "CUDA_MEMCPY_OPER_UNKNOWN", "Unknown"}, {1, "CUDA_MEMCPY_OPER_HTOD", "Host-to-Device"},
+    {2, "CUDA_MEMCPY_OPER_DTOH", "Device-to-Host"}, {3, "CUDA_MEMCPY_OPER_HTOA", "Host-to-Array"},
+    {4, "CUDA_MEMCPY_OPER_ATOH", "Array-to-Host"}, {5, "CUDA_MEMCPY_OPER_ATOA", "Array-to-Array"},
+    {6, "CUDA_MEMCPY_OPER_ATOD", "Array-to-Device"}, {7, "CUDA_MEMCPY_OPER_DTOA", "Device-to-Array"},
+    {8, "CUDA_MEMCPY_OPER_DTOD", "Device-to-Device"}, {9, "CUDA_MEMCPY_OPER_HTOH", "Host-to-Host"},
+    {10, "CUDA_MEMCPY_OPER_PTOP", "Peer-to-Peer"}};
+static const struct { int id; const char *name, *label; } mem_kinds[] = {
+    {0, "CUDA_MEMOPR_MEMORY_KIND_UNKNOWN", "Unknown"}, {1, "CUDA_MEMOPR_MEMORY_KIND_PAGEABLE", "Pageable"},
+    {2, "CUDA_MEMOPR_MEMORY_KIND_PINNED", "Pinned"}, {3, "CUDA_MEMOPR_MEMORY_KIND_DEVICE", "Device"},
+    {4, "CUDA_MEMOPR_MEMORY_KIND_ARRAY", "Array"}, {5, "CUDA_MEMOPR_MEMORY_KIND_MANAGED", "Managed"}};
+static int copy_kind(uint32_t dir)
+{
+    static const int k[] = {[CT_DIR_UNKNOWN] = 0, [CT_DIR_HTOD] = 1, [CT_DIR_DTOH] = 2,
+                            [CT_DIR_DTOD] = 8, [CT_DIR_HTOH] = 9, [CT_DIR_PEER] = 10};
+    return dir < sizeof k / sizeof *k ? k[dir] : 0;
+}
+static int mem_kind(uint32_t kind)
+{
+    static const int k[] = {[CT_MEMKIND_UNKNOWN] = 0, [CT_MEMKIND_PAGEABLE] = 1, [CT_MEMKIND_PINNED] = 2,
+                            [CT_MEMKIND_DEVICE] = 3, [CT_MEMKIND_MANAGED] = 5, [CT_MEMKIND_ARRAY] = 4};
+    return kind < sizeof k / sizeof *k ? k[kind] : 0;
+}
+
+/* nsys's shortName: the function's own name, without its scope, template arguments, parameters
+ * and return type ("void ns::scale<float>(float*, int)" -> "scale"). */
+static void short_name(const char *name, char *buf, size_t len)
+{
+    size_t end = strlen(name);
+    int depth = 0;
+    for (size_t i = 0; name[i]; i++) { /* the parameter list: the first '(' outside <> */
+        if (name[i] == '<')
+            depth++;
+        else if (name[i] == '>' && depth)
+            depth--;
+        else if (name[i] == '(' && !depth && i) {
+            end = i;
+            break;
+        }
+    }
+    while (end && name[end - 1] == '>') { /* template arguments of the function itself */
+        size_t i = end - 1;
+        for (depth = 0; i > 0; i--) {
+            depth += name[i] == '>' ? 1 : name[i] == '<' ? -1 : 0;
+            if (!depth)
+                break;
+        }
+        end = i;
+    }
+    size_t start = end;
+    while (start && name[start - 1] != ' ' && name[start - 1] != ':')
+        start--;
+    snprintf(buf, len, "%.*s", (int)(end - start), name + start);
+}
+
+/* The columns the three GPU tables share, first in each and in the same order. */
+#define SAME3(col) ((int)KERNEL_##col == (int)MEMCPY_##col && (int)MEMCPY_##col == (int)MEMSET_##col)
+_Static_assert(SAME3(start) && SAME3(end) && SAME3(deviceId) && SAME3(contextId) && SAME3(streamId) &&
+               SAME3(correlationId) && SAME3(globalPid), "the GPU tables' first columns differ");
+#undef SAME3
+
+static void on_gpu(void *ctx, cta_proc *p, const ct_rec_gpu *g, uint64_t end, const cta_call *c)
+{
+    ex *x = ctx;
+    uint64_t start = g->start <= end ? g->start : end;
+    cta_val row[(int)KERNEL_NCOLS > (int)MEMCPY_NCOLS ? (int)KERNEL_NCOLS : (int)MEMCPY_NCOLS] = {
+        [KERNEL_start] = cta_vi(rel(x, start)), [KERNEL_end] = cta_vi(rel(x, end)),
+        [KERNEL_deviceId] = cta_vi(g->device), [KERNEL_streamId] = cta_vi((int64_t)g->stream),
+        [KERNEL_correlationId] = cta_vi((int64_t)g->corr), [KERNEL_globalPid] = cta_vi(gpid(p))};
+    cta_val bound = cta_vi(g->flags & CT_GPU_END_BOUND ? 1 : 0);
+    if (g->kind == CT_GPU_KERNEL) {
+        row[KERNEL_endIsUpperBound] = bound;
+        if (c->is_launch) {
+            const ct_rec_launch *l = c->launch;
+            char sn[512];
+            short_name(c->kernel_name, sn, sizeof sn);
+            row[KERNEL_demangledName] = str(x, c->kernel_name);
+            row[KERNEL_shortName] = str(x, sn);
+            row[KERNEL_mangledName] = str(x, ct_reader_string(x->rd, p->file, l->symbol ? l->symbol : l->function));
+            row[KERNEL_contextId] = cta_vi((int64_t)l->context);
+            const uint32_t *cfg[6] = {&l->grid[0], &l->grid[1], &l->grid[2],
+                                      &l->block[0], &l->block[1], &l->block[2]};
+            for (int i = 0; i < 6; i++)
+                row[KERNEL_gridX + i] = cta_vi(*cfg[i]);
+            row[KERNEL_dynamicSharedMemory] = cta_vi(l->shared_bytes);
+        }
+        put(x, CTA_TAB_KERNEL, p->file, row);
+    } else if (g->kind == CT_GPU_MEMCPY) {
+        row[MEMCPY_endIsUpperBound] = bound;
+        if (c->is_copy) {
+            const ct_rec_copy *cp = c->copy;
+            row[MEMCPY_bytes] = cta_vi((int64_t)cp->bytes);
+            row[MEMCPY_copyKind] = cta_vi(copy_kind(cp->dir));
+            row[MEMCPY_srcKind] = cta_vi(mem_kind(cp->src_kind));
+            row[MEMCPY_dstKind] = cta_vi(mem_kind(cp->dst_kind));
+            if (cp->dir == CT_DIR_PEER) {
+                row[MEMCPY_srcDeviceId] = cta_vi(cp->device);
+                row[MEMCPY_dstDeviceId] = cta_vi(cp->peer_device);
+            }
+        }
+        put(x, CTA_TAB_MEMCPY, p->file, row);
+    } else if (g->kind == CT_GPU_MEMSET) {
+        row[MEMSET_endIsUpperBound] = bound;
+        if (c->is_copy) {
+            row[MEMSET_bytes] = cta_vi((int64_t)c->copy->bytes);
+            row[MEMSET_memKind] = cta_vi(mem_kind(c->copy->dst_kind));
+        }
+        put(x, CTA_TAB_MEMSET, p->file, row);
+    }
+}
+
+/* nsys's NVTX_EVENTS eventType: NvtxMark 34, NvtxPushPopRange 59, NvtxStartEndRange 60. */
+static void on_nvtx(void *ctx, cta_proc *p, const ct_rec *r)
+{
+    ex *x = ctx;
+    cta_val row[NVTX_NCOLS] = {[NVTX_end] = cta_vi(rel(x, r->ts))};
+    uint32_t domain, name, group, category, color, payload_kind, flags;
+    uint64_t payload;
+    if (r->type == CT_REC_NVTX_RANGE) {
+        const ct_rec_nvtx_range *n = &r->u.nvtx_range;
+        if (n->flags & CT_NVTX_UNMATCHED) /* a pop or end with nothing open: no range */
+            return;
+        row[NVTX_start] = cta_vi(rel(x, n->start <= r->ts ? n->start : r->ts));
+        row[NVTX_eventType] = cta_vi(n->kind == CT_NVTX_START_END ? 60 : 59);
+        if (n->kind == CT_NVTX_START_END)
+            row[NVTX_rangeId] = cta_vi((int64_t)n->id);
+        row[NVTX_globalTid] = cta_vi(gtid(p, n->start_tid));
+        row[NVTX_endGlobalTid] = cta_vi(gtid(p, n->end_tid));
+        domain = n->domain, name = n->name, group = n->group, category = n->category;
+        color = n->color, payload_kind = n->payload_kind, payload = n->payload, flags = n->flags;
+    } else if (r->type == CT_REC_NVTX_MARK) {
+        const ct_rec_nvtx_mark *n = &r->u.nvtx_mark;
+        if (n->flags & (CT_NVTX_CATEGORY_NAME | CT_NVTX_THREAD_NAME)) /* names, not events */
+            return;
+        row[NVTX_start] = row[NVTX_end];
+        row[NVTX_end] = (cta_val){0};
+        row[NVTX_eventType] = cta_vi(34);
+        row[NVTX_globalTid] = cta_vi(gtid(p, r->tid));
+        domain = n->domain, name = n->name, group = n->group, category = n->category;
+        color = n->color, payload_kind = n->payload_kind, payload = n->payload, flags = n->flags;
+    } else {
+        return;
+    }
+    /* a message the tracer did not keep (past its bound of names) by its normalized form */
+    const char *text = ct_reader_string(x->rd, p->file, name ? name : group);
+    row[NVTX_text] = cta_vs(name || group ? text : NULL);
+    if (category)
+        row[NVTX_category] = cta_vi(category);
+    if (flags & CT_NVTX_COLOR)
+        row[NVTX_color] = cta_vi(color);
+    row[NVTX_domainId] = cta_vi(domain);
+    if (domain)
+        row[NVTX_domain] = cta_vs(ct_reader_string(x->rd, p->file, domain));
+    /* nvtxPayloadType_t: 1 uint64, 2 int64, 3 double, 4 uint32, 5 int32, 6 float */
+    switch (payload_kind) {
+    case 1: row[NVTX_uint64Value] = cta_vi((int64_t)payload); break;
+    case 2: row[NVTX_int64Value] = cta_vi((int64_t)payload); break;
+    case 3: { double d; memcpy(&d, &payload, sizeof d); row[NVTX_doubleValue] = cta_vr(d); break; }
+    case 4: row[NVTX_uint32Value] = cta_vi((uint32_t)payload); break;
+    case 5: row[NVTX_int32Value] = cta_vi((int32_t)(uint32_t)payload); break;
+    case 6: { float f; uint32_t b = (uint32_t)payload; memcpy(&f, &b, sizeof f); row[NVTX_floatValue] = cta_vr(f); break; }
+    }
+    put(x, CTA_TAB_NVTX, p->file, row);
+}
+
+static const char *alloc_kind(uint32_t k)
+{
+    static const char *const n[] = {"unknown", "device", "pinned", "managed", "pool", "vmm-physical",
+                                    "vmm-map", "vmm-reserve"};
+    return k < sizeof n / sizeof *n ? n[k] : "unknown";
+}
+
+/* A MEM record, once the model has read it (its stack is then indexed in the process). */
+static void on_mem_rec(ex *x, cta_model *m, const ct_rec *r)
+{
+    if (r->file >= m->nprocs)
+        return;
+    const cta_proc *p = &m->procs[r->file];
+    const ct_rec_mem *mr = &r->u.mem;
+    cta_val row[ALLOCS_NCOLS] = {
+        [ALLOCS_time] = cta_vi(rel(x, r->ts)), [ALLOCS_globalTid] = cta_vi(gtid(p, r->tid)),
+        [ALLOCS_globalPid] = cta_vi(gpid(p)), [ALLOCS_correlationId] = cta_vi((int64_t)mr->corr),
+        [ALLOCS_operation] = cta_vs(mr->op == CT_MEM_FREE ? "free" : "alloc"),
+        [ALLOCS_kind] = cta_vs(alloc_kind(mr->kind)), [ALLOCS_deviceId] = cta_vi(mr->device),
+        [ALLOCS_address] = cta_vi((int64_t)mr->address), [ALLOCS_bytes] = cta_vi((int64_t)mr->size),
+        [ALLOCS_result] = cta_vi(mr->result)};
+    uint32_t idx = mr->stack ? cta_map_find(&p->stack_idx, &mr->stack, sizeof mr->stack) : UINT32_MAX;
+    if (idx != UINT32_MAX)
+        site_of(x, p, idx + 1, &row[ALLOCS_siteId], &row[ALLOCS_stackId]);
+    put(x, CTA_TAB_ALLOCS, p->file, row);
+}
+
+static void summary_tables(ex *x, const cta_model *m, const cta_diag *dg, int ndiag)
+{
+    for (size_t i = 0; i < m->nprocs; i++) {
+        const cta_proc *p = &m->procs[i];
+        cta_breakdown b;
+        int known = cta_report_proc_breakdown(p, &b) && b.window;
+        char ended[160];
+        cta_val row[PROCESSES_NCOLS] = {
+            [PROCESSES_globalPid] = cta_vi(gpid(p)), [PROCESSES_pid] = cta_vi(p->pid),
+            [PROCESSES_host] = cta_vs(p->host), [PROCESSES_command] = cta_vs(p->command),
+            [PROCESSES_file] = cta_vs(ct_reader_path(m->rd, p->file)),
+            [PROCESSES_complete] = cta_vi(p->ended),
+            [PROCESSES_ended] = cta_vs(cta_end_text(m, p, ended, sizeof ended)),
+            [PROCESSES_peakVramBytes] = cta_vi((int64_t)cta_report_proc_peak(p)),
+            [PROCESSES_topKernel] = cta_vs(p->top_kernel[0] ? p->top_kernel : NULL)};
+        if (p->rank >= 0)
+            row[PROCESSES_rank] = cta_vi(p->rank);
+        if (p->t_first != UINT64_MAX) {
+            row[PROCESSES_start] = cta_vi(rel(x, p->t_first));
+            row[PROCESSES_end] = cta_vi(rel(x, p->t_last));
+        }
+        if (known) {
+            row[PROCESSES_gpuBusyPct] = cta_vr(100.0 * (double)b.busy / (double)b.window);
+            row[PROCESSES_gpuIdlePct] = cta_vr(100.0 * (double)b.idle / (double)b.window);
+        }
+        put(x, CTA_TAB_PROCESSES, p->file, row);
+        for (int d = 0; d < CTA_MAX_DEV; d++) {
+            const cta_dev *dv = &p->dev[d];
+            uint64_t untimed = cta_dev_untimed(dv);
+            if (!dv->windowed && !untimed)
+                continue;
+            cta_breakdown db;
+            cta_breakdown_of(dv, &db);
+            cta_val r[BREAKDOWN_NCOLS] = {
+                [BREAKDOWN_globalPid] = cta_vi(gpid(p)), [BREAKDOWN_pid] = cta_vi(p->pid),
+                [BREAKDOWN_deviceId] = cta_vi(d), [BREAKDOWN_gpuOperations] = cta_vi((int64_t)dv->gpu_ops),
+                [BREAKDOWN_gpuUntimedOperations] = cta_vi((int64_t)untimed),
+                [BREAKDOWN_complete] = cta_vi(!untimed)};
+            if (!untimed) { /* busy and idle would count the untimed work as idle */
+                const int64_t v[] = {rel(x, dv->first_gpu), (int64_t)db.window, (int64_t)db.busy,
+                                     (int64_t)db.idle, (int64_t)db.busy_bounded, (int64_t)db.host.in_api,
+                                     (int64_t)db.host.blocked, (int64_t)db.host.compute,
+                                     (int64_t)db.host.wait, (int64_t)db.host.unknown};
+                for (size_t k = 0; k < sizeof v / sizeof *v; k++)
+                    r[BREAKDOWN_windowStart + k] = cta_vi(v[k]);
+            }
+            put(x, CTA_TAB_BREAKDOWN, p->file, r);
+        }
+    }
+    for (int i = 0; i < ndiag; i++) {
+        const cta_diag *d = &dg[i];
+        cta_val row[DIAG_NCOLS] = {
+            [DIAG_id] = cta_vi(i + 1), [DIAG_diagnosis] = cta_vs(d->id), [DIAG_severity] = cta_vs(d->severity),
+            [DIAG_globalPid] = cta_vi(gpid(d->proc)), [DIAG_pid] = cta_vi(d->proc->pid),
+            [DIAG_savingNs] = cta_vi((int64_t)d->saving_ns), [DIAG_windowNs] = cta_vi((int64_t)d->window_ns),
+            [DIAG_message] = cta_vs(d->message), [DIAG_fix] = cta_vs(d->fix)};
+        if (d->dev >= 0)
+            row[DIAG_deviceId] = cta_vi(d->dev);
+        if (d->at.set) {
+            row[DIAG_atStart] = cta_vi(rel(x, d->at.start));
+            row[DIAG_atEnd] = cta_vi(rel(x, d->at.end));
+        }
+        put(x, CTA_TAB_DIAG, d->proc->file, row);
+    }
+    for (size_t i = 0; i < m->nprocs && !x->failed; i++)
+        x->failed = cta_tables_trace_done(x->t, m->procs[i].file) != 0;
+}
+
+static void enum_tables(ex *x)
+{
+    for (size_t i = 0; i < sizeof copy_kinds / sizeof *copy_kinds; i++) {
+        cta_val row[3] = {cta_vi(copy_kinds[i].id), cta_vs(copy_kinds[i].name), cta_vs(copy_kinds[i].label)};
+        put(x, CTA_TAB_COPYKIND, 0, row);
+    }
+    for (size_t i = 0; i < sizeof mem_kinds / sizeof *mem_kinds; i++) {
+        cta_val row[3] = {cta_vi(mem_kinds[i].id), cta_vs(mem_kinds[i].name), cta_vs(mem_kinds[i].label)};
+        put(x, CTA_TAB_MEMKIND, 0, row);
+    }
+}
+
+/* The views for common questions (SQLITE.md). */
+static const char views[] =
+    "CREATE VIEW CUTRACE_TOP_KERNELS AS SELECT s.value AS name, COUNT(*) AS instances, "
+    "SUM(k.end - k.start) AS total_ns, AVG(k.end - k.start) AS avg_ns, MIN(k.end - k.start) AS min_ns, "
+    "MAX(k.end - k.start) AS max_ns, SUM(k.endIsUpperBound) AS end_bounded "
+    "FROM CUPTI_ACTIVITY_KIND_KERNEL k LEFT JOIN StringIds s ON s.id = k.demangledName "
+    "GROUP BY k.demangledName ORDER BY total_ns DESC;\n"
+    "CREATE VIEW CUTRACE_COPIES_BY_KIND AS SELECT e.label AS kind, COUNT(*) AS copies, "
+    "SUM(c.bytes) AS bytes, SUM(c.end - c.start) AS total_ns, "
+    "SUM(c.bytes) * 1.0 / NULLIF(SUM(c.end - c.start), 0) AS gbps "
+    "FROM CUPTI_ACTIVITY_KIND_MEMCPY c LEFT JOIN ENUM_CUDA_MEMCPY_OPER e ON e.id = c.copyKind "
+    "GROUP BY c.copyKind ORDER BY bytes DESC;\n"
+    "CREATE VIEW CUTRACE_API_SUMMARY AS SELECT s.value AS name, r.layer AS layer, COUNT(*) AS calls, "
+    "SUM(r.end - r.start) AS total_ns, AVG(r.end - r.start) AS avg_ns, "
+    "SUM(r.returnValue != 0) AS failures "
+    "FROM CUPTI_ACTIVITY_KIND_RUNTIME r LEFT JOIN StringIds s ON s.id = r.nameId "
+    "GROUP BY r.nameId ORDER BY total_ns DESC;\n"
+    /* the GPU's idle gaps per process and device: before each operation starting after every
+     * earlier one (kernels, copies, sets) ended */
+    "CREATE VIEW CUTRACE_GPU_GAPS AS SELECT globalPid, deviceId, prev_end AS start, start AS end, "
+    "start - prev_end AS gap_ns FROM (SELECT globalPid, deviceId, start, MAX(end) OVER "
+    "(PARTITION BY globalPid, deviceId ORDER BY start, end ROWS BETWEEN UNBOUNDED PRECEDING AND 1 "
+    "PRECEDING) AS prev_end FROM (SELECT globalPid, deviceId, start, end FROM "
+    "CUPTI_ACTIVITY_KIND_KERNEL UNION ALL SELECT globalPid, deviceId, start, end FROM "
+    "CUPTI_ACTIVITY_KIND_MEMCPY UNION ALL SELECT globalPid, deviceId, start, end FROM "
+    "CUPTI_ACTIVITY_KIND_MEMSET)) WHERE start > prev_end ORDER BY gap_ns DESC;\n";
+
+static const char usage[] =
+    "usage: cutrace export (--sqlite FILE.sqlite | --csv DIR) [OPTIONS] PATH...\n"
+    "\n"
+    "Writes the traces in PATH (trace files or directories) as tables: kernels, copies, sets,\n"
+    "CUDA API calls and NVTX events in the tables of Nsight Systems' SQLite export\n"
+    "(CUPTI_ACTIVITY_KIND_KERNEL, ..._MEMCPY, ..._MEMSET, ..._RUNTIME, NVTX_EVENTS, StringIds),\n"
+    "and cutrace's own: CUTRACE_PROCESSES, CUTRACE_ALLOCATIONS (with call sites),\n"
+    "CUTRACE_BREAKDOWN, CUTRACE_DIAGNOSES. Times in ns from the earliest trace start.\n"
+    "\n"
+    "  --sqlite FILE      one SQLite database (replaced once complete), with views\n"
+    "                     CUTRACE_TOP_KERNELS, CUTRACE_COPIES_BY_KIND, CUTRACE_API_SUMMARY,\n"
+    "                     CUTRACE_GPU_GAPS\n"
+    "  --csv DIR          gzip-compressed CSV, DIR/TABLE/trace-N.csv.gz per table and trace\n"
+    "                     (DIR/TABLE/all.csv.gz for StringIds and the ENUM tables), and\n"
+    "                     DIR/schema.sql (column names and types)\n"
+    "  --min-saving PCT   diagnoses whose estimated saving is at least PCT% of the window [1]\n"
+    "  --util-window MS   window of the low-utilization diagnosis (as cutrace summary's)\n"
+    "\n"
+    "Exit status: 0 done, 1 the output could not be written, 2 usage error, 3 unreadable input.\n";
+
+int cta_cmd_export(int argc, char **argv)
+{
+    static const struct option opts[] = {{"sqlite", required_argument, NULL, 's'},
+                                         {"csv", required_argument, NULL, 'c'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         CTA_ANALYSIS_LONGOPTS,
+                                         {NULL, 0, NULL, 0}};
+    const char *sqlite = NULL, *csv = NULL;
+    cta_analysis_opts ao;
+    cta_analysis_defaults(&ao);
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        /* the diagnoses' options only: the others shape the summary's tables and JSON */
+        if (c == CTA_OPT_MIN_SAVING || c == CTA_OPT_UTIL_WINDOW) {
+            if (cta_analysis_option("export", c, optarg, &ao) == CTA_EXIT_USAGE)
+                return CTA_EXIT_USAGE;
+        } else if (c == 's') {
+            sqlite = optarg;
+        } else if (c == 'c') {
+            csv = optarg;
+        } else if (c == 'h') {
+            fputs(usage, stdout);
+            return CTA_EXIT_OK;
+        } else if (c > 0 && c < 32) {
+            return cta_cli_usage_error("export", "of summary's options, export takes --min-saving and "
+                                                 "--util-window only (the others shape its tables)");
+        } else {
+            return cta_cli_usage_error("export", "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (!sqlite == !csv)
+        return cta_cli_usage_error("export", "expected one of --sqlite FILE or --csv DIR");
+    if (optind >= argc)
+        return cta_cli_usage_error("export", "expected at least one trace file or directory");
+    ct_reader *rd;
+    int rc = cta_load_open("export", argv + optind, argc - optind, &rd);
+    if (rc != CTA_EXIT_OK)
+        return rc;
+    ex x = {.rd = rd, .base = cta_load_start(rd)};
+    if (!(x.t = sqlite ? cta_tables_sqlite(sqlite) : cta_tables_csv(csv))) {
+        ct_reader_close(rd);
+        return CTA_EXIT_FAIL;
+    }
+    cta_map_init(&x.stacks);
+    cta_observer obs = {.ctx = &x, .on_api = on_api, .on_gpu = on_gpu, .on_nvtx = on_nvtx};
+    cta_model m;
+    x.m = &m;
+    enum_tables(&x);
+    /* cta_load_run's pass, seeing the allocation records too */
+    cta_model_init(&m, rd, &obs);
+    ct_rec r;
+    int got;
+    while ((got = ct_reader_next(rd, &r)) > 0 && !x.failed) {
+        cta_model_feed(&m, &r);
+        if (r.type == CT_REC_MEM)
+            on_mem_rec(&x, &m, &r);
+    }
+    if (got < 0) {
+        fprintf(stderr, "cutrace export: error: %s\n", ct_reader_error(rd));
+        rc = CTA_EXIT_INPUT;
+    } else if (!x.failed) {
+        cta_model_finish(&m);
+        cta_diag *dg;
+        int ndiag = cta_diagnose(&m, &ao.dopt, &dg);
+        summary_tables(&x, &m, dg, ndiag);
+        free(dg);
+        if (!x.failed && cta_tables_exec(x.t, views) != 0)
+            x.failed = 1;
+    }
+    uint64_t rows = cta_tables_rows(x.t);
+    if (cta_tables_close(x.t, rc == CTA_EXIT_OK && !x.failed) != 0 && rc == CTA_EXIT_OK)
+        rc = CTA_EXIT_FAIL;
+    if (rc == CTA_EXIT_OK)
+        fprintf(stderr, "cutrace export: wrote %llu rows to %s\n", (unsigned long long)rows,
+                sqlite ? sqlite : csv);
+    cta_model_free(&m);
+    ct_reader_close(rd);
+    cta_map_free(&x.stacks);
+    free(x.site_ids);
+    return rc;
+}
