@@ -1,5 +1,5 @@
 /* libFuzzer target: every cutrace command that parses a trace (fz_commands: dump in file and
- * time order, summary as text and JSON, timeline) over a whole file image with its checksums
+ * time order, summary as text and JSON, with the report's overview and merged series, timeline) over a whole file image with its checksums
  * repaired (the reader's own target covers the checksum paths). The analyzer is linked whole,
  * its main() renamed cta_main by the build, so inputs take the real command-line path.
  * Run with -close_fd_mask=3: the commands' output and warnings are not the fuzzer's. */

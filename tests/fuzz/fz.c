@@ -184,6 +184,7 @@ const char *const *const fz_commands[] = {
     FZ_CMD("dump", "--time-order", "@", "@"),
     FZ_CMD("summary", "@"),
     FZ_CMD("summary", "--json", "--variants", "--top", "0", "@"),
+    FZ_CMD("summary", "--json", "--overview", "50", "--series-bins", "7", "@"),
     FZ_CMD("timeline", "-o", "/dev/null", "@"),
     NULL,
 };

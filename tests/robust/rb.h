@@ -35,9 +35,10 @@ int rb_close(rb_trace *t, uint64_t ts);
  * its peak resident size (its own getrusage: the command alone, spawned without a copy of the
  * test's memory). */
 int rb_cutrace(ctt_proc *p, int asan, char *const args[], int want, long *maxrss_kb);
-/* Runs every command of fz_commands (dump, summary, timeline) on path with both builds; each
- * must exit with want_rc and, in the plain build, stay under max_rss_mb of memory. If
- * warn is not NULL, every run's stderr must contain it. 0 or 1 (failed, reason printed). */
+/* Runs every command of fz_commands (dump, summary, summary --overview, timeline) on path
+ * with both builds; each must exit with want_rc and, in the plain build, stay under max_rss_mb
+ * of memory. If warn is not NULL, every run's stderr must contain it. 0 or 1 (failed, reason
+ * printed). */
 int rb_all_commands(const char *path, int want_rc, long max_rss_mb, const char *warn);
 
 /* Bytes of a file into a malloc'd buffer (NULL-terminated too); aborts if unreadable. */
