@@ -265,11 +265,14 @@ static const char *alloc_kind(uint32_t k)
     return k < sizeof n / sizeof *n ? n[k] : "unknown";
 }
 
-/* A MEM record, once the model has read it (its stack is then indexed in the process). */
-static void on_mem_rec(ex *x, cta_model *m, const ct_rec *r)
+/* cta_observer.on_record: a MEM record, once the model has read it (its stack is then indexed
+ * in the process), is a row; a failed write stops the pass */
+static int on_record(void *ctx, const ct_rec *r)
 {
-    if (r->file >= m->nprocs)
-        return;
+    ex *x = ctx;
+    const cta_model *m = x->m;
+    if (r->type != CT_REC_MEM || r->file >= m->nprocs)
+        return x->failed;
     const cta_proc *p = &m->procs[r->file];
     const ct_rec_mem *mr = &r->u.mem;
     cta_val row[ALLOCS_NCOLS] = {
@@ -283,6 +286,7 @@ static void on_mem_rec(ex *x, cta_model *m, const ct_rec *r)
     if (idx != UINT32_MAX)
         site_of(x, p, idx + 1, &row[ALLOCS_siteId], &row[ALLOCS_stackId]);
     put(x, CTA_TAB_ALLOCS, p->file, row);
+    return x->failed;
 }
 
 static void summary_tables(ex *x, const cta_model *m, const cta_diag *dg, int ndiag)
@@ -458,24 +462,16 @@ int cta_cmd_export(int argc, char **argv)
         return CTA_EXIT_FAIL;
     }
     cta_map_init(&x.stacks);
-    cta_observer obs = {.ctx = &x, .on_api = on_api, .on_gpu = on_gpu, .on_nvtx = on_nvtx};
+    cta_observer obs = {.ctx = &x, .on_api = on_api, .on_gpu = on_gpu, .on_nvtx = on_nvtx,
+                        .on_record = on_record};
     cta_model m;
     x.m = &m;
     enum_tables(&x);
-    /* cta_load_run's pass, seeing the allocation records too */
-    cta_model_init(&m, rd, &obs);
-    ct_rec r;
-    int got;
-    while ((got = ct_reader_next(rd, &r)) > 0 && !x.failed) {
-        cta_model_feed(&m, &r);
-        if (r.type == CT_REC_MEM)
-            on_mem_rec(&x, &m, &r);
-    }
-    if (got < 0) {
-        fprintf(stderr, "cutrace export: error: %s\n", ct_reader_error(rd));
-        rc = CTA_EXIT_INPUT;
-    } else if (!x.failed) {
-        cta_model_finish(&m);
+    rc = cta_load_run("export", rd, &obs, 0, &m);
+    int have_model = rc == CTA_EXIT_OK;
+    if (rc == CTA_EXIT_FAIL)
+        rc = CTA_EXIT_OK; /* the tables failed (x.failed): said below, as any write failure */
+    else if (have_model && !x.failed) {
         cta_diag *dg;
         int ndiag = cta_diagnose(&m, &ao.dopt, &dg);
         summary_tables(&x, &m, dg, ndiag);
@@ -489,7 +485,8 @@ int cta_cmd_export(int argc, char **argv)
     if (rc == CTA_EXIT_OK)
         fprintf(stderr, "cutrace export: wrote %llu rows to %s\n", (unsigned long long)rows,
                 sqlite ? sqlite : csv);
-    cta_model_free(&m);
+    if (have_model)
+        cta_model_free(&m);
     ct_reader_close(rd);
     cta_map_free(&x.stacks);
     free(x.site_ids);

@@ -47,8 +47,13 @@ int cta_load_run(const char *cmd, ct_reader *rd, const cta_observer *obs, int va
     double t0 = now_s(), last = t0;
     ct_rec r;
     int got;
+    int stopped = 0;
     while ((got = ct_reader_next(rd, &r)) > 0) {
         cta_model_feed(m, &r);
+        if (obs && obs->on_record && obs->on_record(obs->ctx, &r)) {
+            stopped = 1;
+            break;
+        }
         if (tty && (m->records & 0xFFFFF) == 0) {
             double t = now_s();
             if (t - last >= 0.5) {
@@ -60,10 +65,11 @@ int cta_load_run(const char *cmd, ct_reader *rd, const cta_observer *obs, int va
     }
     if (tty && last > t0)
         fprintf(stderr, "\r%*s\r", 70, "");
-    if (got < 0) {
-        fprintf(stderr, "cutrace %s: error: %s\n", cmd, ct_reader_error(rd));
+    if (got < 0 || stopped) {
+        if (got < 0)
+            fprintf(stderr, "cutrace %s: error: %s\n", cmd, ct_reader_error(rd));
         cta_model_free(m);
-        return CTA_EXIT_INPUT;
+        return got < 0 ? CTA_EXIT_INPUT : CTA_EXIT_FAIL;
     }
     cta_model_finish(m);
     return CTA_EXIT_OK;

@@ -11,7 +11,9 @@
  * after printing why. variants: also collect per grid/block kernel statistics. */
 int cta_load(const char *cmd, char *const *paths, int npaths, const cta_observer *obs,
             int variants, ct_reader **rd, cta_model *m);
-/* The two halves of cta_load, for a command that needs the open files before the pass. */
+/* The two halves of cta_load, for a command that needs the open files before the pass. The run
+ * returns as cta_load does, or CTA_EXIT_FAIL when the observer's on_record stopped it; on either
+ * failure the model is freed. */
 int cta_load_open(const char *cmd, char *const *paths, int npaths, ct_reader **rd);
 int cta_load_run(const char *cmd, ct_reader *rd, const cta_observer *obs, int variants, cta_model *m);
 /* The earliest start (file header clock) of the opened files, on the merged time axis. */

@@ -478,6 +478,9 @@ typedef struct {
     void (*on_nvtx)(void *ctx, cta_proc *p, const ct_rec *r);
     /* a CAPTURE record: recording of a windowed trace started or stopped */
     void (*on_capture)(void *ctx, cta_proc *p, const ct_rec *r);
+    /* every record, once the model has taken it (cta_load_run); nonzero stops the pass (the
+     * consumer failed: nothing more is worth reading) */
+    int (*on_record)(void *ctx, const ct_rec *r);
 } cta_observer;
 
 typedef struct {
