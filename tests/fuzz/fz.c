@@ -1,8 +1,11 @@
 #define _GNU_SOURCE
 #include "fz.h"
 
+#include <ftw.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zstd.h>
 
 #include "cttrace.h"
@@ -186,5 +189,51 @@ const char *const *const fz_commands[] = {
     FZ_CMD("summary", "--json", "--variants", "--top", "0", "@"),
     FZ_CMD("summary", "--json", "--overview", "50", "--series-bins", "7", "@"),
     FZ_CMD("timeline", "-o", "/dev/null", "@"),
+    FZ_CMD("export", "--sqlite", "%sqlite", "@"),
+    FZ_CMD("export", "--csv", "%csv", "@"),
     NULL,
 };
+
+static char fz_scratch[4096];
+
+static int fz_rm(const char *p, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    remove(p);
+    return 0;
+}
+
+void fz_scratch_remove(void)
+{
+    if (fz_scratch[0])
+        nftw(fz_scratch, fz_rm, 16, FTW_DEPTH | FTW_PHYS);
+    fz_scratch[0] = 0;
+}
+
+int fz_argv(size_t c, const char *path, char *argv[16])
+{
+    static char out[4200];
+    int n = 0;
+    for (size_t i = 0; fz_commands[c][i] && n < 15; i++) {
+        const char *a = fz_commands[c][i];
+        if (!strcmp(a, "@")) {
+            a = path;
+        } else if (a[0] == '%') {
+            if (!fz_scratch[0]) {
+                const char *tmp = getenv("TMPDIR");
+                snprintf(fz_scratch, sizeof fz_scratch, "%s/cutrace-fz-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+                if (!mkdtemp(fz_scratch)) {
+                    perror(fz_scratch);
+                    abort();
+                }
+            }
+            snprintf(out, sizeof out, "%s/%s", fz_scratch, a + 1);
+            a = out;
+        }
+        argv[n++] = (char *)a;
+    }
+    argv[n] = NULL;
+    return n;
+}

@@ -29,8 +29,16 @@ uint8_t *fz_rawify(const uint8_t *in, size_t len, size_t *out_len);
  * expected outcome for a damaged image). Warnings are counted, not printed. */
 long fz_read_all(const char *path);
 
-/* The cutrace command lines each input is run through; "@" stands for the input's path.
- * NULL-terminated list of NULL-terminated argv arrays (argv[0] is the command name). */
+/* The cutrace command lines each input is run through; "@" stands for the input's path,
+ * "%sqlite" and "%csv" for export's outputs (fz_argv). NULL-terminated list of NULL-terminated
+ * argv arrays (argv[0] is the command name). */
 extern const char *const *const fz_commands[];
+
+/* argv (at most 15 words and a NULL) of fz_commands[c] with "@" as path and "%NAME" as the
+ * path NAME in a scratch directory (made on first use). Returns argc; aborts if the scratch
+ * directory cannot be made. fz_scratch_remove removes it with what the command wrote: call it
+ * after each command (export wants a new CSV directory each time). */
+int fz_argv(size_t c, const char *path, char *argv[16]);
+void fz_scratch_remove(void);
 
 #endif

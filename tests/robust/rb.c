@@ -156,14 +156,12 @@ int rb_all_commands(const char *path, int want_rc, long max_rss_mb, const char *
     for (int asan = 0; asan < 2; asan++) {
         for (size_t c = 0; fz_commands[c]; c++) {
             char *args[16];
-            size_t n = 0;
-            for (size_t i = 0; fz_commands[c][i] && n < 15; i++)
-                args[n++] = strcmp(fz_commands[c][i], "@") ? (char *)fz_commands[c][i]
-                                                           : (char *)path;
-            args[n] = NULL;
+            fz_argv(c, path, args);
             ctt_proc p;
             long rss;
-            if (rb_cutrace(&p, asan, args, want_rc, &rss))
+            int failed = rb_cutrace(&p, asan, args, want_rc, &rss);
+            fz_scratch_remove();
+            if (failed)
                 return 1;
             if (!asan && rss > max_rss_mb * 1024) {
                 ctt_fail_at(__FILE__, __LINE__, "cutrace %s on %s: %ld KiB resident, "

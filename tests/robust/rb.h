@@ -35,7 +35,7 @@ int rb_close(rb_trace *t, uint64_t ts);
  * its peak resident size (its own getrusage: the command alone, spawned without a copy of the
  * test's memory). */
 int rb_cutrace(ctt_proc *p, int asan, char *const args[], int want, long *maxrss_kb);
-/* Runs every command of fz_commands (dump, summary, summary --overview, timeline) on path
+/* Runs every command of fz_commands (dump, summary, summary --overview, timeline, export) on path
  * with both builds; each must exit with want_rc and, in the plain build, stay under max_rss_mb
  * of memory. If warn is not NULL, every run's stderr must contain it. 0 or 1 (failed, reason
  * printed). */

@@ -47,11 +47,7 @@ static int rb_reader_and_dump(const char *orig, const char *fixed)
     for (int asan = 0; asan < 2; asan++) {
         for (size_t c = 0; fz_commands[c] && !strcmp(fz_commands[c][0], "dump"); c++) {
             char *args[16];
-            size_t n = 0;
-            for (size_t i = 0; fz_commands[c][i] && n < 15; i++)
-                args[n++] = strcmp(fz_commands[c][i], "@") ? (char *)fz_commands[c][i]
-                                                           : (char *)fixed;
-            args[n] = NULL;
+            fz_argv(c, fixed, args);
             ctt_proc p;
             if (rb_cutrace(&p, asan, args, -1, NULL))
                 return 1;
