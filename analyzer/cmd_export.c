@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cta_kineto_conv.h"
 #include "cta_analysis.h"
 #include "cta_cli.h"
 #include "cta_load.h"
@@ -299,7 +300,7 @@ static void summary_tables(ex *x, const cta_model *m, const cta_diag *dg, int nd
         cta_val row[PROCESSES_NCOLS] = {
             [PROCESSES_globalPid] = cta_vi(gpid(p)), [PROCESSES_pid] = cta_vi(p->pid),
             [PROCESSES_host] = cta_vs(p->host), [PROCESSES_command] = cta_vs(p->command),
-            [PROCESSES_file] = cta_vs(ct_reader_path(m->rd, p->file)),
+            [PROCESSES_file] = cta_vs(cta_kineto_display_path(m->rd, p->file)),
             [PROCESSES_complete] = cta_vi(p->ended),
             [PROCESSES_ended] = cta_vs(cta_end_text(m, p, ended, sizeof ended)),
             [PROCESSES_peakVramBytes] = cta_vi((int64_t)cta_report_proc_peak(p)),

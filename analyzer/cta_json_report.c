@@ -161,7 +161,7 @@ static void json_processes(cta_json *j, const cta_model *m)
         CTA_JK_STR(j, "command", p->command);
         cta_json_key(j, "pytorch");
         cta_json_bool(j, p->torch);
-        CTA_JK_STR(j, "file", ct_reader_path(m->rd, p->file));
+        CTA_JK_STR(j, "file", cta_kineto_display_path(m->rd, p->file));
         CTA_JK_U64(j, "start_ns", p->t_first == UINT64_MAX ? 0 : p->t_first - m->t0);
         CTA_JK_U64(j, "wall_ns", wall_of(p));
         if (p->captured) { /* only then: the output of other traces stays as it was */
@@ -190,6 +190,16 @@ static void json_processes(cta_json *j, const cta_model *m)
             CTA_JK_STR(j, "format", "kineto");
             CTA_JK_STR(j, "file", kineto);
             CTA_JK_STR(j, "not_in_trace", cta_kineto_lacks);
+            const cta_kconv_stats *ks = cta_kineto_source_stats(m->rd, p->file);
+            CTA_JK_U64(j, "kernels", ks->kernels);
+            CTA_JK_U64(j, "memcpys", ks->copies);
+            CTA_JK_U64(j, "memsets", ks->sets);
+            CTA_JK_U64(j, "memcpys_kind_unknown", ks->copies_kind_unknown);
+            CTA_JK_U64(j, "gpu_work_without_call", ks->gpu_without_call);
+            CTA_JK_U64(j, "ranges", ks->ranges);
+            CTA_JK_U64(j, "memory_events_not_mapped", ks->memory_events);
+            if (!ks->kernels && !ks->copies && !ks->sets)
+                CTA_JK_STR(j, "message", cta_kineto_no_gpu);
             cta_json_end_obj(j);
         }
         cta_json_key(j, "complete");

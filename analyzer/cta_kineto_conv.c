@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -761,6 +762,7 @@ static int write_trace(kconv *c, int fd, const cta_kmeta *meta)
     ct_header h = {.hostname = "(host not in the trace)", .pid = c->pid, .cmdline = cmd, .cmdline_len = cl < sizeof cmd ? cl + 1 : sizeof cmd,
                    .exe = c->path, .boot_id = "", .realtime_ns = t0, .monotonic_ns = t0,
                    .tracer_version = "kineto", .tracer_options = "source=kineto gpu_timing=1",
+                   .frameworks = CT_FW_TORCH, /* the PyTorch profiler wrote it */
                    .nenv = meta->has_rank ? 1 : 0, .env = env};
     kout o = {0};
     if (ct_writer_open_fd(&o.w, fd, &h, NULL) != 0)
@@ -832,6 +834,20 @@ typedef struct {
 static kdone *done;
 static size_t ndone, done_cap;
 
+/* Also from a signal handler: unlink alone, on names complete before they were counted. */
+static void unlink_converted(void)
+{
+    for (size_t i = 0; i < ndone; i++)
+        unlink(done[i].conv);
+}
+
+static void on_fatal(int sig)
+{
+    unlink_converted();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
 static void remove_converted(void)
 {
     for (size_t i = 0; i < ndone; i++) {
@@ -861,6 +877,12 @@ static const char *converted(const char *cmd, const char *path)
     static int registered;
     if (!registered) {
         atexit(remove_converted);
+        static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
+        for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+            struct sigaction old;
+            if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_DFL)
+                signal(sigs[i], on_fatal);
+        }
         registered = 1;
     }
     char out[4096], err[1024];
@@ -870,16 +892,21 @@ static const char *converted(const char *cmd, const char *path)
         fprintf(stderr, "cutrace %s: error: %s\n", cmd, err);
         return NULL;
     }
-    cta_grow(&done, &done_cap, ndone + 1, sizeof *done);
-    kdone *d = &done[ndone++];
-    d->orig = strdup(path);
-    d->conv = strdup(out);
-    d->st = st;
-    if (!d->orig || !d->conv) {
+    kdone d = {strdup(path), strdup(out), st};
+    if (!d.orig || !d.conv) {
+        unlink(out);
         fprintf(stderr, "cutrace %s: error: out of memory\n", cmd);
         exit(CTA_EXIT_FAIL);
     }
-    return d->conv;
+    /* a signal may come while the list grows: the handler sees the old list until the new
+     * one holds the entry */
+    sigset_t all, old;
+    sigfillset(&all);
+    sigprocmask(SIG_BLOCK, &all, &old);
+    cta_grow(&done, &done_cap, ndone + 1, sizeof *done);
+    done[ndone++] = d;
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    return d.conv;
 }
 
 /* The reader's warnings about a converted trace name the Kineto file; the missing END record
@@ -927,6 +954,12 @@ const char *cta_kineto_source(const ct_reader *rd, uint32_t file)
     return d ? d->orig : h->exe ? h->exe : "";
 }
 
+const char *cta_kineto_display_path(const ct_reader *rd, uint32_t file)
+{
+    const char *k = cta_kineto_source(rd, file);
+    return k ? k : ct_reader_path(rd, file);
+}
+
 const cta_kconv_stats *cta_kineto_source_stats(const ct_reader *rd, uint32_t file)
 {
     return cta_kineto_source(rd, file) ? &done_conv(ct_reader_path(rd, file))->st : NULL;
@@ -936,3 +969,7 @@ const char cta_kineto_lacks[] =
     "the host's CPU time (what the host did outside CUDA is unknown, not idle), call stacks, "
     "the process's exit, memory allocations, the pinned or pageable kind of copies whose name "
     "does not say it";
+
+const char cta_kineto_no_gpu[] =
+    "no GPU activity in this Kineto trace (no kernel, gpu_memcpy or gpu_memset event): the "
+    "breakdown has nothing to measure";

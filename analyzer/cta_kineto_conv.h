@@ -13,7 +13,8 @@
  *   (a CUDA graph launch's kernels) are held.
  * - The temporary files live in $TMPDIR (default /tmp): the sort's runs are unlinked as soon as
  *   they are created; the converted trace when the process exits (atexit), whether the command
- *   succeeded or not.
+ *   succeeded or not, or is ended by SIGINT, SIGTERM, SIGHUP or SIGPIPE (a handler removes them
+ *   and lets the signal end the process, where the program had left the default action).
  * - A converted trace's header says where it came from: tracer_version "kineto" and
  *   tracer_options "source=kineto gpu_timing=1" (FORMAT.md 3.1), exe the Kineto file's path. */
 #ifndef CTA_KINETO_CONV_H
@@ -49,8 +50,15 @@ int cta_kineto_open(const char *cmd, char *const *paths, int npaths, int kineto,
 
 /* The Kineto file a converted trace came from (by its header), NULL for a cutrace trace. */
 const char *cta_kineto_source(const ct_reader *rd, uint32_t file);
+/* The file to name for trace `file` of rd: the Kineto file it was converted from, else its
+ * own path. */
+const char *cta_kineto_display_path(const ct_reader *rd, uint32_t file);
 /* The conversion's counts of that file (NULL for a cutrace trace). */
 const cta_kconv_stats *cta_kineto_source_stats(const ct_reader *rd, uint32_t file);
+
+/* What the analysis says of a Kineto trace with no GPU activity (no kernel, gpu_memcpy or
+ * gpu_memset event): there is nothing to measure, not a zero. */
+extern const char cta_kineto_no_gpu[];
 
 /* What a Kineto trace does not hold, as one sentence (the text summary's "not in it: ..."). */
 extern const char cta_kineto_lacks[];

@@ -606,6 +606,11 @@ static void text_breakdown(FILE *f, const cta_model *m)
     }
     if (!any)
         fprintf(f, "  (no GPU activity traced)\n");
+    for (size_t i = 0; i < m->nprocs; i++) {
+        const cta_kconv_stats *ks = cta_kineto_source_stats(m->rd, m->procs[i].file);
+        if (ks && !ks->kernels && !ks->copies && !ks->sets)
+            fprintf(f, "  pid %u: %s\n", m->procs[i].pid, cta_kineto_no_gpu);
+    }
 }
 
 static void text_diag(FILE *f, const cta_model *m, const cta_diag *dg, int n, const cta_report_opts *o)
