@@ -131,6 +131,7 @@ struct cta_kineto_hta {
 void cta_kineto_hta_json(cta_json *j, const cta_kineto_hta *h)
 {
     const kfile *fs = h->fs;
+    CTA_JK_STR(j, "input", "kineto");
     cta_json_key(j, "kineto");
     cta_json_arr(j);
     for (size_t i = 0; i < h->n; i++) {
