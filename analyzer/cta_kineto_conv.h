@@ -25,7 +25,7 @@
 #include "cttrace.h"
 #include "cta_kineto.h"
 
-#define CTA_KCONV_SORT_BYTES (32u << 20)
+#define CTA_KCONV_SORT_BYTES (8u << 20)
 
 /* What the conversion of one file found, for the statement of what is missing. */
 typedef struct {
