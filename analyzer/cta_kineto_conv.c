@@ -373,7 +373,7 @@ static int on_event(void *ctx, const cta_kevent *e)
         return 0;
     }
     if (strcmp(e->ph, "X") || !e->ts.has || !e->dur.has || e->ts.v < 0 || e->dur.v < 0 ||
-        e->ts.v > 4.5e15) /* 2^52 us, as the hta block */
+        e->ts.v + e->dur.v > 4.5e15) /* 2^52 us, as the hta block: ends below 2^62 ns */
         return 0;
     int64_t start = us_ns(e->ts.v), end = start + us_ns(e->dur.v);
     int work = is_cat(e, "kernel") ? CT_GPU_KERNEL
