@@ -197,7 +197,7 @@ static void json_processes(cta_json *j, const cta_model *m)
             CTA_JK_U64(j, "memcpys_kind_unknown", ks->copies_kind_unknown);
             CTA_JK_U64(j, "gpu_work_without_call", ks->gpu_without_call);
             CTA_JK_U64(j, "ranges", ks->ranges);
-            CTA_JK_U64(j, "memory_events_not_mapped", ks->memory_events);
+            CTA_JK_U64(j, "memory_events", ks->memory_events);
             if (!ks->kernels && !ks->copies && !ks->sets)
                 CTA_JK_STR(j, "message", cta_kineto_no_gpu);
             cta_json_end_obj(j);

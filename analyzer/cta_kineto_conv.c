@@ -28,7 +28,7 @@ enum {
     KI_WORK,     /* a kernel, memcpy or memset */
     KI_SYNCEV,   /* Kineto's cuda_sync event: the stream a synchronization waited for */
     /* sort by time: the records */
-    KR_API, KR_LAUNCH, KR_COPY, KR_SYNC, KR_GPU, KR_NVTX_BEGIN, KR_NVTX_RANGE,
+    KR_API, KR_LAUNCH, KR_COPY, KR_SYNC, KR_GPU, KR_NVTX_BEGIN, KR_NVTX_RANGE, KR_MEM,
 };
 
 typedef struct {
@@ -369,6 +369,23 @@ static int on_event(void *ctx, const cta_kevent *e)
         return 0;
     }
     if (!strcmp(e->ph, "i") && !strcmp(e->name, "[memory]")) {
+        /* PyTorch's caching allocator giving a block to a tensor (Bytes > 0) or taking it back:
+         * device memory only (Device Type 1), by address */
+        if (!e->ts.has || e->ts.v < 0 || e->ts.v > 4.5e15 || !e->mem_bytes.has || !e->mem_addr.has ||
+            e->mem_bytes.v == 0 || !e->mem_dev_type.has || e->mem_dev_type.v != 1 || !e->tid.has ||
+            e->tid.v < 0)
+            return 0;
+        kit it = {0};
+        it.kind = KR_MEM;
+        it.key = (uint64_t)us_ns(e->ts.v);
+        it.tid = (uint32_t)(uint64_t)e->tid.v;
+        it.stream = (uint64_t)(int64_t)e->mem_addr.v; /* the address */
+        it.bytes = (uint64_t)fabs(e->mem_bytes.v);
+        it.synckind = e->mem_bytes.v < 0; /* a free */
+        int64_t dev = e->mem_dev_id.has ? (int64_t)e->mem_dev_id.v : 0;
+        it.dev = (uint8_t)(dev >= 0 && dev < CTA_KINETO_MAX_DEVICES ? dev : CTA_KINETO_MAX_DEVICES - 1);
+        it.seq = ++c->seq;
+        ks_add(&c->by_time, &it);
         c->st.memory_events++;
         return 0;
     }
@@ -728,6 +745,11 @@ static void emit_item(kout *o, const kit *it, uint32_t pid)
                                .kind = it->gkind, .stream = it->stream};
         emit(o, pid, 1, &r);
         return;
+    case KR_MEM:
+        r.type = CT_REC_MEM;
+        r.u.mem = (ct_rec_mem){.op = it->synckind ? CT_MEM_FREE : CT_MEM_ALLOC, .kind = CT_ALLOC_POOL,
+                               .address = it->stream, .size = it->bytes, .device = it->dev};
+        break;
     case KR_NVTX_BEGIN:
         r.type = CT_REC_NVTX_BEGIN;
         r.u.nvtx_begin = (ct_rec_nvtx_begin){.tid = it->tid, .kind = CT_NVTX_START_END, .id = it->corr,
@@ -967,8 +989,8 @@ const cta_kconv_stats *cta_kineto_source_stats(const ct_reader *rd, uint32_t fil
 
 const char cta_kineto_lacks[] =
     "the host's CPU time (what the host did outside CUDA is unknown, not idle), call stacks, "
-    "the process's exit, memory allocations, the pinned or pageable kind of copies whose name "
-    "does not say it";
+    "the process's exit, the pinned or pageable kind of copies whose name does not say it, "
+    "device memory allocated before the profile began (and all of it without profile_memory)";
 
 const char cta_kineto_no_gpu[] =
     "no GPU activity in this Kineto trace (no kernel, gpu_memcpy or gpu_memset event): the "

@@ -31,7 +31,7 @@
 typedef struct {
     uint64_t kernels, copies, sets, runtime, syncs, ranges, steps;
     uint64_t copies_kind_unknown; /* copies whose name does not say pinned or pageable */
-    uint64_t memory_events;       /* [memory] events (not mapped: KINETO.md) */
+    uint64_t memory_events;       /* [memory] events of device memory (MEM records) */
     uint64_t gpu_without_call;    /* GPU work whose runtime call is not in the trace */
     uint64_t python_functions;
 } cta_kconv_stats;

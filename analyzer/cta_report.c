@@ -477,7 +477,7 @@ static void text_holders(FILE *f, const cta_model *m, const cta_proc *p, const c
 static void text_vram(FILE *f, const cta_model *m)
 {
     heading(f, "VRAM");
-    int any = 0, torch = 0;
+    int any = 0, torch = 0, kineto = 0;
     for (size_t i = 0; i < m->nprocs; i++) {
         const cta_proc *p = &m->procs[i];
         for (int d = 0; d <= CTA_MAX_DEV; d++) {
@@ -485,7 +485,11 @@ static void text_vram(FILE *f, const cta_model *m)
             if (!cta_report_has_vram(dv))
                 continue;
             any = 1;
-            torch |= p->torch;
+            /* a Kineto trace's allocations are the tensors' blocks ([memory] events) */
+            if (cta_kineto_source(m->rd, p->file))
+                kineto = 1;
+            else
+                torch |= p->torch;
             char b1[32], b2[32], b3[32];
             if (d == CTA_HOST_DEV)
                 fprintf(f, "  pid %u pinned host memory: peak %s at +%s\n", p->pid,
@@ -519,6 +523,9 @@ static void text_vram(FILE *f, const cta_model *m)
      * was loaded in a process with allocations */
     else if (torch)
         fprintf(f, "  Note: PyTorch was loaded, so these are likely its caching allocator's reserved segments, not tensors.\n");
+    if (kineto)
+        fprintf(f, "  Kineto traces: the blocks PyTorch's caching allocator gave tensors ([memory] events), "
+                   "from the start of the profile (memory allocated before it is not counted).\n");
 }
 
 /* The Amdahl bounds in words; a bound would be infinite only where the GPU is never busy or

@@ -119,6 +119,8 @@ TEST_IMPL(kineto_model_timeline_and_report_on_real_traces)
  *   aten::cpu_work [140, 200]: only a CPU op runs
  *   cudaLaunchKernel [200, 205]  -> k2 [210, 220]
  *   ProfilerStep#1 [45, 139], #2 [139, 199], #3 [199, 230]: 94, 60, 31 us, median 60
+ *   [memory]: 1 MiB at 50, 2 MiB at 120, a host block at 125 (not device memory), the 1 MiB
+ *     freed at 150: peak 3 MiB at 120 (75 us after the first record, the first step's start)
  * GPU window 60..220 = 160, busy 10 + 20 + 10 = 40, idle 120 in two gaps:
  *   [70, 115]: host outside CUDA 70..100 and 105..106 (31), in the launch call 100..105 (5),
  *     blocked in the synchronization 106..115 (9); no synchronization returned: "host";
@@ -151,6 +153,14 @@ static const char hand[] =
     "  {\"ph\": \"X\", \"cat\": \"cuda_sync\", \"name\": \"Stream Sync\", \"pid\": 0, \"tid\": \"stream 7\", \"ts\": 115,"
     "   \"dur\": 21, \"args\": {\"stream\": 7, \"correlation\": 3}},\n"
     "  {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::cpu_work\", \"pid\": 9, \"tid\": 9, \"ts\": 140, \"dur\": 60},\n"
+    "  {\"ph\": \"i\", \"s\": \"t\", \"name\": \"[memory]\", \"pid\": 9, \"tid\": 9, \"ts\": 150, \"args\":"
+    "   {\"Device Type\": 1, \"Device Id\": 0, \"Addr\": 4096, \"Bytes\": -1048576, \"Total Allocated\": 2097152}},\n"
+    "  {\"ph\": \"i\", \"s\": \"t\", \"name\": \"[memory]\", \"pid\": 9, \"tid\": 9, \"ts\": 50, \"args\":"
+    "   {\"Device Type\": 1, \"Device Id\": 0, \"Addr\": 4096, \"Bytes\": 1048576, \"Total Allocated\": 1048576}},\n"
+    "  {\"ph\": \"i\", \"s\": \"t\", \"name\": \"[memory]\", \"pid\": 9, \"tid\": 9, \"ts\": 120, \"args\":"
+    "   {\"Device Type\": 1, \"Device Id\": 0, \"Addr\": 8192000, \"Bytes\": 2097152, \"Total Allocated\": 3145728}},\n"
+    "  {\"ph\": \"i\", \"s\": \"t\", \"name\": \"[memory]\", \"pid\": 9, \"tid\": 9, \"ts\": 125, \"args\":"
+    "   {\"Device Type\": 0, \"Device Id\": -1, \"Addr\": 77, \"Bytes\": 999, \"Total Allocated\": 999}},\n"
     "  {\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": 9, \"tid\": 9, \"args\": {\"name\": \"trainer\"}}\n"
     " ]}\n";
 
@@ -207,6 +217,14 @@ TEST_IMPL(kineto_model_hand_worked_breakdown)
     ASSERT(op);
     ASSERT_STR(tj_str(op, "domain"), "cpu_op");
     ASSERT_INT(tj_num(op, "host_total_ns"), ==, 60000);
+    ASSERT_UINT(tj_len(s, "vram"), ==, 1);
+    ASSERT_INT(tj_num(s, "vram.0.device"), ==, 0);
+    ASSERT_INT(tj_num(s, "vram.0.peak_bytes"), ==, 3 << 20);
+    ASSERT_INT(tj_num(s, "vram.0.peak_time_ns"), ==, 75000);
+    ASSERT_INT(tj_num(s, "vram.0.allocations"), ==, 2);
+    ASSERT_INT(tj_num(s, "vram.0.frees"), ==, 1);
+    ASSERT_INT(tj_num(s, "vram.0.in_use_at_end_bytes"), ==, 2 << 20);
+    ASSERT_INT(tj_num(s, "processes.0.source.memory_events"), ==, 3);
     tj_free(s);
     /* the text says what the trace lacks and does not print computing or waiting as 0 */
     char *argv[] = {(char *)an_cutrace(), "summary", path, NULL};
