@@ -238,6 +238,20 @@ TEST_IMPL(kineto_model_hand_worked_breakdown)
     ASSERT_CONTAINS(p.out, "ended: not in a Kineto trace");
     ASSERT(!strstr(p.err, "no end record"));
     ctt_proc_free(&p);
+    /* an older profiler's copy name says the direction only: the host kind stays unknown */
+    snprintf(path, sizeof path, "%s/old.json", ctt_tmpdir());
+    ASSERT(f = fopen(path, "w"));
+    fputs("{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaMemcpyAsync\","
+          " \"pid\": 1, \"tid\": 1, \"ts\": 1, \"dur\": 2, \"args\": {\"correlation\": 4}},"
+          " {\"ph\": \"X\", \"cat\": \"gpu_memcpy\", \"name\": \"Memcpy HtoD\", \"pid\": 0, \"tid\": 7,"
+          " \"ts\": 4, \"dur\": 3, \"args\": {\"device\": 0, \"stream\": 7, \"correlation\": 4, \"bytes\": 64}}]}", f);
+    ASSERT_INT(fclose(f), ==, 0);
+    ASSERT(s = an_summary(path, NULL));
+    ASSERT_INT(tj_num(s, "processes.0.source.memcpys_kind_unknown"), ==, 1);
+    ASSERT_STR(tj_str(s, "copies.0.op"), "H2D");
+    ASSERT_STR(tj_str(s, "copies.0.host_kind"), "none");
+    ASSERT_INT(tj_num(s, "copies.0.total_ns"), ==, 3000);
+    tj_free(s);
     return 0;
 }
 
