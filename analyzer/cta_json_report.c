@@ -191,6 +191,9 @@ static void json_processes(cta_json *j, const cta_model *m)
             CTA_JK_STR(j, "file", kineto);
             CTA_JK_STR(j, "not_in_trace", cta_kineto_lacks);
             const cta_kconv_stats *ks = cta_kineto_source_stats(m->rd, p->file);
+            static const cta_kconv_stats none;
+            if (!ks)
+                ks = &none;
             CTA_JK_U64(j, "kernels", ks->kernels);
             CTA_JK_U64(j, "memcpys", ks->copies);
             CTA_JK_U64(j, "memsets", ks->sets);
@@ -198,7 +201,7 @@ static void json_processes(cta_json *j, const cta_model *m)
             CTA_JK_U64(j, "gpu_work_without_call", ks->gpu_without_call);
             CTA_JK_U64(j, "ranges", ks->ranges);
             CTA_JK_U64(j, "memory_events", ks->memory_events);
-            if (!ks->kernels && !ks->copies && !ks->sets)
+            if (ks != &none && !ks->kernels && !ks->copies && !ks->sets)
                 CTA_JK_STR(j, "message", cta_kineto_no_gpu);
             cta_json_end_obj(j);
         }

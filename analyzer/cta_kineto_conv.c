@@ -984,7 +984,9 @@ const char *cta_kineto_display_path(const ct_reader *rd, uint32_t file)
 
 const cta_kconv_stats *cta_kineto_source_stats(const ct_reader *rd, uint32_t file)
 {
-    return cta_kineto_source(rd, file) ? &done_conv(ct_reader_path(rd, file))->st : NULL;
+    /* a trace whose header merely says "kineto" (not converted by this command) has none */
+    const kdone *d = cta_kineto_source(rd, file) ? done_conv(ct_reader_path(rd, file)) : NULL;
+    return d ? &d->st : NULL;
 }
 
 const char cta_kineto_lacks[] =

@@ -53,7 +53,8 @@ const char *cta_kineto_source(const ct_reader *rd, uint32_t file);
 /* The file to name for trace `file` of rd: the Kineto file it was converted from, else its
  * own path. */
 const char *cta_kineto_display_path(const ct_reader *rd, uint32_t file);
-/* The conversion's counts of that file (NULL for a cutrace trace). */
+/* The conversion's counts of that file (NULL for a cutrace trace, and for one whose header
+ * says "kineto" that this command did not convert). */
 const cta_kconv_stats *cta_kineto_source_stats(const ct_reader *rd, uint32_t file);
 
 /* What the analysis says of a Kineto trace with no GPU activity (no kernel, gpu_memcpy or

@@ -748,9 +748,10 @@ void cta_report_text(FILE *f, const cta_model *m, const cta_diag *dg, int ndiag,
             (unsigned long long)m->records);
     for (size_t i = 0; i < m->nprocs; i++) {
         const char *kineto = cta_kineto_source(m->rd, m->procs[i].file);
+        char name[4096];
         if (kineto)
-            fprintf(f, "source: PyTorch profiler (Kineto) trace %s; not in it: %s\n", kineto,
-                    cta_kineto_lacks);
+            fprintf(f, "source: PyTorch profiler (Kineto) trace %s; not in it: %s\n",
+                    cta_text_safe(name, sizeof name, kineto, 0), cta_kineto_lacks);
     }
     text_run(f, m);
     heading(f, "Kernels");

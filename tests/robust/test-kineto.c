@@ -156,3 +156,53 @@ TEST_IMPL(kineto_hostile_documents)
                ==, 0);
     return 0;
 }
+
+/* A cutrace trace whose header claims to be a converted Kineto trace (tracer_version "kineto")
+ * that this command did not convert: it is analysed as it says, without the conversion's counts,
+ * and nothing in the outputs trusts more than the header. */
+TEST_IMPL(kineto_header_claim_in_a_cutrace_trace)
+{
+    char path[4096];
+    tmp(path, "claims-kineto.cutrace");
+    ct_header h = {.hostname = "h", .pid = 5, .cmdline = "p", .cmdline_len = 2,
+                   .exe = "/not/\"a\"\nkineto\xff.json", .boot_id = "", .realtime_ns = 1,
+                   .monotonic_ns = 1, .tracer_version = "kineto", .tracer_options = "source=kineto"};
+    rb_trace t;
+    memset(&t, 0, sizeof t);
+    t.buf = malloc(1 << 20);
+    ASSERT(t.buf);
+    ASSERT_INT(ct_writer_open(&t.w, path, &h, NULL), ==, 0);
+    ct_enc_init(&t.e, t.buf, 1 << 20);
+    t.tid = 7;
+    ASSERT_INT(ct_enc_string(&t.e, 1, 1, "cudaLaunchKernel", 16), ==, 0);
+    ASSERT_INT(ct_enc_string(&t.e, 1, 2, "k", 1), ==, 0);
+    ct_rec_api a = {.start = 1000, .function = 1, .corr = 1};
+    ct_rec_launch l = {.corr = 1, .function = 2, .grid = {1, 1, 1}, .block = {1, 1, 1}, .stream = 5};
+    ct_rec_gpu g = {.start = 3000, .corr = 1, .kind = CT_GPU_KERNEL, .stream = 5};
+    ASSERT_INT(ct_enc_launch(&t.e, 2000, &l), ==, 0);
+    ASSERT_INT(ct_enc_api(&t.e, 2000, &a), ==, 0);
+    ASSERT_INT(ct_enc_gpu(&t.e, 5000, &g), ==, 0);
+    ASSERT_INT(rb_close(&t, 9000), ==, 0); /* frees t.buf */
+    for (int asan = 0; asan < 2; asan++) {
+        ctt_proc p;
+        char *sum[] = {"summary", "--json", path, NULL};
+        if (rb_cutrace(&p, asan, sum, 0, NULL))
+            return 1;
+        char err[256];
+        tj *s = tj_parse(p.out, err, sizeof err);
+        ASSERT(s);
+        ASSERT_STR(tj_str(s, "processes.0.source.format"), "kineto");
+        ASSERT_INT(tj_num(s, "processes.0.source.kernels"), ==, 0);
+        ASSERT(!tj_path(s, "processes.0.source.message"));
+        ASSERT_INT(tj_num(s, "breakdown.0.gpu_busy_ns"), ==, 2000);
+        tj_free(s);
+        ctt_proc_free(&p);
+        char *text[] = {"summary", path, NULL};
+        if (rb_cutrace(&p, asan, text, 0, NULL))
+            return 1;
+        /* the header's name is shown, its control characters and invalid UTF-8 made '?' */
+        ASSERT_CONTAINS(p.out, "source: PyTorch profiler (Kineto) trace /not/\"a\"?kineto?.json;");
+        ctt_proc_free(&p);
+    }
+    return 0;
+}
