@@ -400,9 +400,10 @@ static const char views[] =
 static const char usage[] =
     "usage: cutrace export (--sqlite FILE.sqlite | --csv DIR) [OPTIONS] PATH...\n"
     "\n"
-    "Writes the traces in PATH (trace files or directories) as tables: kernels, copies, sets,\n"
-    "CUDA API calls and NVTX events in the tables of Nsight Systems' SQLite export\n"
-    "(CUPTI_ACTIVITY_KIND_KERNEL, ..._MEMCPY, ..._MEMSET, ..._RUNTIME, NVTX_EVENTS, StringIds),\n"
+    "Writes the traces in PATH (trace files or directories; PyTorch profiler traces too) as\n"
+    "tables: kernels, copies, sets, CUDA API calls and NVTX events in the tables of Nsight\n"
+    "Systems' SQLite export (CUPTI_ACTIVITY_KIND_KERNEL, ..._MEMCPY, ..._MEMSET, ..._RUNTIME,\n"
+    "NVTX_EVENTS, StringIds),\n"
     "and cutrace's own: CUTRACE_PROCESSES, CUTRACE_ALLOCATIONS (with call sites),\n"
     "CUTRACE_BREAKDOWN, CUTRACE_DIAGNOSES. Times in ns from the earliest trace start.\n"
     "\n"
