@@ -1,8 +1,8 @@
 /* Kineto (PyTorch profiler) traces through cutrace's own analysis (analyzer/KINETO.md): the
  * tables, the busy time and the ProfilerStep iterations against the same figures computed from
  * the JSON alone by an independent script (tests/analyzer/kineto/truth.py), on the real GPU
- * traces; the breakdown of a small document worked out by hand; timeline and report on every real
- * trace; and a round trip: a program traced by cutrace, written out as the profiler would have
+ * traces; the breakdown of a small document worked out by hand; timeline, report and export on
+ * every real trace; and a round trip: a program traced by cutrace, written out as the profiler would have
  * (tests/analyzer/kineto/to_kineto.py), gives back the GPU figures of cutrace's own trace. */
 #include "an_helpers.h"
 
@@ -40,7 +40,7 @@ TEST_IMPL(kineto_model_matches_the_json_on_real_traces)
     int without_gpu = 0;
     for (int i = 0; i < n; i++) {
         char out[4200];
-        static char cmd[1 << 17];
+        static char cmd[1 << 19];
         snprintf(out, sizeof out, "%s/summary-%d.json", ctt_tmpdir(), i);
         snprintf(cmd, sizeof cmd, "'%s' summary --json '%s' > '%s' && python3 '%s/truth.py' '%s' '%s'",
                  an_cutrace(), paths[i], out, AN_KINETO_SCRIPTS, paths[i], out);
@@ -84,14 +84,20 @@ TEST_IMPL(kineto_model_timeline_and_report_on_real_traces)
     if (!n)
         ctt_skip("the Kineto traces are not present (../shared/data/kineto-hta)");
     for (int i = 0; i < n; i++) {
-        static char cmd[1 << 17];
+        static char cmd[1 << 19];
         snprintf(cmd, sizeof cmd,
                  "set -e; t='%s'; '%s' timeline -o \"$t/tl.json\" '%s' >/dev/null;"
                  " python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); "
                  "print(len(d[\"traceEvents\"]))' \"$t/tl.json\";"
                  " '%s' report -o \"$t/r.html\" '%s' >/dev/null; grep -c 'id=\"ct-data\"' \"$t/r.html\";"
-                 " '%s' summary '%s' | grep -c 'source: PyTorch profiler (Kineto) trace'",
-                 ctt_tmpdir(), an_cutrace(), paths[i], an_cutrace(), paths[i], an_cutrace(), paths[i]);
+                 " '%s' summary '%s' | grep -c 'source: PyTorch profiler (Kineto) trace';"
+                 " rm -f \"$t/x.sqlite\"; '%s' export --sqlite \"$t/x.sqlite\" '%s' >/dev/null 2>&1;"
+                 " python3 -c 'import gzip, json, sqlite3, sys; d = json.load(gzip.open(sys.argv[1]));"
+                 " n = sum(e.get(\"cat\") == \"kernel\" for e in d[\"traceEvents\"]);"
+                 " k = sqlite3.connect(sys.argv[2]).execute(\"select count(*) from CUPTI_ACTIVITY_KIND_KERNEL\").fetchone()[0];"
+                 " print(\"kernels\", n, k)' '%s' \"$t/x.sqlite\"",
+                 ctt_tmpdir(), an_cutrace(), paths[i], an_cutrace(), paths[i], an_cutrace(), paths[i],
+                 an_cutrace(), paths[i], paths[i]);
         ctt_proc p;
         ASSERT_INT(run_sh(&p, cmd), ==, 0);
         if (p.code)
@@ -100,6 +106,11 @@ TEST_IMPL(kineto_model_timeline_and_report_on_real_traces)
         long events = atol(p.out);
         ASSERT(events > 0);
         ASSERT_CONTAINS(p.out, "\n1\n1\n");
+        /* export: the kernel table holds every kernel event */
+        long n_json = -1, n_sql = -2;
+        const char *k = strstr(p.out, "kernels ");
+        ASSERT(k && sscanf(k, "kernels %ld %ld", &n_json, &n_sql) == 2);
+        ASSERT_INT(n_sql, ==, n_json);
         ctt_proc_free(&p);
         if (strstr(paths[i], "cupti_profiler")) { /* the trace without kernels */
             char *argv[] = {(char *)an_cutrace(), "summary", paths[i], NULL};
@@ -263,7 +274,7 @@ TEST_IMPL(kineto_model_round_trip_of_a_traced_program)
     char dir[4096], *out = NULL;
     ASSERT(an_trace_workload(dir, "rt", "train_loop --iters 6 --loader-ms 2", NULL, &out));
     free(out);
-    static char cmd[1 << 17];
+    static char cmd[1 << 19];
     char kj[4200];
     snprintf(kj, sizeof kj, "%s/as-kineto.json", ctt_tmpdir());
     snprintf(cmd, sizeof cmd, "'%s' dump --time-order '%s' | python3 '%s/to_kineto.py' > '%s'",
