@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cta_kineto_conv.h"
 #include "cta_analysis.h"
 #include "cta_cli.h"
 #include "cta_load.h"
@@ -299,7 +300,7 @@ static void summary_tables(ex *x, const cta_model *m, const cta_diag *dg, int nd
         cta_val row[PROCESSES_NCOLS] = {
             [PROCESSES_globalPid] = cta_vi(gpid(p)), [PROCESSES_pid] = cta_vi(p->pid),
             [PROCESSES_host] = cta_vs(p->host), [PROCESSES_command] = cta_vs(p->command),
-            [PROCESSES_file] = cta_vs(ct_reader_path(m->rd, p->file)),
+            [PROCESSES_file] = cta_vs(cta_kineto_display_path(m->rd, p->file)),
             [PROCESSES_complete] = cta_vi(p->ended),
             [PROCESSES_ended] = cta_vs(cta_end_text(m, p, ended, sizeof ended)),
             [PROCESSES_peakVramBytes] = cta_vi((int64_t)cta_report_proc_peak(p)),
@@ -399,9 +400,10 @@ static const char views[] =
 static const char usage[] =
     "usage: cutrace export (--sqlite FILE.sqlite | --csv DIR) [OPTIONS] PATH...\n"
     "\n"
-    "Writes the traces in PATH (trace files or directories) as tables: kernels, copies, sets,\n"
-    "CUDA API calls and NVTX events in the tables of Nsight Systems' SQLite export\n"
-    "(CUPTI_ACTIVITY_KIND_KERNEL, ..._MEMCPY, ..._MEMSET, ..._RUNTIME, NVTX_EVENTS, StringIds),\n"
+    "Writes the traces in PATH (trace files or directories; PyTorch profiler traces too) as\n"
+    "tables: kernels, copies, sets, CUDA API calls and NVTX events in the tables of Nsight\n"
+    "Systems' SQLite export (CUPTI_ACTIVITY_KIND_KERNEL, ..._MEMCPY, ..._MEMSET, ..._RUNTIME,\n"
+    "NVTX_EVENTS, StringIds),\n"
     "and cutrace's own: CUTRACE_PROCESSES, CUTRACE_ALLOCATIONS (with call sites),\n"
     "CUTRACE_BREAKDOWN, CUTRACE_DIAGNOSES. Times in ns from the earliest trace start.\n"
     "\n"

@@ -13,7 +13,8 @@ static const char usage[] =
     "\n"
     "Tables (run, kernels, copies, CUDA API, VRAM, host-vs-GPU breakdown, ranks) and diagnoses\n"
     "of the traces in PATH (trace files, or directories holding them: every process and rank).\n"
-    "PyTorch profiler (Kineto) traces, .json or .json.gz, get HTA's breakdown (analyzer/KINETO.md).\n"
+    "PyTorch profiler (Kineto) traces, .json or .json.gz, are analysed the same way, and get\n"
+    "HTA's breakdown too (analyzer/KINETO.md).\n"
     "\n"
     "  --json             one JSON document (schema: analyzer/JSON.md)\n"
     CTA_ANALYSIS_USAGE
@@ -55,16 +56,24 @@ int cta_cmd_summary(int argc, char **argv)
     if (kineto < 0)
         return cta_cli_usage_error("summary", "expected either cutrace traces or Kineto traces, "
                                               "found both");
-    if (kineto)
-        return cta_kineto_summary("summary", argv + optind, argc - optind, json, stdout);
+    cta_kineto_hta *hta = NULL;
+    if (kineto) {
+        int rc = cta_kineto_hta_run("summary", argv + optind, argc - optind, &hta);
+        if (rc != CTA_EXIT_OK)
+            return rc;
+        ao.ropt.hta = hta;
+    }
     cta_analysis a;
     int rc = cta_analysis_run("summary", argv + optind, argc - optind, &ao, &a);
-    if (rc != CTA_EXIT_OK)
+    if (rc != CTA_EXIT_OK) {
+        cta_kineto_hta_free(hta);
         return rc;
+    }
     if (json)
         cta_report_json(stdout, &a.m, a.dg, a.ndiag, &ao.ropt);
     else
         cta_report_text(stdout, &a.m, a.dg, a.ndiag, &ao.ropt);
     cta_analysis_free(&a);
+    cta_kineto_hta_free(hta);
     return fflush(stdout) == 0 ? CTA_EXIT_OK : CTA_EXIT_FAIL;
 }

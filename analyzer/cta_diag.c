@@ -1,3 +1,4 @@
+#include "cta_kineto_conv.h"
 #include "cta_diag.h"
 
 #include <math.h>
@@ -625,11 +626,26 @@ static void dev_diagnoses(diags *ds, const cta_proc *p, int d)
             d, cta_fmt_ns(b1, (double)hn), pct(hn, win), (unsigned long long)dv->gap_count[CTA_GAP_HOST]);
         ev(x, "gaps", (double)dv->gap_count[CTA_GAP_HOST], CTA_EV_COUNT);
         ev(x, "gap_ns", (double)hn, CTA_EV_NS);
-        ev(x, "host_compute_ns", (double)dv->gap_host[CTA_GAP_HOST].compute, CTA_EV_NS);
-        ev(x, "host_wait_ns", (double)dv->gap_host[CTA_GAP_HOST].wait, CTA_EV_NS);
+        /* a Kineto trace has no CPU-time readings: computing and waiting are unknown there */
+        int no_cpu = cta_kineto_source(m->rd, p->file) != NULL;
+        if (no_cpu) {
+            ev(x, "host_unknown_ns", (double)dv->gap_host[CTA_GAP_HOST].unknown, CTA_EV_NS);
+        } else {
+            ev(x, "host_compute_ns", (double)dv->gap_host[CTA_GAP_HOST].compute, CTA_EV_NS);
+            ev(x, "host_wait_ns", (double)dv->gap_host[CTA_GAP_HOST].wait, CTA_EV_NS);
+        }
         at_gap(x, p, d, CTA_GAP_HOST, NULL, -1);
         for (int i = 0; i < dv->ntop && i < 5; i++) {
             const cta_gap *g = &dv->top[i];
+            if (no_cpu) {
+                detail(x, "gap at +%s: %s (%s; host: in CUDA %s, blocked %s, outside CUDA %s "
+                          "(computing or waiting: not in a Kineto trace))\n",
+                       cta_fmt_ns(b1, (double)(g->start - m->t0)), cta_fmt_ns(b2, (double)g->len),
+                       cta_gap_names[g->cls], cta_fmt_ns(b3, (double)g->host.in_api),
+                       cta_fmt_ns((char[32]){0}, (double)g->host.blocked),
+                       cta_fmt_ns((char[32]){0}, (double)(g->host.compute + g->host.wait + g->host.unknown)));
+                continue;
+            }
             detail(x, "gap at +%s: %s (%s; host: in CUDA %s, blocked %s, computing %s, waiting %s)\n",
                    cta_fmt_ns(b1, (double)(g->start - m->t0)), cta_fmt_ns(b2, (double)g->len),
                    cta_gap_names[g->cls], cta_fmt_ns(b3, (double)g->host.in_api),

@@ -667,6 +667,8 @@ static void on_mem(cta_model *m, cta_proc *p, const ct_rec *r)
         sweep_push(p, (cta_pt){.t = r->ts, .type = P_FREE, .dev = le->dev, .a = le->stack, .b = le->size});
         cta_pool_put(&p->allocs, li);
     }
+    if (!mr->corr) /* no call to join (FORMAT.md: 0 means none): an entry would never go */
+        return;
     cta_joining *c = detail(p, mr->corr, CT_REC_MEM, r->tid);
     c->churn = (uint8_t)churn;
     c->mem_dev = (uint8_t)(churn ? d : 0);

@@ -1,3 +1,5 @@
+#include "cta_kineto_conv.h"
+#include "cta_kineto_report.h"
 #include "cta_graph.h"
 #include "cta_nvtx.h"
 #include "cta_report_int.h"
@@ -115,12 +117,21 @@ static void json_holders(cta_json *j, const cta_model *m, const cta_proc *p, con
     cta_json_end_arr(j);
 }
 
-static void json_split(cta_json *j, const cta_hostsplit *h)
+/* no_cpu: the trace has no CPU-time readings at all (a Kineto trace): computing and waiting
+ * are unknown (null), not 0 */
+static void json_split(cta_json *j, const cta_hostsplit *h, int no_cpu)
 {
     CTA_JK_U64(j, "idle_in_api_ns", h->in_api);
     CTA_JK_U64(j, "idle_blocked_ns", h->blocked);
-    CTA_JK_U64(j, "idle_host_compute_ns", h->compute);
-    CTA_JK_U64(j, "idle_host_wait_ns", h->wait);
+    if (no_cpu) {
+        cta_json_key(j, "idle_host_compute_ns");
+        cta_json_null(j);
+        cta_json_key(j, "idle_host_wait_ns");
+        cta_json_null(j);
+    } else {
+        CTA_JK_U64(j, "idle_host_compute_ns", h->compute);
+        CTA_JK_U64(j, "idle_host_wait_ns", h->wait);
+    }
     CTA_JK_U64(j, "idle_host_unknown_ns", h->unknown);
 }
 
@@ -150,7 +161,7 @@ static void json_processes(cta_json *j, const cta_model *m)
         CTA_JK_STR(j, "command", p->command);
         cta_json_key(j, "pytorch");
         cta_json_bool(j, p->torch);
-        CTA_JK_STR(j, "file", ct_reader_path(m->rd, p->file));
+        CTA_JK_STR(j, "file", cta_kineto_display_path(m->rd, p->file));
         CTA_JK_U64(j, "start_ns", p->t_first == UINT64_MAX ? 0 : p->t_first - m->t0);
         CTA_JK_U64(j, "wall_ns", wall_of(p));
         if (p->captured) { /* only then: the output of other traces stays as it was */
@@ -170,6 +181,28 @@ static void json_processes(cta_json *j, const cta_model *m)
             CTA_JK_U64(j, "unknown_launches", gs.unknown_launches);
             CTA_JK_U64(j, "instantiations", gs.instantiations);
             CTA_JK_U64(j, "updates", gs.updates);
+            cta_json_end_obj(j);
+        }
+        const char *kineto = cta_kineto_source(m->rd, p->file);
+        if (kineto) { /* only then, as for capture */
+            cta_json_key(j, "source");
+            cta_json_obj(j);
+            CTA_JK_STR(j, "format", "kineto");
+            CTA_JK_STR(j, "file", kineto);
+            CTA_JK_STR(j, "not_in_trace", cta_kineto_lacks);
+            const cta_kconv_stats *ks = cta_kineto_source_stats(m->rd, p->file);
+            static const cta_kconv_stats none;
+            if (!ks)
+                ks = &none;
+            CTA_JK_U64(j, "kernels", ks->kernels);
+            CTA_JK_U64(j, "memcpys", ks->copies);
+            CTA_JK_U64(j, "memsets", ks->sets);
+            CTA_JK_U64(j, "memcpys_kind_unknown", ks->copies_kind_unknown);
+            CTA_JK_U64(j, "gpu_work_without_call", ks->gpu_without_call);
+            CTA_JK_U64(j, "ranges", ks->ranges);
+            CTA_JK_U64(j, "memory_events", ks->memory_events);
+            if (ks != &none && !ks->kernels && !ks->copies && !ks->sets)
+                CTA_JK_STR(j, "message", cta_kineto_no_gpu);
             cta_json_end_obj(j);
         }
         cta_json_key(j, "complete");
@@ -406,7 +439,7 @@ static void json_breakdown(cta_json *j, const cta_model *m, uint32_t max_bins)
             CTA_JK_U64(j, "gpu_end_bounded_operations", dv->bounded_ops);
             CTA_JK_U64(j, "gpu_busy_bounded_ns", b.busy_bounded);
             CTA_JK_U64(j, "gpu_idle_ns", b.idle);
-            json_split(j, &b.host);
+            json_split(j, &b.host, cta_kineto_source(m->rd, p->file) != NULL);
             json_speedup(j, "max_speedup_gpu", b.max_speedup_gpu);
             json_speedup(j, "max_speedup_host", b.max_speedup_host);
             cta_json_key(j, "gaps");
@@ -426,7 +459,7 @@ static void json_breakdown(cta_json *j, const cta_model *m, uint32_t max_bins)
                 CTA_JK_U64(j, "start_ns", dv->top[g].start - m->t0);
                 CTA_JK_U64(j, "len_ns", dv->top[g].len);
                 CTA_JK_STR(j, "cause", cta_gap_names[dv->top[g].cls]);
-                json_split(j, &dv->top[g].host);
+                json_split(j, &dv->top[g].host, cta_kineto_source(m->rd, p->file) != NULL);
                 cta_json_end_obj(j);
             }
             cta_json_end_arr(j);
@@ -700,5 +733,7 @@ void cta_report_json(FILE *f, const cta_model *m, const cta_diag *dg, int ndiag,
     json_diag(&j, m, dg, ndiag);
     if (o->overview)
         cta_overview_json(&j, m, o->overview);
+    if (o->hta)
+        cta_kineto_hta_json(&j, o->hta);
     cta_json_end_obj(&j);
 }

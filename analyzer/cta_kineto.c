@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -439,7 +440,7 @@ static int opt_string(kr *r, size_t *at)
 
 typedef struct {
     cta_kevent e;
-    size_t ph, cat, name, pid_str, tid_str;
+    size_t ph, cat, name, pid_str, tid_str, arg_name;
     int dim_i;
     int64_t *dim;
 } evparse;
@@ -484,6 +485,20 @@ static int arg_member(kr *r, const char *k, void *ctx, int depth)
         return dims(r, p, e->grid, depth);
     if (!strcmp(k, "block"))
         return dims(r, p, e->block, depth);
+    if (!strcmp(k, "shared memory"))
+        return opt_number(r, &e->shared_memory);
+    if (!strcmp(k, "Device Type"))
+        return opt_number(r, &e->mem_dev_type);
+    if (!strcmp(k, "Device Id"))
+        return opt_number(r, &e->mem_dev_id);
+    if (!strcmp(k, "Addr"))
+        return opt_number(r, &e->mem_addr);
+    if (!strcmp(k, "Bytes"))
+        return opt_number(r, &e->mem_bytes);
+    if (!strcmp(k, "Total Allocated"))
+        return opt_number(r, &e->mem_total);
+    if (!strcmp(k, "name"))
+        return opt_string(r, &p->arg_name);
     return skip_value(r, depth);
 }
 
@@ -526,7 +541,7 @@ static int event_elem(kr *r, void *ctx, int depth)
     docparse *d = ctx;
     evparse p;
     memset(&p, 0, sizeof p);
-    p.ph = p.cat = p.name = p.pid_str = p.tid_str = SIZE_MAX;
+    p.ph = p.cat = p.name = p.pid_str = p.tid_str = p.arg_name = SIZE_MAX;
     r->arlen = 0;
     if (object(r, event_member, &p, depth) != 0)
         return -1;
@@ -535,6 +550,7 @@ static int event_elem(kr *r, void *ctx, int depth)
     p.e.name = str_at(r, p.name);
     p.e.pid_str = str_at(r, p.pid_str);
     p.e.tid_str = str_at(r, p.tid_str);
+    p.e.arg_name = str_at(r, p.arg_name);
     p.e.has_cat = p.cat != SIZE_MAX;
     p.e.has_name = p.name != SIZE_MAX;
     d->meta->events++;
@@ -560,10 +576,56 @@ static int dist_member(kr *r, const char *k, void *ctx, int depth)
     return skip_value(r, depth);
 }
 
+static int device_member(kr *r, const char *k, void *ctx, int depth)
+{
+    cta_kdevice *d = ctx;
+    static const struct {
+        const char *key;
+        size_t off;
+    } nums[] = {
+        {"id", offsetof(cta_kdevice, id)},
+        {"numSms", offsetof(cta_kdevice, sms)},
+        {"computeMajor", offsetof(cta_kdevice, cc_major)},
+        {"computeMinor", offsetof(cta_kdevice, cc_minor)},
+        {"warpSize", offsetof(cta_kdevice, warp_size)},
+        {"regsPerMultiprocessor", offsetof(cta_kdevice, regs_per_sm)},
+        {"sharedMemPerMultiprocessor", offsetof(cta_kdevice, smem_per_sm)},
+        {"maxThreadsPerMultiprocessor", offsetof(cta_kdevice, threads_per_sm)},
+    };
+    for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) {
+        if (strcmp(k, nums[i].key))
+            continue;
+        cta_knum n;
+        if (opt_number(r, &n) != 0)
+            return -1;
+        *(int64_t *)((char *)d + nums[i].off) = n.has && n.v >= 0 && n.v < 2147483648.0 ? (int64_t)n.v : 0;
+        return 0;
+    }
+    if (!strcmp(k, "totalGlobalMem")) {
+        cta_knum n;
+        if (opt_number(r, &n) != 0)
+            return -1;
+        d->mem_bytes = n.has && n.v >= 0 ? (uint64_t)n.v : 0;
+        return 0;
+    }
+    if (!strcmp(k, "name")) {
+        size_t mark = r->arlen, at;
+        if (opt_string(r, &at) != 0)
+            return -1;
+        snprintf(d->name, sizeof d->name, "%s", str_at(r, at));
+        r->arlen = mark;
+        return 0;
+    }
+    return skip_value(r, depth);
+}
+
 static int device_elem(kr *r, void *ctx, int depth)
 {
-    ((cta_kmeta *)ctx)->ndevices++;
-    return skip_value(r, depth);
+    cta_kmeta *m = ctx;
+    int i = m->ndevices++;
+    if (i >= CTA_KINETO_MAX_DEVICES || peek_token(r) != '{')
+        return skip_value(r, depth);
+    return object(r, device_member, &m->devices[i], depth);
 }
 
 static int doc_member(kr *r, const char *k, void *ctx, int depth)

@@ -39,12 +39,26 @@ typedef struct {
     /* args */
     cta_knum device, stream, correlation, external_id, bytes;
     int64_t grid[3], block[3]; /* 0 when absent */
+    cta_knum shared_memory;    /* "shared memory": a kernel's dynamic shared memory, bytes */
+    /* a [memory] instant event's: "Device Type" (0 CPU, 1 CUDA), "Device Id", "Addr", "Bytes"
+     * (negative for a free), "Total Allocated" */
+    cta_knum mem_dev_type, mem_dev_id, mem_addr, mem_bytes, mem_total;
+    const char *arg_name;      /* "name" (a metadata event's: a process's or thread's name) */
 } cta_kevent;
+
+/* One entry of the document's deviceProperties (0 where absent). */
+#define CTA_KINETO_MAX_DEVICES 16
+typedef struct {
+    int64_t id, sms, cc_major, cc_minor, warp_size, regs_per_sm, smem_per_sm, threads_per_sm;
+    uint64_t mem_bytes;
+    char name[128];
+} cta_kdevice;
 
 typedef struct {
     int64_t rank; /* distributedInfo.rank */
     int has_rank;
     int ndevices; /* entries of deviceProperties */
+    cta_kdevice devices[CTA_KINETO_MAX_DEVICES]; /* the first of them */
     uint64_t events;
 } cta_kmeta;
 

@@ -123,43 +123,45 @@ static void json_file(cta_json *j, const kfile *f)
     cta_json_end_obj(j);
 }
 
-static void json_doc(FILE *out, const kfile *fs, int n)
+struct cta_kineto_hta {
+    kfile *fs;
+    size_t n;
+};
+
+void cta_kineto_hta_json(cta_json *j, const cta_kineto_hta *h)
 {
-    cta_json j;
-    cta_json_init(&j, out, 1);
-    cta_json_obj(&j);
-    CTA_JK_I64(&j, "schema_version", CTA_SCHEMA_VERSION);
-    CTA_JK_STR(&j, "input", "kineto");
-    cta_json_key(&j, "kineto");
-    cta_json_arr(&j);
-    for (int i = 0; i < n; i++) {
-        cta_json_obj(&j);
-        CTA_JK_STR(&j, "file", fs[i].path);
-        CTA_JK_U64(&j, "events", fs[i].meta.events);
-        CTA_JK_I64(&j, "devices", fs[i].meta.ndevices);
-        cta_json_key(&j, "rank");
+    const kfile *fs = h->fs;
+    CTA_JK_STR(j, "input", "kineto");
+    cta_json_key(j, "kineto");
+    cta_json_arr(j);
+    for (size_t i = 0; i < h->n; i++) {
+        cta_json_obj(j);
+        CTA_JK_STR(j, "file", fs[i].path);
+        CTA_JK_U64(j, "events", fs[i].meta.events);
+        CTA_JK_I64(j, "devices", fs[i].meta.ndevices);
+        cta_json_key(j, "rank");
         if (fs[i].meta.has_rank)
-            cta_json_i64(&j, fs[i].meta.rank);
+            cta_json_i64(j, fs[i].meta.rank);
         else
-            cta_json_null(&j);
-        cta_json_end_obj(&j);
+            cta_json_null(j);
+        cta_json_end_obj(j);
     }
-    cta_json_end_arr(&j);
-    cta_json_key(&j, "hta");
-    cta_json_obj(&j);
-    CTA_JK_STR(&j, "definitions", "HolisticTraceAnalysis 0.5.0 get_temporal_breakdown");
-    cta_json_key(&j, "ranks");
-    cta_json_arr(&j);
-    for (int i = 0; i < n; i++)
-        json_file(&j, &fs[i]);
-    cta_json_end_arr(&j);
-    cta_json_end_obj(&j);
-    cta_json_end_obj(&j);
-    fputc('\n', out);
+    cta_json_end_arr(j);
+    cta_json_key(j, "hta");
+    cta_json_obj(j);
+    CTA_JK_STR(j, "definitions", "HolisticTraceAnalysis 0.5.0 get_temporal_breakdown");
+    cta_json_key(j, "ranks");
+    cta_json_arr(j);
+    for (size_t i = 0; i < h->n; i++)
+        json_file(j, &fs[i]);
+    cta_json_end_arr(j);
+    cta_json_end_obj(j);
 }
 
-static void text_doc(FILE *out, const kfile *fs, int n)
+void cta_kineto_hta_text(FILE *out, const cta_kineto_hta *h)
 {
+    const kfile *fs = h->fs;
+    int n = (int)h->n;
     fputs("HTA temporal breakdown (HolisticTraceAnalysis 0.5.0's definitions; analyzer/KINETO.md)\n",
           out);
     static const char *const hd[] = {"file", ">rank", ">kernels", ">kernel time", ">idle",
@@ -186,7 +188,6 @@ static void text_doc(FILE *out, const kfile *fs, int n)
     for (int i = 0; i < n; i++)
         if (!fs[i].res.kernels)
             fprintf(out, "  %s: %s\n", fs[i].path, no_kernels);
-    fputs("Kineto events are not yet mapped onto cutrace's own tables and diagnoses.\n", out);
 }
 
 /* Rule 3's filter applies to every trace when two distinct step names appear in all of them
@@ -205,7 +206,7 @@ static int drop_last_step(const kfile *fs, size_t n)
     return 0;
 }
 
-int cta_kineto_summary(const char *cmd, char *const *paths, int npaths, int json, FILE *out)
+void cta_kineto_files(char *const *paths, int npaths, char ***out, size_t *nout)
 {
     char **files = NULL;
     size_t n = 0, cap = 0;
@@ -218,31 +219,50 @@ int cta_kineto_summary(const char *cmd, char *const *paths, int npaths, int json
             strcpy(files[n++], paths[i]);
         }
     }
+    *out = files;
+    *nout = n;
+}
+
+int cta_kineto_hta_run(const char *cmd, char *const *paths, int npaths, cta_kineto_hta **out)
+{
+    char **files;
+    size_t n;
+    cta_kineto_files(paths, npaths, &files, &n);
     kfile *fs = cta_xmalloc((n ? n : 1) * sizeof *fs, "Kineto files");
     int rc = CTA_EXIT_OK;
-    for (size_t i = 0; i < n && rc == CTA_EXIT_OK; i++) {
+    for (size_t i = 0; i < n; i++) {
         char err[512];
         fs[i].path = files[i];
         fs[i].hta = cta_hta_new();
-        if (cta_kineto_read(files[i], cta_hta_event, fs[i].hta, &fs[i].meta, err, sizeof err) != 0) {
+        if (rc == CTA_EXIT_OK &&
+            cta_kineto_read(files[i], cta_hta_event, fs[i].hta, &fs[i].meta, err, sizeof err) != 0) {
             fprintf(stderr, "cutrace %s: error: %s\n", cmd, err);
             rc = CTA_EXIT_INPUT;
         }
     }
-    if (rc == CTA_EXIT_OK) {
-        int drop = drop_last_step(fs, n);
-        for (size_t i = 0; i < n; i++)
-            cta_hta_result(fs[i].hta, drop, &fs[i].res);
-        if (json)
-            json_doc(out, fs, (int)n);
-        else
-            text_doc(out, fs, (int)n);
-    }
-    for (size_t i = 0; i < n; i++) {
-        cta_hta_free(fs[i].hta);
-        free(files[i]);
-    }
     free(files);
-    free(fs);
+    cta_kineto_hta *h = cta_xmalloc(sizeof *h, "the hta block");
+    h->fs = fs;
+    h->n = n;
+    if (rc != CTA_EXIT_OK) {
+        cta_kineto_hta_free(h);
+        return rc;
+    }
+    int drop = drop_last_step(fs, n);
+    for (size_t i = 0; i < n; i++)
+        cta_hta_result(fs[i].hta, drop, &fs[i].res);
+    *out = h;
     return rc;
+}
+
+void cta_kineto_hta_free(cta_kineto_hta *h)
+{
+    if (!h)
+        return;
+    for (size_t i = 0; i < h->n; i++) {
+        cta_hta_free(h->fs[i].hta);
+        free(h->fs[i].path);
+    }
+    free(h->fs);
+    free(h);
 }

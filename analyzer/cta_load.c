@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include "cta_cli.h"
+#include "cta_kineto_conv.h"
+#include "cta_kineto_report.h"
 #include "cta_paths.h"
 
 static double now_s(void)
@@ -16,6 +18,9 @@ static double now_s(void)
 
 int cta_load_open(const char *cmd, char *const *paths, int npaths, ct_reader **rd)
 {
+    int kineto = cta_kineto_inputs(paths, npaths);
+    if (kineto)
+        return cta_kineto_open(cmd, paths, npaths, kineto, rd);
     char **files;
     size_t n;
     if (cta_paths_expand(cmd, paths, npaths, &files, &n) != 0)

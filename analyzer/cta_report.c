@@ -1,6 +1,8 @@
 /* `cutrace summary`'s text: one section per question (the run, kernels, copies, VRAM, the
  * breakdown, diagnoses, ranks, GEMMs), from the figures cta_report_common.c computes for the text
  * and the JSON alike. */
+#include "cta_kineto_conv.h"
+#include "cta_kineto_report.h"
 #include "cta_nvtx.h"
 #include "cta_graph.h"
 #include "cta_report_int.h"
@@ -293,7 +295,10 @@ static void text_run(FILE *f, const cta_model *m)
                                  "sysfs (with /sys mounted elsewhere, set CUTRACE_SYSFS), so "
                                  "copies have no % of peak";
                 double lp = cta_dev_link_peak(&dv->prop);
-                if (lp > 0)
+                if (cta_kineto_source(m->rd, p->file))
+                    snprintf(link, sizeof link, "host link and memory clock not in a Kineto trace, "
+                                                "so copies have no %% of peak");
+                else if (lp > 0)
                     snprintf(link, sizeof link, "host link %.1f GB/s (PCIe gen %u x%u)", lp / 1e9,
                              dv->prop.link_gen, dv->prop.link_width);
                 else if (dv->prop.link_kind == CT_LINK_C2C)
@@ -472,7 +477,7 @@ static void text_holders(FILE *f, const cta_model *m, const cta_proc *p, const c
 static void text_vram(FILE *f, const cta_model *m)
 {
     heading(f, "VRAM");
-    int any = 0, torch = 0;
+    int any = 0, torch = 0, kineto = 0;
     for (size_t i = 0; i < m->nprocs; i++) {
         const cta_proc *p = &m->procs[i];
         for (int d = 0; d <= CTA_MAX_DEV; d++) {
@@ -480,7 +485,11 @@ static void text_vram(FILE *f, const cta_model *m)
             if (!cta_report_has_vram(dv))
                 continue;
             any = 1;
-            torch |= p->torch;
+            /* a Kineto trace's allocations are the tensors' blocks ([memory] events) */
+            if (cta_kineto_source(m->rd, p->file))
+                kineto = 1;
+            else
+                torch |= p->torch;
             char b1[32], b2[32], b3[32];
             if (d == CTA_HOST_DEV)
                 fprintf(f, "  pid %u pinned host memory: peak %s at +%s\n", p->pid,
@@ -514,6 +523,9 @@ static void text_vram(FILE *f, const cta_model *m)
      * was loaded in a process with allocations */
     else if (torch)
         fprintf(f, "  Note: PyTorch was loaded, so these are likely its caching allocator's reserved segments, not tensors.\n");
+    if (kineto)
+        fprintf(f, "  Kineto traces: the blocks PyTorch's caching allocator gave tensors ([memory] events), "
+                   "from the start of the profile (memory allocated before it is not counted).\n");
 }
 
 /* The Amdahl bounds in words; a bound would be infinite only where the GPU is never busy or
@@ -565,8 +577,11 @@ static void text_breakdown(FILE *f, const cta_model *m)
             ROW("GPU idle", b.idle);
             ROW("  host inside CUDA calls (launching)", b.host.in_api);
             ROW("  host blocked in synchronization", b.host.blocked);
-            ROW("  host outside CUDA, computing", b.host.compute);
-            ROW("  host outside CUDA, waiting", b.host.wait);
+            int no_cpu = cta_kineto_source(m->rd, p->file) != NULL;
+            if (!no_cpu) {
+                ROW("  host outside CUDA, computing", b.host.compute);
+                ROW("  host outside CUDA, waiting", b.host.wait);
+            }
             if (b.host.unknown)
                 ROW("  host outside CUDA, computing or waiting (*)", b.host.unknown);
 #undef ROW
@@ -577,7 +592,10 @@ static void text_breakdown(FILE *f, const cta_model *m)
                            "only bounded (%llu on this GPU ended before the tracer could time their "
                            "end): busy may be that much less, idle and its gaps that much more.\n",
                         cta_fmt_ns(x, (double)b.busy_bounded), (unsigned long long)dv->bounded_ops);
-            if (b.host.unknown)
+            if (b.host.unknown && no_cpu)
+                fprintf(f, "    (*) a Kineto trace holds no CPU-time readings, so computing cannot "
+                           "be told from waiting.\n");
+            else if (b.host.unknown)
                 fprintf(f, "    (*) no CPU-time readings of the thread cover this time, so computing "
                            "cannot be told from waiting: the tracer reads a thread's CPU time when "
                            "it comes back to CUDA after more than CUTRACE_CPU_GAP_US (100 us) "
@@ -595,6 +613,11 @@ static void text_breakdown(FILE *f, const cta_model *m)
     }
     if (!any)
         fprintf(f, "  (no GPU activity traced)\n");
+    for (size_t i = 0; i < m->nprocs; i++) {
+        const cta_kconv_stats *ks = cta_kineto_source_stats(m->rd, m->procs[i].file);
+        if (ks && !ks->kernels && !ks->copies && !ks->sets)
+            fprintf(f, "  pid %u: %s\n", m->procs[i].pid, cta_kineto_no_gpu);
+    }
 }
 
 static void text_diag(FILE *f, const cta_model *m, const cta_diag *dg, int n, const cta_report_opts *o)
@@ -723,6 +746,13 @@ void cta_report_text(FILE *f, const cta_model *m, const cta_diag *dg, int ndiag,
 {
     fprintf(f, "cutrace summary: %zu process%s, %llu records\n", m->nprocs, m->nprocs == 1 ? "" : "es",
             (unsigned long long)m->records);
+    for (size_t i = 0; i < m->nprocs; i++) {
+        const char *kineto = cta_kineto_source(m->rd, m->procs[i].file);
+        char name[4096];
+        if (kineto)
+            fprintf(f, "source: PyTorch profiler (Kineto) trace %s; not in it: %s\n",
+                    cta_text_safe(name, sizeof name, kineto, 0), cta_kineto_lacks);
+    }
     text_run(f, m);
     heading(f, "Kernels");
     size_t nk = cta_map_count(&m->kernel_names);
@@ -766,4 +796,8 @@ void cta_report_text(FILE *f, const cta_model *m, const cta_diag *dg, int ndiag,
     cta_nvtx_text(f, m, o->top);
     text_ranks(f, m);
     text_diag(f, m, dg, ndiag, o);
+    if (o->hta) {
+        fputc('\n', f);
+        cta_kineto_hta_text(f, o->hta);
+    }
 }

@@ -22,6 +22,8 @@ typedef struct {
     size_t ngemm;
     uint32_t series_bins;      /* JSON time series: at most this many bins (0: all kept) */
     const struct cta_overview *overview; /* the JSON's `overview` (cta_overview.h), NULL none */
+    const struct cta_kineto_hta *hta; /* Kineto inputs: HTA's breakdown (cta_kineto_report.h),
+                                       * NULL none */
 } cta_report_opts;
 
 void cta_report_text(FILE *f, const cta_model *m, const cta_diag *dg, int ndiag, const cta_report_opts *o);

@@ -2,6 +2,7 @@
  * how a process ended, the libraries it ran, peaks and stragglers, so that the two renderings
  * never disagree. */
 #define _GNU_SOURCE /* sigabbrev_np */
+#include "cta_kineto_conv.h"
 #include "cta_report_int.h"
 
 #include <math.h>
@@ -73,7 +74,9 @@ const char *cta_end_text(const cta_model *m, const cta_proc *p, char *buf, size_
     const char *abbrev = code > 0 ? sigabbrev_np(code) : NULL;
     if (abbrev)
         snprintf(sig, sizeof sig, " (SIG%s)", abbrev);
-    if (!p->ended)
+    if (!p->ended && cta_kineto_source(m->rd, p->file))
+        snprintf(buf, n, "not in a Kineto trace (the profiler records no process exit)");
+    else if (!p->ended)
         snprintf(buf, n, "no END record: killed (SIGKILL, as the OOM killer sends) or the "
                  "machine stopped");
     else if ((p->end.how == CT_END_EXIT || p->end.how == CT_END_EXIT_NOW) && code < 0)

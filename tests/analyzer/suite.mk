@@ -22,9 +22,11 @@ $(B)/tests/analyzer/test-pairs.o $(B)/asan/tests/analyzer/test-pairs.o: CFLAGS +
   -DAN_PAIRS='"$(CURDIR)/tests/workloads/diag_pairs.txt"'
 
 # the Kineto traces HTA's tests use (when present) and HTA's numbers for them
-$(B)/tests/analyzer/test-kineto.o $(B)/asan/tests/analyzer/test-kineto.o: CFLAGS += \
+$(B)/tests/analyzer/test-kineto.o $(B)/asan/tests/analyzer/test-kineto.o \
+$(B)/tests/analyzer/test-kineto_model.o $(B)/asan/tests/analyzer/test-kineto_model.o: CFLAGS += \
   -DAN_KINETO_DATA='"$(abspath ../shared/data/kineto-hta)"' \
-  -DAN_KINETO_REF='"$(CURDIR)/tests/analyzer/kineto/hta-reference.txt"'
+  -DAN_KINETO_REF='"$(CURDIR)/tests/analyzer/kineto/hta-reference.txt"' \
+  -DAN_KINETO_SCRIPTS='"$(CURDIR)/tests/analyzer/kineto"'
 
 # the example queries the export test runs, and its DuckDB: PyPI's, in a virtual environment
 # outside the clone (tests/pytorch/venv.sh; its tests are skipped when PyPI cannot be reached)

@@ -333,6 +333,13 @@ TEST_IMPL(kineto_directory_is_one_job)
     ASSERT_INT(tj_num(s, "hta.ranks.1.rank"), ==, 1);
     ASSERT_INT(tj_num(s, "hta.ranks.1.kernel_time_ns"), ==, 20000);
     ASSERT_INT(tj_num(s, "hta.ranks.1.compute_ns"), ==, 20000);
+    /* cutrace's own ranks table has both, each with its own file's GPU work (all of it: the
+     * last-step filter is HTA's alone) */
+    ASSERT_UINT(tj_len(s, "ranks"), ==, 2);
+    ASSERT_INT(tj_num(s, "ranks.0.rank"), ==, 0);
+    ASSERT_INT(tj_num(s, "ranks.1.rank"), ==, 1);
+    ASSERT_INT(tj_num(s, "breakdown.0.gpu_busy_ns"), ==, 70000);
+    ASSERT_INT(tj_num(s, "breakdown.1.gpu_busy_ns"), ==, 50000);
     tj_free(s);
     /* rank 0 alone: one step name, nothing dropped; span 20..240, busy 70 */
     snprintf(path, sizeof path, "%s/rank0.json", dir);

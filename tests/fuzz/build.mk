@@ -52,9 +52,9 @@ $(FUZZ_B)/fuzz_reader: $(FUZZ_B)/obj/tests/fuzz/fuzz_reader.o $(FUZZ_LIB_OBJS)
 $(FUZZ_B)/fuzz_cli: $(FUZZ_B)/obj/tests/fuzz/fuzz_cli.o $(FUZZ_CLI_OBJS) $(FUZZ_LIB_OBJS)
 	$(FUZZ_CC) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ $(CTTRACE_LDLIBS) -lsqlite3 -lz -lm
 
-$(FUZZ_B)/fuzz_kineto: $(FUZZ_B)/obj/tests/fuzz/fuzz_kineto.o \
-    $(addprefix $(FUZZ_B)/obj/analyzer/,cta_kineto.o cta_hta.o cta_map.o) $(FUZZ_B)/obj/trace-format/ct_hash.o
-	$(FUZZ_CC) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ $(CTTRACE_LDLIBS) -lz -lm
+# it converts each input into a cutrace trace and models it as well: the whole analyzer
+$(FUZZ_B)/fuzz_kineto: $(FUZZ_B)/obj/tests/fuzz/fuzz_kineto.o $(FUZZ_CLI_OBJS) $(FUZZ_LIB_OBJS)
+	$(FUZZ_CC) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ $(CTTRACE_LDLIBS) -lsqlite3 -lz -lm
 
 # fuzz_kineto's seeds: the Kineto traces of HTA's tests (../shared, when present), decompressed
 # and cut to the fuzzer's length limit, and the documents of tests/fuzz/kineto-seeds/.

@@ -3,6 +3,7 @@
  * under ASan/UBSan. */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "rb.h"
 #include "tjson.h"
@@ -13,17 +14,18 @@ static const char *tmp(char path[4096], const char *name)
     return path;
 }
 
-TEST_IMPL(kineto_large_trace_bounded_memory)
+/* A document of n CPU ops 10 us apart (a dense PyTorch loop), one event with an 8 MiB name,
+ * and ten kernels; its size. */
+static long big_doc(const char *path, int n, int kernels)
 {
-    char path[4096];
-    FILE *f = fopen(tmp(path, "big.json"), "w");
-    ASSERT(f);
-    const int n = 600000, kernels = 10;
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
     fputs("{\"schemaVersion\": 1, \"traceEvents\": [\n", f);
     for (int i = 0; i < n; i++)
         fprintf(f, "  {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::add_%d\", \"pid\": 1, "
                    "\"tid\": 1, \"ts\": %d.%03d, \"dur\": 1.5, \"args\": {\"External id\": %d}},\n",
-                i % 1000, i, i % 1000, i);
+                i % 1000, 10 * i, i % 1000, i);
     /* one event with an 8 MiB name: the reader holds it, then lets it go */
     fputs("  {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"", f);
     for (int i = 0; i < 8 << 20; i++)
@@ -35,7 +37,16 @@ TEST_IMPL(kineto_large_trace_bounded_memory)
                 100 + 10 * i, i, i + 1 < kernels ? "," : "");
     fputs("]}\n", f);
     long size = ftell(f);
-    ASSERT_INT(fclose(f), ==, 0);
+    return fclose(f) == 0 ? size : -1;
+}
+
+/* The summary reads the document twice, streaming: HTA's breakdown, and cutrace's own analysis
+ * of its conversion (an external sort: analyzer/KINETO.md), whose ops become 600000 ranges. */
+TEST_IMPL(kineto_large_trace_bounded_memory)
+{
+    char path[4096];
+    const int n = 600000, kernels = 10;
+    long size = big_doc(tmp(path, "big.json"), n, kernels);
     ASSERT_INT(size, >, 80 << 20);
     ctt_proc p;
     long rss;
@@ -49,11 +60,25 @@ TEST_IMPL(kineto_large_trace_bounded_memory)
     ASSERT_INT(tj_num(s, "hta.ranks.0.kernels"), ==, kernels);
     ASSERT_INT(tj_num(s, "hta.ranks.0.kernel_time_ns"), ==, (10 * (kernels - 1) + 5) * 1000);
     ASSERT_INT(tj_num(s, "hta.ranks.0.idle_ns"), ==, 5 * (kernels - 1) * 1000);
+    /* cutrace's own analysis of it: every op a range, the kernels' busy time */
+    ASSERT_INT(tj_num(s, "processes.0.source.ranges"), ==, n);
+    ASSERT_INT(tj_num(s, "breakdown.0.gpu_busy_ns"), ==, 5 * kernels * 1000);
     tj_free(s);
     ctt_proc_free(&p);
     printf("summary of a %ld MiB Kineto trace: %ld KiB resident\n", size >> 20, rss);
-    /* the 8 MiB name's buffer (16 MiB at most as it doubles) and the program: not the file */
-    ASSERT_INT(rss, <, 40 * 1024);
+    /* the 8 MiB name's buffer (16 MiB at most as it doubles), the conversion's two sorts (8 MiB
+     * each) and the program: not the file */
+    ASSERT_INT(rss, <, 48 * 1024);
+    /* twice the document, the same memory (give or take the allocator) */
+    long size2 = big_doc(tmp(path, "big2.json"), 2 * n, kernels);
+    ASSERT_INT(size2, >, 160 << 20);
+    long rss2;
+    if (rb_cutrace(&p, 0, sum, 0, &rss2))
+        return 1;
+    ctt_proc_free(&p);
+    printf("summary of a %ld MiB Kineto trace: %ld KiB resident\n", size2 >> 20, rss2);
+    ASSERT_INT(rss2, <, rss + 4 * 1024);
+    unlink(tmp(path, "big2.json"));
     return 0;
 }
 
@@ -129,5 +154,55 @@ TEST_IMPL(kineto_hostile_documents)
     ASSERT_INT(hostile("open.json", open_, sizeof open_ - 1, 3,
                        "expected an object, found the end of the file"),
                ==, 0);
+    return 0;
+}
+
+/* A cutrace trace whose header claims to be a converted Kineto trace (tracer_version "kineto")
+ * that this command did not convert: it is analysed as it says, without the conversion's counts,
+ * and nothing in the outputs trusts more than the header. */
+TEST_IMPL(kineto_header_claim_in_a_cutrace_trace)
+{
+    char path[4096];
+    tmp(path, "claims-kineto.cutrace");
+    ct_header h = {.hostname = "h", .pid = 5, .cmdline = "p", .cmdline_len = 2,
+                   .exe = "/not/\"a\"\nkineto\xff.json", .boot_id = "", .realtime_ns = 1,
+                   .monotonic_ns = 1, .tracer_version = "kineto", .tracer_options = "source=kineto"};
+    rb_trace t;
+    memset(&t, 0, sizeof t);
+    t.buf = malloc(1 << 20);
+    ASSERT(t.buf);
+    ASSERT_INT(ct_writer_open(&t.w, path, &h, NULL), ==, 0);
+    ct_enc_init(&t.e, t.buf, 1 << 20);
+    t.tid = 7;
+    ASSERT_INT(ct_enc_string(&t.e, 1, 1, "cudaLaunchKernel", 16), ==, 0);
+    ASSERT_INT(ct_enc_string(&t.e, 1, 2, "k", 1), ==, 0);
+    ct_rec_api a = {.start = 1000, .function = 1, .corr = 1};
+    ct_rec_launch l = {.corr = 1, .function = 2, .grid = {1, 1, 1}, .block = {1, 1, 1}, .stream = 5};
+    ct_rec_gpu g = {.start = 3000, .corr = 1, .kind = CT_GPU_KERNEL, .stream = 5};
+    ASSERT_INT(ct_enc_launch(&t.e, 2000, &l), ==, 0);
+    ASSERT_INT(ct_enc_api(&t.e, 2000, &a), ==, 0);
+    ASSERT_INT(ct_enc_gpu(&t.e, 5000, &g), ==, 0);
+    ASSERT_INT(rb_close(&t, 9000), ==, 0); /* frees t.buf */
+    for (int asan = 0; asan < 2; asan++) {
+        ctt_proc p;
+        char *sum[] = {"summary", "--json", path, NULL};
+        if (rb_cutrace(&p, asan, sum, 0, NULL))
+            return 1;
+        char err[256];
+        tj *s = tj_parse(p.out, err, sizeof err);
+        ASSERT(s);
+        ASSERT_STR(tj_str(s, "processes.0.source.format"), "kineto");
+        ASSERT_INT(tj_num(s, "processes.0.source.kernels"), ==, 0);
+        ASSERT(!tj_path(s, "processes.0.source.message"));
+        ASSERT_INT(tj_num(s, "breakdown.0.gpu_busy_ns"), ==, 2000);
+        tj_free(s);
+        ctt_proc_free(&p);
+        char *text[] = {"summary", path, NULL};
+        if (rb_cutrace(&p, asan, text, 0, NULL))
+            return 1;
+        /* the header's name is shown, its control characters and invalid UTF-8 made '?' */
+        ASSERT_CONTAINS(p.out, "source: PyTorch profiler (Kineto) trace /not/\"a\"?kineto?.json;");
+        ctt_proc_free(&p);
+    }
     return 0;
 }
