@@ -243,8 +243,16 @@ static void json_processes(cta_json *j, const cta_model *m)
             CTA_JK_U64(j, "gpu_timed_operations", dv->gpu_timed < dv->gpu_ops ? dv->gpu_timed : dv->gpu_ops);
             if (dv->have_prop) {
                 CTA_JK_U64(j, "memory_bytes", dv->prop.mem_bytes);
-                CTA_JK_NUM(j, "memory_peak_gbps", cta_dev_mem_peak(&dv->prop) / 1e9);
-                CTA_JK_NUM(j, "link_peak_gbps", cta_dev_link_peak(&dv->prop) / 1e9);
+                /* a peak of 0 is one the trace does not give (no memory clock, no link speed) */
+                double peaks[2] = {cta_dev_mem_peak(&dv->prop), cta_dev_link_peak(&dv->prop)};
+                static const char *const keys[2] = {"memory_peak_gbps", "link_peak_gbps"};
+                for (int k = 0; k < 2; k++) {
+                    cta_json_key(j, keys[k]);
+                    if (peaks[k] > 0)
+                        cta_json_num(j, peaks[k] / 1e9);
+                    else
+                        cta_json_null(j);
+                }
             }
             cta_json_end_obj(j);
         }

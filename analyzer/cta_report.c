@@ -305,10 +305,12 @@ static void text_run(FILE *f, const cta_model *m)
                     snprintf(link, sizeof link, "host link NVLink-C2C");
                 else if (dv->prop.link_kind == CT_LINK_INTEGRATED)
                     snprintf(link, sizeof link, "integrated (shares host memory)");
-                fprintf(f, "    GPU %d: %s, %s, %u SMs, memory %.0f GB/s, %s\n", d,
+                char bw[48] = "memory bandwidth unknown";
+                if (cta_dev_mem_peak(&dv->prop) > 0)
+                    snprintf(bw, sizeof bw, "memory %.0f GB/s", cta_dev_mem_peak(&dv->prop) / 1e9);
+                fprintf(f, "    GPU %d: %s, %s, %u SMs, %s, %s\n", d,
                         cta_text_safe(nm, sizeof nm, dv->name, 60),
-                        cta_fmt_bytes(mem, (double)dv->prop.mem_bytes), dv->prop.sm_count,
-                        cta_dev_mem_peak(&dv->prop) / 1e9, link);
+                        cta_fmt_bytes(mem, (double)dv->prop.mem_bytes), dv->prop.sm_count, bw, link);
             } else
                 fprintf(f, "    GPU %d: (no device record)\n", d);
         }

@@ -274,8 +274,15 @@ static void devices(diffs *d, const tj *procs, const rm_result *r)
         exact(d, where, o, "gpu_operations", v->ops);
         exact(d, where, o, "gpu_timed_operations", v->timed);
         if (v->have_prop) {
-            near(d, where, o, "memory_peak_gbps", v->mem_peak / 1e9, 0);
-            near(d, where, o, "link_peak_gbps", v->link_peak / 1e9, 0);
+            /* a peak the trace does not give is null */
+            if (v->mem_peak > 0)
+                near(d, where, o, "memory_peak_gbps", v->mem_peak / 1e9, 0);
+            else
+                null(d, where, o, "memory_peak_gbps");
+            if (v->link_peak > 0)
+                near(d, where, o, "link_peak_gbps", v->link_peak / 1e9, 0);
+            else
+                null(d, where, o, "link_peak_gbps");
         } else if (tj_get(o, "memory_peak_gbps")) {
             differ(d, where, "peaks without a DEVICE record", 1, 0);
         }
