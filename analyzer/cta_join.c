@@ -693,9 +693,9 @@ static void on_cpu(cta_proc *p, const ct_rec *r)
 
 void cta_model_feed(cta_model *m, const ct_rec *r)
 {
-    if (r->file >= m->nprocs)
+    if (r->file - m->file0 >= m->nprocs) /* unsigned: files before file0 too */
         return;
-    cta_proc *p = &m->procs[r->file];
+    cta_proc *p = &m->procs[r->file - m->file0];
     m->records++;
     if (r->type >= CT_REC_TYPE_LIMIT)
         return;

@@ -7,15 +7,35 @@
 
 #include "cta_model.h"
 
-/* Returns CTA_EXIT_OK with *rd open and *m finished (free with cta_load_close), or CTA_EXIT_INPUT
- * after printing why. variants: also collect per grid/block kernel statistics. */
-int cta_load(const char *cmd, char *const *paths, int npaths, const cta_observer *obs,
-            int variants, ct_reader **rd, cta_model *m);
-/* The two halves of cta_load, for a command that needs the open files before the pass. The run
- * returns as cta_load does, or CTA_EXIT_FAIL when the observer's on_record stopped it; on either
+/* Opens the PATH arguments (files, directories), printing why not: CTA_EXIT_OK or CTA_EXIT_INPUT.
+ * cta_load_run reads them as one time-ordered stream into m (cta_model_init: what the timeline,
+ * whose observer wants time order, uses) and returns CTA_EXIT_OK with m finished, CTA_EXIT_INPUT
+ * after printing why, or CTA_EXIT_FAIL when the observer's on_record stopped it; on either
  * failure the model is freed. */
 int cta_load_open(const char *cmd, char *const *paths, int npaths, ct_reader **rd);
 int cta_load_run(const char *cmd, ct_reader *rd, const cta_observer *obs, int variants, cta_model *m);
+/* Observers of a pass made file by file (cta_load_run_jobs). begin, on the worker that models
+ * file, sets *obs (zeroed) to observe that file's partial model and returns what it observes
+ * into; end, on the thread that merges, in file order, once the file's partial model `part` has
+ * been merged into m (part is freed after it), takes that state back (also when the pass
+ * failed: then m is NULL). Nonzero from end stops the pass (the consumer failed). */
+typedef struct {
+    void *ctx;
+    void *(*begin)(void *ctx, uint32_t file, cta_observer *obs);
+    int (*end)(void *ctx, uint32_t file, void *state, const cta_model *m, const cta_model *part);
+} cta_file_observers;
+
+/* cta_load_run with the files modelled by `jobs` worker threads (>= 1): each file is read on
+ * its own (ct_reader_next_in) into a partial model (cta_model_init_file), finished, and merged
+ * into m in file order (cta_model_merge) as soon as it and every earlier file are done. The
+ * same steps run for any number of jobs, so the model, and all that is printed from it, is
+ * the same byte for byte; it may differ from cta_load_run's (a merged stream) where order
+ * decides (rows that tie, floating-point sums). Decoding memory is bounded by the jobs, not the
+ * files. Returns as cta_load_run does. */
+int cta_load_run_jobs(const char *cmd, ct_reader *rd, const cta_file_observers *fo, int variants,
+                      int jobs, cta_model *m);
+/* All the processors online: the default of -j. */
+int cta_load_default_jobs(void);
 /* The earliest start (file header clock) of the opened files, on the merged time axis. */
 uint64_t cta_load_start(const ct_reader *rd);
 void cta_load_close(ct_reader *rd, cta_model *m);
