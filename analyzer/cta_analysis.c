@@ -93,9 +93,9 @@ static const ct_rec_device *gemm_device(void *ctx, uint32_t file, uint32_t devic
 }
 
 /* The overview's slices, collected per file (cta_file_observers) and merged in file order. */
-static void *overview_begin(void *ctx, uint32_t file, cta_observer *obs)
+static void *overview_begin(void *ctx, uint32_t file, const cta_model *m, cta_observer *obs)
 {
-    (void)file;
+    (void)file, (void)m;
     cta_overview *part = cta_overview_part(ctx);
     *obs = cta_overview_observer(part);
     return part;

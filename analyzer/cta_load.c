@@ -112,7 +112,7 @@ static file_part *model_file(pass *ps, uint32_t file)
 {
     file_part *fp = cta_xmalloc(sizeof *fp, "a file's model");
     if (ps->fo)
-        fp->state = ps->fo->begin(ps->fo->ctx, file, &fp->obs);
+        fp->state = ps->fo->begin(ps->fo->ctx, file, &fp->m, &fp->obs);
     const cta_observer *obs = ps->fo ? &fp->obs : NULL;
     cta_model_init_file(&fp->m, ps->rd, obs, file);
     fp->m.variants_on = ps->variants;
@@ -135,6 +135,8 @@ static file_part *model_file(pass *ps, uint32_t file)
         fp->rc = CTA_EXIT_INPUT;
     if (fp->rc == CTA_EXIT_OK)
         cta_model_finish(&fp->m);
+    if (ps->fo && ps->fo->done)
+        ps->fo->done(ps->fo->ctx, fp->state);
     return fp;
 }
 
@@ -247,6 +249,8 @@ int cta_load_run_jobs(const char *cmd, ct_reader *rd, const cta_file_observers *
         free(fp);
         ps.done[f] = NULL;
     }
+    if (rc != CTA_EXIT_OK && fo && fo->abort)
+        fo->abort(fo->ctx);
     for (int i = 0; i < started; i++)
         pthread_join(th[i], NULL);
     /* parts finished after the failure stopped the merge */

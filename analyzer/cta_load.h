@@ -15,14 +15,19 @@
 int cta_load_open(const char *cmd, char *const *paths, int npaths, ct_reader **rd);
 int cta_load_run(const char *cmd, ct_reader *rd, const cta_observer *obs, int variants, cta_model *m);
 /* Observers of a pass made file by file (cta_load_run_jobs). begin, on the worker that models
- * file, sets *obs (zeroed) to observe that file's partial model and returns what it observes
- * into; end, on the thread that merges, in file order, once the file's partial model `part` has
- * been merged into m (part is freed after it), takes that state back (also when the pass
- * failed: then m is NULL). Nonzero from end stops the pass (the consumer failed). */
+ * file, before its partial model `part` is set up (the address is final), sets *obs (zeroed)
+ * to observe that model and returns what it observes into; end, on the thread that merges, in
+ * file order, once part has been merged into m (part is freed after it), takes that state back
+ * (also when the pass failed: then m is NULL). Nonzero from end stops the pass (the consumer
+ * failed). done (may be NULL), on the worker, once the file's model is finished (or its pass
+ * failed). abort (may be NULL), on the merging thread when the pass fails, before it waits for
+ * the workers: an observer that can hold a worker up (in its callbacks or done) must let it go. */
 typedef struct {
     void *ctx;
-    void *(*begin)(void *ctx, uint32_t file, cta_observer *obs);
+    void *(*begin)(void *ctx, uint32_t file, const cta_model *part, cta_observer *obs);
+    void (*done)(void *ctx, void *state);
     int (*end)(void *ctx, uint32_t file, void *state, const cta_model *m, const cta_model *part);
+    void (*abort)(void *ctx);
 } cta_file_observers;
 
 /* cta_load_run with the files modelled by `jobs` worker threads (>= 1): each file is read on
