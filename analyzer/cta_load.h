@@ -1,7 +1,8 @@
-/* Reading traces into a model, shared by `summary` and `timeline`: expands the PATH arguments,
- * opens them as one time-ordered stream (the format library merges processes and ranks), feeds
- * every record to the model (and through it to an observer), and shows progress on stderr when
- * stderr is a terminal. */
+/* Reading traces into a model, shared by the commands: expands the PATH arguments, opens them,
+ * feeds every record to the model (and through it to observers), either file by file on worker
+ * threads with the partial models merged in file order (cta_load_run_jobs: summary, report,
+ * export) or as one time-ordered stream (cta_load_run: the timeline, whose events are written in
+ * time order), and shows progress on stderr when stderr is a terminal. */
 #ifndef CTA_LOAD_H
 #define CTA_LOAD_H
 
