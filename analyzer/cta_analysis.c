@@ -65,7 +65,9 @@ int cta_analysis_option(const char *cmd, int c, const char *arg, cta_analysis_op
 }
 
 /* The GPU records of the kernels that cuBLAS GEMM calls launched, in a second pass over the
- * same files (cta_gemm.h: a kernel's GPU record may come before the call it nests in). */
+ * same files (cta_gemm.h: a kernel's GPU record may come before the call it nests in), one file
+ * after another: a call and its kernels are of one file, so the order across files is no
+ * matter, and one file's decoding is held at a time. */
 static int gemm_gpu_pass(const char *cmd, char *const *paths, int npaths, cta_model *m)
 {
     ct_reader *rd;
@@ -73,12 +75,14 @@ static int gemm_gpu_pass(const char *cmd, char *const *paths, int npaths, cta_mo
     if (rc != CTA_EXIT_OK)
         return rc;
     ct_rec r;
-    int got;
-    while ((got = ct_reader_next(rd, &r)) > 0)
-        if (r.type == CT_REC_GPU)
-            cta_gemm_gpu(m->gemm, r.file, &r.u.gpu, r.ts);
+    int got = 0;
+    uint32_t f = 0;
+    for (; f < ct_reader_nfiles(rd) && got >= 0; f++)
+        while ((got = ct_reader_next_in(rd, f, &r)) > 0)
+            if (r.type == CT_REC_GPU)
+                cta_gemm_gpu(m->gemm, r.file, &r.u.gpu, r.ts);
     if (got < 0)
-        fprintf(stderr, "cutrace %s: error: %s\n", cmd, ct_reader_error(rd));
+        fprintf(stderr, "cutrace %s: error: %s\n", cmd, ct_reader_error_in(rd, f - 1));
     ct_reader_close(rd);
     return got < 0 ? CTA_EXIT_INPUT : CTA_EXIT_OK;
 }
