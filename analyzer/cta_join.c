@@ -286,7 +286,7 @@ static cta_joining *detail(cta_proc *p, uint64_t corr, int type, uint32_t tid)
         int hit = -1;
         for (int k = 3; k >= 0; k--)
             hit = th->recent[k].corr == corr ? k : hit;
-        if (hit >= 0) {
+        if (hit >= 0 && corr) { /* corr 0 (a damaged detail's) is what marks a free slot */
             th->recent[hit].corr = 0;
             call_api(c, &th->recent[hit], tid);
         }
