@@ -664,8 +664,8 @@ int cta_cmd_export(int argc, char **argv)
     enum_tables(&x);
     rc = cta_load_run_jobs("export", rd, &fo, 0, ao.jobs, &m);
     int have_model = rc == CTA_EXIT_OK;
-    if (rc == CTA_EXIT_FAIL)
-        rc = CTA_EXIT_OK; /* the tables failed (x.failed): said below, as any write failure */
+    if (rc == CTA_EXIT_FAIL && x.failed)
+        rc = CTA_EXIT_OK; /* the tables failed: said below, as any write failure */
     else if (have_model && !x.failed) {
         cta_diag *dg;
         int ndiag = cta_diagnose(&m, &ao.dopt, &dg);
