@@ -107,6 +107,27 @@ TEST_IMPL(jobs_same_output_multi_rank)
     return 0;
 }
 
+/* Files whose rows outgrow what a file waiting for its turn keeps (4 MiB: about 50,000 rows
+ * each here), so that workers wait in the middle of their pass: the export is still the same. */
+TEST_IMPL(jobs_export_waits_for_its_turn)
+{
+    char dir[4096];
+    ASSERT(an_gen(dir, "big3", "--ranks 3 --iters 400 --kernels 40 --stacks-all --churn"));
+    for (int k = 3; k <= 4; k++) { /* export --sqlite, --csv */
+        char one[4096], other[4096];
+        int code;
+        ASSERT_INT(run_one(k, 1, dir, "big3", one, &code), ==, 0);
+        ASSERT_INT(code, ==, 0);
+        ASSERT_INT(run_one(k, 3, dir, "big3", other, &code), ==, 0);
+        ASSERT_INT(code, ==, 0);
+        if (!same_bytes(one, other)) {
+            fprintf(stderr, "%s: -j 3 differs from -j 1 (%s, %s)\n", outputs[k].name, one, other);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 static int copy_cut(const char *from, const char *to, double keep, long flip_at)
 {
     size_t len;
