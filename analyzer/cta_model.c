@@ -164,17 +164,20 @@ static void copystat_merge(cta_copystat *d, const cta_copystat *s)
     d->bounded += s->bounded;
     d->bounded_bytes += s->bounded_bytes;
     d->bounded_ns += s->bounded_ns;
-    if (!d->peak_bps)
+    if (s->peak_bps && (!d->peak_bps || s->peak_ts < d->peak_ts)) { /* the first copy's */
         d->peak_bps = s->peak_bps;
+        d->peak_ts = s->peak_ts;
+    }
 }
 
 /* What a process holds by row of the kernel and API tables, renumbered (kmap, amap: the merged
- * rows of its partial model's rows). */
-static void proc_renumber(cta_model *dst, cta_proc *p, const uint32_t *kmap, const uint32_t *amap)
+ * rows of its partial model's nk and na rows). */
+static void proc_renumber(cta_model *dst, cta_proc *p, const uint32_t *kmap, size_t nk_src,
+                          const uint32_t *amap, size_t na_src)
 {
     size_t nk = cta_map_count(&dst->kernel_names), cap = 0;
     uint64_t *kern = NULL;
-    for (size_t k = 0; k < p->kern_cap; k++)
+    for (size_t k = 0; k < p->kern_cap && k < nk_src; k++)
         if (p->kern_ns[k]) {
             cta_grow(&kern, &cap, nk, sizeof *kern);
             kern[kmap[k]] = p->kern_ns[k];
@@ -183,14 +186,15 @@ static void proc_renumber(cta_model *dst, cta_proc *p, const uint32_t *kmap, con
     p->kern_ns = kern;
     p->kern_cap = cap;
     /* site keys {kind, API row (a synchronization's kind for CTA_SITE_SYNC), stack}: renumbered
-     * one to one, so each keeps its index in p->site */
+     * one to one, so each keeps its index in p->site; a row no API record made (a damaged
+     * trace's call without one) stays past the table, as "(unknown call)" */
     cta_map sites;
     cta_map_init(&sites);
     for (uint32_t i = 0; i < cta_map_count(&p->sites); i++) {
         uint32_t key[3];
         memcpy(key, cta_map_key(&p->sites, i), sizeof key);
         if (key[0] != CTA_SITE_SYNC)
-            key[1] = amap[key[1]];
+            key[1] = key[1] < na_src ? amap[key[1]] : UINT32_MAX - key[1];
         cta_map_get(&sites, key, sizeof key, NULL);
     }
     cta_map_free(&p->sites);
@@ -199,6 +203,7 @@ static void proc_renumber(cta_model *dst, cta_proc *p, const uint32_t *kmap, con
 
 void cta_model_merge(cta_model *dst, cta_model *src)
 {
+    size_t nk = cta_map_count(&src->kernel_names), na = cta_map_count(&src->api_names);
     uint32_t *kmap = merge_stats(&dst->kernel_names, &dst->kernels, &dst->kernels_cap,
                                  &src->kernel_names, src->kernels);
     uint32_t *amap = merge_stats(&dst->api_names, &dst->api, &dst->api_cap, &src->api_names, src->api);
@@ -220,7 +225,7 @@ void cta_model_merge(cta_model *dst, cta_model *src)
     cta_nvtx_merge(dst, src);
     for (size_t i = 0; i < src->nprocs; i++) {
         cta_proc *p = &src->procs[i];
-        proc_renumber(dst, p, kmap, amap);
+        proc_renumber(dst, p, kmap, nk, amap, na);
         dst->procs[p->file] = *p;
         memset(p, 0, sizeof *p); /* moved */
     }
