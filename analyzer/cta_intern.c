@@ -27,12 +27,16 @@ void cta_stat_merge(cta_stat *d, const cta_stat *s)
     d->failures += s->failures;
     if (s->d.count || s->b.count)
         d->layer = s->layer; /* as a later call of the function would have set it */
-    if (s->launched && !d->launched) {
-        memcpy(d->grid, s->grid, sizeof d->grid);
-        memcpy(d->block, s->block, sizeof d->block);
-    } else if (s->launched && (memcmp(d->grid, s->grid, sizeof d->grid) ||
-                               memcmp(d->block, s->block, sizeof d->block))) {
-        d->configs_vary = 1;
+    /* the first launch is the earlier one; at the same time, dst's (its files come first, as
+     * the reader's merge orders them) */
+    if (s->launched) {
+        d->configs_vary |= d->launched && (memcmp(d->grid, s->grid, sizeof d->grid) ||
+                                           memcmp(d->block, s->block, sizeof d->block));
+        if (!d->launched || s->first_ts < d->first_ts) {
+            memcpy(d->grid, s->grid, sizeof d->grid);
+            memcpy(d->block, s->block, sizeof d->block);
+            d->first_ts = s->first_ts;
+        }
     }
     d->configs_vary |= s->configs_vary;
     d->launched += s->launched;

@@ -402,6 +402,8 @@ typedef struct {
                                    * (counted from the graphs' nodes, never GPU-timed alone) */
     uint32_t grid[3], block[3];   /* kernels: the first launch's configuration ... */
     int configs_vary;             /* ... and whether later launches used another */
+    uint64_t first_ts;            /* kernels: when the first launch was read (cta_model.now):
+                                   * which one is first when partial models merge */
 } cta_stat;
 
 /* The durations a kernel row's statistics are of: its exact instances, or where it has none,
@@ -432,8 +434,8 @@ static inline int cta_stat_total_estimated(const cta_stat *s) { return s->d.coun
 typedef struct {
     uint64_t count, bytes, in_graphs, timed, timed_bytes, ns;
     uint64_t bounded, bounded_bytes, bounded_ns;
-    double peak_bps;              /* of the first device it ran on (0 unknown): of the first file
-                                   * in file order with one (cta_model_merge) */
+    double peak_bps;              /* of the first device it ran on (0 unknown) ... */
+    uint64_t peak_ts;             /* ... when that copy was read (cta_model.now) */
 } cta_copystat;
 
 /* What a copy row's time and bandwidth are of (cta_stat_shown's rule). */
@@ -502,6 +504,7 @@ typedef struct {
     uint64_t t0;                  /* earliest time of any record (report times are relative) */
     uint64_t launched, launched_timed; /* kernel instances, and those with a GPU interval */
     uint64_t records;
+    uint64_t now;                 /* time of the record being fed */
     /* per-file string id -> kernel / api index + 1 (caches; 0 = not yet looked up) */
     uint32_t **kcache, **acache;
     size_t *kcache_n, *acache_n;
