@@ -50,9 +50,12 @@ static void newline(cta_json *j)
 {
     if (!j->pretty)
         return;
-    putc_unlocked('\n', j->f);
-    for (int i = 0; i < j->depth; i++)
-        fputs_unlocked("  ", j->f);
+    /* a newline and two spaces a level, in one write (depth < 64) */
+#define CTA_SP16 "                "
+    static const char indent[] = "\n" CTA_SP16 CTA_SP16 CTA_SP16 CTA_SP16 CTA_SP16 CTA_SP16 CTA_SP16 CTA_SP16;
+#undef CTA_SP16
+    _Static_assert(sizeof indent >= 2 + 2 * 63, "indentation for 63 levels");
+    fwrite_unlocked(indent, 1, 1 + 2 * (size_t)j->depth, j->f);
 }
 
 /* Separator before a value (or key) at the current level. */
