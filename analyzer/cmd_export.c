@@ -6,6 +6,7 @@
  * `cutrace summary` computes them. Times are nanoseconds on the timeline's axis: 0 is the
  * earliest trace start. Memory is the model's plus the names and call sites seen (StringIds). */
 #include <getopt.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,16 +18,40 @@
 #include "cta_report_int.h"
 #include "cta_tables.h"
 
+/* The files are modelled at once (cta_load_run_jobs) but their rows are written one file after
+ * another, in file order, so that the output (StringIds numbered as texts first come, the rows'
+ * order) is the same for any number of jobs. The file whose turn it is (ex.turn) writes its rows
+ * as they come, on its worker; another file's rows wait in its buffer, at most EX_BUF_MAX bytes
+ * (past that, and when its model is done, its worker waits for its turn), so memory grows with
+ * the jobs, not the files. The turn passes on when the merging thread takes a file's model
+ * (export_end), and only then: whoever writes holds it, so the writer is one thread at a time. */
+#define EX_BUF_MAX ((size_t)4 << 20)
+#define EX_MAX_COLS 32
+
 typedef struct {
     cta_tables *t;
-    const cta_model *m;
     const ct_reader *rd;
     uint64_t base;
-    int failed;
+    int failed;                   /* a write failed (read by workers: atomic) */
     cta_map stacks;               /* (file, stack index) -> index in site_ids */
     int64_t (*site_ids)[2];       /* StringIds of its site and full stack */
     size_t site_cap;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    uint32_t turn;                /* the file whose rows are written now (atomic) */
+    int aborted;                  /* the pass failed: nobody waits for a turn */
 } ex;
+
+/* One file's rows, as its model observes them. */
+typedef struct {
+    ex *x;
+    uint32_t file;
+    const cta_model *m;           /* its partial model */
+    int direct;                   /* its turn came: rows are written as they come */
+    int failed;
+    uint8_t *q;                   /* rows waiting for its turn (row_save) */
+    size_t qlen, qcap;
+} exf;
 
 static int64_t rel(const ex *x, uint64_t ns) { return (int64_t)(ns - x->base); }
 
@@ -36,10 +61,13 @@ static int64_t rel(const ex *x, uint64_t ns) { return (int64_t)(ns - x->base); }
 static int64_t gpid(const cta_proc *p) { return (int64_t)(((uint64_t)(p->file & 0x7FFF) << 48) | ((uint64_t)(p->pid & 0xFFFFFF) << 24)); }
 static int64_t gtid(const cta_proc *p, uint32_t tid) { return gpid(p) | (tid & 0xFFFFFF); }
 
+static int failed(ex *x) { return __atomic_load_n(&x->failed, __ATOMIC_RELAXED); }
+static void fail(ex *x) { __atomic_store_n(&x->failed, 1, __ATOMIC_RELAXED); }
+
 static void put(ex *x, int table, uint32_t file, const cta_val *row)
 {
-    if (!x->failed && cta_tables_put(x->t, table, file, row) != 0)
-        x->failed = 1;
+    if (!failed(x) && cta_tables_put(x->t, table, file, row) != 0)
+        fail(x);
 }
 
 static cta_val str(ex *x, const char *s)
@@ -48,48 +76,158 @@ static cta_val str(ex *x, const char *s)
         return (cta_val){0};
     int64_t id = cta_tables_string(x->t, s);
     if (id < 0) {
-        x->failed = 1;
+        fail(x);
         return (cta_val){0};
     }
     return cta_vi(id);
 }
 
-/* The StringIds of a call site (as the summary names it) and of its full stack, resolved once. */
-static void site_of(ex *x, const cta_proc *p, uint32_t stack, cta_val *site, cta_val *full)
+/* The StringIds id of a call site (as the summary names it) or of its full stack, resolved once
+ * per stack. */
+static cta_val site_id(ex *x, const cta_model *m, const cta_proc *p, uint32_t stack, int full)
 {
-    if (!stack)
-        return;
     uint32_t key[2] = {p->file, stack};
     int added;
     uint32_t i = cta_map_get(&x->stacks, key, sizeof key, &added);
     if (added) {
         char s[1024], st[CTA_FULL_STACK_LEN];
-        cta_model_site_text(x->m, p, stack, s, sizeof s, CTA_FULL_STACK_FRAMES);
-        cta_model_stack_text(x->m, p, stack, st, sizeof st, CTA_FULL_STACK_FRAMES);
+        cta_model_site_text(m, p, stack, s, sizeof s, CTA_FULL_STACK_FRAMES);
+        cta_model_stack_text(m, p, stack, st, sizeof st, CTA_FULL_STACK_FRAMES);
         cta_grow(&x->site_ids, &x->site_cap, i + 1, sizeof *x->site_ids);
         x->site_ids[i][0] = str(x, s).i;
         x->site_ids[i][1] = str(x, st).i;
     }
-    *site = cta_vi(x->site_ids[i][0]);
-    if (full)
-        *full = cta_vi(x->site_ids[i][1]);
+    return cta_vi(x->site_ids[i][full]);
+}
+
+/* Values an observer leaves to the writer, which numbers them in file order: a text's StringIds
+ * id, a call site's and a full stack's (stack index in .i). */
+#define EX_V_STRID ((int)CTA_V_TEXT + 1)
+#define EX_V_SITE ((int)CTA_V_TEXT + 2)
+#define EX_V_STACK ((int)CTA_V_TEXT + 3)
+static cta_val strid(const char *s) { return s ? (cta_val){.kind = EX_V_STRID, .s = s} : (cta_val){0}; }
+static cta_val site_of(uint32_t stack, int full)
+{
+    return stack ? (cta_val){.kind = full ? EX_V_STACK : EX_V_SITE, .i = stack} : (cta_val){0};
+}
+
+/* Writes a row of e's file (its turn), resolving the values left to the writer. */
+static void row_write(exf *e, int table, cta_val *row)
+{
+    ex *x = e->x;
+    const cta_proc *p = &e->m->procs[0];
+    for (int c = 0; c < cta_table_ncols(table); c++) {
+        if (row[c].kind == EX_V_STRID)
+            row[c] = str(x, row[c].s);
+        else if (row[c].kind == EX_V_SITE || row[c].kind == EX_V_STACK)
+            row[c] = site_id(x, e->m, p, (uint32_t)row[c].i, row[c].kind == EX_V_STACK);
+    }
+    put(x, table, e->file, row);
+}
+
+static void q_add(exf *e, const void *v, size_t n)
+{
+    cta_grow(&e->q, &e->qcap, e->qlen + n, 1);
+    memcpy(e->q + e->qlen, v, n);
+    e->qlen += n;
+}
+
+/* A row kept until e's turn: table, then each column's kind and value, texts copied. */
+static void row_save(exf *e, int table, const cta_val *row)
+{
+    q_add(e, &table, sizeof table);
+    for (int c = 0; c < cta_table_ncols(table); c++) {
+        uint8_t k = (uint8_t)row[c].kind;
+        q_add(e, &k, 1);
+        if (k == CTA_V_INT || k == EX_V_SITE || k == EX_V_STACK)
+            q_add(e, &row[c].i, sizeof row[c].i);
+        else if (k == CTA_V_REAL)
+            q_add(e, &row[c].d, sizeof row[c].d);
+        else if (k == CTA_V_TEXT || k == EX_V_STRID)
+            q_add(e, row[c].s, strlen(row[c].s) + 1);
+    }
+}
+
+/* Writes the rows kept (e's turn has come). */
+static void rows_flush(exf *e)
+{
+    for (size_t at = 0; at < e->qlen;) {
+        int table;
+        memcpy(&table, e->q + at, sizeof table);
+        at += sizeof table;
+        cta_val row[EX_MAX_COLS] = {{0}};
+        for (int c = 0; c < cta_table_ncols(table); c++) {
+            uint8_t k = e->q[at++];
+            row[c].kind = k;
+            if (k == CTA_V_INT || k == EX_V_SITE || k == EX_V_STACK) {
+                memcpy(&row[c].i, e->q + at, sizeof row[c].i);
+                at += sizeof row[c].i;
+            } else if (k == CTA_V_REAL) {
+                memcpy(&row[c].d, e->q + at, sizeof row[c].d);
+                at += sizeof row[c].d;
+            } else if (k == CTA_V_TEXT || k == EX_V_STRID) {
+                row[c].s = (const char *)e->q + at;
+                at += strlen(row[c].s) + 1;
+            }
+        }
+        row_write(e, table, row);
+    }
+    e->qlen = 0;
+}
+
+/* Waits for e's turn and writes what it kept; from then on its rows are written as they come.
+ * When the pass failed instead, its rows are dropped. */
+static void turn_wait(exf *e)
+{
+    ex *x = e->x;
+    pthread_mutex_lock(&x->mu);
+    while (x->turn != e->file && !x->aborted)
+        pthread_cond_wait(&x->cv, &x->mu);
+    int go = !x->aborted;
+    pthread_mutex_unlock(&x->mu);
+    if (go) {
+        rows_flush(e);
+        e->direct = 1;
+    } else {
+        e->qlen = 0;
+        e->failed = 1;
+    }
+}
+
+/* A row of e's file, as its model observes it. */
+static void emit(exf *e, int table, const cta_val *row)
+{
+    if (!e->direct && __atomic_load_n(&e->x->turn, __ATOMIC_ACQUIRE) == e->file) {
+        rows_flush(e);
+        e->direct = 1;
+    }
+    if (e->direct) {
+        cta_val r[EX_MAX_COLS];
+        memcpy(r, row, (size_t)cta_table_ncols(table) * sizeof *r);
+        row_write(e, table, r);
+        return;
+    }
+    row_save(e, table, row);
+    if (e->qlen >= EX_BUF_MAX)
+        turn_wait(e);
 }
 
 static const char *const layer_names[] = {"runtime", "driver", "library"};
 
 static void on_api(void *ctx, cta_proc *p, const ct_rec *r, const char *name, uint32_t stack)
 {
-    ex *x = ctx;
+    exf *e = ctx;
+    ex *x = e->x;
     const ct_rec_api *a = &r->u.api;
     uint64_t start = a->start <= r->ts ? a->start : r->ts;
     int layer = (a->flags & CT_API_DRIVER) ? 1 : (a->flags & CT_API_LIBRARY) ? 2 : 0;
     cta_val row[RUNTIME_NCOLS] = {
         [RUNTIME_start] = cta_vi(rel(x, start)), [RUNTIME_end] = cta_vi(rel(x, r->ts)),
         [RUNTIME_globalTid] = cta_vi(gtid(p, r->tid)), [RUNTIME_correlationId] = cta_vi((int64_t)a->corr),
-        [RUNTIME_nameId] = str(x, name), [RUNTIME_returnValue] = cta_vi(a->result),
+        [RUNTIME_nameId] = strid(name), [RUNTIME_returnValue] = cta_vi(a->result),
         [RUNTIME_layer] = cta_vs(layer_names[layer])};
-    site_of(x, p, stack, &row[RUNTIME_siteId], NULL);
-    put(x, CTA_TAB_RUNTIME, p->file, row);
+    row[RUNTIME_siteId] = site_of(stack, 0);
+    emit(e, CTA_TAB_RUNTIME, row);
 }
 
 /* CUPTI's CUpti_ActivityMemcpyKind and CUpti_ActivityMemoryKind (ENUM_CUDA_MEMCPY_OPER,
@@ -157,22 +295,23 @@ _Static_assert(SAME3(start) && SAME3(end) && SAME3(deviceId) && SAME3(contextId)
 
 static void on_gpu(void *ctx, cta_proc *p, const ct_rec_gpu *g, uint64_t end, const cta_call *c)
 {
-    ex *x = ctx;
+    exf *e = ctx;
+    ex *x = e->x;
     uint64_t start = g->start <= end ? g->start : end;
     cta_val row[(int)KERNEL_NCOLS > (int)MEMCPY_NCOLS ? (int)KERNEL_NCOLS : (int)MEMCPY_NCOLS] = {
         [KERNEL_start] = cta_vi(rel(x, start)), [KERNEL_end] = cta_vi(rel(x, end)),
         [KERNEL_deviceId] = cta_vi(g->device), [KERNEL_streamId] = cta_vi((int64_t)g->stream),
         [KERNEL_correlationId] = cta_vi((int64_t)g->corr), [KERNEL_globalPid] = cta_vi(gpid(p))};
     cta_val bound = cta_vi(g->flags & CT_GPU_END_BOUND ? 1 : 0);
+    char sn[512]; /* the row's texts live until it is written */
     if (g->kind == CT_GPU_KERNEL) {
         row[KERNEL_endIsUpperBound] = bound;
         if (c->is_launch) {
             const ct_rec_launch *l = c->launch;
-            char sn[512];
             short_name(c->kernel_name, sn, sizeof sn);
-            row[KERNEL_demangledName] = str(x, c->kernel_name);
-            row[KERNEL_shortName] = str(x, sn);
-            row[KERNEL_mangledName] = str(x, ct_reader_string(x->rd, p->file, l->symbol ? l->symbol : l->function));
+            row[KERNEL_demangledName] = strid(c->kernel_name);
+            row[KERNEL_shortName] = strid(sn);
+            row[KERNEL_mangledName] = strid(ct_reader_string(x->rd, p->file, l->symbol ? l->symbol : l->function));
             row[KERNEL_contextId] = cta_vi((int64_t)l->context);
             const uint32_t *cfg[6] = {&l->grid[0], &l->grid[1], &l->grid[2],
                                       &l->block[0], &l->block[1], &l->block[2]};
@@ -180,7 +319,7 @@ static void on_gpu(void *ctx, cta_proc *p, const ct_rec_gpu *g, uint64_t end, co
                 row[KERNEL_gridX + i] = cta_vi(*cfg[i]);
             row[KERNEL_dynamicSharedMemory] = cta_vi(l->shared_bytes);
         }
-        put(x, CTA_TAB_KERNEL, p->file, row);
+        emit(e, CTA_TAB_KERNEL, row);
     } else if (g->kind == CT_GPU_MEMCPY) {
         row[MEMCPY_endIsUpperBound] = bound;
         if (c->is_copy) {
@@ -194,21 +333,22 @@ static void on_gpu(void *ctx, cta_proc *p, const ct_rec_gpu *g, uint64_t end, co
                 row[MEMCPY_dstDeviceId] = cta_vi(cp->peer_device);
             }
         }
-        put(x, CTA_TAB_MEMCPY, p->file, row);
+        emit(e, CTA_TAB_MEMCPY, row);
     } else if (g->kind == CT_GPU_MEMSET) {
         row[MEMSET_endIsUpperBound] = bound;
         if (c->is_copy) {
             row[MEMSET_bytes] = cta_vi((int64_t)c->copy->bytes);
             row[MEMSET_memKind] = cta_vi(mem_kind(c->copy->dst_kind));
         }
-        put(x, CTA_TAB_MEMSET, p->file, row);
+        emit(e, CTA_TAB_MEMSET, row);
     }
 }
 
 /* nsys's NVTX_EVENTS eventType: NvtxMark 34, NvtxPushPopRange 59, NvtxStartEndRange 60. */
 static void on_nvtx(void *ctx, cta_proc *p, const ct_rec *r)
 {
-    ex *x = ctx;
+    exf *e = ctx;
+    ex *x = e->x;
     cta_val row[NVTX_NCOLS] = {[NVTX_end] = cta_vi(rel(x, r->ts))};
     uint32_t domain, name, group, category, color, payload_kind, flags;
     uint64_t payload;
@@ -256,7 +396,7 @@ static void on_nvtx(void *ctx, cta_proc *p, const ct_rec *r)
     case 5: row[NVTX_int32Value] = cta_vi((int32_t)(uint32_t)payload); break;
     case 6: { float f; uint32_t b = (uint32_t)payload; memcpy(&f, &b, sizeof f); row[NVTX_floatValue] = cta_vr(f); break; }
     }
-    put(x, CTA_TAB_NVTX, p->file, row);
+    emit(e, CTA_TAB_NVTX, row);
 }
 
 static const char *alloc_kind(uint32_t k)
@@ -270,11 +410,12 @@ static const char *alloc_kind(uint32_t k)
  * in the process), is a row; a failed write stops the pass */
 static int on_record(void *ctx, const ct_rec *r)
 {
-    ex *x = ctx;
-    const cta_model *m = x->m;
-    if (r->type != CT_REC_MEM || r->file >= m->nprocs)
-        return x->failed;
-    const cta_proc *p = &m->procs[r->file];
+    exf *e = ctx;
+    ex *x = e->x;
+    const cta_model *m = e->m;
+    if (r->type != CT_REC_MEM || r->file - m->file0 >= m->nprocs)
+        return e->failed || failed(x);
+    const cta_proc *p = &m->procs[r->file - m->file0];
     const ct_rec_mem *mr = &r->u.mem;
     cta_val row[ALLOCS_NCOLS] = {
         [ALLOCS_time] = cta_vi(rel(x, r->ts)), [ALLOCS_globalTid] = cta_vi(gtid(p, r->tid)),
@@ -285,9 +426,59 @@ static int on_record(void *ctx, const ct_rec *r)
         [ALLOCS_result] = cta_vi(mr->result)};
     uint32_t idx = mr->stack ? cta_map_find(&p->stack_idx, &mr->stack, sizeof mr->stack) : UINT32_MAX;
     if (idx != UINT32_MAX)
-        site_of(x, p, idx + 1, &row[ALLOCS_siteId], &row[ALLOCS_stackId]);
-    put(x, CTA_TAB_ALLOCS, p->file, row);
-    return x->failed;
+        row[ALLOCS_siteId] = site_of(idx + 1, 0), row[ALLOCS_stackId] = site_of(idx + 1, 1);
+    emit(e, CTA_TAB_ALLOCS, row);
+    return e->failed || failed(x);
+}
+
+/* ---- the files' rows, in file order (cta_file_observers) ---- */
+
+static void *export_begin(void *ctx, uint32_t file, const cta_model *part, cta_observer *obs)
+{
+    exf *e = cta_xmalloc(sizeof *e, "a file's rows");
+    *e = (exf){.x = ctx, .file = file, .m = part};
+    *obs = (cta_observer){.ctx = e, .on_api = on_api, .on_gpu = on_gpu, .on_nvtx = on_nvtx,
+                          .on_record = on_record};
+    return e;
+}
+
+/* The file's model is done: the rows it kept wait for its turn here, not in memory while the
+ * worker models other files. */
+static void export_done(void *ctx, void *state)
+{
+    (void)ctx;
+    exf *e = state;
+    if (e->qlen)
+        turn_wait(e);
+}
+
+static int export_end(void *ctx, uint32_t file, void *state, const cta_model *m, const cta_model *part)
+{
+    (void)part;
+    ex *x = ctx;
+    exf *e = state;
+    int bad = 0;
+    if (m) {
+        if (!e->failed)
+            rows_flush(e); /* the file's turn is now, as the previous file is done */
+        bad = e->failed || failed(x);
+    }
+    pthread_mutex_lock(&x->mu);
+    __atomic_store_n(&x->turn, file + 1, __ATOMIC_RELEASE);
+    pthread_cond_broadcast(&x->cv);
+    pthread_mutex_unlock(&x->mu);
+    free(e->q);
+    free(e);
+    return bad;
+}
+
+static void export_abort(void *ctx)
+{
+    ex *x = ctx;
+    pthread_mutex_lock(&x->mu);
+    x->aborted = 1;
+    pthread_cond_broadcast(&x->cv);
+    pthread_mutex_unlock(&x->mu);
 }
 
 static void summary_tables(ex *x, const cta_model *m, const cta_diag *dg, int ndiag)
@@ -355,7 +546,8 @@ static void summary_tables(ex *x, const cta_model *m, const cta_diag *dg, int nd
         put(x, CTA_TAB_DIAG, d->proc->file, row);
     }
     for (size_t i = 0; i < m->nprocs && !x->failed; i++)
-        x->failed = cta_tables_trace_done(x->t, m->procs[i].file) != 0;
+        if (cta_tables_trace_done(x->t, m->procs[i].file) != 0)
+            fail(x);
 }
 
 static void enum_tables(ex *x)
@@ -415,6 +607,7 @@ static const char usage[] =
     "                     DIR/schema.sql (column names and types)\n"
     "  --min-saving PCT   diagnoses whose estimated saving is at least PCT% of the window [1]\n"
     "  --util-window MS   window of the low-utilization diagnosis (as cutrace summary's)\n"
+    CTA_JOBS_USAGE
     "\n"
     "Exit status: 0 done, 1 the output could not be written, 2 usage error, 3 unreadable input.\n";
 
@@ -431,9 +624,9 @@ int cta_cmd_export(int argc, char **argv)
     int c;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "h" CTA_ANALYSIS_SHORTOPTS, opts, NULL)) != -1) {
         /* the diagnoses' options only: the others shape the summary's tables and JSON */
-        if (c == CTA_OPT_MIN_SAVING || c == CTA_OPT_UTIL_WINDOW) {
+        if (c == CTA_OPT_MIN_SAVING || c == CTA_OPT_UTIL_WINDOW || c == CTA_OPT_JOBS || c == 'j') {
             if (cta_analysis_option("export", c, optarg, &ao) == CTA_EXIT_USAGE)
                 return CTA_EXIT_USAGE;
         } else if (c == 's') {
@@ -444,8 +637,9 @@ int cta_cmd_export(int argc, char **argv)
             fputs(usage, stdout);
             return CTA_EXIT_OK;
         } else if (c > 0 && c < 32) {
-            return cta_cli_usage_error("export", "of summary's options, export takes --min-saving and "
-                                                 "--util-window only (the others shape its tables)");
+            return cta_cli_usage_error("export", "of summary's options, export takes --min-saving, "
+                                                 "--util-window and --jobs only (the others shape its "
+                                                 "tables)");
         } else {
             return cta_cli_usage_error("export", "unknown option '%s'", argv[optind - 1]);
         }
@@ -464,15 +658,16 @@ int cta_cmd_export(int argc, char **argv)
         return CTA_EXIT_FAIL;
     }
     cta_map_init(&x.stacks);
-    cta_observer obs = {.ctx = &x, .on_api = on_api, .on_gpu = on_gpu, .on_nvtx = on_nvtx,
-                        .on_record = on_record};
+    pthread_mutex_init(&x.mu, NULL);
+    pthread_cond_init(&x.cv, NULL);
+    cta_file_observers fo = {.ctx = &x, .begin = export_begin, .done = export_done,
+                             .end = export_end, .abort = export_abort};
     cta_model m;
-    x.m = &m;
     enum_tables(&x);
-    rc = cta_load_run("export", rd, &obs, 0, &m);
+    rc = cta_load_run_jobs("export", rd, &fo, 0, ao.jobs, &m);
     int have_model = rc == CTA_EXIT_OK;
-    if (rc == CTA_EXIT_FAIL)
-        rc = CTA_EXIT_OK; /* the tables failed (x.failed): said below, as any write failure */
+    if (rc == CTA_EXIT_FAIL && x.failed)
+        rc = CTA_EXIT_OK; /* the tables failed: said below, as any write failure */
     else if (have_model && !x.failed) {
         cta_diag *dg;
         int ndiag = cta_diagnose(&m, &ao.dopt, &dg);
@@ -492,5 +687,7 @@ int cta_cmd_export(int argc, char **argv)
     ct_reader_close(rd);
     cta_map_free(&x.stacks);
     free(x.site_ids);
+    pthread_mutex_destroy(&x.mu);
+    pthread_cond_destroy(&x.cv);
     return rc;
 }

@@ -217,7 +217,7 @@ int cta_cmd_report(int argc, char **argv)
     int c;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":ho:" CTA_ANALYSIS_SHORTOPTS, opts, NULL)) != -1) {
         int used = cta_analysis_option("report", c, optarg, &ao);
         if (used == CTA_EXIT_USAGE)
             return used;

@@ -24,7 +24,7 @@ static const char usage[] =
 int cta_cmd_summary(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"json", no_argument, NULL, 'j'}, {"help", no_argument, NULL, 'h'}, CTA_ANALYSIS_LONGOPTS,
+        {"json", no_argument, NULL, 'J'}, {"help", no_argument, NULL, 'h'}, CTA_ANALYSIS_LONGOPTS,
         {NULL, 0, NULL, 0}};
     int json = 0;
     cta_analysis_opts ao;
@@ -32,14 +32,14 @@ int cta_cmd_summary(int argc, char **argv)
     int c;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "h" CTA_ANALYSIS_SHORTOPTS, opts, NULL)) != -1) {
         int used = cta_analysis_option("summary", c, optarg, &ao);
         if (used == CTA_EXIT_USAGE)
             return used;
         if (used)
             continue;
         switch (c) {
-        case 'j':
+        case 'J':
             json = 1;
             break;
         case 'h':

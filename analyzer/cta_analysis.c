@@ -8,7 +8,8 @@
 
 void cta_analysis_defaults(cta_analysis_opts *o)
 {
-    *o = (cta_analysis_opts){.dopt = {.min_saving_pct = 1.0}, .ropt = {.top = 25}};
+    *o = (cta_analysis_opts){.dopt = {.min_saving_pct = 1.0}, .ropt = {.top = 25},
+                             .jobs = cta_load_default_jobs()};
     o->ropt.diag = &o->dopt;
 }
 
@@ -52,12 +53,21 @@ int cta_analysis_option(const char *cmd, int c, const char *arg, cta_analysis_op
             return cta_cli_usage_error(cmd, "--overview expects a slice count 1..1000000, got '%s'", arg);
         o->overview = (uint32_t)x;
         return 1;
+    case CTA_OPT_JOBS:
+    case 'j':
+        if (!parse_num(arg, &x) || x < 1 || x > CTA_MAX_JOBS || x != (int)x)
+            return cta_cli_usage_error(cmd, "-j/--jobs expects a number of jobs 1..%d, got '%s'",
+                                       CTA_MAX_JOBS, arg);
+        o->jobs = (int)x;
+        return 1;
     }
     return 0;
 }
 
 /* The GPU records of the kernels that cuBLAS GEMM calls launched, in a second pass over the
- * same files (cta_gemm.h: a kernel's GPU record may come before the call it nests in). */
+ * same files (cta_gemm.h: a kernel's GPU record may come before the call it nests in), one file
+ * after another: a call and its kernels are of one file, so the order across files is no
+ * matter, and one file's decoding is held at a time. */
 static int gemm_gpu_pass(const char *cmd, char *const *paths, int npaths, cta_model *m)
 {
     ct_reader *rd;
@@ -65,12 +75,14 @@ static int gemm_gpu_pass(const char *cmd, char *const *paths, int npaths, cta_mo
     if (rc != CTA_EXIT_OK)
         return rc;
     ct_rec r;
-    int got;
-    while ((got = ct_reader_next(rd, &r)) > 0)
-        if (r.type == CT_REC_GPU)
-            cta_gemm_gpu(m->gemm, r.file, &r.u.gpu, r.ts);
+    int got = 0;
+    uint32_t f = 0;
+    for (; f < ct_reader_nfiles(rd) && got >= 0; f++)
+        while ((got = ct_reader_next_in(rd, f, &r)) > 0)
+            if (r.type == CT_REC_GPU)
+                cta_gemm_gpu(m->gemm, r.file, &r.u.gpu, r.ts);
     if (got < 0)
-        fprintf(stderr, "cutrace %s: error: %s\n", cmd, ct_reader_error(rd));
+        fprintf(stderr, "cutrace %s: error: %s\n", cmd, ct_reader_error_in(rd, f - 1));
     ct_reader_close(rd);
     return got < 0 ? CTA_EXIT_INPUT : CTA_EXIT_OK;
 }
@@ -84,17 +96,37 @@ static const ct_rec_device *gemm_device(void *ctx, uint32_t file, uint32_t devic
     return &m->procs[file].dev[device].prop;
 }
 
+/* The overview's slices, collected per file (cta_file_observers) and merged in file order. */
+static void *overview_begin(void *ctx, uint32_t file, const cta_model *m, cta_observer *obs)
+{
+    (void)file, (void)m;
+    cta_overview *part = cta_overview_part(ctx);
+    *obs = cta_overview_observer(part);
+    return part;
+}
+
+static int overview_end(void *ctx, uint32_t file, void *state, const cta_model *m, const cta_model *part)
+{
+    (void)file, (void)part;
+    if (m)
+        cta_overview_merge(ctx, state, m);
+    cta_overview_free(state);
+    return 0;
+}
+
 int cta_analysis_run(const char *cmd, char *const *paths, int npaths, cta_analysis_opts *o,
                      cta_analysis *a)
 {
     *a = (cta_analysis){0};
-    cta_observer obs;
-    if (o->overview) {
-        if (!(a->ov = cta_overview_find(cmd, paths, npaths, o->overview)))
-            return CTA_EXIT_INPUT;
-        obs = cta_overview_observer(a->ov);
+    if (o->overview && !(a->ov = cta_overview_find(cmd, paths, npaths, o->overview)))
+        return CTA_EXIT_INPUT;
+    cta_file_observers fo = {.ctx = a->ov, .begin = overview_begin, .end = overview_end};
+    int rc = cta_load_open(cmd, paths, npaths, &a->rd);
+    if (rc == CTA_EXIT_OK) {
+        rc = cta_load_run_jobs(cmd, a->rd, a->ov ? &fo : NULL, o->ropt.variants, o->jobs, &a->m);
+        if (rc != CTA_EXIT_OK)
+            ct_reader_close(a->rd);
     }
-    int rc = cta_load(cmd, paths, npaths, a->ov ? &obs : NULL, o->ropt.variants, &a->rd, &a->m);
     if (rc != CTA_EXIT_OK) {
         cta_overview_free(a->ov);
         return rc;

@@ -74,6 +74,29 @@ static gemm_call *call_of(cta_gemms *g, uint32_t file, uint64_t corr)
     return &g->call[i];
 }
 
+void cta_gemm_merge(cta_gemms *dst, cta_gemms *src)
+{
+    size_t n = cta_map_count(&src->calls);
+    uint32_t *at = cta_xmalloc((n + 1) * sizeof *at, "the GEMM table");
+    for (size_t i = 0; i < n; i++) {
+        const gemm_key *k = (const gemm_key *)cta_map_key(&src->calls, (uint32_t)i);
+        gemm_call *c = call_of(dst, k->file, k->corr);
+        *c = src->call[i];
+        src->call[i].api = NULL; /* moved */
+        at[i] = cta_map_find(&dst->calls, k, sizeof *k);
+    }
+    for (size_t l = 0; l < cta_map_count(&src->links); l++) {
+        int added;
+        uint32_t d = cta_map_take(&dst->links, &src->links, (uint32_t)l, &added);
+        if (d >= dst->link_cap) {
+            dst->link_cap = dst->link_cap ? 2 * dst->link_cap : 64;
+            dst->link_to = cta_xrealloc(dst->link_to, dst->link_cap * sizeof *dst->link_to, "the GEMM table");
+        }
+        dst->link_to[d] = at[src->link_to[l]];
+    }
+    free(at);
+}
+
 void cta_gemm_api(cta_gemms *g, uint32_t file, const ct_rec_api *a, const char *name,
                  const uint64_t *nested, size_t nnested)
 {

@@ -33,6 +33,8 @@ typedef struct cta_gemms cta_gemms;
 
 cta_gemms *cta_gemm_new(void);
 void cta_gemm_free(cta_gemms *g);
+/* Moves src's calls (of other files than dst's) into dst (cta_model_merge). */
+void cta_gemm_merge(cta_gemms *dst, cta_gemms *src);
 void cta_gemm_api(cta_gemms *g, uint32_t file, const ct_rec_api *a, const char *name,
                  const uint64_t *nested, size_t nnested);
 void cta_gemm_rec(cta_gemms *g, uint32_t file, const ct_rec_gemm *r);

@@ -20,10 +20,35 @@ uint32_t cta_stat_index(cta_map *names, cta_stat **arr, size_t *cap, const char 
     return i;
 }
 
+void cta_stat_merge(cta_stat *d, const cta_stat *s)
+{
+    cta_sketch_merge(&d->d, &s->d);
+    cta_sketch_merge(&d->b, &s->b);
+    d->failures += s->failures;
+    if (s->d.count || s->b.count)
+        d->layer = s->layer; /* as a later call of the function would have set it */
+    /* the first launch is the earlier one; at the same time, dst's (its files come first, as
+     * the reader's merge orders them) */
+    if (s->launched) {
+        d->configs_vary |= d->launched && (memcmp(d->grid, s->grid, sizeof d->grid) ||
+                                           memcmp(d->block, s->block, sizeof d->block));
+        if (!d->launched || s->first_ts < d->first_ts) {
+            memcpy(d->grid, s->grid, sizeof d->grid);
+            memcpy(d->block, s->block, sizeof d->block);
+            d->first_ts = s->first_ts;
+        }
+    }
+    d->configs_vary |= s->configs_vary;
+    d->launched += s->launched;
+    d->launch_ns += s->launch_ns;
+    d->in_graphs += s->in_graphs;
+}
+
 uint32_t cta_name_index(cta_model *m, uint32_t file, uint32_t sid, int api)
 {
-    uint32_t **cache = api ? &m->acache[file] : &m->kcache[file];
-    size_t *n = api ? &m->acache_n[file] : &m->kcache_n[file];
+    uint32_t slot = file - m->file0;
+    uint32_t **cache = api ? &m->acache[slot] : &m->kcache[slot];
+    size_t *n = api ? &m->acache_n[slot] : &m->kcache_n[slot];
     if (sid < *n && (*cache)[sid])
         return (*cache)[sid] - 1;
     char tmp[CT_STRTMP];
@@ -41,7 +66,7 @@ uint32_t cta_name_index(cta_model *m, uint32_t file, uint32_t sid, int api)
         cta_grow(cache, &c, sid + 1, sizeof **cache);
         if (api) {
             size_t c2 = *n;
-            cta_grow(&m->acat[file], &c2, sid + 1, 1);
+            cta_grow(&m->acat[slot], &c2, sid + 1, 1);
         }
         *n = c;
         (*cache)[sid] = idx + 1;
@@ -72,8 +97,9 @@ uint8_t cta_api_name_category(const char *name)
 
 uint8_t cta_api_category(cta_model *m, uint32_t file, uint32_t sid, uint32_t idx)
 {
-    if (sid < m->acache_n[file] && m->acache[file][sid]) { /* a resolved name */
-        uint8_t *c = &m->acat[file][sid];
+    uint32_t slot = file - m->file0;
+    if (sid < m->acache_n[slot] && m->acache[slot][sid]) { /* a resolved name */
+        uint8_t *c = &m->acat[slot][sid];
         if (!*c)
             *c = cta_api_name_category(cta_map_key(&m->api_names, idx));
         return *c;

@@ -286,7 +286,7 @@ static cta_joining *detail(cta_proc *p, uint64_t corr, int type, uint32_t tid)
         int hit = -1;
         for (int k = 3; k >= 0; k--)
             hit = th->recent[k].corr == corr ? k : hit;
-        if (hit >= 0) {
+        if (hit >= 0 && corr) { /* corr 0 (a damaged detail's) is what marks a free slot */
             th->recent[hit].corr = 0;
             call_api(c, &th->recent[hit], tid);
         }
@@ -295,11 +295,12 @@ static cta_joining *detail(cta_proc *p, uint64_t corr, int type, uint32_t tid)
 }
 
 /* Every kernel instance counts from its LAUNCH record, timed or not. */
-static void launch_config(cta_stat *st, const ct_rec_launch *l)
+static void launch_config(cta_stat *st, const ct_rec_launch *l, uint64_t now)
 {
     if (!st->launched) {
         memcpy(st->grid, l->grid, sizeof st->grid);
         memcpy(st->block, l->block, sizeof st->block);
+        st->first_ts = now;
     } else if (memcmp(st->grid, l->grid, sizeof st->grid) || memcmp(st->block, l->block, sizeof st->block)) {
         st->configs_vary = 1;
     }
@@ -310,7 +311,7 @@ static void launch_config(cta_stat *st, const ct_rec_launch *l)
  * (and the variants'); returns its variant's index. */
 static uint32_t kernel_instance(cta_model *m, uint32_t k, const ct_rec_launch *l, int in_graph)
 {
-    launch_config(&m->kernels[k], l);
+    launch_config(&m->kernels[k], l, m->now);
     m->kernels[k].in_graphs += (uint64_t)in_graph;
     m->launched++;
     if (!m->variants_on)
@@ -320,7 +321,7 @@ static uint32_t kernel_instance(cta_model *m, uint32_t k, const ct_rec_launch *l
     snprintf(key, sizeof key, "<<<(%u,%u,%u),(%u,%u,%u)>>> %s", l->grid[0], l->grid[1],
              l->grid[2], l->block[0], l->block[1], l->block[2], cta_map_key(&m->kernel_names, k));
     uint32_t v = cta_stat_index(&m->variants, &m->variant_stats, &m->variants_cap, key, 0);
-    launch_config(&m->variant_stats[v], l);
+    launch_config(&m->variant_stats[v], l, m->now);
     m->variant_stats[v].in_graphs += (uint64_t)in_graph;
     return v;
 }
@@ -364,11 +365,13 @@ static void graph_rec(cta_model *m, cta_proc *p, const ct_rec *r)
 
 /* The peak a copy is measured against: the device's memory for device-side copies and sets,
  * its host link for the others (from the first device with properties it ran on). */
-static void copy_peak(cta_copystat *cs, int op, const cta_dev *dv)
+static void copy_peak(cta_copystat *cs, int op, const cta_dev *dv, uint64_t now)
 {
-    if (cs->peak_bps == 0 && dv->have_prop)
-        cs->peak_bps = op == CTA_OP_D2D || op == CTA_OP_MEMSET ? cta_dev_mem_peak(&dv->prop)
-                                                             : cta_dev_link_peak(&dv->prop);
+    if (cs->peak_bps != 0 || !dv->have_prop)
+        return;
+    cs->peak_bps = op == CTA_OP_D2D || op == CTA_OP_MEMSET ? cta_dev_mem_peak(&dv->prop)
+                                                         : cta_dev_link_peak(&dv->prop);
+    cs->peak_ts = now;
 }
 
 /* Every copy and set counts from its COPY record, timed or not. */
@@ -388,7 +391,7 @@ static void copy_counts(cta_model *m, cta_proc *p, const ct_rec_copy *cp)
         p->dev[d].seen = 1;
         p->dev[d].gpu_ops++;
     }
-    copy_peak(cs, op, &p->dev[d]);
+    copy_peak(cs, op, &p->dev[d], m->now);
 }
 
 /* A copy or set a graph launch ran: counted, untimed (cta_copystat.in_graphs). */
@@ -509,7 +512,7 @@ static void gpu_done(cta_model *m, cta_proc *p, const ct_rec_gpu *g, uint64_t en
             cs->ns += dur;
         }
         dv->gpu_timed++;
-        copy_peak(cs, op, dv);
+        copy_peak(cs, op, dv, m->now);
         dv->copy_ns += dur;
         work_sample(&dv->work_copies[op], c, start, end, bounded);
         if (op == CTA_OP_H2D || op == CTA_OP_D2H) {
@@ -695,10 +698,11 @@ static void on_cpu(cta_proc *p, const ct_rec *r)
 
 void cta_model_feed(cta_model *m, const ct_rec *r)
 {
-    if (r->file >= m->nprocs)
+    if (r->file - m->file0 >= m->nprocs) /* unsigned: files before file0 too */
         return;
-    cta_proc *p = &m->procs[r->file];
+    cta_proc *p = &m->procs[r->file - m->file0];
     m->records++;
+    m->now = r->ts;
     if (r->type >= CT_REC_TYPE_LIMIT)
         return;
     /* definitions may carry any time (a tracer interns some before its clock is set): only

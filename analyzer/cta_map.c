@@ -179,3 +179,17 @@ void cta_pool_put(cta_pool *p, uint32_t idx)
     cta_grow(&p->free_list, &p->free_cap, p->nfree + 1, sizeof *p->free_list);
     p->free_list[p->nfree++] = idx;
 }
+
+uint32_t cta_map_take(cta_map *dst, cta_map *src, uint32_t i, int *added)
+{
+    size_t len = src->lens[i] & ~KEY_BORROWED;
+    int add;
+    uint32_t j = map_get(dst, src->keys[i], len, 1, &add);
+    if (add) { /* the key moves: dst owns it as src did, and src keeps it borrowed */
+        dst->lens[j] = src->lens[i];
+        src->lens[i] |= KEY_BORROWED;
+    }
+    if (added)
+        *added = add;
+    return j;
+}

@@ -33,6 +33,9 @@ uint32_t cta_map_get(cta_map *m, const void *key, size_t len, int *added);
  * while the map lives (names the trace reader holds until it closes; a million distinct kernel
  * names need no second copy). */
 uint32_t cta_map_get_ref(cta_map *m, const char *key, size_t len, int *added);
+/* The index in dst of src's key i, inserting it if absent: the key then moves to dst (no copy;
+ * src keeps it, borrowed, until src is freed), so it stays valid while dst lives. */
+uint32_t cta_map_take(cta_map *dst, cta_map *src, uint32_t i, int *added);
 /* Index of key, or UINT32_MAX. */
 uint32_t cta_map_find(const cta_map *m, const void *key, size_t len);
 static inline size_t cta_map_count(const cta_map *m) { return m->n; }

@@ -79,14 +79,16 @@ static void proc_init(cta_model *m, cta_proc *p, uint32_t file)
     p->sweep->file_span = p->stats->max_span;
 }
 
-void cta_model_init(cta_model *m, const ct_reader *rd, const cta_observer *obs)
+/* The model of files [file0, file0 + n), their processes set up if procs (else left zero: a
+ * merged model's, filled by cta_model_merge). */
+static void model_init(cta_model *m, const ct_reader *rd, const cta_observer *obs, uint32_t file0,
+                       size_t n, int procs)
 {
     memset(m, 0, sizeof *m);
-    const char *fault = getenv("CUTRACE_TEST_SWEEP_FAULT");
-    cta_sweep_fault = fault && !strcmp(fault, "1");
     m->rd = rd;
     m->obs = obs;
-    m->nprocs = ct_reader_nfiles(rd);
+    m->file0 = file0;
+    m->nprocs = n;
     m->procs = cta_xmalloc(m->nprocs * sizeof *m->procs, "the processes");
     cta_map_init(&m->kernel_names);
     cta_map_init(&m->variants);
@@ -97,11 +99,138 @@ void cta_model_init(cta_model *m, const ct_reader *rd, const cta_observer *obs)
     m->kcache_n = cta_xmalloc(m->nprocs * sizeof *m->kcache_n, "the name caches");
     m->acache_n = cta_xmalloc(m->nprocs * sizeof *m->acache_n, "the name caches");
     m->t0 = UINT64_MAX;
-    for (size_t i = 0; i < m->nprocs; i++) {
-        proc_init(m, &m->procs[i], (uint32_t)i);
+    for (size_t i = 0; procs && i < m->nprocs; i++) {
+        proc_init(m, &m->procs[i], file0 + (uint32_t)i);
         if (obs && obs->on_proc)
             obs->on_proc(obs->ctx, &m->procs[i]);
     }
+}
+
+/* The test fault is read on the thread that starts a pass, before any model is fed. */
+static void read_test_fault(void)
+{
+    const char *fault = getenv("CUTRACE_TEST_SWEEP_FAULT");
+    cta_sweep_fault = fault && !strcmp(fault, "1");
+}
+
+void cta_model_init(cta_model *m, const ct_reader *rd, const cta_observer *obs)
+{
+    read_test_fault();
+    model_init(m, rd, obs, 0, ct_reader_nfiles(rd), 1);
+}
+
+void cta_model_init_file(cta_model *m, const ct_reader *rd, const cta_observer *obs, uint32_t file)
+{
+    model_init(m, rd, obs, file, 1, 1);
+}
+
+void cta_model_init_merged(cta_model *m, const ct_reader *rd, int variants)
+{
+    read_test_fault();
+    model_init(m, rd, NULL, 0, ct_reader_nfiles(rd), 0);
+    m->variants_on = variants;
+}
+
+/* ---- merging partial models (cta_model_init_file) ------------------------------------------- */
+
+/* Adds src's rows of a table to dst's by name; map[i] gets the dst row of src row i. */
+static uint32_t *merge_stats(cta_map *dnames, cta_stat **darr, size_t *dcap, cta_map *snames,
+                             const cta_stat *sarr)
+{
+    size_t n = cta_map_count(snames);
+    uint32_t *map = cta_xmalloc((n + 1) * sizeof *map, "a table's merge");
+    for (size_t i = 0; i < n; i++) {
+        int added;
+        uint32_t j = cta_map_take(dnames, snames, (uint32_t)i, &added);
+        if (added) {
+            cta_grow(darr, dcap, j + 1, sizeof **darr);
+            cta_sketch_init(&(*darr)[j].d);
+            cta_sketch_init(&(*darr)[j].b);
+        }
+        cta_stat_merge(&(*darr)[j], &sarr[i]);
+        map[i] = j;
+    }
+    return map;
+}
+
+static void copystat_merge(cta_copystat *d, const cta_copystat *s)
+{
+    d->count += s->count;
+    d->bytes += s->bytes;
+    d->in_graphs += s->in_graphs;
+    d->timed += s->timed;
+    d->timed_bytes += s->timed_bytes;
+    d->ns += s->ns;
+    d->bounded += s->bounded;
+    d->bounded_bytes += s->bounded_bytes;
+    d->bounded_ns += s->bounded_ns;
+    if (s->peak_bps && (!d->peak_bps || s->peak_ts < d->peak_ts)) { /* the first copy's */
+        d->peak_bps = s->peak_bps;
+        d->peak_ts = s->peak_ts;
+    }
+}
+
+/* What a process holds by row of the kernel and API tables, renumbered (kmap, amap: the merged
+ * rows of its partial model's nk and na rows). */
+static void proc_renumber(cta_model *dst, cta_proc *p, const uint32_t *kmap, size_t nk_src,
+                          const uint32_t *amap, size_t na_src)
+{
+    size_t nk = cta_map_count(&dst->kernel_names), cap = 0;
+    uint64_t *kern = NULL;
+    for (size_t k = 0; k < p->kern_cap && k < nk_src; k++)
+        if (p->kern_ns[k]) {
+            cta_grow(&kern, &cap, nk, sizeof *kern);
+            kern[kmap[k]] = p->kern_ns[k];
+        }
+    free(p->kern_ns);
+    p->kern_ns = kern;
+    p->kern_cap = cap;
+    /* site keys {kind, API row (a synchronization's kind for CTA_SITE_SYNC), stack}: renumbered
+     * one to one, so each keeps its index in p->site; a row no API record made (a damaged
+     * trace's call without one) stays past the table, as "(unknown call)" */
+    cta_map sites;
+    cta_map_init(&sites);
+    for (uint32_t i = 0; i < cta_map_count(&p->sites); i++) {
+        uint32_t key[3];
+        memcpy(key, cta_map_key(&p->sites, i), sizeof key);
+        if (key[0] != CTA_SITE_SYNC)
+            key[1] = key[1] < na_src ? amap[key[1]] : UINT32_MAX - key[1];
+        cta_map_get(&sites, key, sizeof key, NULL);
+    }
+    cta_map_free(&p->sites);
+    p->sites = sites;
+}
+
+void cta_model_merge(cta_model *dst, cta_model *src)
+{
+    size_t nk = cta_map_count(&src->kernel_names), na = cta_map_count(&src->api_names);
+    uint32_t *kmap = merge_stats(&dst->kernel_names, &dst->kernels, &dst->kernels_cap,
+                                 &src->kernel_names, src->kernels);
+    uint32_t *amap = merge_stats(&dst->api_names, &dst->api, &dst->api_cap, &src->api_names, src->api);
+    free(merge_stats(&dst->variants, &dst->variant_stats, &dst->variants_cap, &src->variants,
+                     src->variant_stats));
+    for (int op = 0; op < CTA_OP_N; op++)
+        for (int hk = 0; hk < CTA_HK_N; hk++)
+            copystat_merge(&dst->copies[op][hk], &src->copies[op][hk]);
+    if (src->t0 < dst->t0)
+        dst->t0 = src->t0;
+    dst->launched += src->launched;
+    dst->launched_timed += src->launched_timed;
+    dst->records += src->records;
+    if (src->gemm) {
+        if (!dst->gemm)
+            dst->gemm = cta_gemm_new();
+        cta_gemm_merge(dst->gemm, src->gemm);
+    }
+    cta_nvtx_merge(dst, src);
+    for (size_t i = 0; i < src->nprocs; i++) {
+        cta_proc *p = &src->procs[i];
+        proc_renumber(dst, p, kmap, nk, amap, na);
+        dst->procs[p->file] = *p;
+        memset(p, 0, sizeof *p); /* moved */
+    }
+    free(kmap);
+    free(amap);
 }
 
 /* Pinned bandwidth (bytes/s) of device slot d in direction dir: measured on large pinned copies,
@@ -225,7 +354,8 @@ static void stats_free(cta_stat *s, size_t n)
 void cta_model_free(cta_model *m)
 {
     for (size_t i = 0; i < m->nprocs; i++) {
-        proc_free(&m->procs[i]);
+        if (m->procs[i].sweep) /* else never set up, or moved by cta_model_merge */
+            proc_free(&m->procs[i]);
         free(m->kcache[i]);
         free(m->acache[i]);
         free(m->acat[i]);

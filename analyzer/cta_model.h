@@ -402,6 +402,8 @@ typedef struct {
                                    * (counted from the graphs' nodes, never GPU-timed alone) */
     uint32_t grid[3], block[3];   /* kernels: the first launch's configuration ... */
     int configs_vary;             /* ... and whether later launches used another */
+    uint64_t first_ts;            /* kernels: when the first launch was read (cta_model.now):
+                                   * which one is first when partial models merge */
 } cta_stat;
 
 /* The durations a kernel row's statistics are of: its exact instances, or where it has none,
@@ -432,7 +434,8 @@ static inline int cta_stat_total_estimated(const cta_stat *s) { return s->d.coun
 typedef struct {
     uint64_t count, bytes, in_graphs, timed, timed_bytes, ns;
     uint64_t bounded, bounded_bytes, bounded_ns;
-    double peak_bps;              /* of the first device it ran on (0 unknown) */
+    double peak_bps;              /* of the first device it ran on (0 unknown) ... */
+    uint64_t peak_ts;             /* ... when that copy was read (cta_model.now) */
 } cta_copystat;
 
 /* What a copy row's time and bandwidth are of (cta_stat_shown's rule). */
@@ -485,8 +488,9 @@ typedef struct {
 
 typedef struct {
     const ct_reader *rd;
-    cta_proc *procs;
+    cta_proc *procs;               /* procs[i] is the file file0 + i */
     size_t nprocs;
+    uint32_t file0;
     cta_map kernel_names;          /* name -> index */
     cta_stat *kernels;
     size_t kernels_cap;
@@ -500,6 +504,7 @@ typedef struct {
     uint64_t t0;                  /* earliest time of any record (report times are relative) */
     uint64_t launched, launched_timed; /* kernel instances, and those with a GPU interval */
     uint64_t records;
+    uint64_t now;                 /* time of the record being fed */
     /* per-file string id -> kernel / api index + 1 (caches; 0 = not yet looked up) */
     uint32_t **kcache, **acache;
     size_t *kcache_n, *acache_n;
@@ -512,6 +517,18 @@ typedef struct {
 
 /* rd stays open until cta_model_free (names and stacks are resolved through it). */
 void cta_model_init(cta_model *m, const ct_reader *rd, const cta_observer *obs);
+/* Models made file by file (cta_load_run with jobs): a partial model of one file, fed that
+ * file's records alone and finished on its own (its process is complete then: nothing in a
+ * process depends on another's records), with tables of its own; and the model they are merged
+ * into, which starts with no process (cta_model_init_merged). cta_model_merge moves src's
+ * process into dst and adds src's tables to dst's (kernels, variants and API functions by name,
+ * copies, counts, the cuBLAS calls, the NVTX ranges by name), renumbering what the process
+ * holds by table row (its per-kernel time, its call sites by function); src is left with no
+ * process, to be freed (cta_model_free) once what observed it is done with it. Merging
+ * the files in file order gives the same model whichever order they were modelled in. */
+void cta_model_init_file(cta_model *m, const ct_reader *rd, const cta_observer *obs, uint32_t file);
+void cta_model_init_merged(cta_model *m, const ct_reader *rd, int variants);
+void cta_model_merge(cta_model *dst, cta_model *src);
 void cta_model_feed(cta_model *m, const ct_rec *r);
 /* Flushes the sweeps and computes what needs the whole trace. */
 void cta_model_finish(cta_model *m);

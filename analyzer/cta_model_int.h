@@ -47,6 +47,8 @@ enum { CTA_CAT_LAUNCH = 1, CTA_CAT_COPY = 2, CTA_CAT_SYNCCOPY = 4, CTA_CAT_MEM =
 /* The row of name in a table (names: its keys; arr, cap: its rows), added if new. borrow: name
  * stays valid while the model lives (the reader's string) and is not copied. */
 uint32_t cta_stat_index(cta_map *names, cta_stat **arr, size_t *cap, const char *name, int borrow);
+/* Adds row s of a partial model to row d of the same name (cta_model_merge). */
+void cta_stat_merge(cta_stat *d, const cta_stat *s);
 /* The row of string sid of file in the API table (api) or the kernel table, by display name. */
 uint32_t cta_name_index(cta_model *m, uint32_t file, uint32_t sid, int api);
 /* CTA_CAT_* of an API function, from its name. */

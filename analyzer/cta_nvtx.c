@@ -64,6 +64,19 @@ static struct cta_nvtx_model *nv_model(cta_model *m)
     return m->nvtx;
 }
 
+static void group_init(struct cta_nvtx_model *nm, uint32_t g)
+{
+    cta_grow(&nm->g, &nm->cap, g + 1, sizeof *nm->g);
+    memset(&nm->g[g], 0, sizeof nm->g[g]);
+    cta_nvtx_group *x = &nm->g[g];
+    cta_sketch_init(&x->host);
+    cta_sketch_init(&x->span);
+    cta_sketch_init(&x->sync);
+    cta_sketch_init(&x->self);
+    for (int k = 0; k < CTA_NVTX_KIDS; k++)
+        cta_sketch_init(&x->kid[k]);
+}
+
 static uint32_t nv_group(cta_model *m, uint32_t file, uint32_t domain, uint32_t group)
 {
     struct cta_nvtx_model *nm = nv_model(m);
@@ -73,17 +86,8 @@ static uint32_t nv_group(cta_model *m, uint32_t file, uint32_t domain, uint32_t 
              group ? ct_reader_str(m->rd, file, group, tmp) : "(not named: past the trace's bound of names)");
     int added;
     uint32_t g = cta_map_get(&nm->names, key, strlen(key) + 1, &added);
-    if (added) {
-        cta_grow(&nm->g, &nm->cap, g + 1, sizeof *nm->g);
-        memset(&nm->g[g], 0, sizeof nm->g[g]);
-        cta_nvtx_group *x = &nm->g[g];
-        cta_sketch_init(&x->host);
-        cta_sketch_init(&x->span);
-        cta_sketch_init(&x->sync);
-        cta_sketch_init(&x->self);
-        for (int k = 0; k < CTA_NVTX_KIDS; k++)
-            cta_sketch_init(&x->kid[k]);
-    }
+    if (added)
+        group_init(nm, g);
     return g;
 }
 
@@ -570,6 +574,78 @@ void cta_nvtx_proc_free(cta_proc *p)
     ct_hash_free(&np->ids);
     free(np->seq);
     free(np);
+}
+
+/* Group y of a partial model into group x of the merged one (gmap: the merged groups of the
+ * partial's), as if y's instances had been folded into x after x's own. */
+static void group_merge(cta_model *dst, cta_nvtx_group *x, const cta_nvtx_group *y, const uint32_t *gmap)
+{
+    cta_sketch_merge(&x->host, &y->host);
+    cta_sketch_merge(&x->span, &y->span);
+    cta_sketch_merge(&x->sync, &y->sync);
+    cta_sketch_merge(&x->self, &y->self);
+    x->span_lo += y->span_lo;
+    x->span_bounded += y->span_bounded;
+    x->kern_ns += y->kern_ns;
+    x->gpu_ns += y->gpu_ns;
+    x->ops += y->ops;
+    x->open_at_end += y->open_at_end;
+    x->open_ns += y->open_ns;
+    x->top += y->top;
+    x->with_gpu += y->with_gpu;
+    x->kinds |= y->kinds;
+    x->unprojected |= y->unprojected;
+    for (int i = 0; i < y->nslow; i++) {
+        cta_nvtx_step s = y->slow[i];
+        for (int k = 0; k < s.nkids; k++)
+            s.kid_group[k] = gmap[s.kid_group[k]];
+        step_insert(x, &s);
+    }
+    /* components: tracked in x as nv_fold would have tracked y's (up to NV_TRACKED_GROUPS
+     * groups, CTA_NVTX_KIDS children each) */
+    for (int k = 0; y->kid_track == 1 && k < y->nkids; k++) {
+        int slot = kid_slot(dst, x, gmap[y->kid_group[k]]);
+        if (slot >= 0)
+            cta_sketch_merge(&x->kid[slot], &y->kid[k]);
+    }
+}
+
+void cta_nvtx_merge(cta_model *dst, cta_model *src)
+{
+    struct cta_nvtx_model *sn = src->nvtx;
+    if (!sn)
+        return;
+    struct cta_nvtx_model *dn = nv_model(dst);
+    size_t n = cta_map_count(&sn->names);
+    uint32_t *gmap = cta_xmalloc((n + 1) * sizeof *gmap, "the NVTX ranges' merge");
+    for (size_t i = 0; i < n; i++) {
+        int added;
+        gmap[i] = cta_map_take(&dn->names, &sn->names, (uint32_t)i, &added);
+        if (added)
+            group_init(dn, gmap[i]);
+    }
+    for (size_t i = 0; i < n; i++)
+        group_merge(dst, &dn->g[gmap[i]], &sn->g[i], gmap);
+    /* places are per process: each is new to dst */
+    for (uint32_t i = 0; i < cta_map_count(&sn->where); i++) {
+        uint32_t key[3];
+        memcpy(key, cta_map_key(&sn->where, i), sizeof key);
+        key[1] = gmap[key[1]];
+        uint32_t j = cta_map_get(&dn->where, key, sizeof key, NULL);
+        cta_grow(&dn->place, &dn->place_cap, j + 1, sizeof *dn->place);
+        cta_nvtx_place *pl = &dn->place[j];
+        *pl = sn->place[i];
+        for (int k = 0; k < 2; k++)
+            pl->outer[k] = pl->outer[k] ? gmap[pl->outer[k] - 1] + 1 : 0;
+    }
+    free(gmap);
+    /* a finished process begins no more instances: its per-group numbering is done with */
+    for (size_t i = 0; i < src->nprocs; i++)
+        if (src->procs[i].nvtx) {
+            free(src->procs[i].nvtx->seq);
+            src->procs[i].nvtx->seq = NULL;
+            src->procs[i].nvtx->seq_cap = 0;
+        }
 }
 
 void cta_nvtx_free(cta_model *m)

@@ -59,6 +59,8 @@ void cta_nvtx_gap(cta_model *m, cta_proc *p, int dev, int cls, uint64_t ns);
 void cta_nvtx_finish(cta_model *m, cta_proc *p);
 void cta_nvtx_proc_free(cta_proc *p);
 void cta_nvtx_free(cta_model *m);
+/* The NVTX ranges of finished partial model src into dst, by name (cta_model_merge). */
+void cta_nvtx_merge(cta_model *dst, cta_model *src);
 
 enum { CTA_NVTX_KIDS = 8, CTA_NVTX_SLOW = 5 };
 

@@ -21,6 +21,7 @@ typedef struct {
 
 struct cta_overview {
     uint32_t n;                   /* slices at most */
+    uint32_t cap;                 /* of heap: grown as slices come (a file's part holds few) */
     uint64_t start, end;          /* the stretch, on the merged axis */
     int any;                      /* the traces hold a slice */
     slice *heap;                  /* the kept slices, a max-heap by start */
@@ -64,7 +65,6 @@ cta_overview *cta_overview_find(const char *cmd, char *const *paths, int npaths,
     cta_overview *o = cta_xmalloc(sizeof *o, "the overview");
     o->n = n;
     o->cut = UINT64_MAX;
-    o->heap = cta_xmalloc((size_t)n * sizeof *o->heap, "the overview's slices");
     uint64_t *ring = cta_xmalloc((size_t)n * sizeof *ring, "the overview's search");
     uint64_t seen = 0, first = UINT64_MAX, last = 0, best = UINT64_MAX;
     ct_rec r;
@@ -125,6 +125,10 @@ static void add(cta_overview *o, const slice *s)
     if (s->end < o->start || s->start > o->end)
         return;
     o->total++;
+    if (o->nheap < o->n && o->nheap == o->cap) {
+        o->cap = o->cap ? (o->cap > o->n / 2 ? o->n : 2 * o->cap) : 64 < o->n ? 64 : o->n;
+        o->heap = cta_xrealloc(o->heap, (size_t)o->cap * sizeof *o->heap, "the overview's slices");
+    }
     slice *h = o->heap;
     if (o->nheap < o->n) {
         uint32_t i = o->nheap++;
@@ -196,6 +200,29 @@ static void on_nvtx(void *ctx, cta_proc *p, const ct_rec *r)
     add(o, &s);
 }
 
+cta_overview *cta_overview_part(const cta_overview *o)
+{
+    cta_overview *p = cta_xmalloc(sizeof *p, "the overview");
+    *p = (cta_overview){.n = o->n, .start = o->start, .end = o->end, .any = o->any, .cut = UINT64_MAX};
+    return p;
+}
+
+void cta_overview_merge(cta_overview *o, const cta_overview *part, const cta_model *m)
+{
+    for (uint32_t i = 0; i < part->nheap; i++) {
+        slice s = part->heap[i];
+        /* a kernel's name may be the part's own copy, freed with it: the merged model's */
+        uint32_t k = s.cat == CTA_OV_KERNEL && s.name
+                         ? cta_map_find(&m->kernel_names, s.name, strlen(s.name)) : UINT32_MAX;
+        if (k != UINT32_MAX)
+            s.name = cta_map_key(&m->kernel_names, k);
+        add(o, &s);
+    }
+    o->total += part->total - part->nheap;
+    if (part->cut < o->cut)
+        o->cut = part->cut;
+}
+
 cta_observer cta_overview_observer(cta_overview *o)
 {
     return (cta_observer){.ctx = o, .on_api = on_api, .on_gpu = on_gpu, .on_nvtx = on_nvtx};
@@ -264,7 +291,8 @@ void cta_overview_json(cta_json *j, const cta_model *m, const cta_overview *o)
 {
     slice *v = o->heap;
     uint32_t n = o->nheap;
-    qsort(v, n, sizeof *v, by_start);
+    if (n)
+        qsort(v, n, sizeof *v, by_start);
     uint64_t start = o->start, end = o->end;
     int truncated = o->cut != UINT64_MAX;
     if (truncated) {

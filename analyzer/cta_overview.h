@@ -32,6 +32,11 @@ typedef struct cta_overview cta_overview;
  * overview of at most n (>= 1) slices to fill, with its stretch found; NULL after printing why
  * when the files cannot be read. */
 cta_overview *cta_overview_find(const char *cmd, char *const *paths, int npaths, uint32_t n);
+/* A file's part of o (cta_load_run_jobs): the same stretch and bound, no slice yet; merged into
+ * o (as if its slices had been observed by o after o's own) with cta_overview_merge, once the
+ * file's partial model is merged into m (the slices then name m's kernels). */
+cta_overview *cta_overview_part(const cta_overview *o);
+void cta_overview_merge(cta_overview *o, const cta_overview *part, const cta_model *m);
 /* The observer that collects the stretch's slices during the model pass (its ctx is o). */
 cta_observer cta_overview_observer(cta_overview *o);
 /* Writes `"overview": {...}` (times relative to m->t0) into the open JSON object. */

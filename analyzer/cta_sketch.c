@@ -123,3 +123,35 @@ void cta_sketch_free(cta_sketch *s)
     s->exact = NULL;
     s->bins = NULL;
 }
+
+/* The values a sketch still holds (no histogram yet). */
+static uint64_t held(const cta_sketch *s, uint64_t i) { return s->count == 1 ? s->min : s->exact[i]; }
+
+void cta_sketch_merge(cta_sketch *dst, const cta_sketch *src)
+{
+    if (!src->count)
+        return;
+    if (!src->bins) {
+        for (uint64_t i = 0; i < src->count; i++)
+            cta_sketch_add(dst, held(src, i));
+        return;
+    }
+    if (!dst->bins) {
+        dst->bins = cta_xmalloc(CTA_SKETCH_BUCKETS * sizeof *dst->bins, "a distribution sketch");
+        for (uint64_t i = 0; i < dst->count; i++)
+            cta_sketch_bin(dst, held(dst, i));
+        free(dst->exact);
+        dst->exact = NULL;
+    }
+    for (unsigned i = 0; i < CTA_SKETCH_BUCKETS; i++) {
+        dst->bins[i].n += src->bins[i].n;
+        dst->bins[i].sum += src->bins[i].sum;
+    }
+    dst->count += src->count;
+    dst->sum += src->sum;
+    dst->sumsq += src->sumsq;
+    if (src->min < dst->min)
+        dst->min = src->min;
+    if (src->max > dst->max)
+        dst->max = src->max;
+}

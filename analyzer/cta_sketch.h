@@ -79,5 +79,8 @@ double cta_sketch_stddev(const cta_sketch *s);
 uint64_t cta_sketch_bucket_count(const cta_sketch *s, unsigned b);
 void cta_sketch_bucket_bounds(unsigned b, uint64_t *lo, uint64_t *hi);
 void cta_sketch_free(cta_sketch *s);
+/* Adds src's values to dst, as if each had been added to it after dst's own (partial models
+ * merged, cta_model_merge). */
+void cta_sketch_merge(cta_sketch *dst, const cta_sketch *src);
 
 #endif

@@ -28,7 +28,7 @@ const uint8_t *ct__infile_bytes(ct__infile *f, uint64_t off, size_t len)
     if (want > f->win_cap) {
         uint8_t *nw = realloc(f->win, want);
         if (!nw) {
-            snprintf(f->r->err, sizeof f->r->err, "%s: out of memory reading %zu bytes",
+            snprintf(f->err, CT__ERR_LEN, "%s: out of memory reading %zu bytes",
                      f->path, want);
             return NULL;
         }
@@ -41,7 +41,7 @@ const uint8_t *ct__infile_bytes(ct__infile *f, uint64_t off, size_t len)
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0) {
-            snprintf(f->r->err, sizeof f->r->err, "%s: read at offset %llu failed: %s",
+            snprintf(f->err, CT__ERR_LEN, "%s: read at offset %llu failed: %s",
                      f->path, (unsigned long long)(off + got),
                      n < 0 ? strerror(errno) : "file shrank while being read");
             f->win_len = 0;
@@ -255,14 +255,14 @@ int ct__infile_load(ct__infile *f)
         if (!damage) {
             raw = malloc(ci.raw_size ? ci.raw_size : 1);
             if (!raw) {
-                snprintf(r->err, sizeof r->err, "%s: out of memory for a %u-byte chunk",
+                snprintf(f->err, CT__ERR_LEN, "%s: out of memory for a %u-byte chunk",
                          f->path, ci.raw_size);
                 return CT_E_NOMEM;
             }
             if (ci.flags & CT_CHUNK_RAW) {
                 memcpy(raw, payload, ci.raw_size);
             } else {
-                size_t got = ZSTD_decompressDCtx(r->dctx, raw, ci.raw_size, payload,
+                size_t got = ZSTD_decompressDCtx(f->dctx ? f->dctx : r->dctx, raw, ci.raw_size, payload,
                                                  ci.payload_size);
                 if (ZSTD_isError(got) || got != ci.raw_size)
                     damage = "payload does not decompress to its recorded size";
@@ -323,7 +323,7 @@ int ct__infile_load(ct__infile *f)
         }
         if (rc < 0) {
             ct__cursor_free(c);
-            snprintf(r->err, sizeof r->err, "%s: out of memory", f->path);
+            snprintf(f->err, CT__ERR_LEN, "%s: out of memory", f->path);
             return rc;
         }
         if (!ct__cursor_peek(f, c)) {

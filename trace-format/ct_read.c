@@ -169,16 +169,40 @@ static void ct__infile_finish(ct__infile *f)
 
 /* ---- opening -------------------------------------------------------------------------------- */
 
-static void ct__infile_free(ct__infile *f)
+static void ct__infile_release_window(ct__infile *f)
+{
+    free(f->win);
+    f->win = NULL;
+    f->win_cap = f->win_len = 0;
+    f->win_off = 0;
+}
+
+/* What decoding the file holds (its chunks, window, descriptor and decompression context), once
+ * its records are all delivered; its header, definitions and statistics stay. */
+static void ct__infile_release(ct__infile *f)
 {
     for (size_t i = 0; i < f->nheap; i++)
         ct__cursor_free(f->heap[i]);
+    f->nheap = 0;
     if (f->retired)
         ct__cursor_free(f->retired);
+    f->retired = NULL;
     free(f->heap);
+    f->heap = NULL;
+    f->heap_cap = 0;
+    f->runner = NULL;
     if (f->fd >= 0)
         close(f->fd);
-    free(f->win);
+    f->fd = -1;
+    ct__infile_release_window(f);
+    ZSTD_freeDCtx(f->dctx);
+    f->dctx = NULL;
+}
+
+static void ct__infile_free(ct__infile *f)
+{
+    ct__infile_release(f);
+    free(f->own_err);
     ct__header_store_free(&f->hs);
     ct_hash_free(&f->str_ids);
     ct_hash_free(&f->frame_ids);
@@ -211,7 +235,7 @@ static int ct__infile_open(ct__infile *f, char *err, size_t errlen)
     }
     const uint8_t *h = ct__infile_bytes(f, 0, f->size < 16 ? (size_t)f->size : 16);
     if (!h) {
-        snprintf(err, errlen, "%s", f->r->err);
+        snprintf(err, errlen, "%s", f->err);
         return CT_E_IO;
     }
     if (f->size < CT_FILE_MAGIC_LEN || memcmp(h, CT_FILE_MAGIC, CT_FILE_MAGIC_LEN) != 0) {
@@ -250,7 +274,7 @@ static int ct__infile_open(ct__infile *f, char *err, size_t errlen)
     size_t hlen = 16 + (size_t)body + 4;
     h = ct__infile_bytes(f, 0, hlen);
     if (!h) {
-        snprintf(err, errlen, "%s", f->r->err);
+        snprintf(err, errlen, "%s", f->err);
         return CT_E_IO;
     }
     if (ct__crc32c(h, hlen - 4) != ct__rd32(h + hlen - 4)) {
@@ -265,9 +289,12 @@ static int ct__infile_open(ct__infile *f, char *err, size_t errlen)
     }
     f->pos = hlen;
     if (ct__infile_spans(f) < 0) {
-        snprintf(err, errlen, "%s", f->r->err);
+        snprintf(err, errlen, "%s", f->err);
         return CT_E_IO;
     }
+    /* The header is parsed and the spans known: until the file's records are read, it holds
+     * nothing but them (a thousand ranks open at once) */
+    ct__infile_release_window(f);
     return 0;
 }
 
@@ -309,6 +336,7 @@ int ct_reader_open(ct_reader **rp, const char *const *paths, size_t n,
         f->r = r;
         f->index = (uint32_t)i;
         f->fd = -1;
+        f->err = r->err;
         r->n = i + 1;
         f->path = strdup(paths[i]);
         if (!f->path) {
@@ -407,6 +435,42 @@ int ct_reader_next(ct_reader *r, ct_rec *rec)
         if (ct__infile_take(&r->files[r->heap[0]], rec) > 0)
             return 1;
     }
+}
+
+/* ---- one file on its own -------------------------------------------------------------------- */
+
+int ct_reader_next_in(ct_reader *r, uint32_t file, ct_rec *rec)
+{
+    if (file >= r->n)
+        return CT_E_INVAL;
+    ct__infile *f = &r->files[file];
+    if (f->finished)
+        return 0;
+    if (!f->own_err) {
+        if (!(f->own_err = calloc(1, CT__ERR_LEN)) || !(f->dctx = ZSTD_createDCtx())) {
+            free(f->own_err);
+            f->own_err = NULL;
+            return CT_E_NOMEM;
+        }
+        f->err = f->own_err;
+    }
+    for (;;) {
+        int rc;
+        if (!ct__infile_peek(f, &rc)) {
+            if (rc < 0)
+                return rc;
+            ct__infile_finish(f);
+            ct__infile_release(f);
+            return 0;
+        }
+        if (ct__infile_take(f, rec) > 0)
+            return 1;
+    }
+}
+
+const char *ct_reader_error_in(const ct_reader *r, uint32_t file)
+{
+    return file < r->n ? r->files[file].err : r->err;
 }
 
 /* ---- accessors ------------------------------------------------------------------------------ */

@@ -91,7 +91,14 @@ typedef struct {
     ct__block *arena;
     uint64_t def_bytes;        /* memory held by definitions, against CT_DEFS_MAX */
     uint64_t lost_by[CT_LOSS_STRINGS + 1]; /* st.lost by enum ct_loss_reason (unknown: OTHER) */
+    /* Read on its own (ct_reader_next_in): its own decompression context and error text, so
+     * that distinct files are read at once; NULL: the reader's (merged reading). */
+    ZSTD_DCtx *dctx;
+    char *err;                 /* the error text in use: own_err or the reader's */
+    char *own_err;
 } ct__infile;
+
+#define CT__ERR_LEN 1024
 
 struct ct_reader {
     ct__infile *files;
@@ -104,7 +111,7 @@ struct ct_reader {
     ct_reader_opts opts;
     size_t n;
     ZSTD_DCtx *dctx;           /* shared: files are decoded one chunk at a time */
-    char err[1024];
+    char err[CT__ERR_LEN];
 };
 
 /* Decodes one field into d->member by its kind (ct_records.h), from the body [b, be) of a record

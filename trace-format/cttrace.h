@@ -618,6 +618,18 @@ int ct_reader_open(ct_reader **r, const char *const *paths, size_t n,
  * stay valid until the next call; strings, frames and stacks until ct_reader_close. */
 int ct_reader_next(ct_reader *r, ct_rec *rec);
 const char *ct_reader_error(const ct_reader *r);
+/* One file's records on their own, in its time order (times on the merged axis, as
+ * ct_reader_next gives them): 1, 0 at the file's end, or CT_E_* (message via
+ * ct_reader_error_in). Distinct files of one reader may be read at once from different threads
+ * (each gets its own decompression context and error text; nothing the files share is
+ * written); a reader is read either this way or by ct_reader_next, never both. At its end a
+ * file's decoding memory (chunks, read window, descriptor, decompression context) is freed, so
+ * reading many files holds the decoding of those being read, not of all; its header,
+ * statistics, strings, frames and stacks stay until ct_reader_close. Warnings go to the
+ * reader's warn callback, which must then be safe to call from several threads (the default
+ * writes each warning with one call to stderr). */
+int ct_reader_next_in(ct_reader *r, uint32_t file, ct_rec *rec);
+const char *ct_reader_error_in(const ct_reader *r, uint32_t file);
 size_t ct_reader_nfiles(const ct_reader *r);
 const char *ct_reader_path(const ct_reader *r, uint32_t file);
 const ct_header *ct_reader_header(const ct_reader *r, uint32_t file);

@@ -21,6 +21,11 @@ $(eval $(call ctt_suite,analyzer,$(patsubst %.c,$(B)/%.o,$(AN_HELPER_SRCS) $(AN_
 $(B)/tests/analyzer/test-pairs.o $(B)/asan/tests/analyzer/test-pairs.o: CFLAGS += \
   -DAN_PAIRS='"$(CURDIR)/tests/workloads/diag_pairs.txt"'
 
+# the traces the -j tests read besides tracegen's: the corpus, the robustness suite's
+# regression traces and the shared traces
+$(B)/tests/analyzer/test-jobs.o $(B)/asan/tests/analyzer/test-jobs.o: CFLAGS += \
+  -DAN_ROOT='"$(CURDIR)"' -DAN_SHARED_TRACES='"$(abspath ../shared/data/traces)"'
+
 # the Kineto traces HTA's tests use (when present) and HTA's numbers for them
 $(B)/tests/analyzer/test-kineto.o $(B)/asan/tests/analyzer/test-kineto.o \
 $(B)/tests/analyzer/test-kineto_model.o $(B)/asan/tests/analyzer/test-kineto_model.o: CFLAGS += \

@@ -495,10 +495,15 @@ TEST_IMPL(export_replaces_the_file_whole)
     char *usage[][6] = {{"export", "{}", NULL},
                         {"export", "--sqlite", out, "--csv", out, NULL},
                         {"export", "--sqlite", out, NULL},
-                        {"export", "--top", "3", "--sqlite", out, NULL}};
+                        {"export", "--top", "3", "--sqlite", out, NULL},
+                        {"export", "-j", "0", "--sqlite", out, NULL},
+                        {"export", "--jobs", "two", "--sqlite", out, NULL}};
     const char *why[] = {"expected one of --sqlite FILE or --csv DIR",
                          "expected one of --sqlite FILE or --csv DIR",
-                         "expected at least one trace file or directory", "--min-saving and --util-window only"};
+                         "expected at least one trace file or directory",
+                         "--min-saving, --util-window and --jobs only",
+                         "-j/--jobs expects a number of jobs 1..1024, got '0'",
+                         "-j/--jobs expects a number of jobs 1..1024, got 'two'"};
     for (size_t i = 0; i < sizeof usage / sizeof *usage; i++) {
         args[0] = 0;
         for (char **a = usage[i]; *a; a++)

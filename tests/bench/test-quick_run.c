@@ -20,7 +20,8 @@ static const char *const bench_keys[] = {
     "nvtx_pair_ns_untraced_static", "nvtx_pair_ns_traced_static", "nvtx_pair_ns_added_static",
     "nvtx_pair_ns_untraced_dynamic", "nvtx_pair_ns_traced_dynamic", "nvtx_pair_ns_added_dynamic",
     "graph_launch_ns_untraced", "graph_launch_ns_traced", "graph_launch_ns_traced_gputime",
-    NULL};
+    "jobs_events_per_sec_j1", "jobs_events_per_sec_j2", "jobs_speedup_j2", "jobs_peak_rss_mb_j1",
+    "jobs_peak_rss_mb_j2", NULL};
 
 TEST_IMPL(quick_run_reports_every_key)
 {
@@ -84,7 +85,11 @@ TEST_IMPL(quick_run_reports_every_key)
         ASSERT_INT(lost->v[i]->num, ==, 0);
     const tj *v = tj_get(j, "verdicts");
     ASSERT(v != NULL && v->type == TJ_OBJ);
-    ASSERT_UINT(v->n, ==, 14 + 7); /* and one per diagnosis pair (bench_pairs.py) */
+    ASSERT_UINT(v->n, ==, 15 + 7); /* and one per diagnosis pair (bench_pairs.py) */
+    ASSERT(tj_get(v, "jobs_speedup") != NULL);
+    /* 64 ranks of tracegen, each file's records counted */
+    ASSERT_INT(tj_num(j, "jobs_files"), ==, 64);
+    ASSERT(tj_num(j, "jobs_trace_events") > 64 * 1000);
     ASSERT(tj_get(v, "report_size_time") != NULL);
     ASSERT(tj_get(v, "python_stack") != NULL);
     ASSERT(tj_get(v, "pair_dataloader_starvation") != NULL);

@@ -145,21 +145,23 @@ static size_t fz_resolve(const ct_reader *r, const ct_rec *rec)
 
 long fz_read_all(const char *path)
 {
-    static const ct_reader_opts modes[3] = {
+    /* the last mode reads the two files apart (ct_reader_next_in), the second first */
+    static const ct_reader_opts modes[4] = {
         {.file_order = 1, .chunk_records = 1},
         {0},
         {.max_pending = 4096},
+        {0},
     };
     const char *paths[2] = {path, path};
     long total = 0;
     size_t warnings = 0, sum = 0;
-    for (int m = 0; m < 3; m++) {
+    for (int m = 0; m < 4; m++) {
         ct_reader_opts o = modes[m];
         o.warn = fz_quiet;
         o.warn_ctx = &warnings;
         ct_reader *r;
         char err[512];
-        if (ct_reader_open(&r, paths, m == 2 ? 2 : 1, &o, err, sizeof err) < 0)
+        if (ct_reader_open(&r, paths, m >= 2 ? 2 : 1, &o, err, sizeof err) < 0)
             return -1;
         for (uint32_t f = 0; f < ct_reader_nfiles(r); f++) {
             const ct_header *h = ct_reader_header(r, f);
@@ -168,10 +170,18 @@ long fz_read_all(const char *path)
                 sum += strlen(h->env[i]);
         }
         ct_rec rec;
-        int got;
-        while ((got = ct_reader_next(r, &rec)) > 0) {
-            sum += fz_resolve(r, &rec);
-            total++;
+        int got = 0;
+        if (m == 3) {
+            for (uint32_t f = 2; f-- > 0 && got >= 0;)
+                while ((got = ct_reader_next_in(r, f, &rec)) > 0) {
+                    sum += fz_resolve(r, &rec);
+                    total++;
+                }
+        } else {
+            while ((got = ct_reader_next(r, &rec)) > 0) {
+                sum += fz_resolve(r, &rec);
+                total++;
+            }
         }
         ct_reader_close(r);
         if (got < 0)
