@@ -113,6 +113,7 @@ typedef struct {
     unsigned gpu_every;           /* 0 off, 1 all, N: 1 in N */
     uint64_t cpu_gap_ns;          /* read thread CPU time after this long outside CUDA */
     uint64_t cpu_gap_ticks;       /* the same in ctp_ticks units */
+    uint64_t host_ns;             /* host sampling period (ctp_host.h), 0 off */
 } ctp_options;
 extern ctp_options ctp_opt;
 
