@@ -1,4 +1,5 @@
 #include "cta_graph.h"
+#include "cta_host.h"
 #include "cta_nvtx.h"
 #include "cta_report_int.h"
 
@@ -172,6 +173,7 @@ static void json_processes(cta_json *j, const cta_model *m)
             CTA_JK_U64(j, "updates", gs.updates);
             cta_json_end_obj(j);
         }
+        cta_host_json(j, p);
         cta_json_key(j, "complete");
         cta_json_bool(j, p->ended);
         if (p->ended) {
