@@ -342,8 +342,8 @@ static void json_row(cta_json *j, const cta_proc *p, const cta_host_row *w)
     json_u64_known(j, "wchar_bytes", w->io_known, w->wchar);
     json_u64_known(j, "read_bytes", w->io_known, w->read_bytes);
     json_u64_known(j, "write_bytes", w->io_known, w->write_bytes);
-    json_num_known(j, "read_mbps", w->io_known, per_s(w->rchar, w->span_ns) / 1e6);
-    json_num_known(j, "write_mbps", w->io_known, per_s(w->wchar, w->span_ns) / 1e6);
+    json_num_known(j, "read_gbps", w->io_known, per_s(w->rchar, w->span_ns) / 1e9);
+    json_num_known(j, "write_gbps", w->io_known, per_s(w->wchar, w->span_ns) / 1e9);
     CTA_JK_U64(j, "samples", w->samples);
     CTA_JK_U64(j, "iowait_samples", w->iowait_samples);
     CTA_JK_U64(j, "major_faults", w->majflt);
