@@ -378,9 +378,9 @@ void cta_host_json(cta_json *j, const cta_proc *p)
     cta_host_machine mc = cta_host_machine_of(p);
     if (!n && !mc.known)
         return;
-    cta_json_key(j, "host");
+    cta_json_key(j, "process_tree");
     cta_json_obj(j);
-    cta_json_key(j, "tree");
+    cta_json_key(j, "processes");
     cta_json_arr(j);
     for (size_t k = 0; k < n; k++)
         json_row(j, p, &rows[k]);

@@ -75,7 +75,7 @@ cta_host_machine cta_host_machine_of(const cta_proc *p);
  * took last) closes; 0 if it closes none (a first reading, a thread's). */
 int cta_host_rates_of(const cta_proc *p, const ct_rec *r, cta_host_rates *out);
 
-/* The summary's "Process tree" section and its JSON ("host" in each process). */
+/* The summary's "Process tree" section and its JSON ("process_tree" in each process). */
 void cta_host_text(FILE *f, const cta_model *m);
 void cta_host_json(cta_json *j, const cta_proc *p);
 

@@ -1,0 +1,176 @@
+/* Host sampling (issue 19, FORMAT.md 4.11): loader_tree's workers, forked children that never
+ * use CUDA, report their own CPU time and the bytes their read() calls returned; the traced
+ * process's trace must hold them (and the summary show them) as they reported, with the right
+ * roles, while the workers write no trace of their own and the program behaves as untraced. */
+#include "tr.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "tjson.h"
+
+#define HT_WORKERS 3
+#define HT_PERIOD_MS "50"
+
+typedef struct {
+    long long pid, cpu_ns, read;
+} ht_report;
+
+/* The workers' "worker pid=P cpu_ns=C read=B" lines of stderr; how many. */
+static int ht_reports(const char *err, ht_report *r, int max)
+{
+    int n = 0;
+    for (const char *s = strstr(err, "worker pid="); s && n < max; s = strstr(s + 1, "worker pid=")) {
+        char line[160];
+        size_t len = strcspn(s, "\n");
+        snprintf(line, sizeof line, "%.*s", (int)(len < sizeof line ? len : sizeof line - 1), s);
+        r[n++] = (ht_report){tr_value(line, "pid"), tr_value(line, "cpu_ns"), tr_value(line, "read")};
+    }
+    return n;
+}
+
+static int ht_run(ctt_proc *p, const char *out, const char *period)
+{
+    char prog[4096], data[4096], env0[64];
+    snprintf(data, sizeof data, "%s/data", ctt_tmpdir());
+    snprintf(env0, sizeof env0, "CUTRACE_HOST_SAMPLE_MS=%s", period);
+    /* 300 ms of CPU and 3000000 bytes each; the main process holds 300 ms (6 periods) after the
+     * last report, so that a reading of each worker follows its work */
+    char *cmd[] = {(char *)tr_workload(prog, "loader_tree"), "3", "300", "3000000", "300", data, NULL};
+    char *env[] = {env0, NULL};
+    return tr_run(p, out, NULL, cmd, env, 60);
+}
+
+/* The last whole-process reading of pid in the trace, or NULL. */
+static const ct_rec_proc_sample *ht_last(const tr_trace *t, long long pid)
+{
+    const ct_rec_proc_sample *last = NULL;
+    for (size_t i = 0; i < t->n; i++)
+        if (t->v[i].r.type == CT_REC_PROC_SAMPLE && t->v[i].r.u.proc_sample.pid == pid &&
+            !t->v[i].r.u.proc_sample.tid)
+            last = &t->v[i].r.u.proc_sample;
+    return last;
+}
+
+static const ct_rec_proc *ht_proc(const tr_trace *t, long long pid)
+{
+    for (size_t i = 0; i < t->n; i++)
+        if (t->v[i].r.type == CT_REC_PROC && t->v[i].r.u.proc.pid == pid)
+            return &t->v[i].r.u.proc;
+    return NULL;
+}
+
+/* The kernel's user and system times are each cut to the clock tick, so their sum reads up to
+ * 2 ticks below the CPU time at the reading; the reading follows the worker's own measurement
+ * by its report and its wait, well under 1 ms of CPU. */
+static int ht_cpu_ok(long long table_ns, long long reported_ns)
+{
+    long long tick = 1000000000LL / sysconf(_SC_CLK_TCK);
+    return table_ns > reported_ns - 2 * tick && table_ns <= reported_ns + 1000000;
+}
+
+TEST_IMPL(host_workers_match_their_own_reports)
+{
+    char out[4096];
+    snprintf(out, sizeof out, "%s/out", ctt_tmpdir());
+    ctt_proc p;
+    ASSERT_INT(ht_run(&p, out, HT_PERIOD_MS), ==, 0);
+    TR_ASSERT_EXIT(p, 0);
+    ASSERT_STR(p.out, "loader_tree: workers=3 ok\n");
+    ht_report rep[8];
+    ASSERT_INT(ht_reports(p.err, rep, 8), ==, HT_WORKERS);
+    tr_trace t;
+    ASSERT_INT(tr_load(&t, out), ==, 0);
+    ASSERT_UINT(t.nfiles, ==, 1); /* the workers never used CUDA: no file of their own */
+    const ct_rec_proc *self = ht_proc(&t, t.pids[0]);
+    ASSERT(self != NULL);
+    ASSERT_UINT(self->relation, ==, CT_PROC_SELF);
+    for (int w = 0; w < HT_WORKERS; w++) {
+        const ct_rec_proc *pr = ht_proc(&t, rep[w].pid);
+        ASSERT(pr != NULL);
+        ASSERT_UINT(pr->relation, ==, CT_PROC_FORKED);
+        ASSERT_UINT(pr->ppid, ==, t.pids[0]);
+        ASSERT_UINT(pr->root, ==, t.pids[0]);
+        const ct_rec_proc_sample *s = ht_last(&t, rep[w].pid);
+        ASSERT(s != NULL);
+        /* forked during the trace: its counters started at 0 with it */
+        if (!ht_cpu_ok((long long)(s->user_ns + s->sys_ns), rep[w].cpu_ns))
+            ASSERT_INT((long long)(s->user_ns + s->sys_ns), ==, rep[w].cpu_ns);
+        ASSERT_UINT(s->flags & CT_PS_NO_IO, ==, 0);
+        ASSERT_INT((long long)s->rchar, ==, rep[w].read);
+    }
+    tr_free(&t);
+
+    char *args[] = {"summary", "--json", out, NULL};
+    char *js = tr_analyze(args);
+    ASSERT(js != NULL);
+    char err[256];
+    tj *j = tj_parse(js, err, sizeof err);
+    ASSERT(j != NULL);
+    const tj *tree = tj_path(j, "processes.0.process_tree.processes");
+    ASSERT(tree != NULL);
+    ASSERT_UINT(tree->n, ==, 1 + HT_WORKERS);
+    ASSERT_STR(tj_str(tree, "0.role"), "main");
+    for (int w = 0; w < HT_WORKERS; w++) {
+        const tj *row = NULL;
+        for (size_t k = 0; k < tree->n; k++)
+            if (tj_num(tj_at(tree, k), "pid") == (double)rep[w].pid)
+                row = tj_at(tree, k);
+        ASSERT(row != NULL);
+        ASSERT_STR(tj_str(row, "role"), "loader worker");
+        long long cpu = (long long)tj_num(row, "cpu_ns");
+        if (!ht_cpu_ok(cpu, rep[w].cpu_ns))
+            ASSERT_INT(cpu, ==, rep[w].cpu_ns);
+        ASSERT_INT((long long)tj_num(row, "rchar_bytes"), ==, rep[w].read);
+    }
+    ASSERT(tj_num(j, "processes.0.process_tree.machine.cpus") >= 1);
+    tj_free(j);
+    free(js);
+    char *targs[] = {"summary", out, NULL};
+    char *text = tr_analyze(targs);
+    ASSERT(text != NULL);
+    ASSERT_CONTAINS(text, "== Process tree (host samples) ==");
+    ASSERT_CONTAINS(text, "loader worker");
+    free(text);
+    ctt_proc_free(&p);
+    return 0;
+}
+
+/* The program's output and status as without the tracer (errno across the sampled stretch is
+ * checked by the program itself). */
+TEST_IMPL(host_sampling_keeps_the_program_as_it_was)
+{
+    char out[4096], prog[4096], data[4096], fake[4096], llp[4200];
+    snprintf(out, sizeof out, "%s/out", ctt_tmpdir());
+    snprintf(data, sizeof data, "%s/data", ctt_tmpdir());
+    snprintf(llp, sizeof llp, "LD_LIBRARY_PATH=%s", ctt_path(fake, "tests/fakecuda"));
+    char *cmd[] = {(char *)tr_workload(prog, "loader_tree"), "3", "300", "3000000", "300", data, NULL};
+    char *env[] = {llp, NULL};
+    ctt_proc plain, traced;
+    ASSERT_INT(ctt_run(&plain, cmd, env, 60), ==, 0);
+    TR_ASSERT_EXIT(plain, 0);
+    ASSERT_INT(ht_run(&traced, out, "10"), ==, 0);
+    TR_ASSERT_EXIT(traced, 0);
+    ASSERT_STR(traced.out, plain.out);
+    ctt_proc_free(&plain);
+    ctt_proc_free(&traced);
+    return 0;
+}
+
+TEST_IMPL(host_sampling_off_records_none)
+{
+    char out[4096];
+    snprintf(out, sizeof out, "%s/out", ctt_tmpdir());
+    ctt_proc p;
+    ASSERT_INT(ht_run(&p, out, "0"), ==, 0);
+    TR_ASSERT_EXIT(p, 0);
+    tr_trace t;
+    ASSERT_INT(tr_load(&t, out), ==, 0);
+    ASSERT_UINT(t.nfiles, ==, 1);
+    ASSERT_UINT(tr_count(&t, CT_REC_PROC, NULL) + tr_count(&t, CT_REC_PROC_SAMPLE, NULL) +
+                tr_count(&t, CT_REC_HOST_SAMPLE, NULL), ==, 0);
+    ASSERT_UINT(tr_count(&t, CT_REC_API, NULL), >, 0);
+    tr_free(&t);
+    ctt_proc_free(&p);
+    return 0;
+}
