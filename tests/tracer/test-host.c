@@ -29,14 +29,16 @@ static int ht_reports(const char *err, ht_report *r, int max)
     return n;
 }
 
-static int ht_run(ctt_proc *p, const char *out, const char *period)
+/* Runs the workload prog (loader_tree or py_loader_tree) under cutrace run, sampling every
+ * period ms. */
+static int ht_run(ctt_proc *p, const char *out, const char *prog_name, const char *period)
 {
     char prog[4096], data[4096], env0[64];
     snprintf(data, sizeof data, "%s/data", ctt_tmpdir());
     snprintf(env0, sizeof env0, "CUTRACE_HOST_SAMPLE_MS=%s", period);
     /* 300 ms of CPU and 3000000 bytes each; the main process holds 300 ms (6 periods) after the
      * last report, so that a reading of each worker follows its work */
-    char *cmd[] = {(char *)tr_workload(prog, "loader_tree"), "3", "300", "3000000", "300", data, NULL};
+    char *cmd[] = {(char *)tr_workload(prog, prog_name), "3", "300", "3000000", "300", data, NULL};
     char *env[] = {env0, NULL};
     return tr_run(p, out, NULL, cmd, env, 60);
 }
@@ -69,14 +71,16 @@ static int ht_cpu_ok(long long table_ns, long long reported_ns)
     return table_ns > reported_ns - 2 * tick && table_ns <= reported_ns + 1000000;
 }
 
-TEST_IMPL(host_workers_match_their_own_reports)
+/* prog's run: its trace and summary against its workers' reports. */
+static int ht_workers(const char *prog)
 {
-    char out[4096];
+    char out[4096], want[64];
     snprintf(out, sizeof out, "%s/out", ctt_tmpdir());
+    snprintf(want, sizeof want, "%s: workers=3 ok\n", prog);
     ctt_proc p;
-    ASSERT_INT(ht_run(&p, out, HT_PERIOD_MS), ==, 0);
+    ASSERT_INT(ht_run(&p, out, prog, HT_PERIOD_MS), ==, 0);
     TR_ASSERT_EXIT(p, 0);
-    ASSERT_STR(p.out, "loader_tree: workers=3 ok\n");
+    ASSERT_STR(p.out, want);
     ht_report rep[8];
     ASSERT_INT(ht_reports(p.err, rep, 8), ==, HT_WORKERS);
     tr_trace t;
@@ -136,6 +140,18 @@ TEST_IMPL(host_workers_match_their_own_reports)
     return 0;
 }
 
+TEST_IMPL(host_workers_match_their_own_reports)
+{
+    return ht_workers("loader_tree");
+}
+
+/* The same of Python's multiprocessing workers (the "fork" context, as PyTorch's DataLoader
+ * starts its workers), which read only their file and the main process's pipe. */
+TEST_IMPL(host_python_workers_match_their_own_reports)
+{
+    return ht_workers("py_loader_tree");
+}
+
 /* The program's output and status as without the tracer (errno across the sampled stretch is
  * checked by the program itself). */
 TEST_IMPL(host_sampling_keeps_the_program_as_it_was)
@@ -149,7 +165,7 @@ TEST_IMPL(host_sampling_keeps_the_program_as_it_was)
     ctt_proc plain, traced;
     ASSERT_INT(ctt_run(&plain, cmd, env, 60), ==, 0);
     TR_ASSERT_EXIT(plain, 0);
-    ASSERT_INT(ht_run(&traced, out, "10"), ==, 0);
+    ASSERT_INT(ht_run(&traced, out, "loader_tree", "10"), ==, 0);
     TR_ASSERT_EXIT(traced, 0);
     ASSERT_STR(traced.out, plain.out);
     ctt_proc_free(&plain);
@@ -162,7 +178,7 @@ TEST_IMPL(host_sampling_off_records_none)
     char out[4096];
     snprintf(out, sizeof out, "%s/out", ctt_tmpdir());
     ctt_proc p;
-    ASSERT_INT(ht_run(&p, out, "0"), ==, 0);
+    ASSERT_INT(ht_run(&p, out, "loader_tree", "0"), ==, 0);
     TR_ASSERT_EXIT(p, 0);
     tr_trace t;
     ASSERT_INT(tr_load(&t, out), ==, 0);

@@ -21,7 +21,7 @@ WL_NVFLAGS  := -O2 -std=c++17 -Xcompiler -Wall,-Wextra -Werror all-warnings
 WL_CUBINS   := $(foreach a,75 80 90,$(WL_DIR)/driver_api_kernels.sm_$(a).cubin)
 
 # py_loader runs from the build directory, next to the cubins it loads.
-WL_PY_PROGS := $(WL_DIR)/py_loader $(WL_DIR)/py_sites
+WL_PY_PROGS := $(WL_DIR)/py_loader $(WL_DIR)/py_sites $(WL_DIR)/py_loader_tree
 
 # A C program on NVIDIA's cuBLAS and cuBLASLt (linked as a user would, run on NVIDIA's runtime).
 WL_BLAS_PROGS := $(WL_DIR)/cublas_roofline
@@ -48,7 +48,7 @@ $(WL_DIR)/py_loader: tests/workloads/py_loader.py $(WL_CUBINS)
 	@mkdir -p $(dir $@)
 	install -m 0755 $< $@
 
-$(WL_DIR)/py_sites: tests/workloads/py_sites.py
+$(WL_DIR)/py_sites $(WL_DIR)/py_loader_tree: $(WL_DIR)/%: tests/workloads/%.py
 	@mkdir -p $(dir $@)
 	install -m 0755 $< $@
 
