@@ -152,6 +152,63 @@ TEST_IMPL(host_python_workers_match_their_own_reports)
     return ht_workers("py_loader_tree");
 }
 
+/* The timeline's counter tracks: each value holds from its event to the next of its track. A
+ * worker's CPU track integrates to the CPU time it reported (its last interval, after its work,
+ * reads 0), within the 2 ticks of its readings; the machine's busy cores never exceed its CPUs. */
+TEST_IMPL(host_timeline_tracks_integrate_to_the_workers_cpu)
+{
+    char out[4096], json[4200];
+    snprintf(out, sizeof out, "%s/out", ctt_tmpdir());
+    snprintf(json, sizeof json, "%s/tl.json", ctt_tmpdir());
+    ctt_proc p;
+    ASSERT_INT(ht_run(&p, out, "loader_tree", HT_PERIOD_MS), ==, 0);
+    TR_ASSERT_EXIT(p, 0);
+    ht_report rep[8];
+    ASSERT_INT(ht_reports(p.err, rep, 8), ==, HT_WORKERS);
+    char *args[] = {"timeline", "-o", json, out, NULL};
+    free(tr_analyze(args));
+    char *text = ctt_read_file(json, NULL), err[256];
+    ASSERT(text != NULL);
+    tj *j = tj_parse(text, err, sizeof err);
+    free(text);
+    ASSERT(j != NULL);
+    const tj *ev = tj_get(j, "traceEvents");
+    ASSERT(ev != NULL);
+    size_t busy = 0;
+    for (size_t i = 0; i < ev->n; i++) {
+        const tj *e = ev->v[i];
+        if (tj_str(e, "name") && !strcmp(tj_str(e, "name"), "machine: cores busy")) {
+            ASSERT(tj_num(e, "args.cores") <= sysconf(_SC_NPROCESSORS_ONLN) + 0.5);
+            busy++;
+        }
+    }
+    ASSERT_UINT(busy, >, 3);
+    for (int w = 0; w < HT_WORKERS; w++) {
+        char name[96];
+        snprintf(name, sizeof name, "CPU of pid %lld, loader worker (cores)", rep[w].pid);
+        double integral = 0, prev_ts = -1, prev_v = 0;
+        size_t n = 0;
+        for (size_t i = 0; i < ev->n; i++) {
+            const tj *e = ev->v[i];
+            if (!tj_str(e, "name") || strcmp(tj_str(e, "name"), name))
+                continue;
+            double ts = tj_num(e, "ts"); /* us; the track's events come in time order */
+            if (prev_ts >= 0)
+                integral += prev_v * (ts - prev_ts) * 1000;
+            prev_ts = ts;
+            prev_v = tj_num(e, "args.cores");
+            n++;
+        }
+        ASSERT_UINT(n, >, 3);
+        ASSERT_NEAR(prev_v, 0, 1e-9);
+        if (!ht_cpu_ok((long long)(integral + 0.5), rep[w].cpu_ns))
+            ASSERT_INT((long long)(integral + 0.5), ==, rep[w].cpu_ns);
+    }
+    tj_free(j);
+    ctt_proc_free(&p);
+    return 0;
+}
+
 /* The program's output and status as without the tracer (errno across the sampled stretch is
  * checked by the program itself). */
 TEST_IMPL(host_sampling_keeps_the_program_as_it_was)
