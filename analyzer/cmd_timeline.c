@@ -18,7 +18,10 @@
  *    as complete events must nest (one overlapping NVTX_ROWS others is left out and counted in
  *    a warning); named by their message, or by its normalized name when the tracer kept no more
  *    names; marks and unmatched pops and ends as instant events;
- *  - counters ("C"): device memory in use per device, pinned host memory, copy bandwidth;
+ *  - counters ("C"): device memory in use per device, pinned host memory, copy bandwidth; from
+ *    host samples (format 1.8, cta_host.h), the machine's busy and iowait cores, the process
+ *    tree's read rate and each tree process's CPU in cores, each value at the start of the
+ *    interval it measured (it holds until the next value of its track);
  *  - per process, an instant event at its last activity (the axis start if it has none) saying
  *    how it ended ("ended: exit status 3", as the summary's).
  * Times are microseconds from the earliest trace start (at most 3 decimals, trailing zeros
