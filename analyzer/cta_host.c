@@ -198,6 +198,10 @@ size_t cta_host_rows(const cta_proc *p, cta_host_row **rows)
         w->wait_known = !(l->flags & CT_PS_NO_SCHED) && (e->in_trace || !(b->flags & CT_PS_NO_SCHED));
         w->wait_ns = w->wait_known ? sub(l->wait_ns, b->wait_ns) : 0;
     }
+    if (!n) { /* processes announced but never read (their samples lost) */
+        free(v);
+        v = NULL;
+    }
     *rows = v;
     return n;
 }

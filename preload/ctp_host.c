@@ -257,16 +257,20 @@ typedef struct {
     ctp_host_put_fn put;
 } ctp_hsample;
 
-/* pid found as a child of a process of the tree: queued once per sample. */
-static void ctp_hchild(ctp_hsample *s, uint32_t pid)
+/* pid found as a child of a process of the tree: queued once per sample; -1 if the table has
+ * no room for it (left out). */
+static int ctp_hchild(ctp_hsample *s, uint32_t pid)
 {
     int i = ctp_hproc_find(pid);
     if (i < 0)
         i = ctp_hproc_add(pid);
-    if (i >= 0 && ctp_hprocs[i].seen != ctp_hgen && s->n < CTP_HOST_PROCS) {
+    if (i < 0)
+        return -1;
+    if (ctp_hprocs[i].seen != ctp_hgen && s->n < CTP_HOST_PROCS) {
         ctp_hprocs[i].seen = ctp_hgen;
         s->queue[s->n++] = i;
     }
+    return 0;
 }
 
 /* How a newly seen process relates to the traced one (FORMAT.md 4.11). */
@@ -365,7 +369,8 @@ static void ctp_hthreads(ctp_hsample *s, int pi, ct_rec_proc_sample *ps)
                     uint64_t c = ctp_hnum(&q);
                     if (!c)
                         break;
-                    ctp_hchild(s, (uint32_t)c);
+                    if (ctp_hchild(s, (uint32_t)c) != 0)
+                        ps->flags |= CT_PS_PARTIAL;
                 }
             } else if (errno == ENOENT && pi == 0 && t->tid == p->pid) {
                 ctp_hno_children = 1; /* the kernel has no such files: scan /proc instead */

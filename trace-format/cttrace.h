@@ -190,7 +190,8 @@ enum ct_proc_relation { CT_PROC_SELF = 0, CT_PROC_FORKED = 1, CT_PROC_CHILD = 2,
 enum ct_proc_sample_flags {
     CT_PS_NO_IO = 1,      /* rchar, wchar, read_bytes, write_bytes (/proc/PID/io not readable) */
     CT_PS_NO_SCHED = 2,   /* run_ns, wait_ns (no schedstat) */
-    CT_PS_PARTIAL = 4,    /* a process record missing threads past the sampler's table */
+    CT_PS_PARTIAL = 4,    /* a process record missing threads, or children left unsampled,
+                           * past the sampler's tables */
 };
 /* HOST_SAMPLE flags: which groups of counters the machine did not give (0 = unknown). */
 enum ct_host_sample_flags {
