@@ -206,6 +206,8 @@ static void ctp_htask_free(ctp_htask *t)
 
 static int ctp_hproc_find(uint32_t pid)
 {
+    if (!pid)
+        return -1; /* the free slots' (and the parent of init and kthreadd) */
     for (int i = 0; i < CTP_HOST_PROCS; i++)
         if (ctp_hprocs[i].pid == pid)
             return i;
@@ -554,6 +556,7 @@ void ctp_host_sample(uint64_t now, int force, ctp_host_put_fn put)
     uint32_t self = (uint32_t)getpid();
     if (ctp_hprocs[0].pid != self) {
         ctp_hprocs[0] = (ctp_hproc){.pid = self, .fd_stat = -1, .fd_io = -1, .fd_task = -1};
+        ctp_hno_children = ctp_opt.host_scan;
         char path[64];
         ctp_hstat st;
         snprintf(path, sizeof path, "/proc/%u/stat", self);

@@ -85,6 +85,11 @@ static void ctp_read_options(void)
         else
             ctp_opt.host_ns = ms * 1000000;
     }
+    s = getenv("CUTRACE_HOST_CHILDREN");
+    ctp_opt.host_scan = s && !strcmp(s, "scan");
+    if (s && *s && !ctp_opt.host_scan && strcmp(s, "auto"))
+        fprintf(stderr, "cutrace: warning: CUTRACE_HOST_CHILDREN: expected auto or scan, found "
+                "'%s'; auto\n", s);
     snprintf(ctp_options_text, sizeof ctp_options_text,
              "stacks=%s gpu_timing=%u cpu_gap_us=%llu buffer_mb=%llu ring_kb=%llu host_sample_ms=%llu%s",
              ctp_opt.stacks == 2 ? "all" : ctp_opt.stacks ? "default" : "none", ctp_opt.gpu_every,

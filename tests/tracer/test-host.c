@@ -31,7 +31,8 @@ static int ht_reports(const char *err, ht_report *r, int max)
 
 /* Runs the workload prog (loader_tree or py_loader_tree) under cutrace run, sampling every
  * period ms. */
-static int ht_run(ctt_proc *p, const char *out, const char *prog_name, const char *period)
+static int ht_run_env(ctt_proc *p, const char *out, const char *prog_name, const char *period,
+                      char *extra)
 {
     char prog[4096], data[4096], env0[64];
     snprintf(data, sizeof data, "%s/data", ctt_tmpdir());
@@ -39,8 +40,13 @@ static int ht_run(ctt_proc *p, const char *out, const char *prog_name, const cha
     /* 300 ms of CPU and 3000000 bytes each; the main process holds 300 ms (6 periods) after the
      * last report, so that a reading of each worker follows its work */
     char *cmd[] = {(char *)tr_workload(prog, prog_name), "3", "300", "3000000", "300", data, NULL};
-    char *env[] = {env0, NULL};
+    char *env[] = {env0, extra, NULL};
     return tr_run(p, out, NULL, cmd, env, 60);
+}
+
+static int ht_run(ctt_proc *p, const char *out, const char *prog_name, const char *period)
+{
+    return ht_run_env(p, out, prog_name, period, NULL);
 }
 
 /* The last whole-process reading of pid in the trace, or NULL. */
@@ -71,14 +77,15 @@ static int ht_cpu_ok(long long table_ns, long long reported_ns)
     return table_ns > reported_ns - 2 * tick && table_ns <= reported_ns + 1000000;
 }
 
-/* prog's run: its trace and summary against its workers' reports. */
-static int ht_workers(const char *prog)
+/* prog's run (extra: an environment variable, or NULL): its trace and summary against its
+ * workers' reports. */
+static int ht_workers(const char *prog, char *extra)
 {
     char out[4096], want[64];
     snprintf(out, sizeof out, "%s/out", ctt_tmpdir());
     snprintf(want, sizeof want, "%s: workers=3 ok\n", prog);
     ctt_proc p;
-    ASSERT_INT(ht_run(&p, out, prog, HT_PERIOD_MS), ==, 0);
+    ASSERT_INT(ht_run_env(&p, out, prog, HT_PERIOD_MS, extra), ==, 0);
     TR_ASSERT_EXIT(p, 0);
     ASSERT_STR(p.out, want);
     ht_report rep[8];
@@ -142,14 +149,20 @@ static int ht_workers(const char *prog)
 
 TEST_IMPL(host_workers_match_their_own_reports)
 {
-    return ht_workers("loader_tree");
+    return ht_workers("loader_tree", NULL);
+}
+
+/* The same with the tree found by scanning /proc, as on a kernel without children files. */
+TEST_IMPL(host_workers_found_by_scanning_proc)
+{
+    return ht_workers("loader_tree", "CUTRACE_HOST_CHILDREN=scan");
 }
 
 /* The same of Python's multiprocessing workers (the "fork" context, as PyTorch's DataLoader
  * starts its workers), which read only their file and the main process's pipe. */
 TEST_IMPL(host_python_workers_match_their_own_reports)
 {
-    return ht_workers("py_loader_tree");
+    return ht_workers("py_loader_tree", NULL);
 }
 
 /* The timeline's counter tracks: each value holds from its event to the next of its track. A
