@@ -23,6 +23,7 @@ typedef struct {
 struct cta_host {
     cta_hproc *v;
     size_t n, cap;
+    ct_hash by_pid;               /* pid -> index in v of its latest process */
     uint64_t nh;                  /* machine readings */
     uint64_t hfirst_ts, hlast_ts;
     ct_rec_host_sample hfirst, hlast;
@@ -42,12 +43,10 @@ static int role_of(uint32_t relation)
 }
 
 /* The latest entry of pid (a reused pid's newest process), or NULL. */
-static cta_hproc *find(struct cta_host *h, uint32_t pid)
+static cta_hproc *find(const struct cta_host *h, uint32_t pid)
 {
-    for (size_t i = h->n; i-- > 0;)
-        if (h->v[i].pid == pid)
-            return &h->v[i];
-    return NULL;
+    const uint32_t *i = ct_hash_find(&h->by_pid, pid);
+    return i ? &h->v[*i] : NULL;
 }
 
 static uint64_t cpu_of(const ct_rec_proc_sample *s) { return s->user_ns + s->sys_ns; }
@@ -63,6 +62,8 @@ static void on_proc(const cta_model *m, const cta_proc *p, struct cta_host *h, c
         h->cap = h->cap ? 2 * h->cap : 16;
         h->v = cta_xrealloc(h->v, h->cap * sizeof *h->v, "the process tree");
     }
+    if (pr->pid) /* 0 is no process: its readings are left out */
+        cta_xhash_put(&h->by_pid, pr->pid, (uint32_t)h->n, "the process tree");
     e = &h->v[h->n++];
     memset(e, 0, sizeof *e);
     e->pid = pr->pid;
@@ -150,6 +151,7 @@ void cta_host_rec(cta_model *m, cta_proc *p, const ct_rec *r)
 void cta_host_free(cta_proc *p)
 {
     if (p->sampled) {
+        ct_hash_free(&p->sampled->by_pid);
         free(p->sampled->v);
         free(p->sampled);
         p->sampled = NULL;
@@ -181,6 +183,7 @@ size_t cta_host_rows(const cta_proc *p, cta_host_row **rows)
         w->pid = e->pid;
         w->ppid = e->ppid;
         w->role = role_of(e->relation);
+        memcpy(w->comm, e->comm, sizeof w->comm);
         w->span_ns = sub(e->last_ts, e->base_ts);
         w->user_ns = sub(l->user_ns, b->user_ns);
         w->sys_ns = sub(l->sys_ns, b->sys_ns);
@@ -268,9 +271,8 @@ void cta_host_text(FILE *f, const cta_model *m)
         for (size_t k = 0; k < n; k++) {
             const cta_host_row *w = &rows[k];
             char pid[16], name[40], rd[32], wr[32], faults[32];
-            const cta_hproc *e = find(p->sampled, w->pid);
             snprintf(pid, sizeof pid, "%u", w->pid);
-            cta_text_safe(name, sizeof name, e ? e->comm : "", 24);
+            cta_text_safe(name, sizeof name, w->comm, 24);
             if (w->io_known) {
                 snprintf(rd, sizeof rd, "%.2f", per_s(w->rchar, w->span_ns) / 1e6);
                 snprintf(wr, sizeof wr, "%.2f", per_s(w->wchar, w->span_ns) / 1e6);
@@ -328,14 +330,13 @@ static void json_num_known(cta_json *j, const char *k, int known, double v)
         cta_json_null(j);
 }
 
-static void json_row(cta_json *j, const cta_proc *p, const cta_host_row *w)
+static void json_row(cta_json *j, const cta_host_row *w)
 {
-    const cta_hproc *e = find(p->sampled, w->pid);
     cta_json_obj(j);
     CTA_JK_U64(j, "pid", w->pid);
     CTA_JK_U64(j, "ppid", w->ppid);
     CTA_JK_STR(j, "role", cta_role_names[w->role]);
-    CTA_JK_STR(j, "name", e ? e->comm : "");
+    CTA_JK_STR(j, "name", w->comm);
     CTA_JK_U64(j, "span_ns", w->span_ns);
     CTA_JK_U64(j, "cpu_ns", w->cpu_ns);
     CTA_JK_U64(j, "user_ns", w->user_ns);
@@ -387,7 +388,7 @@ void cta_host_json(cta_json *j, const cta_proc *p)
     cta_json_key(j, "processes");
     cta_json_arr(j);
     for (size_t k = 0; k < n; k++)
-        json_row(j, p, &rows[k]);
+        json_row(j, &rows[k]);
     cta_json_end_arr(j);
     free(rows);
     cta_json_key(j, "machine");
