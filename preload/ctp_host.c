@@ -529,6 +529,8 @@ uint64_t ctp_host_wait(uint64_t now)
 {
     if (!ctp_opt.host_ns)
         return UINT64_MAX;
+    if (!ctp_hnext) /* the first a period after the trace began, as the writer's first flush */
+        ctp_hnext = now + ctp_opt.host_ns;
     return ctp_hnext > now ? ctp_hnext - now : 0;
 }
 

@@ -345,7 +345,7 @@ void ctp_flush(unsigned fl, unsigned how, int code, uint64_t retire)
         ctp_intern_pending_try(ctp_def_string, NULL);
     else
         ctp_intern_pending(ctp_def_string, NULL);
-    while (ctp_stack_pending(&ctp_wenc, ctp_low_water, nolock) == CT_E_FULL)
+    while (ctp_stack_pending(&ctp_wenc, ctp_low_water, nolock, ctp_def_string, NULL) == CT_E_FULL)
         ctp_write_chunk(&ctp_wenc, ctp_writer_tid, 0, 0, compress);
     for (ctp_thread *t = atomic_load(&ctp_threads); t; t = t->next)
         if (!t->announced) {
