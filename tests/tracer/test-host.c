@@ -260,3 +260,87 @@ TEST_IMPL(host_sampling_off_records_none)
     ctt_proc_free(&p);
     return 0;
 }
+
+/* The analyzer's figures from records written by hand, against the arithmetic done here: a
+ * worker that began in the trace counts from 0 at its start, the traced process from its first
+ * reading; counters flagged unknown are null, never 0; the machine's averages are over its first
+ * to last reading. */
+TEST_IMPL(host_summary_of_written_records)
+{
+    char path[4096], scratch[1 << 14];
+    snprintf(path, sizeof path, "%s/hand.cutrace", ctt_tmpdir());
+    ct_header h;
+    ASSERT_INT(ct_header_collect(&h, "test", "", scratch, sizeof scratch), ==, 0);
+    ct_writer *w;
+    ct_writer_opts o = {0, 0};
+    ASSERT_INT(ct_writer_open(&w, path, &h, &o), ==, 0);
+    static uint8_t buf[1 << 16];
+    ct_enc e;
+    ct_enc_init(&e, buf, sizeof buf);
+    const uint64_t t = 1000000000000ull, ms = 1000000;
+    ASSERT_INT(ct_enc_string(&e, t, 1, "main", 4), ==, 0);
+    ASSERT_INT(ct_enc_string(&e, t, 2, "worker", 6), ==, 0);
+    ASSERT_INT(ct_enc_string(&e, t, 3, "cuInit", 6), ==, 0);
+    ct_rec_api api = {t - 1000, 3, 0, 1, 0, CT_API_DRIVER, 0};
+    ASSERT_INT(ct_enc_api(&e, t, &api), ==, 0);
+    ct_rec_proc self = {100, 1, 100, CT_PROC_SELF, t - 5000 * ms, 1, 0};
+    ct_rec_proc worker = {101, 100, 100, CT_PROC_FORKED, t + 50 * ms, 2, 0};
+    ASSERT_INT(ct_enc_proc(&e, t + 100 * ms, &self), ==, 0);
+    ASSERT_INT(ct_enc_proc(&e, t + 100 * ms, &worker), ==, 0);
+    for (int k = 0; k < 2; k++) {
+        uint64_t ts = t + (k ? 300 : 100) * ms;
+        ct_rec_proc_sample m = {.pid = 100, .user_ns = (k ? 1100 : 1000) * ms, .sys_ns = 500 * ms,
+                                .state = 'R', .threads = 2, .running = 1, .blocked = (uint32_t)k,
+                                .rchar = k ? 3000000 : 1000000, .majflt = k ? 9 : 4};
+        ct_rec_proc_sample wk = {.pid = 101, .user_ns = (k ? 150 : 100) * ms,
+                                 .sys_ns = 50 * ms, .state = k ? 'D' : 'R', .threads = 1,
+                                 .blocked = (uint32_t)k, .flags = CT_PS_NO_IO | CT_PS_NO_SCHED};
+        ct_rec_host_sample hs = {.cpus = 4, .busy_ns = (k ? 10600 : 10000) * ms,
+                                 .iowait_ns = (k ? 1200 : 1000) * ms, .mem_total = 16ull << 30,
+                                 .mem_available = (k ? 6ull : 8ull) << 30, .flags = CT_HS_NO_PSI};
+        ASSERT_INT(ct_enc_proc_sample(&e, ts, &m), ==, 0);
+        ASSERT_INT(ct_enc_proc_sample(&e, ts, &wk), ==, 0);
+        ASSERT_INT(ct_enc_host_sample(&e, ts, &hs), ==, 0);
+    }
+    ct_rec_end end = {CT_END_EXIT, 0, 12, 0};
+    ASSERT_INT(ct_enc_end(&e, t + 301 * ms, &end), ==, 0);
+    ct_chunk_info info = {.tid = 100};
+    ASSERT_INT(ct_writer_chunk(w, &e, &info, 1), ==, 0);
+    ASSERT_INT(ct_writer_close(w), ==, 0);
+
+    char *args[] = {"summary", "--json", path, NULL};
+    char *js = tr_analyze(args);
+    ASSERT(js != NULL);
+    char err[256];
+    tj *j = tj_parse(js, err, sizeof err);
+    free(js);
+    ASSERT(j != NULL);
+    const tj *tree = tj_path(j, "processes.0.process_tree.processes");
+    ASSERT(tree != NULL);
+    ASSERT_UINT(tree->n, ==, 2);
+    const tj *m = tj_at(tree, 0), *wk = tj_at(tree, 1);
+    ASSERT_STR(tj_str(m, "role"), "main");
+    ASSERT_STR(tj_str(m, "name"), "main");
+    ASSERT_INT((long long)tj_num(m, "cpu_ns"), ==, 100 * (long long)ms); /* from its first reading */
+    ASSERT_INT((long long)tj_num(m, "span_ns"), ==, 200 * (long long)ms);
+    ASSERT_NEAR(tj_num(m, "cpu_pct"), 50.0, 1e-9);
+    ASSERT_INT((long long)tj_num(m, "rchar_bytes"), ==, 2000000);
+    ASSERT_NEAR(tj_num(m, "read_gbps"), 0.01, 1e-12); /* 2 MB in 0.2 s */
+    ASSERT_INT((long long)tj_num(m, "major_faults"), ==, 5);
+    ASSERT_INT((long long)tj_num(m, "iowait_samples"), ==, 1);
+    ASSERT_STR(tj_str(wk, "role"), "loader worker");
+    ASSERT_INT((long long)tj_num(wk, "cpu_ns"), ==, 200 * (long long)ms); /* from 0 at its start */
+    ASSERT_INT((long long)tj_num(wk, "span_ns"), ==, 250 * (long long)ms);
+    ASSERT_INT(tj_path(wk, "rchar_bytes")->type, ==, TJ_NULL);
+    ASSERT_INT(tj_path(wk, "read_gbps")->type, ==, TJ_NULL);
+    ASSERT_INT(tj_path(wk, "runqueue_wait_ns")->type, ==, TJ_NULL);
+    ASSERT_INT(tj_path(m, "runqueue_wait_ns")->type, ==, TJ_NUM); /* read, and 0 */
+    const tj *mc = tj_path(j, "processes.0.process_tree.machine");
+    ASSERT(mc != NULL);
+    ASSERT_NEAR(tj_num(mc, "busy_cores"), 3.0, 1e-9);
+    ASSERT_NEAR(tj_num(mc, "iowait_cores"), 1.0, 1e-9);
+    ASSERT_INT((long long)tj_num(mc, "mem_available_min_bytes"), ==, 6ll << 30);
+    ASSERT_INT(tj_path(mc, "pressure_cpu_some")->type, ==, TJ_NULL);
+    tj_free(j);
+    return 0;
+}
