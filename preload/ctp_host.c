@@ -141,7 +141,7 @@ typedef struct {
     uint64_t f[28];
     char comm[32];
 } ctp_hstat;
-enum { HS_PPID = 4, HS_MAJFLT = 12, HS_UTIME = 14, HS_STIME = 15, HS_THREADS = 20,
+enum { HS_PPID = 4, HS_MAJFLT = 12, HS_UTIME = 14, HS_STIME = 15, HS_CUTIME = 16, HS_CSTIME = 17,
        HS_START = 22, HS_STARTCODE = 26 };
 
 static int ctp_hparse_stat(ctp_hstat *st)
@@ -425,7 +425,8 @@ static void ctp_hprocess(ctp_hsample *s, int pi)
     ct_rec_proc_sample *ps = &r.u.proc_sample;
     *ps = (ct_rec_proc_sample){.pid = p->pid, .user_ns = ctp_hticks_ns(st.f[HS_UTIME]),
                                .sys_ns = ctp_hticks_ns(st.f[HS_STIME]),
-                               .state = (uint8_t)st.state, .majflt = st.f[HS_MAJFLT]};
+                               .state = (uint8_t)st.state, .majflt = st.f[HS_MAJFLT],
+                               .children_ns = ctp_hticks_ns(st.f[HS_CUTIME] + st.f[HS_CSTIME])};
     ctp_hthreads(s, pi, ps);
     snprintf(path, sizeof path, "/proc/%u/io", p->pid);
     if (p->io_unknown || ctp_hread(&p->fd_io, path) < 0) {

@@ -271,7 +271,8 @@
     F(read_bytes, uv, read_bytes, "bytes", read_bytes, u, 0)                                \
     F(write_bytes, uv, write_bytes, "bytes", write_bytes, u, 0)                             \
     F(majflt, uv, majflt, "", majflt, u, 0)                                                 \
-    F(flags, u32, flags, "", flags, x, 0)
+    F(flags, u32, flags, "", flags, x, 0)                                                   \
+    F(children_ns, uv, children_ns, "ns", children_ns, u, 0)
 
 /* ... and of the machine's. */
 #define CT_HOST_SAMPLE_FIELDS(F)                                                            \

@@ -425,6 +425,7 @@ typedef struct {
     uint64_t read_bytes, write_bytes; /* bytes the block layer fetched / will write for it */
     uint64_t majflt;               /* major page faults */
     uint32_t flags;                /* enum ct_proc_sample_flags */
+    uint64_t children_ns;          /* CPU time of its children it has reaped (a process's) */
 } ct_rec_proc_sample;
 typedef struct {
     uint32_t cpus;                 /* online CPUs */

@@ -75,7 +75,7 @@ static size_t fmt_all_types(ct_rec *v, char *longtext, size_t longlen)
     ADD(CT_REC_PROC)->proc = (ct_rec_proc){UINT32_MAX, 7, 8, CT_PROC_FORKED, 1ull << 62, 3, 4};
     ADD(CT_REC_PROC_SAMPLE)->proc_sample = (ct_rec_proc_sample){
         9, 10, UINT64_MAX, 11, 12, 13, 'D', 14, 15, 16, 17, 18, 19, 1ull << 40, 21,
-        CT_PS_NO_SCHED};
+        CT_PS_NO_SCHED, 1ull << 50};
     ADD(CT_REC_HOST_SAMPLE)->host_sample = (ct_rec_host_sample){
         256, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, UINT64_MAX, CT_HS_NO_PSI};
     ADD(CT_REC_END)->end = (ct_rec_end){CT_END_SIGNAL, -15, 20, 17};
@@ -230,6 +230,7 @@ TEST_IMPL(roundtrip_every_record_type)
     ASSERT_UINT(ps->write_bytes, ==, 1ull << 40);
     ASSERT_UINT(ps->majflt, ==, 21);
     ASSERT_UINT(ps->flags, ==, CT_PS_NO_SCHED);
+    ASSERT_UINT(ps->children_ns, ==, 1ull << 50);
     const ct_rec_host_sample *hs = &l.recs[29].u.host_sample;
     ASSERT_UINT(l.recs[29].type, ==, CT_REC_HOST_SAMPLE);
     ASSERT_UINT(hs->cpus, ==, 256);
