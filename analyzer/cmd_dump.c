@@ -119,6 +119,9 @@ static void cta_dump_header(cta_dumper *d)
     fprintf(o, " " #key "=%s", (x) == CT_COPY_MEMSET ? "memset" : "memcpy");
 #define CTA_DUMP_opMEM(key, x) \
     fprintf(o, " " #key "=%s", (x) == CT_MEM_FREE ? "free" : "alloc");
+#define CTA_DUMP_chr(key, x)                                                                 \
+    fprintf(o, " " #key "=%c", (x) > 0x20 && (x) < 0x7f ? (char)(x) : '-');
+#define CTA_DUMP_relation(key, x) fprintf(o, " " #key "=%s", cta_proc_relation_name(x));
 #define CTA_DUMP_opGRAPH(key, x) fprintf(o, " " #key "=%s", cta_graph_op_name(x));
 #define CTA_DUMP_FIELD(name, kind, member, unit, dump, style, at)                           \
     if (at == place) {                                                                      \
@@ -126,6 +129,13 @@ static void cta_dump_header(cta_dumper *d)
     }
 /* The last place a field list uses (ct_records.h: the API record's). */
 #define CTA_DUMP_PLACES 6
+
+static const char *cta_proc_relation_name(uint32_t r)
+{
+    static const char *const names[] = {[CT_PROC_SELF] = "self", [CT_PROC_FORKED] = "forked",
+                                        [CT_PROC_CHILD] = "child", [CT_PROC_DESCENDANT] = "descendant"};
+    return r < sizeof names / sizeof names[0] ? names[r] : "unknown";
+}
 
 static const char *cta_graph_op_name(uint32_t op)
 {

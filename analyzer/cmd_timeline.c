@@ -18,7 +18,10 @@
  *    as complete events must nest (one overlapping NVTX_ROWS others is left out and counted in
  *    a warning); named by their message, or by its normalized name when the tracer kept no more
  *    names; marks and unmatched pops and ends as instant events;
- *  - counters ("C"): device memory in use per device, pinned host memory, copy bandwidth;
+ *  - counters ("C"): device memory in use per device, pinned host memory, copy bandwidth; from
+ *    host samples (format 1.8, cta_host.h), the machine's busy and iowait cores, the process
+ *    tree's read rate and each tree process's CPU in cores, each value at the start of the
+ *    interval it measured (it holds until the next value of its track);
  *  - per process, an instant event at its last activity (the axis start if it has none) saying
  *    how it ended ("ended: exit status 3", as the summary's).
  * Times are microseconds from the earliest trace start (at most 3 decimals, trailing zeros
@@ -34,6 +37,7 @@
 
 #include "cta_cli.h"
 #include "cta_graph.h"
+#include "cta_host.h"
 #include "cta_load.h"
 #include "cta_out.h"
 #include "cta_report.h"
@@ -425,6 +429,40 @@ static void on_mem(void *ctx, cta_proc *p, uint64_t ts, int dev, uint64_t in_use
     fprintf(t->f, ",\"args\":{\"bytes\":%llu}}", (unsigned long long)in_use);
 }
 
+/* One value of a counter track on the process's track 0 (beside its memory counters). */
+static void counter(tl *t, const cta_proc *p, uint64_t ts, const char *name, const char *unit, double v)
+{
+    ev_open(t, "C", p, 0, ts);
+    str_field(t, "name", name);
+    fprintf(t->f, ",\"args\":{\"%s\":%.6g}}", unit, v);
+}
+
+/* The host samples' counter tracks (cta_host.h), each value over the interval it measured: the
+ * machine's busy and iowait cores, the process tree's read rate, each tree process's CPU. */
+static int on_record(void *ctx, const ct_rec *r)
+{
+    tl *t = ctx;
+    if (r->type != CT_REC_PROC_SAMPLE && r->type != CT_REC_HOST_SAMPLE)
+        return 0;
+    const cta_proc *p = &t->m->procs[r->file];
+    cta_host_rates x;
+    if (!keep_proc(t, p) || !cta_host_rates_of(p, r, &x) || !in_window(t, x.from, r->ts) ||
+        !room(t, r->ts, r->type == CT_REC_HOST_SAMPLE ? 3 : 1))
+        return 0;
+    if (x.from < t->base) /* a worker's start is to the clock tick: maybe before the axis */
+        x.from = t->base;
+    if (r->type == CT_REC_PROC_SAMPLE) {
+        char name[96];
+        snprintf(name, sizeof name, "CPU of pid %u, %s (cores)", x.pid, cta_role_names[x.role]);
+        counter(t, p, x.from, name, "cores", x.cpu_cores);
+    } else {
+        counter(t, p, x.from, "machine: cores busy", "cores", x.busy_cores);
+        counter(t, p, x.from, "machine: cores in iowait", "cores", x.iowait_cores);
+        counter(t, p, x.from, "process tree: read MB/s", "MB/s", x.tree_read_bps / 1e6);
+    }
+    return 0;
+}
+
 /* The track of an NVTX thread and domain, named when first used: push/pop ranges (kind 0) or
  * row `row` of the start/end ranges (kind 1). Returns its index (nvtx_end) in *idx. */
 static uint64_t nvtx_track(tl *t, cta_proc *p, uint32_t tid, uint32_t domain, uint32_t kind,
@@ -803,7 +841,7 @@ int cta_cmd_timeline(int argc, char **argv)
     t.f = f;
     cta_observer obs = {.ctx = &t, .on_api = on_api, .on_gpu = on_gpu, .on_untimed = on_untimed, .on_mem = on_mem,
                        .on_proc = on_proc, .on_thread = on_thread, .on_stream = on_stream,
-                       .on_nvtx = on_nvtx, .on_capture = on_capture};
+                       .on_nvtx = on_nvtx, .on_capture = on_capture, .on_record = on_record};
     /* the axis starts at the earliest file start; the window is relative to it */
     t.base = cta_load_start(rd);
     t.from = t.base + (uint64_t)(from * 1e6);

@@ -4,6 +4,7 @@
 #include "cta_model_int.h"
 #include "cta_gemm.h"
 #include "cta_graph.h"
+#include "cta_host.h"
 #include "cta_nvtx.h"
 
 #include <assert.h>
@@ -854,6 +855,11 @@ void cta_model_feed(cta_model *m, const ct_rec *r)
             cta_nvtx_end(m, p, r);
         if (m->obs && m->obs->on_nvtx)
             m->obs->on_nvtx(m->obs->ctx, p, r);
+        break;
+    case CT_REC_PROC:
+    case CT_REC_PROC_SAMPLE:
+    case CT_REC_HOST_SAMPLE:
+        cta_host_rec(m, p, r);
         break;
     case CT_REC_END:
         p->ended = 1;

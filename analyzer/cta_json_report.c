@@ -1,6 +1,7 @@
 #include "cta_kineto_conv.h"
 #include "cta_kineto_report.h"
 #include "cta_graph.h"
+#include "cta_host.h"
 #include "cta_nvtx.h"
 #include "cta_report_int.h"
 
@@ -205,6 +206,7 @@ static void json_processes(cta_json *j, const cta_model *m)
                 CTA_JK_STR(j, "message", cta_kineto_no_gpu);
             cta_json_end_obj(j);
         }
+        cta_host_json(j, p);
         cta_json_key(j, "complete");
         cta_json_bool(j, p->ended);
         if (p->ended) {

@@ -3,6 +3,7 @@
  * sweep cta_sweep.c, how names are shown cta_names.c; the contract is cta_model.h. */
 #include "cta_model_int.h"
 #include "cta_graph.h"
+#include "cta_host.h"
 #include "cta_nvtx.h"
 #include "cta_gemm.h"
 
@@ -304,6 +305,7 @@ static void proc_free(cta_proc *p)
 {
     cta_nvtx_proc_free(p);
     cta_graph_proc_free(p);
+    cta_host_free(p);
     for (size_t k = 0; k < p->nthreads; k++)
         free(p->threads[k].nested);
     free(p->threads);

@@ -385,6 +385,7 @@ typedef struct {
     cta_sweep *sweep;
     struct cta_nvtx_proc *nvtx;    /* its NVTX range instances (cta_nvtx.c), NULL if none */
     struct cta_graph_proc *graphs; /* its CUDA graphs (cta_graph.c), NULL if none */
+    struct cta_host *sampled;      /* its process tree's and machine's samples (cta_host.c), NULL if none */
 } cta_proc;
 
 /* Per kernel (or kernel variant) or API function. Kernels: d holds the GPU durations of the

@@ -5,6 +5,7 @@
 #include "cta_kineto_report.h"
 #include "cta_nvtx.h"
 #include "cta_graph.h"
+#include "cta_host.h"
 #include "cta_report_int.h"
 
 #include <math.h>
@@ -795,6 +796,7 @@ void cta_report_text(FILE *f, const cta_model *m, const cta_diag *dg, int ndiag,
     }
     text_vram(f, m);
     text_breakdown(f, m);
+    cta_host_text(f, m);
     cta_nvtx_text(f, m, o->top);
     text_ranks(f, m);
     text_diag(f, m, dg, ndiag, o);

@@ -25,6 +25,7 @@
 #include "ctp_emit.h"
 #include "ctp_fns.h"
 #include "ctp_gpu.h"
+#include "ctp_host.h"
 #include "ctp_maps.h"
 #include "ctp_output.h"
 #include "ctp_python.h"
@@ -73,12 +74,30 @@ static void ctp_read_options(void)
         else
             ctp_ring_words = kb * 128;
     }
+    s = getenv("CUTRACE_HOST_SAMPLE_MS");
+    if (s && *s) {
+        char *end;
+        unsigned long long ms = strtoull(s, &end, 10);
+        if (*end || ms > 3600000)
+            fprintf(stderr, "cutrace: warning: CUTRACE_HOST_SAMPLE_MS: expected milliseconds "
+                    "from 0 (off) to 3600000, found '%s'; sampling every %llu ms\n", s,
+                    (unsigned long long)(ctp_opt.host_ns / 1000000));
+        else
+            ctp_opt.host_ns = ms * 1000000;
+    }
+    s = getenv("CUTRACE_HOST_CHILDREN");
+    ctp_opt.host_scan = s && !strcmp(s, "scan");
+    if (s && *s && !ctp_opt.host_scan && strcmp(s, "auto"))
+        fprintf(stderr, "cutrace: warning: CUTRACE_HOST_CHILDREN: expected auto or scan, found "
+                "'%s'; auto\n", s);
     snprintf(ctp_options_text, sizeof ctp_options_text,
-             "stacks=%s gpu_timing=%u cpu_gap_us=%llu buffer_mb=%llu ring_kb=%llu%s",
+             "stacks=%s gpu_timing=%u cpu_gap_us=%llu buffer_mb=%llu ring_kb=%llu host_sample_ms=%llu%s%s",
              ctp_opt.stacks == 2 ? "all" : ctp_opt.stacks ? "default" : "none", ctp_opt.gpu_every,
              (unsigned long long)(ctp_opt.cpu_gap_ns / 1000),
              (unsigned long long)(ctp_buffer_budget >> 20),
-             (unsigned long long)(ctp_ring_words / 128), ctp_capture_options());
+             (unsigned long long)(ctp_ring_words / 128),
+             (unsigned long long)(ctp_opt.host_ns / 1000000),
+             ctp_opt.host_scan ? " host_children=scan" : "", ctp_capture_options());
 }
 
 static void ctp_session_retire(uint64_t ctx)
@@ -208,6 +227,7 @@ static void ctp_new_file_state(void)
     ctp_shlib_reset();
     ctp_python_reset();
     ctp_capture_new_file();
+    ctp_host_new_file();
     atomic_store(&ctp_state, CTP_OFF);
 }
 
@@ -244,6 +264,7 @@ static void ctp_fork_child(void)
     ctp_buffer_used = 0;
     ctp_w = NULL; /* the parent's file stays the parent's: the descriptor is close-on-exec */
     ctp_writer_fork_child();
+    ctp_host_fork_child();
     ctp_shlib_fork_child();
     ctp_python_fork_child();
     ctp_new_file_state();

@@ -289,10 +289,16 @@ uint32_t ctp_stack_capture(void)
     return sid;
 }
 
-int ctp_stack_pending(ct_enc *e, uint64_t ts, int try)
+int ctp_stack_pending(ct_enc *e, uint64_t ts, int try, ctp_intern_fn strings, void *ctx)
 {
     if (try ? pthread_mutex_trylock(&ctp_stk_mu) != 0 : pthread_mutex_lock(&ctp_stk_mu) != 0)
         return -1;
+    /* A stack interned while the caller wrote the strings out interned its frames' strings
+     * after that: they go first, now that no stack is being interned. */
+    if (try)
+        ctp_intern_pending_try(strings, ctx);
+    else
+        ctp_intern_pending(strings, ctx);
     int rc = 0;
     while (rc == 0 && ctp_frames_emitted < ctp_nframes) {
         const ctp_frame_def *f = &ctp_frames[ctp_frames_emitted];

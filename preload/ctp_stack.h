@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "cttrace.h"
+#include "ctp_maps.h"
 
 /* Frames kept per stack, innermost first: PyTorch puts 60 to 90 C++ frames (libtorch, cuBLAS,
  * its caching allocator) between a CUDA call and the Python line that made it. */
@@ -23,10 +24,11 @@
 
 /* The calling thread's stack id (0 if it cannot be had). */
 uint32_t ctp_stack_capture(void);
-/* Appends the FRAME and STACK definitions made since the previous call to e at ts: 0, or
- * CT_E_FULL when e is full (call again after writing it out). try: give up (return -1) rather
- * than wait for the table's lock (signal handlers). */
-int ctp_stack_pending(ct_enc *e, uint64_t ts, int try);
+/* Appends the FRAME and STACK definitions made since the previous call to e at ts, after the
+ * strings interned meanwhile (through strings, ctp_intern_pending's): 0, or CT_E_FULL when e is
+ * full (call again after writing it out). try: give up (return -1) rather than wait for the
+ * table's lock (signal handlers). */
+int ctp_stack_pending(ct_enc *e, uint64_t ts, int try, ctp_intern_fn strings, void *ctx);
 /* Makes every definition pending again (a forked child starts a new file). */
 void ctp_stack_rewind(void);
 /* Fork protection of the table's lock. */

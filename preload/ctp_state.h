@@ -113,6 +113,9 @@ typedef struct {
     unsigned gpu_every;           /* 0 off, 1 all, N: 1 in N */
     uint64_t cpu_gap_ns;          /* read thread CPU time after this long outside CUDA */
     uint64_t cpu_gap_ticks;       /* the same in ctp_ticks units */
+    uint64_t host_ns;             /* host sampling period (ctp_host.h), 0 off */
+    int host_scan;                /* find the tree's children by scanning /proc, as where the
+                                   * kernel has no children files (CUTRACE_HOST_CHILDREN=scan) */
 } ctp_options;
 extern ctp_options ctp_opt;
 

@@ -15,6 +15,7 @@
 #include "ctp_fns.h"
 #include "ctp_gpu.h"
 #include "ctp_harvest.h"
+#include "ctp_host.h"
 #include "ctp_maps.h"
 #include "ctp_nvtxw.h"
 #include "ctp_output.h"
@@ -299,6 +300,16 @@ static void ctp_genc_full(void)
     ctp_genc_min = UINT64_MAX;
 }
 
+/* A host sample's record (ctp_host.h) into the writer's stream, after the strings it names. */
+static void ctp_host_put(const ct_rec *r)
+{
+    ctp_intern_pending(ctp_def_string, NULL);
+    if (ct_enc_rec(&ctp_wenc, r) == CT_E_FULL) {
+        ctp_write_chunk(&ctp_wenc, ctp_writer_tid, 0, 0, 1);
+        ct_enc_rec(&ctp_wenc, r);
+    }
+}
+
 /* GPU timings lost so far that no per-operation LOSS record reports: by the harvester and the
  * signal-handler flush. */
 static uint64_t ctp_gpu_lost_total(void)
@@ -334,7 +345,7 @@ void ctp_flush(unsigned fl, unsigned how, int code, uint64_t retire)
         ctp_intern_pending_try(ctp_def_string, NULL);
     else
         ctp_intern_pending(ctp_def_string, NULL);
-    while (ctp_stack_pending(&ctp_wenc, ctp_low_water, nolock) == CT_E_FULL)
+    while (ctp_stack_pending(&ctp_wenc, ctp_low_water, nolock, ctp_def_string, NULL) == CT_E_FULL)
         ctp_write_chunk(&ctp_wenc, ctp_writer_tid, 0, 0, compress);
     for (ctp_thread *t = atomic_load(&ctp_threads); t; t = t->next)
         if (!t->announced) {
@@ -389,6 +400,10 @@ void ctp_flush(unsigned fl, unsigned how, int code, uint64_t retire)
         ct_enc_loss(&ctp_wenc, now, &l);
         ctp_nvtx_lost_reported = ctp_nvtxw_names_lost();
     }
+    /* on the writer's thread, or ending the process: never inside a program's CUDA call (a
+     * context's retirement flushes on the program's thread) */
+    if (!nolock && (final || me == ctp_writer_tid))
+        ctp_host_sample(now, final, ctp_host_put);
     ct_rec_capture cap[2];
     for (int i = 0, n = ctp_capture_timers(now, cap); i < n; i++)
         ct_enc_capture(&ctp_wenc, now, &cap[i]);
@@ -436,6 +451,9 @@ static void *ctp_writer_main(void *arg)
         uint64_t cap = ctp_capture_wait(ctp_now()); /* a delay or duration ends on time */
         if (cap < period)
             period = cap;
+        uint64_t host = ctp_host_wait(ctp_now()); /* so does a host sample */
+        if (host < period)
+            period = host;
         if (!atomic_load(&ctp_writer_stop) && !atomic_load(&ctp_final_req))
             ctp_futex_wait(&ctp_wake_seq, seq, period);
         seq = atomic_load(&ctp_wake_seq);

@@ -34,6 +34,8 @@ const char *ct_rec_type_name(uint32_t type)
         [CT_REC_SHLIB] = "shlib",   [CT_REC_PYTHON] = "python",
         [CT_REC_NVTX_BEGIN] = "nvtx-begin",
         [CT_REC_CAPTURE] = "capture", [CT_REC_GRAPH] = "graph",
+        [CT_REC_PROC] = "proc", [CT_REC_PROC_SAMPLE] = "proc-sample",
+        [CT_REC_HOST_SAMPLE] = "host-sample",
     };
     if (type == CT_REC_CHUNK)
         return "chunk";

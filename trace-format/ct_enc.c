@@ -197,6 +197,9 @@ int ct_enc_rec(ct_enc *e, const ct_rec *r)
     case CT_REC_NVTX_RANGE: return ct_enc_nvtx_range(e, r->ts, &r->u.nvtx_range);
     case CT_REC_NVTX_MARK: return ct_enc_nvtx_mark(e, r->ts, &r->u.nvtx_mark);
     case CT_REC_NVTX_BEGIN: return ct_enc_nvtx_begin(e, r->ts, &r->u.nvtx_begin);
+    case CT_REC_PROC: return ct_enc_proc(e, r->ts, &r->u.proc);
+    case CT_REC_PROC_SAMPLE: return ct_enc_proc_sample(e, r->ts, &r->u.proc_sample);
+    case CT_REC_HOST_SAMPLE: return ct_enc_host_sample(e, r->ts, &r->u.host_sample);
     case CT_REC_UNKNOWN:
         return ct_enc_raw(e, r->u.unknown.type, r->ts, r->u.unknown.bytes, r->u.unknown.len);
     default: return CT_E_INVAL;

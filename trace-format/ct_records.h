@@ -11,7 +11,8 @@
  * unit: "" or the unit FORMAT.md states (ns, bytes, kHz, bits, lanes). dump, style, at: how
  * `cutrace dump` shows it (analyzer/cmd_dump.c): under the key dump, in the style
  *   u decimal, d signed, x hex, x04 4-digit hex, str a string id, hex16 raw bytes in hex,
- *   op<TYPE> the op's name, span "start=<member> <dump>=<ts - member>", side "driver",
+ *   op<TYPE> the op's name, chr a character
+ *   (a thread state letter, 0 shown as -), relation a PROC relation's name, span "start=<member> <dump>=<ts - member>", side "driver",
  *   "library" or "runtime" from the API flags, none not shown (the API record's stack id), and the
  *   continuations of the previous field's value (no key): comma ",%u", dot ".%u", colon02x ":%02x"
  * at the field's place on the dump line: fields print by increasing at, equal ones in wire order
@@ -243,6 +244,57 @@
     CT_NVTX_ATTR_FIELDS(F)                                                                  \
     F(flags, u32, flags, "", flags, u, 0)
 
+/* The process tree beside the GPU (FORMAT.md 4.11): a process the host sampler found, ... */
+#define CT_PROC_FIELDS(F)                                                                   \
+    F(pid, u32, pid, "", pid, u, 0)                                                         \
+    F(ppid, u32, ppid, "", ppid, u, 0)                                                      \
+    F(root, u32, root, "", root, u, 0)                                                      \
+    F(relation, u32, relation, "", relation, relation, 0)                                   \
+    F(start, uv, start, "ns", started, u, 0)                                                \
+    F(comm, u32, comm, "", comm, str, 0)                                                    \
+    F(cmdline, u32, cmdline, "", cmdline, str, 0)
+
+/* ... a reading of one of its processes or threads' counters, as read (cumulative) ... */
+#define CT_PROC_SAMPLE_FIELDS(F)                                                            \
+    F(pid, u32, pid, "", pid, u, 0)                                                         \
+    F(tid, u32, tid, "", thread, u, 0)                                                      \
+    F(user_ns, uv, user_ns, "ns", user_ns, u, 0)                                            \
+    F(sys_ns, uv, sys_ns, "ns", sys_ns, u, 0)                                               \
+    F(run_ns, uv, run_ns, "ns", run_ns, u, 0)                                               \
+    F(wait_ns, uv, wait_ns, "ns", wait_ns, u, 0)                                            \
+    F(state, u32, state, "", state, chr, 0)                                                 \
+    F(threads, u32, threads, "", threads, u, 0)                                             \
+    F(running, u32, running, "", running, u, 0)                                             \
+    F(blocked, u32, blocked, "", blocked, u, 0)                                             \
+    F(rchar, uv, rchar, "bytes", rchar, u, 0)                                               \
+    F(wchar, uv, wchar, "bytes", wchar, u, 0)                                               \
+    F(read_bytes, uv, read_bytes, "bytes", read_bytes, u, 0)                                \
+    F(write_bytes, uv, write_bytes, "bytes", write_bytes, u, 0)                             \
+    F(majflt, uv, majflt, "", majflt, u, 0)                                                 \
+    F(flags, u32, flags, "", flags, x, 0)                                                   \
+    F(children_ns, uv, children_ns, "ns", children_ns, u, 0)
+
+/* ... and of the machine's. */
+#define CT_HOST_SAMPLE_FIELDS(F)                                                            \
+    F(cpus, u32, cpus, "", cpus, u, 0)                                                      \
+    F(busy_ns, uv, busy_ns, "ns", busy_ns, u, 0)                                            \
+    F(idle_ns, uv, idle_ns, "ns", idle_ns, u, 0)                                            \
+    F(iowait_ns, uv, iowait_ns, "ns", iowait_ns, u, 0)                                      \
+    F(steal_ns, uv, steal_ns, "ns", steal_ns, u, 0)                                         \
+    F(running, u32, running, "", running, u, 0)                                             \
+    F(blocked, u32, blocked, "", blocked, u, 0)                                             \
+    F(mem_total, uv, mem_total, "bytes", mem_total, u, 0)                                   \
+    F(mem_available, uv, mem_available, "bytes", mem_available, u, 0)                       \
+    F(swap_in, uv, swap_in, "", swap_in, u, 0)                                              \
+    F(swap_out, uv, swap_out, "", swap_out, u, 0)                                           \
+    F(majflt, uv, majflt, "", majflt, u, 0)                                                 \
+    F(psi_cpu_some_ns, uv, psi_cpu_some_ns, "ns", psi_cpu_some_ns, u, 0)                             \
+    F(psi_io_some_ns, uv, psi_io_some_ns, "ns", psi_io_some_ns, u, 0)                                \
+    F(psi_io_full_ns, uv, psi_io_full_ns, "ns", psi_io_full_ns, u, 0)                                \
+    F(psi_mem_some_ns, uv, psi_mem_some_ns, "ns", psi_mem_some_ns, u, 0)                             \
+    F(psi_mem_full_ns, uv, psi_mem_full_ns, "ns", psi_mem_full_ns, u, 0)                             \
+    F(flags, u32, flags, "", flags, x, 0)
+
 /* FRAME is a definition: a record delivers the fields of its id's first definition. */
 #define CT_DEF_RECORDS(R) R(FRAME, frame, CT_FRAME_FIELDS)
 #define CT_EVENT_RECORDS(R)                                                                 \
@@ -265,7 +317,10 @@
     R(NVTX_MARK, nvtx_mark, CT_NVTX_MARK_FIELDS)                                           \
     R(NVTX_BEGIN, nvtx_begin, CT_NVTX_BEGIN_FIELDS)                                         \
     R(CAPTURE, capture, CT_CAPTURE_FIELDS)                                                 \
-    R(GRAPH, graph, CT_GRAPH_FIELDS)
+    R(GRAPH, graph, CT_GRAPH_FIELDS)                                                       \
+    R(PROC, proc, CT_PROC_FIELDS)                                                          \
+    R(PROC_SAMPLE, proc_sample, CT_PROC_SAMPLE_FIELDS)                                     \
+    R(HOST_SAMPLE, host_sample, CT_HOST_SAMPLE_FIELDS)
 #define CT_RECORDS(R) CT_DEF_RECORDS(R) CT_EVENT_RECORDS(R)
 
 #endif

@@ -38,7 +38,7 @@ extern "C" {
 /* ---- versions and limits ------------------------------------------------------------------ */
 
 #define CT_FORMAT_MAJOR 1
-#define CT_FORMAT_MINOR 7
+#define CT_FORMAT_MINOR 8
 
 #define CT_FILE_MAGIC "CUTRACE\0"      /* 8 bytes at offset 0 */
 #define CT_FILE_MAGIC_LEN 8
@@ -100,7 +100,10 @@ enum ct_rec_type {
     CT_REC_NVTX_BEGIN = 23, /* an NVTX range's push or start, before its NVTX_RANGE (minor 6) */
     CT_REC_CAPTURE = 24, /* recording of a windowed trace started or stopped (minor 6) */
     CT_REC_GRAPH = 25,  /* a stream capture, CUDA graph or graph exec call's handles (minor 7) */
-    CT_REC_TYPE_LIMIT = 26, /* first type number this version does not define */
+    CT_REC_PROC = 26,   /* a process of the traced process's tree (minor 8) */
+    CT_REC_PROC_SAMPLE = 27, /* a reading of a tree process's or thread's counters (minor 8) */
+    CT_REC_HOST_SAMPLE = 28, /* a reading of the machine's counters (minor 8) */
+    CT_REC_TYPE_LIMIT = 29, /* first type number this version does not define */
     /* Pseudo types, never on the wire, delivered by the reader: */
     CT_REC_CHUNK = 1000,   /* start of a chunk (only with ct_reader_opts.chunk_records) */
     CT_REC_UNKNOWN = 1001, /* a record of a type this reader does not know (content skipped) */
@@ -177,6 +180,24 @@ enum ct_nvtx_flags {
     CT_NVTX_UNMATCHED = 2,  /* range: a pop or end with no open range (start = end, no name) */
     CT_NVTX_CATEGORY_NAME = 4, /* mark: not an event: names `category` (nvtxNameCategory) */
     CT_NVTX_THREAD_NAME = 8,   /* mark: not an event: names the OS thread `payload` */
+};
+/* Host sampling (minor 8, FORMAT.md 4.11). How a PROC's process relates to the traced one:
+ * itself; a child forked without exec (same program image: a multiprocessing "fork" worker, a
+ * PyTorch DataLoader worker); a child running another program (exec'd, spawned); a grandchild or
+ * deeper. */
+enum ct_proc_relation { CT_PROC_SELF = 0, CT_PROC_FORKED = 1, CT_PROC_CHILD = 2, CT_PROC_DESCENDANT = 3 };
+/* PROC_SAMPLE flags: which counters /proc did not give (their fields are 0 and mean unknown). */
+enum ct_proc_sample_flags {
+    CT_PS_NO_IO = 1,      /* rchar, wchar, read_bytes, write_bytes (/proc/PID/io not readable) */
+    CT_PS_NO_SCHED = 2,   /* run_ns, wait_ns (no schedstat) */
+    CT_PS_PARTIAL = 4,    /* a process record missing threads, or children left unsampled,
+                           * past the sampler's tables */
+};
+/* HOST_SAMPLE flags: which groups of counters the machine did not give (0 = unknown). */
+enum ct_host_sample_flags {
+    CT_HS_NO_PSI = 1,     /* the psi_* fields (no /proc/pressure) */
+    CT_HS_NO_MEM = 2,     /* mem_total, mem_available */
+    CT_HS_NO_VM = 4,      /* swap_in, swap_out, majflt */
 };
 enum ct_thread_flags { CT_THREAD_TRACER = 1, CT_THREAD_EXITED = 2 };
 enum ct_stream_op { CT_STREAM_CREATE = 0, CT_STREAM_DESTROY = 1 };
@@ -386,6 +407,36 @@ typedef struct {
     uint64_t records, lost;        /* totals over the process */
 } ct_rec_end;
 
+typedef struct {
+    uint32_t pid, ppid;
+    uint32_t root;                 /* the traced process, whose file this is */
+    uint32_t relation;             /* enum ct_proc_relation */
+    uint64_t start;                /* when it started, on the trace's clock (to the kernel's tick) */
+    uint32_t comm, cmdline;        /* string ids: its name, its arguments joined by spaces */
+} ct_rec_proc;
+typedef struct {
+    uint32_t pid;
+    uint32_t tid;                  /* 0: the process as a whole; else one of its threads */
+    uint64_t user_ns, sys_ns;      /* CPU time (process: all its threads, exited ones included) */
+    uint64_t run_ns, wait_ns;      /* on a CPU, and runnable waiting for one (live threads) */
+    uint32_t state;                /* the (main) thread's state letter: 'R', 'S', 'D', ... */
+    uint32_t threads, running, blocked; /* threads, and those in R and in D at the reading */
+    uint64_t rchar, wchar;         /* bytes through read/write-like calls (any file, pipe, socket) */
+    uint64_t read_bytes, write_bytes; /* bytes the block layer fetched / will write for it */
+    uint64_t majflt;               /* major page faults */
+    uint32_t flags;                /* enum ct_proc_sample_flags */
+    uint64_t children_ns;          /* CPU time of its children it has reaped (a process's) */
+} ct_rec_proc_sample;
+typedef struct {
+    uint32_t cpus;                 /* online CPUs */
+    uint64_t busy_ns, idle_ns, iowait_ns, steal_ns; /* summed over the CPUs */
+    uint32_t running, blocked;     /* tasks runnable, and in uninterruptible I/O wait, machine-wide */
+    uint64_t mem_total, mem_available;
+    uint64_t swap_in, swap_out, majflt; /* pages swapped in and out, major faults (machine) */
+    uint64_t psi_cpu_some_ns, psi_io_some_ns, psi_io_full_ns, psi_mem_some_ns, psi_mem_full_ns; /* stall ns */
+    uint32_t flags;                /* enum ct_host_sample_flags */
+} ct_rec_host_sample;
+
 /* Chunk metadata (FORMAT.md "Chunks"). The writer sets the "in" fields; ct_chunk_build fills
  * the rest; the reader decodes all of them (delivered as CT_REC_CHUNK). */
 enum ct_chunk_flags {
@@ -440,6 +491,9 @@ typedef struct {
         ct_rec_python python;
         ct_rec_capture capture;
         ct_rec_graph graph;
+        ct_rec_proc proc;
+        ct_rec_proc_sample proc_sample;
+        ct_rec_host_sample host_sample;
         ct_rec_nvtx_range nvtx_range;
         ct_rec_nvtx_mark nvtx_mark;
         ct_rec_nvtx_begin nvtx_begin;
@@ -493,6 +547,9 @@ int ct_enc_graph(ct_enc *e, uint64_t ts, const ct_rec_graph *r);
 int ct_enc_nvtx_range(ct_enc *e, uint64_t end, const ct_rec_nvtx_range *r);
 int ct_enc_nvtx_mark(ct_enc *e, uint64_t ts, const ct_rec_nvtx_mark *r);
 int ct_enc_nvtx_begin(ct_enc *e, uint64_t ts, const ct_rec_nvtx_begin *r);
+int ct_enc_proc(ct_enc *e, uint64_t ts, const ct_rec_proc *r);
+int ct_enc_proc_sample(ct_enc *e, uint64_t ts, const ct_rec_proc_sample *r);
+int ct_enc_host_sample(ct_enc *e, uint64_t ts, const ct_rec_host_sample *r);
 /* Any record in decoded form (r->type, r->ts, r->u): dispatches to the functions above. */
 int ct_enc_rec(ct_enc *e, const ct_rec *r);
 /* A record of arbitrary type whose body after the timestamp is `body` (tests, extensions). */

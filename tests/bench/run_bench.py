@@ -15,6 +15,7 @@ Measures, on the simulated CUDA stack:
   6. the wall time cutrace's defaults add to train_loop (bench_overhead.py).
   7. what a call stack with Python frames adds to a call from Python (bench_pystack.py).
   8. what an NVTX push/pop pair costs, untraced and traced (bench_nvtx.py).
+  9. what host sampling costs, 1 main + 8 loader workers (bench_host.py).
 Writes OUT_DIR/results.json (flat numeric keys, units in the names; `null` plus a reason in
 "notes" where a figure could not be measured) and OUT_DIR/results.md, and prints the tables.
 Speed is reported, never asserted: the exit status is 0 unless a program fails to run.
@@ -34,6 +35,7 @@ import bench_pairs
 import bench_overhead
 import bench_pystack
 import bench_nvtx
+import bench_host
 
 CALLS = ["launch", "memcpy", "alloc", "rtlaunch"]
 CALL_KEY = {"launch": "launch", "memcpy": "memcpy", "alloc": "alloc", "rtlaunch": "runtime_launch"}
@@ -105,6 +107,7 @@ class Bench:
                 "tests/bench/rusage", "tests/bench/bench_nvtx", "tests/bench/libib_floor.so",
                 "tests/bench/libib_naive.so",
                 "tests/bench/libib_lttng.so", "tests/workloads/train_loop",
+                "tests/workloads/loader_tree",
                 "tests/analyzer/tracegen", "tests/workloads/libworkload_kernels.so"]
 
     def snapshot(self, build):
@@ -441,6 +444,7 @@ class Bench:
                              "pass" if r["jobs_speedup_j2"] >= GOAL_JOBS_SPEEDUP else "miss")
         v.update(bench_overhead.verdicts(r))
         v.update(bench_pystack.verdicts(r))
+        v.update(bench_host.verdicts(r))
         return v
 
     def tables(self, v):
@@ -506,6 +510,7 @@ class Bench:
                   bench_overhead.row(r, s, v),
                   bench_pystack.row(r, s, v),
                   bench_nvtx.row(r, s),
+                  bench_host.row(r, s, v),
                   "| cutrace summary, events/s (%d events, CPU time) | %.1f M (wall %.1f M) | >= %.0f M | %s |" % (
                       r["analyzer_trace_events"], r["analyzer_events_per_sec"] / 1e6,
                       r["analyzer_events_per_sec_wall"] / 1e6, GOAL_ANALYZER_EPS / 1e6,
@@ -558,6 +563,7 @@ class Bench:
         bench_overhead.measure(self)
         bench_pystack.measure(self)
         bench_nvtx.measure(self)
+        bench_host.measure(self)
         self.bench_analyzer()
         self.bench_jobs()
         pair_verdicts = bench_pairs.bench(self)

@@ -72,6 +72,12 @@ static size_t fmt_all_types(ct_rec *v, char *longtext, size_t longlen)
                                               {UINT32_MAX, 2, 3}, {1024, 1, 1}, 49152,
                                               1ull << 33, CT_DIR_HTOD, CT_MEMKIND_PINNED,
                                               CT_MEMKIND_DEVICE, 65536};
+    ADD(CT_REC_PROC)->proc = (ct_rec_proc){UINT32_MAX, 7, 8, CT_PROC_FORKED, 1ull << 62, 3, 4};
+    ADD(CT_REC_PROC_SAMPLE)->proc_sample = (ct_rec_proc_sample){
+        9, 10, UINT64_MAX, 11, 12, 13, 'D', 14, 15, 16, 17, 18, 19, 1ull << 40, 21,
+        CT_PS_NO_SCHED, 1ull << 50};
+    ADD(CT_REC_HOST_SAMPLE)->host_sample = (ct_rec_host_sample){
+        256, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, UINT64_MAX, CT_HS_NO_PSI};
     ADD(CT_REC_END)->end = (ct_rec_end){CT_END_SIGNAL, -15, 20, 17};
 #undef ADD
     return n;
@@ -82,7 +88,7 @@ TEST_IMPL(roundtrip_every_record_type)
     static char longtext[300];
     ct_rec in[32];
     size_t n = fmt_all_types(in, longtext, sizeof longtext);
-    ASSERT_INT(n, ==, 28);
+    ASSERT_INT(n, ==, 31);
 
     char path[4096];
     snprintf(path, sizeof path, "%s/all.ct", ctt_tmpdir());
@@ -206,14 +212,42 @@ TEST_IMPL(roundtrip_every_record_type)
     ASSERT_UINT(gr->src_kind, ==, CT_MEMKIND_PINNED);
     ASSERT_UINT(gr->dst_kind, ==, CT_MEMKIND_DEVICE);
     ASSERT_UINT(gr->nodes, ==, 65536);
-    ASSERT_INT(l.recs[27].u.end.code, ==, -15);
+    const ct_rec_proc *pr = &l.recs[27].u.proc;
+    ASSERT_UINT(l.recs[27].type, ==, CT_REC_PROC);
+    ASSERT_UINT(pr->pid, ==, UINT32_MAX);
+    ASSERT_UINT(pr->root, ==, 8);
+    ASSERT_UINT(pr->relation, ==, CT_PROC_FORKED);
+    ASSERT_UINT(pr->start, ==, 1ull << 62);
+    ASSERT_UINT(pr->cmdline, ==, 4);
+    const ct_rec_proc_sample *ps = &l.recs[28].u.proc_sample;
+    ASSERT_UINT(l.recs[28].type, ==, CT_REC_PROC_SAMPLE);
+    ASSERT_UINT(ps->tid, ==, 10);
+    ASSERT_UINT(ps->user_ns, ==, UINT64_MAX);
+    ASSERT_UINT(ps->wait_ns, ==, 13);
+    ASSERT_UINT(ps->state, ==, 'D');
+    ASSERT_UINT(ps->blocked, ==, 16);
+    ASSERT_UINT(ps->read_bytes, ==, 19);
+    ASSERT_UINT(ps->write_bytes, ==, 1ull << 40);
+    ASSERT_UINT(ps->majflt, ==, 21);
+    ASSERT_UINT(ps->flags, ==, CT_PS_NO_SCHED);
+    ASSERT_UINT(ps->children_ns, ==, 1ull << 50);
+    const ct_rec_host_sample *hs = &l.recs[29].u.host_sample;
+    ASSERT_UINT(l.recs[29].type, ==, CT_REC_HOST_SAMPLE);
+    ASSERT_UINT(hs->cpus, ==, 256);
+    ASSERT_UINT(hs->steal_ns, ==, 4);
+    ASSERT_UINT(hs->blocked, ==, 6);
+    ASSERT_UINT(hs->mem_available, ==, 8);
+    ASSERT_UINT(hs->majflt, ==, 11);
+    ASSERT_UINT(hs->psi_mem_full_ns, ==, UINT64_MAX);
+    ASSERT_UINT(hs->flags, ==, CT_HS_NO_PSI);
+    ASSERT_INT(l.recs[30].u.end.code, ==, -15);
     ct_rec_frame fr;
     ASSERT_INT(ct_reader_frame(l.r, 0, 1, &fr), ==, 0);
     ASSERT_UINT(fr.offset, ==, 0x1234);
 
     const ct_stats *st = ct_reader_stats(l.r, 0);
     ASSERT_INT(st->chunks, ==, 2);
-    ASSERT_INT(st->records, ==, 28);
+    ASSERT_INT(st->records, ==, 31);
     ASSERT_INT(st->lost, ==, 3 + 17); /* chunk count plus the LOSS record */
     ASSERT_INT(st->nvtx_unnamed, ==, 9000); /* LOSS reason 5: named by group, not lost */
     ASSERT_UINT(st->max_span, ==, 123456); /* the SYNC's: an NVTX range does not count */

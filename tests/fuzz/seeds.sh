@@ -21,6 +21,8 @@ run vram     --stacks all -- "$W/vram_peak"
 run driver   -- "$W/driver_api"
 run killed   -- "$W/dies" --how kill --steps 3 --step-ms 150
 run aborted  -- "$W/dies" --how abort --steps 2 --step-ms 10
+# host samples of a process tree (forked workers, FORMAT.md 4.11), sampled often
+CUTRACE_HOST_SAMPLE_MS=20 run tree -- "$W/loader_tree" 2 20 4096 100 "$tmp/tree.data"
 "$B/tests/analyzer/tracegen" -o "$tmp/gen" --iters 3 --kernels 4 --churn --oom >/dev/null
 "$B/tests/analyzer/tracegen" -o "$tmp/gen2" --iters 2 --kernels 2 --ranks 2 --prefetch --pinned >/dev/null
 n=0

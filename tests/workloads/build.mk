@@ -7,7 +7,7 @@ WL_DIR      := $(B)/tests/workloads
 # Flags live in this file, so what nvcc builds depends on it too.
 WL_HEADERS  := tests/workloads/wl_common.h tests/workloads/wl_kernels.h tests/workloads/build.mk
 WL_CU_PROGS := $(addprefix $(WL_DIR)/,train_loop threads fork_exec dies capture_steps graph_built)
-WL_C_PROGS  := $(addprefix $(WL_DIR)/,vram_peak rt_memory driver_api)
+WL_C_PROGS  := $(addprefix $(WL_DIR)/,vram_peak rt_memory driver_api loader_tree)
 # Runtime kernels captured and launched as graphs through the driver API (NVIDIA's link stub).
 WL_GRAPH_PROGS := $(WL_DIR)/graph_steps
 WL_KERNELS  := $(WL_DIR)/libworkload_kernels.so
@@ -21,7 +21,7 @@ WL_NVFLAGS  := -O2 -std=c++17 -Xcompiler -Wall,-Wextra -Werror all-warnings
 WL_CUBINS   := $(foreach a,75 80 90,$(WL_DIR)/driver_api_kernels.sm_$(a).cubin)
 
 # py_loader runs from the build directory, next to the cubins it loads.
-WL_PY_PROGS := $(WL_DIR)/py_loader $(WL_DIR)/py_sites
+WL_PY_PROGS := $(WL_DIR)/py_loader $(WL_DIR)/py_sites $(WL_DIR)/py_loader_tree
 
 # A C program on NVIDIA's cuBLAS and cuBLASLt (linked as a user would, run on NVIDIA's runtime).
 WL_BLAS_PROGS := $(WL_DIR)/cublas_roofline
@@ -48,7 +48,7 @@ $(WL_DIR)/py_loader: tests/workloads/py_loader.py $(WL_CUBINS)
 	@mkdir -p $(dir $@)
 	install -m 0755 $< $@
 
-$(WL_DIR)/py_sites: tests/workloads/py_sites.py
+$(WL_DIR)/py_sites $(WL_DIR)/py_loader_tree: $(WL_DIR)/%: tests/workloads/%.py
 	@mkdir -p $(dir $@)
 	install -m 0755 $< $@
 
@@ -75,7 +75,7 @@ $(WL_DIR)/driver_api.o: CFLAGS += -DWL_IMAGES=\"$(WL_DIR)/driver_api_kernels\"
 $(WL_DIR)/driver_api: $(WL_DIR)/driver_api.o
 	$(CC) $(CFLAGS) -o $@ $^ -L$(CUDA_HOME)/lib64/stubs -lcuda
 
-$(WL_DIR)/vram_peak $(WL_DIR)/rt_memory: %: %.o
+$(WL_DIR)/vram_peak $(WL_DIR)/rt_memory $(WL_DIR)/loader_tree: %: %.o
 	$(CC) $(CFLAGS) -o $@ $^ -L$(CUDA_HOME)/lib64 -lcudart
 
 $(WL_KERNELS): $(WL_DIR)/kernels.o

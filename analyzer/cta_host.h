@@ -1,0 +1,82 @@
+/* The host samples of one traced process (FORMAT.md 4.11): its process tree (itself, its
+ * DataLoader-like forked workers, other descendants) and the machine, as its PROC, PROC_SAMPLE
+ * and HOST_SAMPLE records give them, reduced as the pass goes to what the summary's process
+ * table, the timeline's counter tracks and the diagnoses need: per tree process its first and
+ * last readings and how many of its readings had a thread in I/O wait; for the machine its first
+ * and last readings and the least memory available; and the rates over the interval each sample
+ * closes (cta_host_rates_of).
+ *
+ * Counters are cumulative: a process's figures are the difference of its last reading and its
+ * baseline: 0 if it began after the trace did (a worker forked during the run: everything it
+ * did counts, a worker's tail between its last reading and its exit excepted), else its first
+ * reading (the traced process itself: only what it did while traced). CPU time is from the
+ * kernel's user and system times, each to the clock tick (10 ms on most systems), so a figure is
+ * within 2 ticks of the truth at its last reading.
+ *
+ * Contract: all state lives in the process's cta_proc (its `sampled` pointer, NULL until its
+ * first such record), so per-file passes need no shared table; cta_host_rec is the model's hook
+ * for the three record types, cta_host_free the model's when the process is freed. */
+#ifndef CTA_HOST_H
+#define CTA_HOST_H
+
+#include <stdio.h>
+
+#include "cta_model.h"
+#include "cta_out.h"
+
+enum { CTA_ROLE_MAIN, CTA_ROLE_WORKER, CTA_ROLE_OTHER };
+extern const char *const cta_role_names[3]; /* "main", "loader worker", "other" */
+
+/* One process of the tree, as the summary shows it. */
+typedef struct {
+    uint32_t pid, ppid;
+    int role;                     /* CTA_ROLE_* */
+    char comm[32];
+    uint64_t span_ns;             /* from its baseline (its start, or its first reading) to its last reading */
+    uint64_t cpu_ns, user_ns, sys_ns;
+    uint64_t rchar, wchar, read_bytes, write_bytes, majflt; /* over the span */
+    int io_known;                 /* its I/O counters were readable */
+    uint64_t samples, iowait_samples; /* readings, and those with a thread in D state */
+    uint64_t wait_ns;             /* run-queue wait over the span (0 when unknown) */
+    int wait_known;
+} cta_host_row;
+
+/* The machine over the trace's samples. */
+typedef struct {
+    int known;                    /* two machine readings or more */
+    uint32_t cpus;
+    uint64_t span_ns;
+    double busy_cores, iowait_cores, steal_cores; /* averages over the span */
+    uint64_t mem_total, mem_available_min;
+    int mem_known;
+    uint64_t swap_in, swap_out, majflt;
+    int vm_known;
+    double psi_cpu_some, psi_io_some, psi_io_full, psi_mem_some, psi_mem_full; /* share of span */
+    int psi_known;
+} cta_host_machine;
+
+/* What the interval closed by the sample just taken measured, for the timeline. */
+typedef struct {
+    uint64_t ts, from;            /* the interval: from the previous reading to this one */
+    /* a PROC_SAMPLE of a whole process (tid 0) */
+    uint32_t pid;
+    int role;
+    double cpu_cores;             /* its CPU time per second */
+    /* a HOST_SAMPLE: the machine's, and the tree's summed since the previous one */
+    double busy_cores, iowait_cores, tree_read_bps, tree_cpu_cores;
+} cta_host_rates;
+
+void cta_host_rec(cta_model *m, cta_proc *p, const ct_rec *r);
+void cta_host_free(cta_proc *p);
+/* Rows of p's tree (NULL, 0 if it has none), in the order first seen (the traced process first). */
+size_t cta_host_rows(const cta_proc *p, cta_host_row **rows);
+cta_host_machine cta_host_machine_of(const cta_proc *p);
+/* The rates of the interval r (PROC_SAMPLE of a process, or HOST_SAMPLE; the record the model
+ * took last) closes; 0 if it closes none (a first reading, a thread's). */
+int cta_host_rates_of(const cta_proc *p, const ct_rec *r, cta_host_rates *out);
+
+/* The summary's "Process tree" section and its JSON ("process_tree" in each process). */
+void cta_host_text(FILE *f, const cta_model *m);
+void cta_host_json(cta_json *j, const cta_proc *p);
+
+#endif
