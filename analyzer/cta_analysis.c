@@ -118,7 +118,7 @@ int cta_analysis_run(const char *cmd, char *const *paths, int npaths, cta_analys
                      cta_analysis *a)
 {
     *a = (cta_analysis){0};
-    if (o->overview && !(a->ov = cta_overview_find(cmd, paths, npaths, o->overview)))
+    if (o->overview && !(a->ov = cta_overview_find(cmd, paths, npaths, o->overview, o->jobs)))
         return CTA_EXIT_INPUT;
     cta_file_observers fo = {.ctx = a->ov, .begin = overview_begin, .end = overview_end};
     int rc = cta_load_open(cmd, paths, npaths, &a->rd);

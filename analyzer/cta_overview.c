@@ -1,5 +1,6 @@
 #include "cta_overview.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,41 +58,192 @@ static int slice_start(const ct_rec *r, uint64_t *start)
     return 1;
 }
 
-cta_overview *cta_overview_find(const char *cmd, char *const *paths, int npaths, uint32_t n)
+/* One file's slice ends in time order, compact: a file's records come in the order of their time,
+ * so its ends mostly ascend and are kept as LEB128 deltas (a few bytes a slice, where every
+ * file's decoding held at once would cost a chunk buffer per file); an end below the last one
+ * (a damaged trace's late record) goes to a side list, sorted when the file is done. */
+typedef struct {
+    uint8_t *buf;
+    size_t len, cap;
+    uint64_t last;                /* the last end in buf */
+    uint64_t *late;
+    size_t nlate, late_cap;
+    uint64_t count, first, max;   /* slices, earliest start, latest end */
+    int rc;                       /* ct_reader_next_in's last answer */
+} ov_ends;
+
+typedef struct {
+    ct_reader *rd;
+    ov_ends *ends;
+    uint32_t nfiles;
+    uint32_t next;                /* the next file to take (atomic) */
+} ov_find;
+
+static void ends_add(ov_ends *e, uint64_t end)
+{
+    if (e->count++ && end < e->last) {
+        if (e->nlate == e->late_cap) {
+            e->late_cap = e->late_cap ? 2 * e->late_cap : 64;
+            e->late = cta_xrealloc(e->late, e->late_cap * sizeof *e->late, "the overview's search");
+        }
+        e->late[e->nlate++] = end;
+        return;
+    }
+    if (e->cap - e->len < 10) {
+        e->cap = e->cap ? 2 * e->cap : 4096;
+        e->buf = cta_xrealloc(e->buf, e->cap, "the overview's search");
+    }
+    uint64_t d = end - (e->count > 1 ? e->last : 0);
+    do {
+        e->buf[e->len++] = (uint8_t)(d & 0x7F) | (d > 0x7F ? 0x80 : 0);
+        d >>= 7;
+    } while (d);
+    e->last = end;
+}
+
+static int by_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* A worker: takes the files in turn (distinct files of one reader read at once, ct_reader_next_in). */
+static void *find_worker(void *arg)
+{
+    ov_find *f = arg;
+    uint32_t file;
+    while ((file = __atomic_fetch_add(&f->next, 1, __ATOMIC_RELAXED)) < f->nfiles) {
+        ov_ends *e = &f->ends[file];
+        e->first = UINT64_MAX;
+        ct_rec r;
+        while ((e->rc = ct_reader_next_in(f->rd, file, &r)) > 0) {
+            uint64_t s;
+            if (!slice_start(&r, &s))
+                continue;
+            e->first = s < e->first ? s : e->first;
+            e->max = r.ts > e->max ? r.ts : e->max;
+            ends_add(e, r.ts);
+        }
+        if (e->nlate)
+            qsort(e->late, e->nlate, sizeof *e->late, by_u64);
+    }
+    return NULL;
+}
+
+/* A cursor over one sorted list of ends: a file's deltas or its late ends. */
+typedef struct {
+    const ov_ends *e;
+    int late;
+    size_t at;
+    uint64_t v;
+} ov_cursor;
+
+static int cursor_next(ov_cursor *c)
+{
+    if (c->late) {
+        if (c->at >= c->e->nlate)
+            return 0;
+        c->v = c->e->late[c->at++];
+        return 1;
+    }
+    if (c->at >= c->e->len)
+        return 0;
+    uint64_t d = 0;
+    for (int sh = 0; c->at < c->e->len; sh += 7) {
+        uint8_t b = c->e->buf[c->at++];
+        d |= (uint64_t)(b & 0x7F) << sh;
+        if (!(b & 0x80))
+            break;
+    }
+    c->v += d;
+    return 1;
+}
+
+static void cursor_down(ov_cursor *h, size_t n, size_t i)
+{
+    for (;;) {
+        size_t l = 2 * i + 1, m = i;
+        if (l < n && h[l].v < h[m].v)
+            m = l;
+        if (l + 1 < n && h[l + 1].v < h[m].v)
+            m = l + 1;
+        if (m == i)
+            return;
+        ov_cursor t = h[i];
+        h[i] = h[m];
+        h[m] = t;
+        i = m;
+    }
+}
+
+cta_overview *cta_overview_find(const char *cmd, char *const *paths, int npaths, uint32_t n, int jobs)
 {
     ct_reader *rd;
     if (cta_load_open(cmd, paths, npaths, &rd) != CTA_EXIT_OK)
         return NULL;
+    ov_find f = {.rd = rd, .nfiles = (uint32_t)ct_reader_nfiles(rd)};
+    f.ends = cta_xmalloc(f.nfiles * sizeof *f.ends, "the overview's search");
+    if ((uint32_t)jobs > f.nfiles)
+        jobs = (int)f.nfiles;
+    pthread_t *th = cta_xmalloc((size_t)jobs * sizeof *th, "the overview's search");
+    int started = 0;
+    while (started < jobs && pthread_create(&th[started], NULL, find_worker, &f) == 0)
+        started++;
+    if (!started)
+        find_worker(&f);
+    for (int i = 0; i < started; i++)
+        pthread_join(th[i], NULL);
+    free(th);
     cta_overview *o = cta_xmalloc(sizeof *o, "the overview");
     o->n = n;
     o->cut = UINT64_MAX;
-    uint64_t *ring = cta_xmalloc((size_t)n * sizeof *ring, "the overview's search");
+    /* the ends of every file in time order (a heap of the files' cursors); the ring holds the
+     * ends of the last n slices, the oldest next to be replaced */
+    ov_cursor *h = cta_xmalloc(2 * (size_t)f.nfiles * sizeof *h + 1, "the overview's search");
+    size_t nh = 0;
     uint64_t seen = 0, first = UINT64_MAX, last = 0, best = UINT64_MAX;
-    ct_rec r;
-    int got;
-    while ((got = ct_reader_next(rd, &r)) > 0) {
-        uint64_t s;
-        if (!slice_start(&r, &s))
-            continue;
-        first = s < first ? s : first;
-        last = r.ts > last ? r.ts : last;
-        /* the ring holds the ends of the last n slices, the oldest next to be replaced */
-        ring[seen++ % n] = r.ts;
-        if (seen >= n && r.ts - ring[seen % n] < best) {
-            best = r.ts - ring[seen % n];
-            o->start = ring[seen % n];
-            o->end = r.ts;
+    int failed = 0;
+    for (uint32_t i = 0; i < f.nfiles; i++) {
+        const ov_ends *e = &f.ends[i];
+        if (e->rc < 0 && !failed) {
+            fprintf(stderr, "cutrace %s: error: %s\n", cmd, ct_reader_error_in(rd, i));
+            failed = 1;
+        }
+        first = e->count && e->first < first ? e->first : first;
+        last = e->max > last ? e->max : last;
+        for (int late = 0; late < 2; late++) {
+            h[nh] = (ov_cursor){.e = e, .late = late};
+            if (cursor_next(&h[nh]))
+                nh++;
         }
     }
-    if (got < 0) {
-        fprintf(stderr, "cutrace %s: error: %s\n", cmd, ct_reader_error(rd));
-        ct_reader_close(rd);
-        free(ring);
+    for (size_t i = nh; i-- > 0;)
+        cursor_down(h, nh, i);
+    uint64_t *ring = failed ? NULL : cta_xmalloc((size_t)n * sizeof *ring, "the overview's search");
+    while (ring && nh) {
+        uint64_t end = h[0].v;
+        if (!cursor_next(&h[0]))
+            h[0] = h[--nh];
+        cursor_down(h, nh, 0);
+        ring[seen++ % n] = end;
+        if (seen >= n && end - ring[seen % n] < best) {
+            best = end - ring[seen % n];
+            o->start = ring[seen % n];
+            o->end = end;
+        }
+    }
+    free(ring);
+    free(h);
+    for (uint32_t i = 0; i < f.nfiles; i++) {
+        free(f.ends[i].buf);
+        free(f.ends[i].late);
+    }
+    free(f.ends);
+    ct_reader_close(rd);
+    if (failed) {
         cta_overview_free(o);
         return NULL;
     }
-    ct_reader_close(rd);
-    free(ring);
     o->any = seen > 0;
     if (seen < n) {
         o->start = first;

@@ -14,8 +14,10 @@
  * stretch ends just before the first start left out (end = that start - 1) and is marked
  * truncated. The slices kept are exactly those overlapping the (cut) stretch, none twice.
  *
- * Memory is bounded by N (the ring; the heap, whose slices point at names the model and the
- * reader keep; the tracks and names interned when the JSON is written), never by the trace. */
+ * Memory: the search holds each file's slice ends (a few bytes each: 2 to 3 for ends microseconds
+ * apart) and the decoding of `jobs` files at once; then it is bounded by N (the ring; the heap,
+ * whose slices point at names the model and the reader keep; the tracks and names interned when
+ * the JSON is written). */
 #ifndef CTA_OVERVIEW_H
 #define CTA_OVERVIEW_H
 
@@ -28,10 +30,11 @@ enum { CTA_OV_API, CTA_OV_KERNEL, CTA_OV_MEMCPY, CTA_OV_MEMSET, CTA_OV_SYNC, CTA
 
 typedef struct cta_overview cta_overview;
 
-/* Reads the traces in paths once (the format library's reader, no model) and returns the
+/* Reads the traces in paths once (the format library's reader, no model; `jobs` files at once,
+ * each file's slice ends kept in a few bytes a slice, then merged in time order) and returns the
  * overview of at most n (>= 1) slices to fill, with its stretch found; NULL after printing why
- * when the files cannot be read. */
-cta_overview *cta_overview_find(const char *cmd, char *const *paths, int npaths, uint32_t n);
+ * when the files cannot be read. The stretch depends on the ends' values alone, so not on jobs. */
+cta_overview *cta_overview_find(const char *cmd, char *const *paths, int npaths, uint32_t n, int jobs);
 /* A file's part of o (cta_load_run_jobs): the same stretch and bound, no slice yet; merged into
  * o (as if its slices had been observed by o after o's own) with cta_overview_merge, once the
  * file's partial model is merged into m (the slices then name m's kernels). */
