@@ -11,6 +11,26 @@
 
 enum { TRACK_THREAD, TRACK_STREAM };
 
+/* The sift-down of a binary heap of T whose top is the element `first` puts before the others
+ * (the search's cursors by their next end, the kept slices by their start, latest first). */
+#define CTA_OV_SIFT_DOWN(name, T, first)                                                    \
+    static void name(T *h, size_t n, size_t i)                                             \
+    {                                                                                      \
+        for (;;) {                                                                         \
+            size_t l = 2 * i + 1, m = i;                                                   \
+            if (l < n && first(&h[l], &h[m]))                                              \
+                m = l;                                                                     \
+            if (l + 1 < n && first(&h[l + 1], &h[m]))                                      \
+                m = l + 1;                                                                 \
+            if (m == i)                                                                    \
+                return;                                                                    \
+            T t_ = h[i];                                                                   \
+            h[i] = h[m];                                                                   \
+            h[m] = t_;                                                                     \
+            i = m;                                                                         \
+        }                                                                                  \
+    }
+
 typedef struct {
     uint64_t start, end;
     uint64_t id;                  /* tid or stream */
@@ -159,22 +179,8 @@ static int cursor_next(ov_cursor *c)
     return 1;
 }
 
-static void cursor_down(ov_cursor *h, size_t n, size_t i)
-{
-    for (;;) {
-        size_t l = 2 * i + 1, m = i;
-        if (l < n && h[l].v < h[m].v)
-            m = l;
-        if (l + 1 < n && h[l + 1].v < h[m].v)
-            m = l + 1;
-        if (m == i)
-            return;
-        ov_cursor t = h[i];
-        h[i] = h[m];
-        h[m] = t;
-        i = m;
-    }
-}
+static int cursor_before(const ov_cursor *a, const ov_cursor *b) { return a->v < b->v; }
+CTA_OV_SIFT_DOWN(cursor_down, ov_cursor, cursor_before)
 
 cta_overview *cta_overview_find(const char *cmd, char *const *paths, int npaths, uint32_t n, int jobs)
 {
@@ -254,22 +260,9 @@ cta_overview *cta_overview_find(const char *cmd, char *const *paths, int npaths,
 
 /* ---- pass 2: the stretch's slices, observed as the model is built --------------------------- */
 
-static void sift_down(slice *h, uint32_t n, uint32_t i)
-{
-    for (;;) {
-        uint32_t l = 2 * i + 1, r = l + 1, big = i;
-        if (l < n && h[l].start > h[big].start)
-            big = l;
-        if (r < n && h[r].start > h[big].start)
-            big = r;
-        if (big == i)
-            return;
-        slice t = h[i];
-        h[i] = h[big];
-        h[big] = t;
-        i = big;
-    }
-}
+/* the kept slices: a max-heap by start, the one to leave out first on top */
+static int later_start(const slice *a, const slice *b) { return a->start > b->start; }
+CTA_OV_SIFT_DOWN(sift_down, slice, later_start)
 
 /* A slice: kept if it overlaps the stretch and is among the n that start first. */
 static void add(cta_overview *o, const slice *s)
