@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cta_graph.h"
+#include "cta_starve_cause.h"
 #include "cta_out.h"
 
 static int cmp_double(const void *a, const void *b)
@@ -522,6 +523,10 @@ static void dev_diagnoses(diags *ds, const cta_proc *p, int d)
         ev(x, "loader_workers", workers, CTA_EV_COUNT);
         ev(x, "max_speedup", dv->busy ? (double)win / (double)dv->busy : 0, CTA_EV_RATIO);
         at_gap(x, p, d, CTA_GAP_STARVE, band, -1);
+        /* why, from the host samples (the message's saving is the workers' fix as today; the
+         * cause line prices the fixes that fit) */
+        cta_starve_cause_of(p, d, CTA_GAP_STARVE, sc + set_aside, p->h2d_copies, step, &x->cause);
+        cta_starve_cause_text(&x->cause, p->torch, x->detail, sizeof x->detail);
     }
 
     /* excessive-sync */
