@@ -173,8 +173,8 @@ void cta_starve_cause_text(const cta_starve_cause *c, int torch, char *buf, size
 {
     char b1[32], b2[32], b3[32];
     if (!c->known) {
-        put(buf, n, "cause: cannot be told without host samples (trace with "
-                    "CUTRACE_HOST_SAMPLE_MS > 0)\n");
+        put(buf, n, "cause: cannot be told without host samples (a trace of cutrace run with "
+                    "CUTRACE_HOST_SAMPLE_MS above 0, as by default, has them)\n");
         return;
     }
     put(buf, n, "cause, from the host samples during the gaps (%s of their %s inside sample "
