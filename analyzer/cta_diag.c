@@ -475,7 +475,7 @@ static void dev_diagnoses(diags *ds, const cta_proc *p, int d)
     /* why, from the host samples: when they tell, the finding is priced by the fixes of the
      * causes they show (within the loop's gaps), not by workers they may rule out */
     cta_starve_cause cause;
-    cta_starve_cause_of(p, d, CTA_GAP_STARVE, sc + set_aside, p->h2d_copies, step, &cause);
+    cta_starve_cause_of(p, d, CTA_GAP_STARVE, sc + set_aside, p->h2d_copies, step, &sh, &cause);
     int told = cause.known && cause.causes;
     if (told)
         ssave = cause.saving_ns < sn ? cause.saving_ns : sn;

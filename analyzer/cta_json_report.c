@@ -507,6 +507,7 @@ static void json_cause(cta_json *j, const cta_starve_cause *c)
     CTA_JK_NUM(j, "worker_iowait_share", c->worker_d_share);
     CTA_JK_NUM(j, "worker_read_bps", c->worker_read_bps);
     CTA_JK_NUM(j, "main_cpu_cores", c->main_cpu_cores);
+    CTA_JK_NUM(j, "main_compute_share", c->main_compute_share);
     CTA_JK_NUM(j, "iowait_cores", c->iowait_cores);
     CTA_JK_NUM(j, "psi_cpu_share", c->psi_cpu);
     CTA_JK_NUM(j, "psi_io_share", c->psi_io);

@@ -22,7 +22,8 @@ const char *const cta_cause_names[CTA_CAUSE_N] = {"add-workers", "cpu-bound", "s
 #define ALL_BUSY_FREE 0.3      /* under this many idle cores, all are busy ... */
 #define WAIT_SHARE 0.2         /* ... when the workers wait for a core this share of their CPU time */
 #define D_SHARE 0.3            /* worker readings with a thread in I/O wait */
-#define MAIN_CORES 0.5         /* the main process on a CPU half the gap time */
+#define MAIN_SHARE 0.5         /* the main thread computing half its time outside CUDA */
+#define MAIN_CORES 0.5         /* without its readings: the main process on a CPU half the time */
 #define PSI_MEM 0.1            /* memory stalls a tenth of the time */
 #define SWAP_PAGES_S 256.0     /* 1 MB/s of 4 KiB pages in or out */
 #define MAJFLT_S 2000.0        /* machine-wide: a busy machine faults in its programs' pages */
@@ -48,7 +49,7 @@ static double gap_in(const cta_series *s, uint32_t ch, uint64_t a, uint64_t b)
 }
 
 void cta_starve_cause_of(const cta_proc *p, int d, int cls, uint64_t gaps, uint64_t batches,
-                         double step_ns, cta_starve_cause *c)
+                         double step_ns, const cta_hostsplit *host, cta_starve_cause *c)
 {
     memset(c, 0, sizeof *c);
     const cta_dev *dv = &p->dev[d];
@@ -128,7 +129,11 @@ void cta_starve_cause_of(const cta_proc *p, int d, int cls, uint64_t gaps, uint6
         c->causes |= CTA_CAUSE_STORAGE;
     if (memory)
         c->causes |= CTA_CAUSE_MEMORY;
-    if (c->main_cpu_cores >= MAIN_CORES)
+    /* the main thread's own readings when they cover most of its time outside CUDA, else the
+     * main process's samples */
+    uint64_t told = host->compute + host->wait;
+    c->main_compute_share = told > host->unknown ? (double)host->compute / (double)told : -1;
+    if (c->main_compute_share >= 0 ? c->main_compute_share >= MAIN_SHARE : c->main_cpu_cores >= MAIN_CORES)
         c->causes |= CTA_CAUSE_MAIN_BUSY;
     if (!storage && all_busy)
         c->causes |= CTA_CAUSE_CPU_BOUND;
@@ -209,9 +214,10 @@ void cta_starve_cause_text(const cta_starve_cause *c, int torch, char *buf, size
             c->psi_io >= 0 ? 100 * c->psi_io : 0, c->psi_io >= 0 ? "%" : "",
             c->worker_read_bps / 1e6, cta_fmt_ns(b1, (double)c->gap_ns));
     if (c->causes & CTA_CAUSE_MAIN_BUSY)
-        put(buf, n, "cause main-busy: the main process was on a CPU %.2f cores' worth between "
-                    "batches: collate or preprocessing in the main process%s; move it into the "
-                    "workers (saves at most the gaps, %s)\n",
+        put(buf, n, "cause main-busy: the main thread computed %.0f%% of its time outside CUDA in "
+                    "the gaps (the main process on %.2f cores): collate or preprocessing in the "
+                    "main process%s; move it into the workers (saves at most the gaps, %s)\n",
+            c->main_compute_share >= 0 ? 100 * c->main_compute_share : 100 * c->main_cpu_cores,
             c->main_cpu_cores, torch ? " (Python overhead)" : "", cta_fmt_ns(b1, (double)c->gap_ns));
     if (c->causes & CTA_CAUSE_MEMORY)
         put(buf, n, "cause memory-pressure: swap %.0f pages/s, major faults %.0f/s, PSI memory "

@@ -29,6 +29,8 @@ typedef struct {
     double busy_cores, free_cores, outside_cores; /* outside: busy with processes not of the tree */
     double worker_cpu_cores, worker_wait_cores, worker_d_share, worker_read_bps;
     double main_cpu_cores, iowait_cores;
+    double main_compute_share;    /* of the main thread's time outside CUDA in the gaps, computing
+                                   * (its CPU readings); -1 when they do not tell */
     double psi_cpu, psi_io, psi_mem; /* -1 unknown */
     double swap_pages_s, majflt_s;   /* -1 unknown */
     double worker_cpu_per_batch_ns;  /* the workers' CPU over the run per batch copy */
@@ -39,9 +41,12 @@ typedef struct {
 } cta_starve_cause;
 
 /* Device d's gaps of class cls (CTA_GAP_*), gaps of them in all; batches: the batches loaded
- * (host-to-device batch copies); step_ns: the GPU's work per step. */
+ * (host-to-device batch copies); step_ns: the GPU's work per step; host: what the thread that
+ * last called CUDA did in the gaps, from its own CPU readings (cta_hostsplit), which tell the
+ * main process's computing in the gaps exactly where a sample interval, longer than a short
+ * gap, would mix in its work between them (PyTorch's step on the host). */
 void cta_starve_cause_of(const cta_proc *p, int d, int cls, uint64_t gaps, uint64_t batches,
-                         double step_ns, cta_starve_cause *out);
+                         double step_ns, const cta_hostsplit *host, cta_starve_cause *out);
 /* Appends to buf (size n) the causes in words with their numbers and fixes ("" unknown). */
 void cta_starve_cause_text(const cta_starve_cause *c, int torch, char *buf, size_t n);
 

@@ -186,6 +186,7 @@ static int cz_main_busy(const char *prog)
     ASSERT(m != NULL);
     ASSERT_NEAR((double)tr_value(m, "cpu_ns") / CZ_STEPS, 80e6, 8e6);
     ASSERT(tj_num(c, "main_cpu_cores") > 0.7 && tj_num(c, "main_cpu_cores") < 1.05);
+    ASSERT(tj_num(c, "main_compute_share") > 0.8);
     tj_free(s);
     free(err);
     return 0;
