@@ -142,6 +142,13 @@ static int cz_few_workers(const char *prog)
     int want = (int)(need < cpus ? need : cpus);
     ASSERT_INT((int)tj_num(c, "workers_recommended"), ==, want);
     ASSERT_INT(want, >=, 2);
+    /* the saving, from the worker's reported cost: a batch every cpb / want instead of every
+     * cpb, each gap shrinking by the difference (at most its average length) */
+    const tj *d = cz_starvation(s);
+    double gaps = tj_num(d, "evidence.gaps") + tj_num(d, "evidence.set_aside_gaps");
+    double per = cpb - fmax(step, cpb / want), avg = tj_num(c, "gap_ns") / gaps;
+    double saving = gaps * (per < avg ? per : avg);
+    ASSERT_NEAR(tj_num(c, "estimated_saving_ns"), saving, 0.1 * saving);
     tj_free(s);
     free(err);
     return 0;
