@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cta_graph.h"
+#include "cta_starve_cause.h"
 #include "cta_out.h"
 
 static int cmp_double(const void *a, const void *b)
@@ -471,6 +472,13 @@ static void dev_diagnoses(diags *ds, const cta_proc *p, int d)
     double left = load / workers - step; /* of each gap, still on the critical path */
     double hidden = (double)sc * (load - (left > 0 ? left : 0));
     uint64_t ssave = hidden < (double)sn ? (uint64_t)hidden : sn;
+    /* why, from the host samples: when they tell, the finding is priced by the fixes of the
+     * causes they show (within the loop's gaps), not by workers they may rule out */
+    cta_starve_cause cause;
+    cta_starve_cause_of(p, d, CTA_GAP_STARVE, sc + set_aside, p->h2d_copies, step, &sh, &cause);
+    int told = cause.known && cause.causes;
+    if (told)
+        ssave = cause.saving_ns < sn ? cause.saving_ns : sn;
     /* the band's gaps recur (3 or more, regular) and are the rule, the others exceptions */
     if (sc >= 3 && 2 * typical * sc >= sn && sc >= set_aside &&
         (x = add(ds, "dataloader-starvation", p, d, ssave, win, fix(p, FIX_STARVE)))) {
@@ -498,14 +506,28 @@ static void dev_diagnoses(diags *ds, const cta_proc *p, int d)
                      "program's start, a stalled host, pauses between a step's copies)",
                      (unsigned long long)set_aside, set_aside == 1 ? "" : "s",
                      cta_fmt_ns(b6, (double)set_aside_ns));
-        msg(x,
-            "GPU %d idle %s (%.1f%% of the window) in %llu gaps before host-to-device batch "
-            "copies (typically %s, against %s of GPU work per step)%s; the host was mostly %s. "
-            "%s preparing batches one step ahead would leave %s of each gap: saves %s%s%s",
-            d, cta_fmt_ns(b1, (double)sn), pct(sn, win), (unsigned long long)sc,
-            cta_fmt_ns(b2, load), cta_fmt_ns(b3, step), aside, what, who,
-            cta_fmt_ns(b4, left > 0 ? left : 0), cta_fmt_ns(b5, (double)ssave), faster,
-            workers == CTA_DIAG_MAX_WORKERS && left > 0 ? "; more workers would hide more" : "");
+        char names[96] = "";
+        for (int k = 0; k < CTA_CAUSE_N; k++)
+            if (cause.causes & (1 << k))
+                snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
+                         names[0] ? ", " : "", cta_cause_names[k]);
+        if (told)
+            msg(x,
+                "GPU %d idle %s (%.1f%% of the window) in %llu gaps before host-to-device batch "
+                "copies (typically %s, against %s of GPU work per step)%s; the host was mostly "
+                "%s. The host samples say why: %s (below); fixing it saves up to %s%s",
+                d, cta_fmt_ns(b1, (double)sn), pct(sn, win), (unsigned long long)sc,
+                cta_fmt_ns(b2, load), cta_fmt_ns(b3, step), aside, what, names,
+                cta_fmt_ns(b5, (double)ssave), faster);
+        else
+            msg(x,
+                "GPU %d idle %s (%.1f%% of the window) in %llu gaps before host-to-device batch "
+                "copies (typically %s, against %s of GPU work per step)%s; the host was mostly %s. "
+                "%s preparing batches one step ahead would leave %s of each gap: saves %s%s%s",
+                d, cta_fmt_ns(b1, (double)sn), pct(sn, win), (unsigned long long)sc,
+                cta_fmt_ns(b2, load), cta_fmt_ns(b3, step), aside, what, who,
+                cta_fmt_ns(b4, left > 0 ? left : 0), cta_fmt_ns(b5, (double)ssave), faster,
+                workers == CTA_DIAG_MAX_WORKERS && left > 0 ? "; more workers would hide more" : "");
         ev(x, "gaps", (double)sc, CTA_EV_COUNT);
         ev(x, "gap_ns", (double)sn, CTA_EV_NS);
         ev(x, "gap_pct_of_window", pct(sn, win), CTA_EV_PCT);
@@ -522,6 +544,8 @@ static void dev_diagnoses(diags *ds, const cta_proc *p, int d)
         ev(x, "loader_workers", workers, CTA_EV_COUNT);
         ev(x, "max_speedup", dv->busy ? (double)win / (double)dv->busy : 0, CTA_EV_RATIO);
         at_gap(x, p, d, CTA_GAP_STARVE, band, -1);
+        x->cause = cause;
+        cta_starve_cause_text(&cause, p->torch, x->detail, sizeof x->detail);
     }
 
     /* excessive-sync */

@@ -8,6 +8,7 @@
 
 #include "cta_model.h"
 #include "cta_nvtx.h"
+#include "cta_starve_cause.h"
 
 #define CTA_DIAG_MAX_EV 16
 #define CTA_DIAG_MAX_SITES 5
@@ -62,6 +63,7 @@ typedef struct {
     int in_range;                 /* its events happened in NVTX ranges: where (range) */
     cta_nvtx_where_info range;
     cta_diag_at at;
+    cta_starve_cause cause;       /* dataloader-starvation: why (known 0: no host samples) */
 } cta_diag;
 
 typedef struct {

@@ -30,6 +30,9 @@ struct cta_host {
     uint64_t mem_min;
     uint64_t acc_rchar, acc_cpu;  /* the tree's since the previous machine reading */
     cta_host_rates rates;         /* of the record taken last */
+    cta_host_iv acc;              /* the round being read: the tree's sums */
+    cta_host_iv *iv;              /* closed intervals */
+    size_t niv, cap_iv;
 };
 
 /* A process's start is to the clock tick: one that began up to a tick before the trace's first
@@ -99,8 +102,19 @@ static void on_sample(struct cta_host *h, const ct_rec *r)
     if (from) {
         uint64_t dcpu = sub(cpu_of(s), cpu_of(from));
         h->acc_cpu += dcpu;
-        if (!(s->flags & CT_PS_NO_IO))
-            h->acc_rchar += sub(s->rchar, from->rchar);
+        uint64_t drchar = s->flags & CT_PS_NO_IO ? 0 : sub(s->rchar, from->rchar);
+        h->acc_rchar += drchar;
+        h->acc.tree_cpu_ns += dcpu;
+        if (role_of(e->relation) == CTA_ROLE_MAIN) {
+            h->acc.main_cpu_ns += dcpu;
+        } else if (role_of(e->relation) == CTA_ROLE_WORKER) {
+            h->acc.workers++;
+            h->acc.workers_in_d += s->blocked > 0;
+            h->acc.worker_cpu_ns += dcpu;
+            h->acc.worker_rchar += drchar;
+            if (!((s->flags | from->flags) & CT_PS_NO_SCHED))
+                h->acc.worker_wait_ns += sub(s->wait_ns, from->wait_ns);
+        }
         if (r->ts > from_ts)
             h->rates = (cta_host_rates){.ts = r->ts, .from = from_ts, .pid = s->pid, .role = role_of(e->relation),
                                         .cpu_cores = (double)dcpu / (double)(r->ts - from_ts)};
@@ -125,7 +139,28 @@ static void on_machine(struct cta_host *h, const ct_rec *r)
             .ts = r->ts, .from = h->hlast_ts, .busy_cores = (double)sub(s->busy_ns, h->hlast.busy_ns) / dt,
             .iowait_cores = (double)sub(s->iowait_ns, h->hlast.iowait_ns) / dt,
             .tree_read_bps = (double)h->acc_rchar * 1e9 / dt, .tree_cpu_cores = (double)h->acc_cpu / dt};
+        const ct_rec_host_sample *a = &h->hlast;
+        cta_host_iv v = h->acc;
+        v.from = h->hlast_ts;
+        v.to = r->ts;
+        v.cpus = s->cpus;
+        v.busy_ns = sub(s->busy_ns, a->busy_ns);
+        v.iowait_ns = sub(s->iowait_ns, a->iowait_ns);
+        v.psi_known = !((s->flags | a->flags) & CT_HS_NO_PSI);
+        if (v.psi_known) {
+            v.psi_cpu_ns = sub(s->psi_cpu_some_ns, a->psi_cpu_some_ns);
+            v.psi_io_ns = sub(s->psi_io_some_ns, a->psi_io_some_ns);
+            v.psi_mem_ns = sub(s->psi_mem_some_ns, a->psi_mem_some_ns);
+        }
+        v.vm_known = !((s->flags | a->flags) & CT_HS_NO_VM);
+        if (v.vm_known) {
+            v.swap_pages = sub(s->swap_in, a->swap_in) + sub(s->swap_out, a->swap_out);
+            v.majflt = sub(s->majflt, a->majflt);
+        }
+        cta_grow(&h->iv, &h->cap_iv, h->niv + 1, sizeof *h->iv);
+        h->iv[h->niv++] = v;
     }
+    memset(&h->acc, 0, sizeof h->acc);
     h->acc_rchar = h->acc_cpu = 0;
     if (!(s->flags & CT_HS_NO_MEM) && s->mem_available < h->mem_min)
         h->mem_min = s->mem_available;
@@ -153,6 +188,7 @@ void cta_host_free(cta_proc *p)
     if (p->sampled) {
         ct_hash_free(&p->sampled->by_pid);
         free(p->sampled->v);
+        free(p->sampled->iv);
         free(p->sampled);
         p->sampled = NULL;
     }
@@ -164,6 +200,12 @@ int cta_host_rates_of(const cta_proc *p, const ct_rec *r, cta_host_rates *out)
         return 0;
     *out = p->sampled->rates;
     return 1;
+}
+
+size_t cta_host_intervals(const cta_proc *p, const cta_host_iv **v)
+{
+    *v = p->sampled ? p->sampled->iv : NULL;
+    return p->sampled ? p->sampled->niv : 0;
 }
 
 size_t cta_host_rows(const cta_proc *p, cta_host_row **rows)

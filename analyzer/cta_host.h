@@ -66,7 +66,25 @@ typedef struct {
     double busy_cores, iowait_cores, tree_read_bps, tree_cpu_cores;
 } cta_host_rates;
 
+/* One interval between two machine readings, for weighing what held during chosen spans (the
+ * GPU's data-loading gaps, cta_starve_cause): amounts over [from, to), the tree's summed by role
+ * from the process readings of the round that closes it, thread states as read at its end. */
+typedef struct {
+    uint64_t from, to;
+    uint32_t cpus;
+    uint64_t busy_ns, iowait_ns;  /* the machine's, summed over its CPUs */
+    uint64_t psi_cpu_ns, psi_io_ns, psi_mem_ns; /* "some" stall time */
+    uint64_t swap_pages, majflt;  /* the machine's; 0 when unknown */
+    int psi_known, vm_known;
+    uint32_t workers;             /* worker readings in the round */
+    uint32_t workers_in_d;        /* of them, with a thread in D state at the reading */
+    uint64_t worker_cpu_ns, worker_wait_ns, worker_rchar; /* run-queue wait: 0 when unknown */
+    uint64_t main_cpu_ns, tree_cpu_ns;
+} cta_host_iv;
+
 void cta_host_rec(cta_model *m, cta_proc *p, const ct_rec *r);
+/* p's intervals in time order (NULL, 0 with fewer than two machine readings). */
+size_t cta_host_intervals(const cta_proc *p, const cta_host_iv **v);
 void cta_host_free(cta_proc *p);
 /* Rows of p's tree (NULL, 0 if it has none), in the order first seen (the traced process first). */
 size_t cta_host_rows(const cta_proc *p, cta_host_row **rows);

@@ -484,6 +484,43 @@ static void json_breakdown(cta_json *j, const cta_model *m, uint32_t max_bins)
 static const char *const unit_names[] = {"count", "ns", "bytes", "pct", "gbps", "ratio"};
 
 /* "at": where the finding happened, on the common axis (null: no single place). */
+/* dataloader-starvation's "cause" (JSON.md): present only with host samples in the gaps. */
+static void json_cause(cta_json *j, const cta_starve_cause *c)
+{
+    cta_json_key(j, "cause");
+    cta_json_obj(j);
+    cta_json_key(j, "causes");
+    cta_json_arr(j);
+    for (int k = 0; k < CTA_CAUSE_N; k++)
+        if (c->causes & (1 << k))
+            cta_json_str(j, cta_cause_names[k]);
+    cta_json_end_arr(j);
+    CTA_JK_U64(j, "gap_ns", c->gap_ns);
+    CTA_JK_U64(j, "covered_gap_ns", c->covered_ns);
+    CTA_JK_U64(j, "cpus", c->cpus);
+    CTA_JK_NUM(j, "busy_cores", c->busy_cores);
+    CTA_JK_NUM(j, "free_cores", c->free_cores);
+    CTA_JK_NUM(j, "outside_tree_cores", c->outside_cores);
+    CTA_JK_U64(j, "workers", c->workers);
+    CTA_JK_NUM(j, "worker_cpu_cores", c->worker_cpu_cores);
+    CTA_JK_NUM(j, "worker_runqueue_wait_cores", c->worker_wait_cores);
+    CTA_JK_NUM(j, "worker_iowait_share", c->worker_d_share);
+    CTA_JK_NUM(j, "worker_read_bps", c->worker_read_bps);
+    CTA_JK_NUM(j, "main_cpu_cores", c->main_cpu_cores);
+    CTA_JK_NUM(j, "main_compute_share", c->main_compute_share);
+    CTA_JK_NUM(j, "iowait_cores", c->iowait_cores);
+    CTA_JK_NUM(j, "psi_cpu_share", c->psi_cpu);
+    CTA_JK_NUM(j, "psi_io_share", c->psi_io);
+    CTA_JK_NUM(j, "psi_memory_share", c->psi_mem);
+    CTA_JK_NUM(j, "swap_pages_per_s", c->swap_pages_s);
+    CTA_JK_NUM(j, "major_faults_per_s", c->majflt_s);
+    CTA_JK_NUM(j, "worker_cpu_per_batch_ns", c->worker_cpu_per_batch_ns);
+    CTA_JK_NUM(j, "gpu_step_ns", c->step_ns);
+    CTA_JK_U64(j, "workers_recommended", (uint64_t)c->workers_recommended);
+    CTA_JK_U64(j, "estimated_saving_ns", c->saving_ns);
+    cta_json_end_obj(j);
+}
+
 static void json_at(cta_json *j, const cta_model *m, const cta_diag *d)
 {
     cta_json_key(j, "at");
@@ -578,6 +615,8 @@ static void json_diag(cta_json *j, const cta_model *m, const cta_diag *dg, int n
         }
         cta_json_end_arr(j);
         CTA_JK_STR(j, "detail", d->detail);
+        if (d->cause.known)
+            json_cause(j, &d->cause);
         CTA_JK_STR(j, "fix", d->fix);
         cta_json_end_obj(j);
     }

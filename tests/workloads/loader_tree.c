@@ -1,17 +1,30 @@
 /* loader_tree: a main process using CUDA and K forked loader workers that never touch it, as a
  * PyTorch DataLoader has, each doing a known amount of work that it measures itself:
  *
- *   loader_tree K CPU_MS BYTES HOLD_MS FILE
+ *   loader_tree [--steps N [--main-ms M] [--existing]] K CPU_MS BYTES HOLD_MS FILE
  *
- * The main process allocates device memory and copies to it (the trace starts), writes BYTES
- * bytes into FILE, then forks K workers. Each spins until its own CPU time
+ * Without --steps: the main process allocates device memory and copies to it (the trace
+ * starts), writes BYTES bytes into FILE, then forks K workers. Each spins until its own CPU time
  * (CLOCK_PROCESS_CPUTIME_ID) reaches CPU_MS, reads FILE with read() to its end, and reports on
  * stderr "worker pid=P cpu_ns=C read=B": C its CPU time and B the bytes its read() calls
  * returned, once both are done (it reads nothing else: B is its whole rchar). It then waits for
  * the main process's word (the end of a pipe) and exits 0. The main process keeps copying for
  * HOLD_MS after the last report (so that a sampler sees each worker idle after its work), sets
  * errno to EILSEQ before that time and checks nothing changed it, releases the workers, reaps them
- * and prints "loader_tree: workers=K ok" on stdout; it exits 0, or 1 naming what failed. */
+ * and prints "loader_tree: workers=K ok" on stdout; it exits 0, or 1 naming what failed.
+ *
+ * With --steps N, a training loop fed by the workers (the four causes of a starved GPU, issue 19):
+ * the trace starts with a device memset (so that the only host-to-device copies are batches);
+ * unless --existing (FILE given, e.g. on a slow file system), FILE gets N * BYTES bytes. Worker
+ * i makes batches i, i + K, ... < N: each costs CPU_MS more of its CPU time, then a pread of
+ * BYTES at offset batch * BYTES (each byte read once: a page cache holds no batch ahead), then
+ * one byte on its own pipe; it never waits for the main process (a prefetch as deep as needed).
+ * Worker i spends i/K of CPU_MS more before its first batch, so that batches come evenly.
+ * Each of the N steps takes batch `step` from its worker's pipe, spins M ms of the main
+ * process's CPU (preprocessing between batches), and copies 1 MiB to the device (the step). The
+ * workers report "worker pid=P cpu_ns=C read=B batches=n" after their batches; the main process
+ * prints "main cpu_ns=C steps=N" on stderr (C its CPU time from the first step to the last copy)
+ * and holds HOLD_MS with memsets instead of copies. */
 #define _GNU_SOURCE
 #include <cuda_runtime_api.h>
 #include <fcntl.h>
@@ -33,6 +46,49 @@ static uint64_t mono_ns(void)
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* --steps: worker i's batches i, i + k, ... < steps, one byte on its pipe `out` each. */
+static void batch_worker(int report, int go, int out, int i, int k, int steps, uint64_t cpu_ms,
+                         size_t bytes, const char *file)
+{
+    int fd = open(file, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        WL_DIE("open %s: %s", file, strerror(errno));
+    char *buf = malloc(bytes ? bytes : 1);
+    if (!buf)
+        WL_DIE("malloc of %zu bytes failed", bytes);
+    volatile uint64_t x = 1;
+    /* worker i starts i/k of a batch's CPU late, so that batches come evenly, one every
+     * 1/k of a batch's time, as in a loader's steady state, not k at once */
+    uint64_t got = 0, goal = cpu_ns() + (uint64_t)i * cpu_ms * 1000000u / (uint64_t)k;
+    int made = 0;
+    for (int b = i; b < steps; b += k, made++) {
+        for (goal += cpu_ms * 1000000u; cpu_ns() < goal;)
+            for (int j = 0; j < 10000; j++)
+                x = x * 6364136223846793005ull + 1442695040888963407ull;
+        for (size_t done = 0; done < bytes;) {
+            ssize_t n = pread(fd, buf + done, bytes - done, (off_t)((size_t)b * bytes + done));
+            if (n <= 0)
+                WL_DIE("pread %s at %zu: %s", file, (size_t)b * bytes + done,
+                       n ? strerror(errno) : "end of file");
+            done += (size_t)n;
+        }
+        got += bytes;
+        if (write(out, "b", 1) != 1)
+            WL_DIE("batch pipe: %s", strerror(errno));
+    }
+    close(fd);
+    free(buf);
+    char line[160];
+    int len = snprintf(line, sizeof line, "worker pid=%d cpu_ns=%llu read=%llu batches=%d\n",
+                       (int)getpid(), (unsigned long long)cpu_ns(), (unsigned long long)got, made);
+    if (write(report, line, (size_t)len) != len)
+        WL_DIE("report: %s", strerror(errno));
+    char c;
+    while (read(go, &c, 1) > 0)
+        ;
+    _exit(0);
 }
 
 static void worker(int report, int go, uint64_t cpu_goal, const char *file)
@@ -65,15 +121,31 @@ static void worker(int report, int go, uint64_t cpu_goal, const char *file)
 
 int main(int argc, char **argv)
 {
-    if (argc != 6)
-        WL_DIE("usage: loader_tree K CPU_MS BYTES HOLD_MS FILE");
+    int steps = 0, existing = 0;
+    uint64_t main_ms = 0;
+    int a = 1;
+    for (; a < argc && !strncmp(argv[a], "--", 2); a++) {
+        if (!strcmp(argv[a], "--existing"))
+            existing = 1;
+        else if (!strcmp(argv[a], "--steps") && a + 1 < argc)
+            steps = atoi(argv[++a]);
+        else if (!strcmp(argv[a], "--main-ms") && a + 1 < argc)
+            main_ms = strtoull(argv[++a], NULL, 10);
+        else
+            WL_DIE("unknown option %s", argv[a]);
+    }
+    if (argc - a != 5)
+        WL_DIE("usage: loader_tree [--steps N [--main-ms M] [--existing]] K CPU_MS BYTES HOLD_MS FILE");
+    argv += a - 1;
     int k = atoi(argv[1]);
-    uint64_t cpu_goal = strtoull(argv[2], NULL, 10) * 1000000u;
+    uint64_t cpu_ms = strtoull(argv[2], NULL, 10), cpu_goal = cpu_ms * 1000000u;
     size_t bytes = strtoull(argv[3], NULL, 10);
     uint64_t hold = strtoull(argv[4], NULL, 10) * 1000000u;
     const char *file = argv[5];
     if (k < 1 || k > 64)
         WL_DIE("K: expected 1 to 64 workers, found %s", argv[1]);
+    if (steps < 0 || (!steps && (main_ms || existing)))
+        WL_DIE("--main-ms and --existing need --steps N (N > 0)");
 
     void *dev = NULL;
     size_t chunk = 1 << 20;
@@ -81,22 +153,31 @@ int main(int argc, char **argv)
     if (!host)
         WL_DIE("calloc of %zu bytes failed", chunk);
     WL_RT(cudaMalloc(&dev, chunk));
-    WL_RT(cudaMemcpy(dev, host, chunk, cudaMemcpyHostToDevice));
+    if (steps)
+        WL_RT(cudaMemset(dev, 0, chunk));
+    else
+        WL_RT(cudaMemcpy(dev, host, chunk, cudaMemcpyHostToDevice));
 
-    int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (fd < 0)
-        WL_DIE("create %s: %s", file, strerror(errno));
-    for (size_t done = 0; done < bytes;) {
-        size_t n = bytes - done < chunk ? bytes - done : chunk;
-        if (write(fd, host, n) != (ssize_t)n)
-            WL_DIE("write %s: %s", file, strerror(errno));
-        done += n;
+    if (!existing) {
+        int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+        if (fd < 0)
+            WL_DIE("create %s: %s", file, strerror(errno));
+        size_t total = steps ? (size_t)steps * bytes : bytes;
+        for (size_t done = 0; done < total;) {
+            size_t n = total - done < chunk ? total - done : chunk;
+            if (write(fd, host, n) != (ssize_t)n)
+                WL_DIE("write %s: %s", file, strerror(errno));
+            done += n;
+        }
+        close(fd);
     }
-    close(fd);
 
-    int report[2], go[2];
+    int report[2], go[2], batch[64][2];
     if (pipe(report) || pipe(go))
         WL_DIE("pipe: %s", strerror(errno));
+    for (int i = 0; steps && i < k; i++)
+        if (pipe(batch[i]))
+            WL_DIE("pipe: %s", strerror(errno));
     pid_t pids[64];
     for (int i = 0; i < k; i++) {
         pids[i] = fork();
@@ -105,14 +186,37 @@ int main(int argc, char **argv)
         if (pids[i] == 0) {
             close(report[0]);
             close(go[1]);
-            worker(report[1], go[0], cpu_goal, file);
+            if (!steps)
+                worker(report[1], go[0], cpu_goal, file);
+            for (int j = 0; j < k; j++) {
+                close(batch[j][0]);
+                if (j != i)
+                    close(batch[j][1]);
+            }
+            batch_worker(report[1], go[0], batch[i][1], i, k, steps, cpu_ms, bytes, file);
         }
     }
     close(report[1]);
     close(go[0]);
+    if (steps) {
+        for (int i = 0; i < k; i++)
+            close(batch[i][1]);
+        uint64_t c0 = cpu_ns();
+        volatile uint64_t x = 1;
+        for (int s = 0; s < steps; s++) {
+            char c;
+            if (read(batch[s % k][0], &c, 1) != 1)
+                WL_DIE("batch %d: its worker's pipe ended", s);
+            for (uint64_t goal = cpu_ns() + main_ms * 1000000u; cpu_ns() < goal;)
+                for (int j = 0; j < 10000; j++)
+                    x = x * 6364136223846793005ull + 1442695040888963407ull;
+            WL_RT(cudaMemcpy(dev, host, chunk, cudaMemcpyHostToDevice));
+        }
+        fprintf(stderr, "main cpu_ns=%llu steps=%d\n", (unsigned long long)(cpu_ns() - c0), steps);
+    }
     /* the workers' reports, passed on to stderr line by line */
     FILE *in = fdopen(report[0], "r");
-    char line[128];
+    char line[160];
     int reports = 0;
     while (reports < k && fgets(line, sizeof line, in)) {
         fputs(line, stderr);
@@ -125,8 +229,9 @@ int main(int argc, char **argv)
     while (mono_ns() < until) {
         struct timespec ms = {0, 5000000};
         nanosleep(&ms, NULL);
-        if (cudaMemcpy(dev, host, chunk, cudaMemcpyHostToDevice) != cudaSuccess)
-            WL_DIE("cudaMemcpy failed while holding");
+        if ((steps ? cudaMemset(dev, 0, chunk) : cudaMemcpy(dev, host, chunk, cudaMemcpyHostToDevice)) !=
+            cudaSuccess)
+            WL_DIE("copy or memset failed while holding");
     }
     if (errno != EILSEQ)
         WL_DIE("errno: expected EILSEQ (%d) kept, found %d", EILSEQ, errno);

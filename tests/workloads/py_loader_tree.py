@@ -3,15 +3,22 @@
 through ctypes and K loader workers started as PyTorch's DataLoader starts them, as
 multiprocessing Process objects of the "fork" context, which never use CUDA.
 
-    py_loader_tree K CPU_MS BYTES HOLD_MS FILE
+    py_loader_tree [--steps N [--main-ms M] [--existing]] K CPU_MS BYTES HOLD_MS FILE
 
-The main process initializes CUDA, allocates BYTES of device memory and copies to it (the trace
+Without --steps: the main process initializes CUDA, allocates BYTES of device memory and copies to it (the trace
 starts), writes BYTES bytes into FILE and starts the workers. Each spins until its own CPU time
 (time.process_time_ns, the process's since the fork) reaches CPU_MS, reads FILE with os.read to
 its end, and reports on stderr "worker pid=P cpu_ns=C read=B" (C its CPU time then, B the bytes
 its reads returned). It then waits for the main process's word (the end of a pipe) and returns.
 The main process copies every 5 ms for HOLD_MS after the last report, releases and joins the
 workers and prints "py_loader_tree: workers=K ok" (exit 0), or exits 1 naming what failed.
+
+With --steps N, loader_tree's training loop (loader_tree.c says it in full): the trace starts
+with a memset; FILE gets N * BYTES bytes unless --existing; worker i makes batches i, i + K, ...,
+each CPU_MS more of its CPU (i/K of it more before the first) and a pread of BYTES at offset
+batch * BYTES, one byte on its own pipe per batch; each step takes its batch, spins M ms of the
+main process's CPU and copies 1 MiB to the device. Workers report "worker pid=P cpu_ns=C read=B
+batches=n", the main process "main cpu_ns=C steps=N"; the hold uses memsets.
 """
 import ctypes
 import multiprocessing
@@ -23,10 +30,7 @@ import time
 def worker(report, go, inherited, cpu_goal_ns, path):
     for fd in inherited:  # the main process's ends: the word is their closing
         os.close(fd)
-    x = 1
-    while time.process_time_ns() < cpu_goal_ns:
-        for _ in range(1000):
-            x = (x * 6364136223846793005 + 1442695040888963407) & 0xFFFFFFFFFFFFFFFF
+    spin_until(cpu_goal_ns)
     fd = os.open(path, os.O_RDONLY)
     got = 0
     while True:
@@ -41,11 +45,57 @@ def worker(report, go, inherited, cpu_goal_ns, path):
         pass
 
 
+def spin_until(goal_ns):
+    x = 1
+    while time.process_time_ns() < goal_ns:
+        for _ in range(1000):
+            x = (x * 6364136223846793005 + 1442695040888963407) & 0xFFFFFFFFFFFFFFFF
+
+
+def batch_worker(report, go, out, inherited, i, k, steps, cpu_ms, nbytes, path):
+    for fd in inherited:
+        os.close(fd)
+    fd = os.open(path, os.O_RDONLY)
+    got = made = 0
+    goal = time.process_time_ns() + i * cpu_ms * 1000000 // k
+    for b in range(i, steps, k):
+        goal += cpu_ms * 1000000
+        spin_until(goal)
+        done = 0
+        while done < nbytes:
+            chunk = os.pread(fd, nbytes - done, b * nbytes + done)
+            if not chunk:
+                sys.exit("py_loader_tree: pread %s at %d: end of file" % (path, b * nbytes + done))
+            done += len(chunk)
+        got += done
+        made += 1
+        os.write(out, b"b")
+    os.close(fd)
+    line = "worker pid=%d cpu_ns=%d read=%d batches=%d\n" % (os.getpid(), time.process_time_ns(), got, made)
+    os.write(report, line.encode())
+    while os.read(go, 1):
+        pass
+
+
 def main():
-    if len(sys.argv) != 6:
-        sys.exit("usage: py_loader_tree K CPU_MS BYTES HOLD_MS FILE")
-    k, cpu_ms, nbytes, hold_ms = (int(a) for a in sys.argv[1:5])
-    path = sys.argv[5]
+    args = sys.argv[1:]
+    steps, main_ms, existing = 0, 0, False
+    while args and args[0].startswith("--"):
+        opt = args.pop(0)
+        if opt == "--existing":
+            existing = True
+        elif opt == "--steps" and args:
+            steps = int(args.pop(0))
+        elif opt == "--main-ms" and args:
+            main_ms = int(args.pop(0))
+        else:
+            sys.exit("py_loader_tree: unknown option %s" % opt)
+    if len(args) != 5:
+        sys.exit("usage: py_loader_tree [--steps N [--main-ms M] [--existing]] K CPU_MS BYTES HOLD_MS FILE")
+    k, cpu_ms, nbytes, hold_ms = (int(a) for a in args[:4])
+    path = args[4]
+    if not steps and (main_ms or existing):
+        sys.exit("py_loader_tree: --main-ms and --existing need --steps N (N > 0)")
     cu = ctypes.CDLL("libcuda.so.1")
 
     def check(name, *args):
@@ -61,23 +111,46 @@ def main():
     chunk = 1 << 20
     host = ctypes.create_string_buffer(chunk)
     check("cuMemAlloc_v2", ctypes.byref(mem), ctypes.c_size_t(chunk))
-    check("cuMemcpyHtoD_v2", mem, host, ctypes.c_size_t(chunk))
-    with open(path, "wb") as f:
-        left = nbytes
-        while left:
-            n = min(left, chunk)
-            f.write(host.raw[:n])
-            left -= n
+    if steps:
+        check("cuMemsetD8_v2", mem, ctypes.c_ubyte(0), ctypes.c_size_t(chunk))
+    else:
+        check("cuMemcpyHtoD_v2", mem, host, ctypes.c_size_t(chunk))
+    if not existing:
+        with open(path, "wb") as f:
+            left = nbytes * steps if steps else nbytes
+            while left:
+                n = min(left, chunk)
+                f.write(host.raw[:n])
+                left -= n
 
     report_r, report_w = os.pipe()
     go_r, go_w = os.pipe()
     fork = multiprocessing.get_context("fork")
-    procs = [fork.Process(target=worker, args=(report_w, go_r, (report_r, go_w), cpu_ms * 1000000, path))
-             for _ in range(k)]
+    if steps:
+        batch = [os.pipe() for _ in range(k)]
+        procs = [fork.Process(target=batch_worker,
+                              args=(report_w, go_r, batch[i][1],
+                                    [report_r, go_w] + [b[0] for b in batch] +
+                                    [b[1] for j, b in enumerate(batch) if j != i],
+                                    i, k, steps, cpu_ms, nbytes, path))
+                 for i in range(k)]
+    else:
+        procs = [fork.Process(target=worker, args=(report_w, go_r, (report_r, go_w), cpu_ms * 1000000, path))
+                 for _ in range(k)]
     for p in procs:
         p.start()
     os.close(report_w)
     os.close(go_r)
+    if steps:
+        for b in batch:
+            os.close(b[1])
+        c0 = time.process_time_ns()
+        for s in range(steps):
+            if os.read(batch[s % k][0], 1) != b"b":
+                sys.exit("py_loader_tree: batch %d: its worker's pipe ended" % s)
+            spin_until(time.process_time_ns() + main_ms * 1000000)
+            check("cuMemcpyHtoD_v2", mem, host, ctypes.c_size_t(chunk))
+        sys.stderr.write("main cpu_ns=%d steps=%d\n" % (time.process_time_ns() - c0, steps))
     reports = b""
     while reports.count(b"\n") < k:
         b = os.read(report_r, 4096)
@@ -88,7 +161,10 @@ def main():
     until = time.monotonic() + hold_ms / 1000.0
     while time.monotonic() < until:
         time.sleep(0.005)
-        check("cuMemcpyHtoD_v2", mem, host, ctypes.c_size_t(chunk))
+        if steps:
+            check("cuMemsetD8_v2", mem, ctypes.c_ubyte(0), ctypes.c_size_t(chunk))
+        else:
+            check("cuMemcpyHtoD_v2", mem, host, ctypes.c_size_t(chunk))
     os.close(go_w)
     for p in procs:
         p.join()

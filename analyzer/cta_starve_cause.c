@@ -1,0 +1,231 @@
+/* Why the loader starved the GPU (see cta_starve_cause.h). */
+#include "cta_starve_cause.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cta_host.h"
+#include "cta_out.h"
+
+const char *const cta_cause_names[CTA_CAUSE_N] = {"add-workers", "cpu-bound", "storage-bound",
+                                                  "main-busy", "memory-pressure"};
+
+/* The thresholds, on averages over the gaps. Wide on purpose: a sample interval of 100 ms
+ * holds a gap's neighbourhood too, and a shared machine adds its own noise. Whether the workers
+ * lacked a core is told by their run-queue wait, not by idle cores: on a machine shared with
+ * other processes the cores are busy anyway, and a worker that got a core whenever it was
+ * runnable was not short of one. */
+#define BUSY_WORKER_CORES 0.5  /* a worker on a CPU at least half the time is busy */
+#define ALL_BUSY_FREE 0.3      /* under this many idle cores, all are busy ... */
+#define WAIT_SHARE 0.2         /* ... when the workers wait for a core this share of their CPU time */
+#define D_SHARE 0.3            /* worker readings with a thread in I/O wait */
+#define MAIN_SHARE 0.5         /* the main thread computing half its time outside CUDA */
+#define MAIN_CORES 0.5         /* without its readings: the main process on a CPU half the time */
+#define PSI_MEM 0.1            /* memory stalls a tenth of the time */
+#define SWAP_PAGES_S 256.0     /* 1 MB/s of 4 KiB pages in or out */
+#define MAJFLT_S 2000.0        /* machine-wide: a busy machine faults in its programs' pages */
+
+/* Gap time of class channel ch of series s inside [a, b): each bin's spread evenly. */
+static double gap_in(const cta_series *s, uint32_t ch, uint64_t a, uint64_t b)
+{
+    if (!s->started || !s->n || b <= s->t0)
+        return 0;
+    if (a < s->t0)
+        a = s->t0;
+    const uint64_t *v = cta_series_ch(s, ch);
+    double in = 0;
+    for (uint32_t i = cta_series_bin(s, a); i < s->n; i++) {
+        uint64_t lo = s->t0 + (uint64_t)i * s->width, hi = lo + s->width;
+        if (lo >= b)
+            break;
+        uint64_t x = lo > a ? lo : a, y = hi < b ? hi : b;
+        if (y > x)
+            in += (double)v[i] * (double)(y - x) / (double)s->width;
+    }
+    return in;
+}
+
+void cta_starve_cause_of(const cta_proc *p, int d, int cls, uint64_t gaps, uint64_t batches,
+                         double step_ns, const cta_hostsplit *host, cta_starve_cause *c)
+{
+    memset(c, 0, sizeof *c);
+    const cta_dev *dv = &p->dev[d];
+    c->gap_ns = dv->gap_ns[cls];
+    c->step_ns = step_ns;
+    const cta_host_iv *iv;
+    size_t n = cta_host_intervals(p, &iv);
+    double cov = 0, busy = 0, tree = 0, wcpu = 0, wwait = 0, wd = 0, wrd = 0, mcpu = 0, iow = 0;
+    double psi[3] = {0}, psi_cov = 0, swap = 0, flt = 0, vm_cov = 0;
+    for (size_t i = 0; i < n; i++) {
+        const cta_host_iv *v = &iv[i];
+        double o = gap_in(&dv->util, CTA_CH_GAP + (uint32_t)cls, v->from, v->to);
+        if (o <= 0)
+            continue;
+        double w = o / (double)(v->to - v->from); /* the interval's amounts, weighed */
+        cov += o;
+        c->cpus = v->cpus;
+        busy += w * (double)v->busy_ns;
+        tree += w * (double)v->tree_cpu_ns;
+        wcpu += w * (double)v->worker_cpu_ns;
+        wwait += w * (double)v->worker_wait_ns;
+        wrd += w * (double)v->worker_rchar;
+        mcpu += w * (double)v->main_cpu_ns;
+        iow += w * (double)v->iowait_ns;
+        if (v->workers)
+            wd += o * (double)v->workers_in_d / (double)v->workers;
+        if (v->psi_known) {
+            psi_cov += o;
+            psi[0] += w * (double)v->psi_cpu_ns;
+            psi[1] += w * (double)v->psi_io_ns;
+            psi[2] += w * (double)v->psi_mem_ns;
+        }
+        if (v->vm_known) {
+            vm_cov += o;
+            swap += w * (double)v->swap_pages;
+            flt += w * (double)v->majflt;
+        }
+    }
+    if (cov <= 0 || !c->cpus)
+        return;
+    c->known = 1;
+    c->covered_ns = (uint64_t)cov;
+    if (c->covered_ns > c->gap_ns)
+        c->covered_ns = c->gap_ns;
+    c->busy_cores = busy / cov;
+    c->free_cores = c->cpus > c->busy_cores ? c->cpus - c->busy_cores : 0;
+    c->outside_cores = busy > tree ? (busy - tree) / cov : 0;
+    c->worker_cpu_cores = wcpu / cov;
+    c->worker_wait_cores = wwait / cov;
+    c->worker_d_share = wd / cov;
+    c->worker_read_bps = wrd * 1e9 / cov;
+    c->main_cpu_cores = mcpu / cov;
+    c->iowait_cores = iow / cov;
+    c->psi_cpu = psi_cov > 0 ? psi[0] / psi_cov : -1;
+    c->psi_io = psi_cov > 0 ? psi[1] / psi_cov : -1;
+    c->psi_mem = psi_cov > 0 ? psi[2] / psi_cov : -1;
+    c->swap_pages_s = vm_cov > 0 ? swap * 1e9 / vm_cov : -1;
+    c->majflt_s = vm_cov > 0 ? flt * 1e9 / vm_cov : -1;
+
+    cta_host_row *rows;
+    size_t nr = cta_host_rows(p, &rows);
+    uint64_t wcpu_all = 0;
+    for (size_t i = 0; i < nr; i++)
+        if (rows[i].role == CTA_ROLE_WORKER) {
+            c->workers++;
+            wcpu_all += rows[i].cpu_ns;
+        }
+    free(rows);
+    c->worker_cpu_per_batch_ns = batches ? (double)wcpu_all / (double)batches : 0;
+
+    int storage = c->workers && c->worker_d_share >= D_SHARE;
+    int memory = (c->psi_mem >= PSI_MEM) || c->swap_pages_s >= SWAP_PAGES_S || c->majflt_s >= MAJFLT_S;
+    int workers_busy = c->workers && c->worker_cpu_cores >= BUSY_WORKER_CORES * c->workers;
+    int short_of_cores = c->worker_cpu_cores > 0 && c->worker_wait_cores >= WAIT_SHARE * c->worker_cpu_cores;
+    int all_busy = c->free_cores < ALL_BUSY_FREE && short_of_cores;
+    if (storage)
+        c->causes |= CTA_CAUSE_STORAGE;
+    if (memory)
+        c->causes |= CTA_CAUSE_MEMORY;
+    /* the main thread's own readings when they cover most of its time outside CUDA, else the
+     * main process's samples */
+    uint64_t told = host->compute + host->wait;
+    c->main_compute_share = told > host->unknown ? (double)host->compute / (double)told : -1;
+    if (c->main_compute_share >= 0 ? c->main_compute_share >= MAIN_SHARE : c->main_cpu_cores >= MAIN_CORES)
+        c->causes |= CTA_CAUSE_MAIN_BUSY;
+    if (!storage && all_busy)
+        c->causes |= CTA_CAUSE_CPU_BOUND;
+    uint64_t avg_gap = gaps ? c->gap_ns / gaps : 0;
+    if (!storage && !short_of_cores && workers_busy) {
+        /* N workers each spending C per batch deliver one every C / N: N = C / step hides the
+         * loading, but no more CPU-bound workers run at once than the cores left by the main
+         * process */
+        double cpb = c->worker_cpu_per_batch_ns;
+        int cap = (int)c->cpus - (int)floor(c->main_cpu_cores + 0.5);
+        int need = step_ns > 0 ? (int)ceil(cpb / step_ns) : cap;
+        int rec = need < cap ? need : cap;
+        if (rec > (int)c->workers) {
+            c->causes |= CTA_CAUSE_ADD_WORKERS;
+            c->workers_recommended = rec;
+            double now = cpb / c->workers, then = cpb / rec;
+            double per = now - (then > step_ns ? then : step_ns);
+            per = per < 0 ? 0 : per > (double)avg_gap ? (double)avg_gap : per;
+            c->saving_ns = (uint64_t)(per * (double)gaps);
+        }
+    }
+    /* the other fixes can save up to the gaps themselves, no more */
+    if (c->causes & ~CTA_CAUSE_ADD_WORKERS)
+        c->saving_ns = c->gap_ns;
+    if (c->saving_ns > c->gap_ns)
+        c->saving_ns = c->gap_ns;
+}
+
+static void put(char *buf, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void put(char *buf, size_t n, const char *fmt, ...)
+{
+    size_t o = strlen(buf);
+    if (o + 1 >= n)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + o, n - o, fmt, ap);
+    va_end(ap);
+}
+
+void cta_starve_cause_text(const cta_starve_cause *c, int torch, char *buf, size_t n)
+{
+    char b1[32], b2[32], b3[32];
+    if (!c->known) {
+        put(buf, n, "cause: cannot be told without host samples (a trace of cutrace run with "
+                    "CUTRACE_HOST_SAMPLE_MS above 0, as by default, has them)\n");
+        return;
+    }
+    put(buf, n, "cause, from the host samples during the gaps (%s of their %s inside sample "
+                "intervals): %u CPUs, %.2f busy (%.2f by processes outside the tree), %u loader "
+                "worker%s on %.2f cores, main process on %.2f\n",
+        cta_fmt_ns(b1, (double)c->covered_ns), cta_fmt_ns(b2, (double)c->gap_ns), c->cpus,
+        c->busy_cores, c->outside_cores, c->workers, c->workers == 1 ? "" : "s",
+        c->worker_cpu_cores, c->main_cpu_cores);
+    const char *w = torch ? "DataLoader workers (num_workers)" : "loader workers";
+    if (c->causes & CTA_CAUSE_ADD_WORKERS)
+        put(buf, n, "cause add-workers: the workers were busy and got a core whenever they could "
+                    "run (run-queue wait %.2f s per second); a batch costs the workers %s of CPU "
+                    "against %s of GPU work per step: %d %s (%d more; at most the %u CPUs less "
+                    "the main process's) would save %s\n",
+            c->worker_wait_cores, cta_fmt_ns(b1, c->worker_cpu_per_batch_ns),
+            cta_fmt_ns(b2, c->step_ns), c->workers_recommended, w,
+            c->workers_recommended - (int)c->workers, c->cpus, cta_fmt_ns(b3, (double)c->saving_ns));
+    if (c->causes & CTA_CAUSE_CPU_BOUND)
+        put(buf, n, "cause cpu-bound: every core was busy (%.2f of %u%s) and the workers waited "
+                    "%.2f s per second for a core: more workers will not help; move "
+                    "preprocessing to the GPU, cache decoded samples, use cheaper augmentation "
+                    "(saves at most the gaps, %s)\n",
+            c->busy_cores, c->cpus,
+            c->outside_cores >= 0.5 ? ", much of it by processes outside the tree" : "",
+            c->worker_wait_cores, cta_fmt_ns(b1, (double)c->gap_ns));
+    if (c->causes & CTA_CAUSE_STORAGE)
+        put(buf, n, "cause storage-bound: the workers were in I/O wait (a thread in D state in "
+                    "%.0f%% of their readings; machine iowait %.2f cores%s%.0f%s) reading %.2f "
+                    "MB/s together: copy the data set to local storage or cache it, read larger "
+                    "sequential blocks, prefetch more (saves at most the gaps, %s)\n",
+            100 * c->worker_d_share, c->iowait_cores, c->psi_io >= 0 ? ", PSI io " : "",
+            c->psi_io >= 0 ? 100 * c->psi_io : 0, c->psi_io >= 0 ? "%" : "",
+            c->worker_read_bps / 1e6, cta_fmt_ns(b1, (double)c->gap_ns));
+    if (c->causes & CTA_CAUSE_MAIN_BUSY)
+        put(buf, n, "cause main-busy: the main thread computed %.0f%% of its time outside CUDA in "
+                    "the gaps (the main process on %.2f cores): collate or preprocessing in the "
+                    "main process%s; move it into the workers (saves at most the gaps, %s)\n",
+            c->main_compute_share >= 0 ? 100 * c->main_compute_share : 100 * c->main_cpu_cores,
+            c->main_cpu_cores, torch ? " (Python overhead)" : "", cta_fmt_ns(b1, (double)c->gap_ns));
+    if (c->causes & CTA_CAUSE_MEMORY)
+        put(buf, n, "cause memory-pressure: swap %.0f pages/s, major faults %.0f/s, PSI memory "
+                    "%.0f%%: page-cache thrash or swapping; use less memory per worker or cache "
+                    "less (saves at most the gaps, %s)\n",
+            c->swap_pages_s > 0 ? c->swap_pages_s : 0, c->majflt_s > 0 ? c->majflt_s : 0,
+            c->psi_mem > 0 ? 100 * c->psi_mem : 0, cta_fmt_ns(b1, (double)c->gap_ns));
+    if (!c->causes)
+        put(buf, n, "cause: none of the known ones held during the gaps (workers neither busy "
+                    "nor in I/O wait, cores free, no memory pressure)\n");
+}
