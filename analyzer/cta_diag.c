@@ -511,23 +511,24 @@ static void dev_diagnoses(diags *ds, const cta_proc *p, int d)
             if (cause.causes & (1 << k))
                 snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
                          names[0] ? ", " : "", cta_cause_names[k]);
+        /* the remedy: the causes the samples tell, else the workers that would hide the gaps */
+        char remedy[400];
         if (told)
-            msg(x,
-                "GPU %d idle %s (%.1f%% of the window) in %llu gaps before host-to-device batch "
-                "copies (typically %s, against %s of GPU work per step)%s; the host was mostly "
-                "%s. The host samples say why: %s (below); fixing it saves up to %s%s",
-                d, cta_fmt_ns(b1, (double)sn), pct(sn, win), (unsigned long long)sc,
-                cta_fmt_ns(b2, load), cta_fmt_ns(b3, step), aside, what, names,
-                cta_fmt_ns(b5, (double)ssave), faster);
+            snprintf(remedy, sizeof remedy,
+                     "The host samples say why: %s (below); fixing it saves up to %s%s", names,
+                     cta_fmt_ns(b5, (double)ssave), faster);
         else
-            msg(x,
-                "GPU %d idle %s (%.1f%% of the window) in %llu gaps before host-to-device batch "
-                "copies (typically %s, against %s of GPU work per step)%s; the host was mostly %s. "
-                "%s preparing batches one step ahead would leave %s of each gap: saves %s%s%s",
-                d, cta_fmt_ns(b1, (double)sn), pct(sn, win), (unsigned long long)sc,
-                cta_fmt_ns(b2, load), cta_fmt_ns(b3, step), aside, what, who,
-                cta_fmt_ns(b4, left > 0 ? left : 0), cta_fmt_ns(b5, (double)ssave), faster,
-                workers == CTA_DIAG_MAX_WORKERS && left > 0 ? "; more workers would hide more" : "");
+            snprintf(remedy, sizeof remedy,
+                     "%s preparing batches one step ahead would leave %s of each gap: saves %s%s%s",
+                     who, cta_fmt_ns(b4, left > 0 ? left : 0), cta_fmt_ns(b5, (double)ssave),
+                     faster,
+                     workers == CTA_DIAG_MAX_WORKERS && left > 0 ? "; more workers would hide more"
+                                                                 : "");
+        msg(x,
+            "GPU %d idle %s (%.1f%% of the window) in %llu gaps before host-to-device batch "
+            "copies (typically %s, against %s of GPU work per step)%s; the host was mostly %s. %s",
+            d, cta_fmt_ns(b1, (double)sn), pct(sn, win), (unsigned long long)sc,
+            cta_fmt_ns(b2, load), cta_fmt_ns(b3, step), aside, what, remedy);
         ev(x, "gaps", (double)sc, CTA_EV_COUNT);
         ev(x, "gap_ns", (double)sn, CTA_EV_NS);
         ev(x, "gap_pct_of_window", pct(sn, win), CTA_EV_PCT);
