@@ -251,7 +251,21 @@ size_t cta_host_rows(const cta_proc *p, cta_host_row **rows)
     return n;
 }
 
-cta_host_machine cta_host_machine_of(const cta_proc *p)
+/* The machine over the trace's samples. */
+typedef struct {
+    int known;                    /* two machine readings or more */
+    uint32_t cpus;
+    uint64_t span_ns;
+    double busy_cores, iowait_cores, steal_cores; /* averages over the span */
+    uint64_t mem_total, mem_available_min;
+    int mem_known;
+    uint64_t swap_in, swap_out, majflt;
+    int vm_known;
+    double psi_cpu_some, psi_io_some, psi_io_full, psi_mem_some, psi_mem_full; /* share of span */
+    int psi_known;
+} cta_host_machine;
+
+static cta_host_machine cta_host_machine_of(const cta_proc *p)
 {
     cta_host_machine x = {0};
     const struct cta_host *h = p->sampled;

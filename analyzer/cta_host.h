@@ -41,20 +41,6 @@ typedef struct {
     int wait_known;
 } cta_host_row;
 
-/* The machine over the trace's samples. */
-typedef struct {
-    int known;                    /* two machine readings or more */
-    uint32_t cpus;
-    uint64_t span_ns;
-    double busy_cores, iowait_cores, steal_cores; /* averages over the span */
-    uint64_t mem_total, mem_available_min;
-    int mem_known;
-    uint64_t swap_in, swap_out, majflt;
-    int vm_known;
-    double psi_cpu_some, psi_io_some, psi_io_full, psi_mem_some, psi_mem_full; /* share of span */
-    int psi_known;
-} cta_host_machine;
-
 /* What the interval closed by the sample just taken measured, for the timeline. */
 typedef struct {
     uint64_t ts, from;            /* the interval: from the previous reading to this one */
@@ -88,7 +74,6 @@ size_t cta_host_intervals(const cta_proc *p, const cta_host_iv **v);
 void cta_host_free(cta_proc *p);
 /* Rows of p's tree (NULL, 0 if it has none), in the order first seen (the traced process first). */
 size_t cta_host_rows(const cta_proc *p, cta_host_row **rows);
-cta_host_machine cta_host_machine_of(const cta_proc *p);
 /* The rates of the interval r (PROC_SAMPLE of a process, or HOST_SAMPLE; the record the model
  * took last) closes; 0 if it closes none (a first reading, a thread's). */
 int cta_host_rates_of(const cta_proc *p, const ct_rec *r, cta_host_rates *out);
