@@ -107,6 +107,11 @@ static void on_sample(struct cta_host *h, const ct_rec *r)
         h->acc.tree_cpu_ns += dcpu;
         if (role_of(e->relation) == CTA_ROLE_MAIN) {
             h->acc.main_cpu_ns += dcpu;
+            h->acc.mains++;
+            h->acc.main_in_d += s->blocked > 0;
+            h->acc.main_rchar += drchar;
+            if (!((s->flags | from->flags) & CT_PS_NO_SCHED))
+                h->acc.main_wait_ns += sub(s->wait_ns, from->wait_ns);
         } else if (role_of(e->relation) == CTA_ROLE_WORKER) {
             h->acc.workers++;
             h->acc.workers_in_d += s->blocked > 0;
