@@ -176,8 +176,8 @@ void cta_starve_cause_of(const cta_proc *p, int d, int cls, int ctx, uint64_t ga
          * then the GPU steps) */
         double cpb = main_loads ? c->main_cpu_per_gap_ns : c->worker_cpu_per_batch_ns;
         int cap = (int)c->cpus - (main_loads ? 0 : (int)floor(c->main_cpu_cores + 0.5));
-        int need = step_ns > 0 ? (int)ceil(cpb / step_ns) : cap;
-        int rec = need < cap ? need : cap;
+        double need = step_ns > 0 ? ceil(cpb / step_ns) : cap; /* may pass INT_MAX */
+        int rec = need < cap ? (int)need : cap;
         if (rec > (int)c->workers) {
             c->causes |= CTA_CAUSE_ADD_WORKERS;
             c->workers_recommended = rec;
