@@ -153,7 +153,11 @@ void cta_starve_cause_of(const cta_proc *p, int d, int cls, int ctx, uint64_t ga
     double wait = c->by_main ? c->main_wait_cores : c->worker_wait_cores;
     int storage = (c->by_main ? c->main_d_share : c->worker_d_share) >= D_SHARE;
     int memory = (c->psi_mem >= PSI_MEM) || c->swap_pages_s >= SWAP_PAGES_S || c->majflt_s >= MAJFLT_S;
-    int short_of_cores = cpu > 0 && wait >= WAIT_SHARE * cpu;
+    /* short of a core: runnable (on a CPU or waiting for one) half the time or more each, and
+     * waiting a share of it; a process idle in the gaps (waiting for something else) is not,
+     * however its few runs of a sample interval fared */
+    int short_of_cores = cpu + wait >= BUSY_WORKER_CORES * (c->by_main ? 1 : c->workers) &&
+                         wait >= WAIT_SHARE * cpu;
     int all_busy = c->free_cores < ALL_BUSY_FREE && short_of_cores;
     /* loading in the main process (no workers): its computing is the loading, which workers
      * would take off the critical path */
@@ -291,7 +295,9 @@ void cta_starve_cause_text(const cta_starve_cause *c, int ctx, int torch, char *
             c->swap_pages_s > 0 ? c->swap_pages_s : 0, c->majflt_s > 0 ? c->majflt_s : 0,
             c->psi_mem > 0 ? 100 * c->psi_mem : 0, c->by_main ? "" : " per worker", at_gaps);
     if (!c->causes)
-        put(buf, n, "cause: none of the known ones held during the gaps (%s neither %s nor in "
-                    "I/O wait, cores free, no memory pressure)\n",
-            c->by_main ? "the main process" : "workers", c->by_main ? "computing" : "busy");
+        put(buf, n, "cause: none of the known ones held during the gaps (%s neither %s, nor "
+                    "short of a core, nor in I/O wait; no memory pressure)%s\n",
+            c->by_main ? "the main process" : "workers", c->by_main ? "computing" : "busy",
+            host ? ": it waited for something else (another process or thread, a lock, the network)"
+                 : "");
 }
