@@ -387,6 +387,15 @@ static void fix_at_line(const cta_model *m, const cta_proc *p, cta_diag *x, cons
         snprintf(x->fix, sizeof x->fix, "%.*s: %s", (int)o, lines, advice);
 }
 
+/* The names of c's causes, comma-separated, into buf. */
+static void cause_names(const cta_starve_cause *c, char *buf, size_t n)
+{
+    buf[0] = 0;
+    for (int k = 0; k < CTA_CAUSE_N; k++)
+        if (c->causes & (1 << k))
+            snprintf(buf + strlen(buf), n - strlen(buf), "%s%s", buf[0] ? ", " : "", cta_cause_names[k]);
+}
+
 /* Of the data-loading gaps (cta_dev.starve_bins), those of the band [b, b + width) of length
  * classes, a factor CTA_DIAG_STARVE_BAND in length, with the most time among the bands holding
  * at least 3 gaps (else among all): their count, time, host activity and median (from the
@@ -475,7 +484,8 @@ static void dev_diagnoses(diags *ds, const cta_proc *p, int d)
     /* why, from the host samples: when they tell, the finding is priced by the fixes of the
      * causes they show (within the loop's gaps), not by workers they may rule out */
     cta_starve_cause cause;
-    cta_starve_cause_of(p, d, CTA_GAP_STARVE, sc + set_aside, p->h2d_copies, step, &sh, &cause);
+    cta_starve_cause_of(p, d, CTA_GAP_STARVE, CTA_CAUSE_LOADING, sc + set_aside, p->h2d_copies, step,
+                        &sh, &cause);
     int told = cause.known && cause.causes;
     if (told)
         ssave = cause.saving_ns < sn ? cause.saving_ns : sn;
@@ -506,11 +516,8 @@ static void dev_diagnoses(diags *ds, const cta_proc *p, int d)
                      "program's start, a stalled host, pauses between a step's copies)",
                      (unsigned long long)set_aside, set_aside == 1 ? "" : "s",
                      cta_fmt_ns(b6, (double)set_aside_ns));
-        char names[96] = "";
-        for (int k = 0; k < CTA_CAUSE_N; k++)
-            if (cause.causes & (1 << k))
-                snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
-                         names[0] ? ", " : "", cta_cause_names[k]);
+        char names[96];
+        cause_names(&cause, names, sizeof names);
         /* the remedy: the causes the samples tell, else the workers that would hide the gaps */
         char remedy[400];
         if (told)
@@ -546,7 +553,7 @@ static void dev_diagnoses(diags *ds, const cta_proc *p, int d)
         ev(x, "max_speedup", dv->busy ? (double)win / (double)dv->busy : 0, CTA_EV_RATIO);
         at_gap(x, p, d, CTA_GAP_STARVE, band, -1);
         x->cause = cause;
-        cta_starve_cause_text(&cause, p->torch, x->detail, sizeof x->detail);
+        cta_starve_cause_text(&cause, CTA_CAUSE_LOADING, p->torch, x->detail, sizeof x->detail);
     }
 
     /* excessive-sync */
@@ -645,10 +652,18 @@ static void dev_diagnoses(diags *ds, const cta_proc *p, int d)
     /* gpu-gaps: idle gaps no other diagnosis explains */
     uint64_t hn = dv->gap_ns[CTA_GAP_HOST];
     if ((x = add(ds, "gpu-gaps", p, d, hn, win, fix(p, FIX_GAPS)))) {
+        /* why, from the host samples: the main process's work between its launches */
+        cta_starve_cause_of(p, d, CTA_GAP_HOST, CTA_CAUSE_HOST_WORK, dv->gap_count[CTA_GAP_HOST], 0,
+                            0, &dv->gap_host[CTA_GAP_HOST], &x->cause);
+        char why[160] = "", names[96];
+        cause_names(&x->cause, names, sizeof names);
+        if (x->cause.known && x->cause.causes)
+            snprintf(why, sizeof why, "; the host samples say why: %s (below)", names);
         msg(x, "GPU %d idle %s (%.1f%% of the window) in %llu gaps that no other diagnosis "
-               "explains (not data loading, not after a synchronization, not launch overhead); the "
+               "explains (not data loading, not after a synchronization, not launch overhead)%s; the "
                "longest gaps of any cause are below",
-            d, cta_fmt_ns(b1, (double)hn), pct(hn, win), (unsigned long long)dv->gap_count[CTA_GAP_HOST]);
+            d, cta_fmt_ns(b1, (double)hn), pct(hn, win), (unsigned long long)dv->gap_count[CTA_GAP_HOST],
+            why);
         ev(x, "gaps", (double)dv->gap_count[CTA_GAP_HOST], CTA_EV_COUNT);
         ev(x, "gap_ns", (double)hn, CTA_EV_NS);
         /* a Kineto trace has no CPU-time readings: computing and waiting are unknown there */
@@ -678,6 +693,7 @@ static void dev_diagnoses(diags *ds, const cta_proc *p, int d)
                    cta_fmt_ns((char[32]){0}, (double)g->host.compute),
                    cta_fmt_ns((char[32]){0}, (double)(g->host.wait + g->host.unknown)));
         }
+        cta_starve_cause_text(&x->cause, CTA_CAUSE_HOST_WORK, p->torch, x->detail, sizeof x->detail);
     }
 
     /* low-gpu-utilization: phases well below the run's typical utilization */

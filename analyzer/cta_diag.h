@@ -59,11 +59,11 @@ typedef struct {
     cta_diag_site sites[CTA_DIAG_MAX_SITES];
     int nsites;
     char fix[2048];               /* naming the Python line of the first site where it has one */
-    char detail[2048];            /* extra lines (gaps, holders, windows), text only */
+    char detail[4096];            /* extra lines (gaps, holders, windows), text only */
     int in_range;                 /* its events happened in NVTX ranges: where (range) */
     cta_nvtx_where_info range;
     cta_diag_at at;
-    cta_starve_cause cause;       /* dataloader-starvation: why (known 0: no host samples) */
+    cta_starve_cause cause;       /* dataloader-starvation, gpu-gaps: why (known 0: no host samples) */
 } cta_diag;
 
 typedef struct {

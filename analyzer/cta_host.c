@@ -31,6 +31,8 @@ struct cta_host {
     uint64_t acc_rchar, acc_cpu;  /* the tree's since the previous machine reading */
     cta_host_rates rates;         /* of the record taken last */
     cta_host_iv acc;              /* the round being read: the tree's sums */
+    int main_thread_waited;       /* the round's main-thread reading gave acc.main_wait_ns */
+    ct_rec_proc_sample main_thread; /* the traced process's main thread's last reading */
     cta_host_iv *iv;              /* closed intervals */
     size_t niv, cap_iv;
 };
@@ -79,11 +81,30 @@ static void on_proc(const cta_model *m, const cta_proc *p, struct cta_host *h, c
     snprintf(e->comm, sizeof e->comm, "%s", ct_reader_str(m->rd, r->file, pr->comm, tmp));
 }
 
+/* A thread's reading: the process's covers it, but for the run-queue wait of the traced
+ * process's main thread (tid = pid: it calls CUDA), which tells whether the GPU waited for it
+ * to get a core; the sum over its threads (the sampler's, the CUDA library's, a framework's
+ * pool) would blur that. */
+static void on_thread(struct cta_host *h, const ct_rec_proc_sample *s)
+{
+    const cta_hproc *e = find(h, s->pid);
+    if (s->tid != s->pid || !e || role_of(e->relation) != CTA_ROLE_MAIN)
+        return;
+    const ct_rec_proc_sample *a = &h->main_thread;
+    if (a->tid == s->tid && !((s->flags | a->flags) & CT_PS_NO_SCHED)) {
+        h->acc.main_wait_ns += sub(s->wait_ns, a->wait_ns);
+        h->main_thread_waited = 1;
+    }
+    h->main_thread = *s;
+}
+
 static void on_sample(struct cta_host *h, const ct_rec *r)
 {
     const ct_rec_proc_sample *s = &r->u.proc_sample;
-    if (s->tid)
-        return; /* a thread's: the process's reading covers it */
+    if (s->tid) {
+        on_thread(h, s);
+        return;
+    }
     cta_hproc *e = find(h, s->pid);
     if (!e)
         return; /* its PROC record was lost with a damaged chunk */
@@ -107,6 +128,11 @@ static void on_sample(struct cta_host *h, const ct_rec *r)
         h->acc.tree_cpu_ns += dcpu;
         if (role_of(e->relation) == CTA_ROLE_MAIN) {
             h->acc.main_cpu_ns += dcpu;
+            h->acc.mains++;
+            h->acc.main_in_d += s->state == 'D'; /* its main thread's state */
+            h->acc.main_rchar += drchar;
+            if (!h->main_thread_waited && !((s->flags | from->flags) & CT_PS_NO_SCHED))
+                h->acc.main_wait_ns += sub(s->wait_ns, from->wait_ns);
         } else if (role_of(e->relation) == CTA_ROLE_WORKER) {
             h->acc.workers++;
             h->acc.workers_in_d += s->blocked > 0;
@@ -174,6 +200,7 @@ static void on_machine(struct cta_host *h, const ct_rec *r)
         h->iv[h->niv++] = v;
     }
     memset(&h->acc, 0, sizeof h->acc);
+    h->main_thread_waited = 0;
     h->acc_rchar = h->acc_cpu = 0;
     if (!(s->flags & CT_HS_NO_MEM) && s->mem_available < h->mem_min)
         h->mem_min = s->mem_available;

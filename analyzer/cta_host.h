@@ -74,6 +74,11 @@ typedef struct {
     uint32_t workers_in_d;        /* of them, with a thread in D state at the reading */
     uint64_t worker_cpu_ns, worker_wait_ns, worker_rchar; /* run-queue wait: 0 when unknown */
     uint64_t main_cpu_ns, tree_cpu_ns;
+    /* the main process's, as the workers' above: the GPU waits for it between its launches,
+     * and for its loading when it has no workers */
+    uint32_t mains, main_in_d;    /* its readings in the round (0 or 1), with its main thread in D */
+    uint64_t main_wait_ns, main_rchar; /* run-queue wait: its main thread's where the round read
+                                        * it, else all its threads' */
 } cta_host_iv;
 
 void cta_host_rec(cta_model *m, cta_proc *p, const ct_rec *r);

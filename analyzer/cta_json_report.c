@@ -483,8 +483,8 @@ static void json_breakdown(cta_json *j, const cta_model *m, uint32_t max_bins)
 
 static const char *const unit_names[] = {"count", "ns", "bytes", "pct", "gbps", "ratio"};
 
-/* "at": where the finding happened, on the common axis (null: no single place). */
-/* dataloader-starvation's "cause" (JSON.md): present only with host samples in the gaps. */
+/* dataloader-starvation's and gpu-gaps' "cause" (JSON.md): present only with host samples in
+ * the gaps. */
 static void json_cause(cta_json *j, const cta_starve_cause *c)
 {
     cta_json_key(j, "cause");
@@ -495,6 +495,7 @@ static void json_cause(cta_json *j, const cta_starve_cause *c)
         if (c->causes & (1 << k))
             cta_json_str(j, cta_cause_names[k]);
     cta_json_end_arr(j);
+    CTA_JK_U64(j, "gaps", c->gaps);
     CTA_JK_U64(j, "gap_ns", c->gap_ns);
     CTA_JK_U64(j, "covered_gap_ns", c->covered_ns);
     CTA_JK_U64(j, "cpus", c->cpus);
@@ -507,13 +508,18 @@ static void json_cause(cta_json *j, const cta_starve_cause *c)
     CTA_JK_NUM(j, "worker_iowait_share", c->worker_d_share);
     CTA_JK_NUM(j, "worker_read_bps", c->worker_read_bps);
     CTA_JK_NUM(j, "main_cpu_cores", c->main_cpu_cores);
+    CTA_JK_NUM(j, "main_runqueue_wait_cores", c->main_wait_cores);
+    CTA_JK_NUM(j, "main_iowait_share", c->main_d_share);
+    CTA_JK_NUM(j, "main_read_bps", c->main_read_bps);
     CTA_JK_NUM(j, "main_compute_share", c->main_compute_share);
+    CTA_JK_NUM(j, "main_cpu_per_gap_ns", c->main_cpu_per_gap_ns);
     CTA_JK_NUM(j, "iowait_cores", c->iowait_cores);
     CTA_JK_NUM(j, "psi_cpu_share", c->psi_cpu);
     CTA_JK_NUM(j, "psi_io_share", c->psi_io);
     CTA_JK_NUM(j, "psi_memory_share", c->psi_mem);
     CTA_JK_NUM(j, "swap_pages_per_s", c->swap_pages_s);
     CTA_JK_NUM(j, "major_faults_per_s", c->majflt_s);
+    CTA_JK_STR(j, "told_by", c->by_main ? "main" : "workers");
     CTA_JK_NUM(j, "worker_cpu_per_batch_ns", c->worker_cpu_per_batch_ns);
     CTA_JK_NUM(j, "gpu_step_ns", c->step_ns);
     CTA_JK_U64(j, "workers_recommended", (uint64_t)c->workers_recommended);
@@ -521,6 +527,7 @@ static void json_cause(cta_json *j, const cta_starve_cause *c)
     cta_json_end_obj(j);
 }
 
+/* "at": where the finding happened, on the common axis (null: no single place). */
 static void json_at(cta_json *j, const cta_model *m, const cta_diag *d)
 {
     cta_json_key(j, "at");

@@ -48,16 +48,19 @@ static double gap_in(const cta_series *s, uint32_t ch, uint64_t a, uint64_t b)
     return in;
 }
 
-void cta_starve_cause_of(const cta_proc *p, int d, int cls, uint64_t gaps, uint64_t batches,
-                         double step_ns, const cta_hostsplit *host, cta_starve_cause *c)
+void cta_starve_cause_of(const cta_proc *p, int d, int cls, int ctx, uint64_t gaps,
+                         uint64_t batches, double step_ns, const cta_hostsplit *host,
+                         cta_starve_cause *c)
 {
     memset(c, 0, sizeof *c);
     const cta_dev *dv = &p->dev[d];
+    c->gaps = gaps;
     c->gap_ns = dv->gap_ns[cls];
     c->step_ns = step_ns;
     const cta_host_iv *iv;
     size_t n = cta_host_intervals(p, &iv);
     double cov = 0, busy = 0, tree = 0, wcpu = 0, wwait = 0, wd = 0, wrd = 0, mcpu = 0, iow = 0;
+    double mwait = 0, md = 0, mrd = 0;
     double psi[3] = {0}, psi_cov = 0, swap = 0, flt = 0, vm_cov = 0;
     for (size_t i = 0; i < n; i++) {
         const cta_host_iv *v = &iv[i];
@@ -73,9 +76,13 @@ void cta_starve_cause_of(const cta_proc *p, int d, int cls, uint64_t gaps, uint6
         wwait += w * (double)v->worker_wait_ns;
         wrd += w * (double)v->worker_rchar;
         mcpu += w * (double)v->main_cpu_ns;
+        mwait += w * (double)v->main_wait_ns;
+        mrd += w * (double)v->main_rchar;
         iow += w * (double)v->iowait_ns;
         if (v->workers)
             wd += o * (double)v->workers_in_d / (double)v->workers;
+        if (v->mains)
+            md += o * (double)v->main_in_d / (double)v->mains;
         if (v->psi_known) {
             psi_cov += o;
             psi[0] += w * (double)v->psi_cpu_ns;
@@ -102,6 +109,9 @@ void cta_starve_cause_of(const cta_proc *p, int d, int cls, uint64_t gaps, uint6
     c->worker_d_share = wd / cov;
     c->worker_read_bps = wrd * 1e9 / cov;
     c->main_cpu_cores = mcpu / cov;
+    c->main_wait_cores = mwait / cov;
+    c->main_d_share = md / cov;
+    c->main_read_bps = mrd * 1e9 / cov;
     c->iowait_cores = iow / cov;
     c->psi_cpu = psi_cov > 0 ? psi[0] / psi_cov : -1;
     c->psi_io = psi_cov > 0 ? psi[1] / psi_cov : -1;
@@ -119,37 +129,63 @@ void cta_starve_cause_of(const cta_proc *p, int d, int cls, uint64_t gaps, uint6
         }
     free(rows);
     c->worker_cpu_per_batch_ns = batches ? (double)wcpu_all / (double)batches : 0;
+    /* the main thread's own readings when they cover most of its time outside CUDA, else the
+     * main process's samples */
+    uint64_t avg_gap = gaps ? c->gap_ns / gaps : 0;
+    uint64_t told = host->compute + host->wait;
+    uint64_t split = host->in_api + host->blocked + told + host->unknown;
+    c->main_compute_share = told > host->unknown ? (double)host->compute / (double)told : -1;
+    /* its computing in a gap: the readings' share of the gap time (host may cover a part of
+     * the gaps: dataloader-starvation's band), time outside CUDA without readings (before the
+     * thread's first) taken at the share of the rest */
+    c->main_cpu_per_gap_ns =
+        c->main_compute_share >= 0 && split
+            ? (double)avg_gap *
+                  ((double)host->compute + c->main_compute_share * (double)host->unknown) / (double)split
+            : (double)avg_gap * (c->main_cpu_cores < 1 ? c->main_cpu_cores : 1);
+    int main_computing = c->main_compute_share >= 0 ? c->main_compute_share >= MAIN_SHARE
+                                                    : c->main_cpu_cores >= MAIN_CORES;
 
-    int storage = c->workers && c->worker_d_share >= D_SHARE;
+    /* whose readings tell: the workers' while they load the batches, else the main process's
+     * (loading them itself, or its own work between launches) */
+    c->by_main = ctx == CTA_CAUSE_HOST_WORK || !c->workers;
+    double cpu = c->by_main ? c->main_cpu_cores : c->worker_cpu_cores;
+    double wait = c->by_main ? c->main_wait_cores : c->worker_wait_cores;
+    int storage = (c->by_main ? c->main_d_share : c->worker_d_share) >= D_SHARE;
     int memory = (c->psi_mem >= PSI_MEM) || c->swap_pages_s >= SWAP_PAGES_S || c->majflt_s >= MAJFLT_S;
-    int workers_busy = c->workers && c->worker_cpu_cores >= BUSY_WORKER_CORES * c->workers;
-    int short_of_cores = c->worker_cpu_cores > 0 && c->worker_wait_cores >= WAIT_SHARE * c->worker_cpu_cores;
+    /* short of a core: runnable (on a CPU or waiting for one) half the time or more each, and
+     * waiting a share of it; a process idle in the gaps (waiting for something else) is not,
+     * however its few runs of a sample interval fared */
+    int short_of_cores = cpu + wait >= BUSY_WORKER_CORES * (c->by_main ? 1 : c->workers) &&
+                         wait >= WAIT_SHARE * cpu;
     int all_busy = c->free_cores < ALL_BUSY_FREE && short_of_cores;
+    /* loading in the main process (no workers): its computing is the loading, which workers
+     * would take off the critical path */
+    int main_loads = ctx == CTA_CAUSE_LOADING && !c->workers;
     if (storage)
         c->causes |= CTA_CAUSE_STORAGE;
     if (memory)
         c->causes |= CTA_CAUSE_MEMORY;
-    /* the main thread's own readings when they cover most of its time outside CUDA, else the
-     * main process's samples */
-    uint64_t told = host->compute + host->wait;
-    c->main_compute_share = told > host->unknown ? (double)host->compute / (double)told : -1;
-    if (c->main_compute_share >= 0 ? c->main_compute_share >= MAIN_SHARE : c->main_cpu_cores >= MAIN_CORES)
+    if (main_computing && !main_loads)
         c->causes |= CTA_CAUSE_MAIN_BUSY;
     if (!storage && all_busy)
         c->causes |= CTA_CAUSE_CPU_BOUND;
-    uint64_t avg_gap = gaps ? c->gap_ns / gaps : 0;
-    if (!storage && !short_of_cores && workers_busy) {
+    int busy_loading = main_loads ? main_computing
+                     : ctx == CTA_CAUSE_LOADING && c->worker_cpu_cores >= BUSY_WORKER_CORES * c->workers;
+    if (!storage && !short_of_cores && busy_loading) {
         /* N workers each spending C per batch deliver one every C / N: N = C / step hides the
          * loading, but no more CPU-bound workers run at once than the cores left by the main
-         * process */
-        double cpb = c->worker_cpu_per_batch_ns;
-        int cap = (int)c->cpus - (int)floor(c->main_cpu_cores + 0.5);
-        int need = step_ns > 0 ? (int)ceil(cpb / step_ns) : cap;
-        int rec = need < cap ? need : cap;
+         * process (all of them when it loads: it then waits for the batches). A batch comes
+         * every C / W now with W workers, every C + step with none (the main process loads,
+         * then the GPU steps) */
+        double cpb = main_loads ? c->main_cpu_per_gap_ns : c->worker_cpu_per_batch_ns;
+        int cap = (int)c->cpus - (main_loads ? 0 : (int)floor(c->main_cpu_cores + 0.5));
+        double need = step_ns > 0 ? ceil(cpb / step_ns) : cap; /* may pass INT_MAX */
+        int rec = need < cap ? (int)need : cap;
         if (rec > (int)c->workers) {
             c->causes |= CTA_CAUSE_ADD_WORKERS;
             c->workers_recommended = rec;
-            double now = cpb / c->workers, then = cpb / rec;
+            double now = main_loads ? cpb + step_ns : cpb / c->workers, then = cpb / rec;
             double per = now - (then > step_ns ? then : step_ns);
             per = per < 0 ? 0 : per > (double)avg_gap ? (double)avg_gap : per;
             c->saving_ns = (uint64_t)(per * (double)gaps);
@@ -174,7 +210,7 @@ static void put(char *buf, size_t n, const char *fmt, ...)
     va_end(ap);
 }
 
-void cta_starve_cause_text(const cta_starve_cause *c, int torch, char *buf, size_t n)
+void cta_starve_cause_text(const cta_starve_cause *c, int ctx, int torch, char *buf, size_t n)
 {
     char b1[32], b2[32], b3[32];
     if (!c->known) {
@@ -182,14 +218,30 @@ void cta_starve_cause_text(const cta_starve_cause *c, int torch, char *buf, size
                     "CUTRACE_HOST_SAMPLE_MS above 0, as by default, has them)\n");
         return;
     }
+    int host = ctx == CTA_CAUSE_HOST_WORK;
     put(buf, n, "cause, from the host samples during the gaps (%s of their %s inside sample "
                 "intervals): %u CPUs, %.2f busy (%.2f by processes outside the tree), %u loader "
-                "worker%s on %.2f cores, main process on %.2f\n",
+                "worker%s on %.2f cores, main process on %.2f (run-queue wait %.2f s per "
+                "second)\n",
         cta_fmt_ns(b1, (double)c->covered_ns), cta_fmt_ns(b2, (double)c->gap_ns), c->cpus,
         c->busy_cores, c->outside_cores, c->workers, c->workers == 1 ? "" : "s",
-        c->worker_cpu_cores, c->main_cpu_cores);
+        c->worker_cpu_cores, c->main_cpu_cores, c->main_wait_cores);
     const char *w = torch ? "DataLoader workers (num_workers)" : "loader workers";
-    if (c->causes & CTA_CAUSE_ADD_WORKERS)
+    /* who the GPU waited for, as the readings that tell name it */
+    const char *who = !c->by_main ? "the workers"
+                    : host ? "the main process"
+                           : "the main process, loading the batches itself (no loader workers)";
+    char at_gaps[64]; /* the gaps' time, as the fixes that can save at most that say it */
+    snprintf(at_gaps, sizeof at_gaps, "saves at most the gaps, %s", cta_fmt_ns(b3, (double)c->gap_ns));
+    if ((c->causes & CTA_CAUSE_ADD_WORKERS) && c->by_main)
+        put(buf, n, "cause add-workers: the loading ran in the main process (no loader workers%s) "
+                    "and computed %.0f%% of its time outside CUDA in the gaps: a batch costs it %s "
+                    "of CPU against %s of GPU work per step; %d %s (at most the %u CPUs: the main "
+                    "process then waits for the batches) would save %s\n",
+            torch ? ": DataLoader num_workers=0" : "", 100 * c->main_compute_share,
+            cta_fmt_ns(b1, c->main_cpu_per_gap_ns), cta_fmt_ns(b2, c->step_ns),
+            c->workers_recommended, w, c->cpus, cta_fmt_ns(b3, (double)c->saving_ns));
+    else if (c->causes & CTA_CAUSE_ADD_WORKERS)
         put(buf, n, "cause add-workers: the workers were busy and got a core whenever they could "
                     "run (run-queue wait %.2f s per second); a batch costs the workers %s of CPU "
                     "against %s of GPU work per step: %d %s (%d more; at most the %u CPUs less "
@@ -198,34 +250,54 @@ void cta_starve_cause_text(const cta_starve_cause *c, int torch, char *buf, size
             cta_fmt_ns(b2, c->step_ns), c->workers_recommended, w,
             c->workers_recommended - (int)c->workers, c->cpus, cta_fmt_ns(b3, (double)c->saving_ns));
     if (c->causes & CTA_CAUSE_CPU_BOUND)
-        put(buf, n, "cause cpu-bound: every core was busy (%.2f of %u%s) and the workers waited "
-                    "%.2f s per second for a core: more workers will not help; move "
-                    "preprocessing to the GPU, cache decoded samples, use cheaper augmentation "
-                    "(saves at most the gaps, %s)\n",
+        put(buf, n, "cause cpu-bound: every core was busy (%.2f of %u%s) and %s waited %.2f s per "
+                    "second for a core: %s (%s)\n",
             c->busy_cores, c->cpus,
-            c->outside_cores >= 0.5 ? ", much of it by processes outside the tree" : "",
-            c->worker_wait_cores, cta_fmt_ns(b1, (double)c->gap_ns));
+            c->outside_cores >= 0.5 ? ", much of it by processes outside the tree" : "", who,
+            c->by_main ? c->main_wait_cores : c->worker_wait_cores,
+            host ? "its work between the GPU's ran late for want of a core; give the job more "
+                   "cores or keep other processes and surplus threads off its cores"
+                 : "more workers will not help; move preprocessing to the GPU, cache decoded "
+                   "samples, use cheaper augmentation",
+            at_gaps);
     if (c->causes & CTA_CAUSE_STORAGE)
-        put(buf, n, "cause storage-bound: the workers were in I/O wait (a thread in D state in "
-                    "%.0f%% of their readings; machine iowait %.2f cores%s%.0f%s) reading %.2f "
-                    "MB/s together: copy the data set to local storage or cache it, read larger "
-                    "sequential blocks, prefetch more (saves at most the gaps, %s)\n",
-            100 * c->worker_d_share, c->iowait_cores, c->psi_io >= 0 ? ", PSI io " : "",
+        put(buf, n, "cause storage-bound: %s %s in I/O wait (a thread in D state in %.0f%% of "
+                    "%s readings; machine iowait %.2f cores%s%.0f%s) reading %.2f MB/s%s: %s (%s)\n",
+            who, c->by_main ? "was" : "were", 100 * (c->by_main ? c->main_d_share : c->worker_d_share),
+            c->by_main ? "its" : "their", c->iowait_cores, c->psi_io >= 0 ? ", PSI io " : "",
             c->psi_io >= 0 ? 100 * c->psi_io : 0, c->psi_io >= 0 ? "%" : "",
-            c->worker_read_bps / 1e6, cta_fmt_ns(b1, (double)c->gap_ns));
+            (c->by_main ? c->main_read_bps : c->worker_read_bps) / 1e6,
+            c->by_main ? "" : " together",
+            host ? "it read files between its GPU work (data, checkpoints): read them ahead in a "
+                   "background thread, from local or faster storage, or cache them"
+            : c->by_main ? "load in worker processes so that reading overlaps the GPU's work, "
+                           "copy the data set to local storage or cache it, read larger "
+                           "sequential blocks"
+                         : "copy the data set to local storage or cache it, read larger "
+                           "sequential blocks, prefetch more",
+            at_gaps);
     if (c->causes & CTA_CAUSE_MAIN_BUSY)
         put(buf, n, "cause main-busy: the main thread computed %.0f%% of its time outside CUDA in "
-                    "the gaps (the main process on %.2f cores): collate or preprocessing in the "
-                    "main process%s; move it into the workers (saves at most the gaps, %s)\n",
+                    "the gaps (%s of CPU in the %llu gaps; the main process on %.2f cores): "
+                    "%s%s; %s (%s)\n",
             c->main_compute_share >= 0 ? 100 * c->main_compute_share : 100 * c->main_cpu_cores,
-            c->main_cpu_cores, torch ? " (Python overhead)" : "", cta_fmt_ns(b1, (double)c->gap_ns));
+            cta_fmt_ns(b1, c->main_cpu_per_gap_ns * (double)c->gaps), (unsigned long long)c->gaps,
+            c->main_cpu_cores,
+            host ? "host work between its GPU launches" : "collate or preprocessing in the main process",
+            torch ? " (Python overhead)" : "",
+            host ? "overlap it with the GPU's work: queue the next GPU work before it, move it "
+                   "off the critical path (CUDA graphs for per-launch overhead)"
+                 : "move it into the workers",
+            at_gaps);
     if (c->causes & CTA_CAUSE_MEMORY)
         put(buf, n, "cause memory-pressure: swap %.0f pages/s, major faults %.0f/s, PSI memory "
-                    "%.0f%%: page-cache thrash or swapping; use less memory per worker or cache "
-                    "less (saves at most the gaps, %s)\n",
+                    "%.0f%%: page-cache thrash or swapping; use less memory%s or cache less (%s)\n",
             c->swap_pages_s > 0 ? c->swap_pages_s : 0, c->majflt_s > 0 ? c->majflt_s : 0,
-            c->psi_mem > 0 ? 100 * c->psi_mem : 0, cta_fmt_ns(b1, (double)c->gap_ns));
+            c->psi_mem > 0 ? 100 * c->psi_mem : 0, c->by_main ? "" : " per worker", at_gaps);
     if (!c->causes)
-        put(buf, n, "cause: none of the known ones held during the gaps (workers neither busy "
-                    "nor in I/O wait, cores free, no memory pressure)\n");
+        put(buf, n, "cause: none of the known ones held during the gaps (%s neither %s, nor "
+                    "short of a core, nor in I/O wait; no memory pressure)%s\n",
+            c->by_main ? "the main process" : "workers", c->by_main ? "computing" : "busy",
+            host ? ": it waited for something else (another process or thread, a lock, the network)"
+                 : "");
 }

@@ -2,11 +2,19 @@
  * in Python (py_loader_tree), run
  * under cutrace on the simulated CUDA in the four cases, each built with wide margins so that a
  * loaded 2-core machine does not blur them; `dataloader-starvation` must name the case's cause
- * and no other, with figures that agree with what the workload reports of itself. */
+ * and no other, with figures that agree with what the workload reports of itself. The same for
+ * a loop with no loader workers (the main process loads: PyTorch's num_workers=0), and for
+ * `gpu-gaps`: a loop whose main process, between steps that copy no batch (--memset-step),
+ * computes, reads a slow file, or waits for a core that processes outside the tree hold. */
+#define _GNU_SOURCE
 #include "tr.h"
 
 #include <math.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "sf.h"
@@ -16,23 +24,25 @@
  * their batches less evenly, and the diagnosis needs most gaps alike */
 #define CZ_STEPS 12
 
-/* The summary's dataloader-starvation diagnosis, or NULL. */
-static const tj *cz_starvation(const tj *s)
+#define STARVE "dataloader-starvation"
+
+/* The summary's diagnosis id, or NULL. */
+static const tj *cz_diag(const tj *s, const char *id)
 {
     const tj *ds = tj_get(s, "diagnoses");
     for (size_t i = 0; ds && i < ds->n; i++)
-        if (tj_str(ds->v[i], "id") && !strcmp(tj_str(ds->v[i], "id"), "dataloader-starvation"))
+        if (tj_str(ds->v[i], "id") && !strcmp(tj_str(ds->v[i], "id"), id))
             return ds->v[i];
     return NULL;
 }
 
-/* The cause of the one dataloader-starvation diagnosis, after checking it names exactly want. */
-static const tj *cz_cause(const tj *s, const char *want)
+/* The cause of the one diagnosis id, after checking it names exactly want. */
+static const tj *cz_cause(const tj *s, const char *id, const char *want)
 {
-    const tj *d = cz_starvation(s);
+    const tj *d = cz_diag(s, id);
     const tj *c = d ? tj_get(d, "cause") : NULL, *v = c ? tj_get(c, "causes") : NULL;
     if (!v || v->n != 1 || !v->v[0]->str || strcmp(v->v[0]->str, want)) {
-        fprintf(stderr, "expected dataloader-starvation with cause [%s] alone; found %s\n", want,
+        fprintf(stderr, "expected %s with cause [%s] alone; found %s\n", id, want,
                 !d ? "no such diagnosis" : !v ? "no cause" : "other causes:");
         for (size_t i = 0; v && i < v->n; i++)
             fprintf(stderr, "  %s\n", v->v[i]->str ? v->v[i]->str : "?");
@@ -48,12 +58,13 @@ static const tj *cz_cause(const tj *s, const char *want)
     return c;
 }
 
-/* Runs prog_name with args (after --steps steps) sampling every 50 ms (want NULL: not sampling):
- * the summary's JSON (caller frees), its starvation's cause through *cause (checked by cz_cause
- * against want), the
+/* Runs prog_name with args (after --steps steps) sampling every 50 ms (want NULL: not sampling;
+ * "": sampling, the cause left to the caller):
+ * the summary's JSON (caller frees), the cause of its diagnosis id through *cause (checked by
+ * cz_cause against want), the
  * program's stderr (malloc'd, caller frees) through *err. NULL after failing. */
-static tj *cz_run(const char *prog_name, int steps, char *const args[], const char *want,
-                  const tj **cause, char **err)
+static tj *cz_run(const char *prog_name, int steps, char *const args[], const char *id,
+                  const char *want, const tj **cause, char **err)
 {
     char out[4096], prog[4096], *cmd[16], nsteps[16];
     snprintf(nsteps, sizeof nsteps, "%d", steps);
@@ -79,11 +90,19 @@ static tj *cz_run(const char *prog_name, int steps, char *const args[], const ch
         return NULL;
     tj *j = tj_parse(text, e, sizeof e);
     free(text);
-    if (j && want && !(*cause = cz_cause(j, want))) {
+    if (j && want && *want && !(*cause = cz_cause(j, id, want))) {
         tj_free(j);
         return NULL;
     }
     return j;
+}
+
+/* The workload's data file, in the test's directory (a static buffer). */
+static char *cz_data(void)
+{
+    static char data[4096];
+    snprintf(data, sizeof data, "%s/data", ctt_tmpdir());
+    return data;
 }
 
 /* The workers' CPU time and bytes read, summed from their reports; how many reported. */
@@ -102,15 +121,30 @@ static int cz_workers(const char *err, double *cpu_ns, double *bytes)
     return n;
 }
 
+/* add-workers' figures against the arithmetic from the loading's own CPU per batch, cpb, as the
+ * workload reports it: N = ceil(cpb / step) workers, at most the CPUs, deliver a batch every
+ * max(step, cpb / N) instead of every `now`, each gap shrinking by the difference (at most its
+ * average length); N through *want. */
+static int cz_add_workers(const tj *c, double cpb, double now, int *want_out)
+{
+    double step = tj_num(c, "gpu_step_ns"), need = ceil(cpb / step), cpus = tj_num(c, "cpus");
+    int want = *want_out = (int)(need < cpus ? need : cpus);
+    ASSERT_INT((int)tj_num(c, "workers_recommended"), ==, want);
+    double gaps = tj_num(c, "gaps");
+    double per = now - fmax(step, cpb / want), avg = tj_num(c, "gap_ns") / gaps;
+    double saving = gaps * (per < avg ? per : avg);
+    ASSERT_NEAR(tj_num(c, "estimated_saving_ns"), saving, 0.1 * saving);
+    return 0;
+}
+
 /* Four workers spending 150 ms of CPU per batch on 2 cores: every core busy, the workers
  * waiting for one; the CPU per batch the diagnosis states is the workers' own over the steps. */
 static int cz_cpu_bound(const char *prog)
 {
-    char data[4096], *err = NULL;
-    snprintf(data, sizeof data, "%s/data", ctt_tmpdir());
+    char *err = NULL, *data = cz_data();
     char *args[] = {"4", "150", "0", "150", data, NULL};
     const tj *c = NULL;
-    tj *s = cz_run(prog, 2 * CZ_STEPS, args, "cpu-bound", &c, &err);
+    tj *s = cz_run(prog, 2 * CZ_STEPS, args, STARVE, "cpu-bound", &c, &err);
     ASSERT(s != NULL);
     double cpu, bytes;
     ASSERT_INT(cz_workers(err, &cpu, &bytes), ==, 4);
@@ -127,28 +161,23 @@ static int cz_cpu_bound(const char *prog)
  * 2 cores (the main process waits: it uses none). */
 static int cz_few_workers(const char *prog)
 {
-    char data[4096], *err = NULL;
-    snprintf(data, sizeof data, "%s/data", ctt_tmpdir());
+    char *err = NULL, *data = cz_data();
     char *args[] = {"1", "80", "0", "150", data, NULL};
     const tj *c = NULL;
-    tj *s = cz_run(prog, CZ_STEPS, args, "add-workers", &c, &err);
+    tj *s = cz_run(prog, CZ_STEPS, args, STARVE, "add-workers", &c, &err);
     ASSERT(s != NULL);
     double cpu, bytes;
     ASSERT_INT(cz_workers(err, &cpu, &bytes), ==, 1);
-    double cpb = cpu / CZ_STEPS, step = tj_num(c, "gpu_step_ns");
+    double cpb = cpu / CZ_STEPS;
     ASSERT_NEAR(tj_num(c, "worker_cpu_per_batch_ns"), cpb, 0.05 * cpb);
     ASSERT_NEAR(cpb, 80e6, 8e6);
-    double need = ceil(cpb / step), cpus = tj_num(c, "cpus");
-    int want = (int)(need < cpus ? need : cpus);
-    ASSERT_INT((int)tj_num(c, "workers_recommended"), ==, want);
-    ASSERT_INT(want, >=, 2);
-    /* the saving, from the worker's reported cost: a batch every cpb / want instead of every
-     * cpb, each gap shrinking by the difference (at most its average length) */
-    const tj *d = cz_starvation(s);
-    double gaps = tj_num(d, "evidence.gaps") + tj_num(d, "evidence.set_aside_gaps");
-    double per = cpb - fmax(step, cpb / want), avg = tj_num(c, "gap_ns") / gaps;
-    double saving = gaps * (per < avg ? per : avg);
-    ASSERT_NEAR(tj_num(c, "estimated_saving_ns"), saving, 0.1 * saving);
+    const tj *d = cz_diag(s, STARVE);
+    ASSERT_UINT((uint64_t)tj_num(c, "gaps"), ==,
+                (uint64_t)(tj_num(d, "evidence.gaps") + tj_num(d, "evidence.set_aside_gaps")));
+    /* one worker delivers a batch every cpb */
+    int n;
+    ASSERT_INT(cz_add_workers(c, cpb, cpb, &n), ==, 0);
+    ASSERT_INT(n, >=, 2);
     tj_free(s);
     free(err);
     return 0;
@@ -164,7 +193,7 @@ static int cz_storage(const char *prog)
     char *err = NULL;
     char *args[] = {"--existing", "1", "0", "200000", "150", m.file, NULL};
     const tj *c = NULL;
-    tj *s = cz_run(prog, CZ_STEPS, args, "storage-bound", &c, &err);
+    tj *s = cz_run(prog, CZ_STEPS, args, STARVE, "storage-bound", &c, &err);
     ASSERT_INT(sf_stop(&m), ==, 0);
     ASSERT(s != NULL);
     double cpu, got;
@@ -183,17 +212,188 @@ static int cz_storage(const char *prog)
  * main-busy; its CPU during the gaps is the gaps' length (the gaps are its spinning). */
 static int cz_main_busy(const char *prog)
 {
-    char data[4096], *err = NULL;
-    snprintf(data, sizeof data, "%s/data", ctt_tmpdir());
+    char *err = NULL, *data = cz_data();
     char *args[] = {"--main-ms", "80", "2", "0", "0", "150", data, NULL};
     const tj *c = NULL;
-    tj *s = cz_run(prog, CZ_STEPS, args, "main-busy", &c, &err);
+    tj *s = cz_run(prog, CZ_STEPS, args, STARVE, "main-busy", &c, &err);
     ASSERT(s != NULL);
     const char *m = strstr(err, "main cpu_ns=");
     ASSERT(m != NULL);
     ASSERT_NEAR((double)tr_value(m, "cpu_ns") / CZ_STEPS, 80e6, 8e6);
     ASSERT(tj_num(c, "main_cpu_cores") > 0.7 && tj_num(c, "main_cpu_cores") < 1.05);
     ASSERT(tj_num(c, "main_compute_share") > 0.8);
+    tj_free(s);
+    free(err);
+    return 0;
+}
+
+/* The main process's report: its CPU time over the steps and the bytes it read itself. */
+static int cz_main(const char *err, double *cpu_ns, double *bytes)
+{
+    const char *m = strstr(err, "main cpu_ns=");
+    if (!m)
+        return -1;
+    *cpu_ns = (double)tr_value(m, "cpu_ns");
+    *bytes = (double)tr_value(m, "read");
+    return 0;
+}
+
+/* ---- no loader workers (num_workers=0): the main process loads each batch itself ---- */
+
+/* It spends 80 ms of CPU per batch: add workers, as many as the main process's own cost per
+ * batch and the GPU step give (bounded by the CPUs: the main process then waits), saving what
+ * that arithmetic says. */
+static int cz_no_workers_cpu(const char *prog)
+{
+    char *err = NULL, *data = cz_data();
+    char *args[] = {"0", "80", "0", "150", data, NULL};
+    const tj *c = NULL;
+    tj *s = cz_run(prog, CZ_STEPS, args, STARVE, "add-workers", &c, &err);
+    ASSERT(s != NULL);
+    double cpu, bytes;
+    ASSERT_INT(cz_main(err, &cpu, &bytes), ==, 0);
+    double cpb = cpu / CZ_STEPS;
+    ASSERT_NEAR(cpb, 80e6, 8e6);
+    ASSERT_STR(tj_str(c, "told_by"), "main");
+    ASSERT_UINT((uint64_t)tj_num(c, "workers"), ==, 0);
+    ASSERT_NEAR(tj_num(c, "main_cpu_per_gap_ns"), cpb, 0.1 * cpb);
+    /* the main process loads a batch, then the GPU steps */
+    int n;
+    ASSERT_INT(cz_add_workers(c, cpb, cpb + tj_num(c, "gpu_step_ns"), &n), ==, 0);
+    ASSERT_INT(n, >=, 2);
+    ASSERT(strstr(tj_str(cz_diag(s, STARVE), "detail"), "the loading ran in the main process") != NULL);
+    tj_free(s);
+    free(err);
+    return 0;
+}
+
+/* It reads 200 KB per batch through slowfs at 2 MB/s: storage-bound, told by the main process's
+ * own I/O wait, at the rate slowfs serves. */
+static int cz_no_workers_storage(const char *prog, const char *id, char *step_opt)
+{
+    const uint64_t bytes = 200000, rate = 2000000;
+    sf_mount m;
+    ASSERT_INT(sf_start(&m, bytes * CZ_STEPS, rate), ==, 0);
+    char *err = NULL;
+    char *args[] = {"--existing", "0", "0", "200000", "150", m.file, NULL, NULL};
+    if (step_opt) {
+        memmove(args + 1, args, 6 * sizeof *args);
+        args[0] = step_opt;
+    }
+    const tj *c = NULL;
+    tj *s = cz_run(prog, CZ_STEPS, args, id, "storage-bound", &c, &err);
+    ASSERT_INT(sf_stop(&m), ==, 0);
+    ASSERT(s != NULL);
+    double cpu, got;
+    ASSERT_INT(cz_main(err, &cpu, &got), ==, 0);
+    ASSERT_NEAR(got, (double)(bytes * CZ_STEPS), 0.5);
+    ASSERT_STR(tj_str(c, "told_by"), "main");
+    ASSERT(tj_num(c, "main_iowait_share") >= 0.3);
+    double bps = tj_num(c, "main_read_bps");
+    ASSERT(bps > 0.5 * (double)rate && bps < 1.25 * (double)rate);
+    tj_free(s);
+    free(err);
+    return 0;
+}
+
+/* ---- gpu-gaps: the main process's own work between steps that copy no batch ---- */
+
+/* It computes 80 ms between steps: main-busy; the CPU the diagnosis finds in the gaps is the
+ * main process's own over the steps. */
+static int cz_gaps_main_busy(const char *prog)
+{
+    char *err = NULL, *data = cz_data();
+    char *args[] = {"--memset-step", "0", "80", "0", "150", data, NULL};
+    const tj *c = NULL;
+    tj *s = cz_run(prog, CZ_STEPS, args, "gpu-gaps", "main-busy", &c, &err);
+    ASSERT(s != NULL);
+    ASSERT(cz_diag(s, STARVE) == NULL);
+    double cpu, bytes;
+    ASSERT_INT(cz_main(err, &cpu, &bytes), ==, 0);
+    ASSERT_NEAR(cpu / CZ_STEPS, 80e6, 8e6);
+    /* the gaps hold its spinning (and the hold's short sleeps, computing nothing) */
+    ASSERT_NEAR(tj_num(c, "main_cpu_per_gap_ns") * tj_num(c, "gaps"), cpu, 0.05 * cpu);
+    ASSERT(tj_num(c, "main_compute_share") > 0.8);
+    ASSERT(strstr(tj_str(cz_diag(s, "gpu-gaps"), "detail"), "host work between its GPU launches") != NULL);
+    tj_free(s);
+    free(err);
+    return 0;
+}
+
+/* The processes spinning outside the traced tree, 4 per CPU the tests may use. */
+static int cz_hogs(pid_t *pids, int max)
+{
+    cpu_set_t set;
+    int n = sched_getaffinity(0, sizeof set, &set) == 0 ? 4 * CPU_COUNT(&set) : 8;
+    n = n > max ? max : n;
+    for (int i = 0; i < n; i++) {
+        pids[i] = fork();
+        if (pids[i] == 0) {
+            prctl(PR_SET_PDEATHSIG, SIGKILL);
+            for (volatile uint64_t x = 1;; x = x * 6364136223846793005ull + 1)
+                ;
+        }
+        if (pids[i] < 0)
+            return i;
+    }
+    return n;
+}
+
+static void cz_hogs_stop(pid_t *pids, int n)
+{
+    for (int i = 0; i < n; i++) {
+        kill(pids[i], SIGKILL);
+        waitpid(pids[i], NULL, 0);
+    }
+}
+
+/* It computes 30 ms between steps while processes outside the tree keep every core busy, 4 per
+ * core: cpu-bound, the main process waiting for a core longer than it runs (a fair share of a
+ * core among 5 is a fifth of it); not main-busy: its computing is the lesser part. */
+static int cz_gaps_cpu_bound(const char *prog)
+{
+    char *err = NULL, *data = cz_data();
+    char *args[] = {"--memset-step", "0", "30", "0", "150", data, NULL};
+    pid_t hogs[64];
+    int nh = cz_hogs(hogs, 64);
+    const tj *c = NULL;
+    tj *s = cz_run(prog, CZ_STEPS, args, "gpu-gaps", "cpu-bound", &c, &err);
+    cz_hogs_stop(hogs, nh);
+    ASSERT(s != NULL);
+    ASSERT(cz_diag(s, STARVE) == NULL);
+    double cpu, bytes;
+    ASSERT_INT(cz_main(err, &cpu, &bytes), ==, 0);
+    ASSERT_NEAR(cpu / CZ_STEPS, 30e6, 6e6);
+    ASSERT(tj_num(c, "busy_cores") > tj_num(c, "cpus") - 0.3);
+    ASSERT(tj_num(c, "outside_tree_cores") > 0.5 * tj_num(c, "cpus"));
+    ASSERT(tj_num(c, "main_runqueue_wait_cores") > tj_num(c, "main_cpu_cores"));
+    /* its computing in the gaps is its own over the steps, however long it waited */
+    ASSERT_NEAR(tj_num(c, "main_cpu_per_gap_ns") * tj_num(c, "gaps"), cpu, 0.1 * cpu);
+    ASSERT(strstr(tj_str(cz_diag(s, "gpu-gaps"), "detail"), "the main process waited") != NULL);
+    tj_free(s);
+    free(err);
+    return 0;
+}
+
+/* Its one worker spends 80 ms of CPU per batch while the main process waits on the batch pipe
+ * between steps that copy no batch: gpu-gaps, and none of the main process's causes held (not
+ * computing, not short of a core, not in I/O wait): the detail says it waited for something
+ * else. */
+static int cz_gaps_none(const char *prog)
+{
+    char *err = NULL, *data = cz_data();
+    char *args[] = {"--memset-step", "1", "80", "0", "150", data, NULL};
+    const tj *c = NULL;
+    tj *s = cz_run(prog, CZ_STEPS, args, "gpu-gaps", "", &c, &err);
+    ASSERT(s != NULL);
+    const tj *d = cz_diag(s, "gpu-gaps");
+    ASSERT(d != NULL);
+    c = tj_get(d, "cause");
+    ASSERT(c != NULL);
+    ASSERT_UINT((uint64_t)tj_get(c, "causes")->n, ==, 0);
+    ASSERT(tj_num(c, "covered_gap_ns") >= 0.8 * tj_num(c, "gap_ns"));
+    ASSERT(tj_num(c, "main_compute_share") < 0.2);
+    ASSERT(strstr(tj_str(d, "detail"), "it waited for something else") != NULL);
     tj_free(s);
     free(err);
     return 0;
@@ -207,13 +407,12 @@ TEST_IMPL(causes_main_busy) { return cz_main_busy("loader_tree"); }
  * and has no cause object. */
 TEST_IMPL(causes_unknown_without_samples)
 {
-    char data[4096], *err = NULL;
-    snprintf(data, sizeof data, "%s/data", ctt_tmpdir());
+    char *err = NULL, *data = cz_data();
     char *args[] = {"1", "80", "0", "150", data, NULL};
     const tj *c = NULL;
-    tj *s = cz_run("loader_tree", CZ_STEPS, args, NULL, &c, &err);
+    tj *s = cz_run("loader_tree", CZ_STEPS, args, STARVE, NULL, &c, &err);
     ASSERT(s != NULL);
-    const tj *d = cz_starvation(s);
+    const tj *d = cz_diag(s, STARVE);
     ASSERT(d != NULL);
     ASSERT(tj_get(d, "cause") == NULL);
     ASSERT(strstr(tj_str(d, "detail"), "cause: cannot be told without host samples") != NULL);
@@ -229,3 +428,19 @@ TEST_IMPL(causes_python_cpu_bound) { return cz_cpu_bound("py_loader_tree"); }
 TEST_IMPL(causes_python_few_workers) { return cz_few_workers("py_loader_tree"); }
 TEST_IMPL(causes_python_storage_bound) { return cz_storage("py_loader_tree"); }
 TEST_IMPL(causes_python_main_busy) { return cz_main_busy("py_loader_tree"); }
+
+TEST_IMPL(causes_no_workers_cpu) { return cz_no_workers_cpu("loader_tree"); }
+TEST_IMPL(causes_no_workers_storage) { return cz_no_workers_storage("loader_tree", STARVE, NULL); }
+TEST_IMPL(causes_gaps_main_busy) { return cz_gaps_main_busy("loader_tree"); }
+TEST_IMPL(causes_gaps_storage) { return cz_no_workers_storage("loader_tree", "gpu-gaps", "--memset-step"); }
+TEST_IMPL(causes_gaps_cpu_bound) { return cz_gaps_cpu_bound("loader_tree"); }
+TEST_IMPL(causes_python_no_workers_cpu) { return cz_no_workers_cpu("py_loader_tree"); }
+TEST_IMPL(causes_python_no_workers_storage) { return cz_no_workers_storage("py_loader_tree", STARVE, NULL); }
+TEST_IMPL(causes_python_gaps_main_busy) { return cz_gaps_main_busy("py_loader_tree"); }
+TEST_IMPL(causes_python_gaps_storage)
+{
+    return cz_no_workers_storage("py_loader_tree", "gpu-gaps", "--memset-step");
+}
+TEST_IMPL(causes_python_gaps_cpu_bound) { return cz_gaps_cpu_bound("py_loader_tree"); }
+TEST_IMPL(causes_gaps_none_while_waiting) { return cz_gaps_none("loader_tree"); }
+TEST_IMPL(causes_python_gaps_none_while_waiting) { return cz_gaps_none("py_loader_tree"); }

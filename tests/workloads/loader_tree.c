@@ -1,11 +1,11 @@
 /* loader_tree: a main process using CUDA and K forked loader workers that never touch it, as a
  * PyTorch DataLoader has, each doing a known amount of work that it measures itself:
  *
- *   loader_tree [--steps N [--main-ms M] [--existing]] K CPU_MS BYTES HOLD_MS FILE
+ *   loader_tree [--steps N [--main-ms M] [--existing] [--memset-step]] K CPU_MS BYTES HOLD_MS FILE
  *
  * Without --steps: the main process allocates device memory and copies to it (the trace
  * starts), writes BYTES bytes into FILE, then forks K workers. Each spins until its own CPU time
- * (CLOCK_PROCESS_CPUTIME_ID) reaches CPU_MS, reads FILE with read() to its end, and reports on
+ * (CLOCK_THREAD_CPUTIME_ID: its one thread's) reaches CPU_MS, reads FILE with read() to its end, and reports on
  * stderr "worker pid=P cpu_ns=C read=B": C its CPU time and B the bytes its read() calls
  * returned, once both are done (it reads nothing else: B is its whole rchar). It then waits for
  * the main process's word (the end of a pipe) and exits 0. The main process keeps copying for
@@ -21,10 +21,15 @@
  * one byte on its own pipe; it never waits for the main process (a prefetch as deep as needed).
  * Worker i spends i/K of CPU_MS more before its first batch, so that batches come evenly.
  * Each of the N steps takes batch `step` from its worker's pipe, spins M ms of the main
- * process's CPU (preprocessing between batches), and copies 1 MiB to the device (the step). The
- * workers report "worker pid=P cpu_ns=C read=B batches=n" after their batches; the main process
- * prints "main cpu_ns=C steps=N" on stderr (C its CPU time from the first step to the last copy)
- * and holds HOLD_MS with memsets instead of copies. */
+ * process's CPU (preprocessing between batches), and copies 1 MiB to the device (the step). With
+ * K = 0 (PyTorch's num_workers=0) the main process makes each batch itself as a worker would (its
+ * CPU_MS, its pread) before its M ms. With --memset-step the step is a memset of the 1 MiB
+ * instead of a copy: the host's work between steps is then not loading a batch but its own,
+ * between its GPU work (queued, as the first memset then is: no gap follows a synchronous call,
+ * which would make it a gap after a synchronization). The workers report "worker pid=P cpu_ns=C read=B batches=n" after their
+ * batches; the main process prints "main cpu_ns=C read=B steps=N" on stderr (C its main thread's
+ * CPU time from the first step to the last, B the bytes it read itself) and holds HOLD_MS with memsets instead
+ * of copies. */
 #define _GNU_SOURCE
 #include <cuda_runtime_api.h>
 #include <fcntl.h>
@@ -34,10 +39,12 @@
 
 #include "wl_common.h"
 
+/* The calling thread's CPU time: a worker's is its process's; the main process's other threads
+ * (the tracer's sampler, the CUDA library's) do not count as its work. */
 static uint64_t cpu_ns(void)
 {
     struct timespec t;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
     return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
@@ -46,6 +53,27 @@ static uint64_t mono_ns(void)
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* Spins until the process's CPU time reaches goal (ns). */
+static void spin_to(uint64_t goal)
+{
+    volatile uint64_t x = 1;
+    while (cpu_ns() < goal)
+        for (int j = 0; j < 10000; j++)
+            x = x * 6364136223846793005ull + 1442695040888963407ull;
+}
+
+/* Reads batch b's bytes of fd (file) into buf. */
+static void read_batch(int fd, const char *file, char *buf, size_t bytes, int b)
+{
+    for (size_t done = 0; done < bytes;) {
+        ssize_t n = pread(fd, buf + done, bytes - done, (off_t)((size_t)b * bytes + done));
+        if (n <= 0)
+            WL_DIE("pread %s at %zu: %s", file, (size_t)b * bytes + done,
+                   n ? strerror(errno) : "end of file");
+        done += (size_t)n;
+    }
 }
 
 /* --steps: worker i's batches i, i + k, ... < steps, one byte on its pipe `out` each. */
@@ -58,22 +86,13 @@ static void batch_worker(int report, int go, int out, int i, int k, int steps, u
     char *buf = malloc(bytes ? bytes : 1);
     if (!buf)
         WL_DIE("malloc of %zu bytes failed", bytes);
-    volatile uint64_t x = 1;
     /* worker i starts i/k of a batch's CPU late, so that batches come evenly, one every
      * 1/k of a batch's time, as in a loader's steady state, not k at once */
     uint64_t got = 0, goal = cpu_ns() + (uint64_t)i * cpu_ms * 1000000u / (uint64_t)k;
     int made = 0;
     for (int b = i; b < steps; b += k, made++) {
-        for (goal += cpu_ms * 1000000u; cpu_ns() < goal;)
-            for (int j = 0; j < 10000; j++)
-                x = x * 6364136223846793005ull + 1442695040888963407ull;
-        for (size_t done = 0; done < bytes;) {
-            ssize_t n = pread(fd, buf + done, bytes - done, (off_t)((size_t)b * bytes + done));
-            if (n <= 0)
-                WL_DIE("pread %s at %zu: %s", file, (size_t)b * bytes + done,
-                       n ? strerror(errno) : "end of file");
-            done += (size_t)n;
-        }
+        spin_to(goal += cpu_ms * 1000000u);
+        read_batch(fd, file, buf, bytes, b);
         got += bytes;
         if (write(out, "b", 1) != 1)
             WL_DIE("batch pipe: %s", strerror(errno));
@@ -93,10 +112,7 @@ static void batch_worker(int report, int go, int out, int i, int k, int steps, u
 
 static void worker(int report, int go, uint64_t cpu_goal, const char *file)
 {
-    volatile uint64_t x = 1;
-    while (cpu_ns() < cpu_goal)
-        for (int i = 0; i < 10000; i++)
-            x = x * 6364136223846793005ull + 1442695040888963407ull;
+    spin_to(cpu_goal);
     int fd = open(file, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         WL_DIE("open %s: %s", file, strerror(errno));
@@ -121,7 +137,7 @@ static void worker(int report, int go, uint64_t cpu_goal, const char *file)
 
 int main(int argc, char **argv)
 {
-    int steps = 0, existing = 0;
+    int steps = 0, existing = 0, memset_step = 0;
     uint64_t main_ms = 0;
     int a = 1;
     for (; a < argc && !strncmp(argv[a], "--", 2); a++) {
@@ -129,23 +145,26 @@ int main(int argc, char **argv)
             existing = 1;
         else if (!strcmp(argv[a], "--steps") && a + 1 < argc)
             steps = atoi(argv[++a]);
+        else if (!strcmp(argv[a], "--memset-step"))
+            memset_step = 1;
         else if (!strcmp(argv[a], "--main-ms") && a + 1 < argc)
             main_ms = strtoull(argv[++a], NULL, 10);
         else
             WL_DIE("unknown option %s", argv[a]);
     }
     if (argc - a != 5)
-        WL_DIE("usage: loader_tree [--steps N [--main-ms M] [--existing]] K CPU_MS BYTES HOLD_MS FILE");
+        WL_DIE("usage: loader_tree [--steps N [--main-ms M] [--existing] [--memset-step]] K CPU_MS "
+               "BYTES HOLD_MS FILE");
     argv += a - 1;
     int k = atoi(argv[1]);
     uint64_t cpu_ms = strtoull(argv[2], NULL, 10), cpu_goal = cpu_ms * 1000000u;
     size_t bytes = strtoull(argv[3], NULL, 10);
     uint64_t hold = strtoull(argv[4], NULL, 10) * 1000000u;
     const char *file = argv[5];
-    if (k < 1 || k > 64)
-        WL_DIE("K: expected 1 to 64 workers, found %s", argv[1]);
-    if (steps < 0 || (!steps && (main_ms || existing)))
-        WL_DIE("--main-ms and --existing need --steps N (N > 0)");
+    if (k < !steps || k > 64)
+        WL_DIE("K: expected %d to 64 workers, found %s", !steps, argv[1]);
+    if (steps < 0 || (!steps && (main_ms || existing || memset_step)))
+        WL_DIE("--main-ms, --existing and --memset-step need --steps N (N > 0)");
 
     void *dev = NULL;
     size_t chunk = 1 << 20;
@@ -153,7 +172,9 @@ int main(int argc, char **argv)
     if (!host)
         WL_DIE("calloc of %zu bytes failed", chunk);
     WL_RT(cudaMalloc(&dev, chunk));
-    if (steps)
+    if (memset_step) /* queued, as the steps' are: no gap follows a synchronous call */
+        WL_RT(cudaMemsetAsync(dev, 0, chunk, 0));
+    else if (steps)
         WL_RT(cudaMemset(dev, 0, chunk));
     else
         WL_RT(cudaMemcpy(dev, host, chunk, cudaMemcpyHostToDevice));
@@ -201,18 +222,31 @@ int main(int argc, char **argv)
     if (steps) {
         for (int i = 0; i < k; i++)
             close(batch[i][1]);
-        uint64_t c0 = cpu_ns();
-        volatile uint64_t x = 1;
+        int fd = k ? -1 : open(file, O_RDONLY | O_CLOEXEC);
+        if (!k && fd < 0)
+            WL_DIE("open %s: %s", file, strerror(errno));
+        char *buf = malloc(bytes ? bytes : 1);
+        if (!buf)
+            WL_DIE("malloc of %zu bytes failed", bytes);
+        uint64_t c0 = cpu_ns(), got = 0;
         for (int s = 0; s < steps; s++) {
             char c;
-            if (read(batch[s % k][0], &c, 1) != 1)
+            if (k && read(batch[s % k][0], &c, 1) != 1)
                 WL_DIE("batch %d: its worker's pipe ended", s);
-            for (uint64_t goal = cpu_ns() + main_ms * 1000000u; cpu_ns() < goal;)
-                for (int j = 0; j < 10000; j++)
-                    x = x * 6364136223846793005ull + 1442695040888963407ull;
-            WL_RT(cudaMemcpy(dev, host, chunk, cudaMemcpyHostToDevice));
+            if (!k) { /* no workers: the main process loads */
+                spin_to(cpu_ns() + cpu_ms * 1000000u);
+                read_batch(fd, file, buf, bytes, s);
+                got += bytes;
+            }
+            spin_to(cpu_ns() + main_ms * 1000000u);
+            WL_RT(memset_step ? cudaMemsetAsync(dev, 0, chunk, 0)
+                              : cudaMemcpy(dev, host, chunk, cudaMemcpyHostToDevice));
         }
-        fprintf(stderr, "main cpu_ns=%llu steps=%d\n", (unsigned long long)(cpu_ns() - c0), steps);
+        fprintf(stderr, "main cpu_ns=%llu read=%llu steps=%d\n", (unsigned long long)(cpu_ns() - c0),
+                (unsigned long long)got, steps);
+        free(buf);
+        if (fd >= 0)
+            close(fd);
     }
     /* the workers' reports, passed on to stderr line by line */
     FILE *in = fdopen(report[0], "r");

@@ -3,7 +3,7 @@
 through ctypes and K loader workers started as PyTorch's DataLoader starts them, as
 multiprocessing Process objects of the "fork" context, which never use CUDA.
 
-    py_loader_tree [--steps N [--main-ms M] [--existing]] K CPU_MS BYTES HOLD_MS FILE
+    py_loader_tree [--steps N [--main-ms M] [--existing] [--memset-step]] K CPU_MS BYTES HOLD_MS FILE
 
 Without --steps: the main process initializes CUDA, allocates BYTES of device memory and copies to it (the trace
 starts), writes BYTES bytes into FILE and starts the workers. Each spins until its own CPU time
@@ -17,8 +17,12 @@ With --steps N, loader_tree's training loop (loader_tree.c says it in full): the
 with a memset; FILE gets N * BYTES bytes unless --existing; worker i makes batches i, i + K, ...,
 each CPU_MS more of its CPU (i/K of it more before the first) and a pread of BYTES at offset
 batch * BYTES, one byte on its own pipe per batch; each step takes its batch, spins M ms of the
-main process's CPU and copies 1 MiB to the device. Workers report "worker pid=P cpu_ns=C read=B
-batches=n", the main process "main cpu_ns=C steps=N"; the hold uses memsets.
+main process's CPU and copies 1 MiB to the device. With K = 0 (DataLoader's num_workers=0) the
+main process makes each batch itself (CPU_MS, pread) before its M ms; with --memset-step the step
+is a queued memset instead of a copy, as the first memset then is (the host's work between steps
+is its own, not loading, and no gap follows a synchronous call). Workers
+report "worker pid=P cpu_ns=C read=B batches=n", the main process "main cpu_ns=C read=B steps=N"
+(C: its main thread's CPU time, the one it spins by; B: the bytes it read itself); the hold uses memsets.
 """
 import ctypes
 import multiprocessing
@@ -45,11 +49,21 @@ def worker(report, go, inherited, cpu_goal_ns, path):
         pass
 
 
-def spin_until(goal_ns):
+def spin_until(goal_ns, clock=time.process_time_ns):
     x = 1
-    while time.process_time_ns() < goal_ns:
+    while clock() < goal_ns:
         for _ in range(1000):
             x = (x * 6364136223846793005 + 1442695040888963407) & 0xFFFFFFFFFFFFFFFF
+
+
+def read_batch(fd, path, nbytes, b):
+    done = 0
+    while done < nbytes:
+        chunk = os.pread(fd, nbytes - done, b * nbytes + done)
+        if not chunk:
+            sys.exit("py_loader_tree: pread %s at %d: end of file" % (path, b * nbytes + done))
+        done += len(chunk)
+    return done
 
 
 def batch_worker(report, go, out, inherited, i, k, steps, cpu_ms, nbytes, path):
@@ -61,13 +75,7 @@ def batch_worker(report, go, out, inherited, i, k, steps, cpu_ms, nbytes, path):
     for b in range(i, steps, k):
         goal += cpu_ms * 1000000
         spin_until(goal)
-        done = 0
-        while done < nbytes:
-            chunk = os.pread(fd, nbytes - done, b * nbytes + done)
-            if not chunk:
-                sys.exit("py_loader_tree: pread %s at %d: end of file" % (path, b * nbytes + done))
-            done += len(chunk)
-        got += done
+        got += read_batch(fd, path, nbytes, b)
         made += 1
         os.write(out, b"b")
     os.close(fd)
@@ -79,11 +87,13 @@ def batch_worker(report, go, out, inherited, i, k, steps, cpu_ms, nbytes, path):
 
 def main():
     args = sys.argv[1:]
-    steps, main_ms, existing = 0, 0, False
+    steps, main_ms, existing, memset_step = 0, 0, False, False
     while args and args[0].startswith("--"):
         opt = args.pop(0)
         if opt == "--existing":
             existing = True
+        elif opt == "--memset-step":
+            memset_step = True
         elif opt == "--steps" and args:
             steps = int(args.pop(0))
         elif opt == "--main-ms" and args:
@@ -91,11 +101,14 @@ def main():
         else:
             sys.exit("py_loader_tree: unknown option %s" % opt)
     if len(args) != 5:
-        sys.exit("usage: py_loader_tree [--steps N [--main-ms M] [--existing]] K CPU_MS BYTES HOLD_MS FILE")
+        sys.exit("usage: py_loader_tree [--steps N [--main-ms M] [--existing] [--memset-step]] K CPU_MS "
+                 "BYTES HOLD_MS FILE")
     k, cpu_ms, nbytes, hold_ms = (int(a) for a in args[:4])
     path = args[4]
-    if not steps and (main_ms or existing):
-        sys.exit("py_loader_tree: --main-ms and --existing need --steps N (N > 0)")
+    if not steps and (main_ms or existing or memset_step):
+        sys.exit("py_loader_tree: --main-ms, --existing and --memset-step need --steps N (N > 0)")
+    if k < (0 if steps else 1) or k > 64:
+        sys.exit("py_loader_tree: K: expected %d to 64 workers, found %d" % (0 if steps else 1, k))
     cu = ctypes.CDLL("libcuda.so.1")
 
     def check(name, *args):
@@ -111,7 +124,9 @@ def main():
     chunk = 1 << 20
     host = ctypes.create_string_buffer(chunk)
     check("cuMemAlloc_v2", ctypes.byref(mem), ctypes.c_size_t(chunk))
-    if steps:
+    if memset_step:  # queued, as the steps' are: no gap follows a synchronous call
+        check("cuMemsetD8Async", mem, ctypes.c_ubyte(0), ctypes.c_size_t(chunk), None)
+    elif steps:
         check("cuMemsetD8_v2", mem, ctypes.c_ubyte(0), ctypes.c_size_t(chunk))
     else:
         check("cuMemcpyHtoD_v2", mem, host, ctypes.c_size_t(chunk))
@@ -144,13 +159,26 @@ def main():
     if steps:
         for b in batch:
             os.close(b[1])
-        c0 = time.process_time_ns()
+        fd = -1 if k else os.open(path, os.O_RDONLY)
+        # the main thread's CPU: the process's other threads (the tracer's sampler, the CUDA
+        # library's) are not its work
+        cpu = time.thread_time_ns
+        c0 = cpu()
+        got = 0
         for s in range(steps):
-            if os.read(batch[s % k][0], 1) != b"b":
+            if k and os.read(batch[s % k][0], 1) != b"b":
                 sys.exit("py_loader_tree: batch %d: its worker's pipe ended" % s)
-            spin_until(time.process_time_ns() + main_ms * 1000000)
-            check("cuMemcpyHtoD_v2", mem, host, ctypes.c_size_t(chunk))
-        sys.stderr.write("main cpu_ns=%d steps=%d\n" % (time.process_time_ns() - c0, steps))
+            if not k:  # no workers: the main process loads
+                spin_until(cpu() + cpu_ms * 1000000, cpu)
+                got += read_batch(fd, path, nbytes, s)
+            spin_until(cpu() + main_ms * 1000000, cpu)
+            if memset_step:
+                check("cuMemsetD8Async", mem, ctypes.c_ubyte(0), ctypes.c_size_t(chunk), None)
+            else:
+                check("cuMemcpyHtoD_v2", mem, host, ctypes.c_size_t(chunk))
+        sys.stderr.write("main cpu_ns=%d read=%d steps=%d\n" % (cpu() - c0, got, steps))
+        if fd >= 0:
+            os.close(fd)
     reports = b""
     while reports.count(b"\n") < k:
         b = os.read(report_r, 4096)
