@@ -169,9 +169,22 @@ static void on_machine(struct cta_host *h, const ct_rec *r)
         cta_host_iv v = h->acc;
         v.from = h->hlast_ts;
         v.to = r->ts;
-        v.cpus = s->cpus;
-        v.busy_ns = sub(s->busy_ns, a->busy_ns);
-        v.iowait_ns = sub(s->iowait_ns, a->iowait_ns);
+        v.machine_cpus = s->cpus;
+        if (s->job_cpus && a->job_cpus) {
+            v.cpus = s->job_cpus;
+            v.busy_ns = sub(s->job_busy_ns, a->job_busy_ns);
+            v.iowait_ns = sub(s->job_iowait_ns, a->job_iowait_ns);
+        } else {
+            v.cpus = s->cpus;
+            v.busy_ns = sub(s->busy_ns, a->busy_ns);
+            v.iowait_ns = sub(s->iowait_ns, a->iowait_ns);
+        }
+        if (s->quota_mcpu && s->quota_mcpu == a->quota_mcpu) {
+            v.quota_cores = s->quota_mcpu / 1000.0;
+            v.throttled_ns = sub(s->throttled_ns, a->throttled_ns);
+            v.cg_cpu_known = !((s->flags | a->flags) & CT_HS_NO_CG_USAGE);
+            v.cg_cpu_ns = v.cg_cpu_known ? sub(s->cg_cpu_ns, a->cg_cpu_ns) : 0;
+        }
         v.psi_known = !((s->flags | a->flags) & CT_HS_NO_PSI);
         if (v.psi_known) {
             v.psi_cpu_ns = sub(s->psi_cpu_some_ns, a->psi_cpu_some_ns);
@@ -290,6 +303,12 @@ typedef struct {
     int vm_known;
     double psi_cpu_some, psi_io_some, psi_io_full, psi_mem_some, psi_mem_full; /* share of span */
     int psi_known;
+    /* the traced process's CPUs and limit (format 1.9), when the first and last readings agree */
+    uint32_t job_cpus;            /* 0 unknown */
+    double job_busy_cores, job_iowait_cores;
+    double quota_cores;           /* 0 none */
+    double cg_cores, throttled_share; /* the limiting cgroup's CPU per second; share of time throttled */
+    int cg_known;
 } cta_host_machine;
 
 static cta_host_machine cta_host_machine_of(const cta_proc *p)
@@ -319,6 +338,17 @@ static cta_host_machine cta_host_machine_of(const cta_proc *p)
     x.psi_io_full = (double)sub(b->psi_io_full_ns, a->psi_io_full_ns) / dt;
     x.psi_mem_some = (double)sub(b->psi_mem_some_ns, a->psi_mem_some_ns) / dt;
     x.psi_mem_full = (double)sub(b->psi_mem_full_ns, a->psi_mem_full_ns) / dt;
+    if (a->job_cpus && a->job_cpus == b->job_cpus) {
+        x.job_cpus = b->job_cpus;
+        x.job_busy_cores = (double)sub(b->job_busy_ns, a->job_busy_ns) / dt;
+        x.job_iowait_cores = (double)sub(b->job_iowait_ns, a->job_iowait_ns) / dt;
+    }
+    if (a->quota_mcpu && a->quota_mcpu == b->quota_mcpu) {
+        x.quota_cores = b->quota_mcpu / 1000.0;
+        x.throttled_share = (double)sub(b->throttled_ns, a->throttled_ns) / dt;
+        x.cg_known = !((a->flags | b->flags) & CT_HS_NO_CG_USAGE);
+        x.cg_cores = x.cg_known ? (double)sub(b->cg_cpu_ns, a->cg_cpu_ns) / dt : 0;
+    }
     return x;
 }
 
@@ -378,6 +408,15 @@ void cta_host_text(FILE *f, const cta_model *m)
                     "steal %.2f cores", mc.cpus, mc.busy_cores,
                     cta_fmt_pct(b[0], mc.cpus ? 100.0 * mc.busy_cores / mc.cpus : 0), mc.iowait_cores,
                     mc.steal_cores);
+            if (mc.job_cpus && (mc.job_cpus < mc.cpus || mc.quota_cores))
+                fprintf(f, "; the process may use %u of them (its affinity), busy %.2f cores, "
+                           "iowait %.2f", mc.job_cpus, mc.job_busy_cores, mc.job_iowait_cores);
+            if (mc.quota_cores) {
+                fprintf(f, "; its cgroup limits it to %.2f cores", mc.quota_cores);
+                if (mc.cg_known)
+                    fprintf(f, ", used %.2f", mc.cg_cores);
+                fprintf(f, ", throttled %s of the time", cta_fmt_pct(b[1], 100 * mc.throttled_share));
+            }
             if (mc.mem_known)
                 fprintf(f, "; memory available at least %s of %s",
                         cta_fmt_bytes(b[1], (double)mc.mem_available_min), cta_fmt_bytes(b[2], (double)mc.mem_total));
@@ -456,6 +495,12 @@ static void json_machine(cta_json *j, const cta_host_machine *mc)
     json_num_known(j, "pressure_io_full", mc->psi_known, mc->psi_io_full);
     json_num_known(j, "pressure_memory_some", mc->psi_known, mc->psi_mem_some);
     json_num_known(j, "pressure_memory_full", mc->psi_known, mc->psi_mem_full);
+    json_u64_known(j, "job_cpus", mc->job_cpus, mc->job_cpus);
+    json_num_known(j, "job_busy_cores", mc->job_cpus, mc->job_busy_cores);
+    json_num_known(j, "job_iowait_cores", mc->job_cpus, mc->job_iowait_cores);
+    json_num_known(j, "cpu_limit_cores", mc->quota_cores > 0, mc->quota_cores);
+    json_num_known(j, "cgroup_cpu_cores", mc->cg_known, mc->cg_cores);
+    json_num_known(j, "throttled_share", mc->quota_cores > 0, mc->throttled_share);
     cta_json_end_obj(j);
 }
 

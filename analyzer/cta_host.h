@@ -57,8 +57,16 @@ typedef struct {
  * from the process readings of the round that closes it, thread states as read at its end. */
 typedef struct {
     uint64_t from, to;
-    uint32_t cpus;
-    uint64_t busy_ns, iowait_ns;  /* the machine's, summed over its CPUs */
+    /* the CPUs the traced process may run on (its affinity mask: a batch job's cpuset), with
+     * their busy and iowait time; the machine's where the samples do not give them (format
+     * 1.8) */
+    uint32_t cpus, machine_cpus;
+    uint64_t busy_ns, iowait_ns;
+    /* a cgroup CPU limit (quota_cores > 0) bounds the job further: the limiting cgroup's CPU
+     * time (cg_cpu_known) and the time it was throttled for having used up its quota */
+    double quota_cores;
+    uint64_t cg_cpu_ns, throttled_ns;
+    int cg_cpu_known;
     uint64_t psi_cpu_ns, psi_io_ns, psi_mem_ns; /* "some" stall time */
     uint64_t swap_pages, majflt;  /* the machine's; 0 when unknown */
     int psi_known, vm_known;

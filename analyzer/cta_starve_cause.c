@@ -60,7 +60,7 @@ void cta_starve_cause_of(const cta_proc *p, int d, int cls, int ctx, uint64_t ga
     const cta_host_iv *iv;
     size_t n = cta_host_intervals(p, &iv);
     double cov = 0, busy = 0, tree = 0, wcpu = 0, wwait = 0, wd = 0, wrd = 0, mcpu = 0, iow = 0;
-    double mwait = 0, md = 0, mrd = 0;
+    double mwait = 0, md = 0, mrd = 0, quota = 0, cg = 0, cg_cov = 0, thr = 0;
     double psi[3] = {0}, psi_cov = 0, swap = 0, flt = 0, vm_cov = 0;
     for (size_t i = 0; i < n; i++) {
         const cta_host_iv *v = &iv[i];
@@ -70,7 +70,16 @@ void cta_starve_cause_of(const cta_proc *p, int d, int cls, int ctx, uint64_t ga
         double w = o / (double)(v->to - v->from); /* the interval's amounts, weighed */
         cov += o;
         c->cpus = v->cpus;
+        c->machine_cpus = v->machine_cpus;
         busy += w * (double)v->busy_ns;
+        if (v->quota_cores > 0) {
+            quota = v->quota_cores;
+            thr += w * (double)v->throttled_ns;
+            if (v->cg_cpu_known) {
+                cg_cov += o;
+                cg += w * (double)v->cg_cpu_ns;
+            }
+        }
         tree += w * (double)v->tree_cpu_ns;
         wcpu += w * (double)v->worker_cpu_ns;
         wwait += w * (double)v->worker_wait_ns;
@@ -103,6 +112,15 @@ void cta_starve_cause_of(const cta_proc *p, int d, int cls, int ctx, uint64_t ga
         c->covered_ns = c->gap_ns;
     c->busy_cores = busy / cov;
     c->free_cores = c->cpus > c->busy_cores ? c->cpus - c->busy_cores : 0;
+    /* a cgroup limit below the CPUs: what the limiting cgroup left of it is free, whatever
+     * its CPUs did (a throttled cgroup's CPUs sit idle) */
+    if (quota > 0 && quota < c->cpus) {
+        c->limit_cores = quota;
+        c->throttled_share = thr / cov;
+        double left = cg_cov > 0 ? quota - cg / cg_cov : quota;
+        if (left < c->free_cores)
+            c->free_cores = left > 0 ? left : 0;
+    }
     c->outside_cores = busy > tree ? (busy - tree) / cov : 0;
     c->worker_cpu_cores = wcpu / cov;
     c->worker_wait_cores = wwait / cov;
@@ -179,9 +197,17 @@ void cta_starve_cause_of(const cta_proc *p, int d, int cls, int ctx, uint64_t ga
          * every C / W now with W workers, every C + step with none (the main process loads,
          * then the GPU steps) */
         double cpb = main_loads ? c->main_cpu_per_gap_ns : c->worker_cpu_per_batch_ns;
-        int cap = (int)c->cpus - (main_loads ? 0 : (int)floor(c->main_cpu_cores + 0.5));
+        /* the cores: a limit of 1.5 CPUs runs 2 workers at 0.75 each, more than 1 at 1 */
+        int cores = c->limit_cores > 0 ? (int)ceil(c->limit_cores) : (int)c->cpus;
+        int cap = cores - (main_loads ? 0 : (int)floor(c->main_cpu_cores + 0.5));
         double need = step_ns > 0 ? ceil(cpb / step_ns) : cap; /* may pass INT_MAX */
         int rec = need < cap ? (int)need : cap;
+        /* more workers are needed than the cores hold, and these fill them already (one
+         * worker on the one CPU of its affinity waits for no core, yet no other would run) */
+        if (rec <= (int)c->workers && need > c->workers && c->free_cores < ALL_BUSY_FREE) {
+            c->causes |= CTA_CAUSE_CPU_BOUND;
+            c->cores_full = 1;
+        }
         if (rec > (int)c->workers) {
             c->causes |= CTA_CAUSE_ADD_WORKERS;
             c->workers_recommended = rec;
@@ -219,12 +245,22 @@ void cta_starve_cause_text(const cta_starve_cause *c, int ctx, int torch, char *
         return;
     }
     int host = ctx == CTA_CAUSE_HOST_WORK;
+    /* the cores the process may use, as its affinity and its cgroup limit them */
+    char cores[160];
+    int o = snprintf(cores, sizeof cores, "%u CPU%s", c->cpus, c->cpus == 1 ? "" : "s");
+    if (c->machine_cpus > c->cpus)
+        o += snprintf(cores + o, sizeof cores - (size_t)o, " of the machine's %u (its affinity)",
+                      c->machine_cpus);
+    if (c->limit_cores > 0)
+        snprintf(cores + o, sizeof cores - (size_t)o,
+                 " limited to %.2f by its cgroup (throttled %.0f%% of the gap time)",
+                 c->limit_cores, 100 * c->throttled_share);
     put(buf, n, "cause, from the host samples during the gaps (%s of their %s inside sample "
-                "intervals): %u CPUs, %.2f busy (%.2f by processes outside the tree), %u loader "
-                "worker%s on %.2f cores, main process on %.2f (run-queue wait %.2f s per "
+                "intervals): %s, %.2f busy (%.2f by processes outside the tree), %.2f free, %u "
+                "loader worker%s on %.2f cores, main process on %.2f (run-queue wait %.2f s per "
                 "second)\n",
-        cta_fmt_ns(b1, (double)c->covered_ns), cta_fmt_ns(b2, (double)c->gap_ns), c->cpus,
-        c->busy_cores, c->outside_cores, c->workers, c->workers == 1 ? "" : "s",
+        cta_fmt_ns(b1, (double)c->covered_ns), cta_fmt_ns(b2, (double)c->gap_ns), cores,
+        c->busy_cores, c->outside_cores, c->free_cores, c->workers, c->workers == 1 ? "" : "s",
         c->worker_cpu_cores, c->main_cpu_cores, c->main_wait_cores);
     const char *w = torch ? "DataLoader workers (num_workers)" : "loader workers";
     /* who the GPU waited for, as the readings that tell name it */
@@ -240,7 +276,8 @@ void cta_starve_cause_text(const cta_starve_cause *c, int ctx, int torch, char *
                     "process then waits for the batches) would save %s\n",
             torch ? ": DataLoader num_workers=0" : "", 100 * c->main_compute_share,
             cta_fmt_ns(b1, c->main_cpu_per_gap_ns), cta_fmt_ns(b2, c->step_ns),
-            c->workers_recommended, w, c->cpus, cta_fmt_ns(b3, (double)c->saving_ns));
+            c->workers_recommended, w, c->limit_cores > 0 ? (unsigned)ceil(c->limit_cores) : c->cpus,
+            cta_fmt_ns(b3, (double)c->saving_ns));
     else if (c->causes & CTA_CAUSE_ADD_WORKERS)
         put(buf, n, "cause add-workers: the workers were busy and got a core whenever they could "
                     "run (run-queue wait %.2f s per second); a batch costs the workers %s of CPU "
@@ -248,18 +285,35 @@ void cta_starve_cause_text(const cta_starve_cause *c, int ctx, int torch, char *
                     "the main process's) would save %s\n",
             c->worker_wait_cores, cta_fmt_ns(b1, c->worker_cpu_per_batch_ns),
             cta_fmt_ns(b2, c->step_ns), c->workers_recommended, w,
-            c->workers_recommended - (int)c->workers, c->cpus, cta_fmt_ns(b3, (double)c->saving_ns));
-    if (c->causes & CTA_CAUSE_CPU_BOUND)
-        put(buf, n, "cause cpu-bound: every core was busy (%.2f of %u%s) and %s waited %.2f s per "
-                    "second for a core: %s (%s)\n",
-            c->busy_cores, c->cpus,
-            c->outside_cores >= 0.5 ? ", much of it by processes outside the tree" : "", who,
-            c->by_main ? c->main_wait_cores : c->worker_wait_cores,
+            c->workers_recommended - (int)c->workers,
+            c->limit_cores > 0 ? (unsigned)ceil(c->limit_cores) : c->cpus,
+            cta_fmt_ns(b3, (double)c->saving_ns));
+    if ((c->causes & CTA_CAUSE_CPU_BOUND) && c->cores_full)
+        put(buf, n, "cause cpu-bound: %s already kept every core the process may use busy (%.2f "
+                    "free; a batch costs %s of CPU against %s of GPU work per step, more than "
+                    "the cores can prepare in time): more workers will not help; move "
+                    "preprocessing to the GPU, cache decoded samples, use cheaper augmentation, "
+                    "or give the job more cores (%s)\n",
+            who, c->free_cores,
+            cta_fmt_ns(b1, c->by_main ? c->main_cpu_per_gap_ns : c->worker_cpu_per_batch_ns),
+            cta_fmt_ns(b2, c->step_ns), at_gaps);
+    else if (c->causes & CTA_CAUSE_CPU_BOUND) {
+        char full[160];
+        if (c->limit_cores > 0 && c->free_cores < c->cpus - c->busy_cores)
+            snprintf(full, sizeof full, "its cgroup's limit of %.2f CPUs was used up (%.2f free, "
+                     "throttled %.0f%% of the gap time)", c->limit_cores, c->free_cores,
+                     100 * c->throttled_share);
+        else
+            snprintf(full, sizeof full, "every core was busy (%.2f free%s)", c->free_cores,
+                     c->outside_cores >= 0.5 ? ", much of the busy time by processes outside the tree" : "");
+        put(buf, n, "cause cpu-bound: %s and %s waited %.2f s per second for a core: %s (%s)\n",
+            full, who, c->by_main ? c->main_wait_cores : c->worker_wait_cores,
             host ? "its work between the GPU's ran late for want of a core; give the job more "
                    "cores or keep other processes and surplus threads off its cores"
                  : "more workers will not help; move preprocessing to the GPU, cache decoded "
-                   "samples, use cheaper augmentation",
+                   "samples, use cheaper augmentation, or give the job more cores",
             at_gaps);
+    }
     if (c->causes & CTA_CAUSE_STORAGE)
         put(buf, n, "cause storage-bound: %s %s in I/O wait (a thread in D state in %.0f%% of "
                     "%s readings; machine iowait %.2f cores%s%.0f%s) reading %.2f MB/s%s: %s (%s)\n",

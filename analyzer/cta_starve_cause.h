@@ -34,7 +34,13 @@ enum {
 typedef struct {
     int known;
     uint64_t gaps, gap_ns, covered_ns; /* the gaps, their time, and of it inside sample intervals */
-    uint32_t cpus, workers;       /* online CPUs; loader worker processes of the tree */
+    uint32_t cpus, workers;       /* the CPUs the process may run on (its affinity mask; the
+                                   * machine's in traces of format 1.8); loader worker processes */
+    uint32_t machine_cpus;
+    double limit_cores;           /* its cgroup's CPU limit when below cpus, else 0 */
+    double throttled_share;       /* with a limit: of the gap time, the cgroup throttled */
+    int cores_full;               /* cpu-bound as the busy loading already fills every core the
+                                   * process may use, without waiting for one */
     /* averages over the covered gap time: cores (CPU seconds per second), shares of time */
     double busy_cores, free_cores, outside_cores; /* outside: busy with processes not of the tree */
     double worker_cpu_cores, worker_wait_cores, worker_d_share, worker_read_bps;

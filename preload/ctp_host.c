@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -467,6 +468,137 @@ static void ctp_hscan(ctp_hsample *s)
     close(dir);
 }
 
+/* The traced process's CPU limit: the tightest cgroup CPU bandwidth limit over its cgroup and
+ * their ancestors (a container's, a batch job's), found once per file (a process seldom
+ * changes cgroup), and the files that give the limiting cgroup's CPU time and throttled time.
+ * Hierarchies are looked for where systemd mounts them, /sys/fs/cgroup (v2 there, or v1
+ * controllers under it); elsewhere the limit is not found, as when none is set. */
+static struct {
+    int looked;
+    uint32_t mcpu;             /* 0: none found */
+    int v2;                    /* cpu.stat holds usage_usec and throttled_usec */
+    char stat[192], usage[192]; /* the limiting cgroup's cpu.stat; v1 cpuacct.usage ("" unknown) */
+    int fd_stat, fd_usage;
+} ctp_hcg = {.fd_stat = -1, .fd_usage = -1};
+
+/* The limit of the cgroup directory dir (v2 cpu.max "QUOTA PERIOD" or "max PERIOD"; v1
+ * cpu.cfs_quota_us, -1 for none, over cpu.cfs_period_us) in thousandths of a CPU, 0 none. */
+static uint64_t ctp_hcg_limit(const char *dir, int v2)
+{
+    char path[256];
+    snprintf(path, sizeof path, v2 ? "%s/cpu.max" : "%s/cpu.cfs_quota_us", dir);
+    if (ctp_hread_once(path) <= 0 || ctp_hbuf[0] < '0' || ctp_hbuf[0] > '9')
+        return 0; /* "max", "-1", absent */
+    const char *q = ctp_hbuf;
+    uint64_t quota = ctp_hnum(&q), period = 0;
+    if (v2) {
+        period = ctp_hnum(&q);
+    } else {
+        snprintf(path, sizeof path, "%s/cpu.cfs_period_us", dir);
+        if (ctp_hread_once(path) > 0)
+            q = ctp_hbuf, period = ctp_hnum(&q);
+    }
+    return period ? quota * 1000 / period : 0;
+}
+
+/* Looks for the limit from the cgroup at mount + path up to mount. */
+static void ctp_hcg_walk(const char *mount, const char *path, int v2, const char *acct_mount)
+{
+    char dir[192];
+    if (snprintf(dir, sizeof dir, "%s%s", mount, strcmp(path, "/") ? path : "") >= (int)sizeof dir)
+        return;
+    size_t root = strlen(mount);
+    for (;;) {
+        uint64_t m = ctp_hcg_limit(dir, v2);
+        if (m && (!ctp_hcg.mcpu || m < ctp_hcg.mcpu)) {
+            ctp_hcg.mcpu = m > UINT32_MAX ? UINT32_MAX : (uint32_t)m;
+            ctp_hcg.v2 = v2;
+            if (snprintf(ctp_hcg.stat, sizeof ctp_hcg.stat, "%s/cpu.stat", dir) >=
+                (int)sizeof ctp_hcg.stat)
+                ctp_hcg.stat[0] = 0;
+            if (!acct_mount || snprintf(ctp_hcg.usage, sizeof ctp_hcg.usage, "%s%s/cpuacct.usage",
+                                        acct_mount, dir + root) >= (int)sizeof ctp_hcg.usage)
+                ctp_hcg.usage[0] = 0;
+        }
+        char *slash = strrchr(dir + root, '/');
+        if (!slash)
+            break;
+        *slash = 0;
+    }
+}
+
+static void ctp_hcg_find(void)
+{
+    ctp_hclose(&ctp_hcg.fd_stat);
+    ctp_hclose(&ctp_hcg.fd_usage);
+    ctp_hcg.looked = 1;
+    ctp_hcg.mcpu = 0;
+    char text[4096];
+    if (ctp_hread_once("/proc/self/cgroup") <= 0)
+        return;
+    size_t tl = strnlen(ctp_hbuf, sizeof text - 1);
+    memcpy(text, ctp_hbuf, tl);
+    text[tl] = 0;
+    /* lines "ID:CONTROLLERS:PATH"; v1's cpu controller may share a hierarchy with cpuacct */
+    const char *v2 = NULL, *cpu = NULL, *acct = NULL;
+    char cpu_ctrls[64] = "";
+    char *save;
+    for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+        if (!c2)
+            continue;
+        *c2 = 0;
+        const char *ctrls = c1 + 1, *path = c2 + 1;
+        if (!*ctrls && line[0] == '0')
+            v2 = path;
+        for (const char *t = ctrls; *t;) {
+            size_t l = strcspn(t, ",");
+            if (l == 3 && !strncmp(t, "cpu", 3)) {
+                cpu = path;
+                snprintf(cpu_ctrls, sizeof cpu_ctrls, "%s", ctrls);
+            }
+            if (l == 7 && !strncmp(t, "cpuacct", 7))
+                acct = path;
+            t += l + (t[l] == ',');
+        }
+    }
+    char mount[96];
+    if (cpu) {
+        snprintf(mount, sizeof mount, "/sys/fs/cgroup/%s", cpu_ctrls);
+        /* cpuacct counts the same processes only in the same cgroup */
+        const char *am = strstr(cpu_ctrls, "cpuacct") ? mount
+                         : acct && !strcmp(acct, cpu) ? "/sys/fs/cgroup/cpuacct" : NULL;
+        ctp_hcg_walk(mount, cpu, 0, am);
+    } else if (v2) {
+        ctp_hcg_walk("/sys/fs/cgroup", v2, 1, NULL);
+    }
+}
+
+/* The limiting cgroup's CPU time and throttled time into h (flagged when unreadable). */
+static void ctp_hcg_read(ct_rec_host_sample *h)
+{
+    if (!ctp_hcg.looked)
+        ctp_hcg_find();
+    if (!(h->quota_mcpu = ctp_hcg.mcpu))
+        return;
+    int found = 1;
+    if (ctp_hcg.stat[0] && ctp_hread(&ctp_hcg.fd_stat, ctp_hcg.stat) > 0) {
+        if (ctp_hcg.v2) {
+            h->cg_cpu_ns = ctp_hkey(ctp_hbuf, "usage_usec", &found) * 1000;
+            h->throttled_ns = ctp_hkey(ctp_hbuf, "throttled_usec", &found) * 1000;
+        } else {
+            h->throttled_ns = ctp_hkey(ctp_hbuf, "throttled_time", &found);
+            const char *q = ctp_hbuf;
+            found = ctp_hcg.usage[0] && ctp_hread(&ctp_hcg.fd_usage, ctp_hcg.usage) > 0;
+            h->cg_cpu_ns = found ? ctp_hnum(&q) : 0;
+        }
+    } else {
+        found = 0;
+    }
+    if (!found)
+        h->flags |= CT_HS_NO_CG_USAGE;
+}
+
 static void ctp_hmachine(ctp_hsample *s)
 {
     ct_rec r = {.type = CT_REC_HOST_SAMPLE, .ts = s->now};
@@ -480,8 +612,24 @@ static void ctp_hmachine(ctp_hsample *s)
         h->idle_ns = ctp_hticks_ns(v[3]);
         h->iowait_ns = ctp_hticks_ns(v[4]);
         h->steal_ns = ctp_hticks_ns(v[7]);
-        for (const char *q = strstr(ctp_hbuf, "\ncpu"); q; q = strstr(q + 1, "\ncpu"))
-            h->cpus += q[4] >= '0' && q[4] <= '9';
+        /* the traced process's CPUs (a job's cpuset): the lines "cpuN ..." of those in its mask */
+        static unsigned long mask[8192 / (8 * sizeof(unsigned long))];
+        size_t msize = sizeof mask;
+        int masked = sched_getaffinity((pid_t)ctp_hprocs[0].pid, msize, (cpu_set_t *)mask) == 0;
+        for (const char *q = strstr(ctp_hbuf, "\ncpu"); q; q = strstr(q + 1, "\ncpu")) {
+            if (q[4] < '0' || q[4] > '9')
+                continue;
+            h->cpus++;
+            const char *c = q + 4;
+            uint64_t cpu = ctp_hnum(&c);
+            if (!masked || cpu >= 8 * msize || !CPU_ISSET_S(cpu, msize, (cpu_set_t *)mask))
+                continue;
+            for (int i = 0; i < 8; i++)
+                v[i] = ctp_hnum(&c);
+            h->job_cpus++;
+            h->job_busy_ns += ctp_hticks_ns(v[0] + v[1] + v[2] + v[5] + v[6]);
+            h->job_iowait_ns += ctp_hticks_ns(v[4]);
+        }
         int found = 1;
         h->running = (uint32_t)ctp_hkey(ctp_hbuf, "procs_running", &found);
         h->blocked = (uint32_t)ctp_hkey(ctp_hbuf, "procs_blocked", &found);
@@ -505,6 +653,7 @@ static void ctp_hmachine(ctp_hsample *s)
     }
     if (!found)
         h->flags |= CT_HS_NO_VM;
+    ctp_hcg_read(h);
     static const char *const psi[3] = {"/proc/pressure/cpu", "/proc/pressure/io",
                                        "/proc/pressure/memory"};
     uint64_t *some[3] = {&h->psi_cpu_some_ns, &h->psi_io_some_ns, &h->psi_mem_some_ns};
@@ -601,6 +750,7 @@ void ctp_host_fork_child(void)
         if (ctp_htasks[i].tid)
             ctp_htask_free(&ctp_htasks[i]);
     ctp_hclose(&ctp_hfd_stat);
+    ctp_hcg.looked = 0;
     ctp_hclose(&ctp_hfd_mem);
     ctp_hclose(&ctp_hfd_vm);
     for (int i = 0; i < 3; i++)
@@ -610,6 +760,7 @@ void ctp_host_fork_child(void)
 
 void ctp_host_new_file(void)
 {
+    ctp_hcg.looked = 0;
     for (int i = 0; i < CTP_HOST_PROCS; i++)
         ctp_hprocs[i].announced = 0;
 }

@@ -293,7 +293,13 @@
     F(psi_io_full_ns, uv, psi_io_full_ns, "ns", psi_io_full_ns, u, 0)                                \
     F(psi_mem_some_ns, uv, psi_mem_some_ns, "ns", psi_mem_some_ns, u, 0)                             \
     F(psi_mem_full_ns, uv, psi_mem_full_ns, "ns", psi_mem_full_ns, u, 0)                             \
-    F(flags, u32, flags, "", flags, x, 0)
+    F(flags, u32, flags, "", flags, x, 0)                                                   \
+    F(job_cpus, u32, job_cpus, "", job_cpus, u, 0)                                          \
+    F(job_busy_ns, uv, job_busy_ns, "ns", job_busy_ns, u, 0)                                \
+    F(job_iowait_ns, uv, job_iowait_ns, "ns", job_iowait_ns, u, 0)                          \
+    F(quota_mcpu, u32, quota_mcpu, "", quota_mcpu, u, 0)                                    \
+    F(cg_cpu_ns, uv, cg_cpu_ns, "ns", cg_cpu_ns, u, 0)                                      \
+    F(throttled_ns, uv, throttled_ns, "ns", throttled_ns, u, 0)
 
 /* FRAME is a definition: a record delivers the fields of its id's first definition. */
 #define CT_DEF_RECORDS(R) R(FRAME, frame, CT_FRAME_FIELDS)

@@ -38,7 +38,7 @@ extern "C" {
 /* ---- versions and limits ------------------------------------------------------------------ */
 
 #define CT_FORMAT_MAJOR 1
-#define CT_FORMAT_MINOR 8
+#define CT_FORMAT_MINOR 9
 
 #define CT_FILE_MAGIC "CUTRACE\0"      /* 8 bytes at offset 0 */
 #define CT_FILE_MAGIC_LEN 8
@@ -198,6 +198,7 @@ enum ct_host_sample_flags {
     CT_HS_NO_PSI = 1,     /* the psi_* fields (no /proc/pressure) */
     CT_HS_NO_MEM = 2,     /* mem_total, mem_available */
     CT_HS_NO_VM = 4,      /* swap_in, swap_out, majflt */
+    CT_HS_NO_CG_USAGE = 8, /* cg_cpu_ns (the limiting cgroup's CPU time not readable) */
 };
 enum ct_thread_flags { CT_THREAD_TRACER = 1, CT_THREAD_EXITED = 2 };
 enum ct_stream_op { CT_STREAM_CREATE = 0, CT_STREAM_DESTROY = 1 };
@@ -435,6 +436,12 @@ typedef struct {
     uint64_t swap_in, swap_out, majflt; /* pages swapped in and out, major faults (machine) */
     uint64_t psi_cpu_some_ns, psi_io_some_ns, psi_io_full_ns, psi_mem_some_ns, psi_mem_full_ns; /* stall ns */
     uint32_t flags;                /* enum ct_host_sample_flags */
+    /* (since 1.9) the CPUs the traced process may use: its affinity mask (a batch job's
+     * cpuset), and the tightest CPU bandwidth limit of its cgroups */
+    uint32_t job_cpus;             /* online CPUs in its affinity mask (0 unknown) */
+    uint64_t job_busy_ns, job_iowait_ns; /* as busy_ns and iowait_ns, over those CPUs */
+    uint32_t quota_mcpu;           /* the limit in thousandths of a CPU (0: none found) */
+    uint64_t cg_cpu_ns, throttled_ns; /* the limiting cgroup's CPU time and time throttled */
 } ct_rec_host_sample;
 
 /* Chunk metadata (FORMAT.md "Chunks"). The writer sets the "in" fields; ct_chunk_build fills

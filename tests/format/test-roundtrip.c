@@ -77,7 +77,8 @@ static size_t fmt_all_types(ct_rec *v, char *longtext, size_t longlen)
         9, 10, UINT64_MAX, 11, 12, 13, 'D', 14, 15, 16, 17, 18, 19, 1ull << 40, 21,
         CT_PS_NO_SCHED, 1ull << 50};
     ADD(CT_REC_HOST_SAMPLE)->host_sample = (ct_rec_host_sample){
-        256, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, UINT64_MAX, CT_HS_NO_PSI};
+        256, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, UINT64_MAX,
+        CT_HS_NO_PSI | CT_HS_NO_CG_USAGE, 255, 16, 17, UINT32_MAX, 18, 1ull << 45};
     ADD(CT_REC_END)->end = (ct_rec_end){CT_END_SIGNAL, -15, 20, 17};
 #undef ADD
     return n;
@@ -239,7 +240,11 @@ TEST_IMPL(roundtrip_every_record_type)
     ASSERT_UINT(hs->mem_available, ==, 8);
     ASSERT_UINT(hs->majflt, ==, 11);
     ASSERT_UINT(hs->psi_mem_full_ns, ==, UINT64_MAX);
-    ASSERT_UINT(hs->flags, ==, CT_HS_NO_PSI);
+    ASSERT_UINT(hs->flags, ==, CT_HS_NO_PSI | CT_HS_NO_CG_USAGE);
+    ASSERT_UINT(hs->job_cpus, ==, 255);
+    ASSERT_UINT(hs->job_iowait_ns, ==, 17);
+    ASSERT_UINT(hs->quota_mcpu, ==, UINT32_MAX);
+    ASSERT_UINT(hs->throttled_ns, ==, 1ull << 45);
     ASSERT_INT(l.recs[30].u.end.code, ==, -15);
     ct_rec_frame fr;
     ASSERT_INT(ct_reader_frame(l.r, 0, 1, &fr), ==, 0);

@@ -19,6 +19,7 @@
 
 #include "sf.h"
 #include "tjson.h"
+#include "tr_confine.h"
 
 /* steps of a case; the CPU-bound one has twice as many: its 4 workers sharing 2 cores deliver
  * their batches less evenly, and the diagnosis needs most gaps alike */
@@ -399,8 +400,58 @@ static int cz_gaps_none(const char *prog)
     return 0;
 }
 
+/* The few-workers case (one worker, 80 ms of CPU a batch) confined as a batch job or a container
+ * is: the cores it may use are full, so more workers would not help (cpu-bound), where on the
+ * machine's free cores it gets add-workers (cz_few_workers). On one CPU of its affinity the one
+ * worker fills the process's only core (waiting for none, when nothing else runs there); in a
+ * cgroup limited to half a CPU it waits for the limit, its CPUs idle while it is throttled. */
+static int cz_confined(int in_cgroup)
+{
+    cpu_set_t mine, one;
+    tr_cgroup g;
+    if (in_cgroup) {
+        tr_cgroup_enter(&g);
+    } else {
+        if (sched_getaffinity(0, sizeof mine, &mine) != 0 || CPU_COUNT(&mine) < 2)
+            ctt_skip("needs two CPUs in this process's affinity mask");
+        CPU_ZERO(&one);
+        for (int k = 0; k < CPU_SETSIZE; k++)
+            if (CPU_ISSET(k, &mine)) {
+                CPU_SET(k, &one);
+                break;
+            }
+        ASSERT_INT(sched_setaffinity(0, sizeof one, &one), ==, 0);
+    }
+    char *err = NULL, *data = cz_data();
+    char *args[] = {"1", "80", "0", "150", data, NULL};
+    const tj *c = NULL;
+    tj *s = cz_run("loader_tree", CZ_STEPS, args, STARVE, "cpu-bound", &c, &err);
+    if (in_cgroup)
+        tr_cgroup_leave(&g);
+    else
+        sched_setaffinity(0, sizeof mine, &mine);
+    ASSERT(s != NULL);
+    double cpu, bytes;
+    ASSERT_INT(cz_workers(err, &cpu, &bytes), ==, 1);
+    ASSERT_NEAR(tj_num(c, "worker_cpu_per_batch_ns"), cpu / CZ_STEPS, 0.05 * cpu / CZ_STEPS);
+    ASSERT(tj_num(c, "free_cores") < 0.3);
+    if (in_cgroup) {
+        ASSERT_NEAR(tj_num(c, "cpu_limit_cores"), 0.5, 1e-9);
+        ASSERT(tj_num(c, "throttled_share") > 0.2);
+        ASSERT(tj_num(c, "worker_cpu_cores") < 0.5 + 0.05);
+    } else {
+        ASSERT_INT((long long)tj_num(c, "cpus"), ==, 1);
+        ASSERT_INT((long long)tj_num(c, "machine_cpus"), >=, 2);
+    }
+    tj_free(s);
+    free(err);
+    return 0;
+}
+
 TEST_IMPL(causes_cpu_bound) { return cz_cpu_bound("loader_tree"); }
 TEST_IMPL(causes_few_workers) { return cz_few_workers("loader_tree"); }
+TEST_IMPL(causes_cpu_bound_on_one_cpu_of_its_affinity) { return cz_confined(0); }
+TEST_IMPL(causes_cpu_bound_at_its_cgroup_cpu_limit) { return cz_confined(1); }
 TEST_IMPL(causes_storage_bound) { return cz_storage("loader_tree"); }
 TEST_IMPL(causes_main_busy) { return cz_main_busy("loader_tree"); }
 /* Without host samples the diagnosis is as before, its detail saying the cause cannot be told,

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "tjson.h"
+#include "an_helpers.h"
 
 #define HT_WORKERS 3
 #define HT_PERIOD_MS "50"
@@ -126,11 +126,7 @@ static int ht_workers(const char *prog, char *extra)
     }
     tr_free(&t);
 
-    char *args[] = {"summary", "--json", out, NULL};
-    char *js = tr_analyze(args);
-    ASSERT(js != NULL);
-    char err[256];
-    tj *j = tj_parse(js, err, sizeof err);
+    tj *j = an_summary(out, NULL);
     ASSERT(j != NULL);
     const tj *tree = tj_path(j, "processes.0.process_tree.processes");
     ASSERT(tree != NULL);
@@ -150,7 +146,6 @@ static int ht_workers(const char *prog, char *extra)
     }
     ASSERT(tj_num(j, "processes.0.process_tree.machine.cpus") >= 1);
     tj_free(j);
-    free(js);
     char *targs[] = {"summary", out, NULL};
     char *text = tr_analyze(targs);
     ASSERT(text != NULL);
@@ -311,7 +306,11 @@ TEST_IMPL(host_summary_of_written_records)
                                  .blocked = (uint32_t)k, .flags = CT_PS_NO_IO | CT_PS_NO_SCHED};
         ct_rec_host_sample hs = {.cpus = 4, .busy_ns = (k ? 10600 : 10000) * ms,
                                  .iowait_ns = (k ? 1200 : 1000) * ms, .mem_total = 16ull << 30,
-                                 .mem_available = (k ? 6ull : 8ull) << 30, .flags = CT_HS_NO_PSI};
+                                 .mem_available = (k ? 6ull : 8ull) << 30, .flags = CT_HS_NO_PSI,
+                                 .job_cpus = 2, .job_busy_ns = (k ? 7300 : 7000) * ms,
+                                 .job_iowait_ns = (k ? 520 : 500) * ms, .quota_mcpu = 1500,
+                                 .cg_cpu_ns = (k ? 560 : 300) * ms,
+                                 .throttled_ns = (k ? 150 : 100) * ms};
         ASSERT_INT(ct_enc_proc_sample(&e, ts, &m), ==, 0);
         ASSERT_INT(ct_enc_proc_sample(&e, ts, &wk), ==, 0);
         ASSERT_INT(ct_enc_host_sample(&e, ts, &hs), ==, 0);
@@ -322,12 +321,7 @@ TEST_IMPL(host_summary_of_written_records)
     ASSERT_INT(ct_writer_chunk(w, &e, &info, 1), ==, 0);
     ASSERT_INT(ct_writer_close(w), ==, 0);
 
-    char *args[] = {"summary", "--json", path, NULL};
-    char *js = tr_analyze(args);
-    ASSERT(js != NULL);
-    char err[256];
-    tj *j = tj_parse(js, err, sizeof err);
-    free(js);
+    tj *j = an_summary(path, NULL);
     ASSERT(j != NULL);
     const tj *tree = tj_path(j, "processes.0.process_tree.processes");
     ASSERT(tree != NULL);
@@ -355,6 +349,13 @@ TEST_IMPL(host_summary_of_written_records)
     ASSERT_NEAR(tj_num(mc, "iowait_cores"), 1.0, 1e-9);
     ASSERT_INT((long long)tj_num(mc, "mem_available_min_bytes"), ==, 6ll << 30);
     ASSERT_INT(tj_path(mc, "pressure_cpu_some")->type, ==, TJ_NULL);
+    /* the process's 2 CPUs and its cgroup's limit of 1.5, over the same 0.2 s */
+    ASSERT_INT((long long)tj_num(mc, "job_cpus"), ==, 2);
+    ASSERT_NEAR(tj_num(mc, "job_busy_cores"), 1.5, 1e-9);
+    ASSERT_NEAR(tj_num(mc, "job_iowait_cores"), 0.1, 1e-9);
+    ASSERT_NEAR(tj_num(mc, "cpu_limit_cores"), 1.5, 1e-9);
+    ASSERT_NEAR(tj_num(mc, "cgroup_cpu_cores"), 1.3, 1e-9);
+    ASSERT_NEAR(tj_num(mc, "throttled_share"), 0.25, 1e-9);
     tj_free(j);
     return 0;
 }

@@ -1,0 +1,22 @@
+/* Confining what a test runs, as a batch job or a container is: a cgroup of its own limited to
+ * half a CPU, which this process enters (its children inherit it) and leaves. The hierarchies are
+ * looked for where systemd mounts them, /sys/fs/cgroup (v1 cpu, with cpuacct where mounted apart,
+ * or v2 with the cpu controller enabled). */
+#ifndef TR_CONFINE_H
+#define TR_CONFINE_H
+
+#include "ctt.h"
+
+typedef struct {
+    int v2;
+    char dir[2][320];  /* the cpu controller's cgroup; v1: cpuacct's when mounted apart */
+    char back[2][320]; /* where this process was */
+} tr_cgroup;
+
+/* Makes the cgroup, limits it to 0.5 CPU and moves this process into it; ctt_skip (the test
+ * counted as skipped) when the machine cannot: not root, no cpu controller there. */
+void tr_cgroup_enter(tr_cgroup *g);
+/* Moves this process back where it was and removes the cgroup. */
+void tr_cgroup_leave(tr_cgroup *g);
+
+#endif
