@@ -649,7 +649,7 @@ int cta_cmd_export(int argc, char **argv)
     if (optind >= argc)
         return cta_cli_usage_error("export", "expected at least one trace file or directory");
     ct_reader *rd;
-    int rc = cta_load_open("export", argv + optind, argc - optind, &rd);
+    int rc = cta_load_open("export", argv + optind, argc - optind, 1, &rd);
     if (rc != CTA_EXIT_OK)
         return rc;
     ex x = {.rd = rd, .base = cta_load_start(rd)};

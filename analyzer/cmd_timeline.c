@@ -822,7 +822,7 @@ int cta_cmd_timeline(int argc, char **argv)
         return cta_cli_usage_error("timeline", "--to (%g) is before --from (%g)", to, from);
     /* the inputs first: nothing is created when they cannot be read */
     ct_reader *rd;
-    int rc = cta_load_open("timeline", argv + optind, argc - optind, &rd);
+    int rc = cta_load_open("timeline", argv + optind, argc - optind, 0, &rd);
     if (rc != CTA_EXIT_OK)
         return rc;
     tl t = {.first = 1, .pid = pid, .max_events = max_events, .driver_calls = driver_calls};

@@ -71,7 +71,7 @@ int cta_analysis_option(const char *cmd, int c, const char *arg, cta_analysis_op
 static int gemm_gpu_pass(const char *cmd, char *const *paths, int npaths, cta_model *m)
 {
     ct_reader *rd;
-    int rc = cta_load_open(cmd, paths, npaths, &rd);
+    int rc = cta_load_open(cmd, paths, npaths, 1, &rd);
     if (rc != CTA_EXIT_OK)
         return rc;
     ct_rec r;
@@ -121,7 +121,7 @@ int cta_analysis_run(const char *cmd, char *const *paths, int npaths, cta_analys
     if (o->overview && !(a->ov = cta_overview_find(cmd, paths, npaths, o->overview, o->jobs)))
         return CTA_EXIT_INPUT;
     cta_file_observers fo = {.ctx = a->ov, .begin = overview_begin, .end = overview_end};
-    int rc = cta_load_open(cmd, paths, npaths, &a->rd);
+    int rc = cta_load_open(cmd, paths, npaths, 1, &a->rd);
     if (rc == CTA_EXIT_OK) {
         rc = cta_load_run_jobs(cmd, a->rd, a->ov ? &fo : NULL, o->ropt.variants, o->jobs, &a->m);
         if (rc != CTA_EXIT_OK)

@@ -18,7 +18,7 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-int cta_load_open(const char *cmd, char *const *paths, int npaths, ct_reader **rd)
+int cta_load_open(const char *cmd, char *const *paths, int npaths, int by_file, ct_reader **rd)
 {
     int kineto = cta_kineto_inputs(paths, npaths);
     if (kineto)
@@ -27,7 +27,8 @@ int cta_load_open(const char *cmd, char *const *paths, int npaths, ct_reader **r
     size_t n;
     if (cta_paths_expand(cmd, paths, npaths, &files, &n) != 0)
         return CTA_EXIT_INPUT;
-    int rc = cta_cli_open(rd, files, n, NULL);
+    ct_reader_opts opts = {.defer_spans = by_file};
+    int rc = cta_cli_open(rd, files, n, &opts);
     cta_paths_free(files);
     return rc;
 }
@@ -116,15 +117,16 @@ typedef struct {
 static file_part *model_file(pass *ps, uint32_t file)
 {
     file_part *fp = cta_xmalloc(sizeof *fp, "a file's model");
+    /* the sweep of the file's process lags by its span from the start (cta_model.h) */
+    int got = ct_reader_spans_in(ps->rd, file);
     if (ps->fo)
         fp->state = ps->fo->begin(ps->fo->ctx, file, &fp->m, &fp->obs);
     const cta_observer *obs = ps->fo ? &fp->obs : NULL;
     cta_model_init_file(&fp->m, ps->rd, obs, file);
     fp->m.variants_on = ps->variants;
     ct_rec r;
-    int got;
     uint64_t counted = 0;
-    while ((got = ct_reader_next_in(ps->rd, file, &r)) > 0) {
+    while (got >= 0 && (got = ct_reader_next_in(ps->rd, file, &r)) > 0) {
         cta_model_feed(&fp->m, &r);
         if (obs && obs->on_record && obs->on_record(obs->ctx, &r)) {
             fp->rc = CTA_EXIT_FAIL;

@@ -9,11 +9,15 @@
 #include "cta_model.h"
 
 /* Opens the PATH arguments (files, directories), printing why not: CTA_EXIT_OK or CTA_EXIT_INPUT.
+ * by_file: the reader will be read file by file (ct_reader_next_in, cta_load_run_jobs), each
+ * file's chunk headers walked (ct_stats.max_span) by the thread that reads it rather than all
+ * here (ct_reader_opts.defer_spans); 0 for cta_load_run, whose model needs every file's span
+ * from its start. Traces converted from Kineto are walked here either way.
  * cta_load_run reads them as one time-ordered stream into m (cta_model_init: what the timeline,
  * whose observer wants time order, uses) and returns CTA_EXIT_OK with m finished, CTA_EXIT_INPUT
  * after printing why, or CTA_EXIT_FAIL when the observer's on_record stopped it; on either
  * failure the model is freed. */
-int cta_load_open(const char *cmd, char *const *paths, int npaths, ct_reader **rd);
+int cta_load_open(const char *cmd, char *const *paths, int npaths, int by_file, ct_reader **rd);
 int cta_load_run(const char *cmd, ct_reader *rd, const cta_observer *obs, int variants, cta_model *m);
 /* Observers of a pass made file by file (cta_load_run_jobs). begin, on the worker that models
  * file, before its partial model `part` is set up (the address is final), sets *obs (zeroed)

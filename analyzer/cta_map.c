@@ -27,6 +27,14 @@ void *cta_xmalloc(size_t n, const char *what)
     return p;
 }
 
+void *cta_xmalloc_written(size_t n, const char *what)
+{
+    volatile char *p = cta_xmalloc(n, what);
+    for (size_t o = 0; o < n; o += 4096)
+        p[o] = 0;
+    return (void *)p;
+}
+
 void *cta_xrealloc(void *p, size_t n, const char *what)
 {
     void *q = realloc(p, n ? n : 1);

@@ -141,14 +141,16 @@ void cta_json_str(cta_json *j, const char *s)
     putc_unlocked('"', j->f);
 }
 
-/* Integers by hand: the JSON holds millions of them (series, timeline events) */
+/* Integers by hand: the JSON holds millions of them (series, timeline events); digit by digit
+ * into the stream's buffer, a tenth faster than a call of fwrite each (summary --json of 64 ranks) */
 static void put_u64(FILE *f, uint64_t v)
 {
     char buf[24], *p = buf + sizeof buf;
     do
         *--p = (char)('0' + v % 10);
     while (v /= 10);
-    fwrite_unlocked(p, 1, (size_t)(buf + sizeof buf - p), f);
+    while (p < buf + sizeof buf)
+        putc_unlocked(*p++, f);
 }
 
 void cta_json_u64(cta_json *j, uint64_t v)

@@ -185,7 +185,7 @@ CTA_OV_SIFT_DOWN(cursor_down, ov_cursor, cursor_before)
 cta_overview *cta_overview_find(const char *cmd, char *const *paths, int npaths, uint32_t n, int jobs)
 {
     ct_reader *rd;
-    if (cta_load_open(cmd, paths, npaths, &rd) != CTA_EXIT_OK)
+    if (cta_load_open(cmd, paths, npaths, 1, &rd) != CTA_EXIT_OK)
         return NULL;
     ov_find f = {.rd = rd, .nfiles = (uint32_t)ct_reader_nfiles(rd)};
     f.ends = cta_xmalloc(f.nfiles * sizeof *f.ends, "the overview's search");

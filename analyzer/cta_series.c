@@ -52,9 +52,10 @@ static uint32_t bin(cta_series *s, uint64_t t)
         s->started = 1;
         s->t0 = t - t % CTA_SERIES_MIN_NS;
         if (s->nch)
-            s->sum = cta_xmalloc((size_t)s->nch * CTA_SERIES_BINS * sizeof *s->sum, "a time series");
+            s->sum = cta_xmalloc_written((size_t)s->nch * CTA_SERIES_BINS * sizeof *s->sum,
+                                         "a time series");
         if (s->level)
-            s->max = cta_xmalloc(CTA_SERIES_BINS * sizeof *s->max, "a time series");
+            s->max = cta_xmalloc_written(CTA_SERIES_BINS * sizeof *s->max, "a time series");
     }
     if (t < s->t0)
         t = s->t0; /* a late point lands in the first bin */

@@ -25,7 +25,7 @@ void cta_sketch_hold(cta_sketch *s, uint64_t v)
         s->exact[s->count] = v;
         return;
     }
-    s->bins = cta_xmalloc(CTA_SKETCH_BUCKETS * sizeof *s->bins, "a distribution sketch");
+    s->bins = cta_xmalloc_written(CTA_SKETCH_BUCKETS * sizeof *s->bins, "a distribution sketch");
     for (unsigned i = 0; i < CTA_SKETCH_EXACT; i++)
         cta_sketch_bin(s, s->exact[i]);
     free(s->exact);
@@ -137,7 +137,8 @@ void cta_sketch_merge(cta_sketch *dst, const cta_sketch *src)
         return;
     }
     if (!dst->bins) {
-        dst->bins = cta_xmalloc(CTA_SKETCH_BUCKETS * sizeof *dst->bins, "a distribution sketch");
+        dst->bins = cta_xmalloc_written(CTA_SKETCH_BUCKETS * sizeof *dst->bins,
+                                        "a distribution sketch");
         for (uint64_t i = 0; i < dst->count; i++)
             cta_sketch_bin(dst, held(dst, i));
         free(dst->exact);

@@ -160,6 +160,8 @@ static uint64_t ct__resync(ct__infile *f, uint64_t off, int *ioerr)
  * is delivered. 0, or CT_E_IO. */
 int ct__infile_spans(ct__infile *f)
 {
+    if (f->spans_known)
+        return 0;
     uint64_t off = f->pos;
     int ioerr = 0;
     while (off < f->size && !ioerr) {
@@ -179,6 +181,7 @@ int ct__infile_spans(ct__infile *f)
             f->st.max_span = ci.max_span;
         off += hs + (uint64_t)ci.payload_size;
     }
+    f->spans_known = !ioerr;
     return ioerr ? CT_E_IO : 0;
 }
 

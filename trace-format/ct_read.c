@@ -288,11 +288,11 @@ static int ct__infile_open(ct__infile *f, char *err, size_t errlen)
         return rc;
     }
     f->pos = hlen;
-    if (ct__infile_spans(f) < 0) {
+    if (!f->r->opts.defer_spans && ct__infile_spans(f) < 0) {
         snprintf(err, errlen, "%s", f->err);
         return CT_E_IO;
     }
-    /* The header is parsed and the spans known: until the file's records are read, it holds
+    /* The header is parsed (and the spans known): until the file's records are read, it holds
      * nothing but them (a thousand ranks open at once) */
     ct__infile_release_window(f);
     return 0;
@@ -396,6 +396,10 @@ int ct_reader_next(ct_reader *r, ct_rec *rec)
 {
     int rc;
     if (!r->started) {
+        /* every file's span before the first record (ct_reader_opts.defer_spans) */
+        for (size_t i = 0; i < r->n; i++)
+            if ((rc = ct__infile_spans(&r->files[i])) < 0)
+                return rc;
         r->started = 1;
         for (size_t i = 0; i < r->n; i++) {
             const ct__cursor *c = ct__infile_peek(&r->files[i], &rc);
@@ -439,6 +443,31 @@ int ct_reader_next(ct_reader *r, ct_rec *rec)
 
 /* ---- one file on its own -------------------------------------------------------------------- */
 
+/* The file's own error text and decompression context, for reading it apart from the others. */
+static int ct__infile_own(ct__infile *f)
+{
+    if (f->own_err)
+        return 0;
+    if (!(f->own_err = calloc(1, CT__ERR_LEN)) || !(f->dctx = ZSTD_createDCtx())) {
+        free(f->own_err);
+        f->own_err = NULL;
+        return CT_E_NOMEM;
+    }
+    f->err = f->own_err;
+    return 0;
+}
+
+int ct_reader_spans_in(ct_reader *r, uint32_t file)
+{
+    if (file >= r->n)
+        return CT_E_INVAL;
+    ct__infile *f = &r->files[file];
+    if (f->spans_known)
+        return 0;
+    int rc = ct__infile_own(f);
+    return rc < 0 ? rc : ct__infile_spans(f);
+}
+
 int ct_reader_next_in(ct_reader *r, uint32_t file, ct_rec *rec)
 {
     if (file >= r->n)
@@ -446,16 +475,10 @@ int ct_reader_next_in(ct_reader *r, uint32_t file, ct_rec *rec)
     ct__infile *f = &r->files[file];
     if (f->finished)
         return 0;
-    if (!f->own_err) {
-        if (!(f->own_err = calloc(1, CT__ERR_LEN)) || !(f->dctx = ZSTD_createDCtx())) {
-            free(f->own_err);
-            f->own_err = NULL;
-            return CT_E_NOMEM;
-        }
-        f->err = f->own_err;
-    }
+    int rc = ct__infile_own(f);
+    if (rc < 0 || (rc = ct__infile_spans(f)) < 0)
+        return rc;
     for (;;) {
-        int rc;
         if (!ct__infile_peek(f, &rc)) {
             if (rc < 0)
                 return rc;

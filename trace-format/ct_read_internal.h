@@ -75,6 +75,7 @@ typedef struct {
     char *path;
     int fd;
     int headers_only;          /* reading chunk headers alone (ct__infile_spans): 4 KiB read-ahead */
+    int spans_known;           /* st.max_span is final (ct__infile_spans has walked the file) */
     uint64_t size, pos;
     ct__header_store hs;
     int64_t offset;
@@ -196,6 +197,8 @@ void ct__infile_sift_down(ct__infile *f, size_t i);
 const uint8_t *ct__infile_bytes(ct__infile *f, uint64_t off, size_t len);
 /* Reads every chunk header for the largest span declared, before anything is delivered. 0 or
  * CT_E_IO. */
+/* Walks the chunk headers once for st.max_span (later calls return 0 at once): 0, or CT_E_IO
+ * with f->err set. */
 int ct__infile_spans(ct__infile *f);
 /* Reads the next chunk of the file onto its heap (or notes the end): 0, or a CT_E_* error. */
 int ct__infile_load(ct__infile *f);

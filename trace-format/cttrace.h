@@ -16,7 +16,9 @@
  * Reader side: ct_reader opens one or many files and delivers records in time order (or in file
  * order, for `cutrace dump`), with memory bounded by the writers' flush lag, not by trace length.
  * Opening a file walks its chunk headers once (no payload) to learn the longest span any record
- * declares (ct_stats.max_span), before the first record is delivered.
+ * declares (ct_stats.max_span), before the first record is delivered; a reader that reads files
+ * on several threads may defer that walk to the thread that reads the file
+ * (ct_reader_opts.defer_spans).
  * It never trusts a length or count from a file. Damage (torn tail, corrupt chunk, missing
  * chunks, lost records) is reported as warnings through a callback; errors are returned only when
  * nothing can be read (empty file, not a trace, newer major version, I/O error).
@@ -651,6 +653,12 @@ typedef struct {
                                  it records are delivered early and may be counted late; a
                                  chunk out of time order whose sort would need more (136
                                  bytes a record) is delivered in stored order. */
+    int defer_spans;          /* 1: ct_reader_open reads the file headers only; a file's chunk
+                                 headers are walked for ct_stats.max_span when it is first read
+                                 (ct_reader_next: every file before the first record;
+                                 ct_reader_next_in) or by ct_reader_spans_in, so that files read
+                                 on worker threads are walked there, not one after another at
+                                 open. An I/O error of the walk is then returned by that call. */
 } ct_reader_opts;
 
 typedef struct {
@@ -666,8 +674,10 @@ typedef struct {
     uint64_t late_records;    /* delivered after a later-timed record (order not kept) */
     uint64_t peak_pending;    /* most bytes of decoded chunks held at once */
     uint64_t max_span;        /* longest span (ct_chunk_info.max_span) any chunk header of the
-                                 file declares, known at open: no record of the file begins
-                                 more than this before its ts (0 for files of 1.0) */
+                                 file declares, known at open (with defer_spans: once the file's
+                                 first record is read or ct_reader_spans_in returned 0): no
+                                 record of the file begins more than this before its ts (0 for
+                                 files of 1.0) */
     int complete;             /* an END record was read */
     uint64_t nvtx_unnamed;    /* NVTX records past the writer's bound of distinct messages
                                  (LOSS reason 5, not counted in lost): name 0, group kept */
@@ -693,6 +703,11 @@ const char *ct_reader_error(const ct_reader *r);
  * reader's warn callback, which must then be safe to call from several threads (the default
  * writes each warning with one call to stderr). */
 int ct_reader_next_in(ct_reader *r, uint32_t file, ct_rec *rec);
+/* Makes the file's ct_stats.max_span known before its first record (ct_reader_opts.defer_spans:
+ * walks its chunk headers if not yet done; else nothing to do): 0, or CT_E_* (message via
+ * ct_reader_error_in). For a reader read file by file, as ct_reader_next_in, with which it may
+ * run on another thread for another file. */
+int ct_reader_spans_in(ct_reader *r, uint32_t file);
 const char *ct_reader_error_in(const ct_reader *r, uint32_t file);
 size_t ct_reader_nfiles(const ct_reader *r);
 const char *ct_reader_path(const ct_reader *r, uint32_t file);
