@@ -433,25 +433,6 @@ void cta_host_text(FILE *f, const cta_model *m)
     }
 }
 
-/* key: v, or null when the counter was unknown */
-static void json_u64_known(cta_json *j, const char *k, int known, uint64_t v)
-{
-    cta_json_key(j, k);
-    if (known)
-        cta_json_u64(j, v);
-    else
-        cta_json_null(j);
-}
-
-static void json_num_known(cta_json *j, const char *k, int known, double v)
-{
-    cta_json_key(j, k);
-    if (known)
-        cta_json_num(j, v);
-    else
-        cta_json_null(j);
-}
-
 static void json_row(cta_json *j, const cta_host_row *w)
 {
     cta_json_obj(j);
@@ -464,13 +445,13 @@ static void json_row(cta_json *j, const cta_host_row *w)
     CTA_JK_U64(j, "user_ns", w->user_ns);
     CTA_JK_U64(j, "sys_ns", w->sys_ns);
     CTA_JK_NUM(j, "cpu_pct", w->span_ns ? 100.0 * (double)w->cpu_ns / (double)w->span_ns : 0);
-    json_u64_known(j, "runqueue_wait_ns", w->wait_known, w->wait_ns);
-    json_u64_known(j, "rchar_bytes", w->io_known, w->rchar);
-    json_u64_known(j, "wchar_bytes", w->io_known, w->wchar);
-    json_u64_known(j, "read_bytes", w->io_known, w->read_bytes);
-    json_u64_known(j, "write_bytes", w->io_known, w->write_bytes);
-    json_num_known(j, "read_gbps", w->io_known, per_s(w->rchar, w->span_ns) / 1e9);
-    json_num_known(j, "write_gbps", w->io_known, per_s(w->wchar, w->span_ns) / 1e9);
+    CTA_JK_U64_IF(j, "runqueue_wait_ns", w->wait_known, w->wait_ns);
+    CTA_JK_U64_IF(j, "rchar_bytes", w->io_known, w->rchar);
+    CTA_JK_U64_IF(j, "wchar_bytes", w->io_known, w->wchar);
+    CTA_JK_U64_IF(j, "read_bytes", w->io_known, w->read_bytes);
+    CTA_JK_U64_IF(j, "write_bytes", w->io_known, w->write_bytes);
+    CTA_JK_NUM_IF(j, "read_gbps", w->io_known, per_s(w->rchar, w->span_ns) / 1e9);
+    CTA_JK_NUM_IF(j, "write_gbps", w->io_known, per_s(w->wchar, w->span_ns) / 1e9);
     CTA_JK_U64(j, "samples", w->samples);
     CTA_JK_U64(j, "iowait_samples", w->iowait_samples);
     CTA_JK_U64(j, "major_faults", w->majflt);
@@ -485,22 +466,22 @@ static void json_machine(cta_json *j, const cta_host_machine *mc)
     CTA_JK_NUM(j, "busy_cores", mc->busy_cores);
     CTA_JK_NUM(j, "iowait_cores", mc->iowait_cores);
     CTA_JK_NUM(j, "steal_cores", mc->steal_cores);
-    json_u64_known(j, "mem_total_bytes", mc->mem_known, mc->mem_total);
-    json_u64_known(j, "mem_available_min_bytes", mc->mem_known, mc->mem_available_min);
-    json_u64_known(j, "swap_in_pages", mc->vm_known, mc->swap_in);
-    json_u64_known(j, "swap_out_pages", mc->vm_known, mc->swap_out);
-    json_u64_known(j, "major_faults", mc->vm_known, mc->majflt);
-    json_num_known(j, "pressure_cpu_some", mc->psi_known, mc->psi_cpu_some);
-    json_num_known(j, "pressure_io_some", mc->psi_known, mc->psi_io_some);
-    json_num_known(j, "pressure_io_full", mc->psi_known, mc->psi_io_full);
-    json_num_known(j, "pressure_memory_some", mc->psi_known, mc->psi_mem_some);
-    json_num_known(j, "pressure_memory_full", mc->psi_known, mc->psi_mem_full);
-    json_u64_known(j, "job_cpus", mc->job_cpus, mc->job_cpus);
-    json_num_known(j, "job_busy_cores", mc->job_cpus, mc->job_busy_cores);
-    json_num_known(j, "job_iowait_cores", mc->job_cpus, mc->job_iowait_cores);
-    json_num_known(j, "cpu_limit_cores", mc->quota_cores > 0, mc->quota_cores);
-    json_num_known(j, "cgroup_cpu_cores", mc->cg_known, mc->cg_cores);
-    json_num_known(j, "throttled_share", mc->quota_cores > 0, mc->throttled_share);
+    CTA_JK_U64_IF(j, "mem_total_bytes", mc->mem_known, mc->mem_total);
+    CTA_JK_U64_IF(j, "mem_available_min_bytes", mc->mem_known, mc->mem_available_min);
+    CTA_JK_U64_IF(j, "swap_in_pages", mc->vm_known, mc->swap_in);
+    CTA_JK_U64_IF(j, "swap_out_pages", mc->vm_known, mc->swap_out);
+    CTA_JK_U64_IF(j, "major_faults", mc->vm_known, mc->majflt);
+    CTA_JK_NUM_IF(j, "pressure_cpu_some", mc->psi_known, mc->psi_cpu_some);
+    CTA_JK_NUM_IF(j, "pressure_io_some", mc->psi_known, mc->psi_io_some);
+    CTA_JK_NUM_IF(j, "pressure_io_full", mc->psi_known, mc->psi_io_full);
+    CTA_JK_NUM_IF(j, "pressure_memory_some", mc->psi_known, mc->psi_mem_some);
+    CTA_JK_NUM_IF(j, "pressure_memory_full", mc->psi_known, mc->psi_mem_full);
+    CTA_JK_U64_IF(j, "job_cpus", mc->job_cpus, mc->job_cpus);
+    CTA_JK_NUM_IF(j, "job_busy_cores", mc->job_cpus, mc->job_busy_cores);
+    CTA_JK_NUM_IF(j, "job_iowait_cores", mc->job_cpus, mc->job_iowait_cores);
+    CTA_JK_NUM_IF(j, "cpu_limit_cores", mc->quota_cores > 0, mc->quota_cores);
+    CTA_JK_NUM_IF(j, "cgroup_cpu_cores", mc->cg_known, mc->cg_cores);
+    CTA_JK_NUM_IF(j, "throttled_share", mc->quota_cores > 0, mc->throttled_share);
     cta_json_end_obj(j);
 }
 

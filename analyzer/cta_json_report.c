@@ -500,11 +500,7 @@ static void json_cause(cta_json *j, const cta_starve_cause *c)
     CTA_JK_U64(j, "covered_gap_ns", c->covered_ns);
     CTA_JK_U64(j, "cpus", c->cpus);
     CTA_JK_U64(j, "machine_cpus", c->machine_cpus);
-    cta_json_key(j, "cpu_limit_cores");
-    if (c->limit_cores > 0)
-        cta_json_num(j, c->limit_cores);
-    else
-        cta_json_null(j);
+    CTA_JK_NUM_IF(j, "cpu_limit_cores", c->limit_cores > 0, c->limit_cores);
     CTA_JK_NUM(j, "throttled_share", c->throttled_share);
     CTA_JK_NUM(j, "busy_cores", c->busy_cores);
     CTA_JK_NUM(j, "free_cores", c->free_cores);

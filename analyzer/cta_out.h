@@ -58,6 +58,9 @@ static inline void cta_put_dec(FILE *f, uint64_t v)
 #define CTA_JK_U64(j, k, v) (cta_json_key(j, k), cta_json_u64(j, v))
 #define CTA_JK_I64(j, k, v) (cta_json_key(j, k), cta_json_i64(j, v))
 #define CTA_JK_NUM(j, k, v) (cta_json_key(j, k), cta_json_num(j, v))
+/* key: v, or null when it is not known (a counter the trace does not give) */
+#define CTA_JK_U64_IF(j, k, known, v) (cta_json_key(j, k), (known) ? cta_json_u64(j, v) : cta_json_null(j))
+#define CTA_JK_NUM_IF(j, k, known, v) (cta_json_key(j, k), (known) ? cta_json_num(j, v) : cta_json_null(j))
 
 /* ---- text ---- */
 /* Copies s into buf for a text table: control characters and invalid UTF-8 become '?', and a
