@@ -1,28 +1,36 @@
-# The `cutrace` command: every analyzer/*.c, linked with the trace format library. Also built
+# The `cutrace` command: every analyzer/*/*.c, linked with the trace format library. Also built
 # with sanitizers ($(B)/asan/bin/cutrace) for the tests that run it under ASan/UBSan.
+# The folders follow the pipeline (analyzer/README.md, "Layout"): base (containers, text and
+# JSON writing), load, model, features (what plugs into the model), diagnose, output, kineto
+# (PyTorch profiler input, converted in front of the model), cli (the commands).
 # ANALYZER_OBJS / ANALYZER_ASAN_OBJS: everything but main, for test suites linking the analyzer.
-ANALYZER_SRCS := $(sort $(wildcard analyzer/*.c))
-ANALYZER_OBJS := $(patsubst %.c,$(B)/%.o,$(filter-out analyzer/main.c,$(ANALYZER_SRCS))) \
-  $(B)/analyzer/cta_html_assets.o
-ANALYZER_ASAN_OBJS := $(patsubst %.c,$(B)/asan/%.o,$(filter-out analyzer/main.c,$(ANALYZER_SRCS))) \
-  $(B)/asan/analyzer/cta_html_assets.o
+# ANALYZER_INC: the include folders, for the tests that include the analyzer's headers.
+ANALYZER_DIRS := base load model features diagnose output kineto cli
+ANALYZER_INC := $(addprefix -Ianalyzer/,$(ANALYZER_DIRS))
+ANALYZER_MAIN := analyzer/cli/main.c
+ANALYZER_SRCS := $(sort $(foreach d,$(ANALYZER_DIRS),$(wildcard analyzer/$(d)/*.c)))
+ANALYZER_ASSETS := analyzer/output/cta_html_assets
+ANALYZER_OBJS := $(patsubst %.c,$(B)/%.o,$(filter-out $(ANALYZER_MAIN),$(ANALYZER_SRCS))) \
+  $(B)/$(ANALYZER_ASSETS).o
+ANALYZER_ASAN_OBJS := $(patsubst %.c,$(B)/asan/%.o,$(filter-out $(ANALYZER_MAIN),$(ANALYZER_SRCS))) \
+  $(B)/asan/$(ANALYZER_ASSETS).o
 CUTRACE_BIN := $(B)/bin/cutrace
 CUTRACE_ASAN_BIN := $(B)/asan/bin/cutrace
 
-$(B)/analyzer/%.o $(B)/asan/analyzer/%.o: CFLAGS += -Ianalyzer
+$(B)/analyzer/%.o $(B)/asan/analyzer/%.o: CFLAGS += $(ANALYZER_INC)
 
 # The report page's sources (`cutrace report`), embedded by .incbin: editing one rebuilds both
 # binaries.
-$(B)/analyzer/cta_html_assets.o $(B)/asan/analyzer/cta_html_assets.o: analyzer/cta_html_assets.S \
-    $(wildcard analyzer/html/*) | $(B)/.deps-ok
+$(B)/$(ANALYZER_ASSETS).o $(B)/asan/$(ANALYZER_ASSETS).o: $(ANALYZER_ASSETS).S \
+    $(wildcard analyzer/output/html/*) | $(B)/.deps-ok
 	@mkdir -p $(dir $@)
 	$(CC) -c $< -o $@
 
-$(CUTRACE_BIN): $(B)/analyzer/main.o $(ANALYZER_OBJS) $(CTTRACE_LIB)
+$(CUTRACE_BIN): $(patsubst %.c,$(B)/%.o,$(ANALYZER_MAIN)) $(ANALYZER_OBJS) $(CTTRACE_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $^ $(CTTRACE_LDLIBS) -lsqlite3 -lz -lstdc++ -lm
 
-$(CUTRACE_ASAN_BIN): $(B)/asan/analyzer/main.o $(ANALYZER_ASAN_OBJS) $(CTTRACE_ASAN_LIB)
+$(CUTRACE_ASAN_BIN): $(patsubst %.c,$(B)/asan/%.o,$(ANALYZER_MAIN)) $(ANALYZER_ASAN_OBJS) $(CTTRACE_ASAN_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SANITIZE) -o $@ $^ $(CTTRACE_LDLIBS) -lsqlite3 -lz -lstdc++ -lm
 

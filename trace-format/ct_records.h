@@ -1,6 +1,6 @@
 /* The fixed-layout records' fields, described once (FORMAT.md section 4), as Darshan describes
  * its counters: an X-macro list per record type that the encoder (ct_enc.c) and the decoder
- * (ct_decode.c, ct_defs.c) and `cutrace dump` (analyzer/cmd_dump.c) expand, and that
+ * (ct_decode.c, ct_defs.c) and `cutrace dump` (analyzer/cli/cmd_dump.c) expand, and that
  * tests/format/test-format_tables.c checks against FORMAT.md's tables. STRING and STACK (a count,
  * then that many items) are written out by hand.
  *
@@ -9,7 +9,7 @@
  *   F(name, kind, member, unit, dump, style, at)
  * name: the field's name in FORMAT.md; member: the C lvalue in the record struct it maps to;
  * unit: "" or the unit FORMAT.md states (ns, bytes, kHz, bits, lanes). dump, style, at: how
- * `cutrace dump` shows it (analyzer/cmd_dump.c): under the key dump, in the style
+ * `cutrace dump` shows it (analyzer/cli/cmd_dump.c): under the key dump, in the style
  *   u decimal, d signed, x hex, x04 4-digit hex, str a string id, hex16 raw bytes in hex,
  *   op<TYPE> the op's name, chr a character
  *   (a thread state letter, 0 shown as -), relation a PROC relation's name, span "start=<member> <dump>=<ts - member>", side "driver",

@@ -12,7 +12,7 @@ $(TRACEGEN): $(B)/tests/analyzer/gen/tracegen.o $(B)/tests/analyzer/gen/tracegen
 
 all: $(TRACEGEN)
 
-$(B)/tests/analyzer/%.o $(B)/asan/tests/analyzer/%.o: CFLAGS += -Ianalyzer -Itests/analyzer
+$(B)/tests/analyzer/%.o $(B)/asan/tests/analyzer/%.o: CFLAGS += $(ANALYZER_INC) -Itests/analyzer
 
 $(eval $(call ctt_suite,analyzer,$(patsubst %.c,$(B)/%.o,$(AN_HELPER_SRCS) $(AN_UNIT_SRCS)) $(CTTRACE_LIB),$(CTTRACE_LDLIBS) -lm,$(TRACEGEN) $(CUTRACE_BIN) duckdb-venv))
 

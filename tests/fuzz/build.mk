@@ -9,10 +9,10 @@ FUZZ_CC      ?= clang
 FUZZ_FLAGS   ?=
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_CFLAGS  := -g -O1 -std=gnu11 $(WARN) -fno-strict-aliasing -I$(CUDA_INC) -Itrace-format \
-                -Ianalyzer -Itests/fuzz -fsanitize=fuzzer-no-link $(FUZZ_SAN)
+                $(ANALYZER_INC) -Itests/fuzz -fsanitize=fuzzer-no-link $(FUZZ_SAN)
 FUZZ_LIB_OBJS := $(patsubst %.c,$(FUZZ_B)/obj/%.o,$(CTTRACE_SRCS) tests/fuzz/fz.c)
 # (the report page's sources are data: the plain build's object serves, analyzer/build.mk)
-FUZZ_CLI_OBJS := $(patsubst %.c,$(FUZZ_B)/obj/%.o,$(ANALYZER_SRCS)) $(B)/analyzer/cta_html_assets.o
+FUZZ_CLI_OBJS := $(patsubst %.c,$(FUZZ_B)/obj/%.o,$(ANALYZER_SRCS)) $(B)/$(ANALYZER_ASSETS).o
 
 # clang and libFuzzer's runtime (Debian's clang and libclang-rt-*-dev): installed when missing
 # and root.
@@ -44,7 +44,7 @@ $(FUZZ_B)/obj/%.o: %.c | $(B)/.deps-ok $(FUZZ_B)/.clang-ok
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -MMD -MP -c $< -o $@
 
 # The analyzer's main() becomes a function the target calls with each command line.
-$(FUZZ_B)/obj/analyzer/main.o: FUZZ_CFLAGS += -Dmain=cta_main
+$(FUZZ_B)/obj/$(ANALYZER_MAIN:.c=.o): FUZZ_CFLAGS += -Dmain=cta_main
 
 $(FUZZ_B)/fuzz_reader: $(FUZZ_B)/obj/tests/fuzz/fuzz_reader.o $(FUZZ_LIB_OBJS)
 	$(FUZZ_CC) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ $(CTTRACE_LDLIBS)

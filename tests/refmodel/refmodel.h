@@ -2,7 +2,7 @@
  * differential tests (tests/refmodel/test-*.c). It shares no code with the analyzer: it uses the
  * format library only to decode records (in file order, no time-ordered merge), holds every
  * record it needs in memory and sorts everything. Definitions it follows (analyzer/README.md
- * "The breakdown", analyzer/JSON.md, the comments of analyzer/cta_model.h), stated here as the
+ * "The breakdown", analyzer/JSON.md, the comments of analyzer/model/cta_model.h), stated here as the
  * reference computes them:
  *
  *  - t0 is the earliest activity of any process: the start (or time, for point records) of any
@@ -141,7 +141,7 @@ void rm_middle(const rm_stat *s, uint64_t *lo, uint64_t *hi);
  * complete entries of processes whose late_points is 0), each device's operation counts, and
  * every field of the kernel, copy and API tables (and of kernel_variants when the JSON has it) (counts, bytes, totals, minima, maxima,
  * failures, configurations and layers exactly; medians within the sketch's documented error,
- * analyzer/cta_sketch.h; averages, shares, rates and standard deviations to the JSON's 6
+ * analyzer/base/cta_sketch.h; averages, shares, rates and standard deviations to the JSON's 6
  * significant digits, the deviation also within the rounding of its one-pass formula; null
  * statistics where nothing was timed; kernel and API rows in JSON.md's order). Prints each difference to stderr after `what`; returns
  * their number. */

@@ -1,5 +1,5 @@
 /* The differential test can fail: with the analyzer's test-only planted bug
- * (CUTRACE_TEST_SWEEP_FAULT=1, analyzer/cta_model.c: zero-length intervals end before they begin)
+ * (CUTRACE_TEST_SWEEP_FAULT=1, analyzer/model/cta_model.c: zero-length intervals end before they begin)
  * the comparison must find differences on the recorded trace and on random shapes. */
 #include <stdlib.h>
 

@@ -1,4 +1,4 @@
-/* The report page's sources (analyzer/html/), compiled into cutrace as zero-terminated strings
+/* The report page's sources (analyzer/output/html/), compiled into cutrace as zero-terminated strings
  * for `cutrace report` (cmd_report.c). analyzer/build.mk rebuilds this object when one of them
  * changes (the assembler's .incbin is not seen by gcc -MMD). Paths are from the top directory,
  * where make runs. */
@@ -8,12 +8,12 @@
     .type cta_html_css, @object
     .type cta_html_js, @object
 cta_html_shell:
-    .incbin "analyzer/html/shell.html"
+    .incbin "analyzer/output/html/shell.html"
     .byte 0
 cta_html_css:
-    .incbin "analyzer/html/report.css"
+    .incbin "analyzer/output/html/report.css"
     .byte 0
 cta_html_js:
-    .incbin "analyzer/html/report.js"
+    .incbin "analyzer/output/html/report.js"
     .byte 0
     .section .note.GNU-stack, "", @progbits
