@@ -13,7 +13,7 @@
 
 #include "cta_kineto_conv.h"
 #include "cta_analysis.h"
-#include "cta_cli.h"
+#include "cta_cmd.h"
 #include "cta_load.h"
 #include "cta_report_int.h"
 #include "cta_tables.h"

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "cta_analysis.h"
-#include "cta_cli.h"
+#include "cta_cmd.h"
 #include "cta_load.h"
 #include "cta_out.h"
 

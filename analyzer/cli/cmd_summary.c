@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "cta_analysis.h"
-#include "cta_cli.h"
+#include "cta_cmd.h"
 #include "cta_kineto_report.h"
 
 static const char usage[] =

@@ -35,7 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cta_cli.h"
+#include "cta_cmd.h"
 #include "cta_graph.h"
 #include "cta_host.h"
 #include "cta_load.h"
