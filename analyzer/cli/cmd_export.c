@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cta_kineto_conv.h"
+#include "cta_kineto_open.h"
 #include "cta_analysis.h"
 #include "cta_cmd.h"
 #include "cta_load.h"

@@ -1,4 +1,4 @@
-#include "cta_kineto_conv.h"
+#include "cta_kineto_open.h"
 #include "cta_diag.h"
 
 #include <math.h>

@@ -1,4 +1,4 @@
-#include "cta_kineto_conv.h"
+#include "cta_kineto_open.h"
 #include "cta_kineto_report.h"
 #include "cta_graph.h"
 #include "cta_host.h"

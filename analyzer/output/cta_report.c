@@ -1,7 +1,7 @@
 /* `cutrace summary`'s text: one section per question (the run, kernels, copies, VRAM, the
  * breakdown, diagnoses, ranks, GEMMs), from the figures cta_report_common.c computes for the text
  * and the JSON alike. */
-#include "cta_kineto_conv.h"
+#include "cta_kineto_open.h"
 #include "cta_kineto_report.h"
 #include "cta_nvtx.h"
 #include "cta_graph.h"

@@ -2,7 +2,7 @@
  * how a process ended, the libraries it ran, peaks and stragglers, so that the two renderings
  * never disagree. */
 #define _GNU_SOURCE /* sigabbrev_np */
-#include "cta_kineto_conv.h"
+#include "cta_kineto_open.h"
 #include "cta_report_int.h"
 
 #include <math.h>
