@@ -15,7 +15,7 @@
 #include "cta_analysis.h"
 #include "cta_cmd.h"
 #include "cta_load.h"
-#include "cta_report_int.h"
+#include "cta_report_common.h"
 #include "cta_tables.h"
 
 /* The files are modelled at once (cta_load_run_jobs) but their rows are written one file after

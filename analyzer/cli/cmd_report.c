@@ -19,6 +19,7 @@
 
 #include "cta_analysis.h"
 #include "cta_cmd.h"
+#include "cta_json_report.h"
 #include "cta_load.h"
 #include "cta_out.h"
 

@@ -6,6 +6,7 @@
 
 #include "cta_analysis.h"
 #include "cta_cmd.h"
+#include "cta_json_report.h"
 #include "cta_kineto_report.h"
 #include "cta_paths.h"
 
