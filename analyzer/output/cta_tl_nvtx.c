@@ -4,9 +4,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cta_nvtx.h"
 #include "cta_out.h"
 
 #define NVTX_TID_BASE 500000000u /* NVTX tracks: NVTX_TID_BASE + index, between threads and GPU */
+
+typedef struct {
+    ct_rec r;                     /* the NVTX_BEGIN */
+    int live;
+} tl_open;
+
+typedef struct {
+    uint32_t *v, n;               /* tl_open indices */
+    size_t cap;
+} tl_pushed;
 
 struct cta_tl_nvtx {
     cta_map nvtx_tracks;         /* (file, tid, domain, kind, row) -> index */
@@ -16,20 +27,17 @@ struct cta_tl_nvtx {
     uint32_t *category_name;     /* string id that names it (nvtxNameCategory) */
     size_t category_cap;
     /* NVTX ranges begun and not yet ended (NVTX_BEGIN records, format 1.6), drawn until their
-     * process's end if they never end: push/pop ones by (file, tid, domain, depth), start/end
+     * process's end if they never end, paired with their ends as the model pairs them
+     * (cta_nvtx_pop_lost, cta_nvtx_popped): push/pop ones per thread in begin order, start/end
      * ones by id per file; each an entry of nvtx_open (tl_open) */
-    cta_map nvtx_pushed;
-    uint32_t *pushed_slot;        /* per nvtx_pushed key: its tl_open index + 1, 0 none */
+    cta_map threads;              /* (file, tid) -> index in pushed */
+    tl_pushed *pushed;
     size_t pushed_cap;
     ct_hash *nvtx_started;        /* per file */
     size_t started_cap;
     cta_pool nvtx_open;
 };
 
-typedef struct {
-    ct_rec r;                     /* the NVTX_BEGIN */
-    int live;
-} tl_open;
 
 /* A range drawn open (its flags, the timeline's own): it never ended. */
 #define TL_NVTX_OPEN (1u << 31)
@@ -40,7 +48,7 @@ struct cta_tl_nvtx *cta_tl_nvtx_new(void)
     memset(nv, 0, sizeof *nv);
     cta_map_init(&nv->nvtx_tracks);
     cta_map_init(&nv->categories);
-    cta_map_init(&nv->nvtx_pushed);
+    cta_map_init(&nv->threads);
     cta_pool_init(&nv->nvtx_open, sizeof(tl_open));
     return nv;
 }
@@ -51,8 +59,10 @@ void cta_tl_nvtx_free(struct cta_tl_nvtx *nv)
     free(nv->nvtx_end);
     cta_map_free(&nv->categories);
     free(nv->category_name);
-    cta_map_free(&nv->nvtx_pushed);
-    free(nv->pushed_slot);
+    cta_map_free(&nv->threads);
+    for (size_t i = 0; i < nv->pushed_cap; i++)
+        free(nv->pushed[i].v);
+    free(nv->pushed);
     for (size_t i = 0; i < nv->started_cap; i++)
         ct_hash_free(&nv->nvtx_started[i]);
     free(nv->nvtx_started);
@@ -187,22 +197,32 @@ static void nvtx_range(cta_tl *t, cta_proc *p, const ct_rec *r)
     cta_put_str(t->f, "}}");
 }
 
-/* The slot of an open push/pop range of (file, tid, domain, depth): its tl_open index + 1. */
-static uint32_t *pushed_slot(cta_tl *t, uint32_t file, uint32_t tid, uint32_t domain, uint32_t depth,
-                             int create)
+/* The open push/pop ranges of a thread, in begin order (NULL if it has none and !create). */
+static tl_pushed *pushed_of(cta_tl *t, uint32_t file, uint32_t tid, int create)
 {
-    uint32_t key[4] = {file, tid, domain, depth};
+    uint32_t key[2] = {file, tid};
     int added;
-    uint32_t i = create ? cta_map_get(&t->nv->nvtx_pushed, key, sizeof key, &added)
-                        : cta_map_find(&t->nv->nvtx_pushed, key, sizeof key);
+    uint32_t i = create ? cta_map_get(&t->nv->threads, key, sizeof key, &added)
+                        : cta_map_find(&t->nv->threads, key, sizeof key);
     if (i == UINT32_MAX)
         return NULL;
     if (i >= t->nv->pushed_cap) {
         size_t old = t->nv->pushed_cap;
-        cta_grow(&t->nv->pushed_slot, &t->nv->pushed_cap, i + 1, sizeof *t->nv->pushed_slot);
-        memset(t->nv->pushed_slot + old, 0, (t->nv->pushed_cap - old) * sizeof *t->nv->pushed_slot);
+        cta_grow(&t->nv->pushed, &t->nv->pushed_cap, i + 1, sizeof *t->nv->pushed);
+        memset(t->nv->pushed + old, 0, (t->nv->pushed_cap - old) * sizeof *t->nv->pushed);
     }
-    return &t->nv->pushed_slot[i];
+    return &t->nv->pushed[i];
+}
+
+static void pushed_remove(tl_pushed *o, uint32_t k)
+{
+    memmove(o->v + k, o->v + k + 1, (o->n - k - 1) * sizeof *o->v);
+    o->n--;
+}
+
+static const ct_rec_nvtx_begin *open_begin(const cta_tl *t, uint32_t idx)
+{
+    return &((const tl_open *)cta_pool_at(&t->nv->nvtx_open, idx))->r.u.nvtx_begin;
 }
 
 /* The open start/end ranges of file: id -> tl_open index. */
@@ -245,28 +265,43 @@ static void nvtx_begin(cta_tl *t, cta_proc *p, const ct_rec *r)
         cta_xhash_put(started(t, p->file), b->id, idx, "the NVTX ranges open");
         return;
     }
-    uint32_t *slot = pushed_slot(t, p->file, b->tid, b->domain, b->depth, 1);
-    if (*slot) /* the one open at this level lost its pop: it ended by now */
-        draw_open(t, p, *slot - 1, r->ts);
-    *slot = idx + 1;
+    tl_pushed *o = pushed_of(t, p->file, b->tid, 1);
+    /* those that lost their pop end by now, the innermost first */
+    for (uint32_t k = o->n; k-- > 0;) {
+        const ct_rec_nvtx_begin *ob = open_begin(t, o->v[k]);
+        if (cta_nvtx_pop_lost(ob->kind, ob->domain, ob->depth, b)) {
+            draw_open(t, p, o->v[k], r->ts);
+            pushed_remove(o, k);
+        }
+    }
+    cta_grow(&o->v, &o->cap, o->n + 1, sizeof *o->v);
+    o->v[o->n++] = idx;
 }
 
 static void nvtx_ended(cta_tl *t, const cta_proc *p, const ct_rec *r)
 {
     const ct_rec_nvtx_range *n = &r->u.nvtx_range;
-    uint32_t v, *slot;
+    uint32_t v;
+    tl_pushed *o;
     if (n->flags & CT_NVTX_UNMATCHED)
         return;
     if (n->kind == CT_NVTX_START_END) {
         if (ct_hash_del(started(t, p->file), n->id, &v))
             ((tl_open *)cta_pool_at(&t->nv->nvtx_open, v))->live = 0, cta_pool_put(&t->nv->nvtx_open, v);
-    } else if ((slot = pushed_slot(t, p->file, n->start_tid, n->domain, n->depth, 0)) && *slot) {
-        ((tl_open *)cta_pool_at(&t->nv->nvtx_open, *slot - 1))->live = 0;
-        cta_pool_put(&t->nv->nvtx_open, *slot - 1);
-        *slot = 0;
+    } else if ((o = pushed_of(t, p->file, n->start_tid, 0))) {
+        for (uint32_t k = o->n; k-- > 0;) {
+            const ct_rec_nvtx_begin *ob = open_begin(t, o->v[k]);
+            if (cta_nvtx_popped(ob->kind, ob->domain, ob->depth, n)) {
+                ((tl_open *)cta_pool_at(&t->nv->nvtx_open, o->v[k]))->live = 0;
+                cta_pool_put(&t->nv->nvtx_open, o->v[k]);
+                pushed_remove(o, k);
+                break;
+            }
+        }
     }
 }
 
+/* The ranges of p that never ended, until its last record. */
 void cta_tl_nvtx_never_ended(cta_tl *t, cta_proc *p)
 {
     for (uint32_t i = 0; i < t->nv->nvtx_open.n; i++) {
