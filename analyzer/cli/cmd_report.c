@@ -2,7 +2,7 @@
  * The page is analyzer/output/html/shell.html with its markers filled: the stylesheet
  * (analyzer/output/html/report.css), the `summary --json` document of the same options, a few facts
  * about the page itself (its title, where the timeline command's axis starts) and the script
- * that draws everything from the document (analyzer/output/html/report.js). The three sources are
+ * that draws everything from the document (analyzer/output/html/js/, joined). The three sources are
  * compiled into the binary (cta_html_assets.S), so the command needs no file beside it and the
  * page nothing from the network. Both JSON documents sit in <script type="application/json">
  * elements with every '<' written as \u003c: no name in a trace can close the element or open a
