@@ -214,12 +214,12 @@ static void on_api(void *ctx, cta_proc *p, const ct_rec *r, const char *name, ui
     const ct_rec_api *a = &r->u.api;
     uint64_t start = a->start <= r->ts ? a->start : r->ts;
     int layer = (a->flags & CT_API_DRIVER) ? 1 : (a->flags & CT_API_LIBRARY) ? 2 : 0;
-    cta_val row[RUNTIME_NCOLS] = {
-        [RUNTIME_start] = cta_vi(rel(x, start)), [RUNTIME_end] = cta_vi(rel(x, r->ts)),
-        [RUNTIME_globalTid] = cta_vi(gtid(p, r->tid)), [RUNTIME_correlationId] = cta_vi((int64_t)a->corr),
-        [RUNTIME_nameId] = strid(name), [RUNTIME_returnValue] = cta_vi(a->result),
-        [RUNTIME_layer] = cta_vs(layer_names[layer])};
-    row[RUNTIME_siteId] = site_of(stack, 0);
+    cta_val row[CTA_RUNTIME_NCOLS] = {
+        [CTA_RUNTIME_start] = cta_vi(rel(x, start)), [CTA_RUNTIME_end] = cta_vi(rel(x, r->ts)),
+        [CTA_RUNTIME_globalTid] = cta_vi(gtid(p, r->tid)), [CTA_RUNTIME_correlationId] = cta_vi((int64_t)a->corr),
+        [CTA_RUNTIME_nameId] = strid(name), [CTA_RUNTIME_returnValue] = cta_vi(a->result),
+        [CTA_RUNTIME_layer] = cta_vs(layer_names[layer])};
+    row[CTA_RUNTIME_siteId] = site_of(stack, 0);
     emit(e, CTA_TAB_RUNTIME, row);
 }
 
@@ -281,7 +281,7 @@ static void short_name(const char *name, char *buf, size_t len)
 }
 
 /* The columns the three GPU tables share, first in each and in the same order. */
-#define SAME3(col) ((int)KERNEL_##col == (int)MEMCPY_##col && (int)MEMCPY_##col == (int)MEMSET_##col)
+#define SAME3(col) ((int)CTA_KERNEL_##col == (int)CTA_MEMCPY_##col && (int)CTA_MEMCPY_##col == (int)CTA_MEMSET_##col)
 _Static_assert(SAME3(start) && SAME3(end) && SAME3(deviceId) && SAME3(contextId) && SAME3(streamId) &&
                SAME3(correlationId) && SAME3(globalPid), "the GPU tables' first columns differ");
 #undef SAME3
@@ -291,47 +291,47 @@ static void on_gpu(void *ctx, cta_proc *p, const ct_rec_gpu *g, uint64_t end, co
     exf *e = ctx;
     ex *x = e->x;
     uint64_t start = g->start <= end ? g->start : end;
-    cta_val row[(int)KERNEL_NCOLS > (int)MEMCPY_NCOLS ? (int)KERNEL_NCOLS : (int)MEMCPY_NCOLS] = {
-        [KERNEL_start] = cta_vi(rel(x, start)), [KERNEL_end] = cta_vi(rel(x, end)),
-        [KERNEL_deviceId] = cta_vi(g->device), [KERNEL_streamId] = cta_vi((int64_t)g->stream),
-        [KERNEL_correlationId] = cta_vi((int64_t)g->corr), [KERNEL_globalPid] = cta_vi(gpid(p))};
+    cta_val row[(int)CTA_KERNEL_NCOLS > (int)CTA_MEMCPY_NCOLS ? (int)CTA_KERNEL_NCOLS : (int)CTA_MEMCPY_NCOLS] = {
+        [CTA_KERNEL_start] = cta_vi(rel(x, start)), [CTA_KERNEL_end] = cta_vi(rel(x, end)),
+        [CTA_KERNEL_deviceId] = cta_vi(g->device), [CTA_KERNEL_streamId] = cta_vi((int64_t)g->stream),
+        [CTA_KERNEL_correlationId] = cta_vi((int64_t)g->corr), [CTA_KERNEL_globalPid] = cta_vi(gpid(p))};
     cta_val bound = cta_vi(g->flags & CT_GPU_END_BOUND ? 1 : 0);
     char sn[512]; /* the row's texts live until it is written */
     if (g->kind == CT_GPU_KERNEL) {
-        row[KERNEL_endIsUpperBound] = bound;
+        row[CTA_KERNEL_endIsUpperBound] = bound;
         if (c->is_launch) {
             const ct_rec_launch *l = c->launch;
             short_name(c->kernel_name, sn, sizeof sn);
-            row[KERNEL_demangledName] = strid(c->kernel_name);
-            row[KERNEL_shortName] = strid(sn);
-            row[KERNEL_mangledName] = strid(ct_reader_string(x->rd, p->file, l->symbol ? l->symbol : l->function));
-            row[KERNEL_contextId] = cta_vi((int64_t)l->context);
+            row[CTA_KERNEL_demangledName] = strid(c->kernel_name);
+            row[CTA_KERNEL_shortName] = strid(sn);
+            row[CTA_KERNEL_mangledName] = strid(ct_reader_string(x->rd, p->file, l->symbol ? l->symbol : l->function));
+            row[CTA_KERNEL_contextId] = cta_vi((int64_t)l->context);
             const uint32_t *cfg[6] = {&l->grid[0], &l->grid[1], &l->grid[2],
                                       &l->block[0], &l->block[1], &l->block[2]};
             for (int i = 0; i < 6; i++)
-                row[KERNEL_gridX + i] = cta_vi(*cfg[i]);
-            row[KERNEL_dynamicSharedMemory] = cta_vi(l->shared_bytes);
+                row[CTA_KERNEL_gridX + i] = cta_vi(*cfg[i]);
+            row[CTA_KERNEL_dynamicSharedMemory] = cta_vi(l->shared_bytes);
         }
         emit(e, CTA_TAB_KERNEL, row);
     } else if (g->kind == CT_GPU_MEMCPY) {
-        row[MEMCPY_endIsUpperBound] = bound;
+        row[CTA_MEMCPY_endIsUpperBound] = bound;
         if (c->is_copy) {
             const ct_rec_copy *cp = c->copy;
-            row[MEMCPY_bytes] = cta_vi((int64_t)cp->bytes);
-            row[MEMCPY_copyKind] = cta_vi(copy_kind(cp->dir));
-            row[MEMCPY_srcKind] = cta_vi(mem_kind(cp->src_kind));
-            row[MEMCPY_dstKind] = cta_vi(mem_kind(cp->dst_kind));
+            row[CTA_MEMCPY_bytes] = cta_vi((int64_t)cp->bytes);
+            row[CTA_MEMCPY_copyKind] = cta_vi(copy_kind(cp->dir));
+            row[CTA_MEMCPY_srcKind] = cta_vi(mem_kind(cp->src_kind));
+            row[CTA_MEMCPY_dstKind] = cta_vi(mem_kind(cp->dst_kind));
             if (cp->dir == CT_DIR_PEER) {
-                row[MEMCPY_srcDeviceId] = cta_vi(cp->device);
-                row[MEMCPY_dstDeviceId] = cta_vi(cp->peer_device);
+                row[CTA_MEMCPY_srcDeviceId] = cta_vi(cp->device);
+                row[CTA_MEMCPY_dstDeviceId] = cta_vi(cp->peer_device);
             }
         }
         emit(e, CTA_TAB_MEMCPY, row);
     } else if (g->kind == CT_GPU_MEMSET) {
-        row[MEMSET_endIsUpperBound] = bound;
+        row[CTA_MEMSET_endIsUpperBound] = bound;
         if (c->is_copy) {
-            row[MEMSET_bytes] = cta_vi((int64_t)c->copy->bytes);
-            row[MEMSET_memKind] = cta_vi(mem_kind(c->copy->dst_kind));
+            row[CTA_MEMSET_bytes] = cta_vi((int64_t)c->copy->bytes);
+            row[CTA_MEMSET_memKind] = cta_vi(mem_kind(c->copy->dst_kind));
         }
         emit(e, CTA_TAB_MEMSET, row);
     }
@@ -342,29 +342,29 @@ static void on_nvtx(void *ctx, cta_proc *p, const ct_rec *r)
 {
     exf *e = ctx;
     ex *x = e->x;
-    cta_val row[NVTX_NCOLS] = {[NVTX_end] = cta_vi(rel(x, r->ts))};
+    cta_val row[CTA_NVTX_NCOLS] = {[CTA_NVTX_end] = cta_vi(rel(x, r->ts))};
     uint32_t domain, name, group, category, color, payload_kind, flags;
     uint64_t payload;
     if (r->type == CT_REC_NVTX_RANGE) {
         const ct_rec_nvtx_range *n = &r->u.nvtx_range;
         if (n->flags & CT_NVTX_UNMATCHED) /* a pop or end with nothing open: no range */
             return;
-        row[NVTX_start] = cta_vi(rel(x, n->start <= r->ts ? n->start : r->ts));
-        row[NVTX_eventType] = cta_vi(n->kind == CT_NVTX_START_END ? 60 : 59);
+        row[CTA_NVTX_start] = cta_vi(rel(x, n->start <= r->ts ? n->start : r->ts));
+        row[CTA_NVTX_eventType] = cta_vi(n->kind == CT_NVTX_START_END ? 60 : 59);
         if (n->kind == CT_NVTX_START_END)
-            row[NVTX_rangeId] = cta_vi((int64_t)n->id);
-        row[NVTX_globalTid] = cta_vi(gtid(p, n->start_tid));
-        row[NVTX_endGlobalTid] = cta_vi(gtid(p, n->end_tid));
+            row[CTA_NVTX_rangeId] = cta_vi((int64_t)n->id);
+        row[CTA_NVTX_globalTid] = cta_vi(gtid(p, n->start_tid));
+        row[CTA_NVTX_endGlobalTid] = cta_vi(gtid(p, n->end_tid));
         domain = n->domain, name = n->name, group = n->group, category = n->category;
         color = n->color, payload_kind = n->payload_kind, payload = n->payload, flags = n->flags;
     } else if (r->type == CT_REC_NVTX_MARK) {
         const ct_rec_nvtx_mark *n = &r->u.nvtx_mark;
         if (n->flags & (CT_NVTX_CATEGORY_NAME | CT_NVTX_THREAD_NAME)) /* names, not events */
             return;
-        row[NVTX_start] = row[NVTX_end];
-        row[NVTX_end] = (cta_val){0};
-        row[NVTX_eventType] = cta_vi(34);
-        row[NVTX_globalTid] = cta_vi(gtid(p, r->tid));
+        row[CTA_NVTX_start] = row[CTA_NVTX_end];
+        row[CTA_NVTX_end] = (cta_val){0};
+        row[CTA_NVTX_eventType] = cta_vi(34);
+        row[CTA_NVTX_globalTid] = cta_vi(gtid(p, r->tid));
         domain = n->domain, name = n->name, group = n->group, category = n->category;
         color = n->color, payload_kind = n->payload_kind, payload = n->payload, flags = n->flags;
     } else {
@@ -372,22 +372,22 @@ static void on_nvtx(void *ctx, cta_proc *p, const ct_rec *r)
     }
     /* a message the tracer did not keep (past its bound of names) by its normalized form */
     const char *text = ct_reader_string(x->rd, p->file, name ? name : group);
-    row[NVTX_text] = cta_vs(name || group ? text : NULL);
+    row[CTA_NVTX_text] = cta_vs(name || group ? text : NULL);
     if (category)
-        row[NVTX_category] = cta_vi(category);
+        row[CTA_NVTX_category] = cta_vi(category);
     if (flags & CT_NVTX_COLOR)
-        row[NVTX_color] = cta_vi(color);
-    row[NVTX_domainId] = cta_vi(domain);
+        row[CTA_NVTX_color] = cta_vi(color);
+    row[CTA_NVTX_domainId] = cta_vi(domain);
     if (domain)
-        row[NVTX_domain] = cta_vs(ct_reader_string(x->rd, p->file, domain));
+        row[CTA_NVTX_domain] = cta_vs(ct_reader_string(x->rd, p->file, domain));
     /* nvtxPayloadType_t: 1 uint64, 2 int64, 3 double, 4 uint32, 5 int32, 6 float */
     switch (payload_kind) {
-    case 1: row[NVTX_uint64Value] = cta_vi((int64_t)payload); break;
-    case 2: row[NVTX_int64Value] = cta_vi((int64_t)payload); break;
-    case 3: { double d; memcpy(&d, &payload, sizeof d); row[NVTX_doubleValue] = cta_vr(d); break; }
-    case 4: row[NVTX_uint32Value] = cta_vi((uint32_t)payload); break;
-    case 5: row[NVTX_int32Value] = cta_vi((int32_t)(uint32_t)payload); break;
-    case 6: { float f; uint32_t b = (uint32_t)payload; memcpy(&f, &b, sizeof f); row[NVTX_floatValue] = cta_vr(f); break; }
+    case 1: row[CTA_NVTX_uint64Value] = cta_vi((int64_t)payload); break;
+    case 2: row[CTA_NVTX_int64Value] = cta_vi((int64_t)payload); break;
+    case 3: { double d; memcpy(&d, &payload, sizeof d); row[CTA_NVTX_doubleValue] = cta_vr(d); break; }
+    case 4: row[CTA_NVTX_uint32Value] = cta_vi((uint32_t)payload); break;
+    case 5: row[CTA_NVTX_int32Value] = cta_vi((int32_t)(uint32_t)payload); break;
+    case 6: { float f; uint32_t b = (uint32_t)payload; memcpy(&f, &b, sizeof f); row[CTA_NVTX_floatValue] = cta_vr(f); break; }
     }
     emit(e, CTA_TAB_NVTX, row);
 }
@@ -410,16 +410,16 @@ static int on_record(void *ctx, const ct_rec *r)
         return e->failed || ex_failed(x);
     const cta_proc *p = &m->procs[r->file - m->file0];
     const ct_rec_mem *mr = &r->u.mem;
-    cta_val row[ALLOCS_NCOLS] = {
-        [ALLOCS_time] = cta_vi(rel(x, r->ts)), [ALLOCS_globalTid] = cta_vi(gtid(p, r->tid)),
-        [ALLOCS_globalPid] = cta_vi(gpid(p)), [ALLOCS_correlationId] = cta_vi((int64_t)mr->corr),
-        [ALLOCS_operation] = cta_vs(mr->op == CT_MEM_FREE ? "free" : "alloc"),
-        [ALLOCS_kind] = cta_vs(alloc_kind(mr->kind)), [ALLOCS_deviceId] = cta_vi(mr->device),
-        [ALLOCS_address] = cta_vi((int64_t)mr->address), [ALLOCS_bytes] = cta_vi((int64_t)mr->size),
-        [ALLOCS_result] = cta_vi(mr->result)};
+    cta_val row[CTA_ALLOCS_NCOLS] = {
+        [CTA_ALLOCS_time] = cta_vi(rel(x, r->ts)), [CTA_ALLOCS_globalTid] = cta_vi(gtid(p, r->tid)),
+        [CTA_ALLOCS_globalPid] = cta_vi(gpid(p)), [CTA_ALLOCS_correlationId] = cta_vi((int64_t)mr->corr),
+        [CTA_ALLOCS_operation] = cta_vs(mr->op == CT_MEM_FREE ? "free" : "alloc"),
+        [CTA_ALLOCS_kind] = cta_vs(alloc_kind(mr->kind)), [CTA_ALLOCS_deviceId] = cta_vi(mr->device),
+        [CTA_ALLOCS_address] = cta_vi((int64_t)mr->address), [CTA_ALLOCS_bytes] = cta_vi((int64_t)mr->size),
+        [CTA_ALLOCS_result] = cta_vi(mr->result)};
     uint32_t idx = mr->stack ? cta_map_find(&p->stack_idx, &mr->stack, sizeof mr->stack) : UINT32_MAX;
     if (idx != UINT32_MAX)
-        row[ALLOCS_siteId] = site_of(idx + 1, 0), row[ALLOCS_stackId] = site_of(idx + 1, 1);
+        row[CTA_ALLOCS_siteId] = site_of(idx + 1, 0), row[CTA_ALLOCS_stackId] = site_of(idx + 1, 1);
     emit(e, CTA_TAB_ALLOCS, row);
     return e->failed || ex_failed(x);
 }
@@ -479,18 +479,18 @@ static void breakdown_row(void *ctx, const cta_proc *p, int d, uint64_t untimed,
 {
     ex *x = ctx;
     const cta_dev *dv = &p->dev[d];
-    cta_val r[BREAKDOWN_NCOLS] = {
-        [BREAKDOWN_globalPid] = cta_vi(gpid(p)), [BREAKDOWN_pid] = cta_vi(p->pid),
-        [BREAKDOWN_deviceId] = cta_vi(d), [BREAKDOWN_gpuOperations] = cta_vi((int64_t)dv->gpu_ops),
-        [BREAKDOWN_gpuUntimedOperations] = cta_vi((int64_t)untimed),
-        [BREAKDOWN_complete] = cta_vi(!untimed)};
+    cta_val r[CTA_BREAKDOWN_NCOLS] = {
+        [CTA_BREAKDOWN_globalPid] = cta_vi(gpid(p)), [CTA_BREAKDOWN_pid] = cta_vi(p->pid),
+        [CTA_BREAKDOWN_deviceId] = cta_vi(d), [CTA_BREAKDOWN_gpuOperations] = cta_vi((int64_t)dv->gpu_ops),
+        [CTA_BREAKDOWN_gpuUntimedOperations] = cta_vi((int64_t)untimed),
+        [CTA_BREAKDOWN_complete] = cta_vi(!untimed)};
     if (!untimed) { /* busy and idle would count the untimed work as idle */
         const int64_t v[] = {rel(x, dv->first_gpu), (int64_t)b->window, (int64_t)b->busy,
                              (int64_t)b->idle, (int64_t)b->busy_bounded, (int64_t)b->host.in_api,
                              (int64_t)b->host.blocked, (int64_t)b->host.compute,
                              (int64_t)b->host.wait, (int64_t)b->host.unknown};
         for (size_t k = 0; k < sizeof v / sizeof *v; k++)
-            r[BREAKDOWN_windowStart + k] = cta_vi(v[k]);
+            r[CTA_BREAKDOWN_windowStart + k] = cta_vi(v[k]);
     }
     put(x, CTA_TAB_BREAKDOWN, p->file, r);
 }
@@ -502,39 +502,39 @@ static void summary_tables(ex *x, const cta_model *m, const cta_diag *dg, int nd
         cta_breakdown b;
         int known = cta_report_proc_breakdown(p, &b) && b.window;
         char ended[160];
-        cta_val row[PROCESSES_NCOLS] = {
-            [PROCESSES_globalPid] = cta_vi(gpid(p)), [PROCESSES_pid] = cta_vi(p->pid),
-            [PROCESSES_host] = cta_vs(p->host), [PROCESSES_command] = cta_vs(p->command),
-            [PROCESSES_file] = cta_vs(cta_kineto_display_path(m->rd, p->file)),
-            [PROCESSES_complete] = cta_vi(p->ended),
-            [PROCESSES_ended] = cta_vs(cta_end_text(m, p, ended, sizeof ended)),
-            [PROCESSES_peakVramBytes] = cta_vi((int64_t)cta_report_proc_peak(p)),
-            [PROCESSES_topKernel] = cta_vs(p->top_kernel[0] ? p->top_kernel : NULL)};
+        cta_val row[CTA_PROCESSES_NCOLS] = {
+            [CTA_PROCESSES_globalPid] = cta_vi(gpid(p)), [CTA_PROCESSES_pid] = cta_vi(p->pid),
+            [CTA_PROCESSES_host] = cta_vs(p->host), [CTA_PROCESSES_command] = cta_vs(p->command),
+            [CTA_PROCESSES_file] = cta_vs(cta_kineto_display_path(m->rd, p->file)),
+            [CTA_PROCESSES_complete] = cta_vi(p->ended),
+            [CTA_PROCESSES_ended] = cta_vs(cta_end_text(m, p, ended, sizeof ended)),
+            [CTA_PROCESSES_peakVramBytes] = cta_vi((int64_t)cta_report_proc_peak(p)),
+            [CTA_PROCESSES_topKernel] = cta_vs(p->top_kernel[0] ? p->top_kernel : NULL)};
         if (p->rank >= 0)
-            row[PROCESSES_rank] = cta_vi(p->rank);
+            row[CTA_PROCESSES_rank] = cta_vi(p->rank);
         if (p->t_first != UINT64_MAX) {
-            row[PROCESSES_start] = cta_vi(rel(x, p->t_first));
-            row[PROCESSES_end] = cta_vi(rel(x, p->t_last));
+            row[CTA_PROCESSES_start] = cta_vi(rel(x, p->t_first));
+            row[CTA_PROCESSES_end] = cta_vi(rel(x, p->t_last));
         }
         if (known) {
-            row[PROCESSES_gpuBusyPct] = cta_vr(100.0 * (double)b.busy / (double)b.window);
-            row[PROCESSES_gpuIdlePct] = cta_vr(100.0 * (double)b.idle / (double)b.window);
+            row[CTA_PROCESSES_gpuBusyPct] = cta_vr(100.0 * (double)b.busy / (double)b.window);
+            row[CTA_PROCESSES_gpuIdlePct] = cta_vr(100.0 * (double)b.idle / (double)b.window);
         }
         put(x, CTA_TAB_PROCESSES, p->file, row);
         cta_report_breakdowns(p, breakdown_row, x);
     }
     for (int i = 0; i < ndiag; i++) {
         const cta_diag *d = &dg[i];
-        cta_val row[DIAG_NCOLS] = {
-            [DIAG_id] = cta_vi(i + 1), [DIAG_diagnosis] = cta_vs(d->id), [DIAG_severity] = cta_vs(d->severity),
-            [DIAG_globalPid] = cta_vi(gpid(d->proc)), [DIAG_pid] = cta_vi(d->proc->pid),
-            [DIAG_savingNs] = cta_vi((int64_t)d->saving_ns), [DIAG_windowNs] = cta_vi((int64_t)d->window_ns),
-            [DIAG_message] = cta_vs(d->message), [DIAG_fix] = cta_vs(d->fix)};
+        cta_val row[CTA_DIAG_NCOLS] = {
+            [CTA_DIAG_id] = cta_vi(i + 1), [CTA_DIAG_diagnosis] = cta_vs(d->id), [CTA_DIAG_severity] = cta_vs(d->severity),
+            [CTA_DIAG_globalPid] = cta_vi(gpid(d->proc)), [CTA_DIAG_pid] = cta_vi(d->proc->pid),
+            [CTA_DIAG_savingNs] = cta_vi((int64_t)d->saving_ns), [CTA_DIAG_windowNs] = cta_vi((int64_t)d->window_ns),
+            [CTA_DIAG_message] = cta_vs(d->message), [CTA_DIAG_fix] = cta_vs(d->fix)};
         if (d->dev >= 0)
-            row[DIAG_deviceId] = cta_vi(d->dev);
+            row[CTA_DIAG_deviceId] = cta_vi(d->dev);
         if (d->at.set) {
-            row[DIAG_atStart] = cta_vi(rel(x, d->at.start));
-            row[DIAG_atEnd] = cta_vi(rel(x, d->at.end));
+            row[CTA_DIAG_atStart] = cta_vi(rel(x, d->at.start));
+            row[CTA_DIAG_atEnd] = cta_vi(rel(x, d->at.end));
         }
         put(x, CTA_TAB_DIAG, d->proc->file, row);
     }
