@@ -48,6 +48,13 @@ def make_env():
 
 def build_base(bench, rev):
     """(path of the base's cutrace, None), or (None, why not)."""
+    try:
+        return extract_and_build(bench, rev)
+    except OSError as e:
+        return None, "the base %s could not be built: %s" % (rev, e)
+
+
+def extract_and_build(bench, rev):
     if git("rev-parse", "--git-dir") is None:
         return None, "no git history (%s is not a git checkout, or git is missing)" % ROOT
     commit = git("rev-parse", "--verify", "--quiet", rev + "^{commit}")
