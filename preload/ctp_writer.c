@@ -304,7 +304,7 @@ static void ctp_host_put(const ct_rec *r)
  * signal-handler flush. */
 static uint64_t ctp_gpu_lost_total(void)
 {
-    return ct_gpu_lost() + ctp_gpu_dropped;
+    return ctp_gpu_lost() + ctp_gpu_dropped;
 }
 
 void ctp_flush(unsigned fl, unsigned how, int code, uint64_t retire)
