@@ -38,8 +38,6 @@
 #ifndef CT_RECORDS_H
 #define CT_RECORDS_H
 
-#include <stdint.h>
-
 /* An element of an array member: CT_EL(grid, 0, 3) is grid[0] of a member grid[3]. */
 #define CT_EL(array, i, n) array[i]
 
@@ -124,14 +122,17 @@
     F(function, u32, function, "", fn, str, 0) /* string id of the API function name */     \
     F(result, u32, result, "", result, u, 2) /* CUresult / cudaError_t */                   \
     F(dcorr, dcorr, corr, "", corr, u, 3) /* correlation id (nonzero, unique per file) */   \
-    F(parent, parent, parent, "", parent, u, 4) /* corr of the call this one nests in, 0 if none */ \
+    /* corr of the call this one nests in, 0 if none */                                     \
+    F(parent, parent, parent, "", parent, u, 4)                                             \
     F(flags, u32, flags, "", flags, side, 5) /* enum ct_api_flags */                        \
     F(stack, u32, stack, "", stack, none, 5) /* stack id of the call site, 0 if not captured */
 
 /* A kernel's names and configuration, as LAUNCH and a GRAPH kernel node both carry them. */
 #define CT_KERNEL_FIELDS(F)                                                                 \
-    F(function, u32, function, "", kernel, str, 0) /* string id of the kernel name (demangled if known) */ \
-    F(symbol, u32, symbol, "", symbol, str, 0) /* string id of the mangled symbol, 0 if same as function */ \
+    /* string id of the kernel name (demangled if known) */                                 \
+    F(function, u32, function, "", kernel, str, 0)                                          \
+    /* string id of the mangled symbol, 0 if same as function */                            \
+    F(symbol, u32, symbol, "", symbol, str, 0)                                              \
     F(grid_x, u32, CT_EL(grid, 0, 3), "", grid, u, 0)                                       \
     F(grid_y, u32, CT_EL(grid, 1, 3), "", grid_y, comma, 0)                                 \
     F(grid_z, u32, CT_EL(grid, 2, 3), "", grid_z, comma, 0)                                 \
@@ -181,7 +182,8 @@
     F(handle, uv, handle, "", handle, x, 0) /* VMM: CUmemGenericAllocationHandle */
 
 #define CT_SYNC_FIELDS(F)                                                                   \
-    F(dur, dur, start, "ns", blocked, span, 2) /* entry; the end (ct_rec.ts) minus start is the time blocked */ \
+    /* entry; the end (ct_rec.ts) minus start is the time blocked */                        \
+    F(dur, dur, start, "ns", blocked, span, 2)                                              \
     F(dcorr, dcorr, corr, "", corr, u, 0)                                                   \
     F(kind, u32, kind, "", kind, u, 1) /* enum ct_sync_kind */                              \
     F(object, uv, object, "", object, x, 3) /* stream / event / context handle */
@@ -221,13 +223,17 @@
 
 #define CT_SHLIB_FIELDS(F)                                                                  \
     F(kind, u32, kind, "", kind, u, 0) /* enum ct_shlib_kind */                             \
-    F(path, u32, path, "", path, str, 0) /* string id: the object's path, symbolic links resolved */ \
-    F(build_id, u32, build_id, "", build_id, str, 0) /* string id: its GNU build id in lowercase hex, 0 if none */
+    /* string id: the object's path, symbolic links resolved */                             \
+    F(path, u32, path, "", path, str, 0)                                                    \
+    /* string id: its GNU build id in lowercase hex, 0 if none */                           \
+    F(build_id, u32, build_id, "", build_id, str, 0)
 
 #define CT_PYTHON_FIELDS(F)                                                                 \
     F(version, u32, version, "", version, x, 0) /* PY_VERSION_HEX, e.g. 0x030b07f0 for 3.11.7 */ \
-    F(program, u32, program, "", program, str, 0) /* string ids: the interpreter's program (sys.executable), */ \
-    F(prefix, u32, prefix, "", prefix, str, 0) /* the prefixes of its installation (sys.base_prefix, ...) */ \
+    /* string ids: the interpreter's program (sys.executable), */                           \
+    F(program, u32, program, "", program, str, 0)                                           \
+    /* the prefixes of its installation (sys.base_prefix, ...) */                           \
+    F(prefix, u32, prefix, "", prefix, str, 0)                                              \
     F(exec_prefix, u32, exec_prefix, "", exec_prefix, str, 0)                               \
     F(path, u32, path, "", path, str, 0) /* and the module search path it computed, ':'-separated */
 
@@ -244,17 +250,20 @@
     F(stream, uv, stream, "", stream, x, 0)                                                 \
     F(result, u32, result, "", result, u, 0) /* the call's CUresult */                      \
     F(node, uv, node, "", node, x, 0) /* NODE, NODE_SET (minor 7): its handle in its graph */ \
-    F(node_type, u32, node_type, "", node_type, u, 0) /* enum ct_graph_node; then a kernel's fields (as LAUNCH's) */ \
+    /* enum ct_graph_node; then a kernel's fields (as LAUNCH's) */                          \
+    F(node_type, u32, node_type, "", node_type, u, 0)                                       \
     CT_KERNEL_FIELDS(F)                                                                     \
     F(bytes, uv, bytes, "bytes", bytes, u, 0) /* a memcpy's or memset's (as COPY's) */      \
     F(dir, u32, dir, "", dir, u, 0)                                                         \
     F(src_kind, u32, src_kind, "", src_kind, u, 0)                                          \
     F(dst_kind, u32, dst_kind, "", dst_kind, u, 0)                                          \
-    F(nodes, u32, nodes, "", nodes, u, 0) /* instantiate, update: the NODE records written before it */
+    /* instantiate, update: the NODE records written before it */                           \
+    F(nodes, u32, nodes, "", nodes, u, 0)
 
 /* What NVTX_RANGE and NVTX_MARK both carry, in the same order (FORMAT.md 4.8). */
 #define CT_NVTX_ATTR_FIELDS(F)                                                              \
-    F(domain, u32, domain, "", domain, str, 0) /* string ids: domain (0 default), name as given, normalized group */ \
+    /* string ids: domain (0 default), name as given, normalized group */                   \
+    F(domain, u32, domain, "", domain, str, 0)                                              \
     F(name, u32, name, "", name, str, 0)                                                    \
     F(group, u32, group, "", group, str, 0)                                                 \
     F(category, u32, category, "", category, u, 0) /* NVTX category (0 none) */             \
@@ -264,12 +273,14 @@
 
 #define CT_NVTX_RANGE_FIELDS(F)                                                             \
     F(dur, since, start, "ns", dur, span, 1) /* the push or start */                        \
-    F(start_tid, u32, start_tid, "", start_thread, u, 0) /* OS threads that started and ended it */ \
+    /* OS threads that started and ended it */                                              \
+    F(start_tid, u32, start_tid, "", start_thread, u, 0)                                    \
     F(end_tid, u32, end_tid, "", end_thread, u, 0)                                          \
     CT_NVTX_ATTR_FIELDS(F)                                                                  \
     F(kind, u32, kind, "", kind, u, 0) /* enum ct_nvtx_kind */                              \
     F(id, uv, id, "", id, x, 0) /* start/end: the nvtxRangeId_t returned; push/pop: 0 */    \
-    F(depth, u32, depth, "", depth, u, 0) /* push/pop: the level in its thread and domain, 0 outermost */ \
+    /* push/pop: the level in its thread and domain, 0 outermost */                         \
+    F(depth, u32, depth, "", depth, u, 0)                                                   \
     F(flags, u32, flags, "", flags, u, 0) /* enum ct_nvtx_flags */
 
 #define CT_NVTX_BEGIN_FIELDS(F)                                                             \
@@ -291,29 +302,38 @@
     F(ppid, u32, ppid, "", ppid, u, 0)                                                      \
     F(root, u32, root, "", root, u, 0) /* the traced process, whose file this is */         \
     F(relation, u32, relation, "", relation, relation, 0) /* enum ct_proc_relation */       \
-    F(start, uv, start, "ns", started, u, 0) /* when it started, on the trace's clock (to the kernel's tick) */ \
-    F(comm, u32, comm, "", comm, str, 0) /* string ids: its name, its arguments joined by spaces */ \
+    /* when it started, on the trace's clock (to the kernel's tick) */                      \
+    F(start, uv, start, "ns", started, u, 0)                                                \
+    /* string ids: its name, its arguments joined by spaces */                              \
+    F(comm, u32, comm, "", comm, str, 0)                                                    \
     F(cmdline, u32, cmdline, "", cmdline, str, 0)
 
 /* ... a reading of one of its processes or threads' counters, as read (cumulative) ... */
 #define CT_PROC_SAMPLE_FIELDS(F)                                                            \
     F(pid, u32, pid, "", pid, u, 0)                                                         \
     F(tid, u32, tid, "", thread, u, 0) /* 0: the process as a whole; else one of its threads */ \
-    F(user_ns, uv, user_ns, "ns", user_ns, u, 0) /* CPU time (process: all its threads, exited ones included) */ \
+    /* CPU time (process: all its threads, exited ones included) */                         \
+    F(user_ns, uv, user_ns, "ns", user_ns, u, 0)                                            \
     F(sys_ns, uv, sys_ns, "ns", sys_ns, u, 0)                                               \
-    F(run_ns, uv, run_ns, "ns", run_ns, u, 0) /* on a CPU, and runnable waiting for one (live threads) */ \
+    /* on a CPU, and runnable waiting for one (live threads) */                             \
+    F(run_ns, uv, run_ns, "ns", run_ns, u, 0)                                               \
     F(wait_ns, uv, wait_ns, "ns", wait_ns, u, 0)                                            \
-    F(state, u32, state, "", state, chr, 0) /* the (main) thread's state letter: 'R', 'S', 'D', ... */ \
-    F(threads, u32, threads, "", threads, u, 0) /* threads, and those in R and in D at the reading */ \
+    /* the (main) thread's state letter: 'R', 'S', 'D', ... */                              \
+    F(state, u32, state, "", state, chr, 0)                                                 \
+    /* threads, and those in R and in D at the reading */                                   \
+    F(threads, u32, threads, "", threads, u, 0)                                             \
     F(running, u32, running, "", running, u, 0)                                             \
     F(blocked, u32, blocked, "", blocked, u, 0)                                             \
-    F(rchar, uv, rchar, "bytes", rchar, u, 0) /* bytes through read/write-like calls (any file, pipe, socket) */ \
+    /* bytes through read/write-like calls (any file, pipe, socket) */                      \
+    F(rchar, uv, rchar, "bytes", rchar, u, 0)                                               \
     F(wchar, uv, wchar, "bytes", wchar, u, 0)                                               \
-    F(read_bytes, uv, read_bytes, "bytes", read_bytes, u, 0) /* bytes the block layer fetched / will write for it */ \
+    /* bytes the block layer fetched / will write for it */                                 \
+    F(read_bytes, uv, read_bytes, "bytes", read_bytes, u, 0)                                \
     F(write_bytes, uv, write_bytes, "bytes", write_bytes, u, 0)                             \
     F(majflt, uv, majflt, "", majflt, u, 0) /* major page faults */                         \
     F(flags, u32, flags, "", flags, x, 0) /* enum ct_proc_sample_flags */                   \
-    F(children_ns, uv, children_ns, "ns", children_ns, u, 0) /* CPU time of its children it has reaped (a process's) */
+    /* CPU time of its children it has reaped (a process's) */                              \
+    F(children_ns, uv, children_ns, "ns", children_ns, u, 0)
 
 /* ... and of the machine's. */
 #define CT_HOST_SAMPLE_FIELDS(F)                                                            \
@@ -322,11 +342,13 @@
     F(idle_ns, uv, idle_ns, "ns", idle_ns, u, 0)                                            \
     F(iowait_ns, uv, iowait_ns, "ns", iowait_ns, u, 0)                                      \
     F(steal_ns, uv, steal_ns, "ns", steal_ns, u, 0)                                         \
-    F(running, u32, running, "", running, u, 0) /* tasks runnable, and in uninterruptible I/O wait, machine-wide */ \
+    /* tasks runnable, and in uninterruptible I/O wait, machine-wide */                     \
+    F(running, u32, running, "", running, u, 0)                                             \
     F(blocked, u32, blocked, "", blocked, u, 0)                                             \
     F(mem_total, uv, mem_total, "bytes", mem_total, u, 0)                                   \
     F(mem_available, uv, mem_available, "bytes", mem_available, u, 0)                       \
-    F(swap_in, uv, swap_in, "", swap_in, u, 0) /* pages swapped in and out, major faults (machine) */ \
+    /* pages swapped in and out, major faults (machine) */                                  \
+    F(swap_in, uv, swap_in, "", swap_in, u, 0)                                              \
     F(swap_out, uv, swap_out, "", swap_out, u, 0)                                           \
     F(majflt, uv, majflt, "", majflt, u, 0)                                                 \
     F(psi_cpu_some_ns, uv, psi_cpu_some_ns, "ns", psi_cpu_some_ns, u, 0) /* stall ns */     \
@@ -336,12 +358,16 @@
     F(psi_mem_full_ns, uv, psi_mem_full_ns, "ns", psi_mem_full_ns, u, 0)                    \
     F(flags, u32, flags, "", flags, x, 0) /* enum ct_host_sample_flags */                   \
     /* (since 1.9) the CPUs the traced process may use: its affinity mask (a batch job's    \
-     * cpuset), and the tightest CPU bandwidth limit of its cgroups */                      \
-    F(job_cpus, u32, job_cpus, "", job_cpus, u, 0) /* online CPUs in its affinity mask (0 unknown) */ \
-    F(job_busy_ns, uv, job_busy_ns, "ns", job_busy_ns, u, 0) /* as busy_ns and iowait_ns, over those CPUs */ \
+     * cpuset), and the tightest CPU bandwidth limit of its cgroups; job_cpus: the online  \
+     * CPUs in its affinity mask (0 unknown) */                                             \
+    F(job_cpus, u32, job_cpus, "", job_cpus, u, 0)                                          \
+    /* as busy_ns and iowait_ns, over those CPUs */                                         \
+    F(job_busy_ns, uv, job_busy_ns, "ns", job_busy_ns, u, 0)                                \
     F(job_iowait_ns, uv, job_iowait_ns, "ns", job_iowait_ns, u, 0)                          \
-    F(quota_mcpu, u32, quota_mcpu, "", quota_mcpu, u, 0) /* the limit in thousandths of a CPU (0: none found) */ \
-    F(cg_cpu_ns, uv, cg_cpu_ns, "ns", cg_cpu_ns, u, 0) /* the limiting cgroup's CPU time and time throttled */ \
+    /* the limit in thousandths of a CPU (0: none found) */                                 \
+    F(quota_mcpu, u32, quota_mcpu, "", quota_mcpu, u, 0)                                    \
+    /* the limiting cgroup's CPU time and time throttled */                                 \
+    F(cg_cpu_ns, uv, cg_cpu_ns, "ns", cg_cpu_ns, u, 0)                                      \
     F(throttled_ns, uv, throttled_ns, "ns", throttled_ns, u, 0)
 
 /* ---- the record types ----------------------------------------------------------------------- */
@@ -361,21 +387,36 @@
  * A new record type is one line at the end (the next number, form event) and its field list
  * above; FORMAT.md's table follows (tests/format/test-format_tables.c). */
 #define CT__REC_TABLE(X, R)                                                                 \
-    X(R, STRING, string, 1, "string", text, CT_NO_FIELDS)      /* interned string definition */ \
-    X(R, FRAME, frame, 2, "frame", def, CT_FRAME_FIELDS)       /* interned stack frame definition */ \
-    X(R, STACK, stack, 3, "stack", list, CT_NO_FIELDS)         /* interned call stack definition */ \
-    X(R, THREAD, thread, 4, "thread", event, CT_THREAD_FIELDS) /* OS thread: tid, name */   \
-    X(R, DEVICE, device, 5, "device", event, CT_DEVICE_FIELDS) /* GPU properties */         \
-    X(R, STREAM, stream, 6, "stream", event, CT_STREAM_FIELDS) /* stream creation / destruction */ \
-    X(R, API, api, 7, "api", event, CT_API_FIELDS)             /* one driver or runtime API call */ \
-    X(R, LAUNCH, launch, 8, "launch", event, CT_LAUNCH_FIELDS) /* kernel launch details of an API call */ \
-    X(R, COPY, copy, 9, "copy", event, CT_COPY_FIELDS)         /* memcpy / memset details of an API call */ \
-    X(R, GPU, gpu, 10, "gpu", event, CT_GPU_FIELDS)            /* GPU execution interval of a correlation id */ \
-    X(R, MEM, mem, 11, "mem", event, CT_MEM_FIELDS)            /* allocation or free */     \
-    X(R, SYNC, sync, 12, "sync", event, CT_SYNC_FIELDS)        /* host blocked in a synchronization */ \
-    X(R, CPU, cpu, 13, "cpu", event, CT_CPU_FIELDS)            /* host thread CPU time reading */ \
-    X(R, LOSS, loss, 14, "loss", event, CT_LOSS_FIELDS)        /* records lost */           \
-    X(R, END, end, 15, "end", event, CT_END_FIELDS) /* the process ended (last record of a complete trace) */ \
+    /* interned string definition */                                                        \
+    X(R, STRING, string, 1, "string", text, CT_NO_FIELDS)                                   \
+    /* interned stack frame definition */                                                   \
+    X(R, FRAME, frame, 2, "frame", def, CT_FRAME_FIELDS)                                    \
+    /* interned call stack definition */                                                    \
+    X(R, STACK, stack, 3, "stack", list, CT_NO_FIELDS)                                      \
+    /* OS thread: tid, name */                                                              \
+    X(R, THREAD, thread, 4, "thread", event, CT_THREAD_FIELDS)                              \
+    /* GPU properties */                                                                    \
+    X(R, DEVICE, device, 5, "device", event, CT_DEVICE_FIELDS)                              \
+    /* stream creation / destruction */                                                     \
+    X(R, STREAM, stream, 6, "stream", event, CT_STREAM_FIELDS)                              \
+    /* one driver or runtime API call */                                                    \
+    X(R, API, api, 7, "api", event, CT_API_FIELDS)                                          \
+    /* kernel launch details of an API call */                                              \
+    X(R, LAUNCH, launch, 8, "launch", event, CT_LAUNCH_FIELDS)                              \
+    /* memcpy / memset details of an API call */                                            \
+    X(R, COPY, copy, 9, "copy", event, CT_COPY_FIELDS)                                      \
+    /* GPU execution interval of a correlation id */                                        \
+    X(R, GPU, gpu, 10, "gpu", event, CT_GPU_FIELDS)                                         \
+    /* allocation or free */                                                                \
+    X(R, MEM, mem, 11, "mem", event, CT_MEM_FIELDS)                                         \
+    /* host blocked in a synchronization */                                                 \
+    X(R, SYNC, sync, 12, "sync", event, CT_SYNC_FIELDS)                                     \
+    /* host thread CPU time reading */                                                      \
+    X(R, CPU, cpu, 13, "cpu", event, CT_CPU_FIELDS)                                         \
+    /* records lost */                                                                      \
+    X(R, LOSS, loss, 14, "loss", event, CT_LOSS_FIELDS)                                     \
+    /* the process ended (last record of a complete trace) */                               \
+    X(R, END, end, 15, "end", event, CT_END_FIELDS)                                         \
     /* an NVTX push/pop or start/end range (minor 5) */                                     \
     X(R, NVTX_RANGE, nvtx_range, 16, "nvtx-range", event, CT_NVTX_RANGE_FIELDS)             \
     /* an NVTX mark, or the name of a category or OS thread (minor 5) */                    \

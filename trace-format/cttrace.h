@@ -188,7 +188,8 @@ enum ct_link_kind { CT_LINK_UNKNOWN = 0, CT_LINK_PCIE = 1, CT_LINK_C2C = 2, CT_L
 /* ct_rec_frame, ct_rec_thread, ...: one struct per fixed-layout record type, its fields in wire
  * order, generated from the field lists of ct_records.h (which say what each holds; units in
  * FORMAT.md). STRING and STACK are written out by hand. */
-#define CT__REC_STRUCT(TYPE, member, FIELDS) typedef struct { FIELDS(CT__DECL_FIELD) } ct_rec_##member;
+#define CT__REC_STRUCT(TYPE, member, FIELDS)                                                \
+    typedef struct { FIELDS(CT__DECL_FIELD) } ct_rec_##member;
 CT_RECORDS(CT__REC_STRUCT)
 
 typedef struct { uint32_t id; uint32_t len; const char *text; } ct_rec_string;
