@@ -6,7 +6,7 @@
  * tests/format/test-format_tables.c checks against FORMAT.md's tables. STRING and STACK (a count,
  * then that many items) are written out by hand.
  *
- A field list FIELDS(F) calls, in wire order,
+ * A field list FIELDS(F) calls, in wire order,
  *   F(name, kind, member, unit, dump, style, at)
  * name: the field's name in FORMAT.md; member: the record struct's member (its C type follows
  * from the kind), or an array member's element (CT_EL); the comment after it says what it holds;
@@ -42,7 +42,10 @@
 #define CT_EL(array, i, n) array[i]
 
 /* A field's declaration in its record's struct (cttrace.h): the C type its kind holds and the
- * member, or at element 0 of an array member the array (the other elements declare nothing). */
+ * member, or at element 0 of an array member the array (the other elements declare nothing).
+ * The member is pasted before it can expand: CT__ELEM_<name> is an unknown word, which leaves
+ * CT__PICK's choice on CT__ONE, but CT__ELEM_CT_EL(...) expands to three arguments, which moves
+ * it to CT__ELEM_<i>. */
 #define CT__DECL_FIELD(name, kind, member, unit, dump, style, at)                           \
     CT__DECL_(CT__ELEM_##member, CT__ONE, CT__CTYPE_##kind, member CT__DIM_##kind)
 #define CT__DECL_(...) CT__PICK(__VA_ARGS__)
@@ -374,8 +377,8 @@
 
 /* Every record type, in wire number order, once: cttrace.h generates from this table the enum
  * ct_rec_type, the record structs, ct_rec's union and the encoders' prototypes; ct_common.c the
- * type names; ct_enc.c the encoders and ct_enc_rec's dispatch; ct_decode.c the decoder's;
- * analyzer/cmd_dump.c the dump. X(R, TYPE, member, number, name, form, FIELDS) per type, R
+ * type names; ct_enc.c the encoders and the dispatch by type (ct_enc_fixed, which the tracer's
+ * writer calls, and ct_enc_rec); ct_decode.c the decoder's; analyzer/cmd_dump.c the dump. X(R, TYPE, member, number, name, form, FIELDS) per type, R
  * passed through (the views below):
  *   TYPE     CT_REC_TYPE; member: ct_rec's union member, of type ct_rec_<member>
  *   number   the wire value (never reused: a retired type stays, as reserved)
@@ -421,6 +424,7 @@
     X(R, NVTX_RANGE, nvtx_range, 16, "nvtx-range", event, CT_NVTX_RANGE_FIELDS)             \
     /* an NVTX mark, or the name of a category or OS thread (minor 5) */                    \
     X(R, NVTX_MARK, nvtx_mark, 17, "nvtx-mark", event, CT_NVTX_MARK_FIELDS)                 \
+    /* reserved for later minor versions: readers of this version skip them as unknown */    \
     X(R, GRAPH_LAUNCH, graph_launch, 18, "graph-launch", reserved, CT_NO_FIELDS)            \
     X(R, PYFRAME, pyframe, 19, "pyframe", reserved, CT_NO_FIELDS)                           \
     /* a cuBLAS / cuBLASLt matrix product's shape and types (minor 2) */                    \
