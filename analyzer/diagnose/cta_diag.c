@@ -1,4 +1,3 @@
-#include "cta_kineto_conv.h"
 #include "cta_diag.h"
 
 #include <math.h>
@@ -667,7 +666,7 @@ static void dev_diagnoses(diags *ds, const cta_proc *p, int d)
         ev(x, "gaps", (double)dv->gap_count[CTA_GAP_HOST], CTA_EV_COUNT);
         ev(x, "gap_ns", (double)hn, CTA_EV_NS);
         /* a Kineto trace has no CPU-time readings: computing and waiting are unknown there */
-        int no_cpu = cta_kineto_source(m->rd, p->file) != NULL;
+        int no_cpu = p->kineto;
         if (no_cpu) {
             ev(x, "host_unknown_ns", (double)dv->gap_host[CTA_GAP_HOST].unknown, CTA_EV_NS);
         } else {
