@@ -6,7 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The order findings of equal saving keep (qsort by saving, then id, is given them in it). */
+/* The rules in the order they run: the findings are sorted by saving and id after, and this
+ * order decides among equal ones. */
 static const cta_diag_rule *const rules[] = {
     /* per device */
     &cta_diag_rule_starvation,

@@ -21,8 +21,8 @@
  * would save, estimated from the trace (NULL: under the threshold, not reported), then its
  * message, evidence, call sites, where it happened and detail lines; a rule may make several
  * (oom: one per failed allocation). Adding a rule: its function and its cta_diag_rule in the
- * file of its topic, declared below, and a line in the table of cta_diag.c, whose order is the
- * order findings of equal saving keep. */
+ * file of its topic, declared below, and a line in the table of cta_diag.c (the order the rules
+ * run in, which decides among findings of equal saving and id: keep it). */
 #ifndef CTA_DIAG_INT_H
 #define CTA_DIAG_INT_H
 
