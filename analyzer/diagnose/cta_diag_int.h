@@ -46,7 +46,7 @@ struct cta_diag_rule {
                                    * allocation): first in the list */
     int where;                    /* the events it is drawn from, for the NVTX range they happened
                                    * in (cta_nvtx_where_text's kind); -1: none */
-    void (*run)(cta_diags *ds, const cta_proc *p, int dev, uint64_t win);
+    void (*run)(cta_diags *ds, const cta_proc *p, int dev, uint64_t win); /* dev -1: per process */
 };
 
 /* The rules, in the table's order (cta_diag.c). */
