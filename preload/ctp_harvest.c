@@ -312,7 +312,7 @@ uint64_t ctp_gpu_harvest(ct_enc *e, int final, uint64_t *min_ts, uint64_t retire
     return oldest;
 }
 
-uint64_t ct_gpu_lost(void)
+uint64_t ctp_gpu_lost(void)
 {
     return ctp_harvest_lost;
 }

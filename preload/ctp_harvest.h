@@ -21,7 +21,7 @@ void ctp_gpu_collect(ctp_thread *owner, const ctp_gpu_pend *p);
 uint64_t ctp_gpu_harvest(ct_enc *e, int final, uint64_t *min_ts, uint64_t retire,
                         void (*full)(void));
 /* GPU timings lost so far that no per-operation LOSS record reports. */
-uint64_t ct_gpu_lost(void);
+uint64_t ctp_gpu_lost(void);
 /* Operations collected and not harvested yet (async-signal-safe: a read). */
 uint64_t ctp_gpu_pending(void);
 /* A thread's stash is no longer used: its events are destroyed as they come back. */

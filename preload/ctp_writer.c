@@ -160,24 +160,19 @@ static int ctp_encode_detail(ct_enc *e, unsigned type, uint64_t ts, uint64_t sta
                             const void *body)
 {
     switch (type) {
-    case CT_REC_LAUNCH: return ct_enc_launch(e, ts, body);
     case CT_REC_COPY: {
         ct_rec_copy k;
         memcpy(&k, body, sizeof k);
         int rc = ct_enc_copy(e, ts, &k);
         return rc ? rc : ctp_copy_sync(e, ts, start, &k);
     }
-    case CT_REC_MEM: return ct_enc_mem(e, ts, body);
     case CT_REC_SYNC: {
         ct_rec_sync r;
         memcpy(&r, body, sizeof r);
         r.start = start;
         return ct_enc_sync(e, ts, &r);
     }
-    case CT_REC_STREAM: return ct_enc_stream(e, ts, body);
-    case CT_REC_GEMM: return ct_enc_gemm(e, ts, body);
-    case CT_REC_GRAPH: return ct_enc_graph(e, ts, body);
-    default: return 0;
+    default: return ct_enc_fixed(e, type, ts, body);
     }
 }
 
@@ -210,11 +205,6 @@ static int ctp_encode(ctp_thread *t, ct_enc *e, const uint64_t *w, int give_up, 
             *e = before;
         return rc;
     }
-    case CT_REC_DEVICE: return ct_enc_device(e, ts, body);
-    case CT_REC_CPU: return ct_enc_cpu(e, ts, body);
-    case CT_REC_SHLIB: return ct_enc_shlib(e, ts, body);
-    case CT_REC_PYTHON: return ct_enc_python(e, ts, body);
-    case CT_REC_CAPTURE: return ct_enc_capture(e, ts, body);
     case CT_REC_GRAPH: { /* a graph launch's or a graph node's, before its call */
         ct_rec_graph g = {0};
         size_t len = (ctp_raw_nwords(w[0]) - 2) * sizeof *w; /* a launch's stops before node */
@@ -222,7 +212,7 @@ static int ctp_encode(ctp_thread *t, ct_enc *e, const uint64_t *w, int give_up, 
         return ct_enc_graph(e, ts, &g);
     }
     case CTP_RAW_NVTX: return ctp_nvtxw_encode(t, e, w, give_up, nolock, ctp_def_string);
-    default: return 0;
+    default: return ct_enc_fixed(e, kind, ts, body); /* a record pushed as its struct */
     }
 }
 
@@ -314,7 +304,7 @@ static void ctp_host_put(const ct_rec *r)
  * signal-handler flush. */
 static uint64_t ctp_gpu_lost_total(void)
 {
-    return ct_gpu_lost() + ctp_gpu_dropped;
+    return ctp_gpu_lost() + ctp_gpu_dropped;
 }
 
 void ctp_flush(unsigned fl, unsigned how, int code, uint64_t retire)

@@ -12,6 +12,9 @@
 #include <unistd.h>
 #include <zstd.h>
 
+_Static_assert(sizeof(struct ct__chunk_layout) == CT_CHUNK_HEADER_SIZE,
+               "CT_CHUNK_HEADER_SIZE is the size of the header CT__CHUNK_FIELDS lists");
+
 struct ct_zctx {
     ZSTD_CCtx *cctx;
     int level;
@@ -79,23 +82,14 @@ ssize_t ct_chunk_build(ct_zctx *z, ct_chunk_info *info, const void *raw, size_t 
     info->raw_size = (uint32_t)raw_len;
     info->payload_size = (uint32_t)psize;
 
-    ct__le32(o + 0, CT_CHUNK_MAGIC);
-    ct__le16(o + 4, CT_CHUNK_HEADER_SIZE);
-    ct__le16(o + 6, info->flags);
-    ct__le32(o + 8, info->payload_size);
-    ct__le32(o + 12, info->raw_size);
-    ct__le64(o + 16, info->seq);
-    ct__le32(o + 24, info->tid);
-    ct__le32(o + 28, info->nrecords);
-    ct__le64(o + 32, info->ts_base);
-    ct__le64(o + 40, info->corr_base);
-    ct__le64(o + 48, info->t_min);
-    ct__le64(o + 56, info->t_max);
-    ct__le64(o + 64, info->low_water);
-    ct__le64(o + 72, info->lost);
-    ct__le32(o + 80, ct__crc32c(payload, psize));
-    ct__le64(o + 84, info->max_span);
-    ct__le32(o + CT_CHUNK_HEADER_SIZE - 4, ct__crc32c(o, CT_CHUNK_HEADER_SIZE - 4));
+    ct__le32(o + CT__CHUNK_AT(magic), CT_CHUNK_MAGIC);
+    ct__le16(o + CT__CHUNK_AT(header_size), CT_CHUNK_HEADER_SIZE);
+#define CT__PUT_info(name, bits) ct__le##bits(o + CT__CHUNK_AT(name), info->name);
+#define CT__PUT_frame(name, bits)
+#define CT__PUT(name, bits, from) CT__PUT_##from(name, bits)
+    CT__CHUNK_FIELDS(CT__PUT)
+    ct__le32(o + CT__CHUNK_AT(payload_crc), ct__crc32c(payload, psize));
+    ct__le32(o + CT__CHUNK_AT(header_crc), ct__crc32c(o, CT__CHUNK_AT(header_crc)));
     return (ssize_t)(CT_CHUNK_HEADER_SIZE + psize);
 }
 

@@ -84,8 +84,9 @@ static ct__hdr_state ct__chunk_header(ct__infile *f, uint64_t off, ct_chunk_info
         *ioerr = 1;
         return CT__HDR_BAD;
     }
-    uint32_t hs = ct__rd16(h + 4);
-    if (ct__rd32(h) != CT_CHUNK_MAGIC || hs < CT_CHUNK_HEADER_MIN || hs > CT__CHUNK_HEADER_MAX)
+    uint32_t hs = ct__rd16(h + CT__CHUNK_AT(header_size));
+    if (ct__rd32(h + CT__CHUNK_AT(magic)) != CT_CHUNK_MAGIC || hs < CT_CHUNK_HEADER_MIN ||
+        hs > CT__CHUNK_HEADER_MAX)
         return CT__HDR_BAD;
     if (avail < hs)
         return CT__HDR_SHORT;
@@ -97,22 +98,14 @@ static ct__hdr_state ct__chunk_header(ct__infile *f, uint64_t off, ct_chunk_info
     if (ct__crc32c(h, hs - 4) != ct__rd32(h + hs - 4))
         return CT__HDR_BAD;
     memset(ci, 0, sizeof *ci);
-    ci->flags = ct__rd16(h + 6);
-    ci->payload_size = ct__rd32(h + 8);
-    ci->raw_size = ct__rd32(h + 12);
-    ci->seq = ct__rd64(h + 16);
-    ci->tid = ct__rd32(h + 24);
-    ci->nrecords = ct__rd32(h + 28);
-    ci->ts_base = ct__rd64(h + 32);
-    ci->corr_base = ct__rd64(h + 40);
-    ci->t_min = ct__rd64(h + 48);
-    ci->t_max = ct__rd64(h + 56);
-    ci->low_water = ct__rd64(h + 64);
-    ci->lost = ct__rd64(h + 72);
-    ci->max_span = hs >= 96 ? ct__rd64(h + 84) : 0; /* 1.1 */
+#define CT__GET_info(name, bits)                                                            \
+    ci->name = CT__CHUNK_AT(name) + bits / 8 <= hs - 4 ? ct__rd##bits(h + CT__CHUNK_AT(name)) : 0;
+#define CT__GET_frame(name, bits)
+#define CT__GET(name, bits, from) CT__GET_##from(name, bits)
+    CT__CHUNK_FIELDS(CT__GET)
     ci->offset = off;
     *hsize = hs;
-    *pcrc = ct__rd32(h + 80);
+    *pcrc = ct__rd32(h + CT__CHUNK_AT(payload_crc));
     /* A header whose sizes break the limits is treated as damaged, whatever its CRC says. */
     if (ci->raw_size > CT_CHUNK_RAW_MAX)
         return CT__HDR_BAD;

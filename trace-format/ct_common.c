@@ -22,21 +22,8 @@ const char *ct_strerror(int code)
 
 const char *ct_rec_type_name(uint32_t type)
 {
-    static const char *const names[CT_REC_TYPE_LIMIT] = {
-        [CT_REC_STRING] = "string", [CT_REC_FRAME] = "frame",   [CT_REC_STACK] = "stack",
-        [CT_REC_THREAD] = "thread", [CT_REC_DEVICE] = "device", [CT_REC_STREAM] = "stream",
-        [CT_REC_API] = "api",       [CT_REC_LAUNCH] = "launch", [CT_REC_COPY] = "copy",
-        [CT_REC_GPU] = "gpu",       [CT_REC_MEM] = "mem",       [CT_REC_SYNC] = "sync",
-        [CT_REC_CPU] = "cpu",       [CT_REC_LOSS] = "loss",     [CT_REC_END] = "end",
-        [CT_REC_NVTX_RANGE] = "nvtx-range", [CT_REC_NVTX_MARK] = "nvtx-mark",
-        [CT_REC_GRAPH_LAUNCH] = "graph-launch", [CT_REC_PYFRAME] = "pyframe",
-        [CT_REC_GEMM] = "gemm",
-        [CT_REC_SHLIB] = "shlib",   [CT_REC_PYTHON] = "python",
-        [CT_REC_NVTX_BEGIN] = "nvtx-begin",
-        [CT_REC_CAPTURE] = "capture", [CT_REC_GRAPH] = "graph",
-        [CT_REC_PROC] = "proc", [CT_REC_PROC_SAMPLE] = "proc-sample",
-        [CT_REC_HOST_SAMPLE] = "host-sample",
-    };
+#define CT__REC_NAME(R, TYPE, member, number, name, form, FIELDS) [number] = name,
+    static const char *const names[CT_REC_TYPE_LIMIT] = {CT__REC_TABLE(CT__REC_NAME, ~)};
     if (type == CT_REC_CHUNK)
         return "chunk";
     if (type < CT_REC_TYPE_LIMIT && names[type])

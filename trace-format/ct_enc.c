@@ -171,37 +171,23 @@ int ct_enc_raw(ct_enc *e, uint32_t type, uint64_t ts, const void *body, size_t l
     CT__END(e, ts);
 }
 
+int ct_enc_fixed(ct_enc *e, uint32_t type, uint64_t ts, const void *body)
+{
+    switch (type) {
+#define CT__ENC_CASE(TYPE, member, FIELDS)                                                  \
+    case CT_REC_##TYPE: return ct_enc_##member(e, ts, body);
+    CT_RECORDS(CT__ENC_CASE)
+    default: return CT_E_INVAL;
+    }
+}
+
 int ct_enc_rec(ct_enc *e, const ct_rec *r)
 {
     switch (r->type) {
     case CT_REC_STRING: return ct_enc_string(e, r->ts, r->u.string.id, r->u.string.text, r->u.string.len);
-    case CT_REC_FRAME: return ct_enc_frame(e, r->ts, &r->u.frame);
     case CT_REC_STACK: return ct_enc_stack(e, r->ts, r->u.stack.id, r->u.stack.frames, r->u.stack.nframes);
-    case CT_REC_THREAD: return ct_enc_thread(e, r->ts, &r->u.thread);
-    case CT_REC_DEVICE: return ct_enc_device(e, r->ts, &r->u.device);
-    case CT_REC_STREAM: return ct_enc_stream(e, r->ts, &r->u.stream);
-    case CT_REC_API: return ct_enc_api(e, r->ts, &r->u.api);
-    case CT_REC_LAUNCH: return ct_enc_launch(e, r->ts, &r->u.launch);
-    case CT_REC_COPY: return ct_enc_copy(e, r->ts, &r->u.copy);
-    case CT_REC_GPU: return ct_enc_gpu(e, r->ts, &r->u.gpu);
-    case CT_REC_MEM: return ct_enc_mem(e, r->ts, &r->u.mem);
-    case CT_REC_SYNC: return ct_enc_sync(e, r->ts, &r->u.sync);
-    case CT_REC_CPU: return ct_enc_cpu(e, r->ts, &r->u.cpu);
-    case CT_REC_LOSS: return ct_enc_loss(e, r->ts, &r->u.loss);
-    case CT_REC_END: return ct_enc_end(e, r->ts, &r->u.end);
-    case CT_REC_GEMM: return ct_enc_gemm(e, r->ts, &r->u.gemm);
-    case CT_REC_SHLIB: return ct_enc_shlib(e, r->ts, &r->u.shlib);
-    case CT_REC_PYTHON: return ct_enc_python(e, r->ts, &r->u.python);
-    case CT_REC_CAPTURE: return ct_enc_capture(e, r->ts, &r->u.capture);
-    case CT_REC_GRAPH: return ct_enc_graph(e, r->ts, &r->u.graph);
-    case CT_REC_NVTX_RANGE: return ct_enc_nvtx_range(e, r->ts, &r->u.nvtx_range);
-    case CT_REC_NVTX_MARK: return ct_enc_nvtx_mark(e, r->ts, &r->u.nvtx_mark);
-    case CT_REC_NVTX_BEGIN: return ct_enc_nvtx_begin(e, r->ts, &r->u.nvtx_begin);
-    case CT_REC_PROC: return ct_enc_proc(e, r->ts, &r->u.proc);
-    case CT_REC_PROC_SAMPLE: return ct_enc_proc_sample(e, r->ts, &r->u.proc_sample);
-    case CT_REC_HOST_SAMPLE: return ct_enc_host_sample(e, r->ts, &r->u.host_sample);
     case CT_REC_UNKNOWN:
         return ct_enc_raw(e, r->u.unknown.type, r->ts, r->u.unknown.bytes, r->u.unknown.len);
-    default: return CT_E_INVAL;
+    default: return ct_enc_fixed(e, r->type, r->ts, &r->u);
     }
 }

@@ -1,6 +1,7 @@
 /* The reader (FORMAT.md sections 3.3, 4 and 6): delivering each file's records, merging files
  * and the public API; loading a file's chunks is in ct_chunkload.c, definitions in ct_defs.c,
- * record decoding in ct_decode.c (ct_read_internal.h).
+ * record decoding in ct_decode.c, a file's warnings and cursor heap in ct_infile.c
+ * (ct_read_internal.h).
  *
  * Per file: chunks are read in file order through a window buffer; each good chunk is
  * decompressed whole into a cursor, its definitions are registered, and the cursor joins a heap
@@ -13,7 +14,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -23,39 +23,6 @@
 #define CT__DEFAULT_MAX_PENDING ((size_t)256 << 20)
 
 /* ---- per-file state ------------------------------------------------------------------------ */
-
-void ct__warn(ct__infile *f, const char *fmt, ...)
-{
-    char msg[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    if (f->r->opts.warn)
-        f->r->opts.warn(f->r->opts.warn_ctx, f->path, msg);
-    else
-        fprintf(stderr, "cutrace: warning: %s: %s\n", f->path, msg);
-}
-
-void ct__infile_sift_down(ct__infile *f, size_t i)
-{
-    ct__cursor **h = f->heap;
-    for (;;) {
-        size_t l = 2 * i + 1, m = i;
-        if (l < f->nheap && ct__cursor_before(h[l], h[m]))
-            m = l;
-        if (l + 1 < f->nheap && ct__cursor_before(h[l + 1], h[m]))
-            m = l + 1;
-        if (m == i)
-            break;
-        ct__cursor *t = h[i];
-        h[i] = h[m];
-        h[m] = t;
-        i = m;
-    }
-    f->runner = f->nheap < 2 ? NULL
-              : f->nheap > 2 && ct__cursor_before(h[2], h[1]) ? h[2] : h[1];
-}
 
 /* Restores heap order after the top cursor's time changed: nothing to do while it is still
  * before the runner-up (whose time cannot have changed: only the top is ever advanced). */

@@ -1,7 +1,10 @@
-/* Internals shared by the reader's three parts (FORMAT.md sections 3.3, 4 and 6):
- *   ct_defs.c    the arena and the STRING/FRAME/STACK definition tables (ids -> index: ct_hash)
- *   ct_decode.c  one chunk's records: decoding a record, a cursor's peek/take, sorting a chunk
- *   ct_read.c    chunk loading, the per-file and cross-file merges and the public reader API
+/* Internals shared by the reader's parts (FORMAT.md sections 3.3, 4 and 6), each using only
+ * those listed above it (no two call each other):
+ *   ct_infile.c     a file's warnings and the order of the heap of its chunks' cursors
+ *   ct_defs.c       the arena and the STRING/FRAME/STACK definition tables (ids -> index: ct_hash)
+ *   ct_decode.c     one chunk's records: decoding a record, a cursor's peek/take, sorting a chunk
+ *   ct_chunkload.c  chunk loading: reading, checking and decompressing chunks, resynchronizing
+ *   ct_read.c       the per-file and cross-file merges and the public reader API
  * A ct__infile is one file being read; a ct__cursor one decompressed chunk of it. Everything here
  * belongs to the library: nothing outside trace-format/ includes this header. */
 #ifndef CT__READ_INTERNAL_H
@@ -170,7 +173,8 @@ int ct__cursor_take(ct__infile *f, ct__cursor *c, ct_rec *r);
  * what decodes. */
 int ct__cursor_sort(ct__infile *f, ct__cursor *c, size_t n);
 
-/* ct_read.c */
+/* ct_infile.c */
+/* A warning about the file, through the reader's callback. */
 void ct__warn(ct__infile *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static inline void ct__infile_lost(ct__infile *f, uint32_t reason, uint64_t count)
@@ -195,8 +199,6 @@ void ct__infile_sift_down(ct__infile *f, size_t i);
 /* Pointer to len bytes at file offset off (the caller checked off + len <= size), or NULL with
  * the reader's error set. Valid until the next call. */
 const uint8_t *ct__infile_bytes(ct__infile *f, uint64_t off, size_t len);
-/* Reads every chunk header for the largest span declared, before anything is delivered. 0 or
- * CT_E_IO. */
 /* Walks the chunk headers once for st.max_span (later calls return 0 at once): 0, or CT_E_IO
  * with f->err set. */
 int ct__infile_spans(ct__infile *f);

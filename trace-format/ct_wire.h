@@ -91,6 +91,35 @@ static inline uint32_t ct__rd32(const uint8_t *p)
 }
 static inline uint64_t ct__rd64(const uint8_t *p) { return ct__rd32(p) | (uint64_t)ct__rd32(p + 4) << 32; }
 
+/* The chunk header (FORMAT.md 3.2), its fields in order, for the writer (ct_chunk.c) and the reader
+ * (ct_chunkload.c): CT__CHUNK_FIELDS(C) calls C(name, bits, from) per field, little-endian of that
+ * many bits; from: info, the ct_chunk_info member of that name, or frame, what the framing itself
+ * writes and checks (magic, header size, CRCs). A field is only ever appended before header_crc,
+ * which ends the header whatever its size; one that an older writer's shorter header lacks reads
+ * as 0. */
+#define CT__CHUNK_FIELDS(C)                                                                 \
+    C(magic, 32, frame)                                                                    \
+    C(header_size, 16, frame)                                                              \
+    C(flags, 16, info)                                                                     \
+    C(payload_size, 32, info)                                                              \
+    C(raw_size, 32, info)                                                                  \
+    C(seq, 64, info)                                                                       \
+    C(tid, 32, info)                                                                       \
+    C(nrecords, 32, info)                                                                  \
+    C(ts_base, 64, info)                                                                   \
+    C(corr_base, 64, info)                                                                 \
+    C(t_min, 64, info)                                                                     \
+    C(t_max, 64, info)                                                                     \
+    C(low_water, 64, info)                                                                 \
+    C(lost, 64, info)                                                                      \
+    C(payload_crc, 32, frame)                                                              \
+    C(max_span, 64, info) /* 1.1 */                                                        \
+    C(header_crc, 32, frame)
+#define CT__CHUNK_MEMBER(name, bits, from) uint##bits##_t name;
+struct __attribute__((packed)) ct__chunk_layout { CT__CHUNK_FIELDS(CT__CHUNK_MEMBER) };
+/* A field's offset in the header. */
+#define CT__CHUNK_AT(name) offsetof(struct ct__chunk_layout, name)
+
 /* CRC32C (Castagnoli) of buf, as FORMAT.md defines it. Async-signal-safe. */
 uint32_t ct__crc32c(const void *buf, size_t len);
 

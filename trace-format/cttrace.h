@@ -33,6 +33,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "ct_records.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -75,37 +77,13 @@ const char *ct_strerror(int code);
 
 /* ---- record types (wire values; FORMAT.md "Records") -------------------------------------- */
 
+/* CT_REC_STRING = 1 ... from the table of record types (ct_records.h), which is in number order:
+ * CT_REC_TYPE_LIMIT is the first number this version does not define. Reserved numbers (for
+ * later minor versions, or retired) are read as unknown records. */
+#define CT__REC_ENUM(R, TYPE, member, number, name, form, FIELDS) CT_REC_##TYPE = number,
 enum ct_rec_type {
-    CT_REC_STRING = 1,  /* interned string definition */
-    CT_REC_FRAME = 2,   /* interned stack frame definition */
-    CT_REC_STACK = 3,   /* interned call stack definition */
-    CT_REC_THREAD = 4,  /* OS thread: tid, name */
-    CT_REC_DEVICE = 5,  /* GPU properties */
-    CT_REC_STREAM = 6,  /* stream creation / destruction */
-    CT_REC_API = 7,     /* one driver or runtime API call */
-    CT_REC_LAUNCH = 8,  /* kernel launch details of an API call */
-    CT_REC_COPY = 9,    /* memcpy / memset details of an API call */
-    CT_REC_GPU = 10,    /* GPU execution interval of a correlation id */
-    CT_REC_MEM = 11,    /* allocation or free */
-    CT_REC_SYNC = 12,   /* host blocked in a synchronization */
-    CT_REC_CPU = 13,    /* host thread CPU time reading */
-    CT_REC_LOSS = 14,   /* records lost */
-    CT_REC_END = 15,    /* the process ended (last record of a complete trace) */
-    CT_REC_NVTX_RANGE = 16, /* an NVTX push/pop or start/end range (minor 5) */
-    CT_REC_NVTX_MARK = 17,  /* an NVTX mark, or the name of a category or OS thread (minor 5) */
-    /* Reserved for later minor versions; readers of this version skip them as unknown. */
-    CT_REC_GRAPH_LAUNCH = 18,
-    CT_REC_PYFRAME = 19,
-    CT_REC_GEMM = 20,   /* a cuBLAS / cuBLASLt matrix product's shape and types (minor 2) */
-    CT_REC_SHLIB = 21,  /* a CUDA library the process mapped: path and build id (minor 2) */
-    CT_REC_PYTHON = 22, /* the CPython the process runs: version, prefixes, search path (minor 4) */
-    CT_REC_NVTX_BEGIN = 23, /* an NVTX range's push or start, before its NVTX_RANGE (minor 6) */
-    CT_REC_CAPTURE = 24, /* recording of a windowed trace started or stopped (minor 6) */
-    CT_REC_GRAPH = 25,  /* a stream capture, CUDA graph or graph exec call's handles (minor 7) */
-    CT_REC_PROC = 26,   /* a process of the traced process's tree (minor 8) */
-    CT_REC_PROC_SAMPLE = 27, /* a reading of a tree process's or thread's counters (minor 8) */
-    CT_REC_HOST_SAMPLE = 28, /* a reading of the machine's counters (minor 8) */
-    CT_REC_TYPE_LIMIT = 29, /* first type number this version does not define */
+    CT__REC_TABLE(CT__REC_ENUM, ~)
+    CT_REC_TYPE_LIMIT,
     /* Pseudo types, never on the wire, delivered by the reader: */
     CT_REC_CHUNK = 1000,   /* start of a chunk (only with ct_reader_opts.chunk_records) */
     CT_REC_UNKNOWN = 1001, /* a record of a type this reader does not know (content skipped) */
@@ -207,122 +185,16 @@ enum ct_stream_op { CT_STREAM_CREATE = 0, CT_STREAM_DESTROY = 1 };
 enum ct_link_kind { CT_LINK_UNKNOWN = 0, CT_LINK_PCIE = 1, CT_LINK_C2C = 2, CT_LINK_INTEGRATED = 3 };
 
 /* ---- records (decoded form; also the encoders' input) ------------------------------------- */
-/* String, frame and stack references are ids (uint32_t, 0 = none) resolved with
- * ct_reader_string / ct_reader_frame / ct_reader_stack. Interval records are ordered by their
- * end (ct_rec.ts); `start` is the beginning. Field units are in FORMAT.md. */
+/* ct_rec_frame, ct_rec_thread, ...: one struct per fixed-layout record type, its fields in wire
+ * order, generated from the field lists of ct_records.h (which say what each holds; units in
+ * FORMAT.md). STRING and STACK are written out by hand. */
+#define CT__REC_STRUCT(TYPE, member, FIELDS)                                                \
+    typedef struct { FIELDS(CT__DECL_FIELD) } ct_rec_##member;
+CT_RECORDS(CT__REC_STRUCT)
 
 typedef struct { uint32_t id; uint32_t len; const char *text; } ct_rec_string;
-/* kind (minor 3): enum ct_frame_kind; a Python frame's module is its source file, function its
- * qualified name, line its line (0 if unknown) and offset 0. */
-typedef struct { uint32_t id; uint32_t function, module; uint64_t offset; uint32_t kind, line; } ct_rec_frame;
 enum ct_frame_kind { CT_FRAME_NATIVE = 0, CT_FRAME_PYTHON = 1 };
 typedef struct { uint32_t id; uint32_t nframes; const uint32_t *frames; } ct_rec_stack;
-typedef struct { uint32_t tid; uint32_t name; uint32_t flags; } ct_rec_thread;
-typedef struct {
-    uint32_t device;               /* CUDA ordinal */
-    uint32_t name;                 /* string id */
-    uint8_t uuid[16];
-    uint32_t cc_major, cc_minor;
-    uint32_t sm_count;
-    uint32_t clock_khz;            /* peak SM clock */
-    uint32_t mem_clock_khz;        /* peak memory clock */
-    uint32_t mem_bus_bits;         /* memory bus width */
-    uint64_t mem_bytes;            /* total global memory */
-    uint32_t l2_bytes;
-    uint32_t max_threads_per_sm, regs_per_sm, smem_per_sm, warp_size;
-    uint32_t async_engines, concurrent_kernels;
-    uint32_t link_kind, link_gen, link_width; /* host link: enum ct_link_kind, PCIe gen, lanes */
-    uint32_t pci_domain, pci_bus, pci_device;
-} ct_rec_device;
-typedef struct {
-    uint32_t op;                   /* enum ct_stream_op */
-    uint64_t stream, context;      /* handle values */
-    uint32_t device;
-    uint32_t flags;                /* CUstream flags */
-    int32_t priority;
-} ct_rec_stream;
-typedef struct {
-    uint64_t start;                /* CPU time of entry; the end is ct_rec.ts */
-    uint32_t function;             /* string id of the API function name */
-    uint32_t result;               /* CUresult / cudaError_t */
-    uint64_t corr;                 /* correlation id (nonzero, unique per file) */
-    uint64_t parent;               /* corr of the call this one nests in, 0 if none */
-    uint32_t flags;                /* enum ct_api_flags */
-    uint32_t stack;                /* stack id of the call site, 0 if not captured */
-} ct_rec_api;
-typedef struct {
-    uint64_t corr;
-    uint32_t function;             /* string id of the kernel name (demangled if known) */
-    uint32_t symbol;               /* string id of the mangled symbol, 0 if same as function */
-    uint32_t grid[3], block[3];
-    uint32_t shared_bytes;         /* dynamic shared memory */
-    uint64_t stream, context;
-    uint32_t device;
-    uint32_t flags;
-} ct_rec_launch;
-typedef struct {
-    uint64_t corr;
-    uint32_t op;                   /* enum ct_copy_op */
-    uint32_t dir;                  /* enum ct_copy_dir */
-    uint64_t bytes;
-    uint32_t src_kind, dst_kind;   /* enum ct_mem_kind (memset: dst only) */
-    uint32_t flags;                /* enum ct_copy_flags */
-    uint64_t stream;
-    uint32_t device, peer_device;  /* peer_device: the other device of a peer copy */
-} ct_rec_copy;
-typedef struct {
-    uint64_t start;                /* GPU start on the host clock; the end is ct_rec.ts */
-    uint64_t corr;
-    uint32_t device;
-    uint32_t kind;                 /* enum ct_gpu_kind */
-    uint64_t stream;
-    uint32_t flags;                /* enum ct_gpu_flags (minor 1) */
-} ct_rec_gpu;
-typedef struct {
-    uint32_t op;                   /* enum ct_mem_op */
-    uint32_t kind;                 /* enum ct_alloc_kind */
-    uint64_t corr;
-    uint64_t address, size;
-    uint32_t device;
-    uint32_t result;
-    uint32_t stack;                /* stack id, 0 if none */
-    uint64_t stream;               /* stream-ordered allocations */
-    uint64_t handle;               /* VMM: CUmemGenericAllocationHandle */
-} ct_rec_mem;
-typedef struct {
-    uint64_t start;                /* entry; the end (ct_rec.ts) minus start is the time blocked */
-    uint64_t corr;
-    uint32_t kind;                 /* enum ct_sync_kind */
-    uint64_t object;               /* stream / event / context handle */
-} ct_rec_sync;
-typedef struct {
-    uint64_t corr;                 /* the cuBLAS / cuBLASLt call's id */
-    uint64_t m, n, k;              /* op(A) is m x k, op(B) k x n, C and D m x n */
-    uint64_t batch;                /* products in the call (1 unless batched) */
-    uint32_t a_type, b_type, c_type, d_type; /* cudaDataType_t of A, B, C, D (D: the output) */
-    uint32_t compute_type;         /* cublasComputeType_t */
-    uint32_t trans_a, trans_b;     /* cublasOperation_t: 0 N, 1 T, 2 C */
-    uint32_t flags;                /* enum ct_gemm_flags */
-} ct_rec_gemm;
-typedef struct { uint32_t tid; uint64_t user_ns, sys_ns; } ct_rec_cpu;
-typedef struct {
-    uint32_t reason;               /* enum ct_loss_reason */
-    uint64_t count;
-    uint32_t tid;
-    uint64_t corr;                 /* the one call concerned (count 1), 0 if none (minor 1) */
-    uint32_t why;                  /* CT_LOSS_GPU_TIMING of one call: enum ct_gpu_lost (minor 1) */
-} ct_rec_loss;
-typedef struct {
-    uint32_t kind;                 /* enum ct_shlib_kind */
-    uint32_t path;                 /* string id: the object's path, symbolic links resolved */
-    uint32_t build_id;             /* string id: its GNU build id in lowercase hex, 0 if none */
-} ct_rec_shlib;
-typedef struct {
-    uint32_t version;              /* PY_VERSION_HEX, e.g. 0x030b07f0 for 3.11.7 */
-    uint32_t program;              /* string ids: the interpreter's program (sys.executable), */
-    uint32_t prefix, exec_prefix;  /* the prefixes of its installation (sys.base_prefix, ...) */
-    uint32_t path;                 /* and the module search path it computed, ':'-separated */
-} ct_rec_python;
 /* A windowed trace (cutrace run --capture-range, --delay, --duration): recording started (op 1)
  * or stopped (op 2) at ts, and why. Outside its windows only allocations, frees and what names
  * things (devices, threads, libraries, strings) are recorded. */
@@ -335,10 +207,6 @@ enum ct_capture_why {
     CT_CAPTURE_END = 5,      /* the trace ended while recording */
     CT_CAPTURE_BEGIN = 6,    /* the trace began (recording on or off): the trace is windowed */
 };
-typedef struct {
-    uint32_t op;                   /* enum ct_capture_op */
-    uint32_t why;                  /* enum ct_capture_why */
-} ct_rec_capture;
 /* A call on a stream capture, graph or graph exec (FORMAT.md 4.10): what a reader needs to
  * name a graph launch's kernels, copies and sets: the NODE records of an instantiation or update
  * (the graph's nodes as the driver lists them), else the LAUNCH and COPY records flagged
@@ -364,87 +232,7 @@ enum ct_graph_node { CT_GNODE_KERNEL = 0, CT_GNODE_MEMCPY = 1, CT_GNODE_MEMSET =
 /* GRAPH `nodes` of an instantiation or update whose graph holds work the trace cannot list (a
  * conditional node's bodies run as the device decides): what the exec runs is unknown */
 #define CT_GRAPH_NODES_UNKNOWN UINT32_MAX
-typedef struct {
-    uint64_t corr;                 /* the call's correlation id */
-    uint32_t op;                   /* enum ct_graph_op */
-    uint32_t mode;                 /* capture begin: CUstreamCaptureMode */
-    uint64_t graph, exec, stream;  /* handles (0: none or not applicable) */
-    uint32_t result;               /* the call's CUresult */
-    /* NODE and NODE_SET (minor 7): the node (its handle in the graph it was added to), its
-     * enum ct_graph_node; a kernel's names (as LAUNCH's) and configuration; a memcpy's or
-     * memset's bytes, direction and memory kinds (as COPY's) */
-    uint64_t node;
-    uint32_t node_type, function, symbol;
-    uint32_t grid[3], block[3], shared_bytes;
-    uint64_t bytes;
-    uint32_t dir, src_kind, dst_kind;
-    uint32_t nodes;                /* instantiate, update: the NODE records written before it */
-} ct_rec_graph;
-typedef struct {
-    uint64_t start;                /* the push or start */
-    uint32_t start_tid, end_tid;   /* OS threads that started and ended it */
-    uint32_t domain, name, group;  /* string ids: domain (0 default), name as given, normalized */
-    uint32_t category, color;      /* NVTX category (0 none), ARGB color (CT_NVTX_COLOR) */
-    uint32_t payload_kind;         /* nvtxPayloadType_t (0 none) */
-    uint64_t payload;              /* its bits (a double's or float's IEEE bits) */
-    uint32_t kind;                 /* enum ct_nvtx_kind */
-    uint64_t id;                   /* start/end: the nvtxRangeId_t returned; push/pop: 0 */
-    uint32_t depth;                /* push/pop: the level in its thread and domain, 0 outermost */
-    uint32_t flags;                /* enum ct_nvtx_flags */
-} ct_rec_nvtx_range;
-typedef struct {
-    uint32_t tid;                  /* the OS thread that pushed or started it */
-    uint32_t kind;                 /* enum ct_nvtx_kind */
-    uint64_t id;                   /* as in ct_rec_nvtx_range */
-    uint32_t domain, name, group, depth;
-} ct_rec_nvtx_begin;
-typedef struct {
-    uint32_t domain, name, group;  /* as in ct_rec_nvtx_range */
-    uint32_t category, color, payload_kind;
-    uint64_t payload;
-    uint32_t flags;                /* enum ct_nvtx_flags */
-} ct_rec_nvtx_mark;
-typedef struct {
-    uint32_t how;                  /* enum ct_end_how */
-    int32_t code;                  /* exit status (0-255; -1 unknown) or signal number */
-    uint64_t records, lost;        /* totals over the process */
-} ct_rec_end;
 
-typedef struct {
-    uint32_t pid, ppid;
-    uint32_t root;                 /* the traced process, whose file this is */
-    uint32_t relation;             /* enum ct_proc_relation */
-    uint64_t start;                /* when it started, on the trace's clock (to the kernel's tick) */
-    uint32_t comm, cmdline;        /* string ids: its name, its arguments joined by spaces */
-} ct_rec_proc;
-typedef struct {
-    uint32_t pid;
-    uint32_t tid;                  /* 0: the process as a whole; else one of its threads */
-    uint64_t user_ns, sys_ns;      /* CPU time (process: all its threads, exited ones included) */
-    uint64_t run_ns, wait_ns;      /* on a CPU, and runnable waiting for one (live threads) */
-    uint32_t state;                /* the (main) thread's state letter: 'R', 'S', 'D', ... */
-    uint32_t threads, running, blocked; /* threads, and those in R and in D at the reading */
-    uint64_t rchar, wchar;         /* bytes through read/write-like calls (any file, pipe, socket) */
-    uint64_t read_bytes, write_bytes; /* bytes the block layer fetched / will write for it */
-    uint64_t majflt;               /* major page faults */
-    uint32_t flags;                /* enum ct_proc_sample_flags */
-    uint64_t children_ns;          /* CPU time of its children it has reaped (a process's) */
-} ct_rec_proc_sample;
-typedef struct {
-    uint32_t cpus;                 /* online CPUs */
-    uint64_t busy_ns, idle_ns, iowait_ns, steal_ns; /* summed over the CPUs */
-    uint32_t running, blocked;     /* tasks runnable, and in uninterruptible I/O wait, machine-wide */
-    uint64_t mem_total, mem_available;
-    uint64_t swap_in, swap_out, majflt; /* pages swapped in and out, major faults (machine) */
-    uint64_t psi_cpu_some_ns, psi_io_some_ns, psi_io_full_ns, psi_mem_some_ns, psi_mem_full_ns; /* stall ns */
-    uint32_t flags;                /* enum ct_host_sample_flags */
-    /* (since 1.9) the CPUs the traced process may use: its affinity mask (a batch job's
-     * cpuset), and the tightest CPU bandwidth limit of its cgroups */
-    uint32_t job_cpus;             /* online CPUs in its affinity mask (0 unknown) */
-    uint64_t job_busy_ns, job_iowait_ns; /* as busy_ns and iowait_ns, over those CPUs */
-    uint32_t quota_mcpu;           /* the limit in thousandths of a CPU (0: none found) */
-    uint64_t cg_cpu_ns, throttled_ns; /* the limiting cgroup's CPU time and time throttled */
-} ct_rec_host_sample;
 
 /* Chunk metadata (FORMAT.md "Chunks"). The writer sets the "in" fields; ct_chunk_build fills
  * the rest; the reader decodes all of them (delivered as CT_REC_CHUNK). */
@@ -473,6 +261,7 @@ typedef struct {
 
 typedef struct { uint32_t type; uint32_t len; const uint8_t *bytes; } ct_rec_unknown;
 
+#define CT__REC_MEMBER(TYPE, member, ...) ct_rec_##member member;
 typedef struct {
     uint32_t type;      /* enum ct_rec_type */
     uint32_t tid;       /* stream tid of the chunk the record came from */
@@ -480,32 +269,7 @@ typedef struct {
     uint32_t pad_;
     uint64_t ts;        /* ordering time (interval records: the end) */
     union {
-        ct_rec_string string;
-        ct_rec_frame frame;
-        ct_rec_stack stack;
-        ct_rec_thread thread;
-        ct_rec_device device;
-        ct_rec_stream stream;
-        ct_rec_api api;
-        ct_rec_launch launch;
-        ct_rec_copy copy;
-        ct_rec_gpu gpu;
-        ct_rec_mem mem;
-        ct_rec_sync sync;
-        ct_rec_cpu cpu;
-        ct_rec_loss loss;
-        ct_rec_end end;
-        ct_rec_gemm gemm;
-        ct_rec_shlib shlib;
-        ct_rec_python python;
-        ct_rec_capture capture;
-        ct_rec_graph graph;
-        ct_rec_proc proc;
-        ct_rec_proc_sample proc_sample;
-        ct_rec_host_sample host_sample;
-        ct_rec_nvtx_range nvtx_range;
-        ct_rec_nvtx_mark nvtx_mark;
-        ct_rec_nvtx_begin nvtx_begin;
+        CT_REC_LIST(CT__REC_MEMBER)
         ct_chunk_info chunk;
         ct_rec_unknown unknown;
     } u;
@@ -534,31 +298,14 @@ void ct_enc_chunk_info(const ct_enc *e, ct_chunk_info *info);
  * ts is the record's ordering time; the interval records (api, gpu, sync) take it from their
  * end, which is the ts argument, with start in the struct. None allocates or blocks. */
 int ct_enc_string(ct_enc *e, uint64_t ts, uint32_t id, const char *text, size_t len);
-int ct_enc_frame(ct_enc *e, uint64_t ts, const ct_rec_frame *r);
 int ct_enc_stack(ct_enc *e, uint64_t ts, uint32_t id, const uint32_t *frames, uint32_t n);
-int ct_enc_thread(ct_enc *e, uint64_t ts, const ct_rec_thread *r);
-int ct_enc_device(ct_enc *e, uint64_t ts, const ct_rec_device *r);
-int ct_enc_stream(ct_enc *e, uint64_t ts, const ct_rec_stream *r);
-int ct_enc_api(ct_enc *e, uint64_t end, const ct_rec_api *r);
-int ct_enc_launch(ct_enc *e, uint64_t ts, const ct_rec_launch *r);
-int ct_enc_copy(ct_enc *e, uint64_t ts, const ct_rec_copy *r);
-int ct_enc_gpu(ct_enc *e, uint64_t end, const ct_rec_gpu *r);
-int ct_enc_mem(ct_enc *e, uint64_t ts, const ct_rec_mem *r);
-int ct_enc_sync(ct_enc *e, uint64_t end, const ct_rec_sync *r);
-int ct_enc_cpu(ct_enc *e, uint64_t ts, const ct_rec_cpu *r);
-int ct_enc_loss(ct_enc *e, uint64_t ts, const ct_rec_loss *r);
-int ct_enc_end(ct_enc *e, uint64_t ts, const ct_rec_end *r);
-int ct_enc_gemm(ct_enc *e, uint64_t ts, const ct_rec_gemm *r);
-int ct_enc_shlib(ct_enc *e, uint64_t ts, const ct_rec_shlib *r);
-int ct_enc_python(ct_enc *e, uint64_t ts, const ct_rec_python *r);
-int ct_enc_capture(ct_enc *e, uint64_t ts, const ct_rec_capture *r);
-int ct_enc_graph(ct_enc *e, uint64_t ts, const ct_rec_graph *r);
-int ct_enc_nvtx_range(ct_enc *e, uint64_t end, const ct_rec_nvtx_range *r);
-int ct_enc_nvtx_mark(ct_enc *e, uint64_t ts, const ct_rec_nvtx_mark *r);
-int ct_enc_nvtx_begin(ct_enc *e, uint64_t ts, const ct_rec_nvtx_begin *r);
-int ct_enc_proc(ct_enc *e, uint64_t ts, const ct_rec_proc *r);
-int ct_enc_proc_sample(ct_enc *e, uint64_t ts, const ct_rec_proc_sample *r);
-int ct_enc_host_sample(ct_enc *e, uint64_t ts, const ct_rec_host_sample *r);
+/* ct_enc_frame, ct_enc_thread, ...: one per fixed-layout record type (ct_records.h). */
+#define CT__ENC_PROTO(TYPE, member, FIELDS)                                                 \
+    int ct_enc_##member(ct_enc *e, uint64_t ts, const ct_rec_##member *r);
+CT_RECORDS(CT__ENC_PROTO)
+/* A fixed-layout record of the given type whose struct (ct_rec_<member>) is at body: dispatches
+ * to the functions above; CT_E_INVAL for another type. */
+int ct_enc_fixed(ct_enc *e, uint32_t type, uint64_t ts, const void *body);
 /* Any record in decoded form (r->type, r->ts, r->u): dispatches to the functions above. */
 int ct_enc_rec(ct_enc *e, const ct_rec *r);
 /* A record of arbitrary type whose body after the timestamp is `body` (tests, extensions). */

@@ -2,7 +2,8 @@
  * its evidence, call sites, the fix in the user's terms and an estimate of the time the fix
  * would save, computed from the trace. A diagnosis is reported only when that estimate is at
  * least min_saving_pct of its process's window (the span from its first to its last GPU
- * activity), except `oom`, which is always reported. The list is sorted by estimated saving. */
+ * activity), except `oom`, which is always reported. The list is sorted by estimated saving.
+ * Each diagnosis is one rule (cta_diag_int.h says how rules are written and walked). */
 #ifndef CTA_DIAG_H
 #define CTA_DIAG_H
 
@@ -73,20 +74,5 @@ typedef struct {
 
 /* Fills *out (malloc'd, caller frees) with the diagnoses that fire; returns how many. */
 int cta_diagnose(const cta_model *m, const cta_diag_opts *o, cta_diag **out);
-
-/* Utilization windows of one device, shared by the report and low-gpu-utilization. */
-typedef struct {
-    uint64_t width;               /* window length */
-    uint32_t n;                   /* windows from the device's first GPU activity */
-    uint64_t t0;                  /* window i spans [t0 + i width, t0 + (i + 1) width), clipped to
-                                   * the device's first and last GPU activity */
-    double util[CTA_SERIES_BINS];  /* busy fraction of each's recorded time (capture windows);
-                                   * -1: none of it was recorded */
-    uint64_t recorded[CTA_SERIES_BINS]; /* the window's length; in a windowed trace the time of
-                                        * it recorded (clipped to the device's first and last
-                                        * GPU activity, less time outside capture windows) */
-    double median;
-} cta_utilwin;
-void cta_util_windows(const cta_proc *p, const cta_dev *d, uint64_t want_width, cta_utilwin *u);
 
 #endif

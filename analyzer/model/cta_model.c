@@ -36,6 +36,7 @@ static void proc_init(cta_model *m, cta_proc *p, uint32_t file)
     snprintf(p->host, sizeof p->host, "%s", h && h->hostname ? h->hostname : "");
     p->pid = h ? h->pid : 0;
     p->torch = h && (h->frameworks & CT_FW_TORCH);
+    p->kineto = h && h->tracer_version && !strcmp(h->tracer_version, "kineto");
     if (h && h->cmdline) {
         size_t n = h->cmdline_len < sizeof p->command - 1 ? h->cmdline_len : sizeof p->command - 1;
         memcpy(p->command, h->cmdline, n);

@@ -289,6 +289,9 @@ typedef struct {
     char command[512];
     int torch;                    /* PyTorch's CUDA library was loaded (header CT_FW_TORCH):
                                    * advice in its terms, its caching allocator plausible */
+    int kineto;                   /* converted from a PyTorch profiler (Kineto) trace (header
+                                   * tracer_version "kineto", analyzer/KINETO.md): no CPU-time
+                                   * readings, the host's time outside CUDA is unknown */
     uint64_t t_first, t_last;     /* first and last record times */
     int ended;                    /* END record seen */
     ct_rec_end end;

@@ -14,6 +14,9 @@ BENCH_TRACEGEN := $(B)/tests/analyzer/tracegen
 # Debian packages of the LTTng and ltrace baselines: installed by `make bench` when missing and
 # running as root, otherwise the command is printed and those baselines are reported as null.
 BENCH_DEB_DEPS := lttng-tools liblttng-ust-dev ltrace babeltrace2
+# The commit whose analyzer section 10 (bench_base.py) times beside the new one: 58899c6, the
+# tree before issue 27's restructuring; a later issue passes its own (make bench BENCH_BASE=rev).
+BENCH_BASE ?= 58899c6
 BENCH_RUN_PREREQS := $(BENCH_CALLS) $(BENCH_TRACESTAT) $(BENCH_RUSAGE) $(BENCH_NVTX) $(BENCH_PRELOADS) $(CUTRACE_BIN) \
                      $(CUTRACE_SO) $(BENCH_TRACEGEN) $(WORKLOADS) $(FAKECUDA_DIR)/libcuda.so.1 \
                      $(FAKECUDA_DIR)/libcudart.so.13
@@ -66,4 +69,4 @@ bench: $(BENCH_RUN_PREREQS)
 	  fi; \
 	fi
 	@$(MAKE) --no-print-directory bench-lttng
-	$(PYTHON) tests/bench/run_bench.py --build $(B) --out $(B)/bench
+	$(PYTHON) tests/bench/run_bench.py --build $(B) --out $(B)/bench --base $(BENCH_BASE)

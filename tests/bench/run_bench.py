@@ -16,6 +16,8 @@ Measures, on the simulated CUDA stack:
   7. what a call stack with Python frames adds to a call from Python (bench_pystack.py).
   8. what an NVTX push/pop pair costs, untraced and traced (bench_nvtx.py).
   9. what host sampling costs, 1 main + 8 loader workers (bench_host.py).
+ 10. the analyzer against the analyzer of a base commit, on section 3's and the 64 ranks'
+     traces (bench_base.py; --base REV, 58899c6 by default; --base-only: this section alone).
 Writes OUT_DIR/results.json (flat numeric keys, units in the names; `null` plus a reason in
 "notes" where a figure could not be measured) and OUT_DIR/results.md, and prints the tables.
 Speed is reported, never asserted: the exit status is 0 unless a program fails to run.
@@ -36,6 +38,7 @@ import bench_overhead
 import bench_pystack
 import bench_nvtx
 import bench_host
+import bench_base
 
 CALLS = ["launch", "memcpy", "alloc", "rtlaunch"]
 CALL_KEY = {"launch": "launch", "memcpy": "memcpy", "alloc": "alloc", "rtlaunch": "runtime_launch"}
@@ -66,9 +69,10 @@ GOAL_JOBS_SPEEDUP = 1.8        # issue 18: summary of many files on 2 cores, ove
 
 class Bench:
     def __init__(self, args):
-        self.b = os.path.abspath(args.build)
+        self.b = self.build = os.path.abspath(args.build)
         self.out = os.path.abspath(args.out)
         self.quick = args.quick
+        self.base = args.base
         self.reps = args.reps or (1 if args.quick else 5)
         self.tmp = tempfile.mkdtemp(prefix="cutrace-bench-")
         try:
@@ -77,6 +81,7 @@ class Bench:
             shutil.rmtree(self.tmp, ignore_errors=True)
             raise
         self.results = {}
+        self.kept = {}  # traces section 10 reads again: "analyzer" (a file), "ranks" (a folder)
         self.spread = {}
         self.notes = {}
         self.lost = {}
@@ -337,18 +342,22 @@ class Bench:
                                     "bytes / records" % iters)
 
     # ---- 3. analyzer -------------------------------------------------------------------------
-    def bench_analyzer(self):
+    def analyzer_trace(self, label):
+        """The training-loop trace of section 3, "large" (10 million records) or "small" (a
+        tenth): (its path, its records)."""
         gen = os.path.join(self.b, "tests/analyzer/tracegen")
-        target = 100000 if self.quick else 10000000
+        events = (100000 if self.quick else 10000000) // (10 if label == "small" else 1)
+        gdir = os.path.join(self.tmp, "gen-" + label)
+        text, _, _, _ = self.run([gen, "-o", gdir, "--events", str(int(events * 1.05)),
+                                  "--workers", "4", "--kernels", "40", "--churn",
+                                  "--prefetch", "--pinned"])
+        return os.path.join(gdir, "rank-0.cutrace"), int(self.kv(text, "tracegen:")["records"])
+
+    def bench_analyzer(self):
         d = {}
         # A small and a large trace: peak memory must not grow with trace length.
-        for label, events in (("small", target // 10), ("large", target)):
-            gdir = os.path.join(self.tmp, "gen-" + label)
-            text, _, _, _ = self.run([gen, "-o", gdir, "--events", str(int(events * 1.05)),
-                                      "--workers", "4", "--kernels", "40", "--churn",
-                                      "--prefetch", "--pinned"])
-            trace = os.path.join(gdir, "rank-0.cutrace")
-            records = int(self.kv(text, "tracegen:")["records"])
+        for label in ("small", "large"):
+            trace, records = self.analyzer_trace(label)
             _, swall, scpu, srss = self.run([self.cutrace, "summary", "-j", "1", trace])
             d[label] = (records, scpu, srss, swall)
             if label == "large":
@@ -372,28 +381,34 @@ class Bench:
                     "timeline_events_per_sec_wall": round(records / twall),
                     "timeline_peak_rss_mb": round(trss, 1),
                 })
-            shutil.rmtree(gdir)
+                self.kept["analyzer"] = trace
+            else:
+                shutil.rmtree(os.path.dirname(trace))
         self.results["analyzer_peak_rss_mb_small_trace"] = round(d["small"][2], 1)
         self.results["analyzer_small_trace_events"] = d["small"][0]
         self.notes["analyzer"] = ("events per second = trace records / CPU time (user+sys) of one "
                                   "single-threaded process; _wall variants use elapsed time; "
                                   "timeline JSON written to a pipe and discarded")
 
-    def bench_jobs(self):
-        """summary --json of a 64-rank set with 1 and 2 workers (-j), interleaved; the fastest run
-        of each (noise only adds time)."""
+    def ranks_traces(self):
+        """Section 9's 64 ranks: (their folder, their records)."""
         gen = os.path.join(self.b, "tests/analyzer/tracegen")
         gdir = os.path.join(self.tmp, "gen-ranks")
         text, _, _, _ = self.run([gen, "-o", gdir, "--ranks", "64", "--iters",
                                   "20" if self.quick else "3000", "--kernels", "8", "--churn"])
-        records = sum(int(n) for n in re.findall(r"^tracegen: rank=\d+ file=\S+ records=(\d+)",
-                                                  text, re.M))
+        return gdir, sum(int(n) for n in re.findall(
+            r"^tracegen: rank=\d+ file=\S+ records=(\d+)", text, re.M))
+
+    def bench_jobs(self):
+        """summary --json of a 64-rank set with 1 and 2 workers (-j), interleaved; the fastest run
+        of each (noise only adds time)."""
+        gdir, records = self.ranks_traces()
         runs = {1: [], 2: []}
         for _ in range(max(self.reps, 1)):
             for jobs in (1, 2):
                 _, wall, cpu, rss = self.run([self.cutrace, "summary", "-j", str(jobs), "--json", gdir])
                 runs[jobs].append((wall, cpu, rss))
-        shutil.rmtree(gdir)
+        self.kept["ranks"] = gdir
         best = {j: min(w for w, _, _ in r) for j, r in runs.items()}
         for jobs in (1, 2):
             self.results["jobs_events_per_sec_j%d" % jobs] = round(records / best[jobs])
@@ -444,6 +459,7 @@ class Bench:
         v.update(bench_overhead.verdicts(r))
         v.update(bench_pystack.verdicts(r))
         v.update(bench_host.verdicts(r))
+        v.update(bench_base.verdicts(r))
         return v
 
     def tables(self, v):
@@ -510,6 +526,7 @@ class Bench:
                   bench_pystack.row(r, s, v),
                   bench_nvtx.row(r, s),
                   bench_host.row(r, s, v),
+                  bench_base.row(r, s, v, self.base),
                   "| cutrace summary, events/s (%d events, CPU time) | %.1f M (wall %.1f M) | >= %.0f M | %s |" % (
                       r["analyzer_trace_events"], r["analyzer_events_per_sec"] / 1e6,
                       r["analyzer_events_per_sec_wall"] / 1e6, GOAL_ANALYZER_EPS / 1e6,
@@ -534,6 +551,17 @@ class Bench:
                       r["trace_events"], r["tracer_rss_overhead_mb"]),
                   ""]
         return "\n".join(lines)
+
+    def main_base_only(self):
+        """Section 10 alone (--base-only): its row on stdout, its figures in results-base.json."""
+        os.makedirs(self.out, exist_ok=True)
+        bench_base.measure(self, self.base)
+        v = bench_base.verdicts(self.results)
+        doc = dict(self.results, spread_min_max=self.spread, verdicts=v, notes=self.notes)
+        with open(os.path.join(self.out, "results-base.json"), "w") as f:
+            json.dump(doc, f, indent=1, sort_keys=True, allow_nan=False)
+        print(bench_base.row(self.results, self.spread, v, self.base))
+        print(self.notes["vs_base"])
 
     def main(self):
         os.makedirs(self.out, exist_ok=True)
@@ -565,6 +593,7 @@ class Bench:
         bench_host.measure(self)
         self.bench_analyzer()
         self.bench_jobs()
+        bench_base.measure(self, self.base)
         pair_verdicts = bench_pairs.bench(self)
         v = self.verdicts()
         v.update(pair_verdicts)
@@ -685,9 +714,13 @@ def main():
     ap.add_argument("--reps", type=int, default=0, help="repetitions (default 5, 1 with --quick)")
     ap.add_argument("--quick", action="store_true",
                     help="tiny sizes, no LTTng/ltrace: checks the harness, measures nothing")
-    bench = Bench(ap.parse_args())
+    ap.add_argument("--base", default="58899c6",
+                    help="the commit whose analyzer section 10 compares with (default 58899c6)")
+    ap.add_argument("--base-only", action="store_true", help="section 10 alone")
+    a = ap.parse_args()
+    bench = Bench(a)
     try:
-        bench.main()
+        bench.main_base_only() if a.base_only else bench.main()
     finally:
         shutil.rmtree(bench.tmp, ignore_errors=True)
 

@@ -21,7 +21,9 @@ static const char *const bench_keys[] = {
     "nvtx_pair_ns_untraced_dynamic", "nvtx_pair_ns_traced_dynamic", "nvtx_pair_ns_added_dynamic",
     "graph_launch_ns_untraced", "graph_launch_ns_traced", "graph_launch_ns_traced_gputime",
     "jobs_events_per_sec_j1", "jobs_events_per_sec_j2", "jobs_speedup_j2", "jobs_peak_rss_mb_j1",
-    "jobs_peak_rss_mb_j2", "host_sample_cpu_pct_of_core", "host_sample_us_per_sample", NULL};
+    "jobs_peak_rss_mb_j2", "host_sample_cpu_pct_of_core", "host_sample_us_per_sample",
+    "vs_base_summary_ratio", "vs_base_timeline_ratio", "vs_base_ranks_ratio",
+    "vs_base_same_output", NULL};
 
 TEST_IMPL(quick_run_reports_every_key)
 {
@@ -88,12 +90,16 @@ TEST_IMPL(quick_run_reports_every_key)
         ASSERT_INT(lost->v[i]->num, ==, 0);
     const tj *v = tj_get(j, "verdicts");
     ASSERT(v != NULL && v->type == TJ_OBJ);
-    ASSERT_UINT(v->n, ==, 16 + 7); /* and one per diagnosis pair (bench_pairs.py) */
+    ASSERT_UINT(v->n, ==, 17 + 7); /* and one per diagnosis pair (bench_pairs.py) */
     ASSERT(tj_get(v, "jobs_speedup") != NULL);
     /* 64 ranks of tracegen, each file's records counted */
     ASSERT_INT(tj_num(j, "jobs_files"), ==, 64);
     ASSERT(tj_num(j, "jobs_trace_events") > 64 * 1000);
     ASSERT(tj_get(v, "host_sampling") != NULL);
+    /* section 10 with --quick: the analyzer against itself, on the same traces, same bytes out */
+    ASSERT(tj_get(v, "vs_base") != NULL);
+    ASSERT_INT(tj_num(j, "vs_base_same_output"), ==, 1);
+    ASSERT_CONTAINS(tj_str(j, "notes.vs_base"), "against itself");
     ASSERT(tj_get(v, "report_size_time") != NULL);
     ASSERT(tj_get(v, "python_stack") != NULL);
     ASSERT(tj_get(v, "pair_dataloader_starvation") != NULL);
@@ -115,6 +121,7 @@ TEST_IMPL(quick_run_reports_every_key)
     ASSERT_CONTAINS(text, "| cudaLaunchKernel |");
     ASSERT_CONTAINS(text, "trace bytes per event");
     ASSERT_CONTAINS(text, "| dataloader-starvation |");
+    ASSERT_CONTAINS(text, "| analyzer vs 58899c6's, CPU time");
     free(text);
     return 0;
 }

@@ -24,6 +24,13 @@ ct_writer *fmt_writer(const char *path)
     return w;
 }
 
+ct_writer *fmt_writer_enc(const char *path, ct_enc *e)
+{
+    static uint8_t buf[4096];
+    ct_enc_init(e, buf, sizeof buf);
+    return fmt_writer(path);
+}
+
 static void fmt_warn(void *ctx, const char *path, const char *msg)
 {
     fmt_log *l = ctx;

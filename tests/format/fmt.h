@@ -8,6 +8,9 @@
 
 /* A writer on path with this process's header and tracer version "test"; aborts on failure. */
 ct_writer *fmt_writer(const char *path);
+/* The same, and e over a 4 KiB buffer, for a test that encodes its records by hand (the buffer
+ * is static: one such encoder at a time). */
+ct_writer *fmt_writer_enc(const char *path, ct_enc *e);
 
 /* Everything a reader delivered (unknown records' bytes copied). The reader stays open for
  * string lookups until fmt_free. */

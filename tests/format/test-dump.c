@@ -7,10 +7,8 @@
  * input cannot be read. */
 static int fmt_small_trace(const char *path)
 {
-    ct_writer *w = fmt_writer(path);
-    static uint8_t buf[4096];
     ct_enc e;
-    ct_enc_init(&e, buf, sizeof buf);
+    ct_writer *w = fmt_writer_enc(path, &e);
     ASSERT_INT(ct_enc_string(&e, 1000, 1, "cudaLaunchKernel", 16), ==, 0);
     ASSERT_INT(ct_enc_string(&e, 1000, 2, "void gemm<float>(float*, \"x\")", 29), ==, 0);
     ct_rec_thread th = {77, 0, 0};

@@ -7,10 +7,8 @@
  * recorded, never as "exit status 0". */
 static int fmt_exit_trace(const char *path, int32_t status)
 {
-    ct_writer *w = fmt_writer(path);
-    static uint8_t buf[4096];
     ct_enc e;
-    ct_enc_init(&e, buf, sizeof buf);
+    ct_writer *w = fmt_writer_enc(path, &e);
     ASSERT_INT(ct_enc_string(&e, 1000, 1, "cuMemAlloc_v2", 13), ==, 0);
     ct_rec_thread th = {77, 0, 0};
     ASSERT_INT(ct_enc_thread(&e, 1000, &th), ==, 0);

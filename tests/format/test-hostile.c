@@ -10,10 +10,8 @@ TEST_IMPL(hostile_record_contents_are_skipped)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/t.ct", ctt_tmpdir());
-    ct_writer *w = fmt_writer(path);
-    static uint8_t buf[4096];
     ct_enc e;
-    ct_enc_init(&e, buf, sizeof buf);
+    ct_writer *w = fmt_writer_enc(path, &e);
     static const struct {
         uint32_t type;
         size_t len;

@@ -7,10 +7,8 @@ TEST_IMPL(loss_warning_names_the_reason)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/gpu.ct", ctt_tmpdir());
-    ct_writer *w = fmt_writer(path);
-    static uint8_t buf[256];
     ct_enc e;
-    ct_enc_init(&e, buf, sizeof buf);
+    ct_writer *w = fmt_writer_enc(path, &e);
     ct_rec_loss gpu = {CT_LOSS_GPU_TIMING, 7, 0, 0, 0};
     ASSERT_INT(ct_enc_loss(&e, 1000, &gpu), ==, 0);
     ct_chunk_info ci = {.tid = 5};
@@ -28,8 +26,7 @@ TEST_IMPL(loss_warning_names_the_reason)
 
     /* Every reason at once, in enum order, summed. */
     snprintf(path, sizeof path, "%s/all.ct", ctt_tmpdir());
-    w = fmt_writer(path);
-    ct_enc_init(&e, buf, sizeof buf);
+    w = fmt_writer_enc(path, &e);
     ct_rec_loss write = {CT_LOSS_WRITE, 3, 5, 0, 0}, strings = {CT_LOSS_STRINGS, 2, 0, 0, 0},
                 odd = {99, 1, 0, 0, 0};
     ASSERT_INT(ct_enc_loss(&e, 1000, &gpu), ==, 0);

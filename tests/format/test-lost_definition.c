@@ -6,10 +6,8 @@ TEST_IMPL(lost_string_definition)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/t.ct", ctt_tmpdir());
-    ct_writer *w = fmt_writer(path);
-    static uint8_t buf[4096];
     ct_enc e;
-    ct_enc_init(&e, buf, sizeof buf);
+    ct_writer *w = fmt_writer_enc(path, &e);
     ASSERT_INT(ct_enc_string(&e, 10, 17, "cudaMalloc", 10), ==, 0);
     ASSERT_INT(ct_enc_string(&e, 10, 18, "cudaFree", 8), ==, 0);
     ct_chunk_info ci = {.tid = 1};

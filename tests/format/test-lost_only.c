@@ -6,10 +6,8 @@ TEST_IMPL(lost_only_chunk)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/t.ct", ctt_tmpdir());
-    ct_writer *w = fmt_writer(path);
-    static uint8_t buf[256];
     ct_enc e;
-    ct_enc_init(&e, buf, sizeof buf);
+    ct_writer *w = fmt_writer_enc(path, &e);
     uint64_t before = ct_writer_bytes(w);
     ct_chunk_info none = {.tid = 5};
     ASSERT_INT(ct_writer_chunk(w, &e, &none, 1), ==, 0);

@@ -8,10 +8,8 @@ TEST_IMPL(newer_minor_unknown_types_and_fields)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/t.ct", ctt_tmpdir());
-    ct_writer *w = fmt_writer(path);
-    static uint8_t buf[4096];
     ct_enc e;
-    ct_enc_init(&e, buf, sizeof buf);
+    ct_writer *w = fmt_writer_enc(path, &e);
     ASSERT_INT(ct_enc_string(&e, 100, 1, "cuMemAlloc", 10), ==, 0);
     ct_rec_api a = {.start = 150, .function = 1, .corr = 41};
     ASSERT_INT(ct_enc_api(&e, 200, &a), ==, 0);

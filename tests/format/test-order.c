@@ -104,10 +104,8 @@ TEST_IMPL(unsorted_chunk_is_sorted)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/t.ct", ctt_tmpdir());
-    ct_writer *w = fmt_writer(path);
-    static uint8_t buf[4096];
     ct_enc e;
-    ct_enc_init(&e, buf, sizeof buf);
+    ct_writer *w = fmt_writer_enc(path, &e);
     static const uint64_t ends[] = {5000, 3000, 4000, 1000, 3000, 9000};
     for (size_t i = 0; i < 6; i++) {
         ct_rec_gpu g = {.start = ends[i] - 500, .corr = 100 + i};

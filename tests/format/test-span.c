@@ -15,10 +15,8 @@
  * after the previous chunk's) and 100. Chunk offsets go to off[3]; returns the file size. */
 static uint64_t span_trace(const char *path, uint64_t off[3])
 {
-    ct_writer *w = fmt_writer(path);
-    static uint8_t buf[4096];
     ct_enc e;
-    ct_enc_init(&e, buf, sizeof buf);
+    ct_writer *w = fmt_writer_enc(path, &e);
     ct_rec_api a = {.start = 9500, .function = 0, .corr = 1};
     ct_rec_gpu g = {.start = 8000, .corr = 1, .kind = CT_GPU_KERNEL};
     ct_rec_cpu c = {.tid = 100, .user_ns = 5};

@@ -4,45 +4,28 @@
  * repaired (the reader's own target covers the checksum paths). The analyzer is linked whole,
  * its main() renamed cta_main by the build, so inputs take the real command-line path.
  * Run with -close_fd_mask=3: the commands' output and warnings are not the fuzzer's. */
-#define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "fz.h"
 
 int cta_main(int argc, char **argv);
 
-static int fz_fd = -1;
-static char fz_path[64];
-
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc;
     (void)argv;
-    fz_fd = memfd_create("fuzz-trace", MFD_CLOEXEC);
-    if (fz_fd < 0)
-        abort();
-    snprintf(fz_path, sizeof fz_path, "/proc/self/fd/%d", fz_fd);
+    fz_input_open("fuzz-trace");
     return 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    uint8_t *fixed = malloc(size ? size : 1);
-    if (!fixed)
-        return 0;
-    memcpy(fixed, data, size);
-    fz_fix_checksums(fixed, size);
-    if (ftruncate(fz_fd, 0) != 0 || pwrite(fz_fd, fixed, size, 0) != (ssize_t)size)
-        abort();
-    free(fixed);
+    const char *path = fz_input(data, size, 1);
     for (size_t c = 0; fz_commands[c]; c++) {
         char *argv[17];
         argv[0] = "cutrace";
-        int argc = 1 + fz_argv(c, fz_path, argv + 1);
+        int argc = 1 + fz_argv(c, path, argv + 1);
         int rc = cta_main(argc, argv);
         fz_scratch_remove();
         /* 0 (read, damage warned about) or 3 (unreadable); anything else is a bug. */

@@ -6,7 +6,6 @@
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "cta_cli.h"
@@ -14,29 +13,23 @@
 #include "cta_kineto.h"
 #include "cta_kineto_conv.h"
 #include "cta_load.h"
-
-static int fz_fd = -1;
-static char fz_path[64];
+#include "fz.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc;
     (void)argv;
-    fz_fd = memfd_create("fuzz-kineto", MFD_CLOEXEC);
-    if (fz_fd < 0)
-        abort();
-    snprintf(fz_path, sizeof fz_path, "/proc/self/fd/%d", fz_fd);
+    fz_input_open("fuzz-kineto");
     return 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    if (ftruncate(fz_fd, 0) != 0 || pwrite(fz_fd, data, size, 0) != (ssize_t)size)
-        abort();
+    const char *path = fz_input(data, size, 0);
     cta_hta *h = cta_hta_new();
     cta_kmeta meta;
     char err[512];
-    int rc = cta_kineto_read(fz_path, cta_hta_event, h, &meta, err, sizeof err);
+    int rc = cta_kineto_read(path, cta_hta_event, h, &meta, err, sizeof err);
     if (rc != 0 && rc != -1)
         abort();
     cta_hta_res res;
@@ -49,7 +42,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (rc != 0)
         return 0;
     char conv[4096];
-    if (cta_kineto_convert(fz_path, conv, sizeof conv, &meta, NULL, err, sizeof err) != 0)
+    if (cta_kineto_convert(path, conv, sizeof conv, &meta, NULL, err, sizeof err) != 0)
         abort(); /* the document was read above: only the disk can fail */
     ct_reader *rd;
     const char *paths[] = {conv};

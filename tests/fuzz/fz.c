@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #include <zstd.h>
 
@@ -94,6 +95,34 @@ uint8_t *fz_rawify(const uint8_t *in, size_t len, size_t *out_len)
     }
     *out_len = o;
     return out;
+}
+
+static int fz_input_fd = -1;
+static char fz_input_path[64];
+
+void fz_input_open(const char *name)
+{
+    fz_input_fd = memfd_create(name, MFD_CLOEXEC);
+    if (fz_input_fd < 0)
+        abort();
+    snprintf(fz_input_path, sizeof fz_input_path, "/proc/self/fd/%d", fz_input_fd);
+}
+
+const char *fz_input(const uint8_t *data, size_t size, int fix)
+{
+    uint8_t *fixed = NULL;
+    if (fix) {
+        fixed = malloc(size ? size : 1);
+        if (!fixed)
+            abort();
+        memcpy(fixed, data, size);
+        fz_fix_checksums(fixed, size);
+        data = fixed;
+    }
+    if (ftruncate(fz_input_fd, 0) != 0 || pwrite(fz_input_fd, data, size, 0) != (ssize_t)size)
+        abort();
+    free(fixed);
+    return fz_input_path;
 }
 
 static void fz_quiet(void *ctx, const char *path, const char *msg)

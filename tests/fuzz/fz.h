@@ -1,7 +1,8 @@
 /* What the fuzz targets (make fuzz) and the regression replay of tests/robust share: the
  * checksum repair that lets mutated inputs reach the record decoder, the conversion of real
  * traces into stored (uncompressed) seeds, one pass of the reader over a whole file image, and
- * the cutrace command lines every input goes through.
+ * the input file the targets write each input into, and the cutrace command lines every input
+ * goes through.
  *
  * Checksums: a mutation almost never keeps a CRC32C valid, so a fuzzer fed raw traces would only
  * test the checksum check. fz_fix_checksums rewrites the file header CRC and the CRCs of every
@@ -28,6 +29,13 @@ uint8_t *fz_rawify(const uint8_t *in, size_t len, size_t *out_len);
  * delivered (for the caller to sanity-check), or -1 if the file could not be opened (an
  * expected outcome for a damaged image). Warnings are counted, not printed. */
 long fz_read_all(const char *path);
+
+/* The input every target reads, in a memfd so that the readers see a real file: fz_input_open
+ * makes it (from LLVMFuzzerInitialize; name: the memfd's, for debugging), fz_input replaces its
+ * content with data[0..size), its checksums repaired if fix (fz_fix_checksums), and returns its
+ * path. Both abort on failure. */
+void fz_input_open(const char *name);
+const char *fz_input(const uint8_t *data, size_t size, int fix);
 
 /* The cutrace command lines each input is run through; "@" stands for the input's path,
  * "%sqlite" and "%csv" for export's outputs (fz_argv). NULL-terminated list of NULL-terminated

@@ -1,6 +1,5 @@
 /* The tracer's suite: workloads run under `cutrace run` on the simulated CUDA stack, checked
  * against what each workload states it does. */
-TEST_ENTRY(preload_modules_have_no_cycle)
 TEST_ENTRY(route_dt_needed)
 TEST_ENTRY(route_dlopen)
 TEST_ENTRY(route_getprocaddress)

@@ -32,8 +32,8 @@ $(TRACER_CAPTURE) $(TRACER_GRAPH_UNLISTED): $(TRACER_B)/%: $(TRACER_B)/%.o
 	$(CC) $(CFLAGS) -o $@ $< -L$(CUDA_HOME)/lib64/stubs -lcuda
 
 $(TRACER_B)/%.o: CFLAGS += -DTR_REFERENCE='"$(TRACER_REFERENCE)"' \
-  -DTR_SRCDIR='"$(abspath tests/tracer)"' -DTR_PYSUB_PY='"$(abspath tests/tracer/pysub.py)"' -DTR_PYCODE_PY='"$(abspath tests/tracer/pycode.py)"' -DTR_ENDS_PY='"$(abspath tests/tracer/ends.py)"' -DTR_DEPCHECK='"$(abspath tests/tracer/depcheck.py)"' \
-  -DTR_PRELOAD_SRC='"$(abspath preload)"' -DTR_NVCC='"$(NVCC)"' \
+  -DTR_SRCDIR='"$(abspath tests/tracer)"' -DTR_PYSUB_PY='"$(abspath tests/tracer/pysub.py)"' -DTR_PYCODE_PY='"$(abspath tests/tracer/pycode.py)"' -DTR_ENDS_PY='"$(abspath tests/tracer/ends.py)"' \
+  -DTR_NVCC='"$(NVCC)"' \
   -DTR_SAMPLES='"$(abspath ../shared/third_party/cuda-samples)"' -DTR_NV_CUDART='"$(CUDA_HOME)/lib64/libcudart.so.13"' -DTR_CUDA_INC='"$(CUDA_INC)"'
 
 # test-capture, test-graphs, test-host and test-host_limits read the summary's JSON with the analyzer suite's helpers.
