@@ -20,11 +20,17 @@ CUTRACE_ASAN_BIN := $(B)/asan/bin/cutrace
 $(B)/analyzer/%.o $(B)/asan/analyzer/%.o: CFLAGS += $(ANALYZER_INC)
 
 # The report page's sources (`cutrace report`), embedded by .incbin: editing one rebuilds both
-# binaries.
-$(B)/$(ANALYZER_ASSETS).o $(B)/asan/$(ANALYZER_ASSETS).o: $(ANALYZER_ASSETS).S \
-    $(wildcard analyzer/output/html/*) | $(B)/.deps-ok
+# binaries. Its script is written in parts (analyzer/output/html/js/, by job), joined in the order
+# of their names into the one script the page holds.
+ANALYZER_JS := $(sort $(wildcard analyzer/output/html/js/*.js))
+ANALYZER_JS_JOINED := $(B)/analyzer/output/html/report.js
+$(ANALYZER_JS_JOINED): $(ANALYZER_JS)
 	@mkdir -p $(dir $@)
-	$(CC) -c $< -o $@
+	cat $^ > $@
+$(B)/$(ANALYZER_ASSETS).o $(B)/asan/$(ANALYZER_ASSETS).o: $(ANALYZER_ASSETS).S \
+    $(wildcard analyzer/output/html/*.html analyzer/output/html/*.css) $(ANALYZER_JS_JOINED) | $(B)/.deps-ok
+	@mkdir -p $(dir $@)
+	$(CC) -c -DCTA_HTML_JS='"$(ANALYZER_JS_JOINED)"' $< -o $@
 
 $(CUTRACE_BIN): $(patsubst %.c,$(B)/%.o,$(ANALYZER_MAIN)) $(ANALYZER_OBJS) $(CTTRACE_LIB)
 	@mkdir -p $(dir $@)

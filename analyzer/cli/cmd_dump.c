@@ -5,7 +5,7 @@
  *
  * Line format: "TS TYPE field=value ...", TS in ns of the (merged) monotonic clock; string ids
  * are shown resolved and quoted, followed by "#ID". Header lines start with "header". */
-#include "cta_cli.h"
+#include "cta_cmd.h"
 #include "cta_paths.h"
 #include "ct_records.h"
 

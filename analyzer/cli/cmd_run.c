@@ -9,7 +9,7 @@
  * exec'd programs of CMD are traced the same way; NVTX_INJECTION64_PATH names libcutrace as
  * the program's NVTX tool unless the user set it. */
 #define _GNU_SOURCE
-#include "cta_cli.h"
+#include "cta_cmd.h"
 
 #include <dirent.h>
 #include <errno.h>

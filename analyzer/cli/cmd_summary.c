@@ -5,8 +5,10 @@
 #include <string.h>
 
 #include "cta_analysis.h"
-#include "cta_cli.h"
+#include "cta_cmd.h"
+#include "cta_json_report.h"
 #include "cta_kineto_report.h"
+#include "cta_paths.h"
 
 static const char usage[] =
     "usage: cutrace summary [OPTIONS] PATH...\n"
@@ -52,7 +54,7 @@ int cta_cmd_summary(int argc, char **argv)
     if (optind >= argc)
         return cta_cli_usage_error("summary", "expected at least one trace file or directory");
     /* Kineto (PyTorch profiler) traces, recognised by content, take their own path */
-    int kineto = cta_kineto_inputs(argv + optind, argc - optind);
+    int kineto = cta_paths_kineto(argv + optind, argc - optind);
     if (kineto < 0)
         return cta_cli_usage_error("summary", "expected either cutrace traces or Kineto traces, "
                                               "found both");

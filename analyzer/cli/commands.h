@@ -1,5 +1,5 @@
 /* The cutrace commands, one line each: CTA_CMD(name, "one-line help"). A command is
- * `int cta_cmd_NAME(int argc, char **argv)` in analyzer/cmd_NAME.c, called with argv[0] the
+ * `int cta_cmd_NAME(int argc, char **argv)` in cli/cmd_NAME.c (cta_cmd.h), called with argv[0] the
  * command's name; it returns the process exit status (cta_cli.h). Adding a command is one file
  * and one line here. */
 CTA_CMD(dump, "print traces record by record as text, for debugging")

@@ -1,10 +1,9 @@
 /* The `cutrace` command: dispatches `cutrace COMMAND ARGS...` through the table built from
- * commands.h, and holds the helpers every command shares (cta_cli.h). */
-#include "cta_cli.h"
-
-#include <stdarg.h>
+ * commands.h. */
 #include <stdio.h>
 #include <string.h>
+
+#include "cta_cmd.h"
 
 #define CUTRACE_VERSION "0.1"
 
@@ -26,28 +25,6 @@ static void cta_usage(FILE *out)
     for (size_t i = 0; i < sizeof cta_commands / sizeof cta_commands[0]; i++)
         fprintf(out, "  %-10s %s\n", cta_commands[i].name, cta_commands[i].help);
     fprintf(out, "\n`cutrace COMMAND --help` describes a command.\n");
-}
-
-int cta_cli_open(ct_reader **r, char *const *paths, size_t n, const ct_reader_opts *opts)
-{
-    char err[1024];
-    int rc = ct_reader_open(r, (const char *const *)paths, n, opts, err, sizeof err);
-    if (rc < 0) {
-        fprintf(stderr, "cutrace: error: %s\n", err);
-        return CTA_EXIT_INPUT;
-    }
-    return CTA_EXIT_OK;
-}
-
-int cta_cli_usage_error(const char *cmd, const char *fmt, ...)
-{
-    va_list ap;
-    fprintf(stderr, "cutrace %s: ", cmd);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "\n(see `cutrace %s --help`)\n", cmd);
-    return CTA_EXIT_USAGE;
 }
 
 int main(int argc, char **argv)

@@ -293,7 +293,7 @@ void cta_nvtx_begin(cta_model *m, cta_proc *p, const ct_rec *r)
         /* one already open at this level of the thread and domain: its pop was lost */
         for (uint32_t k = t->nopen; k-- > 0;) {
             nv_inst *o = nv_at(p, t->open[k]);
-            if (o->kind == CT_NVTX_PUSH_POP && o->domain == b->domain && o->depth >= b->depth) {
+            if (cta_nvtx_pop_lost(o->kind, o->domain, o->depth, b)) {
                 inst_displaced(m, p, t->open[k], r->ts); /* its pop was lost */
             }
         }
@@ -350,7 +350,7 @@ void cta_nvtx_end(cta_model *m, cta_proc *p, const ct_rec *r)
     } else {
         for (uint32_t k = t->nopen; k-- > 0 && idx == UINT32_MAX;) {
             nv_inst *o = nv_at(p, t->open[k]);
-            if (o->kind == CT_NVTX_PUSH_POP && o->domain == e->domain && o->depth == e->depth)
+            if (cta_nvtx_popped(o->kind, o->domain, o->depth, e))
                 idx = t->open[k];
         }
     }

@@ -32,6 +32,26 @@
  * idle-gap classes (CTA_GAP_*), then failed allocations. */
 enum { CTA_WHERE_GAP = CTA_SITE_N, CTA_WHERE_OOM = CTA_WHERE_GAP + CTA_GAP_N, CTA_WHERE_N };
 
+/* The pairing of NVTX_BEGIN with NVTX_RANGE records (FORMAT.md 4.8), one rule for the model
+ * (cta_nvtx_begin, cta_nvtx_end) and the timeline's NVTX tracks, each keeping its own open
+ * ranges. A push/pop range open on a thread (kind, domain, depth of its NVTX_BEGIN) lost its pop
+ * when the thread begins another push/pop at its level or above in its domain: it ends there.
+ * The NVTX_RANGE of a pop ends the innermost open one of its thread (start_tid) at its domain and
+ * depth. A start/end range is ended by the NVTX_RANGE of its id; an id begun again ends the
+ * first one there. */
+static inline int cta_nvtx_pop_lost(uint32_t kind, uint32_t domain, uint32_t depth,
+                                    const ct_rec_nvtx_begin *b)
+{
+    return kind == CT_NVTX_PUSH_POP && b->kind == CT_NVTX_PUSH_POP && domain == b->domain &&
+           depth >= b->depth;
+}
+static inline int cta_nvtx_popped(uint32_t kind, uint32_t domain, uint32_t depth,
+                                  const ct_rec_nvtx_range *e)
+{
+    return kind == CT_NVTX_PUSH_POP && e->kind != CT_NVTX_START_END && domain == e->domain &&
+           depth == e->depth;
+}
+
 /* ---- feed side ---- */
 void cta_nvtx_begin(cta_model *m, cta_proc *p, const ct_rec *r);
 void cta_nvtx_end(cta_model *m, cta_proc *p, const ct_rec *r);

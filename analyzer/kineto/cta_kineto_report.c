@@ -1,18 +1,15 @@
 /* `cutrace summary` of Kineto traces: each file read once, streaming, into HTA's breakdown. */
 #include "cta_kineto_report.h"
 
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cta_cli.h"
 #include "cta_hta.h"
+#include "cta_kineto_open.h"
 #include "cta_map.h"
 #include "cta_out.h"
-#include "cta_paths.h"
-#include "cta_report.h"
 
 static const char no_kernels[] =
     "no GPU kernels in this trace (no event with a stream left after HTA's filters): HTA's "
@@ -24,75 +21,6 @@ typedef struct {
     cta_hta *hta;
     cta_hta_res res;
 } kfile;
-
-static int is_kineto_file(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISREG(st.st_mode) && cta_kineto_sniff(path) == 1;
-}
-
-static int by_name(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The Kineto traces of a directory as HTA's TraceAnalysis(trace_dir=...) takes them: the files
- * directly in it whose names end in .json or .gz, here only those that are Kineto traces, by
- * name. Returns how many were appended to *v (grown with cta_grow). */
-static size_t dir_files(const char *dir, char ***v, size_t *n, size_t *cap)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return 0;
-    size_t first = *n;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        size_t l = strlen(e->d_name);
-        if (!(l > 5 && !strcmp(e->d_name + l - 5, ".json")) && !(l > 3 && !strcmp(e->d_name + l - 3, ".gz")))
-            continue;
-        size_t sz = strlen(dir) + l + 2;
-        char *path = cta_xmalloc(sz, "Kineto file name");
-        snprintf(path, sz, "%s/%s", dir, e->d_name);
-        if (!is_kineto_file(path)) {
-            free(path);
-            continue;
-        }
-        cta_grow(v, cap, *n + 1, sizeof **v);
-        (*v)[(*n)++] = path;
-    }
-    closedir(d);
-    if (*n > first) /* *v may still be NULL */
-        qsort(*v + first, *n - first, sizeof **v, by_name);
-    return *n - first;
-}
-
-static int is_dir(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-int cta_kineto_inputs(char *const *paths, int n)
-{
-    int kineto = 0;
-    for (int i = 0; i < n; i++) {
-        if (is_dir(paths[i])) {
-            /* a directory of cutrace traces stays one, whatever JSON lies beside them (a
-             * summary --json or a timeline written there) */
-            if (cta_paths_has_traces(paths[i]))
-                continue;
-            char **v = NULL;
-            size_t nv = 0, cap = 0;
-            kineto += dir_files(paths[i], &v, &nv, &cap) > 0;
-            for (size_t j = 0; j < nv; j++)
-                free(v[j]);
-            free(v);
-        } else {
-            kineto += is_kineto_file(paths[i]);
-        }
-    }
-    return kineto == 0 ? 0 : kineto == n ? 1 : -1;
-}
 
 static double pct(int64_t part, int64_t whole) { return whole ? 100.0 * (double)part / (double)whole : 0; }
 
@@ -204,23 +132,6 @@ static int drop_last_step(const kfile *fs, size_t n)
             seen = name;
     }
     return 0;
-}
-
-void cta_kineto_files(char *const *paths, int npaths, char ***out, size_t *nout)
-{
-    char **files = NULL;
-    size_t n = 0, cap = 0;
-    for (int i = 0; i < npaths; i++) {
-        if (is_dir(paths[i])) {
-            dir_files(paths[i], &files, &n, &cap);
-        } else {
-            cta_grow(&files, &cap, n + 1, sizeof *files);
-            files[n] = cta_xmalloc(strlen(paths[i]) + 1, "Kineto file name");
-            strcpy(files[n++], paths[i]);
-        }
-    }
-    *out = files;
-    *nout = n;
 }
 
 int cta_kineto_hta_run(const char *cmd, char *const *paths, int npaths, cta_kineto_hta **out)

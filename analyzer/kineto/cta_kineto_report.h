@@ -8,13 +8,6 @@
 
 #include "cta_out.h"
 
-/* 1 when every path is a Kineto trace file or a directory directly holding one, 0 when none
- * is, -1 when they are mixed. */
-int cta_kineto_inputs(char *const *paths, int n);
-/* The Kineto files of the PATH arguments: a file as given, a directory's files named *.json or
- * *.gz that are Kineto traces, by name (HTA's trace_dir). Malloc'd, each and the list. */
-void cta_kineto_files(char *const *paths, int n, char ***files, size_t *nfiles);
-
 /* HTA's breakdown of every file (cta_hta.h): each file read once more, streaming; all the files
  * are one job, as HTA's directory (its last-step filter decides over all of them, so their
  * kernels are held until the end). Returns a CTA_EXIT_* status (errors naming the file, the byte

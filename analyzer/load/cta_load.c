@@ -7,8 +7,7 @@
 #include <unistd.h>
 
 #include "cta_cli.h"
-#include "cta_kineto_conv.h"
-#include "cta_kineto_report.h"
+#include "cta_kineto_open.h"
 #include "cta_paths.h"
 
 static double now_s(void)
@@ -20,7 +19,7 @@ static double now_s(void)
 
 int cta_load_open(const char *cmd, char *const *paths, int npaths, int by_file, ct_reader **rd)
 {
-    int kineto = cta_kineto_inputs(paths, npaths);
+    int kineto = cta_paths_kineto(paths, npaths);
     if (kineto)
         return cta_kineto_open(cmd, paths, npaths, kineto, rd);
     char **files;

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cta_kineto_open.h"
 #include "cta_map.h"
 #include "cttrace.h"
 
@@ -108,6 +109,17 @@ int cta_paths_has_traces(const char *dir)
         free(l.v[i]);
     free(l.v);
     return n > 0;
+}
+
+int cta_paths_kineto(char *const *paths, int n)
+{
+    int kineto = 0;
+    for (int i = 0; i < n; i++)
+        /* a directory of cutrace traces stays one, whatever JSON lies beside them (a summary
+         * --json or a timeline written there) */
+        if (!cta_paths_has_traces(paths[i]))
+            kineto += cta_kineto_is_input(paths[i]);
+    return kineto == 0 ? 0 : kineto == n ? 1 : -1;
 }
 
 void cta_paths_free(char **v)

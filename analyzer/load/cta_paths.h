@@ -13,5 +13,9 @@ int cta_paths_expand(const char *cmd, char *const *in, int n, char ***out, size_
 void cta_paths_free(char **v);
 /* Whether the directory holds a trace file (as the expansion finds them), silently. */
 int cta_paths_has_traces(const char *dir);
+/* What the PATH arguments are: 1 when every path is a Kineto trace file or a directory directly
+ * holding one (cta_kineto_is_input), 0 when none is, -1 when they are mixed. A directory of
+ * cutrace traces is one whatever JSON lies beside them. */
+int cta_paths_kineto(char *const *paths, int n);
 
 #endif

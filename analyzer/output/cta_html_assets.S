@@ -1,7 +1,7 @@
 /* The report page's sources (analyzer/output/html/), compiled into cutrace as zero-terminated strings
  * for `cutrace report` (cmd_report.c). analyzer/build.mk rebuilds this object when one of them
  * changes (the assembler's .incbin is not seen by gcc -MMD). Paths are from the top directory,
- * where make runs. */
+ * where make runs; the script is the build's join of the parts in html/js (CTA_HTML_JS, its path). */
     .section .rodata
     .global cta_html_shell, cta_html_css, cta_html_js
     .type cta_html_shell, @object
@@ -14,6 +14,6 @@ cta_html_css:
     .incbin "analyzer/output/html/report.css"
     .byte 0
 cta_html_js:
-    .incbin "analyzer/output/html/report.js"
+    .incbin CTA_HTML_JS
     .byte 0
     .section .note.GNU-stack, "", @progbits

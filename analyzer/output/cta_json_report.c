@@ -1,17 +1,21 @@
-#include "cta_kineto_conv.h"
-#include "cta_kineto_report.h"
-#include "cta_graph.h"
-#include "cta_host.h"
-#include "cta_nvtx.h"
-#include "cta_report_int.h"
+/* The summary's JSON document (cta_json_report.h), from the figures cta_report_common.c computes
+ * for the text and the JSON alike. */
+#include "cta_json_report.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cta_graph.h"
+#include "cta_host.h"
+#include "cta_kineto_open.h"
+#include "cta_kineto_report.h"
+#include "cta_diag_report.h"
+#include "cta_nvtx.h"
 #include "cta_out.h"
 #include "cta_overview.h"
+#include "cta_report_common.h"
 
 static void json_u32s(cta_json *j, const char *k, const uint32_t v[3])
 {
@@ -85,21 +89,6 @@ static void json_stats(cta_json *j, const char *key, const cta_stat *st, const c
     cta_json_end_arr(j);
 }
 
-/* The full call stacks of a site (every frame up to CTA_FULL_STACK_FRAMES, Python ones as
- * "function (file:line)"): "stacks" and "more_stacks" (it had more than listed). */
-static void json_stacks(cta_json *j, const cta_model *m, const cta_proc *p, const cta_stackset *s)
-{
-    cta_json_key(j, "stacks");
-    cta_json_arr(j);
-    for (uint32_t i = 0; i < s->n; i++) {
-        char st[CTA_FULL_STACK_LEN];
-        cta_json_str(j, cta_model_stack_text(m, p, s->ids[i], st, sizeof st, CTA_FULL_STACK_FRAMES));
-    }
-    cta_json_end_arr(j);
-    cta_json_key(j, "more_stacks");
-    cta_json_bool(j, s->more);
-}
-
 static void json_holders(cta_json *j, const cta_model *m, const cta_proc *p, const char *key,
                          const cta_holder *h, int n)
 {
@@ -112,7 +101,7 @@ static void json_holders(cta_json *j, const cta_model *m, const cta_proc *p, con
         CTA_JK_U64(j, "allocations", h[i].count);
         CTA_JK_STR(j, "stack", cta_model_stack_text(m, p, h[i].stack, st, sizeof st, 16));
         CTA_JK_STR(j, "site", cta_model_site_text(m, p, h[i].stack, st, sizeof st, 16));
-        json_stacks(j, m, p, &h[i].stacks);
+        cta_report_json_stacks(j, m, p, &h[i].stacks);
         cta_json_end_obj(j);
     }
     cta_json_end_arr(j);
@@ -164,7 +153,7 @@ static void json_processes(cta_json *j, const cta_model *m)
         cta_json_bool(j, p->torch);
         CTA_JK_STR(j, "file", cta_kineto_display_path(m->rd, p->file));
         CTA_JK_U64(j, "start_ns", p->t_first == UINT64_MAX ? 0 : p->t_first - m->t0);
-        CTA_JK_U64(j, "wall_ns", wall_of(p));
+        CTA_JK_U64(j, "wall_ns", cta_wall_of(p));
         if (p->captured) { /* only then: the output of other traces stays as it was */
             cta_json_key(j, "capture");
             cta_json_obj(j);
@@ -419,217 +408,71 @@ static void json_util_series(cta_json *j, const cta_model *m, const cta_dev *dv,
     cta_json_end_obj(j);
 }
 
+typedef struct {
+    cta_json *j;
+    const cta_model *m;
+    uint32_t max_bins;
+} json_breakdown_ctx;
+
+static void json_dev_breakdown(void *ctx, const cta_proc *p, int d, uint64_t untimed, const cta_breakdown *b)
+{
+    const json_breakdown_ctx *x = ctx;
+    cta_json *j = x->j;
+    const cta_model *m = x->m;
+    const cta_dev *dv = &p->dev[d];
+    cta_json_obj(j);
+    CTA_JK_U64(j, "pid", p->pid);
+    CTA_JK_I64(j, "device", d);
+    CTA_JK_U64(j, "gpu_operations", dv->gpu_ops);
+    CTA_JK_U64(j, "gpu_untimed_operations", untimed);
+    cta_json_key(j, "complete");
+    cta_json_bool(j, !untimed);
+    if (untimed) { /* busy, idle and the gaps would hold the untimed work */
+        cta_json_end_obj(j);
+        return;
+    }
+    CTA_JK_U64(j, "window_start_ns", dv->first_gpu - m->t0);
+    CTA_JK_U64(j, "window_ns", b->window);
+    CTA_JK_U64(j, "gpu_busy_ns", b->busy);
+    CTA_JK_U64(j, "gpu_end_bounded_operations", dv->bounded_ops);
+    CTA_JK_U64(j, "gpu_busy_bounded_ns", b->busy_bounded);
+    CTA_JK_U64(j, "gpu_idle_ns", b->idle);
+    json_split(j, &b->host, cta_kineto_source(m->rd, p->file) != NULL);
+    json_speedup(j, "max_speedup_gpu", b->max_speedup_gpu);
+    json_speedup(j, "max_speedup_host", b->max_speedup_host);
+    cta_json_key(j, "gaps");
+    cta_json_obj(j);
+    for (int c = 0; c < CTA_GAP_N; c++) {
+        cta_json_key(j, cta_gap_names[c]);
+        cta_json_obj(j);
+        CTA_JK_U64(j, "count", dv->gap_count[c]);
+        CTA_JK_U64(j, "total_ns", dv->gap_ns[c]);
+        cta_json_end_obj(j);
+    }
+    cta_json_end_obj(j);
+    cta_json_key(j, "longest_gaps");
+    cta_json_arr(j);
+    for (int g = 0; g < dv->ntop; g++) {
+        cta_json_obj(j);
+        CTA_JK_U64(j, "start_ns", dv->top[g].start - m->t0);
+        CTA_JK_U64(j, "len_ns", dv->top[g].len);
+        CTA_JK_STR(j, "cause", cta_gap_names[dv->top[g].cls]);
+        json_split(j, &dv->top[g].host, cta_kineto_source(m->rd, p->file) != NULL);
+        cta_json_end_obj(j);
+    }
+    cta_json_end_arr(j);
+    if (dv->util.started)
+        json_util_series(j, m, dv, x->max_bins);
+    cta_json_end_obj(j);
+}
+
 static void json_breakdown(cta_json *j, const cta_model *m, uint32_t max_bins)
 {
     cta_json_key(j, "breakdown");
     cta_json_arr(j);
-    for (size_t i = 0; i < m->nprocs; i++) {
-        const cta_proc *p = &m->procs[i];
-        for (int d = 0; d < CTA_MAX_DEV; d++) {
-            const cta_dev *dv = &p->dev[d];
-            uint64_t untimed = cta_dev_untimed(dv);
-            if (!dv->windowed && !untimed)
-                continue;
-            cta_breakdown b;
-            cta_breakdown_of(dv, &b);
-            cta_json_obj(j);
-            CTA_JK_U64(j, "pid", p->pid);
-            CTA_JK_I64(j, "device", d);
-            CTA_JK_U64(j, "gpu_operations", dv->gpu_ops);
-            CTA_JK_U64(j, "gpu_untimed_operations", untimed);
-            cta_json_key(j, "complete");
-            cta_json_bool(j, !untimed);
-            if (untimed) { /* busy, idle and the gaps would hold the untimed work */
-                cta_json_end_obj(j);
-                continue;
-            }
-            CTA_JK_U64(j, "window_start_ns", dv->first_gpu - m->t0);
-            CTA_JK_U64(j, "window_ns", b.window);
-            CTA_JK_U64(j, "gpu_busy_ns", b.busy);
-            CTA_JK_U64(j, "gpu_end_bounded_operations", dv->bounded_ops);
-            CTA_JK_U64(j, "gpu_busy_bounded_ns", b.busy_bounded);
-            CTA_JK_U64(j, "gpu_idle_ns", b.idle);
-            json_split(j, &b.host, cta_kineto_source(m->rd, p->file) != NULL);
-            json_speedup(j, "max_speedup_gpu", b.max_speedup_gpu);
-            json_speedup(j, "max_speedup_host", b.max_speedup_host);
-            cta_json_key(j, "gaps");
-            cta_json_obj(j);
-            for (int c = 0; c < CTA_GAP_N; c++) {
-                cta_json_key(j, cta_gap_names[c]);
-                cta_json_obj(j);
-                CTA_JK_U64(j, "count", dv->gap_count[c]);
-                CTA_JK_U64(j, "total_ns", dv->gap_ns[c]);
-                cta_json_end_obj(j);
-            }
-            cta_json_end_obj(j);
-            cta_json_key(j, "longest_gaps");
-            cta_json_arr(j);
-            for (int g = 0; g < dv->ntop; g++) {
-                cta_json_obj(j);
-                CTA_JK_U64(j, "start_ns", dv->top[g].start - m->t0);
-                CTA_JK_U64(j, "len_ns", dv->top[g].len);
-                CTA_JK_STR(j, "cause", cta_gap_names[dv->top[g].cls]);
-                json_split(j, &dv->top[g].host, cta_kineto_source(m->rd, p->file) != NULL);
-                cta_json_end_obj(j);
-            }
-            cta_json_end_arr(j);
-            if (dv->util.started)
-                json_util_series(j, m, dv, max_bins);
-            cta_json_end_obj(j);
-        }
-    }
-    cta_json_end_arr(j);
-}
-
-static const char *const unit_names[] = {"count", "ns", "bytes", "pct", "gbps", "ratio"};
-
-/* dataloader-starvation's and gpu-gaps' "cause" (JSON.md): present only with host samples in
- * the gaps. */
-static void json_cause(cta_json *j, const cta_starve_cause *c)
-{
-    cta_json_key(j, "cause");
-    cta_json_obj(j);
-    cta_json_key(j, "causes");
-    cta_json_arr(j);
-    for (int k = 0; k < CTA_CAUSE_N; k++)
-        if (c->causes & (1 << k))
-            cta_json_str(j, cta_cause_names[k]);
-    cta_json_end_arr(j);
-    CTA_JK_U64(j, "gaps", c->gaps);
-    CTA_JK_U64(j, "gap_ns", c->gap_ns);
-    CTA_JK_U64(j, "covered_gap_ns", c->covered_ns);
-    CTA_JK_U64(j, "cpus", c->cpus);
-    CTA_JK_U64(j, "machine_cpus", c->machine_cpus);
-    CTA_JK_NUM_IF(j, "cpu_limit_cores", c->limit_cores > 0, c->limit_cores);
-    CTA_JK_NUM(j, "throttled_share", c->throttled_share);
-    CTA_JK_NUM(j, "busy_cores", c->busy_cores);
-    CTA_JK_NUM(j, "free_cores", c->free_cores);
-    CTA_JK_NUM(j, "outside_tree_cores", c->outside_cores);
-    CTA_JK_U64(j, "workers", c->workers);
-    CTA_JK_NUM(j, "worker_cpu_cores", c->worker_cpu_cores);
-    CTA_JK_NUM(j, "worker_runqueue_wait_cores", c->worker_wait_cores);
-    CTA_JK_NUM(j, "worker_iowait_share", c->worker_d_share);
-    CTA_JK_NUM(j, "worker_read_bps", c->worker_read_bps);
-    CTA_JK_NUM(j, "main_cpu_cores", c->main_cpu_cores);
-    CTA_JK_NUM(j, "main_runqueue_wait_cores", c->main_wait_cores);
-    CTA_JK_NUM(j, "main_iowait_share", c->main_d_share);
-    CTA_JK_NUM(j, "main_read_bps", c->main_read_bps);
-    CTA_JK_NUM(j, "main_compute_share", c->main_compute_share);
-    CTA_JK_NUM(j, "main_cpu_per_gap_ns", c->main_cpu_per_gap_ns);
-    CTA_JK_NUM(j, "iowait_cores", c->iowait_cores);
-    CTA_JK_NUM(j, "psi_cpu_share", c->psi_cpu);
-    CTA_JK_NUM(j, "psi_io_share", c->psi_io);
-    CTA_JK_NUM(j, "psi_memory_share", c->psi_mem);
-    CTA_JK_NUM(j, "swap_pages_per_s", c->swap_pages_s);
-    CTA_JK_NUM(j, "major_faults_per_s", c->majflt_s);
-    CTA_JK_STR(j, "told_by", c->by_main ? "main" : "workers");
-    CTA_JK_NUM(j, "worker_cpu_per_batch_ns", c->worker_cpu_per_batch_ns);
-    CTA_JK_NUM(j, "gpu_step_ns", c->step_ns);
-    CTA_JK_U64(j, "workers_recommended", (uint64_t)c->workers_recommended);
-    CTA_JK_U64(j, "estimated_saving_ns", c->saving_ns);
-    cta_json_end_obj(j);
-}
-
-/* "at": where the finding happened, on the common axis (null: no single place). */
-static void json_at(cta_json *j, const cta_model *m, const cta_diag *d)
-{
-    cta_json_key(j, "at");
-    if (!d->at.set) {
-        cta_json_null(j);
-        return;
-    }
-    cta_json_obj(j);
-    CTA_JK_U64(j, "pid", d->proc->pid);
-    cta_json_key(j, "device");
-    if (d->at.dev >= 0)
-        cta_json_i64(j, d->at.dev);
-    else
-        cta_json_null(j);
-    CTA_JK_U64(j, "start_ns", d->at.start - m->t0);
-    CTA_JK_U64(j, "end_ns", d->at.end - m->t0);
-    cta_json_end_obj(j);
-}
-
-static void json_diag(cta_json *j, const cta_model *m, const cta_diag *dg, int n)
-{
-    cta_json_key(j, "diagnoses");
-    cta_json_arr(j);
-    for (int i = 0; i < n; i++) {
-        const cta_diag *d = &dg[i];
-        cta_json_obj(j);
-        CTA_JK_STR(j, "id", d->id);
-        CTA_JK_STR(j, "severity", d->severity);
-        CTA_JK_U64(j, "pid", d->proc->pid);
-        cta_json_key(j, "rank");
-        if (d->proc->rank >= 0)
-            cta_json_i64(j, d->proc->rank);
-        else
-            cta_json_null(j);
-        cta_json_key(j, "device");
-        if (d->dev >= 0)
-            cta_json_i64(j, d->dev);
-        else
-            cta_json_null(j);
-        CTA_JK_STR(j, "message", d->message);
-        CTA_JK_U64(j, "estimated_saving_ns", d->saving_ns);
-        CTA_JK_U64(j, "window_ns", d->window_ns);
-        CTA_JK_NUM(j, "saving_pct", d->window_ns ? 100.0 * (double)d->saving_ns / (double)d->window_ns : 0);
-        json_at(j, m, d);
-        cta_json_key(j, "evidence");
-        cta_json_obj(j);
-        for (int k = 0; k < d->nev; k++)
-            CTA_JK_NUM(j, d->ev[k].key, d->ev[k].value);
-        cta_json_end_obj(j);
-        cta_json_key(j, "evidence_units");
-        cta_json_obj(j);
-        for (int k = 0; k < d->nev; k++)
-            CTA_JK_STR(j, d->ev[k].key, unit_names[d->ev[k].unit]);
-        cta_json_end_obj(j);
-        cta_json_key(j, "nvtx");
-        if (d->in_range) {
-            cta_json_obj(j);
-            CTA_JK_STR(j, "range", d->range.range);
-            CTA_JK_NUM(j, "share_pct", 100.0 * d->range.share);
-            cta_json_key(j, "repeating");
-            if (d->range.outer[0]) {
-                cta_json_obj(j);
-                CTA_JK_STR(j, "range", d->range.outer);
-                CTA_JK_U64(j, "first", d->range.first);
-                CTA_JK_U64(j, "last", d->range.last);
-                cta_json_end_obj(j);
-            } else {
-                cta_json_null(j);
-            }
-            CTA_JK_STR(j, "text", d->range.text);
-            cta_json_end_obj(j);
-        } else {
-            cta_json_null(j);
-        }
-        cta_json_key(j, "call_sites");
-        cta_json_arr(j);
-        for (int k = 0; k < d->nsites; k++)
-            cta_json_str(j, d->sites[k].text);
-        cta_json_end_arr(j);
-        cta_json_key(j, "sites");
-        cta_json_arr(j);
-        for (int k = 0; k < d->nsites; k++) {
-            const cta_diag_site *st = &d->sites[k];
-            cta_json_obj(j);
-            CTA_JK_STR(j, "call", st->call);
-            CTA_JK_STR(j, "stack", st->stack);
-            CTA_JK_U64(j, "count", st->count);
-            CTA_JK_U64(j, "bytes", st->bytes);
-            CTA_JK_U64(j, "total_ns", st->ns);
-            json_stacks(j, m, d->proc, &st->stacks);
-            cta_json_end_obj(j);
-        }
-        cta_json_end_arr(j);
-        CTA_JK_STR(j, "detail", d->detail);
-        if (d->cause.known)
-            json_cause(j, &d->cause);
-        CTA_JK_STR(j, "fix", d->fix);
-        cta_json_end_obj(j);
-    }
+    json_breakdown_ctx x = {j, m, max_bins};
+    for (size_t i = 0; i < m->nprocs; i++)
+        cta_report_breakdowns(&m->procs[i], json_dev_breakdown, &x);
     cta_json_end_arr(j);
 }
 
@@ -649,7 +492,7 @@ static void json_ranks(cta_json *j, const cta_model *m)
             cta_json_null(j);
         CTA_JK_U64(j, "pid", p->pid);
         CTA_JK_STR(j, "host", p->host);
-        CTA_JK_U64(j, "wall_ns", wall_of(p));
+        CTA_JK_U64(j, "wall_ns", cta_wall_of(p));
         cta_json_key(j, "gpu_busy_pct");
         if (known)
             cta_json_num(j, 100.0 * (double)b.busy / (double)b.window);
@@ -768,7 +611,7 @@ void cta_report_json(FILE *f, const cta_model *m, const cta_diag *dg, int ndiag,
                 cta_json_null(&j);
             cta_json_key(&j, "gbps");
             if (sh.n && sh.ns)
-                cta_json_num(&j, gbps(sh.bytes, sh.ns));
+                cta_json_num(&j, cta_gbps(sh.bytes, sh.ns));
             else
                 cta_json_null(&j);
             cta_json_key(&j, "peak_gbps");
@@ -778,7 +621,7 @@ void cta_report_json(FILE *f, const cta_model *m, const cta_diag *dg, int ndiag,
                 cta_json_null(&j);
             cta_json_key(&j, "peak_pct");
             if (sh.n && sh.ns && c->peak_bps > 0)
-                cta_json_num(&j, 100.0 * gbps(sh.bytes, sh.ns) * 1e9 / c->peak_bps);
+                cta_json_num(&j, 100.0 * cta_gbps(sh.bytes, sh.ns) * 1e9 / c->peak_bps);
             else
                 cta_json_null(&j);
             cta_json_end_obj(&j);
@@ -789,7 +632,7 @@ void cta_report_json(FILE *f, const cta_model *m, const cta_diag *dg, int ndiag,
     json_breakdown(&j, m, o->series_bins);
     cta_nvtx_json(&j, m);
     json_ranks(&j, m);
-    json_diag(&j, m, dg, ndiag);
+    cta_diag_report_json(&j, m, dg, ndiag);
     if (o->overview)
         cta_overview_json(&j, m, o->overview);
     if (o->hta)

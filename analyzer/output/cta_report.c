@@ -1,19 +1,21 @@
 /* `cutrace summary`'s text: one section per question (the run, kernels, copies, VRAM, the
  * breakdown, diagnoses, ranks, GEMMs), from the figures cta_report_common.c computes for the text
  * and the JSON alike. */
-#include "cta_kineto_conv.h"
-#include "cta_kineto_report.h"
-#include "cta_nvtx.h"
-#include "cta_graph.h"
-#include "cta_host.h"
-#include "cta_report_int.h"
+#include "cta_report.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cta_graph.h"
+#include "cta_host.h"
+#include "cta_kineto_open.h"
+#include "cta_kineto_report.h"
+#include "cta_diag_report.h"
+#include "cta_nvtx.h"
 #include "cta_out.h"
+#include "cta_report_common.h"
 
 static const char *const TIMING_FIX = "for GPU durations of every one: cutrace run --gpu-timing all";
 
@@ -118,6 +120,34 @@ static void bounded_note(FILE *f, const cta_stat *st, size_t n, int pct)
     fprintf(f, "%s.\n", pct ? ". Time % is of the Totals shown" : "");
 }
 
+/* What a table of GPU work says of the instances without a GPU duration, in its words. */
+typedef struct {
+    const char *what, *nodes, *graph_row, *columns, *untimed;
+} timing_words;
+
+/* The note above a table of GPU work when some of it has no GPU duration: the instances that
+ * ran in graph launches (graphed), then unless complete, the timed ones of all and why. */
+static void timing_note(FILE *f, const cta_model *m, const timing_words *w, uint64_t graphed,
+                        int complete, uint64_t timed, uint64_t all)
+{
+    char why[200];
+    if (graphed)
+        fprintf(f, "  %llu %s ran inside CUDA graph launches, counted from the graphs' %s: events "
+                   "time a graph as a whole%s, so their own GPU durations are unknown and not "
+                   "shown.\n",
+                (unsigned long long)graphed, w->what, w->nodes, w->graph_row);
+    if (complete)
+        return;
+    if (timed)
+        fprintf(f, "  GPU durations were collected for %llu of %llu %s (%s): the %s cover those "
+                   "only; %s.\n",
+                (unsigned long long)timed, (unsigned long long)all, w->what,
+                timing_why(m, why, sizeof why), w->columns, TIMING_FIX);
+    else
+        fprintf(f, "  GPU durations were not collected (%s): %s; %s.\n", timing_why(m, why, sizeof why),
+                w->untimed, TIMING_FIX);
+}
+
 /* Kernels (or variants) when some instances have no GPU interval: what the launch records
  * tell of every instance, and the GPU time of those timed. */
 static void host_kernel_table(FILE *f, const cta_model *m, const cta_stat *st, const cta_map *names,
@@ -134,23 +164,10 @@ static void host_kernel_table(FILE *f, const cta_model *m, const cta_stat *st, c
         nb += st[i].b.count;
         graphed += st[i].in_graphs;
     }
-    char why[200];
-    if (graphed)
-        fprintf(f, "  %llu kernel instances ran inside CUDA graph launches, counted from the "
-                   "graphs' kernel nodes: events time a graph as a whole (its [CUDA graph] row), "
-                   "so their own GPU durations are unknown and not shown.\n",
-                (unsigned long long)graphed);
-    if (timed + graphed == all)
-        ; /* nothing else is missing */
-    else if (timed)
-        fprintf(f, "  GPU durations were collected for %llu of %llu kernel instances (%s): the GPU "
-                   "columns cover those only; %s.\n",
-                (unsigned long long)timed, (unsigned long long)all, timing_why(m, why, sizeof why),
-                TIMING_FIX);
-    else
-        fprintf(f, "  GPU durations were not collected (%s): instances, configurations and launch "
-                   "call time are from the launch records; %s.\n",
-                timing_why(m, why, sizeof why), TIMING_FIX);
+    static const timing_words kernels = {
+        "kernel instances", "kernel nodes", " (its [CUDA graph] row)", "GPU columns",
+        "instances, configurations and launch call time are from the launch records"};
+    timing_note(f, m, &kernels, graphed, timed + graphed == all, timed, all);
     cta_table *t = nb ? cta_table_new(8, hb) : cta_table_new(7, h);
     uint32_t *idx = cta_report_sorted(st, n);
     size_t rows = top && (size_t)top < n ? (size_t)top : n;
@@ -265,7 +282,7 @@ static void text_run(FILE *f, const cta_model *m)
         if (p->rank >= 0)
             fprintf(f, ", rank %d", p->rank);
         fprintf(f, ": %s\n", cta_text_safe(cmd, sizeof cmd, p->command, 120));
-        fprintf(f, "    wall %s, ended: %s, %llu records\n", cta_fmt_ns(b1, (double)wall_of(p)),
+        fprintf(f, "    wall %s, ended: %s, %llu records\n", cta_fmt_ns(b1, (double)cta_wall_of(p)),
                 cta_end_text(m, p, b2, sizeof b2), (unsigned long long)(p->stats ? p->stats->records : 0));
         if (p->captured) /* the tables, breakdown and gaps cover these windows only */
             fprintf(f, "    captured in %llu window%s totalling %s (allocations and frees "
@@ -362,22 +379,11 @@ static void text_copies(FILE *f, const cta_model *m)
             timed += c->timed + c->bounded;
         }
     int partial = timed < all;
-    char why[200];
-    if (graphed)
-        fprintf(f, "  %llu copies and sets ran inside CUDA graph launches, counted from the graphs' "
-                   "memcpy and memset nodes: events time a graph as a whole, so their own GPU "
-                   "durations are unknown and not shown.\n",
-                (unsigned long long)graphed);
-    if (timed + graphed >= all)
-        ; /* nothing else is missing (host-to-host graph nodes are not in all) */
-    else if (timed)
-        fprintf(f, "  GPU durations were collected for %llu of %llu copies and sets (%s): the "
-                   "time and bandwidth columns cover those only; %s.\n",
-                (unsigned long long)timed, (unsigned long long)all, timing_why(m, why, sizeof why),
-                TIMING_FIX);
-    else
-        fprintf(f, "  GPU durations were not collected (%s): counts and bytes are from the copy "
-                   "records; %s.\n", timing_why(m, why, sizeof why), TIMING_FIX);
+    static const timing_words copies = {
+        "copies and sets", "memcpy and memset nodes", "", "time and bandwidth columns",
+        "counts and bytes are from the copy records"};
+    /* host-to-host graph nodes are not in all */
+    timing_note(f, m, &copies, graphed, timed + graphed >= all, timed, all);
     /* GPU-timed where some have no GPU interval, End-bounded where some have only a bound */
     const char *h[11] = {"Operation", "Host memory", ">Count", ">Bytes"};
     int nh = 4;
@@ -400,7 +406,7 @@ static void text_copies(FILE *f, const cta_model *m)
              * where none was timed (or none has GPU work) */
             cta_copyshown sh = cta_copy_shown(c);
             char a[32], b[32], cc[40] = "-", d[40] = "-", e[40] = "-", g[40] = "-", n[32], nb[32];
-            double bw = gbps(sh.bytes, sh.ns);
+            double bw = cta_gbps(sh.bytes, sh.ns);
             if (sh.n) {
                 upper_ns(cc, (double)sh.ns, sh.upper);
                 upper_ns(d, (double)sh.ns / (double)sh.n, sh.upper);
@@ -547,65 +553,71 @@ static void amdahl_line(FILE *f, const cta_breakdown *b)
                 100 * pb, b->max_speedup_gpu, b->max_speedup_host);
 }
 
+typedef struct {
+    FILE *f;
+    const cta_model *m;
+    int any;
+} text_breakdown_ctx;
+
+static void text_dev_breakdown(void *ctx, const cta_proc *p, int d, uint64_t untimed, const cta_breakdown *b)
+{
+    text_breakdown_ctx *tb = ctx;
+    FILE *f = tb->f;
+    const cta_model *m = tb->m;
+    const cta_dev *dv = &p->dev[d];
+    tb->any = 1;
+    if (untimed) {
+        /* the idle time would hold the untimed work: no figure would be right */
+        char why[200];
+        fprintf(f, "  pid %u GPU %d: no breakdown: it needs the GPU interval of every "
+                   "kernel, copy and set, and %llu of %llu have none (%s); %s.\n",
+                p->pid, d, (unsigned long long)untimed, (unsigned long long)dv->gpu_ops,
+                timing_why(m, why, sizeof why), TIMING_FIX);
+        return;
+    }
+    char w[32], x[32], y[32];
+    fprintf(f, "  pid %u GPU %d: window %s\n", p->pid, d, cta_fmt_ns(w, (double)b->window));
+    static const char *const h[] = {"", ">Time", ">% of window"};
+    cta_table *t = cta_table_new(3, h);
+#define ROW(label, v) cta_table_row(t, label, cta_fmt_ns(x, (double)(v)), cta_fmt_pct(y, b->window ? 100.0 * (double)(v) / (double)b->window : 0))
+    ROW("GPU busy (kernels, copies, sets)", b->busy);
+    ROW("GPU idle", b->idle);
+    ROW("  host inside CUDA calls (launching)", b->host.in_api);
+    ROW("  host blocked in synchronization", b->host.blocked);
+    int no_cpu = cta_kineto_source(m->rd, p->file) != NULL;
+    if (!no_cpu) {
+        ROW("  host outside CUDA, computing", b->host.compute);
+        ROW("  host outside CUDA, waiting", b->host.wait);
+    }
+    if (b->host.unknown)
+        ROW("  host outside CUDA, computing or waiting (*)", b->host.unknown);
+#undef ROW
+    cta_table_print(t, f, "    ");
+    cta_table_free(t);
+    if (b->busy_bounded)
+        fprintf(f, "    GPU busy includes up to %s covered only by operations whose end is "
+                   "only bounded (%llu on this GPU ended before the tracer could time their "
+                   "end): busy may be that much less, idle and its gaps that much more.\n",
+                cta_fmt_ns(x, (double)b->busy_bounded), (unsigned long long)dv->bounded_ops);
+    if (b->host.unknown && no_cpu)
+        fprintf(f, "    (*) a Kineto trace holds no CPU-time readings, so computing cannot "
+                   "be told from waiting.\n");
+    else if (b->host.unknown)
+        fprintf(f, "    (*) no CPU-time readings of the thread cover this time, so computing "
+                   "cannot be told from waiting: the tracer reads a thread's CPU time when "
+                   "it comes back to CUDA after more than CUTRACE_CPU_GAP_US (100 us) "
+                   "outside it, and time before its second reading or after its last one "
+                   "has none.\n");
+    amdahl_line(f, b);
+}
+
 static void text_breakdown(FILE *f, const cta_model *m)
 {
     heading(f, "Breakdown (first to last GPU activity)");
-    int any = 0;
+    text_breakdown_ctx tb = {f, m, 0};
     for (size_t i = 0; i < m->nprocs; i++) {
         const cta_proc *p = &m->procs[i];
-        for (int d = 0; d < CTA_MAX_DEV; d++) {
-            const cta_dev *dv = &p->dev[d];
-            uint64_t untimed = cta_dev_untimed(dv);
-            if (untimed) {
-                /* the idle time would hold the untimed work: no figure would be right */
-                char why[200];
-                any = 1;
-                fprintf(f, "  pid %u GPU %d: no breakdown: it needs the GPU interval of every "
-                           "kernel, copy and set, and %llu of %llu have none (%s); %s.\n",
-                        p->pid, d, (unsigned long long)untimed, (unsigned long long)dv->gpu_ops,
-                        timing_why(m, why, sizeof why), TIMING_FIX);
-                continue;
-            }
-            if (!dv->windowed)
-                continue;
-            any = 1;
-            cta_breakdown b;
-            cta_breakdown_of(&p->dev[d], &b);
-            char w[32], x[32], y[32];
-            fprintf(f, "  pid %u GPU %d: window %s\n", p->pid, d, cta_fmt_ns(w, (double)b.window));
-            static const char *const h[] = {"", ">Time", ">% of window"};
-            cta_table *t = cta_table_new(3, h);
-#define ROW(label, v) cta_table_row(t, label, cta_fmt_ns(x, (double)(v)), cta_fmt_pct(y, b.window ? 100.0 * (double)(v) / (double)b.window : 0))
-            ROW("GPU busy (kernels, copies, sets)", b.busy);
-            ROW("GPU idle", b.idle);
-            ROW("  host inside CUDA calls (launching)", b.host.in_api);
-            ROW("  host blocked in synchronization", b.host.blocked);
-            int no_cpu = cta_kineto_source(m->rd, p->file) != NULL;
-            if (!no_cpu) {
-                ROW("  host outside CUDA, computing", b.host.compute);
-                ROW("  host outside CUDA, waiting", b.host.wait);
-            }
-            if (b.host.unknown)
-                ROW("  host outside CUDA, computing or waiting (*)", b.host.unknown);
-#undef ROW
-            cta_table_print(t, f, "    ");
-            cta_table_free(t);
-            if (b.busy_bounded)
-                fprintf(f, "    GPU busy includes up to %s covered only by operations whose end is "
-                           "only bounded (%llu on this GPU ended before the tracer could time their "
-                           "end): busy may be that much less, idle and its gaps that much more.\n",
-                        cta_fmt_ns(x, (double)b.busy_bounded), (unsigned long long)dv->bounded_ops);
-            if (b.host.unknown && no_cpu)
-                fprintf(f, "    (*) a Kineto trace holds no CPU-time readings, so computing cannot "
-                           "be told from waiting.\n");
-            else if (b.host.unknown)
-                fprintf(f, "    (*) no CPU-time readings of the thread cover this time, so computing "
-                           "cannot be told from waiting: the tracer reads a thread's CPU time when "
-                           "it comes back to CUDA after more than CUTRACE_CPU_GAP_US (100 us) "
-                           "outside it, and time before its second reading or after its last one "
-                           "has none.\n");
-            amdahl_line(f, &b);
-        }
+        cta_report_breakdowns(p, text_dev_breakdown, &tb);
         if (p->launch_queue.count) {
             char a[32], md[32], mx[32];
             fprintf(f, "  pid %u launch queue (launch call to kernel start): avg %s, median %s, max %s over %llu kernels\n",
@@ -614,56 +626,12 @@ static void text_breakdown(FILE *f, const cta_model *m)
                     cta_fmt_ns(mx, (double)p->launch_queue.max), (unsigned long long)p->launch_queue.count);
         }
     }
-    if (!any)
+    if (!tb.any)
         fprintf(f, "  (no GPU activity traced)\n");
     for (size_t i = 0; i < m->nprocs; i++) {
         const cta_kconv_stats *ks = cta_kineto_source_stats(m->rd, m->procs[i].file);
         if (ks && !ks->kernels && !ks->copies && !ks->sets)
             fprintf(f, "  pid %u: %s\n", m->procs[i].pid, cta_kineto_no_gpu);
-    }
-}
-
-static void text_diag(FILE *f, const cta_model *m, const cta_diag *dg, int n, const cta_report_opts *o)
-{
-    heading(f, "Diagnoses (by estimated saving)");
-    for (size_t i = 0; i < m->nprocs; i++)
-        for (int d = 0; d < CTA_MAX_DEV; d++)
-            if (cta_dev_untimed(&m->procs[i].dev[d]))
-                fprintf(f, "  pid %u GPU %d: the findings drawn from GPU idle gaps need every GPU "
-                           "interval and are not made (see the breakdown)\n", m->procs[i].pid, d);
-    if (!n)
-        fprintf(f, "  none above %.1f%% of the window\n", o->diag ? o->diag->min_saving_pct : 1.0);
-    for (int i = 0; i < n; i++) {
-        const cta_diag *d = &dg[i];
-        char b[32], safe[700];
-        fprintf(f, "  [%s] %s", d->severity, d->id);
-        if (m->nprocs > 1 && d->proc->rank >= 0)
-            fprintf(f, " (pid %u, rank %d)", d->proc->pid, d->proc->rank);
-        else if (m->nprocs > 1)
-            fprintf(f, " (pid %u)", d->proc->pid);
-        if (!strcmp(d->id, "oom"))
-            fprintf(f, ": the run failed\n");
-        else
-            fprintf(f, ": saves ~%s (%.1f%% of the window)\n", cta_fmt_ns(b, (double)d->saving_ns),
-                    d->window_ns ? 100.0 * (double)d->saving_ns / (double)d->window_ns : 0);
-        fprintf(f, "    %s\n", cta_text_safe(safe, sizeof safe, d->message, 0));
-        if (d->detail[0]) {
-            const char *s = d->detail;
-            while (*s) {
-                const char *e = strchr(s, '\n');
-                size_t len = e ? (size_t)(e - s) : strlen(s);
-                fprintf(f, "    %.*s\n", (int)len, s);
-                s += len + (e != NULL);
-            }
-        }
-        if (d->in_range)
-            fprintf(f, "    %s\n", d->range.text);
-        if (d->nsites) {
-            fprintf(f, "    where:\n");
-            for (int k = 0; k < d->nsites; k++)
-                fprintf(f, "      %s\n", d->sites[k].text);
-        }
-        fprintf(f, "    fix: %s\n", d->fix);
     }
 }
 
@@ -694,7 +662,7 @@ static void text_ranks(FILE *f, const cta_model *m)
         }
         const char *s = cta_report_straggler(m, p);
         cta_table_row(t, p->rank >= 0 ? r : "-", u64s(pid, p->pid),
-                     cta_text_safe(host, sizeof host, p->host, 40), cta_fmt_ns(w, (double)wall_of(p)),
+                     cta_text_safe(host, sizeof host, p->host, 40), cta_fmt_ns(w, (double)cta_wall_of(p)),
                      busy, idle, cta_fmt_bytes(peak, (double)cta_report_proc_peak(p)),
                      p->top_kernel[0] ? cta_text_safe(top, sizeof top, p->top_kernel, 60) : "-",
                      s ? s : "");
@@ -799,7 +767,8 @@ void cta_report_text(FILE *f, const cta_model *m, const cta_diag *dg, int ndiag,
     cta_host_text(f, m);
     cta_nvtx_text(f, m, o->top);
     text_ranks(f, m);
-    text_diag(f, m, dg, ndiag, o);
+    heading(f, "Diagnoses (by estimated saving)");
+    cta_diag_report_text(f, m, dg, ndiag, o->diag ? o->diag->min_saving_pct : 1.0);
     if (o->hta) {
         fputc('\n', f);
         cta_kineto_hta_text(f, o->hta);

@@ -1,8 +1,8 @@
 /* The summary's two renderings of one finished model and its diagnoses: aligned text tables with
  * human units, and one JSON document following analyzer/JSON.md (schema_version
  * CTA_SCHEMA_VERSION). Both show the same sections and numbers; the text cuts long tables at
- * `top` rows, the JSON never does. The text is in cta_report.c, the JSON in cta_json_report.c; the
- * figures both show are computed once (cta_report_int.h). */
+ * `top` rows, the JSON never does. The text is in cta_report.c, the JSON in cta_json_report.c
+ * (cta_json_report.h); the figures both show are computed once (cta_report_common.h). */
 #ifndef CTA_REPORT_H
 #define CTA_REPORT_H
 
@@ -11,6 +11,7 @@
 #include "cta_diag.h"
 #include "cta_gemm.h"
 #include "cta_model.h"
+#include "cta_report_common.h"
 
 #define CTA_SCHEMA_VERSION 2
 
@@ -27,20 +28,5 @@ typedef struct {
 } cta_report_opts;
 
 void cta_report_text(FILE *f, const cta_model *m, const cta_diag *dg, int ndiag, const cta_report_opts *o);
-void cta_report_json(FILE *f, const cta_model *m, const cta_diag *dg, int ndiag, const cta_report_opts *o);
-
-/* Per process and device breakdown, shared by both renderings and the ranks table. */
-typedef struct {
-    uint64_t window, busy, idle;
-    uint64_t busy_bounded;    /* of busy, covered only by end-bounded operations: at most this
-                               * much less busy, more idle */
-    cta_hostsplit host;
-    double max_speedup_gpu, max_speedup_host; /* INFINITY when the bound is unlimited */
-} cta_breakdown;
-void cta_breakdown_of(const cta_dev *d, cta_breakdown *b);
-
-/* How process p ended, in words ("exit status 3", "killed by signal 15 (SIGTERM)", "no END
- * record: ..."), into buf (160 bytes hold every text); returns buf. */
-const char *cta_end_text(const cta_model *m, const cta_proc *p, char *buf, size_t n);
 
 #endif

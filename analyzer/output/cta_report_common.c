@@ -1,14 +1,14 @@
-/* What the text and the JSON summaries both compute (cta_report_int.h): breakdowns, orderings,
- * how a process ended, the libraries it ran, peaks and stragglers, so that the two renderings
- * never disagree. */
+/* What the outputs of a finished model compute alike (cta_report_common.h). */
 #define _GNU_SOURCE /* sigabbrev_np */
-#include "cta_kineto_conv.h"
-#include "cta_report_int.h"
+#include "cta_report_common.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "cta_kineto_open.h"
+#include "cta_out.h"
 
 void cta_breakdown_of(const cta_dev *d, cta_breakdown *b)
 {
@@ -20,6 +20,22 @@ void cta_breakdown_of(const cta_dev *d, cta_breakdown *b)
     b->max_speedup_gpu = b->idle ? (double)b->window / (double)b->idle : INFINITY;
     b->max_speedup_host = b->busy ? (double)b->window / (double)b->busy : INFINITY;
     b->busy_bounded = d->busy_bounded < b->busy ? d->busy_bounded : b->busy;
+}
+
+void cta_report_breakdowns(const cta_proc *p,
+                           void (*fn)(void *ctx, const cta_proc *p, int dev, uint64_t untimed,
+                                      const cta_breakdown *b),
+                           void *ctx)
+{
+    for (int d = 0; d < CTA_MAX_DEV; d++) {
+        const cta_dev *dv = &p->dev[d];
+        uint64_t untimed = cta_dev_untimed(dv);
+        if (!dv->windowed && !untimed)
+            continue;
+        cta_breakdown b;
+        cta_breakdown_of(dv, &b);
+        fn(ctx, p, d, untimed, &b);
+    }
 }
 
 /* ---- shared orderings ----------------------------------------------------------------------- */
@@ -152,7 +168,7 @@ static uint64_t median_of(const cta_model *m, int busy)
         const cta_proc *p = &m->procs[i];
         cta_breakdown b;
         if (p->rank >= 0 && (!busy || cta_report_proc_breakdown(p, &b)))
-            v[n++] = busy ? b.busy : wall_of(p);
+            v[n++] = busy ? b.busy : cta_wall_of(p);
     }
     qsort(v, n, sizeof *v, cmp_u64);
     uint64_t r = n ? v[n / 2] : 0;
@@ -167,7 +183,20 @@ const char *cta_report_straggler(const cta_model *m, const cta_proc *p)
     uint64_t mb = median_of(m, 1), mw = median_of(m, 0);
     if (mb && cta_report_proc_breakdown(p, &b) && b.busy * 10 > mb * 11)
         return "GPU work";
-    if (mw && wall_of(p) * 10 > mw * 11)
+    if (mw && cta_wall_of(p) * 10 > mw * 11)
         return "wall time";
     return NULL;
+}
+
+void cta_report_json_stacks(cta_json *j, const cta_model *m, const cta_proc *p, const cta_stackset *s)
+{
+    cta_json_key(j, "stacks");
+    cta_json_arr(j);
+    for (uint32_t i = 0; i < s->n; i++) {
+        char st[CTA_FULL_STACK_LEN];
+        cta_json_str(j, cta_model_stack_text(m, p, s->ids[i], st, sizeof st, CTA_FULL_STACK_FRAMES));
+    }
+    cta_json_end_arr(j);
+    cta_json_key(j, "more_stacks");
+    cta_json_bool(j, s->more);
 }

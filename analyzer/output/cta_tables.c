@@ -21,7 +21,7 @@
 CTA_TABLES(CTA_TAB_NAMES_)
 CTA_TABLES(CTA_TAB_TYPES_)
 
-#define CTA_TAB_WIDTH_(id, name, cols, per) _Static_assert(id##_NCOLS <= 32, #id " is wider than MAX_COLS");
+#define CTA_TAB_WIDTH_(id, name, cols, per) _Static_assert(CTA_##id##_NCOLS <= 32, #id " is wider than MAX_COLS");
 CTA_TABLES(CTA_TAB_WIDTH_)
 
 static const struct {
@@ -29,7 +29,7 @@ static const struct {
     int ncols, per_trace;
     const char *const *cols, *const *types;
 } tabs[] = {
-#define CTA_TAB_DEF_(id, name, cols, per) {name, id##_NCOLS, per, id##_names, id##_types},
+#define CTA_TAB_DEF_(id, name, cols, per) {name, CTA_##id##_NCOLS, per, id##_names, id##_types},
     CTA_TABLES(CTA_TAB_DEF_)
 };
 
@@ -385,7 +385,7 @@ int64_t cta_tables_string(cta_tables *t, const char *s)
     int added;
     uint32_t i = cta_map_get(&t->strings, s, strlen(s) + 1, &added);
     if (added) {
-        cta_val row[STRINGS_NCOLS] = {[STRINGS_id] = cta_vi(i), [STRINGS_value] = cta_vs(s)};
+        cta_val row[CTA_STRINGS_NCOLS] = {[CTA_STRINGS_id] = cta_vi(i), [CTA_STRINGS_value] = cta_vs(s)};
         if (cta_tables_put(t, CTA_TAB_STRINGS, 0, row) != 0)
             return -1;
     }

@@ -5,8 +5,8 @@
  * StringIds and ENUM_* have the names, columns and units of Nsight Systems' SQLite export
  * (analyzer/SQLITE.md says which columns are filled); CUTRACE_* are cutrace's own.
  *
- * A row is an array of cta_val indexed by the table's column enum (TABLE_column, e.g.
- * KERNEL_start), all NULL unless set. Rows are written as they come (streaming): memory is the
+ * A row is an array of cta_val indexed by the table's column enum (CTA_TABLE_column, e.g.
+ * CTA_KERNEL_start), all NULL unless set. Rows are written as they come (streaming): memory is the
  * back end's (at most 64 open compressed files; SQLite's page cache), not the rows'.
  * Text values are referenced, not copied, during cta_tables_put only. */
 #ifndef CTA_TABLES_H
@@ -88,9 +88,9 @@
 #define CTA_TAB_ENUM_(id, name, cols, per) CTA_TAB_##id,
 enum { CTA_TABLES(CTA_TAB_ENUM_) CTA_TAB_N };
 #undef CTA_TAB_ENUM_
-/* per table: enum { KERNEL_start, KERNEL_end, ..., KERNEL_NCOLS } */
-#define CTA_COL_ENUM_(t, n, ty) t##_##n,
-#define CTA_TAB_COLS_(id, name, cols, per) enum { cols(CTA_COL_ENUM_, id) id##_NCOLS };
+/* per table: enum { CTA_KERNEL_start, CTA_KERNEL_end, ..., CTA_KERNEL_NCOLS } */
+#define CTA_COL_ENUM_(t, n, ty) CTA_##t##_##n,
+#define CTA_TAB_COLS_(id, name, cols, per) enum { cols(CTA_COL_ENUM_, id) CTA_##id##_NCOLS };
 CTA_TABLES(CTA_TAB_COLS_)
 #undef CTA_TAB_COLS_
 #undef CTA_COL_ENUM_

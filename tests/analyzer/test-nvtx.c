@@ -318,3 +318,47 @@ TEST_IMPL(nvtx_ranges_of_every_kind)
     tj_free(s);
     return 0;
 }
+
+/* A push whose pops were lost ends every deeper range open on its thread in its domain, in the
+ * summary and the timeline alike (one pairing, cta_nvtx.h): tracegen --nvtx-lost-pops pushes
+ * "step", "inner" 1 ms later and "step" again 1 ms after that (both pops lost), popped 1 ms
+ * later. Before, the timeline drew "inner" until the process's last record. */
+TEST_IMPL(nvtx_lost_pops_end_deeper_ranges)
+{
+    char dir[4096];
+    ASSERT(an_gen(dir, "lostpops", "--iters 2 --nvtx-lost-pops"));
+    tj *s = an_summary(dir, NULL);
+    ASSERT(s);
+    const tj *inner = tj_find(tj_path(s, "nvtx.ranges"), "name", "inner");
+    const tj *step = tj_find(tj_path(s, "nvtx.ranges"), "name", "step");
+    ASSERT(inner && step);
+    ASSERT_INT(tj_num(inner, "open_at_end"), ==, 1);
+    ASSERT_INT(tj_num(inner, "open_ns"), ==, 1000000);
+    ASSERT_INT(tj_num(step, "instances"), ==, 1);
+    ASSERT_INT(tj_num(step, "host_total_ns"), ==, 1000000);
+    ASSERT_INT(tj_num(step, "open_ns"), ==, 2000000);
+    tj_free(s);
+    tj *tl = an_timeline(dir);
+    ASSERT(tl);
+    const tj *ev = tj_get(tl, "traceEvents");
+    int inner_seen = 0, step_seen = 0;
+    for (size_t i = 0; ev && i < ev->n; i++) {
+        const tj *e = ev->v[i];
+        const char *cat = tj_str(e, "cat");
+        if (!cat || strcmp(cat, "nvtx"))
+            continue;
+        if (!strcmp(tj_str(e, "name"), "inner")) {
+            inner_seen++;
+            ASSERT_INT(tj_num(e, "ts"), ==, 1000);
+            ASSERT_INT(tj_num(e, "dur"), ==, 1000);
+            ASSERT(tj_path(e, "args.open_at_end") != NULL);
+        } else if (!strcmp(tj_str(e, "name"), "step")) {
+            step_seen++;
+            ASSERT_INT(tj_num(e, "dur"), ==, tj_path(e, "args.open_at_end") ? 2000 : 1000);
+        }
+    }
+    ASSERT_INT(inner_seen, ==, 1);
+    ASSERT_INT(step_seen, ==, 2);
+    tj_free(tl);
+    return 0;
+}

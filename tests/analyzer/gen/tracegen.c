@@ -35,7 +35,9 @@
  * runs each step as one graph launch, timed as a whole; --graph-nodes-lost does the same but its
  * instantiation states node records that never arrived (lost), so no launch's nodes are known.
  * --name S names the eighth kernel S and adds S to the command line as its last argument (the
- * report's tests give markup, quotes and invalid UTF-8 there).
+ * report's tests give markup, quotes and invalid UTF-8 there). --nvtx-lost-pops pushes the NVTX
+ * range "step" and "inner" inside it 1 ms later before the setup, both pops lost: "step" is
+ * pushed again 1 ms after "inner" (ending both) and popped 1 ms after that.
  *
  * stdout: "tracegen: key=value ..." lines stating what was written (counts, bytes, peaks,
  * simulated times), for tests to compare with the analyzer's output. */
@@ -52,7 +54,7 @@
 
 typedef struct {
     int iters, kernels, ranks, workers, prefetch, pinned, sync_every_kernel, churn, oom,
-        compute_loader, stacks_all, gpu_timing, no_rank, no_cpu, graph;
+        compute_loader, stacks_all, gpu_timing, no_rank, no_cpu, graph, nvtx_lost_pops;
     double loader_ms, kernel_us, launch_us, stall_ms, straggler, host_us, init_ms;
     uint64_t batch_bytes, sync_copy_bytes;
     const char *out, *name;
@@ -432,6 +434,27 @@ static uint32_t frame_stack(proc *p, const char *const *fns, int n, const char *
     return s.u.stack.id;
 }
 
+static void nvtx_lost_pops(proc *p)
+{
+    uint32_t tid = p->g.tid[S_MAIN], step = intern(&p->g, S_MAIN, p->now, "step"),
+             inner = intern(&p->g, S_MAIN, p->now, "inner");
+    const uint32_t name[3] = {step, inner, step}, depth[3] = {0, 1, 0};
+    for (int i = 0; i < 3; i++) {
+        if (i)
+            p->now += 1000000;
+        ct_rec b = {.type = CT_REC_NVTX_BEGIN, .ts = p->now};
+        b.u.nvtx_begin = (ct_rec_nvtx_begin){.tid = tid, .kind = CT_NVTX_PUSH_POP, .name = name[i],
+                                             .group = name[i], .depth = depth[i]};
+        push(&p->g, S_MAIN, &b);
+    }
+    uint64_t start = p->now;
+    p->now += 1000000;
+    ct_rec e = {.type = CT_REC_NVTX_RANGE, .ts = p->now};
+    e.u.nvtx_range = (ct_rec_nvtx_range){.start = start, .start_tid = tid, .end_tid = tid, .name = step,
+                                         .group = step, .kind = CT_NVTX_PUSH_POP};
+    push(&p->g, S_MAIN, &e);
+}
+
 static void run_rank(const gen_opts *o, int rank, uint64_t t0)
 {
     proc *p = calloc(1, sizeof *p);
@@ -553,6 +576,8 @@ static void run_rank(const gen_opts *o, int rank, uint64_t t0)
      * analyzer's minimum lag and than every call before it */
     if (o->init_ms > 0)
         api(p, p->s_free, 0, (uint64_t)(o->init_ms * 1e6), 0, 0);
+    if (o->nvtx_lost_pops)
+        nvtx_lost_pops(p);
     mem(p, CT_MEM_ALLOC, 0x700000000000ull, GiB, p->s_stack[0], 150000, 0);
     mem(p, CT_MEM_ALLOC, 0x700100000000ull, GiB, p->s_stack[1], 150000, 0);
     mem(p, CT_MEM_ALLOC, 0x700200000000ull, 2 * GiB, p->s_stack[2], 150000, 0);
@@ -656,7 +681,7 @@ static const char usage[] =
     "       [--init-ms X]\n"
     "       [--ranks R] [--straggler FACTOR] [--workers W] [--events N] [--stacks-all]\n"
     "       [--gpu-timing N (0: no GPU records; N: for 1 operation in N; 1)] [--no-rank]\n"
-    "       [--no-cpu-readings] [--graph] [--graph-nodes-lost] [--name S]\n"
+    "       [--no-cpu-readings] [--graph] [--graph-nodes-lost] [--name S] [--nvtx-lost-pops]\n"
     "       tracegen -o DIR --random SEED [--gpu-timing N]   (random shapes: see tracegen_random.c)\n";
 
 int main(int argc, char **argv)
@@ -676,7 +701,7 @@ int main(int argc, char **argv)
         {"host-us", 1, 0, 'H'}, {"stacks-all", 0, 0, 'A'}, {"gpu-timing", 1, 0, 'T'},
         {"no-rank", 0, 0, 'R'}, {"no-cpu-readings", 0, 0, 'N'}, {"random", 1, 0, 'Z'},
         {"init-ms", 1, 0, 'I'}, {"graph", 0, 0, 'G'},
-        {"graph-nodes-lost", 0, 0, 'j'}, {"name", 1, 0, 'n'},
+        {"graph-nodes-lost", 0, 0, 'j'}, {"name", 1, 0, 'n'}, {"nvtx-lost-pops", 0, 0, 'V'},
         {"help", 0, 0, 'h'},
         {0, 0, 0, 0}};
     int c;
@@ -710,6 +735,7 @@ int main(int argc, char **argv)
         case 'G': o.graph = 1; break;
         case 'j': o.graph = 2; break;
         case 'n': o.name = optarg; break;
+        case 'V': o.nvtx_lost_pops = 1; break;
         case 'Z': seed = strtoull(optarg, NULL, 0); random_mode = 1; break;
         case 'h': fputs(usage, stdout); return 0;
         default: fputs(usage, stderr); return 2;

@@ -1,5 +1,6 @@
-/* What every cutrace command shares: exit statuses and opening traces with the errors reported
- * the same way. */
+/* What every cutrace command shares, and the stages that work for a command (loading, the
+ * Kineto conversion, the overview's second pass): exit statuses, and opening traces and
+ * reporting a bad command line the same way. */
 #ifndef CTA_CLI_H
 #define CTA_CLI_H
 
@@ -11,10 +12,6 @@ enum {
     CTA_EXIT_USAGE = 2, /* bad command line */
     CTA_EXIT_INPUT = 3, /* an input could not be read at all */
 };
-
-#define CTA_CMD(name, help) int cta_cmd_##name(int argc, char **argv);
-#include "commands.h"
-#undef CTA_CMD
 
 /* Opens the traces; on failure prints "cutrace: error: PATH: why" on stderr and returns
  * CTA_EXIT_INPUT, else CTA_EXIT_OK. Damage is reported later as warnings on stderr. */
