@@ -2,7 +2,7 @@
  * table of record types at the end (CT__REC_TABLE) and an X-macro list of fields per
  * fixed-layout record type, from which the enum of types, the record structs, ct_rec's union, the
  * encoders and the decoder, the type names and the dispatch are generated (cttrace.h, ct_enc.c,
- * ct_decode.c, ct_defs.c, ct_common.c), which `cutrace dump` (analyzer/cli/cmd_dump.c) expands and
+ * ct_decode.c, ct_defs.c, ct_common.c), which `cutrace dump` (analyzer/output/cta_dump.c) expands and
  * tests/format/test-format_tables.c checks against FORMAT.md's tables. STRING and STACK (a count,
  * then that many items) are written out by hand.
  *
@@ -11,7 +11,7 @@
  * name: the field's name in FORMAT.md; member: the record struct's member (its C type follows
  * from the kind), or an array member's element (CT_EL); the comment after it says what it holds;
  * unit: "" or the unit FORMAT.md states (ns, bytes, kHz, bits, lanes). dump, style, at: how
- * `cutrace dump` shows it (analyzer/cli/cmd_dump.c): under the key dump, in the style
+ * `cutrace dump` shows it (analyzer/output/cta_dump.c): under the key dump, in the style
  *   u decimal, d signed, x hex, x04 4-digit hex, str a string id, hex16 raw bytes in hex,
  *   op<TYPE> the op's name, chr a character
  *   (a thread state letter, 0 shown as -), relation a PROC relation's name, span
@@ -378,7 +378,7 @@
 /* Every record type, in wire number order, once: cttrace.h generates from this table the enum
  * ct_rec_type, the record structs, ct_rec's union and the encoders' prototypes; ct_common.c the
  * type names; ct_enc.c the encoders and the dispatch by type (ct_enc_fixed, which the tracer's
- * writer calls, and ct_enc_rec); ct_decode.c the decoder's; analyzer/cli/cmd_dump.c the dump. X(R, TYPE, member, number, name, form, FIELDS) per type, R
+ * writer calls, and ct_enc_rec); ct_decode.c the decoder's; analyzer/output/cta_dump.c the dump. X(R, TYPE, member, number, name, form, FIELDS) per type, R
  * passed through (the views below):
  *   TYPE     CT_REC_TYPE; member: ct_rec's union member, of type ct_rec_<member>
  *   number   the wire value (never reused: a retired type stays, as reserved)
