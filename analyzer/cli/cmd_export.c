@@ -17,6 +17,7 @@
 #include "cta_load.h"
 #include "cta_report_int.h"
 #include "cta_tables.h"
+#include "cta_names.h"
 
 /* The files are modelled at once (cta_load_run_jobs) but their rows are written one file after
  * another, in file order, so that the output (StringIds numbered as texts first come, the rows'

@@ -41,6 +41,7 @@
 #include "cta_load.h"
 #include "cta_out.h"
 #include "cta_report.h"
+#include "cta_names.h"
 
 #define GPU_TID_BASE 1000000000u /* stream tracks: GPU_TID_BASE + device * 1000 + index */
 #define NVTX_TID_BASE 500000000u /* NVTX tracks: NVTX_TID_BASE + index, between threads and GPU */

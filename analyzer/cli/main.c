@@ -1,6 +1,7 @@
 /* The `cutrace` command: dispatches `cutrace COMMAND ARGS...` through the table built from
  * commands.h, and holds the helpers every command shares (cta_cli.h). */
 #include "cta_cli.h"
+#include "cta_features.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -52,6 +53,7 @@ int cta_cli_usage_error(const char *cmd, const char *fmt, ...)
 
 int main(int argc, char **argv)
 {
+    cta_model_plug(cta_features, CTA_FEAT_N);
     if (argc < 2) {
         cta_usage(stderr);
         return CTA_EXIT_USAGE;

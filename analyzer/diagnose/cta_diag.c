@@ -10,6 +10,7 @@
 #include "cta_graph.h"
 #include "cta_starve_cause.h"
 #include "cta_out.h"
+#include "cta_names.h"
 
 static int cmp_double(const void *a, const void *b)
 {

@@ -2,10 +2,6 @@
  * (API record + LAUNCH/COPY/MEM detail + GPU interval, by correlation id, FORMAT.md 4.3), counted
  * into the per-name tables and call sites, and turned into the sweep's intervals and points. */
 #include "cta_model_int.h"
-#include "cta_gemm.h"
-#include "cta_graph.h"
-#include "cta_host.h"
-#include "cta_nvtx.h"
 
 #include <assert.h>
 #include <stdio.h>
@@ -51,9 +47,7 @@ static void call_drop(cta_model *m, cta_proc *p, uint64_t corr)
 {
     uint32_t idx;
     if (ct_hash_del(&p->corr, corr, &idx)) {
-        uint32_t nvtx = ((cta_joining *)cta_pool_at(&p->calls, idx))->nvtx;
-        if (nvtx)
-            cta_nvtx_unref(m, p, nvtx);
+        cta_feat_unref(m, p, ((cta_joining *)cta_pool_at(&p->calls, idx))->ctx);
         cta_pool_put(&p->calls, idx);
     }
 }
@@ -124,14 +118,14 @@ static void call_host_done(cta_model *m, cta_proc *p, cta_joining *c)
                 p->apg_bytes[d][dir] += cp->bytes;
                 p->apg_host_ns[d][dir] += host_ns;
             }
-            cta_site_add(m, p, CTA_SITE_ASYNC_PAGEABLE, c->api_idx, c->stack, cp->bytes, host_ns, c->nvtx,
+            cta_site_add(m, p, CTA_SITE_ASYNC_PAGEABLE, c->api_idx, c->stack, cp->bytes, host_ns, c->ctx,
                          c->api_start, dev_slot(cp->device));
         }
         if (sync_copy_counted(cp)) {
             p->sync_copy_count++;
             p->sync_copy_bytes += cp->bytes;
             p->sync_copy_host_ns += host_ns;
-            cta_site_add(m, p, CTA_SITE_SYNC_COPY, c->api_idx, c->stack, cp->bytes, host_ns, c->nvtx,
+            cta_site_add(m, p, CTA_SITE_SYNC_COPY, c->api_idx, c->stack, cp->bytes, host_ns, c->ctx,
                          c->api_start, dev_slot(cp->device));
         }
         if (cp->dir == CT_DIR_HTOH || p->gpu_timing == 0 || (cp->flags & CT_COPY_UNTIMED)) {
@@ -142,7 +136,7 @@ static void call_host_done(cta_model *m, cta_proc *p, cta_joining *c)
     } else if (c->type == CT_REC_MEM) {
         if (c->churn) {
             p->churn_ns += host_ns;
-            cta_site_add(m, p, CTA_SITE_CHURN, c->api_idx, c->stack, 0, host_ns, c->nvtx, c->api_start,
+            cta_site_add(m, p, CTA_SITE_CHURN, c->api_idx, c->stack, 0, host_ns, c->ctx, c->api_start,
                          c->mem_dev);
         }
         call_drop(m, p, c->corr);
@@ -154,7 +148,7 @@ static void call_host_done(cta_model *m, cta_proc *p, cta_joining *c)
             m->variant_stats[c->vidx].launch_ns += host_ns;
         int dev = dev_slot(c->u.launch.device);
         if (c->stack) /* launches carry a call site only with --stacks all */
-            cta_site_add(m, p, CTA_SITE_LAUNCH, c->api_idx, c->stack, 0, host_ns, c->nvtx,
+            cta_site_add(m, p, CTA_SITE_LAUNCH, c->api_idx, c->stack, 0, host_ns, c->ctx,
                          c->api_start, dev);
         else
             cta_site_note(p, CTA_SITE_LAUNCH, c->api_start, host_ns, dev);
@@ -171,7 +165,7 @@ static void gpu_done(cta_model *m, cta_proc *p, const ct_rec_gpu *g, uint64_t en
 static void sync_site(cta_model *m, cta_proc *p, cta_thread *th, uint32_t stack)
 {
     cta_site_add(m, p, CTA_SITE_SYNC, th->sync_kind, stack, 0, th->sync_ns, 0, th->sync_start, -1);
-    cta_nvtx_where_now(m, p, th, CTA_SITE_SYNC, th->sync_ns);
+    cta_feat_where_now(m, p, th, CTA_SITE_SYNC, th->sync_ns);
     th->sync_corr = 0;
 }
 
@@ -193,23 +187,20 @@ static void call_api(cta_joining *c, const cta_apislot *a, uint32_t tid)
     c->api_end = a->end;
     c->api_idx = a->idx;
     c->tid = tid;
-    c->nvtx = a->nvtx;
+    c->ctx = a->ctx;
     if (a->stack)
         c->stack = a->stack;
 }
 
 /* The calls nested in the thread's current top-level call are its children, grandchildren...
- * (a thread's nested calls end, and come, before the call they nest in): a cuBLAS GEMM that
- * returns at top level takes them, so that its kernels' GPU time is found (cta_gemm.h). */
-static void gemm_nesting(cta_model *m, cta_thread *th, const ct_rec *r, uint32_t idx)
+ * (a thread's nested calls end, and come, before the call they nest in): a library call (a
+ * cuBLAS GEMM) that returns at top level takes them, so that its kernels are found. */
+static void nesting(cta_model *m, cta_proc *p, cta_thread *th, const ct_rec *r, uint32_t idx)
 {
     const ct_rec_api *a = &r->u.api;
-    if (a->flags & CT_API_LIBRARY) {
-        if (!m->gemm)
-            m->gemm = cta_gemm_new();
-        cta_gemm_api(m->gemm, r->file, a, cta_map_key(&m->api_names, idx), th->nested,
-                    a->parent ? 0 : th->nnested);
-    }
+    if (a->flags & CT_API_LIBRARY)
+        CTA_FEAT_CALL(m, library_call, m, p, r, cta_map_key(&m->api_names, idx), th->nested,
+                      a->parent ? 0 : th->nnested);
     if (!a->parent) {
         th->nnested = 0;
         return;
@@ -230,7 +221,7 @@ static void on_api(cta_model *m, cta_proc *p, const ct_rec *r)
     if (a->result != 0)
         st->failures++;
     uint8_t cat = cta_api_category(m, r->file, a->function, idx);
-    cta_thread *th = thread_of(p, r->tid);
+    cta_thread *th = cta_thread_of(p, r->tid);
     th->api_calls++;
     uint32_t stack = a->stack ? stack_index(p, a->stack) : 0;
     /* a runtime call's site is on the driver call nested in it, which ends (and comes) first */
@@ -243,14 +234,14 @@ static void on_api(cta_model *m, cta_proc *p, const ct_rec *r)
     th->last_api_corr = a->corr;
     th->last_api_stack = stack;
     th->last_api_ns = r->ts - start;
-    gemm_nesting(m, th, r, idx);
-    int flag = ((cat & CTA_CAT_SYNCCOPY) ? PF_SYNCCOPY : 0) |
-               ((cat & CTA_CAT_MEM) && !a->parent ? PF_MEMCALL : 0);
+    nesting(m, p, th, r, idx);
+    int flag = ((cat & CTA_CAT_SYNCCOPY) ? CTA_PF_SYNCCOPY : 0) |
+               ((cat & CTA_CAT_MEM) && !a->parent ? CTA_PF_MEMCALL : 0);
     if (!a->parent) /* a nested call lies inside its parent: the parent's interval covers it */
-        api_interval(p, start, r->ts, flag, r->tid);
+        cta_api_interval(p, start, r->ts, flag, r->tid);
     if (cat & CTA_CAT_DETAIL) {
         cta_apislot sl = {.corr = a->corr, .start = start, .end = r->ts, .idx = idx, .stack = stack,
-                          .nvtx = th->nvtx ? cta_nvtx_ref(p, th) : 0};
+                          .ctx = cta_feat_ref(m, p, th)};
         cta_joining *c = call_get(p, a->corr, 0);
         if (c) {
             call_api(c, &sl, r->tid);
@@ -261,8 +252,8 @@ static void on_api(cta_model *m, cta_proc *p, const ct_rec *r)
              * without one four calls later never gets one (a nested call, a lost record): the
              * call waits in the thread's ring, not in the join table. */
             cta_apislot *old = &th->recent[th->api_calls % 4];
-            if (old->corr && old->nvtx)
-                cta_nvtx_unref(m, p, old->nvtx);
+            if (old->corr)
+                cta_feat_unref(m, p, old->ctx);
             *old = sl;
         }
     }
@@ -280,7 +271,7 @@ static cta_joining *detail(cta_proc *p, uint64_t corr, int type, uint32_t tid)
     c->type = (uint8_t)type;
     c->have_detail = 1;
     if (!c->have_api) {
-        cta_thread *th = thread_of(p, tid);
+        cta_thread *th = cta_thread_of(p, tid);
         /* the first slot holding corr, found without a branch per slot: which slot it is
          * cycles with the thread's calls, and a mispredicted early exit cost more than the
          * three extra comparisons */
@@ -327,41 +318,25 @@ static uint32_t kernel_instance(cta_model *m, uint32_t k, const ct_rec_launch *l
     return v;
 }
 
-static void launch_counts(cta_model *m, cta_proc *p, cta_joining *c, uint32_t file)
+void cta_model_graph_kernel(cta_model *m, uint32_t k, const ct_rec_launch *l)
+{
+    kernel_instance(m, k, l, 1);
+}
+
+static void launch_counts(cta_model *m, cta_proc *p, cta_joining *c, const ct_rec *r)
 {
     const ct_rec_launch *l = &c->u.launch;
-    uint32_t k = c->kidx = cta_name_index(m, file, l->function, 0);
+    uint32_t k = c->kidx = cta_name_index(m, r->file, l->function, 0);
     if (l->flags & CT_LAUNCH_CAPTURED) {
         /* a node added to a graph being captured: nothing executed; its graph's launches
          * execute it */
-        cta_graph_captured(p, l, k);
+        CTA_FEAT_CALL(m, captured, m, p, r, k);
         return;
     }
     c->vidx = kernel_instance(m, k, l, 0);
     cta_dev *dv = &p->dev[dev_slot(l->device)];
     dv->seen = 1;
     dv->gpu_ops++;
-}
-
-static void graph_copy(cta_model *m, const ct_rec_copy *cp);
-
-/* A graph launch's GRAPH record: the kernels, copies and sets it ran are instances of theirs,
- * whose GPU time is unknown (events time the graph as a whole: its LAUNCH record's GPU
- * interval), so untimed in the kernel and copy tables, never given a share of the graph's time. */
-static void graph_rec(cta_model *m, cta_proc *p, const ct_rec *r)
-{
-    const ct_rec_graph *g = &r->u.graph;
-    cta_thread *th = thread_of(p, r->tid);
-    uint64_t host_ns = th->last_api_corr == g->corr ? th->last_api_ns : 0;
-    uint32_t kidx = (g->op == CT_GRAPH_NODE || g->op == CT_GRAPH_NODE_SET) &&
-                            g->node_type == CT_GNODE_KERNEL
-                        ? cta_name_index(m, r->file, g->function, 0)
-                        : 0;
-    cta_gnodes ran = cta_graph_rec(p, g, r->ts, host_ns, kidx);
-    for (size_t i = 0; i < ran.n; i++)
-        kernel_instance(m, ran.v[i].kidx, &ran.v[i].l, 1);
-    for (size_t i = 0; i < ran.nc; i++)
-        graph_copy(m, &ran.c[i].cp);
 }
 
 /* The peak a copy is measured against: the device's memory for device-side copies and sets,
@@ -376,12 +351,13 @@ static void copy_peak(cta_copystat *cs, int op, const cta_dev *dv, uint64_t now)
 }
 
 /* Every copy and set counts from its COPY record, timed or not. */
-static void copy_counts(cta_model *m, cta_proc *p, const ct_rec_copy *cp)
+static void copy_counts(cta_model *m, cta_proc *p, const ct_rec *r)
 {
+    const ct_rec_copy *cp = &r->u.copy;
     if (cp->flags & CT_COPY_CAPTURED) {
         /* a node added to a graph being captured: nothing executed; its graph's launches
          * execute it */
-        cta_graph_captured_copy(p, cp);
+        CTA_FEAT_CALL(m, captured, m, p, r, 0);
         return;
     }
     int op = copy_op(cp), d = dev_slot(cp->device);
@@ -395,8 +371,7 @@ static void copy_counts(cta_model *m, cta_proc *p, const ct_rec_copy *cp)
     copy_peak(cs, op, &p->dev[d], m->now);
 }
 
-/* A copy or set a graph launch ran: counted, untimed (cta_copystat.in_graphs). */
-static void graph_copy(cta_model *m, const ct_rec_copy *cp)
+void cta_model_graph_copy(cta_model *m, const ct_rec_copy *cp)
 {
     cta_copystat *cs = &m->copies[copy_op(cp)][host_kind(cp)];
     cs->count++;
@@ -519,7 +494,7 @@ static void gpu_done(cta_model *m, cta_proc *p, const ct_rec_gpu *g, uint64_t en
         if (op == CTA_OP_H2D || op == CTA_OP_D2H) {
             int dir = op == CTA_OP_D2H;
             if (op == CTA_OP_H2D) {
-                flag = PF_H2D;
+                flag = CTA_PF_H2D;
                 p->h2d_copies++;
             }
             if (hk == CTA_HK_PAGEABLE && (cp->flags & CT_COPY_ASYNC) && cp->op == CT_COPY_MEMCPY &&
@@ -555,21 +530,23 @@ static void gpu_done(cta_model *m, cta_proc *p, const ct_rec_gpu *g, uint64_t en
                 p->pg_count[d][dir]++;
                 p->pageable_async += (cp->flags & CT_COPY_ASYNC) && cp->op == CT_COPY_MEMCPY;
                 cta_site_add(m, p, CTA_SITE_PAGEABLE, c->have_api ? c->api_idx : UINT32_MAX, c->stack,
-                             cp->bytes, dur, c->nvtx, start, d);
+                             cp->bytes, dur, c->ctx, start, d);
             }
         }
     } else {
         p->unmatched_gpu++;
     }
-    if (c && c->have_detail && c->nvtx) {
+    if (c && c->have_detail && c->ctx) {
         /* an operation that began before its call returned (an idle stream) began by then; one
          * whose end is a bound ended after it began */
         uint64_t late = !c->have_api || start >= c->api_end ? start : c->api_end < end ? c->api_end : end;
-        cta_nvtx_gpu(p, c->nvtx, start, end, c->type == CT_REC_LAUNCH, late, bounded ? start : end);
+        CTA_FEAT_CALL(m, call_gpu, m, p, c->ctx, start, end, c->type == CT_REC_LAUNCH, late,
+                      bounded ? start : end);
     }
-    gpu_interval(p, d, start, end, flag);
+    cta_gpu_interval(p, d, start, end, flag);
     if (end > dv->end_seen)
         dv->end_seen = end;
+    CTA_FEAT_CALL(m, gpu, m, p, g, end, &call);
     if (m->obs && m->obs->on_gpu)
         m->obs->on_gpu(m->obs->ctx, p, g, end, &call);
     if (c)
@@ -632,8 +609,8 @@ static void on_mem(cta_model *m, cta_proc *p, const ct_rec *r)
     int churn = 0;
     if (mr->op == CT_MEM_ALLOC) {
         if (mr->result != 0) {
-            cta_nvtx_where_now(m, p, thread_of(p, r->tid), CTA_WHERE_OOM, 1);
-            sweep_push(p, (cta_pt){.t = r->ts, .type = P_FAIL, .dev = (uint8_t)d, .a = stack,
+            cta_feat_where_now(m, p, cta_thread_of(p, r->tid), CTA_WHERE_OOM, 1);
+            cta_sweep_push(p, (cta_pt){.t = r->ts, .type = CTA_P_FAIL, .dev = (uint8_t)d, .a = stack,
                                   .b = mr->size, .kind = (uint8_t)mr->kind,
                                   .flag = (uint8_t)(mr->result < 255 ? mr->result : 255)});
             return;
@@ -645,7 +622,7 @@ static void on_mem(cta_model *m, cta_proc *p, const ct_rec *r)
             p->churn_allocs++;
         }
         uint32_t li = cta_pool_alloc(&p->allocs);
-        liveent *le = cta_pool_at(&p->allocs, li);
+        cta_liveent *le = cta_pool_at(&p->allocs, li);
         le->size = mr->size;
         le->stack = stack;
         le->dev = (uint8_t)d;
@@ -655,20 +632,20 @@ static void on_mem(cta_model *m, cta_proc *p, const ct_rec *r)
         if (ct_hash_del(&p->live, mr->address ? mr->address : mr->handle, &old))
             cta_pool_put(&p->allocs, old); /* its free was lost: the new block replaces it */
         cta_xhash_put(&p->live, mr->address ? mr->address : mr->handle, li, "the live allocations");
-        sweep_push(p, (cta_pt){.t = r->ts, .type = P_ALLOC, .dev = (uint8_t)d, .a = stack, .b = mr->size});
+        cta_sweep_push(p, (cta_pt){.t = r->ts, .type = CTA_P_ALLOC, .dev = (uint8_t)d, .a = stack, .b = mr->size});
     } else {
         uint32_t li;
         if (!ct_hash_del(&p->live, mr->address ? mr->address : mr->handle, &li)) {
             p->unknown_frees++;
             return;
         }
-        liveent *le = cta_pool_at(&p->allocs, li);
+        cta_liveent *le = cta_pool_at(&p->allocs, li);
         uint64_t key[2] = {(uint64_t)le->dev, le->size};
         cta_map_get(&p->freed_sizes, key, sizeof key, NULL);
         churn = le->churn;
         if (churn)
             p->churn_frees++;
-        sweep_push(p, (cta_pt){.t = r->ts, .type = P_FREE, .dev = le->dev, .a = le->stack, .b = le->size});
+        cta_sweep_push(p, (cta_pt){.t = r->ts, .type = CTA_P_FREE, .dev = le->dev, .a = le->stack, .b = le->size});
         cta_pool_put(&p->allocs, li);
     }
     if (!mr->corr) /* no call to join (FORMAT.md: 0 means none): an entry would never go */
@@ -682,20 +659,206 @@ static void on_mem(cta_model *m, cta_proc *p, const ct_rec *r)
         call_host_done(m, p, c);
 }
 
-static void on_cpu(cta_proc *p, const ct_rec *r)
+static void on_cpu(cta_model *m, cta_proc *p, const ct_rec *r)
 {
-    cta_thread *th = thread_of(p, r->u.cpu.tid);
+    (void)m;
+    cta_thread *th = cta_thread_of(p, r->u.cpu.tid);
     uint64_t cpu = r->u.cpu.user_ns + r->u.cpu.sys_ns;
     if (th->have_reading && r->ts > th->last_ts && cpu >= th->last_cpu) {
         double rate = (double)(cpu - th->last_cpu) / (double)(r->ts - th->last_ts);
-        cta_pt pt = {.t = th->last_ts, .type = P_RATE, .a = th->tid};
+        cta_pt pt = {.t = th->last_ts, .type = CTA_P_RATE, .a = th->tid};
         memcpy(&pt.b, &rate, sizeof rate);
-        sweep_push(p, pt);
+        cta_sweep_push(p, pt);
     }
     th->have_reading = 1;
     th->last_ts = r->ts;
     th->last_cpu = cpu;
 }
+
+static void on_thread(cta_model *m, cta_proc *p, const ct_rec *r)
+{
+    cta_thread *th = cta_thread_of(p, r->u.thread.tid);
+    char tmp[CT_STRTMP], name[sizeof th->name];
+    snprintf(name, sizeof name, "%s", ct_reader_str(m->rd, r->file, r->u.thread.name, tmp));
+    /* a thread is described again when it exits: report names, not records */
+    if (strcmp(name, th->name) != 0) {
+        memcpy(th->name, name, sizeof name);
+        if (m->obs && m->obs->on_thread)
+            m->obs->on_thread(m->obs->ctx, p, th);
+    }
+}
+
+static void on_device(cta_model *m, cta_proc *p, const ct_rec *r)
+{
+    cta_dev *dv = &p->dev[dev_slot(r->u.device.device)];
+    dv->seen = 1;
+    dv->prop = r->u.device;
+    dv->have_prop = 1;
+    char tmp[CT_STRTMP];
+    snprintf(dv->name, sizeof dv->name, "%s", ct_reader_str(m->rd, r->file, r->u.device.name, tmp));
+}
+
+static void on_shlib(cta_model *m, cta_proc *p, const ct_rec *r)
+{
+    if (p->nshlibs >= CTA_MAX_SHLIBS)
+        return;
+    cta_shlib *l = &p->shlibs[p->nshlibs++];
+    char tmp[CT_STRTMP];
+    l->kind = r->u.shlib.kind;
+    snprintf(l->path, sizeof l->path, "%s", ct_reader_str(m->rd, r->file, r->u.shlib.path, tmp));
+    snprintf(l->build_id, sizeof l->build_id, "%s",
+             r->u.shlib.build_id ? ct_reader_str(m->rd, r->file, r->u.shlib.build_id, tmp) : "");
+}
+
+static void on_python(cta_model *m, cta_proc *p, const ct_rec *r)
+{
+    cta_python *py = &p->python;
+    char tmp[CT_STRTMP];
+    const ct_rec_python *q = &r->u.python;
+    py->version = q->version;
+    snprintf(py->program, sizeof py->program, "%s", ct_reader_str(m->rd, r->file, q->program, tmp));
+    snprintf(py->prefix, sizeof py->prefix, "%s", ct_reader_str(m->rd, r->file, q->prefix, tmp));
+    snprintf(py->exec_prefix, sizeof py->exec_prefix, "%s",
+             ct_reader_str(m->rd, r->file, q->exec_prefix, tmp));
+    snprintf(py->path, sizeof py->path, "%s", ct_reader_str(m->rd, r->file, q->path, tmp));
+}
+
+static void on_capture(cta_model *m, cta_proc *p, const ct_rec *r)
+{
+    cta_sweep_capture(p, r->ts, r->u.capture.op == CT_CAPTURE_START);
+    if (m->obs && m->obs->on_capture)
+        m->obs->on_capture(m->obs->ctx, p, r);
+}
+
+static void on_stream(cta_model *m, cta_proc *p, const ct_rec *r)
+{
+    if (m->obs && m->obs->on_stream && r->u.stream.op == CT_STREAM_CREATE)
+        m->obs->on_stream(m->obs->ctx, p, dev_slot(r->u.stream.device), r->u.stream.stream);
+}
+
+/* LAUNCH and COPY records: the call's detail, which completes it if its API record and GPU
+ * interval came first. */
+static void detail_done(cta_model *m, cta_proc *p, const ct_rec *r, uint64_t corr, cta_joining *c)
+{
+    if (c->have_api)
+        call_host_done(m, p, c);
+    /* the entry may be gone (a host-to-host copy has no GPU work) */
+    c = call_get(p, corr, 0);
+    if (!c || !c->have_gpu)
+        return;
+    if (c->have_api) {
+        gpu_done(m, p, &c->gpu, c->gpu_end, c);
+        return;
+    }
+    /* the API record, with the call site, comes next in this thread's stream */
+    cta_thread *th = cta_thread_of(p, r->tid);
+    if (th->await_corr)
+        await_done(m, p, th);
+    th->await_corr = corr;
+}
+
+static void on_launch(cta_model *m, cta_proc *p, const ct_rec *r)
+{
+    cta_joining *c = detail(p, r->u.launch.corr, CT_REC_LAUNCH, r->tid);
+    c->u.launch = r->u.launch;
+    launch_counts(m, p, c, r);
+    detail_done(m, p, r, r->u.launch.corr, c);
+}
+
+static void on_copy(cta_model *m, cta_proc *p, const ct_rec *r)
+{
+    cta_joining *c = detail(p, r->u.copy.corr, CT_REC_COPY, r->tid);
+    c->u.copy = r->u.copy;
+    copy_counts(m, p, r);
+    detail_done(m, p, r, r->u.copy.corr, c);
+}
+
+static void on_sync(cta_model *m, cta_proc *p, const ct_rec *r)
+{
+    const ct_rec_sync *sy = &r->u.sync;
+    uint64_t start = sy->start <= r->ts ? sy->start : r->ts;
+    if (sy->kind >= CT_SYNC_DEVICE && sy->kind <= CT_SYNC_EVENT) {
+        p->sync_calls++;
+        p->sync_ns += r->ts - start;
+        /* the site is on the call's API record, next in the thread's stream (or before) */
+        cta_thread *th = cta_thread_of(p, r->tid);
+        if (th->sync_corr)
+            sync_site(m, p, th, 0);
+        CTA_FEAT_CALL(m, sync, m, p, th, r->ts - start);
+        th->sync_corr = sy->corr ? sy->corr : UINT64_MAX;
+        th->sync_kind = sy->kind;
+        th->sync_ns = r->ts - start;
+        th->sync_start = start;
+        if (th->last_api_corr == sy->corr && sy->corr)
+            sync_site(m, p, th, th->last_api_stack);
+    }
+    if (sy->kind < 8)
+        p->sync_count_kind[sy->kind]++;
+    if (sy->kind != CT_SYNC_STREAM_WAIT_EVENT)
+        cta_push_interval(p, start, r->ts, CTA_P_SYNC_BEGIN, CTA_P_SYNC_END, 0,
+                          sy->kind == CT_SYNC_MEMCPY ? CTA_PF_SYNCCOPY : 0, r->tid);
+}
+
+/* NVTX records are the NVTX feature's; the observer sees them too (the timeline's tracks). */
+static void on_nvtx(cta_model *m, cta_proc *p, const ct_rec *r)
+{
+    if (m->obs && m->obs->on_nvtx)
+        m->obs->on_nvtx(m->obs->ctx, p, r);
+}
+
+static void on_end(cta_model *m, cta_proc *p, const ct_rec *r)
+{
+    (void)m;
+    p->ended = 1;
+    p->end = r->u.end;
+}
+
+/* The core's handler of each record type, named after the type's ct_rec member; NULL: none
+ * (definitions the reader resolves, records only features take). Generated from the format's
+ * list of record types, this is CT_REC_LIST(CTA_JOIN_ON) with
+ *   #define CTA_JOIN_ON(TYPE, member, ...) [CT_REC_##TYPE] = on_##member,
+ * hence the names below for the types without a handler. */
+#define on_string NULL
+#define on_frame NULL
+#define on_stack NULL
+#define on_loss NULL
+#define on_gemm NULL
+#define on_graph NULL
+#define on_proc NULL
+#define on_proc_sample NULL
+#define on_host_sample NULL
+#define on_nvtx_range on_nvtx
+#define on_nvtx_mark on_nvtx
+#define on_nvtx_begin on_nvtx
+typedef void (*cta_rec_fn)(cta_model *m, cta_proc *p, const ct_rec *r);
+static const cta_rec_fn join_on[CT_REC_TYPE_LIMIT] = {
+    [CT_REC_STRING] = on_string,
+    [CT_REC_FRAME] = on_frame,
+    [CT_REC_STACK] = on_stack,
+    [CT_REC_THREAD] = on_thread,
+    [CT_REC_DEVICE] = on_device,
+    [CT_REC_STREAM] = on_stream,
+    [CT_REC_API] = on_api,
+    [CT_REC_LAUNCH] = on_launch,
+    [CT_REC_COPY] = on_copy,
+    [CT_REC_GPU] = on_gpu,
+    [CT_REC_MEM] = on_mem,
+    [CT_REC_SYNC] = on_sync,
+    [CT_REC_CPU] = on_cpu,
+    [CT_REC_LOSS] = on_loss,
+    [CT_REC_END] = on_end,
+    [CT_REC_NVTX_RANGE] = on_nvtx_range,
+    [CT_REC_NVTX_MARK] = on_nvtx_mark,
+    [CT_REC_GEMM] = on_gemm,
+    [CT_REC_SHLIB] = on_shlib,
+    [CT_REC_PYTHON] = on_python,
+    [CT_REC_NVTX_BEGIN] = on_nvtx_begin,
+    [CT_REC_CAPTURE] = on_capture,
+    [CT_REC_GRAPH] = on_graph,
+    [CT_REC_PROC] = on_proc,
+    [CT_REC_PROC_SAMPLE] = on_proc_sample,
+    [CT_REC_HOST_SAMPLE] = on_host_sample,
+};
 
 void cta_model_feed(cta_model *m, const ct_rec *r)
 {
@@ -720,154 +883,12 @@ void cta_model_feed(cta_model *m, const ct_rec *r)
         if (first < m->t0)
             m->t0 = first;
     }
-    switch (r->type) {
-    case CT_REC_THREAD: {
-        cta_thread *th = thread_of(p, r->u.thread.tid);
-        char tmp[CT_STRTMP], name[sizeof th->name];
-        snprintf(name, sizeof name, "%s", ct_reader_str(m->rd, r->file, r->u.thread.name, tmp));
-        /* a thread is described again when it exits: report names, not records */
-        if (strcmp(name, th->name) != 0) {
-            memcpy(th->name, name, sizeof name);
-            if (m->obs && m->obs->on_thread)
-                m->obs->on_thread(m->obs->ctx, p, th);
-        }
-        break;
-    }
-    case CT_REC_DEVICE: {
-        cta_dev *dv = &p->dev[dev_slot(r->u.device.device)];
-        dv->seen = 1;
-        dv->prop = r->u.device;
-        dv->have_prop = 1;
-        char tmp[CT_STRTMP];
-        snprintf(dv->name, sizeof dv->name, "%s", ct_reader_str(m->rd, r->file, r->u.device.name, tmp));
-        break;
-    }
-    case CT_REC_SHLIB:
-        if (p->nshlibs < CTA_MAX_SHLIBS) {
-            cta_shlib *l = &p->shlibs[p->nshlibs++];
-            char tmp[CT_STRTMP];
-            l->kind = r->u.shlib.kind;
-            snprintf(l->path, sizeof l->path, "%s", ct_reader_str(m->rd, r->file, r->u.shlib.path, tmp));
-            snprintf(l->build_id, sizeof l->build_id, "%s",
-                     r->u.shlib.build_id ? ct_reader_str(m->rd, r->file, r->u.shlib.build_id, tmp) : "");
-        }
-        break;
-    case CT_REC_PYTHON: {
-        cta_python *py = &p->python;
-        char tmp[CT_STRTMP];
-        const ct_rec_python *q = &r->u.python;
-        py->version = q->version;
-        snprintf(py->program, sizeof py->program, "%s", ct_reader_str(m->rd, r->file, q->program, tmp));
-        snprintf(py->prefix, sizeof py->prefix, "%s", ct_reader_str(m->rd, r->file, q->prefix, tmp));
-        snprintf(py->exec_prefix, sizeof py->exec_prefix, "%s",
-                 ct_reader_str(m->rd, r->file, q->exec_prefix, tmp));
-        snprintf(py->path, sizeof py->path, "%s", ct_reader_str(m->rd, r->file, q->path, tmp));
-        break;
-    }
-    case CT_REC_CAPTURE:
-        cta_sweep_capture(p, r->ts, r->u.capture.op == CT_CAPTURE_START);
-        if (m->obs && m->obs->on_capture)
-            m->obs->on_capture(m->obs->ctx, p, r);
-        break;
-    case CT_REC_STREAM:
-        if (m->obs && m->obs->on_stream && r->u.stream.op == CT_STREAM_CREATE)
-            m->obs->on_stream(m->obs->ctx, p, dev_slot(r->u.stream.device), r->u.stream.stream);
-        break;
-    case CT_REC_API:
-        on_api(m, p, r);
-        break;
-    case CT_REC_LAUNCH:
-    case CT_REC_COPY: {
-        uint64_t corr = r->type == CT_REC_LAUNCH ? r->u.launch.corr : r->u.copy.corr;
-        cta_joining *c = detail(p, corr, (int)r->type, r->tid);
-        if (r->type == CT_REC_LAUNCH) {
-            c->u.launch = r->u.launch;
-            launch_counts(m, p, c, r->file);
-        } else {
-            c->u.copy = r->u.copy;
-            copy_counts(m, p, &r->u.copy);
-        }
-        if (c->have_api)
-            call_host_done(m, p, c);
-        /* the entry may be gone (a host-to-host copy has no GPU work) */
-        c = call_get(p, corr, 0);
-        if (c && c->have_gpu) {
-            if (c->have_api) {
-                gpu_done(m, p, &c->gpu, c->gpu_end, c);
-            } else {
-                /* the API record, with the call site, comes next in this thread's stream */
-                cta_thread *th = thread_of(p, r->tid);
-                if (th->await_corr)
-                    await_done(m, p, th);
-                th->await_corr = corr;
-            }
-        }
-        break;
-    }
-    case CT_REC_GPU:
-        on_gpu(m, p, r);
-        break;
-    case CT_REC_MEM:
-        on_mem(m, p, r);
-        break;
-    case CT_REC_SYNC: {
-        const ct_rec_sync *sy = &r->u.sync;
-        uint64_t start = sy->start <= r->ts ? sy->start : r->ts;
-        if (sy->kind >= CT_SYNC_DEVICE && sy->kind <= CT_SYNC_EVENT) {
-            p->sync_calls++;
-            p->sync_ns += r->ts - start;
-            /* the site is on the call's API record, next in the thread's stream (or before) */
-            cta_thread *th = thread_of(p, r->tid);
-            if (th->sync_corr)
-                sync_site(m, p, th, 0);
-            cta_nvtx_sync(p, th, r->ts - start);
-            th->sync_corr = sy->corr ? sy->corr : UINT64_MAX;
-            th->sync_kind = sy->kind;
-            th->sync_ns = r->ts - start;
-            th->sync_start = start;
-            if (th->last_api_corr == sy->corr && sy->corr)
-                sync_site(m, p, th, th->last_api_stack);
-        }
-        if (sy->kind < 8)
-            p->sync_count_kind[sy->kind]++;
-        if (sy->kind != CT_SYNC_STREAM_WAIT_EVENT)
-            push_interval(p, start, r->ts, P_SYNC_BEGIN, P_SYNC_END, 0,
-                          sy->kind == CT_SYNC_MEMCPY ? PF_SYNCCOPY : 0, r->tid);
-        break;
-    }
-    case CT_REC_CPU:
-        on_cpu(p, r);
-        break;
-    case CT_REC_GRAPH:
-        graph_rec(m, p, r);
-        break;
-    case CT_REC_GEMM:
-        if (!m->gemm)
-            m->gemm = cta_gemm_new();
-        cta_gemm_rec(m->gemm, r->file, &r->u.gemm);
-        break;
-    case CT_REC_NVTX_BEGIN:
-    case CT_REC_NVTX_RANGE:
-    case CT_REC_NVTX_MARK:
-        if (r->type == CT_REC_NVTX_BEGIN)
-            cta_nvtx_begin(m, p, r);
-        else if (r->type == CT_REC_NVTX_RANGE)
-            cta_nvtx_end(m, p, r);
-        if (m->obs && m->obs->on_nvtx)
-            m->obs->on_nvtx(m->obs->ctx, p, r);
-        break;
-    case CT_REC_PROC:
-    case CT_REC_PROC_SAMPLE:
-    case CT_REC_HOST_SAMPLE:
-        cta_host_rec(m, p, r);
-        break;
-    case CT_REC_END:
-        p->ended = 1;
-        p->end = r->u.end;
-        break;
-    default:
-        break;
-    }
+    /* the features that take the type first: the core's handler may tell an observer */
+    const cta_slots *fs = &m->plugs->rec[r->type];
+    for (int k = 0; k < fs->n; k++)
+        m->plugs->at[fs->slot[k]]->record(m, p, r);
+    if (join_on[r->type])
+        join_on[r->type](m, p, r);
     cta_sweep *s = p->sweep;
     /* the file's declared span covers every record from the first on; once a record exceeds it
      * (a file of 1.0 declares none, a writer may lie) the longest interval seen, with a margin
@@ -876,9 +897,9 @@ void cta_model_feed(cta_model *m, const ct_rec *r)
                  : s->max_dur > UINT64_MAX / 2 ? UINT64_MAX : 2 * s->max_dur;
     if (lag < CTA_SWEEP_MIN_LAG_NS)
         lag = CTA_SWEEP_MIN_LAG_NS;
-    if (s->pending > SWEEP_MAX_PENDING)
+    if (s->pending > CTA_SWEEP_MAX_PENDING)
         lag = 0;
-    if (s->pending && r->ts > lag && s->head < (r->ts - lag) >> BUCKET_SHIFT)
+    if (s->pending && r->ts > lag && s->head < (r->ts - lag) >> CTA_BUCKET_SHIFT)
         cta_sweep_run(m, p, r->ts - lag);
 }
 

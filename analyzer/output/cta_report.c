@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cta_out.h"
+#include "cta_names.h"
 
 static const char *const TIMING_FIX = "for GPU durations of every one: cutrace run --gpu-timing all";
 
@@ -796,8 +797,7 @@ void cta_report_text(FILE *f, const cta_model *m, const cta_diag *dg, int ndiag,
     }
     text_vram(f, m);
     text_breakdown(f, m);
-    cta_host_text(f, m);
-    cta_nvtx_text(f, m, o->top);
+    cta_feature_text(f, m, o->top);
     text_ranks(f, m);
     text_diag(f, m, dg, ndiag, o);
     if (o->hta) {
