@@ -277,7 +277,7 @@ static void inst_displaced(cta_model *m, cta_proc *p, uint32_t idx, uint64_t ts)
     cta_sweep_push(p, (cta_pt){.t = ts, .type = CTA_P_FEAT_END, .kind = CTA_FEAT_NVTX, .a = idx, .b = o->tid});
 }
 
-static void nvtx_begin(cta_model *m, cta_proc *p, const ct_rec *r)
+static void cta_nvtx_begin(cta_model *m, cta_proc *p, const ct_rec *r)
 {
     const ct_rec_nvtx_begin *b = &r->u.nvtx_begin;
     struct cta_nvtx_proc *np = nv_proc(p);
@@ -329,7 +329,7 @@ static void nvtx_begin(cta_model *m, cta_proc *p, const ct_rec *r)
     cta_sweep_push(p, (cta_pt){.t = r->ts, .type = CTA_P_FEAT_BEGIN, .kind = CTA_FEAT_NVTX, .a = idx, .b = b->tid});
 }
 
-static void nvtx_end(cta_model *m, cta_proc *p, const ct_rec *r)
+static void cta_nvtx_end(cta_model *m, cta_proc *p, const ct_rec *r)
 {
     const ct_rec_nvtx_range *e = &r->u.nvtx_range;
     if (e->flags & CT_NVTX_UNMATCHED)
@@ -365,7 +365,7 @@ static void nvtx_end(cta_model *m, cta_proc *p, const ct_rec *r)
     inst_end(m, p, idx, r->ts);
 }
 
-static uint32_t nvtx_ref(cta_proc *p, cta_thread *th)
+uint32_t cta_nvtx_ref(cta_proc *p, cta_thread *th)
 {
     struct cta_nvtx_thread *t = NVT(th);
     if (!t || !t->nopen)
@@ -386,13 +386,13 @@ static uint32_t nvtx_ref(cta_proc *p, cta_thread *th)
     return t->set;
 }
 
-static void nvtx_unref(cta_model *m, cta_proc *p, uint32_t set)
+void cta_nvtx_unref(cta_model *m, cta_proc *p, uint32_t set)
 {
     if (set)
         set_drop(m, p, set);
 }
 
-static void nvtx_call_gpu(cta_model *m, cta_proc *p, uint32_t set, uint64_t start, uint64_t end,
+void cta_nvtx_call_gpu(cta_model *m, cta_proc *p, uint32_t set, uint64_t start, uint64_t end,
                           int kernel, uint64_t start_late, uint64_t end_early)
 {
     (void)m;
@@ -415,7 +415,7 @@ static void nvtx_call_gpu(cta_model *m, cta_proc *p, uint32_t set, uint64_t star
     }
 }
 
-static void nvtx_sync(cta_model *m, cta_proc *p, cta_thread *th, uint64_t ns)
+void cta_nvtx_sync(cta_model *m, cta_proc *p, cta_thread *th, uint64_t ns)
 {
     (void)m;
     const struct cta_nvtx_thread *t = NVT(th);
@@ -451,7 +451,7 @@ static void place_add(const cta_model *m, const cta_proc *p, const nv_inst *in, 
     pl->n++;
 }
 
-static void nvtx_where(cta_model *m, cta_proc *p, uint32_t set, int kind, uint64_t ns)
+void cta_nvtx_where(cta_model *m, cta_proc *p, uint32_t set, int kind, uint64_t ns)
 {
     nv_model(m);
     nv_proc(p)->where_ns[kind] += ns;
@@ -464,7 +464,7 @@ static void nvtx_where(cta_model *m, cta_proc *p, uint32_t set, int kind, uint64
 /* ---- sweep side ---- */
 
 /* a: the instance's index, b: its thread */
-static void nvtx_point(cta_model *m, cta_proc *p, const cta_pt *pt)
+void cta_nvtx_point(cta_model *m, cta_proc *p, const cta_pt *pt)
 {
     uint32_t a = pt->a;
     struct cta_nvtx_thread *t = nv_thread(cta_thread_of(p, (uint32_t)pt->b));
@@ -482,7 +482,7 @@ static void nvtx_point(cta_model *m, cta_proc *p, const cta_pt *pt)
         }
 }
 
-static void nvtx_idle(cta_model *m, cta_proc *p, int dev, uint32_t tid, uint64_t ns)
+void cta_nvtx_idle(cta_model *m, cta_proc *p, int dev, uint32_t tid, uint64_t ns)
 {
     if (!NVP(p) || !NVP(p)->serial || !ns) /* no range yet */
         return;
@@ -513,7 +513,7 @@ static void nvtx_idle(cta_model *m, cta_proc *p, int dev, uint32_t tid, uint64_t
     ov[k].ns += ns;
 }
 
-static void nvtx_gap(cta_model *m, cta_proc *p, int dev, int cls, uint64_t ns)
+void cta_nvtx_gap(cta_model *m, cta_proc *p, int dev, int cls, uint64_t ns)
 {
     nv_model(m);
     nv_proc(p)->where_ns[CTA_WHERE_GAP + cls] += ns;
@@ -533,7 +533,7 @@ static void nvtx_gap(cta_model *m, cta_proc *p, int dev, int cls, uint64_t ns)
 
 /* ---- results ---- */
 
-static void nvtx_finish(cta_model *m, cta_proc *p)
+void cta_nvtx_finish(cta_model *m, cta_proc *p)
 {
     struct cta_nvtx_proc *np = NVP(p);
     if (!np)
@@ -546,7 +546,7 @@ static void nvtx_finish(cta_model *m, cta_proc *p)
     }
 }
 
-static void nvtx_proc_free(cta_proc *p)
+void cta_nvtx_proc_free(cta_proc *p)
 {
     for (size_t k = 0; k < p->nthreads; k++) {
         struct cta_nvtx_thread *t = NVT(&p->threads[k]);
@@ -602,7 +602,7 @@ static void group_merge(cta_model *dst, cta_nvtx_group *x, const cta_nvtx_group 
     }
 }
 
-static void nvtx_merge(cta_model *dst, cta_model *src)
+void cta_nvtx_merge(cta_model *dst, cta_model *src)
 {
     struct cta_nvtx_model *sn = NVM(src);
     if (!sn)
@@ -640,7 +640,7 @@ static void nvtx_merge(cta_model *dst, cta_model *src)
         }
 }
 
-static void nvtx_free(cta_model *m)
+void cta_nvtx_free(cta_model *m)
 {
     struct cta_nvtx_model *nm = NVM(m);
     if (!nm)
@@ -709,32 +709,10 @@ size_t cta_nvtx_order(const cta_model *m, uint32_t **out)
     return n;
 }
 
-/* ---- the feature (cta_features.c) ---- */
-
-static void nvtx_record(cta_model *m, cta_proc *p, const ct_rec *r)
+void cta_nvtx_record(cta_model *m, cta_proc *p, const ct_rec *r)
 {
     if (r->type == CT_REC_NVTX_BEGIN)
-        nvtx_begin(m, p, r);
+        cta_nvtx_begin(m, p, r);
     else
-        nvtx_end(m, p, r);
+        cta_nvtx_end(m, p, r);
 }
-
-const cta_feature cta_nvtx_feature = {
-    .name = "nvtx",
-    .types = 1ull << CT_REC_NVTX_BEGIN | 1ull << CT_REC_NVTX_RANGE,
-    .record = nvtx_record,
-    .ctx_ref = nvtx_ref,
-    .ctx_unref = nvtx_unref,
-    .call_gpu = nvtx_call_gpu,
-    .sync = nvtx_sync,
-    .where = nvtx_where,
-    .idle = nvtx_idle,
-    .gap = nvtx_gap,
-    .point = nvtx_point,
-    .finish = nvtx_finish,
-    .merge = nvtx_merge,
-    .proc_free = nvtx_proc_free,
-    .free = nvtx_free,
-    .text = cta_nvtx_text,
-    .json = cta_nvtx_json,
-};

@@ -29,7 +29,22 @@
 #include <stdio.h>
 
 
+/* The feature (defined in cta_nvtx_report.c, with the renderings) and its hooks (cta_nvtx.c). */
 extern const cta_feature cta_nvtx_feature;
+void cta_nvtx_record(cta_model *m, cta_proc *p, const ct_rec *r);
+uint32_t cta_nvtx_ref(cta_proc *p, cta_thread *th);
+void cta_nvtx_unref(cta_model *m, cta_proc *p, uint32_t set);
+void cta_nvtx_call_gpu(cta_model *m, cta_proc *p, uint32_t set, uint64_t start, uint64_t end,
+                       int kernel, uint64_t start_late, uint64_t end_early);
+void cta_nvtx_sync(cta_model *m, cta_proc *p, cta_thread *th, uint64_t ns);
+void cta_nvtx_where(cta_model *m, cta_proc *p, uint32_t set, int kind, uint64_t ns);
+void cta_nvtx_idle(cta_model *m, cta_proc *p, int dev, uint32_t tid, uint64_t ns);
+void cta_nvtx_gap(cta_model *m, cta_proc *p, int dev, int cls, uint64_t ns);
+void cta_nvtx_point(cta_model *m, cta_proc *p, const cta_pt *pt);
+void cta_nvtx_finish(cta_model *m, cta_proc *p);
+void cta_nvtx_merge(cta_model *dst, cta_model *src);
+void cta_nvtx_proc_free(cta_proc *p);
+void cta_nvtx_free(cta_model *m);
 
 enum { CTA_NVTX_KIDS = 8, CTA_NVTX_SLOW = 5 };
 

@@ -364,3 +364,25 @@ int cta_nvtx_where_text(const cta_model *m, const cta_proc *p, int kind, cta_nvt
         snprintf(w->text + n, sizeof w->text - (size_t)n, ", %s", which);
     return 1;
 }
+
+/* The feature's entry in the table (cta_features.c): here, with its renderings, so that the
+ * ranges (cta_nvtx.c) do not depend on how they are shown. */
+const cta_feature cta_nvtx_feature = {
+    .name = "nvtx",
+    .types = 1ull << CT_REC_NVTX_BEGIN | 1ull << CT_REC_NVTX_RANGE,
+    .record = cta_nvtx_record,
+    .ctx_ref = cta_nvtx_ref,
+    .ctx_unref = cta_nvtx_unref,
+    .call_gpu = cta_nvtx_call_gpu,
+    .sync = cta_nvtx_sync,
+    .where = cta_nvtx_where,
+    .idle = cta_nvtx_idle,
+    .gap = cta_nvtx_gap,
+    .point = cta_nvtx_point,
+    .finish = cta_nvtx_finish,
+    .merge = cta_nvtx_merge,
+    .proc_free = cta_nvtx_proc_free,
+    .free = cta_nvtx_free,
+    .text = cta_nvtx_text,
+    .json = cta_nvtx_json,
+};
