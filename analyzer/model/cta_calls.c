@@ -1,6 +1,8 @@
 /* The calls being joined (cta_model_int.h, "cta_calls.c"): the table of a process's calls by
  * correlation id, the detail records that attach to them, and what an observer sees of one. */
 #include "cta_model_int.h"
+#include "cta_feature_int.h"
+#include "cta_sweep.h"
 
 #include <string.h>
 

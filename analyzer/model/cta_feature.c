@@ -2,8 +2,10 @@
  * path (the contract is cta_feature.h; the per-record path walks the lists made here, cta_plugs
  * in cta_model_int.h). */
 #include "cta_model_int.h"
+#include "cta_feature_int.h"
 
 #include <assert.h>
+#include <string.h>
 
 /* Written once by cta_model_plug before any model exists, then only read (by every model, on
  * every thread): the models hold a pointer to it. */

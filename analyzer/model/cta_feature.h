@@ -15,7 +15,7 @@
 
 #include <stdio.h>
 
-#include "cta_model.h"
+#include "cta_model_int.h" /* cta_model.h, through the model's internal header (there) */
 #include "cta_out.h"
 
 typedef struct cta_pt cta_pt;

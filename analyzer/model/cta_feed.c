@@ -4,6 +4,8 @@
  * here, those of calls in cta_join.c, cta_gpu.c and cta_memory.c; then the sweep is run up to
  * what no later record can precede. */
 #include "cta_model_int.h"
+#include "cta_feature_int.h"
+#include "cta_sweep.h"
 
 #include <stdio.h>
 #include <string.h>

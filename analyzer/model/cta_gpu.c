@@ -2,6 +2,9 @@
  * the kernel and copy tables, the devices' work and the copies' re-costing, and turned into the
  * sweep's busy runs. */
 #include "cta_model_int.h"
+#include "cta_feature_int.h"
+#include "cta_names.h"
+#include "cta_sweep.h"
 
 /* The peak a copy is measured against: the device's memory for device-side copies and sets,
  * its host link for the others (from the first device with properties it ran on). */

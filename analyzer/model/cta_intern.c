@@ -2,6 +2,8 @@
  * the kernel and API tables (cached per file and id, so a name is looked up once), the API
  * category a function's name implies, and the rows of the call-site table. */
 #include "cta_model_int.h"
+#include "cta_feature_int.h"
+#include "cta_names.h"
 
 #include <string.h>
 

@@ -3,6 +3,8 @@
  * both are known, kernel instances and copies counted from their records, synchronizations and
  * their call sites, and what is left waiting at the end. */
 #include "cta_model_int.h"
+#include "cta_feature_int.h"
+#include "cta_sweep.h"
 
 #include <stdio.h>
 #include <stdlib.h>

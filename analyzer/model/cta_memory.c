@@ -2,6 +2,8 @@
  * and allocated again), and the sweep's memory points; an allocation call's MEM record is its
  * detail. */
 #include "cta_model_int.h"
+#include "cta_feature_int.h"
+#include "cta_sweep.h"
 
 static int mem_slot(const ct_rec_mem *mr)
 {

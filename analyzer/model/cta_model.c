@@ -2,6 +2,9 @@
  * the records are done (cta_model_finish), freeing. The per-record pass is cta_join.c, the time
  * sweep cta_sweep.c, how names are shown cta_names.c; the contract is cta_model.h. */
 #include "cta_model_int.h"
+#include "cta_feature_int.h"
+#include "cta_names.h"
+#include "cta_sweep.h"
 
 #include <assert.h>
 #include <stdio.h>

@@ -4,7 +4,7 @@
 #ifndef CTA_NAMES_H
 #define CTA_NAMES_H
 
-#include "cta_model.h"
+#include "cta_model_int.h" /* cta_model.h, through the model's internal header (there) */
 
 /* Adds a stack index to a call site's set (the first CTA_SITE_STACKS distinct ones). */
 void cta_stackset_add(cta_stackset *s, uint32_t stack);

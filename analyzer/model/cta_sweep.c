@@ -1,4 +1,7 @@
 #include "cta_model_int.h"
+#include "cta_feature_int.h"
+#include "cta_names.h"
+#include "cta_sweep.h"
 #include "cta_top.h"
 
 #include <stddef.h>

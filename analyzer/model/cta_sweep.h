@@ -12,7 +12,7 @@
 #ifndef CTA_SWEEP_H
 #define CTA_SWEEP_H
 
-#include "cta_model.h"
+#include "cta_model_int.h" /* cta_model.h, through the model's internal header (there) */
 
 #include <assert.h>
 #include <string.h>
