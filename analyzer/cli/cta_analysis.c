@@ -80,7 +80,7 @@ static int gemm_gpu_pass(const char *cmd, char *const *paths, int npaths, cta_mo
     for (; f < ct_reader_nfiles(rd) && got >= 0; f++)
         while ((got = ct_reader_next_in(rd, f, &r)) > 0)
             if (r.type == CT_REC_GPU)
-                cta_gemm_gpu(m->gemm, r.file, &r.u.gpu, r.ts);
+                cta_gemm_gpu(cta_gemm_of(m), r.file, &r.u.gpu, r.ts);
     if (got < 0)
         fprintf(stderr, "cutrace %s: error: %s\n", cmd, ct_reader_error_in(rd, f - 1));
     ct_reader_close(rd);
@@ -132,12 +132,12 @@ int cta_analysis_run(const char *cmd, char *const *paths, int npaths, cta_analys
         return rc;
     }
     o->ropt.overview = a->ov;
-    if (a->m.gemm) {
+    if (cta_gemm_of(&a->m)) {
         if ((rc = gemm_gpu_pass(cmd, paths, npaths, &a->m)) != CTA_EXIT_OK) {
             cta_analysis_free(a);
             return rc;
         }
-        o->ropt.ngemm = cta_gemm_rows(a->m.gemm, gemm_device, &a->m, &a->gemm);
+        o->ropt.ngemm = cta_gemm_rows(cta_gemm_of(&a->m), gemm_device, &a->m, &a->gemm);
         o->ropt.gemm = a->gemm;
     }
     a->ndiag = cta_diagnose(&a->m, &o->dopt, &a->dg);

@@ -1,9 +1,10 @@
-/* The `cutrace` command: dispatches `cutrace COMMAND ARGS...` through the table built from
- * commands.h. */
+/* The `cutrace` command: plugs the analyzer's features into the model (cta_features.h) and
+ * dispatches `cutrace COMMAND ARGS...` through the table built from commands.h. */
 #include <stdio.h>
 #include <string.h>
 
 #include "cta_cmd.h"
+#include "cta_features.h"
 
 #define CUTRACE_VERSION "0.1"
 
@@ -29,6 +30,7 @@ static void cta_usage(FILE *out)
 
 int main(int argc, char **argv)
 {
+    cta_model_plug(cta_features, CTA_FEAT_N);
     if (argc < 2) {
         cta_usage(stderr);
         return CTA_EXIT_USAGE;

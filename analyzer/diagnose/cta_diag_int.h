@@ -27,6 +27,7 @@
 #define CTA_DIAG_INT_H
 
 #include "cta_diag.h"
+#include "cta_names.h"
 
 typedef struct cta_diag_rule cta_diag_rule;
 

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cta_model.h" /* and cta_map.h */
+#include "cta_names.h" /* and cta_model.h, cta_map.h */
 
 /* cublasComputeType_t (cublas_api.h), by value: the trace format records the number. */
 enum {
@@ -334,3 +334,44 @@ size_t cta_gemm_rows(const cta_gemms *g, cta_gemm_devfn dev, void *ctx, cta_gemm
     *rows = out;
     return n;
 }
+
+/* ---- the feature (cta_features.c) ---- */
+
+cta_gemms *cta_gemm_of(const cta_model *m) { return m->feat[CTA_FEAT_GEMM]; }
+
+static cta_gemms *gemm_made(cta_model *m)
+{
+    if (!m->feat[CTA_FEAT_GEMM])
+        m->feat[CTA_FEAT_GEMM] = cta_gemm_new();
+    return m->feat[CTA_FEAT_GEMM];
+}
+
+static void gemm_record(cta_model *m, cta_proc *p, const ct_rec *r)
+{
+    (void)p;
+    cta_gemm_rec(gemm_made(m), r->file, &r->u.gemm);
+}
+
+static void gemm_library_call(cta_model *m, cta_proc *p, const ct_rec *r, const char *name,
+                              const uint64_t *nested, size_t nnested)
+{
+    (void)p;
+    cta_gemm_api(gemm_made(m), r->file, &r->u.api, name, nested, nnested);
+}
+
+static void gemm_merge(cta_model *dst, cta_model *src)
+{
+    if (src->feat[CTA_FEAT_GEMM])
+        cta_gemm_merge(gemm_made(dst), src->feat[CTA_FEAT_GEMM]);
+}
+
+static void gemm_free(cta_model *m) { cta_gemm_free(m->feat[CTA_FEAT_GEMM]); }
+
+const cta_feature cta_gemm_feature = {
+    .name = "gemm",
+    .types = 1ull << CT_REC_GEMM,
+    .record = gemm_record,
+    .library_call = gemm_library_call,
+    .merge = gemm_merge,
+    .free = gemm_free,
+};

@@ -28,6 +28,8 @@
 #include <stdint.h>
 
 #include "cttrace.h"
+#include "cta_feature.h"
+#include "cta_feature_slots.h"
 
 typedef struct cta_gemms cta_gemms;
 
@@ -71,5 +73,10 @@ double cta_gemm_peak(const char *device, const ct_rec_gemm *s, const char **what
 unsigned cta_gemm_elem_bytes(uint32_t type);
 /* "FP32", "FP16", "C64" ... for a cudaDataType_t ("type N" for others, into buf). */
 const char *cta_gemm_type_name(uint32_t type, char *buf, size_t n);
+
+/* The feature (cta_features.c): GEMM records and library calls with their nested calls; the
+ * products of a model (NULL: none, or the feature is not plugged). */
+extern const cta_feature cta_gemm_feature;
+cta_gemms *cta_gemm_of(const cta_model *m);
 
 #endif

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cta_map.h"
+#include "cta_sweep.h"
 
 typedef struct {
     cta_gnode *v;
@@ -40,13 +41,14 @@ struct cta_graph_proc {
 
 static struct cta_graph_proc *gp_of(cta_proc *p)
 {
-    if (!p->graphs) {
-        p->graphs = cta_xmalloc(sizeof *p->graphs, "CUDA graphs");
-        cta_map_init(&p->graphs->shape_idx);
-        p->graphs->nlists = 1;
-        cta_grow(&p->graphs->lists, &p->graphs->lists_cap, 1, sizeof *p->graphs->lists);
+    struct cta_graph_proc *g = p->feat[CTA_FEAT_GRAPH];
+    if (!g) {
+        p->feat[CTA_FEAT_GRAPH] = g = cta_xmalloc(sizeof *g, "CUDA graphs");
+        cta_map_init(&g->shape_idx);
+        g->nlists = 1;
+        cta_grow(&g->lists, &g->lists_cap, 1, sizeof *g->lists);
     }
-    return p->graphs;
+    return g;
 }
 
 static uint32_t new_list(struct cta_graph_proc *g)
@@ -320,19 +322,20 @@ cta_gnodes cta_graph_rec(cta_proc *p, const ct_rec_graph *r, uint64_t ts, uint64
 
 cta_gnodes cta_graph_launch_nodes(const cta_proc *p, uint64_t corr)
 {
-    const struct cta_graph_proc *g = p->graphs;
+    const struct cta_graph_proc *g = p->feat[CTA_FEAT_GRAPH];
     const uint32_t *v = g ? ct_hash_find(&g->launch_of, corr) : NULL;
     return v ? nodes_of(&g->lists[*v]) : (cta_gnodes){0};
 }
 
 cta_graph_stats cta_graph_stats_of(const cta_proc *p)
 {
-    return p->graphs ? p->graphs->st : (cta_graph_stats){0};
+    const struct cta_graph_proc *g = p->feat[CTA_FEAT_GRAPH];
+    return g ? g->st : (cta_graph_stats){0};
 }
 
 void cta_graph_proc_free(cta_proc *p)
 {
-    struct cta_graph_proc *g = p->graphs;
+    struct cta_graph_proc *g = p->feat[CTA_FEAT_GRAPH];
     if (!g)
         return;
     for (size_t i = 0; i < g->nlists; i++) {
@@ -348,5 +351,41 @@ void cta_graph_proc_free(cta_proc *p)
     cta_map_free(&g->shape_idx);
     free(g->shapes);
     free(g);
-    p->graphs = NULL;
+    p->feat[CTA_FEAT_GRAPH] = NULL;
 }
+
+/* A graph launch's GRAPH record: the kernels, copies and sets it ran are instances of theirs,
+ * whose GPU time is unknown (events time the graph as a whole: its LAUNCH record's GPU
+ * interval), so untimed in the kernel and copy tables, never given a share of the graph's time. */
+static void graph_record(cta_model *m, cta_proc *p, const ct_rec *r)
+{
+    const ct_rec_graph *g = &r->u.graph;
+    cta_thread *th = cta_thread_of(p, r->tid);
+    uint64_t host_ns = th->last_api_corr == g->corr ? th->last_api_ns : 0;
+    uint32_t kidx = (g->op == CT_GRAPH_NODE || g->op == CT_GRAPH_NODE_SET) &&
+                            g->node_type == CT_GNODE_KERNEL
+                        ? cta_name_index(m, r->file, g->function, 0)
+                        : 0;
+    cta_gnodes ran = cta_graph_rec(p, g, r->ts, host_ns, kidx);
+    for (size_t i = 0; i < ran.n; i++)
+        cta_model_graph_kernel(m, ran.v[i].kidx, &ran.v[i].l);
+    for (size_t i = 0; i < ran.nc; i++)
+        cta_model_graph_copy(m, &ran.c[i].cp);
+}
+
+static void graph_captured(cta_model *m, cta_proc *p, const ct_rec *r, uint32_t kidx)
+{
+    (void)m;
+    if (r->type == CT_REC_LAUNCH)
+        cta_graph_captured(p, &r->u.launch, kidx);
+    else
+        cta_graph_captured_copy(p, &r->u.copy);
+}
+
+const cta_feature cta_graph_feature = {
+    .name = "graph",
+    .types = 1ull << CT_REC_GRAPH,
+    .record = graph_record,
+    .captured = graph_captured,
+    .proc_free = cta_graph_proc_free,
+};

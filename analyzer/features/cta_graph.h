@@ -13,7 +13,8 @@
 #ifndef CTA_GRAPH_H
 #define CTA_GRAPH_H
 
-#include "cta_model.h"
+#include "cta_feature.h"
+#include "cta_feature_slots.h"
 
 typedef struct {
     uint32_t kidx;                /* kernel name index (cta_model.kernels) */
@@ -63,5 +64,8 @@ cta_gnodes cta_graph_launch_nodes(const cta_proc *p, uint64_t corr);
 /* The process's statistics (all 0 without graphs). */
 cta_graph_stats cta_graph_stats_of(const cta_proc *p);
 void cta_graph_proc_free(cta_proc *p);
+
+/* The feature (cta_features.c): GRAPH records, captured LAUNCH and COPY records. */
+extern const cta_feature cta_graph_feature;
 
 #endif

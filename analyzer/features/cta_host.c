@@ -6,6 +6,9 @@
 
 #include "cta_map.h"
 
+/* The process's samples (NULL: none), in its slot (cta_feature.h). */
+#define SAMPLED(p) ((struct cta_host *)(p)->feat[CTA_FEAT_HOST])
+
 const char *const cta_role_names[3] = {"main", "loader worker", "other"};
 
 /* A process's readings: one entry per process (a pid reused is another entry). */
@@ -211,9 +214,9 @@ static void on_machine(struct cta_host *h, const ct_rec *r)
 
 void cta_host_rec(cta_model *m, cta_proc *p, const ct_rec *r)
 {
-    if (!p->sampled)
-        p->sampled = cta_xmalloc(sizeof *p->sampled, "a process's host samples");
-    struct cta_host *h = p->sampled;
+    if (!p->feat[CTA_FEAT_HOST])
+        p->feat[CTA_FEAT_HOST] = cta_xmalloc(sizeof(struct cta_host), "a process's host samples");
+    struct cta_host *h = p->feat[CTA_FEAT_HOST];
     memset(&h->rates, 0, sizeof h->rates);
     if (r->type == CT_REC_PROC)
         on_proc(m, p, h, r);
@@ -225,33 +228,34 @@ void cta_host_rec(cta_model *m, cta_proc *p, const ct_rec *r)
 
 void cta_host_free(cta_proc *p)
 {
-    if (p->sampled) {
-        ct_hash_free(&p->sampled->by_pid);
-        free(p->sampled->v);
-        free(p->sampled->iv);
-        free(p->sampled);
-        p->sampled = NULL;
+    struct cta_host *h = p->feat[CTA_FEAT_HOST];
+    if (h) {
+        ct_hash_free(&h->by_pid);
+        free(h->v);
+        free(h->iv);
+        free(h);
+        p->feat[CTA_FEAT_HOST] = NULL;
     }
 }
 
 int cta_host_rates_of(const cta_proc *p, const ct_rec *r, cta_host_rates *out)
 {
-    if (!p->sampled || !p->sampled->rates.ts || p->sampled->rates.ts != r->ts)
+    if (!SAMPLED(p) || !SAMPLED(p)->rates.ts || SAMPLED(p)->rates.ts != r->ts)
         return 0;
-    *out = p->sampled->rates;
+    *out = SAMPLED(p)->rates;
     return 1;
 }
 
 size_t cta_host_intervals(const cta_proc *p, const cta_host_iv **v)
 {
-    *v = p->sampled ? p->sampled->iv : NULL;
-    return p->sampled ? p->sampled->niv : 0;
+    *v = SAMPLED(p) ? SAMPLED(p)->iv : NULL;
+    return SAMPLED(p) ? SAMPLED(p)->niv : 0;
 }
 
 size_t cta_host_rows(const cta_proc *p, cta_host_row **rows)
 {
     *rows = NULL;
-    const struct cta_host *h = p->sampled;
+    const struct cta_host *h = SAMPLED(p);
     if (!h || !h->n)
         return 0;
     cta_host_row *v = cta_xmalloc(h->n * sizeof *v, "the process table");
@@ -314,7 +318,7 @@ typedef struct {
 static cta_host_machine cta_host_machine_of(const cta_proc *p)
 {
     cta_host_machine x = {0};
-    const struct cta_host *h = p->sampled;
+    const struct cta_host *h = SAMPLED(p);
     if (!h || h->nh < 2 || h->hlast_ts <= h->hfirst_ts)
         return x;
     const ct_rec_host_sample *a = &h->hfirst, *b = &h->hlast;
@@ -371,9 +375,9 @@ void cta_host_text(FILE *f, const cta_model *m)
         any = 1;
         char b[6][32];
         fprintf(f, "  process %u: %zu process%s of its tree sampled", p->pid, n, n == 1 ? "" : "es");
-        if (p->sampled->nh > 1)
+        if (SAMPLED(p)->nh > 1)
             fprintf(f, " every %s over %s",
-                    cta_fmt_ns(b[0], (double)mc.span_ns / (double)(p->sampled->nh - 1)),
+                    cta_fmt_ns(b[0], (double)mc.span_ns / (double)(SAMPLED(p)->nh - 1)),
                     cta_fmt_ns(b[1], (double)mc.span_ns));
         fprintf(f, "; CPU %% is of one core over the process's time in the trace, read and "
                    "write are the bytes its calls passed (rchar, wchar), I/O wait the share of "
@@ -507,3 +511,18 @@ void cta_host_json(cta_json *j, const cta_proc *p)
         cta_json_null(j);
     cta_json_end_obj(j);
 }
+
+static void host_text(FILE *f, const cta_model *m, int top)
+{
+    (void)top;
+    cta_host_text(f, m);
+}
+
+const cta_feature cta_host_feature = {
+    .name = "host",
+    .types = 1ull << CT_REC_PROC | 1ull << CT_REC_PROC_SAMPLE | 1ull << CT_REC_HOST_SAMPLE,
+    .record = cta_host_rec,
+    .proc_free = cta_host_free,
+    .text = host_text,
+    .proc_json = cta_host_json,
+};

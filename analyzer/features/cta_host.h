@@ -21,7 +21,8 @@
 
 #include <stdio.h>
 
-#include "cta_model.h"
+#include "cta_feature.h"
+#include "cta_feature_slots.h"
 #include "cta_out.h"
 
 enum { CTA_ROLE_MAIN, CTA_ROLE_WORKER, CTA_ROLE_OTHER };
@@ -94,5 +95,9 @@ int cta_host_rates_of(const cta_proc *p, const ct_rec *r, cta_host_rates *out);
 /* The summary's "Process tree" section and its JSON ("process_tree" in each process). */
 void cta_host_text(FILE *f, const cta_model *m);
 void cta_host_json(cta_json *j, const cta_proc *p);
+
+/* The feature (cta_features.c): PROC, PROC_SAMPLE and HOST_SAMPLE records; the text's "Process
+ * tree" section and each process's "process_tree" in the JSON. */
+extern const cta_feature cta_host_feature;
 
 #endif

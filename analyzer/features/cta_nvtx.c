@@ -1,10 +1,17 @@
 /* NVTX ranges in the model (see cta_nvtx.h). */
 #include "cta_nvtx.h"
 #include "cta_sweep.h"
+#include "cta_top.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The feature's state in the model's, a process's and a thread's slot (cta_feature.h). */
+#define NVM(m) ((struct cta_nvtx_model *)(m)->feat[CTA_FEAT_NVTX])
+#define NVP(p) ((struct cta_nvtx_proc *)(p)->feat[CTA_FEAT_NVTX])
+#define NVT(th) ((struct cta_nvtx_thread *)(th)->feat[CTA_FEAT_NVTX])
 
 /* Components of the per-iteration view are tracked for the first this many ranges that have
  * child ranges (each costs up to 11 duration sketches). */
@@ -55,13 +62,14 @@ struct cta_nvtx_proc {
 
 static struct cta_nvtx_model *nv_model(cta_model *m)
 {
-    if (!m->nvtx) {
-        m->nvtx = cta_xmalloc(sizeof *m->nvtx, "the NVTX ranges");
-        memset(m->nvtx, 0, sizeof *m->nvtx);
-        cta_map_init(&m->nvtx->names);
-        cta_map_init(&m->nvtx->where);
+    struct cta_nvtx_model *nm = m->feat[CTA_FEAT_NVTX];
+    if (!nm) {
+        m->feat[CTA_FEAT_NVTX] = nm = cta_xmalloc(sizeof *nm, "the NVTX ranges");
+        memset(nm, 0, sizeof *nm);
+        cta_map_init(&nm->names);
+        cta_map_init(&nm->where);
     }
-    return m->nvtx;
+    return nm;
 }
 
 static void group_init(struct cta_nvtx_model *nm, uint32_t g)
@@ -105,48 +113,35 @@ const char *cta_nvtx_display(const cta_model *m, uint32_t g, char *buf, size_t l
 
 static struct cta_nvtx_proc *nv_proc(cta_proc *p)
 {
-    if (!p->nvtx) {
-        p->nvtx = cta_xmalloc(sizeof *p->nvtx, "a process's NVTX ranges");
-        memset(p->nvtx, 0, sizeof *p->nvtx);
-        cta_pool_init(&p->nvtx->inst, sizeof(nv_inst));
-        cta_pool_init(&p->nvtx->sets, sizeof(nv_set));
+    struct cta_nvtx_proc *np = p->feat[CTA_FEAT_NVTX];
+    if (!np) {
+        p->feat[CTA_FEAT_NVTX] = np = cta_xmalloc(sizeof *np, "a process's NVTX ranges");
+        memset(np, 0, sizeof *np);
+        cta_pool_init(&np->inst, sizeof(nv_inst));
+        cta_pool_init(&np->sets, sizeof(nv_set));
     }
-    return p->nvtx;
+    return np;
 }
 
 static struct cta_nvtx_thread *nv_thread(cta_thread *th)
 {
-    if (!th->nvtx) {
-        th->nvtx = cta_xmalloc(sizeof *th->nvtx, "a thread's NVTX ranges");
-        memset(th->nvtx, 0, sizeof *th->nvtx);
+    struct cta_nvtx_thread *t = th->feat[CTA_FEAT_NVTX];
+    if (!t) {
+        th->feat[CTA_FEAT_NVTX] = t = cta_xmalloc(sizeof *t, "a thread's NVTX ranges");
+        memset(t, 0, sizeof *t);
     }
-    return th->nvtx;
+    return t;
 }
 
-static nv_inst *nv_at(cta_proc *p, uint32_t i) { return cta_pool_at(&p->nvtx->inst, i); }
-
-static void step_insert(cta_nvtx_group *x, const cta_nvtx_step *s)
-{
-    int i = x->nslow < CTA_NVTX_SLOW ? x->nslow++ : CTA_NVTX_SLOW;
-    if (i == CTA_NVTX_SLOW) {
-        if (s->dur <= x->slow[CTA_NVTX_SLOW - 1].dur)
-            return;
-        i = CTA_NVTX_SLOW - 1;
-    }
-    while (i > 0 && x->slow[i - 1].dur < s->dur) {
-        x->slow[i] = x->slow[i - 1];
-        i--;
-    }
-    x->slow[i] = *s;
-}
+static nv_inst *nv_at(cta_proc *p, uint32_t i) { return cta_pool_at(&NVP(p)->inst, i); }
 
 /* The component slot of child group kid in x, or -1 (not tracked). */
 static int kid_slot(cta_model *m, cta_nvtx_group *x, uint32_t kid)
 {
     if (x->kid_track == 0) {
         size_t tracked = 0;
-        for (uint32_t g = 0; g < cta_map_count(&m->nvtx->names); g++)
-            tracked += m->nvtx->g[g].kid_track == 1;
+        for (uint32_t g = 0; g < cta_map_count(&NVM(m)->names); g++)
+            tracked += NVM(m)->g[g].kid_track == 1;
         x->kid_track = tracked < NV_TRACKED_GROUPS ? 1 : -1;
     }
     if (x->kid_track < 0)
@@ -164,7 +159,7 @@ static int kid_slot(cta_model *m, cta_nvtx_group *x, uint32_t kid)
 static void nv_fold(cta_model *m, cta_proc *p, uint32_t idx)
 {
     nv_inst *in = nv_at(p, idx);
-    cta_nvtx_group *x = &m->nvtx->g[in->group];
+    cta_nvtx_group *x = &NVM(m)->g[in->group];
     /* never ended: until its process's last record, or until a later range took its place */
     uint64_t end = in->end ? in->end : p->t_last > in->start ? p->t_last : in->start;
     uint64_t dur = end - in->start, span = in->ops ? in->last - in->first : 0;
@@ -191,7 +186,7 @@ static void nv_fold(cta_model *m, cta_proc *p, uint32_t idx)
         cta_sketch_add(&x->self, self);
         if (in->sync_ns)
             cta_sketch_add(&x->sync, in->sync_ns);
-        step_insert(x, &s);
+        cta_top_insert(x->slow, &x->nslow, CTA_NVTX_SLOW, sizeof s, &s, offsetof(cta_nvtx_step, dur));
     }
     if (in->ops) {
         cta_sketch_add(&x->span, span);
@@ -202,7 +197,7 @@ static void nv_fold(cta_model *m, cta_proc *p, uint32_t idx)
     x->kern_ns += in->kern_ns;
     x->gpu_ns += in->gpu_ns;
     x->ops += in->ops;
-    cta_pool_put(&p->nvtx->inst, idx);
+    cta_pool_put(&NVP(p)->inst, idx);
 }
 
 static void inst_unref(cta_model *m, cta_proc *p, uint32_t idx)
@@ -214,14 +209,14 @@ static void inst_unref(cta_model *m, cta_proc *p, uint32_t idx)
 
 static void set_drop(cta_model *m, cta_proc *p, uint32_t set)
 {
-    nv_set *s = cta_pool_at(&p->nvtx->sets, set - 1);
+    nv_set *s = cta_pool_at(&NVP(p)->sets, set - 1);
     if (--s->refs)
         return;
     for (uint32_t k = 0; k < s->n; k++)
         inst_unref(m, p, s->v[k]);
     free(s->v);
     s->v = NULL;
-    cta_pool_put(&p->nvtx->sets, set - 1);
+    cta_pool_put(&NVP(p)->sets, set - 1);
 }
 
 /* The thread's open ranges changed: its current set (if any) is no longer current. */
@@ -265,7 +260,7 @@ static void inst_end(cta_model *m, cta_proc *p, uint32_t idx, uint64_t end)
                 up->kid_ns[k] += d;
         }
     }
-    sweep_push(p, (cta_pt){.t = in->end, .type = P_NVTX_END, .a = idx, .b = in->tid});
+    cta_sweep_push(p, (cta_pt){.t = in->end, .type = CTA_P_FEAT_END, .kind = CTA_FEAT_NVTX, .a = idx, .b = in->tid});
     inst_unref(m, p, idx);
 }
 
@@ -274,19 +269,19 @@ static void inst_end(cta_model *m, cta_proc *p, uint32_t idx, uint64_t end)
 static void inst_displaced(cta_model *m, cta_proc *p, uint32_t idx, uint64_t ts)
 {
     nv_inst *o = nv_at(p, idx);
-    struct cta_nvtx_thread *t = nv_thread(thread_of(p, o->tid));
+    struct cta_nvtx_thread *t = nv_thread(cta_thread_of(p, o->tid));
     open_remove(t, idx);
     thread_changed(m, p, t);
     o->end = ts;
     o->refs--; /* its own (never ended): the sweep's is released at the point below */
-    sweep_push(p, (cta_pt){.t = ts, .type = P_NVTX_END, .a = idx, .b = o->tid});
+    cta_sweep_push(p, (cta_pt){.t = ts, .type = CTA_P_FEAT_END, .kind = CTA_FEAT_NVTX, .a = idx, .b = o->tid});
 }
 
-void cta_nvtx_begin(cta_model *m, cta_proc *p, const ct_rec *r)
+static void cta_nvtx_begin(cta_model *m, cta_proc *p, const ct_rec *r)
 {
     const ct_rec_nvtx_begin *b = &r->u.nvtx_begin;
     struct cta_nvtx_proc *np = nv_proc(p);
-    cta_thread *th = thread_of(p, b->tid);
+    cta_thread *th = cta_thread_of(p, b->tid);
     struct cta_nvtx_thread *t = nv_thread(th);
     uint32_t g = nv_group(m, r->file, b->domain, b->group);
     if (b->kind == CT_NVTX_PUSH_POP) {
@@ -331,16 +326,16 @@ void cta_nvtx_begin(cta_model *m, cta_proc *p, const ct_rec *r)
     t->open[t->nopen++] = idx;
     if (b->kind == CT_NVTX_START_END)
         cta_xhash_put(&np->ids, b->id, idx, "the NVTX ranges open");
-    sweep_push(p, (cta_pt){.t = r->ts, .type = P_NVTX_BEGIN, .a = idx, .b = b->tid});
+    cta_sweep_push(p, (cta_pt){.t = r->ts, .type = CTA_P_FEAT_BEGIN, .kind = CTA_FEAT_NVTX, .a = idx, .b = b->tid});
 }
 
-void cta_nvtx_end(cta_model *m, cta_proc *p, const ct_rec *r)
+static void cta_nvtx_end(cta_model *m, cta_proc *p, const ct_rec *r)
 {
     const ct_rec_nvtx_range *e = &r->u.nvtx_range;
     if (e->flags & CT_NVTX_UNMATCHED)
         return;
     struct cta_nvtx_proc *np = nv_proc(p);
-    cta_thread *th = thread_of(p, e->start_tid);
+    cta_thread *th = cta_thread_of(p, e->start_tid);
     struct cta_nvtx_thread *t = nv_thread(th);
     uint32_t idx = UINT32_MAX;
     if (e->kind == CT_NVTX_START_END) {
@@ -372,12 +367,12 @@ void cta_nvtx_end(cta_model *m, cta_proc *p, const ct_rec *r)
 
 uint32_t cta_nvtx_ref(cta_proc *p, cta_thread *th)
 {
-    struct cta_nvtx_thread *t = th->nvtx;
+    struct cta_nvtx_thread *t = NVT(th);
     if (!t || !t->nopen)
         return 0;
     if (!t->set) {
-        uint32_t s = cta_pool_alloc(&p->nvtx->sets);
-        nv_set *x = cta_pool_at(&p->nvtx->sets, s);
+        uint32_t s = cta_pool_alloc(&NVP(p)->sets);
+        nv_set *x = cta_pool_at(&NVP(p)->sets, s);
         x->v = cta_xmalloc(t->nopen * sizeof *x->v, "the NVTX ranges open");
         memcpy(x->v, t->open, t->nopen * sizeof *x->v);
         x->n = t->nopen;
@@ -386,7 +381,7 @@ uint32_t cta_nvtx_ref(cta_proc *p, cta_thread *th)
             nv_at(p, x->v[k])->refs++;
         t->set = s + 1;
     }
-    nv_set *x = cta_pool_at(&p->nvtx->sets, t->set - 1);
+    nv_set *x = cta_pool_at(&NVP(p)->sets, t->set - 1);
     x->refs++;
     return t->set;
 }
@@ -397,12 +392,13 @@ void cta_nvtx_unref(cta_model *m, cta_proc *p, uint32_t set)
         set_drop(m, p, set);
 }
 
-void cta_nvtx_gpu(cta_proc *p, uint32_t set, uint64_t start, uint64_t end, int kernel,
-                  uint64_t start_late, uint64_t end_early)
+void cta_nvtx_call_gpu(cta_model *m, cta_proc *p, uint32_t set, uint64_t start, uint64_t end,
+                          int kernel, uint64_t start_late, uint64_t end_early)
 {
+    (void)m;
     if (!set)
         return;
-    const nv_set *x = cta_pool_at(&p->nvtx->sets, set - 1);
+    const nv_set *x = cta_pool_at(&NVP(p)->sets, set - 1);
     for (uint32_t k = 0; k < x->n; k++) {
         nv_inst *in = nv_at(p, x->v[k]);
         if (!in->ops || start < in->first)
@@ -419,9 +415,10 @@ void cta_nvtx_gpu(cta_proc *p, uint32_t set, uint64_t start, uint64_t end, int k
     }
 }
 
-void cta_nvtx_sync(cta_proc *p, cta_thread *th, uint64_t ns)
+void cta_nvtx_sync(cta_model *m, cta_proc *p, cta_thread *th, uint64_t ns)
 {
-    const struct cta_nvtx_thread *t = th->nvtx;
+    (void)m;
+    const struct cta_nvtx_thread *t = NVT(th);
     for (uint32_t k = 0; t && k < t->nopen; k++)
         nv_at(p, t->open[k])->sync_ns += ns;
 }
@@ -429,7 +426,7 @@ void cta_nvtx_sync(cta_proc *p, cta_thread *th, uint64_t ns)
 /* An event of kind, of ns, in instance in (innermost of its thread). */
 static void place_add(const cta_model *m, const cta_proc *p, const nv_inst *in, int kind, uint64_t ns)
 {
-    struct cta_nvtx_model *nm = m->nvtx;
+    struct cta_nvtx_model *nm = NVM(m);
     uint32_t key[3] = {(uint32_t)kind, in->group, p->file};
     int added;
     uint32_t i = cta_map_get(&nm->where, key, sizeof key, &added);
@@ -459,24 +456,19 @@ void cta_nvtx_where(cta_model *m, cta_proc *p, uint32_t set, int kind, uint64_t 
     nv_model(m);
     nv_proc(p)->where_ns[kind] += ns;
     if (set) {
-        const nv_set *x = cta_pool_at(&p->nvtx->sets, set - 1);
+        const nv_set *x = cta_pool_at(&NVP(p)->sets, set - 1);
         place_add(m, p, nv_at(p, x->v[x->n - 1]), kind, ns);
     }
 }
 
-void cta_nvtx_where_now(cta_model *m, cta_proc *p, cta_thread *th, int kind, uint64_t ns)
-{
-    uint32_t set = th->nvtx ? cta_nvtx_ref(p, th) : 0;
-    cta_nvtx_where(m, p, set, kind, ns);
-    cta_nvtx_unref(m, p, set);
-}
-
 /* ---- sweep side ---- */
 
-void cta_nvtx_point(cta_model *m, cta_proc *p, uint32_t a, int begin, uint32_t tid)
+/* a: the instance's index, b: its thread */
+void cta_nvtx_point(cta_model *m, cta_proc *p, const cta_pt *pt)
 {
-    struct cta_nvtx_thread *t = nv_thread(thread_of(p, tid));
-    if (begin) {
+    uint32_t a = pt->a;
+    struct cta_nvtx_thread *t = nv_thread(cta_thread_of(p, (uint32_t)pt->b));
+    if (pt->type == CTA_P_FEAT_BEGIN) {
         cta_grow(&t->sw, &t->sw_cap, t->nsw + 1, sizeof *t->sw);
         t->sw[t->nsw++] = a;
         return;
@@ -492,15 +484,15 @@ void cta_nvtx_point(cta_model *m, cta_proc *p, uint32_t a, int begin, uint32_t t
 
 void cta_nvtx_idle(cta_model *m, cta_proc *p, int dev, uint32_t tid, uint64_t ns)
 {
-    if (!p->nvtx || !p->nvtx->serial || !ns) /* no range yet */
+    if (!NVP(p) || !NVP(p)->serial || !ns) /* no range yet */
         return;
     uint32_t ti = cta_map_count(&p->thread_idx) ? cta_map_find(&p->thread_idx, &tid, sizeof tid)
                                                  : UINT32_MAX;
-    const struct cta_nvtx_thread *t = ti == UINT32_MAX ? NULL : p->threads[ti].nvtx;
+    const struct cta_nvtx_thread *t = ti == UINT32_MAX ? NULL : NVT(&p->threads[ti]);
     if (!t || !t->nsw)
         return;
     uint32_t inner = t->sw[t->nsw - 1] + 1;
-    __typeof__(p->nvtx->ov[0][0]) *ov = p->nvtx->ov[dev];
+    __typeof__(NVP(p)->ov[0][0]) *ov = NVP(p)->ov[dev];
     int k = 0;
     while (k < NV_OVERLAP && ov[k].inst && ov[k].inst != inner)
         k++;
@@ -525,7 +517,7 @@ void cta_nvtx_gap(cta_model *m, cta_proc *p, int dev, int cls, uint64_t ns)
 {
     nv_model(m);
     nv_proc(p)->where_ns[CTA_WHERE_GAP + cls] += ns;
-    __typeof__(p->nvtx->ov[0][0]) *ov = p->nvtx->ov[dev];
+    __typeof__(NVP(p)->ov[0][0]) *ov = NVP(p)->ov[dev];
     int best = -1;
     for (int k = 0; k < NV_OVERLAP; k++)
         if (ov[k].inst && (best < 0 || ov[k].ns > ov[best].ns))
@@ -543,7 +535,7 @@ void cta_nvtx_gap(cta_model *m, cta_proc *p, int dev, int cls, uint64_t ns)
 
 void cta_nvtx_finish(cta_model *m, cta_proc *p)
 {
-    struct cta_nvtx_proc *np = p->nvtx;
+    struct cta_nvtx_proc *np = NVP(p);
     if (!np)
         return;
     /* every instance still held: ended ones, and those never ended (open at the end) */
@@ -557,14 +549,14 @@ void cta_nvtx_finish(cta_model *m, cta_proc *p)
 void cta_nvtx_proc_free(cta_proc *p)
 {
     for (size_t k = 0; k < p->nthreads; k++) {
-        struct cta_nvtx_thread *t = p->threads[k].nvtx;
+        struct cta_nvtx_thread *t = NVT(&p->threads[k]);
         if (t) {
             free(t->open);
             free(t->sw);
             free(t);
         }
     }
-    struct cta_nvtx_proc *np = p->nvtx;
+    struct cta_nvtx_proc *np = NVP(p);
     if (!np)
         return;
     for (uint32_t i = 0; i < np->sets.n; i++)
@@ -599,7 +591,7 @@ static void group_merge(cta_model *dst, cta_nvtx_group *x, const cta_nvtx_group 
         cta_nvtx_step s = y->slow[i];
         for (int k = 0; k < s.nkids; k++)
             s.kid_group[k] = gmap[s.kid_group[k]];
-        step_insert(x, &s);
+        cta_top_insert(x->slow, &x->nslow, CTA_NVTX_SLOW, sizeof s, &s, offsetof(cta_nvtx_step, dur));
     }
     /* components: tracked in x as nv_fold would have tracked y's (up to NV_TRACKED_GROUPS
      * groups, CTA_NVTX_KIDS children each) */
@@ -612,7 +604,7 @@ static void group_merge(cta_model *dst, cta_nvtx_group *x, const cta_nvtx_group 
 
 void cta_nvtx_merge(cta_model *dst, cta_model *src)
 {
-    struct cta_nvtx_model *sn = src->nvtx;
+    struct cta_nvtx_model *sn = NVM(src);
     if (!sn)
         return;
     struct cta_nvtx_model *dn = nv_model(dst);
@@ -641,16 +633,16 @@ void cta_nvtx_merge(cta_model *dst, cta_model *src)
     free(gmap);
     /* a finished process begins no more instances: its per-group numbering is done with */
     for (size_t i = 0; i < src->nprocs; i++)
-        if (src->procs[i].nvtx) {
-            free(src->procs[i].nvtx->seq);
-            src->procs[i].nvtx->seq = NULL;
-            src->procs[i].nvtx->seq_cap = 0;
+        if (NVP(&src->procs[i])) {
+            free(NVP(&src->procs[i])->seq);
+            NVP(&src->procs[i])->seq = NULL;
+            NVP(&src->procs[i])->seq_cap = 0;
         }
 }
 
 void cta_nvtx_free(cta_model *m)
 {
-    struct cta_nvtx_model *nm = m->nvtx;
+    struct cta_nvtx_model *nm = NVM(m);
     if (!nm)
         return;
     for (uint32_t g = 0; g < cta_map_count(&nm->names); g++) {
@@ -672,8 +664,8 @@ void cta_nvtx_free(cta_model *m)
 const cta_nvtx_place *cta_nvtx_where_best(const cta_model *m, const cta_proc *p, int kind,
                                           uint32_t *group, double *share)
 {
-    const struct cta_nvtx_model *nm = m->nvtx;
-    if (!nm || !p->nvtx || !p->nvtx->where_ns[kind])
+    const struct cta_nvtx_model *nm = NVM(m);
+    if (!nm || !NVP(p) || !NVP(p)->where_ns[kind])
         return NULL;
     const cta_nvtx_place *best = NULL;
     for (uint32_t i = 0; i < cta_map_count(&nm->where); i++) {
@@ -685,7 +677,7 @@ const cta_nvtx_place *cta_nvtx_where_best(const cta_model *m, const cta_proc *p,
         }
     }
     if (best)
-        *share = (double)best->ns / (double)p->nvtx->where_ns[kind];
+        *share = (double)best->ns / (double)NVP(p)->where_ns[kind];
     return best;
 }
 
@@ -700,19 +692,27 @@ uint64_t cta_nvtx_median(const cta_sketch *s, uint64_t n)
 static const cta_model *order_m;
 static int order_cmp(const void *a, const void *b)
 {
-    const cta_nvtx_group *x = &order_m->nvtx->g[*(const uint32_t *)a];
-    const cta_nvtx_group *y = &order_m->nvtx->g[*(const uint32_t *)b];
+    const cta_nvtx_group *x = &NVM(order_m)->g[*(const uint32_t *)a];
+    const cta_nvtx_group *y = &NVM(order_m)->g[*(const uint32_t *)b];
     uint64_t tx = x->host.sum + x->open_ns, ty = y->host.sum + y->open_ns;
     return tx < ty ? 1 : tx > ty ? -1 : *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
 }
 
 size_t cta_nvtx_order(const cta_model *m, uint32_t **out)
 {
-    size_t n = m->nvtx ? cta_map_count(&m->nvtx->names) : 0;
+    size_t n = NVM(m) ? cta_map_count(&NVM(m)->names) : 0;
     *out = cta_xmalloc((n + 1) * sizeof **out, "the NVTX table");
     for (size_t i = 0; i < n; i++)
         (*out)[i] = (uint32_t)i;
     order_m = m;
     qsort(*out, n, sizeof **out, order_cmp);
     return n;
+}
+
+void cta_nvtx_record(cta_model *m, cta_proc *p, const ct_rec *r)
+{
+    if (r->type == CT_REC_NVTX_BEGIN)
+        cta_nvtx_begin(m, p, r);
+    else
+        cta_nvtx_end(m, p, r);
 }

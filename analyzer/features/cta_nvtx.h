@@ -4,33 +4,30 @@
  *
  * Contract. A range covers the CUDA calls made, between its push (or start) and its pop (or
  * end), by the thread that pushed or started it: the GPU work of those calls is its GPU work,
- * as Nsight Systems projects ranges onto the GPU. Feed side (cta_join.c, in record order):
- * cta_nvtx_begin and cta_nvtx_end for the NVTX_BEGIN and NVTX_RANGE records; files before
- * format 1.6 have no NVTX_BEGIN, so their ranges count with their host time only.
- * cta_nvtx_ref takes the set of ranges open on a thread when it records a call that may have GPU
- * work (0: none open), which the call holds until it is dropped (cta_nvtx_unref) after its GPU
- * interval, if any, was added (cta_nvtx_gpu). cta_nvtx_sync adds a synchronization's blocked
- * time to the ranges open on a thread, cta_nvtx_where an event of a diagnosis to a call's.
- * Sweep side (cta_sweep.c, in time order): each range's begin and end points (cta_nvtx_point),
- * a device's idle time with the thread that last called CUDA (cta_nvtx_idle), and the class of
- * each idle gap once decided (cta_nvtx_gap): a gap is in the innermost range that was open
- * (on that thread) for most of it.
+ * as Nsight Systems projects ranges onto the GPU. A feature of the model (cta_feature.h,
+ * cta_nvtx_feature): in record order, the NVTX_BEGIN and NVTX_RANGE records (files before format
+ * 1.6 have no NVTX_BEGIN, so their ranges count with their host time only); a call's context
+ * (ctx_ref) is the set of ranges open on its thread when it is made (0: none open), which the
+ * call holds until it is dropped (ctx_unref) after its GPU interval, if any, was added
+ * (call_gpu); a synchronization's blocked time goes to the ranges open on its thread (sync), an
+ * event of a diagnosis to its call's (where). In time order (the sweep): each range's begin and
+ * end points (point), a device's idle time with the thread that last called CUDA (idle), and the
+ * class of each idle gap once decided (gap): a gap is in the innermost range that was open (on
+ * that thread) for most of it.
  *
  * An instance is folded into its name's statistics once it has ended, every call inside it has
  * been dropped and the sweep has passed its end, so memory follows the ranges open or in flight,
- * not the trace's length. cta_nvtx_finish folds the rest (a range never ended counts as open at
+ * not the trace's length. The finish hook folds the rest (a range never ended counts as open at
  * the end, until its process's last record). Everything is a no-op for a process without NVTX. */
 #ifndef CTA_NVTX_H
 #define CTA_NVTX_H
 
-#include "cta_model.h"
+#include "cta_feature.h"
+#include "cta_feature_slots.h"
 #include "cta_out.h"
 
 #include <stdio.h>
 
-/* A diagnosis's events, by where they are counted: the call-site kinds (CTA_SITE_*), then the
- * idle-gap classes (CTA_GAP_*), then failed allocations. */
-enum { CTA_WHERE_GAP = CTA_SITE_N, CTA_WHERE_OOM = CTA_WHERE_GAP + CTA_GAP_N, CTA_WHERE_N };
 
 /* The pairing of NVTX_BEGIN with NVTX_RANGE records (FORMAT.md 4.8), one rule for the model
  * (cta_nvtx_begin, cta_nvtx_end) and the timeline's NVTX tracks, each keeping its own open
@@ -52,35 +49,23 @@ static inline int cta_nvtx_popped(uint32_t kind, uint32_t domain, uint32_t depth
            depth == e->depth;
 }
 
-/* ---- feed side ---- */
-void cta_nvtx_begin(cta_model *m, cta_proc *p, const ct_rec *r);
-void cta_nvtx_end(cta_model *m, cta_proc *p, const ct_rec *r);
+
+/* The feature (defined in cta_nvtx_report.c, with the renderings) and its hooks (cta_nvtx.c). */
+extern const cta_feature cta_nvtx_feature;
+void cta_nvtx_record(cta_model *m, cta_proc *p, const ct_rec *r);
 uint32_t cta_nvtx_ref(cta_proc *p, cta_thread *th);
 void cta_nvtx_unref(cta_model *m, cta_proc *p, uint32_t set);
-/* A GPU operation [start, end] as recorded, of a call holding set; kernel: it is a kernel.
- * start_late: the latest it can truly have begun (start where it waited for earlier work, else
- * no later than its call's return); end_early: the earliest it can have ended (end, or start
- * where the end is only a bound). The projected span is known between the two. */
-void cta_nvtx_gpu(cta_proc *p, uint32_t set, uint64_t start, uint64_t end, int kernel,
-                  uint64_t start_late, uint64_t end_early);
-void cta_nvtx_sync(cta_proc *p, cta_thread *th, uint64_t ns);
-/* An event of a diagnosis (kind CTA_WHERE_*) of a call holding set. */
+void cta_nvtx_call_gpu(cta_model *m, cta_proc *p, uint32_t set, uint64_t start, uint64_t end,
+                       int kernel, uint64_t start_late, uint64_t end_early);
+void cta_nvtx_sync(cta_model *m, cta_proc *p, cta_thread *th, uint64_t ns);
 void cta_nvtx_where(cta_model *m, cta_proc *p, uint32_t set, int kind, uint64_t ns);
-/* The same of an event of thread th now (in the ranges open on it). */
-void cta_nvtx_where_now(cta_model *m, cta_proc *p, cta_thread *th, int kind, uint64_t ns);
-
-/* ---- sweep side ---- */
-/* a: the instance's index (cta_pt.a), begin: 1 at its start, 0 at its end, tid: its thread */
-void cta_nvtx_point(cta_model *m, cta_proc *p, uint32_t a, int begin, uint32_t tid);
 void cta_nvtx_idle(cta_model *m, cta_proc *p, int dev, uint32_t tid, uint64_t ns);
 void cta_nvtx_gap(cta_model *m, cta_proc *p, int dev, int cls, uint64_t ns);
-
-/* ---- results ---- */
+void cta_nvtx_point(cta_model *m, cta_proc *p, const cta_pt *pt);
 void cta_nvtx_finish(cta_model *m, cta_proc *p);
+void cta_nvtx_merge(cta_model *dst, cta_model *src);
 void cta_nvtx_proc_free(cta_proc *p);
 void cta_nvtx_free(cta_model *m);
-/* The NVTX ranges of finished partial model src into dst, by name (cta_model_merge). */
-void cta_nvtx_merge(cta_model *dst, cta_model *src);
 
 enum { CTA_NVTX_KIDS = 8, CTA_NVTX_SLOW = 5 };
 
@@ -137,9 +122,14 @@ struct cta_nvtx_model {
     size_t place_cap;
 };
 
+/* The model's ranges (NULL: none, or the feature is not plugged). */
+static inline struct cta_nvtx_model *cta_nvtx_of(const cta_model *m)
+{
+    return m->feat[CTA_FEAT_NVTX];
+}
 static inline const char *cta_nvtx_group_name(const cta_model *m, uint32_t g)
 {
-    return cta_map_key(&m->nvtx->names, g);
+    return cta_map_key(&cta_nvtx_of(m)->names, g);
 }
 /* The name shown for group g: its message; with its domain first ("domain: message") when it
  * is not the default one. Into buf. */

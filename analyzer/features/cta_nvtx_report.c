@@ -16,7 +16,7 @@ static int nv_is_slow(const cta_nvtx_step *s, uint64_t median)
     return (double)s->dur >= NV_SLOW_RATIO * (double)median;
 }
 
-static const cta_nvtx_group *grp(const cta_model *m, uint32_t g) { return &m->nvtx->g[g]; }
+static const cta_nvtx_group *grp(const cta_model *m, uint32_t g) { return &cta_nvtx_of(m)->g[g]; }
 
 /* The repeating ranges that get a per-iteration view: at least 3 ended instances, most of them
  * with no range around them on their thread (a training step, not what a step calls), by host
@@ -88,7 +88,7 @@ static const char *ns_or_dash(char b[32], uint64_t ns, int have)
 
 void cta_nvtx_text(FILE *f, const cta_model *m, int top)
 {
-    if (!m->nvtx || !cta_map_count(&m->nvtx->names))
+    if (!cta_nvtx_of(m) || !cta_map_count(&cta_nvtx_of(m)->names))
         return;
     fprintf(f, "\n== NVTX ranges ==\n");
     fprintf(f, "  Host: push to pop (start to end). GPU: the work its thread launched inside it,\n"
@@ -213,7 +213,7 @@ void cta_nvtx_json(cta_json *j, const cta_model *m)
     cta_json_key(j, "ranges");
     cta_json_arr(j);
     uint32_t *order;
-    size_t n = m->nvtx ? cta_nvtx_order(m, &order) : 0;
+    size_t n = cta_nvtx_of(m) ? cta_nvtx_order(m, &order) : 0;
     for (size_t i = 0; i < n; i++) {
         const cta_nvtx_group *x = grp(m, order[i]);
         const cta_sketch *d = &x->host;
@@ -321,7 +321,7 @@ void cta_nvtx_json(cta_json *j, const cta_model *m)
     }
     cta_json_end_arr(j);
     cta_json_end_obj(j);
-    if (m->nvtx)
+    if (cta_nvtx_of(m))
         free(order);
 }
 
@@ -364,3 +364,25 @@ int cta_nvtx_where_text(const cta_model *m, const cta_proc *p, int kind, cta_nvt
         snprintf(w->text + n, sizeof w->text - (size_t)n, ", %s", which);
     return 1;
 }
+
+/* The feature's entry in the table (cta_features.c): here, with its renderings, so that the
+ * ranges (cta_nvtx.c) do not depend on how they are shown. */
+const cta_feature cta_nvtx_feature = {
+    .name = "nvtx",
+    .types = 1ull << CT_REC_NVTX_BEGIN | 1ull << CT_REC_NVTX_RANGE,
+    .record = cta_nvtx_record,
+    .ctx_ref = cta_nvtx_ref,
+    .ctx_unref = cta_nvtx_unref,
+    .call_gpu = cta_nvtx_call_gpu,
+    .sync = cta_nvtx_sync,
+    .where = cta_nvtx_where,
+    .idle = cta_nvtx_idle,
+    .gap = cta_nvtx_gap,
+    .point = cta_nvtx_point,
+    .finish = cta_nvtx_finish,
+    .merge = cta_nvtx_merge,
+    .proc_free = cta_nvtx_proc_free,
+    .free = cta_nvtx_free,
+    .text = cta_nvtx_text,
+    .json = cta_nvtx_json,
+};

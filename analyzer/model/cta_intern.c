@@ -2,7 +2,8 @@
  * the kernel and API tables (cached per file and id, so a name is looked up once), the API
  * category a function's name implies, and the rows of the call-site table. */
 #include "cta_model_int.h"
-#include "cta_nvtx.h"
+#include "cta_feature_int.h"
+#include "cta_names.h"
 
 #include <string.h>
 
@@ -112,11 +113,11 @@ uint8_t cta_api_category(cta_model *m, uint32_t file, uint32_t sid, uint32_t idx
 }
 
 void cta_site_add(cta_model *m, cta_proc *p, int kind, uint32_t api_idx, uint32_t stack,
-                  uint64_t bytes, uint64_t ns, uint32_t nvtx, uint64_t start, int dev)
+                  uint64_t bytes, uint64_t ns, uint32_t ctx, uint64_t start, int dev)
 {
     cta_site_note(p, kind, start, ns, dev);
-    if (kind != CTA_SITE_SYNC) /* counted in the thread's ranges (cta_nvtx_where_now) */
-        cta_nvtx_where(m, p, nvtx, kind, ns);
+    if (kind != CTA_SITE_SYNC) /* counted in the thread's context (cta_feat_where_now) */
+        CTA_FEAT_CALL(m, where, m, p, ctx, kind, ns);
     uint32_t key[3] = {(uint32_t)kind, api_idx, cta_model_site_group(m, p, stack)};
     int added;
     uint32_t i = cta_map_get(&p->sites, key, sizeof key, &added);

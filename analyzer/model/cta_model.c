@@ -2,10 +2,9 @@
  * the records are done (cta_model_finish), freeing. The per-record pass is cta_join.c, the time
  * sweep cta_sweep.c, how names are shown cta_names.c; the contract is cta_model.h. */
 #include "cta_model_int.h"
-#include "cta_graph.h"
-#include "cta_host.h"
-#include "cta_nvtx.h"
-#include "cta_gemm.h"
+#include "cta_feature_int.h"
+#include "cta_names.h"
+#include "cta_sweep.h"
 
 #include <assert.h>
 #include <stdio.h>
@@ -72,7 +71,7 @@ static void proc_init(cta_model *m, cta_proc *p, uint32_t file)
     cta_map_init(&p->site_keys);
     p->nstacks = 1;
     cta_grow(&p->stack_ids, &p->stacks_cap, 1, sizeof *p->stack_ids);
-    cta_pool_init(&p->allocs, sizeof(liveent));
+    cta_pool_init(&p->allocs, sizeof(cta_liveent));
     cta_map_init(&p->holders);
     cta_map_init(&p->freed_sizes);
     cta_map_init(&p->sites);
@@ -89,6 +88,7 @@ static void model_init(cta_model *m, const ct_reader *rd, const cta_observer *ob
     memset(m, 0, sizeof *m);
     m->rd = rd;
     m->obs = obs;
+    m->plugs = cta_model_plugs();
     m->file0 = file0;
     m->nprocs = n;
     m->procs = cta_xmalloc(m->nprocs * sizeof *m->procs, "the processes");
@@ -219,12 +219,7 @@ void cta_model_merge(cta_model *dst, cta_model *src)
     dst->launched += src->launched;
     dst->launched_timed += src->launched_timed;
     dst->records += src->records;
-    if (src->gemm) {
-        if (!dst->gemm)
-            dst->gemm = cta_gemm_new();
-        cta_gemm_merge(dst->gemm, src->gemm);
-    }
-    cta_nvtx_merge(dst, src);
+    CTA_FEAT_CALL(dst, merge, dst, src);
     for (size_t i = 0; i < src->nprocs; i++) {
         cta_proc *p = &src->procs[i];
         proc_renumber(dst, p, kmap, nk, amap, na);
@@ -250,7 +245,7 @@ void cta_model_finish(cta_model *m)
         cta_proc *p = &m->procs[i];
         cta_join_finish(m, p);
         cta_sweep_finish(m, p);
-        cta_nvtx_finish(m, p);
+        CTA_FEAT_CALL(m, finish, m, p);
         for (int d = 0; d <= CTA_MAX_DEV; d++) {
             cta_dev *dv = &p->dev[d];
             uint64_t exact = cta_union_len(&dv->u_exact);
@@ -302,11 +297,9 @@ void cta_model_finish(cta_model *m)
     }
 }
 
-static void proc_free(cta_proc *p)
+static void proc_free(cta_model *m, cta_proc *p)
 {
-    cta_nvtx_proc_free(p);
-    cta_graph_proc_free(p);
-    cta_host_free(p);
+    CTA_FEAT_CALL(m, proc_free, p);
     for (size_t k = 0; k < p->nthreads; k++)
         free(p->threads[k].nested);
     free(p->threads);
@@ -358,7 +351,7 @@ void cta_model_free(cta_model *m)
 {
     for (size_t i = 0; i < m->nprocs; i++) {
         if (m->procs[i].sweep) /* else never set up, or moved by cta_model_merge */
-            proc_free(&m->procs[i]);
+            proc_free(m, &m->procs[i]);
         free(m->kcache[i]);
         free(m->acache[i]);
         free(m->acat[i]);
@@ -375,7 +368,6 @@ void cta_model_free(cta_model *m)
     cta_map_free(&m->kernel_names);
     cta_map_free(&m->variants);
     cta_map_free(&m->api_names);
-    cta_gemm_free(m->gemm);
-    cta_nvtx_free(m);
+    CTA_FEAT_CALL(m, free, m);
     memset(m, 0, sizeof *m);
 }

@@ -43,6 +43,7 @@ enum { CTA_LAYER_RUNTIME, CTA_LAYER_DRIVER, CTA_LAYER_LIBRARY, CTA_LAYER_N };
 #define CTA_TOP_GAPS 10
 #define CTA_MAX_FAILS 16          /* failed allocations kept in detail */
 #define CTA_SWEEP_MIN_LAG_NS 200000000ull
+#define CTA_FEAT_MAX 8            /* features plugged into the model (cta_feature.h) */
 #define CTA_BW_MIN_BYTES (256u << 10) /* smaller copies measure latency, not bandwidth */
 
 /* copy operations, as the tables name them */
@@ -126,7 +127,6 @@ typedef struct {
     uint32_t n;
     int more;
 } cta_stackset;
-void cta_stackset_add(cta_stackset *s, uint32_t stack);
 
 typedef struct {
     uint32_t stack; /* index into cta_proc stacks (0: no stack): the holder's first stack */
@@ -219,7 +219,7 @@ static inline uint64_t cta_dev_untimed(const cta_dev *d)
 typedef struct {
     uint64_t corr, start, end;
     uint32_t idx, stack;          /* API name index, stack index */
-    uint32_t nvtx;                /* the NVTX ranges open on its thread (cta_nvtx_ref), 0 none */
+    uint32_t ctx;                 /* the call's context (cta_feature.ctx_ref), 0 none */
 } cta_apislot;
 
 typedef struct {
@@ -243,12 +243,15 @@ typedef struct {
     uint64_t *nested;             /* corrs of the calls nested in the thread's current top-level */
     size_t nnested, nested_cap;   /* call so far (its kernels, if it is a cuBLAS GEMM) */
     char name[64];
-    struct cta_nvtx_thread *nvtx;  /* its NVTX ranges (cta_nvtx.c), NULL if none */
+    void *feat[CTA_FEAT_MAX];     /* each feature's state of the thread (cta_feature.h) */
 } cta_thread;
 
 /* Per call-site accumulator for diagnoses (key: diagnosis kind + stack). */
 enum { CTA_SITE_PAGEABLE, CTA_SITE_ASYNC_PAGEABLE, CTA_SITE_SYNC_COPY, CTA_SITE_SYNC, CTA_SITE_CHURN,
        CTA_SITE_LAUNCH, CTA_SITE_N };
+/* A diagnosis's events, by where they are counted (cta_feature.where): the call-site kinds, then
+ * the idle-gap classes (CTA_GAP_*), then failed allocations. */
+enum { CTA_WHERE_GAP = CTA_SITE_N, CTA_WHERE_OOM = CTA_WHERE_GAP + CTA_GAP_N, CTA_WHERE_N };
 typedef struct {
     uint64_t count, bytes, ns;
     cta_stackset stacks;
@@ -386,9 +389,7 @@ typedef struct {
     uint64_t (*capture_win)[2];   /* each window's start and end, in time order */
     size_t capture_cap;
     cta_sweep *sweep;
-    struct cta_nvtx_proc *nvtx;    /* its NVTX range instances (cta_nvtx.c), NULL if none */
-    struct cta_graph_proc *graphs; /* its CUDA graphs (cta_graph.c), NULL if none */
-    struct cta_host *sampled;      /* its process tree's and machine's samples (cta_host.c), NULL if none */
+    void *feat[CTA_FEAT_MAX];     /* each feature's state of the process (cta_feature.h) */
 } cta_proc;
 
 /* Per kernel (or kernel variant) or API function. Kernels: d holds the GPU durations of the
@@ -515,8 +516,8 @@ typedef struct {
     uint8_t **acat;               /* api category per string id */
     const cta_observer *obs;
     int variants_on;              /* also keep per grid/block variant statistics */
-    struct cta_gemms *gemm;        /* cuBLAS / cuBLASLt matrix products (cta_gemm.h), NULL if none */
-    struct cta_nvtx_model *nvtx;   /* NVTX ranges per name (cta_nvtx.h), NULL if none */
+    const struct cta_plugs *plugs; /* the features (cta_model_plug) */
+    void *feat[CTA_FEAT_MAX];     /* each feature's state of the whole model (cta_feature.h) */
 } cta_model;
 
 /* rd stays open until cta_model_free (names and stacks are resolved through it). */
@@ -538,64 +539,6 @@ void cta_model_feed(cta_model *m, const ct_rec *r);
 void cta_model_finish(cta_model *m);
 void cta_model_free(cta_model *m);
 
-/* A call site from a process's stack (index from cta_holder.stack etc.): `call` (may be NULL)
- * gets the CUDA function the user's code called (the outermost frame of CUDA's libraries or
- * cutrace at the top of the stack, "" if none); buf gets the user's frames from the caller
- * outwards, joined by " <- ", at most max_frames (each name cut at CTA_FRAME_NAME_MAX), ending
- * at main; "" for no stack. Frames of libcudart, libcuda and libcutrace (by module, or by name
- * where the module is unknown) are not the user's. A Python frame shows as "function (file:line)". With call non-NULL, a stack with
- * Python frames gives instead the innermost Python frame in user code (not the standard library
- * or site-packages), as "file:line in function". Returns buf. */
-const char *cta_model_site(const cta_model *m, const cta_proc *p, uint32_t stack, char *call,
-                          size_t clen, char *buf, size_t len, int max_frames);
-/* The frames of a full stack in the JSON and the timeline: more than the tracer records natively
- * (CTP_STACK_DEPTH, 48), as Python frames are spliced in; each function name in a stack text is
- * cut at CTA_FRAME_NAME_MAX characters ("..." added), so 64 frames fit in CTA_FULL_STACK_LEN. */
-#define CTA_FULL_STACK_FRAMES 64
-#define CTA_FRAME_NAME_MAX 200
-#define CTA_FULL_STACK_LEN 20000
-/* A call site as shown to people (the VRAM holders, an OOM's failing call): the innermost Python
- * frame in user code as "file:line in function", else the user's native frames
- * (cta_model_stack_text). */
-static inline const char *cta_model_site_text(const cta_model *m, const cta_proc *p, uint32_t stack,
-                                             char *buf, size_t len, int max_frames)
-{
-    char call[8];
-    return cta_model_site(m, p, stack, call, sizeof call, buf, len, max_frames);
-}
-/* The innermost Python frame in user code of a stack, "file:line in function" (the file's base
- * name), into buf; 0 (buf unchanged) if it has none. Which frames are the user's is decided by
- * one function (py_file_is_user in cta_names.c). */
-int cta_model_py_site(const cta_model *m, const cta_proc *p, uint32_t stack, char *buf, size_t len);
-/* The PyTorch method that made a site's calls, from the native frames between the CUDA call and
- * the first Python frame, when that frame is the user's (the site's line): .item() (a
- * _local_scalar_dense or THPVariable_item frame), .cuda() (THPVariable_cuda), .to()
- * (THPVariable_to), a tensor copy of unknown method (at::native::to, _to_copy, copy_ only). NONE
- * unless PyTorch was loaded (cta_proc.torch), and unless every stack of the site shows the same
- * (a site with more stacks than listed names none). */
-enum { CTA_TORCH_NONE, CTA_TORCH_ITEM, CTA_TORCH_CUDA, CTA_TORCH_TO, CTA_TORCH_COPY };
-int cta_model_torch_op(const cta_model *m, const cta_proc *p, const cta_stackset *s);
-/* The call site of stack index `stack`: the first stack index of p whose innermost Python frame in
- * user code is the same file (full path), line and function; the stack itself when it has no such
- * frame (native stacks stay apart). Diagnoses and VRAM holders count per site, so that two native
- * paths to one Python line are one row. Looked up once per stack (cached in p), through the reader,
- * so the stack must be resolvable (it is once a record that uses it was read). */
-uint32_t cta_model_site_group(const cta_model *m, cta_proc *p, uint32_t stack);
-static inline const char *cta_model_stack_text(const cta_model *m, const cta_proc *p, uint32_t stack,
-                                              char *buf, size_t len, int max_frames)
-{
-    return cta_model_site(m, p, stack, NULL, 0, buf, len, max_frames);
-}
-/* Peak bandwidths in bytes/s derived from the device's properties (0 if unknown). */
-double cta_dev_mem_peak(const ct_rec_device *d);
-double cta_dev_link_peak(const ct_rec_device *d);
-/* The name to show for a function the tracer recorded: nvcc's internal entry points under the
- * name the user wrote (__cudaLaunchKernel, __cudaLaunchKernel_ptsz: cudaLaunchKernel); else name
- * itself. */
-const char *cta_api_display_name(const char *name);
-/* A kernel name as the user wrote it: an Itanium-mangled name (_Z...) demangled into buf
- * (libstdc++'s __cxa_demangle), else name itself. */
-const char *cta_kernel_display_name(const char *name, char *buf, size_t len);
 /* The window of a device: last - first GPU activity (0 if none). */
 static inline uint64_t cta_dev_window(const cta_dev *d) { return d->windowed ? d->last_gpu - d->first_gpu - d->paused : 0; }
 

@@ -1,7 +1,6 @@
-/* What the model's names, stacks and device properties look like to the user: call sites,
- * display names of API functions and kernels, peak bandwidths. Read-only over the model; their
- * contracts are in cta_model.h. Off the per-record path (names are shown once, when first seen). */
-#include "cta_model.h"
+/* What the model's names, stacks and device properties look like to the user; the contract is
+ * cta_names.h. */
+#include "cta_names.h"
 
 #include <assert.h>
 #include <stdio.h>

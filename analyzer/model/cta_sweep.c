@@ -1,6 +1,10 @@
+#include "cta_model_int.h"
+#include "cta_feature_int.h"
+#include "cta_names.h"
 #include "cta_sweep.h"
-#include "cta_nvtx.h"
+#include "cta_top.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,14 +15,14 @@ int cta_sweep_fault;
 
 void cta_sweep_ring_grow(cta_sweep *s, size_t need)
 {
-    assert(need <= RING_MAX);
+    assert(need <= CTA_RING_MAX);
     size_t nc = s->cap ? s->cap : 64;
     while (nc < need)
         nc *= 2;
-    bucket *nr = cta_xmalloc(nc * sizeof *nr, "the sweep's queue");
+    cta_bucket *nr = cta_xmalloc(nc * sizeof *nr, "the sweep's queue");
     uint64_t *occ = cta_xmalloc(nc / 64 * sizeof *occ, "the sweep's queue");
     for (size_t i = 0; i < s->cap; i++) {
-        bucket *b = &s->ring[(s->head + i) & (s->cap - 1)];
+        cta_bucket *b = &s->ring[(s->head + i) & (s->cap - 1)];
         size_t k = (s->head + i) & (nc - 1);
         nr[k] = *b;
         if (b->n)
@@ -49,7 +53,7 @@ void cta_sweep_far_push(cta_sweep *s, cta_pt pt)
 {
     cta_grow(&s->far, &s->far_cap, s->nfar + 1, sizeof *s->far);
     size_t i = s->nfar++;
-    while (i > 0 && pt_less(&pt, &s->far[(i - 1) / 2])) {
+    while (i > 0 && cta_pt_less(&pt, &s->far[(i - 1) / 2])) {
         s->far[i] = s->far[(i - 1) / 2];
         i = (i - 1) / 2;
     }
@@ -65,9 +69,9 @@ static cta_pt far_pop(cta_sweep *s)
         size_t c = 2 * i + 1;
         if (c >= s->nfar)
             break;
-        if (c + 1 < s->nfar && pt_less(&s->far[c + 1], &s->far[c]))
+        if (c + 1 < s->nfar && cta_pt_less(&s->far[c + 1], &s->far[c]))
             c++;
-        if (!pt_less(&s->far[c], &last))
+        if (!cta_pt_less(&s->far[c], &last))
             break;
         s->far[i] = s->far[c];
         i = c;
@@ -79,14 +83,14 @@ static cta_pt far_pop(cta_sweep *s)
 
 void cta_sweep_rebase(cta_sweep *s, uint64_t bi)
 {
-    if (s->head - bi + s->cap <= RING_MAX) {
+    if (s->head - bi + s->cap <= CTA_RING_MAX) {
         cta_sweep_ring_grow(s, s->head + s->cap - bi);
         s->head = bi;
         return;
     }
     /* too far back for the ring to span both: what it holds waits in far */
     for (size_t k = 0; k < s->cap; k++) {
-        bucket *b = &s->ring[k];
+        cta_bucket *b = &s->ring[k];
         for (size_t i = 0; i < b->n; i++)
             cta_sweep_far_push(s, b->v[i]);
         b->n = 0;
@@ -166,25 +170,11 @@ static void advance(cta_model *m, cta_proc *p, uint64_t t)
         cta_series_add_interval(&dv->util, (uint32_t)seg_ch, s->now, t, 1);
         if (seg_cpu > 0)
             cta_series_add_interval(&dv->util, CTA_CH_PEND_CPU, s->now, t, seg_rate);
-        if (p->nvtx)
-            cta_nvtx_idle(m, p, d, s->last_tid, len);
+        for (int k = 0; k < m->plugs->idle.n; k++) /* only where the feature has state */
+            if (p->feat[m->plugs->idle.slot[k]])
+                m->plugs->at[m->plugs->idle.slot[k]]->idle(m, p, d, s->last_tid, len);
     }
     s->now = t;
-}
-
-static void top_insert(cta_dev *dv, const cta_gap *g)
-{
-    int i = dv->ntop < CTA_TOP_GAPS ? dv->ntop++ : CTA_TOP_GAPS;
-    if (i == CTA_TOP_GAPS) {
-        if (g->len <= dv->top[CTA_TOP_GAPS - 1].len)
-            return;
-        i = CTA_TOP_GAPS - 1;
-    }
-    while (i > 0 && dv->top[i - 1].len < g->len) {
-        dv->top[i] = dv->top[i - 1];
-        i--;
-    }
-    dv->top[i] = *g;
 }
 
 /* The gap in progress ends at t (GPU work begins). Its cause is decided once the sweep has
@@ -276,9 +266,9 @@ static void gap_commit(cta_model *m, cta_proc *p, int d)
         dv->gap_ns[g.cls] += g.len;
         dv->gap_count[g.cls]++;
         cta_hostsplit_add(&dv->gap_host[g.cls], h);
-        top_insert(dv, &g);
+        cta_top_insert(dv->top, &dv->ntop, CTA_TOP_GAPS, sizeof g, &g, offsetof(cta_gap, len));
     }
-    cta_nvtx_gap(m, p, d, g.cls, g.len);
+    CTA_FEAT_CALL(m, gap, m, p, d, g.cls, g.len);
 }
 
 int cta_sweep_holders(const cta_proc *p, int d, cta_holder *out)
@@ -292,17 +282,7 @@ int cta_sweep_holders(const cta_proc *p, int d, cta_holder *out)
         const cta_stackset *ss = &p->holder_stacks[i];
         cta_holder h = {.stack = ss->n ? ss->ids[0] : 0, .bytes = p->holder_bytes[i],
                         .count = p->holder_count[i], .stacks = *ss};
-        int j = n < CTA_TOP_STACKS ? n++ : CTA_TOP_STACKS;
-        if (j == CTA_TOP_STACKS) {
-            if (h.bytes <= out[CTA_TOP_STACKS - 1].bytes)
-                continue;
-            j = CTA_TOP_STACKS - 1;
-        }
-        while (j > 0 && out[j - 1].bytes < h.bytes) {
-            out[j] = out[j - 1];
-            j--;
-        }
-        out[j] = h;
+        cta_top_insert(out, &n, CTA_TOP_STACKS, sizeof h, &h, offsetof(cta_holder, bytes));
     }
     return n;
 }
@@ -336,22 +316,22 @@ static void apply(cta_model *m, cta_proc *p, const cta_pt *pt)
     cta_sweep *s = p->sweep;
     advance(m, p, pt->t);
     cta_dev *dv = &p->dev[pt->dev];
-    int type = pt->type >= P_END0 ? pt->type - P_END0 : pt->type;
+    int type = pt->type >= CTA_P_END0 ? pt->type - CTA_P_END0 : pt->type;
     switch (type) {
-    case P_GPU_BEGIN:
+    case CTA_P_GPU_BEGIN:
         if (!dv->windowed) {
             dv->windowed = 1;
             dv->first_gpu = pt->t;
             if (pt->dev >= s->ndev)
                 s->ndev = pt->dev + 1;
         } else if (dv->busy_depth == 0) {
-            gap_end(dv, pt->t, pt->flag & PF_H2D);
-        } else if (dv->closed_open && (pt->flag & PF_H2D)) {
+            gap_end(dv, pt->t, pt->flag & CTA_PF_H2D);
+        } else if (dv->closed_open && (pt->flag & CTA_PF_H2D)) {
             dv->closed_h2d = 1; /* began with the work that ended the gap */
         }
         dv->busy_depth++;
         break;
-    case P_GPU_END:
+    case CTA_P_GPU_END:
         if (dv->busy_depth > 0 && --dv->busy_depth == 0) {
             dv->gap_start = pt->t;
             /* a synchronization that returned at this instant counts for this gap too */
@@ -365,25 +345,25 @@ static void apply(cta_model *m, cta_proc *p, const cta_pt *pt)
         if (pt->t > dv->last_gpu)
             dv->last_gpu = pt->t;
         break;
-    case P_API_BEGIN:
+    case CTA_P_API_BEGIN:
         s->api_depth++;
-        s->mem_depth += (pt->flag & PF_MEMCALL) != 0;
+        s->mem_depth += (pt->flag & CTA_PF_MEMCALL) != 0;
         s->last_tid = pt->a;
         break;
-    case P_API_END:
-    case P_SYNC_END:
-        if (type == P_API_END) {
+    case CTA_P_API_END:
+    case CTA_P_SYNC_END:
+        if (type == CTA_P_API_END) {
             s->api_depth -= s->api_depth > 0;
-            s->mem_depth -= (pt->flag & PF_MEMCALL) && s->mem_depth > 0;
+            s->mem_depth -= (pt->flag & CTA_PF_MEMCALL) && s->mem_depth > 0;
         }
         else
             s->sync_depth -= s->sync_depth > 0;
-        if (type == P_API_END)
+        if (type == CTA_P_API_END)
             s->last_tid = pt->a;
-        if (type == P_SYNC_END || (pt->flag & PF_SYNCCOPY)) {
+        if (type == CTA_P_SYNC_END || (pt->flag & CTA_PF_SYNCCOPY)) {
             /* it counts for every gap whose span (ends included) holds its return: the one in
              * progress, one that ended at this instant, one that starts at it */
-            int cpy = (pt->flag & PF_SYNCCOPY) != 0;
+            int cpy = (pt->flag & CTA_PF_SYNCCOPY) != 0;
             *(cpy ? &s->copy_ret : &s->sync_ret) = 1;
             *(cpy ? &s->copy_ret_t : &s->sync_ret_t) = pt->t;
             for (int d = 0; d < s->ndev; d++) {
@@ -395,22 +375,22 @@ static void apply(cta_model *m, cta_proc *p, const cta_pt *pt)
             }
         }
         break;
-    case P_SYNC_BEGIN:
+    case CTA_P_SYNC_BEGIN:
         s->sync_depth++;
         break;
-    case P_NVTX_BEGIN:
-    case P_NVTX_END:
-        cta_nvtx_point(m, p, pt->a, type == P_NVTX_BEGIN, (uint32_t)pt->b);
+    case CTA_P_FEAT_BEGIN:
+    case CTA_P_FEAT_END:
+        m->plugs->at[pt->kind]->point(m, p, pt);
         break;
-    case P_RATE: {
-        cta_thread *th = thread_of(p, pt->a);
+    case CTA_P_RATE: {
+        cta_thread *th = cta_thread_of(p, pt->a);
         double r;
         memcpy(&r, &pt->b, sizeof r);
         th->rate = r;
         th->rate_known = 1;
         break;
     }
-    case P_ALLOC:
+    case CTA_P_ALLOC:
         dv->in_use += pt->b;
         dv->allocs++;
         dv->alloc_bytes += pt->b;
@@ -424,7 +404,7 @@ static void apply(cta_model *m, cta_proc *p, const cta_pt *pt)
         if (m->obs && m->obs->on_mem)
             m->obs->on_mem(m->obs->ctx, p, pt->t, pt->dev == CTA_HOST_DEV ? -1 : pt->dev, dv->in_use);
         break;
-    case P_FREE:
+    case CTA_P_FREE:
         if (dv->peak_pending) {
             dv->npeak_holders = cta_sweep_holders(p, pt->dev, dv->peak_holders);
             dv->peak_pending = 0;
@@ -436,10 +416,10 @@ static void apply(cta_model *m, cta_proc *p, const cta_pt *pt)
         if (m->obs && m->obs->on_mem)
             m->obs->on_mem(m->obs->ctx, p, pt->t, pt->dev == CTA_HOST_DEV ? -1 : pt->dev, dv->in_use);
         break;
-    case P_CAPTURE:
+    case CTA_P_CAPTURE:
         s->paused = !pt->flag;
         break;
-    case P_FAIL:
+    case CTA_P_FAIL:
         if (dv->nfails < CTA_MAX_FAILS) {
             cta_fail *f = &dv->fails[dv->nfails];
             f->time = pt->t;
@@ -468,7 +448,7 @@ void cta_sweep_capture(cta_proc *p, uint64_t t, int on)
         p->capture_ns += t - p->capture_since;
     }
     p->capture_on = on;
-    sweep_push(p, (cta_pt){.t = t, .type = P_CAPTURE, .flag = (uint8_t)on});
+    cta_sweep_push(p, (cta_pt){.t = t, .type = CTA_P_CAPTURE, .flag = (uint8_t)on});
 }
 
 void cta_sweep_run(cta_model *m, cta_proc *p, uint64_t upto)
@@ -477,7 +457,7 @@ void cta_sweep_run(cta_model *m, cta_proc *p, uint64_t upto)
     int all = upto == UINT64_MAX; /* the end: even points at the clock's last instant */
     if (s->api_open && (s->api_end < upto || all)) {
         s->api_open = 0;
-        sweep_push(p, (cta_pt){.t = s->api_end, .type = end_type(P_API_END, s->api_start, s->api_end),
+        cta_sweep_push(p, (cta_pt){.t = s->api_end, .type = cta_end_type(CTA_P_API_END, s->api_start, s->api_end),
                               .a = s->api_tid});
     }
     /* a merged GPU interval ending before upto cannot grow any more (a later record starts
@@ -486,16 +466,16 @@ void cta_sweep_run(cta_model *m, cta_proc *p, uint64_t upto)
         cta_dev *dv = &p->dev[d];
         if (dv->run_open && (dv->run_end < upto || all)) {
             dv->run_open = 0;
-            sweep_push(p, (cta_pt){.t = dv->run_end, .type = end_type(P_GPU_END, dv->run_start, dv->run_end),
+            cta_sweep_push(p, (cta_pt){.t = dv->run_end, .type = cta_end_type(CTA_P_GPU_END, dv->run_start, dv->run_end),
                                   .dev = (uint8_t)d});
         }
     }
-    uint64_t lim = all ? UINT64_MAX : upto >> BUCKET_SHIFT; /* buckets before lim are applied */
+    uint64_t lim = all ? UINT64_MAX : upto >> CTA_BUCKET_SHIFT; /* buckets before lim are applied */
     if (lim > s->safe)
         s->safe = lim;
     while (s->pending > 0 && s->head < lim) {
-        while (s->nfar && (s->far[0].t >> BUCKET_SHIFT) - s->head < RING_MAX)
-            ring_put(s, far_pop(s));
+        while (s->nfar && (s->far[0].t >> CTA_BUCKET_SHIFT) - s->head < CTA_RING_MAX)
+            cta_ring_put(s, far_pop(s));
         if (!s->nfar && s->far) { /* its points are in the ring now: not twice the memory */
             free(s->far);
             s->far = NULL;
@@ -503,7 +483,7 @@ void cta_sweep_run(cta_model *m, cta_proc *p, uint64_t upto)
         }
         if (s->pending == s->nfar) {
             /* the ring is empty: jump to the next point instead of walking to it */
-            uint64_t fb = s->far[0].t >> BUCKET_SHIFT;
+            uint64_t fb = s->far[0].t >> CTA_BUCKET_SHIFT;
             s->head = fb < lim ? fb : lim;
             continue;
         }
@@ -514,7 +494,7 @@ void cta_sweep_run(cta_model *m, cta_proc *p, uint64_t upto)
         }
         s->head = nb;
         size_t k = nb & (s->cap - 1);
-        bucket *b = &s->ring[k];
+        cta_bucket *b = &s->ring[k];
         for (size_t i = 0; i < b->n; i++)
             apply(m, p, &b->v[i]);
         s->occ[k >> 6] &= ~(1ull << (k & 63));

@@ -1,17 +1,18 @@
-/* The time sweep (internal to the model: cta_model.c and cta_sweep.c): the host-versus-GPU
- * breakdown, the GPU's idle gaps and their causes, and device memory in use over time (peaks,
- * their holders, failed allocations). The model turns records into intervals and points
- * (api_interval, gpu_interval, push_interval, sweep_push); cta_sweep_run applies, in time order,
- * every point older than the lag the model chooses (cta_model.h explains the lag). Points are
- * only ever applied once, in the order pt_less defines; a point older than what has been applied
- * is applied at the sweep's current time and counted (cta_proc.late_points).
+/* The time sweep (the model's; a feature queues points of its own, CTA_P_FEAT_*, applied through
+ * its point hook, cta_feature.h): the host-versus-GPU breakdown, the GPU's idle gaps and their
+ * causes, and device memory in use over time (peaks, their holders, failed allocations). The
+ * model turns records into intervals and points (cta_api_interval, cta_gpu_interval,
+ * cta_push_interval, cta_sweep_push); cta_sweep_run applies, in time order, every point older
+ * than the lag the model chooses (cta_model.h explains the lag). Points are only ever applied
+ * once, in the order cta_pt_less defines; a point older than what has been applied is applied at
+ * the sweep's current time and counted (cta_proc.late_points).
  *
  * The per-record functions are static inline here: they were file-local to the model and are on
  * its per-record path (make bench's summary figure). */
 #ifndef CTA_SWEEP_H
 #define CTA_SWEEP_H
 
-#include "cta_model.h"
+#include "cta_model_int.h" /* cta_model.h, through the model's internal header (there) */
 
 #include <assert.h>
 #include <string.h>
@@ -21,40 +22,41 @@
 /* Point types, in the order points of equal time are applied: ends before begins, so that
  * back-to-back work leaves no gap, and frees before allocations, so a peak is never counted
  * with memory that was already released. The end of a zero-length interval comes after the
- * begins (END0: its END type + P_END0), or it would be applied before its own begin and leave
+ * begins (END0: its END type + CTA_P_END0), or it would be applied before its own begin and leave
  * the device busy, or the host inside a call, for the rest of the trace. */
-enum { P_GPU_END, P_API_END, P_SYNC_END, P_FREE, P_NVTX_END, P_RATE, P_GPU_BEGIN, P_API_BEGIN,
-       P_SYNC_BEGIN, P_NVTX_BEGIN, P_ALLOC, P_FAIL, P_CAPTURE, P_END0 };
-enum { PF_H2D = 1, PF_SYNCCOPY = 2, PF_MEMCALL = 4 };
+enum { CTA_P_GPU_END, CTA_P_API_END, CTA_P_SYNC_END, CTA_P_FREE, CTA_P_FEAT_END, CTA_P_RATE,
+       CTA_P_GPU_BEGIN, CTA_P_API_BEGIN, CTA_P_SYNC_BEGIN, CTA_P_FEAT_BEGIN, CTA_P_ALLOC, CTA_P_FAIL,
+       CTA_P_CAPTURE, CTA_P_END0 };
+enum { CTA_PF_H2D = 1, CTA_PF_SYNCCOPY = 2, CTA_PF_MEMCALL = 4 };
 
-typedef struct {
+typedef struct cta_pt {
     uint64_t t;
-    uint8_t type, dev, flag, kind;
+    uint8_t type, dev, flag, kind; /* kind: a failed allocation's; a feature's point: its slot */
     uint32_t a;   /* tid, or stack index */
     uint64_t b;   /* bytes, or rate (double bits), or the result of a failed allocation */
 } cta_pt;
 
-#define BUCKET_SHIFT 20 /* ~1 ms */
+#define CTA_BUCKET_SHIFT 20 /* ~1 ms */
 /* The ring spans at most this many buckets (~69 s) ahead of the sweep: a damaged trace's times
  * can lie years apart, so points further ahead wait in a heap instead of sizing the ring. */
-#define RING_MAX ((uint64_t)1 << 16)
+#define CTA_RING_MAX ((uint64_t)1 << 16)
 /* Points queued past this many, the sweep stops lagging (memory stays bounded when one absurd
  * interval would make it lag forever); later points for time already applied count as late. */
-#define SWEEP_MAX_PENDING ((size_t)1 << 20)
+#define CTA_SWEEP_MAX_PENDING ((size_t)1 << 20)
 
 typedef struct {
     cta_pt *v;
     size_t n, cap;
-} bucket;
+} cta_bucket;
 
 struct cta_sweep {
-    bucket *ring;
+    cta_bucket *ring;
     uint64_t *occ;       /* a bit per ring bucket holding points: empty stretches are skipped */
     size_t cap;          /* power of two */
     uint64_t head;       /* bucket index applied next */
     int started;
     size_t pending;      /* points queued, in the ring and in far */
-    cta_pt *far;          /* min-heap of the points RING_MAX buckets or more ahead of head */
+    cta_pt *far;          /* min-heap of the points CTA_RING_MAX buckets or more ahead of head */
     size_t nfar, far_cap;
     uint64_t now;        /* time the state has been advanced to */
     uint64_t safe;       /* buckets before this one may be applied (the lag's limit so far) */
@@ -65,7 +67,7 @@ struct cta_sweep {
     int sync_ret, copy_ret;          /* a synchronization / a copy's wait has returned ... */
     uint64_t sync_ret_t, copy_ret_t; /* ... last at this time */
     int ndev;            /* devices [0, ndev) may have GPU work */
-    /* back-to-back plain calls of one thread, merged as GPU runs are (api_interval) */
+    /* back-to-back plain calls of one thread, merged as GPU runs are (cta_api_interval) */
     int api_open;
     uint32_t api_tid;
     uint64_t api_start, api_end;
@@ -76,15 +78,15 @@ struct cta_sweep {
 /* Test only (cta_sweep.c says why): set by cta_model_init from CUTRACE_TEST_SWEEP_FAULT. */
 extern int cta_sweep_fault;
 
-static inline int pt_less(const cta_pt *x, const cta_pt *y)
+static inline int cta_pt_less(const cta_pt *x, const cta_pt *y)
 {
     return x->t < y->t || (x->t == y->t && x->type < y->type);
 }
 
 /* The type of the end point of an interval [a, b] whose end type is te. */
-static inline uint8_t end_type(int te, uint64_t a, uint64_t b)
+static inline uint8_t cta_end_type(int te, uint64_t a, uint64_t b)
 {
-    return (uint8_t)(a == b && !cta_sweep_fault ? P_END0 + te : te);
+    return (uint8_t)(a == b && !cta_sweep_fault ? CTA_P_END0 + te : te);
 }
 
 /* Cold paths of the queue (cta_sweep.c). */
@@ -107,7 +109,7 @@ int cta_sweep_holders(const cta_proc *p, int d, cta_holder *out);
 
 /* The thread record of tid in p, created on first sight (the model's; the sweep's rate points
  * use it too). */
-static inline cta_thread *thread_of(cta_proc *p, uint32_t tid)
+static inline cta_thread *cta_thread_of(cta_proc *p, uint32_t tid)
 {
     /* records come from a few threads, interleaved (the GPU collector's with the caller's): a
      * direct-mapped cache answers before the hash map */
@@ -126,23 +128,23 @@ static inline cta_thread *thread_of(cta_proc *p, uint32_t tid)
 }
 
 /* Queues a point at or after head: in its bucket, or in far when beyond the ring's reach. */
-static inline void ring_put(cta_sweep *s, cta_pt pt)
+static inline void cta_ring_put(cta_sweep *s, cta_pt pt)
 {
-    uint64_t bi = pt.t >> BUCKET_SHIFT;
+    uint64_t bi = pt.t >> CTA_BUCKET_SHIFT;
     assert(bi >= s->head);
-    if (bi - s->head >= RING_MAX) {
+    if (bi - s->head >= CTA_RING_MAX) {
         cta_sweep_far_push(s, pt);
         return;
     }
     if (bi - s->head >= s->cap)
         cta_sweep_ring_grow(s, bi - s->head + 1);
     size_t k = bi & (s->cap - 1);
-    bucket *b = &s->ring[k];
+    cta_bucket *b = &s->ring[k];
     s->occ[k >> 6] |= 1ull << (k & 63);
     cta_grow(&b->v, &b->cap, b->n + 1, sizeof *b->v);
     /* insertion from the back: points mostly arrive in order */
     size_t i = b->n++;
-    while (i > 0 && pt_less(&pt, &b->v[i - 1])) {
+    while (i > 0 && cta_pt_less(&pt, &b->v[i - 1])) {
         b->v[i] = b->v[i - 1];
         i--;
     }
@@ -150,10 +152,10 @@ static inline void ring_put(cta_sweep *s, cta_pt pt)
 }
 
 
-static inline void sweep_push(cta_proc *p, cta_pt pt)
+static inline void cta_sweep_push(cta_proc *p, cta_pt pt)
 {
     cta_sweep *s = p->sweep;
-    uint64_t bi = pt.t >> BUCKET_SHIFT;
+    uint64_t bi = pt.t >> CTA_BUCKET_SHIFT;
     if (!s->started) {
         s->started = 1;
         s->head = bi;
@@ -163,19 +165,19 @@ static inline void sweep_push(cta_proc *p, cta_pt pt)
     if (bi < s->head || (s->applied && pt.t < s->now)) {
         /* older than what has been applied: apply it as early as still possible */
         p->late_points++;
-        pt.t = s->now > (s->head << BUCKET_SHIFT) ? s->now : s->head << BUCKET_SHIFT;
-        bi = pt.t >> BUCKET_SHIFT;
+        pt.t = s->now > (s->head << CTA_BUCKET_SHIFT) ? s->now : s->head << CTA_BUCKET_SHIFT;
+        bi = pt.t >> CTA_BUCKET_SHIFT;
     }
     /* nothing queued: skip the empty stretch, but not past what the lag has let the sweep
      * pass (a record delivered later may still start before this point) */
     if (s->pending == 0 && bi > s->head && s->safe > s->head)
         s->head = bi < s->safe ? bi : s->safe;
-    ring_put(s, pt);
+    cta_ring_put(s, pt);
     s->pending++;
 }
 
 
-static inline void push_interval(cta_proc *p, uint64_t a, uint64_t b, int tb, int te, int dev, int flag,
+static inline void cta_push_interval(cta_proc *p, uint64_t a, uint64_t b, int tb, int te, int dev, int flag,
                           uint32_t tid)
 {
     cta_sweep *s = p->sweep;
@@ -183,14 +185,14 @@ static inline void push_interval(cta_proc *p, uint64_t a, uint64_t b, int tb, in
         a = b;
     if (b - a > s->max_dur)
         s->max_dur = b - a;
-    sweep_push(p, (cta_pt){.t = a, .type = (uint8_t)tb, .dev = (uint8_t)dev, .flag = (uint8_t)flag, .a = tid});
-    sweep_push(p, (cta_pt){.t = b, .type = end_type(te, a, b), .dev = (uint8_t)dev, .flag = (uint8_t)flag, .a = tid});
+    cta_sweep_push(p, (cta_pt){.t = a, .type = (uint8_t)tb, .dev = (uint8_t)dev, .flag = (uint8_t)flag, .a = tid});
+    cta_sweep_push(p, (cta_pt){.t = b, .type = cta_end_type(te, a, b), .dev = (uint8_t)dev, .flag = (uint8_t)flag, .a = tid});
 }
 
 /* A top-level API call. Calls of one thread that start where the previous one ended (a launch
  * loop) enter the sweep as one run, as GPU runs do: the host is inside CUDA throughout either
  * way. Calls with a flag (blocking copies, allocations) keep their own points. */
-static inline void api_interval(cta_proc *p, uint64_t a, uint64_t b, int flag, uint32_t tid)
+static inline void cta_api_interval(cta_proc *p, uint64_t a, uint64_t b, int flag, uint32_t tid)
 {
     cta_sweep *s = p->sweep;
     if (b < a)
@@ -204,25 +206,25 @@ static inline void api_interval(cta_proc *p, uint64_t a, uint64_t b, int flag, u
     }
     if (s->api_open) {
         s->api_open = 0;
-        sweep_push(p, (cta_pt){.t = s->api_end, .type = end_type(P_API_END, s->api_start, s->api_end),
+        cta_sweep_push(p, (cta_pt){.t = s->api_end, .type = cta_end_type(CTA_P_API_END, s->api_start, s->api_end),
                               .a = s->api_tid});
     }
     if (flag) {
-        push_interval(p, a, b, P_API_BEGIN, P_API_END, 0, flag, tid);
+        cta_push_interval(p, a, b, CTA_P_API_BEGIN, CTA_P_API_END, 0, flag, tid);
         return;
     }
     s->api_open = 1;
     s->api_tid = tid;
     s->api_start = a;
     s->api_end = b;
-    sweep_push(p, (cta_pt){.t = a, .type = P_API_BEGIN, .a = tid});
+    cta_sweep_push(p, (cta_pt){.t = a, .type = CTA_P_API_BEGIN, .a = tid});
 }
 
 /* GPU intervals of a device that start inside the previous one's span (back-to-back kernels,
  * a queue) are merged into one busy run before they reach the sweep: the union, the gaps and
  * their causes stay the same with a fraction of the points. The run's begin is queued at once;
  * its end when no later record can extend it (sweep_run) or at the end. */
-static inline void gpu_interval(cta_proc *p, int d, uint64_t a, uint64_t b, int flag)
+static inline void cta_gpu_interval(cta_proc *p, int d, uint64_t a, uint64_t b, int flag)
 {
     cta_dev *dv = &p->dev[d];
     cta_sweep *s = p->sweep;
@@ -235,18 +237,18 @@ static inline void gpu_interval(cta_proc *p, int d, uint64_t a, uint64_t b, int 
         return;
     }
     if (dv->run_open && a > dv->run_end) {
-        sweep_push(p, (cta_pt){.t = dv->run_end, .type = end_type(P_GPU_END, dv->run_start, dv->run_end),
+        cta_sweep_push(p, (cta_pt){.t = dv->run_end, .type = cta_end_type(CTA_P_GPU_END, dv->run_start, dv->run_end),
                                   .dev = (uint8_t)d});
         dv->run_open = 0;
     }
     if (dv->run_open) { /* overlaps the run from the left: counted on its own */
-        push_interval(p, a, b, P_GPU_BEGIN, P_GPU_END, d, flag, 0);
+        cta_push_interval(p, a, b, CTA_P_GPU_BEGIN, CTA_P_GPU_END, d, flag, 0);
         return;
     }
     dv->run_open = 1;
     dv->run_start = a;
     dv->run_end = b;
-    sweep_push(p, (cta_pt){.t = a, .type = P_GPU_BEGIN, .dev = (uint8_t)d, .flag = (uint8_t)flag});
+    cta_sweep_push(p, (cta_pt){.t = a, .type = CTA_P_GPU_BEGIN, .dev = (uint8_t)d, .flag = (uint8_t)flag});
 }
 
 #endif

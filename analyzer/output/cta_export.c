@@ -10,6 +10,7 @@
 #include "cta_kineto_open.h"
 #include "cta_load.h"
 #include "cta_report_common.h"
+#include "cta_names.h"
 
 /* The files are modelled at once (cta_load_run_jobs) but their rows are written one file after
  * another, in file order, so that the output (StringIds numbered as texts first come, the rows'

@@ -16,6 +16,7 @@
 #include "cta_out.h"
 #include "cta_overview.h"
 #include "cta_report_common.h"
+#include "cta_names.h"
 
 static void json_u32s(cta_json *j, const char *k, const uint32_t v[3])
 {
@@ -195,7 +196,7 @@ static void json_processes(cta_json *j, const cta_model *m)
                 CTA_JK_STR(j, "message", cta_kineto_no_gpu);
             cta_json_end_obj(j);
         }
-        cta_host_json(j, p);
+        cta_feature_proc_json(j, m, p);
         cta_json_key(j, "complete");
         cta_json_bool(j, p->ended);
         if (p->ended) {
@@ -630,7 +631,7 @@ void cta_report_json(FILE *f, const cta_model *m, const cta_diag *dg, int ndiag,
     json_stats(&j, "api", m->api, &m->api_names, cta_map_count(&m->api_names), 0, 1, m);
     json_vram(&j, m, o->series_bins);
     json_breakdown(&j, m, o->series_bins);
-    cta_nvtx_json(&j, m);
+    cta_feature_json(&j, m);
     json_ranks(&j, m);
     cta_diag_report_json(&j, m, dg, ndiag);
     if (o->overview)

@@ -16,6 +16,7 @@
 #include "cta_nvtx.h"
 #include "cta_out.h"
 #include "cta_report_common.h"
+#include "cta_names.h"
 
 static const char *const TIMING_FIX = "for GPU durations of every one: cutrace run --gpu-timing all";
 
@@ -764,8 +765,7 @@ void cta_report_text(FILE *f, const cta_model *m, const cta_diag *dg, int ndiag,
     }
     text_vram(f, m);
     text_breakdown(f, m);
-    cta_host_text(f, m);
-    cta_nvtx_text(f, m, o->top);
+    cta_feature_text(f, m, o->top);
     text_ranks(f, m);
     heading(f, "Diagnoses (by estimated saving)");
     cta_diag_report_text(f, m, dg, ndiag, o->diag ? o->diag->min_saving_pct : 1.0);

@@ -9,6 +9,7 @@
 
 #include "cta_kineto_open.h"
 #include "cta_out.h"
+#include "cta_names.h"
 
 void cta_breakdown_of(const cta_dev *d, cta_breakdown *b)
 {

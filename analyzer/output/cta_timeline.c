@@ -12,6 +12,7 @@
 #include "cta_report_common.h"
 #include "cta_tl_events.h"
 #include "cta_tl_nvtx.h"
+#include "cta_names.h"
 
 #define GPU_TID_BASE 1000000000u /* stream tracks: GPU_TID_BASE + device * 1000 + index */
 

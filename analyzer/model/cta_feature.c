@@ -1,0 +1,83 @@
+/* The features plugged into the model, and the walks over them that are not on the per-record
+ * path (the contract is cta_feature.h; the per-record path walks the lists made here, cta_plugs
+ * in cta_model_int.h). */
+#include "cta_model_int.h"
+#include "cta_feature_int.h"
+
+#include <assert.h>
+#include <string.h>
+
+/* Written once by cta_model_plug before any model exists, then only read (by every model, on
+ * every thread): the models hold a pointer to it. */
+static struct cta_plugs plugs;
+
+static void slots_add(cta_slots *s, int slot) { s->slot[s->n++] = (uint8_t)slot; }
+
+void cta_model_plug(const cta_feature *const *table, size_t n)
+{
+    assert(n <= CTA_FEAT_MAX);
+    memset(&plugs, 0, sizeof plugs);
+    for (size_t i = 0; i < n; i++) {
+        const cta_feature *f = table[i];
+        int slot = (int)i;
+        if (!f)
+            continue;
+        plugs.at[i] = f;
+        for (int t = 0; t < CT_REC_TYPE_LIMIT && f->record; t++)
+            if (f->types >> t & 1)
+                slots_add(&plugs.rec[t], slot);
+#define HOOK(h) if (f->h) slots_add(&plugs.h, slot)
+        HOOK(library_call);
+        HOOK(captured);
+        HOOK(call_gpu);
+        HOOK(gpu);
+        HOOK(sync);
+        HOOK(where);
+        HOOK(idle);
+        HOOK(gap);
+        HOOK(finish);
+        HOOK(merge);
+        HOOK(proc_free);
+        HOOK(free);
+#undef HOOK
+        if (f->ctx_ref) {
+            assert(!plugs.ctx); /* one context per call: one provider */
+            plugs.ctx = slot + 1;
+        }
+    }
+}
+
+const struct cta_plugs *cta_model_plugs(void) { return &plugs; }
+
+const cta_feature *cta_feature_at(const cta_model *m, int i)
+{
+    return i >= 0 && i < CTA_FEAT_MAX ? m->plugs->at[i] : NULL;
+}
+
+void cta_feat_where_now(cta_model *m, cta_proc *p, cta_thread *th, int kind, uint64_t ns)
+{
+    uint32_t ref = cta_feat_ref(m, p, th);
+    CTA_FEAT_CALL(m, where, m, p, ref, kind, ns);
+    cta_feat_unref(m, p, ref);
+}
+
+void cta_feature_text(FILE *f, const cta_model *m, int top)
+{
+    for (int i = 0; i < CTA_FEAT_MAX; i++)
+        if (m->plugs->at[i] && m->plugs->at[i]->text)
+            m->plugs->at[i]->text(f, m, top);
+}
+
+void cta_feature_json(cta_json *j, const cta_model *m)
+{
+    for (int i = 0; i < CTA_FEAT_MAX; i++)
+        if (m->plugs->at[i] && m->plugs->at[i]->json)
+            m->plugs->at[i]->json(j, m);
+}
+
+void cta_feature_proc_json(cta_json *j, const cta_model *m, const cta_proc *p)
+{
+    for (int i = 0; i < CTA_FEAT_MAX; i++)
+        if (m->plugs->at[i] && m->plugs->at[i]->proc_json)
+            m->plugs->at[i]->proc_json(j, p);
+}

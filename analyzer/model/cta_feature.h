@@ -1,0 +1,100 @@
+/* Features: what plugs into the model (DESIGN.md, "Adding a feature"). The model's core joins
+ * calls, fills the kernel, copy and API tables and sweeps the time axis; a feature (the cuBLAS
+ * products, CUDA graphs, the host's samples, NVTX ranges: analyzer/features/) adds its own state
+ * and output through the hooks below, and the core names none of them. The program chooses its
+ * features once, before any model is made (cta_model_plug: cli/main.c plugs the table of
+ * features/cta_features.c), and each has a slot there, CTA_FEAT_MAX at most: its state hangs off
+ * the model, each process and each thread at that slot (cta_model.feat, cta_proc.feat,
+ * cta_thread.feat; NULL until the feature sets it). A slot whose entry is NULL is a feature left
+ * out: its records are ignored and its output is absent, the rest is unchanged.
+ *
+ * Every hook may be NULL. The record hooks are looked up by record type once (cta_model_plug),
+ * so a record costs nothing for the features that do not take its type. */
+#ifndef CTA_FEATURE_H
+#define CTA_FEATURE_H
+
+#include <stdio.h>
+
+#include "cta_model_int.h" /* cta_model.h, through the model's internal header (there) */
+#include "cta_out.h"
+
+typedef struct cta_pt cta_pt;
+
+typedef struct {
+    const char *name;
+    /* ---- the per-record pass (cta_model_feed) ---- */
+    /* Records of the types in `types` (bit 1 << CT_REC_x), before the core's own handler. */
+    uint64_t types;
+    void (*record)(cta_model *m, cta_proc *p, const ct_rec *r);
+    /* A library call (API flag CT_API_LIBRARY, cuBLAS): its name and, for a top-level one, the
+     * correlation ids of the calls nested in it (its kernels' launches among them). */
+    void (*library_call)(cta_model *m, cta_proc *p, const ct_rec *r, const char *name,
+                         const uint64_t *nested, size_t nnested);
+    /* A LAUNCH or COPY record of work captured into a graph: nothing ran; kidx: a launch's row
+     * in the kernel table. */
+    void (*captured)(cta_model *m, cta_proc *p, const ct_rec *r, uint32_t kidx);
+    /* The context of a call: what is open on its thread as it is made (NVTX ranges), taken as
+     * a reference (0: none) that the core keeps with the call until the call is done, then
+     * drops. One feature at most provides it (cta_model_plug checks). */
+    uint32_t (*ctx_ref)(cta_proc *p, cta_thread *th);
+    void (*ctx_unref)(cta_model *m, cta_proc *p, uint32_t ref);
+    /* A call's GPU operation [start, end] as recorded, of a call with context ref (not 0);
+     * kernel: it is a kernel; start_late, end_early: the latest it can have begun, the earliest
+     * ended (an operation begun before its call returned, an end that is only a bound). */
+    void (*call_gpu)(cta_model *m, cta_proc *p, uint32_t ref, uint64_t start, uint64_t end,
+                     int kernel, uint64_t start_late, uint64_t end_early);
+    /* A GPU interval (end: its end time), with what is known of its call (c->corr only: the
+     * call's records never came), as the observer's on_gpu sees it. */
+    void (*gpu)(cta_model *m, cta_proc *p, const ct_rec_gpu *g, uint64_t end, const cta_call *c);
+    /* Thread th blocked ns in a synchronization. */
+    void (*sync)(cta_model *m, cta_proc *p, cta_thread *th, uint64_t ns);
+    /* An event a diagnosis counts (kind CTA_WHERE_*), of ns, in a call with context ref (0:
+     * none known). */
+    void (*where)(cta_model *m, cta_proc *p, uint32_t ref, int kind, uint64_t ns);
+    /* ---- the sweep (cta_sweep.c), in time order ---- */
+    /* Device dev was idle ns, the host's last thread in CUDA being tid; only for a process
+     * where the feature has state (cta_proc.feat). */
+    void (*idle)(cta_model *m, cta_proc *p, int dev, uint32_t tid, uint64_t ns);
+    /* A gap of device dev ended, of cause cls (CTA_GAP_*), ns long. */
+    void (*gap)(cta_model *m, cta_proc *p, int dev, int cls, uint64_t ns);
+    /* A point the feature queued (cta_sweep_push with type CTA_P_FEAT_BEGIN or _END and kind
+     * its slot) is applied. */
+    void (*point)(cta_model *m, cta_proc *p, const cta_pt *pt);
+    /* ---- the end ---- */
+    /* The process's records are done and swept (cta_model_finish). */
+    void (*finish)(cta_model *m, cta_proc *p);
+    /* Moves what src (a finished partial model) holds at the model level into dst
+     * (cta_model_merge; the processes move with their slots). */
+    void (*merge)(cta_model *dst, cta_model *src);
+    void (*proc_free)(cta_proc *p);
+    void (*free)(cta_model *m);
+    /* ---- the summary (cta_feature_text, cta_feature_json, cta_feature_proc_json) ---- */
+    /* Its sections of the text, after the breakdown; top: rows per table (0 all). */
+    void (*text)(FILE *f, const cta_model *m, int top);
+    /* Its keys of the JSON's top level, after "breakdown"; of each process, after "kineto". */
+    void (*json)(cta_json *j, const cta_model *m);
+    void (*proc_json)(cta_json *j, const cta_proc *p);
+} cta_feature;
+
+/* The features of every model made from now on: table[i] at slot i (NULL: none there), n at
+ * most CTA_FEAT_MAX. Called once, before any model is made (the table is read, never written,
+ * by the models of every thread). */
+void cta_model_plug(const cta_feature *const *table, size_t n);
+/* The feature at slot i of the model (NULL: not plugged). */
+const cta_feature *cta_feature_at(const cta_model *m, int i);
+
+/* ---- what the core offers features ---- */
+/* The row of string sid of file in the API table (api) or the kernel table, by display name,
+ * added if new (cta_intern.c). */
+uint32_t cta_name_index(cta_model *m, uint32_t file, uint32_t sid, int api);
+/* An instance of kernel row k, configured as l, run by a graph launch; a copy or set a graph
+ * launch ran: counted in the kernel and copy tables, untimed (cta_join.c). */
+void cta_model_graph_kernel(cta_model *m, uint32_t k, const ct_rec_launch *l);
+void cta_model_graph_copy(cta_model *m, const ct_rec_copy *cp);
+
+/* The output hooks of every plugged feature, in slot order. */
+void cta_feature_text(FILE *f, const cta_model *m, int top);
+void cta_feature_json(cta_json *j, const cta_model *m);
+void cta_feature_proc_json(cta_json *j, const cta_model *m, const cta_proc *p);
+
+#endif
