@@ -101,11 +101,10 @@ static void cta_on_end(cta_model *m, cta_proc *p, const ct_rec *r)
     p->end = r->u.end;
 }
 
-/* The core's handler of each record type, named after the type's ct_rec member; NULL: none
- * (definitions the reader resolves, records only features take). Generated from the format's
- * list of record types, this is CT_REC_LIST(CTA_ON_TYPE) with
- *   #define CTA_ON_TYPE(TYPE, member, ...) [CT_REC_##TYPE] = cta_on_##member,
- * hence the names below for the types without a handler. */
+/* The core's handler of each record type, named after the type's ct_rec member (the format's
+ * list of record types, CT_REC_LIST, generates the table); NULL: none (definitions the reader
+ * resolves, records only features take). A new record type needs a handler here, or a NULL
+ * name below, and the compiler says so. */
 #define cta_on_string NULL
 #define cta_on_frame NULL
 #define cta_on_stack NULL
@@ -119,34 +118,9 @@ static void cta_on_end(cta_model *m, cta_proc *p, const ct_rec *r)
 #define cta_on_nvtx_mark cta_on_nvtx
 #define cta_on_nvtx_begin cta_on_nvtx
 typedef void (*cta_rec_fn)(cta_model *m, cta_proc *p, const ct_rec *r);
-static const cta_rec_fn on_type[CT_REC_TYPE_LIMIT] = {
-    [CT_REC_STRING] = cta_on_string,
-    [CT_REC_FRAME] = cta_on_frame,
-    [CT_REC_STACK] = cta_on_stack,
-    [CT_REC_THREAD] = cta_on_thread,
-    [CT_REC_DEVICE] = cta_on_device,
-    [CT_REC_STREAM] = cta_on_stream,
-    [CT_REC_API] = cta_on_api,
-    [CT_REC_LAUNCH] = cta_on_launch,
-    [CT_REC_COPY] = cta_on_copy,
-    [CT_REC_GPU] = cta_on_gpu,
-    [CT_REC_MEM] = cta_on_mem,
-    [CT_REC_SYNC] = cta_on_sync,
-    [CT_REC_CPU] = cta_on_cpu,
-    [CT_REC_LOSS] = cta_on_loss,
-    [CT_REC_END] = cta_on_end,
-    [CT_REC_NVTX_RANGE] = cta_on_nvtx_range,
-    [CT_REC_NVTX_MARK] = cta_on_nvtx_mark,
-    [CT_REC_GEMM] = cta_on_gemm,
-    [CT_REC_SHLIB] = cta_on_shlib,
-    [CT_REC_PYTHON] = cta_on_python,
-    [CT_REC_NVTX_BEGIN] = cta_on_nvtx_begin,
-    [CT_REC_CAPTURE] = cta_on_capture,
-    [CT_REC_GRAPH] = cta_on_graph,
-    [CT_REC_PROC] = cta_on_proc,
-    [CT_REC_PROC_SAMPLE] = cta_on_proc_sample,
-    [CT_REC_HOST_SAMPLE] = cta_on_host_sample,
-};
+#define CTA_ON_TYPE(TYPE, member, ...) [CT_REC_##TYPE] = cta_on_##member,
+static const cta_rec_fn on_type[CT_REC_TYPE_LIMIT] = {CT_REC_LIST(CTA_ON_TYPE)};
+#undef CTA_ON_TYPE
 
 void cta_model_feed(cta_model *m, const ct_rec *r)
 {
