@@ -1,7 +1,7 @@
 /* The analysis `summary` and `report` share: the options both take (CTA_ANALYSIS_LONGOPTS,
  * CTA_ANALYSIS_USAGE, cta_analysis_option), and the pass that turns trace files into a finished
- * model, its cuBLAS products and its diagnoses (cta_analysis_run). One place, so that a report
- * shows the numbers `summary --json` prints with the same options. */
+ * model (with its features' second pass, cta_feature.h) and its diagnoses (cta_analysis_run).
+ * One place, so that a report shows the numbers `summary --json` prints with the same options. */
 #ifndef CTA_ANALYSIS_H
 #define CTA_ANALYSIS_H
 

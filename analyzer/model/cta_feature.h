@@ -71,7 +71,8 @@ typedef struct {
     /* ---- a second pass over the trace files (cta_feature_pass2_*), of a finished (and merged)
      * model where the feature has state (cta_model.feat): what the first pass could not join,
      * as a GPU record that came before the call it belongs to ---- */
-    /* Records of the types in `pass2_types` (bit 1 << CT_REC_x), file after file. */
+    /* Records of the types in `pass2_types` (bit 1 << CT_REC_x), file after file (pass2_record
+     * is then not NULL). */
     uint64_t pass2_types;
     void (*pass2_record)(cta_model *m, const ct_rec *r);
     /* The second pass is done. */
