@@ -116,8 +116,7 @@ static void gemm_text(FILE *f, const cta_model *m, int top)
             fprintf(f, "          on %s: peak unknown for this device and data type\n",
                     *r->device ? r->device : "an unknown device (no kernel timed)");
     }
-    if (n < st->nrows)
-        fprintf(f, "  ... %zu more (use --top 0 for all)\n", st->nrows - n);
+    cta_text_cut(f, n, st->nrows);
 }
 
 /* cuBLAS / cuBLASLt products per shape and type (JSON.md "gemm"). */
@@ -166,7 +165,6 @@ static void gemm_json(cta_json *j, const cta_model *m)
     }
     cta_json_end_arr(j);
 }
-
 
 const cta_feature cta_gemm_feature = {
     .name = "gemm",

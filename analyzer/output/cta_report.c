@@ -49,12 +49,6 @@ static const char *u64s(char b[32], uint64_t v)
     return b;
 }
 
-static void table_cut(FILE *f, size_t rows, size_t n)
-{
-    if (rows < n)
-        fprintf(f, "  ... %zu more (use --top 0 for all)\n", n - rows);
-}
-
 /* "<<<(4,1,1),(256,1,1)>>>", or that launches used several configurations */
 static const char *config_text(char *buf, size_t n, const cta_stat *s)
 {
@@ -190,7 +184,7 @@ static void host_kernel_table(FILE *f, const cta_model *m, const cta_stat *st, c
         cta_table_row_v(t, cell);
     }
     cta_table_print(t, f, "  ");
-    table_cut(f, rows, n);
+    cta_text_cut(f, rows, n);
     cta_table_free(t);
     free(idx);
     bounded_note(f, st, n, 0);
@@ -247,7 +241,7 @@ static void stats_table(FILE *f, const cta_stat *st, const cta_map *names, size_
         for (size_t i = 0; i < n; i++)
             all += st[i].layer == api - 1;
     }
-    table_cut(f, rows, all);
+    cta_text_cut(f, rows, all);
     cta_table_free(t);
     free(idx);
     if (!api)
