@@ -250,6 +250,12 @@ const char *cta_fmt_pct(char buf[32], double pct)
     return buf;
 }
 
+void cta_text_cut(FILE *f, size_t rows, size_t n)
+{
+    if (rows < n)
+        fprintf(f, "  ... %zu more (use --top 0 for all)\n", n - rows);
+}
+
 struct cta_table {
     int ncols;
     char **cells; /* rows * ncols, row 0 the headers */

@@ -72,6 +72,9 @@ const char *cta_fmt_ns(char buf[32], double ns);
 const char *cta_fmt_bytes(char buf[32], double bytes);
 /* "12.3" with a % sign */
 const char *cta_fmt_pct(char buf[32], double pct);
+/* The line under a text table cut at `rows` (--top) of its n rows: how many more (none if
+ * rows >= n). */
+void cta_text_cut(FILE *f, size_t rows, size_t n);
 
 /* Aligned table: add rows of cells (strings copied), then print. Columns whose header starts
  * with '>' are right-aligned (the '>' is not printed). */

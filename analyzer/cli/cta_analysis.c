@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "cta_cli.h"
+#include "cta_feature.h"
 #include "cta_load.h"
 
 void cta_analysis_defaults(cta_analysis_opts *o)
@@ -64,11 +65,12 @@ int cta_analysis_option(const char *cmd, int c, const char *arg, cta_analysis_op
     return 0;
 }
 
-/* The GPU records of the kernels that cuBLAS GEMM calls launched, in a second pass over the
- * same files (cta_gemm.h: a kernel's GPU record may come before the call it nests in), one file
- * after another: a call and its kernels are of one file, so the order across files is no
- * matter, and one file's decoding is held at a time. */
-static int gemm_gpu_pass(const char *cmd, char *const *paths, int npaths, cta_model *m)
+/* The features' second pass (cta_feature.h: what the first could not join, as a GPU record
+ * that came before the call it belongs to) over the same files, one file after another: a
+ * record joins only records of its own file, so the order across files is no matter, and one
+ * file's decoding is held at a time. */
+static int feature_pass2(const char *cmd, char *const *paths, int npaths, uint64_t types,
+                         cta_model *m)
 {
     ct_reader *rd;
     int rc = cta_load_open(cmd, paths, npaths, 1, &rd);
@@ -79,21 +81,15 @@ static int gemm_gpu_pass(const char *cmd, char *const *paths, int npaths, cta_mo
     uint32_t f = 0;
     for (; f < ct_reader_nfiles(rd) && got >= 0; f++)
         while ((got = ct_reader_next_in(rd, f, &r)) > 0)
-            if (r.type == CT_REC_GPU)
-                cta_gemm_gpu(cta_gemm_of(m), r.file, &r.u.gpu, r.ts);
+            if (types >> r.type & 1)
+                cta_feature_pass2_record(m, &r);
     if (got < 0)
         fprintf(stderr, "cutrace %s: error: %s\n", cmd, ct_reader_error_in(rd, f - 1));
     ct_reader_close(rd);
-    return got < 0 ? CTA_EXIT_INPUT : CTA_EXIT_OK;
-}
-
-static const ct_rec_device *gemm_device(void *ctx, uint32_t file, uint32_t device, const char **name)
-{
-    const cta_model *m = ctx;
-    if (file >= m->nprocs || device >= CTA_MAX_DEV || !m->procs[file].dev[device].have_prop)
-        return NULL;
-    *name = m->procs[file].dev[device].name;
-    return &m->procs[file].dev[device].prop;
+    if (got < 0)
+        return CTA_EXIT_INPUT;
+    cta_feature_pass2_finish(m);
+    return CTA_EXIT_OK;
 }
 
 /* The overview's slices, collected per file (cta_file_observers) and merged in file order. */
@@ -132,13 +128,10 @@ int cta_analysis_run(const char *cmd, char *const *paths, int npaths, cta_analys
         return rc;
     }
     o->ropt.overview = a->ov;
-    if (cta_gemm_of(&a->m)) {
-        if ((rc = gemm_gpu_pass(cmd, paths, npaths, &a->m)) != CTA_EXIT_OK) {
-            cta_analysis_free(a);
-            return rc;
-        }
-        o->ropt.ngemm = cta_gemm_rows(cta_gemm_of(&a->m), gemm_device, &a->m, &a->gemm);
-        o->ropt.gemm = a->gemm;
+    uint64_t types = cta_feature_pass2_types(&a->m);
+    if (types && (rc = feature_pass2(cmd, paths, npaths, types, &a->m)) != CTA_EXIT_OK) {
+        cta_analysis_free(a);
+        return rc;
     }
     a->ndiag = cta_diagnose(&a->m, &o->dopt, &a->dg);
     return CTA_EXIT_OK;
@@ -147,7 +140,6 @@ int cta_analysis_run(const char *cmd, char *const *paths, int npaths, cta_analys
 void cta_analysis_free(cta_analysis *a)
 {
     free(a->dg);
-    free(a->gemm);
     cta_overview_free(a->ov);
     cta_load_close(a->rd, &a->m);
 }

@@ -1,7 +1,7 @@
 /* The analysis `summary` and `report` share: the options both take (CTA_ANALYSIS_LONGOPTS,
  * CTA_ANALYSIS_USAGE, cta_analysis_option), and the pass that turns trace files into a finished
- * model, its cuBLAS products and its diagnoses (cta_analysis_run). One place, so that a report
- * shows the numbers `summary --json` prints with the same options. */
+ * model (with its features' second pass, cta_feature.h) and its diagnoses (cta_analysis_run).
+ * One place, so that a report shows the numbers `summary --json` prints with the same options. */
 #ifndef CTA_ANALYSIS_H
 #define CTA_ANALYSIS_H
 
@@ -58,14 +58,13 @@ int cta_analysis_option(const char *cmd, int c, const char *arg, cta_analysis_op
 typedef struct {
     ct_reader *rd;
     cta_model m;
-    cta_gemm_row *gemm;
     cta_diag *dg;
     int ndiag;
     cta_overview *ov;     /* with opts' overview, else NULL */
 } cta_analysis;
 
-/* Reads the traces in paths into a->m (with the cuBLAS products' GPU pass when the program made
- * any; o->ropt.gemm is set to them) and diagnoses it. With o->overview, first finds the run's
+/* Reads the traces in paths into a->m (with the features' second pass over them when a feature
+ * asks for one: cta_feature_pass2_types) and diagnoses it. With o->overview, first finds the run's
  * busiest stretch (a pass over the records) and collects its slices in the model's pass
  * (o->ropt.overview is set to them). Returns CTA_EXIT_OK (free a with
  * cta_analysis_free) or CTA_EXIT_INPUT after printing why (nothing to free). */

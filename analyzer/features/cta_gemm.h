@@ -74,9 +74,9 @@ unsigned cta_gemm_elem_bytes(uint32_t type);
 /* "FP32", "FP16", "C64" ... for a cudaDataType_t ("type N" for others, into buf). */
 const char *cta_gemm_type_name(uint32_t type, char *buf, size_t n);
 
-/* The feature (cta_features.c): GEMM records and library calls with their nested calls; the
- * products of a model (NULL: none, or the feature is not plugged). */
+/* The feature (cta_features.c; cta_gemm_report.c): GEMM records and library calls with their
+ * nested calls, GPU records in the second pass (cta_feature.pass2_*), then the rows in the
+ * summary after the kernel tables (text and JSON "gemm", always present, [] when none). */
 extern const cta_feature cta_gemm_feature;
-cta_gemms *cta_gemm_of(const cta_model *m);
 
 #endif

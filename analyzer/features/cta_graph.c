@@ -1,10 +1,12 @@
 /* CUDA graphs of a process (see cta_graph.h). */
 #include "cta_graph.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cta_map.h"
+#include "cta_out.h"
 #include "cta_sweep.h"
 
 typedef struct {
@@ -382,10 +384,50 @@ static void graph_captured(cta_model *m, cta_proc *p, const ct_rec *r, uint32_t 
         cta_graph_captured_copy(p, &r->u.copy);
 }
 
+/* Its line in the Run section: what the kernel table counts of graphs, and what it cannot. */
+static void graph_text(FILE *f, const cta_proc *p)
+{
+    cta_graph_stats gs = cta_graph_stats_of(p);
+    if (gs.launches) {
+        fprintf(f, "    CUDA graphs: %llu launches running %llu kernels and %llu copies and "
+                "sets, %llu instantiations, %llu exec updates", (unsigned long long)gs.launches,
+                (unsigned long long)gs.launch_kernels, (unsigned long long)gs.launch_copies,
+                (unsigned long long)gs.instantiations, (unsigned long long)gs.updates);
+        if (gs.unknown_launches)
+            fprintf(f, "; %llu launches of graphs whose nodes the trace does not name "
+                       "(instantiated before the trace began, their node records lost, or "
+                       "written without format 1.7's node list): their kernels are not "
+                       "counted",
+                    (unsigned long long)gs.unknown_launches);
+        fputc('\n', f);
+    }
+}
+
+/* Its "graphs" object, after "capture" (only with graphs: other traces' output stays as it
+ * was). */
+static void graph_json(cta_json *j, const cta_proc *p)
+{
+    cta_graph_stats gs = cta_graph_stats_of(p);
+    if (gs.launches || gs.instantiations) {
+        cta_json_key(j, "graphs");
+        cta_json_obj(j);
+        CTA_JK_U64(j, "launches", gs.launches);
+        CTA_JK_U64(j, "launch_kernels", gs.launch_kernels);
+        CTA_JK_U64(j, "launch_copies", gs.launch_copies);
+        CTA_JK_U64(j, "unknown_launches", gs.unknown_launches);
+        CTA_JK_U64(j, "instantiations", gs.instantiations);
+        CTA_JK_U64(j, "updates", gs.updates);
+        cta_json_end_obj(j);
+    }
+}
+
 const cta_feature cta_graph_feature = {
     .name = "graph",
     .types = 1ull << CT_REC_GRAPH,
     .record = graph_record,
     .captured = graph_captured,
     .proc_free = cta_graph_proc_free,
+    .proc_at = CTA_AT_PROC_CAPTURE,
+    .proc_text = graph_text,
+    .proc_json = graph_json,
 };

@@ -65,7 +65,9 @@ cta_gnodes cta_graph_launch_nodes(const cta_proc *p, uint64_t corr);
 cta_graph_stats cta_graph_stats_of(const cta_proc *p);
 void cta_graph_proc_free(cta_proc *p);
 
-/* The feature (cta_features.c): GRAPH records, captured LAUNCH and COPY records. */
+/* The feature (cta_features.c): GRAPH records, captured LAUNCH and COPY records; each
+ * process's statistics in the summary, after its capture windows (text: a line of the Run
+ * section; JSON: "graphs"). */
 extern const cta_feature cta_graph_feature;
 
 #endif

@@ -124,8 +124,7 @@ void cta_nvtx_text(FILE *f, const cta_model *m, int top)
     }
     cta_table_print(t, f, "  ");
     cta_table_free(t);
-    if (rows < n)
-        fprintf(f, "  ... %zu more (use --top 0 for all)\n", n - rows);
+    cta_text_cut(f, rows, n);
     for (size_t i = 0; i < n && open; i++) {
         const cta_nvtx_group *x = grp(m, order[i]);
         char name[200], safe[200], b[32];

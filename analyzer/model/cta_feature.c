@@ -61,23 +61,55 @@ void cta_feat_where_now(cta_model *m, cta_proc *p, cta_thread *th, int kind, uin
     cta_feat_unref(m, p, ref);
 }
 
-void cta_feature_text(FILE *f, const cta_model *m, int top)
+uint64_t cta_feature_pass2_types(const cta_model *m)
+{
+    uint64_t types = 0;
+    for (int i = 0; i < CTA_FEAT_MAX; i++)
+        if (m->plugs->at[i] && m->feat[i])
+            types |= m->plugs->at[i]->pass2_types;
+    return types;
+}
+
+void cta_feature_pass2_record(cta_model *m, const ct_rec *r)
+{
+    for (int i = 0; i < CTA_FEAT_MAX; i++) {
+        const cta_feature *f = m->plugs->at[i];
+        if (f && m->feat[i] && f->pass2_types >> r->type & 1)
+            f->pass2_record(m, r);
+    }
+}
+
+void cta_feature_pass2_finish(cta_model *m)
 {
     for (int i = 0; i < CTA_FEAT_MAX; i++)
-        if (m->plugs->at[i] && m->plugs->at[i]->text)
+        if (m->plugs->at[i] && m->feat[i] && m->plugs->at[i]->pass2_finish)
+            m->plugs->at[i]->pass2_finish(m);
+}
+
+void cta_feature_text(FILE *f, const cta_model *m, int top, int at)
+{
+    for (int i = 0; i < CTA_FEAT_MAX; i++)
+        if (m->plugs->at[i] && m->plugs->at[i]->text && m->plugs->at[i]->at == at)
             m->plugs->at[i]->text(f, m, top);
 }
 
-void cta_feature_json(cta_json *j, const cta_model *m)
+void cta_feature_proc_text(FILE *f, const cta_model *m, const cta_proc *p)
 {
     for (int i = 0; i < CTA_FEAT_MAX; i++)
-        if (m->plugs->at[i] && m->plugs->at[i]->json)
+        if (m->plugs->at[i] && m->plugs->at[i]->proc_text)
+            m->plugs->at[i]->proc_text(f, p);
+}
+
+void cta_feature_json(cta_json *j, const cta_model *m, int at)
+{
+    for (int i = 0; i < CTA_FEAT_MAX; i++)
+        if (m->plugs->at[i] && m->plugs->at[i]->json && m->plugs->at[i]->at == at)
             m->plugs->at[i]->json(j, m);
 }
 
-void cta_feature_proc_json(cta_json *j, const cta_model *m, const cta_proc *p)
+void cta_feature_proc_json(cta_json *j, const cta_model *m, const cta_proc *p, int at)
 {
     for (int i = 0; i < CTA_FEAT_MAX; i++)
-        if (m->plugs->at[i] && m->plugs->at[i]->proc_json)
+        if (m->plugs->at[i] && m->plugs->at[i]->proc_json && m->plugs->at[i]->proc_at == at)
             m->plugs->at[i]->proc_json(j, p);
 }

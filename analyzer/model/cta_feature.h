@@ -68,13 +68,34 @@ typedef struct {
     void (*merge)(cta_model *dst, cta_model *src);
     void (*proc_free)(cta_proc *p);
     void (*free)(cta_model *m);
-    /* ---- the summary (cta_feature_text, cta_feature_json, cta_feature_proc_json) ---- */
-    /* Its sections of the text, after the breakdown; top: rows per table (0 all). */
+    /* ---- a second pass over the trace files (cta_feature_pass2_*), of a finished (and merged)
+     * model where the feature has state (cta_model.feat): what the first pass could not join,
+     * as a GPU record that came before the call it belongs to ---- */
+    /* Records of the types in `pass2_types` (bit 1 << CT_REC_x), file after file (pass2_record
+     * is then not NULL). */
+    uint64_t pass2_types;
+    void (*pass2_record)(cta_model *m, const ct_rec *r);
+    /* The second pass is done. */
+    void (*pass2_finish)(cta_model *m);
+    /* ---- the summary (cta_feature_text, _proc_text, _json, _proc_json) ---- */
+    /* Where its sections go: at (CTA_AT_*) in the summary, proc_at (CTA_AT_PROC_*) in each
+     * process's JSON; the text and the JSON in the same order. */
+    uint8_t at, proc_at;
+    /* Its sections of the text; top: rows per table (0 all). */
     void (*text)(FILE *f, const cta_model *m, int top);
-    /* Its keys of the JSON's top level, after "breakdown"; of each process, after "kineto". */
+    /* Its lines of a process in the text's Run section, after the capture windows. */
+    void (*proc_text)(FILE *f, const cta_proc *p);
+    /* Its keys of the JSON's top level; of each process. */
     void (*json)(cta_json *j, const cta_model *m);
     void (*proc_json)(cta_json *j, const cta_proc *p);
 } cta_feature;
+
+/* The places of a feature's sections (cta_feature.at): after the breakdown (text and JSON's
+ * "breakdown"), after the kernel tables (text and JSON's "kernels" and "kernel_variants"). */
+enum { CTA_AT_BREAKDOWN, CTA_AT_KERNELS };
+/* ... of its keys in each process's JSON (cta_feature.proc_at): after "source" (a Kineto
+ * trace's), after "capture". */
+enum { CTA_AT_PROC_SOURCE, CTA_AT_PROC_CAPTURE };
 
 /* The features of every model made from now on: table[i] at slot i (NULL: none there), n at
  * most CTA_FEAT_MAX. Called once, before any model is made (the table is read, never written,
@@ -92,9 +113,16 @@ uint32_t cta_name_index(cta_model *m, uint32_t file, uint32_t sid, int api);
 void cta_model_graph_kernel(cta_model *m, uint32_t k, const ct_rec_launch *l);
 void cta_model_graph_copy(cta_model *m, const ct_rec_copy *cp);
 
-/* The output hooks of every plugged feature, in slot order. */
-void cta_feature_text(FILE *f, const cta_model *m, int top);
-void cta_feature_json(cta_json *j, const cta_model *m);
-void cta_feature_proc_json(cta_json *j, const cta_model *m, const cta_proc *p);
+/* The second pass of the features with state in m (cta_feature.pass2_*): the record types
+ * it reads (0: no second pass is needed), each record of those types, its end. */
+uint64_t cta_feature_pass2_types(const cta_model *m);
+void cta_feature_pass2_record(cta_model *m, const ct_rec *r);
+void cta_feature_pass2_finish(cta_model *m);
+
+/* The output hooks of every plugged feature whose sections go at `at`, in slot order. */
+void cta_feature_text(FILE *f, const cta_model *m, int top, int at);
+void cta_feature_proc_text(FILE *f, const cta_model *m, const cta_proc *p);
+void cta_feature_json(cta_json *j, const cta_model *m, int at);
+void cta_feature_proc_json(cta_json *j, const cta_model *m, const cta_proc *p, int at);
 
 #endif

@@ -109,7 +109,7 @@ static void cta_dump_header(cta_dumper *d)
 #define CTA_DUMP_chr(key, x)                                                                 \
     fprintf(o, " " #key "=%c", (x) > 0x20 && (x) < 0x7f ? (char)(x) : '-');
 #define CTA_DUMP_relation(key, x) fprintf(o, " " #key "=%s", cta_proc_relation_name(x));
-#define CTA_DUMP_opGRAPH(key, x) fprintf(o, " " #key "=%s", cta_graph_op_name(x));
+#define CTA_DUMP_opGRAPH(key, x) fprintf(o, " " #key "=%s", graph_op_name(x));
 #define CTA_DUMP_FIELD(name, kind, member, unit, dump, style, at)                           \
     if (at == place) {                                                                      \
         CTA_DUMP_##style(dump, v->member)                                                    \
@@ -124,7 +124,7 @@ static const char *cta_proc_relation_name(uint32_t r)
     return r < sizeof names / sizeof names[0] ? names[r] : "unknown";
 }
 
-static const char *cta_graph_op_name(uint32_t op)
+static const char *graph_op_name(uint32_t op)
 {
     static const char *const names[] = {[CT_GRAPH_CAPTURE_BEGIN] = "capture-begin",
                                         [CT_GRAPH_CAPTURE_END] = "capture-end",

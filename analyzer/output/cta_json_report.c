@@ -7,12 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cta_graph.h"
-#include "cta_host.h"
 #include "cta_kineto_open.h"
 #include "cta_kineto_report.h"
 #include "cta_diag_report.h"
-#include "cta_nvtx.h"
+#include "cta_feature.h"
 #include "cta_out.h"
 #include "cta_overview.h"
 #include "cta_report_common.h"
@@ -162,18 +160,7 @@ static void json_processes(cta_json *j, const cta_model *m)
             CTA_JK_U64(j, "total_ns", p->capture_ns);
             cta_json_end_obj(j);
         }
-        cta_graph_stats gs = cta_graph_stats_of(p);
-        if (gs.launches || gs.instantiations) { /* only then, as for capture */
-            cta_json_key(j, "graphs");
-            cta_json_obj(j);
-            CTA_JK_U64(j, "launches", gs.launches);
-            CTA_JK_U64(j, "launch_kernels", gs.launch_kernels);
-            CTA_JK_U64(j, "launch_copies", gs.launch_copies);
-            CTA_JK_U64(j, "unknown_launches", gs.unknown_launches);
-            CTA_JK_U64(j, "instantiations", gs.instantiations);
-            CTA_JK_U64(j, "updates", gs.updates);
-            cta_json_end_obj(j);
-        }
+        cta_feature_proc_json(j, m, p, CTA_AT_PROC_CAPTURE);
         const char *kineto = cta_kineto_source(m->rd, p->file);
         if (kineto) { /* only then, as for capture */
             cta_json_key(j, "source");
@@ -196,7 +183,7 @@ static void json_processes(cta_json *j, const cta_model *m)
                 CTA_JK_STR(j, "message", cta_kineto_no_gpu);
             cta_json_end_obj(j);
         }
-        cta_feature_proc_json(j, m, p);
+        cta_feature_proc_json(j, m, p, CTA_AT_PROC_SOURCE);
         cta_json_key(j, "complete");
         cta_json_bool(j, p->ended);
         if (p->ended) {
@@ -517,60 +504,6 @@ static void json_ranks(cta_json *j, const cta_model *m)
     cta_json_end_arr(j);
 }
 
-static void json_opt_num(cta_json *j, const char *k, int known, double v)
-{
-    cta_json_key(j, k);
-    if (known)
-        cta_json_num(j, v);
-    else
-        cta_json_null(j);
-}
-
-/* cuBLAS / cuBLASLt products per shape and type (JSON.md "gemm"). */
-static void json_gemm(cta_json *j, const cta_report_opts *o)
-{
-    cta_json_key(j, "gemm");
-    cta_json_arr(j);
-    for (size_t i = 0; i < o->ngemm; i++) {
-        const cta_gemm_row *r = &o->gemm[i];
-        const ct_rec_gemm *s = &r->shape;
-        char t[4][16];
-        cta_json_obj(j);
-        CTA_JK_STR(j, "function", r->api);
-        CTA_JK_STR(j, "device", r->device);
-        CTA_JK_U64(j, "m", s->m);
-        CTA_JK_U64(j, "n", s->n);
-        CTA_JK_U64(j, "k", s->k);
-        CTA_JK_U64(j, "batch", s->batch);
-        CTA_JK_STR(j, "a_type", cta_gemm_type_name(s->a_type, t[0], 16));
-        CTA_JK_STR(j, "b_type", cta_gemm_type_name(s->b_type, t[1], 16));
-        CTA_JK_STR(j, "c_type", cta_gemm_type_name(s->c_type, t[2], 16));
-        CTA_JK_STR(j, "d_type", cta_gemm_type_name(s->d_type, t[3], 16));
-        CTA_JK_U64(j, "compute_type", s->compute_type);
-        CTA_JK_U64(j, "trans_a", s->trans_a);
-        CTA_JK_U64(j, "trans_b", s->trans_b);
-        CTA_JK_U64(j, "calls", r->calls);
-        CTA_JK_U64(j, "timed_calls", r->timed_calls);
-        CTA_JK_U64(j, "kernels", r->kernels);
-        CTA_JK_U64(j, "gpu_ns", r->gpu_ns);
-        CTA_JK_NUM(j, "flops_per_call", r->flops);
-        json_opt_num(j, "bytes_per_call", r->bytes > 0, r->bytes);
-        json_opt_num(j, "tflops", r->gpu_ns != 0, r->tflops);
-        json_opt_num(j, "intensity", r->intensity > 0, r->intensity);
-        cta_json_key(j, "peak_kind");
-        if (r->peak_name)
-            cta_json_str(j, r->peak_name);
-        else
-            cta_json_null(j);
-        json_opt_num(j, "peak_tflops", r->peak_name != NULL, r->peak_tflops);
-        json_opt_num(j, "mem_gbps", r->mem_gbps > 0, r->mem_gbps);
-        json_opt_num(j, "ridge", r->ridge > 0, r->ridge);
-        CTA_JK_STR(j, "verdict", r->verdict ? r->verdict : "peak unknown");
-        cta_json_end_obj(j);
-    }
-    cta_json_end_arr(j);
-}
-
 void cta_report_json(FILE *f, const cta_model *m, const cta_diag *dg, int ndiag, const cta_report_opts *o)
 {
     cta_json j;
@@ -585,7 +518,7 @@ void cta_report_json(FILE *f, const cta_model *m, const cta_diag *dg, int ndiag,
     if (o->variants)
         json_stats(&j, "kernel_variants", m->variant_stats, &m->variants, cta_map_count(&m->variants),
                    0, 0, m);
-    json_gemm(&j, o);
+    cta_feature_json(&j, m, CTA_AT_KERNELS);
     cta_json_key(&j, "copies");
     cta_json_arr(&j);
     for (int op = 0; op < CTA_OP_N; op++)
@@ -631,7 +564,7 @@ void cta_report_json(FILE *f, const cta_model *m, const cta_diag *dg, int ndiag,
     json_stats(&j, "api", m->api, &m->api_names, cta_map_count(&m->api_names), 0, 1, m);
     json_vram(&j, m, o->series_bins);
     json_breakdown(&j, m, o->series_bins);
-    cta_feature_json(&j, m);
+    cta_feature_json(&j, m, CTA_AT_BREAKDOWN);
     json_ranks(&j, m);
     cta_diag_report_json(&j, m, dg, ndiag);
     if (o->overview)

@@ -8,12 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cta_graph.h"
-#include "cta_host.h"
 #include "cta_kineto_open.h"
 #include "cta_kineto_report.h"
 #include "cta_diag_report.h"
-#include "cta_nvtx.h"
+#include "cta_feature.h"
 #include "cta_out.h"
 #include "cta_report_common.h"
 #include "cta_names.h"
@@ -49,12 +47,6 @@ static const char *u64s(char b[32], uint64_t v)
 {
     snprintf(b, 32, "%llu", (unsigned long long)v);
     return b;
-}
-
-static void table_cut(FILE *f, size_t rows, size_t n)
-{
-    if (rows < n)
-        fprintf(f, "  ... %zu more (use --top 0 for all)\n", n - rows);
 }
 
 /* "<<<(4,1,1),(256,1,1)>>>", or that launches used several configurations */
@@ -192,7 +184,7 @@ static void host_kernel_table(FILE *f, const cta_model *m, const cta_stat *st, c
         cta_table_row_v(t, cell);
     }
     cta_table_print(t, f, "  ");
-    table_cut(f, rows, n);
+    cta_text_cut(f, rows, n);
     cta_table_free(t);
     free(idx);
     bounded_note(f, st, n, 0);
@@ -249,7 +241,7 @@ static void stats_table(FILE *f, const cta_stat *st, const cta_map *names, size_
         for (size_t i = 0; i < n; i++)
             all += st[i].layer == api - 1;
     }
-    table_cut(f, rows, all);
+    cta_text_cut(f, rows, all);
     cta_table_free(t);
     free(idx);
     if (!api)
@@ -289,20 +281,7 @@ static void text_run(FILE *f, const cta_model *m)
             fprintf(f, "    captured in %llu window%s totalling %s (allocations and frees "
                     "recorded throughout)\n", (unsigned long long)p->capture_windows,
                     p->capture_windows == 1 ? "" : "s", cta_fmt_ns(b1, (double)p->capture_ns));
-        cta_graph_stats gs = cta_graph_stats_of(p);
-        if (gs.launches) { /* what the kernel table counts of graphs, and what it cannot */
-            fprintf(f, "    CUDA graphs: %llu launches running %llu kernels and %llu copies and "
-                    "sets, %llu instantiations, %llu exec updates", (unsigned long long)gs.launches,
-                    (unsigned long long)gs.launch_kernels, (unsigned long long)gs.launch_copies,
-                    (unsigned long long)gs.instantiations, (unsigned long long)gs.updates);
-            if (gs.unknown_launches)
-                fprintf(f, "; %llu launches of graphs whose nodes the trace does not name "
-                           "(instantiated before the trace began, their node records lost, or "
-                           "written without format 1.7's node list): their kernels are not "
-                           "counted",
-                        (unsigned long long)gs.unknown_launches);
-            fputc('\n', f);
-        }
+        cta_feature_proc_text(f, m, p);
         for (int d = 0; d < CTA_MAX_DEV; d++) {
             const cta_dev *dv = &p->dev[d];
             if (!dv->seen)
@@ -672,48 +651,6 @@ static void text_ranks(FILE *f, const cta_model *m)
     cta_table_free(t);
 }
 
-/* One row per shape and type of cuBLAS / cuBLASLt product (cta_gemm.h has the definitions). */
-static void text_gemm(FILE *f, const cta_report_opts *o)
-{
-    if (!o->ngemm)
-        return;
-    heading(f, "GEMM (cuBLAS, cuBLASLt)");
-    fprintf(f, "  FLOPs = 2*m*n*k*batch (complex: x4); intensity = FLOPs / bytes of A, B, C read and "
-               "C written;\n  ridge = dense peak / memory bandwidth; GPU time: the kernels each "
-               "call launched.\n");
-    fprintf(f, "  %6s  %-22s %-26s %2s %12s %12s %9s %8s %9s %8s  %-13s  %s\n", "Calls",
-            "m x n x k x batch", "A,B,C->D (compute)", "op", "GFLOP/call", "GPU time", "TFLOP/s",
-            "FLOP/B", "peak", "ridge", "verdict", "function");
-    size_t n = o->top > 0 && (size_t)o->top < o->ngemm ? (size_t)o->top : o->ngemm;
-    for (size_t i = 0; i < n; i++) {
-        const cta_gemm_row *r = &o->gemm[i];
-        const ct_rec_gemm *s = &r->shape;
-        char shape[64], types[64], t[4][16], gpu[32], tf[16], pk[16], ridge[16], ai[16];
-        snprintf(shape, sizeof shape, "%llux%llux%llux%llu", (unsigned long long)s->m,
-                 (unsigned long long)s->n, (unsigned long long)s->k, (unsigned long long)s->batch);
-        snprintf(types, sizeof types, "%s,%s,%s->%s (%u)", cta_gemm_type_name(s->a_type, t[0], 16),
-                 cta_gemm_type_name(s->b_type, t[1], 16), cta_gemm_type_name(s->c_type, t[2], 16),
-                 cta_gemm_type_name(s->d_type, t[3], 16), s->compute_type);
-        char ns[32];
-        snprintf(gpu, sizeof gpu, "%s", r->gpu_ns ? cta_fmt_ns(ns, (double)r->gpu_ns) : "-");
-        snprintf(tf, sizeof tf, r->gpu_ns ? "%.3f" : "-", r->tflops);
-        snprintf(ai, sizeof ai, r->intensity > 0 ? "%.2f" : "-", r->intensity);
-        snprintf(pk, sizeof pk, r->peak_name ? "%.1f" : "-", r->peak_tflops);
-        snprintf(ridge, sizeof ridge, r->ridge > 0 ? "%.2f" : "-", r->ridge);
-        fprintf(f, "  %6llu  %-22s %-26s %c%c %12.6f %12s %9s %8s %9s %8s  %-13s  %s\n",
-                (unsigned long long)r->calls, shape, types, "NTC?"[s->trans_a < 3 ? s->trans_a : 3],
-                "NTC?"[s->trans_b < 3 ? s->trans_b : 3], r->flops / 1e9, gpu, tf, ai, pk, ridge,
-                r->verdict ? r->verdict : "peak unknown", r->api);
-        if (r->peak_name)
-            fprintf(f, "          on %s: %s dense peak %.1f TFLOP/s, memory %.0f GB/s\n", r->device,
-                    r->peak_name, r->peak_tflops, r->mem_gbps);
-        else
-            fprintf(f, "          on %s: peak unknown for this device and data type\n",
-                    *r->device ? r->device : "an unknown device (no kernel timed)");
-    }
-    table_cut(f, n, o->ngemm);
-}
-
 void cta_report_text(FILE *f, const cta_model *m, const cta_diag *dg, int ndiag, const cta_report_opts *o)
 {
     fprintf(f, "cutrace summary: %zu process%s, %llu records\n", m->nprocs, m->nprocs == 1 ? "" : "es",
@@ -742,7 +679,7 @@ void cta_report_text(FILE *f, const cta_model *m, const cta_diag *dg, int ndiag,
         else
             stats_table(f, m->variant_stats, &m->variants, nv, o->top, 0, 0);
     }
-    text_gemm(f, o);
+    cta_feature_text(f, m, o->top, CTA_AT_KERNELS);
     text_copies(f, m);
     /* runtime and library calls contain the driver calls they make: one table per layer, each
      * layer's Time % of its own total, so that no time is counted twice */
@@ -765,7 +702,7 @@ void cta_report_text(FILE *f, const cta_model *m, const cta_diag *dg, int ndiag,
     }
     text_vram(f, m);
     text_breakdown(f, m);
-    cta_feature_text(f, m, o->top);
+    cta_feature_text(f, m, o->top, CTA_AT_BREAKDOWN);
     text_ranks(f, m);
     heading(f, "Diagnoses (by estimated saving)");
     cta_diag_report_text(f, m, dg, ndiag, o->diag ? o->diag->min_saving_pct : 1.0);

@@ -9,7 +9,6 @@
 #include <stdio.h>
 
 #include "cta_diag.h"
-#include "cta_gemm.h"
 #include "cta_model.h"
 #include "cta_report_common.h"
 
@@ -19,8 +18,6 @@ typedef struct {
     int top;                  /* rows per text table (0: all) */
     int variants;             /* kernel grid/block variants table */
     const cta_diag_opts *diag; /* the options the diagnoses were computed with */
-    const cta_gemm_row *gemm;  /* cuBLAS matrix products (cta_gemm_rows), ngemm of them */
-    size_t ngemm;
     uint32_t series_bins;      /* JSON time series: at most this many bins (0: all kept) */
     const struct cta_overview *overview; /* the JSON's `overview` (cta_overview.h), NULL none */
     const struct cta_kineto_hta *hta; /* Kineto inputs: HTA's breakdown (cta_kineto_report.h),
