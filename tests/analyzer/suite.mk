@@ -18,7 +18,7 @@ $(eval $(call ctt_suite,analyzer,$(patsubst %.c,$(B)/%.o,$(AN_HELPER_SRCS) $(AN_
 
 
 # the diagnosis pairs the tests trace (make bench reads them too)
-$(B)/tests/analyzer/test-pairs.o $(B)/asan/tests/analyzer/test-pairs.o: CFLAGS += \
+$(B)/tests/analyzer/test-pairs.o $(B)/asan/tests/analyzer/test-pairs.o: CFLAGS += -Itests/tracer \
   -DAN_PAIRS='"$(CURDIR)/tests/workloads/diag_pairs.txt"'
 
 # the traces the -j tests read besides tracegen's: the corpus, the robustness suite's

@@ -139,13 +139,24 @@ static int cz_add_workers(const tj *c, double cpb, double now, int *want_out)
 }
 
 /* Four workers spending 150 ms of CPU per batch on 2 cores: every core busy, the workers
- * waiting for one; the CPU per batch the diagnosis states is the workers' own over the steps. */
+ * waiting for one; the CPU per batch the diagnosis states is the workers' own over the steps.
+ * The tree runs in a cgroup favoured over the rest of the machine (where one can be made): with
+ * other work taking most of the cores, the workers got unequal shares (a third of a core in all,
+ * some more than others), their batches came in bunches, two at once then a long wait, and the
+ * loop was no longer the regular starvation this case is about (dataloader-starvation rightly
+ * sets such gaps aside). The cores the tree shares are its own then, as the case says. */
 static int cz_cpu_bound(const char *prog)
 {
-    char *err = NULL, *data = cz_data();
+    char *err = NULL, *data = cz_data(), why[800];
     char *args[] = {"4", "150", "0", "150", data, NULL};
     const tj *c = NULL;
+    tr_cgroup g;
+    int favoured = tr_cgroup_favour(&g, why, sizeof why) == 0;
+    if (!favoured)
+        fprintf(stderr, "not favoured over other work on the machine: %s\n", why);
     tj *s = cz_run(prog, 2 * CZ_STEPS, args, STARVE, "cpu-bound", &c, &err);
+    if (favoured)
+        tr_cgroup_leave(&g);
     ASSERT(s != NULL);
     double cpu, bytes;
     ASSERT_INT(cz_workers(err, &cpu, &bytes), ==, 4);
