@@ -2,7 +2,7 @@
 # tests/analyzer-asan/suite.mk, whichever make reads first). Variables only.
 AN_TEST_SRCS := $(wildcard tests/analyzer/test-*.c)
 # (an_records: reading traces, for these suites only; the tracer suite's cgroups too: test-pairs.c
-# runs its workloads in a favoured one)
+# and test-pysites.c run their workloads in a favoured one)
 AN_HELPER_SRCS := tests/analyzer/an_helpers.c tests/analyzer/tjson.c tests/analyzer/an_records.c \
   tests/tracer/tr_confine.c
 # the modules the unit tests call directly (the rest is exercised through the cutrace binary)

@@ -12,13 +12,14 @@ $(TRACEGEN): $(B)/tests/analyzer/gen/tracegen.o $(B)/tests/analyzer/gen/tracegen
 
 all: $(TRACEGEN)
 
-$(B)/tests/analyzer/%.o $(B)/asan/tests/analyzer/%.o: CFLAGS += -Ianalyzer -Itests/analyzer
+# (-Itests/tracer: tr_confine.h, the cgroups of test-pairs.c and test-pysites.c)
+$(B)/tests/analyzer/%.o $(B)/asan/tests/analyzer/%.o: CFLAGS += -Ianalyzer -Itests/analyzer -Itests/tracer
 
 $(eval $(call ctt_suite,analyzer,$(patsubst %.c,$(B)/%.o,$(AN_HELPER_SRCS) $(AN_UNIT_SRCS)) $(CTTRACE_LIB),$(CTTRACE_LDLIBS) -lm,$(TRACEGEN) $(CUTRACE_BIN) duckdb-venv))
 
 
 # the diagnosis pairs the tests trace (make bench reads them too)
-$(B)/tests/analyzer/test-pairs.o $(B)/asan/tests/analyzer/test-pairs.o: CFLAGS += -Itests/tracer \
+$(B)/tests/analyzer/test-pairs.o $(B)/asan/tests/analyzer/test-pairs.o: CFLAGS += \
   -DAN_PAIRS='"$(CURDIR)/tests/workloads/diag_pairs.txt"'
 
 # the traces the -j tests read besides tracegen's: the corpus, the robustness suite's

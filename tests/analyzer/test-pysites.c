@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "an_helpers.h"
+#include "tr_confine.h"
 
 /* The line of the script whose comment is "# cutrace: <what>", 0 if none. */
 static int marker_line(const char *what)
@@ -218,10 +219,10 @@ static int python_sites(const char *python, int n, const char *extra)
     return 0;
 }
 
-/* Runs check under every interpreter installed; skips when there is none. */
-static int every_python_check(int (*check)(const char *python, int n))
+/* Runs check under every interpreter installed: 0, or 1 after the first that failed; *verified
+ * counts those that passed. */
+static int each_python(int (*check)(const char *python, int n), int *verified)
 {
-    int verified = 0;
     for (size_t i = 0; i < sizeof interpreters / sizeof interpreters[0]; i++) {
         char path[4096];
         const char *home = getenv("HOME");
@@ -240,11 +241,30 @@ static int every_python_check(int (*check)(const char *python, int n))
             return 1;
         }
         fprintf(stderr, "python call sites: verified under %s\n", path);
-        verified++;
+        (*verified)++;
     }
-    if (!verified)
-        ctt_skip("no CPython 3.8 to 3.13 is installed");
     return 0;
+}
+
+/* Runs check under every interpreter installed; skips when there is none. The diagnoses whose
+ * sites the checks read are drawn from the program's timing (a gap after a synchronization is
+ * excessive-sync's only while the host is not mostly away from CUDA in it: beside CPU-bound
+ * processes a descheduled host made it a data-loading gap, and excessive-sync went missing), so
+ * the programs run in a cgroup favoured over other work on the machine (tr_confine.h), where
+ * one can be made. */
+static int every_python_check(int (*check)(const char *python, int n))
+{
+    tr_cgroup g;
+    char why[800];
+    int favoured = tr_cgroup_favour(&g, why, sizeof why) == 0, verified = 0;
+    if (!favoured)
+        fprintf(stderr, "not favoured over other work on the machine: %s\n", why);
+    int rc = each_python(check, &verified);
+    if (favoured)
+        tr_cgroup_leave(&g);
+    if (!rc && !verified)
+        ctt_skip("no CPython 3.8 to 3.13 is installed");
+    return rc;
 }
 
 static const char *sites_extra; /* python_sites's mode for every_python */
