@@ -43,19 +43,6 @@ void cta_call_drop(cta_model *m, cta_proc *p, uint64_t corr)
     }
 }
 
-/* The call's API record joins its entry. */
-void cta_call_api(cta_joining *c, const cta_apislot *a, uint32_t tid)
-{
-    c->have_api = 1;
-    c->api_start = a->start;
-    c->api_end = a->end;
-    c->api_idx = a->idx;
-    c->tid = tid;
-    c->ctx = a->ctx;
-    if (a->stack)
-        c->stack = a->stack;
-}
-
 /* Detail records (LAUNCH, COPY, MEM) attach to their call: its entry, or its API record still in
  * the thread's ring (the caller does the host-side accounting once it has stored the detail). */
 cta_joining *cta_call_detail(cta_proc *p, uint64_t corr, int type, uint32_t tid)

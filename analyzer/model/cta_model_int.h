@@ -40,8 +40,8 @@ typedef struct {
 } cta_liveent;
 
 /* ---- the per-record pass: cta_feed.c dispatches each record to its handler (cta_on_<its ct_rec
- * member>), in cta_join.c, cta_gpu.c, cta_memory.c or itself. Calls go one way: cta_feed.c ->
- * cta_join.c -> cta_gpu.c -> cta_calls.c, and cta_memory.c -> cta_join.c, cta_calls.c. ---- */
+ * member>), its own but for allocations' (cta_memory.c). Calls go one way: cta_feed.c calls the
+ * others, cta_memory.c calls cta_join.c, which calls cta_gpu.c, which calls cta_calls.c. ---- */
 
 /* The device slot of a record's device (the last slot for those past CTA_MAX_DEV). */
 static inline int cta_dev_slot(uint32_t device)
@@ -101,28 +101,36 @@ cta_joining *cta_call_get(cta_proc *p, uint64_t corr, int create);
 /* The call is done: its entry goes, with its context (cta_feature.ctx_unref). */
 void cta_call_drop(cta_model *m, cta_proc *p, uint64_t corr);
 /* The call's API record (from the thread's ring, cta_thread.recent) joins its entry. */
-void cta_call_api(cta_joining *c, const cta_apislot *a, uint32_t tid);
+static inline void cta_call_api(cta_joining *c, const cta_apislot *a, uint32_t tid)
+{
+    c->have_api = 1;
+    c->api_start = a->start;
+    c->api_end = a->end;
+    c->api_idx = a->idx;
+    c->tid = tid;
+    c->ctx = a->ctx;
+    if (a->stack)
+        c->stack = a->stack;
+}
 /* A detail record (LAUNCH, COPY, MEM) attaches to its call: its entry, or its API record still in
  * the thread's ring (the caller does the host-side accounting once it has stored the detail). */
 cta_joining *cta_call_detail(cta_proc *p, uint64_t corr, int type, uint32_t tid);
 /* What an observer (and a feature's gpu hook) sees of a call with its detail. */
 void cta_call_view(const cta_model *m, const cta_joining *c, cta_call *call);
 
-/* cta_join.c: calls and their join. */
-void cta_on_api(cta_model *m, cta_proc *p, const ct_rec *r);
-void cta_on_launch(cta_model *m, cta_proc *p, const ct_rec *r);
-void cta_on_copy(cta_model *m, cta_proc *p, const ct_rec *r);
-void cta_on_sync(cta_model *m, cta_proc *p, const ct_rec *r);
-/* API and detail of a call are both known: host-side accounting (and the call dropped when no
- * GPU record will follow). */
-void cta_call_host_done(cta_model *m, cta_proc *p, cta_joining *c);
+/* cta_join.c: calls joined. */
+/* API and detail of a call are both known: host-side accounting, and the call dropped when no
+ * GPU record will follow. Returns 1 if its entry stays (c still valid), 0 if it was dropped. */
+int cta_call_host_done(cta_model *m, cta_proc *p, cta_joining *c);
+/* The site of thread th's synchronization (cta_thread.sync_*), once its API record (or the next
+ * call of the thread) is seen: stack, or 0 when the API record was lost. */
+void cta_sync_site(cta_model *m, cta_proc *p, cta_thread *th, uint32_t stack);
 /* At the end of the records: the sites of synchronizations whose API record never came, and the
  * calls still waiting for a part (GPU intervals whose detail never came count as GPU time only;
  * details whose GPU interval never came as untimed). */
 void cta_join_finish(cta_model *m, cta_proc *p);
 
 /* cta_gpu.c: GPU intervals. */
-void cta_on_gpu(cta_model *m, cta_proc *p, const ct_rec *r);
 /* A GPU interval with whatever is known of its call (c NULL or without detail: unmatched). */
 void cta_gpu_done(cta_model *m, cta_proc *p, const ct_rec_gpu *g, uint64_t end, cta_joining *c);
 /* The peak a copy is measured against: the device's memory for device-side copies and sets,
