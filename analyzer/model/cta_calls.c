@@ -20,13 +20,8 @@ uint32_t cta_stack_index(cta_proc *p, uint32_t id)
     return i;
 }
 
-cta_joining *cta_call_get(cta_proc *p, uint64_t corr, int create)
+cta_joining *cta_call_new(cta_proc *p, uint64_t corr)
 {
-    const uint32_t *found = ct_hash_find(&p->corr, corr);
-    if (found)
-        return cta_pool_at(&p->calls, *found);
-    if (!create)
-        return NULL;
     uint32_t idx = cta_pool_alloc(&p->calls);
     cta_xhash_put(&p->corr, corr, idx, "the calls in flight");
     cta_joining *c = cta_pool_at(&p->calls, idx);
