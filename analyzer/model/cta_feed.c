@@ -1,8 +1,8 @@
 /* The per-record pass (cta_model_feed, cta_model.h): each record dispatched by its type, to the
  * features that take it (cta_feature.h) and to the core's handler of the type; then the sweep is
  * run up to what no later record can precede. The handlers of the records that make most of a
- * trace are here, where the dispatch inlines them (issue 27: apart, through a table of
- * pointers, summary took 3% more time): an API record, a LAUNCH or COPY detail joined with it
+ * trace are here, where the dispatch inlines them (apart, called through a table of pointers,
+ * they cost summary 3% more instructions): an API record, a LAUNCH or COPY detail joined with it
  * (by correlation id, FORMAT.md 4.3) and counted into the kernel and copy tables, a GPU interval
  * waiting for its call or completing it, a synchronization, a CPU reading; and those of the
  * records that describe a process (threads, devices, libraries, Python, capture windows). The
@@ -181,11 +181,12 @@ void cta_model_graph_copy(cta_model *m, const ct_rec_copy *cp)
 }
 
 /* LAUNCH and COPY records: the call's detail, which completes it if its API record and GPU
- * interval came first. */
+ * interval came first. Inline in both handlers, as the rest of theirs. */
 static inline void detail_done(cta_model *m, cta_proc *p, const ct_rec *r, uint64_t corr,
                                cta_joining *c)
 {
-    /* the entry may be gone (a host-to-host copy has no GPU work) */
+    /* the host-side accounting drops the entry when no GPU record follows (a host-to-host
+     * copy, GPU timing off) */
     if ((c->have_api && !cta_call_host_done(m, p, c)) || !c->have_gpu)
         return;
     if (c->have_api) {
