@@ -20,13 +20,8 @@ uint32_t cta_stack_index(cta_proc *p, uint32_t id)
     return i;
 }
 
-cta_joining *cta_call_get(cta_proc *p, uint64_t corr, int create)
+cta_joining *cta_call_new(cta_proc *p, uint64_t corr)
 {
-    const uint32_t *found = ct_hash_find(&p->corr, corr);
-    if (found)
-        return cta_pool_at(&p->calls, *found);
-    if (!create)
-        return NULL;
     uint32_t idx = cta_pool_alloc(&p->calls);
     cta_xhash_put(&p->corr, corr, idx, "the calls in flight");
     cta_joining *c = cta_pool_at(&p->calls, idx);
@@ -41,19 +36,6 @@ void cta_call_drop(cta_model *m, cta_proc *p, uint64_t corr)
         cta_feat_unref(m, p, ((cta_joining *)cta_pool_at(&p->calls, idx))->ctx);
         cta_pool_put(&p->calls, idx);
     }
-}
-
-/* The call's API record joins its entry. */
-void cta_call_api(cta_joining *c, const cta_apislot *a, uint32_t tid)
-{
-    c->have_api = 1;
-    c->api_start = a->start;
-    c->api_end = a->end;
-    c->api_idx = a->idx;
-    c->tid = tid;
-    c->ctx = a->ctx;
-    if (a->stack)
-        c->stack = a->stack;
 }
 
 /* Detail records (LAUNCH, COPY, MEM) attach to their call: its entry, or its API record still in

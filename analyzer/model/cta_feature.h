@@ -105,9 +105,7 @@ void cta_model_plug(const cta_feature *const *table, size_t n);
 const cta_feature *cta_feature_at(const cta_model *m, int i);
 
 /* ---- what the core offers features ---- */
-/* The row of string sid of file in the API table (api) or the kernel table, by display name,
- * added if new (cta_intern.c). */
-uint32_t cta_name_index(cta_model *m, uint32_t file, uint32_t sid, int api);
+/* cta_name_index (cta_model_int.h): the row of a name in the API or kernel table. */
 /* An instance of kernel row k, configured as l, run by a graph launch; a copy or set a graph
  * launch ran: counted in the kernel and copy tables, untimed (cta_join.c). */
 void cta_model_graph_kernel(cta_model *m, uint32_t k, const ct_rec_launch *l);

@@ -1,6 +1,6 @@
-/* GPU intervals (cta_model_int.h, "cta_gpu.c"): each joined with its call's detail, counted into
- * the kernel and copy tables, the devices' work and the copies' re-costing, and turned into the
- * sweep's busy runs. */
+/* GPU intervals (cta_model_int.h, "cta_gpu.c"), once joined with what is known of their call
+ * (the GPU record itself is cta_feed.c's): counted into the kernel and copy tables, the
+ * devices' work and the copies' re-costing, and turned into the sweep's busy runs. */
 #include "cta_model_int.h"
 #include "cta_feature_int.h"
 #include "cta_names.h"
@@ -159,34 +159,4 @@ void cta_gpu_done(cta_model *m, cta_proc *p, const ct_rec_gpu *g, uint64_t end, 
         m->obs->on_gpu(m->obs->ctx, p, g, end, &call);
     if (c)
         cta_call_drop(m, p, g->corr);
-}
-
-/* GPU records are joined to their call's LAUNCH / COPY detail. A GPU interval can end before
- * its call returns (a synchronous copy, a tiny kernel), so it can be delivered first: it then
- * waits in the call's entry for the detail. */
-void cta_on_gpu(cta_model *m, cta_proc *p, const ct_rec *r)
-{
-    /* the union of the exact intervals sees the records in time order, whenever their call's
-     * records come */
-    const ct_rec_gpu *g = &r->u.gpu;
-    cta_dev *dv = &p->dev[cta_dev_slot(g->device)];
-    uint64_t a = g->start <= r->ts ? g->start : r->ts;
-    if (r->ts - a > p->gpu_longest)
-        p->gpu_longest = r->ts - a;
-    if (g->flags & CT_GPU_END_BOUND) {
-        dv->bounded_ops++;
-    } else {
-        /* as the sweep: the file's declared span covers every interval from the first on */
-        uint64_t seen = p->gpu_longest > UINT64_MAX / 4 ? UINT64_MAX / 2 : 2 * p->gpu_longest;
-        uint64_t lag = seen > p->stats->max_span ? seen : p->stats->max_span;
-        cta_union_add(&dv->u_exact, a, r->ts, lag > UINT64_MAX / 2 ? lag : lag + CTA_SWEEP_MIN_LAG_NS);
-    }
-    cta_joining *c = cta_call_get(p, r->u.gpu.corr, 1);
-    if (c->have_detail && c->type != CT_REC_MEM) {
-        cta_gpu_done(m, p, &r->u.gpu, r->ts, c);
-        return;
-    }
-    c->have_gpu = 1;
-    c->gpu = r->u.gpu;
-    c->gpu_end = r->ts;
 }

@@ -45,7 +45,7 @@ void cta_stat_merge(cta_stat *d, const cta_stat *s)
     d->in_graphs += s->in_graphs;
 }
 
-uint32_t cta_name_index(cta_model *m, uint32_t file, uint32_t sid, int api)
+uint32_t cta_name_resolve(cta_model *m, uint32_t file, uint32_t sid, int api)
 {
     uint32_t slot = file - m->file0;
     uint32_t **cache = api ? &m->acache[slot] : &m->kcache[slot];
@@ -96,7 +96,7 @@ uint8_t cta_api_name_category(const char *name)
     return c;
 }
 
-uint8_t cta_api_category(cta_model *m, uint32_t file, uint32_t sid, uint32_t idx)
+uint8_t cta_api_categorize(cta_model *m, uint32_t file, uint32_t sid, uint32_t idx)
 {
     uint32_t slot = file - m->file0;
     if (sid < m->acache_n[slot] && m->acache[slot][sid]) { /* a resolved name */

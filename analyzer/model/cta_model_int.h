@@ -40,8 +40,8 @@ typedef struct {
 } cta_liveent;
 
 /* ---- the per-record pass: cta_feed.c dispatches each record to its handler (cta_on_<its ct_rec
- * member>), in cta_join.c, cta_gpu.c, cta_memory.c or itself. Calls go one way: cta_feed.c ->
- * cta_join.c -> cta_gpu.c -> cta_calls.c, and cta_memory.c -> cta_join.c, cta_calls.c. ---- */
+ * member>), its own but for allocations' (cta_memory.c). Calls go one way: cta_feed.c calls the
+ * others, cta_memory.c calls cta_join.c, which calls cta_gpu.c, which calls cta_calls.c. ---- */
 
 /* The device slot of a record's device (the last slot for those past CTA_MAX_DEV). */
 static inline int cta_dev_slot(uint32_t device)
@@ -96,33 +96,50 @@ static inline int cta_copy_op(const ct_rec_copy *c)
 /* cta_calls.c: the calls being joined. */
 /* The process's index of stack id `id` of its file (0: none), added if new. */
 uint32_t cta_stack_index(cta_proc *p, uint32_t id);
-/* The call of correlation id corr, created if `create` (else NULL when there is none). */
-cta_joining *cta_call_get(cta_proc *p, uint64_t corr, int create);
+/* A new entry for the call of correlation id corr (not in the table). */
+cta_joining *cta_call_new(cta_proc *p, uint64_t corr);
+/* The call of correlation id corr, created if `create` (else NULL when there is none). Inline:
+ * each API, detail and GPU record looks its call up. */
+static inline cta_joining *cta_call_get(cta_proc *p, uint64_t corr, int create)
+{
+    const uint32_t *found = ct_hash_find(&p->corr, corr);
+    if (found)
+        return cta_pool_at(&p->calls, *found);
+    return create ? cta_call_new(p, corr) : NULL;
+}
 /* The call is done: its entry goes, with its context (cta_feature.ctx_unref). */
 void cta_call_drop(cta_model *m, cta_proc *p, uint64_t corr);
 /* The call's API record (from the thread's ring, cta_thread.recent) joins its entry. */
-void cta_call_api(cta_joining *c, const cta_apislot *a, uint32_t tid);
+static inline void cta_call_api(cta_joining *c, const cta_apislot *a, uint32_t tid)
+{
+    c->have_api = 1;
+    c->api_start = a->start;
+    c->api_end = a->end;
+    c->api_idx = a->idx;
+    c->tid = tid;
+    c->ctx = a->ctx;
+    if (a->stack)
+        c->stack = a->stack;
+}
 /* A detail record (LAUNCH, COPY, MEM) attaches to its call: its entry, or its API record still in
  * the thread's ring (the caller does the host-side accounting once it has stored the detail). */
 cta_joining *cta_call_detail(cta_proc *p, uint64_t corr, int type, uint32_t tid);
 /* What an observer (and a feature's gpu hook) sees of a call with its detail. */
 void cta_call_view(const cta_model *m, const cta_joining *c, cta_call *call);
 
-/* cta_join.c: calls and their join. */
-void cta_on_api(cta_model *m, cta_proc *p, const ct_rec *r);
-void cta_on_launch(cta_model *m, cta_proc *p, const ct_rec *r);
-void cta_on_copy(cta_model *m, cta_proc *p, const ct_rec *r);
-void cta_on_sync(cta_model *m, cta_proc *p, const ct_rec *r);
-/* API and detail of a call are both known: host-side accounting (and the call dropped when no
- * GPU record will follow). */
-void cta_call_host_done(cta_model *m, cta_proc *p, cta_joining *c);
+/* cta_join.c: calls joined. */
+/* API and detail of a call are both known: host-side accounting, and the call dropped when no
+ * GPU record will follow. Returns 1 if its entry stays (c still valid), 0 if it was dropped. */
+int cta_call_host_done(cta_model *m, cta_proc *p, cta_joining *c);
+/* The site of thread th's synchronization (cta_thread.sync_*), once its API record (or the next
+ * call of the thread) is seen: stack, or 0 when the API record was lost. */
+void cta_sync_site(cta_model *m, cta_proc *p, cta_thread *th, uint32_t stack);
 /* At the end of the records: the sites of synchronizations whose API record never came, and the
  * calls still waiting for a part (GPU intervals whose detail never came count as GPU time only;
  * details whose GPU interval never came as untimed). */
 void cta_join_finish(cta_model *m, cta_proc *p);
 
 /* cta_gpu.c: GPU intervals. */
-void cta_on_gpu(cta_model *m, cta_proc *p, const ct_rec *r);
 /* A GPU interval with whatever is known of its call (c NULL or without detail: unmatched). */
 void cta_gpu_done(cta_model *m, cta_proc *p, const ct_rec_gpu *g, uint64_t end, cta_joining *c);
 /* The peak a copy is measured against: the device's memory for device-side copies and sets,
@@ -138,6 +155,18 @@ enum { CTA_CAT_LAUNCH = 1, CTA_CAT_COPY = 2, CTA_CAT_SYNCCOPY = 4, CTA_CAT_MEM =
        CTA_CAT_KNOWN = 128 };
 
 /* Names (cta_intern.c). */
+/* The row of string sid of file in the API table (api) or the kernel table, by display name,
+ * added if new. Inline, a cache hit (cta_model.acache, kcache): a launch looks two names up,
+ * each seen before but the first time, which cta_name_resolve resolves. */
+uint32_t cta_name_resolve(cta_model *m, uint32_t file, uint32_t sid, int api);
+static inline uint32_t cta_name_index(cta_model *m, uint32_t file, uint32_t sid, int api)
+{
+    uint32_t slot = file - m->file0;
+    const uint32_t *cache = api ? m->acache[slot] : m->kcache[slot];
+    if (sid < (api ? m->acache_n[slot] : m->kcache_n[slot]) && cache[sid])
+        return cache[sid] - 1;
+    return cta_name_resolve(m, file, sid, api);
+}
 /* The row of name in a table (names: its keys; arr, cap: its rows), added if new. borrow: name
  * stays valid while the model lives (the reader's string) and is not copied. */
 uint32_t cta_stat_index(cta_map *names, cta_stat **arr, size_t *cap, const char *name, int borrow);
@@ -145,8 +174,16 @@ uint32_t cta_stat_index(cta_map *names, cta_stat **arr, size_t *cap, const char 
 void cta_stat_merge(cta_stat *d, const cta_stat *s);
 /* CTA_CAT_* of an API function, from its name. */
 uint8_t cta_api_name_category(const char *name);
-/* CTA_CAT_* of an API call (its name's row idx, its string sid in file). */
-uint8_t cta_api_category(cta_model *m, uint32_t file, uint32_t sid, uint32_t idx);
+/* CTA_CAT_* of an API call (its name's row idx, its string sid in file). Inline, a cache hit
+ * (cta_model.acat) once the name has been resolved and categorized, by cta_api_categorize. */
+uint8_t cta_api_categorize(cta_model *m, uint32_t file, uint32_t sid, uint32_t idx);
+static inline uint8_t cta_api_category(cta_model *m, uint32_t file, uint32_t sid, uint32_t idx)
+{
+    uint32_t slot = file - m->file0;
+    if (sid < m->acache_n[slot] && m->acat[slot][sid])
+        return m->acat[slot][sid];
+    return cta_api_categorize(m, file, sid, idx);
+}
 /* Counts one event of a call site (kind CTA_SITE_*, the API row, the stack index: counted at its
  * site, cta_model_site_group), and in the features' where hooks with the call's context ctx
  * (0 none); the event ran ns from start, on device dev (-1 unknown): cta_site_note. */
