@@ -700,7 +700,13 @@ void ctp_host_sample(uint64_t now, int force, ctp_host_put_fn put)
     /* the clocks differ by the time the machine was suspended; read apart, by a few ns either way */
     int64_t d = (int64_t)(boot.tv_sec - mono.tv_sec) * 1000000000 + (boot.tv_nsec - mono.tv_nsec);
     s.boot_minus_mono = d > 0 ? (uint64_t)d : 0;
-    s.now = now;
+    /* The round's stamp, taken beside its readings rather than at the flush's start (now): the
+     * analyzer divides what the counters gained between two rounds by the time between their
+     * stamps, and in the final flush, after the rings are drained, or with the writer
+     * descheduled beside CPU-bound work, now came well before the readings, so that the machine
+     * was seen busy on more cores than it has. One stamp for the round: its process and machine
+     * samples read the same interval. */
+    s.now = ctp_now();
     s.put = put;
     s.n = 0;
     if (++ctp_hgen == 0)

@@ -188,7 +188,11 @@ static int python_sites(const char *python, int n, const char *extra)
     char dir[4096], script[4096], args[8300], name[32], *out;
     int procs = strstr(extra, "--fork") ? 2 : 1;
     snprintf(name, sizeof name, "pysites-%d", n);
-    snprintf(args, sizeof args, "%s %s --steps 10%s", python,
+    /* 8 MiB copies: each step's gap after its synchronization is excessive-sync's while the
+     * host spends at least half of it in CUDA (the next copy's staging), and its Python between
+     * the calls, about as long as a 1 MiB copy's staging, made it a data-loading gap whenever
+     * the host was slowed or descheduled there (beside CPU-bound processes) */
+    snprintf(args, sizeof args, "%s %s --steps 10 --mib 8%s", python,
              ctt_path(script, "tests/workloads/py_sites"), extra);
     ASSERT(an_trace_workload(dir, name, args, NULL, &out));
     ASSERT_CONTAINS(out, "py_sites: steps=10");

@@ -74,15 +74,16 @@ loader = DataLoader(SlowDataset(), batch_size=args.batch, shuffle=False, collate
 torch.autograd.set_multithreading_enabled(False)
 steps = 0
 # stderr: how long the host went from the end of each step's calls to the next batch's copy
-# (CLOCK_MONOTONIC ns): the GPU's idle time between steps when the loader starves it
+# and to that copy's return (CLOCK_MONOTONIC ns): the GPU's idle time between steps, when the
+# loader starves it, lies between the two (give or take the GPU's tail of the step)
 step_done = None
 for x, y in loader:
     if fed:
         assert x.is_pinned() and y.is_pinned(), "pin_memory=True gave pageable batches"
     checksum = float(x.double().sum())
-    if step_done is not None:
-        print("host between steps ns %d" % (time.monotonic_ns() - step_done), file=sys.stderr)
+    to_copy = time.monotonic_ns()
     x = x.to(dev, non_blocking=fed)  # cutrace: batch-copy
+    copied = time.monotonic_ns()
     y = y.to(dev, non_blocking=fed)
     assert x.is_cuda and y.is_cuda
     out = model(x)
@@ -90,6 +91,9 @@ for x, y in loader:
     opt.zero_grad(set_to_none=True)
     loss.backward()
     opt.step()
+    if step_done is not None:  # after the step's calls: not in the time it measures
+        print("host between steps ns %d" % (to_copy - step_done), file=sys.stderr)
+        print("host to the batch copy's return ns %d" % (copied - step_done), file=sys.stderr)
     step_done = time.monotonic_ns()
     assert out.is_cuda and loss.is_cuda
     print("step %d batch %d checksum %.6f" % (steps, x.shape[0], checksum))

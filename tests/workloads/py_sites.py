@@ -3,8 +3,8 @@
 on lines marked `# cutrace: <what>`: the tests read the markers to know which file:line each
 diagnosis must name (issue 14).
 
-    py_sites [--steps N] [--thread] [--fork] [--callback] [--two-paths] [--exception] [--atexit]
-             [--daemon] [--pool] [--runtime]
+    py_sites [--steps N] [--mib M] [--thread] [--fork] [--callback] [--two-paths] [--exception]
+             [--atexit] [--daemon] [--pool] [--runtime]
 
 cuInit; cuDeviceGet(0); cuDevicePrimaryCtxRetain + cuCtxSetCurrent; cuMemAlloc of 1 MiB; then N
 [10] steps, each a cuMemcpyHtoD of 1 MiB from pageable memory (marker pageable-copy) and a
@@ -12,7 +12,10 @@ cuCtxSynchronize (marker step-sync), in train_step; with --thread the loop runs 
 thread; with --callback it runs inside a Python comparison function that libc's qsort calls
 (Python -> C -> Python); with --fork the process forks first (before CUDA) and the child runs the same program
 before the parent (two traced processes, each with its own frames); with --two-paths the loop is
-two_paths's, whose copy line calls the driver through two native paths. stdout:
+two_paths's, whose copy line calls the driver through two native paths; with --mib M train's
+allocation and copies are of M MiB instead (their staging, the host in CUDA, then outweighs the
+Python between the calls, so that a host descheduled there does not make a step's gap after its
+synchronization one of data loading). stdout:
 "py_sites: steps=N" (twice with --fork) and exit status 0 when every call succeeded.
 
 --exception: before the middle step, failing_step makes a cuMemsetD8 inside a `try:` (marker
@@ -78,9 +81,12 @@ def sort_raising(dev_buf, nbytes):
     ctypes.CDLL(None).qsort(pair, 2, ctypes.sizeof(ctypes.c_int), cmp_t(compare))  # cutrace: raising-qsort
 
 
+step_mib = 1  # --mib
+
+
 def train(steps, ctx, fail_at=-1):
     check(cu.cuCtxSetCurrent(ctx), "cuCtxSetCurrent")
-    nbytes = 1 << 20
+    nbytes = step_mib << 20
     d = ctypes.c_uint64()
     check(cu.cuMemAlloc_v2(ctypes.byref(d), ctypes.c_size_t(nbytes)), "cuMemAlloc")  # cutrace: alloc
     host = ctypes.create_string_buffer(nbytes)  # pageable
@@ -174,6 +180,7 @@ def runtime_train(steps):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--steps", type=int, default=10)
+    ap.add_argument("--mib", type=int, default=1)
     ap.add_argument("--thread", action="store_true")
     ap.add_argument("--fork", action="store_true")
     ap.add_argument("--callback", action="store_true")
@@ -181,6 +188,8 @@ def main():
     for mode in ("--exception", "--atexit", "--daemon", "--pool", "--runtime"):
         ap.add_argument(mode, action="store_true")
     o = ap.parse_args()
+    global step_mib
+    step_mib = o.mib
     child = os.fork() if o.fork else -1
     if child > 0 and os.waitpid(child, 0)[1] != 0:
         return 1  # the child first, alone: the two processes' GPU work never overlaps
