@@ -373,6 +373,20 @@
     F(cg_cpu_ns, uv, cg_cpu_ns, "ns", cg_cpu_ns, u, 0)                                      \
     F(throttled_ns, uv, throttled_ns, "ns", throttled_ns, u, 0)
 
+/* Where a thread that called CUDA was (FORMAT.md 4.12): sampled every few milliseconds from the
+ * writer's side, never stopping the thread. ts: when it was sampled. */
+#define CT_THREAD_SAMPLE_FIELDS(F)                                                          \
+    F(tid, u32, tid, "", thread, u, 0)                                                      \
+    /* its scheduler state letter: 'R' running or runnable, 'S' sleeping, 'D' I/O, ...; 0  \
+     * unknown */                                                                           \
+    F(state, u32, state, "", state, chr, 0)                                                 \
+    /* string id of the CUDA API function it was inside (the outermost), 0: none */         \
+    F(function, u32, function, "", function, str, 0)                                        \
+    /* stack id: its Python frames read at ts, innermost first, or (flags) the native       \
+     * stack of its last CUDA call; 0 none */                                               \
+    F(stack, u32, stack, "", stack, u, 0)                                                   \
+    F(flags, u32, flags, "", flags, x, 0) /* enum ct_thread_sample_flags */
+
 /* ---- the record types ----------------------------------------------------------------------- */
 
 /* Every record type, in wire number order, once: cttrace.h generates from this table the enum
@@ -444,7 +458,9 @@
     /* a reading of a tree process's or thread's counters (minor 8) */                      \
     X(R, PROC_SAMPLE, proc_sample, 27, "proc-sample", event, CT_PROC_SAMPLE_FIELDS)         \
     /* a reading of the machine's counters (minor 8) */                                     \
-    X(R, HOST_SAMPLE, host_sample, 28, "host-sample", event, CT_HOST_SAMPLE_FIELDS)
+    X(R, HOST_SAMPLE, host_sample, 28, "host-sample", event, CT_HOST_SAMPLE_FIELDS)          \
+    /* where a CUDA-calling thread was: state, CUDA call, stack (minor 10) */               \
+    X(R, THREAD_SAMPLE, thread_sample, 29, "thread-sample", event, CT_THREAD_SAMPLE_FIELDS)
 #define CT_NO_FIELDS(F)
 
 /* The table's views. CT_REC_LIST(R): R(TYPE, member, number, name, form, FIELDS) for every

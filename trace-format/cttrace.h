@@ -42,7 +42,7 @@ extern "C" {
 /* ---- versions and limits ------------------------------------------------------------------ */
 
 #define CT_FORMAT_MAJOR 1
-#define CT_FORMAT_MINOR 9
+#define CT_FORMAT_MINOR 10
 
 #define CT_FILE_MAGIC "CUTRACE\0"      /* 8 bytes at offset 0 */
 #define CT_FILE_MAGIC_LEN 8
@@ -179,6 +179,18 @@ enum ct_host_sample_flags {
     CT_HS_NO_MEM = 2,     /* mem_total, mem_available */
     CT_HS_NO_VM = 4,      /* swap_in, swap_out, majflt */
     CT_HS_NO_CG_USAGE = 8, /* cg_cpu_ns (the limiting cgroup's CPU time not readable) */
+};
+/* THREAD_SAMPLE flags (minor 10, FORMAT.md 4.12): what its stack holds, and what could not be
+ * read. */
+enum ct_thread_sample_flags {
+    CT_TS_PYTHON = 1,      /* stack: the thread's Python frames at ts, innermost first */
+    CT_TS_NATIVE_LAST = 2, /* stack: the native stack of the thread's last CUDA call that
+                            * captured one (no Python frames on the thread) */
+    CT_TS_READ_FAILED = 4, /* its Python frames could not be read whole (changed under the
+                            * reader, or unreadable): stack 0 */
+    CT_TS_NO_STATE = 8,    /* state unknown (its /proc stat not readable) */
+    CT_TS_PERF_PERMITTED = 16, /* the kernel permits perf_event user-stack sampling
+                                * (perf_event_paranoid <= 2); this writer does not use it */
 };
 enum ct_thread_flags { CT_THREAD_TRACER = 1, CT_THREAD_EXITED = 2 };
 enum ct_stream_op { CT_STREAM_CREATE = 0, CT_STREAM_DESTROY = 1 };

@@ -383,6 +383,7 @@ static void cta_on_none(cta_model *m, cta_proc *p, const ct_rec *r)
 #define cta_on_proc cta_on_none
 #define cta_on_proc_sample cta_on_none
 #define cta_on_host_sample cta_on_none
+#define cta_on_thread_sample cta_on_none
 #define cta_on_nvtx_range cta_on_nvtx
 #define cta_on_nvtx_mark cta_on_nvtx
 #define cta_on_nvtx_begin cta_on_nvtx
