@@ -38,6 +38,8 @@ typedef struct {
     unsigned co_firstlineno, co_filename, co_qualname, co_linetable, co_code;
     unsigned str_state, str_length, str_ascii_data, str_utf8_length, str_utf8;
     unsigned bytes_size, bytes_data;
+    unsigned ts_chunk;                 /* 3.11+: PyThreadState.datastack_chunk (datastack_top
+                                        * follows it), where the thread's frames lie; NONE before */
 } ctp_py_layout;
 
 static const ctp_py_layout ctp_py_layouts[] = {
@@ -48,7 +50,7 @@ static const ctp_py_layout ctp_py_layouts[] = {
     .fr_is_entry = CTP_PY_NONE, .owner_cstack = CTP_PY_NONE, .co_firstlineno = 40,            \
     .co_filename = 104, .co_qualname = 112, .co_linetable = 120, .co_code = 128,              \
     .str_state = 32, .str_length = 16, .str_ascii_data = 48, .str_utf8_length = 48,           \
-    .str_utf8 = 56, .bytes_size = 16, .bytes_data = 32
+    .str_utf8 = 56, .bytes_size = 16, .bytes_data = 32, .ts_chunk = CTP_PY_NONE
     {.hex_lo = 0x03080000, .hex_hi = 0x030a0000, .fr_lasti = 104, .lasti_bytes = 1,
      .lines = CTP_PY_LNOTAB, CTP_PY_BEFORE_311},
     {.hex_lo = 0x030a0000, .hex_hi = 0x030b0000, .fr_lasti = 96, .lasti_bytes = 2,
@@ -59,21 +61,21 @@ static const ctp_py_layout ctp_py_layouts[] = {
      .co_firstlineno = 72, .co_filename = 112, .co_qualname = 128, .co_linetable = 136,
      .co_code = 184,
      .str_state = 32, .str_length = 16, .str_ascii_data = 48, .str_utf8_length = 48,
-     .str_utf8 = 56, .bytes_size = 16, .bytes_data = 32},
+     .str_utf8 = 56, .bytes_size = 16, .bytes_data = 32, .ts_chunk = 296},
     {.hex_lo = 0x030c0000, .hex_hi = 0x030d0000, .ts_frame = 56, .cframe_current = 0,
      .fr_code = 0, .fr_previous = 8, .fr_instr = 56, .fr_owner = 70, .fr_size = 72,
      .fr_is_entry = CTP_PY_NONE, .owner_cstack = 3,
      .co_firstlineno = 68, .co_filename = 112, .co_qualname = 128, .co_linetable = 136,
      .co_code = 192,
      .str_state = 32, .str_length = 16, .str_ascii_data = 40, .str_utf8_length = 40,
-     .str_utf8 = 48, .bytes_size = 16, .bytes_data = 32},
+     .str_utf8 = 48, .bytes_size = 16, .bytes_data = 32, .ts_chunk = 232},
     {.hex_lo = 0x030d0000, .hex_hi = 0x030e0000, .ts_frame = 72, .cframe_current = CTP_PY_NONE,
      .fr_code = 0, .fr_previous = 8, .fr_instr = 56, .fr_owner = 70, .fr_size = 72,
      .fr_is_entry = CTP_PY_NONE, .owner_cstack = 3,
      .co_firstlineno = 68, .co_filename = 112, .co_qualname = 128, .co_linetable = 136,
      .co_code = 200,
      .str_state = 32, .str_length = 16, .str_ascii_data = 40, .str_utf8_length = 40,
-     .str_utf8 = 48, .bytes_size = 16, .bytes_data = 32},
+     .str_utf8 = 48, .bytes_size = 16, .bytes_data = 32, .ts_chunk = 232},
 };
 
 /* Looking the interpreter up (dlsym) takes long enough that a fork may come in the middle:
@@ -98,6 +100,7 @@ static _Atomic int ctp_py_described; /* in this trace file */
  * sub-interpreter exists, the state it gives may not be the one running (Head() != Main()). */
 static void *(*ctp_py_interp_head)(void), *(*ctp_py_interp_main)(void);
 static uintptr_t ctp_py_eval_lo, ctp_py_eval_hi;     /* _PyEval_EvalFrameDefault's code */
+static uint64_t ctp_py_code_type;                    /* &PyCode_Type: what a code object is */
 /* The process reads itself by its pid, kept here (and renewed in a forked child) so that a
  * capture makes no getpid call. */
 static pid_t ctp_py_pid;
@@ -160,6 +163,7 @@ static void ctp_py_lookup(void)
             ctp_py_interp_head = (void *(*)(void))head;
             ctp_py_interp_main = (void *(*)(void))main_interp;
         }
+        ctp_py_code_type = (uintptr_t)dlsym(RTLD_DEFAULT, "PyCode_Type");
         ctp_py_eval_lo = (uintptr_t)eval;
         ctp_py_eval_hi = (uintptr_t)eval + sym->st_size;
         ctp_py_tstate = (void *(*)(void))get;
@@ -234,6 +238,42 @@ static uint64_t ctp_py_mix(uint64_t x)
     return x ^ (x >> 31);
 }
 
+/* A frame's code object and instruction index, from its bytes fr (L->fr_size); -1 if they
+ * cannot be those of a frame that runs. f_lasti (3.8-3.10) is -1 before the frame's first
+ * instruction: its definition's line. A frame whose first instructions have not run
+ * (_PyFrame_IsIncomplete, 3.11+) cannot be calling out; it is not told apart here, which would
+ * cost a read per frame: its line is then its definition's. */
+static int ctp_py_frame_code(const unsigned char *fr, uint64_t *code, int64_t *lasti)
+{
+    const ctp_py_layout *L = ctp_py;
+    *code = ctp_py_u64(fr, L->fr_code);
+    if (L->one_per_loop) {
+        *lasti = (int64_t)(int32_t)ctp_py_u32(fr, L->fr_lasti) * L->lasti_bytes;
+        *lasti = *lasti < 0 ? 0 : *lasti;
+    } else {
+        *lasti = ((int64_t)ctp_py_u64(fr, L->fr_instr) - (int64_t)(*code + L->co_code)) / 2;
+    }
+    return *lasti < 0 || *lasti >= (1 << CTP_PY_LASTI_BITS) || (*code & 15) ||
+                   *code >> (CTP_PY_CODE_BITS + 4) ? -1 : 0;
+}
+
+/* A frame's identity key and frame key (see ctp_python_splice), from its code's bytes co read
+ * from co_firstlineno up to the end of co_linetable. The code object's address alone would name
+ * a later code object allocated at the same place as this one: its file, name, line table and
+ * first line go in too. */
+static void ctp_py_keys(uint64_t code, int64_t lasti, const unsigned char *co, uint64_t *key,
+                        uint64_t *at)
+{
+    const ctp_py_layout *L = ctp_py;
+    unsigned lo = L->co_firstlineno;
+    uint64_t id = ctp_py_mix(code ^ (uint64_t)lasti << 47 ^ ctp_py_u32(co, 0));
+    id = ctp_py_mix(id ^ ctp_py_u64(co, L->co_filename - lo));
+    id = ctp_py_mix(id ^ ctp_py_u64(co, L->co_qualname - lo));
+    id = ctp_py_mix(id ^ ctp_py_u64(co, L->co_linetable - lo));
+    *at = CTP_PY_KEY | (uint64_t)lasti << CTP_PY_CODE_BITS | code >> 4;
+    *key = CTP_PY_KEY | id;
+}
+
 /* One walk of the thread's frames (see ctp_python_splice), reading through m; -1 if the thread
  * state or its current frame cannot be read. */
 static int ctp_py_walk(const ctp_py_mem *m, const uint64_t *ips, int n, int cap, uint64_t *out,
@@ -264,38 +304,22 @@ static int ctp_py_walk(const ctp_py_mem *m, const uint64_t *ips, int n, int cap,
         while (cur && !entry && py < CTP_PY_MAX && kept < cap) {
             if (ctp_py_read(m, cur, buf, L->fr_size) != 0)
                 return -1;
-            uint64_t code = ctp_py_u64(buf, L->fr_code);
             cur = ctp_py_u64(buf, L->fr_previous);
             py++;
-            int64_t lasti;
-            if (L->one_per_loop) {
-                /* f_lasti is -1 before the frame's first instruction: its definition's line */
+            if (L->one_per_loop)
                 entry = 1;
-                lasti = (int64_t)(int32_t)ctp_py_u32(buf, L->fr_lasti) * L->lasti_bytes;
-                lasti = lasti < 0 ? 0 : lasti;
-            } else {
-                if (buf[L->fr_owner] == L->owner_cstack)
-                    break;
+            else if (buf[L->fr_owner] == L->owner_cstack)
+                break;
+            else
                 entry = L->fr_is_entry != CTP_PY_NONE && buf[L->fr_is_entry] != 0;
-                lasti = ((int64_t)ctp_py_u64(buf, L->fr_instr) - (int64_t)(code + L->co_code)) / 2;
-            }
-            /* A frame whose first instructions have not run (_PyFrame_IsIncomplete) cannot be
-             * calling out; it is not told apart here, which would cost a read per frame: its
-             * line is then its definition's. */
-            if (lasti < 0 || lasti >= (1 << CTP_PY_LASTI_BITS) || (code & 15) ||
-                code >> (CTP_PY_CODE_BITS + 4))
+            uint64_t code;
+            int64_t lasti;
+            if (ctp_py_frame_code(buf, &code, &lasti) != 0)
                 continue;
-            /* The code object's address alone would name a later code object allocated at the
-             * same place as this one: its file, name, line table and first line go in too. */
-            unsigned lo = L->co_firstlineno;
-            if (ctp_py_read(m, code + lo, buf, L->co_linetable + 8 - lo) != 0)
+            if (ctp_py_read(m, code + L->co_firstlineno, buf, L->co_linetable + 8 - L->co_firstlineno) != 0)
                 return -1;
-            uint64_t id = ctp_py_mix(code ^ (uint64_t)lasti << 47 ^ ctp_py_u32(buf, 0));
-            id = ctp_py_mix(id ^ ctp_py_u64(buf, L->co_filename - lo));
-            id = ctp_py_mix(id ^ ctp_py_u64(buf, L->co_qualname - lo));
-            id = ctp_py_mix(id ^ ctp_py_u64(buf, L->co_linetable - lo));
-            code_at[kept] = CTP_PY_KEY | (uint64_t)lasti << CTP_PY_CODE_BITS | code >> 4;
-            out[kept++] = CTP_PY_KEY | id;
+            ctp_py_keys(code, lasti, buf, &out[kept], &code_at[kept]);
+            kept++;
             any = 1;
         }
         if (!any) {
@@ -330,8 +354,104 @@ int ctp_python_splice(uint64_t *ips, int n, int cap, uint64_t *code_at)
     errno = saved;
     if (kept < 0)
         return n;
+    /* the state the thread sampler reads (a thread's state may change: C threads that enter
+     * Python now and then get a new one each time) */
+    ctp_thread *th = ctp_tls;
+    if (th && th != &ctp_untraced)
+        atomic_store_explicit(&th->py_tstate, (uintptr_t)ctp_py_tstate(), memory_order_relaxed);
     memcpy(ips, out, (size_t)kept * sizeof *ips);
     return kept;
+}
+
+uint64_t ctp_python_tstate(void)
+{
+    if (!ctp_opt.python_frames || !ctp_py_known() || !ctp_py || !ctp_py_initialized() ||
+        ctp_py_finalizing())
+        return 0;
+    return (uintptr_t)ctp_py_tstate();
+}
+
+/* The sampler's reads: up to CTP_PY_MAX frames, and the part of a thread's data stack
+ * (3.11+) read whole, where its frames lie one after the other: one read for all of them. */
+#define CTP_PY_STACK_BYTES 65536
+static unsigned char ctp_py_stack[CTP_PY_STACK_BYTES];
+static unsigned char ctp_py_codes[CTP_PY_MAX][256];
+
+/* The current frame of the thread state whose bytes from L->ts_frame on are in tsb; 0 none,
+ * 1 (not a frame: odd) if it cannot be read. */
+static uint64_t ctp_py_current(const ctp_py_mem *m, const unsigned char *tsb)
+{
+    const ctp_py_layout *L = ctp_py;
+    uint64_t cur = ctp_py_u64(tsb, 0);
+    unsigned char b[8];
+    if (L->cframe_current == CTP_PY_NONE || !cur)
+        return cur;
+    return ctp_py_read(m, cur + L->cframe_current, b, 8) == 0 ? ctp_py_u64(b, 0) : 1;
+}
+
+int ctp_python_sample(uint64_t tstate, uint64_t *keys, uint64_t *code_at, int cap)
+{
+    if (!tstate || !ctp_py_known() || !ctp_py)
+        return -1;
+    const ctp_py_layout *L = ctp_py;
+    const ctp_py_mem m = {ctp_py_pid, 0};
+    int saved = errno, n = -1;
+    unsigned tlen = L->ts_chunk == CTP_PY_NONE ? 8 : L->ts_chunk + 16 - L->ts_frame;
+    unsigned char tsb[512], fr[256];
+    uint64_t lo = 0, hi = 0, cur, codes[CTP_PY_MAX];
+    int64_t lastis[CTP_PY_MAX];
+    if (tlen > sizeof tsb || ctp_py_read(&m, tstate + L->ts_frame, tsb, tlen) != 0 ||
+        (cur = ctp_py_current(&m, tsb)) == 1)
+        goto out;
+    /* 3.11+: the frames of the thread's current data-stack chunk, in one read; the frame
+     * found above must lie in what was read (else it was popped meanwhile: read again later). */
+    if (L->ts_chunk != CTP_PY_NONE) {
+        uint64_t chunk = ctp_py_u64(tsb, L->ts_chunk - L->ts_frame);
+        uint64_t top = ctp_py_u64(tsb, L->ts_chunk + 8 - L->ts_frame);
+        if (chunk && top > chunk && top - chunk <= CTP_PY_STACK_BYTES) {
+            if (ctp_py_read(&m, chunk, ctp_py_stack, top - chunk) != 0)
+                goto out;
+            lo = chunk;
+            hi = top;
+            if (cur >= lo && cur < lo + CTP_PY_STACK_BYTES && cur + L->fr_size > hi)
+                goto out;
+        }
+    }
+    int k = 0;
+    for (int steps = 0; cur && k < cap && k < CTP_PY_MAX; steps++) {
+        const unsigned char *b = fr;
+        if (steps >= 4 * CTP_PY_MAX)
+            goto out; /* a cycle: frames changed under the reader */
+        if (cur >= lo && cur + L->fr_size <= hi)
+            b = ctp_py_stack + (cur - lo);
+        else if (ctp_py_read(&m, cur, fr, L->fr_size) != 0)
+            goto out;
+        cur = ctp_py_u64(b, L->fr_previous);
+        if (!L->one_per_loop && b[L->fr_owner] == L->owner_cstack)
+            continue;
+        if (ctp_py_frame_code(b, &codes[k], &lastis[k]) == 0)
+            k++;
+    }
+    /* every code object in one read; each must be one (PyCode_Type), or the frames read were
+     * not all of one moment */
+    struct iovec local[CTP_PY_MAX], remote[CTP_PY_MAX];
+    size_t len = L->co_linetable + 8 - 8, want = 0;
+    for (int i = 0; i < k; i++) {
+        local[i] = (struct iovec){ctp_py_codes[i], len};
+        remote[i] = (struct iovec){(void *)(uintptr_t)(codes[i] + 8), len};
+        want += len;
+    }
+    if (k && process_vm_readv(m.pid, local, (unsigned long)k, remote, (unsigned long)k, 0) != (ssize_t)want)
+        goto out;
+    for (int i = 0; i < k; i++) {
+        if (ctp_py_u64(ctp_py_codes[i], 0) != ctp_py_code_type)
+            goto out;
+        ctp_py_keys(codes[i], lastis[i], ctp_py_codes[i] + L->co_firstlineno - 8, &keys[i], &code_at[i]);
+    }
+    n = k;
+out:
+    errno = saved;
+    return n;
 }
 
 /* A Python str's text, interned; 0 if unreadable. */

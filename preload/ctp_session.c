@@ -85,18 +85,31 @@ static void ctp_read_options(void)
         else
             ctp_opt.host_ns = ms * 1000000;
     }
+    s = getenv("CUTRACE_THREAD_SAMPLE_US");
+    if (s && *s) {
+        char *end;
+        unsigned long long us = strtoull(s, &end, 10);
+        if (*end || (us && us < 100) || us > 1000000)
+            fprintf(stderr, "cutrace: warning: CUTRACE_THREAD_SAMPLE_US: expected microseconds "
+                    "from 100 to 1000000, or 0 (off), found '%s'; sampling every %llu us\n", s,
+                    (unsigned long long)(ctp_opt.thread_sample_ns / 1000));
+        else
+            ctp_opt.thread_sample_ns = us * 1000;
+    }
     s = getenv("CUTRACE_HOST_CHILDREN");
     ctp_opt.host_scan = s && !strcmp(s, "scan");
     if (s && *s && !ctp_opt.host_scan && strcmp(s, "auto"))
         fprintf(stderr, "cutrace: warning: CUTRACE_HOST_CHILDREN: expected auto or scan, found "
                 "'%s'; auto\n", s);
     snprintf(ctp_options_text, sizeof ctp_options_text,
-             "stacks=%s gpu_timing=%u cpu_gap_us=%llu buffer_mb=%llu ring_kb=%llu host_sample_ms=%llu%s%s",
+             "stacks=%s gpu_timing=%u cpu_gap_us=%llu buffer_mb=%llu ring_kb=%llu host_sample_ms=%llu "
+             "thread_sample_us=%llu%s%s",
              ctp_opt.stacks == 2 ? "all" : ctp_opt.stacks ? "default" : "none", ctp_opt.gpu_every,
              (unsigned long long)(ctp_opt.cpu_gap_ns / 1000),
              (unsigned long long)(ctp_buffer_budget >> 20),
              (unsigned long long)(ctp_ring_words / 128),
              (unsigned long long)(ctp_opt.host_ns / 1000000),
+             (unsigned long long)(ctp_opt.thread_sample_ns / 1000),
              ctp_opt.host_scan ? " host_children=scan" : "", ctp_capture_options());
 }
 
@@ -360,6 +373,7 @@ ctp_thread *ctp_thread_slow(void)
     if (t) {
         ctp_capture_begin(t);
         ctp_shlib_scan(t);
+        atomic_store_explicit(&t->py_tstate, ctp_python_tstate(), memory_order_relaxed);
     }
     errno = saved;
     return t;

@@ -249,7 +249,13 @@ uint32_t ctp_stack_capture(void)
         if ((uintptr_t)ips[i] < ctp_self_lo || (uintptr_t)ips[i] >= ctp_self_hi)
             at[kept++] = (uintptr_t)ips[i];
     n = ctp_python_splice(at, kept, CTP_STACK_DEPTH, code_at);
-    if (n == 0)
+    return ctp_stack_intern(at, code_at, n);
+}
+
+uint32_t ctp_stack_intern(const uint64_t *at, const uint64_t *code_at, int n)
+{
+    pthread_once(&ctp_stk_once, ctp_stack_init);
+    if (n <= 0)
         return 0;
     uint64_t h = 1469598103934665603ull;
     for (int i = 0; i < n; i++)

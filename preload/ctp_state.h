@@ -60,6 +60,13 @@ typedef struct ctp_thread {
     uint32_t cache_dev;          /* device of cache_ctx */
     uint64_t cache_ctx;          /* last current context seen by this thread */
     struct ctp_gpu_stash *gpu;    /* GPU-timing events (ctp_gpu.h), NULL when timing is off */
+    /* What the thread sampler (ctp_tsample.h) reads of the thread while it runs, written by the
+     * thread with relaxed stores: the string id (fn + 1) of the outermost traced call in
+     * progress (0: none), the stack id of its last call that captured one, and its Python
+     * thread state (ctp_python_tstate: at registration and at each stack capture). */
+    _Atomic uint32_t in_fn;
+    _Atomic uint32_t last_stack;
+    _Atomic uint64_t py_tstate;
     /* Writer-private from here. */
     ct_enc enc;
     void *encbuf;
@@ -74,6 +81,7 @@ typedef struct ctp_thread {
     struct ctp_nvtx_open *nvtx_open; /* this thread's pushed ranges not yet popped (ctp_nvtxw) */
     unsigned nvtx_stuck;         /* drains that stopped at an end whose start was not seen */
     _Atomic int exited;          /* set by the thread's exit; the writer then retires it */
+    int stat_fd;                 /* the sampler's: its /proc stat + 1 (0 not open, -1 closed) */
     struct ctp_thread *next;
 } ctp_thread;
 
@@ -92,6 +100,7 @@ typedef struct {
     uint32_t gpu_why;             /* enum ct_gpu_lost: why it could not be timed, 0 if it was
                                    * or was not to be (set by ctp_gpu_begin, like captured) */
     uint32_t stack;               /* call-site stack id for the API record, 0 if none */
+    uint32_t outer_fn;            /* th->in_fn at entry: the call this one runs inside, 0 none */
 } ctp_call;
 
 extern __thread ctp_thread *ctp_tls __attribute__((tls_model("initial-exec")));
@@ -114,6 +123,7 @@ typedef struct {
     uint64_t cpu_gap_ns;          /* read thread CPU time after this long outside CUDA */
     uint64_t cpu_gap_ticks;       /* the same in ctp_ticks units */
     uint64_t host_ns;             /* host sampling period (ctp_host.h), 0 off */
+    uint64_t thread_sample_ns;    /* thread sampling period (ctp_tsample.h), 0 off */
     int host_scan;                /* find the tree's children by scanning /proc, as where the
                                    * kernel has no children files (CUTRACE_HOST_CHILDREN=scan) */
 } ctp_options;

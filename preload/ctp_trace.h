@@ -18,7 +18,9 @@
  * per call keeps a launch to one reservation and one run of words. The first call of a thread
  * registers it (may allocate); later calls do not allocate, lock or make system calls, except
  * one CPU-time reading (getrusage) when the thread comes back after a gap, and one futex wake
- * of the writer when the thread's ring passes half full (once per drain). Functions here are
+ * of the writer when the thread's ring passes half full (once per drain). For the thread sampler
+ * (ctp_tsample.h) a call stores on entry the function it is in and clears it on return (relaxed
+ * stores to the thread's own ctp_thread; a nested call leaves the outermost's). Functions here are
  * forced inline: the generated wrappers are one large file where the compiler would otherwise
  * call them, and each call would cost about as much as the work inside. */
 #ifndef CTP_TRACE_H
@@ -53,6 +55,10 @@ CTP_HOT void ctp_enter(ctp_call *c, unsigned fn)
         c->th = 0;
         return;
     }
+    /* what the thread sampler reads: the call the thread is inside (the outermost) */
+    c->outer_fn = atomic_load_explicit(&th->in_fn, memory_order_relaxed);
+    if (!c->outer_fn)
+        atomic_store_explicit(&th->in_fn, fn + 1, memory_order_relaxed);
     c->corr = th->corr_next++;
     c->parent = th->parent;
     if (ctp_fns[fn].flags & CTP_FN_RUNTIME)
@@ -71,6 +77,8 @@ CTP_HOT void ctp_leave(ctp_call *c, uint32_t result)
     if (!th)
         return;
     c->t1 = ctp_ticks();
+    if (!c->outer_fn)
+        atomic_store_explicit(&th->in_fn, 0, memory_order_relaxed);
     c->err = *th->errp;
     c->result = result;
     if (__builtin_expect(ctp_opt.stacks == 2, 0))
@@ -92,6 +100,8 @@ CTP_HOT void ctp_finish(ctp_call *c)
     }
     if (ctp_fns[c->fn].flags & CTP_FN_RUNTIME)
         th->parent = c->parent;
+    if (c->stack)
+        atomic_store_explicit(&th->last_stack, c->stack, memory_order_relaxed);
     th->last_return = c->t1;
     *th->errp = c->err;
 }

@@ -21,6 +21,7 @@
 #include "ctp_output.h"
 #include "ctp_real.h"
 #include "ctp_stack.h"
+#include "ctp_tsample.h"
 #include "ctp_wake.h"
 
 #define CTP_WRITER_PERIOD_NS 100000000ull /* when the rings are nearly empty */
@@ -47,6 +48,8 @@ static _Atomic uint32_t ctp_flush_owner;        /* tid of the flushing thread, 0
 static uint64_t ctp_low_water;
 static uint64_t ctp_records_total;
 static uint64_t ctp_nvtx_lost_reported;
+static uint64_t ctp_ts_snap;                    /* the thread samples' ring head at this flush */
+static uint64_t ctp_wenc_min = UINT64_MAX;      /* earliest thread sample in ctp_wenc */
 
 static pthread_t ctp_writer_thread;
 static _Atomic int ctp_writer_stop;
@@ -79,6 +82,18 @@ void ctp_ring_free(uint64_t *words)
         munmap(words, ctp_ring_words * 8);
 }
 
+/* The smaller of lw and the time of the oldest record of r not drained before snap. */
+static uint64_t ctp_ring_oldest(const ctp_ring *r, uint64_t snap, uint64_t lw)
+{
+    uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
+    if (tail < snap) {
+        const uint64_t *w = r->words + (tail & r->mask);
+        if (ctp_raw_kind(w[0]) != CTP_RAW_PAD && ctp_ticks_to_ns(w[1]) < lw)
+            lw = ctp_ticks_to_ns(w[1]);
+    }
+    return lw;
+}
+
 /* The promise of a chunk written now: no record written later has an earlier ts. Records not
  * yet written are in thread encoders, in rings (not drained yet), in the GPU encoder, pending
  * GPU timings (their GPU end is after their CPU submission), or not appended yet (their ts is
@@ -91,15 +106,13 @@ static void ctp_update_low_water(void)
             continue;
         if (t->enc_min_ts < lw)
             lw = t->enc_min_ts;
-        uint64_t tail = atomic_load_explicit(&t->ring.tail, memory_order_relaxed);
-        if (tail < t->snap) {
-            const uint64_t *w = t->ring.words + (tail & t->ring.mask);
-            if (ctp_raw_kind(w[0]) != CTP_RAW_PAD && ctp_ticks_to_ns(w[1]) < lw)
-                lw = ctp_ticks_to_ns(w[1]);
-        }
+        lw = ctp_ring_oldest(&t->ring, t->snap, lw);
     }
+    lw = ctp_ring_oldest(ctp_tsample_ring(), ctp_ts_snap, lw);
     if (ctp_genc_min < lw)
         lw = ctp_genc_min;
+    if (ctp_wenc_min < lw)
+        lw = ctp_wenc_min;
     if (ctp_gpu_oldest != UINT64_MAX && ctp_gpu_oldest - 1000000 < lw)
         lw = ctp_gpu_oldest - 1000000;
     if (lw > ctp_low_water)
@@ -137,6 +150,8 @@ static void ctp_write_chunk_flags(ct_enc *e, uint32_t tid, uint64_t lost, unsign
         }
     }
     ct_enc_restart(e);
+    if (e == &ctp_wenc)
+        ctp_wenc_min = UINT64_MAX;
 }
 
 static void ctp_write_chunk(ct_enc *e, uint32_t tid, uint64_t lost, int final, int compress)
@@ -176,6 +191,15 @@ static int ctp_encode_detail(ct_enc *e, unsigned type, uint64_t ts, uint64_t sta
     }
 }
 
+/* The STRING naming API function fn (string id fn + 1), the first time a record uses it. */
+static void ctp_fn_define(unsigned fn)
+{
+    if (!ctp_fn_defined[fn]) {
+        ctp_def_string(NULL, fn + 1, ctp_fns[fn].name, strlen(ctp_fns[fn].name));
+        ctp_fn_defined[fn] = 1;
+    }
+}
+
 /* Encodes one raw record of t, its ticks converted to ns; a call's API record and detail go into
  * e together or not at all (CT_E_FULL leaves e as it was, for a retry in the next chunk).
  * CTP_NVTXW_WAIT: an NVTX end whose start is not known yet (give_up: record it unmatched). */
@@ -187,10 +211,7 @@ static int ctp_encode(ctp_thread *t, ct_enc *e, const uint64_t *w, int give_up, 
     switch (kind) {
     case CTP_RAW_API: {
         unsigned fn = ctp_raw_fn(w[0]);
-        if (!ctp_fn_defined[fn]) {
-            ctp_def_string(NULL, fn + 1, ctp_fns[fn].name, strlen(ctp_fns[fn].name));
-            ctp_fn_defined[fn] = 1;
-        }
+        ctp_fn_define(fn);
         unsigned nw = ctp_raw_nwords(w[0]);
         ct_rec_api a = {ctp_ticks_to_ns(w[2]), fn + 1, ctp_raw_aux(w[0]), w[3],
                         nw > 4 ? w[4] : 0,
@@ -271,6 +292,35 @@ static void ctp_drain(ctp_thread *t, int final, int compress, int in_signal, int
     }
 }
 
+/* The thread samples (ctp_tsample.h) up to ctp_ts_snap into the writer's stream. */
+static void ctp_drain_samples(int compress)
+{
+    ctp_ring *r = ctp_tsample_ring();
+    uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
+    while (tail < ctp_ts_snap) {
+        const uint64_t *w = r->words + (tail & r->mask);
+        unsigned kind = ctp_raw_kind(w[0]);
+        uint64_t n = kind == CTP_RAW_PAD ? ctp_raw_aux(w[0]) : ctp_raw_nwords(w[0]);
+        if (n == 0)
+            break; /* cannot happen with a well-formed ring; never spin */
+        if (kind != CTP_RAW_PAD) {
+            ct_rec_thread_sample k;
+            memcpy(&k, w + 2, sizeof k);
+            uint64_t ts = ctp_ticks_to_ns(w[1]);
+            if (k.function)
+                ctp_fn_define(k.function - 1);
+            if (ct_enc_thread_sample(&ctp_wenc, ts, &k) == CT_E_FULL) {
+                ctp_write_chunk(&ctp_wenc, ctp_writer_tid, 0, 0, compress);
+                continue; /* retry this record in the empty buffer */
+            }
+            if (ts < ctp_wenc_min)
+                ctp_wenc_min = ts;
+        }
+        tail += n;
+        atomic_store_explicit(&r->tail, tail, memory_order_release);
+    }
+}
+
 /* A THREAD record with the thread's name (interning needs a lock: not under CTP_FL_NOLOCK). */
 static void ctp_thread_record(ctp_thread *t, unsigned flags, int nolock)
 {
@@ -328,6 +378,7 @@ void ctp_flush(unsigned fl, unsigned how, int code, uint64_t retire)
             t->snap_exited = atomic_load_explicit(&t->exited, memory_order_acquire);
             t->snap = atomic_load_explicit(&t->ring.head, memory_order_acquire);
         }
+    ctp_ts_snap = atomic_load_explicit(&ctp_tsample_ring()->head, memory_order_acquire);
     /* after the heads: the records drained now lie between two calibration points */
     uint64_t now = ctp_calibrate();
     ctp_cycle_start = now;
@@ -379,6 +430,7 @@ void ctp_flush(unsigned fl, unsigned how, int code, uint64_t retire)
             ctp_gpu_last_chunk = now;
         }
     }
+    ctp_drain_samples(compress);
     uint64_t gpu_lost = ctp_gpu_lost_total();
     if (gpu_lost > ctp_gpu_lost_reported) {
         ct_rec_loss l = {CT_LOSS_GPU_TIMING, gpu_lost - ctp_gpu_lost_reported, 0, 0, 0};
@@ -404,6 +456,7 @@ void ctp_flush(unsigned fl, unsigned how, int code, uint64_t retire)
         ct_rec_end e = {how, code, ctp_records_total + ctp_wenc.nrecords + 1, 0};
         for (ctp_thread *t = atomic_load(&ctp_threads); t; t = t->next)
             e.lost += atomic_load(&t->ring.dropped);
+        e.lost += atomic_load(&ctp_tsample_ring()->dropped);
         ct_enc_end(&ctp_wenc, ctp_now(), &e);
     }
     ctp_write_chunk(&ctp_wenc, ctp_writer_tid, 0, final, compress);
@@ -483,6 +536,8 @@ int ctp_writer_start(void)
     pthread_sigmask(SIG_SETMASK, &all, &old);
     int rc = pthread_create(&ctp_writer_thread, NULL, ctp_writer_main,
                             (void *)(uintptr_t)atomic_load(&ctp_wake_seq));
+    if (rc == 0)
+        ctp_tsample_start();
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (rc != 0) {
         fprintf(stderr, "cutrace: warning: cannot start the writer thread; untraced\n");
@@ -493,6 +548,7 @@ int ctp_writer_start(void)
 
 void ctp_writer_join(void)
 {
+    ctp_tsample_stop();
     atomic_store(&ctp_writer_stop, 1);
     ctp_writer_wake();
     pthread_join(ctp_writer_thread, NULL);
@@ -529,6 +585,7 @@ void ctp_writer_new_file(void)
 
 void ctp_writer_fork_child(void)
 {
+    ctp_tsample_fork_child();
     ctp_gpu_dropped = 0;
     ctp_gpu_reset();
     ctp_gpu_lost_reported = 0;
