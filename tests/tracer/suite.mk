@@ -33,6 +33,7 @@ $(TRACER_CAPTURE) $(TRACER_GRAPH_UNLISTED): $(TRACER_B)/%: $(TRACER_B)/%.o
 
 $(TRACER_B)/%.o: CFLAGS += -DTR_REFERENCE='"$(TRACER_REFERENCE)"' \
   -DTR_SRCDIR='"$(abspath tests/tracer)"' -DTR_PYSUB_PY='"$(abspath tests/tracer/pysub.py)"' -DTR_PYCODE_PY='"$(abspath tests/tracer/pycode.py)"' -DTR_ENDS_PY='"$(abspath tests/tracer/ends.py)"' \
+  -DTR_PYPHASES_PY='"$(abspath tests/tracer/pyphases.py)"' \
   -DTR_NVCC='"$(NVCC)"' \
   -DTR_SAMPLES='"$(abspath ../shared/third_party/cuda-samples)"' -DTR_NV_CUDART='"$(CUDA_HOME)/lib64/libcudart.so.13"' -DTR_CUDA_INC='"$(CUDA_INC)"'
 

@@ -175,6 +175,10 @@ int tr_load(tr_trace *t, const char *dir)
             x->name = tr_dup(ct_reader_str(r, rec.file, rec.u.device.name, tmp));
         } else if (rec.type == CT_REC_MEM) {
             x->stack = tr_stack(r, rec.file, rec.u.mem.stack);
+        } else if (rec.type == CT_REC_THREAD_SAMPLE) {
+            const ct_rec_thread_sample *s = &rec.u.thread_sample;
+            x->name = s->function ? tr_dup(ct_reader_str(r, rec.file, s->function, tmp)) : NULL;
+            x->stack = tr_stack(r, rec.file, s->stack);
         } else if (rec.type == CT_REC_NVTX_RANGE || rec.type == CT_REC_NVTX_MARK ||
                    rec.type == CT_REC_NVTX_BEGIN) {
             const ct_rec_nvtx_mark *m = &rec.u.nvtx_mark;

@@ -8,11 +8,11 @@
 
 /* One record of a loaded trace, with its names resolved: API -> the function; LAUNCH -> the
  * kernel (demangled) and symbol (mangled, or the same); GRAPH of a kernel node -> the kernel
- * (demangled); THREAD -> the thread name; DEVICE -> the
- * device name; NVTX_RANGE, NVTX_MARK and NVTX_BEGIN -> name, symbol: the normalized name (group), domain
- * (NULL for id 0). API and MEM
- * records with a stack: "function@module;" per frame, innermost first ("function@file:line;" for
- * a Python frame). */
+ * (demangled); THREAD -> the thread name; DEVICE -> the device name; THREAD_SAMPLE -> the API
+ * function it was inside (NULL: none); NVTX_RANGE, NVTX_MARK and NVTX_BEGIN -> name, symbol:
+ * the normalized name (group), domain (NULL for id 0). API, MEM and THREAD_SAMPLE records with
+ * a stack: "function@module;" per frame, innermost first ("function@file:line;" for a Python
+ * frame). */
 typedef struct {
     ct_rec r;
     char *name;

@@ -1,0 +1,94 @@
+"""pyphases: a thread that spends known phases in known functions at known lines, about 30
+Python frames deep, with CUDA calls (the driver through ctypes) between them, so that the
+thread sampler's samples can be checked against the program's own clock (issue 28, item 2).
+
+    pyphases rounds [churn]
+
+Each round runs, 30 frames down (deep()):
+  compute: a busy loop in compute(), 120 ms, on the line marked "cutrace: compute"
+  wait:    time.sleep in wait(), 80 ms, on the line marked "cutrace: wait"
+  copy:    cuMemcpyHtoD of 32 MiB from copy(), repeated for 60 ms ("cutrace: copy")
+then cuCtxSynchronize. stdout: one line per phase, "pyphases: phase NAME START END" (CLOCK_MONOTONIC
+ns, the trace's clock), then "pyphases: rounds=N frames=F" with F the frames deep the phases ran
+at (inspect). With churn, a second thread that called CUDA once recurses up and down without pause
+(frames pushed and popped under the sampler) until the main thread is done, then prints
+"pyphases: churn=C" (the recursions it made; more than 0)."""
+import ctypes
+import inspect
+import sys
+import threading
+import time
+
+cu = ctypes.CDLL("libcuda.so.1")
+MIB = 1 << 20
+clock = time.monotonic_ns
+
+
+def compute(ms):
+    end = clock() + ms * 1000000
+    x = 0
+    while clock() < end: x += 1  # noqa: E701 (one line: every sample names it)  # cutrace: compute
+    return x
+
+
+def wait(ms):
+    time.sleep(ms / 1000)  # cutrace: wait
+
+
+def copy(ms, dst, src):
+    end = clock() + ms * 1000000
+    while clock() < end:
+        assert cu.cuMemcpyHtoD_v2(dst, src, 32 * MIB) == 0  # cutrace: copy
+
+
+def phase(name, fn, *args):
+    t0 = clock()
+    fn(*args)
+    print("pyphases: phase %s %d %d" % (name, t0, clock()))
+
+
+def deep(n, fn):
+    return deep(n - 1, fn) if n > 0 else fn()
+
+
+def churn(stop, count):
+    assert cu.cuCtxSetCurrent(CTX) == 0 and cu.cuCtxSynchronize() == 0
+    while not stop.is_set():
+        deep(5 + count[0] % 40, lambda: None)
+        count[0] += 1
+
+
+def main():
+    global CTX
+    rounds = int(sys.argv[1])
+    dev, ctx, dst = ctypes.c_int(), ctypes.c_void_p(), ctypes.c_uint64()
+    assert cu.cuInit(0) == 0 and cu.cuDeviceGet(ctypes.byref(dev), 0) == 0
+    assert cu.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), dev) == 0
+    assert cu.cuCtxSetCurrent(ctx) == 0
+    CTX = ctx
+    assert cu.cuMemAlloc_v2(ctypes.byref(dst), 32 * MIB) == 0
+    src = ctypes.create_string_buffer(32 * MIB)
+    stop, count = threading.Event(), [0]
+    helper = None
+    if len(sys.argv) > 2 and sys.argv[2] == "churn":
+        helper = threading.Thread(target=churn, args=(stop, count))
+        helper.start()
+    frames = []
+
+    def one_round():
+        frames.append(len(inspect.stack(0)))
+        phase("compute", compute, 120)
+        phase("wait", wait, 80)
+        phase("copy", copy, 60, dst, src)
+
+    for _ in range(rounds):
+        deep(30, one_round)
+        assert cu.cuCtxSynchronize() == 0
+    stop.set()
+    if helper:
+        helper.join()
+        print("pyphases: churn=%d" % count[0])
+    print("pyphases: rounds=%d frames=%d" % (rounds, frames[0]))
+
+
+main()

@@ -1,0 +1,310 @@
+/* The thread sampler (FORMAT.md 4.12, preload/ctp_tsample.h): what its THREAD_SAMPLE records
+ * say of a thread, checked against what the thread did by its own clock. Programs spend known
+ * phases in known functions and print each phase's start and end (CLOCK_MONOTONIC, the trace's
+ * clock); over the phases' span, the share of a thread's samples that name a phase (its
+ * function, its CUDA call, its state letter) is the share of the span the phase took, within 5
+ * points. */
+#include "tr.h"
+
+#include <glob.h>
+#include <stdlib.h>
+
+#define TS_PHASES 64
+
+typedef struct {
+    char name[16];
+    uint64_t start, end;
+} ts_phase;
+
+/* The lines "PREFIX phase NAME START END" of out; their count. */
+static size_t ts_phases_of(const char *out, const char *prefix, ts_phase *v)
+{
+    char want[64];
+    size_t n = 0;
+    snprintf(want, sizeof want, "%s phase ", prefix);
+    for (const char *s = strstr(out, want); s && n < TS_PHASES; s = strstr(s + 1, want)) {
+        unsigned long long a, b;
+        if (sscanf(s + strlen(want), "%15s %llu %llu", v[n].name, &a, &b) == 3) {
+            v[n].start = a;
+            v[n].end = b;
+            n++;
+        }
+    }
+    return n;
+}
+
+/* What a sample of the thread was doing, as the test names the phases; NULL: none of them. */
+typedef const char *(*ts_classify_fn)(const tr_rec *x, const void *ctx);
+
+/* Over the span of the phases, the share of tid's sampled time that cls names after each phase
+ * is that phase's share of the span, within 5 points. A sample stands for the time from midway
+ * after the thread's previous sample to midway before its next (FORMAT.md 4.12: a sampler
+ * descheduled on a busy machine, as it is most while the thread it samples keeps a CPU busy,
+ * takes fewer samples, each standing for longer). At least one sample per 10 ms of the span.
+ * Prints the shares. */
+static int ts_shares(const tr_trace *t, uint32_t tid, const ts_phase *ph, size_t nph,
+                     ts_classify_fn cls, const void *ctx, const char *label)
+{
+    ASSERT(nph > 0);
+    uint64_t lo = ph[0].start, hi = ph[nph - 1].end;
+    const char *names[TS_PHASES];
+    double clock_ns[TS_PHASES] = {0}, sampled_ns[TS_PHASES] = {0};
+    size_t nn = 0, total = 0;
+    for (size_t i = 0; i < nph; i++) {
+        size_t k = 0;
+        while (k < nn && strcmp(names[k], ph[i].name))
+            k++;
+        if (k == nn)
+            names[nn++] = ph[i].name;
+        clock_ns[k] += (double)(ph[i].end - ph[i].start);
+    }
+    const tr_rec *prev = NULL, *cur = NULL;
+    uint64_t max_gap = 0;
+    for (size_t r = 0; r <= t->n; r++) {
+        const tr_rec *x = r < t->n ? &t->v[r] : NULL;
+        if (x && (x->r.type != CT_REC_THREAD_SAMPLE || x->r.u.thread_sample.tid != tid))
+            continue;
+        if (cur && cur->r.ts >= lo && cur->r.ts < hi) {
+            double from = prev ? (double)(prev->r.ts + cur->r.ts) / 2 : (double)cur->r.ts;
+            double to = x ? (double)(cur->r.ts + x->r.ts) / 2 : (double)cur->r.ts;
+            from = from < (double)lo ? (double)lo : from;
+            to = to > (double)hi ? (double)hi : to;
+            const char *c = cls(cur, ctx);
+            for (size_t k = 0; c && k < nn; k++)
+                if (!strcmp(names[k], c))
+                    sampled_ns[k] += to - from;
+            total++;
+            if (prev && cur->r.ts - prev->r.ts > max_gap)
+                max_gap = cur->r.ts - prev->r.ts;
+        }
+        prev = cur;
+        cur = x;
+    }
+    ASSERT_UINT(total, >=, (hi - lo) / 10000000);
+    for (size_t k = 0; k < nn; k++) {
+        double by_clock = 100 * clock_ns[k] / (double)(hi - lo);
+        double by_samples = 100 * sampled_ns[k] / (double)(hi - lo);
+        printf("%s: %s %.1f%% of the span by its clock, %.1f%% by %zu samples (longest gap "
+               "%.1f ms)\n", label, names[k], by_clock, by_samples, total, (double)max_gap / 1e6);
+        ASSERT_NEAR(by_samples, by_clock, 5);
+    }
+    return 0;
+}
+
+static const char *ts_c_phase(const tr_rec *x, const void *ctx)
+{
+    (void)ctx;
+    const ct_rec_thread_sample *s = &x->r.u.thread_sample;
+    if (x->name)
+        return !strcmp(x->name, "cudaMemcpy") ? "copy" : NULL;
+    return s->state == 'R' ? "spin" : s->state == 'S' ? "sleep" : NULL;
+}
+
+/* A C program (ts_phases): inside cudaMemcpy while it copies, state R while it spins, S while
+ * it sleeps in nanosleep, each for its share of the time; every sample, having no Python,
+ * carries the native stack of the thread's last CUDA call (the copy, in copy_phase). */
+TEST_IMPL(thread_samples_c_phases)
+{
+    char prog[4096], out[4096];
+    snprintf(out, sizeof out, "%s/out", ctt_tmpdir());
+    char *cmd[] = {(char *)tr_workload(prog, "ts_phases"), "3", NULL};
+    ctt_proc p;
+    ASSERT_INT(tr_run(&p, out, NULL, cmd, NULL, 60), ==, 0);
+    TR_ASSERT_EXIT(p, 0);
+    ASSERT_CONTAINS(p.out, "ts_phases: rounds=3 ok\n");
+    ts_phase ph[TS_PHASES];
+    size_t nph = ts_phases_of(p.out, "ts_phases:", ph);
+    ASSERT_UINT(nph, ==, 9);
+    tr_trace t;
+    ASSERT_INT(tr_load(&t, out), ==, 0);
+    if (ts_shares(&t, t.pids[0], ph, nph, ts_c_phase, NULL, "ts_phases"))
+        return 1;
+    size_t n = 0;
+    for (size_t r = 0; r < t.n; r++) {
+        const tr_rec *x = &t.v[r];
+        if (x->r.type != CT_REC_THREAD_SAMPLE || x->r.ts < ph[0].end || x->r.ts >= ph[nph - 1].end)
+            continue;
+        ASSERT_UINT(x->r.u.thread_sample.tid, ==, t.pids[0]);
+        ASSERT_UINT(x->r.u.thread_sample.flags & (CT_TS_NATIVE_LAST | CT_TS_PYTHON), ==, CT_TS_NATIVE_LAST);
+        ASSERT_CONTAINS(x->stack, ";copy_phase"); /* copy_phase.constprop.0 too */
+        n++;
+    }
+    ASSERT_UINT(n, >, 100);
+    tr_free(&t);
+    ctt_proc_free(&p);
+    return 0;
+}
+
+/* The CPython 3.8-3.13 interpreters installed (/usr/bin, pyenv) into g; skips if none. */
+static void ts_pythons(glob_t *g)
+{
+    int found = glob("/usr/bin/python3.{8,9,1[0-3]}", GLOB_BRACE, NULL, g);
+    glob("/root/.pyenv/versions/3.{8,9,1[0-3]}.*/bin/python3.{8,9,1[0-3]}",
+         GLOB_BRACE | (found ? 0 : GLOB_APPEND), NULL, g);
+    if (g->gl_pathc == 0)
+        ctt_skip("no CPython 3.8 to 3.13 found (/usr/bin, pyenv)");
+}
+
+/* "FUNCTION@pyphases.py:LINE;" of the line of pyphases.py marked "# cutrace: MARK". */
+typedef struct {
+    char compute[64], wait[64], copy[64];
+} ts_py_lines;
+
+static int ts_py_mark(char *buf, size_t len, const char *fn, const char *mark)
+{
+    char *src = ctt_read_file(TR_PYPHASES_PY, NULL), want[64];
+    ASSERT(src);
+    snprintf(want, sizeof want, "# cutrace: %s\n", mark);
+    const char *at = strstr(src, want);
+    ASSERT(at);
+    int line = 1;
+    for (const char *s = src; s < at; s++)
+        line += *s == '\n';
+    snprintf(buf, len, "%s@pyphases.py:%d;", fn, line);
+    free(src);
+    return 0;
+}
+
+static const char *ts_py_phase(const tr_rec *x, const void *ctx)
+{
+    const ts_py_lines *L = ctx;
+    const ct_rec_thread_sample *s = &x->r.u.thread_sample;
+    if (!x->stack)
+        return NULL;
+    if (!strncmp(x->stack, L->compute, strlen(L->compute)) && !x->name)
+        return "compute";
+    if (!strncmp(x->stack, L->wait, strlen(L->wait)) && !x->name && s->state == 'S')
+        return "wait";
+    if (!strncmp(x->stack, L->copy, strlen(L->copy)) && x->name && !strcmp(x->name, "cuMemcpyHtoD_v2"))
+        return "copy";
+    return NULL;
+}
+
+/* A Python thread 30 frames down (pyphases.py) on each CPython 3.8-3.13 installed: its samples
+ * name the phase's function and line as their innermost frame (its busy loop, its sleep in
+ * state S, its copy inside cuMemcpyHtoD_v2), each for its share of the time, with the 30
+ * frames below; frames read inconsistently are rare. */
+TEST_IMPL(thread_samples_python_phases)
+{
+    glob_t g;
+    ts_pythons(&g);
+    ts_py_lines L;
+    if (ts_py_mark(L.compute, sizeof L.compute, "compute", "compute") ||
+        ts_py_mark(L.wait, sizeof L.wait, "wait", "wait") ||
+        ts_py_mark(L.copy, sizeof L.copy, "copy", "copy"))
+        return 1;
+    for (size_t k = 0; k < g.gl_pathc; k++) {
+        char out[4096];
+        snprintf(out, sizeof out, "%s/py-%zu", ctt_tmpdir(), k);
+        char *cmd[] = {g.gl_pathv[k], TR_PYPHASES_PY, "2", NULL};
+        ctt_proc p;
+        ASSERT_INT(tr_run(&p, out, NULL, cmd, NULL, 60), ==, 0);
+        TR_ASSERT_EXIT(p, 0);
+        ASSERT_CONTAINS(p.out, "pyphases: rounds=2 frames=");
+        ts_phase ph[TS_PHASES];
+        size_t nph = ts_phases_of(p.out, "pyphases:", ph);
+        ASSERT_UINT(nph, ==, 6);
+        tr_trace t;
+        ASSERT_INT(tr_load(&t, out), ==, 0);
+        if (ts_shares(&t, t.pids[0], ph, nph, ts_py_phase, &L, g.gl_pathv[k]))
+            return 1;
+        size_t n = 0, failed = 0, deep = 0;
+        for (size_t r = 0; r < t.n; r++) {
+            const tr_rec *x = &t.v[r];
+            if (x->r.type != CT_REC_THREAD_SAMPLE || x->r.ts < ph[0].start || x->r.ts >= ph[nph - 1].end)
+                continue;
+            n++;
+            failed += !!(x->r.u.thread_sample.flags & CT_TS_READ_FAILED);
+            size_t frames = 0;
+            for (const char *s = x->stack; s && *s; s++)
+                frames += *s == ';';
+            deep += frames >= 30;
+        }
+        printf("%s: %zu samples, %zu unreadable, %zu with 30 frames or more\n", g.gl_pathv[k], n,
+               failed, deep);
+        ASSERT_UINT(failed * 20, <=, n);
+        ASSERT_UINT(deep * 10, >=, n * 9);
+        tr_free(&t);
+        ctt_proc_free(&p);
+    }
+    globfree(&g);
+    return 0;
+}
+
+/* A thread pushing and popping frames without pause, sampled every 200 us (pyphases.py churn),
+ * on each CPython installed: the program runs as it does untraced (same output but for its
+ * clock), and every stack read from that thread is made of its own frames (pyphases.py,
+ * threading.py): a read that raced the thread was dropped and flagged, never misread. */
+TEST_IMPL(thread_samples_python_churn)
+{
+    glob_t g;
+    ts_pythons(&g);
+    for (size_t k = 0; k < g.gl_pathc; k++) {
+        char out[4096];
+        snprintf(out, sizeof out, "%s/churn-%zu", ctt_tmpdir(), k);
+        char *cmd[] = {g.gl_pathv[k], TR_PYPHASES_PY, "2", "churn", NULL};
+        char *env[] = {"CUTRACE_THREAD_SAMPLE_US=200", NULL};
+        ctt_proc p;
+        ASSERT_INT(tr_run(&p, out, NULL, cmd, env, 60), ==, 0);
+        TR_ASSERT_EXIT(p, 0);
+        ASSERT_CONTAINS(p.out, "pyphases: churn=");
+        ASSERT_CONTAINS(p.out, "pyphases: rounds=2 frames=");
+        tr_trace t;
+        ASSERT_INT(tr_load(&t, out), ==, 0);
+        size_t n = 0, read = 0, failed = 0;
+        for (size_t r = 0; r < t.n; r++) {
+            const tr_rec *x = &t.v[r];
+            if (x->r.type != CT_REC_THREAD_SAMPLE || x->r.u.thread_sample.tid == t.pids[0])
+                continue;
+            n++;
+            failed += !!(x->r.u.thread_sample.flags & CT_TS_READ_FAILED);
+            if (!x->stack)
+                continue;
+            ASSERT_UINT(x->r.u.thread_sample.flags & CT_TS_PYTHON, ==, CT_TS_PYTHON);
+            read++;
+            for (const char *s = x->stack; *s; s = strchr(s, ';') + 1) {
+                const char *at = strchr(s, '@');
+                ASSERT(at);
+                if (strncmp(at, "@pyphases.py:", 13) && strncmp(at, "@threading.py:", 14))
+                    ASSERT_CONTAINS("a frame of pyphases.py or threading.py", s);
+            }
+        }
+        printf("%s: churning thread: %zu samples, %zu read, %zu unreadable\n", g.gl_pathv[k], n,
+               read, failed);
+        ASSERT_UINT(n, >=, 1000);
+        ASSERT_UINT(read * 4, >=, n);
+        tr_free(&t);
+        /* untraced: the same frames deep, the same rounds */
+        char fake[4096], llp[4200];
+        snprintf(llp, sizeof llp, "LD_LIBRARY_PATH=%s", ctt_path(fake, "tests/fakecuda"));
+        ctt_proc q;
+        ASSERT_INT(ctt_run(&q, cmd, (char *[]){llp, NULL}, 60), ==, 0);
+        TR_ASSERT_EXIT(q, 0);
+        char said[256];
+        snprintf(said, sizeof said, "%s", tr_line(p.out, "pyphases: rounds="));
+        ASSERT_STR(tr_line(q.out, "pyphases: rounds="), said);
+        ctt_proc_free(&q);
+        ctt_proc_free(&p);
+    }
+    globfree(&g);
+    return 0;
+}
+
+/* CUTRACE_THREAD_SAMPLE_US=0: no sampler, no THREAD_SAMPLE record; the rest as before. */
+TEST_IMPL(thread_samples_off)
+{
+    char prog[4096], out[4096];
+    snprintf(out, sizeof out, "%s/out", ctt_tmpdir());
+    char *cmd[] = {(char *)tr_workload(prog, "ts_phases"), "1", NULL};
+    char *env[] = {"CUTRACE_THREAD_SAMPLE_US=0", NULL};
+    ctt_proc p;
+    ASSERT_INT(tr_run(&p, out, NULL, cmd, env, 60), ==, 0);
+    TR_ASSERT_EXIT(p, 0);
+    tr_trace t;
+    ASSERT_INT(tr_load(&t, out), ==, 0);
+    ASSERT_UINT(tr_count(&t, CT_REC_THREAD_SAMPLE, NULL), ==, 0);
+    ASSERT_UINT(tr_count(&t, CT_REC_API, "cudaMemcpy"), >, 0);
+    tr_free(&t);
+    ctt_proc_free(&p);
+    return 0;
+}
