@@ -371,85 +371,153 @@ uint64_t ctp_python_tstate(void)
     return (uintptr_t)ctp_py_tstate();
 }
 
-/* The sampler's reads: up to CTP_PY_MAX frames, and the part of a thread's data stack
- * (3.11+) read whole, where its frames lie one after the other: one read for all of them. */
+/* The sampler's buffers: the part of a thread's data stack (3.11+) read whole, where its frames
+ * lie one after the other, and the code objects of its frames (the previous sample's, then those
+ * it did not have). */
 #define CTP_PY_STACK_BYTES 65536
 static unsigned char ctp_py_stack[CTP_PY_STACK_BYTES];
-static unsigned char ctp_py_codes[CTP_PY_MAX][256];
+static unsigned char ctp_py_codes[2 * CTP_PY_MAX][256];
 
-/* The current frame of the thread state whose bytes from L->ts_frame on are in tsb; 0 none,
- * 1 (not a frame: odd) if it cannot be read. */
-static uint64_t ctp_py_current(const ctp_py_mem *m, const unsigned char *tsb)
+/* One process_vm_readv of up to n pieces (remote address, length, local buffer); the number of
+ * leading pieces read whole (the call stops at the first address that is not mapped). */
+typedef struct {
+    struct iovec local[2 * CTP_PY_MAX + 3], remote[2 * CTP_PY_MAX + 3];
+    unsigned n;
+} ctp_py_batch;
+
+static void ctp_py_add(ctp_py_batch *b, uint64_t addr, void *buf, size_t len)
 {
-    const ctp_py_layout *L = ctp_py;
-    uint64_t cur = ctp_py_u64(tsb, 0);
-    unsigned char b[8];
-    if (L->cframe_current == CTP_PY_NONE || !cur)
-        return cur;
-    return ctp_py_read(m, cur + L->cframe_current, b, 8) == 0 ? ctp_py_u64(b, 0) : 1;
+    b->local[b->n] = (struct iovec){buf, len};
+    b->remote[b->n++] = (struct iovec){(void *)(uintptr_t)addr, len};
 }
 
-int ctp_python_sample(uint64_t tstate, uint64_t *keys, uint64_t *code_at, int cap)
+static unsigned ctp_py_readv(ctp_py_batch *b)
+{
+    ssize_t got = b->n ? process_vm_readv(ctp_py_pid, b->local, b->n, b->remote, b->n, 0) : 0;
+    unsigned whole = 0;
+    for (size_t left = got > 0 ? (size_t)got : 0; whole < b->n && left >= b->local[whole].iov_len; whole++)
+        left -= b->local[whole].iov_len;
+    return whole;
+}
+
+int ctp_python_sample(uint64_t tstate, ctp_py_hint *hint, uint64_t *keys, uint64_t *code_at, int cap)
 {
     if (!tstate || !ctp_py_known() || !ctp_py)
         return -1;
     const ctp_py_layout *L = ctp_py;
     const ctp_py_mem m = {ctp_py_pid, 0};
-    int saved = errno, n = -1;
-    unsigned tlen = L->ts_chunk == CTP_PY_NONE ? 8 : L->ts_chunk + 16 - L->ts_frame;
-    unsigned char tsb[512], fr[256];
-    uint64_t lo = 0, hi = 0, cur, codes[CTP_PY_MAX];
+    int saved = errno, n = -1, threeplus = L->ts_chunk != CTP_PY_NONE;
+    /* the state's current frame (or _PyCFrame) and, from 3.11, its data stack's chunk, top and
+     * limit */
+    unsigned tlen = threeplus ? L->ts_chunk + 24 - L->ts_frame : 8;
+    unsigned char tsb[512], cfb[8], fr[256];
+    uint64_t codes[CTP_PY_MAX], lo = 0, hi = 0;
     int64_t lastis[CTP_PY_MAX];
-    if (tlen > sizeof tsb || ctp_py_read(&m, tstate + L->ts_frame, tsb, tlen) != 0 ||
-        (cur = ctp_py_current(&m, tsb)) == 1)
+    const unsigned char *cobytes[CTP_PY_MAX];
+    size_t clen = L->co_linetable + 8 - 8; /* from ob_type to the end of co_linetable */
+    if (tlen > sizeof tsb || !hint)
         goto out;
-    /* 3.11+: the frames of the thread's current data-stack chunk, in one read; the frame
-     * found above must lie in what was read (else it was popped meanwhile: read again later). */
-    if (L->ts_chunk != CTP_PY_NONE) {
+    /* In one read: the state, and where the previous sample found its current frame, its data
+     * stack and its code objects; in the steady state nothing more is read. */
+    ctp_py_batch b = {.n = 0};
+    ctp_py_add(&b, tstate + L->ts_frame, tsb, tlen);
+    unsigned at_cframe = 0, at_stack = 0, at_codes = 0;
+    if (L->cframe_current != CTP_PY_NONE && hint->cframe) {
+        at_cframe = b.n;
+        ctp_py_add(&b, hint->cframe + L->cframe_current, cfb, 8);
+    }
+    if (threeplus && hint->chunk && hint->end > hint->chunk) {
+        at_stack = b.n;
+        ctp_py_add(&b, hint->chunk, ctp_py_stack, hint->end - hint->chunk);
+    }
+    at_codes = b.n;
+    for (uint32_t i = 0; i < hint->ncodes; i++)
+        ctp_py_add(&b, hint->codes[i] + 8, ctp_py_codes[i], clen);
+    unsigned whole = ctp_py_readv(&b);
+    if (whole == 0)
+        goto out;
+    uint64_t cur = ctp_py_u64(tsb, 0);
+    if (L->cframe_current != CTP_PY_NONE && cur) {
+        uint64_t cframe = cur;
+        if (at_cframe && cframe == hint->cframe && whole > at_cframe)
+            cur = ctp_py_u64(cfb, 0);
+        else if (ctp_py_read(&m, cframe + L->cframe_current, cfb, 8) == 0)
+            cur = ctp_py_u64(cfb, 0);
+        else
+            goto out;
+        hint->cframe = cframe;
+    }
+    /* 3.11+: the frames of the current chunk, [chunk, top), read whole (with the state if it is
+     * where the previous sample found it); the frame found above must lie in it, or it was
+     * popped meanwhile */
+    if (threeplus) {
         uint64_t chunk = ctp_py_u64(tsb, L->ts_chunk - L->ts_frame);
         uint64_t top = ctp_py_u64(tsb, L->ts_chunk + 8 - L->ts_frame);
+        uint64_t limit = ctp_py_u64(tsb, L->ts_chunk + 16 - L->ts_frame);
         if (chunk && top > chunk && top - chunk <= CTP_PY_STACK_BYTES) {
-            if (ctp_py_read(&m, chunk, ctp_py_stack, top - chunk) != 0)
+            if (!(at_stack && whole > at_stack && chunk == hint->chunk && top <= hint->end) &&
+                ctp_py_read(&m, chunk, ctp_py_stack, top - chunk) != 0)
                 goto out;
             lo = chunk;
             hi = top;
             if (cur >= lo && cur < lo + CTP_PY_STACK_BYTES && cur + L->fr_size > hi)
                 goto out;
+            /* next time: this chunk, up to a little above this top (never past its limit) */
+            hint->chunk = chunk;
+            hint->end = top + 512 < limit ? top + 512 : limit;
+            if (hint->end - chunk > CTP_PY_STACK_BYTES || hint->end < top)
+                hint->end = top;
         }
     }
     int k = 0;
     for (int steps = 0; cur && k < cap && k < CTP_PY_MAX; steps++) {
-        const unsigned char *b = fr;
+        const unsigned char *f = fr;
         if (steps >= 4 * CTP_PY_MAX)
             goto out; /* a cycle: frames changed under the reader */
         if (cur >= lo && cur + L->fr_size <= hi)
-            b = ctp_py_stack + (cur - lo);
+            f = ctp_py_stack + (cur - lo);
         else if (ctp_py_read(&m, cur, fr, L->fr_size) != 0)
             goto out;
-        cur = ctp_py_u64(b, L->fr_previous);
-        if (!L->one_per_loop && b[L->fr_owner] == L->owner_cstack)
+        cur = ctp_py_u64(f, L->fr_previous);
+        if (!L->one_per_loop && f[L->fr_owner] == L->owner_cstack)
             continue;
-        if (ctp_py_frame_code(b, &codes[k], &lastis[k]) == 0)
+        if (ctp_py_frame_code(f, &codes[k], &lastis[k]) == 0)
             k++;
     }
-    /* every code object in one read; each must be one (PyCode_Type), or the frames read were
+    /* each frame's code object: read with the state if the previous sample had it, else in one
+     * more read for all that were not; each must be one (PyCode_Type), or the frames read were
      * not all of one moment */
-    struct iovec local[CTP_PY_MAX], remote[CTP_PY_MAX];
-    size_t len = L->co_linetable + 8 - 8, want = 0;
+    ctp_py_batch more = {.n = 0};
     for (int i = 0; i < k; i++) {
-        local[i] = (struct iovec){ctp_py_codes[i], len};
-        remote[i] = (struct iovec){(void *)(uintptr_t)(codes[i] + 8), len};
-        want += len;
+        cobytes[i] = NULL;
+        for (uint32_t j = 0; j < hint->ncodes && !cobytes[i]; j++)
+            if (hint->codes[j] == codes[i] && whole > at_codes + j)
+                cobytes[i] = ctp_py_codes[j];
+        for (int j = 0; j < i && !cobytes[i]; j++)
+            if (codes[j] == codes[i] && cobytes[j] >= ctp_py_codes[CTP_PY_MAX])
+                cobytes[i] = cobytes[j];
+        if (!cobytes[i]) {
+            cobytes[i] = ctp_py_codes[CTP_PY_MAX + more.n];
+            ctp_py_add(&more, codes[i] + 8, ctp_py_codes[CTP_PY_MAX + more.n], clen);
+        }
     }
-    if (k && process_vm_readv(m.pid, local, (unsigned long)k, remote, (unsigned long)k, 0) != (ssize_t)want)
+    if (ctp_py_readv(&more) != more.n)
         goto out;
+    hint->ncodes = 0;
     for (int i = 0; i < k; i++) {
-        if (ctp_py_u64(ctp_py_codes[i], 0) != ctp_py_code_type)
+        if (ctp_py_u64(cobytes[i], 0) != ctp_py_code_type)
             goto out;
-        ctp_py_keys(codes[i], lastis[i], ctp_py_codes[i] + L->co_firstlineno - 8, &keys[i], &code_at[i]);
+        ctp_py_keys(codes[i], lastis[i], cobytes[i] + L->co_firstlineno - 8, &keys[i], &code_at[i]);
+        int seen = 0;
+        for (uint32_t j = 0; j < hint->ncodes && !seen; j++)
+            seen = hint->codes[j] == codes[i];
+        if (!seen)
+            hint->codes[hint->ncodes++] = codes[i];
     }
     n = k;
 out:
+    if (n < 0)
+        hint->ncodes = 0; /* read again from scratch */
     errno = saved;
     return n;
 }

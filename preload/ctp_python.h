@@ -46,16 +46,27 @@ int ctp_python_frame(uint64_t key, uint32_t *file, uint32_t *function, uint32_t 
 /* The calling thread's Python thread state (its address; 0 if none, or no Python cutrace can
  * read, or not initialized or finalizing): what ctp_python_sample reads from another thread. */
 uint64_t ctp_python_tstate(void);
+/* What the previous sample of a thread read (ctp_python_sample), kept by the sampler per
+ * thread: where its current frame was found (3.11, 3.12: the _PyCFrame), its data stack's chunk
+ * (3.11+: [chunk, end) read, a little above its top), and its frames' code objects. */
+typedef struct ctp_py_hint {
+    uint64_t cframe, chunk, end;
+    uint32_t ncodes;
+    uint64_t codes[CTP_PY_MAX];
+} ctp_py_hint;
 /* The Python frames of the thread whose state is tstate, read from another thread while it
  * runs (the thread sampler's, ctp_tsample.h), innermost first, as ctp_python_splice gives
  * them (keys[i] the identity key, code_at[i] the frame key), at most cap (<= CTP_PY_MAX).
  * Every read goes through process_vm_readv: frames that change or go away under the reader
- * make a read fail or come back inconsistent, never a fault. From 3.11 on the thread's data
- * stack is read whole (one read for its frames) and every code object in one more: about four
- * system calls per sample. A frame popped between the reads, a code object that is not one, or
- * a chain that does not end makes the sample unreadable. Returns the count (0: no frames), or
- * -1 if the frames could not be read whole. Single caller at a time (static buffers). */
-int ctp_python_sample(uint64_t tstate, uint64_t *keys, uint64_t *code_at, int cap);
+ * make a read fail or come back inconsistent, never a fault. The state is read together with
+ * what the previous sample of the thread (hint, updated) read: from 3.11 on, in the steady state
+ * (the thread in code it ran at the previous sample) one system call reads the state, its whole
+ * data stack and its code objects; what moved costs one more read each (the current frame, the
+ * stack, the code objects not had). Before 3.11 each frame is read on its own. A frame popped
+ * between the reads, a code object that is not one, or a chain that does not end makes the
+ * sample unreadable. Returns the count (0: no frames), or -1 if the frames could not be read
+ * whole. One caller at a time (static buffers). */
+int ctp_python_sample(uint64_t tstate, ctp_py_hint *hint, uint64_t *keys, uint64_t *code_at, int cap);
 /* In a forked child (ctp_session's fork handler): the pid to read, and a lookup the fork
  * interrupted starts again. */
 void ctp_python_fork_child(void);

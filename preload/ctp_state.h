@@ -81,7 +81,7 @@ typedef struct ctp_thread {
     struct ctp_nvtx_open *nvtx_open; /* this thread's pushed ranges not yet popped (ctp_nvtxw) */
     unsigned nvtx_stuck;         /* drains that stopped at an end whose start was not seen */
     _Atomic int exited;          /* set by the thread's exit; the writer then retires it */
-    int stat_fd;                 /* the sampler's: its /proc stat + 1 (0 not open, -1 closed) */
+    struct ctp_ts_thread *sampled; /* the thread sampler's own (ctp_tsample.c) */
     struct ctp_thread *next;
 } ctp_thread;
 

@@ -20,11 +20,11 @@
 #include "ctp_wake.h"
 
 #define CTP_TS_RING_WORDS (1u << 15) /* 256 KiB: ~65 thread-seconds of samples at 2 ms */
-#define CTP_TS_FDS 256               /* /proc stat files kept open; past them, opened per read */
+#define CTP_TS_FDS 512               /* /proc files kept open; past them, opened per read */
 
 /* Only its ring is used: ctp_push appends to it as a traced thread's call does to its own. */
 static ctp_thread ctp_ts_self;
-static pthread_t ctp_ts_thread;
+static pthread_t ctp_ts_pthread;
 static int ctp_ts_running;
 static _Atomic uint32_t ctp_ts_stop;
 static unsigned ctp_ts_fds;
@@ -35,6 +35,17 @@ ctp_ring *ctp_tsample_ring(void)
     return &ctp_ts_self.ring;
 }
 
+/* What the sampler keeps of a thread between samples (ctp_thread.sampled). */
+typedef struct ctp_ts_thread {
+    int stat_fd, sched_fd;       /* its /proc stat and schedstat, -1 if not open */
+    uint64_t run_ns;             /* schedstat: its time on a CPU, at the last sample */
+    uint32_t stack, flags;       /* the last sample's Python stack and flags */
+    int n;                       /* ... its Python frames' count, and their keys */
+    uint64_t keys[CTP_PY_MAX];
+    ctp_py_hint hint;            /* what the last sample read of its frames */
+} ctp_ts_thread;
+static ctp_ts_thread ctp_ts_gone; /* an exited thread's: its files closed, nothing kept */
+
 /* The state letter in a /proc stat line ("tid (comm) S ..."; comm may hold ')' and spaces). */
 static uint32_t ctp_ts_state_of(const char *buf, ssize_t n)
 {
@@ -44,62 +55,103 @@ static uint32_t ctp_ts_state_of(const char *buf, ssize_t n)
     return 0;
 }
 
-static uint32_t ctp_ts_state(ctp_thread *t)
+/* Reads the thread's /proc file `what` into buf (kept open while the budget of descriptors
+ * allows); its length, or -1. */
+static ssize_t ctp_ts_read(const ctp_thread *t, int *fd, const char *what, char *buf, size_t len)
 {
-    char buf[512];
-    if (t->stat_fd == 0) {
-        snprintf(buf, sizeof buf, "/proc/self/task/%u/stat", t->tid);
-        int fd = open(buf, O_RDONLY | O_CLOEXEC);
-        if (fd >= 0 && ctp_ts_fds >= CTP_TS_FDS) {
-            ssize_t n = pread(fd, buf, sizeof buf, 0);
-            close(fd);
-            return n > 0 ? ctp_ts_state_of(buf, n) : 0;
+    if (*fd < 0) {
+        char path[64];
+        snprintf(path, sizeof path, "/proc/self/task/%u/%s", t->tid, what);
+        int f = open(path, O_RDONLY | O_CLOEXEC);
+        if (f < 0)
+            return -1;
+        if (ctp_ts_fds >= CTP_TS_FDS) {
+            ssize_t n = pread(f, buf, len, 0);
+            close(f);
+            return n;
         }
-        t->stat_fd = fd >= 0 ? fd + 1 : -1;
-        ctp_ts_fds += fd >= 0;
+        *fd = f;
+        ctp_ts_fds++;
     }
-    ssize_t n = t->stat_fd > 0 ? pread(t->stat_fd - 1, buf, sizeof buf, 0) : -1;
-    return n > 0 ? ctp_ts_state_of(buf, n) : 0;
+    return pread(*fd, buf, len, 0);
 }
 
-static void ctp_ts_sample(ctp_thread *t)
+static ctp_ts_thread *ctp_ts_of(ctp_thread *t)
+{
+    if (!t->sampled && (t->sampled = calloc(1, sizeof *t->sampled))) {
+        t->sampled->stat_fd = t->sampled->sched_fd = -1;
+        t->sampled->run_ns = UINT64_MAX;
+    }
+    return t->sampled;
+}
+
+/* A thread's Python frames. Unless it is running, a thread that has not run since the last
+ * sample read them (its time on a CPU, schedstat's first field, unchanged) has the frames it had:
+ * a thread that waits (in a sleep, on a lock, for I/O, in a synchronization) costs no read of
+ * its memory. The same frames as last time are the same stack, not looked up again. */
+static void ctp_ts_python(ctp_thread *t, ctp_ts_thread *s, uint64_t tstate, ct_rec_thread_sample *r)
+{
+    char buf[128];
+    unsigned long long run = UINT64_MAX;
+    ssize_t n = r->state == 'R' ? -1 : ctp_ts_read(t, &s->sched_fd, "schedstat", buf, sizeof buf - 1);
+    if (n > 0) {
+        buf[n] = 0;
+        if (sscanf(buf, "%llu", &run) != 1)
+            run = UINT64_MAX;
+    }
+    if (run == UINT64_MAX || run != s->run_ns) {
+        uint64_t keys[CTP_PY_MAX], code_at[CTP_PY_MAX];
+        int got = ctp_python_sample(tstate, &s->hint, keys, code_at, CTP_PY_MAX);
+        s->run_ns = got < 0 ? UINT64_MAX : run;
+        s->flags = got < 0 ? CT_TS_READ_FAILED : CT_TS_PYTHON;
+        if (got < 0 || got != s->n || memcmp(keys, s->keys, (size_t)got * sizeof *keys)) {
+            s->stack = got < 0 ? 0 : ctp_stack_intern(keys, code_at, got);
+            s->n = got;
+            memcpy(s->keys, keys, (size_t)(got < 0 ? 0 : got) * sizeof *keys);
+        }
+    }
+    r->stack = s->stack;
+    r->flags |= s->flags;
+}
+
+static void ctp_ts_sample(ctp_thread *t, ctp_ts_thread *s)
 {
     uint64_t ts = ctp_ticks();
+    char buf[512];
     ct_rec_thread_sample r = {t->tid, 0, atomic_load_explicit(&t->in_fn, memory_order_relaxed),
                               0, ctp_ts_perf};
-    r.state = ctp_ts_state(t);
+    ssize_t n = ctp_ts_read(t, &s->stat_fd, "stat", buf, sizeof buf);
+    r.state = n > 0 ? ctp_ts_state_of(buf, n) : 0;
     if (!r.state)
         r.flags |= CT_TS_NO_STATE;
     uint64_t tstate = atomic_load_explicit(&t->py_tstate, memory_order_relaxed);
-    if (tstate) {
-        uint64_t keys[CTP_PY_MAX], code_at[CTP_PY_MAX];
-        int n = ctp_python_sample(tstate, keys, code_at, CTP_PY_MAX);
-        if (n < 0) {
-            r.flags |= CT_TS_READ_FAILED;
-        } else {
-            r.flags |= CT_TS_PYTHON;
-            r.stack = ctp_stack_intern(keys, code_at, n);
-        }
-    } else if ((r.stack = atomic_load_explicit(&t->last_stack, memory_order_relaxed))) {
+    if (tstate)
+        ctp_ts_python(t, s, tstate, &r);
+    else if ((r.stack = atomic_load_explicit(&t->last_stack, memory_order_relaxed)))
         r.flags |= CT_TS_NATIVE_LAST;
-    }
     ctp_push(&ctp_ts_self, CT_REC_THREAD_SAMPLE, 0, ts, &r, sizeof r);
 }
 
 static void ctp_ts_round(void)
 {
     for (ctp_thread *t = atomic_load(&ctp_threads); t; t = t->next) {
-        if (t->stat_fd < 0)
+        ctp_ts_thread *s = t->sampled;
+        if (s == &ctp_ts_gone)
             continue;
         if (atomic_load_explicit(&t->exited, memory_order_acquire)) {
-            if (t->stat_fd > 0) {
-                close(t->stat_fd - 1);
-                ctp_ts_fds--;
+            for (int k = 0; s && k < 2; k++) {
+                int fd = k ? s->sched_fd : s->stat_fd;
+                if (fd >= 0) {
+                    close(fd);
+                    ctp_ts_fds--;
+                }
             }
-            t->stat_fd = -1;
+            free(s);
+            t->sampled = &ctp_ts_gone;
             continue;
         }
-        ctp_ts_sample(t);
+        if ((s = ctp_ts_of(t)))
+            ctp_ts_sample(t, s);
     }
 }
 
@@ -150,7 +202,7 @@ int ctp_tsample_start(void)
     }
     ctp_ts_perf = ctp_ts_perf_permitted();
     atomic_store(&ctp_ts_stop, 0);
-    if (pthread_create(&ctp_ts_thread, NULL, ctp_ts_main, NULL) != 0) {
+    if (pthread_create(&ctp_ts_pthread, NULL, ctp_ts_main, NULL) != 0) {
         fprintf(stderr, "cutrace: warning: cannot start the thread sampler; no thread samples\n");
         return -1;
     }
@@ -164,7 +216,7 @@ void ctp_tsample_stop(void)
         return;
     atomic_store(&ctp_ts_stop, 1);
     ctp_futex_wake(&ctp_ts_stop);
-    pthread_join(ctp_ts_thread, NULL);
+    pthread_join(ctp_ts_pthread, NULL);
     ctp_ts_running = 0;
 }
 

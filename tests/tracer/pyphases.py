@@ -2,7 +2,7 @@
 Python frames deep, with CUDA calls (the driver through ctypes) between them, so that the
 thread sampler's samples can be checked against the program's own clock (issue 28, item 2).
 
-    pyphases rounds [churn]
+    pyphases rounds [churn] [workers=N]
 
 Each round runs, 30 frames down (deep()):
   compute: a busy loop in compute(), 120 ms, on the line marked "cutrace: compute"
@@ -12,7 +12,9 @@ then cuCtxSynchronize. stdout: one line per phase, "pyphases: phase NAME START E
 ns, the trace's clock), then "pyphases: rounds=N frames=F" with F the frames deep the phases ran
 at (inspect). With churn, a second thread that called CUDA once recurses up and down without pause
 (frames pushed and popped under the sampler) until the main thread is done, then prints
-"pyphases: churn=C" (the recursions it made; more than 0)."""
+"pyphases: churn=C" (the recursions it made; more than 0). With workers=N, N more threads run
+the same rounds at the same time, each with its own buffer (only the main thread prints its
+phases): the thread sampler's cost on several CUDA-calling threads (tests/bench/bench_tsample.py)."""
 import ctypes
 import inspect
 import sys
@@ -44,7 +46,8 @@ def copy(ms, dst, src):
 def phase(name, fn, *args):
     t0 = clock()
     fn(*args)
-    print("pyphases: phase %s %d %d" % (name, t0, clock()))
+    if threading.current_thread() is threading.main_thread():
+        print("pyphases: phase %s %d %d" % (name, t0, clock()))
 
 
 def deep(n, fn):
@@ -70,10 +73,32 @@ def main():
     src = ctypes.create_string_buffer(32 * MIB)
     stop, count = threading.Event(), [0]
     helper = None
-    if len(sys.argv) > 2 and sys.argv[2] == "churn":
+    if "churn" in sys.argv[2:]:
         helper = threading.Thread(target=churn, args=(stop, count))
         helper.start()
+    workers = [int(a[8:]) for a in sys.argv[2:] if a.startswith("workers=")]
+    workers = [threading.Thread(target=rounds_of, args=(rounds, [], 32 * MIB))
+               for _ in range(workers[0] if workers else 0)]
+    for w in workers:
+        w.start()
     frames = []
+    rounds_of(rounds, frames, 0, dst, src)
+    for w in workers:
+        w.join()
+    stop.set()
+    if helper:
+        helper.join()
+        print("pyphases: churn=%d" % count[0])
+    print("pyphases: rounds=%d frames=%d" % (rounds, frames[0]))
+
+
+def rounds_of(rounds, frames, size, dst=None, src=None):
+    """rounds of the three phases, 30 frames down; a worker (size: its buffer's) allocates its
+    own buffers first."""
+    if size:
+        dst = ctypes.c_uint64()
+        assert cu.cuCtxSetCurrent(CTX) == 0 and cu.cuMemAlloc_v2(ctypes.byref(dst), size) == 0
+        src = ctypes.create_string_buffer(size)
 
     def one_round():
         frames.append(len(inspect.stack(0)))
@@ -84,11 +109,6 @@ def main():
     for _ in range(rounds):
         deep(30, one_round)
         assert cu.cuCtxSynchronize() == 0
-    stop.set()
-    if helper:
-        helper.join()
-        print("pyphases: churn=%d" % count[0])
-    print("pyphases: rounds=%d frames=%d" % (rounds, frames[0]))
 
 
 main()
