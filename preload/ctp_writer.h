@@ -9,7 +9,9 @@
  *
  * Contract: the session (ctp_session.c) starts, stops and resets it, under its registration lock
  * or at the end of the process; it reads the rings of ctp_threads (ctp_state.h) and writes
- * through ctp_output.h. It calls no recorder and no session function. */
+ * through ctp_output.h. It starts and stops the thread sampler with its own thread and drains
+ * the sampler's ring into its stream (ctp_tsample.h). It calls no recorder and no session
+ * function. */
 #ifndef CTP_WRITER_H
 #define CTP_WRITER_H
 

@@ -18,6 +18,7 @@ Measures, on the simulated CUDA stack:
   9. what host sampling costs, 1 main + 8 loader workers (bench_host.py).
  10. the analyzer against the analyzer of a base commit, on section 3's and the 64 ranks'
      traces (bench_base.py; --base REV, 58899c6 by default; --base-only: this section alone).
+ 11. what thread sampling costs, 1 and 4 threads 30 Python frames deep (bench_tsample.py).
 Writes OUT_DIR/results.json (flat numeric keys, units in the names; `null` plus a reason in
 "notes" where a figure could not be measured) and OUT_DIR/results.md, and prints the tables.
 Speed is reported, never asserted: the exit status is 0 unless a program fails to run.
@@ -38,6 +39,7 @@ import bench_overhead
 import bench_pystack
 import bench_nvtx
 import bench_host
+import bench_tsample
 import bench_base
 
 CALLS = ["launch", "memcpy", "alloc", "rtlaunch"]
@@ -459,6 +461,7 @@ class Bench:
         v.update(bench_overhead.verdicts(r))
         v.update(bench_pystack.verdicts(r))
         v.update(bench_host.verdicts(r))
+        v.update(bench_tsample.verdicts(r))
         v.update(bench_base.verdicts(r))
         return v
 
@@ -526,6 +529,7 @@ class Bench:
                   bench_pystack.row(r, s, v),
                   bench_nvtx.row(r, s),
                   bench_host.row(r, s, v),
+                  bench_tsample.row(r, s, v),
                   bench_base.row(r, s, v, self.base),
                   "| cutrace summary, events/s (%d events, CPU time) | %.1f M (wall %.1f M) | >= %.0f M | %s |" % (
                       r["analyzer_trace_events"], r["analyzer_events_per_sec"] / 1e6,
@@ -591,6 +595,7 @@ class Bench:
         bench_pystack.measure(self)
         bench_nvtx.measure(self)
         bench_host.measure(self)
+        bench_tsample.measure(self)
         self.bench_analyzer()
         self.bench_jobs()
         bench_base.measure(self, self.base)

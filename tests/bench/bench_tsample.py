@@ -1,0 +1,90 @@
+"""What the thread sampler costs (run_bench.py, section 11; issue 28, item 2).
+
+pyphases.py (tests/tracer: a thread 30 Python frames deep computing, sleeping and copying
+through ctypes, its phases timed by itself) runs on the system's python3 with libcutrace
+preloaded and the default thread sampling (every 5 ms), alone and with 3 more threads doing the
+same (4 CUDA-calling threads), interleaved. While it runs the benchmark reads, every 50 ms, the
+sampler thread's own time on a CPU ("cutrace-sample", /proc/PID/task/TID/schedstat: exact, from
+the scheduler); its cost is that time over the wall time between the first and last readings, as
+a share of one core (median over the repetitions). Beside it, what a thread that only sleeps
+5 ms at a time costs on this machine (a Python loop of time.sleep, its thread_time): the floor
+any sampler waking at that period pays, whatever it reads. Goal: under 1% of one core.
+"""
+import glob
+import os
+import statistics
+import subprocess
+import time
+
+GOAL_PCT = 1.0
+PYTHON = "python3"
+SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tracer", "pyphases.py")
+FLOOR = ("import time\nn = 400\nt0 = time.thread_time_ns()\nw0 = time.monotonic_ns()\n"
+         "for _ in range(n): time.sleep(0.005)\n"
+         "print(100.0 * (time.thread_time_ns() - t0) / (time.monotonic_ns() - w0))\n")
+
+
+def sampler_pct(bench, outdir, args):
+    """The sampler thread's share of one core over one run of pyphases.py args."""
+    env = dict(bench.env, LD_PRELOAD=os.path.join(bench.b, "lib/libcutrace.so"),
+               CUTRACE_OUTPUT=outdir)
+    os.makedirs(outdir, exist_ok=True)
+    p = subprocess.Popen([PYTHON, SCRIPT] + args, env=env, stdout=subprocess.DEVNULL)
+    first = last = None
+    while p.poll() is None:
+        for comm in glob.glob("/proc/%d/task/*/comm" % p.pid):
+            try:
+                with open(comm) as f:
+                    if f.read().strip() != "cutrace-sample":
+                        continue
+                with open(comm[:-4] + "schedstat") as f:
+                    reading = (int(f.read().split()[0]), time.monotonic_ns())
+            except (OSError, ValueError, IndexError):
+                continue
+            first = first or reading
+            last = reading
+        time.sleep(0.05)
+    if p.returncode != 0 or not first or last[1] == first[1]:
+        raise RuntimeError("pyphases.py %s: exit %s, sampler seen: %s" % (
+            " ".join(args), p.returncode, bool(first)))
+    return 100.0 * (last[0] - first[0]) / (last[1] - first[1])
+
+
+def measure(bench):
+    rounds = "3" if bench.quick else "12"
+    runs = {"1": [rounds], "4": [rounds, "workers=3"]}
+    got = {k: [] for k in runs}
+    floor = []
+    for rep in range(bench.reps):
+        for threads, args in runs.items():
+            outdir = os.path.join(bench.tmp, "tsample-%s-%d" % (threads, rep))
+            got[threads].append(sampler_pct(bench, outdir, args))
+        text, _, _, _ = bench.run([PYTHON, "-c", FLOOR])
+        floor.append(float(text.strip()))
+    for threads, pct in got.items():
+        key = "tsample_cpu_pct_of_core_%s_threads" % threads
+        bench.results[key] = round(statistics.median(pct), 3)
+        bench.spread[key] = [round(min(pct), 3), round(max(pct), 3)]
+    bench.results["tsample_wake_floor_pct_of_core"] = round(statistics.median(floor), 3)
+    bench.spread["tsample_wake_floor_pct_of_core"] = [round(min(floor), 3), round(max(floor), 3)]
+    bench.notes["thread_sampling"] = (
+        "%s pyphases.py %s (1 thread 30 Python frames deep; workers=3: 4 such threads) with "
+        "libcutrace preloaded and the default thread sampling (5 ms), %d interleaved "
+        "repetitions; the sampler thread's schedstat run time over the wall time it was read "
+        "across, %% of one core; floor: a Python thread sleeping 5 ms at a time" % (
+            PYTHON, rounds, bench.reps))
+
+
+def verdicts(results):
+    return {"thread_sampling": "pass" if results["tsample_cpu_pct_of_core_1_threads"] < GOAL_PCT
+            else "miss"}
+
+
+def row(results, spread, verdict):
+    k1, k4, kf = ("tsample_cpu_pct_of_core_1_threads", "tsample_cpu_pct_of_core_4_threads",
+                  "tsample_wake_floor_pct_of_core")
+    return ("| thread sampling every 5 ms, %% of one core: 1 thread 30 Python frames deep; 4 "
+            "threads | %.2f [%.2f..%.2f]; %.2f [%.2f..%.2f] (a thread waking every 5 ms: %.2f) "
+            "| < %.0f | %s |" % (results[k1], spread[k1][0], spread[k1][1], results[k4],
+                                 spread[k4][0], spread[k4][1], results[kf], GOAL_PCT,
+                                 verdict["thread_sampling"]))
