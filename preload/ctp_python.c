@@ -436,9 +436,9 @@ int ctp_python_sample(uint64_t tstate, ctp_py_hint *hint, uint64_t *keys, uint64
     unsigned whole = ctp_py_readv(&b);
     if (whole == 0)
         goto out;
-    uint64_t cur = ctp_py_u64(tsb, 0);
+    uint64_t cur = ctp_py_u64(tsb, 0), cframe = 0;
     if (L->cframe_current != CTP_PY_NONE && cur) {
-        uint64_t cframe = cur;
+        cframe = cur;
         if (at_cframe && cframe == hint->cframe && whole > at_cframe)
             cur = ctp_py_u64(cfb, 0);
         else if (ctp_py_read(&m, cframe + L->cframe_current, cfb, 8) == 0)
@@ -447,6 +447,7 @@ int ctp_python_sample(uint64_t tstate, ctp_py_hint *hint, uint64_t *keys, uint64
             goto out;
         hint->cframe = cframe;
     }
+    uint64_t cur0 = cur;
     /* 3.11+: the frames of the current chunk, [chunk, top), read whole (with the state if it is
      * where the previous sample found it); the frame found above must lie in it, or it was
      * popped meanwhile */
@@ -469,25 +470,60 @@ int ctp_python_sample(uint64_t tstate, ctp_py_hint *hint, uint64_t *keys, uint64
                 hint->end = top;
         }
     }
-    int k = 0;
+    /* Frames read at two moments make a chain that need not hold together: from 3.11 a
+     * thread's first frame is an evaluation loop's entry (3.11: is_entry; 3.12+: the loop's
+     * shim frame), and a chain that ends elsewhere was read while a frame was being pushed (its
+     * link to its caller not yet written: zeros, or an older frame's); below the innermost
+     * frame (which may be one just pushed, not started), every frame has run. */
+    int k = 0, bottom = 1, seen = 0;
+    uint64_t last = 0;
     for (int steps = 0; cur && k < cap && k < CTP_PY_MAX; steps++) {
         const unsigned char *f = fr;
+        last = cur;
         if (steps >= 4 * CTP_PY_MAX)
             goto out; /* a cycle: frames changed under the reader */
         if (cur >= lo && cur + L->fr_size <= hi)
             f = ctp_py_stack + (cur - lo);
         else if (ctp_py_read(&m, cur, fr, L->fr_size) != 0)
             goto out;
+        /* before 3.11 a frame is an object: one freed meanwhile has no references */
+        if (L->one_per_loop && (int64_t)ctp_py_u64(f, 0) <= 0)
+            goto out;
         cur = ctp_py_u64(f, L->fr_previous);
+        bottom = L->one_per_loop || (L->fr_is_entry != CTP_PY_NONE ? f[L->fr_is_entry] != 0
+                                                                  : f[L->fr_owner] == L->owner_cstack);
         if (!L->one_per_loop && f[L->fr_owner] == L->owner_cstack)
             continue;
         if (ctp_py_frame_code(f, &codes[k], &lastis[k]) == 0)
             k++;
+        else if (seen)
+            goto out; /* only the innermost frame may not have started */
+        seen = 1;
     }
-    /* each frame's code object: read with the state if the previous sample had it, else in one
-     * more read for all that were not; each must be one (PyCode_Type), or the frames read were
-     * not all of one moment */
+    if (!cur && !bottom)
+        goto out;
+    /* A thread's outermost frame stays while it runs (its <module>, threading's _bootstrap):
+     * a chain that ends at another frame than last time was read while a frame it passed
+     * through was being freed (before 3.11, a frame object's dealloc clears its f_back first),
+     * unless the thread did start anew (a C thread entering Python again): once. */
+    if (!cur) {
+        int moved = hint->bottom && hint->bottom != last;
+        hint->bottom = last;
+        if (moved)
+            goto out;
+    }
+    /* Then in one more read: the state's current frame (and data stack top) again, which must
+     * not have moved, or the frames read may mix two moments (a thread pushing a frame writes
+     * its link to its caller last); and each frame's code object, unless read with the state
+     * (the previous sample had it). Each must be one (PyCode_Type). */
     ctp_py_batch more = {.n = 0};
+    unsigned char again[3][8];
+    ctp_py_add(&more, tstate + L->ts_frame, again[0], 8);
+    if (cframe)
+        ctp_py_add(&more, cframe + L->cframe_current, again[1], 8);
+    if (threeplus)
+        ctp_py_add(&more, tstate + L->ts_chunk + 8, again[2], 8);
+    unsigned nc = 0;
     for (int i = 0; i < k; i++) {
         cobytes[i] = NULL;
         for (uint32_t j = 0; j < hint->ncodes && !cobytes[i]; j++)
@@ -497,11 +533,13 @@ int ctp_python_sample(uint64_t tstate, ctp_py_hint *hint, uint64_t *keys, uint64
             if (codes[j] == codes[i] && cobytes[j] >= ctp_py_codes[CTP_PY_MAX])
                 cobytes[i] = cobytes[j];
         if (!cobytes[i]) {
-            cobytes[i] = ctp_py_codes[CTP_PY_MAX + more.n];
-            ctp_py_add(&more, codes[i] + 8, ctp_py_codes[CTP_PY_MAX + more.n], clen);
+            cobytes[i] = ctp_py_codes[CTP_PY_MAX + nc];
+            ctp_py_add(&more, codes[i] + 8, ctp_py_codes[CTP_PY_MAX + nc++], clen);
         }
     }
-    if (ctp_py_readv(&more) != more.n)
+    if (ctp_py_readv(&more) != more.n || ctp_py_u64(again[0], 0) != ctp_py_u64(tsb, 0) ||
+        (cframe && ctp_py_u64(again[1], 0) != cur0) ||
+        (threeplus && ctp_py_u64(again[2], 0) != ctp_py_u64(tsb, L->ts_chunk + 8 - L->ts_frame)))
         goto out;
     hint->ncodes = 0;
     for (int i = 0; i < k; i++) {

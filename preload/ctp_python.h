@@ -51,6 +51,7 @@ uint64_t ctp_python_tstate(void);
  * (3.11+: [chunk, end) read, a little above its top), and its frames' code objects. */
 typedef struct ctp_py_hint {
     uint64_t cframe, chunk, end;
+    uint64_t bottom;             /* its outermost frame */
     uint32_t ncodes;
     uint64_t codes[CTP_PY_MAX];
 } ctp_py_hint;
