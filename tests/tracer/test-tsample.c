@@ -9,88 +9,6 @@
 #include <glob.h>
 #include <stdlib.h>
 
-#define TS_PHASES 64
-
-typedef struct {
-    char name[16];
-    uint64_t start, end;
-} ts_phase;
-
-/* The lines "PREFIX phase NAME START END" of out; their count. */
-static size_t ts_phases_of(const char *out, const char *prefix, ts_phase *v)
-{
-    char want[64];
-    size_t n = 0;
-    snprintf(want, sizeof want, "%s phase ", prefix);
-    for (const char *s = strstr(out, want); s && n < TS_PHASES; s = strstr(s + 1, want)) {
-        unsigned long long a, b;
-        if (sscanf(s + strlen(want), "%15s %llu %llu", v[n].name, &a, &b) == 3) {
-            v[n].start = a;
-            v[n].end = b;
-            n++;
-        }
-    }
-    return n;
-}
-
-/* What a sample of the thread was doing, as the test names the phases; NULL: none of them. */
-typedef const char *(*ts_classify_fn)(const tr_rec *x, const void *ctx);
-
-/* Over the span of the phases, the share of tid's sampled time that cls names after each phase
- * is that phase's share of the span, within 5 points. A sample stands for the time from midway
- * after the thread's previous sample to midway before its next (FORMAT.md 4.12: a sampler
- * descheduled on a busy machine, as it is most while the thread it samples keeps a CPU busy,
- * takes fewer samples, each standing for longer). At least one sample per 10 ms of the span.
- * Prints the shares. */
-static int ts_shares(const tr_trace *t, uint32_t tid, const ts_phase *ph, size_t nph,
-                     ts_classify_fn cls, const void *ctx, const char *label)
-{
-    ASSERT(nph > 0);
-    uint64_t lo = ph[0].start, hi = ph[nph - 1].end;
-    const char *names[TS_PHASES];
-    double clock_ns[TS_PHASES] = {0}, sampled_ns[TS_PHASES] = {0};
-    size_t nn = 0, total = 0;
-    for (size_t i = 0; i < nph; i++) {
-        size_t k = 0;
-        while (k < nn && strcmp(names[k], ph[i].name))
-            k++;
-        if (k == nn)
-            names[nn++] = ph[i].name;
-        clock_ns[k] += (double)(ph[i].end - ph[i].start);
-    }
-    const tr_rec *prev = NULL, *cur = NULL;
-    uint64_t max_gap = 0;
-    for (size_t r = 0; r <= t->n; r++) {
-        const tr_rec *x = r < t->n ? &t->v[r] : NULL;
-        if (x && (x->r.type != CT_REC_THREAD_SAMPLE || x->r.u.thread_sample.tid != tid))
-            continue;
-        if (cur && cur->r.ts >= lo && cur->r.ts < hi) {
-            double from = prev ? (double)(prev->r.ts + cur->r.ts) / 2 : (double)cur->r.ts;
-            double to = x ? (double)(cur->r.ts + x->r.ts) / 2 : (double)cur->r.ts;
-            from = from < (double)lo ? (double)lo : from;
-            to = to > (double)hi ? (double)hi : to;
-            const char *c = cls(cur, ctx);
-            for (size_t k = 0; c && k < nn; k++)
-                if (!strcmp(names[k], c))
-                    sampled_ns[k] += to - from;
-            total++;
-            if (prev && cur->r.ts - prev->r.ts > max_gap)
-                max_gap = cur->r.ts - prev->r.ts;
-        }
-        prev = cur;
-        cur = x;
-    }
-    ASSERT_UINT(total, >=, (hi - lo) / 10000000);
-    for (size_t k = 0; k < nn; k++) {
-        double by_clock = 100 * clock_ns[k] / (double)(hi - lo);
-        double by_samples = 100 * sampled_ns[k] / (double)(hi - lo);
-        printf("%s: %s %.1f%% of the span by its clock, %.1f%% by %zu samples (longest gap "
-               "%.1f ms)\n", label, names[k], by_clock, by_samples, total, (double)max_gap / 1e6);
-        ASSERT_NEAR(by_samples, by_clock, 5);
-    }
-    return 0;
-}
-
 static const char *ts_c_phase(const tr_rec *x, const void *ctx)
 {
     (void)ctx;
@@ -112,12 +30,12 @@ TEST_IMPL(thread_samples_c_phases)
     ASSERT_INT(tr_run(&p, out, NULL, cmd, NULL, 60), ==, 0);
     TR_ASSERT_EXIT(p, 0);
     ASSERT_CONTAINS(p.out, "ts_phases: rounds=3 ok\n");
-    ts_phase ph[TS_PHASES];
-    size_t nph = ts_phases_of(p.out, "ts_phases:", ph);
+    tr_phase ph[TR_PHASES];
+    size_t nph = tr_phases_of(p.out, "ts_phases:", ph);
     ASSERT_UINT(nph, ==, 9);
     tr_trace t;
     ASSERT_INT(tr_load(&t, out), ==, 0);
-    if (ts_shares(&t, t.pids[0], ph, nph, ts_c_phase, NULL, "ts_phases"))
+    if (tr_sample_shares(&t, t.pids[0], ph, nph, ts_c_phase, NULL, "ts_phases"))
         return 1;
     size_t n = 0;
     for (size_t r = 0; r < t.n; r++) {
@@ -201,12 +119,12 @@ TEST_IMPL(thread_samples_python_phases)
         ASSERT_INT(tr_run(&p, out, NULL, cmd, NULL, 60), ==, 0);
         TR_ASSERT_EXIT(p, 0);
         ASSERT_CONTAINS(p.out, "pyphases: rounds=2 frames=");
-        ts_phase ph[TS_PHASES];
-        size_t nph = ts_phases_of(p.out, "pyphases:", ph);
+        tr_phase ph[TR_PHASES];
+        size_t nph = tr_phases_of(p.out, "pyphases:", ph);
         ASSERT_UINT(nph, ==, 6);
         tr_trace t;
         ASSERT_INT(tr_load(&t, out), ==, 0);
-        if (ts_shares(&t, t.pids[0], ph, nph, ts_py_phase, &L, g.gl_pathv[k]))
+        if (tr_sample_shares(&t, t.pids[0], ph, nph, ts_py_phase, &L, g.gl_pathv[k]))
             return 1;
         size_t n = 0, failed = 0, deep = 0;
         for (size_t r = 0; r < t.n; r++) {

@@ -286,3 +286,76 @@ long long tr_result(const tr_trace *t, const char *name)
             return t->v[i].r.u.api.result;
     return -1;
 }
+
+/* The lines "PREFIX phase NAME START END" of out; their count. */
+size_t tr_phases_of(const char *out, const char *prefix, tr_phase *v)
+{
+    char want[64];
+    size_t n = 0;
+    snprintf(want, sizeof want, "%s phase ", prefix);
+    for (const char *s = strstr(out, want); s && n < TR_PHASES; s = strstr(s + 1, want)) {
+        unsigned long long a, b;
+        if (sscanf(s + strlen(want), "%15s %llu %llu", v[n].name, &a, &b) == 3) {
+            v[n].start = a;
+            v[n].end = b;
+            n++;
+        }
+    }
+    return n;
+}
+
+/* Over the span of the phases, the share of tid's sampled time that cls names after each phase
+ * is that phase's share of the span, within 5 points. A sample stands for the time from midway
+ * after the thread's previous sample to midway before its next (FORMAT.md 4.12: a sampler
+ * descheduled on a busy machine, as it is most while the thread it samples keeps a CPU busy,
+ * takes fewer samples, each standing for longer). At least one sample per 10 ms of the span.
+ * Prints the shares. */
+int tr_sample_shares(const tr_trace *t, uint32_t tid, const tr_phase *ph, size_t nph,
+                     tr_classify_fn cls, const void *ctx, const char *label)
+{
+    ASSERT(nph > 0);
+    uint64_t lo = ph[0].start, hi = ph[nph - 1].end;
+    const char *names[TR_PHASES];
+    double clock_ns[TR_PHASES] = {0}, sampled_ns[TR_PHASES] = {0};
+    size_t nn = 0, total = 0;
+    for (size_t i = 0; i < nph; i++) {
+        size_t k = 0;
+        while (k < nn && strcmp(names[k], ph[i].name))
+            k++;
+        if (k == nn)
+            names[nn++] = ph[i].name;
+        clock_ns[k] += (double)(ph[i].end - ph[i].start);
+    }
+    const tr_rec *prev = NULL, *cur = NULL;
+    uint64_t max_gap = 0;
+    for (size_t r = 0; r <= t->n; r++) {
+        const tr_rec *x = r < t->n ? &t->v[r] : NULL;
+        if (x && (x->r.type != CT_REC_THREAD_SAMPLE || x->r.u.thread_sample.tid != tid))
+            continue;
+        if (cur && cur->r.ts >= lo && cur->r.ts < hi) {
+            double from = prev ? (double)(prev->r.ts + cur->r.ts) / 2 : (double)cur->r.ts;
+            double to = x ? (double)(cur->r.ts + x->r.ts) / 2 : (double)cur->r.ts;
+            from = from < (double)lo ? (double)lo : from;
+            to = to > (double)hi ? (double)hi : to;
+            const char *c = cls(cur, ctx);
+            for (size_t k = 0; c && k < nn; k++)
+                if (!strcmp(names[k], c))
+                    sampled_ns[k] += to - from;
+            total++;
+            if (prev && cur->r.ts - prev->r.ts > max_gap)
+                max_gap = cur->r.ts - prev->r.ts;
+        }
+        prev = cur;
+        cur = x;
+    }
+    ASSERT_UINT(total, >=, (hi - lo) / 10000000);
+    for (size_t k = 0; k < nn; k++) {
+        double by_clock = 100 * clock_ns[k] / (double)(hi - lo);
+        double by_samples = 100 * sampled_ns[k] / (double)(hi - lo);
+        printf("%s: %s %.1f%% of the span by its clock, %.1f%% by %zu samples (longest gap "
+               "%.1f ms)\n", label, names[k], by_clock, by_samples, total, (double)max_gap / 1e6);
+        ASSERT_NEAR(by_samples, by_clock, 5);
+    }
+    return 0;
+}
+

@@ -72,4 +72,27 @@ int tr_put(const char *dir, const char *file, const char *text);
 /* The integer value of " key=" on a line, or -1. */
 long long tr_value(const char *line, const char *key);
 
+/* Thread samples (THREAD_SAMPLE, FORMAT.md 4.12) against a program's own clock: programs that
+ * time known phases print one line "PREFIX phase NAME START END" each (CLOCK_MONOTONIC ns, the
+ * trace's clock). */
+#define TR_PHASES 64
+typedef struct {
+    char name[16];
+    uint64_t start, end;
+} tr_phase;
+
+/* The lines "PREFIX phase NAME START END" of out; their count. */
+size_t tr_phases_of(const char *out, const char *prefix, tr_phase *v);
+/* What a sample of the thread was doing, as the test names the phases; NULL: none of them. */
+typedef const char *(*tr_classify_fn)(const tr_rec *x, const void *ctx);
+
+/* Over the span of the phases, the share of tid's sampled time that cls names after each phase
+ * is that phase's share of the span, within 5 points. A sample stands for the time from midway
+ * after the thread's previous sample to midway before its next (FORMAT.md 4.12: a sampler
+ * descheduled on a busy machine, as it is most while the thread it samples keeps a CPU busy,
+ * takes fewer samples, each standing for longer). At least one sample per 10 ms of the span.
+ * Prints the shares. */
+int tr_sample_shares(const tr_trace *t, uint32_t tid, const tr_phase *ph, size_t nph,
+                     tr_classify_fn cls, const void *ctx, const char *label);
+
 #endif
