@@ -400,83 +400,101 @@ static unsigned ctp_py_readv(ctp_py_batch *b)
     return whole;
 }
 
-int ctp_python_sample(uint64_t tstate, ctp_py_hint *hint, uint64_t *keys, uint64_t *code_at, int cap)
+/* The state's current frame (after its _PyCFrame, 3.11 and 3.12) and data stack (3.11+) read in
+ * one call, bracketed: the current frame and the stack's top read again after the stack, in the
+ * same call; unchanged, the stack was copied while the thread stayed where it was, and its frames
+ * hold together. Reads where the previous sample found them (hint): 1 when the thread is still
+ * there (updated otherwise: then the caller reads again). Sets *cur, *lo and *hi (the data stack
+ * copied into ctp_py_stack; 0, 0 before 3.11 or when too large); *codes_ok: leading hint codes
+ * read whole. */
+static int ctp_py_state_read(uint64_t tstate, ctp_py_hint *hint, uint64_t *cur, uint64_t *lo,
+                             uint64_t *hi, unsigned *codes_ok)
 {
-    if (!tstate || !ctp_py_known() || !ctp_py)
-        return -1;
     const ctp_py_layout *L = ctp_py;
-    const ctp_py_mem m = {ctp_py_pid, 0};
-    int saved = errno, n = -1, threeplus = L->ts_chunk != CTP_PY_NONE;
-    /* the state's current frame (or _PyCFrame) and, from 3.11, its data stack's chunk, top and
-     * limit */
-    unsigned tlen = threeplus ? L->ts_chunk + 24 - L->ts_frame : 8;
-    unsigned char tsb[512], cfb[8], fr[256];
-    uint64_t codes[CTP_PY_MAX], lo = 0, hi = 0;
-    int64_t lastis[CTP_PY_MAX];
-    const unsigned char *cobytes[CTP_PY_MAX];
+    int three = L->ts_chunk != CTP_PY_NONE, viacf = L->cframe_current != CTP_PY_NONE;
+    unsigned tlen = three ? L->ts_chunk + 24 - L->ts_frame : 8;
+    unsigned char tsb[512], cfb[8], again[3][8];
     size_t clen = L->co_linetable + 8 - 8; /* from ob_type to the end of co_linetable */
-    if (tlen > sizeof tsb || !hint)
-        goto out;
-    /* In one read: the state, and where the previous sample found its current frame, its data
-     * stack and its code objects; in the steady state nothing more is read. */
+    if (tlen > sizeof tsb)
+        return -1;
     ctp_py_batch b = {.n = 0};
     ctp_py_add(&b, tstate + L->ts_frame, tsb, tlen);
-    unsigned at_cframe = 0, at_stack = 0, at_codes = 0;
-    if (L->cframe_current != CTP_PY_NONE && hint->cframe) {
-        at_cframe = b.n;
+    if (viacf && hint->cframe)
         ctp_py_add(&b, hint->cframe + L->cframe_current, cfb, 8);
-    }
-    if (threeplus && hint->chunk && hint->end > hint->chunk) {
-        at_stack = b.n;
+    unsigned at_stack = b.n;
+    if (three && hint->chunk)
         ctp_py_add(&b, hint->chunk, ctp_py_stack, hint->end - hint->chunk);
-    }
-    at_codes = b.n;
+    unsigned at_again = b.n;
+    ctp_py_add(&b, tstate + L->ts_frame, again[0], 8);
+    if (viacf && hint->cframe)
+        ctp_py_add(&b, hint->cframe + L->cframe_current, again[1], 8);
+    if (three)
+        ctp_py_add(&b, tstate + L->ts_chunk + 8, again[2], 8);
+    unsigned at_codes = b.n;
     for (uint32_t i = 0; i < hint->ncodes; i++)
         ctp_py_add(&b, hint->codes[i] + 8, ctp_py_codes[i], clen);
     unsigned whole = ctp_py_readv(&b);
-    if (whole == 0)
-        goto out;
-    uint64_t cur = ctp_py_u64(tsb, 0), cframe = 0;
-    if (L->cframe_current != CTP_PY_NONE && cur) {
-        cframe = cur;
-        if (at_cframe && cframe == hint->cframe && whole > at_cframe)
-            cur = ctp_py_u64(cfb, 0);
-        else if (ctp_py_read(&m, cframe + L->cframe_current, cfb, 8) == 0)
-            cur = ctp_py_u64(cfb, 0);
-        else
-            goto out;
-        hint->cframe = cframe;
+    *codes_ok = whole > at_codes ? whole - at_codes : 0;
+    if (whole < at_codes)
+        return -1; /* not even the state */
+    uint64_t first = ctp_py_u64(tsb, 0), top = 0;
+    *cur = first;
+    *lo = *hi = 0;
+    int moved = ctp_py_u64(again[0], 0) != first;
+    if (viacf && first) {
+        if (first != hint->cframe) {
+            hint->cframe = first;
+            return 0;
+        }
+        *cur = ctp_py_u64(cfb, 0);
+        moved |= ctp_py_u64(again[1], 0) != *cur;
     }
-    uint64_t cur0 = cur;
-    /* 3.11+: the frames of the current chunk, [chunk, top), read whole (with the state if it is
-     * where the previous sample found it); the frame found above must lie in it, or it was
-     * popped meanwhile */
-    if (threeplus) {
+    if (three) {
         uint64_t chunk = ctp_py_u64(tsb, L->ts_chunk - L->ts_frame);
-        uint64_t top = ctp_py_u64(tsb, L->ts_chunk + 8 - L->ts_frame);
         uint64_t limit = ctp_py_u64(tsb, L->ts_chunk + 16 - L->ts_frame);
+        top = ctp_py_u64(tsb, L->ts_chunk + 8 - L->ts_frame);
+        moved |= ctp_py_u64(again[2], 0) != top;
         if (chunk && top > chunk && top - chunk <= CTP_PY_STACK_BYTES) {
-            if (!(at_stack && whole > at_stack && chunk == hint->chunk && top <= hint->end) &&
-                ctp_py_read(&m, chunk, ctp_py_stack, top - chunk) != 0)
-                goto out;
-            lo = chunk;
-            hi = top;
-            if (cur >= lo && cur < lo + CTP_PY_STACK_BYTES && cur + L->fr_size > hi)
-                goto out;
-            /* next time: this chunk, up to a little above this top (never past its limit) */
-            hint->chunk = chunk;
-            hint->end = top + 512 < limit ? top + 512 : limit;
-            if (hint->end - chunk > CTP_PY_STACK_BYTES || hint->end < top)
-                hint->end = top;
+            if (chunk != hint->chunk || top > hint->end || at_stack == at_again) {
+                /* next time: this chunk, up to a little above this top (never past its limit) */
+                hint->chunk = chunk;
+                hint->end = top + 512 < limit && top + 512 - chunk <= CTP_PY_STACK_BYTES ? top + 512 : top;
+                return 0;
+            }
+            *lo = chunk;
+            *hi = top;
         }
     }
+    return moved ? 0 : 1;
+}
+
+int ctp_python_sample(uint64_t tstate, ctp_py_hint *hint, uint64_t *keys, uint64_t *code_at, int cap)
+{
+    if (!tstate || !hint || !ctp_py_known() || !ctp_py)
+        return -1;
+    const ctp_py_layout *L = ctp_py;
+    const ctp_py_mem m = {ctp_py_pid, 0};
+    int saved = errno, n = -1, got = 0;
+    uint64_t codes[CTP_PY_MAX], lo = 0, hi = 0, cur = 0;
+    int64_t lastis[CTP_PY_MAX];
+    const unsigned char *cobytes[CTP_PY_MAX];
+    unsigned char fr[256];
+    size_t clen = L->co_linetable + 8 - 8;
+    unsigned codes_ok = 0;
+    /* where the previous sample found the thread, or (it moved) where this read found it */
+    for (int attempt = 0; attempt < 2 && got == 0; attempt++)
+        got = ctp_py_state_read(tstate, hint, &cur, &lo, &hi, &codes_ok);
+    if (got != 1)
+        goto out;
+    if (cur >= lo && cur < lo + CTP_PY_STACK_BYTES && cur + L->fr_size > hi && hi)
+        goto out; /* the current frame lies above the stack's top: popped meanwhile */
     /* Frames read at two moments make a chain that need not hold together: from 3.11 a
      * thread's first frame is an evaluation loop's entry (3.11: is_entry; 3.12+: the loop's
      * shim frame), and a chain that ends elsewhere was read while a frame was being pushed (its
      * link to its caller not yet written: zeros, or an older frame's); below the innermost
      * frame (which may be one just pushed, not started), every frame has run. */
-    int k = 0, bottom = 1, seen = 0;
-    uint64_t last = 0;
+    uint64_t cur0 = cur, last = 0;
+    int k = 0, bottom = 1, seen = 0, alone = 0;
     for (int steps = 0; cur && k < cap && k < CTP_PY_MAX; steps++) {
         const unsigned char *f = fr;
         last = cur;
@@ -486,6 +504,8 @@ int ctp_python_sample(uint64_t tstate, ctp_py_hint *hint, uint64_t *keys, uint64
             f = ctp_py_stack + (cur - lo);
         else if (ctp_py_read(&m, cur, fr, L->fr_size) != 0)
             goto out;
+        else
+            alone = 1;
         /* before 3.11 a frame is an object: one freed meanwhile has no references */
         if (L->one_per_loop && (int64_t)ctp_py_u64(f, 0) <= 0)
             goto out;
@@ -512,22 +532,20 @@ int ctp_python_sample(uint64_t tstate, ctp_py_hint *hint, uint64_t *keys, uint64
         if (moved)
             goto out;
     }
-    /* Then in one more read: the state's current frame (and data stack top) again, which must
-     * not have moved, or the frames read may mix two moments (a thread pushing a frame writes
-     * its link to its caller last); and each frame's code object, unless read with the state
-     * (the previous sample had it). Each must be one (PyCode_Type). */
+    /* Then in one more read, if needed: each frame's code object the state's read did not
+     * bring (the previous sample's), and, when frames were read one by one (outside the data
+     * stack copied, or before 3.11), the current frame again, which must not have moved. Each
+     * code object must be one (PyCode_Type). */
     ctp_py_batch more = {.n = 0};
-    unsigned char again[3][8];
-    ctp_py_add(&more, tstate + L->ts_frame, again[0], 8);
-    if (cframe)
-        ctp_py_add(&more, cframe + L->cframe_current, again[1], 8);
-    if (threeplus)
-        ctp_py_add(&more, tstate + L->ts_chunk + 8, again[2], 8);
+    unsigned char again[8];
+    if (alone)
+        ctp_py_add(&more, L->cframe_current != CTP_PY_NONE ? hint->cframe + L->cframe_current
+                                                            : tstate + L->ts_frame, again, 8);
     unsigned nc = 0;
     for (int i = 0; i < k; i++) {
         cobytes[i] = NULL;
-        for (uint32_t j = 0; j < hint->ncodes && !cobytes[i]; j++)
-            if (hint->codes[j] == codes[i] && whole > at_codes + j)
+        for (uint32_t j = 0; j < codes_ok && !cobytes[i]; j++)
+            if (hint->codes[j] == codes[i])
                 cobytes[i] = ctp_py_codes[j];
         for (int j = 0; j < i && !cobytes[i]; j++)
             if (codes[j] == codes[i] && cobytes[j] >= ctp_py_codes[CTP_PY_MAX])
@@ -537,19 +555,17 @@ int ctp_python_sample(uint64_t tstate, ctp_py_hint *hint, uint64_t *keys, uint64
             ctp_py_add(&more, codes[i] + 8, ctp_py_codes[CTP_PY_MAX + nc++], clen);
         }
     }
-    if (ctp_py_readv(&more) != more.n || ctp_py_u64(again[0], 0) != ctp_py_u64(tsb, 0) ||
-        (cframe && ctp_py_u64(again[1], 0) != cur0) ||
-        (threeplus && ctp_py_u64(again[2], 0) != ctp_py_u64(tsb, L->ts_chunk + 8 - L->ts_frame)))
+    if (ctp_py_readv(&more) != more.n || (alone && ctp_py_u64(again, 0) != cur0))
         goto out;
     hint->ncodes = 0;
     for (int i = 0; i < k; i++) {
         if (ctp_py_u64(cobytes[i], 0) != ctp_py_code_type)
             goto out;
         ctp_py_keys(codes[i], lastis[i], cobytes[i] + L->co_firstlineno - 8, &keys[i], &code_at[i]);
-        int seen = 0;
-        for (uint32_t j = 0; j < hint->ncodes && !seen; j++)
-            seen = hint->codes[j] == codes[i];
-        if (!seen)
+        int known = 0;
+        for (uint32_t j = 0; j < hint->ncodes && !known; j++)
+            known = hint->codes[j] == codes[i];
+        if (!known)
             hint->codes[hint->ncodes++] = codes[i];
     }
     n = k;
