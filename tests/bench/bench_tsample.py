@@ -51,7 +51,7 @@ def sampler_pct(bench, outdir, args):
 
 
 def measure(bench):
-    rounds = "3" if bench.quick else "12"
+    rounds = "1" if bench.quick else "6"
     runs = {"1": [rounds], "4": [rounds, "workers=3"]}
     got = {k: [] for k in runs}
     floor = []

@@ -5,9 +5,9 @@ thread sampler's samples can be checked against the program's own clock (issue 2
     pyphases rounds [churn] [workers=N]
 
 Each round runs, 30 frames down (deep()):
-  compute: a busy loop in compute(), 120 ms, on the line marked "cutrace: compute"
-  wait:    time.sleep in wait(), 80 ms, on the line marked "cutrace: wait"
-  copy:    cuMemcpyHtoD of 32 MiB from copy(), repeated for 60 ms ("cutrace: copy")
+  compute: a busy loop in compute(), 240 ms, on the line marked "cutrace: compute"
+  wait:    time.sleep in wait(), 160 ms, on the line marked "cutrace: wait"
+  copy:    cuMemcpyHtoD of 32 MiB from copy(), repeated for 120 ms ("cutrace: copy")
 then cuCtxSynchronize. stdout: one line per phase, "pyphases: phase NAME START END" (CLOCK_MONOTONIC
 ns, the trace's clock), then "pyphases: rounds=N frames=F" with F the frames deep the phases ran
 at (inspect). With churn, a second thread that called CUDA once recurses up and down without pause
@@ -102,9 +102,9 @@ def rounds_of(rounds, frames, size, dst=None, src=None):
 
     def one_round():
         frames.append(len(inspect.stack(0)))
-        phase("compute", compute, 120)
-        phase("wait", wait, 80)
-        phase("copy", copy, 60, dst, src)
+        phase("compute", compute, 240)
+        phase("wait", wait, 160)
+        phase("copy", copy, 120, dst, src)
 
     for _ in range(rounds):
         deep(30, one_round)

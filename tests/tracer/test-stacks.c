@@ -118,11 +118,7 @@ static int same_interpreter(const char *dir, const char *out)
 TEST_IMPL(stacks_python_code_reused)
 {
     glob_t g;
-    int found = glob("/usr/bin/python3.{8,9,1[0-3]}", GLOB_BRACE, NULL, &g);
-    found = glob("/root/.pyenv/versions/3.{8,9,1[0-3]}.*/bin/python3.{8,9,1[0-3]}",
-                 GLOB_BRACE | (found ? 0 : GLOB_APPEND), NULL, &g);
-    if (g.gl_pathc == 0)
-        ctt_skip("no CPython 3.8 to 3.13 found (/usr/bin, pyenv)");
+    tr_pythons(&g);
     for (size_t k = 0; k < g.gl_pathc; k++) {
         char out[4096], want[64];
         snprintf(out, sizeof out, "%s/pycode-%zu", ctt_tmpdir(), k);

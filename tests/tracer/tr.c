@@ -359,3 +359,11 @@ int tr_sample_shares(const tr_trace *t, uint32_t tid, const tr_phase *ph, size_t
     return 0;
 }
 
+void tr_pythons(glob_t *g)
+{
+    int found = glob("/usr/bin/python3.{8,9,1[0-3]}", GLOB_BRACE, NULL, g);
+    glob("/root/.pyenv/versions/3.{8,9,1[0-3]}.*/bin/python3.{8,9,1[0-3]}",
+         GLOB_BRACE | (found ? 0 : GLOB_APPEND), NULL, g);
+    if (g->gl_pathc == 0)
+        ctt_skip("no CPython 3.8 to 3.13 found (/usr/bin, pyenv)");
+}

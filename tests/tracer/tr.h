@@ -3,6 +3,8 @@
 #ifndef TR_H
 #define TR_H
 
+#include <glob.h>
+
 #include "ctt.h"
 #include "cttrace.h"
 
@@ -71,6 +73,9 @@ const char *tr_line(const char *text, const char *prefix);
 int tr_put(const char *dir, const char *file, const char *text);
 /* The integer value of " key=" on a line, or -1. */
 long long tr_value(const char *line, const char *key);
+
+/* The CPython 3.8-3.13 interpreters installed (/usr/bin, pyenv) into g; skips the test if none. */
+void tr_pythons(glob_t *g);
 
 /* Thread samples (THREAD_SAMPLE, FORMAT.md 4.12) against a program's own clock: programs that
  * time known phases print one line "PREFIX phase NAME START END" each (CLOCK_MONOTONIC ns, the
