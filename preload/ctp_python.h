@@ -1,4 +1,5 @@
-/* The calling thread's Python frames, read from CPython's memory (issue 14).
+/* The calling thread's Python frames, read from CPython's memory (issue 14), and another
+ * thread's, read by the thread sampler (issue 28: ctp_python_sample, below).
  *
  * When the process runs CPython (its symbols found at run time with dlsym: no build dependency on
  * Python), ctp_python_splice puts the Python frames of the calling thread's Python thread state

@@ -316,14 +316,16 @@ int tr_sample_shares(const tr_trace *t, uint32_t tid, const tr_phase *ph, size_t
     ASSERT(nph > 0);
     uint64_t lo = ph[0].start, hi = ph[nph - 1].end;
     const char *names[TR_PHASES];
-    double clock_ns[TR_PHASES] = {0}, sampled_ns[TR_PHASES] = {0};
-    size_t nn = 0, total = 0;
+    size_t of[TR_PHASES], nn = 0, total = 0;
+    double clock_ns[TR_PHASES] = {0}, sampled_ns[TR_PHASES] = {0}, at_ns[TR_PHASES] = {0};
+    double weight = 0;
     for (size_t i = 0; i < nph; i++) {
         size_t k = 0;
         while (k < nn && strcmp(names[k], ph[i].name))
             k++;
         if (k == nn)
             names[nn++] = ph[i].name;
+        of[i] = k;
         clock_ns[k] += (double)(ph[i].end - ph[i].start);
     }
     const tr_rec *prev = NULL, *cur = NULL;
@@ -341,6 +343,10 @@ int tr_sample_shares(const tr_trace *t, uint32_t tid, const tr_phase *ph, size_t
             for (size_t k = 0; c && k < nn; k++)
                 if (!strcmp(names[k], c))
                     sampled_ns[k] += to - from;
+            for (size_t i = 0; i < nph; i++)
+                if (ph[i].start <= cur->r.ts && cur->r.ts < ph[i].end)
+                    at_ns[of[i]] += to - from;
+            weight += to - from;
             total++;
             if (prev && cur->r.ts - prev->r.ts > max_gap)
                 max_gap = cur->r.ts - prev->r.ts;
@@ -349,12 +355,16 @@ int tr_sample_shares(const tr_trace *t, uint32_t tid, const tr_phase *ph, size_t
         cur = x;
     }
     ASSERT_UINT(total, >=, (hi - lo) / 10000000);
+    ASSERT(weight > 0);
     for (size_t k = 0; k < nn; k++) {
         double by_clock = 100 * clock_ns[k] / (double)(hi - lo);
         double by_samples = 100 * sampled_ns[k] / (double)(hi - lo);
+        double at = 100 * at_ns[k] / weight, said = 100 * sampled_ns[k] / weight;
         printf("%s: %s %.1f%% of the span by its clock, %.1f%% by %zu samples (longest gap "
-               "%.1f ms)\n", label, names[k], by_clock, by_samples, total, (double)max_gap / 1e6);
-        ASSERT_NEAR(by_samples, by_clock, 5);
+               "%.1f ms); at the samples' instants %.1f%%, the samples say %.1f%%\n", label,
+               names[k], by_clock, by_samples, total, (double)max_gap / 1e6, at, said);
+        ASSERT_NEAR(said, at, 5);
+        ASSERT_NEAR(by_samples, by_clock, 10);
     }
     return 0;
 }

@@ -91,12 +91,16 @@ size_t tr_phases_of(const char *out, const char *prefix, tr_phase *v);
 /* What a sample of the thread was doing, as the test names the phases; NULL: none of them. */
 typedef const char *(*tr_classify_fn)(const tr_rec *x, const void *ctx);
 
-/* Over the span of the phases, the share of tid's sampled time that cls names after each phase
- * is that phase's share of the span, within 5 points. A sample stands for the time from midway
- * after the thread's previous sample to midway before its next (FORMAT.md 4.12: a sampler
- * descheduled on a busy machine, as it is most while the thread it samples keeps a CPU busy,
- * takes fewer samples, each standing for longer). At least one sample per 10 ms of the span.
- * Prints the shares. */
+/* Over the span of the phases, what the samples of thread tid say it did (cls names a phase, or
+ * none) against what the program's clock says. A sample stands for the time from midway after
+ * the thread's previous sample to midway before its next (FORMAT.md 4.12: a sampler descheduled
+ * on a busy machine, as it is most while the thread it samples keeps a CPU busy, takes fewer
+ * samples, each standing for longer). Each phase's share of that sampled time is the share of
+ * it whose instant fell in the phase by the program's clock, within 5 points; and the phase's
+ * share of the span by the samples is its share by the clock within 10 (a machine that stops the
+ * program and the sampler together, as an overloaded one does for hundreds of milliseconds,
+ * moves the samples' account by that time, the clock's not). At least one sample per 10 ms of
+ * the span. Prints the shares. */
 int tr_sample_shares(const tr_trace *t, uint32_t tid, const tr_phase *ph, size_t nph,
                      tr_classify_fn cls, const void *ctx, const char *label);
 
