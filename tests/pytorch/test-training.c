@@ -227,7 +227,9 @@ TEST_IMPL(pytorch_fed_loop)
 }
 
 /* The stacks of the trace file that hold Python frames but none of PT_SRC/script's: calls the
- * analyzer cannot place on the user's line. Their number (each printed), or -1 on failure. */
+ * analyzer cannot place on the user's line. Their number (each printed), or -1 on failure.
+ * Thread samples' stacks (FORMAT.md 4.12) are where a thread was, not calls: PyTorch's own
+ * threads never run the script's code. */
 static int pt_stacks_missing_script(const char *trace, const char *script)
 {
     char mod[4400];
@@ -236,14 +238,24 @@ static int pt_stacks_missing_script(const char *trace, const char *script)
     if (an_run(&p, "dump {}", trace) != 0)
         return -1;
     static unsigned char kind[1 << 16]; /* frame id -> 1 Python, 2 Python in the script */
+    static unsigned char sampled[1 << 16]; /* stack id -> 1 a thread sample's */
     memset(kind, 0, sizeof kind);
+    memset(sampled, 0, sizeof sampled);
+    for (const char *l = strstr(p.out, " thread-sample "); l; l = strstr(l + 1, " thread-sample ")) {
+        const char *at = strstr(l, " stack=");
+        unsigned long sid = at ? strtoul(at + 7, NULL, 10) : 0;
+        if (sid < sizeof sampled)
+            sampled[sid] = 1;
+    }
     int missing = 0;
     for (char *l = strtok(p.out, "\n"); l; l = strtok(NULL, "\n")) {
         unsigned id;
         const char *f = strstr(l, " frame "), *st = strstr(l, " stack ");
         if (f && strstr(l, " kind=1 ") && sscanf(strstr(f, " id="), " id=%u", &id) == 1 && id < sizeof kind)
             kind[id] = strstr(l, mod) ? 2 : 1;
-        if (!st || !strstr(st, " frames="))
+        unsigned sid;
+        if (!st || !strstr(st, " frames=") || (sscanf(strstr(st, " id="), " id=%u", &sid) == 1 &&
+                                               sid < sizeof sampled && sampled[sid]))
             continue;
         int python = 0, mine = 0;
         for (char *q = strstr(st, " frames=") + 8;;) {
