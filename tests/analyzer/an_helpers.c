@@ -204,3 +204,14 @@ int an_marker_line(const char *path, const char *what)
     fclose(f);
     return found ? n : 0;
 }
+
+void an_sampled_stacks(const char *dump, unsigned char *sampled, size_t n)
+{
+    memset(sampled, 0, n);
+    for (const char *l = strstr(dump, " thread-sample "); l; l = strstr(l + 1, " thread-sample ")) {
+        const char *at = strstr(l, " stack="), *end = strchr(l, '\n');
+        unsigned long sid = at && (!end || at < end) ? strtoul(at + 7, NULL, 10) : 0;
+        if (sid < n)
+            sampled[sid] = 1;
+    }
+}

@@ -44,6 +44,9 @@ const char *an_trace_workload_err(char dir[4096], const char *name, const char *
 /* The line of the script at path whose comment is "# cutrace: <what>" (how the Python tests know
  * the line a call site must name), 0 if none. */
 int an_marker_line(const char *path, const char *what);
+/* In `cutrace dump` text: marks in sampled[id] (n of them, cleared first) the stacks THREAD_SAMPLE
+ * records name (FORMAT.md 4.12): where a thread was, not a call's site. */
+void an_sampled_stacks(const char *dump, unsigned char *sampled, size_t n);
 /* Runs the workload as an_trace_workload does, traced into DIR or (traced 0) not; p gets how
  * it ended and its outputs. Returns 0, or -1 if it could not be started. */
 int an_run_workload(ctt_proc *p, char dir[4096], const char *name, const char *prog_args,

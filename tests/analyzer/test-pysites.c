@@ -60,14 +60,17 @@ static int site_at_marker(const tj *s, const char *id, const char *marker, int p
 
 /* The STACKs of one trace file that have Python frames, one line each: those frames as
  * "function:line", innermost first, separated by spaces, whatever native frames lie between
- * them; read from `cutrace dump`. NULL if it cannot be dumped. */
+ * them; read from `cutrace dump`. NULL if it cannot be dumped. The calls' stacks: thread samples'
+ * (where a thread was, FORMAT.md 4.12) are left out. */
 static char *python_stacks(const char *file)
 {
     ctt_proc p;
     if (an_run(&p, "dump {}", file) != 0)
         return NULL;
     static char names[4096][80]; /* Python frame id -> "function:line", "" for a native frame */
+    static unsigned char sampled[1 << 16];
     memset(names, 0, sizeof names);
+    an_sampled_stacks(p.out, sampled, sizeof sampled);
     size_t cap = 1 << 16, len = 0;
     char *text = calloc(1, cap);
     for (char *line = strtok(p.out, "\n"); line; line = strtok(NULL, "\n")) {
@@ -77,7 +80,9 @@ static char *python_stacks(const char *file)
         if (f && strstr(line, " kind=1 ") && l && sscanf(l, " line=%u", &no) == 1 &&
             sscanf(strstr(f, " id="), " id=%u function=\"%63[^\"]", &id, fn) == 2 && id < 4096)
             snprintf(names[id], sizeof names[id], "%s:%u", fn, no);
-        if (!st || !strstr(st, " frames="))
+        unsigned sid;
+        if (!st || !strstr(st, " frames=") || (sscanf(strstr(st, " id="), " id=%u", &sid) == 1 &&
+                                               sid < sizeof sampled && sampled[sid]))
             continue;
         char seq[2048] = "";
         for (char *q = strstr(st, " frames=") + 8; *q;) {

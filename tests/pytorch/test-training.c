@@ -240,13 +240,7 @@ static int pt_stacks_missing_script(const char *trace, const char *script)
     static unsigned char kind[1 << 16]; /* frame id -> 1 Python, 2 Python in the script */
     static unsigned char sampled[1 << 16]; /* stack id -> 1 a thread sample's */
     memset(kind, 0, sizeof kind);
-    memset(sampled, 0, sizeof sampled);
-    for (const char *l = strstr(p.out, " thread-sample "); l; l = strstr(l + 1, " thread-sample ")) {
-        const char *at = strstr(l, " stack=");
-        unsigned long sid = at ? strtoul(at + 7, NULL, 10) : 0;
-        if (sid < sizeof sampled)
-            sampled[sid] = 1;
-    }
+    an_sampled_stacks(p.out, sampled, sizeof sampled);
     int missing = 0;
     for (char *l = strtok(p.out, "\n"); l; l = strtok(NULL, "\n")) {
         unsigned id;
