@@ -19,7 +19,7 @@
 #include "ctp_state.h"
 #include "ctp_wake.h"
 
-#define CTP_TS_RING_WORDS (1u << 15) /* 256 KiB: ~65 thread-seconds of samples at 2 ms */
+#define CTP_TS_RING_WORDS (1u << 15) /* 256 KiB, 6,500 samples: a writer period of 300 threads */
 #define CTP_TS_FDS 512               /* /proc files kept open; past them, opened per read */
 
 /* Only its ring is used: ctp_push appends to it as a traced thread's call does to its own. */

@@ -1,4 +1,4 @@
-/* The thread sampler (FORMAT.md 4.12): every CUTRACE_THREAD_SAMPLE_US (2000 us; 0 off), on a
+/* The thread sampler (FORMAT.md 4.12): every CUTRACE_THREAD_SAMPLE_US (5000 us; 0 off), on a
  * thread of its own ("cutrace-sample", every signal blocked), it reads what each thread of the
  * process that has made a traced call (ctp_threads) is doing, and appends a THREAD_SAMPLE record
  * per thread to a ring of its own, which the writer drains into its stream: the thread's
