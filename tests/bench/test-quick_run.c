@@ -91,12 +91,13 @@ TEST_IMPL(quick_run_reports_every_key)
         ASSERT_INT(lost->v[i]->num, ==, 0);
     const tj *v = tj_get(j, "verdicts");
     ASSERT(v != NULL && v->type == TJ_OBJ);
-    ASSERT_UINT(v->n, ==, 17 + 7); /* and one per diagnosis pair (bench_pairs.py) */
+    ASSERT_UINT(v->n, ==, 18 + 7); /* and one per diagnosis pair (bench_pairs.py) */
     ASSERT(tj_get(v, "jobs_speedup") != NULL);
     /* 64 ranks of tracegen, each file's records counted */
     ASSERT_INT(tj_num(j, "jobs_files"), ==, 64);
     ASSERT(tj_num(j, "jobs_trace_events") > 64 * 1000);
     ASSERT(tj_get(v, "host_sampling") != NULL);
+    ASSERT(tj_get(v, "thread_sampling") != NULL);
     /* section 10 with --quick: the analyzer against itself, on the same traces, same bytes out */
     ASSERT(tj_get(v, "vs_base") != NULL);
     ASSERT_INT(tj_num(j, "vs_base_same_output"), ==, 1);
