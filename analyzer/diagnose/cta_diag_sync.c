@@ -13,8 +13,11 @@ static const cta_fix FIX_SYNC = {
     "remove synchronizations that are not needed (torch.cuda.synchronize(), .item(), .cpu(), "
     "printing tensors); order streams with torch.cuda.Event and stream.wait_event instead"};
 
-/* excessive-sync: synchronizations, priced at the GPU's idle time after them until new work
- * arrived (the gaps of cause CTA_GAP_SYNC) */
+/* excessive-sync: synchronizations, priced at the GPU's idle time after them that is theirs
+ * (the time of cause CTA_GAP_SYNC): of each gap after one, at most the time they blocked the
+ * host (the sweep's gap_commit), since without them the host runs ahead by that much and no
+ * more; what it does after they return is host work (a GAN's cuDNN autotuning after a sync
+ * was priced at 38 s for 0.3 s blocked) */
 static void excessive_sync(cta_diags *ds, const cta_proc *p, int d, uint64_t win)
 {
     const cta_model *m = ds->m;
@@ -24,8 +27,9 @@ static void excessive_sync(cta_diags *ds, const cta_proc *p, int d, uint64_t win
     uint64_t yn = dv->gap_ns[CTA_GAP_SYNC];
     if (p->sync_calls && (x = cta_diag_add(ds, p, d, yn, win, cta_fix_for(p, FIX_SYNC)))) {
         cta_diag_msg(x,
-            "%llu synchronizations blocked the host %s; GPU %d then sat idle %s (%.1f%% of the "
-            "window) until new work arrived",
+            "%llu synchronizations blocked the host %s; GPU %d sat idle %s (%.1f%% of the "
+            "window) after them for want of the work the host would have queued meanwhile (of "
+            "each gap after one, up to the time they blocked; the rest is the host's own work)",
             (unsigned long long)p->sync_calls, cta_fmt_ns(b1, (double)p->sync_ns), d,
             cta_fmt_ns(b2, (double)yn), cta_diag_pct(yn, win));
         cta_diag_ev(x, "sync_calls", (double)p->sync_calls, CTA_EV_COUNT);
@@ -57,7 +61,8 @@ static const cta_fix FIX_SYNC_COPY = {
     "into pinned memory and wait on a torch.cuda.Event only when the value is needed"};
 
 /* sync-memcpy: without it the host would have run ahead instead of waiting. The fix, the
- * copy queued and read later, saves the gaps after the copies and, in the latency-bound
+ * copy queued and read later, saves the idle time after the copies that is theirs (of each gap
+ * after one, at most the time they blocked the host: the sweep's gap_commit) and, in the latency-bound
  * copies' intervals (bounds: they end at the call's return), the host's wake-up: what they
  * hold beyond a small copy timed exactly, else beyond the fastest of them (cta_proc.scp_ns) */
 static void sync_memcpy(cta_diags *ds, const cta_proc *p, int d, uint64_t win)
@@ -77,8 +82,10 @@ static void sync_memcpy(cta_diags *ds, const cta_proc *p, int d, uint64_t win)
         (x = cta_diag_add(ds, p, d, cn + wake, win, cta_fix_for(p, FIX_SYNC_COPY)))) {
         cta_diag_msg(x,
             "%llu synchronous copies (%s) blocked the host %s (%.1f%% of the window); GPU %d sat "
-            "idle %s right after them and %s while the host woke from the small ones (their "
-            "time beyond what such a copy takes): queued and read later, they save %s",
+            "idle %s after them for want of the work the host would have queued meanwhile (of "
+            "each gap after one, up to the time they blocked) and %s while the host woke from the "
+            "small ones (their time beyond what such a copy takes): queued and read later, they "
+            "save %s",
             (unsigned long long)p->sync_copy_count, cta_fmt_bytes(b1, (double)p->sync_copy_bytes),
             cta_fmt_ns(b2, (double)p->sync_copy_host_ns), cta_diag_pct(p->sync_copy_host_ns, win),
             d,
