@@ -160,14 +160,16 @@ typedef struct {
     double pend_cpu;              /* its CPU time outside CUDA: time x rate (compute) */
     uint64_t gap_start;
     int gap_sync, gap_synccpy;    /* a blocking call returned during the gap in progress */
-    uint64_t gap_sync_ns[2];      /* the time the synchronizations and synchronous copies that
+    uint64_t gap_sync_ns[3];      /* the time the synchronizations and synchronous copies that
                                    * returned in it blocked the host (what the gap owes them:
-                                   * cta_sweep.c gap_commit) */
+                                   * cta_sweep.c gap_commit); of the synchronizations, event
+                                   * synchronizations' */
     int gap_mem;                  /* the host was in an allocation call during it */
     cta_gap closed;                /* the gap that ended at the sweep's current instant, ... */
     int closed_open, closed_h2d, closed_sync, closed_synccpy, closed_mem; /* ... its cause not
                                                                           * yet decided */
-    uint64_t closed_sync_ns[2];
+    uint64_t closed_sync_ns[3];
+    uint64_t sync_event_owed;     /* of the after-sync time, what event synchronizations hold */
     uint64_t gap_ns[CTA_GAP_N], gap_count[CTA_GAP_N];
     cta_sketch starve_len;         /* lengths of the data-loading gaps (their regularity) */
     cta_starve_bin *starve_bins;   /* CTA_SKETCH_BUCKETS of them, NULL until the first such gap */
@@ -370,6 +372,7 @@ typedef struct {
      * bound): what such a copy takes without the host's wake-up */
     uint64_t small_exact_min[CTA_MAX_DEV][2], small_exact_n[CTA_MAX_DEV][2];
     uint64_t sync_calls, sync_ns, sync_count_kind[8];
+    uint64_t event_timings;       /* the program's own timings: event elapsed-time calls */
     uint64_t churn_allocs, churn_frees, churn_ns;
     uint64_t short_kernels;       /* kernels shorter than their launch call */
     uint64_t launches, launch_api_ns;

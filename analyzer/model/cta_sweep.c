@@ -276,6 +276,10 @@ static void gap_commit(cta_model *m, cta_proc *p, int d)
     else if (dv->closed_sync) {
         g.cls = CTA_GAP_SYNC;
         owed = dv->closed_sync_ns[0] < g.len ? dv->closed_sync_ns[0] : g.len;
+        /* the event synchronizations' share of it, by the time they blocked */
+        if (dv->closed_sync_ns[0])
+            dv->sync_event_owed += (uint64_t)((double)owed * (double)dv->closed_sync_ns[2] /
+                                              (double)dv->closed_sync_ns[0]);
     } else if (dv->closed_synccpy) {
         g.cls = CTA_GAP_SYNCCPY;
         owed = dv->closed_sync_ns[1] < g.len ? dv->closed_sync_ns[1] : g.len;
@@ -382,6 +386,7 @@ static void apply(cta_model *m, cta_proc *p, const cta_pt *pt)
             dv->gap_sync = s->sync_ret && s->sync_ret_t == pt->t;
             dv->gap_sync_ns[0] = dv->gap_sync ? s->ret_ns[0] : 0;
             dv->gap_sync_ns[1] = dv->gap_synccpy ? s->ret_ns[1] : 0;
+            dv->gap_sync_ns[2] = dv->gap_sync ? s->ret_ns[2] : 0;
             dv->gap_synccpy = s->copy_ret && s->copy_ret_t == pt->t;
             dv->gap_mem = s->mem_depth > 0;
             memset(&dv->pend, 0, sizeof dv->pend);
@@ -410,9 +415,11 @@ static void apply(cta_model *m, cta_proc *p, const cta_pt *pt)
             /* it counts for every gap whose span (ends included) holds its return: the one in
              * progress, one that ended at this instant, one that starts at it */
             int cpy = (pt->flag & CTA_PF_SYNCCOPY) != 0;
-            uint64_t blocked = pt->b;
+            uint64_t blocked = pt->b, event = pt->flag & CTA_PF_EVENTSYNC ? pt->b : 0;
             int again = cpy ? s->copy_ret && s->copy_ret_t == pt->t : s->sync_ret && s->sync_ret_t == pt->t;
             s->ret_ns[cpy] = (again ? s->ret_ns[cpy] : 0) + blocked;
+            if (!cpy)
+                s->ret_ns[2] = (again ? s->ret_ns[2] : 0) + event;
             *(cpy ? &s->copy_ret : &s->sync_ret) = 1;
             *(cpy ? &s->copy_ret_t : &s->sync_ret_t) = pt->t;
             for (int d = 0; d < s->ndev; d++) {
@@ -420,10 +427,12 @@ static void apply(cta_model *m, cta_proc *p, const cta_pt *pt)
                 if (x->windowed && x->busy_depth == 0) {
                     *(cpy ? &x->gap_synccpy : &x->gap_sync) = 1;
                     x->gap_sync_ns[cpy] += blocked;
+                    x->gap_sync_ns[2] += event;
                 }
                 if (x->closed_open) {
                     *(cpy ? &x->closed_synccpy : &x->closed_sync) = 1;
                     x->closed_sync_ns[cpy] += blocked;
+                    x->closed_sync_ns[2] += event;
                 }
             }
         }

@@ -27,7 +27,7 @@
 enum { CTA_P_GPU_END, CTA_P_API_END, CTA_P_SYNC_END, CTA_P_FREE, CTA_P_FEAT_END, CTA_P_RATE,
        CTA_P_GPU_BEGIN, CTA_P_API_BEGIN, CTA_P_SYNC_BEGIN, CTA_P_FEAT_BEGIN, CTA_P_ALLOC, CTA_P_FAIL,
        CTA_P_CAPTURE, CTA_P_FIRST_KERNEL, CTA_P_END0 };
-enum { CTA_PF_H2D = 1, CTA_PF_SYNCCOPY = 2, CTA_PF_MEMCALL = 4 };
+enum { CTA_PF_H2D = 1, CTA_PF_SYNCCOPY = 2, CTA_PF_MEMCALL = 4, CTA_PF_EVENTSYNC = 8 };
 
 typedef struct cta_pt {
     uint64_t t;
@@ -67,7 +67,8 @@ struct cta_sweep {
     int api_depth, sync_depth, mem_depth;
     int sync_ret, copy_ret;          /* a synchronization / a copy's wait has returned ... */
     uint64_t sync_ret_t, copy_ret_t; /* ... last at this time */
-    uint64_t ret_ns[2];              /* the time those returning then blocked (sync, copy) */
+    uint64_t ret_ns[3];              /* the time those returning then blocked (sync, copy; of
+                                      * the syncs, event syncs') */
     int ndev;            /* devices [0, ndev) may have GPU work */
     /* back-to-back plain calls of one thread, merged as GPU runs are (cta_api_interval) */
     int api_open;
