@@ -115,6 +115,14 @@ typedef struct {
     cta_hostsplit host;
 } cta_gap;
 
+/* A gap's time by cause, in time order: from start, ns[0] of cause cls[0], then ns[1] (0: none)
+ * of cls[1] (a gap after a synchronization: what the synchronization is owed, then the host's
+ * own time; cta_sweep.c gap_commit). */
+typedef struct {
+    uint64_t start, ns[2];
+    int cls[2];
+} cta_gap_parts;
+
 /* The call stacks counted in one call site: stacks that reach the same Python line in user code
  * through different native frames are one site (cta_model_site_group). The first
  * CTA_SITE_STACKS distinct ones, and whether there were more. */

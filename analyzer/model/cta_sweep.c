@@ -238,8 +238,7 @@ static void series_commit(cta_series *u, uint64_t start, uint64_t end, int cls, 
 }
 
 /* ns of gap g (one gap: count 1, else 0) to cause cls, with that share of its host activity. */
-static void gap_account(cta_model *m, cta_proc *p, int d, const cta_gap *g, int cls, uint64_t ns,
-                        int count)
+static void gap_account(cta_proc *p, int d, const cta_gap *g, int cls, uint64_t ns, int count)
 {
     cta_dev *dv = &p->dev[d];
     if (ns == 0)
@@ -255,7 +254,6 @@ static void gap_account(cta_model *m, cta_proc *p, int d, const cta_gap *g, int 
     dv->gap_ns[cls] += ns;
     dv->gap_count[cls] += (uint64_t)count;
     cta_hostsplit_add(&dv->gap_host[cls], &part);
-    CTA_FEAT_CALL(m, gap, m, p, d, cls, ns);
 }
 
 static void gap_commit(cta_model *m, cta_proc *p, int d)
@@ -311,12 +309,14 @@ static void gap_commit(cta_model *m, cta_proc *p, int d)
         b->n++;
         b->ns += g.len;
     }
+    cta_gap_parts parts = {.start = g.start, .ns = {owed, g.len - owed}, .cls = {g.cls, rest}};
     if (g.len > 0) {
-        gap_account(m, p, d, &g, g.cls, owed, main_cls == g.cls);
-        gap_account(m, p, d, &g, rest, g.len - owed, main_cls == rest);
+        gap_account(p, d, &g, g.cls, owed, main_cls == g.cls);
+        gap_account(p, d, &g, rest, g.len - owed, main_cls == rest);
         g.cls = main_cls;
         cta_top_insert(dv->top, &dv->ntop, CTA_TOP_GAPS, sizeof g, &g, offsetof(cta_gap, len));
     }
+    CTA_FEAT_CALL(m, gap, m, p, d, &parts);
 }
 
 int cta_sweep_holders(const cta_proc *p, int d, cta_holder *out)
