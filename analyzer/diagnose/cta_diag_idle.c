@@ -168,7 +168,10 @@ static const cta_fix FIX_LOWUTIL = {
     "look at what runs in these phases (evaluation, checkpointing, logging, data reloading): "
     "run them asynchronously, less often, or on other workers", NULL};
 
-/* low-gpu-utilization: phases well below the run's typical utilization */
+/* low-gpu-utilization: phases well below the run's typical utilization. Their idle time is of
+ * the causes the rules before it priced (it runs last of the device's): it claims only what
+ * they left of the device's idle time, so the device's findings together never claim more
+ * than its idle time. */
 static void low_utilization(cta_diags *ds, const cta_proc *p, int d, uint64_t win)
 {
     const cta_model *m = ds->m;
@@ -185,6 +188,13 @@ static void low_utilization(cta_diags *ds, const cta_proc *p, int d, uint64_t wi
                 lost += (u->median - u->util[i]) * (double)u->recorded[i];
                 low++;
             }
+        uint64_t idle = win > dv->busy ? win - dv->busy : 0, claimed = 0;
+        for (size_t i = 0; i < ds->n; i++)
+            if (ds->v[i].proc == p && ds->v[i].dev == d)
+                claimed += ds->v[i].saving_ns;
+        double left = claimed < idle ? (double)(idle - claimed) : 0;
+        if (lost > left)
+            lost = left;
         if (low && (x = cta_diag_add(ds, p, d, (uint64_t)lost, win, cta_fix_for(p, FIX_LOWUTIL)))) {
             cta_diag_msg(x, "GPU %d ran below half its typical utilization (%.0f%%) in %u windows of %s; "
                    "bringing them to typical would save %s",

@@ -513,17 +513,20 @@ void cta_nvtx_idle(cta_model *m, cta_proc *p, int dev, uint32_t tid, uint64_t ns
     ov[k].ns += ns;
 }
 
-void cta_nvtx_gap(cta_model *m, cta_proc *p, int dev, int cls, uint64_t ns)
+void cta_nvtx_gap(cta_model *m, cta_proc *p, int dev, const cta_gap_parts *g)
 {
     nv_model(m);
-    nv_proc(p)->where_ns[CTA_WHERE_GAP + cls] += ns;
-    __typeof__(NVP(p)->ov[0][0]) *ov = NVP(p)->ov[dev];
+    struct cta_nvtx_proc *np = nv_proc(p);
+    __typeof__(np->ov[0][0]) *ov = np->ov[dev];
     int best = -1;
     for (int k = 0; k < NV_OVERLAP; k++)
         if (ov[k].inst && (best < 0 || ov[k].ns > ov[best].ns))
             best = k;
-    if (best >= 0 && ns)
-        place_add(m, p, nv_at(p, ov[best].inst - 1), CTA_WHERE_GAP + cls, ns);
+    for (int i = 0; i < 2; i++) {
+        np->where_ns[CTA_WHERE_GAP + g->cls[i]] += g->ns[i];
+        if (best >= 0 && g->ns[i])
+            place_add(m, p, nv_at(p, ov[best].inst - 1), CTA_WHERE_GAP + g->cls[i], g->ns[i]);
+    }
     for (int k = 0; k < NV_OVERLAP; k++)
         if (ov[k].inst) {
             inst_unref(m, p, ov[k].inst - 1);

@@ -60,7 +60,7 @@ void cta_nvtx_call_gpu(cta_model *m, cta_proc *p, uint32_t set, uint64_t start, 
 void cta_nvtx_sync(cta_model *m, cta_proc *p, cta_thread *th, uint64_t ns);
 void cta_nvtx_where(cta_model *m, cta_proc *p, uint32_t set, int kind, uint64_t ns);
 void cta_nvtx_idle(cta_model *m, cta_proc *p, int dev, uint32_t tid, uint64_t ns);
-void cta_nvtx_gap(cta_model *m, cta_proc *p, int dev, int cls, uint64_t ns);
+void cta_nvtx_gap(cta_model *m, cta_proc *p, int dev, const cta_gap_parts *g);
 void cta_nvtx_point(cta_model *m, cta_proc *p, const cta_pt *pt);
 void cta_nvtx_finish(cta_model *m, cta_proc *p);
 void cta_nvtx_merge(cta_model *dst, cta_model *src);

@@ -55,8 +55,8 @@ typedef struct {
     /* Device dev was idle ns, the host's last thread in CUDA being tid; only for a process
      * where the feature has state (cta_proc.feat). */
     void (*idle)(cta_model *m, cta_proc *p, int dev, uint32_t tid, uint64_t ns);
-    /* A gap of device dev ended, of cause cls (CTA_GAP_*), ns long. */
-    void (*gap)(cta_model *m, cta_proc *p, int dev, int cls, uint64_t ns);
+    /* A gap of device dev ended (its parts by cause; called for every gap, of 0 ns too). */
+    void (*gap)(cta_model *m, cta_proc *p, int dev, const cta_gap_parts *g);
     /* A point the feature queued (cta_sweep_push with type CTA_P_FEAT_BEGIN or _END and kind
      * its slot) is applied. */
     void (*point)(cta_model *m, cta_proc *p, const cta_pt *pt);

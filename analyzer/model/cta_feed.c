@@ -70,6 +70,8 @@ static void cta_on_api(cta_model *m, cta_proc *p, const ct_rec *r)
     th->last_api_stack = stack;
     th->last_api_ns = r->ts - start;
     nesting(m, p, th, r, idx);
+    if ((cat & CTA_CAT_TIMING) && !a->parent)
+        p->event_timings++;
     int flag = ((cat & CTA_CAT_SYNCCOPY) ? CTA_PF_SYNCCOPY : 0) |
                ((cat & CTA_CAT_MEM) && !a->parent ? CTA_PF_MEMCALL : 0);
     if (!a->parent) /* a nested call lies inside its parent: the parent's interval covers it */
@@ -239,7 +241,9 @@ static void cta_on_sync(cta_model *m, cta_proc *p, const ct_rec *r)
         p->sync_count_kind[sy->kind]++;
     if (sy->kind != CT_SYNC_STREAM_WAIT_EVENT)
         cta_push_interval(p, start, r->ts, CTA_P_SYNC_BEGIN, CTA_P_SYNC_END, 0,
-                          sy->kind == CT_SYNC_MEMCPY ? CTA_PF_SYNCCOPY : 0, r->tid);
+                          sy->kind == CT_SYNC_MEMCPY ? CTA_PF_SYNCCOPY
+                          : sy->kind == CT_SYNC_EVENT ? CTA_PF_EVENTSYNC : 0,
+                          r->tid);
 }
 
 /* GPU records are joined to their call's LAUNCH / COPY detail. A GPU interval can end before

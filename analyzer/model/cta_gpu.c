@@ -152,6 +152,10 @@ void cta_gpu_done(cta_model *m, cta_proc *p, const ct_rec_gpu *g, uint64_t end, 
                       bounded ? start : end);
     }
     cta_gpu_interval(p, d, start, end, flag);
+    if (c && c->type == CT_REC_LAUNCH && !dv->first_kernel) {
+        dv->first_kernel = 1;
+        cta_sweep_push(p, (cta_pt){.t = start, .type = CTA_P_FIRST_KERNEL, .dev = (uint8_t)d});
+    }
     if (end > dv->end_seen)
         dv->end_seen = end;
     CTA_FEAT_CALL(m, gpu, m, p, g, end, &call);

@@ -91,6 +91,8 @@ uint8_t cta_api_name_category(const char *name)
         c |= CTA_CAT_MEM;
     if (strstr(name, "Synchronize"))
         c |= CTA_CAT_SYNC;
+    if (strstr(name, "EventElapsedTime"))
+        c |= CTA_CAT_TIMING;
     if (c & (CTA_CAT_LAUNCH | CTA_CAT_COPY | CTA_CAT_MEM))
         c |= CTA_CAT_DETAIL;
     return c;

@@ -103,13 +103,10 @@ static inline void cta_hostsplit_add(cta_hostsplit *h, const cta_hostsplit *x)
     h->unknown += x->unknown;
 }
 
-/* Data-loading gaps of one length class (cta_sketch_bucket of their length): how many, their
- * time and what the host did in them. Kept per class so that the diagnosis, which learns the
- * typical gap only at the end, can set aside the gaps far longer than it (the program's start
- * before its first batch, a stalled host) with their host time. */
+/* Data-loading gaps of one length class (cta_sketch_bucket of their length): how many and their
+ * time, for the diagnosis to find the typical gap and price each class of gaps at its length. */
 typedef struct {
     uint64_t n, ns;
-    cta_hostsplit host;
 } cta_starve_bin;
 
 typedef struct {
@@ -117,6 +114,14 @@ typedef struct {
     int cls;
     cta_hostsplit host;
 } cta_gap;
+
+/* A gap's time by cause, in time order: from start, ns[0] of cause cls[0], then ns[1] (0: none)
+ * of cls[1] (a gap after a synchronization: what the synchronization is owed, then the host's
+ * own time; cta_sweep.c gap_commit). */
+typedef struct {
+    uint64_t start, ns[2];
+    int cls[2];
+} cta_gap_parts;
 
 /* The call stacks counted in one call site: stacks that reach the same Python line in user code
  * through different native frames are one site (cta_model_site_group). The first
@@ -163,13 +168,26 @@ typedef struct {
     double pend_cpu;              /* its CPU time outside CUDA: time x rate (compute) */
     uint64_t gap_start;
     int gap_sync, gap_synccpy;    /* a blocking call returned during the gap in progress */
+    uint64_t gap_sync_ns[3];      /* the time the synchronizations and synchronous copies that
+                                   * returned in it blocked the host (what the gap owes them:
+                                   * cta_sweep.c gap_commit); of the synchronizations, event
+                                   * synchronizations' */
     int gap_mem;                  /* the host was in an allocation call during it */
     cta_gap closed;                /* the gap that ended at the sweep's current instant, ... */
     int closed_open, closed_h2d, closed_sync, closed_synccpy, closed_mem; /* ... its cause not
                                                                           * yet decided */
+    uint64_t closed_sync_ns[3];
+    uint64_t sync_event_owed;     /* of the after-sync time, what event synchronizations hold */
     uint64_t gap_ns[CTA_GAP_N], gap_count[CTA_GAP_N];
     cta_sketch starve_len;         /* lengths of the data-loading gaps (their regularity) */
     cta_starve_bin *starve_bins;   /* CTA_SKETCH_BUCKETS of them, NULL until the first such gap */
+    /* Data-loading gaps before the device's first kernel: the program's start up to its first
+     * batch (the model's weights copied, loader workers starting), no loop's step yet, when a
+     * kernel runs at all (a program of copies alone has no steps to tell). first_kernel: that
+     * kernel's start is queued; kernel_run: the sweep has passed it. */
+    uint64_t starve_startup_ns, starve_startup;
+    cta_hostsplit starve_startup_host;
+    int first_kernel, kernel_run;
     cta_hostsplit gap_host[CTA_GAP_N];
     uint64_t idle_in_memcall;     /* of gaps with an allocation call, the host's time in CUDA */
     uint64_t long_gaps;           /* gaps of 100 us or more: the loop's rhythm */
@@ -362,6 +380,7 @@ typedef struct {
      * bound): what such a copy takes without the host's wake-up */
     uint64_t small_exact_min[CTA_MAX_DEV][2], small_exact_n[CTA_MAX_DEV][2];
     uint64_t sync_calls, sync_ns, sync_count_kind[8];
+    uint64_t event_timings;       /* the program's own timings: event elapsed-time calls */
     uint64_t churn_allocs, churn_frees, churn_ns;
     uint64_t short_kernels;       /* kernels shorter than their launch call */
     uint64_t launches, launch_api_ns;

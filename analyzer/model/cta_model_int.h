@@ -151,8 +151,9 @@ void cta_on_mem(cta_model *m, cta_proc *p, const ct_rec *r);
 
 /* API categories, from the function name (cached per string id: cta_api_category). */
 /* CTA_CAT_DETAIL: the call may have a LAUNCH, COPY or MEM record to join */
+/* CTA_CAT_TIMING: the time between two events (the program times itself with events) */
 enum { CTA_CAT_LAUNCH = 1, CTA_CAT_COPY = 2, CTA_CAT_SYNCCOPY = 4, CTA_CAT_MEM = 8, CTA_CAT_SYNC = 16, CTA_CAT_DETAIL = 32,
-       CTA_CAT_KNOWN = 128 };
+       CTA_CAT_TIMING = 64, CTA_CAT_KNOWN = 128 };
 
 /* Names (cta_intern.c). */
 /* The row of string sid of file in the API table (api) or the kernel table, by display name,

@@ -193,6 +193,7 @@ static void gap_end(cta_dev *dv, uint64_t t, int h2d)
     dv->closed_open = 1;
     dv->closed_h2d = h2d != 0;
     dv->closed_sync = dv->gap_sync;
+    memcpy(dv->closed_sync_ns, dv->gap_sync_ns, sizeof dv->closed_sync_ns);
     dv->closed_synccpy = dv->gap_synccpy;
     dv->closed_mem = dv->gap_mem;
     memset(&dv->pend, 0, sizeof dv->pend);
@@ -200,9 +201,11 @@ static void gap_end(cta_dev *dv, uint64_t t, int h2d)
 }
 
 /* The plot series' pending idle time of the gap [start, end] moves to its host states and to
- * its cause: per bin, the CPU time outside CUDA is compute (at most the time outside CUDA),
- * the rest of it waiting, as gap_end splits the gap as a whole. */
-static void series_commit(cta_series *u, uint64_t start, uint64_t end, int cls)
+ * its causes: per bin, the CPU time outside CUDA is compute (at most the time outside CUDA),
+ * the rest of it waiting, as gap_end splits the gap as a whole. The gap's time before `split`
+ * goes to cause cls, the rest to cls2 (a bin holding `split` is shared by where it falls). */
+static void series_commit(cta_series *u, uint64_t start, uint64_t end, int cls, uint64_t split,
+                          int cls2)
 {
     if (!u->started)
         return;
@@ -217,12 +220,40 @@ static void series_commit(cta_series *u, uint64_t start, uint64_t end, int cls)
         CH(CTA_CH_COMPUTE, i) += cpu;
         CH(CTA_CH_WAIT, i) += out - cpu;
         CH(CTA_CH_UNKNOWN, i) += CH(CTA_CH_PEND_UNKNOWN, i);
-        CH(CTA_CH_GAP + cls, i) += CH(CTA_CH_PEND_IN_API, i) + CH(CTA_CH_PEND_BLOCKED, i) + out +
-                                   CH(CTA_CH_PEND_UNKNOWN, i);
+        uint64_t idle = CH(CTA_CH_PEND_IN_API, i) + CH(CTA_CH_PEND_BLOCKED, i) + out +
+                        CH(CTA_CH_PEND_UNKNOWN, i);
+        /* of the bin's part of the gap, the share before split */
+        uint64_t lo = u->t0 + (uint64_t)i * u->width, hi = lo + u->width;
+        lo = lo > start ? lo : start;
+        hi = hi < end ? hi : end;
+        uint64_t first = split <= lo ? 0
+                         : split >= hi ? idle
+                                       : (uint64_t)((double)idle * (double)(split - lo) / (double)(hi - lo));
+        CH(CTA_CH_GAP + cls, i) += first;
+        CH(CTA_CH_GAP + cls2, i) += idle - first;
         for (int c = CTA_CH_PEND_IN_API; c <= CTA_CH_PEND_UNKNOWN; c++)
             CH(c, i) = 0;
     }
 #undef CH
+}
+
+/* ns of gap g (one gap: count 1, else 0) to cause cls, with that share of its host activity. */
+static void gap_account(cta_proc *p, int d, const cta_gap *g, int cls, uint64_t ns, int count)
+{
+    cta_dev *dv = &p->dev[d];
+    if (ns == 0)
+        return;
+    const cta_hostsplit *h = &g->host;
+    cta_hostsplit part = *h;
+    if (ns < g->len) {
+        double f = (double)ns / (double)g->len;
+        part = (cta_hostsplit){(uint64_t)((double)h->in_api * f), (uint64_t)((double)h->blocked * f),
+                               (uint64_t)((double)h->compute * f), (uint64_t)((double)h->wait * f),
+                               (uint64_t)((double)h->unknown * f)};
+    }
+    dv->gap_ns[cls] += ns;
+    dv->gap_count[cls] += (uint64_t)count;
+    cta_hostsplit_add(&dv->gap_host[cls], &part);
 }
 
 static void gap_commit(cta_model *m, cta_proc *p, int d)
@@ -232,18 +263,30 @@ static void gap_commit(cta_model *m, cta_proc *p, int d)
     cta_gap g = dv->closed;
     const cta_hostsplit *h = &g.host;
     uint64_t outside = h->compute + h->wait + h->unknown;
+    /* A synchronization (or a synchronous copy) is owed the gap after it up to the time it
+     * blocked the host: without it the host would have run ahead by that much, no more; the
+     * rest is what the host did then (its own work, launching), of the cause it would have had
+     * without it. */
+    int rest = h->in_api * 2 >= g.len ? CTA_GAP_LAUNCH : CTA_GAP_HOST;
+    uint64_t owed = g.len;
     if (dv->closed_h2d && outside * 2 >= g.len)
         g.cls = CTA_GAP_STARVE;
-    else if (dv->closed_sync)
+    else if (dv->closed_sync) {
         g.cls = CTA_GAP_SYNC;
-    else if (dv->closed_synccpy)
+        owed = dv->closed_sync_ns[0] < g.len ? dv->closed_sync_ns[0] : g.len;
+        /* the event synchronizations' share of it, by the time they blocked */
+        if (dv->closed_sync_ns[0])
+            dv->sync_event_owed += (uint64_t)((double)owed * (double)dv->closed_sync_ns[2] /
+                                              (double)dv->closed_sync_ns[0]);
+    } else if (dv->closed_synccpy) {
         g.cls = CTA_GAP_SYNCCPY;
-    else if (h->in_api * 2 >= g.len)
-        g.cls = CTA_GAP_LAUNCH;
-    else
-        g.cls = CTA_GAP_HOST;
+        owed = dv->closed_sync_ns[1] < g.len ? dv->closed_sync_ns[1] : g.len;
+    } else
+        g.cls = rest;
+    /* the gap is counted, and listed among the longest, under the cause that holds most of it */
+    int main_cls = 2 * owed >= g.len ? g.cls : rest;
     cta_hostsplit_add(&dv->idle, h);
-    series_commit(&dv->util, g.start, p->sweep->now, g.cls);
+    series_commit(&dv->util, g.start, p->sweep->now, g.cls, g.start + owed, rest);
     /* An allocation call in the gap: the host's time in CUDA in it is what reusing memory
      * saves, the allocation calls (cudaFree waiting for the device) and the launch after them
      * that the GPU also waits for; its time outside CUDA (a loader) stays */
@@ -251,6 +294,11 @@ static void gap_commit(cta_model *m, cta_proc *p, int d)
         dv->idle_in_memcall += h->in_api;
     if (g.len >= 100000)
         dv->long_gaps++;
+    if (g.len > 0 && g.cls == CTA_GAP_STARVE && !dv->kernel_run) {
+        dv->starve_startup_ns += g.len;
+        dv->starve_startup++;
+        cta_hostsplit_add(&dv->starve_startup_host, h);
+    }
     if (g.len > 0 && g.cls == CTA_GAP_STARVE) {
         cta_sketch_add(&dv->starve_len, g.len);
         if (!dv->starve_bins) {
@@ -260,15 +308,15 @@ static void gap_commit(cta_model *m, cta_proc *p, int d)
         cta_starve_bin *b = &dv->starve_bins[cta_sketch_bucket(g.len)];
         b->n++;
         b->ns += g.len;
-        cta_hostsplit_add(&b->host, h);
     }
+    cta_gap_parts parts = {.start = g.start, .ns = {owed, g.len - owed}, .cls = {g.cls, rest}};
     if (g.len > 0) {
-        dv->gap_ns[g.cls] += g.len;
-        dv->gap_count[g.cls]++;
-        cta_hostsplit_add(&dv->gap_host[g.cls], h);
+        gap_account(p, d, &g, g.cls, owed, main_cls == g.cls);
+        gap_account(p, d, &g, rest, g.len - owed, main_cls == rest);
+        g.cls = main_cls;
         cta_top_insert(dv->top, &dv->ntop, CTA_TOP_GAPS, sizeof g, &g, offsetof(cta_gap, len));
     }
-    CTA_FEAT_CALL(m, gap, m, p, d, g.cls, g.len);
+    CTA_FEAT_CALL(m, gap, m, p, d, &parts);
 }
 
 int cta_sweep_holders(const cta_proc *p, int d, cta_holder *out)
@@ -336,6 +384,9 @@ static void apply(cta_model *m, cta_proc *p, const cta_pt *pt)
             dv->gap_start = pt->t;
             /* a synchronization that returned at this instant counts for this gap too */
             dv->gap_sync = s->sync_ret && s->sync_ret_t == pt->t;
+            dv->gap_sync_ns[0] = dv->gap_sync ? s->ret_ns[0] : 0;
+            dv->gap_sync_ns[1] = dv->gap_synccpy ? s->ret_ns[1] : 0;
+            dv->gap_sync_ns[2] = dv->gap_sync ? s->ret_ns[2] : 0;
             dv->gap_synccpy = s->copy_ret && s->copy_ret_t == pt->t;
             dv->gap_mem = s->mem_depth > 0;
             memset(&dv->pend, 0, sizeof dv->pend);
@@ -364,14 +415,25 @@ static void apply(cta_model *m, cta_proc *p, const cta_pt *pt)
             /* it counts for every gap whose span (ends included) holds its return: the one in
              * progress, one that ended at this instant, one that starts at it */
             int cpy = (pt->flag & CTA_PF_SYNCCOPY) != 0;
+            uint64_t blocked = pt->b, event = pt->flag & CTA_PF_EVENTSYNC ? pt->b : 0;
+            int again = cpy ? s->copy_ret && s->copy_ret_t == pt->t : s->sync_ret && s->sync_ret_t == pt->t;
+            s->ret_ns[cpy] = (again ? s->ret_ns[cpy] : 0) + blocked;
+            if (!cpy)
+                s->ret_ns[2] = (again ? s->ret_ns[2] : 0) + event;
             *(cpy ? &s->copy_ret : &s->sync_ret) = 1;
             *(cpy ? &s->copy_ret_t : &s->sync_ret_t) = pt->t;
             for (int d = 0; d < s->ndev; d++) {
                 cta_dev *x = &p->dev[d];
-                if (x->windowed && x->busy_depth == 0)
+                if (x->windowed && x->busy_depth == 0) {
                     *(cpy ? &x->gap_synccpy : &x->gap_sync) = 1;
-                if (x->closed_open)
+                    x->gap_sync_ns[cpy] += blocked;
+                    x->gap_sync_ns[2] += event;
+                }
+                if (x->closed_open) {
                     *(cpy ? &x->closed_synccpy : &x->closed_sync) = 1;
+                    x->closed_sync_ns[cpy] += blocked;
+                    x->closed_sync_ns[2] += event;
+                }
             }
         }
         break;
@@ -415,6 +477,9 @@ static void apply(cta_model *m, cta_proc *p, const cta_pt *pt)
         cta_series_note(&dv->mem, pt->t, dv->in_use);
         if (m->obs && m->obs->on_mem)
             m->obs->on_mem(m->obs->ctx, p, pt->t, pt->dev == CTA_HOST_DEV ? -1 : pt->dev, dv->in_use);
+        break;
+    case CTA_P_FIRST_KERNEL:
+        dv->kernel_run = 1;
         break;
     case CTA_P_CAPTURE:
         s->paused = !pt->flag;

@@ -26,14 +26,15 @@
  * the device busy, or the host inside a call, for the rest of the trace. */
 enum { CTA_P_GPU_END, CTA_P_API_END, CTA_P_SYNC_END, CTA_P_FREE, CTA_P_FEAT_END, CTA_P_RATE,
        CTA_P_GPU_BEGIN, CTA_P_API_BEGIN, CTA_P_SYNC_BEGIN, CTA_P_FEAT_BEGIN, CTA_P_ALLOC, CTA_P_FAIL,
-       CTA_P_CAPTURE, CTA_P_END0 };
-enum { CTA_PF_H2D = 1, CTA_PF_SYNCCOPY = 2, CTA_PF_MEMCALL = 4 };
+       CTA_P_CAPTURE, CTA_P_FIRST_KERNEL, CTA_P_END0 };
+enum { CTA_PF_H2D = 1, CTA_PF_SYNCCOPY = 2, CTA_PF_MEMCALL = 4, CTA_PF_EVENTSYNC = 8 };
 
 typedef struct cta_pt {
     uint64_t t;
     uint8_t type, dev, flag, kind; /* kind: a failed allocation's; a feature's point: its slot */
     uint32_t a;   /* tid, or stack index */
-    uint64_t b;   /* bytes, or rate (double bits), or the result of a failed allocation */
+    uint64_t b;   /* bytes, or rate (double bits), or the result of a failed allocation, or an
+                   * interval's length (at its end) */
 } cta_pt;
 
 #define CTA_BUCKET_SHIFT 20 /* ~1 ms */
@@ -66,6 +67,8 @@ struct cta_sweep {
     int api_depth, sync_depth, mem_depth;
     int sync_ret, copy_ret;          /* a synchronization / a copy's wait has returned ... */
     uint64_t sync_ret_t, copy_ret_t; /* ... last at this time */
+    uint64_t ret_ns[3];              /* the time those returning then blocked (sync, copy; of
+                                      * the syncs, event syncs') */
     int ndev;            /* devices [0, ndev) may have GPU work */
     /* back-to-back plain calls of one thread, merged as GPU runs are (cta_api_interval) */
     int api_open;
@@ -186,7 +189,9 @@ static inline void cta_push_interval(cta_proc *p, uint64_t a, uint64_t b, int tb
     if (b - a > s->max_dur)
         s->max_dur = b - a;
     cta_sweep_push(p, (cta_pt){.t = a, .type = (uint8_t)tb, .dev = (uint8_t)dev, .flag = (uint8_t)flag, .a = tid});
-    cta_sweep_push(p, (cta_pt){.t = b, .type = cta_end_type(te, a, b), .dev = (uint8_t)dev, .flag = (uint8_t)flag, .a = tid});
+    /* the end carries the interval's length (a synchronization's blocked time) */
+    cta_sweep_push(p, (cta_pt){.t = b, .type = cta_end_type(te, a, b), .dev = (uint8_t)dev, .flag = (uint8_t)flag, .a = tid,
+                               .b = b - a});
 }
 
 /* A top-level API call. Calls of one thread that start where the previous one ended (a launch

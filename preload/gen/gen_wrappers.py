@@ -191,6 +191,9 @@ TRACE = {
     # request), so every process that uses CUDA starts its trace even if all its calls fail or
     # none of them is of the categories above.
     "cuInit": ("api", None, None, {}),
+    # the time between two events: the program times itself, and the event synchronizations
+    # that read the times are not defects (the analyzer's excessive-sync)
+    "cuEventElapsedTime": ("api", None, None, {}),
     # the profiler range calls (cudaProfiler.h; NVIDIA's and the simulated cudaProfilerStart/Stop
     # call them): the edges of a --capture-range cudaProfilerApi window (ctp_capture.h)
     "cuProfilerStart": ("profiler", "CT_CAPTURE_START", None, {}),
@@ -225,7 +228,7 @@ RUNTIME_TRACED = re.compile(
     r"cudaGraphExecDestroy|cudaGraphDestroy|cudaGraphExec(Kernel|Memcpy|Memset)?NodeSetParams\w*|"
     r"cudaStreamSynchronize|cudaEventSynchronize|cudaStreamWaitEvent|cudaDeviceReset|"
     r"cudaGetDriverEntryPoint\w*|__cudaLaunchKernel|cudaGetDeviceCount|cudaSetDevice|"
-    r"cudaInitDevice|cudaProfilerStart|cudaProfilerStop)$")
+    r"cudaInitDevice|cudaProfilerStart|cudaProfilerStop|cudaEventElapsedTime)$")
 RUNTIME_GPA = {"cudaGetDriverEntryPoint", "cudaGetDriverEntryPointByVersion"}
 
 # cuBLAS and cuBLASLt (cublas_api.h, cublasLt.h): the GEMM entry points, each recording its

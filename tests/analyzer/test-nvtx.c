@@ -90,11 +90,10 @@ TEST_IMPL(nvtx_ranges_against_truth)
     snprintf(truth, sizeof truth, "%s/truth", ctt_tmpdir());
     snprintf(env0, sizeof env0, "FAKECUDA_TRUTH=%s", truth);
     char *env[] = {env0, "FAKECUDA_KERNEL_NS=*=200000", NULL};
-    /* steps 5 and 6 load for 600 ms more than the 20 ms of the others (their gaps are set aside
-     * as stalls by dataloader-starvation, whose loop is the 20 ms gaps). Far more than a factor
-     * CTA_DIAG_STARVE_BAND (4) apart: on a loaded machine a 20 ms sleep ends up to 60 ms late,
-     * and with 150 ms more two such gaps joined the slow ones' band, which then held the most
-     * gap time with 4 gaps against 8 set aside, and nothing was diagnosed */
+    /* steps 5 and 6 load for 600 ms more than the 20 ms of the others (dataloader-starvation's
+     * typical gap is the 20 ms ones'). Far more than a factor CTA_DIAG_STARVE_BAND (4) apart: on
+     * a loaded machine a 20 ms sleep ends up to 60 ms late, and with 150 ms more two such gaps
+     * joined the slow ones' band */
     snprintf(args, sizeof args, "train_loop --iters %d --loader-ms 20 --slow-steps 5-6:600 --nvtx %s",
              NV_STEPS, times);
     ASSERT(an_trace_workload(dir, "nvtx", args, env, &out));

@@ -304,7 +304,7 @@ TEST_IMPL(diag_at_gaps)
     } cases[] = {
         /* data loading: the gaps before each batch copy (the longest gaps of the run) */
         {"dataloader-starvation", "", ends_with_h2d},
-        /* a 2 s stall is a data-loading gap too, but set aside: the place is a loop's gap */
+        /* a 2 s stall is a data-loading gap too, but not the typical one: the place is a loop's gap */
         {"dataloader-starvation", "--iters 20 --loader-ms 20 --stall-ms 2000", NULL},
         {"gpu-gaps", "--loader-ms 0 --pinned --host-us 5000 --kernel-us 20", NULL},
         {"excessive-sync", "--sync-every-kernel --loader-ms 0 --pinned", sync_in},
@@ -600,8 +600,8 @@ TEST_IMPL(overview_busiest_stretch)
 
 /* dataloader-starvation on a real loop (train_loop on the simulated CUDA): its place lies inside
  * a true idle gap of the GPU, from the simulation's log of every operation's true interval
- * (FAKECUDA_TRUTH), one of the loop's 20 ms gaps, not the slow steps' 170 ms ones (set aside as
- * stalls). Recorded gaps are lower bounds of the true ones (README: an end-bounded interval ends
+ * (FAKECUDA_TRUTH), one of the loop's 20 ms gaps, not the slow steps' 170 ms ones (not the
+ * typical gap). Recorded gaps are lower bounds of the true ones (README: an end-bounded interval ends
  * late, and a batch copy's record on an idle stream starts at its call, before its staging), so
  * the place lies inside the true gap (up to the anchor's error, tests/tracer/test-truth.c). */
 #define OV_TOL_NS 10000

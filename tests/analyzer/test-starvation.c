@@ -33,9 +33,11 @@ TEST_IMPL(diag_dataloader_starvation)
     return 0;
 }
 
-/* A loop starved by a 20 ms loader, with one 2 s stall in the middle (an evaluation phase): the
- * stall's gap is far longer than a step's, so it is set aside, not allowed to hide the loop's
- * 18 regular gaps (19 gaps in the window: 20 iterations, the first before any GPU work). */
+/* A loop starved by a 20 ms loader, with one 2 s stall in the middle (an evaluation phase): 19
+ * gaps before batch copies in the window (20 iterations, the first before any GPU work), 18 of
+ * 20 ms and one of 2.02 s. Every one counts (a rule that set the stall aside as too long also
+ * dropped bursty and irregular loaders); the loop's, not the stall, is the typical gap that
+ * the workers are counted for and the place shown. */
 TEST_IMPL(diag_dataloader_starvation_despite_a_stall)
 {
     char dir[4096];
@@ -44,12 +46,49 @@ TEST_IMPL(diag_dataloader_starvation_despite_a_stall)
     ASSERT(s);
     const tj *x = an_diag(s, "dataloader-starvation");
     ASSERT(x);
-    ASSERT_INT(tj_num(x, "evidence.gaps"), ==, 18);
+    ASSERT_INT(tj_num(x, "evidence.gaps"), ==, 19);
     ASSERT_NEAR(tj_num(x, "evidence.median_gap_ns"), 20e6, 0.1e6);
-    ASSERT_NEAR(tj_num(x, "evidence.gap_ns"), 18 * 20e6, 18 * 0.1e6);
-    ASSERT_INT(tj_num(x, "evidence.set_aside_gaps"), ==, 1);
-    ASSERT_NEAR(tj_num(x, "evidence.set_aside_gap_ns"), 2020e6, 1e6);
-    ASSERT_CONTAINS(tj_str(x, "message"), "1 other gap before batch copies");
+    ASSERT_NEAR(tj_num(x, "evidence.gap_ns"), 18 * 20e6 + 2020e6, 19 * 0.1e6);
+    ASSERT(tj_num(x, "estimated_saving_ns") <= tj_num(x, "evidence.gap_ns"));
+    ASSERT_NEAR(tj_num(x, "at.end_ns") - tj_num(x, "at.start_ns"), 20e6, 0.1e6);
     tj_free(s);
+    return 0;
+}
+
+/* Whatever the shape of the loading: 50 iterations of 20 ms on average, regular, bursty (a batch
+ * in 4 arrives with the loading of all 4, the others at once) or irregular (0.05 to 2.75 times
+ * the average), with no loader workers or two. The loading inside the window (all but the first
+ * iteration's, before any GPU work): regular 49 x 20 ms; bursty 11 bursts of 80 ms and the last
+ * of 40; irregular 1000 ms less the first's 0.05 x 20. The finding leads, holds that time, and
+ * its saving is within 30% of what the fix measures: the prefetching variant generated beside. */
+TEST_IMPL(diag_dataloader_starvation_any_shape)
+{
+    static const struct {
+        const char *shape;
+        double loading_ms;
+    } shapes[] = {{"regular", 980}, {"bursty", 920}, {"irregular", 999}};
+    for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++)
+        for (int workers = 0; workers <= 2; workers += 2) {
+            char dir[4096], args[128], name[64];
+            snprintf(args, sizeof args, "--loader-ms 20 --workers %d --shape %s", workers, shapes[i].shape);
+            snprintf(name, sizeof name, "%s-%d-fixed", shapes[i].shape, workers);
+            char fixed_args[160];
+            snprintf(fixed_args, sizeof fixed_args, "%s --prefetch", args);
+            ASSERT(an_gen(dir, name, fixed_args));
+            tj *f = an_summary(dir, NULL);
+            ASSERT(f);
+            double fixed_win = tj_num(f, "breakdown.0.window_ns");
+            tj_free(f);
+            snprintf(name, sizeof name, "%s-%d", shapes[i].shape, workers);
+            ASSERT(an_gen(dir, name, args));
+            tj *s = an_summary(dir, NULL);
+            ASSERT(s);
+            ASSERT_STR(tj_str(s, "diagnoses.0.id"), "dataloader-starvation");
+            ASSERT_NEAR(tj_num(s, "diagnoses.0.evidence.gap_ns"), shapes[i].loading_ms * 1e6,
+                        shapes[i].loading_ms * 1e6 * 0.01);
+            double measured = tj_num(s, "breakdown.0.window_ns") - fixed_win;
+            ASSERT_NEAR(tj_num(s, "diagnoses.0.estimated_saving_ns"), measured, 0.3 * measured);
+            tj_free(s);
+        }
     return 0;
 }

@@ -26,7 +26,8 @@ model = torch.nn.Sequential(
     torch.nn.Linear(FEATURES, 128), torch.nn.ReLU(), torch.nn.Linear(128, CLASSES)).to(dev)
 opt = torch.optim.SGD(model.parameters(), lr=0.01)
 bias = torch.zeros(CLASSES, device=dev, requires_grad=True)
-# backward on this thread: autograd's device thread can abort the process at exit (train.py)
+# backward on this thread: PyTorch's autograd device thread can abort the process when the last
+# backward() is this close to the interpreter's exit (train.py says how)
 torch.autograd.set_multithreading_enabled(False)
 
 

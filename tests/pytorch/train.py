@@ -67,10 +67,12 @@ fed = args.loader == "fed"
 loader = DataLoader(SlowDataset(), batch_size=args.batch, shuffle=False, collate_fn=slow_collate,
                     num_workers=args.workers if fed else 0, pin_memory=fed,
                     prefetch_factor=4 if fed else None, persistent_workers=False)
-# Backward runs on this thread, not on autograd's device thread: that thread releases each
-# step's graph just after backward() returns, and when it releases the last one while Python
-# finalizes it is killed inside a C++ destructor and the process aborts at exit ("terminate
-# called without an active exception", pytorch/pytorch#38230 and #50893; 2 exits in 12 here).
+# Backward runs on this thread, not on autograd's device thread: that thread often frees each
+# step's autograd task just after backward() returns, taking the GIL to drop the Python context
+# the task holds; this loop ends right after its last step, and when that falls inside Python's
+# finalization CPython ends the thread inside a C++ destructor and the process aborts ("terminate
+# called without an active exception", pytorch/pytorch#117762), whatever the driver (README;
+# autograd_exit.py keeps the thread, ending as the examples do).
 torch.autograd.set_multithreading_enabled(False)
 steps = 0
 # stderr: how long the host went from the end of each step's calls to the next batch's copy
