@@ -65,6 +65,7 @@ typedef struct {
     cta_nvtx_where_info range;
     cta_diag_at at;
     cta_starve_cause cause;       /* dataloader-starvation, gpu-gaps: why (known 0: no host samples) */
+    int gap;                      /* 1 + the gap cause (CTA_GAP_*) it is drawn from, 0 none */
 } cta_diag;
 
 typedef struct {

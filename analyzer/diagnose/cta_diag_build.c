@@ -20,6 +20,7 @@ cta_diag *cta_diag_add(cta_diags *ds, const cta_proc *p, int dev, uint64_t savin
     cta_diag *d = &ds->v[ds->n++];
     memset(d, 0, sizeof *d);
     d->id = ds->rule->id;
+    d->gap = ds->rule->gap;
     d->proc = p;
     d->dev = dev;
     d->saving_ns = saving;

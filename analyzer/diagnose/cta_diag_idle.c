@@ -162,7 +162,8 @@ static void gpu_gaps(cta_diags *ds, const cta_proc *p, int d, uint64_t win)
 }
 
 const cta_diag_rule cta_diag_rule_gpu_gaps = {
-    .id = "gpu-gaps", .per_device = 1, .where = CTA_WHERE_GAP + CTA_GAP_HOST, .run = gpu_gaps};
+    .id = "gpu-gaps", .per_device = 1, .where = CTA_WHERE_GAP + CTA_GAP_HOST,
+    .gap = 1 + CTA_GAP_HOST, .run = gpu_gaps};
 
 static const cta_fix FIX_LOWUTIL = {
     "look at what runs in these phases (evaluation, checkpointing, logging, data reloading): "

@@ -47,6 +47,8 @@ struct cta_diag_rule {
                                    * allocation): first in the list */
     int where;                    /* the events it is drawn from, for the NVTX range they happened
                                    * in (cta_nvtx_where_text's kind); -1: none */
+    int gap;                      /* 1 + the cause (CTA_GAP_*) of the idle time it is drawn from,
+                                   * whose host activity its output shows; 0: none */
     void (*run)(cta_diags *ds, const cta_proc *p, int dev, uint64_t win); /* dev -1: per process */
 };
 

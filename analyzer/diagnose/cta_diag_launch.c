@@ -69,7 +69,7 @@ static void launch_bound(cta_diags *ds, const cta_proc *p, int d, uint64_t win)
 
 const cta_diag_rule cta_diag_rule_launch_bound = {
     .id = "launch-bound", .per_device = 1, .where = CTA_WHERE_GAP + CTA_GAP_LAUNCH,
-    .run = launch_bound};
+    .gap = 1 + CTA_GAP_LAUNCH, .run = launch_bound};
 
 static const cta_fix FIX_REINSTANTIATE = {
     "instantiate each graph once, before the loop, and launch its exec again (cudaGraphLaunch); "

@@ -206,4 +206,5 @@ static void starvation(cta_diags *ds, const cta_proc *p, int d, uint64_t win)
 
 const cta_diag_rule cta_diag_rule_starvation = {
     .id = "dataloader-starvation", .per_device = 1, .where = CTA_WHERE_GAP + CTA_GAP_STARVE,
+    .gap = 1 + CTA_GAP_STARVE,
     .run = starvation};

@@ -61,7 +61,8 @@ static void excessive_sync(cta_diags *ds, const cta_proc *p, int d, uint64_t win
 }
 
 const cta_diag_rule cta_diag_rule_excessive_sync = {
-    .id = "excessive-sync", .per_device = 1, .where = CTA_SITE_SYNC, .run = excessive_sync};
+    .id = "excessive-sync", .per_device = 1, .where = CTA_SITE_SYNC, .gap = 1 + CTA_GAP_SYNC,
+    .run = excessive_sync};
 
 static const cta_fix FIX_SYNC_COPY = {
     "avoid blocking copies inside the loop: keep values on the GPU and read them every N steps; "
@@ -115,4 +116,5 @@ static void sync_memcpy(cta_diags *ds, const cta_proc *p, int d, uint64_t win)
 }
 
 const cta_diag_rule cta_diag_rule_sync_memcpy = {
-    .id = "sync-memcpy", .per_device = 1, .where = CTA_SITE_SYNC_COPY, .run = sync_memcpy};
+    .id = "sync-memcpy", .per_device = 1, .where = CTA_SITE_SYNC_COPY,
+    .gap = 1 + CTA_GAP_SYNCCPY, .run = sync_memcpy};

@@ -4,6 +4,7 @@
 #include "cta_gemm.h"
 #include "cta_graph.h"
 #include "cta_host.h"
+#include "cta_hostact.h"
 #include "cta_nvtx.h"
 
 _Static_assert(CTA_FEAT_N <= CTA_FEAT_MAX, "more features than the model has slots");
@@ -13,4 +14,5 @@ const cta_feature *const cta_features[CTA_FEAT_N] = {
     [CTA_FEAT_GRAPH] = &cta_graph_feature,
     [CTA_FEAT_HOST] = &cta_host_feature,
     [CTA_FEAT_NVTX] = &cta_nvtx_feature,
+    [CTA_FEAT_HOSTACT] = &cta_hostact_feature,
 };

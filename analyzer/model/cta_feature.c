@@ -113,3 +113,18 @@ void cta_feature_proc_json(cta_json *j, const cta_model *m, const cta_proc *p, i
         if (m->plugs->at[i] && m->plugs->at[i]->proc_json && m->plugs->at[i]->proc_at == at)
             m->plugs->at[i]->proc_json(j, p);
 }
+
+void cta_feature_gap_text(FILE *f, const cta_model *m, const cta_proc *p, int dev, int cls,
+                          const char *indent)
+{
+    for (int i = 0; i < CTA_FEAT_MAX; i++)
+        if (m->plugs->at[i] && m->plugs->at[i]->gap_text)
+            m->plugs->at[i]->gap_text(f, m, p, dev, cls, indent);
+}
+
+void cta_feature_gap_json(cta_json *j, const cta_model *m, const cta_proc *p, int dev, int cls)
+{
+    for (int i = 0; i < CTA_FEAT_MAX; i++)
+        if (m->plugs->at[i] && m->plugs->at[i]->gap_json)
+            m->plugs->at[i]->gap_json(j, m, p, dev, cls);
+}

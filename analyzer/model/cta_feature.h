@@ -88,6 +88,12 @@ typedef struct {
     /* Its keys of the JSON's top level; of each process. */
     void (*json)(cta_json *j, const cta_model *m);
     void (*proc_json)(cta_json *j, const cta_proc *p);
+    /* What it says of device dev's idle time of cause cls (CTA_GAP_*): lines of the text (each
+     * begun with indent), keys of the JSON object the cause or a finding drawn from it is
+     * (cta_feature_gap_text, _gap_json: the breakdown's causes, the findings of one cause). */
+    void (*gap_text)(FILE *f, const cta_model *m, const cta_proc *p, int dev, int cls,
+                     const char *indent);
+    void (*gap_json)(cta_json *j, const cta_model *m, const cta_proc *p, int dev, int cls);
 } cta_feature;
 
 /* The places of a feature's sections (cta_feature.at): after the breakdown (text and JSON's
@@ -122,5 +128,9 @@ void cta_feature_text(FILE *f, const cta_model *m, int top, int at);
 void cta_feature_proc_text(FILE *f, const cta_model *m, const cta_proc *p);
 void cta_feature_json(cta_json *j, const cta_model *m, int at);
 void cta_feature_proc_json(cta_json *j, const cta_model *m, const cta_proc *p, int at);
+/* The gap hooks of every plugged feature, in slot order. */
+void cta_feature_gap_text(FILE *f, const cta_model *m, const cta_proc *p, int dev, int cls,
+                          const char *indent);
+void cta_feature_gap_json(cta_json *j, const cta_model *m, const cta_proc *p, int dev, int cls);
 
 #endif

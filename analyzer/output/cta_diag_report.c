@@ -37,6 +37,8 @@ void cta_diag_report_text(FILE *f, const cta_model *m, const cta_diag *dg, int n
                 s += len + (e != NULL);
             }
         }
+        if (d->gap && d->dev >= 0)
+            cta_feature_gap_text(f, m, d->proc, d->dev, d->gap - 1, "    ");
         if (d->in_range)
             fprintf(f, "    %s\n", d->range.text);
         if (d->nsites) {
@@ -194,6 +196,8 @@ void cta_diag_report_json(cta_json *j, const cta_model *m, const cta_diag *dg, i
         CTA_JK_STR(j, "detail", d->detail);
         if (d->cause.known)
             json_cause(j, &d->cause);
+        if (d->gap && d->dev >= 0)
+            cta_feature_gap_json(j, m, d->proc, d->dev, d->gap - 1);
         CTA_JK_STR(j, "fix", d->fix);
         cta_json_end_obj(j);
     }

@@ -539,6 +539,26 @@ typedef struct {
     int any;
 } text_breakdown_ctx;
 
+/* The idle time by cause, each with what the features say of it (the host's activity from
+ * thread samples): shown only where one says something. */
+static void idle_by_cause(FILE *f, const cta_model *m, const cta_proc *p, int d, const cta_breakdown *b)
+{
+    const cta_dev *dv = &p->dev[d];
+    for (int c = 0; c < CTA_GAP_N; c++) {
+        char *said = NULL, w[32];
+        size_t len = 0;
+        FILE *s = dv->gap_ns[c] ? open_memstream(&said, &len) : NULL;
+        if (!s)
+            continue;
+        cta_feature_gap_text(s, m, p, d, c, "      ");
+        if (fclose(s) == 0 && len)
+            fprintf(f, "    idle of cause %s: %s (%.1f%% of the window)\n%s", cta_gap_names[c],
+                    cta_fmt_ns(w, (double)dv->gap_ns[c]),
+                    b->window ? 100.0 * (double)dv->gap_ns[c] / (double)b->window : 0, said);
+        free(said);
+    }
+}
+
 static void text_dev_breakdown(void *ctx, const cta_proc *p, int d, uint64_t untimed, const cta_breakdown *b)
 {
     text_breakdown_ctx *tb = ctx;
@@ -589,6 +609,7 @@ static void text_dev_breakdown(void *ctx, const cta_proc *p, int d, uint64_t unt
                    "outside it, and time before its second reading or after its last one "
                    "has none.\n");
     amdahl_line(f, b);
+    idle_by_cause(f, m, p, d, b);
 }
 
 static void text_breakdown(FILE *f, const cta_model *m)

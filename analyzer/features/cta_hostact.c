@@ -1,0 +1,343 @@
+/* Where the host was while the GPU sat idle (cta_hostact.h). */
+#include "cta_hostact.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "cta_feature_slots.h"
+#include "cta_names.h"
+#include "cta_out.h"
+#include "cta_sweep.h"
+
+/* What a sample says: the stack (an index in the process's stacks, 0 none), the CUDA call it
+ * was in (the file's string id, 0 none), its state letter and flags (ct_thread_sample_flags). */
+typedef struct {
+    uint32_t stack, function, state, flags;
+} ha_key;
+
+/* A sample stands for the time since its thread's previous one (at most HA_MAX_US): a sampler
+ * that ran late, its core taken by the busy thread it samples, took fewer samples of the busy
+ * phases, and counting samples made a 60% phase 51%. */
+#define HA_MAX_US 100000
+
+typedef struct {
+    uint64_t t;
+    uint32_t key, us;
+} ha_pending;
+
+/* A device's samples: those of the gap in progress, then their time (us) per key and cause. */
+typedef struct {
+    ha_pending *pend;
+    size_t npend, cap_pend;
+    uint64_t *us;                 /* [key * CTA_GAP_N + cause] */
+    size_t cap_us;
+    uint64_t total[CTA_GAP_N], samples[CTA_GAP_N];
+} ha_dev;
+
+typedef struct {
+    cta_map keys;                 /* ha_key -> its index */
+    ha_key *key;
+    size_t cap_key;
+    cta_map tids;                 /* a sampled thread -> its index in last */
+    uint64_t *last;               /* its previous sample's time */
+    size_t cap_last;
+    ha_dev dev[CTA_MAX_DEV];
+} ha_proc;
+
+#define HA(p) ((ha_proc *)(p)->feat[CTA_FEAT_HOSTACT])
+
+static void ha_record(cta_model *m, cta_proc *p, const ct_rec *r)
+{
+    (void)m;
+    const ct_rec_thread_sample *s = &r->u.thread_sample;
+    ha_proc *h = HA(p);
+    if (!h) {
+        h = p->feat[CTA_FEAT_HOSTACT] = cta_xmalloc(sizeof *h, "the host's samples");
+        memset(h, 0, sizeof *h);
+        cta_map_init(&h->keys);
+        cta_map_init(&h->tids);
+    }
+    ha_key k = {s->stack ? cta_stack_index(p, s->stack) : 0, s->function, s->state, s->flags};
+    int added;
+    uint32_t i = cta_map_get(&h->keys, &k, sizeof k, &added);
+    if (added) {
+        cta_grow(&h->key, &h->cap_key, i + 1, sizeof *h->key);
+        h->key[i] = k;
+    }
+    uint32_t ti = cta_map_get(&h->tids, &s->tid, sizeof s->tid, &added);
+    if (added) {
+        cta_grow(&h->last, &h->cap_last, ti + 1, sizeof *h->last);
+        h->last[ti] = r->ts;
+    }
+    uint64_t us = r->ts > h->last[ti] ? (r->ts - h->last[ti]) / 1000 : 0;
+    h->last[ti] = r->ts;
+    /* the point: the key, the thread and the time it stands for */
+    cta_sweep_push(p, (cta_pt){.t = r->ts, .type = CTA_P_FEAT_BEGIN, .kind = CTA_FEAT_HOSTACT,
+                               .a = i, .b = (us < HA_MAX_US ? us : HA_MAX_US) << 32 | s->tid});
+}
+
+/* A sample, in time order: the thread last in CUDA (the one whose work the GPU waits for, as the
+ * breakdown's host states are its) counts for every device idle now. */
+static void ha_point(cta_model *m, cta_proc *p, const cta_pt *pt)
+{
+    (void)m;
+    ha_proc *h = HA(p);
+    if ((uint32_t)pt->b != p->sweep->last_tid || !(pt->b >> 32))
+        return;
+    for (int d = 0; d < p->sweep->ndev && d < CTA_MAX_DEV; d++) {
+        const cta_dev *dv = &p->dev[d];
+        if (!dv->windowed || dv->busy_depth)
+            continue;
+        ha_dev *x = &h->dev[d];
+        cta_grow(&x->pend, &x->cap_pend, x->npend + 1, sizeof *x->pend);
+        x->pend[x->npend++] = (ha_pending){pt->t, pt->a, (uint32_t)(pt->b >> 32)};
+    }
+}
+
+/* The gap ended: its samples go to its causes by their instants. */
+static void ha_gap(cta_model *m, cta_proc *p, int d, const cta_gap_parts *g)
+{
+    (void)m;
+    ha_proc *h = HA(p);
+    if (!h)
+        return;
+    ha_dev *x = &h->dev[d];
+    cta_grow(&x->us, &x->cap_us, cta_map_count(&h->keys) * CTA_GAP_N, sizeof *x->us);
+    for (size_t i = 0; i < x->npend && g->ns[0] + g->ns[1]; i++) {
+        int cls = x->pend[i].t < g->start + g->ns[0] || !g->ns[1] ? g->cls[0] : g->cls[1];
+        x->us[(size_t)x->pend[i].key * CTA_GAP_N + (size_t)cls] += x->pend[i].us;
+        x->total[cls] += x->pend[i].us;
+        x->samples[cls]++;
+    }
+    x->npend = 0;
+}
+
+static void ha_proc_free(cta_proc *p)
+{
+    ha_proc *h = HA(p);
+    if (!h)
+        return;
+    for (int d = 0; d < CTA_MAX_DEV; d++) {
+        free(h->dev[d].pend);
+        free(h->dev[d].us);
+    }
+    free(h->key);
+    free(h->last);
+    cta_map_free(&h->keys);
+    cta_map_free(&h->tids);
+    free(h);
+    p->feat[CTA_FEAT_HOSTACT] = NULL;
+}
+
+/* ---- what the samples say, for people ---- */
+
+/* The states a sample's letter falls in, as said. */
+enum { HA_RUNNING, HA_SLEEPING, HA_IO, HA_OTHER, HA_STATES };
+static const char *const ha_state_words[HA_STATES] = {"running", "sleeping", "in I/O", "other"};
+
+static int state_of(uint32_t c)
+{
+    return c == 'R' ? HA_RUNNING : c == 'S' ? HA_SLEEPING : c == 'D' ? HA_IO : HA_OTHER;
+}
+
+/* One activity: what samples show, as the output groups them (by site, frame and call; the
+ * state most of them were in). */
+typedef struct {
+    char site[200];               /* the user's line ("main.py:327 in train"), else native frames */
+    char frame[200];              /* the innermost frame under it (file and function), when not
+                                   * the site's own */
+    char call[96];                /* the CUDA call it was in ("" none) */
+    uint64_t us, in_state[HA_STATES]; /* the time its samples stand for, in all and by state */
+} ha_act;
+
+static const char *base_name(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+/* What key k shows; 0 when its frames could not be read (not an activity). */
+static int ha_render(const cta_model *m, const cta_proc *p, const ha_key *k, ha_act *a)
+{
+    memset(a, 0, sizeof *a);
+    if (k->flags & CT_TS_READ_FAILED)
+        return 0;
+    char tmp[CT_STRTMP];
+    if (k->function)
+        snprintf(a->call, sizeof a->call, "%s",
+                 cta_api_display_name(ct_reader_str(m->rd, p->file, k->function, tmp)));
+    const uint32_t *frames;
+    uint32_t n;
+    if (!k->stack || k->stack >= p->nstacks ||
+        ct_reader_stack(m->rd, p->file, p->stack_ids[k->stack], &frames, &n) != 0 || !n) {
+        snprintf(a->site, sizeof a->site, "(no stack)");
+        return 1;
+    }
+    if (k->flags & CT_TS_NATIVE_LAST) {
+        /* no Python on the thread: where it last called CUDA, not where it is */
+        char s[160];
+        cta_model_site_text(m, p, k->stack, s, sizeof s, 3);
+        snprintf(a->site, sizeof a->site, "native code after its CUDA call at %s", s);
+        return 1;
+    }
+    int loader = 0;
+    ct_rec_frame in = {0};
+    for (uint32_t i = 0; i < n; i++) {
+        ct_rec_frame fr = {0};
+        if (ct_reader_frame(m->rd, p->file, frames[i], &fr) != 0 || fr.kind != CT_FRAME_PYTHON)
+            continue;
+        char t2[CT_STRTMP];
+        const char *file = fr.module ? ct_reader_str(m->rd, p->file, fr.module, t2) : "";
+        if (strstr(file, "torch/utils/data/"))
+            loader = 1;
+        if (!in.function)
+            in = fr;
+    }
+    if (!cta_model_py_site(m, p, k->stack, a->site, sizeof a->site))
+        cta_model_site_text(m, p, k->stack, a->site, sizeof a->site, 3);
+    if (loader && k->state == 'S' && !k->function) {
+        snprintf(a->frame, sizeof a->frame, "waiting for the DataLoader");
+        return 1;
+    }
+    if (in.function) {
+        /* by function, not line: a framework function's lines are one activity */
+        char t2[CT_STRTMP], t3[CT_STRTMP], at[200];
+        const char *file = base_name(in.module ? ct_reader_str(m->rd, p->file, in.module, t2) : "?");
+        const char *fn = ct_reader_str(m->rd, p->file, in.function, t3);
+        snprintf(at, sizeof at, "%s:%u in %s", file, in.line, fn);
+        if (strcmp(at, a->site))
+            snprintf(a->frame, sizeof a->frame, "%s in %s", file, fn);
+    }
+    return 1;
+}
+
+static int by_count(const void *x, const void *y)
+{
+    const ha_act *a = x, *b = y;
+    return a->us < b->us ? 1 : a->us > b->us ? -1 : strcmp(a->site, b->site);
+}
+
+#define HA_TOP 6
+
+/* The activities of device d's idle time of cause cls, grouped and by share (at most HA_TOP,
+ * into out); the time (us) the cause's samples whose frames were read stand for (the shares'
+ * whole), and in *unread that of those whose were not. */
+static uint64_t ha_activities(const cta_model *m, const cta_proc *p, int d, int cls, ha_act *out,
+                              int *nout, uint64_t *unread)
+{
+    *nout = 0;
+    *unread = 0;
+    const ha_proc *h = HA(p);
+    if (!h || d < 0 || d >= CTA_MAX_DEV || !h->dev[d].total[cls])
+        return 0;
+    const ha_dev *x = &h->dev[d];
+    size_t nk = cta_map_count(&h->keys), na = 0, cap = 0;
+    ha_act *acts = NULL;
+    cta_map by_text;
+    cta_map_init(&by_text);
+    for (size_t k = 0; k < nk && (k + 1) * CTA_GAP_N <= x->cap_us; k++) {
+        uint64_t c = x->us[k * CTA_GAP_N + (size_t)cls];
+        if (!c)
+            continue;
+        ha_act a;
+        if (!ha_render(m, p, &h->key[k], &a)) {
+            *unread += c;
+            continue;
+        }
+        char text[700];
+        int len = snprintf(text, sizeof text, "%s\n%s\n%s", a.site, a.frame, a.call);
+        int added;
+        uint32_t i = cta_map_get(&by_text, text, (size_t)len, &added);
+        if (added) {
+            cta_grow(&acts, &cap, i + 1, sizeof *acts);
+            acts[i] = a;
+            na = i + 1;
+        }
+        acts[i].us += c;
+        acts[i].in_state[state_of(h->key[k].state)] += c;
+    }
+    cta_map_free(&by_text);
+    if (na)
+        qsort(acts, na, sizeof *acts, by_count);
+    for (size_t i = 0; i < na && i < HA_TOP; i++)
+        out[(*nout)++] = acts[i];
+    free(acts);
+    return x->total[cls] - *unread;
+}
+
+/* The state most of an activity's samples were in. */
+static const char *ha_state(const ha_act *a)
+{
+    int best = 0;
+    for (int s = 1; s < HA_STATES; s++)
+        if (a->in_state[s] > a->in_state[best])
+            best = s;
+    return ha_state_words[best];
+}
+
+static void ha_gap_text(FILE *f, const cta_model *m, const cta_proc *p, int d, int cls,
+                        const char *indent)
+{
+    ha_act a[HA_TOP];
+    int n;
+    uint64_t unread, total = ha_activities(m, p, d, cls, a, &n, &unread);
+    if (!total)
+        return;
+    char b[32];
+    fprintf(f, "%swhere the host was (the thread last in CUDA, %llu samples", indent,
+            (unsigned long long)HA(p)->dev[d].samples[cls]);
+    if (unread)
+        fprintf(f, "; %s of them stand for frames that changed as they were read",
+                cta_fmt_ns(b, 1e3 * (double)unread));
+    fprintf(f, "):\n");
+    for (int i = 0; i < n; i++) {
+        fprintf(f, "%s  %5.1f%%  %s", indent, 100.0 * (double)a[i].us / (double)total,
+                a[i].call[0] ? "in " : "");
+        if (a[i].call[0])
+            fprintf(f, "%s at ", a[i].call);
+        fprintf(f, "%s", a[i].site);
+        if (a[i].frame[0])
+            fprintf(f, " <- %s", a[i].frame);
+        fprintf(f, " (%s)\n", ha_state(&a[i]));
+    }
+}
+
+static void ha_gap_json(cta_json *j, const cta_model *m, const cta_proc *p, int d, int cls)
+{
+    ha_act a[HA_TOP];
+    int n;
+    uint64_t unread, total = ha_activities(m, p, d, cls, a, &n, &unread);
+    if (!total)
+        return;
+    CTA_JK_U64(j, "host_samples", HA(p)->dev[d].samples[cls]);
+    CTA_JK_U64(j, "host_sampled_ns", 1000 * total);
+    CTA_JK_U64(j, "host_unread_ns", 1000 * unread);
+    cta_json_key(j, "host_activity");
+    cta_json_arr(j);
+    for (int i = 0; i < n; i++) {
+        cta_json_obj(j);
+        CTA_JK_NUM(j, "share", (double)a[i].us / (double)total);
+        CTA_JK_STR(j, "state", ha_state(&a[i]));
+        CTA_JK_STR(j, "site", a[i].site);
+        CTA_JK_STR(j, "frame", a[i].frame);
+        cta_json_key(j, "call");
+        if (a[i].call[0])
+            cta_json_str(j, a[i].call);
+        else
+            cta_json_null(j);
+        CTA_JK_U64(j, "sampled_ns", 1000 * a[i].us);
+        cta_json_end_obj(j);
+    }
+    cta_json_end_arr(j);
+}
+
+const cta_feature cta_hostact_feature = {
+    .name = "hostact",
+    .types = 1ull << CT_REC_THREAD_SAMPLE,
+    .record = ha_record,
+    .point = ha_point,
+    .gap = ha_gap,
+    .proc_free = ha_proc_free,
+    .gap_text = ha_gap_text,
+    .gap_json = ha_gap_json,
+};

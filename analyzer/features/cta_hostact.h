@@ -1,0 +1,21 @@
+/* Where the host was while the GPU sat idle (issue 28): the tracer's thread samples
+ * (THREAD_SAMPLE, FORMAT.md 4.12: every few milliseconds, each thread that called CUDA, its
+ * Python frames or its last call's native stack, its scheduler state, the CUDA call it was in)
+ * of the thread last in CUDA, counted per device and per cause of the idle time (the sweep's
+ * gap causes: a gap after a synchronization in its two parts, by the samples' instants). The
+ * output says, for each cause, what that thread was doing as a short list by share of the
+ * samples: the user's Python line and the innermost frame under it (a framework's function
+ * folded into the user's line that led to it), the CUDA call it was in, "waiting for the
+ * DataLoader" (sleeping inside torch.utils.data), and the scheduler state.
+ *
+ * Contract: a feature of the table (cta_features.c); reads THREAD_SAMPLE records; its output is
+ * through the gap hooks of cta_feature.h (cta_feature_gap_text, _gap_json), which the summary's
+ * breakdown and the findings drawn from one cause call. A trace without samples shows nothing. */
+#ifndef CTA_HOSTACT_H
+#define CTA_HOSTACT_H
+
+#include "cta_feature.h"
+
+extern const cta_feature cta_hostact_feature;
+
+#endif

@@ -1,0 +1,60 @@
+/* Where the host was, as the summary says it (analyzer/features/cta_hostact.h): pyphases.py
+ * (rounds of a 240 ms busy loop in compute(), a 160 ms sleep in wait(), then copies) leaves the
+ * GPU idle while it computes and sleeps, and that idle time ends with a batch copy: the
+ * data-loading cause. Its host activity names compute() and wait() at their lines, running and
+ * sleeping, each for its share of the two phases by the program's own clock, within 5 points. */
+#include "tjson.h"
+#include "tr.h"
+
+#include <stdlib.h>
+
+TEST_IMPL(host_activity_of_the_idle_time)
+{
+    glob_t g;
+    tr_pythons(&g);
+    char out[4096];
+    snprintf(out, sizeof out, "%s/phases", ctt_tmpdir());
+    char *cmd[] = {g.gl_pathv[0], TR_PYPHASES_PY, "3", NULL};
+    char *env[] = {"CUTRACE_THREAD_SAMPLE_US=2000", NULL};
+    ctt_proc p;
+    ASSERT_INT(tr_run(&p, out, NULL, cmd, env, 60), ==, 0);
+    TR_ASSERT_EXIT(p, 0);
+    tr_phase ph[TR_PHASES];
+    size_t nph = tr_phases_of(p.out, "pyphases:", ph);
+    ASSERT_UINT(nph, ==, 9);
+    /* the phases' own time: the data-loading gaps hold the second and third rounds' compute and
+     * wait (the first round's come before any GPU work) */
+    double own[2] = {0, 0};
+    for (size_t i = 3; i < nph; i++)
+        for (int k = 0; k < 2; k++)
+            if (!strcmp(ph[i].name, k ? "wait" : "compute"))
+                own[k] += (double)(ph[i].end - ph[i].start);
+    char *args[] = {"summary", "--json", out, NULL}, e[256];
+    char *text = tr_analyze(args);
+    ASSERT(text);
+    tj *s = tj_parse(text, e, sizeof e);
+    free(text);
+    ASSERT(s);
+    const tj *acts = tj_path(s, "breakdown.0.gaps.data-loading.host_activity");
+    ASSERT(acts && acts->type == TJ_ARR);
+    double share[2] = {0, 0};
+    for (size_t i = 0; i < acts->n; i++) {
+        const char *site = tj_str(acts->v[i], "site");
+        for (int k = 0; k < 2; k++)
+            if (strstr(site, k ? "in wait" : "in compute") && strstr(site, "pyphases.py:")) {
+                share[k] += tj_num(acts->v[i], "share");
+                ASSERT_STR(tj_str(acts->v[i], "state"), k ? "sleeping" : "running");
+            }
+    }
+    double want = own[0] / (own[0] + own[1]);
+    printf("data-loading: compute %.3f, wait %.3f of the samples; compute %.3f of the phases\n",
+           share[0], share[1], want);
+    ASSERT_NEAR(share[0], want, 0.05);
+    ASSERT_NEAR(share[1], 1 - want, 0.05);
+    /* the finding drawn from that time shows the same */
+    ASSERT(tj_path(s, "diagnoses.0.host_activity"));
+    tj_free(s);
+    ctt_proc_free(&p);
+    globfree(&g);
+    return 0;
+}
