@@ -37,7 +37,8 @@ typedef struct {
 typedef struct {
     cta_map keys;                 /* ha_key -> its index */
     ha_key *key;
-    size_t cap_key;
+    int8_t *loader;               /* per key: in a loader (ha_loader_of) */
+    size_t cap_key, cap_loader;
     cta_map tids;                 /* a sampled thread -> its index in last */
     uint64_t *last;               /* its previous sample's time */
     size_t cap_last;
@@ -46,9 +47,31 @@ typedef struct {
 
 #define HA(p) ((ha_proc *)(p)->feat[CTA_FEAT_HOSTACT])
 
+/* Whether a sample's Python frames are loading data: a frame of torch.utils.data (a DataLoader's
+ * __next__, its fetch calling the Dataset's __getitem__) 1, other Python frames 0, none (a
+ * native stack, unread frames) -1. */
+static int ha_loader_of(const cta_model *m, const cta_proc *p, const ha_key *k)
+{
+    const uint32_t *frames;
+    uint32_t n;
+    if (!k->stack || (k->flags & (CT_TS_NATIVE_LAST | CT_TS_READ_FAILED)) || k->stack >= p->nstacks ||
+        ct_reader_stack(m->rd, p->file, p->stack_ids[k->stack], &frames, &n) != 0)
+        return -1;
+    int python = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        ct_rec_frame fr = {0};
+        if (ct_reader_frame(m->rd, p->file, frames[i], &fr) != 0 || fr.kind != CT_FRAME_PYTHON)
+            continue;
+        python = 1;
+        char tmp[CT_STRTMP];
+        if (fr.module && strstr(ct_reader_str(m->rd, p->file, fr.module, tmp), "torch/utils/data/"))
+            return 1;
+    }
+    return python ? 0 : -1;
+}
+
 static void ha_record(cta_model *m, cta_proc *p, const ct_rec *r)
 {
-    (void)m;
     const ct_rec_thread_sample *s = &r->u.thread_sample;
     ha_proc *h = HA(p);
     if (!h) {
@@ -62,7 +85,9 @@ static void ha_record(cta_model *m, cta_proc *p, const ct_rec *r)
     uint32_t i = cta_map_get(&h->keys, &k, sizeof k, &added);
     if (added) {
         cta_grow(&h->key, &h->cap_key, i + 1, sizeof *h->key);
+        cta_grow(&h->loader, &h->cap_loader, i + 1, sizeof *h->loader);
         h->key[i] = k;
+        h->loader[i] = (int8_t)ha_loader_of(m, p, &k);
     }
     uint32_t ti = cta_map_get(&h->tids, &s->tid, sizeof s->tid, &added);
     if (added) {
@@ -94,6 +119,29 @@ static void ha_point(cta_model *m, cta_proc *p, const cta_pt *pt)
     }
 }
 
+/* A gap before a host-to-device copy is data loading when the thread's Python frames were in a
+ * loader for most of the time its samples in the gap stand for; not when they were elsewhere
+ * (a program with no DataLoader copying small tensors it built: the host's own work). Samples
+ * without Python frames cannot tell. */
+static int ha_loading(cta_model *m, cta_proc *p, int d, const cta_gap *g)
+{
+    (void)m;
+    (void)g;
+    const ha_proc *h = HA(p);
+    if (!h)
+        return -1;
+    const ha_dev *x = &h->dev[d];
+    uint64_t in = 0, told = 0;
+    for (size_t i = 0; i < x->npend; i++) {
+        int l = h->loader[x->pend[i].key];
+        if (l >= 0) {
+            told += x->pend[i].us;
+            in += l ? x->pend[i].us : 0;
+        }
+    }
+    return told ? 2 * in >= told : -1;
+}
+
 /* The gap ended: its samples go to its causes by their instants. */
 static void ha_gap(cta_model *m, cta_proc *p, int d, const cta_gap_parts *g)
 {
@@ -122,6 +170,7 @@ static void ha_proc_free(cta_proc *p)
         free(h->dev[d].us);
     }
     free(h->key);
+    free(h->loader);
     free(h->last);
     cta_map_free(&h->keys);
     cta_map_free(&h->tids);
@@ -336,6 +385,7 @@ const cta_feature cta_hostact_feature = {
     .types = 1ull << CT_REC_THREAD_SAMPLE,
     .record = ha_record,
     .point = ha_point,
+    .loading = ha_loading,
     .gap = ha_gap,
     .proc_free = ha_proc_free,
     .gap_text = ha_gap_text,

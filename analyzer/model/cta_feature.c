@@ -34,6 +34,7 @@ void cta_model_plug(const cta_feature *const *table, size_t n)
         HOOK(sync);
         HOOK(where);
         HOOK(idle);
+        HOOK(loading);
         HOOK(gap);
         HOOK(finish);
         HOOK(merge);

@@ -55,6 +55,11 @@ typedef struct {
     /* Device dev was idle ns, the host's last thread in CUDA being tid; only for a process
      * where the feature has state (cta_proc.feat). */
     void (*idle)(cta_model *m, cta_proc *p, int dev, uint32_t tid, uint64_t ns);
+    /* Whether the host was loading batches during gap g of device dev, which ends with a
+     * host-to-device copy, as the feature knows (the thread samples' frames): 0 no (the gap is
+     * then not data loading but what else it was), 1 yes, -1 it cannot tell. One feature at
+     * most answers other than -1 for a gap. */
+    int (*loading)(cta_model *m, cta_proc *p, int dev, const cta_gap *g);
     /* A gap of device dev ended (its parts by cause; called for every gap, of 0 ns too). */
     void (*gap)(cta_model *m, cta_proc *p, int dev, const cta_gap_parts *g);
     /* A point the feature queued (cta_sweep_push with type CTA_P_FEAT_BEGIN or _END and kind

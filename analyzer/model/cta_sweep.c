@@ -256,6 +256,20 @@ static void gap_account(cta_proc *p, int d, const cta_gap *g, int cls, uint64_t 
     cta_hostsplit_add(&dv->gap_host[cls], &part);
 }
 
+/* Whether the host was loading batches in gap g, which ends with a host-to-device copy while
+ * the host was mostly outside CUDA: so unless a feature knows otherwise (what the host was
+ * doing: a copy is a batch by where the host was, not by its size or rhythm alone). */
+static int gap_loading(cta_model *m, cta_proc *p, int d, const cta_gap *g)
+{
+    const struct cta_plugs *pl = m->plugs;
+    for (int k = 0; k < pl->loading.n; k++) {
+        int said = pl->at[pl->loading.slot[k]]->loading(m, p, d, g);
+        if (said >= 0)
+            return said;
+    }
+    return 1;
+}
+
 static void gap_commit(cta_model *m, cta_proc *p, int d)
 {
     cta_dev *dv = &p->dev[d];
@@ -269,7 +283,7 @@ static void gap_commit(cta_model *m, cta_proc *p, int d)
      * without it. */
     int rest = h->in_api * 2 >= g.len ? CTA_GAP_LAUNCH : CTA_GAP_HOST;
     uint64_t owed = g.len;
-    if (dv->closed_h2d && outside * 2 >= g.len)
+    if (dv->closed_h2d && outside * 2 >= g.len && gap_loading(m, p, d, &g))
         g.cls = CTA_GAP_STARVE;
     else if (dv->closed_sync) {
         g.cls = CTA_GAP_SYNC;
