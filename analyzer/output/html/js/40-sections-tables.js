@@ -185,6 +185,16 @@
         d.call_sites.forEach(function (c, k) { append(ul, h('li', null, val(dp + '.call_sites.' + k))); });
         append(dl, [h('dt', null, 'call sites'), h('dd', null, ul)]);
       }
+      if (d.host_activity && d.host_activity.length) {
+        var hl = h('ul', { 'class': 'ct-mono' });
+        d.host_activity.forEach(function (a, k) {
+          var q = dp + '.host_activity.' + k;
+          append(hl, h('li', null, [val(q + '.share', function (v) { return fmtPct(100 * v); }, 'strong'), ' ',
+            a.call ? ['in ', val(q + '.call'), ' at '] : '', val(q + '.site'), a.frame ? [' \u2190 ', val(q + '.frame')] : '',
+            ' (', val(q + '.state'), ')']));
+        });
+        append(dl, [h('dt', null, 'where the host was'), h('dd', null, hl)]);
+      }
       if (d.nvtx && d.nvtx.text) append(dl, [h('dt', null, 'NVTX'), h('dd', null, val(dp + '.nvtx.text'))]);
       if (d.fix) append(dl, [h('dt', null, 'fix'), h('dd', null, val(dp + '.fix'))]);
       append(sec, dl);
