@@ -398,10 +398,10 @@ static void apply(cta_model *m, cta_proc *p, const cta_pt *pt)
             dv->gap_start = pt->t;
             /* a synchronization that returned at this instant counts for this gap too */
             dv->gap_sync = s->sync_ret && s->sync_ret_t == pt->t;
+            dv->gap_synccpy = s->copy_ret && s->copy_ret_t == pt->t;
             dv->gap_sync_ns[0] = dv->gap_sync ? s->ret_ns[0] : 0;
             dv->gap_sync_ns[1] = dv->gap_synccpy ? s->ret_ns[1] : 0;
             dv->gap_sync_ns[2] = dv->gap_sync ? s->ret_ns[2] : 0;
-            dv->gap_synccpy = s->copy_ret && s->copy_ret_t == pt->t;
             dv->gap_mem = s->mem_depth > 0;
             memset(&dv->pend, 0, sizeof dv->pend);
             dv->pend_cpu = 0;

@@ -82,7 +82,7 @@ void rm_host_build(host_t *h, const file_t *f, const ct_reader *rd, uint32_t fil
         PUSH(ev, nev, evcap, e);
         char tmp[CT_STRTMP];
         if (rm_sync_copy_call(ct_reader_str(rd, fileno, a->fn, tmp)))
-            PUSH(h->cend, h->ncend, ccap, a->e);
+            PUSH(h->cend, h->ncend, ccap, ((rm_ret){a->e, a->e - a->s}));
     }
     for (size_t i = 0; i < f->nsy; i++) {
         const sync_t *s = &f->sy[i];
@@ -91,9 +91,9 @@ void rm_host_build(host_t *h, const file_t *f, const ct_reader *rd, uint32_t fil
         h->sync_cnt[tindex(h, s->s)]++;
         h->sync_cnt[tindex(h, s->e)]--;
         if (s->kind == CT_SYNC_MEMCPY)
-            PUSH(h->cend, h->ncend, ccap, s->e);
+            PUSH(h->cend, h->ncend, ccap, ((rm_ret){s->e, s->e - s->s}));
         else
-            PUSH(h->send, h->nsend, scap, s->e);
+            PUSH(h->send, h->nsend, scap, ((rm_ret){s->e, s->e - s->s}));
     }
     for (size_t i = 1; i < h->nt; i++) {
         h->api_cnt[i] += h->api_cnt[i - 1];
@@ -140,10 +140,21 @@ static int rate_at(const host_t *h, uint32_t tid, uint64_t t, double *rate)
 }
 
 /* Whether any of the sorted times v lies in [a, b]. */
-static int any_in(const uint64_t *v, size_t n, uint64_t a, uint64_t b)
+/* Of the returns v (sorted by end) in [a, b]: whether any, and the time they blocked. */
+static int any_in(const rm_ret *v, size_t n, uint64_t a, uint64_t b, uint64_t *ns)
 {
-    size_t i = rm_lower(v, n, a);
-    return i < n && v[i] <= b;
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (v[mid].end < a)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    *ns = 0;
+    for (size_t i = lo; i < n && v[i].end <= b; i++)
+        *ns += v[i].ns;
+    return lo < n && v[lo].end <= b;
 }
 
 static int by_length(const void *a, const void *b)
@@ -154,8 +165,11 @@ static int by_length(const void *a, const void *b)
     return x->start < y->start ? -1 : x->start > y->start;
 }
 
-static void gap_done(rm_breakdown *b, rm_gap *g, double rate_ns, uint64_t known, rm_gap **all,
-                     size_t *n, size_t *cap)
+/* Gap g of cause g->cause is that cause's for its first `owed` (all of it but after a blocking
+ * call: up to the time the call blocked the host), the rest's after; counted and listed under
+ * the one holding most of it. */
+static void gap_done(rm_breakdown *b, rm_gap *g, uint64_t owed, int rest, double rate_ns,
+                     uint64_t known, rm_gap **all, size_t *n, size_t *cap)
 {
     g->split[RM_COMPUTE] = (uint64_t)(rate_ns + 0.5);
     if (g->split[RM_COMPUTE] > known)
@@ -163,8 +177,12 @@ static void gap_done(rm_breakdown *b, rm_gap *g, double rate_ns, uint64_t known,
     g->split[RM_WAIT] = known - g->split[RM_COMPUTE];
     for (int k = 0; k < RM_NSPLIT; k++)
         b->split[k] += g->split[k];
-    b->gap_count[g->cause]++;
-    b->gap_ns[g->cause] += g->len;
+    if (g->len) {
+        b->gap_ns[g->cause] += owed;
+        b->gap_ns[rest] += g->len - owed;
+        g->cause = 2 * owed >= g->len ? g->cause : rest;
+        b->gap_count[g->cause]++;
+    }
     PUSH(*all, *n, *cap, *g);
 }
 
@@ -215,18 +233,17 @@ void rm_compute_breakdown(rm_breakdown *b, const file_t *f, const host_t *h, int
         int ends = open && (i == ie || busy[i] > 0 || point[i]);
         if (ends) {
             g.len = t - g.start;
-            uint64_t outside = g.split[RM_UNKNOWN] + known;
+            uint64_t outside = g.split[RM_UNKNOWN] + known, owed = g.len, blocked;
+            int rest = g.split[RM_IN_API] * 2 >= g.len ? RM_GAP_LAUNCH : RM_GAP_HOST;
             if (h2d[i] && outside * 2 >= g.len)
                 g.cause = RM_GAP_STARVE;
-            else if (any_in(h->send, h->nsend, g.start, t))
-                g.cause = RM_GAP_SYNC;
-            else if (any_in(h->cend, h->ncend, g.start, t))
-                g.cause = RM_GAP_SYNCCPY;
-            else if (g.split[RM_IN_API] * 2 >= g.len)
-                g.cause = RM_GAP_LAUNCH;
+            else if (any_in(h->send, h->nsend, g.start, t, &blocked))
+                g.cause = RM_GAP_SYNC, owed = blocked < g.len ? blocked : g.len;
+            else if (any_in(h->cend, h->ncend, g.start, t, &blocked))
+                g.cause = RM_GAP_SYNCCPY, owed = blocked < g.len ? blocked : g.len;
             else
-                g.cause = RM_GAP_HOST;
-            gap_done(b, &g, rate_ns, known, &all, &nall, &cap);
+                g.cause = rest;
+            gap_done(b, &g, owed, rest, rate_ns, known, &all, &nall, &cap);
             open = 0;
         }
         if (i < ie && busy[i] > 0)

@@ -38,6 +38,10 @@ typedef struct {
 
 /* What one process's host was doing, on the sorted time points T[0..nt): segment i is
  * (T[i], T[i+1]). */
+/* A blocking call's return: when, and how long it blocked the host. */
+typedef struct {
+    uint64_t end, ns;
+} rm_ret;
 typedef struct {
     uint64_t *T;
     size_t nt;
@@ -45,9 +49,9 @@ typedef struct {
     uint32_t *last_tid;          /* thread of the latest API call event at or before T[i] (0) */
     cpu_t *rates;                /* per thread, sorted: (t, rate bits in cpu) rate points */
     size_t nrates;
-    uint64_t *send;              /* ends of synchronizations (sorted) ... */
+    rm_ret *send;                /* synchronizations' returns (sorted by end) ... */
     size_t nsend;
-    uint64_t *cend;              /* ... and of copies' waits (sorted) */
+    rm_ret *cend;                /* ... and copies' waits' */
     size_t ncend;
 } host_t;
 
