@@ -39,6 +39,7 @@ typedef struct {
     ha_key *key;
     int8_t *loader;               /* per key: in a loader (ha_loader_of) */
     size_t cap_key, cap_loader;
+    int loaders;                  /* a sample was in a loader (the program has one) */
     cta_map tids;                 /* a sampled thread -> its index in last */
     uint64_t *last;               /* its previous sample's time */
     size_t cap_last;
@@ -48,8 +49,19 @@ typedef struct {
 #define HA(p) ((ha_proc *)(p)->feat[CTA_FEAT_HOSTACT])
 
 /* Whether a sample's Python frames are loading data: a frame of torch.utils.data (a DataLoader's
- * __next__, its fetch calling the Dataset's __getitem__) 1, other Python frames 0, none (a
- * native stack, unread frames) -1. */
+ * __next__, its fetch calling the Dataset's __getitem__), of a pool of workers producing batches
+ * (multiprocessing, concurrent.futures), or a __getitem__ of the program's own (a dataset indexed
+ * directly) 1; other Python frames 0; none (a native stack, unread frames) -1. */
+static int ha_loader_frame(const char *file, const char *fn)
+{
+    static const char *const in[] = {"torch/utils/data/", "multiprocessing/", "concurrent/futures/"};
+    for (size_t i = 0; i < sizeof in / sizeof *in; i++)
+        if (strstr(file, in[i]))
+            return 1;
+    size_t n = strlen(fn);
+    return n >= 11 && !strcmp(fn + n - 11, "__getitem__");
+}
+
 static int ha_loader_of(const cta_model *m, const cta_proc *p, const ha_key *k)
 {
     const uint32_t *frames;
@@ -63,8 +75,9 @@ static int ha_loader_of(const cta_model *m, const cta_proc *p, const ha_key *k)
         if (ct_reader_frame(m->rd, p->file, frames[i], &fr) != 0 || fr.kind != CT_FRAME_PYTHON)
             continue;
         python = 1;
-        char tmp[CT_STRTMP];
-        if (fr.module && strstr(ct_reader_str(m->rd, p->file, fr.module, tmp), "torch/utils/data/"))
+        char tmp[CT_STRTMP], tmp2[CT_STRTMP];
+        if (ha_loader_frame(fr.module ? ct_reader_str(m->rd, p->file, fr.module, tmp) : "",
+                            ct_reader_str(m->rd, p->file, fr.function, tmp2)))
             return 1;
     }
     return python ? 0 : -1;
@@ -88,6 +101,7 @@ static void ha_record(cta_model *m, cta_proc *p, const ct_rec *r)
         cta_grow(&h->loader, &h->cap_loader, i + 1, sizeof *h->loader);
         h->key[i] = k;
         h->loader[i] = (int8_t)ha_loader_of(m, p, &k);
+        h->loaders |= h->loader[i] == 1;
     }
     uint32_t ti = cta_map_get(&h->tids, &s->tid, sizeof s->tid, &added);
     if (added) {
@@ -119,16 +133,19 @@ static void ha_point(cta_model *m, cta_proc *p, const cta_pt *pt)
     }
 }
 
-/* A gap before a host-to-device copy is data loading when the thread's Python frames were in a
- * loader for most of the time its samples in the gap stand for; not when they were elsewhere
- * (a program with no DataLoader copying small tensors it built: the host's own work). Samples
- * without Python frames cannot tell. */
+/* In a PyTorch program, a gap before a host-to-device copy is data loading when the thread's
+ * Python frames were in a loader for most of the time its samples in the gap stand for; not when
+ * they were elsewhere (a program with no DataLoader copying small tensors it built: the host's
+ * own work), and a gap no sample tells of is not loading in a program whose samples were never in
+ * a loader (it has none: samples are read ahead of the sweep). A program without PyTorch may
+ * load its batches in code of its own (a pipe from worker processes, its own preprocessing) that
+ * no frame names: there, and where samples have no Python frames, they cannot tell. */
 static int ha_loading(cta_model *m, cta_proc *p, int d, const cta_gap *g)
 {
     (void)m;
     (void)g;
     const ha_proc *h = HA(p);
-    if (!h)
+    if (!h || !p->torch)
         return -1;
     const ha_dev *x = &h->dev[d];
     uint64_t in = 0, told = 0;
@@ -139,7 +156,7 @@ static int ha_loading(cta_model *m, cta_proc *p, int d, const cta_gap *g)
             in += l ? x->pend[i].us : 0;
         }
     }
-    return told ? 2 * in >= told : -1;
+    return told ? 2 * in >= told : h->loaders ? -1 : 0;
 }
 
 /* The gap ended: its samples go to its causes by their instants. */

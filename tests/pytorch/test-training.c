@@ -139,9 +139,10 @@ TEST_IMPL(pytorch_starved_loop)
     ASSERT(h2d);
     ASSERT_INT(tj_num(h2d, "count"), ==, 2 * STEPS + 4);
     /* the loop starved: each step after the first waited for its batch (the first waits with
-     * the program's start: before the first kernel, counted apart and not priced; the short
-     * pauses before a step's second copy count too), as long as the host went between steps:
-     * from the end
+     * the program's start: before the first kernel, counted apart and not priced, or the host's
+     * own work when the thread samples show it importing modules, not loading; the short pauses
+     * before a step's second copy count too), as long as the host went between steps: from the
+     * end
      * of a step's calls to the next batch's copy, at least, and to that copy's return, at most
      * (the host descheduled in the call, beside CPU-bound processes, lengthens the gap by
      * milliseconds), each gap so and hence their median; 0.5 ms either way for the GPU's tail
@@ -150,8 +151,7 @@ TEST_IMPL(pytorch_starved_loop)
     if (!x)
         fprintf(stderr, "diagnoses: %s\n", tj_str(tj_get(s, "diagnoses")->v[0], "message"));
     ASSERT(x);
-    ASSERT(tj_num(x, "evidence.gaps") >= STEPS);
-    ASSERT(tj_num(x, "evidence.startup_gap_ns") > 0);
+    ASSERT(tj_num(x, "evidence.gaps") >= STEPS - 1);
     ASSERT(tj_num(x, "evidence.median_gap_ns") >= host_gap - 0.5e6);
     ASSERT(tj_num(x, "evidence.median_gap_ns") <= host_copied + 0.5e6);
     ASSERT(tj_num(x, "evidence.host_wait_ns") > tj_num(x, "evidence.host_compute_ns"));

@@ -1,0 +1,32 @@
+/* A PyTorch loop with no DataLoader (tests/pytorch/noloader.py): its 96-byte input copies are not
+ * batches, since the thread samples never show the host in a loader; the GPU's wait is the host's
+ * own work, and the .item() synchronization is owed no more than it blocked. (Which lines the
+ * samples name is not checked here: most samples of build()'s tight loop come back unread,
+ * the sampler's frames changing as it reads them.) */
+#include "pt.h"
+
+#include <stdlib.h>
+
+TEST_IMPL(pytorch_no_dataloader_no_loader_finding)
+{
+    const char *args[] = {"12", NULL};
+    ctt_proc p;
+    char dir[4096];
+    if (pt_run(&p, dir, "noloader", 1, "noloader.py", args, NULL))
+        return 1;
+    ASSERT_CONTAINS(p.out, "noloader: steps 12 build_ns ");
+    double built = atof(strstr(p.out, "build_ns ") + 9);
+    tj *s = an_summary(dir, NULL);
+    ASSERT(s);
+    ASSERT(an_diag(s, "dataloader-starvation") == NULL);
+    /* the host's own work leads: the 11 builds after the first GPU work at least (the window also
+     * holds the start, the first forward's imports, which no finding tells apart yet) */
+    ASSERT_STR(tj_str(s, "diagnoses.0.id"), "gpu-gaps");
+    ASSERT(tj_num(s, "diagnoses.0.estimated_saving_ns") >= built * 11 / 12 * 0.9);
+    ASSERT(tj_path(s, "diagnoses.0.host_activity"));
+    const tj *y = an_diag(s, "excessive-sync");
+    ASSERT(!y || tj_num(y, "estimated_saving_ns") <= tj_num(y, "evidence.host_blocked_ns"));
+    tj_free(s);
+    ctt_proc_free(&p);
+    return 0;
+}
