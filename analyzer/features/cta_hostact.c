@@ -39,7 +39,6 @@ typedef struct {
     ha_key *key;
     int8_t *loader;               /* per key: in a loader (ha_loader_of) */
     size_t cap_key, cap_loader;
-    int loaders;                  /* a sample was in a loader (the program has one) */
     cta_map tids;                 /* a sampled thread -> its index in last */
     uint64_t *last;               /* its previous sample's time */
     size_t cap_last;
@@ -101,7 +100,6 @@ static void ha_record(cta_model *m, cta_proc *p, const ct_rec *r)
         cta_grow(&h->loader, &h->cap_loader, i + 1, sizeof *h->loader);
         h->key[i] = k;
         h->loader[i] = (int8_t)ha_loader_of(m, p, &k);
-        h->loaders |= h->loader[i] == 1;
     }
     uint32_t ti = cta_map_get(&h->tids, &s->tid, sizeof s->tid, &added);
     if (added) {
@@ -136,10 +134,12 @@ static void ha_point(cta_model *m, cta_proc *p, const cta_pt *pt)
 /* In a PyTorch program, a gap before a host-to-device copy is data loading when the thread's
  * Python frames were in a loader for most of the time its samples in the gap stand for; not when
  * they were elsewhere (a program with no DataLoader copying small tensors it built: the host's
- * own work), and a gap no sample tells of is not loading in a program whose samples were never in
- * a loader (it has none: samples are read ahead of the sweep). A program without PyTorch may
- * load its batches in code of its own (a pipe from worker processes, its own preprocessing) that
- * no frame names: there, and where samples have no Python frames, they cannot tell. */
+ * own work). Where all of a gap's samples came back unread (frames changing as they were read:
+ * a tight loop of the program's own, PyTorch's starved loop sleeping in its collate function),
+ * their states tell: running, the host computed (not loading: a loader's frames are read well),
+ * else it waited, maybe for data, which the copy decides. Samples without Python frames cannot
+ * tell, and a program without PyTorch may load its batches in code of its own (a pipe from
+ * worker processes, its own preprocessing) that no frame names. */
 static int ha_loading(cta_model *m, cta_proc *p, int d, const cta_gap *g)
 {
     (void)m;
@@ -148,15 +148,21 @@ static int ha_loading(cta_model *m, cta_proc *p, int d, const cta_gap *g)
     if (!h || !p->torch)
         return -1;
     const ha_dev *x = &h->dev[d];
-    uint64_t in = 0, told = 0;
+    uint64_t in = 0, told = 0, unread = 0, running = 0;
     for (size_t i = 0; i < x->npend; i++) {
+        const ha_key *k = &h->key[x->pend[i].key];
         int l = h->loader[x->pend[i].key];
         if (l >= 0) {
             told += x->pend[i].us;
             in += l ? x->pend[i].us : 0;
+        } else if (k->flags & CT_TS_READ_FAILED) {
+            unread += x->pend[i].us;
+            running += k->state == 'R' ? x->pend[i].us : 0;
         }
     }
-    return told ? 2 * in >= told : h->loaders ? -1 : 0;
+    if (told)
+        return 2 * in >= told;
+    return unread && 2 * running > unread ? 0 : -1;
 }
 
 /* The gap ended: its samples go to its causes by their instants. */
