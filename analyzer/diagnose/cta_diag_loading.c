@@ -83,6 +83,16 @@ static const cta_fix FIX_STARVE = {
     "prefetch_factor=2+, persistent_workers=True); move preprocessing off the main thread (to "
     "the workers or the GPU); use faster storage or cache the dataset"};
 
+/* When the host samples say every core was busy loading (cpu-bound, and no core free for more
+ * workers): the fix is cheaper batches, not more workers. */
+static const cta_fix FIX_STARVE_CPU = {
+    "the loading is CPU-bound: more loader threads will not help; make each batch cheaper to "
+    "prepare (the lines where the host was, below), cache decoded samples, move preprocessing to "
+    "the GPU, or give the job more cores",
+    "the loading is CPU-bound: more DataLoader workers will not help; make each sample cheaper "
+    "(the lines where the host was, below: decoding, transforms), cache decoded samples, move "
+    "augmentation to the GPU, or give the job more cores"};
+
 /* dataloader-starvation: the GPU idle before batch copies (the gaps of cause CTA_GAP_STARVE),
  * every such gap, whatever the shape of their lengths: regular, bursty (workers delivering
  * batches in bursts), irregular (imagenet's from 23 ms to 1.1 s), or mixed with the short
@@ -138,7 +148,9 @@ static void starvation(cta_diags *ds, const cta_proc *p, int d, uint64_t win)
     int told = cause.known && cause.causes;
     if (told)
         ssave = cause.saving_ns < sn ? cause.saving_ns : sn;
-    if ((x = cta_diag_add(ds, p, d, ssave, win, cta_fix_for(p, FIX_STARVE)))) {
+    int cpu_bound = told && (cause.causes & CTA_CAUSE_CPU_BOUND) && !(cause.causes & CTA_CAUSE_ADD_WORKERS);
+    if ((x = cta_diag_add(ds, p, d, ssave, win,
+                          cta_fix_for(p, cpu_bound ? FIX_STARVE_CPU : FIX_STARVE)))) {
         const cta_hostsplit *h = &sh;
         uint64_t outside = h->compute + h->wait + h->unknown;
         const char *what = h->unknown * 2 > outside

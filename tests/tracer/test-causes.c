@@ -160,9 +160,9 @@ static int cz_add_workers(const tj *c, double cpb, double now, int *want_out)
 
 /* Four workers spending 150 ms of CPU per batch on 2 cores: every core busy, the workers
  * waiting for one; the CPU per batch the diagnosis states is the workers' own over the steps.
- * (Unfavoured, with other work taking most of the cores, the workers got unequal shares, their
- * batches came in bunches, two at once then a long wait, and dataloader-starvation rightly set
- * such gaps aside.) */
+ * The fix is cheaper batches, not more workers. (Unfavoured, with other work taking most of the
+ * cores, the workers got unequal shares and their batches came in bunches, two at once then a
+ * long wait.) */
 static int cz_cpu_bound(const char *prog)
 {
     char *err = NULL, *data = cz_data();
@@ -175,6 +175,7 @@ static int cz_cpu_bound(const char *prog)
     ASSERT_NEAR(tj_num(c, "worker_cpu_per_batch_ns"), cpu / (2 * CZ_STEPS), 0.05 * cpu / (2 * CZ_STEPS));
     ASSERT(tj_num(c, "worker_runqueue_wait_cores") >= 0.2 * tj_num(c, "worker_cpu_cores"));
     ASSERT_UINT((uint64_t)tj_num(c, "workers"), ==, 4);
+    ASSERT_CONTAINS(tj_str(cz_diag(s, STARVE), "fix"), "will not help");
     tj_free(s);
     free(err);
     return 0;
