@@ -157,7 +157,9 @@ TEST_IMPL(nvtx_ranges_against_truth)
     ASSERT((a == 5 && b == 6) || (a == 6 && b == 5));
     /* the step-time distribution: every step once, in ascending buckets, each step the program
      * measured in the bucket of its time (less the few us by which the program's measure
-     * encloses the range, which may cross a bucket's edge: then the next one down) */
+     * encloses the range, which may cross a bucket's edge: then the next one down; the first
+     * step's measure also holds NVTX loading its tool, up to NV_INIT_TOL_NS: a first step of
+     * 31.6 ms fell in no bucket) */
     const tj *h = tj_get(it, "histogram");
     double in_hist = 0, prev_hi = 0;
     for (size_t k = 0; k < tj_len(h, ""); k++) {
@@ -168,13 +170,18 @@ TEST_IMPL(nvtx_ranges_against_truth)
         in_hist += tj_num(bk, "count");
     }
     ASSERT_INT(in_hist, ==, NV_STEPS);
+    long long first = -1;
+    for (size_t i = 0; i < nr; i++)
+        if (!strcmp(r[i].name, "train_step") && (first < 0 || r[i].step < first))
+            first = r[i].step;
     for (size_t i = 0; i < nr; i++) {
         if (strcmp(r[i].name, "train_step"))
             continue;
         double d = (double)(r[i].t1 - r[i].t0), found = 0;
+        double tol = NV_HOST_TOL_NS + (r[i].step == first ? NV_INIT_TOL_NS : 0);
         for (size_t k = 0; k < tj_len(h, ""); k++) {
             const tj *bk = tj_at(h, k);
-            found += tj_num(bk, "lo_ns") <= d && d - NV_HOST_TOL_NS < tj_num(bk, "hi_ns");
+            found += tj_num(bk, "lo_ns") <= d && d - tol < tj_num(bk, "hi_ns");
         }
         if (!found)
             return ctt_fail_at(__FILE__, __LINE__, "step %lld (%.0f ns) in no bucket of the histogram",
