@@ -9,7 +9,8 @@
  * whose record call was shortest is the middle of that call; a GPU time is the anchor's host
  * time plus cuEventElapsedTime(anchor, event). preload/README.md states the accuracy. Anchors
  * are renewed every second so the float milliseconds never lose more than a fraction of a
- * microsecond; durations come from the event pair (exact to the event resolution), except
+ * microsecond (a renewal whose calls were all slow is refused and retried, ctp_harvest.c);
+ * durations come from the event pair (exact to the event resolution), except
  * that an operation never starts before the host submitted it: on an idle stream the start
  * event completes at once, and a host delay before the operation is not GPU time.
  *

@@ -40,17 +40,32 @@ static void ctp_lost_op(const ctp_thread *owner, uint64_t corr, uint32_t why)
 }
 
 #define CTP_ANCHOR_SAMPLES 8
+/* A context's anchor. Two sets of events: a renewal is sampled into the set not in use, so one
+ * whose record calls were all slow can be refused and the anchor in use kept. */
 typedef struct {
     uint64_t ctx;
-    CUevent ev[CTP_ANCHOR_SAMPLES]; /* ev[best] is the anchor */
-    unsigned best;
+    CUevent ev[2][CTP_ANCHOR_SAMPLES];
+    unsigned set, best; /* ev[set][best] is the anchor */
     CUstream stream;
     uint64_t host, made;
+    uint64_t call;  /* the anchor's record call: twice its error */
+    uint64_t floor; /* the shortest record call the context has had */
+    uint64_t retry; /* after a refused renewal, none before this */
 } ctp_anchor;
 static ctp_anchor ctp_anchors[64];
 static unsigned ctp_nanchors;
 
 #define CTP_ANCHOR_PERIOD_NS 1000000000ull
+/* A host that is preempted or contended at a renewal can make all its record calls slow: seen
+ * beside two CPU hogs, eight calls of 14-21 us where the context's shortest was 80 ns, so an
+ * anchor off by 7-9 us. Such a renewal is refused, and retried CTP_ANCHOR_RETRY_NS later, unless
+ * its call is within twice the context's shortest or within CTP_ANCHOR_GOOD_CALL_NS (an error of
+ * half of it is the resolution of CUDA's event times, "around 0.5 microseconds"), or no worse
+ * than the anchor's, or the anchor is CTP_ANCHOR_MAX_AGE_NS old (under 4096 ms, float
+ * milliseconds are exact to 122 ns). */
+#define CTP_ANCHOR_GOOD_CALL_NS 1000ull
+#define CTP_ANCHOR_RETRY_NS 10000000ull
+#define CTP_ANCHOR_MAX_AGE_NS 4000000000ull
 /* How long the end of a trace (exit, exec) waits for operations still running. */
 #define CTP_FINAL_WAIT_NS 250000000ull
 
@@ -106,7 +121,13 @@ void ctp_gpu_collect(ctp_thread *owner, const ctp_gpu_pend *p)
     ctp_pend[ctp_npend++] = (ctp_pending){*p, owner};
 }
 
-/* The context's anchor, renewed when older than CTP_ANCHOR_PERIOD_NS; NULL if none can be had. */
+static int ctp_anchor_good(const ctp_anchor *a, uint64_t call)
+{
+    return call <= CTP_ANCHOR_GOOD_CALL_NS || call <= 2 * a->floor;
+}
+
+/* The context's anchor, renewed when older than CTP_ANCHOR_PERIOD_NS (sooner while its call
+ * was slow); NULL if none can be had. */
 static ctp_anchor *ctp_anchor_for(uint64_t ctx, uint64_t now)
 {
     ctp_anchor *a = NULL;
@@ -114,7 +135,8 @@ static ctp_anchor *ctp_anchor_for(uint64_t ctx, uint64_t now)
         if (ctp_anchors[i].ctx == ctx)
             a = &ctp_anchors[i];
     /* made may be later than now (an anchor renewed earlier in the same harvest) */
-    if (a && now < a->made + CTP_ANCHOR_PERIOD_NS)
+    if (a && ((now < a->made + CTP_ANCHOR_PERIOD_NS && ctp_anchor_good(a, a->call)) ||
+              now < a->retry))
         return a;
     if (!a) {
         if (ctp_nanchors == sizeof ctp_anchors / sizeof ctp_anchors[0])
@@ -122,10 +144,14 @@ static ctp_anchor *ctp_anchor_for(uint64_t ctx, uint64_t now)
         a = &ctp_anchors[ctp_nanchors++];
         memset(a, 0, sizeof *a);
         a->ctx = ctx;
+        a->floor = UINT64_MAX;
     }
+    int have = a->made != 0;
+    unsigned set = have ? !a->set : 0;
+    CUevent *ev = a->ev[set];
     CUcontext popped;
     if (CTP_REAL(cuCtxPushCurrent_v2)((CUcontext)(uintptr_t)ctx) != CUDA_SUCCESS)
-        return NULL;
+        return have ? a : NULL;
     int ok = a->stream || CTP_REAL(cuStreamCreate)(&a->stream, CU_STREAM_NON_BLOCKING) ==
                               CUDA_SUCCESS;
     /* The GPU stamps an event recorded on an idle stream somewhere inside the record call: the
@@ -133,38 +159,51 @@ static ctp_anchor *ctp_anchor_for(uint64_t ctx, uint64_t now)
      * that wakes the driver's or the simulation's worker, a preempted host): of
      * CTP_ANCHOR_SAMPLES records back to back (after the first, the worker is awake), each on its
      * own event, the shortest call's is the anchor. */
-    uint64_t best = UINT64_MAX, t0s[CTP_ANCHOR_SAMPLES], t1s[CTP_ANCHOR_SAMPLES];
+    uint64_t t0s[CTP_ANCHOR_SAMPLES], t1s[CTP_ANCHOR_SAMPLES];
     unsigned n = 0;
     for (; ok && n < CTP_ANCHOR_SAMPLES; n++) {
-        ok = a->ev[n] || CTP_REAL(cuEventCreate)(&a->ev[n], CU_EVENT_DEFAULT) == CUDA_SUCCESS;
+        ok = ev[n] || CTP_REAL(cuEventCreate)(&ev[n], CU_EVENT_DEFAULT) == CUDA_SUCCESS;
         t0s[n] = ctp_now();
-        ok = ok && CTP_REAL(cuEventRecord)(a->ev[n], a->stream) == CUDA_SUCCESS;
+        ok = ok && CTP_REAL(cuEventRecord)(ev[n], a->stream) == CUDA_SUCCESS;
         t1s[n] = ctp_now();
     }
     /* Polled, not cuEventSynchronize: a query is what the relaxed capture mode allows while
      * another thread captures (ctp_gpu_harvest). */
     CUresult st = CUDA_ERROR_NOT_READY;
-    while (ok && (st = CTP_REAL(cuEventQuery)(a->ev[n - 1])) == CUDA_ERROR_NOT_READY)
+    while (ok && (st = CTP_REAL(cuEventQuery)(ev[n - 1])) == CUDA_ERROR_NOT_READY)
         ;
     ok = ok && st == CUDA_SUCCESS;
-    for (unsigned i = 0; ok && i < n; i++)
-        if (t1s[i] - t0s[i] < best) {
-            best = t1s[i] - t0s[i];
-            a->best = i;
-            a->host = t0s[i] + best / 2;
-            a->made = t1s[i];
-        }
     CTP_REAL(cuCtxPopCurrent_v2)(&popped);
-    return ok ? a : NULL;
+    if (!ok)
+        return have ? a : NULL;
+    unsigned best = 0;
+    for (unsigned i = 1; i < n; i++)
+        if (t1s[i] - t0s[i] < t1s[best] - t0s[best])
+            best = i;
+    uint64_t call = t1s[best] - t0s[best];
+    if (call < a->floor)
+        a->floor = call;
+    if (have && !ctp_anchor_good(a, call) && call > a->call &&
+        now < a->made + CTP_ANCHOR_MAX_AGE_NS) {
+        a->retry = now + CTP_ANCHOR_RETRY_NS;
+        return a;
+    }
+    a->set = set;
+    a->best = best;
+    a->call = call;
+    a->host = t0s[best] + call / 2;
+    a->made = t1s[best];
+    return a;
 }
 
 static void ctp_anchor_drop(uint64_t ctx)
 {
     for (unsigned i = 0; i < ctp_nanchors; i++)
         if (ctp_anchors[i].ctx == ctx) {
-            for (unsigned k = 0; k < CTP_ANCHOR_SAMPLES; k++)
-                if (ctp_anchors[i].ev[k])
-                    CTP_REAL(cuEventDestroy_v2)(ctp_anchors[i].ev[k]);
+            for (unsigned k = 0; k < 2 * CTP_ANCHOR_SAMPLES; k++)
+                if (ctp_anchors[i].ev[k / CTP_ANCHOR_SAMPLES][k % CTP_ANCHOR_SAMPLES])
+                    CTP_REAL(cuEventDestroy_v2)(
+                        ctp_anchors[i].ev[k / CTP_ANCHOR_SAMPLES][k % CTP_ANCHOR_SAMPLES]);
             if (ctp_anchors[i].stream)
                 CTP_REAL(cuStreamDestroy_v2)(ctp_anchors[i].stream);
             ctp_anchors[i] = ctp_anchors[--ctp_nanchors];
@@ -261,7 +300,7 @@ uint64_t ctp_gpu_harvest(ct_enc *e, int final, uint64_t *min_ts, uint64_t retire
         }
         ctp_anchor *a = st == CUDA_SUCCESS ? ctp_anchor_for(q->p.ctx, now) : NULL;
         float ms0, ms1;
-        if (a && out && ctp_elapsed(&ms0, a->ev[a->best], q->p.ev0) == CUDA_SUCCESS &&
+        if (a && out && ctp_elapsed(&ms0, a->ev[a->set][a->best], q->p.ev0) == CUDA_SUCCESS &&
             ctp_elapsed(&ms1, q->p.ev0, q->p.ev1) == CUDA_SUCCESS) {
             ct_rec *r = &out[nout++];
             memset(r, 0, sizeof *r);
