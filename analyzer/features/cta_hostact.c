@@ -347,6 +347,13 @@ static const char *ha_state(const ha_act *a)
     return ha_state_words[best];
 }
 
+/* An activity as said: "in CALL at SITE <- FRAME (STATE)". */
+static void ha_line(char *out, size_t n, const ha_act *a)
+{
+    snprintf(out, n, "%s%s%s%s%s%s (%s)", a->call[0] ? "in " : "", a->call,
+             a->call[0] ? " at " : "", a->site, a->frame[0] ? " <- " : "", a->frame, ha_state(a));
+}
+
 static void ha_gap_text(FILE *f, const cta_model *m, const cta_proc *p, int d, int cls,
                         const char *indent)
 {
@@ -355,7 +362,7 @@ static void ha_gap_text(FILE *f, const cta_model *m, const cta_proc *p, int d, i
     uint64_t unread, total = ha_activities(m, p, d, cls, a, &n, &unread);
     if (!total)
         return;
-    char b[32];
+    char b[32], line[700];
     fprintf(f, "%swhere the host was (the thread last in CUDA, %llu samples", indent,
             (unsigned long long)HA(p)->dev[d].samples[cls]);
     if (unread)
@@ -363,15 +370,25 @@ static void ha_gap_text(FILE *f, const cta_model *m, const cta_proc *p, int d, i
                 cta_fmt_ns(b, 1e3 * (double)unread));
     fprintf(f, "):\n");
     for (int i = 0; i < n; i++) {
-        fprintf(f, "%s  %5.1f%%  %s", indent, 100.0 * (double)a[i].us / (double)total,
-                a[i].call[0] ? "in " : "");
-        if (a[i].call[0])
-            fprintf(f, "%s at ", a[i].call);
-        fprintf(f, "%s", a[i].site);
-        if (a[i].frame[0])
-            fprintf(f, " <- %s", a[i].frame);
-        fprintf(f, " (%s)\n", ha_state(&a[i]));
+        ha_line(line, sizeof line, &a[i]);
+        fprintf(f, "%s  %5.1f%%  %s\n", indent, 100.0 * (double)a[i].us / (double)total, line);
     }
+}
+
+int cta_hostact_describe(const cta_model *m, const cta_proc *p, const ct_rec_thread_sample *s,
+                         char *out, size_t n)
+{
+    uint32_t i = s->stack ? cta_map_find(&p->stack_idx, &s->stack, sizeof s->stack) : 0;
+    ha_key k = {i == UINT32_MAX ? 0 : s->stack ? i + 1 : 0, s->function, s->state, s->flags};
+    ha_act a;
+    if (!ha_render(m, p, &k, &a)) {
+        snprintf(out, n, "(frames changed as they were read) (%s)",
+                 ha_state_words[state_of(s->state)]);
+        return 0;
+    }
+    a.in_state[state_of(s->state)] = 1;
+    ha_line(out, n, &a);
+    return 1;
 }
 
 static void ha_gap_json(cta_json *j, const cta_model *m, const cta_proc *p, int d, int cls)

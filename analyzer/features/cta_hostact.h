@@ -18,4 +18,10 @@
 
 extern const cta_feature cta_hostact_feature;
 
+/* What thread sample s of p shows, as the summary's lists word one activity ("in CALL at SITE
+ * <- FRAME (STATE)"), into out; 0 (and a text saying so) when its frames could not be read. For
+ * the timeline, after the model has taken the sample. */
+int cta_hostact_describe(const cta_model *m, const cta_proc *p, const ct_rec_thread_sample *s,
+                         char *out, size_t n);
+
 #endif

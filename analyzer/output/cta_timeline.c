@@ -12,6 +12,7 @@
 #include "cta_report_common.h"
 #include "cta_tl_events.h"
 #include "cta_tl_nvtx.h"
+#include "cta_tl_samples.h"
 #include "cta_names.h"
 
 #define GPU_TID_BASE 1000000000u /* stream tracks: GPU_TID_BASE + device * 1000 + index */
@@ -283,10 +284,13 @@ static void counter(cta_tl *t, const cta_proc *p, uint64_t ts, const char *name,
 }
 
 /* The host samples' counter tracks (cta_host.h), each value over the interval it measured: the
- * machine's busy and iowait cores, the process tree's read rate, each tree process's CPU. */
+ * machine's busy and iowait cores, the process tree's read rate, each tree process's CPU; and
+ * the threads' samples' host-activity tracks (cta_tl_samples.h). */
 static int on_record(void *ctx, const ct_rec *r)
 {
     cta_tl *t = ctx;
+    if (r->type == CT_REC_THREAD_SAMPLE && cta_tl_keep_proc(t, &t->m->procs[r->file]))
+        cta_tl_samples_record(t, &t->m->procs[r->file], r);
     if (r->type != CT_REC_PROC_SAMPLE && r->type != CT_REC_HOST_SAMPLE)
         return 0;
     const cta_proc *p = &t->m->procs[r->file];
@@ -339,7 +343,7 @@ static void on_capture(void *ctx, cta_proc *p, const ct_rec *r)
 int cta_timeline_write(FILE *f, ct_reader *rd, const cta_timeline_opts *o, cta_timeline_result *res)
 {
     cta_tl t = {.first = 1, .pid = o->pid, .max_events = o->max_events, .driver_calls = o->driver_calls,
-                .f = f, .nv = cta_tl_nvtx_new()};
+                .f = f, .nv = cta_tl_nvtx_new(), .samples = cta_tl_samples_new()};
     cta_map_init(&t.streams);
     cta_map_init(&t.stacks);
     cta_observer obs = {.ctx = &t, .on_api = on_api, .on_gpu = on_gpu, .on_untimed = on_untimed, .on_mem = on_mem,
@@ -355,6 +359,7 @@ int cta_timeline_write(FILE *f, ct_reader *rd, const cta_timeline_opts *o, cta_t
     int rc = cta_load_run("timeline", rd, &obs, 0, &m);
     uint64_t t_end = 0;
     if (rc == CTA_EXIT_OK) {
+        cta_tl_samples_flush(&t);
         for (size_t i = 0; i < m.nprocs; i++) {
             if (cta_tl_keep_proc(&t, &m.procs[i]))
                 cta_tl_nvtx_never_ended(&t, &m.procs[i]);
@@ -377,6 +382,7 @@ int cta_timeline_write(FILE *f, ct_reader *rd, const cta_timeline_opts *o, cta_t
     free(t.stack_text);
     cta_map_free(&t.stacks);
     cta_tl_nvtx_free(t.nv);
+    cta_tl_samples_free(t.samples);
     return rc;
 }
 

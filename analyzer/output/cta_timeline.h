@@ -18,6 +18,10 @@
  *    as complete events must nest (one overlapping CTA_TL_NVTX_ROWS others is left out and counted in
  *    a warning); named by their message, or by its normalized name when the tracer kept no more
  *    names; marks and unmatched pops and ends as instant events;
+ *  - per sampled thread (THREAD_SAMPLE, format 1.10), a track "where the host was (tid N)"
+ *    between the threads' own tracks and the NVTX tracks: complete events, each a run of
+ *    samples that showed the same activity as the summary words it, over the time they stand
+ *    for (cta_tl_samples.h);
  *  - counters ("C"): device memory in use per device, pinned host memory, copy bandwidth; from
  *    host samples (format 1.8, cta_host.h), the machine's busy and iowait cores, the process
  *    tree's read rate and each tree process's CPU in cores, each value at the start of the

@@ -1,6 +1,6 @@
 /* The timeline's JSON events (cta_timeline.h), internal to it: its state and the writing of one
- * event, shared by cta_timeline.c (processes, calls, GPU work, counters) and cta_tl_nvtx.c (the
- * NVTX tracks). */
+ * event, shared by cta_timeline.c (processes, calls, GPU work, counters), cta_tl_nvtx.c (the
+ * NVTX tracks) and cta_tl_samples.c (the host-activity tracks). */
 #ifndef CTA_TL_EVENTS_H
 #define CTA_TL_EVENTS_H
 
@@ -27,6 +27,7 @@ typedef struct {
     size_t stack_cap;
     struct cta_tl_nvtx *nv;      /* the NVTX tracks (cta_tl_nvtx.h) */
     uint64_t nvtx_crowded;       /* start/end ranges left out: CTA_TL_NVTX_ROWS rows were busy */
+    struct cta_tl_samples *samples; /* the host-activity tracks (cta_tl_samples.h) */
 } cta_tl;
 
 static inline int cta_tl_keep_proc(const cta_tl *t, const cta_proc *p) { return t->pid < 0 || (long)p->pid == t->pid; }

@@ -3,11 +3,55 @@
  * GPU idle while it computes and sleeps, and that idle time ends with a host-to-device copy: data
  * loading (a program without PyTorch may load in code of its own, which no frame names). Its host
  * activity names compute() and wait() at their lines, running and sleeping, each for its share of
- * the two phases by the program's own clock, within 5 points. */
+ * the two phases by the program's own clock, within 5 points; so does the timeline's
+ * host-activity track, by the length of its runs, over all three rounds. */
 #include "tjson.h"
 #include "tr.h"
 
 #include <stdlib.h>
+
+/* The time the program's own clock gives compute() and wait() in phases from on. */
+static void own_time(const tr_phase *ph, size_t nph, size_t from, double own[2])
+{
+    own[0] = own[1] = 0;
+    for (size_t i = from; i < nph; i++)
+        for (int k = 0; k < 2; k++)
+            if (!strcmp(ph[i].name, k ? "wait" : "compute"))
+                own[k] += (double)(ph[i].end - ph[i].start);
+}
+
+/* The timeline's runs of the main thread's samples at compute() and wait(): their length in
+ * the share the program's own clock gives the phases of all rounds, within 5 points. */
+static int timeline_shares(const char *dir, const tr_phase *ph, size_t nph)
+{
+    char file[4200], e[256];
+    snprintf(file, sizeof file, "%s/timeline.json", ctt_tmpdir());
+    char *args[] = {"timeline", "-o", file, (char *)dir, NULL};
+    free(tr_analyze(args));
+    char *text = ctt_read_file(file, NULL);
+    ASSERT(text);
+    tj *tl = tj_parse(text, e, sizeof e);
+    free(text);
+    ASSERT(tl);
+    const tj *ev = tj_get(tl, "traceEvents");
+    ASSERT(ev && ev->type == TJ_ARR);
+    double dur[2] = {0, 0}, own[2];
+    for (size_t i = 0; i < ev->n; i++) {
+        const char *cat = tj_str(ev->v[i], "cat"), *name = tj_str(ev->v[i], "name");
+        if (!cat || strcmp(cat, "host_sample") || !strstr(name, "pyphases.py:"))
+            continue;
+        for (int k = 0; k < 2; k++)
+            if (strstr(name, k ? "in wait (sleeping)" : "in compute (running)"))
+                dur[k] += tj_num(ev->v[i], "dur");
+    }
+    own_time(ph, nph, 0, own);
+    printf("timeline: compute %.0f us, wait %.0f us; compute %.3f of the phases\n", dur[0],
+           dur[1], own[0] / (own[0] + own[1]));
+    ASSERT(dur[0] > 0 && dur[1] > 0);
+    ASSERT_NEAR(dur[0] / (dur[0] + dur[1]), own[0] / (own[0] + own[1]), 0.05);
+    tj_free(tl);
+    return 0;
+}
 
 TEST_IMPL(host_activity_of_the_idle_time)
 {
@@ -25,11 +69,8 @@ TEST_IMPL(host_activity_of_the_idle_time)
     ASSERT_UINT(nph, ==, 9);
     /* the phases' own time: the idle gaps hold the second and third rounds' compute and wait
      * (the first round's come before any GPU work) */
-    double own[2] = {0, 0};
-    for (size_t i = 3; i < nph; i++)
-        for (int k = 0; k < 2; k++)
-            if (!strcmp(ph[i].name, k ? "wait" : "compute"))
-                own[k] += (double)(ph[i].end - ph[i].start);
+    double own[2];
+    own_time(ph, nph, 3, own);
     char *args[] = {"summary", "--json", out, NULL}, e[256];
     char *text = tr_analyze(args);
     ASSERT(text);
@@ -56,6 +97,7 @@ TEST_IMPL(host_activity_of_the_idle_time)
     ASSERT_STR(tj_str(s, "diagnoses.0.id"), "dataloader-starvation");
     ASSERT(tj_path(s, "diagnoses.0.host_activity"));
     tj_free(s);
+    ASSERT_INT(timeline_shares(out, ph, nph), ==, 0);
     ctt_proc_free(&p);
     globfree(&g);
     return 0;
