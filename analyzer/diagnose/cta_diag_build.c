@@ -172,8 +172,15 @@ void cta_diag_fix_at_line(const cta_model *m, const cta_proc *p, cta_diag *x, co
                           const char *does, const char *advice, int pageable)
 {
     static const char *const who[] = {NULL, "`.item()`", "`x.cuda()`", "`x.to()`",
-                                      "a tensor copy (`.to()`, `.cuda()` or `.copy_()`)"};
-    char lines[1024], own[160]; /* lines: the fix's advice (< 600) fits after them */
+                                      "a tensor copy (`.to()`, `.cuda()` or `.copy_()`)",
+                                      "formatting a GPU tensor (`format()`, `print()`, `str()`)"};
+    /* what to do instead of a hidden synchronization, where the line's method says it */
+    static const char *const instead[] = {
+        [CTA_TORCH_ITEM] = " - instead, add the value into a tensor on the GPU "
+                           "(`total += loss.detach()`) and read that once every N steps",
+        [CTA_TORCH_FORMAT] = " - instead, format numbers already on the host (read once with "
+                             "`.item()`), or only every N steps"};
+    char lines[1400], own[160]; /* lines: the fix's advice (< 600) fits after them */
     size_t o = 0;
     for (int i = 0; i < x->nsites; i++) {
         const cta_diag_site *s = &x->sites[i];
@@ -187,9 +194,11 @@ void cta_diag_fix_at_line(const cta_model *m, const cta_proc *p, cta_diag *x, co
                      op == CTA_TORCH_CUDA ? ".cuda(non_blocking=True)" : ".to(device, non_blocking=True)");
             advice = own;
         }
-        int w = snprintf(lines + o, sizeof lines - o, "%s%s at %s %s (%llu call%s)", o ? "; " : "",
+        const char *alt = !pageable && op < (int)(sizeof instead / sizeof *instead) && instead[op]
+                              ? instead[op] : "";
+        int w = snprintf(lines + o, sizeof lines - o, "%s%s at %s %s (%llu call%s)%s", o ? "; " : "",
                          op ? who[op] : what, s->stack, does, (unsigned long long)s->count,
-                         s->count == 1 ? "" : "s");
+                         s->count == 1 ? "" : "s", alt);
         if (w < 0 || o + (size_t)w >= sizeof lines)
             break; /* the lines named so far, whole */
         o += (size_t)w;

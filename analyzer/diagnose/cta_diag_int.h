@@ -105,7 +105,9 @@ void cta_diag_holders(const cta_model *m, const cta_proc *p, cta_diag *d, const 
                       int n);
 /* The fix of x names the Python lines of its sites (in their order, most time first): "WHO at
  * FILE:LINE in FUNCTION DOES (N calls); ...: FIX", WHO the PyTorch method the site's native frames
- * show (cta_model_torch_op: only when PyTorch is loaded, never guessed), else `what`. When one is
+ * show (cta_model_torch_op: only when PyTorch is loaded, never guessed), else `what`; a hidden
+ * synchronization (.item(), formatting a GPU tensor) outside a pageable rule is followed by what
+ * to do instead ("... (N calls) - instead, ..."). When one is
  * a pageable copy made by .cuda() or .to() (pageable set), FIX is the first such method's own
  * non_blocking advice (pinning, which it starts with, is the advice for the others too); else
  * `advice`. Without a Python line the fix stays as made. */

@@ -84,6 +84,22 @@ int cta_model_py_site(const cta_model *m, const cta_proc *p, uint32_t stack, cha
     return py_site(m, p, frames, n, buf, len);
 }
 
+/* Whether a Python frame is PyTorch turning a tensor into text (format(), str(), repr(),
+ * print(): Tensor.__format__ reads a 0-d tensor with .item(), _tensor_str copies it to the host):
+ * the user's line formats a GPU tensor. */
+static int ends_with(const char *s, const char *end)
+{
+    size_t n = strlen(s), k = strlen(end);
+    return n >= k && !strcmp(s + n - k, end);
+}
+
+static int torch_formats(const char *file, const char *fn)
+{
+    return ends_with(file, "torch/_tensor_str.py") ||
+           (ends_with(file, "torch/_tensor.py") &&
+            (ends_with(fn, "__format__") || ends_with(fn, "__repr__") || ends_with(fn, "__str__")));
+}
+
 /* The PyTorch method a stack's native frames show under the Python line: the first frame, from
  * the innermost, whose function names one (libtorch's and libtorch_python's demangled names);
  * none when the first Python frame is not the user's (a library's Python code made the call). */
@@ -110,7 +126,10 @@ static int torch_op_of(const cta_model *m, const cta_proc *p, uint32_t stack)
         if (fr.kind == CT_FRAME_PYTHON) {
             char tmp2[CT_STRTMP];
             const char *file = fr.module ? ct_reader_str(m->rd, p->file, fr.module, tmp2) : "";
-            return py_file_is_user(&p->python, file) ? found : CTA_TORCH_NONE;
+            if (py_file_is_user(&p->python, file))
+                return found;
+            return found != CTA_TORCH_NONE && torch_formats(file, ct_reader_str(m->rd, p->file, fr.function, tmp))
+                       ? CTA_TORCH_FORMAT : CTA_TORCH_NONE;
         }
         const char *fn = ct_reader_str(m->rd, p->file, fr.function, tmp);
         for (size_t k = 0; k < sizeof ops / sizeof *ops; k++)

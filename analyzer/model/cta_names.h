@@ -40,10 +40,12 @@ int cta_model_py_site(const cta_model *m, const cta_proc *p, uint32_t stack, cha
 /* The PyTorch method that made a site's calls, from the native frames between the CUDA call and
  * the first Python frame, when that frame is the user's (the site's line): .item() (a
  * _local_scalar_dense or THPVariable_item frame), .cuda() (THPVariable_cuda), .to()
- * (THPVariable_to), a tensor copy of unknown method (at::native::to, _to_copy, copy_ only). NONE
+ * (THPVariable_to), a tensor copy of unknown method (at::native::to, _to_copy, copy_ only); or,
+ * when that frame is PyTorch turning a tensor into text (Tensor.__format__, __repr__, __str__,
+ * torch/_tensor_str.py) over one of those, the user's line formatting a GPU tensor. NONE
  * unless PyTorch was loaded (cta_proc.torch), and unless every stack of the site shows the same
  * (a site with more stacks than listed names none). */
-enum { CTA_TORCH_NONE, CTA_TORCH_ITEM, CTA_TORCH_CUDA, CTA_TORCH_TO, CTA_TORCH_COPY };
+enum { CTA_TORCH_NONE, CTA_TORCH_ITEM, CTA_TORCH_CUDA, CTA_TORCH_TO, CTA_TORCH_COPY, CTA_TORCH_FORMAT };
 int cta_model_torch_op(const cta_model *m, const cta_proc *p, const cta_stackset *s);
 /* The call site of stack index `stack`: the first stack index of p whose innermost Python frame in
  * user code is the same file (full path), line and function; the stack itself when it has no such

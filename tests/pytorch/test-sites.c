@@ -21,7 +21,8 @@ TEST_IMPL(pytorch_advice_names_the_line)
     int oom = an_marker_line(PT_SRC "/sites.py", "oom");
     int weights = an_marker_line(PT_SRC "/sites.py", "weights");
     int module = an_marker_line(PT_SRC "/sites.py", "module-cuda");
-    ASSERT(copy > 0 && item > 0 && oom > 0 && weights > 0 && module > 0);
+    int format = an_marker_line(PT_SRC "/sites.py", "format");
+    ASSERT(copy > 0 && item > 0 && oom > 0 && weights > 0 && module > 0 && format > 0);
     /* what the wording rests on: the frames are in the trace */
     ctt_proc d;
     ASSERT_INT(an_run(&d, "dump {}", dir), ==, 0);
@@ -68,7 +69,13 @@ TEST_IMPL(pytorch_advice_names_the_line)
      * named by its own method, never .item() for the copy */
     const tj *y = an_diag(s, "excessive-sync");
     ASSERT(y);
-    snprintf(want, sizeof want, "`.item()` at sites.py:%d in <module> waits for the GPU (10 calls)", item);
+    snprintf(want, sizeof want, "`.item()` at sites.py:%d in <module> waits for the GPU (10 calls) - "
+             "instead, add the value into a tensor on the GPU", item);
+    ASSERT_CONTAINS(tj_str(y, "fix"), want);
+    /* formatting the loss reads it as .item() does, under PyTorch's Tensor.__format__ */
+    snprintf(want, sizeof want, "formatting a GPU tensor (`format()`, `print()`, `str()`) at "
+             "sites.py:%d in <module> waits for the GPU (10 calls) - instead, format numbers "
+             "already on the host", format);
     ASSERT_CONTAINS(tj_str(y, "fix"), want);
     snprintf(want, sizeof want, "`x.cuda()` at sites.py:%d in <module> waits for the GPU (10 calls)", copy);
     ASSERT_CONTAINS(tj_str(y, "fix"), want);
