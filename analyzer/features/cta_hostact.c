@@ -113,7 +113,7 @@ static void ha_record(cta_model *m, cta_proc *p, const ct_rec *r)
                                .a = i, .b = (us < HA_MAX_US ? us : HA_MAX_US) << 32 | s->tid});
 }
 
-/* A sample, in time order: the thread last in CUDA (the one whose work the GPU waits for, as the
+/* A sample, in time order: the thread that last fed the GPU (the one whose work it waits for, as the
  * breakdown's host states are its) counts for every device idle now. */
 static void ha_point(cta_model *m, cta_proc *p, const cta_pt *pt)
 {
@@ -363,7 +363,7 @@ static void ha_gap_text(FILE *f, const cta_model *m, const cta_proc *p, int d, i
     if (!total)
         return;
     char b[32], line[700];
-    fprintf(f, "%swhere the host was (the thread last in CUDA, %llu samples", indent,
+    fprintf(f, "%swhere the host was (the thread that last fed the GPU, %llu samples", indent,
             (unsigned long long)HA(p)->dev[d].samples[cls]);
     if (unread)
         fprintf(f, "; %s of them stand for frames that changed as they were read",

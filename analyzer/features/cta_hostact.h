@@ -1,7 +1,7 @@
 /* Where the host was while the GPU sat idle (issue 28): the tracer's thread samples
  * (THREAD_SAMPLE, FORMAT.md 4.12: every few milliseconds, each thread that called CUDA, its
  * Python frames or its last call's native stack, its scheduler state, the CUDA call it was in)
- * of the thread last in CUDA, counted per device and per cause of the idle time (the sweep's
+ * of the thread that last fed the GPU, counted per device and per cause of the idle time (the sweep's
  * gap causes: a gap after a synchronization in its two parts, by the samples' instants). The
  * output says, for each cause, what that thread was doing as a short list by share of the
  * samples: the user's Python line and the innermost frame under it (a framework's function

@@ -73,7 +73,8 @@ static void cta_on_api(cta_model *m, cta_proc *p, const ct_rec *r)
     if ((cat & CTA_CAT_TIMING) && !a->parent)
         p->event_timings++;
     int flag = ((cat & CTA_CAT_SYNCCOPY) ? CTA_PF_SYNCCOPY : 0) |
-               ((cat & CTA_CAT_MEM) && !a->parent ? CTA_PF_MEMCALL : 0);
+               ((cat & CTA_CAT_MEM) && !a->parent ? CTA_PF_MEMCALL : 0) |
+               ((cat & (CTA_CAT_LAUNCH | CTA_CAT_COPY | CTA_CAT_SYNC)) ? CTA_PF_FEEDS : 0);
     if (!a->parent) /* a nested call lies inside its parent: the parent's interval covers it */
         cta_api_interval(p, start, r->ts, flag, r->tid);
     if (cat & CTA_CAT_DETAIL) {

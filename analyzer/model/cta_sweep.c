@@ -413,7 +413,8 @@ static void apply(cta_model *m, cta_proc *p, const cta_pt *pt)
     case CTA_P_API_BEGIN:
         s->api_depth++;
         s->mem_depth += (pt->flag & CTA_PF_MEMCALL) != 0;
-        s->last_tid = pt->a;
+        if ((pt->flag & CTA_PF_FEEDS) || !s->last_tid)
+            s->last_tid = pt->a;
         break;
     case CTA_P_API_END:
     case CTA_P_SYNC_END:
@@ -423,7 +424,7 @@ static void apply(cta_model *m, cta_proc *p, const cta_pt *pt)
         }
         else
             s->sync_depth -= s->sync_depth > 0;
-        if (type == CTA_P_API_END)
+        if (type == CTA_P_API_END && ((pt->flag & CTA_PF_FEEDS) || !s->last_tid))
             s->last_tid = pt->a;
         if (type == CTA_P_SYNC_END || (pt->flag & CTA_PF_SYNCCOPY)) {
             /* it counts for every gap whose span (ends included) holds its return: the one in
@@ -534,11 +535,8 @@ void cta_sweep_run(cta_model *m, cta_proc *p, uint64_t upto)
 {
     cta_sweep *s = p->sweep;
     int all = upto == UINT64_MAX; /* the end: even points at the clock's last instant */
-    if (s->api_open && (s->api_end < upto || all)) {
-        s->api_open = 0;
-        cta_sweep_push(p, (cta_pt){.t = s->api_end, .type = cta_end_type(CTA_P_API_END, s->api_start, s->api_end),
-                              .a = s->api_tid});
-    }
+    if (s->api_open && (s->api_end < upto || all))
+        cta_api_flush(p);
     /* a merged GPU interval ending before upto cannot grow any more (a later record starts
      * after upto): its end goes in now, before the sweep passes it */
     for (int d = 0; d < CTA_MAX_DEV; d++) {

@@ -27,7 +27,9 @@
 enum { CTA_P_GPU_END, CTA_P_API_END, CTA_P_SYNC_END, CTA_P_FREE, CTA_P_FEAT_END, CTA_P_RATE,
        CTA_P_GPU_BEGIN, CTA_P_API_BEGIN, CTA_P_SYNC_BEGIN, CTA_P_FEAT_BEGIN, CTA_P_ALLOC, CTA_P_FAIL,
        CTA_P_CAPTURE, CTA_P_FIRST_KERNEL, CTA_P_END0 };
-enum { CTA_PF_H2D = 1, CTA_PF_SYNCCOPY = 2, CTA_PF_MEMCALL = 4, CTA_PF_EVENTSYNC = 8 };
+/* CTA_PF_FEEDS: an API call that puts work on the GPU or waits for it (a launch, copy, set,
+ * synchronization): its thread is the one the GPU waits for (cta_sweep.last_tid). */
+enum { CTA_PF_H2D = 1, CTA_PF_SYNCCOPY = 2, CTA_PF_MEMCALL = 4, CTA_PF_EVENTSYNC = 8, CTA_PF_FEEDS = 16 };
 
 typedef struct cta_pt {
     uint64_t t;
@@ -70,10 +72,16 @@ struct cta_sweep {
     uint64_t ret_ns[3];              /* the time those returning then blocked (sync, copy; of
                                       * the syncs, event syncs') */
     int ndev;            /* devices [0, ndev) may have GPU work */
-    /* back-to-back plain calls of one thread, merged as GPU runs are (cta_api_interval) */
-    int api_open;
+    /* back-to-back plain calls of one thread, merged as GPU runs are (cta_api_interval); whether
+     * one of them fed the GPU (CTA_PF_FEEDS) */
+    int api_open, api_feeds;
     uint32_t api_tid;
     uint64_t api_start, api_end;
+    /* The thread the GPU waits for: the last to call CUDA to feed it (CTA_PF_FEEDS), else the
+     * last to call CUDA at all. Not any thread's call: PyTorch's pin-memory thread allocates
+     * pinned buffers (cudaHostAlloc) while the main thread computes, and its CPU rate and
+     * samples then stood for the main thread's (a gap of cuDNN set-up computing 260 ms was
+     * called 290 ms of waiting). */
     uint32_t last_tid;
     int paused;          /* outside the capture windows of a windowed trace */
 };
@@ -196,7 +204,19 @@ static inline void cta_push_interval(cta_proc *p, uint64_t a, uint64_t b, int tb
 
 /* A top-level API call. Calls of one thread that start where the previous one ended (a launch
  * loop) enter the sweep as one run, as GPU runs do: the host is inside CUDA throughout either
- * way. Calls with a flag (blocking copies, allocations) keep their own points. */
+ * way; the run's end feeds the GPU if one of its calls did. Calls with another flag (blocking
+ * copies, allocations) keep their own points. */
+/* The merged run of calls, if open, ends. */
+static inline void cta_api_flush(cta_proc *p)
+{
+    cta_sweep *s = p->sweep;
+    if (!s->api_open)
+        return;
+    s->api_open = 0;
+    cta_sweep_push(p, (cta_pt){.t = s->api_end, .type = cta_end_type(CTA_P_API_END, s->api_start, s->api_end),
+                               .flag = (uint8_t)s->api_feeds, .a = s->api_tid});
+}
+
 static inline void cta_api_interval(cta_proc *p, uint64_t a, uint64_t b, int flag, uint32_t tid)
 {
     cta_sweep *s = p->sweep;
@@ -204,25 +224,24 @@ static inline void cta_api_interval(cta_proc *p, uint64_t a, uint64_t b, int fla
         a = b;
     if (b - a > s->max_dur)
         s->max_dur = b - a;
-    if (s->api_open && !flag && tid == s->api_tid && a >= s->api_start && a <= s->api_end) {
+    if (s->api_open && !(flag & ~CTA_PF_FEEDS) && tid == s->api_tid && a >= s->api_start &&
+        a <= s->api_end) {
         if (b > s->api_end)
             s->api_end = b;
+        s->api_feeds |= flag;
         return;
     }
-    if (s->api_open) {
-        s->api_open = 0;
-        cta_sweep_push(p, (cta_pt){.t = s->api_end, .type = cta_end_type(CTA_P_API_END, s->api_start, s->api_end),
-                              .a = s->api_tid});
-    }
-    if (flag) {
+    cta_api_flush(p);
+    if (flag & ~CTA_PF_FEEDS) {
         cta_push_interval(p, a, b, CTA_P_API_BEGIN, CTA_P_API_END, 0, flag, tid);
         return;
     }
     s->api_open = 1;
+    s->api_feeds = flag;
     s->api_tid = tid;
     s->api_start = a;
     s->api_end = b;
-    cta_sweep_push(p, (cta_pt){.t = a, .type = CTA_P_API_BEGIN, .a = tid});
+    cta_sweep_push(p, (cta_pt){.t = a, .type = CTA_P_API_BEGIN, .flag = (uint8_t)flag, .a = tid});
 }
 
 /* GPU intervals of a device that start inside the previous one's span (back-to-back kernels,

@@ -8,7 +8,7 @@
 
 /* ---- the breakdown -------------------------------------------------------------------------- */
 
-typedef struct { uint64_t t; int rank; uint32_t tid; size_t order; } ev_t;
+typedef struct { uint64_t t; int rank, feeds; uint32_t tid; size_t order; } ev_t;
 static int cmp_ev(const void *a, const void *b)
 {
     const ev_t *x = a, *y = b;
@@ -76,12 +76,14 @@ void rm_host_build(host_t *h, const file_t *f, const ct_reader *rd, uint32_t fil
             continue;
         h->api_cnt[tindex(h, a->s)]++;
         h->api_cnt[tindex(h, a->e)]--;
-        ev_t b = {.t = a->s, .rank = 1, .tid = a->tid, .order = i};
-        ev_t e = {.t = a->e, .rank = a->e == a->s ? 2 : 0, .tid = a->tid, .order = i};
+        char tmp[CT_STRTMP];
+        const char *fn = ct_reader_str(rd, fileno, a->fn, tmp);
+        int feeds = rm_feeds_call(fn);
+        ev_t b = {.t = a->s, .rank = 1, .feeds = feeds, .tid = a->tid, .order = i};
+        ev_t e = {.t = a->e, .rank = a->e == a->s ? 2 : 0, .feeds = feeds, .tid = a->tid, .order = i};
         PUSH(ev, nev, evcap, b);
         PUSH(ev, nev, evcap, e);
-        char tmp[CT_STRTMP];
-        if (rm_sync_copy_call(ct_reader_str(rd, fileno, a->fn, tmp)))
+        if (rm_sync_copy_call(fn))
             PUSH(h->cend, h->ncend, ccap, ((rm_ret){a->e, a->e - a->s}));
     }
     for (size_t i = 0; i < f->nsy; i++) {
@@ -103,8 +105,9 @@ void rm_host_build(host_t *h, const file_t *f, const ct_reader *rd, uint32_t fil
     size_t k = 0;
     uint32_t last = 0;
     for (size_t i = 0; i < h->nt; i++) {
-        while (k < nev && ev[k].t <= h->T[i])
-            last = ev[k++].tid;
+        for (; k < nev && ev[k].t <= h->T[i]; k++)
+            if (ev[k].feeds || !last)
+                last = ev[k].tid;
         h->last_tid[i] = last;
     }
     free(ev);

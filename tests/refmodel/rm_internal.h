@@ -46,7 +46,7 @@ typedef struct {
     uint64_t *T;
     size_t nt;
     int64_t *api_cnt, *sync_cnt; /* intervals covering segment i */
-    uint32_t *last_tid;          /* thread of the latest API call event at or before T[i] (0) */
+    uint32_t *last_tid;          /* thread of the latest API call event at or before T[i] of a call that feeds the GPU (rm_feeds_call), or of any call while none has (0) */
     cpu_t *rates;                /* per thread, sorted: (t, rate bits in cpu) rate points */
     size_t nrates;
     rm_ret *send;                /* synchronizations' returns (sorted by end) ... */
@@ -72,6 +72,9 @@ int rm_dev_of(uint32_t device);
 /* rm_tables.c: whether an API name is a synchronous copy or set call; a device's memory and
  * host-link peak rates from its DEVICE record; file fi's kernel, copy and API rows added to res,
  * with each device's operations and untimed ones counted into ops and untimed. */
+/* Whether a call of this name puts work on the GPU or waits for it (a launch, copy, set,
+ * synchronization): the host thread the GPU waits for is the last to make one. */
+int rm_feeds_call(const char *name);
 int rm_sync_copy_call(const char *name);
 double rm_mem_peak(const ct_rec_device *p);
 double rm_link_peak(const ct_rec_device *p);

@@ -148,6 +148,12 @@ static void launch_add(rm_stat *s, const det_t *d, const api_t *call)
 
 /* The API category the breakdown needs: a synchronous copy or set (its return ends a copy's
  * wait); by name, as the JSON's API table names calls. */
+int rm_feeds_call(const char *name)
+{
+    return strstr(name, "Launch") || strstr(name, "Memcpy") || strstr(name, "Memset") ||
+           strstr(name, "Synchronize");
+}
+
 int rm_sync_copy_call(const char *name)
 {
     return (strstr(name, "Memcpy") || strstr(name, "Memset")) && !strstr(name, "Async");

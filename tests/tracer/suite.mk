@@ -38,7 +38,7 @@ $(TRACER_B)/%.o: CFLAGS += -DTR_REFERENCE='"$(TRACER_REFERENCE)"' \
   -DTR_SAMPLES='"$(abspath ../shared/third_party/cuda-samples)"' -DTR_NV_CUDART='"$(CUDA_HOME)/lib64/libcudart.so.13"' -DTR_CUDA_INC='"$(CUDA_INC)"'
 
 # test-capture, test-graphs, test-host and test-host_limits read the summary's JSON with the analyzer suite's helpers.
-$(TRACER_B)/test-capture.o $(TRACER_B)/test-graphs.o $(TRACER_B)/test-host.o $(TRACER_B)/test-host_limits.o $(TRACER_B)/gr_truth.o $(TRACER_B)/test-causes.o $(TRACER_B)/test-samples.o $(TRACER_B)/test-hostact.o: CFLAGS += -Itests/analyzer
+$(TRACER_B)/test-capture.o $(TRACER_B)/test-graphs.o $(TRACER_B)/test-host.o $(TRACER_B)/test-host_limits.o $(TRACER_B)/gr_truth.o $(TRACER_B)/test-causes.o $(TRACER_B)/test-samples.o $(TRACER_B)/test-hostact.o $(TRACER_B)/test-feeder.o: CFLAGS += -Itests/analyzer
 # test-causes.c reads through slowfs (tests/slowfs/sf.h)
 $(TRACER_B)/test-causes.o: CFLAGS += -Itests/slowfs
 $(eval $(call ctt_suite,tracer,$(TRACER_B)/tr.o $(TRACER_B)/tr_confine.o $(TRACER_B)/gr_truth.o $(B)/tests/slowfs/sf.o $(B)/tests/analyzer/an_helpers.o $(B)/tests/analyzer/tjson.o $(CTTRACE_LIB),$(CTTRACE_LDLIBS) -ldl -lpthread -lm,\

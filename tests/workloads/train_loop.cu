@@ -35,6 +35,12 @@
  *                        kernel launches); FILE gets one line per range as the program measured
  *                        it, "NAME STEP T_BEFORE_PUSH T_AFTER_POP" (CLOCK_MONOTONIC ns, STEP from 1)
  *   --slow-steps A-B:MS  the loader takes MS ms more in iterations A to B (from 1)
+ *   --pin-thread         a second thread, as PyTorch's pin-memory thread, calls cudaHostAlloc
+ *                        (4 KiB, kept to the end) every millisecond while the loop runs, and
+ *                        sleeps between: CUDA calls that feed no GPU work from a thread the GPU
+ *                        does not wait for. Adds the line "train_loop: pin_thread allocs=N
+ *                        loader_cpu_ms_total=X", X the loader's own CPU time
+ *                        (CLOCK_THREAD_CPUTIME_ID)
  *
  * A device-to-host copy into pageable memory returns only when it is done, even the Async form,
  * so with --memory pageable the loss copy makes the host wait for each step before it loads the
@@ -89,6 +95,7 @@
 #include <nvtx3/nvToolsExt.h>
 #include <getopt.h>
 #include <math.h>
+#include <pthread.h>
 
 #include "wl_common.h"
 #include "wl_kernels.h"
@@ -233,7 +240,32 @@ struct options {
     int verify = 0;
     const char *nvtx = NULL;          /* --nvtx FILE */
     long long slow_from = 0, slow_to = -1, slow_ms = 0;
+    int pin_thread = 0;
 };
+
+/* --pin-thread: the thread, its stop flag, its pinned buffers; the loader's CPU time. */
+#define TL_PIN_MAX 8192
+static volatile int tl_pin_stop;
+static void *tl_pin_buf[TL_PIN_MAX];
+static long long tl_pin_n;
+static double tl_loader_cpu_ms;
+
+static double tl_thread_cpu_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static void *tl_pin_main(void *)
+{
+    while (!tl_pin_stop && tl_pin_n < TL_PIN_MAX) {
+        WL_RT(cudaHostAlloc(&tl_pin_buf[tl_pin_n], 4096, cudaHostAllocDefault));
+        tl_pin_n++;
+        wl_sleep_ms(1);
+    }
+    return NULL;
+}
 
 /* --nvtx: a range around what f does, and the program's own measure of it in tl_nvtx_file. */
 static FILE *tl_nvtx_file;
@@ -308,7 +340,7 @@ static void fill_batch(float *batch, long long index, int rows)
 static double load_batch(float *batch, long long index, int rows, const options &o)
 {
     long long pushed = tl_push("data_load");
-    double t0 = wl_now_ms();
+    double t0 = wl_now_ms(), cpu0 = tl_thread_cpu_ms();
     double ms = (double)o.loader_ms + (index + 1 >= o.slow_from && index + 1 <= o.slow_to ? o.slow_ms : 0);
     fill_batch(batch, index, rows);
     if (o.loader == LOADER_SLEEP) {
@@ -320,6 +352,7 @@ static double load_batch(float *batch, long long index, int rows, const options 
             sink = sink * 0.5f + batch[k];
     }
     double took = wl_now_ms() - t0;
+    tl_loader_cpu_ms += tl_thread_cpu_ms() - cpu0;
     tl_pop("data_load", index + 1, pushed);
     return took;
 }
@@ -423,7 +456,7 @@ static void usage(void)
                     "  [--batch-bytes B] [--memory pageable|pinned] [--prefetch] [--layers L]\n"
                     "  [--readback pageable|pinned] [--copy async|sync] [--sync-per-kernel]\n"
                     "  [--realloc-per-kernel N] [--readback-per-kernel sync|async] [--fuse]"
-                    " [--dlopen LIB] [--verify]\n  [--nvtx FILE] [--slow-steps A-B:MS]\n");
+                    " [--dlopen LIB] [--verify]\n  [--nvtx FILE] [--slow-steps A-B:MS] [--pin-thread]\n");
     exit(2);
 }
 
@@ -439,7 +472,7 @@ static options parse(int argc, char **argv)
         {"dlopen", required_argument, NULL, 'D'},     {"realloc-per-kernel", required_argument, NULL, 'R'},
         {"readback-per-kernel", required_argument, NULL, 'P'}, {"fuse", no_argument, NULL, 'F'},
         {"nvtx", required_argument, NULL, 'N'},      {"slow-steps", required_argument, NULL, 'S'},
-        {NULL, 0, NULL, 0}};
+        {"pin-thread", no_argument, NULL, 'T'},       {NULL, 0, NULL, 0}};
     options o;
     int c;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
@@ -465,6 +498,7 @@ static options parse(int argc, char **argv)
         case 'D': o.dlopen_lib = optarg; break;
         case 'F': o.fuse = 1; break;
         case 'N': o.nvtx = optarg; break;
+        case 'T': o.pin_thread = 1; break;
         case 'S':
             if (sscanf(optarg, "%lld-%lld:%lld", &o.slow_from, &o.slow_to, &o.slow_ms) != 3 ||
                 o.slow_from < 1 || o.slow_to < o.slow_from || o.slow_ms < 0)
@@ -548,6 +582,9 @@ int main(int argc, char **argv)
 
     long long h2d = 0, kernels = 0, d2h = 0, syncs = 0, records = 0, waits = 0;
     double loader_total = 0, wait_total = 0;
+    pthread_t pin;
+    if (o.pin_thread && pthread_create(&pin, NULL, tl_pin_main, NULL) != 0)
+        WL_DIE("--pin-thread: expected a new thread, found: %s", strerror(errno));
     double t_loop = wl_now_ms();
     if (o.prefetch) {
         loader_total += load_batch(h_batch[0], 0, rows, o);
@@ -618,6 +655,12 @@ int main(int argc, char **argv)
     if (o.after_kernel == TL_AFTER_REALLOC)
         for (int b = 0; b < o.scratch; b++)
             WL_RT(cudaFree(tl_scratch[b]));
+    if (o.pin_thread) {
+        tl_pin_stop = 1;
+        pthread_join(pin, NULL);
+        for (long long i = 0; i < tl_pin_n; i++)
+            WL_RT(cudaFreeHost(tl_pin_buf[i]));
+    }
     float *dev_ptrs[] = {m.w, m.gw, m.y, m.a, m.g, m.loss};
     for (float *p : dev_ptrs)
         WL_RT(cudaFree(p));
@@ -644,6 +687,9 @@ int main(int argc, char **argv)
            loader_total, wait_total, loop_ms, wl_now_ms() - t_start);
     printf("train_loop: loss_first=%.6f loss_last=%.6f probe_sum=%.6f\n", losses[0],
            losses[o.iters - 1], probe_sum);
+    if (o.pin_thread)
+        printf("train_loop: pin_thread allocs=%lld loader_cpu_ms_total=%.1f\n", tl_pin_n,
+               tl_loader_cpu_ms);
     int status = 0;
     if (o.verify) {
         double err = verify_losses(losses, o, rows);
