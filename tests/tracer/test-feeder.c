@@ -5,6 +5,7 @@
  * computing as much as the loader's own CPU clock says (when the sleeping allocator's rate stood
  * for it, 7.7 ms of 88 ms were called computing). Beside CPU hogs the loader computes less of its
  * time, and its clock says so. */
+#include "an_helpers.h"
 #include "tjson.h"
 #include "tr.h"
 
@@ -28,11 +29,7 @@ TEST_IMPL(host_split_of_the_thread_the_gpu_waits_for)
     ASSERT_INT(sscanf(line, "train_loop: pin_thread allocs=%lld loader_cpu_ms_total=%lf", &allocs,
                       &cpu_ms), ==, 2);
     ASSERT(allocs > ITERS);
-    char *args[] = {"summary", "--json", out, NULL}, e[256];
-    char *text = tr_analyze(args);
-    ASSERT(text);
-    tj *s = tj_parse(text, e, sizeof e);
-    free(text);
+    tj *s = an_summary(out, NULL);
     ASSERT(s);
     /* the first loader runs before the thread's second CPU reading: computing or waiting, unknown */
     double compute = tj_num(s, "breakdown.0.idle_host_compute_ns") / 1e6;

@@ -5,6 +5,7 @@
  * activity names compute() and wait() at their lines, running and sleeping, each for its share of
  * the two phases by the program's own clock, within 5 points; so does the timeline's
  * host-activity track, by the length of its runs, over all three rounds. */
+#include "an_helpers.h"
 #include "tjson.h"
 #include "tr.h"
 
@@ -71,11 +72,7 @@ TEST_IMPL(host_activity_of_the_idle_time)
      * (the first round's come before any GPU work) */
     double own[2];
     own_time(ph, nph, 3, own);
-    char *args[] = {"summary", "--json", out, NULL}, e[256];
-    char *text = tr_analyze(args);
-    ASSERT(text);
-    tj *s = tj_parse(text, e, sizeof e);
-    free(text);
+    tj *s = an_summary(out, NULL);
     ASSERT(s);
     const tj *acts = tj_path(s, "breakdown.0.gaps.data-loading.host_activity");
     ASSERT(acts && acts->type == TJ_ARR);
