@@ -228,6 +228,22 @@ static const char *base_name(const char *path)
     return s ? s + 1 : path;
 }
 
+/* The package a module's file belongs to: its first folder under site-packages (or
+ * dist-packages), else the file's name without ".py" (the standard library's modules). */
+static void ha_package(const char *file, char *out, size_t n)
+{
+    const char *s = strstr(file, "site-packages/");
+    if (!s)
+        s = strstr(file, "dist-packages/");
+    if (s) {
+        s = strchr(s, '/') + 1;
+        snprintf(out, n, "%.*s", (int)strcspn(s, "/."), s);
+        return;
+    }
+    const char *b = base_name(file);
+    snprintf(out, n, "%.*s", (int)strcspn(b, "."), b);
+}
+
 /* What key k shows; 0 when its frames could not be read (not an activity). */
 static int ha_render(const cta_model *m, const cta_proc *p, const ha_key *k, ha_act *a)
 {
@@ -254,19 +270,35 @@ static int ha_render(const cta_model *m, const cta_proc *p, const ha_key *k, ha_
     }
     int loader = 0;
     ct_rec_frame in = {0};
+    char imported[96] = "";
     for (uint32_t i = 0; i < n; i++) {
         ct_rec_frame fr = {0};
         if (ct_reader_frame(m->rd, p->file, frames[i], &fr) != 0 || fr.kind != CT_FRAME_PYTHON)
             continue;
-        char t2[CT_STRTMP];
+        char t2[CT_STRTMP], t3[CT_STRTMP];
         const char *file = fr.module ? ct_reader_str(m->rd, p->file, fr.module, t2) : "";
         if (strstr(file, "torch/utils/data/"))
             loader = 1;
         if (!in.function)
             in = fr;
+        if (!imported[0] && !strcmp(ct_reader_str(m->rd, p->file, fr.function, t3), "<module>"))
+            ha_package(file, imported, sizeof imported);
     }
-    if (!cta_model_py_site(m, p, k->stack, a->site, sizeof a->site))
-        cta_model_site_text(m, p, k->stack, a->site, sizeof a->site, 3);
+    if (!cta_model_py_site(m, p, k->stack, a->site, sizeof a->site)) {
+        /* no line of the program's own among the frames read (a deep import chain outgrows
+         * them): the package being imported, as one activity, else the innermost frame */
+        if (imported[0]) {
+            snprintf(a->site, sizeof a->site, "importing %s", imported);
+            return 1;
+        }
+        char t2[CT_STRTMP], t3[CT_STRTMP];
+        if (in.function)
+            snprintf(a->site, sizeof a->site, "%s:%u in %s",
+                     base_name(in.module ? ct_reader_str(m->rd, p->file, in.module, t2) : "?"),
+                     in.line, ct_reader_str(m->rd, p->file, in.function, t3));
+        else
+            cta_model_site_text(m, p, k->stack, a->site, sizeof a->site, 3);
+    }
     if (loader && k->state == 'S' && !k->function) {
         snprintf(a->frame, sizeof a->frame, "waiting for the DataLoader");
         return 1;

@@ -84,15 +84,15 @@ int cta_model_py_site(const cta_model *m, const cta_proc *p, uint32_t stack, cha
     return py_site(m, p, frames, n, buf, len);
 }
 
-/* Whether a Python frame is PyTorch turning a tensor into text (format(), str(), repr(),
- * print(): Tensor.__format__ reads a 0-d tensor with .item(), _tensor_str copies it to the host):
- * the user's line formats a GPU tensor. */
 static int ends_with(const char *s, const char *end)
 {
     size_t n = strlen(s), k = strlen(end);
     return n >= k && !strcmp(s + n - k, end);
 }
 
+/* Whether a Python frame is PyTorch turning a tensor into text (format(), str(), repr(),
+ * print(): Tensor.__format__ reads a 0-d tensor with .item(), _tensor_str copies it to the host):
+ * the user's line formats a GPU tensor. */
 static int torch_formats(const char *file, const char *fn)
 {
     return ends_with(file, "torch/_tensor_str.py") ||

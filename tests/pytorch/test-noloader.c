@@ -7,6 +7,7 @@
 #include "pt.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 TEST_IMPL(pytorch_no_dataloader_no_loader_finding)
 {
@@ -25,6 +26,13 @@ TEST_IMPL(pytorch_no_dataloader_no_loader_finding)
     ASSERT_STR(tj_str(s, "diagnoses.0.id"), "gpu-gaps");
     ASSERT(tj_num(s, "diagnoses.0.estimated_saving_ns") >= built * 11 / 12 * 0.9);
     ASSERT(tj_path(s, "diagnoses.0.host_activity"));
+    /* the first forward imports PyTorch's lazily loaded modules, deeper than the frames a sample
+     * reads, so without a line of the script: said as the package being imported */
+    const tj *acts = tj_path(s, "breakdown.0.gaps.host.host_activity");
+    ASSERT(acts && acts->n);
+    ASSERT(tj_find(acts, "site", "importing torch"));
+    for (size_t i = 0; i < acts->n; i++)
+        ASSERT(!strstr(tj_str(acts->v[i], "site"), "<frozen importlib"));
     const tj *y = an_diag(s, "excessive-sync");
     ASSERT(!y || tj_num(y, "estimated_saving_ns") <= tj_num(y, "evidence.host_blocked_ns"));
     tj_free(s);
