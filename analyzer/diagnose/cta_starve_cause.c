@@ -61,7 +61,7 @@ void cta_starve_cause_of(const cta_proc *p, int d, int cls, int ctx, uint64_t ga
     size_t n = cta_host_intervals(p, &iv);
     double cov = 0, busy = 0, tree = 0, wcpu = 0, wwait = 0, wd = 0, wrd = 0, mcpu = 0, iow = 0;
     double mwait = 0, md = 0, mrd = 0, quota = 0, cg = 0, cg_cov = 0, thr = 0;
-    double psi[3] = {0}, psi_cov = 0, swap = 0, flt = 0, vm_cov = 0;
+    double psi[3] = {0}, psi_cov = 0, swap = 0, flt = 0, vm_cov = 0, alive = 0;
     for (size_t i = 0; i < n; i++) {
         const cta_host_iv *v = &iv[i];
         double o = gap_in(&dv->util, CTA_CH_GAP + (uint32_t)cls, v->from, v->to);
@@ -88,6 +88,7 @@ void cta_starve_cause_of(const cta_proc *p, int d, int cls, int ctx, uint64_t ga
         mwait += w * (double)v->main_wait_ns;
         mrd += w * (double)v->main_rchar;
         iow += w * (double)v->iowait_ns;
+        alive += o * (double)v->workers;
         if (v->workers)
             wd += o * (double)v->workers_in_d / (double)v->workers;
         if (v->mains)
@@ -137,14 +138,18 @@ void cta_starve_cause_of(const cta_proc *p, int d, int cls, int ctx, uint64_t ga
     c->swap_pages_s = vm_cov > 0 ? swap * 1e9 / vm_cov : -1;
     c->majflt_s = vm_cov > 0 ? flt * 1e9 / vm_cov : -1;
 
+    /* the workers alive during the gaps, not all the run had: a loader's workers end with its
+     * epoch, and imagenet's training and validation loaders of 2 workers each were counted 4,
+     * which 2 busy cores could not hold "busy": its CPU-bound loading went unseen */
+    c->workers = (unsigned)(alive / cov + 0.5);
+    if (!c->workers && alive > 0)
+        c->workers = 1;
     cta_host_row *rows;
     size_t nr = cta_host_rows(p, &rows);
     uint64_t wcpu_all = 0;
     for (size_t i = 0; i < nr; i++)
-        if (rows[i].role == CTA_ROLE_WORKER) {
-            c->workers++;
+        if (rows[i].role == CTA_ROLE_WORKER)
             wcpu_all += rows[i].cpu_ns;
-        }
     free(rows);
     c->worker_cpu_per_batch_ns = batches ? (double)wcpu_all / (double)batches : 0;
     /* the main thread's own readings when they cover most of its time outside CUDA, else the

@@ -35,7 +35,8 @@ typedef struct {
     int known;
     uint64_t gaps, gap_ns, covered_ns; /* the gaps, their time, and of it inside sample intervals */
     uint32_t cpus, workers;       /* the CPUs the process may run on (its affinity mask; the
-                                   * machine's in traces of format 1.8); loader worker processes */
+                                   * machine's in traces of format 1.8); loader worker processes
+                                   * alive during the gaps, on average (rounded) */
     uint32_t machine_cpus;
     double limit_cores;           /* its cgroup's CPU limit when below cpus, else 0 */
     double throttled_share;       /* with a limit: of the gap time, the cgroup throttled */

@@ -3,7 +3,7 @@
 through ctypes and K loader workers started as PyTorch's DataLoader starts them, as
 multiprocessing Process objects of the "fork" context, which never use CUDA.
 
-    py_loader_tree [--steps N [--main-ms M] [--existing] [--memset-step]] K CPU_MS BYTES HOLD_MS FILE
+    py_loader_tree [--steps N [--main-ms M] [--existing] [--memset-step] [--epochs E]] K CPU_MS BYTES HOLD_MS FILE
 
 Without --steps: the main process initializes CUDA, allocates BYTES of device memory and copies to it (the trace
 starts), writes BYTES bytes into FILE and starts the workers. Each spins until its own CPU time
@@ -23,6 +23,10 @@ is a queued memset instead of a copy, as the first memset then is (the host's wo
 is its own, not loading, and no gap follows a synchronous call). Workers
 report "worker pid=P cpu_ns=C read=B batches=n", the main process "main cpu_ns=C read=B steps=N"
 (C: its main thread's CPU time, the one it spins by; B: the bytes it read itself); the hold uses memsets.
+With --epochs E the loop runs E times over the same N batches, each epoch with K workers of its
+own that end with it, as a DataLoader's without persistent_workers (a training and a validation
+loader take turns the same way): K * E workers report, never more than K alive at once; the hold
+follows the last epoch, and "main ..." counts all E * N steps.
 """
 import ctypes
 import multiprocessing
@@ -85,9 +89,74 @@ def batch_worker(report, go, out, inherited, i, k, steps, cpu_ms, nbytes, path):
         pass
 
 
+def run_epoch(check, mem, host, chunk, k, steps, main_ms, memset_step, cpu_ms, nbytes, path):
+    """Starts the K workers and, with steps, runs the steps on their batches; passes their reports
+    on. Returns the workers, the write end of their go pipe, the bytes the main process read and
+    its main thread's CPU time in the steps."""
+    report_r, report_w = os.pipe()
+    go_r, go_w = os.pipe()
+    fork = multiprocessing.get_context("fork")
+    if steps:
+        batch = [os.pipe() for _ in range(k)]
+        procs = [fork.Process(target=batch_worker,
+                              args=(report_w, go_r, batch[i][1],
+                                    [report_r, go_w] + [b[0] for b in batch] +
+                                    [b[1] for j, b in enumerate(batch) if j != i],
+                                    i, k, steps, cpu_ms, nbytes, path))
+                 for i in range(k)]
+    else:
+        procs = [fork.Process(target=worker, args=(report_w, go_r, (report_r, go_w), cpu_ms * 1000000, path))
+                 for _ in range(k)]
+    for p in procs:
+        p.start()
+    os.close(report_w)
+    os.close(go_r)
+    got = spent = 0
+    if steps:
+        for b in batch:
+            os.close(b[1])
+        fd = -1 if k else os.open(path, os.O_RDONLY)
+        cpu = time.thread_time_ns
+        c0 = cpu()
+        for s in range(steps):
+            if k and os.read(batch[s % k][0], 1) != b"b":
+                sys.exit("py_loader_tree: batch %d: its worker's pipe ended" % s)
+            if not k:  # no workers: the main process loads
+                spin_until(cpu() + cpu_ms * 1000000, cpu)
+                got += read_batch(fd, path, nbytes, s)
+            spin_until(cpu() + main_ms * 1000000, cpu)
+            if memset_step:
+                check("cuMemsetD8Async", mem, ctypes.c_ubyte(0), ctypes.c_size_t(chunk), None)
+            else:
+                check("cuMemcpyHtoD_v2", mem, host, ctypes.c_size_t(chunk))
+        spent = cpu() - c0
+        if fd >= 0:
+            os.close(fd)
+        for b in batch:
+            os.close(b[0])
+    reports = b""
+    while reports.count(b"\n") < k:
+        b = os.read(report_r, 4096)
+        if not b:
+            sys.exit("py_loader_tree: expected %d worker reports, got %d" % (k, reports.count(b"\n")))
+        reports += b
+    os.close(report_r)
+    sys.stderr.write(reports.decode())
+    return procs, go_w, got, spent
+
+
+def release(procs, go_w):
+    """The workers' word to end, and their ends."""
+    os.close(go_w)
+    for p in procs:
+        p.join()
+        if p.exitcode != 0:
+            sys.exit("py_loader_tree: worker %d exited %s" % (p.pid, p.exitcode))
+
+
 def main():
     args = sys.argv[1:]
-    steps, main_ms, existing, memset_step = 0, 0, False, False
+    steps, main_ms, existing, memset_step, epochs = 0, 0, False, False, 1
     while args and args[0].startswith("--"):
         opt = args.pop(0)
         if opt == "--existing":
@@ -98,15 +167,19 @@ def main():
             steps = int(args.pop(0))
         elif opt == "--main-ms" and args:
             main_ms = int(args.pop(0))
+        elif opt == "--epochs" and args:
+            epochs = int(args.pop(0))
         else:
             sys.exit("py_loader_tree: unknown option %s" % opt)
     if len(args) != 5:
-        sys.exit("usage: py_loader_tree [--steps N [--main-ms M] [--existing] [--memset-step]] K CPU_MS "
-                 "BYTES HOLD_MS FILE")
+        sys.exit("usage: py_loader_tree [--steps N [--main-ms M] [--existing] [--memset-step] [--epochs E]] "
+                 "K CPU_MS BYTES HOLD_MS FILE")
     k, cpu_ms, nbytes, hold_ms = (int(a) for a in args[:4])
     path = args[4]
-    if not steps and (main_ms or existing or memset_step):
-        sys.exit("py_loader_tree: --main-ms, --existing and --memset-step need --steps N (N > 0)")
+    if not steps and (main_ms or existing or memset_step or epochs != 1):
+        sys.exit("py_loader_tree: --main-ms, --existing, --memset-step and --epochs need --steps N (N > 0)")
+    if epochs < 1:
+        sys.exit("py_loader_tree: --epochs: expected 1 or more, found %d" % epochs)
     if k < (0 if steps else 1) or k > 64:
         sys.exit("py_loader_tree: K: expected %d to 64 workers, found %d" % (0 if steps else 1, k))
     cu = ctypes.CDLL("libcuda.so.1")
@@ -138,54 +211,17 @@ def main():
                 f.write(host.raw[:n])
                 left -= n
 
-    report_r, report_w = os.pipe()
-    go_r, go_w = os.pipe()
-    fork = multiprocessing.get_context("fork")
+    # the main thread's CPU: the process's other threads (the tracer's sampler, the CUDA
+    # library's) are not its work
+    cpu_spent = got = 0
+    for epoch in range(epochs):
+        procs, go_w, n, c = run_epoch(check, mem, host, chunk, k, steps, main_ms, memset_step,
+                                      cpu_ms, nbytes, path)
+        got, cpu_spent = got + n, cpu_spent + c
+        if epoch < epochs - 1:
+            release(procs, go_w)
     if steps:
-        batch = [os.pipe() for _ in range(k)]
-        procs = [fork.Process(target=batch_worker,
-                              args=(report_w, go_r, batch[i][1],
-                                    [report_r, go_w] + [b[0] for b in batch] +
-                                    [b[1] for j, b in enumerate(batch) if j != i],
-                                    i, k, steps, cpu_ms, nbytes, path))
-                 for i in range(k)]
-    else:
-        procs = [fork.Process(target=worker, args=(report_w, go_r, (report_r, go_w), cpu_ms * 1000000, path))
-                 for _ in range(k)]
-    for p in procs:
-        p.start()
-    os.close(report_w)
-    os.close(go_r)
-    if steps:
-        for b in batch:
-            os.close(b[1])
-        fd = -1 if k else os.open(path, os.O_RDONLY)
-        # the main thread's CPU: the process's other threads (the tracer's sampler, the CUDA
-        # library's) are not its work
-        cpu = time.thread_time_ns
-        c0 = cpu()
-        got = 0
-        for s in range(steps):
-            if k and os.read(batch[s % k][0], 1) != b"b":
-                sys.exit("py_loader_tree: batch %d: its worker's pipe ended" % s)
-            if not k:  # no workers: the main process loads
-                spin_until(cpu() + cpu_ms * 1000000, cpu)
-                got += read_batch(fd, path, nbytes, s)
-            spin_until(cpu() + main_ms * 1000000, cpu)
-            if memset_step:
-                check("cuMemsetD8Async", mem, ctypes.c_ubyte(0), ctypes.c_size_t(chunk), None)
-            else:
-                check("cuMemcpyHtoD_v2", mem, host, ctypes.c_size_t(chunk))
-        sys.stderr.write("main cpu_ns=%d read=%d steps=%d\n" % (cpu() - c0, got, steps))
-        if fd >= 0:
-            os.close(fd)
-    reports = b""
-    while reports.count(b"\n") < k:
-        b = os.read(report_r, 4096)
-        if not b:
-            sys.exit("py_loader_tree: expected %d worker reports, got %d" % (k, reports.count(b"\n")))
-        reports += b
-    sys.stderr.write(reports.decode())
+        sys.stderr.write("main cpu_ns=%d read=%d steps=%d\n" % (cpu_spent, got, steps * epochs))
     until = time.monotonic() + hold_ms / 1000.0
     while time.monotonic() < until:
         time.sleep(0.005)
@@ -193,11 +229,7 @@ def main():
             check("cuMemsetD8_v2", mem, ctypes.c_ubyte(0), ctypes.c_size_t(chunk))
         else:
             check("cuMemcpyHtoD_v2", mem, host, ctypes.c_size_t(chunk))
-    os.close(go_w)
-    for p in procs:
-        p.join()
-        if p.exitcode != 0:
-            sys.exit("py_loader_tree: worker %d exited %s" % (p.pid, p.exitcode))
+    release(procs, go_w)
     check("cuMemFree_v2", mem)
     print("py_loader_tree: workers=%d ok" % k)
 
