@@ -146,8 +146,10 @@ static void starvation(cta_diags *ds, const cta_proc *p, int d, uint64_t win)
     cta_starve_cause_of(p, d, CTA_GAP_STARVE, CTA_CAUSE_LOADING, sc, p->h2d_copies, step, &sh,
                         &cause);
     int told = cause.known && cause.causes;
+    /* ... none of which shortens the program's start before its first batch (imports,
+     * set-up): its gaps are counted, not priced, as the workers' arithmetic leaves them out */
     if (told)
-        ssave = cause.saving_ns < sn ? cause.saving_ns : sn;
+        ssave = cause.saving_ns < sn - startup_ns ? cause.saving_ns : sn - startup_ns;
     int cpu_bound = told && (cause.causes & CTA_CAUSE_CPU_BOUND) && !(cause.causes & CTA_CAUSE_ADD_WORKERS);
     if ((x = cta_diag_add(ds, p, d, ssave, win,
                           cta_fix_for(p, cpu_bound ? FIX_STARVE_CPU : FIX_STARVE)))) {
