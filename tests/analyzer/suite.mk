@@ -13,7 +13,7 @@ $(TRACEGEN): $(B)/tests/analyzer/gen/tracegen.o $(B)/tests/analyzer/gen/tracegen
 all: $(TRACEGEN)
 
 # (-Itests/tracer: tr_confine.h, the cgroups of test-pairs.c and test-pysites.c)
-$(B)/tests/analyzer/%.o $(B)/asan/tests/analyzer/%.o: CFLAGS += $(ANALYZER_INC) -Itests/analyzer -Itests/tracer
+$(B)/tests/analyzer/%.o $(B)/asan/tests/analyzer/%.o: CFLAGS += $(ANALYZER_INC) -Itests/analyzer -Itests/tracer -Itests/workloads
 
 $(eval $(call ctt_suite,analyzer,$(patsubst %.c,$(B)/%.o,$(AN_HELPER_SRCS) $(AN_UNIT_SRCS)) $(CTTRACE_LIB),$(CTTRACE_LDLIBS) -lm,$(TRACEGEN) $(CUTRACE_BIN) duckdb-venv))
 

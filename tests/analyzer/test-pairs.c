@@ -1,5 +1,7 @@
 /* Diagnoses hold when the fix is applied: each pair of tests/workloads/diag_pairs.txt (train_loop
- * with a problem, and with the fix its diagnosis recommends) is traced REPS times, interleaved.
+ * with a problem, and with the fix its diagnosis recommends) is traced REPS times, interleaved,
+ * then SHAPED_REPS times with its loader bursty and again irregular (train_loop --shape, with the
+ * pair's arguments for its shaped variants: a loader where it has none), which must hold alike.
  * Each figure is taken from its least disturbed run, as other work on the machine only adds
  * time (the simulated GPU runs on the same 2 cores; a host woken late from a synchronization
  * leaves the GPU idle after it, which is real but not the program's doing), to the loops and
@@ -25,6 +27,7 @@
 #include <stdlib.h>
 
 #define REPS 5
+#define SHAPED_REPS 3
 
 
 static int dbl_cmp(const void *a, const void *b)
@@ -40,23 +43,31 @@ static double loop_ms(const char *out)
 }
 
 /* One pair: id, env ("-" none, or space-separated NAME=value), common, problem and fixed
- * arguments. */
-static int check_pair(char *f[5])
+ * arguments, in shape `shape` (train_loop --shape, with the pair's arguments for its shaped
+ * variants, f[5]; NULL: as it is), run reps times (at most REPS). */
+static int check_pair(char *f[6], const char *shape, int reps)
 {
-    char *env[8] = {NULL}, *save = NULL;
+    char *env[8] = {NULL}, *save = NULL, envs[512];
+    snprintf(envs, sizeof envs, "%s", f[1]);
     int ne = 0;
-    for (char *t = strcmp(f[1], "-") ? strtok_r(f[1], " ", &save) : NULL; t && ne < 7;
+    for (char *t = strcmp(envs, "-") ? strtok_r(envs, " ", &save) : NULL; t && ne < 7;
          t = strtok_r(NULL, " ", &save))
         env[ne++] = t;
+    char common[600];
+    if (shape)
+        snprintf(common, sizeof common, "%s %s --shape %s", f[2], strcmp(f[5], "-") ? f[5] : "",
+                 shape);
+    else
+        snprintf(common, sizeof common, "%s", f[2]);
     double best[2] = {1e300, 1e300}, runs[2][REPS], est = 1e300, workers = -1;
     int fired = 0, fastest_fired = 0;
     char fixed_msg[700] = "";
     double fixed_save = 0;
-    for (int r = 0; r < REPS; r++)
+    for (int r = 0; r < reps; r++)
         for (int v = 0; v < 2; v++) {
             char args[1024], name[128], dir[4096], *out;
-            snprintf(args, sizeof args, "train_loop %s %s", f[2], strcmp(f[3 + v], "-") ? f[3 + v] : "");
-            snprintf(name, sizeof name, "%s-%d-%d", f[0], v, r);
+            snprintf(args, sizeof args, "train_loop %s %s", common, strcmp(f[3 + v], "-") ? f[3 + v] : "");
+            snprintf(name, sizeof name, "%s-%s-%d-%d", f[0], shape ? shape : "regular", v, r);
             ASSERT(an_trace_workload(dir, name, args, env, &out));
             double ms = loop_ms(out);
             free(out);
@@ -101,13 +112,14 @@ static int check_pair(char *f[5])
         }
     /* the problem variant is diagnosed in its fastest run and in most others */
     ASSERT(fastest_fired);
-    ASSERT_INT(2 * fired, >, REPS);
-    if (!strcmp(f[0], "dataloader-starvation"))
+    ASSERT_INT(2 * fired, >, reps);
+    /* (shaped, a burst of 4 batches' loading outlasts a step: more workers are rightly asked) */
+    if (!strcmp(f[0], "dataloader-starvation") && !shape)
         ASSERT_INT(workers, ==, 1);
     double spread[2];
     for (int v = 0; v < 2; v++) {
-        qsort(runs[v], REPS, sizeof runs[v][0], dbl_cmp);
-        spread[v] = runs[v][REPS / 2] - runs[v][0];
+        qsort(runs[v], (size_t)reps, sizeof runs[v][0], dbl_cmp);
+        spread[v] = runs[v][reps / 2] - runs[v][0];
     }
     /* the fixed variant's fastest run gets the diagnosis only for what the disturbance of its
      * runs accounts for (a host woken late after each step's synchronization, on a loaded
@@ -115,12 +127,12 @@ static int check_pair(char *f[5])
      * slowest run took beyond it */
     if (*fixed_msg)
         fprintf(stderr, "%s on the fixed variant's fastest run (its runs %.2f to %.2f ms): %s\n",
-                f[0], runs[1][0], runs[1][REPS - 1], fixed_msg);
-    ASSERT(fixed_save <= runs[1][REPS - 1] - runs[1][0]);
+                f[0], runs[1][0], runs[1][reps - 1], fixed_msg);
+    ASSERT(fixed_save <= runs[1][reps - 1] - runs[1][0]);
     double measured = best[0] - best[1], lo = measured - spread[0], hi = measured + spread[1];
-    fprintf(stderr, "%s: estimate %.2f ms, measured %.2f ms in [%.2f, %.2f] (loops %.2f vs %.2f ms, "
-            "medians %.2f vs %.2f)\n", f[0], est, measured, lo, hi, best[0], best[1],
-            runs[0][REPS / 2], runs[1][REPS / 2]);
+    fprintf(stderr, "%s (%s): estimate %.2f ms, measured %.2f ms in [%.2f, %.2f] (loops %.2f vs "
+            "%.2f ms, medians %.2f vs %.2f)\n", f[0], shape ? shape : "regular", est, measured,
+            lo, hi, best[0], best[1], runs[0][reps / 2], runs[1][reps / 2]);
     ASSERT(hi > 0);
     ASSERT(est >= 0.5 * lo && est <= 2 * hi);
     return 0;
@@ -135,14 +147,16 @@ static int check_pairs(FILE *fp)
         line[strcspn(line, "\n")] = 0;
         if (!*line || *line == '#')
             continue;
-        char *f[5], *save = NULL, *t = strtok_r(line, "|", &save);
+        char *f[6], *save = NULL, *t = strtok_r(line, "|", &save);
         int n = 0;
-        for (; t && n < 5; t = strtok_r(NULL, "|", &save))
+        for (; t && n < 6; t = strtok_r(NULL, "|", &save))
             f[n++] = t;
-        if (n != 5)
-            fprintf(stderr, "%s: expected 5 fields separated by |, found %d\n", AN_PAIRS, n);
-        ASSERT_INT(n, ==, 5);
-        if (check_pair(f))
+        if (n != 6)
+            fprintf(stderr, "%s: expected 6 fields separated by |, found %d\n", AN_PAIRS, n);
+        ASSERT_INT(n, ==, 6);
+        /* as written, then with its loader bursty and irregular (fewer runs) */
+        if (check_pair(f, NULL, REPS) || check_pair(f, "bursty", SHAPED_REPS) ||
+            check_pair(f, "irregular", SHAPED_REPS))
             return 1;
         pairs++;
     }

@@ -35,6 +35,8 @@
  *                        kernel launches); FILE gets one line per range as the program measured
  *                        it, "NAME STEP T_BEFORE_PUSH T_AFTER_POP" (CLOCK_MONOTONIC ns, STEP from 1)
  *   --slow-steps A-B:MS  the loader takes MS ms more in iterations A to B (from 1)
+ *   --shape regular|bursty|irregular  how the loader's time varies from one iteration to the
+ *                        next, the same in total (wl_shape.h) [regular]
  *   --pin-thread         a second thread, as PyTorch's pin-memory thread, calls cudaHostAlloc
  *                        (4 KiB, kept to the end) every millisecond while the loop runs, and
  *                        sleeps between: CUDA calls that feed no GPU work from a thread the GPU
@@ -99,6 +101,7 @@
 
 #include "wl_common.h"
 #include "wl_kernels.h"
+#include "wl_shape.h"
 
 #define TL_THREADS 256
 #define TL_BLOCKS ((WL_TL_WIDTH + TL_THREADS - 1) / TL_THREADS)
@@ -241,6 +244,7 @@ struct options {
     const char *nvtx = NULL;          /* --nvtx FILE */
     long long slow_from = 0, slow_to = -1, slow_ms = 0;
     int pin_thread = 0;
+    int shape = WL_SHAPE_REGULAR;
 };
 
 /* --pin-thread: the thread, its stop flag, its pinned buffers; the loader's CPU time. */
@@ -341,7 +345,8 @@ static double load_batch(float *batch, long long index, int rows, const options 
 {
     long long pushed = tl_push("data_load");
     double t0 = wl_now_ms(), cpu0 = tl_thread_cpu_ms();
-    double ms = (double)o.loader_ms + (index + 1 >= o.slow_from && index + 1 <= o.slow_to ? o.slow_ms : 0);
+    double ms = (double)o.loader_ms * wl_shape_factor(o.shape, (int)index, (int)o.iters) +
+                (index + 1 >= o.slow_from && index + 1 <= o.slow_to ? o.slow_ms : 0);
     fill_batch(batch, index, rows);
     if (o.loader == LOADER_SLEEP) {
         wl_sleep_ms(ms - (wl_now_ms() - t0));
@@ -456,7 +461,8 @@ static void usage(void)
                     "  [--batch-bytes B] [--memory pageable|pinned] [--prefetch] [--layers L]\n"
                     "  [--readback pageable|pinned] [--copy async|sync] [--sync-per-kernel]\n"
                     "  [--realloc-per-kernel N] [--readback-per-kernel sync|async] [--fuse]"
-                    " [--dlopen LIB] [--verify]\n  [--nvtx FILE] [--slow-steps A-B:MS] [--pin-thread]\n");
+                    " [--dlopen LIB] [--verify]\n  [--nvtx FILE] [--slow-steps A-B:MS] [--pin-thread]"
+                    " [--shape regular|bursty|irregular]\n");
     exit(2);
 }
 
@@ -472,7 +478,8 @@ static options parse(int argc, char **argv)
         {"dlopen", required_argument, NULL, 'D'},     {"realloc-per-kernel", required_argument, NULL, 'R'},
         {"readback-per-kernel", required_argument, NULL, 'P'}, {"fuse", no_argument, NULL, 'F'},
         {"nvtx", required_argument, NULL, 'N'},      {"slow-steps", required_argument, NULL, 'S'},
-        {"pin-thread", no_argument, NULL, 'T'},       {NULL, 0, NULL, 0}};
+        {"pin-thread", no_argument, NULL, 'T'},       {"shape", required_argument, NULL, 'Y'},
+        {NULL, 0, NULL, 0}};
     options o;
     int c;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
@@ -499,6 +506,10 @@ static options parse(int argc, char **argv)
         case 'F': o.fuse = 1; break;
         case 'N': o.nvtx = optarg; break;
         case 'T': o.pin_thread = 1; break;
+        case 'Y':
+            if ((o.shape = wl_shape_parse(optarg)) < 0)
+                WL_DIE("--shape: expected regular, bursty or irregular, found \"%s\"", optarg);
+            break;
         case 'S':
             if (sscanf(optarg, "%lld-%lld:%lld", &o.slow_from, &o.slow_to, &o.slow_ms) != 3 ||
                 o.slow_from < 1 || o.slow_to < o.slow_from || o.slow_ms < 0)

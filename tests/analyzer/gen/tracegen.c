@@ -51,33 +51,17 @@
 
 #include "cttrace.h"
 #include "tracegen.h"
+#include "wl_shape.h"
 
 typedef struct {
     int iters, kernels, ranks, workers, prefetch, pinned, sync_every_kernel, churn, oom,
-        compute_loader, stacks_all, gpu_timing, no_rank, no_cpu, graph, nvtx_lost_pops, shape;
+        compute_loader, stacks_all, gpu_timing, no_rank, no_cpu, graph, nvtx_lost_pops,
+        shape; /* --shape: how the loader's and host's work per iteration vary (wl_shape.h) */
     double loader_ms, kernel_us, launch_us, stall_ms, straggler, host_us, init_ms;
     uint64_t batch_bytes, sync_copy_bytes;
     const char *out, *name;
 } gen_opts;
 
-/* --shape: how the loader's and the host's work per iteration vary, the same in total */
-enum { SHAPE_REGULAR, SHAPE_BURSTY, SHAPE_IRREGULAR };
-#define BURST 4 /* bursty: a batch in BURST arrives with the work of all BURST, the others at once */
-
-/* The share of iteration it's work, as a factor of the average (their sum is iters). */
-static double shape_factor(const gen_opts *o, int it)
-{
-    /* irregular: from 0.05 to 2.75 times the average, in a cycle of 5 averaging 1 */
-    static const double irregular[5] = {0.05, 2.75, 0.4, 1.2, 0.6};
-    switch (o->shape) {
-    case SHAPE_BURSTY:
-        return it % BURST ? 0 : (double)(o->iters - it < BURST ? o->iters - it : BURST);
-    case SHAPE_IRREGULAR:
-        return o->iters - it < 5 - it % 5 ? 1 : irregular[it % 5];
-    default:
-        return 1;
-    }
-}
 
 #define GiB (1024ull * 1024 * 1024)
 /* --graph's graph and exec handles */
@@ -605,7 +589,7 @@ static void run_rank(const gen_opts *o, int rank, uint64_t t0)
     uint64_t flush_at = p->now + 50000000;
     for (int it = 0; it < o->iters; it++) {
         /* the loader: on the main thread unless prefetching hides it */
-        uint64_t loader = (uint64_t)(o->loader_ms * 1e6 * shape_factor(o, it));
+        uint64_t loader = (uint64_t)(o->loader_ms * 1e6 * wl_shape_factor(o->shape, it, o->iters));
         if (!o->prefetch && loader) {
             cpu_reading(p, 0);
             p->now += loader;
@@ -632,7 +616,7 @@ static void run_rank(const gen_opts *o, int rank, uint64_t t0)
                 /* mid-step: a metric read back (blocking with --sync-copy-bytes), then host work */
                 if (o->sync_copy_bytes)
                     copy(p, CT_DIR_DTOH, o->sync_copy_bytes, 0, 0, 0, p->site_metric);
-                uint64_t work = (uint64_t)(o->host_us * 1e3 * shape_factor(o, it));
+                uint64_t work = (uint64_t)(o->host_us * 1e3 * wl_shape_factor(o->shape, it, o->iters));
                 cpu_reading(p, 0);
                 p->now += work;
                 cpu_reading(p, work);
@@ -758,8 +742,8 @@ int main(int argc, char **argv)
         case 'n': o.name = optarg; break;
         case 'V': o.nvtx_lost_pops = 1; break;
         case 'Y':
-            o.shape = !strcmp(optarg, "bursty") ? SHAPE_BURSTY : !strcmp(optarg, "irregular") ? SHAPE_IRREGULAR : SHAPE_REGULAR;
-            if (o.shape == SHAPE_REGULAR && strcmp(optarg, "regular")) {
+            o.shape = wl_shape_parse(optarg);
+            if (o.shape < 0) {
                 fprintf(stderr, "tracegen: --shape: expected regular, bursty or irregular, found '%s'\n", optarg);
                 return 2;
             }
