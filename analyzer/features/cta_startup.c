@@ -9,6 +9,7 @@
 
 #define SU_MAX_GAPS CTA_STARTUP_MAX_OPS
 #define SU_MAX_EVENTS (1u << 14)
+#define SU_MAX_RANGES (1u << 13)  /* outermost NVTX ranges kept */
 #define SU_MAX_PERIOD 8192u      /* operations per iteration looked for */
 
 /* Compact: the head's operations and gaps are what the feature's memory grows with. */
@@ -46,6 +47,12 @@ typedef struct {
 /* What a function name or a stack is to the start-up: its class + 1 (0: not yet looked up). */
 enum { FN_OTHER, FN_CTX, FN_LIB, FN_ALLOC, FN_SYNC };
 
+/* An outermost NVTX range (push/pop depth 0, or start/end). */
+typedef struct {
+    uint64_t start, dur;
+    uint32_t group;               /* its normalized name's string id */
+} su_range;
+
 typedef struct {
     cta_map syms;                 /* kernel name or copy kind -> symbol */
     uint8_t *sym_copy;            /* per symbol: a copy */
@@ -59,6 +66,9 @@ typedef struct {
     uint64_t tune_parent;         /* the runtime call whose nested driver call was counted */
     su_ev *ev;
     size_t nev, cap_ev;
+    su_range *ranges;
+    size_t nranges, cap_ranges;
+    uint64_t nvtx_from;           /* the steady state by the NVTX ranges (0: none) */
     su_dev dev[CTA_MAX_DEV];
     cta_startup_proc r;
 } su_proc;
@@ -151,6 +161,14 @@ static void add_ev(su_proc *s, uint64_t start, uint64_t end, int kind)
 static void su_record(cta_model *m, cta_proc *p, const ct_rec *r)
 {
     su_proc *s = su_get(p);
+    if (r->type == CT_REC_NVTX_RANGE) {
+        const ct_rec_nvtx_range *n = &r->u.nvtx_range;
+        if (n->depth == 0 && s->nranges < SU_MAX_RANGES) {
+            cta_grow(&s->ranges, &s->cap_ranges, s->nranges + 1, sizeof *s->ranges);
+            s->ranges[s->nranges++] = (su_range){n->start, r->ts - n->start, n->group};
+        }
+        return;
+    }
     if (r->type == CT_REC_THREAD_SAMPLE) {
         const ct_rec_thread_sample *ts = &r->u.thread_sample;
         add_ev(s, r->ts, r->ts, ts->stack && stack_tune(m, p, s, ts->stack, 1) ? EV_TUNE_SAMPLE : EV_SAMPLE);
@@ -280,15 +298,10 @@ static int loop_like(size_t len, size_t P, size_t n)
     return len >= 3 * P && len >= SU_MIN_LOOP && 4 * len >= n;
 }
 
-static void find_steady(su_proc *s, su_dev *dv, const cta_dev *cd)
+/* The steady state by the sequence of operations o[0..n), sorted by start (cta_startup.h):
+ * fills r's repetition and steady_from; returns its first operation (n: no repetition). */
+static size_t sequence_start(const su_op *o, size_t n, cta_startup_dev *r)
 {
-    cta_startup_dev *r = &dv->r;
-    size_t n = dv->nops;
-    r->ops = n;
-    if (n < 6)
-        return;
-    qsort(dv->ops, n, sizeof *dv->ops, by_start);
-    const su_op *o = dv->ops;
     size_t best_len = 0, maxP = n / 3 < SU_MAX_PERIOD ? n / 3 : SU_MAX_PERIOD;
     size_t *len = cta_xmalloc((maxP + 1) * 2 * sizeof *len, "the periods"), *from = len + maxP + 1;
     for (size_t P = 1; P <= maxP; P++) {
@@ -305,7 +318,7 @@ static void find_steady(su_proc *s, su_dev *dv, const cta_dev *cd)
     size_t j = P ? from[P] : 0;
     free(len);
     if (!P)
-        return;
+        return n;
     /* the unit begins after its longest typical gap: where an iteration ends and the next
      * begins (a batch loaded, the loss read) */
     double *gap = cta_xmalloc(P * sizeof *gap, "the unit's gaps");
@@ -322,18 +335,89 @@ static void find_steady(su_proc *s, su_dev *dv, const cta_dev *cd)
             phase = q;
     free(gap);
     size_t b = j + phase;
-    r->found = 1;
+    r->found = CTA_STARTUP_SEQUENCE;
     r->period = (uint32_t)P;
-    r->steady_op = b;
     r->repeats = (j + best_len - b) / P;
-    if (b == 0)
-        return;
     /* the steady state begins when the start-up's last GPU work ends */
     me = 0;
     for (size_t k = 0; k < b; k++)
         me = op_end(&o[k]) > me ? op_end(&o[k]) : me;
-    r->steady_from = me < o[b].start ? me : o[b].start;
-    if (r->steady_from <= cd->first_gpu) {
+    r->steady_from = b ? me < o[b].start ? me : o[b].start : 0;
+    return b;
+}
+
+/* The steady state by the outermost NVTX range that repeats most (the longest in all, among
+ * equals): from its first instance no longer than 1.5 times their median (a first iteration
+ * autotuning, allocating, loading its modules is longer). Into s->nvtx_from and s->r. */
+static void nvtx_start(cta_model *m, const cta_proc *p, su_proc *s)
+{
+    cta_map names;
+    cta_map_init(&names);
+    uint64_t *count = NULL, *total = NULL;
+    size_t cap = 0, cap2 = 0, best = SIZE_MAX;
+    for (size_t i = 0; i < s->nranges; i++) {
+        int added;
+        uint32_t g = cta_map_get(&names, &s->ranges[i].group, sizeof s->ranges[i].group, &added);
+        if (added) {
+            cta_grow(&count, &cap, g + 1, sizeof *count);
+            cta_grow(&total, &cap2, g + 1, sizeof *total);
+            count[g] = total[g] = 0;
+        }
+        count[g]++;
+        total[g] += s->ranges[i].dur;
+        if (best == SIZE_MAX || count[g] > count[best] ||
+            (count[g] == count[best] && total[g] > total[best]))
+            best = g;
+    }
+    uint32_t want = best != SIZE_MAX ? *(const uint32_t *)cta_map_key(&names, (uint32_t)best) : 0;
+    uint64_t n = best != SIZE_MAX ? count[best] : 0;
+    free(count);
+    free(total);
+    cta_map_free(&names);
+    if (n < 3)
+        return;
+    cta_sketch durs;
+    cta_sketch_init(&durs);
+    for (size_t i = 0; i < s->nranges; i++)
+        if (s->ranges[i].group == want)
+            cta_sketch_add(&durs, s->ranges[i].dur);
+    uint64_t median = cta_sketch_quantile(&durs, 0.5);
+    cta_sketch_free(&durs);
+    /* the ranges come by their end: the earliest typical one */
+    uint64_t from = 0, left = 0;
+    for (size_t i = 0; i < s->nranges; i++)
+        if (s->ranges[i].group == want && 2 * s->ranges[i].dur <= 3 * median &&
+            (!from || s->ranges[i].start < from))
+            from = s->ranges[i].start;
+    for (size_t i = 0; i < s->nranges; i++)
+        left += s->ranges[i].group == want && s->ranges[i].start >= from;
+    s->nvtx_from = from;
+    s->r.nvtx_repeats = left;
+    char tmp[CT_STRTMP];
+    snprintf(s->r.nvtx_range, sizeof s->r.nvtx_range, "%s", ct_reader_str(m->rd, p->file, want, tmp));
+}
+
+static void find_steady(su_proc *s, su_dev *dv, const cta_dev *cd)
+{
+    cta_startup_dev *r = &dv->r;
+    size_t n = dv->nops, b;
+    r->ops = n;
+    if (n < 6 && !s->nvtx_from)
+        return;
+    qsort(dv->ops, n, sizeof *dv->ops, by_start);
+    const su_op *o = dv->ops;
+    if (s->nvtx_from) {
+        r->found = CTA_STARTUP_NVTX;
+        r->repeats = s->r.nvtx_repeats;
+        for (b = 0; b < n && o[b].start < s->nvtx_from; b++)
+            ;
+        r->period = r->repeats ? (uint32_t)((n - b) / r->repeats) : 0;
+        r->steady_from = s->nvtx_from;
+    } else if ((b = sequence_start(o, n, r)) == n) {
+        return;
+    }
+    r->steady_op = b;
+    if (r->steady_from <= cd->first_gpu || b == n) {
         r->steady_from = 0;
         return;
     }
@@ -373,10 +457,10 @@ static void find_steady(su_proc *s, su_dev *dv, const cta_dev *cd)
 
 static void su_finish(cta_model *m, cta_proc *p)
 {
-    (void)m;
     su_proc *s = SU(p);
     if (!s)
         return;
+    nvtx_start(m, p, s);
     for (int d = 0; d < CTA_MAX_DEV; d++) {
         find_steady(s, &s->dev[d], &p->dev[d]);
         uint64_t t = s->dev[d].r.steady_from;
@@ -424,6 +508,7 @@ static void su_proc_free(cta_proc *p)
     free(s->fn_cls);
     free(s->stack_tune);
     free(s->ev);
+    free(s->ranges);
     free(s);
     p->feat[CTA_FEAT_STARTUP] = NULL;
 }
@@ -534,12 +619,19 @@ static void su_text(FILE *f, const cta_model *m, int top)
             uint64_t su = r->steady_from - dv->first_gpu, idle = 0;
             for (int c = 0; c < CTA_GAP_N; c++)
                 idle += r->idle_ns[c];
-            fprintf(f, "  pid %u GPU %d: steady state from +%s (an iteration of %u GPU operations, "
-                    "%llu times, found in the sequence of kernels and copies); start-up %s (%.1f%% "
-                    "of the window), GPU idle %s of it; the diagnoses below are of the steady state "
-                    "but those marked start-up\n",
-                    p->pid, d, cta_fmt_ns(b1, (double)(r->steady_from - m->t0)), r->period,
-                    (unsigned long long)r->repeats, cta_fmt_ns(b2, (double)su),
+            char how[160];
+            if (r->found == CTA_STARTUP_NVTX)
+                snprintf(how, sizeof how, "its first typical instance of the NVTX range '%s', %llu "
+                         "instances from it on", s->r.nvtx_range, (unsigned long long)r->repeats);
+            else
+                snprintf(how, sizeof how, "an iteration of %u GPU operations, %llu times, found in "
+                         "the sequence of kernels and copies", r->period,
+                         (unsigned long long)r->repeats);
+            fprintf(f, "  pid %u GPU %d: steady state from +%s (%s); start-up %s (%.1f%% of the "
+                    "window), GPU idle %s of it; the diagnoses below are of the steady state but "
+                    "those marked start-up\n",
+                    p->pid, d, cta_fmt_ns(b1, (double)(r->steady_from - m->t0)), how,
+                    cta_fmt_ns(b2, (double)su),
                     cta_dev_window(dv) ? 100.0 * (double)su / (double)cta_dev_window(dv) : 0,
                     cta_fmt_ns(b3, (double)idle));
             for (int c = 0, first = 1; c < CTA_GAP_N; c++)
@@ -600,7 +692,11 @@ static void su_json(cta_json *j, const cta_model *m)
             cta_json_obj(j);
             CTA_JK_U64(j, "pid", p->pid);
             CTA_JK_U64(j, "device", (uint64_t)d);
-            CTA_JK_STR(j, "found", r->found ? "sequence" : "none");
+            CTA_JK_STR(j, "found", r->found == CTA_STARTUP_NVTX       ? "nvtx"
+                                   : r->found == CTA_STARTUP_SEQUENCE ? "sequence"
+                                                                      : "none");
+            if (r->found == CTA_STARTUP_NVTX)
+                CTA_JK_STR(j, "nvtx_range", pr->nvtx_range);
             CTA_JK_U64(j, "ops", r->ops);
             CTA_JK_U64(j, "period_ops", r->period);
             CTA_JK_U64(j, "repeats", r->repeats);
@@ -632,7 +728,7 @@ static void su_json(cta_json *j, const cta_model *m)
 
 const cta_feature cta_startup_feature = {
     .name = "startup",
-    .types = 1ull << CT_REC_API | 1ull << CT_REC_THREAD_SAMPLE,
+    .types = 1ull << CT_REC_API | 1ull << CT_REC_THREAD_SAMPLE | 1ull << CT_REC_NVTX_RANGE,
     .record = su_record,
     .gpu = su_gpu,
     .gap = su_gap_hook,

@@ -1,6 +1,8 @@
 /* Start-up apart from the steady state (issue 28, item 3). A real run begins with CUDA's
  * initialization, libraries loading, cuDNN's autotuning and the first allocations, then repeats
- * its iteration. Per device, the feature finds where the repetition begins: from the sequence of
+ * its iteration. The feature finds where the repetition begins: from the program's NVTX ranges
+ * where it has some (the outermost range repeating most, from its first instance no longer than
+ * 1.5 times their median: a first step autotuning is longer), else per device from the sequence of
  * the device's kernels and copies in time order (the first CTA_STARTUP_MAX_OPS of them), the
  * shortest period P whose repetition (a tenth of each period may differ: iterations vary) lasts
  * nearly as long as any and holds at least three periods, 24 operations and a quarter of them
@@ -28,9 +30,13 @@
 
 #define CTA_STARTUP_MAX_OPS (1u << 13) /* GPU operations of a device the repetition is found in */
 
+/* How the steady state was found: not (the whole run is steady), from the sequence of
+ * operations, from the NVTX ranges. */
+enum { CTA_STARTUP_NONE, CTA_STARTUP_SEQUENCE, CTA_STARTUP_NVTX };
+
 /* What a device's start-up was, once its process is finished. */
 typedef struct {
-    int found;                    /* a repetition was found (else the whole run is steady) */
+    int found;                    /* CTA_STARTUP_* */
     uint64_t ops;                 /* GPU operations looked at */
     uint32_t period;              /* operations per iteration */
     uint64_t repeats;             /* whole iterations of the repetition from its start */
@@ -51,6 +57,8 @@ typedef struct {
     uint64_t tune_first, tune_last;       /* their span */
     uint64_t samples, tune_samples;       /* thread samples before the steady state, in it */
     uint64_t steady_from;                 /* the earliest device's steady state (0 none) */
+    char nvtx_range[64];                  /* the NVTX range it was found by ("" none) ... */
+    uint64_t nvtx_repeats;                /* ... and its instances from the steady state on */
 } cta_startup_proc;
 
 extern const cta_feature cta_startup_feature;

@@ -7,7 +7,8 @@
  * which the host's clock bounds only to that); the search is a start-up finding whose saving
  * is its host's work, no more than the start-up's idle time, and the steady state's findings
  * come first and hold none of it. A loop whose iterations never repeat has no steady state to
- * find: the whole run is steady and nothing is set apart. */
+ * find: the whole run is steady and nothing is set apart; unless NVTX ranges tell its steps,
+ * the search in the first of them (as PyTorch's): the steady state begins at the second. */
 #include "an_helpers.h"
 
 #include <math.h>
@@ -100,6 +101,29 @@ TEST_IMPL(startup_none_without_repetition)
     ASSERT_STR(tj_str(su, "found"), "sequence");
     ASSERT_INT((int)tj_num(su, "period_ops"), ==, 14);
     ASSERT(tj_get(su, "steady_from_ns")->type == TJ_NULL);
+    tj_free(s);
+    return 0;
+}
+
+TEST_IMPL(startup_found_by_nvtx_steps)
+{
+    char dir[4096], *out;
+    ASSERT(an_gen_out(dir, "nvtx", "--iters 30 --kernels 12 --loader-ms 4 --workers 0 --autotune-ms 400 "
+                                   "--nvtx-steps --distinct-kernels", &out));
+    const char *at = strstr(out, "step1_ns=");
+    ASSERT(at);
+    double step1 = strtod(at + strlen("step1_ns="), NULL);
+    free(out);
+    tj *s = an_summary(dir, "--min-saving 0");
+    ASSERT(s);
+    const tj *su = tj_at(tj_get(s, "startup"), 0);
+    ASSERT(su);
+    ASSERT_STR(tj_str(su, "found"), "nvtx");
+    ASSERT_STR(tj_str(su, "nvtx_range"), "step");
+    ASSERT(fabs(tj_num(su, "steady_from_ns") - step1) <= longest_op(s));
+    const tj *t = an_diag(s, "startup-autotuning");
+    ASSERT(t);
+    ASSERT(tj_num(t, "estimated_saving_ns") >= 0.95 * TUNE_MS * 1e6);
     tj_free(s);
     return 0;
 }

@@ -43,6 +43,8 @@
  * iteration runs) and a cudaDeviceSynchronize called from cudnnFindConvolutionForwardAlgorithmEx;
  * the loop begins when the last returns (stdout: startup_end_ns, from the trace's start).
  * --distinct-kernels names every launch of the loop apart (no iteration repeats another).
+ * --nvtx-steps pushes the NVTX range "step" around each iteration; with --autotune-ms the search
+ * is then in the first step, as PyTorch's is (stdout: step1_ns, the second step's push).
  *
  * stdout: "tracegen: key=value ..." lines stating what was written (counts, bytes, peaks,
  * simulated times), for tests to compare with the analyzer's output. */
@@ -60,7 +62,7 @@
 typedef struct {
     int iters, kernels, ranks, workers, prefetch, pinned, sync_every_kernel, churn, oom,
         compute_loader, stacks_all, gpu_timing, no_rank, no_cpu, graph, nvtx_lost_pops, shape,
-        distinct_kernels;
+        distinct_kernels, nvtx_steps;
     double loader_ms, kernel_us, launch_us, stall_ms, straggler, host_us, init_ms, autotune_ms;
     uint64_t batch_bytes, sync_copy_bytes;
     const char *out, *name;
@@ -643,12 +645,24 @@ static void run_rank(const gen_opts *o, int rank, uint64_t t0)
     mem(p, CT_MEM_ALLOC, 0x700200000000ull, 2 * GiB, p->s_stack[2], 150000, 0);
     if (o->graph)
         capture_graph(p);
-    if (o->autotune_ms > 0) {
+    if (o->autotune_ms > 0 && !o->nvtx_steps) {
         autotune(p);
         printf("tracegen: rank=%d startup_end_ns=%llu\n", rank, (unsigned long long)(p->now - t0));
     }
+    uint32_t step = o->nvtx_steps ? intern(g, S_MAIN, p->now, "step") : 0;
     uint64_t flush_at = p->now + 50000000;
     for (int it = 0; it < o->iters; it++) {
+        uint64_t step_start = p->now;
+        if (step) {
+            ct_rec b = {.type = CT_REC_NVTX_BEGIN, .ts = p->now};
+            b.u.nvtx_begin = (ct_rec_nvtx_begin){.tid = g->tid[S_MAIN], .kind = CT_NVTX_PUSH_POP,
+                                                 .name = step, .group = step};
+            push(g, S_MAIN, &b);
+            if (it == 1)
+                printf("tracegen: rank=%d step1_ns=%llu\n", rank, (unsigned long long)(p->now - t0));
+            if (it == 0 && o->autotune_ms > 0)
+                autotune(p);
+        }
         /* the loader: on the main thread unless prefetching hides it */
         uint64_t loader = (uint64_t)(o->loader_ms * 1e6 * shape_factor(o, it));
         if (!o->prefetch && loader) {
@@ -698,6 +712,13 @@ static void run_rank(const gen_opts *o, int rank, uint64_t t0)
             copy(p, CT_DIR_DTOH, 4, 1, 1, 0, p->site_loss);
         stream_sync(p, p->s_sync_stream, CT_SYNC_STREAM, p->site_sync);
         p->now += 20000; /* logging, bookkeeping */
+        if (step) {
+            ct_rec e = {.type = CT_REC_NVTX_RANGE, .ts = p->now};
+            e.u.nvtx_range = (ct_rec_nvtx_range){.start = step_start, .start_tid = g->tid[S_MAIN],
+                                                 .end_tid = g->tid[S_MAIN], .name = step,
+                                                 .group = step, .kind = CT_NVTX_PUSH_POP};
+            push(g, S_MAIN, &e);
+        }
         if (p->now >= flush_at) {
             flush_all(g, p->now);
             flush_at = p->now + 50000000;
@@ -745,7 +766,7 @@ static const char usage[] =
     "usage: tracegen -o DIR [--iters N] [--kernels K] [--kernel-us X] [--launch-us X]\n"
     "       [--loader-ms X] [--compute-loader] [--prefetch] [--batch-bytes B] [--pinned]\n"
     "       [--sync-every-kernel] [--sync-copy-bytes B] [--host-us X] [--churn] [--stall-ms X] [--oom]\n"
-    "       [--init-ms X] [--autotune-ms X] [--distinct-kernels]\n"
+    "       [--init-ms X] [--autotune-ms X] [--distinct-kernels] [--nvtx-steps]\n"
     "       [--ranks R] [--straggler FACTOR] [--workers W] [--events N] [--stacks-all]\n"
     "       [--gpu-timing N (0: no GPU records; N: for 1 operation in N; 1)] [--no-rank]\n"
     "       [--no-cpu-readings] [--graph] [--graph-nodes-lost] [--name S] [--nvtx-lost-pops]\n"
@@ -771,6 +792,7 @@ int main(int argc, char **argv)
         {"init-ms", 1, 0, 'I'}, {"graph", 0, 0, 'G'},
         {"graph-nodes-lost", 0, 0, 'j'}, {"name", 1, 0, 'n'}, {"nvtx-lost-pops", 0, 0, 'V'},
         {"shape", 1, 0, 'Y'}, {"autotune-ms", 1, 0, 'a'}, {"distinct-kernels", 0, 0, 'D'},
+        {"nvtx-steps", 0, 0, 'X'},
         {"help", 0, 0, 'h'},
         {0, 0, 0, 0}};
     int c;
@@ -807,6 +829,7 @@ int main(int argc, char **argv)
         case 'V': o.nvtx_lost_pops = 1; break;
         case 'a': o.autotune_ms = atof(optarg); break;
         case 'D': o.distinct_kernels = 1; break;
+        case 'X': o.nvtx_steps = 1; break;
         case 'Y':
             o.shape = !strcmp(optarg, "bursty") ? SHAPE_BURSTY : !strcmp(optarg, "irregular") ? SHAPE_IRREGULAR : SHAPE_REGULAR;
             if (o.shape == SHAPE_REGULAR && strcmp(optarg, "regular")) {
