@@ -402,7 +402,7 @@ static void find_steady(su_proc *s, su_dev *dv, const cta_dev *cd)
     cta_startup_dev *r = &dv->r;
     size_t n = dv->nops, b;
     r->ops = n;
-    if (n < 6 && !s->nvtx_from)
+    if (!n || (n < 6 && !s->nvtx_from))
         return;
     qsort(dv->ops, n, sizeof *dv->ops, by_start);
     const su_op *o = dv->ops;
