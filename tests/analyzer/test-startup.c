@@ -63,12 +63,17 @@ static int autotuned(const char *shape)
      * trials' GPU time and calls */
     ASSERT(save >= 0.95 * TUNE_MS * 1e6);
     ASSERT(save <= tj_num(su, "startup_ns"));
-    /* the steady state's findings lead, and none holds the search */
+    /* the steady state's findings lead, and none holds the search; all together claim no more
+     * than the device's window */
     const tj *dg = tj_get(s, "diagnoses");
     ASSERT_STR(tj_str(dg->v[0], "phase"), "steady");
-    for (size_t i = 0; i < dg->n; i++)
+    double claimed = 0;
+    for (size_t i = 0; i < dg->n; i++) {
+        claimed += tj_num(dg->v[i], "estimated_saving_ns");
         if (!strcmp(tj_str(dg->v[i], "phase"), "steady"))
             ASSERT(tj_num(dg->v[i], "estimated_saving_ns") < 0.5 * TUNE_MS * 1e6);
+    }
+    ASSERT(claimed <= tj_num(tj_at(tj_get(s, "breakdown"), 0), "window_ns"));
     ASSERT(!an_diag(s, "excessive-sync"));
     tj_free(s);
     return 0;
