@@ -558,8 +558,13 @@ int cta_startup_steady(const cta_proc *p, int d, cta_dev *out)
     /* the waits for launches are not timed per gap: in proportion to the window */
     out->launch_wait_ns = whole ? (uint64_t)((double)dv->launch_wait_ns * (double)win / (double)whole) : 0;
     out->graph_launch_wait_ns = whole ? (uint64_t)((double)dv->graph_launch_wait_ns * (double)win / (double)whole) : 0;
-    if (out->sync_event_owed > out->gap_ns[CTA_GAP_SYNC])
-        out->sync_event_owed = out->gap_ns[CTA_GAP_SYNC];
+    /* what event synchronizations are owed is not kept per gap: in proportion to the time after
+     * synchronizations (clamping it to the steady state's made all of that the program's own
+     * timing, and simpleMultiCopy's sync finding vanished) */
+    out->sync_event_owed = dv->gap_ns[CTA_GAP_SYNC]
+        ? (uint64_t)((double)dv->sync_event_owed * (double)out->gap_ns[CTA_GAP_SYNC] /
+                     (double)dv->gap_ns[CTA_GAP_SYNC])
+        : 0;
     /* the start-up's data-loading gaps leave the gap classes, and those before the first kernel
      * the program's start the model counted apart */
     static _Thread_local cta_starve_bin bins[CTA_SKETCH_BUCKETS];
