@@ -27,22 +27,39 @@ static double longest_op(const tj *s)
     return m;
 }
 
+/* tracegen ARGS into a trace named name: its summary (with every finding), its device's
+ * startup[] entry in *su and tracegen's figure `key` (ns from the trace's start) in *t; NULL
+ * after saying what failed. */
+static tj *traced(const char *name, const char *args, const char *key, double *t, const tj **su)
+{
+    char dir[4096], *out, want[64];
+    if (!an_gen_out(dir, name, args, &out))
+        return NULL;
+    snprintf(want, sizeof want, "%s=", key);
+    const char *at = strstr(out, want);
+    *t = at ? strtod(at + strlen(want), NULL) : -1;
+    free(out);
+    tj *s = an_summary(dir, "--min-saving 0");
+    *su = s ? tj_at(tj_get(s, "startup"), 0) : NULL;
+    if (!at || !*su) {
+        ctt_fail_at(__FILE__, __LINE__, "tracegen %s: no %s, or no startup[] in the summary", args, key);
+        tj_free(s);
+        return NULL;
+    }
+    return s;
+}
+
 static int autotuned(const char *shape)
 {
-    char dir[4096], args[256], name[64], *out;
+    char args[256], name[64];
     snprintf(args, sizeof args,
              "--iters 30 --kernels 12 --loader-ms 4 --workers 0 --autotune-ms %.0f --shape %s",
              TUNE_MS, shape);
     snprintf(name, sizeof name, "tune-%s", shape);
-    ASSERT(an_gen_out(dir, name, args, &out));
-    const char *at = strstr(out, "startup_end_ns=");
-    ASSERT(at);
-    double end = strtod(at + strlen("startup_end_ns="), NULL);
-    free(out);
-    tj *s = an_summary(dir, "--min-saving 0");
+    double end;
+    const tj *su;
+    tj *s = traced(name, args, "startup_end_ns", &end, &su);
     ASSERT(s);
-    const tj *su = tj_at(tj_get(s, "startup"), 0);
-    ASSERT(su);
     ASSERT_STR(tj_str(su, "found"), "sequence");
     double from = tj_num(su, "steady_from_ns"), tol = longest_op(s);
     ASSERT(tol > 0);
@@ -112,17 +129,11 @@ TEST_IMPL(startup_none_without_repetition)
 
 TEST_IMPL(startup_found_by_nvtx_steps)
 {
-    char dir[4096], *out;
-    ASSERT(an_gen_out(dir, "nvtx", "--iters 30 --kernels 12 --loader-ms 4 --workers 0 --autotune-ms 400 "
-                                   "--nvtx-steps --distinct-kernels", &out));
-    const char *at = strstr(out, "step1_ns=");
-    ASSERT(at);
-    double step1 = strtod(at + strlen("step1_ns="), NULL);
-    free(out);
-    tj *s = an_summary(dir, "--min-saving 0");
+    double step1;
+    const tj *su;
+    tj *s = traced("nvtx", "--iters 30 --kernels 12 --loader-ms 4 --workers 0 --autotune-ms 400 "
+                           "--nvtx-steps --distinct-kernels", "step1_ns", &step1, &su);
     ASSERT(s);
-    const tj *su = tj_at(tj_get(s, "startup"), 0);
-    ASSERT(su);
     ASSERT_STR(tj_str(su, "found"), "nvtx");
     ASSERT_STR(tj_str(su, "nvtx_range"), "step");
     ASSERT(fabs(tj_num(su, "steady_from_ns") - step1) <= longest_op(s));
