@@ -16,8 +16,10 @@
 typedef struct {
     uint64_t start;
     uint32_t dur;                 /* ns, at most UINT32_MAX (4.3 s: an end beyond is a bound) */
-    uint32_t sym;
+    uint32_t sym : 28;
+    uint32_t stream : 4;          /* its stream's index on the device (SU_STREAMS - 1: the rest) */
 } su_op;
+#define SU_STREAMS 16
 
 static inline uint64_t op_end(const su_op *o) { return o->start + o->dur; }
 
@@ -39,6 +41,7 @@ typedef struct {
 typedef struct {
     su_op *ops;
     size_t nops, cap_ops;
+    uint64_t stream[SU_STREAMS - 1]; /* the streams by index (0: free) */
     su_gap *gaps;
     size_t ngaps, cap_gaps;
     cta_startup_dev r;
@@ -224,7 +227,13 @@ static void su_gpu(cta_model *m, cta_proc *p, const ct_rec_gpu *g, uint64_t end,
     }
     cta_grow(&dv->ops, &dv->cap_ops, dv->nops + 1, sizeof *dv->ops);
     uint64_t dur = end > g->start ? end - g->start : 0;
-    dv->ops[dv->nops++] = (su_op){g->start, dur < UINT32_MAX ? (uint32_t)dur : UINT32_MAX, sym};
+    unsigned st = 0;
+    while (st < SU_STREAMS - 1 && dv->stream[st] && dv->stream[st] != g->stream + 1)
+        st++;
+    if (st < SU_STREAMS - 1)
+        dv->stream[st] = g->stream + 1;
+    dv->ops[dv->nops++] = (su_op){g->start, dur < UINT32_MAX ? (uint32_t)dur : UINT32_MAX,
+                                  sym & 0xfffffff, st};
 }
 
 static void su_gap_hook(cta_model *m, cta_proc *p, int d, const cta_gap_parts *g)
@@ -413,8 +422,24 @@ static void find_steady(su_proc *s, su_dev *dv, const cta_dev *cd)
             ;
         r->period = r->repeats ? (uint32_t)((n - b) / r->repeats) : 0;
         r->steady_from = s->nvtx_from;
-    } else if ((b = sequence_start(o, n, r)) == n) {
-        return;
+    } else {
+        /* the busiest stream's sequence: work on other streams (a copy stream loading the next
+         * batch) falls anywhere among its operations, from one iteration to the next */
+        size_t per[SU_STREAMS] = {0}, busiest = 0, m = 0;
+        for (size_t k = 0; k < n; k++)
+            per[o[k].stream]++;
+        for (size_t q = 1; q < SU_STREAMS; q++)
+            busiest = per[q] > per[busiest] ? q : busiest;
+        su_op *one = cta_xmalloc(per[busiest] * sizeof *one + 1, "a stream's operations");
+        for (size_t k = 0; k < n; k++)
+            if (o[k].stream == busiest)
+                one[m++] = o[k];
+        b = sequence_start(one, m, r);
+        free(one);
+        if (b == m)
+            return;
+        for (b = 0; b < n && o[b].start < r->steady_from; b++)
+            ;
     }
     r->steady_op = b;
     if (r->steady_from <= cd->first_gpu || b == n) {

@@ -3,7 +3,8 @@
  * its iteration. The feature finds where the repetition begins: from the program's NVTX ranges
  * where it has some (the outermost range repeating most, from its first instance no longer than
  * 1.5 times their median: a first step autotuning is longer), else per device from the sequence of
- * the device's kernels and copies in time order (the first CTA_STARTUP_MAX_OPS of them), the
+ * the device's kernels and copies in time order (the first CTA_STARTUP_MAX_OPS of them) on its
+ * busiest stream (another stream's work, a copy stream's next batch, falls anywhere among it), the
  * shortest period P whose repetition (a tenth of each period may differ: iterations vary) lasts
  * nearly as long as any and holds at least three periods, 24 operations and a quarter of them
  * (a run ends with other work, an evaluation or a checkpoint, as it begins with its start-up);
