@@ -2,7 +2,10 @@
  * its evidence, call sites, the fix in the user's terms and an estimate of the time the fix
  * would save, computed from the trace. A diagnosis is reported only when that estimate is at
  * least min_saving_pct of its process's window (the span from its first to its last GPU
- * activity), except `oom`, which is always reported. The list is sorted by estimated saving.
+ * activity), except `oom`, which is always reported. The per-device findings are of the steady
+ * state (cta_startup.h: a device's window from where its iteration starts repeating), the
+ * start-up's are apart (cta_diag.startup). The list is sorted by estimated saving, the steady
+ * state's first.
  * Each diagnosis is one rule (cta_diag_int.h says how rules are written and walked). */
 #ifndef CTA_DIAG_H
 #define CTA_DIAG_H
@@ -66,6 +69,7 @@ typedef struct {
     cta_diag_at at;
     cta_starve_cause cause;       /* dataloader-starvation, gpu-gaps: why (known 0: no host samples) */
     int gap;                      /* 1 + the gap cause (CTA_GAP_*) it is drawn from, 0 none */
+    int startup;                  /* of the start-up (cta_startup.h), not the steady state */
 } cta_diag;
 
 typedef struct {

@@ -6,7 +6,7 @@
  *   cta_diag_loading.c (dataloader-starvation), cta_diag_sync.c (excessive-sync, sync-memcpy),
  *   cta_diag_launch.c (launch-bound, graph-reinstantiation), cta_diag_idle.c (gpu-gaps,
  *   low-gpu-utilization), cta_diag_copies.c (pageable-memcpy, async-memcpy-pageable),
- *   cta_diag_memory.c (alloc-churn, oom);
+ *   cta_diag_memory.c (alloc-churn, oom), cta_diag_startup.c (startup-autotuning);
  * - cta_diag_build.c, what the rules share to build a finding: the threshold, evidence, where it
  *   happened, the call sites and their rendering, the fix naming the user's lines.
  * The driver calls the rules (through the table) and the rules call the shared helpers, never
@@ -49,6 +49,8 @@ struct cta_diag_rule {
                                    * in (cta_nvtx_where_text's kind); -1: none */
     int gap;                      /* 1 + the cause (CTA_GAP_*) of the idle time it is drawn from,
                                    * whose host activity its output shows; 0: none */
+    int startup;                  /* of the start-up: run on the device's whole record (the
+                                   * others per device on its steady state), its findings apart */
     void (*run)(cta_diags *ds, const cta_proc *p, int dev, uint64_t win); /* dev -1: per process */
 };
 
@@ -56,7 +58,8 @@ struct cta_diag_rule {
 extern const cta_diag_rule cta_diag_rule_starvation, cta_diag_rule_excessive_sync,
     cta_diag_rule_sync_memcpy, cta_diag_rule_launch_bound, cta_diag_rule_gpu_gaps,
     cta_diag_rule_low_utilization, cta_diag_rule_reinstantiation, cta_diag_rule_pageable,
-    cta_diag_rule_async_pageable, cta_diag_rule_churn, cta_diag_rule_oom;
+    cta_diag_rule_async_pageable, cta_diag_rule_churn, cta_diag_rule_oom,
+    cta_diag_rule_startup_autotuning;
 
 /* Each fix in the program's own terms: PyTorch's where the process had PyTorch's CUDA library
  * loaded (cta_proc.torch, from the trace header), CUDA's otherwise. */

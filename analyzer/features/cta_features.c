@@ -6,6 +6,7 @@
 #include "cta_host.h"
 #include "cta_hostact.h"
 #include "cta_nvtx.h"
+#include "cta_startup.h"
 
 _Static_assert(CTA_FEAT_N <= CTA_FEAT_MAX, "more features than the model has slots");
 
@@ -15,4 +16,5 @@ const cta_feature *const cta_features[CTA_FEAT_N] = {
     [CTA_FEAT_HOST] = &cta_host_feature,
     [CTA_FEAT_NVTX] = &cta_nvtx_feature,
     [CTA_FEAT_HOSTACT] = &cta_hostact_feature,
+    [CTA_FEAT_STARTUP] = &cta_startup_feature,
 };

@@ -17,7 +17,7 @@ void cta_diag_report_text(FILE *f, const cta_model *m, const cta_diag *dg, int n
     for (int i = 0; i < n; i++) {
         const cta_diag *d = &dg[i];
         char b[32], safe[700];
-        fprintf(f, "  [%s] %s", d->severity, d->id);
+        fprintf(f, "  [%s] %s%s", d->severity, d->id, d->startup ? " (start-up)" : "");
         if (m->nprocs > 1 && d->proc->rank >= 0)
             fprintf(f, " (pid %u, rank %d)", d->proc->pid, d->proc->rank);
         else if (m->nprocs > 1)
@@ -128,6 +128,7 @@ void cta_diag_report_json(cta_json *j, const cta_model *m, const cta_diag *dg, i
         cta_json_obj(j);
         CTA_JK_STR(j, "id", d->id);
         CTA_JK_STR(j, "severity", d->severity);
+        CTA_JK_STR(j, "phase", d->startup ? "startup" : "steady");
         CTA_JK_U64(j, "pid", d->proc->pid);
         cta_json_key(j, "rank");
         if (d->proc->rank >= 0)

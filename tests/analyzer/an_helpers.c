@@ -23,7 +23,7 @@ static int split(char *buf, char **argv, int n, int max)
     return n;
 }
 
-const char *an_gen(char dir[4096], const char *name, const char *args)
+const char *an_gen_out(char dir[4096], const char *name, const char *args, char **out)
 {
     char gen[4096], buf[2048];
     snprintf(dir, 4096, "%s/%s", ctt_tmpdir(), name);
@@ -31,13 +31,22 @@ const char *an_gen(char dir[4096], const char *name, const char *args)
     char *argv[64] = {(char *)ctt_path(gen, "tests/analyzer/tracegen"), "-o", dir};
     split(buf, argv, 3, 64);
     ctt_proc p;
+    if (out)
+        *out = NULL;
     if (ctt_run(&p, argv, NULL, 60) != 0)
         return NULL;
     int ok = p.exited && p.code == 0;
     if (!ok)
         fprintf(stderr, "tracegen %s failed (%d): %s\n", args, p.code, p.err);
+    if (ok && out)
+        *out = strdup(p.out ? p.out : "");
     ctt_proc_free(&p);
     return ok ? dir : NULL;
+}
+
+const char *an_gen(char dir[4096], const char *name, const char *args)
+{
+    return an_gen_out(dir, name, args, NULL);
 }
 
 int an_run(ctt_proc *p, const char *args, const char *path)

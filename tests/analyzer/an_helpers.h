@@ -12,6 +12,8 @@ const char *an_cutrace(void);
 /* Runs tracegen -o DIR ARGS (space-separated) into a fresh directory under the test's tmpdir;
  * returns DIR (static storage per call site is the caller's: copy it) or NULL on failure. */
 const char *an_gen(char dir[4096], const char *name, const char *args);
+/* The same, with tracegen's stdout (its "tracegen: key=value" lines) in *out (free it). */
+const char *an_gen_out(char dir[4096], const char *name, const char *args, char **out);
 /* Runs `cutrace ARGS` (space-separated; "{}" is replaced by path); p is filled. */
 int an_run(ctt_proc *p, const char *args, const char *path);
 /* `cutrace summary --json EXTRA PATH`, parsed; NULL (with the reason printed) on failure. */

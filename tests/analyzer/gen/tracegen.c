@@ -37,7 +37,14 @@
  * --name S names the eighth kernel S and adds S to the command line as its last argument (the
  * report's tests give markup, quotes and invalid UTF-8 there). --nvtx-lost-pops pushes the NVTX
  * range "step" and "inner" inside it 1 ms later before the setup, both pops lost: "step" is
- * pushed again 1 ms after "inner" (ending both) and popped 1 ms after that.
+ * pushed again 1 ms after "inner" (ending both) and popped 1 ms after that. --autotune-ms X
+ * begins the run, after the setup, with an algorithm search of X ms as cuDNN's: AUTOTUNE_TRIALS
+ * trials, each the host computing X / AUTOTUNE_TRIALS ms, then a kernel of its own (a name no
+ * iteration runs) and a cudaDeviceSynchronize called from cudnnFindConvolutionForwardAlgorithmEx;
+ * the loop begins when the last returns (stdout: startup_end_ns, from the trace's start).
+ * --distinct-kernels names every launch of the loop apart (no iteration repeats another).
+ * --nvtx-steps pushes the NVTX range "step" around each iteration; with --autotune-ms the search
+ * is then in the first step, as PyTorch's is (stdout: step1_ns, the second step's push).
  *
  * stdout: "tracegen: key=value ..." lines stating what was written (counts, bytes, peaks,
  * simulated times), for tests to compare with the analyzer's output. */
@@ -56,8 +63,9 @@
 typedef struct {
     int iters, kernels, ranks, workers, prefetch, pinned, sync_every_kernel, churn, oom,
         compute_loader, stacks_all, gpu_timing, no_rank, no_cpu, graph, nvtx_lost_pops,
-        shape; /* --shape: how the loader's and host's work per iteration vary (wl_shape.h) */
-    double loader_ms, kernel_us, launch_us, stall_ms, straggler, host_us, init_ms;
+        shape, /* --shape: how the loader's and host's work per iteration vary (wl_shape.h) */
+        distinct_kernels, nvtx_steps;
+    double loader_ms, kernel_us, launch_us, stall_ms, straggler, host_us, init_ms, autotune_ms;
     uint64_t batch_bytes, sync_copy_bytes;
     const char *out, *name;
 } gen_opts;
@@ -278,13 +286,16 @@ static void sync_rec(proc *p, uint64_t corr, uint32_t kind, uint64_t start, uint
     p->syncs++;
 }
 
-static void launch(proc *p, int k)
+/* --autotune-ms: the trials of the start-up's algorithm search */
+#define AUTOTUNE_TRIALS 40
+
+static void launch_fn(proc *p, int k, uint32_t fn)
 {
     uint64_t api_start = p->now;
     uint64_t corr = api(p, p->s_launch_rt, p->s_launch_drv, (uint64_t)(p->o->launch_us * 1e3), 0,
                         p->o->stacks_all ? p->site_launch : 0);
     ct_rec l = {.type = CT_REC_LAUNCH, .ts = p->now};
-    l.u.launch = (ct_rec_launch){.corr = corr, .function = p->s_kernel[k % 8],
+    l.u.launch = (ct_rec_launch){.corr = corr, .function = fn,
                                  .grid = {4u << (k % 3), 1, 1}, .block = {256, 1, 1},
                                  .stream = STREAM_COMPUTE, .device = 0};
     push(&p->g, S_MAIN, &l);
@@ -293,6 +304,11 @@ static void launch(proc *p, int k)
     gpu(p, corr, CT_GPU_KERNEL, 0, start, dur);
     p->kernels++;
     p->kernel_total_ns += dur;
+}
+
+static void launch(proc *p, int k)
+{
+    launch_fn(p, k, p->s_kernel[k % 8]);
 }
 
 /* --graph: a GRAPH record at ts, for the call corr, on the compute stream, stating nodes node
@@ -458,6 +474,33 @@ static void nvtx_lost_pops(proc *p)
     push(&p->g, S_MAIN, &e);
 }
 
+/* --autotune-ms: the start-up's algorithm search (tracegen's header) */
+static void autotune(proc *p)
+{
+    static const char *const cs_tune[] = {"cudaDeviceSynchronize", "cudnnFindConvolutionForwardAlgorithmEx",
+                                          "conv_forward", "main"};
+    uint32_t site = frame_stack(p, cs_tune, 4, "/usr/local/cuda/lib64/libcudart.so.13");
+    uint64_t work = (uint64_t)(p->o->autotune_ms * 1e6 / AUTOTUNE_TRIALS);
+    for (int i = 0; i < AUTOTUNE_TRIALS; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "cudnn_trial_kernel_%d", i);
+        uint32_t fn = intern(&p->g, S_MAIN, p->now, name);
+        cpu_reading(p, 0);
+        p->now += work;
+        cpu_reading(p, work);
+        launch_fn(p, i, fn);
+        stream_sync(p, p->s_sync_dev, CT_SYNC_DEVICE, site);
+    }
+}
+
+/* --distinct-kernels: launch k of iteration it under a name of its own */
+static void launch_distinct(proc *p, int it, int k)
+{
+    char name[64];
+    snprintf(name, sizeof name, "kernel_%d_%d", it, k);
+    launch_fn(p, k, intern(&p->g, S_MAIN, p->now, name));
+}
+
 static void run_rank(const gen_opts *o, int rank, uint64_t t0)
 {
     proc *p = calloc(1, sizeof *p);
@@ -586,8 +629,24 @@ static void run_rank(const gen_opts *o, int rank, uint64_t t0)
     mem(p, CT_MEM_ALLOC, 0x700200000000ull, 2 * GiB, p->s_stack[2], 150000, 0);
     if (o->graph)
         capture_graph(p);
+    if (o->autotune_ms > 0 && !o->nvtx_steps) {
+        autotune(p);
+        printf("tracegen: rank=%d startup_end_ns=%llu\n", rank, (unsigned long long)(p->now - t0));
+    }
+    uint32_t step = o->nvtx_steps ? intern(g, S_MAIN, p->now, "step") : 0;
     uint64_t flush_at = p->now + 50000000;
     for (int it = 0; it < o->iters; it++) {
+        uint64_t step_start = p->now;
+        if (step) {
+            ct_rec b = {.type = CT_REC_NVTX_BEGIN, .ts = p->now};
+            b.u.nvtx_begin = (ct_rec_nvtx_begin){.tid = g->tid[S_MAIN], .kind = CT_NVTX_PUSH_POP,
+                                                 .name = step, .group = step};
+            push(g, S_MAIN, &b);
+            if (it == 1)
+                printf("tracegen: rank=%d step1_ns=%llu\n", rank, (unsigned long long)(p->now - t0));
+            if (it == 0 && o->autotune_ms > 0)
+                autotune(p);
+        }
         /* the loader: on the main thread unless prefetching hides it */
         uint64_t loader = (uint64_t)(o->loader_ms * 1e6 * wl_shape_factor(o->shape, it, o->iters));
         if (!o->prefetch && loader) {
@@ -621,7 +680,10 @@ static void run_rank(const gen_opts *o, int rank, uint64_t t0)
                 p->now += work;
                 cpu_reading(p, work);
             }
-            launch(p, k);
+            if (o->distinct_kernels)
+                launch_distinct(p, it, k);
+            else
+                launch(p, k);
             if (o->sync_every_kernel)
                 stream_sync(p, p->s_sync_dev, CT_SYNC_DEVICE, p->site_devsync);
         }
@@ -634,6 +696,13 @@ static void run_rank(const gen_opts *o, int rank, uint64_t t0)
             copy(p, CT_DIR_DTOH, 4, 1, 1, 0, p->site_loss);
         stream_sync(p, p->s_sync_stream, CT_SYNC_STREAM, p->site_sync);
         p->now += 20000; /* logging, bookkeeping */
+        if (step) {
+            ct_rec e = {.type = CT_REC_NVTX_RANGE, .ts = p->now};
+            e.u.nvtx_range = (ct_rec_nvtx_range){.start = step_start, .start_tid = g->tid[S_MAIN],
+                                                 .end_tid = g->tid[S_MAIN], .name = step,
+                                                 .group = step, .kind = CT_NVTX_PUSH_POP};
+            push(g, S_MAIN, &e);
+        }
         if (p->now >= flush_at) {
             flush_all(g, p->now);
             flush_at = p->now + 50000000;
@@ -681,7 +750,7 @@ static const char usage[] =
     "usage: tracegen -o DIR [--iters N] [--kernels K] [--kernel-us X] [--launch-us X]\n"
     "       [--loader-ms X] [--compute-loader] [--prefetch] [--batch-bytes B] [--pinned]\n"
     "       [--sync-every-kernel] [--sync-copy-bytes B] [--host-us X] [--churn] [--stall-ms X] [--oom]\n"
-    "       [--init-ms X]\n"
+    "       [--init-ms X] [--autotune-ms X] [--distinct-kernels] [--nvtx-steps]\n"
     "       [--ranks R] [--straggler FACTOR] [--workers W] [--events N] [--stacks-all]\n"
     "       [--gpu-timing N (0: no GPU records; N: for 1 operation in N; 1)] [--no-rank]\n"
     "       [--no-cpu-readings] [--graph] [--graph-nodes-lost] [--name S] [--nvtx-lost-pops]\n"
@@ -706,7 +775,8 @@ int main(int argc, char **argv)
         {"no-rank", 0, 0, 'R'}, {"no-cpu-readings", 0, 0, 'N'}, {"random", 1, 0, 'Z'},
         {"init-ms", 1, 0, 'I'}, {"graph", 0, 0, 'G'},
         {"graph-nodes-lost", 0, 0, 'j'}, {"name", 1, 0, 'n'}, {"nvtx-lost-pops", 0, 0, 'V'},
-        {"shape", 1, 0, 'Y'},
+        {"shape", 1, 0, 'Y'}, {"autotune-ms", 1, 0, 'a'}, {"distinct-kernels", 0, 0, 'D'},
+        {"nvtx-steps", 0, 0, 'X'},
         {"help", 0, 0, 'h'},
         {0, 0, 0, 0}};
     int c;
@@ -741,6 +811,9 @@ int main(int argc, char **argv)
         case 'j': o.graph = 2; break;
         case 'n': o.name = optarg; break;
         case 'V': o.nvtx_lost_pops = 1; break;
+        case 'a': o.autotune_ms = atof(optarg); break;
+        case 'D': o.distinct_kernels = 1; break;
+        case 'X': o.nvtx_steps = 1; break;
         case 'Y':
             o.shape = wl_shape_parse(optarg);
             if (o.shape < 0) {

@@ -167,7 +167,9 @@
       var dp = 'diagnoses.' + i;
       var sec = h('section', { 'class': 'ct-diag ct-sev-' + d.severity, id: 'diag-' + i, 'data-path': dp });
       var where = deviceWords(d.pid, d.device) + (d.rank !== null && d.rank !== undefined ? ', rank ' + d.rank : '');
+      /* a start-up finding says so: the others are of the steady state */
       append(sec, h('h3', null, ['#' + (i + 1) + ' ', bind(h('span', { 'class': 'ct-sev' }, d.severity), dp + '.severity'), ' ', val(dp + '.id'), ' ',
+        d.phase === 'startup' ? [h('span', { 'class': 'ct-muted' }, ['(', val(dp + '.phase'), ', apart from the steady state)']), ' '] : '',
         h('span', { 'class': 'ct-muted' }, '(' + where + ')')]));
       append(sec, h('p', { 'class': 'ct-saving' }, d.id === 'oom' ? ['The run is lost: ', val(dp + '.estimated_saving_ns', fmtNs), ' (the window)'] :
         ['Estimated saving: ', val(dp + '.estimated_saving_ns', fmtNs), ' (', val(dp + '.saving_pct', fmtPct), ' of a ', val(dp + '.window_ns', fmtNs), ' window)']));

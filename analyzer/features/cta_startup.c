@@ -1,0 +1,770 @@
+/* Start-up apart from the steady state (cta_startup.h). */
+#include "cta_startup.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "cta_feature_slots.h"
+#include "cta_out.h"
+
+#define SU_MAX_GAPS CTA_STARTUP_MAX_OPS
+#define SU_MAX_EVENTS (1u << 14)
+#define SU_MAX_RANGES (1u << 13)  /* outermost NVTX ranges kept */
+#define SU_MAX_PERIOD 8192u      /* operations per iteration looked for */
+
+/* Compact: the head's operations and gaps are what the feature's memory grows with. */
+typedef struct {
+    uint64_t start;
+    uint32_t dur;                 /* ns, at most UINT32_MAX (4.3 s: an end beyond is a bound) */
+    uint32_t sym : 28;
+    uint32_t stream : 4;          /* its stream's index on the device (SU_STREAMS - 1: the rest) */
+} su_op;
+#define SU_STREAMS 16
+
+static inline uint64_t op_end(const su_op *o) { return o->start + o->dur; }
+
+/* A gap as the sweep decided it (cta_gap_parts), with which part counts it (gap_commit: the
+ * part of the cause holding most of it; 2 none) and whether it came before the device's first
+ * kernel ran (a data-loading one is then the program's start: cta_dev.starve_startup). */
+typedef struct {
+    uint64_t start, ns0;
+    uint64_t ns1 : 48, cls0 : 4, cls1 : 4, counted : 2, before_kernel : 1;
+} su_gap;
+
+enum { EV_ALLOC, EV_LIB, EV_TUNE, EV_SAMPLE, EV_TUNE_SAMPLE };
+typedef struct {
+    uint64_t start;
+    uint32_t dur;                 /* ns, at most UINT32_MAX */
+    uint32_t kind;
+} su_ev;
+
+typedef struct {
+    su_op *ops;
+    size_t nops, cap_ops;
+    uint64_t stream[SU_STREAMS - 1]; /* the streams by index (0: free) */
+    su_gap *gaps;
+    size_t ngaps, cap_gaps;
+    cta_startup_dev r;
+} su_dev;
+
+/* What a function name or a stack is to the start-up: its class + 1 (0: not yet looked up). */
+enum { FN_OTHER, FN_CTX, FN_LIB, FN_ALLOC, FN_SYNC };
+
+/* An outermost NVTX range (push/pop depth 0, or start/end). */
+typedef struct {
+    uint64_t start, dur;
+    uint32_t group;               /* its normalized name's string id */
+} su_range;
+
+typedef struct {
+    cta_map syms;                 /* kernel name or copy kind -> symbol */
+    uint8_t *sym_copy;            /* per symbol: a copy */
+    size_t cap_sym;
+    cta_map fns;                  /* API function string id -> index in fn_cls */
+    uint8_t *fn_cls;
+    size_t cap_fn;
+    cta_map stacks;               /* stack id -> index in stack_tune */
+    uint8_t *stack_tune;
+    size_t cap_stack;
+    uint64_t tune_parent;         /* the runtime call whose nested driver call was counted */
+    su_ev *ev;
+    size_t nev, cap_ev;
+    su_range *ranges;
+    size_t nranges, cap_ranges;
+    uint64_t nvtx_from;           /* the steady state by the NVTX ranges (0: none) */
+    su_dev dev[CTA_MAX_DEV];
+    cta_startup_proc r;
+} su_proc;
+
+#define SU(p) ((su_proc *)(p)->feat[CTA_FEAT_STARTUP])
+
+static su_proc *su_get(cta_proc *p)
+{
+    if (!SU(p)) {
+        su_proc *s = cta_xmalloc(sizeof *s, "the start-up's state");
+        cta_map_init(&s->syms);
+        cta_map_init(&s->fns);
+        cta_map_init(&s->stacks);
+        p->feat[CTA_FEAT_STARTUP] = s;
+    }
+    return SU(p);
+}
+
+static int prefix(const char *s, const char *const *list, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strncmp(s, list[i], strlen(list[i])))
+            return 1;
+    return 0;
+}
+
+static int fn_class(const char *name)
+{
+    static const char *const ctx[] = {"cuDevicePrimaryCtxRetain", "cuCtxCreate"};
+    static const char *const lib[] = {"cublasCreate", "cublasLtCreate", "cudnnCreate", "cuModuleLoad",
+                                      "cuLibraryLoad", "cudaLibraryLoad"};
+    static const char *const alloc[] = {"cudaMalloc", "cuMemAlloc", "cudaHostAlloc", "cuMemHostAlloc",
+                                        "cuMemCreate"};
+    if (prefix(name, ctx, 2))
+        return FN_CTX;
+    if (prefix(name, lib, sizeof lib / sizeof *lib))
+        return FN_LIB;
+    if (prefix(name, alloc, sizeof alloc / sizeof *alloc))
+        return FN_ALLOC;
+    return strstr(name, "Synchronize") ? FN_SYNC : FN_OTHER;
+}
+
+/* Whether a frame is an algorithm search: cuDNN's (cudnnFind*, cudnn_frontend's timing of its
+ * plans, PyTorch's get_plans_from_find) or a framework's benchmark of a convolution; for a
+ * thread sample (Python frames: the native ones under them are not read), the convolution's
+ * forward too, which the search runs under (counted only where a search synchronized). */
+static int tune_frame(const char *fn, int sample)
+{
+    static const char *const in[] = {"cudnnFind", "time_sorted_plan", "get_plans_from_find",
+                                     "autotune", "Autotune", "benchmark_conv", "_conv_forward"};
+    for (size_t i = 0; i < sizeof in / sizeof *in - !sample; i++)
+        if (strstr(fn, in[i]))
+            return 1;
+    return 0;
+}
+
+/* Whether stack id (the file's) holds an algorithm search (tune_frame), looked up once per
+ * stack: bit 0 as a call's stack, bit 1 as a sample's. */
+static int stack_tune(cta_model *m, cta_proc *p, su_proc *s, uint32_t id, int sample)
+{
+    int added;
+    uint32_t i = cta_map_get(&s->stacks, &id, sizeof id, &added);
+    if (added) {
+        cta_grow(&s->stack_tune, &s->cap_stack, i + 1, 1);
+        s->stack_tune[i] = 0;
+        const uint32_t *frames;
+        uint32_t n;
+        if (ct_reader_stack(m->rd, p->file, id, &frames, &n) == 0)
+            for (uint32_t f = 0; f < n; f++) {
+                ct_rec_frame fr = {0};
+                char tmp[CT_STRTMP];
+                if (ct_reader_frame(m->rd, p->file, frames[f], &fr) != 0)
+                    continue;
+                const char *fn = ct_reader_str(m->rd, p->file, fr.function, tmp);
+                s->stack_tune[i] |= (uint8_t)(tune_frame(fn, 0) | tune_frame(fn, 1) << 1);
+            }
+    }
+    return s->stack_tune[i] >> sample & 1;
+}
+
+static void add_ev(su_proc *s, uint64_t start, uint64_t end, int kind)
+{
+    if (s->nev >= SU_MAX_EVENTS)
+        return;
+    cta_grow(&s->ev, &s->cap_ev, s->nev + 1, sizeof *s->ev);
+    s->ev[s->nev++] = (su_ev){start, end - start < UINT32_MAX ? (uint32_t)(end - start) : UINT32_MAX,
+                              (uint32_t)kind};
+}
+
+static void su_record(cta_model *m, cta_proc *p, const ct_rec *r)
+{
+    su_proc *s = su_get(p);
+    if (r->type == CT_REC_NVTX_RANGE) {
+        const ct_rec_nvtx_range *n = &r->u.nvtx_range;
+        if (n->depth == 0 && s->nranges < SU_MAX_RANGES) {
+            cta_grow(&s->ranges, &s->cap_ranges, s->nranges + 1, sizeof *s->ranges);
+            s->ranges[s->nranges++] = (su_range){n->start, r->ts - n->start, n->group};
+        }
+        return;
+    }
+    if (r->type == CT_REC_THREAD_SAMPLE) {
+        const ct_rec_thread_sample *ts = &r->u.thread_sample;
+        add_ev(s, r->ts, r->ts, ts->stack && stack_tune(m, p, s, ts->stack, 1) ? EV_TUNE_SAMPLE : EV_SAMPLE);
+        return;
+    }
+    const ct_rec_api *a = &r->u.api;
+    if (!s->r.first_call || a->start < s->r.first_call)
+        s->r.first_call = a->start;
+    int added;
+    uint32_t i = cta_map_get(&s->fns, &a->function, sizeof a->function, &added);
+    if (added) {
+        char tmp[CT_STRTMP];
+        cta_grow(&s->fn_cls, &s->cap_fn, i + 1, 1);
+        s->fn_cls[i] = (uint8_t)fn_class(ct_reader_str(m->rd, p->file, a->function, tmp));
+    }
+    int c = s->fn_cls[i];
+    if (c == FN_CTX && !s->r.init_end)
+        s->r.init_end = r->ts;
+    else if (c == FN_LIB)
+        add_ev(s, a->start, r->ts, EV_LIB);
+    else if (c == FN_ALLOC && !a->parent)
+        add_ev(s, a->start, r->ts, EV_ALLOC);
+    else if (c == FN_SYNC && a->corr != s->tune_parent && a->stack && stack_tune(m, p, s, a->stack, 0)) {
+        /* the site is on the driver call nested in the runtime's, which comes first */
+        s->tune_parent = a->parent;
+        add_ev(s, a->start, r->ts, EV_TUNE);
+    }
+    /* a program whose calls never make a context (the runtime's first call does) */
+    if (!s->r.init_end && !a->parent)
+        s->r.init_end = r->ts;
+}
+
+static void su_gpu(cta_model *m, cta_proc *p, const ct_rec_gpu *g, uint64_t end, const cta_call *c)
+{
+    (void)m;
+    if (!c->is_launch && !c->is_copy)
+        return;
+    su_proc *s = su_get(p);
+    su_dev *dv = &s->dev[cta_dev_slot(g->device)];
+    if (dv->nops >= CTA_STARTUP_MAX_OPS)
+        return;
+    char key[CT_STRTMP + 16];
+    const char *name = c->kernel_name;
+    if (c->is_copy || !name) {
+        snprintf(key, sizeof key, "\1%s", c->is_copy ? cta_op_names[cta_copy_op(c->copy)] : "?");
+        name = key;
+    }
+    int added;
+    uint32_t sym = cta_map_get(&s->syms, name, strlen(name), &added);
+    if (added) {
+        cta_grow(&s->sym_copy, &s->cap_sym, sym + 1, 1);
+        s->sym_copy[sym] = name == key;
+    }
+    cta_grow(&dv->ops, &dv->cap_ops, dv->nops + 1, sizeof *dv->ops);
+    uint64_t dur = end > g->start ? end - g->start : 0;
+    unsigned st = 0;
+    while (st < SU_STREAMS - 1 && dv->stream[st] && dv->stream[st] != g->stream + 1)
+        st++;
+    if (st < SU_STREAMS - 1)
+        dv->stream[st] = g->stream + 1;
+    dv->ops[dv->nops++] = (su_op){g->start, dur < UINT32_MAX ? (uint32_t)dur : UINT32_MAX,
+                                  sym & 0xfffffff, st};
+}
+
+static void su_gap_hook(cta_model *m, cta_proc *p, int d, const cta_gap_parts *g)
+{
+    (void)m;
+    uint64_t len = g->ns[0] + g->ns[1];
+    if (!len)
+        return;
+    su_dev *dv = &su_get(p)->dev[d];
+    if (dv->ngaps >= SU_MAX_GAPS)
+        return;
+    /* gap_commit counts the gap under the cause holding most of it */
+    int rest = g->cls[1], main_cls = 2 * g->ns[0] >= len ? g->cls[0] : rest;
+    uint8_t counted = g->ns[0] && main_cls == g->cls[0] ? 0 : g->ns[1] && main_cls == rest ? 1 : 2;
+    cta_grow(&dv->gaps, &dv->cap_gaps, dv->ngaps + 1, sizeof *dv->gaps);
+    dv->gaps[dv->ngaps++] = (su_gap){.start = g->start, .ns0 = g->ns[0], .ns1 = g->ns[1],
+                                     .cls0 = (unsigned)g->cls[0] & 15, .cls1 = (unsigned)rest & 15,
+                                     .counted = counted & 3, .before_kernel = !p->dev[d].kernel_run};
+}
+
+static int by_start(const void *a, const void *b)
+{
+    const su_op *x = a, *y = b;
+    return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Whether operation k repeats P later. Exactly: a kernel more or less in an iteration costs its
+ * comparison with the next (a tenth of each may differ), where a kernel shifted by one counted
+ * alike would make every period one short of the true one repeat. */
+static int repeats(const su_op *o, size_t k, size_t P)
+{
+    return o[k].sym == o[k + P].sym;
+}
+
+/* The longest stretch of operations that repeats with period P (*lo its first), scanning back
+ * from the end in blocks of at least a period, a tenth of each may differ. Anywhere in the run:
+ * a run ends with other work (an evaluation, a checkpoint's copies) as it begins with its
+ * start-up. */
+static size_t periodic_run(const su_op *o, size_t n, size_t P, size_t *lo_out)
+{
+    size_t B = P > 32 ? P : 32, k = n - P, best = 0, top = n - P; /* top: the run's compared end */
+    *lo_out = 0;
+    while (k > 0) {
+        size_t lo = k > B ? k - B : 0, bad = 0, allowed = (k - lo) / 10 + 1, first_bad = 0, i;
+        for (i = k; i-- > lo;)
+            if (!repeats(o, i, P) && !bad++)
+                first_bad = i;
+            else if (bad > allowed)
+                break;
+        size_t low = bad > allowed ? first_bad + 1 : lo; /* where the run reaches down to */
+        if (top > low && top + P - low > best) {
+            best = top + P - low;
+            *lo_out = low;
+        }
+        if (bad > allowed) {
+            k = i;
+            top = i; /* a run may start below the mismatches */
+        } else {
+            k = lo;
+        }
+    }
+    return best;
+}
+
+/* Whether a stretch of len operations repeating with period P, of n, is a loop: three
+ * iterations at least, SU_MIN_LOOP operations at least (a kernel run three times running is
+ * not a loop), and a quarter of the operations at least (a loop is what the run does most). */
+#define SU_MIN_LOOP 24
+static int loop_like(size_t len, size_t P, size_t n)
+{
+    return len >= 3 * P && len >= SU_MIN_LOOP && 4 * len >= n;
+}
+
+/* The steady state by the sequence of operations o[0..n), sorted by start (cta_startup.h):
+ * fills r's repetition and steady_from; returns its first operation (n: no repetition). */
+static size_t sequence_start(const su_op *o, size_t n, cta_startup_dev *r)
+{
+    size_t best_len = 0, maxP = n / 3 < SU_MAX_PERIOD ? n / 3 : SU_MAX_PERIOD;
+    size_t *len = cta_xmalloc((maxP + 1) * 2 * sizeof *len, "the periods"), *from = len + maxP + 1;
+    for (size_t P = 1; P <= maxP; P++) {
+        len[P] = periodic_run(o, n, P, &from[P]);
+        if (loop_like(len[P], P, n) && len[P] > best_len)
+            best_len = len[P];
+    }
+    /* the shortest period repeating nearly as long as any: a kernel repeated many times (an
+     * optimizer's step over each parameter) repeats too, over a short stretch */
+    size_t P = 0;
+    for (size_t q = 1; q <= maxP && !P; q++)
+        if (loop_like(len[q], q, n) && 10 * len[q] >= 9 * best_len)
+            P = q;
+    size_t j = P ? from[P] : 0;
+    free(len);
+    if (!P)
+        return n;
+    /* the unit begins after its longest typical gap: where an iteration ends and the next
+     * begins (a batch loaded, the loss read) */
+    double *gap = cta_xmalloc(P * sizeof *gap, "the unit's gaps");
+    uint64_t me = 0;
+    for (size_t k = 0; k < n; k++) {
+        if (k >= j && k > 0 && o[k].start > me)
+            gap[(k - j) % P] += (double)(o[k].start - me);
+        if (op_end(&o[k]) > me)
+            me = op_end(&o[k]);
+    }
+    size_t phase = 0;
+    for (size_t q = 1; q < P; q++)
+        if (gap[q] > gap[phase])
+            phase = q;
+    free(gap);
+    size_t b = j + phase;
+    r->found = CTA_STARTUP_SEQUENCE;
+    r->period = (uint32_t)P;
+    r->repeats = (j + best_len - b) / P;
+    /* the steady state begins when the start-up's last GPU work ends */
+    me = 0;
+    for (size_t k = 0; k < b; k++)
+        me = op_end(&o[k]) > me ? op_end(&o[k]) : me;
+    r->steady_from = b ? me < o[b].start ? me : o[b].start : 0;
+    return b;
+}
+
+/* The steady state by the outermost NVTX range that repeats most (the longest in all, among
+ * equals): from its first instance no longer than 1.5 times their median (a first iteration
+ * autotuning, allocating, loading its modules is longer). Into s->nvtx_from and s->r. */
+static void nvtx_start(cta_model *m, const cta_proc *p, su_proc *s)
+{
+    cta_map names;
+    cta_map_init(&names);
+    uint64_t *count = NULL, *total = NULL;
+    size_t cap = 0, cap2 = 0, best = SIZE_MAX;
+    for (size_t i = 0; i < s->nranges; i++) {
+        int added;
+        uint32_t g = cta_map_get(&names, &s->ranges[i].group, sizeof s->ranges[i].group, &added);
+        if (added) {
+            cta_grow(&count, &cap, g + 1, sizeof *count);
+            cta_grow(&total, &cap2, g + 1, sizeof *total);
+            count[g] = total[g] = 0;
+        }
+        count[g]++;
+        total[g] += s->ranges[i].dur;
+        if (best == SIZE_MAX || count[g] > count[best] ||
+            (count[g] == count[best] && total[g] > total[best]))
+            best = g;
+    }
+    uint32_t want = best != SIZE_MAX ? *(const uint32_t *)cta_map_key(&names, (uint32_t)best) : 0;
+    uint64_t n = best != SIZE_MAX ? count[best] : 0;
+    free(count);
+    free(total);
+    cta_map_free(&names);
+    if (n < 3)
+        return;
+    cta_sketch durs;
+    cta_sketch_init(&durs);
+    for (size_t i = 0; i < s->nranges; i++)
+        if (s->ranges[i].group == want)
+            cta_sketch_add(&durs, s->ranges[i].dur);
+    uint64_t median = cta_sketch_quantile(&durs, 0.5);
+    cta_sketch_free(&durs);
+    /* the ranges come by their end: the earliest typical one */
+    uint64_t from = 0, left = 0;
+    for (size_t i = 0; i < s->nranges; i++)
+        if (s->ranges[i].group == want && 2 * s->ranges[i].dur <= 3 * median &&
+            (!from || s->ranges[i].start < from))
+            from = s->ranges[i].start;
+    for (size_t i = 0; i < s->nranges; i++)
+        left += s->ranges[i].group == want && s->ranges[i].start >= from;
+    s->nvtx_from = from;
+    s->r.nvtx_repeats = left;
+    char tmp[CT_STRTMP];
+    snprintf(s->r.nvtx_range, sizeof s->r.nvtx_range, "%s", ct_reader_str(m->rd, p->file, want, tmp));
+}
+
+static void find_steady(su_proc *s, su_dev *dv, const cta_dev *cd)
+{
+    cta_startup_dev *r = &dv->r;
+    size_t n = dv->nops, b;
+    r->ops = n;
+    if (!n || (n < 6 && !s->nvtx_from))
+        return;
+    qsort(dv->ops, n, sizeof *dv->ops, by_start);
+    const su_op *o = dv->ops;
+    if (s->nvtx_from) {
+        r->found = CTA_STARTUP_NVTX;
+        r->repeats = s->r.nvtx_repeats;
+        for (b = 0; b < n && o[b].start < s->nvtx_from; b++)
+            ;
+        r->period = r->repeats ? (uint32_t)((n - b) / r->repeats) : 0;
+        r->steady_from = s->nvtx_from;
+    } else {
+        /* the busiest stream's sequence: work on other streams (a copy stream loading the next
+         * batch) falls anywhere among its operations, from one iteration to the next */
+        size_t per[SU_STREAMS] = {0}, busiest = 0, m = 0;
+        for (size_t k = 0; k < n; k++)
+            per[o[k].stream]++;
+        for (size_t q = 1; q < SU_STREAMS; q++)
+            busiest = per[q] > per[busiest] ? q : busiest;
+        su_op *one = cta_xmalloc(per[busiest] * sizeof *one + 1, "a stream's operations");
+        for (size_t k = 0; k < n; k++)
+            if (o[k].stream == busiest)
+                one[m++] = o[k];
+        b = sequence_start(one, m, r);
+        free(one);
+        if (b == m)
+            return;
+        for (b = 0; b < n && o[b].start < r->steady_from; b++)
+            ;
+    }
+    r->steady_op = b;
+    if (r->steady_from <= cd->first_gpu || b == n) {
+        r->steady_from = 0;
+        return;
+    }
+    /* busy before it: the union of the start-up's work, as ordered by start */
+    uint64_t cur_s = 0, cur_e = 0;
+    for (size_t k = 0; k <= b && k < n; k++) {
+        uint64_t st = o[k].start < r->steady_from ? o[k].start : r->steady_from;
+        uint64_t en = k < b ? (op_end(&o[k]) < r->steady_from ? op_end(&o[k]) : r->steady_from) : st;
+        if (k == b || st > cur_e) {
+            r->startup_busy += cur_e - cur_s;
+            cur_s = st;
+            cur_e = en;
+        } else if (en > cur_e) {
+            cur_e = en;
+        }
+    }
+    for (size_t g = 0; g < dv->ngaps && dv->gaps[g].start < r->steady_from; g++) {
+        const su_gap *x = &dv->gaps[g];
+        r->idle_ns[x->cls0] += x->ns0;
+        r->idle_count[x->cls0] += x->counted == 0;
+        r->idle_ns[x->cls1] += x->ns1;
+        r->idle_count[x->cls1] += x->counted == 1;
+    }
+    /* kernels the start-up tried that the steady state never runs */
+    size_t nsym = cta_map_count(&s->syms);
+    uint8_t *seen = cta_xmalloc(nsym + 1, "the kernels seen");
+    for (size_t k = b; k < n; k++)
+        seen[o[k].sym] = 1;
+    for (size_t k = 0; k < b; k++)
+        if (!s->sym_copy[o[k].sym] && seen[o[k].sym] != 1) {
+            r->trial_runs++;
+            r->trial_kernels += !seen[o[k].sym];
+            seen[o[k].sym] = 2;
+        }
+    free(seen);
+}
+
+static void su_finish(cta_model *m, cta_proc *p)
+{
+    su_proc *s = SU(p);
+    if (!s)
+        return;
+    nvtx_start(m, p, s);
+    for (int d = 0; d < CTA_MAX_DEV; d++) {
+        find_steady(s, &s->dev[d], &p->dev[d]);
+        uint64_t t = s->dev[d].r.steady_from;
+        if (t && (!s->r.steady_from || t < s->r.steady_from))
+            s->r.steady_from = t;
+    }
+    if (!s->r.steady_from)
+        return;
+    for (size_t i = 0; i < s->nev; i++) {
+        const su_ev *e = &s->ev[i];
+        if (e->start >= s->r.steady_from)
+            continue;
+        uint64_t ns = e->dur;
+        switch (e->kind) {
+        case EV_ALLOC: s->r.alloc_calls++, s->r.alloc_ns += ns; break;
+        case EV_LIB: s->r.lib_calls++, s->r.lib_ns += ns; break;
+        case EV_TUNE:
+            s->r.tune_calls++, s->r.tune_ns += ns;
+            if (!s->r.tune_first)
+                s->r.tune_first = e->start;
+            s->r.tune_last = e->start + e->dur;
+            break;
+        default: s->r.samples++, s->r.tune_samples += e->kind == EV_TUNE_SAMPLE;
+        }
+    }
+    /* a convolution's forward is a search only where one synchronized: else its first call's
+     * loading of cuDNN */
+    if (!s->r.tune_calls)
+        s->r.tune_samples = 0;
+}
+
+static void su_proc_free(cta_proc *p)
+{
+    su_proc *s = SU(p);
+    if (!s)
+        return;
+    for (int d = 0; d < CTA_MAX_DEV; d++) {
+        free(s->dev[d].ops);
+        free(s->dev[d].gaps);
+    }
+    cta_map_free(&s->syms);
+    cta_map_free(&s->fns);
+    cta_map_free(&s->stacks);
+    free(s->sym_copy);
+    free(s->fn_cls);
+    free(s->stack_tune);
+    free(s->ev);
+    free(s->ranges);
+    free(s);
+    p->feat[CTA_FEAT_STARTUP] = NULL;
+}
+
+const cta_startup_dev *cta_startup_of(const cta_proc *p, int d)
+{
+    const su_proc *s = p->feat[CTA_FEAT_STARTUP];
+    return s && s->dev[d].r.ops ? &s->dev[d].r : NULL;
+}
+
+const cta_startup_proc *cta_startup_proc_of(const cta_proc *p)
+{
+    const su_proc *s = p->feat[CTA_FEAT_STARTUP];
+    return s ? &s->r : NULL;
+}
+
+static void scale(cta_hostsplit *h, uint64_t part, uint64_t whole)
+{
+    double f = whole ? (double)part / (double)whole : 0;
+    *h = (cta_hostsplit){(uint64_t)((double)h->in_api * f), (uint64_t)((double)h->blocked * f),
+                         (uint64_t)((double)h->compute * f), (uint64_t)((double)h->wait * f),
+                         (uint64_t)((double)h->unknown * f)};
+}
+
+int cta_startup_steady(const cta_proc *p, int d, cta_dev *out)
+{
+    const su_proc *s = p->feat[CTA_FEAT_STARTUP];
+    const cta_startup_dev *r = s ? &s->dev[d].r : NULL;
+    const cta_dev *dv = &p->dev[d];
+    if (!r || !r->steady_from || r->steady_from >= dv->last_gpu)
+        return 0;
+    *out = *dv;
+    uint64_t whole = cta_dev_window(dv);
+    out->first_gpu = r->steady_from;
+    if (out->paused > out->last_gpu - out->first_gpu)
+        out->paused = 0;
+    uint64_t win = cta_dev_window(out), idle_all = 0, idle_su = 0;
+    out->busy = dv->busy > r->startup_busy ? dv->busy - r->startup_busy : 0;
+    for (int c = 0; c < CTA_GAP_N; c++) {
+        idle_all += dv->gap_ns[c];
+        idle_su += r->idle_ns[c];
+        out->gap_ns[c] = dv->gap_ns[c] - r->idle_ns[c];
+        out->gap_count[c] = dv->gap_count[c] - r->idle_count[c];
+        scale(&out->gap_host[c], out->gap_ns[c], dv->gap_ns[c]);
+    }
+    scale(&out->idle, idle_all - idle_su, idle_all);
+    /* the waits for launches are not timed per gap: in proportion to the window */
+    out->launch_wait_ns = whole ? (uint64_t)((double)dv->launch_wait_ns * (double)win / (double)whole) : 0;
+    out->graph_launch_wait_ns = whole ? (uint64_t)((double)dv->graph_launch_wait_ns * (double)win / (double)whole) : 0;
+    /* what event synchronizations are owed is not kept per gap: in proportion to the time after
+     * synchronizations (clamping it to the steady state's made all of that the program's own
+     * timing, and simpleMultiCopy's sync finding vanished) */
+    out->sync_event_owed = dv->gap_ns[CTA_GAP_SYNC]
+        ? (uint64_t)((double)dv->sync_event_owed * (double)out->gap_ns[CTA_GAP_SYNC] /
+                     (double)dv->gap_ns[CTA_GAP_SYNC])
+        : 0;
+    /* the start-up's data-loading gaps leave the gap classes, and those before the first kernel
+     * the program's start the model counted apart */
+    static _Thread_local cta_starve_bin bins[CTA_SKETCH_BUCKETS];
+    if (dv->starve_bins) {
+        memcpy(bins, dv->starve_bins, sizeof bins);
+        out->starve_bins = bins;
+    }
+    const su_dev *sd = &s->dev[d];
+    for (size_t g = 0; g < sd->ngaps && sd->gaps[g].start < r->steady_from; g++) {
+        const su_gap *x = &sd->gaps[g];
+        uint64_t len = x->ns0 + x->ns1;
+        if (x->cls0 != CTA_GAP_STARVE || !dv->starve_bins)
+            continue;
+        cta_starve_bin *b = &bins[cta_sketch_bucket(len)];
+        b->n -= b->n > 0;
+        b->ns -= b->ns < len ? b->ns : len;
+        if (x->before_kernel && out->starve_startup) {
+            out->starve_startup--;
+            out->starve_startup_ns -= out->starve_startup_ns < len ? out->starve_startup_ns : len;
+        }
+    }
+    scale(&out->starve_startup_host, out->starve_startup_ns, dv->starve_startup_ns);
+    out->ntop = 0;
+    for (int i = 0; i < dv->ntop; i++)
+        if (dv->top[i].start >= r->steady_from)
+            out->top[out->ntop++] = dv->top[i];
+    return 1;
+}
+
+/* ---- the summary ---- */
+
+static void su_text(FILE *f, const cta_model *m, int top)
+{
+    (void)top;
+    int any = 0;
+    char b1[32], b2[32], b3[32];
+    for (size_t i = 0; i < m->nprocs; i++) {
+        const cta_proc *p = &m->procs[i];
+        const su_proc *s = p->feat[CTA_FEAT_STARTUP];
+        if (!s)
+            continue;
+        for (int d = 0; d < CTA_MAX_DEV; d++) {
+            const cta_startup_dev *r = &s->dev[d].r;
+            const cta_dev *dv = &p->dev[d];
+            if (!r->ops || !cta_dev_window(dv))
+                continue;
+            /* a loop from its first GPU work has nothing to set apart (the JSON says so) */
+            if (r->found && !r->steady_from)
+                continue;
+            if (!any++)
+                fputs("\n== Start-up and steady state ==\n", f);
+            if (!r->found) {
+                fprintf(f, "  pid %u GPU %d: no repeating iteration in its %llu GPU operations: the "
+                        "whole run is taken as steady\n", p->pid, d, (unsigned long long)r->ops);
+                continue;
+            }
+            uint64_t su = r->steady_from - dv->first_gpu, idle = 0;
+            for (int c = 0; c < CTA_GAP_N; c++)
+                idle += r->idle_ns[c];
+            char how[160];
+            if (r->found == CTA_STARTUP_NVTX)
+                snprintf(how, sizeof how, "its first typical instance of the NVTX range '%s', %llu "
+                         "instances from it on", s->r.nvtx_range, (unsigned long long)r->repeats);
+            else
+                snprintf(how, sizeof how, "an iteration of %u GPU operations, %llu times, found in "
+                         "the sequence of kernels and copies", r->period,
+                         (unsigned long long)r->repeats);
+            fprintf(f, "  pid %u GPU %d: steady state from +%s (%s); start-up %s (%.1f%% of the "
+                    "window), GPU idle %s of it; the diagnoses below are of the steady state but "
+                    "those marked start-up\n",
+                    p->pid, d, cta_fmt_ns(b1, (double)(r->steady_from - m->t0)), how,
+                    cta_fmt_ns(b2, (double)su),
+                    cta_dev_window(dv) ? 100.0 * (double)su / (double)cta_dev_window(dv) : 0,
+                    cta_fmt_ns(b3, (double)idle));
+            for (int c = 0, first = 1; c < CTA_GAP_N; c++)
+                if (r->idle_ns[c]) {
+                    fprintf(f, "%s %s %s", first ? "    idle in start-up by cause:" : ",",
+                            cta_gap_names[c], cta_fmt_ns(b1, (double)r->idle_ns[c]));
+                    first = 0;
+                }
+            if (idle)
+                fputc('\n', f);
+            if (r->trial_kernels)
+                fprintf(f, "    %llu kernels run %llu times in start-up that the steady state never "
+                        "runs (trials of an algorithm search, one-time set-up)\n",
+                        (unsigned long long)r->trial_kernels, (unsigned long long)r->trial_runs);
+        }
+        const cta_startup_proc *r = &s->r;
+        if (!any)
+            continue;
+        if (r->first_call && r->init_end >= r->first_call)
+            fprintf(f, "  pid %u: CUDA init %s (the first CUDA call to the context made)\n", p->pid,
+                    cta_fmt_ns(b1, (double)(r->init_end - r->first_call)));
+        if (!r->steady_from)
+            continue;
+        if (r->lib_calls)
+            fprintf(f, "  pid %u: library loading: %llu calls (handles made, modules loaded), %s "
+                    "in them\n", p->pid, (unsigned long long)r->lib_calls,
+                    cta_fmt_ns(b1, (double)r->lib_ns));
+        if (r->alloc_calls)
+            fprintf(f, "  pid %u: first allocations: %llu before the steady state, %s in them\n",
+                    p->pid, (unsigned long long)r->alloc_calls, cta_fmt_ns(b1, (double)r->alloc_ns));
+        if (r->tune_calls)
+            fprintf(f, "  pid %u: autotuning: %llu synchronizations in an algorithm search "
+                    "(cuDNN's: cudnnFind, time_sorted_plan) from +%s to +%s, blocked %s; %llu of "
+                    "%llu thread samples of the start-up in it\n", p->pid,
+                    (unsigned long long)r->tune_calls,
+                    cta_fmt_ns(b1, (double)(r->tune_first ? r->tune_first - m->t0 : 0)),
+                    cta_fmt_ns(b2, (double)(r->tune_last ? r->tune_last - m->t0 : 0)),
+                    cta_fmt_ns(b3, (double)r->tune_ns), (unsigned long long)r->tune_samples,
+                    (unsigned long long)r->samples);
+    }
+}
+
+static void su_json(cta_json *j, const cta_model *m)
+{
+    cta_json_key(j, "startup");
+    cta_json_arr(j);
+    for (size_t i = 0; i < m->nprocs; i++) {
+        const cta_proc *p = &m->procs[i];
+        const su_proc *s = p->feat[CTA_FEAT_STARTUP];
+        if (!s)
+            continue;
+        const cta_startup_proc *pr = &s->r;
+        for (int d = 0; d < CTA_MAX_DEV; d++) {
+            const cta_startup_dev *r = &s->dev[d].r;
+            const cta_dev *dv = &p->dev[d];
+            if (!r->ops || !cta_dev_window(dv))
+                continue;
+            cta_json_obj(j);
+            CTA_JK_U64(j, "pid", p->pid);
+            CTA_JK_U64(j, "device", (uint64_t)d);
+            CTA_JK_STR(j, "found", r->found == CTA_STARTUP_NVTX       ? "nvtx"
+                                   : r->found == CTA_STARTUP_SEQUENCE ? "sequence"
+                                                                      : "none");
+            if (r->found == CTA_STARTUP_NVTX)
+                CTA_JK_STR(j, "nvtx_range", pr->nvtx_range);
+            CTA_JK_U64(j, "ops", r->ops);
+            CTA_JK_U64(j, "period_ops", r->period);
+            CTA_JK_U64(j, "repeats", r->repeats);
+            CTA_JK_U64(j, "steady_op", r->steady_op);
+            CTA_JK_U64_IF(j, "steady_from_ns", r->steady_from, r->steady_from - m->t0);
+            CTA_JK_U64(j, "startup_ns", r->steady_from ? r->steady_from - dv->first_gpu : 0);
+            CTA_JK_U64(j, "startup_busy_ns", r->startup_busy);
+            cta_json_key(j, "idle_by_cause");
+            cta_json_obj(j);
+            for (int c = 0; c < CTA_GAP_N; c++)
+                CTA_JK_U64(j, cta_gap_names[c], r->idle_ns[c]);
+            cta_json_end_obj(j);
+            CTA_JK_U64(j, "trial_kernels", r->trial_kernels);
+            CTA_JK_U64(j, "trial_runs", r->trial_runs);
+            CTA_JK_U64(j, "init_ns", pr->init_end >= pr->first_call ? pr->init_end - pr->first_call : 0);
+            CTA_JK_U64(j, "library_calls", pr->lib_calls);
+            CTA_JK_U64(j, "library_ns", pr->lib_ns);
+            CTA_JK_U64(j, "allocations", pr->alloc_calls);
+            CTA_JK_U64(j, "allocation_ns", pr->alloc_ns);
+            CTA_JK_U64(j, "autotune_syncs", pr->tune_calls);
+            CTA_JK_U64(j, "autotune_sync_ns", pr->tune_ns);
+            CTA_JK_U64(j, "samples", pr->samples);
+            CTA_JK_U64(j, "autotune_samples", pr->tune_samples);
+            cta_json_end_obj(j);
+        }
+    }
+    cta_json_end_arr(j);
+}
+
+const cta_feature cta_startup_feature = {
+    .name = "startup",
+    .types = 1ull << CT_REC_API | 1ull << CT_REC_THREAD_SAMPLE | 1ull << CT_REC_NVTX_RANGE,
+    .record = su_record,
+    .gpu = su_gpu,
+    .gap = su_gap_hook,
+    .finish = su_finish,
+    .proc_free = su_proc_free,
+    .at = CTA_AT_BREAKDOWN,
+    .text = su_text,
+    .json = su_json,
+};

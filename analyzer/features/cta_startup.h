@@ -1,0 +1,75 @@
+/* Start-up apart from the steady state (issue 28, item 3). A real run begins with CUDA's
+ * initialization, libraries loading, cuDNN's autotuning and the first allocations, then repeats
+ * its iteration. The feature finds where the repetition begins: from the program's NVTX ranges
+ * where it has some (the outermost range repeating most, from its first instance no longer than
+ * 1.5 times their median: a first step autotuning is longer), else per device from the sequence of
+ * the device's kernels and copies in time order (the first CTA_STARTUP_MAX_OPS of them) on its
+ * busiest stream (another stream's work, a copy stream's next batch, falls anywhere among it), the
+ * shortest period P whose repetition (a tenth of each period may differ: iterations vary) lasts
+ * nearly as long as any and holds at least three periods, 24 operations and a quarter of them
+ * (a run ends with other work, an evaluation or a checkpoint, as it begins with its start-up);
+ * the steady state begins at the first whole period, the unit turned to begin after its longest
+ * typical gap (where one iteration ends and the next begins), as the end of the GPU work before
+ * it. No repetition: the whole run is steady, and the output says so.
+ *
+ * Of the start-up, it tells apart: CUDA's initialization (the first CUDA call to the end of the
+ * call that made the context, or of the first call), library loading (cuBLAS / cuDNN handles
+ * made, modules loaded), allocations before the steady state, and autotuning (synchronizations
+ * whose call stack is in cuDNN's algorithm search or the convolution's benchmark; kernels the
+ * start-up runs that the steady state never does; the thread samples in such frames), and the
+ * device's idle time before the steady state by cause.
+ *
+ * Contract: a feature of the table (cta_features.c). The diagnoses (cta_diag.c) compute the
+ * per-device rules over the steady state (cta_startup_steady: a device as if its record began at
+ * the steady state) and report start-up apart (the startup-autotuning rule,
+ * cta_diag_startup.c, from cta_startup_of). Its text section comes after the breakdown, its
+ * JSON key "startup" (analyzer/JSON.md). */
+#ifndef CTA_STARTUP_H
+#define CTA_STARTUP_H
+
+#include "cta_feature.h"
+
+#define CTA_STARTUP_MAX_OPS (1u << 13) /* GPU operations of a device the repetition is found in */
+
+/* How the steady state was found: not (the whole run is steady), from the sequence of
+ * operations, from the NVTX ranges. */
+enum { CTA_STARTUP_NONE, CTA_STARTUP_SEQUENCE, CTA_STARTUP_NVTX };
+
+/* What a device's start-up was, once its process is finished. */
+typedef struct {
+    int found;                    /* CTA_STARTUP_* */
+    uint64_t ops;                 /* GPU operations looked at */
+    uint32_t period;              /* operations per iteration */
+    uint64_t repeats;             /* whole iterations of the repetition from its start */
+    uint64_t steady_op;           /* the steady state's first operation (its index) */
+    uint64_t steady_from;         /* when it begins (model time; 0: no start-up) */
+    uint64_t startup_busy;        /* GPU busy time before it, within the device's window */
+    uint64_t idle_ns[CTA_GAP_N], idle_count[CTA_GAP_N]; /* idle time before it, by cause */
+    uint64_t trial_kernels;       /* distinct kernels run before it and never after */
+    uint64_t trial_runs;          /* their runs */
+} cta_startup_dev;
+
+/* What the process's start-up was, on the host. */
+typedef struct {
+    uint64_t first_call, init_end;        /* CUDA init: first call's start to context ready */
+    uint64_t lib_calls, lib_ns;           /* library handles made, modules loaded */
+    uint64_t alloc_calls, alloc_ns;       /* allocations before the steady state */
+    uint64_t tune_calls, tune_ns;         /* synchronizations in an algorithm search */
+    uint64_t tune_first, tune_last;       /* their span */
+    uint64_t samples, tune_samples;       /* thread samples before the steady state, in it */
+    uint64_t steady_from;                 /* the earliest device's steady state (0 none) */
+    char nvtx_range[64];                  /* the NVTX range it was found by ("" none) ... */
+    uint64_t nvtx_repeats;                /* ... and its instances from the steady state on */
+} cta_startup_proc;
+
+extern const cta_feature cta_startup_feature;
+
+/* Device d of p's start-up (NULL: the feature is not plugged or saw no GPU work there). */
+const cta_startup_dev *cta_startup_of(const cta_proc *p, int d);
+const cta_startup_proc *cta_startup_proc_of(const cta_proc *p);
+/* Writes into *out device d of p as the diagnoses see its steady state: its window from the
+ * steady state on, its busy and idle time, gaps by cause, data-loading gap classes and longest
+ * gaps without the start-up's; returns 1, or 0 (out untouched) when it had no start-up. */
+int cta_startup_steady(const cta_proc *p, int d, cta_dev *out);
+
+#endif

@@ -1,0 +1,145 @@
+/* Start-up apart from the steady state (issue 28, item 3; analyzer/features/cta_startup.h). On
+ * tracegen's loop begun with an algorithm search of known length (--autotune-ms: trials of
+ * kernels no iteration runs, the host computing between them, synchronizations in
+ * cudnnFindConvolutionForwardAlgorithmEx), with a regular, a bursty and an irregular loader:
+ * the steady state begins where tracegen's own clock says the loop began, within the longest
+ * GPU operation of the trace (the steady state begins as the start-up's last GPU work ends,
+ * which the host's clock bounds only to that); the search is a start-up finding whose saving
+ * is its host's work, no more than the start-up's idle time, and the steady state's findings
+ * come first and hold none of it. A loop whose iterations never repeat has no steady state to
+ * find: the whole run is steady and nothing is set apart; unless NVTX ranges tell its steps,
+ * the search in the first of them (as PyTorch's): the steady state begins at the second. */
+#include "an_helpers.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#define TUNE_MS 400.0
+
+/* The longest GPU operation of the trace: how far the host's clock bounds the GPU's work. */
+static double longest_op(const tj *s)
+{
+    double m = 0;
+    const tj *k = tj_get(s, "kernels");
+    for (size_t i = 0; i < k->n; i++)
+        if (tj_num(k->v[i], "max_ns") > m)
+            m = tj_num(k->v[i], "max_ns");
+    return m;
+}
+
+/* tracegen ARGS into a trace named name: its summary (with every finding), its device's
+ * startup[] entry in *su and tracegen's figure `key` (ns from the trace's start) in *t; NULL
+ * after saying what failed. */
+static tj *traced(const char *name, const char *args, const char *key, double *t, const tj **su)
+{
+    char dir[4096], *out, want[64];
+    if (!an_gen_out(dir, name, args, &out))
+        return NULL;
+    snprintf(want, sizeof want, "%s=", key);
+    const char *at = strstr(out, want);
+    *t = at ? strtod(at + strlen(want), NULL) : -1;
+    free(out);
+    tj *s = an_summary(dir, "--min-saving 0");
+    *su = s ? tj_at(tj_get(s, "startup"), 0) : NULL;
+    if (!at || !*su) {
+        ctt_fail_at(__FILE__, __LINE__, "tracegen %s: no %s, or no startup[] in the summary", args, key);
+        tj_free(s);
+        return NULL;
+    }
+    return s;
+}
+
+static int autotuned(const char *shape)
+{
+    char args[256], name[64];
+    snprintf(args, sizeof args,
+             "--iters 30 --kernels 12 --loader-ms 4 --workers 0 --autotune-ms %.0f --shape %s",
+             TUNE_MS, shape);
+    snprintf(name, sizeof name, "tune-%s", shape);
+    double end;
+    const tj *su;
+    tj *s = traced(name, args, "startup_end_ns", &end, &su);
+    ASSERT(s);
+    ASSERT_STR(tj_str(su, "found"), "sequence");
+    double from = tj_num(su, "steady_from_ns"), tol = longest_op(s);
+    ASSERT(tol > 0);
+    if (fabs(from - end) > tol) {
+        ctt_fail_at(__FILE__, __LINE__, "%s: the steady state begins at %.0f ns, the loop at %.0f "
+                    "ns by tracegen's clock (within %.0f ns, the longest GPU operation)", shape, from,
+                    end, tol);
+        tj_free(s);
+        return 1;
+    }
+    ASSERT(tj_num(su, "autotune_syncs") >= 40);
+    ASSERT(tj_num(su, "trial_kernels") >= 40);
+    const tj *t = an_diag(s, "startup-autotuning");
+    ASSERT(t);
+    ASSERT_STR(tj_str(t, "phase"), "startup");
+    double save = tj_num(t, "estimated_saving_ns");
+    /* the host's search is idle time of the start-up; the start-up holds at most that and the
+     * trials' GPU time and calls */
+    ASSERT(save >= 0.95 * TUNE_MS * 1e6);
+    ASSERT(save <= tj_num(su, "startup_ns"));
+    /* the steady state's findings lead, and none holds the search; all together claim no more
+     * than the device's window */
+    const tj *dg = tj_get(s, "diagnoses");
+    ASSERT_STR(tj_str(dg->v[0], "phase"), "steady");
+    double claimed = 0;
+    for (size_t i = 0; i < dg->n; i++) {
+        claimed += tj_num(dg->v[i], "estimated_saving_ns");
+        if (!strcmp(tj_str(dg->v[i], "phase"), "steady"))
+            ASSERT(tj_num(dg->v[i], "estimated_saving_ns") < 0.5 * TUNE_MS * 1e6);
+    }
+    ASSERT(claimed <= tj_num(tj_at(tj_get(s, "breakdown"), 0), "window_ns"));
+    ASSERT(!an_diag(s, "excessive-sync"));
+    tj_free(s);
+    return 0;
+}
+
+TEST_IMPL(startup_autotuning_apart_from_the_steady_state)
+{
+    ASSERT(!autotuned("regular"));
+    ASSERT(!autotuned("bursty"));
+    ASSERT(!autotuned("irregular"));
+    return 0;
+}
+
+TEST_IMPL(startup_none_without_repetition)
+{
+    char dir[4096];
+    ASSERT(an_gen(dir, "distinct", "--iters 30 --kernels 12 --loader-ms 4 --workers 0 "
+                                   "--autotune-ms 100 --distinct-kernels"));
+    tj *s = an_summary(dir, "--min-saving 0");
+    ASSERT(s);
+    const tj *su = tj_at(tj_get(s, "startup"), 0);
+    ASSERT(su);
+    ASSERT_STR(tj_str(su, "found"), "none");
+    ASSERT(!an_diag(s, "startup-autotuning"));
+    tj_free(s);
+    /* a loop from its first GPU work: repeating, nothing to set apart */
+    ASSERT(an_gen(dir, "plain", "--iters 30 --kernels 12 --loader-ms 4 --workers 0"));
+    ASSERT((s = an_summary(dir, "--min-saving 0")));
+    su = tj_at(tj_get(s, "startup"), 0);
+    ASSERT_STR(tj_str(su, "found"), "sequence");
+    ASSERT_INT((int)tj_num(su, "period_ops"), ==, 14);
+    ASSERT(tj_get(su, "steady_from_ns")->type == TJ_NULL);
+    tj_free(s);
+    return 0;
+}
+
+TEST_IMPL(startup_found_by_nvtx_steps)
+{
+    double step1;
+    const tj *su;
+    tj *s = traced("nvtx", "--iters 30 --kernels 12 --loader-ms 4 --workers 0 --autotune-ms 400 "
+                           "--nvtx-steps --distinct-kernels", "step1_ns", &step1, &su);
+    ASSERT(s);
+    ASSERT_STR(tj_str(su, "found"), "nvtx");
+    ASSERT_STR(tj_str(su, "nvtx_range"), "step");
+    ASSERT(fabs(tj_num(su, "steady_from_ns") - step1) <= longest_op(s));
+    const tj *t = an_diag(s, "startup-autotuning");
+    ASSERT(t);
+    ASSERT(tj_num(t, "estimated_saving_ns") >= 0.95 * TUNE_MS * 1e6);
+    tj_free(s);
+    return 0;
+}
