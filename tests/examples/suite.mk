@@ -17,3 +17,6 @@ $(eval $(call ctt_suite,examples,$(B)/tests/examples/ex.o $(B)/tests/pytorch/pt.
 
 $(B)/tests/examples/%.o: CFLAGS += -Itests/analyzer -Itests/pytorch \
   -DEX_SRC='"$(CURDIR)/tests/examples"' -DEX_ROOT='"$(EX_ROOT)"'
+
+# `make bench` section 12 (tests/bench/bench_examples.py) runs imagenet on the same stack.
+bench: pytorch-venv $(B)/tests/nvrt/driver/libcuda.so.1
