@@ -19,6 +19,8 @@ Measures, on the simulated CUDA stack:
  10. the analyzer against the analyzer of a base commit, on section 3's and the 64 ranks'
      traces (bench_base.py; --base REV, 58899c6 by default; --base-only: this section alone).
  11. what thread sampling costs, 1 and 4 threads 30 Python frames deep (bench_tsample.py).
+ 12. a finding's fix applied to PyTorch's imagenet example: predicted against measured saving
+     (bench_examples.py).
 Writes OUT_DIR/results.json (flat numeric keys, units in the names; `null` plus a reason in
 "notes" where a figure could not be measured) and OUT_DIR/results.md, and prints the tables.
 Speed is reported, never asserted: the exit status is 0 unless a program fails to run.
@@ -41,6 +43,7 @@ import bench_nvtx
 import bench_host
 import bench_tsample
 import bench_base
+import bench_examples
 
 CALLS = ["launch", "memcpy", "alloc", "rtlaunch"]
 CALL_KEY = {"launch": "launch", "memcpy": "memcpy", "alloc": "alloc", "rtlaunch": "runtime_launch"}
@@ -600,8 +603,10 @@ class Bench:
         self.bench_jobs()
         bench_base.measure(self, self.base)
         pair_verdicts = bench_pairs.bench(self)
+        example_verdicts, example_row = bench_examples.bench(self)
         v = self.verdicts()
         v.update(pair_verdicts)
+        v.update(example_verdicts)
         self.results["bench_wall_s"] = round(time.monotonic() - t0, 1)
         doc = dict(self.results)
         doc.update({"spread_min_max": self.spread, "verdicts": v, "notes": self.notes,
@@ -610,6 +615,8 @@ class Bench:
         with open(os.path.join(self.out, "results.json"), "w") as f:
             json.dump(doc, f, indent=1, sort_keys=True, allow_nan=False)
         text = self.tables(v) + "\n" + self.pairs_text
+        if example_row:
+            text += "\n| figure | value | goal | verdict |\n|---|---|---|---|\n" + example_row + "\n"
         with open(os.path.join(self.out, "results.md"), "w") as f:
             f.write(text)
         print(text)

@@ -20,7 +20,10 @@ int pt_run(ctt_proc *p, char dir[4096], const char *name, int traced, const char
 {
     char py[4096], src[4200], drv[4096], lib[4096];
     pt_python(py);
-    snprintf(src, sizeof src, "%s/%s", PT_SRC, script);
+    if (script[0] == '/')
+        snprintf(src, sizeof src, "%s", script);
+    else
+        snprintf(src, sizeof src, "%s/%s", PT_SRC, script);
     ctt_path(drv, "tests/nvrt/driver");
     ctt_path(lib, "lib/libcutrace.so");
     snprintf(dir, 4096, "%s/%s", ctt_tmpdir(), name);

@@ -5,7 +5,7 @@
 
 #include "an_helpers.h"
 
-/* Runs PT_SRC/SCRIPT with args (NULL-terminated, may be NULL) under the venv's python, with
+/* Runs PT_SRC/SCRIPT (SCRIPT itself when it is an absolute path) with args (NULL-terminated, may be NULL) under the venv's python, with
  * LD_LIBRARY_PATH naming the directory that holds only the simulated libcuda.so.1 (PyTorch's
  * own NVIDIA runtime, cuBLAS and cuDNN stay), and extra env (may be NULL). traced: under
  * `cutrace run -q --gpu-timing all -o DIR` with DIR the test's tmpdir/NAME (written to dir).

@@ -10,7 +10,7 @@ PT_STATUS := $(B)/tests/pytorch/venv.status
 .PHONY: pytorch-venv
 pytorch-venv:
 	@bash tests/pytorch/venv.sh $(PT_VENV) tests/pytorch/requirements.txt $(PT_STATUS) \
-	  'torch, numpy, cuda.bindings.driver'
+	  'torch, numpy, cuda.bindings.driver, torchvision'
 
 # test-thread_samples reads the trace's records with the tracer suite's reader (tests/tracer/tr.h).
 $(eval $(call ctt_suite,pytorch,$(B)/tests/pytorch/pt.o $(B)/tests/analyzer/an_helpers.o \
