@@ -143,8 +143,8 @@ static void starvation(cta_diags *ds, const cta_proc *p, int d, uint64_t win)
     /* why, from the host samples: when they tell, the finding is priced by the fixes of the
      * causes they show (within the loop's gaps), not by workers they may rule out */
     cta_starve_cause cause;
-    cta_starve_cause_of(p, d, CTA_GAP_STARVE, CTA_CAUSE_LOADING, sc, p->h2d_copies, step, &sh,
-                        &cause);
+    uint64_t batches = dv->first_kernel ? dv->h2d_batches : dv->h2d_before_kernels;
+    cta_starve_cause_of(p, d, CTA_GAP_STARVE, CTA_CAUSE_LOADING, sc, batches, step, &sh, &cause);
     int told = cause.known && cause.causes;
     /* ... none of which shortens the program's start before its first batch (imports,
      * set-up): its gaps are counted, not priced, as the workers' arithmetic leaves them out */
@@ -158,7 +158,7 @@ static void starvation(cta_diags *ds, const cta_proc *p, int d, uint64_t win)
         const char *what = h->unknown * 2 > outside
                                ? "outside CUDA (no CPU readings tell waiting from computing)"
                            : h->wait >= h->compute
-                               ? "waiting (CPU idle: too few loader workers, slow I/O or storage)"
+                               ? "waiting (off a CPU: for loader workers, I/O or storage, or a core)"
                            : p->torch ? "computing (CPU busy: preprocessing on the main thread, "
                                         "Python overhead)"
                                       : "computing (CPU busy: preprocessing on the main thread)";
@@ -206,7 +206,7 @@ static void starvation(cta_diags *ds, const cta_proc *p, int d, uint64_t win)
         cta_diag_ev(x, "host_wait_ns", (double)h->wait, CTA_EV_NS);
         cta_diag_ev(x, "host_compute_ns", (double)h->compute, CTA_EV_NS);
         cta_diag_ev(x, "host_in_cuda_ns", (double)(h->in_api + h->blocked), CTA_EV_NS);
-        cta_diag_ev(x, "h2d_batches", (double)p->h2d_copies, CTA_EV_COUNT);
+        cta_diag_ev(x, "h2d_batches", (double)batches, CTA_EV_COUNT);
         cta_diag_ev(x, "gpu_busy_ns", (double)dv->busy, CTA_EV_NS);
         cta_diag_ev(x, "gpu_step_ns", step, CTA_EV_NS);
         cta_diag_ev(x, "loader_workers", workers, CTA_EV_COUNT);

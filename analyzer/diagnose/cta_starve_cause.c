@@ -191,11 +191,17 @@ void cta_starve_cause_of(const cta_proc *p, int d, int cls, int ctx, uint64_t ga
         c->causes |= CTA_CAUSE_MEMORY;
     if (main_computing && !main_loads)
         c->causes |= CTA_CAUSE_MAIN_BUSY;
-    if (!storage && all_busy)
+    /* The main process loading its batches itself loads them in line with the GPU's steps:
+     * workers take that off the critical path however busy the cores are (more processes win a
+     * larger share of them, and PyTorch's main process spends several times the CPU a worker
+     * does on a batch, in its intra-op threads): imagenet -j 0 beside other work was called
+     * CPU-bound, more workers of no help, and -j 2 took its window from 15.6 s to 4.4 s. */
+    if (!storage && all_busy && !main_loads)
         c->causes |= CTA_CAUSE_CPU_BOUND;
-    int busy_loading = main_loads ? main_computing
+    /* the main process loading wants a core even while it waits for one */
+    int busy_loading = main_loads ? main_computing || c->main_cpu_cores + c->main_wait_cores >= MAIN_CORES
                      : ctx == CTA_CAUSE_LOADING && c->worker_cpu_cores >= BUSY_WORKER_CORES * c->workers;
-    if (!storage && !short_of_cores && busy_loading) {
+    if (!storage && (!short_of_cores || main_loads) && busy_loading) {
         /* N workers each spending C per batch deliver one every C / N: N = C / step hides the
          * loading, but no more CPU-bound workers run at once than the cores left by the main
          * process (all of them when it loads: it then waits for the batches). A batch comes

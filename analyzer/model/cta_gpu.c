@@ -103,7 +103,9 @@ void cta_gpu_done(cta_model *m, cta_proc *p, const ct_rec_gpu *g, uint64_t end, 
             int dir = op == CTA_OP_D2H;
             if (op == CTA_OP_H2D) {
                 flag = CTA_PF_H2D;
-                p->h2d_copies++;
+                dv->h2d_before_kernels += !dv->first_kernel;
+                dv->h2d_batches += dv->first_kernel && dv->kernel_since_h2d;
+                dv->kernel_since_h2d = 0;
             }
             if (hk == CTA_HK_PAGEABLE && (cp->flags & CT_COPY_ASYNC) && cp->op == CT_COPY_MEMCPY &&
                 c->have_api && cta_apg_priced(cp)) {
@@ -152,8 +154,11 @@ void cta_gpu_done(cta_model *m, cta_proc *p, const ct_rec_gpu *g, uint64_t end, 
                       bounded ? start : end);
     }
     cta_gpu_interval(p, d, start, end, flag);
+    if (c && c->type == CT_REC_LAUNCH)
+        dv->kernel_since_h2d = 1;
     if (c && c->type == CT_REC_LAUNCH && !dv->first_kernel) {
         dv->first_kernel = 1;
+        dv->h2d_batches += dv->h2d_before_kernels > 0; /* the first step's */
         cta_sweep_push(p, (cta_pt){.t = start, .type = CTA_P_FIRST_KERNEL, .dev = (uint8_t)d});
     }
     if (end > dv->end_seen)

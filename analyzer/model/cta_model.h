@@ -188,6 +188,12 @@ typedef struct {
     uint64_t starve_startup_ns, starve_startup;
     cta_hostsplit starve_startup_host;
     int first_kernel, kernel_run;
+    /* The batches loaded, for the loader's CPU per batch: host-to-device copies with a kernel
+     * since the previous one (a step's images and labels are one batch), once a kernel has run;
+     * those before the first kernel (the model's weights, imagenet's 122 copies, then the first
+     * batch) one, unless no kernel ever runs (a program of copies alone: each its batch). */
+    uint64_t h2d_batches, h2d_before_kernels;
+    int kernel_since_h2d;
     cta_hostsplit gap_host[CTA_GAP_N];
     uint64_t idle_in_memcall;     /* of gaps with an allocation call, the host's time in CUDA */
     uint64_t long_gaps;           /* gaps of 100 us or more: the loop's rhythm */
@@ -385,7 +391,6 @@ typedef struct {
     uint64_t short_kernels;       /* kernels shorter than their launch call */
     uint64_t launches, launch_api_ns;
     cta_sketch launch_queue;       /* launch call entry -> kernel start */
-    uint64_t h2d_copies;          /* batches, for starvation recurrence */
     uint64_t late_points, unmatched_gpu, unknown_frees;
     /* pinned bandwidth measured per device and direction (bytes, ns), for re-costing */
     uint64_t pinned_bytes[CTA_MAX_DEV][2], pinned_ns[CTA_MAX_DEV][2];
