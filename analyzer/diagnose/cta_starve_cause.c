@@ -198,8 +198,14 @@ void cta_starve_cause_of(const cta_proc *p, int d, int cls, int ctx, uint64_t ga
      * CPU-bound, more workers of no help, and -j 2 took its window from 15.6 s to 4.4 s. */
     if (!storage && all_busy && !main_loads)
         c->causes |= CTA_CAUSE_CPU_BOUND;
-    /* the main process loading wants a core even while it waits for one */
-    int busy_loading = main_loads ? main_computing || c->main_cpu_cores + c->main_wait_cores >= MAIN_CORES
+    /* Loading, the main process wants a core even while it waits for one: its readings' share
+     * computing, grown by the run-queue wait its samples show per CPU-second (its readings call
+     * that wait waiting; the samples' intervals, longer than a short gap, mix in its work
+     * between them, so they scale the readings rather than replace them) */
+    double queued = c->main_cpu_cores > 0 ? c->main_wait_cores / c->main_cpu_cores : 0;
+    int main_wants = c->main_compute_share >= 0 ? c->main_compute_share * (1 + queued) >= MAIN_SHARE
+                                                : c->main_cpu_cores + c->main_wait_cores >= MAIN_CORES;
+    int busy_loading = main_loads ? main_wants
                      : ctx == CTA_CAUSE_LOADING && c->worker_cpu_cores >= BUSY_WORKER_CORES * c->workers;
     if (!storage && (!short_of_cores || main_loads) && busy_loading) {
         /* N workers each spending C per batch deliver one every C / N: N = C / step hides the

@@ -61,7 +61,8 @@ typedef struct {
 } cta_starve_cause;
 
 /* Device d's gaps of class cls (CTA_GAP_*) in context ctx (CTA_CAUSE_LOADING, HOST_WORK), gaps
- * of them in all; batches: the batches loaded (host-to-device batch copies; 0 for HOST_WORK);
+ * of them in all (for LOADING, the steps they stand for: a step's pauses before its second copy
+ * are not gaps of their own); batches: the batches loaded (host-to-device batch copies; 0 for HOST_WORK);
  * step_ns: the GPU's work per step; host: what the thread that last called CUDA did in the gaps,
  * from its own CPU readings (cta_hostsplit), which tell the main process's computing in the gaps
  * exactly where a sample interval, longer than a short gap, would mix in its work between them
