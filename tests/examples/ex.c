@@ -107,9 +107,10 @@ int ex_loader_cause_fits(const tj *d, int running)
     int per = running ? running : 1;
     int short_of_cores = cpu + wait >= 0.5 * per && wait >= 0.2 * cpu;
     if (short_of_cores && free_cores < 0.3 && !ex_has_cause(c, "cpu-bound")) {
-        ctt_fail_at(__FILE__, __LINE__, "expected cause cpu-bound: %d %s on %.2f cores waited %.2f "
-                    "cores for one with %.2f free; found causes of %zu, fix: %s", per, who, cpu, wait,
-                    free_cores, tj_len(c, "causes"), fix);
+        ctt_fail_at(__FILE__, __LINE__, "expected cause cpu-bound: the loading (%s, %d at a time) "
+                    "on %.2f cores waited %.2f cores for one with %.2f free; found %zu causes, fix: %s",
+                    running ? "workers" : "main process", per, cpu, wait, free_cores,
+                    tj_len(c, "causes"), fix);
         return 1;
     }
     if (ex_has_cause(c, "cpu-bound") && !ex_has_cause(c, "add-workers"))
