@@ -435,32 +435,43 @@ static int ctp_py_state_read(uint64_t tstate, ctp_py_hint *hint, uint64_t *cur, 
         ctp_py_add(&b, hint->codes[i] + 8, ctp_py_codes[i], clen);
     unsigned whole = ctp_py_readv(&b);
     *codes_ok = whole > at_codes ? whole - at_codes : 0;
-    if (whole < at_codes)
+    if (whole == 0)
         return -1; /* not even the state */
-    uint64_t first = ctp_py_u64(tsb, 0), top = 0;
+    /* A piece the hint named that is gone (a data stack chunk freed as the stack shrank: the
+     * read stops there) is learnt again from this read of the state, as a move is. */
+    if (whole < at_codes)
+        hint->cframe = hint->chunk = hint->end = 0;
+    int learnt = 0;
+    uint64_t first = ctp_py_u64(tsb, 0), top = 0, chunk = 0;
+    if (viacf && first && first != hint->cframe) {
+        hint->cframe = first;
+        learnt = 1;
+    }
+    if (three) {
+        chunk = ctp_py_u64(tsb, L->ts_chunk - L->ts_frame);
+        uint64_t limit = ctp_py_u64(tsb, L->ts_chunk + 16 - L->ts_frame);
+        top = ctp_py_u64(tsb, L->ts_chunk + 8 - L->ts_frame);
+        if (!chunk || top <= chunk || top - chunk > CTP_PY_STACK_BYTES) {
+            chunk = 0;
+        } else if (chunk != hint->chunk || top > hint->end || at_stack == at_again) {
+            /* next time: this chunk, up to a little above this top (never past its limit) */
+            hint->chunk = chunk;
+            hint->end = top + 512 < limit && top + 512 - chunk <= CTP_PY_STACK_BYTES ? top + 512 : top;
+            learnt = 1;
+        }
+    }
+    if (learnt || whole < at_codes)
+        return 0;
     *cur = first;
     *lo = *hi = 0;
     int moved = ctp_py_u64(again[0], 0) != first;
     if (viacf && first) {
-        if (first != hint->cframe) {
-            hint->cframe = first;
-            return 0;
-        }
         *cur = ctp_py_u64(cfb, 0);
         moved |= ctp_py_u64(again[1], 0) != *cur;
     }
     if (three) {
-        uint64_t chunk = ctp_py_u64(tsb, L->ts_chunk - L->ts_frame);
-        uint64_t limit = ctp_py_u64(tsb, L->ts_chunk + 16 - L->ts_frame);
-        top = ctp_py_u64(tsb, L->ts_chunk + 8 - L->ts_frame);
         moved |= ctp_py_u64(again[2], 0) != top;
-        if (chunk && top > chunk && top - chunk <= CTP_PY_STACK_BYTES) {
-            if (chunk != hint->chunk || top > hint->end || at_stack == at_again) {
-                /* next time: this chunk, up to a little above this top (never past its limit) */
-                hint->chunk = chunk;
-                hint->end = top + 512 < limit && top + 512 - chunk <= CTP_PY_STACK_BYTES ? top + 512 : top;
-                return 0;
-            }
+        if (chunk) {
             *lo = chunk;
             *hi = top;
         }
@@ -468,10 +479,9 @@ static int ctp_py_state_read(uint64_t tstate, ctp_py_hint *hint, uint64_t *cur, 
     return moved ? 0 : 1;
 }
 
-int ctp_python_sample(uint64_t tstate, ctp_py_hint *hint, uint64_t *keys, uint64_t *code_at, int cap)
+/* One try of ctp_python_sample. */
+static int ctp_py_sample1(uint64_t tstate, ctp_py_hint *hint, uint64_t *keys, uint64_t *code_at, int cap)
 {
-    if (!tstate || !hint || !ctp_py_known() || !ctp_py)
-        return -1;
     const ctp_py_layout *L = ctp_py;
     const ctp_py_mem m = {ctp_py_pid, 0};
     int saved = errno, n = -1, got = 0;
@@ -573,6 +583,21 @@ out:
     if (n < 0)
         hint->ncodes = 0; /* read again from scratch */
     errno = saved;
+    return n;
+}
+
+/* A thread that calls Python functions without pause (frames pushed and popped every
+ * microsecond) moves during a read more often than not; read again at once, warm, a few times:
+ * the read after a miss is shorter (its caches, and the hint, are the thread's now). */
+#define CTP_PY_TRIES 4
+
+int ctp_python_sample(uint64_t tstate, ctp_py_hint *hint, uint64_t *keys, uint64_t *code_at, int cap)
+{
+    if (!tstate || !hint || !ctp_py_known() || !ctp_py)
+        return -1;
+    int n = -1;
+    for (int k = 0; k < CTP_PY_TRIES && n < 0; k++)
+        n = ctp_py_sample1(tstate, hint, keys, code_at, cap);
     return n;
 }
 

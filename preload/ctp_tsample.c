@@ -14,6 +14,7 @@
 
 #include "ctp_clock.h"
 #include "ctp_emit.h"
+#include "ctp_perf.h"
 #include "ctp_python.h"
 #include "ctp_stack.h"
 #include "ctp_state.h"
@@ -28,7 +29,10 @@ static pthread_t ctp_ts_pthread;
 static int ctp_ts_running;
 static _Atomic uint32_t ctp_ts_stop;
 static unsigned ctp_ts_fds;
-static uint32_t ctp_ts_perf;        /* CT_TS_PERF_PERMITTED, or 0 */
+/* perf_event sampling: 1 usable (ctp_perf_probe), 0 not (ctp_ts_perf_why says why), -1 not
+ * probed yet */
+static int ctp_ts_perf = -1;
+static char ctp_ts_perf_why[96];
 
 ctp_ring *ctp_tsample_ring(void)
 {
@@ -40,6 +44,8 @@ typedef struct ctp_ts_thread {
     int stat_fd, sched_fd;       /* its /proc stat and schedstat, -1 if not open */
     uint64_t run_ns;             /* schedstat: its time on a CPU, at the last sample */
     uint32_t stack, flags;       /* the last sample's Python stack and flags */
+    uint32_t letter;             /* the last state letter read from its stat */
+    ctp_perf perf;               /* its perf_event ring (perf.fd -1: none) */
     int n;                       /* ... its Python frames' count, and their keys */
     uint64_t keys[CTP_PY_MAX];
     ctp_py_hint hint;            /* what the last sample read of its frames */
@@ -80,6 +86,8 @@ static ctp_ts_thread *ctp_ts_of(ctp_thread *t)
 {
     if (!t->sampled && (t->sampled = calloc(1, sizeof *t->sampled))) {
         t->sampled->stat_fd = t->sampled->sched_fd = -1;
+        if (ctp_ts_perf != 1 || ctp_perf_open(&t->sampled->perf, t->tid) != 0)
+            t->sampled->perf.fd = -1;
         t->sampled->run_ns = UINT64_MAX;
     }
     return t->sampled;
@@ -89,11 +97,19 @@ static ctp_ts_thread *ctp_ts_of(ctp_thread *t)
  * sample read them (its time on a CPU, schedstat's first field, unchanged) has the frames it had:
  * a thread that waits (in a sleep, on a lock, for I/O, in a synchronization) costs no read of
  * its memory. The same frames as last time are the same stack, not looked up again. */
-static void ctp_ts_python(ctp_thread *t, ctp_ts_thread *s, uint64_t tstate, ct_rec_thread_sample *r)
+static void ctp_ts_python(ctp_thread *t, ctp_ts_thread *s, uint64_t tstate, const ctp_perf_seen *pr,
+                          ct_rec_thread_sample *r)
 {
     char buf[128];
     unsigned long long run = UINT64_MAX;
-    ssize_t n = r->state == 'R' ? -1 : ctp_ts_read(t, &s->sched_fd, "schedstat", buf, sizeof buf - 1);
+    /* with perf_event, its switch records say whether it ran, for free */
+    if (s->perf.fd >= 0 && !pr->ran && !pr->lost && s->run_ns != UINT64_MAX) {
+        r->stack = s->stack;
+        r->flags |= s->flags;
+        return;
+    }
+    ssize_t n = r->state == 'R' || s->perf.fd >= 0
+                    ? -1 : ctp_ts_read(t, &s->sched_fd, "schedstat", buf, sizeof buf - 1);
     if (n > 0) {
         buf[n] = 0;
         if (sscanf(buf, "%llu", &run) != 1)
@@ -102,7 +118,7 @@ static void ctp_ts_python(ctp_thread *t, ctp_ts_thread *s, uint64_t tstate, ct_r
     if (run == UINT64_MAX || run != s->run_ns) {
         uint64_t keys[CTP_PY_MAX], code_at[CTP_PY_MAX];
         int got = ctp_python_sample(tstate, &s->hint, keys, code_at, CTP_PY_MAX);
-        s->run_ns = got < 0 ? UINT64_MAX : run;
+        s->run_ns = got < 0 ? UINT64_MAX : s->perf.fd >= 0 ? 0 : run;
         s->flags = got < 0 ? CT_TS_READ_FAILED : CT_TS_PYTHON;
         if (got < 0 || got != s->n || memcmp(keys, s->keys, (size_t)got * sizeof *keys)) {
             s->stack = got < 0 ? 0 : ctp_stack_intern(keys, code_at, got);
@@ -119,14 +135,25 @@ static void ctp_ts_sample(ctp_thread *t, ctp_ts_thread *s)
     uint64_t ts = ctp_ticks();
     char buf[512];
     ct_rec_thread_sample r = {t->tid, 0, atomic_load_explicit(&t->in_fn, memory_order_relaxed),
-                              0, ctp_ts_perf};
-    ssize_t n = ctp_ts_read(t, &s->stat_fd, "stat", buf, sizeof buf);
-    r.state = n > 0 ? ctp_ts_state_of(buf, n) : 0;
+                              0, s->perf.fd >= 0 ? CT_TS_PERF : 0};
+    uint64_t tstate = atomic_load_explicit(&t->py_tstate, memory_order_relaxed);
+    ctp_perf_seen pr;
+    ctp_perf_read(&s->perf, !tstate, &pr);
+    /* The stat file (the costliest read) only when the switches do not tell: running or
+     * preempted is R; a sleep that began since the previous sample is read once (S or D), and
+     * keeps its letter while it lasts. */
+    if (pr.state == 'R' || (pr.state == 'S' && !pr.slept && s->letter)) {
+        r.state = pr.state == 'R' ? 'R' : s->letter;
+    } else {
+        ssize_t n = ctp_ts_read(t, &s->stat_fd, "stat", buf, sizeof buf);
+        r.state = s->letter = n > 0 ? ctp_ts_state_of(buf, n) : 0;
+    }
     if (!r.state)
         r.flags |= CT_TS_NO_STATE;
-    uint64_t tstate = atomic_load_explicit(&t->py_tstate, memory_order_relaxed);
     if (tstate)
-        ctp_ts_python(t, s, tstate, &r);
+        ctp_ts_python(t, s, tstate, &pr, &r);
+    else if (!r.function && (r.stack = pr.stack))
+        r.flags |= CT_TS_NATIVE_PERF; /* inside a CUDA call: that call's stack */
     else if ((r.stack = atomic_load_explicit(&t->last_stack, memory_order_relaxed)))
         r.flags |= CT_TS_NATIVE_LAST;
     ctp_push(&ctp_ts_self, CT_REC_THREAD_SAMPLE, 0, ts, &r, sizeof r);
@@ -146,6 +173,8 @@ static void ctp_ts_round(void)
                     ctp_ts_fds--;
                 }
             }
+            if (s)
+                ctp_perf_close(&s->perf);
             free(s);
             t->sampled = &ctp_ts_gone;
             continue;
@@ -176,16 +205,15 @@ static void *ctp_ts_main(void *arg)
     return NULL;
 }
 
-/* perf_event_open's user-stack sampling of another thread needs perf_event_paranoid <= 2 (or
- * CAP_PERFMON); cutrace does not use it yet: the samples say it could. */
-static uint32_t ctp_ts_perf_permitted(void)
+const char *ctp_tsample_native(void)
 {
-    char buf[16] = "";
-    int fd = open("/proc/sys/kernel/perf_event_paranoid", O_RDONLY | O_CLOEXEC);
-    ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
-    if (fd >= 0)
-        close(fd);
-    return n > 0 && atoi(buf) <= 2 ? CT_TS_PERF_PERMITTED : 0;
+    static char text[128];
+    if (!ctp_opt.thread_sample_ns)
+        return "";
+    if (ctp_ts_perf < 0)
+        ctp_ts_perf = ctp_perf_probe(ctp_ts_perf_why, sizeof ctp_ts_perf_why);
+    snprintf(text, sizeof text, " native_samples=%s", ctp_ts_perf ? "perf" : ctp_ts_perf_why);
+    return text;
 }
 
 int ctp_tsample_start(void)
@@ -200,7 +228,8 @@ int ctp_tsample_start(void)
         ctp_ts_self.ring.words = w;
         ctp_ts_self.ring.mask = CTP_TS_RING_WORDS - 1;
     }
-    ctp_ts_perf = ctp_ts_perf_permitted();
+    if (ctp_ts_perf < 0)
+        ctp_ts_perf = ctp_perf_probe(ctp_ts_perf_why, sizeof ctp_ts_perf_why);
     atomic_store(&ctp_ts_stop, 0);
     if (pthread_create(&ctp_ts_pthread, NULL, ctp_ts_main, NULL) != 0) {
         fprintf(stderr, "cutrace: warning: cannot start the thread sampler; no thread samples\n");
@@ -222,6 +251,10 @@ void ctp_tsample_stop(void)
 
 void ctp_tsample_fork_child(void)
 {
+    /* the parent's rings are the parent's threads': this process must not read them */
+    for (ctp_thread *t = atomic_load(&ctp_threads); t; t = t->next)
+        if (t->sampled && t->sampled != &ctp_ts_gone)
+            ctp_perf_close(&t->sampled->perf);
     ctp_ts_running = 0;
     ctp_ts_fds = 0;
     ctp_ring *r = &ctp_ts_self.ring;
