@@ -371,6 +371,9 @@ uint64_t ctp_python_tstate(void)
     return (uintptr_t)ctp_py_tstate();
 }
 
+/* Samples of a thread that use the code objects an earlier one read, before all are read again. */
+#define CTP_PY_RECHECK 8
+
 /* The sampler's buffers: the part of a thread's data stack (3.11+) read whole, where its frames
  * lie one after the other, and the code objects of its frames (the previous sample's, then those
  * it did not have). */
@@ -431,7 +434,7 @@ static int ctp_py_state_read(uint64_t tstate, ctp_py_hint *hint, uint64_t *cur, 
     if (three)
         ctp_py_add(&b, tstate + L->ts_chunk + 8, again[2], 8);
     unsigned at_codes = b.n;
-    for (uint32_t i = 0; i < hint->ncodes; i++)
+    for (uint32_t i = 0; i < hint->ncodes && hint->age >= CTP_PY_RECHECK; i++)
         ctp_py_add(&b, hint->codes[i] + 8, ctp_py_codes[i], clen);
     unsigned whole = ctp_py_readv(&b);
     *codes_ok = whole > at_codes ? whole - at_codes : 0;
@@ -491,6 +494,8 @@ static int ctp_py_sample1(uint64_t tstate, ctp_py_hint *hint, uint64_t *keys, ui
     unsigned char fr[256];
     size_t clen = L->co_linetable + 8 - 8;
     unsigned codes_ok = 0;
+    if (clen > CTP_PY_CODE_BYTES)
+        return -1;
     /* where the previous sample found the thread, or (it moved) where this read found it */
     for (int attempt = 0; attempt < 2 && got == 0; attempt++)
         got = ctp_py_state_read(tstate, hint, &cur, &lo, &hi, &codes_ok);
@@ -552,11 +557,16 @@ static int ctp_py_sample1(uint64_t tstate, ctp_py_hint *hint, uint64_t *keys, ui
         ctp_py_add(&more, L->cframe_current != CTP_PY_NONE ? hint->cframe + L->cframe_current
                                                             : tstate + L->ts_frame, again, 8);
     unsigned nc = 0;
+    int cached = 0;
     for (int i = 0; i < k; i++) {
         cobytes[i] = NULL;
         for (uint32_t j = 0; j < codes_ok && !cobytes[i]; j++)
             if (hint->codes[j] == codes[i])
                 cobytes[i] = ctp_py_codes[j];
+        for (uint32_t j = 0; hint->age < CTP_PY_RECHECK && j < hint->ncodes && !cobytes[i]; j++)
+            if (hint->codes[j] == codes[i])
+                cobytes[i] = hint->bytes[j];
+        cached |= cobytes[i] && cobytes[i] >= hint->bytes[0] && cobytes[i] < hint->bytes[CTP_PY_MAX];
         for (int j = 0; j < i && !cobytes[i]; j++)
             if (codes[j] == codes[i] && cobytes[j] >= ctp_py_codes[CTP_PY_MAX])
                 cobytes[i] = cobytes[j];
@@ -567,17 +577,26 @@ static int ctp_py_sample1(uint64_t tstate, ctp_py_hint *hint, uint64_t *keys, ui
     }
     if (ctp_py_readv(&more) != more.n || (alone && ctp_py_u64(again, 0) != cur0))
         goto out;
-    hint->ncodes = 0;
+    uint32_t ncodes = 0;
+    uint64_t kept[CTP_PY_MAX];
+    static unsigned char keep[CTP_PY_MAX][CTP_PY_CODE_BYTES];
     for (int i = 0; i < k; i++) {
         if (ctp_py_u64(cobytes[i], 0) != ctp_py_code_type)
             goto out;
         ctp_py_keys(codes[i], lastis[i], cobytes[i] + L->co_firstlineno - 8, &keys[i], &code_at[i]);
         int known = 0;
-        for (uint32_t j = 0; j < hint->ncodes && !known; j++)
-            known = hint->codes[j] == codes[i];
-        if (!known)
-            hint->codes[hint->ncodes++] = codes[i];
+        for (uint32_t j = 0; j < ncodes && !known; j++)
+            known = kept[j] == codes[i];
+        if (!known) {
+            kept[ncodes] = codes[i];
+            memcpy(keep[ncodes++], cobytes[i], clen);
+        }
     }
+    /* the code objects for the next samples (their bytes may be the hint's own: copied first) */
+    memcpy(hint->codes, kept, ncodes * sizeof *kept);
+    memcpy(hint->bytes, keep, ncodes * sizeof *keep);
+    hint->ncodes = ncodes;
+    hint->age = cached ? hint->age + 1 : 0;
     n = k;
 out:
     if (n < 0)
