@@ -375,11 +375,11 @@ uint64_t ctp_python_tstate(void)
 #define CTP_PY_RECHECK 8
 
 /* The sampler's buffers: the part of a thread's data stack (3.11+) read whole, where its frames
- * lie one after the other, and the code objects of its frames (the previous sample's, then those
- * it did not have). */
+ * lie one after the other (a thread read on its own), and the code objects of its frames that
+ * its hint did not have. */
 #define CTP_PY_STACK_BYTES 65536
 static unsigned char ctp_py_stack[CTP_PY_STACK_BYTES];
-static unsigned char ctp_py_codes[2 * CTP_PY_MAX][256];
+static unsigned char ctp_py_codes[CTP_PY_MAX][CTP_PY_CODE_BYTES];
 
 /* One process_vm_readv of up to n pieces (remote address, length, local buffer); the number of
  * leading pieces read whole (the call stops at the first address that is not mapped). */
@@ -403,77 +403,94 @@ static unsigned ctp_py_readv(ctp_py_batch *b)
     return whole;
 }
 
-/* The state's current frame (after its _PyCFrame, 3.11 and 3.12) and data stack (3.11+) read in
- * one call, bracketed: the current frame and the stack's top read again after the stack, in the
- * same call; unchanged, the stack was copied while the thread stayed where it was, and its frames
- * hold together. Reads where the previous sample found them (hint): 1 when the thread is still
- * there (updated otherwise: then the caller reads again). Sets *cur, *lo and *hi (the data stack
- * copied into ctp_py_stack; 0, 0 before 3.11 or when too large); *codes_ok: leading hint codes
- * read whole. */
-static int ctp_py_state_read(uint64_t tstate, ctp_py_hint *hint, uint64_t *cur, uint64_t *lo,
-                             uint64_t *hi, unsigned *codes_ok)
+/* One thread's read of its state (ctp_py_state_add, _parse): its buffers and where its pieces
+ * are in the batch that reads them. */
+typedef struct ctp_py_slot {
+    unsigned char tsb[512], tsb2[512], cfb[8], cfb2[8];
+    unsigned char *stack;         /* where its data stack is copied */
+    unsigned first, at_stack, at_again, at_codes, end;
+} ctp_py_slot;
+
+/* Adds to b the pieces of the thread's state read (below), with the hint's code objects (into
+ * its bytes) when they are due to be read again; -1 if b has no room (nothing added). */
+static int ctp_py_state_add(ctp_py_batch *b, ctp_py_slot *s, uint64_t tstate, ctp_py_hint *hint)
 {
     const ctp_py_layout *L = ctp_py;
     int three = L->ts_chunk != CTP_PY_NONE, viacf = L->cframe_current != CTP_PY_NONE;
     unsigned tlen = three ? L->ts_chunk + 24 - L->ts_frame : 8;
-    unsigned char tsb[512], cfb[8], again[3][8];
     size_t clen = L->co_linetable + 8 - 8; /* from ob_type to the end of co_linetable */
-    if (tlen > sizeof tsb)
+    unsigned nc = hint->age >= CTP_PY_RECHECK ? hint->ncodes : 0;
+    if (tlen > sizeof s->tsb || b->n + 5 + nc > sizeof b->local / sizeof b->local[0])
         return -1;
-    ctp_py_batch b = {.n = 0};
-    ctp_py_add(&b, tstate + L->ts_frame, tsb, tlen);
+    s->first = b->n;
+    ctp_py_add(b, tstate + L->ts_frame, s->tsb, tlen);
     if (viacf && hint->cframe)
-        ctp_py_add(&b, hint->cframe + L->cframe_current, cfb, 8);
-    unsigned at_stack = b.n;
+        ctp_py_add(b, hint->cframe + L->cframe_current, s->cfb, 8);
+    s->at_stack = b->n;
     if (three && hint->chunk)
-        ctp_py_add(&b, hint->chunk, ctp_py_stack, hint->end - hint->chunk);
-    unsigned at_again = b.n;
-    ctp_py_add(&b, tstate + L->ts_frame, again[0], 8);
+        ctp_py_add(b, hint->chunk, s->stack, hint->end - hint->chunk);
+    /* again after the stack: the state's current frame and top (one piece), the _PyCFrame's */
+    s->at_again = b->n;
+    ctp_py_add(b, tstate + L->ts_frame, s->tsb2, tlen);
     if (viacf && hint->cframe)
-        ctp_py_add(&b, hint->cframe + L->cframe_current, again[1], 8);
-    if (three)
-        ctp_py_add(&b, tstate + L->ts_chunk + 8, again[2], 8);
-    unsigned at_codes = b.n;
-    for (uint32_t i = 0; i < hint->ncodes && hint->age >= CTP_PY_RECHECK; i++)
-        ctp_py_add(&b, hint->codes[i] + 8, ctp_py_codes[i], clen);
-    unsigned whole = ctp_py_readv(&b);
-    *codes_ok = whole > at_codes ? whole - at_codes : 0;
-    if (whole == 0)
+        ctp_py_add(b, hint->cframe + L->cframe_current, s->cfb2, 8);
+    s->at_codes = b->n;
+    for (uint32_t i = 0; i < nc; i++)
+        ctp_py_add(b, hint->codes[i] + 8, hint->bytes[i], clen);
+    s->end = b->n;
+    return 0;
+}
+
+/* The state's current frame (after its _PyCFrame, 3.11 and 3.12) and data stack (3.11+), read in
+ * one call (whole: the leading pieces of the call read whole), bracketed: the current frame and
+ * the stack's top read again after the stack, in the same call; unchanged, the stack was copied
+ * while the thread stayed where it was, and its frames hold together. Read where the previous
+ * sample found them (hint): 1 when the thread is still there (updated otherwise: then the caller
+ * reads again). Sets *cur, *lo and *hi (the data stack copied into s->stack; 0, 0 before 3.11 or
+ * when too large); *codes_ok: leading hint codes read whole. */
+static int ctp_py_state_parse(const ctp_py_slot *s, unsigned whole, ctp_py_hint *hint, uint64_t *cur,
+                              uint64_t *lo, uint64_t *hi, unsigned *codes_ok)
+{
+    const ctp_py_layout *L = ctp_py;
+    int three = L->ts_chunk != CTP_PY_NONE, viacf = L->cframe_current != CTP_PY_NONE;
+    whole = whole < s->first ? s->first : whole > s->end ? s->end : whole;
+    *codes_ok = whole > s->at_codes ? whole - s->at_codes : 0;
+    if (whole == s->first)
         return -1; /* not even the state */
     /* A piece the hint named that is gone (a data stack chunk freed as the stack shrank: the
      * read stops there) is learnt again from this read of the state, as a move is. */
-    if (whole < at_codes)
+    if (whole < s->at_codes)
         hint->cframe = hint->chunk = hint->end = 0;
     int learnt = 0;
-    uint64_t first = ctp_py_u64(tsb, 0), top = 0, chunk = 0;
+    uint64_t first = ctp_py_u64(s->tsb, 0), top = 0, chunk = 0;
     if (viacf && first && first != hint->cframe) {
         hint->cframe = first;
         learnt = 1;
     }
     if (three) {
-        chunk = ctp_py_u64(tsb, L->ts_chunk - L->ts_frame);
-        uint64_t limit = ctp_py_u64(tsb, L->ts_chunk + 16 - L->ts_frame);
-        top = ctp_py_u64(tsb, L->ts_chunk + 8 - L->ts_frame);
+        chunk = ctp_py_u64(s->tsb, L->ts_chunk - L->ts_frame);
+        uint64_t limit = ctp_py_u64(s->tsb, L->ts_chunk + 16 - L->ts_frame);
+        top = ctp_py_u64(s->tsb, L->ts_chunk + 8 - L->ts_frame);
         if (!chunk || top <= chunk || top - chunk > CTP_PY_STACK_BYTES) {
             chunk = 0;
-        } else if (chunk != hint->chunk || top > hint->end || at_stack == at_again) {
+        } else if (chunk != hint->chunk || top > hint->end || s->at_stack == s->at_again) {
             /* next time: this chunk, up to a little above this top (never past its limit) */
             hint->chunk = chunk;
             hint->end = top + 512 < limit && top + 512 - chunk <= CTP_PY_STACK_BYTES ? top + 512 : top;
             learnt = 1;
         }
     }
-    if (learnt || whole < at_codes)
+    if (learnt || whole < s->at_codes)
         return 0;
     *cur = first;
     *lo = *hi = 0;
-    int moved = ctp_py_u64(again[0], 0) != first;
+    int moved = ctp_py_u64(s->tsb2, 0) != first;
     if (viacf && first) {
-        *cur = ctp_py_u64(cfb, 0);
-        moved |= ctp_py_u64(again[1], 0) != *cur;
+        *cur = ctp_py_u64(s->cfb, 0);
+        moved |= ctp_py_u64(s->cfb2, 0) != *cur;
     }
     if (three) {
-        moved |= ctp_py_u64(again[2], 0) != top;
+        moved |= ctp_py_u64(s->tsb2, L->ts_chunk + 8 - L->ts_frame) != top;
         if (chunk) {
             *lo = chunk;
             *hi = top;
@@ -482,8 +499,22 @@ static int ctp_py_state_read(uint64_t tstate, ctp_py_hint *hint, uint64_t *cur, 
     return moved ? 0 : 1;
 }
 
-/* One try of ctp_python_sample. */
-static int ctp_py_sample1(uint64_t tstate, ctp_py_hint *hint, uint64_t *keys, uint64_t *code_at, int cap)
+/* The state read in a call of its own, the data stack into ctp_py_stack. */
+static int ctp_py_state_read(uint64_t tstate, ctp_py_hint *hint, uint64_t *cur, uint64_t *lo,
+                             uint64_t *hi, unsigned *codes_ok)
+{
+    ctp_py_slot s;
+    ctp_py_batch b = {.n = 0};
+    s.stack = ctp_py_stack;
+    if (ctp_py_state_add(&b, &s, tstate, hint) != 0)
+        return -1;
+    return ctp_py_state_parse(&s, ctp_py_readv(&b), hint, cur, lo, hi, codes_ok);
+}
+
+/* One try of ctp_python_sample; pre (if not NULL): the state as read by a batch of several
+ * threads' (ctp_python_sample_many), whole its leading pieces read whole, for the first try. */
+static int ctp_py_sample1(uint64_t tstate, ctp_py_hint *hint, uint64_t *keys, uint64_t *code_at, int cap,
+                          const ctp_py_slot *pre, unsigned whole)
 {
     const ctp_py_layout *L = ctp_py;
     const ctp_py_mem m = {ctp_py_pid, 0};
@@ -497,8 +528,13 @@ static int ctp_py_sample1(uint64_t tstate, ctp_py_hint *hint, uint64_t *keys, ui
     if (clen > CTP_PY_CODE_BYTES)
         return -1;
     /* where the previous sample found the thread, or (it moved) where this read found it */
-    for (int attempt = 0; attempt < 2 && got == 0; attempt++)
+    const unsigned char *stk = pre ? pre->stack : ctp_py_stack;
+    if (pre)
+        got = ctp_py_state_parse(pre, whole, hint, &cur, &lo, &hi, &codes_ok);
+    for (int attempt = 0; attempt < 2 && got == 0; attempt++) {
         got = ctp_py_state_read(tstate, hint, &cur, &lo, &hi, &codes_ok);
+        stk = ctp_py_stack;
+    }
     if (got != 1)
         goto out;
     if (cur >= lo && cur < lo + CTP_PY_STACK_BYTES && cur + L->fr_size > hi && hi)
@@ -516,7 +552,7 @@ static int ctp_py_sample1(uint64_t tstate, ctp_py_hint *hint, uint64_t *keys, ui
         if (steps >= 4 * CTP_PY_MAX)
             goto out; /* a cycle: frames changed under the reader */
         if (cur >= lo && cur + L->fr_size <= hi)
-            f = ctp_py_stack + (cur - lo);
+            f = stk + (cur - lo);
         else if (ctp_py_read(&m, cur, fr, L->fr_size) != 0)
             goto out;
         else
@@ -560,19 +596,21 @@ static int ctp_py_sample1(uint64_t tstate, ctp_py_hint *hint, uint64_t *keys, ui
     int cached = 0;
     for (int i = 0; i < k; i++) {
         cobytes[i] = NULL;
+        /* read again now (they were due), or as an earlier sample read them */
         for (uint32_t j = 0; j < codes_ok && !cobytes[i]; j++)
             if (hint->codes[j] == codes[i])
-                cobytes[i] = ctp_py_codes[j];
-        for (uint32_t j = 0; hint->age < CTP_PY_RECHECK && j < hint->ncodes && !cobytes[i]; j++)
-            if (hint->codes[j] == codes[i])
                 cobytes[i] = hint->bytes[j];
-        cached |= cobytes[i] && cobytes[i] >= hint->bytes[0] && cobytes[i] < hint->bytes[CTP_PY_MAX];
+        for (uint32_t j = 0; hint->age < CTP_PY_RECHECK && j < hint->ncodes && !cobytes[i]; j++)
+            if (hint->codes[j] == codes[i]) {
+                cobytes[i] = hint->bytes[j];
+                cached = 1;
+            }
         for (int j = 0; j < i && !cobytes[i]; j++)
-            if (codes[j] == codes[i] && cobytes[j] >= ctp_py_codes[CTP_PY_MAX])
+            if (codes[j] == codes[i] && cobytes[j] >= ctp_py_codes[0] && cobytes[j] < ctp_py_codes[CTP_PY_MAX])
                 cobytes[i] = cobytes[j];
         if (!cobytes[i]) {
-            cobytes[i] = ctp_py_codes[CTP_PY_MAX + nc];
-            ctp_py_add(&more, codes[i] + 8, ctp_py_codes[CTP_PY_MAX + nc++], clen);
+            cobytes[i] = ctp_py_codes[nc];
+            ctp_py_add(&more, codes[i] + 8, ctp_py_codes[nc++], clen);
         }
     }
     if (ctp_py_readv(&more) != more.n || (alone && ctp_py_u64(again, 0) != cur0))
@@ -616,8 +654,52 @@ int ctp_python_sample(uint64_t tstate, ctp_py_hint *hint, uint64_t *keys, uint64
         return -1;
     int n = -1;
     for (int k = 0; k < CTP_PY_TRIES && n < 0; k++)
-        n = ctp_py_sample1(tstate, hint, keys, code_at, cap);
+        n = ctp_py_sample1(tstate, hint, keys, code_at, cap, NULL, 0);
     return n;
+}
+
+/* Threads read together, and the room their data stacks are copied into. */
+#define CTP_PY_BATCH 32
+#define CTP_PY_ARENA (256 * 1024)
+
+void ctp_python_sample_many(int n, const uint64_t *tstates, ctp_py_hint *const *hints, ctp_py_frames *out)
+{
+    static ctp_py_slot slots[CTP_PY_BATCH];
+    static unsigned char arena[CTP_PY_ARENA];
+    static ctp_py_batch b;
+    int in[CTP_PY_BATCH];
+    size_t used = 0;
+    b.n = 0;
+    for (int i = 0; i < n; i++) {
+        out[i].n = -1;
+        if (i < CTP_PY_BATCH)
+            in[i] = 0;
+        if (!tstates[i] || !hints[i] || !ctp_py_known() || !ctp_py)
+            continue;
+        /* a thread whose pieces find no room is read on its own (below) */
+        size_t need = hints[i]->chunk ? hints[i]->end - hints[i]->chunk : 0;
+        if (i >= CTP_PY_BATCH || used + need > sizeof arena)
+            continue;
+        slots[i].stack = arena + used;
+        if (ctp_py_state_add(&b, &slots[i], tstates[i], hints[i]) == 0) {
+            in[i] = 1;
+            used += need;
+        }
+    }
+    int saved = errno;
+    unsigned whole = ctp_py_readv(&b);
+    errno = saved;
+    for (int i = 0; i < n; i++) {
+        if (!tstates[i] || !hints[i] || !ctp_py)
+            continue;
+        int got = -1;
+        if (i < CTP_PY_BATCH && in[i])
+            got = ctp_py_sample1(tstates[i], hints[i], out[i].keys, out[i].code_at, CTP_PY_MAX,
+                                 &slots[i], whole);
+        /* once more on its own, and as often as one thread's read tries */
+        out[i].n = got >= 0 ? got : ctp_python_sample(tstates[i], hints[i], out[i].keys,
+                                                      out[i].code_at, CTP_PY_MAX);
+    }
 }
 
 /* A Python str's text, interned; 0 if unreadable. */

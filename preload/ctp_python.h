@@ -76,6 +76,15 @@ typedef struct ctp_py_hint {
  * sample unreadable. Returns the count (0: no frames), or -1 if the frames could not be read
  * whole. One caller at a time (static buffers). */
 int ctp_python_sample(uint64_t tstate, ctp_py_hint *hint, uint64_t *keys, uint64_t *code_at, int cap);
+/* One thread's frames as ctp_python_sample gives them: n (-1: not read whole), keys, code_at. */
+typedef struct ctp_py_frames {
+    int n;
+    uint64_t keys[CTP_PY_MAX], code_at[CTP_PY_MAX];
+} ctp_py_frames;
+/* ctp_python_sample of n threads (tstates[i], hints[i]) into out[i], their states and data
+ * stacks read in one system call for all (a thread's code objects, when due to be read again,
+ * and a thread whose read failed or raced, are read on their own as ctp_python_sample reads). */
+void ctp_python_sample_many(int n, const uint64_t *tstates, ctp_py_hint *const *hints, ctp_py_frames *out);
 /* In a forked child (ctp_session's fork handler): the pid to read, and a lookup the fork
  * interrupted starts again. */
 void ctp_python_fork_child(void);

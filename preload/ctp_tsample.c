@@ -43,8 +43,10 @@ ctp_ring *ctp_tsample_ring(void)
 typedef struct ctp_ts_thread {
     int stat_fd, sched_fd;       /* its /proc stat and schedstat, -1 if not open */
     uint64_t run_ns;             /* schedstat: its time on a CPU, at the last sample */
+    uint64_t run_now;            /* ... at this one (while its frames are being read) */
     uint32_t stack, flags;       /* the last sample's Python stack and flags */
-    uint32_t letter;             /* the last state letter read from its stat */
+    uint32_t letter;             /* the letter its stat gave its last sleep read (S, D) */
+    int letter_read;             /* ... read during the sleep it is in now */
     ctp_perf perf;               /* its perf_event ring (perf.fd -1: none) */
     int n;                       /* ... its Python frames' count, and their keys */
     uint64_t keys[CTP_PY_MAX];
@@ -93,20 +95,21 @@ static ctp_ts_thread *ctp_ts_of(ctp_thread *t)
     return t->sampled;
 }
 
-/* A thread's Python frames. Unless it is running, a thread that has not run since the last
- * sample read them (its time on a CPU, schedstat's first field, unchanged) has the frames it had:
- * a thread that waits (in a sleep, on a lock, for I/O, in a synchronization) costs no read of
- * its memory. The same frames as last time are the same stack, not looked up again. */
-static void ctp_ts_python(ctp_thread *t, ctp_ts_thread *s, uint64_t tstate, const ctp_perf_seen *pr,
-                          ct_rec_thread_sample *r)
+/* A thread's Python frames. A thread that has not run since the last sample read them (its
+ * perf_event switches say so, or without them its time on a CPU, schedstat's first field,
+ * unchanged, unless it is running) has the frames it had: a thread that waits (in a sleep, on a
+ * lock, for I/O, in a synchronization) costs no read of its memory. 1 if they are to be read (the
+ * round reads every thread's together: ctp_ts_python_got), else r has the last ones. */
+static int ctp_ts_python_due(ctp_thread *t, ctp_ts_thread *s, const ctp_perf_seen *pr,
+                             ct_rec_thread_sample *r)
 {
     char buf[128];
     unsigned long long run = UINT64_MAX;
-    /* with perf_event, its switch records say whether it ran, for free */
+    s->run_now = UINT64_MAX;
     if (s->perf.fd >= 0 && !pr->ran && !pr->lost && s->run_ns != UINT64_MAX) {
         r->stack = s->stack;
         r->flags |= s->flags;
-        return;
+        return 0;
     }
     ssize_t n = r->state == 'R' || s->perf.fd >= 0
                     ? -1 : ctp_ts_read(t, &s->sched_fd, "schedstat", buf, sizeof buf - 1);
@@ -115,19 +118,54 @@ static void ctp_ts_python(ctp_thread *t, ctp_ts_thread *s, uint64_t tstate, cons
         if (sscanf(buf, "%llu", &run) != 1)
             run = UINT64_MAX;
     }
-    if (run == UINT64_MAX || run != s->run_ns) {
-        uint64_t keys[CTP_PY_MAX], code_at[CTP_PY_MAX];
-        int got = ctp_python_sample(tstate, &s->hint, keys, code_at, CTP_PY_MAX);
-        s->run_ns = got < 0 ? UINT64_MAX : s->perf.fd >= 0 ? 0 : run;
-        s->flags = got < 0 ? CT_TS_READ_FAILED : CT_TS_PYTHON;
-        if (got < 0 || got != s->n || memcmp(keys, s->keys, (size_t)got * sizeof *keys)) {
-            s->stack = got < 0 ? 0 : ctp_stack_intern(keys, code_at, got);
-            s->n = got;
-            memcpy(s->keys, keys, (size_t)(got < 0 ? 0 : got) * sizeof *keys);
-        }
+    if (run != UINT64_MAX && run == s->run_ns) {
+        r->stack = s->stack;
+        r->flags |= s->flags;
+        return 0;
+    }
+    s->run_now = s->perf.fd >= 0 ? 0 : run;
+    return 1;
+}
+
+/* What the read of a thread's frames (f) says; the same frames as last time are the same stack,
+ * not looked up again. */
+static void ctp_ts_python_got(ctp_ts_thread *s, const ctp_py_frames *f, ct_rec_thread_sample *r)
+{
+    int got = f->n;
+    s->run_ns = got < 0 ? UINT64_MAX : s->run_now;
+    s->flags = got < 0 ? CT_TS_READ_FAILED : CT_TS_PYTHON;
+    if (got < 0 || got != s->n || memcmp(f->keys, s->keys, (size_t)got * sizeof *f->keys)) {
+        s->stack = got < 0 ? 0 : ctp_stack_intern(f->keys, f->code_at, got);
+        s->n = got;
+        memcpy(s->keys, f->keys, (size_t)(got < 0 ? 0 : got) * sizeof *f->keys);
     }
     r->stack = s->stack;
     r->flags |= s->flags;
+}
+
+/* The samples of a round, appended in order once the Python frames due are read, together
+ * (ctp_python_sample_many; tstate 0: none due). */
+#define CTP_TS_BATCH 32
+static struct ctp_ts_pending {
+    ctp_ts_thread *s;
+    uint64_t ts;
+    ct_rec_thread_sample r;
+} ctp_ts_pend[CTP_TS_BATCH];
+static uint64_t ctp_ts_tstates[CTP_TS_BATCH];
+static ctp_py_hint *ctp_ts_hints[CTP_TS_BATCH];
+static ctp_py_frames ctp_ts_frames[CTP_TS_BATCH];
+static int ctp_ts_npend;
+
+static void ctp_ts_flush(void)
+{
+    ctp_python_sample_many(ctp_ts_npend, ctp_ts_tstates, ctp_ts_hints, ctp_ts_frames);
+    for (int i = 0; i < ctp_ts_npend; i++) {
+        struct ctp_ts_pending *q = &ctp_ts_pend[i];
+        if (ctp_ts_tstates[i])
+            ctp_ts_python_got(q->s, &ctp_ts_frames[i], &q->r);
+        ctp_push(&ctp_ts_self, CT_REC_THREAD_SAMPLE, 0, q->ts, &q->r, sizeof q->r);
+    }
+    ctp_ts_npend = 0;
 }
 
 static void ctp_ts_sample(ctp_thread *t, ctp_ts_thread *s)
@@ -140,23 +178,32 @@ static void ctp_ts_sample(ctp_thread *t, ctp_ts_thread *s)
     ctp_perf_seen pr;
     ctp_perf_read(&s->perf, !tstate, &pr);
     /* The stat file (the costliest read) only when the switches do not tell: running or
-     * preempted is R; a sleep that began since the previous sample is read once (S or D), and
-     * keeps its letter while it lasts. */
-    if (pr.state == 'R' || (pr.state == 'S' && !pr.slept && s->letter)) {
-        r.state = pr.state == 'R' ? 'R' : s->letter;
+     * preempted is R; a sleep is S or D: one that began since the previous sample has the
+     * letter of the thread's last sleep, and one that lasts to the next sample is read once
+     * (a thread that sleeps briefly between computations, many times a period, costs no read). */
+    if (pr.state == 'R') {
+        r.state = 'R';
+    } else if (pr.state == 'S' && (pr.slept || s->letter_read)) {
+        r.state = s->letter ? s->letter : 'S';
+        s->letter_read &= !pr.slept;
     } else {
         ssize_t n = ctp_ts_read(t, &s->stat_fd, "stat", buf, sizeof buf);
-        r.state = s->letter = n > 0 ? ctp_ts_state_of(buf, n) : 0;
+        r.state = n > 0 ? ctp_ts_state_of(buf, n) : 0;
+        s->letter = r.state == 'R' ? s->letter : r.state; /* a sleep's letter */
+        s->letter_read = pr.state == 'S';
     }
     if (!r.state)
         r.flags |= CT_TS_NO_STATE;
-    if (tstate)
-        ctp_ts_python(t, s, tstate, &pr, &r);
-    else if (!r.function && (r.stack = pr.stack))
+    int due = tstate && ctp_ts_python_due(t, s, &pr, &r);
+    if (!tstate && !r.function && (r.stack = pr.stack))
         r.flags |= CT_TS_NATIVE_PERF; /* inside a CUDA call: that call's stack */
-    else if ((r.stack = atomic_load_explicit(&t->last_stack, memory_order_relaxed)))
+    else if (!tstate && (r.stack = atomic_load_explicit(&t->last_stack, memory_order_relaxed)))
         r.flags |= CT_TS_NATIVE_LAST;
-    ctp_push(&ctp_ts_self, CT_REC_THREAD_SAMPLE, 0, ts, &r, sizeof r);
+    if (ctp_ts_npend == CTP_TS_BATCH)
+        ctp_ts_flush();
+    ctp_ts_pend[ctp_ts_npend] = (struct ctp_ts_pending){s, ts, r};
+    ctp_ts_tstates[ctp_ts_npend] = due ? tstate : 0;
+    ctp_ts_hints[ctp_ts_npend++] = &s->hint;
 }
 
 static void ctp_ts_round(void)
@@ -182,6 +229,7 @@ static void ctp_ts_round(void)
         if ((s = ctp_ts_of(t)))
             ctp_ts_sample(t, s);
     }
+    ctp_ts_flush();
 }
 
 /* Rounds on a fixed grid of the period; a round that comes late (the sampler descheduled)
