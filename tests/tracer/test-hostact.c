@@ -9,6 +9,28 @@
 
 #include <stdlib.h>
 
+/* `cutrace summary --json` of the trace in out, parsed; NULL if it could not be had. */
+static tj *ha_summary(const char *out)
+{
+    char *args[] = {"summary", "--json", (char *)out, NULL}, e[256];
+    char *text = tr_analyze(args);
+    tj *s = text ? tj_parse(text, e, sizeof e) : NULL;
+    free(text);
+    return s;
+}
+
+/* Runs cmd into out sampled every 2 ms: it exits 0, having printed nph phases "PREFIX phase ..."
+ * (into ph). 0, or 1 after a message. */
+static int ha_run(ctt_proc *p, const char *out, char *const cmd[], const char *prefix, tr_phase *ph,
+                  size_t nph)
+{
+    char *env[] = {"CUTRACE_THREAD_SAMPLE_US=2000", NULL};
+    ASSERT_INT(tr_run(p, out, NULL, cmd, env, 60), ==, 0);
+    TR_ASSERT_EXIT(*p, 0);
+    ASSERT_UINT(tr_phases_of(p->out, prefix, ph), ==, nph);
+    return 0;
+}
+
 TEST_IMPL(host_activity_of_the_idle_time)
 {
     glob_t g;
@@ -16,13 +38,11 @@ TEST_IMPL(host_activity_of_the_idle_time)
     char out[4096];
     snprintf(out, sizeof out, "%s/phases", ctt_tmpdir());
     char *cmd[] = {g.gl_pathv[0], TR_PYPHASES_PY, "3", NULL};
-    char *env[] = {"CUTRACE_THREAD_SAMPLE_US=2000", NULL};
     ctt_proc p;
-    ASSERT_INT(tr_run(&p, out, NULL, cmd, env, 60), ==, 0);
-    TR_ASSERT_EXIT(p, 0);
     tr_phase ph[TR_PHASES];
-    size_t nph = tr_phases_of(p.out, "pyphases:", ph);
-    ASSERT_UINT(nph, ==, 9);
+    size_t nph = 9;
+    if (ha_run(&p, out, cmd, "pyphases:", ph, nph))
+        return 1;
     /* the phases' own time: the idle gaps hold the second and third rounds' compute and wait
      * (the first round's come before any GPU work) */
     double own[2] = {0, 0};
@@ -30,11 +50,7 @@ TEST_IMPL(host_activity_of_the_idle_time)
         for (int k = 0; k < 2; k++)
             if (!strcmp(ph[i].name, k ? "wait" : "compute"))
                 own[k] += (double)(ph[i].end - ph[i].start);
-    char *args[] = {"summary", "--json", out, NULL}, e[256];
-    char *text = tr_analyze(args);
-    ASSERT(text);
-    tj *s = tj_parse(text, e, sizeof e);
-    free(text);
+    tj *s = ha_summary(out);
     ASSERT(s);
     const tj *acts = tj_path(s, "breakdown.0.gaps.data-loading.host_activity");
     ASSERT(acts && acts->type == TJ_ARR);
@@ -71,34 +87,17 @@ TEST_IMPL(host_activity_native_functions)
     char prog[4096], out[4096];
     snprintf(out, sizeof out, "%s/native", ctt_tmpdir());
     char *cmd[] = {(char *)tr_workload(prog, "ts_native"), "4", NULL};
-    char *env[] = {"CUTRACE_THREAD_SAMPLE_US=2000", NULL};
     ctt_proc p;
-    ASSERT_INT(tr_run(&p, out, NULL, cmd, env, 60), ==, 0);
-    TR_ASSERT_EXIT(p, 0);
     tr_phase ph[TR_PHASES];
-    size_t nph = tr_phases_of(p.out, "ts_native:", ph);
-    ASSERT_UINT(nph, ==, 8);
-    char *dump[] = {"dump", out, NULL};
-    char *text = tr_analyze(dump);
-    ASSERT(text);
-    const char *opt = strstr(text, "native_samples=");
-    char why[160];
-    snprintf(why, sizeof why, "%.*s", opt ? (int)strcspn(opt, " \"\n") : 0, opt ? opt : "");
-    free(text);
-    if (strncmp(why, "native_samples=perf", 19) || why[19]) {
-        char msg[256];
-        snprintf(msg, sizeof msg, "perf_event user-stack sampling not permitted here (%s)", why);
-        ctt_skip(msg);
-    }
+    size_t nph = 8;
+    if (ha_run(&p, out, cmd, "ts_native:", ph, nph))
+        return 1;
+    tr_skip_without_perf(out);
     /* the idle gaps hold every phase but the last (after the last copy, no GPU work follows) */
     double own[2] = {0, 0};
     for (size_t i = 0; i + 1 < nph; i++)
         own[strcmp(ph[i].name, "hash") != 0] += (double)(ph[i].end - ph[i].start);
-    char *args[] = {"summary", "--json", out, NULL}, e[256];
-    text = tr_analyze(args);
-    ASSERT(text);
-    tj *s = tj_parse(text, e, sizeof e);
-    free(text);
+    tj *s = ha_summary(out);
     ASSERT(s);
     const tj *gaps = tj_path(s, "breakdown.0.gaps");
     ASSERT(gaps && gaps->type == TJ_OBJ);
