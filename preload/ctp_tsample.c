@@ -44,6 +44,8 @@ typedef struct ctp_ts_thread {
     int stat_fd, sched_fd;       /* its /proc stat and schedstat, -1 if not open */
     uint64_t run_ns;             /* schedstat: its time on a CPU, at the last sample */
     uint64_t run_now;            /* ... at this one (while its frames are being read) */
+    uint32_t in_fn;              /* the traced call it was inside at the last sample (0 none) */
+    uint64_t last_return;        /* ... and its ctp_thread.last_return then */
     uint32_t stack, flags;       /* the last sample's Python stack and flags */
     uint32_t letter;             /* the letter its stat gave its last sleep read (S, D) */
     int letter_read;             /* ... read during the sleep it is in now */
@@ -97,7 +99,7 @@ static ctp_ts_thread *ctp_ts_of(ctp_thread *t)
 
 /* A thread's Python frames. A thread that has not run since the last sample read them (its
  * perf_event switches say so, or without them its time on a CPU, schedstat's first field,
- * unchanged, unless it is running) has the frames it had: a thread that waits (in a sleep, on a
+ * unchanged, unless it is running), or has stayed inside one traced call, has the frames it had: a thread that waits (in a sleep, on a
  * lock, for I/O, in a synchronization) costs no read of its memory. 1 if they are to be read (the
  * round reads every thread's together: ctp_ts_python_got), else r has the last ones. */
 static int ctp_ts_python_due(ctp_thread *t, ctp_ts_thread *s, const ctp_perf_seen *pr,
@@ -106,7 +108,13 @@ static int ctp_ts_python_due(ctp_thread *t, ctp_ts_thread *s, const ctp_perf_see
     char buf[128];
     unsigned long long run = UINT64_MAX;
     s->run_now = UINT64_MAX;
-    if (s->perf.fd >= 0 && !pr->ran && !pr->lost && s->run_ns != UINT64_MAX) {
+    /* Inside the traced call it was in at the last sample, no traced call having returned since
+     * (a return sets last_return): it has run no Python since, its frames are those read. */
+    uint64_t ret = __atomic_load_n(&t->last_return, __ATOMIC_RELAXED);
+    int same_call = r->function && r->function == s->in_fn && ret == s->last_return;
+    s->in_fn = r->function;
+    s->last_return = ret;
+    if ((same_call || (s->perf.fd >= 0 && !pr->ran && !pr->lost)) && s->run_ns != UINT64_MAX) {
         r->stack = s->stack;
         r->flags |= s->flags;
         return 0;
