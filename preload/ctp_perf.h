@@ -1,7 +1,7 @@
 /* perf_event user-stack sampling of the traced threads, for the thread sampler (issue 28, item
  * 2; ctp_tsample.h). Where the kernel permits it (perf_event_paranoid <= 2, or CAP_PERFMON; not
  * under a seccomp profile that refuses perf_event_open), each sampled thread gets one event of its
- * own: its task clock (PERF_COUNT_SW_TASK_CLOCK, user mode only), which every half period of the
+ * own: its task clock (PERF_COUNT_SW_TASK_CLOCK, user mode only), which every period of the
  * thread's CPU time copies its user registers and the top CTP_PERF_STACK bytes of its stack into a
  * ring the sampler maps, and which also records each switch of the thread on and off a CPU
  * (context_switch). Nothing reaches the program: no signal (no fasync, no F_SETSIG), no stop; the
@@ -50,8 +50,10 @@ typedef struct ctp_perf_seen {
  * perf_event_paranoid) in why[0..len). Tried once on the calling thread: an event opened and
  * mapped as ctp_perf_open does, then closed. errno kept. */
 int ctp_perf_probe(char *why, size_t len);
-/* Opens thread tid's event and ring: 0, or -1 (p->fd -1: that thread has no native samples). */
-int ctp_perf_open(ctp_perf *p, uint32_t tid);
+/* Opens thread tid's event and ring: 0, or -1 (p->fd -1: that thread has no native samples).
+ * Without stacks (a Python thread: its frames are read otherwise), its switches only: no timer,
+ * no sample. */
+int ctp_perf_open(ctp_perf *p, uint32_t tid, int stacks);
 void ctp_perf_close(ctp_perf *p);
 /* Reads what the thread's ring gained since the previous read, and frees that room; with stack,
  * unwinds its newest sample (r->stack). */

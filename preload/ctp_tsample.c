@@ -90,7 +90,8 @@ static ctp_ts_thread *ctp_ts_of(ctp_thread *t)
 {
     if (!t->sampled && (t->sampled = calloc(1, sizeof *t->sampled))) {
         t->sampled->stat_fd = t->sampled->sched_fd = -1;
-        if (ctp_ts_perf != 1 || ctp_perf_open(&t->sampled->perf, t->tid) != 0)
+        int python = atomic_load_explicit(&t->py_tstate, memory_order_relaxed) != 0;
+        if (ctp_ts_perf != 1 || ctp_perf_open(&t->sampled->perf, t->tid, !python) != 0)
             t->sampled->perf.fd = -1;
         t->sampled->run_ns = UINT64_MAX;
     }

@@ -13,9 +13,9 @@ threads.
 
 Where the kernel permits perf_event (the trace's options say native_samples=perf), the sampler
 reads each thread's state and whether it ran from the thread's perf ring, without a system call;
-the kernel's own work for it (a sample every 2.5 ms of each thread's CPU time, 4 KiB of its stack
-copied, a record per context switch) is done in the sampled threads, not in the sampler's, and
-is not in this figure (measured apart: README, thread sampling).
+the kernel's own work for it (a record per context switch; for a thread without Python, a sample
+every 5 ms of its CPU time with 4 KiB of its stack) is done in the sampled threads, not in the
+sampler's, and is not in this figure (measured apart: README, thread sampling).
 """
 import glob
 import os
