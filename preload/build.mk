@@ -27,6 +27,6 @@ $(PRELOAD_GEN)/%.o: $(PRELOAD_GEN)/%.c $(PRELOAD_GEN)/ctp_fns.h | $(B)/.deps-ok
 $(CUTRACE_SO): $(PRELOAD_OBJS) $(CTTRACE_LIB) $(PRELOAD_GEN)/libcutrace.map
 	@mkdir -p $(dir $@)
 	$(CC) -shared -o $@ -Wl,-soname,libcuda.so.1 -Wl,--version-script=$(PRELOAD_GEN)/libcutrace.map \
-	  -Wl,-z,now -Wl,-z,nodelete -Wl,--no-undefined $(PRELOAD_OBJS) $(CTTRACE_LIB) $(CTTRACE_LDLIBS) -lunwind -ldl -lpthread
+	  -Wl,-z,now -Wl,-z,nodelete -Wl,--no-undefined $(PRELOAD_OBJS) $(CTTRACE_LIB) $(CTTRACE_LDLIBS) -lunwind -lunwind-x86_64 -ldl -lpthread
 
 all: $(CUTRACE_SO)

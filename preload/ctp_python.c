@@ -371,12 +371,15 @@ uint64_t ctp_python_tstate(void)
     return (uintptr_t)ctp_py_tstate();
 }
 
+/* Samples of a thread that use the code objects an earlier one read, before all are read again. */
+#define CTP_PY_RECHECK 8
+
 /* The sampler's buffers: the part of a thread's data stack (3.11+) read whole, where its frames
- * lie one after the other, and the code objects of its frames (the previous sample's, then those
- * it did not have). */
+ * lie one after the other (a thread read on its own), and the code objects of its frames that
+ * its hint did not have. */
 #define CTP_PY_STACK_BYTES 65536
 static unsigned char ctp_py_stack[CTP_PY_STACK_BYTES];
-static unsigned char ctp_py_codes[2 * CTP_PY_MAX][256];
+static unsigned char ctp_py_codes[CTP_PY_MAX][CTP_PY_CODE_BYTES];
 
 /* One process_vm_readv of up to n pieces (remote address, length, local buffer); the number of
  * leading pieces read whole (the call stops at the first address that is not mapped). */
@@ -400,67 +403,95 @@ static unsigned ctp_py_readv(ctp_py_batch *b)
     return whole;
 }
 
-/* The state's current frame (after its _PyCFrame, 3.11 and 3.12) and data stack (3.11+) read in
- * one call, bracketed: the current frame and the stack's top read again after the stack, in the
- * same call; unchanged, the stack was copied while the thread stayed where it was, and its frames
- * hold together. Reads where the previous sample found them (hint): 1 when the thread is still
- * there (updated otherwise: then the caller reads again). Sets *cur, *lo and *hi (the data stack
- * copied into ctp_py_stack; 0, 0 before 3.11 or when too large); *codes_ok: leading hint codes
- * read whole. */
-static int ctp_py_state_read(uint64_t tstate, ctp_py_hint *hint, uint64_t *cur, uint64_t *lo,
-                             uint64_t *hi, unsigned *codes_ok)
+/* One thread's read of its state (ctp_py_state_add, _parse): its buffers and where its pieces
+ * are in the batch that reads them. */
+typedef struct ctp_py_slot {
+    unsigned char tsb[512], tsb2[512], cfb[8], cfb2[8];
+    unsigned char *stack;         /* where its data stack is copied */
+    unsigned first, at_stack, at_again, at_codes, end;
+} ctp_py_slot;
+
+/* Adds to b the pieces of the thread's state read (below), with the hint's code objects (into
+ * its bytes) when they are due to be read again; -1 if b has no room (nothing added). */
+static int ctp_py_state_add(ctp_py_batch *b, ctp_py_slot *s, uint64_t tstate, ctp_py_hint *hint)
 {
     const ctp_py_layout *L = ctp_py;
     int three = L->ts_chunk != CTP_PY_NONE, viacf = L->cframe_current != CTP_PY_NONE;
     unsigned tlen = three ? L->ts_chunk + 24 - L->ts_frame : 8;
-    unsigned char tsb[512], cfb[8], again[3][8];
     size_t clen = L->co_linetable + 8 - 8; /* from ob_type to the end of co_linetable */
-    if (tlen > sizeof tsb)
+    unsigned nc = hint->age >= CTP_PY_RECHECK ? hint->ncodes : 0;
+    if (tlen > sizeof s->tsb || b->n + 5 + nc > sizeof b->local / sizeof b->local[0])
         return -1;
-    ctp_py_batch b = {.n = 0};
-    ctp_py_add(&b, tstate + L->ts_frame, tsb, tlen);
+    s->first = b->n;
+    ctp_py_add(b, tstate + L->ts_frame, s->tsb, tlen);
     if (viacf && hint->cframe)
-        ctp_py_add(&b, hint->cframe + L->cframe_current, cfb, 8);
-    unsigned at_stack = b.n;
+        ctp_py_add(b, hint->cframe + L->cframe_current, s->cfb, 8);
+    s->at_stack = b->n;
     if (three && hint->chunk)
-        ctp_py_add(&b, hint->chunk, ctp_py_stack, hint->end - hint->chunk);
-    unsigned at_again = b.n;
-    ctp_py_add(&b, tstate + L->ts_frame, again[0], 8);
+        ctp_py_add(b, hint->chunk, s->stack, hint->end - hint->chunk);
+    /* again after the stack: the state's current frame and top (one piece), the _PyCFrame's */
+    s->at_again = b->n;
+    ctp_py_add(b, tstate + L->ts_frame, s->tsb2, tlen);
     if (viacf && hint->cframe)
-        ctp_py_add(&b, hint->cframe + L->cframe_current, again[1], 8);
-    if (three)
-        ctp_py_add(&b, tstate + L->ts_chunk + 8, again[2], 8);
-    unsigned at_codes = b.n;
-    for (uint32_t i = 0; i < hint->ncodes; i++)
-        ctp_py_add(&b, hint->codes[i] + 8, ctp_py_codes[i], clen);
-    unsigned whole = ctp_py_readv(&b);
-    *codes_ok = whole > at_codes ? whole - at_codes : 0;
-    if (whole < at_codes)
+        ctp_py_add(b, hint->cframe + L->cframe_current, s->cfb2, 8);
+    s->at_codes = b->n;
+    for (uint32_t i = 0; i < nc; i++)
+        ctp_py_add(b, hint->codes[i] + 8, hint->bytes[i], clen);
+    s->end = b->n;
+    return 0;
+}
+
+/* The state's current frame (after its _PyCFrame, 3.11 and 3.12) and data stack (3.11+), read in
+ * one call (whole: the leading pieces of the call read whole), bracketed: the current frame and
+ * the stack's top read again after the stack, in the same call; unchanged, the stack was copied
+ * while the thread stayed where it was, and its frames hold together. Read where the previous
+ * sample found them (hint): 1 when the thread is still there (updated otherwise: then the caller
+ * reads again). Sets *cur, *lo and *hi (the data stack copied into s->stack; 0, 0 before 3.11 or
+ * when too large); *codes_ok: leading hint codes read whole. */
+static int ctp_py_state_parse(const ctp_py_slot *s, unsigned whole, ctp_py_hint *hint, uint64_t *cur,
+                              uint64_t *lo, uint64_t *hi, unsigned *codes_ok)
+{
+    const ctp_py_layout *L = ctp_py;
+    int three = L->ts_chunk != CTP_PY_NONE, viacf = L->cframe_current != CTP_PY_NONE;
+    whole = whole < s->first ? s->first : whole > s->end ? s->end : whole;
+    *codes_ok = whole > s->at_codes ? whole - s->at_codes : 0;
+    if (whole == s->first)
         return -1; /* not even the state */
-    uint64_t first = ctp_py_u64(tsb, 0), top = 0;
-    *cur = first;
-    *lo = *hi = 0;
-    int moved = ctp_py_u64(again[0], 0) != first;
-    if (viacf && first) {
-        if (first != hint->cframe) {
-            hint->cframe = first;
-            return 0;
-        }
-        *cur = ctp_py_u64(cfb, 0);
-        moved |= ctp_py_u64(again[1], 0) != *cur;
+    /* A piece the hint named that is gone (a data stack chunk freed as the stack shrank: the
+     * read stops there) is learnt again from this read of the state, as a move is. */
+    if (whole < s->at_codes)
+        hint->cframe = hint->chunk = hint->end = 0;
+    int learnt = 0;
+    uint64_t first = ctp_py_u64(s->tsb, 0), top = 0, chunk = 0;
+    if (viacf && first && first != hint->cframe) {
+        hint->cframe = first;
+        learnt = 1;
     }
     if (three) {
-        uint64_t chunk = ctp_py_u64(tsb, L->ts_chunk - L->ts_frame);
-        uint64_t limit = ctp_py_u64(tsb, L->ts_chunk + 16 - L->ts_frame);
-        top = ctp_py_u64(tsb, L->ts_chunk + 8 - L->ts_frame);
-        moved |= ctp_py_u64(again[2], 0) != top;
-        if (chunk && top > chunk && top - chunk <= CTP_PY_STACK_BYTES) {
-            if (chunk != hint->chunk || top > hint->end || at_stack == at_again) {
-                /* next time: this chunk, up to a little above this top (never past its limit) */
-                hint->chunk = chunk;
-                hint->end = top + 512 < limit && top + 512 - chunk <= CTP_PY_STACK_BYTES ? top + 512 : top;
-                return 0;
-            }
+        chunk = ctp_py_u64(s->tsb, L->ts_chunk - L->ts_frame);
+        uint64_t limit = ctp_py_u64(s->tsb, L->ts_chunk + 16 - L->ts_frame);
+        top = ctp_py_u64(s->tsb, L->ts_chunk + 8 - L->ts_frame);
+        if (!chunk || top <= chunk || top - chunk > CTP_PY_STACK_BYTES) {
+            chunk = 0;
+        } else if (chunk != hint->chunk || top > hint->end || s->at_stack == s->at_again) {
+            /* next time: this chunk, up to a little above this top (never past its limit) */
+            hint->chunk = chunk;
+            hint->end = top + 512 < limit && top + 512 - chunk <= CTP_PY_STACK_BYTES ? top + 512 : top;
+            learnt = 1;
+        }
+    }
+    if (learnt || whole < s->at_codes)
+        return 0;
+    *cur = first;
+    *lo = *hi = 0;
+    int moved = ctp_py_u64(s->tsb2, 0) != first;
+    if (viacf && first) {
+        *cur = ctp_py_u64(s->cfb, 0);
+        moved |= ctp_py_u64(s->cfb2, 0) != *cur;
+    }
+    if (three) {
+        moved |= ctp_py_u64(s->tsb2, L->ts_chunk + 8 - L->ts_frame) != top;
+        if (chunk) {
             *lo = chunk;
             *hi = top;
         }
@@ -468,10 +499,23 @@ static int ctp_py_state_read(uint64_t tstate, ctp_py_hint *hint, uint64_t *cur, 
     return moved ? 0 : 1;
 }
 
-int ctp_python_sample(uint64_t tstate, ctp_py_hint *hint, uint64_t *keys, uint64_t *code_at, int cap)
+/* The state read in a call of its own, the data stack into ctp_py_stack. */
+static int ctp_py_state_read(uint64_t tstate, ctp_py_hint *hint, uint64_t *cur, uint64_t *lo,
+                             uint64_t *hi, unsigned *codes_ok)
 {
-    if (!tstate || !hint || !ctp_py_known() || !ctp_py)
+    ctp_py_slot s;
+    ctp_py_batch b = {.n = 0};
+    s.stack = ctp_py_stack;
+    if (ctp_py_state_add(&b, &s, tstate, hint) != 0)
         return -1;
+    return ctp_py_state_parse(&s, ctp_py_readv(&b), hint, cur, lo, hi, codes_ok);
+}
+
+/* One try of ctp_python_sample; pre (if not NULL): the state as read by a batch of several
+ * threads' (ctp_python_sample_many), whole its leading pieces read whole, for the first try. */
+static int ctp_py_sample1(uint64_t tstate, ctp_py_hint *hint, uint64_t *keys, uint64_t *code_at, int cap,
+                          const ctp_py_slot *pre, unsigned whole)
+{
     const ctp_py_layout *L = ctp_py;
     const ctp_py_mem m = {ctp_py_pid, 0};
     int saved = errno, n = -1, got = 0;
@@ -481,9 +525,16 @@ int ctp_python_sample(uint64_t tstate, ctp_py_hint *hint, uint64_t *keys, uint64
     unsigned char fr[256];
     size_t clen = L->co_linetable + 8 - 8;
     unsigned codes_ok = 0;
+    if (clen > CTP_PY_CODE_BYTES)
+        return -1;
     /* where the previous sample found the thread, or (it moved) where this read found it */
-    for (int attempt = 0; attempt < 2 && got == 0; attempt++)
+    const unsigned char *stk = pre ? pre->stack : ctp_py_stack;
+    if (pre)
+        got = ctp_py_state_parse(pre, whole, hint, &cur, &lo, &hi, &codes_ok);
+    for (int attempt = 0; attempt < 2 && got == 0; attempt++) {
         got = ctp_py_state_read(tstate, hint, &cur, &lo, &hi, &codes_ok);
+        stk = ctp_py_stack;
+    }
     if (got != 1)
         goto out;
     if (cur >= lo && cur < lo + CTP_PY_STACK_BYTES && cur + L->fr_size > hi && hi)
@@ -501,7 +552,7 @@ int ctp_python_sample(uint64_t tstate, ctp_py_hint *hint, uint64_t *keys, uint64
         if (steps >= 4 * CTP_PY_MAX)
             goto out; /* a cycle: frames changed under the reader */
         if (cur >= lo && cur + L->fr_size <= hi)
-            f = ctp_py_stack + (cur - lo);
+            f = stk + (cur - lo);
         else if (ctp_py_read(&m, cur, fr, L->fr_size) != 0)
             goto out;
         else
@@ -542,38 +593,113 @@ int ctp_python_sample(uint64_t tstate, ctp_py_hint *hint, uint64_t *keys, uint64
         ctp_py_add(&more, L->cframe_current != CTP_PY_NONE ? hint->cframe + L->cframe_current
                                                             : tstate + L->ts_frame, again, 8);
     unsigned nc = 0;
+    int cached = 0;
     for (int i = 0; i < k; i++) {
         cobytes[i] = NULL;
+        /* read again now (they were due), or as an earlier sample read them */
         for (uint32_t j = 0; j < codes_ok && !cobytes[i]; j++)
             if (hint->codes[j] == codes[i])
-                cobytes[i] = ctp_py_codes[j];
+                cobytes[i] = hint->bytes[j];
+        for (uint32_t j = 0; hint->age < CTP_PY_RECHECK && j < hint->ncodes && !cobytes[i]; j++)
+            if (hint->codes[j] == codes[i]) {
+                cobytes[i] = hint->bytes[j];
+                cached = 1;
+            }
         for (int j = 0; j < i && !cobytes[i]; j++)
-            if (codes[j] == codes[i] && cobytes[j] >= ctp_py_codes[CTP_PY_MAX])
+            if (codes[j] == codes[i] && cobytes[j] >= ctp_py_codes[0] && cobytes[j] < ctp_py_codes[CTP_PY_MAX])
                 cobytes[i] = cobytes[j];
         if (!cobytes[i]) {
-            cobytes[i] = ctp_py_codes[CTP_PY_MAX + nc];
-            ctp_py_add(&more, codes[i] + 8, ctp_py_codes[CTP_PY_MAX + nc++], clen);
+            cobytes[i] = ctp_py_codes[nc];
+            ctp_py_add(&more, codes[i] + 8, ctp_py_codes[nc++], clen);
         }
     }
     if (ctp_py_readv(&more) != more.n || (alone && ctp_py_u64(again, 0) != cur0))
         goto out;
-    hint->ncodes = 0;
+    uint32_t ncodes = 0;
+    uint64_t kept[CTP_PY_MAX];
+    static unsigned char keep[CTP_PY_MAX][CTP_PY_CODE_BYTES];
     for (int i = 0; i < k; i++) {
         if (ctp_py_u64(cobytes[i], 0) != ctp_py_code_type)
             goto out;
         ctp_py_keys(codes[i], lastis[i], cobytes[i] + L->co_firstlineno - 8, &keys[i], &code_at[i]);
         int known = 0;
-        for (uint32_t j = 0; j < hint->ncodes && !known; j++)
-            known = hint->codes[j] == codes[i];
-        if (!known)
-            hint->codes[hint->ncodes++] = codes[i];
+        for (uint32_t j = 0; j < ncodes && !known; j++)
+            known = kept[j] == codes[i];
+        if (!known) {
+            kept[ncodes] = codes[i];
+            memcpy(keep[ncodes++], cobytes[i], clen);
+        }
     }
+    /* the code objects for the next samples (their bytes may be the hint's own: copied first) */
+    memcpy(hint->codes, kept, ncodes * sizeof *kept);
+    memcpy(hint->bytes, keep, ncodes * sizeof *keep);
+    hint->ncodes = ncodes;
+    hint->age = cached ? hint->age + 1 : 0;
     n = k;
 out:
     if (n < 0)
         hint->ncodes = 0; /* read again from scratch */
     errno = saved;
     return n;
+}
+
+/* A thread that calls Python functions without pause (frames pushed and popped every
+ * microsecond) moves during a read more often than not; read again at once, warm, a few times:
+ * the read after a miss is shorter (its caches, and the hint, are the thread's now). */
+#define CTP_PY_TRIES 4
+
+int ctp_python_sample(uint64_t tstate, ctp_py_hint *hint, uint64_t *keys, uint64_t *code_at, int cap)
+{
+    if (!tstate || !hint || !ctp_py_known() || !ctp_py)
+        return -1;
+    int n = -1;
+    for (int k = 0; k < CTP_PY_TRIES && n < 0; k++)
+        n = ctp_py_sample1(tstate, hint, keys, code_at, cap, NULL, 0);
+    return n;
+}
+
+/* Threads read together, and the room their data stacks are copied into. */
+#define CTP_PY_BATCH 32
+#define CTP_PY_ARENA (256 * 1024)
+
+void ctp_python_sample_many(int n, const uint64_t *tstates, ctp_py_hint *const *hints, ctp_py_frames *out)
+{
+    static ctp_py_slot slots[CTP_PY_BATCH];
+    static unsigned char arena[CTP_PY_ARENA];
+    static ctp_py_batch b;
+    int in[CTP_PY_BATCH];
+    size_t used = 0;
+    b.n = 0;
+    for (int i = 0; i < n; i++) {
+        out[i].n = -1;
+        if (i < CTP_PY_BATCH)
+            in[i] = 0;
+        if (!tstates[i] || !hints[i] || !ctp_py_known() || !ctp_py)
+            continue;
+        /* a thread whose pieces find no room is read on its own (below) */
+        size_t need = hints[i]->chunk ? hints[i]->end - hints[i]->chunk : 0;
+        if (i >= CTP_PY_BATCH || used + need > sizeof arena)
+            continue;
+        slots[i].stack = arena + used;
+        if (ctp_py_state_add(&b, &slots[i], tstates[i], hints[i]) == 0) {
+            in[i] = 1;
+            used += need;
+        }
+    }
+    int saved = errno;
+    unsigned whole = ctp_py_readv(&b);
+    errno = saved;
+    for (int i = 0; i < n; i++) {
+        if (!tstates[i] || !hints[i] || !ctp_py)
+            continue;
+        int got = -1;
+        if (i < CTP_PY_BATCH && in[i])
+            got = ctp_py_sample1(tstates[i], hints[i], out[i].keys, out[i].code_at, CTP_PY_MAX,
+                                 &slots[i], whole);
+        /* once more on its own, and as often as one thread's read tries */
+        out[i].n = got >= 0 ? got : ctp_python_sample(tstates[i], hints[i], out[i].keys,
+                                                      out[i].code_at, CTP_PY_MAX);
+    }
 }
 
 /* A Python str's text, interned; 0 if unreadable. */

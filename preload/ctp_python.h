@@ -47,14 +47,18 @@ int ctp_python_frame(uint64_t key, uint32_t *file, uint32_t *function, uint32_t 
 /* The calling thread's Python thread state (its address; 0 if none, or no Python cutrace can
  * read, or not initialized or finalizing): what ctp_python_sample reads from another thread. */
 uint64_t ctp_python_tstate(void);
+/* A code object's bytes a sample reads: from its type to the end of its line table's pointer. */
+#define CTP_PY_CODE_BYTES 144
 /* What the previous sample of a thread read (ctp_python_sample), kept by the sampler per
  * thread: where its current frame was found (3.11, 3.12: the _PyCFrame), its data stack's chunk
- * (3.11+: [chunk, end) read, a little above its top), and its frames' code objects. */
+ * (3.11+: [chunk, end) read, a little above its top), and its frames' code objects with their
+ * bytes as read, which the next samples use again until they are CTP_PY_RECHECK samples old. */
 typedef struct ctp_py_hint {
     uint64_t cframe, chunk, end;
     uint64_t bottom;             /* its outermost frame */
-    uint32_t ncodes;
+    uint32_t ncodes, age;        /* age: samples since every code object was read */
     uint64_t codes[CTP_PY_MAX];
+    unsigned char bytes[CTP_PY_MAX][CTP_PY_CODE_BYTES];
 } ctp_py_hint;
 /* The Python frames of the thread whose state is tstate, read from another thread while it
  * runs (the thread sampler's, ctp_tsample.h), innermost first, as ctp_python_splice gives
@@ -62,13 +66,25 @@ typedef struct ctp_py_hint {
  * Every read goes through process_vm_readv: frames that change or go away under the reader
  * make a read fail or come back inconsistent, never a fault. The state is read together with
  * what the previous sample of the thread (hint, updated) read: from 3.11 on, in the steady state
- * (the thread in code it ran at the previous sample) one system call reads the state, its whole
- * data stack and its code objects; what moved costs one more read each (the current frame, the
- * stack, the code objects not had). Before 3.11 each frame is read on its own. A frame popped
+ * (the thread in code it ran at the previous sample) one system call reads the state and its
+ * whole data stack; the code objects of its frames are those the previous samples read (a frame
+ * holds its code object: one freed and another made at its address between two samples, at the
+ * same place of the thread's stack, would be named after the old one until the next check), all
+ * read again every CTP_PY_RECHECK samples; what moved costs one more read each (the current
+ * frame, the stack, the code objects not had). Before 3.11 each frame is read on its own. A frame popped
  * between the reads, a code object that is not one, or a chain that does not end makes the
  * sample unreadable. Returns the count (0: no frames), or -1 if the frames could not be read
  * whole. One caller at a time (static buffers). */
 int ctp_python_sample(uint64_t tstate, ctp_py_hint *hint, uint64_t *keys, uint64_t *code_at, int cap);
+/* One thread's frames as ctp_python_sample gives them: n (-1: not read whole), keys, code_at. */
+typedef struct ctp_py_frames {
+    int n;
+    uint64_t keys[CTP_PY_MAX], code_at[CTP_PY_MAX];
+} ctp_py_frames;
+/* ctp_python_sample of n threads (tstates[i], hints[i]) into out[i], their states and data
+ * stacks read in one system call for all (a thread's code objects, when due to be read again,
+ * and a thread whose read failed or raced, are read on their own as ctp_python_sample reads). */
+void ctp_python_sample_many(int n, const uint64_t *tstates, ctp_py_hint *const *hints, ctp_py_frames *out);
 /* In a forked child (ctp_session's fork handler): the pid to read, and a lookup the fork
  * interrupted starts again. */
 void ctp_python_fork_child(void);

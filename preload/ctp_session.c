@@ -33,6 +33,7 @@
 #include "ctp_shlib.h"
 #include "ctp_stack.h"
 #include "ctp_state.h"
+#include "ctp_tsample.h"
 #include "ctp_wake.h"
 #include "ctp_writer.h"
 
@@ -103,14 +104,15 @@ static void ctp_read_options(void)
                 "'%s'; auto\n", s);
     snprintf(ctp_options_text, sizeof ctp_options_text,
              "stacks=%s gpu_timing=%u cpu_gap_us=%llu buffer_mb=%llu ring_kb=%llu host_sample_ms=%llu "
-             "thread_sample_us=%llu%s%s",
+             "thread_sample_us=%llu%s%s%s",
              ctp_opt.stacks == 2 ? "all" : ctp_opt.stacks ? "default" : "none", ctp_opt.gpu_every,
              (unsigned long long)(ctp_opt.cpu_gap_ns / 1000),
              (unsigned long long)(ctp_buffer_budget >> 20),
              (unsigned long long)(ctp_ring_words / 128),
              (unsigned long long)(ctp_opt.host_ns / 1000000),
              (unsigned long long)(ctp_opt.thread_sample_ns / 1000),
-             ctp_opt.host_scan ? " host_children=scan" : "", ctp_capture_options());
+             ctp_tsample_native(), ctp_opt.host_scan ? " host_children=scan" : "",
+             ctp_capture_options());
 }
 
 static void ctp_session_retire(uint64_t ctx)

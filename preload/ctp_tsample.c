@@ -14,6 +14,7 @@
 
 #include "ctp_clock.h"
 #include "ctp_emit.h"
+#include "ctp_perf.h"
 #include "ctp_python.h"
 #include "ctp_stack.h"
 #include "ctp_state.h"
@@ -28,7 +29,10 @@ static pthread_t ctp_ts_pthread;
 static int ctp_ts_running;
 static _Atomic uint32_t ctp_ts_stop;
 static unsigned ctp_ts_fds;
-static uint32_t ctp_ts_perf;        /* CT_TS_PERF_PERMITTED, or 0 */
+/* perf_event sampling: 1 usable (ctp_perf_probe), 0 not (ctp_ts_perf_why says why), -1 not
+ * probed yet */
+static int ctp_ts_perf = -1;
+static char ctp_ts_perf_why[96];
 
 ctp_ring *ctp_tsample_ring(void)
 {
@@ -39,7 +43,13 @@ ctp_ring *ctp_tsample_ring(void)
 typedef struct ctp_ts_thread {
     int stat_fd, sched_fd;       /* its /proc stat and schedstat, -1 if not open */
     uint64_t run_ns;             /* schedstat: its time on a CPU, at the last sample */
+    uint64_t run_now;            /* ... at this one (while its frames are being read) */
+    uint32_t in_fn;              /* the traced call it was inside at the last sample (0 none) */
+    uint64_t last_return;        /* ... and its ctp_thread.last_return then */
     uint32_t stack, flags;       /* the last sample's Python stack and flags */
+    uint32_t letter;             /* the letter its stat gave its last sleep read (S, D) */
+    int letter_read;             /* ... read during the sleep it is in now */
+    ctp_perf perf;               /* its perf_event ring (perf.fd -1: none) */
     int n;                       /* ... its Python frames' count, and their keys */
     uint64_t keys[CTP_PY_MAX];
     ctp_py_hint hint;            /* what the last sample read of its frames */
@@ -80,38 +90,91 @@ static ctp_ts_thread *ctp_ts_of(ctp_thread *t)
 {
     if (!t->sampled && (t->sampled = calloc(1, sizeof *t->sampled))) {
         t->sampled->stat_fd = t->sampled->sched_fd = -1;
+        int python = atomic_load_explicit(&t->py_tstate, memory_order_relaxed) != 0;
+        if (ctp_ts_perf != 1 || ctp_perf_open(&t->sampled->perf, t->tid, !python) != 0)
+            t->sampled->perf.fd = -1;
         t->sampled->run_ns = UINT64_MAX;
     }
     return t->sampled;
 }
 
-/* A thread's Python frames. Unless it is running, a thread that has not run since the last
- * sample read them (its time on a CPU, schedstat's first field, unchanged) has the frames it had:
- * a thread that waits (in a sleep, on a lock, for I/O, in a synchronization) costs no read of
- * its memory. The same frames as last time are the same stack, not looked up again. */
-static void ctp_ts_python(ctp_thread *t, ctp_ts_thread *s, uint64_t tstate, ct_rec_thread_sample *r)
+/* A thread's Python frames. A thread that has not run since the last sample read them (its
+ * perf_event switches say so, or without them its time on a CPU, schedstat's first field,
+ * unchanged, unless it is running), or has stayed inside one traced call, has the frames it had: a thread that waits (in a sleep, on a
+ * lock, for I/O, in a synchronization) costs no read of its memory. 1 if they are to be read (the
+ * round reads every thread's together: ctp_ts_python_got), else r has the last ones. */
+static int ctp_ts_python_due(ctp_thread *t, ctp_ts_thread *s, const ctp_perf_seen *pr,
+                             ct_rec_thread_sample *r)
 {
     char buf[128];
     unsigned long long run = UINT64_MAX;
-    ssize_t n = r->state == 'R' ? -1 : ctp_ts_read(t, &s->sched_fd, "schedstat", buf, sizeof buf - 1);
+    s->run_now = UINT64_MAX;
+    /* Inside the traced call it was in at the last sample, no traced call having returned since
+     * (a return sets last_return): it has run no Python since, its frames are those read. */
+    uint64_t ret = __atomic_load_n(&t->last_return, __ATOMIC_RELAXED);
+    int same_call = r->function && r->function == s->in_fn && ret == s->last_return;
+    s->in_fn = r->function;
+    s->last_return = ret;
+    if ((same_call || (s->perf.fd >= 0 && !pr->ran && !pr->lost)) && s->run_ns != UINT64_MAX) {
+        r->stack = s->stack;
+        r->flags |= s->flags;
+        return 0;
+    }
+    ssize_t n = r->state == 'R' || s->perf.fd >= 0
+                    ? -1 : ctp_ts_read(t, &s->sched_fd, "schedstat", buf, sizeof buf - 1);
     if (n > 0) {
         buf[n] = 0;
         if (sscanf(buf, "%llu", &run) != 1)
             run = UINT64_MAX;
     }
-    if (run == UINT64_MAX || run != s->run_ns) {
-        uint64_t keys[CTP_PY_MAX], code_at[CTP_PY_MAX];
-        int got = ctp_python_sample(tstate, &s->hint, keys, code_at, CTP_PY_MAX);
-        s->run_ns = got < 0 ? UINT64_MAX : run;
-        s->flags = got < 0 ? CT_TS_READ_FAILED : CT_TS_PYTHON;
-        if (got < 0 || got != s->n || memcmp(keys, s->keys, (size_t)got * sizeof *keys)) {
-            s->stack = got < 0 ? 0 : ctp_stack_intern(keys, code_at, got);
-            s->n = got;
-            memcpy(s->keys, keys, (size_t)(got < 0 ? 0 : got) * sizeof *keys);
-        }
+    if (run != UINT64_MAX && run == s->run_ns) {
+        r->stack = s->stack;
+        r->flags |= s->flags;
+        return 0;
+    }
+    s->run_now = s->perf.fd >= 0 ? 0 : run;
+    return 1;
+}
+
+/* What the read of a thread's frames (f) says; the same frames as last time are the same stack,
+ * not looked up again. */
+static void ctp_ts_python_got(ctp_ts_thread *s, const ctp_py_frames *f, ct_rec_thread_sample *r)
+{
+    int got = f->n;
+    s->run_ns = got < 0 ? UINT64_MAX : s->run_now;
+    s->flags = got < 0 ? CT_TS_READ_FAILED : CT_TS_PYTHON;
+    if (got < 0 || got != s->n || memcmp(f->keys, s->keys, (size_t)got * sizeof *f->keys)) {
+        s->stack = got < 0 ? 0 : ctp_stack_intern(f->keys, f->code_at, got);
+        s->n = got;
+        memcpy(s->keys, f->keys, (size_t)(got < 0 ? 0 : got) * sizeof *f->keys);
     }
     r->stack = s->stack;
     r->flags |= s->flags;
+}
+
+/* The samples of a round, appended in order once the Python frames due are read, together
+ * (ctp_python_sample_many; tstate 0: none due). */
+#define CTP_TS_BATCH 32
+static struct ctp_ts_pending {
+    ctp_ts_thread *s;
+    uint64_t ts;
+    ct_rec_thread_sample r;
+} ctp_ts_pend[CTP_TS_BATCH];
+static uint64_t ctp_ts_tstates[CTP_TS_BATCH];
+static ctp_py_hint *ctp_ts_hints[CTP_TS_BATCH];
+static ctp_py_frames ctp_ts_frames[CTP_TS_BATCH];
+static int ctp_ts_npend;
+
+static void ctp_ts_flush(void)
+{
+    ctp_python_sample_many(ctp_ts_npend, ctp_ts_tstates, ctp_ts_hints, ctp_ts_frames);
+    for (int i = 0; i < ctp_ts_npend; i++) {
+        struct ctp_ts_pending *q = &ctp_ts_pend[i];
+        if (ctp_ts_tstates[i])
+            ctp_ts_python_got(q->s, &ctp_ts_frames[i], &q->r);
+        ctp_push(&ctp_ts_self, CT_REC_THREAD_SAMPLE, 0, q->ts, &q->r, sizeof q->r);
+    }
+    ctp_ts_npend = 0;
 }
 
 static void ctp_ts_sample(ctp_thread *t, ctp_ts_thread *s)
@@ -119,17 +182,37 @@ static void ctp_ts_sample(ctp_thread *t, ctp_ts_thread *s)
     uint64_t ts = ctp_ticks();
     char buf[512];
     ct_rec_thread_sample r = {t->tid, 0, atomic_load_explicit(&t->in_fn, memory_order_relaxed),
-                              0, ctp_ts_perf};
-    ssize_t n = ctp_ts_read(t, &s->stat_fd, "stat", buf, sizeof buf);
-    r.state = n > 0 ? ctp_ts_state_of(buf, n) : 0;
+                              0, s->perf.fd >= 0 ? CT_TS_PERF : 0};
+    uint64_t tstate = atomic_load_explicit(&t->py_tstate, memory_order_relaxed);
+    ctp_perf_seen pr;
+    ctp_perf_read(&s->perf, !tstate, &pr);
+    /* The stat file (the costliest read) only when the switches do not tell: running or
+     * preempted is R; a sleep is S or D: one that began since the previous sample has the
+     * letter of the thread's last sleep, and one that lasts to the next sample is read once
+     * (a thread that sleeps briefly between computations, many times a period, costs no read). */
+    if (pr.state == 'R') {
+        r.state = 'R';
+    } else if (pr.state == 'S' && (pr.slept || s->letter_read)) {
+        r.state = s->letter ? s->letter : 'S';
+        s->letter_read &= !pr.slept;
+    } else {
+        ssize_t n = ctp_ts_read(t, &s->stat_fd, "stat", buf, sizeof buf);
+        r.state = n > 0 ? ctp_ts_state_of(buf, n) : 0;
+        s->letter = r.state == 'R' ? s->letter : r.state; /* a sleep's letter */
+        s->letter_read = pr.state == 'S';
+    }
     if (!r.state)
         r.flags |= CT_TS_NO_STATE;
-    uint64_t tstate = atomic_load_explicit(&t->py_tstate, memory_order_relaxed);
-    if (tstate)
-        ctp_ts_python(t, s, tstate, &r);
-    else if ((r.stack = atomic_load_explicit(&t->last_stack, memory_order_relaxed)))
+    int due = tstate && ctp_ts_python_due(t, s, &pr, &r);
+    if (!tstate && !r.function && (r.stack = pr.stack))
+        r.flags |= CT_TS_NATIVE_PERF; /* inside a CUDA call: that call's stack */
+    else if (!tstate && (r.stack = atomic_load_explicit(&t->last_stack, memory_order_relaxed)))
         r.flags |= CT_TS_NATIVE_LAST;
-    ctp_push(&ctp_ts_self, CT_REC_THREAD_SAMPLE, 0, ts, &r, sizeof r);
+    if (ctp_ts_npend == CTP_TS_BATCH)
+        ctp_ts_flush();
+    ctp_ts_pend[ctp_ts_npend] = (struct ctp_ts_pending){s, ts, r};
+    ctp_ts_tstates[ctp_ts_npend] = due ? tstate : 0;
+    ctp_ts_hints[ctp_ts_npend++] = &s->hint;
 }
 
 static void ctp_ts_round(void)
@@ -146,6 +229,8 @@ static void ctp_ts_round(void)
                     ctp_ts_fds--;
                 }
             }
+            if (s)
+                ctp_perf_close(&s->perf);
             free(s);
             t->sampled = &ctp_ts_gone;
             continue;
@@ -153,6 +238,7 @@ static void ctp_ts_round(void)
         if ((s = ctp_ts_of(t)))
             ctp_ts_sample(t, s);
     }
+    ctp_ts_flush();
 }
 
 /* Rounds on a fixed grid of the period; a round that comes late (the sampler descheduled)
@@ -176,16 +262,15 @@ static void *ctp_ts_main(void *arg)
     return NULL;
 }
 
-/* perf_event_open's user-stack sampling of another thread needs perf_event_paranoid <= 2 (or
- * CAP_PERFMON); cutrace does not use it yet: the samples say it could. */
-static uint32_t ctp_ts_perf_permitted(void)
+const char *ctp_tsample_native(void)
 {
-    char buf[16] = "";
-    int fd = open("/proc/sys/kernel/perf_event_paranoid", O_RDONLY | O_CLOEXEC);
-    ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
-    if (fd >= 0)
-        close(fd);
-    return n > 0 && atoi(buf) <= 2 ? CT_TS_PERF_PERMITTED : 0;
+    static char text[128];
+    if (!ctp_opt.thread_sample_ns)
+        return "";
+    if (ctp_ts_perf < 0)
+        ctp_ts_perf = ctp_perf_probe(ctp_ts_perf_why, sizeof ctp_ts_perf_why);
+    snprintf(text, sizeof text, " native_samples=%s", ctp_ts_perf ? "perf" : ctp_ts_perf_why);
+    return text;
 }
 
 int ctp_tsample_start(void)
@@ -200,7 +285,8 @@ int ctp_tsample_start(void)
         ctp_ts_self.ring.words = w;
         ctp_ts_self.ring.mask = CTP_TS_RING_WORDS - 1;
     }
-    ctp_ts_perf = ctp_ts_perf_permitted();
+    if (ctp_ts_perf < 0)
+        ctp_ts_perf = ctp_perf_probe(ctp_ts_perf_why, sizeof ctp_ts_perf_why);
     atomic_store(&ctp_ts_stop, 0);
     if (pthread_create(&ctp_ts_pthread, NULL, ctp_ts_main, NULL) != 0) {
         fprintf(stderr, "cutrace: warning: cannot start the thread sampler; no thread samples\n");
@@ -222,6 +308,10 @@ void ctp_tsample_stop(void)
 
 void ctp_tsample_fork_child(void)
 {
+    /* the parent's rings are the parent's threads': this process must not read them */
+    for (ctp_thread *t = atomic_load(&ctp_threads); t; t = t->next)
+        if (t->sampled && t->sampled != &ctp_ts_gone)
+            ctp_perf_close(&t->sampled->perf);
     ctp_ts_running = 0;
     ctp_ts_fds = 0;
     ctp_ring *r = &ctp_ts_self.ring;

@@ -383,7 +383,7 @@
     /* string id of the CUDA API function it was inside (the outermost), 0: none */         \
     F(function, u32, function, "", function, str, 0)                                        \
     /* stack id: its Python frames read at ts, innermost first, or (flags) the native       \
-     * stack of its last CUDA call; 0 none */                                               \
+     * stack of its last CUDA call, or of a perf_event sample of it; 0 none */              \
     F(stack, u32, stack, "", stack, u, 0)                                                   \
     F(flags, u32, flags, "", flags, x, 0) /* enum ct_thread_sample_flags */
 

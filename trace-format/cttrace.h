@@ -189,8 +189,10 @@ enum ct_thread_sample_flags {
     CT_TS_READ_FAILED = 4, /* its Python frames could not be read whole (changed under the
                             * reader, or unreadable): stack 0 */
     CT_TS_NO_STATE = 8,    /* state unknown (its /proc stat not readable) */
-    CT_TS_PERF_PERMITTED = 16, /* the kernel permits perf_event user-stack sampling
-                                * (perf_event_paranoid <= 2); this writer does not use it */
+    CT_TS_PERF = 16,       /* the thread is sampled with perf_event too: its state came from
+                            * its switches on and off a CPU, its native stacks (bit 5) from it */
+    CT_TS_NATIVE_PERF = 32, /* stack: native frames of a perf_event user-stack sample of the
+                             * thread taken since its previous sample (no Python frames on it) */
 };
 enum ct_thread_flags { CT_THREAD_TRACER = 1, CT_THREAD_EXITED = 2 };
 enum ct_stream_op { CT_STREAM_CREATE = 0, CT_STREAM_DESTROY = 1 };

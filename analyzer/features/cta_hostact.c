@@ -43,6 +43,7 @@ typedef struct {
     uint64_t *last;               /* its previous sample's time */
     size_t cap_last;
     ha_dev dev[CTA_MAX_DEV];
+    uint32_t flags;               /* every flag a sample had (ct_thread_sample_flags) */
 } ha_proc;
 
 #define HA(p) ((ha_proc *)(p)->feat[CTA_FEAT_HOSTACT])
@@ -93,6 +94,7 @@ static void ha_record(cta_model *m, cta_proc *p, const ct_rec *r)
         cta_map_init(&h->tids);
     }
     ha_key k = {s->stack ? cta_stack_index(p, s->stack) : 0, s->function, s->state, s->flags};
+    h->flags |= s->flags;
     int added;
     uint32_t i = cta_map_get(&h->keys, &k, sizeof k, &added);
     if (added) {
@@ -386,6 +388,16 @@ static void ha_line(char *out, size_t n, const ha_act *a)
              a->call[0] ? " at " : "", a->site, a->frame[0] ? " <- " : "", a->frame, ha_state(a));
 }
 
+/* Where the samples' native stacks came from, when some had one (a thread without Python):
+ * NULL when none did. */
+static const char *ha_native(const ha_proc *h)
+{
+    if (!(h->flags & (CT_TS_NATIVE_LAST | CT_TS_NATIVE_PERF)))
+        return NULL;
+    return h->flags & CT_TS_PERF ? "perf_event user-stack sampling"
+                                 : "only the stack of the thread's last CUDA call";
+}
+
 static void ha_gap_text(FILE *f, const cta_model *m, const cta_proc *p, int d, int cls,
                         const char *indent)
 {
@@ -400,6 +412,9 @@ static void ha_gap_text(FILE *f, const cta_model *m, const cta_proc *p, int d, i
     if (unread)
         fprintf(f, "; %s of them stand for frames that changed as they were read",
                 cta_fmt_ns(b, 1e3 * (double)unread));
+    const char *native = ha_native(HA(p));
+    if (native)
+        fprintf(f, "; native stacks: %s", native);
     fprintf(f, "):\n");
     for (int i = 0; i < n; i++) {
         ha_line(line, sizeof line, &a[i]);
@@ -433,6 +448,9 @@ static void ha_gap_json(cta_json *j, const cta_model *m, const cta_proc *p, int 
     CTA_JK_U64(j, "host_samples", HA(p)->dev[d].samples[cls]);
     CTA_JK_U64(j, "host_sampled_ns", 1000 * total);
     CTA_JK_U64(j, "host_unread_ns", 1000 * unread);
+    const char *native = ha_native(HA(p));
+    if (native)
+        CTA_JK_STR(j, "host_native_stacks", HA(p)->flags & CT_TS_PERF ? "perf_event" : "last_cuda_call");
     cta_json_key(j, "host_activity");
     cta_json_arr(j);
     for (int i = 0; i < n; i++) {

@@ -8,7 +8,14 @@ sampler thread's own time on a CPU ("cutrace-sample", /proc/PID/task/TID/schedst
 the scheduler); its cost is that time over the wall time between the first and last readings, as
 a share of one core (median over the repetitions). Beside it, what a thread that only sleeps
 5 ms at a time costs on this machine (a Python loop of time.sleep, its thread_time): the floor
-any sampler waking at that period pays, whatever it reads. Goal: under 1% of one core.
+any sampler waking at that period pays, whatever it reads. Goal: at most 1% of one core with 4
+threads.
+
+Where the kernel permits perf_event (the trace's options say native_samples=perf), the sampler
+reads each thread's state and whether it ran from the thread's perf ring, without a system call;
+the kernel's own work for it (a record per context switch; for a thread without Python, a sample
+every 5 ms of its CPU time with 4 KiB of its stack) is done in the sampled threads, not in the
+sampler's, and is not in this figure (measured apart: README, thread sampling).
 """
 import glob
 import os
@@ -76,7 +83,9 @@ def measure(bench):
 
 
 def verdicts(results):
-    return {"thread_sampling": "pass" if results["tsample_cpu_pct_of_core_1_threads"] < GOAL_PCT
+    """Goal on the issue's shape, several CUDA-calling threads: the 4 threads' figure (the one
+    thread's is lower)."""
+    return {"thread_sampling": "pass" if results["tsample_cpu_pct_of_core_4_threads"] <= GOAL_PCT
             else "miss"}
 
 
@@ -85,6 +94,6 @@ def row(results, spread, verdict):
                   "tsample_wake_floor_pct_of_core")
     return ("| thread sampling every 5 ms, %% of one core: 1 thread 30 Python frames deep; 4 "
             "threads | %.2f [%.2f..%.2f]; %.2f [%.2f..%.2f] (a thread waking every 5 ms: %.2f) "
-            "| < %.0f | %s |" % (results[k1], spread[k1][0], spread[k1][1], results[k4],
+            "| <= %.0f (4 threads) | %s |" % (results[k1], spread[k1][0], spread[k1][1], results[k4],
                                  spread[k4][0], spread[k4][1], results[kf], GOAL_PCT,
                                  verdict["thread_sampling"]))

@@ -2,7 +2,7 @@
 Python frames deep, with CUDA calls (the driver through ctypes) between them, so that the
 thread sampler's samples can be checked against the program's own clock (issue 28, item 2).
 
-    pyphases rounds [churn] [workers=N]
+    pyphases rounds [churn | churn=deep] [workers=N]
 
 Each round runs, 30 frames down (deep()):
   compute: a busy loop in compute(), 240 ms, on the line marked "cutrace: compute"
@@ -10,8 +10,9 @@ Each round runs, 30 frames down (deep()):
   copy:    cuMemcpyHtoD of 32 MiB from copy(), repeated for 120 ms ("cutrace: copy")
 then cuCtxSynchronize. stdout: one line per phase, "pyphases: phase NAME START END" (CLOCK_MONOTONIC
 ns, the trace's clock), then "pyphases: rounds=N frames=F" with F the frames deep the phases ran
-at (inspect). With churn, a second thread that called CUDA once recurses up and down without pause
-(frames pushed and popped under the sampler) until the main thread is done, then prints
+at (inspect). With churn, a second thread that called CUDA once recurses up and down without pause,
+5 to 44 frames deep (frames pushed and popped under the sampler; with churn=deep 5 to 204, and
+from 3.11 its data stack grows past a 16 KiB chunk that the interpreter frees as it shrinks) until the main thread is done, then prints
 "pyphases: churn=C" (the recursions it made; more than 0). With workers=N, N more threads run
 the same rounds at the same time, each with its own buffer (only the main thread prints its
 phases): the thread sampler's cost on several CUDA-calling threads (tests/bench/bench_tsample.py)."""
@@ -57,7 +58,7 @@ def deep(n, fn):
 def churn(stop, count):
     assert cu.cuCtxSetCurrent(CTX) == 0 and cu.cuCtxSynchronize() == 0
     while not stop.is_set():
-        deep(5 + count[0] % 40, lambda: None)
+        deep(5 + count[0] % DEPTH, lambda: None)
         count[0] += 1
 
 
@@ -73,7 +74,9 @@ def main():
     src = ctypes.create_string_buffer(32 * MIB)
     stop, count = threading.Event(), [0]
     helper = None
-    if "churn" in sys.argv[2:]:
+    global DEPTH
+    DEPTH = 200 if "churn=deep" in sys.argv[2:] else 40
+    if "churn" in sys.argv[2:] or "churn=deep" in sys.argv[2:]:
         helper = threading.Thread(target=churn, args=(stop, count))
         helper.start()
     workers = [int(a[8:]) for a in sys.argv[2:] if a.startswith("workers=")]

@@ -377,3 +377,17 @@ void tr_pythons(glob_t *g)
     if (g->gl_pathc == 0)
         ctt_skip("no CPython 3.8 to 3.13 found (/usr/bin, pyenv)");
 }
+
+void tr_skip_without_perf(const char *dir)
+{
+    char *args[] = {"dump", (char *)dir, NULL}, why[160], msg[256];
+    char *text = tr_analyze(args);
+    const char *at = text ? strstr(text, "native_samples=") : NULL;
+    snprintf(why, sizeof why, "%.*s", at ? (int)strcspn(at, " \"\n") : 0, at ? at : "");
+    free(text);
+    if (!strcmp(why, "native_samples=perf"))
+        return;
+    snprintf(msg, sizeof msg, "perf_event user-stack sampling not permitted here (%s)",
+             why[0] ? why : "the tracer said nothing of it");
+    ctt_skip(msg);
+}

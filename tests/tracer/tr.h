@@ -104,4 +104,8 @@ typedef const char *(*tr_classify_fn)(const tr_rec *x, const void *ctx);
 int tr_sample_shares(const tr_trace *t, uint32_t tid, const tr_phase *ph, size_t nph,
                      tr_classify_fn cls, const void *ctx, const char *label);
 
+/* Skips the test (ctt_skip, saying why) unless the trace in dir was sampled with perf_event: its
+ * tracer's option native_samples= (FORMAT.md 4.12) says perf, or what failed and why. */
+void tr_skip_without_perf(const char *dir);
+
 #endif

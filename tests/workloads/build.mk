@@ -7,7 +7,7 @@ WL_DIR      := $(B)/tests/workloads
 # Flags live in this file, so what nvcc builds depends on it too.
 WL_HEADERS  := tests/workloads/wl_common.h tests/workloads/wl_kernels.h tests/workloads/build.mk
 WL_CU_PROGS := $(addprefix $(WL_DIR)/,train_loop threads fork_exec dies capture_steps graph_built)
-WL_C_PROGS  := $(addprefix $(WL_DIR)/,vram_peak rt_memory driver_api loader_tree ts_phases)
+WL_C_PROGS  := $(addprefix $(WL_DIR)/,vram_peak rt_memory driver_api loader_tree ts_phases ts_native)
 # Runtime kernels captured and launched as graphs through the driver API (NVIDIA's link stub).
 WL_GRAPH_PROGS := $(WL_DIR)/graph_steps
 WL_KERNELS  := $(WL_DIR)/libworkload_kernels.so
@@ -75,7 +75,7 @@ $(WL_DIR)/driver_api.o: CFLAGS += -DWL_IMAGES=\"$(WL_DIR)/driver_api_kernels\"
 $(WL_DIR)/driver_api: $(WL_DIR)/driver_api.o
 	$(CC) $(CFLAGS) -o $@ $^ -L$(CUDA_HOME)/lib64/stubs -lcuda
 
-$(WL_DIR)/vram_peak $(WL_DIR)/rt_memory $(WL_DIR)/loader_tree $(WL_DIR)/ts_phases: %: %.o
+$(WL_DIR)/vram_peak $(WL_DIR)/rt_memory $(WL_DIR)/loader_tree $(WL_DIR)/ts_phases $(WL_DIR)/ts_native: %: %.o
 	$(CC) $(CFLAGS) -o $@ $^ -L$(CUDA_HOME)/lib64 -lcudart
 
 $(WL_KERNELS): $(WL_DIR)/kernels.o

@@ -18,25 +18,18 @@
 
 #define BYTES (32u << 20)
 
-static uint64_t now_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
 __attribute__((noinline)) static void copy_phase(void *dst, const void *src, double ms)
 {
-    uint64_t end = now_ns() + (uint64_t)(ms * 1e6);
-    while (now_ns() < end)
+    uint64_t end = wl_now_ns() + (uint64_t)(ms * 1e6);
+    while (wl_now_ns() < end)
         WL_RT(cudaMemcpy(dst, src, BYTES, cudaMemcpyHostToDevice));
 }
 
 __attribute__((noinline)) static unsigned spin_phase(double ms)
 {
-    uint64_t end = now_ns() + (uint64_t)(ms * 1e6);
+    uint64_t end = wl_now_ns() + (uint64_t)(ms * 1e6);
     volatile unsigned x = 0;
-    while (now_ns() < end)
+    while (wl_now_ns() < end)
         x++;
     return x;
 }
@@ -44,12 +37,6 @@ __attribute__((noinline)) static unsigned spin_phase(double ms)
 __attribute__((noinline)) static void sleep_phase(double ms)
 {
     wl_sleep_ms(ms);
-}
-
-static void report(const char *name, uint64_t t0)
-{
-    printf("ts_phases: phase %s %llu %llu\n", name, (unsigned long long)t0,
-           (unsigned long long)now_ns());
 }
 
 int main(int argc, char **argv)
@@ -62,15 +49,15 @@ int main(int argc, char **argv)
         WL_DIE("expected %u bytes of host memory, found none", BYTES);
     WL_RT(cudaMalloc(&dst, BYTES));
     for (long long r = 0; r < rounds; r++) {
-        uint64_t t0 = now_ns();
+        uint64_t t0 = wl_now_ns();
         copy_phase(dst, src, 60);
-        report("copy", t0);
-        t0 = now_ns();
+        wl_phase("ts_phases", "copy", t0);
+        t0 = wl_now_ns();
         spin_phase(120);
-        report("spin", t0);
-        t0 = now_ns();
+        wl_phase("ts_phases", "spin", t0);
+        t0 = wl_now_ns();
         sleep_phase(80);
-        report("sleep", t0);
+        wl_phase("ts_phases", "sleep", t0);
     }
     WL_RT(cudaFree(dst));
     free(src);

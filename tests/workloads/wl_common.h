@@ -63,6 +63,20 @@ static inline double wl_now_ms(void)
     return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
 }
 
+/* CLOCK_MONOTONIC in ns: the trace's clock, for programs that time their own phases. */
+static inline unsigned long long wl_now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (unsigned long long)t.tv_sec * 1000000000ull + (unsigned long long)t.tv_nsec;
+}
+
+/* "PROG: phase NAME START END" on stdout: a phase that began at t0 (wl_now_ns) ends now. */
+static inline void wl_phase(const char *prog, const char *name, unsigned long long t0)
+{
+    printf("%s: phase %s %llu %llu\n", prog, name, t0, wl_now_ns());
+}
+
 static inline void wl_sleep_ms(double ms)
 {
     if (ms <= 0)
