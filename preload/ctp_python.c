@@ -14,69 +14,7 @@
 #include "ctp_clock.h"
 #include "ctp_emit.h"
 #include "ctp_maps.h"
-
-/* One CPython version's offsets (bytes). Provenance: CPython's Include/cpython/pystate.h
- * (PyThreadState.cframe, 3.13 .current_frame, 3.8-3.10 .frame), Include/internal/pycore_frame.h
- * (_PyCFrame, _PyInterpreterFrame; 3.8-3.10 Include/frameobject.h, cpython/frameobject.h:
- * PyFrameObject), Include/cpython/code.h (PyCodeObject), Include/cpython/unicodeobject.h
- * (PyASCIIObject, PyCompactUnicodeObject) of each release; each checked with offsetof against
- * that release's headers (Debian's python3.11-dev; pyenv's 3.8.18, 3.9.18, 3.10.13, 3.12.1 and
- * 3.13.0). Before 3.11 each frame is a heap object and each runs in its own native evaluation
- * frame; the code object has no qualified name (co_name) and its code is a bytes object. */
-#define CTP_PY_NONE 0xffffu
-enum { CTP_PY_LINES_311, CTP_PY_LINES_310, CTP_PY_LNOTAB }; /* how a line table is coded */
-typedef struct {
-    unsigned hex_lo, hex_hi;           /* PY_VERSION_HEX range, major.minor */
-    unsigned one_per_loop;             /* 3.8-3.10: an evaluation loop runs one frame */
-    unsigned fr_lasti, lasti_bytes;    /* 3.8-3.10: the int f_lasti, and bytes per unit of it */
-    unsigned lines;                    /* CTP_PY_LINES_311 ... */
-    unsigned ts_frame;                 /* PyThreadState: the _PyCFrame (3.11, 3.12) or the frame */
-    unsigned cframe_current;           /* _PyCFrame.current_frame; NONE: ts_frame is the frame */
-    unsigned fr_code, fr_previous, fr_instr, fr_owner, fr_size;
-    unsigned fr_is_entry;              /* 3.11: the frame a C call of the loop entered at */
-    unsigned owner_cstack;             /* 3.12+: the shim frame the loop pushes on entry */
-    unsigned co_firstlineno, co_filename, co_qualname, co_linetable, co_code;
-    unsigned str_state, str_length, str_ascii_data, str_utf8_length, str_utf8;
-    unsigned bytes_size, bytes_data;
-    unsigned ts_chunk;                 /* 3.11+: PyThreadState.datastack_chunk (datastack_top
-                                        * follows it), where the thread's frames lie; NONE before */
-} ctp_py_layout;
-
-static const ctp_py_layout ctp_py_layouts[] = {
-/* 3.8 to 3.10 share these (co_qualname holds co_name's offset, co_linetable co_lnotab's) */
-#define CTP_PY_BEFORE_311                                                                    \
-    .one_per_loop = 1, .ts_frame = 24, .cframe_current = CTP_PY_NONE, .fr_code = 32,          \
-    .fr_previous = 24, .fr_instr = CTP_PY_NONE, .fr_owner = CTP_PY_NONE, .fr_size = 112,      \
-    .fr_is_entry = CTP_PY_NONE, .owner_cstack = CTP_PY_NONE, .co_firstlineno = 40,            \
-    .co_filename = 104, .co_qualname = 112, .co_linetable = 120, .co_code = 128,              \
-    .str_state = 32, .str_length = 16, .str_ascii_data = 48, .str_utf8_length = 48,           \
-    .str_utf8 = 56, .bytes_size = 16, .bytes_data = 32, .ts_chunk = CTP_PY_NONE
-    {.hex_lo = 0x03080000, .hex_hi = 0x030a0000, .fr_lasti = 104, .lasti_bytes = 1,
-     .lines = CTP_PY_LNOTAB, CTP_PY_BEFORE_311},
-    {.hex_lo = 0x030a0000, .hex_hi = 0x030b0000, .fr_lasti = 96, .lasti_bytes = 2,
-     .lines = CTP_PY_LINES_310, CTP_PY_BEFORE_311},
-    {.hex_lo = 0x030b0000, .hex_hi = 0x030c0000, .ts_frame = 56, .cframe_current = 8,
-     .fr_code = 32, .fr_previous = 48, .fr_instr = 56, .fr_owner = 69, .fr_size = 72,
-     .fr_is_entry = 68, .owner_cstack = CTP_PY_NONE,
-     .co_firstlineno = 72, .co_filename = 112, .co_qualname = 128, .co_linetable = 136,
-     .co_code = 184,
-     .str_state = 32, .str_length = 16, .str_ascii_data = 48, .str_utf8_length = 48,
-     .str_utf8 = 56, .bytes_size = 16, .bytes_data = 32, .ts_chunk = 296},
-    {.hex_lo = 0x030c0000, .hex_hi = 0x030d0000, .ts_frame = 56, .cframe_current = 0,
-     .fr_code = 0, .fr_previous = 8, .fr_instr = 56, .fr_owner = 70, .fr_size = 72,
-     .fr_is_entry = CTP_PY_NONE, .owner_cstack = 3,
-     .co_firstlineno = 68, .co_filename = 112, .co_qualname = 128, .co_linetable = 136,
-     .co_code = 192,
-     .str_state = 32, .str_length = 16, .str_ascii_data = 40, .str_utf8_length = 40,
-     .str_utf8 = 48, .bytes_size = 16, .bytes_data = 32, .ts_chunk = 232},
-    {.hex_lo = 0x030d0000, .hex_hi = 0x030e0000, .ts_frame = 72, .cframe_current = CTP_PY_NONE,
-     .fr_code = 0, .fr_previous = 8, .fr_instr = 56, .fr_owner = 70, .fr_size = 72,
-     .fr_is_entry = CTP_PY_NONE, .owner_cstack = 3,
-     .co_firstlineno = 68, .co_filename = 112, .co_qualname = 128, .co_linetable = 136,
-     .co_code = 200,
-     .str_state = 32, .str_length = 16, .str_ascii_data = 40, .str_utf8_length = 40,
-     .str_utf8 = 48, .bytes_size = 16, .bytes_data = 32, .ts_chunk = 232},
-};
+#include "ctp_pylayout.h"
 
 /* Looking the interpreter up (dlsym) takes long enough that a fork may come in the middle:
  * a pthread_once would leave the child waiting for it forever. The first capture looks; others
@@ -112,32 +50,13 @@ void ctp_python_fork_child(void)
     atomic_compare_exchange_strong(&ctp_py_state, &looking, CTP_PY_UNKNOWN);
 }
 
-/* PY_VERSION_HEX. Py_Version (3.11+) is data; before it, Py_GetVersion's text ("3.10.13 (main,
- * ..." or "3.9.0rc2 (...") says it, formatted from constants into a static buffer (no Python
- * code runs). 0 if neither is found. */
-static unsigned long ctp_py_hex(void)
-{
-    const unsigned long *ver = dlsym(RTLD_DEFAULT, "Py_Version");
-    if (ver)
-        return *ver;
-    const char *(*text)(void) = (const char *(*)(void))dlsym(RTLD_DEFAULT, "Py_GetVersion");
-    unsigned major, minor, micro, serial = 0;
-    char level[3] = "";
-    if (!text || sscanf(text(), "%u.%u.%u%2[abrc]%u", &major, &minor, &micro, level, &serial) < 3)
-        return 0;
-    unsigned rel = !level[0] ? 0xf0 : level[0] == 'a' ? 0xa0 : level[0] == 'b' ? 0xb0 : 0xc0;
-    return (unsigned long)major << 24 | minor << 16 | micro << 8 | rel | (serial & 15);
-}
-
 static void ctp_py_lookup(void)
 {
     void *get = dlsym(RTLD_DEFAULT, "PyGILState_GetThisThreadState");
     if (!get)
         return;
-    unsigned long hex = ctp_py_hex();
-    for (size_t i = 0; i < sizeof ctp_py_layouts / sizeof ctp_py_layouts[0]; i++)
-        if (hex >= ctp_py_layouts[i].hex_lo && hex < ctp_py_layouts[i].hex_hi)
-            ctp_py = &ctp_py_layouts[i];
+    unsigned long hex = ctp_py_version_hex();
+    ctp_py = ctp_py_layout_of(hex);
     Dl_info info;
     const ElfW(Sym) *sym = NULL;
     void *eval = dlsym(RTLD_DEFAULT, "_PyEval_EvalFrameDefault");
