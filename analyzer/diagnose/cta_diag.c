@@ -53,6 +53,7 @@ static void proc_diagnoses(cta_diags *ds, const cta_proc *p)
             continue;
         int apart = cta_startup_steady(p, d, &steady->dev[d]);
         size_t first = ds->n;
+        ds->whole = win;
         for (size_t r = 0; r < NRULES; r++)
             if (rules[r]->per_device) {
                 const cta_proc *v = apart && !rules[r]->startup ? steady : p;
@@ -67,6 +68,7 @@ static void proc_diagnoses(cta_diags *ds, const cta_proc *p)
             ds->v[i].proc = p;
     }
     free(steady);
+    ds->whole = 0;
     uint64_t win = proc_window(p);
     for (size_t r = 0; r < NRULES; r++)
         if (!rules[r]->per_device) {

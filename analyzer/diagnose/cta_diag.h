@@ -2,7 +2,8 @@
  * its evidence, call sites, the fix in the user's terms and an estimate of the time the fix
  * would save, computed from the trace. A diagnosis is reported only when that estimate is at
  * least min_saving_pct of its process's window (the span from its first to its last GPU
- * activity), except `oom`, which is always reported. The per-device findings are of the steady
+ * activity; a per-device finding's, its device's whole window, even where the finding is of the
+ * steady state), except `oom`, which is always reported. The per-device findings are of the steady
  * state (cta_startup.h: a device's window from where its iteration starts repeating), the
  * start-up's are apart (cta_diag.startup). The list is sorted by estimated saving, the steady
  * state's first.

@@ -13,8 +13,9 @@ cta_diag *cta_diag_add(cta_diags *ds, const cta_proc *p, int dev, uint64_t savin
                        const char *fix)
 {
     int exempt = ds->rule->always;
+    uint64_t of = ds->whole > window ? ds->whole : window;
     if (!exempt && (window == 0 || saving == 0 ||
-                    (double)saving < ds->o->min_saving_pct / 100.0 * (double)window))
+                    (double)saving < ds->o->min_saving_pct / 100.0 * (double)of))
         return NULL;
     cta_grow(&ds->v, &ds->cap, ds->n + 1, sizeof *ds->v);
     cta_diag *d = &ds->v[ds->n++];

@@ -36,6 +36,10 @@ typedef struct {
     const cta_model *m;
     const cta_diag_opts *o;
     const cta_diag_rule *rule;
+    /* the window min_saving_pct is of, when longer than the one a rule passes: the device's
+     * whole one for a rule run on its steady state (a steady window shorter by the start-up made
+     * one synchronization per step, its host woken ~70 us late, a finding) */
+    uint64_t whole;
     cta_diag *v;
     size_t n, cap;
 } cta_diags;
