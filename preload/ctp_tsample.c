@@ -39,6 +39,8 @@ ctp_ring *ctp_tsample_ring(void)
     return &ctp_ts_self.ring;
 }
 
+#define CTP_TS_FRAMELESS 50
+
 /* What the sampler keeps of a thread between samples (ctp_thread.sampled). */
 typedef struct ctp_ts_thread {
     int stat_fd, sched_fd;       /* its /proc stat and schedstat, -1 if not open */
@@ -50,6 +52,12 @@ typedef struct ctp_ts_thread {
     uint32_t letter;             /* the letter its stat gave its last sleep read (S, D) */
     int letter_read;             /* ... read during the sleep it is in now */
     ctp_perf perf;               /* its perf_event ring (perf.fd -1: none) */
+    int native;                  /* ... sampling its native stacks (a thread without Python) */
+    /* Reads of its Python frames in a row that found none: a thread with a Python thread state
+     * that runs no Python (PyTorch's autograd threads, running the backward pass's cuDNN
+     * autotuning, had only "(no stack)"); at CTP_TS_FRAMELESS it is sampled as one without
+     * (at 3, a Python thread churning its frames, read at 200 us, was taken for one). */
+    int empty;
     int n;                       /* ... its Python frames' count, and their keys */
     uint64_t keys[CTP_PY_MAX];
     ctp_py_hint hint;            /* what the last sample read of its frames */
@@ -91,6 +99,7 @@ static ctp_ts_thread *ctp_ts_of(ctp_thread *t)
     if (!t->sampled && (t->sampled = calloc(1, sizeof *t->sampled))) {
         t->sampled->stat_fd = t->sampled->sched_fd = -1;
         int python = atomic_load_explicit(&t->py_tstate, memory_order_relaxed) != 0;
+        t->sampled->native = !python;
         if (ctp_ts_perf != 1 || ctp_perf_open(&t->sampled->perf, t->tid, !python) != 0)
             t->sampled->perf.fd = -1;
         t->sampled->run_ns = UINT64_MAX;
@@ -99,9 +108,12 @@ static ctp_ts_thread *ctp_ts_of(ctp_thread *t)
 }
 
 /* A thread's Python frames. A thread that has not run since the last sample read them (its
- * perf_event switches say so, or without them its time on a CPU, schedstat's first field,
- * unchanged, unless it is running), or has stayed inside one traced call, has the frames it had: a thread that waits (in a sleep, on a
- * lock, for I/O, in a synchronization) costs no read of its memory. 1 if they are to be read (the
+ * perf_event switches say it went to sleep and no record since, or without them its time on a
+ * CPU, schedstat's first field, unchanged, unless it is running), or has stayed inside one
+ * traced call, has the frames it had: a thread that waits (in a sleep, on a lock, for I/O, in
+ * a synchronization) costs no read of its memory. A ring that has shown no switch yet says
+ * nothing: a compute loop that has not left its CPU since the ring opened has no records (read
+ * as not running, pyphases' compute phase was half lost on an idle machine). 1 if they are to be read (the
  * round reads every thread's together: ctp_ts_python_got), else r has the last ones. */
 static int ctp_ts_python_due(ctp_thread *t, ctp_ts_thread *s, const ctp_perf_seen *pr,
                              ct_rec_thread_sample *r)
@@ -115,7 +127,8 @@ static int ctp_ts_python_due(ctp_thread *t, ctp_ts_thread *s, const ctp_perf_see
     int same_call = r->function && r->function == s->in_fn && ret == s->last_return;
     s->in_fn = r->function;
     s->last_return = ret;
-    if ((same_call || (s->perf.fd >= 0 && !pr->ran && !pr->lost)) && s->run_ns != UINT64_MAX) {
+    if ((same_call || (s->perf.fd >= 0 && pr->state == 'S' && !pr->ran && !pr->lost)) &&
+        s->run_ns != UINT64_MAX) {
         r->stack = s->stack;
         r->flags |= s->flags;
         return 0;
@@ -141,6 +154,7 @@ static int ctp_ts_python_due(ctp_thread *t, ctp_ts_thread *s, const ctp_perf_see
 static void ctp_ts_python_got(ctp_ts_thread *s, const ctp_py_frames *f, ct_rec_thread_sample *r)
 {
     int got = f->n;
+    s->empty = got ? 0 : s->empty + 1;
     s->run_ns = got < 0 ? UINT64_MAX : s->run_now;
     s->flags = got < 0 ? CT_TS_READ_FAILED : CT_TS_PYTHON;
     if (got < 0 || got != s->n || memcmp(f->keys, s->keys, (size_t)got * sizeof *f->keys)) {
@@ -184,6 +198,15 @@ static void ctp_ts_sample(ctp_thread *t, ctp_ts_thread *s)
     ct_rec_thread_sample r = {t->tid, 0, atomic_load_explicit(&t->in_fn, memory_order_relaxed),
                               0, s->perf.fd >= 0 ? CT_TS_PERF : 0};
     uint64_t tstate = atomic_load_explicit(&t->py_tstate, memory_order_relaxed);
+    if (s->empty >= CTP_TS_FRAMELESS) {
+        tstate = 0;
+        if (!s->native && s->perf.fd >= 0) { /* its ring again, now with stacks */
+            ctp_perf_close(&s->perf);
+            if (ctp_perf_open(&s->perf, t->tid, 1) != 0)
+                s->perf.fd = -1;
+            s->native = 1;
+        }
+    }
     ctp_perf_seen pr;
     ctp_perf_read(&s->perf, !tstate, &pr);
     /* The stat file (the costliest read) only when the switches do not tell: running or

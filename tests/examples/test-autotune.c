@@ -62,3 +62,12 @@ TEST_IMPL(examples_imagenet_cudnn_benchmark)
                           NULL};
     return autotuned(args, "Test: [");
 }
+
+/* Training: the backward convolutions are autotuned too, on autograd's thread (no Python
+ * frames there: cuDNN's native frames are what tell) */
+TEST_IMPL(examples_imagenet_cudnn_benchmark_training)
+{
+    const char *args[] = {"-a", "resnet18", "--dummy", "-b", "32", "-j", "0", "--epochs", "1",
+                          "-p", "1", NULL};
+    return autotuned(args, "Epoch: [0][");
+}
