@@ -24,9 +24,13 @@ $(patsubst %.c,$(B)/%.o,$(PRELOAD_SRCS)): $(PRELOAD_GEN)/ctp_fns.h
 $(PRELOAD_GEN)/%.o: $(PRELOAD_GEN)/%.c $(PRELOAD_GEN)/ctp_fns.h | $(B)/.deps-ok
 	$(CC) $(CFLAGS) $(PRELOAD_CFLAGS) $(PICFLAGS) -Wno-unused-parameter -MMD -MP -c $< -o $@
 
+# What libcutrace links (tests/race's ThreadSanitizer build too): libunwind's local unwinder for
+# the stacks at calls, its remote one (-lunwind-x86_64) for the perf_event stack copies.
+PRELOAD_LDLIBS := -lunwind -lunwind-x86_64 -ldl -lpthread
+
 $(CUTRACE_SO): $(PRELOAD_OBJS) $(CTTRACE_LIB) $(PRELOAD_GEN)/libcutrace.map
 	@mkdir -p $(dir $@)
 	$(CC) -shared -o $@ -Wl,-soname,libcuda.so.1 -Wl,--version-script=$(PRELOAD_GEN)/libcutrace.map \
-	  -Wl,-z,now -Wl,-z,nodelete -Wl,--no-undefined $(PRELOAD_OBJS) $(CTTRACE_LIB) $(CTTRACE_LDLIBS) -lunwind -lunwind-x86_64 -ldl -lpthread
+	  -Wl,-z,now -Wl,-z,nodelete -Wl,--no-undefined $(PRELOAD_OBJS) $(CTTRACE_LIB) $(CTTRACE_LDLIBS) $(PRELOAD_LDLIBS)
 
 all: $(CUTRACE_SO)

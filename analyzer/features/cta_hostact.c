@@ -246,6 +246,32 @@ static void ha_package(const char *file, char *out, size_t n)
     snprintf(out, n, "%.*s", (int)strcspn(b, "."), b);
 }
 
+/* A native stack (perf_event's: no Python on the thread) as one activity per place: its innermost
+ * named function with its library, else the innermost frame's library ("in libcudnn_graph.so.9":
+ * PyTorch's autograd thread autotuning, its frames stripped, made as many activities as
+ * offsets, none of them in the list). */
+static void ha_native_site(const cta_model *m, const cta_proc *p, const uint32_t *frames,
+                           uint32_t n, char *out, size_t len)
+{
+    ct_rec_frame first = {0};
+    for (uint32_t i = 0; i < n; i++) {
+        ct_rec_frame fr = {0};
+        if (ct_reader_frame(m->rd, p->file, frames[i], &fr) != 0)
+            continue;
+        if (!first.module)
+            first = fr;
+        if (fr.function) {
+            char t1[CT_STRTMP], t2[CT_STRTMP];
+            snprintf(out, len, "%s (%s)", ct_reader_str(m->rd, p->file, fr.function, t1),
+                     base_name(fr.module ? ct_reader_str(m->rd, p->file, fr.module, t2) : "?"));
+            return;
+        }
+    }
+    char t[CT_STRTMP];
+    snprintf(out, len, "in %s", first.module ? base_name(ct_reader_str(m->rd, p->file, first.module, t))
+                                             : "native code");
+}
+
 /* What key k shows; 0 when its frames could not be read (not an activity). */
 static int ha_render(const cta_model *m, const cta_proc *p, const ha_key *k, ha_act *a)
 {
@@ -299,7 +325,7 @@ static int ha_render(const cta_model *m, const cta_proc *p, const ha_key *k, ha_
                      base_name(in.module ? ct_reader_str(m->rd, p->file, in.module, t2) : "?"),
                      in.line, ct_reader_str(m->rd, p->file, in.function, t3));
         else
-            cta_model_site_text(m, p, k->stack, a->site, sizeof a->site, 3);
+            ha_native_site(m, p, frames, n, a->site, sizeof a->site);
     }
     if (loader && k->state == 'S' && !k->function) {
         snprintf(a->frame, sizeof a->frame, "waiting for the DataLoader");

@@ -14,7 +14,7 @@ $(RACE_B)/%.o: %.c | $(B)/.deps-ok $(PRELOAD_GEN)/ctp_fns.h
 $(RACE_SO): $(RACE_OBJS) $(PRELOAD_GEN)/libcutrace.map
 	@mkdir -p $(dir $@)
 	$(CC) -shared -fsanitize=thread -o $@ -Wl,-soname,libcuda.so.1 \
-	  -Wl,--version-script=$(PRELOAD_GEN)/libcutrace.map $(RACE_OBJS) $(CTTRACE_LDLIBS) -lunwind -ldl -lpthread
+	  -Wl,--version-script=$(PRELOAD_GEN)/libcutrace.map $(RACE_OBJS) $(CTTRACE_LDLIBS) $(PRELOAD_LDLIBS)
 
 all: $(RACE_SO)
 
