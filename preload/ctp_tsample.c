@@ -113,8 +113,9 @@ static ctp_ts_thread *ctp_ts_of(ctp_thread *t)
  * traced call, has the frames it had: a thread that waits (in a sleep, on a lock, for I/O, in
  * a synchronization) costs no read of its memory. A ring that has shown no switch yet says
  * nothing: a compute loop that has not left its CPU since the ring opened has no records (read
- * as not running, pyphases' compute phase was half lost on an idle machine). 1 if they are to be read (the
- * round reads every thread's together: ctp_ts_python_got), else r has the last ones. */
+ * as not running, pyphases' compute phase was half lost on an idle machine). 1 if they are to
+ * be read (the round reads every thread's together: ctp_ts_python_got), else r has the last
+ * ones. */
 static int ctp_ts_python_due(ctp_thread *t, ctp_ts_thread *s, const ctp_perf_seen *pr,
                              ct_rec_thread_sample *r)
 {
