@@ -27,9 +27,17 @@ cta_diag *cta_diag_add(cta_diags *ds, const cta_proc *p, int dev, uint64_t savin
     d->saving_ns = saving;
     d->window_ns = window;
     snprintf(d->fix, sizeof d->fix, "%s", fix);
-    double share = window ? (double)saving / (double)window : 1;
-    d->severity = exempt ? "error" : share >= 0.25 ? "high" : share >= 0.05 ? "medium" : "low";
+    d->severity = "error";
+    if (!exempt)
+        cta_diag_reprice(d, saving);
     return d;
+}
+
+void cta_diag_reprice(cta_diag *d, uint64_t saving)
+{
+    d->saving_ns = saving;
+    double share = d->window_ns ? (double)saving / (double)d->window_ns : 1;
+    d->severity = share >= 0.25 ? "high" : share >= 0.05 ? "medium" : "low";
 }
 
 void cta_diag_ev(cta_diag *d, const char *key, double v, cta_ev_unit u)

@@ -104,6 +104,30 @@ static const cta_fix FIX_GAPS = {
     "find what the host does in these gaps (the timeline shows the calls around them) and move "
     "it off the critical path or overlap it with queued GPU work", NULL};
 
+/* Of gpu-gaps' finding x (its gaps hn), the main process's wait for the cores the loader
+ * workers held (cta_starve_cause.h) moves to dataloader-starvation's finding on the device,
+ * when that loading was CPU-bound too: cheaper loading or more cores give both back, and each
+ * idle nanosecond is priced once. Returns the time moved. */
+static uint64_t owe_loading(cta_diags *ds, cta_diag *x, const cta_proc *p, int d, uint64_t hn)
+{
+    uint64_t t = x->cause.wait_for_workers_ns < hn ? x->cause.wait_for_workers_ns : hn;
+    cta_diag *ld = NULL;
+    for (size_t i = 0; i < ds->n && !ld; i++)
+        if (ds->v[i].proc == p && ds->v[i].dev == d &&
+            ds->v[i].id == cta_diag_rule_starvation.id && (ds->v[i].cause.causes & CTA_CAUSE_CPU_BOUND))
+            ld = &ds->v[i];
+    if (!ld || !t)
+        return 0;
+    char b1[32];
+    cta_diag_reprice(x, x->saving_ns - t);
+    cta_diag_reprice(ld, ld->saving_ns + t);
+    cta_diag_ev(ld, "main_wait_for_workers_ns", (double)t, CTA_EV_NS);
+    cta_diag_detail(ld, "and the main process waited %s for a core the workers held in the gaps "
+                    "between its launches (gpu-gaps' gaps): a cheaper loading, or more cores, "
+                    "gives that back too (counted here)\n", cta_fmt_ns(b1, (double)t));
+    return t;
+}
+
 /* gpu-gaps: idle gaps no other diagnosis explains */
 static void gpu_gaps(cta_diags *ds, const cta_proc *p, int d, uint64_t win)
 {
@@ -116,16 +140,21 @@ static void gpu_gaps(cta_diags *ds, const cta_proc *p, int d, uint64_t win)
         /* why, from the host samples: the main process's work between its launches */
         cta_starve_cause_of(p, d, CTA_GAP_HOST, CTA_CAUSE_HOST_WORK, dv->gap_count[CTA_GAP_HOST], 0,
                             0, &dv->gap_host[CTA_GAP_HOST], &x->cause);
-        char why[160] = "", names[96];
+        char why[160] = "", names[96], owed[200] = "";
         cta_diag_cause_names(&x->cause, names, sizeof names);
         if (x->cause.known && x->cause.causes)
             snprintf(why, sizeof why, "; the host samples say why: %s (below)", names);
+        uint64_t moved = owe_loading(ds, x, p, d, hn);
+        if (moved)
+            snprintf(owed, sizeof owed, "; %s of it the main process waited for a core the loader "
+                     "workers held, which dataloader-starvation's fix gives back (counted there)",
+                     cta_fmt_ns(b2, (double)moved));
         cta_diag_msg(x, "GPU %d idle %s (%.1f%% of the window) in %llu gaps that no other diagnosis "
-               "explains (not data loading, not after a synchronization, not launch overhead)%s; the "
-               "longest gaps of any cause are below",
+               "explains (not data loading, not after a synchronization, not launch overhead)%s%s; "
+               "the longest gaps of any cause are below",
             d, cta_fmt_ns(b1, (double)hn), cta_diag_pct(hn, win),
             (unsigned long long)dv->gap_count[CTA_GAP_HOST],
-            why);
+            owed, why);
         cta_diag_ev(x, "gaps", (double)dv->gap_count[CTA_GAP_HOST], CTA_EV_COUNT);
         cta_diag_ev(x, "gap_ns", (double)hn, CTA_EV_NS);
         /* a Kineto trace has no CPU-time readings: computing and waiting are unknown there */

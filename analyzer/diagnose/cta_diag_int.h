@@ -88,6 +88,9 @@ static inline double cta_diag_pct(uint64_t a, uint64_t b)
 cta_diag *cta_diag_add(cta_diags *ds, const cta_proc *p, int dev, uint64_t saving, uint64_t window,
                        const char *fix);
 
+/* A finding's saving changed after it was made (a rule moving idle time from one cause to
+ * another it is owed to), its severity with it; never an "error" finding's. */
+void cta_diag_reprice(cta_diag *d, uint64_t saving);
 /* Evidence beyond CTA_DIAG_MAX_EV is dropped. */
 void cta_diag_ev(cta_diag *d, const char *key, double v, cta_ev_unit u);
 void cta_diag_msg(cta_diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -56,6 +56,10 @@ typedef struct {
                                       * gaps, or loading with no workers), not the workers' */
     double step_ns;                  /* the GPU's work per step, as given */
     int workers_recommended;         /* with CTA_CAUSE_ADD_WORKERS: in all */
+    uint64_t wait_for_workers_ns;    /* HOST_WORK, cpu-bound with loader workers alive: of the
+                                      * gaps, the main process's wait for a core the workers
+                                      * held (its run-queue wait, at most all the time, by the
+                                      * workers' share of the cores others used) */
     int causes;                      /* CTA_CAUSE_* bits */
     uint64_t saving_ns;              /* what the causes' fixes can save, at most gap_ns */
 } cta_starve_cause;

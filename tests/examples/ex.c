@@ -37,7 +37,13 @@ int ex_run(ctt_proc *p, char dir[4096], const char *name, const char *fake, cons
 static double ex_held(const tj *d)
 {
     const char *id = tj_str(d, "id");
-    if (!strcmp(id, "dataloader-starvation") || !strcmp(id, "gpu-gaps"))
+    /* with the main process's wait for the cores the loader workers held in gpu-gaps' gaps,
+     * which dataloader-starvation is owed (cta_diag_idle.c) */
+    if (!strcmp(id, "dataloader-starvation"))
+        return tj_num(d, "evidence.gap_ns") + (tj_path(d, "evidence.main_wait_for_workers_ns")
+                                                   ? tj_num(d, "evidence.main_wait_for_workers_ns")
+                                                   : 0);
+    if (!strcmp(id, "gpu-gaps"))
         return tj_num(d, "evidence.gap_ns");
     if (!strcmp(id, "excessive-sync") || !strcmp(id, "sync-memcpy"))
         return tj_num(d, "evidence.host_blocked_ns");
@@ -85,7 +91,7 @@ tj *ex_verdict(const char *dir, const tj **lead)
     return NULL;
 }
 
-static int ex_has_cause(const tj *c, const char *name)
+int ex_has_cause(const tj *c, const char *name)
 {
     const tj *v = tj_get(c, "causes");
     for (size_t i = 0; v && i < v->n; i++)

@@ -14,8 +14,9 @@ int ex_run(ctt_proc *p, char dir[4096], const char *name, const char *fake, cons
            const char *const env[]);
 
 /* The bounds every finding keeps (issue 28 item 1): each saving at most its window; the
- * findings drawn from idle time (dataloader-starvation, gpu-gaps: their gaps; excessive-sync:
- * the time the host was blocked) at most that, and together at most the window. Returns 0, or
+ * findings drawn from idle time (dataloader-starvation, gpu-gaps: their gaps, the loading with
+ * what it is owed of gpu-gaps'; excessive-sync: the time the host was blocked) at most that,
+ * and together at most the window. Returns 0, or
  * nonzero after a message naming the finding. */
 int ex_bounds(const tj *summary);
 
@@ -30,6 +31,9 @@ tj *ex_verdict(const char *dir, const tj **lead);
  * says more workers will not help; more workers (`add-workers`, a fix naming num_workers) only
  * when it was not short of one. Returns 0, or nonzero after a message. */
 int ex_loader_cause_fits(const tj *finding, int running);
+
+/* Whether a finding's cause object lists the cause name ("cpu-bound"). */
+int ex_has_cause(const tj *cause, const char *name);
 
 /* The sum of the values after "KEY " on the lines of text that begin with prefix (imagenet's
  * own meters: "Data  0.123 ( 0.456)"); -1 if no line has them. */

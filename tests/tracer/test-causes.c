@@ -412,6 +412,47 @@ static int cz_gaps_cpu_bound(const char *prog)
     return 0;
 }
 
+/* Four workers spending 150 ms of CPU per batch on 2 cores, and the main thread spinning 30 ms
+ * after each batch's copy (loader_tree --after-ms) before queuing its step: the loading
+ * CPU-bound, and the gaps between the copy and the step cpu-bound too, the main thread waiting
+ * for the cores the workers hold. That wait is the loading's (cheaper batches give it back):
+ * dataloader-starvation holds it, as the main thread's own run-queue wait in those spins
+ * (schedstat) by the workers' share of the cores others used (beside CPU hogs: not all of
+ * it), and gpu-gaps the rest. */
+static int cz_gaps_owed_to_loading(const char *prog)
+{
+    char *err = NULL, *data = cz_data();
+    char *args[] = {"--after-ms", "30", "4", "150", "0", "150", data, NULL};
+    const tj *c = NULL;
+    /* beside processes outside the tree, which hold a share of the cores the main thread
+     * waits for: that share is not the loading's */
+    pid_t hogs[64];
+    int nh = cz_hogs(hogs, 64);
+    tj *s = cz_run_in(prog, CZ_STEPS, args, STARVE, "cpu-bound", &c, &err);
+    cz_hogs_stop(hogs, nh);
+    ASSERT(s != NULL);
+    const char *line = strstr(err, "main after_ns=");
+    ASSERT(line);
+    double after_ns = 0, waited = 0;
+    ASSERT_INT(sscanf(line, "main after_ns=%lf after_wait_ns=%lf", &after_ns, &waited), ==, 2);
+    const tj *g = cz_diag(s, "gpu-gaps"), *ld = cz_diag(s, STARVE);
+    ASSERT(g && ld);
+    const tj *gc = tj_get(g, "cause");
+    ASSERT(cz_cause(s, "gpu-gaps", "cpu-bound"));
+    double others = tj_num(gc, "busy_cores") - tj_num(gc, "main_cpu_cores");
+    double share = others > tj_num(gc, "worker_cpu_cores") ? tj_num(gc, "worker_cpu_cores") / others : 1;
+    double moved = tj_num(ld, "evidence.main_wait_for_workers_ns");
+    printf("main thread waited %.3f s of its %.3f s of spins; workers' share %.2f; moved %.3f s\n",
+           waited / 1e9, after_ns / 1e9, share, moved / 1e9);
+    ASSERT_NEAR(moved, waited * share, 0.25 * waited * share);
+    ASSERT_NEAR(tj_num(g, "estimated_saving_ns"), tj_num(g, "evidence.gap_ns") - moved, 1e6);
+    ASSERT(tj_num(ld, "estimated_saving_ns") <= tj_num(ld, "evidence.gap_ns") + moved);
+    ASSERT_CONTAINS(tj_str(ld, "detail"), "waited");
+    tj_free(s);
+    free(err);
+    return 0;
+}
+
 /* Its one worker spends 80 ms of CPU per batch while the main process waits on the batch pipe
  * between steps that copy no batch: gpu-gaps, and none of the main process's causes held (not
  * computing, not short of a core, not in I/O wait): the detail says it waited for something
@@ -533,4 +574,5 @@ TEST_IMPL(causes_python_gaps_storage)
 }
 TEST_IMPL(causes_python_gaps_cpu_bound) { return cz_gaps_cpu_bound("py_loader_tree"); }
 TEST_IMPL(causes_gaps_none_while_waiting) { return cz_gaps_none("loader_tree"); }
+TEST_IMPL(causes_gaps_owed_to_loading) { return cz_gaps_owed_to_loading("loader_tree"); }
 TEST_IMPL(causes_python_gaps_none_while_waiting) { return cz_gaps_none("py_loader_tree"); }

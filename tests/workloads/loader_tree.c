@@ -1,7 +1,7 @@
 /* loader_tree: a main process using CUDA and K forked loader workers that never touch it, as a
  * PyTorch DataLoader has, each doing a known amount of work that it measures itself:
  *
- *   loader_tree [--steps N [--main-ms M] [--existing] [--memset-step]] K CPU_MS BYTES HOLD_MS FILE
+ *   loader_tree [--steps N [--main-ms M] [--after-ms A] [--existing] [--memset-step]] K CPU_MS BYTES HOLD_MS FILE
  *
  * Without --steps: the main process allocates device memory and copies to it (the trace
  * starts), writes BYTES bytes into FILE, then forks K workers. Each spins until its own CPU time
@@ -26,7 +26,11 @@
  * CPU_MS, its pread) before its M ms. With --memset-step the step is a memset of the 1 MiB
  * instead of a copy: the host's work between steps is then not loading a batch but its own,
  * between its GPU work (queued, as the first memset then is: no gap follows a synchronous call,
- * which would make it a gap after a synchronization). The workers report "worker pid=P cpu_ns=C read=B batches=n" after their
+ * which would make it a gap after a synchronization). With --after-ms A each step, after its
+ * copy, spins A ms more of the main thread's CPU then queues a memset of the 1 MiB: a gap
+ * between the GPU's work that is not loading, which the main thread may spend waiting for a
+ * core its workers hold; it then prints "main after_ns=T after_wait_ns=W" on stderr, T the
+ * wall time of those spins and W the main thread's run-queue wait in them (schedstat). The workers report "worker pid=P cpu_ns=C read=B batches=n" after their
  * batches; the main process prints "main cpu_ns=C read=B steps=N" on stderr (C its main thread's
  * CPU time from the first step to the last, B the bytes it read itself) and holds HOLD_MS with memsets instead
  * of copies. */
@@ -53,6 +57,19 @@ static uint64_t mono_ns(void)
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* The calling thread's time waiting for a CPU while runnable (ns; 0 unknown). */
+static uint64_t runq_wait_ns(void)
+{
+    unsigned long long run = 0, wait = 0;
+    FILE *f = fopen("/proc/thread-self/schedstat", "re");
+    if (f) {
+        if (fscanf(f, "%llu %llu", &run, &wait) != 2)
+            wait = 0;
+        fclose(f);
+    }
+    return wait;
 }
 
 /* Spins until the process's CPU time reaches goal (ns). */
@@ -138,7 +155,7 @@ static void worker(int report, int go, uint64_t cpu_goal, const char *file)
 int main(int argc, char **argv)
 {
     int steps = 0, existing = 0, memset_step = 0;
-    uint64_t main_ms = 0;
+    uint64_t main_ms = 0, after_ms = 0;
     int a = 1;
     for (; a < argc && !strncmp(argv[a], "--", 2); a++) {
         if (!strcmp(argv[a], "--existing"))
@@ -149,12 +166,14 @@ int main(int argc, char **argv)
             memset_step = 1;
         else if (!strcmp(argv[a], "--main-ms") && a + 1 < argc)
             main_ms = strtoull(argv[++a], NULL, 10);
+        else if (!strcmp(argv[a], "--after-ms") && a + 1 < argc)
+            after_ms = strtoull(argv[++a], NULL, 10);
         else
             WL_DIE("unknown option %s", argv[a]);
     }
     if (argc - a != 5)
-        WL_DIE("usage: loader_tree [--steps N [--main-ms M] [--existing] [--memset-step]] K CPU_MS "
-               "BYTES HOLD_MS FILE");
+        WL_DIE("usage: loader_tree [--steps N [--main-ms M] [--after-ms A] [--existing] "
+               "[--memset-step]] K CPU_MS BYTES HOLD_MS FILE");
     argv += a - 1;
     int k = atoi(argv[1]);
     uint64_t cpu_ms = strtoull(argv[2], NULL, 10), cpu_goal = cpu_ms * 1000000u;
@@ -163,8 +182,8 @@ int main(int argc, char **argv)
     const char *file = argv[5];
     if (k < !steps || k > 64)
         WL_DIE("K: expected %d to 64 workers, found %s", !steps, argv[1]);
-    if (steps < 0 || (!steps && (main_ms || existing || memset_step)))
-        WL_DIE("--main-ms, --existing and --memset-step need --steps N (N > 0)");
+    if (steps < 0 || (!steps && (main_ms || after_ms || existing || memset_step)))
+        WL_DIE("--main-ms, --after-ms, --existing and --memset-step need --steps N (N > 0)");
 
     void *dev = NULL;
     size_t chunk = 1 << 20;
@@ -228,7 +247,7 @@ int main(int argc, char **argv)
         char *buf = malloc(bytes ? bytes : 1);
         if (!buf)
             WL_DIE("malloc of %zu bytes failed", bytes);
-        uint64_t c0 = cpu_ns(), got = 0;
+        uint64_t c0 = cpu_ns(), got = 0, after_ns = 0, after_wait = 0;
         for (int s = 0; s < steps; s++) {
             char c;
             if (k && read(batch[s % k][0], &c, 1) != 1)
@@ -241,7 +260,17 @@ int main(int argc, char **argv)
             spin_to(cpu_ns() + main_ms * 1000000u);
             WL_RT(memset_step ? cudaMemsetAsync(dev, 0, chunk, 0)
                               : cudaMemcpy(dev, host, chunk, cudaMemcpyHostToDevice));
+            if (after_ms) {
+                uint64_t t0 = mono_ns(), w0 = runq_wait_ns();
+                spin_to(cpu_ns() + after_ms * 1000000u);
+                after_wait += runq_wait_ns() - w0;
+                after_ns += mono_ns() - t0;
+                WL_RT(cudaMemsetAsync(dev, 0, chunk, 0));
+            }
         }
+        if (after_ms)
+            fprintf(stderr, "main after_ns=%llu after_wait_ns=%llu\n", (unsigned long long)after_ns,
+                    (unsigned long long)after_wait);
         fprintf(stderr, "main cpu_ns=%llu read=%llu steps=%d\n", (unsigned long long)(cpu_ns() - c0),
                 (unsigned long long)got, steps);
         free(buf);
