@@ -310,7 +310,7 @@ static uint32_t ctp_ts_stat(const char *buf, uint32_t *ppid, uint64_t *cpu, uint
 
 /* One sample of worker pid (its thread state tstate; s the sampler's state of it): its state
  * letter from its stat, and its Python frames when it may have moved since the last read (it
- * runs, its CPU time grew, or they could not be read). -1 at its end: gone or a zombie, no
+ * runs, its state changed, its CPU time grew, or they could not be read). -1 at its end: gone or a zombie, no
  * longer this process's child (its pid taken by another), or another program (it exec'd). A
  * worker that ran less than a clock tick between two samples while asleep at both keeps its
  * frames: a worker waiting for its next index wakes, loads and sleeps where it slept. */
@@ -327,7 +327,9 @@ static int ctp_ts_worker_sample(uint32_t pid, uint64_t tstate, ctp_ts_thread *s)
     if (!state || state == 'Z' || state == 'X' || ppid != ctp_ts_pid || code != ctp_ts_startcode)
         return -1;
     ct_rec_thread_sample r = {pid, state, 0, 0, CT_TS_WORKER};
-    if (state == 'R' || cpu != s->run_ns) {
+    uint32_t was = s->letter;
+    s->letter = state;
+    if (state == 'R' || state != was || cpu != s->run_ns) {
         static ctp_py_frames f;
         f.n = ctp_python_sample(pid, tstate, &s->hint, f.keys, f.code_at, CTP_PY_MAX);
         s->run_now = cpu;
