@@ -49,7 +49,7 @@ static void emit(cta_tl *t, uint32_t idx, tl_run *r)
     uint64_t track = SAMPLE_TID_BASE + idx;
     if (!r->named) {
         char name[64];
-        snprintf(name, sizeof name, r->worker ? "where loader worker %u was (pid)"
+        snprintf(name, sizeof name, r->worker ? "where loader worker pid %u was"
                                               : "where the host was (tid %u)", r->tid);
         cta_tl_track_meta(t, r->p, track, name);
         r->named = 1;
