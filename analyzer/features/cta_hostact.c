@@ -313,7 +313,9 @@ static int ha_render(const cta_model *m, const cta_proc *p, const ha_key *k, ha_
         return 1;
     }
     int loader = 0;
-    ct_rec_frame in = {0};
+    /* in: the innermost Python frame; stage: in a loader worker, the frame its fetch called
+     * (the Dataset's __getitem__, the collate function), under which in runs */
+    ct_rec_frame in = {0}, prev = {0}, stage = {0};
     char imported[96] = "";
     for (uint32_t i = 0; i < n; i++) {
         ct_rec_frame fr = {0};
@@ -323,6 +325,10 @@ static int ha_render(const cta_model *m, const cta_proc *p, const ha_key *k, ha_
         const char *file = fr.module ? ct_reader_str(m->rd, p->file, fr.module, t2) : "";
         if (strstr(file, "torch/utils/data/"))
             loader = 1;
+        if ((k->flags & CT_TS_WORKER) && !stage.function && prev.function &&
+            strstr(file, "torch/utils/data/_utils/fetch.py"))
+            stage = prev;
+        prev = fr;
         if (!in.function)
             in = fr;
         if (!imported[0] && !strcmp(ct_reader_str(m->rd, p->file, fr.function, t3), "<module>"))
@@ -353,7 +359,18 @@ static int ha_render(const cta_model *m, const cta_proc *p, const ha_key *k, ha_
         const char *file = base_name(in.module ? ct_reader_str(m->rd, p->file, in.module, t2) : "?");
         const char *fn = ct_reader_str(m->rd, p->file, in.function, t3);
         snprintf(at, sizeof at, "%s:%u in %s", file, in.line, fn);
-        if (strcmp(at, a->site))
+        /* a worker's stage before it, when another than the site's and the frame's own: what
+         * of the loading the frame's work is ("fakedata.py in FakeData.__getitem__ <-
+         * functional.py in to_tensor") */
+        char t4[CT_STRTMP], t5[CT_STRTMP], st[200];
+        const char *sfile = stage.module ? base_name(ct_reader_str(m->rd, p->file, stage.module, t4)) : "?";
+        const char *sfn = stage.function ? ct_reader_str(m->rd, p->file, stage.function, t5) : "";
+        snprintf(st, sizeof st, "%s:%u in %s", sfile, stage.line, sfn);
+        int staged = stage.function && strcmp(st, a->site) &&
+                     (stage.module != in.module || stage.function != in.function);
+        if (strcmp(at, a->site) && staged)
+            snprintf(a->frame, sizeof a->frame, "%s in %s <- %s in %s", sfile, sfn, file, fn);
+        else if (strcmp(at, a->site))
             snprintf(a->frame, sizeof a->frame, "%s in %s", file, fn);
     }
     return 1;
