@@ -281,6 +281,11 @@ static void ctp_ts_sample(ctp_thread *t, ctp_ts_thread *s)
  * as parent (a worker that starts a trace samples its own); its sampler frees a slot at its
  * worker's end. With every slot taken, further workers are not sampled. */
 #define CTP_TS_WORKERS 256
+/* Workers are sampled at most this often (or at the period, if longer): a worker costs a pread
+ * of its stat and, running, reads of its memory that race with it, about what a thread without
+ * perf_event costs; at 5 ms, two CPU-bound workers doubled the sampler's time. Their samples
+ * stand for the time since their previous one, so fewer of them bias no share. */
+#define CTP_TS_WORKER_NS 20000000ull
 typedef struct {
     _Atomic uint32_t used; /* 1: claimed */
     _Atomic uint32_t pid;  /* the worker, once ppid and tstate are written (0 before) */
@@ -310,10 +315,11 @@ static uint32_t ctp_ts_stat(const char *buf, uint32_t *ppid, uint64_t *cpu, uint
 
 /* One sample of worker pid (its thread state tstate; s the sampler's state of it): its state
  * letter from its stat, and its Python frames when it may have moved since the last read (it
- * runs, its state changed, its CPU time grew, or they could not be read). -1 at its end: gone or a zombie, no
- * longer this process's child (its pid taken by another), or another program (it exec'd). A
- * worker that ran less than a clock tick between two samples while asleep at both keeps its
- * frames: a worker waiting for its next index wakes, loads and sleeps where it slept. */
+ * runs, its state changed, its CPU time grew, or they could not be read). -1 at its end: gone
+ * or a zombie, no longer this process's child (its pid taken by another), or another program
+ * (it exec'd). A worker that ran less than a clock tick between two samples while asleep at
+ * both keeps its frames: a worker waiting for its next index wakes, loads and sleeps where it
+ * slept. */
 static int ctp_ts_worker_sample(uint32_t pid, uint64_t tstate, ctp_ts_thread *s)
 {
     uint64_t ts = ctp_ticks(), cpu, code;
@@ -344,7 +350,12 @@ static int ctp_ts_worker_sample(uint32_t pid, uint64_t tstate, ctp_ts_thread *s)
 
 static void ctp_ts_workers_round(void)
 {
-    for (int i = 0; ctp_ts_table && i < CTP_TS_WORKERS; i++) {
+    static uint64_t next;
+    uint64_t now = ctp_now();
+    if (!ctp_ts_table || now < next)
+        return;
+    next = now + (ctp_opt.thread_sample_ns > CTP_TS_WORKER_NS ? ctp_opt.thread_sample_ns : CTP_TS_WORKER_NS);
+    for (int i = 0; i < CTP_TS_WORKERS; i++) {
         ctp_ts_slot *w = &ctp_ts_table[i];
         uint32_t pid = atomic_load_explicit(&w->pid, memory_order_acquire);
         if (!pid || w->ppid != ctp_ts_pid ||

@@ -29,7 +29,8 @@ loader take turns the same way): K * E workers report, never more than K alive a
 follows the last epoch, and "main ..." counts all E * N steps.
 With --nap-ms S each worker, after each batch's CPU, sleeps S ms in nap() (a loader waiting on
 something of its own), and times both phases on its wall clock (time.monotonic_ns): its report
-ends "spin_ns=A nap_ns=B" (A in spin_until, B in nap, over all its batches).
+ends "spin_ns=A nap_ns=B loop_ns=L" (A in spin_until, B in nap, over all its batches; L the
+whole loop over them, the batches' reads and writes too).
 """
 import ctypes
 import multiprocessing
@@ -84,6 +85,7 @@ def batch_worker(report, go, out, inherited, i, k, steps, cpu_ms, nbytes, path, 
     got = made = 0
     spun = napped = 0
     goal = time.process_time_ns() + i * cpu_ms * 1000000 // k
+    start = time.monotonic_ns()
     for b in range(i, steps, k):
         goal += cpu_ms * 1000000
         t0 = time.monotonic_ns()
@@ -96,9 +98,10 @@ def batch_worker(report, go, out, inherited, i, k, steps, cpu_ms, nbytes, path, 
         got += read_batch(fd, path, nbytes, b)
         made += 1
         os.write(out, b"b")
+    loop = time.monotonic_ns() - start
     os.close(fd)
     line = "worker pid=%d cpu_ns=%d read=%d batches=%d" % (os.getpid(), time.process_time_ns(), got, made)
-    line += " spin_ns=%d nap_ns=%d\n" % (spun, napped) if nap_ms else "\n"
+    line += " spin_ns=%d nap_ns=%d loop_ns=%d\n" % (spun, napped, loop) if nap_ms else "\n"
     os.write(report, line.encode())
     while os.read(go, 1):
         pass
