@@ -722,7 +722,8 @@ static uint32_t ctp_py_line_pairs(const unsigned char *p, const unsigned char *e
     return !v310 && line > 0 ? (uint32_t)line : 0;
 }
 
-int ctp_python_frame(uint64_t key, uint32_t pid, uint32_t *file, uint32_t *function, uint32_t *line)
+int ctp_python_frame(uint64_t key, uint32_t pid, uint32_t *file, uint32_t *function,
+                     uint32_t *line)
 {
     if (!ctp_py_known() || !ctp_py)
         return -1;

@@ -44,7 +44,8 @@ int ctp_python_splice(uint64_t *ips, int n, int cap, uint64_t *code_at);
 /* The definition of a frame key (from code_at, while the frame is still running) of process
  * pid (0: this one; else a loader worker, ctp_python_sample's): file, qualified name and line,
  * interned; -1 if the frame's code cannot be read. */
-int ctp_python_frame(uint64_t key, uint32_t pid, uint32_t *file, uint32_t *function, uint32_t *line);
+int ctp_python_frame(uint64_t key, uint32_t pid, uint32_t *file, uint32_t *function,
+                     uint32_t *line);
 /* The calling thread's Python thread state (its address; 0 if none, or no Python cutrace can
  * read, or not initialized or finalizing): what ctp_python_sample reads from another thread. */
 uint64_t ctp_python_tstate(void);
@@ -85,8 +86,8 @@ typedef struct ctp_py_frames {
     int n;
     uint64_t keys[CTP_PY_MAX], code_at[CTP_PY_MAX];
 } ctp_py_frames;
-/* ctp_python_sample of n threads of this process (tstates[i], hints[i]) into out[i], their states and data
- * stacks read in one system call for all (a thread's code objects, when due to be read again,
+/* ctp_python_sample of n threads of this process (tstates[i], hints[i]) into out[i], their
+ * states and data stacks read in one system call for all (a thread's code objects, when due to be read again,
  * and a thread whose read failed or raced, are read on their own as ctp_python_sample reads). */
 void ctp_python_sample_many(int n, const uint64_t *tstates, ctp_py_hint *const *hints, ctp_py_frames *out);
 /* In a forked child (ctp_session's fork handler): the pid to read, and a lookup the fork

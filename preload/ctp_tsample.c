@@ -77,7 +77,8 @@ static uint32_t ctp_ts_state_of(const char *buf, ssize_t n)
  * (a loader worker's), into buf (kept open while the budget of descriptors allows: a
  * descriptor stays the process's it was opened on, whatever later takes its pid); its length,
  * or -1. */
-static ssize_t ctp_ts_read(uint32_t tid, int worker, int *fd, const char *what, char *buf, size_t len)
+static ssize_t ctp_ts_read(uint32_t tid, int worker, int *fd, const char *what, char *buf,
+                           size_t len)
 {
     if (*fd < 0) {
         char path[64];
@@ -354,7 +355,8 @@ static void ctp_ts_workers_round(void)
     uint64_t now = ctp_now();
     if (!ctp_ts_table || now < next)
         return;
-    next = now + (ctp_opt.thread_sample_ns > CTP_TS_WORKER_NS ? ctp_opt.thread_sample_ns : CTP_TS_WORKER_NS);
+    next = now + (ctp_opt.thread_sample_ns > CTP_TS_WORKER_NS ? ctp_opt.thread_sample_ns
+                                                               : CTP_TS_WORKER_NS);
     for (int i = 0; i < CTP_TS_WORKERS; i++) {
         ctp_ts_slot *w = &ctp_ts_table[i];
         uint32_t pid = atomic_load_explicit(&w->pid, memory_order_acquire);

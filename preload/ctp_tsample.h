@@ -3,12 +3,12 @@
  * process that has made a traced call (ctp_threads) is doing, and each loader worker's (a child
  * forked without exec by a thread running Python, which never calls CUDA: its one thread), and
  * appends a THREAD_SAMPLE record per thread to a ring of its own, which the writer drains into
- * its stream: the thread's scheduler state letter, the traced call it is inside (ctp_thread.in_fn, a relaxed load), and
- * its stack: its Python frames, read from its Python thread state with process_vm_readv
- * (ctp_python_sample; never a fault, a sample read inconsistently is flagged and has no stack),
- * or where no Python runs on it, a native stack: where it ran (ctp_perf, perf_event user-stack
- * samples) when the kernel permits, else the stack of its last call that captured one
- * (ctp_thread.last_stack).
+ * its stream: the thread's scheduler state letter, the traced call it is inside
+ * (ctp_thread.in_fn, a relaxed load), and its stack: its Python frames, read from its Python
+ * thread state with process_vm_readv (ctp_python_sample; never a fault, a sample read
+ * inconsistently is flagged and has no stack), or where no Python runs on it, a native stack:
+ * where it ran (ctp_perf, perf_event user-stack samples) when the kernel permits, else the
+ * stack of its last call that captured one (ctp_thread.last_stack).
  *
  * Never a signal to the program's threads, never a stop: a sampled thread does not know. The
  * stacks it interns (ctp_stack_intern) take the stack table's lock only for a stack never seen
@@ -18,8 +18,9 @@
  * ran come from its ring with plain loads (its /proc stat is read only when a sleep begins, for
  * S or D), and a Python thread that ran costs one process_vm_readv; without it, one pread of
  * /proc stat per thread, and for a Python thread a schedstat pread (whether it ran) and the read.
- * A loader worker costs a pread of its /proc/PID/stat (its state, whether it ran) and, when it
- * ran, a process_vm_readv of its memory (ctp_python_sample on its pid): no signal, no stop,
+ * A loader worker, sampled at most every 20 ms, costs a pread of its /proc/PID/stat (its state,
+ * whether it ran) and, when it ran, process_vm_readv of its memory (ctp_python_sample on its
+ * pid): no signal, no stop,
  * nothing added to it (no thread, no file). Its samples' tid is its pid, flagged CT_TS_WORKER;
  * its end (its stat unreadable or a zombie's, it no longer this process's child, its code
  * another program's: exec) ends its sampling.
