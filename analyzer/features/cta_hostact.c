@@ -495,8 +495,9 @@ static void ha_gap_text(FILE *f, const cta_model *m, const cta_proc *p, int d, i
         return;
     ha_list_text(f, indent, "where the host was (the thread that last fed the GPU",
                  HA(p)->dev[d].who[HA_FEEDER].samples[cls], unread, ha_native(HA(p)), a, n, total);
-    char title[96];
-    snprintf(title, sizeof title, "where the loader workers were (%u sampled, their time together",
+    char title[120];
+    snprintf(title, sizeof title,
+             "where the loader workers were (%u sampled in the run; their time together",
              HA(p)->workers);
     if ((total = ha_worker_activities(m, p, d, cls, a, &n, &unread)))
         ha_list_text(f, indent, title, HA(p)->dev[d].who[HA_WORKERS].samples[cls], unread, NULL, a,
