@@ -240,7 +240,7 @@ static uint32_t ctp_pf_unwind(void)
         }
         ips[n++] = ip;
     } while (n < CTP_STACK_DEPTH && unw_step(&c) > 0);
-    return ctp_stack_intern(ips, code_at, n);
+    return ctp_stack_intern(0, ips, code_at, n);
 }
 
 /* ---- the ring ------------------------------------------------------------------------------ */

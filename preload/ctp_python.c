@@ -313,9 +313,12 @@ static void ctp_py_add(ctp_py_batch *b, uint64_t addr, void *buf, size_t len)
     b->remote[b->n++] = (struct iovec){(void *)(uintptr_t)addr, len};
 }
 
+/* The process a sample reads: this one, or a loader worker (ctp_python_sample's pid). */
+static pid_t ctp_py_target;
+
 static unsigned ctp_py_readv(ctp_py_batch *b)
 {
-    ssize_t got = b->n ? process_vm_readv(ctp_py_pid, b->local, b->n, b->remote, b->n, 0) : 0;
+    ssize_t got = b->n ? process_vm_readv(ctp_py_target, b->local, b->n, b->remote, b->n, 0) : 0;
     unsigned whole = 0;
     for (size_t left = got > 0 ? (size_t)got : 0; whole < b->n && left >= b->local[whole].iov_len; whole++)
         left -= b->local[whole].iov_len;
@@ -436,7 +439,7 @@ static int ctp_py_sample1(uint64_t tstate, ctp_py_hint *hint, uint64_t *keys, ui
                           const ctp_py_slot *pre, unsigned whole)
 {
     const ctp_py_layout *L = ctp_py;
-    const ctp_py_mem m = {ctp_py_pid, 0};
+    const ctp_py_mem m = {ctp_py_target, 0};
     int saved = errno, n = -1, got = 0;
     uint64_t codes[CTP_PY_MAX], lo = 0, hi = 0, cur = 0;
     int64_t lastis[CTP_PY_MAX];
@@ -567,10 +570,12 @@ out:
  * the read after a miss is shorter (its caches, and the hint, are the thread's now). */
 #define CTP_PY_TRIES 4
 
-int ctp_python_sample(uint64_t tstate, ctp_py_hint *hint, uint64_t *keys, uint64_t *code_at, int cap)
+int ctp_python_sample(uint32_t pid, uint64_t tstate, ctp_py_hint *hint, uint64_t *keys,
+                      uint64_t *code_at, int cap)
 {
     if (!tstate || !hint || !ctp_py_known() || !ctp_py)
         return -1;
+    ctp_py_target = pid ? (pid_t)pid : ctp_py_pid;
     int n = -1;
     for (int k = 0; k < CTP_PY_TRIES && n < 0; k++)
         n = ctp_py_sample1(tstate, hint, keys, code_at, cap, NULL, 0);
@@ -589,6 +594,7 @@ void ctp_python_sample_many(int n, const uint64_t *tstates, ctp_py_hint *const *
     int in[CTP_PY_BATCH];
     size_t used = 0;
     b.n = 0;
+    ctp_py_target = ctp_py_pid;
     for (int i = 0; i < n; i++) {
         out[i].n = -1;
         if (i < CTP_PY_BATCH)
@@ -616,7 +622,7 @@ void ctp_python_sample_many(int n, const uint64_t *tstates, ctp_py_hint *const *
             got = ctp_py_sample1(tstates[i], hints[i], out[i].keys, out[i].code_at, CTP_PY_MAX,
                                  &slots[i], whole);
         /* once more on its own, and as often as one thread's read tries */
-        out[i].n = got >= 0 ? got : ctp_python_sample(tstates[i], hints[i], out[i].keys,
+        out[i].n = got >= 0 ? got : ctp_python_sample(0, tstates[i], hints[i], out[i].keys,
                                                       out[i].code_at, CTP_PY_MAX);
     }
 }
@@ -716,14 +722,15 @@ static uint32_t ctp_py_line_pairs(const unsigned char *p, const unsigned char *e
     return !v310 && line > 0 ? (uint32_t)line : 0;
 }
 
-int ctp_python_frame(uint64_t key, uint32_t *file, uint32_t *function, uint32_t *line)
+int ctp_python_frame(uint64_t key, uint32_t pid, uint32_t *file, uint32_t *function,
+                     uint32_t *line)
 {
     if (!ctp_py_known() || !ctp_py)
         return -1;
     int saved = errno, rc = -1;
     const ctp_py_layout *L = ctp_py;
     /* rare (once per new frame): the safe reads will do */
-    const ctp_py_mem m = {ctp_py_pid, 0};
+    const ctp_py_mem m = {pid ? (pid_t)pid : ctp_py_pid, 0};
     uint64_t code = (key & ((1ull << CTP_PY_CODE_BITS) - 1)) << 4;
     int64_t lasti = (int64_t)((key >> CTP_PY_CODE_BITS) & ((1u << CTP_PY_LASTI_BITS) - 1));
     unsigned char co[256], lt[48];

@@ -41,9 +41,11 @@
  * native entry code_at[i] is 0. Returns the new count; ips unchanged (n returned, code_at
  * untouched) if the thread has no Python frames or Python is absent or unknown. */
 int ctp_python_splice(uint64_t *ips, int n, int cap, uint64_t *code_at);
-/* The definition of a frame key (from code_at, while the frame is still running): file,
- * qualified name and line, interned; -1 if the frame's code cannot be read. */
-int ctp_python_frame(uint64_t key, uint32_t *file, uint32_t *function, uint32_t *line);
+/* The definition of a frame key (from code_at, while the frame is still running) of process
+ * pid (0: this one; else a loader worker, ctp_python_sample's): file, qualified name and line,
+ * interned; -1 if the frame's code cannot be read. */
+int ctp_python_frame(uint64_t key, uint32_t pid, uint32_t *file, uint32_t *function,
+                     uint32_t *line);
 /* The calling thread's Python thread state (its address; 0 if none, or no Python cutrace can
  * read, or not initialized or finalizing): what ctp_python_sample reads from another thread. */
 uint64_t ctp_python_tstate(void);
@@ -61,7 +63,9 @@ typedef struct ctp_py_hint {
     unsigned char bytes[CTP_PY_MAX][CTP_PY_CODE_BYTES];
 } ctp_py_hint;
 /* The Python frames of the thread whose state is tstate, read from another thread while it
- * runs (the thread sampler's, ctp_tsample.h), innermost first, as ctp_python_splice gives
+ * runs (the thread sampler's, ctp_tsample.h), in this process (pid 0) or in process pid (a
+ * loader worker forked without exec, whose thread runs on the forking thread's state, at the
+ * same address), innermost first, as ctp_python_splice gives
  * them (keys[i] the identity key, code_at[i] the frame key), at most cap (<= CTP_PY_MAX).
  * Every read goes through process_vm_readv: frames that change or go away under the reader
  * make a read fail or come back inconsistent, never a fault. The state is read together with
@@ -75,14 +79,15 @@ typedef struct ctp_py_hint {
  * between the reads, a code object that is not one, or a chain that does not end makes the
  * sample unreadable. Returns the count (0: no frames), or -1 if the frames could not be read
  * whole. One caller at a time (static buffers). */
-int ctp_python_sample(uint64_t tstate, ctp_py_hint *hint, uint64_t *keys, uint64_t *code_at, int cap);
+int ctp_python_sample(uint32_t pid, uint64_t tstate, ctp_py_hint *hint, uint64_t *keys,
+                      uint64_t *code_at, int cap);
 /* One thread's frames as ctp_python_sample gives them: n (-1: not read whole), keys, code_at. */
 typedef struct ctp_py_frames {
     int n;
     uint64_t keys[CTP_PY_MAX], code_at[CTP_PY_MAX];
 } ctp_py_frames;
-/* ctp_python_sample of n threads (tstates[i], hints[i]) into out[i], their states and data
- * stacks read in one system call for all (a thread's code objects, when due to be read again,
+/* ctp_python_sample of n threads of this process (tstates[i], hints[i]) into out[i], their
+ * states and data stacks read in one system call for all (a thread's code objects, when due to be read again,
  * and a thread whose read failed or raced, are read on their own as ctp_python_sample reads). */
 void ctp_python_sample_many(int n, const uint64_t *tstates, ctp_py_hint *const *hints, ctp_py_frames *out);
 /* In a forked child (ctp_session's fork handler): the pid to read, and a lookup the fork

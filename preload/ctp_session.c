@@ -256,6 +256,7 @@ static void ctp_new_file_state(void)
  * frames' strings under it). */
 static void ctp_fork_prepare(void)
 {
+    ctp_tsample_fork_prepare();
     ctp_stack_lock();
     ctp_maps_lock_all();
 }

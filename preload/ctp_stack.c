@@ -204,8 +204,9 @@ static uint32_t ctp_symtab_name(const Dl_info *info, uint64_t offset)
     return lo && offset < m->syms[lo - 1].hi ? ctp_sym_name(m, m->syms[lo - 1].name_at) : 0;
 }
 
-/* ip's frame id; code_at: for a Python frame (ip its identity key) the key that reads it. */
-static uint32_t ctp_frame_of(uint64_t ip, uint64_t code_at)
+/* ip's frame id; code_at: for a Python frame (ip its identity key) the key that reads it in
+ * process pid (0: this one). */
+static uint32_t ctp_frame_of(uint64_t ip, uint64_t code_at, uint32_t pid)
 {
     uint64_t id;
     if (ctp_hmap_get(&ctp_frame_ids, ip, &id))
@@ -224,7 +225,7 @@ static uint32_t ctp_frame_of(uint64_t ip, uint64_t code_at)
     if (ip & CTP_PY_KEY) {
         f.offset = 0;
         f.kind = CT_FRAME_PYTHON;
-        ctp_python_frame(code_at, &f.module, &f.function, &f.line);
+        ctp_python_frame(code_at, pid, &f.module, &f.function, &f.line);
     } else if (dladdr((void *)(ip - 1), &info)) {
         f.module = info.dli_fname ? ctp_intern(info.dli_fname, strlen(info.dli_fname)) : 0;
         f.offset = ip - (uintptr_t)info.dli_fbase;
@@ -249,10 +250,10 @@ uint32_t ctp_stack_capture(void)
         if ((uintptr_t)ips[i] < ctp_self_lo || (uintptr_t)ips[i] >= ctp_self_hi)
             at[kept++] = (uintptr_t)ips[i];
     n = ctp_python_splice(at, kept, CTP_STACK_DEPTH, code_at);
-    return ctp_stack_intern(at, code_at, n);
+    return ctp_stack_intern(0, at, code_at, n);
 }
 
-uint32_t ctp_stack_intern(const uint64_t *at, const uint64_t *code_at, int n)
+uint32_t ctp_stack_intern(uint32_t pid, const uint64_t *at, const uint64_t *code_at, int n)
 {
     pthread_once(&ctp_stk_once, ctp_stack_init);
     if (n <= 0)
@@ -285,7 +286,7 @@ uint32_t ctp_stack_intern(const uint64_t *at, const uint64_t *code_at, int n)
         uint32_t *frames = malloc((size_t)n * sizeof *frames);
         if (frames) {
             for (int i = 0; i < n; i++)
-                frames[i] = ctp_frame_of(at[i], at[i] & CTP_PY_KEY ? code_at[i] : 0);
+                frames[i] = ctp_frame_of(at[i], at[i] & CTP_PY_KEY ? code_at[i] : 0, pid);
             ctp_stacks[ctp_nstacks] = (ctp_stack_def){(uint32_t)n, frames};
             sid = ++ctp_nstacks;
             ctp_hmap_put(&ctp_stack_ids, h, sid);

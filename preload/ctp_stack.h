@@ -28,8 +28,9 @@ uint32_t ctp_stack_capture(void);
  * code_at[i] its frame key, as ctp_python_splice gives them), interned as ctp_stack_capture
  * does: a stack seen before costs one lock-free lookup; a new one takes the table's lock. 0 if
  * n is 0 or the table is full. For the thread sampler, whose stacks are Python frames read from
- * another thread. */
-uint32_t ctp_stack_intern(const uint64_t *at, const uint64_t *code_at, int n);
+ * another thread, of this process (pid 0) or of a loader worker (pid: its new frames are read
+ * from it). */
+uint32_t ctp_stack_intern(uint32_t pid, const uint64_t *at, const uint64_t *code_at, int n);
 /* Appends the FRAME and STACK definitions made since the previous call to e at ts, after the
  * strings interned meanwhile (through strings, ctp_intern_pending's): 0, or CT_E_FULL when e is
  * full (call again after writing it out). try: give up (return -1) rather than wait for the

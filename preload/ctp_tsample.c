@@ -73,13 +73,16 @@ static uint32_t ctp_ts_state_of(const char *buf, ssize_t n)
     return 0;
 }
 
-/* Reads the thread's /proc file `what` into buf (kept open while the budget of descriptors
- * allows); its length, or -1. */
-static ssize_t ctp_ts_read(const ctp_thread *t, int *fd, const char *what, char *buf, size_t len)
+/* Reads the /proc file `what` of thread tid of this process, or of process tid when worker
+ * (a loader worker's), into buf (kept open while the budget of descriptors allows: a
+ * descriptor stays the process's it was opened on, whatever later takes its pid); its length,
+ * or -1. */
+static ssize_t ctp_ts_read(uint32_t tid, int worker, int *fd, const char *what, char *buf,
+                           size_t len)
 {
     if (*fd < 0) {
         char path[64];
-        snprintf(path, sizeof path, "/proc/self/task/%u/%s", t->tid, what);
+        snprintf(path, sizeof path, worker ? "/proc/%u/%s" : "/proc/self/task/%u/%s", tid, what);
         int f = open(path, O_RDONLY | O_CLOEXEC);
         if (f < 0)
             return -1;
@@ -94,15 +97,42 @@ static ssize_t ctp_ts_read(const ctp_thread *t, int *fd, const char *what, char 
     return pread(*fd, buf, len, 0);
 }
 
+/* A sampled thread's state, nothing read yet (NULL if no memory). */
+static ctp_ts_thread *ctp_ts_new(void)
+{
+    ctp_ts_thread *s = calloc(1, sizeof *s);
+    if (s) {
+        s->stat_fd = s->sched_fd = s->perf.fd = -1;
+        s->run_ns = UINT64_MAX;
+    }
+    return s;
+}
+
+/* Closes what a thread's state holds open; frees it (free: in a forked child, where the
+ * parent's states are the parent's, they are only closed). */
+static void ctp_ts_forget(ctp_ts_thread *s, int free_it)
+{
+    if (!s)
+        return;
+    for (int k = 0; k < 2; k++) {
+        int fd = k ? s->sched_fd : s->stat_fd;
+        if (fd >= 0) {
+            close(fd);
+            ctp_ts_fds--;
+        }
+    }
+    ctp_perf_close(&s->perf);
+    if (free_it)
+        free(s);
+}
+
 static ctp_ts_thread *ctp_ts_of(ctp_thread *t)
 {
-    if (!t->sampled && (t->sampled = calloc(1, sizeof *t->sampled))) {
-        t->sampled->stat_fd = t->sampled->sched_fd = -1;
+    if (!t->sampled && (t->sampled = ctp_ts_new())) {
         int python = atomic_load_explicit(&t->py_tstate, memory_order_relaxed) != 0;
         t->sampled->native = !python;
         if (ctp_ts_perf != 1 || ctp_perf_open(&t->sampled->perf, t->tid, !python) != 0)
             t->sampled->perf.fd = -1;
-        t->sampled->run_ns = UINT64_MAX;
     }
     return t->sampled;
 }
@@ -135,7 +165,7 @@ static int ctp_ts_python_due(ctp_thread *t, ctp_ts_thread *s, const ctp_perf_see
         return 0;
     }
     ssize_t n = r->state == 'R' || s->perf.fd >= 0
-                    ? -1 : ctp_ts_read(t, &s->sched_fd, "schedstat", buf, sizeof buf - 1);
+                    ? -1 : ctp_ts_read(t->tid, 0, &s->sched_fd, "schedstat", buf, sizeof buf - 1);
     if (n > 0) {
         buf[n] = 0;
         if (sscanf(buf, "%llu", &run) != 1)
@@ -150,16 +180,17 @@ static int ctp_ts_python_due(ctp_thread *t, ctp_ts_thread *s, const ctp_perf_see
     return 1;
 }
 
-/* What the read of a thread's frames (f) says; the same frames as last time are the same stack,
- * not looked up again. */
-static void ctp_ts_python_got(ctp_ts_thread *s, const ctp_py_frames *f, ct_rec_thread_sample *r)
+/* What the read of a thread's frames (f) says, in process pid (0: this one); the same frames
+ * as last time are the same stack, not looked up again. */
+static void ctp_ts_python_got(ctp_ts_thread *s, uint32_t pid, const ctp_py_frames *f,
+                              ct_rec_thread_sample *r)
 {
     int got = f->n;
     s->empty = got ? 0 : s->empty + 1;
     s->run_ns = got < 0 ? UINT64_MAX : s->run_now;
     s->flags = got < 0 ? CT_TS_READ_FAILED : CT_TS_PYTHON;
     if (got < 0 || got != s->n || memcmp(f->keys, s->keys, (size_t)got * sizeof *f->keys)) {
-        s->stack = got < 0 ? 0 : ctp_stack_intern(f->keys, f->code_at, got);
+        s->stack = got < 0 ? 0 : ctp_stack_intern(pid, f->keys, f->code_at, got);
         s->n = got;
         memcpy(s->keys, f->keys, (size_t)(got < 0 ? 0 : got) * sizeof *f->keys);
     }
@@ -186,7 +217,7 @@ static void ctp_ts_flush(void)
     for (int i = 0; i < ctp_ts_npend; i++) {
         struct ctp_ts_pending *q = &ctp_ts_pend[i];
         if (ctp_ts_tstates[i])
-            ctp_ts_python_got(q->s, &ctp_ts_frames[i], &q->r);
+            ctp_ts_python_got(q->s, 0, &ctp_ts_frames[i], &q->r);
         ctp_push(&ctp_ts_self, CT_REC_THREAD_SAMPLE, 0, q->ts, &q->r, sizeof q->r);
     }
     ctp_ts_npend = 0;
@@ -220,7 +251,7 @@ static void ctp_ts_sample(ctp_thread *t, ctp_ts_thread *s)
         r.state = s->letter ? s->letter : 'S';
         s->letter_read &= !pr.slept;
     } else {
-        ssize_t n = ctp_ts_read(t, &s->stat_fd, "stat", buf, sizeof buf);
+        ssize_t n = ctp_ts_read(t->tid, 0, &s->stat_fd, "stat", buf, sizeof buf);
         r.state = n > 0 ? ctp_ts_state_of(buf, n) : 0;
         s->letter = r.state == 'R' ? s->letter : r.state; /* a sleep's letter */
         s->letter_read = pr.state == 'S';
@@ -239,6 +270,156 @@ static void ctp_ts_sample(ctp_thread *t, ctp_ts_thread *s)
     ctp_ts_hints[ctp_ts_npend++] = &s->hint;
 }
 
+/* ---- loader workers ----
+ *
+ * A child forked without exec by a thread running Python (a DataLoader worker) runs the
+ * parent's Python on its one thread, on the forking thread's thread state, at the same address;
+ * it never calls CUDA, so it is in no ctp_threads. The fork handlers tell the parent's sampler
+ * of it through a table in memory shared with the children (MAP_SHARED, made when the sampler
+ * first starts, inherited by every child forked after): the prepare handler keeps the forking
+ * thread's state, and the child claims a slot and writes its pid, its parent's and that state
+ * (atomics and plain stores: async-signal-safe). A process's workers are the slots naming it
+ * as parent (a worker that starts a trace samples its own); its sampler frees a slot at its
+ * worker's end. With every slot taken, further workers are not sampled. */
+#define CTP_TS_WORKERS 256
+/* Workers are sampled at most this often (or at the period, if longer): a worker costs a pread
+ * of its stat and, running, reads of its memory that race with it, about what a thread without
+ * perf_event costs; at 5 ms, two CPU-bound workers doubled the sampler's time. Their samples
+ * stand for the time since their previous one, so fewer of them bias no share. */
+#define CTP_TS_WORKER_NS 20000000ull
+typedef struct {
+    _Atomic uint32_t used; /* 1: claimed */
+    _Atomic uint32_t pid;  /* the worker, once ppid and tstate are written (0 before) */
+    uint32_t ppid;
+    uint64_t tstate;
+} ctp_ts_slot;
+static ctp_ts_slot *ctp_ts_table;
+static ctp_ts_thread *ctp_ts_worker[CTP_TS_WORKERS]; /* the sampler's state of each slot's worker */
+static uint32_t ctp_ts_pid;           /* this process (its workers' ppid) */
+static uint64_t ctp_ts_startcode;     /* where its code starts: a child that exec'd has another */
+static __thread uint64_t ctp_ts_fork_tstate; /* the forking thread's state, for its child */
+
+/* From a /proc stat line (NUL-terminated): the state letter (0 if the line is not one), ppid,
+ * CPU time (utime + stime, clock ticks) and startcode. */
+static uint32_t ctp_ts_stat(const char *buf, uint32_t *ppid, uint64_t *cpu, uint64_t *code)
+{
+    const char *p = strrchr(buf, ')');
+    char state;
+    unsigned long long ut, st, sc;
+    if (!p || sscanf(p + 1, " %c %u %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %*d %*d %*d %*d "
+                            "%*d %*d %*u %*u %*d %*u %llu", &state, ppid, &ut, &st, &sc) != 5)
+        return 0;
+    *cpu = ut + st;
+    *code = sc;
+    return (uint32_t)(unsigned char)state;
+}
+
+/* One sample of worker pid (its thread state tstate; s the sampler's state of it): its state
+ * letter from its stat, and its Python frames when it may have moved since the last read (it
+ * runs, its state changed, its CPU time grew, or they could not be read). -1 at its end: gone
+ * or a zombie, no longer this process's child (its pid taken by another), or another program
+ * (it exec'd). A worker that ran less than a clock tick between two samples while asleep at
+ * both keeps its frames: a worker waiting for its next index wakes, loads and sleeps where it
+ * slept. */
+static int ctp_ts_worker_sample(uint32_t pid, uint64_t tstate, ctp_ts_thread *s)
+{
+    uint64_t ts = ctp_ticks(), cpu, code;
+    char buf[512];
+    uint32_t ppid;
+    ssize_t n = ctp_ts_read(pid, 1, &s->stat_fd, "stat", buf, sizeof buf - 1);
+    if (n <= 0)
+        return -1;
+    buf[n] = 0;
+    uint32_t state = ctp_ts_stat(buf, &ppid, &cpu, &code);
+    if (!state || state == 'Z' || state == 'X' || ppid != ctp_ts_pid || code != ctp_ts_startcode)
+        return -1;
+    ct_rec_thread_sample r = {pid, state, 0, 0, CT_TS_WORKER};
+    uint32_t was = s->letter;
+    s->letter = state;
+    if (state == 'R' || state != was || cpu != s->run_ns) {
+        static ctp_py_frames f;
+        f.n = ctp_python_sample(pid, tstate, &s->hint, f.keys, f.code_at, CTP_PY_MAX);
+        s->run_now = cpu;
+        ctp_ts_python_got(s, pid, &f, &r);
+    } else {
+        r.stack = s->stack;
+        r.flags |= s->flags;
+    }
+    ctp_push(&ctp_ts_self, CT_REC_THREAD_SAMPLE, 0, ts, &r, sizeof r);
+    return 0;
+}
+
+static void ctp_ts_workers_round(void)
+{
+    static uint64_t next;
+    uint64_t now = ctp_now();
+    if (!ctp_ts_table || now < next)
+        return;
+    next = now + (ctp_opt.thread_sample_ns > CTP_TS_WORKER_NS ? ctp_opt.thread_sample_ns
+                                                               : CTP_TS_WORKER_NS);
+    for (int i = 0; i < CTP_TS_WORKERS; i++) {
+        ctp_ts_slot *w = &ctp_ts_table[i];
+        uint32_t pid = atomic_load_explicit(&w->pid, memory_order_acquire);
+        if (!pid || w->ppid != ctp_ts_pid ||
+            (!ctp_ts_worker[i] && !(ctp_ts_worker[i] = ctp_ts_new())))
+            continue;
+        if (ctp_ts_worker_sample(pid, w->tstate, ctp_ts_worker[i]) != 0) {
+            ctp_ts_forget(ctp_ts_worker[i], 1);
+            ctp_ts_worker[i] = NULL;
+            atomic_store_explicit(&w->pid, 0, memory_order_relaxed);
+            atomic_store_explicit(&w->used, 0, memory_order_release);
+        }
+    }
+}
+
+void ctp_tsample_fork_prepare(void)
+{
+    ctp_ts_fork_tstate = ctp_ts_running ? ctp_python_tstate() : 0;
+}
+
+/* In the child: its slot in the parent's table, if its forking thread ran Python. */
+static void ctp_ts_worker_claim(void)
+{
+    for (int i = 0; ctp_ts_fork_tstate && ctp_ts_table && i < CTP_TS_WORKERS; i++) {
+        ctp_ts_slot *w = &ctp_ts_table[i];
+        uint32_t free_slot = 0;
+        if (atomic_compare_exchange_strong(&w->used, &free_slot, 1)) {
+            w->ppid = ctp_ts_pid;
+            w->tstate = ctp_ts_fork_tstate;
+            atomic_store_explicit(&w->pid, (uint32_t)getpid(), memory_order_release);
+            return;
+        }
+    }
+}
+
+/* This process's pid and startcode, and the table its workers will write (once). */
+static int ctp_ts_workers_start(void)
+{
+    char buf[512];
+    uint32_t ppid;
+    uint64_t cpu;
+    int fd = -1;
+    ctp_ts_pid = (uint32_t)getpid();
+    ssize_t n = ctp_ts_read(ctp_ts_pid, 1, &fd, "stat", buf, sizeof buf - 1);
+    if (fd >= 0) {
+        close(fd);
+        ctp_ts_fds--;
+    }
+    if (n <= 0)
+        return -1;
+    buf[n] = 0;
+    if (!ctp_ts_stat(buf, &ppid, &cpu, &ctp_ts_startcode))
+        return -1;
+    if (!ctp_ts_table) {
+        void *t = mmap(NULL, CTP_TS_WORKERS * sizeof *ctp_ts_table, PROT_READ | PROT_WRITE,
+                       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+        if (t == MAP_FAILED)
+            return -1;
+        ctp_ts_table = t;
+    }
+    return 0;
+}
+
 static void ctp_ts_round(void)
 {
     for (ctp_thread *t = atomic_load(&ctp_threads); t; t = t->next) {
@@ -246,16 +427,7 @@ static void ctp_ts_round(void)
         if (s == &ctp_ts_gone)
             continue;
         if (atomic_load_explicit(&t->exited, memory_order_acquire)) {
-            for (int k = 0; s && k < 2; k++) {
-                int fd = k ? s->sched_fd : s->stat_fd;
-                if (fd >= 0) {
-                    close(fd);
-                    ctp_ts_fds--;
-                }
-            }
-            if (s)
-                ctp_perf_close(&s->perf);
-            free(s);
+            ctp_ts_forget(s, 1);
             t->sampled = &ctp_ts_gone;
             continue;
         }
@@ -263,6 +435,7 @@ static void ctp_ts_round(void)
             ctp_ts_sample(t, s);
     }
     ctp_ts_flush();
+    ctp_ts_workers_round();
 }
 
 /* Rounds on a fixed grid of the period; a round that comes late (the sampler descheduled)
@@ -311,6 +484,9 @@ int ctp_tsample_start(void)
     }
     if (ctp_ts_perf < 0)
         ctp_ts_perf = ctp_perf_probe(ctp_ts_perf_why, sizeof ctp_ts_perf_why);
+    if (ctp_ts_workers_start() != 0)
+        fprintf(stderr, "cutrace: warning: cannot read /proc/self/stat or map the loader workers' "
+                        "table; loader workers are not sampled\n");
     atomic_store(&ctp_ts_stop, 0);
     if (pthread_create(&ctp_ts_pthread, NULL, ctp_ts_main, NULL) != 0) {
         fprintf(stderr, "cutrace: warning: cannot start the thread sampler; no thread samples\n");
@@ -332,6 +508,13 @@ void ctp_tsample_stop(void)
 
 void ctp_tsample_fork_child(void)
 {
+    if (ctp_ts_running)
+        ctp_ts_worker_claim();
+    /* the parent's workers are the parent's to sample */
+    for (int i = 0; i < CTP_TS_WORKERS; i++) {
+        ctp_ts_forget(ctp_ts_worker[i], 0);
+        ctp_ts_worker[i] = NULL;
+    }
     /* the parent's rings are the parent's threads': this process must not read them */
     for (ctp_thread *t = atomic_load(&ctp_threads); t; t = t->next)
         if (t->sampled && t->sampled != &ctp_ts_gone)

@@ -193,6 +193,8 @@ enum ct_thread_sample_flags {
                             * its switches on and off a CPU, its native stacks (bit 5) from it */
     CT_TS_NATIVE_PERF = 32, /* stack: native frames of a perf_event user-stack sample of the
                              * thread taken since its previous sample (no Python frames on it) */
+    CT_TS_WORKER = 64,     /* the sampled thread is a loader worker's (a child process forked
+                            * without exec, running the traced process's Python; tid its pid) */
 };
 enum ct_thread_flags { CT_THREAD_TRACER = 1, CT_THREAD_EXITED = 2 };
 enum ct_stream_op { CT_STREAM_CREATE = 0, CT_STREAM_DESTROY = 1 };

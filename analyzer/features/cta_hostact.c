@@ -25,13 +25,22 @@ typedef struct {
     uint32_t key, us;
 } ha_pending;
 
-/* A device's samples: those of the gap in progress, then their time (us) per key and cause. */
+/* Whose samples: the thread that last fed the GPU's, or the loader workers' (CT_TS_WORKER:
+ * child processes forked without exec that load the batches, sampled by their parent). */
+enum { HA_FEEDER, HA_WORKERS, HA_WHO };
+
+/* A device's samples of one HA_WHO: those of the gap in progress, then their time (us) per key
+ * and cause. */
 typedef struct {
     ha_pending *pend;
     size_t npend, cap_pend;
     uint64_t *us;                 /* [key * CTA_GAP_N + cause] */
     size_t cap_us;
     uint64_t total[CTA_GAP_N], samples[CTA_GAP_N];
+} ha_set;
+
+typedef struct {
+    ha_set who[HA_WHO];
 } ha_dev;
 
 typedef struct {
@@ -43,6 +52,7 @@ typedef struct {
     uint64_t *last;               /* its previous sample's time */
     size_t cap_last;
     ha_dev dev[CTA_MAX_DEV];
+    uint32_t workers;             /* loader workers sampled */
     uint32_t flags;               /* every flag a sample had (ct_thread_sample_flags) */
 } ha_proc;
 
@@ -107,6 +117,7 @@ static void ha_record(cta_model *m, cta_proc *p, const ct_rec *r)
     if (added) {
         cta_grow(&h->last, &h->cap_last, ti + 1, sizeof *h->last);
         h->last[ti] = r->ts;
+        h->workers += !!(s->flags & CT_TS_WORKER);
     }
     uint64_t us = r->ts > h->last[ti] ? (r->ts - h->last[ti]) / 1000 : 0;
     h->last[ti] = r->ts;
@@ -116,18 +127,20 @@ static void ha_record(cta_model *m, cta_proc *p, const ct_rec *r)
 }
 
 /* A sample, in time order: the thread that last fed the GPU (the one whose work it waits for, as the
- * breakdown's host states are its) counts for every device idle now. */
+ * breakdown's host states are its) counts for every device idle now; so does a loader worker's,
+ * apart (what the batches the GPU waits for were waiting for). */
 static void ha_point(cta_model *m, cta_proc *p, const cta_pt *pt)
 {
     (void)m;
     ha_proc *h = HA(p);
-    if ((uint32_t)pt->b != p->sweep->last_tid || !(pt->b >> 32))
+    int who = h->key[pt->a].flags & CT_TS_WORKER ? HA_WORKERS : HA_FEEDER;
+    if ((who == HA_FEEDER && (uint32_t)pt->b != p->sweep->last_tid) || !(pt->b >> 32))
         return;
     for (int d = 0; d < p->sweep->ndev && d < CTA_MAX_DEV; d++) {
         const cta_dev *dv = &p->dev[d];
         if (!dv->windowed || dv->busy_depth)
             continue;
-        ha_dev *x = &h->dev[d];
+        ha_set *x = &h->dev[d].who[who];
         cta_grow(&x->pend, &x->cap_pend, x->npend + 1, sizeof *x->pend);
         x->pend[x->npend++] = (ha_pending){pt->t, pt->a, (uint32_t)(pt->b >> 32)};
     }
@@ -149,7 +162,7 @@ static int ha_loading(cta_model *m, cta_proc *p, int d, const cta_gap *g)
     const ha_proc *h = HA(p);
     if (!h || !p->torch)
         return -1;
-    const ha_dev *x = &h->dev[d];
+    const ha_set *x = &h->dev[d].who[HA_FEEDER];
     uint64_t in = 0, told = 0, unread = 0, running = 0;
     for (size_t i = 0; i < x->npend; i++) {
         const ha_key *k = &h->key[x->pend[i].key];
@@ -174,15 +187,17 @@ static void ha_gap(cta_model *m, cta_proc *p, int d, const cta_gap_parts *g)
     ha_proc *h = HA(p);
     if (!h)
         return;
-    ha_dev *x = &h->dev[d];
-    cta_grow(&x->us, &x->cap_us, cta_map_count(&h->keys) * CTA_GAP_N, sizeof *x->us);
-    for (size_t i = 0; i < x->npend && g->ns[0] + g->ns[1]; i++) {
-        int cls = x->pend[i].t < g->start + g->ns[0] || !g->ns[1] ? g->cls[0] : g->cls[1];
-        x->us[(size_t)x->pend[i].key * CTA_GAP_N + (size_t)cls] += x->pend[i].us;
-        x->total[cls] += x->pend[i].us;
-        x->samples[cls]++;
+    for (int w = 0; w < HA_WHO; w++) {
+        ha_set *x = &h->dev[d].who[w];
+        cta_grow(&x->us, &x->cap_us, cta_map_count(&h->keys) * CTA_GAP_N, sizeof *x->us);
+        for (size_t i = 0; i < x->npend && g->ns[0] + g->ns[1]; i++) {
+            int cls = x->pend[i].t < g->start + g->ns[0] || !g->ns[1] ? g->cls[0] : g->cls[1];
+            x->us[(size_t)x->pend[i].key * CTA_GAP_N + (size_t)cls] += x->pend[i].us;
+            x->total[cls] += x->pend[i].us;
+            x->samples[cls]++;
+        }
+        x->npend = 0;
     }
-    x->npend = 0;
 }
 
 static void ha_proc_free(cta_proc *p)
@@ -190,10 +205,11 @@ static void ha_proc_free(cta_proc *p)
     ha_proc *h = HA(p);
     if (!h)
         return;
-    for (int d = 0; d < CTA_MAX_DEV; d++) {
-        free(h->dev[d].pend);
-        free(h->dev[d].us);
-    }
+    for (int d = 0; d < CTA_MAX_DEV; d++)
+        for (int w = 0; w < HA_WHO; w++) {
+            free(h->dev[d].who[w].pend);
+            free(h->dev[d].who[w].us);
+        }
     free(h->key);
     free(h->loader);
     free(h->last);
@@ -297,7 +313,9 @@ static int ha_render(const cta_model *m, const cta_proc *p, const ha_key *k, ha_
         return 1;
     }
     int loader = 0;
-    ct_rec_frame in = {0};
+    /* in: the innermost Python frame; stage: in a loader worker, the frame its fetch called
+     * (the Dataset's __getitem__, the collate function), under which in runs */
+    ct_rec_frame in = {0}, prev = {0}, stage = {0};
     char imported[96] = "";
     for (uint32_t i = 0; i < n; i++) {
         ct_rec_frame fr = {0};
@@ -307,6 +325,10 @@ static int ha_render(const cta_model *m, const cta_proc *p, const ha_key *k, ha_
         const char *file = fr.module ? ct_reader_str(m->rd, p->file, fr.module, t2) : "";
         if (strstr(file, "torch/utils/data/"))
             loader = 1;
+        if ((k->flags & CT_TS_WORKER) && !stage.function && prev.function &&
+            strstr(file, "torch/utils/data/_utils/fetch.py"))
+            stage = prev;
+        prev = fr;
         if (!in.function)
             in = fr;
         if (!imported[0] && !strcmp(ct_reader_str(m->rd, p->file, fr.function, t3), "<module>"))
@@ -327,7 +349,7 @@ static int ha_render(const cta_model *m, const cta_proc *p, const ha_key *k, ha_
         else
             ha_native_site(m, p, frames, n, a->site, sizeof a->site);
     }
-    if (loader && k->state == 'S' && !k->function) {
+    if (loader && k->state == 'S' && !k->function && !(k->flags & CT_TS_WORKER)) {
         snprintf(a->frame, sizeof a->frame, "waiting for the DataLoader");
         return 1;
     }
@@ -337,7 +359,18 @@ static int ha_render(const cta_model *m, const cta_proc *p, const ha_key *k, ha_
         const char *file = base_name(in.module ? ct_reader_str(m->rd, p->file, in.module, t2) : "?");
         const char *fn = ct_reader_str(m->rd, p->file, in.function, t3);
         snprintf(at, sizeof at, "%s:%u in %s", file, in.line, fn);
-        if (strcmp(at, a->site))
+        /* a worker's stage before it, when another than the site's and the frame's own: what
+         * of the loading the frame's work is ("fakedata.py in FakeData.__getitem__ <-
+         * functional.py in to_tensor") */
+        char t4[CT_STRTMP], t5[CT_STRTMP], st[200];
+        const char *sfile = stage.module ? base_name(ct_reader_str(m->rd, p->file, stage.module, t4)) : "?";
+        const char *sfn = stage.function ? ct_reader_str(m->rd, p->file, stage.function, t5) : "";
+        snprintf(st, sizeof st, "%s:%u in %s", sfile, stage.line, sfn);
+        int staged = stage.function && strcmp(st, a->site) &&
+                     (stage.module != in.module || stage.function != in.function);
+        if (strcmp(at, a->site) && staged)
+            snprintf(a->frame, sizeof a->frame, "%s in %s <- %s in %s", sfile, sfn, file, fn);
+        else if (strcmp(at, a->site))
             snprintf(a->frame, sizeof a->frame, "%s in %s", file, fn);
     }
     return 1;
@@ -351,18 +384,18 @@ static int by_count(const void *x, const void *y)
 
 #define HA_TOP 6
 
-/* The activities of device d's idle time of cause cls, grouped and by share (at most HA_TOP,
- * into out); the time (us) the cause's samples whose frames were read stand for (the shares'
- * whole), and in *unread that of those whose were not. */
-static uint64_t ha_activities(const cta_model *m, const cta_proc *p, int d, int cls, ha_act *out,
-                              int *nout, uint64_t *unread)
+/* The activities of device d's idle time of cause cls in the samples of who, grouped and by
+ * share (at most HA_TOP, into out); the time (us) the cause's samples whose frames were read
+ * stand for (the shares' whole), and in *unread that of those whose were not. */
+static uint64_t ha_activities(const cta_model *m, const cta_proc *p, int d, int cls, int who,
+                              ha_act *out, int *nout, uint64_t *unread)
 {
     *nout = 0;
     *unread = 0;
     const ha_proc *h = HA(p);
-    if (!h || d < 0 || d >= CTA_MAX_DEV || !h->dev[d].total[cls])
+    if (!h || d < 0 || d >= CTA_MAX_DEV || !h->dev[d].who[who].total[cls])
         return 0;
-    const ha_dev *x = &h->dev[d];
+    const ha_set *x = &h->dev[d].who[who];
     size_t nk = cta_map_count(&h->keys), na = 0, cap = 0;
     ha_act *acts = NULL;
     cta_map by_text;
@@ -424,21 +457,25 @@ static const char *ha_native(const ha_proc *h)
                                  : "only the stack of the thread's last CUDA call";
 }
 
-static void ha_gap_text(FILE *f, const cta_model *m, const cta_proc *p, int d, int cls,
-                        const char *indent)
+/* The loader workers' activities of the idle time of cause cls (into a, as ha_activities):
+ * only in data-loading gaps, where they say why the batches were late. */
+static uint64_t ha_worker_activities(const cta_model *m, const cta_proc *p, int d, int cls,
+                                     ha_act *a, int *n, uint64_t *unread)
 {
-    ha_act a[HA_TOP];
-    int n;
-    uint64_t unread, total = ha_activities(m, p, d, cls, a, &n, &unread);
-    if (!total)
-        return;
+    *n = 0;
+    *unread = 0;
+    return cls == CTA_GAP_STARVE ? ha_activities(m, p, d, cls, HA_WORKERS, a, n, unread) : 0;
+}
+
+/* One list of activities as the summary says them, under its title (up to its samples). */
+static void ha_list_text(FILE *f, const char *indent, const char *title, uint64_t samples,
+                         uint64_t unread, const char *native, const ha_act *a, int n, uint64_t total)
+{
     char b[32], line[700];
-    fprintf(f, "%swhere the host was (the thread that last fed the GPU, %llu samples", indent,
-            (unsigned long long)HA(p)->dev[d].samples[cls]);
+    fprintf(f, "%s%s, %llu samples", indent, title, (unsigned long long)samples);
     if (unread)
         fprintf(f, "; %s of them stand for frames that changed as they were read",
                 cta_fmt_ns(b, 1e3 * (double)unread));
-    const char *native = ha_native(HA(p));
     if (native)
         fprintf(f, "; native stacks: %s", native);
     fprintf(f, "):\n");
@@ -446,6 +483,25 @@ static void ha_gap_text(FILE *f, const cta_model *m, const cta_proc *p, int d, i
         ha_line(line, sizeof line, &a[i]);
         fprintf(f, "%s  %5.1f%%  %s\n", indent, 100.0 * (double)a[i].us / (double)total, line);
     }
+}
+
+static void ha_gap_text(FILE *f, const cta_model *m, const cta_proc *p, int d, int cls,
+                        const char *indent)
+{
+    ha_act a[HA_TOP];
+    int n;
+    uint64_t unread, total = ha_activities(m, p, d, cls, HA_FEEDER, a, &n, &unread);
+    if (!total)
+        return;
+    ha_list_text(f, indent, "where the host was (the thread that last fed the GPU",
+                 HA(p)->dev[d].who[HA_FEEDER].samples[cls], unread, ha_native(HA(p)), a, n, total);
+    char title[120];
+    snprintf(title, sizeof title,
+             "where the loader workers were (%u sampled in the run; their time together",
+             HA(p)->workers);
+    if ((total = ha_worker_activities(m, p, d, cls, a, &n, &unread)))
+        ha_list_text(f, indent, title, HA(p)->dev[d].who[HA_WORKERS].samples[cls], unread, NULL, a,
+                     n, total);
 }
 
 int cta_hostact_describe(const cta_model *m, const cta_proc *p, const ct_rec_thread_sample *s,
@@ -464,23 +520,13 @@ int cta_hostact_describe(const cta_model *m, const cta_proc *p, const ct_rec_thr
     return 1;
 }
 
-static void ha_gap_json(cta_json *j, const cta_model *m, const cta_proc *p, int d, int cls)
+/* The entries of one list of host_activity[] (who: NULL for the thread that fed the GPU). */
+static void ha_list_json(cta_json *j, const char *who, const ha_act *a, int n, uint64_t total)
 {
-    ha_act a[HA_TOP];
-    int n;
-    uint64_t unread, total = ha_activities(m, p, d, cls, a, &n, &unread);
-    if (!total)
-        return;
-    CTA_JK_U64(j, "host_samples", HA(p)->dev[d].samples[cls]);
-    CTA_JK_U64(j, "host_sampled_ns", 1000 * total);
-    CTA_JK_U64(j, "host_unread_ns", 1000 * unread);
-    const char *native = ha_native(HA(p));
-    if (native)
-        CTA_JK_STR(j, "host_native_stacks", HA(p)->flags & CT_TS_PERF ? "perf_event" : "last_cuda_call");
-    cta_json_key(j, "host_activity");
-    cta_json_arr(j);
     for (int i = 0; i < n; i++) {
         cta_json_obj(j);
+        if (who)
+            CTA_JK_STR(j, "who", who);
         CTA_JK_NUM(j, "share", (double)a[i].us / (double)total);
         CTA_JK_STR(j, "state", ha_state(&a[i]));
         CTA_JK_STR(j, "site", a[i].site);
@@ -493,6 +539,32 @@ static void ha_gap_json(cta_json *j, const cta_model *m, const cta_proc *p, int 
         CTA_JK_U64(j, "sampled_ns", 1000 * a[i].us);
         cta_json_end_obj(j);
     }
+}
+
+static void ha_gap_json(cta_json *j, const cta_model *m, const cta_proc *p, int d, int cls)
+{
+    ha_act a[HA_TOP], w[HA_TOP];
+    int n, nw;
+    uint64_t unread, wunread, total = ha_activities(m, p, d, cls, HA_FEEDER, a, &n, &unread);
+    if (!total)
+        return;
+    uint64_t wtotal = ha_worker_activities(m, p, d, cls, w, &nw, &wunread);
+    CTA_JK_U64(j, "host_samples", HA(p)->dev[d].who[HA_FEEDER].samples[cls]);
+    CTA_JK_U64(j, "host_sampled_ns", 1000 * total);
+    CTA_JK_U64(j, "host_unread_ns", 1000 * unread);
+    const char *native = ha_native(HA(p));
+    if (native)
+        CTA_JK_STR(j, "host_native_stacks", HA(p)->flags & CT_TS_PERF ? "perf_event" : "last_cuda_call");
+    if (wtotal) {
+        CTA_JK_U64(j, "worker_samples", HA(p)->dev[d].who[HA_WORKERS].samples[cls]);
+        CTA_JK_U64(j, "worker_sampled_ns", 1000 * wtotal);
+        CTA_JK_U64(j, "worker_unread_ns", 1000 * wunread);
+    }
+    cta_json_key(j, "host_activity");
+    cta_json_arr(j);
+    ha_list_json(j, NULL, a, n, total);
+    if (wtotal)
+        ha_list_json(j, "loader workers", w, nw, wtotal);
     cta_json_end_arr(j);
 }
 

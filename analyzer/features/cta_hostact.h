@@ -6,7 +6,10 @@
  * output says, for each cause, what that thread was doing as a short list by share of the
  * samples: the user's Python line and the innermost frame under it (a framework's function
  * folded into the user's line that led to it), the CUDA call it was in, "waiting for the
- * DataLoader" (sleeping inside torch.utils.data), and the scheduler state.
+ * DataLoader" (sleeping inside torch.utils.data), and the scheduler state. Beside it, for the
+ * data-loading cause, the loader workers' own samples (CT_TS_WORKER: forked workers sampled by
+ * their parent), together, folded the same way, each frame led by the stage of the loading it
+ * is in (the Dataset's __getitem__, the collate function): what the batches waited for.
  *
  * Contract: a feature of the table (cta_features.c); reads THREAD_SAMPLE records; its output is
  * through the gap hooks of cta_feature.h (cta_feature_gap_text, _gap_json), which the summary's

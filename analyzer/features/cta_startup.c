@@ -174,6 +174,8 @@ static void su_record(cta_model *m, cta_proc *p, const ct_rec *r)
     }
     if (r->type == CT_REC_THREAD_SAMPLE) {
         const ct_rec_thread_sample *ts = &r->u.thread_sample;
+        if (ts->flags & CT_TS_WORKER)
+            return; /* a loader worker's: not the process's start-up */
         add_ev(s, r->ts, r->ts, ts->stack && stack_tune(m, p, s, ts->stack, 1) ? EV_TUNE_SAMPLE : EV_SAMPLE);
         return;
     }

@@ -16,7 +16,7 @@ typedef struct {
     uint32_t tid;
     uint64_t from, to, last; /* the run; the thread's previous sample (0: none yet) */
     uint32_t samples, read;  /* in the run; whether its frames were read */
-    int named;
+    int named, worker;       /* worker: a loader worker's (tid its pid) */
     char text[700];
 } tl_run;
 
@@ -49,7 +49,8 @@ static void emit(cta_tl *t, uint32_t idx, tl_run *r)
     uint64_t track = SAMPLE_TID_BASE + idx;
     if (!r->named) {
         char name[64];
-        snprintf(name, sizeof name, "where the host was (tid %u)", r->tid);
+        snprintf(name, sizeof name, r->worker ? "where loader worker pid %u was"
+                                              : "where the host was (tid %u)", r->tid);
         cta_tl_track_meta(t, r->p, track, name);
         r->named = 1;
     }
@@ -72,6 +73,7 @@ void cta_tl_samples_record(cta_tl *t, const cta_proc *p, const ct_rec *r)
         memset(&s->run[i], 0, sizeof s->run[i]);
         s->run[i].p = p;
         s->run[i].tid = key[1];
+        s->run[i].worker = !!(r->u.thread_sample.flags & CT_TS_WORKER);
     }
     tl_run *run = &s->run[i];
     char text[sizeof run->text];

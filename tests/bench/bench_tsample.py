@@ -3,7 +3,9 @@
 pyphases.py (tests/tracer: a thread 30 Python frames deep computing, sleeping and copying
 through ctypes, its phases timed by itself) runs on the system's python3 with libcutrace
 preloaded and the default thread sampling (every 5 ms), alone and with 3 more threads doing the
-same (4 CUDA-calling threads), interleaved. While it runs the benchmark reads, every 50 ms, the
+same (4 CUDA-calling threads), and tests/workloads/py_loader_tree.py with 2 loader workers forked
+without exec, each spending 40 ms of its CPU per batch (its main thread waiting for them: the
+sampler reads the workers, every 20 ms, and the main thread), interleaved. While it runs the benchmark reads, every 50 ms, the
 sampler thread's own time on a CPU ("cutrace-sample", /proc/PID/task/TID/schedstat: exact, from
 the scheduler); its cost is that time over the wall time between the first and last readings, as
 a share of one core (median over the repetitions). Beside it, what a thread that only sleeps
@@ -26,17 +28,19 @@ import time
 GOAL_PCT = 1.0
 PYTHON = "python3"
 SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tracer", "pyphases.py")
+LOADER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "workloads", "py_loader_tree.py")
 FLOOR = ("import time\nn = 400\nt0 = time.thread_time_ns()\nw0 = time.monotonic_ns()\n"
          "for _ in range(n): time.sleep(0.005)\n"
          "print(100.0 * (time.thread_time_ns() - t0) / (time.monotonic_ns() - w0))\n")
 
 
-def sampler_pct(bench, outdir, args):
-    """The sampler thread's share of one core over one run of pyphases.py args."""
+def sampler_pct(bench, outdir, args, script=SCRIPT):
+    """The sampler thread's share of one core over one run of script (pyphases.py) args."""
     env = dict(bench.env, LD_PRELOAD=os.path.join(bench.b, "lib/libcutrace.so"),
                CUTRACE_OUTPUT=outdir)
     os.makedirs(outdir, exist_ok=True)
-    p = subprocess.Popen([PYTHON, SCRIPT] + args, env=env, stdout=subprocess.DEVNULL)
+    p = subprocess.Popen([PYTHON, script] + args, env=env, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL)
     first = last = None
     while p.poll() is None:
         for comm in glob.glob("/proc/%d/task/*/comm" % p.pid):
@@ -52,24 +56,29 @@ def sampler_pct(bench, outdir, args):
             last = reading
         time.sleep(0.05)
     if p.returncode != 0 or not first or last[1] == first[1]:
-        raise RuntimeError("pyphases.py %s: exit %s, sampler seen: %s" % (
-            " ".join(args), p.returncode, bool(first)))
+        raise RuntimeError("%s %s: exit %s, sampler seen: %s" % (
+            os.path.basename(script), " ".join(args), p.returncode, bool(first)))
     return 100.0 * (last[0] - first[0]) / (last[1] - first[1])
 
 
 def measure(bench):
     rounds = "1" if bench.quick else "6"
-    runs = {"1": [rounds], "4": [rounds, "workers=3"]}
-    got = {k: [] for k in runs}
+    runs = {"1_threads": [rounds], "4_threads": [rounds, "workers=3"]}
+    got = {k: [] for k in list(runs) + ["2_loader_workers"]}
     floor = []
+    steps = "20" if bench.quick else "60"
     for rep in range(bench.reps):
         for threads, args in runs.items():
             outdir = os.path.join(bench.tmp, "tsample-%s-%d" % (threads, rep))
             got[threads].append(sampler_pct(bench, outdir, args))
+        outdir = os.path.join(bench.tmp, "tsample-loader-%d" % rep)
+        got["2_loader_workers"].append(sampler_pct(
+            bench, outdir, ["--steps", steps, "--main-ms", "2", "2", "40", "65536", "0",
+                            os.path.join(outdir, "data")], LOADER))
         text, _, _, _ = bench.run([PYTHON, "-c", FLOOR])
         floor.append(float(text.strip()))
     for threads, pct in got.items():
-        key = "tsample_cpu_pct_of_core_%s_threads" % threads
+        key = "tsample_cpu_pct_of_core_%s" % threads
         bench.results[key] = round(statistics.median(pct), 3)
         bench.spread[key] = [round(min(pct), 3), round(max(pct), 3)]
     bench.results["tsample_wake_floor_pct_of_core"] = round(statistics.median(floor), 3)
@@ -77,9 +86,10 @@ def measure(bench):
     bench.notes["thread_sampling"] = (
         "%s pyphases.py %s (1 thread 30 Python frames deep; workers=3: 4 such threads) with "
         "libcutrace preloaded and the default thread sampling (5 ms), %d interleaved "
-        "repetitions; the sampler thread's schedstat run time over the wall time it was read "
+        "repetitions; 2_loader_workers: py_loader_tree.py --steps %s, 2 forked workers of 40 ms "
+        "of CPU per batch; the sampler thread's schedstat run time over the wall time it was read "
         "across, %% of one core; floor: a Python thread sleeping 5 ms at a time" % (
-            PYTHON, rounds, bench.reps))
+            PYTHON, rounds, bench.reps, steps))
 
 
 def verdicts(results):
@@ -90,10 +100,11 @@ def verdicts(results):
 
 
 def row(results, spread, verdict):
-    k1, k4, kf = ("tsample_cpu_pct_of_core_1_threads", "tsample_cpu_pct_of_core_4_threads",
-                  "tsample_wake_floor_pct_of_core")
+    k1, k4, kw, kf = ("tsample_cpu_pct_of_core_1_threads", "tsample_cpu_pct_of_core_4_threads",
+                      "tsample_cpu_pct_of_core_2_loader_workers", "tsample_wake_floor_pct_of_core")
     return ("| thread sampling every 5 ms, %% of one core: 1 thread 30 Python frames deep; 4 "
-            "threads | %.2f [%.2f..%.2f]; %.2f [%.2f..%.2f] (a thread waking every 5 ms: %.2f) "
+            "threads; a main thread and 2 CPU-bound loader workers | %.2f [%.2f..%.2f]; %.2f "
+            "[%.2f..%.2f]; %.2f [%.2f..%.2f] (a thread waking every 5 ms: %.2f) "
             "| <= %.0f (4 threads) | %s |" % (results[k1], spread[k1][0], spread[k1][1], results[k4],
-                                 spread[k4][0], spread[k4][1], results[kf], GOAL_PCT,
-                                 verdict["thread_sampling"]))
+                                 spread[k4][0], spread[k4][1], results[kw], spread[kw][0],
+                                 spread[kw][1], results[kf], GOAL_PCT, verdict["thread_sampling"]))

@@ -23,6 +23,7 @@ static const char *const bench_keys[] = {
     "jobs_events_per_sec_j1", "jobs_events_per_sec_j2", "jobs_speedup_j2", "jobs_peak_rss_mb_j1",
     "jobs_peak_rss_mb_j2", "host_sample_cpu_pct_of_core", "host_sample_us_per_sample",
     "tsample_cpu_pct_of_core_1_threads", "tsample_cpu_pct_of_core_4_threads",
+    "tsample_cpu_pct_of_core_2_loader_workers",
     "tsample_wake_floor_pct_of_core", "vs_base_summary_ratio", "vs_base_timeline_ratio", "vs_base_ranks_ratio",
     "vs_base_same_output", NULL};
 

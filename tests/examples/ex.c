@@ -159,12 +159,19 @@ double ex_sum_after(const char *text, const char *prefix, const char *key)
     return n ? sum : -1;
 }
 
-double ex_share_naming(const tj *d, const char *words)
+double ex_share_naming(const tj *d, const char *who, const char *words, double *listed)
 {
     const tj *h = tj_get(d, "host_activity");
     double share = 0;
+    if (listed)
+        *listed = 0;
     for (size_t i = 0; h && i < h->n; i++) {
         const char *site = tj_str(h->v[i], "site"), *frame = tj_str(h->v[i], "frame");
+        const char *its = tj_str(h->v[i], "who");
+        if (who ? !its || strcmp(its, who) : its != NULL)
+            continue;
+        if (listed)
+            *listed += tj_num(h->v[i], "share");
         char list[256];
         snprintf(list, sizeof list, "%s", words);
         int hit = 0;

@@ -4,12 +4,14 @@
  * loading (a program without PyTorch may load in code of its own, which no frame names). Its host
  * activity names compute() and wait() at their lines, running and sleeping, each for its share of
  * the two phases by the program's own clock, within 5 points; so does the timeline's
- * host-activity track, by the length of its runs, over all three rounds. */
+ * host-activity track, by the length of its runs, over all three rounds. A forked loader
+ * worker's own activity (host_activity_of_loader_workers) is checked the same way. */
 #include "an_helpers.h"
 #include "tjson.h"
 #include "tr.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* The time the program's own clock gives compute() and wait() in phases from on. */
 static void own_time(const tr_phase *ph, size_t nph, size_t from, double own[2])
@@ -154,6 +156,61 @@ TEST_IMPL(host_activity_native_functions)
            want);
     ASSERT(in[0] > 0 && in[1] > 0);
     ASSERT_NEAR(said, want, 0.05);
+    tj_free(s);
+    ctt_proc_free(&p);
+    return 0;
+}
+
+/* A CPU-bound loader (py_loader_tree --nap-ms: one forked worker making each batch with 40 ms of
+ * its CPU in spin_until, then 30 ms asleep in nap; the main process waits for each batch): the
+ * data-loading finding's host activity lists what the worker was doing (who: loader workers),
+ * spin_until running and nap sleeping, each for its share of the worker's loop by the worker's
+ * own wall clock, within 5 points; the main thread's list stays its own (no worker line in it).
+ * (Fails with a worker's frames not read again when its state changes: its naps counted as
+ * spin_until.) */
+TEST_IMPL(host_activity_of_loader_workers)
+{
+    char out[4096], prog[4096], data[4096];
+    snprintf(out, sizeof out, "%s/workers", ctt_tmpdir());
+    snprintf(data, sizeof data, "%s/data", ctt_tmpdir());
+    char *cmd[] = {(char *)tr_workload(prog, "py_loader_tree"), "--steps", "60", "--main-ms", "2",
+                   "--nap-ms", "30", "1", "40", "4096", "0", data, NULL};
+    char *env[] = {"CUTRACE_THREAD_SAMPLE_US=2000", NULL};
+    ctt_proc p;
+    ASSERT_INT(tr_run(&p, out, NULL, cmd, env, 120), ==, 0);
+    TR_ASSERT_EXIT(p, 0);
+    const char *w = strstr(p.err, "worker pid=");
+    ASSERT(w != NULL);
+    double spin = (double)tr_value(w, "spin_ns"), nap = (double)tr_value(w, "nap_ns");
+    double loop = (double)tr_value(w, "loop_ns");
+    ASSERT(spin > 0 && nap > 0 && loop >= spin + nap);
+    tj *s = an_summary(out, NULL);
+    ASSERT(s);
+    ASSERT_STR(tj_str(s, "diagnoses.0.id"), "dataloader-starvation");
+    const tj *acts = tj_path(s, "diagnoses.0.host_activity");
+    ASSERT(acts && acts->type == TJ_ARR);
+    double share[2] = {0, 0};
+    int workers = 0;
+    for (size_t i = 0; i < acts->n; i++) {
+        const char *who = tj_str(acts->v[i], "who"), *site = tj_str(acts->v[i], "site");
+        if (!who) {
+            ASSERT(!strstr(site, "in nap"));
+            continue;
+        }
+        ASSERT_STR(who, "loader workers");
+        workers++;
+        for (int k = 0; k < 2; k++)
+            if (strstr(site, k ? "in nap" : "in spin_until") && strstr(site, "py_loader_tree:")) {
+                share[k] += tj_num(acts->v[i], "share");
+                ASSERT_STR(tj_str(acts->v[i], "state"), k ? "sleeping" : "running");
+            }
+    }
+    printf("loader workers: spin_until %.3f, nap %.3f of their samples; %.3f, %.3f of their loop\n",
+           share[0], share[1], spin / loop, nap / loop);
+    ASSERT(workers > 0);
+    ASSERT_NEAR(share[0], spin / loop, 0.05);
+    ASSERT_NEAR(share[1], nap / loop, 0.05);
+    ASSERT(tj_num(s, "diagnoses.0.worker_sampled_ns") > 0);
     tj_free(s);
     ctt_proc_free(&p);
     return 0;

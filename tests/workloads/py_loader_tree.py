@@ -3,7 +3,7 @@
 through ctypes and K loader workers started as PyTorch's DataLoader starts them, as
 multiprocessing Process objects of the "fork" context, which never use CUDA.
 
-    py_loader_tree [--steps N [--main-ms M] [--existing] [--memset-step] [--epochs E]] K CPU_MS BYTES HOLD_MS FILE
+    py_loader_tree [--steps N [--main-ms M] [--existing] [--memset-step] [--epochs E] [--nap-ms S]] K CPU_MS BYTES HOLD_MS FILE
 
 Without --steps: the main process initializes CUDA, allocates BYTES of device memory and copies to it (the trace
 starts), writes BYTES bytes into FILE and starts the workers. Each spins until its own CPU time
@@ -27,6 +27,10 @@ With --epochs E the loop runs E times over the same N batches, each epoch with K
 own that end with it, as a DataLoader's without persistent_workers (a training and a validation
 loader take turns the same way): K * E workers report, never more than K alive at once; the hold
 follows the last epoch, and "main ..." counts all E * N steps.
+With --nap-ms S each worker, after each batch's CPU, sleeps S ms in nap() (a loader waiting on
+something of its own), and times both phases on its wall clock (time.monotonic_ns): its report
+ends "spin_ns=A nap_ns=B loop_ns=L" (A in spin_until, B in nap, over all its batches; L the
+whole loop over them, the batches' reads and writes too).
 """
 import ctypes
 import multiprocessing
@@ -70,26 +74,40 @@ def read_batch(fd, path, nbytes, b):
     return done
 
 
-def batch_worker(report, go, out, inherited, i, k, steps, cpu_ms, nbytes, path):
+def nap(ms):
+    time.sleep(ms / 1000.0)
+
+
+def batch_worker(report, go, out, inherited, i, k, steps, cpu_ms, nbytes, path, nap_ms):
     for fd in inherited:
         os.close(fd)
     fd = os.open(path, os.O_RDONLY)
     got = made = 0
+    spun = napped = 0
     goal = time.process_time_ns() + i * cpu_ms * 1000000 // k
+    start = time.monotonic_ns()
     for b in range(i, steps, k):
         goal += cpu_ms * 1000000
+        t0 = time.monotonic_ns()
         spin_until(goal)
+        t1 = time.monotonic_ns()
+        if nap_ms:
+            nap(nap_ms)
+        t2 = time.monotonic_ns()
+        spun, napped = spun + t1 - t0, napped + t2 - t1
         got += read_batch(fd, path, nbytes, b)
         made += 1
         os.write(out, b"b")
+    loop = time.monotonic_ns() - start
     os.close(fd)
-    line = "worker pid=%d cpu_ns=%d read=%d batches=%d\n" % (os.getpid(), time.process_time_ns(), got, made)
+    line = "worker pid=%d cpu_ns=%d read=%d batches=%d" % (os.getpid(), time.process_time_ns(), got, made)
+    line += " spin_ns=%d nap_ns=%d loop_ns=%d\n" % (spun, napped, loop) if nap_ms else "\n"
     os.write(report, line.encode())
     while os.read(go, 1):
         pass
 
 
-def run_epoch(check, mem, host, chunk, k, steps, main_ms, memset_step, cpu_ms, nbytes, path):
+def run_epoch(check, mem, host, chunk, k, steps, main_ms, memset_step, cpu_ms, nbytes, path, nap_ms):
     """Starts the K workers and, with steps, runs the steps on their batches; passes their reports
     on. Returns the workers, the write end of their go pipe, the bytes the main process read and
     its main thread's CPU time in the steps."""
@@ -102,7 +120,7 @@ def run_epoch(check, mem, host, chunk, k, steps, main_ms, memset_step, cpu_ms, n
                               args=(report_w, go_r, batch[i][1],
                                     [report_r, go_w] + [b[0] for b in batch] +
                                     [b[1] for j, b in enumerate(batch) if j != i],
-                                    i, k, steps, cpu_ms, nbytes, path))
+                                    i, k, steps, cpu_ms, nbytes, path, nap_ms))
                  for i in range(k)]
     else:
         procs = [fork.Process(target=worker, args=(report_w, go_r, (report_r, go_w), cpu_ms * 1000000, path))
@@ -156,7 +174,7 @@ def release(procs, go_w):
 
 def main():
     args = sys.argv[1:]
-    steps, main_ms, existing, memset_step, epochs = 0, 0, False, False, 1
+    steps, main_ms, existing, memset_step, epochs, nap_ms = 0, 0, False, False, 1, 0
     while args and args[0].startswith("--"):
         opt = args.pop(0)
         if opt == "--existing":
@@ -169,15 +187,17 @@ def main():
             main_ms = int(args.pop(0))
         elif opt == "--epochs" and args:
             epochs = int(args.pop(0))
+        elif opt == "--nap-ms" and args:
+            nap_ms = int(args.pop(0))
         else:
             sys.exit("py_loader_tree: unknown option %s" % opt)
     if len(args) != 5:
-        sys.exit("usage: py_loader_tree [--steps N [--main-ms M] [--existing] [--memset-step] [--epochs E]] "
-                 "K CPU_MS BYTES HOLD_MS FILE")
+        sys.exit("usage: py_loader_tree [--steps N [--main-ms M] [--existing] [--memset-step] [--epochs E] "
+                 "[--nap-ms S]] K CPU_MS BYTES HOLD_MS FILE")
     k, cpu_ms, nbytes, hold_ms = (int(a) for a in args[:4])
     path = args[4]
-    if not steps and (main_ms or existing or memset_step or epochs != 1):
-        sys.exit("py_loader_tree: --main-ms, --existing, --memset-step and --epochs need --steps N (N > 0)")
+    if not steps and (main_ms or existing or memset_step or epochs != 1 or nap_ms):
+        sys.exit("py_loader_tree: --main-ms, --existing, --memset-step, --epochs and --nap-ms need --steps N (N > 0)")
     if epochs < 1:
         sys.exit("py_loader_tree: --epochs: expected 1 or more, found %d" % epochs)
     if k < (0 if steps else 1) or k > 64:
@@ -216,7 +236,7 @@ def main():
     cpu_spent = got = 0
     for epoch in range(epochs):
         procs, go_w, n, c = run_epoch(check, mem, host, chunk, k, steps, main_ms, memset_step,
-                                      cpu_ms, nbytes, path)
+                                      cpu_ms, nbytes, path, nap_ms)
         got, cpu_spent = got + n, cpu_spent + c
         if epoch < epochs - 1:
             release(procs, go_w)

@@ -188,14 +188,19 @@
         append(dl, [h('dt', null, 'call sites'), h('dd', null, ul)]);
       }
       if (d.host_activity && d.host_activity.length) {
-        var hl = h('ul', { 'class': 'ct-mono' });
-        d.host_activity.forEach(function (a, k) {
-          var q = dp + '.host_activity.' + k;
-          append(hl, h('li', null, [val(q + '.share', function (v) { return fmtPct(100 * v); }, 'strong'), ' ',
-            a.call ? ['in ', val(q + '.call'), ' at '] : '', val(q + '.site'), a.frame ? [' \u2190 ', val(q + '.frame')] : '',
-            ' (', val(q + '.state'), ')']));
+        // the thread that fed the GPU's list (no "who"), then the loader workers'
+        [[undefined, 'where the host was'], ['loader workers', 'where the loader workers were']].forEach(function (w) {
+          var hl = h('ul', { 'class': 'ct-mono' }), any = false;
+          d.host_activity.forEach(function (a, k) {
+            if (a.who !== w[0]) return;
+            any = true;
+            var q = dp + '.host_activity.' + k;
+            append(hl, h('li', null, [val(q + '.share', function (v) { return fmtPct(100 * v); }, 'strong'), ' ',
+              a.call ? ['in ', val(q + '.call'), ' at '] : '', val(q + '.site'), a.frame ? [' \u2190 ', val(q + '.frame')] : '',
+              ' (', val(q + '.state'), ')']));
+          });
+          if (any) append(dl, [h('dt', null, w[1]), h('dd', null, hl)]);
         });
-        append(dl, [h('dt', null, 'where the host was'), h('dd', null, hl)]);
       }
       if (d.nvtx && d.nvtx.text) append(dl, [h('dt', null, 'NVTX'), h('dd', null, val(dp + '.nvtx.text'))]);
       if (d.fix) append(dl, [h('dt', null, 'fix'), h('dd', null, val(dp + '.fix'))]);
