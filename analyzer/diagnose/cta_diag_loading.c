@@ -87,11 +87,11 @@ static const cta_fix FIX_STARVE = {
  * workers): the fix is cheaper batches, not more workers. */
 static const cta_fix FIX_STARVE_CPU = {
     "the loading is CPU-bound: more loader threads will not help; make each batch cheaper to "
-    "prepare (the lines where the host was, below), cache decoded samples, move preprocessing to "
-    "the GPU, or give the job more cores",
+    "prepare (the lines the loading was on, listed with this finding), cache decoded samples, "
+    "move preprocessing to the GPU, or give the job more cores",
     "the loading is CPU-bound: more DataLoader workers will not help; make each sample cheaper "
-    "(the lines where the host was, below: decoding, transforms), cache decoded samples, move "
-    "augmentation to the GPU, or give the job more cores"};
+    "(where the loader workers were, listed with this finding: decoding, transforms), cache "
+    "decoded samples, move augmentation to the GPU, or give the job more cores"};
 
 /* dataloader-starvation: the GPU idle before batch copies (the gaps of cause CTA_GAP_STARVE),
  * every such gap, whatever the shape of their lengths: regular, bursty (workers delivering
