@@ -231,19 +231,17 @@ void cta_starve_cause_of(const cta_proc *p, int d, int cls, int ctx, uint64_t ga
             c->causes |= CTA_CAUSE_ADD_WORKERS;
             c->workers_recommended = rec;
             /* A step now takes its loading gap and the step; with rec workers, the longest of
-             * the step, a batch's time over the workers, and the whole step's (the batch's and
-             * the main thread's, at most its step) over the cores: the workers share them with
-             * the main thread (imagenet -j 0 on 2 idle cores: a step of 77 ms, 53 of it
-             * loading, priced 38 ms with 2 workers; -j 2 measured 43 ms, where the workers
-             * alone, at 27 ms, would have left the step's 23). A batch's time, loaded by the
-             * main process, is its gap as the process lived it, its waits for a core with its
-             * CPU: a worker beside the same other processes waits as much (beside a CPU hog on
-             * each core the main process took 200 ms for 80 ms of CPU, and its CPU alone priced
-             * 2 workers at 40 ms a batch, half the gap hidden where a quarter is). The cores are
-             * those the process may use: beside other processes more workers also win a larger
-             * share of them, which this leaves out. */
-            double b = main_loads ? (double)avg_gap : cpb;
-            double now = (double)avg_gap + step_ns, then = b / rec, shared = (b + step_ns) / cores;
+             * the step, a batch's CPU over the workers, and the whole step's (the batch's CPU
+             * and the main thread's step) over the cores: the workers share them with the main
+             * thread (imagenet -j 0 on 2 idle cores: a step of 77 ms, 53 of it loading, priced
+             * at 37 ms with 2 workers; -j 2 measured 43 ms, where the workers alone, at 26 ms,
+             * would have left the step's 23). A batch's CPU, not its gap: the gap holds the
+             * main process's waits for a core, which workers, more processes winning a larger
+             * share of the cores, each wait less (imagenet -j 0 beside other work: 700 ms gaps
+             * for 335 ms of CPU; priced by its gaps, 2 workers were said to save 40% of the
+             * window where -j 2 saved 73%; by its CPU, 60%). The cores are those the process
+             * may use. */
+            double now = (double)avg_gap + step_ns, then = cpb / rec, shared = (cpb + step_ns) / cores;
             then = then > step_ns ? then : step_ns;
             then = then > shared ? then : shared;
             double per = now - then;

@@ -7,6 +7,7 @@
  * transforms, the collate, FakeData) and no more workers. */
 #include "ex.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -70,16 +71,25 @@ TEST_IMPL(examples_imagenet_no_workers)
                     0.8 * tail / steps * 1e3, time / steps * 1e3, loop);
         return 1;
     }
-    /* priced per step within 30% of that arithmetic on the program's meters, and never above
-     * the time the program measured each batch took it (applying -j 2 on the idle machine took
-     * the step from 77 to 43 ms, Data from 61 to 23 ms) */
+    /* priced per step never above the time the program measured each batch took it, and, the
+     * 2 cores being the tree's (other processes held under 0.3 of a core during the gaps, as
+     * its samples say), within 30% of that arithmetic on the program's meters (applying -j 2 on
+     * the idle machine took the step from 77 to 43 ms, Data from 61 to 23 ms); beside other
+     * work at least 0.7 times it: the workers, each a process of its own, win more of the
+     * cores than the main process did (beside other work -j 2 saved 73% of the window) */
     const tj *c = tj_get(d, "cause");
     double per = tj_num(d, "estimated_saving_ns") / 1e6 / tj_num(c, "gaps");
-    double want = half / steps * 1e3;
-    if (!(per >= 0.7 * want && per <= 1.3 * want && per <= data / steps * 1e3)) {
-        ctt_fail_at(__FILE__, __LINE__, "expected a saving per step within 30%% of %.1f ms and "
-                    "at most the %.1f ms the program waited for each batch, found %.1f ms",
-                    want, data / steps * 1e3, per);
+    double want = half / steps * 1e3, waited = data / steps * 1e3;
+    int alone = tj_num(c, "outside_tree_cores") < 0.3;
+    fprintf(stderr, "imagenet -j 0: step %.1f ms, Data %.1f ms, loop step %.1f ms; saving per step "
+            "%.1f ms against %.1f (%s)\n", time / steps * 1e3, waited, loop, per, want,
+            alone ? "alone" : "beside other work");
+    if (!(per >= 0.7 * want && per <= (alone ? 1.3 * want : waited) && per <= waited)) {
+        ctt_fail_at(__FILE__, __LINE__, "expected a saving per step of %.1f ms at least (0.7 times "
+                    "%.1f), at most %.1f (%s) and the %.1f ms the program waited for each "
+                    "batch, found %.1f ms", 0.7 * want, want, alone ? 1.3 * want : waited,
+                    alone ? "1.3 times it: no other work held a core" : "beside other work",
+                    waited, per);
         return 1;
     }
     /* why, as the samples of the run tell it */
