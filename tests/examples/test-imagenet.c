@@ -37,9 +37,9 @@ TEST_IMPL(examples_imagenet_no_workers)
     for (const char *l = strstr(p.out, "Epoch: [0]"); l; l = strstr(l + 1, "Epoch: [0]"), steps++) {
         const char *t = strstr(l, "Time "), *dt = strstr(l, "Data ");
         ASSERT(t && dt);
+        double ti = strtod(t + 5, NULL), di = strtod(dt + 5, NULL);
         if (steps < 2)
             continue;
-        double ti = strtod(t + 5, NULL), di = strtod(dt + 5, NULL);
         data += di;
         time += ti;
         /* 2 workers (-j 2) on the 2 cores: the step becomes the longest of its own part, half
@@ -71,25 +71,27 @@ TEST_IMPL(examples_imagenet_no_workers)
                     0.8 * tail / steps * 1e3, time / steps * 1e3, loop);
         return 1;
     }
-    /* priced per step never above the time the program measured each batch took it, and, the
-     * 2 cores being the tree's (other processes held under 0.3 of a core during the gaps, as
-     * its samples say), within 30% of that arithmetic on the program's meters (applying -j 2 on
-     * the idle machine took the step from 77 to 43 ms, Data from 61 to 23 ms); beside other
-     * work at least 0.7 times it: the workers, each a process of its own, win more of the
-     * cores than the main process did (beside other work -j 2 saved 73% of the window) */
+    /* the saving never above the time the program measured its loop wait for batches: Data
+     * over all its training steps, and its validation steps whole (their Time: no Data meter);
+     * per step, the 2 cores being the tree's (other processes held under 0.3 of a core during
+     * the gaps, as its samples say), within 30% of that arithmetic on the program's meters
+     * (applying -j 2 on the idle machine took the step from 77 to 43 ms, Data from 61 to 23
+     * ms); beside other work at least 0.7 times it: the workers, each a process of its own, win
+     * more of the cores than the main process did (beside other work -j 2 saved 73% of the
+     * window) */
+    double waited = ex_sum_after(p.out, "Epoch: [0]", "Data") + ex_sum_after(p.out, "Test: ", "Time");
     const tj *c = tj_get(d, "cause");
     double per = tj_num(d, "estimated_saving_ns") / 1e6 / tj_num(c, "gaps");
-    double want = half / steps * 1e3, waited = data / steps * 1e3;
+    double want = half / steps * 1e3;
     int alone = tj_num(c, "outside_tree_cores") < 0.3;
     fprintf(stderr, "imagenet -j 0: step %.1f ms, Data %.1f ms, loop step %.1f ms; saving per step "
-            "%.1f ms against %.1f (%s)\n", time / steps * 1e3, waited, loop, per, want,
+            "%.1f ms against %.1f (%s)\n", time / steps * 1e3, data / steps * 1e3, loop, per, want,
             alone ? "alone" : "beside other work");
-    if (!(per >= 0.7 * want && per <= (alone ? 1.3 * want : waited) && per <= waited)) {
+    ASSERT(tj_num(d, "estimated_saving_ns") <= waited * 1e9);
+    if (!(per >= 0.7 * want && (!alone || per <= 1.3 * want))) {
         ctt_fail_at(__FILE__, __LINE__, "expected a saving per step of %.1f ms at least (0.7 times "
-                    "%.1f), at most %.1f (%s) and the %.1f ms the program waited for each "
-                    "batch, found %.1f ms", 0.7 * want, want, alone ? 1.3 * want : waited,
-                    alone ? "1.3 times it: no other work held a core" : "beside other work",
-                    waited, per);
+                    "%.1f)%s, found %.1f ms", 0.7 * want, want,
+                    alone ? " and at most 1.3 times it (no other work held a core)" : "", per);
         return 1;
     }
     /* why, as the samples of the run tell it */
