@@ -139,7 +139,7 @@ static void gpu_gaps(cta_diags *ds, const cta_proc *p, int d, uint64_t win)
     if ((x = cta_diag_add(ds, p, d, hn, win, cta_fix_for(p, FIX_GAPS)))) {
         /* why, from the host samples: the main process's work between its launches */
         cta_starve_cause_of(p, d, CTA_GAP_HOST, CTA_CAUSE_HOST_WORK, dv->gap_count[CTA_GAP_HOST], 0,
-                            0, &dv->gap_host[CTA_GAP_HOST], &x->cause);
+                            0, 0, &dv->gap_host[CTA_GAP_HOST], &x->cause);
         char why[160] = "", names[96], owed[200] = "";
         cta_diag_cause_names(&x->cause, names, sizeof names);
         if (x->cause.known && x->cause.causes)

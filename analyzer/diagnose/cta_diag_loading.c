@@ -50,8 +50,44 @@ static uint64_t starve_steps(const cta_dev *dv, unsigned first)
     return n;
 }
 
-/* Of a gap of loading len, what N loader workers preparing batches while the GPU runs a step
- * hide: they leave max(0, len / N - step) of it. */
+/* The loop's step as the main thread lives it, its loading aside: the time between one
+ * data-loading gap and the next, on average, over the span from the first gap's start to the
+ * last's end (the device's utilization series, whose bins hold each cause's gap time: a first
+ * bin's loading taken at its end, a last's at its start, exact for gaps longer than a bin, within
+ * a bin otherwise). Not the GPU's work per step: between its batches the main thread launches
+ * the step, runs its Python, waits in its synchronizations, and that is what the next batch's
+ * loading follows, whoever loads it (imagenet -j 0: 4 ms of GPU work, about 20 ms of step; paced
+ * by the GPU's, 2 workers were priced at half the loading where -j 2 saved two thirds). Not the
+ * window less the loading over the steps either: what the run does once before its first batch
+ * or after its last (a checkpoint, a loader_tree's hold) is no step's. At least gpu_step (the
+ * GPU's work bounds the step from below); with fewer than two steps there is no span between
+ * gaps, and the window's non-loading time stands for it. */
+static double loop_step(const cta_dev *dv, uint64_t sn, uint64_t steps, uint64_t win, double gpu_step)
+{
+    const cta_series *u = &dv->util;
+    double s = steps ? (double)(win > sn ? win - sn : 0) / (double)steps : 0;
+    if (steps >= 2 && u->started && u->n && dv->last_gpu > u->t0) {
+        const uint64_t *v = cta_series_ch(u, CTA_CH_GAP + CTA_GAP_STARVE);
+        uint32_t i0 = cta_series_bin(u, dv->first_gpu > u->t0 ? dv->first_gpu : u->t0), i1 = u->n;
+        while (i0 < u->n && !v[i0])
+            i0++;
+        for (uint32_t i = i0; i < u->n; i++)
+            if (v[i])
+                i1 = i;
+        if (i1 < u->n) {
+            uint64_t lo = u->t0 + (uint64_t)(i0 + 1) * u->width - v[i0];
+            uint64_t hi = u->t0 + (uint64_t)i1 * u->width + v[i1];
+            lo = lo > dv->first_gpu ? lo : dv->first_gpu;
+            hi = hi < dv->last_gpu ? hi : dv->last_gpu;
+            uint64_t between = hi > lo + sn ? hi - lo - sn : 0;
+            s = (double)between / (double)(steps - 1);
+        }
+    }
+    return s > gpu_step ? s : gpu_step;
+}
+
+/* Of a gap of loading len, what N loader workers preparing batches while the main thread runs a
+ * step hide: they leave max(0, len / N - step) of it. */
 static double hidden_of(double len, int workers, double step)
 {
     double left = len / workers - step;
@@ -99,14 +135,14 @@ static const cta_fix FIX_STARVE_CPU = {
  * pauses before a step's second copy. (A rule that kept the band of lengths holding the most
  * time, or gaps that recur, dropped bursty and irregular loaders holding 90% of the window.)
  * The fix is priced as recommended, gap by gap (starve_hidden): N loader workers preparing
- * batches ahead while the GPU runs a step make a gap of loading L last max(0, L / N - step);
- * N is the fewest workers that hide the typical gap (starve_typical), at most
+ * batches ahead while the main thread runs a step (loop_step) make a gap of loading L last
+ * max(0, L / N - step); N is the fewest workers that hide the typical gap (starve_typical), at most
  * CTA_DIAG_MAX_WORKERS. One or two gaps holding less than a tenth of the window are not a
  * loop's loading and are not reported; more, or more time, always are. */
 static void starvation(cta_diags *ds, const cta_proc *p, int d, uint64_t win)
 {
     const cta_dev *dv = &p->dev[d];
-    char b1[32], b2[32], b3[32];
+    char b1[32], b2[32], b3[32], b6[32];
     cta_diag *x;
     uint64_t sn = dv->gap_ns[CTA_GAP_STARVE], sc = dv->gap_count[CTA_GAP_STARVE];
     /* the program's start, when a kernel ran at all; what the host did in the loop's gaps (the
@@ -134,7 +170,9 @@ static void starvation(cta_diags *ds, const cta_proc *p, int d, uint64_t win)
     uint64_t work = est < (double)dv->busy ? (uint64_t)est : dv->busy;
     uint64_t steps = starve_steps(dv, band[0]);
     steps = steps > startup ? steps - startup : 0; /* (the start's gap is long: among them) */
-    double step = (double)work / (double)(steps + 1), load = (double)typical;
+    double gpu_step = (double)work / (double)(steps + 1), load = (double)typical;
+    /* ... and the step the workers' arithmetic is paced by: the loop's, of which it is a part */
+    double step = loop_step(dv, sn, steps + startup, win, gpu_step);
     double need = step > 0 ? ceil(load / step) : CTA_DIAG_MAX_WORKERS;
     int workers = need > CTA_DIAG_MAX_WORKERS ? CTA_DIAG_MAX_WORKERS : need < 1 ? 1 : (int)need;
     double left = load / workers - step; /* of the typical gap, still on the critical path */
@@ -147,7 +185,7 @@ static void starvation(cta_diags *ds, const cta_proc *p, int d, uint64_t win)
     /* per step, not per gap: the pauses before a step's second copy are not a batch each (with
      * them imagenet's batch was said to cost the main thread 34 ms of CPU for 76) */
     cta_starve_cause_of(p, d, CTA_GAP_STARVE, CTA_CAUSE_LOADING, steps + startup ? steps + startup : sc,
-                        batches, step, &sh, &cause);
+                        batches, step, gpu_step, &sh, &cause);
     int told = cause.known && cause.causes;
     /* ... none of which shortens the program's start before its first batch (imports,
      * set-up): its gaps are counted, not priced, as the workers' arithmetic leaves them out */
@@ -197,9 +235,11 @@ static void starvation(cta_diags *ds, const cta_proc *p, int d, uint64_t win)
                      cta_fmt_ns((char[32]){0}, (double)startup_ns));
         cta_diag_msg(x,
             "GPU %d idle %s (%.1f%% of the window) in %llu gaps before host-to-device batch "
-            "copies (typically %s, against %s of GPU work per step)%s; the host was mostly %s. %s",
+            "copies (typically %s, against a step of %s between them, %s of it GPU work)%s; the "
+            "host was mostly %s. %s",
             d, cta_fmt_ns(b1, (double)sn), cta_diag_pct(sn, win), (unsigned long long)sc,
-            cta_fmt_ns(b2, load), cta_fmt_ns(b3, step), started, what, remedy);
+            cta_fmt_ns(b2, load), cta_fmt_ns(b3, step), cta_fmt_ns(b6, gpu_step), started, what,
+            remedy);
         cta_diag_ev(x, "gaps", (double)sc, CTA_EV_COUNT);
         cta_diag_ev(x, "gap_ns", (double)sn, CTA_EV_NS);
         cta_diag_ev(x, "gap_pct_of_window", cta_diag_pct(sn, win), CTA_EV_PCT);
@@ -211,7 +251,8 @@ static void starvation(cta_diags *ds, const cta_proc *p, int d, uint64_t win)
         cta_diag_ev(x, "host_in_cuda_ns", (double)(h->in_api + h->blocked), CTA_EV_NS);
         cta_diag_ev(x, "h2d_batches", (double)batches, CTA_EV_COUNT);
         cta_diag_ev(x, "gpu_busy_ns", (double)dv->busy, CTA_EV_NS);
-        cta_diag_ev(x, "gpu_step_ns", step, CTA_EV_NS);
+        cta_diag_ev(x, "gpu_step_ns", gpu_step, CTA_EV_NS);
+        cta_diag_ev(x, "loop_step_ns", step, CTA_EV_NS);
         cta_diag_ev(x, "loader_workers", workers, CTA_EV_COUNT);
         cta_diag_ev(x, "max_speedup", dv->busy ? (double)win / (double)dv->busy : 0, CTA_EV_RATIO);
         /* at a gap of the typical length: the longest may be an outlier */

@@ -49,14 +49,15 @@ static double gap_in(const cta_series *s, uint32_t ch, uint64_t a, uint64_t b)
 }
 
 void cta_starve_cause_of(const cta_proc *p, int d, int cls, int ctx, uint64_t gaps,
-                         uint64_t batches, double step_ns, const cta_hostsplit *host,
-                         cta_starve_cause *c)
+                         uint64_t batches, double step_ns, double gpu_step_ns,
+                         const cta_hostsplit *host, cta_starve_cause *c)
 {
     memset(c, 0, sizeof *c);
     const cta_dev *dv = &p->dev[d];
     c->gaps = gaps;
     c->gap_ns = dv->gap_ns[cls];
     c->step_ns = step_ns;
+    c->gpu_step_ns = gpu_step_ns;
     const cta_host_iv *iv;
     size_t n = cta_host_intervals(p, &iv);
     double cov = 0, busy = 0, tree = 0, wcpu = 0, wwait = 0, wd = 0, wrd = 0, mcpu = 0, iow = 0;
@@ -210,9 +211,10 @@ void cta_starve_cause_of(const cta_proc *p, int d, int cls, int ctx, uint64_t ga
     if (!storage && (!short_of_cores || main_loads) && busy_loading) {
         /* N workers each spending C per batch deliver one every C / N: N = C / step hides the
          * loading, but no more CPU-bound workers run at once than the cores left by the main
-         * process (all of them when it loads: it then waits for the batches). A batch comes
-         * every C / W now with W workers, every C + step with none (the main process loads,
-         * then the GPU steps) */
+         * process (all of them when it loads: it then waits for the batches). The step is the
+         * loop's as the main thread lives it (its launches, its Python, its synchronizations),
+         * not the GPU's work alone: the next batch is needed once the main thread is through
+         * it. */
         double cpb = main_loads ? c->main_cpu_per_gap_ns : c->worker_cpu_per_batch_ns;
         /* the cores: a limit of 1.5 CPUs runs 2 workers at 0.75 each, more than 1 at 1 */
         int cores = c->limit_cores > 0 ? (int)ceil(c->limit_cores) : (int)c->cpus;
@@ -228,8 +230,21 @@ void cta_starve_cause_of(const cta_proc *p, int d, int cls, int ctx, uint64_t ga
         if (rec > (int)c->workers) {
             c->causes |= CTA_CAUSE_ADD_WORKERS;
             c->workers_recommended = rec;
-            double now = main_loads ? cpb + step_ns : cpb / c->workers, then = cpb / rec;
-            double per = now - (then > step_ns ? then : step_ns);
+            /* A step now takes its loading gap and the step; with rec workers, the longest of
+             * the step, a batch's CPU over the workers, and the whole step's (the batch's CPU
+             * and the main thread's step) over the cores: the workers share them with the main
+             * thread (imagenet -j 0 on 2 idle cores: a step of 77 ms, 53 of it loading, priced
+             * at 37 ms with 2 workers; -j 2 measured 43 ms, where the workers alone, at 26 ms,
+             * would have left the step's 23). A batch's CPU, not its gap: the gap holds the
+             * main process's waits for a core, which workers, more processes winning a larger
+             * share of the cores, each wait less (imagenet -j 0 beside other work: 700 ms gaps
+             * for 335 ms of CPU; priced by its gaps, 2 workers were said to save 40% of the
+             * window where -j 2 saved 73%; by its CPU, 60%). The cores are those the process
+             * may use. */
+            double now = (double)avg_gap + step_ns, then = cpb / rec, shared = (cpb + step_ns) / cores;
+            then = then > step_ns ? then : step_ns;
+            then = then > shared ? then : shared;
+            double per = now - then;
             per = per < 0 ? 0 : per > (double)avg_gap ? (double)avg_gap : per;
             c->saving_ns = (uint64_t)(per * (double)gaps);
         }
@@ -266,7 +281,7 @@ static void put(char *buf, size_t n, const char *fmt, ...)
 
 void cta_starve_cause_text(const cta_starve_cause *c, int ctx, int torch, char *buf, size_t n)
 {
-    char b1[32], b2[32], b3[32];
+    char b1[32], b2[32], b3[32], b4[32];
     if (!c->known) {
         put(buf, n, "cause: cannot be told without host samples (a trace of cutrace run with "
                     "CUTRACE_HOST_SAMPLE_MS above 0, as by default, has them)\n");
@@ -300,26 +315,26 @@ void cta_starve_cause_text(const cta_starve_cause *c, int ctx, int torch, char *
     if ((c->causes & CTA_CAUSE_ADD_WORKERS) && c->by_main)
         put(buf, n, "cause add-workers: the loading ran in the main process (no loader workers%s) "
                     "and computed %.0f%% of its time outside CUDA in the gaps: a batch costs it %s "
-                    "of CPU against %s of GPU work per step; %d %s (at most the %u CPUs: the main "
-                    "process then waits for the batches) would save %s\n",
+                    "of CPU against a step of %s between batches (%s of it GPU work); %d %s (at "
+                    "most the %u CPUs: the main process then waits for the batches) would save %s\n",
             torch ? ": DataLoader num_workers=0" : "", 100 * c->main_compute_share,
             cta_fmt_ns(b1, c->main_cpu_per_gap_ns), cta_fmt_ns(b2, c->step_ns),
-            c->workers_recommended, w, c->limit_cores > 0 ? (unsigned)ceil(c->limit_cores) : c->cpus,
+            cta_fmt_ns(b4, c->gpu_step_ns), c->workers_recommended, w, c->limit_cores > 0 ? (unsigned)ceil(c->limit_cores) : c->cpus,
             cta_fmt_ns(b3, (double)c->saving_ns));
     else if (c->causes & CTA_CAUSE_ADD_WORKERS)
         put(buf, n, "cause add-workers: the workers were busy and got a core whenever they could "
                     "run (run-queue wait %.2f s per second); a batch costs the workers %s of CPU "
-                    "against %s of GPU work per step: %d %s (%d more; at most the %u CPUs less "
-                    "the main process's) would save %s\n",
+                    "against a step of %s between batches (%s of it GPU work): %d %s (%d more; at "
+                    "most the %u CPUs less the main process's) would save %s\n",
             c->worker_wait_cores, cta_fmt_ns(b1, c->worker_cpu_per_batch_ns),
-            cta_fmt_ns(b2, c->step_ns), c->workers_recommended, w,
+            cta_fmt_ns(b2, c->step_ns), cta_fmt_ns(b4, c->gpu_step_ns), c->workers_recommended, w,
             c->workers_recommended - (int)c->workers,
             c->limit_cores > 0 ? (unsigned)ceil(c->limit_cores) : c->cpus,
             cta_fmt_ns(b3, (double)c->saving_ns));
     if ((c->causes & CTA_CAUSE_CPU_BOUND) && c->cores_full)
         put(buf, n, "cause cpu-bound: %s already kept every core the process may use busy (%.2f "
-                    "free; a batch costs %s of CPU against %s of GPU work per step, more than "
-                    "the cores can prepare in time): more workers will not help; move "
+                    "free; a batch costs %s of CPU against a step of %s between batches, more "
+                    "than the cores can prepare in time): more workers will not help; move "
                     "preprocessing to the GPU, cache decoded samples, use cheaper augmentation, "
                     "or give the job more cores (%s)\n",
             who, c->free_cores,

@@ -54,7 +54,8 @@ typedef struct {
     double main_cpu_per_gap_ns;      /* the main thread's computing in an average gap */
     int by_main;                     /* the main process's readings tell (its own work in the
                                       * gaps, or loading with no workers), not the workers' */
-    double step_ns;                  /* the GPU's work per step, as given */
+    double step_ns;                  /* the loop's step between batches, as given */
+    double gpu_step_ns;              /* of it, the GPU's work, as given */
     int workers_recommended;         /* with CTA_CAUSE_ADD_WORKERS: in all */
     uint64_t wait_for_workers_ns;    /* HOST_WORK, cpu-bound with loader workers alive: of the
                                       * gaps, the main process's wait for a core the workers
@@ -67,12 +68,15 @@ typedef struct {
 /* Device d's gaps of class cls (CTA_GAP_*) in context ctx (CTA_CAUSE_LOADING, HOST_WORK), gaps
  * of them in all (for LOADING, the steps they stand for: a step's pauses before its second copy
  * are not gaps of their own); batches: the batches loaded (host-to-device batch copies; 0 for HOST_WORK);
- * step_ns: the GPU's work per step; host: what the thread that last called CUDA did in the gaps,
+ * step_ns: the loop's step between its loading gaps as the main thread lives it (its launches,
+ * its own work, its synchronizations: what the next batch's loading follows), gpu_step_ns the
+ * GPU's work in it; host: what the thread that last called CUDA did in the gaps,
  * from its own CPU readings (cta_hostsplit), which tell the main process's computing in the gaps
  * exactly where a sample interval, longer than a short gap, would mix in its work between them
  * (PyTorch's step on the host). */
 void cta_starve_cause_of(const cta_proc *p, int d, int cls, int ctx, uint64_t gaps,
-                         uint64_t batches, double step_ns, const cta_hostsplit *host,
+                         uint64_t batches, double step_ns, double gpu_step_ns,
+                         const cta_hostsplit *host,
                          cta_starve_cause *out);
 /* Appends to buf (size n) the causes in words with their numbers and fixes, worded for the
  * context c was made in ("" unknown). */

@@ -93,7 +93,8 @@ static void json_cause(cta_json *j, const cta_starve_cause *c)
     CTA_JK_NUM(j, "major_faults_per_s", c->majflt_s);
     CTA_JK_STR(j, "told_by", c->by_main ? "main" : "workers");
     CTA_JK_NUM(j, "worker_cpu_per_batch_ns", c->worker_cpu_per_batch_ns);
-    CTA_JK_NUM(j, "gpu_step_ns", c->step_ns);
+    CTA_JK_NUM(j, "gpu_step_ns", c->gpu_step_ns);
+    CTA_JK_NUM(j, "loop_step_ns", c->step_ns);
     CTA_JK_U64(j, "workers_recommended", (uint64_t)c->workers_recommended);
     CTA_JK_U64(j, "estimated_saving_ns", c->saving_ns);
     cta_json_end_obj(j);

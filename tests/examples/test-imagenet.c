@@ -7,6 +7,7 @@
  * transforms, the collate, FakeData) and no more workers. */
 #include "ex.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,26 +27,78 @@ TEST_IMPL(examples_imagenet_no_workers)
     char dir[4096];
     if (ex_run(&p, dir, "imagenet", SIZES, args, NULL))
         return 1;
-    /* the program's own clock says the training loop waited for its batches (how much of that
-     * time the finding holds is not asserted yet: on the simulation it held less than the
-     * program measured less all the GPU's busy time, in 2 runs of 5; issue 28 stays open) */
-    ASSERT(ex_sum_after(p.out, "Epoch: [0]", "Data") > 0);
+    /* the program's own meters, per training step after the first two (start-up: the steady
+     * state the finding is drawn from begins after them): Data, the time to its batch, and Time,
+     * the whole step. Data runs from the end of the previous step, before that step's progress
+     * line: printing it formats the Acc@1 and Acc@5 meters, GPU tensors, and each waits for the
+     * GPU in a cudaStreamSynchronize (main.py:473) whose gap ends with a 4-byte copy, not a
+     * batch's: the breakdown gives it to the synchronization, so some of Data is rightly
+     * outside the loading gaps (on the simulation that wait ran 2 to 90 ms past the GPU's work,
+     * which the excessive-sync rule is owed) */
+    double data = 0, time = 0, half = 0, tail = 0;
+    int steps = 0;
+    for (const char *l = strstr(p.out, "Epoch: [0]"); l; l = strstr(l + 1, "Epoch: [0]"), steps++) {
+        const char *t = strstr(l, "Time "), *dt = strstr(l, "Data ");
+        ASSERT(t && dt);
+        double ti = strtod(t + 5, NULL), di = strtod(dt + 5, NULL);
+        if (steps < 2)
+            continue;
+        data += di;
+        time += ti;
+        /* 2 workers (-j 2) on the 2 cores: the step becomes the longest of its own part, half
+         * the loading (the workers' share each) and half the whole step's CPU (the loading and
+         * the main thread's step, sharing the cores); at most the loading is saved */
+        double rest = ti - di, left = rest > di / 2 ? rest : di / 2;
+        left = left > ti / 2 ? left : ti / 2;
+        half += ti - left < di ? ti - left : di;
+        tail += rest;
+    }
+    ASSERT(steps > 2 && data > 0);
+    steps -= 2;
     const tj *lead = NULL;
     tj *s = ex_verdict(dir, &lead);
     ASSERT(s);
-    /* found, but not always first: its workers' arithmetic paces the loop by the GPU's work per
-     * step alone (4 ms), not by the main thread's own work between launches as well (about 33
-     * ms), so it prices 2 workers at half the loading where -j 2 measured most of it, and
-     * gpu-gaps' host work sometimes comes out ahead (issue 28 stays open for it) */
+    /* the loader first */
     const tj *d = an_diag(s, "dataloader-starvation");
-    if (!d) {
-        ctt_fail_at(__FILE__, __LINE__, "expected dataloader-starvation; found %s first: %s",
+    if (!d || strcmp(tj_str(lead, "id"), "dataloader-starvation")) {
+        ctt_fail_at(__FILE__, __LINE__, "expected dataloader-starvation first; found %s first: %s",
                     tj_str(lead, "id"), tj_str(lead, "message"));
+        return 1;
+    }
+    /* paced by the loop's step as the program lives it (Time less Data, and the progress line's
+     * synchronization that Data holds), not by the GPU's work in it (4 ms: the fault caught) */
+    double loop = tj_num(d, "evidence.loop_step_ns") / 1e6;
+    if (!(loop >= 0.8 * tail / steps * 1e3 && loop <= time / steps * 1e3)) {
+        ctt_fail_at(__FILE__, __LINE__, "expected the loop's step between %.1f ms (0.8 times the "
+                    "program's Time less Data) and %.1f ms (its Time), found %.1f ms",
+                    0.8 * tail / steps * 1e3, time / steps * 1e3, loop);
+        return 1;
+    }
+    /* the saving never above the time the program measured its loop wait for batches: Data
+     * over all its training steps, and its validation steps whole (their Time: no Data meter);
+     * per step, the 2 cores being the tree's (other processes held under 0.3 of a core during
+     * the gaps, as its samples say), within 30% of that arithmetic on the program's meters
+     * (applying -j 2 on the idle machine took the step from 77 to 43 ms, Data from 61 to 23
+     * ms); beside other work at least 0.7 times it: the workers, each a process of its own, win
+     * more of the cores than the main process did (beside other work -j 2 saved 73% of the
+     * window) */
+    double waited = ex_sum_after(p.out, "Epoch: [0]", "Data") + ex_sum_after(p.out, "Test: ", "Time");
+    const tj *c = tj_get(d, "cause");
+    double per = tj_num(d, "estimated_saving_ns") / 1e6 / tj_num(c, "gaps");
+    double want = half / steps * 1e3;
+    int alone = tj_num(c, "outside_tree_cores") < 0.3;
+    fprintf(stderr, "imagenet -j 0: step %.1f ms, Data %.1f ms, loop step %.1f ms; saving per step "
+            "%.1f ms against %.1f (%s)\n", time / steps * 1e3, data / steps * 1e3, loop, per, want,
+            alone ? "alone" : "beside other work");
+    ASSERT(tj_num(d, "estimated_saving_ns") <= waited * 1e9);
+    if (!(per >= 0.7 * want && (!alone || per <= 1.3 * want))) {
+        ctt_fail_at(__FILE__, __LINE__, "expected a saving per step of %.1f ms at least (0.7 times "
+                    "%.1f)%s, found %.1f ms", 0.7 * want, want,
+                    alone ? " and at most 1.3 times it (no other work held a core)" : "", per);
         return 1;
     }
     /* why, as the samples of the run tell it */
     ASSERT_INT(ex_loader_cause_fits(d, 0), ==, 0);
-    const tj *c = tj_get(d, "cause");
     if (tj_len(c, "causes") == 1 && !strcmp(tj_str(c, "causes.0"), "cpu-bound"))
         ASSERT(ex_share_naming(d, NULL, EX_LOADING_LINES, NULL) >= 0.5);
     /* and what applying the fix measures: 2 workers (`-j 2`) took the window from 11.6-19.5 s

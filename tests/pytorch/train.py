@@ -77,7 +77,9 @@ torch.autograd.set_multithreading_enabled(False)
 steps = 0
 # stderr: how long the host went from the end of each step's calls to the next batch's copy
 # and to that copy's return (CLOCK_MONOTONIC ns): the GPU's idle time between steps, when the
-# loader starves it, lies between the two (give or take the GPU's tail of the step)
+# loader starves it, lies between the two (give or take the GPU's tail of the step); and how
+# long the step took it from the batch's copy to the end of its calls (the loop's step between
+# batches, as the main thread lives it)
 step_done = None
 for x, y in loader:
     if fed:
@@ -97,6 +99,7 @@ for x, y in loader:
         print("host between steps ns %d" % (to_copy - step_done), file=sys.stderr)
         print("host to the batch copy's return ns %d" % (copied - step_done), file=sys.stderr)
     step_done = time.monotonic_ns()
+    print("host in the step ns %d" % (step_done - to_copy), file=sys.stderr)
     assert out.is_cuda and loss.is_cuda
     print("step %d batch %d checksum %.6f" % (steps, x.shape[0], checksum))
     steps += 1
