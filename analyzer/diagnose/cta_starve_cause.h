@@ -37,6 +37,9 @@ typedef struct {
     uint32_t cpus, workers;       /* the CPUs the process may run on (its affinity mask; the
                                    * machine's in traces of format 1.8); loader worker processes
                                    * alive during the gaps, on average (rounded) */
+    uint32_t active_workers;      /* of them, on a CPU or waiting for one a tenth of the time or
+                                   * more, on average (rounded): the ones whose want of a core
+                                   * counts (not one ending or idle) */
     uint32_t machine_cpus;
     double limit_cores;           /* its cgroup's CPU limit when below cpus, else 0 */
     double throttled_share;       /* with a limit: of the gap time, the cgroup throttled */

@@ -141,8 +141,9 @@ static void on_sample(struct cta_host *h, const ct_rec *r)
             h->acc.workers_in_d += s->blocked > 0;
             h->acc.worker_cpu_ns += dcpu;
             h->acc.worker_rchar += drchar;
-            if (!((s->flags | from->flags) & CT_PS_NO_SCHED))
-                h->acc.worker_wait_ns += sub(s->wait_ns, from->wait_ns);
+            uint64_t dwait = (s->flags | from->flags) & CT_PS_NO_SCHED ? 0 : sub(s->wait_ns, from->wait_ns);
+            h->acc.worker_wait_ns += dwait;
+            h->acc.workers_active += r->ts > from_ts && 10 * (dcpu + dwait) >= r->ts - from_ts;
         }
         if (r->ts > from_ts)
             h->rates = (cta_host_rates){.ts = r->ts, .from = from_ts, .pid = s->pid, .role = role_of(e->relation),

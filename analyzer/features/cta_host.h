@@ -72,6 +72,8 @@ typedef struct {
     uint64_t swap_pages, majflt;  /* the machine's; 0 when unknown */
     int psi_known, vm_known;
     uint32_t workers;             /* worker readings in the round */
+    uint32_t workers_active;      /* of them, a worker on a CPU or waiting for one a tenth of
+                                   * the interval or more (not one asleep: ending, or idle) */
     uint32_t workers_in_d;        /* of them, with a thread in D state at the reading */
     uint64_t worker_cpu_ns, worker_wait_ns, worker_rchar; /* run-queue wait: 0 when unknown */
     uint64_t main_cpu_ns, tree_cpu_ns;

@@ -75,6 +75,7 @@ static void json_cause(cta_json *j, const cta_starve_cause *c)
     CTA_JK_NUM(j, "free_cores", c->free_cores);
     CTA_JK_NUM(j, "outside_tree_cores", c->outside_cores);
     CTA_JK_U64(j, "workers", c->workers);
+    CTA_JK_U64(j, "active_workers", c->active_workers);
     CTA_JK_NUM(j, "worker_cpu_cores", c->worker_cpu_cores);
     CTA_JK_NUM(j, "worker_runqueue_wait_cores", c->worker_wait_cores);
     CTA_JK_NUM(j, "worker_iowait_share", c->worker_d_share);
