@@ -159,7 +159,8 @@ double ex_sum_after(const char *text, const char *prefix, const char *key)
     return n ? sum : -1;
 }
 
-double ex_share_naming(const tj *d, const char *who, const char *words, double *listed)
+double ex_share_naming(const tj *d, const char *who, const char *state, const char *words,
+                       double *listed)
 {
     const tj *h = tj_get(d, "host_activity");
     double share = 0;
@@ -169,6 +170,8 @@ double ex_share_naming(const tj *d, const char *who, const char *words, double *
         const char *site = tj_str(h->v[i], "site"), *frame = tj_str(h->v[i], "frame");
         const char *its = tj_str(h->v[i], "who");
         if (who ? !its || strcmp(its, who) : its != NULL)
+            continue;
+        if (state && strcmp(tj_str(h->v[i], "state"), state))
             continue;
         if (listed)
             *listed += tj_num(h->v[i], "share");

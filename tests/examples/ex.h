@@ -40,8 +40,10 @@ int ex_has_cause(const tj *cause, const char *name);
 double ex_sum_after(const char *text, const char *prefix, const char *key);
 
 /* Of the finding's host_activity entries of who (NULL: the thread that fed the GPU's, without
- * "who"; "loader workers": the workers'), the share whose site or frame contains any of the
- * |-separated words; *listed (if not NULL) the share of all that list's entries. */
-double ex_share_naming(const tj *finding, const char *who, const char *words, double *listed);
+ * "who"; "loader workers": the workers') in state (NULL: any; "running"), the share whose site
+ * or frame contains any of the |-separated words; *listed (if not NULL) the share of all those
+ * entries. */
+double ex_share_naming(const tj *finding, const char *who, const char *state, const char *words,
+                       double *listed);
 
 #endif

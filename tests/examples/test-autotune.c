@@ -44,7 +44,7 @@ static int autotuned(const char *const args[], const char *meter)
     const tj *y = an_diag(s, "excessive-sync");
     ASSERT(!y || strcmp(tj_str(y, "severity"), "high"));
     ASSERT_STR(tj_str(d, "host_activity.0.state"), "running");
-    double named = ex_share_naming(d, NULL, "_conv_forward|conv2d|convolution|cudnn", NULL);
+    double named = ex_share_naming(d, NULL, NULL, "_conv_forward|conv2d|convolution|cudnn", NULL);
     if (named < 0.5) {
         ctt_fail_at(__FILE__, __LINE__, "expected the convolutions' autotuning named for half the "
                     "samples of %s or more, found %.2f; first: %s", tj_str(d, "id"), named,

@@ -26,7 +26,7 @@ static tj *fed_by_one_worker(const char *name, const char *sizes, const char *co
     }
     tj *s = ex_verdict(dir, lead);
     if (s && (strcmp(tj_str(*lead, "id"), "dataloader-starvation") ||
-              ex_share_naming(*lead, NULL, "waiting for the DataLoader", NULL) < 0.5 ||
+              ex_share_naming(*lead, NULL, NULL, "waiting for the DataLoader", NULL) < 0.5 ||
               !strstr(tj_str(*lead, "host_activity.0.site"), "main.py:"))) {
         ctt_fail_at(__FILE__, __LINE__, "%s: expected dataloader-starvation first, the main thread "
                     "waiting for the DataLoader at main.py; found %s: %s", name,
