@@ -12,8 +12,8 @@
  * it ran since the previous read, with no system call; from the newest sample, its native stack,
  * unwound with libunwind's remote interface over the copy (registers and stack from the sample,
  * never the thread's live stack; the DWARF unwind tables of the loaded objects found as local
- * unwinding finds them, read with process_vm_readv on the process itself) and interned with
- * ctp_stack_intern.
+ * unwinding finds them, read with process_vm_readv on the process itself, a cached line at a
+ * time while no object is unloaded) and interned with ctp_stack_intern.
  *
  * Contract: one caller (the sampler thread). Depends on ctp_stack (interning), ctp_state
  * (options: the period). */
