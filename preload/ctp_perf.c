@@ -399,7 +399,13 @@ void ctp_perf_read(ctp_perf *p, int stack, ctp_perf_seen *r)
         }
         tail += h.size;
     }
-    if (stack && sample != UINT64_MAX) {
+    /* The newest sample is unwound when the stack had is from before a sleep since (it says
+     * nothing of where the thread runs now), or is CTP_PERF_UNWIND_NS older than the sample. */
+    uint64_t at = 0;
+    if (stack && sample != UINT64_MAX)
+        ctp_pf_copy(p, sample + sizeof(struct perf_event_header), &at, 8);
+    if (stack && sample != UINT64_MAX &&
+        (p->stack_at <= p->slept_at || at >= p->stack_at + CTP_PERF_UNWIND_NS)) {
         struct perf_event_header h;
         ctp_pf_copy(p, sample, &h, sizeof h);
         if (ctp_pf_take(p, sample, h.size) == 0)

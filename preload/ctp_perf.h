@@ -26,6 +26,12 @@
 /* Bytes of a sampled thread's stack copied per sample, and data pages of its ring. */
 #define CTP_PERF_STACK 4096
 #define CTP_PERF_PAGES 8
+/* A thread's newest sample is unwound at most this often while it stays on CPUs: an unwinding
+ * costs the sampler 50 to 500 us (naming its new frames: dladdr), more than a period's budget,
+ * and PyTorch's autograd thread has one every period; the reads between give the stack last
+ * unwound, which stands for the time since, as a loader worker's sample does (ctp_tsample.h).
+ * A thread that slept since has its next sample unwound, whatever its age. */
+#define CTP_PERF_UNWIND_NS 20000000ull
 
 typedef struct ctp_perf {
     int fd;                 /* -1: not open */
@@ -42,8 +48,8 @@ typedef struct ctp_perf_seen {
     int ran;          /* it was on a CPU since the previous read (or it is now) */
     int slept;        /* it was switched off asleep since the previous read */
     int lost;         /* records were lost: state and ran unknown */
-    uint32_t stack;   /* where it last ran (its newest sample's native stack), unless it
-                       * went to sleep since; 0 none */
+    uint32_t stack;   /* where it last ran (its newest sample's native stack, or one at
+                       * most CTP_PERF_UNWIND_NS older), unless it went to sleep since; 0 none */
 } ctp_perf_seen;
 
 /* Whether this process may sample its threads so: 1, or 0 with why (what failed, its errno,
@@ -56,7 +62,7 @@ int ctp_perf_probe(char *why, size_t len);
 int ctp_perf_open(ctp_perf *p, uint32_t tid, int stacks);
 void ctp_perf_close(ctp_perf *p);
 /* Reads what the thread's ring gained since the previous read, and frees that room; with stack,
- * unwinds its newest sample (r->stack). */
+ * unwinds its newest sample when due (CTP_PERF_UNWIND_NS; r->stack). */
 void ctp_perf_read(ctp_perf *p, int stack, ctp_perf_seen *r);
 
 #endif
