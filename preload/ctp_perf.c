@@ -225,6 +225,38 @@ static struct {
     unsigned char stack[CTP_PERF_STACK];
 } ctp_pf_smp;
 
+/* Anything else (the local unwinder's tables in libunwind's own writable data, which the remote
+ * search reads; writable segments of the objects; the live stack above the copy: ~36 reads of a
+ * word per sample of PyTorch's autograd thread) is read a page at a time, kept for one
+ * unwinding only: it may change between samples. */
+#define CTP_PF_HELD 8
+#define CTP_PF_CHUNK 4096 /* never crosses a page */
+static struct ctp_pf_held {
+    uint64_t addr; /* 0: empty */
+    unsigned char bytes[CTP_PF_CHUNK];
+} ctp_pf_held[CTP_PF_HELD];
+static unsigned ctp_pf_held_next;
+
+static int ctp_pf_live(uint64_t addr, unw_word_t *val)
+{
+    uint64_t at = addr & ~(uint64_t)(CTP_PF_CHUNK - 1);
+    if (addr - at + sizeof *val > CTP_PF_CHUNK)
+        return ctp_pf_peek(addr, val, sizeof *val) ? -UNW_EINVAL : 0;
+    struct ctp_pf_held *h = NULL;
+    for (unsigned i = 0; i < CTP_PF_HELD && !h; i++)
+        if (ctp_pf_held[i].addr == at)
+            h = &ctp_pf_held[i];
+    if (!h) {
+        h = &ctp_pf_held[ctp_pf_held_next++ % CTP_PF_HELD];
+        h->addr = 0;
+        if (ctp_pf_peek(at, h->bytes, CTP_PF_CHUNK) != 0)
+            return ctp_pf_peek(addr, val, sizeof *val) ? -UNW_EINVAL : 0;
+        h->addr = at;
+    }
+    memcpy(val, h->bytes + (addr - at), sizeof *val);
+    return 0;
+}
+
 static int ctp_pf_access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val, int write, void *arg)
 {
     (void)as;
@@ -238,7 +270,7 @@ static int ctp_pf_access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *v
     }
     uint64_t at = addr & ~(uint64_t)(CTP_PF_LINE - 1);
     if (addr - at + sizeof *val > CTP_PF_LINE || !ctp_pf_constant(at, CTP_PF_LINE))
-        return ctp_pf_peek(addr, val, sizeof *val) ? -UNW_EINVAL : 0;
+        return ctp_pf_live(addr, val);
     struct ctp_pf_line *l = &ctp_pf_lines[(at / CTP_PF_LINE) % CTP_PF_LINES];
     if (l->addr != at) {
         l->addr = 0;
@@ -315,6 +347,8 @@ static uint32_t ctp_pf_unwind(void)
     uint64_t ips[CTP_STACK_DEPTH], code_at[CTP_STACK_DEPTH] = {0};
     int n = 0;
     ctp_pf_objects();
+    for (unsigned i = 0; i < CTP_PF_HELD; i++)
+        ctp_pf_held[i].addr = 0;
     if (unw_init_remote(&c, ctp_pf_as, NULL) < 0)
         return 0;
     do {
