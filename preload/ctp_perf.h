@@ -10,10 +10,11 @@
  * The sampler reads the ring with plain loads (ctp_perf_read): from the switch records, the
  * thread's state now (on a CPU or preempted: running; switched off otherwise: asleep) and whether
  * it ran since the previous read, with no system call; from the newest sample, its native stack,
- * unwound with libunwind's remote interface over the copy (registers and stack from the sample,
- * never the thread's live stack; the DWARF unwind tables of the loaded objects found as local
- * unwinding finds them, read with process_vm_readv on the process itself, a cached line at a
- * time while no object is unloaded) and interned with ctp_stack_intern.
+ * unwound with libunwind's remote interface over the copy (registers and the stack's top from
+ * the sample; the DWARF unwind tables of the loaded objects found as local unwinding finds
+ * them; any memory outside the copy, the live stack above it too, read with process_vm_readv on
+ * the process itself: a read-only segment's a cached line at a time while no object is
+ * unloaded, the rest a page at a time for one unwinding) and interned with ctp_stack_intern.
  *
  * Contract: one caller (the sampler thread). Depends on ctp_stack (interning), ctp_state
  * (options: the period). */

@@ -29,14 +29,15 @@
  * its end (its stat unreadable or a zombie's, it no longer this process's child, its code
  * another program's: exec) ends its sampling.
  * On PyTorch's imagenet example with 2 DataLoader workers (the issue's measure, whose goal is
- * 1%; a 2-vCPU guest at load 2-3, 5 interleaved runs) the sampler costs 1.9% of a core
- * [1.3..3.0], 3.4% [2.6..5.3] before the unwinding was cached and spaced. Over a run's ~5 s of
- * sampling: waking every 5 ms 20-70 ms (a thread that only sleeps 5 ms at a time pays 0.6-0.8%
- * here), reading the Python threads that ran 28-46 ms (~10 ms of it naming ~300 frames met for
- * the first time), unwinding the autograd thread 21-29 ms (11-18 ms of it naming ~120 new
- * frames; in some runs 55 ms more, loading libtriton.so's symbol table for one frame), the
- * workers 15-22 ms: one-time naming and system calls of 3-12 us each, no one hot spot left.
- * At a 10 ms period: 1.3% [1.1..1.9].
+ * 1%; a 2-vCPU guest at load 3-4, 5 interleaved runs) the sampler costs 1.55% of a core
+ * [1.16..2.44], 3.65% [2.53..3.99] before the unwinding was cached and spaced; with 48 batches
+ * instead of 12, 1.86% [1.55..2.31] (3.31% before): not a start-up cost. Counters around its
+ * phases (which add system calls of their own) share it out: waking every 5 ms a fifth (a
+ * thread that only sleeps 5 ms at a time pays 0.54-0.82% here), reading the Python threads
+ * that ran a quarter (about two process_vm_readv a read: the _PyCFrame moves in a third of
+ * them), the autograd thread's unwinding a fifth to a third (most of it naming frames met for
+ * the first time: dladdr, or once 55 ms loading libtriton.so's symbol table), the workers a
+ * sixth: system calls of 3-12 us each, no hot spot left. At a 10 ms period: 1.30% [1.15..1.59].
  *
  * Contract: the writer starts it with its own thread (ctp_tsample_start) and stops it before its
  * own end (ctp_tsample_stop, which waits for it); the writer alone reads the ring. A forked
