@@ -10,10 +10,11 @@
  * The sampler reads the ring with plain loads (ctp_perf_read): from the switch records, the
  * thread's state now (on a CPU or preempted: running; switched off otherwise: asleep) and whether
  * it ran since the previous read, with no system call; from the newest sample, its native stack,
- * unwound with libunwind's remote interface over the copy (registers and stack from the sample,
- * never the thread's live stack; the DWARF unwind tables of the loaded objects found as local
- * unwinding finds them, read with process_vm_readv on the process itself) and interned with
- * ctp_stack_intern.
+ * unwound with libunwind's remote interface over the copy (registers and the stack's top from
+ * the sample; the DWARF unwind tables of the loaded objects found as local unwinding finds
+ * them; any memory outside the copy, the live stack above it too, read with process_vm_readv on
+ * the process itself: a read-only segment's a cached line at a time while no object is
+ * unloaded, the rest a page at a time for one unwinding) and interned with ctp_stack_intern.
  *
  * Contract: one caller (the sampler thread). Depends on ctp_stack (interning), ctp_state
  * (options: the period). */
@@ -26,6 +27,12 @@
 /* Bytes of a sampled thread's stack copied per sample, and data pages of its ring. */
 #define CTP_PERF_STACK 4096
 #define CTP_PERF_PAGES 8
+/* A thread's newest sample is unwound at most this often while it stays on CPUs: an unwinding
+ * costs the sampler 50 to 500 us (naming its new frames: dladdr), more than a period's budget,
+ * and PyTorch's autograd thread has one every period; the reads between give the stack last
+ * unwound, which stands for the time since, as a loader worker's sample does (ctp_tsample.h).
+ * A thread that slept since has its next sample unwound, whatever its age. */
+#define CTP_PERF_UNWIND_NS 20000000ull
 
 typedef struct ctp_perf {
     int fd;                 /* -1: not open */
@@ -42,8 +49,8 @@ typedef struct ctp_perf_seen {
     int ran;          /* it was on a CPU since the previous read (or it is now) */
     int slept;        /* it was switched off asleep since the previous read */
     int lost;         /* records were lost: state and ran unknown */
-    uint32_t stack;   /* where it last ran (its newest sample's native stack), unless it
-                       * went to sleep since; 0 none */
+    uint32_t stack;   /* where it last ran (its newest sample's native stack, or one at
+                       * most CTP_PERF_UNWIND_NS older), unless it went to sleep since; 0 none */
 } ctp_perf_seen;
 
 /* Whether this process may sample its threads so: 1, or 0 with why (what failed, its errno,
@@ -56,7 +63,7 @@ int ctp_perf_probe(char *why, size_t len);
 int ctp_perf_open(ctp_perf *p, uint32_t tid, int stacks);
 void ctp_perf_close(ctp_perf *p);
 /* Reads what the thread's ring gained since the previous read, and frees that room; with stack,
- * unwinds its newest sample (r->stack). */
+ * unwinds its newest sample when due (CTP_PERF_UNWIND_NS; r->stack). */
 void ctp_perf_read(ctp_perf *p, int stack, ctp_perf_seen *r);
 
 #endif
