@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cta_out.h"
 
@@ -194,6 +195,18 @@ static void starvation(cta_diags *ds, const cta_proc *p, int d, uint64_t win)
     int cpu_bound = told && (cause.causes & CTA_CAUSE_CPU_BOUND) && !(cause.causes & CTA_CAUSE_ADD_WORKERS);
     if ((x = cta_diag_add(ds, p, d, ssave, win,
                           cta_fix_for(p, cpu_bound ? FIX_STARVE_CPU : FIX_STARVE)))) {
+        /* a CPU-bound loading's fix names the line that burns the CPU (issue 28 item 4): the
+         * workers' activity on a CPU holding most of their sampled time */
+        char burning[600];
+        double bshare;
+        if (cpu_bound && cta_feature_gap_burning(ds->m, p, d, CTA_GAP_STARVE, burning,
+                                                 sizeof burning, &bshare)) {
+            size_t used = strlen(x->fix);
+            snprintf(x->fix + used, sizeof x->fix - used,
+                     "; first of all %s, where the %s were on a CPU %.0f%% of their sampled "
+                     "time in the gaps", burning, p->torch ? "DataLoader workers" : "loader workers",
+                     100 * bshare);
+        }
         const cta_hostsplit *h = &sh;
         uint64_t outside = h->compute + h->wait + h->unknown;
         const char *what = h->unknown * 2 > outside

@@ -568,6 +568,28 @@ static void ha_gap_json(cta_json *j, const cta_model *m, const cta_proc *p, int 
     cta_json_end_arr(j);
 }
 
+/* The running activity holding most of the loader workers' sampled time in the cause's gaps
+ * (data loading): "FRAME (under SITE)", the work first, then the program's line it runs under
+ * (for a worker, the loop that started it); its share of that time. The feeding thread's are
+ * not the loading's where workers load: it waits for them. */
+static int ha_gap_burning(const cta_model *m, const cta_proc *p, int d, int cls, char *out,
+                          size_t n, double *share)
+{
+    ha_act a[HA_TOP];
+    int na;
+    uint64_t unread, total = ha_worker_activities(m, p, d, cls, a, &na, &unread);
+    for (int i = 0; total && i < na; i++)
+        if (!strcmp(ha_state(&a[i]), ha_state_words[HA_RUNNING])) {
+            if (a[i].frame[0])
+                snprintf(out, n, "%s (under %s)", a[i].frame, a[i].site);
+            else
+                snprintf(out, n, "%s", a[i].site);
+            *share = (double)a[i].us / (double)total;
+            return 1;
+        }
+    return 0;
+}
+
 const cta_feature cta_hostact_feature = {
     .name = "hostact",
     .types = 1ull << CT_REC_THREAD_SAMPLE,
@@ -578,4 +600,5 @@ const cta_feature cta_hostact_feature = {
     .proc_free = ha_proc_free,
     .gap_text = ha_gap_text,
     .gap_json = ha_gap_json,
+    .gap_burning = ha_gap_burning,
 };

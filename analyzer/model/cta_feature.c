@@ -129,3 +129,13 @@ void cta_feature_gap_json(cta_json *j, const cta_model *m, const cta_proc *p, in
         if (m->plugs->at[i] && m->plugs->at[i]->gap_json)
             m->plugs->at[i]->gap_json(j, m, p, dev, cls);
 }
+
+int cta_feature_gap_burning(const cta_model *m, const cta_proc *p, int dev, int cls, char *out,
+                            size_t n, double *share)
+{
+    for (int i = 0; i < CTA_FEAT_MAX; i++)
+        if (m->plugs->at[i] && m->plugs->at[i]->gap_burning &&
+            m->plugs->at[i]->gap_burning(m, p, dev, cls, out, n, share))
+            return 1;
+    return 0;
+}

@@ -99,6 +99,12 @@ typedef struct {
     void (*gap_text)(FILE *f, const cta_model *m, const cta_proc *p, int dev, int cls,
                      const char *indent);
     void (*gap_json)(cta_json *j, const cta_model *m, const cta_proc *p, int dev, int cls);
+    /* Where the loading's CPU went in device dev's idle time of cause cls: the loader
+     * workers' activity on a CPU that held most of their sampled time there, in words into
+     * out, its share of that time in *share; 0 when it knows none (cta_feature_gap_burning: a
+     * CPU-bound loader's fix naming the line that burns the CPU). */
+    int (*gap_burning)(const cta_model *m, const cta_proc *p, int dev, int cls, char *out,
+                       size_t n, double *share);
 } cta_feature;
 
 /* The places of a feature's sections (cta_feature.at): after the breakdown (text and JSON's
@@ -137,5 +143,8 @@ void cta_feature_proc_json(cta_json *j, const cta_model *m, const cta_proc *p, i
 void cta_feature_gap_text(FILE *f, const cta_model *m, const cta_proc *p, int dev, int cls,
                           const char *indent);
 void cta_feature_gap_json(cta_json *j, const cta_model *m, const cta_proc *p, int dev, int cls);
+/* The first plugged feature's gap_burning that knows one (0: none does). */
+int cta_feature_gap_burning(const cta_model *m, const cta_proc *p, int dev, int cls, char *out,
+                            size_t n, double *share);
 
 #endif

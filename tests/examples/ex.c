@@ -159,6 +159,16 @@ double ex_sum_after(const char *text, const char *prefix, const char *key)
     return n ? sum : -1;
 }
 
+int ex_names_any(const char *text, const char *words)
+{
+    char list[256];
+    snprintf(list, sizeof list, "%s", words);
+    for (char *save = NULL, *w = strtok_r(list, "|", &save); w; w = strtok_r(NULL, "|", &save))
+        if (strstr(text, w))
+            return 1;
+    return 0;
+}
+
 double ex_share_naming(const tj *d, const char *who, const char *state, const char *words,
                        double *listed)
 {
@@ -175,13 +185,7 @@ double ex_share_naming(const tj *d, const char *who, const char *state, const ch
             continue;
         if (listed)
             *listed += tj_num(h->v[i], "share");
-        char list[256];
-        snprintf(list, sizeof list, "%s", words);
-        int hit = 0;
-        for (char *save = NULL, *w = strtok_r(list, "|", &save); w && !hit;
-             w = strtok_r(NULL, "|", &save))
-            hit = (site && strstr(site, w)) || (frame && strstr(frame, w));
-        if (hit)
+        if ((site && ex_names_any(site, words)) || (frame && ex_names_any(frame, words)))
             share += tj_num(h->v[i], "share");
     }
     return share;

@@ -39,6 +39,9 @@ int ex_has_cause(const tj *cause, const char *name);
  * own meters: "Data  0.123 ( 0.456)"); -1 if no line has them. */
 double ex_sum_after(const char *text, const char *prefix, const char *key);
 
+/* Whether text contains any of the |-separated words. */
+int ex_names_any(const char *text, const char *words);
+
 /* Of the finding's host_activity entries of who (NULL: the thread that fed the GPU's, without
  * "who"; "loader workers": the workers') in state (NULL: any; "running"), the share whose site
  * or frame contains any of the |-separated words; *listed (if not NULL) the share of all those
