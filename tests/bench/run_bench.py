@@ -118,7 +118,11 @@ class Bench:
                 "tests/bench/libib_naive.so",
                 "tests/bench/libib_lttng.so", "tests/workloads/train_loop",
                 "tests/workloads/loader_tree",
-                "tests/analyzer/tracegen", "tests/workloads/libworkload_kernels.so"]
+                "tests/analyzer/tracegen", "tests/workloads/libworkload_kernels.so",
+                "tests/nvrt/driver/libcuda.so.1", "tests/pytorch/venv.status"]
+    # what sections 11 and 12 need for PyTorch's examples (NVIDIA's runtime on the simulated
+    # driver, the pytorch suite's virtual environment): without them they say so and skip
+    OPTIONAL = ("libib_lttng.so", "tests/nvrt/driver/libcuda.so.1", "tests/pytorch/venv.status")
 
     def snapshot(self, build):
         """Copies what the benchmark runs into its temporary directory, in the build's layout
@@ -128,8 +132,8 @@ class Bench:
         for rel in self.SNAPSHOT:
             src = os.path.join(build, rel)
             if not os.path.exists(src):
-                if rel.endswith("libib_lttng.so"):
-                    continue  # optional: its absence is reported by the LTTng baseline
+                if rel.endswith(self.OPTIONAL):
+                    continue  # optional: its absence is reported by the section that needs it
                 raise RuntimeError("%s: missing (run make first)" % src)
             os.makedirs(os.path.dirname(os.path.join(root, rel)), exist_ok=True)
             shutil.copy2(src, os.path.join(root, rel))
