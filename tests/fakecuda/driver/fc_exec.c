@@ -291,8 +291,8 @@ int64_t fc_op_run_at(fc_stream *s, fc_op *op, int64_t start)
          * fresh pages, takes the host tens to hundreds of milliseconds beside busy CPUs, and
          * ending it at the model's time showed the device idle while a synchronization still
          * waited for it, which a GPU never is. Up to twice the model and a millisecond, the
-         * overrun is the host's (cache misses, a preemption, as how late this thread woke to
-         * begin it): the model's times stay exact, completion is that late. */
+         * overrun is the host's (cache misses, a preemption), as is how late this thread woke
+         * to begin it: the model's times stay exact, completion is that late. */
         end = start + (now - effect_at);
         if (op->engine != FC_ENGINE_NONE) {
             fc_device *d = fc_ctx_dev(s->ctx);
