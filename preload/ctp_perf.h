@@ -31,8 +31,10 @@
  * costs the sampler 50 to 500 us (naming its new frames: dladdr), more than a period's budget,
  * and PyTorch's autograd thread has one every period; the reads between give the stack last
  * unwound, which stands for the time since, as a loader worker's sample does (ctp_tsample.h).
- * A thread that slept since has its next sample unwound, whatever its age. */
-#define CTP_PERF_UNWIND_NS 20000000ull
+ * A thread that slept since has its next sample unwound, whatever its age. 10 ms, not 20:
+ * beside two CPU hogs a native thread switching between two functions was said to be in one
+ * 6 points less than its own clock said at 20 ms (thread_samples_native_perf, tolerance 5). */
+#define CTP_PERF_UNWIND_NS 10000000ull
 
 typedef struct ctp_perf {
     int fd;                 /* -1: not open */
