@@ -136,18 +136,9 @@ static uint64_t ctp_hkey(const char *text, const char *key, int *found)
     return 0;
 }
 
-/* /proc/PID/stat (or a thread's): state letter, fields 4..27 by number (proc(5)), the name. */
-typedef struct {
-    char state;
-    uint64_t f[28];
-    char comm[32];
-} ctp_hstat;
-enum { HS_PPID = 4, HS_MAJFLT = 12, HS_UTIME = 14, HS_STIME = 15, HS_CUTIME = 16, HS_CSTIME = 17,
-       HS_START = 22, HS_STARTCODE = 26 };
-
-static int ctp_hparse_stat(ctp_hstat *st)
+int ctp_host_parse_stat(const char *buf, ctp_hstat *st)
 {
-    const char *open = strchr(ctp_hbuf, '('), *close = strrchr(ctp_hbuf, ')');
+    const char *open = strchr(buf, '('), *close = strrchr(buf, ')');
     if (!open || !close || close < open || close[1] != ' ')
         return -1;
     size_t len = (size_t)(close - open - 1);
@@ -346,7 +337,7 @@ static void ctp_hthreads(ctp_hsample *s, int pi, ct_rec_proc_sample *ps)
         }
         ctp_hstat st;
         snprintf(path, sizeof path, "/proc/%u/task/%u/stat", p->pid, t->tid);
-        if (ctp_hread(&t->fd_stat, path) < 0 || ctp_hparse_stat(&st) != 0)
+        if (ctp_hread(&t->fd_stat, path) < 0 || ctp_host_parse_stat(ctp_hbuf, &st) != 0)
             continue; /* exited meanwhile */
         t->seen = ctp_hgen;
         ps->threads++;
@@ -399,7 +390,7 @@ static void ctp_hprocess(ctp_hsample *s, int pi)
     char path[64];
     snprintf(path, sizeof path, "/proc/%u/stat", p->pid);
     ctp_hstat st;
-    if (ctp_hread(&p->fd_stat, path) < 0 || ctp_hparse_stat(&st) != 0) {
+    if (ctp_hread(&p->fd_stat, path) < 0 || ctp_host_parse_stat(ctp_hbuf, &st) != 0) {
         p->seen = 0; /* gone (or a zombie's pid reused): dropped below */
         return;
     }
@@ -410,7 +401,7 @@ static void ctp_hprocess(ctp_hsample *s, int pi)
         p->pid = pid;
         p->announced = 0;
         p->io_unknown = 0;
-        if (ctp_hread(&p->fd_stat, path) < 0 || ctp_hparse_stat(&st) != 0) {
+        if (ctp_hread(&p->fd_stat, path) < 0 || ctp_host_parse_stat(ctp_hbuf, &st) != 0) {
             p->seen = 0;
             return;
         }
@@ -461,7 +452,7 @@ static void ctp_hscan(ctp_hsample *s)
         char path[64];
         snprintf(path, sizeof path, "/proc/%u/stat", pids[k]);
         ctp_hstat st;
-        if (ctp_hread_once(path) > 0 && ctp_hparse_stat(&st) == 0 &&
+        if (ctp_hread_once(path) > 0 && ctp_host_parse_stat(ctp_hbuf, &st) == 0 &&
             ctp_hproc_find((uint32_t)st.f[HS_PPID]) >= 0)
             ctp_hchild(s, pids[k]);
     }
@@ -719,7 +710,7 @@ void ctp_host_sample(uint64_t now, int force, ctp_host_put_fn put)
         ctp_hstat st;
         snprintf(path, sizeof path, "/proc/%u/stat", self);
         struct stat exe;
-        if (ctp_hread_once(path) > 0 && ctp_hparse_stat(&st) == 0)
+        if (ctp_hread_once(path) > 0 && ctp_host_parse_stat(ctp_hbuf, &st) == 0)
             ctp_hroot_code = st.f[HS_STARTCODE];
         if (stat("/proc/self/exe", &exe) == 0) {
             ctp_hroot_dev = exe.st_dev;

@@ -36,6 +36,18 @@
 /* Receives one record (ts set); the strings it names are interned (ctp_intern) already. */
 typedef void (*ctp_host_put_fn)(const ct_rec *r);
 
+/* /proc/PID/stat (or a thread's): state letter, fields 4..27 by number (proc(5)), the name. */
+typedef struct {
+    char state;
+    uint64_t f[28];
+    char comm[32];
+} ctp_hstat;
+enum { HS_PPID = 4, HS_MAJFLT = 12, HS_UTIME = 14, HS_STIME = 15, HS_CUTIME = 16, HS_CSTIME = 17,
+       HS_START = 22, HS_STARTCODE = 26 };
+/* Parses a stat line (NUL-terminated; the name may hold ')' and spaces) into st: 0, or -1 if
+ * buf is not one. Also the thread sampler's, for its loader workers. */
+int ctp_host_parse_stat(const char *buf, ctp_hstat *st);
+
 /* ns from now until the next sample is due (UINT64_MAX when sampling is off). */
 uint64_t ctp_host_wait(uint64_t now);
 /* Samples the tree and the machine if one is due at now, or if force (the final flush). */

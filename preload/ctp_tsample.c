@@ -14,6 +14,7 @@
 
 #include "ctp_clock.h"
 #include "ctp_emit.h"
+#include "ctp_host.h"
 #include "ctp_perf.h"
 #include "ctp_python.h"
 #include "ctp_stack.h"
@@ -299,19 +300,17 @@ static uint32_t ctp_ts_pid;           /* this process (its workers' ppid) */
 static uint64_t ctp_ts_startcode;     /* where its code starts: a child that exec'd has another */
 static __thread uint64_t ctp_ts_fork_tstate; /* the forking thread's state, for its child */
 
-/* From a /proc stat line (NUL-terminated): the state letter (0 if the line is not one), ppid,
- * CPU time (utime + stime, clock ticks) and startcode. */
+/* From a /proc stat line (NUL-terminated, ctp_host_parse_stat): the state letter (0 if the
+ * line is not one), ppid, CPU time (utime + stime, clock ticks) and startcode. */
 static uint32_t ctp_ts_stat(const char *buf, uint32_t *ppid, uint64_t *cpu, uint64_t *code)
 {
-    const char *p = strrchr(buf, ')');
-    char state;
-    unsigned long long ut, st, sc;
-    if (!p || sscanf(p + 1, " %c %u %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %*d %*d %*d %*d "
-                            "%*d %*d %*u %*u %*d %*u %llu", &state, ppid, &ut, &st, &sc) != 5)
+    ctp_hstat st;
+    if (ctp_host_parse_stat(buf, &st) != 0)
         return 0;
-    *cpu = ut + st;
-    *code = sc;
-    return (uint32_t)(unsigned char)state;
+    *ppid = (uint32_t)st.f[HS_PPID];
+    *cpu = st.f[HS_UTIME] + st.f[HS_STIME];
+    *code = st.f[HS_STARTCODE];
+    return (uint32_t)(unsigned char)st.state;
 }
 
 /* One sample of worker pid (its thread state tstate; s the sampler's state of it): its state

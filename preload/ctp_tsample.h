@@ -47,7 +47,8 @@
  * parent's sampler of the child through a table shared with it (async-signal-safe: a slot
  * claimed with an atomic, three stores) when the parent samples and the forking thread ran
  * Python. The hot path (a traced call) does nothing for the workers.
- * Depends on ctp_state, ctp_clock, ctp_emit (the ring), ctp_python, ctp_perf and ctp_stack. */
+ * Depends on ctp_state, ctp_clock, ctp_emit (the ring), ctp_python, ctp_perf, ctp_stack and
+ * ctp_host (its /proc stat parser). */
 #ifndef CTP_TSAMPLE_H
 #define CTP_TSAMPLE_H
 
