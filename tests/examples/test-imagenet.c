@@ -147,7 +147,9 @@ static int loaded_by(const char *workers, const char *sizes)
     tj *s = ex_verdict(dir, &d);
     ASSERT(s);
     const tj *x = an_diag(s, "dataloader-starvation");
-    int loading_first = data_s > step_s - data_s;
+    /* the loading first when the meters say so clearly, by a fifth (0.42 s of Data in a 0.82 s
+     * loop says neither: the loading or the main thread's work may lead) */
+    int loading_first = data_s > 1.2 * (step_s - data_s);
     int main_work = !strcmp(tj_str(d, "id"), "gpu-gaps") || !strcmp(tj_str(d, "id"), "launch-bound");
     if (!x || (loading_first && x != d) || (!loading_first && !main_work && x != d)) {
         ctt_fail_at(__FILE__, __LINE__, "expected dataloader-starvation%s (after its first batch "
