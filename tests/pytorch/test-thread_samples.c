@@ -28,9 +28,13 @@ static const char *pt_phase_of(const tr_rec *x, const void *ctx)
 TEST_IMPL(pytorch_thread_samples_phases)
 {
     const char *args[] = {"--rounds", "3", NULL};
+    /* each kernel 0.3 ms on the GPU, which the step's synchronize waits for: the simulated
+     * H100 runs a 256x256 matmul in microseconds, and samples inside it came only while
+     * fakecuda's stream thread woke late (before it ran at real-time priority) */
+    const char *env[] = {"FAKECUDA_KERNEL_NS=*=300000", NULL};
     ctt_proc p;
     char dir[4096];
-    if (pt_run(&p, dir, "phases", 1, "phases.py", args, NULL))
+    if (pt_run(&p, dir, "phases", 1, "phases.py", args, env))
         return 1;
     ASSERT_CONTAINS(p.out, "phases: rounds=3\n");
     pt_lines L;
