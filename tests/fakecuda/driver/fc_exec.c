@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 static _Atomic unsigned long long fc_stream_ids = 1;
@@ -161,6 +162,36 @@ static void fc_memset_row(char *d, unsigned v, unsigned elem, size_t n)
     }
 }
 
+/* Zeroes a contiguous set's whole pages by dropping them (MADV_DONTNEED: the driver's own
+ * private anonymous mappings read as zeros after it) and writes only the partial pages at its
+ * ends; returns -1 when that does not apply. PyTorch zeroes each step's gradient buffers
+ * (resnet18 at batch 32: 137 MB per step); writing them took this machine 40-55 ms per step
+ * where an H100 takes 40 us, and the set held the stream that long (fc_op_run), so the
+ * simulated device looked busy through the step's data wait. Registered memory is the
+ * program's own mapping, whose kind is unknown; VMM memory is a shared memfd; neither is
+ * dropped. In instant mode ops make no system call. */
+static int fc_memset_zero_pages(char *d, size_t n)
+{
+    enum { FC_ZERO_PAGES_MIN = 1 << 20 };
+    fc_range rg;
+    if (n < FC_ZERO_PAGES_MIN || fc_g.instant || fc_mem_lookup((uintptr_t)d, &rg) != 0 ||
+        n > rg.base + rg.size - (uintptr_t)d ||
+        (rg.kind != FC_MEM_DEVICE && rg.kind != FC_MEM_MANAGED && rg.kind != FC_MEM_PINNED))
+        return -1;
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t lo = ((uintptr_t)d + page - 1) & ~(page - 1), hi = ((uintptr_t)d + n) & ~(page - 1);
+    if (madvise((void *)lo, hi - lo, MADV_DONTNEED) != 0)
+        return -1;
+    memset(d, 0, lo - (uintptr_t)d);
+    memset((void *)hi, 0, (uintptr_t)d + n - hi);
+    return 0;
+}
+
+static int fc_memset_is_zero(unsigned v, unsigned elem)
+{
+    return elem == 1 ? (v & 0xffu) == 0 : elem == 2 ? (v & 0xffffu) == 0 : v == 0;
+}
+
 /* The op's data effect; host functions and kernels are run by the caller. */
 static void fc_op_effect(fc_op *op, int64_t end)
 {
@@ -172,6 +203,12 @@ static void fc_op_effect(fc_op *op, int64_t end)
         fc_copy2d_rows(&op->u.copy2d.p);
         break;
     case FC_OP_MEMSET:
+        if (fc_memset_is_zero(op->u.memset.value, op->u.memset.elem) &&
+            (op->u.memset.height == 1 ||
+             op->u.memset.pitch == op->u.memset.count * op->u.memset.elem) &&
+            fc_memset_zero_pages(op->u.memset.dst, op->u.memset.count * op->u.memset.elem *
+                                                       op->u.memset.height) == 0)
+            break;
         for (size_t r = 0; r < op->u.memset.height; r++)
             fc_memset_row(op->u.memset.dst + r * op->u.memset.pitch, op->u.memset.value,
                           op->u.memset.elem, op->u.memset.count);
