@@ -164,11 +164,15 @@ static void starvation(cta_diags *ds, const cta_proc *p, int d, uint64_t win)
      * (cta_work_estimate), not at recorded durations that hold host time or are only bounds
      * (a synchronous copy in a slow first call is recorded as long as the call: PyTorch's
      * first batch copy, 171 ms for a copy of microseconds, made the step 22 ms instead of
-     * 0.1 ms; a first launch loading its module is recorded with the loading) */
+     * 0.1 ms; a first launch loading its module is recorded with the loading); its busy
+     * time, a bound, when a kind of operation has no exact interval at all (all of a short
+     * run's launches returning after their kernels, on a loaded machine: its work is not 0) */
     double est = cta_work_estimate(&dv->work_kernels);
-    for (int op = 0; op < CTA_OP_N; op++)
-        est += cta_work_estimate(&dv->work_copies[op]);
-    uint64_t work = est < (double)dv->busy ? (uint64_t)est : dv->busy;
+    for (int op = 0; op < CTA_OP_N && est >= 0; op++) {
+        double e = cta_work_estimate(&dv->work_copies[op]);
+        est = e < 0 ? e : est + e;
+    }
+    uint64_t work = est >= 0 && est < (double)dv->busy ? (uint64_t)est : dv->busy;
     uint64_t steps = starve_steps(dv, band[0]);
     steps = steps > startup ? steps - startup : 0; /* (the start's gap is long: among them) */
     double gpu_step = (double)work / (double)(steps + 1), load = (double)typical;

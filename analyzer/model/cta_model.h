@@ -78,14 +78,17 @@ typedef struct {
 } cta_work;
 
 /* The GPU time of all of w's operations at the average of its clean ones, else of its exact
- * ones (the others' recorded intervals hold host time or are only bounds); 0 if none was
- * timed. Per operation, not per byte: a small copy's time is mostly latency, and its rate
- * applied to a large one would make it out hundreds of times too long. */
+ * ones (the others' recorded intervals hold host time or are only bounds); 0 for no
+ * operation, -1 when none of them was timed exactly (no estimate). Per operation, not per
+ * byte: a small copy's time is mostly latency, and its rate applied to a large one would make
+ * it out hundreds of times too long. */
 static inline double cta_work_estimate(const cta_work *w)
 {
     if (w->clean_ops)
         return (double)w->ops * (double)w->clean_ns / (double)w->clean_ops;
-    return w->exact_ops ? (double)w->ops * (double)w->exact_ns / (double)w->exact_ops : 0;
+    if (w->exact_ops)
+        return (double)w->ops * (double)w->exact_ns / (double)w->exact_ops;
+    return w->ops ? -1 : 0;
 }
 
 /* What the host was doing while a device was idle. "unknown" is time outside CUDA on a thread

@@ -133,6 +133,31 @@ TEST_IMPL(workload_held_launch_statistics_are_exact)
     return 0;
 }
 
+/* The starvation finding's GPU work per step when no operation was timed exactly (every
+ * launch returning after its kernel, as all of a short run's may on a loaded machine: PyTorch's
+ * starved loop once gave 0 ns): the device's busy time per step, a bound, not nothing. The
+ * same loop with every record end-bounded (at its true end) against it exactly timed. */
+TEST_IMPL(starvation_step_work_without_exact_intervals)
+{
+    double est[2];
+    for (int b = 0; b < 2; b++) {
+        char dir[4096], name[32];
+        snprintf(name, sizeof name, "loop%d", b);
+        ASSERT(an_gen(dir, name, b ? "--iters 20 --all-end-bounded" : "--iters 20"));
+        tj *s = an_summary(dir, NULL);
+        ASSERT(s);
+        const tj *x = an_diag(s, "dataloader-starvation");
+        ASSERT(x);
+        est[b] = tj_num(x, "evidence.gpu_step_ns");
+        ASSERT(est[b] <= tj_num(x, "evidence.gpu_busy_ns"));
+        tj_free(s);
+    }
+    fprintf(stderr, "GPU work per step: exact %.0f ns, all bounded %.0f ns\n", est[0], est[1]);
+    ASSERT(est[0] > 0);
+    ASSERT_NEAR(est[1], est[0], 0.2 * est[0]);
+    return 0;
+}
+
 /* Occurrences of needle in hay. */
 static int count_of(const char *hay, const char *needle)
 {

@@ -28,7 +28,8 @@
  * Copies, synchronizations and allocations carry call sites on their API records (as the
  * tracer's default --stacks); --stacks-all adds them to launches (the driver call carries it).
  * --gpu-timing N writes GPU records for the first of every N kernels and copies (0: none), as
- * the tracer's --gpu-timing; --no-rank leaves RANK out of the environment (a fork tree). Launches
+ * the tracer's --gpu-timing; --all-end-bounded marks every one end-bounded (its end, the true
+ * one, only a bound: as when every launch returned after its kernel); --no-rank leaves RANK out of the environment (a fork tree). Launches
  * call __cudaLaunchKernel, as nvcc 13's code does. --no-cpu-readings leaves out the main thread's
  * CPU-time readings. --graph captures the step's launches and the loss copy into a CUDA graph
  * once (GRAPH records, no node list: the captured LAUNCH and COPY records name its nodes) and
@@ -64,7 +65,7 @@ typedef struct {
     int iters, kernels, ranks, workers, prefetch, pinned, sync_every_kernel, churn, oom,
         compute_loader, stacks_all, gpu_timing, no_rank, no_cpu, graph, nvtx_lost_pops,
         shape, /* --shape: how the loader's and host's work per iteration vary (wl_shape.h) */
-        distinct_kernels, nvtx_steps;
+        distinct_kernels, nvtx_steps, all_bounded;
     double loader_ms, kernel_us, launch_us, stall_ms, straggler, host_us, init_ms, autotune_ms;
     uint64_t batch_bytes, sync_copy_bytes;
     const char *out, *name;
@@ -272,7 +273,8 @@ static void gpu(proc *p, uint64_t corr, int kind, int stream, uint64_t start, ui
     p->kernels_timed += kind == CT_GPU_KERNEL;
     ct_rec r = {.type = CT_REC_GPU, .ts = start + dur};
     r.u.gpu = (ct_rec_gpu){.start = start, .corr = corr, .device = 0, .kind = (uint32_t)kind,
-                           .stream = stream ? STREAM_COPY : STREAM_COMPUTE};
+                           .stream = stream ? STREAM_COPY : STREAM_COMPUTE,
+                           .flags = p->o->all_bounded ? CT_GPU_END_BOUND : 0};
     push(&p->g, S_GPU, &r);
 }
 
@@ -754,6 +756,7 @@ static const char usage[] =
     "       [--ranks R] [--straggler FACTOR] [--workers W] [--events N] [--stacks-all]\n"
     "       [--gpu-timing N (0: no GPU records; N: for 1 operation in N; 1)] [--no-rank]\n"
     "       [--no-cpu-readings] [--graph] [--graph-nodes-lost] [--name S] [--nvtx-lost-pops]\n"
+    "       [--all-end-bounded (every GPU record's end only a bound, at its true end)]\n"
     "       [--shape regular|bursty|irregular (the loader's and host's work per iteration)]\n"
     "       tracegen -o DIR --random SEED [--gpu-timing N]   (random shapes: see tracegen_random.c)\n";
 
@@ -776,7 +779,7 @@ int main(int argc, char **argv)
         {"init-ms", 1, 0, 'I'}, {"graph", 0, 0, 'G'},
         {"graph-nodes-lost", 0, 0, 'j'}, {"name", 1, 0, 'n'}, {"nvtx-lost-pops", 0, 0, 'V'},
         {"shape", 1, 0, 'Y'}, {"autotune-ms", 1, 0, 'a'}, {"distinct-kernels", 0, 0, 'D'},
-        {"nvtx-steps", 0, 0, 'X'},
+        {"nvtx-steps", 0, 0, 'X'}, {"all-end-bounded", 0, 0, 'B'},
         {"help", 0, 0, 'h'},
         {0, 0, 0, 0}};
     int c;
@@ -808,6 +811,7 @@ int main(int argc, char **argv)
         case 'N': o.no_cpu = 1; break;
         case 'I': o.init_ms = atof(optarg); break;
         case 'G': o.graph = 1; break;
+        case 'B': o.all_bounded = 1; break;
         case 'j': o.graph = 2; break;
         case 'n': o.name = optarg; break;
         case 'V': o.nvtx_lost_pops = 1; break;
