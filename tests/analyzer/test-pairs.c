@@ -130,11 +130,13 @@ static int check_pair(char *f[6], const char *shape)
     /* the fixed variant's fastest run gets the diagnosis only for what the disturbance of its
      * runs accounts for (a host woken late after each step's synchronization, on a loaded
      * machine, leaves the GPU idle as a synchronization per kernel would): no more than its
-     * slowest run took beyond it */
+     * slowest run took beyond it, or, as a late wake-up that every run pays alike is no spread
+     * (12 syncs 90 us late each beside two CPU hogs: 1.08 ms, against runs 0.90 ms apart), a
+     * tenth of what the problem variant was told */
     if (*fixed_msg)
         fprintf(stderr, "%s on the fixed variant's fastest run (its runs %.2f to %.2f ms): %s\n",
                 f[0], runs[1][0], runs[1][REPS - 1], fixed_msg);
-    ASSERT(fixed_save <= runs[1][REPS - 1] - runs[1][0]);
+    ASSERT(fixed_save <= runs[1][REPS - 1] - runs[1][0] || fixed_save <= 0.1 * est);
     double measured = best[0] - best[1], lo = measured - spread[0], hi = measured + spread[1];
     fprintf(stderr, "%s (%s): estimate %.2f ms, measured %.2f ms in [%.2f, %.2f] (loops %.2f vs "
             "%.2f ms, medians %.2f vs %.2f)\n", f[0], shape ? shape : "regular", est, measured,
