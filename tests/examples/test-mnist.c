@@ -67,3 +67,17 @@ TEST_IMPL(examples_vae)
     tj_free(s);
     return 0;
 }
+
+/* mnist_rnn: an LSTM over the image's rows (cuDNN's RNN, Adadelta); it runs on the GPU only
+ * with --accel. cuDNN asks each stream for its green context (cuStreamGetGreenCtx), which the
+ * simulation lacked: CUDNN_STATUS_INTERNAL_ERROR at the LSTM's first forward. */
+TEST_IMPL(examples_mnist_rnn)
+{
+    const char *args[] = {"--epochs", "1", "--accel", "--batch-size", "64", "--test-batch-size",
+                          "320", NULL};
+    const tj *d;
+    tj *s = fed_by_one_worker("mnist_rnn", "960", args, "Test set: Average loss: ", &d);
+    ASSERT(s);
+    tj_free(s);
+    return 0;
+}

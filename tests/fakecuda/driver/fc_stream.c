@@ -192,6 +192,17 @@ FC_EXPORT CUresult CUDAAPI cuStreamGetCtx_v2_ptsz(CUstream hStream, CUcontext *p
     return fc_stream_get_ctx(hStream, pctx, pGreenCtx, 1);
 }
 
+/* No context here comes from a green context (cuCtxFromGreenCtx is not simulated), so no
+ * stream has one: NULL, as for a stream made in an ordinary context. cuDNN 9's LSTM asks, and
+ * failed with CUDNN_STATUS_INTERNAL_ERROR on CUDA_ERROR_NOT_SUPPORTED. */
+FC_EXPORT CUresult CUDAAPI cuStreamGetGreenCtx(CUstream hStream, CUgreenCtx *phCtx)
+{
+    FC_ENTER("cuStreamGetGreenCtx");
+    CUcontext c;
+    CUresult r = fc_stream_get_ctx(hStream, &c, phCtx, 0);
+    return r == CUDA_SUCCESS && !phCtx ? CUDA_ERROR_INVALID_VALUE : r;
+}
+
 /* One of the stream's properties, into the one non-NULL output. */
 static CUresult fc_stream_info(CUstream h, int pt, unsigned *flags, int *prio,
                                unsigned long long *id, CUdevice *dev)
