@@ -2,6 +2,7 @@
 #include "ctp_stack.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <elf.h>
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -9,6 +10,7 @@
 #include <unistd.h>
 #include <link.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #define UNW_LOCAL_ONLY
@@ -67,37 +69,141 @@ static void ctp_stack_init(void)
     dl_iterate_phdr(ctp_find_self, NULL);
 }
 
-/* Function symbols of one module from its ELF .symtab (static functions that dladdr, which
- * sees only dynamic symbols, cannot name), loaded once per module, sorted by address. A name
- * is read from the file and interned only when a frame falls in its function: a library such
+/* Naming a return address. glibc's dladdr scans every dynamic symbol of the object for the
+ * nearest one: 530 us an address in PyTorch's libtorch_cuda.so (12 us in libc), under the
+ * table's lock, for each new frame of the sampler's native stacks and of the program's own
+ * captures. Each loaded object's symbols are read here instead, once, from its file, sorted by
+ * address: its .dynsym's code symbols as dladdr matches them (the symbol of largest value whose
+ * extent holds the address, or a sized-0 one exactly at it; of aliases the first) and, for addresses
+ * no dynamic symbol holds, its .symtab's functions (static ones, which dladdr cannot name). A
+ * name is read from the file and interned only when a frame falls in its symbol: a library such
  * as PyTorch's has hundreds of thousands, and interning them all put each into the trace and
  * took seconds of the program's time at its first captured stack. */
 typedef struct {
-    uint64_t lo, hi;
-    uint64_t name_at;            /* file offset of the NUL-terminated name */
+    uint64_t lo, hi;             /* link-time extent; hi = lo + 1 for a symbol of size 0 */
+    uint64_t name_at;            /* file offset of its name (read, and checked, when named) */
+    uint32_t index;              /* in its table: of aliases, dladdr names the first */
 } ctp_sym;
 typedef struct {
-    const void *base;            /* dli_fbase of the module */
-    ctp_sym *syms;
+    ctp_sym *v;
     size_t n;
-    char *path;                  /* the file the names are read from, as it was when loaded */
+    uint64_t widest;             /* the largest extent: how far back a holder may start */
+} ctp_symtab;
+typedef struct {
+    uintptr_t lo, hi;            /* where its loadable segments are mapped */
+    uintptr_t bias;              /* dlpi_addr: what symbol values are relative to */
+    uintptr_t base;              /* the start of its mapping (dladdr's dli_fbase) */
+    uint32_t name;               /* interned file name as dladdr gives it (argv[0]: the program) */
+    int read[2];                 /* its .dynsym, .symtab were read (or could not be) */
+    ctp_symtab dyn, all;         /* .dynsym, and .symtab's functions (read when dyn lacks one) */
+    char *path;                  /* the file the names are read from, as it was when read */
     dev_t dev;
     ino_t ino;
     struct timespec mtime;
 } ctp_module;
-static ctp_module ctp_modules[256];
+static ctp_module ctp_modules[512];
 static size_t ctp_nmodules;
+static unsigned long long ctp_modules_adds; /* dlpi_adds when they were listed */
 
 static int ctp_sym_cmp(const void *a, const void *b)
 {
-    uint64_t x = ((const ctp_sym *)a)->lo, y = ((const ctp_sym *)b)->lo;
-    return x < y ? -1 : x > y;
+    const ctp_sym *x = a, *y = b;
+    return x->lo != y->lo ? (x->lo < y->lo ? -1 : 1) : (x->index > y->index) - (x->index < y->index);
 }
 
-/* Never trusts the file: every offset is checked against its size. */
-static void ctp_load_symtab(ctp_module *m, const char *path)
+/* An object that dl_iterate_phdr lists: added to ctp_modules unless known (by its mapping). */
+static int ctp_module_add(struct dl_phdr_info *info, size_t size, void *arg)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* nothing loaded since the last listing: an address in no object stays in none (a perf
+     * stack's JIT or garbage frames would list them all again, each) */
+    if (size >= offsetof(struct dl_phdr_info, dlpi_subs)) {
+        if (info->dlpi_adds == ctp_modules_adds)
+            return 1;
+        *(unsigned long long *)arg = info->dlpi_adds;
+    }
+    uintptr_t lo = UINTPTR_MAX, hi = 0, page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD)
+            continue;
+        uintptr_t l = (info->dlpi_addr + ph->p_vaddr) & ~(page - 1), h = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
+        lo = l < lo ? l : lo;
+        hi = h > hi ? h : hi;
+    }
+    if (lo >= hi)
+        return 0;
+    for (size_t i = 0; i < ctp_nmodules; i++)
+        if (ctp_modules[i].lo == lo && ctp_modules[i].hi == hi)
+            return 0;
+    if (ctp_nmodules == sizeof ctp_modules / sizeof ctp_modules[0])
+        return 1;
+    /* the program itself has no name here; dladdr names it by argv[0] */
+    const char *name = info->dlpi_name && *info->dlpi_name ? info->dlpi_name : program_invocation_name;
+    ctp_modules[ctp_nmodules++] = (ctp_module){.lo = lo, .hi = hi, .bias = info->dlpi_addr,
+                                               .base = lo, .name = name ? ctp_intern(name, strlen(name)) : 0,
+                                               .path = NULL};
+    ctp_modules[ctp_nmodules - 1].path = strdup(info->dlpi_name && *info->dlpi_name ? info->dlpi_name
+                                                                                    : "/proc/self/exe");
+    return 0;
+}
+
+/* The loaded object holding address a, the list read again when none does (a library
+ * dlopen'ed since); NULL if none. Unloaded objects' entries stay (an address they held may be
+ * another's now: the first listed wins, as at the time). */
+static ctp_module *ctp_module_of(uintptr_t a)
+{
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t i = 0; i < ctp_nmodules; i++)
+            if (a >= ctp_modules[i].lo && a < ctp_modules[i].hi)
+                return &ctp_modules[i];
+        if (!pass) {
+            unsigned long long adds = ctp_modules_adds;
+            dl_iterate_phdr(ctp_module_add, &adds);
+            ctp_modules_adds = adds;
+        }
+    }
+    return NULL;
+}
+
+/* A symbol table section's symbols into t: of .dynsym (dyn) those dladdr matches, of .symtab
+ * the functions. Never trusts the file: every offset is checked against its size. */
+static void ctp_symtab_read(ctp_symtab *t, const unsigned char *f, size_t size, const ElfW(Shdr) *sh,
+                            const ElfW(Shdr) *strs, int dyn)
+{
+    if (t->v || sh->sh_offset > size || sh->sh_size > size - sh->sh_offset ||
+        strs->sh_offset > size || strs->sh_size > size - strs->sh_offset)
+        return;
+    const ElfW(Sym) *sym = (const void *)(f + sh->sh_offset);
+    size_t nsym = sh->sh_size / sizeof(ElfW(Sym)), n = 0;
+    ctp_sym *out = malloc((nsym ? nsym : 1) * sizeof *out);
+    if (!out)
+        return;
+    for (size_t k = 0; k < nsym; k++) {
+        unsigned type = ELF64_ST_TYPE(sym[k].st_info);
+        /* code only: a return address is in no data object, and cuBLAS's fatbins (dynamic
+         * objects of hundreds of MB) would make every lookup walk back across them */
+        int code = type == STT_FUNC || type == STT_GNU_IFUNC || type == STT_NOTYPE;
+        int keep = dyn ? code && sym[k].st_shndx != SHN_ABS &&
+                             (sym[k].st_shndx != SHN_UNDEF || sym[k].st_value)
+                       : type == STT_FUNC && sym[k].st_value;
+        /* (the name itself is not touched: PyTorch's .strtab is 78 MB) */
+        if (!keep || !sym[k].st_name || sym[k].st_name >= strs->sh_size)
+            continue;
+        uint64_t ext = sym[k].st_size ? sym[k].st_size : 1;
+        out[n++] = (ctp_sym){sym[k].st_value, sym[k].st_value + ext, strs->sh_offset + sym[k].st_name,
+                             (uint32_t)k};
+        t->widest = ext > t->widest ? ext : t->widest;
+    }
+    qsort(out, n, sizeof *out, ctp_sym_cmp);
+    t->v = out;
+    t->n = n;
+}
+
+/* m's .dynsym (dyn) or .symtab's functions, from its file. */
+static void ctp_module_read(ctp_module *m, int dyn)
+{
+    m->read[!dyn] = 1;
+    int fd = m->path ? open(m->path, O_RDONLY | O_CLOEXEC) : -1;
     struct stat st;
     if (fd < 0)
         return;
@@ -111,43 +217,45 @@ static void ctp_load_symtab(ctp_module *m, const char *path)
     if (f == MAP_FAILED)
         return;
     const ElfW(Ehdr) *eh = (const void *)f;
-    if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_shentsize != sizeof(ElfW(Shdr)) ||
-        eh->e_shoff > size || eh->e_shnum > (size - eh->e_shoff) / sizeof(ElfW(Shdr))) {
-        munmap((void *)f, size);
-        return;
-    }
-    const ElfW(Shdr) *sh = (const void *)(f + eh->e_shoff);
-    for (unsigned i = 0; i < eh->e_shnum && !m->syms; i++) {
-        if (sh[i].sh_type != SHT_SYMTAB || sh[i].sh_link >= eh->e_shnum)
-            continue;
-        const ElfW(Shdr) *strs = &sh[sh[i].sh_link];
-        if (sh[i].sh_offset > size || sh[i].sh_size > size - sh[i].sh_offset ||
-            strs->sh_offset > size || strs->sh_size > size - strs->sh_offset)
-            break;
-        const ElfW(Sym) *sym = (const void *)(f + sh[i].sh_offset);
-        size_t nsym = sh[i].sh_size / sizeof(ElfW(Sym)), n = 0;
-        ctp_sym *out = malloc(nsym * sizeof *out);
-        if (!out)
-            break;
-        for (size_t k = 0; k < nsym; k++) {
-            if (ELF64_ST_TYPE(sym[k].st_info) != STT_FUNC || !sym[k].st_value ||
-                sym[k].st_name >= strs->sh_size)
-                continue;
-            const char *name = (const char *)f + strs->sh_offset + sym[k].st_name;
-            if (!memchr(name, 0, strs->sh_size - sym[k].st_name))
-                continue;
-            out[n++] = (ctp_sym){sym[k].st_value, sym[k].st_value + (sym[k].st_size ? sym[k].st_size : 1),
-                                strs->sh_offset + sym[k].st_name};
+    if (memcmp(eh->e_ident, ELFMAG, SELFMAG) == 0 && eh->e_shentsize == sizeof(ElfW(Shdr)) &&
+        eh->e_shoff <= size && eh->e_shnum <= (size - eh->e_shoff) / sizeof(ElfW(Shdr))) {
+        const ElfW(Shdr) *sh = (const void *)(f + eh->e_shoff);
+        for (unsigned i = 0; i < eh->e_shnum; i++)
+            if (sh[i].sh_type == (dyn ? SHT_DYNSYM : SHT_SYMTAB) && sh[i].sh_link < eh->e_shnum)
+                ctp_symtab_read(dyn ? &m->dyn : &m->all, f, size, &sh[i], &sh[sh[i].sh_link], dyn);
+        /* names are read from the file as it was when its first table was */
+        if (!m->read[dyn]) {
+            m->dev = st.st_dev;
+            m->ino = st.st_ino;
+            m->mtime = st.st_mtim;
+        } else if (m->dev != st.st_dev || m->ino != st.st_ino ||
+                   m->mtime.tv_sec != st.st_mtim.tv_sec || m->mtime.tv_nsec != st.st_mtim.tv_nsec) {
+            free(m->all.v);
+            m->all = (ctp_symtab){0};
         }
-        qsort(out, n, sizeof *out, ctp_sym_cmp);
-        m->syms = out;
-        m->n = n;
-        m->path = strdup(path);
-        m->dev = st.st_dev;
-        m->ino = st.st_ino;
-        m->mtime = st.st_mtim;
     }
     munmap((void *)f, size);
+}
+
+/* The symbol of t holding link-time address x: of those whose extent holds it, the one that
+ * starts last; NULL if none. */
+static const ctp_sym *ctp_symtab_find(const ctp_symtab *t, uint64_t x)
+{
+    size_t lo = 0, hi = t->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t->v[mid].lo <= x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t i = lo; i-- > 0 && x - t->v[i].lo < t->widest;)
+        if (x < t->v[i].hi) {
+            while (i > 0 && t->v[i - 1].lo == t->v[i].lo)
+                i--;
+            return &t->v[i];
+        }
+    return NULL;
 }
 
 /* The name at file offset `at` of m's file, interned demangled; 0 if the file changed since its
@@ -178,32 +286,6 @@ static uint32_t ctp_sym_name(const ctp_module *m, uint64_t at)
     return id;
 }
 
-/* The function containing a module offset (link-time address for executables and libraries
- * alike, as PIE and shared objects are linked at 0), from .symtab; 0 if unknown. */
-static uint32_t ctp_symtab_name(const Dl_info *info, uint64_t offset)
-{
-    ctp_module *m = NULL;
-    for (size_t i = 0; i < ctp_nmodules && !m; i++)
-        if (ctp_modules[i].base == info->dli_fbase)
-            m = &ctp_modules[i];
-    if (!m) {
-        if (ctp_nmodules == sizeof ctp_modules / sizeof ctp_modules[0])
-            return 0;
-        m = &ctp_modules[ctp_nmodules++];
-        m->base = info->dli_fbase;
-        ctp_load_symtab(m, info->dli_fname);
-    }
-    size_t lo = 0, hi = m->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (m->syms[mid].lo <= offset)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo && offset < m->syms[lo - 1].hi ? ctp_sym_name(m, m->syms[lo - 1].name_at) : 0;
-}
-
 /* ip's frame id; code_at: for a Python frame (ip its identity key) the key that reads it in
  * process pid (0: this one). */
 static uint32_t ctp_frame_of(uint64_t ip, uint64_t code_at, uint32_t pid)
@@ -220,17 +302,23 @@ static uint32_t ctp_frame_of(uint64_t ip, uint64_t code_at, uint32_t pid)
         ctp_frames_cap = cap;
     }
     /* ip - 1: a return address may already belong to the next function. */
-    Dl_info info;
     ctp_frame_def f = {0, 0, ip, CT_FRAME_NATIVE, 0};
+    ctp_module *m;
     if (ip & CTP_PY_KEY) {
         f.offset = 0;
         f.kind = CT_FRAME_PYTHON;
         ctp_python_frame(code_at, pid, &f.module, &f.function, &f.line);
-    } else if (dladdr((void *)(ip - 1), &info)) {
-        f.module = info.dli_fname ? ctp_intern(info.dli_fname, strlen(info.dli_fname)) : 0;
-        f.offset = ip - (uintptr_t)info.dli_fbase;
-        f.function = info.dli_sname ? ctp_intern_demangled(info.dli_sname)
-                                    : ctp_symtab_name(&info, f.offset - 1);
+    } else if ((m = ctp_module_of((uintptr_t)ip - 1))) {
+        if (!m->read[0])
+            ctp_module_read(m, 1);
+        f.module = m->name;
+        f.offset = ip - m->base;
+        const ctp_sym *y = ctp_symtab_find(&m->dyn, ip - 1 - m->bias);
+        if (!y && !m->read[1])
+            ctp_module_read(m, 0);
+        if (!y)
+            y = ctp_symtab_find(&m->all, ip - 1 - m->bias);
+        f.function = y ? ctp_sym_name(m, y->name_at) : 0;
     }
     ctp_frames[ctp_nframes++] = f;
     ctp_hmap_put(&ctp_frame_ids, ip, ctp_nframes);
