@@ -1,9 +1,11 @@
-/* A pull tokenizer over zlib's gzread (which passes plain text through), one block at a time,
- * and a parser that knows only the parts of Kineto's document cutrace uses: the rest is
- * checked for validity and skipped without being stored. */
+/* A pull tokenizer over zlib's gzread (which passes plain text through), with an inflate stream
+ * per further layer of gzip inside, one block at a time, and a parser that knows only the parts
+ * of Kineto's document cutrace uses: the rest is checked for validity and skipped without being
+ * stored. */
 #define _GNU_SOURCE /* memmem */
 #include "cta_kineto.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stddef.h>
@@ -13,13 +15,23 @@
 #include <string.h>
 #include <zlib.h>
 
+/* A gzip stream inside the layer below (gzip inside gzip) */
+typedef struct {
+    z_stream z;
+    unsigned char in[1 << 16]; /* as kr's buf, which hands it what it read first */
+    int end; /* the stream ended where the layer below did */
+} zlayer;
+
 typedef struct {
     gzFile gz;
+    zlayer *layers[CTA_KINETO_MAX_GZIP];
+    int nlayers; /* gzip streams inside the file's own */
     const char *path;
     unsigned char buf[1 << 16];
     size_t pos, len;
     uint64_t off; /* decompressed bytes before buf */
     int eof;
+    int gzip; /* the file is gzip-compressed */
     char *err;
     size_t errlen;
     int failed;
@@ -57,6 +69,59 @@ static void fail_at(kr *r, uint64_t at, const char *fmt, ...)
     va_end(ap);
 }
 
+/* Up to n bytes of layer i (0: the file through gzread, which passes plain text through; i > 0:
+ * the i-th gzip stream inside it): their number, 0 at the end, -1 after failing. */
+static long layer_read(kr *r, int i, unsigned char *buf, size_t n)
+{
+    if (i == 0) {
+        int got = gzread(r->gz, buf, (unsigned)n);
+        int zerr;
+        const char *m = gzerror(r->gz, &zerr);
+        if (got < 0)
+            fail(r, "cannot read: %s", zerr == Z_ERRNO ? strerror(errno) : m);
+        else if (got == 0 && zerr != Z_OK) /* a truncated gzip stream ends with Z_BUF_ERROR */
+            fail(r, "expected the rest of the gzip stream: %s", m);
+        return got;
+    }
+    zlayer *l = r->layers[i - 1];
+    l->z.next_out = buf;
+    l->z.avail_out = (uInt)n;
+    while (l->z.avail_out == n && !l->end) {
+        if (l->z.avail_in == 0) {
+            long got = layer_read(r, i - 1, l->in, sizeof l->in);
+            if (got < 0)
+                return -1;
+            if (got == 0) {
+                fail(r, "expected the rest of the gzip stream inside the gzip stream (layer %d of "
+                        "%d): it is cut short", i + 1, r->nlayers + 1);
+                return -1;
+            }
+            l->z.next_in = l->in;
+            l->z.avail_in = (uInt)got;
+        }
+        int zr = inflate(&l->z, Z_NO_FLUSH);
+        if (zr == Z_STREAM_END) {
+            /* another member may follow, as gzip concatenates them */
+            if (l->z.avail_in == 0) {
+                long got = layer_read(r, i - 1, l->in, sizeof l->in);
+                if (got < 0)
+                    return -1;
+                l->z.next_in = l->in;
+                l->z.avail_in = (uInt)got;
+            }
+            if (l->z.avail_in == 0)
+                l->end = 1;
+            else
+                inflateReset(&l->z);
+        } else if (zr != Z_OK && zr != Z_BUF_ERROR) {
+            fail(r, "expected a gzip stream inside the gzip stream (layer %d of %d), found damaged "
+                    "data: %s", i + 1, r->nlayers + 1, l->z.msg ? l->z.msg : "inflate failed");
+            return -1;
+        }
+    }
+    return (long)(n - l->z.avail_out);
+}
+
 /* Next byte without consuming it, -1 at the end of the file or after an error. */
 static int peek(kr *r)
 {
@@ -68,18 +133,8 @@ static int peek(kr *r)
         return -1;
     r->off += r->len;
     r->pos = r->len = 0;
-    int n = gzread(r->gz, r->buf, sizeof r->buf);
-    if (n < 0) {
-        int zerr;
-        const char *m = gzerror(r->gz, &zerr);
-        fail(r, "cannot read: %s", zerr == Z_ERRNO ? strerror(errno) : m);
-        return -1;
-    }
-    if (n == 0) {
-        int zerr;
-        const char *m = gzerror(r->gz, &zerr);
-        if (zerr != Z_OK) /* a truncated gzip stream ends with Z_BUF_ERROR, not a short read */
-            fail(r, "expected the rest of the gzip stream: %s", m);
+    long n = layer_read(r, r->nlayers, r->buf, sizeof r->buf);
+    if (n <= 0) {
         r->eof = 1;
         return -1;
     }
@@ -393,6 +448,20 @@ static int array(kr *r, elem_fn elem, void *ctx, int depth)
     }
 }
 
+/* What a JSON value starting with c is, in words; NULL when c starts none. */
+static const char *value_kind(int c)
+{
+    switch (c) {
+    case '{': return "an object";
+    case '[': return "an array";
+    case '"': return "a string";
+    case 't': return "true";
+    case 'f': return "false";
+    case 'n': return "null";
+    default: return c == '-' || (c >= '0' && c <= '9') ? "a number" : NULL;
+    }
+}
+
 static int skip_value(kr *r, int depth)
 {
     int c = peek_token(r);
@@ -423,9 +492,11 @@ static int opt_number(kr *r, cta_knum *n)
         if (number(r, &n->v) != 0)
             return -1;
         n->has = fabs(n->v) <= 9007199254740992.0;
+        n->why = n->has ? CTA_KNUM_ABSENT : CTA_KNUM_HUGE;
         return 0;
     }
     n->has = 0;
+    n->why = CTA_KNUM_NOT_NUMBER;
     return skip_value(r, 0);
 }
 
@@ -518,8 +589,10 @@ static int event_member(kr *r, const char *k, void *ctx, int depth)
         return opt_number(r, &e->dur);
     if (!strcmp(k, "pid") || !strcmp(k, "tid")) {
         int pid = k[0] == 'p';
-        if (peek_token(r) == '"')
+        if (peek_token(r) == '"') {
+            (pid ? &e->pid : &e->tid)->why = CTA_KNUM_NOT_NUMBER;
             return string(r, pid ? &p->pid_str : &p->tid_str);
+        }
         return opt_number(r, pid ? &e->pid : &e->tid);
     }
     if (!strcmp(k, "args") && peek_token(r) == '{')
@@ -532,6 +605,9 @@ typedef struct {
     void *ctx;
     cta_kmeta *meta;
     int stopped;
+    int events;                   /* a traceEvents array (or the array form) was read */
+    const char *events_not_array; /* what a traceEvents key held instead */
+    uint64_t members;             /* other members of the top-level object */
 } docparse;
 
 static const char *str_at(kr *r, size_t at) { return at == SIZE_MAX ? "" : r->ar + at; }
@@ -632,66 +708,213 @@ static int doc_member(kr *r, const char *k, void *ctx, int depth)
 {
     docparse *d = ctx;
     int c = peek_token(r);
-    if (!strcmp(k, "traceEvents") && c == '[')
+    if (!strcmp(k, "traceEvents") && c == '[') {
+        d->events = 1;
         return array(r, event_elem, d, depth);
+    }
+    if (!strcmp(k, "traceEvents") && !d->events)
+        d->events_not_array = value_kind(c);
     if (!strcmp(k, "distributedInfo") && c == '{')
         return object(r, dist_member, d->meta, depth);
     if (!strcmp(k, "deviceProperties") && c == '[')
         return array(r, device_elem, d->meta, depth);
+    d->members++;
     return skip_value(r, depth);
+}
+
+/* Chrome's JSON array form, `[{...}, ...]`: the events alone. Its closing ']' is optional (the
+ * Trace Event Format says so: a writer that stops leaves it out), after an event or its ','. */
+static int array_form(kr *r, docparse *d)
+{
+    r->pos++; /* '[' */
+    d->events = 1;
+    if (peek_token(r) == ']') {
+        r->pos++;
+        return 0;
+    }
+    for (;;) {
+        if (peek_token(r) < 0 && !r->failed)
+            return 0;
+        if (event_elem(r, d, 2) != 0)
+            return -1;
+        int c = peek_token(r);
+        r->pos += c >= 0;
+        if (c == ']' || (c < 0 && !r->failed))
+            return 0;
+        if (c != ',') {
+            char b[16];
+            unread(r, c);
+            fail(r, "expected ',' or ']' in the array of events, found %s", found(c, b));
+            return -1;
+        }
+    }
+}
+
+/* A document that parsed but holds no traceEvents array: what it is, in the error. */
+static void no_events(kr *r, const char *what)
+{
+    if (r->failed)
+        return;
+    r->failed = 1;
+    snprintf(r->err, r->errlen,
+             "%s: a JSON document with no trace events: expected an object with a \"traceEvents\" "
+             "array or Chrome's array form [{...}, ...], found %s", r->path, what);
+}
+
+static int document(kr *r, docparse *d)
+{
+    int c = peek_token(r);
+    if (c == '[')
+        return array_form(r, d);
+    if (c == '{') {
+        if (object(r, doc_member, d, 1) != 0)
+            return -1;
+        if (!d->events) {
+            char what[64];
+            if (d->events_not_array)
+                snprintf(what, sizeof what, "\"traceEvents\" holding %s", d->events_not_array);
+            else
+                snprintf(what, sizeof what, "%s", d->members ? "an object without \"traceEvents\"" : "an empty object");
+            no_events(r, what);
+        }
+        return 0;
+    }
+    const char *kind = value_kind(c);
+    if (kind) {
+        if (skip_value(r, 1) == 0)
+            no_events(r, kind);
+        return 0;
+    }
+    char b[16];
+    if (r->len - r->pos >= 7 && !memcmp(r->buf + r->pos, "CUTRACE", 7))
+        fail(r, "expected JSON (a PyTorch profiler trace), found a cutrace trace compressed with "
+                "gzip: decompress it (gunzip) to read it");
+    else
+        fail(r, "expected a JSON document (a PyTorch profiler trace: '{' or '['%s), found %s",
+             r->gzip ? ", inside the gzip compression" : "", found(c, b));
+    return -1;
+}
+
+/* Opens path for reading: the layers of gzip inside its own (at most CTA_KINETO_MAX_GZIP in all)
+ * unwrapped, a UTF-8 byte-order mark skipped. NULL with the reason in err when it cannot be
+ * opened; a kr whose `failed` is set when what it holds cannot be read. */
+static kr *kr_open(const char *path, char *err, size_t errlen)
+{
+    kr *r = calloc(1, sizeof *r);
+    if (!r) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        return NULL;
+    }
+    r->path = path;
+    r->err = err;
+    r->errlen = errlen;
+    errno = 0;
+    r->gz = gzopen(path, "rb");
+    if (!r->gz) {
+        snprintf(err, errlen, "%s: %s", path, errno ? strerror(errno) : "cannot open");
+        free(r);
+        return NULL;
+    }
+    gzbuffer(r->gz, 1 << 18);
+    peek(r);
+    r->gzip = !gzdirect(r->gz);
+    while (r->len - r->pos >= 2 && r->buf[r->pos] == 0x1f && r->buf[r->pos + 1] == 0x8b) {
+        r->gzip = 1;
+        if (r->nlayers + 1 >= CTA_KINETO_MAX_GZIP) {
+            fail(r, "expected JSON inside at most %d layers of gzip compression, found gzip "
+                    "compressed more times over", CTA_KINETO_MAX_GZIP);
+            break;
+        }
+        zlayer *l = calloc(1, sizeof *l);
+        if (!l || inflateInit2(&l->z, 16 + MAX_WBITS) != Z_OK) {
+            free(l);
+            fail(r, "out of memory");
+            break;
+        }
+        r->layers[r->nlayers++] = l;
+        /* what was read of the layer below is the new layer's first input */
+        l->z.avail_in = (uInt)(r->len - r->pos);
+        memcpy(l->in, r->buf + r->pos, l->z.avail_in);
+        l->z.next_in = l->in;
+        r->pos = r->len = 0;
+        r->off = 0;
+        peek(r);
+    }
+    if (r->len - r->pos >= 3 && !memcmp(r->buf + r->pos, "\xEF\xBB\xBF", 3))
+        r->pos += 3;
+    else if (r->len - r->pos >= 2 && (!memcmp(r->buf + r->pos, "\xFF\xFE", 2) ||
+                                      !memcmp(r->buf + r->pos, "\xFE\xFF", 2)))
+        fail(r, "expected UTF-8 text, found UTF-16 (its byte-order mark %02X %02X)",
+             r->buf[r->pos], r->buf[r->pos + 1]);
+    return r;
+}
+
+static void kr_close(kr *r)
+{
+    for (int i = 0; i < r->nlayers; i++) {
+        inflateEnd(&r->layers[i]->z);
+        free(r->layers[i]);
+    }
+    gzclose(r->gz);
+    free(r->ar);
+    free(r);
+}
+
+/* Whether the buffered text at c (peeked) is the literal null, true or false, alone. */
+static int literal_at(kr *r, int c)
+{
+    const char *lit = c == 'n' ? "null" : c == 't' ? "true" : c == 'f' ? "false" : NULL;
+    size_t n = lit ? strlen(lit) : 0, have = r->len - r->pos;
+    return lit && have >= n && !memcmp(r->buf + r->pos, lit, n) &&
+           (have == n || !isalnum(r->buf[r->pos + n]));
 }
 
 int cta_kineto_sniff(const char *path)
 {
-    gzFile gz = gzopen(path, "rb");
-    if (!gz)
+    char err[512];
+    kr *r = kr_open(path, err, sizeof err);
+    if (!r)
         return -1;
-    /* Kineto writes its few KiB of metadata (devices, ranks) before the events: the key must
-     * show within the first 64 KiB, so that other JSON (cutrace's own summary, say) is not
-     * taken for a profile */
-    static const char key[] = "\"traceEvents\"";
-    size_t cap = 64 << 10;
-    char *b = malloc(cap + 1);
-    int n = b ? gzread(gz, b, (unsigned)cap) : -1;
-    gzclose(gz);
-    int yes = 0;
-    if (n > 0) {
-        b[n] = '\0';
-        size_t lead = strspn(b, " \t\r\n");
-        yes = b[lead] == '{' && memmem(b, (size_t)n, key, sizeof key - 1) != NULL;
+    int c = peek_token(r), what = CTA_KFILE_OTHER;
+    if (c == '[') {
+        what = CTA_KFILE_TRACE;
+    } else if (c == '{') {
+        /* Kineto writes its few KiB of metadata (devices, ranks) before the events: the key must
+         * show within the first 64 KiB, so that other JSON (cutrace's own summary, say) is not
+         * taken for a profile. '"' starts the key and ends it, nowhere else: a match restarts
+         * only there. */
+        static const char key[] = "\"traceEvents\"";
+        size_t m = 0;
+        what = CTA_KFILE_JSON;
+        while (r->off + r->pos < (64u << 10) && (c = next(r)) >= 0) {
+            m = c == key[m] ? m + 1 : c == '"';
+            if (m == sizeof key - 1) {
+                what = CTA_KFILE_TRACE;
+                break;
+            }
+        }
+    } else if (c == '"' || literal_at(r, c) || r->gzip || r->failed) {
+        /* other JSON, gzip or UTF-16 text: the read names what it is (a number is left out: a
+         * text file may start with one) */
+        what = CTA_KFILE_JSON;
     }
-    free(b);
-    return yes;
+    kr_close(r);
+    return what;
 }
 
 int cta_kineto_read(const char *path, cta_kevent_fn fn, void *ctx, cta_kmeta *meta, char *err,
                     size_t errlen)
 {
     memset(meta, 0, sizeof *meta);
-    kr *r = calloc(1, sizeof *r);
-    if (!r) {
-        snprintf(err, errlen, "%s: out of memory", path);
+    kr *r = kr_open(path, err, errlen);
+    if (!r)
         return -1;
-    }
-    r->path = path;
-    r->err = err;
-    r->errlen = errlen;
-    r->gz = gzopen(path, "rb");
-    if (!r->gz) {
-        snprintf(err, errlen, "%s: %s", path, errno ? strerror(errno) : "cannot open");
-        free(r);
-        return -1;
-    }
-    gzbuffer(r->gz, 1 << 18);
-    docparse d = {fn, ctx, meta, 0};
-    int rc = object(r, doc_member, &d, 1);
-    if (rc == 0 && peek_token(r) >= 0) {
+    docparse d = {.fn = fn, .ctx = ctx, .meta = meta};
+    if (!r->failed && document(r, &d) == 0 && peek_token(r) >= 0) {
         char b[16];
         fail(r, "expected the end of the file after the document, found %s", found(peek(r), b));
     }
-    rc = d.stopped ? d.stopped : r->failed ? -1 : 0;
-    gzclose(r->gz);
-    free(r->ar);
-    free(r);
+    int rc = d.stopped ? d.stopped : r->failed ? -1 : 0;
+    kr_close(r);
     return rc;
 }
