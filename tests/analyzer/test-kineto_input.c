@@ -4,18 +4,7 @@
  * something else and UTF-16 refused with what the file is, never "not a cutrace trace". */
 #include "an_helpers.h"
 
-#include <dirent.h>
 #include <stdlib.h>
-
-static const char *put(char path[4096], const char *name, const char *text, size_t len)
-{
-    snprintf(path, 4096, "%s/%s", ctt_tmpdir(), name);
-    FILE *f = fopen(path, "wb");
-    if (!f)
-        return NULL;
-    size_t n = fwrite(text, 1, len, f);
-    return fclose(f) == 0 && n == len ? path : NULL;
-}
 
 /* `gzip -c src > dst`, layers times over. */
 static int gzip_times(const char *src, const char *dst, int layers)
@@ -78,7 +67,7 @@ static const struct {
 TEST_IMPL(kineto_dropped_events_counted_by_reason)
 {
     char path[4096];
-    ASSERT(put(path, "faulty.json", faulty, sizeof faulty - 1));
+    ASSERT(an_write_tmp(path, "faulty.json", faulty, sizeof faulty - 1));
     ctt_proc p;
     ASSERT_INT(an_run(&p, "summary --json {}", path), ==, 0);
     ASSERT_INT(p.code, ==, 0);
@@ -116,7 +105,7 @@ TEST_IMPL(kineto_dropped_events_counted_by_reason)
     /* every GPU event dropped: the breakdown says so, not "no GPU activity" alone */
     static const char gone[] = "[" KERNEL("\"ts\": 100, \"dur\": 1e308")
                                KERNEL("\"ts\": 100, \"dur\": \"5\"") "{}]";
-    ASSERT(put(path, "gone.json", gone, sizeof gone - 1));
+    ASSERT(an_write_tmp(path, "gone.json", gone, sizeof gone - 1));
     s = an_summary(path, NULL);
     ASSERT(s);
     ASSERT_INT(tj_num(s, "processes.0.source.dropped_events"), ==, 2);
@@ -126,15 +115,8 @@ TEST_IMPL(kineto_dropped_events_counted_by_reason)
     ASSERT_CONTAINS(p.out, "no GPU activity left in this Kineto trace");
     ctt_proc_free(&p);
     /* a real trace: its runtime calls on threads written as negative numbers */
-    char real[4096] = "";
-    DIR *d = opendir(AN_KINETO_DATA);
-    struct dirent *e;
-    while (d && (e = readdir(d)))
-        if (!strncmp(e->d_name, "ns_resolution_trace--", 21))
-            snprintf(real, sizeof real, "%s/%s", AN_KINETO_DATA, e->d_name);
-    if (d)
-        closedir(d);
-    if (!real[0])
+    char real[4096];
+    if (an_prefixed_file(real, AN_KINETO_DATA, "ns_resolution_trace") != 0)
         ctt_skip("the Kineto traces are not present (../shared/data/kineto-hta)");
     s = an_summary(real, NULL);
     ASSERT(s);
@@ -170,18 +152,18 @@ TEST_IMPL(kineto_chrome_forms_read)
 {
     char path[4096], src[4096];
     static const char object[] = "{\"traceEvents\": [" EVENTS "]}";
-    ASSERT(put(src, "object.json", object, sizeof object - 1));
+    ASSERT(an_write_tmp(src, "object.json", object, sizeof object - 1));
     ASSERT_INT(read_as(src, 6, 3), ==, 0);
     /* Chrome's array form, closed, unclosed, unclosed after a ',' */
     static const char arr[] = " \n[" EVENTS "]\n", open1[] = "[" EVENTS "\n", open2[] = "[" EVENTS ",";
-    ASSERT_INT(read_as(put(path, "array.json", arr, sizeof arr - 1), 6, 3), ==, 0);
-    ASSERT_INT(read_as(put(path, "open.json", open1, sizeof open1 - 1), 6, 3), ==, 0);
-    ASSERT_INT(read_as(put(path, "open-comma.json", open2, sizeof open2 - 1), 6, 3), ==, 0);
+    ASSERT_INT(read_as(an_write_tmp(path, "array.json", arr, sizeof arr - 1), 6, 3), ==, 0);
+    ASSERT_INT(read_as(an_write_tmp(path, "open.json", open1, sizeof open1 - 1), 6, 3), ==, 0);
+    ASSERT_INT(read_as(an_write_tmp(path, "open-comma.json", open2, sizeof open2 - 1), 6, 3), ==, 0);
     /* a UTF-8 byte-order mark, before either form */
     static const char bom[] = "\xEF\xBB\xBF{\"traceEvents\": [" EVENTS "]}",
                       bom_arr[] = "\xEF\xBB\xBF[" EVENTS "]";
-    ASSERT_INT(read_as(put(path, "bom.json", bom, sizeof bom - 1), 6, 3), ==, 0);
-    ASSERT_INT(read_as(put(path, "bom-array.json", bom_arr, sizeof bom_arr - 1), 6, 3), ==, 0);
+    ASSERT_INT(read_as(an_write_tmp(path, "bom.json", bom, sizeof bom - 1), 6, 3), ==, 0);
+    ASSERT_INT(read_as(an_write_tmp(path, "bom-array.json", bom_arr, sizeof bom_arr - 1), 6, 3), ==, 0);
     /* gzip, gzip inside gzip, 8 layers: read; 9 refused, naming what it is */
     static const int nested[] = {1, 2, 3, 8, 9};
     for (size_t i = 0; i < sizeof nested / sizeof nested[0]; i++) {
@@ -200,15 +182,8 @@ TEST_IMPL(kineto_chrome_forms_read)
         ctt_proc_free(&p);
     }
     /* a real trace gzip'd once more: the same events */
-    DIR *d = opendir(AN_KINETO_DATA);
-    struct dirent *e;
-    char real[4096] = "";
-    while (d && (e = readdir(d)))
-        if (!strncmp(e->d_name, "cupti_profiler--", 16))
-            snprintf(real, sizeof real, "%s/%s", AN_KINETO_DATA, e->d_name);
-    if (d)
-        closedir(d);
-    if (!real[0])
+    char real[4096];
+    if (an_prefixed_file(real, AN_KINETO_DATA, "cupti_profiler") != 0)
         ctt_skip("the Kineto traces are not present (../shared/data/kineto-hta)");
     snprintf(path, sizeof path, "%s/real.json.gz.gz", ctt_tmpdir());
     ASSERT_INT(gzip_times(real, path, 1), ==, 0);
@@ -224,7 +199,7 @@ TEST_IMPL(kineto_chrome_forms_read)
 static int refused(const char *name, const char *text, size_t len, int layers, const char *what)
 {
     char raw[4096], gz[4200];
-    ASSERT(put(raw, name, text, len));
+    ASSERT(an_write_tmp(raw, name, text, len));
     snprintf(gz, sizeof gz, "%s.gz", raw);
     const char *path = layers ? gz : raw;
     if (layers)
@@ -262,7 +237,7 @@ TEST_IMPL(kineto_json_without_events_refused)
     /* a gzip stream cut short or damaged inside the outer one */
     static const char doc[] = "{\"traceEvents\": [" EVENTS "]}";
     char path[4096], inner[4200], cmd[9000];
-    ASSERT(put(path, "doc.json", doc, sizeof doc - 1));
+    ASSERT(an_write_tmp(path, "doc.json", doc, sizeof doc - 1));
     snprintf(inner, sizeof inner, "%s/cut.json.gz", ctt_tmpdir());
     snprintf(cmd, sizeof cmd, "gzip -c '%s' | head -c 40 | gzip -c > '%s'", path, inner);
     ASSERT_INT(system(cmd), ==, 0);
@@ -273,7 +248,7 @@ TEST_IMPL(kineto_json_without_events_refused)
     ASSERT_CONTAINS(p.err, "expected the rest of the gzip stream inside the gzip stream (layer 2 of 2)");
     ctt_proc_free(&p);
     /* text that is no JSON stays a cutrace trace's error */
-    ASSERT(put(path, "notes.txt", "hello\n", 6));
+    ASSERT(an_write_tmp(path, "notes.txt", "hello\n", 6));
     ASSERT_INT(an_run(&p, "summary {}", path), ==, 0);
     ASSERT_INT(p.code, ==, 3);
     ASSERT_CONTAINS(p.err, "not a cutrace trace");

@@ -60,11 +60,7 @@ TEST_IMPL(report_page_is_valid_utf8)
     free(b);
     /* a Kineto trace's name */
     char k[4096];
-    snprintf(k, sizeof k, "%s/odd.json", ctt_tmpdir());
-    FILE *f = fopen(k, "w");
-    ASSERT(f);
-    fputs(kineto_odd, f);
-    ASSERT_INT(fclose(f), ==, 0);
+    ASSERT(an_write_tmp(k, "odd.json", kineto_odd, sizeof kineto_odd - 1));
     snprintf(page, sizeof page, "%s/odd-kineto.html", ctt_tmpdir());
     char *argv2[] = {(char *)an_cutrace(), "report", k, "-o", page, NULL};
     ASSERT_INT(ctt_run(&p, argv2, NULL, 120), ==, 0);
@@ -87,11 +83,7 @@ static const char kineto_formulas[] =
 TEST_IMPL(export_csv_rfc4180_and_formula_guard)
 {
     char k[4096], dir[4200];
-    snprintf(k, sizeof k, "%s/formulas.json", ctt_tmpdir());
-    FILE *f = fopen(k, "w");
-    ASSERT(f);
-    fputs(kineto_formulas, f);
-    ASSERT_INT(fclose(f), ==, 0);
+    ASSERT(an_write_tmp(k, "formulas.json", kineto_formulas, sizeof kineto_formulas - 1));
     snprintf(dir, sizeof dir, "%s/csv", ctt_tmpdir());
     char *argv[] = {(char *)an_cutrace(), "export", "--csv", dir, k, NULL};
     ctt_proc p;
