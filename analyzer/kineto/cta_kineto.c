@@ -1,37 +1,26 @@
-/* A pull tokenizer over zlib's gzread (which passes plain text through), with an inflate stream
- * per further layer of gzip inside, one block at a time, and a parser that knows only the parts
- * of Kineto's document cutrace uses: the rest is checked for validity and skipped without being
- * stored. */
+/* A pull tokenizer over the file's text (cta_ksrc.h: through its gzip layers), one block at a
+ * time, and a parser that knows only the parts of Kineto's document cutrace uses: the rest is
+ * checked for validity and skipped without being stored. */
 #define _GNU_SOURCE /* memmem */
 #include "cta_kineto.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
-/* A gzip stream inside the layer below (gzip inside gzip) */
-typedef struct {
-    z_stream z;
-    unsigned char in[1 << 16]; /* as kr's buf, which hands it what it read first */
-    int end; /* the stream ended where the layer below did */
-} zlayer;
+#include "cta_ksrc.h"
 
 typedef struct {
-    gzFile gz;
-    zlayer *layers[CTA_KINETO_MAX_GZIP];
-    int nlayers; /* gzip streams inside the file's own */
+    cta_ksrc *src;
     const char *path;
     unsigned char buf[1 << 16];
     size_t pos, len;
     uint64_t off; /* decompressed bytes before buf */
     int eof;
-    int gzip; /* the file is gzip-compressed */
     char *err;
     size_t errlen;
     int failed;
@@ -69,59 +58,6 @@ static void fail_at(kr *r, uint64_t at, const char *fmt, ...)
     va_end(ap);
 }
 
-/* Up to n bytes of layer i (0: the file through gzread, which passes plain text through; i > 0:
- * the i-th gzip stream inside it): their number, 0 at the end, -1 after failing. */
-static long layer_read(kr *r, int i, unsigned char *buf, size_t n)
-{
-    if (i == 0) {
-        int got = gzread(r->gz, buf, (unsigned)n);
-        int zerr;
-        const char *m = gzerror(r->gz, &zerr);
-        if (got < 0)
-            fail(r, "cannot read: %s", zerr == Z_ERRNO ? strerror(errno) : m);
-        else if (got == 0 && zerr != Z_OK) /* a truncated gzip stream ends with Z_BUF_ERROR */
-            fail(r, "expected the rest of the gzip stream: %s", m);
-        return got;
-    }
-    zlayer *l = r->layers[i - 1];
-    l->z.next_out = buf;
-    l->z.avail_out = (uInt)n;
-    while (l->z.avail_out == n && !l->end) {
-        if (l->z.avail_in == 0) {
-            long got = layer_read(r, i - 1, l->in, sizeof l->in);
-            if (got < 0)
-                return -1;
-            if (got == 0) {
-                fail(r, "expected the rest of the gzip stream inside the gzip stream (layer %d of "
-                        "%d): it is cut short", i + 1, r->nlayers + 1);
-                return -1;
-            }
-            l->z.next_in = l->in;
-            l->z.avail_in = (uInt)got;
-        }
-        int zr = inflate(&l->z, Z_NO_FLUSH);
-        if (zr == Z_STREAM_END) {
-            /* another member may follow, as gzip concatenates them */
-            if (l->z.avail_in == 0) {
-                long got = layer_read(r, i - 1, l->in, sizeof l->in);
-                if (got < 0)
-                    return -1;
-                l->z.next_in = l->in;
-                l->z.avail_in = (uInt)got;
-            }
-            if (l->z.avail_in == 0)
-                l->end = 1;
-            else
-                inflateReset(&l->z);
-        } else if (zr != Z_OK && zr != Z_BUF_ERROR) {
-            fail(r, "expected a gzip stream inside the gzip stream (layer %d of %d), found damaged "
-                    "data: %s", i + 1, r->nlayers + 1, l->z.msg ? l->z.msg : "inflate failed");
-            return -1;
-        }
-    }
-    return (long)(n - l->z.avail_out);
-}
-
 /* Next byte without consuming it, -1 at the end of the file or after an error. */
 static int peek(kr *r)
 {
@@ -133,7 +69,9 @@ static int peek(kr *r)
         return -1;
     r->off += r->len;
     r->pos = r->len = 0;
-    long n = layer_read(r, r->nlayers, r->buf, sizeof r->buf);
+    long n = cta_ksrc_read(r->src, r->buf, sizeof r->buf);
+    if (n < 0)
+        fail(r, "%s", cta_ksrc_error(r->src));
     if (n <= 0) {
         r->eof = 1;
         return -1;
@@ -418,7 +356,9 @@ static int object(kr *r, member_fn member, void *ctx, int depth)
     }
 }
 
-/* Iterates over an array's elements: calls elem(r, ctx) with the element next. */
+/* Iterates over an array's elements: calls elem(r, ctx) with the element next. The document's
+ * own array (depth 1: Chrome's array form) may end without its ']' (the Trace Event Format says
+ * so: a writer that stops leaves it out), after an element or its ','. */
 typedef int (*elem_fn)(kr *r, void *ctx, int depth);
 
 static int array(kr *r, elem_fn elem, void *ctx, int depth)
@@ -434,11 +374,13 @@ static int array(kr *r, elem_fn elem, void *ctx, int depth)
         return 0;
     }
     for (;;) {
+        if (depth == 1 && peek_token(r) < 0 && !r->failed)
+            return 0;
         if ((elem ? elem(r, ctx, depth + 1) : skip_value(r, depth + 1)) != 0)
             return -1;
         int c = peek_token(r);
         r->pos += c >= 0;
-        if (c == ']')
+        if (c == ']' || (depth == 1 && c < 0 && !r->failed))
             return 0;
         if (c != ',') {
             char b[16];
@@ -722,34 +664,6 @@ static int doc_member(kr *r, const char *k, void *ctx, int depth)
     return skip_value(r, depth);
 }
 
-/* Chrome's JSON array form, `[{...}, ...]`: the events alone. Its closing ']' is optional (the
- * Trace Event Format says so: a writer that stops leaves it out), after an event or its ','. */
-static int array_form(kr *r, docparse *d)
-{
-    r->pos++; /* '[' */
-    d->events = 1;
-    if (peek_token(r) == ']') {
-        r->pos++;
-        return 0;
-    }
-    for (;;) {
-        if (peek_token(r) < 0 && !r->failed)
-            return 0;
-        if (event_elem(r, d, 2) != 0)
-            return -1;
-        int c = peek_token(r);
-        r->pos += c >= 0;
-        if (c == ']' || (c < 0 && !r->failed))
-            return 0;
-        if (c != ',') {
-            char b[16];
-            unread(r, c);
-            fail(r, "expected ',' or ']' in the array of events, found %s", found(c, b));
-            return -1;
-        }
-    }
-}
-
 /* A document that parsed but holds no traceEvents array: what it is, in the error. */
 static void no_events(kr *r, const char *what)
 {
@@ -764,8 +678,10 @@ static void no_events(kr *r, const char *what)
 static int document(kr *r, docparse *d)
 {
     int c = peek_token(r);
-    if (c == '[')
-        return array_form(r, d);
+    if (c == '[') { /* Chrome's JSON array form: the events alone */
+        d->events = 1;
+        return array(r, event_elem, d, 1);
+    }
     if (c == '{') {
         if (object(r, doc_member, d, 1) != 0)
             return -1;
@@ -791,13 +707,10 @@ static int document(kr *r, docparse *d)
                 "gzip: decompress it (gunzip) to read it");
     else
         fail(r, "expected a JSON document (a PyTorch profiler trace: '{' or '['%s), found %s",
-             r->gzip ? ", inside the gzip compression" : "", found(c, b));
+             cta_ksrc_gzip(r->src) ? ", inside the gzip compression" : "", found(c, b));
     return -1;
 }
 
-/* Opens path for reading: the layers of gzip inside its own (at most CTA_KINETO_MAX_GZIP in all)
- * unwrapped, a UTF-8 byte-order mark skipped. NULL with the reason in err when it cannot be
- * opened; a kr whose `failed` is set when what it holds cannot be read. */
 static kr *kr_open(const char *path, char *err, size_t errlen)
 {
     kr *r = calloc(1, sizeof *r);
@@ -808,54 +721,16 @@ static kr *kr_open(const char *path, char *err, size_t errlen)
     r->path = path;
     r->err = err;
     r->errlen = errlen;
-    errno = 0;
-    r->gz = gzopen(path, "rb");
-    if (!r->gz) {
-        snprintf(err, errlen, "%s: %s", path, errno ? strerror(errno) : "cannot open");
+    if (!(r->src = cta_ksrc_open(path, err, errlen))) {
         free(r);
         return NULL;
     }
-    gzbuffer(r->gz, 1 << 18);
-    peek(r);
-    r->gzip = !gzdirect(r->gz);
-    while (r->len - r->pos >= 2 && r->buf[r->pos] == 0x1f && r->buf[r->pos + 1] == 0x8b) {
-        r->gzip = 1;
-        if (r->nlayers + 1 >= CTA_KINETO_MAX_GZIP) {
-            fail(r, "expected JSON inside at most %d layers of gzip compression, found gzip "
-                    "compressed more times over", CTA_KINETO_MAX_GZIP);
-            break;
-        }
-        zlayer *l = calloc(1, sizeof *l);
-        if (!l || inflateInit2(&l->z, 16 + MAX_WBITS) != Z_OK) {
-            free(l);
-            fail(r, "out of memory");
-            break;
-        }
-        r->layers[r->nlayers++] = l;
-        /* what was read of the layer below is the new layer's first input */
-        l->z.avail_in = (uInt)(r->len - r->pos);
-        memcpy(l->in, r->buf + r->pos, l->z.avail_in);
-        l->z.next_in = l->in;
-        r->pos = r->len = 0;
-        r->off = 0;
-        peek(r);
-    }
-    if (r->len - r->pos >= 3 && !memcmp(r->buf + r->pos, "\xEF\xBB\xBF", 3))
-        r->pos += 3;
-    else if (r->len - r->pos >= 2 && (!memcmp(r->buf + r->pos, "\xFF\xFE", 2) ||
-                                      !memcmp(r->buf + r->pos, "\xFE\xFF", 2)))
-        fail(r, "expected UTF-8 text, found UTF-16 (its byte-order mark %02X %02X)",
-             r->buf[r->pos], r->buf[r->pos + 1]);
     return r;
 }
 
 static void kr_close(kr *r)
 {
-    for (int i = 0; i < r->nlayers; i++) {
-        inflateEnd(&r->layers[i]->z);
-        free(r->layers[i]);
-    }
-    gzclose(r->gz);
+    cta_ksrc_close(r->src);
     free(r->ar);
     free(r);
 }
@@ -893,7 +768,7 @@ int cta_kineto_sniff(const char *path)
                 break;
             }
         }
-    } else if (c == '"' || literal_at(r, c) || r->gzip || r->failed) {
+    } else if (c == '"' || literal_at(r, c) || cta_ksrc_gzip(r->src) || r->failed) {
         /* other JSON, gzip or UTF-16 text: the read names what it is (a number is left out: a
          * text file may start with one) */
         what = CTA_KFILE_JSON;

@@ -5,8 +5,8 @@
  * - Streaming: the file is read in fixed-size blocks and one trace event is held at a time, so
  *   memory is bounded by the longest event (its strings together at most CTA_KINETO_MAX_EVENT
  *   bytes) and the nesting depth (at most CTA_KINETO_MAX_DEPTH), never by the file's size.
- * - The text may be gzip-compressed, and that gzip inside gzip (CTA_KINETO_MAX_GZIP layers in
- *   all), and start with a UTF-8 byte-order mark.
+ * - The text may be gzip-compressed, and that gzip inside gzip, and start with a UTF-8
+ *   byte-order mark (cta_ksrc.h).
  * - Every object of the top-level `traceEvents` array (or of the top-level array: Chrome's
  *   array form, whose closing ']' may be missing) is handed to the callback, in file order,
  *   with the fields cutrace uses decoded (below); anything else in an event is skipped.
@@ -26,7 +26,6 @@
 
 #define CTA_KINETO_MAX_EVENT (16u << 20)
 #define CTA_KINETO_MAX_DEPTH 64
-#define CTA_KINETO_MAX_GZIP 8 /* layers of gzip, the file's own and those inside it */
 
 /* A number field: has is 0 when absent, not a number, or beyond 2^53 in magnitude (HTA's
  * default then applies), and why says which; when has is 1, v converts to int64_t safely. */
