@@ -23,7 +23,9 @@ static const char usage[] =
     "                     CUTRACE_GPU_GAPS\n"
     "  --csv DIR          gzip-compressed CSV, DIR/TABLE/trace-N.csv.gz per table and trace\n"
     "                     (DIR/TABLE/all.csv.gz for StringIds and the ENUM tables), and\n"
-    "                     DIR/schema.sql (column names and types)\n"
+    "                     DIR/schema.sql (column names and types); RFC 4180 with CRLF, a\n"
+    "                     text starting with = + - @ tab CR or ' quoted with a ' before it\n"
+    "                     (no spreadsheet formula; analyzer/SQLITE.md)\n"
     "  --min-saving PCT   diagnoses whose estimated saving is at least PCT% of the window [1]\n"
     "  --util-window MS   window of the low-utilization diagnosis (as cutrace summary's)\n"
     CTA_JOBS_USAGE

@@ -81,7 +81,7 @@ static int feature_pass2(const char *cmd, char *const *paths, int npaths, uint64
     uint32_t f = 0;
     for (; f < ct_reader_nfiles(rd) && got >= 0; f++)
         while ((got = ct_reader_next_in(rd, f, &r)) > 0)
-            if (types >> r.type & 1)
+            if (r.type < 64 && (types >> r.type & 1)) /* a damaged record's type may be any */
                 cta_feature_pass2_record(m, &r);
     if (got < 0)
         fprintf(stderr, "cutrace %s: error: %s\n", cmd, ct_reader_error_in(rd, f - 1));

@@ -1,20 +1,21 @@
-/* A pull tokenizer over zlib's gzread (which passes plain text through), one block at a time,
- * and a parser that knows only the parts of Kineto's document cutrace uses: the rest is
+/* A pull tokenizer over the file's text (cta_ksrc.h: through its gzip layers), one block at a
+ * time, and a parser that knows only the parts of Kineto's document cutrace uses: the rest is
  * checked for validity and skipped without being stored. */
 #define _GNU_SOURCE /* memmem */
 #include "cta_kineto.h"
 
-#include <errno.h>
+#include <ctype.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
+
+#include "cta_ksrc.h"
 
 typedef struct {
-    gzFile gz;
+    cta_ksrc *src;
     const char *path;
     unsigned char buf[1 << 16];
     size_t pos, len;
@@ -68,18 +69,10 @@ static int peek(kr *r)
         return -1;
     r->off += r->len;
     r->pos = r->len = 0;
-    int n = gzread(r->gz, r->buf, sizeof r->buf);
-    if (n < 0) {
-        int zerr;
-        const char *m = gzerror(r->gz, &zerr);
-        fail(r, "cannot read: %s", zerr == Z_ERRNO ? strerror(errno) : m);
-        return -1;
-    }
-    if (n == 0) {
-        int zerr;
-        const char *m = gzerror(r->gz, &zerr);
-        if (zerr != Z_OK) /* a truncated gzip stream ends with Z_BUF_ERROR, not a short read */
-            fail(r, "expected the rest of the gzip stream: %s", m);
+    long n = cta_ksrc_read(r->src, r->buf, sizeof r->buf);
+    if (n < 0)
+        fail(r, "%s", cta_ksrc_error(r->src));
+    if (n <= 0) {
         r->eof = 1;
         return -1;
     }
@@ -363,7 +356,9 @@ static int object(kr *r, member_fn member, void *ctx, int depth)
     }
 }
 
-/* Iterates over an array's elements: calls elem(r, ctx) with the element next. */
+/* Iterates over an array's elements: calls elem(r, ctx) with the element next. The document's
+ * own array (depth 1: Chrome's array form) may end without its ']' (the Trace Event Format says
+ * so: a writer that stops leaves it out), after an element or its ','. */
 typedef int (*elem_fn)(kr *r, void *ctx, int depth);
 
 static int array(kr *r, elem_fn elem, void *ctx, int depth)
@@ -379,17 +374,33 @@ static int array(kr *r, elem_fn elem, void *ctx, int depth)
         return 0;
     }
     for (;;) {
+        if (depth == 1 && peek_token(r) < 0 && !r->failed)
+            return 0;
         if ((elem ? elem(r, ctx, depth + 1) : skip_value(r, depth + 1)) != 0)
             return -1;
         int c = peek_token(r);
         r->pos += c >= 0;
-        if (c == ']')
+        if (c == ']' || (depth == 1 && c < 0 && !r->failed))
             return 0;
         if (c != ',') {
             char b[16];
             fail(r, "expected ',' or ']' in an array, found %s", found(c, b));
             return -1;
         }
+    }
+}
+
+/* What a JSON value starting with c is, in words; NULL when c starts none. */
+static const char *value_kind(int c)
+{
+    switch (c) {
+    case '{': return "an object";
+    case '[': return "an array";
+    case '"': return "a string";
+    case 't': return "true";
+    case 'f': return "false";
+    case 'n': return "null";
+    default: return c == '-' || (c >= '0' && c <= '9') ? "a number" : NULL;
     }
 }
 
@@ -423,9 +434,11 @@ static int opt_number(kr *r, cta_knum *n)
         if (number(r, &n->v) != 0)
             return -1;
         n->has = fabs(n->v) <= 9007199254740992.0;
+        n->why = n->has ? CTA_KNUM_ABSENT : CTA_KNUM_HUGE;
         return 0;
     }
     n->has = 0;
+    n->why = CTA_KNUM_NOT_NUMBER;
     return skip_value(r, 0);
 }
 
@@ -518,8 +531,10 @@ static int event_member(kr *r, const char *k, void *ctx, int depth)
         return opt_number(r, &e->dur);
     if (!strcmp(k, "pid") || !strcmp(k, "tid")) {
         int pid = k[0] == 'p';
-        if (peek_token(r) == '"')
+        if (peek_token(r) == '"') {
+            (pid ? &e->pid : &e->tid)->why = CTA_KNUM_NOT_NUMBER;
             return string(r, pid ? &p->pid_str : &p->tid_str);
+        }
         return opt_number(r, pid ? &e->pid : &e->tid);
     }
     if (!strcmp(k, "args") && peek_token(r) == '{')
@@ -532,6 +547,9 @@ typedef struct {
     void *ctx;
     cta_kmeta *meta;
     int stopped;
+    int events;                   /* a traceEvents array (or the array form) was read */
+    const char *events_not_array; /* what a traceEvents key held instead */
+    uint64_t members;             /* other members of the top-level object */
 } docparse;
 
 static const char *str_at(kr *r, size_t at) { return at == SIZE_MAX ? "" : r->ar + at; }
@@ -632,66 +650,146 @@ static int doc_member(kr *r, const char *k, void *ctx, int depth)
 {
     docparse *d = ctx;
     int c = peek_token(r);
-    if (!strcmp(k, "traceEvents") && c == '[')
+    if (!strcmp(k, "traceEvents") && c == '[') {
+        d->events = 1;
         return array(r, event_elem, d, depth);
+    }
+    if (!strcmp(k, "traceEvents") && !d->events)
+        d->events_not_array = value_kind(c);
     if (!strcmp(k, "distributedInfo") && c == '{')
         return object(r, dist_member, d->meta, depth);
     if (!strcmp(k, "deviceProperties") && c == '[')
         return array(r, device_elem, d->meta, depth);
+    d->members++;
     return skip_value(r, depth);
+}
+
+/* A document that parsed but holds no traceEvents array: what it is, in the error. */
+static void no_events(kr *r, const char *what)
+{
+    if (r->failed)
+        return;
+    r->failed = 1;
+    snprintf(r->err, r->errlen,
+             "%s: a JSON document with no trace events: expected an object with a \"traceEvents\" "
+             "array or Chrome's array form [{...}, ...], found %s", r->path, what);
+}
+
+static int document(kr *r, docparse *d)
+{
+    int c = peek_token(r);
+    if (c == '[') { /* Chrome's JSON array form: the events alone */
+        d->events = 1;
+        return array(r, event_elem, d, 1);
+    }
+    if (c == '{') {
+        if (object(r, doc_member, d, 1) != 0)
+            return -1;
+        if (!d->events) {
+            char what[64];
+            if (d->events_not_array)
+                snprintf(what, sizeof what, "\"traceEvents\" holding %s", d->events_not_array);
+            else
+                snprintf(what, sizeof what, "%s", d->members ? "an object without \"traceEvents\"" : "an empty object");
+            no_events(r, what);
+        }
+        return 0;
+    }
+    const char *kind = value_kind(c);
+    if (kind) {
+        if (skip_value(r, 1) == 0)
+            no_events(r, kind);
+        return 0;
+    }
+    char b[16];
+    if (r->len - r->pos >= 7 && !memcmp(r->buf + r->pos, "CUTRACE", 7))
+        fail(r, "expected JSON (a PyTorch profiler trace), found a cutrace trace compressed with "
+                "gzip: decompress it (gunzip) to read it");
+    else
+        fail(r, "expected a JSON document (a PyTorch profiler trace: '{' or '['%s), found %s",
+             cta_ksrc_gzip(r->src) ? ", inside the gzip compression" : "", found(c, b));
+    return -1;
+}
+
+static kr *kr_open(const char *path, char *err, size_t errlen)
+{
+    kr *r = calloc(1, sizeof *r);
+    if (!r) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        return NULL;
+    }
+    r->path = path;
+    r->err = err;
+    r->errlen = errlen;
+    if (!(r->src = cta_ksrc_open(path, err, errlen))) {
+        free(r);
+        return NULL;
+    }
+    return r;
+}
+
+static void kr_close(kr *r)
+{
+    cta_ksrc_close(r->src);
+    free(r->ar);
+    free(r);
+}
+
+/* Whether the buffered text at c (peeked) is the literal null, true or false, alone. */
+static int literal_at(kr *r, int c)
+{
+    const char *lit = c == 'n' ? "null" : c == 't' ? "true" : c == 'f' ? "false" : NULL;
+    size_t n = lit ? strlen(lit) : 0, have = r->len - r->pos;
+    return lit && have >= n && !memcmp(r->buf + r->pos, lit, n) &&
+           (have == n || !isalnum(r->buf[r->pos + n]));
 }
 
 int cta_kineto_sniff(const char *path)
 {
-    gzFile gz = gzopen(path, "rb");
-    if (!gz)
+    char err[512];
+    kr *r = kr_open(path, err, sizeof err);
+    if (!r)
         return -1;
-    /* Kineto writes its few KiB of metadata (devices, ranks) before the events: the key must
-     * show within the first 64 KiB, so that other JSON (cutrace's own summary, say) is not
-     * taken for a profile */
-    static const char key[] = "\"traceEvents\"";
-    size_t cap = 64 << 10;
-    char *b = malloc(cap + 1);
-    int n = b ? gzread(gz, b, (unsigned)cap) : -1;
-    gzclose(gz);
-    int yes = 0;
-    if (n > 0) {
-        b[n] = '\0';
-        size_t lead = strspn(b, " \t\r\n");
-        yes = b[lead] == '{' && memmem(b, (size_t)n, key, sizeof key - 1) != NULL;
+    int c = peek_token(r), what = CTA_KFILE_OTHER;
+    if (c == '[') {
+        what = CTA_KFILE_TRACE;
+    } else if (c == '{') {
+        /* Kineto writes its few KiB of metadata (devices, ranks) before the events: the key must
+         * show within the first 64 KiB, so that other JSON (cutrace's own summary, say) is not
+         * taken for a profile. '"' starts the key and ends it, nowhere else: a match restarts
+         * only there. */
+        static const char key[] = "\"traceEvents\"";
+        size_t m = 0;
+        what = CTA_KFILE_JSON;
+        while (r->off + r->pos < (64u << 10) && (c = next(r)) >= 0) {
+            m = c == key[m] ? m + 1 : c == '"';
+            if (m == sizeof key - 1) {
+                what = CTA_KFILE_TRACE;
+                break;
+            }
+        }
+    } else if (c == '"' || literal_at(r, c) || cta_ksrc_gzip(r->src) || r->failed) {
+        /* other JSON, gzip or UTF-16 text: the read names what it is (a number is left out: a
+         * text file may start with one) */
+        what = CTA_KFILE_JSON;
     }
-    free(b);
-    return yes;
+    kr_close(r);
+    return what;
 }
 
 int cta_kineto_read(const char *path, cta_kevent_fn fn, void *ctx, cta_kmeta *meta, char *err,
                     size_t errlen)
 {
     memset(meta, 0, sizeof *meta);
-    kr *r = calloc(1, sizeof *r);
-    if (!r) {
-        snprintf(err, errlen, "%s: out of memory", path);
+    kr *r = kr_open(path, err, errlen);
+    if (!r)
         return -1;
-    }
-    r->path = path;
-    r->err = err;
-    r->errlen = errlen;
-    r->gz = gzopen(path, "rb");
-    if (!r->gz) {
-        snprintf(err, errlen, "%s: %s", path, errno ? strerror(errno) : "cannot open");
-        free(r);
-        return -1;
-    }
-    gzbuffer(r->gz, 1 << 18);
-    docparse d = {fn, ctx, meta, 0};
-    int rc = object(r, doc_member, &d, 1);
-    if (rc == 0 && peek_token(r) >= 0) {
+    docparse d = {.fn = fn, .ctx = ctx, .meta = meta};
+    if (!r->failed && document(r, &d) == 0 && peek_token(r) >= 0) {
         char b[16];
         fail(r, "expected the end of the file after the document, found %s", found(peek(r), b));
     }
-    rc = d.stopped ? d.stopped : r->failed ? -1 : 0;
-    gzclose(r->gz);
-    free(r->ar);
-    free(r);
+    int rc = d.stopped ? d.stopped : r->failed ? -1 : 0;
+    kr_close(r);
     return rc;
 }

@@ -5,10 +5,15 @@
  * - Streaming: the file is read in fixed-size blocks and one trace event is held at a time, so
  *   memory is bounded by the longest event (its strings together at most CTA_KINETO_MAX_EVENT
  *   bytes) and the nesting depth (at most CTA_KINETO_MAX_DEPTH), never by the file's size.
- * - Every object of the top-level `traceEvents` array is handed to the callback, in file order,
+ * - The text may be gzip-compressed, and that gzip inside gzip, and start with a UTF-8
+ *   byte-order mark (cta_ksrc.h).
+ * - Every object of the top-level `traceEvents` array (or of the top-level array: Chrome's
+ *   array form, whose closing ']' may be missing) is handed to the callback, in file order,
  *   with the fields cutrace uses decoded (below); anything else in an event is skipped.
  *   `distributedInfo.rank` and the number of `deviceProperties` entries go to the meta data,
  *   final only when the read returns (Kineto may write them after the events).
+ * - A document without a traceEvents array (`{}`, `null`) is refused: "PATH: a JSON document
+ *   with no trace events: expected ..., found ...".
  * - The whole document must be valid JSON (RFC 8259): on the first violation the read stops
  *   with an error naming the file, the byte offset (in the decompressed text, for a gzip file)
  *   and what was expected against what was found. Events already delivered stay delivered.
@@ -23,10 +28,12 @@
 #define CTA_KINETO_MAX_DEPTH 64
 
 /* A number field: has is 0 when absent, not a number, or beyond 2^53 in magnitude (HTA's
- * default then applies); when has is 1, v converts to int64_t safely. */
+ * default then applies), and why says which; when has is 1, v converts to int64_t safely. */
+enum { CTA_KNUM_ABSENT, CTA_KNUM_NOT_NUMBER, CTA_KNUM_HUGE };
 typedef struct {
     double v;
     int has;
+    int why; /* CTA_KNUM_*, when has is 0 */
 } cta_knum;
 
 /* One trace event. Strings are NUL-terminated, "" when absent, and valid only during the
@@ -65,9 +72,13 @@ typedef struct {
 /* Return nonzero to stop the read (cta_kineto_read then returns that value). */
 typedef int (*cta_kevent_fn)(void *ctx, const cta_kevent *e);
 
-/* 1 if the file is a Kineto trace (plain or gzip text whose first non-blank byte is '{' and
- * whose first 64 KiB hold the key "traceEvents"), 0 if not, -1 (errno set) if it cannot be
- * opened. */
+/* What a file is, by its content (after any layers of gzip, a UTF-8 byte-order mark and blanks):
+ * CTA_KFILE_TRACE, a Kineto trace: an object whose first 64 KiB hold the key "traceEvents", or
+ * Chrome's array form (first byte '['); CTA_KFILE_JSON, other JSON (an object without that key
+ * early, a string, null, true, false), gzip holding something else, or UTF-16 text, which a
+ * file named alone is read as, for the read to say what it is; CTA_KFILE_OTHER, anything else
+ * (a cutrace trace); -1 (errno set) if it cannot be opened. */
+enum { CTA_KFILE_OTHER, CTA_KFILE_TRACE, CTA_KFILE_JSON };
 int cta_kineto_sniff(const char *path);
 
 /* Reads the whole file: 0 when it was read to its end, the callback's nonzero value when it

@@ -150,25 +150,80 @@ static void range_event(kconv *c, const cta_kevent *e, uint32_t tid, int64_t sta
     c->st.python_functions += is_cat(e, "python_function");
 }
 
+/* 2^52 us (142 years): the hta block's bound too; times below it end below 2^62 ns */
+#define MAX_US 4.5e15
+
+/* Why the number n of an event is not a time: the first of four reasons (missing, not a number,
+ * negative, out of range) from `first`, or -1 when it is one. */
+static int bad_time(cta_knum n, int first)
+{
+    if (!n.has)
+        return first + (n.why == CTA_KNUM_ABSENT ? 0 : n.why == CTA_KNUM_NOT_NUMBER ? 1 : 3);
+    return n.v < 0 ? first + 2 : n.v > MAX_US ? first + 3 : -1;
+}
+
+/* Why the event's thread (and process, when with_pid) is not known, or -1. */
+static int bad_thread(const cta_kevent *e, int with_pid)
+{
+    if ((with_pid && !e->pid.has) || !e->tid.has)
+        return CTA_KDROP_PID_TID;
+    return e->tid.v < 0 ? CTA_KDROP_TID_NEGATIVE : -1;
+}
+
+/* Why an event of a kind the conversion reads cannot be used, or -1: its ts, its dur when
+ * with_dur (an end beyond the bound is the dur's fault), its thread when with_thread. */
+static int bad_event(const cta_kevent *e, int with_dur, int with_thread)
+{
+    int why = bad_time(e->ts, CTA_KDROP_TS_MISSING);
+    if (why < 0 && with_dur) {
+        why = bad_time(e->dur, CTA_KDROP_DUR_MISSING);
+        if (why < 0 && e->ts.v + e->dur.v > MAX_US)
+            why = CTA_KDROP_DUR_RANGE;
+    }
+    if (why < 0 && with_thread)
+        why = bad_thread(e, 1);
+    return why;
+}
+
+static int dropped(kconv *c, int why, int gpu)
+{
+    c->st.dropped[why]++;
+    c->st.dropped_events++;
+    c->st.dropped_gpu += gpu;
+    return 0;
+}
+
 static int on_event(void *ctx, const cta_kevent *e)
 {
     kconv *c = ctx;
+    int why;
+    c->st.events++;
     if (!strcmp(e->ph, "M")) {
-        if (!e->pid.has)
+        int proc = !strcmp(e->name, "process_name"), thread = !strcmp(e->name, "thread_name");
+        if (!proc && !thread)
             return 0;
-        if (!strcmp(e->name, "process_name") && (!c->have_pid || (uint32_t)e->pid.v == c->t.pid) &&
-            !c->t.proc_name && e->arg_name[0])
+        if ((why = !e->pid.has ? CTA_KDROP_PID_TID : thread ? bad_thread(e, 0) : -1) >= 0)
+            return dropped(c, why, 0);
+        if (proc && (!c->have_pid || (uint32_t)e->pid.v == c->t.pid) && !c->t.proc_name && e->arg_name[0])
             c->t.proc_name = cta_ktrace_str_id(&c->t, e->arg_name);
-        if (!strcmp(e->name, "thread_name") && e->tid.has && e->arg_name[0])
+        if (thread && e->arg_name[0])
             thread_named(c, (uint32_t)e->tid.v, cta_ktrace_str_id(&c->t, e->arg_name));
         return 0;
     }
     if (!strcmp(e->ph, "i") && !strcmp(e->name, "[memory]")) {
         /* PyTorch's caching allocator giving a block to a tensor (Bytes > 0) or taking it back:
          * device memory only (Device Type 1), by address */
-        if (!e->ts.has || e->ts.v < 0 || e->ts.v > 4.5e15 || !e->mem_bytes.has || !e->mem_addr.has ||
-            e->mem_bytes.v == 0 || !e->mem_dev_type.has || e->mem_dev_type.v != 1 || !e->tid.has ||
-            e->tid.v < 0)
+        if (!e->mem_dev_type.has)
+            return dropped(c, CTA_KDROP_MEMORY_FIELDS, 0);
+        if (e->mem_dev_type.v != 1)
+            return 0;
+        if ((why = bad_event(e, 0, 0)) >= 0)
+            return dropped(c, why, 0);
+        if (!e->mem_bytes.has || !e->mem_addr.has)
+            return dropped(c, CTA_KDROP_MEMORY_FIELDS, 0);
+        if ((why = bad_thread(e, 0)) >= 0)
+            return dropped(c, why, 0);
+        if (e->mem_bytes.v == 0)
             return 0;
         cta_kit it = {0};
         it.kind = CTA_KR_MEM;
@@ -184,13 +239,18 @@ static int on_event(void *ctx, const cta_kevent *e)
         c->st.memory_events++;
         return 0;
     }
-    if (strcmp(e->ph, "X") || !e->ts.has || !e->dur.has || e->ts.v < 0 || e->dur.v < 0 ||
-        e->ts.v + e->dur.v > 4.5e15) /* 2^52 us, as the hta block: ends below 2^62 ns */
+    if (strcmp(e->ph, "X"))
         return 0;
-    int64_t start = us_ns(e->ts.v), end = start + us_ns(e->dur.v);
     int work = is_cat(e, "kernel") ? CT_GPU_KERNEL
              : is_cat(e, "gpu_memcpy") ? CT_GPU_MEMCPY
              : is_cat(e, "gpu_memset") ? CT_GPU_MEMSET : 0;
+    int call = is_cat(e, "cuda_runtime") || is_cat(e, "cuda_driver");
+    int range = is_cat(e, "cpu_op") || is_cat(e, "user_annotation") || is_cat(e, "python_function");
+    if (!work && !call && !range && !is_cat(e, "cuda_sync"))
+        return 0;
+    if ((why = bad_event(e, 1, call || range)) >= 0)
+        return dropped(c, why, work != 0);
+    int64_t start = us_ns(e->ts.v), end = start + us_ns(e->dur.v);
     cta_kit it = {0};
     it.start = (uint64_t)start;
     it.end = (uint64_t)end;
@@ -229,9 +289,9 @@ static int on_event(void *ctx, const cta_kevent *e)
         cta_ksort_add(&c->by_corr, &it);
         return 0;
     }
-    if (is_cat(e, "cuda_sync")) {
+    if (!call && !range) { /* cuda_sync */
         if (!e->correlation.has)
-            return 0;
+            return dropped(c, CTA_KDROP_CORRELATION, 0);
         it.kind = KI_SYNCEV;
         it.corr = corr_of(c, e);
         it.stream = e->stream.has && e->stream.v >= 0 ? (uint64_t)e->stream.v : 0;
@@ -241,10 +301,6 @@ static int on_event(void *ctx, const cta_kevent *e)
         cta_ksort_add(&c->by_corr, &it);
         return 0;
     }
-    int call = is_cat(e, "cuda_runtime") || is_cat(e, "cuda_driver");
-    int range = is_cat(e, "cpu_op") || is_cat(e, "user_annotation") || is_cat(e, "python_function");
-    if (!(call || range) || !e->pid.has || !e->tid.has || e->tid.v < 0)
-        return 0;
     if (!c->have_pid) {
         c->have_pid = 1;
         c->t.pid = (uint32_t)e->pid.v;
@@ -425,6 +481,32 @@ const char cta_kineto_lacks[] =
     "the host's CPU time (what the host did outside CUDA is unknown, not idle), call stacks, "
     "the process's exit, the pinned or pageable kind of copies whose name does not say it, "
     "device memory allocated before the profile began (and all of it without profile_memory)";
+
+#define CTA_KDROP_KEY_(id, key, words) key,
+#define CTA_KDROP_WORDS_(id, key, words) words,
+const char *const cta_kdrop_key[CTA_KDROP_N] = {CTA_KDROPS(CTA_KDROP_KEY_)};
+const char *const cta_kdrop_words[CTA_KDROP_N] = {CTA_KDROPS(CTA_KDROP_WORDS_)};
+#undef CTA_KDROP_KEY_
+#undef CTA_KDROP_WORDS_
+
+const char *cta_kconv_dropped_text(const cta_kconv_stats *st, char *buf, size_t len)
+{
+    size_t o = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < CTA_KDROP_N && o < len; i++) {
+        if (!st->dropped[i])
+            continue;
+        int n = snprintf(buf + o, len - o, "%s%llu %s", o ? ", " : "",
+                         (unsigned long long)st->dropped[i], cta_kdrop_words[i]);
+        o += n > 0 ? (size_t)n : 0;
+    }
+    return buf;
+}
+
+const char cta_kineto_gpu_dropped[] =
+    "no GPU activity left in this Kineto trace: its kernel, gpu_memcpy and gpu_memset events "
+    "were all dropped for faulty fields (source.dropped says why): the breakdown has nothing to "
+    "measure";
 
 const char cta_kineto_no_gpu[] =
     "no GPU activity in this Kineto trace (no kernel, gpu_memcpy or gpu_memset event): the "

@@ -24,6 +24,26 @@
 #include "cttrace.h"
 #include "cta_kineto.h"
 
+/* Why an event of a kind the conversion reads was dropped: D(id, JSON key, words). Times are
+ * microseconds; beyond 2^52 us (142 years) nanoseconds would not fit in 64 bits. */
+#define CTA_KDROPS(D)                                                                             \
+    D(TS_MISSING, "ts_missing", "ts missing")                                                     \
+    D(TS_NOT_NUMBER, "ts_not_a_number", "ts not a number")                                        \
+    D(TS_NEGATIVE, "ts_negative", "ts negative")                                                  \
+    D(TS_RANGE, "ts_out_of_range", "ts out of range (beyond 2^52 us)")                            \
+    D(DUR_MISSING, "dur_missing", "dur missing")                                                  \
+    D(DUR_NOT_NUMBER, "dur_not_a_number", "dur not a number")                                     \
+    D(DUR_NEGATIVE, "dur_negative", "dur negative")                                               \
+    D(DUR_RANGE, "dur_out_of_range", "dur out of range (ending beyond 2^52 us)")                  \
+    D(PID_TID, "pid_or_tid_missing", "pid or tid missing or not a number")                        \
+    D(TID_NEGATIVE, "tid_negative", "tid negative")                                               \
+    D(MEMORY_FIELDS, "memory_fields_missing", "[memory] without a numeric Device Type, Addr or Bytes") \
+    D(CORRELATION, "correlation_missing", "cuda_sync without a correlation")
+#define CTA_KDROP_ENUM_(id, key, words) CTA_KDROP_##id,
+enum { CTA_KDROPS(CTA_KDROP_ENUM_) CTA_KDROP_N };
+#undef CTA_KDROP_ENUM_
+extern const char *const cta_kdrop_key[CTA_KDROP_N], *const cta_kdrop_words[CTA_KDROP_N];
+
 /* What the conversion of one file found, for the statement of what is missing. */
 typedef struct {
     uint64_t kernels, copies, sets, runtime, syncs, ranges, steps;
@@ -31,7 +51,14 @@ typedef struct {
     uint64_t memory_events;       /* [memory] events of device memory (MEM records) */
     uint64_t gpu_without_call;    /* GPU work whose runtime call is not in the trace */
     uint64_t python_functions;
+    uint64_t events;                /* objects of its traceEvents */
+    uint64_t dropped[CTA_KDROP_N];  /* events of the kinds read, dropped: each for its first fault */
+    uint64_t dropped_events;        /* their sum */
+    uint64_t dropped_gpu;           /* of them, kernel, gpu_memcpy and gpu_memset events */
 } cta_kconv_stats;
+
+/* "12 dur not a number, 1 ts negative": the nonzero counts of st->dropped, into buf. */
+const char *cta_kconv_dropped_text(const cta_kconv_stats *st, char *buf, size_t len);
 
 /* Converts the Kineto trace `path` into a new cutrace trace file in $TMPDIR, whose name goes to
  * out. Returns 0, or -1 with "PATH: ..." in err. */
@@ -39,8 +66,9 @@ int cta_kineto_convert(const char *path, char *out, size_t outlen, cta_kmeta *me
                        cta_kconv_stats *st, char *err, size_t errlen);
 
 /* What the analysis says of a Kineto trace with no GPU activity (no kernel, gpu_memcpy or
- * gpu_memset event): there is nothing to measure, not a zero. */
-extern const char cta_kineto_no_gpu[];
+ * gpu_memset event): there is nothing to measure, not a zero; and of one whose GPU events were
+ * all dropped (st->dropped_gpu of them: cta_kconv_dropped_text says why). */
+extern const char cta_kineto_no_gpu[], cta_kineto_gpu_dropped[];
 
 /* What a Kineto trace does not hold, as one sentence (the text summary's "not in it: ..."). */
 extern const char cta_kineto_lacks[];

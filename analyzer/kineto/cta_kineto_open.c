@@ -13,10 +13,15 @@
 #include "cta_cli.h"
 #include "cta_map.h"
 
-static int is_kineto_file(const char *path)
+/* A file named alone is read as Kineto when it is JSON at all, for the read to say what it is;
+ * a directory's files only when they are traces (`json`: which). */
+static int is_kineto_file(const char *path, int json)
 {
     struct stat st;
-    return stat(path, &st) == 0 && S_ISREG(st.st_mode) && cta_kineto_sniff(path) == 1;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return 0;
+    int k = cta_kineto_sniff(path);
+    return k == CTA_KFILE_TRACE || (json && k == CTA_KFILE_JSON);
 }
 
 static int by_name(const void *a, const void *b)
@@ -41,7 +46,7 @@ static size_t dir_files(const char *dir, char ***v, size_t *n, size_t *cap)
         size_t sz = strlen(dir) + l + 2;
         char *path = cta_xmalloc(sz, "Kineto file name");
         snprintf(path, sz, "%s/%s", dir, e->d_name);
-        if (!is_kineto_file(path)) {
+        if (!is_kineto_file(path, 0)) {
             free(path);
             continue;
         }
@@ -63,7 +68,7 @@ static int is_dir(const char *path)
 int cta_kineto_is_input(const char *path)
 {
     if (!is_dir(path))
-        return is_kineto_file(path);
+        return is_kineto_file(path, 1);
     char **v = NULL;
     size_t nv = 0, cap = 0;
     int any = dir_files(path, &v, &nv, &cap) > 0;
@@ -155,6 +160,12 @@ static const char *converted(const char *cmd, const char *path)
     if (cta_kineto_convert(path, out, sizeof out, &meta, &st, err, sizeof err) != 0) {
         fprintf(stderr, "cutrace %s: error: %s\n", cmd, err);
         return NULL;
+    }
+    if (st.dropped_events) {
+        char why[1024];
+        fprintf(stderr, "cutrace %s: warning: %s: %llu of its %llu events dropped: %s\n", cmd, path,
+                (unsigned long long)st.dropped_events, (unsigned long long)st.events,
+                cta_kconv_dropped_text(&st, why, sizeof why));
     }
     kdone d = {strdup(path), strdup(out), st};
     if (!d.orig || !d.conv) {

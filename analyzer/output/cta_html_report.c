@@ -26,16 +26,24 @@ static void put_script_json(FILE *f, const char *s, size_t n)
     }
 }
 
-/* text as HTML character data (the <title> element) */
+/* text as HTML character data (the <title> element) of a page declared UTF-8: a byte that is not
+ * part of valid UTF-8, and a control character (HTML forbids them), as U+FFFD */
 static void put_html_text(FILE *f, const char *s)
 {
-    for (; *s; s++) {
-        switch (*s) {
+    const unsigned char *p = (const unsigned char *)s;
+    size_t n;
+    for (; *p; p += n ? n : 1) {
+        n = *p < 0x20 || *p == 0x7F ? 0 : cta_utf8_len(p);
+        switch (n == 1 ? *p : 0) {
         case '<': fputs("&lt;", f); break;
         case '>': fputs("&gt;", f); break;
         case '&': fputs("&amp;", f); break;
         case '"': fputs("&quot;", f); break;
-        default: putc_unlocked(*s, f);
+        default:
+            if (n)
+                fwrite(p, 1, n, f);
+            else
+                fputs("\xEF\xBF\xBD", f);
         }
     }
 }

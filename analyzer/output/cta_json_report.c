@@ -179,8 +179,15 @@ static void json_processes(cta_json *j, const cta_model *m)
             CTA_JK_U64(j, "gpu_work_without_call", ks->gpu_without_call);
             CTA_JK_U64(j, "ranges", ks->ranges);
             CTA_JK_U64(j, "memory_events", ks->memory_events);
+            CTA_JK_U64(j, "events", ks->events);
+            CTA_JK_U64(j, "dropped_events", ks->dropped_events);
+            cta_json_key(j, "dropped");
+            cta_json_obj(j);
+            for (int r = 0; r < CTA_KDROP_N; r++)
+                CTA_JK_U64(j, cta_kdrop_key[r], ks->dropped[r]);
+            cta_json_end_obj(j);
             if (ks != &none && !ks->kernels && !ks->copies && !ks->sets)
-                CTA_JK_STR(j, "message", cta_kineto_no_gpu);
+                CTA_JK_STR(j, "message", ks->dropped_gpu ? cta_kineto_gpu_dropped : cta_kineto_no_gpu);
             cta_json_end_obj(j);
         }
         cta_feature_proc_json(j, m, p, CTA_AT_PROC_SOURCE);

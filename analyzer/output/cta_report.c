@@ -632,7 +632,8 @@ static void text_breakdown(FILE *f, const cta_model *m)
     for (size_t i = 0; i < m->nprocs; i++) {
         const cta_kconv_stats *ks = cta_kineto_source_stats(m->rd, m->procs[i].file);
         if (ks && !ks->kernels && !ks->copies && !ks->sets)
-            fprintf(f, "  pid %u: %s\n", m->procs[i].pid, cta_kineto_no_gpu);
+            fprintf(f, "  pid %u: %s\n", m->procs[i].pid,
+                    ks->dropped_gpu ? cta_kineto_gpu_dropped : cta_kineto_no_gpu);
     }
 }
 
@@ -682,6 +683,12 @@ void cta_report_text(FILE *f, const cta_model *m, const cta_diag *dg, int ndiag,
         if (kineto)
             fprintf(f, "source: PyTorch profiler (Kineto) trace %s; not in it: %s\n",
                     cta_text_safe(name, sizeof name, kineto, 0), cta_kineto_lacks);
+        const cta_kconv_stats *ks = cta_kineto_source_stats(m->rd, m->procs[i].file);
+        char why[1024];
+        if (ks && ks->dropped_events)
+            fprintf(f, "dropped: %llu of the %llu events of %s (%s)\n",
+                    (unsigned long long)ks->dropped_events, (unsigned long long)ks->events, name,
+                    cta_kconv_dropped_text(ks, why, sizeof why));
     }
     text_run(f, m);
     heading(f, "Kernels");

@@ -223,14 +223,20 @@ static int csv_close_slot(cta_tables *t, csv_slot *s)
 }
 
 /* RFC 4180: a field with a comma, quote or line break is quoted, quotes doubled; NULL is an
- * empty field, the empty string "". */
+ * empty field, the empty string "". A text a spreadsheet would take for a formula (its first
+ * character one of = + - @, tab or CR) is quoted with a ' before it, as OWASP advises against
+ * CSV injection: the cell then shows as the text it is. A text starting with ' gets one too, so
+ * that removing one leading ' always gives the value back. */
 static void csv_text(gzFile gz, const char *s)
 {
-    if (*s && !strpbrk(s, ",\"\r\n")) {
+    int formula = *s && strchr("=+-@\t\r'", *s);
+    if (*s && !formula && !strpbrk(s, ",\"\r\n")) {
         gzputs(gz, s);
         return;
     }
     gzputc(gz, '"');
+    if (formula)
+        gzputc(gz, '\'');
     for (; *s; s++) {
         if (*s == '"')
             gzputc(gz, '"');
@@ -283,7 +289,7 @@ static gzFile csv_stream(cta_tables *t, int table, uint32_t file)
                 gzputc(gz, ',');
             gzputs(gz, tabs[table].cols[c]);
         }
-        gzputc(gz, '\n');
+        gzputs(gz, "\r\n");
         t->started[key] = 1;
     }
     return gz;
@@ -305,7 +311,7 @@ static int csv_put(cta_tables *t, int table, uint32_t file, const cta_val *row)
         else if (v->kind == CTA_V_TEXT)
             csv_text(gz, v->s);
     }
-    if (gzputc(gz, '\n') != '\n') {
+    if (gzputs(gz, "\r\n") != 2) {
         int e;
         fprintf(stderr, "cutrace export: error: %s/%s: write failed: %s\n", t->dir, tabs[table].name,
                 gzerror(gz, &e));

@@ -1,5 +1,6 @@
 #include "an_helpers.h"
 
+#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -12,6 +13,33 @@ const char *an_cutrace(void)
 #else
     return ctt_path(path, "bin/cutrace");
 #endif
+}
+
+const char *an_write_tmp(char path[4096], const char *name, const char *text, size_t len)
+{
+    snprintf(path, 4096, "%s/%s", ctt_tmpdir(), name);
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return NULL;
+    size_t n = fwrite(text, 1, len, f);
+    return fclose(f) == 0 && n == len ? path : NULL;
+}
+
+int an_prefixed_file(char path[4096], const char *dir, const char *prefix)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return -1;
+    struct dirent *e;
+    int found = -1;
+    size_t n = strlen(prefix);
+    while ((e = readdir(d)))
+        if (!strncmp(e->d_name, prefix, n) && !strncmp(e->d_name + n, "--", 2)) {
+            snprintf(path, 4096, "%s/%s", dir, e->d_name);
+            found = 0;
+        }
+    closedir(d);
+    return found;
 }
 
 /* Splits s (copied into buf) on spaces into argv after the given first arguments. */

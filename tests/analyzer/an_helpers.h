@@ -14,6 +14,12 @@ const char *an_cutrace(void);
 const char *an_gen(char dir[4096], const char *name, const char *args);
 /* The same, with tracegen's stdout (its "tracegen: key=value" lines) in *out (free it). */
 const char *an_gen_out(char dir[4096], const char *name, const char *args, char **out);
+/* Writes len bytes of text into the file name of the test's tmpdir, its path into path; returns
+ * path, or NULL on failure. */
+const char *an_write_tmp(char path[4096], const char *name, const char *text, size_t len);
+/* The file of dir whose name starts with prefix "--" (the Kineto traces of ../shared/data/
+ * kineto-hta keep their original folder so), its path into path: 0, or -1 when none is there. */
+int an_prefixed_file(char path[4096], const char *dir, const char *prefix);
 /* Runs `cutrace ARGS` (space-separated; "{}" is replaced by path); p is filled. */
 int an_run(ctt_proc *p, const char *args, const char *path);
 /* `cutrace summary --json EXTRA PATH`, parsed; NULL (with the reason printed) on failure. */

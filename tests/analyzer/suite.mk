@@ -29,7 +29,8 @@ $(B)/tests/analyzer/test-jobs.o $(B)/asan/tests/analyzer/test-jobs.o: CFLAGS += 
 
 # the Kineto traces HTA's tests use (when present) and HTA's numbers for them
 $(B)/tests/analyzer/test-kineto.o $(B)/asan/tests/analyzer/test-kineto.o \
-$(B)/tests/analyzer/test-kineto_model.o $(B)/asan/tests/analyzer/test-kineto_model.o: CFLAGS += \
+$(B)/tests/analyzer/test-kineto_model.o $(B)/asan/tests/analyzer/test-kineto_model.o \
+$(B)/tests/analyzer/test-kineto_input.o $(B)/asan/tests/analyzer/test-kineto_input.o: CFLAGS += \
   -DAN_KINETO_DATA='"$(abspath ../shared/data/kineto-hta)"' \
   -DAN_KINETO_REF='"$(CURDIR)/tests/analyzer/kineto/hta-reference.txt"' \
   -DAN_KINETO_SCRIPTS='"$(CURDIR)/tests/analyzer/kineto"'

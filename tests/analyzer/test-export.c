@@ -268,7 +268,8 @@ TEST_IMPL(export_sqlite_queries_match_summary)
 }
 
 /* Every table of the CSV export holds the SQLite export's rows (values typed by schema.sql's
- * types; NULL and "" are one in CSV), compared by Python's sqlite3, gzip and csv modules. */
+ * types; NULL and "" are one in CSV; a text cell's leading ' is the formula guard, SQLITE.md),
+ * compared by Python's sqlite3, gzip and csv modules. */
 static const char csv_check[] =
     "import csv, glob, gzip, os, sqlite3, sys\n"
     "db, d = sys.argv[1], sys.argv[2]\n"
@@ -276,7 +277,7 @@ static const char csv_check[] =
     "tables = [r[0] for r in con.execute(\"SELECT name FROM sqlite_master WHERE type = 'table'\")]\n"
     "schema = open(os.path.join(d, 'schema.sql')).read()\n"
     "bad = 0\n"
-    "conv = {'INTEGER': int, 'REAL': float, 'TEXT': str}\n"
+    "conv = {'INTEGER': int, 'REAL': float, 'TEXT': lambda v: v[1:] if v[:1] == \"'\" else v}\n"
     "for t in tables:\n"
     "    info = list(con.execute('PRAGMA table_info(\"%s\")' % t))\n"
     "    cols, types = [r[1] for r in info], [r[2] for r in info]\n"

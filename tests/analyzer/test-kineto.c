@@ -7,33 +7,8 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
-static const char *write_tmp(char path[4096], const char *name, const char *text)
-{
-    snprintf(path, 4096, "%s/%s", ctt_tmpdir(), name);
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return NULL;
-    fputs(text, f);
-    return fclose(f) == 0 ? path : NULL;
-}
-
-/* The trace of ../shared/data/kineto-hta whose name starts with prefix "--". */
-static int shared_trace(char path[4096], const char *prefix)
-{
-    DIR *d = opendir(AN_KINETO_DATA);
-    if (!d)
-        return -1;
-    struct dirent *e;
-    int found = -1;
-    size_t n = strlen(prefix);
-    while ((e = readdir(d)))
-        if (!strncmp(e->d_name, prefix, n) && !strncmp(e->d_name + n, "--", 2)) {
-            snprintf(path, 4096, "%s/%s", AN_KINETO_DATA, e->d_name);
-            found = 0;
-        }
-    closedir(d);
-    return found;
-}
+#define write_tmp(path, name, text) an_write_tmp(path, name, text, strlen(text))
+#define shared_trace(path, prefix) an_prefixed_file(path, AN_KINETO_DATA, prefix)
 
 TEST_IMPL(kineto_hta_matches_hta_on_real_traces)
 {

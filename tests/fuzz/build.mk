@@ -57,10 +57,14 @@ $(FUZZ_B)/fuzz_kineto: $(FUZZ_B)/obj/tests/fuzz/fuzz_kineto.o $(FUZZ_CLI_OBJS) $
 	$(FUZZ_CC) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ $(CTTRACE_LDLIBS) -lsqlite3 -lz -lm
 
 # fuzz_kineto's seeds: the Kineto traces of HTA's tests (../shared, when present), decompressed
-# and cut to the fuzzer's length limit, and the documents of tests/fuzz/kineto-seeds/.
+# and cut to the fuzzer's length limit, the documents of tests/fuzz/kineto-seeds/ (among them
+# Chrome's array form, closed and not, a byte-order mark, events dropped for each reason, `{}`
+# and `null`), and two of them as gzip inside gzip.
 $(FUZZ_B)/seeds-kineto/.done: $(wildcard tests/fuzz/kineto-seeds/*)
 	@mkdir -p $(dir $@)
 	@cp tests/fuzz/kineto-seeds/* $(dir $@)
+	@gzip -c tests/fuzz/kineto-seeds/bom.json | gzip -c > $(dir $@)/bom-nested.json.gz
+	@gzip -c tests/fuzz/kineto-seeds/dropped.json | gzip -c | gzip -c > $(dir $@)/dropped-nested3.json.gz
 	@for f in $(wildcard ../shared/data/kineto-hta/*.json.gz); do \
 	  zcat "$$f" | head -c 200000 > $(dir $@)/$$(basename "$$f" .json.gz).json; done
 	@touch $@

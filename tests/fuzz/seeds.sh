@@ -25,6 +25,8 @@ run aborted  -- "$W/dies" --how abort --steps 2 --step-ms 10
 CUTRACE_HOST_SAMPLE_MS=20 run tree -- "$W/loader_tree" 2 20 4096 100 "$tmp/tree.data"
 "$B/tests/analyzer/tracegen" -o "$tmp/gen" --iters 3 --kernels 4 --churn --oom >/dev/null
 "$B/tests/analyzer/tracegen" -o "$tmp/gen2" --iters 2 --kernels 2 --ranks 2 --prefetch --pinned >/dev/null
+# a kernel name that is not UTF-8 and that a spreadsheet would run (the report's page, the CSV)
+"$B/tests/analyzer/tracegen" -o "$tmp/name" --iters 2 --name $'=HYPERLINK("x")\xff\x01' >/dev/null
 n=0
 for f in "$tmp"/*/*.cutrace; do
   [ -f "$f" ] || continue
