@@ -65,12 +65,14 @@ TEST_IMPL(long_kernel_name_cut_with_its_length)
 
     /* Each output has the marker and nothing undefined; the summary's table cell starts the
      * name, then gives the marker. */
-    char page[4096], tl[4096], db[4096], csvdir[4096], cell[256];
+    char page[4096], tl[4096], db[4096], csvdir[4096], cell[256], frame[128];
     snprintf(page, sizeof page, "%s/report.html", ctt_tmpdir());
     snprintf(tl, sizeof tl, "%s/timeline.json", ctt_tmpdir());
     snprintf(db, sizeof db, "%s/trace.sqlite", ctt_tmpdir());
     snprintf(csvdir, sizeof csvdir, "%s/csv", ctt_tmpdir());
     snprintf(cell, sizeof cell, "void wl_long_kernel<wl_pair<wl_pair<wl_pair<wl_pair<wl_pair<%s", mark);
+    /* wl_steps for wl_long_kernel (6 bytes fewer), (float*, long long) for (float*) (11 more) */
+    snprintf(frame, sizeof frame, "...[truncated, %lld bytes] (long_names+0x", bytes + 5);
     char *const runs[][6] = {{"summary", out, NULL},
                              {"summary", "--json", out, NULL},
                              {"timeline", "-o", tl, out, NULL},
@@ -92,6 +94,10 @@ TEST_IMPL(long_kernel_name_cut_with_its_length)
         }
         if (i == 0)
             ASSERT_CONTAINS(text, cell);
+        if (i == 2) { /* the synchronization's call stack, through wl_steps<T> */
+            ASSERT_CONTAINS(text, "\"stack\":\"void wl_steps<wl_pair<wl_pair<");
+            ASSERT_CONTAINS(text, frame);
+        }
         free(text);
     }
     /* The exports: the name as the trace holds it in the kernel rows, the view and the CSV's

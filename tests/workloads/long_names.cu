@@ -5,16 +5,19 @@
  *
  * The kernel wl_long_kernel<T> (float *) is instantiated with T = wl_pair<U, U>, U itself such a
  * pair, 12 levels deep down to wl_leaf: its mangled name stays short (the repeated argument is
- * a substitution), its demangled name doubles with each level, to 73,7xx bytes. N launches of it
+ * a substitution), its demangled name doubles with each level, to 75,794 bytes. N launches of it
  * [3] <<<1, 32>>> and N of the short-named wl_short_kernel (float *), one stream, then one
- * cudaDeviceSynchronize. Prints its mangled name's length and its demangled name's (what a
- * tracer finding the kernel by its symbol can show), then the counts:
+ * cudaDeviceSynchronize, all from the host function wl_steps<T> (float *, long long), whose
+ * demangled name is the kernel's with 5 bytes more. Prints the kernel's mangled name's length
+ * and its demangled name's (what a tracer finding the kernel by its symbol can show), then the
+ * counts:
  *
  *   long_names: mangled_bytes=M demangled_bytes=D
  *   long_names: launches=L long=N short=N
  *
  * What a correct trace shows: 2N kernels, N of each name; the long one's name cut to what the
- * format holds and marked with its length, D. */
+ * format holds and marked with its length, D; the synchronization's call stack through
+ * wl_steps<T>, its name cut the same way and marked with D + 5. */
 #include <cuda_runtime.h>
 #include <cxxabi.h>
 #include <getopt.h>
@@ -40,6 +43,19 @@ template <class T> __global__ void wl_long_kernel(float *x)
 __global__ void wl_short_kernel(float *x)
 {
     x[threadIdx.x] *= 2.0f;
+}
+
+/* The launches and the synchronization, from a host function with the kernel's long name (the
+ * tracer records the synchronization's call stack). */
+template <class T> __attribute__((noinline)) void wl_steps(float *x, long long n)
+{
+    for (long long i = 0; i < n; i++) {
+        wl_long_kernel<T><<<1, 32>>>(x);
+        WL_RT(cudaGetLastError());
+        wl_short_kernel<<<1, 32>>>(x);
+        WL_RT(cudaGetLastError());
+    }
+    WL_RT(cudaDeviceSynchronize());
 }
 
 int main(int argc, char **argv)
@@ -71,13 +87,7 @@ int main(int argc, char **argv)
 
     float *x;
     WL_RT(cudaMalloc(&x, 32 * sizeof(float)));
-    for (long long i = 0; i < n; i++) {
-        longk<<<1, 32>>>(x);
-        WL_RT(cudaGetLastError());
-        wl_short_kernel<<<1, 32>>>(x);
-        WL_RT(cudaGetLastError());
-    }
-    WL_RT(cudaDeviceSynchronize());
+    wl_steps<wl_nest<12>::type>(x, n);
     WL_RT(cudaFree(x));
     printf("long_names: launches=%lld long=%lld short=%lld\n", 2 * n, n, n);
     return 0;
