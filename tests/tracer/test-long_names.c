@@ -115,3 +115,53 @@ TEST_IMPL(long_kernel_name_cut_with_its_length)
     ctt_proc_free(&p);
     return 0;
 }
+
+/* A Python function whose name is 70,000 bytes, defined in a file whose path is 2,000 (more than
+ * the tracer's 1 KiB buffer for a Python string), calls the driver: the synchronization's stack
+ * names the function cut with its length and the file whole, in the trace and the timeline. */
+static const char *const LN_PYTHON =
+    "import ctypes\n"
+    "cu = ctypes.CDLL('libcuda.so.1')\n"
+    "dev, ctx = ctypes.c_int(), ctypes.c_void_p()\n"
+    "assert cu.cuInit(0) == 0 and cu.cuDeviceGet(ctypes.byref(dev), 0) == 0\n"
+    "assert cu.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), dev) == 0\n"
+    "assert cu.cuCtxSetCurrent(ctx) == 0\n"
+    "name, path = 'f' * 70000, '/' + 'd' * 1995 + '.py'\n"
+    "space = {'cu': cu}\n"
+    "exec(compile('def %s():\\n    return cu.cuCtxSynchronize()\\n' % name, path, 'exec'), space)\n"
+    "assert space[name]() == 0\n";
+
+TEST_IMPL(long_python_names_cut_with_their_length)
+{
+    glob_t g;
+    tr_pythons(&g);
+    char out[4096], tl[4096], want[2200];
+    snprintf(out, sizeof out, "%s/trace", ctt_tmpdir());
+    snprintf(tl, sizeof tl, "%s/timeline.json", ctt_tmpdir());
+    char *cmd[] = {g.gl_pathv[0], "-c", (char *)LN_PYTHON, NULL};
+    ctt_proc p;
+    ASSERT_INT(tr_run(&p, out, NULL, cmd, NULL, 60), ==, 0);
+    TR_ASSERT_EXIT(p, 0);
+    ctt_proc_free(&p);
+    /* dump: the frame's function, as much as fits, then the marker; its file whole */
+    char *dump[] = {"dump", out, NULL}, *tlargs[] = {"timeline", "-o", tl, out, NULL};
+    char *text = tr_analyze(dump);
+    ASSERT(text != NULL);
+    snprintf(want, sizeof want, "fff...[truncated, 70000 bytes]\"#");
+    ASSERT_CONTAINS(text, want);
+    memset(want, 'd', 1995);
+    snprintf(want + 1995, sizeof want - 1995, ".py\"#");
+    ASSERT_CONTAINS(text, want);
+    ASSERT(strstr(text, "<string ") == NULL);
+    free(text);
+    /* the timeline's stack of the call: the function cut shorter, the marker kept */
+    text = tr_analyze(tlargs);
+    ASSERT(text != NULL);
+    free(text);
+    text = ctt_read_file(tl, NULL);
+    ASSERT(text != NULL);
+    ASSERT_CONTAINS(text, "fff...[truncated, 70000 bytes] (ddd");
+    free(text);
+    globfree(&g);
+    return 0;
+}
