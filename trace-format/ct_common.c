@@ -4,7 +4,6 @@
 #include "ct_wire.h"
 
 #include <assert.h>
-#include <stdio.h>
 
 size_t ct_string_cut(const char *text, size_t len, size_t max, char mark[CT_STRING_CUT_MAX])
 {
@@ -15,7 +14,18 @@ size_t ct_string_cut(const char *text, size_t len, size_t max, char mark[CT_STRI
     /* a text cut before keeps the length it had, which its own marker says */
     uint64_t full = len;
     size_t head = ct_string_cut_at(text, len, &full);
-    size_t keep = max - (size_t)snprintf(mark, CT_STRING_CUT_MAX, CT_STRING_CUT_FMT, (size_t)full);
+    /* CT_STRING_CUT_FMT written by hand: the tracer's signal-handler flush may define a string */
+    const size_t head_len = sizeof CT_STRING_CUT_HEAD - 1;
+    char digits[20];
+    size_t nd = 0;
+    do
+        digits[nd++] = (char)('0' + full % 10);
+    while (full /= 10);
+    memcpy(mark, CT_STRING_CUT_HEAD, head_len);
+    for (size_t i = 0; i < nd; i++)
+        mark[head_len + i] = digits[nd - 1 - i];
+    memcpy(mark + head_len + nd, CT_STRING_CUT_TAIL, sizeof CT_STRING_CUT_TAIL);
+    size_t keep = max - (head_len + nd + sizeof CT_STRING_CUT_TAIL - 1);
     keep = keep < head ? keep : head;
     /* a UTF-8 character has at most 3 continuation bytes: never keep part of one */
     for (int back = 0; back < 3 && keep > 0 && ((unsigned char)text[keep] & 0xc0) == 0x80; back++)
