@@ -8,7 +8,8 @@
  * a substitution), its demangled name doubles with each level, to 75,794 bytes. N launches of it
  * [3] <<<1, 32>>> and N of the short-named wl_short_kernel (float *), one stream, then one
  * cudaDeviceSynchronize, all from the host function wl_steps<T> (float *, long long), whose
- * demangled name is the kernel's with 5 bytes more. Prints the kernel's mangled name's length
+ * demangled name is the kernel's with 5 bytes more, the synchronization through wl_sync<0, 1,
+ * ..., 11999>, whose symbol is 84,906 bytes (GCC 13). Prints the kernel's mangled name's length
  * and its demangled name's (what a tracer finding the kernel by its symbol can show), then the
  * counts:
  *
@@ -17,12 +18,14 @@
  *
  * What a correct trace shows: 2N kernels, N of each name; the long one's name cut to what the
  * format holds and marked with its length, D; the synchronization's call stack through
- * wl_steps<T>, its name cut the same way and marked with D + 5. */
+ * wl_steps<T>, its name cut the same way and marked with D + 5, and wl_sync's, its symbol cut
+ * with its length. */
 #include <cuda_runtime.h>
 #include <cxxabi.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <utility>
 
 #include "wl_common.h"
 
@@ -45,6 +48,18 @@ __global__ void wl_short_kernel(float *x)
     x[threadIdx.x] *= 2.0f;
 }
 
+/* The synchronization, from a function whose symbol is itself over 65,535 bytes: 12,000 template
+ * arguments, each its own, leave the mangling nothing to abbreviate (and libstdc++'s demangler
+ * gives up on it). */
+template <int... I> __attribute__((noinline, noipa)) void wl_sync()
+{
+    WL_RT(cudaDeviceSynchronize());
+}
+template <int... I> void wl_sync_of(std::integer_sequence<int, I...>)
+{
+    wl_sync<I...>();
+}
+
 /* The launches and the synchronization, from a host function with the kernel's long name (the
  * tracer records the synchronization's call stack). */
 template <class T> __attribute__((noinline)) void wl_steps(float *x, long long n)
@@ -55,7 +70,8 @@ template <class T> __attribute__((noinline)) void wl_steps(float *x, long long n
         wl_short_kernel<<<1, 32>>>(x);
         WL_RT(cudaGetLastError());
     }
-    WL_RT(cudaDeviceSynchronize());
+    wl_sync_of(std::make_integer_sequence<int, 12000>());
+    WL_RT(cudaGetLastError()); /* not a tail call: this frame stays in the stack */
 }
 
 int main(int argc, char **argv)
