@@ -627,7 +627,8 @@ void ctp_python_sample_many(int n, const uint64_t *tstates, ctp_py_hint *const *
     }
 }
 
-/* A Python str's text, interned; 0 if unreadable. */
+/* A Python str's text, interned (the encoder cuts one too long for the trace, keeping its
+ * length); 0 if unreadable or over 1 MiB. */
 static uint32_t ctp_py_string(const ctp_py_mem *m, uint64_t obj)
 {
     const ctp_py_layout *L = ctp_py;
@@ -644,9 +645,12 @@ static uint32_t ctp_py_string(const ctp_py_mem *m, uint64_t obj)
         at = ctp_py_u64(h, L->str_utf8);
         len = ctp_py_u64(h, L->str_utf8_length);
     }
-    if (len >= sizeof text || ctp_py_read(m, at, text, len) != 0)
-        return 0;
-    return ctp_intern(text, len);
+    /* a long one (a generated function, a deep path) is rare: read on the heap */
+    char *buf = len < sizeof text ? text : len <= (1u << 20) ? malloc(len) : NULL;
+    uint32_t id = buf && ctp_py_read(m, at, buf, len) == 0 ? ctp_intern(buf, len) : 0;
+    if (buf != text)
+        free(buf);
+    return id;
 }
 
 static uint64_t ctp_py_varint(const unsigned char **p, const unsigned char *end)

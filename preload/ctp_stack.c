@@ -258,8 +258,12 @@ static const ctp_sym *ctp_symtab_find(const ctp_symtab *t, uint64_t x)
     return NULL;
 }
 
+/* Longest symbol name read: 16 times what a STRING record holds, whose cut (ct_string_cut) then
+ * keeps the name's start and length; a C++ template's mangled name may exceed the record. */
+#define CTP_SYM_MAX (16 * (CT_STRING_MAX + 1))
+
 /* The name at file offset `at` of m's file, interned demangled; 0 if the file changed since its
- * symbols were read, or the name cannot be read whole (at most CT_STRING_MAX bytes). */
+ * symbols were read, or the name cannot be read whole (at most CTP_SYM_MAX bytes). */
 static uint32_t ctp_sym_name(const ctp_module *m, uint64_t at)
 {
     if (!m->path)
@@ -275,8 +279,8 @@ static uint32_t ctp_sym_name(const ctp_module *m, uint64_t at)
         st.st_mtim.tv_sec == m->mtime.tv_sec && st.st_mtim.tv_nsec == m->mtime.tv_nsec) {
         got = pread(fd, buf, sizeof small, (off_t)at);
         if (got == (ssize_t)sizeof small && !memchr(buf, 0, (size_t)got) &&
-            (buf = malloc(CT_STRING_MAX + 1)))
-            got = pread(fd, buf, CT_STRING_MAX + 1, (off_t)at);
+            (buf = malloc(CTP_SYM_MAX)))
+            got = pread(fd, buf, CTP_SYM_MAX, (off_t)at);
     }
     close(fd);
     if (buf && got > 0 && memchr(buf, 0, (size_t)got))

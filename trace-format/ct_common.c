@@ -1,7 +1,59 @@
 /* Pieces both sides of the library use: error and type names, the job-identity variable list,
- * CRC32C and the record walk of ct_wire.h. */
+ * CRC32C, the record walk of ct_wire.h and the cutting of texts too long for a STRING record. */
 #include "cttrace.h"
 #include "ct_wire.h"
+
+#include <assert.h>
+
+size_t ct_string_cut(const char *text, size_t len, size_t max, char mark[CT_STRING_CUT_MAX])
+{
+    assert(max >= CT_STRING_CUT_MAX);
+    mark[0] = 0;
+    if (len <= max)
+        return len;
+    /* a text cut before keeps the length it had, which its own marker says */
+    uint64_t full = len;
+    size_t head = ct_string_cut_at(text, len, &full);
+    /* CT_STRING_CUT_FMT written by hand: the tracer's signal-handler flush may define a string */
+    const size_t head_len = sizeof CT_STRING_CUT_HEAD - 1;
+    char digits[20];
+    size_t nd = 0;
+    do
+        digits[nd++] = (char)('0' + full % 10);
+    while (full /= 10);
+    memcpy(mark, CT_STRING_CUT_HEAD, head_len);
+    for (size_t i = 0; i < nd; i++)
+        mark[head_len + i] = digits[nd - 1 - i];
+    memcpy(mark + head_len + nd, CT_STRING_CUT_TAIL, sizeof CT_STRING_CUT_TAIL);
+    size_t keep = max - (head_len + nd + sizeof CT_STRING_CUT_TAIL - 1);
+    keep = keep < head ? keep : head;
+    /* a UTF-8 character has at most 3 continuation bytes: never keep part of one */
+    for (int back = 0; back < 3 && keep > 0 && ((unsigned char)text[keep] & 0xc0) == 0x80; back++)
+        keep--;
+    return keep;
+}
+
+size_t ct_string_cut_at(const char *text, size_t len, uint64_t *full)
+{
+    const size_t head = sizeof CT_STRING_CUT_HEAD - 1, tail = sizeof CT_STRING_CUT_TAIL - 1;
+    if (len < head + tail || memcmp(text + len - tail, CT_STRING_CUT_TAIL, tail) != 0)
+        return len;
+    size_t digits = 0;
+    while (digits < 19 && len - tail - digits > head &&
+           text[len - tail - digits - 1] >= '0' && text[len - tail - digits - 1] <= '9')
+        digits++;
+    size_t at = len - tail - digits - head;
+    if (digits == 0 || memcmp(text + at, CT_STRING_CUT_HEAD, head) != 0)
+        return len;
+    uint64_t n = 0;
+    for (size_t i = 0; i < digits; i++)
+        n = n * 10 + (uint64_t)(text[at + head + i] - '0');
+    /* a cut text was longer than what is left of it */
+    if (n <= len)
+        return len;
+    *full = n;
+    return at;
+}
 
 const char *ct_strerror(int code)
 {

@@ -89,13 +89,14 @@ static inline uint8_t *ct__put_corr(ct_enc *e, uint8_t *p, uint64_t corr)
 
 int ct_enc_string(ct_enc *e, uint64_t ts, uint32_t id, const char *text, size_t len)
 {
-    if (len > CT_STRING_MAX)
-        return CT_E_INVAL;
-    CT__BEGIN(e, CT_REC_STRING, ts, CT__VARINTS(2) + len);
+    char mark[CT_STRING_CUT_MAX];
+    size_t keep = ct_string_cut(text, len, CT_STRING_MAX, mark), nmark = strlen(mark);
+    CT__BEGIN(e, CT_REC_STRING, ts, CT__VARINTS(2) + keep + nmark);
     p = ct__put_uv(p, id);
-    p = ct__put_uv(p, len);
-    memcpy(p, text, len);
-    p += len;
+    p = ct__put_uv(p, keep + nmark);
+    memcpy(p, text, keep);
+    memcpy(p + keep, mark, nmark);
+    p += keep + nmark;
     CT__END(e, ts);
 }
 

@@ -52,6 +52,12 @@ extern "C" {
 #define CT_CHUNK_RAW_MAX (64u << 20)   /* largest decoded chunk payload a reader accepts */
 #define CT_HEADER_BODY_MAX (1u << 20)  /* largest file header field area a reader accepts */
 #define CT_STRING_MAX 65535u           /* longest string a STRING record may carry */
+/* A longer text is stored cut (FORMAT.md 4.1): its first bytes, ending on a UTF-8 character
+ * boundary, then this marker with the text's length in bytes, in at most CT_STRING_MAX bytes. */
+#define CT_STRING_CUT_HEAD "...[truncated, "
+#define CT_STRING_CUT_TAIL " bytes]"
+#define CT_STRING_CUT_FMT CT_STRING_CUT_HEAD "%zu" CT_STRING_CUT_TAIL
+#define CT_STRING_CUT_MAX 48u          /* room for the marker and its NUL */
 #define CT_STACK_MAX 512u              /* most frames a STACK record may carry */
 /* Most memory a reader gives one file's definitions (strings, frames, stacks: a million kernel
  * names take ~80 MB); beyond it further definitions are ignored with a warning. */
@@ -70,7 +76,7 @@ enum {
     CT_E_CORRUPT = -5,   /* the file header is damaged, or nothing recoverable */
     CT_E_NOMEM = -6,
     CT_E_FULL = -7,      /* the encoder buffer has no room for the record (nothing written) */
-    CT_E_INVAL = -8,     /* an argument is out of range (e.g. string longer than CT_STRING_MAX) */
+    CT_E_INVAL = -8,     /* an argument is out of range (e.g. a stack over CT_STACK_MAX frames) */
     CT_E_ZSTD = -9,      /* compression failed */
 };
 const char *ct_strerror(int code);
@@ -312,8 +318,17 @@ void ct_enc_chunk_info(const ct_enc *e, ct_chunk_info *info);
 
 /* Each appends one record and returns 0, or CT_E_FULL (buffer unchanged) or CT_E_INVAL.
  * ts is the record's ordering time; the interval records (api, gpu, sync) take it from their
- * end, which is the ts argument, with start in the struct. None allocates or blocks. */
+ * end, which is the ts argument, with start in the struct. None allocates or blocks. A text
+ * longer than CT_STRING_MAX is stored cut, as ct_string_cut says. */
 int ct_enc_string(ct_enc *e, uint64_t ts, uint32_t id, const char *text, size_t len);
+/* How text[0..len) is cut to at most max bytes (at least CT_STRING_CUT_MAX), as a STRING record
+ * stores it with max CT_STRING_MAX: the bytes of it kept, and in mark the marker that follows
+ * them (NUL-terminated; "" when the text fits whole, len <= max). A text that already ends with
+ * a marker keeps the length that one names. */
+size_t ct_string_cut(const char *text, size_t len, size_t max, char mark[CT_STRING_CUT_MAX]);
+/* Where the marker of a cut text (ct_string_cut's) starts in text[0..len), the original length
+ * in *full; len (and *full untouched) if the text does not end with one. */
+size_t ct_string_cut_at(const char *text, size_t len, uint64_t *full);
 int ct_enc_stack(ct_enc *e, uint64_t ts, uint32_t id, const uint32_t *frames, uint32_t n);
 /* ct_enc_frame, ct_enc_thread, ...: one per fixed-layout record type (ct_records.h). */
 #define CT__ENC_PROTO(TYPE, member, FIELDS)                                                 \

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "cta_out.h"
 #include "cta_map.h"
+#include "cttrace.h"
 
 #include <assert.h>
 #include <math.h>
@@ -191,30 +192,51 @@ void cta_json_null(cta_json *j)
 }
 
 /* ---- text ---- */
-const char *cta_text_safe(char *buf, size_t bufsz, const char *s, size_t max)
+/* s[0..n) into buf as cta_text_safe does, without the marker's care; its length, *cut set when
+ * it was cut ("..." then ends it). */
+static size_t cta_text_copy(char *buf, size_t bufsz, const char *s, size_t n, size_t max, int *cut)
 {
-    assert(bufsz >= 8);
-    const unsigned char *p = (const unsigned char *)(s ? s : "");
-    size_t o = 0, chars = 0, cut = 0; /* cut: byte offset after max-3 characters */
-    while (*p && o + 4 + 4 < bufsz) {
-        size_t n = *p < 0x20 || *p == 0x7F ? 0 : cta_utf8_len(p);
-        if (n == 0) {
+    const unsigned char *p = (const unsigned char *)s, *end = p + n;
+    size_t o = 0, chars = 0, at = 0; /* at: byte offset after max-3 characters */
+    while (p < end && o + 4 + 4 < bufsz) {
+        size_t k = *p < 0x20 || *p == 0x7F ? 0 : cta_utf8_len(p);
+        if (k == 0) {
             buf[o++] = '?';
             p++;
         } else {
-            memcpy(buf + o, p, n);
-            o += n;
-            p += n;
+            memcpy(buf + o, p, k);
+            o += k;
+            p += k;
         }
         if (++chars == max - 3)
-            cut = o;
+            at = o;
     }
-    if ((max && chars > max) || *p) {
-        o = max && chars > max ? cut : o;
+    *cut = (max && chars > max) || p < end;
+    if (*cut) {
+        o = max && chars > max ? at : o;
         memcpy(buf + o, "...", 3);
         o += 3;
     }
     buf[o] = 0;
+    return o;
+}
+
+const char *cta_text_safe(char *buf, size_t bufsz, const char *s, size_t max)
+{
+    assert(bufsz >= 8);
+    s = s ? s : "";
+    /* A text the trace holds cut (FORMAT.md 4.1) shows its marker, its length, in any cell: what
+     * is shown of it ends with the marker, whose "..." then also stands for the cell's cut. */
+    uint64_t full;
+    size_t len = strlen(s), end = ct_string_cut_at(s, len, &full), mark = len - end;
+    if (!mark || bufsz < mark + 8 || (max && max < mark + 4))
+        mark = 0, end = len;
+    int cut;
+    size_t o = cta_text_copy(buf, bufsz - mark, s, end, max ? max - mark : 0, &cut);
+    if (mark) {
+        size_t from = cut ? 3 : 0; /* the "..." of the cell's cut is the marker's */
+        memcpy(buf + o, s + end + from, mark - from + 1);
+    }
     return buf;
 }
 

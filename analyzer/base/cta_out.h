@@ -64,7 +64,8 @@ static inline void cta_put_dec(FILE *f, uint64_t v)
 
 /* ---- text ---- */
 /* Copies s into buf for a text table: control characters and invalid UTF-8 become '?', and a
- * name longer than max display characters is cut with "..." (max 0: no limit). */
+ * name longer than max display characters is cut with "..." (max 0: no limit); a name the
+ * trace holds cut keeps its marker (ct_string_cut) at the end. */
 const char *cta_text_safe(char *buf, size_t bufsz, const char *s, size_t max);
 /* "1.23 ms", "850 ns", "12.0 s" */
 const char *cta_fmt_ns(char buf[32], double ns);

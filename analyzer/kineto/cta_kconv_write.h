@@ -39,13 +39,11 @@ typedef struct {
     uint32_t devices_used; /* bit per device with GPU work */
 } cta_ktrace;
 
-/* The string id of s in t (interned now if new; ids start at 1, as the trace's STRING records). */
+/* The string id of s in t (interned now if new; ids start at 1, as the trace's STRING records,
+ * which keep a text too long for them cut, with its length). */
 static inline uint32_t cta_ktrace_str_id(cta_ktrace *t, const char *s)
 {
-    size_t n = strlen(s);
-    if (n > CT_STRING_MAX)
-        n = CT_STRING_MAX;
-    return cta_map_get(&t->names, s, n, NULL) + 1;
+    return cta_map_get(&t->names, s, strlen(s), NULL) + 1;
 }
 
 /* Writes t's sort by time (its adding over) into fd, which it closes. Returns 0, or -1 (errno

@@ -255,8 +255,12 @@ void cta_model_finish(cta_model *m)
         for (size_t k = 0; k < p->kern_cap; k++)
             if (p->kern_ns[k] && (best == SIZE_MAX || p->kern_ns[k] > p->kern_ns[best]))
                 best = k;
-        if (best != SIZE_MAX)
-            snprintf(p->top_kernel, sizeof p->top_kernel, "%s", cta_map_key(&m->kernel_names, (uint32_t)best));
+        if (best != SIZE_MAX) {
+            const char *name = cta_map_key(&m->kernel_names, (uint32_t)best);
+            char mark[CT_STRING_CUT_MAX];
+            size_t keep = ct_string_cut(name, strlen(name), sizeof p->top_kernel - 1, mark);
+            snprintf(p->top_kernel, sizeof p->top_kernel, "%.*s%s", (int)keep, name, mark);
+        }
         /* pageable copies re-costed at the pinned bandwidth of the same device and direction,
          * or the host link's peak where no pinned copy was measured */
         for (int d = 0; d < CTA_MAX_DEV; d++)

@@ -408,7 +408,8 @@ typedef struct {
     uint64_t gpu_longest;         /* the longest GPU interval (the lag of the dev unions) */
     uint64_t *kern_ns;            /* kernel time per kernel index (cta_model.kernels) */
     size_t kern_cap;
-    char top_kernel[160];         /* the kernel with the most GPU time (set by cta_model_finish) */
+    char top_kernel[160];         /* the kernel with the most GPU time (set by cta_model_finish;
+                                   * a longer name cut, as ct_string_cut does) */
     /* A windowed trace (CAPTURE records, FORMAT.md 4.9): its windows, their total, the one
      * open since capture_since (cta_sweep_capture) */
     int captured, capture_on;

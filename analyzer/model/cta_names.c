@@ -239,10 +239,16 @@ const char *cta_model_site(const cta_model *m, const cta_proc *p, uint32_t stack
         else if (*base && fr.offset) /* the module offset tells apart sites in one function */
             snprintf(at, sizeof at, " (%.40s+0x%llx)", base, (unsigned long long)fr.offset);
         /* a C++ template instance's name runs to thousands of characters: cut, so that a stack
-         * keeps its frames down to the Python ones */
-        int cut = named && strlen(fn) > CTA_FRAME_NAME_MAX;
-        int w = snprintf(buf + o, len - o, "%s%.*s%s%s", shown ? " <- " : "", CTA_FRAME_NAME_MAX,
-                         named ? fn : "", cut ? "..." : "", at);
+         * keeps its frames down to the Python ones; one the trace holds cut keeps its marker */
+        size_t flen = named ? strlen(fn) : 0, keep = flen;
+        uint64_t full;
+        char mark[CT_STRING_CUT_MAX] = "";
+        if (flen > CTA_FRAME_NAME_MAX && ct_string_cut_at(fn, flen, &full) < flen)
+            keep = ct_string_cut(fn, flen, CTA_FRAME_NAME_MAX, mark);
+        else if (flen > CTA_FRAME_NAME_MAX)
+            keep = CTA_FRAME_NAME_MAX, strcpy(mark, "...");
+        int w = snprintf(buf + o, len - o, "%s%.*s%s%s", shown ? " <- " : "", (int)keep,
+                         named ? fn : "", mark, at);
         if (w < 0 || (size_t)w >= len - o)
             break;
         o += (size_t)w;

@@ -251,21 +251,25 @@ static int mem_kind(uint32_t kind)
 }
 
 /* nsys's shortName: the function's own name, without its scope, template arguments, parameters
- * and return type ("void ns::scale<float>(float*, int)" -> "scale"). */
+ * and return type ("void ns::scale<float>(float*, int)" -> "scale"); of a name the trace holds
+ * cut (FORMAT.md 4.1), from what is left of it, which may end inside its template arguments. */
 static void short_name(const char *name, char *buf, size_t len)
 {
-    size_t end = strlen(name);
+    uint64_t full;
+    size_t n = ct_string_cut_at(name, strlen(name), &full), end = n, open = 0;
     int depth = 0;
-    for (size_t i = 0; name[i]; i++) { /* the parameter list: the first '(' outside <> */
-        if (name[i] == '<')
-            depth++;
-        else if (name[i] == '>' && depth)
+    for (size_t i = 0; i < n; i++) { /* the parameter list: the first '(' outside <> */
+        if (name[i] == '<') {
+            open = depth++ ? open : i;
+        } else if (name[i] == '>' && depth) {
             depth--;
-        else if (name[i] == '(' && !depth && i) {
+        } else if (name[i] == '(' && !depth && i) {
             end = i;
             break;
         }
     }
+    if (depth && end == n) /* cut inside the template arguments opened at `open` */
+        end = open;
     while (end && name[end - 1] == '>') { /* template arguments of the function itself */
         size_t i = end - 1;
         for (depth = 0; i > 0; i--) {

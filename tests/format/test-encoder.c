@@ -29,15 +29,15 @@ TEST_IMPL(encoder_full_buffer_and_limits)
     ASSERT_UINT(sizeof buf - e.len, <, 2 * 10 + 3 + 70);
 
     static char big[CT_STRING_MAX + 1];
-    static uint8_t large[1 << 17];
+    static uint8_t large[1 << 18];
     ct_enc_init(&e, large, sizeof large);
-    ASSERT_INT(ct_enc_string(&e, 1, 1, big, sizeof big), ==, CT_E_INVAL);
+    ASSERT_INT(ct_enc_string(&e, 1, 1, big, sizeof big), ==, 0); /* cut (test-long_strings) */
     ASSERT_INT(ct_enc_string(&e, 1, 1, big, CT_STRING_MAX), ==, 0);
     static uint32_t frames[CT_STACK_MAX + 1];
     ASSERT_INT(ct_enc_stack(&e, 1, 1, frames, CT_STACK_MAX + 1), ==, CT_E_INVAL);
     ASSERT_INT(ct_enc_stack(&e, 1, 1, frames, CT_STACK_MAX), ==, 0);
     ASSERT_INT(ct_enc_raw(&e, 0, 1, "", 0), ==, CT_E_INVAL);
-    ASSERT_INT(e.nrecords, ==, 2);
+    ASSERT_INT(e.nrecords, ==, 3);
 
     /* A chunk built from the encoder's bytes describes them. */
     static uint8_t out[1 << 18];
@@ -45,7 +45,7 @@ TEST_IMPL(encoder_full_buffer_and_limits)
     ct_enc_chunk_info(&e, &ci);
     ssize_t sz = ct_chunk_build(NULL, &ci, e.buf, e.len, out, sizeof out);
     ASSERT_INT(sz, ==, (ssize_t)(CT_CHUNK_HEADER_SIZE + e.len));
-    ASSERT_INT(ci.nrecords, ==, 2);
+    ASSERT_INT(ci.nrecords, ==, 3);
     ASSERT_INT(ci.flags & CT_CHUNK_RAW, ==, CT_CHUNK_RAW);
     /* Broken record framing is refused rather than written. */
     ASSERT_INT(ct_chunk_build(NULL, &ci, e.buf, e.len - 1, out, sizeof out), ==, CT_E_INVAL);

@@ -1,6 +1,6 @@
 /* Kineto (PyTorch profiler) JSON that is huge or hostile: the streaming reader's memory does not
  * grow with the file, and broken or odd documents end in a named error or a valid summary, clean
- * under ASan/UBSan. */
+ * under ASan/UBSan; a name too long for a trace's string is converted cut, with its length. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -154,6 +154,20 @@ TEST_IMPL(kineto_hostile_documents)
     ASSERT_INT(hostile("open.json", open_, sizeof open_ - 1, 3,
                        "expected an object, found the end of the file"),
                ==, 0);
+    /* a kernel name of 80,010 bytes, all but 10 in 2-byte characters: past a trace's string, cut
+     * (FORMAT.md 4.1) after a whole character, with its length */
+    static const char head[] = "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"void k<",
+                      tail[] = ">()\", \"ts\": 1, \"dur\": 2, \"args\": {\"stream\": 7}}]}";
+    size_t nl = sizeof head - 1 + 80000 + sizeof tail - 1;
+    char *named = malloc(nl);
+    ASSERT(named);
+    memcpy(named, head, sizeof head - 1);
+    for (size_t i = 0; i < 80000; i += 2)
+        memcpy(named + sizeof head - 1 + i, "\xc3\xa9", 2);
+    memcpy(named + sizeof head - 1 + 80000, tail, sizeof tail - 1);
+    rc = hostile("named.json", named, nl, 0, "\xc3\xa9...[truncated, 80010 bytes]\"");
+    free(named);
+    ASSERT_INT(rc, ==, 0);
     return 0;
 }
 

@@ -108,8 +108,9 @@ static char *tr_stack(ct_reader *r, uint32_t file, uint32_t id)
         const char *base = strrchr(mod, '/');
         len += (size_t)snprintf(buf + len, sizeof buf - len, "%s@%s", ct_reader_str(r, file, fr.function, tmp),
                                 base ? base + 1 : mod);
-        if (fr.kind == CT_FRAME_PYTHON)
+        if (fr.kind == CT_FRAME_PYTHON && len < sizeof buf)
             len += (size_t)snprintf(buf + len, sizeof buf - len, ":%u", fr.line);
+        len = len < sizeof buf - 2 ? len : sizeof buf - 2; /* a long name fills buf: cut there */
         buf[len++] = ';';
         buf[len] = 0;
     }

@@ -6,7 +6,7 @@
 WL_DIR      := $(B)/tests/workloads
 # Flags live in this file, so what nvcc builds depends on it too.
 WL_HEADERS  := tests/workloads/wl_common.h tests/workloads/wl_kernels.h tests/workloads/build.mk
-WL_CU_PROGS := $(addprefix $(WL_DIR)/,train_loop threads fork_exec dies capture_steps graph_built)
+WL_CU_PROGS := $(addprefix $(WL_DIR)/,train_loop threads fork_exec dies capture_steps graph_built long_names)
 WL_C_PROGS  := $(addprefix $(WL_DIR)/,vram_peak rt_memory driver_api loader_tree ts_phases ts_native)
 # Runtime kernels captured and launched as graphs through the driver API (NVIDIA's link stub).
 WL_GRAPH_PROGS := $(WL_DIR)/graph_steps
