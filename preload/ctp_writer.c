@@ -24,9 +24,16 @@
 #include "ctp_tsample.h"
 #include "ctp_wake.h"
 
-#define CTP_WRITER_PERIOD_NS 100000000ull /* when the rings are nearly empty */
+/* A record is in the file at most 100 ms after its call returned (README, Guarantees), whether
+ * or not its thread calls again: the writer comes by at least every CTP_WRITER_PERIOD_NS, drains
+ * every ring, and writes an encoder once its oldest record is CTP_CHUNK_AGE_NS old. A record
+ * waits at most one period to be drained and, drained younger than the age, one more to be
+ * written: under 75 ms plus the flush's own time. Waiting for the age instead of writing at
+ * every drain keeps a busy thread's chunks ~25 ms long rather than one per 5 ms pass, since a
+ * chunk compresses better the more records it holds (README, trace bytes per event). */
+#define CTP_WRITER_PERIOD_NS 50000000ull  /* when the rings are nearly empty */
 #define CTP_WRITER_BUSY_NS 5000000ull      /* when a ring held an eighth of its size */
-#define CTP_CHUNK_PERIOD_NS 500000000ull
+#define CTP_CHUNK_AGE_NS 25000000ull
 #define CTP_FINAL_WAIT_NS 2000000000ull    /* a handler's wait for the writer's final flush */
 
 uint64_t ctp_ring_words = 1u << 17;
@@ -38,7 +45,6 @@ static ct_enc ctp_genc;                         /* GPU activity from the harvest
 static void *ctp_gbuf;
 static uint64_t ctp_gpu_oldest = UINT64_MAX;    /* CPU submit time of the oldest pending GPU op */
 static uint64_t ctp_gpu_lost_reported;
-static uint64_t ctp_gpu_last_chunk;
 static uint64_t ctp_genc_min = UINT64_MAX;      /* earliest ts in ctp_genc */
 static uint64_t ctp_cycle_start;                /* when the current flush began */
 static uint64_t ctp_max_drained;                /* most words one ring held at the last flush */
@@ -92,6 +98,12 @@ static uint64_t ctp_ring_oldest(const ctp_ring *r, uint64_t snap, uint64_t lw)
             lw = ctp_ticks_to_ns(w[1]);
     }
     return lw;
+}
+
+/* An encoder whose earliest record is min_ts (UINT64_MAX: empty) is to be written now. */
+static int ctp_chunk_due(uint64_t min_ts, uint64_t now)
+{
+    return min_ts != UINT64_MAX && min_ts + CTP_CHUNK_AGE_NS <= now;
 }
 
 /* The promise of a chunk written now: no record written later has an earlier ts. Records not
@@ -273,7 +285,6 @@ static void ctp_drain(ctp_thread *t, int final, int compress, int in_signal, int
                 t->enc_min_ts = UINT64_MAX;
                 t->lost_reported += lost;
                 lost = 0;
-                t->last_chunk = now;
                 continue; /* retry this record in the empty buffer */
             }
             if (ctp_ticks_to_ns(w[1]) < t->enc_min_ts)
@@ -284,11 +295,10 @@ static void ctp_drain(ctp_thread *t, int final, int compress, int in_signal, int
     }
     if (tail == t->snap)
         t->nvtx_stuck = 0;
-    if (final || lost || now - t->last_chunk >= CTP_CHUNK_PERIOD_NS || t->enc.len > t->enc.cap / 2) {
+    if (final || lost || ctp_chunk_due(t->enc_min_ts, now) || t->enc.len > t->enc.cap / 2) {
         ctp_write_chunk(&t->enc, t->tid, lost, final, compress);
         t->enc_min_ts = UINT64_MAX;
         t->lost_reported += lost;
-        t->last_chunk = now;
     }
 }
 
@@ -423,11 +433,10 @@ void ctp_flush(unsigned fl, unsigned how, int code, uint64_t retire)
             ctp_gpu_oldest = ctp_gpu_harvest(&ctp_genc, final, &ctp_genc_min, retire, ctp_genc_full);
         else if (final)
             ctp_gpu_dropped += ctp_gpu_pending();
-        if (final || now - ctp_gpu_last_chunk >= CTP_CHUNK_PERIOD_NS) {
+        if (final || ctp_chunk_due(ctp_genc_min, now)) {
             ctp_write_chunk_flags(&ctp_genc, ctp_writer_tid, 0, CT_CHUNK_GPU | (final ? CT_CHUNK_FINAL : 0),
                                  compress);
             ctp_genc_min = UINT64_MAX;
-            ctp_gpu_last_chunk = now;
         }
     }
     ctp_drain_samples(compress);

@@ -1,5 +1,6 @@
 /* Fault injection on traced programs (see fl.h, victim.c). */
 TEST_ENTRY(sigkill_at_random_points)
+TEST_ENTRY(sigkill_after_idle)
 TEST_ENTRY(program_signal_handlers_kept)
 TEST_ENTRY(abort_and_segfault)
 TEST_ENTRY(trace_dir_missing_is_created)

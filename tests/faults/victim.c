@@ -25,6 +25,10 @@
  *               ARG ms [0], forks 20 children 2 ms apart; each child calls cudaMalloc (and cudaFree if it worked) and
  *               exits 0 unless that cudaFree failed; "victim: children=20 ok=N"
  *   exec        one step, then exec itself with STEPS-1 (a chain of STEPS images, one pid)
+ *   burst       setup, "victim: setup ns=T", ARG ms of sleep, then STEPS cudaMemsetAsync of
+ *               4 KiB on a stream and a cudaStreamSynchronize, "victim: burst calls=STEPS
+ *               ns=T" (T: CLOCK_MONOTONIC ns after the synchronization returned), then idle
+ *               until killed (no further call of any kind into CUDA)
  *   fail        (with FAKECUDA_FAIL set by the caller) prints every call's result:
  *               cudaMalloc x3, cudaMemcpy x2, cudaMemsetAsync, cudaStreamSynchronize, cudaFree x3 */
 #define _GNU_SOURCE
@@ -160,6 +164,18 @@ int main(int argc, char **argv)
             if (*arg)
                 usleep((useconds_t)atoi(arg) * 1000);
         }
+    } else if (!strcmp(mode, "burst")) {
+        setup(&c);
+        printf("victim: setup ns=%.0f\n", now_ms() * 1e6);
+        fflush(stdout);
+        usleep((useconds_t)atoi(arg) * 1000);
+        for (; k < steps; k++)
+            check(cudaMemsetAsync(c.dev, k & 0xff, 4096, c.s), "cudaMemsetAsync");
+        check(cudaStreamSynchronize(c.s), "cudaStreamSynchronize");
+        printf("victim: burst calls=%d ns=%.0f\n", k, now_ms() * 1e6);
+        fflush(stdout);
+        for (;;)
+            pause();
     } else if (!strcmp(mode, "handler") || !strcmp(mode, "late-handler")) {
         int sig = !strcmp(arg, "int") ? SIGINT : SIGTERM;
         if (mode[0] == 'h')
