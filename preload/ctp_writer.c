@@ -39,6 +39,9 @@
 uint64_t ctp_ring_words = 1u << 17;
 
 static int ctp_write_failed;
+/* Records lost while the program had left the writer no descriptor (CT_WRITE_LOST_FD): while
+ * not 0, nothing is written, and each flush tries to reopen the file first. */
+static uint64_t ctp_fd_lost;
 static ct_enc ctp_wenc;                         /* the writer's own stream: definitions, END */
 static void *ctp_wbuf;
 static ct_enc ctp_genc;                         /* GPU activity from the harvester */
@@ -68,7 +71,7 @@ static void ctp_def_string(void *ctx, uint32_t id, const char *s, size_t len)
     (void)ctx;
     if (ct_enc_string(&ctp_wenc, ctp_low_water, id, s, len) == CT_E_FULL) {
         ct_chunk_info info = {.tid = ctp_writer_tid, .low_water = ctp_low_water};
-        if (!ctp_write_failed)
+        if (!ctp_write_failed && !ctp_fd_lost)
             ct_writer_chunk(ctp_w, &ctp_wenc, &info, 1);
         ct_enc_restart(&ctp_wenc);
         ct_enc_string(&ctp_wenc, ctp_low_water, id, s, len);
@@ -131,6 +134,21 @@ static void ctp_update_low_water(void)
         ctp_low_water = lw;
 }
 
+/* At the start of a flush in that state: once the file is reopened, every definition is written
+ * again before the records that follow (those written before the gap may be among the lost),
+ * after the LOSS record that says how much the gap took. */
+static void ctp_fd_regain(void)
+{
+    if (ctp_fd_check(NULL, ctp_fd) < 0)
+        return;
+    ct_rec_loss l = {CT_LOSS_WRITE, ctp_fd_lost, 0, 0, CT_WRITE_LOST_FD};
+    ct_enc_loss(&ctp_wenc, ctp_low_water, &l);
+    ctp_fd_lost = 0;
+    ctp_intern_rewind();
+    ctp_stack_rewind();
+    memset(ctp_fn_defined, 0, sizeof ctp_fn_defined);
+}
+
 static void ctp_write_chunk_flags(ct_enc *e, uint32_t tid, uint64_t lost, unsigned flags,
                                  int compress)
 {
@@ -138,26 +156,37 @@ static void ctp_write_chunk_flags(ct_enc *e, uint32_t tid, uint64_t lost, unsign
     /* Definitions (in the writer's stream) go to the file before the records that use them. */
     if (e != &ctp_wenc && ctp_wenc.nrecords)
         ctp_write_chunk_flags(&ctp_wenc, ctp_writer_tid, 0, 0, compress);
-    if (!ctp_write_failed && (e->nrecords || lost) && !ctp_fd_ours()) {
-        ctp_write_failed = 1;
-        if (compress)
-            fprintf(stderr, "cutrace: warning: the program closed or reused the descriptor of "
-                    "%s (fd %d); tracing stops, the program continues\n", ctp_path, ctp_fd);
-    }
-    if (!ctp_write_failed && (e->nrecords || lost)) {
+    if (ctp_fd_lost) {
+        ctp_fd_lost += e->nrecords + lost;
+    } else if (!ctp_write_failed && (e->nrecords || lost)) {
         ct_chunk_info info = {0};
         info.tid = tid;
         info.lost = lost;
         info.low_water = ctp_low_water;
         info.flags = (uint16_t)flags;
-        ctp_records_total += e->nrecords;
+        uint64_t n = e->nrecords;
         int rc = ct_writer_chunk(ctp_w, e, &info, compress);
-        if (rc != 0) {
+        if (rc == 0)
+            ctp_records_total += n;
+        else if (ctp_fd < 0 && (ctp_fd_errno == EMFILE || ctp_fd_errno == ENFILE)) {
+            /* No descriptor to reopen the trace with: the records are counted, and every later
+             * chunk tries again (the program may close some of its own). */
+            if (!ctp_fd_lost && compress)
+                fprintf(stderr, "cutrace: warning: the program closed the descriptor of the "
+                        "trace %s and none is left to reopen it with (%s); records are lost "
+                        "until one is, the program continues\n", ctp_path,
+                        strerror(ctp_fd_errno));
+            ctp_fd_lost += n + lost;
+        } else {
             ctp_write_failed = 1;
             if (compress) {
-                int err = errno;
+                int err = ctp_fd < 0 ? ctp_fd_errno : errno;
                 fprintf(stderr, "cutrace: warning: writing %s failed (%s: %s); tracing stops, "
-                        "the program continues\n", ctp_path, ct_strerror(rc), strerror(err));
+                        "the program continues\n", ctp_path,
+                        ctp_fd < 0 ? "the program closed its descriptor, and reopening the "
+                                     "trace failed" : ct_strerror(rc),
+                        ctp_fd < 0 && err == ESTALE ? "the path names another file now"
+                                                    : strerror(err));
             }
         }
     }
@@ -392,6 +421,8 @@ void ctp_flush(unsigned fl, unsigned how, int code, uint64_t retire)
     /* after the heads: the records drained now lie between two calibration points */
     uint64_t now = ctp_calibrate();
     ctp_cycle_start = now;
+    if (ctp_fd_lost && !ctp_write_failed)
+        ctp_fd_regain();
     if (nolock)
         ctp_intern_pending_try(ctp_def_string, NULL);
     else
@@ -580,6 +611,7 @@ void ctp_writer_new_file(void)
 {
     atomic_store(&ctp_flush_owner, 0);
     ctp_write_failed = 0;
+    ctp_fd_lost = 0;
     ctp_low_water = 0;
     ctp_records_total = 0;
     atomic_store(&ctp_writer_stop, 0);
