@@ -18,7 +18,10 @@
  *   segv        STEPS steps then a store into a read-only page (SIGSEGV)
  *   closefds    STEPS steps, close every descriptor above 2, then STEPS more steps 50 ms apart,
  *               writing "data K" for each into the file ARG (opened after the closes), exit 0
- *   closerange  the same, closing them with close_range(3, ~0U, 0)
+ *   closerange  the same, closing them with close_range(3, ~0U, 0) while a second thread that
+ *               made one step waits; then 30 /dev/null descriptors of the program's own are
+ *               opened (taking the numbers the closes freed), the thread exits, and after 50 ms
+ *               "victim: own descriptors open N of 30"
  *   dup2fds     the same, but the file ARG is opened first and dup2'd over every other
  *               descriptor above 2 (the file then holds what the program wrote, and nothing else)
  *   exhaust     RLIMIT_NOFILE 64 (soft and hard) before CUDA; STEPS steps, close_range, the file
@@ -135,6 +138,20 @@ typedef struct {
     int steps, failed;
 } worker_arg;
 
+static volatile int go_away;
+
+/* One step, then waits for go_away, then exits. */
+static void *stepper(void *p)
+{
+    (void)p;
+    ctx c;
+    setup(&c);
+    step(&c, 0, 0);
+    while (!go_away)
+        usleep(1000);
+    return NULL;
+}
+
 static void *worker(void *p)
 {
     worker_arg *a = p;
@@ -215,6 +232,12 @@ int main(int argc, char **argv)
         for (; k < steps; k++)
             step(&c, k, 1);
         FILE *f = NULL;
+        pthread_t th;
+        int own[30];
+        if (!strcmp(mode, "closerange")) {
+            pthread_create(&th, NULL, stepper, NULL);
+            usleep(50000);
+        }
         if (mode[0] == 'd') {
             if (!(f = fopen(arg, "w")))
                 return 3;
@@ -226,6 +249,17 @@ int main(int argc, char **argv)
         }
         if (!f && !(f = fopen(arg, "w")))
             return 3;
+        if (!strcmp(mode, "closerange")) {
+            for (int i = 0; i < 30; i++)
+                own[i] = open("/dev/null", O_RDONLY);
+            go_away = 1;
+            pthread_join(th, NULL);
+            usleep(50000);
+            int open_ = 0;
+            for (int i = 0; i < 30; i++)
+                open_ += own[i] >= 0 && fcntl(own[i], F_GETFD) >= 0;
+            printf("victim: own descriptors open %d of 30\n", open_);
+        }
         while (mode[0] == 'e' && nnull < 256 && (nulls[nnull] = open("/dev/null", O_RDONLY)) >= 0)
             nnull++;
         for (int half = k + steps / 2; k < 2 * steps; k++) {
