@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "ctp_clock.h"
+#include "ctp_fds.h"
 #include "ctp_maps.h"
 #include "ctp_state.h"
 
@@ -61,7 +62,7 @@ static char ctp_hbuf[1u << 17]; /* one file's text (/proc/stat grows with CPUs a
 static void ctp_hclose(int *fd)
 {
     if (*fd >= 0) {
-        close(*fd);
+        ctp_fd_drop(*fd);
         ctp_hfds--;
     }
     *fd = -1;
@@ -75,6 +76,7 @@ static int ctp_hopen(int *fd, const char *path, int flags)
     if (f >= 0 && ctp_hfds < CTP_HOST_KEPT_FDS) {
         *fd = f;
         ctp_hfds++;
+        ctp_fd_keep(f);
     }
     return f;
 }

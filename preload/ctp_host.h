@@ -8,7 +8,7 @@
  * trace of the traced process above it.
  *
  * It runs on the writer's thread (every signal blocked, no program code on it), between two
- * flushes' drains, never from an intercepted call: the writer wakes at least every 100 ms anyway,
+ * flushes' drains, never from an intercepted call: the writer wakes at least every 50 ms anyway,
  * owns the one encoder stream the records go into, and its file is single-threaded
  * (ct_writer): a thread of its own would need a hand-over and one more wake-up for nothing. A
  * flush may delay a sample; each record carries its own time and cumulative counters, so a late

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -19,6 +20,7 @@ char ctp_path[PATH_MAX];
 int ctp_fd = -1;                                /* ctp_w's descriptor ... */
 static dev_t ctp_fd_dev;                        /* ... and the file it must still be */
 static ino_t ctp_fd_ino;
+int ctp_fd_errno;
 
 static const char *ctp_env_first(const char *const *names, const char *dflt)
 {
@@ -74,6 +76,81 @@ static int ctp_mkdirs(char *dir)
     return mkdir(dir, 0750) == 0 || errno == EEXIST ? 0 : -1;
 }
 
+/* A descriptor of the trace file where the program will not get its number: the lowest free
+ * one from min(RLIMIT_NOFILE, 1024) - 1 up (open() hands out the lowest free numbers, so a
+ * program that closed everything and opens a file gets the number it would untraced), else fd
+ * itself. Past 1024 the descriptor table would grow for it. */
+static int ctp_fd_aside(int fd)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+        return fd;
+    int at = (int)(rl.rlim_cur < 1024 ? rl.rlim_cur : 1024) - 1;
+    if (fd >= at)
+        return fd;
+    int high = fcntl(fd, F_DUPFD_CLOEXEC, at);
+    if (high < 0)
+        return fd;
+    close(fd);
+    return high;
+}
+
+/* Opens the trace file again for appending. A program that has every descriptor up to its soft
+ * limit in use still lets the tracer have one: the limit is raised by one around the open
+ * (when the hard limit allows), which leaves the tracer's descriptor above the program's
+ * limit, out of reach of its open() and dup2(). */
+static int ctp_reopen(void)
+{
+    int fd = open(ctp_path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+    struct rlimit rl;
+    if (fd < 0 && errno == EMFILE && getrlimit(RLIMIT_NOFILE, &rl) == 0 &&
+        rl.rlim_cur < rl.rlim_max) {
+        struct rlimit more = {rl.rlim_cur + 1, rl.rlim_max};
+        if (setrlimit(RLIMIT_NOFILE, &more) == 0) {
+            fd = open(ctp_path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+            int err = errno;
+            setrlimit(RLIMIT_NOFILE, &rl);
+            errno = err;
+            return fd;
+        }
+        errno = EMFILE;
+    }
+    return fd < 0 ? fd : ctp_fd_aside(fd);
+}
+
+int ctp_fd_ours(void)
+{
+    struct stat st;
+    return ctp_fd >= 0 && fstat(ctp_fd, &st) == 0 && st.st_dev == ctp_fd_dev &&
+           st.st_ino == ctp_fd_ino;
+}
+
+int ctp_fd_check(void *arg, int fd)
+{
+    (void)arg;
+    (void)fd; /* ctp_fd is the same, or the one reopened by a call outside the writer's write */
+    if (ctp_fd_ours())
+        return ctp_fd;
+    struct stat st;
+    /* The program closed the descriptor, or its number is now a file of the program's: never
+     * written to or closed again. The file goes on from its last whole chunk (a write cut by
+     * the close left a partial one after it), and only if it is still the trace file. */
+    int nfd = ctp_reopen();
+    if (nfd < 0) {
+        ctp_fd_errno = errno;
+        return ctp_fd = -1;
+    }
+    uint64_t whole = ct_writer_bytes(ctp_w);
+    if (fstat(nfd, &st) != 0 || st.st_dev != ctp_fd_dev || st.st_ino != ctp_fd_ino ||
+        (uint64_t)st.st_size < whole ||
+        ((uint64_t)st.st_size > whole && ftruncate(nfd, (off_t)whole) != 0)) {
+        close(nfd);
+        ctp_fd_errno = ESTALE;
+        return ctp_fd = -1;
+    }
+    return ctp_fd = nfd;
+}
+
 int ctp_open_output(const char *options_text)
 {
     const char *pat = getenv("CUTRACE_OUTPUT");
@@ -101,6 +178,7 @@ int ctp_open_output(const char *options_text)
                 "(pid %d) runs untraced\n", dir, strerror(errno), (int)getpid());
         return -1;
     }
+    fd = ctp_fd_aside(fd);
     struct stat st;
     if (fstat(fd, &st) == 0) {
         ctp_fd = fd;
@@ -113,7 +191,7 @@ int ctp_open_output(const char *options_text)
      * traced thread produces, and at 6 it falls behind a loop of back-to-back launches (61% of
      * 800,000 records lost in instant mode, against 8% at 3) for 10% smaller files (2.02
      * against 2.22 bytes per train_loop event). */
-    const ct_writer_opts wo = {.zlevel = 3};
+    const ct_writer_opts wo = {.zlevel = 3, .fd_check = ctp_fd_check};
     if (ct_header_collect(&h, CTP_VERSION, options_text, scratch, sizeof scratch) != 0 ||
         (h.frameworks = ctp_frameworks_loaded(), ct_writer_open_fd(&ctp_w, fd, &h, &wo)) != 0) {
         fprintf(stderr, "cutrace: warning: cannot write the trace header to %s (%s); this "
@@ -123,13 +201,6 @@ int ctp_open_output(const char *options_text)
         return -1;
     }
     return 0;
-}
-
-int ctp_fd_ours(void)
-{
-    struct stat st;
-    return ctp_fd >= 0 && fstat(ctp_fd, &st) == 0 && st.st_dev == ctp_fd_dev &&
-           st.st_ino == ctp_fd_ino;
 }
 
 void ctp_close_output(void)

@@ -23,6 +23,13 @@ int ctp_open_output(const char *options_text);
  * open and get the same number for a file of its own, which must not receive trace chunks
  * (async-signal-safe). */
 int ctp_fd_ours(void);
+/* ct_writer_opts.fd_check of the trace, also called on its own (arg NULL, fd ctp_fd) to try to
+ * regain the file: ctp_fd if it is still the trace file; else the file reopened for appending
+ * (cut back to its last whole chunk) at a number the program is unlikely to ask for, never
+ * writing to or closing the old one; -1 if it cannot be (ctp_fd_errno says why: ESTALE when the
+ * path is another file now). The result is ctp_fd. Async-signal-safe. */
+int ctp_fd_check(void *arg, int fd);
+extern int ctp_fd_errno;
 /* Closes the trace file, unless its descriptor now belongs to the program (then the writer's
  * few bytes of state are left). */
 void ctp_close_output(void);

@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <libunwind.h>
 
+#include "ctp_fds.h"
 #include "ctp_stack.h"
 #include "ctp_state.h"
 
@@ -171,6 +172,7 @@ static const char *ctp_pf_open(ctp_perf *p, uint32_t tid, int stacks)
         return "mmap of its ring";
     }
     p->base = m;
+    ctp_fd_keep(p->fd);
     return NULL;
 }
 
@@ -187,7 +189,7 @@ void ctp_perf_close(ctp_perf *p)
     if (p->fd < 0)
         return;
     munmap(p->base, (CTP_PERF_PAGES + 1) * ctp_pf_page);
-    close(p->fd);
+    ctp_fd_drop(p->fd);
     p->fd = -1;
 }
 

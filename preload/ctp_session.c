@@ -358,7 +358,6 @@ ctp_thread *ctp_thread_slow(void)
             t->corr_next = (atomic_fetch_add(&ctp_thread_count, 1) + 1) << 40 | 1;
             t->last_return = ctp_ticks();
             t->cache_ctx = ~0ull;
-            t->last_chunk = ctp_now();
             t->next = atomic_load(&ctp_threads);
             atomic_store(&ctp_threads, t);
             ctp_buffer_used += ctp_ring_words * 8 + CTP_ENC_BYTES;
@@ -413,11 +412,8 @@ void ctp_exec_failed(void)
     ctp_close_output();
     ctp_writer_continue();
     ctp_new_file_state();
-    uint64_t now = ctp_now();
-    for (ctp_thread *t = atomic_load(&ctp_threads); t; t = t->next) {
+    for (ctp_thread *t = atomic_load(&ctp_threads); t; t = t->next)
         t->announced = 0; /* their THREAD records go to the new file too */
-        t->last_chunk = now;
-    }
     ctp_session_start_locked();
     pthread_mutex_unlock(&ctp_reg_mu);
     if (ctp_tls && ctp_tls != &ctp_untraced) /* registered threads do not register again */

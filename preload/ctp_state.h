@@ -73,7 +73,6 @@ typedef struct ctp_thread {
     uint64_t enc_min_ts;         /* earliest ts in enc (UINT64_MAX when empty) */
     uint64_t lost_reported;
     char name[16];               /* thread name at registration, then at exit */
-    uint64_t last_chunk;         /* when this thread's last chunk was written */
     uint64_t snap;               /* ring head at the start of the current flush */
     int snap_exited;             /* exited, read just before snap */
     int announced;               /* THREAD record written */

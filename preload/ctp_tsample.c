@@ -14,6 +14,7 @@
 
 #include "ctp_clock.h"
 #include "ctp_emit.h"
+#include "ctp_fds.h"
 #include "ctp_host.h"
 #include "ctp_perf.h"
 #include "ctp_python.h"
@@ -94,6 +95,7 @@ static ssize_t ctp_ts_read(uint32_t tid, int worker, int *fd, const char *what, 
         }
         *fd = f;
         ctp_ts_fds++;
+        ctp_fd_keep(f);
     }
     return pread(*fd, buf, len, 0);
 }
@@ -118,7 +120,7 @@ static void ctp_ts_forget(ctp_ts_thread *s, int free_it)
     for (int k = 0; k < 2; k++) {
         int fd = k ? s->sched_fd : s->stat_fd;
         if (fd >= 0) {
-            close(fd);
+            ctp_fd_drop(fd);
             ctp_ts_fds--;
         }
     }
@@ -401,7 +403,7 @@ static int ctp_ts_workers_start(void)
     ctp_ts_pid = (uint32_t)getpid();
     ssize_t n = ctp_ts_read(ctp_ts_pid, 1, &fd, "stat", buf, sizeof buf - 1);
     if (fd >= 0) {
-        close(fd);
+        ctp_fd_drop(fd);
         ctp_ts_fds--;
     }
     if (n <= 0)

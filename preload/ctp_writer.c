@@ -24,21 +24,30 @@
 #include "ctp_tsample.h"
 #include "ctp_wake.h"
 
-#define CTP_WRITER_PERIOD_NS 100000000ull /* when the rings are nearly empty */
+/* A record is in the file at most 100 ms after its call returned (README, Guarantees), whether
+ * or not its thread calls again: the writer comes by at least every CTP_WRITER_PERIOD_NS, drains
+ * every ring, and writes an encoder once its oldest record is CTP_CHUNK_AGE_NS old. A record
+ * waits at most one period to be drained and, drained younger than the age, one more to be
+ * written: under 75 ms plus the flush's own time. Waiting for the age instead of writing at
+ * every drain keeps a busy thread's chunks ~25 ms long rather than one per 5 ms pass, since a
+ * chunk compresses better the more records it holds (README, trace bytes per event). */
+#define CTP_WRITER_PERIOD_NS 50000000ull  /* when the rings are nearly empty */
 #define CTP_WRITER_BUSY_NS 5000000ull      /* when a ring held an eighth of its size */
-#define CTP_CHUNK_PERIOD_NS 500000000ull
+#define CTP_CHUNK_AGE_NS 25000000ull
 #define CTP_FINAL_WAIT_NS 2000000000ull    /* a handler's wait for the writer's final flush */
 
 uint64_t ctp_ring_words = 1u << 17;
 
 static int ctp_write_failed;
+/* Records lost while the program had left the writer no descriptor (CT_WRITE_LOST_FD): while
+ * not 0, nothing is written, and each flush tries to reopen the file first. */
+static uint64_t ctp_fd_lost;
 static ct_enc ctp_wenc;                         /* the writer's own stream: definitions, END */
 static void *ctp_wbuf;
 static ct_enc ctp_genc;                         /* GPU activity from the harvester */
 static void *ctp_gbuf;
 static uint64_t ctp_gpu_oldest = UINT64_MAX;    /* CPU submit time of the oldest pending GPU op */
 static uint64_t ctp_gpu_lost_reported;
-static uint64_t ctp_gpu_last_chunk;
 static uint64_t ctp_genc_min = UINT64_MAX;      /* earliest ts in ctp_genc */
 static uint64_t ctp_cycle_start;                /* when the current flush began */
 static uint64_t ctp_max_drained;                /* most words one ring held at the last flush */
@@ -50,6 +59,7 @@ static uint64_t ctp_records_total;
 static uint64_t ctp_nvtx_lost_reported;
 static uint64_t ctp_ts_snap;                    /* the thread samples' ring head at this flush */
 static uint64_t ctp_wenc_min = UINT64_MAX;      /* earliest thread sample in ctp_wenc */
+static uint64_t ctp_wenc_since = UINT64_MAX;    /* the flush that put ctp_wenc's first record */
 
 static pthread_t ctp_writer_thread;
 static _Atomic int ctp_writer_stop;
@@ -62,7 +72,7 @@ static void ctp_def_string(void *ctx, uint32_t id, const char *s, size_t len)
     (void)ctx;
     if (ct_enc_string(&ctp_wenc, ctp_low_water, id, s, len) == CT_E_FULL) {
         ct_chunk_info info = {.tid = ctp_writer_tid, .low_water = ctp_low_water};
-        if (!ctp_write_failed)
+        if (!ctp_write_failed && !ctp_fd_lost)
             ct_writer_chunk(ctp_w, &ctp_wenc, &info, 1);
         ct_enc_restart(&ctp_wenc);
         ct_enc_string(&ctp_wenc, ctp_low_water, id, s, len);
@@ -94,6 +104,12 @@ static uint64_t ctp_ring_oldest(const ctp_ring *r, uint64_t snap, uint64_t lw)
     return lw;
 }
 
+/* An encoder whose earliest record is min_ts (UINT64_MAX: empty) is to be written now. */
+static int ctp_chunk_due(uint64_t min_ts, uint64_t now)
+{
+    return min_ts != UINT64_MAX && min_ts + CTP_CHUNK_AGE_NS <= now;
+}
+
 /* The promise of a chunk written now: no record written later has an earlier ts. Records not
  * yet written are in thread encoders, in rings (not drained yet), in the GPU encoder, pending
  * GPU timings (their GPU end is after their CPU submission), or not appended yet (their ts is
@@ -119,6 +135,21 @@ static void ctp_update_low_water(void)
         ctp_low_water = lw;
 }
 
+/* At the start of a flush in that state: once the file is reopened, every definition is written
+ * again before the records that follow (those written before the gap may be among the lost),
+ * after the LOSS record that says how much the gap took. */
+static void ctp_fd_regain(void)
+{
+    if (ctp_fd_check(NULL, ctp_fd) < 0)
+        return;
+    ct_rec_loss l = {CT_LOSS_WRITE, ctp_fd_lost, 0, 0, CT_WRITE_LOST_FD};
+    ct_enc_loss(&ctp_wenc, ctp_low_water, &l);
+    ctp_fd_lost = 0;
+    ctp_intern_rewind();
+    ctp_stack_rewind();
+    memset(ctp_fn_defined, 0, sizeof ctp_fn_defined);
+}
+
 static void ctp_write_chunk_flags(ct_enc *e, uint32_t tid, uint64_t lost, unsigned flags,
                                  int compress)
 {
@@ -126,32 +157,43 @@ static void ctp_write_chunk_flags(ct_enc *e, uint32_t tid, uint64_t lost, unsign
     /* Definitions (in the writer's stream) go to the file before the records that use them. */
     if (e != &ctp_wenc && ctp_wenc.nrecords)
         ctp_write_chunk_flags(&ctp_wenc, ctp_writer_tid, 0, 0, compress);
-    if (!ctp_write_failed && (e->nrecords || lost) && !ctp_fd_ours()) {
-        ctp_write_failed = 1;
-        if (compress)
-            fprintf(stderr, "cutrace: warning: the program closed or reused the descriptor of "
-                    "%s (fd %d); tracing stops, the program continues\n", ctp_path, ctp_fd);
-    }
-    if (!ctp_write_failed && (e->nrecords || lost)) {
+    if (ctp_fd_lost) {
+        ctp_fd_lost += e->nrecords + lost;
+    } else if (!ctp_write_failed && (e->nrecords || lost)) {
         ct_chunk_info info = {0};
         info.tid = tid;
         info.lost = lost;
         info.low_water = ctp_low_water;
         info.flags = (uint16_t)flags;
-        ctp_records_total += e->nrecords;
+        uint64_t n = e->nrecords;
         int rc = ct_writer_chunk(ctp_w, e, &info, compress);
-        if (rc != 0) {
+        if (rc == 0)
+            ctp_records_total += n;
+        else if (ctp_fd < 0 && (ctp_fd_errno == EMFILE || ctp_fd_errno == ENFILE)) {
+            /* No descriptor to reopen the trace with: the records are counted, and every later
+             * chunk tries again (the program may close some of its own). */
+            if (!ctp_fd_lost && compress)
+                fprintf(stderr, "cutrace: warning: the program closed the descriptor of the "
+                        "trace %s and none is left to reopen it with (%s); records are lost "
+                        "until one is, the program continues\n", ctp_path,
+                        strerror(ctp_fd_errno));
+            ctp_fd_lost += n + lost;
+        } else {
             ctp_write_failed = 1;
             if (compress) {
-                int err = errno;
+                int err = ctp_fd < 0 ? ctp_fd_errno : errno;
                 fprintf(stderr, "cutrace: warning: writing %s failed (%s: %s); tracing stops, "
-                        "the program continues\n", ctp_path, ct_strerror(rc), strerror(err));
+                        "the program continues\n", ctp_path,
+                        ctp_fd < 0 ? "the program closed its descriptor, and reopening the "
+                                     "trace failed" : ct_strerror(rc),
+                        ctp_fd < 0 && err == ESTALE ? "the path names another file now"
+                                                    : strerror(err));
             }
         }
     }
     ct_enc_restart(e);
     if (e == &ctp_wenc)
-        ctp_wenc_min = UINT64_MAX;
+        ctp_wenc_min = ctp_wenc_since = UINT64_MAX;
 }
 
 static void ctp_write_chunk(ct_enc *e, uint32_t tid, uint64_t lost, int final, int compress)
@@ -273,7 +315,6 @@ static void ctp_drain(ctp_thread *t, int final, int compress, int in_signal, int
                 t->enc_min_ts = UINT64_MAX;
                 t->lost_reported += lost;
                 lost = 0;
-                t->last_chunk = now;
                 continue; /* retry this record in the empty buffer */
             }
             if (ctp_ticks_to_ns(w[1]) < t->enc_min_ts)
@@ -284,11 +325,10 @@ static void ctp_drain(ctp_thread *t, int final, int compress, int in_signal, int
     }
     if (tail == t->snap)
         t->nvtx_stuck = 0;
-    if (final || lost || now - t->last_chunk >= CTP_CHUNK_PERIOD_NS || t->enc.len > t->enc.cap / 2) {
+    if (final || lost || ctp_chunk_due(t->enc_min_ts, now) || t->enc.len > t->enc.cap / 2) {
         ctp_write_chunk(&t->enc, t->tid, lost, final, compress);
         t->enc_min_ts = UINT64_MAX;
         t->lost_reported += lost;
-        t->last_chunk = now;
     }
 }
 
@@ -382,6 +422,8 @@ void ctp_flush(unsigned fl, unsigned how, int code, uint64_t retire)
     /* after the heads: the records drained now lie between two calibration points */
     uint64_t now = ctp_calibrate();
     ctp_cycle_start = now;
+    if (ctp_fd_lost && !ctp_write_failed)
+        ctp_fd_regain();
     if (nolock)
         ctp_intern_pending_try(ctp_def_string, NULL);
     else
@@ -393,7 +435,6 @@ void ctp_flush(unsigned fl, unsigned how, int code, uint64_t retire)
             ctp_thread_record(t, 0, nolock);
             t->announced = 1;
         }
-    ctp_write_chunk(&ctp_wenc, ctp_writer_tid, 0, 0, compress);
     for (ctp_thread *t = atomic_load(&ctp_threads); t; t = t->next) {
         if (t->dead)
             continue;
@@ -423,11 +464,10 @@ void ctp_flush(unsigned fl, unsigned how, int code, uint64_t retire)
             ctp_gpu_oldest = ctp_gpu_harvest(&ctp_genc, final, &ctp_genc_min, retire, ctp_genc_full);
         else if (final)
             ctp_gpu_dropped += ctp_gpu_pending();
-        if (final || now - ctp_gpu_last_chunk >= CTP_CHUNK_PERIOD_NS) {
+        if (final || ctp_chunk_due(ctp_genc_min, now)) {
             ctp_write_chunk_flags(&ctp_genc, ctp_writer_tid, 0, CT_CHUNK_GPU | (final ? CT_CHUNK_FINAL : 0),
                                  compress);
             ctp_genc_min = UINT64_MAX;
-            ctp_gpu_last_chunk = now;
         }
     }
     ctp_drain_samples(compress);
@@ -459,7 +499,12 @@ void ctp_flush(unsigned fl, unsigned how, int code, uint64_t retire)
         e.lost += atomic_load(&ctp_tsample_ring()->dropped);
         ct_enc_end(&ctp_wenc, ctp_now(), &e);
     }
-    ctp_write_chunk(&ctp_wenc, ctp_writer_tid, 0, final, compress);
+    /* The writer's own stream waits as a thread's does (a chunk per pass of thread samples made
+     * train_loop's trace 7% larger); any other chunk takes it along first, definitions included. */
+    if (ctp_wenc.nrecords && ctp_wenc_since == UINT64_MAX)
+        ctp_wenc_since = now;
+    if (final || ctp_chunk_due(ctp_wenc_since < ctp_wenc_min ? ctp_wenc_since : ctp_wenc_min, now))
+        ctp_write_chunk(&ctp_wenc, ctp_writer_tid, 0, final, compress);
     atomic_store(&ctp_flush_owner, 0);
 }
 
@@ -571,6 +616,7 @@ void ctp_writer_new_file(void)
 {
     atomic_store(&ctp_flush_owner, 0);
     ctp_write_failed = 0;
+    ctp_fd_lost = 0;
     ctp_low_water = 0;
     ctp_records_total = 0;
     atomic_store(&ctp_writer_stop, 0);

@@ -1,9 +1,9 @@
-/* The background writer: one thread (all signals blocked) that wakes every 100 ms (every 5 to
+/* The background writer: one thread (all signals blocked) that wakes every 50 ms (every 5 to
  * 20 ms while rings fill quickly, at once when the doorbell rings, ctp_wake.h), snapshots every
  * ring's head, writes the strings interned so far (so every record it then drains has its
  * definitions earlier in the file), drains each ring into that thread's encoder, harvests GPU
- * timings (ctp_harvest.h), and writes a thread's chunk when it is 500 ms old (or its buffer is
- * half full). One flush runs at a time (whoever holds it owns the encoders); the final flush
+ * timings (ctp_harvest.h), and writes a thread's chunk once its oldest record is 25 ms old (or
+ * its buffer is half full): every record is in the file within 100 ms of its call's return. One flush runs at a time (whoever holds it owns the encoders); the final flush
  * of a fatal signal is handed to the writer, or done raw by the caller with async-signal-safe
  * code when the writer does not finish in time.
  *

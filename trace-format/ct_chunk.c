@@ -95,6 +95,8 @@ ssize_t ct_chunk_build(ct_zctx *z, ct_chunk_info *info, const void *raw, size_t 
 
 struct ct_writer {
     int fd;
+    int (*fd_check)(void *arg, int fd);
+    void *fd_check_arg;
     ct_zctx *z;
     uint8_t *out;
     size_t out_cap, max_raw;
@@ -125,6 +127,10 @@ int ct_writer_open_fd(ct_writer **wp, int fd, const ct_header *h, const ct_write
     if (!w || !hbuf)
         goto fail;
     w->fd = fd;
+    if (o) {
+        w->fd_check = o->fd_check;
+        w->fd_check_arg = o->fd_check_arg;
+    }
     w->max_raw = o && o->max_chunk_raw ? o->max_chunk_raw : (4u << 20);
     if (w->max_raw > CT_CHUNK_RAW_MAX) {
         rc = CT_E_INVAL;
@@ -179,6 +185,11 @@ int ct_writer_chunk(ct_writer *w, ct_enc *e, ct_chunk_info *info, int compress)
     ct_enc_restart(e);
     if (n < 0)
         return (int)n;
+    /* checked after compressing, as close to the write as it can be */
+    if (w->fd_check && (w->fd = w->fd_check(w->fd_check_arg, w->fd)) < 0) {
+        w->seq--; /* nothing written: the next chunk takes its number */
+        return CT_E_IO;
+    }
     int rc = ct__write_all(w->fd, w->out, (size_t)n);
     if (rc == 0)
         w->bytes += (uint64_t)n;

@@ -275,7 +275,7 @@ int ct__infile_load(ct__infile *f)
         }
 
         f->st.chunks++;
-        ct__infile_lost(f, CT_LOSS_BUFFER_FULL, ci.lost); /* a chunk's count is its ring's drops */
+        ct__infile_lost(f, CT_LOSS_BUFFER_FULL, 0, ci.lost); /* a chunk's count is its ring's drops */
         ci.ts_base += (uint64_t)f->offset;
         ci.t_min += (uint64_t)f->offset;
         ci.t_max += (uint64_t)f->offset;

@@ -27,7 +27,7 @@ static inline uint64_t ct__get_corr(ct__cursor *c, const uint8_t **b, const uint
 static inline void ct__decoded(ct__infile *f, const ct_rec *r, uint32_t type)
 {
     if (type == CT_REC_LOSS)
-        ct__infile_lost(f, r->u.loss.reason, r->u.loss.count);
+        ct__infile_lost(f, r->u.loss.reason, r->u.loss.why, r->u.loss.count);
     else if (type == CT_REC_END)
         f->st.complete = 1;
 }

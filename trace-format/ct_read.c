@@ -107,13 +107,15 @@ static void ct__infile_finish(ct__infile *f)
     if (f->st.lost) {
         /* The reason matters to the reader of the warning: full buffers call for a bigger
          * budget, uncollected GPU timings for nothing (the process died with work in flight). */
-        static const char *const why[CT_LOSS_STRINGS + 1] = {
+        static const char *const why[CT__LOST_FD + 1] = {
             [CT_LOSS_OTHER] = "for another reason",
             [CT_LOSS_BUFFER_FULL] = "because its buffers were full",
             [CT_LOSS_GPU_TIMING] = ("GPU timings not collected (operations still running when "
                                     "the process ended, or the event pool empty)"),
             [CT_LOSS_WRITE] = "because a write failed",
             [CT_LOSS_STRINGS] = "because its string table was full",
+            [CT__LOST_FD] = ("because the program closed the tracer's file descriptors and "
+                             "none was left to reopen the trace with"),
         };
         char detail[512];
         size_t len = 0;

@@ -94,7 +94,8 @@ typedef struct {
     size_t nstrs, strs_cap, nframes, frames_cap, nstacks, stacks_cap;
     ct__block *arena;
     uint64_t def_bytes;        /* memory held by definitions, against CT_DEFS_MAX */
-    uint64_t lost_by[CT_LOSS_STRINGS + 1]; /* st.lost by enum ct_loss_reason (unknown: OTHER) */
+    /* st.lost by enum ct_loss_reason (unknown: OTHER), then CT_LOSS_WRITE's CT_WRITE_LOST_FD */
+    uint64_t lost_by[CT_LOSS_STRINGS + 2];
     /* Read on its own (ct_reader_next_in): its own decompression context and error text, so
      * that distinct files are read at once; NULL: the reader's (merged reading). */
     ZSTD_DCtx *dctx;
@@ -177,14 +178,20 @@ int ct__cursor_sort(ct__infile *f, ct__cursor *c, size_t n);
 /* A warning about the file, through the reader's callback. */
 void ct__warn(ct__infile *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-static inline void ct__infile_lost(ct__infile *f, uint32_t reason, uint64_t count)
+#define CT__LOST_FD (CT_LOSS_STRINGS + 1) /* lost_by's slot of CT_WRITE_LOST_FD */
+
+/* count records lost for reason (enum ct_loss_reason), why as the LOSS record has it. */
+static inline void ct__infile_lost(ct__infile *f, uint32_t reason, uint32_t why, uint64_t count)
 {
     if (reason == CT_LOSS_NVTX_NAMES) { /* the records are there, named by their group */
         f->st.nvtx_unnamed += count;
         return;
     }
     f->st.lost += count;
-    f->lost_by[reason <= CT_LOSS_STRINGS ? reason : CT_LOSS_OTHER] += count;
+    if (reason == CT_LOSS_WRITE && why == CT_WRITE_LOST_FD)
+        f->lost_by[CT__LOST_FD] += count;
+    else
+        f->lost_by[reason <= CT_LOSS_STRINGS ? reason : CT_LOSS_OTHER] += count;
 }
 
 /* Heap order of a file's cursors: by the time of their next record, then by chunk. */

@@ -148,6 +148,9 @@ enum ct_gpu_lost {  /* why one call's GPU timing is missing (LOSS why) */
     CT_GPU_LOST_NO_EVENT = 1, CT_GPU_LOST_RECORD_FAILED = 2, CT_GPU_LOST_RUNNING_AT_END = 3,
     CT_GPU_LOST_CONTEXT_GONE = 4, CT_GPU_LOST_NO_TIME = 5, CT_GPU_LOST_NO_MEMORY = 6,
 };
+/* LOSS why of reason CT_LOSS_WRITE: the program closed the writer's file descriptor (or made its
+ * number another file) and no descriptor could be had to reopen the file with. */
+enum { CT_WRITE_LOST_FD = 1 };
 /* END how (FORMAT.md 4.4). CT_END_EXIT_NOW (format 1.1): _exit/_Exit, no exit handler ran. */
 enum ct_shlib_kind { /* which library of the CUDA stack a SHLIB record names (0 other) */
     CT_SHLIB_CUDART = 1, CT_SHLIB_CUDA = 2, CT_SHLIB_CUBLAS = 3, CT_SHLIB_CUBLASLT = 4,
@@ -403,6 +406,13 @@ typedef struct ct_writer ct_writer;
 typedef struct {
     int zlevel;             /* 0: CT_ZLEVEL_DEFAULT */
     size_t max_chunk_raw;   /* largest encoder content per chunk; 0: 4 MiB */
+    /* Called just before each chunk's write with the descriptor the writer holds: returns the
+     * descriptor to write through (the same, or one that replaces it, which the writer owns from
+     * then on; the old one is left as it is), or -1 to write nothing (the chunk fails with
+     * CT_E_IO). NULL: the descriptor is used as it is. For a writer whose process may close or
+     * reuse descriptors it does not know of. */
+    int (*fd_check)(void *arg, int fd);
+    void *fd_check_arg;
 } ct_writer_opts;
 /* Writes the header to fd with one write(). The writer owns fd from then on and closes it,
  * also when this fails. */

@@ -1,5 +1,6 @@
 /* The ways a traced program dies or is interrupted: SIGKILL at random points (the trace stays
- * readable and holds everything older than the flush interval), SIGTERM and SIGINT caught by
+ * readable and holds everything older than the flush interval) and after the program went idle
+ * (nothing older than 100 ms lost), SIGTERM and SIGINT caught by
  * the program's own handler (installed before or after CUDA starts), abort() and a segfault.
  * The program's output and end are those of an untraced run. */
 #define _GNU_SOURCE
@@ -11,9 +12,9 @@
 #include <time.h>
 #include <unistd.h>
 
-/* What cutrace promises a SIGKILL loses at most: records younger than this (the writer wakes
- * every 100 ms and writes a thread's records within 500 ms; the rest is margin for a loaded
- * machine). */
+/* Steps older than this are in the trace of a SIGKILLed program that keeps calling: cutrace
+ * promises 100 ms (sigkill_after_idle holds it to that); this test is about kills at any point
+ * of a busy run, so the rest is margin for a loaded machine. */
 #define FL_FLUSH_MS 1000
 
 static double fl_now_ms(void)
@@ -61,6 +62,106 @@ TEST_IMPL(sigkill_at_random_points)
                "trace\n", round, delay_ms, all_steps, old_steps, FL_FLUSH_MS, syncs);
         ASSERT_UINT(syncs, >=, (size_t)old_steps);
         ASSERT_UINT(syncs, <=, (size_t)all_steps + 1);
+        tr_free(&t);
+    }
+    return 0;
+}
+
+/* The writer's promise (README, Guarantees): a record is in the file at most this long after
+ * its call returned, whether or not its thread calls CUDA again. */
+#define FL_ON_DISK_MS 100
+
+/* Lines "PID TID INDEX KIND ..." of the simulation's truth (FAKECUDA_TRUTH) for sets that
+ * completed (END) at or before `by` ns. */
+static size_t fl_truth_sets_by(const char *path, double by)
+{
+    char *text = ctt_read_file(path, NULL);
+    size_t n = 0;
+    for (char *l = text; l && *l;) {
+        char kind[16] = "";
+        double start, end;
+        if (sscanf(l, "%*d %*d %*d %15s %*s %lf %lf", kind, &start, &end) == 3 &&
+            !strcmp(kind, "set") && end <= by)
+            n++;
+        char *nl = strchr(l, '\n');
+        l = nl ? nl + 1 : NULL;
+    }
+    free(text);
+    return n;
+}
+
+/* The value of "KEY=" on victim's line starting with `line`, waiting up to 10 s for it; -1. */
+static double fl_wait_value(const char *out, const char *line, const char *key)
+{
+    for (int i = 0; i < 5000; i++) {
+        char *text = ctt_read_file(out, NULL);
+        const char *l = text ? strstr(text, line) : NULL;
+        const char *eol = l ? strchr(l, '\n') : NULL;
+        const char *v = eol ? strstr(l, key) : NULL;
+        double r = v && v < eol ? strtod(v + strlen(key), NULL) : -1;
+        free(text);
+        if (r >= 0)
+            return r;
+        usleep(2000);
+    }
+    return -1;
+}
+
+/* A program makes its calls, then idles (no further call of any kind) and is SIGKILLed 0, 50,
+ * 150, 500 or 1000 ms after its last call returned: every record whose call returned (or, for
+ * GPU records, whose operation ended by the simulation's truth) FL_ON_DISK_MS before the kill
+ * is in the trace, counted against the program's own count of its calls and the truth. The
+ * times are the program's and the truth's readings against the kill's, not the delays asked
+ * for, so a loaded machine that wakes the test late only makes the check stricter in what it
+ * requires. Setup calls 150 ms before the burst give the short delays something to require. */
+TEST_IMPL(sigkill_after_idle)
+{
+    static const int delays_ms[] = {0, 50, 150, 500, 1000};
+    enum { RUNS = 10, CALLS = 100 };
+    char victim[4096], out[4096], dir[4096], truth[4096], env[4200];
+    for (int round = 0; round < RUNS * 5; round++) {
+        int delay = delays_ms[round % 5];
+        snprintf(dir, sizeof dir, "%s/idle%d", ctt_tmpdir(), round);
+        snprintf(out, sizeof out, "%s/idle%d.out", ctt_tmpdir(), round);
+        snprintf(truth, sizeof truth, "%s/idle%d.truth", ctt_tmpdir(), round);
+        snprintf(env, sizeof env, "FAKECUDA_TRUTH=%s", truth);
+        putenv(env);
+        char *cmd[] = {(char *)fl_victim(victim), "burst", "100", "150", NULL};
+        pid_t pid = fl_spawn_traced(cmd, dir, out);
+        ASSERT(pid > 0);
+        double setup_ns = fl_wait_value(out, "victim: setup ", "ns=");
+        double last_ns = fl_wait_value(out, "victim: burst ", "ns=");
+        ASSERT(setup_ns > 0 && last_ns > 0);
+        usleep((useconds_t)delay * 1000);
+        double killed_ns = fl_now_ms() * 1e6;
+        ASSERT_INT(kill(pid, SIGKILL), ==, 0);
+        int st;
+        ASSERT_INT(waitpid(pid, &st, 0), ==, pid);
+        ASSERT(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+        double due = killed_ns - FL_ON_DISK_MS * 1e6;
+        tr_trace t;
+        ASSERT_INT(tr_load(&t, dir), ==, 0);
+        ASSERT_UINT(t.nfiles, ==, 1);
+        size_t mallocs = fl_count(&t, 0, "cudaMalloc"), sets = fl_count(&t, 0, "cudaMemsetAsync");
+        size_t syncs = fl_count(&t, 0, "cudaStreamSynchronize");
+        size_t copies = tr_count(&t, CT_REC_COPY, NULL), gpus = tr_count(&t, CT_REC_GPU, NULL);
+        size_t gpus_due = fl_truth_sets_by(truth, due), gpus_all = fl_truth_sets_by(truth, 1e30);
+        printf("round %d: killed %.1f ms after the last call (asked %d), setup %.1f ms before: "
+               "trace has cudaMalloc %zu, cudaMemsetAsync %zu/%d, sync %zu, set records %zu, "
+               "GPU %zu (truth: %zu ended, %zu due)\n", round, (killed_ns - last_ns) / 1e6,
+               delay, (killed_ns - setup_ns) / 1e6, mallocs, sets, CALLS, syncs, copies, gpus,
+               gpus_all, gpus_due);
+        ASSERT_UINT(gpus_all, ==, CALLS);
+        if (setup_ns <= due)
+            ASSERT_UINT(mallocs, ==, 1);
+        if (last_ns <= due) {
+            ASSERT_UINT(sets, ==, CALLS);
+            ASSERT_UINT(syncs, ==, 1);
+            ASSERT_UINT(copies, ==, CALLS);
+        }
+        ASSERT_UINT(gpus, >=, gpus_due);
+        ASSERT_UINT(sets, <=, CALLS);
+        ASSERT_UINT(gpus, <=, gpus_all);
         tr_free(&t);
     }
     return 0;

@@ -18,13 +18,26 @@
  *   segv        STEPS steps then a store into a read-only page (SIGSEGV)
  *   closefds    STEPS steps, close every descriptor above 2, then STEPS more steps 50 ms apart,
  *               writing "data K" for each into the file ARG (opened after the closes), exit 0
- *   dup2fds     the same with /dev/null dup2'd over every descriptor above 2
+ *   closerange  the same, closing them with close_range(3, ~0U, 0) while a second thread that
+ *               made one step waits; then 30 /dev/null descriptors of the program's own are
+ *               opened (taking the numbers the closes freed), the thread exits, and after 50 ms
+ *               "victim: own descriptors open N of 30"
+ *   dup2fds     the same, but the file ARG is opened first and dup2'd over every other
+ *               descriptor above 2 (the file then holds what the program wrote, and nothing else)
+ *   exhaust     RLIMIT_NOFILE 64 (soft and hard) before CUDA; STEPS steps, close_range, the file
+ *               ARG opened, then /dev/null opened until no descriptor is left; STEPS more steps as
+ *               above, the /dev/null descriptors closed after the first half of them
+ *   exhaust-soft  the same with the hard limit at 128: a process may raise its soft limit
  *   chdir       chdir(ARG) before the first CUDA call, STEPS steps
  *   fsize       setrlimit(RLIMIT_FSIZE, ARG bytes) before CUDA, STEPS steps
  *   fork        4 threads do STEPS steps each on their own streams while the main thread, after
  *               ARG ms [0], forks 20 children 2 ms apart; each child calls cudaMalloc (and cudaFree if it worked) and
  *               exits 0 unless that cudaFree failed; "victim: children=20 ok=N"
  *   exec        one step, then exec itself with STEPS-1 (a chain of STEPS images, one pid)
+ *   burst       setup, "victim: setup ns=T", ARG ms of sleep, then STEPS cudaMemsetAsync of
+ *               4 KiB on a stream and a cudaStreamSynchronize, "victim: burst calls=STEPS
+ *               ns=T" (T: CLOCK_MONOTONIC ns after the synchronization returned), then idle
+ *               until killed (no further call of any kind into CUDA)
  *   fail        (with FAKECUDA_FAIL set by the caller) prints every call's result:
  *               cudaMalloc x3, cudaMemcpy x2, cudaMemsetAsync, cudaStreamSynchronize, cudaFree x3 */
 #define _GNU_SOURCE
@@ -100,9 +113,9 @@ static void install(int sig)
     sigaction(sig, &sa, NULL);
 }
 
-static void fds_above_2(int dup_null)
+/* Closes every descriptor above 2, or with keep >= 0, dup2s keep over every other one. */
+static void fds_above_2(int keep)
 {
-    int null = dup_null ? open("/dev/null", O_RDWR) : -1;
     int fds[1024], n = 0;
     DIR *d = opendir("/proc/self/fd");
     struct dirent *e;
@@ -112,10 +125,10 @@ static void fds_above_2(int dup_null)
     if (d)
         closedir(d);
     for (int i = 0; i < n; i++) {
-        if (fds[i] <= 2 || fds[i] == null)
+        if (fds[i] <= 2 || fds[i] == keep)
             continue;
-        if (dup_null)
-            dup2(null, fds[i]);
+        if (keep >= 0)
+            dup2(keep, fds[i]);
         else
             close(fds[i]);
     }
@@ -124,6 +137,20 @@ static void fds_above_2(int dup_null)
 typedef struct {
     int steps, failed;
 } worker_arg;
+
+static volatile int go_away;
+
+/* One step, then waits for go_away, then exits. */
+static void *stepper(void *p)
+{
+    (void)p;
+    ctx c;
+    setup(&c);
+    step(&c, 0, 0);
+    while (!go_away)
+        usleep(1000);
+    return NULL;
+}
 
 static void *worker(void *p)
 {
@@ -160,6 +187,18 @@ int main(int argc, char **argv)
             if (*arg)
                 usleep((useconds_t)atoi(arg) * 1000);
         }
+    } else if (!strcmp(mode, "burst")) {
+        setup(&c);
+        printf("victim: setup ns=%.0f\n", now_ms() * 1e6);
+        fflush(stdout);
+        usleep((useconds_t)atoi(arg) * 1000);
+        for (; k < steps; k++)
+            check(cudaMemsetAsync(c.dev, k & 0xff, 4096, c.s), "cudaMemsetAsync");
+        check(cudaStreamSynchronize(c.s), "cudaStreamSynchronize");
+        printf("victim: burst calls=%d ns=%.0f\n", k, now_ms() * 1e6);
+        fflush(stdout);
+        for (;;)
+            pause();
     } else if (!strcmp(mode, "handler") || !strcmp(mode, "late-handler")) {
         int sig = !strcmp(arg, "int") ? SIGINT : SIGTERM;
         if (mode[0] == 'h')
@@ -181,19 +220,56 @@ int main(int argc, char **argv)
         /* A store into a read-only page (page 0 may be mapped by a CUDA stack). */
         int *volatile ro = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         *ro = 1;
-    } else if (!strcmp(mode, "closefds") || !strcmp(mode, "dup2fds")) {
+    } else if (!strcmp(mode, "closefds") || !strcmp(mode, "closerange") ||
+               !strcmp(mode, "dup2fds") || !strncmp(mode, "exhaust", 7)) {
+        int nulls[256], nnull = 0;
+        if (mode[0] == 'e') {
+            struct rlimit rl = {64, mode[7] ? 128 : 64};
+            if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+                return 3;
+        }
         setup(&c);
         for (; k < steps; k++)
             step(&c, k, 1);
-        fds_above_2(mode[0] == 'd');
-        FILE *f = fopen(arg, "w");
-        if (!f)
+        FILE *f = NULL;
+        pthread_t th;
+        int own[30];
+        if (!strcmp(mode, "closerange")) {
+            pthread_create(&th, NULL, stepper, NULL);
+            usleep(50000);
+        }
+        if (mode[0] == 'd') {
+            if (!(f = fopen(arg, "w")))
+                return 3;
+            fds_above_2(fileno(f));
+        } else if (!strcmp(mode, "closefds")) {
+            fds_above_2(-1);
+        } else if (close_range(3, ~0U, 0) != 0) {
             return 3;
-        for (; k < 2 * steps; k++) {
+        }
+        if (!f && !(f = fopen(arg, "w")))
+            return 3;
+        if (!strcmp(mode, "closerange")) {
+            for (int i = 0; i < 30; i++)
+                own[i] = open("/dev/null", O_RDONLY);
+            go_away = 1;
+            pthread_join(th, NULL);
+            usleep(50000);
+            int open_ = 0;
+            for (int i = 0; i < 30; i++)
+                open_ += own[i] >= 0 && fcntl(own[i], F_GETFD) >= 0;
+            printf("victim: own descriptors open %d of 30\n", open_);
+        }
+        while (mode[0] == 'e' && nnull < 256 && (nulls[nnull] = open("/dev/null", O_RDONLY)) >= 0)
+            nnull++;
+        for (int half = k + steps / 2; k < 2 * steps; k++) {
             step(&c, k, 1);
             fprintf(f, "data %d\n", k);
             fflush(f);
             usleep(50000); /* long enough for a tracer to flush while the file is open */
+            if (k + 1 == half)
+                while (nnull > 0)
+                    close(nulls[--nnull]);
         }
         if (fclose(f) != 0)
             return 4;

@@ -16,7 +16,7 @@ ct_writer *fmt_writer(const char *path)
     if (ct_header_collect(&h, "test", "FMT=1", scratch, sizeof scratch) != 0)
         abort();
     ct_writer *w;
-    ct_writer_opts o = {0, 0};
+    ct_writer_opts o = {0};
     if (ct_writer_open(&w, path, &h, &o) != 0) {
         fprintf(stderr, "fmt_writer: cannot create %s\n", path);
         abort();

@@ -1,7 +1,8 @@
 #include "fmt.h"
 
 /* The lost-records warning names why they were lost: a chunk's `lost` count is buffer drops,
- * a LOSS record says its own reason (unknown reasons read as "another reason"). A trace whose
+ * a LOSS record says its own reason (unknown reasons read as "another reason"; a failed write's
+ * why tells the program's closing of the tracer's descriptors apart). A trace whose
  * only loss is GPU timing must not blame full buffers. */
 TEST_IMPL(loss_warning_names_the_reason)
 {
@@ -28,20 +29,22 @@ TEST_IMPL(loss_warning_names_the_reason)
     snprintf(path, sizeof path, "%s/all.ct", ctt_tmpdir());
     w = fmt_writer_enc(path, &e);
     ct_rec_loss write = {CT_LOSS_WRITE, 3, 5, 0, 0}, strings = {CT_LOSS_STRINGS, 2, 0, 0, 0},
-                odd = {99, 1, 0, 0, 0};
+                odd = {99, 1, 0, 0, 0}, fds = {CT_LOSS_WRITE, 4, 0, 0, CT_WRITE_LOST_FD};
     ASSERT_INT(ct_enc_loss(&e, 1000, &gpu), ==, 0);
     ASSERT_INT(ct_enc_loss(&e, 1001, &write), ==, 0);
+    ASSERT_INT(ct_enc_loss(&e, 1001, &fds), ==, 0);
     ASSERT_INT(ct_enc_loss(&e, 1002, &strings), ==, 0);
     ASSERT_INT(ct_enc_loss(&e, 1003, &odd), ==, 0);
     ct_chunk_info drops = {.tid = 5, .lost = 40};
     ASSERT_INT(ct_writer_chunk(w, &e, &drops, 1), ==, 0);
     ASSERT_INT(ct_writer_close(w), ==, 0);
     ASSERT_INT(fmt_read1(&l, path), ==, 0);
-    ASSERT_UINT(ct_reader_stats(l.r, 0)->lost, ==, 53);
-    ASSERT_CONTAINS(l.warn, "53 records were lost by the tracer: 1 for another reason; "
+    ASSERT_UINT(ct_reader_stats(l.r, 0)->lost, ==, 57);
+    ASSERT_CONTAINS(l.warn, "57 records were lost by the tracer: 1 for another reason; "
                             "40 because its buffers were full; 7 GPU timings not collected");
     ASSERT_CONTAINS(l.warn, "pool empty); 3 because a write failed; 2 because its string "
-                            "table was full");
+                            "table was full; 4 because the program closed the tracer's file "
+                            "descriptors and none was left to reopen the trace with");
     fmt_free(&l);
     return 0;
 }

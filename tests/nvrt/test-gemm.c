@@ -189,7 +189,7 @@ static int write_trace(const char *dir)
     if (ct_header_collect(&h, "test", "", scratch, sizeof scratch) != 0)
         return -1;
     ct_writer *w;
-    ct_writer_opts o = {0, 0};
+    ct_writer_opts o = {0};
     if (ct_writer_open(&w, path, &h, &o) != 0)
         return -1;
     static uint8_t buf[1 << 16];

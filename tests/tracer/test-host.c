@@ -301,7 +301,7 @@ TEST_IMPL(host_summary_of_written_records)
     ct_header h;
     ASSERT_INT(ct_header_collect(&h, "test", "", scratch, sizeof scratch), ==, 0);
     ct_writer *w;
-    ct_writer_opts o = {0, 0};
+    ct_writer_opts o = {0};
     ASSERT_INT(ct_writer_open(&w, path, &h, &o), ==, 0);
     static uint8_t buf[1 << 16];
     ct_enc e;

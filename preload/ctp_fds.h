@@ -1,0 +1,19 @@
+/* Descriptors the tracer keeps open beside the program's (the samplers' /proc files and perf
+ * rings): a program may close descriptors it did not open (close_range(3, ~0U, 0), as daemons
+ * do) and get their numbers back for files of its own, which the tracer must then never close.
+ * ctp_fd_keep records which file a kept descriptor is (device and inode); ctp_fd_drop closes it
+ * only if its number still is that file, and forgets it either way. Reading a number that has
+ * become the program's (pread, which moves no offset and consumes nothing) only reads garbage,
+ * which the samplers' parsers refuse.
+ *
+ * Contract: depends on nothing of the tracer; async-signal-safe, no lock (distinct threads keep
+ * distinct numbers). Numbers from CTP_FDS_MAX up are not recorded and are closed as they are. */
+#ifndef CTP_FDS_H
+#define CTP_FDS_H
+
+#define CTP_FDS_MAX 4096
+
+void ctp_fd_keep(int fd);
+void ctp_fd_drop(int fd);
+
+#endif
