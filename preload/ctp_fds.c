@@ -1,21 +1,24 @@
 /* Descriptors the tracer keeps (see ctp_fds.h). */
 #include "ctp_fds.h"
 
+#include <stdatomic.h>
 #include <stdint.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* What each kept number is; ino 0: not recorded (nothing kept there). */
+/* What each kept number is; ino 0: not recorded (nothing kept there). Atomics: a number one
+ * thread drops another may open and keep next (the thread sampler's and the host sampler's);
+ * the kernel orders the close before that open, and the entry is cleared before the close. */
 static struct {
-    uint64_t dev, ino;
+    _Atomic uint64_t dev, ino;
 } ctp_kept[CTP_FDS_MAX];
 
 void ctp_fd_keep(int fd)
 {
     struct stat st;
     if (fd >= 0 && fd < CTP_FDS_MAX && fstat(fd, &st) == 0) {
-        ctp_kept[fd].dev = st.st_dev;
-        ctp_kept[fd].ino = st.st_ino;
+        atomic_store_explicit(&ctp_kept[fd].dev, st.st_dev, memory_order_relaxed);
+        atomic_store_explicit(&ctp_kept[fd].ino, st.st_ino, memory_order_relaxed);
     }
 }
 
@@ -28,8 +31,10 @@ void ctp_fd_drop(int fd)
         return;
     }
     struct stat st;
-    if (ctp_kept[fd].ino && fstat(fd, &st) == 0 && st.st_dev == ctp_kept[fd].dev &&
-        st.st_ino == ctp_kept[fd].ino)
+    uint64_t dev = atomic_load_explicit(&ctp_kept[fd].dev, memory_order_relaxed);
+    uint64_t ino = atomic_load_explicit(&ctp_kept[fd].ino, memory_order_relaxed);
+    atomic_store_explicit(&ctp_kept[fd].dev, 0, memory_order_relaxed);
+    atomic_store_explicit(&ctp_kept[fd].ino, 0, memory_order_relaxed);
+    if (ino && fstat(fd, &st) == 0 && st.st_dev == dev && st.st_ino == ino)
         close(fd);
-    ctp_kept[fd].dev = ctp_kept[fd].ino = 0;
 }

@@ -7,7 +7,8 @@
  * which the samplers' parsers refuse.
  *
  * Contract: depends on nothing of the tracer; async-signal-safe, no lock (distinct threads keep
- * distinct numbers). Numbers from CTP_FDS_MAX up are not recorded and are closed as they are. */
+ * distinct numbers at any one time; one may keep a number another just dropped). Numbers from
+ * CTP_FDS_MAX up are not recorded and are closed as they are. */
 #ifndef CTP_FDS_H
 #define CTP_FDS_H
 
