@@ -195,7 +195,9 @@ static void json_processes(cta_json *j, const cta_model *m)
         cta_json_bool(j, p->ended);
         if (p->ended) {
             CTA_JK_STR(j, "end", cta_report_end_how[p->end.how < CTA_REPORT_END_HOWS ? p->end.how : 0]);
-            if (cta_report_end_code(m, p) >= 0)
+            if (p->end.how == CT_END_STOPPED)
+                CTA_JK_STR(j, "stopped_by", cta_stop_key(p->end.code));
+            else if (cta_report_end_code(m, p) >= 0)
                 CTA_JK_I64(j, "end_code", cta_report_end_code(m, p));
         }
         const ct_stats *s = p->stats;
