@@ -19,6 +19,8 @@ extern int ctp_fd;
 /* Creates the trace file and writes its header (options_text: the options as the header states
  * them); -1 after one warning on stderr (the process then runs untraced). */
 int ctp_open_output(const char *options_text);
+/* Why ctp_open_output failed, in words ("" before it has). */
+extern char ctp_output_failure[PATH_MAX + 256];
 /* The trace's descriptor is still the trace file: a program may close descriptors it did not
  * open and get the same number for a file of its own, which must not receive trace chunks
  * (async-signal-safe). */
