@@ -332,11 +332,16 @@ static void text_run(FILE *f, const cta_model *m)
                     cta_text_safe(prefix, sizeof prefix, p->python.prefix, 300));
         }
         const ct_stats *s = p->stats;
+        char full[120] = "";
+        if (s && s->lost_full)
+            snprintf(full, sizeof full, " (%llu of them because the tracer's buffers were full: "
+                     "its writer did not keep up)", (unsigned long long)s->lost_full);
         if (s && (s->lost || s->corrupt_chunks || s->chunks_missing || s->torn_tail || s->bad_records ||
                   s->late_records))
-            fprintf(f, "    trace damage: %llu records lost, %llu corrupt chunks, %llu chunks missing, "
-                       "%llu bytes torn at the end, %llu malformed records, %llu out of order\n",
-                    (unsigned long long)s->lost, (unsigned long long)s->corrupt_chunks,
+            fprintf(f, "    trace damage: %llu records lost%s, %llu corrupt chunks, %llu chunks "
+                       "missing, %llu bytes torn at the end, %llu malformed records, %llu out of "
+                       "order\n", (unsigned long long)s->lost, full,
+                    (unsigned long long)s->corrupt_chunks,
                     (unsigned long long)s->chunks_missing, (unsigned long long)s->torn_tail,
                     (unsigned long long)s->bad_records, (unsigned long long)s->late_records);
         if (p->late_points)
