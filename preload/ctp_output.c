@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,8 +33,9 @@ static const char *ctp_env_first(const char *const *names, const char *dflt)
     return dflt;
 }
 
-/* CUTRACE_OUTPUT with %h (host), %p (pid), %j (slurm job), %r (rank), %% expanded. */
-static void ctp_expand(const char *pat, char *out, size_t cap)
+/* CUTRACE_OUTPUT with %h (host), %p (pid), %j (slurm job), %r (rank), %% expanded; -1 if it
+ * does not fit in cap (out then holds what did). */
+static int ctp_expand(const char *pat, char *out, size_t cap)
 {
     static const char *const rank_vars[] = {"SLURM_PROCID", "RANK", "OMPI_COMM_WORLD_RANK",
                                             "PMI_RANK", NULL};
@@ -41,7 +43,8 @@ static void ctp_expand(const char *pat, char *out, size_t cap)
     char host[256] = "host";
     gethostname(host, sizeof host - 1);
     size_t o = 0;
-    for (const char *p = pat; *p && o + 1 < cap; p++) {
+    const char *p = pat;
+    for (; *p && o + 1 < cap; p++) {
         char tmp[32];
         const char *ins = NULL;
         if (*p == '%' && p[1]) {
@@ -60,6 +63,7 @@ static void ctp_expand(const char *pat, char *out, size_t cap)
         }
     }
     out[o < cap ? o : cap - 1] = 0;
+    return *p || o >= cap ? -1 : 0;
 }
 
 static int ctp_mkdirs(char *dir)
@@ -101,13 +105,13 @@ static int ctp_fd_aside(int fd)
  * limit, out of reach of its open() and dup2(). */
 static int ctp_reopen(void)
 {
-    int fd = open(ctp_path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+    int fd = open(ctp_path, O_RDWR | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
     struct rlimit rl;
     if (fd < 0 && errno == EMFILE && getrlimit(RLIMIT_NOFILE, &rl) == 0 &&
         rl.rlim_cur < rl.rlim_max) {
         struct rlimit more = {rl.rlim_cur + 1, rl.rlim_max};
         if (setrlimit(RLIMIT_NOFILE, &more) == 0) {
-            fd = open(ctp_path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+            fd = open(ctp_path, O_RDWR | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
             int err = errno;
             setrlimit(RLIMIT_NOFILE, &rl);
             errno = err;
@@ -118,20 +122,83 @@ static int ctp_reopen(void)
     return fd < 0 ? fd : ctp_fd_aside(fd);
 }
 
+static int ctp_fd_is_trace(struct stat *st)
+{
+    return ctp_fd >= 0 && fstat(ctp_fd, st) == 0 && st->st_dev == ctp_fd_dev &&
+           st->st_ino == ctp_fd_ino;
+}
+
 int ctp_fd_ours(void)
 {
     struct stat st;
-    return ctp_fd >= 0 && fstat(ctp_fd, &st) == 0 && st.st_dev == ctp_fd_dev &&
-           st.st_ino == ctp_fd_ino;
+    return ctp_fd_is_trace(&st);
+}
+
+/* The trace file was removed (st_nlink 0: the file, or its directory, was deleted), and the
+ * trace would vanish with the descriptor: the directory and file are made again and what the
+ * descriptor holds is copied there, so that nothing is lost. Told once; if it cannot be done,
+ * writing goes on into the removed file (its directory may come back). The writer holds the
+ * flush: the copy buffer is its. (The trace's descriptors are opened O_RDWR for this copy.) */
+static void ctp_relink(void)
+{
+    static int told;
+    static char buf[65536];
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", ctp_path);
+    char *slash = strrchr(dir, '/');
+    if (slash && slash != dir)
+        *slash = 0;
+    uint64_t whole = ct_writer_bytes(ctp_w), at = 0;
+    int fd = slash && slash != dir && ctp_mkdirs(dir) != 0 ? -1
+             : open(ctp_path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0640);
+    int err = errno;
+    while (fd >= 0 && at < whole) {
+        size_t want = whole - at < sizeof buf ? (size_t)(whole - at) : sizeof buf;
+        ssize_t got = pread(ctp_fd, buf, want, (off_t)at);
+        if (got <= 0 || write(fd, buf, (size_t)got) != got) {
+            err = got < 0 ? errno : EIO;
+            close(fd);
+            unlink(ctp_path);
+            fd = -1;
+        } else {
+            at += (uint64_t)got;
+        }
+    }
+    struct stat st;
+    char msg[PATH_MAX + 300];
+    int len;
+    if (fd >= 0 && (fd = ctp_fd_aside(fd), fstat(fd, &st) == 0)) {
+        close(ctp_fd);
+        ctp_fd = fd;
+        ctp_fd_dev = st.st_dev;
+        ctp_fd_ino = st.st_ino;
+        len = snprintf(msg, sizeof msg, "cutrace: warning: the trace file %s was removed while "
+                       "the program ran (or its directory); made again with the %llu bytes "
+                       "written so far, nothing lost\n", ctp_path, (unsigned long long)whole);
+    } else {
+        if (fd >= 0)
+            close(fd);
+        if (told++)
+            return;
+        len = snprintf(msg, sizeof msg, "cutrace: warning: the trace file %s was removed while "
+                       "the program ran (or its directory), and cannot be made again (%s); its "
+                       "records are lost when the program ends\n", ctp_path, strerror(err));
+    }
+    /* write, not stdio: this may run in a signal handler's flush */
+    if (write(2, msg, len < (int)sizeof msg ? (size_t)len : sizeof msg - 1) < 0)
+        return;
 }
 
 int ctp_fd_check(void *arg, int fd)
 {
     (void)arg;
     (void)fd; /* ctp_fd is the same, or the one reopened by a call outside the writer's write */
-    if (ctp_fd_ours())
-        return ctp_fd;
     struct stat st;
+    if (ctp_fd_is_trace(&st)) {
+        if (st.st_nlink == 0)
+            ctp_relink();
+        return ctp_fd;
+    }
     /* The program closed the descriptor, or its number is now a file of the program's: never
      * written to or closed again. The file goes on from its last whole chunk (a write cut by
      * the close left a partial one after it), and only if it is still the trace file. */
@@ -151,11 +218,29 @@ int ctp_fd_check(void *arg, int fd)
     return ctp_fd = nfd;
 }
 
+char ctp_output_failure[PATH_MAX + 256];
+
+/* No trace file for this process: why, kept for the message at its end, and told now. */
+__attribute__((format(printf, 1, 2))) static int ctp_output_fail(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(ctp_output_failure, sizeof ctp_output_failure, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "cutrace: warning: %s; this process (pid %d) runs untraced\n",
+            ctp_output_failure, (int)getpid());
+    return -1;
+}
+
 int ctp_open_output(const char *options_text)
 {
     const char *pat = getenv("CUTRACE_OUTPUT");
     char dir[PATH_MAX - 64];
-    ctp_expand(pat && *pat ? pat : ".", dir, sizeof dir);
+    /* a directory cut short would put the trace where nobody looks for it */
+    if (ctp_expand(pat && *pat ? pat : ".", dir, sizeof dir) != 0)
+        return ctp_output_fail("cannot create a trace file in %.60s... (CUTRACE_OUTPUT): the "
+                               "directory's name is longer than the %zu characters it may have",
+                               dir, sizeof dir - 1);
     char host[64] = "host";
     gethostname(host, sizeof host - 1);
     for (char *h = host; *h; h++)
@@ -168,16 +253,13 @@ int ctp_open_output(const char *options_text)
                 snprintf(ctp_path, sizeof ctp_path, "%s/%s-%d.cutrace", dir, host, (int)getpid());
             else
                 snprintf(ctp_path, sizeof ctp_path, "%s/%s-%d-%d.cutrace", dir, host, (int)getpid(), i);
-            fd = open(ctp_path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0640);
+            fd = open(ctp_path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0640);
             if (fd < 0 && errno != EEXIST)
                 break;
         }
     }
-    if (fd < 0) {
-        fprintf(stderr, "cutrace: warning: cannot create a trace file in %s (%s); this process "
-                "(pid %d) runs untraced\n", dir, strerror(errno), (int)getpid());
-        return -1;
-    }
+    if (fd < 0)
+        return ctp_output_fail("cannot create a trace file in %s (%s)", dir, strerror(errno));
     fd = ctp_fd_aside(fd);
     struct stat st;
     if (fstat(fd, &st) == 0) {
@@ -191,14 +273,14 @@ int ctp_open_output(const char *options_text)
      * traced thread produces, and at 6 it falls behind a loop of back-to-back launches (61% of
      * 800,000 records lost in instant mode, against 8% at 3) for 10% smaller files (2.02
      * against 2.22 bytes per train_loop event). */
-    const ct_writer_opts wo = {.zlevel = 3, .fd_check = ctp_fd_check};
+    const ct_writer_opts wo = {.zlevel = 3, .fd_check = ctp_fd_check, .reserve = 4096};
     if (ct_header_collect(&h, CTP_VERSION, options_text, scratch, sizeof scratch) != 0 ||
         (h.frameworks = ctp_frameworks_loaded(), ct_writer_open_fd(&ctp_w, fd, &h, &wo)) != 0) {
-        fprintf(stderr, "cutrace: warning: cannot write the trace header to %s (%s); this "
-                "process (pid %d) runs untraced\n", ctp_path, strerror(errno), (int)getpid());
+        int err = errno;
         close(fd);
         unlink(ctp_path);
-        return -1;
+        return ctp_output_fail("cannot write the trace header to %s (%s)", ctp_path,
+                               strerror(err));
     }
     return 0;
 }

@@ -277,6 +277,7 @@ static void ctp_fork_child(void)
     ctp_tls = NULL;
     atomic_store(&ctp_threads, NULL);
     atomic_store(&ctp_thread_count, 0);
+    atomic_store(&ctp_untraced_calls, 0);
     ctp_buffer_used = 0;
     ctp_w = NULL; /* the parent's file stays the parent's: the descriptor is close-on-exec */
     ctp_writer_fork_child();
@@ -425,9 +426,16 @@ void ctp_exec_failed(void)
  * status ctp_on_exit saw (-1 if it has not run: the trace started before main). */
 __attribute__((destructor)) static void ctp_at_exit(void)
 {
+    /* No trace file could be had: the count of what went untraced, which no file holds. */
+    uint64_t untraced = atomic_load(&ctp_untraced_calls);
+    int saved = errno;
+    if (atomic_load(&ctp_state) == CTP_FAILED && untraced)
+        fprintf(stderr, "cutrace: the program (pid %d) made %llu CUDA call%s, none traced: %s\n",
+                (int)getpid(), (unsigned long long)untraced, untraced == 1 ? "" : "s",
+                ctp_output_failure[0] ? ctp_output_failure : "the trace could not be started");
+    errno = saved;
     if (!ctp_end_claim())
         return;
-    int saved = errno;
     ctp_writer_join();
     ctp_flush_final_here(0, CT_END_EXIT, atomic_load(&ctp_exit_status));
     ctp_close_output();

@@ -105,6 +105,9 @@ typedef struct {
 extern __thread ctp_thread *ctp_tls __attribute__((tls_model("initial-exec")));
 /* ctp_tls of a thread that is not traced (process untraced, over the memory budget, exiting). */
 extern ctp_thread ctp_untraced;
+/* CUDA calls made while the thread was not traced: for the message at the end of a process whose
+ * trace could not be written at all (relaxed increments, on that path only). */
+extern _Atomic uint64_t ctp_untraced_calls;
 /* Every registered thread, newest first (pushed under the session's registration lock, read
  * by the writer and the GPU harvester; a forked child empties it). */
 extern _Atomic(ctp_thread *) ctp_threads;

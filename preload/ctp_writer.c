@@ -67,13 +67,19 @@ static _Atomic uint32_t ctp_final_req;           /* how << 8 | signal: a handler
 static _Atomic uint32_t ctp_final_done;          /* the writer wrote it */
 
 
+static void ctp_write_stop(int rc, uint64_t unwritten, int compress);
+
 static void ctp_def_string(void *ctx, uint32_t id, const char *s, size_t len)
 {
     (void)ctx;
     if (ct_enc_string(&ctp_wenc, ctp_low_water, id, s, len) == CT_E_FULL) {
         ct_chunk_info info = {.tid = ctp_writer_tid, .low_water = ctp_low_water};
+        uint64_t n = ctp_wenc.nrecords;
+        int rc = 0;
         if (!ctp_write_failed && !ctp_fd_lost)
-            ct_writer_chunk(ctp_w, &ctp_wenc, &info, 1);
+            rc = ct_writer_chunk(ctp_w, &ctp_wenc, &info, 1);
+        if (rc != 0 && ctp_fd >= 0)
+            ctp_write_stop(rc, n, 1);
         ct_enc_restart(&ctp_wenc);
         ct_enc_string(&ctp_wenc, ctp_low_water, id, s, len);
     }
@@ -150,6 +156,62 @@ static void ctp_fd_regain(void)
     memset(ctp_fn_defined, 0, sizeof ctp_fn_defined);
 }
 
+/* Records lost in total: those the rings could not take, and those not written since a write
+ * failed. */
+static uint64_t ctp_stop_lost;
+static uint64_t ctp_lost_total(void)
+{
+    uint64_t lost = ctp_stop_lost + atomic_load(&ctp_tsample_ring()->dropped);
+    for (ctp_thread *t = atomic_load(&ctp_threads); t; t = t->next)
+        lost += atomic_load(&t->ring.dropped);
+    return lost;
+}
+
+/* A failed write (CT_E_IO: errno says why), as LOSS why of CT_LOSS_WRITE and in words. */
+static unsigned ctp_write_why(int rc, int err, const char **words)
+{
+    static const char *const text[] = {
+        [CT_WRITE_NO_SPACE] = "the file system is full",
+        [CT_WRITE_QUOTA] = "the disk quota is reached",
+        [CT_WRITE_FILE_LIMIT] = "the file reached the process's file size limit (RLIMIT_FSIZE)",
+        [CT_WRITE_ERROR] = "a write failed",
+    };
+    unsigned why = rc != CT_E_IO ? CT_WRITE_ERROR : err == ENOSPC ? CT_WRITE_NO_SPACE
+                   : err == EDQUOT ? CT_WRITE_QUOTA : err == EFBIG ? CT_WRITE_FILE_LIMIT
+                                                                 : CT_WRITE_ERROR;
+    *words = text[why];
+    return why;
+}
+
+/* A chunk of unwritten records could not be written to the trace (still ours): tracing stops,
+ * told on stderr now, and in the file by a last chunk in the room the writer keeps for it
+ * (ct_writer_opts.reserve): LOSS (what failed, the chunk's records) and END CT_END_STOPPED. The
+ * records drained from then on are counted (ctp_stop_lost) for the message at the end. */
+static void ctp_write_stop(int rc, uint64_t unwritten, int compress)
+{
+    int err = errno;
+    const char *words;
+    unsigned why = ctp_write_why(rc, err, &words);
+    ctp_write_failed = 1;
+    ctp_stop_lost += unwritten;
+    if (compress)
+        fprintf(stderr, "cutrace: warning: writing %s failed: %s (%s); the trace ends there and "
+                "says so, the program continues untraced\n", ctp_path, words,
+                rc == CT_E_IO ? strerror(err) : ct_strerror(rc));
+    static uint64_t buf[16];
+    ct_enc e;
+    ct_enc_init(&e, buf, sizeof buf);
+    uint64_t now = ctp_now(), ts = now > ctp_low_water ? now : ctp_low_water;
+    ct_rec_loss l = {CT_LOSS_WRITE, unwritten, 0, 0, why};
+    ct_rec_end end = {CT_END_STOPPED, (int)why, ctp_records_total + 2, ctp_lost_total()};
+    ct_enc_loss(&e, ts, &l);
+    ct_enc_end(&e, ts, &end);
+    ct_chunk_info info = {.tid = ctp_writer_tid, .low_water = ctp_low_water,
+                          .flags = CT_CHUNK_FINAL};
+    ct_writer_chunk(ctp_w, &e, &info, compress);
+    errno = err;
+}
+
 static void ctp_write_chunk_flags(ct_enc *e, uint32_t tid, uint64_t lost, unsigned flags,
                                  int compress)
 {
@@ -159,7 +221,9 @@ static void ctp_write_chunk_flags(ct_enc *e, uint32_t tid, uint64_t lost, unsign
         ctp_write_chunk_flags(&ctp_wenc, ctp_writer_tid, 0, 0, compress);
     if (ctp_fd_lost) {
         ctp_fd_lost += e->nrecords + lost;
-    } else if (!ctp_write_failed && (e->nrecords || lost)) {
+    } else if (ctp_write_failed) {
+        ctp_stop_lost += e->nrecords + lost;
+    } else if (e->nrecords || lost) {
         ct_chunk_info info = {0};
         info.tid = tid;
         info.lost = lost;
@@ -178,17 +242,15 @@ static void ctp_write_chunk_flags(ct_enc *e, uint32_t tid, uint64_t lost, unsign
                         "until one is, the program continues\n", ctp_path,
                         strerror(ctp_fd_errno));
             ctp_fd_lost += n + lost;
+        } else if (ctp_fd >= 0) {
+            ctp_write_stop(rc, n + lost, compress);
         } else {
             ctp_write_failed = 1;
-            if (compress) {
-                int err = ctp_fd < 0 ? ctp_fd_errno : errno;
-                fprintf(stderr, "cutrace: warning: writing %s failed (%s: %s); tracing stops, "
-                        "the program continues\n", ctp_path,
-                        ctp_fd < 0 ? "the program closed its descriptor, and reopening the "
-                                     "trace failed" : ct_strerror(rc),
-                        ctp_fd < 0 && err == ESTALE ? "the path names another file now"
-                                                    : strerror(err));
-            }
+            if (compress)
+                fprintf(stderr, "cutrace: warning: writing %s failed (the program closed its "
+                        "descriptor, and reopening the trace failed: %s); tracing stops, the "
+                        "program continues\n", ctp_path, ctp_fd_errno == ESTALE ?
+                        "the path names another file now" : strerror(ctp_fd_errno));
         }
     }
     ct_enc_restart(e);
@@ -493,10 +555,7 @@ void ctp_flush(unsigned fl, unsigned how, int code, uint64_t retire)
         cap[0] = ctp_capture_final();
         if (cap[0].op)
             ct_enc_capture(&ctp_wenc, ctp_now(), &cap[0]);
-        ct_rec_end e = {how, code, ctp_records_total + ctp_wenc.nrecords + 1, 0};
-        for (ctp_thread *t = atomic_load(&ctp_threads); t; t = t->next)
-            e.lost += atomic_load(&t->ring.dropped);
-        e.lost += atomic_load(&ctp_tsample_ring()->dropped);
+        ct_rec_end e = {how, code, ctp_records_total + ctp_wenc.nrecords + 1, ctp_lost_total()};
         ct_enc_end(&ctp_wenc, ctp_now(), &e);
     }
     /* The writer's own stream waits as a thread's does (a chunk per pass of thread samples made
@@ -505,6 +564,10 @@ void ctp_flush(unsigned fl, unsigned how, int code, uint64_t retire)
         ctp_wenc_since = now;
     if (final || ctp_chunk_due(ctp_wenc_since < ctp_wenc_min ? ctp_wenc_since : ctp_wenc_min, now))
         ctp_write_chunk(&ctp_wenc, ctp_writer_tid, 0, final, compress);
+    if (final && ctp_write_failed && ctp_fd >= 0 && compress)
+        fprintf(stderr, "cutrace: %s holds the trace up to where writing failed: %llu records "
+                "written, %llu after them not\n", ctp_path,
+                (unsigned long long)ctp_records_total, (unsigned long long)ctp_stop_lost);
     atomic_store(&ctp_flush_owner, 0);
 }
 
@@ -617,6 +680,7 @@ void ctp_writer_new_file(void)
     atomic_store(&ctp_flush_owner, 0);
     ctp_write_failed = 0;
     ctp_fd_lost = 0;
+    ctp_stop_lost = 0;
     ctp_low_water = 0;
     ctp_records_total = 0;
     atomic_store(&ctp_writer_stop, 0);

@@ -1,6 +1,7 @@
 /* Chunk framing (FORMAT.md 3.2) and the file writer. ct_chunk_build and ct_writer_chunk
- * allocate nothing; with compression off they make only async-signal-safe calls (the CRC, memcpy
- * and write), so a signal handler can flush through them. */
+ * allocate nothing; with compression off they make only async-signal-safe calls (the CRC, memcpy,
+ * write, and for the reserve fallocate, getrlimit, ftruncate), so a signal handler can flush
+ * through them. */
 #define _GNU_SOURCE
 #include "cttrace.h"
 #include "ct_header.h"
@@ -9,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #include <zstd.h>
 
@@ -101,6 +103,9 @@ struct ct_writer {
     uint8_t *out;
     size_t out_cap, max_raw;
     uint64_t seq, bytes;
+    size_t reserve;    /* ct_writer_opts.reserve */
+    uint64_t held;     /* the file is allocated up to here (UINT64_MAX: it cannot be) */
+    int spend;         /* a chunk was refused for room: the next one may use the reserve */
 };
 
 static int ct__write_all(int fd, const uint8_t *p, size_t n)
@@ -130,6 +135,7 @@ int ct_writer_open_fd(ct_writer **wp, int fd, const ct_header *h, const ct_write
     if (o) {
         w->fd_check = o->fd_check;
         w->fd_check_arg = o->fd_check_arg;
+        w->reserve = o->reserve;
     }
     w->max_raw = o && o->max_chunk_raw ? o->max_chunk_raw : (4u << 20);
     if (w->max_raw > CT_CHUNK_RAW_MAX) {
@@ -173,6 +179,39 @@ int ct_writer_open(ct_writer **w, const char *path, const ct_header *h, const ct
     return ct_writer_open_fd(w, fd, h, o);
 }
 
+/* Whether n bytes may be written with the reserve still free after them: under the soft
+ * RLIMIT_FSIZE (else errno EFBIG), and allocated (else ENOSPC or EDQUOT from fallocate). The
+ * allocation goes ahead in steps of 16 reserves, so that a busy writer seldom asks, and near a
+ * full disk exactly what is needed. A file system that cannot allocate ahead (EOPNOTSUPP) is
+ * written as it comes. -1 refuses the chunk, and lets the next one use the reserve. */
+static int ct__writer_room(ct_writer *w, size_t n)
+{
+    if (!w->reserve || w->spend) {
+        w->spend = 0;
+        return 0;
+    }
+    uint64_t need = w->bytes + n + w->reserve, step = 16 * (uint64_t)w->reserve;
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && need > rl.rlim_cur) {
+        errno = EFBIG;
+        w->spend = 1;
+        return -1;
+    }
+    if (need <= w->held || w->held == UINT64_MAX)
+        return 0;
+    if (fallocate(w->fd, FALLOC_FL_KEEP_SIZE, (off_t)w->bytes, (off_t)(need + step - w->bytes)) == 0) {
+        w->held = need + step;
+    } else if (fallocate(w->fd, FALLOC_FL_KEEP_SIZE, (off_t)w->bytes, (off_t)(need - w->bytes)) == 0) {
+        w->held = need;
+    } else if (errno == ENOSPC || errno == EDQUOT) {
+        w->spend = 1;
+        return -1;
+    } else {
+        w->held = UINT64_MAX;
+    }
+    return 0;
+}
+
 int ct_writer_chunk(ct_writer *w, ct_enc *e, ct_chunk_info *info, int compress)
 {
     if (e->len > w->max_raw)
@@ -186,13 +225,29 @@ int ct_writer_chunk(ct_writer *w, ct_enc *e, ct_chunk_info *info, int compress)
     if (n < 0)
         return (int)n;
     /* checked after compressing, as close to the write as it can be */
+    int fd = w->fd;
     if (w->fd_check && (w->fd = w->fd_check(w->fd_check_arg, w->fd)) < 0) {
         w->seq--; /* nothing written: the next chunk takes its number */
         return CT_E_IO;
     }
+    if (w->fd != fd)
+        w->held = w->bytes; /* another file now, or reopened: what it holds is not known */
+    if (ct__writer_room(w, (size_t)n) != 0) {
+        w->seq--;
+        return CT_E_IO;
+    }
     int rc = ct__write_all(w->fd, w->out, (size_t)n);
-    if (rc == 0)
+    if (rc == 0) {
         w->bytes += (uint64_t)n;
+    } else {
+        /* A write cut short (a full disk without the reserve) leaves part of a chunk: the file
+         * goes back to its last whole one, which frees that part for what comes next. */
+        int err = errno;
+        if (ftruncate(w->fd, (off_t)w->bytes) == 0)
+            lseek(w->fd, (off_t)w->bytes, SEEK_SET);
+        w->seq--;
+        errno = err;
+    }
     return rc;
 }
 
@@ -202,6 +257,12 @@ int ct_writer_close(ct_writer *w)
 {
     if (!w)
         return 0;
+    /* The space held past the end is given back: a hole punched there frees it on tmpfs, a
+     * truncation to the same size on ext4 (which punches nothing past the end). */
+    if (w->held != UINT64_MAX && w->held > w->bytes &&
+        fallocate(w->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)w->bytes,
+                  (off_t)(w->held - w->bytes)) == 0)
+        (void)!ftruncate(w->fd, (off_t)w->bytes);
     int rc = close(w->fd) == 0 ? 0 : CT_E_IO;
     ct_zctx_free(w->z);
     free(w->out);

@@ -188,6 +188,8 @@ static inline void ct__infile_lost(ct__infile *f, uint32_t reason, uint32_t why,
         return;
     }
     f->st.lost += count;
+    if (reason == CT_LOSS_BUFFER_FULL)
+        f->st.lost_full += count;
     if (reason == CT_LOSS_WRITE && why == CT_WRITE_LOST_FD)
         f->lost_by[CT__LOST_FD] += count;
     else

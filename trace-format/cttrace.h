@@ -42,7 +42,7 @@ extern "C" {
 /* ---- versions and limits ------------------------------------------------------------------ */
 
 #define CT_FORMAT_MAJOR 1
-#define CT_FORMAT_MINOR 10
+#define CT_FORMAT_MINOR 11
 
 #define CT_FILE_MAGIC "CUTRACE\0"      /* 8 bytes at offset 0 */
 #define CT_FILE_MAGIC_LEN 8
@@ -149,14 +149,23 @@ enum ct_gpu_lost {  /* why one call's GPU timing is missing (LOSS why) */
     CT_GPU_LOST_CONTEXT_GONE = 4, CT_GPU_LOST_NO_TIME = 5, CT_GPU_LOST_NO_MEMORY = 6,
 };
 /* LOSS why of reason CT_LOSS_WRITE: the program closed the writer's file descriptor (or made its
- * number another file) and no descriptor could be had to reopen the file with. */
-enum { CT_WRITE_LOST_FD = 1 };
-/* END how (FORMAT.md 4.4). CT_END_EXIT_NOW (format 1.1): _exit/_Exit, no exit handler ran. */
+ * number another file) and no descriptor could be had to reopen the file with; or (minor 11)
+ * the write failed, and the trace stops there (also END CT_END_STOPPED's code): the file system
+ * was full (ENOSPC), the user's disk quota was reached (EDQUOT), the file reached the
+ * process's file size limit (RLIMIT_FSIZE, EFBIG), another error. */
+enum {
+    CT_WRITE_LOST_FD = 1, CT_WRITE_NO_SPACE = 2, CT_WRITE_QUOTA = 3, CT_WRITE_FILE_LIMIT = 4,
+    CT_WRITE_ERROR = 5,
+};
+/* END how (FORMAT.md 4.4). CT_END_EXIT_NOW (format 1.1): _exit/_Exit, no exit handler ran.
+ * CT_END_STOPPED (format 1.11): the trace stopped, the process did not end (code: the LOSS why
+ * of CT_LOSS_WRITE that says why). */
 enum ct_shlib_kind { /* which library of the CUDA stack a SHLIB record names (0 other) */
     CT_SHLIB_CUDART = 1, CT_SHLIB_CUDA = 2, CT_SHLIB_CUBLAS = 3, CT_SHLIB_CUBLASLT = 4,
 };
 enum ct_end_how {
     CT_END_EXIT = 1, CT_END_SIGNAL = 2, CT_END_ABORT = 3, CT_END_DETACH = 4, CT_END_EXIT_NOW = 5,
+    CT_END_STOPPED = 6, /* minor 11: a write failed, the process went on untraced; code: why */
 };
 /* UNREAD: a cublasLtMatmul that failed (its descriptors are not read) or whose descriptor or
  * layouts could not be read (fields 0) */
@@ -413,6 +422,13 @@ typedef struct {
      * reuse descriptors it does not know of. */
     int (*fd_check)(void *arg, int fd);
     void *fd_check_arg;
+    /* Bytes kept for a last chunk (0: none), so that a full disk still lets the writer say why
+     * the trace stops there (END CT_END_STOPPED): kept allocated past the file's end
+     * (fallocate FALLOC_FL_KEEP_SIZE, where the file system can) and under the process's
+     * RLIMIT_FSIZE. A chunk that would take them fails with CT_E_IO, errno ENOSPC, EDQUOT or
+     * EFBIG, and writes nothing; the next chunk may then use them. ct_writer_close gives back
+     * what is held past the end; a process killed leaves up to 17 reserves allocated there. */
+    size_t reserve;
 } ct_writer_opts;
 /* Writes the header to fd with one write(). The writer owns fd from then on and closes it,
  * also when this fails. */
@@ -421,7 +437,8 @@ int ct_writer_open_fd(ct_writer **w, int fd, const ct_header *h, const ct_writer
 int ct_writer_open(ct_writer **w, const char *path, const ct_header *h, const ct_writer_opts *o);
 /* Writes e's records as the next chunk (one write()) and restarts e. info->tid, flags, lost and
  * low_water are the caller's; the rest (max_span from e) is filled in. A chunk with no records is written only if
- * lost > 0. compress = 0 stores the payload raw (async-signal-safe). Returns 0 or CT_E_*. */
+ * lost > 0. compress = 0 stores the payload raw (async-signal-safe). Returns 0 or CT_E_*; a
+ * write that failed part-way is cut back (the file ends with its last whole chunk). */
 int ct_writer_chunk(ct_writer *w, ct_enc *e, ct_chunk_info *info, int compress);
 uint64_t ct_writer_bytes(const ct_writer *w);   /* bytes written so far */
 int ct_writer_close(ct_writer *w);              /* closes the fd; 0 or CT_E_IO */
@@ -453,6 +470,8 @@ typedef struct {
     uint64_t chunks;          /* chunks read */
     uint64_t records;         /* records delivered (not counting CT_REC_CHUNK) */
     uint64_t lost;            /* records the writer lost: chunk counts plus LOSS records */
+    uint64_t lost_full;       /* of them, for buffers full (chunk counts and LOSS reason 1): the
+                                 writer did not keep up with the threads' records */
     uint64_t chunks_missing;  /* gaps in chunk sequence numbers */
     uint64_t corrupt_chunks;  /* chunks skipped because damaged */
     uint64_t skipped_bytes;   /* bytes skipped (damage, resynchronization, torn tail) */

@@ -130,6 +130,64 @@ static int cta_valid_mode(const char *v, const char *const *modes, int numeric)
     return 0;
 }
 
+/* The longest directory the tracer takes (its CUTRACE_OUTPUT, expanded): room is left in
+ * PATH_MAX for "/HOST-PID-N.cutrace". */
+#define CTA_OUTDIR_MAX (PATH_MAX - 65)
+
+/* Whether the traces can go to outdir (absolute, %-patterns unexpanded), checked before the
+ * command runs so that a run does not end with "no trace written" for a reason known in
+ * advance: its name fits, each of its names too, and it is a directory that may be written, or
+ * the nearest one above it that exists is (the tracer makes the rest; with a pattern, the
+ * directories above its first %). Nothing is created. 0, or -1 after a message naming the
+ * directory and the problem. */
+static int cta_check_outdir(const char *outdir)
+{
+    size_t len = strlen(outdir);
+    if (len > CTA_OUTDIR_MAX) {
+        fprintf(stderr, "cutrace run: error: output directory %.60s... is %zu characters long: "
+                "expected at most %d (PATH_MAX %d, less room for the trace file's name)\n",
+                outdir, len, CTA_OUTDIR_MAX, PATH_MAX);
+        return -1;
+    }
+    for (const char *c = outdir; *c;) {
+        size_t n = strcspn(c, "/");
+        if (n > NAME_MAX) {
+            fprintf(stderr, "cutrace run: error: output directory %s: the name %.40s... in it is "
+                    "%zu characters long: expected at most %d (NAME_MAX)\n", outdir, c, n,
+                    NAME_MAX);
+            return -1;
+        }
+        c += n + (c[n] == '/');
+    }
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", outdir);
+    char *pct = strchr(dir, '%');
+    if (pct) {
+        *pct = 0;
+        *strrchr(dir, '/') = 0; /* absolute: there is a '/' before it */
+    }
+    struct stat st;
+    int rc;
+    while ((rc = stat(dir[0] ? dir : "/", &st)) != 0 && errno == ENOENT) {
+        char *up = strrchr(dir, '/');
+        if (!up)
+            break;
+        *up = 0;
+    }
+    const char *at = dir[0] ? dir : "/";
+    const char *problem = rc != 0 ? strerror(errno) : !S_ISDIR(st.st_mode) ? "not a directory"
+                          : access(at, W_OK | X_OK) != 0 ? strerror(errno) : NULL;
+    if (!problem)
+        return 0;
+    if (!strcmp(at, outdir))
+        fprintf(stderr, "cutrace run: error: output directory %s: %s: expected a directory this "
+                "user may write\n", outdir, problem);
+    else
+        fprintf(stderr, "cutrace run: error: output directory %s cannot be made: %s: %s, "
+                "expected a directory this user may write\n", outdir, at, problem);
+    return -1;
+}
+
 /* Counts the .cutrace files in dir modified at or after `since`. */
 static int cta_count_traces(const char *dir, time_t since)
 {
@@ -226,7 +284,7 @@ int cta_cmd_run(int argc, char **argv)
         return CTA_EXIT_FAIL;
     }
     /* An absolute output directory, so processes that change directory write to the same. */
-    char outdir[PATH_MAX];
+    char outdir[2 * PATH_MAX + 8]; /* a longer one is cut, still too long for the check */
     if (out[0] == '/') {
         snprintf(outdir, sizeof outdir, "%s", out);
     } else {
@@ -236,9 +294,10 @@ int cta_cmd_run(int argc, char **argv)
                     strerror(errno));
             return CTA_EXIT_FAIL;
         }
-        if ((size_t)snprintf(outdir, sizeof outdir, "%s/%s", cwd, out) >= sizeof outdir)
-            return cta_cli_usage_error("run", "output directory too long: %s", out);
+        snprintf(outdir, sizeof outdir, "%s/%s", cwd, out);
     }
+    if (cta_check_outdir(outdir) != 0)
+        return CTA_EXIT_FAIL;
     const char *old = getenv("LD_PRELOAD");
     size_t plen = strlen(lib) + (old ? strlen(old) : 0) + 2;
     char *preload = malloc(plen);

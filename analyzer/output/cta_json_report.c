@@ -195,12 +195,16 @@ static void json_processes(cta_json *j, const cta_model *m)
         cta_json_bool(j, p->ended);
         if (p->ended) {
             CTA_JK_STR(j, "end", cta_report_end_how[p->end.how < CTA_REPORT_END_HOWS ? p->end.how : 0]);
-            if (cta_report_end_code(m, p) >= 0)
+            if (p->end.how == CT_END_STOPPED)
+                CTA_JK_STR(j, "stopped_by", cta_stop_key(p->end.code));
+            else if (cta_report_end_code(m, p) >= 0)
                 CTA_JK_I64(j, "end_code", cta_report_end_code(m, p));
         }
         const ct_stats *s = p->stats;
         CTA_JK_U64(j, "records", s ? s->records : 0);
         CTA_JK_U64(j, "lost_records", s ? s->lost : 0);
+        if (s && s->lost_full)
+            CTA_JK_U64(j, "lost_buffer_full", s->lost_full);
         CTA_JK_U64(j, "corrupt_chunks", s ? s->corrupt_chunks : 0);
         CTA_JK_U64(j, "missing_chunks", s ? s->chunks_missing : 0);
         CTA_JK_U64(j, "torn_tail_bytes", s ? s->torn_tail : 0);

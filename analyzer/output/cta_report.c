@@ -22,16 +22,22 @@ static const char *const TIMING_FIX = "for GPU durations of every one: cutrace r
 static const char *timing_why(const cta_model *m, char *buf, size_t n)
 {
     int off = 0, every = 0;
+    const cta_proc *stopped = NULL;
     for (size_t i = 0; i < m->nprocs; i++) {
         if (m->procs[i].gpu_timing == 0)
             off = 1;
         else if (m->procs[i].gpu_timing > 1)
             every = m->procs[i].gpu_timing;
+        if (m->procs[i].ended && m->procs[i].end.how == CT_END_STOPPED)
+            stopped = &m->procs[i];
     }
     if (every)
         snprintf(buf, n, "traced with --gpu-timing %d, which times 1 in %d", every, every);
     else if (off)
         snprintf(buf, n, "traced with GPU timing off, cutrace run's default");
+    else if (stopped)
+        snprintf(buf, n, "the trace stopped early, %s: the timings due after that were never "
+                 "written", cta_stop_words(stopped->end.code));
     else
         snprintf(buf, n, "the tracer lost them: operations still running when the process "
                          "ended, or its CUDA events ran out");
@@ -326,11 +332,16 @@ static void text_run(FILE *f, const cta_model *m)
                     cta_text_safe(prefix, sizeof prefix, p->python.prefix, 300));
         }
         const ct_stats *s = p->stats;
+        char full[120] = "";
+        if (s && s->lost_full)
+            snprintf(full, sizeof full, " (%llu of them because the tracer's buffers were full: "
+                     "its writer did not keep up)", (unsigned long long)s->lost_full);
         if (s && (s->lost || s->corrupt_chunks || s->chunks_missing || s->torn_tail || s->bad_records ||
                   s->late_records))
-            fprintf(f, "    trace damage: %llu records lost, %llu corrupt chunks, %llu chunks missing, "
-                       "%llu bytes torn at the end, %llu malformed records, %llu out of order\n",
-                    (unsigned long long)s->lost, (unsigned long long)s->corrupt_chunks,
+            fprintf(f, "    trace damage: %llu records lost%s, %llu corrupt chunks, %llu chunks "
+                       "missing, %llu bytes torn at the end, %llu malformed records, %llu out of "
+                       "order\n", (unsigned long long)s->lost, full,
+                    (unsigned long long)s->corrupt_chunks,
                     (unsigned long long)s->chunks_missing, (unsigned long long)s->torn_tail,
                     (unsigned long long)s->bad_records, (unsigned long long)s->late_records);
         if (p->late_points)

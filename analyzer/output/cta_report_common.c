@@ -3,6 +3,7 @@
 #include "cta_report_common.h"
 
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,7 +83,37 @@ const char *cta_report_shlib_kind(uint32_t kind)
 }
 
 const char *const cta_report_end_how[CTA_REPORT_END_HOWS] = {"unknown", "exit", "signal", "abort",
-                                                         "detached", "_exit"};
+                                                         "detached", "_exit", "stopped"};
+
+/* Why writing the trace failed (END CT_END_STOPPED's code, LOSS CT_LOSS_WRITE's why): a JSON
+ * token and words. */
+static const struct {
+    const char *key, *words;
+} cta_stops[] = {
+    [CT_WRITE_NO_SPACE] = {"disk_full", "the file system was full (ENOSPC)"},
+    [CT_WRITE_QUOTA] = {"quota", "the disk quota was reached (EDQUOT)"},
+    [CT_WRITE_FILE_LIMIT] = {"file_size_limit",
+                             "the file reached the process's file size limit (RLIMIT_FSIZE)"},
+    [CT_WRITE_ERROR] = {"write_error", "a write failed"},
+};
+
+const char *cta_stop_key(int code)
+{
+    return code > 0 && (size_t)code < sizeof cta_stops / sizeof *cta_stops && cta_stops[code].key
+               ? cta_stops[code].key : "write_error";
+}
+
+const char *cta_stop_words(int code)
+{
+    return code > 0 && (size_t)code < sizeof cta_stops / sizeof *cta_stops && cta_stops[code].key
+               ? cta_stops[code].words : cta_stops[CT_WRITE_ERROR].words;
+}
+
+/* The signals a program raises on itself by a fault of its own, not sent by somebody. */
+static int cta_crash_signal(int sig)
+{
+    return sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE || sig == SIGSYS;
+}
 
 const char *cta_end_text(const cta_model *m, const cta_proc *p, char *buf, size_t n)
 {
@@ -102,8 +133,13 @@ const char *cta_end_text(const cta_model *m, const cta_proc *p, char *buf, size_
         snprintf(buf, n, "exit status %d", code);
     else if (p->end.how == CT_END_EXIT_NOW)
         snprintf(buf, n, "_exit status %d (exit handlers and destructors did not run)", code);
+    else if (p->end.how == CT_END_SIGNAL && cta_crash_signal(code))
+        snprintf(buf, n, "crashed: signal %d%s", code, sig);
     else if (p->end.how == CT_END_SIGNAL)
         snprintf(buf, n, "killed by signal %d%s", code, sig);
+    else if (p->end.how == CT_END_STOPPED)
+        snprintf(buf, n, "trace stopped early: %s; the program went on untraced, its end "
+                 "unknown", cta_stop_words(code));
     else if (p->end.how == CT_END_ABORT)
         snprintf(buf, n, "abort%s", sig);
     else if (p->end.how == CT_END_DETACH)

@@ -27,7 +27,7 @@ static inline int cta_report_has_vram(const cta_dev *dv) { return dv->allocs || 
 static inline double cta_gbps(uint64_t bytes, uint64_t ns) { return ns ? (double)bytes / (double)ns : 0; }
 
 /* How the process ended (FORMAT.md 4.4), indexed by cta_end.how, for the text and the JSON. */
-#define CTA_REPORT_END_HOWS 6
+#define CTA_REPORT_END_HOWS 7
 extern const char *const cta_report_end_how[CTA_REPORT_END_HOWS];
 
 /* A SHLIB kind's name (enum ct_shlib_kind), for the text and the JSON: "cudart", "cuda",
@@ -51,9 +51,14 @@ uint64_t cta_report_shown_total(const cta_stat *st, size_t n);
 /* Host time of one API layer (CTA_LAYER_*). */
 uint64_t cta_report_layer_total(const cta_model *m, int layer);
 
-/* How process p ended, in words ("exit status 3", "killed by signal 15 (SIGTERM)", "no END
- * record: ..."), into buf (160 bytes hold every text); returns buf. */
+/* How process p ended, in words ("exit status 3", "killed by signal 15 (SIGTERM)", "crashed:
+ * signal 11 (SIGSEGV)", "trace stopped early: the file system was full ...", "no END record:
+ * ..."), into buf (160 bytes hold every text); returns buf. */
 const char *cta_end_text(const cta_model *m, const cta_proc *p, char *buf, size_t n);
+/* END CT_END_STOPPED's code as JSON's `stopped_by` ("disk_full", "quota", "file_size_limit",
+ * "write_error"), and in words ("the file system was full (ENOSPC)"). */
+const char *cta_stop_key(int code);
+const char *cta_stop_words(int code);
 
 /* Calls fn for every device of p that has a breakdown to show (a window of GPU activity, or
  * work without a GPU interval, untimed of its operations: then busy and idle would count that

@@ -219,5 +219,13 @@ TEST_IMPL(abort_and_segfault)
         return 1;
     ASSERT_INT(how, ==, CT_END_SIGNAL);
     ASSERT_INT(code, ==, SIGSEGV);
+    /* a crash of the program's own, not a kill */
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/segv-", ctt_tmpdir());
+    char *summary[] = {"summary", dir, NULL};
+    char *text = tr_analyze(summary);
+    ASSERT(text != NULL);
+    ASSERT_CONTAINS(text, ", ended: crashed: signal 11 (SIGSEGV), ");
+    free(text);
     return 0;
 }

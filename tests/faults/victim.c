@@ -30,6 +30,8 @@
  *   exhaust-soft  the same with the hard limit at 128: a process may raise its soft limit
  *   chdir       chdir(ARG) before the first CUDA call, STEPS steps
  *   fsize       setrlimit(RLIMIT_FSIZE, ARG bytes) before CUDA, STEPS steps
+ *   rmdir       STEPS steps 10 ms apart; after the first half, the directory ARG is removed
+ *               with the files in it (as a cleanup script might remove the trace directory)
  *   fork        4 threads do STEPS steps each on their own streams while the main thread, after
  *               ARG ms [0], forks 20 children 2 ms apart; each child calls cudaMalloc (and cudaFree if it worked) and
  *               exits 0 unless that cudaFree failed; "victim: children=20 ok=N"
@@ -279,6 +281,21 @@ int main(int argc, char **argv)
         setup(&c);
         for (; k < steps; k++)
             step(&c, k, 1);
+    } else if (!strcmp(mode, "rmdir")) {
+        setup(&c);
+        for (; k < steps; k++) {
+            if (k == steps / 2) {
+                DIR *d = opendir(arg);
+                struct dirent *e;
+                while (d && (e = readdir(d)))
+                    if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+                        unlinkat(dirfd(d), e->d_name, 0);
+                if (!d || closedir(d) != 0 || rmdir(arg) != 0)
+                    return 3;
+            }
+            step(&c, k, 1);
+            usleep(10000);
+        }
     } else if (!strcmp(mode, "fsize")) {
         struct rlimit rl = {(rlim_t)atol(arg), (rlim_t)atol(arg)};
         if (setrlimit(RLIMIT_FSIZE, &rl) != 0)

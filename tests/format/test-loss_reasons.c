@@ -19,6 +19,7 @@ TEST_IMPL(loss_warning_names_the_reason)
     fmt_log l;
     ASSERT_INT(fmt_read1(&l, path), ==, 0);
     ASSERT_UINT(ct_reader_stats(l.r, 0)->lost, ==, 7);
+    ASSERT_UINT(ct_reader_stats(l.r, 0)->lost_full, ==, 0);
     ASSERT_CONTAINS(l.warn, "7 records were lost by the tracer: 7 GPU timings not collected "
                             "(operations still running when the process ended, or the event "
                             "pool empty)");
@@ -40,11 +41,26 @@ TEST_IMPL(loss_warning_names_the_reason)
     ASSERT_INT(ct_writer_close(w), ==, 0);
     ASSERT_INT(fmt_read1(&l, path), ==, 0);
     ASSERT_UINT(ct_reader_stats(l.r, 0)->lost, ==, 57);
+    ASSERT_UINT(ct_reader_stats(l.r, 0)->lost_full, ==, 40); /* the chunk's drops: buffers full */
     ASSERT_CONTAINS(l.warn, "57 records were lost by the tracer: 1 for another reason; "
                             "40 because its buffers were full; 7 GPU timings not collected");
     ASSERT_CONTAINS(l.warn, "pool empty); 3 because a write failed; 2 because its string "
                             "table was full; 4 because the program closed the tracer's file "
                             "descriptors and none was left to reopen the trace with");
     fmt_free(&l);
+    /* the summary says which of them the writer lost by not keeping up, and so does its JSON */
+    char bin[4096];
+    char *argv[] = {(char *)fmt_cutrace(bin), "summary", path, NULL};
+    ctt_proc p;
+    ASSERT_INT(ctt_run(&p, argv, NULL, 30), ==, 0);
+    ASSERT_INT(p.code, ==, 0);
+    ASSERT_CONTAINS(p.out, "trace damage: 57 records lost (40 of them because the tracer's "
+                           "buffers were full: its writer did not keep up), ");
+    ctt_proc_free(&p);
+    char *jargv[] = {bin, "summary", "--json", path, NULL};
+    ASSERT_INT(ctt_run(&p, jargv, NULL, 30), ==, 0);
+    ASSERT_CONTAINS(p.out, "\"lost_records\": 57,\n");
+    ASSERT_CONTAINS(p.out, "\"lost_buffer_full\": 40,\n");
+    ctt_proc_free(&p);
     return 0;
 }

@@ -36,8 +36,9 @@ TEST_IMPL(no_cuda_no_file)
     return 0;
 }
 
-/* The output directory cannot exist (its parent is a file): one warning, then the program
- * runs exactly as untraced, same output and exit status. */
+/* The output directory cannot exist (its parent is a file): cutrace run refuses it before the
+ * command runs; preloaded, one warning, then the program runs exactly as untraced, same output
+ * and exit status. */
 TEST_IMPL(unwritable_dir_runs_untraced)
 {
     char prog[4096], file[4000], out[4096];
@@ -48,7 +49,15 @@ TEST_IMPL(unwritable_dir_runs_untraced)
     snprintf(out, sizeof out, "%s/traces", file);
     char *cmd[] = {(char *)ctt_path(prog, "tests/tracer/probe"), "dlopen", NULL};
     ctt_proc p;
+    /* cutrace run refuses it before running anything */
     ASSERT_INT(tr_run(&p, out, NULL, cmd, NULL, 30), ==, 0);
+    TR_ASSERT_EXIT(p, 1);
+    ASSERT_STR(p.out, "");
+    ASSERT_CONTAINS(p.err, "cutrace run: error: output directory ");
+    ASSERT_CONTAINS(p.err, "Not a directory");
+    ctt_proc_free(&p);
+    /* preloaded, the program runs untraced */
+    ASSERT_INT(tr_run_preloaded(&p, out, cmd, NULL, 30), ==, 0);
     TR_ASSERT_EXIT(p, 0);
     ASSERT_STR(p.out, "probe: mode=dlopen allocs=1 bytes=1048576 sets=1\n");
     ASSERT_CONTAINS(p.err, "cutrace: warning: cannot create a trace file in");

@@ -1,7 +1,18 @@
   /* ---------- sections ---------- */
+  /* JSON.md: processes[].stopped_by, and the signals of a crash (end signal) */
+  var STOPPED_BY = {
+    disk_full: 'the file system was full (ENOSPC)', quota: 'the disk quota was reached (EDQUOT)',
+    file_size_limit: 'the file reached the process\'s file size limit (RLIMIT_FSIZE)',
+    write_error: 'a write failed'
+  };
+  var CRASH_SIGNALS = {4: 1, 7: 1, 8: 1, 11: 1, 31: 1};
   function endWords(pi) {
     var p = D.processes[pi], base = 'processes.' + pi;
     if (!p.complete) return [h('span', null, 'no END record (killed or cut short)')];
+    if (p.end === 'stopped')
+      return [h('span', null, 'trace stopped early: ' + (STOPPED_BY[p.stopped_by] || STOPPED_BY.write_error) +
+        '; the program went on untraced, its end unknown')];
+    if (p.end === 'signal' && CRASH_SIGNALS[p.end_code]) return ['crashed: ', val(base + '.end_code')];
     var out = [val(base + '.end')];
     if (p.end_code !== undefined) out.push(' ', val(base + '.end_code'));
     return out;
