@@ -329,6 +329,12 @@ static int ctp_session_start_locked(void)
     return 0;
 }
 
+void ctp_session_untraced_call(void)
+{
+    if (atomic_load_explicit(&ctp_state, memory_order_relaxed) == CTP_FAILED)
+        atomic_fetch_add_explicit(&ctp_untraced_calls, 1, memory_order_relaxed);
+}
+
 int ctp_session_running(void)
 {
     return atomic_load(&ctp_state) == CTP_RUNNING;

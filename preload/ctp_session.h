@@ -18,6 +18,10 @@
 /* Registers the calling thread (starting the trace on first use); NULL if it is not traced.
  * The only slow path of ctp_enter: may lock and allocate. */
 ctp_thread *ctp_thread_slow(void);
+/* Counts a call that goes untraced, where no trace could be had at all (the exit message says
+ * how many: ctp_untraced_calls); a thread over the buffer budget is told by the trace's LOSS
+ * records, and its calls do not share one counter's cache line. */
+void ctp_session_untraced_call(void);
 /* 1 while a trace runs: NVTX calls (ctp_nvtx.c) register their thread only then, since a
  * process that never uses CUDA writes no trace. */
 int ctp_session_running(void);

@@ -43,7 +43,7 @@ CTP_HOT void ctp_enter(ctp_call *c, unsigned fn)
     if (__builtin_expect(th == 0 || th == &ctp_untraced, 0)) {
         th = th ? 0 : ctp_thread_slow();
         if (!th)
-            atomic_fetch_add_explicit(&ctp_untraced_calls, 1, memory_order_relaxed);
+            ctp_session_untraced_call();
     }
     c->th = th;
     c->fn = fn;
