@@ -118,7 +118,7 @@ static ct_rec_capture ctp_cap_change(unsigned set, unsigned clear, unsigned why)
 void ctp_capture_mark(ctp_thread *th, ct_rec_capture r)
 {
     if (r.op && th)
-        ctp_push(th, CT_REC_CAPTURE, 0, ctp_ticks(), &r, sizeof r);
+        ctp_push_now(th, CT_REC_CAPTURE, &r, sizeof r);
 }
 
 void ctp_capture_begin(ctp_thread *th)

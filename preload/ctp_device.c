@@ -133,7 +133,7 @@ static void ctp_describe(ctp_thread *th, CUdevice d)
         ctp_pcie_link(&r, &r.link_gen, &r.link_width);
         r.link_kind = r.link_gen && r.link_width ? CT_LINK_PCIE : CT_LINK_UNKNOWN;
     }
-    ctp_push(th, CT_REC_DEVICE, 0, ctp_ticks(), &r, sizeof r);
+    ctp_push_now(th, CT_REC_DEVICE, &r, sizeof r);
 }
 
 void ctp_device_seen(ctp_thread *th, uint32_t dev)

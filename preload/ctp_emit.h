@@ -11,6 +11,7 @@
 #include <assert.h>
 #include <string.h>
 
+#include "ctp_clock.h"
 #include "ctp_ring.h"
 #include "ctp_state.h"
 #include "ctp_wake.h"
@@ -21,6 +22,15 @@ CTP_HOT void ctp_publish(ctp_thread *th, unsigned n)
 {
     if (__builtin_expect(ctp_ring_commit(&th->ring, n), 0))
         ctp_writer_pressure();
+}
+
+/* The call's stamps from now on are held (ctp_ring.h) until ctp_finish has published them: its
+ * return time, and a GPU operation's submission (its GPU record may end before the call
+ * returns). Once per call; c->t0 precedes every such stamp. */
+CTP_HOT void ctp_call_hold(ctp_call *c)
+{
+    if (c->unhold == CTP_UNHELD)
+        c->unhold = ctp_ring_hold(&c->th->ring, c->t0);
 }
 
 /* The API words of c's record: n words in all, detail of wire type dtype (0: none). */
@@ -51,6 +61,15 @@ CTP_HOT void ctp_push(ctp_thread *th, unsigned type, unsigned fn, uint64_t ts, c
     w[n - 1] = 0;
     memcpy(w + 2, payload, len);
     ctp_publish(th, n);
+}
+
+/* ctp_push of a record stamped now, outside the hold of a call (a thread's first call, a device
+ * or library seen): held like a call's. */
+CTP_HOT void ctp_push_now(ctp_thread *th, unsigned type, const void *payload, size_t len)
+{
+    uint64_t prev = ctp_ring_hold(&th->ring, th->last_return);
+    ctp_push(th, type, 0, ctp_ticks(), payload, len);
+    ctp_ring_unhold(&th->ring, prev);
 }
 
 /* Reserves the call's record with room for a detail of wire type `type` (the matching ct_rec_*

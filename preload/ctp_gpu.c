@@ -79,6 +79,7 @@ static void ctp_gpu_start(ctp_call *c, uint64_t stream)
     }
     c->gpu_stream = stream;
     c->gpu_ctx = (uint64_t)(uintptr_t)ctx;
+    ctp_call_hold(c); /* the GPU record's end is no earlier than gpu_submit, read below */
     if (CTP_REAL(cuEventRecord)(e, (CUstream)(uintptr_t)stream) != CUDA_SUCCESS) {
         ctp_gpu_pend back = {.ev0 = e, .ctx = c->gpu_ctx};
         ctp_push(th, CTP_RAW_GPU_PEND, 0, c->t0, &back, sizeof back);

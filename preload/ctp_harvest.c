@@ -313,6 +313,10 @@ uint64_t ctp_gpu_harvest(ct_enc *e, int final, uint64_t *min_ts, uint64_t retire
                 r->u.gpu.start = q->p.submit;
             if (q->p.done_by && q->p.done_by < r->ts)
                 r->ts = q->p.done_by > r->u.gpu.start ? q->p.done_by : r->u.gpu.start;
+            /* Nor end before it: an anchor's error may say so, and the writer's low-water
+             * marks count on it (a pending operation holds them at its submission). */
+            if (r->ts < q->p.submit)
+                r->ts = q->p.submit;
             /* An end event that completed by the time its record returned found the stream
              * idle: the operation had ended earlier, at some unknown time. */
             if (q->p.done_by || r->ts <= q->p.ev1_host)

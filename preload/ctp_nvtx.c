@@ -73,6 +73,7 @@ static size_t ctp_nvtx_utf8(char *out, size_t cap, const wchar_t *s)
 static inline void ctp_nvtx_put(ctp_thread *th, unsigned op, unsigned dom, ctp_nvtx_raw *r,
                                const char *text, const wchar_t *wtext)
 {
+    uint64_t held = ctp_ring_hold(&th->ring, th->last_return);
     uint64_t now = ctp_ticks();
     size_t len = text ? strnlen(text, CTP_NVTX_TEXT) : 0;
     if (wtext) { /* room for its UTF-8: at most 4 bytes a character */
@@ -84,8 +85,10 @@ static inline void ctp_nvtx_put(ctp_thread *th, unsigned op, unsigned dom, ctp_n
     size_t head = plain ? 8 : sizeof *r;
     unsigned n = 2 + (unsigned)((head + len + 7) / 8);
     uint64_t *w = ctp_ring_reserve(&th->ring, n);
-    if (!w)
+    if (!w) {
+        ctp_ring_unhold(&th->ring, held);
         return;
+    }
     w[1] = now;
     w[n - 1] = 0;
     char *dst = (char *)(w + 2) + head;
@@ -102,19 +105,22 @@ static inline void ctp_nvtx_put(ctp_thread *th, unsigned op, unsigned dom, ctp_n
         memcpy(w + 2, r, sizeof *r);
     }
     ctp_publish(th, n);
+    ctp_ring_unhold(&th->ring, held);
 }
 
 /* A pop's or an end's record: one word (a pop's level | flags << 32, an end's id). */
 static inline void ctp_nvtx_put_word(ctp_thread *th, unsigned op, unsigned dom, uint64_t v)
 {
+    uint64_t held = ctp_ring_hold(&th->ring, th->last_return);
     uint64_t now = ctp_ticks();
     uint64_t *w = ctp_ring_reserve(&th->ring, 3);
-    if (!w)
-        return;
-    w[0] = ctp_raw_w0(CTP_RAW_NVTX, 3, op, dom);
-    w[1] = now;
-    w[2] = v;
-    ctp_publish(th, 3);
+    if (w) {
+        w[0] = ctp_raw_w0(CTP_RAW_NVTX, 3, op, dom);
+        w[1] = now;
+        w[2] = v;
+        ctp_publish(th, 3);
+    }
+    ctp_ring_unhold(&th->ring, held);
 }
 
 static inline unsigned ctp_nvtx_dom(nvtxDomainHandle_t d)

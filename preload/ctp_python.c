@@ -792,6 +792,6 @@ void ctp_python_describe(ctp_thread *th)
     int saved = errno;
     ct_rec_python r = {ctp_py_version, ctp_py_wide(ctp_py_program()), ctp_py_wide(ctp_py_prefix()),
                        ctp_py_wide(ctp_py_exec_prefix()), ctp_py_wide(ctp_py_search_path())};
-    ctp_push(th, CT_REC_PYTHON, 0, ctp_ticks(), &r, sizeof r);
+    ctp_push_now(th, CT_REC_PYTHON, &r, sizeof r);
     errno = saved;
 }

@@ -45,9 +45,22 @@ static pid_t ctp_pid;                            /* the process whose trace this
 static _Atomic uint64_t ctp_thread_count;
 static uint64_t ctp_buffer_budget = 512ull << 20;
 static pthread_key_t ctp_exit_key;
-static char ctp_options_text[1280]; /* room for an NVTX capture range and its domain */
+static char ctp_options_text[1408]; /* room for an NVTX capture range and its domain */
 
 /* ---- options ---- */
+
+/* " run=TOKEN": the `cutrace run` that started this process tree (CUTRACE_RUN; it counts the
+ * traces of its own run by it). Only a token's own characters, at most 64. */
+static const char *ctp_run_option(void)
+{
+    static char text[72];
+    const char *s = getenv("CUTRACE_RUN");
+    size_t n = s ? strspn(s, "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ._-") : 0;
+    if (!n || s[n] || n > 64)
+        return "";
+    snprintf(text, sizeof text, " run=%s", s);
+    return text;
+}
 
 static void ctp_read_options(void)
 {
@@ -97,6 +110,11 @@ static void ctp_read_options(void)
         else
             ctp_opt.thread_sample_ns = us * 1000;
     }
+    s = getenv("CUTRACE_ON_FULL");
+    ctp_opt.on_full_block = s && !strcmp(s, "block");
+    if (s && *s && !ctp_opt.on_full_block && strcmp(s, "drop"))
+        fprintf(stderr, "cutrace: warning: CUTRACE_ON_FULL: expected drop or block, found '%s'; "
+                "drop\n", s);
     s = getenv("CUTRACE_HOST_CHILDREN");
     ctp_opt.host_scan = s && !strcmp(s, "scan");
     if (s && *s && !ctp_opt.host_scan && strcmp(s, "auto"))
@@ -104,7 +122,7 @@ static void ctp_read_options(void)
                 "'%s'; auto\n", s);
     snprintf(ctp_options_text, sizeof ctp_options_text,
              "stacks=%s gpu_timing=%u cpu_gap_us=%llu buffer_mb=%llu ring_kb=%llu host_sample_ms=%llu "
-             "thread_sample_us=%llu%s%s%s",
+             "thread_sample_us=%llu%s%s%s%s%s",
              ctp_opt.stacks == 2 ? "all" : ctp_opt.stacks ? "default" : "none", ctp_opt.gpu_every,
              (unsigned long long)(ctp_opt.cpu_gap_ns / 1000),
              (unsigned long long)(ctp_buffer_budget >> 20),
@@ -112,6 +130,7 @@ static void ctp_read_options(void)
              (unsigned long long)(ctp_opt.host_ns / 1000000),
              (unsigned long long)(ctp_opt.thread_sample_ns / 1000),
              ctp_tsample_native(), ctp_opt.host_scan ? " host_children=scan" : "",
+             ctp_opt.on_full_block ? " on_full=block" : "", ctp_run_option(),
              ctp_capture_options());
 }
 
@@ -361,6 +380,7 @@ ctp_thread *ctp_thread_slow(void)
             ct_enc_init(&t->enc, encbuf, CTP_ENC_BYTES);
             t->tid = ctp_gettid();
             t->enc_min_ts = UINT64_MAX;
+            t->floor = UINT64_MAX;
             prctl(PR_GET_NAME, t->name);
             t->corr_next = (atomic_fetch_add(&ctp_thread_count, 1) + 1) << 40 | 1;
             t->last_return = ctp_ticks();
@@ -388,17 +408,21 @@ ctp_thread *ctp_thread_slow(void)
     return t;
 }
 
-void ctp_record_cpu(ctp_thread *th, uint64_t now)
+void ctp_record_cpu(ctp_thread *th, uint64_t since)
 {
     struct rusage ru;
+    uint64_t prev = ctp_ring_hold(&th->ring, since);
+    uint64_t now = ctp_ticks();
     int saved = errno; /* before the real call: the program's errno must reach it unchanged */
     int rc = getrusage(RUSAGE_THREAD, &ru);
     errno = saved;
-    if (rc != 0)
-        return;
-    ct_rec_cpu r = {th->tid, (uint64_t)ru.ru_utime.tv_sec * 1000000000u + (uint64_t)ru.ru_utime.tv_usec * 1000u,
-                    (uint64_t)ru.ru_stime.tv_sec * 1000000000u + (uint64_t)ru.ru_stime.tv_usec * 1000u};
-    ctp_push(th, CT_REC_CPU, 0, now, &r, sizeof r);
+    if (rc == 0) {
+        ct_rec_cpu r = {th->tid,
+                        (uint64_t)ru.ru_utime.tv_sec * 1000000000u + (uint64_t)ru.ru_utime.tv_usec * 1000u,
+                        (uint64_t)ru.ru_stime.tv_sec * 1000000000u + (uint64_t)ru.ru_stime.tv_usec * 1000u};
+        ctp_push(th, CT_REC_CPU, 0, now, &r, sizeof r);
+    }
+    ctp_ring_unhold(&th->ring, prev);
 }
 
 int ctp_exec_begin(void)

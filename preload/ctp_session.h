@@ -25,9 +25,9 @@ void ctp_session_untraced_call(void);
 /* 1 while a trace runs: NVTX calls (ctp_nvtx.c) register their thread only then, since a
  * process that never uses CUDA writes no trace. */
 int ctp_session_running(void);
-/* Appends th's CPU times (getrusage) as read at `now` (ticks): the thread came back to CUDA
- * after a gap. errno is kept. */
-void ctp_record_cpu(ctp_thread *th, uint64_t now);
+/* Appends th's CPU times (getrusage), stamped as it reads them: the thread came back to CUDA
+ * after a gap (at `since`, ticks: the stamp is held from then, ctp_ring.h). errno is kept. */
+void ctp_record_cpu(ctp_thread *th, uint64_t since);
 
 /* Before a context is destroyed (cuCtxDestroy; cuDevicePrimaryCtxReset or Release for the
  * device's primary context): its events die with it, so its pending timings are collected first: the calling

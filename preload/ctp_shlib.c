@@ -150,7 +150,7 @@ void ctp_shlib_scan(ctp_thread *th)
         const char *path = realpath(f->name, real) ? real : f->name;
         ct_rec_shlib r = {f->kind, ctp_intern(path, strlen(path)),
                           f->id[0] ? ctp_intern(f->id, strlen(f->id)) : 0};
-        ctp_push(th, CT_REC_SHLIB, 0, ctp_ticks(), &r, sizeof r);
+        ctp_push_now(th, CT_REC_SHLIB, &r, sizeof r);
         ctp_shlib_described[ctp_shlib_ndescribed++] = f->base;
     }
     pthread_mutex_unlock(&ctp_shlib_mu);

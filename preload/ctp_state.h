@@ -74,6 +74,9 @@ typedef struct ctp_thread {
     uint64_t lost_reported;
     char name[16];               /* thread name at registration, then at exit */
     uint64_t snap;               /* ring head at the start of the current flush */
+    uint64_t held;               /* ring hold read just before snap (ticks, 0: none) */
+    uint64_t floor;              /* no record of the ring before snap, nor any it held, is
+                                  * earlier (ns; UINT64_MAX: none) */
     int snap_exited;             /* exited, read just before snap */
     int announced;               /* THREAD record written */
     int dead;                    /* exited, drained, buffers freed */
@@ -100,7 +103,10 @@ typedef struct {
                                    * or was not to be (set by ctp_gpu_begin, like captured) */
     uint32_t stack;               /* call-site stack id for the API record, 0 if none */
     uint32_t outer_fn;            /* th->in_fn at entry: the call this one runs inside, 0 none */
+    uint64_t unhold;              /* the ring's hold to restore at ctp_finish (ctp_ring_hold's
+                                   * return), CTP_UNHELD before ctp_call_hold */
 } ctp_call;
+#define CTP_UNHELD UINT64_MAX
 
 extern __thread ctp_thread *ctp_tls __attribute__((tls_model("initial-exec")));
 /* ctp_tls of a thread that is not traced (process untraced, over the memory budget, exiting). */
@@ -128,6 +134,8 @@ typedef struct {
     uint64_t thread_sample_ns;    /* thread sampling period (ctp_tsample.h), 0 off */
     int host_scan;                /* find the tree's children by scanning /proc, as where the
                                    * kernel has no children files (CUTRACE_HOST_CHILDREN=scan) */
+    int on_full_block;            /* a full ring makes its thread wait for the writer instead
+                                   * of losing the record (CUTRACE_ON_FULL=block) */
 } ctp_options;
 extern ctp_options ctp_opt;
 

@@ -22,7 +22,10 @@
  * (ctp_tsample.h) a call stores on entry the function it is in and clears it on return (relaxed
  * stores to the thread's own ctp_thread; a nested call leaves the outermost's). Functions here are
  * forced inline: the generated wrappers are one large file where the compiler would otherwise
- * call them, and each call would cost about as much as the work inside. */
+ * call them, and each call would cost about as much as the work inside. A call also holds its
+ * ring (ctp_ring.h: one load and store at its return, one store once its record is published;
+ * from its GPU operation's submission when timed), so that the writer's low-water marks never
+ * pass a record it has stamped and not published yet. */
 #ifndef CTP_TRACE_H
 #define CTP_TRACE_H
 
@@ -50,6 +53,7 @@ CTP_HOT void ctp_enter(ctp_call *c, unsigned fn)
     c->gpu_ev0 = 0;
     c->stack = 0;
     c->recorded = 0;
+    c->unhold = CTP_UNHELD;
     if (!th)
         return;
     /* outside a capture window: only what the windows need (ctp_capture.h), no CPU reading */
@@ -79,6 +83,7 @@ CTP_HOT void ctp_leave(ctp_call *c, uint32_t result)
     ctp_thread *th = c->th;
     if (!th)
         return;
+    ctp_call_hold(c);
     c->t1 = ctp_ticks();
     if (!c->outer_fn)
         atomic_store_explicit(&th->in_fn, 0, memory_order_relaxed);
@@ -101,6 +106,7 @@ CTP_HOT void ctp_finish(ctp_call *c)
             ctp_publish(th, n);
         }
     }
+    ctp_ring_unhold(&th->ring, c->unhold);
     if (ctp_fns[c->fn].flags & CTP_FN_RUNTIME)
         th->parent = c->parent;
     if (c->stack)

@@ -421,8 +421,11 @@ static int ctp_ts_workers_start(void)
     return 0;
 }
 
+/* The round's samples are stamped as they are taken and appended later (in batches, after
+ * their Python frames): held from the round's start (ctp_ring.h). */
 static void ctp_ts_round(void)
 {
+    uint64_t held = ctp_ring_hold(&ctp_ts_self.ring, ctp_ticks());
     for (ctp_thread *t = atomic_load(&ctp_threads); t; t = t->next) {
         ctp_ts_thread *s = t->sampled;
         if (s == &ctp_ts_gone)
@@ -437,6 +440,7 @@ static void ctp_ts_round(void)
     }
     ctp_ts_flush();
     ctp_ts_workers_round();
+    ctp_ring_unhold(&ctp_ts_self.ring, held);
 }
 
 /* Rounds on a fixed grid of the period; a round that comes late (the sampler descheduled)

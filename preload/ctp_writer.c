@@ -35,6 +35,11 @@
 #define CTP_WRITER_BUSY_NS 5000000ull      /* when a ring held an eighth of its size */
 #define CTP_CHUNK_AGE_NS 25000000ull
 #define CTP_FINAL_WAIT_NS 2000000000ull    /* a handler's wait for the writer's final flush */
+/* What a low-water mark leaves below the flush's start besides the holds (ctp_ring.h): a hold's
+ * store may become visible to the writer after its thread read its clock (microseconds at
+ * most), and a tick's conversion to ns may move by the calibration's reading error between the
+ * flush that reads a hold and the one that converts the record (hundreds of ns). */
+#define CTP_LW_MARGIN_NS 1000000ull
 
 uint64_t ctp_ring_words = 1u << 17;
 
@@ -49,12 +54,16 @@ static void *ctp_gbuf;
 static uint64_t ctp_gpu_oldest = UINT64_MAX;    /* CPU submit time of the oldest pending GPU op */
 static uint64_t ctp_gpu_lost_reported;
 static uint64_t ctp_genc_min = UINT64_MAX;      /* earliest ts in ctp_genc */
-static uint64_t ctp_cycle_start;                /* when the current flush began */
 static uint64_t ctp_max_drained;                /* most words one ring held at the last flush */
 static uint8_t ctp_fn_defined[CTP_NFNS];         /* STRING of the function name written */
 static uint32_t ctp_writer_tid;
 static _Atomic uint32_t ctp_flush_owner;        /* tid of the flushing thread, 0 if none */
 static uint64_t ctp_low_water;
+static uint64_t ctp_lw_base;                    /* no record appended after the snapshot is earlier */
+static uint64_t ctp_ts_held, ctp_ts_floor;      /* the thread samples' ring: t->held, t->floor */
+/* The floors of the threads retired during this flush: their GPU timings, collected by the
+ * drain, are pending in no harvest yet. */
+static uint64_t ctp_retired_floor;
 static uint64_t ctp_records_total;
 static uint64_t ctp_nvtx_lost_reported;
 static uint64_t ctp_ts_snap;                    /* the thread samples' ring head at this flush */
@@ -98,16 +107,28 @@ void ctp_ring_free(uint64_t *words)
         munmap(words, ctp_ring_words * 8);
 }
 
-/* The smaller of lw and the time of the oldest record of r not drained before snap. */
-static uint64_t ctp_ring_oldest(const ctp_ring *r, uint64_t snap, uint64_t lw)
+/* The earliest time of a record that r's words before snap, or the hold read with them (ticks,
+ * 0: none), may still put in the file: the records' own times (a ring is not in time order: a
+ * call's detail stamped during its hooks precedes its API record) and, for a timed GPU
+ * operation, its submission (its GPU record ends no earlier). UINT64_MAX: none. Read at the
+ * flush's start, it stays a bound while the flush drains the ring. */
+static uint64_t ctp_ring_floor(const ctp_ring *r, uint64_t snap, uint64_t held)
 {
+    uint64_t lo = held ? ctp_ticks_to_ns(held) : UINT64_MAX;
     uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
-    if (tail < snap) {
+    for (uint64_t n; tail < snap; tail += n) {
         const uint64_t *w = r->words + (tail & r->mask);
-        if (ctp_raw_kind(w[0]) != CTP_RAW_PAD && ctp_ticks_to_ns(w[1]) < lw)
-            lw = ctp_ticks_to_ns(w[1]);
+        if ((n = ctp_raw_len(w)) == 0)
+            break; /* cannot happen with a well-formed ring; never spin */
+        unsigned kind = ctp_raw_kind(w[0]);
+        const ctp_gpu_pend *p = (const ctp_gpu_pend *)(w + 2);
+        uint64_t ts = kind == CTP_RAW_PAD ? UINT64_MAX
+                      : kind != CTP_RAW_GPU_PEND ? ctp_ticks_to_ns(w[1])
+                      : p->kind ? p->submit : UINT64_MAX;
+        if (ts < lo)
+            lo = ts;
     }
-    return lw;
+    return lo;
 }
 
 /* An encoder whose earliest record is min_ts (UINT64_MAX: empty) is to be written now. */
@@ -117,20 +138,25 @@ static int ctp_chunk_due(uint64_t min_ts, uint64_t now)
 }
 
 /* The promise of a chunk written now: no record written later has an earlier ts. Records not
- * yet written are in thread encoders, in rings (not drained yet), in the GPU encoder, pending
- * GPU timings (their GPU end is after their CPU submission), or not appended yet (their ts is
- * at most a short delay before the current flush began). */
+ * yet written are in thread encoders, in rings (drained or not: their floors, taken at the
+ * flush's start, with the holds of records stamped and not appended then), in the GPU encoder,
+ * pending GPU timings (their GPU end is after their CPU submission), or stamped after the
+ * snapshot (ctp_lw_base). */
 static void ctp_update_low_water(void)
 {
-    uint64_t lw = ctp_cycle_start > 20000000 ? ctp_cycle_start - 20000000 : 0;
+    uint64_t lw = ctp_lw_base;
     for (ctp_thread *t = atomic_load(&ctp_threads); t; t = t->next) {
         if (t->dead)
             continue;
         if (t->enc_min_ts < lw)
             lw = t->enc_min_ts;
-        lw = ctp_ring_oldest(&t->ring, t->snap, lw);
+        if (t->floor < lw)
+            lw = t->floor;
     }
-    lw = ctp_ring_oldest(ctp_tsample_ring(), ctp_ts_snap, lw);
+    if (ctp_ts_floor < lw)
+        lw = ctp_ts_floor;
+    if (ctp_retired_floor < lw)
+        lw = ctp_retired_floor;
     if (ctp_genc_min < lw)
         lw = ctp_genc_min;
     if (ctp_wenc_min < lw)
@@ -358,7 +384,7 @@ static void ctp_drain(ctp_thread *t, int final, int compress, int in_signal, int
     while (tail < t->snap) {
         const uint64_t *w = t->ring.words + (tail & t->ring.mask);
         unsigned kind = ctp_raw_kind(w[0]);
-        uint64_t n = kind == CTP_RAW_PAD ? ctp_raw_aux(w[0]) : ctp_raw_nwords(w[0]);
+        uint64_t n = ctp_raw_len(w);
         if (n == 0)
             break; /* cannot happen with a well-formed ring; never spin */
         if (kind == CTP_RAW_GPU_PEND) {
@@ -402,7 +428,7 @@ static void ctp_drain_samples(int compress)
     while (tail < ctp_ts_snap) {
         const uint64_t *w = r->words + (tail & r->mask);
         unsigned kind = ctp_raw_kind(w[0]);
-        uint64_t n = kind == CTP_RAW_PAD ? ctp_raw_aux(w[0]) : ctp_raw_nwords(w[0]);
+        uint64_t n = ctp_raw_len(w);
         if (n == 0)
             break; /* cannot happen with a well-formed ring; never spin */
         if (kind != CTP_RAW_PAD) {
@@ -473,17 +499,32 @@ void ctp_flush(unsigned fl, unsigned how, int code, uint64_t retire)
     }
     int compress = !in_signal;
     ctp_max_drained = 0;
+    if (final)
+        atomic_store(&ctp_room_open, 0); /* nothing drains the rings after this flush */
     /* Records appended before this point had their strings interned before. */
-    /* exited is read before head: a thread that had exited then appended nothing later. */
+    /* exited is read before head: a thread that had exited then appended nothing later. A
+     * record not appended by the time its ring's head is read was stamped after `base` (its
+     * thread read the clock after this), or is held, its hold published before its stamp and
+     * released after its append, so read here before the head (acquire: a hold released had
+     * its records' head published before). */
+    uint64_t base = ctp_ticks();
     for (ctp_thread *t = atomic_load(&ctp_threads); t; t = t->next)
         if (!t->dead) {
             t->snap_exited = atomic_load_explicit(&t->exited, memory_order_acquire);
+            t->held = atomic_load_explicit(&t->ring.hold, memory_order_acquire);
             t->snap = atomic_load_explicit(&t->ring.head, memory_order_acquire);
         }
+    ctp_ts_held = atomic_load_explicit(&ctp_tsample_ring()->hold, memory_order_acquire);
     ctp_ts_snap = atomic_load_explicit(&ctp_tsample_ring()->head, memory_order_acquire);
     /* after the heads: the records drained now lie between two calibration points */
     uint64_t now = ctp_calibrate();
-    ctp_cycle_start = now;
+    base = ctp_ticks_to_ns(base);
+    ctp_lw_base = base > CTP_LW_MARGIN_NS ? base - CTP_LW_MARGIN_NS : 0;
+    for (ctp_thread *t = atomic_load(&ctp_threads); t; t = t->next)
+        if (!t->dead)
+            t->floor = ctp_ring_floor(&t->ring, t->snap, t->held);
+    ctp_ts_floor = ctp_ring_floor(ctp_tsample_ring(), ctp_ts_snap, ctp_ts_held);
+    ctp_retired_floor = UINT64_MAX;
     if (ctp_fd_lost && !ctp_write_failed)
         ctp_fd_regain();
     if (nolock)
@@ -508,6 +549,8 @@ void ctp_flush(unsigned fl, unsigned how, int code, uint64_t retire)
             ctp_nvtxw_thread_dead(t);
             ctp_ring_free(t->ring.words);
             free(t->encbuf);
+            if (t->floor < ctp_retired_floor)
+                ctp_retired_floor = t->floor;
             t->dead = 1;
             pthread_mutex_lock(&ctp_reg_mu); /* the budget is shared with registration */
             ctp_buffer_used -= ctp_ring_words * 8 + CTP_ENC_BYTES;
@@ -569,6 +612,7 @@ void ctp_flush(unsigned fl, unsigned how, int code, uint64_t retire)
                 "written, %llu after them not\n", ctp_path,
                 (unsigned long long)ctp_records_total, (unsigned long long)ctp_stop_lost);
     atomic_store(&ctp_flush_owner, 0);
+    ctp_writer_drained();
 }
 
 void ctp_flush_final_here(unsigned fl, unsigned how, int code)
@@ -644,8 +688,10 @@ int ctp_writer_start(void)
     pthread_sigmask(SIG_SETMASK, &all, &old);
     int rc = pthread_create(&ctp_writer_thread, NULL, ctp_writer_main,
                             (void *)(uintptr_t)atomic_load(&ctp_wake_seq));
-    if (rc == 0)
+    if (rc == 0) {
         ctp_tsample_start();
+        atomic_store(&ctp_room_open, ctp_opt.on_full_block);
+    }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (rc != 0) {
         fprintf(stderr, "cutrace: warning: cannot start the writer thread; untraced\n");
@@ -656,6 +702,7 @@ int ctp_writer_start(void)
 
 void ctp_writer_join(void)
 {
+    atomic_store(&ctp_room_open, 0);
     ctp_tsample_stop();
     atomic_store(&ctp_writer_stop, 1);
     ctp_writer_wake();
@@ -664,6 +711,7 @@ void ctp_writer_join(void)
 
 void ctp_writer_end_anywhere(unsigned how, int code)
 {
+    atomic_store(&ctp_room_open, 0);
     atomic_store(&ctp_final_req, how << 8 | (unsigned)code);
     ctp_writer_wake();
     uint64_t t0 = ctp_now(), waited = 0;
@@ -695,6 +743,7 @@ void ctp_writer_new_file(void)
 
 void ctp_writer_fork_child(void)
 {
+    atomic_store(&ctp_room_open, 0); /* no writer here until the child's trace starts */
     ctp_tsample_fork_child();
     ctp_gpu_dropped = 0;
     ctp_gpu_reset();

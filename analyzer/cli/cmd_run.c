@@ -5,9 +5,11 @@
  * libcutrace is found next to this binary ($BINDIR/../lib/libcutrace.so, the build and install
  * layout), or at CUTRACE_LIB. Options become the environment libcutrace reads (CUTRACE_OUTPUT,
  * CUTRACE_STACKS, CUTRACE_GPU_TIMING, CUTRACE_LIBCUDA, CUTRACE_BUFFER_MB, CUTRACE_CAPTURE_RANGE,
- * CUTRACE_DELAY, CUTRACE_DURATION), so children and
+ * CUTRACE_DELAY, CUTRACE_DURATION, CUTRACE_ON_FULL), so children and
  * exec'd programs of CMD are traced the same way; NVTX_INJECTION64_PATH names libcutrace as
- * the program's NVTX tool unless the user set it. */
+ * the program's NVTX tool unless the user set it. CUTRACE_RUN, a token of this run, goes into
+ * each trace's header (its tracer options, "run=TOKEN"): the traces counted at the end are
+ * those of this run, not those other runs wrote into the same directory meanwhile. */
 #define _GNU_SOURCE
 #include "cta_cmd.h"
 
@@ -22,6 +24,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "cttrace.h"
 
 static const char *const cta_run_usage =
     "usage: cutrace run [OPTIONS] -- COMMAND [ARGS...]\n"
@@ -38,6 +42,9 @@ static const char *const cta_run_usage =
     "                       all (default), off, or N to time 1 operation in N\n"
     "  --libcuda PATH       the real CUDA driver (default: found like the system would)\n"
     "  --buffer-mb N        memory budget for trace buffers, all threads together (default 512)\n"
+    "  --on-full MODE       when a thread records faster than the trace is written and its\n"
+    "                       buffer fills: drop (default; the records lost are counted) or block\n"
+    "                       (the thread waits for the writer: nothing lost, the program slowed)\n"
     "  --capture-range R    record only inside windows: cudaProfilerApi (from each\n"
     "                       cudaProfilerStart/cuProfilerStart to the next stop), or\n"
     "                       nvtx:NAME[@DOMAIN] (each outermost NVTX range NAME, of DOMAIN or\n"
@@ -188,8 +195,32 @@ static int cta_check_outdir(const char *outdir)
     return -1;
 }
 
-/* Counts the .cutrace files in dir modified at or after `since`. */
-static int cta_count_traces(const char *dir, time_t since)
+static void cta_run_quiet(void *ctx, const char *path, const char *msg)
+{
+    (void)ctx, (void)path, (void)msg;
+}
+
+/* Whether the trace at path is this run's: its header's tracer options hold "run=TOKEN". */
+static int cta_trace_of_run(const char *path, const char *token)
+{
+    ct_reader_opts o = {.warn = cta_run_quiet, .defer_spans = 1};
+    ct_reader *r;
+    char err[256];
+    if (ct_reader_open(&r, &path, 1, &o, err, sizeof err) != 0)
+        return 0;
+    const char *opts = ct_reader_header(r, 0)->tracer_options;
+    size_t len = strlen(token);
+    int ours = 0;
+    for (const char *p = opts; p && (p = strstr(p, "run=")); p += 4)
+        if ((p == opts || p[-1] == ' ') && !strncmp(p + 4, token, len) &&
+            (p[4 + len] == ' ' || !p[4 + len]))
+            ours = 1;
+    ct_reader_close(r);
+    return ours;
+}
+
+/* Counts the .cutrace files in dir modified at or after `since` that this run wrote. */
+static int cta_count_traces(const char *dir, time_t since, const char *token)
 {
     DIR *d = opendir(dir);
     if (!d)
@@ -203,7 +234,7 @@ static int cta_count_traces(const char *dir, time_t since)
         char path[PATH_MAX];
         struct stat st;
         if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, e->d_name) < sizeof path &&
-            stat(path, &st) == 0 && st.st_mtime >= since)
+            stat(path, &st) == 0 && st.st_mtime >= since && cta_trace_of_run(path, token))
             n++;
     }
     closedir(d);
@@ -214,9 +245,10 @@ int cta_cmd_run(int argc, char **argv)
 {
     static const char *const stack_modes[] = {"none", "default", "all", NULL};
     static const char *const gpu_modes[] = {"all", "off", NULL};
+    static const char *const full_modes[] = {"drop", "block", NULL};
     static const char *const no_words[] = {NULL};
     const char *out = "cutrace-traces", *stacks = NULL, *gpu = NULL, *libcuda = NULL,
-               *buffer = NULL, *range = NULL, *delay = NULL, *duration = NULL;
+               *buffer = NULL, *range = NULL, *delay = NULL, *duration = NULL, *full = NULL;
     int quiet = 0, i;
     for (i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -253,6 +285,8 @@ int cta_cmd_run(int argc, char **argv)
             delay = v;
         else if (!strcmp(a, "--duration"))
             duration = v;
+        else if (!strcmp(a, "--on-full"))
+            full = v;
         else
             return cta_cli_usage_error("run", "unknown option '%s'", a);
         i++;
@@ -267,6 +301,8 @@ int cta_cmd_run(int argc, char **argv)
                                   "found '%s'", gpu);
     if (buffer && !cta_valid_mode(buffer, no_words, 1))
         return cta_cli_usage_error("run", "--buffer-mb: expected a number > 0, found '%s'", buffer);
+    if (full && !cta_valid_mode(full, full_modes, 0))
+        return cta_cli_usage_error("run", "--on-full: expected drop or block, found '%s'", full);
     if (range && !cta_valid_range(range))
         return cta_cli_usage_error("run", "--capture-range: expected cudaProfilerApi or "
                                   "nvtx:NAME[@DOMAIN], found '%s'", range);
@@ -312,10 +348,19 @@ int cta_cmd_run(int argc, char **argv)
         (range && cta_set_env("CUTRACE_CAPTURE_RANGE", range)) ||
         (delay && cta_set_env("CUTRACE_DELAY", delay)) ||
         (duration && cta_set_env("CUTRACE_DURATION", duration)) ||
+        (full && cta_set_env("CUTRACE_ON_FULL", full)) ||
         /* libcutrace is also the program's NVTX tool, unless the user named another */
         (!getenv("NVTX_INJECTION64_PATH") && cta_set_env("NVTX_INJECTION64_PATH", lib)))
         return CTA_EXIT_FAIL;
     free(preload);
+    /* unique among runs on any host sharing the directory: pid and the start's realtime ns */
+    char token[64];
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    snprintf(token, sizeof token, "%ld.%lld.%ld", (long)getpid(), (long long)now.tv_sec,
+             now.tv_nsec);
+    if (cta_set_env("CUTRACE_RUN", token))
+        return CTA_EXIT_FAIL;
 
     static const int fwd[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGCONT};
     struct sigaction sa;
@@ -353,7 +398,7 @@ int cta_cmd_run(int argc, char **argv)
         if (strchr(outdir, '%')) {
             fprintf(stderr, "cutrace: traces in %s (one directory per expansion)\n", outdir);
         } else {
-            int n = cta_count_traces(outdir, started);
+            int n = cta_count_traces(outdir, started, token);
             if (n > 0)
                 fprintf(stderr, "cutrace: %d trace file%s in %s (cutrace summary %s)\n", n,
                         n == 1 ? "" : "s", outdir, outdir);

@@ -19,7 +19,7 @@ BENCH_DEB_DEPS := lttng-tools liblttng-ust-dev ltrace babeltrace2
 BENCH_BASE ?= 58899c6
 BENCH_RUN_PREREQS := $(BENCH_CALLS) $(BENCH_TRACESTAT) $(BENCH_RUSAGE) $(BENCH_NVTX) $(BENCH_PRELOADS) $(CUTRACE_BIN) \
                      $(CUTRACE_SO) $(BENCH_TRACEGEN) $(WORKLOADS) $(FAKECUDA_DIR)/libcuda.so.1 \
-                     $(FAKECUDA_DIR)/libcudart.so.13
+                     $(FAKECUDA_DIR)/libcudart.so.13 $(B)/tests/tracer/probe
 
 all: $(BENCH_CALLS) $(BENCH_TRACESTAT) $(BENCH_RUSAGE) $(BENCH_NVTX) $(BENCH_PRELOADS)
 

@@ -21,6 +21,8 @@ Measures, on the simulated CUDA stack:
  11. what thread sampling costs, 1 and 4 threads 30 Python frames deep (bench_tsample.py).
  12. a finding's fix applied to PyTorch's imagenet example: predicted against measured saving
      (bench_examples.py).
+ 13. the trace writer's sustained rate, the loss at 1, 8 and 64 threads beyond it and the
+     memory of 64 traced threads (bench_writer.py; --writer-only: this section alone).
 Writes OUT_DIR/results.json (flat numeric keys, units in the names; `null` plus a reason in
 "notes" where a figure could not be measured) and OUT_DIR/results.md, and prints the tables.
 Speed is reported, never asserted: the exit status is 0 unless a program fails to run.
@@ -44,6 +46,7 @@ import bench_host
 import bench_tsample
 import bench_base
 import bench_examples
+import bench_writer
 
 CALLS = ["launch", "memcpy", "alloc", "rtlaunch"]
 CALL_KEY = {"launch": "launch", "memcpy": "memcpy", "alloc": "alloc", "rtlaunch": "runtime_launch"}
@@ -119,6 +122,7 @@ class Bench:
                 "tests/bench/libib_lttng.so", "tests/workloads/train_loop",
                 "tests/workloads/loader_tree",
                 "tests/analyzer/tracegen", "tests/workloads/libworkload_kernels.so",
+                "tests/tracer/probe",
                 "tests/nvrt/driver/libcuda.so.1", "tests/pytorch/venv.status"]
     # what sections 11 and 12 need for PyTorch's examples (NVIDIA's runtime on the simulated
     # driver, the pytorch suite's virtual environment): without them they say so and skip
@@ -536,6 +540,7 @@ class Bench:
                   bench_pystack.row(r, s, v),
                   bench_nvtx.row(r, s),
                   bench_host.row(r, s, v),
+                  bench_writer.row(r, s),
                   bench_tsample.row(r, s, v),
                   bench_base.row(r, s, v, self.base),
                   "| cutrace summary, events/s (%d events, CPU time) | %.1f M (wall %.1f M) | >= %.0f M | %s |" % (
@@ -574,6 +579,17 @@ class Bench:
         print(bench_base.row(self.results, self.spread, v, self.base))
         print(self.notes["vs_base"])
 
+    def main_writer_only(self):
+        """Section 13 alone (--writer-only): its row on stdout, its figures in
+        results-writer.json."""
+        os.makedirs(self.out, exist_ok=True)
+        bench_writer.measure(self)
+        doc = dict(self.results, spread_min_max=self.spread, notes=self.notes)
+        with open(os.path.join(self.out, "results-writer.json"), "w") as f:
+            json.dump(doc, f, indent=1, sort_keys=True, allow_nan=False)
+        print(bench_writer.row(self.results, self.spread))
+        print(self.notes["writer"])
+
     def main(self):
         os.makedirs(self.out, exist_ok=True)
         t0 = time.monotonic()
@@ -602,6 +618,7 @@ class Bench:
         bench_pystack.measure(self)
         bench_nvtx.measure(self)
         bench_host.measure(self)
+        bench_writer.measure(self)
         bench_tsample.measure(self)
         self.bench_analyzer()
         self.bench_jobs()
@@ -733,10 +750,12 @@ def main():
     ap.add_argument("--base", default="58899c6",
                     help="the commit whose analyzer section 10 compares with (default 58899c6)")
     ap.add_argument("--base-only", action="store_true", help="section 10 alone")
+    ap.add_argument("--writer-only", action="store_true", help="section 13 alone")
     a = ap.parse_args()
     bench = Bench(a)
     try:
-        bench.main_base_only() if a.base_only else bench.main()
+        (bench.main_base_only() if a.base_only else bench.main_writer_only() if a.writer_only
+         else bench.main())
     finally:
         shutil.rmtree(bench.tmp, ignore_errors=True)
 

@@ -13,6 +13,8 @@
  *   probe stress T N  T threads, each N cuMemsetD8Async_v2 of 64 bytes on its own stream, then
  *                     cuStreamSynchronize (nothing freed: the simulation's instant mode can hang
  *                     in the context synchronization of concurrent cuMemFree calls)
+ *   probe copies T N  T threads, each N cuMemcpyHtoD_v2 of 64 bytes from its own malloc'd
+ *                     (pageable) buffer into its own 64-byte allocation
  *   probe sleep       initializes CUDA, allocates 4 KiB, then sleeps until killed
  *   probe exec        cuMemAlloc_v2 of 4 KiB, 100 cuMemsetD8_v2 of it, an execv of a program
  *                     that does not exist (prints its result and errno), 1 more cuMemsetD8_v2,
@@ -162,6 +164,22 @@ static void *stress_thread(void *arg)
     return NULL; /* the allocation and stream go with the process */
 }
 
+static void *copies_thread(void *arg)
+{
+    (void)arg;
+    CUdeviceptr d;
+    char *h = malloc(64);
+    if (!h)
+        exit(3);
+    memset(h, 1, 64);
+    CALL(cuCtxSetCurrent, ctx);
+    CALL(cuMemAlloc_v2, &d, (size_t)64);
+    for (int i = 0; i < n_iters; i++)
+        CALL(cuMemcpyHtoD_v2, d, h, (size_t)64);
+    free(h);
+    return NULL; /* the allocation goes with the process */
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
@@ -224,16 +242,17 @@ int main(int argc, char **argv)
         printf("probe: mode=entry driver_bytes=2097152 runtime_bytes=3145728\n");
         return 0;
     }
-    if (!strcmp(mode, "stress") && argc > 3) {
-        int nt = atoi(argv[2]);
+    if ((!strcmp(mode, "stress") || !strcmp(mode, "copies")) && argc > 3) {
+        int nt = atoi(argv[2]), copies = !strcmp(mode, "copies");
         n_iters = atoi(argv[3]);
         init();
         pthread_t th[256];
         for (int i = 0; i < nt && i < 256; i++)
-            pthread_create(&th[i], NULL, stress_thread, NULL);
+            pthread_create(&th[i], NULL, copies ? copies_thread : stress_thread, NULL);
         for (int i = 0; i < nt && i < 256; i++)
             pthread_join(th[i], NULL);
-        printf("probe: mode=stress threads=%d sets=%d\n", nt, nt * n_iters);
+        printf("probe: mode=%s threads=%d %s=%d\n", mode, nt, copies ? "copies" : "sets",
+               nt * n_iters);
         return 0;
     }
     if (!strcmp(mode, "sleep")) {
@@ -333,7 +352,7 @@ int main(int argc, char **argv)
                (int)r[1], (int)r[2]);
         return r[0] != cudaSuccess || r[1] != cudaSuccess || r[2] != cudaSuccess;
     }
-    fprintf(stderr, "usage: probe dlopen|entry|errno|nocuda|stress T N|sleep|exec|closefds F|"
+    fprintf(stderr, "usage: probe dlopen|entry|errno|nocuda|stress T N|copies T N|sleep|exec|closefds F|"
             "forkstart|children|sigexit|threadexit|setup\n");
     return 2;
 }

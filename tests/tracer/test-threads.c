@@ -1,5 +1,7 @@
 /* Threads: per-thread buffers lose nothing under 64 concurrent threads, and every thread of the
- * threads workload is recorded with its name and its own stream. */
+ * threads workload is recorded with its name and its own stream; records come out in time
+ * order whatever holds a thread inside a call; full rings lose records counted per thread, or
+ * none with --on-full block. */
 #include "tr.h"
 
 #include <stdlib.h>
@@ -104,5 +106,151 @@ TEST_IMPL(overflow_is_counted)
     ASSERT_INT(t.stats[0].complete, ==, 1);
     tr_free(&t);
     ctt_proc_free(&p);
+    return 0;
+}
+
+/* 16 threads copying (GPU timing on), five of them held 200 ms each between stamping a copy's
+ * return and appending its record (the simulation holds the tracer's own cuPointerGetAttribute
+ * in the copy's hook, as a thread preempted there would be), while the other threads' chunks go
+ * on being written and the threads exit: the writer's low-water marks must never pass a record
+ * stamped and not yet appended, nor a GPU timing collected from a thread just retired. The
+ * reader then finds no record out of time order (with the marks' old rule, the flush's start
+ * less 20 ms, it found 15 to 70). */
+TEST_IMPL(order_kept_with_threads_held_in_calls)
+{
+    char prog[4096], out[4096];
+    snprintf(out, sizeof out, "%s/out", ctt_tmpdir());
+    char *cmd[] = {(char *)ctt_path(prog, "tests/tracer/probe"), "copies", "16", "2000", NULL};
+    char *env[] = {"FAKECUDA_FAIL=cuPointerGetAttribute:3000:0:200,cuPointerGetAttribute:9000:0:200,"
+                   "cuPointerGetAttribute:15000:0:200,cuPointerGetAttribute:21000:0:200,"
+                   "cuPointerGetAttribute:27000:0:200",
+                   NULL};
+    ctt_proc p;
+    ASSERT_INT(tr_run(&p, out, NULL, cmd, env, 120), ==, 0);
+    TR_ASSERT_EXIT(p, 0);
+    tr_trace t;
+    ASSERT_INT(tr_load(&t, out), ==, 0);
+    ASSERT_UINT(t.nfiles, ==, 1);
+    ASSERT_INT(t.stats[0].complete, ==, 1);
+    ASSERT_UINT(t.stats[0].late_records, ==, 0);
+    ASSERT_UINT(tr_count(&t, CT_REC_API, "cuMemcpyHtoD_v2"), ==, 16 * 2000);
+    size_t gpu = 0;
+    for (size_t i = 0; i < t.n; i++)
+        gpu += t.v[i].r.type == CT_REC_GPU && t.v[i].r.u.gpu.kind == CT_GPU_MEMCPY;
+    ASSERT_UINT(gpu, ==, 16 * 2000);
+    tr_free(&t);
+    ctt_proc_free(&p);
+    return 0;
+}
+
+/* Records each thread lost by the chunk counts of its own stream, from the trace in dir, into
+ * lost[] by thread (tids[], n of them, at most cap); their sum. */
+static uint64_t tr_lost_by_thread(const char *dir, uint32_t *tids, uint64_t *lost, size_t cap,
+                                  size_t *n)
+{
+    tr_trace t;
+    *n = 0;
+    if (tr_load(&t, dir) != 0 || t.nfiles != 1)
+        return 0;
+    ct_reader_opts o = {.file_order = 1, .chunk_records = 1};
+    ct_reader *r;
+    char err[512];
+    uint64_t sum = 0;
+    if (ct_reader_open(&r, (const char *const *)t.paths, 1, &o, err, sizeof err) == 0) {
+        ct_rec rec;
+        while (ct_reader_next(r, &rec) > 0) {
+            if (rec.type != CT_REC_CHUNK || !rec.u.chunk.lost)
+                continue;
+            size_t k;
+            for (k = 0; k < *n && tids[k] != rec.tid; k++)
+                ;
+            if (k == *n && *n < cap)
+                tids[(*n)++] = rec.tid, lost[k] = 0;
+            if (k < *n)
+                lost[k] += rec.u.chunk.lost;
+            sum += rec.u.chunk.lost;
+        }
+        ct_reader_close(r);
+    }
+    tr_free(&t);
+    return sum;
+}
+
+/* 64 threads calling faster than the writer drains their 16 KiB rings (instant simulation):
+ * by default each thread loses records, counted in its own stream's chunks (all the trace's
+ * loss, the calls made = those recorded + those lost); with --on-full block a thread whose
+ * ring is full waits for the writer: nothing is lost and the program finishes. */
+TEST_IMPL(full_rings_counted_per_thread_or_waited_for)
+{
+    char prog[4096], out[4096];
+    char *cmd[] = {(char *)ctt_path(prog, "tests/tracer/probe"), "stress", "64", "3000", NULL};
+    char *env[] = {"FAKECUDA_INSTANT=1", "CUTRACE_RING_KB=16", NULL};
+    for (int block = 0; block < 2; block++) {
+        snprintf(out, sizeof out, "%s/out%d", ctt_tmpdir(), block);
+        char *opts[] = {"--gpu-timing", "off", "--on-full", block ? "block" : "drop", NULL};
+        ctt_proc p;
+        ASSERT_INT(tr_run(&p, out, opts, cmd, env, 120), ==, 0);
+        TR_ASSERT_EXIT(p, 0);
+        tr_trace t;
+        ASSERT_INT(tr_load(&t, out), ==, 0);
+        ASSERT_INT(t.stats[0].complete, ==, 1);
+        size_t api = tr_count(&t, CT_REC_API, "cuMemsetD8Async");
+        size_t sets = tr_count(&t, CT_REC_COPY, NULL);
+        uint64_t lost = t.stats[0].lost;
+        tr_free(&t);
+        ctt_proc_free(&p);
+        uint32_t tids[128];
+        uint64_t by[128];
+        size_t n;
+        uint64_t sum = tr_lost_by_thread(out, tids, by, 128, &n);
+        printf("  --on-full %s: %zu of %d calls recorded, %llu records lost by %zu threads\n",
+               block ? "block" : "drop", api, 64 * 3000, (unsigned long long)lost, n);
+        if (block) {
+            ASSERT_UINT(lost, ==, 0);
+            ASSERT_UINT(api, ==, 64 * 3000);
+            ASSERT_UINT(sets, ==, 64 * 3000);
+        } else {
+            /* A call's record lost counts twice (its record with the detail, then the API
+             * record alone); the few other records (stream, allocation, sync, CPU readings)
+             * lost with them at most 100 a thread. */
+            ASSERT_UINT(lost, >, 0);
+            ASSERT_UINT(sum, ==, lost);
+            ASSERT_UINT(n, >, 1);
+            ASSERT_UINT(api + sets + lost, >=, 2 * 64 * 3000);
+            ASSERT_UINT(api + sets + lost, <=, 2 * 64 * 3000 + 64 * 100);
+        }
+    }
+    return 0;
+}
+
+/* 8 `cutrace run` at once into one directory, each of a process writing one trace: each says
+ * it wrote 1 trace file (it counts the files its own run's token names, not every file the
+ * directory gained meanwhile), and the directory holds 8. */
+TEST_IMPL(concurrent_runs_count_their_own_trace)
+{
+    char cutrace[4096], prog[4096], fake[4096], out[4096], llp[4200];
+    snprintf(out, sizeof out, "%s/out", ctt_tmpdir());
+    snprintf(llp, sizeof llp, "LD_LIBRARY_PATH=%s", ctt_path(fake, "tests/fakecuda"));
+    char *argv[] = {"/bin/sh", "-c",
+                    "for i in 1 2 3 4 5 6 7 8; do \"$0\" run -o \"$1\" -- \"$2\" stress 2 2000 "
+                    ">/dev/null 2>\"$1.err$i\" & done; wait",
+                    (char *)ctt_path(cutrace, "bin/cutrace"), out,
+                    (char *)ctt_path(prog, "tests/tracer/probe"), NULL};
+    char *env[] = {llp, "FAKECUDA_INSTANT=1", NULL};
+    ctt_proc p;
+    ASSERT_INT(ctt_run(&p, argv, env, 120), ==, 0);
+    ASSERT_INT(p.exited && p.code == 0, ==, 1);
+    ctt_proc_free(&p);
+    for (int i = 1; i <= 8; i++) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s.err%d", out, i);
+        char *err = ctt_read_file(path, NULL);
+        ASSERT_CONTAINS(err, "cutrace: 1 trace file in ");
+        free(err);
+    }
+    tr_trace t;
+    ASSERT_INT(tr_load(&t, out), ==, 0);
+    ASSERT_UINT(t.nfiles, ==, 8);
+    tr_free(&t);
     return 0;
 }
