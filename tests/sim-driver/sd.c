@@ -71,3 +71,12 @@ void sd_gate_open(sd_gate *g)
     pthread_cond_broadcast(&g->c);
     pthread_mutex_unlock(&g->m);
 }
+
+int sd_buffer_stream_events(size_t n, CUdeviceptr *d, CUstream *s, CUevent *a, CUevent *b)
+{
+    CK(cuMemAlloc_v2(d, n));
+    CK(cuStreamCreate(s, CU_STREAM_NON_BLOCKING));
+    CK(cuEventCreate(a, 0));
+    CK(cuEventCreate(b, 0));
+    return 0;
+}

@@ -22,6 +22,9 @@ int sd_init(void);
 long long sd_now_ns(void);
 /* The elapsed time between two completed events, in nanoseconds. */
 double sd_elapsed_ns(CUevent a, CUevent b);
+/* n bytes of device memory, a non-blocking stream and two events to time work on it (after
+ * sd_init); 0 on success. */
+int sd_buffer_stream_events(size_t n, CUdeviceptr *d, CUstream *s, CUevent *a, CUevent *b);
 /* A kernel from a text image, named NAME with `nparams` 8-byte parameters. */
 CUfunction sd_kernel(const char *name, int nparams);
 

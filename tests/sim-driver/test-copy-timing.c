@@ -105,10 +105,7 @@ TEST_IMPL(slow_data_effect_occupies_the_stream)
     CUdeviceptr d;
     CUstream s;
     CUevent a, b;
-    CK(cuMemAlloc_v2(&d, n));
-    CK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
-    CK(cuEventCreate(&a, 0));
-    CK(cuEventCreate(&b, 0));
+    ASSERT_INT(sd_buffer_stream_events(n, &d, &s, &a, &b), ==, 0);
     long long ta = sd_now_ns();
     CK(cuEventRecord(a, s));
     CK(cuStreamSynchronize(s));
@@ -139,10 +136,7 @@ TEST_IMPL(zero_set_drops_whole_pages)
     CUdeviceptr d;
     CUstream s;
     CUevent a, b;
-    CK(cuMemAlloc_v2(&d, n));
-    CK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
-    CK(cuEventCreate(&a, 0));
-    CK(cuEventCreate(&b, 0));
+    ASSERT_INT(sd_buffer_stream_events(n, &d, &s, &a, &b), ==, 0);
     unsigned char *p = (unsigned char *)(uintptr_t)d;
     memset(p, 0x5a, n); /* resident and written, as a step's gradients are */
     CK(cuMemsetD8Async(d + off, 0, len, s));
