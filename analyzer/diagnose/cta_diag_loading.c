@@ -164,15 +164,15 @@ static void starvation(cta_diags *ds, const cta_proc *p, int d, uint64_t win)
      * (cta_work_estimate), not at recorded durations that hold host time or are only bounds
      * (a synchronous copy in a slow first call is recorded as long as the call: PyTorch's
      * first batch copy, 171 ms for a copy of microseconds, made the step 22 ms instead of
-     * 0.1 ms; a first launch loading its module is recorded with the loading); its busy
-     * time, a bound, when a kind of operation has no exact interval at all (all of a short
-     * run's launches returning after their kernels, on a loaded machine: its work is not 0) */
-    double est = cta_work_estimate(&dv->work_kernels);
-    for (int op = 0; op < CTA_OP_N && est >= 0; op++) {
-        double e = cta_work_estimate(&dv->work_copies[op]);
-        est = e < 0 ? e : est + e;
+     * 0.1 ms; a first launch loading its module is recorded with the loading) */
+    double est = 0, exact = 0; /* (of it, what rests on exact intervals) */
+    for (int k = -1; k < CTA_OP_N; k++) {
+        const cta_work *w = k < 0 ? &dv->work_kernels : &dv->work_copies[k];
+        double e = cta_work_estimate(w);
+        est += e;
+        exact += w->exact_ops ? e : 0;
     }
-    uint64_t work = est >= 0 && est < (double)dv->busy ? (uint64_t)est : dv->busy;
+    uint64_t work = est < (double)dv->busy ? (uint64_t)est : dv->busy;
     uint64_t steps = starve_steps(dv, band[0]);
     steps = steps > startup ? steps - startup : 0; /* (the start's gap is long: among them) */
     double gpu_step = (double)work / (double)(steps + 1), load = (double)typical;
@@ -269,6 +269,7 @@ static void starvation(cta_diags *ds, const cta_proc *p, int d, uint64_t win)
         cta_diag_ev(x, "h2d_batches", (double)batches, CTA_EV_COUNT);
         cta_diag_ev(x, "gpu_busy_ns", (double)dv->busy, CTA_EV_NS);
         cta_diag_ev(x, "gpu_step_ns", gpu_step, CTA_EV_NS);
+        cta_diag_ev(x, "gpu_step_exact_pct", est > 0 ? 100 * exact / est : 100, CTA_EV_PCT);
         cta_diag_ev(x, "loop_step_ns", step, CTA_EV_NS);
         cta_diag_ev(x, "loader_workers", workers, CTA_EV_COUNT);
         cta_diag_ev(x, "max_speedup", dv->busy ? (double)win / (double)dv->busy : 0, CTA_EV_RATIO);

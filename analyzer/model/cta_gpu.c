@@ -24,7 +24,8 @@ void cta_copy_peak(cta_copystat *cs, int op, const cta_dev *dv, uint64_t now)
  * call. */
 static void work_sample(cta_work *w, const cta_joining *c, uint64_t start, uint64_t end, int bounded)
 {
-    w->ops++;
+    if (!w->ops++ || end - start < w->shortest_ns)
+        w->shortest_ns = end - start;
     if (bounded)
         return;
     w->exact_ops++;

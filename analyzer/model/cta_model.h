@@ -71,24 +71,26 @@ enum { CTA_CH_BUSY, CTA_CH_PEND_IN_API, CTA_CH_PEND_BLOCKED, CTA_CH_PEND_OUTSIDE
        CTA_CH_UNKNOWN, CTA_CH_GAP, CTA_CH_N = CTA_CH_GAP + CTA_GAP_N };
 
 /* GPU operations of one kind (kernels; copies and sets) for estimating their work (cta_join.c:
- * work_sample): how many, how many were timed exactly, and of those the clean ones (begun
- * after their call returned), with their time. */
+ * work_sample): how many, the shortest recorded (a bound, if nothing better), how many were
+ * timed exactly, and of those the clean ones (begun after their call returned), with their time. */
 typedef struct {
-    uint64_t ops, exact_ops, exact_ns, clean_ops, clean_ns;
+    uint64_t ops, shortest_ns, exact_ops, exact_ns, clean_ops, clean_ns;
 } cta_work;
 
 /* The GPU time of all of w's operations at the average of its clean ones, else of its exact
- * ones (the others' recorded intervals hold host time or are only bounds); 0 for no
- * operation, -1 when none of them was timed exactly (no estimate). Per operation, not per
- * byte: a small copy's time is mostly latency, and its rate applied to a large one would make
- * it out hundreds of times too long. */
+ * ones (the others' recorded intervals hold host time or are only bounds); with none timed
+ * exactly (pageable copies, which return once done; all of a short run's launches, returning
+ * after their kernels on a loaded machine), each at the shortest recorded, the tightest of
+ * their bounds (their sum held the host's staging: 1.5 times PyTorch's starved loop's work).
+ * Per operation, not per byte: a small copy's time is mostly latency, and its rate applied to
+ * a large one would make it out hundreds of times too long. */
 static inline double cta_work_estimate(const cta_work *w)
 {
     if (w->clean_ops)
         return (double)w->ops * (double)w->clean_ns / (double)w->clean_ops;
     if (w->exact_ops)
         return (double)w->ops * (double)w->exact_ns / (double)w->exact_ops;
-    return w->ops ? -1 : 0;
+    return (double)w->ops * (double)w->shortest_ns;
 }
 
 /* What the host was doing while a device was idle. "unknown" is time outside CUDA on a thread

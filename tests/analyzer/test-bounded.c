@@ -135,8 +135,8 @@ TEST_IMPL(workload_held_launch_statistics_are_exact)
 
 /* The starvation finding's GPU work per step when no operation was timed exactly (every
  * launch returning after its kernel, as all of a short run's may on a loaded machine: PyTorch's
- * starved loop once gave 0 ns): the device's busy time per step, a bound, not nothing. The
- * same loop with every record end-bounded (at its true end) against it exactly timed. */
+ * starved loop once gave 0 ns): the shortest recorded of each kind, a bound, not nothing. The same
+ * loop with every record end-bounded (at its true end) against it exactly timed. */
 TEST_IMPL(starvation_step_work_without_exact_intervals)
 {
     double est[2];

@@ -180,16 +180,21 @@ TEST_IMPL(pytorch_starved_loop)
     ASSERT(tj_num(x, "evidence.host_wait_ns") > tj_num(x, "evidence.host_compute_ns"));
     ASSERT_CONTAINS(tj_str(x, "message"), "DataLoader worker");
     /* The GPU work per step, against the simulation's true intervals (one stream: no overlap):
-     * an estimate (operations at the average of those whose intervals are the work alone: 1.0
-     * to 1.2 times the truth in 24 runs here), so within a factor 3, which catches an interval
+     * an estimate (operations at the average of those whose intervals are the work alone, the
+     * pageable copies and the sets, never timed exactly, at their shortest bound: 1.36 to 1.43
+     * times the truth in 3 runs here; counting them as 0 gave 1.0 to 1.2, and 0 when no
+     * kernel was exact either), so within a factor 3, which catches an interval
      * counted at a bound that holds host time (PyTorch's first batch copy: 250 times the step)
      * or a copy's time extrapolated from a small one's rate (up to 100 times). */
     double gpu_step = pt_true_gpu_ns(truth, (int)tj_num(s, "processes.0.pid")) / STEPS;
     ASSERT(gpu_step > 0);
-    double est = tj_num(x, "evidence.gpu_step_ns");
-    if (!(est > gpu_step / 3 && est < gpu_step * 3)) {
+    double est = tj_num(x, "evidence.gpu_step_ns"), exact = tj_num(x, "evidence.gpu_step_exact_pct");
+    /* (resting mostly on bounds, as when every launch returned after its 5 us kernel: 15 us
+     * at best, so 3.3 times the truth, it is said to be: then only not below the truth) */
+    if (!(est > gpu_step / 3 && (est < gpu_step * 3 || (exact < 50 && est >= gpu_step)))) {
         ctt_fail_at(__FILE__, __LINE__, "expected the GPU work per step within a factor 3 of "
-                        "the simulation's %.0f ns, found %.0f ns", gpu_step, est);
+                        "the simulation's %.0f ns (above it, %.0f%% resting on exact intervals), "
+                        "found %.0f ns", gpu_step, exact, est);
         return 1;
     }
     /* The step the workers are paced by: the loop's between its batches as the main thread
