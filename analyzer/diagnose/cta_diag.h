@@ -15,7 +15,8 @@
 #include "cta_nvtx.h"
 #include "cta_starve_cause.h"
 
-#define CTA_DIAG_MAX_EV 16
+/* evidence figures of one finding; a rule giving more is a defect (cta_diag_ev stops) */
+#define CTA_DIAG_MAX_EV 24
 #define CTA_DIAG_MAX_SITES 5
 /* dataloader-starvation recommends at most this many loader workers (a host's cores bound it) */
 #define CTA_DIAG_MAX_WORKERS 16

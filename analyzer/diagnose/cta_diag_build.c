@@ -42,8 +42,14 @@ void cta_diag_reprice(cta_diag *d, uint64_t saving)
 
 void cta_diag_ev(cta_diag *d, const char *key, double v, cta_ev_unit u)
 {
-    if (d->nev < CTA_DIAG_MAX_EV)
-        d->ev[d->nev++] = (cta_evidence){key, v, u};
+    /* dropping a figure quietly lost main_wait_for_workers_ns once a rule had 17: the saving
+     * then exceeded the idle time its evidence showed */
+    if (d->nev == CTA_DIAG_MAX_EV) {
+        fprintf(stderr, "cutrace: internal error: finding %s: evidence %s is its %dth figure, "
+                "expected at most CTA_DIAG_MAX_EV (%d)\n", d->id, key, d->nev + 1, CTA_DIAG_MAX_EV);
+        abort();
+    }
+    d->ev[d->nev++] = (cta_evidence){key, v, u};
 }
 
 void cta_diag_msg(cta_diag *d, const char *fmt, ...)
