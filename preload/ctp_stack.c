@@ -93,7 +93,8 @@ typedef struct {
     uintptr_t lo, hi;            /* where its loadable segments are mapped */
     uintptr_t bias;              /* dlpi_addr: what symbol values are relative to */
     uintptr_t base;              /* the start of its mapping (dladdr's dli_fbase) */
-    uint32_t name;               /* interned file name as dladdr gives it (argv[0]: the program) */
+    char *shown;                 /* its file name as dladdr gives it (argv[0]: the program) */
+    uint32_t name;               /* ... interned, once a frame is in it (0 before) */
     int read[2];                 /* its .dynsym, .symtab were read (or could not be) */
     ctp_symtab dyn, all;         /* .dynsym, and .symtab's functions (read when dyn lacks one) */
     char *path;                  /* the file the names are read from, as it was when read */
@@ -137,13 +138,12 @@ static int ctp_module_add(struct dl_phdr_info *info, size_t size, void *arg)
             return 0;
     if (ctp_nmodules == sizeof ctp_modules / sizeof ctp_modules[0])
         return 1;
-    /* the program itself has no name here; dladdr names it by argv[0] */
-    const char *name = info->dlpi_name && *info->dlpi_name ? info->dlpi_name : program_invocation_name;
-    ctp_modules[ctp_nmodules++] = (ctp_module){.lo = lo, .hi = hi, .bias = info->dlpi_addr,
-                                               .base = lo, .name = name ? ctp_intern(name, strlen(name)) : 0,
-                                               .path = NULL};
-    ctp_modules[ctp_nmodules - 1].path = strdup(info->dlpi_name && *info->dlpi_name ? info->dlpi_name
-                                                                                    : "/proc/self/exe");
+    /* the program itself has no name here: dladdr names it by argv[0], its file is /proc/self/exe */
+    int prog = !info->dlpi_name || !*info->dlpi_name;
+    const char *shown = prog ? program_invocation_name : info->dlpi_name;
+    ctp_modules[ctp_nmodules++] = (ctp_module){
+        .lo = lo, .hi = hi, .bias = info->dlpi_addr, .base = lo, .shown = shown ? strdup(shown) : NULL,
+        .path = strdup(prog ? "/proc/self/exe" : info->dlpi_name)};
     return 0;
 }
 
@@ -315,6 +315,9 @@ static uint32_t ctp_frame_of(uint64_t ip, uint64_t code_at, uint32_t pid)
     } else if ((m = ctp_module_of((uintptr_t)ip - 1))) {
         if (!m->read[0])
             ctp_module_read(m, 1);
+        /* (interned here, not when listed: a process maps hundreds of objects, few in stacks) */
+        if (!m->name && m->shown)
+            m->name = ctp_intern(m->shown, strlen(m->shown));
         f.module = m->name;
         f.offset = ip - m->base;
         const ctp_sym *y = ctp_symtab_find(&m->dyn, ip - 1 - m->bias);
