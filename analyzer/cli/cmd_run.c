@@ -9,7 +9,8 @@
  * exec'd programs of CMD are traced the same way; NVTX_INJECTION64_PATH names libcutrace as
  * the program's NVTX tool unless the user set it. CUTRACE_RUN, a token of this run, goes into
  * each trace's header (its tracer options, "run=TOKEN"): the traces counted at the end are
- * those of this run, not those other runs wrote into the same directory meanwhile. */
+ * those of this run, not those other runs wrote into the same directory meanwhile. While CMD
+ * runs, this process holds a perf event of its own (cta_hold_perf_hooks). */
 #define _GNU_SOURCE
 #include "cta_cmd.h"
 
@@ -20,7 +21,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/perf_event.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -60,6 +63,26 @@ static const char *const cta_run_usage =
 static pid_t cta_child;
 
 /* --delay / --duration: a decimal number of seconds, >= 0 (> 0 if positive). */
+/* The kernel turns its perf hooks on context switches on when a thread's first perf event of
+ * the whole system opens (a static key flipped, then an RCU grace period waited for: 5 to 15 ms
+ * on these machines) and off a second after the last one closes. Each traced process opens one at
+ * its first CUDA call (its thread sampler, ctp_perf.c), and paid that on the program's own time:
+ * a tenth of a second-long training loop's tracing cost. An event held here, opened while CMD
+ * starts, keeps the hooks on for the run. It never counts (created disabled); where perf_event is
+ * not permitted it fails, and each process finds that out as before. */
+static int cta_hold_perf_hooks(void)
+{
+    struct perf_event_attr a;
+    memset(&a, 0, sizeof a);
+    a.size = sizeof a;
+    a.type = PERF_TYPE_SOFTWARE;
+    a.config = PERF_COUNT_SW_DUMMY;
+    a.disabled = 1;
+    a.exclude_kernel = 1;
+    a.exclude_hv = 1;
+    return (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
 static int cta_valid_seconds(const char *s, int positive)
 {
     char *end;
@@ -390,10 +413,13 @@ int cta_cmd_run(int argc, char **argv)
         fprintf(stderr, "cutrace run: error: cannot run %s: %s\n", argv[i], strerror(errno));
         _exit(127);
     }
+    int hooks = cta_hold_perf_hooks();
     int status = 0;
     while (waitpid(cta_child, &status, 0) < 0 && errno == EINTR)
         ;
     cta_child = 0;
+    if (hooks >= 0)
+        close(hooks);
     if (!quiet) {
         if (strchr(outdir, '%')) {
             fprintf(stderr, "cutrace: traces in %s (one directory per expansion)\n", outdir);
