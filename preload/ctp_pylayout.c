@@ -15,7 +15,8 @@ static const ctp_py_layout ctp_py_layouts[] = {
     .fr_is_entry = CTP_PY_NONE, .owner_cstack = CTP_PY_NONE, .co_firstlineno = 40,            \
     .co_filename = 104, .co_qualname = 112, .co_linetable = 120, .co_code = 128,              \
     .str_state = 32, .str_length = 16, .str_ascii_data = 48, .str_utf8_length = 48,           \
-    .str_utf8 = 56, .bytes_size = 16, .bytes_data = 32, .ts_chunk = CTP_PY_NONE
+    .str_utf8 = 56, .bytes_size = 16, .bytes_data = 32, .ts_chunk = CTP_PY_NONE,           \
+    .rt_kbint = CTP_PY_NONE
     {.hex_lo = 0x03080000, .hex_hi = 0x030a0000, .fr_lasti = 104, .lasti_bytes = 1,
      .lines = CTP_PY_LNOTAB, CTP_PY_BEFORE_311},
     {.hex_lo = 0x030a0000, .hex_hi = 0x030b0000, .fr_lasti = 96, .lasti_bytes = 2,
@@ -26,21 +27,22 @@ static const ctp_py_layout ctp_py_layouts[] = {
      .co_firstlineno = 72, .co_filename = 112, .co_qualname = 128, .co_linetable = 136,
      .co_code = 184,
      .str_state = 32, .str_length = 16, .str_ascii_data = 48, .str_utf8_length = 48,
-     .str_utf8 = 56, .bytes_size = 16, .bytes_data = 32, .ts_chunk = 296},
+     .str_utf8 = 56, .bytes_size = 16, .bytes_data = 32, .ts_chunk = 296,
+     .rt_kbint = CTP_PY_NONE},
     {.hex_lo = 0x030c0000, .hex_hi = 0x030d0000, .ts_frame = 56, .cframe_current = 0,
      .fr_code = 0, .fr_previous = 8, .fr_instr = 56, .fr_owner = 70, .fr_size = 72,
      .fr_is_entry = CTP_PY_NONE, .owner_cstack = 3,
      .co_firstlineno = 68, .co_filename = 112, .co_qualname = 128, .co_linetable = 136,
      .co_code = 192,
      .str_state = 32, .str_length = 16, .str_ascii_data = 40, .str_utf8_length = 40,
-     .str_utf8 = 48, .bytes_size = 16, .bytes_data = 32, .ts_chunk = 232},
+     .str_utf8 = 48, .bytes_size = 16, .bytes_data = 32, .ts_chunk = 232, .rt_kbint = 1536},
     {.hex_lo = 0x030d0000, .hex_hi = 0x030e0000, .ts_frame = 72, .cframe_current = CTP_PY_NONE,
      .fr_code = 0, .fr_previous = 8, .fr_instr = 56, .fr_owner = 70, .fr_size = 72,
      .fr_is_entry = CTP_PY_NONE, .owner_cstack = 3,
      .co_firstlineno = 68, .co_filename = 112, .co_qualname = 128, .co_linetable = 136,
      .co_code = 200,
      .str_state = 32, .str_length = 16, .str_ascii_data = 40, .str_utf8_length = 40,
-     .str_utf8 = 48, .bytes_size = 16, .bytes_data = 32, .ts_chunk = 232},
+     .str_utf8 = 48, .bytes_size = 16, .bytes_data = 32, .ts_chunk = 232, .rt_kbint = 2152},
 };
 
 const ctp_py_layout *ctp_py_layout_of(unsigned long hex)

@@ -7,7 +7,7 @@
 /* One CPython version's offsets (bytes). Provenance: CPython's Include/cpython/pystate.h
  * (PyThreadState.cframe, 3.13 .current_frame, 3.8-3.10 .frame), Include/internal/pycore_frame.h
  * (_PyCFrame, _PyInterpreterFrame; 3.8-3.10 Include/frameobject.h, cpython/frameobject.h:
- * PyFrameObject), Include/cpython/code.h (PyCodeObject), Include/cpython/unicodeobject.h
+ * PyFrameObject), Include/internal/pycore_runtime.h (_PyRuntimeState), Include/cpython/code.h (PyCodeObject), Include/cpython/unicodeobject.h
  * (PyASCIIObject, PyCompactUnicodeObject) of each release; each checked with offsetof against
  * that release's headers (Debian's python3.11-dev; pyenv's 3.8.18, 3.9.18, 3.10.13, 3.12.1 and
  * 3.13.0). Before 3.11 each frame is a heap object and each runs in its own native evaluation
@@ -29,6 +29,9 @@ typedef struct {
     unsigned bytes_size, bytes_data;
     unsigned ts_chunk;                 /* 3.11+: PyThreadState.datastack_chunk (datastack_top
                                         * follows it), where the thread's frames lie; NONE before */
+    unsigned rt_kbint;                 /* 3.12+: _PyRuntime.signals.unhandled_keyboard_interrupt
+                                        * (Include/internal/pycore_signal.h); NONE before, where
+                                        * it is the global _Py_UnhandledKeyboardInterrupt */
 } ctp_py_layout;
 
 /* The running interpreter's PY_VERSION_HEX. Py_Version (3.11+) is data; before it,

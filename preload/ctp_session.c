@@ -222,11 +222,16 @@ static const int ctp_fatal_signals[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGABR
                                        SIGPIPE, SIGALRM, SIGVTALRM, SIGPROF, SIGSYS, SIGPOLL,
                                        SIGPWR, SIGSTKFLT};
 
+void ctp_exit_by_signal(int sig)
+{
+    if (ctp_end_claim())
+        ctp_writer_end_anywhere(sig == SIGABRT ? CT_END_ABORT : CT_END_SIGNAL, sig);
+}
+
 static void ctp_on_signal(int sig)
 {
     int saved = errno;
-    if (ctp_end_claim())
-        ctp_writer_end_anywhere(sig == SIGABRT ? CT_END_ABORT : CT_END_SIGNAL, sig);
+    ctp_exit_by_signal(sig);
     signal(sig, SIG_DFL);
     errno = saved;
     raise(sig); /* blocked until we return: then the default action, as without cutrace */

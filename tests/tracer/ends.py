@@ -1,10 +1,12 @@
 """ends.py: a Python program that drives the CUDA driver through ctypes, then ends as asked.
 
-    python3 ends.py sys.exit|os._exit
+    python3 ends.py sys.exit|os._exit|KeyboardInterrupt
 
 It allocates 1 MiB with cuMemAlloc_v2, sets it with cuMemsetD8_v2 (both traced calls), prints
-"ends.py: cuda ok", then ends by sys.exit(4) (the interpreter finalizes, then calls exit(4)) or
-os._exit(6) (the C library's _exit(6) at once, through its dynamic symbol).
+"ends.py: cuda ok", then ends by sys.exit(4) (the interpreter finalizes, then calls exit(4)),
+os._exit(6) (the C library's _exit(6) at once, through its dynamic symbol) or an uncaught
+KeyboardInterrupt, as Ctrl-C raises (the interpreter finalizes, then kills itself with SIGINT,
+its handler set back to the default).
 """
 import ctypes
 import os
@@ -18,8 +20,8 @@ def check(r, what):
 
 
 def main():
-    if len(sys.argv) != 2 or sys.argv[1] not in ("sys.exit", "os._exit"):
-        print("usage: ends.py sys.exit|os._exit", file=sys.stderr)
+    if len(sys.argv) != 2 or sys.argv[1] not in ("sys.exit", "os._exit", "KeyboardInterrupt"):
+        print("usage: ends.py sys.exit|os._exit|KeyboardInterrupt", file=sys.stderr)
         sys.exit(2)
     cu = ctypes.CDLL("libcuda.so.1")
     check(cu.cuInit(0), "cuInit")
@@ -34,6 +36,8 @@ def main():
     print("ends.py: cuda ok", flush=True)
     if sys.argv[1] == "sys.exit":
         sys.exit(4)
+    if sys.argv[1] == "KeyboardInterrupt":
+        raise KeyboardInterrupt
     os._exit(6)
 
 
