@@ -209,7 +209,21 @@ static int ct__infile_open(ct__infile *f, char *err, size_t errlen)
     }
     if (f->size < CT_FILE_MAGIC_LEN || memcmp(h, CT_FILE_MAGIC, CT_FILE_MAGIC_LEN) != 0) {
         char found[64] = "";
-        size_t n = f->size < 8 ? (size_t)f->size : 8;
+        size_t n = f->size < 16 ? (size_t)f->size : 16, text = 0;
+        while (text < n && ((h[text] >= 0x20 && h[text] < 0x7f) || h[text] == '\t' ||
+                            h[text] == '\n' || h[text] == '\r'))
+            text++;
+        /* text tells what the file is better than its bytes' values; a magic's beginning is a
+         * cut trace */
+        if (text == n && (n >= CT_FILE_MAGIC_LEN || memcmp(h, CT_FILE_MAGIC, n) != 0)) {
+            for (size_t i = 0; i < n; i++)
+                found[i] = h[i] < 0x20 ? ' ' : (char)h[i];
+            found[n] = 0;
+            snprintf(err, errlen, "%s: not a cutrace trace: a text file (it begins \"%s\"); a "
+                     "trace begins with the bytes \"CUTRACE\\0\"", path, found);
+            return CT_E_NOT_TRACE;
+        }
+        n = n < 8 ? n : 8;
         for (size_t i = 0; i < n; i++)
             snprintf(found + 3 * i, sizeof found - 3 * i, "%02x ", h[i]);
         if (n > 0)

@@ -16,6 +16,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -396,6 +397,13 @@ int cta_cmd_run(int argc, char **argv)
 
     time_t started = time(NULL);
     fflush(NULL);
+    /* A command that cannot be run is told once, by the child: the pipe (closed by a successful
+     * exec) tells this process not to add that no trace was written. */
+    int execfail[2];
+    if (pipe2(execfail, O_CLOEXEC) != 0) {
+        fprintf(stderr, "cutrace run: error: pipe: %s\n", strerror(errno));
+        return CTA_EXIT_FAIL;
+    }
     cta_child = fork();
     if (cta_child < 0) {
         fprintf(stderr, "cutrace run: error: fork: %s\n", strerror(errno));
@@ -409,10 +417,19 @@ int cta_cmd_run(int argc, char **argv)
         signal(SIGUSR1, SIG_DFL);
         signal(SIGUSR2, SIG_DFL);
         signal(SIGCONT, SIG_DFL);
+        close(execfail[0]);
         execvp(argv[i], argv + i);
-        fprintf(stderr, "cutrace run: error: cannot run %s: %s\n", argv[i], strerror(errno));
+        int e = errno;
+        fprintf(stderr, "cutrace run: error: cannot run %s: %s\n", argv[i], strerror(e));
+        if (write(execfail[1], &e, sizeof e) != (ssize_t)sizeof e)
+            e = 0; /* unsaid, the parent adds that no trace was written: true, if redundant */
         _exit(127);
     }
+    close(execfail[1]);
+    int exec_errno = 0;
+    while (read(execfail[0], &exec_errno, sizeof exec_errno) < 0 && errno == EINTR)
+        ;
+    close(execfail[0]);
     int hooks = cta_hold_perf_hooks();
     int status = 0;
     while (waitpid(cta_child, &status, 0) < 0 && errno == EINTR)
@@ -420,7 +437,7 @@ int cta_cmd_run(int argc, char **argv)
     cta_child = 0;
     if (hooks >= 0)
         close(hooks);
-    if (!quiet) {
+    if (!quiet && !exec_errno) {
         if (strchr(outdir, '%')) {
             fprintf(stderr, "cutrace: traces in %s (one directory per expansion)\n", outdir);
         } else {

@@ -758,13 +758,16 @@ int cta_kineto_sniff(const char *path)
          * show within the first 64 KiB, so that other JSON (cutrace's own summary, say) is not
          * taken for a profile. '"' starts the key and ends it, nowhere else: a match restarts
          * only there. */
-        static const char key[] = "\"traceEvents\"";
-        size_t m = 0;
+        static const char key[] = "\"traceEvents\"", mark[] = CTA_TIMELINE_MARK;
+        size_t m = 0, t = 0;
         what = CTA_KFILE_JSON;
         while (r->off + r->pos < (64u << 10) && (c = next(r)) >= 0) {
             m = c == key[m] ? m + 1 : c == '"';
+            t = c == mark[t] ? t + 1 : c == '"';
+            if (t == sizeof mark - 1)
+                what = CTA_KFILE_TIMELINE;
             if (m == sizeof key - 1) {
-                what = CTA_KFILE_TRACE;
+                what = what == CTA_KFILE_TIMELINE ? what : CTA_KFILE_TRACE;
                 break;
             }
         }
@@ -781,6 +784,11 @@ int cta_kineto_read(const char *path, cta_kevent_fn fn, void *ctx, cta_kmeta *me
                     size_t errlen)
 {
     memset(meta, 0, sizeof *meta);
+    if (cta_kineto_sniff(path) == CTA_KFILE_TIMELINE) {
+        snprintf(err, errlen, "%s: a timeline written by `cutrace timeline`, not a trace: give "
+                 "cutrace the .cutrace files (or their directory) it was made from", path);
+        return -1;
+    }
     kr *r = kr_open(path, err, errlen);
     if (!r)
         return -1;

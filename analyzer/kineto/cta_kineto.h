@@ -76,10 +76,15 @@ typedef int (*cta_kevent_fn)(void *ctx, const cta_kevent *e);
  * CTA_KFILE_TRACE, a Kineto trace: an object whose first 64 KiB hold the key "traceEvents", or
  * Chrome's array form (first byte '['); CTA_KFILE_JSON, other JSON (an object without that key
  * early, a string, null, true, false), gzip holding something else, or UTF-16 text, which a
- * file named alone is read as, for the read to say what it is; CTA_KFILE_OTHER, anything else
+ * file named alone is read as, for the read to say what it is; CTA_KFILE_TIMELINE, a trace
+ * object that holds CTA_TIMELINE_MARK before "traceEvents"; CTA_KFILE_OTHER, anything else
  * (a cutrace trace); -1 (errno set) if it cannot be opened. */
-enum { CTA_KFILE_OTHER, CTA_KFILE_TRACE, CTA_KFILE_JSON };
+enum { CTA_KFILE_OTHER, CTA_KFILE_TRACE, CTA_KFILE_JSON, CTA_KFILE_TIMELINE };
 int cta_kineto_sniff(const char *path);
+/* What `cutrace timeline` writes before its events (Chrome's trace format keeps otherData for
+ * such metadata): the sniff tells its output (CTA_KFILE_TIMELINE) from a PyTorch profiler trace,
+ * whose events it would otherwise be read as, losing the copies' kinds and the stacks. */
+#define CTA_TIMELINE_MARK "\"otherData\":{\"producer\":\"cutrace timeline\"}"
 
 /* Reads the whole file: 0 when it was read to its end, the callback's nonzero value when it
  * stopped the read, -1 with the reason in err ("PATH: byte N: expected X, found Y", or the

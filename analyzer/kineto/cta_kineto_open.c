@@ -13,15 +13,15 @@
 #include "cta_cli.h"
 #include "cta_map.h"
 
-/* A file named alone is read as Kineto when it is JSON at all, for the read to say what it is;
- * a directory's files only when they are traces (`json`: which). */
+/* A file named alone is read as Kineto when it is JSON at all (a cutrace timeline too), for the
+ * read to say what it is; a directory's files only when they are traces (`json`: which). */
 static int is_kineto_file(const char *path, int json)
 {
     struct stat st;
     if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
         return 0;
     int k = cta_kineto_sniff(path);
-    return k == CTA_KFILE_TRACE || (json && k == CTA_KFILE_JSON);
+    return k == CTA_KFILE_TRACE || (json && (k == CTA_KFILE_JSON || k == CTA_KFILE_TIMELINE));
 }
 
 static int by_name(const void *a, const void *b)

@@ -7,6 +7,7 @@
 #include "cta_cli.h"
 #include "cta_graph.h"
 #include "cta_host.h"
+#include "cta_kineto.h"
 #include "cta_load.h"
 #include "cta_out.h"
 #include "cta_report_common.h"
@@ -353,7 +354,7 @@ int cta_timeline_write(FILE *f, ct_reader *rd, const cta_timeline_opts *o, cta_t
     t.base = cta_load_start(rd);
     t.from = t.base + (uint64_t)(o->from * 1e6);
     t.to = o->to ? t.base + (uint64_t)(o->to * 1e6) : 0;
-    fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", f);
+    fputs("{\"displayTimeUnit\":\"ns\"," CTA_TIMELINE_MARK ",\"traceEvents\":[", f);
     cta_model m;
     t.m = &m;
     int rc = cta_load_run("timeline", rd, &obs, 0, &m);

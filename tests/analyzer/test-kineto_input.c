@@ -234,6 +234,11 @@ TEST_IMPL(kineto_json_without_events_refused)
     ASSERT_INT(REFUSED("text", "hello\n", 1, "expected a JSON document (a PyTorch profiler trace: '{' or '[', inside the gzip compression), found 'h'"), ==, 0);
     ASSERT_INT(REFUSED("trace.cutrace", "CUTRACE\0\1\0", 1, "found a cutrace trace compressed with gzip"), ==, 0);
     ASSERT_INT(REFUSED("u16.json", "\xFF\xFE{\0}\0", 0, "expected UTF-8 text, found UTF-16"), ==, 0);
+    /* cutrace's own timeline (its events are Chrome's, as Kineto's are), plain or gzipped */
+#define TIMELINE "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"cutrace timeline\"},\"traceEvents\":[\n" EVENTS "]}"
+#define TIMELINE_WHY ": a timeline written by `cutrace timeline`, not a trace: give cutrace the .cutrace files"
+    ASSERT_INT(REFUSED("timeline.json", TIMELINE, 0, TIMELINE_WHY), ==, 0);
+    ASSERT_INT(REFUSED("timeline2.json", TIMELINE, 1, TIMELINE_WHY), ==, 0);
     /* a gzip stream cut short or damaged inside the outer one */
     static const char doc[] = "{\"traceEvents\": [" EVENTS "]}";
     char path[4096], inner[4200], cmd[9000];

@@ -49,6 +49,13 @@ TEST_IMPL(empty_foreign_and_cut_header_files)
                          "(\"CUTRACE\\0\") at offset 0, found 43 55 54 (file too short)"))
         return 1;
 
+    snprintf(p, sizeof p, "%s/passwd", dir);
+    ASSERT_INT(fmt_write(p, "root:x:0:0:root:/root:/bin/bash\n", 32), ==, 0);
+    if (fmt_expect_error(p, CT_E_NOT_TRACE,
+                         "not a cutrace trace: a text file (it begins \"root:x:0:0:root:\"); a "
+                         "trace begins with the bytes \"CUTRACE\\0\""))
+        return 1;
+
     snprintf(p, sizeof p, "%s/missing.ct", dir);
     if (fmt_expect_error(p, CT_E_IO, "cannot open: No such file or directory"))
         return 1;

@@ -269,5 +269,20 @@ TEST_IMPL(run_usage)
     ASSERT_INT(ctt_run(&p, none, NULL, 10), ==, 0);
     TR_ASSERT_EXIT(p, 2);
     ctt_proc_free(&p);
+    /* a command that does not exist: said once, 127 as a shell gives, no second word on traces
+     * that contradicts it; one that runs and makes no CUDA call still hears of the traces */
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/missing", ctt_tmpdir());
+    char *missing[] = {cutrace, "run", "-o", dir, "--", "cutrace-no-such-command", NULL};
+    ASSERT_INT(ctt_run(&p, missing, NULL, 10), ==, 0);
+    TR_ASSERT_EXIT(p, 127);
+    ASSERT_STR(p.err, "cutrace run: error: cannot run cutrace-no-such-command: No such file or "
+                      "directory\n");
+    ctt_proc_free(&p);
+    char *nocuda[] = {cutrace, "run", "-o", dir, "--", "true", NULL};
+    ASSERT_INT(ctt_run(&p, nocuda, NULL, 10), ==, 0);
+    TR_ASSERT_EXIT(p, 0);
+    ASSERT_CONTAINS(p.err, "no trace written in");
+    ctt_proc_free(&p);
     return 0;
 }
