@@ -10,14 +10,27 @@ ANALYZER_INC := $(addprefix -Ianalyzer/,$(ANALYZER_DIRS))
 ANALYZER_MAIN := analyzer/cli/main.c
 ANALYZER_SRCS := $(sort $(foreach d,$(ANALYZER_DIRS),$(wildcard analyzer/$(d)/*.c)))
 ANALYZER_ASSETS := analyzer/output/cta_html_assets
+# analyzer/gen/gen_enums.py writes the names of NVIDIA's enum values (base/cta_enum_names.h)
+# from the toolkit's headers into $(B)/analyzer/gen/.
+ANALYZER_GEN_C := $(B)/analyzer/gen/cta_enum_names.c
 ANALYZER_OBJS := $(patsubst %.c,$(B)/%.o,$(filter-out $(ANALYZER_MAIN),$(ANALYZER_SRCS))) \
-  $(B)/$(ANALYZER_ASSETS).o
+  $(B)/$(ANALYZER_ASSETS).o $(B)/analyzer/gen/cta_enum_names.o
 ANALYZER_ASAN_OBJS := $(patsubst %.c,$(B)/asan/%.o,$(filter-out $(ANALYZER_MAIN),$(ANALYZER_SRCS))) \
-  $(B)/asan/$(ANALYZER_ASSETS).o
+  $(B)/asan/$(ANALYZER_ASSETS).o $(B)/asan/analyzer/gen/cta_enum_names.o
 CUTRACE_BIN := $(B)/bin/cutrace
 CUTRACE_ASAN_BIN := $(B)/asan/bin/cutrace
 
 $(B)/analyzer/%.o $(B)/asan/analyzer/%.o: CFLAGS += $(ANALYZER_INC)
+
+$(ANALYZER_GEN_C): analyzer/gen/gen_enums.py $(CUDA_INC)/driver_types.h $(CUDA_INC)/cuda.h \
+                   $(CUDA_INC)/cublas_api.h
+	@mkdir -p $(dir $@)
+	$(PYTHON) analyzer/gen/gen_enums.py --include $(CUDA_INC) --out $@
+$(B)/analyzer/gen/cta_enum_names.o: $(ANALYZER_GEN_C) | $(B)/.deps-ok
+	$(CC) $(CFLAGS) $(PICFLAGS) -MMD -MP -c $< -o $@
+$(B)/asan/analyzer/gen/cta_enum_names.o: $(ANALYZER_GEN_C) | $(B)/.deps-ok
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SANITIZE) -MMD -MP -c $< -o $@
 
 # The report page's sources (`cutrace report`), embedded by .incbin: editing one rebuilds both
 # binaries. Its script is written in parts (analyzer/output/html/js/, by job), joined in the order

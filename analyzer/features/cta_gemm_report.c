@@ -1,11 +1,13 @@
 /* The cuBLAS products as a feature of the model (cta_feature.h): its state, the second pass
  * that gives the products their kernels' GPU time, and its sections of the summary (the table
  * of rows cta_gemm_rows computes, text and JSON "gemm", after the kernel tables). */
+#include "cta_enum_names.h"
 #include "cta_gemm.h"
 #include "cta_out.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* The model's state at the feature's slot (made by the first call or record seen). */
 typedef struct {
@@ -96,9 +98,14 @@ static void gemm_text(FILE *f, const cta_model *m, int top)
         char shape[64], types[64], t[4][16], gpu[32], tf[16], pk[16], ridge[16], ai[16];
         snprintf(shape, sizeof shape, "%llux%llux%llux%llu", (unsigned long long)s->m,
                  (unsigned long long)s->n, (unsigned long long)s->k, (unsigned long long)s->batch);
-        snprintf(types, sizeof types, "%s,%s,%s->%s (%u)", cta_gemm_type_name(s->a_type, t[0], 16),
+        const char *ctn = cta_cublas_compute_name((int)s->compute_type);
+        char ct[16];
+        snprintf(ct, sizeof ct, "%u", s->compute_type);
+        /* "CUBLAS_COMPUTE_32F_FAST_TF32" as "32F_FAST_TF32": the column says it is the compute */
+        snprintf(types, sizeof types, "%s,%s,%s->%s (%s)", cta_gemm_type_name(s->a_type, t[0], 16),
                  cta_gemm_type_name(s->b_type, t[1], 16), cta_gemm_type_name(s->c_type, t[2], 16),
-                 cta_gemm_type_name(s->d_type, t[3], 16), s->compute_type);
+                 cta_gemm_type_name(s->d_type, t[3], 16),
+                 ctn && !strncmp(ctn, "CUBLAS_COMPUTE_", 15) ? ctn + 15 : ctn ? ctn : ct);
         char ns[32];
         snprintf(gpu, sizeof gpu, "%s", r->gpu_ns ? cta_fmt_ns(ns, (double)r->gpu_ns) : "-");
         snprintf(tf, sizeof tf, r->gpu_ns ? "%.3f" : "-", r->tflops);
@@ -142,6 +149,9 @@ static void gemm_json(cta_json *j, const cta_model *m)
         CTA_JK_STR(j, "c_type", cta_gemm_type_name(s->c_type, t[2], 16));
         CTA_JK_STR(j, "d_type", cta_gemm_type_name(s->d_type, t[3], 16));
         CTA_JK_U64(j, "compute_type", s->compute_type);
+        const char *ctn = cta_cublas_compute_name((int)s->compute_type);
+        cta_json_key(j, "compute_type_name");
+        ctn ? cta_json_str(j, ctn) : cta_json_null(j);
         CTA_JK_U64(j, "trans_a", s->trans_a);
         CTA_JK_U64(j, "trans_b", s->trans_b);
         CTA_JK_U64(j, "calls", r->calls);

@@ -53,8 +53,10 @@ static void cta_on_api(cta_model *m, cta_proc *p, const ct_rec *r)
     cta_sketch_add(&st->d, r->ts - start);
     st->layer = (a->flags & CT_API_DRIVER) ? CTA_LAYER_DRIVER
               : (a->flags & CT_API_LIBRARY) ? CTA_LAYER_LIBRARY : CTA_LAYER_RUNTIME;
-    if (a->result != 0)
-        st->failures++;
+    if (a->result != 0) {
+        st->fail_codes_vary |= st->failures && st->fail_code != (int32_t)a->result;
+        st->fail_code = st->failures++ ? st->fail_code : (int32_t)a->result;
+    }
     uint8_t cat = cta_api_category(m, r->file, a->function, idx);
     cta_thread *th = cta_thread_of(p, r->tid);
     th->api_calls++;

@@ -25,6 +25,10 @@ void cta_stat_merge(cta_stat *d, const cta_stat *s)
 {
     cta_sketch_merge(&d->d, &s->d);
     cta_sketch_merge(&d->b, &s->b);
+    if (s->failures) {
+        d->fail_codes_vary |= s->fail_codes_vary || (d->failures && d->fail_code != s->fail_code);
+        d->fail_code = d->failures ? d->fail_code : s->fail_code;
+    }
     d->failures += s->failures;
     if (s->d.count || s->b.count)
         d->layer = s->layer; /* as a later call of the function would have set it */

@@ -429,7 +429,10 @@ typedef struct {
  * by the time the host was held up, so it would drown the exact figures. */
 typedef struct {
     cta_sketch d, b;
-    uint64_t failures;            /* API only */
+    uint64_t failures;            /* API only ... */
+    int32_t fail_code;            /* ... the first failure's result (cudaError_t, CUresult or
+                                   * cublasStatus_t by layer) ... */
+    int fail_codes_vary;          /* ... and whether another failure returned another */
     int layer;                    /* API only: CTA_LAYER_RUNTIME (cuda*), _DRIVER (cu*), _LIBRARY
                                    * (cuBLAS, cuBLASLt) */
     uint64_t launched, launch_ns; /* kernels: LAUNCH records, host time of their launch calls */

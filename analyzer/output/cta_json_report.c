@@ -80,8 +80,22 @@ static void json_stats(cta_json *j, const char *key, const cta_stat *st, const c
                 cta_json_null(j);
             }
         }
-        if (api)
+        if (api) {
             CTA_JK_U64(j, "failures", s->failures);
+            cta_json_key(j, "first_failure");
+            if (s->failures) {
+                const char *err = cta_report_error_name(s->layer, s->fail_code);
+                cta_json_obj(j);
+                CTA_JK_I64(j, "code", s->fail_code);
+                cta_json_key(j, "name");
+                err ? cta_json_str(j, err) : cta_json_null(j);
+                cta_json_key(j, "others_differ");
+                cta_json_bool(j, s->fail_codes_vary);
+                cta_json_end_obj(j);
+            } else {
+                cta_json_null(j);
+            }
+        }
         cta_json_end_obj(j);
     }
     free(idx);

@@ -252,6 +252,17 @@ static void stats_table(FILE *f, const cta_stat *st, const cta_map *names, size_
     free(idx);
     if (!api)
         bounded_note(f, st, n, 1);
+    for (size_t i = 0; api && i < n; i++) { /* what the failed calls returned */
+        if (st[i].layer != api - 1 || !st[i].failures)
+            continue;
+        const char *err = cta_report_error_name(api - 1, st[i].fail_code);
+        char name[200];
+        cta_text_safe(name, sizeof name, cta_map_key(names, i), 90);
+        fprintf(f, "  %s failed %llu of %llu calls: %s (%d)%s\n", name,
+                (unsigned long long)st[i].failures, (unsigned long long)st[i].d.count,
+                err ? err : "error", st[i].fail_code,
+                st[i].fail_codes_vary ? ", the first; others returned other errors" : "");
+    }
 }
 
 /* Host time and number of functions of one API layer (CTA_LAYER_*). */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cta_enum_names.h"
 #include "cta_kineto_open.h"
 #include "cta_out.h"
 #include "cta_names.h"
@@ -236,4 +237,11 @@ void cta_report_json_stacks(cta_json *j, const cta_model *m, const cta_proc *p, 
     cta_json_end_arr(j);
     cta_json_key(j, "more_stacks");
     cta_json_bool(j, s->more);
+}
+
+const char *cta_report_error_name(int layer, int32_t code)
+{
+    return layer == CTA_LAYER_RUNTIME ? cta_cuda_error_name(code)
+         : layer == CTA_LAYER_DRIVER  ? cta_cu_result_name(code)
+                                      : cta_cublas_status_name(code);
 }

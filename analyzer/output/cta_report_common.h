@@ -50,6 +50,9 @@ const char *cta_report_straggler(const cta_model *m, const cta_proc *p);
 uint64_t cta_report_shown_total(const cta_stat *st, size_t n);
 /* Host time of one API layer (CTA_LAYER_*). */
 uint64_t cta_report_layer_total(const cta_model *m, int layer);
+/* The name of what a failed call of an API layer (CTA_LAYER_*) returned: its cudaError_t,
+ * CUresult or cublasStatus_t as NVIDIA's headers name it; NULL for a value they do not name. */
+const char *cta_report_error_name(int layer, int32_t code);
 
 /* How process p ended, in words ("exit status 3", "killed by signal 15 (SIGTERM)", "crashed:
  * signal 11 (SIGSEGV)", "trace stopped early: the file system was full ...", "no END record:

@@ -41,9 +41,15 @@ TEST_IMPL(run_names_libcuda_without_driver)
         if (t.v[i].r.type == CT_REC_API && !strcmp(t.v[i].name, "cudaMalloc"))
             malloc_call = &t.v[i];
     ASSERT(malloc_call != NULL);
-    ASSERT_UINT(malloc_call->r.u.api.result, !=, 0);
+    ASSERT_UINT(malloc_call->r.u.api.result, ==, 35); /* cudaErrorInsufficientDriver */
     tr_free(&t);
     ctt_proc_free(&p);
+    /* the summary names what the failed call returned, as NVIDIA's headers name it */
+    char *summary[] = {"summary", out, NULL};
+    char *text = tr_analyze(summary);
+    ASSERT(text != NULL);
+    ASSERT_CONTAINS(text, "  cudaMalloc failed 1 of 1 calls: cudaErrorInsufficientDriver (35)\n");
+    free(text);
     /* A --libcuda that is no driver: the warning names the option it came from. */
     snprintf(out, sizeof out, "%s/out2", ctt_tmpdir());
     char *bad[] = {cutrace, "run", "--libcuda", "/nonexistent/libcuda.so.1", "-o", out, "--", prog,
