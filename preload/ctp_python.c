@@ -4,7 +4,6 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <link.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +15,6 @@
 #include "ctp_emit.h"
 #include "ctp_maps.h"
 #include "ctp_pylayout.h"
-#include "ctp_session.h"
 
 /* Looking the interpreter up (dlsym) takes long enough that a fork may come in the middle:
  * a pthread_once would leave the child waiting for it forever. The first capture looks; others
@@ -50,34 +48,6 @@ void ctp_python_fork_child(void)
     ctp_py_pid = getpid();
     int looking = CTP_PY_LOOKING;
     atomic_compare_exchange_strong(&ctp_py_state, &looking, CTP_PY_UNKNOWN);
-}
-
-/* Python ends a program that left a KeyboardInterrupt uncaught (Ctrl-C) by killing itself with
- * SIGINT once Py_FinalizeEx is done, its handler set back to the default: no exit handler runs,
- * and the tracer's SIGINT handler was never installed (Python had its own), so the trace had no
- * END and read as killed by SIGKILL. What Py_AtExit registers runs at the end of Py_FinalizeEx:
- * if the interrupt is why Python ends, the trace ends there, killed by SIGINT. Registered once in
- * an address space (a forked child inherits it; Python keeps 32 such functions). */
-static const int *ctp_py_kbint;
-
-static void ctp_py_at_exit(void)
-{
-    if (*ctp_py_kbint)
-        ctp_exit_by_signal(SIGINT);
-}
-
-static void ctp_py_watch_interrupt(const ctp_py_layout *L)
-{
-    static int watching;
-    int (*at_exit)(void (*)(void)) = (int (*)(void (*)(void)))dlsym(RTLD_DEFAULT, "Py_AtExit");
-    const char *runtime = L->rt_kbint == CTP_PY_NONE ? NULL : dlsym(RTLD_DEFAULT, "_PyRuntime");
-    const int *flag = L->rt_kbint == CTP_PY_NONE
-                          ? dlsym(RTLD_DEFAULT, "_Py_UnhandledKeyboardInterrupt")
-                          : runtime ? (const int *)(runtime + L->rt_kbint) : NULL;
-    if (watching || !at_exit || !flag)
-        return;
-    ctp_py_kbint = flag;
-    watching = at_exit(ctp_py_at_exit) == 0;
 }
 
 static void ctp_py_lookup(void)
@@ -117,7 +87,6 @@ static void ctp_py_lookup(void)
         ctp_py_eval_hi = (uintptr_t)eval + sym->st_size;
         ctp_py_tstate = (void *(*)(void))get;
         ctp_py_pid = getpid();
-        ctp_py_watch_interrupt(ctp_py);
         return;
     }
     ctp_py = NULL;

@@ -28,6 +28,7 @@
 #include "ctp_host.h"
 #include "ctp_maps.h"
 #include "ctp_output.h"
+#include "ctp_pyexit.h"
 #include "ctp_python.h"
 #include "ctp_real.h"
 #include "ctp_shlib.h"
@@ -222,7 +223,9 @@ static const int ctp_fatal_signals[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGABR
                                        SIGPIPE, SIGALRM, SIGVTALRM, SIGPROF, SIGSYS, SIGPOLL,
                                        SIGPWR, SIGSTKFLT};
 
-void ctp_exit_by_signal(int sig)
+/* The process dies of sig now: through the tracer's handler, or through none (Python's exit
+ * after an uncaught KeyboardInterrupt, ctp_pyexit.h). */
+static void ctp_exit_by_signal(int sig)
 {
     if (ctp_end_claim())
         ctp_writer_end_anywhere(sig == SIGABRT ? CT_END_ABORT : CT_END_SIGNAL, sig);
@@ -347,6 +350,7 @@ static int ctp_session_start_locked(void)
         return -1;
     }
     ctp_install_signals();
+    ctp_pyexit_watch(ctp_exit_by_signal);
     ctp_watch_exit();
     ctp_pid = getpid();
     atomic_store(&ctp_state, CTP_RUNNING);

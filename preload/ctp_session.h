@@ -47,9 +47,5 @@ void ctp_exec_failed(void);
 /* Before _exit(status): ends the trace (END immediate exit, status & 0xff) if this process has
  * a running trace and is not a vfork child. Async-signal-safe; errno is preserved. */
 void ctp_exit_now(int status);
-/* The process is about to die of sig with its default action, through no handler of the
- * tracer's (Python's exit after an uncaught KeyboardInterrupt): ends the trace (END signal sig),
- * as ctp_exit_now does. */
-void ctp_exit_by_signal(int sig);
 
 #endif

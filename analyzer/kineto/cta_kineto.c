@@ -755,19 +755,16 @@ int cta_kineto_sniff(const char *path)
         what = CTA_KFILE_TRACE;
     } else if (c == '{') {
         /* Kineto writes its few KiB of metadata (devices, ranks) before the events: the key must
-         * show within the first 64 KiB, so that other JSON (cutrace's own summary, say) is not
-         * taken for a profile. '"' starts the key and ends it, nowhere else: a match restarts
-         * only there. */
+         * show in the first 64 KiB, so that other JSON (cutrace's summary, say) is not taken for
+         * a profile. '"' starts and ends a key, nowhere else: a match restarts only there. */
         static const char key[] = "\"traceEvents\"", mark[] = CTA_TIMELINE_MARK;
         size_t m = 0, t = 0;
         what = CTA_KFILE_JSON;
         while (r->off + r->pos < (64u << 10) && (c = next(r)) >= 0) {
             m = c == key[m] ? m + 1 : c == '"';
-            t = c == mark[t] ? t + 1 : c == '"';
-            if (t == sizeof mark - 1)
-                what = CTA_KFILE_TIMELINE;
+            t = t == sizeof mark - 1 ? t : c == mark[t] ? t + 1 : c == '"'; /* kept once seen */
             if (m == sizeof key - 1) {
-                what = what == CTA_KFILE_TIMELINE ? what : CTA_KFILE_TRACE;
+                what = t == sizeof mark - 1 ? CTA_KFILE_TIMELINE : CTA_KFILE_TRACE;
                 break;
             }
         }
@@ -785,8 +782,8 @@ int cta_kineto_read(const char *path, cta_kevent_fn fn, void *ctx, cta_kmeta *me
 {
     memset(meta, 0, sizeof *meta);
     if (cta_kineto_sniff(path) == CTA_KFILE_TIMELINE) {
-        snprintf(err, errlen, "%s: a timeline written by `cutrace timeline`, not a trace: give "
-                 "cutrace the .cutrace files (or their directory) it was made from", path);
+        snprintf(err, errlen, "%s: a timeline written by `cutrace timeline`, not a trace: give cutrace "
+                 "the .cutrace files (or their directory) it was made from", path);
         return -1;
     }
     kr *r = kr_open(path, err, errlen);
