@@ -287,11 +287,13 @@ static void text_run(FILE *f, const cta_model *m)
     heading(f, "Run");
     for (size_t i = 0; i < m->nprocs; i++) {
         const cta_proc *p = &m->procs[i];
-        char b1[32], b2[160], cmd[200], host[120];
+        /* the whole command: cut at 120 characters, imagenet's "-b 32 -j..." hid the -j 0 that
+         * the verdict was about */
+        char b1[32], b2[160], cmd[1100], host[120];
         fprintf(f, "  process %u on %s", p->pid, cta_text_safe(host, sizeof host, p->host, 60));
         if (p->rank >= 0)
             fprintf(f, ", rank %d", p->rank);
-        fprintf(f, ": %s\n", cta_text_safe(cmd, sizeof cmd, p->command, 120));
+        fprintf(f, ": %s\n", cta_text_safe(cmd, sizeof cmd, p->command, 1000));
         fprintf(f, "    wall %s, ended: %s, %llu records\n", cta_fmt_ns(b1, (double)cta_wall_of(p)),
                 cta_end_text(m, p, b2, sizeof b2), (unsigned long long)(p->stats ? p->stats->records : 0));
         if (p->captured) /* the tables, breakdown and gaps cover these windows only */

@@ -212,3 +212,21 @@ TEST_IMPL(fork_tree_has_no_stragglers)
     tj_free(s);
     return 0;
 }
+
+/* The Run line shows the whole command: cut at 120 characters, imagenet's command lost the
+ * "-j 0" its verdict was about. */
+TEST_IMPL(run_line_shows_the_whole_command)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/longcmd", ctt_tmpdir());
+    ASSERT(an_gen(dir, "longcmd", "--iters 2 --name /root/.cache/venv/lib/python3.11/examples/"
+                  "imagenet/main.py:-a:resnet18:--dummy:--epochs:1:-p:1:-b:32:--lr:0.1:-j:0"));
+    ctt_proc p;
+    ASSERT(text_of(&p, "summary {}", dir));
+    ASSERT_CONTAINS(p.out, ": python train.py --rank 0 /root/.cache/venv/lib/python3.11/examples/"
+                           "imagenet/main.py:-a:resnet18:--dummy:--epochs:1:-p:1:-b:32:--lr:0.1:"
+                           "-j:0\n");
+    ctt_proc_free(&p);
+    return 0;
+}
+
