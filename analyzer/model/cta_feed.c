@@ -355,7 +355,8 @@ static void cta_on_capture(cta_model *m, cta_proc *p, const ct_rec *r)
 static void cta_on_stream(cta_model *m, cta_proc *p, const ct_rec *r)
 {
     if (m->obs && m->obs->on_stream && r->u.stream.op == CT_STREAM_CREATE)
-        m->obs->on_stream(m->obs->ctx, p, cta_dev_slot(r->u.stream.device), r->u.stream.stream);
+        m->obs->on_stream(m->obs->ctx, p, cta_dev_slot(r->u.stream.device), r->u.stream.stream,
+                          r->u.stream.priority);
 }
 
 /* NVTX records are the NVTX feature's; the observer sees them too (the timeline's tracks). */

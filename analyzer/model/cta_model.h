@@ -514,7 +514,8 @@ typedef struct {
     void (*on_mem)(void *ctx, cta_proc *p, uint64_t t, int dev, uint64_t in_use);
     void (*on_proc)(void *ctx, cta_proc *p);
     void (*on_thread)(void *ctx, cta_proc *p, const cta_thread *t);
-    void (*on_stream)(void *ctx, cta_proc *p, int dev, uint64_t stream);
+    /* a stream created, with the priority it was created with */
+    void (*on_stream)(void *ctx, cta_proc *p, int dev, uint64_t stream, int priority);
     /* an NVTX_RANGE (at its end) or NVTX_MARK record, as read (its strings are resolvable) */
     void (*on_nvtx)(void *ctx, cta_proc *p, const ct_rec *r);
     /* a CAPTURE record: recording of a windowed trace started or stopped */

@@ -60,27 +60,37 @@ static void ended(cta_tl *t, const cta_model *m, const cta_proc *p)
     putc_unlocked('}', t->f);
 }
 
-/* The track of a device stream, named when first used. */
-static uint64_t stream_track(cta_tl *t, cta_proc *p, int dev, uint64_t stream)
+/* The track of a device stream, named when it is created or first used: by its number on the
+ * process's device in that order (33 tracks named by handle values could not be told apart),
+ * its priority where its creation said one, then its handle, to match the program's logs. */
+static uint64_t stream_track(cta_tl *t, cta_proc *p, int dev, uint64_t stream, int priority)
 {
     uint64_t key[3] = {p->file, (uint64_t)dev, stream};
     int added;
     uint32_t i = cta_map_get(&t->streams, key, sizeof key, &added);
     uint64_t tid = GPU_TID_BASE + (uint64_t)dev * 1000 + i % 1000;
     if (added) {
-        char name[96];
-        snprintf(name, sizeof name, "GPU %d stream %s0x%llx", dev, stream ? "" : "(default) ",
-                 (unsigned long long)stream);
+        uint64_t dk[2] = {p->file, (uint64_t)dev};
+        uint32_t d = cta_map_get(&t->stream_devs, dk, sizeof dk, &added);
+        cta_grow(&t->stream_n, &t->stream_n_cap, d + 1, sizeof *t->stream_n);
+        char name[96], prio[32] = "";
+        if (priority)
+            snprintf(prio, sizeof prio, "priority %d, ", priority);
+        if (stream)
+            snprintf(name, sizeof name, "GPU %d stream %u (%s0x%llx)", dev, ++t->stream_n[d], prio,
+                     (unsigned long long)stream);
+        else
+            snprintf(name, sizeof name, "GPU %d default stream", dev);
         cta_tl_track_meta(t, p, tid, name);
     }
     return tid;
 }
 
-static void on_stream(void *ctx, cta_proc *p, int dev, uint64_t stream)
+static void on_stream(void *ctx, cta_proc *p, int dev, uint64_t stream, int priority)
 {
     cta_tl *t = ctx;
     if (cta_tl_keep_proc(t, p))
-        stream_track(t, p, dev, stream);
+        stream_track(t, p, dev, stream, priority);
 }
 
 /* "site":..,"stack":.. of a call's stack (resolved once per stack: a loop repeats a few). */
@@ -230,7 +240,7 @@ static void on_gpu(void *ctx, cta_proc *p, const ct_rec_gpu *g, uint64_t end, co
         !cta_tl_room(t, start, 1 + 2 * (uint64_t)flow + 2 * (uint64_t)bw))
         return;
     int dev = g->device < CTA_MAX_DEV ? (int)g->device : CTA_MAX_DEV - 1;
-    uint64_t tid = stream_track(t, p, dev, g->stream);
+    uint64_t tid = stream_track(t, p, dev, g->stream, 0);
     cta_tl_ev_open(t, "X", p, tid, start);
     cta_tl_put_us(t->f, "dur", dur, 0);
     work_event(t, p, c, g->kind, dur, 1);
@@ -346,6 +356,7 @@ int cta_timeline_write(FILE *f, ct_reader *rd, const cta_timeline_opts *o, cta_t
     cta_tl t = {.first = 1, .pid = o->pid, .max_events = o->max_events, .driver_calls = o->driver_calls,
                 .f = f, .nv = cta_tl_nvtx_new(), .samples = cta_tl_samples_new()};
     cta_map_init(&t.streams);
+    cta_map_init(&t.stream_devs);
     cta_map_init(&t.stacks);
     cta_observer obs = {.ctx = &t, .on_api = on_api, .on_gpu = on_gpu, .on_untimed = on_untimed, .on_mem = on_mem,
                        .on_proc = on_proc, .on_thread = on_thread, .on_stream = on_stream,
@@ -378,6 +389,8 @@ int cta_timeline_write(FILE *f, ct_reader *rd, const cta_timeline_opts *o, cta_t
                                  .end_ns = t_end > t.base ? t_end - t.base : 0,
                                  .nvtx_crowded = t.nvtx_crowded};
     cta_map_free(&t.streams);
+    cta_map_free(&t.stream_devs);
+    free(t.stream_n);
     for (size_t i = 0; i < cta_map_count(&t.stacks); i++)
         free(t.stack_text[i]);
     free(t.stack_text);

@@ -16,6 +16,9 @@ typedef struct {
     uint64_t from, to;           /* window, ns on the trace axis (to 0: no end) */
     long pid;                    /* -1: all */
     cta_map streams;              /* (file, device, stream) -> index */
+    cta_map stream_devs;          /* (file, device) -> index in stream_n */
+    uint32_t *stream_n;           /* streams named so far on each: the next one's number */
+    size_t stream_n_cap;
     uint64_t events;
     uint64_t max_events;         /* 0: no limit */
     uint64_t stopped_at;         /* time of the first event left out (0: none) */

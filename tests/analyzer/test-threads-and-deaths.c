@@ -2,6 +2,8 @@
  * ended by a signal and one killed outright, whose trace is cut short). */
 #include "an_helpers.h"
 
+#include <stdio.h>
+
 #include <stdlib.h>
 
 TEST_IMPL(workload_threads_and_streams)
@@ -26,20 +28,28 @@ TEST_IMPL(workload_threads_and_streams)
     ASSERT_INT(tj_num(s, "vram.0.peak_bytes"), ==, 2097152);
     ASSERT_INT(tj_num(s, "processes.0.pinned_host_peak_bytes"), ==, 2097152);
     tj_free(s);
-    /* the timeline names the 8 worker threads and has 8 stream tracks */
+    /* the timeline names the 8 worker threads and has 8 stream tracks, numbered 1, 2, ... in
+     * the order of their creation, each with its handle */
     tj *j = an_timeline(dir);
     ASSERT(j);
     const tj *ev = tj_get(j, "traceEvents");
-    int workers = 0, streams = 0;
+    int workers = 0, streams = 0, numbered[64] = {0};
     for (size_t i = 0; i < ev->n; i++) {
         if (strcmp(tj_str(ev->v[i], "ph"), "M") || strcmp(tj_str(ev->v[i], "name"), "thread_name"))
             continue;
         const char *n = tj_str(ev->v[i], "args.name");
+        unsigned k;
+        unsigned long long handle;
         workers += !strncmp(n, "worker-", 7);
-        streams += !strncmp(n, "GPU 0 stream", 12);
+        if (sscanf(n, "GPU 0 stream %u (0x%llx)", &k, &handle) == 2 && k >= 1 && k < 64) {
+            streams++;
+            numbered[k]++;
+        }
     }
     ASSERT_INT(workers, ==, 8);
     ASSERT(streams >= 8);
+    for (int k = 1; k <= streams; k++)
+        ASSERT_INT(numbered[k], ==, 1);
     tj_free(j);
     return 0;
 }
