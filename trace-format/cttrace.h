@@ -338,6 +338,9 @@ int ct_enc_string(ct_enc *e, uint64_t ts, uint32_t id, const char *text, size_t 
  * them (NUL-terminated; "" when the text fits whole, len <= max). A text that already ends with
  * a marker keeps the length that one names. */
 size_t ct_string_cut(const char *text, size_t len, size_t max, char mark[CT_STRING_CUT_MAX]);
+/* The marker of a text of full bytes cut (NUL-terminated in mark); its length. For a producer
+ * that cuts a text it never holds whole (a wide one converted as it goes). Async-signal-safe. */
+size_t ct_string_cut_mark(uint64_t full, char mark[CT_STRING_CUT_MAX]);
 /* Where the marker of a cut text (ct_string_cut's) starts in text[0..len), the original length
  * in *full; len (and *full untouched) if the text does not end with one. */
 size_t ct_string_cut_at(const char *text, size_t len, uint64_t *full);
