@@ -475,6 +475,8 @@ typedef struct {
     uint64_t lost;            /* records the writer lost: chunk counts plus LOSS records */
     uint64_t lost_full;       /* of them, for buffers full (chunk counts and LOSS reason 1): the
                                  writer did not keep up with the threads' records */
+    uint64_t lost_fd;         /* of them, while the program had closed the trace's descriptor and
+                                 none was left to reopen it with (LOSS reason 3, why 1) */
     uint64_t chunks_missing;  /* gaps in chunk sequence numbers */
     uint64_t corrupt_chunks;  /* chunks skipped because damaged */
     uint64_t skipped_bytes;   /* bytes skipped (damage, resynchronization, torn tail) */

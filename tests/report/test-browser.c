@@ -92,6 +92,36 @@ TEST_IMPL(ranks_report_in_chromium)
     return 0;
 }
 
+/* A trace that lost records (tracegen --lost: 40 for buffers full, 80 while the program had
+ * left the tracer no descriptor): the run section says how many and why, as the summary does,
+ * each figure the summary's (the checker compares them). */
+TEST_IMPL(lost_records_in_report)
+{
+    rp_files f;
+    rp_name(&f, "lost");
+    char dir[4096];
+    ASSERT(an_gen(dir, "lost", "--iters 5 --lost 40"));
+    const char *const paths[] = {dir, NULL};
+    ASSERT_INT(rp_report(&f, paths, NULL), ==, 0);
+    tj *s = rp_summary(&f);
+    ASSERT(s);
+    ASSERT_INT(tj_num(s, "processes.0.lost_records"), ==, 120);
+    ASSERT_INT(tj_num(s, "processes.0.lost_buffer_full"), ==, 40);
+    ASSERT_INT(tj_num(s, "processes.0.lost_descriptors"), ==, 80);
+    tj_free(s);
+    ASSERT_INT(rp_render_ok(&f, NULL, NULL), ==, 0);
+    char *dom = ctt_read_file(f.dom, NULL);
+    ASSERT(dom);
+    ASSERT(strstr(dom, "data-path=\"processes.0.lost_records\""));
+    ASSERT(strstr(dom, "data-path=\"processes.0.lost_buffer_full\""));
+    ASSERT(strstr(dom, "data-path=\"processes.0.lost_descriptors\""));
+    ASSERT_CONTAINS(dom, " records lost (");
+    ASSERT_CONTAINS(dom, " of them because the tracer's buffers were full: its writer did not keep up; ");
+    ASSERT_CONTAINS(dom, " while the program had closed the trace's descriptor and none was left to reopen it with)");
+    free(dom);
+    return 0;
+}
+
 TEST_IMPL(hostile_names_stay_text)
 {
     rp_files f;
