@@ -13,9 +13,9 @@ one thread each started together (each its own writer, one directory):
   is the headline; each shape has its own, since the threads share the cores with the writer;
 - paced (`probe stress T N R`: each thread R calls/s on average, in bursts of about a
   millisecond's calls between sleeps of at least 1 ms), the same calls at PACED (50% and 90%)
-  of that shape's sustained rate (the median of the repetitions), with `--on-full drop` (the
-  default): the records lost at each; the verdict `writer_no_loss_below_sustained` passes when
-  every one of them is 0;
+  of the rate that shape sustained in the run just before (the machine's other load varies over
+  the bench), with `--on-full drop` (the default): the records lost at each; the verdict
+  `writer_no_loss_below_sustained` passes when every one of them is 0;
 - unpaced, as fast as the simulation allows, with `--on-full drop`: the share of the records
   lost ("buffers full") above the sustained rate;
 - the tracing process's peak RSS at 64 threads, traced (drop, unpaced) and untraced.
@@ -84,28 +84,27 @@ def measure(bench):
     total = TOTAL // 64 if bench.quick else TOTAL
     reps = bench.reps if bench.quick else max(bench.reps, 3)
     lost, rate, rss = {k: [] for k in SHAPES}, {k: [] for k in SHAPES}, {"traced": [], "untraced": []}
+    paced = {(pct, k): [] for pct in PACED for k in SHAPES}
     for rep in range(reps):
         for k in SHAPES:
+            # the paced runs right after the rate they take a share of: the machine's other load
+            # changes over a run of the bench, and with it what the writer sustains
             written, _, wall, _ = run_shape(bench, k, total, "block")
             rate[k].append(written / wall)
+            for pct in PACED:
+                calls_s = rate[k][-1] * pct / 100 / RECORDS_PER_CALL
+                paced[pct, k].append(run_shape(bench, k, total, "drop", calls_s)[1])
             written, l, _, r = run_shape(bench, k, total, "drop")
             lost[k].append(100.0 * l / max(1, written + l))
             if k == 64:
                 rss["traced"].append(r)
         rss["untraced"].append(run_probe(bench, None, 64, total, None)[3])
-    sustained = {k: statistics.median(v) for k, v in rate.items()}
-    paced = {(pct, k): [] for pct in PACED for k in SHAPES}
-    for rep in range(reps):
-        for pct in PACED:
-            for k in SHAPES:
-                calls_s = sustained[k] * pct / 100 / RECORDS_PER_CALL
-                paced[pct, k].append(run_shape(bench, k, total, "drop", calls_s)[1])
     for k in SHAPES:
         key = "writer_lost_pct_%s" % shape_key(k)
         bench.results[key] = round(statistics.median(lost[k]), 2)
         bench.spread[key] = [round(min(lost[k]), 2), round(max(lost[k]), 2)]
         key = "writer_records_per_s_sustained" + ("" if k == 8 else "_" + shape_key(k))
-        bench.results[key] = round(sustained[k])
+        bench.results[key] = round(statistics.median(rate[k]))
         bench.spread[key] = [round(min(rate[k])), round(max(rate[k]))]
         for pct in PACED:
             key = "writer_paced_%d_pct_lost_records_%s" % (pct, shape_key(k))
@@ -117,7 +116,7 @@ def measure(bench):
         "probe stress: %d cuMemsetD8Async_v2 calls (2 records each) by 1, 8 and 64 threads and "
         "8 one-thread processes started together, instant simulation, `cutrace run --gpu-timing "
         "off`; sustained rate = records written / wall time with --on-full block (headline: 8 "
-        "threads); paced: the same calls at %s%% of that shape's sustained rate (median), "
+        "threads); paced: the same calls at %s%% of the rate that shape sustained just before, "
         "--on-full drop, records lost; unpaced: lost %% with --on-full drop; peak RSS of the "
         "64-thread run traced (drop) and untraced; %d repetitions, median [min..max]"
         % (total, " and ".join(str(p) for p in PACED), reps))
