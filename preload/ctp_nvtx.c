@@ -46,7 +46,8 @@ static inline ctp_thread *ctp_nvtx_thread(void)
     return ctp_thread_slow();
 }
 
-/* A wide message as UTF-8 into out (at most cap bytes, whole characters); its length. */
+/* A wide message as UTF-8 into out (at most cap bytes, whole characters); its length. out NULL:
+ * only measured. */
 static size_t ctp_nvtx_utf8(char *out, size_t cap, const wchar_t *s)
 {
     size_t n = 0;
@@ -55,6 +56,10 @@ static size_t ctp_nvtx_utf8(char *out, size_t cap, const wchar_t *s)
         unsigned k = c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
         if (n + k > cap)
             break;
+        if (!out) {
+            n += k;
+            continue;
+        }
         if (k == 1) {
             out[n++] = (char)c;
             continue;
@@ -67,6 +72,32 @@ static size_t ctp_nvtx_utf8(char *out, size_t cap, const wchar_t *s)
     return n;
 }
 
+/* A message (text, of len bytes as strnlen(text, CTP_NVTX_TEXT + 1) measured it, or wtext) as
+ * UTF-8 into out, at most CTP_NVTX_TEXT bytes; its length. One longer is cut as a STRING record
+ * over the format's limit is (ct_string_cut: its head, then "...[truncated, N bytes]" with its
+ * whole length), so every output shows the cut; only such a message is measured whole. */
+static size_t ctp_nvtx_copy(char *out, const char *text, size_t len, const wchar_t *wtext)
+{
+    char mark[CT_STRING_CUT_MAX];
+    size_t keep;
+    if (text) {
+        if (len > CTP_NVTX_TEXT)
+            len += strlen(text + len);
+        keep = ct_string_cut(text, len, CTP_NVTX_TEXT, mark);
+        memcpy(out, text, keep);
+    } else if (wtext) {
+        len = ctp_nvtx_utf8(NULL, SIZE_MAX, wtext);
+        if (len <= CTP_NVTX_TEXT)
+            return ctp_nvtx_utf8(out, CTP_NVTX_TEXT, wtext);
+        keep = ctp_nvtx_utf8(out, CTP_NVTX_TEXT - ct_string_cut_mark(len, mark), wtext);
+    } else {
+        return 0;
+    }
+    size_t n = strlen(mark);
+    memcpy(out + keep, mark, n);
+    return keep + n;
+}
+
 /* Appends one raw NVTX record with its message (text, or wide text) at the current time. A
  * record with no attributes but its level or id (most pushes) is "plain": that one word, then
  * the message, its length in the aux bits (5 words fewer in the ring). */
@@ -75,15 +106,14 @@ static inline void ctp_nvtx_put(ctp_thread *th, unsigned op, unsigned dom, ctp_n
 {
     uint64_t held = ctp_ring_hold(&th->ring, th->last_return);
     uint64_t now = ctp_ticks();
-    size_t len = text ? strnlen(text, CTP_NVTX_TEXT) : 0;
-    if (wtext) { /* room for its UTF-8: at most 4 bytes a character */
-        len = wcsnlen(wtext, CTP_NVTX_TEXT) * 4;
-        len = len < CTP_NVTX_TEXT ? len : CTP_NVTX_TEXT;
-    }
+    size_t len = text ? strnlen(text, CTP_NVTX_TEXT + 1) : 0, room = len;
+    if (wtext) /* room for its UTF-8: at most 4 bytes a character */
+        room = wcsnlen(wtext, CTP_NVTX_TEXT) * 4;
+    room = room < CTP_NVTX_TEXT ? room : CTP_NVTX_TEXT;
     int plain = !r->registered && !r->payload && !(r->category | r->color | r->payload_kind |
                                                    r->flags);
     size_t head = plain ? 8 : sizeof *r;
-    unsigned n = 2 + (unsigned)((head + len + 7) / 8);
+    unsigned n = 2 + (unsigned)((head + room + 7) / 8);
     uint64_t *w = ctp_ring_reserve(&th->ring, n);
     if (!w) {
         ctp_ring_unhold(&th->ring, held);
@@ -91,11 +121,7 @@ static inline void ctp_nvtx_put(ctp_thread *th, unsigned op, unsigned dom, ctp_n
     }
     w[1] = now;
     w[n - 1] = 0;
-    char *dst = (char *)(w + 2) + head;
-    if (text)
-        memcpy(dst, text, len);
-    else if (wtext)
-        len = ctp_nvtx_utf8(dst, len, wtext);
+    len = ctp_nvtx_copy((char *)(w + 2) + head, text, len, wtext);
     if (plain) {
         w[0] = ctp_raw_w0(CTP_RAW_NVTX, n, op | CTP_NVTX_PLAIN, dom | (uint32_t)len << 16);
         w[2] = op == CTP_NVTX_PUSH ? r->depth : r->id;
@@ -311,10 +337,8 @@ static void NVTX_API ctp_NameOsThreadW(uint32_t tid, const wchar_t *m) { ctp_nvt
  * holds must stay valid; NVTX programs create a handful) ---- */
 static char *ctp_nvtx_text(const char *s, const wchar_t *ws)
 {
-    if (s)
-        return strndup(s, CTP_NVTX_TEXT);
     char buf[CTP_NVTX_TEXT + 1];
-    buf[ctp_nvtx_utf8(buf, CTP_NVTX_TEXT, ws)] = 0;
+    buf[ctp_nvtx_copy(buf, s, s ? strnlen(s, CTP_NVTX_TEXT + 1) : 0, ws)] = 0;
     return strdup(buf);
 }
 

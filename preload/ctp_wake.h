@@ -20,7 +20,7 @@ void ctp_futex_wake(_Atomic uint32_t *word);
 void ctp_futex_wait(_Atomic uint32_t *word, uint32_t val, uint64_t ns);
 /* Wakes the writer now. */
 void ctp_writer_wake(void);
-/* The ring passed half full: wakes the writer now instead of at its next period.
+/* The ring passed a quarter full: wakes the writer now instead of at its next period.
  * One futex wake, at most once per drain of the ring (a 1 MiB ring holds ~7,700 launches, so
  * its cost is spread over thousands of records); errno is kept. */
 void ctp_writer_pressure(void);

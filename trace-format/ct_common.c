@@ -5,15 +5,8 @@
 
 #include <assert.h>
 
-size_t ct_string_cut(const char *text, size_t len, size_t max, char mark[CT_STRING_CUT_MAX])
+size_t ct_string_cut_mark(uint64_t full, char mark[CT_STRING_CUT_MAX])
 {
-    assert(max >= CT_STRING_CUT_MAX);
-    mark[0] = 0;
-    if (len <= max)
-        return len;
-    /* a text cut before keeps the length it had, which its own marker says */
-    uint64_t full = len;
-    size_t head = ct_string_cut_at(text, len, &full);
     /* CT_STRING_CUT_FMT written by hand: the tracer's signal-handler flush may define a string */
     const size_t head_len = sizeof CT_STRING_CUT_HEAD - 1;
     char digits[20];
@@ -25,7 +18,19 @@ size_t ct_string_cut(const char *text, size_t len, size_t max, char mark[CT_STRI
     for (size_t i = 0; i < nd; i++)
         mark[head_len + i] = digits[nd - 1 - i];
     memcpy(mark + head_len + nd, CT_STRING_CUT_TAIL, sizeof CT_STRING_CUT_TAIL);
-    size_t keep = max - (head_len + nd + sizeof CT_STRING_CUT_TAIL - 1);
+    return head_len + nd + sizeof CT_STRING_CUT_TAIL - 1;
+}
+
+size_t ct_string_cut(const char *text, size_t len, size_t max, char mark[CT_STRING_CUT_MAX])
+{
+    assert(max >= CT_STRING_CUT_MAX);
+    mark[0] = 0;
+    if (len <= max)
+        return len;
+    /* a text cut before keeps the length it had, which its own marker says */
+    uint64_t full = len;
+    size_t head = ct_string_cut_at(text, len, &full);
+    size_t keep = max - ct_string_cut_mark(full, mark);
     keep = keep < head ? keep : head;
     /* a UTF-8 character has at most 3 continuation bytes: never keep part of one */
     for (int back = 0; back < 3 && keep > 0 && ((unsigned char)text[keep] & 0xc0) == 0x80; back++)

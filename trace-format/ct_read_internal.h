@@ -190,9 +190,10 @@ static inline void ct__infile_lost(ct__infile *f, uint32_t reason, uint32_t why,
     f->st.lost += count;
     if (reason == CT_LOSS_BUFFER_FULL)
         f->st.lost_full += count;
-    if (reason == CT_LOSS_WRITE && why == CT_WRITE_LOST_FD)
+    if (reason == CT_LOSS_WRITE && why == CT_WRITE_LOST_FD) {
+        f->st.lost_fd += count;
         f->lost_by[CT__LOST_FD] += count;
-    else
+    } else
         f->lost_by[reason <= CT_LOSS_STRINGS ? reason : CT_LOSS_OTHER] += count;
 }
 

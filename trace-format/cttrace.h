@@ -338,6 +338,9 @@ int ct_enc_string(ct_enc *e, uint64_t ts, uint32_t id, const char *text, size_t 
  * them (NUL-terminated; "" when the text fits whole, len <= max). A text that already ends with
  * a marker keeps the length that one names. */
 size_t ct_string_cut(const char *text, size_t len, size_t max, char mark[CT_STRING_CUT_MAX]);
+/* The marker of a text of full bytes cut (NUL-terminated in mark); its length. For a producer
+ * that cuts a text it never holds whole (a wide one converted as it goes). Async-signal-safe. */
+size_t ct_string_cut_mark(uint64_t full, char mark[CT_STRING_CUT_MAX]);
 /* Where the marker of a cut text (ct_string_cut's) starts in text[0..len), the original length
  * in *full; len (and *full untouched) if the text does not end with one. */
 size_t ct_string_cut_at(const char *text, size_t len, uint64_t *full);
@@ -472,6 +475,8 @@ typedef struct {
     uint64_t lost;            /* records the writer lost: chunk counts plus LOSS records */
     uint64_t lost_full;       /* of them, for buffers full (chunk counts and LOSS reason 1): the
                                  writer did not keep up with the threads' records */
+    uint64_t lost_fd;         /* of them, while the program had closed the trace's descriptor and
+                                 none was left to reopen it with (LOSS reason 3, why 1) */
     uint64_t chunks_missing;  /* gaps in chunk sequence numbers */
     uint64_t corrupt_chunks;  /* chunks skipped because damaged */
     uint64_t skipped_bytes;   /* bytes skipped (damage, resynchronization, torn tail) */

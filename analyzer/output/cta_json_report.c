@@ -219,6 +219,8 @@ static void json_processes(cta_json *j, const cta_model *m)
         CTA_JK_U64(j, "lost_records", s ? s->lost : 0);
         if (s && s->lost_full)
             CTA_JK_U64(j, "lost_buffer_full", s->lost_full);
+        if (s && s->lost_fd)
+            CTA_JK_U64(j, "lost_descriptors", s->lost_fd);
         CTA_JK_U64(j, "corrupt_chunks", s ? s->corrupt_chunks : 0);
         CTA_JK_U64(j, "missing_chunks", s ? s->chunks_missing : 0);
         CTA_JK_U64(j, "torn_tail_bytes", s ? s->torn_tail : 0);

@@ -345,10 +345,23 @@ static void text_run(FILE *f, const cta_model *m)
                     cta_text_safe(prefix, sizeof prefix, p->python.prefix, 300));
         }
         const ct_stats *s = p->stats;
-        char full[120] = "";
-        if (s && s->lost_full)
-            snprintf(full, sizeof full, " (%llu of them because the tracer's buffers were full: "
-                     "its writer did not keep up)", (unsigned long long)s->lost_full);
+        /* the reasons that call for something: a bigger budget or --on-full block, and
+         * descriptors left to the tracer */
+        char full[300] = "";
+        int nf = 0;
+        const struct { uint64_t n; const char *why; } by[] = {
+            {s ? s->lost_full : 0, "because the tracer's buffers were full: its writer did not "
+                                   "keep up"},
+            {s ? s->lost_fd : 0, "while the program had closed the trace's descriptor and none "
+                                 "was left to reopen it with"},
+        };
+        for (size_t i = 0; i < sizeof by / sizeof *by; i++)
+            if (by[i].n)
+                nf += snprintf(full + nf, sizeof full - (size_t)nf, "%s%llu%s %s",
+                               nf ? "; " : " (", (unsigned long long)by[i].n,
+                               nf ? "" : " of them", by[i].why);
+        if (nf)
+            snprintf(full + nf, sizeof full - (size_t)nf, ")");
         if (s && (s->lost || s->corrupt_chunks || s->chunks_missing || s->torn_tail || s->bad_records ||
                   s->late_records))
             fprintf(f, "    trace damage: %llu records lost%s, %llu corrupt chunks, %llu chunks "

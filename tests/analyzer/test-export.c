@@ -528,9 +528,9 @@ TEST_IMPL(export_replaces_the_file_whole)
 
 /* NVTX_EVENTS of tests/workloads/nvtx_ranges (its header lists what it makes): 240 nested
  * push/pops in 4 threads, one in a domain with a category and an int32 payload, 10000
- * PyTorch-style ones; 2001 start/end ranges, one ended in another thread; three marks, one with
- * a category, a color and a uint64 payload. The range begun before the trace and the pop with
- * nothing pushed are no rows. */
+ * PyTorch-style ones; 2001 start/end ranges, one ended in another thread; five marks, one with
+ * a category, a color and a uint64 payload, two longer than the tracer keeps. The range begun
+ * before the trace and the pop with nothing pushed are no rows. */
 TEST_IMPL(export_nvtx_events_of_every_kind)
 {
     char dir[4096], *out;
@@ -541,7 +541,7 @@ TEST_IMPL(export_nvtx_events_of_every_kind)
     snprintf(db, sizeof db, "%s", export_to(dir, "--sqlite", "n.sqlite") ?: "");
     ASSERT(db[0]);
     static const struct { const char *q, *want; } checks[] = {
-        {"SELECT eventType, COUNT(*) FROM NVTX_EVENTS GROUP BY 1 ORDER BY 1;", "34\t3\n59\t10241\n60\t2001\n"},
+        {"SELECT eventType, COUNT(*) FROM NVTX_EVENTS GROUP BY 1 ORDER BY 1;", "34\t5\n59\t10241\n60\t2001\n"},
         {"SELECT COUNT(*) FROM NVTX_EVENTS WHERE text IN ('outer', 'middle', 'inner') AND eventType = 59;", "240\n"},
         {"SELECT COUNT(*) FROM NVTX_EVENTS WHERE text LIKE 'aten::add, seq = %, sizes = [[%]]';", "10000\n"},
         {"SELECT COUNT(*), COUNT(DISTINCT globalTid) FROM NVTX_EVENTS WHERE text = 'relay';", "2000\t1\n"},
@@ -549,6 +549,9 @@ TEST_IMPL(export_nvtx_events_of_every_kind)
         {"SELECT category, color, uint64Value, \"end\" IS NULL FROM NVTX_EVENTS WHERE text = 'mark-ex';",
          "3\t4278255360\t42\t1\n"},
         {"SELECT COUNT(*) FROM NVTX_EVENTS WHERE text = 'wide-\xc3\xa9\xe4\xb8\xad' AND eventType = 34;", "1\n"},
+        /* the marks over the 512 bytes the tracer keeps: cut, with their length */
+        {"SELECT length(CAST(text AS BLOB)) FROM NVTX_EVENTS WHERE text LIKE 'long-x%...[truncated, 1000 bytes]'"
+         " OR text LIKE 'wide-long-%...[truncated, 610 bytes]' ORDER BY 1;", "511\n512\n"},
         {"SELECT domain, category, int32Value FROM NVTX_EVENTS WHERE text = 'registered-phase';",
          "cutrace-test\t7\t-5\n"},
         {"SELECT COUNT(*) FROM NVTX_EVENTS WHERE text = 'before-cuda' OR \"end\" < start;", "0\n"},

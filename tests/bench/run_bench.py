@@ -21,8 +21,9 @@ Measures, on the simulated CUDA stack:
  11. what thread sampling costs, 1 and 4 threads 30 Python frames deep (bench_tsample.py).
  12. a finding's fix applied to PyTorch's imagenet example: predicted against measured saving
      (bench_examples.py).
- 13. the trace writer's sustained rate, the loss at 1, 8 and 64 threads beyond it and the
-     memory of 64 traced threads (bench_writer.py; --writer-only: this section alone).
+ 13. the trace writer's sustained rate, the loss at 1, 8 and 64 threads beyond it and at 50%
+     and 90% of it (1, 8, 64 threads, 8 processes), and the memory of 64 traced threads
+     (bench_writer.py; --writer-only: this section alone).
 Writes OUT_DIR/results.json (flat numeric keys, units in the names; `null` plus a reason in
 "notes" where a figure could not be measured) and OUT_DIR/results.md, and prints the tables.
 Speed is reported, never asserted: the exit status is 0 unless a program fails to run.
@@ -474,6 +475,7 @@ class Bench:
         v.update(bench_host.verdicts(r))
         v.update(bench_tsample.verdicts(r))
         v.update(bench_base.verdicts(r))
+        v.update(bench_writer.verdicts(r))
         return v
 
     def tables(self, v):
@@ -540,7 +542,7 @@ class Bench:
                   bench_pystack.row(r, s, v),
                   bench_nvtx.row(r, s),
                   bench_host.row(r, s, v),
-                  bench_writer.row(r, s),
+                  bench_writer.row(r, s, v),
                   bench_tsample.row(r, s, v),
                   bench_base.row(r, s, v, self.base),
                   "| cutrace summary, events/s (%d events, CPU time) | %.1f M (wall %.1f M) | >= %.0f M | %s |" % (
@@ -584,10 +586,11 @@ class Bench:
         results-writer.json."""
         os.makedirs(self.out, exist_ok=True)
         bench_writer.measure(self)
-        doc = dict(self.results, spread_min_max=self.spread, notes=self.notes)
+        v = bench_writer.verdicts(self.results)
+        doc = dict(self.results, spread_min_max=self.spread, verdicts=v, notes=self.notes)
         with open(os.path.join(self.out, "results-writer.json"), "w") as f:
             json.dump(doc, f, indent=1, sort_keys=True, allow_nan=False)
-        print(bench_writer.row(self.results, self.spread))
+        print(bench_writer.row(self.results, self.spread, v))
         print(self.notes["writer"])
 
     def main(self):

@@ -2,6 +2,9 @@
  * descriptor whose file name ends in ".cutrace" behave as on a disk that fills up after
  * ENOSPC_AFTER bytes (default 4096) of that file: a write crossing the limit is cut short there,
  * the next fails with ENOSPC (EDQUOT with ENOSPC_QUOTA=1), and so does a fallocate past it.
+ * With ENOSPC_WHOLE=1 a write that begins before the limit is written whole and every later one
+ * fails with nothing written: the disk filled exactly where a write ended (another program took
+ * the rest), so that cutting back a partial write frees nothing.
  * Every other write is the real one, so the program's own output is untouched. For the
  * fault-injection suite (tests/faults), where a size-limited mount may not be available. */
 #define _GNU_SOURCE
@@ -44,7 +47,8 @@ ssize_t write(int fd, const void *buf, size_t len)
                 errno = full_errno();
                 return -1;
             }
-            if ((off_t)len > limit - st.st_size)
+            const char *whole = getenv("ENOSPC_WHOLE");
+            if ((off_t)len > limit - st.st_size && !(whole && *whole == '1'))
                 len = (size_t)(limit - st.st_size);
         }
     }

@@ -234,15 +234,17 @@ TEST_IMPL(trace_dir_removed)
     return 0;
 }
 
-/* The disk fills up after 16 KiB of trace (libenospc.so; with quota: the user's quota, EDQUOT):
- * the tracer's room for its last chunk is refused first, and that chunk says why the trace
- * stops there. The program is unaffected; what was written is readable. */
-static int fl_disk_full(const char *name, int quota)
+/* The disk fills up after 16 KiB of trace (libenospc.so; with quota: the user's quota, EDQUOT;
+ * whole: exactly where a write ended, so that no partial write is there to cut back): the
+ * tracer's room for its last chunk is refused first, and that chunk says why the trace stops
+ * there. The program is unaffected; what was written is readable. */
+static int fl_disk_full(const char *name, int quota, int whole)
 {
     char dir[4096], shim[4096], pre[4200], victim[4096];
     snprintf(dir, sizeof dir, "%s/%s", ctt_tmpdir(), name);
     snprintf(pre, sizeof pre, "LD_PRELOAD=%s", ctt_path(shim, "tests/faults/libenospc.so"));
-    char *env[] = {pre, "ENOSPC_AFTER=16384", quota ? "ENOSPC_QUOTA=1" : NULL, NULL};
+    char *env[] = {pre, "ENOSPC_AFTER=16384", whole ? "ENOSPC_WHOLE=1" : "ENOSPC_WHOLE=0",
+                   quota ? "ENOSPC_QUOTA=1" : NULL, NULL};
     char *cmd[] = {(char *)fl_victim(victim), "steps", "300", NULL};
     ctt_proc plain, traced;
     ASSERT_INT(fl_plain(&plain, cmd, NULL, 60), ==, 0);
@@ -268,12 +270,20 @@ static int fl_disk_full(const char *name, int quota)
 
 TEST_IMPL(disk_full_enospc)
 {
-    return fl_disk_full("full", 0);
+    return fl_disk_full("full", 0, 0);
 }
 
 TEST_IMPL(disk_quota_edquot)
 {
-    return fl_disk_full("quota", 1);
+    return fl_disk_full("quota", 1, 0);
+}
+
+/* The disk full exactly where a chunk ended: only the room the writer keeps past the file's end
+ * (ct_writer_opts.reserve) holds the LOSS and END that say so; without it the trace would end
+ * with no END, read as killed. */
+TEST_IMPL(disk_full_at_chunk_boundary)
+{
+    return fl_disk_full("boundary", 0, 1);
 }
 
 /* A real full file system: a 64 KiB tmpfs mounted in a private mount namespace (needs root and

@@ -42,25 +42,30 @@ TEST_IMPL(loss_warning_names_the_reason)
     ASSERT_INT(fmt_read1(&l, path), ==, 0);
     ASSERT_UINT(ct_reader_stats(l.r, 0)->lost, ==, 57);
     ASSERT_UINT(ct_reader_stats(l.r, 0)->lost_full, ==, 40); /* the chunk's drops: buffers full */
+    ASSERT_UINT(ct_reader_stats(l.r, 0)->lost_fd, ==, 4);
     ASSERT_CONTAINS(l.warn, "57 records were lost by the tracer: 1 for another reason; "
                             "40 because its buffers were full; 7 GPU timings not collected");
     ASSERT_CONTAINS(l.warn, "pool empty); 3 because a write failed; 2 because its string "
                             "table was full; 4 because the program closed the tracer's file "
                             "descriptors and none was left to reopen the trace with");
     fmt_free(&l);
-    /* the summary says which of them the writer lost by not keeping up, and so does its JSON */
+    /* the summary says which of them the writer lost by not keeping up and which while the
+     * program had left it no descriptor, and so does its JSON */
     char bin[4096];
     char *argv[] = {(char *)fmt_cutrace(bin), "summary", path, NULL};
     ctt_proc p;
     ASSERT_INT(ctt_run(&p, argv, NULL, 30), ==, 0);
     ASSERT_INT(p.code, ==, 0);
     ASSERT_CONTAINS(p.out, "trace damage: 57 records lost (40 of them because the tracer's "
-                           "buffers were full: its writer did not keep up), ");
+                           "buffers were full: its writer did not keep up; 4 while the program "
+                           "had closed the trace's descriptor and none was left to reopen it "
+                           "with), ");
     ctt_proc_free(&p);
     char *jargv[] = {bin, "summary", "--json", path, NULL};
     ASSERT_INT(ctt_run(&p, jargv, NULL, 30), ==, 0);
     ASSERT_CONTAINS(p.out, "\"lost_records\": 57,\n");
     ASSERT_CONTAINS(p.out, "\"lost_buffer_full\": 40,\n");
+    ASSERT_CONTAINS(p.out, "\"lost_descriptors\": 4,\n");
     ctt_proc_free(&p);
     return 0;
 }

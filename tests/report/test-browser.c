@@ -62,15 +62,21 @@ TEST_IMPL(demo_report_in_chromium)
     return 0;
 }
 
+/* A tracegen trace (args) reported into NAME's files: its summary, NULL after a message. */
+static tj *rp_gen(rp_files *f, const char *name, const char *args)
+{
+    char dir[4096];
+    rp_name(f, name);
+    if (!an_gen(dir, name, args))
+        return NULL;
+    const char *const paths[] = {dir, NULL};
+    return rp_report(f, paths, NULL) == 0 ? rp_summary(f) : NULL;
+}
+
 TEST_IMPL(ranks_report_in_chromium)
 {
     rp_files f;
-    rp_name(&f, "ranks");
-    char dir[4096];
-    ASSERT(an_gen(dir, "ranks", "--ranks 4 --straggler 1.5 --iters 10 --loader-ms 2"));
-    const char *const paths[] = {dir, NULL};
-    ASSERT_INT(rp_report(&f, paths, NULL), ==, 0);
-    tj *s = rp_summary(&f);
+    tj *s = rp_gen(&f, "ranks", "--ranks 4 --straggler 1.5 --iters 10 --loader-ms 2");
     ASSERT(s);
     ASSERT_UINT(tj_len(s, "ranks"), ==, 4); /* the ranks plot is due */
     ASSERT_STR(tj_str(s, "ranks.1.straggler"), "GPU work");
@@ -88,6 +94,31 @@ TEST_IMPL(ranks_report_in_chromium)
         ASSERT(strstr(dom, want));
     }
     ASSERT(strstr(dom, "data-path=\"ranks.1.straggler\""));
+    free(dom);
+    return 0;
+}
+
+/* A trace that lost records (tracegen --lost: 40 for buffers full, 80 while the program had
+ * left the tracer no descriptor): the run section says how many and why, as the summary does,
+ * each figure the summary's (the checker compares them). */
+TEST_IMPL(lost_records_in_report)
+{
+    rp_files f;
+    tj *s = rp_gen(&f, "lost", "--iters 5 --lost 40");
+    ASSERT(s);
+    ASSERT_INT(tj_num(s, "processes.0.lost_records"), ==, 120);
+    ASSERT_INT(tj_num(s, "processes.0.lost_buffer_full"), ==, 40);
+    ASSERT_INT(tj_num(s, "processes.0.lost_descriptors"), ==, 80);
+    tj_free(s);
+    ASSERT_INT(rp_render_ok(&f, NULL, NULL), ==, 0);
+    char *dom = ctt_read_file(f.dom, NULL);
+    ASSERT(dom);
+    ASSERT(strstr(dom, "data-path=\"processes.0.lost_records\""));
+    ASSERT(strstr(dom, "data-path=\"processes.0.lost_buffer_full\""));
+    ASSERT(strstr(dom, "data-path=\"processes.0.lost_descriptors\""));
+    ASSERT_CONTAINS(dom, " records lost (");
+    ASSERT_CONTAINS(dom, " of them because the tracer's buffers were full: its writer did not keep up; ");
+    ASSERT_CONTAINS(dom, " while the program had closed the trace's descriptor and none was left to reopen it with)");
     free(dom);
     return 0;
 }

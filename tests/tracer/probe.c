@@ -10,9 +10,10 @@
  *   probe errno       errno set to 4242 before cuMemAlloc_v2 (through dlsym) is 4242 after it;
  *                     the same around cuGraphInstantiateWithFlags of a graph of one memset node
  *   probe nocuda      no CUDA at all (prints and exits 7)
- *   probe stress T N  T threads, each N cuMemsetD8Async_v2 of 64 bytes on its own stream, then
- *                     cuStreamSynchronize (nothing freed: the simulation's instant mode can hang
- *                     in the context synchronization of concurrent cuMemFree calls)
+ *   probe stress T N [R]  T threads, each N cuMemsetD8Async_v2 of 64 bytes on its own stream,
+ *                     then cuStreamSynchronize (nothing freed: the simulation's instant mode can
+ *                     hang in the context synchronization of concurrent cuMemFree calls); with R,
+ *                     each thread paced to R calls/s on average (below)
  *   probe copies T N  T threads, each N cuMemcpyHtoD_v2 of 64 bytes from its own malloc'd
  *                     (pageable) buffer into its own 64-byte allocation
  *   probe sleep       initializes CUDA, allocates 4 KiB, then sleeps until killed
@@ -51,6 +52,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static void *drv;
@@ -150,6 +152,32 @@ static void *threadexit_thread(void *arg)
     exit(12);
 }
 
+/* Calls per second of each stress thread, 0: as fast as it can. */
+static double pace_rate;
+
+static uint64_t mono_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* Paced (pace_rate): call i is due at start + i / pace_rate. A thread ahead of its schedule
+ * sleeps until the call is due, at least 1 ms, then makes the calls due by then back to back:
+ * the rate holds on average, in bursts of about a millisecond's calls, and no thread spins (64
+ * threads spinning on a few cores would take the writer's CPU and measure the spin). */
+static void pace(uint64_t start, int i)
+{
+    if (pace_rate <= 0)
+        return;
+    uint64_t due = start + (uint64_t)(i / pace_rate * 1e9), now = mono_ns();
+    if (now >= due)
+        return;
+    uint64_t ns = due - now < 1000000 ? 1000000 : due - now;
+    struct timespec t = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
+    nanosleep(&t, NULL);
+}
+
 static void *stress_thread(void *arg)
 {
     (void)arg;
@@ -158,8 +186,11 @@ static void *stress_thread(void *arg)
     CALL(cuCtxSetCurrent, ctx);
     CALL(cuStreamCreate, &s, CU_STREAM_NON_BLOCKING);
     CALL(cuMemAlloc_v2, &d, (size_t)64);
-    for (int i = 0; i < n_iters; i++)
+    uint64_t start = mono_ns();
+    for (int i = 0; i < n_iters; i++) {
+        pace(start, i);
         CALL(cuMemsetD8Async, d, (unsigned char)i, (size_t)64, s);
+    }
     CALL(cuStreamSynchronize, s);
     return NULL; /* the allocation and stream go with the process */
 }
@@ -245,6 +276,7 @@ int main(int argc, char **argv)
     if ((!strcmp(mode, "stress") || !strcmp(mode, "copies")) && argc > 3) {
         int nt = atoi(argv[2]), copies = !strcmp(mode, "copies");
         n_iters = atoi(argv[3]);
+        pace_rate = !copies && argc > 4 ? atof(argv[4]) : 0;
         init();
         pthread_t th[256];
         for (int i = 0; i < nt && i < 256; i++)

@@ -191,6 +191,20 @@ TEST_IMPL(nvtx_ranges_recorded)
     ASSERT_UINT(x->r.u.nvtx_mark.payload, ==, 42);
     ASSERT(x->domain == NULL);
 
+    /* Marks over the 512 bytes the tracer keeps of a message: cut to them on a character
+     * boundary, marked with their length as a STRING over the format's limit is. */
+    char cut[600], wcut[600];
+    memcpy(cut, "long-", 5);
+    memset(cut + 5, 'x', 481);
+    strcpy(cut + 486, "...[truncated, 1000 bytes]");
+    ASSERT_UINT(strlen(cut), ==, 512);
+    ASSERT_UINT(tr_count(&t, CT_REC_NVTX_MARK, cut), ==, 1);
+    strcpy(wcut, "wide-long-");
+    for (int i = 0; i < 238; i++)
+        strcat(wcut, "\xc3\xa9");
+    strcat(wcut, "...[truncated, 610 bytes]");
+    ASSERT_UINT(tr_count(&t, CT_REC_NVTX_MARK, wcut), ==, 1);
+
     /* The domain: its category's name, and a range named by a registered string. */
     const tr_rec *c = nvtx_find(&t, CT_REC_NVTX_MARK, "io");
     ASSERT(c != NULL);
@@ -265,7 +279,17 @@ TEST_IMPL(nvtx_ranges_recorded)
     ASSERT(dump != NULL);
     ASSERT_CONTAINS(dump, " nvtx-mark ");
     ASSERT_CONTAINS(dump, "name=\"handoff\"");
+    ASSERT_CONTAINS(dump, "...[truncated, 1000 bytes]");
+    ASSERT_CONTAINS(dump, "...[truncated, 610 bytes]");
     free(dump);
+    char tl[4096];
+    snprintf(tl, sizeof tl, "%s/timeline.json", ctt_tmpdir());
+    free(tr_analyze((char *[]){"timeline", "-o", tl, out, NULL}));
+    char *tj = ctt_read_file(tl, NULL);
+    ASSERT(tj != NULL);
+    ASSERT_CONTAINS(tj, "...[truncated, 1000 bytes]");
+    ASSERT_CONTAINS(tj, "...[truncated, 610 bytes]");
+    free(tj);
     char *sum = tr_analyze((char *[]){"summary", out, NULL});
     ASSERT(sum != NULL);
     ASSERT_CONTAINS(sum, "ended: exit status 0");

@@ -12,6 +12,8 @@
  *     spans several of cutrace's writer passes);
  *   - nvtxMarkA("mark-a"), nvtxMarkW(L"wide-\u00e9\u4e2d") and an nvtxMarkEx "mark-ex" with
  *     category 3, ARGB color 0xff00ff00 and a u64 payload 42;
+ *   - two marks longer than cutrace keeps of a message (512 bytes): nvtxMarkA of "long-" and 995
+ *     'x' (1000 bytes), nvtxMarkW of L"wide-long-" and 300 U+00E9 (610 bytes in UTF-8);
  *   - a domain "cutrace-test" with the registered string "registered-phase", category 7 named
  *     "io", and one domain push/pop of the registered string in category 7 with an i32 payload -5;
  *   - 10000 push/pops named like PyTorch's emit_nvtx: "aten::add, seq = N, sizes = [[3, 4]]",
@@ -25,9 +27,11 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+#include <wchar.h>
 
 enum { THREADS = 4, ROUNDS = 20, NAMES = 10000, RELAYS = 2000 };
 
@@ -153,6 +157,16 @@ int main(int argc, char **argv)
     a.messageType = NVTX_MESSAGE_TYPE_ASCII;
     a.message.ascii = "mark-ex";
     nvtxMarkEx(&a);
+    char longer[1001];
+    memcpy(longer, "long-", 5);
+    memset(longer + 5, 'x', 995);
+    longer[1000] = 0;
+    nvtxMarkA(longer);
+    wchar_t wlonger[311];
+    wcscpy(wlonger, L"wide-long-");
+    wmemset(wlonger + 10, L'\u00e9', 300);
+    wlonger[310] = 0;
+    nvtxMarkW(wlonger);
 
     nvtxDomainHandle_t d = nvtxDomainCreateA("cutrace-test");
     nvtxStringHandle_t s = nvtxDomainRegisterStringA(d, "registered-phase");

@@ -38,7 +38,9 @@
  * --name S names the eighth kernel S and adds S to the command line as its last argument (the
  * report's tests give markup, quotes and invalid UTF-8 there). --nvtx-lost-pops pushes the NVTX
  * range "step" and "inner" inside it 1 ms later before the setup, both pops lost: "step" is
- * pushed again 1 ms after "inner" (ending both) and popped 1 ms after that. --autotune-ms X
+ * pushed again 1 ms after "inner" (ending both) and popped 1 ms after that. --lost N writes, at
+ * the setup, a LOSS record of N records lost for buffers full and one of 2N lost while the
+ * program had closed the trace's descriptor (reason write failed, why CT_WRITE_LOST_FD). --autotune-ms X
  * begins the run, after the setup, with an algorithm search of X ms as cuDNN's: AUTOTUNE_TRIALS
  * trials, each the host computing X / AUTOTUNE_TRIALS ms, then a kernel of its own (a name no
  * iteration runs) and a cudaDeviceSynchronize called from cudnnFindConvolutionForwardAlgorithmEx;
@@ -65,7 +67,7 @@ typedef struct {
     int iters, kernels, ranks, workers, prefetch, pinned, sync_every_kernel, churn, oom,
         compute_loader, stacks_all, gpu_timing, no_rank, no_cpu, graph, nvtx_lost_pops,
         shape, /* --shape: how the loader's and host's work per iteration vary (wl_shape.h) */
-        distinct_kernels, nvtx_steps, all_bounded;
+        distinct_kernels, nvtx_steps, all_bounded, lost;
     double loader_ms, kernel_us, launch_us, stall_ms, straggler, host_us, init_ms, autotune_ms;
     uint64_t batch_bytes, sync_copy_bytes;
     const char *out, *name;
@@ -626,6 +628,13 @@ static void run_rank(const gen_opts *o, int rank, uint64_t t0)
         api(p, p->s_free, 0, (uint64_t)(o->init_ms * 1e6), 0, 0);
     if (o->nvtx_lost_pops)
         nvtx_lost_pops(p);
+    for (int i = 0; o->lost && i < 2; i++) {
+        ct_rec l = {.type = CT_REC_LOSS, .ts = p->now};
+        l.u.loss = (ct_rec_loss){.reason = i ? CT_LOSS_WRITE : CT_LOSS_BUFFER_FULL,
+                                 .count = (uint64_t)o->lost * (i + 1u), .tid = p->g.tid[S_MAIN],
+                                 .why = i ? CT_WRITE_LOST_FD : 0};
+        push(&p->g, S_MAIN, &l);
+    }
     mem(p, CT_MEM_ALLOC, 0x700000000000ull, GiB, p->s_stack[0], 150000, 0);
     mem(p, CT_MEM_ALLOC, 0x700100000000ull, GiB, p->s_stack[1], 150000, 0);
     mem(p, CT_MEM_ALLOC, 0x700200000000ull, 2 * GiB, p->s_stack[2], 150000, 0);
@@ -755,7 +764,7 @@ static const char usage[] =
     "       [--init-ms X] [--autotune-ms X] [--distinct-kernels] [--nvtx-steps]\n"
     "       [--ranks R] [--straggler FACTOR] [--workers W] [--events N] [--stacks-all]\n"
     "       [--gpu-timing N (0: no GPU records; N: for 1 operation in N; 1)] [--no-rank]\n"
-    "       [--no-cpu-readings] [--graph] [--graph-nodes-lost] [--name S] [--nvtx-lost-pops]\n"
+    "       [--no-cpu-readings] [--graph] [--graph-nodes-lost] [--name S] [--nvtx-lost-pops] [--lost N]\n"
     "       [--all-end-bounded (every GPU record's end only a bound, at its true end)]\n"
     "       [--shape regular|bursty|irregular (the loader's and host's work per iteration)]\n"
     "       tracegen -o DIR --random SEED [--gpu-timing N]   (random shapes: see tracegen_random.c)\n";
@@ -779,7 +788,7 @@ int main(int argc, char **argv)
         {"init-ms", 1, 0, 'I'}, {"graph", 0, 0, 'G'},
         {"graph-nodes-lost", 0, 0, 'j'}, {"name", 1, 0, 'n'}, {"nvtx-lost-pops", 0, 0, 'V'},
         {"shape", 1, 0, 'Y'}, {"autotune-ms", 1, 0, 'a'}, {"distinct-kernels", 0, 0, 'D'},
-        {"nvtx-steps", 0, 0, 'X'}, {"all-end-bounded", 0, 0, 'B'},
+        {"nvtx-steps", 0, 0, 'X'}, {"all-end-bounded", 0, 0, 'B'}, {"lost", 1, 0, 'x'},
         {"help", 0, 0, 'h'},
         {0, 0, 0, 0}};
     int c;
@@ -812,6 +821,7 @@ int main(int argc, char **argv)
         case 'I': o.init_ms = atof(optarg); break;
         case 'G': o.graph = 1; break;
         case 'B': o.all_bounded = 1; break;
+        case 'x': o.lost = atoi(optarg); break;
         case 'j': o.graph = 2; break;
         case 'n': o.name = optarg; break;
         case 'V': o.nvtx_lost_pops = 1; break;

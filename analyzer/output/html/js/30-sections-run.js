@@ -18,6 +18,24 @@
     return out;
   }
 
+  /* JSON.md: processes[].lost_records, and of them those whose reason calls for something (the
+   * summary's "trace damage" words) */
+  var LOST_BY = [
+    ['lost_buffer_full', 'because the tracer\'s buffers were full: its writer did not keep up'],
+    ['lost_descriptors', 'while the program had closed the trace\'s descriptor and none was left to reopen it with']
+  ];
+  function lostWords(pi) {
+    var p = D.processes[pi], base = 'processes.' + pi, n = 0;
+    if (!p.lost_records) return [];
+    var out = [val(base + '.lost_records', fmtCount), ' records lost'];
+    LOST_BY.forEach(function (r) {
+      if (!p[r[0]]) return;
+      out.push(n++ ? '; ' : ' (', val(base + '.' + r[0], fmtCount), n > 1 ? ' ' : ' of them ', r[1]);
+    });
+    if (n) out.push(')');
+    return [h('br'), h('span', { 'class': 'ct-lost' }, out)];
+  }
+
   function sectionHeader(main) {
     var title = (P && P.title) || 'cutrace report';
     append(main, h('h1', null, title));
@@ -46,7 +64,7 @@
         h('td', null, val(b + '.host')),
         h('td', { 'class': 'ct-num' }, val(b + '.pid', String)),
         h('td', { 'class': 'ct-num' }, val(b + '.rank', function (v) { return v === null ? '–' : String(v); })),
-        dv, h('td', { 'class': 'ct-num' }, val(b + '.wall_ns', fmtNs)), h('td', { 'class': 'ct-nowrap' }, endWords(i))
+        dv, h('td', { 'class': 'ct-num' }, val(b + '.wall_ns', fmtNs)), h('td', { 'class': 'ct-nowrap' }, endWords(i).concat(lostWords(i)))
       ]));
     });
     append(main, h('table', null, [h('thead', null, h('tr', null, [h('th', null, 'command'), h('th', null, 'host'),
