@@ -621,6 +621,15 @@ int cta_startup_steady(const cta_proc *p, int d, cta_dev *out)
     return 1;
 }
 
+cta_span cta_startup_span(const cta_proc *p, int d, int startup)
+{
+    const su_proc *s = p->feat[CTA_FEAT_STARTUP];
+    uint64_t t = s ? s->dev[d].r.steady_from : 0;
+    if (!t || t >= p->dev[d].last_gpu)
+        return CTA_SPAN_ALL;
+    return startup ? (cta_span){0, t} : (cta_span){t, UINT64_MAX};
+}
+
 /* ---- the summary ---- */
 
 static void su_text(FILE *f, const cta_model *m, int top)

@@ -71,5 +71,9 @@ const cta_startup_proc *cta_startup_proc_of(const cta_proc *p);
  * steady state on, its busy and idle time, gaps by cause, data-loading gap classes and longest
  * gaps without the start-up's; returns 1, or 0 (out untouched) when it had no start-up. */
 int cta_startup_steady(const cta_proc *p, int d, cta_dev *out);
+/* The gaps of device d of p that a finding of its start-up (startup 1) or of its steady state
+ * (0) is drawn from: those begun before the steady state, from it on; all of them where
+ * cta_startup_steady sets nothing apart. */
+cta_span cta_startup_span(const cta_proc *p, int d, int startup);
 
 #endif

@@ -143,3 +143,69 @@ TEST_IMPL(startup_found_by_nvtx_steps)
     tj_free(s);
     return 0;
 }
+
+/* The host activity of the findings drawn from args' trace (tracegen --samples-ms: the search
+ * in warm_up, the step's own work in compute_metrics, the loader in load_batch): a steady
+ * state's finding lists only what the host did in the steady state's gaps, the start-up's the
+ * search first; the breakdown's host cause, of the whole run, both. 0, or 1 after saying why. */
+static int activity_apart(const char *name, const char *args)
+{
+    char dir[4096];
+    if (!an_gen(dir, name, args))
+        return 1;
+    tj *s = an_summary(dir, "--min-saving 0");
+    ASSERT(s);
+    const tj *dg = tj_get(s, "diagnoses");
+    int steady = 0, startup = 0;
+    for (size_t i = 0; i < dg->n; i++) {
+        const tj *ha = tj_get(dg->v[i], "host_activity");
+        int up = !strcmp(tj_str(dg->v[i], "phase"), "startup");
+        for (size_t k = 0; ha && k < ha->n; k++) {
+            const char *site = tj_str(ha->v[k], "site");
+            /* (a start-up told by NVTX steps is the first step: its own work too) */
+            if (up ? k == 0 && !strstr(site, "warm_up") : !!strstr(site, "warm_up")) {
+                ctt_fail_at(__FILE__, __LINE__, "%s: %s (%s) lists '%s' (%.0f%%)", name,
+                            tj_str(dg->v[i], "id"), up ? "start-up" : "steady state", site,
+                            100 * tj_num(ha->v[k], "share"));
+                tj_free(s);
+                return 1;
+            }
+            steady += !up;
+            startup += up;
+        }
+    }
+    /* the search holds most of the start-up's host time, the step's work the steady state's */
+    ASSERT(startup >= 1 && steady >= 1);
+    const tj *t = an_diag(s, "startup-autotuning");
+    ASSERT(t);
+    ASSERT(tj_num(t, "host_samples") >= 0.9 * TUNE_MS);
+    const tj *host = tj_get(tj_get(tj_get(tj_at(tj_get(s, "breakdown"), 0), "gaps"), "host"),
+                            "host_activity");
+    int whole_tune = 0, whole_step = 0;
+    for (size_t k = 0; host && k < host->n; k++) {
+        whole_tune += !!strstr(tj_str(host->v[k], "site"), "warm_up");
+        whole_step += !!strstr(tj_str(host->v[k], "site"), "compute_metrics");
+    }
+    ASSERT(whole_tune && whole_step);
+    tj_free(s);
+    return 0;
+}
+
+TEST_IMPL(startup_host_activity_apart)
+{
+    static const char *const shapes[] = {"regular", "bursty", "irregular"};
+    for (int i = 0; i < 3; i++) {
+        char args[256], name[64];
+        snprintf(args, sizeof args, "--iters 30 --kernels 12 --loader-ms 4 --workers 0 "
+                 "--autotune-ms %.0f --host-us 3000 --samples-ms 1 --shape %s", TUNE_MS, shapes[i]);
+        snprintf(name, sizeof name, "act-%s", shapes[i]);
+        ASSERT(!activity_apart(name, args));
+    }
+    /* a short run; the steps told by NVTX ranges, the search in the first */
+    ASSERT(!activity_apart("act-short", "--iters 6 --kernels 12 --loader-ms 4 --workers 0 "
+                           "--autotune-ms 400 --host-us 3000 --samples-ms 1"));
+    ASSERT(!activity_apart("act-nvtx", "--iters 30 --kernels 12 --loader-ms 4 --workers 0 "
+                           "--autotune-ms 400 --host-us 3000 --samples-ms 1 --nvtx-steps "
+                           "--distinct-kernels"));
+    return 0;
+}
