@@ -10,7 +10,11 @@
 #define SU_MAX_GAPS CTA_STARTUP_MAX_OPS
 #define SU_MAX_EVENTS (1u << 14)
 #define SU_MAX_RANGES (1u << 13)  /* outermost NVTX ranges kept */
-#define SU_MAX_PERIOD 8192u      /* operations per iteration looked for */
+/* The period is looked for among SU_WINDOW operations at a time (every period up to a third
+ * of them against each: quadratic in the window, so bounded), in a longer run in two windows,
+ * its middle and its end (the start-up is at its beginning); each window's period is then
+ * followed through the whole run, in one pass. */
+#define SU_WINDOW 8192u
 
 /* Compact: the head's operations and gaps are what the feature's memory grows with. */
 typedef struct {
@@ -38,12 +42,22 @@ typedef struct {
     uint32_t kind;
 } su_ev;
 
+/* A data-loading gap of the start-up, as the steady state's view leaves it out of the gap
+ * classes (cta_startup_steady). */
+typedef struct {
+    uint64_t len : 63, before_kernel : 1;
+} su_starve;
+
+/* A device's operations and gaps until its process is finished; then only what the diagnoses
+ * read of them (the start-up's data-loading gaps), so that a finished process keeps little. */
 typedef struct {
     su_op *ops;
     size_t nops, cap_ops;
     uint64_t stream[SU_STREAMS - 1]; /* the streams by index (0: free) */
     su_gap *gaps;
     size_t ngaps, cap_gaps;
+    su_starve *starve;
+    size_t nstarve, cap_starve;
     cta_startup_dev r;
 } su_dev;
 
@@ -309,11 +323,12 @@ static int loop_like(size_t len, size_t P, size_t n)
     return len >= 3 * P && len >= SU_MIN_LOOP && 4 * len >= n;
 }
 
-/* The steady state by the sequence of operations o[0..n), sorted by start (cta_startup.h):
- * fills r's repetition and steady_from; returns its first operation (n: no repetition). */
-static size_t sequence_start(const su_op *o, size_t n, cta_startup_dev *r)
+/* The period of o[0..n) (n at most SU_WINDOW): the shortest repeating nearly as long as any,
+ * its repetition's first operation in *from, the longest repetition of any period in *len;
+ * 0: none is a loop. */
+static size_t window_period(const su_op *o, size_t n, size_t *len_out, size_t *from_out)
 {
-    size_t best_len = 0, maxP = n / 3 < SU_MAX_PERIOD ? n / 3 : SU_MAX_PERIOD;
+    size_t best_len = 0, maxP = n / 3;
     size_t *len = cta_xmalloc((maxP + 1) * 2 * sizeof *len, "the periods"), *from = len + maxP + 1;
     for (size_t P = 1; P <= maxP; P++) {
         len[P] = periodic_run(o, n, P, &from[P]);
@@ -326,8 +341,35 @@ static size_t sequence_start(const su_op *o, size_t n, cta_startup_dev *r)
     for (size_t q = 1; q <= maxP && !P; q++)
         if (loop_like(len[q], q, n) && 10 * len[q] >= 9 * best_len)
             P = q;
-    size_t j = P ? from[P] : 0;
+    *len_out = P ? best_len : 0;
+    *from_out = P ? from[P] : 0;
     free(len);
+    return P;
+}
+
+/* The steady state by the sequence of operations o[0..n), sorted by start (cta_startup.h):
+ * fills r's repetition and steady_from; returns its first operation (n: no repetition). A
+ * longer run than a window: the period of its middle's window or its end's, whichever repeats
+ * longest through the run (a start-up of any length before it). */
+static size_t sequence_start(const su_op *o, size_t n, cta_startup_dev *r)
+{
+    size_t best_len = 0, j = 0, P = 0;
+    if (n <= SU_WINDOW) {
+        P = window_period(o, n, &best_len, &j);
+    } else {
+        const size_t at[2] = {n / 2 - SU_WINDOW / 2, n - SU_WINDOW};
+        for (int w = 0; w < 2; w++) {
+            size_t l, f, q = window_period(o + at[w], SU_WINDOW, &l, &f);
+            if (!q || q == P)
+                continue;
+            l = periodic_run(o, n, q, &f);
+            if (loop_like(l, q, n) && (l > best_len || (l == best_len && q < P))) {
+                P = q;
+                best_len = l;
+                j = f;
+            }
+        }
+    }
     if (!P)
         return n;
     /* the unit begins after its longest typical gap: where an iteration ends and the next
@@ -489,10 +531,22 @@ static void su_finish(cta_model *m, cta_proc *p)
         return;
     nvtx_start(m, p, s);
     for (int d = 0; d < CTA_MAX_DEV; d++) {
-        find_steady(s, &s->dev[d], &p->dev[d]);
-        uint64_t t = s->dev[d].r.steady_from;
+        su_dev *dv = &s->dev[d];
+        find_steady(s, dv, &p->dev[d]);
+        uint64_t t = dv->r.steady_from;
         if (t && (!s->r.steady_from || t < s->r.steady_from))
             s->r.steady_from = t;
+        for (size_t g = 0; t && g < dv->ngaps && dv->gaps[g].start < t; g++)
+            if (dv->gaps[g].cls0 == CTA_GAP_STARVE) {
+                cta_grow(&dv->starve, &dv->cap_starve, dv->nstarve + 1, sizeof *dv->starve);
+                dv->starve[dv->nstarve++] =
+                    (su_starve){dv->gaps[g].ns0 + dv->gaps[g].ns1, dv->gaps[g].before_kernel};
+            }
+        free(dv->ops);
+        free(dv->gaps);
+        dv->ops = NULL;
+        dv->gaps = NULL;
+        dv->nops = dv->ngaps = dv->cap_ops = dv->cap_gaps = 0;
     }
     if (!s->r.steady_from)
         return;
@@ -527,6 +581,7 @@ static void su_proc_free(cta_proc *p)
     for (int d = 0; d < CTA_MAX_DEV; d++) {
         free(s->dev[d].ops);
         free(s->dev[d].gaps);
+        free(s->dev[d].starve);
     }
     cta_map_free(&s->syms);
     cta_map_free(&s->fns);
@@ -600,11 +655,9 @@ int cta_startup_steady(const cta_proc *p, int d, cta_dev *out)
         out->starve_bins = bins;
     }
     const su_dev *sd = &s->dev[d];
-    for (size_t g = 0; g < sd->ngaps && sd->gaps[g].start < r->steady_from; g++) {
-        const su_gap *x = &sd->gaps[g];
-        uint64_t len = x->ns0 + x->ns1;
-        if (x->cls0 != CTA_GAP_STARVE || !dv->starve_bins)
-            continue;
+    for (size_t g = 0; g < sd->nstarve && dv->starve_bins; g++) {
+        const su_starve *x = &sd->starve[g];
+        uint64_t len = x->len;
         cta_starve_bin *b = &bins[cta_sketch_bucket(len)];
         b->n -= b->n > 0;
         b->ns -= b->ns < len ? b->ns : len;

@@ -8,6 +8,9 @@
  * shortest period P whose repetition (a tenth of each period may differ: iterations vary) lasts
  * nearly as long as any and holds at least three periods, 24 operations and a quarter of them
  * (a run ends with other work, an evaluation or a checkpoint, as it begins with its start-up);
+ * in a run of more than 8,192 operations, P is that of the 8,192 in its middle or at its end
+ * (a start-up of thousands of autotuning kernels before them), whichever repeats longer through
+ * the run: linear in the run but for two windows' search (cta_startup.c, SU_WINDOW);
  * the steady state begins at the first whole period, the unit turned to begin after its longest
  * typical gap (where one iteration ends and the next begins), as the end of the GPU work before
  * it. No repetition: the whole run is steady, and the output says so.
@@ -29,7 +32,11 @@
 
 #include "cta_feature.h"
 
-#define CTA_STARTUP_MAX_OPS (1u << 13) /* GPU operations of a device the repetition is found in */
+/* GPU operations of a device the repetition is found in: a start-up of up to about as many
+ * (16 bytes each, and its gaps 24: ~7 MB at most a device; on tracegen's 2.45 M-operation
+ * trace of make bench's section 3, peak memory 6.7 -> 13.5 MB, time unchanged; on 2 M
+ * operations after a start-up of 10,000, 0.78 -> 0.82 s, where 8,192 found none) */
+#define CTA_STARTUP_MAX_OPS (1u << 17)
 
 /* How the steady state was found: not (the whole run is steady), from the sequence of
  * operations, from the NVTX ranges. */

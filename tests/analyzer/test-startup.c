@@ -209,3 +209,36 @@ TEST_IMPL(startup_host_activity_apart)
                            "--distinct-kernels"));
     return 0;
 }
+
+/* A start-up longer than the window the period is searched in (10,000 trial kernels of a
+ * search, then the loop): the steady state is found where the loop begins, whatever the loader's
+ * shape, and the trials are the start-up's. */
+TEST_IMPL(startup_found_after_a_long_startup)
+{
+    static const char *const shapes[] = {"regular", "bursty", "irregular"};
+    for (int i = 0; i < 3; i++) {
+        char args[256], name[64];
+        snprintf(args, sizeof args, "--iters 400 --kernels 12 --loader-ms 1 --workers 0 "
+                 "--autotune-ms 2000 --autotune-trials 10000 --shape %s", shapes[i]);
+        snprintf(name, sizeof name, "long-%s", shapes[i]);
+        double end;
+        const tj *su;
+        tj *s = traced(name, args, "startup_end_ns", &end, &su);
+        ASSERT(s);
+        if (strcmp(tj_str(su, "found"), "sequence") ||
+            fabs(tj_num(su, "steady_from_ns") - end) > longest_op(s)) {
+            ctt_fail_at(__FILE__, __LINE__, "%s: found %s, the steady state at %.0f ns, the loop "
+                        "at %.0f by tracegen's clock (%.0f operations looked at)", shapes[i],
+                        tj_str(su, "found"), tj_num(su, "steady_from_ns"), end, tj_num(su, "ops"));
+            tj_free(s);
+            return 1;
+        }
+        ASSERT_INT((int)tj_num(su, "period_ops"), ==, 14);
+        ASSERT(tj_num(su, "trial_kernels") >= 10000);
+        const tj *t = an_diag(s, "startup-autotuning");
+        ASSERT(t);
+        ASSERT_STR(tj_str(tj_at(tj_get(s, "diagnoses"), 0), "phase"), "steady");
+        tj_free(s);
+    }
+    return 0;
+}
