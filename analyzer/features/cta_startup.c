@@ -62,7 +62,29 @@ typedef struct {
 } su_dev;
 
 /* What a function name or a stack is to the start-up: its class + 1 (0: not yet looked up). */
-enum { FN_OTHER, FN_CTX, FN_LIB, FN_ALLOC, FN_SYNC };
+enum { FN_OTHER, FN_CTX, FN_LIB, FN_ALLOC, FN_SYNC, FN_INIT };
+
+/* A library's loading as the start-up's part: cuBLAS's by its first call (its handle is made
+ * just before, in cublasCreate, which is not traced), cuDNN's by the tracer finding its
+ * libraries mapped (SHLIB: cuDNN is not intercepted; it loads its engines' libraries as a
+ * handle is made and a convolution planned, and the tracer finds them when their kernels are
+ * first looked up). A library loaded with its own copy of the runtime calls cuInit as its code
+ * first runs: the host's time on that thread before that cuInit (since its previous CUDA call)
+ * is the library's loading (on PyTorch: 191 ms for cuDNN's engines, 37 ms for its graph
+ * library, each mapped ~0.2 ms after its cuInit); without one, the time before the last call
+ * ahead of the finding. */
+typedef struct {
+    uint64_t seen;                /* when the library was first seen in use (0 not yet) */
+    uint64_t charged;             /* the start of the last call whose time before it was counted */
+    uint32_t tid;                 /* on which thread */
+    int called;                   /* seen after the thread's first CUDA call */
+} su_lib_seen;
+
+/* A thread's last top-level CUDA calls: the last one's, and the last cuInit's. */
+typedef struct {
+    uint64_t end, start, before;  /* the last call's end, start and the host's time before it */
+    uint64_t init_start, init_before; /* the same of the last cuInit */
+} su_thr;
 
 /* An outermost NVTX range (push/pop depth 0, or start/end). */
 typedef struct {
@@ -86,6 +108,10 @@ typedef struct {
     su_range *ranges;
     size_t nranges, cap_ranges;
     uint64_t nvtx_from;           /* the steady state by the NVTX ranges (0: none) */
+    su_lib_seen lib_seen[CTA_STARTUP_LIBS];
+    cta_map tids;                 /* a thread -> its index in thr */
+    su_thr *thr;
+    size_t cap_thr;
     su_dev dev[CTA_MAX_DEV];
     cta_startup_proc r;
 } su_proc;
@@ -99,6 +125,7 @@ static su_proc *su_get(cta_proc *p)
         cta_map_init(&s->syms);
         cta_map_init(&s->fns);
         cta_map_init(&s->stacks);
+        cta_map_init(&s->tids);
         p->feat[CTA_FEAT_STARTUP] = s;
     }
     return SU(p);
@@ -125,6 +152,8 @@ static int fn_class(const char *name)
         return FN_LIB;
     if (prefix(name, alloc, sizeof alloc / sizeof *alloc))
         return FN_ALLOC;
+    if (!strcmp(name, "cuInit"))
+        return FN_INIT;
     return strstr(name, "Synchronize") ? FN_SYNC : FN_OTHER;
 }
 
@@ -175,9 +204,66 @@ static void add_ev(su_proc *s, uint64_t start, uint64_t end, int kind)
                               (uint32_t)kind};
 }
 
+static su_thr *thr_of(su_proc *s, uint32_t tid)
+{
+    int added;
+    uint32_t t = cta_map_get(&s->tids, &tid, sizeof tid, &added);
+    if (added) {
+        cta_grow(&s->thr, &s->cap_thr, t + 1, sizeof *s->thr);
+        s->thr[t] = (su_thr){0};
+    }
+    return &s->thr[t];
+}
+
+/* A top-level call of thread tid [start, end), fn a cuInit. */
+static void lib_call(su_proc *s, uint32_t tid, uint64_t start, uint64_t end, int init)
+{
+    su_thr *h = thr_of(s, tid);
+    h->before = h->end && start > h->end ? start - h->end : 0;
+    h->start = start;
+    h->end = end;
+    if (init) {
+        h->init_start = start;
+        h->init_before = h->before;
+    }
+}
+
+/* Library l seen in use at t on thread tid (after its calls that ended by then): its use once
+ * the thread has called CUDA (cuDNN's libcudnn.so.9 is mapped with the program that links it,
+ * found at its first CUDA call; the libraries of its engines come as a handle is made), else
+ * its mapping; the loading of what was found (su_lib_seen). */
+static void lib_seen(su_proc *s, int l, uint32_t tid, uint64_t t)
+{
+    su_lib_seen *x = &s->lib_seen[l];
+    cta_startup_lib *o = &s->r.lib[l];
+    o->objects += l == CTA_LIB_CUDNN;
+    const su_thr *h = thr_of(s, tid);
+    int called = h->end != 0;
+    if (!x->seen || (called && !x->called)) {
+        *x = (su_lib_seen){.seen = t, .tid = tid, .called = called};
+        o->seen = t;
+        o->before_cuda = !called;
+    }
+    if (!called || x->tid != tid)
+        return;
+    int init = l == CTA_LIB_CUDNN && h->init_start > x->charged;
+    uint64_t from = init ? h->init_start : h->start;
+    if (from <= x->charged)
+        return; /* found with others of the same loading */
+    x->charged = from;
+    if (!o->first_call)
+        o->first_call = from;
+    o->host_ns += init ? h->init_before : h->before;
+}
+
 static void su_record(cta_model *m, cta_proc *p, const ct_rec *r)
 {
     su_proc *s = su_get(p);
+    if (r->type == CT_REC_SHLIB) {
+        if (r->u.shlib.kind == CT_SHLIB_CUDNN)
+            lib_seen(s, CTA_LIB_CUDNN, r->tid, r->ts);
+        return;
+    }
     if (r->type == CT_REC_NVTX_RANGE) {
         const ct_rec_nvtx_range *n = &r->u.nvtx_range;
         if (n->depth == 0 && s->nranges < SU_MAX_RANGES) {
@@ -204,6 +290,11 @@ static void su_record(cta_model *m, cta_proc *p, const ct_rec *r)
         s->fn_cls[i] = (uint8_t)fn_class(ct_reader_str(m->rd, p->file, a->function, tmp));
     }
     int c = s->fn_cls[i];
+    if (!a->parent)
+        lib_call(s, r->tid, a->start, r->ts, c == FN_INIT);
+    /* cuBLAS's first call: its own handle is made just before it */
+    if ((a->flags & CT_API_LIBRARY) && !s->lib_seen[CTA_LIB_CUBLAS].seen)
+        lib_seen(s, CTA_LIB_CUBLAS, r->tid, a->start);
     if (c == FN_CTX && !s->r.init_end)
         s->r.init_end = r->ts;
     else if (c == FN_LIB)
@@ -586,6 +677,8 @@ static void su_proc_free(cta_proc *p)
     cta_map_free(&s->syms);
     cta_map_free(&s->fns);
     cta_map_free(&s->stacks);
+    cta_map_free(&s->tids);
+    free(s->thr);
     free(s->sym_copy);
     free(s->fn_cls);
     free(s->stack_tune);
@@ -685,6 +778,17 @@ cta_span cta_startup_span(const cta_proc *p, int d, int startup)
 
 /* ---- the summary ---- */
 
+const char *const cta_startup_lib_names[CTA_STARTUP_LIBS] = {"cuBLAS", "cuDNN"};
+
+/* Whether library l's loading is the start-up's: seen in use before the steady state, after
+ * CUDA's first call (one only mapped with the program, its loading timed by no call: cuDNN's
+ * libcudnn.so.9 that PyTorch links, in a program with no convolution). */
+static int lib_in_startup(const cta_startup_proc *r, int l)
+{
+    return r->steady_from && r->lib[l].seen && r->lib[l].seen < r->steady_from &&
+           !r->lib[l].before_cuda;
+}
+
 static void su_text(FILE *f, const cta_model *m, int top)
 {
     (void)top;
@@ -753,6 +857,23 @@ static void su_text(FILE *f, const cta_model *m, int top)
             fprintf(f, "  pid %u: library loading: %llu calls (handles made, modules loaded), %s "
                     "in them\n", p->pid, (unsigned long long)r->lib_calls,
                     cta_fmt_ns(b1, (double)r->lib_ns));
+        for (int l = 0; l < CTA_STARTUP_LIBS; l++) {
+            const cta_startup_lib *x = &r->lib[l];
+            if (!lib_in_startup(r, l))
+                continue;
+            char objs[48] = "";
+            if (x->objects)
+                snprintf(objs, sizeof objs, " (%u of its libraries mapped)", x->objects);
+            fprintf(f, "  pid %u: library loading: %s in use from +%s%s", p->pid,
+                    cta_startup_lib_names[l], cta_fmt_ns(b1, (double)(x->seen - m->t0)), objs);
+            if (x->first_call)
+                fprintf(f, "; the host %s on that thread before %s (loading, its handle "
+                        "made)\n", cta_fmt_ns(b2, (double)x->host_ns),
+                        l == CTA_LIB_CUDNN ? "the first CUDA calls of its libraries' code"
+                                           : "its first call");
+            else
+                fputc('\n', f);
+        }
         if (r->alloc_calls)
             fprintf(f, "  pid %u: first allocations: %llu before the steady state, %s in them\n",
                     p->pid, (unsigned long long)r->alloc_calls, cta_fmt_ns(b1, (double)r->alloc_ns));
@@ -808,6 +929,21 @@ static void su_json(cta_json *j, const cta_model *m)
             CTA_JK_U64(j, "init_ns", pr->init_end >= pr->first_call ? pr->init_end - pr->first_call : 0);
             CTA_JK_U64(j, "library_calls", pr->lib_calls);
             CTA_JK_U64(j, "library_ns", pr->lib_ns);
+            cta_json_key(j, "libraries");
+            cta_json_arr(j);
+            for (int l = 0; l < CTA_STARTUP_LIBS; l++) {
+                const cta_startup_lib *x = &pr->lib[l];
+                if (!lib_in_startup(pr, l))
+                    continue;
+                cta_json_obj(j);
+                CTA_JK_STR(j, "name", cta_startup_lib_names[l]);
+                CTA_JK_U64(j, "seen_ns", x->seen - m->t0);
+                CTA_JK_U64_IF(j, "first_call_ns", x->first_call, x->first_call - m->t0);
+                CTA_JK_U64(j, "host_ns", x->host_ns);
+                CTA_JK_U64(j, "objects", x->objects);
+                cta_json_end_obj(j);
+            }
+            cta_json_end_arr(j);
             CTA_JK_U64(j, "allocations", pr->alloc_calls);
             CTA_JK_U64(j, "allocation_ns", pr->alloc_ns);
             CTA_JK_U64(j, "autotune_syncs", pr->tune_calls);
@@ -822,7 +958,8 @@ static void su_json(cta_json *j, const cta_model *m)
 
 const cta_feature cta_startup_feature = {
     .name = "startup",
-    .types = 1ull << CT_REC_API | 1ull << CT_REC_THREAD_SAMPLE | 1ull << CT_REC_NVTX_RANGE,
+    .types = 1ull << CT_REC_API | 1ull << CT_REC_THREAD_SAMPLE | 1ull << CT_REC_NVTX_RANGE |
+             1ull << CT_REC_SHLIB,
     .record = su_record,
     .gpu = su_gpu,
     .gap = su_gap_hook,

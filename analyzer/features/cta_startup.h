@@ -56,10 +56,25 @@ typedef struct {
     uint64_t trial_runs;          /* their runs */
 } cta_startup_dev;
 
+/* The libraries whose loading and handle making the start-up tells apart. */
+enum { CTA_LIB_CUBLAS, CTA_LIB_CUDNN, CTA_STARTUP_LIBS };
+extern const char *const cta_startup_lib_names[CTA_STARTUP_LIBS]; /* "cuBLAS", "cuDNN" */
+
+/* A library's loading (cta_startup.c, su_lib_seen): when it was first seen in use, and the host's
+ * time on that thread from its previous CUDA call to the first call of that use. */
+typedef struct {
+    uint64_t seen;                /* model time; 0: not used */
+    uint64_t first_call;          /* the first call of its use (0: none came) */
+    uint64_t host_ns;             /* the host's time before it: loading, the handle made */
+    uint32_t objects;             /* cuDNN: its shared objects the tracer found mapped */
+    int before_cuda;              /* only mapped before the thread's first CUDA call: not told */
+} cta_startup_lib;
+
 /* What the process's start-up was, on the host. */
 typedef struct {
     uint64_t first_call, init_end;        /* CUDA init: first call's start to context ready */
     uint64_t lib_calls, lib_ns;           /* library handles made, modules loaded */
+    cta_startup_lib lib[CTA_STARTUP_LIBS]; /* cuBLAS's and cuDNN's loading */
     uint64_t alloc_calls, alloc_ns;       /* allocations before the steady state */
     uint64_t tune_calls, tune_ns;         /* synchronizations in an algorithm search */
     uint64_t tune_first, tune_last;       /* their span */
