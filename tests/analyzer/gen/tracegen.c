@@ -46,7 +46,8 @@
  * --distinct-kernels names every launch of the loop apart (no iteration repeats another).
  * --nvtx-steps pushes the NVTX range "step" around each iteration; with --autotune-ms the search
  * is then in the first step, as PyTorch's is (stdout: step1_ns, the second step's push).
- * --samples-ms X samples the main thread every X ms while it works on the host (THREAD_SAMPLE,
+ * --lib-load-ms X begins the search with cuDNN's and cuBLAS's loading (libs_load; stdout:
+ * cudnn_load_ns, cublas_handle_ns). --samples-ms X samples the main thread every X ms while it works on the host (THREAD_SAMPLE,
  * running, Python frames of /opt/app/train.py): the loader in load_batch (line 30), the step's
  * own work in compute_metrics (24), a stall in checkpoint (36), the search in warm_up (12) under
  * torch's _conv_forward.
@@ -70,6 +71,7 @@ typedef struct {
         compute_loader, stacks_all, gpu_timing, no_rank, no_cpu, graph, nvtx_lost_pops,
         shape, /* --shape: how the loader's and host's work per iteration vary (wl_shape.h) */
         distinct_kernels, nvtx_steps, all_bounded, autotune_trials;
+    double lib_load_ms;
     double loader_ms, kernel_us, launch_us, stall_ms, straggler, host_us, init_ms, autotune_ms,
         samples_ms;
     uint64_t batch_bytes, sync_copy_bytes;
@@ -531,12 +533,50 @@ static void nvtx_lost_pops(proc *p)
     push(&p->g, S_MAIN, &e);
 }
 
+/* A SHLIB record of a cuDNN library mapped now (--lib-load-ms). */
+static void cudnn_mapped(proc *p, const char *path)
+{
+    ct_rec r = {.type = CT_REC_SHLIB, .ts = p->now};
+    r.u.shlib = (ct_rec_shlib){.kind = CT_SHLIB_CUDNN, .path = intern(&p->g, S_MAIN, p->now, path)};
+    push(&p->g, S_MAIN, &r);
+}
+
+/* --lib-load-ms X: as PyTorch's first convolution and matmul, cuDNN maps its engines' library
+ * (the host X ms, then the cuInit of that library's own runtime and its first calls, then its
+ * kernels looked up: the tracer finds it mapped) and cuBLAS makes its handle (the host X / 2 ms, untraced) before
+ * its first call */
+static void libs_load(proc *p)
+{
+    uint64_t ns = (uint64_t)(p->o->lib_load_ms * 1e6);
+    host_work(p, ns, ns, HW_TUNE);
+    api(p, intern(&p->g, S_MAIN, p->now, "cuInit"), 0, 2000, 0, 0);
+    /* its runtime's first calls, before a kernel lookup makes the tracer look */
+    for (int i = 0; i < 3; i++) {
+        p->now += 5000;
+        api(p, intern(&p->g, S_MAIN, p->now, "cuCtxGetDevice"), 0, 1000, 0, 0);
+    }
+    p->now += 1000;
+    cudnn_mapped(p, "/opt/venv/nvidia/cudnn/lib/libcudnn_engines_precompiled.so.9");
+    api(p, intern(&p->g, S_MAIN, p->now, "cuLibraryGetKernel"), 0, 3000, 0, 0);
+    host_work(p, ns / 2, ns / 2, HW_TUNE);
+    uint64_t start = p->now;
+    p->now += 20000;
+    ct_rec r = {.type = CT_REC_API, .ts = p->now};
+    r.u.api = (ct_rec_api){.start = start, .function = intern(&p->g, S_MAIN, p->now, "cublasSgemm_v2"),
+                           .corr = ++p->g.corr, .flags = CT_API_LIBRARY};
+    push(&p->g, S_MAIN, &r);
+    printf("tracegen: rank=%d cudnn_load_ns=%llu cublas_handle_ns=%llu\n", p->rank,
+           (unsigned long long)ns, (unsigned long long)(ns / 2));
+}
+
 /* --autotune-ms: the start-up's algorithm search (tracegen's header) */
 static void autotune(proc *p)
 {
     static const char *const cs_tune[] = {"cudaDeviceSynchronize", "cudnnFindConvolutionForwardAlgorithmEx",
                                           "conv_forward", "main"};
     uint32_t site = frame_stack(p, cs_tune, 4, "/usr/local/cuda/lib64/libcudart.so.13");
+    if (p->o->lib_load_ms > 0)
+        libs_load(p);
     uint64_t work = (uint64_t)(p->o->autotune_ms * 1e6 / p->o->autotune_trials);
     for (int i = 0; i < p->o->autotune_trials; i++) {
         char name[64];
@@ -685,6 +725,8 @@ static void run_rank(const gen_opts *o, int rank, uint64_t t0)
 
     /* setup; --init-ms: the first call creates the context (cudaFree(0)), longer than the
      * analyzer's minimum lag and than every call before it */
+    if (o->lib_load_ms > 0) /* linked by the program: mapped before CUDA is first called */
+        cudnn_mapped(p, "/opt/venv/nvidia/cudnn/lib/libcudnn.so.9");
     if (o->init_ms > 0)
         api(p, p->s_free, 0, (uint64_t)(o->init_ms * 1e6), 0, 0);
     if (o->nvtx_lost_pops)
@@ -808,7 +850,7 @@ static const char usage[] =
     "       [--loader-ms X] [--compute-loader] [--prefetch] [--batch-bytes B] [--pinned]\n"
     "       [--sync-every-kernel] [--sync-copy-bytes B] [--host-us X] [--churn] [--stall-ms X] [--oom]\n"
     "       [--init-ms X] [--autotune-ms X] [--autotune-trials N] [--distinct-kernels]\n"
-    "       [--nvtx-steps] [--samples-ms X]\n"
+    "       [--nvtx-steps] [--samples-ms X] [--lib-load-ms X (with --autotune-ms)]\n"
     "       [--ranks R] [--straggler FACTOR] [--workers W] [--events N] [--stacks-all]\n"
     "       [--gpu-timing N (0: no GPU records; N: for 1 operation in N; 1)] [--no-rank]\n"
     "       [--no-cpu-readings] [--graph] [--graph-nodes-lost] [--name S] [--nvtx-lost-pops]\n"
@@ -837,7 +879,7 @@ int main(int argc, char **argv)
         {"graph-nodes-lost", 0, 0, 'j'}, {"name", 1, 0, 'n'}, {"nvtx-lost-pops", 0, 0, 'V'},
         {"shape", 1, 0, 'Y'}, {"autotune-ms", 1, 0, 'a'}, {"distinct-kernels", 0, 0, 'D'},
         {"nvtx-steps", 0, 0, 'X'}, {"all-end-bounded", 0, 0, 'B'},
-        {"autotune-trials", 1, 0, 'u'}, {"samples-ms", 1, 0, 'M'},
+        {"autotune-trials", 1, 0, 'u'}, {"samples-ms", 1, 0, 'M'}, {"lib-load-ms", 1, 0, 'J'},
         {"help", 0, 0, 'h'},
         {0, 0, 0, 0}};
     int c;
@@ -876,6 +918,7 @@ int main(int argc, char **argv)
         case 'a': o.autotune_ms = atof(optarg); break;
         case 'u': o.autotune_trials = atoi(optarg); break;
         case 'M': o.samples_ms = atof(optarg); break;
+        case 'J': o.lib_load_ms = atof(optarg); break;
         case 'D': o.distinct_kernels = 1; break;
         case 'X': o.nvtx_steps = 1; break;
         case 'Y':
