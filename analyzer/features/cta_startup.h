@@ -33,9 +33,10 @@
 #include "cta_feature.h"
 
 /* GPU operations of a device the repetition is found in: a start-up of up to about as many
- * (16 bytes each, and its gaps 24: ~7 MB at most a device; on tracegen's 2.45 M-operation
- * trace of make bench's section 3, peak memory 6.7 -> 13.5 MB, time unchanged; on 2 M
- * operations after a start-up of 10,000, 0.78 -> 0.82 s, where 8,192 found none) */
+ * (16 bytes each, and its gaps 24, until the process is finished: ~6 MB at most a device; on
+ * tracegen's 2.45 M-operation trace of make bench's section 3, peak memory 6.9 -> 12.7 MB,
+ * CPU 0.80 -> 0.85 s; on 2.0 M operations after a start-up of 10,000, 0.70 -> 0.80 s, where
+ * 8,192 found none) */
 #define CTA_STARTUP_MAX_OPS (1u << 17)
 
 /* How the steady state was found: not (the whole run is steady), from the sequence of
