@@ -60,6 +60,7 @@ static uint32_t ct_shlib_kind(const char *path)
     static const struct { const char *prefix; uint32_t kind; } kinds[] = {
         {"libcudart.so", CT_SHLIB_CUDART}, {"libcuda.so", CT_SHLIB_CUDA},
         {"libcublas.so", CT_SHLIB_CUBLAS}, {"libcublasLt.so", CT_SHLIB_CUBLASLT},
+        {"libcudnn", CT_SHLIB_CUDNN}, /* libcudnn.so.9 and the libraries it loads as needed */
     };
     const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)

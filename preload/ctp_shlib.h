@@ -1,5 +1,7 @@
 /* SHLIB records (trace-format/FORMAT.md section 4.6): which CUDA runtime (libcudart.so*), driver
- * (libcuda.so*), cuBLAS and cuBLASLt the process has mapped, each object's resolved path and
+ * (libcuda.so*), cuBLAS, cuBLASLt and cuDNN libraries (libcudnn*: cuDNN 9 loads its engines'
+ * libraries as it makes a handle, so their records say when: the analyzer's library loading)
+ * the process has mapped, each object's resolved path and
  * GNU build id, once per object per trace file. A program may run NVIDIA's runtime from the
  * toolkit, the copy a Python wheel ships or a simulation; only the file tells.
  *

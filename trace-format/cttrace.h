@@ -162,6 +162,7 @@ enum {
  * of CT_LOSS_WRITE that says why). */
 enum ct_shlib_kind { /* which library of the CUDA stack a SHLIB record names (0 other) */
     CT_SHLIB_CUDART = 1, CT_SHLIB_CUDA = 2, CT_SHLIB_CUBLAS = 3, CT_SHLIB_CUBLASLT = 4,
+    CT_SHLIB_CUDNN = 5, /* any libcudnn*.so* (written since minor 11; earlier readers: other) */
 };
 enum ct_end_how {
     CT_END_EXIT = 1, CT_END_SIGNAL = 2, CT_END_ABORT = 3, CT_END_DETACH = 4, CT_END_EXIT_NOW = 5,

@@ -60,8 +60,10 @@ static void proc_diagnoses(cta_diags *ds, const cta_proc *p)
                 size_t n0 = ds->n;
                 ds->rule = rules[r];
                 rules[r]->run(ds, v, d, cta_dev_window(&v->dev[d]));
-                for (size_t i = n0; i < ds->n; i++)
+                for (size_t i = n0; i < ds->n; i++) {
                     ds->v[i].startup = rules[r]->startup;
+                    ds->v[i].span = cta_startup_span(p, d, rules[r]->startup);
+                }
             }
         /* (low-gpu-utilization counts what the device's steady findings claimed by their proc) */
         for (size_t i = first; i < ds->n; i++)
@@ -72,8 +74,11 @@ static void proc_diagnoses(cta_diags *ds, const cta_proc *p)
     uint64_t win = proc_window(p);
     for (size_t r = 0; r < NRULES; r++)
         if (!rules[r]->per_device) {
+            size_t n0 = ds->n;
             ds->rule = rules[r];
             rules[r]->run(ds, p, -1, win);
+            for (size_t i = n0; i < ds->n; i++)
+                ds->v[i].span = CTA_SPAN_ALL;
         }
 }
 

@@ -72,6 +72,8 @@ typedef struct {
     cta_starve_cause cause;       /* dataloader-starvation, gpu-gaps: why (known 0: no host samples) */
     int gap;                      /* 1 + the gap cause (CTA_GAP_*) it is drawn from, 0 none */
     int startup;                  /* of the start-up (cta_startup.h), not the steady state */
+    cta_span span;                /* the gaps it is drawn from (cta_startup_span): its host
+                                   * activity is theirs */
 } cta_diag;
 
 typedef struct {

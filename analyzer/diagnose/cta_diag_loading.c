@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cta_out.h"
+#include "cta_startup.h"
 
 /* The typical data-loading gap (cta_dev.starve_bins), which the fix's workers are counted for:
  * the band of length classes [band[0], band[1]], a factor CTA_DIAG_STARVE_BAND wide, holding
@@ -203,7 +204,7 @@ static void starvation(cta_diags *ds, const cta_proc *p, int d, uint64_t win)
          * workers' activity on a CPU holding most of their sampled time */
         char burning[600];
         double bshare;
-        if (cpu_bound && cta_feature_gap_burning(ds->m, p, d, CTA_GAP_STARVE, burning,
+        if (cpu_bound && cta_feature_gap_burning(ds->m, p, d, CTA_GAP_STARVE, cta_startup_span(p, d, 0), burning,
                                                  sizeof burning, &bshare)) {
             size_t used = strlen(x->fix);
             snprintf(x->fix + used, sizeof x->fix - used,

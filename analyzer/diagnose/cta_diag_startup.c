@@ -20,7 +20,7 @@ static const cta_fix FIX_TUNE = {
  * the thread samples there and the kernels tried that the steady state never runs tell how
  * much) while the GPU sat idle. Without the search the start-up's idle time of the host's own work, its
  * synchronizations and its launches goes; its data loading stays (the first batch is loaded
- * either way). */
+ * either way). Its host activity is the host's own work in the start-up's gaps: the search. */
 static void startup_autotuning(cta_diags *ds, const cta_proc *p, int d, uint64_t win)
 {
     const cta_startup_dev *r = cta_startup_of(p, d);
@@ -55,4 +55,4 @@ static void startup_autotuning(cta_diags *ds, const cta_proc *p, int d, uint64_t
 
 const cta_diag_rule cta_diag_rule_startup_autotuning = {
     .id = "startup-autotuning", .per_device = 1, .where = -1, .startup = 1,
-    .run = startup_autotuning};
+    .gap = 1 + CTA_GAP_HOST, .run = startup_autotuning};

@@ -29,14 +29,31 @@ typedef struct {
  * child processes forked without exec that load the batches, sampled by their parent). */
 enum { HA_FEEDER, HA_WORKERS, HA_WHO };
 
+/* A gap's samples of one key and cause: where a finding of the steady state or of the start-up
+ * counts only its own gaps (cta_span), the run's totals are split by these. */
+typedef struct {
+    uint64_t t;                   /* the gap's start */
+    uint32_t key;
+    uint32_t cls : 4, samples : 28;
+    uint64_t us;
+} ha_logged;
+
+/* The gaps' samples logged, at most: 24 MiB a device and HA_WHO; a span reaching past them
+ * counts the run's totals (the breakdown's) less those logged before it. A start-up is found
+ * among the run's first GPU operations, long before this fills unless a run of hours idles
+ * with a different activity every sample. */
+#define HA_MAX_LOG (1u << 20)
+
 /* A device's samples of one HA_WHO: those of the gap in progress, then their time (us) per key
- * and cause. */
+ * and cause, in all and by gap (log). */
 typedef struct {
     ha_pending *pend;
     size_t npend, cap_pend;
     uint64_t *us;                 /* [key * CTA_GAP_N + cause] */
     size_t cap_us;
     uint64_t total[CTA_GAP_N], samples[CTA_GAP_N];
+    ha_logged *log;
+    size_t nlog, cap_log;
 } ha_set;
 
 typedef struct {
@@ -180,6 +197,23 @@ static int ha_loading(cta_model *m, cta_proc *p, int d, const cta_gap *g)
     return unread && 2 * running > unread ? 0 : -1;
 }
 
+/* Logs a sample of the gap begun at t (first: the gap's first entry), merged into the gap's
+ * entry of the same key and cause among its last few. */
+static void ha_log(ha_set *x, size_t first, uint64_t t, uint32_t key, int cls, uint32_t us)
+{
+    for (size_t i = x->nlog; i > first && i + 8 > x->nlog; i--)
+        if (x->log[i - 1].key == key && x->log[i - 1].cls == (unsigned)cls &&
+            x->log[i - 1].samples < (1u << 28) - 1) {
+            x->log[i - 1].samples++;
+            x->log[i - 1].us += us;
+            return;
+        }
+    if (x->nlog >= HA_MAX_LOG)
+        return;
+    cta_grow(&x->log, &x->cap_log, x->nlog + 1, sizeof *x->log);
+    x->log[x->nlog++] = (ha_logged){t, key, (unsigned)cls & 15, 1, us};
+}
+
 /* The gap ended: its samples go to its causes by their instants. */
 static void ha_gap(cta_model *m, cta_proc *p, int d, const cta_gap_parts *g)
 {
@@ -190,14 +224,46 @@ static void ha_gap(cta_model *m, cta_proc *p, int d, const cta_gap_parts *g)
     for (int w = 0; w < HA_WHO; w++) {
         ha_set *x = &h->dev[d].who[w];
         cta_grow(&x->us, &x->cap_us, cta_map_count(&h->keys) * CTA_GAP_N, sizeof *x->us);
+        size_t first = x->nlog;
         for (size_t i = 0; i < x->npend && g->ns[0] + g->ns[1]; i++) {
             int cls = x->pend[i].t < g->start + g->ns[0] || !g->ns[1] ? g->cls[0] : g->cls[1];
             x->us[(size_t)x->pend[i].key * CTA_GAP_N + (size_t)cls] += x->pend[i].us;
             x->total[cls] += x->pend[i].us;
             x->samples[cls]++;
+            ha_log(x, first, g->start, x->pend[i].key, cls, x->pend[i].us);
         }
         x->npend = 0;
     }
+}
+
+/* The time (us) per key of cause cls in the gaps of span, into us[nk], and their samples into
+ * *samples; returns their total. The whole run's are the totals; a span from the steady state
+ * on, the totals less what the log holds before it; another, what the log holds in it. */
+static uint64_t ha_span_us(const ha_set *x, size_t nk, int cls, cta_span span, uint64_t *us,
+                           uint64_t *samples)
+{
+    int rest = span.to == UINT64_MAX;
+    for (size_t k = 0; k < nk; k++)
+        us[k] = rest && (k + 1) * CTA_GAP_N <= x->cap_us ? x->us[k * CTA_GAP_N + (size_t)cls] : 0;
+    uint64_t total = rest ? x->total[cls] : 0;
+    *samples = rest ? x->samples[cls] : 0;
+    if (rest && !span.from)
+        return total;
+    for (size_t i = 0; i < x->nlog; i++) {
+        const ha_logged *e = &x->log[i];
+        if (e->cls != (unsigned)cls || e->key >= nk)
+            continue;
+        if (rest && e->t < span.from) {
+            us[e->key] -= e->us;
+            total -= e->us;
+            *samples -= e->samples;
+        } else if (!rest && e->t >= span.from && e->t < span.to) {
+            us[e->key] += e->us;
+            total += e->us;
+            *samples += e->samples;
+        }
+    }
+    return total;
 }
 
 static void ha_proc_free(cta_proc *p)
@@ -209,6 +275,7 @@ static void ha_proc_free(cta_proc *p)
         for (int w = 0; w < HA_WHO; w++) {
             free(h->dev[d].who[w].pend);
             free(h->dev[d].who[w].us);
+            free(h->dev[d].who[w].log);
         }
     free(h->key);
     free(h->loader);
@@ -384,24 +451,29 @@ static int by_count(const void *x, const void *y)
 
 #define HA_TOP 6
 
-/* The activities of device d's idle time of cause cls in the samples of who, grouped and by
- * share (at most HA_TOP, into out); the time (us) the cause's samples whose frames were read
- * stand for (the shares' whole), and in *unread that of those whose were not. */
+/* The activities of device d's idle time of cause cls in the gaps of span in the samples of
+ * who, grouped and by share (at most HA_TOP, into out); the time (us) the cause's samples whose
+ * frames were read stand for (the shares' whole), and in *unread that of those whose were not;
+ * their samples in *samples. */
 static uint64_t ha_activities(const cta_model *m, const cta_proc *p, int d, int cls, int who,
-                              ha_act *out, int *nout, uint64_t *unread)
+                              cta_span span, ha_act *out, int *nout, uint64_t *unread,
+                              uint64_t *samples)
 {
     *nout = 0;
     *unread = 0;
+    *samples = 0;
     const ha_proc *h = HA(p);
     if (!h || d < 0 || d >= CTA_MAX_DEV || !h->dev[d].who[who].total[cls])
         return 0;
     const ha_set *x = &h->dev[d].who[who];
     size_t nk = cta_map_count(&h->keys), na = 0, cap = 0;
+    uint64_t *us = cta_xmalloc((nk + 1) * sizeof *us, "the samples' time by activity");
+    uint64_t total = ha_span_us(x, nk, cls, span, us, samples);
     ha_act *acts = NULL;
     cta_map by_text;
     cta_map_init(&by_text);
-    for (size_t k = 0; k < nk && (k + 1) * CTA_GAP_N <= x->cap_us; k++) {
-        uint64_t c = x->us[k * CTA_GAP_N + (size_t)cls];
+    for (size_t k = 0; k < nk && total; k++) {
+        uint64_t c = us[k];
         if (!c)
             continue;
         ha_act a;
@@ -422,12 +494,13 @@ static uint64_t ha_activities(const cta_model *m, const cta_proc *p, int d, int 
         acts[i].in_state[state_of(h->key[k].state)] += c;
     }
     cta_map_free(&by_text);
+    free(us);
     if (na)
         qsort(acts, na, sizeof *acts, by_count);
     for (size_t i = 0; i < na && i < HA_TOP; i++)
         out[(*nout)++] = acts[i];
     free(acts);
-    return x->total[cls] - *unread;
+    return total - *unread;
 }
 
 /* The state most of an activity's samples were in. */
@@ -460,11 +533,14 @@ static const char *ha_native(const ha_proc *h)
 /* The loader workers' activities of the idle time of cause cls (into a, as ha_activities):
  * only in data-loading gaps, where they say why the batches were late. */
 static uint64_t ha_worker_activities(const cta_model *m, const cta_proc *p, int d, int cls,
-                                     ha_act *a, int *n, uint64_t *unread)
+                                     cta_span span, ha_act *a, int *n, uint64_t *unread,
+                                     uint64_t *samples)
 {
     *n = 0;
     *unread = 0;
-    return cls == CTA_GAP_STARVE ? ha_activities(m, p, d, cls, HA_WORKERS, a, n, unread) : 0;
+    *samples = 0;
+    return cls == CTA_GAP_STARVE ? ha_activities(m, p, d, cls, HA_WORKERS, span, a, n, unread, samples)
+                                 : 0;
 }
 
 /* One list of activities as the summary says them, under its title (up to its samples). */
@@ -486,22 +562,22 @@ static void ha_list_text(FILE *f, const char *indent, const char *title, uint64_
 }
 
 static void ha_gap_text(FILE *f, const cta_model *m, const cta_proc *p, int d, int cls,
-                        const char *indent)
+                        cta_span span, const char *indent)
 {
     ha_act a[HA_TOP];
     int n;
-    uint64_t unread, total = ha_activities(m, p, d, cls, HA_FEEDER, a, &n, &unread);
+    uint64_t unread, samples, total = ha_activities(m, p, d, cls, HA_FEEDER, span, a, &n, &unread,
+                                                    &samples);
     if (!total)
         return;
-    ha_list_text(f, indent, "where the host was (the thread that last fed the GPU",
-                 HA(p)->dev[d].who[HA_FEEDER].samples[cls], unread, ha_native(HA(p)), a, n, total);
+    ha_list_text(f, indent, "where the host was (the thread that last fed the GPU", samples, unread,
+                 ha_native(HA(p)), a, n, total);
     char title[120];
     snprintf(title, sizeof title,
              "where the loader workers were (%u sampled in the run; their time together",
              HA(p)->workers);
-    if ((total = ha_worker_activities(m, p, d, cls, a, &n, &unread)))
-        ha_list_text(f, indent, title, HA(p)->dev[d].who[HA_WORKERS].samples[cls], unread, NULL, a,
-                     n, total);
+    if ((total = ha_worker_activities(m, p, d, cls, span, a, &n, &unread, &samples)))
+        ha_list_text(f, indent, title, samples, unread, NULL, a, n, total);
 }
 
 int cta_hostact_describe(const cta_model *m, const cta_proc *p, const ct_rec_thread_sample *s,
@@ -541,22 +617,24 @@ static void ha_list_json(cta_json *j, const char *who, const ha_act *a, int n, u
     }
 }
 
-static void ha_gap_json(cta_json *j, const cta_model *m, const cta_proc *p, int d, int cls)
+static void ha_gap_json(cta_json *j, const cta_model *m, const cta_proc *p, int d, int cls,
+                        cta_span span)
 {
     ha_act a[HA_TOP], w[HA_TOP];
     int n, nw;
-    uint64_t unread, wunread, total = ha_activities(m, p, d, cls, HA_FEEDER, a, &n, &unread);
+    uint64_t unread, wunread, samples, wsamples,
+        total = ha_activities(m, p, d, cls, HA_FEEDER, span, a, &n, &unread, &samples);
     if (!total)
         return;
-    uint64_t wtotal = ha_worker_activities(m, p, d, cls, w, &nw, &wunread);
-    CTA_JK_U64(j, "host_samples", HA(p)->dev[d].who[HA_FEEDER].samples[cls]);
+    uint64_t wtotal = ha_worker_activities(m, p, d, cls, span, w, &nw, &wunread, &wsamples);
+    CTA_JK_U64(j, "host_samples", samples);
     CTA_JK_U64(j, "host_sampled_ns", 1000 * total);
     CTA_JK_U64(j, "host_unread_ns", 1000 * unread);
     const char *native = ha_native(HA(p));
     if (native)
         CTA_JK_STR(j, "host_native_stacks", HA(p)->flags & CT_TS_PERF ? "perf_event" : "last_cuda_call");
     if (wtotal) {
-        CTA_JK_U64(j, "worker_samples", HA(p)->dev[d].who[HA_WORKERS].samples[cls]);
+        CTA_JK_U64(j, "worker_samples", wsamples);
         CTA_JK_U64(j, "worker_sampled_ns", 1000 * wtotal);
         CTA_JK_U64(j, "worker_unread_ns", 1000 * wunread);
     }
@@ -572,12 +650,12 @@ static void ha_gap_json(cta_json *j, const cta_model *m, const cta_proc *p, int 
  * (data loading): "FRAME (under SITE)", the work first, then the program's line it runs under
  * (for a worker, the loop that started it); its share of that time. The feeding thread's are
  * not the loading's where workers load: it waits for them. */
-static int ha_gap_burning(const cta_model *m, const cta_proc *p, int d, int cls, char *out,
-                          size_t n, double *share)
+static int ha_gap_burning(const cta_model *m, const cta_proc *p, int d, int cls, cta_span span,
+                          char *out, size_t n, double *share)
 {
     ha_act a[HA_TOP];
     int na;
-    uint64_t unread, total = ha_worker_activities(m, p, d, cls, a, &na, &unread);
+    uint64_t unread, samples, total = ha_worker_activities(m, p, d, cls, span, a, &na, &unread, &samples);
     for (int i = 0; total && i < na; i++)
         if (!strcmp(ha_state(&a[i]), ha_state_words[HA_RUNNING])) {
             if (a[i].frame[0])

@@ -13,7 +13,10 @@
  *
  * Contract: a feature of the table (cta_features.c); reads THREAD_SAMPLE records; its output is
  * through the gap hooks of cta_feature.h (cta_feature_gap_text, _gap_json), which the summary's
- * breakdown and the findings drawn from one cause call. A trace without samples shows nothing. */
+ * breakdown and the findings drawn from one cause call, each for the gaps of a span (cta_span:
+ * a steady state's finding its gaps, a start-up's finding its own, the breakdown all: the
+ * samples' time is kept per gap for that, HA_MAX_LOG entries at most). A trace without samples
+ * shows nothing. The timeline shows each sample at its instant. */
 #ifndef CTA_HOSTACT_H
 #define CTA_HOSTACT_H
 

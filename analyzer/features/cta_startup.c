@@ -10,7 +10,11 @@
 #define SU_MAX_GAPS CTA_STARTUP_MAX_OPS
 #define SU_MAX_EVENTS (1u << 14)
 #define SU_MAX_RANGES (1u << 13)  /* outermost NVTX ranges kept */
-#define SU_MAX_PERIOD 8192u      /* operations per iteration looked for */
+/* The period is looked for among SU_WINDOW operations at a time (every period up to a third
+ * of them against each: quadratic in the window, so bounded), in a longer run in two windows,
+ * its middle and its end (the start-up is at its beginning); each window's period is then
+ * followed through the whole run, in one pass. */
+#define SU_WINDOW 8192u
 
 /* Compact: the head's operations and gaps are what the feature's memory grows with. */
 typedef struct {
@@ -38,17 +42,49 @@ typedef struct {
     uint32_t kind;
 } su_ev;
 
+/* A data-loading gap of the start-up, as the steady state's view leaves it out of the gap
+ * classes (cta_startup_steady). */
+typedef struct {
+    uint64_t len : 63, before_kernel : 1;
+} su_starve;
+
+/* A device's operations and gaps until its process is finished; then only what the diagnoses
+ * read of them (the start-up's data-loading gaps), so that a finished process keeps little. */
 typedef struct {
     su_op *ops;
     size_t nops, cap_ops;
     uint64_t stream[SU_STREAMS - 1]; /* the streams by index (0: free) */
     su_gap *gaps;
     size_t ngaps, cap_gaps;
+    su_starve *starve;
+    size_t nstarve, cap_starve;
     cta_startup_dev r;
 } su_dev;
 
 /* What a function name or a stack is to the start-up: its class + 1 (0: not yet looked up). */
-enum { FN_OTHER, FN_CTX, FN_LIB, FN_ALLOC, FN_SYNC };
+enum { FN_OTHER, FN_CTX, FN_LIB, FN_ALLOC, FN_SYNC, FN_INIT };
+
+/* A library's loading as the start-up's part: cuBLAS's by its first call (its handle is made
+ * just before, in cublasCreate, which is not traced), cuDNN's by the tracer finding its
+ * libraries mapped (SHLIB: cuDNN is not intercepted; it loads its engines' libraries as a
+ * handle is made and a convolution planned, and the tracer finds them when their kernels are
+ * first looked up). A library loaded with its own copy of the runtime calls cuInit as its code
+ * first runs: the host's time on that thread before that cuInit (since its previous CUDA call)
+ * is the library's loading (on PyTorch: 191 ms for cuDNN's engines, 37 ms for its graph
+ * library, each mapped ~0.2 ms after its cuInit); without one, the time before the last call
+ * ahead of the finding. */
+typedef struct {
+    uint64_t seen;                /* when the library was first seen in use (0 not yet) */
+    uint64_t charged;             /* the start of the last call whose time before it was counted */
+    uint32_t tid;                 /* on which thread */
+    int called;                   /* seen after the thread's first CUDA call */
+} su_lib_seen;
+
+/* A thread's last top-level CUDA calls: the last one's, and the last cuInit's. */
+typedef struct {
+    uint64_t end, start, before;  /* the last call's end, start and the host's time before it */
+    uint64_t init_start, init_before; /* the same of the last cuInit */
+} su_thr;
 
 /* An outermost NVTX range (push/pop depth 0, or start/end). */
 typedef struct {
@@ -72,6 +108,10 @@ typedef struct {
     su_range *ranges;
     size_t nranges, cap_ranges;
     uint64_t nvtx_from;           /* the steady state by the NVTX ranges (0: none) */
+    su_lib_seen lib_seen[CTA_STARTUP_LIBS];
+    cta_map tids;                 /* a thread -> its index in thr */
+    su_thr *thr;
+    size_t cap_thr;
     su_dev dev[CTA_MAX_DEV];
     cta_startup_proc r;
 } su_proc;
@@ -85,6 +125,7 @@ static su_proc *su_get(cta_proc *p)
         cta_map_init(&s->syms);
         cta_map_init(&s->fns);
         cta_map_init(&s->stacks);
+        cta_map_init(&s->tids);
         p->feat[CTA_FEAT_STARTUP] = s;
     }
     return SU(p);
@@ -111,6 +152,8 @@ static int fn_class(const char *name)
         return FN_LIB;
     if (prefix(name, alloc, sizeof alloc / sizeof *alloc))
         return FN_ALLOC;
+    if (!strcmp(name, "cuInit"))
+        return FN_INIT;
     return strstr(name, "Synchronize") ? FN_SYNC : FN_OTHER;
 }
 
@@ -161,9 +204,66 @@ static void add_ev(su_proc *s, uint64_t start, uint64_t end, int kind)
                               (uint32_t)kind};
 }
 
+static su_thr *thr_of(su_proc *s, uint32_t tid)
+{
+    int added;
+    uint32_t t = cta_map_get(&s->tids, &tid, sizeof tid, &added);
+    if (added) {
+        cta_grow(&s->thr, &s->cap_thr, t + 1, sizeof *s->thr);
+        s->thr[t] = (su_thr){0};
+    }
+    return &s->thr[t];
+}
+
+/* A top-level call of thread tid [start, end), fn a cuInit. */
+static void lib_call(su_proc *s, uint32_t tid, uint64_t start, uint64_t end, int init)
+{
+    su_thr *h = thr_of(s, tid);
+    h->before = h->end && start > h->end ? start - h->end : 0;
+    h->start = start;
+    h->end = end;
+    if (init) {
+        h->init_start = start;
+        h->init_before = h->before;
+    }
+}
+
+/* Library l seen in use at t on thread tid (after its calls that ended by then): its use once
+ * the thread has called CUDA (cuDNN's libcudnn.so.9 is mapped with the program that links it,
+ * found at its first CUDA call; the libraries of its engines come as a handle is made), else
+ * its mapping; the loading of what was found (su_lib_seen). */
+static void lib_seen(su_proc *s, int l, uint32_t tid, uint64_t t)
+{
+    su_lib_seen *x = &s->lib_seen[l];
+    cta_startup_lib *o = &s->r.lib[l];
+    o->objects += l == CTA_LIB_CUDNN;
+    const su_thr *h = thr_of(s, tid);
+    int called = h->end != 0;
+    if (!x->seen || (called && !x->called)) {
+        *x = (su_lib_seen){.seen = t, .tid = tid, .called = called};
+        o->seen = t;
+        o->before_cuda = !called;
+    }
+    if (!called || x->tid != tid)
+        return;
+    int init = l == CTA_LIB_CUDNN && h->init_start > x->charged;
+    uint64_t from = init ? h->init_start : h->start;
+    if (from <= x->charged)
+        return; /* found with others of the same loading */
+    x->charged = from;
+    if (!o->first_call)
+        o->first_call = from;
+    o->host_ns += init ? h->init_before : h->before;
+}
+
 static void su_record(cta_model *m, cta_proc *p, const ct_rec *r)
 {
     su_proc *s = su_get(p);
+    if (r->type == CT_REC_SHLIB) {
+        if (r->u.shlib.kind == CT_SHLIB_CUDNN)
+            lib_seen(s, CTA_LIB_CUDNN, r->tid, r->ts);
+        return;
+    }
     if (r->type == CT_REC_NVTX_RANGE) {
         const ct_rec_nvtx_range *n = &r->u.nvtx_range;
         if (n->depth == 0 && s->nranges < SU_MAX_RANGES) {
@@ -190,6 +290,11 @@ static void su_record(cta_model *m, cta_proc *p, const ct_rec *r)
         s->fn_cls[i] = (uint8_t)fn_class(ct_reader_str(m->rd, p->file, a->function, tmp));
     }
     int c = s->fn_cls[i];
+    if (!a->parent)
+        lib_call(s, r->tid, a->start, r->ts, c == FN_INIT);
+    /* cuBLAS's first call: its own handle is made just before it */
+    if ((a->flags & CT_API_LIBRARY) && !s->lib_seen[CTA_LIB_CUBLAS].seen)
+        lib_seen(s, CTA_LIB_CUBLAS, r->tid, a->start);
     if (c == FN_CTX && !s->r.init_end)
         s->r.init_end = r->ts;
     else if (c == FN_LIB)
@@ -309,11 +414,12 @@ static int loop_like(size_t len, size_t P, size_t n)
     return len >= 3 * P && len >= SU_MIN_LOOP && 4 * len >= n;
 }
 
-/* The steady state by the sequence of operations o[0..n), sorted by start (cta_startup.h):
- * fills r's repetition and steady_from; returns its first operation (n: no repetition). */
-static size_t sequence_start(const su_op *o, size_t n, cta_startup_dev *r)
+/* The period of o[0..n) (n at most SU_WINDOW): the shortest repeating nearly as long as any,
+ * its repetition's first operation in *from, the longest repetition of any period in *len;
+ * 0: none is a loop. */
+static size_t window_period(const su_op *o, size_t n, size_t *len_out, size_t *from_out)
 {
-    size_t best_len = 0, maxP = n / 3 < SU_MAX_PERIOD ? n / 3 : SU_MAX_PERIOD;
+    size_t best_len = 0, maxP = n / 3;
     size_t *len = cta_xmalloc((maxP + 1) * 2 * sizeof *len, "the periods"), *from = len + maxP + 1;
     for (size_t P = 1; P <= maxP; P++) {
         len[P] = periodic_run(o, n, P, &from[P]);
@@ -326,8 +432,35 @@ static size_t sequence_start(const su_op *o, size_t n, cta_startup_dev *r)
     for (size_t q = 1; q <= maxP && !P; q++)
         if (loop_like(len[q], q, n) && 10 * len[q] >= 9 * best_len)
             P = q;
-    size_t j = P ? from[P] : 0;
+    *len_out = P ? best_len : 0;
+    *from_out = P ? from[P] : 0;
     free(len);
+    return P;
+}
+
+/* The steady state by the sequence of operations o[0..n), sorted by start (cta_startup.h):
+ * fills r's repetition and steady_from; returns its first operation (n: no repetition). A
+ * longer run than a window: the period of its middle's window or its end's, whichever repeats
+ * longest through the run (a start-up of any length before it). */
+static size_t sequence_start(const su_op *o, size_t n, cta_startup_dev *r)
+{
+    size_t best_len = 0, j = 0, P = 0;
+    if (n <= SU_WINDOW) {
+        P = window_period(o, n, &best_len, &j);
+    } else {
+        const size_t at[2] = {n / 2 - SU_WINDOW / 2, n - SU_WINDOW};
+        for (int w = 0; w < 2; w++) {
+            size_t l, f, q = window_period(o + at[w], SU_WINDOW, &l, &f);
+            if (!q || q == P)
+                continue;
+            l = periodic_run(o, n, q, &f);
+            if (loop_like(l, q, n) && (l > best_len || (l == best_len && q < P))) {
+                P = q;
+                best_len = l;
+                j = f;
+            }
+        }
+    }
     if (!P)
         return n;
     /* the unit begins after its longest typical gap: where an iteration ends and the next
@@ -489,10 +622,22 @@ static void su_finish(cta_model *m, cta_proc *p)
         return;
     nvtx_start(m, p, s);
     for (int d = 0; d < CTA_MAX_DEV; d++) {
-        find_steady(s, &s->dev[d], &p->dev[d]);
-        uint64_t t = s->dev[d].r.steady_from;
+        su_dev *dv = &s->dev[d];
+        find_steady(s, dv, &p->dev[d]);
+        uint64_t t = dv->r.steady_from;
         if (t && (!s->r.steady_from || t < s->r.steady_from))
             s->r.steady_from = t;
+        for (size_t g = 0; t && g < dv->ngaps && dv->gaps[g].start < t; g++)
+            if (dv->gaps[g].cls0 == CTA_GAP_STARVE) {
+                cta_grow(&dv->starve, &dv->cap_starve, dv->nstarve + 1, sizeof *dv->starve);
+                dv->starve[dv->nstarve++] =
+                    (su_starve){dv->gaps[g].ns0 + dv->gaps[g].ns1, dv->gaps[g].before_kernel};
+            }
+        free(dv->ops);
+        free(dv->gaps);
+        dv->ops = NULL;
+        dv->gaps = NULL;
+        dv->nops = dv->ngaps = dv->cap_ops = dv->cap_gaps = 0;
     }
     if (!s->r.steady_from)
         return;
@@ -527,10 +672,13 @@ static void su_proc_free(cta_proc *p)
     for (int d = 0; d < CTA_MAX_DEV; d++) {
         free(s->dev[d].ops);
         free(s->dev[d].gaps);
+        free(s->dev[d].starve);
     }
     cta_map_free(&s->syms);
     cta_map_free(&s->fns);
     cta_map_free(&s->stacks);
+    cta_map_free(&s->tids);
+    free(s->thr);
     free(s->sym_copy);
     free(s->fn_cls);
     free(s->stack_tune);
@@ -600,11 +748,9 @@ int cta_startup_steady(const cta_proc *p, int d, cta_dev *out)
         out->starve_bins = bins;
     }
     const su_dev *sd = &s->dev[d];
-    for (size_t g = 0; g < sd->ngaps && sd->gaps[g].start < r->steady_from; g++) {
-        const su_gap *x = &sd->gaps[g];
-        uint64_t len = x->ns0 + x->ns1;
-        if (x->cls0 != CTA_GAP_STARVE || !dv->starve_bins)
-            continue;
+    for (size_t g = 0; g < sd->nstarve && dv->starve_bins; g++) {
+        const su_starve *x = &sd->starve[g];
+        uint64_t len = x->len;
         cta_starve_bin *b = &bins[cta_sketch_bucket(len)];
         b->n -= b->n > 0;
         b->ns -= b->ns < len ? b->ns : len;
@@ -621,7 +767,27 @@ int cta_startup_steady(const cta_proc *p, int d, cta_dev *out)
     return 1;
 }
 
+cta_span cta_startup_span(const cta_proc *p, int d, int startup)
+{
+    const su_proc *s = p->feat[CTA_FEAT_STARTUP];
+    uint64_t t = s ? s->dev[d].r.steady_from : 0;
+    if (!t || t >= p->dev[d].last_gpu)
+        return CTA_SPAN_ALL;
+    return startup ? (cta_span){0, t} : (cta_span){t, UINT64_MAX};
+}
+
 /* ---- the summary ---- */
+
+const char *const cta_startup_lib_names[CTA_STARTUP_LIBS] = {"cuBLAS", "cuDNN"};
+
+/* Whether library l's loading is the start-up's: seen in use before the steady state, after
+ * CUDA's first call (one only mapped with the program, its loading timed by no call: cuDNN's
+ * libcudnn.so.9 that PyTorch links, in a program with no convolution). */
+static int lib_in_startup(const cta_startup_proc *r, int l)
+{
+    return r->steady_from && r->lib[l].seen && r->lib[l].seen < r->steady_from &&
+           !r->lib[l].before_cuda;
+}
 
 static void su_text(FILE *f, const cta_model *m, int top)
 {
@@ -691,6 +857,23 @@ static void su_text(FILE *f, const cta_model *m, int top)
             fprintf(f, "  pid %u: library loading: %llu calls (handles made, modules loaded), %s "
                     "in them\n", p->pid, (unsigned long long)r->lib_calls,
                     cta_fmt_ns(b1, (double)r->lib_ns));
+        for (int l = 0; l < CTA_STARTUP_LIBS; l++) {
+            const cta_startup_lib *x = &r->lib[l];
+            if (!lib_in_startup(r, l))
+                continue;
+            char objs[48] = "";
+            if (x->objects)
+                snprintf(objs, sizeof objs, " (%u of its libraries mapped)", x->objects);
+            fprintf(f, "  pid %u: library loading: %s in use from +%s%s", p->pid,
+                    cta_startup_lib_names[l], cta_fmt_ns(b1, (double)(x->seen - m->t0)), objs);
+            if (x->first_call)
+                fprintf(f, "; the host %s on that thread before %s (loading, its handle "
+                        "made)\n", cta_fmt_ns(b2, (double)x->host_ns),
+                        l == CTA_LIB_CUDNN ? "the first CUDA calls of its libraries' code"
+                                           : "its first call");
+            else
+                fputc('\n', f);
+        }
         if (r->alloc_calls)
             fprintf(f, "  pid %u: first allocations: %llu before the steady state, %s in them\n",
                     p->pid, (unsigned long long)r->alloc_calls, cta_fmt_ns(b1, (double)r->alloc_ns));
@@ -746,6 +929,21 @@ static void su_json(cta_json *j, const cta_model *m)
             CTA_JK_U64(j, "init_ns", pr->init_end >= pr->first_call ? pr->init_end - pr->first_call : 0);
             CTA_JK_U64(j, "library_calls", pr->lib_calls);
             CTA_JK_U64(j, "library_ns", pr->lib_ns);
+            cta_json_key(j, "libraries");
+            cta_json_arr(j);
+            for (int l = 0; l < CTA_STARTUP_LIBS; l++) {
+                const cta_startup_lib *x = &pr->lib[l];
+                if (!lib_in_startup(pr, l))
+                    continue;
+                cta_json_obj(j);
+                CTA_JK_STR(j, "name", cta_startup_lib_names[l]);
+                CTA_JK_U64(j, "seen_ns", x->seen - m->t0);
+                CTA_JK_U64_IF(j, "first_call_ns", x->first_call, x->first_call - m->t0);
+                CTA_JK_U64(j, "host_ns", x->host_ns);
+                CTA_JK_U64(j, "objects", x->objects);
+                cta_json_end_obj(j);
+            }
+            cta_json_end_arr(j);
             CTA_JK_U64(j, "allocations", pr->alloc_calls);
             CTA_JK_U64(j, "allocation_ns", pr->alloc_ns);
             CTA_JK_U64(j, "autotune_syncs", pr->tune_calls);
@@ -760,7 +958,8 @@ static void su_json(cta_json *j, const cta_model *m)
 
 const cta_feature cta_startup_feature = {
     .name = "startup",
-    .types = 1ull << CT_REC_API | 1ull << CT_REC_THREAD_SAMPLE | 1ull << CT_REC_NVTX_RANGE,
+    .types = 1ull << CT_REC_API | 1ull << CT_REC_THREAD_SAMPLE | 1ull << CT_REC_NVTX_RANGE |
+             1ull << CT_REC_SHLIB,
     .record = su_record,
     .gpu = su_gpu,
     .gap = su_gap_hook,

@@ -8,6 +8,9 @@
  * shortest period P whose repetition (a tenth of each period may differ: iterations vary) lasts
  * nearly as long as any and holds at least three periods, 24 operations and a quarter of them
  * (a run ends with other work, an evaluation or a checkpoint, as it begins with its start-up);
+ * in a run of more than 8,192 operations, P is that of the 8,192 in its middle or at its end
+ * (a start-up of thousands of autotuning kernels before them), whichever repeats longer through
+ * the run: linear in the run but for two windows' search (cta_startup.c, SU_WINDOW);
  * the steady state begins at the first whole period, the unit turned to begin after its longest
  * typical gap (where one iteration ends and the next begins), as the end of the GPU work before
  * it. No repetition: the whole run is steady, and the output says so.
@@ -29,7 +32,12 @@
 
 #include "cta_feature.h"
 
-#define CTA_STARTUP_MAX_OPS (1u << 13) /* GPU operations of a device the repetition is found in */
+/* GPU operations of a device the repetition is found in: a start-up of up to about as many
+ * (16 bytes each, and its gaps 24, until the process is finished: ~6 MB at most a device; on
+ * tracegen's 2.45 M-operation trace of make bench's section 3, peak memory 6.9 -> 12.7 MB,
+ * CPU 0.80 -> 0.85 s; on 2.0 M operations after a start-up of 10,000, 0.70 -> 0.80 s, where
+ * 8,192 found none) */
+#define CTA_STARTUP_MAX_OPS (1u << 17)
 
 /* How the steady state was found: not (the whole run is steady), from the sequence of
  * operations, from the NVTX ranges. */
@@ -49,10 +57,25 @@ typedef struct {
     uint64_t trial_runs;          /* their runs */
 } cta_startup_dev;
 
+/* The libraries whose loading and handle making the start-up tells apart. */
+enum { CTA_LIB_CUBLAS, CTA_LIB_CUDNN, CTA_STARTUP_LIBS };
+extern const char *const cta_startup_lib_names[CTA_STARTUP_LIBS]; /* "cuBLAS", "cuDNN" */
+
+/* A library's loading (cta_startup.c, su_lib_seen): when it was first seen in use, and the host's
+ * time on that thread from its previous CUDA call to the first call of that use. */
+typedef struct {
+    uint64_t seen;                /* model time; 0: not used */
+    uint64_t first_call;          /* the first call of its use (0: none came) */
+    uint64_t host_ns;             /* the host's time before it: loading, the handle made */
+    uint32_t objects;             /* cuDNN: its shared objects the tracer found mapped */
+    int before_cuda;              /* only mapped before the thread's first CUDA call: not told */
+} cta_startup_lib;
+
 /* What the process's start-up was, on the host. */
 typedef struct {
     uint64_t first_call, init_end;        /* CUDA init: first call's start to context ready */
     uint64_t lib_calls, lib_ns;           /* library handles made, modules loaded */
+    cta_startup_lib lib[CTA_STARTUP_LIBS]; /* cuBLAS's and cuDNN's loading */
     uint64_t alloc_calls, alloc_ns;       /* allocations before the steady state */
     uint64_t tune_calls, tune_ns;         /* synchronizations in an algorithm search */
     uint64_t tune_first, tune_last;       /* their span */
@@ -71,5 +94,9 @@ const cta_startup_proc *cta_startup_proc_of(const cta_proc *p);
  * steady state on, its busy and idle time, gaps by cause, data-loading gap classes and longest
  * gaps without the start-up's; returns 1, or 0 (out untouched) when it had no start-up. */
 int cta_startup_steady(const cta_proc *p, int d, cta_dev *out);
+/* The gaps of device d of p that a finding of its start-up (startup 1) or of its steady state
+ * (0) is drawn from: those begun before the steady state, from it on; all of them where
+ * cta_startup_steady sets nothing apart. */
+cta_span cta_startup_span(const cta_proc *p, int d, int startup);
 
 #endif

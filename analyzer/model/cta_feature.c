@@ -116,26 +116,27 @@ void cta_feature_proc_json(cta_json *j, const cta_model *m, const cta_proc *p, i
 }
 
 void cta_feature_gap_text(FILE *f, const cta_model *m, const cta_proc *p, int dev, int cls,
-                          const char *indent)
+                          cta_span span, const char *indent)
 {
     for (int i = 0; i < CTA_FEAT_MAX; i++)
         if (m->plugs->at[i] && m->plugs->at[i]->gap_text)
-            m->plugs->at[i]->gap_text(f, m, p, dev, cls, indent);
+            m->plugs->at[i]->gap_text(f, m, p, dev, cls, span, indent);
 }
 
-void cta_feature_gap_json(cta_json *j, const cta_model *m, const cta_proc *p, int dev, int cls)
+void cta_feature_gap_json(cta_json *j, const cta_model *m, const cta_proc *p, int dev, int cls,
+                          cta_span span)
 {
     for (int i = 0; i < CTA_FEAT_MAX; i++)
         if (m->plugs->at[i] && m->plugs->at[i]->gap_json)
-            m->plugs->at[i]->gap_json(j, m, p, dev, cls);
+            m->plugs->at[i]->gap_json(j, m, p, dev, cls, span);
 }
 
-int cta_feature_gap_burning(const cta_model *m, const cta_proc *p, int dev, int cls, char *out,
-                            size_t n, double *share)
+int cta_feature_gap_burning(const cta_model *m, const cta_proc *p, int dev, int cls, cta_span span,
+                            char *out, size_t n, double *share)
 {
     for (int i = 0; i < CTA_FEAT_MAX; i++)
         if (m->plugs->at[i] && m->plugs->at[i]->gap_burning &&
-            m->plugs->at[i]->gap_burning(m, p, dev, cls, out, n, share))
+            m->plugs->at[i]->gap_burning(m, p, dev, cls, span, out, n, share))
             return 1;
     return 0;
 }

@@ -20,6 +20,14 @@
 
 typedef struct cta_pt cta_pt;
 
+/* The part of a device's record a gap hook speaks of: the gaps begun in [from, to). A finding
+ * of the steady state speaks of the gaps from it on, one of the start-up of those before it
+ * (cta_startup_span), the breakdown of all of them. */
+typedef struct {
+    uint64_t from, to;
+} cta_span;
+#define CTA_SPAN_ALL ((cta_span){0, UINT64_MAX})
+
 typedef struct {
     const char *name;
     /* ---- the per-record pass (cta_model_feed) ---- */
@@ -93,18 +101,20 @@ typedef struct {
     /* Its keys of the JSON's top level; of each process. */
     void (*json)(cta_json *j, const cta_model *m);
     void (*proc_json)(cta_json *j, const cta_proc *p);
-    /* What it says of device dev's idle time of cause cls (CTA_GAP_*): lines of the text (each
-     * begun with indent), keys of the JSON object the cause or a finding drawn from it is
-     * (cta_feature_gap_text, _gap_json: the breakdown's causes, the findings of one cause). */
+    /* What it says of device dev's idle time of cause cls (CTA_GAP_*) in the gaps of span:
+     * lines of the text (each begun with indent), keys of the JSON object the cause or a
+     * finding drawn from it is (cta_feature_gap_text, _gap_json: the breakdown's causes, the
+     * findings of one cause). */
     void (*gap_text)(FILE *f, const cta_model *m, const cta_proc *p, int dev, int cls,
-                     const char *indent);
-    void (*gap_json)(cta_json *j, const cta_model *m, const cta_proc *p, int dev, int cls);
-    /* Where the loading's CPU went in device dev's idle time of cause cls: the loader
+                     cta_span span, const char *indent);
+    void (*gap_json)(cta_json *j, const cta_model *m, const cta_proc *p, int dev, int cls,
+                     cta_span span);
+    /* Where the loading's CPU went in device dev's idle time of cause cls (gaps of span): the loader
      * workers' activity on a CPU that held most of their sampled time there, in words into
      * out, its share of that time in *share; 0 when it knows none (cta_feature_gap_burning: a
      * CPU-bound loader's fix naming the line that burns the CPU). */
-    int (*gap_burning)(const cta_model *m, const cta_proc *p, int dev, int cls, char *out,
-                       size_t n, double *share);
+    int (*gap_burning)(const cta_model *m, const cta_proc *p, int dev, int cls, cta_span span,
+                       char *out, size_t n, double *share);
 } cta_feature;
 
 /* The places of a feature's sections (cta_feature.at): after the breakdown (text and JSON's
@@ -141,10 +151,11 @@ void cta_feature_json(cta_json *j, const cta_model *m, int at);
 void cta_feature_proc_json(cta_json *j, const cta_model *m, const cta_proc *p, int at);
 /* The gap hooks of every plugged feature, in slot order. */
 void cta_feature_gap_text(FILE *f, const cta_model *m, const cta_proc *p, int dev, int cls,
-                          const char *indent);
-void cta_feature_gap_json(cta_json *j, const cta_model *m, const cta_proc *p, int dev, int cls);
+                          cta_span span, const char *indent);
+void cta_feature_gap_json(cta_json *j, const cta_model *m, const cta_proc *p, int dev, int cls,
+                          cta_span span);
 /* The first plugged feature's gap_burning that knows one (0: none does). */
-int cta_feature_gap_burning(const cta_model *m, const cta_proc *p, int dev, int cls, char *out,
-                            size_t n, double *share);
+int cta_feature_gap_burning(const cta_model *m, const cta_proc *p, int dev, int cls, cta_span span,
+                            char *out, size_t n, double *share);
 
 #endif

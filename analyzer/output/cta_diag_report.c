@@ -38,7 +38,7 @@ void cta_diag_report_text(FILE *f, const cta_model *m, const cta_diag *dg, int n
             }
         }
         if (d->gap && d->dev >= 0)
-            cta_feature_gap_text(f, m, d->proc, d->dev, d->gap - 1, "    ");
+            cta_feature_gap_text(f, m, d->proc, d->dev, d->gap - 1, d->span, "    ");
         if (d->in_range)
             fprintf(f, "    %s\n", d->range.text);
         if (d->nsites) {
@@ -200,7 +200,7 @@ void cta_diag_report_json(cta_json *j, const cta_model *m, const cta_diag *dg, i
         if (d->cause.known)
             json_cause(j, &d->cause);
         if (d->gap && d->dev >= 0)
-            cta_feature_gap_json(j, m, d->proc, d->dev, d->gap - 1);
+            cta_feature_gap_json(j, m, d->proc, d->dev, d->gap - 1, d->span);
         CTA_JK_STR(j, "fix", d->fix);
         cta_json_end_obj(j);
     }

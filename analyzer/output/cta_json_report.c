@@ -462,7 +462,7 @@ static void json_dev_breakdown(void *ctx, const cta_proc *p, int d, uint64_t unt
         cta_json_obj(j);
         CTA_JK_U64(j, "count", dv->gap_count[c]);
         CTA_JK_U64(j, "total_ns", dv->gap_ns[c]);
-        cta_feature_gap_json(j, m, p, d, c);
+        cta_feature_gap_json(j, m, p, d, c, CTA_SPAN_ALL);
         cta_json_end_obj(j);
     }
     cta_json_end_obj(j);

@@ -594,7 +594,7 @@ static void idle_by_cause(FILE *f, const cta_model *m, const cta_proc *p, int d,
         FILE *s = dv->gap_ns[c] ? open_memstream(&said, &len) : NULL;
         if (!s)
             continue;
-        cta_feature_gap_text(s, m, p, d, c, "      ");
+        cta_feature_gap_text(s, m, p, d, c, CTA_SPAN_ALL, "      ");
         if (fclose(s) == 0 && len)
             fprintf(f, "    idle of cause %s: %s (%.1f%% of the window)\n%s", cta_gap_names[c],
                     cta_fmt_ns(w, (double)dv->gap_ns[c]),

@@ -79,7 +79,7 @@ int cta_report_end_code(const cta_model *m, const cta_proc *p)
 
 const char *cta_report_shlib_kind(uint32_t kind)
 {
-    static const char *const names[] = {"other", "cudart", "cuda", "cublas", "cublasLt"};
+    static const char *const names[] = {"other", "cudart", "cuda", "cublas", "cublasLt", "cudnn"};
     return kind < sizeof names / sizeof names[0] ? names[kind] : names[0];
 }
 

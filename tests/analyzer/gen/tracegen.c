@@ -41,13 +41,18 @@
  * pushed again 1 ms after "inner" (ending both) and popped 1 ms after that. --lost N writes, at
  * the setup, a LOSS record of N records lost for buffers full and one of 2N lost while the
  * program had closed the trace's descriptor (reason write failed, why CT_WRITE_LOST_FD). --autotune-ms X
- * begins the run, after the setup, with an algorithm search of X ms as cuDNN's: AUTOTUNE_TRIALS
- * trials, each the host computing X / AUTOTUNE_TRIALS ms, then a kernel of its own (a name no
+ * begins the run, after the setup, with an algorithm search of X ms as cuDNN's: N trials
+ * (--autotune-trials N, 40), each the host computing X / N ms, then a kernel of its own (a name no
  * iteration runs) and a cudaDeviceSynchronize called from cudnnFindConvolutionForwardAlgorithmEx;
  * the loop begins when the last returns (stdout: startup_end_ns, from the trace's start).
  * --distinct-kernels names every launch of the loop apart (no iteration repeats another).
  * --nvtx-steps pushes the NVTX range "step" around each iteration; with --autotune-ms the search
  * is then in the first step, as PyTorch's is (stdout: step1_ns, the second step's push).
+ * --lib-load-ms X begins the search with cuDNN's and cuBLAS's loading (libs_load; stdout:
+ * cudnn_load_ns, cublas_handle_ns). --samples-ms X samples the main thread every X ms while it works on the host (THREAD_SAMPLE,
+ * running, Python frames of /opt/app/train.py): the loader in load_batch (line 30), the step's
+ * own work in compute_metrics (24), a stall in checkpoint (36), the search in warm_up (12) under
+ * torch's _conv_forward.
  *
  * stdout: "tracegen: key=value ..." lines stating what was written (counts, bytes, peaks,
  * simulated times), for tests to compare with the analyzer's output. */
@@ -67,8 +72,10 @@ typedef struct {
     int iters, kernels, ranks, workers, prefetch, pinned, sync_every_kernel, churn, oom,
         compute_loader, stacks_all, gpu_timing, no_rank, no_cpu, graph, nvtx_lost_pops,
         shape, /* --shape: how the loader's and host's work per iteration vary (wl_shape.h) */
-        distinct_kernels, nvtx_steps, all_bounded, lost;
-    double loader_ms, kernel_us, launch_us, stall_ms, straggler, host_us, init_ms, autotune_ms;
+        distinct_kernels, nvtx_steps, all_bounded, lost, autotune_trials;
+    double lib_load_ms;
+    double loader_ms, kernel_us, launch_us, stall_ms, straggler, host_us, init_ms, autotune_ms,
+        samples_ms;
     uint64_t batch_bytes, sync_copy_bytes;
     const char *out, *name;
 } gen_opts;
@@ -225,6 +232,9 @@ typedef struct {
     /* call sites (on API records, as the tracer's default stacks): the batch copy, the loss
      * copy, the metric read-back, the stream and device syncs, launches (--stacks-all) */
     uint32_t site_h2d, site_loss, site_metric, site_sync, site_devsync, site_launch;
+    /* --samples-ms: the Python stacks of the host's work (HW_*), the next sample's time */
+    uint32_t py_stack[4];
+    uint64_t next_sample;
     uint64_t h2d, h2d_bytes, d2h, d2h_bytes, kernels, syncs, mallocs, frees, failed;
     uint64_t graph_launches, graph_kernels, graph_copies; /* --graph */
     uint64_t gpu_ops, gpu_timed, kernels_timed; /* GPU work, and that with a GPU record */
@@ -241,6 +251,28 @@ static void cpu_reading(proc *p, uint64_t busy_ns)
     r.u.cpu = (ct_rec_cpu){.tid = p->g.tid[S_MAIN], .user_ns = p->cpu_ns * 9 / 10,
                            .sys_ns = p->cpu_ns - p->cpu_ns * 9 / 10};
     push(&p->g, S_MAIN, &r);
+}
+
+/* What the main thread's host work is, as --samples-ms samples it: the loader, the step's own
+ * work, a stall, the start-up's algorithm search */
+enum { HW_LOADER, HW_STEP, HW_STALL, HW_TUNE };
+
+/* The main thread works on the host ns from now, busy of it on a CPU (its readings around it),
+ * sampled every --samples-ms in the Python stack of what (HW_*) */
+static void host_work(proc *p, uint64_t ns, uint64_t busy, int what)
+{
+    cpu_reading(p, 0);
+    uint64_t period = (uint64_t)(p->o->samples_ms * 1e6), end = p->now + ns;
+    for (; period && p->next_sample < end; p->next_sample += period) {
+        if (p->next_sample < p->now)
+            continue;
+        ct_rec r = {.type = CT_REC_THREAD_SAMPLE, .ts = p->next_sample};
+        r.u.thread_sample = (ct_rec_thread_sample){.tid = p->g.tid[S_MAIN], .state = 'R',
+                                                   .stack = p->py_stack[what], .flags = CT_TS_PYTHON};
+        push(&p->g, S_MAIN, &r);
+    }
+    p->now = end;
+    cpu_reading(p, busy);
 }
 
 /* An API call of the main thread lasting dur from now; returns its correlation id. The runtime
@@ -290,8 +322,6 @@ static void sync_rec(proc *p, uint64_t corr, uint32_t kind, uint64_t start, uint
     p->syncs++;
 }
 
-/* --autotune-ms: the trials of the start-up's algorithm search */
-#define AUTOTUNE_TRIALS 40
 
 static void launch_fn(proc *p, int k, uint32_t fn)
 {
@@ -436,25 +466,52 @@ static void stream_sync(proc *p, uint32_t fn, uint32_t kind, uint32_t site)
     sync_rec(p, corr, kind, start + 1000, p->now - 1000);
 }
 
-/* A stack of n frames, innermost first; with `module`, the first frame is in that library (the
- * CUDA function the user called) and the others in the program. */
-static uint32_t frame_stack(proc *p, const char *const *fns, int n, const char *module)
+/* The stack of frames fr[0..n), innermost first (their ids given here): its id. */
+static uint32_t emit_stack(proc *p, ct_rec_frame *fr, int n)
 {
     static uint32_t next_frame, next_stack;
     uint32_t frames[8];
     for (int i = 0; i < n; i++) {
         ct_rec f = {.type = CT_REC_FRAME, .ts = p->now};
-        const char *mod = module ? i == 0 ? module : "/opt/app/train" : NULL;
-        f.u.frame = (ct_rec_frame){.id = ++next_frame, .function = intern(&p->g, S_MAIN, p->now, fns[i]),
-                                   .module = mod ? intern(&p->g, S_MAIN, p->now, mod) : 0,
-                                   .offset = 0x100u * (unsigned)i};
+        fr[i].id = ++next_frame;
+        f.u.frame = fr[i];
         encode(&p->g, S_MAIN, &f, p->now);
-        frames[i] = f.u.frame.id;
+        frames[i] = fr[i].id;
     }
     ct_rec s = {.type = CT_REC_STACK, .ts = p->now};
     s.u.stack = (ct_rec_stack){.id = ++next_stack, .nframes = (uint32_t)n, .frames = frames};
     encode(&p->g, S_MAIN, &s, p->now);
     return s.u.stack.id;
+}
+
+/* A stack of n frames, innermost first; with `module`, the first frame is in that library (the
+ * CUDA function the user called) and the others in the program. */
+static uint32_t frame_stack(proc *p, const char *const *fns, int n, const char *module)
+{
+    ct_rec_frame fr[8];
+    for (int i = 0; i < n; i++) {
+        const char *mod = module ? i == 0 ? module : "/opt/app/train" : NULL;
+        fr[i] = (ct_rec_frame){.function = intern(&p->g, S_MAIN, p->now, fns[i]),
+                               .module = mod ? intern(&p->g, S_MAIN, p->now, mod) : 0,
+                               .offset = 0x100u * (unsigned)i};
+    }
+    return emit_stack(p, fr, n);
+}
+
+/* A Python stack of n frames "file:function:line", innermost first (--samples-ms). */
+static uint32_t py_stack(proc *p, const char *const *frames_text, int n)
+{
+    ct_rec_frame fr[8];
+    for (int i = 0; i < n; i++) {
+        char file[128], fn[64];
+        unsigned line = 0;
+        if (sscanf(frames_text[i], "%127[^:]:%63[^:]:%u", file, fn, &line) != 3)
+            abort();
+        fr[i] = (ct_rec_frame){.function = intern(&p->g, S_MAIN, p->now, fn),
+                               .module = intern(&p->g, S_MAIN, p->now, file),
+                               .kind = CT_FRAME_PYTHON, .line = line};
+    }
+    return emit_stack(p, fr, n);
 }
 
 static void nvtx_lost_pops(proc *p)
@@ -478,20 +535,56 @@ static void nvtx_lost_pops(proc *p)
     push(&p->g, S_MAIN, &e);
 }
 
+/* A SHLIB record of a cuDNN library mapped now (--lib-load-ms). */
+static void cudnn_mapped(proc *p, const char *path)
+{
+    ct_rec r = {.type = CT_REC_SHLIB, .ts = p->now};
+    r.u.shlib = (ct_rec_shlib){.kind = CT_SHLIB_CUDNN, .path = intern(&p->g, S_MAIN, p->now, path)};
+    push(&p->g, S_MAIN, &r);
+}
+
+/* --lib-load-ms X: as PyTorch's first convolution and matmul, cuDNN maps its engines' library
+ * (the host X ms, then the cuInit of that library's own runtime and its first calls, then its
+ * kernels looked up: the tracer finds it mapped) and cuBLAS makes its handle (the host X / 2 ms, untraced) before
+ * its first call */
+static void libs_load(proc *p)
+{
+    uint64_t ns = (uint64_t)(p->o->lib_load_ms * 1e6);
+    host_work(p, ns, ns, HW_TUNE);
+    api(p, intern(&p->g, S_MAIN, p->now, "cuInit"), 0, 2000, 0, 0);
+    /* its runtime's first calls, before a kernel lookup makes the tracer look */
+    for (int i = 0; i < 3; i++) {
+        p->now += 5000;
+        api(p, intern(&p->g, S_MAIN, p->now, "cuCtxGetDevice"), 0, 1000, 0, 0);
+    }
+    p->now += 1000;
+    cudnn_mapped(p, "/opt/venv/nvidia/cudnn/lib/libcudnn_engines_precompiled.so.9");
+    api(p, intern(&p->g, S_MAIN, p->now, "cuLibraryGetKernel"), 0, 3000, 0, 0);
+    host_work(p, ns / 2, ns / 2, HW_TUNE);
+    uint64_t start = p->now;
+    p->now += 20000;
+    ct_rec r = {.type = CT_REC_API, .ts = p->now};
+    r.u.api = (ct_rec_api){.start = start, .function = intern(&p->g, S_MAIN, p->now, "cublasSgemm_v2"),
+                           .corr = ++p->g.corr, .flags = CT_API_LIBRARY};
+    push(&p->g, S_MAIN, &r);
+    printf("tracegen: rank=%d cudnn_load_ns=%llu cublas_handle_ns=%llu\n", p->rank,
+           (unsigned long long)ns, (unsigned long long)(ns / 2));
+}
+
 /* --autotune-ms: the start-up's algorithm search (tracegen's header) */
 static void autotune(proc *p)
 {
     static const char *const cs_tune[] = {"cudaDeviceSynchronize", "cudnnFindConvolutionForwardAlgorithmEx",
                                           "conv_forward", "main"};
     uint32_t site = frame_stack(p, cs_tune, 4, "/usr/local/cuda/lib64/libcudart.so.13");
-    uint64_t work = (uint64_t)(p->o->autotune_ms * 1e6 / AUTOTUNE_TRIALS);
-    for (int i = 0; i < AUTOTUNE_TRIALS; i++) {
+    if (p->o->lib_load_ms > 0)
+        libs_load(p);
+    uint64_t work = (uint64_t)(p->o->autotune_ms * 1e6 / p->o->autotune_trials);
+    for (int i = 0; i < p->o->autotune_trials; i++) {
         char name[64];
         snprintf(name, sizeof name, "cudnn_trial_kernel_%d", i);
         uint32_t fn = intern(&p->g, S_MAIN, p->now, name);
-        cpu_reading(p, 0);
-        p->now += work;
-        cpu_reading(p, work);
+        host_work(p, work, work, HW_TUNE);
         launch_fn(p, i, fn);
         stream_sync(p, p->s_sync_dev, CT_SYNC_DEVICE, site);
     }
@@ -621,9 +714,21 @@ static void run_rank(const gen_opts *o, int rank, uint64_t t0)
     p->site_sync = frame_stack(p, cs_sync, 3, rt);
     p->site_devsync = frame_stack(p, cs_devsync, 4, rt);
     p->site_launch = frame_stack(p, cs_launch, 4, rt);
+    if (o->samples_ms > 0) {
+        static const char *const py[4][3] = {
+            {"/opt/app/train.py:load_batch:30", "/opt/app/train.py:main:52"},
+            {"/opt/app/train.py:compute_metrics:24", "/opt/app/train.py:main:55"},
+            {"/opt/app/train.py:checkpoint:36", "/opt/app/train.py:main:57"},
+            {"/usr/lib/python3/site-packages/torch/nn/modules/conv.py:_conv_forward:454",
+             "/opt/app/train.py:warm_up:12", "/opt/app/train.py:main:48"}};
+        for (int w = 0; w < 4; w++)
+            p->py_stack[w] = py_stack(p, py[w], w == HW_TUNE ? 3 : 2);
+    }
 
     /* setup; --init-ms: the first call creates the context (cudaFree(0)), longer than the
      * analyzer's minimum lag and than every call before it */
+    if (o->lib_load_ms > 0) /* linked by the program: mapped before CUDA is first called */
+        cudnn_mapped(p, "/opt/venv/nvidia/cudnn/lib/libcudnn.so.9");
     if (o->init_ms > 0)
         api(p, p->s_free, 0, (uint64_t)(o->init_ms * 1e6), 0, 0);
     if (o->nvtx_lost_pops)
@@ -660,22 +765,16 @@ static void run_rank(const gen_opts *o, int rank, uint64_t t0)
         }
         /* the loader: on the main thread unless prefetching hides it */
         uint64_t loader = (uint64_t)(o->loader_ms * 1e6 * wl_shape_factor(o->shape, it, o->iters));
-        if (!o->prefetch && loader) {
-            cpu_reading(p, 0);
-            p->now += loader;
-            cpu_reading(p, o->compute_loader ? loader : loader / 50);
-        }
+        if (!o->prefetch && loader)
+            host_work(p, loader, o->compute_loader ? loader : loader / 50, HW_LOADER);
         for (int w = 0; w < o->workers && w < 8; w++) {
             p->worker_cpu[w] += loader;
             ct_rec c = {.type = CT_REC_CPU, .ts = p->now};
             c.u.cpu = (ct_rec_cpu){.tid = g->tid[S_WORKER0 + w], .user_ns = p->worker_cpu[w]};
             push(g, S_WORKER0 + w, &c);
         }
-        if (o->stall_ms > 0 && it == o->iters / 2) {
-            cpu_reading(p, 0);
-            p->now += (uint64_t)(o->stall_ms * 1e6);
-            cpu_reading(p, (uint64_t)(o->stall_ms * 1e6));
-        }
+        if (o->stall_ms > 0 && it == o->iters / 2)
+            host_work(p, (uint64_t)(o->stall_ms * 1e6), (uint64_t)(o->stall_ms * 1e6), HW_STALL);
         copy(p, CT_DIR_HTOD, o->batch_bytes, 1, o->pinned, o->prefetch, p->site_h2d);
         if (o->churn)
             mem(p, CT_MEM_ALLOC, 0x710000000000ull, 64u << 20, p->s_stack[3], 120000, 0);
@@ -687,9 +786,7 @@ static void run_rank(const gen_opts *o, int rank, uint64_t t0)
                 if (o->sync_copy_bytes)
                     copy(p, CT_DIR_DTOH, o->sync_copy_bytes, 0, 0, 0, p->site_metric);
                 uint64_t work = (uint64_t)(o->host_us * 1e3 * wl_shape_factor(o->shape, it, o->iters));
-                cpu_reading(p, 0);
-                p->now += work;
-                cpu_reading(p, work);
+                host_work(p, work, work, HW_STEP);
             }
             if (o->distinct_kernels)
                 launch_distinct(p, it, k);
@@ -761,7 +858,8 @@ static const char usage[] =
     "usage: tracegen -o DIR [--iters N] [--kernels K] [--kernel-us X] [--launch-us X]\n"
     "       [--loader-ms X] [--compute-loader] [--prefetch] [--batch-bytes B] [--pinned]\n"
     "       [--sync-every-kernel] [--sync-copy-bytes B] [--host-us X] [--churn] [--stall-ms X] [--oom]\n"
-    "       [--init-ms X] [--autotune-ms X] [--distinct-kernels] [--nvtx-steps]\n"
+    "       [--init-ms X] [--autotune-ms X] [--autotune-trials N] [--distinct-kernels]\n"
+    "       [--nvtx-steps] [--samples-ms X] [--lib-load-ms X (with --autotune-ms)]\n"
     "       [--ranks R] [--straggler FACTOR] [--workers W] [--events N] [--stacks-all]\n"
     "       [--gpu-timing N (0: no GPU records; N: for 1 operation in N; 1)] [--no-rank]\n"
     "       [--no-cpu-readings] [--graph] [--graph-nodes-lost] [--name S] [--nvtx-lost-pops] [--lost N]\n"
@@ -772,7 +870,8 @@ static const char usage[] =
 int main(int argc, char **argv)
 {
     gen_opts o = {.iters = 50, .kernels = 30, .ranks = 1, .workers = 2, .loader_ms = 20, .gpu_timing = 1,
-                  .kernel_us = 200, .launch_us = 5, .host_us = 200, .batch_bytes = 4u << 20};
+                  .kernel_us = 200, .launch_us = 5, .host_us = 200, .batch_bytes = 4u << 20,
+                  .autotune_trials = 40};
     long long events = 0;
     uint64_t seed = 0;
     int random_mode = 0;
@@ -789,6 +888,7 @@ int main(int argc, char **argv)
         {"graph-nodes-lost", 0, 0, 'j'}, {"name", 1, 0, 'n'}, {"nvtx-lost-pops", 0, 0, 'V'},
         {"shape", 1, 0, 'Y'}, {"autotune-ms", 1, 0, 'a'}, {"distinct-kernels", 0, 0, 'D'},
         {"nvtx-steps", 0, 0, 'X'}, {"all-end-bounded", 0, 0, 'B'}, {"lost", 1, 0, 'x'},
+        {"autotune-trials", 1, 0, 'u'}, {"samples-ms", 1, 0, 'M'}, {"lib-load-ms", 1, 0, 'J'},
         {"help", 0, 0, 'h'},
         {0, 0, 0, 0}};
     int c;
@@ -826,6 +926,9 @@ int main(int argc, char **argv)
         case 'n': o.name = optarg; break;
         case 'V': o.nvtx_lost_pops = 1; break;
         case 'a': o.autotune_ms = atof(optarg); break;
+        case 'u': o.autotune_trials = atoi(optarg); break;
+        case 'M': o.samples_ms = atof(optarg); break;
+        case 'J': o.lib_load_ms = atof(optarg); break;
         case 'D': o.distinct_kernels = 1; break;
         case 'X': o.nvtx_steps = 1; break;
         case 'Y':
@@ -841,7 +944,7 @@ int main(int argc, char **argv)
         }
     }
     if (!o.out || o.iters < 1 || o.kernels < 0 || o.ranks < 1 || o.ranks > 64 || o.workers < 0 ||
-        o.workers > 8 || o.gpu_timing < 0) {
+        o.workers > 8 || o.gpu_timing < 0 || o.autotune_trials < 1 || o.samples_ms < 0) {
         fputs(usage, stderr);
         return 2;
     }

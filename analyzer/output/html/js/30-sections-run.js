@@ -195,6 +195,34 @@
       svg, legend([{ label: BUSY.label, color: BUSY.color }].concat(HOST_STATES.map(function (c) { return { label: 'idle, ' + c.label, color: c.color }; }),
         CAUSES.map(function (c) { return { label: 'gap: ' + c.label, color: c.color }; })))]));
   }
+  /* start-up apart from the steady state (JSON.md startup[]): where each device's steady state
+   * begins, and the start-up's parts; nothing where no device has a start-up */
+  function sectionStartup(main) {
+    var su = (D.startup || []).map(function (x, i) { return i; }).filter(function (i) {
+      return D.startup[i].steady_from_ns !== null && D.startup[i].steady_from_ns !== undefined;
+    });
+    if (!su.length) return;
+    append(main, h('h2', { id: 'startup' }, 'Start-up and steady state'));
+    var ul = h('ul');
+    su.forEach(function (i) {
+      var x = D.startup[i], p = 'startup.' + i, parts = [];
+      var item = [deviceWords(x.pid, x.device) + ': steady state from ', val(p + '.steady_from_ns', fmtNs),
+        ' (found by ', val(p + '.found'), '); start-up ', val(p + '.startup_ns', fmtNs), ', CUDA init ',
+        val(p + '.init_ns', fmtNs)];
+      (x.libraries || []).forEach(function (l, k) {
+        var q = p + '.libraries.' + k;
+        parts.push(h('li', null, ['library loading: ', val(q + '.name'), ' in use from ', val(q + '.seen_ns', fmtNs),
+          ', the host ', val(q + '.host_ns', fmtNs), ' before its first calls (loading, its handle made)']));
+      });
+      if (x.allocations) parts.push(h('li', null, ['first allocations: ', val(p + '.allocations', fmtCount), ', ',
+        val(p + '.allocation_ns', fmtNs), ' in them']));
+      if (x.autotune_syncs) parts.push(h('li', null, ['autotuning: ', val(p + '.autotune_syncs', fmtCount),
+        ' synchronizations in an algorithm search, blocked ', val(p + '.autotune_sync_ns', fmtNs), ', ',
+        val(p + '.trial_kernels', fmtCount), ' kernels the steady state never runs']));
+      append(ul, h('li', null, item.concat(parts.length ? [h('ul', null, parts)] : [])));
+    });
+    append(main, box([h('p', { 'class': 'ct-muted' }, 'The diagnoses are of the steady state but those marked start-up.'), ul]));
+  }
   /* diagnoses with a place on a device without a utilization plot: marked on its breakdown row */
   function markBreakdown(svg, rows) {
     (D.diagnoses || []).forEach(function (d, i) {

@@ -24,13 +24,13 @@
     /* the plots with places come first, so the cards know where each diagnosis is marked */
     var parts = {};
     [['header', sectionHeader], ['verdict', sectionVerdict], ['util', sectionUtil], ['vram', sectionVram],
-      ['breakdown', sectionBreakdown], ['kernels', sectionKernels], ['copies', sectionCopies], ['ranks', sectionRanks],
+      ['breakdown', sectionBreakdown], ['startup', sectionStartup], ['kernels', sectionKernels], ['copies', sectionCopies], ['ranks', sectionRanks],
       ['steps', sectionSteps], ['overview', sectionOverview], ['diagnoses', sectionDiagnoses]].forEach(function (x) {
       var holder = document.createDocumentFragment();
       section(holder, x[1]);
       parts[x[0]] = holder;
     });
-    ['header', 'verdict', 'util', 'breakdown', 'ranks', 'steps', 'vram', 'kernels', 'copies', 'diagnoses', 'overview'].forEach(function (k) {
+    ['header', 'verdict', 'util', 'breakdown', 'startup', 'ranks', 'steps', 'vram', 'kernels', 'copies', 'diagnoses', 'overview'].forEach(function (k) {
       main.appendChild(parts[k]);
     });
     toc(main);
