@@ -86,6 +86,9 @@ typedef struct {
 } cta_startup_proc;
 
 extern const cta_feature cta_startup_feature;
+/* Its sections of the summary (cta_startup_report.c): text after the breakdown, JSON "startup". */
+void cta_startup_text(FILE *f, const cta_model *m, int top);
+void cta_startup_json(cta_json *j, const cta_model *m);
 
 /* Device d of p's start-up (NULL: the feature is not plugged or saw no GPU work there). */
 const cta_startup_dev *cta_startup_of(const cta_proc *p, int d);

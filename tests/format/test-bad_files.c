@@ -30,31 +30,29 @@ TEST_IMPL(empty_foreign_and_cut_header_files)
 {
     char p[4096], trace[4096];
     const char *dir = ctt_tmpdir();
-    snprintf(p, sizeof p, "%s/empty.ct", dir);
-    ASSERT_INT(fmt_write(p, "", 0), ==, 0);
-    if (fmt_expect_error(p, CT_E_EMPTY, "empty file (0 bytes): expected a cutrace trace"))
-        return 1;
-
-    snprintf(p, sizeof p, "%s/elf.ct", dir);
-    ASSERT_INT(fmt_write(p, "\x7f" "ELF\2\1\1\0 and more", 17), ==, 0);
-    if (fmt_expect_error(p, CT_E_NOT_TRACE,
-                         "not a cutrace trace: expected magic 43 55 54 52 41 43 45 00 "
-                         "(\"CUTRACE\\0\") at offset 0, found 7f 45 4c 46 02 01 01 00"))
-        return 1;
-
-    snprintf(p, sizeof p, "%s/short.ct", dir);
-    ASSERT_INT(fmt_write(p, "CUT", 3), ==, 0);
-    if (fmt_expect_error(p, CT_E_NOT_TRACE,
-                         "not a cutrace trace: expected magic 43 55 54 52 41 43 45 00 "
-                         "(\"CUTRACE\\0\") at offset 0, found 43 55 54 (file too short)"))
-        return 1;
-
-    snprintf(p, sizeof p, "%s/passwd", dir);
-    ASSERT_INT(fmt_write(p, "root:x:0:0:root:/root:/bin/bash\n", 32), ==, 0);
-    if (fmt_expect_error(p, CT_E_NOT_TRACE,
-                         "not a cutrace trace: a text file (it begins \"root:x:0:0:root:\"); a "
-                         "trace begins with the bytes \"CUTRACE\\0\""))
-        return 1;
+#define MAGIC_FOUND "not a cutrace trace: expected magic 43 55 54 52 41 43 45 00 (\"CUTRACE\\0\") " \
+                    "at offset 0, found "
+    static const struct {
+        const char *name, *bytes;
+        size_t len;
+        int err;
+        const char *msg;
+    } files[] = {
+        {"empty.ct", "", 0, CT_E_EMPTY, "empty file (0 bytes): expected a cutrace trace"},
+        {"elf.ct", "\x7f" "ELF\2\1\1\0 and more", 17, CT_E_NOT_TRACE,
+         MAGIC_FOUND "7f 45 4c 46 02 01 01 00"},
+        {"short.ct", "CUT", 3, CT_E_NOT_TRACE, MAGIC_FOUND "43 55 54 (file too short)"},
+        /* text says what the file is better than its bytes' values */
+        {"passwd", "root:x:0:0:root:/root:/bin/bash\n", 32, CT_E_NOT_TRACE,
+         "not a cutrace trace: a text file (it begins \"root:x:0:0:root:\"); a trace begins "
+         "with the bytes \"CUTRACE\\0\""},
+    };
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        snprintf(p, sizeof p, "%s/%s", dir, files[i].name);
+        ASSERT_INT(fmt_write(p, files[i].bytes, files[i].len), ==, 0);
+        if (fmt_expect_error(p, files[i].err, files[i].msg))
+            return 1;
+    }
 
     snprintf(p, sizeof p, "%s/missing.ct", dir);
     if (fmt_expect_error(p, CT_E_IO, "cannot open: No such file or directory"))
