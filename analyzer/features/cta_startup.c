@@ -256,7 +256,7 @@ static void lib_seen(su_proc *s, int l, uint32_t tid, uint64_t t)
     o->host_ns += init ? h->init_before : h->before;
 }
 
-static void su_record(cta_model *m, cta_proc *p, const ct_rec *r)
+void cta_startup_record(cta_model *m, cta_proc *p, const ct_rec *r)
 {
     su_proc *s = su_get(p);
     if (r->type == CT_REC_SHLIB) {
@@ -311,7 +311,7 @@ static void su_record(cta_model *m, cta_proc *p, const ct_rec *r)
         s->r.init_end = r->ts;
 }
 
-static void su_gpu(cta_model *m, cta_proc *p, const ct_rec_gpu *g, uint64_t end, const cta_call *c)
+void cta_startup_gpu(cta_model *m, cta_proc *p, const ct_rec_gpu *g, uint64_t end, const cta_call *c)
 {
     (void)m;
     if (!c->is_launch && !c->is_copy)
@@ -343,7 +343,7 @@ static void su_gpu(cta_model *m, cta_proc *p, const ct_rec_gpu *g, uint64_t end,
                                   sym & 0xfffffff, st};
 }
 
-static void su_gap_hook(cta_model *m, cta_proc *p, int d, const cta_gap_parts *g)
+void cta_startup_gap(cta_model *m, cta_proc *p, int d, const cta_gap_parts *g)
 {
     (void)m;
     uint64_t len = g->ns[0] + g->ns[1];
@@ -615,7 +615,7 @@ static void find_steady(su_proc *s, su_dev *dv, const cta_dev *cd)
     free(seen);
 }
 
-static void su_finish(cta_model *m, cta_proc *p)
+void cta_startup_finish(cta_model *m, cta_proc *p)
 {
     su_proc *s = SU(p);
     if (!s)
@@ -664,7 +664,7 @@ static void su_finish(cta_model *m, cta_proc *p)
         s->r.tune_samples = 0;
 }
 
-static void su_proc_free(cta_proc *p)
+void cta_startup_proc_free(cta_proc *p)
 {
     su_proc *s = SU(p);
     if (!s)
@@ -775,17 +775,3 @@ cta_span cta_startup_span(const cta_proc *p, int d, int startup)
         return CTA_SPAN_ALL;
     return startup ? (cta_span){0, t} : (cta_span){t, UINT64_MAX};
 }
-
-const cta_feature cta_startup_feature = {
-    .name = "startup",
-    .types = 1ull << CT_REC_API | 1ull << CT_REC_THREAD_SAMPLE | 1ull << CT_REC_NVTX_RANGE |
-             1ull << CT_REC_SHLIB,
-    .record = su_record,
-    .gpu = su_gpu,
-    .gap = su_gap_hook,
-    .finish = su_finish,
-    .proc_free = su_proc_free,
-    .at = CTA_AT_BREAKDOWN,
-    .text = cta_startup_text,
-    .json = cta_startup_json,
-};

@@ -85,10 +85,13 @@ typedef struct {
     uint64_t nvtx_repeats;                /* ... and its instances from the steady state on */
 } cta_startup_proc;
 
+/* The feature (cta_startup_report.c: these hooks and the summary's sections). */
 extern const cta_feature cta_startup_feature;
-/* Its sections of the summary (cta_startup_report.c): text after the breakdown, JSON "startup". */
-void cta_startup_text(FILE *f, const cta_model *m, int top);
-void cta_startup_json(cta_json *j, const cta_model *m);
+void cta_startup_record(cta_model *m, cta_proc *p, const ct_rec *r);
+void cta_startup_gpu(cta_model *m, cta_proc *p, const ct_rec_gpu *g, uint64_t end, const cta_call *c);
+void cta_startup_gap(cta_model *m, cta_proc *p, int d, const cta_gap_parts *g);
+void cta_startup_finish(cta_model *m, cta_proc *p);
+void cta_startup_proc_free(cta_proc *p);
 
 /* Device d of p's start-up (NULL: the feature is not plugged or saw no GPU work there). */
 const cta_startup_dev *cta_startup_of(const cta_proc *p, int d);

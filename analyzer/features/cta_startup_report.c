@@ -1,5 +1,6 @@
-/* The start-up feature's sections of the summary (cta_startup.h): the text after the
- * breakdown, "== Start-up and steady state ==", and JSON "startup". */
+/* The start-up feature (cta_startup.h) assembled: its hooks (cta_startup.c) and its sections of
+ * the summary, the text after the breakdown ("== Start-up and steady state ==") and JSON
+ * "startup". */
 #include "cta_startup.h"
 
 #include <stdio.h>
@@ -25,7 +26,7 @@ static const cta_startup_dev *shown(const cta_proc *p, int d)
     return r && cta_dev_window(&p->dev[d]) ? r : NULL;
 }
 
-void cta_startup_text(FILE *f, const cta_model *m, int top)
+static void su_text(FILE *f, const cta_model *m, int top)
 {
     (void)top;
     int any = 0;
@@ -123,7 +124,7 @@ void cta_startup_text(FILE *f, const cta_model *m, int top)
     }
 }
 
-void cta_startup_json(cta_json *j, const cta_model *m)
+static void su_json(cta_json *j, const cta_model *m)
 {
     cta_json_key(j, "startup");
     cta_json_arr(j);
@@ -186,3 +187,17 @@ void cta_startup_json(cta_json *j, const cta_model *m)
     }
     cta_json_end_arr(j);
 }
+
+const cta_feature cta_startup_feature = {
+    .name = "startup",
+    .types = 1ull << CT_REC_API | 1ull << CT_REC_THREAD_SAMPLE | 1ull << CT_REC_NVTX_RANGE |
+             1ull << CT_REC_SHLIB,
+    .record = cta_startup_record,
+    .gpu = cta_startup_gpu,
+    .gap = cta_startup_gap,
+    .finish = cta_startup_finish,
+    .proc_free = cta_startup_proc_free,
+    .at = CTA_AT_BREAKDOWN,
+    .text = su_text,
+    .json = su_json,
+};
