@@ -34,6 +34,8 @@ static void su_text(FILE *f, const cta_model *m, int top)
     for (size_t i = 0; i < m->nprocs; i++) {
         const cta_proc *p = &m->procs[i];
         const cta_startup_proc *sp = cta_startup_proc_of(p);
+        if (!sp)
+            continue;
         for (int d = 0; d < CTA_MAX_DEV; d++) {
             const cta_startup_dev *r = shown(p, d);
             const cta_dev *dv = &p->dev[d];
@@ -131,6 +133,8 @@ static void su_json(cta_json *j, const cta_model *m)
     for (size_t i = 0; i < m->nprocs; i++) {
         const cta_proc *p = &m->procs[i];
         const cta_startup_proc *pr = cta_startup_proc_of(p);
+        if (!pr)
+            continue;
         for (int d = 0; d < CTA_MAX_DEV; d++) {
             const cta_startup_dev *r = shown(p, d);
             const cta_dev *dv = &p->dev[d];
