@@ -448,30 +448,6 @@ static void fc_add_legacy_barrier(fc_stream *s, fc_op *op)
     }
 }
 
-/* An event recorded on an idle stream (nothing queued or running, nothing to wait for) completes
- * at once, as on a GPU, without waking the stream's worker: each wake of that real-time thread
- * preempted the recording thread (four context switches a traced launch, when the tracer's
- * timing events came between kernels) and dated the event by the wake's latency. The worker
- * pops an op only after its end, so the stream's last op ended by now. Called with s->m held,
- * and the event's lock held by fc_event_record_on. */
-static void fc_record_idle(fc_stream *s, fc_op *op)
-{
-    int64_t now = fc_now_ns();
-    struct CUevent_st *e = op->u.record.ev;
-    op->submit_ns = now;
-    if (op->u.record.gen == e->gen)
-        e->time_ns = now;
-    if (op->u.record.gen > atomic_load(&e->done_gen))
-        atomic_store(&e->done_gen, op->u.record.gen);
-    fc_truth_log(op, s, now, now, now);
-    if (s->tail_end_ns < now)
-        s->tail_end_ns = now;
-    s->ring[op->seq % FC_RING].seq = op->seq;
-    s->ring[op->seq % FC_RING].end = now;
-    atomic_store(&s->completed, op->seq);
-    pthread_cond_broadcast(&s->done);
-}
-
 uint64_t fc_submit(fc_stream *s, fc_op *op)
 {
     if (fc_capture_add(s, op)) {
@@ -501,12 +477,6 @@ uint64_t fc_submit(fc_stream *s, fc_op *op)
     op->seq = seq;
     atomic_store(&s->submitted, seq);
     pthread_mutex_unlock(&c->lock);
-    if (op->kind == FC_OP_RECORD && !s->head && !op->ndeps) {
-        fc_record_idle(s, op);
-        pthread_mutex_unlock(&s->m);
-        fc_op_free(op);
-        return seq;
-    }
     if (s->tail)
         s->tail->next = op;
     else
