@@ -1,0 +1,61 @@
+/* Helpers shared by the simulated NCCL's tests (tests/sim-nccl). A test forks its ranks from
+ * one process, each a separate process on the simulated GPU, as a launcher would start them;
+ * they meet through the unique id the test made before forking. */
+#ifndef SN_H
+#define SN_H
+
+#define __CUDA_API_VERSION_INTERNAL 1
+#include <cuda.h>
+#include <nccl.h>
+#include <stdatomic.h>
+
+#include "ctt.h"
+
+#define CK(call) ASSERT_INT((call), ==, CUDA_SUCCESS)
+#define NK(call) ASSERT_INT((call), ==, ncclSuccess)
+
+/* Zeroed memory shared by the test and the ranks it forks afterwards. */
+void *sn_shared(size_t n);
+
+/* A rank's body: its rank, the number of ranks, the id and the test's argument; 0 passes. */
+typedef int (*sn_rank_fn)(int rank, int n, const ncclUniqueId *id, void *arg);
+
+enum { SN_PASSED, SN_FAILED, SN_KILLED };
+/* Forks n ranks; each initializes CUDA (device 0's primary context current), runs fn and exits
+ * with its result. After timeout_s seconds the ranks still running are killed (SIGKILL: a
+ * batch system's time limit). Returns SN_PASSED when every rank exited 0, SN_KILLED when any
+ * had to be killed, else SN_FAILED; status[r] (if given) is rank r's exit code, or -1 if
+ * killed. */
+int sn_ranks(int n, sn_rank_fn fn, void *arg, int timeout_s, int *status);
+
+/* A barrier of n ranks in shared memory (zeroed); each use takes a new generation. */
+typedef struct {
+    _Atomic int count;
+    _Atomic int gen;
+} sn_barrier;
+void sn_barrier_wait(sn_barrier *b, int n);
+
+long long sn_now_ns(void);
+double sn_elapsed_ns(CUevent a, CUevent b);
+
+/* One FAKENCCL_TRUTH line (tests/fakenccl/README.md). */
+typedef struct {
+    int pid, tid;
+    unsigned long long comm;
+    int nranks, rank;
+    char kind[8];
+    unsigned long long seq;
+    char func[16];
+    int type;
+    unsigned long long count, bytes;
+    int root;
+    long long start, end, last;
+    int last_rank, aborted;
+} sn_truth;
+/* The lines of path (at most max); -1 if it cannot be read or a line is malformed. */
+int sn_truth_read(const char *path, sn_truth *out, int max);
+/* The line of rank's collective seq, or NULL. */
+const sn_truth *sn_truth_find(const sn_truth *t, int n, int rank, const char *kind,
+                              unsigned long long seq);
+
+#endif

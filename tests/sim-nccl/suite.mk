@@ -1,0 +1,11 @@
+# The simulated NCCL's tests: C programs calling NCCL directly, their ranks forked from the
+# test. They link the simulated libnccl.so.2 and libcuda.so.1 (-rdynamic: the runner's
+# cuLaunchKernel wrapper stands in for a tracer's).
+SN_OUT := $(B)/tests/sim-nccl
+sn_comma := ,
+$(eval $(call ctt_suite,sim-nccl,$(SN_OUT)/sn.o,\
+  -L$(FN_OUT) -lnccl -L$(FAKECUDA_DIR) -lcuda \
+  -Wl$(sn_comma)-rpath$(sn_comma)$(abspath $(FN_OUT)):$(abspath $(FAKECUDA_DIR)) -rdynamic -ldl -lpthread -lm,\
+  $(FN_LIB) $(FN_OUT)/libnccl.so $(FCDRV_LIB) $(FAKECUDA_DIR)/libcuda.so))
+
+$(SN_OUT)/sn.o $(SN_OUT)/test-%.o: CFLAGS += -DSN_REPO='"$(abspath .)"'
