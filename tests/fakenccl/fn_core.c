@@ -175,10 +175,11 @@ FN_EXPORT const char *pncclGetLastError(ncclComm_t comm)
 }
 FN_ALIAS(ncclGetLastError)
 
-/* The id names the shared segment the ranks meet in: "fakenccl-PID-RANDOM". */
+/* The id names the shared segment the ranks meet in: "fakenccl-PID-RANDOM". It reads no
+ * configuration: a launcher that makes the id and then forks its ranks leaves them to read
+ * FAKENCCL_* as they find it. */
 FN_EXPORT ncclResult_t pncclGetUniqueId(ncclUniqueId *id)
 {
-    fn_init();
     if (!id)
         return fn_error(ncclInvalidArgument, "ncclGetUniqueId: uniqueId is NULL");
     unsigned long long r[2];

@@ -1,0 +1,84 @@
+/* A late rank delays every rank's kernel: none ends before the last rank has launched its
+ * part (checked with each rank's CUDA events and with FAKENCCL_TRUTH). */
+#include "sn.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#define SN_LAT_NS 20000
+
+typedef struct {
+    int late;
+    long long late_launch_ns; /* the late rank's host time just before its call */
+    long long before_ns[4];   /* each rank's host time before recording its first event */
+    double elapsed_ns[4];     /* each rank's events around collective 2 */
+} sn_late;
+
+static int sn_late_rank(int rank, int n, const ncclUniqueId *id, void *arg)
+{
+    sn_late *L = arg;
+    ncclComm_t comm;
+    NK(ncclCommInitRank(&comm, n, *id, rank));
+    CUstream s;
+    CUevent a, b;
+    CK(cuStreamCreate(&s, 0));
+    CK(cuEventCreate(&a, CU_EVENT_DEFAULT));
+    CK(cuEventCreate(&b, CU_EVENT_DEFAULT));
+    CUdeviceptr d;
+    CK(cuMemAlloc_v2(&d, 4096 * sizeof(float)));
+    CK(cuMemsetD32_v2(d, 0, 4096));
+    NK(ncclAllReduce((void *)d, (void *)d, 4096, ncclFloat32, ncclSum, comm, (cudaStream_t)s));
+    CK(cuStreamSynchronize(s));
+    if (rank == L->late) {
+        usleep(100 * 1000);
+        L->late_launch_ns = sn_now_ns();
+    }
+    L->before_ns[rank] = sn_now_ns();
+    CK(cuEventRecord(a, s));
+    NK(ncclAllReduce((void *)d, (void *)d, 4096, ncclFloat32, ncclSum, comm, (cudaStream_t)s));
+    CK(cuEventRecord(b, s));
+    CK(cuStreamSynchronize(s));
+    L->elapsed_ns[rank] = sn_elapsed_ns(a, b);
+    NK(ncclCommDestroy(comm));
+    return 0;
+}
+
+static int sn_late_case(int n, int late)
+{
+    char truth[4096];
+    snprintf(truth, sizeof truth, "%s/nccl-truth-%d.txt", ctt_tmpdir(), n);
+    setenv("FAKENCCL_TRUTH", truth, 1);
+    setenv("FAKENCCL_LAT_NS", "20000", 1);
+    sn_late *L = sn_shared(sizeof *L);
+    ASSERT(L);
+    L->late = late;
+    ASSERT_INT(sn_ranks(n, sn_late_rank, L, 60, NULL), ==, SN_PASSED);
+    sn_truth t[64];
+    int nt = sn_truth_read(truth, t, 64);
+    ASSERT_INT(nt, ==, 2 * n);
+    const sn_truth *lt = sn_truth_find(t, nt, late, "coll", 2);
+    ASSERT(lt);
+    ASSERT_INT(lt->start, >=, L->late_launch_ns);
+    for (int r = 0; r < n; r++) {
+        /* Events: the kernel ended at event a's time plus the elapsed time, and a was
+         * recorded after before_ns. */
+        ASSERT(L->elapsed_ns[r] > 0);
+        ASSERT_INT(L->before_ns[r] + (long long)L->elapsed_ns[r], >=, L->late_launch_ns);
+        const sn_truth *x = sn_truth_find(t, nt, r, "coll", 2);
+        ASSERT(x);
+        ASSERT_INT(x->last_rank, ==, late);
+        ASSERT_INT(x->last, ==, lt->start);
+        ASSERT_INT(x->end, >=, lt->start + SN_LAT_NS);
+        if (r != late)
+            ASSERT_INT(x->start, <, lt->start);
+    }
+    return 0;
+}
+
+TEST_IMPL(late_rank_delays_every_kernel_end)
+{
+    ASSERT_INT(sn_late_case(2, 1), ==, 0);
+    ASSERT_INT(sn_late_case(4, 2), ==, 0);
+    return 0;
+}
