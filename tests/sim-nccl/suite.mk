@@ -8,4 +8,7 @@ $(eval $(call ctt_suite,sim-nccl,$(SN_OUT)/sn.o,\
   -Wl$(sn_comma)-rpath$(sn_comma)$(abspath $(FN_OUT)):$(abspath $(FAKECUDA_DIR)) -rdynamic -ldl -lpthread -lm,\
   $(FN_LIB) $(FN_OUT)/libnccl.so $(FCDRV_LIB) $(FAKECUDA_DIR)/libcuda.so))
 
-$(SN_OUT)/sn.o $(SN_OUT)/test-%.o: CFLAGS += -DSN_REPO='"$(abspath .)"'
+# SN_VENV: PyTorch's virtual environment (tests/pytorch), whose nvidia-nccl wheel holds NVIDIA's
+# 2.30.7 to compare exports with.
+$(SN_OUT)/sn.o $(SN_OUT)/test-%.o: CFLAGS += -DSN_REPO='"$(abspath .)"' \
+  -DSN_VENV='"$(or $(PT_VENV),$(HOME)/.cache/cutrace/venv)"'
