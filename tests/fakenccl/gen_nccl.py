@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """Generates the simulated NCCL's header-derived parts (tests/fakenccl/README.md).
 
-  gen_nccl.py extract NCCL_H > api.txt
+  gen_nccl.py extract NCCL_H [NCCL_DEVICE_DIR] > api.txt
       One line per public function of an nccl.h: "RET|NAME|PARAMS", from its pnccl prototypes
-      (the profiling aliases every exported ncclX has). api.txt holds 2.30.7's (PyTorch's
-      wheel), a superset of the toolkit's 2.28.9; the test nccl_api_matches_nvidia rechecks it
-      against the wheel's header when that is installed.
+      (the profiling aliases every exported ncclX has), then those of the device API's headers
+      (NCCL_DEVICE_DIR/*.h: "NCCL_EXTERN_C __host__ ncclResult_t ncclX(...)") that return
+      ncclResult_t: NVIDIA's library exports them too, and PyTorch links four. api.txt holds
+      2.30.7's (PyTorch's wheel), a superset of the toolkit's 2.28.9; the test
+      exports_match_nvidias_libnccl rechecks it against the wheel's headers when installed.
 
   gen_nccl.py OUTDIR COMPILE_NCCL_H API_TXT HAND_SOURCE...
       OUTDIR/fn_stubs.c    every function of API_TXT that no hand source defines (a hand source
@@ -44,6 +46,20 @@ def prototypes(text):
         ret = " ".join(m.group(1).split()).replace(" *", "*")
         params = " ".join(m.group(3).split()) or "void"
         out[m.group(2)] = (ret, m.group(2), params)
+    return out
+
+
+def device_prototypes(directory):
+    out = {}
+    for name in sorted(os.listdir(directory)):
+        if not name.endswith(".h"):
+            continue
+        with open(os.path.join(directory, name)) as f:
+            text = re.sub(r"/\*.*?\*/", " ", f.read(), flags=re.S)
+        text = re.sub(r"//[^\n]*", " ", text)
+        for m in re.finditer(r"NCCL_EXTERN_C\s+__host__\s+ncclResult_t\s+(nccl\w+)\s*\(([^)]*)\)\s*;",
+                             text):
+            out[m.group(1)] = ("ncclResult_t", m.group(1), " ".join(m.group(2).split()) or "void")
     return out
 
 
@@ -89,10 +105,13 @@ def kernels():
 
 
 def main(argv):
-    if len(argv) == 3 and argv[1] == "extract":
+    if len(argv) in (3, 4) and argv[1] == "extract":
         with open(argv[2]) as f:
-            for ret, name, params in sorted(prototypes(f.read()).values(), key=lambda p: p[1]):
-                print("%s|%s|%s" % (ret, name, params))
+            protos = prototypes(f.read())
+        if len(argv) == 4:
+            protos.update(device_prototypes(argv[3]))
+        for ret, name, params in sorted(protos.values(), key=lambda p: p[1]):
+            print("%s|%s|%s" % (ret, name, params))
         return
     if len(argv) < 4:
         sys.exit(__doc__)
