@@ -1,9 +1,11 @@
 /* A late rank delays every rank's kernel: none ends before the last rank has launched its
- * part (checked with each rank's CUDA events and with FAKENCCL_TRUTH). */
+ * part (checked with each rank's CUDA events and with FAKENCCL_TRUTH, whose intervals the
+ * driver's FAKECUDA_TRUTH repeats). */
 #include "sn.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #define SN_LAT_NS 20000
@@ -44,11 +46,28 @@ static int sn_late_rank(int rank, int n, const ncclUniqueId *id, void *arg)
     return 0;
 }
 
+/* Whether the simulated driver's FAKECUDA_TRUTH holds a kernel of pid from start to end. */
+static int sn_driver_saw(const char *path, int pid, long long start, long long end)
+{
+    FILE *f = fopen(path, "r");
+    char line[512], kind[16];
+    int p, found = 0;
+    long long s, e;
+    while (f && !found && fgets(line, sizeof line, f))
+        found = sscanf(line, "%d %*u %*u %15s %*u %lld %lld", &p, kind, &s, &e) == 4 &&
+                p == pid && strcmp(kind, "kernel") == 0 && s == start && e == end;
+    if (f)
+        fclose(f);
+    return found;
+}
+
 static int sn_late_case(int n, int late)
 {
-    char truth[4096];
+    char truth[4096], driver[4096];
     snprintf(truth, sizeof truth, "%s/nccl-truth-%d.txt", ctt_tmpdir(), n);
+    snprintf(driver, sizeof driver, "%s/cuda-truth-%d.txt", ctt_tmpdir(), n);
     setenv("FAKENCCL_TRUTH", truth, 1);
+    setenv("FAKECUDA_TRUTH", driver, 1);
     setenv("FAKENCCL_LAT_NS", "20000", 1);
     sn_late *L = sn_shared(sizeof *L);
     ASSERT(L);
@@ -72,6 +91,8 @@ static int sn_late_case(int n, int late)
         ASSERT_INT(x->end, >=, lt->start + SN_LAT_NS);
         if (r != late)
             ASSERT_INT(x->start, <, lt->start);
+        /* The stream took the kernel's end: the driver's record of it is the same. */
+        ASSERT(sn_driver_saw(driver, x->pid, x->start, x->end));
     }
     return 0;
 }
