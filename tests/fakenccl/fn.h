@@ -120,6 +120,13 @@ fn_shm_rank *fn_rank(ncclComm_t c, int r);
 fn_shm_chan *fn_chan(ncclComm_t c, int from, int to);
 char *fn_stage(ncclComm_t c, int r);
 void fn_ring(ncclComm_t c);
+/* fn_wait's predicate: every rank's counter at `off` in fn_shm_rank (an _Atomic uint64_t) has
+ * reached seq. */
+typedef struct {
+    size_t off;
+    uint64_t seq;
+} fn_reach;
+int fn_all_reached(ncclComm_t c, void *reach);
 /* Waits until done(c, arg) holds (rechecked at each bell) or the communicator is aborted
  * locally; returns 0, or -1 on abort. */
 int fn_wait(ncclComm_t c, int (*done)(ncclComm_t c, void *arg), void *arg);

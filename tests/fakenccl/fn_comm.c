@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stddef.h>
 #include <linux/futex.h>
 #include <signal.h>
 #include <stdio.h>
@@ -55,6 +56,15 @@ int fn_wait(ncclComm_t c, int (*done)(ncclComm_t c, void *arg), void *arg)
         struct timespec to = {0, 50 * 1000 * 1000};
         syscall(SYS_futex, &c->shm->bell, FUTEX_WAIT, b, &to, NULL, 0);
     }
+}
+
+int fn_all_reached(ncclComm_t c, void *reach)
+{
+    const fn_reach *x = reach;
+    for (int r = 0; r < c->nranks; r++)
+        if (atomic_load((_Atomic uint64_t *)((char *)fn_rank(c, r) + x->off)) < x->seq)
+            return 0;
+    return 1;
 }
 
 ncclResult_t fn_comm_check(ncclComm_t c)
@@ -268,20 +278,6 @@ FN_EXPORT ncclResult_t pncclCommInitAll(ncclComm_t *comms, int ndev, const int *
 }
 FN_ALIAS(ncclCommInitAll)
 
-typedef struct {
-    uint64_t k;
-    int read; /* wait for split_read instead of split */
-} fn_split_wait;
-
-static int fn_split_done(ncclComm_t c, void *arg)
-{
-    const fn_split_wait *w = arg;
-    for (int r = 0; r < c->nranks; r++)
-        if (atomic_load(w->read ? &fn_rank(c, r)->split_read : &fn_rank(c, r)->split) < w->k)
-            return 0;
-    return 1;
-}
-
 /* Every rank posts its color and key; each then computes its group. */
 FN_EXPORT ncclResult_t pncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newcomm,
                                       ncclConfig_t *config)
@@ -292,15 +288,16 @@ FN_EXPORT ncclResult_t pncclCommSplit(ncclComm_t comm, int color, int key, ncclC
     if (!newcomm)
         return fn_error(ncclInvalidArgument, "ncclCommSplit: newcomm is NULL");
     uint64_t k = ++comm->split_seq;
-    fn_split_wait before = {k - 1, 1}, posted = {k, 0};
+    fn_reach before = {offsetof(fn_shm_rank, split_read), k - 1},
+             posted = {offsetof(fn_shm_rank, split), k};
     fn_shm_rank *me = fn_rank(comm, comm->rank);
-    if (fn_wait(comm, fn_split_done, &before) != 0)
+    if (fn_wait(comm, fn_all_reached, &before) != 0)
         return fn_error(ncclInvalidUsage, "ncclCommSplit: communicator aborted");
     me->color = color;
     me->key = key;
     atomic_store(&me->split, k);
     fn_ring(comm);
-    if (fn_wait(comm, fn_split_done, &posted) != 0)
+    if (fn_wait(comm, fn_all_reached, &posted) != 0)
         return fn_error(ncclInvalidUsage, "ncclCommSplit: communicator aborted");
     int n = 0, newrank = 0;
     for (int q = 0; q < comm->nranks; q++) {
@@ -400,36 +397,33 @@ FN_EXPORT ncclResult_t pncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *err
 }
 FN_ALIAS(ncclCommGetAsyncError)
 
-FN_EXPORT ncclResult_t pncclCommCount(const ncclComm_t comm, int *count)
+/* One of the communicator's numbers into *out. */
+static ncclResult_t fn_comm_number(const ncclComm_t comm, int *out, const int *field,
+                                   const char *what)
 {
     ncclResult_t r = fn_comm_check(comm);
-    if (r == ncclSuccess && !count)
-        r = fn_error(ncclInvalidArgument, "ncclCommCount: count is NULL");
+    if (r == ncclSuccess && !out)
+        r = fn_error(ncclInvalidArgument, "%s: the output pointer is NULL", what);
     if (r == ncclSuccess)
-        *count = comm->nranks;
+        *out = *field;
     return r;
+}
+
+FN_EXPORT ncclResult_t pncclCommCount(const ncclComm_t comm, int *count)
+{
+    return fn_comm_number(comm, count, comm ? &comm->nranks : NULL, "ncclCommCount");
 }
 FN_ALIAS(ncclCommCount)
 
 FN_EXPORT ncclResult_t pncclCommCuDevice(const ncclComm_t comm, int *device)
 {
-    ncclResult_t r = fn_comm_check(comm);
-    if (r == ncclSuccess && !device)
-        r = fn_error(ncclInvalidArgument, "ncclCommCuDevice: device is NULL");
-    if (r == ncclSuccess)
-        *device = comm->dev;
-    return r;
+    return fn_comm_number(comm, device, comm ? &comm->dev : NULL, "ncclCommCuDevice");
 }
 FN_ALIAS(ncclCommCuDevice)
 
 FN_EXPORT ncclResult_t pncclCommUserRank(const ncclComm_t comm, int *rank)
 {
-    ncclResult_t r = fn_comm_check(comm);
-    if (r == ncclSuccess && !rank)
-        r = fn_error(ncclInvalidArgument, "ncclCommUserRank: rank is NULL");
-    if (r == ncclSuccess)
-        *rank = comm->rank;
-    return r;
+    return fn_comm_number(comm, rank, comm ? &comm->rank : NULL, "ncclCommUserRank");
 }
 FN_ALIAS(ncclCommUserRank)
 

@@ -11,6 +11,7 @@
 #include "fn.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,24 +61,6 @@ static void fn_truth(const fn_work *w, int64_t start, int64_t end, int64_t last,
 }
 
 /* ---- collectives ---------------------------------------------------------------------- */
-
-static int fn_all_arrived(ncclComm_t c, void *arg)
-{
-    uint64_t seq = *(const uint64_t *)arg;
-    for (int r = 0; r < c->nranks; r++)
-        if (atomic_load(&fn_rank(c, r)->arrived) < seq)
-            return 0;
-    return 1;
-}
-
-static int fn_all_left(ncclComm_t c, void *arg)
-{
-    uint64_t seq = *(const uint64_t *)arg;
-    for (int r = 0; r < c->nranks; r++)
-        if (atomic_load(&fn_rank(c, r)->left) < seq)
-            return 0;
-    return 1;
-}
 
 /* The bytes this rank stages for w (fn_enqueue.c checked they fit). */
 static size_t fn_staged(const fn_work *w)
@@ -159,7 +142,9 @@ static int fn_run_coll(fn_work *w, int64_t start, int64_t *last, int *last_rank)
     me->start = start;
     atomic_store(&me->arrived, w->seq);
     fn_ring(c);
-    if (fn_wait(c, fn_all_arrived, &w->seq) != 0)
+    fn_reach arrived = {offsetof(fn_shm_rank, arrived), w->seq},
+             left = {offsetof(fn_shm_rank, left), w->seq};
+    if (fn_wait(c, fn_all_reached, &arrived) != 0)
         return -1;
     *last = start;
     *last_rank = c->rank;
@@ -173,7 +158,7 @@ static int fn_run_coll(fn_work *w, int64_t start, int64_t *last, int *last_rank)
     fn_ring(c);
     /* Until every rank has read this rank's staged input, the next collective must not
      * overwrite it. */
-    return fn_wait(c, fn_all_left, &w->seq);
+    return fn_wait(c, fn_all_reached, &left);
 }
 
 /* ---- point-to-point ------------------------------------------------------------------- */

@@ -6,6 +6,13 @@
 #include <math.h>
 #include <string.h>
 
+static float fn_bits_float(uint32_t bits)
+{
+    float f;
+    memcpy(&f, &bits, 4);
+    return f;
+}
+
 static float fn_half_to_float(uint16_t h)
 {
     uint32_t sign = (uint32_t)(h >> 15) << 31, exp = (h >> 10) & 0x1f, man = h & 0x3ff, bits;
@@ -15,13 +22,9 @@ static float fn_half_to_float(uint16_t h)
         bits = sign | ((exp + 112) << 23) | (man << 13);
     else if (!man)
         bits = sign;
-    else {
-        float f = ldexpf((float)man, -24);
-        return sign ? -f : f;
-    }
-    float f;
-    memcpy(&f, &bits, 4);
-    return f;
+    else
+        return sign ? -ldexpf((float)man, -24) : ldexpf((float)man, -24);
+    return fn_bits_float(bits);
 }
 
 static uint16_t fn_float_to_half(float f)
@@ -41,13 +44,6 @@ static uint16_t fn_float_to_half(float f)
     return sign | (uint16_t)(((r >> 23) - 112) << 10 | ((r >> 13) & 0x3ff));
 }
 
-static float fn_bf16_to_float(uint16_t h)
-{
-    uint32_t bits = (uint32_t)h << 16;
-    float f;
-    memcpy(&f, &bits, 4);
-    return f;
-}
 
 static uint16_t fn_float_to_bf16(float f)
 {
@@ -94,7 +90,7 @@ double fn_load(const void *p, size_t i, ncclDataType_t t)
     case ncclInt64: return (double)((const int64_t *)p)[i];
     case ncclUint64: return (double)((const uint64_t *)p)[i];
     case ncclFloat16: return fn_half_to_float(((const uint16_t *)p)[i]);
-    case ncclBfloat16: return fn_bf16_to_float(((const uint16_t *)p)[i]);
+    case ncclBfloat16: return fn_bits_float((uint32_t)((const uint16_t *)p)[i] << 16);
     case ncclFloat32: return ((const float *)p)[i];
     case ncclFloat64: return ((const double *)p)[i];
     case ncclFloat8e4m3: return fn_e4m3_to_float(((const uint8_t *)p)[i]);

@@ -59,12 +59,11 @@ TEST_IMPL(host_kernel_sets_its_end)
     ASSERT_INT(sd_init(), ==, 0);
     CUfunction f = sd_kernel("settle", 0);
     ASSERT(f);
+    CUdeviceptr d;
     CUstream s;
     CUevent a, b;
     sd_gate g;
-    CK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
-    CK(cuEventCreate(&a, 0));
-    CK(cuEventCreate(&b, 0));
+    ASSERT_INT(sd_buffer_stream_events(256, &d, &s, &a, &b), ==, 0);
     ASSERT_INT(sd_gate_close(&g, s), ==, 0);
     CK(cuEventRecord(a, s));
     CK(cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, s, NULL, NULL));

@@ -18,19 +18,20 @@ void *sn_shared(size_t n)
     return p == MAP_FAILED ? NULL : p;
 }
 
-long long sn_now_ns(void)
+const char *sn_tmp_env(char path[4096], const char *env, const char *name)
 {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1000000000ll + t.tv_nsec;
+    snprintf(path, 4096, "%s/%s", ctt_tmpdir(), name);
+    setenv(env, path, 1);
+    return path;
 }
 
-double sn_elapsed_ns(CUevent a, CUevent b)
+int sn_rig_up(sn_rig *g, int rank, int n, const ncclUniqueId *id)
 {
-    float ms = -1;
-    if (cuEventElapsedTime_v2(&ms, a, b) != CUDA_SUCCESS)
-        return -1;
-    return ms * 1e6;
+    NK(ncclCommInitRank(&g->comm, n, *id, rank));
+    CK(cuStreamCreate(&g->s, 0));
+    CK(cuEventCreate(&g->a, CU_EVENT_DEFAULT));
+    CK(cuEventCreate(&g->b, CU_EVENT_DEFAULT));
+    return 0;
 }
 
 void sn_barrier_wait(sn_barrier *b, int n)
@@ -68,7 +69,7 @@ int sn_ranks(int n, sn_rank_fn fn, void *arg, int timeout_s, int *status)
         if (pids[r] == 0)
             _exit(sn_child(r, n, &id, fn, arg));
     }
-    long long deadline = sn_now_ns() + timeout_s * 1000000000ll;
+    long long deadline = sd_now_ns() + timeout_s * 1000000000ll;
     int left = n, failed = 0, killed = 0;
     while (left) {
         int st;
@@ -85,12 +86,12 @@ int sn_ranks(int n, sn_rank_fn fn, void *arg, int timeout_s, int *status)
                 }
             continue;
         }
-        if (sn_now_ns() > deadline) {
+        if (sd_now_ns() > deadline) {
             for (int r = 0; r < n; r++)
                 if (pids[r] > 0)
                     kill(pids[r], SIGKILL);
             killed = 1;
-            deadline = sn_now_ns() + 3600 * 1000000000ll;
+            deadline = sd_now_ns() + 3600 * 1000000000ll;
             continue;
         }
         usleep(2000);

@@ -4,14 +4,11 @@
 #ifndef SN_H
 #define SN_H
 
-#define __CUDA_API_VERSION_INTERNAL 1
-#include <cuda.h>
+#include "sd.h" /* the simulated driver's test helpers: CK, sd_now_ns, sd_elapsed_ns */
+
 #include <nccl.h>
 #include <stdatomic.h>
 
-#include "ctt.h"
-
-#define CK(call) ASSERT_INT((call), ==, CUDA_SUCCESS)
 #define NK(call) ASSERT_INT((call), ==, ncclSuccess)
 
 /* Zeroed memory shared by the test and the ranks it forks afterwards. */
@@ -35,8 +32,17 @@ typedef struct {
 } sn_barrier;
 void sn_barrier_wait(sn_barrier *b, int n);
 
-long long sn_now_ns(void);
-double sn_elapsed_ns(CUevent a, CUevent b);
+/* Sets the variable `env` to a file `name` in the test's directory, written into path. */
+const char *sn_tmp_env(char path[4096], const char *env, const char *name);
+
+/* A rank's communicator, a blocking stream (ordered after the legacy stream's copies, which
+ * may return before their data lands) and two events. */
+typedef struct {
+    ncclComm_t comm;
+    CUstream s;
+    CUevent a, b;
+} sn_rig;
+int sn_rig_up(sn_rig *g, int rank, int n, const ncclUniqueId *id); /* 0 on success */
 
 /* One FAKENCCL_TRUTH line (tests/fakenccl/README.md). */
 typedef struct {

@@ -13,14 +13,13 @@ TEST_IMPL(ddp_tutorial_trains_on_two_ranks)
 {
     const char *venv = ctt_status_ok(SN_PT_STATUS, "PyTorch virtual environment",
                                      "tests/pytorch/venv.sh");
-    char torchrun[4200], drv[4096], lib[4096], ld[4200], pre[4200], truth[4200], tr[4300];
+    char torchrun[4200], drv[4096], lib[4096], ld[4200], pre[4200], truth[4096], tr[4200];
     snprintf(torchrun, sizeof torchrun, "%s/bin/torchrun", venv);
     ctt_path(drv, "tests/nvrt/driver");
     ctt_path(lib, "tests/fakenccl/libnccl.so.2");
     snprintf(ld, sizeof ld, "LD_LIBRARY_PATH=%s", drv);
     snprintf(pre, sizeof pre, "LD_PRELOAD=%s", lib);
-    snprintf(truth, sizeof truth, "%s/nccl-truth.txt", ctt_tmpdir());
-    snprintf(tr, sizeof tr, "FAKENCCL_TRUTH=%s", truth);
+    snprintf(tr, sizeof tr, "FAKENCCL_TRUTH=%s", sn_tmp_env(truth, "FAKENCCL_TRUTH", "nccl-truth.txt"));
     char *env[] = {ld, pre, tr, "FAKECUDA_DEVICES=h100,h100", "PYTHONDONTWRITEBYTECODE=1",
                    "OMP_NUM_THREADS=1", NULL};
     char *argv[] = {torchrun, "--standalone", "--nproc_per_node", "2",

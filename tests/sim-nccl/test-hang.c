@@ -9,30 +9,25 @@
 
 typedef struct {
     int skipper;
+    int abort;                /* the others abort rather than wait */
     _Atomic int in_sync[4];   /* the rank reached cuStreamSynchronize after collective 2 */
     _Atomic int past_sync[4]; /* ... and it returned */
     _Atomic int aborted;
 } sn_hang;
 
-static int sn_setup(int rank, int n, const ncclUniqueId *id, ncclComm_t *comm, CUstream *s,
-                    CUdeviceptr *d)
+/* The rank's rig and buffer, after collective 1. */
+static int sn_setup(int rank, int n, const ncclUniqueId *id, sn_rig *g, CUdeviceptr *d)
 {
-    NK(ncclCommInitRank(comm, n, *id, rank));
-    CK(cuStreamCreate(s, 0));
+    ASSERT_INT(sn_rig_up(g, rank, n, id), ==, 0);
     CK(cuMemAlloc_v2(d, 1024 * sizeof(float)));
     CK(cuMemsetD32_v2(*d, 0, 1024));
-    NK(ncclAllReduce((void *)*d, (void *)*d, 1024, ncclFloat32, ncclSum, *comm, (cudaStream_t)*s));
-    CK(cuStreamSynchronize(*s));
+    NK(ncclAllReduce((void *)*d, (void *)*d, 1024, ncclFloat32, ncclSum, g->comm, (cudaStream_t)g->s));
+    CK(cuStreamSynchronize(g->s));
     return 0;
 }
 
-static int sn_hang_rank(int rank, int n, const ncclUniqueId *id, void *arg)
+static int sn_hang_part(sn_hang *H, int rank, ncclComm_t comm, CUstream s, CUdeviceptr d)
 {
-    sn_hang *H = arg;
-    ncclComm_t comm;
-    CUstream s;
-    CUdeviceptr d;
-    ASSERT_INT(sn_setup(rank, n, id, &comm, &s, &d), ==, 0);
     if (rank == H->skipper)
         for (;;)
             pause(); /* busy elsewhere, never joining collective 2 */
@@ -43,14 +38,35 @@ static int sn_hang_rank(int rank, int n, const ncclUniqueId *id, void *arg)
     return 0;
 }
 
+static int sn_abort_part(sn_hang *H, int rank, ncclComm_t comm, CUstream s, CUdeviceptr d);
+
+/* Collective 1, then the test's part. */
+static int sn_hang_rank(int rank, int n, const ncclUniqueId *id, void *arg)
+{
+    sn_hang *H = arg;
+    sn_rig g;
+    CUdeviceptr d;
+    ASSERT_INT(sn_setup(rank, n, id, &g, &d), ==, 0);
+    return (H->abort ? sn_abort_part : sn_hang_part)(H, rank, g.comm, g.s, d);
+}
+
+/* The ranks' shared state, FAKENCCL_TRUTH set to truth. */
+static sn_hang *sn_hang_new(char truth[4096], int skipper, int abort)
+{
+    sn_tmp_env(truth, "FAKENCCL_TRUTH", "nccl-truth.txt");
+    sn_hang *H = sn_shared(sizeof *H);
+    if (H) {
+        H->skipper = skipper;
+        H->abort = abort;
+    }
+    return H;
+}
+
 TEST_IMPL(skipped_collective_blocks_until_killed)
 {
     char truth[4096];
-    snprintf(truth, sizeof truth, "%s/nccl-truth.txt", ctt_tmpdir());
-    setenv("FAKENCCL_TRUTH", truth, 1);
-    sn_hang *H = sn_shared(sizeof *H);
+    sn_hang *H = sn_hang_new(truth, 2, 0);
     ASSERT(H);
-    H->skipper = 2;
     int st[4];
     ASSERT_INT(sn_ranks(4, sn_hang_rank, H, 3, st), ==, SN_KILLED);
     sn_truth t[64];
@@ -67,13 +83,8 @@ TEST_IMPL(skipped_collective_blocks_until_killed)
     return 0;
 }
 
-static int sn_abort_rank(int rank, int n, const ncclUniqueId *id, void *arg)
+static int sn_abort_part(sn_hang *H, int rank, ncclComm_t comm, CUstream s, CUdeviceptr d)
 {
-    sn_hang *H = arg;
-    ncclComm_t comm;
-    CUstream s;
-    CUdeviceptr d;
-    ASSERT_INT(sn_setup(rank, n, id, &comm, &s, &d), ==, 0);
     ncclResult_t async;
     if (rank == H->skipper) {
         /* Skips collective 2, and sees the other rank's abort as a remote error. */
@@ -105,12 +116,9 @@ static int sn_abort_rank(int rank, int n, const ncclUniqueId *id, void *arg)
 TEST_IMPL(abort_releases_blocked_kernels)
 {
     char truth[4096];
-    snprintf(truth, sizeof truth, "%s/nccl-truth.txt", ctt_tmpdir());
-    setenv("FAKENCCL_TRUTH", truth, 1);
-    sn_hang *H = sn_shared(sizeof *H);
+    sn_hang *H = sn_hang_new(truth, 1, 1);
     ASSERT(H);
-    H->skipper = 1;
-    ASSERT_INT(sn_ranks(2, sn_abort_rank, H, 60, NULL), ==, SN_PASSED);
+    ASSERT_INT(sn_ranks(2, sn_hang_rank, H, 60, NULL), ==, SN_PASSED);
     sn_truth t[16];
     int nt = sn_truth_read(truth, t, 16);
     ASSERT_INT(nt, ==, 3);

@@ -20,29 +20,25 @@ typedef struct {
 static int sn_late_rank(int rank, int n, const ncclUniqueId *id, void *arg)
 {
     sn_late *L = arg;
-    ncclComm_t comm;
-    NK(ncclCommInitRank(&comm, n, *id, rank));
-    CUstream s;
-    CUevent a, b;
-    CK(cuStreamCreate(&s, 0));
-    CK(cuEventCreate(&a, CU_EVENT_DEFAULT));
-    CK(cuEventCreate(&b, CU_EVENT_DEFAULT));
+    sn_rig g;
+    ASSERT_INT(sn_rig_up(&g, rank, n, id), ==, 0);
     CUdeviceptr d;
     CK(cuMemAlloc_v2(&d, 4096 * sizeof(float)));
     CK(cuMemsetD32_v2(d, 0, 4096));
-    NK(ncclAllReduce((void *)d, (void *)d, 4096, ncclFloat32, ncclSum, comm, (cudaStream_t)s));
-    CK(cuStreamSynchronize(s));
+    void *p = (void *)d;
+    NK(ncclAllReduce(p, p, 4096, ncclFloat32, ncclSum, g.comm, (cudaStream_t)g.s));
+    CK(cuStreamSynchronize(g.s));
     if (rank == L->late) {
         usleep(100 * 1000);
-        L->late_launch_ns = sn_now_ns();
+        L->late_launch_ns = sd_now_ns();
     }
-    L->before_ns[rank] = sn_now_ns();
-    CK(cuEventRecord(a, s));
-    NK(ncclAllReduce((void *)d, (void *)d, 4096, ncclFloat32, ncclSum, comm, (cudaStream_t)s));
-    CK(cuEventRecord(b, s));
-    CK(cuStreamSynchronize(s));
-    L->elapsed_ns[rank] = sn_elapsed_ns(a, b);
-    NK(ncclCommDestroy(comm));
+    L->before_ns[rank] = sd_now_ns();
+    CK(cuEventRecord(g.a, g.s));
+    NK(ncclAllReduce(p, p, 4096, ncclFloat32, ncclSum, g.comm, (cudaStream_t)g.s));
+    CK(cuEventRecord(g.b, g.s));
+    CK(cuStreamSynchronize(g.s));
+    L->elapsed_ns[rank] = sd_elapsed_ns(g.a, g.b);
+    NK(ncclCommDestroy(g.comm));
     return 0;
 }
 
@@ -64,10 +60,8 @@ static int sn_driver_saw(const char *path, int pid, long long start, long long e
 static int sn_late_case(int n, int late)
 {
     char truth[4096], driver[4096];
-    snprintf(truth, sizeof truth, "%s/nccl-truth-%d.txt", ctt_tmpdir(), n);
-    snprintf(driver, sizeof driver, "%s/cuda-truth-%d.txt", ctt_tmpdir(), n);
-    setenv("FAKENCCL_TRUTH", truth, 1);
-    setenv("FAKECUDA_TRUTH", driver, 1);
+    sn_tmp_env(truth, "FAKENCCL_TRUTH", n == 2 ? "nccl-truth-2.txt" : "nccl-truth-4.txt");
+    sn_tmp_env(driver, "FAKECUDA_TRUTH", n == 2 ? "cuda-truth-2.txt" : "cuda-truth-4.txt");
     setenv("FAKENCCL_LAT_NS", "20000", 1);
     sn_late *L = sn_shared(sizeof *L);
     ASSERT(L);

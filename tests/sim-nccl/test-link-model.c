@@ -55,13 +55,10 @@ static void CUDA_CB sn_model_barrier(void *arg)
 static int sn_model_rank(int rank, int n, const ncclUniqueId *id, void *arg)
 {
     sn_model *M = arg;
-    ncclComm_t comm;
-    NK(ncclCommInitRank(&comm, n, *id, rank));
-    CUstream s;
-    CUevent a, b;
-    CK(cuStreamCreate(&s, 0));
-    CK(cuEventCreate(&a, CU_EVENT_DEFAULT));
-    CK(cuEventCreate(&b, CU_EVENT_DEFAULT));
+    sn_rig g;
+    ASSERT_INT(sn_rig_up(&g, rank, n, id), ==, 0);
+    ncclComm_t comm = g.comm;
+    CUstream s = g.s;
     CUdeviceptr in, out;
     CK(cuMemAlloc_v2(&in, SN_BYTES));
     CK(cuMemAlloc_v2(&out, SN_BYTES));
@@ -71,11 +68,11 @@ static int sn_model_rank(int rank, int n, const ncclUniqueId *id, void *arg)
     CK(cuCtxSynchronize());
     for (int op = 0; op < SN_NOPS; op++) {
         CK(cuLaunchHostFunc(s, sn_model_barrier, M));
-        CK(cuEventRecord(a, s));
+        CK(cuEventRecord(g.a, s));
         NK(sn_op(op, rank, n, in, out, comm, (cudaStream_t)s));
-        CK(cuEventRecord(b, s));
+        CK(cuEventRecord(g.b, s));
         CK(cuStreamSynchronize(s));
-        M->elapsed_ns[op][rank] = sn_elapsed_ns(a, b);
+        M->elapsed_ns[op][rank] = sd_elapsed_ns(g.a, g.b);
     }
     NK(ncclCommDestroy(comm));
     return 0;

@@ -23,6 +23,15 @@ static float sn_x(int r, int i)
     return (float)(r + 1) + (float)(i % 7);
 }
 
+/* The sum over the n ranks of their element i. */
+static float sn_sum(int n, int i)
+{
+    float want = 0;
+    for (int r = 0; r < n; r++)
+        want += sn_x(r, i);
+    return want;
+}
+
 static int sn_results_rank(int rank, int n, const ncclUniqueId *id, void *arg)
 {
     (void)arg;
@@ -51,12 +60,8 @@ static int sn_results_rank(int rank, int n, const ncclUniqueId *id, void *arg)
     NK(ncclAllReduce((void *)din, (void *)dout, N, ncclFloat32, ncclSum, comm, cs));
     CK(cuStreamSynchronize(s));
     CK(cuMemcpyDtoH_v2(out, dout, N * sizeof(float)));
-    for (int i = 0; i < N; i++) {
-        float want = 0;
-        for (int r = 0; r < n; r++)
-            want += sn_x(r, i);
-        ASSERT_NEAR(out[i], want, 1e-4);
-    }
+    for (int i = 0; i < N; i++)
+        ASSERT_NEAR(out[i], sn_sum(n, i), 1e-4);
     int32_t iv[4] = {rank, -rank, 10 * rank, 7};
     CUdeviceptr di = sn_alloc_copy(iv, sizeof iv);
     NK(ncclAllReduce((void *)di, (void *)di, 4, ncclInt32, ncclMax, comm, cs));
@@ -98,12 +103,8 @@ static int sn_results_rank(int rank, int n, const ncclUniqueId *id, void *arg)
     NK(ncclReduceScatter((void *)din, (void *)dout, N, ncclFloat32, ncclSum, comm, cs));
     CK(cuStreamSynchronize(s));
     CK(cuMemcpyDtoH_v2(out, dout, N * sizeof(float)));
-    for (int i = 0; i < N; i++) {
-        float want = 0;
-        for (int r = 0; r < n; r++)
-            want += sn_x(r, rank * N + i);
-        ASSERT_NEAR(out[i], want, 1e-4);
-    }
+    for (int i = 0; i < N; i++)
+        ASSERT_NEAR(out[i], sn_sum(n, rank * N + i), 1e-4);
 
     /* Broadcast from the last rank; reduce (product) to rank 0. */
     NK(ncclBroadcast((void *)din, (void *)dout, N, ncclFloat32, n - 1, comm, cs));
