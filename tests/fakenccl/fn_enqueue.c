@@ -137,6 +137,12 @@ static ncclResult_t fn_launch(fn_work *w)
         if (cuDeviceGet(&d, c->dev) != CUDA_SUCCESS || cuDevicePrimaryCtxRetain(&ctx, d) != CUDA_SUCCESS)
             return fn_error(ncclUnhandledCudaError, "no CUDA context for device %d", c->dev);
     }
+    /* A captured kernel would run its work once per graph launch, and free it after the
+     * first (README.md, "Not modelled"); NVIDIA's library asks the same question. */
+    CUstreamCaptureStatus capturing;
+    if (cuStreamIsCapturing(w->stream, &capturing) == CUDA_SUCCESS &&
+        capturing != CU_STREAM_CAPTURE_STATUS_NONE)
+        return fn_unsupported("an NCCL call on a capturing stream");
     CUfunction f;
     CUresult r = fn_function(ctx, fn_kernel_index(w), &f);
     if (r != CUDA_SUCCESS)

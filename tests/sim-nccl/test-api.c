@@ -221,3 +221,26 @@ TEST_IMPL(kernels_launch_under_nvidias_names)
     NK(ncclCommDestroy(comm));
     return 0;
 }
+
+/* A collective on a capturing stream is refused, cleanly, rather than captured: its kernel's
+ * work would be freed after the graph's first launch. */
+TEST_IMPL(capture_is_refused)
+{
+    CUcontext ctx;
+    CK(cuInit(0));
+    CK(cuDevicePrimaryCtxRetain(&ctx, 0));
+    CK(cuCtxSetCurrent(ctx));
+    ncclComm_t comm;
+    NK(ncclCommInitAll(&comm, 1, NULL));
+    CUstream s;
+    CUgraph g;
+    CUdeviceptr d;
+    CK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+    CK(cuMemAlloc_v2(&d, 64));
+    CK(cuStreamBeginCapture_v2(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
+    ASSERT_INT(ncclAllReduce((void *)d, (void *)d, 4, ncclFloat32, ncclSum, comm, (cudaStream_t)s),
+               ==, ncclInvalidUsage);
+    CK(cuStreamEndCapture(s, &g));
+    NK(ncclCommDestroy(comm));
+    return 0;
+}
