@@ -2,6 +2,7 @@
 TEST_ENTRY(collectives_compute_what_nccl_documents)
 TEST_ENTRY(split_groups_ranks_by_color_and_key)
 TEST_ENTRY(init_all_runs_several_devices_in_one_process)
+TEST_ENTRY(mismatched_counts_complete)
 TEST_ENTRY(late_rank_delays_every_kernel_end)
 TEST_ENTRY(skipped_collective_blocks_until_killed)
 TEST_ENTRY(abort_releases_blocked_kernels)

@@ -239,3 +239,41 @@ TEST_IMPL(init_all_runs_several_devices_in_one_process)
     }
     return 0;
 }
+
+/* Ranks that disagree on a collective's count (a mismatch) all complete it, as NVIDIA's kernels
+ * do, with what was staged: the elements every rank sent are reduced, the rest of the output is
+ * left alone; FAKENCCL_TRUTH records each rank's own count. */
+static int sn_mismatch_rank(int rank, int n, const ncclUniqueId *id, void *arg)
+{
+    (void)arg;
+    ncclComm_t comm;
+    NK(ncclCommInitRank(&comm, n, *id, rank));
+    float v[8] = {1, 1, 1, 1, 1, 1, 1, 1};
+    CUdeviceptr d;
+    CK(cuMemAlloc_v2(&d, sizeof v));
+    CK(cuMemcpyHtoD_v2(d, v, sizeof v));
+    /* 2 everywhere; each rank's staging area then holds 8 ones, which the mismatch must not
+     * read back. */
+    NK(ncclAllReduce((void *)d, (void *)d, 8, ncclFloat32, ncclSum, comm, NULL));
+    NK(ncclAllReduce((void *)d, (void *)d, rank ? 4 : 8, ncclFloat32, ncclSum, comm, NULL));
+    CK(cuCtxSynchronize());
+    CK(cuMemcpyDtoH_v2(v, d, sizeof v));
+    ASSERT_NEAR(v[3], 4, 0);
+    ASSERT_NEAR(v[4], 2, 0);
+    NK(ncclCommDestroy(comm));
+    return 0;
+}
+
+TEST_IMPL(mismatched_counts_complete)
+{
+    char truth[4096];
+    sn_tmp_env(truth, "FAKENCCL_TRUTH", "nccl-truth.txt");
+    ASSERT_INT(sn_ranks(2, sn_mismatch_rank, NULL, 60, NULL), ==, SN_PASSED);
+    sn_truth t[8];
+    ASSERT_INT(sn_truth_read(truth, t, 8), ==, 4);
+    const sn_truth *r0 = sn_truth_find(t, 4, 0, "coll", 2), *r1 = sn_truth_find(t, 4, 1, "coll", 2);
+    ASSERT(r0 && r1);
+    ASSERT_UINT(r0->count, ==, 8);
+    ASSERT_UINT(r1->count, ==, 4);
+    return 0;
+}
