@@ -59,6 +59,12 @@ static int sn_child(int rank, int n, const ncclUniqueId *id, sn_rank_fn fn, void
 
 int sn_ranks(int n, sn_rank_fn fn, void *arg, int timeout_s, int *status)
 {
+    return sn_ranks_until(n, fn, arg, timeout_s, status, NULL);
+}
+
+int sn_ranks_until(int n, sn_rank_fn fn, void *arg, int timeout_s, int *status,
+                   int (*stop)(void *arg))
+{
     ncclUniqueId id;
     if (ncclGetUniqueId(&id) != ncclSuccess)
         return SN_FAILED;
@@ -86,7 +92,7 @@ int sn_ranks(int n, sn_rank_fn fn, void *arg, int timeout_s, int *status)
                 }
             continue;
         }
-        if (sd_now_ns() > deadline) {
+        if (sd_now_ns() > deadline || (stop && !killed && stop(arg))) {
             for (int r = 0; r < n; r++)
                 if (pids[r] > 0)
                     kill(pids[r], SIGKILL);

@@ -24,6 +24,10 @@ enum { SN_PASSED, SN_FAILED, SN_KILLED };
  * had to be killed, else SN_FAILED; status[r] (if given) is rank r's exit code, or -1 if
  * killed. */
 int sn_ranks(int n, sn_rank_fn fn, void *arg, int timeout_s, int *status);
+/* The same, but the ranks still running are also killed as soon as stop(arg) returns nonzero
+ * (polled every 2 ms), for a test that knows when the job has hung long enough. */
+int sn_ranks_until(int n, sn_rank_fn fn, void *arg, int timeout_s, int *status,
+                   int (*stop)(void *arg));
 
 /* A barrier of n ranks in shared memory (zeroed); each use takes a new generation. */
 typedef struct {

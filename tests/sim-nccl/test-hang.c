@@ -13,6 +13,7 @@ typedef struct {
     _Atomic int in_sync[4];   /* the rank reached cuStreamSynchronize after collective 2 */
     _Atomic int past_sync[4]; /* ... and it returned */
     _Atomic int aborted;
+    long long all_in_sync_ns; /* the test's: when every waiting rank had reached its sync */
 } sn_hang;
 
 /* The rank's rig and buffer, after collective 1. */
@@ -62,13 +63,25 @@ static sn_hang *sn_hang_new(char truth[4096], int skipper, int abort)
     return H;
 }
 
+/* The job's time limit: the waiting ranks have all been in cuStreamSynchronize for 300 ms. */
+static int sn_hung(void *arg)
+{
+    sn_hang *H = arg;
+    for (int r = 0; r < 4; r++)
+        if (r != H->skipper && !atomic_load(&H->in_sync[r]))
+            return 0;
+    if (!H->all_in_sync_ns)
+        H->all_in_sync_ns = sd_now_ns();
+    return sd_now_ns() - H->all_in_sync_ns > 300 * 1000000ll;
+}
+
 TEST_IMPL(skipped_collective_blocks_until_killed)
 {
     char truth[4096];
     sn_hang *H = sn_hang_new(truth, 2, 0);
     ASSERT(H);
     int st[4];
-    ASSERT_INT(sn_ranks(4, sn_hang_rank, H, 3, st), ==, SN_KILLED);
+    ASSERT_INT(sn_ranks_until(4, sn_hang_rank, H, 120, st, sn_hung), ==, SN_KILLED);
     sn_truth t[64];
     int nt = sn_truth_read(truth, t, 64);
     ASSERT_INT(nt, ==, 4); /* collective 1 on every rank; collective 2 never ended */
