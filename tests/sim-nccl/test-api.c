@@ -189,12 +189,9 @@ CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, uns
 
 TEST_IMPL(kernels_launch_under_nvidias_names)
 {
-    CUcontext ctx;
-    CK(cuInit(0));
-    CK(cuDevicePrimaryCtxRetain(&ctx, 0));
-    CK(cuCtxSetCurrent(ctx));
     ncclComm_t comm;
-    NK(ncclCommInitAll(&comm, 1, NULL));
+    ASSERT_INT(sd_init(), ==, 0);
+    NK(ncclCommInitAll(&comm, 1, NULL)); /* one rank */
     CUdeviceptr d;
     CK(cuMemAlloc_v2(&d, 4096));
     CK(cuMemsetD32_v2(d, 0, 1024));
@@ -226,12 +223,9 @@ TEST_IMPL(kernels_launch_under_nvidias_names)
  * work would be freed after the graph's first launch. */
 TEST_IMPL(capture_is_refused)
 {
-    CUcontext ctx;
-    CK(cuInit(0));
-    CK(cuDevicePrimaryCtxRetain(&ctx, 0));
-    CK(cuCtxSetCurrent(ctx));
     ncclComm_t comm;
-    NK(ncclCommInitAll(&comm, 1, NULL));
+    ASSERT_INT(sd_init(), ==, 0);
+    NK(ncclCommInitAll(&comm, 1, NULL)); /* one rank */
     CUstream s;
     CUgraph g;
     CUdeviceptr d;
