@@ -257,11 +257,11 @@ static void fc_op_host_code(fc_op *op, int64_t start, int64_t *end)
         op->u.kernel.fn(op->u.kernel.params, &op->u.kernel.launch);
         op->u.kernel.launch.end_ns = NULL;
         *end = e > start ? e : start;
-    }
-    else if (op->kind == FC_OP_HOSTFN)
+    } else if (op->kind == FC_OP_HOSTFN) {
         op->u.hostfn.fn(op->u.hostfn.user);
-    else
+    } else {
         op->u.callback.fn(op->u.callback.h, CUDA_SUCCESS, op->u.callback.user);
+    }
     fc_worker_priority(1);
 }
 
