@@ -18,6 +18,13 @@ typedef struct {
     unsigned grid[3];
     unsigned block[3];
     unsigned shared_bytes;
+    /* When the kernel starts on the simulated device (CLOCK_MONOTONIC, ns; the call's time in
+     * instant mode), and its end: the model's when the host implementation is called. A kernel
+     * whose duration depends on other devices (the simulated NCCL's collectives end only once
+     * every rank has launched its part) sets *end_ns, no earlier than start_ns; the stream,
+     * events and FAKECUDA_TRUTH then take that end. Instant mode ignores it. */
+    long long start_ns;
+    long long *end_ns;
 } fakecuda_launch;
 
 /* kernel_params is the launch's kernelParams array (NULL if the launch used `extra`). */

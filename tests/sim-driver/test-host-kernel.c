@@ -44,3 +44,32 @@ TEST_IMPL(host_kernel_runs_with_launch_time_arguments)
     ASSERT_NEAR(out[1], 1.5, 1e-6);
     return 0;
 }
+
+/* Ends 5 ms after it starts, whatever the cost model says (as the simulated NCCL's collectives
+ * end when the other ranks allow). */
+__attribute__((visibility("default"))) void fakecuda_kernel_settle(void **params,
+                                                                   const fakecuda_launch *l)
+{
+    (void)params;
+    *l->end_ns = l->start_ns + 5000000;
+}
+
+TEST_IMPL(host_kernel_sets_its_end)
+{
+    ASSERT_INT(sd_init(), ==, 0);
+    CUfunction f = sd_kernel("settle", 0);
+    ASSERT(f);
+    CUdeviceptr d;
+    CUstream s;
+    CUevent a, b;
+    sd_gate g;
+    ASSERT_INT(sd_buffer_stream_events(256, &d, &s, &a, &b), ==, 0);
+    ASSERT_INT(sd_gate_close(&g, s), ==, 0);
+    CK(cuEventRecord(a, s));
+    CK(cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, s, NULL, NULL));
+    CK(cuEventRecord(b, s));
+    sd_gate_open(&g);
+    CK(cuEventSynchronize(b));
+    ASSERT_NEAR(sd_elapsed_ns(a, b), 5e6, 1000);
+    return 0;
+}

@@ -246,15 +246,22 @@ static void fc_worker_priority(int rt)
     pthread_setschedparam(pthread_self(), rt ? SCHED_FIFO : SCHED_OTHER, &sp);
 }
 
-static void fc_op_host_code(fc_op *op)
+/* start and *end: the op's modelled interval; a host kernel may move its end (fakecuda.h). */
+static void fc_op_host_code(fc_op *op, int64_t start, int64_t *end)
 {
     fc_worker_priority(0);
-    if (op->kind == FC_OP_KERNEL)
+    if (op->kind == FC_OP_KERNEL) {
+        long long e = *end;
+        op->u.kernel.launch.start_ns = start;
+        op->u.kernel.launch.end_ns = &e;
         op->u.kernel.fn(op->u.kernel.params, &op->u.kernel.launch);
-    else if (op->kind == FC_OP_HOSTFN)
+        op->u.kernel.launch.end_ns = NULL;
+        *end = e > start ? e : start;
+    } else if (op->kind == FC_OP_HOSTFN) {
         op->u.hostfn.fn(op->u.hostfn.user);
-    else
+    } else {
         op->u.callback.fn(op->u.callback.h, CUDA_SUCCESS, op->u.callback.user);
+    }
     fc_worker_priority(1);
 }
 
@@ -313,7 +320,7 @@ int64_t fc_op_run_at(fc_stream *s, fc_op *op, int64_t start)
     if (op->kind == FC_OP_DEVICE)
         end = op->u.device.run(op->u.device.arg, s, start);
     if (fc_op_runs_host_code(op))
-        fc_op_host_code(op);
+        fc_op_host_code(op, start, &end);
     int64_t effect_at = fc_now_ns();
     fc_op_effect(op, end);
     int64_t now = fc_now_ns();
@@ -456,8 +463,9 @@ uint64_t fc_submit(fc_stream *s, fc_op *op)
     }
     fc_truth_submit(op);
     if (fc_g.instant) {
+        int64_t ignored = 0;
         if (fc_op_runs_host_code(op))
-            fc_op_host_code(op);
+            fc_op_host_code(op, fc_now_ns(), &ignored);
         int64_t now = fc_now_ns();
         if (op->kind == FC_OP_DEVICE)
             op->u.device.run(op->u.device.arg, s, now);
