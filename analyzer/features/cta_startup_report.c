@@ -33,9 +33,7 @@ static void su_text(FILE *f, const cta_model *m, int top)
     char b1[32], b2[32], b3[32];
     for (size_t i = 0; i < m->nprocs; i++) {
         const cta_proc *p = &m->procs[i];
-        const cta_startup_proc *sp = cta_startup_proc_of(p);
-        if (!sp)
-            continue;
+        const cta_startup_proc *sp = cta_startup_proc_of(p); /* not NULL where a device is shown */
         for (int d = 0; d < CTA_MAX_DEV; d++) {
             const cta_startup_dev *r = shown(p, d);
             const cta_dev *dv = &p->dev[d];
@@ -83,7 +81,7 @@ static void su_text(FILE *f, const cta_model *m, int top)
                         (unsigned long long)r->trial_kernels, (unsigned long long)r->trial_runs);
         }
         const cta_startup_proc *r = sp;
-        if (!any)
+        if (!any || !r)
             continue;
         if (r->first_call && r->init_end >= r->first_call)
             fprintf(f, "  pid %u: CUDA init %s (the first CUDA call to the context made)\n", p->pid,
@@ -132,9 +130,7 @@ static void su_json(cta_json *j, const cta_model *m)
     cta_json_arr(j);
     for (size_t i = 0; i < m->nprocs; i++) {
         const cta_proc *p = &m->procs[i];
-        const cta_startup_proc *pr = cta_startup_proc_of(p);
-        if (!pr)
-            continue;
+        const cta_startup_proc *pr = cta_startup_proc_of(p); /* not NULL where a device is shown */
         for (int d = 0; d < CTA_MAX_DEV; d++) {
             const cta_startup_dev *r = shown(p, d);
             const cta_dev *dv = &p->dev[d];
