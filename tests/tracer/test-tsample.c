@@ -67,6 +67,9 @@ TEST_IMPL(thread_samples_c_phases)
             continue;
         ASSERT_UINT(x->r.u.thread_sample.tid, ==, t.pids[0]);
         uint32_t f = x->r.u.thread_sample.flags & (CT_TS_NATIVE_LAST | CT_TS_NATIVE_PERF | CT_TS_PYTHON);
+        if (f == CT_TS_NATIVE_PERF && !strstr(x->stack, "spin_phase") && !strstr(x->stack, ";copy_phase"))
+            ctt_fail_at(__FILE__, __LINE__, "a perf sample at +%.3f ms of the phases, not where the "
+                        "thread ran: %s", (double)(x->r.ts - ph[0].end) / 1e6, x->stack);
         if (f == CT_TS_NATIVE_PERF)
             ASSERT(strstr(x->stack, "spin_phase") || strstr(x->stack, ";copy_phase")); /* where it ran */
         else
