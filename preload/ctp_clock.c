@@ -26,25 +26,18 @@ static struct {
 } ctp_pt[CTP_POINTS];
 static unsigned ctp_npt, ctp_newest; /* points kept; the newest one's index */
 
-/* One (ticks, ns) pair: the reading with the narrowest window of three (a preempted one is off
- * by half of it). */
-static void ctp_point(uint64_t *k, uint64_t *n)
+uint64_t ctp_calibrate(void)
 {
-    uint64_t best = UINT64_MAX;
+    /* the reading with the narrowest window of three: a preempted one is off by half of it */
+    uint64_t k = 0, n = 0, best = UINT64_MAX;
     for (int i = 0; i < 3; i++) {
         uint64_t n0 = ctp_now(), k1 = ctp_ticks(), n1 = ctp_now();
         if (n1 - n0 < best) {
             best = n1 - n0;
-            *k = k1;
-            *n = n0 + (n1 - n0) / 2;
+            k = k1;
+            n = n0 + (n1 - n0) / 2;
         }
     }
-}
-
-uint64_t ctp_calibrate(void)
-{
-    uint64_t k = 0, n = 0;
-    ctp_point(&k, &n);
     ctp_cal_k = k;
     ctp_cal_n = n;
     if (ctp_cal_k > ctp_base_k && ctp_cal_n - ctp_base_n > 2000000)
@@ -85,11 +78,8 @@ uint64_t ctp_ticks_to_ns(uint64_t k)
     return ctp_extrapolate(i, k);
 }
 
-/* Uses the TSC only where the kernel keeps CLOCK_MONOTONIC with it. Its first rate is measured
- * over 200 us: all it serves is the CPU-gap threshold in ticks (off by a few ns) and conversions
- * before the writer's first flush, which measures the rate over tens of ms and converts what came
- * before by interpolation between its points. Measured over 2 ms, as it was, the wait was a fifth
- * of what a traced one-second training loop spent on starting the trace. */
+/* Uses the TSC only where the kernel keeps CLOCK_MONOTONIC with it; measures its rate over
+ * 2 ms (refined at every flush). */
 void ctp_time_init(void)
 {
 #if defined(__x86_64__)
@@ -104,15 +94,14 @@ void ctp_time_init(void)
     ctp_use_tsc = !strcmp(cs, "tsc\n");
 #endif
     ctp_npt = 0;
-    ctp_point(&ctp_base_k, &ctp_base_n);
+    ctp_base_k = ctp_ticks();
+    ctp_base_n = ctp_now();
     if (ctp_use_tsc) {
-        struct timespec us = {0, 200000};
-        nanosleep(&us, NULL);
+        struct timespec ms = {0, 2000000};
+        nanosleep(&ms, NULL);
     }
     ctp_calibrate();
-    if (ctp_cal_k > ctp_base_k && ctp_cal_n > ctp_base_n)
-        ctp_ns_per_tick = (double)(ctp_cal_n - ctp_base_n) / (double)(ctp_cal_k - ctp_base_k);
-    ctp_base_k = ctp_cal_k, ctp_base_n = ctp_cal_n; /* the first flush measures over a longer span */
+    ctp_base_k = ctp_cal_k, ctp_base_n = ctp_cal_n; /* keep the 2 ms rate until a longer one */
 }
 
 uint64_t ctp_ns_to_ticks(uint64_t ns)

@@ -29,7 +29,7 @@ static inline uint64_t ctp_ticks(void)
     return ctp_now();
 }
 
-/* Chooses the tick source and measures its rate (over 200 us, refined at every flush). */
+/* Chooses the tick source and measures its rate (2 ms). */
 void ctp_time_init(void);
 /* A new calibration point (the writer, at every flush); returns its CLOCK_MONOTONIC ns. */
 uint64_t ctp_calibrate(void);
