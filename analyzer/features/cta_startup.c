@@ -96,12 +96,13 @@ typedef struct {
     cta_map syms;                 /* kernel name or copy kind -> symbol */
     uint8_t *sym_copy;            /* per symbol: a copy */
     size_t cap_sym;
-    cta_map fns;                  /* API function string id -> index in fn_cls */
-    uint8_t *fn_cls;
-    size_t cap_fn;
-    cta_map stacks;               /* stack id -> index in stack_tune */
-    uint8_t *stack_tune;
-    size_t cap_stack;
+    /* the symbols found, so an operation's name is hashed once: + 1 (0: not yet), per kernel
+     * name of the model (cta_call.kernel_idx) and per copy kind */
+    uint32_t *kernel_sym, copy_sym[CTA_OP_N];
+    size_t cap_kernel_sym;
+    /* integer keys + 1 (0 is no key): looked up per record, they are not hashed as bytes */
+    ct_hash fn_cls;               /* API function string id -> its FN_ class */
+    ct_hash stack_tune;           /* stack id -> its tune_frame bits (sync 1, sample 2) */
     uint64_t tune_parent;         /* the runtime call whose nested driver call was counted */
     su_ev *ev;
     size_t nev, cap_ev;
@@ -109,9 +110,9 @@ typedef struct {
     size_t nranges, cap_ranges;
     uint64_t nvtx_from;           /* the steady state by the NVTX ranges (0: none) */
     su_lib_seen lib_seen[CTA_STARTUP_LIBS];
-    cta_map tids;                 /* a thread -> its index in thr */
+    ct_hash tids;                 /* a thread -> its index in thr */
     su_thr *thr;
-    size_t cap_thr;
+    size_t nthr, cap_thr;
     su_dev dev[CTA_MAX_DEV];
     cta_startup_proc r;
 } su_proc;
@@ -123,9 +124,6 @@ static su_proc *su_get(cta_proc *p)
     if (!SU(p)) {
         su_proc *s = cta_xmalloc(sizeof *s, "the start-up's state");
         cta_map_init(&s->syms);
-        cta_map_init(&s->fns);
-        cta_map_init(&s->stacks);
-        cta_map_init(&s->tids);
         p->feat[CTA_FEAT_STARTUP] = s;
     }
     return SU(p);
@@ -175,11 +173,9 @@ static int tune_frame(const char *fn, int sample)
  * stack: bit 0 as a call's stack, bit 1 as a sample's. */
 static int stack_tune(cta_model *m, cta_proc *p, su_proc *s, uint32_t id, int sample)
 {
-    int added;
-    uint32_t i = cta_map_get(&s->stacks, &id, sizeof id, &added);
-    if (added) {
-        cta_grow(&s->stack_tune, &s->cap_stack, i + 1, 1);
-        s->stack_tune[i] = 0;
+    const uint32_t *known = ct_hash_find(&s->stack_tune, (uint64_t)id + 1);
+    uint32_t bits = known ? *known : 0;
+    if (!known) {
         const uint32_t *frames;
         uint32_t n;
         if (ct_reader_stack(m->rd, p->file, id, &frames, &n) == 0)
@@ -189,10 +185,11 @@ static int stack_tune(cta_model *m, cta_proc *p, su_proc *s, uint32_t id, int sa
                 if (ct_reader_frame(m->rd, p->file, frames[f], &fr) != 0)
                     continue;
                 const char *fn = ct_reader_str(m->rd, p->file, fr.function, tmp);
-                s->stack_tune[i] |= (uint8_t)(tune_frame(fn, 0) | tune_frame(fn, 1) << 1);
+                bits |= (uint32_t)(tune_frame(fn, 0) | tune_frame(fn, 1) << 1);
             }
+        cta_xhash_put(&s->stack_tune, (uint64_t)id + 1, bits, "the start-up's stacks");
     }
-    return s->stack_tune[i] >> sample & 1;
+    return bits >> sample & 1;
 }
 
 static void add_ev(su_proc *s, uint64_t start, uint64_t end, int kind)
@@ -206,12 +203,12 @@ static void add_ev(su_proc *s, uint64_t start, uint64_t end, int kind)
 
 static su_thr *thr_of(su_proc *s, uint32_t tid)
 {
-    int added;
-    uint32_t t = cta_map_get(&s->tids, &tid, sizeof tid, &added);
-    if (added) {
-        cta_grow(&s->thr, &s->cap_thr, t + 1, sizeof *s->thr);
-        s->thr[t] = (su_thr){0};
-    }
+    const uint32_t *known = ct_hash_find(&s->tids, (uint64_t)tid + 1);
+    if (known)
+        return &s->thr[*known];
+    uint32_t t = (uint32_t)s->nthr++;
+    cta_grow(&s->thr, &s->cap_thr, t + 1, sizeof *s->thr);
+    cta_xhash_put(&s->tids, (uint64_t)tid + 1, t, "the start-up's threads");
     return &s->thr[t];
 }
 
@@ -282,14 +279,15 @@ void cta_startup_record(cta_model *m, cta_proc *p, const ct_rec *r)
     const ct_rec_api *a = &r->u.api;
     if (!s->r.first_call || a->start < s->r.first_call)
         s->r.first_call = a->start;
-    int added;
-    uint32_t i = cta_map_get(&s->fns, &a->function, sizeof a->function, &added);
-    if (added) {
+    const uint32_t *known = ct_hash_find(&s->fn_cls, (uint64_t)a->function + 1);
+    int c;
+    if (known) {
+        c = (int)*known;
+    } else {
         char tmp[CT_STRTMP];
-        cta_grow(&s->fn_cls, &s->cap_fn, i + 1, 1);
-        s->fn_cls[i] = (uint8_t)fn_class(ct_reader_str(m->rd, p->file, a->function, tmp));
+        c = fn_class(ct_reader_str(m->rd, p->file, a->function, tmp));
+        cta_xhash_put(&s->fn_cls, (uint64_t)a->function + 1, (uint32_t)c, "the start-up's calls");
     }
-    int c = s->fn_cls[i];
     if (!a->parent)
         lib_call(s, r->tid, a->start, r->ts, c == FN_INIT);
     /* cuBLAS's first call: its own handle is made just before it */
@@ -320,18 +318,29 @@ void cta_startup_gpu(cta_model *m, cta_proc *p, const ct_rec_gpu *g, uint64_t en
     su_dev *dv = &s->dev[cta_dev_slot(g->device)];
     if (dv->nops >= CTA_STARTUP_MAX_OPS)
         return;
-    char key[CT_STRTMP + 16];
-    const char *name = c->kernel_name;
-    if (c->is_copy || !name) {
-        snprintf(key, sizeof key, "\1%s", c->is_copy ? cta_op_names[cta_copy_op(c->copy)] : "?");
-        name = key;
+    uint32_t *known;
+    if (c->is_copy) {
+        known = &s->copy_sym[cta_copy_op(c->copy)];
+    } else {
+        cta_grow(&s->kernel_sym, &s->cap_kernel_sym, c->kernel_idx + 1, sizeof *s->kernel_sym);
+        known = &s->kernel_sym[c->kernel_idx];
     }
-    int added;
-    uint32_t sym = cta_map_get(&s->syms, name, strlen(name), &added);
-    if (added) {
-        cta_grow(&s->sym_copy, &s->cap_sym, sym + 1, 1);
-        s->sym_copy[sym] = name == key;
+    if (!*known) {
+        char key[CT_STRTMP + 16];
+        const char *name = c->kernel_name;
+        if (c->is_copy || !name) {
+            snprintf(key, sizeof key, "\1%s", c->is_copy ? cta_op_names[cta_copy_op(c->copy)] : "?");
+            name = key;
+        }
+        int added;
+        uint32_t sym = cta_map_get(&s->syms, name, strlen(name), &added);
+        if (added) {
+            cta_grow(&s->sym_copy, &s->cap_sym, sym + 1, 1);
+            s->sym_copy[sym] = name == key;
+        }
+        *known = sym + 1;
     }
+    uint32_t sym = *known - 1;
     cta_grow(&dv->ops, &dv->cap_ops, dv->nops + 1, sizeof *dv->ops);
     uint64_t dur = end > g->start ? end - g->start : 0;
     unsigned st = 0;
@@ -421,15 +430,19 @@ static size_t window_period(const su_op *o, size_t n, size_t *len_out, size_t *f
 {
     size_t best_len = 0, maxP = n / 3;
     size_t *len = cta_xmalloc((maxP + 1) * 2 * sizeof *len, "the periods"), *from = len + maxP + 1;
-    for (size_t P = 1; P <= maxP; P++) {
-        len[P] = periodic_run(o, n, P, &from[P]);
-        if (loop_like(len[P], P, n) && len[P] > best_len)
-            best_len = len[P];
+    /* no run is longer than the window: once one is as long, no later period changes the
+     * choice below (the whole window repeating is what a steady state's window does) */
+    size_t last = 0; /* the longest period tried */
+    while (last < maxP && best_len < n) {
+        last++;
+        len[last] = periodic_run(o, n, last, &from[last]);
+        if (loop_like(len[last], last, n) && len[last] > best_len)
+            best_len = len[last];
     }
     /* the shortest period repeating nearly as long as any: a kernel repeated many times (an
      * optimizer's step over each parameter) repeats too, over a short stretch */
     size_t P = 0;
-    for (size_t q = 1; q <= maxP && !P; q++)
+    for (size_t q = 1; q <= last && !P; q++)
         if (loop_like(len[q], q, n) && 10 * len[q] >= 9 * best_len)
             P = q;
     *len_out = P ? best_len : 0;
@@ -675,13 +688,12 @@ void cta_startup_proc_free(cta_proc *p)
         free(s->dev[d].starve);
     }
     cta_map_free(&s->syms);
-    cta_map_free(&s->fns);
-    cta_map_free(&s->stacks);
-    cta_map_free(&s->tids);
+    ct_hash_free(&s->fn_cls);
+    ct_hash_free(&s->stack_tune);
+    ct_hash_free(&s->tids);
     free(s->thr);
     free(s->sym_copy);
-    free(s->fn_cls);
-    free(s->stack_tune);
+    free(s->kernel_sym);
     free(s->ev);
     free(s->ranges);
     free(s);

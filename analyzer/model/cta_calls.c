@@ -74,6 +74,7 @@ void cta_call_view(const cta_model *m, const cta_joining *c, cta_call *call)
         call->is_launch = 1;
         call->launch = &c->u.launch;
         call->kernel_name = cta_map_key(&m->kernel_names, c->kidx);
+        call->kernel_idx = c->kidx;
     } else if (c->type == CT_REC_COPY) {
         call->is_copy = 1;
         call->copy = &c->u.copy;

@@ -498,6 +498,7 @@ typedef struct {
     const ct_rec_launch *launch;  /* is_launch */
     const ct_rec_copy *copy;      /* is_copy */
     const char *kernel_name;
+    uint32_t kernel_idx;          /* is_launch: kernel_name's index in the model's names */
     int have_api;
 } cta_call;
 
