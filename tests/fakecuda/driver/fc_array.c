@@ -383,6 +383,8 @@ static float fc_channel(const fc_obj *o, const char *p, unsigned c)
  * and mirror apply to normalized coordinates only (CUDA clamps unnormalized ones). */
 static long fc_address(long i, long n, CUaddress_mode m, int normalized)
 {
+    if (i >= 0 && i < n)
+        return i; /* every mode's answer inside, and a host kernel's inner loop: no division */
     if (!normalized && (m == CU_TR_ADDRESS_MODE_WRAP || m == CU_TR_ADDRESS_MODE_MIRROR))
         m = CU_TR_ADDRESS_MODE_CLAMP;
     switch (m) {
@@ -394,10 +396,11 @@ static long fc_address(long i, long n, CUaddress_mode m, int normalized)
     }
 }
 
-static fakecuda_float4 fc_texel(const fc_obj *o, long x, long y, long z, size_t slice)
+/* Texel (x, y, z) of slice of o, whose extent as sampled is n (o's, one for an axis the fetch
+ * does not have). */
+static fakecuda_float4 fc_texel(const fc_obj *o, const long n[3], long x, long y, long z, size_t slice)
 {
     int norm = o->tex.flags & CU_TRSF_NORMALIZED_COORDINATES;
-    long n[3] = {(long)o->w, (long)o->h, (long)o->d};
     long i[3] = {x, y, z};
     for (int k = 0; k < 3; k++)
         if ((i[k] = fc_address(i[k], n[k], o->tex.addressMode[k], norm)) < 0)
@@ -450,15 +453,11 @@ FC_EXPORT fakecuda_float4 fakecuda_tex_fetch(unsigned long long tex, float x, fl
     if (o->tex.flags & CU_TRSF_NORMALIZED_COORDINATES)
         for (int k = 0; k < dims; k++)
             c[k] *= (float)n[k];
-    fc_obj one = *o;
-    one.d = (size_t)n[2];
-    if (dims < 2)
-        one.h = 1;
     if (o->tex.filterMode != CU_TR_FILTER_MODE_LINEAR || o->res.resType == CU_RESOURCE_TYPE_LINEAR) {
         long i[3];
         for (int k = 0; k < 3; k++)
             i[k] = k < dims ? (long)floorf(c[k]) : 0;
-        return fc_texel(&one, i[0], i[1], i[2], slice);
+        return fc_texel(o, n, i[0], i[1], i[2], slice);
     }
     long i0[3] = {0, 0, 0};
     float t[3] = {0, 0, 0};
@@ -471,8 +470,8 @@ FC_EXPORT fakecuda_float4 fakecuda_tex_fetch(unsigned long long tex, float x, fl
     for (int dz = 0; dz < (dims > 2 ? 2 : 1); dz++) {
         fakecuda_float4 row[2];
         for (int dy = 0; dy < (dims > 1 ? 2 : 1); dy++)
-            row[dy] = fc_lerp4(fc_texel(&one, i0[0], i0[1] + dy, i0[2] + dz, slice),
-                               fc_texel(&one, i0[0] + 1, i0[1] + dy, i0[2] + dz, slice), t[0]);
+            row[dy] = fc_lerp4(fc_texel(o, n, i0[0], i0[1] + dy, i0[2] + dz, slice),
+                               fc_texel(o, n, i0[0] + 1, i0[1] + dy, i0[2] + dz, slice), t[0]);
         plane[dz] = dims > 1 ? fc_lerp4(row[0], row[1], t[1]) : row[0];
     }
     return dims > 2 ? fc_lerp4(plane[0], plane[1], t[2]) : plane[0];
