@@ -6,8 +6,8 @@
 # Suites run CT_TEST_JOBS at a time (default: the CPUs online, at most 4), in the order given:
 # many tests wait on a program more than they compute, and the suite stays within its time on a
 # 2-core machine only if two run at once. Each suite's output is shown whole when it ends, so
-# two suites' lines never interleave. The tests hold beside other work (README, "Testing"): a
-# suite beside another is such work.
+# two suites' lines never interleave. A timing check compares with the simulation's truth or the
+# workload's own figures (README, "How it is tested"), so a suite beside another still holds.
 set -u
 jobs=${CT_TEST_JOBS:-$(nproc 2>/dev/null || echo 1)}
 [ "$jobs" -ge 1 ] 2>/dev/null || jobs=1
