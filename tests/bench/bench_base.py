@@ -8,8 +8,9 @@ read the same traces: section 3's 10-million-event trace (`summary -j 1`, `timel
 section 9's 64 ranks (`summary -j 2 --json`), interleaved (each repetition runs the pair in the
 other order than the last, so neither always runs on a warm cache), MIN_REPS repetitions at
 least. The figure of each command is new/base of the median CPU times (user + sys: what the
-analyzer does, less what else the machine runs); goal: at most GOAL_RATIO. Their outputs must be
-the same bytes (issue 27: nothing changes for users); `vs_base_same_output` says whether they are.
+analyzer does, less what else the machine runs); goal: at most GOAL_RATIO. Whether their outputs
+are the same bytes is said (`vs_base_same_output`) and not judged: they were when issue 27 rebuilt
+the analyzer, and later features added to them (tests/corpus holds the outputs).
 
 Without git, or in a clone without the commit (a shallow one), or when the base does not build,
 the figures are null and notes say why. With --quick the new analyzer is timed against itself:
@@ -146,8 +147,7 @@ def verdicts(results):
     ratios = [results["vs_base_%s_ratio" % n] for n in COMMANDS]
     if None in ratios:
         return {"vs_base": "n/a"}
-    ok = max(ratios) <= GOAL_RATIO and results["vs_base_same_output"] == 1
-    return {"vs_base": "pass" if ok else "miss"}
+    return {"vs_base": "pass" if max(ratios) <= GOAL_RATIO else "miss"}
 
 
 def row(results, spread, verdict, rev):
@@ -163,4 +163,4 @@ def row(results, spread, verdict, rev):
             results[k], spread[k][0], spread[k][1]))
     return "| analyzer vs %s's, CPU time new vs base: new/base | %s; %s | <= %.2f | %s |" % (
         rev, "; ".join(cells), "same output" if results["vs_base_same_output"] else
-        "OUTPUT DIFFERS", GOAL_RATIO, verdict["vs_base"])
+        "outputs differ (features added since)", GOAL_RATIO, verdict["vs_base"])
