@@ -251,6 +251,7 @@ typedef struct {
     int n;
     uint64_t now, boot_minus_mono;
     ctp_host_put_fn put;
+    ct_rec machine; /* the machine's record, its CPU counters read at the round's stamp */
 } ctp_hsample;
 
 /* pid found as a child of a process of the tree: queued once per sample; -1 if the table has
@@ -592,11 +593,25 @@ static void ctp_hcg_read(ct_rec_host_sample *h)
         h->flags |= CT_HS_NO_CG_USAGE;
 }
 
-static void ctp_hmachine(ctp_hsample *s)
+/* The round's stamp and the machine's CPU counters, read first and together: the analyzer
+ * divides what the counters gained between two rounds by the time between their stamps, so a
+ * stamp must be the time of the reading. The processes are read after (a scan of /proc, tens of
+ * ms with the writer descheduled beside CPU-bound work, once made the machine busy on 3.6 of its
+ * 2 CPUs); a reading the writer was descheduled in (more than 1 ms) is taken again, twice at
+ * most. */
+#define CTP_HSTAMP_NS 1000000ull
+static void ctp_hcpu(ctp_hsample *s)
 {
-    ct_rec r = {.type = CT_REC_HOST_SAMPLE, .ts = s->now};
-    ct_rec_host_sample *h = &r.u.host_sample;
-    if (ctp_hread(&ctp_hfd_stat, "/proc/stat") > 0) {
+    int got = 0;
+    for (int tries = 0; tries < 3; tries++) {
+        s->now = ctp_now();
+        got = ctp_hread(&ctp_hfd_stat, "/proc/stat") > 0;
+        if (!got || ctp_now() - s->now < CTP_HSTAMP_NS)
+            break;
+    }
+    s->machine = (ct_rec){.type = CT_REC_HOST_SAMPLE, .ts = s->now};
+    ct_rec_host_sample *h = &s->machine.u.host_sample;
+    if (got) {
         const char *p = ctp_hbuf + 3; /* "cpu  user nice system idle iowait irq softirq steal" */
         uint64_t v[8];
         for (int i = 0; i < 8; i++)
@@ -627,6 +642,13 @@ static void ctp_hmachine(ctp_hsample *s)
         h->running = (uint32_t)ctp_hkey(ctp_hbuf, "procs_running", &found);
         h->blocked = (uint32_t)ctp_hkey(ctp_hbuf, "procs_blocked", &found);
     }
+}
+
+/* The rest of the machine's record (memory, paging, cgroup, pressure), and the record, after
+ * the round's processes: the analyzer closes a round at it. */
+static void ctp_hmachine(ctp_hsample *s)
+{
+    ct_rec_host_sample *h = &s->machine.u.host_sample;
     int found = 1;
     if (ctp_hread(&ctp_hfd_mem, "/proc/meminfo") > 0) {
         h->mem_total = ctp_hkey(ctp_hbuf, "MemTotal", &found) * 1024;
@@ -665,7 +687,7 @@ static void ctp_hmachine(ctp_hsample *s)
             *full[i] = ctp_hnum(&t) * 1000;
         }
     }
-    s->put(&r);
+    s->put(&s->machine);
 }
 
 uint64_t ctp_host_wait(uint64_t now)
@@ -693,13 +715,11 @@ void ctp_host_sample(uint64_t now, int force, ctp_host_put_fn put)
     /* the clocks differ by the time the machine was suspended; read apart, by a few ns either way */
     int64_t d = (int64_t)(boot.tv_sec - mono.tv_sec) * 1000000000 + (boot.tv_nsec - mono.tv_nsec);
     s.boot_minus_mono = d > 0 ? (uint64_t)d : 0;
-    /* The round's stamp, taken beside its readings rather than at the flush's start (now): the
-     * analyzer divides what the counters gained between two rounds by the time between their
-     * stamps, and in the final flush, after the rings are drained, or with the writer
-     * descheduled beside CPU-bound work, now came well before the readings, so that the machine
-     * was seen busy on more cores than it has. One stamp for the round: its process and machine
-     * samples read the same interval. */
-    s.now = ctp_now();
+    /* The round's stamp, taken at its readings rather than at the flush's start (now): in the
+     * final flush, after the rings are drained, or with the writer descheduled beside CPU-bound
+     * work, now came well before them. One stamp for the round: its process and machine samples
+     * read the same interval. */
+    ctp_hcpu(&s);
     s.put = put;
     s.n = 0;
     if (++ctp_hgen == 0)
