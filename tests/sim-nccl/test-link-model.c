@@ -3,12 +3,14 @@
  * all-reduce, x (n-1)/n for all-gather and reduce-scatter, x 1 for broadcast and send/recv,
  * bytes being the whole buffer's), matches FAKENCCL_BW within 5%. The last rank to arrive
  * waits for nobody: the least time over the ranks is the model's plus at most the skew. Each
- * kernel is queued behind a host function that waits for every rank's, so it starts at its
- * event's time exactly, however late a loaded host launches it. */
+ * rank's events and kernel are queued behind a host function that waits until every rank's host
+ * has queued its own: a host descheduled between two launches (four ranks on two loaded cores)
+ * then delays no stream, and the last stream through starts its kernel at its event's time. */
 #include "sn.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #define SN_BW 2e9
 #define SN_BYTES (32u << 20)
@@ -16,7 +18,7 @@
 enum { SN_AR, SN_AG, SN_RS, SN_BC, SN_SR, SN_NOPS };
 
 typedef struct {
-    sn_barrier bar;
+    atomic_int queued[SN_NOPS]; /* per operation: the ranks whose host has queued it whole */
     int n;
     double elapsed_ns[SN_NOPS][4];
 } sn_model;
@@ -44,12 +46,17 @@ static ncclResult_t sn_op(int op, int rank, int n, CUdeviceptr in, CUdeviceptr o
     }
 }
 
-/* On the stream, before event a: the ranks' kernels start when the last rank's stream gets
- * here, at event a's time exactly, however late the host then was to launch. */
-static void CUDA_CB sn_model_barrier(void *arg)
+typedef struct {
+    sn_model *M;
+    int op;
+} sn_gate;
+
+/* On the stream, before event a: until every rank's host has queued operation op. */
+static void CUDA_CB sn_model_gate(void *arg)
 {
-    sn_model *M = arg;
-    sn_barrier_wait(&M->bar, M->n);
+    const sn_gate *g = arg;
+    while (atomic_load(&g->M->queued[g->op]) < g->M->n)
+        usleep(50);
 }
 
 static int sn_model_rank(int rank, int n, const ncclUniqueId *id, void *arg)
@@ -67,10 +74,12 @@ static int sn_model_rank(int rank, int n, const ncclUniqueId *id, void *arg)
     NK(ncclAllReduce((void *)in, (void *)out, 1, ncclFloat32, ncclSum, comm, (cudaStream_t)s));
     CK(cuCtxSynchronize());
     for (int op = 0; op < SN_NOPS; op++) {
-        CK(cuLaunchHostFunc(s, sn_model_barrier, M));
+        sn_gate gate = {M, op};
+        CK(cuLaunchHostFunc(s, sn_model_gate, &gate));
         CK(cuEventRecord(g.a, s));
         NK(sn_op(op, rank, n, in, out, comm, (cudaStream_t)s));
         CK(cuEventRecord(g.b, s));
+        atomic_fetch_add(&M->queued[op], 1);
         CK(cuStreamSynchronize(s));
         M->elapsed_ns[op][rank] = sd_elapsed_ns(g.a, g.b);
     }
