@@ -561,7 +561,11 @@ static void find_steady(su_proc *s, su_dev *dv, const cta_dev *cd)
     r->ops = n;
     if (!n || (n < 6 && !s->nvtx_from))
         return;
-    qsort(dv->ops, n, sizeof *dv->ops, by_start);
+    size_t k = 1;
+    while (k < n && dv->ops[k - 1].start <= dv->ops[k].start)
+        k++;
+    if (k < n) /* they come in order of their ends, mostly of their starts too */
+        qsort(dv->ops, n, sizeof *dv->ops, by_start);
     const su_op *o = dv->ops;
     if (s->nvtx_from) {
         r->found = CTA_STARTUP_NVTX;
