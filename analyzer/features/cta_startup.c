@@ -92,6 +92,7 @@ typedef struct {
     uint32_t group;               /* its normalized name's string id */
 } su_range;
 
+#define SU_FN_SMALL 1024
 typedef struct {
     cta_map syms;                 /* kernel name or copy kind -> symbol */
     uint8_t *sym_copy;            /* per symbol: a copy */
@@ -113,6 +114,9 @@ typedef struct {
     ct_hash tids;                 /* a thread -> its index in thr */
     su_thr *thr;
     size_t nthr, cap_thr;
+    uint32_t last_tid, last_thr;  /* the thread found last and its index + 1: calls come in runs */
+    uint8_t fn_small[SU_FN_SMALL]; /* fn_cls's values + 1 of the ids below SU_FN_SMALL: a file
+                                     * interns the API names it meets first, so most are */
     su_dev dev[CTA_MAX_DEV];
     cta_startup_proc r;
 } su_proc;
@@ -203,12 +207,16 @@ static void add_ev(su_proc *s, uint64_t start, uint64_t end, int kind)
 
 static su_thr *thr_of(su_proc *s, uint32_t tid)
 {
+    if (s->last_thr && s->last_tid == tid)
+        return &s->thr[s->last_thr - 1];
     const uint32_t *known = ct_hash_find(&s->tids, (uint64_t)tid + 1);
-    if (known)
-        return &s->thr[*known];
-    uint32_t t = (uint32_t)s->nthr++;
-    cta_grow(&s->thr, &s->cap_thr, t + 1, sizeof *s->thr);
-    cta_xhash_put(&s->tids, (uint64_t)tid + 1, t, "the start-up's threads");
+    uint32_t t = known ? *known : (uint32_t)s->nthr++;
+    if (!known) {
+        cta_grow(&s->thr, &s->cap_thr, t + 1, sizeof *s->thr);
+        cta_xhash_put(&s->tids, (uint64_t)tid + 1, t, "the start-up's threads");
+    }
+    s->last_tid = tid;
+    s->last_thr = t + 1;
     return &s->thr[t];
 }
 
@@ -253,9 +261,10 @@ static void lib_seen(su_proc *s, int l, uint32_t tid, uint64_t t)
     o->host_ns += init ? h->init_before : h->before;
 }
 
-void cta_startup_record(cta_model *m, cta_proc *p, const ct_rec *r)
+/* A record other than an API call's (cta_startup_record). */
+static __attribute__((noinline)) void other_record(cta_model *m, cta_proc *p, su_proc *s,
+                                                   const ct_rec *r)
 {
-    su_proc *s = su_get(p);
     if (r->type == CT_REC_SHLIB) {
         if (r->u.shlib.kind == CT_SHLIB_CUDNN)
             lib_seen(s, CTA_LIB_CUDNN, r->tid, r->ts);
@@ -274,22 +283,31 @@ void cta_startup_record(cta_model *m, cta_proc *p, const ct_rec *r)
         if (ts->flags & CT_TS_WORKER)
             return; /* a loader worker's: not the process's start-up */
         add_ev(s, r->ts, r->ts, ts->stack && stack_tune(m, p, s, ts->stack, 1) ? EV_TUNE_SAMPLE : EV_SAMPLE);
-        return;
     }
-    const ct_rec_api *a = &r->u.api;
-    if (!s->r.first_call || a->start < s->r.first_call)
-        s->r.first_call = a->start;
-    const uint32_t *known = ct_hash_find(&s->fn_cls, (uint64_t)a->function + 1);
+}
+
+/* The class of API function id (the file's string id), found once per function. */
+static __attribute__((noinline)) int call_class(cta_model *m, cta_proc *p, su_proc *s, uint32_t id)
+{
+    const uint32_t *known = ct_hash_find(&s->fn_cls, (uint64_t)id + 1);
     int c;
     if (known) {
         c = (int)*known;
     } else {
         char tmp[CT_STRTMP];
-        c = fn_class(ct_reader_str(m->rd, p->file, a->function, tmp));
-        cta_xhash_put(&s->fn_cls, (uint64_t)a->function + 1, (uint32_t)c, "the start-up's calls");
+        c = fn_class(ct_reader_str(m->rd, p->file, id, tmp));
+        cta_xhash_put(&s->fn_cls, (uint64_t)id + 1, (uint32_t)c, "the start-up's calls");
     }
-    if (!a->parent)
-        lib_call(s, r->tid, a->start, r->ts, c == FN_INIT);
+    if (id < SU_FN_SMALL)
+        s->fn_small[id] = (uint8_t)(c + 1);
+    return c;
+}
+
+/* An API call of class c that the start-up looks at more closely than its thread's timing. */
+static __attribute__((noinline)) void notable_call(cta_model *m, cta_proc *p, su_proc *s,
+                                                   const ct_rec *r, int c)
+{
+    const ct_rec_api *a = &r->u.api;
     /* cuBLAS's first call: its own handle is made just before it */
     if ((a->flags & CT_API_LIBRARY) && !s->lib_seen[CTA_LIB_CUBLAS].seen)
         lib_seen(s, CTA_LIB_CUBLAS, r->tid, a->start);
@@ -307,6 +325,26 @@ void cta_startup_record(cta_model *m, cta_proc *p, const ct_rec *r)
     /* a program whose calls never make a context (the runtime's first call does) */
     if (!s->r.init_end && !a->parent)
         s->r.init_end = r->ts;
+}
+
+/* Per record: an API call's path is kept short (most calls are launches and copies, of
+ * FN_OTHER), the rest is in the functions above. */
+void cta_startup_record(cta_model *m, cta_proc *p, const ct_rec *r)
+{
+    su_proc *s = su_get(p);
+    if (r->type != CT_REC_API) {
+        other_record(m, p, s, r);
+        return;
+    }
+    const ct_rec_api *a = &r->u.api;
+    if (!s->r.first_call || a->start < s->r.first_call)
+        s->r.first_call = a->start;
+    int c = a->function < SU_FN_SMALL && s->fn_small[a->function] ? s->fn_small[a->function] - 1
+                                                                   : call_class(m, p, s, a->function);
+    if (!a->parent)
+        lib_call(s, r->tid, a->start, r->ts, c == FN_INIT);
+    if (c != FN_OTHER || (a->flags & CT_API_LIBRARY) || !s->r.init_end)
+        notable_call(m, p, s, r, c);
 }
 
 void cta_startup_gpu(cta_model *m, cta_proc *p, const ct_rec_gpu *g, uint64_t end, const cta_call *c)
