@@ -6,7 +6,9 @@
  * other work), and an unlimited one, for tests that need the cores alone, gets a core whenever
  * its processes can use one. The hierarchies are looked for where systemd mounts them,
  * /sys/fs/cgroup (v1 cpu, with cpuacct where mounted apart, or v2 with the cpu controller
- * enabled). */
+ * enabled). Two favoured tests would contend as equals, which no other work on the machine does:
+ * suites run at once (tests/run.sh), so a favoured test holds a lock, machine-wide, that the
+ * next one waits for. */
 #ifndef TR_CONFINE_H
 #define TR_CONFINE_H
 
@@ -16,16 +18,18 @@ typedef struct {
     int v2;
     char dir[2][320];  /* the cpu controller's cgroup; v1: cpuacct's when mounted apart */
     char back[2][320]; /* where this process was */
+    int lock;          /* the machine's favour lock, held until tr_cgroup_leave */
 } tr_cgroup;
 
 /* Makes the cgroup, limits it to 0.5 CPU and moves this process into it; ctt_skip (the test
  * counted as skipped) when the machine cannot: not root, no cpu controller there. */
 void tr_cgroup_enter(tr_cgroup *g);
-/* Makes the cgroup without a limit and moves this process into it: 0, or -1 when the machine
- * cannot (why, in why). The weight: v1 cpu.shares 262144, v2 cpu.weight 10000 (256 and 100
- * times the default). */
-int tr_cgroup_favour(tr_cgroup *g, char *why, size_t n);
-/* Moves this process back where it was and removes the cgroup. */
+/* Makes the cgroup without a limit and moves this process into it: 1, or 0 when the machine
+ * cannot (not root, no cpu controller), which it says on stderr; the test then runs as it
+ * would have. The weight: v1 cpu.shares 262144, v2 cpu.weight 10000 (256 and 100 times the
+ * default). */
+int tr_cgroup_favour(tr_cgroup *g);
+/* Moves this process back where it was and removes the cgroup (nothing if it was not made). */
 void tr_cgroup_leave(tr_cgroup *g);
 
 #endif
