@@ -6,16 +6,11 @@
 
 #include "cta_feature_slots.h"
 #include "cta_out.h"
+#include "cta_period.h"
 
 #define SU_MAX_GAPS CTA_STARTUP_MAX_OPS
 #define SU_MAX_EVENTS (1u << 14)
 #define SU_MAX_RANGES (1u << 13)  /* outermost NVTX ranges kept */
-/* The period is looked for among SU_WINDOW operations at a time (every period up to a third
- * of them against each: quadratic in the window, so bounded), in a longer run in two windows,
- * its middle and its end (the start-up is at its beginning); each window's period is then
- * followed through the whole run, in one pass. */
-#define SU_WINDOW 8192u
-
 /* Compact: the head's operations and gaps are what the feature's memory grows with. */
 typedef struct {
     uint64_t start;
@@ -205,10 +200,8 @@ static void add_ev(su_proc *s, uint64_t start, uint64_t end, int kind)
                               (uint32_t)kind};
 }
 
-static su_thr *thr_of(su_proc *s, uint32_t tid)
+static __attribute__((noinline)) su_thr *thr_find(su_proc *s, uint32_t tid)
 {
-    if (s->last_thr && s->last_tid == tid)
-        return &s->thr[s->last_thr - 1];
     const uint32_t *known = ct_hash_find(&s->tids, (uint64_t)tid + 1);
     uint32_t t = known ? *known : (uint32_t)s->nthr++;
     if (!known) {
@@ -218,6 +211,11 @@ static su_thr *thr_of(su_proc *s, uint32_t tid)
     s->last_tid = tid;
     s->last_thr = t + 1;
     return &s->thr[t];
+}
+
+static inline su_thr *thr_of(su_proc *s, uint32_t tid)
+{
+    return s->last_thr && s->last_tid == tid ? &s->thr[s->last_thr - 1] : thr_find(s, tid);
 }
 
 /* A top-level call of thread tid [start, end), fn a cuInit. */
@@ -414,104 +412,17 @@ static int by_start(const void *a, const void *b)
     return x->start < y->start ? -1 : x->start > y->start;
 }
 
-/* Whether operation k repeats P later. Exactly: a kernel more or less in an iteration costs its
- * comparison with the next (a tenth of each may differ), where a kernel shifted by one counted
- * alike would make every period one short of the true one repeat. */
-static int repeats(const su_op *o, size_t k, size_t P)
-{
-    return o[k].sym == o[k + P].sym;
-}
-
-/* The longest stretch of operations that repeats with period P (*lo its first), scanning back
- * from the end in blocks of at least a period, a tenth of each may differ. Anywhere in the run:
- * a run ends with other work (an evaluation, a checkpoint's copies) as it begins with its
- * start-up. */
-static size_t periodic_run(const su_op *o, size_t n, size_t P, size_t *lo_out)
-{
-    size_t B = P > 32 ? P : 32, k = n - P, best = 0, top = n - P; /* top: the run's compared end */
-    *lo_out = 0;
-    while (k > 0) {
-        size_t lo = k > B ? k - B : 0, bad = 0, allowed = (k - lo) / 10 + 1, first_bad = 0, i;
-        for (i = k; i-- > lo;)
-            if (!repeats(o, i, P) && !bad++)
-                first_bad = i;
-            else if (bad > allowed)
-                break;
-        size_t low = bad > allowed ? first_bad + 1 : lo; /* where the run reaches down to */
-        if (top > low && top + P - low > best) {
-            best = top + P - low;
-            *lo_out = low;
-        }
-        if (bad > allowed) {
-            k = i;
-            top = i; /* a run may start below the mismatches */
-        } else {
-            k = lo;
-        }
-    }
-    return best;
-}
-
-/* Whether a stretch of len operations repeating with period P, of n, is a loop: three
- * iterations at least, SU_MIN_LOOP operations at least (a kernel run three times running is
- * not a loop), and a quarter of the operations at least (a loop is what the run does most). */
-#define SU_MIN_LOOP 24
-static int loop_like(size_t len, size_t P, size_t n)
-{
-    return len >= 3 * P && len >= SU_MIN_LOOP && 4 * len >= n;
-}
-
-/* The period of o[0..n) (n at most SU_WINDOW): the shortest repeating nearly as long as any,
- * its repetition's first operation in *from, the longest repetition of any period in *len;
- * 0: none is a loop. */
-static size_t window_period(const su_op *o, size_t n, size_t *len_out, size_t *from_out)
-{
-    size_t best_len = 0, maxP = n / 3;
-    size_t *len = cta_xmalloc((maxP + 1) * 2 * sizeof *len, "the periods"), *from = len + maxP + 1;
-    /* no run is longer than the window: once one is as long, no later period changes the
-     * choice below (the whole window repeating is what a steady state's window does) */
-    size_t last = 0; /* the longest period tried */
-    while (last < maxP && best_len < n) {
-        last++;
-        len[last] = periodic_run(o, n, last, &from[last]);
-        if (loop_like(len[last], last, n) && len[last] > best_len)
-            best_len = len[last];
-    }
-    /* the shortest period repeating nearly as long as any: a kernel repeated many times (an
-     * optimizer's step over each parameter) repeats too, over a short stretch */
-    size_t P = 0;
-    for (size_t q = 1; q <= last && !P; q++)
-        if (loop_like(len[q], q, n) && 10 * len[q] >= 9 * best_len)
-            P = q;
-    *len_out = P ? best_len : 0;
-    *from_out = P ? from[P] : 0;
-    free(len);
-    return P;
-}
-
 /* The steady state by the sequence of operations o[0..n), sorted by start (cta_startup.h):
- * fills r's repetition and steady_from; returns its first operation (n: no repetition). A
- * longer run than a window: the period of its middle's window or its end's, whichever repeats
- * longest through the run (a start-up of any length before it). */
+ * fills r's repetition and steady_from; returns its first operation (n: no repetition). The
+ * repetition is their kernels' and copies' (cta_period_find). */
 static size_t sequence_start(const su_op *o, size_t n, cta_startup_dev *r)
 {
-    size_t best_len = 0, j = 0, P = 0;
-    if (n <= SU_WINDOW) {
-        P = window_period(o, n, &best_len, &j);
-    } else {
-        const size_t at[2] = {n / 2 - SU_WINDOW / 2, n - SU_WINDOW};
-        for (int w = 0; w < 2; w++) {
-            size_t l, f, q = window_period(o + at[w], SU_WINDOW, &l, &f);
-            if (!q || q == P)
-                continue;
-            l = periodic_run(o, n, q, &f);
-            if (loop_like(l, q, n) && (l > best_len || (l == best_len && q < P))) {
-                P = q;
-                best_len = l;
-                j = f;
-            }
-        }
-    }
+    size_t best_len, j;
+    uint32_t *sy = cta_xmalloc(n * sizeof *sy, "the operations' symbols"); /* compared densely */
+    for (size_t k = 0; k < n; k++)
+        sy[k] = o[k].sym;
+    size_t P = cta_period_find(sy, n, &best_len, &j);
+    free(sy);
     if (!P)
         return n;
     /* the unit begins after its longest typical gap: where an iteration ends and the next

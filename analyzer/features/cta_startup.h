@@ -10,7 +10,7 @@
  * (a run ends with other work, an evaluation or a checkpoint, as it begins with its start-up);
  * in a run of more than 8,192 operations, P is that of the 8,192 in its middle or at its end
  * (a start-up of thousands of autotuning kernels before them), whichever repeats longer through
- * the run: linear in the run but for two windows' search (cta_startup.c, SU_WINDOW);
+ * the run: linear in the run but for two windows' search (cta_period.c, CTA_PERIOD_WINDOW);
  * the steady state begins at the first whole period, the unit turned to begin after its longest
  * typical gap (where one iteration ends and the next begins), as the end of the GPU work before
  * it. No repetition: the whole run is steady, and the output says so.
