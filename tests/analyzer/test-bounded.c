@@ -95,12 +95,12 @@ TEST_IMPL(workload_held_launch_statistics_are_exact)
     ASSERT_UINT(h.n, ==, 20);
     ASSERT_UINT(h.found, ==, h.n);
     uint64_t exact[20], sum = 0;
-    size_t ne = 0;
+    size_t ne = 0, held_bounded = 0;
     for (size_t i = 0; i < h.n; i++) {
-        /* the held ones (the 2nd, 4th, ...) at least; on a loaded machine a preempted launch
-         * adds its own */
-        if (i % 2)
-            ASSERT(h.bounded[i]);
+        /* the held ones (the 2nd, 4th, ...), unless the simulated GPU, starved of a core, had
+         * not run the kernel within the hold either (the record then exact, as checked below);
+         * on a loaded machine a preempted launch adds its own */
+        held_bounded += i % 2 && h.bounded[i];
         if (h.bounded[i])
             continue;
         /* an exact record encloses the true interval (to the anchor's error) and never holds
@@ -110,6 +110,7 @@ TEST_IMPL(workload_held_launch_statistics_are_exact)
         sum += exact[ne++] = h.dur[i];
     }
     ASSERT_UINT(ne, >, 0);
+    ASSERT_UINT(held_bounded, >, 0);
     qsort(exact, ne, sizeof *exact, u64_cmp);
     tj *s = an_summary(dir, NULL);
     ASSERT(s);
