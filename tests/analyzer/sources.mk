@@ -6,7 +6,7 @@ AN_TEST_SRCS := $(wildcard tests/analyzer/test-*.c)
 AN_HELPER_SRCS := tests/analyzer/an_helpers.c tests/analyzer/tjson.c tests/analyzer/an_records.c \
   tests/tracer/tr_confine.c
 # the modules the unit tests call directly (the rest is exercised through the cutrace binary)
-AN_UNIT_SRCS := $(addprefix analyzer/base/,cta_map.c cta_out.c cta_sketch.c cta_union.c)
+AN_UNIT_SRCS := $(addprefix analyzer/base/,cta_map.c cta_out.c cta_period.c cta_sketch.c cta_union.c)
 TRACEGEN := $(B)/tests/analyzer/tracegen
 # The export test's DuckDB (tests/analyzer/duckdb-requirements.txt), made before either suite runs
 AN_DUCKDB_VENV ?= $(HOME)/.cache/cutrace/duckdb

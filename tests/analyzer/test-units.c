@@ -7,6 +7,7 @@
 
 #include "cta_map.h"
 #include "cta_out.h"
+#include "cta_period.h"
 #include "cta_sketch.h"
 
 static int cmp_u64(const void *a, const void *b)
@@ -90,5 +91,37 @@ TEST_IMPL(json_and_text_escaping)
     ASSERT_STR(cta_text_safe(t, sizeof t, "abcdefghijkl", 8), "abcde...");
     ASSERT_STR(cta_fmt_ns(t, 1500), "1.50 us");
     ASSERT_STR(cta_fmt_bytes(t, 4294967296.0), "4.00 GiB");
+    return 0;
+}
+
+/* A loop of 37 operations after a start-up of other ones, 1% of its operations replaced by
+ * others (a kernel more or less in an iteration): the period is found through the noise, in a
+ * run within one window and in one longer than a window (its middle's and end's), and its
+ * repetition reaches back to the loop's first iteration within a few. The cheap rejection of
+ * periods that cannot loop must not reject the true one (planted: a rejection that allows no
+ * mismatch skips 37 here). */
+static size_t period_of_noisy_loop(size_t startup, size_t iters, size_t *len, size_t *from)
+{
+    size_t n = startup + 37 * iters;
+    uint32_t *sy = malloc(n * sizeof *sy);
+    uint64_t x = 88172645463325252ull;
+    for (size_t k = 0; k < n; k++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        sy[k] = k < startup ? 1000 + (uint32_t)(x % 500) : (k - startup) % 37;
+        if (k >= startup && x % 100 < 1)
+            sy[k] = 2000 + (uint32_t)(x >> 32) % 50;
+    }
+    size_t P = cta_period_find(sy, n, len, from);
+    free(sy);
+    return P;
+}
+
+TEST_IMPL(period_found_through_noise)
+{
+    size_t len, from;
+    ASSERT_UINT(period_of_noisy_loop(300, 200, &len, &from), ==, 37);
+    ASSERT_UINT(from, <, 300 + 5 * 37);
+    ASSERT_UINT(period_of_noisy_loop(5000, 600, &len, &from), ==, 37);
+    ASSERT_UINT(from, <, 5000 + 5 * 37);
     return 0;
 }
