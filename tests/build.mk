@@ -29,9 +29,9 @@ test-bins:
 
 $(B)/tests/%.o $(B)/asan/tests/%.o: CFLAGS += -Itests/harness
 
-# The suite is everything the runners find; tests/run.sh runs them two or more at a time and sums
-# their verdicts. The longest start first (CI's times on the 2-core machine), so that no long one
-# is left to run alone at the end.
+# The suite is everything the runners find; tests/run.sh runs them, several at once on free CPUs,
+# and sums their verdicts. The longest start first (CI's times on the 2-core machine), so that no
+# long one is left to run alone at the end.
 TEST_FIRST := tracer analyzer-asan analyzer examples pytorch faults robust
 test: test-bins
 	@MAKEFLAGS= MAKELEVEL= CT_BUILD=$(abspath $(B)) bash tests/run.sh $(addprefix $(abspath $(B))/tests/test-,\

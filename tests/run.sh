@@ -7,8 +7,9 @@
 # other work leaves free, measured over a second before the first suite (at most 4, at least 1):
 # many tests wait on a program more than they compute, and on a free 2-core machine the suite
 # stays within its time only if two run at once; beside CPU-bound work they run one at a time, as
-# the timing checks were made to hold beside such work (README, "How it is tested"). Each
-# suite's output is shown whole when it ends, so two suites' lines never interleave.
+# the timing checks were made to hold beside such work (README, "How it is tested"). With
+# several at once, each suite's output is shown whole when it ends, so two suites' lines never
+# interleave; one at a time, as it comes.
 set -u
 cpus=$(nproc 2>/dev/null || echo 1)
 # The CPUs free of other work: the idle share of /proc/stat's time over a second, times cpus.
@@ -30,11 +31,15 @@ echo "running $# suites, $jobs at a time"
 logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
 
-# Runs runner $2 into $logs/$1.log, then writes its verdict to $logs/$1.done.
+# Runs runner $2 into $logs/$1.log (and to the terminal when alone), then marks it done.
 run_one() {
   local i=$1 runner=$2
-  "$runner" >"$logs/$i.log" 2>&1
-  echo $? >"$logs/$i.done"
+  if [ "$jobs" -eq 1 ]; then
+    "$runner" 2>&1 | tee "$logs/$i.log"
+  else
+    "$runner" >"$logs/$i.log" 2>&1
+  fi
+  touch "$logs/$i.done"
 }
 
 pass=0 fail=0 skip=0
@@ -42,7 +47,7 @@ pass=0 fail=0 skip=0
 collect() {
   local i=$1 name line p f s
   name=$(basename "${runners[$i]}")
-  cat "$logs/$i.log"
+  [ "$jobs" -eq 1 ] || cat "$logs/$i.log"
   line=$(grep -E '^[A-Za-z0-9_-]+: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$logs/$i.log" | tail -n 1)
   if [ -z "$line" ]; then
     echo "not ok $name: runner ended without a verdict"
