@@ -120,7 +120,9 @@ TEST_IMPL(python_line_through_two_native_paths_is_one_site)
     ASSERT_INT(timeline_sites(dir, "cuMemcpyHtoD_v2", site, &at_site, &stacks), ==, 0);
     ASSERT_INT(at_site, ==, (int)calls);
     ASSERT_INT(stacks, ==, 2);
-    tj *s = an_summary(dir, NULL);
+    /* every diagnosis, however small: the blocking copies save ~0.8 ms of a ~3 ms window, and a
+     * host preempted beside CPU-bound work (a longer window) put them under the default bound */
+    tj *s = an_summary(dir, "--min-saving 0");
     ASSERT(s);
     const tj *d = an_diag(s, "pageable-memcpy");
     ASSERT(d);
