@@ -12,16 +12,18 @@
 # interleave; one at a time, as it comes.
 set -u
 cpus=$(nproc 2>/dev/null || echo 1)
-# The CPUs free of other work: the idle share of /proc/stat's time over a second, times cpus.
+# The CPUs free of other programs: all but the share of /proc/stat's time over a second spent
+# in user mode (a CPU-bound program's); the kernel's own (the build's files written back just
+# before) is not counted, as it passes.
 free_cpus() {
   local a b
   a=($(head -n 1 /proc/stat 2>/dev/null)) || { echo "$cpus"; return; }
   sleep 1
   b=($(head -n 1 /proc/stat)) || { echo "$cpus"; return; }
-  local total=0 idle=$(( (b[4] - a[4]) + (b[5] - a[5]) ))
+  local total=0 user=$(( (b[1] - a[1]) + (b[2] - a[2]) ))
   for k in 1 2 3 4 5 6 7 8; do total=$((total + b[k] - a[k])); done
   [ "$total" -gt 0 ] || { echo "$cpus"; return; }
-  echo $(( (cpus * idle + total / 2) / total ))
+  echo $(( (cpus * (total - user) + total / 2) / total ))
 }
 jobs=${CT_TEST_JOBS:-$(free_cpus)}
 [ "$jobs" -ge 1 ] 2>/dev/null || jobs=1
