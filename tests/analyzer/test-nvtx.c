@@ -153,8 +153,24 @@ TEST_IMPL(nvtx_ranges_against_truth)
     ASSERT_STR(tj_str(it, "name"), "train_step");
     ASSERT_INT(tj_num(it, "steps"), ==, NV_STEPS);
     ASSERT_UINT(tj_len(it, "slowest"), >=, 2); /* a loaded machine may slow another one */
+    /* the two slowest by the program's own measure of its steps (5 and 6, slowed by design,
+     * unless other work on the machine held another one longer), to the few us by which that
+     * measure encloses the range */
+    long long step_ns[NV_STEPS] = {0}, most = 0, second = 0;
+    for (size_t i = 0; i < nr; i++)
+        if (!strcmp(r[i].name, "train_step") && r[i].step >= 0 && r[i].step < NV_STEPS)
+            step_ns[r[i].step] = r[i].t1 - r[i].t0;
+    for (int k = 0; k < NV_STEPS; k++)
+        if (step_ns[k] > most)
+            second = most, most = step_ns[k];
+        else if (step_ns[k] > second)
+            second = step_ns[k];
     double a = tj_num(it, "slowest.0.step"), b = tj_num(it, "slowest.1.step");
-    ASSERT((a == 5 && b == 6) || (a == 6 && b == 5));
+    ASSERT(a != b && a >= 0 && a < NV_STEPS && b >= 0 && b < NV_STEPS);
+    if (step_ns[(int)a] < second - NV_HOST_TOL_NS || step_ns[(int)b] < second - NV_HOST_TOL_NS)
+        return ctt_fail_at(__FILE__, __LINE__, "slowest steps %.0f and %.0f (%lld and %lld ns by "
+                           "the program), but its two slowest took %lld and %lld ns", a, b,
+                           step_ns[(int)a], step_ns[(int)b], most, second), 1;
     /* the step-time distribution: every step once, in ascending buckets, each step the program
      * measured in the bucket of its time (less the few us by which the program's measure
      * encloses the range, which may cross a bucket's edge: then the next one down; the first
