@@ -1,10 +1,10 @@
 /* End-bounded GPU records (CT_GPU_END_BOUND: the operation ended before the tracer could time
  * its end): the kernel and copy tables take their statistics from the exact instances and count
  * the bounded ones; the breakdown says how much busy time only bounded intervals cover. */
-#include "tr_confine.h"
 #include "an_helpers.h"
 #include "an_records.h"
 #include "cta_union.h"
+#include "tr_confine.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -104,11 +104,13 @@ static size_t period_of_noisy_loop(size_t startup, size_t iters, size_t *len, si
 {
     size_t n = startup + 37 * iters;
     uint32_t *sy = malloc(n * sizeof *sy);
+    if (!sy)
+        return 0;
     uint64_t x = 88172645463325252ull;
     for (size_t k = 0; k < n; k++) {
         x ^= x << 13, x ^= x >> 7, x ^= x << 17;
         sy[k] = k < startup ? 1000 + (uint32_t)(x % 500) : (k - startup) % 37;
-        if (k >= startup && x % 100 < 1)
+        if (k >= startup && x % 100 == 0)
             sy[k] = 2000 + (uint32_t)(x >> 32) % 50;
     }
     size_t P = cta_period_find(sy, n, len, from);
