@@ -25,7 +25,11 @@ free_cpus() {
   [ "$total" -gt 0 ] || { echo "$cpus"; return; }
   echo $(( (cpus * (total - user) + total / 2) / total ))
 }
-jobs=${CT_TEST_JOBS:-$(free_cpus)}
+# One at a time unless asked (CT_TEST_JOBS=auto: the free CPUs; or a number): two at once took
+# the suite from 16 to 9 minutes on the 2-core machine, but 5 clean runs that way met 5 timing
+# tests that fail only then (4 fixed); until the rest are, the default stays the one CI trusts.
+jobs=${CT_TEST_JOBS:-1}
+[ "$jobs" != auto ] || jobs=$(free_cpus)
 [ "$jobs" -ge 1 ] 2>/dev/null || jobs=1
 [ "$jobs" -le "$cpus" ] || jobs=$cpus
 [ "$jobs" -le 4 ] || jobs=4
