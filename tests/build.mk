@@ -8,8 +8,8 @@
 # programs the tests execute). Suites built with sanitizers pass objects from $(B)/asan/ and
 # -fsanitize in LDLIBS.
 
-CTT_HARNESS_OBJS := $(B)/tests/harness/ctt.o
-CTT_ASAN_HARNESS_OBJS := $(B)/asan/tests/harness/ctt.o
+CTT_HARNESS_OBJS := $(B)/tests/harness/ctt.o $(B)/tests/harness/ctt_machine.o
+CTT_ASAN_HARNESS_OBJS := $(B)/asan/tests/harness/ctt.o $(B)/asan/tests/harness/ctt_machine.o
 
 # $(1) suite, $(2) extra objects, $(3) libs, $(4) prerequisites, $(5) empty or "asan"
 define ctt_suite

@@ -109,6 +109,17 @@ const char *ctt_tmpdir(void);
 const char *ctt_path(char buf[4096], const char *rel);
 /* Reads a whole file; NULL on failure. Caller frees. */
 char *ctt_read_file(const char *path, size_t *len);
+/* The machine, shared by the tests of suites run at once (tests/run.sh): the runner holds it
+ * shared for each test; ctt_machine_alone waits until no other suite's test runs and keeps
+ * the next from starting (a test of how its own processes share the cores, which other
+ * tests' simulated devices, at real-time priority, would take from it whatever the cgroups
+ * say: tr_confine.h), ctt_machine_shared lets them run again (and takes it shared at first),
+ * ctt_machine_release lets it go (the runner, when the test ended). */
+void ctt_machine_shared(void);
+void ctt_machine_alone(void);
+void ctt_machine_release(void);
+#define CTT_MACHINE_LOCK "/tmp/cutrace-tests-machine.lock"
+#define CTT_MACHINE_TURN "/tmp/cutrace-tests-machine.turn"
 /* What a suite's set-up script found (a browser, a virtual environment): its status file says
  * "ok PATH" (PATH is returned, static storage) or "skip WHY" / "fail WHY"; then, or when the
  * file is missing, the test is skipped, the reason naming `what` and the script. */

@@ -1,3 +1,5 @@
-/* The harness's own tests: it must report what a child process did exactly. */
+/* The harness's own tests: it must report what a child process did exactly, and share the
+ * machine between suites as it says. */
 TEST_ENTRY(run_captures_output_and_status)
 TEST_ENTRY(run_reports_signal_and_env)
+TEST_ENTRY(machine_alone_waits_and_holds_off_others)

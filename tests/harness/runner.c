@@ -70,6 +70,7 @@ static int ctt_run_one(const ctt_entry *t, int timeout_s, double *secs)
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     fflush(NULL);
+    ctt_machine_shared();
     pid_t pid = fork();
     if (pid == 0) {
         setpgid(0, 0);
@@ -85,6 +86,7 @@ static int ctt_run_one(const ctt_entry *t, int timeout_s, double *secs)
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
         ;
     kill(-pid, SIGKILL); /* anything the test left running */
+    ctt_machine_release();
     clock_gettime(CLOCK_MONOTONIC, &t1);
     *secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
     if (WIFEXITED(st) && WEXITSTATUS(st) == 0)

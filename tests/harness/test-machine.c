@@ -1,0 +1,108 @@
+/* The machine shared between suites (ctt_machine_*): a test alone waits for the other suites'
+ * running tests, and none starts while it is alone or waiting to be. The other suites' tests
+ * are flock(1) processes taking the locks as a runner does. */
+#define _GNU_SOURCE
+#include "ctt.h"
+
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static pid_t start_sh(const char *script)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        execlp("sh", "sh", "-c", script, (char *)NULL);
+        _exit(127);
+    }
+    return pid;
+}
+
+/* Until path exists (a process wrote it) or, with a blocked flock on the machine lock, until
+ * /proc/locks shows one waiting for it. */
+static int wait_for(const char *path, int blocked)
+{
+    struct stat st = {0};
+    if (blocked && stat(CTT_MACHINE_LOCK, &st) != 0)
+        return -1;
+    char ino[64];
+    snprintf(ino, sizeof ino, ":%lu ", (unsigned long)st.st_ino);
+    for (int i = 0; i < 6000; i++) {
+        if (!blocked && access(path, F_OK) == 0)
+            return 0;
+        if (blocked) {
+            char *locks = ctt_read_file("/proc/locks", NULL);
+            for (char *l = locks ? strtok(locks, "\n") : NULL; l; l = strtok(NULL, "\n"))
+                if (strstr(l, "-> FLOCK") && strstr(l, ino)) {
+                    free(locks);
+                    return 0;
+                }
+            free(locks);
+        }
+        usleep(10000);
+    }
+    return -1;
+}
+
+static double read_time(const char *path)
+{
+    char *t = ctt_read_file(path, NULL);
+    double v = t ? atof(t) : -1;
+    free(t);
+    return v;
+}
+
+TEST_IMPL(machine_alone_waits_and_holds_off_others)
+{
+    char script[2400], a[600], b[600], p[600];
+    snprintf(a, sizeof a, "%s/a", ctt_tmpdir());
+    snprintf(b, sizeof b, "%s/b", ctt_tmpdir());
+    snprintf(p, sizeof p, "%s/p", ctt_tmpdir());
+    /* another suite's test, running: the machine shared for 0.5 s, its end written */
+    snprintf(script, sizeof script, "flock -s %s sh -c 'touch %s.held; sleep 0.5; date +%%s.%%N > %s'",
+             CTT_MACHINE_LOCK, a, a);
+    pid_t pa = start_sh(script);
+    char held[700];
+    snprintf(held, sizeof held, "%s.held", a);
+    ASSERT_INT(wait_for(held, 0), ==, 0);
+    /* this test asks to be alone (in a child, to be seen waiting), holds it 0.3 s, shares again */
+    pid_t pp = fork();
+    if (pp == 0) {
+        ctt_machine_alone();
+        double got = now_s();
+        usleep(300000);
+        double left = now_s();
+        ctt_machine_shared();
+        FILE *f = fopen(p, "w");
+        _exit(f && fprintf(f, "%.6f %.6f\n", got, left) > 0 && fclose(f) == 0 ? 0 : 1);
+    }
+    ASSERT_INT(wait_for(NULL, 1), ==, 0);
+    /* another suite's next test, starting while this one waits: through the turnstile */
+    snprintf(script, sizeof script, "flock %s true && flock -s %s date +%%s.%%N > %s",
+             CTT_MACHINE_TURN, CTT_MACHINE_LOCK, b);
+    pid_t pb = start_sh(script);
+    int st[3];
+    waitpid(pa, &st[0], 0);
+    waitpid(pp, &st[1], 0);
+    waitpid(pb, &st[2], 0);
+    for (int i = 0; i < 3; i++)
+        ASSERT(WIFEXITED(st[i]) && WEXITSTATUS(st[i]) == 0);
+    double a_end = read_time(a), b_got = read_time(b), got = -1, left = -1;
+    char *pt = ctt_read_file(p, NULL);
+    ASSERT(pt && sscanf(pt, "%lf %lf", &got, &left) == 2);
+    free(pt);
+    printf("other test ended %.3f s, alone from %.3f to %.3f s, next other test began %.3f s\n",
+           0.0, got - a_end, left - a_end, b_got - a_end);
+    ASSERT(got >= a_end);
+    ASSERT(b_got >= left);
+    return 0;
+}
