@@ -6,21 +6,8 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-/* The machine's one favoured test at a time (tr_confine.h): a lock every suite's tests take. */
-#define TR_FAVOUR_LOCK "/tmp/cutrace-tests-favoured.lock"
-
-static int cg_lock(void)
-{
-    int fd = open(TR_FAVOUR_LOCK, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-    if (fd >= 0)
-        while (flock(fd, LOCK_EX) != 0 && errno == EINTR)
-            ;
-    return fd;
-}
 
 static int cg_write(const char *dir, const char *file, const char *text)
 {
@@ -60,7 +47,6 @@ static int cg_path_of(const char *ctrls, char *out, size_t n)
 static int cg_enter(tr_cgroup *g, int limit, char *why, size_t whylen)
 {
     memset(g, 0, sizeof *g);
-    g->lock = -1;
     char name[48], path[256];
     snprintf(name, sizeof name, "cutrace-test-%d", (int)getpid());
     struct stat st;
@@ -119,7 +105,6 @@ static int cg_enter(tr_cgroup *g, int limit, char *why, size_t whylen)
             }
         return -1;
     }
-    g->lock = cg_lock();
     return 0;
 }
 
@@ -128,17 +113,21 @@ void tr_cgroup_enter(tr_cgroup *g)
     char why[800];
     if (cg_enter(g, 1, why, sizeof why) != 0)
         ctt_skip(why);
+    ctt_machine_alone();
+    g->alone = 1;
 }
 
 int tr_cgroup_favour(tr_cgroup *g)
 {
     char why[800];
-    if (cg_enter(g, 0, why, sizeof why) == 0)
-        return 1;
-    fprintf(stderr, "not favoured over other work on the machine: %s\n", why);
-    memset(g, 0, sizeof *g);
-    g->lock = -1;
-    return 0;
+    int favoured = cg_enter(g, 0, why, sizeof why) == 0;
+    if (!favoured) {
+        fprintf(stderr, "not favoured over other work on the machine: %s\n", why);
+        memset(g, 0, sizeof *g);
+    }
+    ctt_machine_alone();
+    g->alone = 1;
+    return favoured;
 }
 
 void tr_cgroup_leave(tr_cgroup *g)
@@ -150,8 +139,8 @@ void tr_cgroup_leave(tr_cgroup *g)
             cg_write(g->back[i], "cgroup.procs", pid);
             rmdir(g->dir[i]);
         }
-    if (g->lock >= 0)
-        close(g->lock);
-    g->lock = -1;
+    if (g->alone)
+        ctt_machine_shared();
+    g->alone = 0;
 }
 

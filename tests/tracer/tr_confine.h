@@ -6,9 +6,11 @@
  * other work), and an unlimited one, for tests that need the cores alone, gets a core whenever
  * its processes can use one. The hierarchies are looked for where systemd mounts them,
  * /sys/fs/cgroup (v1 cpu, with cpuacct where mounted apart, or v2 with the cpu controller
- * enabled). Two favoured tests would contend as equals, which no other work on the machine does:
- * suites run at once (tests/run.sh), so a favoured test holds a lock, machine-wide, that the
- * next one waits for. */
+ * enabled). No cgroup weight holds off another suite's test, run at once (tests/run.sh): its
+ * simulated devices run at real-time priority, and two favoured tests would contend as equals.
+ * So a confined or favoured test also has the machine alone (ctt_machine_alone: it waits for
+ * the other suites' running tests to end, and theirs wait for it), whether or not the cgroup
+ * could be made. */
 #ifndef TR_CONFINE_H
 #define TR_CONFINE_H
 
@@ -18,7 +20,7 @@ typedef struct {
     int v2;
     char dir[2][320];  /* the cpu controller's cgroup; v1: cpuacct's when mounted apart */
     char back[2][320]; /* where this process was */
-    int lock;          /* the machine's favour lock, held until tr_cgroup_leave */
+    int alone;         /* the machine had alone (ctt_machine_alone) until tr_cgroup_leave */
 } tr_cgroup;
 
 /* Makes the cgroup, limits it to 0.5 CPU and moves this process into it; ctt_skip (the test
