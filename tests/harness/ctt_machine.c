@@ -15,6 +15,8 @@
 /* Opened by the runner before it forks a test, so that the test's process holds the same
  * lock (one open file description: the runner releases what the test took). */
 static int ctt_machine_fd = -1, ctt_turn_fd = -1;
+/* What this process holds: none, shared or alone (a test's process starts with the runner's). */
+static enum { CTT_NONE, CTT_SHARED, CTT_ALONE } ctt_held;
 
 static int ctt_open_lock(const char *path)
 {
@@ -34,6 +36,15 @@ static void ctt_flock(int fd, int op)
 
 void ctt_machine_shared(void)
 {
+    if (ctt_held == CTT_SHARED)
+        return;
+    if (ctt_held == CTT_ALONE) {
+        /* not through the turnstile: a runner waiting there for its share would wait for this
+         * test, which would wait for it */
+        ctt_flock(ctt_machine_fd, LOCK_SH);
+        ctt_held = CTT_SHARED;
+        return;
+    }
     if (ctt_machine_fd < 0) {
         ctt_machine_fd = ctt_open_lock(CTT_MACHINE_LOCK);
         ctt_turn_fd = ctt_open_lock(CTT_MACHINE_TURN);
@@ -41,11 +52,14 @@ void ctt_machine_shared(void)
     ctt_flock(ctt_turn_fd, LOCK_EX);
     ctt_flock(ctt_machine_fd, LOCK_SH);
     ctt_flock(ctt_turn_fd, LOCK_UN);
+    ctt_held = CTT_SHARED;
 }
 
 void ctt_machine_alone(void)
 {
-    if (ctt_machine_fd < 0)
+    if (ctt_held == CTT_ALONE)
+        return;
+    if (ctt_held == CTT_NONE)
         ctt_machine_shared();
     /* the share let go first: two tests each waiting to be alone while holding it would wait
      * for each other */
@@ -53,9 +67,11 @@ void ctt_machine_alone(void)
     ctt_flock(ctt_turn_fd, LOCK_EX);
     ctt_flock(ctt_machine_fd, LOCK_EX);
     ctt_flock(ctt_turn_fd, LOCK_UN);
+    ctt_held = CTT_ALONE;
 }
 
 void ctt_machine_release(void)
 {
     ctt_flock(ctt_machine_fd, LOCK_UN);
+    ctt_held = CTT_NONE;
 }

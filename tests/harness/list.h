@@ -3,3 +3,4 @@
 TEST_ENTRY(run_captures_output_and_status)
 TEST_ENTRY(run_reports_signal_and_env)
 TEST_ENTRY(machine_alone_waits_and_holds_off_others)
+TEST_ENTRY(machine_shared_again_past_a_waiting_runner)

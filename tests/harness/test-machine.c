@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "ctt.h"
 
+#include <signal.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -63,6 +64,9 @@ static double read_time(const char *path)
 
 TEST_IMPL(machine_alone_waits_and_holds_off_others)
 {
+    /* this test's share let go: it waits for lock takers, which may wait (in the turnstile,
+     * behind another suite's test waiting to be alone) until that share ends */
+    ctt_machine_release();
     char script[2400], a[600], b[600], p[600];
     snprintf(a, sizeof a, "%s/a", ctt_tmpdir());
     snprintf(b, sizeof b, "%s/b", ctt_tmpdir());
@@ -82,6 +86,7 @@ TEST_IMPL(machine_alone_waits_and_holds_off_others)
         usleep(300000);
         double left = now_s();
         ctt_machine_shared();
+        ctt_machine_release(); /* the lock outlives this process in the test's, which waits */
         FILE *f = fopen(p, "w");
         _exit(f && fprintf(f, "%.6f %.6f\n", got, left) > 0 && fclose(f) == 0 ? 0 : 1);
     }
@@ -104,5 +109,48 @@ TEST_IMPL(machine_alone_waits_and_holds_off_others)
            0.0, got - a_end, left - a_end, b_got - a_end);
     ASSERT(got >= a_end);
     ASSERT(b_got >= left);
+    return 0;
+}
+
+/* A test alone shares the machine again while another suite's runner waits in the turnstile
+ * for its share: it does not queue behind that runner, which waits for it (they deadlocked so
+ * when the way back went through the turnstile). */
+TEST_IMPL(machine_shared_again_past_a_waiting_runner)
+{
+    ctt_machine_release(); /* as above */
+    char alone[600], go[600], shared[600], b[600], script[2400];
+    snprintf(alone, sizeof alone, "%s/alone", ctt_tmpdir());
+    snprintf(go, sizeof go, "%s/go", ctt_tmpdir());
+    snprintf(shared, sizeof shared, "%s/shared", ctt_tmpdir());
+    snprintf(b, sizeof b, "%s/b", ctt_tmpdir());
+    pid_t q = fork();
+    if (q == 0) {
+        alarm(20); /* a deadlock ends here, by SIGALRM */
+        ctt_machine_alone();
+        if (!fopen(alone, "w") || wait_for(go, 0) != 0)
+            _exit(1);
+        ctt_machine_shared();
+        ctt_machine_release();
+        _exit(fopen(shared, "w") ? 0 : 1);
+    }
+    ASSERT_INT(wait_for(alone, 0), ==, 0);
+    snprintf(script, sizeof script, "flock %s flock -s %s touch %s", CTT_MACHINE_TURN,
+             CTT_MACHINE_LOCK, b);
+    pid_t pb = start_sh(script);
+    ASSERT_INT(wait_for(NULL, 1), ==, 0);
+    FILE *f = fopen(go, "w");
+    ASSERT(f && fclose(f) == 0);
+    int st[2];
+    waitpid(q, &st[0], 0);
+    if (WIFSIGNALED(st[0])) {
+        fprintf(stderr, "the test alone was killed by signal %d (SIGALRM: it never shared again)\n",
+                WTERMSIG(st[0]));
+        kill(pb, SIGKILL); /* it waits for a share this test's process still holds alone */
+    }
+    waitpid(pb, &st[1], 0);
+    ASSERT(WIFEXITED(st[0]) && WEXITSTATUS(st[0]) == 0);
+    ASSERT(WIFEXITED(st[1]) && WEXITSTATUS(st[1]) == 0);
+    ASSERT_INT(access(shared, F_OK), ==, 0);
+    ASSERT_INT(access(b, F_OK), ==, 0);
     return 0;
 }
