@@ -25,7 +25,7 @@ free_cpus() {
   [ "$total" -gt 0 ] || { echo "$cpus"; return; }
   echo $(( (cpus * (total - user) + total / 2) / total ))
 }
-# CT_TEST_JOBS: a number, or auto (the default): two at once took the suite from 14 to 9
+# CT_TEST_JOBS: a number, or auto (the default): two at once took the suite from 14 to 11
 # minutes on the idle 2-core machine.
 jobs=${CT_TEST_JOBS:-auto}
 [ "$jobs" != auto ] || jobs=$(free_cpus)
