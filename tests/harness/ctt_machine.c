@@ -11,7 +11,6 @@
 #include <sys/file.h>
 #include <unistd.h>
 
-
 /* Opened by the runner before it forks a test, so that the test's process holds the same
  * lock (one open file description: the runner releases what the test took). */
 static int ctt_machine_fd = -1, ctt_turn_fd = -1;
