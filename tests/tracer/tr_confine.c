@@ -114,7 +114,6 @@ void tr_cgroup_enter(tr_cgroup *g)
     if (cg_enter(g, 1, why, sizeof why) != 0)
         ctt_skip(why);
     ctt_machine_alone();
-    g->alone = 1;
 }
 
 int tr_cgroup_favour(tr_cgroup *g)
@@ -126,7 +125,6 @@ int tr_cgroup_favour(tr_cgroup *g)
         memset(g, 0, sizeof *g);
     }
     ctt_machine_alone();
-    g->alone = 1;
     return favoured;
 }
 
@@ -139,8 +137,6 @@ void tr_cgroup_leave(tr_cgroup *g)
             cg_write(g->back[i], "cgroup.procs", pid);
             rmdir(g->dir[i]);
         }
-    if (g->alone)
-        ctt_machine_shared();
-    g->alone = 0;
+    ctt_machine_shared();
 }
 

@@ -20,7 +20,6 @@ typedef struct {
     int v2;
     char dir[2][320];  /* the cpu controller's cgroup; v1: cpuacct's when mounted apart */
     char back[2][320]; /* where this process was */
-    int alone;         /* the machine had alone (ctt_machine_alone) until tr_cgroup_leave */
 } tr_cgroup;
 
 /* Makes the cgroup, limits it to 0.5 CPU and moves this process into it; ctt_skip (the test
@@ -31,7 +30,8 @@ void tr_cgroup_enter(tr_cgroup *g);
  * would have. The weight: v1 cpu.shares 262144, v2 cpu.weight 10000 (256 and 100 times the
  * default). */
 int tr_cgroup_favour(tr_cgroup *g);
-/* Moves this process back where it was and removes the cgroup (nothing if it was not made). */
+/* Moves this process back where it was and removes the cgroup (nothing if it was not made);
+ * the other suites' tests run again (ctt_machine_shared). */
 void tr_cgroup_leave(tr_cgroup *g);
 
 #endif
