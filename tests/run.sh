@@ -3,11 +3,11 @@
 # line CI reads: "N passed, N failed, N skipped". Exits non-zero if any test failed or a runner
 # did not report.
 #
-# Suites run CT_TEST_JOBS at a time, in the order given; by default as many as the CPUs that
-# other work leaves free, measured over a second before the first suite (at most 4, at least 1):
-# many tests wait on a program more than they compute, and on a free 2-core machine the suite
-# stays within its time only if two run at once; beside CPU-bound work they run one at a time, as
-# the timing checks were made to hold beside such work (README, "How it is tested"). With
+# Suites run CT_TEST_JOBS at a time, in the order given (1 by default, below); with "auto", as
+# many as the CPUs that other work leaves free, measured over a second before the first suite
+# (at most 4, at least 1): many tests wait on a program more than they compute, and on a free
+# 2-core machine the suite stays within 12 minutes only if two run at once; beside CPU-bound
+# work one runs at a time, as the timing checks were made to hold beside such work. With
 # several at once, each suite's output is shown whole when it ends, so two suites' lines never
 # interleave; one at a time, as it comes.
 set -u
