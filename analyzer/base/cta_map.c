@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 static uint64_t hash_bytes(const void *key, size_t len)
 {
@@ -41,6 +42,42 @@ void *cta_xrealloc(void *p, size_t n, const char *what)
     if (!q)
         out_of_memory(n, what);
     return q;
+}
+
+/* The last reservations given back on this thread, kept for the next of the same size (the
+ * start-up's arrays, one process after another): their pages stay mapped and written, so the
+ * next process fills them without a page fault, and no unmapping interrupts the other cores
+ * running the analyzer (a TLB shootdown, as cta_xmalloc_written's comment tells). */
+static _Thread_local struct {
+    void *p;
+    size_t n;
+} spare[2];
+
+void *cta_xreserve(size_t n, const char *what)
+{
+    for (int i = 0; i < 2; i++)
+        if (spare[i].p && spare[i].n == n) {
+            void *p = spare[i].p;
+            spare[i].p = NULL;
+            return p;
+        }
+    void *p = mmap(NULL, n ? n : 1, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                   -1, 0);
+    if (p == MAP_FAILED)
+        out_of_memory(n, what);
+    return p;
+}
+
+void cta_unreserve(void *p, size_t n)
+{
+    for (int i = 0; i < 2 && p; i++)
+        if (!spare[i].p) {
+            spare[i].p = p;
+            spare[i].n = n;
+            return;
+        }
+    if (p)
+        munmap(p, n ? n : 1);
 }
 
 void cta_xhash_put(ct_hash *h, uint64_t key, uint32_t val, const char *what)

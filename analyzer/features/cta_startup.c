@@ -44,13 +44,18 @@ typedef struct {
 } su_starve;
 
 /* A device's operations and gaps until its process is finished; then only what the diagnoses
- * read of them (the start-up's data-loading gaps), so that a finished process keeps little. */
+ * read of them (the start-up's data-loading gaps), so that a finished process keeps little. The
+ * operations and gaps are reserved whole (cta_xreserve: up to CTA_STARTUP_MAX_OPS of each) as
+ * the first comes. */
 typedef struct {
     su_op *ops;
-    size_t nops, cap_ops;
+    size_t nops;
     uint64_t stream[SU_STREAMS - 1]; /* the streams by index (0: free) */
+    unsigned last_st;                /* the last operation's stream index: work comes in runs */
+    uint32_t per[SU_STREAMS];        /* operations per stream index */
+    int unsorted;                    /* one came before the one ahead of it (by start) */
     su_gap *gaps;
-    size_t ngaps, cap_gaps;
+    size_t ngaps;
     su_starve *starve;
     size_t nstarve, cap_starve;
     cta_startup_dev r;
@@ -71,7 +76,7 @@ enum { FN_OTHER, FN_CTX, FN_LIB, FN_ALLOC, FN_SYNC, FN_INIT };
 typedef struct {
     uint64_t seen;                /* when the library was first seen in use (0 not yet) */
     uint64_t charged;             /* the start of the last call whose time before it was counted */
-    uint32_t tid;                 /* on which thread */
+    uint32_t thr;                 /* on which thread (its index in the process, SU_NO_THREAD) */
     int called;                   /* seen after the thread's first CUDA call */
 } su_lib_seen;
 
@@ -87,7 +92,7 @@ typedef struct {
     uint32_t group;               /* its normalized name's string id */
 } su_range;
 
-#define SU_FN_SMALL 1024
+#define SU_NO_THREAD UINT32_MAX
 typedef struct {
     cta_map syms;                 /* kernel name or copy kind -> symbol */
     uint8_t *sym_copy;            /* per symbol: a copy */
@@ -96,8 +101,9 @@ typedef struct {
      * name of the model (cta_call.kernel_idx) and per copy kind */
     uint32_t *kernel_sym, copy_sym[CTA_OP_N];
     size_t cap_kernel_sym;
+    uint8_t *cls;                 /* per row of the API table (cta_name_index): its FN_ class + 1 */
+    size_t cap_cls;
     /* integer keys + 1 (0 is no key): looked up per record, they are not hashed as bytes */
-    ct_hash fn_cls;               /* API function string id -> its FN_ class */
     ct_hash stack_tune;           /* stack id -> its tune_frame bits (sync 1, sample 2) */
     uint64_t tune_parent;         /* the runtime call whose nested driver call was counted */
     su_ev *ev;
@@ -106,12 +112,8 @@ typedef struct {
     size_t nranges, cap_ranges;
     uint64_t nvtx_from;           /* the steady state by the NVTX ranges (0: none) */
     su_lib_seen lib_seen[CTA_STARTUP_LIBS];
-    ct_hash tids;                 /* a thread -> its index in thr */
-    su_thr *thr;
-    size_t nthr, cap_thr;
-    uint32_t last_tid, last_thr;  /* the thread found last and its index + 1: calls come in runs */
-    uint8_t fn_small[SU_FN_SMALL]; /* fn_cls's values + 1 of the ids below SU_FN_SMALL: a file
-                                     * interns the API names it meets first, so most are */
+    su_thr *thr;                  /* by the thread's index in the process (cta_proc.threads) */
+    size_t cap_thr;
     su_dev dev[CTA_MAX_DEV];
     cta_startup_proc r;
 } su_proc;
@@ -200,28 +202,16 @@ static void add_ev(su_proc *s, uint64_t start, uint64_t end, int kind)
                               (uint32_t)kind};
 }
 
-static __attribute__((noinline)) su_thr *thr_find(su_proc *s, uint32_t tid)
+/* Thread t's (its index in the process) last calls. */
+static inline su_thr *thr_at(su_proc *s, uint32_t t)
 {
-    const uint32_t *known = ct_hash_find(&s->tids, (uint64_t)tid + 1);
-    uint32_t t = known ? *known : (uint32_t)s->nthr++;
-    if (!known) {
-        cta_grow(&s->thr, &s->cap_thr, t + 1, sizeof *s->thr);
-        cta_xhash_put(&s->tids, (uint64_t)tid + 1, t, "the start-up's threads");
-    }
-    s->last_tid = tid;
-    s->last_thr = t + 1;
+    cta_grow(&s->thr, &s->cap_thr, (size_t)t + 1, sizeof *s->thr);
     return &s->thr[t];
 }
 
-static inline su_thr *thr_of(su_proc *s, uint32_t tid)
+/* A top-level call [start, end) of the thread whose calls h holds, init a cuInit. */
+static inline void lib_call(su_thr *h, uint64_t start, uint64_t end, int init)
 {
-    return s->last_thr && s->last_tid == tid ? &s->thr[s->last_thr - 1] : thr_find(s, tid);
-}
-
-/* A top-level call of thread tid [start, end), fn a cuInit. */
-static void lib_call(su_proc *s, uint32_t tid, uint64_t start, uint64_t end, int init)
-{
-    su_thr *h = thr_of(s, tid);
     h->before = h->end && start > h->end ? start - h->end : 0;
     h->start = start;
     h->end = end;
@@ -231,23 +221,24 @@ static void lib_call(su_proc *s, uint32_t tid, uint64_t start, uint64_t end, int
     }
 }
 
-/* Library l seen in use at t on thread tid (after its calls that ended by then): its use once
+/* Library l seen in use at time ts on thread t (its index in the process, SU_NO_THREAD one
+ * that has made no CUDA call) after its calls that ended by then: its use once
  * the thread has called CUDA (cuDNN's libcudnn.so.9 is mapped with the program that links it,
  * found at its first CUDA call; the libraries of its engines come as a handle is made), else
  * its mapping; the loading of what was found (su_lib_seen). */
-static void lib_seen(su_proc *s, int l, uint32_t tid, uint64_t t)
+static void lib_seen(su_proc *s, int l, uint32_t t, uint64_t ts)
 {
     su_lib_seen *x = &s->lib_seen[l];
     cta_startup_lib *o = &s->r.lib[l];
     o->objects += l == CTA_LIB_CUDNN;
-    const su_thr *h = thr_of(s, tid);
-    int called = h->end != 0;
+    const su_thr *h = t != SU_NO_THREAD ? thr_at(s, t) : NULL;
+    int called = h && h->end != 0;
     if (!x->seen || (called && !x->called)) {
-        *x = (su_lib_seen){.seen = t, .tid = tid, .called = called};
-        o->seen = t;
+        *x = (su_lib_seen){.seen = ts, .thr = t, .called = called};
+        o->seen = ts;
         o->before_cuda = !called;
     }
-    if (!called || x->tid != tid)
+    if (!called || x->thr != t)
         return;
     int init = l == CTA_LIB_CUDNN && h->init_start > x->charged;
     uint64_t from = init ? h->init_start : h->start;
@@ -259,13 +250,18 @@ static void lib_seen(su_proc *s, int l, uint32_t tid, uint64_t t)
     o->host_ns += init ? h->init_before : h->before;
 }
 
-/* A record other than an API call's (cta_startup_record). */
-static __attribute__((noinline)) void other_record(cta_model *m, cta_proc *p, su_proc *s,
-                                                   const ct_rec *r)
+/* A library mapped, an NVTX range, a thread sample (the calls are cta_startup_api's). */
+void cta_startup_record(cta_model *m, cta_proc *p, const ct_rec *r)
 {
+    su_proc *s = su_get(p);
     if (r->type == CT_REC_SHLIB) {
+        /* the thread as the core knows it, not made here: one that never calls CUDA is none */
+        uint32_t t = SU_NO_THREAD;
+        for (uint32_t k = 0; k < p->nthreads && t == SU_NO_THREAD; k++)
+            if (p->threads[k].tid == r->tid)
+                t = k;
         if (r->u.shlib.kind == CT_SHLIB_CUDNN)
-            lib_seen(s, CTA_LIB_CUDNN, r->tid, r->ts);
+            lib_seen(s, CTA_LIB_CUDNN, t, r->ts);
         return;
     }
     if (r->type == CT_REC_NVTX_RANGE) {
@@ -284,31 +280,23 @@ static __attribute__((noinline)) void other_record(cta_model *m, cta_proc *p, su
     }
 }
 
-/* The class of API function id (the file's string id), found once per function. */
-static __attribute__((noinline)) int call_class(cta_model *m, cta_proc *p, su_proc *s, uint32_t id)
+/* The class of the API function at row idx of the API table, found once per function. */
+static __attribute__((noinline)) int call_class(cta_model *m, su_proc *s, uint32_t idx)
 {
-    const uint32_t *known = ct_hash_find(&s->fn_cls, (uint64_t)id + 1);
-    int c;
-    if (known) {
-        c = (int)*known;
-    } else {
-        char tmp[CT_STRTMP];
-        c = fn_class(ct_reader_str(m->rd, p->file, id, tmp));
-        cta_xhash_put(&s->fn_cls, (uint64_t)id + 1, (uint32_t)c, "the start-up's calls");
-    }
-    if (id < SU_FN_SMALL)
-        s->fn_small[id] = (uint8_t)(c + 1);
+    int c = fn_class(cta_map_key(&m->api_names, idx));
+    cta_grow(&s->cls, &s->cap_cls, (size_t)idx + 1, 1);
+    s->cls[idx] = (uint8_t)(c + 1);
     return c;
 }
 
 /* An API call of class c that the start-up looks at more closely than its thread's timing. */
 static __attribute__((noinline)) void notable_call(cta_model *m, cta_proc *p, su_proc *s,
-                                                   const ct_rec *r, int c)
+                                                   uint32_t t, const ct_rec *r, int c)
 {
     const ct_rec_api *a = &r->u.api;
     /* cuBLAS's first call: its own handle is made just before it */
     if ((a->flags & CT_API_LIBRARY) && !s->lib_seen[CTA_LIB_CUBLAS].seen)
-        lib_seen(s, CTA_LIB_CUBLAS, r->tid, a->start);
+        lib_seen(s, CTA_LIB_CUBLAS, t, a->start);
     if (c == FN_CTX && !s->r.init_end)
         s->r.init_end = r->ts;
     else if (c == FN_LIB)
@@ -325,31 +313,59 @@ static __attribute__((noinline)) void notable_call(cta_model *m, cta_proc *p, su
         s->r.init_end = r->ts;
 }
 
-/* Per record: an API call's path is kept short (most calls are launches and copies, of
- * FN_OTHER), the rest is in the functions above. */
-void cta_startup_record(cta_model *m, cta_proc *p, const ct_rec *r)
+/* A call that cta_startup_api's short path leaves (api_usual). */
+static __attribute__((noinline)) void api_call(cta_model *m, cta_proc *p, cta_thread *th,
+                                               const ct_rec *r, uint32_t idx)
 {
     su_proc *s = su_get(p);
-    if (r->type != CT_REC_API) {
-        other_record(m, p, s, r);
-        return;
-    }
     const ct_rec_api *a = &r->u.api;
     if (!s->r.first_call || a->start < s->r.first_call)
         s->r.first_call = a->start;
-    int c = a->function < SU_FN_SMALL && s->fn_small[a->function] ? s->fn_small[a->function] - 1
-                                                                   : call_class(m, p, s, a->function);
+    int c = idx < s->cap_cls && s->cls[idx] ? s->cls[idx] - 1 : call_class(m, s, idx);
+    uint32_t t = (uint32_t)(th - p->threads);
     if (!a->parent)
-        lib_call(s, r->tid, a->start, r->ts, c == FN_INIT);
+        lib_call(thr_at(s, t), a->start, r->ts, c == FN_INIT);
     if (c != FN_OTHER || (a->flags & CT_API_LIBRARY) || !s->r.init_end)
-        notable_call(m, p, s, r, c);
+        notable_call(m, p, s, t, r, c);
 }
 
-void cta_startup_gpu(cta_model *m, cta_proc *p, const ct_rec_gpu *g, uint64_t end, const cta_call *c)
+/* Whether the call is of the usual kind, which only times its thread's calls: a launch, a copy
+ * (FN_OTHER, no library's) once the context is made, of a thread seen before. */
+static inline int api_usual(const su_proc *s, const ct_rec_api *a, uint32_t idx, size_t t)
 {
-    (void)m;
-    if (!c->is_launch && !c->is_copy)
+    return s && idx < s->cap_cls && s->cls[idx] == FN_OTHER + 1 && s->r.init_end &&
+           !(a->flags & CT_API_LIBRARY) && a->start >= s->r.first_call && t < s->cap_thr;
+}
+
+/* Per call: the usual one's path is a leaf (a call made from it cost the path its registers'
+ * saving: 74 instructions a call, the feature's most), the rest is api_call's. */
+void cta_startup_api(cta_model *m, cta_proc *p, cta_thread *th, const ct_rec *r, uint32_t idx)
+{
+    su_proc *s = SU(p);
+    const ct_rec_api *a = &r->u.api;
+    size_t t = (size_t)(th - p->threads);
+    if (!api_usual(s, a, idx, t)) {
+        api_call(m, p, th, r, idx);
         return;
+    }
+    if (!a->parent)
+        lib_call(&s->thr[t], a->start, r->ts, 0);
+}
+
+static inline void op_put(su_dev *dv, const ct_rec_gpu *g, uint64_t end, uint32_t sym, unsigned st)
+{
+    uint64_t dur = end > g->start ? end - g->start : 0;
+    dv->unsorted |= dv->nops && g->start < dv->ops[dv->nops - 1].start;
+    dv->per[st]++;
+    dv->ops[dv->nops++] = (su_op){g->start, dur < UINT32_MAX ? (uint32_t)dur : UINT32_MAX,
+                                  sym & 0xfffffff, st};
+}
+
+/* An operation that cta_startup_gpu's short path leaves: a copy, a kernel not seen yet, the
+ * device's first, on another stream than the last one's. */
+static __attribute__((noinline)) void op_other(cta_proc *p, const ct_rec_gpu *g, uint64_t end,
+                                               const cta_call *c)
+{
     su_proc *s = su_get(p);
     su_dev *dv = &s->dev[cta_dev_slot(g->device)];
     if (dv->nops >= CTA_STARTUP_MAX_OPS)
@@ -376,16 +392,35 @@ void cta_startup_gpu(cta_model *m, cta_proc *p, const ct_rec_gpu *g, uint64_t en
         }
         *known = sym + 1;
     }
-    uint32_t sym = *known - 1;
-    cta_grow(&dv->ops, &dv->cap_ops, dv->nops + 1, sizeof *dv->ops);
-    uint64_t dur = end > g->start ? end - g->start : 0;
-    unsigned st = 0;
-    while (st < SU_STREAMS - 1 && dv->stream[st] && dv->stream[st] != g->stream + 1)
-        st++;
-    if (st < SU_STREAMS - 1)
-        dv->stream[st] = g->stream + 1;
-    dv->ops[dv->nops++] = (su_op){g->start, dur < UINT32_MAX ? (uint32_t)dur : UINT32_MAX,
-                                  sym & 0xfffffff, st};
+    if (!dv->ops)
+        dv->ops = cta_xreserve(CTA_STARTUP_MAX_OPS * sizeof *dv->ops, "the start-up's operations");
+    unsigned st = dv->last_st;
+    if (st >= SU_STREAMS - 1 || dv->stream[st] != g->stream + 1) {
+        st = 0;
+        while (st < SU_STREAMS - 1 && dv->stream[st] && dv->stream[st] != g->stream + 1)
+            st++;
+        if (st < SU_STREAMS - 1)
+            dv->stream[st] = g->stream + 1;
+        dv->last_st = st;
+    }
+    op_put(dv, g, end, *known - 1, st);
+}
+
+/* Per operation: a kernel seen before on the stream of the device's last operation takes the
+ * short path (a leaf, as cta_startup_api's). */
+void cta_startup_gpu(cta_model *m, cta_proc *p, const ct_rec_gpu *g, uint64_t end, const cta_call *c)
+{
+    (void)m;
+    su_proc *s = SU(p);
+    su_dev *dv = s ? &s->dev[cta_dev_slot(g->device)] : NULL;
+    uint32_t k = c->kernel_idx;
+    if (dv && dv->ops && c->is_launch && !c->is_copy && k < s->cap_kernel_sym && s->kernel_sym[k] &&
+        dv->last_st < SU_STREAMS - 1 && dv->stream[dv->last_st] == g->stream + 1) {
+        if (dv->nops < CTA_STARTUP_MAX_OPS)
+            op_put(dv, g, end, s->kernel_sym[k] - 1, dv->last_st);
+    } else if (c->is_launch || c->is_copy) {
+        op_other(p, g, end, c);
+    }
 }
 
 void cta_startup_gap(cta_model *m, cta_proc *p, int d, const cta_gap_parts *g)
@@ -400,7 +435,8 @@ void cta_startup_gap(cta_model *m, cta_proc *p, int d, const cta_gap_parts *g)
     /* gap_commit counts the gap under the cause holding most of it */
     int rest = g->cls[1], main_cls = 2 * g->ns[0] >= len ? g->cls[0] : rest;
     uint8_t counted = g->ns[0] && main_cls == g->cls[0] ? 0 : g->ns[1] && main_cls == rest ? 1 : 2;
-    cta_grow(&dv->gaps, &dv->cap_gaps, dv->ngaps + 1, sizeof *dv->gaps);
+    if (!dv->gaps)
+        dv->gaps = cta_xreserve(SU_MAX_GAPS * sizeof *dv->gaps, "the start-up's gaps");
     dv->gaps[dv->ngaps++] = (su_gap){.start = g->start, .ns0 = g->ns[0], .ns1 = g->ns[1],
                                      .cls0 = (unsigned)g->cls[0] & 15, .cls1 = (unsigned)rest & 15,
                                      .counted = counted & 3, .before_kernel = !p->dev[d].kernel_run};
@@ -412,17 +448,13 @@ static int by_start(const void *a, const void *b)
     return x->start < y->start ? -1 : x->start > y->start;
 }
 
-/* The steady state by the sequence of operations o[0..n), sorted by start (cta_startup.h):
- * fills r's repetition and steady_from; returns its first operation (n: no repetition). The
- * repetition is their kernels' and copies' (cta_period_find). */
-static size_t sequence_start(const su_op *o, size_t n, cta_startup_dev *r)
+/* The steady state by the sequence of operations o[0..n), sorted by start, and their symbols
+ * sy (cta_startup.h): fills r's repetition and steady_from; returns its first operation (n: no
+ * repetition). The repetition is their kernels' and copies' (cta_period_find). */
+static size_t sequence_start(const su_op *o, const uint32_t *sy, size_t n, cta_startup_dev *r)
 {
     size_t best_len, j;
-    uint32_t *sy = cta_xmalloc(n * sizeof *sy, "the operations' symbols"); /* compared densely */
-    for (size_t k = 0; k < n; k++)
-        sy[k] = o[k].sym;
     size_t P = cta_period_find(sy, n, &best_len, &j);
-    free(sy);
     if (!P)
         return n;
     /* the unit begins after its longest typical gap: where an iteration ends and the next
@@ -510,10 +542,7 @@ static void find_steady(su_proc *s, su_dev *dv, const cta_dev *cd)
     r->ops = n;
     if (!n || (n < 6 && !s->nvtx_from))
         return;
-    size_t k = 1;
-    while (k < n && dv->ops[k - 1].start <= dv->ops[k].start)
-        k++;
-    if (k < n) /* they come in order of their ends, mostly of their starts too */
+    if (dv->unsorted) /* they come in order of their ends, mostly of their starts too */
         qsort(dv->ops, n, sizeof *dv->ops, by_start);
     const su_op *o = dv->ops;
     if (s->nvtx_from) {
@@ -526,17 +555,22 @@ static void find_steady(su_proc *s, su_dev *dv, const cta_dev *cd)
     } else {
         /* the busiest stream's sequence: work on other streams (a copy stream loading the next
          * batch) falls anywhere among its operations, from one iteration to the next */
-        size_t per[SU_STREAMS] = {0}, busiest = 0, m = 0;
-        for (size_t k = 0; k < n; k++)
-            per[o[k].stream]++;
+        size_t busiest = 0, m = 0;
         for (size_t q = 1; q < SU_STREAMS; q++)
-            busiest = per[q] > per[busiest] ? q : busiest;
-        su_op *one = cta_xmalloc(per[busiest] * sizeof *one + 1, "a stream's operations");
+            busiest = dv->per[q] > dv->per[busiest] ? q : busiest;
+        /* the symbols compared densely; the stream's operations apart if others ran too */
+        uint32_t *sy = cta_xmalloc(dv->per[busiest] * sizeof *sy + 1, "the operations' symbols");
+        su_op *kept = dv->per[busiest] < n ? cta_xmalloc(dv->per[busiest] * sizeof *kept, "a stream's operations")
+                                           : NULL;
         for (size_t k = 0; k < n; k++)
-            if (o[k].stream == busiest)
-                one[m++] = o[k];
-        b = sequence_start(one, m, r);
-        free(one);
+            if (o[k].stream == busiest) {
+                if (kept)
+                    kept[m] = o[k];
+                sy[m++] = o[k].sym;
+            }
+        b = sequence_start(kept ? kept : o, sy, m, r);
+        free(sy);
+        free(kept);
         if (b == m)
             return;
         for (b = 0; b < n && o[b].start < r->steady_from; b++)
@@ -599,11 +633,11 @@ void cta_startup_finish(cta_model *m, cta_proc *p)
                 dv->starve[dv->nstarve++] =
                     (su_starve){dv->gaps[g].ns0 + dv->gaps[g].ns1, dv->gaps[g].before_kernel};
             }
-        free(dv->ops);
-        free(dv->gaps);
+        cta_unreserve(dv->ops, CTA_STARTUP_MAX_OPS * sizeof *dv->ops);
+        cta_unreserve(dv->gaps, SU_MAX_GAPS * sizeof *dv->gaps);
         dv->ops = NULL;
         dv->gaps = NULL;
-        dv->nops = dv->ngaps = dv->cap_ops = dv->cap_gaps = 0;
+        dv->nops = dv->ngaps = 0;
     }
     if (!s->r.steady_from)
         return;
@@ -636,14 +670,13 @@ void cta_startup_proc_free(cta_proc *p)
     if (!s)
         return;
     for (int d = 0; d < CTA_MAX_DEV; d++) {
-        free(s->dev[d].ops);
-        free(s->dev[d].gaps);
+        cta_unreserve(s->dev[d].ops, CTA_STARTUP_MAX_OPS * sizeof *s->dev[d].ops);
+        cta_unreserve(s->dev[d].gaps, SU_MAX_GAPS * sizeof *s->dev[d].gaps);
         free(s->dev[d].starve);
     }
     cta_map_free(&s->syms);
-    ct_hash_free(&s->fn_cls);
     ct_hash_free(&s->stack_tune);
-    ct_hash_free(&s->tids);
+    free(s->cls);
     free(s->thr);
     free(s->sym_copy);
     free(s->kernel_sym);

@@ -88,6 +88,7 @@ typedef struct {
 /* The feature (cta_startup_report.c: these hooks and the summary's sections). */
 extern const cta_feature cta_startup_feature;
 void cta_startup_record(cta_model *m, cta_proc *p, const ct_rec *r);
+void cta_startup_api(cta_model *m, cta_proc *p, cta_thread *th, const ct_rec *r, uint32_t idx);
 void cta_startup_gpu(cta_model *m, cta_proc *p, const ct_rec_gpu *g, uint64_t end, const cta_call *c);
 void cta_startup_gap(cta_model *m, cta_proc *p, int d, const cta_gap_parts *g);
 void cta_startup_finish(cta_model *m, cta_proc *p);

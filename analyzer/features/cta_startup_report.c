@@ -190,9 +190,9 @@ static void su_json(cta_json *j, const cta_model *m)
 
 const cta_feature cta_startup_feature = {
     .name = "startup",
-    .types = 1ull << CT_REC_API | 1ull << CT_REC_THREAD_SAMPLE | 1ull << CT_REC_NVTX_RANGE |
-             1ull << CT_REC_SHLIB,
+    .types = 1ull << CT_REC_THREAD_SAMPLE | 1ull << CT_REC_NVTX_RANGE | 1ull << CT_REC_SHLIB,
     .record = cta_startup_record,
+    .api = cta_startup_api,
     .gpu = cta_startup_gpu,
     .gap = cta_startup_gap,
     .finish = cta_startup_finish,

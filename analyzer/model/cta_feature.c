@@ -27,6 +27,7 @@ void cta_model_plug(const cta_feature *const *table, size_t n)
             if (f->types >> t & 1)
                 slots_add(&plugs.rec[t], slot);
 #define HOOK(h) if (f->h) slots_add(&plugs.h, slot)
+        HOOK(api);
         HOOK(library_call);
         HOOK(captured);
         HOOK(call_gpu);

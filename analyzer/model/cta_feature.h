@@ -34,6 +34,10 @@ typedef struct {
     /* Records of the types in `types` (bit 1 << CT_REC_x), before the core's own handler. */
     uint64_t types;
     void (*record)(cta_model *m, cta_proc *p, const ct_rec *r);
+    /* An API record, after the core's handler, with what that found: the calling thread and the
+     * function's row in the API table (cta_name_index), so that a feature reading every call
+     * looks neither up again. */
+    void (*api)(cta_model *m, cta_proc *p, cta_thread *th, const ct_rec *r, uint32_t idx);
     /* A library call (API flag CT_API_LIBRARY, cuBLAS): its name and, for a top-level one, the
      * correlation ids of the calls nested in it (its kernels' launches among them). */
     void (*library_call)(cta_model *m, cta_proc *p, const ct_rec *r, const char *name,

@@ -13,7 +13,7 @@ typedef struct {
 struct cta_plugs {
     const cta_feature *at[CTA_FEAT_MAX];
     cta_slots rec[CT_REC_TYPE_LIMIT];
-    cta_slots library_call, captured, call_gpu, gpu, sync, where, idle, loading, gap, finish, merge,
+    cta_slots api, library_call, captured, call_gpu, gpu, sync, where, idle, loading, gap, finish, merge,
         proc_free, free;
     int ctx;                             /* 1 + the slot of the context's provider, 0 none */
 };

@@ -99,6 +99,7 @@ static void cta_on_api(cta_model *m, cta_proc *p, const ct_rec *r)
     }
     if (th->await_corr)
         await_done(m, p, th);
+    CTA_FEAT_CALL(m, api, m, p, th, r, idx);
     if (m->obs && m->obs->on_api)
         m->obs->on_api(m->obs->ctx, p, r, cta_map_key(&m->api_names, idx), stack);
 }
