@@ -45,7 +45,9 @@ $(B)/$(ANALYZER_ASSETS).o $(B)/asan/$(ANALYZER_ASSETS).o: $(ANALYZER_ASSETS).S \
 	@mkdir -p $(dir $@)
 	$(CC) -c -DCTA_HTML_JS='"$(ANALYZER_JS_JOINED)"' $< -o $@
 
-$(CUTRACE_BIN): $(patsubst %.c,$(B)/%.o,$(ANALYZER_MAIN)) $(ANALYZER_OBJS) $(CTTRACE_LIB)
+# Built with profile feedback, with its own copy of the format library (analyzer/pgo.mk).
+include analyzer/pgo.mk
+$(CUTRACE_BIN): $(patsubst %.c,$(B)/%.o,$(ANALYZER_MAIN)) $(ANALYZER_OBJS) $(PGO_TF_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $^ $(CTTRACE_LDLIBS) -lsqlite3 -lz -lstdc++ -lm
 
