@@ -26,7 +26,8 @@ free_cpus() {
   echo $(( (cpus * (total - user) + total / 2) / total ))
 }
 # CT_TEST_JOBS: a number, or auto (the CPUs free). Two at once on the idle 2-core machine took
-# 11 minutes at 45a5519 but 18 at f625f25 (one at a time: 14), and were not green: each suite's
+# 11 minutes at 45a5519 but 18 at f625f25 (one at a time: 14 at 1d19f90, 22 at 4699e81 the
+# same day as the 18, the machine slower then), and were not green: each suite's
 # simulated devices run at real-time priority, and two suites' devices take the cores from each
 # other's programs as no real machine's other work does (the imagenet verdict, a fixed training
 # loop's host descheduled and looking starved of data). One at a time by default.
