@@ -1,6 +1,7 @@
 /* The analyzer on real traces: workloads (tests/workloads) run on the simulated CUDA under
  * `cutrace run`, every number checked against what each workload's header says it does. */
 #include "an_helpers.h"
+#include "tr_confine.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -80,8 +81,16 @@ TEST_IMPL(workload_train_loop_fed)
 {
     char dir[4096], *out;
     char *env[] = {"FAKECUDA_KERNEL_NS=*=300000", NULL};
-    ASSERT(an_trace_workload(dir, "fed", "train_loop --iters 10 --loader-ms 0 --memory pinned --prefetch",
-                           env, &out));
+    /* favoured over other work (tr_confine.h): the verdict rests on the host submitting each
+     * batch as soon as its step ends, and beside two CPU-bound processes the descheduled host
+     * made a data-loading gap of 10% and more of the 100 ms window (in two of four clean-clone
+     * runs on one day: beside another suite, and beside the hogs in both builds) */
+    tr_cgroup g;
+    tr_cgroup_favour(&g);
+    const char *traced = an_trace_workload(dir, "fed", "train_loop --iters 10 --loader-ms 0 --memory pinned --prefetch",
+                                           env, &out);
+    tr_cgroup_leave(&g);
+    ASSERT(traced);
     free(out);
     tj *s = an_summary(dir, NULL);
     ASSERT(s);
