@@ -3,8 +3,9 @@
 # hooks) is larger than the 32 KiB instruction cache, and its cold paths sit among the hot ones.
 # Summary of make bench's 64 ranks (cachegrind): 58899c6 missed the cache 89 million times in
 # 14.5 G instructions; the model split into files with its features, 150 million in 15.2 G, and
-# took 9% more CPU with two workers; built with feedback, 99 million in 14.2 G, 5-8% less CPU
-# than 58899c6. Marking hot functions by hand took the misses to 133 million only.
+# took 9% more CPU with two workers; built with feedback, 99 million in 14.2 G, and make bench
+# section 10 measured 0.81 to 0.90 of 58899c6's CPU time. Marking hot functions by hand took the
+# misses to 133 million only.
 #
 # How: the analyzer's sources and the format library's are compiled instrumented into
 # $(PGO)/gen, linked, and run on tracegen's traces (a training loop, 16 ranks: summary with one
