@@ -3,11 +3,11 @@
 # line CI reads: "N passed, N failed, N skipped". Exits non-zero if any test failed or a runner
 # did not report.
 #
-# Suites run CT_TEST_JOBS at a time, in the order given (1 by default, below); with "auto", as
-# many as the CPUs that other work leaves free, measured over a second before the first suite
-# (at most 4, at least 1): many tests wait on a program more than they compute, and on a free
-# 2-core machine the suite stays within 12 minutes only if two run at once; beside CPU-bound
-# work one runs at a time, as the timing checks were made to hold beside such work. With
+# Suites run CT_TEST_JOBS at a time, in the order given; by default ("auto") as many as the CPUs
+# that other work leaves free, measured over a second before the first suite (at most 4, at
+# least 1): many tests wait on a program more than they compute, and on a free 2-core machine
+# the suite stays within 12 minutes only if two run at once; beside CPU-bound work one runs at
+# a time, as the timing checks were made to hold beside such work. With
 # several at once, each suite's output is shown whole when it ends, so two suites' lines never
 # interleave; one at a time, as it comes.
 set -u
@@ -25,13 +25,14 @@ free_cpus() {
   [ "$total" -gt 0 ] || { echo "$cpus"; return; }
   echo $(( (cpus * (total - user) + total / 2) / total ))
 }
-# CT_TEST_JOBS: a number, or auto (the CPUs free). Two at once on the idle 2-core machine took
-# 11 minutes at 45a5519 but 18 at f625f25 (one at a time: 14 at 1d19f90, 22 at 4699e81 the
-# same day as the 18, the machine slower then), and were not green: each suite's
-# simulated devices run at real-time priority, and two suites' devices take the cores from each
-# other's programs as no real machine's other work does (the imagenet verdict, a fixed training
-# loop's host descheduled and looking starved of data). One at a time by default.
-jobs=${CT_TEST_JOBS:-1}
+# CT_TEST_JOBS: a number, or auto (the CPUs free; the default). One suite's tests leave about
+# half of the 2 cores idle (a CPU-bound build aside: 62% busy on average over 57a86de's run, one
+# at a time, 18 minutes). Two at once took 18 minutes too at f625f25 and were not green: a test
+# of how its own processes share the cores waited for the other suite's current test each time
+# it asked for the machine alone (tracer suite 323 s -> 777 s), and the tests that had not asked
+# were disturbed by the other suite's simulated devices, at real-time priority; such tests are
+# now listed TEST_ALONE and run in one block per suite (tests/harness/ctt.h).
+jobs=${CT_TEST_JOBS:-auto}
 [ "$jobs" != auto ] || jobs=$(free_cpus)
 [ "$jobs" -ge 1 ] 2>/dev/null || jobs=1
 [ "$jobs" -le "$cpus" ] || jobs=$cpus

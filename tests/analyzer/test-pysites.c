@@ -255,19 +255,22 @@ static int each_python(int (*check)(const char *python, int n), int *verified)
     return 0;
 }
 
-/* Runs check under every interpreter installed; skips when there is none. The diagnoses whose
- * sites the checks read are drawn from the program's timing (a gap after a synchronization is
- * excessive-sync's only while the host is not mostly away from CUDA in it: beside CPU-bound
- * processes a descheduled host made it a data-loading gap, and excessive-sync went missing), so
- * the programs run in a cgroup favoured over other work on the machine (tr_confine.h), where
- * one can be made. */
-static int every_python_check(int (*check)(const char *python, int n))
+/* Runs check under every interpreter installed; skips when there is none. With favour, in a
+ * cgroup favoured over other work on the machine (tr_confine.h), where one can be made, and with
+ * the machine alone (listed TEST_ALONE): the diagnoses whose sites the checks read are drawn
+ * from the program's timing (a gap after a synchronization is excessive-sync's only while the
+ * host is not mostly away from CUDA in it: beside CPU-bound processes a descheduled host made
+ * it a data-loading gap, and excessive-sync went missing). A check of stacks alone needs
+ * neither. */
+static int every_python_check(int (*check)(const char *python, int n), int favour)
 {
     tr_cgroup g;
-    tr_cgroup_favour(&g);
+    if (favour)
+        tr_cgroup_favour(&g);
     int verified = 0;
     int rc = each_python(check, &verified);
-    tr_cgroup_leave(&g);
+    if (favour)
+        tr_cgroup_leave(&g);
     if (!rc && !verified)
         ctt_skip("no CPython 3.8 to 3.13 is installed");
     return rc;
@@ -283,7 +286,7 @@ static int python_sites_mode(const char *python, int n)
 static int every_python(const char *extra)
 {
     sites_extra = extra;
-    return every_python_check(python_sites_mode);
+    return every_python_check(python_sites_mode, 1);
 }
 
 TEST_IMPL(python_call_sites_main_thread)
@@ -502,22 +505,22 @@ static int pool_sites(const char *python, int n)
 
 TEST_IMPL(python_call_sites_exception_through_a_frame)
 {
-    return every_python_check(exception_sites);
+    return every_python_check(exception_sites, 1);
 }
 
 TEST_IMPL(python_call_sites_at_exit)
 {
-    return every_python_check(atexit_sites);
+    return every_python_check(atexit_sites, 0);
 }
 
 TEST_IMPL(python_daemon_thread_at_exit)
 {
-    return every_python_check(daemon_sites);
+    return every_python_check(daemon_sites, 0);
 }
 
 TEST_IMPL(python_call_sites_in_forked_pool)
 {
-    return every_python_check(pool_sites);
+    return every_python_check(pool_sites, 1);
 }
 
 /* The user's script in a directory whose path has "lib/python3" in it (a project's
@@ -582,5 +585,5 @@ static int runtime_sites(const char *python, int n)
 
 TEST_IMPL(python_call_sites_through_the_runtime)
 {
-    return every_python_check(runtime_sites);
+    return every_python_check(runtime_sites, 1);
 }

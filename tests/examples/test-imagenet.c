@@ -140,9 +140,7 @@ static int loaded_by(const char *workers, const char *sizes)
      * waited for them, and the loading the program's meters gave first came second (an idle
      * two-suite run); two CPU hogs beside it, at the priority of any program, stay */
     ctt_machine_alone();
-    int failed = ex_run(&p, dir, "imagenet", sizes, args, NULL);
-    ctt_machine_shared();
-    if (failed)
+    if (ex_run(&p, dir, "imagenet", sizes, args, NULL))
         return 1;
     double data_s = ex_sum_after(p.out, "Epoch: [0]", "Data") -
                     ex_sum_after(p.out, "Epoch: [0][ 1/", "Data");

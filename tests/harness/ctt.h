@@ -1,6 +1,6 @@
 /* The cutrace test harness: each test is a TEST_IMPL(name) in a test-TOPIC.c file (a topic's
  * tests share a file and its helpers, as libuv groups them), listed once in
- * its suite's list.h as TEST_ENTRY(name). The runner (runner.c) runs every listed test in a
+ * its suite's list.h as TEST_ENTRY(name) (or TEST_ALONE(name): below). The runner (runner.c) runs every listed test in a
  * forked child with a time limit, so a crash or hang fails that test alone, and prints one line
  * per test ("ok SUITE.NAME" or "not ok SUITE.NAME: why") then "SUITE: N passed, N failed".
  *
@@ -109,15 +109,23 @@ const char *ctt_tmpdir(void);
 const char *ctt_path(char buf[4096], const char *rel);
 /* Reads a whole file; NULL on failure. Caller frees. */
 char *ctt_read_file(const char *path, size_t *len);
-/* The machine, shared by the tests of suites run at once (tests/run.sh): the runner holds it
- * shared for each test; ctt_machine_alone waits until no other suite's test runs and keeps
- * the next from starting (a test of how its own processes share the cores, which other
- * tests' simulated devices, at real-time priority, would take from it whatever the cgroups
- * say: tr_confine.h), ctt_machine_shared lets them run again (and takes it shared at first),
- * ctt_machine_release lets it go (the runner, when the test ended). */
+/* The machine, shared by the tests of suites run at once (tests/run.sh). A test of how its own
+ * processes share the cores needs it alone: other suites' simulated devices, at real-time
+ * priority, would take the cores from it whatever the cgroups say (tr_confine.h). Such a test is
+ * listed TEST_ALONE(name) in its suite's list.h, and the runner runs the suite's alone tests
+ * first, in one block: it waits once (ctt_machine_alone: until no other suite's test runs,
+ * keeping the next from starting) and holds the machine for the whole block, so that neither
+ * suite waits for the other's current test once per such test. Otherwise the runner holds it
+ * shared for each test (ctt_machine_shared), and lets it go when the test ended
+ * (ctt_machine_release). In a test, ctt_machine_alone says the test needs it alone: nothing in
+ * the block, and the test fails with the fix named when it runs shared (not listed
+ * TEST_ALONE); ctt_machine_shared is nothing in the block. */
 void ctt_machine_shared(void);
 void ctt_machine_alone(void);
 void ctt_machine_release(void);
+/* The runner's block of alone tests: pinned, the processes it forks hold the machine alone
+ * until it says otherwise (their ctt_machine_shared and _alone are nothing). */
+void ctt_machine_pin(int pinned);
 #define CTT_MACHINE_LOCK "/tmp/cutrace-tests-machine.lock"
 #define CTT_MACHINE_TURN "/tmp/cutrace-tests-machine.turn"
 /* What a suite's set-up script found (a browser, a virtual environment): its status file says

@@ -14,8 +14,15 @@
 /* Opened by the runner before it forks a test, so that the test's process holds the same
  * lock (one open file description: the runner releases what the test took). */
 static int ctt_machine_fd = -1, ctt_turn_fd = -1;
-/* What this process holds: none, shared or alone (a test's process starts with the runner's). */
+/* What this process holds: none, shared or alone (a test's process starts with the runner's),
+ * and whether the runner holds it alone for a block of tests (ctt_machine_pin). */
 static enum { CTT_NONE, CTT_SHARED, CTT_ALONE } ctt_held;
+static int ctt_pinned;
+
+void ctt_machine_pin(int pinned)
+{
+    ctt_pinned = pinned;
+}
 
 static int ctt_open_lock(const char *path)
 {
@@ -35,7 +42,7 @@ static void ctt_flock(int fd, int op)
 
 void ctt_machine_shared(void)
 {
-    if (ctt_held == CTT_SHARED)
+    if (ctt_held == CTT_SHARED || ctt_pinned)
         return;
     if (ctt_held == CTT_ALONE) {
         /* not through the turnstile: a runner waiting there for its share would wait for this
@@ -58,6 +65,15 @@ void ctt_machine_alone(void)
 {
     if (ctt_held == CTT_ALONE)
         return;
+    if (ctt_held == CTT_SHARED) {
+        /* a test the runner started shared: waiting here for the other suites' current tests,
+         * once per such test, is what the runner's block of alone tests is for */
+        fprintf(stderr, "tests/harness: this test needs the machine alone (ctt_machine_alone, "
+                "tr_cgroup_favour or _enter) but ran shared: expected TEST_ALONE(name) for it "
+                "in its suite's list.h, found TEST_ENTRY\n");
+        fflush(NULL);
+        _exit(1);
+    }
     if (ctt_held == CTT_NONE)
         ctt_machine_shared();
     /* the share let go first: two tests each waiting to be alone while holding it would wait

@@ -1,5 +1,6 @@
 /* Test runner, compiled once per suite with -DCTT_SUITE=name and -I pointing at the suite's
- * list.h. Usage: test-SUITE [NAME...] runs all tests or the named ones.
+ * list.h. Usage: test-SUITE [NAME...] runs all tests or the named ones: those listed
+ * TEST_ALONE first, in one block with the machine alone (ctt.h), then the others in their order.
  * Each test runs in its own process group with a time limit (CT_TEST_TIMEOUT seconds, default
  * 120) and a fresh temporary directory in CT_TEST_TMPDIR. */
 #define _GNU_SOURCE
@@ -23,18 +24,23 @@
 #endif
 
 #define TEST_ENTRY(name) TEST_IMPL(name);
+#define TEST_ALONE(name) TEST_IMPL(name);
 #include CTT_LIST
 #undef TEST_ENTRY
+#undef TEST_ALONE
 
 typedef struct {
     const char *name;
     int (*fn)(void);
+    int alone;
 } ctt_entry;
 
 static const ctt_entry ctt_tests[] = {
-#define TEST_ENTRY(name) {#name, ctt_##name},
+#define TEST_ENTRY(name) {#name, ctt_##name, 0},
+#define TEST_ALONE(name) {#name, ctt_##name, 1},
 #include CTT_LIST
 #undef TEST_ENTRY
+#undef TEST_ALONE
 };
 
 static int ctt_selected(const char *name, int argc, char **argv)
@@ -59,7 +65,8 @@ static void ctt_rm_rf(const char *dir)
             ;
 }
 
-/* Runs one test in a child; returns 0 pass, 1 fail, 2 skip. */
+/* Runs one test in a child (the machine held shared for it, unless the runner holds it alone
+ * for its block of alone tests); returns 0 pass, 1 fail, 2 skip. */
 static int ctt_run_one(const ctt_entry *t, int timeout_s, double *secs)
 {
     char tmpl[] = "/tmp/cutrace-test-XXXXXX";
@@ -70,7 +77,8 @@ static int ctt_run_one(const ctt_entry *t, int timeout_s, double *secs)
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     fflush(NULL);
-    ctt_machine_shared();
+    if (!t->alone)
+        ctt_machine_shared();
     pid_t pid = fork();
     if (pid == 0) {
         setpgid(0, 0);
@@ -86,7 +94,8 @@ static int ctt_run_one(const ctt_entry *t, int timeout_s, double *secs)
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
         ;
     kill(-pid, SIGKILL); /* anything the test left running */
-    ctt_machine_release();
+    if (!t->alone)
+        ctt_machine_release();
     clock_gettime(CLOCK_MONOTONIC, &t1);
     *secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
     if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
@@ -127,9 +136,22 @@ int main(int argc, char **argv)
     }
     int pass = 0, fail = 0, skip = 0;
     size_t n = sizeof ctt_tests / sizeof ctt_tests[0];
-    for (size_t i = 0; i < n; i++) {
-        if (!ctt_selected(ctt_tests[i].name, argc, argv))
+    /* the alone tests (k < n), the machine taken alone before the first, then the others */
+    int alone = 0;
+    for (size_t k = 0; k < 2 * n; k++) {
+        size_t i = k % n;
+        int block = k < n;
+        if (k == n && alone) {
+            ctt_machine_pin(0);
+            ctt_machine_release();
+        }
+        if (ctt_tests[i].alone != block || !ctt_selected(ctt_tests[i].name, argc, argv))
             continue;
+        if (block && !alone) {
+            ctt_machine_alone();
+            ctt_machine_pin(1);
+            alone = 1;
+        }
         double secs = 0;
         int r = ctt_run_one(&ctt_tests[i], timeout_s, &secs);
         if (r == 0) {

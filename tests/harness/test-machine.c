@@ -154,3 +154,49 @@ TEST_IMPL(machine_shared_again_past_a_waiting_runner)
     ASSERT_INT(access(b, F_OK), ==, 0);
     return 0;
 }
+
+/* A test listed TEST_ALONE runs in the runner's block, the machine held alone: another
+ * suite's test cannot take its share meanwhile (flock -n fails), and the test's own
+ * ctt_machine_alone and _shared (tr_cgroup_favour's, _leave's) change nothing. */
+TEST_IMPL(machine_alone_block_holds_it)
+{
+    char script[600];
+    snprintf(script, sizeof script, "flock -n -s %s true", CTT_MACHINE_LOCK);
+    for (int k = 0; k < 2; k++) {
+        if (k)
+            ctt_machine_shared();
+        else
+            ctt_machine_alone();
+        pid_t p = start_sh(script);
+        int st = 0;
+        waitpid(p, &st, 0);
+        ASSERT(WIFEXITED(st));
+        ASSERT_INT(WEXITSTATUS(st), ==, 1);
+    }
+    return 0;
+}
+
+/* A test the runner started shared that asks for the machine alone fails, naming the fix
+ * (its TEST_ALONE entry), instead of waiting for the other suites' current tests. */
+TEST_IMPL(machine_alone_asked_by_a_shared_test_fails)
+{
+    char err[600];
+    snprintf(err, sizeof err, "%s/err", ctt_tmpdir());
+    fflush(NULL);
+    pid_t p = fork();
+    if (p == 0) {
+        if (!freopen(err, "w", stderr))
+            _exit(2);
+        ctt_machine_alone();
+        _exit(0);
+    }
+    int st = 0;
+    waitpid(p, &st, 0);
+    ASSERT(WIFEXITED(st));
+    ASSERT_INT(WEXITSTATUS(st), ==, 1);
+    char *text = ctt_read_file(err, NULL);
+    ASSERT(text);
+    ASSERT_CONTAINS(text, "expected TEST_ALONE(name) for it in its suite's list.h");
+    free(text);
+    return 0;
+}

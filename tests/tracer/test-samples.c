@@ -561,7 +561,7 @@ static int intro_run(const char *name)
      * run on the host, and simplePitchLinearTexture's 200 launches outlasted the time limit
      * beside two CPU-bound processes */
     tr_cgroup g;
-    tr_cgroup_favour(&g);
+    tr_cgroup_hasten(&g);
     int failed = sample_runs(cmd, out, RT_OURS, env, s->timed, &code, &t, &out_text, &err);
     tr_cgroup_leave(&g);
     if (failed)

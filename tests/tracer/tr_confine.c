@@ -116,7 +116,7 @@ void tr_cgroup_enter(tr_cgroup *g)
     ctt_machine_alone();
 }
 
-int tr_cgroup_favour(tr_cgroup *g)
+int tr_cgroup_hasten(tr_cgroup *g)
 {
     char why[800];
     int favoured = cg_enter(g, 0, why, sizeof why) == 0;
@@ -124,8 +124,13 @@ int tr_cgroup_favour(tr_cgroup *g)
         fprintf(stderr, "not favoured over other work on the machine: %s\n", why);
         memset(g, 0, sizeof *g);
     }
-    ctt_machine_alone();
     return favoured;
+}
+
+int tr_cgroup_favour(tr_cgroup *g)
+{
+    ctt_machine_alone();
+    return tr_cgroup_hasten(g);
 }
 
 void tr_cgroup_leave(tr_cgroup *g)
@@ -137,6 +142,5 @@ void tr_cgroup_leave(tr_cgroup *g)
             cg_write(g->back[i], "cgroup.procs", pid);
             rmdir(g->dir[i]);
         }
-    ctt_machine_shared();
 }
 

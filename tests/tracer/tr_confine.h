@@ -8,9 +8,9 @@
  * /sys/fs/cgroup (v1 cpu, with cpuacct where mounted apart, or v2 with the cpu controller
  * enabled). No cgroup weight holds off another suite's test, run at once (tests/run.sh): its
  * simulated devices run at real-time priority, and two favoured tests would contend as equals.
- * So a confined or favoured test also has the machine alone (ctt_machine_alone: it waits for
- * the other suites' running tests to end, and theirs wait for it), whether or not the cgroup
- * could be made. */
+ * So a confined or favoured test also needs the machine alone (ctt_machine_alone: listed
+ * TEST_ALONE, ctt.h), whether or not the cgroup could be made; one favoured only to finish
+ * within its time limit is not (tr_cgroup_hasten). */
 #ifndef TR_CONFINE_H
 #define TR_CONFINE_H
 
@@ -30,8 +30,10 @@ void tr_cgroup_enter(tr_cgroup *g);
  * would have. The weight: v1 cpu.shares 262144, v2 cpu.weight 10000 (256 and 100 times the
  * default). */
 int tr_cgroup_favour(tr_cgroup *g);
-/* Moves this process back where it was and removes the cgroup (nothing if it was not made);
- * the other suites' tests run again (ctt_machine_shared). */
+/* The same for a test whose verdict does not depend on how its processes share the cores, only
+ * its run time on a busy machine (host kernels): the machine is not asked alone. */
+int tr_cgroup_hasten(tr_cgroup *g);
+/* Moves this process back where it was and removes the cgroup (nothing if it was not made). */
 void tr_cgroup_leave(tr_cgroup *g);
 
 #endif
