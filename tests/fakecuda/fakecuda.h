@@ -14,6 +14,8 @@
 #ifndef FAKECUDA_H
 #define FAKECUDA_H
 
+#include <stddef.h>
+
 typedef struct {
     unsigned grid[3];
     unsigned block[3];
@@ -50,6 +52,9 @@ void fakecuda_graph_set_conditional(unsigned long long handle, unsigned int valu
  * point with 8 fraction bits, as the hardware) and read mode (8- and 16-bit integers normalized
  * to [0,1] or [-1,1] unless CU_TRSF_READ_AS_INTEGER; half and float as values; channels beyond
  * the format's read as 0). Integer reads come back as float values (exact up to 2^24).
+ * fakecuda_tex_fetch_row is count fetches along a row (x[i], y, z), out[i] each, as count calls
+ * of fakecuda_tex_fetch would give them: a host kernel's inner loop without the per-call look-up
+ * of the texture (a 2048x2048 texture fetched 200 times took 40 s one call a texel).
  * fakecuda_tex_cubemap is texCubemap/texCubemapLayered: (x, y, z) a direction, the face chosen
  * and projected by the CUDA Programming Guide's cubemap table.
  * fakecuda_surf_ptr is surf1D/2D/3D/LayeredRead and Write's address: x in bytes, y the row,
@@ -58,10 +63,12 @@ typedef struct {
     float x, y, z, w;
 } fakecuda_float4;
 fakecuda_float4 fakecuda_tex_fetch(unsigned long long tex, float x, float y, float z, int face);
+void fakecuda_tex_fetch_row(unsigned long long tex, size_t count, const float *x, float y, float z,
+                            int face, fakecuda_float4 *out);
 fakecuda_float4 fakecuda_tex_cubemap(unsigned long long tex, float x, float y, float z, int layer);
 void *fakecuda_surf_ptr(unsigned long long surf, long x_bytes, long y, long layer);
 
-/* The same three for a FAKECUDA_HOST_KERNELS library, which cannot link them: under a tracer,
+/* The same four for a FAKECUDA_HOST_KERNELS library, which cannot link them: under a tracer,
  * "libcuda.so.1" names the tracer's library, not the simulation's. Such a library defines
  *     fakecuda_texture_api fakecuda_textures;
  * and the driver fills it in when it loads the library, before any kernel runs. */
@@ -69,6 +76,8 @@ typedef struct {
     fakecuda_float4 (*tex_fetch)(unsigned long long tex, float x, float y, float z, int face);
     fakecuda_float4 (*tex_cubemap)(unsigned long long tex, float x, float y, float z, int layer);
     void *(*surf_ptr)(unsigned long long surf, long x_bytes, long y, long layer);
+    void (*tex_fetch_row)(unsigned long long tex, size_t count, const float *x, float y, float z,
+                          int face, fakecuda_float4 *out);
 } fakecuda_texture_api;
 #define FAKECUDA_TEXTURE_API_SYMBOL "fakecuda_textures"
 

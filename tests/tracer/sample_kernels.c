@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define HOST_KERNEL(name) \
@@ -413,8 +414,20 @@ static void shift(void **params, const fakecuda_launch *launch)
     float *out = ARG(0, float *);
     int pitch = ARG(1, int), width = ARG(2, int), height = ARG(3, int), sx = ARG(4, int), sy = ARG(5, int);
     unsigned long long tex = ARG(6, unsigned long long);
-    FOR_2D(launch, x, y)
-        out[y * pitch + x] = fakecuda_textures.tex_fetch(tex, (x + sx) / (float)width, (y + sy) / (float)height, 0, 0).x;
+    unsigned w = launch->grid[0] * launch->block[0], h = launch->grid[1] * launch->block[1];
+    float *u = malloc(w * sizeof *u);
+    fakecuda_float4 *got = malloc(w * sizeof *got);
+    if (!u || !got)
+        abort();
+    for (unsigned x = 0; x < w; x++)
+        u[x] = (x + sx) / (float)width;
+    for (unsigned y = 0; y < h; y++) {
+        fakecuda_textures.tex_fetch_row(tex, w, u, (y + sy) / (float)height, 0, 0, got);
+        for (unsigned x = 0; x < w; x++)
+            out[y * pitch + x] = got[x].x;
+    }
+    free(u);
+    free(got);
 }
 HOST_KERNEL(_Z16shiftPitchLinearPfiiiiiy) { shift(params, launch); }
 HOST_KERNEL(_Z10shiftArrayPfiiiiiy) { shift(params, launch); }

@@ -427,37 +427,56 @@ static float fc_weight(float f)
     return roundf(f * 256.0f) / 256.0f;
 }
 
-FC_EXPORT fakecuda_float4 fakecuda_tex_fetch(unsigned long long tex, float x, float y, float z,
-                                             int face)
+/* What a fetch needs of its texture that does not depend on the coordinates: the object, the
+ * slice its layer and face choose, the axes it samples and their extents. */
+typedef struct {
+    const fc_obj *o;
+    size_t slice;
+    int dims, linear;
+    long n[3];
+} fc_sampler;
+
+static fc_sampler fc_sampler_of(unsigned long long tex, float z, int face)
 {
-    const fc_obj *o = fc_obj_get(tex, 0);
+    fc_sampler sm = {.o = fc_obj_get(tex, 0)};
+    const fc_obj *o = sm.o;
     if (!o)
         fc_fatal("fakecuda_tex_fetch: expected a live texture object, found handle %llu", tex);
     int cube = o->flags & CUDA_ARRAY3D_CUBEMAP, layered = o->flags & CUDA_ARRAY3D_LAYERED;
     /* layers and faces are slices chosen whole; a 3D array's z is a filtered coordinate */
-    size_t slice = 0;
-    int dims = o->res.resType == CU_RESOURCE_TYPE_LINEAR ? 1 : o->h > 1 || o->d > 1 ? 2 : 1;
+    sm.dims = o->res.resType == CU_RESOURCE_TYPE_LINEAR ? 1 : o->h > 1 || o->d > 1 ? 2 : 1;
     if (cube || layered) {
         long layer = layered ? (long)z : 0;
-        slice = (size_t)(cube ? 6 * layer + face : layer);
-        if (slice >= o->d)
+        sm.slice = (size_t)(cube ? 6 * layer + face : layer);
+        if (sm.slice >= o->d)
             fc_fatal("fakecuda_tex_fetch: layer %ld face %d outside the array's %zu slices",
                      layer, face, o->d);
         if (!cube && o->h == 1)
-            dims = 1;
+            sm.dims = 1;
     } else if (o->d > 1) {
-        dims = 3;
+        sm.dims = 3;
     }
-    long n[3] = {(long)o->w, dims > 1 ? (long)o->h : 1, dims > 2 ? (long)o->d : 1};
+    sm.n[0] = (long)o->w;
+    sm.n[1] = sm.dims > 1 ? (long)o->h : 1;
+    sm.n[2] = sm.dims > 2 ? (long)o->d : 1;
+    sm.linear = o->tex.filterMode == CU_TR_FILTER_MODE_LINEAR && o->res.resType != CU_RESOURCE_TYPE_LINEAR;
+    return sm;
+}
+
+static fakecuda_float4 fc_sample(const fc_sampler *sm, float x, float y, float z)
+{
+    const fc_obj *o = sm->o;
+    int dims = sm->dims;
+    const long *n = sm->n;
     float c[3] = {x, dims > 1 ? y : 0, dims > 2 ? z : 0};
     if (o->tex.flags & CU_TRSF_NORMALIZED_COORDINATES)
         for (int k = 0; k < dims; k++)
             c[k] *= (float)n[k];
-    if (o->tex.filterMode != CU_TR_FILTER_MODE_LINEAR || o->res.resType == CU_RESOURCE_TYPE_LINEAR) {
+    if (!sm->linear) {
         long i[3];
         for (int k = 0; k < 3; k++)
             i[k] = k < dims ? (long)floorf(c[k]) : 0;
-        return fc_texel(o, n, i[0], i[1], i[2], slice);
+        return fc_texel(o, n, i[0], i[1], i[2], sm->slice);
     }
     long i0[3] = {0, 0, 0};
     float t[3] = {0, 0, 0};
@@ -470,11 +489,26 @@ FC_EXPORT fakecuda_float4 fakecuda_tex_fetch(unsigned long long tex, float x, fl
     for (int dz = 0; dz < (dims > 2 ? 2 : 1); dz++) {
         fakecuda_float4 row[2];
         for (int dy = 0; dy < (dims > 1 ? 2 : 1); dy++)
-            row[dy] = fc_lerp4(fc_texel(o, n, i0[0], i0[1] + dy, i0[2] + dz, slice),
-                               fc_texel(o, n, i0[0] + 1, i0[1] + dy, i0[2] + dz, slice), t[0]);
+            row[dy] = fc_lerp4(fc_texel(o, n, i0[0], i0[1] + dy, i0[2] + dz, sm->slice),
+                               fc_texel(o, n, i0[0] + 1, i0[1] + dy, i0[2] + dz, sm->slice), t[0]);
         plane[dz] = dims > 1 ? fc_lerp4(row[0], row[1], t[1]) : row[0];
     }
     return dims > 2 ? fc_lerp4(plane[0], plane[1], t[2]) : plane[0];
+}
+
+FC_EXPORT fakecuda_float4 fakecuda_tex_fetch(unsigned long long tex, float x, float y, float z,
+                                             int face)
+{
+    fc_sampler sm = fc_sampler_of(tex, z, face);
+    return fc_sample(&sm, x, y, z);
+}
+
+FC_EXPORT void fakecuda_tex_fetch_row(unsigned long long tex, size_t count, const float *x,
+                                      float y, float z, int face, fakecuda_float4 *out)
+{
+    fc_sampler sm = fc_sampler_of(tex, z, face);
+    for (size_t i = 0; i < count; i++)
+        out[i] = fc_sample(&sm, x[i], y, z);
 }
 
 FC_EXPORT fakecuda_float4 fakecuda_tex_cubemap(unsigned long long tex, float x, float y, float z,
@@ -516,5 +550,6 @@ void fc_textures_bind(void *lib)
 {
     fakecuda_texture_api *api = dlsym(lib, FAKECUDA_TEXTURE_API_SYMBOL);
     if (api)
-        *api = (fakecuda_texture_api){fakecuda_tex_fetch, fakecuda_tex_cubemap, fakecuda_surf_ptr};
+        *api = (fakecuda_texture_api){fakecuda_tex_fetch, fakecuda_tex_cubemap, fakecuda_surf_ptr,
+                                      fakecuda_tex_fetch_row};
 }
