@@ -2,12 +2,7 @@
  * itself (CLOCK_MONOTONIC before the push and after the pop) and the simulation logs every
  * operation it ran with its true interval and the time the driver got it (FAKECUDA_TRUTH); the
  * per-range host time, GPU operations, kernel time and projected span, the per-iteration view and
- * the range the data-loading diagnosis names are computed from those and compared. Listed
- * TEST_ALONE: beside another suite's tests (a two-suite run at e280ae6, analyzer-asan's copy
- * beside the tracer suite) the kernels of train_step measured 83.8 ms against the simulation's
- * 79.2: a step's first kernel is timed from an event recorded on the idle stream, stamped as it
- * is submitted, and a host descheduled before the launch that follows adds its wait (~390 us a
- * step there), as it would on a GPU. */
+ * the range the data-loading diagnosis names are computed from those and compared. */
 #include "an_helpers.h"
 
 #include <math.h>

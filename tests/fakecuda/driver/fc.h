@@ -104,7 +104,6 @@ extern const fc_error_name fc_error_names[];
 extern const unsigned fc_error_name_count;
 int64_t fc_now_ns(void);         /* CLOCK_MONOTONIC */
 void fc_sleep_until(int64_t ns); /* absolute CLOCK_MONOTONIC */
-void fc_sleep_realtime(int rt);  /* this thread now runs at real-time priority, or not */
 void fc_fatal(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 
 /* ---- devices ------------------------------------------------------------------------- */

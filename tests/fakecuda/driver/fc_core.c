@@ -28,22 +28,12 @@ int64_t fc_now_ns(void)
  * costs that even when its deadline has passed (~70 us a call measured on these virtual
  * machines): far more than the microsecond operations the simulation times, and it added up
  * over a stream of short kernels (33 memsets of 1.5 us took 1.8 ms of host waiting). So sleep
- * only to within FC_SPIN_NS of the deadline and spin the rest. A real-time thread has no timer
- * slack: its sleeps of 200 us overshot by 5 us (median; 90th percentile 6, 99th 17 us, beside
- * two CPU hogs alike), and its spin is FC_SPIN_RT_NS: a stream's worker spun 120 us of each
- * operation, a core's whole time under kernels shorter than that. */
+ * only to within FC_SPIN_NS of the deadline and spin the rest. */
 #define FC_SPIN_NS 120000
-#define FC_SPIN_RT_NS 30000
-static __thread int fc_sleep_rt;
-
-void fc_sleep_realtime(int rt)
-{
-    fc_sleep_rt = rt;
-}
 
 void fc_sleep_until(int64_t ns)
 {
-    int64_t wake = ns - (fc_sleep_rt ? FC_SPIN_RT_NS : FC_SPIN_NS);
+    int64_t wake = ns - FC_SPIN_NS;
     if (wake > fc_now_ns()) {
         struct timespec ts = {.tv_sec = wake / 1000000000, .tv_nsec = wake % 1000000000};
         while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {

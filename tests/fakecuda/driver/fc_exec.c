@@ -244,7 +244,6 @@ static void fc_worker_priority(int rt)
         return;
     struct sched_param sp = {.sched_priority = rt ? 1 : 0};
     pthread_setschedparam(pthread_self(), rt ? SCHED_FIFO : SCHED_OTHER, &sp);
-    fc_sleep_realtime(rt);
 }
 
 /* start and *end: the op's modelled interval; a host kernel may move its end (fakecuda.h). */
@@ -360,11 +359,10 @@ static void *fc_worker(void *arg)
      * behind busy loader processes (imagenet -j 4 on 2 cores), completing work tens of
      * milliseconds after the times it recorded, so traces showed the device idle while a
      * synchronization waited for it. Real-time priority (SCHED_FIFO, where permitted; it
-     * sleeps but for the last 30 us before each deadline and the data it moves) makes it
+     * sleeps but for the last 120 us before each deadline and the data it moves) makes it
      * run when due, as a device would. */
     struct sched_param sp = {.sched_priority = 1};
     fc_worker_rt = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp) == 0;
-    fc_sleep_realtime(fc_worker_rt);
     pthread_mutex_lock(&s->m);
     for (;;) {
         while (!s->head && !s->destroyed)
