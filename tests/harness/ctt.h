@@ -1,8 +1,8 @@
 /* The cutrace test harness: each test is a TEST_IMPL(name) in a test-TOPIC.c file (a topic's
- * tests share a file and its helpers, as libuv groups them), listed once in
- * its suite's list.h as TEST_ENTRY(name) (or TEST_ALONE(name): below). The runner (runner.c) runs every listed test in a
- * forked child with a time limit, so a crash or hang fails that test alone, and prints one line
- * per test ("ok SUITE.NAME" or "not ok SUITE.NAME: why") then "SUITE: N passed, N failed".
+ * tests share a file and its helpers, as libuv groups them), listed once in its suite's list.h
+ * as TEST_ENTRY(name) (or TEST_ALONE(name): below). The runner (runner.c) runs every listed test
+ * in a forked child with a time limit, so a crash or hang fails that test alone, and prints one
+ * line per test ("ok SUITE.NAME" or "not ok SUITE.NAME: why") then "SUITE: N passed, N failed".
  *
  * A test returns 0 on success; the ASSERT macros print where and why and return 1. A test may
  * call ctt_skip() to report that it cannot run here (counted as skipped, never as passed). */
