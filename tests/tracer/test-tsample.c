@@ -321,7 +321,8 @@ TEST_IMPL(thread_samples_python_churn)
  * runs is no property of the reader: a frame is pushed or popped every ~100 ns, a read takes
  * microseconds, and what share of the time the thread holds the interpreter's lock varies from
  * machine to machine (a clean-clone CI at f1452f4 left 47 to 51% of the samples unread, where
- * 4699e81's had 20 to 22%); so none is bounded but the tenth read. Before 3.11 a deep stack's
+ * 4699e81's had 20 to 22%); so those are not bounded, only the tenth read and the samples
+ * taken while it slept (ts_churn). Before 3.11 a deep stack's
  * frames are read one system call each: not checked. Which frames the read ones hold is not
  * checked here: about one run in five under load, one sample of the churning thread held the
  * main thread's frames (main, <module>): an open finding. */
