@@ -5,6 +5,7 @@
 #include <link.h>
 #include <string.h>
 
+#include "ctp_loader.h"
 #include "cttrace.h"
 
 /* Matched on the object's file name, any directory and any version suffix: PyTorch loads its
@@ -23,7 +24,7 @@ uint64_t ctp_frameworks_loaded(void)
 {
     int saved = errno;
     uint64_t fw = 0;
-    dl_iterate_phdr(ctp_fw_object, &fw);
+    ctp_loader_walk(ctp_fw_object, &fw);
     errno = saved;
     return fw;
 }

@@ -18,6 +18,7 @@
 #include <libunwind.h>
 
 #include "ctp_fds.h"
+#include "ctp_loader.h"
 #include "ctp_stack.h"
 #include "ctp_state.h"
 
@@ -95,7 +96,7 @@ static int ctp_pf_range_cmp(const void *a, const void *b)
 static void ctp_pf_objects(void)
 {
     int walk = 1;
-    dl_iterate_phdr(ctp_pf_object, &walk);
+    ctp_loader_walk(ctp_pf_object, &walk);
     if (walk == 2)
         qsort(ctp_pf_ranges, ctp_pf_nranges, sizeof *ctp_pf_ranges, ctp_pf_range_cmp);
 }
@@ -321,10 +322,7 @@ static struct ctp_pf_start {
     uint64_t ip, start;
 } ctp_pf_starts[CTP_PF_STARTS];
 
-/* The newest sample's stack, innermost first, interned; 0 if it cannot be unwound at all. The
- * innermost frame is named by its function's start (its instruction differs sample to sample:
- * one frame per function, not one per instruction, in the stack table). */
-static uint32_t ctp_pf_unwind(void)
+static int ctp_pf_unwind_at(uint64_t ips[CTP_STACK_DEPTH])
 {
     if (!ctp_pf_as) {
         /* the process's own unwind tables, found as local unwinding finds them (its accessors
@@ -346,7 +344,6 @@ static uint32_t ctp_pf_unwind(void)
         unw_set_caching_policy(ctp_pf_as, UNW_CACHE_GLOBAL);
     }
     unw_cursor_t c;
-    uint64_t ips[CTP_STACK_DEPTH], code_at[CTP_STACK_DEPTH] = {0};
     int n = 0;
     ctp_pf_objects();
     for (unsigned i = 0; i < CTP_PF_HELD; i++)
@@ -368,7 +365,21 @@ static uint32_t ctp_pf_unwind(void)
         }
         ips[n++] = ip;
     } while (n < CTP_STACK_DEPTH && unw_step(&c) > 0);
-    return ctp_stack_intern(0, ips, code_at, n);
+    return n;
+}
+
+/* The newest sample's stack, innermost first, interned; 0 if it cannot be unwound at all. The
+ * innermost frame is named by its function's start (its instruction differs sample to sample:
+ * one frame per function, not one per instruction, in the stack table). Unwinding looks up
+ * unwind tables in the loaded objects (ctp_loader.h); interning takes the stack table's lock,
+ * which a fork's handler takes first. */
+static uint32_t ctp_pf_unwind(void)
+{
+    uint64_t ips[CTP_STACK_DEPTH], code_at[CTP_STACK_DEPTH] = {0};
+    ctp_loader_enter();
+    int n = ctp_pf_unwind_at(ips);
+    ctp_loader_leave();
+    return n ? ctp_stack_intern(0, ips, code_at, n) : 0;
 }
 
 /* ---- the ring ------------------------------------------------------------------------------ */

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "ctp_fns.h"
+#include "ctp_loader.h"
 #include "ct_hash.h"
 
 #define CTP_DRIVER_SONAME "libcuda.so.1"
@@ -118,7 +119,7 @@ static int ctp_try_ldcache(char *tried, size_t tried_len)
     return found;
 }
 
-static void ctp_real_open_once(void)
+static void ctp_real_find(void)
 {
     Dl_info self;
     if (dladdr((void *)&ctp_real_open, &self) && self.dli_fname)
@@ -164,6 +165,14 @@ static void ctp_real_open_once(void)
             "%s%s%s); name it with cutrace run --libcuda /path/to/libcuda.so.1 (or "
             "CUTRACE_LIBCUDA=/path/to/libcuda.so.1 with LD_PRELOAD)\n", CTP_DRIVER_SONAME,
             tried[0] ? tried : "nothing", ctp_last_error[0] ? "; last: " : "", ctp_last_error);
+}
+
+/* A fork while the driver is loaded must wait for it (ctp_loader.h). */
+static void ctp_real_open_once(void)
+{
+    ctp_loader_enter();
+    ctp_real_find();
+    ctp_loader_leave();
 }
 
 int ctp_real_open(void)

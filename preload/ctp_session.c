@@ -26,6 +26,7 @@
 #include "ctp_fns.h"
 #include "ctp_gpu.h"
 #include "ctp_host.h"
+#include "ctp_loader.h"
 #include "ctp_maps.h"
 #include "ctp_output.h"
 #include "ctp_pyexit.h"
@@ -280,16 +281,19 @@ static void ctp_new_file_state(void)
  * in the child (a driver initializing meanwhile would not learn of the fork). What it protects
  * (threads, the session) the child discards, so the child re-initializes it. */
 /* Lock order: the stack table's lock before the maps' (interning a new stack interns its
- * frames' strings under it). */
+ * frames' strings under it). The tracer's walks of the loaded objects are waited for too
+ * (ctp_loader.h), or a child could inherit the loader's lock held. */
 static void ctp_fork_prepare(void)
 {
     ctp_tsample_fork_prepare();
     ctp_stack_lock();
     ctp_maps_lock_all();
+    ctp_loader_fork_prepare(); /* last: a walk may be under the stack table's lock */
 }
 
 static void ctp_fork_parent(void)
 {
+    ctp_loader_fork_parent();
     ctp_maps_unlock_all();
     ctp_stack_unlock();
 }
@@ -298,6 +302,7 @@ static void ctp_fork_parent(void)
  * records belong to the parent's file) and starts its own trace on its first CUDA call. */
 static void ctp_fork_child(void)
 {
+    ctp_loader_fork_child();
     ctp_maps_unlock_all();
     ctp_stack_unlock();
     pthread_mutex_init(&ctp_reg_mu, NULL);

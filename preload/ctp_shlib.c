@@ -14,6 +14,7 @@
 
 #include "ctp_clock.h"
 #include "ctp_emit.h"
+#include "ctp_loader.h"
 #include "ctp_maps.h"
 
 /* A process maps a handful of these; more than this are not described. */
@@ -140,7 +141,7 @@ void ctp_shlib_scan(ctp_thread *th)
     pthread_mutex_lock(&ctp_shlib_mu);
     ctp_walk.first = 1;
     ctp_walk.n = 0;
-    dl_iterate_phdr(ctp_shlib_object, &ctp_walk);
+    ctp_loader_walk(ctp_shlib_object, &ctp_walk);
     if (!ctp_walk.first) {
         ctp_shlib_adds = ctp_walk.adds;
         ctp_shlib_scanned = ctp_walk.adds != 0;

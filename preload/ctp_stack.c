@@ -16,6 +16,7 @@
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
 
+#include "ctp_loader.h"
 #include "ctp_maps.h"
 #include "ctp_python.h"
 
@@ -66,7 +67,7 @@ static void ctp_stack_init(void)
 {
     ctp_hmap_init(&ctp_frame_ids, CTP_MAP_LOG2);
     ctp_hmap_init(&ctp_stack_ids, CTP_MAP_LOG2);
-    dl_iterate_phdr(ctp_find_self, NULL);
+    ctp_loader_walk(ctp_find_self, NULL);
 }
 
 /* Naming a return address. glibc's dladdr scans every dynamic symbol of the object for the
@@ -158,7 +159,7 @@ static ctp_module *ctp_module_of(uintptr_t a)
                 return &ctp_modules[i];
         if (!pass) {
             unsigned long long adds = ctp_modules_adds;
-            dl_iterate_phdr(ctp_module_add, &adds);
+            ctp_loader_walk(ctp_module_add, &adds);
             ctp_modules_adds = adds;
         }
     }
@@ -337,7 +338,9 @@ uint32_t ctp_stack_capture(void)
     pthread_once(&ctp_stk_once, ctp_stack_init);
     void *ips[CTP_STACK_DEPTH + 8];
     uint64_t at[CTP_STACK_DEPTH + 8], code_at[CTP_STACK_DEPTH + 8];
+    ctp_loader_enter();
     int n = unw_backtrace(ips, CTP_STACK_DEPTH + 8);
+    ctp_loader_leave();
     /* cutrace's own frames (this function, the hook, the wrappers of the driver and of the
      * runtime) are not the program's: leave them out wherever they are. */
     int kept = 0;

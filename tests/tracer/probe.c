@@ -25,7 +25,9 @@
  *                     it, 120 ms apart, each after one cuMemsetD8_v2
  *   probe forkstart   4 threads make the process's first CUDA calls (cuInit, primary context,
  *                     cuMemAlloc_v2 of 64 bytes, 50 cuMemsetD8_v2) while the main thread forks
- *                     20 children 1 ms apart from the start; each child tries cuInit, and if
+ *                     20 children (10 back to back from the start, then 1 ms apart); each child
+ *                     walks the loaded objects (dl_iterate_phdr, which in this mode holds the
+ *                     loader's lock 200 us longer in every caller), tries cuInit, and if
  *                     the driver lets it, a primary context and cuMemAlloc_v2/cuMemFree_v2 of
  *                     64 bytes, then exits 0; prints how many children exited 0
  *   probe children    cuMemAlloc_v2 of 4 KiB, 10 cuMemsetD8_v2; a fork child that uses no CUDA
@@ -46,6 +48,7 @@
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <link.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -121,9 +124,52 @@ static void *forkstart_thread(void *arg)
     return NULL;
 }
 
-/* A forked child of a process that may have initialized CUDA: CUDA may refuse; it must not hang. */
+/* In forkstart mode every walk of the loaded objects in the process, the tracer's included
+ * (the program's definition comes first; it is exported), holds the loader's lock 200 us longer,
+ * as a preempted thread would on a busy machine: a fork falls inside one of the tracer's walks
+ * unless the tracer keeps its walks and fork apart. */
+static int slow_walks;
+typedef int (*walk_fn)(struct dl_phdr_info *, size_t, void *);
+struct slow_walk {
+    walk_fn fn;
+    void *arg;
+    int first;
+};
+
+static int slow_object(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    struct slow_walk *w = arg;
+    if (w->first) {
+        w->first = 0;
+        usleep(200);
+    }
+    return w->fn(info, size, w->arg);
+}
+
+int dl_iterate_phdr(walk_fn fn, void *arg)
+{
+    static int (*real)(walk_fn, void *);
+    if (!real)
+        real = (int (*)(walk_fn, void *))dlsym(RTLD_NEXT, "dl_iterate_phdr");
+    if (!slow_walks)
+        return real(fn, arg);
+    struct slow_walk w = {fn, arg, 1};
+    return real(slow_object, &w);
+}
+
+static int forkstart_object(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)info, (void)size;
+    ++*(int *)arg;
+    return 0;
+}
+
+/* A forked child of a process that may have initialized CUDA: it walks the loaded objects first
+ * (as a C++ throw or a dlopen does), then CUDA may refuse; it must not hang. */
 static void forkstart_child(void)
 {
+    int objects = 0;
+    dl_iterate_phdr(forkstart_object, &objects);
     CUdevice dev;
     CUcontext c;
     CUdeviceptr d;
@@ -309,20 +355,31 @@ int main(int argc, char **argv)
         return 2;
     }
     if (!strcmp(mode, "forkstart")) {
+        slow_walks = 1;
         drv = dlopen("libcuda.so.1", RTLD_NOW); /* no CUDA call yet: the threads start it */
         if (!drv)
             return 2;
         pthread_t th[4];
         for (int i = 0; i < 4; i++)
             pthread_create(&th[i], NULL, forkstart_thread, NULL);
+        /* 200 us apart: the threads' first calls start the trace and capture their first call
+         * sites (the tracer's walks of the loaded objects) within a few milliseconds */
         int ok = 0;
+        pid_t kids[20];
         for (int i = 0; i < 20; i++) {
-            pid_t pid = fork();
-            if (pid == 0)
+            kids[i] = fork();
+            if (kids[i] == 0)
                 forkstart_child();
+            usleep(200);
+        }
+        for (int i = 0; i < 20; i++) {
             int st;
-            ok += pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0;
-            usleep(1000);
+            int good = kids[i] > 0 && waitpid(kids[i], &st, 0) == kids[i] && WIFEXITED(st) &&
+                       WEXITSTATUS(st) == 0;
+            if (!good)
+                fprintf(stderr, "probe: child %d: %s %d\n", i, WIFEXITED(st) ? "status" : "signal",
+                        WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
+            ok += good;
         }
         for (int i = 0; i < 4; i++)
             pthread_join(th[i], NULL);

@@ -22,7 +22,8 @@ $(TRACER_SAMPLE_KERNELS): tests/tracer/sample_kernels.c tests/fakecuda/fakecuda.
 	$(CC) $(CFLAGS) -O3 -fPIC -shared -o $@ $< -lm
 
 $(TRACER_PROBE): $(TRACER_B)/probe.o $(FAKECUDA_DIR)/libcudart.so.13
-	$(CC) $(CFLAGS) -o $@ $(TRACER_B)/probe.o -L$(FAKECUDA_DIR) -l:libcudart.so.13 -ldl -lpthread
+	$(CC) $(CFLAGS) -o $@ $(TRACER_B)/probe.o -L$(FAKECUDA_DIR) -l:libcudart.so.13 -ldl -lpthread \
+	  -Wl,--export-dynamic-symbol=dl_iterate_phdr
 
 $(TRACER_B)/nvrtc_ptx: $(TRACER_B)/nvrtc_ptx.o
 	$(CC) $(CFLAGS) -o $@ $< -L$(CUDA_HOME)/lib64 -lnvrtc -Wl,-rpath,$(CUDA_HOME)/lib64 -L$(CUDA_HOME)/lib64/stubs -lcuda
