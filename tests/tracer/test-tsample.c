@@ -49,7 +49,11 @@ static const char *ts_c_phase(const tr_rec *x, const void *ctx)
 /* A C program (ts_phases): inside cudaMemcpy while it copies, state R while it spins, S while
  * it sleeps in nanosleep, each for its share of the time; every sample, having no Python,
  * carries a native stack: the thread's last CUDA call's (the copy, in copy_phase), or where
- * perf_event sampling is in use, where it last ran (spin_phase while it spins, the copy). */
+ * perf_event sampling is in use, where it last ran (spin_phase while it spins, the copy; between
+ * two phases, main printing the last one's times: once seen in the loader, binding printf). A
+ * perf sample taken deep in the tracer's own work (its first reading of a library's symbols,
+ * libunwind) may end before the program's frames, the user stack perf copies being bounded
+ * (HEAD beside a CPU-bound process: 2 runs in 40): at most 1 in 20 may be cut so. */
 TEST_IMPL(thread_samples_c_phases)
 {
     ctt_proc p;
@@ -60,13 +64,24 @@ TEST_IMPL(thread_samples_c_phases)
         return 1;
     if (tr_sample_shares(&t, t.pids[0], ph, nph, ts_c_phase, NULL, "ts_phases"))
         return 1;
-    size_t n = 0;
+    size_t n = 0, perf = 0, cut = 0;
     for (size_t r = 0; r < t.n; r++) {
         const tr_rec *x = &t.v[r];
         if (x->r.type != CT_REC_THREAD_SAMPLE || x->r.ts < ph[0].end || x->r.ts >= ph[nph - 1].end)
             continue;
         ASSERT_UINT(x->r.u.thread_sample.tid, ==, t.pids[0]);
         uint32_t f = x->r.u.thread_sample.flags & (CT_TS_NATIVE_LAST | CT_TS_NATIVE_PERF | CT_TS_PYTHON);
+        n++;
+        int in_phase = 0;
+        for (size_t k = 0; k < nph; k++)
+            in_phase |= x->r.ts >= ph[k].start && x->r.ts < ph[k].end;
+        if (f == CT_TS_NATIVE_PERF && !in_phase)
+            continue;
+        perf += f == CT_TS_NATIVE_PERF;
+        if (f == CT_TS_NATIVE_PERF && !strstr(x->stack, ";main@")) {
+            cut++;
+            continue;
+        }
         if (f == CT_TS_NATIVE_PERF && !strstr(x->stack, "spin_phase") && !strstr(x->stack, ";copy_phase"))
             ctt_fail_at(__FILE__, __LINE__, "a perf sample at +%.3f ms of the phases, not where the "
                         "thread ran: %s", (double)(x->r.ts - ph[0].end) / 1e6, x->stack);
@@ -76,9 +91,9 @@ TEST_IMPL(thread_samples_c_phases)
             ASSERT_UINT(f, ==, CT_TS_NATIVE_LAST);
         if (f == CT_TS_NATIVE_LAST)
             ASSERT_CONTAINS(x->stack, ";copy_phase"); /* copy_phase.constprop.0 too */
-        n++;
     }
     ASSERT_UINT(n, >, 100);
+    ASSERT_UINT(cut * 20, <=, perf);
     tr_free(&t);
     ctt_proc_free(&p);
     return 0;
