@@ -221,16 +221,28 @@ TEST_IMPL(texture_objects_sample_like_the_hardware)
                 CUDA_TEXTURE_DESC tb;
                 CK(cuTexObjectGetTextureDesc(&tb, t));
                 ASSERT(memcmp(&tb, &td, sizeof tb) == 0);
-                /* coordinates from well outside to well outside, off the texel grid */
-                for (float u = -2.3f; u < W + 2.5f; u += 0.37f)
-                    for (float v = -1.9f; v < H + 2.5f; v += 0.61f) {
-                        float x = norm ? u / W : u, y = norm ? v / H : v;
-                        float want = ref_tex2d(img, W, H, x, y, modes[mi], linear, norm, 7.25f);
-                        fakecuda_float4 got = fakecuda_tex_fetch(t, x, y, 0, 0);
-                        ASSERT_NEAR(got.x, want, 1e-5);
+                /* coordinates from well outside to well outside, off the texel grid; each
+                 * row fetched one texel at a time and whole (fakecuda_tex_fetch_row, which
+                 * has a path of its own for point-sampled floats) */
+                for (float v = -1.9f; v < H + 2.5f; v += 0.61f) {
+                    float xs[32], wants[32], y = norm ? v / H : v;
+                    size_t n = 0;
+                    for (float u = -2.3f; u < W + 2.5f; u += 0.37f, n++) {
+                        ASSERT(n < 32);
+                        xs[n] = norm ? u / W : u;
+                        wants[n] = ref_tex2d(img, W, H, xs[n], y, modes[mi], linear, norm, 7.25f);
+                        fakecuda_float4 got = fakecuda_tex_fetch(t, xs[n], y, 0, 0);
+                        ASSERT_NEAR(got.x, wants[n], 1e-5);
                         ASSERT(got.y == 0 && got.w == 0);
                         checked++;
                     }
+                    fakecuda_float4 row[32];
+                    fakecuda_tex_fetch_row(t, n, xs, y, 0, 0, row);
+                    for (size_t k = 0; k < n; k++) {
+                        ASSERT_NEAR(row[k].x, wants[k], 1e-5);
+                        ASSERT(row[k].y == 0 && row[k].w == 0);
+                    }
+                }
                 CK(cuTexObjectDestroy(t));
                 ASSERT_INT(cuTexObjectGetTextureDesc(&tb, t), ==, CUDA_ERROR_INVALID_VALUE);
             }
