@@ -5,6 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ctp_fds.h"
+
 int ctp_use_tsc;
 
 /* Two calibration points (ticks, ns) measure the rate: `cal` taken at the current flush, `base`
@@ -84,11 +86,10 @@ void ctp_time_init(void)
 {
 #if defined(__x86_64__)
     char cs[32] = "";
-    int fd = open("/sys/devices/system/clocksource/clocksource0/current_clocksource",
-                  O_RDONLY | O_CLOEXEC);
+    int fd = ctp_fd_open("/sys/devices/system/clocksource/clocksource0/current_clocksource", 0);
     if (fd >= 0) {
         ssize_t n = read(fd, cs, sizeof cs - 1);
-        close(fd);
+        ctp_fd_drop(fd);
         cs[n > 0 ? n : 0] = 0;
     }
     ctp_use_tsc = !strcmp(cs, "tsc\n");

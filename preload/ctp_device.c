@@ -13,6 +13,7 @@
 
 #include <cuda.h>
 
+#include "ctp_fds.h"
 #include "ctp_fns.h"
 #include "ctp_maps.h"
 #include "ctp_real.h"
@@ -41,11 +42,11 @@ static uint32_t ctp_attr(CUdevice d, CUdevice_attribute a)
 static const char *ctp_read_line(const char *path, char *buf, size_t cap)
 {
     buf[0] = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = ctp_fd_open(path, 0);
     if (fd < 0)
         return buf;
     ssize_t n = read(fd, buf, cap - 1);
-    close(fd);
+    ctp_fd_drop(fd);
     buf[n > 0 ? n : 0] = 0;
     buf[strcspn(buf, "\n")] = 0;
     return buf;

@@ -1,6 +1,7 @@
 /* Descriptors the tracer keeps (see ctp_fds.h). */
 #include "ctp_fds.h"
 
+#include <fcntl.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <sys/stat.h>
@@ -37,4 +38,11 @@ void ctp_fd_drop(int fd)
     atomic_store_explicit(&ctp_kept[fd].ino, 0, memory_order_relaxed);
     if (ino && fstat(fd, &st) == 0 && st.st_dev == dev && st.st_ino == ino)
         close(fd);
+}
+
+int ctp_fd_open(const char *path, int flags)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | flags);
+    ctp_fd_keep(fd);
+    return fd;
 }

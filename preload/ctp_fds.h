@@ -16,5 +16,11 @@
 
 void ctp_fd_keep(int fd);
 void ctp_fd_drop(int fd);
+/* open(path, O_RDONLY | O_CLOEXEC | flags), kept: every descriptor the tracer opens, however
+ * briefly, is closed by ctp_fd_drop (a host sample reads each process's stat file through one
+ * held for microseconds, and a program's close_range then open in between got the number: the
+ * tracer's close took the program's file, whose writes went to /dev/null). The one window
+ * left is between the open and its fstat. */
+int ctp_fd_open(const char *path, int flags);
 
 #endif

@@ -72,11 +72,10 @@ static int ctp_hopen(int *fd, const char *path, int flags)
 {
     if (*fd >= 0)
         return *fd;
-    int f = open(path, O_RDONLY | O_CLOEXEC | flags);
+    int f = ctp_fd_open(path, flags);
     if (f >= 0 && ctp_hfds < CTP_HOST_KEPT_FDS) {
         *fd = f;
         ctp_hfds++;
-        ctp_fd_keep(f);
     }
     return f;
 }
@@ -90,7 +89,7 @@ static ssize_t ctp_hread(int *fd, const char *path)
         return -1;
     ssize_t n = pread(f, ctp_hbuf, sizeof ctp_hbuf - 1, 0);
     if (f != *fd)
-        close(f);
+        ctp_fd_drop(f);
     else if (n < 0)
         ctp_hclose(fd); /* a dead process's file stays dead */
     if (n >= 0)
@@ -330,7 +329,7 @@ static void ctp_hthreads(ctp_hsample *s, int pi, ct_rec_proc_sample *ps)
         ps->flags |= CT_PS_PARTIAL;
     }
     if (dir != p->fd_task)
-        close(dir);
+        ctp_fd_drop(dir);
     int hint = 0;
     for (size_t k = 0; k < ntids; k++) {
         ctp_htask *t = ctp_htask_of(tids[k], pi, &hint);
@@ -444,7 +443,7 @@ static void ctp_hprocess(ctp_hsample *s, int pi)
 /* Where the kernel has no children files: the processes whose parent is in the tree. */
 static void ctp_hscan(ctp_hsample *s)
 {
-    int dir = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int dir = ctp_fd_open("/proc", O_DIRECTORY);
     if (dir < 0)
         return;
     static uint32_t pids[1u << 15];
@@ -459,7 +458,7 @@ static void ctp_hscan(ctp_hsample *s)
             ctp_hproc_find((uint32_t)st.f[HS_PPID]) >= 0)
             ctp_hchild(s, pids[k]);
     }
-    close(dir);
+    ctp_fd_drop(dir);
 }
 
 /* The traced process's CPU limit: the tightest cgroup CPU bandwidth limit over its cgroup and

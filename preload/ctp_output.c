@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ctp_fds.h"
 #include "ctp_frameworks.h"
 
 #define CTP_VERSION "0.1"
@@ -92,10 +93,11 @@ static int ctp_fd_aside(int fd)
     int at = (int)(rl.rlim_cur < 1024 ? rl.rlim_cur : 1024) - 1;
     if (fd >= at)
         return fd;
+    ctp_fd_keep(fd);
     int high = fcntl(fd, F_DUPFD_CLOEXEC, at);
     if (high < 0)
         return fd;
-    close(fd);
+    ctp_fd_drop(fd);
     return high;
 }
 

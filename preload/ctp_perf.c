@@ -164,16 +164,16 @@ static const char *ctp_pf_open(ctp_perf *p, uint32_t tid, int stacks)
     p->stack_at = p->slept_at = 0;
     if (p->fd < 0)
         return "perf_event_open";
+    ctp_fd_keep(p->fd);
     void *m = mmap(NULL, (CTP_PERF_PAGES + 1) * ctp_pf_page, PROT_READ | PROT_WRITE, MAP_SHARED, p->fd, 0);
     if (m == MAP_FAILED) {
         int e = errno;
-        close(p->fd);
+        ctp_fd_drop(p->fd);
         p->fd = -1;
         errno = e;
         return "mmap of its ring";
     }
     p->base = m;
-    ctp_fd_keep(p->fd);
     return NULL;
 }
 
@@ -206,10 +206,9 @@ int ctp_perf_probe(char *why, size_t len)
     }
     int e = errno;
     char para[16] = "?";
-    int fd = open("/proc/sys/kernel/perf_event_paranoid", O_RDONLY | O_CLOEXEC);
+    int fd = ctp_fd_open("/proc/sys/kernel/perf_event_paranoid", 0);
     ssize_t n = fd >= 0 ? read(fd, para, sizeof para - 1) : -1;
-    if (fd >= 0)
-        close(fd);
+    ctp_fd_drop(fd);
     para[n > 0 ? n : 1] = 0;
     para[strcspn(para, "\n")] = 0;
     /* one word (the tracer's options are words): the step, the error, the setting */

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ctp_fds.h"
 #include "ctp_fns.h"
 #include "ctp_loader.h"
 #include "ct_hash.h"
@@ -89,7 +90,7 @@ static int ctp_try_dir(const char *dir, size_t dirlen, char *tried, size_t tried
  * start. Entries for other ABIs fail dlopen and are skipped by ctp_try. */
 static int ctp_try_ldcache(char *tried, size_t tried_len)
 {
-    int fd = open("/etc/ld.so.cache", O_RDONLY | O_CLOEXEC);
+    int fd = ctp_fd_open("/etc/ld.so.cache", 0);
     if (fd < 0)
         return 0;
     struct stat st;
@@ -115,7 +116,7 @@ static int ctp_try_ldcache(char *tried, size_t tried_len)
             munmap((void *)m, size);
         }
     }
-    close(fd);
+    ctp_fd_drop(fd);
     return found;
 }
 

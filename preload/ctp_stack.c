@@ -16,6 +16,7 @@
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
 
+#include "ctp_fds.h"
 #include "ctp_loader.h"
 #include "ctp_maps.h"
 #include "ctp_python.h"
@@ -204,17 +205,17 @@ static void ctp_symtab_read(ctp_symtab *t, const unsigned char *f, size_t size, 
 static void ctp_module_read(ctp_module *m, int dyn)
 {
     m->read[!dyn] = 1;
-    int fd = m->path ? open(m->path, O_RDONLY | O_CLOEXEC) : -1;
+    int fd = m->path ? ctp_fd_open(m->path, 0) : -1;
     struct stat st;
     if (fd < 0)
         return;
     if (fstat(fd, &st) != 0 || (size_t)st.st_size < sizeof(ElfW(Ehdr))) {
-        close(fd);
+        ctp_fd_drop(fd);
         return;
     }
     size_t size = (size_t)st.st_size;
     const unsigned char *f = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
-    close(fd);
+    ctp_fd_drop(fd);
     if (f == MAP_FAILED)
         return;
     const ElfW(Ehdr) *eh = (const void *)f;
@@ -269,7 +270,7 @@ static uint32_t ctp_sym_name(const ctp_module *m, uint64_t at)
 {
     if (!m->path)
         return 0;
-    int fd = open(m->path, O_RDONLY | O_CLOEXEC);
+    int fd = ctp_fd_open(m->path, 0);
     struct stat st;
     if (fd < 0)
         return 0;
@@ -283,7 +284,7 @@ static uint32_t ctp_sym_name(const ctp_module *m, uint64_t at)
             (buf = malloc(CTP_SYM_MAX)))
             got = pread(fd, buf, CTP_SYM_MAX, (off_t)at);
     }
-    close(fd);
+    ctp_fd_drop(fd);
     if (buf && got > 0 && memchr(buf, 0, (size_t)got))
         id = ctp_intern_demangled(buf);
     if (buf != small)

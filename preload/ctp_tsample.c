@@ -85,17 +85,16 @@ static ssize_t ctp_ts_read(uint32_t tid, int worker, int *fd, const char *what, 
     if (*fd < 0) {
         char path[64];
         snprintf(path, sizeof path, worker ? "/proc/%u/%s" : "/proc/self/task/%u/%s", tid, what);
-        int f = open(path, O_RDONLY | O_CLOEXEC);
+        int f = ctp_fd_open(path, 0);
         if (f < 0)
             return -1;
         if (ctp_ts_fds >= CTP_TS_FDS) {
             ssize_t n = pread(f, buf, len, 0);
-            close(f);
+            ctp_fd_drop(f);
             return n;
         }
         *fd = f;
         ctp_ts_fds++;
-        ctp_fd_keep(f);
     }
     return pread(*fd, buf, len, 0);
 }
