@@ -1,7 +1,7 @@
 # Builds the cuda-samples of Samples/0_Introduction that the tracer suite runs (intro[]), at
 # test time: test-samples.c runs `make -f tests/tracer/samples.mk -j2 OUT=... SAMPLES=... NVCC=...`
 # once for all of them (then once per sample, finding it up to date), so nvcc runs only when a
-# source changed and two builds at a time. Each sample NAME becomes OUT/NAME/NAME; the driver API
+# source changed and two builds at a time; samples_cache.sh restores an earlier clone's build. Each sample NAME becomes OUT/NAME/NAME; the driver API
 # samples' kernels become the fatbin the program loads from its working directory
 # (OUT/NAME/KERNEL64.fatbin); the NVRTC samples compile their kernel source at run time.
 # Flags are the samples' own (their Makefiles' defaults) but for -cudart shared, which puts the

@@ -12,6 +12,8 @@ TRACER_CAPTURE := $(TRACER_B)/capture
 TRACER_GRAPH_UNLISTED := $(TRACER_B)/graph_unlisted
 TRACER_REFERENCE := $(abspath ../shared/reference/cudart-13.0-getprocaddress.txt)
 TRACER_SAMPLE_KERNELS := $(TRACER_B)/libsample_kernels.so
+# Where samples_cache.sh keeps nvcc's build of the samples for the next clone; empty: nowhere.
+SAMPLES_CACHE ?= $(HOME)/.cache/cutrace/cuda-samples
 # NVIDIA's NVRTC compiling to PTX for the simulated driver; built only where the toolkit has it
 # (its test skips otherwise).
 TRACER_NVRTC_PTX := $(if $(wildcard $(CUDA_HOME)/lib64/libnvrtc.so),$(TRACER_B)/nvrtc_ptx)
@@ -35,7 +37,7 @@ $(TRACER_CAPTURE) $(TRACER_GRAPH_UNLISTED): $(TRACER_B)/%: $(TRACER_B)/%.o
 $(TRACER_B)/%.o: CFLAGS += -DTR_REFERENCE='"$(TRACER_REFERENCE)"' \
   -DTR_SRCDIR='"$(abspath tests/tracer)"' -DTR_PYSUB_PY='"$(abspath tests/tracer/pysub.py)"' -DTR_PYCODE_PY='"$(abspath tests/tracer/pycode.py)"' -DTR_ENDS_PY='"$(abspath tests/tracer/ends.py)"' \
   -DTR_PYPHASES_PY='"$(abspath tests/tracer/pyphases.py)"' \
-  -DTR_NVCC='"$(NVCC)"' \
+  -DTR_NVCC='"$(NVCC)"' -DTR_SAMPLES_CACHE='"$(SAMPLES_CACHE)"' \
   -DTR_SAMPLES='"$(abspath ../shared/third_party/cuda-samples)"' -DTR_NV_CUDART='"$(CUDA_HOME)/lib64/libcudart.so.13"' -DTR_CUDA_INC='"$(CUDA_INC)"'
 
 # test-capture, test-graphs, test-host and test-host_limits read the summary's JSON with the analyzer suite's helpers.

@@ -20,28 +20,50 @@
 /* RT_NONE: a driver API program, which maps no libcudart (on the simulated driver) */
 typedef enum { RT_OURS, RT_NVIDIA, RT_NONE } sample_rt;
 
+/* Runs cmd (what: its name in a failure), which must exit 0; its output goes to the test's log. */
+static int run_ok(char *const cmd[], const char *what, int timeout_s)
+{
+    ctt_proc c;
+    ASSERT_INT(ctt_run(&c, cmd, NULL, timeout_s), ==, 0);
+    if (!c.exited || c.code != 0) {
+        ctt_fail_at(__FILE__, __LINE__, "%s: expected exit status 0, found %s %d; stderr:\n%s",
+                    what, c.exited ? "status" : "signal", c.code, c.err);
+        return 1;
+    }
+    fputs(c.out, stderr);
+    ctt_proc_free(&c);
+    return 0;
+}
+
+/* samples_cache.sh's op ("restore" or "store") on the build directory's samples, out. */
+static int samples_cache(const char *op, const char *out)
+{
+    char *cmd[] = {TR_SRCDIR "/samples_cache.sh", (char *)op, TR_SAMPLES_CACHE, (char *)out,
+                   TR_SAMPLES, TR_NVCC, NULL};
+    return run_ok(cmd, op[0] == 'r' ? "samples_cache.sh restore" : "samples_cache.sh store", 60);
+}
+
 /* Brings build/tests/tracer/samples/TARGET up to date with samples.mk (TARGET "all": every
  * sample, two nvcc at a time; a sample's name: that one, normally found up to date) and puts
- * the program's path in bin (TARGET a sample). Skips the test only when nvcc is not installed;
- * a sample that does not build fails it. */
+ * the program's path in bin (TARGET a sample), after samples_cache.sh restored an earlier clone's
+ * build if there is one. Skips the test only when nvcc is not installed; a sample that does not
+ * build fails it. */
 static int samples_make(const char *target, char bin[4096])
 {
     char out[4096], o[4200], s[4200], n[4200];
     if (access(TR_NVCC, X_OK) != 0)
         ctt_skip("nvcc (" TR_NVCC ") is not installed: cuda-samples cannot be built");
     ctt_path(out, "tests/tracer/samples");
+    if (samples_cache("restore", out))
+        return 1;
     snprintf(o, sizeof o, "OUT=%s", out);
     snprintf(s, sizeof s, "SAMPLES=%s", TR_SAMPLES);
     snprintf(n, sizeof n, "NVCC=%s", TR_NVCC);
     char *make[] = {"make", "-s", "-j2", "-f", TR_SRCDIR "/samples.mk", o, s, n, (char *)target, NULL};
-    ctt_proc b;
-    ASSERT_INT(ctt_run(&b, make, NULL, 110), ==, 0);
-    if (!b.exited || b.code != 0) {
-        ctt_fail_at(__FILE__, __LINE__, "make -f samples.mk %s: expected exit status 0, found "
-                    "%s %d; stderr:\n%s", target, b.exited ? "status" : "signal", b.code, b.err);
+    char what[128];
+    snprintf(what, sizeof what, "make -f samples.mk %s", target);
+    if (run_ok(make, what, 110))
         return 1;
-    }
-    ctt_proc_free(&b);
     if (bin)
         ASSERT_INT(snprintf(bin, 4096, "%s/%s/%s", out, target, target), <, 4096);
     return 0;
@@ -604,7 +626,8 @@ TEST_IMPL(cuda_samples_intro_build_half) { return samples_make("half", NULL); }
  * 0_Introduction is in intro[] or listed "out" in samples.txt with a reason, never both. */
 TEST_IMPL(cuda_samples_intro_build)
 {
-    if (samples_make("all", NULL))
+    char built[4096];
+    if (samples_make("all", NULL) || samples_cache("store", ctt_path(built, "tests/tracer/samples")))
         return 1;
     char *list = ctt_read_file(TR_SRCDIR "/samples.txt", NULL);
     ASSERT(list);
