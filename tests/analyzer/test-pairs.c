@@ -30,8 +30,10 @@
 #include <stdlib.h>
 
 #define REPS 5
-/* (3 runs a variant in the shaped ones: the test takes 28 s on the idle machine, 39 s with 5) */
-#define SHAPED_REPS 3
+/* 5 runs a variant in the shaped ones too (39 s on the idle machine; 28 s with 3): with 3, a
+ * bursty async-memcpy-pageable fix measured 13.9 ms where the others measured 36 to 83, its
+ * estimate 44 out of 0.5x-2x */
+#define SHAPED_REPS 5
 /* The shaped variants in the plain suite: the ASan build (analyzer-asan) is there for the
  * analyzer's memory, and running them again under it took most of a minute. */
 #ifdef __SANITIZE_ADDRESS__
