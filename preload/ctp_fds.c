@@ -1,4 +1,4 @@
-/* Descriptors the tracer keeps (see ctp_fds.h). */
+/* Descriptors the tracer opens (see ctp_fds.h). */
 #include "ctp_fds.h"
 
 #include <fcntl.h>
