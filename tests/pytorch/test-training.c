@@ -175,8 +175,13 @@ TEST_IMPL(pytorch_starved_loop)
         fprintf(stderr, "diagnoses: %s\n", tj_str(tj_get(s, "diagnoses")->v[0], "message"));
     ASSERT(x);
     ASSERT(tj_num(x, "evidence.gaps") >= STEPS - 1);
-    ASSERT(tj_num(x, "evidence.median_gap_ns") >= host_gap - 0.5e6);
-    ASSERT(tj_num(x, "evidence.median_gap_ns") <= host_copied + 0.5e6);
+    double median_gap = tj_num(x, "evidence.median_gap_ns");
+    if (median_gap < host_gap - 0.5e6 || median_gap > host_copied + 0.5e6) {
+        ctt_fail_at(__FILE__, __LINE__, "expected the median gap within the host's own medians "
+                    "(between steps %.3f ms, to the batch copy's return %.3f ms) +- 0.5 ms, found "
+                    "%.3f ms", host_gap / 1e6, host_copied / 1e6, median_gap / 1e6);
+        return 1;
+    }
     ASSERT(tj_num(x, "evidence.host_wait_ns") > tj_num(x, "evidence.host_compute_ns"));
     ASSERT_CONTAINS(tj_str(x, "message"), "DataLoader worker");
     /* The GPU work per step, against the simulation's true intervals (one stream: no overlap):
