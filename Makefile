@@ -21,8 +21,8 @@ endif
 # ccache (installed by the dependency check below where it can be) keeps what the compiler made
 # for the next clone: the build compiles the tracer, the analyzer twice for its profile and once
 # under sanitizers, and the tests, 3 of make test's 12.6 minutes on the 2-core machine, for
-# sources that mostly did not change. It hashes every input (sources, headers, flags, compiler, profile data)
-# and replays the compiler's warnings. CUTRACE_CCACHE= (empty) compiles without it.
+# sources that mostly did not change. It hashes every input (sources, headers, flags, compiler,
+# profile data) and replays the compiler's warnings. CUTRACE_CCACHE= (empty): without it.
 CUTRACE_CCACHE ?= $(shell command -v ccache 2>/dev/null)
 ifneq ($(CUTRACE_CCACHE),)
 ifeq ($(findstring ccache,$(CC)),)
