@@ -69,7 +69,8 @@ $(B)/.deps-ok: Makefile
 	fi
 	@if ! command -v ccache >/dev/null && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 	  echo "installing Debian package: ccache"; \
-	  apt-get install -y -qq ccache >/dev/null 2>&1 || echo "ccache could not be installed: building without it"; \
+	  apt-get install -y -qq ccache >/dev/null 2>&1 || \
+	    echo "ccache could not be installed: building without it"; \
 	fi
 	@touch $@
 

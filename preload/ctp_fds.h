@@ -1,6 +1,7 @@
 /* Descriptors the tracer opens beside the program's (the samplers' /proc files and perf rings,
- * kept; files read once): a program may close descriptors it did not open (close_range(3, ~0U, 0), as daemons
- * do) and get their numbers back for files of its own, which the tracer must then never close.
+ * kept; files read once): a program may close descriptors it did not open (close_range(3, ~0U,
+ * 0), as daemons do) and get their numbers back for files of its own, which the tracer must then
+ * never close.
  * ctp_fd_keep records which file a kept descriptor is (device and inode); ctp_fd_drop closes it
  * only if its number still is that file, and forgets it either way. Reading a number that has
  * become the program's (pread, which moves no offset and consumes nothing) only reads garbage,
