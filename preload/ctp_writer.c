@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <time.h>
 
@@ -658,6 +659,8 @@ static void ctp_writer_priority(void)
 static void *ctp_writer_main(void *arg)
 {
     ctp_writer_tid = ctp_gettid();
+    /* named so that top -H and the fault tests (its state and CPU wait) can tell it apart */
+    prctl(PR_SET_NAME, "cutrace-writer");
     ctp_writer_priority();
     uint32_t seq = (uint32_t)(uintptr_t)arg;
     for (;;) {
