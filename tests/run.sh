@@ -59,6 +59,7 @@ collect() {
   local i=$1 name line p f s
   name=$(basename "${runners[$i]}")
   [ "$jobs" -eq 1 ] || cat "$logs/$i.log"
+  grep -E '^not ok ' "$logs/$i.log" >>"$logs/failed" || true
   line=$(grep -E '^[A-Za-z0-9_-]+: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$logs/$i.log" | tail -n 1)
   if [ -z "$line" ]; then
     echo "not ok $name: runner ended without a verdict"
@@ -89,5 +90,7 @@ while [ "$next" -lt "${#runners[@]}" ] || [ "${#running[@]}" -gt 0 ]; do
   done
   running=("${still[@]+"${still[@]}"}")
 done
+# Named again at the end, where a log cut to its head and tail (CI's) still shows them.
+[ ! -s "$logs/failed" ] || { echo "what failed:"; cat "$logs/failed"; }
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
