@@ -124,6 +124,18 @@ TEST_IMPL(cublas_gemm_roofline)
         }
         kernels[w]++;
     }
+    /* what each GEMM's kernel records hold of their launch calls: a kernel on an idle stream is
+     * recorded from the call's submission and began somewhere before the call returned */
+    double in_call[GEMM_N] = {0};
+    for (size_t i = 0; i < t.n; i++) {
+        const ct_rec *g = &t.v[i].r;
+        const tr_rec *api = g->type == CT_REC_GPU ? tr_api(&t, g->u.gpu.corr) : NULL;
+        size_t w = 0;
+        while (api && w < GEMM_N && corr[w] != api->r.u.api.parent)
+            w++;
+        if (api && w < GEMM_N && api->r.ts > g->u.gpu.start)
+            in_call[w] += (double)((api->r.ts < g->ts ? api->r.ts : g->ts) - g->u.gpu.start);
+    }
     tr_free(&t);
     ASSERT_INT(refused, ==, 1);
     ASSERT(launches >= GEMM_N);
@@ -150,11 +162,15 @@ TEST_IMPL(cublas_gemm_roofline)
         ASSERT(tj_num(r, "flops_per_call") == flops);
         ASSERT(tj_num(r, "bytes_per_call") == bytes);
         ASSERT(rel(tj_num(r, "intensity"), flops / bytes) < JSON_EXACT);
-        /* a GPU record encloses the kernel, early by the driver's submission time (~1 us) */
-        if (rel(tj_num(r, "tflops"), tflops) > 0.005) {
-            ctt_fail_at(__FILE__, __LINE__, "%s: %.6f TFLOP/s, expected %.6f (%zu kernels "
-                            "of %.0f ns)", e->fn, tj_num(r, "tflops"), tflops, kernels[w],
-                            GEMM_KERNEL_NS);
+        /* a GPU record encloses the kernel, early by the driver's submission time (~1 us), or
+         * by as much of its launch call as the host spent descheduled before the kernel began
+         * (14.5 us of a 2 ms kernel beside two CPU hogs): at most its part inside the call */
+        double longest = (double)kernels[w] * GEMM_KERNEL_NS + in_call[w];
+        double slowest = flops / longest / 1e3, got = tj_num(r, "tflops");
+        if (got > tflops * 1.005 || got < slowest * 0.995) {
+            ctt_fail_at(__FILE__, __LINE__, "%s: %.6f TFLOP/s, expected %.6f, at least %.6f "
+                            "(%zu kernels of %.0f ns, their records %.0f ns inside their calls)",
+                            e->fn, got, tflops, slowest, kernels[w], GEMM_KERNEL_NS, in_call[w]);
             return 1;
         }
         ASSERT(tj_num(r, "peak_tflops") == e->peak_tflops);

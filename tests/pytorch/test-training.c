@@ -2,6 +2,7 @@
  * of a step by name, the loader's starvation diagnosed where the loop is starved and not where
  * workers feed it, pinned copies, forked DataLoader workers. */
 #include "pt.h"
+#include "tr.h"
 
 #include <limits.h>
 #include <math.h>
@@ -90,6 +91,28 @@ static double pt_true_gpu_ns(const char *truth, int pid)
     }
     free(text);
     return n ? ns : -1;
+}
+
+/* Of the exactly timed GPU records in dir's trace, the time that lies inside their calls (from
+ * the record's start to its call's return), summed; -1 if unreadable. An operation on an idle
+ * stream is recorded from the call's submission and began somewhere before the call returned:
+ * the host descheduled in the call (beside CPU-bound processes) lengthens its record by that. */
+static double pt_in_call_ns(const char *dir)
+{
+    tr_trace t;
+    if (tr_load(&t, dir))
+        return -1;
+    double ns = 0;
+    for (size_t i = 0; i < t.n; i++) {
+        const ct_rec *g = &t.v[i].r;
+        if (g->type != CT_REC_GPU || (g->u.gpu.flags & CT_GPU_END_BOUND))
+            continue;
+        const tr_rec *api = tr_api(&t, g->u.gpu.corr);
+        uint64_t ret = api && api->r.ts < g->ts ? api->r.ts : g->ts;
+        ns += api && ret > g->u.gpu.start ? (double)(ret - g->u.gpu.start) : 0;
+    }
+    tr_free(&t);
+    return ns;
 }
 
 /* The least and the greatest value after "PREFIX " on the lines of text; 0, or -1 if none. */
@@ -190,16 +213,25 @@ TEST_IMPL(pytorch_starved_loop)
      * times the truth in 3 runs here; counting them as 0 gave 1.0 to 1.2, and 0 when no
      * kernel was exact either), so within a factor 3, which catches an interval
      * counted at a bound that holds host time (PyTorch's first batch copy: 250 times the step)
-     * or a copy's time extrapolated from a small one's rate (up to 100 times). */
+     * or a copy's time extrapolated from a small one's rate (up to 100 times). Above it, plus
+     * the time the exact records lie inside their calls (per step): where a launch was
+     * descheduled before its kernel began, no record can tell (324 us for 91 beside two CPU
+     * hogs). */
     double gpu_step = pt_true_gpu_ns(truth, (int)tj_num(s, "processes.0.pid")) / STEPS;
     ASSERT(gpu_step > 0);
+    double in_call = pt_in_call_ns(dir) / STEPS;
+    ASSERT(in_call >= 0);
     double est = tj_num(x, "evidence.gpu_step_ns"), exact = tj_num(x, "evidence.gpu_step_exact_pct");
     /* (resting mostly on bounds, as when every launch returned after its 5 us kernel: 15 us
      * at best, so 3.3 times the truth, it is said to be: then only not below the truth) */
-    if (!(est > gpu_step / 3 && (est < gpu_step * 3 || (exact < 50 && est >= gpu_step)))) {
+    printf("GPU work per step: %.0f ns, the simulation's %.0f ns; exact records inside their "
+           "calls %.0f ns a step\n", est, gpu_step, in_call);
+    if (!(est > gpu_step / 3 &&
+          (est < gpu_step * 3 + in_call || (exact < 50 && est >= gpu_step)))) {
         ctt_fail_at(__FILE__, __LINE__, "expected the GPU work per step within a factor 3 of "
-                        "the simulation's %.0f ns (above it, %.0f%% resting on exact intervals), "
-                        "found %.0f ns", gpu_step, exact, est);
+                        "the simulation's %.0f ns (above it, %.0f%% resting on exact intervals, "
+                        "%.0f ns of them inside their calls), found %.0f ns", gpu_step, exact,
+                        in_call, est);
         return 1;
     }
     /* The step the workers are paced by: the loop's between its batches as the main thread
