@@ -7,7 +7,9 @@
  * scheduler's delay in waking its stream's thread.
  * Fed: forward_linear and backward_linear take 1 ms each (12 ms of GPU per iteration with L = 6)
  * against a 2 ms prefetched loader, so the host spends most of the loop waiting in
- * cudaStreamSynchronize and the loop takes at least the GPU's 20 x 12 ms. */
+ * cudaStreamSynchronize and the loop takes at least the GPU's 20 x 12 ms: most of it but the
+ * time the loop's thread waited for a CPU (its own schedstat reading; beside two CPU hogs the
+ * wait was 141 ms of a 296 ms loop). */
 TEST_IMPL(train_loop_regimes)
 {
     ctt_proc p;
@@ -37,8 +39,9 @@ TEST_IMPL(train_loop_regimes)
     loop = wl_num(p.out, "train_loop: loader", "loop_ms");
     ASSERT_INT(loop, >=, 20 * 12);
     ASSERT_INT(loader, >=, 40);
+    double runq = wl_num(p.out, "train_loop: loader", "loop_runq_ms");
     ASSERT_INT(loader, <, 0.5 * loop);
-    ASSERT_INT(wait, >, 0.5 * loop);
+    ASSERT_INT(wait, >, 0.5 * (loop - runq));
     ctt_proc_free(&p);
     return 0;
 }

@@ -261,6 +261,18 @@ static double tl_thread_cpu_ms(void)
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
+/* The calling thread's time waiting for a CPU so far (ms; schedstat's run_delay), 0 if the
+ * kernel does not keep it: what a busy machine adds to the loop's own time. */
+static double tl_thread_runq_ms(void)
+{
+    unsigned long long run_ns, wait_ns;
+    FILE *f = fopen("/proc/thread-self/schedstat", "r");
+    int ok = f && fscanf(f, "%llu %llu", &run_ns, &wait_ns) == 2;
+    if (f)
+        fclose(f);
+    return ok ? (double)wait_ns / 1e6 : 0;
+}
+
 static void *tl_pin_main(void *)
 {
     while (!tl_pin_stop && tl_pin_n < TL_PIN_MAX) {
@@ -596,7 +608,7 @@ int main(int argc, char **argv)
     pthread_t pin;
     if (o.pin_thread && pthread_create(&pin, NULL, tl_pin_main, NULL) != 0)
         WL_DIE("--pin-thread: expected a new thread, found: %s", strerror(errno));
-    double t_loop = wl_now_ms();
+    double t_loop = wl_now_ms(), runq0 = tl_thread_runq_ms();
     if (o.prefetch) {
         loader_total += load_batch(h_batch[0], 0, rows, o);
         WL_RT(cudaMemcpyAsync(d_batch[0], h_batch[0], (size_t)o.batch_bytes,
@@ -649,7 +661,7 @@ int main(int argc, char **argv)
             probe_sum += tl_probe[k];
         tl_pop("train_step", it + 1, step_pushed);
     }
-    double loop_ms = wl_now_ms() - t_loop;
+    double loop_ms = wl_now_ms() - t_loop, runq_ms = tl_thread_runq_ms() - runq0;
 
     if (o.prefetch) {
         for (int b = 0; b < 2; b++) {
@@ -694,8 +706,8 @@ int main(int argc, char **argv)
            h2d, h2d * o.batch_bytes, kernels, d2h, d2h * (long long)sizeof(float), syncs,
            records, waits);
     printf("train_loop: device_allocs=%lld device_bytes=%lld\n", device_allocs, device_bytes);
-    printf("train_loop: loader_ms_total=%.1f sync_wait_ms_total=%.1f loop_ms=%.1f wall_ms=%.1f\n",
-           loader_total, wait_total, loop_ms, wl_now_ms() - t_start);
+    printf("train_loop: loader_ms_total=%.1f sync_wait_ms_total=%.1f loop_ms=%.1f wall_ms=%.1f "
+           "loop_runq_ms=%.1f\n", loader_total, wait_total, loop_ms, wl_now_ms() - t_start, runq_ms);
     printf("train_loop: loss_first=%.6f loss_last=%.6f probe_sum=%.6f\n", losses[0],
            losses[o.iters - 1], probe_sum);
     if (o.pin_thread)
