@@ -128,13 +128,15 @@ TEST_IMPL(cublas_gemm_roofline)
      * recorded from the call's submission and began somewhere before the call returned */
     double in_call[GEMM_N] = {0};
     for (size_t i = 0; i < t.n; i++) {
-        const ct_rec *g = &t.v[i].r;
-        const tr_rec *api = g->type == CT_REC_GPU ? tr_api(&t, g->u.gpu.corr) : NULL;
+        if (t.v[i].r.type != CT_REC_GPU)
+            continue;
+        const tr_rec *api;
+        uint64_t ns = tr_in_call_ns(&t, &t.v[i].r, &api);
         size_t w = 0;
         while (api && w < GEMM_N && corr[w] != api->r.u.api.parent)
             w++;
-        if (api && w < GEMM_N && api->r.ts > g->u.gpu.start)
-            in_call[w] += (double)((api->r.ts < g->ts ? api->r.ts : g->ts) - g->u.gpu.start);
+        if (api && w < GEMM_N)
+            in_call[w] += (double)ns;
     }
     tr_free(&t);
     ASSERT_INT(refused, ==, 1);

@@ -117,6 +117,11 @@ double pt_median_of(const char *text, const char *prefix)
     for (const char *l = text; l && *l && n < 1024; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
         if (!strncmp(l, prefix, plen) && l[plen] == ' ')
             v[n++] = strtod(l + plen + 1, NULL);
+    return pt_median(v, n);
+}
+
+double pt_median(double *v, size_t n)
+{
     if (!n)
         return -1;
     qsort(v, n, sizeof v[0], pt_cmp);

@@ -27,6 +27,8 @@ double pt_kernel_instances(const tj *summary, const char *part);
 
 /* The median of the values of the lines "PREFIX N" in text; -1 if there are none. */
 double pt_median_of(const char *text, const char *prefix);
+/* The median of v[0..n) (sorted in place); -1 if n is 0. */
+double pt_median(double *v, size_t n);
 
 /* The line of PT_SRC/SCRIPT whose comment is "# cutrace: MARKER"; 0 after a message if none. */
 int pt_marker_line(const char *script, const char *marker);

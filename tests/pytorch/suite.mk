@@ -12,9 +12,10 @@ pytorch-venv:
 	@bash tests/pytorch/venv.sh $(PT_VENV) tests/pytorch/requirements.txt $(PT_STATUS) \
 	  'torch, numpy, cuda.bindings.driver, torchvision'
 
-# test-thread_samples reads the trace's records with the tracer suite's reader (tests/tracer/tr.h).
+# test-thread_samples reads the trace's records with the tracer suite's reader (tests/tracer/tr.h);
+# test-training the simulation's truth with its reader (tests/tracer/gr_truth.h).
 $(eval $(call ctt_suite,pytorch,$(B)/tests/pytorch/pt.o $(B)/tests/analyzer/an_helpers.o \
-  $(B)/tests/analyzer/tjson.o $(B)/tests/tracer/tr.o $(CTTRACE_LIB),-lm $(CTTRACE_LDLIBS),\
+  $(B)/tests/analyzer/tjson.o $(B)/tests/tracer/tr.o $(B)/tests/tracer/gr_truth.o $(CTTRACE_LIB),-lm $(CTTRACE_LDLIBS),\
   pytorch-venv $(NV_DRV_DIR)/libcuda.so.1 $(FCDRV_LIB) $(CUTRACE_BIN) $(CUTRACE_SO)))
 
 $(B)/tests/pytorch/%.o: CFLAGS += -Itests/analyzer -Itests/tracer -DPT_SRC='"$(CURDIR)/tests/pytorch"' \

@@ -1,6 +1,7 @@
 /* PyTorch training loops (tests/pytorch/train.py) traced on the simulated driver: the kernels
  * of a step by name, the loader's starvation diagnosed where the loop is starved and not where
  * workers feed it, pinned copies, forked DataLoader workers. */
+#include "gr_truth.h"
 #include "pt.h"
 #include "tr.h"
 
@@ -73,71 +74,52 @@ static int train_lines_in_stacks(const char *dir)
     return 0;
 }
 
-/* The GPU time of the operations the simulation executed for process pid (FAKECUDA_TRUTH
- * lines: PID TID INDEX KIND STREAM START END ...), summed; -1 if it has none. */
+/* The GPU time of the operations the simulation executed for process pid (FAKECUDA_TRUTH),
+ * summed; -1 if it has none. */
 static double pt_true_gpu_ns(const char *truth, int pid)
 {
-    char *text = ctt_read_file(truth, NULL);
+    gr_truth *tv;
+    size_t nt = gr_read_truth(truth, &tv), n = 0;
     double ns = 0;
-    int n = 0;
-    for (char *save = NULL, *l = text ? strtok_r(text, "\n", &save) : NULL; l;
-         l = strtok_r(NULL, "\n", &save)) {
-        int who;
-        unsigned long long start, end;
-        if (sscanf(l, "%d %*s %*s %*s %*s %llu %llu", &who, &start, &end) == 3 && who == pid) {
-            ns += (double)(end - start);
+    for (size_t i = 0; i < nt; i++)
+        if (tv[i].pid == pid) {
+            ns += (double)(tv[i].end - tv[i].start);
             n++;
         }
-    }
-    free(text);
+    free(tv);
     return n ? ns : -1;
 }
 
-/* The median of the simulation's idle gaps of process pid (FAKECUDA_TRUTH lines: PID TID INDEX
- * KIND STREAM START END ...; one stream) at least min_ns long, ns; -1 if none. */
+/* The median of the simulation's idle gaps of process pid (FAKECUDA_TRUTH, one stream: its
+ * lines in completion order are in start order) at least min_ns long, ns; -1 if none. */
 static double pt_true_median_gap(const char *truth, int pid, double min_ns)
 {
-    char *text = ctt_read_file(truth, NULL);
+    gr_truth *tv;
+    size_t nt = gr_read_truth(truth, &tv), n = 0;
     double gaps[256], end = -1;
-    size_t n = 0;
-    for (char *save = NULL, *l = text ? strtok_r(text, "\n", &save) : NULL; l;
-         l = strtok_r(NULL, "\n", &save)) {
-        int who;
-        unsigned long long a, b;
-        if (sscanf(l, "%d %*s %*s %*s %*s %llu %llu", &who, &a, &b) != 3 || who != pid)
+    for (size_t i = 0; i < nt; i++) {
+        if (tv[i].pid != pid)
             continue;
-        if (end >= 0 && (double)a - end >= min_ns && n < sizeof gaps / sizeof *gaps)
-            gaps[n++] = (double)a - end;
-        end = (double)b > end ? (double)b : end;
+        if (end >= 0 && (double)tv[i].start - end >= min_ns && n < sizeof gaps / sizeof *gaps)
+            gaps[n++] = (double)tv[i].start - end;
+        end = (double)tv[i].end > end ? (double)tv[i].end : end;
     }
-    free(text);
-    for (size_t i = 1; i < n; i++) /* insertion sort: a few gaps */
-        for (size_t j = i; j > 0 && gaps[j - 1] > gaps[j]; j--) {
-            double t = gaps[j];
-            gaps[j] = gaps[j - 1];
-            gaps[j - 1] = t;
-        }
-    return n ? (n % 2 ? gaps[n / 2] : (gaps[n / 2 - 1] + gaps[n / 2]) / 2) : -1;
+    free(tv);
+    return pt_median(gaps, n);
 }
 
-/* Of the exactly timed GPU records in dir's trace, the time that lies inside their calls (from
- * the record's start to its call's return), summed; -1 if unreadable. An operation on an idle
- * stream is recorded from the call's submission and began somewhere before the call returned:
- * the host descheduled in the call (beside CPU-bound processes) lengthens its record by that. */
+/* Of the exactly timed GPU records in dir's trace, the time that lies inside their calls
+ * (tr_in_call_ns), summed; -1 if unreadable: the host descheduled in a call (beside CPU-bound
+ * processes) lengthens its record by that. */
 static double pt_in_call_ns(const char *dir)
 {
     tr_trace t;
     if (tr_load(&t, dir))
         return -1;
     double ns = 0;
-    for (size_t i = 0; i < t.n; i++) {
-        const ct_rec *g = &t.v[i].r;
-        if (g->type != CT_REC_GPU || (g->u.gpu.flags & CT_GPU_END_BOUND))
-            continue;
-        const tr_rec *api = tr_api(&t, g->u.gpu.corr);
-        uint64_t ret = api && api->r.ts < g->ts ? api->r.ts : g->ts;
-        ns += api && ret > g->u.gpu.start ? (double)(ret - g->u.gpu.start) : 0;
-    }
+    for (size_t i = 0; i < t.n; i++)
+        if (t.v[i].r.type == CT_REC_GPU && !(t.v[i].r.u.gpu.flags & CT_GPU_END_BOUND))
+            ns += (double)tr_in_call_ns(&t, &t.v[i].r, NULL);
     tr_free(&t);
     return ns;
 }

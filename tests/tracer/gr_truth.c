@@ -19,8 +19,8 @@ size_t gr_read_truth(const char *path, gr_truth **out)
     char line[512];
     while (fgets(line, sizeof line, f)) {
         int at = 0;
-        if (sscanf(line, "%*u %u %lu %7s %*u %ld %ld %*d %*d%n", &o.tid, &o.idx, o.kind, &o.start,
-                   &o.end, &at) != 5 || !at)
+        if (sscanf(line, "%d %u %lu %7s %*u %ld %ld %*d %*d%n", &o.pid, &o.tid, &o.idx, o.kind,
+                   &o.start, &o.end, &at) != 6 || !at)
             continue;
         o.graph = 0;
         sscanf(line + at, " graph=%lu", &o.graph);

@@ -7,11 +7,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* One FAKECUDA_TRUTH line: a kernel, copy or set executed (kind "kernel", "copy", "set"), by
- * graph launch `graph` of its thread (0: not by a graph launch) as node idx of the launch,
+/* One FAKECUDA_TRUTH line: a kernel, copy or set executed (kind "kernel", "copy", "set") in
+ * process pid, by graph launch `graph` of its thread (0: not by a graph launch) as node idx of the launch,
  * else as its thread's idx-th. */
 typedef struct {
     int64_t start, end;
+    int pid;
     uint32_t tid;
     uint64_t idx, graph;
     char kind[8];

@@ -242,6 +242,15 @@ const tr_rec *tr_api(const tr_trace *t, uint64_t corr)
     return NULL;
 }
 
+uint64_t tr_in_call_ns(const tr_trace *t, const ct_rec *g, const tr_rec **call)
+{
+    const tr_rec *api = tr_api(t, g->u.gpu.corr);
+    if (call)
+        *call = api;
+    uint64_t ret = api && api->r.ts < g->ts ? api->r.ts : g->ts;
+    return api && ret > g->u.gpu.start ? ret - g->u.gpu.start : 0;
+}
+
 const char *tr_line(const char *text, const char *prefix)
 {
     static char line[4096];

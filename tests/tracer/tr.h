@@ -67,6 +67,10 @@ size_t tr_count(const tr_trace *t, uint32_t type, const char *name);
 long long tr_result(const tr_trace *t, const char *name);
 /* The API record with this correlation id, or NULL. */
 const tr_rec *tr_api(const tr_trace *t, uint64_t corr);
+/* Of GPU record g, the time from its start to its call's return (0 if it began after it, or
+ * without an API record): an operation on an idle stream is recorded from the call's
+ * submission and began somewhere in that time. *call: g's API record, or NULL. */
+uint64_t tr_in_call_ns(const tr_trace *t, const ct_rec *g, const tr_rec **call);
 /* The first line of text starting with `prefix`, up to its end (static buffer), or "". */
 const char *tr_line(const char *text, const char *prefix);
 /* Writes text into the file dir/file (created or truncated); 0 or -1. */
