@@ -2,6 +2,7 @@
 #include "ctp_fds.h"
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <sys/stat.h>
@@ -38,6 +39,35 @@ void ctp_fd_drop(int fd)
     atomic_store_explicit(&ctp_kept[fd].ino, 0, memory_order_relaxed);
     if (ino && fstat(fd, &st) == 0 && st.st_dev == dev && st.st_ino == ino)
         close(fd);
+}
+
+int ctp_fd_state(int fd)
+{
+    if (fd < 0 || fd >= CTP_FDS_MAX)
+        return -1;
+    uint64_t dev = atomic_load_explicit(&ctp_kept[fd].dev, memory_order_relaxed);
+    uint64_t ino = atomic_load_explicit(&ctp_kept[fd].ino, memory_order_relaxed);
+    struct stat st;
+    if (!ino)
+        return -1;
+    return fstat(fd, &st) == 0 && st.st_dev == dev && st.st_ino == ino;
+}
+
+/* Past 1024 the descriptor table would grow for it. */
+int ctp_fd_aside(int fd, int cloexec)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+        return fd;
+    int at = (int)(rl.rlim_cur < 1024 ? rl.rlim_cur : 1024) - 1;
+    if (fd >= at)
+        return fd;
+    ctp_fd_keep(fd);
+    int high = fcntl(fd, cloexec ? F_DUPFD_CLOEXEC : F_DUPFD, at);
+    if (high < 0)
+        return fd;
+    ctp_fd_drop(fd);
+    return high;
 }
 
 int ctp_fd_open(const char *path, int flags)

@@ -17,6 +17,14 @@
 
 void ctp_fd_keep(int fd);
 void ctp_fd_drop(int fd);
+/* 1: fd is kept and still the file it was kept as; 0: kept, but its number is now another file
+ * (the program closed it and opened one of its own); -1: not kept. */
+int ctp_fd_state(int fd);
+/* fd moved where the program will not get its number: the lowest free number from
+ * min(RLIMIT_NOFILE, 1024) - 1 up (open() hands out the lowest free ones, so a program that
+ * closed everything and opens a file gets the number it would untraced), close-on-exec or not;
+ * fd itself if it cannot be. The new number is not kept. */
+int ctp_fd_aside(int fd, int cloexec);
 /* open(path, O_RDONLY | O_CLOEXEC | flags), kept: every descriptor the tracer opens, however
  * briefly, is closed by ctp_fd_drop. A host sample reads files through descriptors held for
  * microseconds; a program's close_range then open in between gets such a number, and a plain

@@ -81,26 +81,6 @@ static int ctp_mkdirs(char *dir)
     return mkdir(dir, 0750) == 0 || errno == EEXIST ? 0 : -1;
 }
 
-/* A descriptor of the trace file where the program will not get its number: the lowest free
- * one from min(RLIMIT_NOFILE, 1024) - 1 up (open() hands out the lowest free numbers, so a
- * program that closed everything and opens a file gets the number it would untraced), else fd
- * itself. Past 1024 the descriptor table would grow for it. */
-static int ctp_fd_aside(int fd)
-{
-    struct rlimit rl;
-    if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
-        return fd;
-    int at = (int)(rl.rlim_cur < 1024 ? rl.rlim_cur : 1024) - 1;
-    if (fd >= at)
-        return fd;
-    ctp_fd_keep(fd);
-    int high = fcntl(fd, F_DUPFD_CLOEXEC, at);
-    if (high < 0)
-        return fd;
-    ctp_fd_drop(fd);
-    return high;
-}
-
 /* Opens the trace file again for appending. A program that has every descriptor up to its soft
  * limit in use still lets the tracer have one: the limit is raised by one around the open
  * (when the hard limit allows), which leaves the tracer's descriptor above the program's
@@ -121,7 +101,7 @@ static int ctp_reopen(void)
         }
         errno = EMFILE;
     }
-    return fd < 0 ? fd : ctp_fd_aside(fd);
+    return fd < 0 ? fd : ctp_fd_aside(fd, 1);
 }
 
 static int ctp_fd_is_trace(struct stat *st)
@@ -169,7 +149,7 @@ static void ctp_relink(void)
     struct stat st;
     char msg[PATH_MAX + 300];
     int len;
-    if (fd >= 0 && (fd = ctp_fd_aside(fd), fstat(fd, &st) == 0)) {
+    if (fd >= 0 && (fd = ctp_fd_aside(fd, 1), fstat(fd, &st) == 0)) {
         close(ctp_fd);
         ctp_fd = fd;
         ctp_fd_dev = st.st_dev;
@@ -262,7 +242,7 @@ int ctp_open_output(const char *options_text)
     }
     if (fd < 0)
         return ctp_output_fail("cannot create a trace file in %s (%s)", dir, strerror(errno));
-    fd = ctp_fd_aside(fd);
+    fd = ctp_fd_aside(fd, 1);
     struct stat st;
     if (fstat(fd, &st) == 0) {
         ctp_fd = fd;

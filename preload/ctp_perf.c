@@ -21,6 +21,7 @@
 #include "ctp_loader.h"
 #include "ctp_stack.h"
 #include "ctp_state.h"
+#include "ctp_unwind.h"
 
 /* The registers a DWARF unwind needs (the callee-saved ones, the stack and instruction pointers),
  * in the order a sample holds them (their bit order), with libunwind's numbers. */
@@ -328,6 +329,7 @@ static int ctp_pf_unwind_at(uint64_t ips[CTP_STACK_DEPTH])
          * are set up by the first local unwinding) */
         unw_context_t uc;
         unw_cursor_t self;
+        ctp_unwind_guard();
         if (unw_getcontext(&uc) < 0 || unw_init_local(&self, &uc) < 0)
             return 0;
         unw_accessors_t acc = *unw_get_accessors(unw_local_addr_space);

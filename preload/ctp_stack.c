@@ -20,6 +20,7 @@
 #include "ctp_loader.h"
 #include "ctp_maps.h"
 #include "ctp_python.h"
+#include "ctp_unwind.h"
 
 typedef struct {
     uint32_t function, module;
@@ -66,6 +67,7 @@ static int ctp_find_self(struct dl_phdr_info *info, size_t size, void *arg)
 
 static void ctp_stack_init(void)
 {
+    ctp_unwind_guard();
     ctp_hmap_init(&ctp_frame_ids, CTP_MAP_LOG2);
     ctp_hmap_init(&ctp_stack_ids, CTP_MAP_LOG2);
     ctp_loader_walk(ctp_find_self, NULL);

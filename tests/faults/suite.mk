@@ -4,8 +4,11 @@
 # an untraced run and checks what the trace holds. libenospc.so fills the disk for trace files.
 FAULTS_B := $(B)/tests/faults
 
-$(FAULTS_B)/victim: $(FAULTS_B)/victim.o
+$(FAULTS_B)/victim: $(FAULTS_B)/victim.o $(FAULTS_B)/victim_bare.o
 	$(CC) $(CFLAGS) -o $@ $^ -L$(CUDA_HOME)/lib64 -lcudart -lpthread
+# no unwind tables, a frame pointer: see victim_bare.c
+$(FAULTS_B)/victim_bare.o: CFLAGS += -fno-asynchronous-unwind-tables -fno-unwind-tables \
+                                     -fno-omit-frame-pointer
 
 $(FAULTS_B)/libenospc.so: $(FAULTS_B)/enospc.o
 	$(CC) -shared -o $@ $^

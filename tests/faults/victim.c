@@ -17,11 +17,13 @@
  *   abort       STEPS steps then abort()
  *   segv        STEPS steps then a store into a read-only page (SIGSEGV)
  *   closefds    STEPS steps, close every descriptor above 2, then STEPS more steps 50 ms apart,
- *               writing "data K" for each into the file ARG (opened after the closes), exit 0
+ *               writing "data K" for each into the file ARG (opened after the closes), exit 0;
+ *               the steps after the closes are called from a frame without unwind tables
+ *               (victim_bare.c)
  *   closerange  the same, closing them with close_range(3, ~0U, 0) while a second thread that
  *               made one step waits; then 30 /dev/null descriptors of the program's own are
- *               opened (taking the numbers the closes freed), the thread exits, and after 50 ms
- *               "victim: own descriptors open N of 30"
+ *               opened (taking the numbers the closes freed), the thread makes a step as above
+ *               and exits, and after 50 ms "victim: own descriptors open N of 30"
  *   dup2fds     the same, but the file ARG is opened first and dup2'd over every other
  *               descriptor above 2 (the file then holds what the program wrote, and nothing else)
  *   exhaust     RLIMIT_NOFILE 64 (soft and hard) before CUDA; STEPS steps, close_range, the file
@@ -56,6 +58,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "victim_bare.h"
 
 #define BYTES 65536
 
@@ -142,7 +146,12 @@ typedef struct {
 
 static volatile int go_away;
 
-/* One step, then waits for go_away, then exits. */
+/* step() as victim_bare_call calls it, its line printed or not. */
+static void step_bare(void *c, int k) { step(c, k, 1); }
+static void step_quiet(void *c, int k) { step(c, k, 0); }
+
+/* One step, then waits for go_away, then makes another (unprinted, called from a frame without
+ * unwind tables), then exits. */
 static void *stepper(void *p)
 {
     (void)p;
@@ -151,6 +160,7 @@ static void *stepper(void *p)
     step(&c, 0, 0);
     while (!go_away)
         usleep(1000);
+    victim_bare_call(step_quiet, &c, 1);
     return NULL;
 }
 
@@ -265,7 +275,7 @@ int main(int argc, char **argv)
         while (mode[0] == 'e' && nnull < 256 && (nulls[nnull] = open("/dev/null", O_RDONLY)) >= 0)
             nnull++;
         for (int half = k + steps / 2; k < 2 * steps; k++) {
-            step(&c, k, 1);
+            victim_bare_call(step_bare, &c, k);
             fprintf(f, "data %d\n", k);
             fflush(f);
             usleep(50000); /* long enough for a tracer to flush while the file is open */
