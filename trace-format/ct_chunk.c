@@ -224,22 +224,28 @@ int ct_writer_chunk(ct_writer *w, ct_enc *e, ct_chunk_info *info, int compress)
     ct_enc_restart(e);
     if (n < 0)
         return (int)n;
-    /* checked after compressing, as close to the write as it can be */
-    int fd = w->fd;
-    if (w->fd_check && (w->fd = w->fd_check(w->fd_check_arg, w->fd)) < 0) {
-        w->seq--; /* nothing written: the next chunk takes its number */
-        return CT_E_IO;
-    }
-    if (w->fd != fd)
-        w->held = w->bytes; /* another file now, or reopened: what it holds is not known */
-    if (ct__writer_room(w, (size_t)n) != 0) {
-        w->seq--;
-        return CT_E_IO;
-    }
-    int rc = ct__write_all(w->fd, w->out, (size_t)n);
-    if (rc == 0) {
-        w->bytes += (uint64_t)n;
-    } else {
+    /* checked after compressing, as close to the write as it can be; a descriptor closed
+     * between the check and the write (EBADF: a program closing every descriptor it did not
+     * open, preempted there) is checked again, and the chunk written through what replaces it */
+    for (int tries = 0;; tries++) {
+        int fd = w->fd;
+        if (w->fd_check && (w->fd = w->fd_check(w->fd_check_arg, w->fd)) < 0) {
+            w->seq--; /* nothing written: the next chunk takes its number */
+            return CT_E_IO;
+        }
+        if (w->fd != fd)
+            w->held = w->bytes; /* another file now, or reopened: what it holds is not known */
+        if (ct__writer_room(w, (size_t)n) != 0) {
+            w->seq--;
+            return CT_E_IO;
+        }
+        int rc = ct__write_all(w->fd, w->out, (size_t)n);
+        if (rc == 0) {
+            w->bytes += (uint64_t)n;
+            return 0;
+        }
+        if (errno == EBADF && w->fd_check && tries < 2)
+            continue;
         /* A write cut short (a full disk without the reserve) leaves part of a chunk: the file
          * goes back to its last whole one, which frees that part for what comes next. */
         int err = errno;
@@ -247,8 +253,8 @@ int ct_writer_chunk(ct_writer *w, ct_enc *e, ct_chunk_info *info, int compress)
             lseek(w->fd, (off_t)w->bytes, SEEK_SET);
         w->seq--;
         errno = err;
+        return rc;
     }
-    return rc;
 }
 
 uint64_t ct_writer_bytes(const ct_writer *w) { return w->bytes; }

@@ -422,8 +422,9 @@ typedef struct {
     /* Called just before each chunk's write with the descriptor the writer holds: returns the
      * descriptor to write through (the same, or one that replaces it, which the writer owns from
      * then on; the old one is left as it is), or -1 to write nothing (the chunk fails with
-     * CT_E_IO). NULL: the descriptor is used as it is. For a writer whose process may close or
-     * reuse descriptors it does not know of. */
+     * CT_E_IO). Called again (twice at most) when the write fails with EBADF: the descriptor
+     * was closed since. NULL: the descriptor is used as it is. For a writer whose process may
+     * close or reuse descriptors it does not know of. */
     int (*fd_check)(void *arg, int fd);
     void *fd_check_arg;
     /* Bytes kept for a last chunk (0: none), so that a full disk still lets the writer say why
