@@ -2,9 +2,9 @@
 #include "ctp_fds.h"
 
 #include <fcntl.h>
-#include <sys/resource.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
