@@ -40,17 +40,15 @@ static uint64_t starve_typical(const cta_dev *dv, unsigned band[2])
     return cta_sketch_quantile_in(&dv->starve_len, 0.5, band[0], band[1]);
 }
 
-/* The steps the data-loading gaps stand for, the program's start aside: those at least 1/16 of
- * the typical band's shortest (class first) that a step's first batch copy ended; the shorter
- * ones, and the pauses before a step's second copy (PyTorch's labels: one beside CPU-bound
- * processes, the host descheduled in it, passed for a step), are within a step. A program of
- * copies alone (no kernel, no step to tell) has each gap its step. */
+/* The steps the data-loading gaps stand for: those at least 1/16 of the typical band's shortest
+ * (class first); the shorter ones are pauses within a step (before its second copy: PyTorch's
+ * labels). */
 static uint64_t starve_steps(const cta_dev *dv, unsigned first)
 {
     uint64_t n = 0;
     for (unsigned b = first >= 4 * CTA_SKETCH_SUB ? first - 4 * CTA_SKETCH_SUB : 0;
          b < CTA_SKETCH_BUCKETS; b++)
-        n += dv->first_kernel ? dv->starve_bins[b].steps : dv->starve_bins[b].n;
+        n += dv->starve_bins[b].n;
     return n;
 }
 
@@ -177,6 +175,7 @@ static void starvation(cta_diags *ds, const cta_proc *p, int d, uint64_t win)
     }
     uint64_t work = est < (double)dv->busy ? (uint64_t)est : dv->busy;
     uint64_t steps = starve_steps(dv, band[0]);
+    steps = steps > startup ? steps - startup : 0; /* (the start's gap is long: among them) */
     double gpu_step = (double)work / (double)(steps + 1), load = (double)typical;
     /* ... and the step the workers' arithmetic is paced by: the loop's, of which it is a part */
     double step = loop_step(dv, sn, steps + startup, win, gpu_step);

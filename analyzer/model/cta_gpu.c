@@ -103,10 +103,9 @@ void cta_gpu_done(cta_model *m, cta_proc *p, const ct_rec_gpu *g, uint64_t end, 
         if (op == CTA_OP_H2D || op == CTA_OP_D2H) {
             int dir = op == CTA_OP_D2H;
             if (op == CTA_OP_H2D) {
-                int batch = dv->first_kernel && dv->kernel_since_h2d;
-                flag = CTA_PF_H2D | (batch ? CTA_PF_BATCH : 0);
+                flag = CTA_PF_H2D;
                 dv->h2d_before_kernels += !dv->first_kernel;
-                dv->h2d_batches += batch;
+                dv->h2d_batches += dv->first_kernel && dv->kernel_since_h2d;
                 dv->kernel_since_h2d = 0;
             }
             if (hk == CTA_HK_PAGEABLE && (cp->flags & CT_COPY_ASYNC) && cp->op == CT_COPY_MEMCPY &&

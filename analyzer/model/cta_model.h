@@ -109,12 +109,9 @@ static inline void cta_hostsplit_add(cta_hostsplit *h, const cta_hostsplit *x)
 }
 
 /* Data-loading gaps of one length class (cta_sketch_bucket of their length): how many and their
- * time, for the diagnosis to find the typical gap and price each class of gaps at its length;
- * steps: of them, those ended by a step's first batch copy (a kernel ran since the previous
- * host-to-device copy, once a kernel has run): the others are pauses within a step, before its
- * second copy (PyTorch's labels), however long the host was kept from it. */
+ * time, for the diagnosis to find the typical gap and price each class of gaps at its length. */
 typedef struct {
-    uint64_t n, ns, steps;
+    uint64_t n, ns;
 } cta_starve_bin;
 
 typedef struct {
@@ -182,8 +179,8 @@ typedef struct {
                                    * synchronizations' */
     int gap_mem;                  /* the host was in an allocation call during it */
     cta_gap closed;                /* the gap that ended at the sweep's current instant, ... */
-    int closed_open, closed_h2d, closed_batch, closed_sync, closed_synccpy, closed_mem; /* ...
-                                                                   * its cause not yet decided */
+    int closed_open, closed_h2d, closed_sync, closed_synccpy, closed_mem; /* ... its cause not
+                                                                          * yet decided */
     uint64_t closed_sync_ns[3];
     uint64_t sync_event_owed;     /* of the after-sync time, what event synchronizations hold */
     uint64_t gap_ns[CTA_GAP_N], gap_count[CTA_GAP_N];
