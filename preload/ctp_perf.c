@@ -163,6 +163,7 @@ static const char *ctp_pf_open(ctp_perf *p, uint32_t tid, int stacks)
     p->base = NULL;
     p->state = p->stack = 0;
     p->stack_at = p->slept_at = 0;
+    p->fn_lo = p->fn_hi = 0;
     if (p->fd < 0)
         return "perf_event_open";
     ctp_fd_keep(p->fd);
@@ -319,8 +320,10 @@ static unw_addr_space_t ctp_pf_as;
 /* Instructions where samples were taken -> their function's start. */
 #define CTP_PF_STARTS 1024
 static struct ctp_pf_start {
-    uint64_t ip, start;
+    uint64_t ip, start, end; /* end: the function's (start, end 0: not known) */
 } ctp_pf_starts[CTP_PF_STARTS];
+/* The innermost function of the stack last unwound: [lo, hi), 0 0 if not known. */
+static uint64_t ctp_pf_fn_lo, ctp_pf_fn_hi;
 
 static int ctp_pf_unwind_at(uint64_t ips[CTP_STACK_DEPTH])
 {
@@ -359,9 +362,12 @@ static int ctp_pf_unwind_at(uint64_t ips[CTP_STACK_DEPTH])
             /* its function's start, from a cache (the lookup walks the unwind tables) */
             struct ctp_pf_start *e = &ctp_pf_starts[(ip >> 2) % CTP_PF_STARTS];
             unw_proc_info_t pi;
-            if (e->ip != ip)
-                *e = (struct ctp_pf_start){ip, unw_get_proc_info(&c, &pi) == 0 && pi.start_ip
-                                                   ? pi.start_ip : ip};
+            if (e->ip != ip) {
+                int known = unw_get_proc_info(&c, &pi) == 0 && pi.start_ip && pi.end_ip > ip;
+                *e = (struct ctp_pf_start){ip, known ? pi.start_ip : ip, known ? pi.end_ip : 0};
+            }
+            ctp_pf_fn_lo = e->end ? e->start : 0;
+            ctp_pf_fn_hi = e->end;
             ip = e->start + 1; /* a stack's entries are return addresses, looked up at ip - 1 */
         }
         ips[n++] = ip;
@@ -448,12 +454,16 @@ void ctp_perf_read(ctp_perf *p, int stack, ctp_perf_seen *r)
         tail += h.size;
     }
     /* The newest sample is unwound when the stack had is from before a sleep since (it says
-     * nothing of where the thread runs now), or is CTP_PERF_UNWIND_NS older than the sample. */
-    uint64_t at = 0;
+     * nothing of where the thread runs now), or is CTP_PERF_UNWIND_NS older than the sample, or
+     * when the sample's instruction lies outside the innermost function of the stack had (the
+     * thread went elsewhere: its old stack would stand for the new place up to 10 ms). */
+    uint64_t w[3 + CTP_PF_IP] = {0}; /* time, the registers' ABI, the registers up to IP */
     if (stack && sample != UINT64_MAX)
-        ctp_pf_copy(p, sample + sizeof(struct perf_event_header), &at, 8);
+        ctp_pf_copy(p, sample + sizeof(struct perf_event_header), w, sizeof w);
+    uint64_t at = w[0], ip = w[1] != PERF_SAMPLE_REGS_ABI_NONE ? w[2 + CTP_PF_IP] : 0;
+    int moved = ip && p->fn_hi && (ip < p->fn_lo || ip >= p->fn_hi);
     if (stack && sample != UINT64_MAX &&
-        (p->stack_at <= p->slept_at || at >= p->stack_at + CTP_PERF_UNWIND_NS)) {
+        (p->stack_at <= p->slept_at || at >= p->stack_at + CTP_PERF_UNWIND_NS || moved)) {
         struct perf_event_header h;
         ctp_pf_copy(p, sample, &h, sizeof h);
         if (ctp_pf_take(p, sample, h.size) == 0)
@@ -463,8 +473,11 @@ void ctp_perf_read(ctp_perf *p, int stack, ctp_perf_seen *r)
     r->ran |= p->state == 'R';
     r->state = p->state;
     if (stack && sample == 0) {
+        ctp_pf_fn_lo = ctp_pf_fn_hi = 0;
         p->stack = ctp_pf_unwind();
         p->stack_at = ctp_pf_smp.time;
+        p->fn_lo = ctp_pf_fn_lo;
+        p->fn_hi = ctp_pf_fn_hi;
     }
     /* Where it last ran, unless it went to sleep since: a thread preempted, or waiting for a
      * CPU on a busy machine (its task clock stopped, no new sample), is where it was. */

@@ -31,7 +31,10 @@
  * costs the sampler 50 to 500 us (naming its new frames: dladdr), more than a period's budget,
  * and PyTorch's autograd thread has one every period; the reads between give the stack last
  * unwound, which stands for the time since, as a loader worker's sample does (ctp_tsample.h).
- * A thread that slept since has its next sample unwound, whatever its age. 10 ms, not 20:
+ * A thread that slept since has its next sample unwound, whatever its age, and so has one whose
+ * newest sample lies outside the innermost function of the stack had (one unwinding a period at
+ * most: without it a thread switching functions was said to be in the old one for up to 10 ms
+ * after, 7 points off its own clock once idle in thread_samples_native_perf). 10 ms, not 20:
  * beside two CPU hogs a native thread switching between two functions was said to be in one
  * 6 points less than its own clock said at 20 ms (thread_samples_native_perf, tolerance 5). */
 #define CTP_PERF_UNWIND_NS 10000000ull
@@ -43,6 +46,7 @@ typedef struct ctp_perf {
     uint32_t stack;         /* its newest sample's native stack (interned), 0 none */
     uint64_t stack_at;      /* ... when it was taken (CLOCK_MONOTONIC ns) */
     uint64_t slept_at;      /* when it last switched off a CPU asleep */
+    uint64_t fn_lo, fn_hi;  /* the extent of that stack's innermost function (0 0: not known) */
 } ctp_perf;
 
 /* What one read of a thread's ring said. */
