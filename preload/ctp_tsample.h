@@ -19,8 +19,9 @@
  * S or D), and a Python thread that ran costs one process_vm_readv; without it, one pread of
  * /proc stat per thread, and for a Python thread a schedstat pread (whether it ran) and the read.
  * A thread without Python sampled with perf_event costs, while it runs, an unwinding of its
- * newest sample at most every 10 ms (CTP_PERF_UNWIND_NS; the samples between repeat the stack
- * last unwound), its unwind tables read through a cache of lines, and the naming of each frame
+ * newest sample every 10 ms (CTP_PERF_UNWIND_NS), or sooner when it left the innermost function
+ * of the stack last unwound (which the samples between repeat), its unwind tables read through
+ * a cache of lines, and the naming of each frame
  * never met before (dladdr, or its module's symbol table, loaded once).
  * A loader worker, sampled at most every 20 ms, costs a pread of its /proc/PID/stat (its state,
  * whether it ran) and, when it ran, process_vm_readv of its memory (ctp_python_sample on its
