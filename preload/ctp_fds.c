@@ -24,23 +24,6 @@ void ctp_fd_keep(int fd)
     }
 }
 
-void ctp_fd_drop(int fd)
-{
-    if (fd < 0)
-        return;
-    if (fd >= CTP_FDS_MAX) {
-        close(fd);
-        return;
-    }
-    struct stat st;
-    uint64_t dev = atomic_load_explicit(&ctp_kept[fd].dev, memory_order_relaxed);
-    uint64_t ino = atomic_load_explicit(&ctp_kept[fd].ino, memory_order_relaxed);
-    atomic_store_explicit(&ctp_kept[fd].dev, 0, memory_order_relaxed);
-    atomic_store_explicit(&ctp_kept[fd].ino, 0, memory_order_relaxed);
-    if (ino && fstat(fd, &st) == 0 && st.st_dev == dev && st.st_ino == ino)
-        close(fd);
-}
-
 int ctp_fd_state(int fd)
 {
     if (fd < 0 || fd >= CTP_FDS_MAX)
@@ -51,6 +34,21 @@ int ctp_fd_state(int fd)
     if (!ino)
         return -1;
     return fstat(fd, &st) == 0 && st.st_dev == dev && st.st_ino == ino;
+}
+
+void ctp_fd_drop(int fd)
+{
+    if (fd < 0)
+        return;
+    if (fd >= CTP_FDS_MAX) {
+        close(fd);
+        return;
+    }
+    int mine = ctp_fd_state(fd) == 1;
+    atomic_store_explicit(&ctp_kept[fd].dev, 0, memory_order_relaxed);
+    atomic_store_explicit(&ctp_kept[fd].ino, 0, memory_order_relaxed);
+    if (mine)
+        close(fd);
 }
 
 /* Past 1024 the descriptor table would grow for it. */
