@@ -583,6 +583,7 @@ CUresult fc_load_image(const void *image, int dev, int library, fc_kernels *out)
         const fc_kernel_rule *hold = fc_rules_match(&fc_hold_rules, ps.ks.k[i].f.name);
         ps.ks.k[i].f.hold_ns = hold ? hold->ns : -1;
         ps.ks.k[i].f.hold_every = hold ? hold->every : 1;
+        ps.ks.k[i].f.hold_before = hold && hold->before;
     }
     pthread_mutex_init(&ps.ks.lock, NULL);
     *out = ps.ks;

@@ -26,15 +26,19 @@ static void fc_rules_parse(fc_rules *rs, const char *spec)
         long long ns = eq ? strtoll(eq + 1, &end, 10) : -1, every = 1;
         if (rs->every_ok && end && *end == '/' && end[1])
             every = strtoll(end + 1, &end, 10);
+        int before = rs->every_ok && end && !strcmp(end, ":before");
+        if (before)
+            end += strlen(end);
         if (!eq || eq == tok || !end || *end || ns < 0 || every < 1 || eq - tok >= 128)
             fc_fatal("%s: expected pattern=nanoseconds%s, found \"%s\"", rs->var,
-                     rs->every_ok ? "[/N]" : "", tok);
+                     rs->every_ok ? "[/N][:before]" : "", tok);
         if (rs->n == (int)(sizeof rs->r / sizeof rs->r[0]))
             fc_fatal("%s: more than %d rules", rs->var, rs->n);
         memcpy(rs->r[rs->n].pattern, tok, (size_t)(eq - tok));
         rs->r[rs->n].pattern[eq - tok] = 0;
         rs->r[rs->n].ns = ns;
         rs->r[rs->n].every = (uint64_t)every;
+        rs->r[rs->n].before = before;
         rs->n++;
     }
     free(copy);
@@ -223,6 +227,15 @@ CUresult fc_node_set_kernel(struct CUgraphNode_st *n, const void *func, const un
     return CUDA_SUCCESS;
 }
 
+static void fc_launch_held(int64_t ns)
+{
+    struct timespec ts = {ns / 1000000000, ns % 1000000000};
+    int saved = errno;
+    while (nanosleep(&ts, &ts) != 0)
+        ;
+    errno = saved;
+}
+
 static CUresult fc_launch(const void *h, fc_dims d, CUstream hs, void **params, void **extra,
                           int pt)
 {
@@ -258,17 +271,16 @@ static CUresult fc_launch(const void *h, fc_dims d, CUstream hs, void **params, 
         op->u.kernel.params = params;
         wait = 1;
     }
+    /* the call held up, a preempted thread: before the kernel is submitted, or after */
+    int hold = f->hold_ns > 0 &&
+               __atomic_add_fetch(&f->launches, 1, __ATOMIC_RELAXED) % f->hold_every == 0;
+    if (hold && f->hold_before)
+        fc_launch_held(f->hold_ns);
     uint64_t seq = fc_submit(s, op);
     if (wait)
         fc_stream_wait(s, seq);
-    /* the call held up after the work was submitted: a preempted thread */
-    if (f->hold_ns > 0 && __atomic_add_fetch(&f->launches, 1, __ATOMIC_RELAXED) % f->hold_every == 0) {
-        struct timespec ts = {f->hold_ns / 1000000000, f->hold_ns % 1000000000};
-        int saved = errno;
-        while (nanosleep(&ts, &ts) != 0)
-            ;
-        errno = saved;
-    }
+    if (hold && !f->hold_before)
+        fc_launch_held(f->hold_ns);
     return CUDA_SUCCESS;
 }
 

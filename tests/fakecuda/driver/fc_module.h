@@ -18,7 +18,8 @@ struct CUfunc_st {
     fakecuda_host_kernel host;
     int64_t ns_override; /* FAKECUDA_KERNEL_NS, -1 if none */
     int64_t hold_ns;     /* FAKECUDA_LAUNCH_HOLD_NS, -1 if none ... */
-    uint64_t hold_every, launches; /* ... for every hold_every-th launch */
+    uint64_t hold_every, launches; /* ... for every hold_every-th launch, */
+    int hold_before;               /* before submitting the kernel */
     struct CUmod_st *mod;
     struct CUlib_st *lib;
     /* cuFuncSetAttribute / cuKernelSetAttribute */
@@ -65,6 +66,7 @@ typedef struct {
     char pattern[128];
     int64_t ns;
     uint64_t every; /* FAKECUDA_LAUNCH_HOLD_NS's /N: every Nth launch (1: each) */
+    int before;     /* ... and its :before: held before the kernel is submitted */
 } fc_kernel_rule;
 
 /* pattern=ns rules of FAKECUDA_KERNEL_NS (durations) and FAKECUDA_LAUNCH_HOLD_NS (holds) */
