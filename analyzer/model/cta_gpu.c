@@ -29,11 +29,12 @@ static void work_sample(cta_work *w, const cta_joining *c, uint64_t start, uint6
     if (bounded)
         return;
     w->exact_ops++;
-    w->exact_ns += end - start;
     if (c && c->have_api && start >= c->api_end) {
         w->clean_ops++;
         w->clean_ns += end - start;
     }
+    w->surely_ns += c && c->have_api && start < c->api_end ? (end > c->api_end ? end - c->api_end : 0)
+                                                            : end - start;
 }
 
 /* A GPU interval with whatever is known of its call (c NULL or without detail: unmatched). */

@@ -90,22 +90,35 @@ static double pt_true_gpu_ns(const char *truth, int pid)
     return n ? ns : -1;
 }
 
-/* The median of the simulation's idle gaps of process pid (FAKECUDA_TRUTH, one stream: its
- * lines in completion order are in start order) at least min_ns long, ns; -1 if none. */
-static double pt_true_median_gap(const char *truth, int pid, double min_ns)
+/* The simulation's idle gaps of process pid (FAKECUDA_TRUTH, one stream: its lines in
+ * completion order are in start order) at least min_ns long, in order, into gaps (at most cap);
+ * with before_copies, only those a copy ended once a kernel had run. Returns their number. */
+static size_t pt_true_gaps(const char *truth, int pid, double min_ns, int before_copies,
+                           double *gaps, size_t cap)
 {
     gr_truth *tv;
     size_t nt = gr_read_truth(truth, &tv), n = 0;
-    double gaps[256], end = -1;
+    double end = -1;
+    int kernel = 0;
     for (size_t i = 0; i < nt; i++) {
         if (tv[i].pid != pid)
             continue;
-        if (end >= 0 && (double)tv[i].start - end >= min_ns && n < sizeof gaps / sizeof *gaps)
+        if (end >= 0 && (double)tv[i].start - end >= min_ns && n < cap &&
+            (!before_copies || (kernel && !strcmp(tv[i].kind, "copy"))))
             gaps[n++] = (double)tv[i].start - end;
         end = (double)tv[i].end > end ? (double)tv[i].end : end;
+        kernel |= !strcmp(tv[i].kind, "kernel");
     }
     free(tv);
-    return pt_median(gaps, n);
+    return n;
+}
+
+/* The median of the simulation's idle gaps of process pid at least min_ns long, ns; -1 if
+ * none. */
+static double pt_true_median_gap(const char *truth, int pid, double min_ns)
+{
+    double gaps[256];
+    return pt_median(gaps, pt_true_gaps(truth, pid, min_ns, 0, gaps, 256));
 }
 
 /* Of the exactly timed GPU records in dir's trace, the time that lies inside their calls
@@ -139,35 +152,58 @@ static int range_of(const char *text, const char *prefix, double *lo, double *hi
     return k ? 0 : -1;
 }
 
+/* Of a gap g, what N loader workers hide while the main thread runs steps of `step`: g less
+ * what would be left of it, g / N less the step. */
+static double hidden_of(double g, int workers, double step)
+{
+    double left = g / workers - step;
+    return g - (left > 0 ? left : 0);
+}
+
 /* What N loader workers would save of the gaps the program measured (the values after
- * "PREFIX " on the lines of text) while the main thread runs steps of `step`: of each gap g, g
- * less what would be left of it, g / N less the step. */
+ * "PREFIX " on the lines of text) while the main thread runs steps of `step`. */
 static double saving_of(const char *text, const char *prefix, int workers, double step)
 {
     double saving = 0;
     size_t plen = strlen(prefix);
     for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
-        if (!strncmp(l, prefix, plen) && l[plen] == ' ') {
-            double g = strtod(l + plen + 1, NULL), left = g / workers - step;
-            saving += g - (left > 0 ? left : 0);
-        }
+        if (!strncmp(l, prefix, plen) && l[plen] == ' ')
+            saving += hidden_of(strtod(l + plen + 1, NULL), workers, step);
     return saving;
+}
+
+/* ... and of the simulation's gaps before copies (of 1 ms and more, once a kernel has run):
+ * every gap the trace can show before a batch's copy, a step's second copy's included. */
+static double true_saving(const char *truth, int pid, int workers, double step)
+{
+    double gaps[256], saving = 0;
+    size_t n = pt_true_gaps(truth, pid, 1e6, 1, gaps, 256);
+    for (size_t i = 0; i < n; i++)
+        saving += hidden_of(gaps[i], workers, step);
+    return saving;
+}
+
+/* train.py's starved loop; and where FAKECUDA_TRUTH (its variable in env) logs what the
+ * simulation executed */
+static const char *const starved_args[] = {"--loader", "starved", "--model", "mlp", "--steps", "8",
+                                           "--collate-ms", "25", NULL};
+static void starved_truth(char truth[4200], char env[4300])
+{
+    snprintf(truth, 4200, "%s/truth", ctt_tmpdir());
+    snprintf(env, 4300, "FAKECUDA_TRUTH=%s", truth);
 }
 
 TEST_IMPL(pytorch_starved_loop)
 {
-    const char *args[] = {"--loader", "starved", "--model", "mlp", "--steps", "8", "--collate-ms",
-                          "25", NULL};
     char truth[4200], truth_env[4300];
-    snprintf(truth, sizeof truth, "%s/truth", ctt_tmpdir());
-    snprintf(truth_env, sizeof truth_env, "FAKECUDA_TRUTH=%s", truth);
+    starved_truth(truth, truth_env);
     /* no host samples: the finding is then priced by the workers' arithmetic checked below,
      * and worded in DataLoader's terms, whatever the machine's load (beside CPU-bound
      * processes the samples told cpu-bound, and the message and the saving said that) */
     const char *env[] = {truth_env, "CUTRACE_HOST_SAMPLE_MS=0", NULL};
     ctt_proc p;
     char dir[4096];
-    if (pt_run_both(&p, dir, "starved", "train.py", args, env))
+    if (pt_run_both(&p, dir, "starved", "train.py", starved_args, env))
         return 1;
     ASSERT_CONTAINS(p.out, "steps 8 model mlp loader starved device cuda:0\n");
     double host_gap = pt_median_of(p.err, "host between steps ns");
@@ -276,12 +312,60 @@ TEST_IMPL(pytorch_starved_loop)
     int n = (int)tj_num(x, "evidence.loader_workers");
     ASSERT(n >= (int)ceil(g / hi) && n <= (int)ceil(g / lo));
     ASSERT(tj_num(x, "estimated_saving_ns") >= 0.98 * saving_of(p.err, "host between steps ns", n, lo));
-    ASSERT(tj_num(x, "estimated_saving_ns") <= 1.02 * saving_of(p.err, "host to the batch copy's return ns", n, hi));
+    /* ... at most, what they would save of the gaps up to the copies' return, or of the
+     * simulation's if that is more (beside CPU-bound processes the host, descheduled after a
+     * step's last launch, measured 26.3 to 28.0 ms for gaps of 26.5 to 31.8 ms; a pause before
+     * the labels' copy of 2.9 ms was a gap too) */
+    double most_saved = saving_of(p.err, "host to the batch copy's return ns", n, hi);
+    double true_saved = true_saving(truth, (int)tj_num(s, "processes.0.pid"), n, hi);
+    double saved = tj_num(x, "estimated_saving_ns");
+    printf("saving %.3f ms: at most %.3f (the program's gaps) or %.3f (the simulation's)\n",
+           saved / 1e6, most_saved / 1e6, true_saved / 1e6);
+    ASSERT(saved <= 1.02 * (most_saved > true_saved ? most_saved : true_saved));
     /* the trace holds what the run did: about 2,000 records (launches, copies, the frames of
      * the call stacks captured), not the 450,000 names of PyTorch's symbol tables */
     ASSERT(tj_num(s, "processes.0.records") < 10000);
     tj_free(s);
     ASSERT_INT(train_lines_in_stacks(dir), ==, 0);
+    ctt_proc_free(&p);
+    return 0;
+}
+
+/* The starved loop with each step's GELU launch held 2 ms in the driver before it hands the
+ * kernel over (FAKECUDA_LAUNCH_HOLD_NS ...:before), as a thread descheduled in the call beside
+ * CPU-bound processes: the kernel's record, its stream idle, begins inside the call and holds
+ * the 2 ms (the kernel takes 50 us, still running when the tracer times its end: exact). The
+ * GPU work per step stays within a factor 3 of the simulation's true intervals, with no
+ * allowance for the time records lie inside their calls (taking every exact record whole, the
+ * held ones raised the average of all 134 kernels: 16 times the truth). */
+TEST_IMPL(pytorch_starved_loop_descheduled_launches)
+{
+    char truth[4200], truth_env[4300];
+    starved_truth(truth, truth_env);
+    const char *env[] = {truth_env, "CUTRACE_HOST_SAMPLE_MS=0",
+                         "FAKECUDA_LAUNCH_HOLD_NS=GeluCUDAKernelImpl=2000000:before",
+                         "FAKECUDA_KERNEL_NS=GeluCUDAKernelImpl=50000", NULL};
+    ctt_proc p;
+    char dir[4096];
+    if (pt_run_both(&p, dir, "held", "train.py", starved_args, env))
+        return 1;
+    tj *s = pt_summary(dir);
+    ASSERT(s);
+    ASSERT_INT(pt_kernel_instances(s, "at::native::GeluCUDAKernelImpl"), ==, STEPS);
+    /* a held call is in an exact record at least (the others' kernels may have ended by the
+     * time the tracer timed their end, on a busy machine: then bounds) */
+    double in_call = pt_in_call_ns(dir) / STEPS;
+    printf("exact records inside their calls: %.0f ns a step\n", in_call);
+    ASSERT(in_call * STEPS >= 2e6);
+    const tj *x = an_diag(s, "dataloader-starvation");
+    ASSERT(x);
+    double gpu_step = pt_true_gpu_ns(truth, (int)tj_num(s, "processes.0.pid")) / STEPS;
+    double est = tj_num(x, "evidence.gpu_step_ns");
+    printf("GPU work per step: %.0f ns, the simulation's %.0f ns; exact records inside their "
+           "calls %.0f ns a step\n", est, gpu_step, in_call);
+    ASSERT(gpu_step > 0);
+    ASSERT(est > gpu_step / 3 && est < 3 * gpu_step);
+    tj_free(s);
     ctt_proc_free(&p);
     return 0;
 }
