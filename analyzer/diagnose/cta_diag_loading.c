@@ -40,23 +40,28 @@ static uint64_t starve_typical(const cta_dev *dv, unsigned band[2])
     return cta_sketch_quantile_in(&dv->starve_len, 0.5, band[0], band[1]);
 }
 
-/* The steps the data-loading gaps stand for: those at least 1/16 of the typical band's shortest
- * (class first); the shorter ones are pauses within a step (before its second copy: PyTorch's
- * labels). */
+/* The steps the data-loading gaps stand for, the first batch's aside: the gaps a step's first
+ * batch copy ended. Not the program's start, nor a pause within a step, before its second copy
+ * (PyTorch's labels: one beside CPU-bound processes, the host descheduled in it, passed for a
+ * step and halved the loop's). A program of copies alone (no kernel, no step to tell): the gaps
+ * at least 1/16 of the typical band's shortest (class first). */
 static uint64_t starve_steps(const cta_dev *dv, unsigned first)
 {
     uint64_t n = 0;
-    for (unsigned b = first >= 4 * CTA_SKETCH_SUB ? first - 4 * CTA_SKETCH_SUB : 0;
+    for (unsigned b = dv->first_kernel || first < 4 * CTA_SKETCH_SUB ? 0 : first - 4 * CTA_SKETCH_SUB;
          b < CTA_SKETCH_BUCKETS; b++)
-        n += dv->starve_bins[b].n;
+        n += dv->first_kernel ? dv->starve_bins[b].steps : dv->starve_bins[b].n;
     return n;
 }
 
-/* The loop's step as the main thread lives it, its loading aside: the time between one
- * data-loading gap and the next, on average, over the span from the first gap's start to the
- * last's end (the device's utilization series, whose bins hold each cause's gap time: a first
- * bin's loading taken at its end, a last's at its start, exact for gaps longer than a bin, within
- * a bin otherwise). Not the GPU's work per step: between its batches the main thread launches
+/* The loop's step as the main thread lives it, its loading aside: the time between one step's
+ * data-loading gap and the next, on average, over the span from the first step gap's start
+ * (cta_dev.first_step_gap; without one, a program of copies alone, or a steady state begun
+ * after it, the first gap's) to the last gap's end (the device's utilization series, whose bins
+ * hold each cause's gap time: a first bin's loading taken at its end, a last's at its start,
+ * exact for gaps longer than a bin, within a bin otherwise); the program's start before it is
+ * no step's (spanned from the first gap, an import's, and divided by its gaps too, the step
+ * came out at the program's shortest, a third of it beside CPU-bound processes). Not the GPU's work per step: between its batches the main thread launches
  * the step, runs its Python, waits in its synchronizations, and that is what the next batch's
  * loading follows, whoever loads it (imagenet -j 0: 4 ms of GPU work, about 20 ms of step; paced
  * by the GPU's, 2 workers were priced at half the loading where -j 2 saved two thirds). Not the
@@ -80,6 +85,10 @@ static double loop_step(const cta_dev *dv, uint64_t sn, uint64_t steps, uint64_t
             uint64_t lo = u->t0 + (uint64_t)(i0 + 1) * u->width - v[i0];
             uint64_t hi = u->t0 + (uint64_t)i1 * u->width + v[i1];
             lo = lo > dv->first_gpu ? lo : dv->first_gpu;
+            if (dv->first_step_gap && dv->first_step_gap >= dv->first_gpu) {
+                lo = dv->first_step_gap;
+                sn -= dv->starve_before_step < sn ? dv->starve_before_step : sn;
+            }
             hi = hi < dv->last_gpu ? hi : dv->last_gpu;
             uint64_t between = hi > lo + sn ? hi - lo - sn : 0;
             s = (double)between / (double)(steps - 1);
@@ -161,8 +170,8 @@ static void starvation(cta_diags *ds, const cta_proc *p, int d, uint64_t win)
     unsigned band[2];
     uint64_t typical = starve_typical(dv, band);
     /* the GPU's work per step, at most its busy time: its kernels, and its copies and sets of
-     * each direction, at the average of those whose intervals are the work alone
-     * (cta_work_estimate), not at recorded durations that hold host time or are only bounds
+     * each direction, at what their exact intervals say is the work alone, the others at the
+     * tightest bound (cta_work_estimate), not at recorded durations that hold host time
      * (a synchronous copy in a slow first call is recorded as long as the call: PyTorch's
      * first batch copy, 171 ms for a copy of microseconds, made the step 22 ms instead of
      * 0.1 ms; a first launch loading its module is recorded with the loading) */
@@ -171,14 +180,13 @@ static void starvation(cta_diags *ds, const cta_proc *p, int d, uint64_t win)
         const cta_work *w = k < 0 ? &dv->work_kernels : &dv->work_copies[k];
         double e = cta_work_estimate(w);
         est += e;
-        exact += w->exact_ops ? e : 0;
+        exact += (double)w->exact_ns;
     }
     uint64_t work = est < (double)dv->busy ? (uint64_t)est : dv->busy;
     uint64_t steps = starve_steps(dv, band[0]);
-    steps = steps > startup ? steps - startup : 0; /* (the start's gap is long: among them) */
     double gpu_step = (double)work / (double)(steps + 1), load = (double)typical;
     /* ... and the step the workers' arithmetic is paced by: the loop's, of which it is a part */
-    double step = loop_step(dv, sn, steps + startup, win, gpu_step);
+    double step = loop_step(dv, sn, steps, win, gpu_step);
     double need = step > 0 ? ceil(load / step) : CTA_DIAG_MAX_WORKERS;
     int workers = need > CTA_DIAG_MAX_WORKERS ? CTA_DIAG_MAX_WORKERS : need < 1 ? 1 : (int)need;
     double left = load / workers - step; /* of the typical gap, still on the critical path */

@@ -23,11 +23,12 @@ typedef struct {
 static inline uint64_t op_end(const su_op *o) { return o->start + o->dur; }
 
 /* A gap as the sweep decided it (cta_gap_parts), with which part counts it (gap_commit: the
- * part of the cause holding most of it; 2 none) and whether it came before the device's first
- * kernel ran (a data-loading one is then the program's start: cta_dev.starve_startup). */
+ * part of the cause holding most of it; 2 none), whether it came before the device's first
+ * kernel ran (a data-loading one is then the program's start: cta_dev.starve_startup) and
+ * whether a step's first batch copy ended it (cta_starve_bin.steps). */
 typedef struct {
     uint64_t start, ns0;
-    uint64_t ns1 : 48, cls0 : 4, cls1 : 4, counted : 2, before_kernel : 1;
+    uint64_t ns1 : 48, cls0 : 4, cls1 : 4, counted : 2, before_kernel : 1, step : 1;
 } su_gap;
 
 enum { EV_ALLOC, EV_LIB, EV_TUNE, EV_SAMPLE, EV_TUNE_SAMPLE };
@@ -40,7 +41,7 @@ typedef struct {
 /* A data-loading gap of the start-up, as the steady state's view leaves it out of the gap
  * classes (cta_startup_steady). */
 typedef struct {
-    uint64_t len : 63, before_kernel : 1;
+    uint64_t len : 62, before_kernel : 1, step : 1;
 } su_starve;
 
 /* A device's operations and gaps until its process is finished; then only what the diagnoses
@@ -439,7 +440,8 @@ void cta_startup_gap(cta_model *m, cta_proc *p, int d, const cta_gap_parts *g)
         dv->gaps = cta_xreserve(SU_MAX_GAPS * sizeof *dv->gaps, "the start-up's gaps");
     dv->gaps[dv->ngaps++] = (su_gap){.start = g->start, .ns0 = g->ns[0], .ns1 = g->ns[1],
                                      .cls0 = (unsigned)g->cls[0] & 15, .cls1 = (unsigned)rest & 15,
-                                     .counted = counted & 3, .before_kernel = !p->dev[d].kernel_run};
+                                     .counted = counted & 3, .before_kernel = !p->dev[d].kernel_run,
+                                     .step = p->dev[d].closed_batch != 0};
 }
 
 static int by_start(const void *a, const void *b)
@@ -631,7 +633,8 @@ void cta_startup_finish(cta_model *m, cta_proc *p)
             if (dv->gaps[g].cls0 == CTA_GAP_STARVE) {
                 cta_grow(&dv->starve, &dv->cap_starve, dv->nstarve + 1, sizeof *dv->starve);
                 dv->starve[dv->nstarve++] =
-                    (su_starve){dv->gaps[g].ns0 + dv->gaps[g].ns1, dv->gaps[g].before_kernel};
+                    (su_starve){dv->gaps[g].ns0 + dv->gaps[g].ns1, dv->gaps[g].before_kernel,
+                                dv->gaps[g].step};
             }
         cta_unreserve(dv->ops, CTA_STARTUP_MAX_OPS * sizeof *dv->ops);
         cta_unreserve(dv->gaps, SU_MAX_GAPS * sizeof *dv->gaps);
@@ -752,12 +755,21 @@ int cta_startup_steady(const cta_proc *p, int d, cta_dev *out)
         cta_starve_bin *b = &bins[cta_sketch_bucket(len)];
         b->n -= b->n > 0;
         b->ns -= b->ns < len ? b->ns : len;
+        b->steps -= x->step && b->steps > 0;
         if (x->before_kernel && out->starve_startup) {
             out->starve_startup--;
             out->starve_startup_ns -= out->starve_startup_ns < len ? out->starve_startup_ns : len;
         }
     }
     scale(&out->starve_startup_host, out->starve_startup_ns, dv->starve_startup_ns);
+    /* the loop's steps begin at its first step gap, if the steady state holds it (the gaps left
+     * out came before it) */
+    if (out->first_step_gap < r->steady_from) {
+        out->first_step_gap = 0;
+    } else {
+        uint64_t gone = dv->gap_ns[CTA_GAP_STARVE] - out->gap_ns[CTA_GAP_STARVE];
+        out->starve_before_step -= gone < out->starve_before_step ? gone : out->starve_before_step;
+    }
     out->ntop = 0;
     for (int i = 0; i < dv->ntop; i++)
         if (dv->top[i].start >= r->steady_from)

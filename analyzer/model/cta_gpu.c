@@ -17,11 +17,11 @@ void cta_copy_peak(cta_copystat *cs, int op, const cta_dev *dv, uint64_t now)
     cs->peak_ts = now;
 }
 
-/* One operation into w. Its interval is clean when its end was timed exactly and it began
- * after its call returned (queued behind other work, its start event fired as the work
- * began); one that began before (an idle stream's start event fires at once, and the call may
- * hand the work over much later: a lazily loaded module, a slow launch) holds some of the
- * call. */
+/* One operation into w. An interval timed exactly is the work alone when it began after its
+ * call returned (queued behind other work, its start event fired as the work began); one that
+ * began before (an idle stream's start event fires at once, and the call may hand the work over
+ * much later: a lazily loaded module, a slow launch, a pageable copy's staging) holds some of
+ * the call, and only its part after the call's return is surely the work. */
 static void work_sample(cta_work *w, const cta_joining *c, uint64_t start, uint64_t end, int bounded)
 {
     if (!w->ops++ || end - start < w->shortest_ns)
@@ -29,12 +29,8 @@ static void work_sample(cta_work *w, const cta_joining *c, uint64_t start, uint6
     if (bounded)
         return;
     w->exact_ops++;
-    if (c && c->have_api && start >= c->api_end) {
-        w->clean_ops++;
-        w->clean_ns += end - start;
-    }
-    w->surely_ns += c && c->have_api && start < c->api_end ? (end > c->api_end ? end - c->api_end : 0)
-                                                            : end - start;
+    w->exact_ns += c && c->have_api && start < c->api_end ? (end > c->api_end ? end - c->api_end : 0)
+                                                          : end - start;
 }
 
 /* A GPU interval with whatever is known of its call (c NULL or without detail: unmatched). */
@@ -104,9 +100,10 @@ void cta_gpu_done(cta_model *m, cta_proc *p, const ct_rec_gpu *g, uint64_t end, 
         if (op == CTA_OP_H2D || op == CTA_OP_D2H) {
             int dir = op == CTA_OP_D2H;
             if (op == CTA_OP_H2D) {
-                flag = CTA_PF_H2D;
+                int batch = dv->first_kernel && dv->kernel_since_h2d;
+                flag = CTA_PF_H2D | (batch ? CTA_PF_BATCH : 0);
                 dv->h2d_before_kernels += !dv->first_kernel;
-                dv->h2d_batches += dv->first_kernel && dv->kernel_since_h2d;
+                dv->h2d_batches += batch;
                 dv->kernel_since_h2d = 0;
             }
             if (hk == CTA_HK_PAGEABLE && (cp->flags & CT_COPY_ASYNC) && cp->op == CT_COPY_MEMCPY &&

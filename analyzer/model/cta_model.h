@@ -72,31 +72,26 @@ enum { CTA_CH_BUSY, CTA_CH_PEND_IN_API, CTA_CH_PEND_BLOCKED, CTA_CH_PEND_OUTSIDE
 
 /* GPU operations of one kind (kernels; copies and sets) for estimating their work (cta_gpu.c:
  * work_sample): how many, the shortest recorded (a bound, if nothing better), how many were
- * timed exactly, and of those the clean ones (begun after their call returned), with their
- * time, and the others' part after their call returned (surely_ns). */
+ * timed exactly and their work: the interval of one begun after its call returned (queued
+ * behind other work), else its part after its call returned. */
 typedef struct {
-    uint64_t ops, shortest_ns, exact_ops, clean_ops, clean_ns, surely_ns;
+    uint64_t ops, shortest_ns, exact_ops, exact_ns;
 } cta_work;
 
-/* The GPU time of all of w's operations at the average of its clean ones, else at the average
- * of its exact ones' part after their call returned, surely the operation's: one begun on an
- * idle stream began somewhere inside its call, which may hold milliseconds of host time (a
- * pageable copy's staging: train_loop's starved batches came out at 1.38 ms for 0.41; a launch
- * descheduled before it handed its kernel over, beside CPU-bound processes: PyTorch's starved
- * loop's work five times the truth), where the part after it was 0.40 ms and PyTorch's
- * kernels' 4.9 us for 5. The other records hold host time or are only bounds; with none timed
- * exactly (pageable copies, which return once done; all of a short run's launches, returning
- * after their kernels on a loaded machine), each at the shortest recorded, the tightest of
- * their bounds (their sum held the host's staging: 1.5 times PyTorch's starved loop's work).
- * Per operation, not per byte: a small copy's time is mostly latency, and its rate applied to
- * a large one would make it out hundreds of times too long. */
+/* The GPU time of all of w's operations: the exactly timed ones' work, each other at the
+ * shortest recorded, the tightest of their bounds (their own held the host's staging: 1.5 times
+ * PyTorch's starved loop's work). An exact one begun on an idle stream began somewhere inside
+ * its call, which may hold milliseconds of host time (a pageable copy's staging: train_loop's
+ * batches recorded at 1.38 ms for 0.41; a launch descheduled before it handed its kernel over,
+ * beside CPU-bound processes: PyTorch's starved loop's work five times the truth), where the
+ * part after it was 0.40 ms, and PyTorch's kernels' 4.9 us for 5. Summed, not averaged over all
+ * operations: the exactly timed are the longest (a short kernel has ended when its end is
+ * timed on a busy host: 8 GELUs of 50 us among 134 kernels of 5 us made the average 5 times the
+ * truth). Per operation, not per byte: a small copy's time is mostly latency, and its rate
+ * applied to a large one would make it out hundreds of times too long. */
 static inline double cta_work_estimate(const cta_work *w)
 {
-    if (w->clean_ops)
-        return (double)w->ops * (double)w->clean_ns / (double)w->clean_ops;
-    if (w->exact_ops)
-        return (double)w->ops * (double)w->surely_ns / (double)w->exact_ops;
-    return (double)w->ops * (double)w->shortest_ns;
+    return (double)w->exact_ns + (double)(w->ops - w->exact_ops) * (double)w->shortest_ns;
 }
 
 /* What the host was doing while a device was idle. "unknown" is time outside CUDA on a thread
@@ -115,9 +110,13 @@ static inline void cta_hostsplit_add(cta_hostsplit *h, const cta_hostsplit *x)
 }
 
 /* Data-loading gaps of one length class (cta_sketch_bucket of their length): how many and their
- * time, for the diagnosis to find the typical gap and price each class of gaps at its length. */
+ * time, for the diagnosis to find the typical gap and price each class of gaps at its length;
+ * steps: of them, those ended by a step's first batch copy (a kernel ran since the previous
+ * host-to-device copy, once a kernel has run): the others are the program's start, or pauses
+ * within a step, before its second copy (PyTorch's labels), however long the host was kept
+ * from it. */
 typedef struct {
-    uint64_t n, ns;
+    uint64_t n, ns, steps;
 } cta_starve_bin;
 
 typedef struct {
@@ -185,8 +184,8 @@ typedef struct {
                                    * synchronizations' */
     int gap_mem;                  /* the host was in an allocation call during it */
     cta_gap closed;                /* the gap that ended at the sweep's current instant, ... */
-    int closed_open, closed_h2d, closed_sync, closed_synccpy, closed_mem; /* ... its cause not
-                                                                          * yet decided */
+    int closed_open, closed_h2d, closed_batch, closed_sync, closed_synccpy, closed_mem; /* ...
+                                                                   * its cause not yet decided */
     uint64_t closed_sync_ns[3];
     uint64_t sync_event_owed;     /* of the after-sync time, what event synchronizations hold */
     uint64_t gap_ns[CTA_GAP_N], gap_count[CTA_GAP_N];
@@ -198,6 +197,9 @@ typedef struct {
      * kernel's start is queued; kernel_run: the sweep has passed it. */
     uint64_t starve_startup_ns, starve_startup;
     cta_hostsplit starve_startup_host;
+    /* The first data-loading gap a step's first batch copy ended (cta_starve_bin.steps): its
+     * start (0: none) and the data-loading time before it, where the loop's steps begin. */
+    uint64_t first_step_gap, starve_before_step;
     int first_kernel, kernel_run;
     /* The batches loaded, for the loader's CPU per batch: host-to-device copies with a kernel
      * since the previous one (a step's images and labels are one batch), once a kernel has run;

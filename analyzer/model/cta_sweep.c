@@ -180,7 +180,7 @@ static void advance(cta_model *m, cta_proc *p, uint64_t t)
 /* The gap in progress ends at t (GPU work begins). Its cause is decided once the sweep has
  * applied every point at t (gap_commit): a synchronization returning at t, or a host-to-device
  * copy beginning at t, may come after the point that ended the gap. */
-static void gap_end(cta_dev *dv, uint64_t t, int h2d)
+static void gap_end(cta_dev *dv, uint64_t t, int flag)
 {
     /* the time outside CUDA with a known CPU rate is in pend.wait until now */
     uint64_t known = dv->pend.wait, cpu = (uint64_t)(dv->pend_cpu + 0.5);
@@ -191,7 +191,8 @@ static void gap_end(cta_dev *dv, uint64_t t, int h2d)
     dv->paused += dv->pause_pend;
     dv->pause_pend = 0;
     dv->closed_open = 1;
-    dv->closed_h2d = h2d != 0;
+    dv->closed_h2d = (flag & CTA_PF_H2D) != 0;
+    dv->closed_batch = (flag & CTA_PF_BATCH) != 0;
     dv->closed_sync = dv->gap_sync;
     memcpy(dv->closed_sync_ns, dv->gap_sync_ns, sizeof dv->closed_sync_ns);
     dv->closed_synccpy = dv->gap_synccpy;
@@ -322,6 +323,11 @@ static void gap_commit(cta_model *m, cta_proc *p, int d)
         cta_starve_bin *b = &dv->starve_bins[cta_sketch_bucket(g.len)];
         b->n++;
         b->ns += g.len;
+        b->steps += dv->closed_batch;
+        if (dv->closed_batch && !dv->first_step_gap) {
+            dv->first_step_gap = g.start;
+            dv->starve_before_step = dv->gap_ns[CTA_GAP_STARVE];
+        }
     }
     cta_gap_parts parts = {.start = g.start, .ns = {owed, g.len - owed}, .cls = {g.cls, rest}};
     if (g.len > 0) {
@@ -387,9 +393,10 @@ static void apply(cta_model *m, cta_proc *p, const cta_pt *pt)
             if (pt->dev >= s->ndev)
                 s->ndev = pt->dev + 1;
         } else if (dv->busy_depth == 0) {
-            gap_end(dv, pt->t, pt->flag & CTA_PF_H2D);
+            gap_end(dv, pt->t, pt->flag);
         } else if (dv->closed_open && (pt->flag & CTA_PF_H2D)) {
             dv->closed_h2d = 1; /* began with the work that ended the gap */
+            dv->closed_batch |= (pt->flag & CTA_PF_BATCH) != 0;
         }
         dv->busy_depth++;
         break;

@@ -28,8 +28,10 @@ enum { CTA_P_GPU_END, CTA_P_API_END, CTA_P_SYNC_END, CTA_P_FREE, CTA_P_FEAT_END,
        CTA_P_GPU_BEGIN, CTA_P_API_BEGIN, CTA_P_SYNC_BEGIN, CTA_P_FEAT_BEGIN, CTA_P_ALLOC, CTA_P_FAIL,
        CTA_P_CAPTURE, CTA_P_FIRST_KERNEL, CTA_P_END0 };
 /* CTA_PF_FEEDS: an API call that puts work on the GPU or waits for it (a launch, copy, set,
- * synchronization): its thread is the one the GPU waits for (cta_sweep.last_tid). */
-enum { CTA_PF_H2D = 1, CTA_PF_SYNCCOPY = 2, CTA_PF_MEMCALL = 4, CTA_PF_EVENTSYNC = 8, CTA_PF_FEEDS = 16 };
+ * synchronization): its thread is the one the GPU waits for (cta_sweep.last_tid).
+ * CTA_PF_BATCH: a host-to-device copy that begins a step's batch (cta_model.h, h2d_batches). */
+enum { CTA_PF_H2D = 1, CTA_PF_SYNCCOPY = 2, CTA_PF_MEMCALL = 4, CTA_PF_EVENTSYNC = 8, CTA_PF_FEEDS = 16,
+       CTA_PF_BATCH = 32 };
 
 typedef struct cta_pt {
     uint64_t t;

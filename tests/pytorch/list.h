@@ -1,5 +1,6 @@
 /* Unmodified PyTorch and a cuda-python driver-API program on the simulated driver, traced. */
 TEST_ENTRY(pytorch_starved_loop)
+TEST_ENTRY(pytorch_label_pause_is_no_step)
 TEST_ENTRY(pytorch_starved_loop_descheduled_launches)
 TEST_ENTRY(pytorch_fed_loop)
 TEST_ENTRY(pytorch_oom)

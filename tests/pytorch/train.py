@@ -26,6 +26,8 @@ ap.add_argument("--steps", type=int, default=8)
 ap.add_argument("--batch", type=int, default=16)
 ap.add_argument("--collate-ms", type=float, default=25.0)
 ap.add_argument("--workers", type=int, default=2)
+# the host away this long between a step's two copies (x, then y): a host descheduled there
+ap.add_argument("--label-pause-ms", type=float, default=0.0)
 args = ap.parse_args()
 
 assert torch.cuda.is_available(), "torch.cuda.is_available() is False"
@@ -88,6 +90,9 @@ for x, y in loader:
     to_copy = time.monotonic_ns()
     x = x.to(dev, non_blocking=fed)  # cutrace: batch-copy
     copied = time.monotonic_ns()
+    if args.label_pause_ms:
+        time.sleep(args.label_pause_ms / 1000.0)
+    paused = time.monotonic_ns() - copied
     y = y.to(dev, non_blocking=fed)
     assert x.is_cuda and y.is_cuda
     out = model(x)
@@ -100,6 +105,7 @@ for x, y in loader:
         print("host to the batch copy's return ns %d" % (copied - step_done), file=sys.stderr)
     step_done = time.monotonic_ns()
     print("host in the step ns %d" % (step_done - to_copy), file=sys.stderr)
+    print("host in the step outside the pause ns %d" % (step_done - to_copy - paused), file=sys.stderr)
     assert out.is_cuda and loss.is_cuda
     print("step %d batch %d checksum %.6f" % (steps, x.shape[0], checksum))
     steps += 1
