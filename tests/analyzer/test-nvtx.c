@@ -7,8 +7,10 @@
  * copy) train_step's kernels measured 83.8 and 83.7 ms against the simulation's 79.2: a step's
  * first kernel is timed from an event recorded on the idle stream, stamped as it is submitted,
  * and a host descheduled before the launch that follows adds its wait (~375 us a step there),
- * as it would on a GPU. */
+ * as it would on a GPU. Beside two CPU-bound processes, alone, 82.9 ms: the kernel time may
+ * exceed the truth by the time their records lie inside their calls (in_calls). */
 #include "an_helpers.h"
+#include "an_records.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -82,10 +84,71 @@ static int ll_cmp(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static int near_gpu(double got, long long want, long long ops)
+/* A traced kernel: its call and its GPU record. */
+typedef struct {
+    uint64_t corr, api_start, api_end, gpu_start, gpu_end;
+    int kernel, have_api, have_gpu;
+} nv_call;
+
+typedef struct {
+    nv_call *v;
+    size_t n, cap;
+} nv_calls;
+
+static nv_call *nv_call_of(nv_calls *c, uint64_t corr)
+{
+    for (size_t i = c->n; i-- > 0;)
+        if (c->v[i].corr == corr)
+            return &c->v[i];
+    if (c->n == c->cap)
+        c->v = realloc(c->v, (c->cap = c->cap ? 2 * c->cap : 1024) * sizeof *c->v);
+    c->v[c->n] = (nv_call){.corr = corr};
+    return &c->v[c->n++];
+}
+
+static int nv_rec(const ct_reader *r, const ct_rec *rec, void *ctx)
+{
+    (void)r;
+    nv_call *x;
+    if (rec->type == CT_REC_API) {
+        x = nv_call_of(ctx, rec->u.api.corr);
+        x->api_start = rec->u.api.start;
+        x->api_end = rec->ts;
+        x->have_api = 1;
+    } else if (rec->type == CT_REC_LAUNCH) {
+        nv_call_of(ctx, rec->u.launch.corr)->kernel = 1;
+    } else if (rec->type == CT_REC_GPU) {
+        x = nv_call_of(ctx, rec->u.gpu.corr);
+        x->gpu_start = rec->u.gpu.start;
+        x->gpu_end = rec->ts;
+        x->have_gpu = 1;
+    }
+    return 0;
+}
+
+/* Of the kernels called inside the ranges called name, the time their GPU records lie inside
+ * their calls: a kernel on an idle stream is recorded from the call's submission, and a host
+ * descheduled before the driver handed it over lengthens the record by that (preload/README.md,
+ * "Accuracy of GPU times"). */
+static double in_calls(const nv_calls *c, const nv_range *r, size_t nr, const char *name)
+{
+    double ns = 0;
+    for (size_t i = 0; i < nr; i++)
+        for (size_t k = 0; !strcmp(r[i].name, name) && k < c->n; k++) {
+            const nv_call *x = &c->v[k];
+            if (x->kernel && x->have_api && x->have_gpu && x->api_start >= (uint64_t)r[i].t0 &&
+                x->api_start <= (uint64_t)r[i].t1 && x->gpu_start < x->api_end)
+                ns += (double)((x->gpu_end < x->api_end ? x->gpu_end : x->api_end) - x->gpu_start);
+        }
+    return ns;
+}
+
+/* got within the truth: no shorter (to the anchor's error), no longer but by the bounds' and
+ * the records' time inside their calls */
+static int near_gpu(double got, long long want, long long ops, double in_call)
 {
     return got >= (double)want - (double)ops * NV_GPU_TOL_NS &&
-           got <= (double)want * (1 + NV_BOUND_TOL) + (double)ops * NV_GPU_TOL_NS;
+           got <= (double)want * (1 + NV_BOUND_TOL) + (double)ops * NV_GPU_TOL_NS + in_call;
 }
 
 TEST_IMPL(nvtx_ranges_against_truth)
@@ -120,6 +183,8 @@ TEST_IMPL(nvtx_ranges_against_truth)
     }
     fclose(f);
 
+    nv_calls calls = {NULL, 0, 0};
+    ASSERT_INT(an_each_record(dir, nv_rec, &calls), ==, 0);
     tj *s = an_summary(dir, NULL);
     ASSERT(s);
     static const char *const names[] = {"train_step", "data_load", "model"};
@@ -144,12 +209,14 @@ TEST_IMPL(nvtx_ranges_against_truth)
         /* the projected time: the simulation's between the least and the most the summary
          * says it can be */
         double lo = tj_num(row, "gpu_projected_min_ns"), hi = tj_num(row, "gpu_projected_ns");
-        if (!near_gpu(tj_num(row, "gpu_kernel_ns"), ref.kern, ref.ops) ||
+        double in_call = in_calls(&calls, r, nr, names[i]);
+        if (!near_gpu(tj_num(row, "gpu_kernel_ns"), ref.kern, ref.ops, in_call) ||
             (double)ref.span < lo - (double)ref.ops * NV_GPU_TOL_NS ||
             (double)ref.span > hi + (double)ref.ops * NV_GPU_TOL_NS || lo > hi)
-            return ctt_fail_at(__FILE__, __LINE__, "%s: kernels %.0f ns, projected %.0f to %.0f "
-                               "ns; the simulation's %lld and %lld", names[i],
-                               tj_num(row, "gpu_kernel_ns"), lo, hi, ref.kern, ref.span), 1;
+            return ctt_fail_at(__FILE__, __LINE__, "%s: kernels %.0f ns (%.0f inside their calls), "
+                               "projected %.0f to %.0f ns; the simulation's %lld and %lld",
+                               names[i], tj_num(row, "gpu_kernel_ns"), in_call, lo, hi, ref.kern,
+                               ref.span), 1;
     }
 
     /* the iterations: train_step, its two slow steps first, each slow in data_load */
@@ -248,6 +315,7 @@ TEST_IMPL(nvtx_ranges_against_truth)
     ASSERT_CONTAINS(p.out, "of `train_step`");
     ctt_proc_free(&p);
     free(o);
+    free(calls.v);
     return 0;
 }
 
