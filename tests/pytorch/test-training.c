@@ -337,7 +337,10 @@ TEST_IMPL(pytorch_starved_loop)
  * the labels' copy is then a data-loading gap (the host outside CUDA before a host-to-device
  * copy) of a quarter of the batches' gaps, but no step of its own: the loop's step is still one
  * a batch, within the program's steps less their pauses, its first (cuBLAS's start) aside, 1 ms
- * either way as above (counted as steps, the pauses made it half that). */
+ * either way as above (counted as steps, the pauses made it half that). At least, too, their
+ * least less the time the host waited for a CPU in them: descheduled after a step's last
+ * launch or about the pause, it left the GPU idle before a copy, which no sample told from
+ * loading (beside two CPU hogs: 3.5 ms against the program's 5.7 to 15.7). */
 TEST_IMPL(pytorch_label_pause_is_no_step)
 {
     const char *args[] = {"--loader", "starved", "--model", "mlp", "--steps", "8", "--collate-ms",
@@ -353,8 +356,11 @@ TEST_IMPL(pytorch_label_pause_is_no_step)
     const tj *x = an_diag(s, "dataloader-starvation");
     ASSERT(x);
     ASSERT(tj_num(x, "evidence.gaps") >= 2 * (STEPS - 1));
-    double lo, hi;
+    double lo, hi, rlo, rhi;
     ASSERT_INT(range_of(p.err, "host in the step outside the pause ns", 1, &lo, &hi), ==, 0);
+    ASSERT_INT(range_of(p.err, "host in the step outside the pause and the run queue ns", 1, &rlo,
+                        &rhi), ==, 0);
+    lo = rlo < lo ? rlo : lo;
     lo = lo > 2e6 ? lo - 1e6 : 1e6;
     hi += 1e6;
     double step = tj_num(x, "evidence.loop_step_ns");
@@ -370,20 +376,20 @@ TEST_IMPL(pytorch_label_pause_is_no_step)
     return 0;
 }
 
-/* The starved loop with each step's GELU launch held 2 ms in the driver before it hands the
+/* The starved loop with each step's GELU launch held 100 ms in the driver before it hands the
  * kernel over (FAKECUDA_LAUNCH_HOLD_NS ...:before), as a thread descheduled in the call beside
  * CPU-bound processes: the kernel's record, its stream idle, begins inside the call and holds
- * the 2 ms (the kernel takes 50 us, still running when the tracer times its end: exact). The
- * GPU work per step stays within a factor 3 of the simulation's true intervals, with no
- * allowance for the time records lie inside their calls (taking every exact record whole, the
- * held ones raised the average of all 134 kernels: 16 times the truth). */
+ * the 100 ms (the kernel takes 20 ms, still running when the tracer times its end: exact; of
+ * 50 us, beside two CPU hogs, none was). The GPU work per step stays within a factor 3 of the
+ * simulation's true intervals, with no allowance for the time records lie inside their calls
+ * (taking every exact record whole: 16 times the truth with holds of 2 ms). */
 TEST_IMPL(pytorch_starved_loop_descheduled_launches)
 {
     char truth[4200], truth_env[4300];
     starved_truth(truth, truth_env);
     const char *env[] = {truth_env, "CUTRACE_HOST_SAMPLE_MS=0",
-                         "FAKECUDA_LAUNCH_HOLD_NS=GeluCUDAKernelImpl=2000000:before",
-                         "FAKECUDA_KERNEL_NS=GeluCUDAKernelImpl=50000", NULL};
+                         "FAKECUDA_LAUNCH_HOLD_NS=GeluCUDAKernelImpl=100000000:before",
+                         "FAKECUDA_KERNEL_NS=GeluCUDAKernelImpl=20000000", NULL};
     ctt_proc p;
     char dir[4096];
     if (pt_run_both(&p, dir, "held", "train.py", starved_args, env))
@@ -395,7 +401,7 @@ TEST_IMPL(pytorch_starved_loop_descheduled_launches)
      * time the tracer timed their end, on a busy machine: then bounds) */
     double in_call = pt_in_call_ns(dir) / STEPS;
     printf("exact records inside their calls: %.0f ns a step\n", in_call);
-    ASSERT(in_call * STEPS >= 2e6);
+    ASSERT(in_call * STEPS >= 100e6);
     const tj *x = an_diag(s, "dataloader-starvation");
     ASSERT(x);
     double gpu_step = pt_true_gpu_ns(truth, (int)tj_num(s, "processes.0.pid")) / STEPS;

@@ -83,16 +83,31 @@ steps = 0
 # long the step took it from the batch's copy to the end of its calls (the loop's step between
 # batches, as the main thread lives it)
 step_done = None
+
+
+def runq_ns():
+    """The main thread's time waiting on a run queue (schedstat's second field): a host
+    descheduled, which neither the trace's calls nor its CPU times show."""
+    try:
+        with open("/proc/thread-self/schedstat") as f:
+            return int(f.read().split()[1])
+    except (OSError, IndexError, ValueError):
+        return 0
+
+
 for x, y in loader:
     if fed:
         assert x.is_pinned() and y.is_pinned(), "pin_memory=True gave pageable batches"
     checksum = float(x.double().sum())
+    rq_copy = runq_ns()
     to_copy = time.monotonic_ns()
     x = x.to(dev, non_blocking=fed)  # cutrace: batch-copy
     copied = time.monotonic_ns()
+    rq_pause = runq_ns()
     if args.label_pause_ms:
         time.sleep(args.label_pause_ms / 1000.0)
     paused = time.monotonic_ns() - copied
+    rq_pause = runq_ns() - rq_pause
     y = y.to(dev, non_blocking=fed)
     assert x.is_cuda and y.is_cuda
     out = model(x)
@@ -106,6 +121,10 @@ for x, y in loader:
     step_done = time.monotonic_ns()
     print("host in the step ns %d" % (step_done - to_copy), file=sys.stderr)
     print("host in the step outside the pause ns %d" % (step_done - to_copy - paused), file=sys.stderr)
+    # ... less the time it waited for a CPU there (a descheduled host leaves the GPU idle in
+    # what the trace can only take for loading)
+    print("host in the step outside the pause and the run queue ns %d"
+          % (step_done - to_copy - paused - (runq_ns() - rq_copy - rq_pause)), file=sys.stderr)
     assert out.is_cuda and loss.is_cuda
     print("step %d batch %d checksum %.6f" % (steps, x.shape[0], checksum))
     steps += 1
