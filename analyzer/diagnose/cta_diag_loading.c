@@ -61,7 +61,8 @@ static uint64_t starve_steps(const cta_dev *dv, unsigned first)
  * hold each cause's gap time: a first bin's loading taken at its end, a last's at its start,
  * exact for gaps longer than a bin, within a bin otherwise); the program's start before it is
  * no step's (spanned from the first gap, an import's, and divided by its gaps too, the step
- * came out at the program's shortest, a third of it beside CPU-bound processes). Not the GPU's work per step: between its batches the main thread launches
+ * came out at the program's shortest, a third of it beside CPU-bound processes). Not the GPU's
+ * work per step: between its batches the main thread launches
  * the step, runs its Python, waits in its synchronizations, and that is what the next batch's
  * loading follows, whoever loads it (imagenet -j 0: 4 ms of GPU work, about 20 ms of step; paced
  * by the GPU's, 2 workers were priced at half the loading where -j 2 saved two thirds). Not the
