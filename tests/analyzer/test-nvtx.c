@@ -10,7 +10,7 @@
  * as it would on a GPU. Beside two CPU-bound processes, alone, 82.9 ms: the kernel time may
  * exceed the truth by the time their records lie inside their calls (in_calls). */
 #include "an_helpers.h"
-#include "an_records.h"
+#include "tr.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -84,62 +84,23 @@ static int ll_cmp(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* A traced kernel: its call and its GPU record. */
-typedef struct {
-    uint64_t corr, api_start, api_end, gpu_start, gpu_end;
-    int kernel, have_api, have_gpu;
-} nv_call;
-
-typedef struct {
-    nv_call *v;
-    size_t n, cap;
-} nv_calls;
-
-static nv_call *nv_call_of(nv_calls *c, uint64_t corr)
-{
-    for (size_t i = c->n; i-- > 0;)
-        if (c->v[i].corr == corr)
-            return &c->v[i];
-    if (c->n == c->cap)
-        c->v = realloc(c->v, (c->cap = c->cap ? 2 * c->cap : 1024) * sizeof *c->v);
-    c->v[c->n] = (nv_call){.corr = corr};
-    return &c->v[c->n++];
-}
-
-static int nv_rec(const ct_reader *r, const ct_rec *rec, void *ctx)
-{
-    (void)r;
-    nv_call *x;
-    if (rec->type == CT_REC_API) {
-        x = nv_call_of(ctx, rec->u.api.corr);
-        x->api_start = rec->u.api.start;
-        x->api_end = rec->ts;
-        x->have_api = 1;
-    } else if (rec->type == CT_REC_LAUNCH) {
-        nv_call_of(ctx, rec->u.launch.corr)->kernel = 1;
-    } else if (rec->type == CT_REC_GPU) {
-        x = nv_call_of(ctx, rec->u.gpu.corr);
-        x->gpu_start = rec->u.gpu.start;
-        x->gpu_end = rec->ts;
-        x->have_gpu = 1;
-    }
-    return 0;
-}
-
 /* Of the kernels called inside the ranges called name, the time their GPU records lie inside
  * their calls: a kernel on an idle stream is recorded from the call's submission, and a host
  * descheduled before the driver handed it over lengthens the record by that (preload/README.md,
  * "Accuracy of GPU times"). */
-static double in_calls(const nv_calls *c, const nv_range *r, size_t nr, const char *name)
+static double in_calls(const tr_trace *t, const nv_range *r, size_t nr, const char *name)
 {
     double ns = 0;
-    for (size_t i = 0; i < nr; i++)
-        for (size_t k = 0; !strcmp(r[i].name, name) && k < c->n; k++) {
-            const nv_call *x = &c->v[k];
-            if (x->kernel && x->have_api && x->have_gpu && x->api_start >= (uint64_t)r[i].t0 &&
-                x->api_start <= (uint64_t)r[i].t1 && x->gpu_start < x->api_end)
-                ns += (double)((x->gpu_end < x->api_end ? x->gpu_end : x->api_end) - x->gpu_start);
-        }
+    for (size_t k = 0; k < t->n; k++) {
+        const ct_rec *g = &t->v[k].r;
+        const tr_rec *call;
+        uint64_t in = g->type == CT_REC_GPU && g->u.gpu.kind == CT_GPU_KERNEL
+                          ? tr_in_call_ns(t, g, &call) : 0;
+        for (size_t i = 0; in && i < nr; i++)
+            if (!strcmp(r[i].name, name) && call->r.u.api.start >= (uint64_t)r[i].t0 &&
+                call->r.u.api.start <= (uint64_t)r[i].t1)
+                ns += (double)in;
+    }
     return ns;
 }
 
@@ -183,8 +144,8 @@ TEST_IMPL(nvtx_ranges_against_truth)
     }
     fclose(f);
 
-    nv_calls calls = {NULL, 0, 0};
-    ASSERT_INT(an_each_record(dir, nv_rec, &calls), ==, 0);
+    tr_trace t;
+    ASSERT_INT(tr_load(&t, dir), ==, 0);
     tj *s = an_summary(dir, NULL);
     ASSERT(s);
     static const char *const names[] = {"train_step", "data_load", "model"};
@@ -209,7 +170,7 @@ TEST_IMPL(nvtx_ranges_against_truth)
         /* the projected time: the simulation's between the least and the most the summary
          * says it can be */
         double lo = tj_num(row, "gpu_projected_min_ns"), hi = tj_num(row, "gpu_projected_ns");
-        double in_call = in_calls(&calls, r, nr, names[i]);
+        double in_call = in_calls(&t, r, nr, names[i]);
         if (!near_gpu(tj_num(row, "gpu_kernel_ns"), ref.kern, ref.ops, in_call) ||
             (double)ref.span < lo - (double)ref.ops * NV_GPU_TOL_NS ||
             (double)ref.span > hi + (double)ref.ops * NV_GPU_TOL_NS || lo > hi)
@@ -315,7 +276,7 @@ TEST_IMPL(nvtx_ranges_against_truth)
     ASSERT_CONTAINS(p.out, "of `train_step`");
     ctt_proc_free(&p);
     free(o);
-    free(calls.v);
+    tr_free(&t);
     return 0;
 }
 
